@@ -1,0 +1,110 @@
+//! The domain error of allot. Every variant has a stable snake_case `code()` that the
+//! server maps to an HTTP status (see API.md). Backends map database errors to these by
+//! SQLSTATE, never by message text.
+
+/// Result alias over [`AllotError`].
+pub type Result<T, E = AllotError> = std::result::Result<T, E>;
+
+/// Every way a request can fail. A request that fails changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AllotError {
+    /// Malformed input: bad JSON, wrong types, quantity <= 0, bad name. HTTP 400 `invalid_request`.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// A named limit (see [`crate::Limits`]) was exceeded. HTTP 400 `limit_exceeded`
+    /// (413 when `limit` is `max_body_bytes`).
+    #[error("limit {limit} ({max}) exceeded: {message}")]
+    LimitExceeded {
+        /// The limit's name as in `allot serve --help`, e.g. `max_lines`.
+        limit: &'static str,
+        /// The limit's configured value.
+        max: u64,
+        /// What exceeded it.
+        message: String,
+    },
+    /// The strategy does not exist or this backend cannot run it. HTTP 400.
+    #[error("strategy `{strategy}` is not supported by the {backend} backend{hint}")]
+    UnsupportedStrategy {
+        /// The strategy as given by the client.
+        strategy: String,
+        /// The backend's name.
+        backend: &'static str,
+        /// Extra explanation (may be empty), e.g. how to enable unsafe strategies.
+        hint: String,
+    },
+    /// Unknown SKU, allocation, … HTTP 404 `not_found`.
+    #[error("{kind} `{id}` not found")]
+    NotFound {
+        /// What kind of thing, e.g. `sku`.
+        kind: &'static str,
+        /// Its identifier.
+        id: String,
+    },
+    /// Creating what exists. HTTP 409 `already_exists`.
+    #[error("{kind} `{id}` already exists")]
+    AlreadyExists {
+        /// What kind of thing.
+        kind: &'static str,
+        /// Its identifier.
+        id: String,
+    },
+    /// The first short line of a request. HTTP 409 `insufficient_stock`.
+    #[error("insufficient stock for sku `{sku}`: requested {requested}, available {available}")]
+    InsufficientStock {
+        /// The SKU that was short.
+        sku: String,
+        /// What the line asked for.
+        requested: i64,
+        /// What was available when it was evaluated (a snapshot).
+        available: i64,
+    },
+    /// Bounded retries exhausted (optimistic strategy). HTTP 409 `contention` with `Retry-After`.
+    #[error("contention: gave up after {attempts} attempts")]
+    Contention {
+        /// How many attempts were made.
+        attempts: u32,
+        /// Suggested wait before retrying, in milliseconds.
+        retry_after_ms: u64,
+    },
+    /// The same `Idempotency-Key` was used with a different request. HTTP 422.
+    #[error("idempotency key was already used with a different request")]
+    IdempotencyKeyReused,
+    /// A request with the same `Idempotency-Key` is still running. HTTP 409.
+    #[error("a request with this idempotency key is still in progress")]
+    IdempotencyKeyInUse,
+    /// The database (or Redis) is down; nothing was applied. HTTP 503.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A bug or an unexpected database error. HTTP 500 `internal`.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AllotError {
+    /// The stable snake_case error code of API.md.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AllotError::InvalidRequest(_) => "invalid_request",
+            AllotError::LimitExceeded { .. } => "limit_exceeded",
+            AllotError::UnsupportedStrategy { .. } => "unsupported_strategy",
+            AllotError::NotFound { .. } => "not_found",
+            AllotError::AlreadyExists { .. } => "already_exists",
+            AllotError::InsufficientStock { .. } => "insufficient_stock",
+            AllotError::Contention { .. } => "contention",
+            AllotError::IdempotencyKeyReused => "idempotency_key_reused",
+            AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
+            AllotError::Unavailable(_) => "unavailable",
+            AllotError::Internal(_) => "internal",
+        }
+    }
+
+    /// Shorthand for [`AllotError::InvalidRequest`].
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        AllotError::InvalidRequest(msg.into())
+    }
+
+    /// Shorthand for [`AllotError::NotFound`].
+    pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
+        AllotError::NotFound { kind, id: id.into() }
+    }
+}

@@ -1,0 +1,21 @@
+//! # allot-core
+//!
+//! Domain types, validation, named limits, errors and the store traits of allot.
+//! This crate does no IO and cannot fail on IO: every function here is pure and is
+//! tested with plain data. The backends (`allot-postgres`, `allot-sqlite`) implement
+//! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
+
+pub mod error;
+pub mod limits;
+pub mod model;
+pub mod retry;
+pub mod store;
+pub mod strategy;
+pub mod validate;
+
+pub use error::{AllotError, Result};
+pub use limits::Limits;
+pub use model::*;
+pub use model::audit as audit_rows;
+pub use store::{Executed, Idempotency, StockStore, StoredResponse};
+pub use strategy::{Backend, Strategy};

@@ -1,0 +1,49 @@
+//! Named limits. Every limit has a name (the one `limit_exceeded` errors carry and
+//! `allot serve --help` lists), a default and a check.
+
+/// The configurable limits of a server. Defaults follow API.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// `max_body_bytes`: largest request body, bytes (413 beyond). Default 1 MiB.
+    pub max_body_bytes: usize,
+    /// `max_lines`: lines per allocation request. Default 100.
+    pub max_lines: usize,
+    /// `max_name_len`: SKU/resource/queue name length, chars. Default 128.
+    pub max_name_len: usize,
+    /// `max_batch_insert`: rows per bulk insert request. Default 10 000.
+    pub max_batch_insert: usize,
+    /// `max_quantity`: largest quantity, on_hand or |delta| in one request. Default 10^12,
+    /// so sums of many can never overflow i64.
+    pub max_quantity: i64,
+    /// `max_buckets`: most buckets a segmented SKU may have. Default 64.
+    pub max_buckets: u32,
+    /// `max_tx_retries`: retries of a transaction after 40001 serialization_failure or
+    /// 40P01 deadlock_detected. Default 5.
+    pub max_tx_retries: u32,
+    /// `optimistic_max_attempts`: attempts of the optimistic strategy before `contention`. Default 8.
+    pub optimistic_max_attempts: u32,
+    /// `max_page_size`: largest `limit` of a ledger page. Default 1000.
+    pub max_page_size: u32,
+    /// `max_idempotency_key_len`: longest `Idempotency-Key`. Default 255 (API.md).
+    pub max_idempotency_key_len: usize,
+    /// `max_reason_len`: longest adjustment reason, chars. Default 1000.
+    pub max_reason_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1 << 20,
+            max_lines: 100,
+            max_name_len: 128,
+            max_batch_insert: 10_000,
+            max_quantity: 1_000_000_000_000,
+            max_buckets: 64,
+            max_tx_retries: 5,
+            optimistic_max_attempts: 8,
+            max_page_size: 1000,
+            max_idempotency_key_len: 255,
+            max_reason_len: 1000,
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! Domain types: SKUs, ledger entries, allocations, and the request bodies as they arrive
+//! (before validation, see [`crate::validate`]).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A SKU's stock. `available = on_hand - held`, never negative. For a segmented SKU the
+/// counts are the totals over its buckets and `version` is the sum of the buckets' versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Sku {
+    /// The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`.
+    #[schema(example = "HOT")]
+    pub sku: String,
+    /// Units physically in stock (not yet allocated).
+    pub on_hand: i64,
+    /// Units set aside by holds.
+    pub held: i64,
+    /// `on_hand - held`.
+    pub available: i64,
+    /// Increases with every change; used by the optimistic strategy.
+    pub version: i64,
+    /// How many buckets (segments) the stock is split into; 1 means unsegmented.
+    pub buckets: u32,
+}
+
+/// One change of a SKU's `on_hand` and/or `held`. The sum of a SKU's entries is its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LedgerEntry {
+    /// Increasing id, for paging with `after`.
+    pub id: i64,
+    /// Change of `on_hand`.
+    pub delta: i64,
+    /// Change of `held`.
+    pub held_delta: i64,
+    /// `created`, `adjustment`, `allocation`.
+    pub kind: String,
+    /// The allocation id, or the adjustment's reason.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// When it was written (UTC).
+    pub at: DateTime<Utc>,
+}
+
+/// One line of an allocation: a SKU and how many units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AllocationLine {
+    /// The SKU.
+    pub sku: String,
+    /// Units, >= 1.
+    pub quantity: i64,
+}
+
+/// An allocation: stock taken for good (all of its lines or none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Allocation {
+    /// Server-generated id (UUID v4 text).
+    pub id: String,
+    /// `allocated`.
+    pub status: String,
+    /// The lines, sorted by SKU (the order they were locked in).
+    pub lines: Vec<AllocationLine>,
+    /// The strategy that served it.
+    pub strategy: String,
+    /// When it was made (UTC).
+    pub created_at: DateTime<Utc>,
+}
+
+/// One SKU's result in an audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AuditViolation {
+    /// The SKU.
+    pub sku: String,
+    /// What is wrong, in words.
+    pub problem: String,
+}
+
+/// Result of `allot audit`: conservation (on_hand and held equal the sums of the ledger) and
+/// `0 <= held <= on_hand` for every SKU and bucket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AuditReport {
+    /// SKUs checked.
+    pub skus_checked: u64,
+    /// Ledger entries summed.
+    pub ledger_entries: u64,
+    /// Every violation found (empty when clean).
+    pub violations: Vec<AuditViolation>,
+}
+
+/// `POST /v1/skus` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CreateSkuBody {
+    /// SKU name.
+    pub sku: String,
+    /// Initial stock, >= 0.
+    pub on_hand: i64,
+    /// Buckets for the `segmented` strategy (default 1).
+    #[serde(default)]
+    pub buckets: Option<i64>,
+}
+
+/// `POST /v1/skus/{sku}/adjustments` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AdjustmentBody {
+    /// Change of `on_hand`, non-zero; negative beyond `available` is `insufficient_stock`.
+    pub delta: i64,
+    /// Why (kept in the ledger's `ref`).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `POST /v1/allocations` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AllocationBody {
+    /// One line per SKU (a SKU may appear once).
+    pub lines: Vec<AllocationLine>,
+    /// Strategy name; the server default when absent.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+/// A validated SKU creation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateSku {
+    /// Name.
+    pub sku: String,
+    /// Initial stock.
+    pub on_hand: i64,
+    /// Buckets, >= 1.
+    pub buckets: u32,
+}
+
+/// A validated adjustment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adjustment {
+    /// SKU.
+    pub sku: String,
+    /// Non-zero change of `on_hand`.
+    pub delta: i64,
+    /// Reason, if any.
+    pub reason: Option<String>,
+}
+
+/// A validated allocation request: lines sorted by SKU (the global lock order), ids assigned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocationRequest {
+    /// The allocation's id, chosen before execution.
+    pub id: String,
+    /// Lines sorted by SKU, each SKU once.
+    pub lines: Vec<AllocationLine>,
+    /// The strategy to run.
+    pub strategy: crate::Strategy,
+    /// Hash of the request id, used by `segmented` to pick the first bucket.
+    pub spread_hash: u64,
+}
+
+/// Split `total` as evenly as possible over `n` parts (the first ones get the remainder).
+pub fn split_even(total: i64, n: u32) -> Vec<i64> {
+    let n = i64::from(n.max(1));
+    let base = total.div_euclid(n);
+    let rem = total.rem_euclid(n);
+    (0..n).map(|i| base + i64::from(i < rem)).collect()
+}
+
+/// One bucket's counts, as read under lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketCounts {
+    /// Bucket number, 0-based.
+    pub bucket: u32,
+    /// On hand.
+    pub on_hand: i64,
+    /// Held.
+    pub held: i64,
+}
+
+/// Plan the relative change of each bucket so that the SKU's total `on_hand` changes by
+/// `delta` and its available stock ends up spread evenly over the buckets (each bucket keeps
+/// its held units). Returns `(bucket, on_hand change)` for buckets that change, or `None`
+/// when the new total available would be negative.
+pub fn plan_rebalance(buckets: &[BucketCounts], delta: i64) -> Option<Vec<(u32, i64)>> {
+    let available: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum::<i64>() + delta;
+    if available < 0 {
+        return None;
+    }
+    let shares = split_even(available, buckets.len() as u32);
+    Some(
+        buckets
+            .iter()
+            .zip(shares)
+            .map(|(b, share)| (b.bucket, b.held + share - b.on_hand))
+            .filter(|(_, d)| *d != 0)
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn split_even_examples() {
+        assert_eq!(split_even(10, 3), vec![4, 3, 3]);
+        assert_eq!(split_even(0, 2), vec![0, 0]);
+        assert_eq!(split_even(5, 1), vec![5]);
+    }
+
+    proptest! {
+        #[test]
+        fn rebalance_conserves_and_spreads(
+            counts in proptest::collection::vec((0i64..1000, 0i64..1000), 1..8),
+            delta in -3000i64..3000,
+        ) {
+            let buckets: Vec<BucketCounts> = counts.iter().enumerate()
+                .map(|(i, (a, h))| BucketCounts { bucket: i as u32, on_hand: a + h, held: *h })
+                .collect();
+            let before: i64 = buckets.iter().map(|b| b.on_hand).sum();
+            let avail: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum();
+            match plan_rebalance(&buckets, delta) {
+                None => prop_assert!(avail + delta < 0),
+                Some(plan) => {
+                    let mut after: Vec<BucketCounts> = buckets.clone();
+                    for (b, d) in plan { after[b as usize].on_hand += d; }
+                    prop_assert_eq!(after.iter().map(|b| b.on_hand).sum::<i64>(), before + delta);
+                    let avails: Vec<i64> = after.iter().map(|b| b.on_hand - b.held).collect();
+                    prop_assert!(avails.iter().all(|a| *a >= 0));
+                    prop_assert!(avails.iter().max().unwrap() - avails.iter().min().unwrap() <= 1);
+                }
+            }
+        }
+    }
+}
+
+/// One SKU's figures as an audit reads them in one snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkuAuditRow {
+    /// The SKU.
+    pub sku: String,
+    /// Sum of its buckets' on_hand.
+    pub on_hand: i64,
+    /// Sum of its buckets' held.
+    pub held: i64,
+    /// Smallest `on_hand - held` of any bucket.
+    pub min_bucket_available: i64,
+    /// Smallest `held` of any bucket.
+    pub min_bucket_held: i64,
+    /// Sum of its ledger's `delta`.
+    pub ledger_delta: i64,
+    /// Sum of its ledger's `held_delta`.
+    pub ledger_held_delta: i64,
+    /// Number of ledger entries.
+    pub ledger_entries: i64,
+}
+
+/// The audit rules of DESIGN.md: on_hand = sum of ledger deltas, held = sum of ledger held
+/// deltas, and 0 <= held <= on_hand in every bucket. Pure; the backends read the rows.
+pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
+    let mut violations = Vec::new();
+    for r in rows {
+        let mut v = |problem: String| {
+            violations.push(AuditViolation { sku: r.sku.clone(), problem })
+        };
+        if r.on_hand != r.ledger_delta {
+            v(format!("on_hand {} != ledger sum {}", r.on_hand, r.ledger_delta));
+        }
+        if r.held != r.ledger_held_delta {
+            v(format!("held {} != ledger held sum {}", r.held, r.ledger_held_delta));
+        }
+        if r.min_bucket_held < 0 {
+            v(format!("a bucket has negative held ({})", r.min_bucket_held));
+        }
+        if r.min_bucket_available < 0 {
+            v(format!("a bucket has held > on_hand (available {})", r.min_bucket_available));
+        }
+    }
+    AuditReport {
+        skus_checked: rows.len() as u64,
+        ledger_entries: rows.iter().map(|r| r.ledger_entries.max(0) as u64).sum(),
+        violations,
+    }
+}
+
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+
+    #[test]
+    fn audit_flags_each_rule() {
+        let ok = SkuAuditRow {
+            sku: "A".into(),
+            on_hand: 5,
+            held: 1,
+            min_bucket_available: 4,
+            min_bucket_held: 1,
+            ledger_delta: 5,
+            ledger_held_delta: 1,
+            ledger_entries: 2,
+        };
+        assert!(audit(std::slice::from_ref(&ok)).violations.is_empty());
+        let bad = SkuAuditRow { on_hand: 6, min_bucket_available: -1, ..ok.clone() };
+        let rep = audit(&[ok, bad]);
+        assert_eq!(rep.skus_checked, 2);
+        assert_eq!(rep.violations.len(), 2);
+        assert!(rep.violations.iter().all(|v| v.sku == "A"));
+    }
+}
