@@ -1,1 +1,112 @@
+//! # allot-postgres
+//!
+//! The PostgreSQL backend: tokio-postgres over a deadpool-postgres pool, prepared
+//! statements cached per connection, every strategy written as SQL.
+//!
+//! Errors are mapped by SQLSTATE (PostgreSQL docs, Appendix A "PostgreSQL Error Codes"):
+//! 40001 serialization_failure and 40P01 deadlock_detected are retried (bounded by
+//! `Limits::max_tx_retries`, jittered backoff) and end as `contention`, never as a 500;
+//! class 08 (connection exceptions), 57P01..03 (shutdown) and 53xxx (insufficient resources)
+//! and pool timeouts are `unavailable`.
 
+mod stock;
+
+pub use stock::PgStore;
+
+use allot_core::AllotError;
+use tokio_postgres::error::SqlState;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// Connection settings of a [`PgStore`].
+#[derive(Debug, Clone)]
+pub struct PgConfig {
+    /// `postgres://user@host:port/db?options=…` (libpq-style URL, parsed by tokio-postgres).
+    pub url: String,
+    /// Most pooled connections. Default 32.
+    pub pool_size: usize,
+    /// How long a request waits for a pooled connection before `unavailable`, ms. Default 5000.
+    pub pool_wait_ms: u64,
+    /// Limits (retry bounds among them).
+    pub limits: allot_core::Limits,
+    /// Whether `naive` may run.
+    pub allow_unsafe_strategies: bool,
+}
+
+impl PgConfig {
+    /// Defaults for `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        PgConfig {
+            url: url.into(),
+            pool_size: 32,
+            pool_wait_ms: 5000,
+            limits: allot_core::Limits::default(),
+            allow_unsafe_strategies: false,
+        }
+    }
+}
+
+/// Run the versioned migrations (refinery, `migrations/V*__*.sql`) on `url`. Several
+/// instances starting at once are serialised by a session advisory lock.
+pub async fn migrate(url: &str) -> Result<(), AllotError> {
+    let (mut client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .map_err(map_error)?;
+    let handle = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    const MIGRATION_LOCK: i64 = 0x616c_6c6f_745f_6d67; // "allot_mg"
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(map_error)?;
+    let result = embedded::migrations::runner()
+        .run_async(&mut client)
+        .await
+        .map_err(|e| AllotError::Internal(format!("migration failed: {e}")));
+    let _ = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await;
+    drop(client);
+    let _ = handle.await;
+    result.map(|_| ())
+}
+
+/// Whether a database error should make the whole transaction run again:
+/// 40001 serialization_failure or 40P01 deadlock_detected.
+pub fn is_retryable(e: &tokio_postgres::Error) -> bool {
+    matches!(
+        e.code(),
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
+    )
+}
+
+/// Map a database error to the domain error by SQLSTATE (never by message text).
+pub fn map_error(e: tokio_postgres::Error) -> AllotError {
+    match e.code() {
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED => {
+            AllotError::Contention { attempts: 1, retry_after_ms: 10 }
+        }
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => {
+            AllotError::Contention { attempts: 1, retry_after_ms: 10 }
+        }
+        Some(c) if *c == SqlState::QUERY_CANCELED => {
+            AllotError::Unavailable("query canceled (57014), e.g. statement_timeout".into())
+        }
+        Some(c) if c.code().starts_with("08") || c.code().starts_with("57P") || c.code().starts_with("53") => {
+            AllotError::Unavailable(format!("database unavailable (SQLSTATE {})", c.code()))
+        }
+        Some(c) => AllotError::Internal(format!("database error SQLSTATE {}: {e}", c.code())),
+        None if e.is_closed() => AllotError::Unavailable("database connection closed".into()),
+        None => {
+            use std::error::Error as _;
+            if e.source().is_some_and(|s| s.is::<std::io::Error>()) {
+                AllotError::Unavailable(format!("database io error: {e}"))
+            } else {
+                AllotError::Internal(format!("database client error: {e}"))
+            }
+        }
+    }
+}

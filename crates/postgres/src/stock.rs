@@ -1,0 +1,649 @@
+//! Stock (fungible counts per SKU) on PostgreSQL: every strategy of DESIGN.md as SQL.
+
+use crate::{is_retryable, map_error, PgConfig};
+use allot_core::store::{Executed, Idempotency, StockStore, StoredResponse};
+use allot_core::strategy::{bucket_order, fnv1a_64};
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::Utc;
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use rand::Rng;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Why one attempt of a transaction ended without committing.
+enum TxErr {
+    /// 40001 / 40P01: run the whole transaction again (bounded).
+    Retry,
+    /// The optimistic strategy saw another version: run again (bounded by
+    /// `optimistic_max_attempts`).
+    VersionConflict,
+    /// Final answer.
+    Fail(AllotError),
+}
+
+impl From<tokio_postgres::Error> for TxErr {
+    fn from(e: tokio_postgres::Error) -> Self {
+        if is_retryable(&e) {
+            TxErr::Retry
+        } else {
+            TxErr::Fail(map_error(e))
+        }
+    }
+}
+
+impl From<AllotError> for TxErr {
+    fn from(e: AllotError) -> Self {
+        TxErr::Fail(e)
+    }
+}
+
+type TxResult<T> = std::result::Result<T, TxErr>;
+
+/// The PostgreSQL stock store. Cheap to clone (the pool is shared).
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    limits: Limits,
+    allow_unsafe: bool,
+}
+
+/// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
+/// so it cannot collide with the bigint-keyed locks of other features). A 32-bit hash
+/// collision between two keys costs a spurious `idempotency_key_in_use`, never correctness:
+/// the key's row is the truth.
+const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
+
+const SQL_FAST_ALLOCATE: &str = "
+WITH upd AS (
+    UPDATE stock SET on_hand = on_hand - $2, version = version + 1
+     WHERE sku = $1
+       AND bucket = $3::bigint % (SELECT buckets FROM skus WHERE sku = $1)
+       AND on_hand - held >= $2
+    RETURNING sku),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+    SELECT sku, -$2, 0, 'allocation', $4 FROM upd),
+alo AS (
+    INSERT INTO allocations (id, status, strategy, lines, created_at)
+    SELECT $4, 'allocated', $5, $6, $7 FROM upd)
+SELECT count(*) FROM upd";
+
+const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2";
+const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2 AND version = $4";
+const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2";
+const SQL_BUCKETS: &str = "SELECT buckets FROM skus WHERE sku = $1";
+const SQL_READ_BUCKETS: &str =
+    "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket";
+const SQL_LOCK_BUCKETS: &str =
+    "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket FOR UPDATE";
+const SQL_AVAILABLE: &str =
+    "SELECT COALESCE(sum(on_hand - held), 0)::int8 FROM stock WHERE sku = $1";
+const SQL_GET_SKU: &str = "SELECT s.buckets, sum(st.on_hand)::int8, sum(st.held)::int8, sum(st.version)::int8
+     FROM skus s JOIN stock st ON st.sku = s.sku WHERE s.sku = $1 GROUP BY s.buckets";
+const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+     SELECT t.sku, -t.q, 0, 'allocation', $3 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
+const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (id, status, strategy, lines, created_at)
+     VALUES ($1, 'allocated', $2, $3, $4)";
+const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
+     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.sku = $1 AND s.bucket = d.b";
+
+struct BucketRow {
+    bucket: i32,
+    on_hand: i64,
+    held: i64,
+    version: i64,
+}
+
+impl PgStore {
+    /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
+    /// call [`crate::migrate`] first.
+    pub fn connect(cfg: &PgConfig) -> Result<Self> {
+        let pg = tokio_postgres::Config::from_str(&cfg.url)
+            .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;
+        let mgr = Manager::from_config(
+            pg,
+            tokio_postgres::NoTls,
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
+        let wait = Some(Duration::from_millis(cfg.pool_wait_ms));
+        let pool = Pool::builder(mgr)
+            .max_size(cfg.pool_size.max(1))
+            .wait_timeout(wait)
+            .create_timeout(wait)
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| AllotError::Internal(format!("pool: {e}")))?;
+        Ok(PgStore { pool, limits: cfg.limits.clone(), allow_unsafe: cfg.allow_unsafe_strategies })
+    }
+
+    /// The connection pool, for other stores of this backend sharing it.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| match e {
+                deadpool_postgres::PoolError::Backend(e) => map_error(e),
+                other => AllotError::Unavailable(format!("no database connection: {other}")),
+            })
+    }
+
+    /// Run `attempt` until it commits or fails for good. 40001/40P01 retry up to
+    /// `max_tx_retries` times, optimistic version conflicts up to `optimistic_max_attempts`
+    /// attempts; both with full-jitter backoff, and both end as `contention`.
+    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = TxResult<T>>,
+    {
+        let backoff = retry::Backoff::default();
+        let (mut tx_retries, mut conflicts) = (0u32, 0u32);
+        loop {
+            let n = match attempt().await {
+                Ok(v) => return Ok(v),
+                Err(TxErr::Fail(e)) => return Err(e),
+                Err(TxErr::Retry) => {
+                    tx_retries += 1;
+                    if tx_retries > self.limits.max_tx_retries {
+                        return Err(AllotError::Contention {
+                            attempts: tx_retries + conflicts,
+                            retry_after_ms: backoff.cap_ms,
+                        });
+                    }
+                    tx_retries
+                }
+                Err(TxErr::VersionConflict) => {
+                    conflicts += 1;
+                    if conflicts >= self.limits.optimistic_max_attempts {
+                        return Err(AllotError::Contention {
+                            attempts: tx_retries + conflicts,
+                            retry_after_ms: backoff.cap_ms,
+                        });
+                    }
+                    conflicts
+                }
+            };
+            let r: u64 = rand::rng().random();
+            tokio::time::sleep(Duration::from_micros(backoff.delay_us(n - 1, r))).await;
+        }
+    }
+
+    fn check_strategy(&self, s: Strategy) -> Result<()> {
+        if self.supports(s) {
+            return Ok(());
+        }
+        Err(AllotError::UnsupportedStrategy {
+            strategy: s.name().into(),
+            backend: "postgres",
+            hint: if s.is_unsafe() {
+                " (unsafe: start the server with --allow-unsafe-strategies)".into()
+            } else {
+                String::new()
+            },
+        })
+    }
+
+    /// Try the single-statement path: one line, no idempotency key, `atomic` or
+    /// `segmented`. The UPDATE and both INSERTs run as one statement (one implicit
+    /// transaction, one commit), so the row lock is held only for that statement and its
+    /// commit. Returns `false` when the first bucket could not serve it (short, or the SKU
+    /// is unknown): the general path then decides.
+    async fn try_fast_allocate(&self, req: &AllocationRequest, lines: &serde_json::Value, now: chrono::DateTime<Utc>) -> TxResult<bool> {
+        let line = &req.lines[0];
+        let start = if req.strategy == Strategy::Segmented { (req.spread_hash >> 1) as i64 } else { 0 };
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(SQL_FAST_ALLOCATE).await?;
+        let row = client
+            .query_one(&stmt, &[&line.sku, &line.quantity, &start, &req.id, &req.strategy.name(), lines, &now])
+            .await?;
+        Ok(row.get::<_, i64>(0) == 1)
+    }
+
+    async fn try_allocate(
+        &self,
+        req: &AllocationRequest,
+        idem: Option<&Idempotency<Allocation>>,
+        lines_json: &serde_json::Value,
+        now: chrono::DateTime<Utc>,
+    ) -> TxResult<Executed<Allocation>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        for line in &req.lines {
+            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
+            let buckets: i32 = tx
+                .query_opt(&stmt, &[&line.sku])
+                .await?
+                .ok_or_else(|| AllotError::not_found("sku", &line.sku))?
+                .get(0);
+            let buckets = buckets.max(1) as u32;
+            let start = if req.strategy == Strategy::Segmented {
+                ((req.spread_hash >> 1) % u64::from(buckets)) as u32
+            } else {
+                0
+            };
+            let taken = match req.strategy {
+                Strategy::Atomic | Strategy::Segmented => {
+                    let stmt = tx.prepare_cached(SQL_TAKE_CONDITIONAL).await?;
+                    let mut ok = false;
+                    for b in bucket_order(start, buckets) {
+                        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
+                            ok = true;
+                            break;
+                        }
+                    }
+                    ok
+                }
+                Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
+                    let sql = if req.strategy == Strategy::Pessimistic { SQL_LOCK_BUCKETS } else { SQL_READ_BUCKETS };
+                    let stmt = tx.prepare_cached(sql).await?;
+                    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
+                    match rows.iter().find(|r| r.on_hand - r.held >= line.quantity) {
+                        None => false,
+                        Some(r) => {
+                            match req.strategy {
+                                Strategy::Pessimistic => {
+                                    let stmt = tx.prepare_cached(SQL_TAKE).await?;
+                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
+                                }
+                                Strategy::Optimistic => {
+                                    let stmt = tx.prepare_cached(SQL_TAKE_VERSIONED).await?;
+                                    let n = tx
+                                        .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
+                                        .await?;
+                                    if n == 0 {
+                                        return Err(TxErr::VersionConflict);
+                                    }
+                                }
+                                _ => {
+                                    // naive: the value read earlier, minus the quantity, written
+                                    // back as an absolute value. Lost updates oversell.
+                                    let stmt = tx.prepare_cached(SQL_WRITE_ABSOLUTE).await?;
+                                    let value = r.on_hand - line.quantity;
+                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
+                                }
+                            }
+                            true
+                        }
+                    }
+                }
+                Strategy::Serialized => unreachable!("checked by check_strategy"),
+            };
+            if !taken {
+                let stmt = tx.prepare_cached(SQL_AVAILABLE).await?;
+                let available: i64 = tx.query_one(&stmt, &[&line.sku]).await?.get(0);
+                return Err(TxErr::Fail(AllotError::InsufficientStock {
+                    sku: line.sku.clone(),
+                    requested: line.quantity,
+                    available,
+                }));
+            }
+        }
+        let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
+        let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
+        let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
+        tx.execute(&stmt, &[&skus, &qs, &req.id]).await?;
+        let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
+        tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now]).await?;
+        let alloc = allocation_of(req, now);
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &alloc).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(alloc))
+    }
+
+    async fn try_create(&self, req: &CreateSku, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let n = tx
+            .execute(
+                "INSERT INTO skus (sku, buckets) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&req.sku, &(req.buckets as i32)],
+            )
+            .await?;
+        if n == 0 {
+            return Err(TxErr::Fail(AllotError::AlreadyExists { kind: "sku", id: req.sku.clone() }));
+        }
+        let buckets: Vec<i32> = (0..req.buckets as i32).collect();
+        let amounts = split_even(req.on_hand, req.buckets);
+        tx.execute(
+            "INSERT INTO stock (sku, bucket, on_hand) SELECT $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
+            &[&req.sku, &buckets, &amounts],
+        )
+        .await?;
+        tx.execute(
+            "INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'created')",
+            &[&req.sku, &req.on_hand],
+        )
+        .await?;
+        let sku = Sku {
+            sku: req.sku.clone(),
+            on_hand: req.on_hand,
+            held: 0,
+            available: req.on_hand,
+            version: i64::from(req.buckets),
+            buckets: req.buckets,
+        };
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &sku).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(sku))
+    }
+
+    /// Lock all buckets of `sku` (in bucket order), apply `delta` spread evenly, and write
+    /// the ledger entry when `delta != 0`. Returns whether any bucket changed.
+    async fn lock_and_rebalance(
+        tx: &deadpool_postgres::Transaction<'_>,
+        sku: &str,
+        delta: i64,
+        reason: Option<&str>,
+    ) -> TxResult<bool> {
+        let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
+        let rows = read_buckets(&tx.query(&stmt, &[&sku]).await?);
+        if rows.is_empty() {
+            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
+        }
+        let counts: Vec<BucketCounts> = rows
+            .iter()
+            .map(|r| BucketCounts { bucket: r.bucket as u32, on_hand: r.on_hand, held: r.held })
+            .collect();
+        let plan = plan_rebalance(&counts, delta).ok_or_else(|| AllotError::InsufficientStock {
+            sku: sku.to_string(),
+            requested: -delta,
+            available: counts.iter().map(|c| c.on_hand - c.held).sum(),
+        })?;
+        if !plan.is_empty() {
+            let bs: Vec<i32> = plan.iter().map(|(b, _)| *b as i32).collect();
+            let ds: Vec<i64> = plan.iter().map(|(_, d)| *d).collect();
+            let stmt = tx.prepare_cached(SQL_APPLY_PLAN).await?;
+            tx.execute(&stmt, &[&sku, &bs, &ds]).await?;
+        }
+        if delta != 0 {
+            tx.execute(
+                "INSERT INTO ledger (sku, delta, held_delta, kind, ref) VALUES ($1, $2, 0, 'adjustment', $3)",
+                &[&sku, &delta, &reason],
+            )
+            .await?;
+        }
+        Ok(!plan.is_empty())
+    }
+
+    async fn try_adjust(&self, req: &Adjustment, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        Self::lock_and_rebalance(&tx, &req.sku, req.delta, req.reason.as_deref()).await?;
+        let sku = get_sku_with(&tx, &req.sku).await?;
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &sku).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(sku))
+    }
+
+    async fn try_rebalance_one(&self, sku: &str) -> TxResult<bool> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        let changed = Self::lock_and_rebalance(&tx, sku, 0, None).await?;
+        tx.commit().await?;
+        Ok(changed)
+    }
+}
+
+fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
+    rows.iter()
+        .map(|r| BucketRow { bucket: r.get(0), on_hand: r.get(1), held: r.get(2), version: r.get(3) })
+        .collect()
+}
+
+fn allocation_of(req: &AllocationRequest, now: chrono::DateTime<Utc>) -> Allocation {
+    Allocation {
+        id: req.id.clone(),
+        status: "allocated".into(),
+        lines: req.lines.clone(),
+        strategy: req.strategy.name().into(),
+        created_at: now,
+    }
+}
+
+async fn get_sku_with<C: GenericClient>(c: &C, sku: &str) -> Result<Sku> {
+    let stmt = c.prepare_cached(SQL_GET_SKU).await.map_err(map_error)?;
+    let row = c
+        .query_opt(&stmt, &[&sku])
+        .await
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("sku", sku))?;
+    let buckets: i32 = row.get(0);
+    let on_hand: i64 = row.get(1);
+    let held: i64 = row.get(2);
+    Ok(Sku {
+        sku: sku.to_string(),
+        on_hand,
+        held,
+        available: on_hand - held,
+        version: row.get(3),
+        buckets: buckets as u32,
+    })
+}
+
+/// Idempotency, first half: take the key's transaction-scoped advisory lock without
+/// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
+/// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
+async fn idem_begin<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>) -> TxResult<Option<StoredResponse>> {
+    let objid = fnv1a_64(idem.key.as_bytes()) as u32 as i32;
+    let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
+    let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
+    if !got {
+        return Err(TxErr::Fail(AllotError::IdempotencyKeyInUse));
+    }
+    let stmt = tx
+        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = $1")
+        .await?;
+    match tx.query_opt(&stmt, &[&idem.key]).await? {
+        None => Ok(None),
+        Some(row) => {
+            let fp: &str = row.get(0);
+            if fp != idem.fingerprint {
+                return Err(TxErr::Fail(AllotError::IdempotencyKeyReused));
+            }
+            let status: i32 = row.get(1);
+            Ok(Some(StoredResponse { status: status as u16, body: row.get(2) }))
+        }
+    }
+}
+
+/// Idempotency, second half: store the rendered response in the same transaction as the effect.
+async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>, value: &T) -> TxResult<()> {
+    let resp = (idem.render)(value);
+    let stmt = tx
+        .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
+        .await?;
+    tx.execute(&stmt, &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body])
+        .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl StockStore for PgStore {
+    fn backend(&self) -> Backend {
+        Backend::Postgres
+    }
+
+    fn supports(&self, strategy: Strategy) -> bool {
+        match strategy {
+            Strategy::Atomic | Strategy::Pessimistic | Strategy::Optimistic | Strategy::Segmented => true,
+            Strategy::Naive => self.allow_unsafe,
+            Strategy::Serialized => false,
+        }
+    }
+
+    fn default_strategy(&self) -> Strategy {
+        Strategy::Atomic
+    }
+
+    async fn health(&self) -> Result<()> {
+        let c = self.client().await?;
+        c.simple_query("SELECT 1").await.map_err(map_error)?;
+        Ok(())
+    }
+
+    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.retrying(|| self.try_create(&req, idem.as_ref())).await
+    }
+
+    async fn get_sku(&self, sku: &str) -> Result<Sku> {
+        let c = self.client().await?;
+        get_sku_with(&c, sku).await
+    }
+
+    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.retrying(|| self.try_adjust(&req, idem.as_ref())).await
+    }
+
+    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT id, delta, held_delta, kind, ref, at FROM ledger WHERE sku = $1 AND id > $2 ORDER BY id LIMIT $3",
+            )
+            .await
+            .map_err(map_error)?;
+        let rows = c.query(&stmt, &[&sku, &after, &i64::from(limit)]).await.map_err(map_error)?;
+        if rows.is_empty() {
+            // Distinguish "no more entries" from "no such SKU".
+            get_sku_with(&c, sku).await?;
+        }
+        Ok(rows
+            .iter()
+            .map(|r| LedgerEntry {
+                id: r.get(0),
+                delta: r.get(1),
+                held_delta: r.get(2),
+                kind: r.get(3),
+                reference: r.get(4),
+                at: r.get(5),
+            })
+            .collect())
+    }
+
+    async fn allocate(&self, req: AllocationRequest, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+        self.check_strategy(req.strategy)?;
+        let now = Utc::now();
+        let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+        if idem.is_none()
+            && req.lines.len() == 1
+            && matches!(req.strategy, Strategy::Atomic | Strategy::Segmented)
+            && self.retrying(|| self.try_fast_allocate(&req, &lines_json, now)).await?
+        {
+            return Ok(Executed::Fresh(allocation_of(&req, now)));
+        }
+        self.retrying(|| self.try_allocate(&req, idem.as_ref(), &lines_json, now)).await
+    }
+
+    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE id = $1")
+            .await
+            .map_err(map_error)?;
+        let row = c
+            .query_opt(&stmt, &[&id])
+            .await
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("allocation", id))?;
+        let lines: serde_json::Value = row.get(3);
+        Ok(Allocation {
+            id: row.get(0),
+            status: row.get(1),
+            strategy: row.get(2),
+            lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+            created_at: row.get(4),
+        })
+    }
+
+    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
+        let skus: Vec<String> = match sku {
+            Some(s) => vec![s.to_string()],
+            None => {
+                let c = self.client().await?;
+                c.query("SELECT sku FROM skus WHERE buckets > 1 ORDER BY sku", &[])
+                    .await
+                    .map_err(map_error)?
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect()
+            }
+        };
+        let mut changed = 0;
+        for s in &skus {
+            if self.retrying(|| self.try_rebalance_one(s)).await? {
+                changed += 1;
+            }
+        }
+        Ok(changed)
+    }
+
+    async fn audit(&self) -> Result<AuditReport> {
+        let mut c = self.client().await?;
+        let tx = c
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(map_error)?;
+        let rows = tx
+            .query(
+                "WITH st AS (SELECT sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
+                                    min(on_hand - held)::int8 AS min_avail, min(held)::int8 AS min_held
+                               FROM stock GROUP BY sku),
+                      l AS (SELECT sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
+                              FROM ledger GROUP BY sku)
+                 SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
+                        COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0)
+                   FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku ORDER BY s.sku",
+                &[],
+            )
+            .await
+            .map_err(map_error)?;
+        tx.commit().await.map_err(map_error)?;
+        let rows: Vec<SkuAuditRow> = rows
+            .iter()
+            .map(|r| SkuAuditRow {
+                sku: r.get(0),
+                on_hand: r.get(1),
+                held: r.get(2),
+                min_bucket_available: r.get(3),
+                min_bucket_held: r.get(4),
+                ledger_delta: r.get(5),
+                ledger_held_delta: r.get(6),
+                ledger_entries: r.get(7),
+            })
+            .collect();
+        Ok(audit_rows(&rows))
+    }
+}

@@ -1,0 +1,390 @@
+//! Stock on SQLite: one writer thread, one `BEGIN IMMEDIATE` transaction per request.
+
+use crate::{map_error, open, SqliteConfig};
+use allot_core::store::{Executed, Idempotency, StockStore, StoredResponse};
+use allot_core::strategy::bucket_order;
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, TimeZone, Utc};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The SQLite stock store. Cloning shares the writer thread.
+#[derive(Clone)]
+pub struct SqliteStore {
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+fn now_us() -> i64 {
+    Utc::now().timestamp_micros()
+}
+
+fn from_us(us: i64) -> DateTime<Utc> {
+    Utc.timestamp_micros(us).single().unwrap_or_default()
+}
+
+impl SqliteStore {
+    /// Open (and migrate) the database and start its writer thread.
+    pub fn open(cfg: &SqliteConfig) -> Result<Self> {
+        let mut conn = open(cfg)?;
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("allot-sqlite-writer".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    job(&mut conn);
+                }
+            })
+            .map_err(|e| AllotError::Internal(format!("cannot start sqlite thread: {e}")))?;
+        Ok(SqliteStore { jobs: tx })
+    }
+
+    /// Run `f` on the writer thread and wait for its result.
+    async fn call<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move |c| {
+                let _ = tx.send(f(c));
+            }))
+            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?;
+        rx.await
+            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?
+    }
+
+    /// Run `body` in one `BEGIN IMMEDIATE` transaction with the idempotency protocol around
+    /// it: a stored response with the same fingerprint is replayed, another fingerprint is
+    /// `idempotency_key_reused`; on success the rendered response is stored before commit.
+    /// Any error rolls everything back.
+    async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.call(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(map_error)?;
+            if let Some(idem) = &idem {
+                let stored: Option<(String, i64, Vec<u8>)> = tx
+                    .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ?1")
+                    .and_then(|mut s| s.query_row([&idem.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+                    .map_err(map_error)?;
+                if let Some((fp, status, body)) = stored {
+                    if fp != idem.fingerprint {
+                        return Err(AllotError::IdempotencyKeyReused);
+                    }
+                    return Ok(Executed::Replayed(StoredResponse { status: status as u16, body }));
+                }
+            }
+            let value = body(&tx)?;
+            if let Some(idem) = &idem {
+                let resp = (idem.render)(&value);
+                tx.prepare_cached(
+                    "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.status, resp.body, now_us()]))
+                .map_err(map_error)?;
+            }
+            tx.commit().map_err(map_error)?;
+            Ok(Executed::Fresh(value))
+        })
+        .await
+    }
+}
+
+fn get_sku_with(c: &Connection, sku: &str) -> Result<Sku> {
+    c.prepare_cached(
+        "SELECT s.buckets, sum(st.on_hand), sum(st.held), sum(st.version)
+           FROM skus s JOIN stock st ON st.sku = s.sku WHERE s.sku = ?1 GROUP BY s.buckets",
+    )
+    .and_then(|mut s| {
+        s.query_row([sku], |r| {
+            let on_hand: i64 = r.get(1)?;
+            let held: i64 = r.get(2)?;
+            Ok(Sku {
+                sku: sku.to_string(),
+                on_hand,
+                held,
+                available: on_hand - held,
+                version: r.get(3)?,
+                buckets: r.get::<_, i64>(0)? as u32,
+            })
+        })
+        .optional()
+    })
+    .map_err(map_error)?
+    .ok_or_else(|| AllotError::not_found("sku", sku))
+}
+
+fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&str>) -> Result<bool> {
+    let counts: Vec<BucketCounts> = tx
+        .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE sku = ?1 ORDER BY bucket")
+        .and_then(|mut s| {
+            s.query_map([sku], |r| {
+                Ok(BucketCounts { bucket: r.get::<_, i64>(0)? as u32, on_hand: r.get(1)?, held: r.get(2)? })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(map_error)?;
+    if counts.is_empty() {
+        return Err(AllotError::not_found("sku", sku));
+    }
+    let plan = plan_rebalance(&counts, delta).ok_or_else(|| AllotError::InsufficientStock {
+        sku: sku.to_string(),
+        requested: -delta,
+        available: counts.iter().map(|c| c.on_hand - c.held).sum(),
+    })?;
+    for (b, d) in &plan {
+        tx.prepare_cached("UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE sku = ?1 AND bucket = ?2")
+            .and_then(|mut s| s.execute(params![sku, b, d]))
+            .map_err(map_error)?;
+    }
+    if delta != 0 {
+        tx.prepare_cached(
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'adjustment', ?3, ?4)",
+        )
+        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us()]))
+        .map_err(map_error)?;
+    }
+    Ok(!plan.is_empty())
+}
+
+#[async_trait]
+impl StockStore for SqliteStore {
+    fn backend(&self) -> Backend {
+        Backend::Sqlite
+    }
+
+    fn supports(&self, strategy: Strategy) -> bool {
+        strategy == Strategy::Serialized
+    }
+
+    fn default_strategy(&self) -> Strategy {
+        Strategy::Serialized
+    }
+
+    async fn health(&self) -> Result<()> {
+        self.call(|c| c.query_row("SELECT 1", [], |_| Ok(())).map_err(map_error)).await
+    }
+
+    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.write(idem, move |tx| {
+            let n = tx
+                .execute(
+                    "INSERT INTO skus (sku, buckets, created_at_us) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                    params![req.sku, req.buckets, now_us()],
+                )
+                .map_err(map_error)?;
+            if n == 0 {
+                return Err(AllotError::AlreadyExists { kind: "sku", id: req.sku });
+            }
+            for (b, q) in split_even(req.on_hand, req.buckets).into_iter().enumerate() {
+                tx.execute("INSERT INTO stock (sku, bucket, on_hand) VALUES (?1, ?2, ?3)", params![req.sku, b as i64, q])
+                    .map_err(map_error)?;
+            }
+            tx.execute(
+                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'created', ?3)",
+                params![req.sku, req.on_hand, now_us()],
+            )
+            .map_err(map_error)?;
+            Ok(Sku {
+                sku: req.sku,
+                on_hand: req.on_hand,
+                held: 0,
+                available: req.on_hand,
+                version: i64::from(req.buckets),
+                buckets: req.buckets,
+            })
+        })
+        .await
+    }
+
+    async fn get_sku(&self, sku: &str) -> Result<Sku> {
+        let sku = sku.to_string();
+        self.call(move |c| get_sku_with(c, &sku)).await
+    }
+
+    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.write(idem, move |tx| {
+            lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref())?;
+            get_sku_with(tx, &req.sku)
+        })
+        .await
+    }
+
+    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+        let sku = sku.to_string();
+        self.call(move |c| {
+            let rows = c
+                .prepare_cached(
+                    "SELECT id, delta, held_delta, kind, ref, at_us FROM ledger WHERE sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![sku, after, limit], |r| {
+                        Ok(LedgerEntry {
+                            id: r.get(0)?,
+                            delta: r.get(1)?,
+                            held_delta: r.get(2)?,
+                            kind: r.get(3)?,
+                            reference: r.get(4)?,
+                            at: from_us(r.get(5)?),
+                        })
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)?;
+            if rows.is_empty() {
+                get_sku_with(c, &sku)?;
+            }
+            Ok(rows)
+        })
+        .await
+    }
+
+    async fn allocate(&self, req: AllocationRequest, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+        if !self.supports(req.strategy) {
+            return Err(AllotError::UnsupportedStrategy {
+                strategy: req.strategy.name().into(),
+                backend: "sqlite",
+                hint: " (SQLite runs every request as one serialized transaction: use `serialized`)".into(),
+            });
+        }
+        self.write(idem, move |tx| {
+            for line in &req.lines {
+                let buckets: i64 = tx
+                    .prepare_cached("SELECT buckets FROM skus WHERE sku = ?1")
+                    .and_then(|mut s| s.query_row([&line.sku], |r| r.get(0)).optional())
+                    .map_err(map_error)?
+                    .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
+                let mut taken = false;
+                for b in bucket_order(0, buckets.max(1) as u32) {
+                    let n = tx
+                        .prepare_cached(
+                            "UPDATE stock SET on_hand = on_hand - ?3, version = version + 1
+                              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3",
+                        )
+                        .and_then(|mut s| s.execute(params![line.sku, b, line.quantity]))
+                        .map_err(map_error)?;
+                    if n == 1 {
+                        taken = true;
+                        break;
+                    }
+                }
+                if !taken {
+                    let available = get_sku_with(tx, &line.sku)?.available;
+                    return Err(AllotError::InsufficientStock {
+                        sku: line.sku.clone(),
+                        requested: line.quantity,
+                        available,
+                    });
+                }
+                tx.prepare_cached(
+                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
+                )
+                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now_us()]))
+                .map_err(map_error)?;
+            }
+            let now = Utc::now();
+            let lines = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            tx.prepare_cached(
+                "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), lines, now.timestamp_micros()]))
+            .map_err(map_error)?;
+            Ok(Allocation {
+                id: req.id,
+                status: "allocated".into(),
+                lines: req.lines,
+                strategy: req.strategy.name().into(),
+                created_at: from_us(now.timestamp_micros()),
+            })
+        })
+        .await
+    }
+
+    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
+        let id = id.to_string();
+        self.call(move |c| {
+            let row: Option<(String, String, String, String, i64)> = c
+                .prepare_cached("SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE id = ?1")
+                .and_then(|mut s| {
+                    s.query_row([&id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+                        .optional()
+                })
+                .map_err(map_error)?;
+            let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", &id))?;
+            Ok(Allocation {
+                id,
+                status,
+                strategy,
+                lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+                created_at: from_us(at),
+            })
+        })
+        .await
+    }
+
+    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
+        let sku = sku.map(str::to_string);
+        self.call(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(map_error)?;
+            let skus: Vec<String> = match sku {
+                Some(s) => vec![s],
+                None => tx
+                    .prepare("SELECT sku FROM skus WHERE buckets > 1 ORDER BY sku")
+                    .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+                    .map_err(map_error)?,
+            };
+            let mut changed = 0;
+            for s in &skus {
+                if lock_and_rebalance(&tx, s, 0, None)? {
+                    changed += 1;
+                }
+            }
+            tx.commit().map_err(map_error)?;
+            Ok(changed)
+        })
+        .await
+    }
+
+    async fn audit(&self) -> Result<AuditReport> {
+        self.call(|c| {
+            let rows: Vec<SkuAuditRow> = c
+                .prepare(
+                    "WITH st AS (SELECT sku, sum(on_hand) AS on_hand, sum(held) AS held,
+                                        min(on_hand - held) AS min_avail, min(held) AS min_held
+                                   FROM stock GROUP BY sku),
+                          l AS (SELECT sku, sum(delta) AS d, sum(held_delta) AS h, count(*) AS n
+                                  FROM ledger GROUP BY sku)
+                     SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
+                            COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0)
+                       FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku ORDER BY s.sku",
+                )
+                .and_then(|mut s| {
+                    s.query_map([], |r| {
+                        Ok(SkuAuditRow {
+                            sku: r.get(0)?,
+                            on_hand: r.get(1)?,
+                            held: r.get(2)?,
+                            min_bucket_available: r.get(3)?,
+                            min_bucket_held: r.get(4)?,
+                            ledger_delta: r.get(5)?,
+                            ledger_held_delta: r.get(6)?,
+                            ledger_entries: r.get(7)?,
+                        })
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)?;
+            Ok(audit_rows(&rows))
+        })
+        .await
+    }
+}
