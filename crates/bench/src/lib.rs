@@ -1,1 +1,21 @@
+//! # allot-bench
+//!
+//! The load generator of `allot bench`: async keep-alive HTTP clients on loopback, latency
+//! percentiles from HdrHistogram, the invariant checks of DESIGN.md after every run, and the
+//! reports (a side-by-side table and JSON). It speaks only the HTTP API, so it measures the
+//! whole service as its users see it.
 
+mod flash_sale;
+
+pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
+
+/// Why a benchmark could not run (not an invariant failure: those are in the report).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The server could not be reached or answered something unexpected.
+    #[error("http: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The server answered a setup request with an error.
+    #[error("setup failed: {0}")]
+    Setup(String),
+}

@@ -1,1 +1,331 @@
-fn main() {}
+//! `allot`: serve | migrate | audit | rebalance | bench.
+//!
+//! Configuration precedence: command-line flag > environment variable (`ALLOT_*`) > TOML
+//! file (`--config FILE` or `ALLOT_CONFIG`, keys as the long flag names with `_`, e.g.
+//! `max_lines = 50`) > built-in default.
+
+use allot_core::{Limits, Strategy};
+use allot_server::ServerConfig;
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "allot", version, about = "Hands out scarce things to many concurrent callers without overselling.")]
+struct Cli {
+    /// TOML file with settings (keys are the long flag names with `_`); flags and
+    /// environment variables override it.
+    #[arg(long, env = "ALLOT_CONFIG", global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the HTTP service (embedded SQLite `./allot.db` on 127.0.0.1:8080 by default).
+    Serve(ServeArgs),
+    /// Apply the versioned migrations and exit.
+    Migrate(DbArgs),
+    /// Check conservation of every SKU (on_hand and held = sums of the ledger, 0 <= held <= on_hand); exit 1 on any violation.
+    Audit(DbArgs),
+    /// Spread each segmented SKU's available stock evenly over its buckets.
+    Rebalance(RebalanceArgs),
+    /// Load generators with invariant checks.
+    #[command(subcommand)]
+    Bench(BenchCmd),
+}
+
+#[derive(Args, Clone)]
+struct DbArgs {
+    /// `sqlite://relative.db`, `sqlite:///absolute/path.db` or `postgres://user@host:port/db`.
+    #[arg(long, env = "ALLOT_DATABASE_URL", default_value = "sqlite://allot.db")]
+    database_url: String,
+}
+
+#[derive(Args, Clone)]
+struct LimitArgs {
+    /// Largest request body, bytes (413 beyond).
+    #[arg(long, env = "ALLOT_MAX_BODY_BYTES", default_value_t = Limits::default().max_body_bytes)]
+    max_body_bytes: usize,
+    /// Most lines in one allocation.
+    #[arg(long, env = "ALLOT_MAX_LINES", default_value_t = Limits::default().max_lines)]
+    max_lines: usize,
+    /// Longest SKU/resource/queue name, chars.
+    #[arg(long, env = "ALLOT_MAX_NAME_LEN", default_value_t = Limits::default().max_name_len)]
+    max_name_len: usize,
+    /// Most rows in one bulk insert request.
+    #[arg(long, env = "ALLOT_MAX_BATCH_INSERT", default_value_t = Limits::default().max_batch_insert)]
+    max_batch_insert: usize,
+    /// Largest quantity, on_hand or |delta| in one request.
+    #[arg(long, env = "ALLOT_MAX_QUANTITY", default_value_t = Limits::default().max_quantity)]
+    max_quantity: i64,
+    /// Most buckets of a segmented SKU.
+    #[arg(long, env = "ALLOT_MAX_BUCKETS", default_value_t = Limits::default().max_buckets)]
+    max_buckets: u32,
+    /// Retries of a transaction after 40001 serialization_failure / 40P01 deadlock_detected.
+    #[arg(long, env = "ALLOT_MAX_TX_RETRIES", default_value_t = Limits::default().max_tx_retries)]
+    max_tx_retries: u32,
+    /// Attempts of the optimistic strategy before `409 contention`.
+    #[arg(long, env = "ALLOT_OPTIMISTIC_MAX_ATTEMPTS", default_value_t = Limits::default().optimistic_max_attempts)]
+    optimistic_max_attempts: u32,
+    /// Largest ledger page (`limit`).
+    #[arg(long, env = "ALLOT_MAX_PAGE_SIZE", default_value_t = Limits::default().max_page_size)]
+    max_page_size: u32,
+    /// Longest Idempotency-Key, bytes.
+    #[arg(long, env = "ALLOT_MAX_IDEMPOTENCY_KEY_LEN", default_value_t = Limits::default().max_idempotency_key_len)]
+    max_idempotency_key_len: usize,
+    /// Longest adjustment reason, chars.
+    #[arg(long, env = "ALLOT_MAX_REASON_LEN", default_value_t = Limits::default().max_reason_len)]
+    max_reason_len: usize,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_body_bytes: self.max_body_bytes,
+            max_lines: self.max_lines,
+            max_name_len: self.max_name_len,
+            max_batch_insert: self.max_batch_insert,
+            max_quantity: self.max_quantity,
+            max_buckets: self.max_buckets,
+            max_tx_retries: self.max_tx_retries,
+            optimistic_max_attempts: self.optimistic_max_attempts,
+            max_page_size: self.max_page_size,
+            max_idempotency_key_len: self.max_idempotency_key_len,
+            max_reason_len: self.max_reason_len,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+struct ServeArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Address to listen on.
+    #[arg(long, env = "ALLOT_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Strategy for requests that name none (default: atomic on PostgreSQL, serialized on SQLite).
+    #[arg(long, env = "ALLOT_DEFAULT_STRATEGY")]
+    default_strategy: Option<String>,
+    /// Allow `naive` (it oversells; it exists to show that in the benchmark).
+    #[arg(long, env = "ALLOT_ALLOW_UNSAFE_STRATEGIES")]
+    allow_unsafe_strategies: bool,
+    /// PostgreSQL connections in the pool.
+    #[arg(long, env = "ALLOT_POOL_SIZE", default_value_t = 32)]
+    pool_size: usize,
+    /// How long a request waits for a pooled connection before 503, ms.
+    #[arg(long, env = "ALLOT_POOL_WAIT_MS", default_value_t = 5000)]
+    pool_wait_ms: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+impl ServeArgs {
+    fn config(&self) -> anyhow::Result<ServerConfig> {
+        let default_strategy = match &self.default_strategy {
+            None => None,
+            Some(s) => Some(s.parse::<Strategy>().map_err(|e| anyhow::anyhow!("--default-strategy: {e}"))?),
+        };
+        Ok(ServerConfig {
+            listen: self.listen.clone(),
+            database_url: self.db.database_url.clone(),
+            default_strategy,
+            allow_unsafe_strategies: self.allow_unsafe_strategies,
+            limits: self.limits.limits(),
+            pool_size: self.pool_size,
+            pool_wait_ms: self.pool_wait_ms,
+        })
+    }
+}
+
+#[derive(Args, Clone)]
+struct RebalanceArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Only this SKU (default: every SKU with more than one bucket).
+    #[arg(long)]
+    sku: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// N single-unit allocations from C clients against stock k, per strategy, with the
+    /// invariant checks (successes == min(N, k), final on_hand == k - successes, audit clean).
+    FlashSale(FlashSaleArgs),
+}
+
+#[derive(Args)]
+struct FlashSaleArgs {
+    /// A running server to load (loopback). Without it, one is started in-process on
+    /// `--database-url` with unsafe strategies allowed.
+    #[arg(long)]
+    url: Option<String>,
+    /// Database of the in-process server (default: a fresh SQLite file in the temp dir).
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Strategy, a comma-separated list, or `all` (every strategy of the backend).
+    #[arg(long, default_value = "all")]
+    strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    clients: usize,
+    /// Stock per SKU (k).
+    #[arg(short = 'k', long, default_value_t = 1000)]
+    stock: i64,
+    /// Requests (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    requests: u64,
+    /// Spread the load over M SKUs (each with stock k) instead of one hot SKU.
+    #[arg(long, default_value_t = 1)]
+    spread: u32,
+    /// Buckets of the SKUs of the `segmented` run.
+    #[arg(long, default_value_t = 8)]
+    buckets: u32,
+    /// PostgreSQL pool size of the in-process server.
+    #[arg(long, default_value_t = 32)]
+    pool_size: usize,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// Read the TOML config file (if any) and export its keys as `ALLOT_<KEY>` environment
+/// variables that are not already set, so clap's `env` gives flag > env > file > default.
+fn load_config_file() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let mut path = std::env::var_os("ALLOT_CONFIG").map(PathBuf::from);
+    for (i, a) in args.iter().enumerate() {
+        if let Some(p) = a.strip_prefix("--config=") {
+            path = Some(p.into());
+        } else if a == "--config" {
+            path = args.get(i + 1).map(PathBuf::from);
+        }
+    }
+    let Some(path) = path else { return Ok(()) };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
+    let table: toml::Table = text.parse().with_context(|| format!("parsing config {}", path.display()))?;
+    for (key, value) in table {
+        let var = format!("ALLOT_{}", key.to_uppercase().replace('-', "_"));
+        let value = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => bail!("config key `{key}`: unsupported value {other}"),
+        };
+        if std::env::var_os(&var).is_none() {
+            // SAFETY: single-threaded at this point (before the runtime starts).
+            unsafe { std::env::set_var(var, value) };
+        }
+    }
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    load_config_file()?;
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let _ = &cli.config;
+    match cli.cmd {
+        Cmd::Serve(a) => {
+            let cfg = a.config()?;
+            allot_server::serve_until_signal(&cfg).await?;
+        }
+        Cmd::Migrate(db) => {
+            let cfg = ServerConfig { database_url: db.database_url, ..ServerConfig::default() };
+            allot_server::open_store(&cfg).await?;
+            println!("migrations applied to {}", cfg.backend_name());
+        }
+        Cmd::Audit(db) => {
+            let cfg = ServerConfig { database_url: db.database_url, ..ServerConfig::default() };
+            let store = allot_server::open_store(&cfg).await?;
+            let report = store.audit().await?;
+            println!(
+                "audit: {} SKUs, {} ledger entries, {} violations",
+                report.skus_checked,
+                report.ledger_entries,
+                report.violations.len()
+            );
+            for v in &report.violations {
+                println!("  {}: {}", v.sku, v.problem);
+            }
+            if !report.violations.is_empty() {
+                std::process::exit(1);
+            }
+        }
+        Cmd::Rebalance(a) => {
+            let cfg = ServerConfig { database_url: a.db.database_url, ..ServerConfig::default() };
+            let store = allot_server::open_store(&cfg).await?;
+            let n = store.rebalance(a.sku.as_deref()).await?;
+            println!("rebalanced {n} SKUs");
+        }
+        Cmd::Bench(BenchCmd::FlashSale(a)) => flash_sale(a).await?,
+    }
+    Ok(())
+}
+
+async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
+    let mut server = None;
+    let url = match &a.url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None => {
+            let database_url = a.database_url.clone().unwrap_or_else(|| {
+                let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
+                format!("sqlite://{}", p.display())
+            });
+            let cfg = ServerConfig {
+                listen: "127.0.0.1:0".into(),
+                database_url,
+                allow_unsafe_strategies: true,
+                pool_size: a.pool_size,
+                ..ServerConfig::default()
+            };
+            let s = allot_server::spawn(&cfg).await?;
+            let url = s.url();
+            eprintln!("started an in-process {} server on {url}", cfg.backend_name());
+            server = Some(s);
+            url
+        }
+    };
+    let opts = allot_bench::FlashSaleOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        stock: a.stock,
+        requests: a.requests,
+        spread: a.spread,
+        segmented_buckets: a.buckets,
+        progress: true,
+    };
+    let reports = allot_bench::flash_sale(&opts).await?;
+    println!(
+        "flash sale: C={} k={} N={} spread={}\n",
+        a.clients, a.stock, a.requests, a.spread
+    );
+    print!("{}", allot_bench::render_table(&reports));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    let broken: Vec<&str> = reports
+        .iter()
+        .filter(|r| !r.unsafe_strategy && !r.violations.is_empty())
+        .map(|r| r.strategy.as_str())
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken for safe strategies: {}", broken.join(", "));
+    }
+    Ok(())
+}

@@ -1,1 +1,96 @@
+//! # allot-server
+//!
+//! The HTTP API of allot (API.md) on axum: handlers, the error body, the `Idempotency-Key`
+//! protocol, Prometheus metrics and the OpenAPI document (utoipa). This is the only crate
+//! that knows HTTP or JSON; it talks to the backends through [`allot_core::StockStore`].
 
+mod api;
+mod config;
+mod error;
+mod extract;
+mod metrics_layer;
+
+pub use api::{router, ApiDoc, AppState};
+pub use config::{open_store, ServerConfig};
+pub use error::{ApiError, ErrorBody};
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// A server started with [`spawn`]: its address and a handle to stop it.
+pub struct RunningServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// `http://addr`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stop accepting, let in-flight requests finish, and wait for it.
+    pub async fn stop(mut self) -> std::io::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.task.await.unwrap_or(Ok(()))
+    }
+}
+
+/// Open the store of `cfg` (running migrations), bind `cfg.listen` and serve in a
+/// background task until [`RunningServer::stop`].
+pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
+    let store = open_store(cfg).await?;
+    let state = AppState::new(store, cfg)?;
+    let listener = tokio::net::TcpListener::bind(&cfg.listen)
+        .await
+        .map_err(|e| ApiError::from(allot_core::AllotError::Unavailable(format!("cannot bind {}: {e}", cfg.listen))))?;
+    let addr = listener.local_addr().map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let app = router(Arc::new(state));
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(RunningServer { addr, shutdown: Some(tx), task })
+}
+
+/// Serve until Ctrl-C or SIGTERM, then shut down gracefully: stop accepting, let in-flight
+/// requests finish (each is one transaction, so nothing is half-applied), and return.
+pub async fn serve_until_signal(cfg: &ServerConfig) -> Result<(), ApiError> {
+    let server = spawn(cfg).await?;
+    tracing::info!(addr = %server.addr, backend = %cfg.backend_name(), "allot listening");
+    shutdown_signal().await;
+    tracing::info!("shutting down: finishing in-flight requests");
+    server
+        .stop()
+        .await
+        .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

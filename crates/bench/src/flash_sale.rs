@@ -1,0 +1,341 @@
+//! `allot bench flash-sale`: N single-unit allocations from C concurrent clients against a
+//! SKU with stock k (or M SKUs with `--spread M`), per strategy.
+
+use crate::BenchError;
+use hdrhistogram::Histogram;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options of one flash-sale run.
+#[derive(Debug, Clone)]
+pub struct FlashSaleOptions {
+    /// Base URL of a running server, e.g. `http://127.0.0.1:8080` (loopback only).
+    pub url: String,
+    /// Strategies to run, or `["all"]` for every strategy the server's backend has.
+    pub strategies: Vec<String>,
+    /// Concurrent clients (C).
+    pub clients: usize,
+    /// Stock per SKU (k).
+    pub stock: i64,
+    /// Total allocation requests (N).
+    pub requests: u64,
+    /// Number of SKUs the load is spread over (M); 1 is one hot SKU.
+    pub spread: u32,
+    /// Buckets of the SKUs created for the `segmented` strategy.
+    pub segmented_buckets: u32,
+    /// Show a progress bar on a terminal.
+    pub progress: bool,
+}
+
+/// Figures and checks of one strategy's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyReport {
+    /// Strategy name.
+    pub strategy: String,
+    /// Requests sent (N).
+    pub requests: u64,
+    /// Concurrent clients (C).
+    pub clients: usize,
+    /// Stock per SKU (k).
+    pub stock: i64,
+    /// SKUs (M).
+    pub spread: u32,
+    /// Wall time of the load phase, seconds.
+    pub elapsed_s: f64,
+    /// Requests per second.
+    pub requests_per_s: f64,
+    /// Successful allocations per second.
+    pub allocations_per_s: f64,
+    /// Latency percentiles of all requests, microseconds.
+    pub latency_us_p50: u64,
+    /// 95th percentile, µs.
+    pub latency_us_p95: u64,
+    /// 99th percentile, µs.
+    pub latency_us_p99: u64,
+    /// Maximum, µs.
+    pub latency_us_max: u64,
+    /// 201 answers.
+    pub successes: u64,
+    /// Non-201 answers by error code (`http_NNN` when the body had none).
+    pub rejections: BTreeMap<String, u64>,
+    /// What a correct store must give: sum over SKUs of min(requests to it, k).
+    pub expected_successes: u64,
+    /// Units sold beyond the stock (only `naive` should ever have any).
+    pub oversold: u64,
+    /// Whether `allot audit` found every SKU of this run clean.
+    pub audit_clean: bool,
+    /// Every invariant that broke, in words (empty when all hold).
+    pub violations: Vec<String>,
+    /// Whether the strategy is unsafe by design (`naive`): its violations are expected.
+    pub unsafe_strategy: bool,
+}
+
+async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
+    let resp = client.post(url).json(body).send().await?;
+    let status = resp.status().as_u16();
+    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
+    Ok((status, body))
+}
+
+async fn strategies_of(client: &reqwest::Client, opts: &FlashSaleOptions) -> Result<Vec<String>, BenchError> {
+    if !opts.strategies.iter().any(|s| s == "all") {
+        return Ok(opts.strategies.clone());
+    }
+    let health: Value = client.get(format!("{}/healthz", opts.url)).send().await?.json().await?;
+    Ok(match health["backend"].as_str() {
+        Some("postgres") => ["atomic", "pessimistic", "optimistic", "segmented", "naive"]
+            .map(String::from)
+            .to_vec(),
+        _ => vec!["serialized".to_string()],
+    })
+}
+
+/// Run the flash sale for every strategy asked, one after the other, each on fresh SKUs.
+/// A strategy the server refuses with `unsupported_strategy` (e.g. `naive` without
+/// `--allow-unsafe-strategies`) is skipped with a note on stderr.
+pub async fn flash_sale(opts: &FlashSaleOptions) -> Result<Vec<StrategyReport>, BenchError> {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(opts.clients)
+        .timeout(Duration::from_secs(60))
+        .build()?;
+    let run_id = format!("{:x}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis());
+    let mut reports = Vec::new();
+    for strategy in strategies_of(&client, opts).await? {
+        match run_one(&client, opts, &strategy, &run_id).await? {
+            Some(r) => reports.push(r),
+            None => eprintln!("skipping {strategy}: the server does not support it"),
+        }
+    }
+    Ok(reports)
+}
+
+async fn run_one(
+    client: &reqwest::Client,
+    opts: &FlashSaleOptions,
+    strategy: &str,
+    run_id: &str,
+) -> Result<Option<StrategyReport>, BenchError> {
+    let m = opts.spread.max(1) as usize;
+    let skus: Arc<Vec<String>> = Arc::new((0..m).map(|i| format!("flash-{run_id}-{strategy}-{i}")).collect());
+    let buckets = if strategy == "segmented" { opts.segmented_buckets.max(1) } else { 1 };
+
+    // Set up the SKUs, C at a time.
+    let next = Arc::new(AtomicU64::new(0));
+    let mut setup = Vec::new();
+    for _ in 0..opts.clients.min(m).max(1) {
+        let (client, skus, next, url, stock) = (client.clone(), skus.clone(), next.clone(), opts.url.clone(), opts.stock);
+        setup.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if i >= skus.len() {
+                    return Ok::<(), BenchError>(());
+                }
+                let body = json!({"sku": skus[i], "on_hand": stock, "buckets": buckets});
+                let (status, body) = post(&client, &format!("{url}/v1/skus"), &body).await?;
+                if status != 201 {
+                    return Err(BenchError::Setup(format!("create sku: {status} {body}")));
+                }
+            }
+        }));
+    }
+    for t in setup {
+        t.await.map_err(|e| BenchError::Setup(e.to_string()))??;
+    }
+
+    // Probe: does the server run this strategy at all? (Costs nothing: quantity beyond stock.)
+    let probe = json!({"lines": [{"sku": skus[0], "quantity": opts.stock + 1}], "strategy": strategy});
+    let (status, body) = post(client, &format!("{}/v1/allocations", opts.url), &probe).await?;
+    if status == 400 && body["error"]["code"] == "unsupported_strategy" {
+        return Ok(None);
+    }
+
+    let bar = if opts.progress {
+        let b = ProgressBar::new(opts.requests);
+        b.set_style(
+            ProgressStyle::with_template("{prefix:>12} {bar:40} {pos}/{len} {per_sec} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b.set_prefix(strategy.to_string());
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let per_sku_ok: Arc<Vec<AtomicU64>> = Arc::new((0..m).map(|_| AtomicU64::new(0)).collect());
+    let issued = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..opts.clients.max(1) {
+        let client = client.clone();
+        let url = format!("{}/v1/allocations", opts.url);
+        let (skus, issued, per_sku_ok, bar) = (skus.clone(), issued.clone(), per_sku_ok.clone(), bar.clone());
+        let (n, strategy) = (opts.requests, strategy.to_string());
+        tasks.push(tokio::spawn(async move {
+            let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+            let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
+            loop {
+                let i = issued.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let s = (i % skus.len() as u64) as usize;
+                let body = json!({"lines": [{"sku": skus[s], "quantity": 1}], "strategy": strategy});
+                let t0 = Instant::now();
+                let result = post(&client, &url, &body).await;
+                hist.saturating_record(t0.elapsed().as_micros() as u64);
+                bar.inc(1);
+                match result {
+                    Ok((201, _)) => {
+                        per_sku_ok[s].fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok((status, body)) => {
+                        let code = body["error"]["code"].as_str().map(String::from).unwrap_or(format!("http_{status}"));
+                        *rejections.entry(code).or_default() += 1;
+                    }
+                    Err(e) => *rejections.entry(format!("client_error: {e}")).or_default() += 1,
+                }
+            }
+            (hist, rejections)
+        }));
+    }
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+    let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
+    for t in tasks {
+        let (h, r) = t.await.map_err(|e| BenchError::Setup(e.to_string()))?;
+        hist.add(h).map_err(|e| BenchError::Setup(e.to_string()))?;
+        for (k, v) in r {
+            *rejections.entry(k).or_default() += v;
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    // Invariants.
+    let mut violations = Vec::new();
+    let successes: u64 = per_sku_ok.iter().map(|a| a.load(Ordering::Relaxed)).sum();
+    let n = opts.requests;
+    let mut expected = 0u64;
+    let mut oversold = 0u64;
+    for s in 0..m {
+        let sent = n / m as u64 + u64::from((s as u64) < n % m as u64);
+        let exp = sent.min(opts.stock.max(0) as u64);
+        expected += exp;
+        let ok = per_sku_ok[s].load(Ordering::Relaxed);
+        oversold += ok.saturating_sub(opts.stock.max(0) as u64);
+    }
+    if successes != expected {
+        violations.push(format!("successes {successes} != min(N, k) {expected}"));
+    }
+    let server_errors: u64 = rejections
+        .iter()
+        .filter(|(k, _)| matches!(k.as_str(), "internal" | "unavailable") || k.starts_with("http_5") || k.starts_with("client_error"))
+        .map(|(_, v)| v)
+        .sum();
+    if server_errors > 0 {
+        violations.push(format!("{server_errors} server or client errors"));
+    }
+    // Final on_hand of every SKU, C at a time.
+    let next = Arc::new(AtomicU64::new(0));
+    let mismatches = Arc::new(AtomicU64::new(0));
+    let mut checks = Vec::new();
+    for _ in 0..opts.clients.min(m).max(1) {
+        let (client, skus, next, url, per_sku_ok, mismatches, stock) =
+            (client.clone(), skus.clone(), next.clone(), opts.url.clone(), per_sku_ok.clone(), mismatches.clone(), opts.stock);
+        checks.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if i >= skus.len() {
+                    return Ok::<(), BenchError>(());
+                }
+                let sku: Value = client.get(format!("{url}/v1/skus/{}", skus[i])).send().await?.json().await?;
+                let ok = per_sku_ok[i].load(Ordering::Relaxed) as i64;
+                if sku["on_hand"].as_i64() != Some(stock - ok) {
+                    mismatches.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    for t in checks {
+        t.await.map_err(|e| BenchError::Setup(e.to_string()))??;
+    }
+    let mismatches = mismatches.load(Ordering::Relaxed);
+    if mismatches > 0 {
+        violations.push(format!("{mismatches} SKUs where final on_hand != k - successes"));
+    }
+    let audit: Value = client.get(format!("{}/v1/audit", opts.url)).send().await?.json().await?;
+    let prefix = format!("flash-{run_id}-{strategy}-");
+    let bad: Vec<&Value> = audit["violations"]
+        .as_array()
+        .map(|v| v.iter().filter(|v| v["sku"].as_str().is_some_and(|s| s.starts_with(&prefix))).collect())
+        .unwrap_or_default();
+    let audit_clean = bad.is_empty() && audit["violations"].is_array();
+    if !audit_clean {
+        violations.push(format!("audit: {} violations, e.g. {}", bad.len(), bad.first().map(|v| v.to_string()).unwrap_or_default()));
+    }
+    if oversold > 0 {
+        violations.push(format!("oversold {oversold} units"));
+    }
+    let pct = |q: f64| hist.value_at_quantile(q);
+    Ok(Some(StrategyReport {
+        strategy: strategy.to_string(),
+        requests: n,
+        clients: opts.clients,
+        stock: opts.stock,
+        spread: m as u32,
+        elapsed_s: elapsed,
+        requests_per_s: n as f64 / elapsed,
+        allocations_per_s: successes as f64 / elapsed,
+        latency_us_p50: pct(0.50),
+        latency_us_p95: pct(0.95),
+        latency_us_p99: pct(0.99),
+        latency_us_max: hist.max(),
+        successes,
+        rejections,
+        expected_successes: expected,
+        oversold,
+        audit_clean,
+        violations,
+        unsafe_strategy: strategy == "naive",
+    }))
+}
+
+/// A side-by-side table of reports, one row per strategy (Markdown, so it pastes into notes).
+pub fn render_table(reports: &[StrategyReport]) -> String {
+    let mut out = String::from(
+        "| strategy | req/s | alloc/s | p50 ms | p95 ms | p99 ms | max ms | ok | expected | rejected | invariants |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+    );
+    let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
+    for r in reports {
+        let rejected = if r.rejections.is_empty() {
+            "-".to_string()
+        } else {
+            r.rejections.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ")
+        };
+        let inv = if r.violations.is_empty() {
+            "ok".to_string()
+        } else if r.unsafe_strategy {
+            format!("BROKEN as expected: {}", r.violations.join("; "))
+        } else {
+            format!("BROKEN: {}", r.violations.join("; "))
+        };
+        out.push_str(&format!(
+            "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.strategy,
+            r.requests_per_s,
+            r.allocations_per_s,
+            ms(r.latency_us_p50),
+            ms(r.latency_us_p95),
+            ms(r.latency_us_p99),
+            ms(r.latency_us_max),
+            r.successes,
+            r.expected_successes,
+            rejected,
+            inv
+        ));
+    }
+    out
+}

@@ -1,0 +1,269 @@
+//! Routes and handlers of API.md (service, SKUs, ledger, allocations, audit).
+
+use crate::config::ServerConfig;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{IdempotencyKey, JsonBody};
+use crate::metrics_layer;
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::*;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use metrics_exporter_prometheus::PrometheusHandle;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Arc;
+use utoipa::{OpenApi, ToSchema};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Shared state of the handlers.
+pub struct AppState {
+    /// The stock store of the configured backend.
+    pub store: Arc<dyn StockStore>,
+    /// Named limits.
+    pub limits: Limits,
+    /// Strategy for requests that name none.
+    pub default_strategy: Strategy,
+    metrics: PrometheusHandle,
+}
+
+impl AppState {
+    /// State for `store` under `cfg`. Errors with `unsupported_strategy` when the configured
+    /// default strategy cannot run on the store's backend.
+    pub fn new(store: Arc<dyn StockStore>, cfg: &ServerConfig) -> Result<Self, ApiError> {
+        let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
+        if !store.supports(default_strategy) {
+            return Err(AllotError::UnsupportedStrategy {
+                strategy: default_strategy.name().into(),
+                backend: store.backend().name(),
+                hint: " (as --default-strategy)".into(),
+            }
+            .into());
+        }
+        Ok(AppState { store, limits: cfg.limits.clone(), default_strategy, metrics: metrics_layer::handle() })
+    }
+}
+
+/// The OpenAPI document served at `/openapi.json`, generated from the handlers.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "allot", description = "Allocation of scarce things under contention. See API.md."),
+    paths(healthz, create_sku, get_sku, adjust_sku, ledger, create_allocation, get_allocation, audit),
+    components(schemas(Sku, LedgerEntry, LedgerPage, Allocation, AllocationLine, AllocationBody, CreateSkuBody,
+        AdjustmentBody, ErrorBody, Health, AuditReport, AuditViolation))
+)]
+pub struct ApiDoc;
+
+/// Build the router with every route, the body limit and the metrics middleware.
+pub fn router(state: Arc<AppState>) -> Router {
+    let body_limit = state.limits.max_body_bytes;
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/v1/skus", post(create_sku))
+        .route("/v1/skus/{sku}", get(get_sku))
+        .route("/v1/skus/{sku}/adjustments", post(adjust_sku))
+        .route("/v1/skus/{sku}/ledger", get(ledger))
+        .route("/v1/allocations", post(create_allocation))
+        .route("/v1/allocations/{id}", get(get_allocation))
+        .route("/v1/audit", get(audit))
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn(metrics_layer::track))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    AllotError::not_found("route", uri.path()).into()
+}
+
+/// `GET /healthz` body.
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    /// `ok` or `unavailable`.
+    status: &'static str,
+    /// `postgres` or `sqlite`.
+    backend: &'static str,
+}
+
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health), (status = 503, body = Health)))]
+async fn healthz(State(st): State<Arc<AppState>>) -> Response {
+    let backend = st.store.backend().name();
+    match st.store.health().await {
+        Ok(()) => Json(Health { status: "ok", backend }).into_response(),
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "unavailable", backend })).into_response(),
+    }
+}
+
+async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"))],
+        st.metrics.render(),
+    )
+        .into_response()
+}
+
+/// Build the idempotency context of a request: the key, a fingerprint of method, path and
+/// canonical body, and the renderer of the success response (`status`, JSON of the value).
+fn idempotency<T: Serialize + 'static>(
+    key: Option<String>,
+    method: &Method,
+    uri: &Uri,
+    canonical: &str,
+    status: StatusCode,
+) -> Option<Idempotency<T>> {
+    key.map(|key| Idempotency {
+        key,
+        fingerprint: format!("{method} {} {canonical}", uri.path()),
+        render: Box::new(move |v: &T| StoredResponse {
+            status: status.as_u16(),
+            body: serde_json::to_vec(v).unwrap_or_default(),
+        }),
+    })
+}
+
+/// The response of an idempotent request: fresh (rendered exactly as it was stored) or
+/// replayed (stored status and body, `Idempotent-Replayed: true`).
+fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
+    let (status, body, replayed) = match ex {
+        Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
+        Executed::Replayed(r) => (StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK), r.body, true),
+    };
+    let mut resp = (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response();
+    if replayed {
+        resp.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    resp
+}
+
+fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
+    allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)
+}
+
+#[utoipa::path(post, path = "/v1/skus", request_body = CreateSkuBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Sku), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn create_sku(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<CreateSkuBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::create_sku(body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    Ok(respond(StatusCode::CREATED, st.store.create_sku(req, idem).await?))
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}", params(("sku" = String, Path)),
+    responses((status = 200, body = Sku), (status = 404, body = ErrorBody)))]
+async fn get_sku(State(st): State<Arc<AppState>>, Path(sku): Path<String>) -> Result<Json<Sku>, ApiError> {
+    sku_path(&sku, &st)?;
+    Ok(Json(st.store.get_sku(&sku).await?))
+}
+
+#[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody, params(("sku" = String, Path)),
+    responses((status = 200, body = Sku), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn adjust_sku(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<AdjustmentBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.adjust(req, idem).await?))
+}
+
+/// `GET /v1/skus/{sku}/ledger` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct LedgerPage {
+    /// Entries with `id > after`, oldest first.
+    pub entries: Vec<LedgerEntry>,
+}
+
+fn query_i64(q: &HashMap<String, String>, name: &str, default: i64) -> Result<i64, ApiError> {
+    match q.get(name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .map_err(|_| AllotError::invalid(format!("query parameter `{name}` must be an integer")).into()),
+    }
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}/ledger",
+    params(("sku" = String, Path), ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = LedgerPage), (status = 404, body = ErrorBody)))]
+async fn ledger(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<LedgerPage>, ApiError> {
+    sku_path(&sku, &st)?;
+    let after = query_i64(&q, "after", 0)?;
+    let limit = query_i64(&q, "limit", 100)?;
+    if limit < 1 {
+        return Err(AllotError::invalid("limit must be >= 1").into());
+    }
+    if limit > i64::from(st.limits.max_page_size) {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_page_size",
+            max: u64::from(st.limits.max_page_size),
+            message: format!("limit is {limit}"),
+        }
+        .into());
+    }
+    Ok(Json(LedgerPage { entries: st.store.ledger(&sku, after, limit as u32).await? }))
+}
+
+#[utoipa::path(post, path = "/v1/allocations", request_body = AllocationBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Allocation), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+async fn create_allocation(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<AllocationBody>,
+) -> Result<Response, ApiError> {
+    let strategy = match &body.value.strategy {
+        None => st.default_strategy,
+        Some(s) => s.parse::<Strategy>().map_err(|_| AllotError::UnsupportedStrategy {
+            strategy: s.clone(),
+            backend: st.store.backend().name(),
+            hint: String::new(),
+        })?,
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.allocate(req, idem).await;
+    let outcome = match &result {
+        Ok(Executed::Fresh(_)) => "allocated",
+        Ok(Executed::Replayed(_)) => "replayed",
+        Err(e) => e.code(),
+    };
+    metrics::counter!("allot_allocations_total", "strategy" => strategy.name(), "outcome" => outcome).increment(1);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+#[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
+async fn get_allocation(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Allocation>, ApiError> {
+    if id.len() > 64 {
+        return Err(AllotError::not_found("allocation", id).into());
+    }
+    Ok(Json(st.store.get_allocation(&id).await?))
+}
+
+#[utoipa::path(get, path = "/v1/audit",
+    responses((status = 200, body = AuditReport, description = "conservation check of every SKU in one snapshot")))]
+async fn audit(State(st): State<Arc<AppState>>) -> Result<Json<AuditReport>, ApiError> {
+    Ok(Json(st.store.audit().await?))
+}

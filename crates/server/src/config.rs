@@ -1,0 +1,84 @@
+//! Server configuration and opening the store it names.
+
+use crate::error::ApiError;
+use allot_core::{AllotError, Limits, StockStore, Strategy};
+use std::sync::Arc;
+
+/// Everything `allot serve` needs. Built by the CLI from flags, environment and TOML.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// `host:port` to listen on. Default `127.0.0.1:8080`.
+    pub listen: String,
+    /// `sqlite://file.db`, `sqlite:///abs/path.db` or `postgres://…`. Default `sqlite://allot.db`.
+    pub database_url: String,
+    /// Strategy when a request names none; `None` means the backend's own default
+    /// (`atomic` on PostgreSQL, `serialized` on SQLite).
+    pub default_strategy: Option<Strategy>,
+    /// Allow `naive` (it oversells; for the benchmark only).
+    pub allow_unsafe_strategies: bool,
+    /// Named limits.
+    pub limits: Limits,
+    /// PostgreSQL pool size.
+    pub pool_size: usize,
+    /// How long a request waits for a pooled connection, ms.
+    pub pool_wait_ms: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: "127.0.0.1:8080".into(),
+            database_url: "sqlite://allot.db".into(),
+            default_strategy: None,
+            allow_unsafe_strategies: false,
+            limits: Limits::default(),
+            pool_size: 32,
+            pool_wait_ms: 5000,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// `postgres` or `sqlite`, from the URL.
+    pub fn backend_name(&self) -> &'static str {
+        if self.is_postgres() {
+            "postgres"
+        } else {
+            "sqlite"
+        }
+    }
+
+    /// Whether the URL names PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")
+    }
+}
+
+/// Run migrations and open the store named by `cfg.database_url`.
+///
+/// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
+/// cannot be reached.
+pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn StockStore>, ApiError> {
+    if cfg.is_postgres() {
+        allot_postgres::migrate(&cfg.database_url).await?;
+        let mut pg = allot_postgres::PgConfig::new(&cfg.database_url);
+        pg.pool_size = cfg.pool_size;
+        pg.pool_wait_ms = cfg.pool_wait_ms;
+        pg.limits = cfg.limits.clone();
+        pg.allow_unsafe_strategies = cfg.allow_unsafe_strategies;
+        Ok(Arc::new(allot_postgres::PgStore::connect(&pg)?))
+    } else if let Some(path) = allot_sqlite::path_from_url(&cfg.database_url) {
+        let mut sc = allot_sqlite::SqliteConfig::new(path);
+        sc.limits = cfg.limits.clone();
+        let store = tokio::task::spawn_blocking(move || allot_sqlite::SqliteStore::open(&sc))
+            .await
+            .map_err(|e| AllotError::Internal(e.to_string()))??;
+        Ok(Arc::new(store))
+    } else {
+        Err(AllotError::invalid(format!(
+            "database url `{}` is neither sqlite://… nor postgres://…",
+            cfg.database_url
+        ))
+        .into())
+    }
+}

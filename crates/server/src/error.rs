@@ -1,0 +1,125 @@
+//! The error body of API.md and the mapping from domain errors to HTTP statuses.
+
+use allot_core::AllotError;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `{"error": {"code": "…", "message": "…", …details}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// The error.
+    pub error: ErrorDetail,
+}
+
+/// The inner error object; details depend on the code.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Stable snake_case code (see API.md's table).
+    pub code: String,
+    /// Human-readable text.
+    pub message: String,
+    /// `limit_exceeded`: the limit's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// `limit_exceeded`: the limit's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<u64>,
+    /// `insufficient_stock`: the first short SKU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sku: Option<String>,
+    /// `insufficient_stock`: what it asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<i64>,
+    /// `insufficient_stock`: what was available.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available: Option<i64>,
+    /// `contention`: suggested wait, ms (also in `Retry-After`, seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+}
+
+/// A domain error on its way out as an HTTP response.
+#[derive(Debug)]
+pub struct ApiError(pub AllotError);
+
+impl From<AllotError> for ApiError {
+    fn from(e: AllotError) -> Self {
+        ApiError(e)
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// HTTP status of a domain error, per API.md.
+pub fn status_of(e: &AllotError) -> StatusCode {
+    match e {
+        AllotError::InvalidRequest(_) | AllotError::UnsupportedStrategy { .. } => StatusCode::BAD_REQUEST,
+        AllotError::LimitExceeded { limit, .. } if *limit == "max_body_bytes" => StatusCode::PAYLOAD_TOO_LARGE,
+        AllotError::LimitExceeded { .. } => StatusCode::BAD_REQUEST,
+        AllotError::NotFound { .. } => StatusCode::NOT_FOUND,
+        AllotError::AlreadyExists { .. }
+        | AllotError::InsufficientStock { .. }
+        | AllotError::Contention { .. }
+        | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
+        AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+        AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        AllotError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// Build the error body of a domain error.
+pub fn body_of(e: &AllotError) -> ErrorBody {
+    let mut d = ErrorDetail {
+        code: e.code().to_string(),
+        message: e.to_string(),
+        limit: None,
+        max: None,
+        sku: None,
+        requested: None,
+        available: None,
+        retry_after_ms: None,
+    };
+    match e {
+        AllotError::LimitExceeded { limit, max, .. } => {
+            d.limit = Some((*limit).to_string());
+            d.max = Some(*max);
+        }
+        AllotError::InsufficientStock { sku, requested, available } => {
+            d.sku = Some(sku.clone());
+            d.requested = Some(*requested);
+            d.available = Some(*available);
+        }
+        AllotError::Contention { retry_after_ms, .. } => d.retry_after_ms = Some(*retry_after_ms),
+        _ => {}
+    }
+    ErrorBody { error: d }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = status_of(&self.0);
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(error = %self.0, "internal error");
+        }
+        let mut resp = (status, axum::Json(body_of(&self.0))).into_response();
+        match &self.0 {
+            AllotError::Contention { retry_after_ms, .. } => {
+                let secs = retry_after_ms.div_ceil(1000).max(1);
+                resp.headers_mut().insert("retry-after", HeaderValue::from(secs));
+            }
+            AllotError::IdempotencyKeyInUse | AllotError::Unavailable(_) => {
+                resp.headers_mut().insert("retry-after", HeaderValue::from(1u64));
+            }
+            _ => {}
+        }
+        resp
+    }
+}
