@@ -103,7 +103,13 @@ pub async fn flash_sale(opts: &FlashSaleOptions) -> Result<Vec<StrategyReport>, 
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;
-    let run_id = format!("{:x}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis());
+    let run_id = format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis()
+    );
     let mut reports = Vec::new();
     for strategy in strategies_of(&client, opts).await? {
         match run_one(&client, opts, &strategy, &run_id).await? {
@@ -122,13 +128,18 @@ async fn run_one(
 ) -> Result<Option<StrategyReport>, BenchError> {
     let m = opts.spread.max(1) as usize;
     let skus: Arc<Vec<String>> = Arc::new((0..m).map(|i| format!("flash-{run_id}-{strategy}-{i}")).collect());
-    let buckets = if strategy == "segmented" { opts.segmented_buckets.max(1) } else { 1 };
+    let buckets = if strategy == "segmented" {
+        opts.segmented_buckets.max(1)
+    } else {
+        1
+    };
 
     // Set up the SKUs, C at a time.
     let next = Arc::new(AtomicU64::new(0));
     let mut setup = Vec::new();
     for _ in 0..opts.clients.min(m).max(1) {
-        let (client, skus, next, url, stock) = (client.clone(), skus.clone(), next.clone(), opts.url.clone(), opts.stock);
+        let (client, skus, next, url, stock) =
+            (client.clone(), skus.clone(), next.clone(), opts.url.clone(), opts.stock);
         setup.push(tokio::spawn(async move {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed) as usize;
@@ -193,7 +204,10 @@ async fn run_one(
                         per_sku_ok[s].fetch_add(1, Ordering::Relaxed);
                     }
                     Ok((status, body)) => {
-                        let code = body["error"]["code"].as_str().map(String::from).unwrap_or(format!("http_{status}"));
+                        let code = body["error"]["code"]
+                            .as_str()
+                            .map(String::from)
+                            .unwrap_or(format!("http_{status}"));
                         *rejections.entry(code).or_default() += 1;
                     }
                     Err(e) => *rejections.entry(format!("client_error: {e}")).or_default() += 1,
@@ -232,7 +246,9 @@ async fn run_one(
     }
     let server_errors: u64 = rejections
         .iter()
-        .filter(|(k, _)| matches!(k.as_str(), "internal" | "unavailable") || k.starts_with("http_5") || k.starts_with("client_error"))
+        .filter(|(k, _)| {
+            matches!(k.as_str(), "internal" | "unavailable") || k.starts_with("http_5") || k.starts_with("client_error")
+        })
         .map(|(_, v)| v)
         .sum();
     if server_errors > 0 {
@@ -243,15 +259,27 @@ async fn run_one(
     let mismatches = Arc::new(AtomicU64::new(0));
     let mut checks = Vec::new();
     for _ in 0..opts.clients.min(m).max(1) {
-        let (client, skus, next, url, per_sku_ok, mismatches, stock) =
-            (client.clone(), skus.clone(), next.clone(), opts.url.clone(), per_sku_ok.clone(), mismatches.clone(), opts.stock);
+        let (client, skus, next, url, per_sku_ok, mismatches, stock) = (
+            client.clone(),
+            skus.clone(),
+            next.clone(),
+            opts.url.clone(),
+            per_sku_ok.clone(),
+            mismatches.clone(),
+            opts.stock,
+        );
         checks.push(tokio::spawn(async move {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                 if i >= skus.len() {
                     return Ok::<(), BenchError>(());
                 }
-                let sku: Value = client.get(format!("{url}/v1/skus/{}", skus[i])).send().await?.json().await?;
+                let sku: Value = client
+                    .get(format!("{url}/v1/skus/{}", skus[i]))
+                    .send()
+                    .await?
+                    .json()
+                    .await?;
                 let ok = per_sku_ok[i].load(Ordering::Relaxed) as i64;
                 if sku["on_hand"].as_i64() != Some(stock - ok) {
                     mismatches.fetch_add(1, Ordering::Relaxed);
@@ -266,15 +294,28 @@ async fn run_one(
     if mismatches > 0 {
         violations.push(format!("{mismatches} SKUs where final on_hand != k - successes"));
     }
-    let audit: Value = client.get(format!("{}/v1/audit", opts.url)).send().await?.json().await?;
+    let audit: Value = client
+        .get(format!("{}/v1/audit", opts.url))
+        .send()
+        .await?
+        .json()
+        .await?;
     let prefix = format!("flash-{run_id}-{strategy}-");
     let bad: Vec<&Value> = audit["violations"]
         .as_array()
-        .map(|v| v.iter().filter(|v| v["sku"].as_str().is_some_and(|s| s.starts_with(&prefix))).collect())
+        .map(|v| {
+            v.iter()
+                .filter(|v| v["sku"].as_str().is_some_and(|s| s.starts_with(&prefix)))
+                .collect()
+        })
         .unwrap_or_default();
     let audit_clean = bad.is_empty() && audit["violations"].is_array();
     if !audit_clean {
-        violations.push(format!("audit: {} violations, e.g. {}", bad.len(), bad.first().map(|v| v.to_string()).unwrap_or_default()));
+        violations.push(format!(
+            "audit: {} violations, e.g. {}",
+            bad.len(),
+            bad.first().map(|v| v.to_string()).unwrap_or_default()
+        ));
     }
     if oversold > 0 {
         violations.push(format!("oversold {oversold} units"));
@@ -313,7 +354,11 @@ pub fn render_table(reports: &[StrategyReport]) -> String {
         let rejected = if r.rejections.is_empty() {
             "-".to_string()
         } else {
-            r.rejections.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ")
+            r.rejections
+                .iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         let inv = if r.violations.is_empty() {
             "ok".to_string()

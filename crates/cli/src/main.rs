@@ -11,7 +11,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "allot", version, about = "Hands out scarce things to many concurrent callers without overselling.")]
+#[command(
+    name = "allot",
+    version,
+    about = "Hands out scarce things to many concurrent callers without overselling."
+)]
 struct Cli {
     /// TOML file with settings (keys are the long flag names with `_`); flags and
     /// environment variables override it.
@@ -125,7 +129,10 @@ impl ServeArgs {
     fn config(&self) -> anyhow::Result<ServerConfig> {
         let default_strategy = match &self.default_strategy {
             None => None,
-            Some(s) => Some(s.parse::<Strategy>().map_err(|e| anyhow::anyhow!("--default-strategy: {e}"))?),
+            Some(s) => Some(
+                s.parse::<Strategy>()
+                    .map_err(|e| anyhow::anyhow!("--default-strategy: {e}"))?,
+            ),
         };
         Ok(ServerConfig {
             listen: self.listen.clone(),
@@ -204,7 +211,9 @@ fn load_config_file() -> anyhow::Result<()> {
     }
     let Some(path) = path else { return Ok(()) };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
-    let table: toml::Table = text.parse().with_context(|| format!("parsing config {}", path.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .with_context(|| format!("parsing config {}", path.display()))?;
     for (key, value) in table {
         let var = format!("ALLOT_{}", key.to_uppercase().replace('-', "_"));
         let value = match value {
@@ -225,9 +234,7 @@ fn main() -> anyhow::Result<()> {
     load_config_file()?;
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -242,12 +249,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             allot_server::serve_until_signal(&cfg).await?;
         }
         Cmd::Migrate(db) => {
-            let cfg = ServerConfig { database_url: db.database_url, ..ServerConfig::default() };
+            let cfg = ServerConfig {
+                database_url: db.database_url,
+                ..ServerConfig::default()
+            };
             allot_server::open_store(&cfg).await?;
             println!("migrations applied to {}", cfg.backend_name());
         }
         Cmd::Audit(db) => {
-            let cfg = ServerConfig { database_url: db.database_url, ..ServerConfig::default() };
+            let cfg = ServerConfig {
+                database_url: db.database_url,
+                ..ServerConfig::default()
+            };
             let store = allot_server::open_store(&cfg).await?;
             let report = store.audit().await?;
             println!(
@@ -264,7 +277,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Rebalance(a) => {
-            let cfg = ServerConfig { database_url: a.db.database_url, ..ServerConfig::default() };
+            let cfg = ServerConfig {
+                database_url: a.db.database_url,
+                ..ServerConfig::default()
+            };
             let store = allot_server::open_store(&cfg).await?;
             let n = store.rebalance(a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");

@@ -15,7 +15,7 @@ pub mod validate;
 
 pub use error::{AllotError, Result};
 pub use limits::Limits;
-pub use model::*;
 pub use model::audit as audit_rows;
+pub use model::*;
 pub use store::{Executed, Idempotency, StockStore, StoredResponse};
 pub use strategy::{Backend, Strategy};

@@ -258,7 +258,10 @@ pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
     let mut violations = Vec::new();
     for r in rows {
         let mut v = |problem: String| {
-            violations.push(AuditViolation { sku: r.sku.clone(), problem })
+            violations.push(AuditViolation {
+                sku: r.sku.clone(),
+                problem,
+            })
         };
         if r.on_hand != r.ledger_delta {
             v(format!("on_hand {} != ledger sum {}", r.on_hand, r.ledger_delta));
@@ -270,7 +273,10 @@ pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
             v(format!("a bucket has negative held ({})", r.min_bucket_held));
         }
         if r.min_bucket_available < 0 {
-            v(format!("a bucket has held > on_hand (available {})", r.min_bucket_available));
+            v(format!(
+                "a bucket has held > on_hand (available {})",
+                r.min_bucket_available
+            ));
         }
     }
     AuditReport {
@@ -297,7 +303,11 @@ mod audit_tests {
             ledger_entries: 2,
         };
         assert!(audit(std::slice::from_ref(&ok)).violations.is_empty());
-        let bad = SkuAuditRow { on_hand: 6, min_bucket_available: -1, ..ok.clone() };
+        let bad = SkuAuditRow {
+            on_hand: 6,
+            min_bucket_available: -1,
+            ..ok.clone()
+        };
         let rep = audit(&[ok, bad]);
         assert_eq!(rep.skus_checked, 2);
         assert_eq!(rep.violations.len(), 2);

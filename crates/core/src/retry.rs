@@ -14,7 +14,10 @@ pub struct Backoff {
 
 impl Default for Backoff {
     fn default() -> Self {
-        Backoff { base_ms: 2, cap_ms: 100 }
+        Backoff {
+            base_ms: 2,
+            cap_ms: 100,
+        }
     }
 }
 

@@ -118,10 +118,7 @@ mod tests {
         for s in Strategy::ALL {
             assert_eq!(s.name().parse::<Strategy>().unwrap(), s);
         }
-        assert_eq!(
-            "nope".parse::<Strategy>().unwrap_err().code(),
-            "unsupported_strategy"
-        );
+        assert_eq!("nope".parse::<Strategy>().unwrap_err().code(), "unsupported_strategy");
     }
 
     #[test]

@@ -59,7 +59,11 @@ pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
             message: format!("buckets is {buckets}"),
         });
     }
-    Ok(CreateSku { sku: body.sku, on_hand: body.on_hand, buckets: buckets as u32 })
+    Ok(CreateSku {
+        sku: body.sku,
+        on_hand: body.on_hand,
+        buckets: buckets as u32,
+    })
 }
 
 /// Validate `POST /v1/skus/{sku}/adjustments`.
@@ -78,18 +82,17 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
             });
         }
     }
-    Ok(Adjustment { sku: sku.to_string(), delta: body.delta, reason: body.reason })
+    Ok(Adjustment {
+        sku: sku.to_string(),
+        delta: body.delta,
+        reason: body.reason,
+    })
 }
 
 /// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
 /// The strategy must already be resolved by the caller (server default or the body's).
 /// The lines come back sorted by SKU, the global lock order.
-pub fn allocation(
-    id: String,
-    body: AllocationBody,
-    strategy: Strategy,
-    limits: &Limits,
-) -> Result<AllocationRequest> {
+pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: &Limits) -> Result<AllocationRequest> {
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
     }
@@ -105,16 +108,18 @@ pub fn allocation(
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
         if !seen.insert(l.sku.as_str()) {
-            return Err(AllotError::invalid(format!(
-                "sku `{}` appears more than once",
-                l.sku
-            )));
+            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
         }
     }
     let mut lines = body.lines;
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     let spread_hash = fnv1a_64(id.as_bytes());
-    Ok(AllocationRequest { id, lines, strategy, spread_hash })
+    Ok(AllocationRequest {
+        id,
+        lines,
+        strategy,
+        spread_hash,
+    })
 }
 
 /// Validate an `Idempotency-Key`: 1..=255 printable ASCII characters.
@@ -151,16 +156,27 @@ mod tests {
         assert_eq!(name("sku", "", &l()).unwrap_err().code(), "invalid_request");
         assert_eq!(name("sku", "a b", &l()).unwrap_err().code(), "invalid_request");
         assert_eq!(name("sku", "é", &l()).unwrap_err().code(), "invalid_request");
-        assert_eq!(name("sku", &"a".repeat(129), &l()).unwrap_err().code(), "limit_exceeded");
+        assert_eq!(
+            name("sku", &"a".repeat(129), &l()).unwrap_err().code(),
+            "limit_exceeded"
+        );
         assert!(name("sku", &"a".repeat(128), &l()).is_ok());
     }
 
     #[test]
     fn allocation_rules() {
-        let line = |s: &str, q| AllocationLine { sku: s.into(), quantity: q };
+        let line = |s: &str, q| AllocationLine {
+            sku: s.into(),
+            quantity: q,
+        };
         let body = |lines| AllocationBody { lines, strategy: None };
-        let ok = allocation("x".into(), body(vec![line("B", 1), line("A", 2)]), Strategy::Atomic, &l())
-            .unwrap();
+        let ok = allocation(
+            "x".into(),
+            body(vec![line("B", 1), line("A", 2)]),
+            Strategy::Atomic,
+            &l(),
+        )
+        .unwrap();
         assert_eq!(ok.lines[0].sku, "A");
         let err = |b| allocation("x".into(), b, Strategy::Atomic, &l()).unwrap_err().code();
         assert_eq!(err(body(vec![])), "invalid_request");
@@ -176,7 +192,16 @@ mod tests {
 
     #[test]
     fn create_and_adjust() {
-        let c = |on_hand, buckets| create_sku(CreateSkuBody { sku: "A".into(), on_hand, buckets }, &l());
+        let c = |on_hand, buckets| {
+            create_sku(
+                CreateSkuBody {
+                    sku: "A".into(),
+                    on_hand,
+                    buckets,
+                },
+                &l(),
+            )
+        };
         assert!(c(0, None).is_ok());
         assert_eq!(c(-1, None).unwrap_err().code(), "invalid_request");
         assert_eq!(c(1, Some(0)).unwrap_err().code(), "invalid_request");

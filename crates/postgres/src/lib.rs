@@ -87,11 +87,15 @@ pub fn is_retryable(e: &tokio_postgres::Error) -> bool {
 pub fn map_error(e: tokio_postgres::Error) -> AllotError {
     match e.code() {
         Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED => {
-            AllotError::Contention { attempts: 1, retry_after_ms: 10 }
+            AllotError::Contention {
+                attempts: 1,
+                retry_after_ms: 10,
+            }
         }
-        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => {
-            AllotError::Contention { attempts: 1, retry_after_ms: 10 }
-        }
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => AllotError::Contention {
+            attempts: 1,
+            retry_after_ms: 10,
+        },
         Some(c) if *c == SqlState::QUERY_CANCELED => {
             AllotError::Unavailable("query canceled (57014), e.g. statement_timeout".into())
         }

@@ -78,12 +78,10 @@ const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, versi
 const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
      WHERE sku = $1 AND bucket = $2";
 const SQL_BUCKETS: &str = "SELECT buckets FROM skus WHERE sku = $1";
-const SQL_READ_BUCKETS: &str =
-    "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket";
+const SQL_READ_BUCKETS: &str = "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket";
 const SQL_LOCK_BUCKETS: &str =
     "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket FOR UPDATE";
-const SQL_AVAILABLE: &str =
-    "SELECT COALESCE(sum(on_hand - held), 0)::int8 FROM stock WHERE sku = $1";
+const SQL_AVAILABLE: &str = "SELECT COALESCE(sum(on_hand - held), 0)::int8 FROM stock WHERE sku = $1";
 const SQL_GET_SKU: &str = "SELECT s.buckets, sum(st.on_hand)::int8, sum(st.held)::int8, sum(st.version)::int8
      FROM skus s JOIN stock st ON st.sku = s.sku WHERE s.sku = $1 GROUP BY s.buckets";
 const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
@@ -109,7 +107,9 @@ impl PgStore {
         let mgr = Manager::from_config(
             pg,
             tokio_postgres::NoTls,
-            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
         );
         let wait = Some(Duration::from_millis(cfg.pool_wait_ms));
         let pool = Pool::builder(mgr)
@@ -119,7 +119,11 @@ impl PgStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|e| AllotError::Internal(format!("pool: {e}")))?;
-        Ok(PgStore { pool, limits: cfg.limits.clone(), allow_unsafe: cfg.allow_unsafe_strategies })
+        Ok(PgStore {
+            pool,
+            limits: cfg.limits.clone(),
+            allow_unsafe: cfg.allow_unsafe_strategies,
+        })
     }
 
     /// The connection pool, for other stores of this backend sharing it.
@@ -128,13 +132,10 @@ impl PgStore {
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object> {
-        self.pool
-            .get()
-            .await
-            .map_err(|e| match e {
-                deadpool_postgres::PoolError::Backend(e) => map_error(e),
-                other => AllotError::Unavailable(format!("no database connection: {other}")),
-            })
+        self.pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => map_error(e),
+            other => AllotError::Unavailable(format!("no database connection: {other}")),
+        })
     }
 
     /// Run `attempt` until it commits or fails for good. 40001/40P01 retry up to
@@ -197,13 +198,33 @@ impl PgStore {
     /// transaction, one commit), so the row lock is held only for that statement and its
     /// commit. Returns `false` when the first bucket could not serve it (short, or the SKU
     /// is unknown): the general path then decides.
-    async fn try_fast_allocate(&self, req: &AllocationRequest, lines: &serde_json::Value, now: chrono::DateTime<Utc>) -> TxResult<bool> {
+    async fn try_fast_allocate(
+        &self,
+        req: &AllocationRequest,
+        lines: &serde_json::Value,
+        now: chrono::DateTime<Utc>,
+    ) -> TxResult<bool> {
         let line = &req.lines[0];
-        let start = if req.strategy == Strategy::Segmented { (req.spread_hash >> 1) as i64 } else { 0 };
+        let start = if req.strategy == Strategy::Segmented {
+            (req.spread_hash >> 1) as i64
+        } else {
+            0
+        };
         let client = self.client().await?;
         let stmt = client.prepare_cached(SQL_FAST_ALLOCATE).await?;
         let row = client
-            .query_one(&stmt, &[&line.sku, &line.quantity, &start, &req.id, &req.strategy.name(), lines, &now])
+            .query_one(
+                &stmt,
+                &[
+                    &line.sku,
+                    &line.quantity,
+                    &start,
+                    &req.id,
+                    &req.strategy.name(),
+                    lines,
+                    &now,
+                ],
+            )
             .await?;
         Ok(row.get::<_, i64>(0) == 1)
     }
@@ -248,7 +269,11 @@ impl PgStore {
                     ok
                 }
                 Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
-                    let sql = if req.strategy == Strategy::Pessimistic { SQL_LOCK_BUCKETS } else { SQL_READ_BUCKETS };
+                    let sql = if req.strategy == Strategy::Pessimistic {
+                        SQL_LOCK_BUCKETS
+                    } else {
+                        SQL_READ_BUCKETS
+                    };
                     let stmt = tx.prepare_cached(sql).await?;
                     let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
                     match rows.iter().find(|r| r.on_hand - r.held >= line.quantity) {
@@ -297,7 +322,8 @@ impl PgStore {
         let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
         tx.execute(&stmt, &[&skus, &qs, &req.id]).await?;
         let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
-        tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now]).await?;
+        tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
+            .await?;
         let alloc = allocation_of(req, now);
         if let Some(idem) = idem {
             idem_store(&tx, idem, &alloc).await?;
@@ -321,7 +347,10 @@ impl PgStore {
             )
             .await?;
         if n == 0 {
-            return Err(TxErr::Fail(AllotError::AlreadyExists { kind: "sku", id: req.sku.clone() }));
+            return Err(TxErr::Fail(AllotError::AlreadyExists {
+                kind: "sku",
+                id: req.sku.clone(),
+            }));
         }
         let buckets: Vec<i32> = (0..req.buckets as i32).collect();
         let amounts = split_even(req.on_hand, req.buckets);
@@ -365,7 +394,11 @@ impl PgStore {
         }
         let counts: Vec<BucketCounts> = rows
             .iter()
-            .map(|r| BucketCounts { bucket: r.bucket as u32, on_hand: r.on_hand, held: r.held })
+            .map(|r| BucketCounts {
+                bucket: r.bucket as u32,
+                on_hand: r.on_hand,
+                held: r.held,
+            })
             .collect();
         let plan = plan_rebalance(&counts, delta).ok_or_else(|| AllotError::InsufficientStock {
             sku: sku.to_string(),
@@ -416,7 +449,12 @@ impl PgStore {
 
 fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
     rows.iter()
-        .map(|r| BucketRow { bucket: r.get(0), on_hand: r.get(1), held: r.get(2), version: r.get(3) })
+        .map(|r| BucketRow {
+            bucket: r.get(0),
+            on_hand: r.get(1),
+            held: r.get(2),
+            version: r.get(3),
+        })
         .collect()
 }
 
@@ -453,7 +491,10 @@ async fn get_sku_with<C: GenericClient>(c: &C, sku: &str) -> Result<Sku> {
 /// Idempotency, first half: take the key's transaction-scoped advisory lock without
 /// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
 /// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
-async fn idem_begin<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>) -> TxResult<Option<StoredResponse>> {
+async fn idem_begin<T>(
+    tx: &deadpool_postgres::Transaction<'_>,
+    idem: &Idempotency<T>,
+) -> TxResult<Option<StoredResponse>> {
     let objid = fnv1a_64(idem.key.as_bytes()) as u32 as i32;
     let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
     let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
@@ -471,7 +512,10 @@ async fn idem_begin<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempoten
                 return Err(TxErr::Fail(AllotError::IdempotencyKeyReused));
             }
             let status: i32 = row.get(1);
-            Ok(Some(StoredResponse { status: status as u16, body: row.get(2) }))
+            Ok(Some(StoredResponse {
+                status: status as u16,
+                body: row.get(2),
+            }))
         }
     }
 }
@@ -482,8 +526,11 @@ async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempoten
     let stmt = tx
         .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
         .await?;
-    tx.execute(&stmt, &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body])
-        .await?;
+    tx.execute(
+        &stmt,
+        &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body],
+    )
+    .await?;
     Ok(())
 }
 
@@ -532,7 +579,10 @@ impl StockStore for PgStore {
             )
             .await
             .map_err(map_error)?;
-        let rows = c.query(&stmt, &[&sku, &after, &i64::from(limit)]).await.map_err(map_error)?;
+        let rows = c
+            .query(&stmt, &[&sku, &after, &i64::from(limit)])
+            .await
+            .map_err(map_error)?;
         if rows.is_empty() {
             // Distinguish "no more entries" from "no such SKU".
             get_sku_with(&c, sku).await?;
@@ -550,7 +600,11 @@ impl StockStore for PgStore {
             .collect())
     }
 
-    async fn allocate(&self, req: AllocationRequest, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+    async fn allocate(
+        &self,
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
         self.check_strategy(req.strategy)?;
         let now = Utc::now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
@@ -561,7 +615,8 @@ impl StockStore for PgStore {
         {
             return Ok(Executed::Fresh(allocation_of(&req, now)));
         }
-        self.retrying(|| self.try_allocate(&req, idem.as_ref(), &lines_json, now)).await
+        self.retrying(|| self.try_allocate(&req, idem.as_ref(), &lines_json, now))
+            .await
     }
 
     async fn get_allocation(&self, id: &str) -> Result<Allocation> {

@@ -42,17 +42,46 @@ impl AppState {
             }
             .into());
         }
-        Ok(AppState { store, limits: cfg.limits.clone(), default_strategy, metrics: metrics_layer::handle() })
+        Ok(AppState {
+            store,
+            limits: cfg.limits.clone(),
+            default_strategy,
+            metrics: metrics_layer::handle(),
+        })
     }
 }
 
 /// The OpenAPI document served at `/openapi.json`, generated from the handlers.
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "allot", description = "Allocation of scarce things under contention. See API.md."),
-    paths(healthz, create_sku, get_sku, adjust_sku, ledger, create_allocation, get_allocation, audit),
-    components(schemas(Sku, LedgerEntry, LedgerPage, Allocation, AllocationLine, AllocationBody, CreateSkuBody,
-        AdjustmentBody, ErrorBody, Health, AuditReport, AuditViolation))
+    info(
+        title = "allot",
+        description = "Allocation of scarce things under contention. See API.md."
+    ),
+    paths(
+        healthz,
+        create_sku,
+        get_sku,
+        adjust_sku,
+        ledger,
+        create_allocation,
+        get_allocation,
+        audit
+    ),
+    components(schemas(
+        Sku,
+        LedgerEntry,
+        LedgerPage,
+        Allocation,
+        AllocationLine,
+        AllocationBody,
+        CreateSkuBody,
+        AdjustmentBody,
+        ErrorBody,
+        Health,
+        AuditReport,
+        AuditViolation
+    ))
 )]
 pub struct ApiDoc;
 
@@ -94,13 +123,23 @@ async fn healthz(State(st): State<Arc<AppState>>) -> Response {
     let backend = st.store.backend().name();
     match st.store.health().await {
         Ok(()) => Json(Health { status: "ok", backend }).into_response(),
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "unavailable", backend })).into_response(),
+        Err(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: "unavailable",
+                backend,
+            }),
+        )
+            .into_response(),
     }
 }
 
 async fn metrics(State(st): State<Arc<AppState>>) -> Response {
     (
-        [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4"),
+        )],
         st.metrics.render(),
     )
         .into_response()
@@ -132,9 +171,15 @@ fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
         Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
         Executed::Replayed(r) => (StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK), r.body, true),
     };
-    let mut resp = (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response();
+    let mut resp = (
+        status,
+        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response();
     if replayed {
-        resp.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+        resp.headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
     }
     resp
 }
@@ -218,7 +263,9 @@ async fn ledger(
         }
         .into());
     }
-    Ok(Json(LedgerPage { entries: st.store.ledger(&sku, after, limit as u32).await? }))
+    Ok(Json(LedgerPage {
+        entries: st.store.ledger(&sku, after, limit as u32).await?,
+    }))
 }
 
 #[utoipa::path(post, path = "/v1/allocations", request_body = AllocationBody,

@@ -92,7 +92,11 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.limit = Some((*limit).to_string());
             d.max = Some(*max);
         }
-        AllotError::InsufficientStock { sku, requested, available } => {
+        AllotError::InsufficientStock {
+            sku,
+            requested,
+            available,
+        } => {
             d.sku = Some(sku.clone());
             d.requested = Some(*requested);
             d.available = Some(*available);

@@ -45,10 +45,15 @@ impl RunningServer {
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let store = open_store(cfg).await?;
     let state = AppState::new(store, cfg)?;
-    let listener = tokio::net::TcpListener::bind(&cfg.listen)
-        .await
-        .map_err(|e| ApiError::from(allot_core::AllotError::Unavailable(format!("cannot bind {}: {e}", cfg.listen))))?;
-    let addr = listener.local_addr().map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
+    let listener = tokio::net::TcpListener::bind(&cfg.listen).await.map_err(|e| {
+        ApiError::from(allot_core::AllotError::Unavailable(format!(
+            "cannot bind {}: {e}",
+            cfg.listen
+        )))
+    })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
     let task = tokio::spawn(async move {
@@ -58,7 +63,11 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
             })
             .await
     });
-    Ok(RunningServer { addr, shutdown: Some(tx), task })
+    Ok(RunningServer {
+        addr,
+        shutdown: Some(tx),
+        task,
+    })
 }
 
 /// Serve until Ctrl-C or SIGTERM, then shut down gracefully: stop accepting, let in-flight

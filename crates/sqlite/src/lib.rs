@@ -34,7 +34,11 @@ pub struct SqliteConfig {
 impl SqliteConfig {
     /// Defaults for `path`.
     pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
-        SqliteConfig { path: path.into(), limits: allot_core::Limits::default(), busy_timeout_ms: 5000 }
+        SqliteConfig {
+            path: path.into(),
+            limits: allot_core::Limits::default(),
+            busy_timeout_ms: 5000,
+        }
     }
 }
 
@@ -52,9 +56,10 @@ pub fn path_from_url(url: &str) -> Option<std::path::PathBuf> {
 pub fn map_error(e: rusqlite::Error) -> AllotError {
     match &e {
         rusqlite::Error::SqliteFailure(f, _) => match f.code {
-            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                AllotError::Contention { attempts: 1, retry_after_ms: 100 }
-            }
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => AllotError::Contention {
+                attempts: 1,
+                retry_after_ms: 100,
+            },
             ErrorCode::CannotOpen | ErrorCode::SystemIoFailure | ErrorCode::DiskFull | ErrorCode::ReadOnly => {
                 AllotError::Unavailable(format!("sqlite: {e}"))
             }
@@ -89,8 +94,14 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert_eq!(path_from_url("sqlite://a.db").unwrap(), std::path::PathBuf::from("a.db"));
-        assert_eq!(path_from_url("sqlite:///tmp/a.db").unwrap(), std::path::PathBuf::from("/tmp/a.db"));
+        assert_eq!(
+            path_from_url("sqlite://a.db").unwrap(),
+            std::path::PathBuf::from("a.db")
+        );
+        assert_eq!(
+            path_from_url("sqlite:///tmp/a.db").unwrap(),
+            std::path::PathBuf::from("/tmp/a.db")
+        );
         assert!(path_from_url("postgres://x").is_none());
         assert!(path_from_url("sqlite://").is_none());
     }

@@ -126,7 +126,11 @@ fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&st
         .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE sku = ?1 ORDER BY bucket")
         .and_then(|mut s| {
             s.query_map([sku], |r| {
-                Ok(BucketCounts { bucket: r.get::<_, i64>(0)? as u32, on_hand: r.get(1)?, held: r.get(2)? })
+                Ok(BucketCounts {
+                    bucket: r.get::<_, i64>(0)? as u32,
+                    on_hand: r.get(1)?,
+                    held: r.get(2)?,
+                })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()
         })
@@ -140,9 +144,11 @@ fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&st
         available: counts.iter().map(|c| c.on_hand - c.held).sum(),
     })?;
     for (b, d) in &plan {
-        tx.prepare_cached("UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE sku = ?1 AND bucket = ?2")
-            .and_then(|mut s| s.execute(params![sku, b, d]))
-            .map_err(map_error)?;
+        tx.prepare_cached(
+            "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE sku = ?1 AND bucket = ?2",
+        )
+        .and_then(|mut s| s.execute(params![sku, b, d]))
+        .map_err(map_error)?;
     }
     if delta != 0 {
         tx.prepare_cached(
@@ -169,7 +175,8 @@ impl StockStore for SqliteStore {
     }
 
     async fn health(&self) -> Result<()> {
-        self.call(|c| c.query_row("SELECT 1", [], |_| Ok(())).map_err(map_error)).await
+        self.call(|c| c.query_row("SELECT 1", [], |_| Ok(())).map_err(map_error))
+            .await
     }
 
     async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
@@ -181,11 +188,17 @@ impl StockStore for SqliteStore {
                 )
                 .map_err(map_error)?;
             if n == 0 {
-                return Err(AllotError::AlreadyExists { kind: "sku", id: req.sku });
+                return Err(AllotError::AlreadyExists {
+                    kind: "sku",
+                    id: req.sku,
+                });
             }
             for (b, q) in split_even(req.on_hand, req.buckets).into_iter().enumerate() {
-                tx.execute("INSERT INTO stock (sku, bucket, on_hand) VALUES (?1, ?2, ?3)", params![req.sku, b as i64, q])
-                    .map_err(map_error)?;
+                tx.execute(
+                    "INSERT INTO stock (sku, bucket, on_hand) VALUES (?1, ?2, ?3)",
+                    params![req.sku, b as i64, q],
+                )
+                .map_err(map_error)?;
             }
             tx.execute(
                 "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'created', ?3)",
@@ -246,7 +259,11 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn allocate(&self, req: AllocationRequest, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+    async fn allocate(
+        &self,
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
         if !self.supports(req.strategy) {
             return Err(AllotError::UnsupportedStrategy {
                 strategy: req.strategy.name().into(),

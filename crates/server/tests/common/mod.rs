@@ -1,0 +1,213 @@
+//! Test harness: a real server per test on 127.0.0.1:0, on its own PostgreSQL schema (from
+//! `ALLOT_TEST_DATABASE_URL`) or its own SQLite file, so tests run in parallel.
+#![allow(dead_code)]
+
+use allot_server::{RunningServer, ServerConfig};
+use serde_json::{json, Value};
+
+/// Base URL of the test PostgreSQL.
+pub fn pg_base_url() -> String {
+    std::env::var("ALLOT_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Postgres,
+    Sqlite,
+}
+
+pub struct TestServer {
+    pub kind: Kind,
+    pub url: String,
+    pub client: reqwest::Client,
+    server: Option<RunningServer>,
+    schema: Option<String>,
+    file: Option<std::path::PathBuf>,
+}
+
+/// Connect to the base database (for schema setup and teardown).
+pub async fn admin() -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(&pg_base_url(), tokio_postgres::NoTls)
+        .await
+        .expect("connect to the test PostgreSQL (set ALLOT_TEST_DATABASE_URL)");
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    client
+}
+
+/// A URL for a fresh schema of the test database, and the schema's name.
+pub async fn fresh_pg_url() -> (String, String) {
+    let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+    admin()
+        .await
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .unwrap();
+    let base = pg_base_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    (format!("{base}{sep}options=-csearch_path%3D{schema}"), schema)
+}
+
+pub async fn start(kind: Kind) -> TestServer {
+    start_with(kind, |_| {}).await
+}
+
+pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
+    let (database_url, schema, file) = match kind {
+        Kind::Postgres => {
+            let (url, schema) = fresh_pg_url().await;
+            (url, Some(schema), None)
+        }
+        Kind::Sqlite => {
+            let p = std::env::temp_dir().join(format!("allot-test-{}.db", uuid::Uuid::new_v4().simple()));
+            (format!("sqlite://{}", p.display()), None, Some(p))
+        }
+    };
+    let mut cfg = ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        database_url,
+        pool_size: 16,
+        ..ServerConfig::default()
+    };
+    tweak(&mut cfg);
+    let server = allot_server::spawn(&cfg).await.expect("server starts");
+    TestServer {
+        kind,
+        url: server.url(),
+        client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
+        server: Some(server),
+        schema,
+        file,
+    }
+}
+
+impl TestServer {
+    /// A handle on an already running server (for spawned tasks); `finish` on it does nothing.
+    pub fn borrowed(kind: Kind, url: String, client: reqwest::Client) -> TestServer {
+        TestServer {
+            kind,
+            url,
+            client,
+            server: None,
+            schema: None,
+            file: None,
+        }
+    }
+
+    /// Strategies that must never oversell on this backend.
+    pub fn safe_strategies(&self) -> Vec<&'static str> {
+        match self.kind {
+            Kind::Postgres => vec!["atomic", "pessimistic", "optimistic", "segmented"],
+            Kind::Sqlite => vec!["serialized"],
+        }
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.post_with(path, body.to_string(), None).await
+    }
+
+    pub async fn post_with(&self, path: &str, body: String, key: Option<&str>) -> (u16, Value) {
+        let (s, _, b) = self.post_raw(path, body, key).await;
+        (s, b)
+    }
+
+    /// POST and return status, whether it was replayed, and the body.
+    pub async fn post_raw(&self, path: &str, body: String, key: Option<&str>) -> (u16, bool, Value) {
+        let mut req = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(k) = key {
+            req = req.header("idempotency-key", k);
+        }
+        let resp = req.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let replayed = resp.headers().get("idempotent-replayed").is_some();
+        let text = resp.text().await.unwrap();
+        let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("JSON body, got {status} {text}"));
+        (status, replayed, v)
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .expect("request");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn create_sku(&self, sku: &str, on_hand: i64, buckets: i64) {
+        let (s, b) = self
+            .post("/v1/skus", json!({"sku": sku, "on_hand": on_hand, "buckets": buckets}))
+            .await;
+        assert_eq!(s, 201, "{b}");
+    }
+
+    pub async fn sku(&self, sku: &str) -> Value {
+        let (s, b) = self.get(&format!("/v1/skus/{sku}")).await;
+        assert_eq!(s, 200, "{b}");
+        b
+    }
+
+    pub async fn ledger(&self, sku: &str) -> Vec<Value> {
+        let (s, b) = self.get(&format!("/v1/skus/{sku}/ledger?limit=1000")).await;
+        assert_eq!(s, 200, "{b}");
+        b["entries"].as_array().unwrap().clone()
+    }
+
+    /// Audit must be clean.
+    pub async fn assert_audit_clean(&self) {
+        let (s, b) = self.get("/v1/audit").await;
+        assert_eq!(s, 200);
+        assert_eq!(b["violations"], json!([]), "audit: {b}");
+    }
+
+    pub async fn finish(mut self) {
+        if let Some(s) = self.server.take() {
+            s.stop().await.unwrap();
+        }
+        if let Some(schema) = &self.schema {
+            let _ = admin()
+                .await
+                .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+                .await;
+        }
+        if let Some(f) = &self.file {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", f.display()));
+            }
+        }
+    }
+}
+
+/// Run one test body against both backends: `mod postgres { fn name }` and `mod sqlite { fn name }`.
+#[macro_export]
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let ts = $crate::common::start($crate::common::Kind::Postgres).await;
+                    super::$name(&ts).await;
+                    ts.finish().await;
+                }
+            )*
+        }
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let ts = $crate::common::start($crate::common::Kind::Sqlite).await;
+                    super::$name(&ts).await;
+                    ts.finish().await;
+                }
+            )*
+        }
+    };
+}
