@@ -17,16 +17,18 @@ CREATE TABLE stock (
     PRIMARY KEY (sku, bucket)
 ) WITH (fillfactor = 50);
 
+-- Keyed by (sku, id): one index serves both uniqueness and paging a SKU's ledger, so an
+-- allocation pays for one ledger index entry, not two.
 CREATE TABLE ledger (
-    id         bigserial PRIMARY KEY,
+    id         bigserial,
     sku        text NOT NULL,
     delta      bigint NOT NULL,
     held_delta bigint NOT NULL DEFAULT 0,
     kind       text NOT NULL,
     ref        text,
-    at         timestamptz NOT NULL DEFAULT now()
+    at         timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (sku, id)
 );
-CREATE INDEX ledger_sku_id ON ledger (sku, id);
 
 CREATE TABLE allocations (
     id         text PRIMARY KEY,

@@ -54,12 +54,15 @@ pub struct PgStore {
 /// the key's row is the truth.
 const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
 
-const SQL_FAST_ALLOCATE: &str = "
-WITH upd AS (
+/// The single-statement allocation; `$BUCKET` is the bucket predicate.
+macro_rules! fast_allocate {
+    ($bucket:literal) => {
+        concat!(
+            "WITH upd AS (
     UPDATE stock SET on_hand = on_hand - $2, version = version + 1
-     WHERE sku = $1
-       AND bucket = $3::bigint % (SELECT buckets FROM skus WHERE sku = $1)
-       AND on_hand - held >= $2
+     WHERE sku = $1 AND ",
+            $bucket,
+            " AND on_hand - held >= $2
     RETURNING sku),
 led AS (
     INSERT INTO ledger (sku, delta, held_delta, kind, ref)
@@ -67,7 +70,15 @@ led AS (
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $4, 'allocated', $5, $6, $7 FROM upd)
-SELECT count(*) FROM upd";
+SELECT count(*) FROM upd"
+        )
+    };
+}
+/// `atomic`: bucket 0 (`$3` is unused but typed, to share the parameter list).
+const SQL_FAST_ALLOCATE_ATOMIC: &str = fast_allocate!("bucket = 0 AND $3::int8 >= 0");
+/// `segmented`: the request's first bucket, hash mod the SKU's bucket count.
+const SQL_FAST_ALLOCATE_SEGMENTED: &str =
+    fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE sku = $1)");
 
 const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
      WHERE sku = $1 AND bucket = $2 AND on_hand - held >= $3";
@@ -211,7 +222,12 @@ impl PgStore {
             0
         };
         let client = self.client().await?;
-        let stmt = client.prepare_cached(SQL_FAST_ALLOCATE).await?;
+        let sql = if req.strategy == Strategy::Segmented {
+            SQL_FAST_ALLOCATE_SEGMENTED
+        } else {
+            SQL_FAST_ALLOCATE_ATOMIC
+        };
+        let stmt = client.prepare_cached(sql).await?;
         let row = client
             .query_one(
                 &stmt,
