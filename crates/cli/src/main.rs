@@ -121,6 +121,13 @@ struct ServeArgs {
     /// How long a request waits for a pooled connection before 503, ms.
     #[arg(long, env = "ALLOT_POOL_WAIT_MS", default_value_t = 5000)]
     pool_wait_ms: u64,
+    /// How long stored Idempotency-Key responses are kept, ms (at least 24 h by API.md).
+    #[arg(long, env = "ALLOT_IDEMPOTENCY_RETENTION_MS", default_value_t = 86_400_000,
+          value_parser = clap::value_parser!(u64).range(86_400_000..))]
+    idempotency_retention_ms: u64,
+    /// How often expired idempotency responses are pruned, ms.
+    #[arg(long, env = "ALLOT_SWEEP_INTERVAL_MS", default_value_t = 60_000)]
+    sweep_interval_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -142,6 +149,8 @@ impl ServeArgs {
             limits: self.limits.limits(),
             pool_size: self.pool_size,
             pool_wait_ms: self.pool_wait_ms,
+            idempotency_retention_ms: self.idempotency_retention_ms,
+            sweep_interval_ms: self.sweep_interval_ms,
         })
     }
 }

@@ -93,4 +93,9 @@ pub trait StockStore: Send + Sync + 'static {
 
     /// Check conservation for every SKU in one snapshot.
     async fn audit(&self) -> Result<AuditReport>;
+
+    /// Delete at most `max_rows` stored idempotency responses created before `before`.
+    /// Returns how many were deleted. `allot serve` calls it periodically with
+    /// `now - idempotency_retention_ms` (API.md keeps keys at least 24 h).
+    async fn prune_idempotency_keys(&self, before: chrono::DateTime<chrono::Utc>, max_rows: u32) -> Result<u64>;
 }

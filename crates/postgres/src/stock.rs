@@ -678,6 +678,17 @@ impl StockStore for PgStore {
         Ok(changed)
     }
 
+    async fn prune_idempotency_keys(&self, before: chrono::DateTime<Utc>, max_rows: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM idempotency_keys WHERE key IN
+                (SELECT key FROM idempotency_keys WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            &[&before, &i64::from(max_rows)],
+        )
+        .await
+        .map_err(map_error)
+    }
+
     async fn audit(&self) -> Result<AuditReport> {
         let mut c = self.client().await?;
         let tx = c

@@ -22,6 +22,10 @@ pub struct ServerConfig {
     pub pool_size: usize,
     /// How long a request waits for a pooled connection, ms.
     pub pool_wait_ms: u64,
+    /// How long stored idempotency responses are kept, ms (API.md: at least 24 h).
+    pub idempotency_retention_ms: u64,
+    /// How often the sweeper prunes expired idempotency responses, ms.
+    pub sweep_interval_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -34,6 +38,8 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             pool_size: 32,
             pool_wait_ms: 5000,
+            idempotency_retention_ms: 86_400_000,
+            sweep_interval_ms: 60_000,
         }
     }
 }

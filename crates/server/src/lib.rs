@@ -44,6 +44,11 @@ impl RunningServer {
 /// background task until [`RunningServer::stop`].
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let store = open_store(cfg).await?;
+    let sweeper = tokio::spawn(sweep(
+        store.clone(),
+        cfg.idempotency_retention_ms,
+        cfg.sweep_interval_ms,
+    ));
     let state = AppState::new(store, cfg)?;
     let listener = tokio::net::TcpListener::bind(&cfg.listen).await.map_err(|e| {
         ApiError::from(allot_core::AllotError::Unavailable(format!(
@@ -57,17 +62,44 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
+        let result = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;
             })
-            .await
+            .await;
+        sweeper.abort();
+        result
     });
     Ok(RunningServer {
         addr,
         shutdown: Some(tx),
         task,
     })
+}
+
+/// Most rows one sweep deletes in one statement, and most statements per sweep.
+const SWEEP_BATCH_ROWS: u32 = 1000;
+const SWEEP_MAX_BATCHES: u32 = 100;
+
+/// The background sweeper: every `interval_ms`, delete idempotency responses older than
+/// `retention_ms`, in bounded batches. Errors are logged and retried at the next tick.
+async fn sweep(store: Arc<dyn allot_core::StockStore>, retention_ms: u64, interval_ms: u64) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let before = chrono::Utc::now() - chrono::Duration::milliseconds(retention_ms.min(i64::MAX as u64) as i64);
+        for _ in 0..SWEEP_MAX_BATCHES {
+            match store.prune_idempotency_keys(before, SWEEP_BATCH_ROWS).await {
+                Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "idempotency sweep failed");
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /// Serve until Ctrl-C or SIGTERM, then shut down gracefully: stop accepting, let in-flight

@@ -80,3 +80,36 @@ async fn stop_during_load_leaves_books_balanced() {
         }
     }
 }
+
+/// Stored idempotency responses are pruned by age: after pruning, the same key runs again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idempotency_keys_are_pruned_by_age() {
+    for kind in [common::Kind::Sqlite, common::Kind::Postgres] {
+        let ts = common::start(kind).await;
+        ts.create_sku("P", 10, 1).await;
+        let body = json!({"lines": [{"sku": "P", "quantity": 1}]}).to_string();
+        assert_eq!(ts.post_raw("/v1/allocations", body.clone(), Some("p")).await.0, 201);
+        assert!(
+            ts.post_raw("/v1/allocations", body.clone(), Some("p")).await.1,
+            "replayed"
+        );
+        let cfg = ServerConfig {
+            database_url: ts.database_url.clone(),
+            ..ServerConfig::default()
+        };
+        let store = open_store(&cfg).await.unwrap();
+        let old = chrono::Utc::now() - chrono::Duration::hours(1);
+        assert_eq!(
+            store.prune_idempotency_keys(old, 100).await.unwrap(),
+            0,
+            "young keys stay"
+        );
+        let later = chrono::Utc::now() + chrono::Duration::seconds(5);
+        assert_eq!(store.prune_idempotency_keys(later, 100).await.unwrap(), 1);
+        let (s, replayed, _) = ts.post_raw("/v1/allocations", body, Some("p")).await;
+        assert_eq!((s, replayed), (201, false));
+        assert_eq!(ts.sku("P").await["on_hand"], 8);
+        drop(store);
+        ts.finish().await;
+    }
+}

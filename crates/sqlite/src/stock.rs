@@ -371,6 +371,20 @@ impl StockStore for SqliteStore {
         .await
     }
 
+    async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
+        let before_us = before.timestamp_micros();
+        self.call(move |c| {
+            c.execute(
+                "DELETE FROM idempotency_keys WHERE key IN
+                    (SELECT key FROM idempotency_keys WHERE created_at_us < ?1 LIMIT ?2)",
+                params![before_us, max_rows],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
     async fn audit(&self) -> Result<AuditReport> {
         self.call(|c| {
             let rows: Vec<SkuAuditRow> = c

@@ -19,6 +19,7 @@ pub enum Kind {
 pub struct TestServer {
     pub kind: Kind,
     pub url: String,
+    pub database_url: String,
     pub client: reqwest::Client,
     server: Option<RunningServer>,
     schema: Option<String>,
@@ -75,6 +76,7 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
     TestServer {
         kind,
         url: server.url(),
+        database_url: cfg.database_url.clone(),
         client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
         server: Some(server),
         schema,
@@ -89,6 +91,7 @@ impl TestServer {
             kind,
             url,
             client,
+            database_url: String::new(),
             server: None,
             schema: None,
             file: None,
