@@ -103,6 +103,23 @@ impl AllotError {
         AllotError::InvalidRequest(msg.into())
     }
 
+    /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with a hint: how to
+    /// enable the unsafe `naive`, or that SQLite has only `serialized`.
+    pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
+        let hint = if strategy == "naive" {
+            " (unsafe: start the server with --allow-unsafe-strategies)".into()
+        } else if backend == "sqlite" {
+            " (SQLite runs every request as one serialized transaction: use `serialized`)".into()
+        } else {
+            String::new()
+        };
+        AllotError::UnsupportedStrategy {
+            strategy: strategy.to_string(),
+            backend,
+            hint,
+        }
+    }
+
     /// Shorthand for [`AllotError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
         AllotError::NotFound { kind, id: id.into() }

@@ -24,6 +24,25 @@ pub struct Sku {
     pub buckets: u32,
 }
 
+impl Sku {
+    /// A SKU from its counts; `available` is derived as `on_hand - held`.
+    pub fn from_counts(sku: impl Into<String>, on_hand: i64, held: i64, version: i64, buckets: u32) -> Self {
+        Sku {
+            sku: sku.into(),
+            on_hand,
+            held,
+            available: on_hand - held,
+            version,
+            buckets,
+        }
+    }
+
+    /// A freshly created SKU: nothing held, version 1 per bucket.
+    pub fn created(req: &CreateSku) -> Self {
+        Sku::from_counts(&req.sku, req.on_hand, 0, i64::from(req.buckets), req.buckets)
+    }
+}
+
 /// One change of a SKU's `on_hand` and/or `held`. The sum of a SKU's entries is its state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LedgerEntry {
@@ -154,6 +173,19 @@ pub struct AllocationRequest {
     pub spread_hash: u64,
 }
 
+impl AllocationRequest {
+    /// The allocation this request becomes when it succeeds at `created_at`.
+    pub fn to_allocation(&self, created_at: DateTime<Utc>) -> Allocation {
+        Allocation {
+            id: self.id.clone(),
+            status: "allocated".into(),
+            lines: self.lines.clone(),
+            strategy: self.strategy.name().into(),
+            created_at,
+        }
+    }
+}
+
 /// Split `total` as evenly as possible over `n` parts (the first ones get the remainder).
 pub fn split_even(total: i64, n: u32) -> Vec<i64> {
     let n = i64::from(n.max(1));
@@ -173,24 +205,28 @@ pub struct BucketCounts {
     pub held: i64,
 }
 
-/// Plan the relative change of each bucket so that the SKU's total `on_hand` changes by
+/// Plan the relative change of each bucket of `sku` so that its total `on_hand` changes by
 /// `delta` and its available stock ends up spread evenly over the buckets (each bucket keeps
-/// its held units). Returns `(bucket, on_hand change)` for buckets that change, or `None`
-/// when the new total available would be negative.
-pub fn plan_rebalance(buckets: &[BucketCounts], delta: i64) -> Option<Vec<(u32, i64)>> {
-    let available: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum::<i64>() + delta;
+/// its held units). Returns `(bucket, on_hand change)` for buckets that change.
+///
+/// Errors: `insufficient_stock` when the new total available would be negative.
+pub fn plan_rebalance(sku: &str, buckets: &[BucketCounts], delta: i64) -> crate::Result<Vec<(u32, i64)>> {
+    let before: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum();
+    let available = before + delta;
     if available < 0 {
-        return None;
+        return Err(crate::AllotError::InsufficientStock {
+            sku: sku.to_string(),
+            requested: -delta,
+            available: before,
+        });
     }
     let shares = split_even(available, buckets.len() as u32);
-    Some(
-        buckets
-            .iter()
-            .zip(shares)
-            .map(|(b, share)| (b.bucket, b.held + share - b.on_hand))
-            .filter(|(_, d)| *d != 0)
-            .collect(),
-    )
+    Ok(buckets
+        .iter()
+        .zip(shares)
+        .map(|(b, share)| (b.bucket, b.held + share - b.on_hand))
+        .filter(|(_, d)| *d != 0)
+        .collect())
 }
 
 #[cfg(test)]
@@ -216,9 +252,12 @@ mod tests {
                 .collect();
             let before: i64 = buckets.iter().map(|b| b.on_hand).sum();
             let avail: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum();
-            match plan_rebalance(&buckets, delta) {
-                None => prop_assert!(avail + delta < 0),
-                Some(plan) => {
+            match plan_rebalance("S", &buckets, delta) {
+                Err(e) => {
+                    prop_assert!(avail + delta < 0);
+                    prop_assert_eq!(e, crate::AllotError::InsufficientStock { sku: "S".into(), requested: -delta, available: avail });
+                }
+                Ok(plan) => {
                     let mut after: Vec<BucketCounts> = buckets.clone();
                     for (b, d) in plan { after[b as usize].on_hand += d; }
                     prop_assert_eq!(after.iter().map(|b| b.on_hand).sum::<i64>(), before + delta);

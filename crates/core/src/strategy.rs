@@ -83,11 +83,7 @@ impl FromStr for Strategy {
         Strategy::ALL
             .into_iter()
             .find(|st| st.name() == s)
-            .ok_or_else(|| AllotError::UnsupportedStrategy {
-                strategy: s.to_string(),
-                backend: "any",
-                hint: String::new(),
-            })
+            .ok_or_else(|| AllotError::unsupported_strategy(s, "any"))
     }
 }
 

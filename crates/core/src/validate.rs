@@ -122,6 +122,21 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     })
 }
 
+/// Validate a ledger page size: 1..=`max_page_size`.
+pub fn page_size(limit: i64, limits: &Limits) -> Result<u32> {
+    if limit < 1 {
+        return Err(AllotError::invalid(format!("limit must be >= 1, got {limit}")));
+    }
+    if limit > i64::from(limits.max_page_size) {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_page_size",
+            max: u64::from(limits.max_page_size),
+            message: format!("limit is {limit}"),
+        });
+    }
+    Ok(limit as u32)
+}
+
 /// Validate an `Idempotency-Key`: 1..=255 printable ASCII characters.
 pub fn idempotency_key(key: &str, limits: &Limits) -> Result<()> {
     if key.is_empty() {
@@ -210,6 +225,14 @@ mod tests {
         assert_eq!(a(0).unwrap_err().code(), "invalid_request");
         assert!(a(-5).is_ok());
         assert_eq!(a(i64::MIN).unwrap_err().code(), "limit_exceeded");
+    }
+
+    #[test]
+    fn page_sizes() {
+        assert_eq!(page_size(1, &l()).unwrap(), 1);
+        assert_eq!(page_size(1000, &l()).unwrap(), 1000);
+        assert_eq!(page_size(0, &l()).unwrap_err().code(), "invalid_request");
+        assert_eq!(page_size(1001, &l()).unwrap_err().code(), "limit_exceeded");
     }
 
     #[test]

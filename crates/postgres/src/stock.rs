@@ -137,11 +137,6 @@ impl PgStore {
         })
     }
 
-    /// The connection pool, for other stores of this backend sharing it.
-    pub fn pool(&self) -> &Pool {
-        &self.pool
-    }
-
     async fn client(&self) -> Result<deadpool_postgres::Object> {
         self.pool.get().await.map_err(|e| match e {
             deadpool_postgres::PoolError::Backend(e) => map_error(e),
@@ -187,21 +182,6 @@ impl PgStore {
             let r: u64 = rand::rng().random();
             tokio::time::sleep(Duration::from_micros(backoff.delay_us(n - 1, r))).await;
         }
-    }
-
-    fn check_strategy(&self, s: Strategy) -> Result<()> {
-        if self.supports(s) {
-            return Ok(());
-        }
-        Err(AllotError::UnsupportedStrategy {
-            strategy: s.name().into(),
-            backend: "postgres",
-            hint: if s.is_unsafe() {
-                " (unsafe: start the server with --allow-unsafe-strategies)".into()
-            } else {
-                String::new()
-            },
-        })
     }
 
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
@@ -321,7 +301,7 @@ impl PgStore {
                         }
                     }
                 }
-                Strategy::Serialized => unreachable!("checked by check_strategy"),
+                Strategy::Serialized => unreachable!("refused by supports()"),
             };
             if !taken {
                 let stmt = tx.prepare_cached(SQL_AVAILABLE).await?;
@@ -340,7 +320,7 @@ impl PgStore {
         let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
         tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
             .await?;
-        let alloc = allocation_of(req, now);
+        let alloc = req.to_allocation(now);
         if let Some(idem) = idem {
             idem_store(&tx, idem, &alloc).await?;
         }
@@ -380,14 +360,7 @@ impl PgStore {
             &[&req.sku, &req.on_hand],
         )
         .await?;
-        let sku = Sku {
-            sku: req.sku.clone(),
-            on_hand: req.on_hand,
-            held: 0,
-            available: req.on_hand,
-            version: i64::from(req.buckets),
-            buckets: req.buckets,
-        };
+        let sku = Sku::created(req);
         if let Some(idem) = idem {
             idem_store(&tx, idem, &sku).await?;
         }
@@ -416,11 +389,7 @@ impl PgStore {
                 held: r.held,
             })
             .collect();
-        let plan = plan_rebalance(&counts, delta).ok_or_else(|| AllotError::InsufficientStock {
-            sku: sku.to_string(),
-            requested: -delta,
-            available: counts.iter().map(|c| c.on_hand - c.held).sum(),
-        })?;
+        let plan = plan_rebalance(sku, &counts, delta)?;
         if !plan.is_empty() {
             let bs: Vec<i32> = plan.iter().map(|(b, _)| *b as i32).collect();
             let ds: Vec<i64> = plan.iter().map(|(_, d)| *d).collect();
@@ -474,16 +443,6 @@ fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
         .collect()
 }
 
-fn allocation_of(req: &AllocationRequest, now: chrono::DateTime<Utc>) -> Allocation {
-    Allocation {
-        id: req.id.clone(),
-        status: "allocated".into(),
-        lines: req.lines.clone(),
-        strategy: req.strategy.name().into(),
-        created_at: now,
-    }
-}
-
 async fn get_sku_with<C: GenericClient>(c: &C, sku: &str) -> Result<Sku> {
     let stmt = c.prepare_cached(SQL_GET_SKU).await.map_err(map_error)?;
     let row = c
@@ -491,17 +450,13 @@ async fn get_sku_with<C: GenericClient>(c: &C, sku: &str) -> Result<Sku> {
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("sku", sku))?;
-    let buckets: i32 = row.get(0);
-    let on_hand: i64 = row.get(1);
-    let held: i64 = row.get(2);
-    Ok(Sku {
-        sku: sku.to_string(),
-        on_hand,
-        held,
-        available: on_hand - held,
-        version: row.get(3),
-        buckets: buckets as u32,
-    })
+    Ok(Sku::from_counts(
+        sku,
+        row.get(1),
+        row.get(2),
+        row.get(3),
+        row.get::<_, i32>(0) as u32,
+    ))
 }
 
 /// Idempotency, first half: take the key's transaction-scoped advisory lock without
@@ -621,7 +576,9 @@ impl StockStore for PgStore {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        self.check_strategy(req.strategy)?;
+        if !self.supports(req.strategy) {
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
+        }
         let now = Utc::now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         if idem.is_none()
@@ -629,7 +586,7 @@ impl StockStore for PgStore {
             && matches!(req.strategy, Strategy::Atomic | Strategy::Segmented)
             && self.retrying(|| self.try_fast_allocate(&req, &lines_json, now)).await?
         {
-            return Ok(Executed::Fresh(allocation_of(&req, now)));
+            return Ok(Executed::Fresh(req.to_allocation(now)));
         }
         self.retrying(|| self.try_allocate(&req, idem.as_ref(), &lines_json, now))
             .await

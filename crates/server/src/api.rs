@@ -35,12 +35,7 @@ impl AppState {
     pub fn new(store: Arc<dyn StockStore>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
         if !store.supports(default_strategy) {
-            return Err(AllotError::UnsupportedStrategy {
-                strategy: default_strategy.name().into(),
-                backend: store.backend().name(),
-                hint: " (as --default-strategy)".into(),
-            }
-            .into());
+            return Err(AllotError::unsupported_strategy(default_strategy.name(), store.backend().name()).into());
         }
         Ok(AppState {
             store,
@@ -251,20 +246,9 @@ async fn ledger(
 ) -> Result<Json<LedgerPage>, ApiError> {
     sku_path(&sku, &st)?;
     let after = query_i64(&q, "after", 0)?;
-    let limit = query_i64(&q, "limit", 100)?;
-    if limit < 1 {
-        return Err(AllotError::invalid("limit must be >= 1").into());
-    }
-    if limit > i64::from(st.limits.max_page_size) {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_page_size",
-            max: u64::from(st.limits.max_page_size),
-            message: format!("limit is {limit}"),
-        }
-        .into());
-    }
+    let limit = allot_core::validate::page_size(query_i64(&q, "limit", 100)?, &st.limits)?;
     Ok(Json(LedgerPage {
-        entries: st.store.ledger(&sku, after, limit as u32).await?,
+        entries: st.store.ledger(&sku, after, limit).await?,
     }))
 }
 
@@ -281,11 +265,9 @@ async fn create_allocation(
 ) -> Result<Response, ApiError> {
     let strategy = match &body.value.strategy {
         None => st.default_strategy,
-        Some(s) => s.parse::<Strategy>().map_err(|_| AllotError::UnsupportedStrategy {
-            strategy: s.clone(),
-            backend: st.store.backend().name(),
-            hint: String::new(),
-        })?,
+        Some(s) => s
+            .parse::<Strategy>()
+            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;

@@ -104,16 +104,13 @@ fn get_sku_with(c: &Connection, sku: &str) -> Result<Sku> {
     )
     .and_then(|mut s| {
         s.query_row([sku], |r| {
-            let on_hand: i64 = r.get(1)?;
-            let held: i64 = r.get(2)?;
-            Ok(Sku {
-                sku: sku.to_string(),
-                on_hand,
-                held,
-                available: on_hand - held,
-                version: r.get(3)?,
-                buckets: r.get::<_, i64>(0)? as u32,
-            })
+            Ok(Sku::from_counts(
+                sku,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get::<_, i64>(0)? as u32,
+            ))
         })
         .optional()
     })
@@ -138,11 +135,7 @@ fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&st
     if counts.is_empty() {
         return Err(AllotError::not_found("sku", sku));
     }
-    let plan = plan_rebalance(&counts, delta).ok_or_else(|| AllotError::InsufficientStock {
-        sku: sku.to_string(),
-        requested: -delta,
-        available: counts.iter().map(|c| c.on_hand - c.held).sum(),
-    })?;
+    let plan = plan_rebalance(sku, &counts, delta)?;
     for (b, d) in &plan {
         tx.prepare_cached(
             "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE sku = ?1 AND bucket = ?2",
@@ -205,14 +198,7 @@ impl StockStore for SqliteStore {
                 params![req.sku, req.on_hand, now_us()],
             )
             .map_err(map_error)?;
-            Ok(Sku {
-                sku: req.sku,
-                on_hand: req.on_hand,
-                held: 0,
-                available: req.on_hand,
-                version: i64::from(req.buckets),
-                buckets: req.buckets,
-            })
+            Ok(Sku::created(&req))
         })
         .await
     }
@@ -265,11 +251,7 @@ impl StockStore for SqliteStore {
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         if !self.supports(req.strategy) {
-            return Err(AllotError::UnsupportedStrategy {
-                strategy: req.strategy.name().into(),
-                backend: "sqlite",
-                hint: " (SQLite runs every request as one serialized transaction: use `serialized`)".into(),
-            });
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
         self.write(idem, move |tx| {
             for line in &req.lines {
@@ -313,13 +295,7 @@ impl StockStore for SqliteStore {
             )
             .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), lines, now.timestamp_micros()]))
             .map_err(map_error)?;
-            Ok(Allocation {
-                id: req.id,
-                status: "allocated".into(),
-                lines: req.lines,
-                strategy: req.strategy.name().into(),
-                created_at: from_us(now.timestamp_micros()),
-            })
+            Ok(req.to_allocation(from_us(now.timestamp_micros())))
         })
         .await
     }
