@@ -106,7 +106,7 @@ impl AllotError {
     /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with a hint: how to
     /// enable the unsafe `naive`, or that SQLite has only `serialized`.
     pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
-        let hint = if strategy == "naive" {
+        let hint = if strategy.parse::<crate::Strategy>().is_ok_and(|s| s.is_unsafe()) {
             " (unsafe: start the server with --allow-unsafe-strategies)".into()
         } else if backend == "sqlite" {
             " (SQLite runs every request as one serialized transaction: use `serialized`)".into()
@@ -123,5 +123,21 @@ impl AllotError {
     /// Shorthand for [`AllotError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
         AllotError::NotFound { kind, id: id.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsupported_strategy_hints() {
+        let msg = |s, b| AllotError::unsupported_strategy(s, b).to_string();
+        assert!(msg("naive", "postgres").contains("--allow-unsafe-strategies"));
+        assert!(msg("atomic", "sqlite").contains("serialized"));
+        assert_eq!(
+            msg("bogus", "postgres"),
+            "strategy `bogus` is not supported by the postgres backend"
+        );
     }
 }

@@ -83,7 +83,12 @@ impl FromStr for Strategy {
         Strategy::ALL
             .into_iter()
             .find(|st| st.name() == s)
-            .ok_or_else(|| AllotError::unsupported_strategy(s, "any"))
+            // Not `AllotError::unsupported_strategy`: that one parses the name for its hint.
+            .ok_or_else(|| AllotError::UnsupportedStrategy {
+                strategy: s.to_string(),
+                backend: "any",
+                hint: String::new(),
+            })
     }
 }
 

@@ -54,7 +54,8 @@ pub struct PgStore {
 /// the key's row is the truth.
 const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
 
-/// The single-statement allocation; `$BUCKET` is the bucket predicate.
+/// The single-statement allocation; the argument is the bucket predicate. Returns how many
+/// rows it took (0 or 1) and the SKU's bucket count (NULL when the SKU does not exist).
 macro_rules! fast_allocate {
     ($bucket:literal) => {
         concat!(
@@ -70,7 +71,7 @@ led AS (
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $4, 'allocated', $5, $6, $7 FROM upd)
-SELECT count(*) FROM upd"
+SELECT (SELECT count(*) FROM upd), (SELECT buckets FROM skus WHERE sku = $1)"
         )
     };
 }
@@ -187,8 +188,10 @@ impl PgStore {
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
     /// `segmented`. The UPDATE and both INSERTs run as one statement (one implicit
     /// transaction, one commit), so the row lock is held only for that statement and its
-    /// commit. Returns `false` when the first bucket could not serve it (short, or the SKU
-    /// is unknown): the general path then decides.
+    /// commit. An unknown SKU is `not_found` and a short one-bucket SKU `insufficient_stock`
+    /// right here, so the rejections of a sold-out flash sale cost two round trips, not a
+    /// transaction. Returns `false` only when other buckets remain to be tried: the general
+    /// path then decides.
     async fn try_fast_allocate(
         &self,
         req: &AllocationRequest,
@@ -222,7 +225,22 @@ impl PgStore {
                 ],
             )
             .await?;
-        Ok(row.get::<_, i64>(0) == 1)
+        if row.get::<_, i64>(0) == 1 {
+            return Ok(true);
+        }
+        match row.get::<_, Option<i32>>(1) {
+            None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
+            Some(1) => {
+                let stmt = client.prepare_cached(SQL_AVAILABLE).await?;
+                let available: i64 = client.query_one(&stmt, &[&line.sku]).await?.get(0);
+                Err(TxErr::Fail(AllotError::InsufficientStock {
+                    sku: line.sku.clone(),
+                    requested: line.quantity,
+                    available,
+                }))
+            }
+            Some(_) => Ok(false),
+        }
     }
 
     async fn try_allocate(
