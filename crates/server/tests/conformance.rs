@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{Kind, TestServer};
+use common::{Api, Kind, TestServer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 conformance!(
     basic_flow,
@@ -100,7 +99,7 @@ async fn basic_flow(ts: &TestServer) {
 
 /// POST an allocation; a `contention` answer is retried (bounded) as a client honouring
 /// Retry-After would, so the final count is exact for the optimistic strategy too.
-async fn allocate_retrying(ts: &TestServer, body: Value) -> (u16, Value) {
+async fn allocate_retrying(ts: &Api, body: Value) -> (u16, Value) {
     for _ in 0..50 {
         let (s, b) = ts.post("/v1/allocations", body.clone()).await;
         if b["error"]["code"] != "contention" {
@@ -113,17 +112,9 @@ async fn allocate_retrying(ts: &TestServer, body: Value) -> (u16, Value) {
 
 async fn run_concurrently(ts: &TestServer, bodies: Vec<Value>) -> BTreeMap<String, u64> {
     let mut set = tokio::task::JoinSet::new();
-    let shared: Arc<Vec<Value>> = Arc::new(bodies);
-    // The TestServer is borrowed; clone what the tasks need.
-    let client = ts.client.clone();
-    let url = ts.url.clone();
-    let kind = ts.kind;
-    for i in 0..shared.len() {
-        let (client, url, shared) = (client.clone(), url.clone(), shared.clone());
-        set.spawn(async move {
-            let ts = TestServer::borrowed(kind, url, client);
-            allocate_retrying(&ts, shared[i].clone()).await
-        });
+    for body in bodies {
+        let api = ts.api.clone();
+        set.spawn(async move { allocate_retrying(&api, body).await });
     }
     let mut counts = BTreeMap::new();
     while let Some(r) = set.join_next().await {
@@ -188,7 +179,7 @@ async fn idempotency_parallel_one_effect(ts: &TestServer) {
     let body = alloc_body(&[("IDEM", 3)], ts.safe_strategies()[0]).to_string();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..20 {
-        let ts = TestServer::borrowed(ts.kind, ts.url.clone(), ts.client.clone());
+        let ts = ts.api.clone();
         let body = body.clone();
         set.spawn(async move {
             // A retry while the first is running is 409 idempotency_key_in_use: retry it.

@@ -1,5 +1,5 @@
 //! Graceful shutdown: stopping the server while allocations are in flight leaves nothing
-//! half-applied — every request that got a 201 is in the ledger, and the books balance.
+//! half-applied — exactly the requests that got a 201 are in the ledger, and the books balance.
 
 mod common;
 
@@ -9,39 +9,14 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_during_load_leaves_books_balanced() {
     for kind in [common::Kind::Sqlite, common::Kind::Postgres] {
-        let (database_url, cleanup_schema) = match kind {
-            common::Kind::Postgres => {
-                let (url, schema) = common::fresh_pg_url().await;
-                (url, Some(schema))
-            }
-            common::Kind::Sqlite => {
-                let p = std::env::temp_dir().join(format!("allot-test-{}.db", uuid::Uuid::new_v4().simple()));
-                (format!("sqlite://{}", p.display()), None)
-            }
-        };
-        let cfg = ServerConfig {
-            listen: "127.0.0.1:0".into(),
-            database_url: database_url.clone(),
-            pool_size: 8,
-            ..ServerConfig::default()
-        };
-        let server = allot_server::spawn(&cfg).await.unwrap();
-        let url = server.url();
-        let client = reqwest::Client::new();
-        let r = client
-            .post(format!("{url}/v1/skus"))
-            .json(&json!({"sku": "S", "on_hand": 1000}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 201);
+        let mut ts = common::start(kind).await;
+        ts.create_sku("S", 1000, 1).await;
 
         let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
         let mut first_tx = Some(first_tx);
         let mut tasks = tokio::task::JoinSet::new();
-        for i in 0..100 {
-            let (client, url) = (client.clone(), url.clone());
-            let signal = if i == 0 { first_tx.take() } else { None };
+        for _ in 0..100 {
+            let (client, url, signal) = (ts.client.clone(), ts.url.clone(), first_tx.take());
             tasks.spawn(async move {
                 let r = client
                     .post(format!("{url}/v1/allocations"))
@@ -56,7 +31,7 @@ async fn stop_during_load_leaves_books_balanced() {
         }
         // Stop once the load is under way (signalled by the first answer).
         let _ = first_rx.await;
-        server.stop().await.unwrap();
+        ts.stop().await;
         let mut ok = 0i64;
         while let Some(r) = tasks.join_next().await {
             if r.unwrap() {
@@ -64,20 +39,20 @@ async fn stop_during_load_leaves_books_balanced() {
             }
         }
         assert!(ok >= 1);
+        let cfg = ServerConfig {
+            database_url: ts.database_url.clone(),
+            ..ServerConfig::default()
+        };
         let store = open_store(&cfg).await.unwrap();
         let sku = store.get_sku("S").await.unwrap();
         let ledger = store.ledger("S", 0, 1000).await.unwrap();
         let allocations = ledger.iter().filter(|e| e.kind == "allocation").count() as i64;
-        // Every 201 the clients saw is in the books; nothing else is half there.
-        assert!(allocations >= ok, "{allocations} ledger allocations < {ok} answered");
+        // Every 201 the clients saw is in the books, and nothing they did not see.
+        assert_eq!(allocations, ok, "ledger allocations vs 201 answers");
         assert_eq!(sku.on_hand, 1000 - allocations);
         assert!(store.audit().await.unwrap().violations.is_empty());
-        if let Some(schema) = cleanup_schema {
-            let _ = common::admin()
-                .await
-                .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-                .await;
-        }
+        drop(store);
+        ts.finish().await;
     }
 }
 

@@ -16,11 +16,18 @@ pub enum Kind {
     Sqlite,
 }
 
-pub struct TestServer {
+/// A cheap, cloneable client of one test server (spawned tasks take a clone).
+#[derive(Clone)]
+pub struct Api {
     pub kind: Kind,
     pub url: String,
-    pub database_url: String,
     pub client: reqwest::Client,
+}
+
+/// A running test server and what it owns; derefs to its [`Api`].
+pub struct TestServer {
+    pub api: Api,
+    pub database_url: String,
     server: Option<RunningServer>,
     schema: Option<String>,
     file: Option<std::path::PathBuf>,
@@ -51,10 +58,6 @@ pub async fn fresh_pg_url() -> (String, String) {
 }
 
 pub async fn start(kind: Kind) -> TestServer {
-    start_with(kind, |_| {}).await
-}
-
-pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
     let (database_url, schema, file) = match kind {
         Kind::Postgres => {
             let (url, schema) = fresh_pg_url().await;
@@ -65,39 +68,35 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
             (format!("sqlite://{}", p.display()), None, Some(p))
         }
     };
-    let mut cfg = ServerConfig {
+    let cfg = ServerConfig {
         listen: "127.0.0.1:0".into(),
         database_url,
         pool_size: 16,
         ..ServerConfig::default()
     };
-    tweak(&mut cfg);
     let server = allot_server::spawn(&cfg).await.expect("server starts");
     TestServer {
-        kind,
-        url: server.url(),
+        api: Api {
+            kind,
+            url: server.url(),
+            client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
+        },
         database_url: cfg.database_url.clone(),
-        client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
         server: Some(server),
         schema,
         file,
     }
 }
 
-impl TestServer {
-    /// A handle on an already running server (for spawned tasks); `finish` on it does nothing.
-    pub fn borrowed(kind: Kind, url: String, client: reqwest::Client) -> TestServer {
-        TestServer {
-            kind,
-            url,
-            client,
-            database_url: String::new(),
-            server: None,
-            schema: None,
-            file: None,
-        }
-    }
+impl std::ops::Deref for TestServer {
+    type Target = Api;
 
+    fn deref(&self) -> &Api {
+        &self.api
+    }
+}
+
+impl Api {
     /// Strategies that must never oversell on this backend.
     pub fn safe_strategies(&self) -> Vec<&'static str> {
         match self.kind {
@@ -169,11 +168,19 @@ impl TestServer {
         assert_eq!(s, 200);
         assert_eq!(b["violations"], json!([]), "audit: {b}");
     }
+}
 
-    pub async fn finish(mut self) {
+impl TestServer {
+    /// Stop the server gracefully (in-flight requests finish); its database stays.
+    pub async fn stop(&mut self) {
         if let Some(s) = self.server.take() {
             s.stop().await.unwrap();
         }
+    }
+
+    /// Stop the server and drop its schema or file.
+    pub async fn finish(mut self) {
+        self.stop().await;
         if let Some(schema) = &self.schema {
             let _ = admin()
                 .await
@@ -192,21 +199,15 @@ impl TestServer {
 #[macro_export]
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {
-        mod postgres {
+        $crate::conformance!(@backend postgres, Postgres, $($name),*);
+        $crate::conformance!(@backend sqlite, Sqlite, $($name),*);
+    };
+    (@backend $module:ident, $kind:ident, $($name:ident),*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let ts = $crate::common::start($crate::common::Kind::Postgres).await;
-                    super::$name(&ts).await;
-                    ts.finish().await;
-                }
-            )*
-        }
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let ts = $crate::common::start($crate::common::Kind::Sqlite).await;
+                    let ts = $crate::common::start($crate::common::Kind::$kind).await;
                     super::$name(&ts).await;
                     ts.finish().await;
                 }
