@@ -2,6 +2,7 @@
 //! SKU with stock k (or M SKUs with `--spread M`), per strategy.
 
 use crate::BenchError;
+use futures::stream::{self, StreamExt, TryStreamExt};
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -135,28 +136,19 @@ async fn run_one(
     };
 
     // Set up the SKUs, C at a time.
-    let next = Arc::new(AtomicU64::new(0));
-    let mut setup = Vec::new();
-    for _ in 0..opts.clients.min(m).max(1) {
-        let (client, skus, next, url, stock) =
-            (client.clone(), skus.clone(), next.clone(), opts.url.clone(), opts.stock);
-        setup.push(tokio::spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= skus.len() {
-                    return Ok::<(), BenchError>(());
-                }
-                let body = json!({"sku": skus[i], "on_hand": stock, "buckets": buckets});
-                let (status, body) = post(&client, &format!("{url}/v1/skus"), &body).await?;
-                if status != 201 {
-                    return Err(BenchError::Setup(format!("create sku: {status} {body}")));
+    let skus_url = format!("{}/v1/skus", opts.url);
+    stream::iter(skus.iter().map(Ok))
+        .try_for_each_concurrent(opts.clients.max(1), |sku| {
+            let body = json!({"sku": sku, "on_hand": opts.stock, "buckets": buckets});
+            let (client, url) = (client, &skus_url);
+            async move {
+                match post(client, url, &body).await? {
+                    (201, _) => Ok(()),
+                    (status, body) => Err(BenchError::Setup(format!("create sku: {status} {body}"))),
                 }
             }
-        }));
-    }
-    for t in setup {
-        t.await.map_err(|e| BenchError::Setup(e.to_string()))??;
-    }
+        })
+        .await?;
 
     // Probe: does the server run this strategy at all? (Costs nothing: quantity beyond stock.)
     let probe = json!({"lines": [{"sku": skus[0], "quantity": opts.stock + 1}], "strategy": strategy});
@@ -228,72 +220,28 @@ async fn run_one(
     let elapsed = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    // Invariants.
-    let mut violations = Vec::new();
-    let successes: u64 = per_sku_ok.iter().map(|a| a.load(Ordering::Relaxed)).sum();
-    let n = opts.requests;
-    let mut expected = 0u64;
-    let mut oversold = 0u64;
-    for s in 0..m {
-        let sent = n / m as u64 + u64::from((s as u64) < n % m as u64);
-        let exp = sent.min(opts.stock.max(0) as u64);
-        expected += exp;
-        let ok = per_sku_ok[s].load(Ordering::Relaxed);
-        oversold += ok.saturating_sub(opts.stock.max(0) as u64);
-    }
-    if successes != expected {
-        violations.push(format!("successes {successes} != min(N, k) {expected}"));
-    }
-    let server_errors: u64 = rejections
-        .iter()
-        .filter(|(k, _)| {
-            matches!(k.as_str(), "internal" | "unavailable") || k.starts_with("http_5") || k.starts_with("client_error")
+    // Final on_hand of every SKU, C at a time, in SKU order.
+    let final_on_hand: Vec<Option<i64>> = stream::iter(skus.iter())
+        .map(|sku| async move {
+            let v: Value = client
+                .get(format!("{}/v1/skus/{sku}", opts.url))
+                .send()
+                .await?
+                .json()
+                .await?;
+            Ok::<_, BenchError>(v["on_hand"].as_i64())
         })
-        .map(|(_, v)| v)
-        .sum();
-    if server_errors > 0 {
-        violations.push(format!("{server_errors} server or client errors"));
-    }
-    // Final on_hand of every SKU, C at a time.
-    let next = Arc::new(AtomicU64::new(0));
-    let mismatches = Arc::new(AtomicU64::new(0));
-    let mut checks = Vec::new();
-    for _ in 0..opts.clients.min(m).max(1) {
-        let (client, skus, next, url, per_sku_ok, mismatches, stock) = (
-            client.clone(),
-            skus.clone(),
-            next.clone(),
-            opts.url.clone(),
-            per_sku_ok.clone(),
-            mismatches.clone(),
-            opts.stock,
-        );
-        checks.push(tokio::spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= skus.len() {
-                    return Ok::<(), BenchError>(());
-                }
-                let sku: Value = client
-                    .get(format!("{url}/v1/skus/{}", skus[i]))
-                    .send()
-                    .await?
-                    .json()
-                    .await?;
-                let ok = per_sku_ok[i].load(Ordering::Relaxed) as i64;
-                if sku["on_hand"].as_i64() != Some(stock - ok) {
-                    mismatches.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }));
-    }
-    for t in checks {
-        t.await.map_err(|e| BenchError::Setup(e.to_string()))??;
-    }
-    let mismatches = mismatches.load(Ordering::Relaxed);
-    if mismatches > 0 {
-        violations.push(format!("{mismatches} SKUs where final on_hand != k - successes"));
-    }
+        .buffered(opts.clients.max(1))
+        .try_collect()
+        .await?;
+    let per_sku_ok: Vec<u64> = per_sku_ok.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    let n = opts.requests;
+    let Invariants {
+        successes,
+        expected,
+        oversold,
+        mut violations,
+    } = check_invariants(&per_sku_ok, &final_on_hand, n, opts.stock, &rejections);
     let audit: Value = client
         .get(format!("{}/v1/audit", opts.url))
         .send()
@@ -317,9 +265,6 @@ async fn run_one(
             bad.first().map(|v| v.to_string()).unwrap_or_default()
         ));
     }
-    if oversold > 0 {
-        violations.push(format!("oversold {oversold} units"));
-    }
     let pct = |q: f64| hist.value_at_quantile(q);
     Ok(Some(StrategyReport {
         strategy: strategy.to_string(),
@@ -342,6 +287,68 @@ async fn run_one(
         violations,
         unsafe_strategy: strategy == "naive",
     }))
+}
+
+/// What the counters of one run say about the invariants (the audit is checked apart).
+#[derive(Debug, PartialEq, Eq)]
+struct Invariants {
+    successes: u64,
+    expected: u64,
+    oversold: u64,
+    violations: Vec<String>,
+}
+
+/// Check one run: request `i` went to SKU `i % M`, each SKU started with `stock` units, and
+/// `per_sku_ok[s]` requests to SKU `s` got a 201. A correct store gives every SKU exactly
+/// min(requests to it, stock) successes, ends with `stock - successes` on hand, and answers
+/// no request with a 5xx (or not at all).
+fn check_invariants(
+    per_sku_ok: &[u64],
+    final_on_hand: &[Option<i64>],
+    requests: u64,
+    stock: i64,
+    rejections: &BTreeMap<String, u64>,
+) -> Invariants {
+    let m = per_sku_ok.len().max(1) as u64;
+    let stock_units = stock.max(0) as u64;
+    let mut violations = Vec::new();
+    let successes: u64 = per_sku_ok.iter().sum();
+    let (mut expected, mut oversold) = (0u64, 0u64);
+    for (s, ok) in per_sku_ok.iter().enumerate() {
+        let sent = requests / m + u64::from((s as u64) < requests % m);
+        expected += sent.min(stock_units);
+        oversold += ok.saturating_sub(stock_units);
+    }
+    if successes != expected {
+        violations.push(format!("successes {successes} != min(N, k) {expected}"));
+    }
+    let errors: u64 = rejections
+        .iter()
+        .filter(|(k, _)| {
+            matches!(k.as_str(), "internal" | "unavailable") || k.starts_with("http_5") || k.starts_with("client_error")
+        })
+        .map(|(_, v)| v)
+        .sum();
+    if errors > 0 {
+        violations.push(format!("{errors} server or client errors"));
+    }
+    let mismatches = per_sku_ok
+        .iter()
+        .zip(final_on_hand)
+        .filter(|(ok, on_hand)| **on_hand != Some(stock - **ok as i64))
+        .count();
+    if mismatches > 0 {
+        violations.push(format!("{mismatches} SKUs where final on_hand != k - successes"));
+    }
+    if oversold > 0 {
+        violations.push(format!("oversold {oversold} units"));
+    }
+    Invariants {
+        successes,
+        expected,
+        oversold,
+        violations,
+    }
 }
 
 /// A side-by-side table of reports, one row per strategy (Markdown, so it pastes into notes).
@@ -383,4 +390,43 @@ pub fn render_table(reports: &[StrategyReport]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejections(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn a_correct_run_passes() {
+        // 10 requests over 2 SKUs of stock 3: 5 each, 3 sold each.
+        let inv = check_invariants(
+            &[3, 3],
+            &[Some(0), Some(0)],
+            10,
+            3,
+            &rejections(&[("insufficient_stock", 4)]),
+        );
+        assert_eq!((inv.successes, inv.expected, inv.oversold), (6, 6, 0));
+        assert!(inv.violations.is_empty(), "{:?}", inv.violations);
+        // Uneven split: 5 requests over 2 SKUs of stock 10 -> 3 and 2.
+        let inv = check_invariants(&[3, 2], &[Some(7), Some(8)], 5, 10, &BTreeMap::new());
+        assert!(inv.violations.is_empty(), "{:?}", inv.violations);
+    }
+
+    #[test]
+    fn each_broken_invariant_is_reported() {
+        let inv = check_invariants(&[5], &[Some(0)], 5, 3, &BTreeMap::new());
+        assert_eq!(inv.oversold, 2);
+        assert_eq!(inv.violations.len(), 3, "{:?}", inv.violations); // count, on_hand, oversold
+        let inv = check_invariants(&[2], &[Some(1)], 5, 3, &rejections(&[("insufficient_stock", 3)]));
+        assert_eq!(inv.violations, vec!["successes 2 != min(N, k) 3"]);
+        let inv = check_invariants(&[3], &[Some(0)], 5, 3, &rejections(&[("http_500", 2)]));
+        assert_eq!(inv.violations, vec!["2 server or client errors"]);
+        let inv = check_invariants(&[3], &[None], 3, 3, &BTreeMap::new());
+        assert_eq!(inv.violations, vec!["1 SKUs where final on_hand != k - successes"]);
+    }
 }
