@@ -56,6 +56,18 @@ pub trait StockStore: Send + Sync + 'static {
     /// Whether this backend can run `strategy`.
     fn supports(&self, strategy: Strategy) -> bool;
 
+    /// `Ok` when this backend can run `strategy`, else `unsupported_strategy` naming both.
+    fn require(&self, strategy: Strategy) -> Result<()> {
+        if self.supports(strategy) {
+            Ok(())
+        } else {
+            Err(crate::AllotError::unsupported_strategy(
+                strategy.name(),
+                self.backend().name(),
+            ))
+        }
+    }
+
     /// The strategy used when neither the request nor the server names one.
     fn default_strategy(&self) -> Strategy;
 

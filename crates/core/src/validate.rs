@@ -30,18 +30,24 @@ pub fn name(kind: &str, value: &str, limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-fn quantity(what: &str, q: i64, min: i64, limits: &Limits) -> Result<()> {
-    if q < min {
-        return Err(AllotError::invalid(format!("{what} must be >= {min}, got {q}")));
+/// `value` must be >= `min` (else `invalid_request`) and <= the limit `limit` = `max`
+/// (else `limit_exceeded` naming it).
+fn bounded(what: &str, value: i64, min: i64, limit: &'static str, max: i64) -> Result<()> {
+    if value < min {
+        return Err(AllotError::invalid(format!("{what} must be >= {min}, got {value}")));
     }
-    if q > limits.max_quantity {
+    if value > max {
         return Err(AllotError::LimitExceeded {
-            limit: "max_quantity",
-            max: limits.max_quantity as u64,
-            message: format!("{what} is {q}"),
+            limit,
+            max: max as u64,
+            message: format!("{what} is {value}"),
         });
     }
     Ok(())
+}
+
+fn quantity(what: &str, q: i64, min: i64, limits: &Limits) -> Result<()> {
+    bounded(what, q, min, "max_quantity", limits.max_quantity)
 }
 
 /// Validate `POST /v1/skus`.
@@ -49,16 +55,7 @@ pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
     name("sku", &body.sku, limits)?;
     quantity("on_hand", body.on_hand, 0, limits)?;
     let buckets = body.buckets.unwrap_or(1);
-    if buckets < 1 {
-        return Err(AllotError::invalid(format!("buckets must be >= 1, got {buckets}")));
-    }
-    if buckets > i64::from(limits.max_buckets) {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_buckets",
-            max: u64::from(limits.max_buckets),
-            message: format!("buckets is {buckets}"),
-        });
-    }
+    bounded("buckets", buckets, 1, "max_buckets", i64::from(limits.max_buckets))?;
     Ok(CreateSku {
         sku: body.sku,
         on_hand: body.on_hand,
@@ -124,16 +121,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 
 /// Validate a ledger page size: 1..=`max_page_size`.
 pub fn page_size(limit: i64, limits: &Limits) -> Result<u32> {
-    if limit < 1 {
-        return Err(AllotError::invalid(format!("limit must be >= 1, got {limit}")));
-    }
-    if limit > i64::from(limits.max_page_size) {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_page_size",
-            max: u64::from(limits.max_page_size),
-            message: format!("limit is {limit}"),
-        });
-    }
+    bounded("limit", limit, 1, "max_page_size", i64::from(limits.max_page_size))?;
     Ok(limit as u32)
 }
 

@@ -594,9 +594,7 @@ impl StockStore for PgStore {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        if !self.supports(req.strategy) {
-            return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
-        }
+        self.require(req.strategy)?;
         let now = Utc::now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         if idem.is_none()

@@ -34,9 +34,7 @@ impl AppState {
     /// default strategy cannot run on the store's backend.
     pub fn new(store: Arc<dyn StockStore>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
-        if !store.supports(default_strategy) {
-            return Err(AllotError::unsupported_strategy(default_strategy.name(), store.backend().name()).into());
-        }
+        store.require(default_strategy)?;
         Ok(AppState {
             store,
             limits: cfg.limits.clone(),

@@ -250,9 +250,7 @@ impl StockStore for SqliteStore {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        if !self.supports(req.strategy) {
-            return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
-        }
+        self.require(req.strategy)?;
         self.write(idem, move |tx| {
             for line in &req.lines {
                 let buckets: i64 = tx
