@@ -208,16 +208,7 @@ struct FlashSaleArgs {
 
 /// Read the TOML config file (if any) and export its keys as `ALLOT_<KEY>` environment
 /// variables that are not already set, so clap's `env` gives flag > env > file > default.
-fn load_config_file() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let mut path = std::env::var_os("ALLOT_CONFIG").map(PathBuf::from);
-    for (i, a) in args.iter().enumerate() {
-        if let Some(p) = a.strip_prefix("--config=") {
-            path = Some(p.into());
-        } else if a == "--config" {
-            path = args.get(i + 1).map(PathBuf::from);
-        }
-    }
+fn load_config_file(path: Option<PathBuf>) -> anyhow::Result<()> {
     let Some(path) = path else { return Ok(()) };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
     let table: toml::Table = text
@@ -240,7 +231,8 @@ fn load_config_file() -> anyhow::Result<()> {
 }
 
 fn main() -> anyhow::Result<()> {
-    load_config_file()?;
+    // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
+    load_config_file(Cli::parse().config)?;
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()))
@@ -251,7 +243,6 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let _ = &cli.config;
     match cli.cmd {
         Cmd::Serve(a) => {
             let cfg = a.config()?;
