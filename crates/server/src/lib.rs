@@ -44,12 +44,7 @@ impl RunningServer {
 /// background task until [`RunningServer::stop`].
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let store = open_store(cfg).await?;
-    let sweeper = tokio::spawn(sweep(
-        store.clone(),
-        cfg.idempotency_retention_ms,
-        cfg.sweep_interval_ms,
-    ));
-    let state = AppState::new(store, cfg)?;
+    let state = AppState::new(store.clone(), cfg)?;
     let listener = tokio::net::TcpListener::bind(&cfg.listen).await.map_err(|e| {
         ApiError::from(allot_core::AllotError::Unavailable(format!(
             "cannot bind {}: {e}",
@@ -59,6 +54,8 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let addr = listener
         .local_addr()
         .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
+    // Started only once the server can run, so a failed start leaves no task behind.
+    let sweeper = tokio::spawn(sweep(store, cfg.idempotency_retention_ms, cfg.sweep_interval_ms));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
     let task = tokio::spawn(async move {
