@@ -55,7 +55,8 @@ pub struct PgStore {
 const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
 
 /// The single-statement allocation; the argument is the bucket predicate. Returns how many
-/// rows it took (0 or 1) and the SKU's bucket count (NULL when the SKU does not exist).
+/// rows it took (0 or 1) and, only when it took none (a successful allocation pays no extra
+/// lookup), the SKU's bucket count (NULL when the SKU does not exist).
 macro_rules! fast_allocate {
     ($bucket:literal) => {
         concat!(
@@ -71,7 +72,8 @@ led AS (
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $4, 'allocated', $5, $6, $7 FROM upd)
-SELECT (SELECT count(*) FROM upd), (SELECT buckets FROM skus WHERE sku = $1)"
+SELECT t.n, CASE WHEN t.n = 0 THEN (SELECT buckets FROM skus WHERE sku = $1) END
+  FROM (SELECT count(*) AS n FROM upd) AS t"
         )
     };
 }
