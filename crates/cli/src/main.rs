@@ -82,6 +82,27 @@ struct LimitArgs {
     /// Longest adjustment reason, chars.
     #[arg(long, env = "ALLOT_MAX_REASON_LEN", default_value_t = Limits::default().max_reason_len)]
     max_reason_len: usize,
+    /// Shortest hold (`ttl_ms`, `hold_ttl_ms`), ms.
+    #[arg(long, env = "ALLOT_MIN_HOLD_TTL_MS", default_value_t = Limits::default().min_hold_ttl_ms)]
+    min_hold_ttl_ms: u64,
+    /// Longest hold, ms.
+    #[arg(long, env = "ALLOT_MAX_HOLD_TTL_MS", default_value_t = Limits::default().max_hold_ttl_ms)]
+    max_hold_ttl_ms: u64,
+    /// Most units one unit claim may ask for.
+    #[arg(long, env = "ALLOT_MAX_UNIT_CLAIM", default_value_t = Limits::default().max_unit_claim)]
+    max_unit_claim: i64,
+    /// Most keys in a unit claim's `order_by`.
+    #[arg(long, env = "ALLOT_MAX_ORDER_BY", default_value_t = Limits::default().max_order_by)]
+    max_order_by: usize,
+    /// Longest unit serial, location or lot, chars.
+    #[arg(long, env = "ALLOT_MAX_UNIT_FIELD_LEN", default_value_t = Limits::default().max_unit_field_len)]
+    max_unit_field_len: usize,
+    /// Attempts of a unit claim (skip_locked retries, nowait_scan passes) before `409 contention`.
+    #[arg(long, env = "ALLOT_UNIT_CLAIM_MAX_ATTEMPTS", default_value_t = Limits::default().unit_claim_max_attempts)]
+    unit_claim_max_attempts: u32,
+    /// Most expired holds the sweeper finalises per statement.
+    #[arg(long, env = "ALLOT_HOLD_SWEEP_BATCH", default_value_t = Limits::default().hold_sweep_batch)]
+    hold_sweep_batch: u32,
 }
 
 impl LimitArgs {
@@ -98,6 +119,13 @@ impl LimitArgs {
             max_page_size: self.max_page_size,
             max_idempotency_key_len: self.max_idempotency_key_len,
             max_reason_len: self.max_reason_len,
+            min_hold_ttl_ms: self.min_hold_ttl_ms,
+            max_hold_ttl_ms: self.max_hold_ttl_ms,
+            max_unit_claim: self.max_unit_claim,
+            max_order_by: self.max_order_by,
+            max_unit_field_len: self.max_unit_field_len,
+            unit_claim_max_attempts: self.unit_claim_max_attempts,
+            hold_sweep_batch: self.hold_sweep_batch,
         }
     }
 }
@@ -128,6 +156,9 @@ struct ServeArgs {
     /// How often expired idempotency responses are pruned, ms.
     #[arg(long, env = "ALLOT_SWEEP_INTERVAL_MS", default_value_t = 60_000)]
     sweep_interval_ms: u64,
+    /// How often expired holds are finalised, ms (readers and writers never wait for it).
+    #[arg(long, env = "ALLOT_HOLD_SWEEP_INTERVAL_MS", default_value_t = 1000)]
+    hold_sweep_interval_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -151,6 +182,7 @@ impl ServeArgs {
             pool_wait_ms: self.pool_wait_ms,
             idempotency_retention_ms: self.idempotency_retention_ms,
             sweep_interval_ms: self.sweep_interval_ms,
+            hold_sweep_interval_ms: self.hold_sweep_interval_ms,
         })
     }
 }

@@ -66,6 +66,15 @@ pub enum AllotError {
         /// Suggested wait before retrying, in milliseconds.
         retry_after_ms: u64,
     },
+    /// Confirm of a hold that is no longer `held` (released, or expired even if not yet
+    /// swept). HTTP 409 `hold_expired` / `hold_released`.
+    #[error("hold `{id}` is {}", status.as_str())]
+    HoldNotActive {
+        /// The hold.
+        id: String,
+        /// Its effective status.
+        status: crate::hold::HoldStatus,
+    },
     /// The same `Idempotency-Key` was used with a different request. HTTP 422.
     #[error("idempotency key was already used with a different request")]
     IdempotencyKeyReused,
@@ -91,6 +100,12 @@ impl AllotError {
             AllotError::AlreadyExists { .. } => "already_exists",
             AllotError::InsufficientStock { .. } => "insufficient_stock",
             AllotError::Contention { .. } => "contention",
+            AllotError::HoldNotActive { status, .. } => match status {
+                crate::hold::HoldStatus::Expired => "hold_expired",
+                crate::hold::HoldStatus::Released => "hold_released",
+                crate::hold::HoldStatus::Confirmed => "hold_confirmed",
+                crate::hold::HoldStatus::Held => "hold_held",
+            },
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
             AllotError::Unavailable(_) => "unavailable",
@@ -117,6 +132,20 @@ impl AllotError {
             strategy: strategy.to_string(),
             backend,
             hint,
+        }
+    }
+
+    /// `invalid_request` for a SKU used with the wrong kind of request: `units` says whether
+    /// the SKU is unit-tracked.
+    pub fn wrong_tracking(sku: &str, units: bool) -> Self {
+        if units {
+            AllotError::invalid(format!(
+                "sku `{sku}` is unit-tracked: claim its units with POST /v1/unit-allocations"
+            ))
+        } else {
+            AllotError::invalid(format!(
+                "sku `{sku}` tracks counts, not units: use POST /v1/allocations or /v1/holds"
+            ))
         }
     }
 

@@ -6,16 +6,20 @@
 //! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
 
 pub mod error;
+pub mod hold;
 pub mod limits;
 pub mod model;
 pub mod retry;
 pub mod store;
 pub mod strategy;
+pub mod unit;
 pub mod validate;
 
 pub use error::{AllotError, Result};
+pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use limits::Limits;
 pub use model::audit as audit_rows;
 pub use model::*;
-pub use store::{Executed, Idempotency, StockStore, StoredResponse};
+pub use store::{Executed, HoldStore, Idempotency, StockStore, Store, StoredResponse, UnitStore};
 pub use strategy::{Backend, Strategy};
+pub use unit::*;

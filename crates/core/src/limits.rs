@@ -28,6 +28,21 @@ pub struct Limits {
     pub max_idempotency_key_len: usize,
     /// `max_reason_len`: longest adjustment reason, chars. Default 1000.
     pub max_reason_len: usize,
+    /// `min_hold_ttl_ms`: shortest hold. Default 1000.
+    pub min_hold_ttl_ms: u64,
+    /// `max_hold_ttl_ms`: longest hold. Default 86 400 000 (24 h).
+    pub max_hold_ttl_ms: u64,
+    /// `max_unit_claim`: most units one unit claim may ask for. Default 1000.
+    pub max_unit_claim: i64,
+    /// `max_order_by`: most keys in a unit claim's `order_by`. Default 4.
+    pub max_order_by: usize,
+    /// `max_unit_field_len`: longest serial, location or lot, chars. Default 256.
+    pub max_unit_field_len: usize,
+    /// `unit_claim_max_attempts`: attempts of a unit claim (skip_locked retries, nowait_scan
+    /// passes) when rows were locked by others, before `contention`. Default 8.
+    pub unit_claim_max_attempts: u32,
+    /// `hold_sweep_batch`: most overdue holds one sweeper statement finalises. Default 500.
+    pub hold_sweep_batch: u32,
 }
 
 impl Default for Limits {
@@ -44,6 +59,13 @@ impl Default for Limits {
             max_page_size: 1000,
             max_idempotency_key_len: 255,
             max_reason_len: 1000,
+            min_hold_ttl_ms: 1000,
+            max_hold_ttl_ms: 86_400_000,
+            max_unit_claim: 1000,
+            max_order_by: 4,
+            max_unit_field_len: 256,
+            unit_claim_max_attempts: 8,
+            hold_sweep_batch: 500,
         }
     }
 }

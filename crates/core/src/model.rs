@@ -52,7 +52,8 @@ pub struct LedgerEntry {
     pub delta: i64,
     /// Change of `held`.
     pub held_delta: i64,
-    /// `created`, `adjustment`, `allocation`.
+    /// `created`, `adjustment`, `allocation`, `hold`, `hold_confirmed`, `hold_released`,
+    /// `hold_expired`, `units_received`.
     pub kind: String,
     /// The allocation id, or the adjustment's reason.
     #[serde(rename = "ref")]
@@ -289,10 +290,14 @@ pub struct SkuAuditRow {
     pub ledger_held_delta: i64,
     /// Number of ledger entries.
     pub ledger_entries: i64,
+    /// Sum of the quantities of its holds that are still `held` (swept or not).
+    pub active_hold_quantity: i64,
 }
 
 /// The audit rules of DESIGN.md: on_hand = sum of ledger deltas, held = sum of ledger held
-/// deltas, and 0 <= held <= on_hand in every bucket. Pure; the backends read the rows.
+/// deltas, held = what the SKU's active holds hold, and 0 <= held <= on_hand in every
+/// bucket. For a unit-tracked SKU the counts are those of its units (on_hand: not
+/// allocated, held: held). Pure; the backends read the rows.
 pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
     let mut violations = Vec::new();
     for r in rows {
@@ -307,6 +312,12 @@ pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
         }
         if r.held != r.ledger_held_delta {
             v(format!("held {} != ledger held sum {}", r.held, r.ledger_held_delta));
+        }
+        if r.held != r.active_hold_quantity {
+            v(format!(
+                "held {} != quantity of active holds {}",
+                r.held, r.active_hold_quantity
+            ));
         }
         if r.min_bucket_held < 0 {
             v(format!("a bucket has negative held ({})", r.min_bucket_held));
@@ -340,6 +351,7 @@ mod audit_tests {
             ledger_delta: 5,
             ledger_held_delta: 1,
             ledger_entries: 2,
+            active_hold_quantity: 1,
         };
         assert!(audit(std::slice::from_ref(&ok)).violations.is_empty());
         let bad = SkuAuditRow {

@@ -7,8 +7,10 @@
 //! request changes nothing, so a retry of it runs again.
 
 use crate::error::Result;
+use crate::hold::{Hold, HoldRequest};
 use crate::model::*;
 use crate::strategy::{Backend, Strategy};
+use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
 
 /// A response as stored for an idempotency key: HTTP status and body bytes.
@@ -111,3 +113,62 @@ pub trait StockStore: Send + Sync + 'static {
     /// `now - idempotency_retention_ms` (API.md keeps keys at least 24 h).
     async fn prune_idempotency_keys(&self, before: chrono::DateTime<chrono::Utc>, max_rows: u32) -> Result<u64>;
 }
+
+/// Holds on stock and units (API.md, "Stock holds"; see [`crate::hold`]). Every backend.
+///
+/// Errors: `not_found`, `insufficient_stock`, `contention`, `hold_expired`,
+/// `hold_released`, `idempotency_key_*`, `unavailable`, `internal`.
+#[async_trait]
+pub trait HoldStore: Send + Sync + 'static {
+    /// Move each line's quantity from available to held (all lines or none) with the
+    /// request's strategy, until `now + ttl_ms`. Writes a `hold` ledger entry per line.
+    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>>;
+
+    /// Read a hold; its status is the effective one (overdue reads as `expired`).
+    async fn get_hold(&self, id: &str) -> Result<Hold>;
+
+    /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
+    /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
+    /// allocation again; an expired or released one is `hold_expired` / `hold_released`.
+    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>>;
+
+    /// Give a `held` hold back (`hold_released` ledger entries). Releasing a released or
+    /// expired hold returns it unchanged; releasing a confirmed one is `hold_confirmed`.
+    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>>;
+
+    /// Finalise at most `max_holds` holds whose `expires_at <= now` (status `expired`,
+    /// quantity back to available, `hold_expired` ledger entries). Returns how many.
+    async fn expire_holds(&self, now: chrono::DateTime<chrono::Utc>, max_holds: u32) -> Result<u64>;
+}
+
+/// Individually tracked units (API.md, "Units"; see [`crate::unit`]). Every backend.
+///
+/// Errors: `not_found`, `already_exists` (a serial the SKU has), `insufficient_stock`,
+/// `contention`, `unsupported_strategy`, `invalid_request` (a count-tracked SKU),
+/// `idempotency_key_*`, `unavailable`, `internal`.
+#[async_trait]
+pub trait UnitStore: Send + Sync + 'static {
+    /// The unit strategy used when a claim names none.
+    fn default_unit_strategy(&self) -> crate::unit::UnitStrategy;
+
+    /// Whether this backend can run the unit strategy.
+    fn supports_units(&self, strategy: crate::unit::UnitStrategy) -> bool;
+
+    /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
+    /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
+    async fn add_units(&self, req: AddUnits, idem: Option<Idempotency<UnitsCreated>>)
+        -> Result<Executed<UnitsCreated>>;
+
+    /// Claim `quantity` available units in the requested order (all or nothing unless
+    /// `allow_partial`), as an allocation or, with `hold_ttl_ms`, as a hold.
+    async fn claim_units(
+        &self,
+        req: UnitClaim,
+        idem: Option<Idempotency<UnitAllocation>>,
+    ) -> Result<Executed<UnitAllocation>>;
+}
+
+/// Everything a server needs from a backend.
+pub trait Store: StockStore + HoldStore + UnitStore {}
+
+impl<T: StockStore + HoldStore + UnitStore> Store for T {}

@@ -2,9 +2,11 @@
 //! request or an [`AllotError`] out.
 
 use crate::error::{AllotError, Result};
+use crate::hold::{HoldBody, HoldRequest};
 use crate::limits::Limits;
 use crate::model::*;
 use crate::strategy::{fnv1a_64, Strategy};
+use crate::unit::*;
 use std::collections::HashSet;
 
 /// Check a SKU/resource/queue name: 1..=`max_name_len` chars of `[A-Za-z0-9._:-]`.
@@ -119,6 +121,132 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     })
 }
 
+/// Validate `POST /v1/holds`: the lines as for an allocation, and
+/// `min_hold_ttl_ms <= ttl_ms <= max_hold_ttl_ms` (below is `invalid_request`, above
+/// `limit_exceeded`).
+pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> Result<HoldRequest> {
+    let ttl_ms = hold_ttl("ttl_ms", body.ttl_ms, limits)?;
+    let take = allocation(
+        id,
+        AllocationBody {
+            lines: body.lines,
+            strategy: None,
+        },
+        strategy,
+        limits,
+    )?;
+    Ok(HoldRequest { take, ttl_ms })
+}
+
+fn hold_ttl(what: &str, ttl_ms: i64, limits: &Limits) -> Result<u64> {
+    bounded(
+        what,
+        ttl_ms,
+        limits.min_hold_ttl_ms.min(i64::MAX as u64) as i64,
+        "max_hold_ttl_ms",
+        limits.max_hold_ttl_ms.min(i64::MAX as u64) as i64,
+    )?;
+    Ok(ttl_ms as u64)
+}
+
+fn unit_field(what: &str, value: &str, limits: &Limits) -> Result<()> {
+    if value.chars().count() > limits.max_unit_field_len {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_unit_field_len",
+            max: limits.max_unit_field_len as u64,
+            message: format!("{what} is too long"),
+        });
+    }
+    Ok(())
+}
+
+/// Validate `POST /v1/skus/{sku}/units`: 1..=`max_batch_insert` units, serials non-empty
+/// and distinct within the batch (a serial the SKU already has is `already_exists` from the
+/// store), fields within `max_unit_field_len`. A missing `received_at` becomes `now`.
+pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<AddUnits> {
+    name("sku", sku, limits)?;
+    if body.units.is_empty() {
+        return Err(AllotError::invalid("units must not be empty"));
+    }
+    if body.units.len() > limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: limits.max_batch_insert as u64,
+            message: format!("{} units", body.units.len()),
+        });
+    }
+    let mut seen = HashSet::new();
+    let mut units = body.units;
+    for u in &mut units {
+        if u.serial.is_empty() {
+            return Err(AllotError::invalid("serial must not be empty"));
+        }
+        unit_field("serial", &u.serial, limits)?;
+        for (what, v) in [("location", &u.location), ("lot", &u.lot)] {
+            if let Some(v) = v {
+                unit_field(what, v, limits)?;
+            }
+        }
+        if !seen.insert(u.serial.clone()) {
+            return Err(AllotError::invalid(format!(
+                "serial `{}` appears more than once in the batch",
+                u.serial
+            )));
+        }
+        u.received_at.get_or_insert(now);
+    }
+    Ok(AddUnits {
+        sku: sku.to_string(),
+        units,
+    })
+}
+
+/// Validate `POST /v1/unit-allocations`: quantity 1..=`max_unit_claim`, at most
+/// `max_order_by` keys, each a whitelisted column (optionally `-` for descending) named
+/// once, and `hold_ttl_ms` within the hold limits. The strategy is resolved by the caller.
+pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, limits: &Limits) -> Result<UnitClaim> {
+    name("sku", &body.sku, limits)?;
+    bounded("quantity", body.quantity, 1, "max_unit_claim", limits.max_unit_claim)?;
+    if body.order_by.len() > limits.max_order_by {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_order_by",
+            max: limits.max_order_by as u64,
+            message: format!("{} order_by keys", body.order_by.len()),
+        });
+    }
+    let mut order_by = Vec::with_capacity(body.order_by.len());
+    for raw in &body.order_by {
+        let (descending, col) = match raw.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, raw.as_str()),
+        };
+        let column = UnitColumn::ALL.into_iter().find(|c| c.name() == col).ok_or_else(|| {
+            let allowed: Vec<&str> = UnitColumn::ALL.iter().map(|c| c.name()).collect();
+            AllotError::invalid(format!(
+                "order_by: unknown column `{raw}`; allowed are {} (prefix `-` for descending)",
+                allowed.join(", ")
+            ))
+        })?;
+        if order_by.iter().any(|k: &OrderKey| k.column == column) {
+            return Err(AllotError::invalid(format!("order_by names `{col}` twice")));
+        }
+        order_by.push(OrderKey { column, descending });
+    }
+    let hold_ttl_ms = body
+        .hold_ttl_ms
+        .map(|t| hold_ttl("hold_ttl_ms", t, limits))
+        .transpose()?;
+    Ok(UnitClaim {
+        id,
+        sku: body.sku,
+        quantity: body.quantity,
+        order_by,
+        allow_partial: body.allow_partial,
+        strategy,
+        hold_ttl_ms,
+    })
+}
+
 /// Validate a ledger page size: 1..=`max_page_size`.
 pub fn page_size(limit: i64, limits: &Limits) -> Result<u32> {
     bounded("limit", limit, 1, "max_page_size", i64::from(limits.max_page_size))?;
@@ -213,6 +341,75 @@ mod tests {
         assert_eq!(a(0).unwrap_err().code(), "invalid_request");
         assert!(a(-5).is_ok());
         assert_eq!(a(i64::MIN).unwrap_err().code(), "limit_exceeded");
+    }
+
+    #[test]
+    fn holds_and_units() {
+        let lines = vec![AllocationLine {
+            sku: "A".into(),
+            quantity: 1,
+        }];
+        let h = |ttl_ms| {
+            hold(
+                "h".into(),
+                HoldBody {
+                    lines: lines.clone(),
+                    ttl_ms,
+                    strategy: None,
+                },
+                Strategy::Atomic,
+                &l(),
+            )
+        };
+        assert_eq!(h(1000).unwrap().ttl_ms, 1000);
+        assert_eq!(h(999).unwrap_err().code(), "invalid_request");
+        assert_eq!(h(86_400_001).unwrap_err().code(), "limit_exceeded");
+
+        let claim = |quantity, order_by: &[&str]| {
+            unit_claim(
+                "u".into(),
+                UnitAllocationBody {
+                    sku: "A".into(),
+                    quantity,
+                    order_by: order_by.iter().map(|s| s.to_string()).collect(),
+                    allow_partial: false,
+                    strategy: None,
+                    hold_ttl_ms: None,
+                },
+                UnitStrategy::SkipLocked,
+                &l(),
+            )
+        };
+        let ok = claim(3, &["received_at", "-location"]).unwrap();
+        assert_eq!(ok.order_by[1].column, UnitColumn::Location);
+        assert!(ok.order_by[1].descending);
+        assert_eq!(claim(0, &[]).unwrap_err().code(), "invalid_request");
+        assert_eq!(claim(1001, &[]).unwrap_err().code(), "limit_exceeded");
+        assert_eq!(
+            claim(1, &["id; DROP TABLE units"]).unwrap_err().code(),
+            "invalid_request"
+        );
+        assert_eq!(claim(1, &["lot", "-lot"]).unwrap_err().code(), "invalid_request");
+        assert_eq!(
+            claim(1, &["id", "lot", "serial", "location", "received_at"])
+                .unwrap_err()
+                .code(),
+            "limit_exceeded"
+        );
+
+        let now = chrono::Utc::now();
+        let unit = |serial: &str| NewUnit {
+            serial: serial.into(),
+            location: None,
+            lot: None,
+            received_at: None,
+            expires_at: None,
+        };
+        let add = |units| add_units("A", UnitsBody { units }, now, &l());
+        assert_eq!(add(vec![unit("1"), unit("2")]).unwrap().units[0].received_at, Some(now));
+        assert_eq!(add(vec![unit("1"), unit("1")]).unwrap_err().code(), "invalid_request");
+        assert_eq!(add(vec![]).unwrap_err().code(), "invalid_request");
+        assert_eq!(add(vec![unit("")]).unwrap_err().code(), "invalid_request");
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! class 08 (connection exceptions), 57P01..03 (shutdown) and 53xxx (insufficient resources)
 //! and pool timeouts are `unavailable`.
 
+mod holds;
 mod stock;
+mod units;
 
 pub use stock::PgStore;
 

@@ -12,15 +12,26 @@ use std::str::FromStr;
 use std::time::Duration;
 
 /// Why one attempt of a transaction ended without committing.
-enum TxErr {
+pub(crate) enum TxErr {
     /// 40001 / 40P01: run the whole transaction again (bounded).
     Retry,
     /// The optimistic strategy saw another version: run again (bounded by
     /// `optimistic_max_attempts`).
     VersionConflict,
+    /// A line was short while overdue holds on its SKU still count as held: finalise them
+    /// and run again (bounded by `MAX_EXPIRY_PASSES`); `err` is the answer after that.
+    Overdue {
+        /// The short SKU.
+        sku: String,
+        /// `insufficient_stock` as seen before expiring.
+        err: AllotError,
+    },
     /// Final answer.
     Fail(AllotError),
 }
+
+/// How many times one request finalises overdue holds on a short SKU and runs again.
+const MAX_EXPIRY_PASSES: u32 = 2;
 
 impl From<tokio_postgres::Error> for TxErr {
     fn from(e: tokio_postgres::Error) -> Self {
@@ -38,13 +49,13 @@ impl From<AllotError> for TxErr {
     }
 }
 
-type TxResult<T> = std::result::Result<T, TxErr>;
+pub(crate) type TxResult<T> = std::result::Result<T, TxErr>;
 
 /// The PostgreSQL stock store. Cheap to clone (the pool is shared).
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
-    limits: Limits,
+    pub(crate) limits: Limits,
     allow_unsafe: bool,
 }
 
@@ -72,7 +83,8 @@ led AS (
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $4, 'allocated', $5, $6, $7 FROM upd)
-SELECT t.n, CASE WHEN t.n = 0 THEN (SELECT buckets FROM skus WHERE sku = $1) END
+SELECT t.n, CASE WHEN t.n = 0 THEN
+         (SELECT CASE WHEN tracking = 'units' THEN -1 ELSE buckets END FROM skus WHERE sku = $1) END
   FROM (SELECT count(*) AS n FROM upd) AS t"
         )
     };
@@ -89,21 +101,55 @@ const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = versi
      WHERE sku = $1 AND bucket = $2";
 const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
      WHERE sku = $1 AND bucket = $2 AND version = $4";
+const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+const SQL_HOLD: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2";
+const SQL_HOLD_VERSIONED: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2 AND version = $4";
+const SQL_HOLD_ABSOLUTE: &str = "UPDATE stock SET held = $3, version = version + 1
+     WHERE sku = $1 AND bucket = $2";
 const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
      WHERE sku = $1 AND bucket = $2";
-const SQL_BUCKETS: &str = "SELECT buckets FROM skus WHERE sku = $1";
+const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE sku = $1";
 const SQL_READ_BUCKETS: &str = "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket";
 const SQL_LOCK_BUCKETS: &str =
     "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket FOR UPDATE";
-const SQL_AVAILABLE: &str = "SELECT COALESCE(sum(on_hand - held), 0)::int8 FROM stock WHERE sku = $1";
-const SQL_GET_SKU: &str = "SELECT s.buckets, sum(st.on_hand)::int8, sum(st.held)::int8, sum(st.version)::int8
-     FROM skus s JOIN stock st ON st.sku = s.sku WHERE s.sku = $1 GROUP BY s.buckets";
+/// A short line's figures: available in the stock rows, and whether overdue (not yet
+/// finalised) holds still count as held on the SKU.
+const SQL_SHORT: &str = "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE sku = $1), 0)::int8,
+            EXISTS (SELECT 1 FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
+                     WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = $1)";
+/// A SKU's counts as a reader must see them at `$2`: from its stock rows, or derived from its
+/// units when unit-tracked; held minus what overdue holds still hold (they are expired).
+const SQL_GET_SKU: &str = "SELECT s.buckets,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status <> 'allocated')
+             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.sku = s.sku) END::int8,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status = 'held')
+             ELSE (SELECT sum(held) FROM stock st WHERE st.sku = s.sku) END::int8,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.sku = s.sku)
+             ELSE (SELECT sum(version) FROM stock st WHERE st.sku = s.sku) END::int8,
+        COALESCE((SELECT sum(hl.quantity) FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
+                   WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = s.sku), 0)::int8
+     FROM skus s WHERE s.sku = $1";
 const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
      SELECT t.sku, -t.q, 0, 'allocation', $3 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (id, status, strategy, lines, created_at)
      VALUES ($1, 'allocated', $2, $3, $4)";
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
      FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.sku = $1 AND s.bucket = d.b";
+
+/// What [`PgStore::take_lines`] does with the quantity it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Out of `on_hand` (an allocation).
+    Allocate,
+    /// Into `held` (a hold).
+    Hold,
+}
 
 struct BucketRow {
     bucket: i32,
@@ -140,7 +186,7 @@ impl PgStore {
         })
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object> {
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
         self.pool.get().await.map_err(|e| match e {
             deadpool_postgres::PoolError::Backend(e) => map_error(e),
             other => AllotError::Unavailable(format!("no database connection: {other}")),
@@ -150,17 +196,25 @@ impl PgStore {
     /// Run `attempt` until it commits or fails for good. 40001/40P01 retry up to
     /// `max_tx_retries` times, optimistic version conflicts up to `optimistic_max_attempts`
     /// attempts; both with full-jitter backoff, and both end as `contention`.
-    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> Result<T>
+    pub(crate) async fn retrying<T, F, Fut>(&self, mut attempt: F) -> Result<T>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = TxResult<T>>,
     {
         let backoff = retry::Backoff::default();
-        let (mut tx_retries, mut conflicts) = (0u32, 0u32);
+        let (mut tx_retries, mut conflicts, mut expiry_passes) = (0u32, 0u32, 0u32);
         loop {
             let n = match attempt().await {
                 Ok(v) => return Ok(v),
                 Err(TxErr::Fail(e)) => return Err(e),
+                Err(TxErr::Overdue { sku, err }) => {
+                    expiry_passes += 1;
+                    if expiry_passes > MAX_EXPIRY_PASSES {
+                        return Err(err);
+                    }
+                    self.expire_overdue_on(&sku, Utc::now()).await?;
+                    continue;
+                }
                 Err(TxErr::Retry) => {
                     tx_retries += 1;
                     if tx_retries > self.limits.max_tx_retries {
@@ -232,17 +286,102 @@ impl PgStore {
         }
         match row.get::<_, Option<i32>>(1) {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
-            Some(1) => {
-                let stmt = client.prepare_cached(SQL_AVAILABLE).await?;
-                let available: i64 = client.query_one(&stmt, &[&line.sku]).await?.get(0);
-                Err(TxErr::Fail(AllotError::InsufficientStock {
-                    sku: line.sku.clone(),
-                    requested: line.quantity,
-                    available,
-                }))
-            }
+            Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
+            Some(1) => Err(short_line(&client, &line.sku, line.quantity, now).await),
             Some(_) => Ok(false),
         }
+    }
+
+    /// Take every line of `req` with its strategy, in SKU order, inside `tx`: out of
+    /// `on_hand` for an allocation, into `held` for a hold (both lower `available`). Returns
+    /// the bucket each line was taken from. A short line is `insufficient_stock`, or
+    /// [`TxErr::Overdue`] when overdue holds on its SKU could be finalised first.
+    pub(crate) async fn take_lines(
+        tx: &deadpool_postgres::Transaction<'_>,
+        req: &AllocationRequest,
+        take: Take,
+        now: chrono::DateTime<Utc>,
+    ) -> TxResult<Vec<i32>> {
+        let pick = |alloc: &'static str, hold: &'static str| if take == Take::Hold { hold } else { alloc };
+        let mut taken_buckets = Vec::with_capacity(req.lines.len());
+        for line in &req.lines {
+            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
+            let row = tx
+                .query_opt(&stmt, &[&line.sku])
+                .await?
+                .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
+            if row.get::<_, bool>(1) {
+                return Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true)));
+            }
+            let buckets = row.get::<_, i32>(0).max(1) as u32;
+            let start = if req.strategy == Strategy::Segmented {
+                ((req.spread_hash >> 1) % u64::from(buckets)) as u32
+            } else {
+                0
+            };
+            let taken: Option<i32> = match req.strategy {
+                Strategy::Atomic | Strategy::Segmented => {
+                    let stmt = tx
+                        .prepare_cached(pick(SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
+                        .await?;
+                    let mut got = None;
+                    for b in bucket_order(start, buckets) {
+                        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
+                            got = Some(b as i32);
+                            break;
+                        }
+                    }
+                    got
+                }
+                Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
+                    let sql = if req.strategy == Strategy::Pessimistic {
+                        SQL_LOCK_BUCKETS
+                    } else {
+                        SQL_READ_BUCKETS
+                    };
+                    let stmt = tx.prepare_cached(sql).await?;
+                    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
+                    match rows.iter().find(|r| r.on_hand - r.held >= line.quantity) {
+                        None => None,
+                        Some(r) => {
+                            match req.strategy {
+                                Strategy::Pessimistic => {
+                                    let stmt = tx.prepare_cached(pick(SQL_TAKE, SQL_HOLD)).await?;
+                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
+                                }
+                                Strategy::Optimistic => {
+                                    let stmt = tx.prepare_cached(pick(SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED)).await?;
+                                    let n = tx
+                                        .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
+                                        .await?;
+                                    if n == 0 {
+                                        return Err(TxErr::VersionConflict);
+                                    }
+                                }
+                                _ => {
+                                    // naive: the value read earlier, minus the quantity, written
+                                    // back as an absolute value. Lost updates oversell.
+                                    let stmt = tx.prepare_cached(pick(SQL_WRITE_ABSOLUTE, SQL_HOLD_ABSOLUTE)).await?;
+                                    let value = if take == Take::Hold {
+                                        r.held + line.quantity
+                                    } else {
+                                        r.on_hand - line.quantity
+                                    };
+                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
+                                }
+                            }
+                            Some(r.bucket)
+                        }
+                    }
+                }
+                Strategy::Serialized => unreachable!("refused by supports()"),
+            };
+            match taken {
+                Some(b) => taken_buckets.push(b),
+                None => return Err(short_line(tx, &line.sku, line.quantity, now).await),
+            }
+        }
+        Ok(taken_buckets)
     }
 
     async fn try_allocate(
@@ -259,80 +398,7 @@ impl PgStore {
                 return Ok(Executed::Replayed(stored));
             }
         }
-        for line in &req.lines {
-            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
-            let buckets: i32 = tx
-                .query_opt(&stmt, &[&line.sku])
-                .await?
-                .ok_or_else(|| AllotError::not_found("sku", &line.sku))?
-                .get(0);
-            let buckets = buckets.max(1) as u32;
-            let start = if req.strategy == Strategy::Segmented {
-                ((req.spread_hash >> 1) % u64::from(buckets)) as u32
-            } else {
-                0
-            };
-            let taken = match req.strategy {
-                Strategy::Atomic | Strategy::Segmented => {
-                    let stmt = tx.prepare_cached(SQL_TAKE_CONDITIONAL).await?;
-                    let mut ok = false;
-                    for b in bucket_order(start, buckets) {
-                        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
-                            ok = true;
-                            break;
-                        }
-                    }
-                    ok
-                }
-                Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
-                    let sql = if req.strategy == Strategy::Pessimistic {
-                        SQL_LOCK_BUCKETS
-                    } else {
-                        SQL_READ_BUCKETS
-                    };
-                    let stmt = tx.prepare_cached(sql).await?;
-                    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
-                    match rows.iter().find(|r| r.on_hand - r.held >= line.quantity) {
-                        None => false,
-                        Some(r) => {
-                            match req.strategy {
-                                Strategy::Pessimistic => {
-                                    let stmt = tx.prepare_cached(SQL_TAKE).await?;
-                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
-                                }
-                                Strategy::Optimistic => {
-                                    let stmt = tx.prepare_cached(SQL_TAKE_VERSIONED).await?;
-                                    let n = tx
-                                        .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
-                                        .await?;
-                                    if n == 0 {
-                                        return Err(TxErr::VersionConflict);
-                                    }
-                                }
-                                _ => {
-                                    // naive: the value read earlier, minus the quantity, written
-                                    // back as an absolute value. Lost updates oversell.
-                                    let stmt = tx.prepare_cached(SQL_WRITE_ABSOLUTE).await?;
-                                    let value = r.on_hand - line.quantity;
-                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
-                                }
-                            }
-                            true
-                        }
-                    }
-                }
-                Strategy::Serialized => unreachable!("refused by supports()"),
-            };
-            if !taken {
-                let stmt = tx.prepare_cached(SQL_AVAILABLE).await?;
-                let available: i64 = tx.query_one(&stmt, &[&line.sku]).await?.get(0);
-                return Err(TxErr::Fail(AllotError::InsufficientStock {
-                    sku: line.sku.clone(),
-                    requested: line.quantity,
-                    available,
-                }));
-            }
-        }
+        Self::take_lines(&tx, req, Take::Allocate, now).await?;
         let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
         let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
         let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
@@ -399,7 +465,11 @@ impl PgStore {
         let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
         let rows = read_buckets(&tx.query(&stmt, &[&sku]).await?);
         if rows.is_empty() {
-            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
+            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
+            return Err(TxErr::Fail(match tx.query_opt(&stmt, &[&sku]).await? {
+                Some(r) if r.get::<_, bool>(1) => AllotError::wrong_tracking(sku, true),
+                _ => AllotError::not_found("sku", sku),
+            }));
         }
         let counts: Vec<BucketCounts> = rows
             .iter()
@@ -435,7 +505,7 @@ impl PgStore {
             }
         }
         Self::lock_and_rebalance(&tx, &req.sku, req.delta, req.reason.as_deref()).await?;
-        let sku = get_sku_with(&tx, &req.sku).await?;
+        let sku = get_sku_with(&tx, &req.sku, Utc::now()).await?;
         if let Some(idem) = idem {
             idem_store(&tx, idem, &sku).await?;
         }
@@ -463,26 +533,79 @@ fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
         .collect()
 }
 
-async fn get_sku_with<C: GenericClient>(c: &C, sku: &str) -> Result<Sku> {
+/// Read a SKU's counts as of `now` (see `SQL_GET_SKU`).
+pub(crate) async fn get_sku_with<C: GenericClient>(c: &C, sku: &str, now: chrono::DateTime<Utc>) -> Result<Sku> {
     let stmt = c.prepare_cached(SQL_GET_SKU).await.map_err(map_error)?;
     let row = c
-        .query_opt(&stmt, &[&sku])
+        .query_opt(&stmt, &[&sku, &now])
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("sku", sku))?;
+    let overdue: i64 = row.get(4);
     Ok(Sku::from_counts(
         sku,
-        row.get(1),
-        row.get(2),
-        row.get(3),
+        row.get::<_, Option<i64>>(1).unwrap_or(0),
+        row.get::<_, Option<i64>>(2).unwrap_or(0) - overdue,
+        row.get::<_, Option<i64>>(3).unwrap_or(0),
         row.get::<_, i32>(0) as u32,
     ))
+}
+
+/// Read an allocation by id.
+pub(crate) async fn read_allocation<C: GenericClient>(c: &C, id: &str) -> Result<Allocation> {
+    let stmt = c
+        .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE id = $1")
+        .await
+        .map_err(map_error)?;
+    let row = c
+        .query_opt(&stmt, &[&id])
+        .await
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("allocation", id))?;
+    let lines: serde_json::Value = row.get(3);
+    Ok(Allocation {
+        id: row.get(0),
+        status: row.get(1),
+        strategy: row.get(2),
+        lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+        created_at: row.get(4),
+    })
+}
+
+/// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
+/// holds still count as held on the SKU (the caller expires them and runs again).
+pub(crate) async fn short_line<C: GenericClient>(
+    c: &C,
+    sku: &str,
+    requested: i64,
+    now: chrono::DateTime<Utc>,
+) -> TxErr {
+    let row = match c.prepare_cached(SQL_SHORT).await {
+        Ok(stmt) => match c.query_one(&stmt, &[&sku, &now]).await {
+            Ok(r) => r,
+            Err(e) => return e.into(),
+        },
+        Err(e) => return e.into(),
+    };
+    let err = AllotError::InsufficientStock {
+        sku: sku.to_string(),
+        requested,
+        available: row.get(0),
+    };
+    if row.get::<_, bool>(1) {
+        TxErr::Overdue {
+            sku: sku.to_string(),
+            err,
+        }
+    } else {
+        TxErr::Fail(err)
+    }
 }
 
 /// Idempotency, first half: take the key's transaction-scoped advisory lock without
 /// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
 /// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
-async fn idem_begin<T>(
+pub(crate) async fn idem_begin<T>(
     tx: &deadpool_postgres::Transaction<'_>,
     idem: &Idempotency<T>,
 ) -> TxResult<Option<StoredResponse>> {
@@ -512,7 +635,11 @@ async fn idem_begin<T>(
 }
 
 /// Idempotency, second half: store the rendered response in the same transaction as the effect.
-async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>, value: &T) -> TxResult<()> {
+pub(crate) async fn idem_store<T>(
+    tx: &deadpool_postgres::Transaction<'_>,
+    idem: &Idempotency<T>,
+    value: &T,
+) -> TxResult<()> {
     let resp = (idem.render)(value);
     let stmt = tx
         .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
@@ -555,7 +682,7 @@ impl StockStore for PgStore {
 
     async fn get_sku(&self, sku: &str) -> Result<Sku> {
         let c = self.client().await?;
-        get_sku_with(&c, sku).await
+        get_sku_with(&c, sku, Utc::now()).await
     }
 
     async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
@@ -576,7 +703,7 @@ impl StockStore for PgStore {
             .map_err(map_error)?;
         if rows.is_empty() {
             // Distinguish "no more entries" from "no such SKU".
-            get_sku_with(&c, sku).await?;
+            get_sku_with(&c, sku, Utc::now()).await?;
         }
         Ok(rows
             .iter()
@@ -612,23 +739,7 @@ impl StockStore for PgStore {
 
     async fn get_allocation(&self, id: &str) -> Result<Allocation> {
         let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE id = $1")
-            .await
-            .map_err(map_error)?;
-        let row = c
-            .query_opt(&stmt, &[&id])
-            .await
-            .map_err(map_error)?
-            .ok_or_else(|| AllotError::not_found("allocation", id))?;
-        let lines: serde_json::Value = row.get(3);
-        Ok(Allocation {
-            id: row.get(0),
-            status: row.get(1),
-            strategy: row.get(2),
-            lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-            created_at: row.get(4),
-        })
+        read_allocation(&c, id).await
     }
 
     async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
@@ -677,12 +788,22 @@ impl StockStore for PgStore {
             .query(
                 "WITH st AS (SELECT sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
                                     min(on_hand - held)::int8 AS min_avail, min(held)::int8 AS min_held
-                               FROM stock GROUP BY sku),
+                               FROM stock GROUP BY sku
+                             UNION ALL
+                             SELECT sku, count(*) FILTER (WHERE status <> 'allocated'),
+                                    count(*) FILTER (WHERE status = 'held'),
+                                    count(*) FILTER (WHERE status = 'available'),
+                                    count(*) FILTER (WHERE status = 'held')
+                               FROM units GROUP BY sku),
+                      hl AS (SELECT hl.sku, sum(hl.quantity)::int8 AS q FROM holds h
+                               JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
                       l AS (SELECT sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
                               FROM ledger GROUP BY sku)
                  SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-                        COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0)
-                   FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku ORDER BY s.sku",
+                        COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
+                        COALESCE(hl.q, 0)
+                   FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
+                   LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku",
                 &[],
             )
             .await
@@ -699,6 +820,7 @@ impl StockStore for PgStore {
                 ledger_delta: r.get(5),
                 ledger_held_delta: r.get(6),
                 ledger_entries: r.get(7),
+                active_hold_quantity: r.get(8),
             })
             .collect();
         Ok(audit_rows(&rows))

@@ -21,7 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 /// Shared state of the handlers.
 pub struct AppState {
     /// The stock store of the configured backend.
-    pub store: Arc<dyn StockStore>,
+    pub store: Arc<dyn Store>,
     /// Named limits.
     pub limits: Limits,
     /// Strategy for requests that name none.
@@ -32,7 +32,7 @@ pub struct AppState {
 impl AppState {
     /// State for `store` under `cfg`. Errors with `unsupported_strategy` when the configured
     /// default strategy cannot run on the store's backend.
-    pub fn new(store: Arc<dyn StockStore>, cfg: &ServerConfig) -> Result<Self, ApiError> {
+    pub fn new(store: Arc<dyn Store>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
         store.require(default_strategy)?;
         Ok(AppState {
@@ -59,6 +59,12 @@ impl AppState {
         ledger,
         create_allocation,
         get_allocation,
+        create_hold,
+        get_hold,
+        confirm_hold,
+        release_hold,
+        add_units,
+        claim_units,
         audit
     ),
     components(schemas(
@@ -73,7 +79,17 @@ impl AppState {
         ErrorBody,
         Health,
         AuditReport,
-        AuditViolation
+        AuditViolation,
+        Hold,
+        HoldBody,
+        HoldStatus,
+        HoldKind,
+        Unit,
+        NewUnit,
+        UnitsBody,
+        UnitsCreated,
+        UnitAllocationBody,
+        UnitAllocation
     ))
 )]
 pub struct ApiDoc;
@@ -90,6 +106,12 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/skus/{sku}/ledger", get(ledger))
         .route("/v1/allocations", post(create_allocation))
         .route("/v1/allocations/{id}", get(get_allocation))
+        .route("/v1/holds", post(create_hold))
+        .route("/v1/holds/{id}", get(get_hold))
+        .route("/v1/holds/{id}/confirm", post(confirm_hold))
+        .route("/v1/holds/{id}/release", post(release_hold))
+        .route("/v1/skus/{sku}/units", post(add_units))
+        .route("/v1/unit-allocations", post(claim_units))
         .route("/v1/audit", get(audit))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
         .fallback(not_found)
@@ -261,31 +283,159 @@ async fn create_allocation(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<AllocationBody>,
 ) -> Result<Response, ApiError> {
-    let strategy = match &body.value.strategy {
-        None => st.default_strategy,
-        Some(s) => s
-            .parse::<Strategy>()
-            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
-    };
+    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.allocate(req, idem).await;
-    let outcome = match &result {
-        Ok(Executed::Fresh(_)) => "allocated",
+    count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+/// The request's stock strategy, or the server default.
+fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiError> {
+    match named {
+        None => Ok(st.default_strategy),
+        Some(s) => Ok(s
+            .parse::<Strategy>()
+            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?),
+    }
+}
+
+/// Ids in paths are server-made UUIDs; anything longer is simply unknown.
+fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {
+    if id.len() > 64 {
+        return Err(AllotError::not_found(kind, id).into());
+    }
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Hold), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+async fn create_hold(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<HoldBody>,
+) -> Result<Response, ApiError> {
+    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.create_hold(req, idem).await;
+    count_outcome("allot_holds_total", strategy.name(), "held", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+fn count_outcome<T>(
+    metric: &'static str,
+    strategy: &'static str,
+    ok: &'static str,
+    result: &allot_core::Result<Executed<T>>,
+) {
+    let outcome = match result {
+        Ok(Executed::Fresh(_)) => ok,
         Ok(Executed::Replayed(_)) => "replayed",
         Err(e) => e.code(),
     };
-    metrics::counter!("allot_allocations_total", "strategy" => strategy.name(), "outcome" => outcome).increment(1);
+    metrics::counter!(metric, "strategy" => strategy, "outcome" => outcome).increment(1);
+}
+
+#[utoipa::path(get, path = "/v1/holds/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Hold, description = "status is effective: an overdue hold reads `expired`"),
+        (status = 404, body = ErrorBody)))]
+async fn get_hold(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Hold>, ApiError> {
+    id_path("hold", &id)?;
+    Ok(Json(st.store.get_hold(&id).await?))
+}
+
+#[utoipa::path(post, path = "/v1/holds/{id}/confirm", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Allocation, description = "the allocation (same id as the hold); again for a confirmed hold"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "hold_expired or hold_released")))]
+async fn confirm_hold(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("hold", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let result = st.store.confirm_hold(&id, idem).await;
+    let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
+    metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
+    Ok(respond(StatusCode::OK, result?))
+}
+
+#[utoipa::path(post, path = "/v1/holds/{id}/release", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Hold, description = "released (or already released / expired)"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "hold_confirmed")))]
+async fn release_hold(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("hold", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let result = st.store.release_hold(&id, idem).await;
+    let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
+    metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
+    Ok(respond(StatusCode::OK, result?))
+}
+
+#[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = UnitsCreated), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "already_exists: a serial the SKU has")))]
+async fn add_units(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<UnitsBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::add_units(&sku, body.value, chrono::Utc::now(), &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    Ok(respond(StatusCode::CREATED, st.store.add_units(req, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/unit-allocations", request_body = UnitAllocationBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = UnitAllocation), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "insufficient_stock or contention"), (status = 503, body = ErrorBody)))]
+async fn claim_units(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<UnitAllocationBody>,
+) -> Result<Response, ApiError> {
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_unit_strategy(),
+        Some(s) => UnitStrategy::parse(s)
+            .filter(|u| st.store.supports_units(*u))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.claim_units(req, idem).await;
+    count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
 
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
 async fn get_allocation(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Allocation>, ApiError> {
-    if id.len() > 64 {
-        return Err(AllotError::not_found("allocation", id).into());
-    }
+    id_path("allocation", &id)?;
     Ok(Json(st.store.get_allocation(&id).await?))
 }
 

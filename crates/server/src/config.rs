@@ -1,7 +1,7 @@
 //! Server configuration and opening the store it names.
 
 use crate::error::ApiError;
-use allot_core::{AllotError, Limits, StockStore, Strategy};
+use allot_core::{AllotError, Limits, Store, Strategy};
 use std::sync::Arc;
 
 /// Everything `allot serve` needs. Built by the CLI from flags, environment and TOML.
@@ -26,6 +26,8 @@ pub struct ServerConfig {
     pub idempotency_retention_ms: u64,
     /// How often the sweeper prunes expired idempotency responses, ms.
     pub sweep_interval_ms: u64,
+    /// How often the hold sweeper finalises expired holds, ms.
+    pub hold_sweep_interval_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -40,6 +42,7 @@ impl Default for ServerConfig {
             pool_wait_ms: 5000,
             idempotency_retention_ms: 86_400_000,
             sweep_interval_ms: 60_000,
+            hold_sweep_interval_ms: 1000,
         }
     }
 }
@@ -64,7 +67,7 @@ impl ServerConfig {
 ///
 /// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
 /// cannot be reached.
-pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn StockStore>, ApiError> {
+pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Store>, ApiError> {
     if cfg.is_postgres() {
         allot_postgres::migrate(&cfg.database_url).await?;
         let mut pg = allot_postgres::PgConfig::new(&cfg.database_url);

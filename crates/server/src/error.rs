@@ -68,6 +68,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::AlreadyExists { .. }
         | AllotError::InsufficientStock { .. }
         | AllotError::Contention { .. }
+        | AllotError::HoldNotActive { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

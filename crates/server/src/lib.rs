@@ -2,7 +2,7 @@
 //!
 //! The HTTP API of allot (API.md) on axum: handlers, the error body, the `Idempotency-Key`
 //! protocol, Prometheus metrics and the OpenAPI document (utoipa). This is the only crate
-//! that knows HTTP or JSON; it talks to the backends through [`allot_core::StockStore`].
+//! that knows HTTP or JSON; it talks to the backends through the store traits of [`allot_core::store`].
 
 mod api;
 mod config;
@@ -55,7 +55,16 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         .local_addr()
         .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
     // Started only once the server can run, so a failed start leaves no task behind.
-    let sweeper = tokio::spawn(sweep(store, cfg.idempotency_retention_ms, cfg.sweep_interval_ms));
+    let sweeper = tokio::spawn(sweep(
+        store.clone(),
+        cfg.idempotency_retention_ms,
+        cfg.sweep_interval_ms,
+    ));
+    let hold_sweeper = tokio::spawn(sweep_holds(
+        store,
+        cfg.hold_sweep_interval_ms,
+        cfg.limits.hold_sweep_batch,
+    ));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
     let task = tokio::spawn(async move {
@@ -65,6 +74,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
             })
             .await;
         sweeper.abort();
+        hold_sweeper.abort();
         result
     });
     Ok(RunningServer {
@@ -80,7 +90,7 @@ const SWEEP_MAX_BATCHES: u32 = 100;
 
 /// The background sweeper: every `interval_ms`, delete idempotency responses older than
 /// `retention_ms`, in bounded batches. Errors are logged and retried at the next tick.
-async fn sweep(store: Arc<dyn allot_core::StockStore>, retention_ms: u64, interval_ms: u64) {
+async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, interval_ms: u64) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -92,6 +102,32 @@ async fn sweep(store: Arc<dyn allot_core::StockStore>, retention_ms: u64, interv
                 Ok(_) => continue,
                 Err(e) => {
                     tracing::warn!(error = %e, "idempotency sweep failed");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The hold sweeper: every `interval_ms`, finalise holds whose expiry has passed, at most
+/// `batch` per statement and `SWEEP_MAX_BATCHES` statements per tick. Readers and writers
+/// never wait for it (an overdue hold already reads as expired and is finalised by the
+/// first writer that needs its stock); it keeps the `held` counts tidy.
+async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch: u32) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        for _ in 0..SWEEP_MAX_BATCHES {
+            match store.expire_holds(chrono::Utc::now(), batch).await {
+                Ok(n) => {
+                    metrics::counter!("allot_holds_expired_total").increment(n);
+                    if n < u64::from(batch) {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "hold sweep failed");
                     break;
                 }
             }

@@ -16,11 +16,11 @@ pub struct SqliteStore {
     jobs: std::sync::mpsc::Sender<Job>,
 }
 
-fn now_us() -> i64 {
+pub(crate) fn now_us() -> i64 {
     Utc::now().timestamp_micros()
 }
 
-fn from_us(us: i64) -> DateTime<Utc> {
+pub(crate) fn from_us(us: i64) -> DateTime<Utc> {
     Utc.timestamp_micros(us).single().unwrap_or_default()
 }
 
@@ -41,7 +41,7 @@ impl SqliteStore {
     }
 
     /// Run `f` on the writer thread and wait for its result.
-    async fn call<T, F>(&self, f: F) -> Result<T>
+    pub(crate) async fn call<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
@@ -60,7 +60,7 @@ impl SqliteStore {
     /// it: a stored response with the same fingerprint is replayed, another fingerprint is
     /// `idempotency_key_reused`; on success the rendered response is stored before commit.
     /// Any error rolls everything back.
-    async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
+    pub(crate) async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
@@ -97,18 +97,32 @@ impl SqliteStore {
     }
 }
 
-fn get_sku_with(c: &Connection, sku: &str) -> Result<Sku> {
+/// A SKU's counts as a reader must see them at `now_us`: from its stock rows, or derived
+/// from its units when unit-tracked; held minus what overdue holds still hold.
+pub(crate) fn get_sku_with(c: &Connection, sku: &str, now_us: i64) -> Result<Sku> {
     c.prepare_cached(
-        "SELECT s.buckets, sum(st.on_hand), sum(st.held), sum(st.version)
-           FROM skus s JOIN stock st ON st.sku = s.sku WHERE s.sku = ?1 GROUP BY s.buckets",
+        "SELECT s.buckets,
+                CASE WHEN s.tracking = 'units'
+                     THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status <> 'allocated')
+                     ELSE (SELECT sum(on_hand) FROM stock st WHERE st.sku = s.sku) END,
+                CASE WHEN s.tracking = 'units'
+                     THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status = 'held')
+                     ELSE (SELECT sum(held) FROM stock st WHERE st.sku = s.sku) END,
+                CASE WHEN s.tracking = 'units'
+                     THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.sku = s.sku)
+                     ELSE (SELECT sum(version) FROM stock st WHERE st.sku = s.sku) END,
+                COALESCE((SELECT sum(hl.quantity) FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
+                           WHERE h.status = 'held' AND h.expires_at_us <= ?2 AND hl.sku = s.sku), 0)
+           FROM skus s WHERE s.sku = ?1",
     )
     .and_then(|mut s| {
-        s.query_row([sku], |r| {
+        s.query_row(params![sku, now_us], |r| {
+            let overdue: i64 = r.get(4)?;
             Ok(Sku::from_counts(
                 sku,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
+                r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                r.get::<_, Option<i64>>(2)?.unwrap_or(0) - overdue,
+                r.get::<_, Option<i64>>(3)?.unwrap_or(0),
                 r.get::<_, i64>(0)? as u32,
             ))
         })
@@ -116,6 +130,97 @@ fn get_sku_with(c: &Connection, sku: &str) -> Result<Sku> {
     })
     .map_err(map_error)?
     .ok_or_else(|| AllotError::not_found("sku", sku))
+}
+
+/// Read an allocation by id.
+pub(crate) fn read_allocation(c: &Connection, id: &str) -> Result<Allocation> {
+    let row: Option<(String, String, String, String, i64)> = c
+        .prepare_cached("SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE id = ?1")
+        .and_then(|mut s| {
+            s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+                .optional()
+        })
+        .map_err(map_error)?;
+    let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", id))?;
+    Ok(Allocation {
+        id,
+        status,
+        strategy,
+        lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+        created_at: from_us(at),
+    })
+}
+
+/// Whether `sku` exists and is unit-tracked: `None` when it does not exist.
+pub(crate) fn tracks_units(c: &Connection, sku: &str) -> Result<Option<bool>> {
+    c.prepare_cached("SELECT tracking = 'units' FROM skus WHERE sku = ?1")
+        .and_then(|mut s| s.query_row([sku], |r| r.get(0)).optional())
+        .map_err(map_error)
+}
+
+/// What [`take_lines`] does with the quantity it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Out of `on_hand` (an allocation).
+    Allocate,
+    /// Into `held` (a hold).
+    Hold,
+}
+
+/// Take every line of `req` in SKU order inside the write transaction: out of `on_hand`
+/// or into `held`. A short line first finalises overdue holds on its SKU (inside this
+/// transaction, so a failing request still changes nothing) and tries once more. Returns
+/// the bucket each line was taken from.
+pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, now_us: i64) -> Result<Vec<i64>> {
+    let sql = match take {
+        Take::Allocate => {
+            "UPDATE stock SET on_hand = on_hand - ?3, version = version + 1
+              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
+        }
+        Take::Hold => {
+            "UPDATE stock SET held = held + ?3, version = version + 1
+              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
+        }
+    };
+    let mut taken_buckets = Vec::with_capacity(req.lines.len());
+    for line in &req.lines {
+        let (buckets, units): (i64, bool) = tx
+            .prepare_cached("SELECT buckets, tracking = 'units' FROM skus WHERE sku = ?1")
+            .and_then(|mut s| s.query_row([&line.sku], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
+        if units {
+            return Err(AllotError::wrong_tracking(&line.sku, true));
+        }
+        let mut taken = None;
+        for pass in 0..2 {
+            for b in bucket_order(0, buckets.max(1) as u32) {
+                let n = tx
+                    .prepare_cached(sql)
+                    .and_then(|mut s| s.execute(params![line.sku, b, line.quantity]))
+                    .map_err(map_error)?;
+                if n == 1 {
+                    taken = Some(i64::from(b));
+                    break;
+                }
+            }
+            if taken.is_some() || pass == 1 || crate::holds::expire_overdue_on(tx, &line.sku, now_us)? == 0 {
+                break;
+            }
+        }
+        match taken {
+            Some(b) => taken_buckets.push(b),
+            None => {
+                let available = get_sku_with(tx, &line.sku, now_us)?.available;
+                return Err(AllotError::InsufficientStock {
+                    sku: line.sku.clone(),
+                    requested: line.quantity,
+                    available,
+                });
+            }
+        }
+    }
+    Ok(taken_buckets)
 }
 
 fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&str>) -> Result<bool> {
@@ -133,7 +238,10 @@ fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&st
         })
         .map_err(map_error)?;
     if counts.is_empty() {
-        return Err(AllotError::not_found("sku", sku));
+        return Err(match tracks_units(tx, sku)? {
+            Some(true) => AllotError::wrong_tracking(sku, true),
+            _ => AllotError::not_found("sku", sku),
+        });
     }
     let plan = plan_rebalance(sku, &counts, delta)?;
     for (b, d) in &plan {
@@ -205,13 +313,13 @@ impl StockStore for SqliteStore {
 
     async fn get_sku(&self, sku: &str) -> Result<Sku> {
         let sku = sku.to_string();
-        self.call(move |c| get_sku_with(c, &sku)).await
+        self.call(move |c| get_sku_with(c, &sku, now_us())).await
     }
 
     async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         self.write(idem, move |tx| {
             lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref())?;
-            get_sku_with(tx, &req.sku)
+            get_sku_with(tx, &req.sku, now_us())
         })
         .await
     }
@@ -238,7 +346,7 @@ impl StockStore for SqliteStore {
                 })
                 .map_err(map_error)?;
             if rows.is_empty() {
-                get_sku_with(c, &sku)?;
+                get_sku_with(c, &sku, now_us())?;
             }
             Ok(rows)
         })
@@ -252,41 +360,16 @@ impl StockStore for SqliteStore {
     ) -> Result<Executed<Allocation>> {
         self.require(req.strategy)?;
         self.write(idem, move |tx| {
+            let now = now_us();
+            take_lines(tx, &req, Take::Allocate, now)?;
             for line in &req.lines {
-                let buckets: i64 = tx
-                    .prepare_cached("SELECT buckets FROM skus WHERE sku = ?1")
-                    .and_then(|mut s| s.query_row([&line.sku], |r| r.get(0)).optional())
-                    .map_err(map_error)?
-                    .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
-                let mut taken = false;
-                for b in bucket_order(0, buckets.max(1) as u32) {
-                    let n = tx
-                        .prepare_cached(
-                            "UPDATE stock SET on_hand = on_hand - ?3, version = version + 1
-                              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3",
-                        )
-                        .and_then(|mut s| s.execute(params![line.sku, b, line.quantity]))
-                        .map_err(map_error)?;
-                    if n == 1 {
-                        taken = true;
-                        break;
-                    }
-                }
-                if !taken {
-                    let available = get_sku_with(tx, &line.sku)?.available;
-                    return Err(AllotError::InsufficientStock {
-                        sku: line.sku.clone(),
-                        requested: line.quantity,
-                        available,
-                    });
-                }
                 tx.prepare_cached(
                     "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
                 )
-                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now_us()]))
+                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now]))
                 .map_err(map_error)?;
             }
-            let now = Utc::now();
+            let now = from_us(now);
             let lines = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.prepare_cached(
                 "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
@@ -300,24 +383,7 @@ impl StockStore for SqliteStore {
 
     async fn get_allocation(&self, id: &str) -> Result<Allocation> {
         let id = id.to_string();
-        self.call(move |c| {
-            let row: Option<(String, String, String, String, i64)> = c
-                .prepare_cached("SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE id = ?1")
-                .and_then(|mut s| {
-                    s.query_row([&id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-                        .optional()
-                })
-                .map_err(map_error)?;
-            let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", &id))?;
-            Ok(Allocation {
-                id,
-                status,
-                strategy,
-                lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-                created_at: from_us(at),
-            })
-        })
-        .await
+        self.call(move |c| read_allocation(c, &id)).await
     }
 
     async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
@@ -365,12 +431,20 @@ impl StockStore for SqliteStore {
                 .prepare(
                     "WITH st AS (SELECT sku, sum(on_hand) AS on_hand, sum(held) AS held,
                                         min(on_hand - held) AS min_avail, min(held) AS min_held
-                                   FROM stock GROUP BY sku),
+                                   FROM stock GROUP BY sku
+                                 UNION ALL
+                                 SELECT sku, sum(status <> 'allocated'), sum(status = 'held'),
+                                        sum(status = 'available'), sum(status = 'held')
+                                   FROM units GROUP BY sku),
+                          hl AS (SELECT hl.sku, sum(hl.quantity) AS q FROM holds h
+                                   JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
                           l AS (SELECT sku, sum(delta) AS d, sum(held_delta) AS h, count(*) AS n
                                   FROM ledger GROUP BY sku)
                      SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-                            COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0)
-                       FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku ORDER BY s.sku",
+                            COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
+                            COALESCE(hl.q, 0)
+                       FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
+                       LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku",
                 )
                 .and_then(|mut s| {
                     s.query_map([], |r| {
@@ -383,6 +457,7 @@ impl StockStore for SqliteStore {
                             ledger_delta: r.get(5)?,
                             ledger_held_delta: r.get(6)?,
                             ledger_entries: r.get(7)?,
+                            active_hold_quantity: r.get(8)?,
                         })
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()

@@ -57,7 +57,13 @@ pub async fn fresh_pg_url() -> (String, String) {
     (format!("{base}{sep}options=-csearch_path%3D{schema}"), schema)
 }
 
+/// Start a test server with the test defaults: holds may be as short as 50 ms and the hold
+/// sweeper is effectively off (tests of the sweeper turn it on with [`start_with`]).
 pub async fn start(kind: Kind) -> TestServer {
+    start_with(kind, |_| {}).await
+}
+
+pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
     let (database_url, schema, file) = match kind {
         Kind::Postgres => {
             let (url, schema) = fresh_pg_url().await;
@@ -68,12 +74,15 @@ pub async fn start(kind: Kind) -> TestServer {
             (format!("sqlite://{}", p.display()), None, Some(p))
         }
     };
-    let cfg = ServerConfig {
+    let mut cfg = ServerConfig {
         listen: "127.0.0.1:0".into(),
         database_url,
         pool_size: 16,
+        hold_sweep_interval_ms: 3_600_000,
         ..ServerConfig::default()
     };
+    cfg.limits.min_hold_ttl_ms = 50;
+    tweak(&mut cfg);
     let server = allot_server::spawn(&cfg).await.expect("server starts");
     TestServer {
         api: Api {
@@ -160,6 +169,26 @@ impl Api {
         let (s, b) = self.get(&format!("/v1/skus/{sku}/ledger?limit=1000")).await;
         assert_eq!(s, 200, "{b}");
         b["entries"].as_array().unwrap().clone()
+    }
+
+    /// Wait (bounded, polling every 10 ms) until `cond` holds on the SKU's state.
+    pub async fn wait_for_sku(&self, sku: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..1000 {
+            let v = self.sku(sku).await;
+            if cond(&v) {
+                return v;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("sku {sku} never reached the expected state: {}", self.sku(sku).await);
+    }
+
+    /// Sleep until the RFC 3339 instant `at` has passed (plus a few ms of clock slack).
+    pub async fn sleep_until(&self, at: &Value) {
+        let at: chrono::DateTime<chrono::Utc> = at.as_str().unwrap().parse().unwrap();
+        let left = at - chrono::Utc::now();
+        let ms = left.num_milliseconds().max(0) as u64 + 5;
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
 
     /// Audit must be clean.

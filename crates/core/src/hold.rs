@@ -1,0 +1,215 @@
+//! Holds (pre-withholding): stock or units set aside for `ttl_ms` while the buyer pays, then
+//! confirmed (becomes an allocation with the hold's id), released, or expired.
+//!
+//! Expiry is exact for readers and writers before any sweeper runs: a hold whose
+//! `expires_at` has passed *is* expired ([`HoldStatus::effective`]); a writer that finds a
+//! line short first finalises the overdue holds on its SKUs and tries again (bounded), and the
+//! sweeper of `allot serve` finalises the rest in bounded batches. Every finalisation is a
+//! conditional `UPDATE … WHERE status = 'held'`, so a hold is returned exactly once and a
+//! confirm racing with expiry has exactly one outcome.
+
+use crate::model::{AllocationLine, AllocationRequest};
+use crate::unit::Unit;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The life cycle of a hold. `held` is the only state with quantity set aside; the others
+/// are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldStatus {
+    /// Quantity moved from available to held, until `expires_at`.
+    Held,
+    /// Turned into an allocation (same id): on_hand and held both dropped.
+    Confirmed,
+    /// Given back by the client before expiry.
+    Released,
+    /// Given back because `expires_at` passed.
+    Expired,
+}
+
+impl HoldStatus {
+    /// The stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldStatus::Held => "held",
+            HoldStatus::Confirmed => "confirmed",
+            HoldStatus::Released => "released",
+            HoldStatus::Expired => "expired",
+        }
+    }
+
+    /// Parse a stored name; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            HoldStatus::Held,
+            HoldStatus::Confirmed,
+            HoldStatus::Released,
+            HoldStatus::Expired,
+        ]
+        .into_iter()
+        .find(|h| h.as_str() == s)
+    }
+
+    /// The status a reader must see at `now`: a stored `held` past `expires_at` is `expired`
+    /// even before the sweeper has written it.
+    pub fn effective(self, expires_at: DateTime<Utc>, now: DateTime<Utc>) -> Self {
+        if self == HoldStatus::Held && expires_at <= now {
+            HoldStatus::Expired
+        } else {
+            self
+        }
+    }
+}
+
+/// What a hold sets aside: fungible stock lines, or individual units of one SKU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldKind {
+    /// `POST /v1/holds`: counts per SKU.
+    Stock,
+    /// `POST /v1/unit-allocations` with `hold_ttl_ms`: the claimed units are `held`.
+    Units,
+}
+
+impl HoldKind {
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldKind::Stock => "stock",
+            HoldKind::Units => "units",
+        }
+    }
+
+    /// Parse a stored name (anything but `units` is stock).
+    pub fn parse(s: &str) -> Self {
+        if s == "units" {
+            HoldKind::Units
+        } else {
+            HoldKind::Stock
+        }
+    }
+}
+
+/// A hold as the API returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Hold {
+    /// Server-generated id (UUID v4 text); a confirmed hold's allocation has the same id.
+    pub id: String,
+    /// Effective status at the time of reading (see [`HoldStatus::effective`]).
+    pub status: HoldStatus,
+    /// `stock` or `units`.
+    pub kind: HoldKind,
+    /// Lines sorted by SKU (for a unit hold: one line, the SKU and how many units).
+    pub lines: Vec<AllocationLine>,
+    /// The units held (unit holds only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<Vec<Unit>>,
+    /// The strategy that took the quantity.
+    pub strategy: String,
+    /// When the hold lapses (UTC).
+    pub expires_at: DateTime<Utc>,
+    /// When it was made (UTC).
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/holds` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HoldBody {
+    /// One line per SKU (a SKU may appear once).
+    pub lines: Vec<AllocationLine>,
+    /// How long the hold lasts, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`.
+    pub ttl_ms: i64,
+    /// Strategy name; the server default when absent.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+/// A validated hold request: the lines are taken exactly like an allocation's (same
+/// strategies, same lock order) but move quantity to `held` instead of out of `on_hand`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldRequest {
+    /// Id, lines, strategy and spread hash, as for an allocation.
+    pub take: AllocationRequest,
+    /// Validated TTL, ms.
+    pub ttl_ms: u64,
+}
+
+impl HoldRequest {
+    /// The hold this request becomes when it succeeds at `now`.
+    pub fn to_hold(&self, now: DateTime<Utc>) -> Hold {
+        Hold {
+            id: self.take.id.clone(),
+            status: HoldStatus::Held,
+            kind: HoldKind::Stock,
+            lines: self.take.lines.clone(),
+            units: None,
+            strategy: self.take.strategy.name().into(),
+            expires_at: expires_at(now, self.ttl_ms),
+            created_at: now,
+        }
+    }
+}
+
+/// `now + ttl_ms`, saturating at the far future.
+pub fn expires_at(now: DateTime<Utc>, ttl_ms: u64) -> DateTime<Utc> {
+    now.checked_add_signed(chrono::Duration::milliseconds(ttl_ms.min(i64::MAX as u64) as i64))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// How the stored state of a hold answers a `confirm` that found it not `held` (or `held`
+/// but overdue): `Ok(())` when the hold is already confirmed (confirm is idempotent: the
+/// caller returns the allocation), else the `409` error naming the state.
+pub fn confirm_refusal(
+    id: &str,
+    stored: HoldStatus,
+    expires_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> crate::Result<()> {
+    match stored.effective(expires_at, now) {
+        HoldStatus::Confirmed => Ok(()),
+        status => Err(crate::AllotError::HoldNotActive {
+            id: id.to_string(),
+            status,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effective_status_expires_exactly_at_expiry() {
+        let t = Utc::now();
+        assert_eq!(HoldStatus::Held.effective(t, t), HoldStatus::Expired);
+        assert_eq!(
+            HoldStatus::Held.effective(t + chrono::Duration::milliseconds(1), t),
+            HoldStatus::Held
+        );
+        assert_eq!(HoldStatus::Released.effective(t, t), HoldStatus::Released);
+        for s in [
+            HoldStatus::Held,
+            HoldStatus::Confirmed,
+            HoldStatus::Released,
+            HoldStatus::Expired,
+        ] {
+            assert_eq!(HoldStatus::parse(s.as_str()), Some(s));
+        }
+    }
+
+    #[test]
+    fn confirm_refusals() {
+        let t = Utc::now();
+        assert!(confirm_refusal("h", HoldStatus::Confirmed, t, t).is_ok());
+        assert_eq!(
+            confirm_refusal("h", HoldStatus::Held, t, t).unwrap_err().code(),
+            "hold_expired"
+        );
+        assert_eq!(
+            confirm_refusal("h", HoldStatus::Released, t, t).unwrap_err().code(),
+            "hold_released"
+        );
+    }
+}

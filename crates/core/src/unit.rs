@@ -1,0 +1,277 @@
+//! Units: one row per physical item (serial, lot, location, dates), claimed N at a time in
+//! a requested order. See DESIGN.md (`skip_locked`, `nowait_scan`).
+//!
+//! Ordering caveat: on PostgreSQL the order is best effort under concurrency. A claimer
+//! skips rows that another transaction has locked; if that transaction then aborts, the
+//! skipped row becomes available again although a later one was already handed out. SQLite
+//! serializes every claim, so its order is exact.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One unit to receive, as `POST /v1/skus/{sku}/units` takes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NewUnit {
+    /// Serial number, unique per SKU.
+    pub serial: String,
+    /// Storage location.
+    #[serde(default)]
+    pub location: Option<String>,
+    /// Lot / batch.
+    #[serde(default)]
+    pub lot: Option<String>,
+    /// When it arrived (RFC 3339 with offset); now when absent.
+    #[serde(default)]
+    pub received_at: Option<DateTime<Utc>>,
+    /// Best-before date, if any.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// `POST /v1/skus/{sku}/units` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct UnitsBody {
+    /// 1..=`max_batch_insert` units.
+    pub units: Vec<NewUnit>,
+}
+
+/// `POST /v1/skus/{sku}/units` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UnitsCreated {
+    /// How many units were inserted.
+    pub created: u64,
+}
+
+/// A validated bulk insert: every serial non-empty and distinct within the batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddUnits {
+    /// The SKU (created as unit-tracked when it does not exist yet).
+    pub sku: String,
+    /// The units, `received_at` filled in.
+    pub units: Vec<NewUnit>,
+}
+
+/// A unit as claims return it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Unit {
+    /// Database id.
+    pub id: i64,
+    /// Serial number.
+    pub serial: String,
+    /// Location.
+    pub location: Option<String>,
+    /// Lot.
+    pub lot: Option<String>,
+    /// When it arrived (UTC).
+    pub received_at: DateTime<Utc>,
+    /// Best-before date.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// The unit columns a claim may order by. A whitelist: the SQL is built from these names
+/// only, never from client text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnitColumn {
+    /// Insertion order.
+    Id,
+    /// Serial number.
+    Serial,
+    /// Location.
+    Location,
+    /// Lot.
+    Lot,
+    /// Arrival (FIFO).
+    ReceivedAt,
+    /// Best-before (FEFO).
+    ExpiresAt,
+}
+
+impl UnitColumn {
+    /// Every column, as `order_by` names them.
+    pub const ALL: [UnitColumn; 6] = [
+        UnitColumn::Id,
+        UnitColumn::Serial,
+        UnitColumn::Location,
+        UnitColumn::Lot,
+        UnitColumn::ReceivedAt,
+        UnitColumn::ExpiresAt,
+    ];
+
+    /// The column's name in the API and in SQL.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitColumn::Id => "id",
+            UnitColumn::Serial => "serial",
+            UnitColumn::Location => "location",
+            UnitColumn::Lot => "lot",
+            UnitColumn::ReceivedAt => "received_at",
+            UnitColumn::ExpiresAt => "expires_at",
+        }
+    }
+}
+
+/// One key of a claim's order: a column, ascending unless the name had a `-` prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OrderKey {
+    /// The column.
+    pub column: UnitColumn,
+    /// `-column` in the request.
+    pub descending: bool,
+}
+
+/// The `ORDER BY` list of a claim: the keys, then `id` as the tie-breaker, NULLs last in
+/// both directions so PostgreSQL and SQLite agree. Only whitelisted names reach the SQL.
+pub fn order_by_sql(keys: &[OrderKey]) -> String {
+    let mut parts: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            format!(
+                "{} {} NULLS LAST",
+                k.column.name(),
+                if k.descending { "DESC" } else { "ASC" }
+            )
+        })
+        .collect();
+    if !keys.iter().any(|k| k.column == UnitColumn::Id) {
+        parts.push("id ASC".into());
+    }
+    parts.join(", ")
+}
+
+/// How a unit claim takes its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnitStrategy {
+    /// One statement: `… ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED`, bounded retries when
+    /// rows were skipped (PostgreSQL docs, "The Locking Clause").
+    SkipLocked,
+    /// Try-lock candidates one by one with `FOR UPDATE NOWAIT` under savepoints (55P03 =
+    /// skip); if short and something was locked, roll back, sleep with jitter, start over.
+    NowaitScan,
+    /// SQLite: one serialized write transaction, exact order.
+    Serialized,
+}
+
+impl UnitStrategy {
+    /// Every unit strategy.
+    pub const ALL: [UnitStrategy; 3] = [
+        UnitStrategy::SkipLocked,
+        UnitStrategy::NowaitScan,
+        UnitStrategy::Serialized,
+    ];
+
+    /// Wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitStrategy::SkipLocked => "skip_locked",
+            UnitStrategy::NowaitScan => "nowait_scan",
+            UnitStrategy::Serialized => "serialized",
+        }
+    }
+
+    /// Parse a wire name; `None` when unknown.
+    pub fn parse(s: &str) -> Option<Self> {
+        UnitStrategy::ALL.into_iter().find(|u| u.name() == s)
+    }
+}
+
+/// `POST /v1/unit-allocations` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct UnitAllocationBody {
+    /// The SKU (unit-tracked).
+    pub sku: String,
+    /// How many units, 1..=`max_unit_claim`.
+    pub quantity: i64,
+    /// Columns to order candidates by (`id`, `serial`, `location`, `lot`, `received_at`,
+    /// `expires_at`; a `-` prefix means descending). Default: `id` (insertion order).
+    #[serde(default)]
+    pub order_by: Vec<String>,
+    /// Take fewer than `quantity` (at least one) when fewer are available.
+    #[serde(default)]
+    pub allow_partial: bool,
+    /// `skip_locked` (default on PostgreSQL), `nowait_scan`, or `serialized` (SQLite).
+    #[serde(default)]
+    pub strategy: Option<String>,
+    /// Make it a hold of this many ms (confirmed/released like stock holds).
+    #[serde(default)]
+    pub hold_ttl_ms: Option<i64>,
+}
+
+/// A validated unit claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitClaim {
+    /// The allocation's (or hold's) id.
+    pub id: String,
+    /// The SKU.
+    pub sku: String,
+    /// Units wanted.
+    pub quantity: i64,
+    /// Order keys (validated).
+    pub order_by: Vec<OrderKey>,
+    /// Whether fewer (>= 1) may be taken.
+    pub allow_partial: bool,
+    /// Strategy (resolved).
+    pub strategy: UnitStrategy,
+    /// `Some(ttl)` makes it a hold.
+    pub hold_ttl_ms: Option<u64>,
+}
+
+/// The answer of a unit claim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UnitAllocation {
+    /// Allocation id (or hold id when `status` is `held`).
+    pub id: String,
+    /// The SKU.
+    pub sku: String,
+    /// `allocated` or `held`.
+    pub status: String,
+    /// The strategy that served it.
+    pub strategy: String,
+    /// The units, in the claim's order.
+    pub units: Vec<Unit>,
+    /// When the hold lapses (holds only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When it was made (UTC).
+    pub created_at: DateTime<Utc>,
+}
+
+/// Whether a claim that got `got` of `wanted` units is a success: all of them, or (with
+/// `allow_partial`) at least one.
+pub fn claim_satisfied(got: i64, wanted: i64, allow_partial: bool) -> bool {
+    got >= wanted || (allow_partial && got >= 1)
+}
+
+/// What a short claim attempt means. `visible` is how many available units the attempt
+/// could see (capped at `wanted`), `got` how many it locked. Units that were visible but
+/// not got were locked by others: the claim must retry rather than answer
+/// `insufficient_stock` while they may still be free.
+pub fn short_claim_should_retry(got: i64, visible: i64) -> bool {
+    visible > got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_by_is_built_from_whitelisted_names() {
+        assert_eq!(order_by_sql(&[]), "id ASC");
+        let k = |column, descending| OrderKey { column, descending };
+        assert_eq!(
+            order_by_sql(&[k(UnitColumn::ReceivedAt, false), k(UnitColumn::Location, true)]),
+            "received_at ASC NULLS LAST, location DESC NULLS LAST, id ASC"
+        );
+        assert_eq!(order_by_sql(&[k(UnitColumn::Id, true)]), "id DESC NULLS LAST");
+    }
+
+    #[test]
+    fn claim_rules() {
+        assert!(claim_satisfied(3, 3, false));
+        assert!(!claim_satisfied(2, 3, false));
+        assert!(claim_satisfied(2, 3, true));
+        assert!(!claim_satisfied(0, 3, true));
+        assert!(short_claim_should_retry(1, 3));
+        assert!(!short_claim_should_retry(2, 2));
+    }
+}

@@ -1,0 +1,417 @@
+//! Holds on PostgreSQL: create (the stock strategies, into `held`), confirm, release, and
+//! expiry (by writers that find a line short, and by the sweeper).
+//!
+//! Lock order, everywhere: a hold's row first (`holds`, by id), then stock rows in
+//! `(sku, bucket)` order. Allocations and new holds take only stock rows (in SKU order) and
+//! insert new hold rows, so no cycle can form; a deadlock that still happens (40P01) is
+//! retried, bounded.
+
+use crate::map_error;
+use crate::stock::{idem_begin, idem_store, PgStore, Take, TxErr, TxResult};
+use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
+use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, SubsecRound, Utc};
+use deadpool_postgres::{GenericClient, Transaction};
+
+const SQL_HOLD_ROW: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1";
+const SQL_HOLD_ROW_LOCKED: &str =
+    "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1 FOR UPDATE";
+const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
+     WHERE claim_id = $1 ORDER BY id";
+
+/// `now`, at the microsecond precision of `timestamptz`, so what a request returns equals
+/// what a later read returns.
+pub(crate) fn db_now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+fn ledger_kind(to: HoldStatus) -> &'static str {
+    match to {
+        HoldStatus::Confirmed => "hold_confirmed",
+        HoldStatus::Released => "hold_released",
+        HoldStatus::Expired => "hold_expired",
+        HoldStatus::Held => "hold",
+    }
+}
+
+/// Finish holds that the caller has locked and found `held`: mark them `to`, give their
+/// stock back to its buckets (or, for `confirmed`, take it out of `on_hand` too), return or
+/// allocate their units, and write one ledger entry per line. Conditional on
+/// `status = 'held'`, so each hold is finished exactly once.
+pub(crate) async fn finish_holds(
+    tx: &Transaction<'_>,
+    ids: &[String],
+    to: HoldStatus,
+    now: DateTime<Utc>,
+) -> TxResult<u64> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE holds SET status = $2, finished_at = $3 WHERE id = ANY($1) AND status = 'held' RETURNING id",
+        )
+        .await?;
+    let done: Vec<String> = tx
+        .query(&stmt, &[&ids, &to.as_str(), &now])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if done.is_empty() {
+        return Ok(0);
+    }
+    let confirm = to == HoldStatus::Confirmed;
+    let stmt = tx
+        .prepare_cached(
+            "SELECT sku, bucket, sum(quantity)::int8 FROM hold_lines
+              WHERE hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
+        )
+        .await?;
+    let lines = tx.query(&stmt, &[&done]).await?;
+    if !lines.is_empty() {
+        let skus: Vec<String> = lines.iter().map(|r| r.get(0)).collect();
+        let buckets: Vec<i32> = lines.iter().map(|r| r.get(1)).collect();
+        let qs: Vec<i64> = lines.iter().map(|r| r.get(2)).collect();
+        // Lock in (sku, bucket) order first: UPDATE … FROM does not promise an order.
+        let stmt = tx
+            .prepare_cached(
+                "SELECT 1 FROM stock s JOIN unnest($1::text[], $2::int4[]) AS d(sku, bucket)
+                     ON s.sku = d.sku AND s.bucket = d.bucket
+                  ORDER BY s.sku, s.bucket FOR UPDATE OF s",
+            )
+            .await?;
+        tx.query(&stmt, &[&skus, &buckets]).await?;
+        let stmt = tx
+            .prepare_cached(
+                "UPDATE stock s SET held = s.held - d.q,
+                        on_hand = s.on_hand - CASE WHEN $4 THEN d.q ELSE 0 END,
+                        version = s.version + 1
+                   FROM unnest($1::text[], $2::int4[], $3::int8[]) AS d(sku, bucket, q)
+                  WHERE s.sku = d.sku AND s.bucket = d.bucket",
+            )
+            .await?;
+        tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm]).await?;
+    }
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE units SET status = CASE WHEN $2 THEN 'allocated' ELSE 'available' END,
+                    claim_id = CASE WHEN $2 THEN claim_id END
+              WHERE claim_id = ANY($1) AND status = 'held'",
+        )
+        .await?;
+    tx.execute(&stmt, &[&done, &confirm]).await?;
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+             SELECT sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id
+               FROM hold_lines WHERE hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
+        )
+        .await?;
+    tx.execute(&stmt, &[&done, &confirm, &ledger_kind(to)]).await?;
+    Ok(done.len() as u64)
+}
+
+fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
+    rows.iter()
+        .map(|r| Unit {
+            id: r.get(0),
+            serial: r.get(1),
+            location: r.get(2),
+            lot: r.get(3),
+            received_at: r.get(4),
+            expires_at: r.get(5),
+        })
+        .collect()
+}
+
+pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit> {
+    rows.iter()
+        .filter(|r| r.get::<_, Option<i64>>(first).is_some())
+        .map(|r| Unit {
+            id: r.get(first),
+            serial: r.get(first + 1),
+            location: r.get(first + 2),
+            lot: r.get(first + 3),
+            received_at: r.get(first + 4),
+            expires_at: r.get(first + 5),
+        })
+        .collect()
+}
+
+/// Read a hold (the row, and its units when it is a unit hold that still has them).
+async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
+    let kind = HoldKind::parse(row.get(1));
+    let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+    let expires_at: DateTime<Utc> = row.get(5);
+    let status = stored.effective(expires_at, now);
+    let id: String = row.get(0);
+    let units = if kind == HoldKind::Units && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
+        let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
+        Some(units_of(&c.query(&stmt, &[&id]).await.map_err(map_error)?))
+    } else if kind == HoldKind::Units {
+        Some(Vec::new())
+    } else {
+        None
+    };
+    let lines: serde_json::Value = row.get(4);
+    Ok(Hold {
+        id,
+        status,
+        kind,
+        lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+        units,
+        strategy: row.get(3),
+        expires_at,
+        created_at: row.get(6),
+    })
+}
+
+impl PgStore {
+    /// Run `attempt` until it commits; 40001/40P01 retry up to `max_tx_retries` times. For
+    /// the expiry paths, which must not recurse into [`PgStore::retrying`].
+    async fn retry_plain<T, F, Fut>(&self, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = TxResult<T>>,
+    {
+        let mut tries = 0;
+        loop {
+            match attempt().await {
+                Ok(v) => return Ok(v),
+                Err(TxErr::Fail(e)) | Err(TxErr::Overdue { err: e, .. }) => return Err(e),
+                Err(TxErr::Retry) | Err(TxErr::VersionConflict) if tries < self.limits.max_tx_retries => tries += 1,
+                Err(_) => {
+                    return Err(AllotError::Contention {
+                        attempts: tries + 1,
+                        retry_after_ms: 100,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Finalise the overdue holds that hold `sku` (at most `hold_sweep_batch`). Called by a
+    /// writer that found the SKU short while such holds existed. Waits for holds that another
+    /// transaction is finishing, so after it returns they are finished one way or the other.
+    pub(crate) async fn expire_overdue_on(&self, sku: &str, now: DateTime<Utc>) -> Result<u64> {
+        let batch = i64::from(self.limits.hold_sweep_batch.max(1));
+        self.retry_plain(|| async move {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await?;
+            let stmt = tx
+                .prepare_cached(
+                    "SELECT h.id FROM holds h
+                      WHERE h.status = 'held' AND h.expires_at <= $2
+                        AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = $1)
+                      ORDER BY h.id LIMIT $3 FOR UPDATE OF h",
+                )
+                .await?;
+            let ids: Vec<String> = tx
+                .query(&stmt, &[&sku, &now, &batch])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
+            tx.commit().await?;
+            Ok(n)
+        })
+        .await
+    }
+
+    async fn try_create_hold(
+        &self,
+        req: &HoldRequest,
+        idem: Option<&Idempotency<Hold>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Executed<Hold>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let buckets = PgStore::take_lines(&tx, &req.take, Take::Hold, now).await?;
+        let hold = req.to_hold(now);
+        let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+                 VALUES ($1, 'stock', 'held', $2, $3, $4, $5)",
+            )
+            .await?;
+        tx.execute(&stmt, &[&hold.id, &hold.strategy, &lines_json, &hold.expires_at, &now])
+            .await?;
+        let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
+        let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
+        let stmt = tx
+            .prepare_cached(
+                "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
+                      hl AS (INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $1, sku, bucket, q FROM l)
+                 INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT sku, 0, q, 'hold', $1 FROM l",
+            )
+            .await?;
+        tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs]).await?;
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &hold).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(hold))
+    }
+
+    async fn try_confirm(
+        &self,
+        id: &str,
+        idem: Option<&Idempotency<Allocation>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Executed<Allocation>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
+        let row = tx
+            .query_opt(&stmt, &[&id])
+            .await?
+            .ok_or_else(|| AllotError::not_found("hold", id))?;
+        let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+        let expires_at: DateTime<Utc> = row.get(5);
+        let alloc = if stored == HoldStatus::Held && expires_at > now {
+            finish_holds(&tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
+            let lines: serde_json::Value = row.get(4);
+            let strategy: String = row.get(3);
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO allocations (id, status, strategy, lines, created_at) VALUES ($1, 'allocated', $2, $3, $4)",
+                )
+                .await?;
+            tx.execute(&stmt, &[&id, &strategy, &lines, &now]).await?;
+            Allocation {
+                id: id.to_string(),
+                status: "allocated".into(),
+                lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+                strategy,
+                created_at: now,
+            }
+        } else {
+            confirm_refusal(id, stored, expires_at, now)?;
+            // Already confirmed: confirm is idempotent, answer with its allocation.
+            crate::stock::read_allocation(&tx, id).await?
+        };
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &alloc).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(alloc))
+    }
+
+    async fn try_release(
+        &self,
+        id: &str,
+        idem: Option<&Idempotency<Hold>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Executed<Hold>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
+        let row = tx
+            .query_opt(&stmt, &[&id])
+            .await?
+            .ok_or_else(|| AllotError::not_found("hold", id))?;
+        let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+        let expires_at: DateTime<Utc> = row.get(5);
+        match stored.effective(expires_at, now) {
+            HoldStatus::Confirmed => {
+                return Err(TxErr::Fail(AllotError::HoldNotActive {
+                    id: id.to_string(),
+                    status: HoldStatus::Confirmed,
+                }))
+            }
+            // Overdue but not yet swept: it finishes as what it is, expired.
+            HoldStatus::Expired if stored == HoldStatus::Held => {
+                finish_holds(&tx, &[id.to_string()], HoldStatus::Expired, now).await?;
+            }
+            HoldStatus::Held => {
+                finish_holds(&tx, &[id.to_string()], HoldStatus::Released, now).await?;
+            }
+            // Released or expired already: releasing again changes nothing.
+            _ => {}
+        }
+        let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
+        let row = tx.query_one(&stmt, &[&id]).await?;
+        let hold = read_hold(&tx, &row, now).await?;
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &hold).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(hold))
+    }
+}
+
+#[async_trait]
+impl HoldStore for PgStore {
+    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+        self.require(req.take.strategy)?;
+        let now = db_now();
+        self.retrying(|| self.try_create_hold(&req, idem.as_ref(), now)).await
+    }
+
+    async fn get_hold(&self, id: &str) -> Result<Hold> {
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_HOLD_ROW).await.map_err(map_error)?;
+        let row = c
+            .query_opt(&stmt, &[&id])
+            .await
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("hold", id))?;
+        read_hold(&c, &row, Utc::now()).await
+    }
+
+    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+        let now = db_now();
+        self.retrying(|| self.try_confirm(id, idem.as_ref(), now)).await
+    }
+
+    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+        let now = db_now();
+        self.retrying(|| self.try_release(id, idem.as_ref(), now)).await
+    }
+
+    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
+        let limit = i64::from(max_holds.max(1));
+        self.retry_plain(|| async move {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await?;
+            // SKIP LOCKED: a hold being confirmed or released right now is left to that
+            // transaction; the next sweep sees what it decided.
+            let stmt = tx
+                .prepare_cached(
+                    "SELECT id FROM holds WHERE status = 'held' AND expires_at <= $1
+                      ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
+                )
+                .await?;
+            let ids: Vec<String> = tx
+                .query(&stmt, &[&now, &limit])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
+            tx.commit().await?;
+            Ok(n)
+        })
+        .await
+    }
+}

@@ -1,0 +1,420 @@
+//! Units on PostgreSQL: bulk insert (UNNEST), and claims with `skip_locked` (one
+//! statement) or `nowait_scan` (the classic try-lock walk under savepoints).
+
+use crate::holds::{db_now, unit_rows};
+use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use allot_core::store::{Executed, Idempotency, UnitStore};
+use allot_core::unit::{order_by_sql, short_claim_should_retry};
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::{GenericClient, Transaction};
+use rand::Rng;
+use std::collections::HashSet;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+
+/// The claim statement around a `picked` subquery (ids of locked, available units): mark
+/// them, write the ledger entry and the allocation (or hold) — all only when enough were
+/// picked — and report, when short, what the caller needs to decide: how many available
+/// units the statement could see (capped at `$2`), the SKU's tracking (NULL: no such SKU),
+/// and whether overdue holds still hold some of its units. Rows come back in claim order.
+///
+/// Parameters: $1 sku, $2 wanted, $3 claim id, $4 least acceptable, $5 'allocated'|'held',
+/// $6 strategy, $7 now, $8 hold expiry (NULL for allocations) [, $9 ids for nowait_scan].
+fn claim_sql(picked: &str, order: &str) -> String {
+    format!(
+        "WITH picked AS ({picked}),
+ok AS (SELECT count(*)::int8 AS n FROM picked),
+upd AS (
+    UPDATE units u SET status = $5::text, claim_id = $3::text
+      FROM picked WHERE u.id = picked.id AND u.status = 'available' AND (SELECT n FROM ok) >= $4::int8
+    RETURNING u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at),
+cnt AS (SELECT count(*)::int8 AS n FROM upd),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+    SELECT $1, CASE WHEN $5::text = 'held' THEN 0 ELSE -n END, CASE WHEN $5::text = 'held' THEN n ELSE 0 END,
+           CASE WHEN $5::text = 'held' THEN 'hold' ELSE 'allocation' END, $3::text
+      FROM cnt WHERE n > 0),
+alo AS (
+    INSERT INTO allocations (id, status, strategy, lines, created_at)
+    SELECT $3::text, 'allocated', $6::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7
+      FROM cnt WHERE n > 0 AND $5::text = 'allocated'),
+hld AS (
+    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT $3::text, 'units', 'held', $6::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $8, $7
+      FROM cnt WHERE n > 0 AND $5::text = 'held'),
+hln AS (
+    INSERT INTO hold_lines (hold_id, sku, bucket, quantity)
+    SELECT $3::text, $1, -1, n FROM cnt WHERE n > 0 AND $5::text = 'held'),
+short AS (
+    SELECT (SELECT count(*) FROM (SELECT 1 FROM units WHERE sku = $1 AND status = 'available' LIMIT $2) v)::int8 AS visible,
+           (SELECT tracking FROM skus WHERE sku = $1) AS tracking,
+           EXISTS (SELECT 1 FROM holds h JOIN hold_lines l ON l.hold_id = h.id
+                    WHERE h.status = 'held' AND h.expires_at <= $7 AND l.sku = $1) AS overdue
+     WHERE (SELECT n FROM ok) < $4::int8)
+SELECT ok.n, short.visible, short.tracking, short.overdue,
+       upd.id, upd.serial, upd.location, upd.lot, upd.received_at, upd.expires_at
+  FROM ok LEFT JOIN short ON true LEFT JOIN upd ON true
+ ORDER BY {order}"
+    )
+}
+
+fn skip_locked_sql(order: &str) -> String {
+    claim_sql(
+        &format!(
+            "SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
+        ),
+        order,
+    )
+}
+
+fn locked_ids_sql(order: &str) -> String {
+    claim_sql("SELECT unnest($9::int8[]) AS id", order)
+}
+
+/// What one claim attempt found.
+enum Attempt {
+    /// Enough units: the claim is made (committed, or in the caller's transaction).
+    Claimed(UnitAllocation),
+    /// Short. `visible`: available units seen (capped at the quantity); `locked`: some
+    /// were locked by others; `overdue`: overdue holds still hold units of the SKU.
+    Short { visible: i64, locked: bool, overdue: bool },
+}
+
+struct ClaimParams {
+    wanted: i64,
+    least: i64,
+    status: &'static str,
+    expires_at: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+}
+
+impl ClaimParams {
+    fn new(req: &UnitClaim, now: DateTime<Utc>) -> Self {
+        ClaimParams {
+            wanted: req.quantity,
+            least: if req.allow_partial { 1 } else { req.quantity },
+            status: if req.hold_ttl_ms.is_some() { "held" } else { "allocated" },
+            expires_at: req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(now, t)),
+            now,
+        }
+    }
+}
+
+/// Run a claim statement and interpret its rows.
+async fn run_claim<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    req: &UnitClaim,
+    p: &ClaimParams,
+    ids: Option<&Vec<i64>>,
+) -> TxResult<Attempt> {
+    let stmt = c.prepare_cached(sql).await?;
+    let strategy = req.strategy.name();
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+        &req.sku,
+        &p.wanted,
+        &req.id,
+        &p.least,
+        &p.status,
+        &strategy,
+        &p.now,
+        &p.expires_at,
+    ];
+    if let Some(ids) = ids {
+        params.push(ids);
+    }
+    let rows = c.query(&stmt, &params).await?;
+    let first = rows
+        .first()
+        .ok_or_else(|| TxErr::Fail(AllotError::Internal("claim returned no row".into())))?;
+    let picked: i64 = first.get(0);
+    if picked >= p.least {
+        return Ok(Attempt::Claimed(UnitAllocation {
+            id: req.id.clone(),
+            sku: req.sku.clone(),
+            status: p.status.into(),
+            strategy: strategy.into(),
+            units: unit_rows(&rows, 4),
+            expires_at: p.expires_at,
+            created_at: p.now,
+        }));
+    }
+    match first.get::<_, Option<&str>>(2) {
+        None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
+        Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),
+        Some(_) => {
+            let visible: i64 = first.get::<_, Option<i64>>(1).unwrap_or(0);
+            Ok(Attempt::Short {
+                visible,
+                locked: short_claim_should_retry(picked, visible),
+                overdue: first.get::<_, Option<bool>>(3).unwrap_or(false),
+            })
+        }
+    }
+}
+
+impl PgStore {
+    async fn try_add_units(
+        &self,
+        req: &AddUnits,
+        idem: Option<&Idempotency<UnitsCreated>>,
+    ) -> TxResult<Executed<UnitsCreated>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let stmt = tx
+            .prepare_cached(
+                "WITH ins AS (INSERT INTO skus (sku, buckets, tracking) VALUES ($1, 1, 'units') ON CONFLICT DO NOTHING RETURNING tracking)
+                 SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE sku = $1",
+            )
+            .await?;
+        let tracking: String = tx.query(&stmt, &[&req.sku]).await?[0].get(0);
+        if tracking != "units" {
+            return Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false)));
+        }
+        let serials: Vec<&str> = req.units.iter().map(|u| u.serial.as_str()).collect();
+        let locations: Vec<Option<&str>> = req.units.iter().map(|u| u.location.as_deref()).collect();
+        let lots: Vec<Option<&str>> = req.units.iter().map(|u| u.lot.as_deref()).collect();
+        let received: Vec<DateTime<Utc>> = req
+            .units
+            .iter()
+            .map(|u| u.received_at.unwrap_or_else(Utc::now))
+            .collect();
+        let expires: Vec<Option<DateTime<Utc>>> = req.units.iter().map(|u| u.expires_at).collect();
+        // One statement for the whole batch; ON CONFLICT so a serial the SKU has (even one
+        // inserted concurrently) is reported, not raised as 23505.
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
+                 SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+                 ON CONFLICT (sku, serial) DO NOTHING RETURNING serial",
+            )
+            .await?;
+        let inserted: HashSet<String> = tx
+            .query(&stmt, &[&req.sku, &serials, &locations, &lots, &received, &expires])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        if let Some(dup) = serials.iter().find(|s| !inserted.contains(**s)) {
+            return Err(TxErr::Fail(AllotError::AlreadyExists {
+                kind: "unit serial",
+                id: format!("{}/{dup}", req.sku),
+            }));
+        }
+        let n = inserted.len() as i64;
+        let stmt = tx
+            .prepare_cached("INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'units_received')")
+            .await?;
+        tx.execute(&stmt, &[&req.sku, &n]).await?;
+        let created = UnitsCreated { created: n as u64 };
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &created).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(created))
+    }
+
+    /// One `skip_locked` attempt. Without an idempotency key it is a single statement (one
+    /// implicit transaction); with one, the statement runs inside the key's transaction.
+    async fn skip_locked_attempt(
+        &self,
+        req: &UnitClaim,
+        sql: &str,
+        idem: Option<&Idempotency<UnitAllocation>>,
+        p: &ClaimParams,
+    ) -> TxResult<Executed<Attempt>> {
+        let mut client = self.client().await?;
+        let Some(idem) = idem else {
+            return Ok(Executed::Fresh(run_claim(&client, sql, req, p, None).await?));
+        };
+        let tx = client.transaction().await?;
+        if let Some(stored) = idem_begin(&tx, idem).await? {
+            return Ok(Executed::Replayed(stored));
+        }
+        let attempt = run_claim(&tx, sql, req, p, None).await?;
+        if let Attempt::Claimed(a) = &attempt {
+            idem_store(&tx, idem, a).await?;
+            tx.commit().await?;
+        }
+        Ok(Executed::Fresh(attempt))
+    }
+
+    /// One pass of the NOWAIT scan: walk the candidates in order, try-lock each under a
+    /// savepoint (55P03 lock_not_available: skip it, remember), stop at `quantity`. Enough:
+    /// claim them and commit. Short: roll everything back and report.
+    async fn nowait_pass(
+        &self,
+        req: &UnitClaim,
+        order: &str,
+        idem: Option<&Idempotency<UnitAllocation>>,
+        p: &ClaimParams,
+    ) -> TxResult<Executed<Attempt>> {
+        let mut client = self.client().await?;
+        let mut tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let page = (req.quantity * 4).max(32);
+        let candidates_sql =
+            format!("SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3");
+        let mut got: Vec<i64> = Vec::new();
+        let mut offset = 0i64;
+        'walk: loop {
+            let stmt = tx.prepare_cached(&candidates_sql).await?;
+            let ids: Vec<i64> = tx
+                .query(&stmt, &[&req.sku, &page, &offset])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            for id in &ids {
+                if try_lock_unit(&mut tx, *id).await? {
+                    got.push(*id);
+                    if got.len() as i64 == req.quantity {
+                        break 'walk;
+                    }
+                }
+            }
+            if (ids.len() as i64) < page {
+                break;
+            }
+            offset += page;
+        }
+        if (got.len() as i64) < p.least {
+            // Not enough: everything rolls back when tx drops. `run_claim` with the ids we
+            // got computes the short report (visible / tracking / overdue) without claiming.
+            let attempt = run_claim(&tx, &locked_ids_sql(order), req, p, Some(&got)).await?;
+            return Ok(Executed::Fresh(attempt));
+        }
+        let attempt = run_claim(&tx, &locked_ids_sql(order), req, p, Some(&got)).await?;
+        if let Attempt::Claimed(a) = &attempt {
+            if let Some(idem) = idem {
+                idem_store(&tx, idem, a).await?;
+            }
+            tx.commit().await?;
+        }
+        Ok(Executed::Fresh(attempt))
+    }
+}
+
+/// `SELECT … FOR UPDATE NOWAIT` one unit under a savepoint. `true`: locked and still
+/// available; `false`: taken meanwhile, or locked by another transaction (55P03; the
+/// savepoint is rolled back so the transaction stays usable).
+async fn try_lock_unit(tx: &mut Transaction<'_>, id: i64) -> TxResult<bool> {
+    let sp = tx.savepoint("nowait_unit").await?;
+    let stmt = sp
+        .prepare_cached("SELECT id FROM units WHERE id = $1 AND status = 'available' FOR UPDATE NOWAIT")
+        .await?;
+    match sp.query_opt(&stmt, &[&id]).await {
+        Ok(row) => {
+            sp.commit().await?;
+            Ok(row.is_some())
+        }
+        Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+            sp.rollback().await?;
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[async_trait]
+impl UnitStore for PgStore {
+    fn default_unit_strategy(&self) -> UnitStrategy {
+        UnitStrategy::SkipLocked
+    }
+
+    fn supports_units(&self, strategy: UnitStrategy) -> bool {
+        matches!(strategy, UnitStrategy::SkipLocked | UnitStrategy::NowaitScan)
+    }
+
+    async fn add_units(
+        &self,
+        req: AddUnits,
+        idem: Option<Idempotency<UnitsCreated>>,
+    ) -> Result<Executed<UnitsCreated>> {
+        self.retrying(|| self.try_add_units(&req, idem.as_ref())).await
+    }
+
+    /// Bounded: at most `unit_claim_max_attempts` attempts (each a statement or a NOWAIT
+    /// pass); between attempts a full-jitter sleep. An attempt that comes back short while
+    /// units were locked by others is retried; at the end that is `contention`, never
+    /// `insufficient_stock`. Overdue holds on the SKU are finalised and the claim retried.
+    async fn claim_units(
+        &self,
+        req: UnitClaim,
+        idem: Option<Idempotency<UnitAllocation>>,
+    ) -> Result<Executed<UnitAllocation>> {
+        if !self.supports_units(req.strategy) {
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
+        }
+        let order = order_by_sql(&req.order_by);
+        let sql = skip_locked_sql(&order);
+        let backoff = retry::Backoff::default();
+        let max_attempts = self.limits.unit_claim_max_attempts.max(1);
+        let mut last_visible = 0;
+        for attempt in 0..max_attempts {
+            let p = ClaimParams::new(&req, db_now());
+            let result = match req.strategy {
+                UnitStrategy::NowaitScan => self.nowait_pass(&req, &order, idem.as_ref(), &p).await,
+                _ => self.skip_locked_attempt(&req, &sql, idem.as_ref(), &p).await,
+            };
+            let outcome = match result {
+                Ok(o) => o,
+                Err(TxErr::Fail(e)) | Err(TxErr::Overdue { err: e, .. }) => return Err(e),
+                Err(TxErr::Retry) | Err(TxErr::VersionConflict) => Executed::Fresh(Attempt::Short {
+                    visible: 0,
+                    locked: true,
+                    overdue: false,
+                }),
+            };
+            match outcome {
+                Executed::Replayed(r) => return Ok(Executed::Replayed(r)),
+                Executed::Fresh(Attempt::Claimed(a)) => return Ok(Executed::Fresh(a)),
+                Executed::Fresh(Attempt::Short {
+                    visible,
+                    locked,
+                    overdue,
+                }) => {
+                    last_visible = visible;
+                    if overdue {
+                        self.expire_overdue_on(&req.sku, db_now()).await?;
+                        continue;
+                    }
+                    if !locked {
+                        return Err(AllotError::InsufficientStock {
+                            sku: req.sku.clone(),
+                            requested: req.quantity,
+                            available: visible,
+                        });
+                    }
+                    let r: u64 = rand::rng().random();
+                    tokio::time::sleep(std::time::Duration::from_micros(backoff.delay_us(attempt, r))).await;
+                }
+            }
+        }
+        let _ = last_visible;
+        Err(AllotError::Contention {
+            attempts: max_attempts,
+            retry_after_ms: backoff.cap_ms,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn claim_sql_only_embeds_whitelisted_order() {
+        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[]));
+        assert!(sql.contains("ORDER BY id ASC LIMIT $2 FOR UPDATE SKIP LOCKED"));
+    }
+}

@@ -1,0 +1,439 @@
+//! Holds and units, the same bodies against PostgreSQL and SQLite through the HTTP API.
+//! Concurrency tests assert exact counts and that no unit or hold is counted twice.
+
+mod common;
+
+use common::{Api, Kind, TestServer};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+
+conformance!(
+    hold_lifecycle,
+    hold_expiry_is_exact_before_the_sweeper,
+    units_order_partial_and_unit_holds,
+    units_bad_inputs_change_nothing,
+    units_concurrent_claimers_never_share,
+    units_scarce_pool_every_unit_once,
+);
+
+fn lines(l: &[(&str, i64)]) -> Value {
+    Value::Array(l.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect())
+}
+
+fn code(b: &Value) -> &str {
+    b["error"]["code"].as_str().unwrap_or("")
+}
+
+fn hold_strategies(ts: &Api) -> Vec<&'static str> {
+    ts.safe_strategies()
+}
+
+fn unit_strategies(ts: &Api) -> Vec<&'static str> {
+    match ts.kind {
+        Kind::Postgres => vec!["skip_locked", "nowait_scan"],
+        Kind::Sqlite => vec!["serialized"],
+    }
+}
+
+async fn hold_lifecycle(ts: &TestServer) {
+    for strategy in hold_strategies(ts) {
+        let sku = format!("H-{strategy}");
+        ts.create_sku(&sku, 10, if strategy == "segmented" { 3 } else { 1 })
+            .await;
+        let (s, h) = ts
+            .post(
+                "/v1/holds",
+                json!({"lines": lines(&[(&sku, 3)]), "ttl_ms": 60_000, "strategy": strategy}),
+            )
+            .await;
+        assert_eq!(s, 201, "{strategy}: {h}");
+        assert_eq!(h["status"], "held");
+        let id = h["id"].as_str().unwrap().to_string();
+        let v = ts.sku(&sku).await;
+        assert_eq!(
+            (v["on_hand"].as_i64(), v["held"].as_i64(), v["available"].as_i64()),
+            (Some(10), Some(3), Some(7))
+        );
+        // More than available is refused and changes nothing.
+        let (s, b) = ts
+            .post(
+                "/v1/holds",
+                json!({"lines": lines(&[(&sku, 8)]), "ttl_ms": 60_000, "strategy": strategy}),
+            )
+            .await;
+        assert_eq!((s, code(&b)), (409, "insufficient_stock"), "{b}");
+        assert_eq!(b["error"]["available"], 7);
+
+        let (s, a) = ts.post(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+        assert_eq!(s, 200, "{a}");
+        assert_eq!(
+            (a["id"].as_str(), a["status"].as_str()),
+            (Some(id.as_str()), Some("allocated"))
+        );
+        assert_eq!(a["lines"], lines(&[(&sku, 3)]));
+        let v = ts.sku(&sku).await;
+        assert_eq!((v["on_hand"].as_i64(), v["held"].as_i64()), (Some(7), Some(0)));
+        // Confirm is idempotent; release of a confirmed hold is refused.
+        let (s, again) = ts.post(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+        assert_eq!((s, &again["id"]), (200, &a["id"]));
+        let (s, b) = ts.post(&format!("/v1/holds/{id}/release"), json!({})).await;
+        assert_eq!((s, code(&b)), (409, "hold_confirmed"));
+        assert_eq!(ts.get(&format!("/v1/allocations/{id}")).await.0, 200);
+        assert_eq!(ts.get(&format!("/v1/holds/{id}")).await.1["status"], "confirmed");
+
+        let (s, h2) = ts
+            .post(
+                "/v1/holds",
+                json!({"lines": lines(&[(&sku, 2)]), "ttl_ms": 60_000, "strategy": strategy}),
+            )
+            .await;
+        assert_eq!(s, 201, "{h2}");
+        let id2 = h2["id"].as_str().unwrap();
+        let (s, r) = ts.post(&format!("/v1/holds/{id2}/release"), json!({})).await;
+        assert_eq!((s, r["status"].as_str()), (200, Some("released")), "{r}");
+        let (s, r) = ts.post(&format!("/v1/holds/{id2}/release"), json!({})).await;
+        assert_eq!((s, r["status"].as_str()), (200, Some("released")));
+        let (s, b) = ts.post(&format!("/v1/holds/{id2}/confirm"), json!({})).await;
+        assert_eq!((s, code(&b)), (409, "hold_released"));
+        let v = ts.sku(&sku).await;
+        assert_eq!((v["on_hand"].as_i64(), v["held"].as_i64()), (Some(7), Some(0)));
+        let kinds: Vec<String> = ts
+            .ledger(&sku)
+            .await
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(kinds, ["created", "hold", "hold_confirmed", "hold", "hold_released"]);
+    }
+    // Bad inputs.
+    let (s, b) = ts
+        .post("/v1/holds", json!({"lines": lines(&[("NOPE", 1)]), "ttl_ms": 1000}))
+        .await;
+    assert_eq!((s, code(&b)), (404, "not_found"));
+    let sku = format!("H-{}", hold_strategies(ts)[0]);
+    let (s, b) = ts
+        .post("/v1/holds", json!({"lines": lines(&[(&sku, 1)]), "ttl_ms": 10}))
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    let (s, b) = ts
+        .post("/v1/holds", json!({"lines": lines(&[(&sku, 1)]), "ttl_ms": 86_400_001}))
+        .await;
+    assert_eq!(
+        (s, code(&b), b["error"]["limit"].as_str()),
+        (400, "limit_exceeded", Some("max_hold_ttl_ms"))
+    );
+    let (s, b) = ts
+        .post("/v1/holds", json!({"lines": lines(&[(&sku, 0)]), "ttl_ms": 1000}))
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!(ts.get("/v1/holds/nope").await.0, 404);
+    assert_eq!(ts.post("/v1/holds/nope/confirm", json!({})).await.0, 404);
+    ts.assert_audit_clean().await;
+}
+
+async fn hold_expiry_is_exact_before_the_sweeper(ts: &TestServer) {
+    ts.create_sku("EXP", 5, 1).await;
+    let (s, h) = ts
+        .post("/v1/holds", json!({"lines": lines(&[("EXP", 5)]), "ttl_ms": 100}))
+        .await;
+    assert_eq!(s, 201, "{h}");
+    let id = h["id"].as_str().unwrap();
+    let (s, b) = ts.post("/v1/allocations", json!({"lines": lines(&[("EXP", 1)])})).await;
+    assert_eq!((s, code(&b)), (409, "insufficient_stock"));
+    ts.sleep_until(&h["expires_at"]).await;
+    // Readers see it expired although no sweeper ran (it is off in tests).
+    let v = ts.sku("EXP").await;
+    assert_eq!((v["held"].as_i64(), v["available"].as_i64()), (Some(0), Some(5)), "{v}");
+    assert_eq!(ts.get(&format!("/v1/holds/{id}")).await.1["status"], "expired");
+    let (s, b) = ts.post(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+    assert_eq!((s, code(&b)), (409, "hold_expired"));
+    // A writer that needs the stock finalises the expired hold first.
+    let (s, b) = ts.post("/v1/allocations", json!({"lines": lines(&[("EXP", 5)])})).await;
+    assert_eq!(s, 201, "{b}");
+    let (s, r) = ts.post(&format!("/v1/holds/{id}/release"), json!({})).await;
+    assert_eq!((s, r["status"].as_str()), (200, Some("expired")));
+    let ledger = ts.ledger("EXP").await;
+    let expired: Vec<&Value> = ledger.iter().filter(|e| e["kind"] == "hold_expired").collect();
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0]["ref"], id);
+    assert_eq!(ts.sku("EXP").await["on_hand"], 0);
+    ts.assert_audit_clean().await;
+}
+
+async fn add_units(ts: &Api, sku: &str, serials: impl IntoIterator<Item = String>) {
+    let units: Vec<Value> = serials.into_iter().map(|s| json!({"serial": s})).collect();
+    let n = units.len();
+    let (s, b) = ts
+        .post(&format!("/v1/skus/{sku}/units"), json!({ "units": units }))
+        .await;
+    assert_eq!((s, b["created"].as_u64()), (201, Some(n as u64)), "{b}");
+}
+
+async fn units_order_partial_and_unit_holds(ts: &TestServer) {
+    let units: Vec<Value> = (0..6)
+        .map(|i| {
+            json!({"serial": format!("S{i}"), "location": format!("L{}", i % 2), "lot": "lot-1",
+                   "received_at": format!("2026-01-0{}T00:00:00+02:00", 6 - i)})
+        })
+        .collect();
+    let (s, b) = ts.post("/v1/skus/SHOE/units", json!({ "units": units })).await;
+    assert_eq!((s, b["created"].as_u64()), (201, Some(6)), "{b}");
+    let v = ts.sku("SHOE").await;
+    assert_eq!((v["on_hand"].as_i64(), v["available"].as_i64()), (Some(6), Some(6)));
+
+    // Oldest first: S5 (Jan 1), S4 (Jan 2).
+    let (s, a) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 2, "order_by": ["received_at"]}),
+        )
+        .await;
+    assert_eq!(s, 201, "{a}");
+    let serials: Vec<&str> = a["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(serials, ["S5", "S4"]);
+    assert_eq!(a["units"][0]["received_at"], "2025-12-31T22:00:00Z");
+    // Newest first, by location descending then received_at.
+    let (s, a) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 1, "order_by": ["-received_at"]}),
+        )
+        .await;
+    assert_eq!((s, a["units"][0]["serial"].as_str()), (201, Some("S0")), "{a}");
+
+    // A unit hold: held, then released, then held again and confirmed.
+    let (s, h) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 2, "order_by": ["location", "received_at"], "hold_ttl_ms": 60_000}),
+        )
+        .await;
+    assert_eq!((s, h["status"].as_str()), (201, Some("held")), "{h}");
+    let serials: Vec<&str> = h["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(serials, ["S2", "S3"]);
+    let v = ts.sku("SHOE").await;
+    assert_eq!(
+        (v["on_hand"].as_i64(), v["held"].as_i64(), v["available"].as_i64()),
+        (Some(3), Some(2), Some(1))
+    );
+    let hid = h["id"].as_str().unwrap();
+    let (s, g) = ts.get(&format!("/v1/holds/{hid}")).await;
+    assert_eq!(
+        (s, g["kind"].as_str(), g["units"].as_array().map(|u| u.len())),
+        (200, Some("units"), Some(2))
+    );
+    let (s, r) = ts.post(&format!("/v1/holds/{hid}/release"), json!({})).await;
+    assert_eq!((s, r["status"].as_str()), (200, Some("released")));
+    assert_eq!(ts.sku("SHOE").await["available"], 3);
+    let (s, h) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 1, "hold_ttl_ms": 60_000}),
+        )
+        .await;
+    assert_eq!(s, 201, "{h}");
+    let (s, c) = ts
+        .post(&format!("/v1/holds/{}/confirm", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    assert_eq!((s, c["lines"][0]["quantity"].as_i64()), (200, Some(1)), "{c}");
+
+    // Partial: two left, ask for five.
+    let (s, b) = ts
+        .post("/v1/unit-allocations", json!({"sku": "SHOE", "quantity": 5}))
+        .await;
+    assert_eq!(
+        (s, code(&b), b["error"]["available"].as_i64()),
+        (409, "insufficient_stock", Some(2)),
+        "{b}"
+    );
+    let (s, a) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 5, "allow_partial": true}),
+        )
+        .await;
+    assert_eq!((s, a["units"].as_array().map(|u| u.len())), (201, Some(2)), "{a}");
+    let v = ts.sku("SHOE").await;
+    assert_eq!((v["on_hand"].as_i64(), v["held"].as_i64()), (Some(0), Some(0)));
+    let (s, b) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 1, "allow_partial": true}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (409, "insufficient_stock"));
+
+    // An expired unit hold frees its units for the next claim, before any sweeper.
+    add_units(ts, "SHOE", ["X1".to_string()]).await;
+    let (s, h) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "SHOE", "quantity": 1, "hold_ttl_ms": 60}),
+        )
+        .await;
+    assert_eq!(s, 201, "{h}");
+    ts.sleep_until(&h["expires_at"]).await;
+    assert_eq!(ts.sku("SHOE").await["available"], 1);
+    let (s, a) = ts
+        .post("/v1/unit-allocations", json!({"sku": "SHOE", "quantity": 1}))
+        .await;
+    assert_eq!((s, a["units"][0]["serial"].as_str()), (201, Some("X1")), "{a}");
+    ts.assert_audit_clean().await;
+}
+
+async fn units_bad_inputs_change_nothing(ts: &TestServer) {
+    add_units(ts, "U", (0..3).map(|i| format!("S{i}"))).await;
+    let before = ts.sku("U").await;
+    let bad = [
+        (
+            json!({"sku": "U", "quantity": 1, "order_by": ["price"]}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"sku": "U", "quantity": 1, "order_by": ["id; DROP TABLE units"]}),
+            400,
+            "invalid_request",
+        ),
+        (json!({"sku": "U", "quantity": 0}), 400, "invalid_request"),
+        (
+            json!({"sku": "U", "quantity": 1, "hold_ttl_ms": 1}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"sku": "U", "quantity": 1, "hold_ttl_ms": 86_400_001}),
+            400,
+            "limit_exceeded",
+        ),
+        (json!({"sku": "U", "quantity": 1001}), 400, "limit_exceeded"),
+        (
+            json!({"sku": "U", "quantity": 1, "strategy": "bogus"}),
+            400,
+            "unsupported_strategy",
+        ),
+        (json!({"sku": "NOPE", "quantity": 1}), 404, "not_found"),
+        (json!({"sku": "U", "quantity": "3"}), 400, "invalid_request"),
+    ];
+    for (body, status, c) in bad {
+        let (s, b) = ts.post("/v1/unit-allocations", body.clone()).await;
+        assert_eq!((s, code(&b)), (status, c), "{body}: {b}");
+    }
+    // Duplicate serials: within the batch, and against what the SKU has; nothing inserted.
+    let (s, b) = ts
+        .post(
+            "/v1/skus/U/units",
+            json!({"units": [{"serial": "N1"}, {"serial": "N1"}]}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    let (s, b) = ts
+        .post(
+            "/v1/skus/U/units",
+            json!({"units": [{"serial": "N2"}, {"serial": "S1"}]}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (409, "already_exists"), "{b}");
+    let (s, b) = ts.post("/v1/skus/U/units", json!({"units": []})).await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    // Units and counts do not mix.
+    ts.create_sku("COUNTED", 5, 1).await;
+    let (s, b) = ts
+        .post("/v1/skus/COUNTED/units", json!({"units": [{"serial": "A"}]}))
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    let (s, b) = ts
+        .post("/v1/unit-allocations", json!({"sku": "COUNTED", "quantity": 1}))
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    let (s, b) = ts.post("/v1/allocations", json!({"lines": lines(&[("U", 1)])})).await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    let (s, b) = ts.post("/v1/skus/U/adjustments", json!({"delta": 1})).await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!(ts.sku("U").await, before);
+    assert_eq!(ts.ledger("U").await.len(), 1);
+    ts.assert_audit_clean().await;
+}
+
+/// POST a unit claim; `contention` is retried (bounded) as a client honouring Retry-After.
+async fn claim_retrying(ts: &Api, body: Value) -> (u16, Value) {
+    for _ in 0..100 {
+        let (s, b) = ts.post("/v1/unit-allocations", body.clone()).await;
+        if code(&b) != "contention" {
+            return (s, b);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    panic!("still contention after 100 tries");
+}
+
+/// Run claims concurrently; returns the outcome counts and every unit id handed out.
+async fn claim_concurrently(ts: &TestServer, bodies: Vec<Value>) -> (BTreeMap<String, u64>, Vec<i64>) {
+    let mut set = tokio::task::JoinSet::new();
+    for body in bodies {
+        let api = ts.api.clone();
+        set.spawn(async move { claim_retrying(&api, body).await });
+    }
+    let (mut counts, mut ids) = (BTreeMap::new(), Vec::new());
+    while let Some(r) = set.join_next().await {
+        let (s, b) = r.unwrap();
+        let key = if s == 201 {
+            "ok".to_string()
+        } else {
+            code(&b).to_string()
+        };
+        assert!(s == 201 || s == 409, "unexpected {s}: {b}");
+        *counts.entry(key).or_insert(0) += 1;
+        for u in b["units"].as_array().into_iter().flatten() {
+            ids.push(u["id"].as_i64().unwrap());
+        }
+    }
+    (counts, ids)
+}
+
+async fn units_concurrent_claimers_never_share(ts: &TestServer) {
+    for strategy in unit_strategies(ts) {
+        let sku = format!("POOL-{strategy}");
+        add_units(ts, &sku, (0..300).map(|i| format!("S{i:04}"))).await;
+        let bodies = (0..60)
+            .map(|i| json!({"sku": sku, "quantity": 1 + i % 3, "order_by": ["received_at", "location"], "strategy": strategy}))
+            .collect();
+        let (counts, ids) = claim_concurrently(ts, bodies).await;
+        assert_eq!(counts.get("ok"), Some(&60), "{strategy}: {counts:?}");
+        let distinct: HashSet<i64> = ids.iter().copied().collect();
+        assert_eq!(distinct.len(), ids.len(), "{strategy}: a unit was handed out twice");
+        assert_eq!(ids.len(), 120);
+        let v = ts.sku(&sku).await;
+        assert_eq!(v["on_hand"], 180, "{strategy}");
+    }
+    ts.assert_audit_clean().await;
+}
+
+async fn units_scarce_pool_every_unit_once(ts: &TestServer) {
+    for strategy in unit_strategies(ts) {
+        let sku = format!("SCARCE-{strategy}");
+        add_units(ts, &sku, (0..30).map(|i| format!("S{i:03}"))).await;
+        // 25 claimers of 2 units want 50; exactly 15 get theirs and 10 hear "insufficient".
+        let bodies = (0..25)
+            .map(|_| json!({"sku": sku, "quantity": 2, "strategy": strategy}))
+            .collect();
+        let (counts, ids) = claim_concurrently(ts, bodies).await;
+        assert_eq!(counts.get("ok"), Some(&15), "{strategy}: {counts:?}");
+        assert_eq!(counts.get("insufficient_stock"), Some(&10), "{strategy}: {counts:?}");
+        let distinct: HashSet<i64> = ids.iter().copied().collect();
+        assert_eq!((distinct.len(), ids.len()), (30, 30), "{strategy}");
+        let v = ts.sku(&sku).await;
+        assert_eq!((v["on_hand"].as_i64(), v["available"].as_i64()), (Some(0), Some(0)));
+    }
+    ts.assert_audit_clean().await;
+}
