@@ -437,3 +437,160 @@ async fn units_scarce_pool_every_unit_once(ts: &TestServer) {
     }
     ts.assert_audit_clean().await;
 }
+
+/// Tests with the hold sweeper running every 5 ms, on both backends.
+macro_rules! sweeping {
+    ($($name:ident),*) => {
+        mod sweeping {
+            $(
+                mod $name {
+                    async fn run(kind: crate::common::Kind) {
+                        let ts = crate::common::start_with(kind, |c| c.hold_sweep_interval_ms = 5).await;
+                        super::super::$name(&ts).await;
+                        ts.finish().await;
+                    }
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn postgres() { run(crate::common::Kind::Postgres).await }
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn sqlite() { run(crate::common::Kind::Sqlite).await }
+                }
+            )*
+        }
+    };
+}
+
+sweeping!(
+    holds_expiring_under_load_return_exactly_once,
+    confirm_racing_expiry_has_one_outcome
+);
+
+/// Ledger entries of `sku` grouped by (ref, kind) -> count.
+async fn ledger_by_ref(ts: &Api, sku: &str) -> BTreeMap<(String, String), u64> {
+    let mut m = BTreeMap::new();
+    for e in ts.ledger(sku).await {
+        let r = e["ref"].as_str().unwrap_or("").to_string();
+        *m.entry((r, e["kind"].as_str().unwrap().to_string())).or_insert(0) += 1;
+    }
+    m
+}
+
+async fn holds_expiring_under_load_return_exactly_once(ts: &TestServer) {
+    ts.create_sku("LOAD", 200, 1).await;
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..40i64 {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            let body = json!({"lines": lines(&[("LOAD", 1 + i % 3)]), "ttl_ms": 50 + (i % 4) * 20});
+            let (s, b) = api.post("/v1/holds", body).await;
+            (true, s, b)
+        });
+        let api = ts.api.clone();
+        set.spawn(async move {
+            let (s, b) = api
+                .post("/v1/allocations", json!({"lines": lines(&[("LOAD", 2)])}))
+                .await;
+            (false, s, b)
+        });
+    }
+    let (mut holds, mut allocated) = (Vec::new(), 0i64);
+    while let Some(r) = set.join_next().await {
+        let (is_hold, s, b) = r.unwrap();
+        assert!(
+            s == 201 || code(&b) == "insufficient_stock" || code(&b) == "contention",
+            "{s} {b}"
+        );
+        if s == 201 && is_hold {
+            holds.push(b["id"].as_str().unwrap().to_string());
+        } else if s == 201 {
+            allocated += 2;
+        }
+    }
+    assert_eq!(holds.len(), 40, "200 units are enough for every hold");
+    // The sweeper (or writers) finish every hold; then nothing is held.
+    let v = ts.wait_for_sku("LOAD", |v| v["held"] == 0).await;
+    assert_eq!(v["on_hand"].as_i64(), Some(200 - allocated));
+    for _ in 0..500 {
+        let by_ref = ledger_by_ref(ts, "LOAD").await;
+        if holds
+            .iter()
+            .all(|h| by_ref.contains_key(&(h.clone(), "hold_expired".into())))
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let by_ref = ledger_by_ref(ts, "LOAD").await;
+    for h in &holds {
+        assert_eq!(by_ref.get(&(h.clone(), "hold".into())), Some(&1), "{h}");
+        assert_eq!(
+            by_ref.get(&(h.clone(), "hold_expired".into())),
+            Some(&1),
+            "{h} returned once"
+        );
+        let (s, g) = ts.get(&format!("/v1/holds/{h}")).await;
+        assert_eq!((s, g["status"].as_str()), (200, Some("expired")));
+    }
+    ts.assert_audit_clean().await;
+}
+
+async fn confirm_racing_expiry_has_one_outcome(ts: &TestServer) {
+    ts.create_sku("RACE", 100, 1).await;
+    let mut holds = Vec::new();
+    for _ in 0..30 {
+        let (s, h) = ts
+            .post("/v1/holds", json!({"lines": lines(&[("RACE", 2)]), "ttl_ms": 60}))
+            .await;
+        assert_eq!(s, 201, "{h}");
+        holds.push((h["id"].as_str().unwrap().to_string(), h["expires_at"].clone()));
+    }
+    // Confirm each hold right around its expiry, while the sweeper runs every 5 ms.
+    let mut set = tokio::task::JoinSet::new();
+    for (i, (id, at)) in holds.iter().cloned().enumerate() {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            api.sleep_until(&at).await;
+            if i % 3 == 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            let (s, b) = api.post(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+            (id, s, b)
+        });
+    }
+    let mut confirmed = HashSet::new();
+    while let Some(r) = set.join_next().await {
+        let (id, s, b) = r.unwrap();
+        match s {
+            200 => {
+                confirmed.insert(id);
+            }
+            409 => assert_eq!(code(&b), "hold_expired", "{b}"),
+            _ => panic!("{s} {b}"),
+        }
+    }
+    let v = ts.wait_for_sku("RACE", |v| v["held"] == 0).await;
+    assert_eq!(v["on_hand"].as_i64(), Some(100 - 2 * confirmed.len() as i64));
+    for _ in 0..500 {
+        let by_ref = ledger_by_ref(ts, "RACE").await;
+        let finished = holds.iter().filter(|(h, _)| {
+            by_ref.contains_key(&(h.clone(), "hold_expired".into()))
+                || by_ref.contains_key(&(h.clone(), "hold_confirmed".into()))
+        });
+        if finished.count() == holds.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let by_ref = ledger_by_ref(ts, "RACE").await;
+    for (h, _) in &holds {
+        let c = by_ref.get(&(h.clone(), "hold_confirmed".into())).copied().unwrap_or(0);
+        let e = by_ref.get(&(h.clone(), "hold_expired".into())).copied().unwrap_or(0);
+        if confirmed.contains(h) {
+            assert_eq!((c, e), (1, 0), "{h}: answered confirmed");
+            assert_eq!(ts.get(&format!("/v1/allocations/{h}")).await.0, 200);
+        } else {
+            assert_eq!((c, e), (0, 1), "{h}: answered expired");
+            assert_eq!(ts.get(&format!("/v1/allocations/{h}")).await.0, 404);
+        }
+    }
+    ts.assert_audit_clean().await;
+}
