@@ -6,8 +6,14 @@
 //! whole service as its users see it.
 
 mod flash_sale;
+mod holds;
+mod load;
+mod units;
 
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
+pub use holds::{holds_bench, HoldsOptions};
+pub use load::{render_load_table, LoadReport};
+pub use units::{units_bench, UnitsOptions};
 
 /// Why a benchmark could not run (not an invariant failure: those are in the report).
 #[derive(Debug, thiserror::Error)]

@@ -201,10 +201,18 @@ enum BenchCmd {
     /// N single-unit allocations from C clients against stock k, per strategy, with the
     /// invariant checks (successes == min(N, k), final on_hand == k - successes, audit clean).
     FlashSale(FlashSaleArgs),
+    /// Flows of hold -> confirm / release / abandon (expire) from C clients per stock
+    /// strategy, then the conservation check (nothing held, on_hand = k - confirmed, audit clean).
+    Holds(HoldsArgs),
+    /// Claims of 1-5 units from a large pool and from a nearly empty one per unit strategy,
+    /// with the checks (no unit twice, units of successes = what left the pool,
+    /// insufficient_stock only when fewer were left).
+    Units(UnitsArgs),
 }
 
-#[derive(Args)]
-struct FlashSaleArgs {
+/// Where a benchmark sends its load.
+#[derive(Args, Clone)]
+struct TargetArgs {
     /// A running server to load (loopback). Without it, one is started in-process on
     /// `--database-url` with unsafe strategies allowed.
     #[arg(long)]
@@ -212,6 +220,72 @@ struct FlashSaleArgs {
     /// Database of the in-process server (default: a fresh SQLite file in the temp dir).
     #[arg(long)]
     database_url: Option<String>,
+    /// PostgreSQL pool size of the in-process server.
+    #[arg(long, default_value_t = 32)]
+    pool_size: usize,
+}
+
+#[derive(Args)]
+struct HoldsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Strategy, a comma-separated list, or `all`.
+    #[arg(long, default_value = "all")]
+    strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    clients: usize,
+    /// Stock of the SKU (k).
+    #[arg(short = 'k', long, default_value_t = 100_000)]
+    stock: i64,
+    /// Flows (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    flows: u64,
+    /// TTL of every hold, ms (abandoned holds expire after it).
+    #[arg(long, default_value_t = 1000)]
+    ttl_ms: u64,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct UnitsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// skip_locked, nowait_scan (PostgreSQL), serialized (SQLite), a list, or `all`.
+    #[arg(long, default_value = "all")]
+    strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    clients: usize,
+    /// Units in the large pool.
+    #[arg(long, default_value_t = 100_000)]
+    units: u64,
+    /// Claims against the large pool (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    requests: u64,
+    /// Smallest quantity of a claim.
+    #[arg(long, default_value_t = 1)]
+    min_quantity: i64,
+    /// Largest quantity of a claim.
+    #[arg(long, default_value_t = 5)]
+    max_quantity: i64,
+    /// Units in the nearly empty pool.
+    #[arg(long, default_value_t = 200)]
+    scarce_units: u64,
+    /// Comma-separated order_by of every claim.
+    #[arg(long, default_value = "received_at,location")]
+    order_by: String,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct FlashSaleArgs {
+    #[command(flatten)]
+    target: TargetArgs,
     /// Strategy, a comma-separated list, or `all` (every strategy of the backend).
     #[arg(long, default_value = "all")]
     strategy: String,
@@ -230,9 +304,6 @@ struct FlashSaleArgs {
     /// Buckets of the SKUs of the `segmented` run.
     #[arg(long, default_value_t = 8)]
     buckets: u32,
-    /// PostgreSQL pool size of the in-process server.
-    #[arg(long, default_value_t = 32)]
-    pool_size: usize,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -318,33 +389,105 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("rebalanced {n} SKUs");
         }
         Cmd::Bench(BenchCmd::FlashSale(a)) => flash_sale(a).await?,
+        Cmd::Bench(BenchCmd::Holds(a)) => holds(a).await?,
+        Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
     }
     Ok(())
 }
 
-async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
-    let mut server = None;
-    let url = match &a.url {
-        Some(u) => u.trim_end_matches('/').to_string(),
-        None => {
-            let database_url = a.database_url.clone().unwrap_or_else(|| {
-                let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
-                format!("sqlite://{}", p.display())
-            });
-            let cfg = ServerConfig {
-                listen: "127.0.0.1:0".into(),
-                database_url,
-                allow_unsafe_strategies: true,
-                pool_size: a.pool_size,
-                ..ServerConfig::default()
-            };
-            let s = allot_server::spawn(&cfg).await?;
-            let url = s.url();
-            eprintln!("started an in-process {} server on {url}", cfg.backend_name());
-            server = Some(s);
-            url
-        }
+/// The URL to load, and the in-process server started for it when no `--url` was given.
+async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
+    if let Some(u) = &t.url {
+        return Ok((u.trim_end_matches('/').to_string(), None));
+    }
+    let database_url = t.database_url.clone().unwrap_or_else(|| {
+        let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
+        format!("sqlite://{}", p.display())
+    });
+    let cfg = ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        database_url,
+        allow_unsafe_strategies: true,
+        pool_size: t.pool_size,
+        ..ServerConfig::default()
     };
+    let s = allot_server::spawn(&cfg).await?;
+    let url = s.url();
+    eprintln!("started an in-process {} server on {url}", cfg.backend_name());
+    Ok((url, Some(s)))
+}
+
+/// Print the table, write the JSON, stop the in-process server, and fail on any violation.
+async fn finish_load(
+    title: String,
+    reports: &[allot_bench::LoadReport],
+    json: Option<&PathBuf>,
+    server: Option<allot_server::RunningServer>,
+) -> anyhow::Result<()> {
+    println!("{title}\n");
+    print!("{}", allot_bench::render_load_table(reports));
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_vec_pretty(reports)?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    let broken: Vec<String> = reports
+        .iter()
+        .filter(|r| !r.violations.is_empty())
+        .map(|r| format!("{} {}", r.workload, r.strategy))
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken: {}", broken.join(", "));
+    }
+    Ok(())
+}
+
+async fn holds(a: HoldsArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::HoldsOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        stock: a.stock,
+        flows: a.flows,
+        ttl_ms: a.ttl_ms,
+        progress: true,
+    };
+    let reports = allot_bench::holds_bench(&opts).await?;
+    let title = format!("holds: C={} k={} N={} ttl_ms={}", a.clients, a.stock, a.flows, a.ttl_ms);
+    finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+async fn units(a: UnitsArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::UnitsOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        pool_units: a.units,
+        requests: a.requests,
+        min_quantity: a.min_quantity,
+        max_quantity: a.max_quantity,
+        scarce_units: a.scarce_units,
+        order_by: a
+            .order_by
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        progress: true,
+    };
+    let reports = allot_bench::units_bench(&opts).await?;
+    let title = format!(
+        "units: C={} pool={} N={} quantity={}..={} scarce={} order_by={}",
+        a.clients, a.units, a.requests, a.min_quantity, a.max_quantity, a.scarce_units, a.order_by
+    );
+    finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
     let opts = allot_bench::FlashSaleOptions {
         url,
         strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),

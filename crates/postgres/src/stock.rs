@@ -57,6 +57,8 @@ pub struct PgStore {
     pool: Pool,
     pub(crate) limits: Limits,
     allow_unsafe: bool,
+    /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
+    pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
@@ -183,6 +185,7 @@ impl PgStore {
             pool,
             limits: cfg.limits.clone(),
             allow_unsafe: cfg.allow_unsafe_strategies,
+            analyzing: Default::default(),
         })
     }
 

@@ -14,6 +14,9 @@ use std::collections::HashSet;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
+/// Batches at least this large trigger a background `ANALYZE units`.
+const ANALYZE_AFTER_UNITS: u64 = 1000;
+
 /// The claim statement around a `picked` subquery (ids of locked, available units): mark
 /// them, write the ledger entry and the allocation (or hold) — all only when enough were
 /// picked — and report, when short, what the caller needs to decide: how many available
@@ -174,7 +177,18 @@ impl PgStore {
                  SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE sku = $1",
             )
             .await?;
-        let tracking: String = tx.query(&stmt, &[&req.sku]).await?[0].get(0);
+        let mut rows = tx.query(&stmt, &[&req.sku]).await?;
+        if rows.is_empty() {
+            // Another transaction created the SKU while we waited on its row: our statement's
+            // snapshot predates that commit, a new statement sees it.
+            rows = tx
+                .query("SELECT tracking FROM skus WHERE sku = $1", &[&req.sku])
+                .await?;
+        }
+        let tracking: String = rows
+            .first()
+            .ok_or_else(|| AllotError::Internal("sku vanished while adding units".into()))?
+            .get(0);
         if tracking != "units" {
             return Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false)));
         }
@@ -337,12 +351,30 @@ impl UnitStore for PgStore {
         matches!(strategy, UnitStrategy::SkipLocked | UnitStrategy::NowaitScan)
     }
 
+    /// After a large batch, refreshes the planner's statistics of `units` in the background
+    /// (one `ANALYZE` at a time): right after a bulk load they still describe an empty table,
+    /// and the planner would sort the whole SKU instead of reading the head of the ordered
+    /// partial index (autovacuum would fix it only at its next round).
     async fn add_units(
         &self,
         req: AddUnits,
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
-        self.retrying(|| self.try_add_units(&req, idem.as_ref())).await
+        let result = self.retrying(|| self.try_add_units(&req, idem.as_ref())).await?;
+        if matches!(&result, Executed::Fresh(c) if c.created >= ANALYZE_AFTER_UNITS)
+            && !self.analyzing.swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            let store = self.clone();
+            tokio::spawn(async move {
+                if let Ok(c) = store.client().await {
+                    if let Err(e) = c.batch_execute("ANALYZE units").await {
+                        tracing::warn!(error = %e, "ANALYZE units failed");
+                    }
+                }
+                store.analyzing.store(false, std::sync::atomic::Ordering::Release);
+            });
+        }
+        Ok(result)
     }
 
     /// Bounded: at most `unit_claim_max_attempts` attempts (each a statement or a NOWAIT

@@ -1,0 +1,202 @@
+//! `allot bench units`: concurrent claims of 1–5 units from a large pool and from a nearly
+//! empty one, per unit strategy, with the checks: no unit handed out twice, the units of
+//! the successes are exactly what left the pool, and `insufficient_stock` only when fewer
+//! units than asked were left.
+
+use crate::load::{drive, error_count, first_duplicate, outcome_of, LoadReport, Sample};
+use crate::BenchError;
+use futures::stream::{self, TryStreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Options of `allot bench units`.
+#[derive(Debug, Clone)]
+pub struct UnitsOptions {
+    /// Base URL of a running server (loopback).
+    pub url: String,
+    /// `skip_locked`, `nowait_scan`, `serialized`, a list, or `all`.
+    pub strategies: Vec<String>,
+    /// Concurrent clients (C).
+    pub clients: usize,
+    /// Units in the large pool.
+    pub pool_units: u64,
+    /// Claims against the large pool (N).
+    pub requests: u64,
+    /// Smallest quantity of a claim.
+    pub min_quantity: i64,
+    /// Largest quantity of a claim.
+    pub max_quantity: i64,
+    /// Units in the nearly empty pool (claims against it: as many as units, so demand is
+    /// about three times the supply).
+    pub scarce_units: u64,
+    /// `order_by` of every claim.
+    pub order_by: Vec<String>,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+pub(crate) async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
+    let resp = client.post(url).json(body).send().await?;
+    let status = resp.status().as_u16();
+    Ok((status, resp.json::<Value>().await.unwrap_or(Value::Null)))
+}
+
+pub(crate) async fn get(client: &reqwest::Client, url: &str) -> Result<Value, BenchError> {
+    Ok(client.get(url).send().await?.json().await?)
+}
+
+pub(crate) fn run_id() -> String {
+    format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis()
+    )
+}
+
+/// Insert `n` units into `sku` through the API, 10 000 per request, 4 requests at a time.
+async fn fill(client: &reqwest::Client, url: &str, sku: &str, n: u64) -> Result<(), BenchError> {
+    const BATCH: u64 = 10_000;
+    let batches: Vec<u64> = (0..n.div_ceil(BATCH)).collect();
+    let url = format!("{url}/v1/skus/{sku}/units");
+    stream::iter(batches.into_iter().map(Ok))
+        .try_for_each_concurrent(4, |b| {
+            let (client, url) = (client, &url);
+            async move {
+                let units: Vec<Value> = (b * BATCH..((b + 1) * BATCH).min(n))
+                    .map(|i| {
+                        json!({"serial": format!("SN{i:09}"), "location": format!("A{:02}", i % 50),
+                               "received_at": format!("2026-{:02}-{:02}T00:00:00Z", 1 + (i / 28) % 12, 1 + i % 28)})
+                    })
+                    .collect();
+                match post(client, url, &json!({ "units": units })).await? {
+                    (201, _) => Ok(()),
+                    (s, b) => Err(BenchError::Setup(format!("insert units: {s} {b}"))),
+                }
+            }
+        })
+        .await
+}
+
+async fn strategies_of(client: &reqwest::Client, opts: &UnitsOptions) -> Result<Vec<String>, BenchError> {
+    if !opts.strategies.iter().any(|s| s == "all") {
+        return Ok(opts.strategies.clone());
+    }
+    let health = get(client, &format!("{}/healthz", opts.url)).await?;
+    Ok(match health["backend"].as_str() {
+        Some("postgres") => vec!["skip_locked".into(), "nowait_scan".into()],
+        _ => vec!["serialized".into()],
+    })
+}
+
+/// Run both workloads for every strategy asked; a strategy the server refuses is skipped.
+pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchError> {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(opts.clients)
+        .timeout(Duration::from_secs(60))
+        .build()?;
+    let run = run_id();
+    let mut reports = Vec::new();
+    for strategy in strategies_of(&client, opts).await? {
+        for (workload, units, requests) in [
+            ("units/large", opts.pool_units, opts.requests),
+            ("units/scarce", opts.scarce_units, opts.scarce_units),
+        ] {
+            let sku = format!("units-{run}-{strategy}-{}", workload.trim_start_matches("units/"));
+            fill(&client, &opts.url, &sku, units).await?;
+            // Probe: quantity 0 is refused as unsupported_strategy before it is validated.
+            let probe = json!({"sku": sku, "quantity": 0, "strategy": strategy});
+            let (s, b) = post(&client, &format!("{}/v1/unit-allocations", opts.url), &probe).await?;
+            if s == 400 && b["error"]["code"] == "unsupported_strategy" {
+                eprintln!("skipping {strategy}: the server does not support it");
+                break;
+            }
+            let (min_q, span) = (
+                opts.min_quantity.max(1),
+                (opts.max_quantity - opts.min_quantity).max(0) + 1,
+            );
+            let (client2, url, sku2, strat, order) = (
+                client.clone(),
+                format!("{}/v1/unit-allocations", opts.url),
+                sku.clone(),
+                strategy.clone(),
+                opts.order_by.clone(),
+            );
+            let collected = drive(
+                &format!("{workload} {strategy}"),
+                opts.clients,
+                requests,
+                opts.progress,
+                move |i| {
+                    let quantity = min_q + (i as i64 % span);
+                    let body = json!({"sku": sku2, "quantity": quantity, "order_by": order, "strategy": strat});
+                    let (client, url) = (client2.clone(), url.clone());
+                    async move {
+                        match post(&client, &url, &body).await {
+                            Ok((s, b)) => {
+                                let ids: Vec<i64> = b["units"]
+                                    .as_array()
+                                    .map(|u| u.iter().filter_map(|u| u["id"].as_i64()).collect())
+                                    .unwrap_or_default();
+                                Sample {
+                                    outcome: outcome_of(s, &b, 201),
+                                    quantity: ids.len() as i64,
+                                    ids,
+                                    requested: quantity,
+                                }
+                            }
+                            Err(e) => Sample {
+                                outcome: format!("client_error: {e}"),
+                                requested: quantity,
+                                ..Sample::default()
+                            },
+                        }
+                    }
+                },
+            )
+            .await?;
+            let v = get(&client, &format!("{}/v1/skus/{sku}", opts.url)).await?;
+            let mut violations = Vec::new();
+            if let Some(d) = first_duplicate(&collected.ids) {
+                violations.push(format!("unit {d} handed out twice"));
+            }
+            let errors = error_count(&collected.outcomes);
+            if errors > 0 {
+                violations.push(format!("{errors} server or client errors"));
+            }
+            let on_hand = v["on_hand"].as_i64().unwrap_or(-1);
+            if on_hand != units as i64 - collected.quantity {
+                violations.push(format!(
+                    "pool {units} - units of successes {} != on_hand {on_hand}",
+                    collected.quantity
+                ));
+            }
+            if let Some(q) = collected.min_insufficient_request {
+                if on_hand >= q {
+                    violations.push(format!("insufficient_stock for {q} units while {on_hand} are left"));
+                }
+            }
+            let unexpected: u64 = collected
+                .outcomes
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "ok" | "contention" | "insufficient_stock"))
+                .map(|(_, v)| v)
+                .sum();
+            if unexpected > errors {
+                violations.push(format!(
+                    "{} answers other than ok/contention/insufficient_stock",
+                    unexpected - errors
+                ));
+            }
+            reports.push(LoadReport::new(
+                workload,
+                &strategy,
+                opts.clients,
+                &collected,
+                violations,
+            ));
+        }
+    }
+    Ok(reports)
+}
