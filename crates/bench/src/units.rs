@@ -31,6 +31,9 @@ pub struct UnitsOptions {
     pub scarce_units: u64,
     /// `order_by` of every claim.
     pub order_by: Vec<String>,
+    /// Claim the large workload from this existing unit SKU instead of filling a new pool
+    /// (so a pool loaded earlier, e.g. for a pgbench comparison, can be reused).
+    pub pool_sku: Option<String>,
     /// Show progress bars.
     pub progress: bool,
 }
@@ -103,8 +106,20 @@ pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchEr
             ("units/large", opts.pool_units, opts.requests),
             ("units/scarce", opts.scarce_units, opts.scarce_units),
         ] {
-            let sku = format!("units-{run}-{strategy}-{}", workload.trim_start_matches("units/"));
-            fill(&client, &opts.url, &sku, units).await?;
+            let (sku, units) = match (&opts.pool_sku, workload) {
+                (Some(pool), "units/large") => {
+                    let v = get(&client, &format!("{}/v1/skus/{pool}", opts.url)).await?;
+                    let on_hand = v["on_hand"]
+                        .as_i64()
+                        .ok_or_else(|| BenchError::Setup(format!("pool sku {pool}: {v}")))?;
+                    (pool.clone(), on_hand as u64)
+                }
+                _ => {
+                    let sku = format!("units-{run}-{strategy}-{}", workload.trim_start_matches("units/"));
+                    fill(&client, &opts.url, &sku, units).await?;
+                    (sku, units)
+                }
+            };
             // Probe: quantity 0 is refused as unsupported_strategy before it is validated.
             let probe = json!({"sku": sku, "quantity": 0, "strategy": strategy});
             let (s, b) = post(&client, &format!("{}/v1/unit-allocations", opts.url), &probe).await?;

@@ -277,6 +277,9 @@ struct UnitsArgs {
     /// Comma-separated order_by of every claim.
     #[arg(long, default_value = "received_at,location")]
     order_by: String,
+    /// Claim the large workload from this existing unit SKU instead of filling a new pool.
+    #[arg(long)]
+    pool_sku: Option<String>,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -476,6 +479,7 @@ async fn units(a: UnitsArgs) -> anyhow::Result<()> {
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
+        pool_sku: a.pool_sku.clone(),
         progress: true,
     };
     let reports = allot_bench::units_bench(&opts).await?;

@@ -242,12 +242,13 @@ pub fn claim_satisfied(got: i64, wanted: i64, allow_partial: bool) -> bool {
     got >= wanted || (allow_partial && got >= 1)
 }
 
-/// What a short claim attempt means. `visible` is how many available units the attempt
-/// could see (capped at `wanted`), `got` how many it locked. Units that were visible but
-/// not got were locked by others: the claim must retry rather than answer
-/// `insufficient_stock` while they may still be free.
-pub fn short_claim_should_retry(got: i64, visible: i64) -> bool {
-    visible > got
+/// What a short claim attempt means. `got` is how many units it locked, `visible` how many
+/// available units its snapshot holds (locked by others or not, capped at the quantity),
+/// `least` how many would satisfy it. When enough exist but some were locked by other
+/// claimers, the claim must retry rather than answer `insufficient_stock` while they may
+/// still be free; when even counting the locked ones there are too few, no retry can help.
+pub fn short_claim_should_retry(got: i64, visible: i64, least: i64) -> bool {
+    got < least && visible >= least
 }
 
 #[cfg(test)]
@@ -271,7 +272,9 @@ mod tests {
         assert!(!claim_satisfied(2, 3, false));
         assert!(claim_satisfied(2, 3, true));
         assert!(!claim_satisfied(0, 3, true));
-        assert!(short_claim_should_retry(1, 3));
-        assert!(!short_claim_should_retry(2, 2));
+        assert!(short_claim_should_retry(1, 3, 3));
+        assert!(!short_claim_should_retry(2, 2, 3), "too few exist: answer insufficient");
+        assert!(!short_claim_should_retry(3, 3, 3));
+        assert!(short_claim_should_retry(0, 1, 1));
     }
 }

@@ -151,7 +151,7 @@ async fn run_claim<C: GenericClient>(
             let visible: i64 = first.get::<_, Option<i64>>(1).unwrap_or(0);
             Ok(Attempt::Short {
                 visible,
-                locked: short_claim_should_retry(picked, visible),
+                locked: short_claim_should_retry(picked, visible, p.least),
                 overdue: first.get::<_, Option<bool>>(3).unwrap_or(false),
             })
         }
