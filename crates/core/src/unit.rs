@@ -120,17 +120,21 @@ pub struct OrderKey {
     pub descending: bool,
 }
 
-/// The `ORDER BY` list of a claim: the keys, then `id` as the tie-breaker, NULLs last in
-/// both directions so PostgreSQL and SQLite agree. Only whitelisted names reach the SQL.
-pub fn order_by_sql(keys: &[OrderKey]) -> String {
+/// The `ORDER BY` list of a claim: the keys, then `id` as the tie-breaker. NULL sorts as
+/// the smallest value on every backend (first ascending, last descending): SQLite's native
+/// order, spelled out for PostgreSQL with `explicit_nulls` (its indexes are declared
+/// `NULLS FIRST` to match), so both backends give the same order and both can read it from
+/// an index. Only whitelisted names reach the SQL.
+pub fn order_by_sql(keys: &[OrderKey], explicit_nulls: bool) -> String {
     let mut parts: Vec<String> = keys
         .iter()
         .map(|k| {
-            format!(
-                "{} {} NULLS LAST",
-                k.column.name(),
-                if k.descending { "DESC" } else { "ASC" }
-            )
+            let (dir, nulls) = if k.descending {
+                ("DESC", " NULLS LAST")
+            } else {
+                ("ASC", " NULLS FIRST")
+            };
+            format!("{} {dir}{}", k.column.name(), if explicit_nulls { nulls } else { "" })
         })
         .collect();
     if !keys.iter().any(|k| k.column == UnitColumn::Id) {
@@ -183,7 +187,8 @@ pub struct UnitAllocationBody {
     /// How many units, 1..=`max_unit_claim`.
     pub quantity: i64,
     /// Columns to order candidates by (`id`, `serial`, `location`, `lot`, `received_at`,
-    /// `expires_at`; a `-` prefix means descending). Default: `id` (insertion order).
+    /// `expires_at`; a `-` prefix means descending; NULL sorts as the smallest value).
+    /// Default: `id` (insertion order).
     #[serde(default)]
     pub order_by: Vec<String>,
     /// Take fewer than `quantity` (at least one) when fewer are available.
@@ -257,13 +262,15 @@ mod tests {
 
     #[test]
     fn order_by_is_built_from_whitelisted_names() {
-        assert_eq!(order_by_sql(&[]), "id ASC");
+        assert_eq!(order_by_sql(&[], true), "id ASC");
         let k = |column, descending| OrderKey { column, descending };
+        let keys = [k(UnitColumn::ReceivedAt, false), k(UnitColumn::Location, true)];
         assert_eq!(
-            order_by_sql(&[k(UnitColumn::ReceivedAt, false), k(UnitColumn::Location, true)]),
-            "received_at ASC NULLS LAST, location DESC NULLS LAST, id ASC"
+            order_by_sql(&keys, true),
+            "received_at ASC NULLS FIRST, location DESC NULLS LAST, id ASC"
         );
-        assert_eq!(order_by_sql(&[k(UnitColumn::Id, true)]), "id DESC NULLS LAST");
+        assert_eq!(order_by_sql(&keys, false), "received_at ASC, location DESC, id ASC");
+        assert_eq!(order_by_sql(&[k(UnitColumn::Id, true)], false), "id DESC");
     }
 
     #[test]

@@ -42,10 +42,12 @@ CREATE TABLE units (
     UNIQUE (sku, serial)
 );
 -- Candidate scans: partial indexes over available units only, one per indexed order, so
--- `ORDER BY … LIMIT n` reads the head of an index instead of sorting the SKU.
+-- `ORDER BY … LIMIT n` reads the head of an index instead of sorting the SKU. NULL sorts as
+-- the smallest value (as in SQLite), hence NULLS FIRST; read backwards they serve DESC too.
 CREATE INDEX units_available_id ON units (sku, id) WHERE status = 'available';
-CREATE INDEX units_available_received ON units (sku, received_at, location, id) WHERE status = 'available';
-CREATE INDEX units_available_expiry ON units (sku, expires_at, id) WHERE status = 'available';
+CREATE INDEX units_available_received ON units (sku, received_at NULLS FIRST, location NULLS FIRST, id)
+    WHERE status = 'available';
+CREATE INDEX units_available_expiry ON units (sku, expires_at NULLS FIRST, id) WHERE status = 'available';
 CREATE INDEX units_claim ON units (claim_id) WHERE claim_id IS NOT NULL;
 -- Derived counts (on_hand, held) by index-only scans.
 CREATE INDEX units_sku_status ON units (sku, status);

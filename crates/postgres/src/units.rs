@@ -389,7 +389,7 @@ impl UnitStore for PgStore {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
-        let order = order_by_sql(&req.order_by);
+        let order = order_by_sql(&req.order_by, true);
         let sql = skip_locked_sql(&order);
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);
@@ -446,7 +446,7 @@ impl UnitStore for PgStore {
 mod tests {
     #[test]
     fn claim_sql_only_embeds_whitelisted_order() {
-        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[]));
+        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[], true));
         assert!(sql.contains("ORDER BY id ASC LIMIT $2 FOR UPDATE SKIP LOCKED"));
     }
 }

@@ -14,6 +14,8 @@ conformance!(
     units_bad_inputs_change_nothing,
     units_concurrent_claimers_never_share,
     units_scarce_pool_every_unit_once,
+    units_null_sorts_smallest_on_every_backend,
+    unit_claim_idempotency_key_one_effect,
 );
 
 fn lines(l: &[(&str, i64)]) -> Value {
@@ -592,5 +594,56 @@ async fn confirm_racing_expiry_has_one_outcome(ts: &TestServer) {
             assert_eq!(ts.get(&format!("/v1/allocations/{h}")).await.0, 404);
         }
     }
+    ts.assert_audit_clean().await;
+}
+
+async fn units_null_sorts_smallest_on_every_backend(ts: &TestServer) {
+    let (s, b) = ts
+        .post(
+            "/v1/skus/NUL/units",
+            json!({"units": [{"serial": "B", "location": "L2"}, {"serial": "N"}, {"serial": "A", "location": "L1"}]}),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let serials = |b: &Value| -> Vec<String> {
+        b["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["serial"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (s, h) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "NUL", "quantity": 3, "order_by": ["location"], "hold_ttl_ms": 60_000}),
+        )
+        .await;
+    assert_eq!(s, 201, "{h}");
+    assert_eq!(serials(&h), ["N", "A", "B"]);
+    ts.post(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    let (s, a) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "NUL", "quantity": 3, "order_by": ["-location"]}),
+        )
+        .await;
+    assert_eq!(s, 201, "{a}");
+    assert_eq!(serials(&a), ["B", "A", "N"]);
+    ts.assert_audit_clean().await;
+}
+
+async fn unit_claim_idempotency_key_one_effect(ts: &TestServer) {
+    add_units(ts, "IDU", (0..10).map(|i| format!("S{i}"))).await;
+    let body = json!({"sku": "IDU", "quantity": 2}).to_string();
+    let (s1, r1, b1) = ts.post_raw("/v1/unit-allocations", body.clone(), Some("claim-1")).await;
+    let (s2, r2, b2) = ts.post_raw("/v1/unit-allocations", body, Some("claim-1")).await;
+    assert_eq!((s1, r1, s2, r2), (201, false, 201, true), "{b1} {b2}");
+    assert_eq!(b1, b2);
+    let other = json!({"sku": "IDU", "quantity": 3}).to_string();
+    let (s, _, b) = ts.post_raw("/v1/unit-allocations", other, Some("claim-1")).await;
+    assert_eq!((s, code(&b)), (422, "idempotency_key_reused"));
+    assert_eq!(ts.sku("IDU").await["on_hand"], 8);
     ts.assert_audit_clean().await;
 }

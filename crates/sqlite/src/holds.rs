@@ -352,7 +352,7 @@ impl UnitStore for SqliteStore {
             let select = format!(
                 "SELECT id, serial, location, lot, received_at, expires_at FROM units
                   WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
-                order_by_sql(&req.order_by)
+                order_by_sql(&req.order_by, false)
             );
             let pick = |tx: &Connection| -> Result<Vec<Unit>> {
                 tx.prepare_cached(&select)
