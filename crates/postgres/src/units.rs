@@ -18,62 +18,65 @@ use tokio_postgres::types::ToSql;
 const ANALYZE_AFTER_UNITS: u64 = 1000;
 
 /// The claim statement around a `picked` subquery (ids of locked, available units): mark
-/// them, write the ledger entry and the allocation (or hold) — all only when enough were
-/// picked — and report, when short, what the caller needs to decide: how many available
-/// units the statement could see (capped at `$2`), the SKU's tracking (NULL: no such SKU),
-/// and whether overdue holds still hold some of its units. Rows come back in claim order.
+/// them, write the ledger entry and the allocation (or the hold and its line) — all only when
+/// at least `$4` were picked — and return the units in claim order. It is planned afresh on
+/// every execution (a custom plan: the generic one cannot see which SKU is hot), so it is kept
+/// to what a successful claim needs; the short case asks [`SQL_UNIT_SHORT`] separately.
 ///
-/// Parameters: $1 sku, $2 wanted, $3 claim id, $4 least acceptable, $5 'allocated'|'held',
-/// $6 strategy, $7 now, $8 hold expiry (NULL for allocations) [, $9 ids for nowait_scan].
-fn claim_sql(picked: &str, order: &str) -> String {
+/// Parameters: $1 sku, $2 wanted, $3 claim id, $4 least acceptable, $5 strategy, $6 now,
+/// $7 hold expiry (holds) or unused NULL (allocations) [, $8 ids for nowait_scan].
+fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
+    let record = if hold {
+        "rec AS (
+    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT $3::text, 'units', 'held', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7, $6
+      FROM cnt WHERE n > 0),
+hln AS (
+    INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $3::text, $1, -1, n FROM cnt WHERE n > 0),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT $1, 0, n, 'hold', $3::text FROM cnt WHERE n > 0)"
+    } else {
+        "rec AS (
+    INSERT INTO allocations (id, status, strategy, lines, created_at)
+    SELECT $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
+      FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT $1, -n, 0, 'allocation', $3::text FROM cnt WHERE n > 0)"
+    };
+    let status = if hold { "held" } else { "allocated" };
     format!(
         "WITH picked AS ({picked}),
-ok AS (SELECT count(*)::int8 AS n FROM picked),
 upd AS (
-    UPDATE units u SET status = $5::text, claim_id = $3::text
-      FROM picked WHERE u.id = picked.id AND u.status = 'available' AND (SELECT n FROM ok) >= $4::int8
+    UPDATE units u SET status = '{status}', claim_id = $3::text
+      FROM picked WHERE u.id = picked.id AND u.status = 'available'
+       AND (SELECT count(*) FROM picked) >= $4::int8 AND $2::int8 > 0
     RETURNING u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at),
 cnt AS (SELECT count(*)::int8 AS n FROM upd),
-led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-    SELECT $1, CASE WHEN $5::text = 'held' THEN 0 ELSE -n END, CASE WHEN $5::text = 'held' THEN n ELSE 0 END,
-           CASE WHEN $5::text = 'held' THEN 'hold' ELSE 'allocation' END, $3::text
-      FROM cnt WHERE n > 0),
-alo AS (
-    INSERT INTO allocations (id, status, strategy, lines, created_at)
-    SELECT $3::text, 'allocated', $6::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7
-      FROM cnt WHERE n > 0 AND $5::text = 'allocated'),
-hld AS (
-    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
-    SELECT $3::text, 'units', 'held', $6::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $8, $7
-      FROM cnt WHERE n > 0 AND $5::text = 'held'),
-hln AS (
-    INSERT INTO hold_lines (hold_id, sku, bucket, quantity)
-    SELECT $3::text, $1, -1, n FROM cnt WHERE n > 0 AND $5::text = 'held'),
-short AS (
-    SELECT (SELECT count(*) FROM (SELECT 1 FROM units WHERE sku = $1 AND status = 'available' LIMIT $2) v)::int8 AS visible,
-           (SELECT tracking FROM skus WHERE sku = $1) AS tracking,
-           EXISTS (SELECT 1 FROM holds h JOIN hold_lines l ON l.hold_id = h.id
-                    WHERE h.status = 'held' AND h.expires_at <= $7 AND l.sku = $1) AS overdue
-     WHERE (SELECT n FROM ok) < $4::int8)
-SELECT ok.n, short.visible, short.tracking, short.overdue,
-       upd.id, upd.serial, upd.location, upd.lot, upd.received_at, upd.expires_at
-  FROM ok LEFT JOIN short ON true LEFT JOIN upd ON true
- ORDER BY {order}"
+{record}
+SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {order}"
     )
 }
 
-fn skip_locked_sql(order: &str) -> String {
+/// Why a claim came back short: available units visible now (capped at `$2`), the SKU's
+/// tracking (NULL: no such SKU), and whether overdue holds still hold units of it.
+const SQL_UNIT_SHORT: &str = "SELECT
+    (SELECT count(*) FROM (SELECT 1 FROM units WHERE sku = $1 AND status = 'available' LIMIT $2) v)::int8,
+    (SELECT tracking FROM skus WHERE sku = $1),
+    EXISTS (SELECT 1 FROM holds h JOIN hold_lines l ON l.hold_id = h.id
+             WHERE h.status = 'held' AND h.expires_at <= $3 AND l.sku = $1)";
+
+fn skip_locked_sql(order: &str, hold: bool) -> String {
     claim_sql(
         &format!(
             "SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
         ),
         order,
+        hold,
     )
 }
 
-fn locked_ids_sql(order: &str) -> String {
-    claim_sql("SELECT unnest($9::int8[]) AS id", order)
+fn locked_ids_sql(order: &str, hold: bool) -> String {
+    claim_sql("SELECT unnest($8::int8[]) AS id", order, hold)
 }
 
 /// What one claim attempt found.
@@ -105,7 +108,7 @@ impl ClaimParams {
     }
 }
 
-/// Run a claim statement and interpret its rows.
+/// Run a claim statement and interpret its rows; when short, ask why.
 async fn run_claim<C: GenericClient>(
     c: &C,
     sql: &str,
@@ -115,44 +118,34 @@ async fn run_claim<C: GenericClient>(
 ) -> TxResult<Attempt> {
     let stmt = c.prepare_cached(sql).await?;
     let strategy = req.strategy.name();
-    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
-        &req.sku,
-        &p.wanted,
-        &req.id,
-        &p.least,
-        &p.status,
-        &strategy,
-        &p.now,
-        &p.expires_at,
-    ];
+    let mut params: Vec<&(dyn ToSql + Sync)> =
+        vec![&req.sku, &p.wanted, &req.id, &p.least, &strategy, &p.now, &p.expires_at];
     if let Some(ids) = ids {
         params.push(ids);
     }
     let rows = c.query(&stmt, &params).await?;
-    let first = rows
-        .first()
-        .ok_or_else(|| TxErr::Fail(AllotError::Internal("claim returned no row".into())))?;
-    let picked: i64 = first.get(0);
-    if picked >= p.least {
+    if rows.len() as i64 >= p.least {
         return Ok(Attempt::Claimed(UnitAllocation {
             id: req.id.clone(),
             sku: req.sku.clone(),
             status: p.status.into(),
             strategy: strategy.into(),
-            units: unit_rows(&rows, 4),
+            units: unit_rows(&rows, 0),
             expires_at: p.expires_at,
             created_at: p.now,
         }));
     }
-    match first.get::<_, Option<&str>>(2) {
+    let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
+    let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now]).await?;
+    match row.get::<_, Option<&str>>(1) {
         None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
         Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),
         Some(_) => {
-            let visible: i64 = first.get::<_, Option<i64>>(1).unwrap_or(0);
+            let visible: i64 = row.get(0);
             Ok(Attempt::Short {
                 visible,
-                locked: short_claim_should_retry(picked, visible, p.least),
-                overdue: first.get::<_, Option<bool>>(3).unwrap_or(false),
+                locked: short_claim_should_retry(rows.len() as i64, visible, p.least),
+                overdue: row.get(2),
             })
         }
     }
@@ -306,10 +299,10 @@ impl PgStore {
         if (got.len() as i64) < p.least {
             // Not enough: everything rolls back when tx drops. `run_claim` with the ids we
             // got computes the short report (visible / tracking / overdue) without claiming.
-            let attempt = run_claim(&tx, &locked_ids_sql(order), req, p, Some(&got)).await?;
+            let attempt = run_claim(&tx, &locked_ids_sql(order, p.status == "held"), req, p, Some(&got)).await?;
             return Ok(Executed::Fresh(attempt));
         }
-        let attempt = run_claim(&tx, &locked_ids_sql(order), req, p, Some(&got)).await?;
+        let attempt = run_claim(&tx, &locked_ids_sql(order, p.status == "held"), req, p, Some(&got)).await?;
         if let Attempt::Claimed(a) = &attempt {
             if let Some(idem) = idem {
                 idem_store(&tx, idem, a).await?;
@@ -390,7 +383,7 @@ impl UnitStore for PgStore {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
         let order = order_by_sql(&req.order_by, true);
-        let sql = skip_locked_sql(&order);
+        let sql = skip_locked_sql(&order, req.hold_ttl_ms.is_some());
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);
         let mut last_visible = 0;
@@ -446,7 +439,7 @@ impl UnitStore for PgStore {
 mod tests {
     #[test]
     fn claim_sql_only_embeds_whitelisted_order() {
-        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[], true));
+        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[], true), false);
         assert!(sql.contains("ORDER BY id ASC LIMIT $2 FOR UPDATE SKIP LOCKED"));
     }
 }
