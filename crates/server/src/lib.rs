@@ -60,6 +60,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         cfg.idempotency_retention_ms,
         cfg.sweep_interval_ms,
     ));
+    let upkeep = tokio::spawn(metrics_layer::upkeep());
     let hold_sweeper = tokio::spawn(sweep_holds(
         store,
         cfg.hold_sweep_interval_ms,
@@ -75,6 +76,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
             .await;
         sweeper.abort();
         hold_sweeper.abort();
+        upkeep.abort();
         result
     });
     Ok(RunningServer {

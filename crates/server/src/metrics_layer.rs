@@ -48,3 +48,15 @@ pub async fn track(req: Request, next: Next) -> Response {
     metrics::histogram!("allot_http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
     resp
 }
+
+/// Drain recorded histogram samples into their buckets every 5 s. The recorder queues raw
+/// samples until a render or an upkeep; without this a server nobody scrapes would grow
+/// without bound.
+pub async fn upkeep() {
+    let handle = handle();
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+    loop {
+        tick.tick().await;
+        handle.run_upkeep();
+    }
+}
