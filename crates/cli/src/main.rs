@@ -31,7 +31,9 @@ enum Cmd {
     Serve(ServeArgs),
     /// Apply the versioned migrations and exit.
     Migrate(DbArgs),
-    /// Check conservation of every SKU (on_hand and held = sums of the ledger, 0 <= held <= on_hand); exit 1 on any violation.
+    /// Check conservation of every SKU (on_hand and held = sums of the ledger and of active
+    /// holds, 0 <= held <= on_hand) and that no two blocking bookings of a resource overlap;
+    /// exit 1 on any violation.
     Audit(DbArgs),
     /// Spread each segmented SKU's available stock evenly over its buckets.
     Rebalance(RebalanceArgs),
@@ -103,6 +105,9 @@ struct LimitArgs {
     /// Most expired holds the sweeper finalises per statement.
     #[arg(long, env = "ALLOT_HOLD_SWEEP_BATCH", default_value_t = Limits::default().hold_sweep_batch)]
     hold_sweep_batch: u32,
+    /// Longest booking range, and longest window of a booking list or availability query, ms.
+    #[arg(long, env = "ALLOT_MAX_BOOKING_MS", default_value_t = Limits::default().max_booking_ms)]
+    max_booking_ms: i64,
 }
 
 impl LimitArgs {
@@ -126,6 +131,7 @@ impl LimitArgs {
             max_unit_field_len: self.max_unit_field_len,
             unit_claim_max_attempts: self.unit_claim_max_attempts,
             hold_sweep_batch: self.hold_sweep_batch,
+            max_booking_ms: self.max_booking_ms,
         }
     }
 }
@@ -368,17 +374,25 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 ..ServerConfig::default()
             };
             let store = allot_server::open_store(&cfg).await?;
-            let report = store.audit().await?;
+            let mut report = store.audit().await?;
+            report.booking_overlaps = store.booking_overlaps().await?;
             println!(
-                "audit: {} SKUs, {} ledger entries, {} violations",
+                "audit: {} SKUs, {} ledger entries, {} violations, {} overlapping bookings",
                 report.skus_checked,
                 report.ledger_entries,
-                report.violations.len()
+                report.violations.len(),
+                report.booking_overlaps.len()
             );
             for v in &report.violations {
                 println!("  {}: {}", v.sku, v.problem);
             }
-            if !report.violations.is_empty() {
+            for o in &report.booking_overlaps {
+                println!(
+                    "  resource {}: bookings {} and {} overlap",
+                    o.resource, o.first, o.second
+                );
+            }
+            if !report.violations.is_empty() || !report.booking_overlaps.is_empty() {
                 std::process::exit(1);
             }
         }

@@ -75,6 +75,21 @@ pub enum AllotError {
         /// Its effective status.
         status: crate::hold::HoldStatus,
     },
+    /// The range overlaps a blocking booking of the resource. HTTP 409 `booking_overlap`.
+    #[error("the range overlaps booking {}", conflicting_booking_id.as_deref().unwrap_or("(unknown)"))]
+    BookingOverlap {
+        /// The blocking booking it collides with, when known.
+        conflicting_booking_id: Option<String>,
+    },
+    /// Confirm of a booking that is no longer held. HTTP 409 `booking_expired`,
+    /// `booking_cancelled`, `booking_released`.
+    #[error("booking `{id}` is {}", status.as_str())]
+    BookingNotActive {
+        /// The booking.
+        id: String,
+        /// Its effective status.
+        status: crate::booking::BookingStatus,
+    },
     /// The same `Idempotency-Key` was used with a different request. HTTP 422.
     #[error("idempotency key was already used with a different request")]
     IdempotencyKeyReused,
@@ -105,6 +120,14 @@ impl AllotError {
                 crate::hold::HoldStatus::Released => "hold_released",
                 crate::hold::HoldStatus::Confirmed => "hold_confirmed",
                 crate::hold::HoldStatus::Held => "hold_held",
+            },
+            AllotError::BookingOverlap { .. } => "booking_overlap",
+            AllotError::BookingNotActive { status, .. } => match status {
+                crate::booking::BookingStatus::Expired => "booking_expired",
+                crate::booking::BookingStatus::Cancelled => "booking_cancelled",
+                crate::booking::BookingStatus::Released => "booking_released",
+                crate::booking::BookingStatus::Confirmed => "booking_confirmed",
+                crate::booking::BookingStatus::Held => "booking_held",
             },
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",

@@ -5,6 +5,7 @@
 //! tested with plain data. The backends (`allot-postgres`, `allot-sqlite`) implement
 //! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
 
+pub mod booking;
 pub mod error;
 pub mod hold;
 pub mod limits;
@@ -15,11 +16,12 @@ pub mod strategy;
 pub mod unit;
 pub mod validate;
 
+pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, BookingStrategy, FreeSlot};
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use limits::Limits;
 pub use model::audit as audit_rows;
 pub use model::*;
-pub use store::{Executed, HoldStore, Idempotency, StockStore, Store, StoredResponse, UnitStore};
+pub use store::{BookingStore, Executed, HoldStore, Idempotency, StockStore, Store, StoredResponse, UnitStore};
 pub use strategy::{Backend, Strategy};
 pub use unit::*;

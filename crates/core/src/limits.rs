@@ -43,6 +43,9 @@ pub struct Limits {
     pub unit_claim_max_attempts: u32,
     /// `hold_sweep_batch`: most overdue holds one sweeper statement finalises. Default 500.
     pub hold_sweep_batch: u32,
+    /// `max_booking_ms`: longest booking range, and longest window of a booking list or
+    /// availability query. Default 366 days.
+    pub max_booking_ms: i64,
 }
 
 impl Default for Limits {
@@ -66,6 +69,7 @@ impl Default for Limits {
             max_unit_field_len: 256,
             unit_claim_max_attempts: 8,
             hold_sweep_batch: 500,
+            max_booking_ms: 366 * 86_400_000,
         }
     }
 }

@@ -96,7 +96,8 @@ pub struct AuditViolation {
 }
 
 /// Result of `allot audit`: conservation (on_hand and held equal the sums of the ledger) and
-/// `0 <= held <= on_hand` for every SKU and bucket.
+/// `0 <= held <= on_hand` for every SKU and bucket, and no two blocking bookings of one
+/// resource overlapping.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct AuditReport {
     /// SKUs checked.
@@ -105,6 +106,9 @@ pub struct AuditReport {
     pub ledger_entries: u64,
     /// Every violation found (empty when clean).
     pub violations: Vec<AuditViolation>,
+    /// Pairs of blocking bookings of one resource that overlap (empty when clean).
+    #[serde(default)]
+    pub booking_overlaps: Vec<crate::booking::BookingOverlap>,
 }
 
 /// `POST /v1/skus` body.
@@ -333,6 +337,7 @@ pub fn audit(rows: &[SkuAuditRow]) -> AuditReport {
         skus_checked: rows.len() as u64,
         ledger_entries: rows.iter().map(|r| r.ledger_entries.max(0) as u64).sum(),
         violations,
+        booking_overlaps: Vec::new(),
     }
 }
 

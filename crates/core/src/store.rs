@@ -6,6 +6,7 @@
 //! store calls it inside the transaction. Only successful requests are stored: a failed
 //! request changes nothing, so a retry of it runs again.
 
+use crate::booking::{Booking, BookingRequest};
 use crate::error::Result;
 use crate::hold::{Hold, HoldRequest};
 use crate::model::*;
@@ -168,7 +169,50 @@ pub trait UnitStore: Send + Sync + 'static {
     ) -> Result<Executed<UnitAllocation>>;
 }
 
-/// Everything a server needs from a backend.
-pub trait Store: StockStore + HoldStore + UnitStore {}
+/// Bookings of time ranges on resources (API.md, "Bookings"; see [`crate::booking`]).
+///
+/// Errors: `booking_overlap` (with the conflicting id when known), `not_found`,
+/// `booking_expired` / `booking_cancelled` / `booking_released` (confirm), `contention`,
+/// `unsupported_strategy`, `idempotency_key_*`, `unavailable`, `internal`.
+#[async_trait]
+pub trait BookingStore: Send + Sync + 'static {
+    /// The booking strategy used when a request names none.
+    fn default_booking_strategy(&self) -> crate::booking::BookingStrategy;
 
-impl<T: StockStore + HoldStore + UnitStore> Store for T {}
+    /// Whether this backend can run the booking strategy.
+    fn supports_booking(&self, strategy: crate::booking::BookingStrategy) -> bool;
+
+    /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
+    /// booking past its expiry never blocks: it is expired first (bounded retries).
+    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+
+    /// Read a booking (effective status).
+    async fn get_booking(&self, id: &str) -> Result<Booking>;
+
+    /// Cancel a confirmed or held booking (the range is free at once); cancelling a booking
+    /// that no longer blocks returns it unchanged.
+    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+
+    /// Confirm a held, unexpired booking; a confirmed one is returned again.
+    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+
+    /// Blocking bookings of `resource` overlapping `[from, to)`, by start, at most `limit`.
+    async fn list_bookings(
+        &self,
+        resource: &str,
+        from: chrono::DateTime<chrono::Utc>,
+        to: chrono::DateTime<chrono::Utc>,
+        limit: u32,
+    ) -> Result<Vec<Booking>>;
+
+    /// Mark at most `max` held bookings past their expiry `expired`. Returns how many.
+    async fn expire_bookings(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Pairs of blocking bookings of one resource that overlap (the audit's booking check).
+    async fn booking_overlaps(&self) -> Result<Vec<crate::booking::BookingOverlap>>;
+}
+
+/// Everything a server needs from a backend.
+pub trait Store: StockStore + HoldStore + UnitStore + BookingStore {}
+
+impl<T: StockStore + HoldStore + UnitStore + BookingStore> Store for T {}

@@ -1,6 +1,7 @@
 //! Validation of request bodies against [`Limits`]. Pure functions: a body in, a validated
 //! request or an [`AllotError`] out.
 
+use crate::booking::{parse_instant, BookingBody, BookingRequest, BookingStrategy};
 use crate::error::{AllotError, Result};
 use crate::hold::{HoldBody, HoldRequest};
 use crate::limits::Limits;
@@ -247,6 +248,63 @@ pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, 
     })
 }
 
+/// Validate a booking: RFC 3339 times with offsets, `end > start`, a range of at most
+/// `max_booking_ms`, a holder of 1..=`max_unit_field_len` chars, `hold_ttl_ms` within the
+/// hold limits. The strategy is resolved by the caller.
+pub fn booking(
+    id: String,
+    resource: &str,
+    body: BookingBody,
+    strategy: BookingStrategy,
+    limits: &Limits,
+) -> Result<BookingRequest> {
+    name("resource", resource, limits)?;
+    let (start, end) = window("start", &body.start, "end", &body.end, limits)?;
+    if body.holder.is_empty() {
+        return Err(AllotError::invalid("holder must not be empty"));
+    }
+    unit_field("holder", &body.holder, limits)?;
+    let hold_ttl_ms = body
+        .hold_ttl_ms
+        .map(|t| hold_ttl("hold_ttl_ms", t, limits))
+        .transpose()?;
+    Ok(BookingRequest {
+        id,
+        resource: resource.to_string(),
+        start,
+        end,
+        holder: body.holder,
+        metadata: body.metadata,
+        strategy,
+        hold_ttl_ms,
+    })
+}
+
+/// Validate a half-open window `[from, to)`: both RFC 3339 with offsets, `to > from`, at most
+/// `max_booking_ms` long (`limit_exceeded` beyond).
+pub fn window(
+    from_name: &str,
+    from: &str,
+    to_name: &str,
+    to: &str,
+    limits: &Limits,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)> {
+    let start = parse_instant(from_name, from)?;
+    let end = parse_instant(to_name, to)?;
+    if end <= start {
+        return Err(AllotError::invalid(format!("{to_name} must be after {from_name}")));
+    }
+    let ms = (end - start).num_milliseconds();
+    if ms > limits.max_booking_ms {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_booking_ms",
+            max: limits.max_booking_ms as u64,
+            message: format!("the range is {ms} ms long"),
+        });
+    }
+    Ok((start, end))
+}
+
 /// Validate a ledger page size: 1..=`max_page_size`.
 pub fn page_size(limit: i64, limits: &Limits) -> Result<u32> {
     bounded("limit", limit, 1, "max_page_size", i64::from(limits.max_page_size))?;
@@ -410,6 +468,40 @@ mod tests {
         assert_eq!(add(vec![unit("1"), unit("1")]).unwrap_err().code(), "invalid_request");
         assert_eq!(add(vec![]).unwrap_err().code(), "invalid_request");
         assert_eq!(add(vec![unit("")]).unwrap_err().code(), "invalid_request");
+    }
+
+    #[test]
+    fn bookings() {
+        let b = |start: &str, end: &str| {
+            booking(
+                "b".into(),
+                "room-1",
+                BookingBody {
+                    start: start.into(),
+                    end: end.into(),
+                    holder: "u".into(),
+                    metadata: None,
+                    strategy: None,
+                    hold_ttl_ms: None,
+                },
+                BookingStrategy::Exclusion,
+                &l(),
+            )
+        };
+        let ok = b("2026-03-01T10:00:00+02:00", "2026-03-01T09:00:00Z").unwrap();
+        assert_eq!(ok.start.to_rfc3339(), "2026-03-01T08:00:00+00:00");
+        assert_eq!(
+            b("2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z").unwrap_err().code(),
+            "invalid_request"
+        );
+        assert_eq!(
+            b("2026-03-01T10:00:00", "2026-03-02T10:00:00Z").unwrap_err().code(),
+            "invalid_request"
+        );
+        assert_eq!(
+            b("2026-01-01T00:00:00Z", "2027-06-01T00:00:00Z").unwrap_err().code(),
+            "limit_exceeded"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! class 08 (connection exceptions), 57P01..03 (shutdown) and 53xxx (insufficient resources)
 //! and pool timeouts are `unavailable`.
 
+mod bookings;
 mod holds;
 mod stock;
 mod units;
@@ -97,6 +98,9 @@ pub fn map_error(e: tokio_postgres::Error) -> AllotError {
         Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => AllotError::Contention {
             attempts: 1,
             retry_after_ms: 10,
+        },
+        Some(c) if *c == SqlState::EXCLUSION_VIOLATION => AllotError::BookingOverlap {
+            conflicting_booking_id: None,
         },
         Some(c) if *c == SqlState::QUERY_CANCELED => {
             AllotError::Unavailable("query canceled (57014), e.g. statement_timeout".into())

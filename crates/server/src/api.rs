@@ -4,6 +4,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{IdempotencyKey, JsonBody};
 use crate::metrics_layer;
+use allot_core::booking::BookingStrategy;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::*;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
@@ -65,6 +66,12 @@ impl AppState {
         release_hold,
         add_units,
         claim_units,
+        create_booking,
+        list_bookings,
+        availability,
+        get_booking,
+        cancel_booking,
+        confirm_booking,
         audit
     ),
     components(schemas(
@@ -89,7 +96,14 @@ impl AppState {
         UnitsBody,
         UnitsCreated,
         UnitAllocationBody,
-        UnitAllocation
+        UnitAllocation,
+        Booking,
+        BookingBody,
+        BookingStatus,
+        BookingList,
+        Availability,
+        FreeSlot,
+        BookingOverlap
     ))
 )]
 pub struct ApiDoc;
@@ -112,6 +126,13 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/holds/{id}/release", post(release_hold))
         .route("/v1/skus/{sku}/units", post(add_units))
         .route("/v1/unit-allocations", post(claim_units))
+        .route(
+            "/v1/resources/{resource}/bookings",
+            post(create_booking).get(list_bookings),
+        )
+        .route("/v1/resources/{resource}/availability", get(availability))
+        .route("/v1/bookings/{id}", get(get_booking).delete(cancel_booking))
+        .route("/v1/bookings/{id}/confirm", post(confirm_booking))
         .route("/v1/audit", get(audit))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
         .fallback(not_found)
@@ -432,6 +453,156 @@ async fn claim_units(
     Ok(respond(StatusCode::CREATED, result?))
 }
 
+#[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
+    params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Booking), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "booking_overlap, with conflicting_booking_id when known")))]
+async fn create_booking(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<BookingBody>,
+) -> Result<Response, ApiError> {
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_booking_strategy(),
+        Some(s) => BookingStrategy::parse(s)
+            .filter(|b| st.store.supports_booking(*b))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.book(req, idem).await;
+    count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+/// `GET /v1/resources/{resource}/bookings` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct BookingList {
+    /// Blocking bookings overlapping the window, by start.
+    pub bookings: Vec<Booking>,
+}
+
+/// `GET /v1/resources/{resource}/availability` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct Availability {
+    /// The resource.
+    pub resource: String,
+    /// Window start (UTC).
+    pub from: chrono::DateTime<chrono::Utc>,
+    /// Window end (UTC).
+    pub to: chrono::DateTime<chrono::Utc>,
+    /// The free half-open gaps of the window.
+    pub free: Vec<FreeSlot>,
+}
+
+fn booking_window(
+    resource: &str,
+    q: &HashMap<String, String>,
+    st: &AppState,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), ApiError> {
+    allot_core::validate::name("resource", resource, &st.limits)?;
+    let get = |k: &str| {
+        q.get(k)
+            .map(String::as_str)
+            .ok_or_else(|| ApiError::from(AllotError::invalid(format!("query parameter `{k}` is required"))))
+    };
+    Ok(allot_core::validate::window(
+        "from",
+        get("from")?,
+        "to",
+        get("to")?,
+        &st.limits,
+    )?)
+}
+
+#[utoipa::path(get, path = "/v1/resources/{resource}/bookings",
+    params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
+        ("to" = String, Query, description = "RFC 3339 with offset")),
+    responses((status = 200, body = BookingList), (status = 400, body = ErrorBody)))]
+async fn list_bookings(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<BookingList>, ApiError> {
+    let (from, to) = booking_window(&resource, &q, &st)?;
+    let limit = allot_core::validate::page_size(query_i64(&q, "limit", 100)?, &st.limits)?;
+    Ok(Json(BookingList {
+        bookings: st.store.list_bookings(&resource, from, to, limit).await?,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/resources/{resource}/availability",
+    params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
+        ("to" = String, Query, description = "RFC 3339 with offset")),
+    responses((status = 200, body = Availability), (status = 400, body = ErrorBody)))]
+async fn availability(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<Availability>, ApiError> {
+    let (from, to) = booking_window(&resource, &q, &st)?;
+    let max = st.limits.max_page_size;
+    let bookings = st.store.list_bookings(&resource, from, to, max + 1).await?;
+    if bookings.len() > max as usize {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_page_size",
+            max: u64::from(max),
+            message: "the window holds more bookings than that; ask for a shorter one".into(),
+        }
+        .into());
+    }
+    let blocking: Vec<_> = bookings.iter().map(|b| (b.start, b.end)).collect();
+    Ok(Json(Availability {
+        free: allot_core::booking::free_gaps(from, to, &blocking),
+        resource,
+        from,
+        to,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/bookings/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 404, body = ErrorBody)))]
+async fn get_booking(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Booking>, ApiError> {
+    id_path("booking", &id)?;
+    Ok(Json(st.store.get_booking(&id).await?))
+}
+
+#[utoipa::path(delete, path = "/v1/bookings/{id}", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking, description = "cancelled (the range is free); unchanged if it no longer blocked"),
+        (status = 404, body = ErrorBody)))]
+async fn cancel_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.cancel_booking(&id, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/bookings/{id}/confirm", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "booking_expired, booking_cancelled or booking_released")))]
+async fn confirm_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.confirm_booking(&id, idem).await?))
+}
+
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
 async fn get_allocation(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Allocation>, ApiError> {
@@ -442,5 +613,7 @@ async fn get_allocation(State(st): State<Arc<AppState>>, Path(id): Path<String>)
 #[utoipa::path(get, path = "/v1/audit",
     responses((status = 200, body = AuditReport, description = "conservation check of every SKU in one snapshot")))]
 async fn audit(State(st): State<Arc<AppState>>) -> Result<Json<AuditReport>, ApiError> {
-    Ok(Json(st.store.audit().await?))
+    let mut report = st.store.audit().await?;
+    report.booking_overlaps = st.store.booking_overlaps().await?;
+    Ok(Json(report))
 }

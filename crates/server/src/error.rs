@@ -35,6 +35,9 @@ pub struct ErrorDetail {
     /// `insufficient_stock`: what was available.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub available: Option<i64>,
+    /// `booking_overlap`: the blocking booking in the way, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflicting_booking_id: Option<String>,
     /// `contention`: suggested wait, ms (also in `Retry-After`, seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
@@ -69,6 +72,8 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::InsufficientStock { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
+        | AllotError::BookingOverlap { .. }
+        | AllotError::BookingNotActive { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -87,6 +92,7 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
         requested: None,
         available: None,
         retry_after_ms: None,
+        conflicting_booking_id: None,
     };
     match e {
         AllotError::LimitExceeded { limit, max, .. } => {
@@ -103,6 +109,9 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.available = Some(*available);
         }
         AllotError::Contention { retry_after_ms, .. } => d.retry_after_ms = Some(*retry_after_ms),
+        AllotError::BookingOverlap { conflicting_booking_id } => {
+            d.conflicting_booking_id = conflicting_booking_id.clone()
+        }
         _ => {}
     }
     ErrorBody { error: d }

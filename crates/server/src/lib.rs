@@ -121,9 +121,21 @@ async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch:
     loop {
         tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
-            match store.expire_holds(chrono::Utc::now(), batch).await {
+            let now = chrono::Utc::now();
+            let bookings = match store.expire_bookings(now, batch).await {
+                Ok(n) => {
+                    metrics::counter!("allot_bookings_expired_total").increment(n);
+                    n
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "booking expiry sweep failed");
+                    0
+                }
+            };
+            match store.expire_holds(now, batch).await {
                 Ok(n) => {
                     metrics::counter!("allot_holds_expired_total").increment(n);
+                    let n = n.max(bookings);
                     if n < u64::from(batch) {
                         break;
                     }

@@ -1,0 +1,315 @@
+//! Bookings: half-open time ranges `[start, end)` on a named resource that must never
+//! overlap while they block (confirmed, or held and not yet expired).
+//!
+//! Strategies (DESIGN.md): `exclusion` — a PostgreSQL exclusion constraint
+//! (`EXCLUDE USING gist (resource WITH =, during WITH &&)`, PostgreSQL docs 5.4.6 "Exclusion
+//! Constraints", with btree_gist for the `=` on text); `advisory` — a transaction-scoped
+//! advisory lock on the FNV-1a hash of the resource (PostgreSQL docs 13.3.5 "Advisory
+//! Locks"), then check and insert; `naive` — check then insert, the race kept for the
+//! benchmark; `serialized` — SQLite's one writer.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A booking's life cycle. `confirmed` and (unexpired) `held` block their range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BookingStatus {
+    /// Booked for good.
+    Confirmed,
+    /// Tentative until `expires_at` (then `expired`), confirm or release.
+    Held,
+    /// Cancelled by the client (`DELETE /v1/bookings/{id}`); the range is free.
+    Cancelled,
+    /// A held booking given back before expiry.
+    Released,
+    /// A held booking whose `expires_at` passed.
+    Expired,
+}
+
+impl BookingStatus {
+    /// Stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BookingStatus::Confirmed => "confirmed",
+            BookingStatus::Held => "held",
+            BookingStatus::Cancelled => "cancelled",
+            BookingStatus::Released => "released",
+            BookingStatus::Expired => "expired",
+        }
+    }
+
+    /// Parse a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            BookingStatus::Confirmed,
+            BookingStatus::Held,
+            BookingStatus::Cancelled,
+            BookingStatus::Released,
+            BookingStatus::Expired,
+        ]
+        .into_iter()
+        .find(|b| b.as_str() == s)
+    }
+
+    /// What a reader sees at `now`: a held booking past `expires_at` is `expired`.
+    pub fn effective(self, expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Self {
+        match (self, expires_at) {
+            (BookingStatus::Held, Some(e)) if e <= now => BookingStatus::Expired,
+            (s, _) => s,
+        }
+    }
+
+    /// Whether a booking in this (effective) status blocks its range.
+    pub fn blocks(self) -> bool {
+        matches!(self, BookingStatus::Confirmed | BookingStatus::Held)
+    }
+}
+
+/// How a booking is protected against overlaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BookingStrategy {
+    /// PostgreSQL exclusion constraint; 23P01 exclusion_violation is `booking_overlap`.
+    Exclusion,
+    /// `pg_advisory_xact_lock(fnv1a_64(resource))`, then check and insert.
+    Advisory,
+    /// Check, then insert, without a lock: double-books under concurrency (bench only).
+    Naive,
+    /// SQLite: one serialized write transaction.
+    Serialized,
+}
+
+impl BookingStrategy {
+    /// Every booking strategy.
+    pub const ALL: [BookingStrategy; 4] = [
+        BookingStrategy::Exclusion,
+        BookingStrategy::Advisory,
+        BookingStrategy::Naive,
+        BookingStrategy::Serialized,
+    ];
+
+    /// Wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BookingStrategy::Exclusion => "exclusion",
+            BookingStrategy::Advisory => "advisory",
+            BookingStrategy::Naive => "naive",
+            BookingStrategy::Serialized => "serialized",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        BookingStrategy::ALL.into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// `POST /v1/resources/{resource}/bookings` body. Times are RFC 3339 with an offset.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BookingBody {
+    /// Start, inclusive (RFC 3339 with offset, e.g. `2026-03-01T14:00:00+01:00`).
+    pub start: String,
+    /// End, exclusive; must be after `start`.
+    pub end: String,
+    /// Who books (1..=`max_unit_field_len` chars).
+    pub holder: String,
+    /// Free-form JSON kept with the booking.
+    #[serde(default)]
+    pub metadata: Option<serde_json::Value>,
+    /// `exclusion` (default on PostgreSQL), `advisory`, `naive` (unsafe flag), `serialized` (SQLite).
+    #[serde(default)]
+    pub strategy: Option<String>,
+    /// Make it a tentative (`held`) booking for this many ms.
+    #[serde(default)]
+    pub hold_ttl_ms: Option<i64>,
+}
+
+/// A validated booking request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookingRequest {
+    /// Server-made id.
+    pub id: String,
+    /// The resource.
+    pub resource: String,
+    /// Start (UTC), inclusive.
+    pub start: DateTime<Utc>,
+    /// End (UTC), exclusive.
+    pub end: DateTime<Utc>,
+    /// Holder.
+    pub holder: String,
+    /// Metadata.
+    pub metadata: Option<serde_json::Value>,
+    /// Strategy (resolved).
+    pub strategy: BookingStrategy,
+    /// `Some(ttl)`: a held booking.
+    pub hold_ttl_ms: Option<u64>,
+}
+
+/// A booking as the API returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Booking {
+    /// Id (UUID v4 text).
+    pub id: String,
+    /// The resource.
+    pub resource: String,
+    /// Start (UTC), inclusive.
+    pub start: DateTime<Utc>,
+    /// End (UTC), exclusive.
+    pub end: DateTime<Utc>,
+    /// Holder.
+    pub holder: String,
+    /// Metadata, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<serde_json::Value>,
+    /// Effective status.
+    pub status: BookingStatus,
+    /// The strategy that made it.
+    pub strategy: String,
+    /// When a held booking lapses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+}
+
+impl BookingRequest {
+    /// The booking this request becomes when it succeeds at `now`.
+    pub fn to_booking(&self, now: DateTime<Utc>) -> Booking {
+        Booking {
+            id: self.id.clone(),
+            resource: self.resource.clone(),
+            start: self.start,
+            end: self.end,
+            holder: self.holder.clone(),
+            metadata: self.metadata.clone(),
+            status: if self.hold_ttl_ms.is_some() {
+                BookingStatus::Held
+            } else {
+                BookingStatus::Confirmed
+            },
+            strategy: self.strategy.name().into(),
+            expires_at: self.hold_ttl_ms.map(|t| crate::hold::expires_at(now, t)),
+            created_at: now,
+        }
+    }
+}
+
+/// A free gap of a resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FreeSlot {
+    /// Start (UTC), inclusive.
+    pub start: DateTime<Utc>,
+    /// End (UTC), exclusive.
+    pub end: DateTime<Utc>,
+}
+
+/// The free gaps of `[from, to)` given the blocking ranges (any order, may overlap each other
+/// — e.g. naive double bookings). Half-open: a range ending at `t` and one starting at `t`
+/// leave no gap between them.
+pub fn free_gaps(from: DateTime<Utc>, to: DateTime<Utc>, blocking: &[(DateTime<Utc>, DateTime<Utc>)]) -> Vec<FreeSlot> {
+    let mut ranges: Vec<(DateTime<Utc>, DateTime<Utc>)> = blocking.iter().copied().filter(|(s, e)| s < e).collect();
+    ranges.sort();
+    let mut gaps = Vec::new();
+    let mut cursor = from;
+    for (s, e) in ranges {
+        if e <= cursor {
+            continue;
+        }
+        if s >= to {
+            break;
+        }
+        if s > cursor {
+            gaps.push(FreeSlot { start: cursor, end: s });
+        }
+        cursor = cursor.max(e);
+    }
+    if cursor < to {
+        gaps.push(FreeSlot { start: cursor, end: to });
+    }
+    gaps
+}
+
+/// Two blocking bookings of one resource that overlap (the audit's finding).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BookingOverlap {
+    /// The resource.
+    pub resource: String,
+    /// One booking's id.
+    pub first: String,
+    /// The other's.
+    pub second: String,
+}
+
+/// Parse an RFC 3339 instant that must carry an offset (`Z` or `±hh:mm`); answers
+/// `invalid_request` naming the field.
+pub fn parse_instant(field: &str, value: &str) -> crate::Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| {
+            crate::AllotError::invalid(format!(
+                "{field}: `{value}` is not an RFC 3339 time with an offset (e.g. 2026-03-01T14:00:00Z): {e}"
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn t(h: i64) -> DateTime<Utc> {
+        DateTime::<Utc>::from_timestamp(h * 3600, 0).unwrap()
+    }
+
+    #[test]
+    fn gaps_examples() {
+        assert_eq!(
+            free_gaps(t(0), t(10), &[]),
+            vec![FreeSlot {
+                start: t(0),
+                end: t(10)
+            }]
+        );
+        let g = free_gaps(t(0), t(10), &[(t(2), t(4)), (t(4), t(5)), (t(8), t(12))]);
+        assert_eq!(
+            g,
+            vec![FreeSlot { start: t(0), end: t(2) }, FreeSlot { start: t(5), end: t(8) }]
+        );
+        assert!(free_gaps(t(0), t(10), &[(t(-1), t(11))]).is_empty());
+    }
+
+    #[test]
+    fn instants_need_an_offset() {
+        assert_eq!(
+            parse_instant("start", "2026-03-01T14:00:00+01:00")
+                .unwrap()
+                .to_rfc3339(),
+            "2026-03-01T13:00:00+00:00"
+        );
+        assert!(parse_instant("start", "2026-03-01T14:00:00").is_err());
+        assert!(parse_instant("start", "yesterday").is_err());
+    }
+
+    #[test]
+    fn effective_status() {
+        let now = t(5);
+        assert_eq!(BookingStatus::Held.effective(Some(t(5)), now), BookingStatus::Expired);
+        assert_eq!(BookingStatus::Held.effective(Some(t(6)), now), BookingStatus::Held);
+        assert!(!BookingStatus::Cancelled.blocks());
+    }
+
+    proptest! {
+        #[test]
+        fn gaps_are_exactly_the_uncovered_hours(ranges in proptest::collection::vec((0i64..48, 1i64..10), 0..8)) {
+            let blocking: Vec<_> = ranges.iter().map(|(s, l)| (t(*s), t(s + l))).collect();
+            let gaps = free_gaps(t(0), t(48), &blocking);
+            for h in 0..48 {
+                let covered = ranges.iter().any(|(s, l)| *s <= h && h < s + l);
+                let in_gap = gaps.iter().any(|g| g.start <= t(h) && t(h) < g.end);
+                prop_assert_eq!(covered, !in_gap, "hour {}", h);
+            }
+            prop_assert!(gaps.windows(2).all(|w| w[0].end < w[1].start));
+        }
+    }
+}

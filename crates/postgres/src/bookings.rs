@@ -1,0 +1,333 @@
+//! Bookings on PostgreSQL: `exclusion` (the constraint decides; 23P01 exclusion_violation is
+//! `booking_overlap`), `advisory` (`pg_advisory_xact_lock` on the resource's FNV-1a hash, then
+//! check and insert), `naive` (check then insert, no lock; outside the constraint).
+//!
+//! Why a hash collision of the advisory key costs only waiting: the lock only serialises
+//! transactions; the check inside it reads the resource's own rows. Two resources sharing a
+//! key just wait for each other.
+
+use crate::holds::db_now;
+use crate::map_error;
+use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
+use allot_core::store::{BookingStore, Executed, Idempotency};
+use allot_core::strategy::fnv1a_64;
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use tokio_postgres::error::SqlState;
+
+const COLS: &str =
+    "id, resource, lower(during), upper(during), holder, metadata, status, strategy, expires_at, created_at";
+const SQL_INSERT: &str =
+    "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
+     VALUES ($1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
+/// Bookings in a blocking status overlapping `[$2, $3)`; whether each is overdue is decided
+/// by the caller with `$4`-free Rust, so one query serves every strategy.
+const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
+     WHERE resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
+       AND strategy <> 'naive' ORDER BY id";
+const SQL_EXPIRE_IDS: &str =
+    "UPDATE bookings SET status = 'expired' WHERE id = ANY($1) AND status = 'held' AND expires_at <= $2";
+/// Lock class of the advisory strategy's key space (bigint keys; the idempotency locks use
+/// the two-int form, so they cannot collide).
+const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
+
+/// How many times a booking expires overdue holds in its way and tries again.
+const MAX_BOOKING_ATTEMPTS: u32 = 3;
+
+fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
+    let stored = BookingStatus::parse(r.get(6)).ok_or_else(|| AllotError::Internal("bad booking status".into()))?;
+    let expires_at: Option<DateTime<Utc>> = r.get(8);
+    Ok(Booking {
+        id: r.get(0),
+        resource: r.get(1),
+        start: r.get(2),
+        end: r.get(3),
+        holder: r.get(4),
+        metadata: r.get(5),
+        status: stored.effective(expires_at, now),
+        strategy: r.get(7),
+        expires_at,
+        created_at: r.get(9),
+    })
+}
+
+/// The first live blocking booking in the way, and the overdue held ones.
+async fn conflicts<C: GenericClient>(
+    c: &C,
+    req: &BookingRequest,
+    now: DateTime<Utc>,
+) -> TxResult<(Option<String>, Vec<String>)> {
+    let stmt = c.prepare_cached(SQL_CONFLICTS).await?;
+    let rows = c.query(&stmt, &[&req.resource, &req.start, &req.end]).await?;
+    let (mut live, mut overdue) = (None, Vec::new());
+    for r in rows {
+        let status = BookingStatus::parse(r.get(1)).unwrap_or(BookingStatus::Confirmed);
+        if status.effective(r.get(2), now).blocks() {
+            live.get_or_insert_with(|| r.get::<_, String>(0));
+        } else {
+            overdue.push(r.get(0));
+        }
+    }
+    Ok((live, overdue))
+}
+
+/// What one booking attempt decided.
+enum Booked {
+    Done(Executed<Booking>),
+    /// 23P01 under `exclusion`: look the conflict up and maybe expire it.
+    Excluded,
+}
+
+impl PgStore {
+    async fn try_book(
+        &self,
+        req: &BookingRequest,
+        idem: Option<&Idempotency<Booking>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Booked> {
+        let booking = req.to_booking(now);
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Booked::Done(Executed::Replayed(stored)));
+            }
+        }
+        if req.strategy != BookingStrategy::Exclusion {
+            if req.strategy == BookingStrategy::Advisory {
+                let key = fnv1a_64(&[BOOKING_LOCK_SEED, req.resource.as_bytes()].concat()) as i64;
+                let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+                tx.execute(&stmt, &[&key]).await?;
+            }
+            let (live, overdue) = conflicts(&tx, req, now).await?;
+            if let Some(id) = live {
+                return Err(TxErr::Fail(AllotError::BookingOverlap {
+                    conflicting_booking_id: Some(id),
+                }));
+            }
+            if !overdue.is_empty() {
+                let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
+                tx.execute(&stmt, &[&overdue, &now]).await?;
+            }
+        }
+        let stmt = tx.prepare_cached(SQL_INSERT).await?;
+        let inserted = tx
+            .execute(
+                &stmt,
+                &[
+                    &booking.id,
+                    &booking.resource,
+                    &booking.start,
+                    &booking.end,
+                    &booking.holder,
+                    &booking.metadata,
+                    &booking.status.as_str(),
+                    &booking.strategy,
+                    &booking.expires_at,
+                    &now,
+                ],
+            )
+            .await;
+        match inserted {
+            Ok(_) => {}
+            Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => return Ok(Booked::Excluded),
+            Err(e) => return Err(e.into()),
+        }
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &booking).await?;
+        }
+        tx.commit().await?;
+        Ok(Booked::Done(Executed::Fresh(booking)))
+    }
+
+    /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
+    /// holds that caused it and report that a retry may succeed.
+    async fn resolve_exclusion(&self, req: &BookingRequest, now: DateTime<Utc>) -> Result<Option<String>> {
+        let c = self.client().await?;
+        let (live, overdue) = match conflicts(&c, req, now).await {
+            Ok(v) => v,
+            Err(TxErr::Fail(e)) => return Err(e),
+            Err(_) => return Ok(None),
+        };
+        if live.is_some() {
+            return Ok(live);
+        }
+        if !overdue.is_empty() {
+            let stmt = c.prepare_cached(SQL_EXPIRE_IDS).await.map_err(map_error)?;
+            c.execute(&stmt, &[&overdue, &now]).await.map_err(map_error)?;
+        }
+        Ok(None)
+    }
+
+    async fn read_booking<C: GenericClient>(c: &C, id: &str, now: DateTime<Utc>) -> Result<Booking> {
+        let stmt = c
+            .prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE id = $1"))
+            .await
+            .map_err(map_error)?;
+        let row = c
+            .query_opt(&stmt, &[&id])
+            .await
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("booking", id))?;
+        booking_of(&row, now)
+    }
+
+    /// Run a conditional status change `sql` ($1 id, $2 now) in a transaction with the
+    /// idempotency protocol; `refuse` decides what an unchanged booking answers.
+    async fn try_transition(
+        &self,
+        id: &str,
+        sql: &'static str,
+        idem: Option<&Idempotency<Booking>>,
+        now: DateTime<Utc>,
+        refuse: fn(&Booking) -> Result<()>,
+    ) -> TxResult<Executed<Booking>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let stmt = tx.prepare_cached(sql).await?;
+        let changed = tx.execute(&stmt, &[&id, &now]).await?;
+        let booking = Self::read_booking(&tx, id, now).await?;
+        if changed == 0 {
+            refuse(&booking)?;
+        }
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &booking).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(booking))
+    }
+}
+
+#[async_trait]
+impl BookingStore for PgStore {
+    fn default_booking_strategy(&self) -> BookingStrategy {
+        BookingStrategy::Exclusion
+    }
+
+    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
+        match strategy {
+            BookingStrategy::Exclusion | BookingStrategy::Advisory => true,
+            BookingStrategy::Naive => self.supports(Strategy::Naive),
+            BookingStrategy::Serialized => false,
+        }
+    }
+
+    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        if !self.supports_booking(req.strategy) {
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
+        }
+        for _ in 0..MAX_BOOKING_ATTEMPTS {
+            let now = db_now();
+            match self.retrying(|| self.try_book(&req, idem.as_ref(), now)).await? {
+                Booked::Done(b) => return Ok(b),
+                Booked::Excluded => {
+                    if let Some(id) = self.resolve_exclusion(&req, now).await? {
+                        return Err(AllotError::BookingOverlap {
+                            conflicting_booking_id: Some(id),
+                        });
+                    }
+                }
+            }
+        }
+        Err(AllotError::BookingOverlap {
+            conflicting_booking_id: None,
+        })
+    }
+
+    async fn get_booking(&self, id: &str) -> Result<Booking> {
+        let c = self.client().await?;
+        Self::read_booking(&c, id, Utc::now()).await
+    }
+
+    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL
+             WHERE id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
+        let now = db_now();
+        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, |_| Ok(())))
+            .await
+    }
+
+    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
+             WHERE id = $1 AND status = 'held' AND expires_at > $2";
+        let now = db_now();
+        let refuse = |b: &Booking| match b.status {
+            BookingStatus::Confirmed => Ok(()),
+            status => Err(AllotError::BookingNotActive {
+                id: b.id.clone(),
+                status,
+            }),
+        };
+        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, refuse))
+            .await
+    }
+
+    async fn list_bookings(
+        &self,
+        resource: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<Booking>> {
+        let now = Utc::now();
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT {COLS} FROM bookings
+                  WHERE resource = $1 AND during && tstzrange($2, $3, '[)')
+                    AND (status = 'confirmed' OR (status = 'held' AND expires_at > $4))
+                  ORDER BY lower(during), id LIMIT $5"
+            ))
+            .await
+            .map_err(map_error)?;
+        c.query(&stmt, &[&resource, &from, &to, &now, &i64::from(limit)])
+            .await
+            .map_err(map_error)?
+            .iter()
+            .map(|r| booking_of(r, now))
+            .collect()
+    }
+
+    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            "UPDATE bookings SET status = 'expired' WHERE id IN
+                (SELECT id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+              AND status = 'held'",
+            &[&now, &i64::from(max.max(1))],
+        )
+        .await
+        .map_err(map_error)
+    }
+
+    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
+                    ON a.resource = b.resource AND a.id < b.id AND a.during && b.during
+                 WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $1))
+                   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $1))
+                 ORDER BY 1, 2, 3 LIMIT 1000",
+                &[&Utc::now()],
+            )
+            .await
+            .map_err(map_error)?;
+        Ok(rows
+            .iter()
+            .map(|r| BookingOverlap {
+                resource: r.get(0),
+                first: r.get(1),
+                second: r.get(2),
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,201 @@
+//! Bookings on SQLite: check and insert in one serialized write transaction (`serialized`).
+
+use crate::map_error;
+use crate::stock::{from_us, now_us, SqliteStore};
+use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
+use allot_core::store::{BookingStore, Executed, Idempotency};
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+const COLS: &str = "id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us";
+
+fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
+    let stored = BookingStatus::parse(&r.get::<_, String>(6)?).unwrap_or(BookingStatus::Cancelled);
+    let expires_at = r.get::<_, Option<i64>>(8)?.map(from_us);
+    let metadata: Option<String> = r.get(5)?;
+    Ok(Booking {
+        id: r.get(0)?,
+        resource: r.get(1)?,
+        start: from_us(r.get(2)?),
+        end: from_us(r.get(3)?),
+        holder: r.get(4)?,
+        metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
+        status: stored.effective(expires_at, from_us(now_us)),
+        strategy: r.get(7)?,
+        expires_at,
+        created_at: from_us(r.get(9)?),
+    })
+}
+
+fn read_booking(c: &Connection, id: &str, now_us: i64) -> Result<Booking> {
+    c.prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE id = ?1"))
+        .and_then(|mut s| s.query_row([id], |r| booking_of(r, now_us)).optional())
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("booking", id))
+}
+
+fn us(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+/// Blocking predicate at `?now`: confirmed, or held and not yet expired.
+const BLOCKING: &str = "(status = 'confirmed' OR (status = 'held' AND expires_at_us > ?4))";
+
+#[async_trait]
+impl BookingStore for SqliteStore {
+    fn default_booking_strategy(&self) -> BookingStrategy {
+        BookingStrategy::Serialized
+    }
+
+    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
+        strategy == BookingStrategy::Serialized
+    }
+
+    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        if !self.supports_booking(req.strategy) {
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
+        }
+        self.write(idem, move |tx| {
+            let now = now_us();
+            let conflict: Option<String> = tx
+                .prepare_cached(&format!(
+                    "SELECT id FROM bookings WHERE resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
+                      ORDER BY start_us LIMIT 1"
+                ))
+                .and_then(|mut s| s.query_row(params![req.resource, us(req.start), us(req.end), now], |r| r.get(0)).optional())
+                .map_err(map_error)?;
+            if let Some(id) = conflict {
+                return Err(AllotError::BookingOverlap {
+                    conflicting_booking_id: Some(id),
+                });
+            }
+            let b = req.to_booking(from_us(now));
+            let metadata = b.metadata.as_ref().map(|m| m.to_string());
+            tx.prepare_cached(
+                "INSERT INTO bookings (id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    b.id,
+                    b.resource,
+                    us(b.start),
+                    us(b.end),
+                    b.holder,
+                    metadata,
+                    b.status.as_str(),
+                    b.strategy,
+                    b.expires_at.map(us),
+                    now
+                ])
+            })
+            .map_err(map_error)?;
+            Ok(b)
+        })
+        .await
+    }
+
+    async fn get_booking(&self, id: &str) -> Result<Booking> {
+        let id = id.to_string();
+        self.call(move |c| read_booking(c, &id, now_us())).await
+    }
+
+    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        let id = id.to_string();
+        self.write(idem, move |tx| {
+            let now = now_us();
+            tx.prepare_cached(
+                "UPDATE bookings SET status = 'cancelled', expires_at_us = NULL
+                  WHERE id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
+            )
+            .and_then(|mut s| s.execute(params![id, now]))
+            .map_err(map_error)?;
+            read_booking(tx, &id, now)
+        })
+        .await
+    }
+
+    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        let id = id.to_string();
+        self.write(idem, move |tx| {
+            let now = now_us();
+            let n = tx
+                .prepare_cached(
+                    "UPDATE bookings SET status = 'confirmed', expires_at_us = NULL
+                      WHERE id = ?1 AND status = 'held' AND expires_at_us > ?2",
+                )
+                .and_then(|mut s| s.execute(params![id, now]))
+                .map_err(map_error)?;
+            let b = read_booking(tx, &id, now)?;
+            if n == 0 && b.status != BookingStatus::Confirmed {
+                return Err(AllotError::BookingNotActive { id, status: b.status });
+            }
+            Ok(b)
+        })
+        .await
+    }
+
+    async fn list_bookings(
+        &self,
+        resource: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<Booking>> {
+        let resource = resource.to_string();
+        self.call(move |c| {
+            let now = now_us();
+            c.prepare_cached(&format!(
+                "SELECT {COLS} FROM bookings WHERE resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
+                  ORDER BY start_us, id LIMIT ?5"
+            ))
+            .and_then(|mut s| {
+                s.query_map(params![resource, us(from), us(to), now, limit], |r| booking_of(r, now))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        let now = us(now);
+        self.call(move |c| {
+            c.execute(
+                "UPDATE bookings SET status = 'expired' WHERE id IN
+                    (SELECT id FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)",
+                params![now, max.max(1)],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
+        self.call(|c| {
+            let now = now_us();
+            c.prepare(
+                "SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
+                    ON a.resource = b.resource AND a.id < b.id AND a.start_us < b.end_us AND b.start_us < a.end_us
+                 WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at_us > ?1))
+                   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at_us > ?1))
+                 ORDER BY 1, 2, 3 LIMIT 1000",
+            )
+            .and_then(|mut s| {
+                s.query_map([now], |r| {
+                    Ok(BookingOverlap {
+                        resource: r.get(0)?,
+                        first: r.get(1)?,
+                        second: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(map_error)
+        })
+        .await
+    }
+}
