@@ -5,11 +5,13 @@
 //! reports (a side-by-side table and JSON). It speaks only the HTTP API, so it measures the
 //! whole service as its users see it.
 
+mod bookings;
 mod flash_sale;
 mod holds;
 mod load;
 mod units;
 
+pub use bookings::{bookings_bench, BookingsOptions};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};

@@ -23,11 +23,11 @@ const COLS: &str =
 const SQL_INSERT: &str =
     "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
      VALUES ($1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
-/// Bookings in a blocking status overlapping `[$2, $3)`; whether each is overdue is decided
-/// by the caller with `$4`-free Rust, so one query serves every strategy.
+/// Bookings in a blocking status overlapping `[$2, $3)` (whether each is overdue is decided
+/// in Rust). The guarded strategies see what the constraint sees; `naive` ($4) sees all.
 const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
      WHERE resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
-       AND strategy <> 'naive' ORDER BY id";
+       AND (strategy <> 'naive' OR $4) ORDER BY id";
 const SQL_EXPIRE_IDS: &str =
     "UPDATE bookings SET status = 'expired' WHERE id = ANY($1) AND status = 'held' AND expires_at <= $2";
 /// Lock class of the advisory strategy's key space (bigint keys; the idempotency locks use
@@ -61,7 +61,8 @@ async fn conflicts<C: GenericClient>(
     now: DateTime<Utc>,
 ) -> TxResult<(Option<String>, Vec<String>)> {
     let stmt = c.prepare_cached(SQL_CONFLICTS).await?;
-    let rows = c.query(&stmt, &[&req.resource, &req.start, &req.end]).await?;
+    let naive = req.strategy == BookingStrategy::Naive;
+    let rows = c.query(&stmt, &[&req.resource, &req.start, &req.end, &naive]).await?;
     let (mut live, mut overdue) = (None, Vec::new());
     for r in rows {
         let status = BookingStatus::parse(r.get(1)).unwrap_or(BookingStatus::Confirmed);

@@ -1,0 +1,132 @@
+//! `allot bench bookings`: C clients book random `days`-long ranges over R resources (few
+//! resources: high contention), per strategy, then the overlap check (`/v1/audit`'s
+//! booking_overlaps over this run's resources: only `naive` may have any).
+
+use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
+use crate::units::{get, post, run_id};
+use crate::BenchError;
+use rand::Rng;
+use serde_json::json;
+use std::time::Duration;
+
+/// Options of `allot bench bookings`.
+#[derive(Debug, Clone)]
+pub struct BookingsOptions {
+    /// Base URL of a running server (loopback).
+    pub url: String,
+    /// `exclusion`, `advisory`, `naive`, `serialized`, a list, or `all`.
+    pub strategies: Vec<String>,
+    /// Concurrent clients (C).
+    pub clients: usize,
+    /// Booking requests (N).
+    pub requests: u64,
+    /// Resources (R).
+    pub resources: u32,
+    /// Length of every range, days.
+    pub days: u32,
+    /// Ranges start on a day in `0..horizon_days` from 2030-01-01.
+    pub horizon_days: u32,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+/// Run the workload for every strategy asked; a strategy the server refuses is skipped.
+pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, BenchError> {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(opts.clients)
+        .timeout(Duration::from_secs(60))
+        .build()?;
+    let strategies = if opts.strategies.iter().any(|s| s == "all") {
+        match get(&client, &format!("{}/healthz", opts.url)).await?["backend"].as_str() {
+            Some("postgres") => ["exclusion", "advisory", "naive"].map(String::from).to_vec(),
+            _ => vec!["serialized".to_string()],
+        }
+    } else {
+        opts.strategies.clone()
+    };
+    let run = run_id();
+    let mut reports = Vec::new();
+    for strategy in strategies {
+        let prefix = format!("bk-{run}-{strategy}-");
+        let probe = json!({"start": "2030-01-01T00:00:00Z", "end": "2030-01-01T00:00:00Z", "holder": "probe", "strategy": strategy});
+        let (s, b) = post(
+            &client,
+            &format!("{}/v1/resources/{prefix}probe/bookings", opts.url),
+            &probe,
+        )
+        .await?;
+        if s == 400 && b["error"]["code"] == "unsupported_strategy" {
+            eprintln!("skipping {strategy}: the server does not support it");
+            continue;
+        }
+        let (client2, base, prefix2, strat) = (client.clone(), opts.url.clone(), prefix.clone(), strategy.clone());
+        let (resources, days, horizon) = (opts.resources.max(1), opts.days.max(1), opts.horizon_days.max(1));
+        let collected = drive(
+            &format!("bookings {strategy}"),
+            opts.clients,
+            opts.requests,
+            opts.progress,
+            move |_| {
+                let (r, d) = {
+                    let mut rng = rand::rng();
+                    (rng.random_range(0..resources), rng.random_range(0..horizon))
+                };
+                let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
+                    .expect("constant")
+                    .with_timezone(&chrono::Utc)
+                    + chrono::Duration::days(i64::from(d));
+                let end = start + chrono::Duration::days(i64::from(days));
+                let body =
+                    json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "bench", "strategy": strat});
+                let url = format!("{base}/v1/resources/{prefix2}{r}/bookings");
+                let client = client2.clone();
+                async move {
+                    match post(&client, &url, &body).await {
+                        Ok((s, b)) => {
+                            let outcome = outcome_of(s, &b, 201);
+                            Sample {
+                                quantity: i64::from(outcome == "ok"),
+                                outcome,
+                                requested: 1,
+                                ids: Vec::new(),
+                            }
+                        }
+                        Err(e) => Sample {
+                            outcome: format!("client_error: {e}"),
+                            ..Sample::default()
+                        },
+                    }
+                }
+            },
+        )
+        .await?;
+        let audit = get(&client, &format!("{}/v1/audit", opts.url)).await?;
+        let overlaps = audit["booking_overlaps"]
+            .as_array()
+            .map(|o| {
+                o.iter()
+                    .filter(|o| o["resource"].as_str().is_some_and(|r| r.starts_with(&prefix)))
+                    .count()
+            })
+            .unwrap_or(0);
+        let mut violations = Vec::new();
+        let errors = error_count(&collected.outcomes);
+        if errors > 0 {
+            violations.push(format!("{errors} server or client errors"));
+        }
+        if overlaps > 0 {
+            violations.push(format!(
+                "{overlaps} overlapping booking pairs{}",
+                if strategy == "naive" { " (naive: expected)" } else { "" }
+            ));
+        }
+        reports.push(LoadReport::new(
+            "bookings",
+            &strategy,
+            opts.clients,
+            &collected,
+            violations,
+        ));
+    }
+    Ok(reports)
+}
