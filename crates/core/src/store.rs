@@ -193,6 +193,10 @@ pub trait BookingStore: Send + Sync + 'static {
     /// that no longer blocks returns it unchanged.
     async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
 
+    /// Give back a held, unexpired booking (`released`); a booking that no longer blocks is
+    /// returned unchanged; a confirmed one is `booking_confirmed` (cancel it instead).
+    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+
     /// Confirm a held, unexpired booking; a confirmed one is returned again.
     async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
 

@@ -256,6 +256,21 @@ impl BookingStore for PgStore {
             .await
     }
 
+    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'released'
+             WHERE id = $1 AND status = 'held' AND expires_at > $2";
+        let now = db_now();
+        let refuse = |b: &Booking| match b.status {
+            BookingStatus::Confirmed => Err(AllotError::BookingNotActive {
+                id: b.id.clone(),
+                status: BookingStatus::Confirmed,
+            }),
+            _ => Ok(()),
+        };
+        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, refuse))
+            .await
+    }
+
     async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
              WHERE id = $1 AND status = 'held' AND expires_at > $2";

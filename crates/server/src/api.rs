@@ -72,6 +72,7 @@ impl AppState {
         get_booking,
         cancel_booking,
         confirm_booking,
+        release_booking,
         audit
     ),
     components(schemas(
@@ -133,6 +134,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/resources/{resource}/availability", get(availability))
         .route("/v1/bookings/{id}", get(get_booking).delete(cancel_booking))
         .route("/v1/bookings/{id}/confirm", post(confirm_booking))
+        .route("/v1/bookings/{id}/release", post(release_booking))
         .route("/v1/audit", get(audit))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
         .fallback(not_found)
@@ -601,6 +603,22 @@ async fn confirm_booking(
     id_path("booking", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.confirm_booking(&id, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/bookings/{id}/release", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking, description = "released (or unchanged if it no longer blocked)"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "booking_confirmed")))]
+async fn release_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.release_booking(&id, idem).await?))
 }
 
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),

@@ -143,6 +143,22 @@ async fn held_bookings_block_until_they_expire(ts: &TestServer) {
     assert_eq!((s, c["status"].as_str()), (200, Some("confirmed")), "{c}");
     let (s, c) = ts.post(&format!("/v1/bookings/{wid}/confirm"), json!({})).await;
     assert_eq!((s, c["status"].as_str()), (200, Some("confirmed")));
+    let (s, b) = ts.post(&format!("/v1/bookings/{wid}/release"), json!({})).await;
+    assert_eq!((s, code(&b)), (409, "booking_confirmed"));
+    // A held booking released frees its range at once.
+    let later =
+        json!({"start": "2026-07-02T18:00:00Z", "end": "2026-07-02T21:00:00Z", "holder": "c", "hold_ttl_ms": 60_000});
+    let (s, h) = ts.post(path, later.clone()).await;
+    assert_eq!(s, 201, "{h}");
+    let (s, r) = ts
+        .post(
+            &format!("/v1/bookings/{}/release", h["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .await;
+    assert_eq!((s, r["status"].as_str()), (200, Some("released")), "{r}");
+    let (s, b) = ts.post(path, later).await;
+    assert_eq!(s, 201, "{b}");
     ts.assert_audit_clean().await;
 }
 

@@ -117,6 +117,24 @@ impl BookingStore for SqliteStore {
         .await
     }
 
+    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        let id = id.to_string();
+        self.write(idem, move |tx| {
+            let now = now_us();
+            tx.prepare_cached(
+                "UPDATE bookings SET status = 'released' WHERE id = ?1 AND status = 'held' AND expires_at_us > ?2",
+            )
+            .and_then(|mut s| s.execute(params![id, now]))
+            .map_err(map_error)?;
+            let b = read_booking(tx, &id, now)?;
+            if b.status == BookingStatus::Confirmed {
+                return Err(AllotError::BookingNotActive { id, status: b.status });
+            }
+            Ok(b)
+        })
+        .await
+    }
+
     async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
         let id = id.to_string();
         self.write(idem, move |tx| {
