@@ -108,6 +108,21 @@ struct LimitArgs {
     /// Longest booking range, and longest window of a booking list or availability query, ms.
     #[arg(long, env = "ALLOT_MAX_BOOKING_MS", default_value_t = Limits::default().max_booking_ms)]
     max_booking_ms: i64,
+    /// Largest job payload, serialized bytes.
+    #[arg(long, env = "ALLOT_MAX_PAYLOAD_BYTES", default_value_t = Limits::default().max_payload_bytes)]
+    max_payload_bytes: usize,
+    /// Shortest job lease, ms.
+    #[arg(long, env = "ALLOT_MIN_LEASE_MS", default_value_t = Limits::default().min_lease_ms)]
+    min_lease_ms: i64,
+    /// Longest job lease, ms.
+    #[arg(long, env = "ALLOT_MAX_LEASE_MS", default_value_t = Limits::default().max_lease_ms)]
+    max_lease_ms: i64,
+    /// Most jobs one claim may lease.
+    #[arg(long, env = "ALLOT_MAX_CLAIM", default_value_t = Limits::default().max_claim)]
+    max_claim: i64,
+    /// Largest `max_attempts` of a job.
+    #[arg(long, env = "ALLOT_MAX_JOB_ATTEMPTS", default_value_t = Limits::default().max_job_attempts)]
+    max_job_attempts: i64,
 }
 
 impl LimitArgs {
@@ -132,6 +147,11 @@ impl LimitArgs {
             unit_claim_max_attempts: self.unit_claim_max_attempts,
             hold_sweep_batch: self.hold_sweep_batch,
             max_booking_ms: self.max_booking_ms,
+            max_payload_bytes: self.max_payload_bytes,
+            min_lease_ms: self.min_lease_ms,
+            max_lease_ms: self.max_lease_ms,
+            max_claim: self.max_claim,
+            max_job_attempts: self.max_job_attempts,
         }
     }
 }

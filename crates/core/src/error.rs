@@ -90,6 +90,13 @@ pub enum AllotError {
         /// Its effective status.
         status: crate::booking::BookingStatus,
     },
+    /// The job's lease token is no longer valid (completed, failed, rescued or re-leased
+    /// since). HTTP 409 `lease_lost`; nothing changed.
+    #[error("job {id}: lease token no longer valid")]
+    LeaseLost {
+        /// The job.
+        id: i64,
+    },
     /// The same `Idempotency-Key` was used with a different request. HTTP 422.
     #[error("idempotency key was already used with a different request")]
     IdempotencyKeyReused,
@@ -129,6 +136,7 @@ impl AllotError {
                 crate::booking::BookingStatus::Confirmed => "booking_confirmed",
                 crate::booking::BookingStatus::Held => "booking_held",
             },
+            AllotError::LeaseLost { .. } => "lease_lost",
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
             AllotError::Unavailable(_) => "unavailable",

@@ -8,6 +8,7 @@
 pub mod booking;
 pub mod error;
 pub mod hold;
+pub mod job;
 pub mod limits;
 pub mod model;
 pub mod retry;
@@ -19,9 +20,15 @@ pub mod validate;
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, BookingStrategy, FreeSlot};
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
+pub use job::{
+    Claim, ClaimBody, Claimed, Enqueue, EnqueueBody, Enqueued, JobSpec, JobState, JobStatus, LeaseBody, LeasedJob,
+    NewJob, QueueCounts,
+};
 pub use limits::Limits;
 pub use model::audit as audit_rows;
 pub use model::*;
-pub use store::{BookingStore, Executed, HoldStore, Idempotency, StockStore, Store, StoredResponse, UnitStore};
+pub use store::{
+    BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, Store, StoredResponse, UnitStore,
+};
 pub use strategy::{Backend, Strategy};
 pub use unit::*;

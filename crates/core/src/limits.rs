@@ -46,6 +46,16 @@ pub struct Limits {
     /// `max_booking_ms`: longest booking range, and longest window of a booking list or
     /// availability query. Default 366 days.
     pub max_booking_ms: i64,
+    /// `max_payload_bytes`: largest job payload, serialized bytes. Default 65 536.
+    pub max_payload_bytes: usize,
+    /// `min_lease_ms`: shortest job lease. Default 1000.
+    pub min_lease_ms: i64,
+    /// `max_lease_ms`: longest job lease. Default 3 600 000 (1 h).
+    pub max_lease_ms: i64,
+    /// `max_claim`: most jobs one claim may lease. Default 100.
+    pub max_claim: i64,
+    /// `max_job_attempts`: largest `max_attempts` of a job. Default 100.
+    pub max_job_attempts: i64,
 }
 
 impl Default for Limits {
@@ -70,6 +80,11 @@ impl Default for Limits {
             unit_claim_max_attempts: 8,
             hold_sweep_batch: 500,
             max_booking_ms: 366 * 86_400_000,
+            max_payload_bytes: 65_536,
+            min_lease_ms: 1000,
+            max_lease_ms: 3_600_000,
+            max_claim: 100,
+            max_job_attempts: 100,
         }
     }
 }

@@ -216,7 +216,51 @@ pub trait BookingStore: Send + Sync + 'static {
     async fn booking_overlaps(&self) -> Result<Vec<crate::booking::BookingOverlap>>;
 }
 
-/// Everything a server needs from a backend.
-pub trait Store: StockStore + HoldStore + UnitStore + BookingStore {}
+/// A work queue with leases (API.md, "Jobs"; see [`crate::job`]).
+///
+/// Errors: `lease_lost` (stale token: nothing changed), `not_found`, `invalid_request`,
+/// `idempotency_key_*`, `unavailable`, `internal`.
+#[async_trait]
+pub trait JobStore: Send + Sync + 'static {
+    /// Insert a batch of jobs (one statement on PostgreSQL). A job whose `unique_key` matches
+    /// an unfinished job of the queue is not inserted; its id is the existing job's.
+    async fn enqueue(
+        &self,
+        req: crate::job::Enqueue,
+        idem: Option<Idempotency<crate::job::Enqueued>>,
+    ) -> Result<Executed<crate::job::Enqueued>>;
 
-impl<T: StockStore + HoldStore + UnitStore + BookingStore> Store for T {}
+    /// Lease up to `max` runnable jobs (state available/scheduled/retryable, `run_at <= now`)
+    /// by priority, run_at, id: each becomes `running` with a fresh lease token, attempt + 1.
+    async fn claim_jobs(&self, req: crate::job::Claim) -> Result<Vec<crate::job::LeasedJob>>;
+
+    /// Finish a running job (`completed`), if `lease_token` is still its token.
+    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<crate::job::JobStatus>;
+
+    /// Fail this attempt: `retryable` at now + delay (`retry_in_ms`, or exponential backoff
+    /// with jitter), or `discarded` when out of attempts; the error is appended to the job.
+    async fn fail_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        error: &str,
+        retry_in_ms: Option<i64>,
+    ) -> Result<crate::job::JobStatus>;
+
+    /// Extend a running job's lease to now + `lease_ms`.
+    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<crate::job::JobStatus>;
+
+    /// Rescue at most `max` running jobs whose lease expired before `now` (their worker died
+    /// or stalled): back to `retryable` (runnable at once), or `discarded` when out of
+    /// attempts, with a "lease expired" error. A worker that heartbeats keeps its lease
+    /// ahead of `now` and is never rescued. Returns how many.
+    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Jobs of a queue per state.
+    async fn queue_counts(&self, queue: &str) -> Result<crate::job::QueueCounts>;
+}
+
+/// Everything a server needs from a backend.
+pub trait Store: StockStore + HoldStore + UnitStore + BookingStore + JobStore {}
+
+impl<T: StockStore + HoldStore + UnitStore + BookingStore + JobStore> Store for T {}

@@ -4,6 +4,7 @@
 use crate::booking::{parse_instant, BookingBody, BookingRequest, BookingStrategy};
 use crate::error::{AllotError, Result};
 use crate::hold::{HoldBody, HoldRequest};
+use crate::job::*;
 use crate::limits::Limits;
 use crate::model::*;
 use crate::strategy::{fnv1a_64, Strategy};
@@ -303,6 +304,97 @@ pub fn window(
         });
     }
     Ok((start, end))
+}
+
+/// Validate an enqueue: 1..=`max_batch_insert` jobs; payload within `max_payload_bytes`,
+/// priority 1..=4, `max_attempts` 1..=`max_job_attempts`, `run_at` RFC 3339 with offset,
+/// `unique_key` 1..=`max_unit_field_len` chars.
+pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<Enqueue> {
+    name("queue", queue, limits)?;
+    if body.jobs.is_empty() {
+        return Err(AllotError::invalid("jobs must not be empty"));
+    }
+    if body.jobs.len() > limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: limits.max_batch_insert as u64,
+            message: format!("{} jobs", body.jobs.len()),
+        });
+    }
+    let mut jobs = Vec::with_capacity(body.jobs.len());
+    for j in body.jobs {
+        let size = j.payload.to_string().len();
+        if size > limits.max_payload_bytes {
+            return Err(AllotError::LimitExceeded {
+                limit: "max_payload_bytes",
+                max: limits.max_payload_bytes as u64,
+                message: format!("a payload is {size} bytes"),
+            });
+        }
+        let priority = j.priority.unwrap_or(1);
+        if !(1..=4).contains(&priority) {
+            return Err(AllotError::invalid(format!("priority must be 1..=4, got {priority}")));
+        }
+        let max_attempts = j.max_attempts.unwrap_or(25);
+        bounded(
+            "max_attempts",
+            max_attempts,
+            1,
+            "max_job_attempts",
+            limits.max_job_attempts,
+        )?;
+        let run_at = match &j.run_at {
+            Some(t) => parse_instant("run_at", t)?,
+            None => now,
+        };
+        if let Some(k) = &j.unique_key {
+            if k.is_empty() {
+                return Err(AllotError::invalid("unique_key must not be empty"));
+            }
+            unit_field("unique_key", k, limits)?;
+        }
+        jobs.push(JobSpec {
+            payload: j.payload,
+            priority: priority as i16,
+            run_at,
+            max_attempts: max_attempts as i32,
+            unique_key: j.unique_key,
+        });
+    }
+    Ok(Enqueue {
+        queue: queue.to_string(),
+        jobs,
+        now,
+    })
+}
+
+/// Validate a lease length: `min_lease_ms..=max_lease_ms`.
+pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
+    bounded(
+        "lease_ms",
+        value,
+        limits.min_lease_ms,
+        "max_lease_ms",
+        limits.max_lease_ms,
+    )?;
+    Ok(value)
+}
+
+/// Validate a claim: `max` 1..=`max_claim` (default 1), `lease_ms` (default 30 000).
+pub fn claim(queue: &str, body: ClaimBody, limits: &Limits) -> Result<Claim> {
+    name("queue", queue, limits)?;
+    let max = body.max.unwrap_or(1);
+    bounded("max", max, 1, "max_claim", limits.max_claim)?;
+    let lease = lease_ms(body.lease_ms.unwrap_or(30_000), limits)?;
+    if let Some(w) = &body.worker {
+        unit_field("worker", w, limits)?;
+    }
+    Ok(Claim {
+        queue: queue.to_string(),
+        max,
+        lease_ms: lease,
+        worker: body.worker,
+    })
 }
 
 /// Validate a ledger page size: 1..=`max_page_size`.

@@ -73,6 +73,12 @@ impl AppState {
         cancel_booking,
         confirm_booking,
         release_booking,
+        enqueue_jobs,
+        claim_jobs,
+        complete_job,
+        fail_job,
+        heartbeat_job,
+        queue_counts,
         audit
     ),
     components(schemas(
@@ -104,7 +110,17 @@ impl AppState {
         BookingList,
         Availability,
         FreeSlot,
-        BookingOverlap
+        BookingOverlap,
+        NewJob,
+        EnqueueBody,
+        Enqueued,
+        ClaimBody,
+        Claimed,
+        LeasedJob,
+        LeaseBody,
+        JobStatus,
+        JobState,
+        QueueCounts
     ))
 )]
 pub struct ApiDoc;
@@ -135,6 +151,12 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/bookings/{id}", get(get_booking).delete(cancel_booking))
         .route("/v1/bookings/{id}/confirm", post(confirm_booking))
         .route("/v1/bookings/{id}/release", post(release_booking))
+        .route("/v1/queues/{queue}", get(queue_counts))
+        .route("/v1/queues/{queue}/jobs", post(enqueue_jobs))
+        .route("/v1/queues/{queue}/claims", post(claim_jobs))
+        .route("/v1/jobs/{id}/complete", post(complete_job))
+        .route("/v1/jobs/{id}/fail", post(fail_job))
+        .route("/v1/jobs/{id}/heartbeat", post(heartbeat_job))
         .route("/v1/audit", get(audit))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
         .fallback(not_found)
@@ -619,6 +641,124 @@ async fn release_booking(
     id_path("booking", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.release_booking(&id, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
+    params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Enqueued), (status = 400, body = ErrorBody)))]
+async fn enqueue_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<EnqueueBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::enqueue(&queue, body.value, chrono::Utc::now(), &st.limits)?;
+    let n = req.jobs.len() as u64;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.enqueue(req, idem).await?;
+    metrics::counter!("allot_jobs_enqueued_total", "queue" => queue).increment(n);
+    Ok(respond(StatusCode::CREATED, result))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/claims", request_body = ClaimBody, params(("queue" = String, Path)),
+    responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
+async fn claim_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    body: JsonBody<ClaimBody>,
+) -> Result<Json<Claimed>, ApiError> {
+    let backend = st.store.backend();
+    match body.value.strategy.as_deref() {
+        None => {}
+        Some("skip_locked") if backend == Backend::Postgres => {}
+        Some("serialized") if backend == Backend::Sqlite => {}
+        Some(other) => return Err(AllotError::unsupported_strategy(other, backend.name()).into()),
+    }
+    let req = allot_core::validate::claim(&queue, body.value, &st.limits)?;
+    let started = std::time::Instant::now();
+    let jobs = st.store.claim_jobs(req).await?;
+    metrics::histogram!("allot_job_claim_seconds").record(started.elapsed().as_secs_f64());
+    metrics::counter!("allot_jobs_claimed_total", "queue" => queue).increment(jobs.len() as u64);
+    Ok(Json(Claimed { jobs }))
+}
+
+fn job_id(id: &str) -> Result<i64, ApiError> {
+    id.parse::<i64>().map_err(|_| AllotError::not_found("job", id).into())
+}
+
+fn job_outcome(outcome: &'static str, result: &allot_core::Result<JobStatus>) {
+    let outcome = match result {
+        Ok(_) => outcome,
+        Err(e) => e.code(),
+    };
+    metrics::counter!("allot_job_outcomes_total", "outcome" => outcome).increment(1);
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
+async fn complete_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let result = st.store.complete_job(id, &body.value.lease_token).await;
+    job_outcome("completed", &result);
+    Ok(Json(result?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/fail", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus, description = "retryable at run_at, or discarded when out of attempts"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn fail_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let b = body.value;
+    if let Some(ms) = b.retry_in_ms {
+        if ms < 0 {
+            return Err(AllotError::invalid("retry_in_ms must be >= 0").into());
+        }
+    }
+    let error = b.error.unwrap_or_default();
+    if error.chars().count() > st.limits.max_reason_len {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_reason_len",
+            max: st.limits.max_reason_len as u64,
+            message: "error is too long".into(),
+        }
+        .into());
+    }
+    let result = st.store.fail_job(id, &b.lease_token, &error, b.retry_in_ms).await;
+    job_outcome("failed", &result);
+    Ok(Json(result?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/heartbeat", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn heartbeat_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
+    Ok(Json(st.store.heartbeat_job(id, &body.value.lease_token, lease).await?))
+}
+
+#[utoipa::path(get, path = "/v1/queues/{queue}", params(("queue" = String, Path)),
+    responses((status = 200, body = QueueCounts), (status = 400, body = ErrorBody)))]
+async fn queue_counts(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+) -> Result<Json<QueueCounts>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    Ok(Json(st.store.queue_counts(&queue).await?))
 }
 
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),

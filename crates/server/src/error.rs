@@ -74,6 +74,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
         | AllotError::BookingNotActive { .. }
+        | AllotError::LeaseLost { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

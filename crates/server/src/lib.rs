@@ -111,7 +111,8 @@ async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, interval_ms
     }
 }
 
-/// The hold sweeper: every `interval_ms`, finalise holds whose expiry has passed, at most
+/// The lease sweeper: every `interval_ms`, rescue jobs whose lease expired, expire held
+/// bookings, and finalise holds whose expiry has passed, at most
 /// `batch` per statement and `SWEEP_MAX_BATCHES` statements per tick. Readers and writers
 /// never wait for it (an overdue hold already reads as expired and is finalised by the
 /// first writer that needs its stock); it keeps the `held` counts tidy.
@@ -122,6 +123,10 @@ async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch:
         tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
             let now = chrono::Utc::now();
+            match store.rescue_jobs(now, batch).await {
+                Ok(n) => metrics::counter!("allot_jobs_rescued_total").increment(n),
+                Err(e) => tracing::warn!(error = %e, "job rescue sweep failed"),
+            }
             let bookings = match store.expire_bookings(now, batch).await {
                 Ok(n) => {
                     metrics::counter!("allot_bookings_expired_total").increment(n);

@@ -11,6 +11,7 @@
 
 mod bookings;
 mod holds;
+mod jobs;
 mod stock;
 
 pub use stock::SqliteStore;

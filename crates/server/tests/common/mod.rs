@@ -82,6 +82,7 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
         ..ServerConfig::default()
     };
     cfg.limits.min_hold_ttl_ms = 50;
+    cfg.limits.min_lease_ms = 50;
     tweak(&mut cfg);
     let server = allot_server::spawn(&cfg).await.expect("server starts");
     TestServer {

@@ -1,0 +1,265 @@
+//! Jobs: a work queue where each job is leased to exactly one worker at a time (DESIGN.md,
+//! the queue row; the pattern of River, Oban, graphile-worker). States:
+//! `available` → `running` (claimed with a lease) → `completed`, or on failure `retryable`
+//! (runs again at its `run_at`) until `max_attempts`, then `discarded` (the dead letter).
+//! `scheduled` jobs wait for their `run_at`. Every transition of a running job is conditional
+//! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A job's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Ready to be claimed.
+    Available,
+    /// Waiting for its `run_at`.
+    Scheduled,
+    /// Leased to a worker until `lease_expires_at`.
+    Running,
+    /// Failed an attempt; runs again at `run_at`.
+    Retryable,
+    /// Done.
+    Completed,
+    /// Out of attempts: the dead letter.
+    Discarded,
+    /// Cancelled by hand.
+    Cancelled,
+}
+
+impl JobState {
+    /// Every state, in the order queue counts list them.
+    pub const ALL: [JobState; 7] = [
+        JobState::Available,
+        JobState::Scheduled,
+        JobState::Running,
+        JobState::Retryable,
+        JobState::Completed,
+        JobState::Discarded,
+        JobState::Cancelled,
+    ];
+
+    /// Stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Available => "available",
+            JobState::Scheduled => "scheduled",
+            JobState::Running => "running",
+            JobState::Retryable => "retryable",
+            JobState::Completed => "completed",
+            JobState::Discarded => "discarded",
+            JobState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parse a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        JobState::ALL.into_iter().find(|j| j.as_str() == s)
+    }
+}
+
+/// One job to enqueue.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewJob {
+    /// Any JSON, at most `max_payload_bytes` serialized.
+    #[serde(default)]
+    pub payload: serde_json::Value,
+    /// 1..=4, lower runs first. Default 1.
+    #[serde(default)]
+    pub priority: Option<i64>,
+    /// Not before this time (RFC 3339 with offset); now when absent.
+    #[serde(default)]
+    pub run_at: Option<String>,
+    /// Attempts before the job is discarded, 1..=`max_job_attempts`. Default 25.
+    #[serde(default)]
+    pub max_attempts: Option<i64>,
+    /// While a job with this key is unfinished in the queue, enqueuing another returns it.
+    #[serde(default)]
+    pub unique_key: Option<String>,
+}
+
+/// `POST /v1/queues/{queue}/jobs` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct EnqueueBody {
+    /// 1..=`max_batch_insert` jobs.
+    pub jobs: Vec<NewJob>,
+}
+
+/// `POST /v1/queues/{queue}/jobs` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Enqueued {
+    /// The id of each job, in request order (an existing id for a `unique_key` duplicate).
+    pub ids: Vec<i64>,
+}
+
+/// A validated job to insert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// Payload.
+    pub payload: serde_json::Value,
+    /// Priority 1..=4.
+    pub priority: i16,
+    /// When it may run.
+    pub run_at: DateTime<Utc>,
+    /// Attempts allowed.
+    pub max_attempts: i32,
+    /// Dedup key.
+    pub unique_key: Option<String>,
+}
+
+/// A validated enqueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enqueue {
+    /// The queue.
+    pub queue: String,
+    /// The jobs, in request order.
+    pub jobs: Vec<JobSpec>,
+    /// When the request was made (jobs without `run_at` run from then).
+    pub now: DateTime<Utc>,
+}
+
+/// `POST /v1/queues/{queue}/claims` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ClaimBody {
+    /// Most jobs to claim, 1..=`max_claim`. Default 1.
+    #[serde(default)]
+    pub max: Option<i64>,
+    /// Lease (visibility timeout), `min_lease_ms..=max_lease_ms`. Default 30 000.
+    #[serde(default)]
+    pub lease_ms: Option<i64>,
+    /// Who claims (for operators).
+    #[serde(default)]
+    pub worker: Option<String>,
+    /// `skip_locked` (default).
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+/// A validated claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The queue.
+    pub queue: String,
+    /// Most jobs.
+    pub max: i64,
+    /// Lease, ms.
+    pub lease_ms: i64,
+    /// Worker name.
+    pub worker: Option<String>,
+}
+
+/// A job leased to a worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LeasedJob {
+    /// Id.
+    pub id: i64,
+    /// Payload.
+    pub payload: serde_json::Value,
+    /// This attempt's number (1 for the first).
+    pub attempt: i32,
+    /// Attempts allowed.
+    pub max_attempts: i32,
+    /// Priority.
+    pub priority: i16,
+    /// The token every transition of this attempt must carry.
+    pub lease_token: String,
+    /// When the lease lapses unless extended by a heartbeat.
+    pub lease_expires_at: DateTime<Utc>,
+}
+
+/// `POST /v1/queues/{queue}/claims` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Claimed {
+    /// The jobs, best first (priority, run_at, id).
+    pub jobs: Vec<LeasedJob>,
+}
+
+/// `complete` / `fail` / `heartbeat` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct LeaseBody {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// `fail`: what went wrong (kept in the job's errors).
+    #[serde(default)]
+    pub error: Option<String>,
+    /// `fail`: retry after this many ms instead of the exponential backoff.
+    #[serde(default)]
+    pub retry_in_ms: Option<i64>,
+    /// `heartbeat`: the new lease from now, ms.
+    #[serde(default)]
+    pub lease_ms: Option<i64>,
+}
+
+/// A job's state after a transition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobStatus {
+    /// Id.
+    pub id: i64,
+    /// State.
+    pub state: JobState,
+    /// Attempts made.
+    pub attempt: i32,
+    /// When it runs next (retryable/scheduled).
+    pub run_at: DateTime<Utc>,
+    /// Lease expiry while running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_expires_at: Option<DateTime<Utc>>,
+}
+
+/// `GET /v1/queues/{queue}` answer: jobs per state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct QueueCounts {
+    /// The queue.
+    pub queue: String,
+    /// Count per state name (every state present, zero when none).
+    pub counts: std::collections::BTreeMap<String, i64>,
+}
+
+/// Base of the retry backoff, ms.
+pub const RETRY_BASE_MS: i64 = 1000;
+/// Cap of the retry backoff, ms (one hour).
+pub const RETRY_CAP_MS: i64 = 3_600_000;
+
+/// Delay before retry number `attempt` (1-based attempt that just failed):
+/// `min(cap, base · 2^(attempt-1))`, scaled by `0.5 + jitter/2` with `jitter` in [0, 1)
+/// ("equal jitter", AWS Architecture Blog, "Exponential Backoff And Jitter"). An explicit
+/// `retry_in_ms` wins.
+pub fn retry_delay_ms(attempt: i32, retry_in_ms: Option<i64>, jitter: f64) -> i64 {
+    if let Some(ms) = retry_in_ms {
+        return ms.max(0);
+    }
+    let exp = (attempt.max(1) - 1).min(40) as u32;
+    let raw = RETRY_BASE_MS.saturating_mul(1i64 << exp.min(40)).min(RETRY_CAP_MS);
+    (raw as f64 * (0.5 + jitter.clamp(0.0, 1.0) / 2.0)) as i64
+}
+
+/// The state a failed attempt leads to: `discarded` when `attempt >= max_attempts`, else
+/// `retryable`.
+pub fn after_failure(attempt: i32, max_attempts: i32) -> JobState {
+    if attempt >= max_attempts {
+        JobState::Discarded
+    } else {
+        JobState::Retryable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_caps_and_jitters() {
+        assert_eq!(retry_delay_ms(1, None, 1.0), 1000);
+        assert_eq!(retry_delay_ms(1, None, 0.0), 500);
+        assert_eq!(retry_delay_ms(3, None, 1.0), 4000);
+        assert_eq!(retry_delay_ms(60, None, 1.0), RETRY_CAP_MS);
+        assert_eq!(retry_delay_ms(5, Some(10), 0.3), 10);
+        assert_eq!(after_failure(3, 3), JobState::Discarded);
+        assert_eq!(after_failure(2, 3), JobState::Retryable);
+        for s in JobState::ALL {
+            assert_eq!(JobState::parse(s.as_str()), Some(s));
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Jobs on PostgreSQL: batch enqueue (UNNEST, unique keys by a partial unique index), claims
+//! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
+//! transitions (`… WHERE state = 'running' AND lease_token = $2`).
+
+use crate::holds::db_now;
+use crate::map_error;
+use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use allot_core::job::*;
+use allot_core::store::{Executed, Idempotency, JobStore};
+use allot_core::*;
+use async_trait::async_trait;
+use deadpool_postgres::GenericClient;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+const SQL_CLAIM: &str = "WITH picked AS (
+    SELECT id FROM jobs
+     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
+       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
+  FROM picked WHERE j.id = picked.id AND j.state IN ('available', 'scheduled', 'retryable')
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+
+const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
+
+fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
+    Ok(JobStatus {
+        id: r.get(0),
+        state: JobState::parse(r.get(1)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+        attempt: r.get(2),
+        run_at: r.get(3),
+        lease_expires_at: r.get(4),
+    })
+}
+
+impl PgStore {
+    async fn try_enqueue(&self, req: &Enqueue, idem: Option<&Idempotency<Enqueued>>) -> TxResult<Executed<Enqueued>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Executed::Replayed(stored));
+            }
+        }
+        let n = req.jobs.len() as i64;
+        // Ids first, so each job's id is known in request order whatever the insert does.
+        let stmt = tx
+            .prepare_cached("SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)")
+            .await?;
+        let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
+        let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
+        let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
+        let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
+        let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
+        let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
+                 SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
+                        t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
+                   FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
+                        WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
+                  ORDER BY t.ord
+                 ON CONFLICT (queue, unique_key)
+                    WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
+                 DO NOTHING RETURNING id",
+            )
+            .await?;
+        let inserted: HashSet<i64> = tx
+            .query(
+                &stmt,
+                &[
+                    &req.queue,
+                    &ids,
+                    &payloads,
+                    &priorities,
+                    &run_ats,
+                    &max_attempts,
+                    &keys,
+                    &req.now,
+                ],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut out = ids.clone();
+        let dup_keys: Vec<&str> = ids
+            .iter()
+            .zip(&keys)
+            .filter(|(id, _)| !inserted.contains(id))
+            .filter_map(|(_, k)| *k)
+            .collect();
+        if !dup_keys.is_empty() {
+            let stmt = tx
+                .prepare_cached(
+                    "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
+                        AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                )
+                .await?;
+            let existing: HashMap<String, i64> = tx
+                .query(&stmt, &[&req.queue, &dup_keys])
+                .await?
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect();
+            for (slot, key) in out.iter_mut().zip(&keys) {
+                if !inserted.contains(slot) {
+                    // The job it duplicated finished in between: run the whole batch again.
+                    *slot = *key.and_then(|k| existing.get(k)).ok_or(TxErr::Retry)?;
+                }
+            }
+        }
+        if !inserted.is_empty() {
+            let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
+            tx.execute(&stmt, &[&req.queue]).await?;
+        }
+        let result = Enqueued { ids: out };
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &result).await?;
+        }
+        tx.commit().await?;
+        Ok(Executed::Fresh(result))
+    }
+
+    /// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.
+    async fn transition<C: GenericClient>(
+        c: &C,
+        sql: &str,
+        id: i64,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<JobStatus> {
+        let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
+        match c.query_opt(&stmt, params).await.map_err(map_error)? {
+            Some(r) => status_of(&r),
+            None => {
+                let stmt = c
+                    .prepare_cached("SELECT 1 FROM jobs WHERE id = $1")
+                    .await
+                    .map_err(map_error)?;
+                if c.query_opt(&stmt, &[&id]).await.map_err(map_error)?.is_some() {
+                    Err(AllotError::LeaseLost { id })
+                } else {
+                    Err(AllotError::not_found("job", id.to_string()))
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl JobStore for PgStore {
+    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+        self.retrying(|| self.try_enqueue(&req, idem.as_ref())).await
+    }
+
+    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
+        let now = db_now();
+        let rows = c
+            .query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
+            .await
+            .map_err(map_error)?;
+        let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    LeasedJob {
+                        id: r.get(0),
+                        payload: r.get(1),
+                        attempt: r.get(2),
+                        max_attempts: r.get(3),
+                        priority: r.get(4),
+                        lease_token: r.get(5),
+                        lease_expires_at: r.get(6),
+                    },
+                    r.get(7),
+                )
+            })
+            .collect();
+        jobs.sort_by(|(a, ar), (b, br)| (a.priority, ar, a.id).cmp(&(b.priority, br, b.id)));
+        Ok(jobs.into_iter().map(|(j, _)| j).collect())
+    }
+
+    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
+        let c = self.client().await?;
+        let now = db_now();
+        let sql = format!(
+            "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
+              WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+        );
+        Self::transition(&c, &sql, id, &[&id, &lease_token, &now]).await
+    }
+
+    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
+        let c = self.client().await?;
+        let now = db_now();
+        // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
+        let sql = format!(
+            "UPDATE jobs SET
+                 state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+                 run_at = CASE WHEN attempt >= max_attempts THEN run_at ELSE $4::timestamptz + COALESCE($5::int8,
+                     (least($6::float8, $7::float8 * power(2, least(attempt - 1, 40))) * (0.5 + random() / 2))::int8)
+                     * interval '1 millisecond' END,
+                 errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $4)),
+                 finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
+                 lease_token = NULL, lease_expires_at = NULL
+               WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+        );
+        let (cap, base) = (RETRY_CAP_MS as f64, RETRY_BASE_MS as f64);
+        Self::transition(
+            &c,
+            &sql,
+            id,
+            &[&id, &lease_token, &error, &now, &retry_in_ms, &cap, &base],
+        )
+        .await
+    }
+
+    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
+        let c = self.client().await?;
+        let now = db_now();
+        let sql = format!(
+            "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
+              WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+        );
+        Self::transition(&c, &sql, id, &[&id, &lease_token, &now, &lease_ms]).await
+    }
+
+    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+                    run_at = $1, lease_token = NULL, lease_expires_at = NULL,
+                    finalized_at = CASE WHEN attempt >= max_attempts THEN $1 END,
+                    errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', 'lease expired', 'at', $1))
+              WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+                            ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                AND state = 'running' AND lease_expires_at <= $1",
+            &[&now, &i64::from(max.max(1))],
+        )
+        .await
+        .map_err(map_error)
+    }
+
+    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT state, count(*)::int8 FROM jobs WHERE queue = $1 GROUP BY state")
+            .await
+            .map_err(map_error)?;
+        let mut counts: BTreeMap<String, i64> = JobState::ALL.iter().map(|s| (s.as_str().to_string(), 0)).collect();
+        for r in c.query(&stmt, &[&queue]).await.map_err(map_error)? {
+            counts.insert(r.get(0), r.get(1));
+        }
+        Ok(QueueCounts {
+            queue: queue.to_string(),
+            counts,
+        })
+    }
+}

@@ -1,0 +1,313 @@
+//! The job queue on both backends through the HTTP API: exclusive leases under concurrency,
+//! lease-conditional transitions, retries and dead letters, order, unique jobs, rescue.
+
+mod common;
+
+use common::{Api, TestServer};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+conformance!(
+    concurrent_claimers_never_share_a_job,
+    stale_tokens_are_refused,
+    priority_and_run_at_order,
+    unique_jobs_under_concurrent_enqueue,
+    retries_then_dead_letter,
+    bad_job_inputs,
+);
+
+fn code(b: &Value) -> &str {
+    b["error"]["code"].as_str().unwrap_or("")
+}
+
+async fn enqueue(ts: &Api, queue: &str, jobs: Value) -> Vec<i64> {
+    let (s, b) = ts
+        .post(&format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
+        .await;
+    assert_eq!(s, 201, "{b}");
+    b["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_i64().unwrap())
+        .collect()
+}
+
+async fn claim(ts: &Api, queue: &str, max: i64, lease_ms: i64) -> Vec<Value> {
+    let (s, b) = ts
+        .post(
+            &format!("/v1/queues/{queue}/claims"),
+            json!({"max": max, "lease_ms": lease_ms, "worker": "t"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    b["jobs"].as_array().unwrap().clone()
+}
+
+async fn counts(ts: &Api, queue: &str) -> Value {
+    let (s, b) = ts.get(&format!("/v1/queues/{queue}")).await;
+    assert_eq!(s, 200, "{b}");
+    b["counts"].clone()
+}
+
+async fn concurrent_claimers_never_share_a_job(ts: &TestServer) {
+    let jobs: Vec<Value> = (0..200).map(|i| json!({"payload": {"n": i}})).collect();
+    let ids = enqueue(ts, "q", Value::Array(jobs)).await;
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 200);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..16 {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                let jobs = claim(&api, "q", 5, 60_000).await;
+                if jobs.is_empty() {
+                    return got;
+                }
+                for j in jobs {
+                    let id = j["id"].as_i64().unwrap();
+                    let (s, b) = api
+                        .post(
+                            &format!("/v1/jobs/{id}/complete"),
+                            json!({"lease_token": j["lease_token"]}),
+                        )
+                        .await;
+                    assert_eq!((s, b["state"].as_str()), (200, Some("completed")), "{b}");
+                    got.push(id);
+                }
+            }
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(r) = set.join_next().await {
+        all.extend(r.unwrap());
+    }
+    let distinct: HashSet<i64> = all.iter().copied().collect();
+    assert_eq!((all.len(), distinct.len()), (200, 200), "a job was leased twice");
+    let c = counts(ts, "q").await;
+    assert_eq!(
+        (c["completed"].as_i64(), c["running"].as_i64(), c["available"].as_i64()),
+        (Some(200), Some(0), Some(0))
+    );
+}
+
+async fn stale_tokens_are_refused(ts: &TestServer) {
+    let id = enqueue(ts, "s", json!([{"payload": {}}])).await[0];
+    let j = &claim(ts, "s", 1, 60_000).await[0];
+    let token = j["lease_token"].as_str().unwrap();
+    for path in ["complete", "fail", "heartbeat"] {
+        let (s, b) = ts
+            .post(&format!("/v1/jobs/{id}/{path}"), json!({"lease_token": "not-it"}))
+            .await;
+        assert_eq!((s, code(&b)), (409, "lease_lost"), "{path}: {b}");
+    }
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{id}/heartbeat"),
+            json!({"lease_token": token, "lease_ms": 120_000}),
+        )
+        .await;
+    assert_eq!((s, b["state"].as_str()), (200, Some("running")), "{b}");
+    let (s, _) = ts
+        .post(&format!("/v1/jobs/{id}/complete"), json!({"lease_token": token}))
+        .await;
+    assert_eq!(s, 200);
+    let (s, b) = ts
+        .post(&format!("/v1/jobs/{id}/complete"), json!({"lease_token": token}))
+        .await;
+    assert_eq!((s, code(&b)), (409, "lease_lost"));
+    let (s, b) = ts.post("/v1/jobs/999999/complete", json!({"lease_token": token})).await;
+    assert_eq!((s, code(&b)), (404, "not_found"));
+}
+
+async fn priority_and_run_at_order(ts: &TestServer) {
+    let ids = enqueue(
+        ts,
+        "o",
+        json!([
+            {"payload": "p3", "priority": 3},
+            {"payload": "p1", "priority": 1},
+            {"payload": "later", "priority": 1, "run_at": "2099-01-01T00:00:00Z"},
+            {"payload": "p2", "priority": 2},
+            {"payload": "p1b", "priority": 1}
+        ]),
+    )
+    .await;
+    let c = counts(ts, "o").await;
+    assert_eq!((c["available"].as_i64(), c["scheduled"].as_i64()), (Some(4), Some(1)));
+    let got: Vec<Value> = claim(ts, "o", 10, 60_000)
+        .await
+        .iter()
+        .map(|j| j["payload"].clone())
+        .collect();
+    assert_eq!(got, [json!("p1"), json!("p1b"), json!("p2"), json!("p3")]);
+    assert_eq!(ids.len(), 5);
+}
+
+async fn unique_jobs_under_concurrent_enqueue(ts: &TestServer) {
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..10 {
+        let api = ts.api.clone();
+        set.spawn(
+            async move { enqueue(&api, "u", json!([{"payload": {"try": i}, "unique_key": "report-42"}])).await[0] },
+        );
+    }
+    let mut ids = HashSet::new();
+    while let Some(r) = set.join_next().await {
+        ids.insert(r.unwrap());
+    }
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert_eq!(counts(ts, "u").await["available"], 1);
+    // Once finished, the key is free again.
+    let j = &claim(ts, "u", 1, 60_000).await[0];
+    ts.post(
+        &format!("/v1/jobs/{}/complete", j["id"]),
+        json!({"lease_token": j["lease_token"]}),
+    )
+    .await;
+    let again = enqueue(ts, "u", json!([{"payload": {}, "unique_key": "report-42"}])).await[0];
+    assert!(!ids.contains(&again));
+}
+
+async fn retries_then_dead_letter(ts: &TestServer) {
+    let id = enqueue(ts, "r", json!([{"payload": {}, "max_attempts": 2}])).await[0];
+    let j = &claim(ts, "r", 1, 60_000).await[0];
+    assert_eq!(j["attempt"], 1);
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{id}/fail"),
+            json!({"lease_token": j["lease_token"], "error": "boom", "retry_in_ms": 0}),
+        )
+        .await;
+    assert_eq!((s, b["state"].as_str()), (200, Some("retryable")), "{b}");
+    let j = &claim(ts, "r", 1, 60_000).await[0];
+    assert_eq!((j["id"].as_i64(), j["attempt"].as_i64()), (Some(id), Some(2)));
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{id}/fail"),
+            json!({"lease_token": j["lease_token"], "error": "boom again"}),
+        )
+        .await;
+    assert_eq!((s, b["state"].as_str()), (200, Some("discarded")), "{b}");
+    assert!(claim(ts, "r", 1, 60_000).await.is_empty());
+    assert_eq!(counts(ts, "r").await["discarded"], 1);
+    // Exponential backoff without retry_in_ms: the job is not runnable at once.
+    let id = enqueue(ts, "r2", json!([{"payload": {}}])).await[0];
+    let j = &claim(ts, "r2", 1, 60_000).await[0];
+    let (s, b) = ts
+        .post(&format!("/v1/jobs/{id}/fail"), json!({"lease_token": j["lease_token"]}))
+        .await;
+    assert_eq!((s, b["state"].as_str()), (200, Some("retryable")));
+    assert!(claim(ts, "r2", 1, 60_000).await.is_empty());
+}
+
+async fn bad_job_inputs(ts: &TestServer) {
+    let bad = [
+        ("/v1/queues/q/claims", json!({"lease_ms": 10}), "invalid_request"),
+        ("/v1/queues/q/claims", json!({"lease_ms": 3_600_001}), "limit_exceeded"),
+        ("/v1/queues/q/claims", json!({"max": 101}), "limit_exceeded"),
+        ("/v1/queues/q/claims", json!({"max": 0}), "invalid_request"),
+        (
+            "/v1/queues/q/claims",
+            json!({"strategy": "bogus"}),
+            "unsupported_strategy",
+        ),
+        (
+            "/v1/queues/bad%20name/jobs",
+            json!({"jobs": [{"payload": {}}]}),
+            "invalid_request",
+        ),
+        ("/v1/queues/q/jobs", json!({"jobs": []}), "invalid_request"),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"payload": "x".repeat(70_000)}]}),
+            "limit_exceeded",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"priority": 9}]}),
+            "invalid_request",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"max_attempts": 0}]}),
+            "invalid_request",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"run_at": "tomorrow"}]}),
+            "invalid_request",
+        ),
+    ];
+    for (path, body, c) in bad {
+        let (s, b) = ts.post(path, body.clone()).await;
+        assert_eq!((s, code(&b)), (400, c), "{path} {body}: {b}");
+    }
+    let c = counts(ts, "q").await;
+    assert!(c.as_object().unwrap().values().all(|v| v == 0), "{c}");
+}
+
+/// With the lease sweeper every 5 ms: an abandoned job comes back after its lease and not
+/// before; a heartbeating one is never taken away.
+mod rescue {
+    use super::*;
+
+    async fn run(kind: common::Kind) {
+        let ts = common::start_with(kind, |c| c.hold_sweep_interval_ms = 5).await;
+        let id = enqueue(&ts, "k", json!([{"payload": {}}, {"payload": {}}])).await;
+        let jobs = claim(&ts, "k", 2, 300).await;
+        assert_eq!(jobs.len(), 2);
+        let (dead, alive) = (&jobs[0], &jobs[1]);
+        // Before the lease ends: neither comes back, the live one heartbeats.
+        assert!(claim(&ts, "k", 2, 300).await.is_empty());
+        let hb = |j: &Value| {
+            let (api, id, token) = (ts.api.clone(), j["id"].clone(), j["lease_token"].clone());
+            async move {
+                api.post(
+                    &format!("/v1/jobs/{id}/heartbeat"),
+                    json!({"lease_token": token, "lease_ms": 300}),
+                )
+                .await
+            }
+        };
+        let mut back = Vec::new();
+        for _ in 0..40 {
+            let (s, b) = hb(alive).await;
+            assert_eq!(s, 200, "the heartbeating worker lost its job: {b}");
+            back.extend(claim(&ts, "k", 2, 60_000).await);
+            if !back.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(back.len(), 1, "{back:?}");
+        assert_eq!(back[0]["id"], dead["id"]);
+        assert_eq!(back[0]["attempt"], 2);
+        let (s, b) = ts
+            .post(
+                &format!("/v1/jobs/{}/complete", dead["id"]),
+                json!({"lease_token": dead["lease_token"]}),
+            )
+            .await;
+        assert_eq!((s, code(&b)), (409, "lease_lost"), "the dead worker's token is stale");
+        let (s, _) = ts
+            .post(
+                &format!("/v1/jobs/{}/complete", alive["id"]),
+                json!({"lease_token": alive["lease_token"]}),
+            )
+            .await;
+        assert_eq!(s, 200);
+        assert_eq!(id.len(), 2);
+        ts.finish().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        run(common::Kind::Postgres).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        run(common::Kind::Sqlite).await
+    }
+}

@@ -1,0 +1,239 @@
+//! Jobs on SQLite: every call one serialized write transaction; claims take the best
+//! runnable jobs in exact (priority, run_at, id) order.
+
+use crate::map_error;
+use crate::stock::{from_us, now_us, SqliteStore};
+use allot_core::job::*;
+use allot_core::store::{Executed, Idempotency, JobStore};
+use allot_core::*;
+use async_trait::async_trait;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::BTreeMap;
+
+fn status(c: &Connection, id: i64) -> Result<JobStatus> {
+    c.prepare_cached("SELECT id, state, attempt, run_at_us, lease_expires_at_us FROM jobs WHERE id = ?1")
+        .and_then(|mut s| {
+            s.query_row([id], |r| {
+                Ok(JobStatus {
+                    id: r.get(0)?,
+                    state: JobState::parse(&r.get::<_, String>(1)?).unwrap_or(JobState::Cancelled),
+                    attempt: r.get(2)?,
+                    run_at: from_us(r.get(3)?),
+                    lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
+                })
+            })
+            .optional()
+        })
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("job", id.to_string()))
+}
+
+/// The running attempt of `id` holding `token`: `(attempt, max_attempts)`; else `lease_lost`
+/// (or `not_found`).
+fn leased(c: &Connection, id: i64, token: &str) -> Result<(i32, i32)> {
+    let row: Option<(i32, i32)> = c
+        .prepare_cached(
+            "SELECT attempt, max_attempts FROM jobs WHERE id = ?1 AND state = 'running' AND lease_token = ?2",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![id, token], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+        .map_err(map_error)?;
+    match row {
+        Some(v) => Ok(v),
+        None => {
+            status(c, id)?;
+            Err(AllotError::LeaseLost { id })
+        }
+    }
+}
+
+fn us(t: chrono::DateTime<chrono::Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+#[async_trait]
+impl JobStore for SqliteStore {
+    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+        self.write(idem, move |tx| {
+            let now = us(req.now);
+            let mut ids = Vec::with_capacity(req.jobs.len());
+            for j in &req.jobs {
+                if let Some(k) = &j.unique_key {
+                    let existing: Option<i64> = tx
+                        .prepare_cached(
+                            "SELECT id FROM jobs WHERE queue = ?1 AND unique_key = ?2
+                                AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                        )
+                        .and_then(|mut s| s.query_row(params![req.queue, k], |r| r.get(0)).optional())
+                        .map_err(map_error)?;
+                    if let Some(id) = existing {
+                        ids.push(id);
+                        continue;
+                    }
+                }
+                let state = if us(j.run_at) > now { "scheduled" } else { "available" };
+                tx.prepare_cached(
+                    "INSERT INTO jobs (queue, state, priority, payload, run_at_us, max_attempts, unique_key, created_at_us)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        req.queue,
+                        state,
+                        j.priority,
+                        j.payload.to_string(),
+                        us(j.run_at),
+                        j.max_attempts,
+                        j.unique_key,
+                        now
+                    ])
+                })
+                .map_err(map_error)?;
+                ids.push(tx.last_insert_rowid());
+            }
+            Ok(Enqueued { ids })
+        })
+        .await
+    }
+
+    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
+        self.write(None, move |tx| {
+            let now = now_us();
+            let picked: Vec<(i64, String, i32, i32, i16)> = tx
+                .prepare_cached(
+                    "SELECT id, payload, attempt, max_attempts, priority FROM jobs
+                      WHERE queue = ?1 AND state IN ('available', 'scheduled', 'retryable') AND run_at_us <= ?2
+                      ORDER BY priority, run_at_us, id LIMIT ?3",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![req.queue, now, req.max], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)?;
+            let expires = now + req.lease_ms * 1000;
+            let mut jobs = Vec::with_capacity(picked.len());
+            for (id, payload, attempt, max_attempts, priority) in picked {
+                let token = uuid::Uuid::new_v4().to_string();
+                tx.prepare_cached(
+                    "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2,
+                            lease_expires_at_us = ?3, worker = ?4, attempted_at_us = ?5 WHERE id = ?1",
+                )
+                .and_then(|mut s| s.execute(params![id, token, expires, req.worker, now]))
+                .map_err(map_error)?;
+                jobs.push(LeasedJob {
+                    id,
+                    payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
+                    attempt: attempt + 1,
+                    max_attempts,
+                    priority,
+                    lease_token: token,
+                    lease_expires_at: from_us(expires),
+                });
+            }
+            Ok(jobs)
+        })
+        .await
+        .map(|e| match e {
+            Executed::Fresh(j) => j,
+            Executed::Replayed(_) => Vec::new(),
+        })
+    }
+
+    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
+        let token = lease_token.to_string();
+        self.write(None, move |tx| {
+            leased(tx, id, &token)?;
+            tx.prepare_cached(
+                "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE id = ?1",
+            )
+            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .map_err(map_error)?;
+            status(tx, id)
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
+        let (token, error) = (lease_token.to_string(), error.to_string());
+        self.write(None, move |tx| {
+            let (attempt, max_attempts) = leased(tx, id, &token)?;
+            let now = now_us();
+            let next = after_failure(attempt, max_attempts);
+            let jitter: f64 = rand::random();
+            let run_at = now + retry_delay_ms(attempt, retry_in_ms, jitter) * 1000;
+            let entry = serde_json::json!({"attempt": attempt, "error": error, "at": from_us(now)}).to_string();
+            tx.prepare_cached(
+                "UPDATE jobs SET state = ?2,
+                        run_at_us = CASE WHEN ?2 = 'retryable' THEN ?3 ELSE run_at_us END,
+                        errors = json_insert(errors, '$[#]', json(?4)),
+                        finalized_at_us = CASE WHEN ?2 = 'discarded' THEN ?5 END,
+                        lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE id = ?1",
+            )
+            .and_then(|mut s| s.execute(params![id, next.as_str(), run_at, entry, now]))
+            .map_err(map_error)?;
+            status(tx, id)
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
+        let token = lease_token.to_string();
+        self.write(None, move |tx| {
+            leased(tx, id, &token)?;
+            tx.prepare_cached("UPDATE jobs SET lease_expires_at_us = ?2 WHERE id = ?1")
+                .and_then(|mut s| s.execute(params![id, now_us() + lease_ms * 1000]))
+                .map_err(map_error)?;
+            status(tx, id)
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let now = us(now);
+        let at = from_us(now).to_rfc3339();
+        self.call(move |c| {
+            c.execute(
+                "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+                        run_at_us = ?1, lease_token = NULL, lease_expires_at_us = NULL,
+                        finalized_at_us = CASE WHEN attempt >= max_attempts THEN ?1 END,
+                        errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'error', 'lease expired', 'at', ?3))
+                  WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at_us <= ?1
+                                ORDER BY lease_expires_at_us LIMIT ?2)",
+                params![now, max.max(1), at],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
+        let queue = queue.to_string();
+        self.call(move |c| {
+            let mut counts: BTreeMap<String, i64> = JobState::ALL.iter().map(|s| (s.as_str().to_string(), 0)).collect();
+            let rows: Vec<(String, i64)> = c
+                .prepare_cached("SELECT state, count(*) FROM jobs WHERE queue = ?1 GROUP BY state")
+                .and_then(|mut s| s.query_map([&queue], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .map_err(map_error)?;
+            counts.extend(rows);
+            Ok(QueueCounts { queue, counts })
+        })
+        .await
+    }
+}
+
+fn fresh<T>(e: Executed<T>) -> Result<T> {
+    match e {
+        Executed::Fresh(v) => Ok(v),
+        Executed::Replayed(_) => Err(AllotError::Internal("unexpected replay".into())),
+    }
+}
