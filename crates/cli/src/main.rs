@@ -185,6 +185,9 @@ struct ServeArgs {
     /// How often expired holds are finalised, ms (readers and writers never wait for it).
     #[arg(long, env = "ALLOT_HOLD_SWEEP_INTERVAL_MS", default_value_t = 1000)]
     hold_sweep_interval_ms: u64,
+    /// How long completed, discarded and cancelled jobs are kept before pruning, ms.
+    #[arg(long, env = "ALLOT_JOB_RETENTION_MS", default_value_t = 86_400_000)]
+    job_retention_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -209,6 +212,7 @@ impl ServeArgs {
             idempotency_retention_ms: self.idempotency_retention_ms,
             sweep_interval_ms: self.sweep_interval_ms,
             hold_sweep_interval_ms: self.hold_sweep_interval_ms,
+            job_retention_ms: self.job_retention_ms,
         })
     }
 }

@@ -217,6 +217,69 @@ pub struct QueueCounts {
     pub counts: std::collections::BTreeMap<String, i64>,
 }
 
+/// A job as listings show it (e.g. the dead letters: `state=discarded`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobView {
+    /// Id.
+    pub id: i64,
+    /// Queue.
+    pub queue: String,
+    /// State.
+    pub state: JobState,
+    /// Priority.
+    pub priority: i16,
+    /// Payload.
+    pub payload: serde_json::Value,
+    /// Attempts made.
+    pub attempt: i32,
+    /// Attempts allowed.
+    pub max_attempts: i32,
+    /// One entry per failed attempt: `{"attempt", "error", "at"}`.
+    pub errors: serde_json::Value,
+    /// When it may run (next).
+    pub run_at: DateTime<Utc>,
+    /// Dedup key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unique_key: Option<String>,
+    /// When it was enqueued.
+    pub created_at: DateTime<Utc>,
+    /// When it reached a final state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finalized_at: Option<DateTime<Utc>>,
+}
+
+/// `GET /v1/queues/{queue}/jobs` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobList {
+    /// Jobs with `id > after`, by id.
+    pub jobs: Vec<JobView>,
+}
+
+/// One entry of a batch completion.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Completion {
+    /// Job id.
+    pub id: i64,
+    /// Its lease token.
+    pub lease_token: String,
+}
+
+/// `POST /v1/queues/{queue}/completions` body.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CompletionsBody {
+    /// 1..=`max_batch_insert` completions; each succeeds or is `lease_lost` on its own.
+    pub jobs: Vec<Completion>,
+}
+
+/// `POST /v1/queues/{queue}/completions` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Completions {
+    /// Jobs now completed.
+    pub completed: Vec<i64>,
+    /// Jobs whose token was stale (nothing changed for them).
+    pub lease_lost: Vec<i64>,
+}
+
 /// Base of the retry backoff, ms.
 pub const RETRY_BASE_MS: i64 = 1000;
 /// Cap of the retry backoff, ms (one hour).

@@ -256,6 +256,29 @@ pub trait JobStore: Send + Sync + 'static {
     /// ahead of `now` and is never rescued. Returns how many.
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 
+    /// Complete many jobs of `queue` in one statement; each by its own token.
+    async fn complete_jobs(&self, queue: &str, jobs: Vec<crate::job::Completion>) -> Result<crate::job::Completions>;
+
+    /// Cancel a job that has not finished (a running one loses its lease: its worker gets
+    /// `lease_lost`); a finished job is returned unchanged.
+    async fn cancel_job(&self, id: i64) -> Result<crate::job::JobStatus>;
+
+    /// Run a discarded or cancelled job again by hand: `available` now, with at least one
+    /// attempt left. Other states are returned unchanged.
+    async fn retry_job(&self, id: i64) -> Result<crate::job::JobStatus>;
+
+    /// Jobs of `queue` in `state` with `id > after`, by id, at most `limit`.
+    async fn list_jobs(
+        &self,
+        queue: &str,
+        state: crate::job::JobState,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<crate::job::JobView>>;
+
+    /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
+    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
     /// Jobs of a queue per state.
     async fn queue_counts(&self, queue: &str) -> Result<crate::job::QueueCounts>;
 }

@@ -27,3 +27,5 @@ CREATE UNIQUE INDEX jobs_unique ON jobs (queue, unique_key)
 -- Rescue of expired leases.
 CREATE INDEX jobs_lease ON jobs (lease_expires_at) WHERE state = 'running';
 CREATE INDEX jobs_queue_state ON jobs (queue, state);
+-- Pruning of finished jobs after the retention.
+CREATE INDEX jobs_finalized ON jobs (finalized_at) WHERE state IN ('completed', 'discarded', 'cancelled');

@@ -33,6 +33,17 @@ fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
     })
 }
 
+async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
+    let stmt = c
+        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE id = $1"))
+        .await
+        .map_err(map_error)?;
+    match c.query_opt(&stmt, &[&id]).await.map_err(map_error)? {
+        Some(r) => status_of(&r),
+        None => Err(AllotError::not_found("job", id.to_string())),
+    }
+}
+
 impl PgStore {
     async fn try_enqueue(&self, req: &Enqueue, idem: Option<&Idempotency<Enqueued>>) -> TxResult<Executed<Enqueued>> {
         let mut client = self.client().await?;
@@ -239,6 +250,113 @@ impl JobStore for PgStore {
                             ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
                 AND state = 'running' AND lease_expires_at <= $1",
             &[&now, &i64::from(max.max(1))],
+        )
+        .await
+        .map_err(map_error)
+    }
+
+    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
+        let c = self.client().await?;
+        let now = db_now();
+        let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
+        let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
+        let stmt = c
+            .prepare_cached(
+                "UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
+                   FROM unnest($2::int8[], $3::text[]) AS t(id, token)
+                  WHERE j.id = t.id AND j.queue = $1 AND j.state = 'running' AND j.lease_token = t.token
+                 RETURNING j.id",
+            )
+            .await
+            .map_err(map_error)?;
+        let done: HashSet<i64> = c
+            .query(&stmt, &[&queue, &ids, &tokens, &now])
+            .await
+            .map_err(map_error)?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let (completed, lease_lost) = ids.into_iter().partition(|id| done.contains(id));
+        Ok(Completions { completed, lease_lost })
+    }
+
+    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
+        let c = self.client().await?;
+        let now = db_now();
+        let sql = format!(
+            "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
+              WHERE id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
+        );
+        let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+        match c.query_opt(&stmt, &[&id, &now]).await.map_err(map_error)? {
+            Some(r) => status_of(&r),
+            None => job_status(&c, id).await,
+        }
+    }
+
+    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
+        let c = self.client().await?;
+        let now = db_now();
+        let sql = format!(
+            "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
+                    max_attempts = GREATEST(max_attempts, attempt + 1)
+              WHERE id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
+        );
+        let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+        match c.query_opt(&stmt, &[&id, &now]).await {
+            Ok(Some(r)) => status_of(&r),
+            Ok(None) => job_status(&c, id).await,
+            // Another unfinished job took its unique key meanwhile.
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                Err(AllotError::AlreadyExists {
+                    kind: "unfinished job with this unique_key",
+                    id: id.to_string(),
+                })
+            }
+            Err(e) => Err(map_error(e)),
+        }
+    }
+
+    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
+                        created_at, finalized_at
+                   FROM jobs WHERE queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4",
+            )
+            .await
+            .map_err(map_error)?;
+        c.query(&stmt, &[&queue, &state.as_str(), &after, &i64::from(limit)])
+            .await
+            .map_err(map_error)?
+            .iter()
+            .map(|r| {
+                Ok(JobView {
+                    id: r.get(0),
+                    queue: r.get(1),
+                    state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+                    priority: r.get(3),
+                    payload: r.get(4),
+                    attempt: r.get(5),
+                    max_attempts: r.get(6),
+                    errors: r.get(7),
+                    run_at: r.get(8),
+                    unique_key: r.get(9),
+                    created_at: r.get(10),
+                    finalized_at: r.get(11),
+                })
+            })
+            .collect()
+    }
+
+    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM jobs WHERE id IN
+                (SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
+                  LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            &[&before, &i64::from(max.max(1))],
         )
         .await
         .map_err(map_error)

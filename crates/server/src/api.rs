@@ -79,6 +79,10 @@ impl AppState {
         fail_job,
         heartbeat_job,
         queue_counts,
+        complete_jobs,
+        cancel_job,
+        retry_job,
+        list_jobs,
         audit
     ),
     components(schemas(
@@ -120,7 +124,12 @@ impl AppState {
         LeaseBody,
         JobStatus,
         JobState,
-        QueueCounts
+        QueueCounts,
+        Completion,
+        CompletionsBody,
+        Completions,
+        JobView,
+        JobList
     ))
 )]
 pub struct ApiDoc;
@@ -152,7 +161,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/bookings/{id}/confirm", post(confirm_booking))
         .route("/v1/bookings/{id}/release", post(release_booking))
         .route("/v1/queues/{queue}", get(queue_counts))
-        .route("/v1/queues/{queue}/jobs", post(enqueue_jobs))
+        .route("/v1/queues/{queue}/jobs", post(enqueue_jobs).get(list_jobs))
+        .route("/v1/queues/{queue}/completions", post(complete_jobs))
+        .route("/v1/jobs/{id}/cancel", post(cancel_job))
+        .route("/v1/jobs/{id}/retry", post(retry_job))
         .route("/v1/queues/{queue}/claims", post(claim_jobs))
         .route("/v1/jobs/{id}/complete", post(complete_job))
         .route("/v1/jobs/{id}/fail", post(fail_job))
@@ -749,6 +761,64 @@ async fn heartbeat_job(
     let id = job_id(&id)?;
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
     Ok(Json(st.store.heartbeat_job(id, &body.value.lease_token, lease).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/completions", request_body = CompletionsBody, params(("queue" = String, Path)),
+    responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
+async fn complete_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    body: JsonBody<CompletionsBody>,
+) -> Result<Json<Completions>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    let jobs = body.value.jobs;
+    if jobs.is_empty() {
+        return Err(AllotError::invalid("jobs must not be empty").into());
+    }
+    if jobs.len() > st.limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: st.limits.max_batch_insert as u64,
+            message: format!("{} completions", jobs.len()),
+        }
+        .into());
+    }
+    let done = st.store.complete_jobs(&queue, jobs).await?;
+    metrics::counter!("allot_job_outcomes_total", "outcome" => "completed").increment(done.completed.len() as u64);
+    metrics::counter!("allot_job_outcomes_total", "outcome" => "lease_lost").increment(done.lease_lost.len() as u64);
+    Ok(Json(done))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/cancel", params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
+async fn cancel_job(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<JobStatus>, ApiError> {
+    Ok(Json(st.store.cancel_job(job_id(&id)?).await?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/retry", params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus, description = "a discarded or cancelled job is available again"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn retry_job(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<JobStatus>, ApiError> {
+    Ok(Json(st.store.retry_job(job_id(&id)?).await?))
+}
+
+#[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
+    params(("queue" = String, Path), ("state" = String, Query, description = "e.g. discarded (the dead letters)"),
+        ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
+async fn list_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<JobList>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    let state = q.get("state").map(String::as_str).unwrap_or("discarded");
+    let state = JobState::parse(state).ok_or_else(|| AllotError::invalid(format!("unknown job state `{state}`")))?;
+    let after = query_i64(&q, "after", 0)?;
+    let limit = allot_core::validate::page_size(query_i64(&q, "limit", 100)?, &st.limits)?;
+    Ok(Json(JobList {
+        jobs: st.store.list_jobs(&queue, state, after, limit).await?,
+    }))
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}", params(("queue" = String, Path)),

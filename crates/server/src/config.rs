@@ -26,8 +26,10 @@ pub struct ServerConfig {
     pub idempotency_retention_ms: u64,
     /// How often the sweeper prunes expired idempotency responses, ms.
     pub sweep_interval_ms: u64,
-    /// How often the hold sweeper finalises expired holds, ms.
+    /// How often the lease sweeper rescues jobs and finalises expired holds and bookings, ms.
     pub hold_sweep_interval_ms: u64,
+    /// How long completed, discarded and cancelled jobs are kept, ms.
+    pub job_retention_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -43,6 +45,7 @@ impl Default for ServerConfig {
             idempotency_retention_ms: 86_400_000,
             sweep_interval_ms: 60_000,
             hold_sweep_interval_ms: 1000,
+            job_retention_ms: 86_400_000,
         }
     }
 }

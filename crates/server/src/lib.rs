@@ -58,6 +58,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let sweeper = tokio::spawn(sweep(
         store.clone(),
         cfg.idempotency_retention_ms,
+        cfg.job_retention_ms,
         cfg.sweep_interval_ms,
     ));
     let upkeep = tokio::spawn(metrics_layer::upkeep());
@@ -90,14 +91,30 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
 const SWEEP_BATCH_ROWS: u32 = 1000;
 const SWEEP_MAX_BATCHES: u32 = 100;
 
+fn ago(ms: u64) -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc::now() - chrono::Duration::milliseconds(ms.min(i64::MAX as u64) as i64)
+}
+
 /// The background sweeper: every `interval_ms`, delete idempotency responses older than
-/// `retention_ms`, in bounded batches. Errors are logged and retried at the next tick.
-async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, interval_ms: u64) {
+/// `retention_ms` and finished jobs older than `job_retention_ms`, in bounded batches.
+/// Errors are logged and retried at the next tick.
+async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, job_retention_ms: u64, interval_ms: u64) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let before = chrono::Utc::now() - chrono::Duration::milliseconds(retention_ms.min(i64::MAX as u64) as i64);
+        let before = ago(job_retention_ms);
+        for _ in 0..SWEEP_MAX_BATCHES {
+            match store.prune_jobs(before, SWEEP_BATCH_ROWS).await {
+                Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "job prune failed");
+                    break;
+                }
+            }
+        }
+        let before = ago(retention_ms);
         for _ in 0..SWEEP_MAX_BATCHES {
             match store.prune_idempotency_keys(before, SWEEP_BATCH_ROWS).await {
                 Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,

@@ -14,6 +14,7 @@ conformance!(
     unique_jobs_under_concurrent_enqueue,
     retries_then_dead_letter,
     bad_job_inputs,
+    batch_completion_cancel_and_dead_letters,
 );
 
 fn code(b: &Value) -> &str {
@@ -245,6 +246,61 @@ async fn bad_job_inputs(ts: &TestServer) {
     }
     let c = counts(ts, "q").await;
     assert!(c.as_object().unwrap().values().all(|v| v == 0), "{c}");
+}
+
+async fn batch_completion_cancel_and_dead_letters(ts: &TestServer) {
+    enqueue(ts, "b", json!([{"payload": 1}, {"payload": 2}, {"payload": 3}])).await;
+    let jobs = claim(ts, "b", 3, 60_000).await;
+    let body = json!({"jobs": [
+        {"id": jobs[0]["id"], "lease_token": jobs[0]["lease_token"]},
+        {"id": jobs[1]["id"], "lease_token": "stale"},
+    ]});
+    let (s, b) = ts.post("/v1/queues/b/completions", body).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(
+        (b["completed"].clone(), b["lease_lost"].clone()),
+        (json!([jobs[0]["id"]]), json!([jobs[1]["id"]]))
+    );
+    // Cancel a running job: its worker's token stops working.
+    let id = &jobs[1]["id"];
+    let (s, c) = ts.post(&format!("/v1/jobs/{id}/cancel"), json!({})).await;
+    assert_eq!((s, c["state"].as_str()), (200, Some("cancelled")), "{c}");
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{id}/complete"),
+            json!({"lease_token": jobs[1]["lease_token"]}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (409, "lease_lost"));
+    // Dead letters: list, then retry by hand.
+    let id3 = &jobs[2]["id"];
+    enqueue(ts, "d", json!([{"payload": "x", "max_attempts": 1}])).await;
+    let j = &claim(ts, "d", 1, 60_000).await[0];
+    ts.post(
+        &format!("/v1/jobs/{}/fail", j["id"]),
+        json!({"lease_token": j["lease_token"], "error": "bad input"}),
+    )
+    .await;
+    let (s, list) = ts.get("/v1/queues/d/jobs?state=discarded").await;
+    assert_eq!(s, 200, "{list}");
+    assert_eq!(list["jobs"][0]["id"], j["id"]);
+    assert_eq!(list["jobs"][0]["errors"][0]["error"], "bad input");
+    let (s, r) = ts.post(&format!("/v1/jobs/{}/retry", j["id"]), json!({})).await;
+    assert_eq!((s, r["state"].as_str()), (200, Some("available")), "{r}");
+    let again = claim(ts, "d", 1, 60_000).await;
+    assert_eq!(
+        (again[0]["id"].clone(), again[0]["attempt"].as_i64()),
+        (j["id"].clone(), Some(2))
+    );
+    let (s, _) = ts
+        .post(
+            &format!("/v1/jobs/{id3}/complete"),
+            json!({"lease_token": jobs[2]["lease_token"]}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let c = counts(ts, "b").await;
+    assert_eq!((c["completed"].as_i64(), c["cancelled"].as_i64()), (Some(2), Some(1)));
 }
 
 /// With the lease sweeper every 5 ms: an abandoned job comes back after its lease and not

@@ -23,3 +23,4 @@ CREATE INDEX jobs_fetch ON jobs (queue, priority, run_at_us, id) WHERE state IN 
 CREATE UNIQUE INDEX jobs_unique ON jobs (queue, unique_key)
     WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled');
 CREATE INDEX jobs_queue_state ON jobs (queue, state);
+CREATE INDEX jobs_finalized ON jobs (finalized_at_us) WHERE state IN ('completed', 'discarded', 'cancelled');

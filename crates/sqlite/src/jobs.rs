@@ -216,6 +216,112 @@ impl JobStore for SqliteStore {
         .await
     }
 
+    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
+        let queue = queue.to_string();
+        self.write(None, move |tx| {
+            let now = now_us();
+            let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
+            for j in &jobs {
+                let n = tx
+                    .prepare_cached(
+                        "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
+                          WHERE id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3",
+                    )
+                    .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now]))
+                    .map_err(map_error)?;
+                if n == 1 {
+                    completed.push(j.id);
+                } else {
+                    lease_lost.push(j.id);
+                }
+            }
+            Ok(Completions { completed, lease_lost })
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
+        self.write(None, move |tx| {
+            tx.prepare_cached(
+                "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
+            )
+            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .map_err(map_error)?;
+            status(tx, id)
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
+        self.write(None, move |tx| {
+            tx.prepare_cached(
+                "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL,
+                        max_attempts = max(max_attempts, attempt + 1)
+                  WHERE id = ?1 AND state IN ('discarded', 'cancelled')",
+            )
+            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::ConstraintViolation) => AllotError::AlreadyExists {
+                    kind: "unfinished job with this unique_key",
+                    id: id.to_string(),
+                },
+                _ => map_error(e),
+            })?;
+            status(tx, id)
+        })
+        .await
+        .and_then(fresh)
+    }
+
+    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
+        let queue = queue.to_string();
+        self.call(move |c| {
+            c.prepare_cached(
+                "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at_us, unique_key,
+                        created_at_us, finalized_at_us
+                   FROM jobs WHERE queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![queue, state.as_str(), after, limit], |r| {
+                    Ok(JobView {
+                        id: r.get(0)?,
+                        queue: r.get(1)?,
+                        state: JobState::parse(&r.get::<_, String>(2)?).unwrap_or(JobState::Cancelled),
+                        priority: r.get(3)?,
+                        payload: serde_json::from_str(&r.get::<_, String>(4)?).unwrap_or(serde_json::Value::Null),
+                        attempt: r.get(5)?,
+                        max_attempts: r.get(6)?,
+                        errors: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or(serde_json::Value::Null),
+                        run_at: from_us(r.get(8)?),
+                        unique_key: r.get(9)?,
+                        created_at: from_us(r.get(10)?),
+                        finalized_at: r.get::<_, Option<i64>>(11)?.map(from_us),
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let before = us(before);
+        self.call(move |c| {
+            c.execute(
+                "DELETE FROM jobs WHERE id IN
+                    (SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at_us < ?1 LIMIT ?2)",
+                params![before, max.max(1)],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         let queue = queue.to_string();
         self.call(move |c| {
