@@ -123,6 +123,9 @@ struct LimitArgs {
     /// Largest `max_attempts` of a job.
     #[arg(long, env = "ALLOT_MAX_JOB_ATTEMPTS", default_value_t = Limits::default().max_job_attempts)]
     max_job_attempts: i64,
+    /// Longest long-poll (`wait_ms`) of a job claim, ms.
+    #[arg(long, env = "ALLOT_MAX_WAIT_MS", default_value_t = Limits::default().max_wait_ms)]
+    max_wait_ms: i64,
 }
 
 impl LimitArgs {
@@ -152,6 +155,7 @@ impl LimitArgs {
             max_lease_ms: self.max_lease_ms,
             max_claim: self.max_claim,
             max_job_attempts: self.max_job_attempts,
+            max_wait_ms: self.max_wait_ms,
         }
     }
 }

@@ -132,9 +132,49 @@ pub struct ClaimBody {
     /// Who claims (for operators).
     #[serde(default)]
     pub worker: Option<String>,
-    /// `skip_locked` (default).
+    /// `skip_locked` (default) or `advisory` on PostgreSQL; `serialized` on SQLite.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// Long-poll: when nothing is runnable, wait up to this long (0..=`max_wait_ms`) for a
+    /// job before answering empty. Default 0.
+    #[serde(default)]
+    pub wait_ms: Option<i64>,
+}
+
+/// How a claim picks its jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClaimStrategy {
+    /// One statement: `ORDER BY priority, run_at, id LIMIT n FOR UPDATE SKIP LOCKED`, the
+    /// UPDATE re-checking the state.
+    SkipLocked,
+    /// `pg_try_advisory_xact_lock` over a bounded `LIMIT` window of candidates, in one
+    /// statement (transaction-scoped: no lock outlives it), the UPDATE re-checking the state.
+    Advisory,
+    /// SQLite: one serialized write transaction.
+    Serialized,
+}
+
+impl ClaimStrategy {
+    /// Every claim strategy.
+    pub const ALL: [ClaimStrategy; 3] = [
+        ClaimStrategy::SkipLocked,
+        ClaimStrategy::Advisory,
+        ClaimStrategy::Serialized,
+    ];
+
+    /// Wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClaimStrategy::SkipLocked => "skip_locked",
+            ClaimStrategy::Advisory => "advisory",
+            ClaimStrategy::Serialized => "serialized",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        ClaimStrategy::ALL.into_iter().find(|c| c.name() == s)
+    }
 }
 
 /// A validated claim.
@@ -148,6 +188,10 @@ pub struct Claim {
     pub lease_ms: i64,
     /// Worker name.
     pub worker: Option<String>,
+    /// Strategy (resolved).
+    pub strategy: ClaimStrategy,
+    /// Long-poll bound, ms.
+    pub wait_ms: i64,
 }
 
 /// A job leased to a worker.

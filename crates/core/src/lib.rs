@@ -21,8 +21,8 @@ pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingS
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use job::{
-    Claim, ClaimBody, Claimed, Completion, Completions, CompletionsBody, Enqueue, EnqueueBody, Enqueued, JobList,
-    JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
+    Claim, ClaimBody, ClaimStrategy, Claimed, Completion, Completions, CompletionsBody, Enqueue, EnqueueBody, Enqueued,
+    JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
 };
 pub use limits::Limits;
 pub use model::audit as audit_rows;

@@ -56,6 +56,8 @@ pub struct Limits {
     pub max_claim: i64,
     /// `max_job_attempts`: largest `max_attempts` of a job. Default 100.
     pub max_job_attempts: i64,
+    /// `max_wait_ms`: longest long-poll of a claim. Default 30 000.
+    pub max_wait_ms: i64,
 }
 
 impl Default for Limits {
@@ -85,6 +87,7 @@ impl Default for Limits {
             max_lease_ms: 3_600_000,
             max_claim: 100,
             max_job_attempts: 100,
+            max_wait_ms: 30_000,
         }
     }
 }

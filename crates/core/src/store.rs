@@ -279,6 +279,17 @@ pub trait JobStore: Send + Sync + 'static {
     /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
     async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 
+    /// Whether this backend can run the claim strategy.
+    fn supports_claim(&self, strategy: crate::job::ClaimStrategy) -> bool;
+
+    /// The claim strategy used when a request names none.
+    fn default_claim_strategy(&self) -> crate::job::ClaimStrategy;
+
+    /// Wait until a job may have become runnable in `queue` (PostgreSQL: a NOTIFY from an
+    /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
+    /// the caller claims again and waits again until its deadline.
+    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration);
+
     /// Jobs of a queue per state.
     async fn queue_counts(&self, queue: &str) -> Result<crate::job::QueueCounts>;
 }

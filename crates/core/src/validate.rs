@@ -380,8 +380,9 @@ pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
     Ok(value)
 }
 
-/// Validate a claim: `max` 1..=`max_claim` (default 1), `lease_ms` (default 30 000).
-pub fn claim(queue: &str, body: ClaimBody, limits: &Limits) -> Result<Claim> {
+/// Validate a claim: `max` 1..=`max_claim` (default 1), `lease_ms` (default 30 000),
+/// `wait_ms` 0..=`max_wait_ms` (default 0). The strategy is resolved by the caller.
+pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Limits) -> Result<Claim> {
     name("queue", queue, limits)?;
     let max = body.max.unwrap_or(1);
     bounded("max", max, 1, "max_claim", limits.max_claim)?;
@@ -389,11 +390,15 @@ pub fn claim(queue: &str, body: ClaimBody, limits: &Limits) -> Result<Claim> {
     if let Some(w) = &body.worker {
         unit_field("worker", w, limits)?;
     }
+    let wait_ms = body.wait_ms.unwrap_or(0);
+    bounded("wait_ms", wait_ms, 0, "max_wait_ms", limits.max_wait_ms)?;
     Ok(Claim {
         queue: queue.to_string(),
         max,
         lease_ms: lease,
         worker: body.worker,
+        strategy,
+        wait_ms,
     })
 }
 

@@ -21,6 +21,79 @@ UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_
   FROM picked WHERE j.id = picked.id AND j.state IN ('available', 'scheduled', 'retryable')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
+/// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
+/// `pg_try_advisory_xact_lock(class, id)`; the lock lives only as long as the statement's
+/// implicit transaction, so none can leak; the UPDATE re-checks the state (another claimer
+/// may have won the row after this statement's snapshot). A 32-bit key collision only makes
+/// a claimer skip a free job this time.
+const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
+    SELECT id FROM jobs
+     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     ORDER BY priority, run_at, id LIMIT $6),
+locked AS (
+    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
+UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
+       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
+  FROM locked WHERE j.id = locked.id AND j.state IN ('available', 'scheduled', 'retryable')
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+
+/// Advisory lock class of job claims (two-int form, apart from every other lock).
+const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
+
+/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs`: one dedicated connection per
+/// store, started on the first wait, reconnecting after errors.
+pub(crate) struct JobSignal {
+    url: String,
+    started: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl JobSignal {
+    pub(crate) fn new(url: String) -> Self {
+        JobSignal {
+            url,
+            started: std::sync::atomic::AtomicBool::new(false),
+            notify: tokio::sync::Notify::new(),
+        }
+    }
+
+    fn start(self: &std::sync::Arc<Self>) {
+        if self.started.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        let weak = std::sync::Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let Some(sig) = weak.upgrade() else { return };
+                let url = sig.url.clone();
+                drop(sig);
+                if let Ok((client, mut conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
+                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                    let pump = tokio::spawn(async move {
+                        let mut messages = futures::stream::poll_fn(move |cx| conn.poll_message(cx));
+                        use futures::StreamExt;
+                        while let Some(Ok(m)) = messages.next().await {
+                            if let tokio_postgres::AsyncMessage::Notification(_) = m {
+                                let _ = tx.send(());
+                            }
+                        }
+                    });
+                    if client.batch_execute("LISTEN allot_jobs").await.is_ok() {
+                        while rx.recv().await.is_some() {
+                            match weak.upgrade() {
+                                Some(sig) => sig.notify.notify_waiters(),
+                                None => return,
+                            }
+                        }
+                    }
+                    pump.abort();
+                }
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+        });
+    }
+}
+
 const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
 
 fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
@@ -167,12 +240,29 @@ impl JobStore for PgStore {
 
     async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
         let c = self.client().await?;
-        let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
         let now = db_now();
-        let rows = c
-            .query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
+        let rows = if req.strategy == ClaimStrategy::Advisory {
+            let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
+            let window = req.max * 4 + 16;
+            c.query(
+                &stmt,
+                &[
+                    &req.queue,
+                    &now,
+                    &req.max,
+                    &req.lease_ms,
+                    &req.worker,
+                    &window,
+                    &JOB_LOCK_CLASS,
+                ],
+            )
             .await
-            .map_err(map_error)?;
+        } else {
+            let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
+            c.query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
+                .await
+        }
+        .map_err(map_error)?;
         let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
             .iter()
             .map(|r| {
@@ -360,6 +450,22 @@ impl JobStore for PgStore {
         )
         .await
         .map_err(map_error)
+    }
+
+    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
+        matches!(strategy, ClaimStrategy::SkipLocked | ClaimStrategy::Advisory)
+    }
+
+    fn default_claim_strategy(&self) -> ClaimStrategy {
+        ClaimStrategy::SkipLocked
+    }
+
+    async fn wait_for_jobs(&self, _queue: &str, max_wait: std::time::Duration) {
+        self.job_signal.start();
+        // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
+        // and a NOTIFY between the empty claim and this wait is not missed for long.
+        let wait = max_wait.min(std::time::Duration::from_millis(250));
+        let _ = tokio::time::timeout(wait, self.job_signal.notify.notified()).await;
     }
 
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {

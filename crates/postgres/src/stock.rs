@@ -59,6 +59,8 @@ pub struct PgStore {
     allow_unsafe: bool,
     /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
     pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
+    pub(crate) job_signal: std::sync::Arc<crate::jobs::JobSignal>,
 }
 
 /// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
@@ -186,6 +188,7 @@ impl PgStore {
             limits: cfg.limits.clone(),
             allow_unsafe: cfg.allow_unsafe_strategies,
             analyzing: Default::default(),
+            job_signal: std::sync::Arc::new(crate::jobs::JobSignal::new(cfg.url.clone())),
         })
     }
 

@@ -681,17 +681,26 @@ async fn claim_jobs(
     Path(queue): Path<String>,
     body: JsonBody<ClaimBody>,
 ) -> Result<Json<Claimed>, ApiError> {
-    let backend = st.store.backend();
-    match body.value.strategy.as_deref() {
-        None => {}
-        Some("skip_locked") if backend == Backend::Postgres => {}
-        Some("serialized") if backend == Backend::Sqlite => {}
-        Some(other) => return Err(AllotError::unsupported_strategy(other, backend.name()).into()),
-    }
-    let req = allot_core::validate::claim(&queue, body.value, &st.limits)?;
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_claim_strategy(),
+        Some(s) => ClaimStrategy::parse(s)
+            .filter(|c| st.store.supports_claim(*c))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
     let started = std::time::Instant::now();
-    let jobs = st.store.claim_jobs(req).await?;
-    metrics::histogram!("allot_job_claim_seconds").record(started.elapsed().as_secs_f64());
+    let deadline = started + std::time::Duration::from_millis(req.wait_ms as u64);
+    // Long-poll: claim, and while empty and before the deadline, wait for a signal and retry.
+    let jobs = loop {
+        let jobs = st.store.claim_jobs(req.clone()).await?;
+        let now = std::time::Instant::now();
+        if !jobs.is_empty() || now >= deadline {
+            break jobs;
+        }
+        st.store.wait_for_jobs(&queue, deadline - now).await;
+    };
+    metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
+        .record(started.elapsed().as_secs_f64());
     metrics::counter!("allot_jobs_claimed_total", "queue" => queue).increment(jobs.len() as u64);
     Ok(Json(Claimed { jobs }))
 }

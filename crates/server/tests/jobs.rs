@@ -15,6 +15,7 @@ conformance!(
     retries_then_dead_letter,
     bad_job_inputs,
     batch_completion_cancel_and_dead_letters,
+    long_poll_wakes_on_enqueue,
 );
 
 fn code(b: &Value) -> &str {
@@ -45,6 +46,19 @@ async fn claim(ts: &Api, queue: &str, max: i64, lease_ms: i64) -> Vec<Value> {
     b["jobs"].as_array().unwrap().clone()
 }
 
+async fn claim_with(ts: &Api, queue: &str, body: Value) -> Vec<Value> {
+    let (s, b) = ts.post(&format!("/v1/queues/{queue}/claims"), body).await;
+    assert_eq!(s, 200, "{b}");
+    b["jobs"].as_array().unwrap().clone()
+}
+
+fn claim_strategies(ts: &Api) -> Vec<&'static str> {
+    match ts.kind {
+        common::Kind::Postgres => vec!["skip_locked", "advisory"],
+        common::Kind::Sqlite => vec!["serialized"],
+    }
+}
+
 async fn counts(ts: &Api, queue: &str) -> Value {
     let (s, b) = ts.get(&format!("/v1/queues/{queue}")).await;
     assert_eq!(s, 200, "{b}");
@@ -52,44 +66,90 @@ async fn counts(ts: &Api, queue: &str) -> Value {
 }
 
 async fn concurrent_claimers_never_share_a_job(ts: &TestServer) {
-    let jobs: Vec<Value> = (0..200).map(|i| json!({"payload": {"n": i}})).collect();
-    let ids = enqueue(ts, "q", Value::Array(jobs)).await;
-    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 200);
-    let mut set = tokio::task::JoinSet::new();
-    for _ in 0..16 {
-        let api = ts.api.clone();
-        set.spawn(async move {
-            let mut got = Vec::new();
-            loop {
-                let jobs = claim(&api, "q", 5, 60_000).await;
-                if jobs.is_empty() {
-                    return got;
+    for strategy in claim_strategies(ts) {
+        let queue = format!("q-{strategy}");
+        let jobs: Vec<Value> = (0..200).map(|i| json!({"payload": {"n": i}})).collect();
+        let ids = enqueue(ts, &queue, Value::Array(jobs)).await;
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 200);
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..16 {
+            let (api, queue) = (ts.api.clone(), queue.clone());
+            set.spawn(async move {
+                let mut got = Vec::new();
+                let mut empty = 0;
+                while empty < 3 {
+                    let body = json!({"max": 5, "lease_ms": 60_000, "strategy": strategy});
+                    let jobs = claim_with(&api, &queue, body).await;
+                    if jobs.is_empty() {
+                        // advisory may come back empty while others hold the window's locks
+                        empty += 1;
+                        continue;
+                    }
+                    empty = 0;
+                    for j in jobs {
+                        let id = j["id"].as_i64().unwrap();
+                        let (s, b) = api
+                            .post(
+                                &format!("/v1/jobs/{id}/complete"),
+                                json!({"lease_token": j["lease_token"]}),
+                            )
+                            .await;
+                        assert_eq!((s, b["state"].as_str()), (200, Some("completed")), "{b}");
+                        got.push(id);
+                    }
                 }
-                for j in jobs {
-                    let id = j["id"].as_i64().unwrap();
-                    let (s, b) = api
-                        .post(
-                            &format!("/v1/jobs/{id}/complete"),
-                            json!({"lease_token": j["lease_token"]}),
-                        )
-                        .await;
-                    assert_eq!((s, b["state"].as_str()), (200, Some("completed")), "{b}");
-                    got.push(id);
-                }
+                got
+            });
+        }
+        let mut all = Vec::new();
+        while let Some(r) = set.join_next().await {
+            all.extend(r.unwrap());
+        }
+        // Whatever a racing claimer left behind, drain it alone.
+        loop {
+            let jobs = claim_with(ts, &queue, json!({"max": 100, "strategy": strategy})).await;
+            if jobs.is_empty() {
+                break;
             }
-        });
+            for j in jobs {
+                ts.post(
+                    &format!("/v1/jobs/{}/complete", j["id"]),
+                    json!({"lease_token": j["lease_token"]}),
+                )
+                .await;
+                all.push(j["id"].as_i64().unwrap());
+            }
+        }
+        let distinct: HashSet<i64> = all.iter().copied().collect();
+        assert_eq!(
+            (all.len(), distinct.len()),
+            (200, 200),
+            "{strategy}: a job was leased twice"
+        );
+        let c = counts(ts, &queue).await;
+        assert_eq!(
+            (c["completed"].as_i64(), c["running"].as_i64(), c["available"].as_i64()),
+            (Some(200), Some(0), Some(0))
+        );
     }
-    let mut all = Vec::new();
-    while let Some(r) = set.join_next().await {
-        all.extend(r.unwrap());
-    }
-    let distinct: HashSet<i64> = all.iter().copied().collect();
-    assert_eq!((all.len(), distinct.len()), (200, 200), "a job was leased twice");
-    let c = counts(ts, "q").await;
-    assert_eq!(
-        (c["completed"].as_i64(), c["running"].as_i64(), c["available"].as_i64()),
-        (Some(200), Some(0), Some(0))
-    );
+}
+
+async fn long_poll_wakes_on_enqueue(ts: &TestServer) {
+    let api = ts.api.clone();
+    let waiter = tokio::spawn(async move {
+        let t0 = std::time::Instant::now();
+        let jobs = claim_with(&api, "lp", json!({"max": 1, "wait_ms": 5000})).await;
+        (jobs, t0.elapsed())
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    enqueue(ts, "lp", json!([{"payload": "wake"}])).await;
+    let (jobs, waited) = waiter.await.unwrap();
+    assert_eq!(jobs.len(), 1, "the long poll returned empty");
+    assert!(waited < std::time::Duration::from_millis(4000), "{waited:?}");
+    // Nothing to get: an empty answer after about wait_ms, not before.
+    let t0 = std::time::Instant::now();
+    assert!(claim_with(ts, "lp", json!({"wait_ms": 200})).await.is_empty());
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(200));
 }
 
 async fn stale_tokens_are_refused(ts: &TestServer) {

@@ -322,6 +322,19 @@ impl JobStore for SqliteStore {
         .await
     }
 
+    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
+        strategy == ClaimStrategy::Serialized
+    }
+
+    fn default_claim_strategy(&self) -> ClaimStrategy {
+        ClaimStrategy::Serialized
+    }
+
+    /// SQLite has no notifications: poll every 20 ms.
+    async fn wait_for_jobs(&self, _queue: &str, max_wait: std::time::Duration) {
+        tokio::time::sleep(max_wait.min(std::time::Duration::from_millis(20))).await;
+    }
+
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         let queue = queue.to_string();
         self.call(move |c| {
