@@ -245,6 +245,56 @@ enum BenchCmd {
     /// Random `--days`-long bookings from C clients over R resources per booking strategy,
     /// then the overlap check (only `naive` may double-book).
     Bookings(BookingsArgs),
+    /// P producers enqueue J jobs, W worker pools (the allot-worker library, straight on the
+    /// store) claim and complete them in batches; some jobs fail once, some pools are killed
+    /// mid-job; then the total-queue check (every job completed exactly once, none lost).
+    Queue(QueueArgs),
+}
+
+#[derive(Args)]
+struct QueueArgs {
+    /// Database (default: a fresh SQLite file in the temp dir).
+    #[arg(long)]
+    database_url: Option<String>,
+    /// skip_locked, advisory (PostgreSQL), serialized (SQLite), a list, or `all`.
+    #[arg(long, default_value = "all")]
+    strategy: String,
+    /// Producers (P).
+    #[arg(short = 'p', long, default_value_t = 4)]
+    producers: usize,
+    /// Jobs (J).
+    #[arg(short = 'j', long, default_value_t = 100_000)]
+    jobs: u64,
+    /// Jobs per enqueue batch.
+    #[arg(long, default_value_t = 1000)]
+    batch: usize,
+    /// Share of jobs enqueued one by one.
+    #[arg(long, default_value_t = 0.01)]
+    single_fraction: f64,
+    /// Worker pools (W).
+    #[arg(short = 'w', long, default_value_t = 4)]
+    workers: usize,
+    /// Slots per pool.
+    #[arg(long, default_value_t = 200)]
+    concurrency: usize,
+    /// Jobs per claim, at most.
+    #[arg(long, default_value_t = 100)]
+    claim_batch: i64,
+    /// Share of jobs whose first attempt fails.
+    #[arg(long, default_value_t = 0.05)]
+    fail_fraction: f64,
+    /// Pools killed mid-run.
+    #[arg(long, default_value_t = 1)]
+    kill_workers: usize,
+    /// Lease, ms.
+    #[arg(long, default_value_t = 2000)]
+    lease_ms: i64,
+    /// PostgreSQL pool size.
+    #[arg(long, default_value_t = 32)]
+    pool_size: usize,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -467,6 +517,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Holds(a)) => holds(a).await?,
         Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
+        Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
     }
     Ok(())
 }
@@ -582,6 +633,59 @@ async fn bookings(a: BookingsArgs) -> anyhow::Result<()> {
         a.clients, a.requests, a.resources, a.days, a.horizon_days
     );
     finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+async fn queue(a: QueueArgs) -> anyhow::Result<()> {
+    let database_url = a.database_url.clone().unwrap_or_else(|| {
+        let p = std::env::temp_dir().join(format!("allot-bench-queue-{}.db", std::process::id()));
+        format!("sqlite://{}", p.display())
+    });
+    let cfg = ServerConfig {
+        database_url,
+        pool_size: a.pool_size,
+        ..ServerConfig::default()
+    };
+    let store = allot_server::open_store(&cfg).await?;
+    let strategies = if a.strategy == "all" {
+        allot_core::ClaimStrategy::ALL.to_vec()
+    } else {
+        a.strategy
+            .split(',')
+            .map(|s| allot_core::ClaimStrategy::parse(s.trim()).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    };
+    let opts = allot_bench::QueueOptions {
+        strategies,
+        producers: a.producers,
+        jobs: a.jobs,
+        batch: a.batch,
+        single_fraction: a.single_fraction,
+        workers: a.workers,
+        concurrency: a.concurrency,
+        claim_batch: a.claim_batch,
+        fail_fraction: a.fail_fraction,
+        kill_workers: a.kill_workers,
+        lease_ms: a.lease_ms,
+        drain_timeout_s: 300,
+    };
+    let reports = allot_bench::queue_bench(store, &opts).await?;
+    println!(
+        "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={}\n",
+        a.producers, a.jobs, a.workers, a.concurrency, a.claim_batch, a.fail_fraction, a.kill_workers
+    );
+    print!("{}", allot_bench::render_queue_table(&reports));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
+    }
+    let broken: Vec<&str> = reports
+        .iter()
+        .filter(|r| !r.violations.is_empty())
+        .map(|r| r.strategy.as_str())
+        .collect();
+    if !broken.is_empty() {
+        bail!("queue check broken for: {}", broken.join(", "));
+    }
+    Ok(())
 }
 
 async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {

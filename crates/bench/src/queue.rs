@@ -1,0 +1,332 @@
+//! `allot bench queue`: P producers enqueue J jobs (some one by one, most in batches), W worker
+//! pools of the library (`allot-worker`) claim in batches and complete in batches, straight
+//! on the store; some jobs fail once, some pools are killed mid-job (their jobs come back by
+//! the lease rescue). At the end the queue is drained and the total-queue check runs: every
+//! accepted job completed exactly once, none lost, none discarded (max_attempts allows it).
+
+use allot_core::job::*;
+use allot_core::store::{Executed, JobStore};
+use allot_core::*;
+use allot_worker::{Handler, WorkerConfig, WorkerPool};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Options of `allot bench queue`.
+#[derive(Debug, Clone)]
+pub struct QueueOptions {
+    /// Claim strategies to run (`skip_locked`, `advisory`, `serialized`).
+    pub strategies: Vec<ClaimStrategy>,
+    /// Producers (P).
+    pub producers: usize,
+    /// Jobs (J).
+    pub jobs: u64,
+    /// Jobs per enqueue batch.
+    pub batch: usize,
+    /// Share of jobs enqueued one by one, 0..=1.
+    pub single_fraction: f64,
+    /// Worker pools (W).
+    pub workers: usize,
+    /// Slots per pool.
+    pub concurrency: usize,
+    /// Jobs per claim, at most.
+    pub claim_batch: i64,
+    /// Share of jobs whose first attempt fails, 0..=1.
+    pub fail_fraction: f64,
+    /// Pools killed once a third of the jobs is done.
+    pub kill_workers: usize,
+    /// Lease, ms (killed pools' jobs come back after it).
+    pub lease_ms: i64,
+    /// Give up draining after this long, s.
+    pub drain_timeout_s: u64,
+}
+
+/// Figures and checks of one strategy's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueReport {
+    /// Claim strategy.
+    pub strategy: String,
+    /// Jobs accepted by enqueue.
+    pub accepted: u64,
+    /// Enqueued jobs per second (producer phase).
+    pub enqueue_per_s: f64,
+    /// Completed jobs per second, first enqueue to drained.
+    pub completed_per_s: f64,
+    /// Claim latency percentiles, µs.
+    pub claim_latency_us_p50: u64,
+    /// 99th percentile, µs.
+    pub claim_latency_us_p99: u64,
+    /// Final counts by state.
+    pub counts: BTreeMap<String, i64>,
+    /// Attempts failed on purpose.
+    pub failed_attempts: u64,
+    /// Pools killed.
+    pub killed_workers: usize,
+    /// Completions refused as lease_lost.
+    pub lease_lost: u64,
+    /// Every invariant that broke (empty when all hold).
+    pub violations: Vec<String>,
+}
+
+/// A JobStore that times claims (everything else passes through).
+struct Timed {
+    inner: Arc<dyn Store>,
+    claims: Mutex<Histogram<u64>>,
+}
+
+#[async_trait::async_trait]
+impl JobStore for Timed {
+    async fn enqueue(&self, r: Enqueue, i: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+        self.inner.enqueue(r, i).await
+    }
+    async fn claim_jobs(&self, r: Claim) -> Result<Vec<LeasedJob>> {
+        let t0 = Instant::now();
+        let out = self.inner.claim_jobs(r).await;
+        if let Ok(mut h) = self.claims.lock() {
+            h.saturating_record(t0.elapsed().as_micros() as u64);
+        }
+        out
+    }
+    async fn complete_job(&self, id: i64, t: &str) -> Result<JobStatus> {
+        self.inner.complete_job(id, t).await
+    }
+    async fn fail_job(&self, id: i64, t: &str, e: &str, r: Option<i64>) -> Result<JobStatus> {
+        self.inner.fail_job(id, t, e, r).await
+    }
+    async fn heartbeat_job(&self, id: i64, t: &str, l: i64) -> Result<JobStatus> {
+        self.inner.heartbeat_job(id, t, l).await
+    }
+    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        self.inner.rescue_jobs(now, max).await
+    }
+    async fn complete_jobs(&self, q: &str, j: Vec<Completion>) -> Result<Completions> {
+        self.inner.complete_jobs(q, j).await
+    }
+    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
+        self.inner.cancel_job(id).await
+    }
+    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
+        self.inner.retry_job(id).await
+    }
+    async fn list_jobs(&self, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
+        self.inner.list_jobs(q, s, a, l).await
+    }
+    async fn prune_jobs(&self, b: chrono::DateTime<chrono::Utc>, m: u32) -> Result<u64> {
+        self.inner.prune_jobs(b, m).await
+    }
+    fn supports_claim(&self, s: ClaimStrategy) -> bool {
+        self.inner.supports_claim(s)
+    }
+    fn default_claim_strategy(&self) -> ClaimStrategy {
+        self.inner.default_claim_strategy()
+    }
+    async fn wait_for_jobs(&self, q: &str, w: Duration) {
+        self.inner.wait_for_jobs(q, w).await
+    }
+    async fn queue_counts(&self, q: &str) -> Result<QueueCounts> {
+        self.inner.queue_counts(q).await
+    }
+}
+
+/// Fails the first attempt of jobs whose payload says so; does nothing else.
+struct BenchHandler;
+
+#[async_trait::async_trait]
+impl Handler for BenchHandler {
+    async fn run(&self, job: &LeasedJob) -> std::result::Result<(), String> {
+        if job.attempt == 1 && job.payload["fail_once"] == true {
+            return Err("injected failure".into());
+        }
+        Ok(())
+    }
+}
+
+/// Run the workload once per strategy against `store`.
+pub async fn queue_bench(
+    store: Arc<dyn Store>,
+    opts: &QueueOptions,
+) -> std::result::Result<Vec<QueueReport>, crate::BenchError> {
+    let mut reports = Vec::new();
+    for &strategy in &opts.strategies {
+        if !store.supports_claim(strategy) {
+            eprintln!("skipping {}: the backend does not support it", strategy.name());
+            continue;
+        }
+        reports.push(run_one(store.clone(), opts, strategy).await?);
+    }
+    Ok(reports)
+}
+
+async fn run_one(
+    store: Arc<dyn Store>,
+    opts: &QueueOptions,
+    strategy: ClaimStrategy,
+) -> std::result::Result<QueueReport, crate::BenchError> {
+    let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
+    let queue = format!("bench-{}-{}", crate::units::run_id(), strategy.name());
+    let timed = Arc::new(Timed {
+        inner: store.clone(),
+        claims: Mutex::new(Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds")),
+    });
+    // The rescue sweeper `allot serve` would run.
+    let rescuer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            loop {
+                let _ = store.rescue_jobs(chrono::Utc::now(), 1000).await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
+    let mut pools = Vec::new();
+    for w in 0..opts.workers.max(1) {
+        let mut cfg = WorkerConfig::new(&queue, strategy);
+        cfg.concurrency = opts.concurrency;
+        cfg.claim_batch = opts.claim_batch;
+        cfg.lease_ms = opts.lease_ms;
+        cfg.worker = Some(format!("w{w}"));
+        pools.push(WorkerPool::start(timed.clone(), cfg, Arc::new(BenchHandler)));
+    }
+    let started = Instant::now();
+    let per = opts.jobs / opts.producers.max(1) as u64;
+    let mut producers = tokio::task::JoinSet::new();
+    for p in 0..opts.producers.max(1) {
+        let (store, queue, opts) = (store.clone(), queue.clone(), opts.clone());
+        let n = if p == 0 {
+            opts.jobs - per * (opts.producers.max(1) as u64 - 1)
+        } else {
+            per
+        };
+        producers.spawn(async move {
+            let single = (n as f64 * opts.single_fraction) as u64;
+            let mut accepted = 0u64;
+            let mut next = 0u64;
+            let job = |i: u64| JobSpec {
+                payload: serde_json::json!({"p": p, "i": i, "fail_once": (i as f64 * opts.fail_fraction).fract() + opts.fail_fraction >= 1.0}),
+                priority: 1,
+                run_at: chrono::Utc::now(),
+                max_attempts: 25,
+                unique_key: None,
+            };
+            while next < n {
+                let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
+                let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
+                let req = Enqueue { queue: queue.clone(), jobs, now: chrono::Utc::now() };
+                match store.enqueue(req, None).await? {
+                    Executed::Fresh(e) => accepted += e.ids.len() as u64,
+                    Executed::Replayed(_) => {}
+                }
+                next += size;
+            }
+            Ok::<u64, AllotError>(accepted)
+        });
+    }
+    let mut accepted = 0;
+    while let Some(r) = producers.join_next().await {
+        accepted += r.map_err(|e| crate::BenchError::Setup(e.to_string()))?.map_err(setup)?;
+    }
+    let enqueue_s = started.elapsed().as_secs_f64();
+    // Kill some pools once a third of the work is done.
+    let mut killed = 0;
+    let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
+    let mut counts;
+    loop {
+        counts = store.queue_counts(&queue).await.map_err(setup)?.counts;
+        let done = counts["completed"] as u64;
+        if killed < opts.kill_workers.min(pools.len().saturating_sub(1)) && done * 3 >= accepted {
+            pools.remove(0).kill();
+            killed += 1;
+            continue;
+        }
+        let open: i64 = ["available", "scheduled", "retryable", "running"]
+            .iter()
+            .map(|s| counts[*s])
+            .sum();
+        if open == 0 || Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
+    for p in pools {
+        p.shutdown().await;
+    }
+    rescuer.abort();
+    let completed_by_live: u64 = stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum();
+    let lease_lost: u64 = stats.iter().map(|s| s.lease_lost.load(Ordering::Relaxed)).sum();
+    let failed: u64 = stats.iter().map(|s| s.failed.load(Ordering::Relaxed)).sum();
+    let mut violations = Vec::new();
+    let open: i64 = ["available", "scheduled", "retryable", "running"]
+        .iter()
+        .map(|s| counts[*s])
+        .sum();
+    if open > 0 {
+        violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
+    }
+    if counts["completed"] as u64 != accepted {
+        violations.push(format!(
+            "completed {} != accepted {accepted} (lost or extra)",
+            counts["completed"]
+        ));
+    }
+    if counts["discarded"] != 0 {
+        violations.push(format!(
+            "{} jobs discarded although attempts allowed a retry",
+            counts["discarded"]
+        ));
+    }
+    if completed_by_live > accepted {
+        violations.push(format!(
+            "{completed_by_live} completions acknowledged for {accepted} jobs"
+        ));
+    }
+    let h = timed
+        .claims
+        .lock()
+        .map(|h| h.clone())
+        .unwrap_or_else(|_| Histogram::new(3).expect("valid"));
+    Ok(QueueReport {
+        strategy: strategy.name().into(),
+        accepted,
+        enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
+        completed_per_s: counts["completed"] as f64 / elapsed.max(1e-9),
+        claim_latency_us_p50: h.value_at_quantile(0.5),
+        claim_latency_us_p99: h.value_at_quantile(0.99),
+        counts,
+        failed_attempts: failed,
+        killed_workers: killed,
+        lease_lost,
+        violations,
+    })
+}
+
+/// A side-by-side Markdown table of queue reports.
+pub fn render_queue_table(reports: &[QueueReport]) -> String {
+    let mut out = String::from(
+        "| strategy | jobs | enqueue/s | completed/s | claim p50 ms | claim p99 ms | failed once | killed pools | lease_lost | check |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    for r in reports {
+        out.push_str(&format!(
+            "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {} | {} | {} | {} |\n",
+            r.strategy,
+            r.accepted,
+            r.enqueue_per_s,
+            r.completed_per_s,
+            r.claim_latency_us_p50 as f64 / 1000.0,
+            r.claim_latency_us_p99 as f64 / 1000.0,
+            r.failed_attempts,
+            r.killed_workers,
+            r.lease_lost,
+            if r.violations.is_empty() {
+                "ok".to_string()
+            } else {
+                format!("BROKEN: {}", r.violations.join("; "))
+            }
+        ));
+    }
+    out
+}

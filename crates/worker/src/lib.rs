@@ -1,0 +1,271 @@
+//! # allot-worker
+//!
+//! A worker pool for allot's job queue that talks to the store directly, as River's workers
+//! do: one fetch loop claims up to `claim_batch` jobs whenever slots are free (long-polling
+//! when the queue is empty), each job runs the [`Handler`] on its own task under a semaphore
+//! of `concurrency` slots with a heartbeat that extends its lease every `lease_ms / 3`,
+//! successes are completed in batches (one statement per flush), failures go back with
+//! `fail` (retry with backoff, or the dead letter). [`WorkerPool::shutdown`] stops claiming,
+//! lets running jobs finish and flushes the last completions.
+
+use allot_core::job::{Claim, ClaimStrategy, Completion, LeasedJob};
+use allot_core::JobStore;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, Semaphore};
+
+/// What a job does. `Err(text)` fails the attempt (the text is kept in the job's errors).
+#[async_trait::async_trait]
+pub trait Handler: Send + Sync + 'static {
+    /// Run one job.
+    async fn run(&self, job: &LeasedJob) -> Result<(), String>;
+}
+
+/// Settings of a [`WorkerPool`].
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// The queue to work.
+    pub queue: String,
+    /// Jobs running at once.
+    pub concurrency: usize,
+    /// Most jobs per claim (<= the server's `max_claim`, 100 by default).
+    pub claim_batch: i64,
+    /// Lease of each job, ms; heartbeats renew it every third of it.
+    pub lease_ms: i64,
+    /// How long an empty claim waits before claiming again, ms.
+    pub poll_ms: u64,
+    /// Completions per flush, at most.
+    pub completion_batch: usize,
+    /// Longest a completion waits for its flush, ms.
+    pub completion_flush_ms: u64,
+    /// Claim strategy.
+    pub strategy: ClaimStrategy,
+    /// Worker name (kept on claimed jobs).
+    pub worker: Option<String>,
+}
+
+impl WorkerConfig {
+    /// Defaults for `queue`: 32 slots, batches of 100, 30 s leases.
+    pub fn new(queue: impl Into<String>, strategy: ClaimStrategy) -> Self {
+        WorkerConfig {
+            queue: queue.into(),
+            concurrency: 32,
+            claim_batch: 100,
+            lease_ms: 30_000,
+            poll_ms: 50,
+            completion_batch: 500,
+            completion_flush_ms: 5,
+            strategy,
+            worker: None,
+        }
+    }
+}
+
+/// Counters of a pool, readable while it runs.
+#[derive(Debug, Default)]
+pub struct WorkerStats {
+    /// Jobs claimed.
+    pub claimed: AtomicU64,
+    /// Jobs completed (acknowledged by the store).
+    pub completed: AtomicU64,
+    /// Completions refused as `lease_lost` (the job was rescued or cancelled meanwhile).
+    pub lease_lost: AtomicU64,
+    /// Attempts failed by the handler.
+    pub failed: AtomicU64,
+    /// Store errors met by the pool (claims, completions, fails, heartbeats).
+    pub store_errors: AtomicU64,
+}
+
+/// A running pool; [`WorkerPool::shutdown`] stops it gracefully.
+pub struct WorkerPool {
+    stop: Arc<AtomicBool>,
+    fetch: tokio::task::JoinHandle<()>,
+    completer: tokio::task::JoinHandle<()>,
+    /// Live counters.
+    pub stats: Arc<WorkerStats>,
+}
+
+impl WorkerPool {
+    /// Start the fetch loop and the completer.
+    pub fn start(store: Arc<dyn JobStore>, cfg: WorkerConfig, handler: Arc<dyn Handler>) -> WorkerPool {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stats = Arc::new(WorkerStats::default());
+        let (done_tx, done_rx) = mpsc::unbounded_channel::<Completion>();
+        let completer = tokio::spawn(complete_loop(store.clone(), cfg.clone(), done_rx, stats.clone()));
+        let fetch = tokio::spawn(fetch_loop(store, cfg, handler, done_tx, stop.clone(), stats.clone()));
+        WorkerPool {
+            stop,
+            fetch,
+            completer,
+            stats,
+        }
+    }
+
+    /// Die at once, like a crashed process: no more claims, running jobs are dropped
+    /// mid-flight without completing, failing or heartbeating, and unflushed completions are
+    /// lost. Their leases expire and the rescue sweeper gives the jobs back.
+    pub fn kill(self) {
+        self.fetch.abort();
+        self.completer.abort();
+    }
+
+    /// Stop claiming, wait for running jobs, flush their completions.
+    pub async fn shutdown(self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.fetch.await;
+        let _ = self.completer.await;
+    }
+}
+
+async fn fetch_loop(
+    store: Arc<dyn JobStore>,
+    cfg: WorkerConfig,
+    handler: Arc<dyn Handler>,
+    done: mpsc::UnboundedSender<Completion>,
+    stop: Arc<AtomicBool>,
+    stats: Arc<WorkerStats>,
+) {
+    let slots = Arc::new(Semaphore::new(cfg.concurrency.max(1)));
+    // Job tasks live in this set: aborting the fetch task (kill) aborts them all.
+    let mut tasks = tokio::task::JoinSet::new();
+    while !stop.load(Ordering::Acquire) {
+        while tasks.try_join_next().is_some() {}
+        // Wait for at least one free slot, then claim as many as are free.
+        let first = match slots.clone().acquire_owned().await {
+            Ok(p) => p,
+            Err(_) => break,
+        };
+        let free = (slots.available_permits() + 1).min(cfg.claim_batch.max(1) as usize);
+        let claim = Claim {
+            queue: cfg.queue.clone(),
+            max: free as i64,
+            lease_ms: cfg.lease_ms,
+            worker: cfg.worker.clone(),
+            strategy: cfg.strategy,
+            wait_ms: 0,
+        };
+        let jobs = match store.claim_jobs(claim).await {
+            Ok(j) => j,
+            Err(e) => {
+                stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, "claim failed");
+                drop(first);
+                tokio::time::sleep(Duration::from_millis(cfg.poll_ms.max(1))).await;
+                continue;
+            }
+        };
+        if jobs.is_empty() {
+            drop(first);
+            store
+                .wait_for_jobs(&cfg.queue, Duration::from_millis(cfg.poll_ms.max(1)))
+                .await;
+            continue;
+        }
+        stats.claimed.fetch_add(jobs.len() as u64, Ordering::Relaxed);
+        let mut permits = vec![first];
+        for _ in 1..jobs.len() {
+            match slots.clone().try_acquire_owned() {
+                Ok(p) => permits.push(p),
+                Err(_) => break,
+            }
+        }
+        for (job, permit) in jobs
+            .into_iter()
+            .zip(permits.into_iter().map(Some).chain(std::iter::repeat_with(|| None)))
+        {
+            let permit = match permit {
+                Some(p) => p,
+                None => match slots.clone().acquire_owned().await {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+            };
+            let (store, handler, done, stats, lease_ms) = (
+                store.clone(),
+                handler.clone(),
+                done.clone(),
+                stats.clone(),
+                cfg.lease_ms,
+            );
+            tasks.spawn(async move {
+                run_one(store, handler, done, stats, lease_ms, job).await;
+                drop(permit);
+            });
+        }
+    }
+    // Graceful: wait until every running job has finished.
+    while tasks.join_next().await.is_some() {}
+}
+
+async fn run_one(
+    store: Arc<dyn JobStore>,
+    handler: Arc<dyn Handler>,
+    done: mpsc::UnboundedSender<Completion>,
+    stats: Arc<WorkerStats>,
+    lease_ms: i64,
+    job: LeasedJob,
+) {
+    let every = Duration::from_millis((lease_ms / 3).max(1) as u64);
+    let result = {
+        let run = handler.run(&job);
+        tokio::pin!(run);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        loop {
+            tokio::select! {
+                r = &mut run => break r,
+                _ = tick.tick() => {
+                    if let Err(e) = store.heartbeat_job(job.id, &job.lease_token, lease_ms).await {
+                        stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(job = job.id, error = %e, "heartbeat failed");
+                    }
+                }
+            }
+        }
+    };
+    match result {
+        Ok(()) => {
+            let _ = done.send(Completion {
+                id: job.id,
+                lease_token: job.lease_token,
+            });
+        }
+        Err(msg) => {
+            stats.failed.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = store.fail_job(job.id, &job.lease_token, &msg, None).await {
+                stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(job = job.id, error = %e, "fail failed");
+            }
+        }
+    }
+}
+
+async fn complete_loop(
+    store: Arc<dyn JobStore>,
+    cfg: WorkerConfig,
+    mut rx: mpsc::UnboundedReceiver<Completion>,
+    stats: Arc<WorkerStats>,
+) {
+    let flush = Duration::from_millis(cfg.completion_flush_ms.max(1));
+    loop {
+        let Some(first) = rx.recv().await else { return };
+        let mut batch = vec![first];
+        let deadline = tokio::time::Instant::now() + flush;
+        while batch.len() < cfg.completion_batch.max(1) {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(c)) => batch.push(c),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        match store.complete_jobs(&cfg.queue, batch).await {
+            Ok(r) => {
+                stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
+                stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
+            }
+            Err(e) => {
+                stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, "batch completion failed");
+            }
+        }
+    }
+}
