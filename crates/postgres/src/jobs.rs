@@ -12,7 +12,10 @@ use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-const SQL_CLAIM: &str = "WITH picked AS (
+/// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
+/// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
+/// so one claim would lease more than `$3` jobs.
+const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
@@ -25,12 +28,14 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
 /// `pg_try_advisory_xact_lock(class, id)`; the lock lives only as long as the statement's
 /// implicit transaction, so none can leak; the UPDATE re-checks the state (another claimer
 /// may have won the row after this statement's snapshot). A 32-bit key collision only makes
-/// a claimer skip a free job this time.
+/// a claimer skip a free job this time. Both CTEs are `MATERIALIZED` so each runs once: a
+/// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
+/// freshly created table) would try-lock again and could lease more than `$3` jobs.
 const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $6),
-locked AS (
+locked AS MATERIALIZED (
     SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
@@ -234,8 +239,15 @@ impl PgStore {
 
 #[async_trait]
 impl JobStore for PgStore {
+    /// A batch of >= 1000 jobs also refreshes the planner's statistics of `jobs` in the
+    /// background (see `PgStore::analyze_in_background`): with the statistics of an empty
+    /// table the claim plans degrade badly on a freshly loaded queue.
     async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        self.retrying(|| self.try_enqueue(&req, idem.as_ref())).await
+        let result = self.retrying(|| self.try_enqueue(&req, idem.as_ref())).await?;
+        if req.jobs.len() >= 1000 {
+            self.analyze_in_background(&self.analyzing_jobs, "jobs");
+        }
+        Ok(result)
     }
 
     async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
@@ -263,6 +275,14 @@ impl JobStore for PgStore {
                 .await
         }
         .map_err(map_error)?;
+        if rows.len() as i64 > req.max {
+            tracing::error!(
+                got = rows.len(),
+                max = req.max,
+                strategy = req.strategy.name(),
+                "claim leased more jobs than asked"
+            );
+        }
         let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
             .iter()
             .map(|r| {
@@ -351,10 +371,16 @@ impl JobStore for PgStore {
         let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
         let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
         let stmt = c
+            // Rows are locked in id order first, so two batches that share a job (one of them
+            // holding a stale token) cannot deadlock on each other.
             .prepare_cached(
-                "UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-                   FROM unnest($2::int8[], $3::text[]) AS t(id, token)
-                  WHERE j.id = t.id AND j.queue = $1 AND j.state = 'running' AND j.lease_token = t.token
+                "WITH mine AS MATERIALIZED (
+                     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+                         ON j.id = t.id AND j.lease_token = t.token
+                      WHERE j.queue = $1 AND j.state = 'running'
+                      ORDER BY j.id FOR UPDATE OF j)
+                 UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
+                   FROM mine WHERE j.id = mine.id AND j.state = 'running'
                  RETURNING j.id",
             )
             .await

@@ -59,6 +59,8 @@ pub struct PgStore {
     allow_unsafe: bool,
     /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
     pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
+    pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
     pub(crate) job_signal: std::sync::Arc<crate::jobs::JobSignal>,
 }
@@ -188,8 +190,32 @@ impl PgStore {
             limits: cfg.limits.clone(),
             allow_unsafe: cfg.allow_unsafe_strategies,
             analyzing: Default::default(),
+            analyzing_jobs: Default::default(),
             job_signal: std::sync::Arc::new(crate::jobs::JobSignal::new(cfg.url.clone())),
         })
+    }
+
+    /// Refresh the planner's statistics of `table` in the background, one run at a time per
+    /// flag: right after a bulk load they still describe an empty table, and the planner
+    /// would sort or scan what it should read from the head of an index (autovacuum would
+    /// fix it only at its next round).
+    pub(crate) fn analyze_in_background(
+        &self,
+        flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        table: &'static str,
+    ) {
+        if flag.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        let (store, flag) = (self.clone(), flag.clone());
+        tokio::spawn(async move {
+            if let Ok(c) = store.client().await {
+                if let Err(e) = c.batch_execute(&format!("ANALYZE {table}")).await {
+                    tracing::warn!(error = %e, table, "background ANALYZE failed");
+                }
+            }
+            flag.store(false, std::sync::atomic::Ordering::Release);
+        });
     }
 
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {

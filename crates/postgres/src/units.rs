@@ -45,7 +45,7 @@ led AS (
     };
     let status = if hold { "held" } else { "allocated" };
     format!(
-        "WITH picked AS ({picked}),
+        "WITH picked AS MATERIALIZED ({picked}),
 upd AS (
     UPDATE units u SET status = '{status}', claim_id = $3::text
       FROM picked WHERE u.id = picked.id AND u.status = 'available'
@@ -354,18 +354,8 @@ impl UnitStore for PgStore {
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
         let result = self.retrying(|| self.try_add_units(&req, idem.as_ref())).await?;
-        if matches!(&result, Executed::Fresh(c) if c.created >= ANALYZE_AFTER_UNITS)
-            && !self.analyzing.swap(true, std::sync::atomic::Ordering::AcqRel)
-        {
-            let store = self.clone();
-            tokio::spawn(async move {
-                if let Ok(c) = store.client().await {
-                    if let Err(e) = c.batch_execute("ANALYZE units").await {
-                        tracing::warn!(error = %e, "ANALYZE units failed");
-                    }
-                }
-                store.analyzing.store(false, std::sync::atomic::Ordering::Release);
-            });
+        if matches!(&result, Executed::Fresh(c) if c.created >= ANALYZE_AFTER_UNITS) {
+            self.analyze_in_background(&self.analyzing, "units");
         }
         Ok(result)
     }

@@ -240,6 +240,9 @@ async fn run_one(
     }
 }
 
+/// Tries of one completion batch.
+const COMPLETION_ATTEMPTS: u32 = 4;
+
 async fn complete_loop(
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
@@ -257,14 +260,20 @@ async fn complete_loop(
                 Ok(None) | Err(_) => break,
             }
         }
-        match store.complete_jobs(&cfg.queue, batch).await {
-            Ok(r) => {
-                stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
-                stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
-            }
-            Err(e) => {
-                stats.store_errors.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(error = %e, "batch completion failed");
+        // Bounded retries: a completion that never reaches the store makes its job run again
+        // after the lease, which is allowed (at least once) but wasteful.
+        for attempt in 0..COMPLETION_ATTEMPTS {
+            match store.complete_jobs(&cfg.queue, batch.clone()).await {
+                Ok(r) => {
+                    stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
+                    stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
+                    break;
+                }
+                Err(e) => {
+                    stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %e, attempt, "batch completion failed");
+                    tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
+                }
             }
         }
     }
