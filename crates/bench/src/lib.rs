@@ -16,7 +16,7 @@ pub use bookings::{bookings_bench, BookingsOptions};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
-pub use queue::{queue_bench, render_queue_table, QueueOptions, QueueReport};
+pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
 pub use units::{units_bench, UnitsOptions};
 
 /// Why a benchmark could not run (not an invariant failure: those are in the report).

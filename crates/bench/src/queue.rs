@@ -129,6 +129,9 @@ impl JobStore for Timed {
     async fn queue_counts(&self, q: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(q).await
     }
+    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+        self.inner.queue_depths().await
+    }
 }
 
 /// Fails the first attempt of jobs whose payload says so; does nothing else.
@@ -329,4 +332,106 @@ pub fn render_queue_table(reports: &[QueueReport]) -> String {
         ));
     }
     out
+}
+
+/// Figures of a claim-only run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimReport {
+    /// Claim strategy.
+    pub strategy: String,
+    /// Jobs claimed (each claim takes one).
+    pub claimed: u64,
+    /// Claims per second.
+    pub claims_per_s: f64,
+    /// Claim latency percentiles, µs.
+    pub latency_us_p50: u64,
+    /// 99th percentile, µs.
+    pub latency_us_p99: u64,
+    /// Jobs leased twice (must be 0).
+    pub duplicates: u64,
+}
+
+/// Single-job claims only: enqueue `jobs` (batches of 1000, not timed), then `clients`
+/// tasks claim one job per call straight on the store until `jobs` are claimed or
+/// `seconds` pass. The figure to set against pgbench running the same SKIP LOCKED
+/// statement (`bench/pgbench/jobs_claim.sql`).
+pub async fn claim_bench(
+    store: Arc<dyn Store>,
+    strategy: ClaimStrategy,
+    jobs: u64,
+    clients: usize,
+    seconds: u64,
+) -> std::result::Result<ClaimReport, crate::BenchError> {
+    let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
+    let queue = format!("claims-{}-{}", crate::units::run_id(), strategy.name());
+    let mut left = jobs;
+    while left > 0 {
+        let n = left.min(1000);
+        let specs = (0..n)
+            .map(|i| JobSpec {
+                payload: serde_json::json!({ "i": i }),
+                priority: 1,
+                run_at: chrono::Utc::now() - chrono::Duration::seconds(1),
+                max_attempts: 25,
+                unique_key: None,
+            })
+            .collect();
+        let req = Enqueue {
+            queue: queue.clone(),
+            jobs: specs,
+            now: chrono::Utc::now(),
+        };
+        store.enqueue(req, None).await.map_err(setup)?;
+        left -= n;
+    }
+    // Let the background ANALYZE of a large enqueue settle before timing.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..clients.max(1) {
+        let (store, queue) = (store.clone(), queue.clone());
+        tasks.spawn(async move {
+            let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+            let mut ids = Vec::new();
+            while Instant::now() < deadline {
+                let claim = Claim {
+                    queue: queue.clone(),
+                    max: 1,
+                    lease_ms: 600_000,
+                    worker: None,
+                    strategy,
+                    wait_ms: 0,
+                };
+                let t0 = Instant::now();
+                let got = store.claim_jobs(claim).await;
+                hist.saturating_record(t0.elapsed().as_micros() as u64);
+                match got {
+                    Ok(j) if j.is_empty() => break,
+                    Ok(j) => ids.extend(j.into_iter().map(|j| j.id)),
+                    Err(_) => {}
+                }
+            }
+            (hist, ids)
+        });
+    }
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+    let mut ids = Vec::new();
+    while let Some(r) = tasks.join_next().await {
+        let (h, i) = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        hist.add(h).map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        ids.extend(i);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let claimed = ids.len() as u64;
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ClaimReport {
+        strategy: strategy.name().into(),
+        claimed,
+        claims_per_s: claimed as f64 / elapsed.max(1e-9),
+        latency_us_p50: hist.value_at_quantile(0.5),
+        latency_us_p99: hist.value_at_quantile(0.99),
+        duplicates: claimed - ids.len() as u64,
+    })
 }

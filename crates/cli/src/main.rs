@@ -292,6 +292,13 @@ struct QueueArgs {
     /// PostgreSQL pool size.
     #[arg(long, default_value_t = 32)]
     pool_size: usize,
+    /// Instead of the workload: single-job claims only, from this many clients, for at most
+    /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
+    #[arg(long)]
+    claims_only: Option<usize>,
+    /// Time limit of `--claims-only`, s.
+    #[arg(long, default_value_t = 15)]
+    seconds: u64,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -668,6 +675,28 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         lease_ms: a.lease_ms,
         drain_timeout_s: 300,
     };
+    if let Some(clients) = a.claims_only {
+        println!("| strategy | claimed | claims/s | p50 ms | p99 ms | leased twice |\n|---|---:|---:|---:|---:|---:|");
+        for s in &opts.strategies {
+            if !store.supports_claim(*s) {
+                continue;
+            }
+            let r = allot_bench::claim_bench(store.clone(), *s, a.jobs, clients, a.seconds).await?;
+            println!(
+                "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
+                r.strategy,
+                r.claimed,
+                r.claims_per_s,
+                r.latency_us_p50 as f64 / 1000.0,
+                r.latency_us_p99 as f64 / 1000.0,
+                r.duplicates
+            );
+            if r.duplicates > 0 {
+                bail!("{}: {} jobs leased twice", r.strategy, r.duplicates);
+            }
+        }
+        return Ok(());
+    }
     let reports = allot_bench::queue_bench(store, &opts).await?;
     println!(
         "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={}\n",

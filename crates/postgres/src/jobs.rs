@@ -494,6 +494,22 @@ impl JobStore for PgStore {
         let _ = tokio::time::timeout(wait, self.job_signal.notify.notified()).await;
     }
 
+    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT queue, state, count(*)::int8 FROM jobs
+                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2",
+                &[],
+            )
+            .await
+            .map_err(map_error)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((r.get(0), JobState::parse(r.get(1))?, r.get(2))))
+            .collect())
+    }
+
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         let c = self.client().await?;
         let stmt = c

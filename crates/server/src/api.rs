@@ -837,7 +837,13 @@ async fn queue_counts(
     Path(queue): Path<String>,
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
-    Ok(Json(st.store.queue_counts(&queue).await?))
+    let counts = st.store.queue_counts(&queue).await?;
+    for (state, n) in &counts.counts {
+        if matches!(state.as_str(), "available" | "scheduled" | "retryable" | "running") {
+            metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.clone()).set(*n as f64);
+        }
+    }
+    Ok(Json(counts))
 }
 
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),

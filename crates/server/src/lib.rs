@@ -62,6 +62,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         cfg.sweep_interval_ms,
     ));
     let upkeep = tokio::spawn(metrics_layer::upkeep());
+    let depths = tokio::spawn(sample_queue_depths(store.clone()));
     let hold_sweeper = tokio::spawn(sweep_holds(
         store,
         cfg.hold_sweep_interval_ms,
@@ -78,6 +79,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         sweeper.abort();
         hold_sweeper.abort();
         upkeep.abort();
+        depths.abort();
         result
     });
     Ok(RunningServer {
@@ -167,6 +169,33 @@ async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch:
                     break;
                 }
             }
+        }
+    }
+}
+
+/// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
+/// queue (`GET /v1/queues/{queue}` refreshes it for that queue at once).
+async fn sample_queue_depths(store: Arc<dyn allot_core::Store>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut seen: std::collections::HashSet<(String, &'static str)> = Default::default();
+    loop {
+        tick.tick().await;
+        match store.queue_depths().await {
+            Ok(rows) => {
+                let mut now_seen = std::collections::HashSet::new();
+                for (queue, state, n) in rows {
+                    metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.as_str())
+                        .set(n as f64);
+                    now_seen.insert((queue, state.as_str()));
+                }
+                // Queues and states that emptied since the last sample read 0, not their old value.
+                for (queue, state) in seen.difference(&now_seen) {
+                    metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => *state).set(0.0);
+                }
+                seen = now_seen;
+            }
+            Err(e) => tracing::warn!(error = %e, "queue depth sample failed"),
         }
     }
 }

@@ -196,6 +196,22 @@ async fn priority_and_run_at_order(ts: &TestServer) {
     .await;
     let c = counts(ts, "o").await;
     assert_eq!((c["available"].as_i64(), c["scheduled"].as_i64()), (Some(4), Some(1)));
+    let metrics = ts
+        .client
+        .get(format!("{}/metrics", ts.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.lines().any(|l| l.starts_with("allot_queue_jobs{")
+            && l.contains("queue=\"o\"")
+            && l.contains("state=\"available\"")
+            && l.ends_with(" 4")),
+        "queue depth gauge missing"
+    );
     let got: Vec<Value> = claim(ts, "o", 10, 60_000)
         .await
         .iter()

@@ -335,6 +335,23 @@ impl JobStore for SqliteStore {
         tokio::time::sleep(max_wait.min(std::time::Duration::from_millis(20))).await;
     }
 
+    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+        self.call(|c| {
+            let rows: Vec<(String, String, i64)> = c
+                .prepare_cached(
+                    "SELECT queue, state, count(*) FROM jobs
+                      WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2",
+                )
+                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+                .map_err(map_error)?;
+            Ok(rows
+                .into_iter()
+                .filter_map(|(q, s, n)| Some((q, JobState::parse(&s)?, n)))
+                .collect())
+        })
+        .await
+    }
+
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         let queue = queue.to_string();
         self.call(move |c| {
