@@ -376,7 +376,6 @@ impl UnitStore for PgStore {
         let sql = skip_locked_sql(&order, req.hold_ttl_ms.is_some());
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);
-        let mut last_visible = 0;
         for attempt in 0..max_attempts {
             let p = ClaimParams::new(&req, db_now());
             let result = match req.strategy {
@@ -400,7 +399,6 @@ impl UnitStore for PgStore {
                     locked,
                     overdue,
                 }) => {
-                    last_visible = visible;
                     if overdue {
                         self.expire_overdue_on(&req.sku, db_now()).await?;
                         continue;
@@ -417,7 +415,6 @@ impl UnitStore for PgStore {
                 }
             }
         }
-        let _ = last_visible;
         Err(AllotError::Contention {
             attempts: max_attempts,
             retry_after_ms: backoff.cap_ms,

@@ -256,7 +256,7 @@ impl HoldStore for SqliteStore {
 
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let now = us(now);
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             let ids: Vec<String> = tx
                 .prepare_cached(
                     "SELECT id FROM holds WHERE status = 'held' AND expires_at_us <= ?1 ORDER BY id LIMIT ?2",
@@ -266,10 +266,6 @@ impl HoldStore for SqliteStore {
             finish_holds(tx, &ids, HoldStatus::Expired, now)
         })
         .await
-        .map(|e| match e {
-            Executed::Fresh(n) => n,
-            Executed::Replayed(_) => 0,
-        })
     }
 }
 

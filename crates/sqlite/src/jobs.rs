@@ -99,7 +99,7 @@ impl JobStore for SqliteStore {
     }
 
     async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             let now = now_us();
             let picked: Vec<(i64, String, i32, i32, i16)> = tx
                 .prepare_cached(
@@ -137,15 +137,11 @@ impl JobStore for SqliteStore {
             Ok(jobs)
         })
         .await
-        .map(|e| match e {
-            Executed::Fresh(j) => j,
-            Executed::Replayed(_) => Vec::new(),
-        })
     }
 
     async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
         let token = lease_token.to_string();
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             leased(tx, id, &token)?;
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
@@ -156,12 +152,11 @@ impl JobStore for SqliteStore {
             status(tx, id)
         })
         .await
-        .and_then(fresh)
     }
 
     async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
         let (token, error) = (lease_token.to_string(), error.to_string());
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             let (attempt, max_attempts) = leased(tx, id, &token)?;
             let now = now_us();
             let next = after_failure(attempt, max_attempts);
@@ -181,12 +176,11 @@ impl JobStore for SqliteStore {
             status(tx, id)
         })
         .await
-        .and_then(fresh)
     }
 
     async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
         let token = lease_token.to_string();
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             leased(tx, id, &token)?;
             tx.prepare_cached("UPDATE jobs SET lease_expires_at_us = ?2 WHERE id = ?1")
                 .and_then(|mut s| s.execute(params![id, now_us() + lease_ms * 1000]))
@@ -194,7 +188,6 @@ impl JobStore for SqliteStore {
             status(tx, id)
         })
         .await
-        .and_then(fresh)
     }
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
@@ -218,7 +211,7 @@ impl JobStore for SqliteStore {
 
     async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
         let queue = queue.to_string();
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
             for j in &jobs {
@@ -238,11 +231,10 @@ impl JobStore for SqliteStore {
             Ok(Completions { completed, lease_lost })
         })
         .await
-        .and_then(fresh)
     }
 
     async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
                   WHERE id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
@@ -252,11 +244,10 @@ impl JobStore for SqliteStore {
             status(tx, id)
         })
         .await
-        .and_then(fresh)
     }
 
     async fn retry_job(&self, id: i64) -> Result<JobStatus> {
-        self.write(None, move |tx| {
+        self.transact(move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL,
                         max_attempts = max(max_attempts, attempt + 1)
@@ -273,7 +264,6 @@ impl JobStore for SqliteStore {
             status(tx, id)
         })
         .await
-        .and_then(fresh)
     }
 
     async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
@@ -364,12 +354,5 @@ impl JobStore for SqliteStore {
             Ok(QueueCounts { queue, counts })
         })
         .await
-    }
-}
-
-fn fresh<T>(e: Executed<T>) -> Result<T> {
-    match e {
-        Executed::Fresh(v) => Ok(v),
-        Executed::Replayed(_) => Err(AllotError::Internal("unexpected replay".into())),
     }
 }

@@ -56,6 +56,24 @@ impl SqliteStore {
             .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?
     }
 
+    /// Run `body` in one `BEGIN IMMEDIATE` transaction on the writer thread; any error rolls
+    /// everything back. For writes that take no idempotency key.
+    pub(crate) async fn transact<T, F>(&self, body: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.call(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(map_error)?;
+            let value = body(&tx)?;
+            tx.commit().map_err(map_error)?;
+            Ok(value)
+        })
+        .await
+    }
+
     /// Run `body` in one `BEGIN IMMEDIATE` transaction with the idempotency protocol around
     /// it: a stored response with the same fingerprint is replayed, another fingerprint is
     /// `idempotency_key_reused`; on success the rendered response is stored before commit.
@@ -65,10 +83,7 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
-        self.call(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(map_error)?;
+        self.transact(move |tx| {
             if let Some(idem) = &idem {
                 let stored: Option<(String, i64, Vec<u8>)> = tx
                     .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ?1")
@@ -81,7 +96,7 @@ impl SqliteStore {
                     return Ok(Executed::Replayed(StoredResponse { status: status as u16, body }));
                 }
             }
-            let value = body(&tx)?;
+            let value = body(tx)?;
             if let Some(idem) = &idem {
                 let resp = (idem.render)(&value);
                 tx.prepare_cached(
@@ -90,7 +105,6 @@ impl SqliteStore {
                 .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.status, resp.body, now_us()]))
                 .map_err(map_error)?;
             }
-            tx.commit().map_err(map_error)?;
             Ok(Executed::Fresh(value))
         })
         .await
@@ -388,10 +402,7 @@ impl StockStore for SqliteStore {
 
     async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
         let sku = sku.map(str::to_string);
-        self.call(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(map_error)?;
+        self.transact(move |tx| {
             let skus: Vec<String> = match sku {
                 Some(s) => vec![s],
                 None => tx
@@ -401,11 +412,10 @@ impl StockStore for SqliteStore {
             };
             let mut changed = 0;
             for s in &skus {
-                if lock_and_rebalance(&tx, s, 0, None)? {
+                if lock_and_rebalance(tx, s, 0, None)? {
                     changed += 1;
                 }
             }
-            tx.commit().map_err(map_error)?;
             Ok(changed)
         })
         .await
