@@ -3,7 +3,7 @@
 //! booking_overlaps over this run's resources: only `naive` may have any).
 
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
-use crate::units::{get, post, run_id};
+use crate::load::{get, post, resolve_strategies, run_id};
 use crate::BenchError;
 use rand::Rng;
 use serde_json::json;
@@ -36,14 +36,13 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;
-    let strategies = if opts.strategies.iter().any(|s| s == "all") {
-        match get(&client, &format!("{}/healthz", opts.url)).await?["backend"].as_str() {
-            Some("postgres") => ["exclusion", "advisory", "naive"].map(String::from).to_vec(),
-            _ => vec!["serialized".to_string()],
-        }
-    } else {
-        opts.strategies.clone()
-    };
+    let strategies = resolve_strategies(
+        &client,
+        &opts.url,
+        &opts.strategies,
+        &["exclusion", "advisory", "naive"],
+    )
+    .await?;
     let run = run_id();
     let mut reports = Vec::new();
     for strategy in strategies {

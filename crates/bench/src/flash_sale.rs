@@ -1,6 +1,7 @@
 //! `allot bench flash-sale`: N single-unit allocations from C concurrent clients against a
 //! SKU with stock k (or M SKUs with `--spread M`), per strategy.
 
+use crate::load::{post, resolve_strategies, run_id};
 use crate::BenchError;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use hdrhistogram::Histogram;
@@ -76,26 +77,6 @@ pub struct StrategyReport {
     pub unsafe_strategy: bool,
 }
 
-async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
-    let resp = client.post(url).json(body).send().await?;
-    let status = resp.status().as_u16();
-    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
-    Ok((status, body))
-}
-
-async fn strategies_of(client: &reqwest::Client, opts: &FlashSaleOptions) -> Result<Vec<String>, BenchError> {
-    if !opts.strategies.iter().any(|s| s == "all") {
-        return Ok(opts.strategies.clone());
-    }
-    let health: Value = client.get(format!("{}/healthz", opts.url)).send().await?.json().await?;
-    Ok(match health["backend"].as_str() {
-        Some("postgres") => ["atomic", "pessimistic", "optimistic", "segmented", "naive"]
-            .map(String::from)
-            .to_vec(),
-        _ => vec!["serialized".to_string()],
-    })
-}
-
 /// Run the flash sale for every strategy asked, one after the other, each on fresh SKUs.
 /// A strategy the server refuses with `unsupported_strategy` (e.g. `naive` without
 /// `--allow-unsafe-strategies`) is skipped with a note on stderr.
@@ -104,15 +85,16 @@ pub async fn flash_sale(opts: &FlashSaleOptions) -> Result<Vec<StrategyReport>, 
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;
-    let run_id = format!(
-        "{:x}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis()
-    );
+    let run_id = run_id();
     let mut reports = Vec::new();
-    for strategy in strategies_of(&client, opts).await? {
+    for strategy in resolve_strategies(
+        &client,
+        &opts.url,
+        &opts.strategies,
+        &["atomic", "pessimistic", "optimistic", "segmented", "naive"],
+    )
+    .await?
+    {
         match run_one(&client, opts, &strategy, &run_id).await? {
             Some(r) => reports.push(r),
             None => eprintln!("skipping {strategy}: the server does not support it"),

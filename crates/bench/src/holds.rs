@@ -3,7 +3,7 @@
 //! once every abandoned hold has expired, nothing is held and on_hand = stock - confirmed.
 
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
-use crate::units::{get, post, run_id};
+use crate::load::{get, post, resolve_strategies, run_id};
 use crate::BenchError;
 use serde_json::json;
 use std::time::Duration;
@@ -34,16 +34,13 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;
-    let strategies = if opts.strategies.iter().any(|s| s == "all") {
-        match get(&client, &format!("{}/healthz", opts.url)).await?["backend"].as_str() {
-            Some("postgres") => ["atomic", "pessimistic", "optimistic", "segmented"]
-                .map(String::from)
-                .to_vec(),
-            _ => vec!["serialized".to_string()],
-        }
-    } else {
-        opts.strategies.clone()
-    };
+    let strategies = resolve_strategies(
+        &client,
+        &opts.url,
+        &opts.strategies,
+        &["atomic", "pessimistic", "optimistic", "segmented"],
+    )
+    .await?;
     let run = run_id();
     let mut reports = Vec::new();
     for strategy in strategies {

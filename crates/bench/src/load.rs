@@ -185,6 +185,45 @@ where
     Ok(c)
 }
 
+pub(crate) async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
+    let resp = client.post(url).json(body).send().await?;
+    let status = resp.status().as_u16();
+    Ok((status, resp.json::<Value>().await.unwrap_or(Value::Null)))
+}
+
+pub(crate) async fn get(client: &reqwest::Client, url: &str) -> Result<Value, BenchError> {
+    Ok(client.get(url).send().await?.json().await?)
+}
+
+pub(crate) fn run_id() -> String {
+    format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis()
+    )
+}
+
+/// The strategies to run: `asked`, or for `all` every strategy of the server's backend
+/// (`postgres` on PostgreSQL, `serialized` on SQLite).
+pub(crate) async fn resolve_strategies(
+    client: &reqwest::Client,
+    url: &str,
+    asked: &[String],
+    postgres: &[&str],
+) -> Result<Vec<String>, BenchError> {
+    if !asked.iter().any(|s| s == "all") {
+        return Ok(asked.to_vec());
+    }
+    Ok(
+        match get(client, &format!("{url}/healthz")).await?["backend"].as_str() {
+            Some("postgres") => postgres.iter().map(|s| s.to_string()).collect(),
+            _ => vec!["serialized".to_string()],
+        },
+    )
+}
+
 /// A side-by-side Markdown table of load reports.
 pub fn render_load_table(reports: &[LoadReport]) -> String {
     let mut out = String::from(

@@ -169,7 +169,7 @@ async fn run_one(
     strategy: ClaimStrategy,
 ) -> std::result::Result<QueueReport, crate::BenchError> {
     let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
-    let queue = format!("bench-{}-{}", crate::units::run_id(), strategy.name());
+    let queue = format!("bench-{}-{}", crate::load::run_id(), strategy.name());
     let timed = Arc::new(Timed {
         inner: store.clone(),
         claims: Mutex::new(Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds")),
@@ -363,7 +363,7 @@ pub async fn claim_bench(
     seconds: u64,
 ) -> std::result::Result<ClaimReport, crate::BenchError> {
     let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
-    let queue = format!("claims-{}-{}", crate::units::run_id(), strategy.name());
+    let queue = format!("claims-{}-{}", crate::load::run_id(), strategy.name());
     let mut left = jobs;
     while left > 0 {
         let n = left.min(1000);

@@ -3,7 +3,9 @@
 //! the successes are exactly what left the pool, and `insufficient_stock` only when fewer
 //! units than asked were left.
 
-use crate::load::{drive, error_count, first_duplicate, outcome_of, LoadReport, Sample};
+use crate::load::{
+    drive, error_count, first_duplicate, get, outcome_of, post, resolve_strategies, run_id, LoadReport, Sample,
+};
 use crate::BenchError;
 use futures::stream::{self, TryStreamExt};
 use serde_json::{json, Value};
@@ -38,26 +40,6 @@ pub struct UnitsOptions {
     pub progress: bool,
 }
 
-pub(crate) async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
-    let resp = client.post(url).json(body).send().await?;
-    let status = resp.status().as_u16();
-    Ok((status, resp.json::<Value>().await.unwrap_or(Value::Null)))
-}
-
-pub(crate) async fn get(client: &reqwest::Client, url: &str) -> Result<Value, BenchError> {
-    Ok(client.get(url).send().await?.json().await?)
-}
-
-pub(crate) fn run_id() -> String {
-    format!(
-        "{:x}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis()
-    )
-}
-
 /// Insert `n` units into `sku` through the API, 10 000 per request, 4 requests at a time.
 async fn fill(client: &reqwest::Client, url: &str, sku: &str, n: u64) -> Result<(), BenchError> {
     const BATCH: u64 = 10_000;
@@ -82,17 +64,6 @@ async fn fill(client: &reqwest::Client, url: &str, sku: &str, n: u64) -> Result<
         .await
 }
 
-async fn strategies_of(client: &reqwest::Client, opts: &UnitsOptions) -> Result<Vec<String>, BenchError> {
-    if !opts.strategies.iter().any(|s| s == "all") {
-        return Ok(opts.strategies.clone());
-    }
-    let health = get(client, &format!("{}/healthz", opts.url)).await?;
-    Ok(match health["backend"].as_str() {
-        Some("postgres") => vec!["skip_locked".into(), "nowait_scan".into()],
-        _ => vec!["serialized".into()],
-    })
-}
-
 /// Run both workloads for every strategy asked; a strategy the server refuses is skipped.
 pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchError> {
     let client = reqwest::Client::builder()
@@ -101,7 +72,7 @@ pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchEr
         .build()?;
     let run = run_id();
     let mut reports = Vec::new();
-    for strategy in strategies_of(&client, opts).await? {
+    for strategy in resolve_strategies(&client, &opts.url, &opts.strategies, &["skip_locked", "nowait_scan"]).await? {
         for (workload, units, requests) in [
             ("units/large", opts.pool_units, opts.requests),
             ("units/scarce", opts.scarce_units, opts.scarce_units),
