@@ -114,6 +114,19 @@ pub(crate) async fn finish_holds(
     Ok(done.len() as u64)
 }
 
+/// Lock a hold's row (the first lock of every finish; see the module's lock order) and read
+/// its stored status and expiry. `not_found` when there is no such hold.
+async fn lock_hold(tx: &Transaction<'_>, id: &str) -> TxResult<(tokio_postgres::Row, HoldStatus, DateTime<Utc>)> {
+    let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
+    let row = tx
+        .query_opt(&stmt, &[&id])
+        .await?
+        .ok_or_else(|| AllotError::not_found("hold", id))?;
+    let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+    let expires_at: DateTime<Utc> = row.get(5);
+    Ok((row, stored, expires_at))
+}
+
 fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
     rows.iter()
         .map(|r| Unit {
@@ -276,13 +289,7 @@ impl PgStore {
                 return Ok(Executed::Replayed(stored));
             }
         }
-        let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
-        let row = tx
-            .query_opt(&stmt, &[&id])
-            .await?
-            .ok_or_else(|| AllotError::not_found("hold", id))?;
-        let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
-        let expires_at: DateTime<Utc> = row.get(5);
+        let (row, stored, expires_at) = lock_hold(&tx, id).await?;
         let alloc = if stored == HoldStatus::Held && expires_at > now {
             finish_holds(&tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
             let lines: serde_json::Value = row.get(4);
@@ -325,13 +332,7 @@ impl PgStore {
                 return Ok(Executed::Replayed(stored));
             }
         }
-        let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
-        let row = tx
-            .query_opt(&stmt, &[&id])
-            .await?
-            .ok_or_else(|| AllotError::not_found("hold", id))?;
-        let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
-        let expires_at: DateTime<Utc> = row.get(5);
+        let (_, stored, expires_at) = lock_hold(&tx, id).await?;
         match stored.effective(expires_at, now) {
             HoldStatus::Confirmed => {
                 return Err(TxErr::Fail(AllotError::HoldNotActive {
