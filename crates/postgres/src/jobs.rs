@@ -14,14 +14,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
 /// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
-/// so one claim would lease more than `$3` jobs.
+/// so one claim would lease more than `$3` jobs. The UPDATE's re-check says `NOT IN` the
+/// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
+/// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
+/// scan that whole partial index as the outer side of the join.
 const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM picked WHERE j.id = picked.id AND j.state IN ('available', 'scheduled', 'retryable')
+  FROM picked WHERE j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
@@ -39,7 +42,7 @@ locked AS MATERIALIZED (
     SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM locked WHERE j.id = locked.id AND j.state IN ('available', 'scheduled', 'retryable')
+  FROM locked WHERE j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
@@ -352,13 +355,18 @@ impl JobStore for PgStore {
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
         c.execute(
-            "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+            // The batch is a MATERIALIZED CTE joined with FROM, not `id IN (SELECT … LIMIT n
+            // FOR UPDATE SKIP LOCKED)`: inlined, the planner (which thinks few jobs are
+            // running) rescans the locking subquery once per outer row — quadratic, minutes
+            // for 30 000 expired leases.
+            "WITH batch AS MATERIALIZED (
+                 SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+                  ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+             UPDATE jobs j SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'retryable' END,
                     run_at = $1, lease_token = NULL, lease_expires_at = NULL,
-                    finalized_at = CASE WHEN attempt >= max_attempts THEN $1 END,
-                    errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', 'lease expired', 'at', $1))
-              WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
-                            ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-                AND state = 'running' AND lease_expires_at <= $1",
+                    finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
+                    errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
+               FROM batch WHERE j.id = batch.id AND j.state = 'running'",
             &[&now, &i64::from(max.max(1))],
         )
         .await
@@ -372,12 +380,15 @@ impl JobStore for PgStore {
         let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
         let stmt = c
             // Rows are locked in id order first, so two batches that share a job (one of them
-            // holding a stale token) cannot deadlock on each other.
+            // holding a stale token) cannot deadlock on each other. A matching lease token
+            // means `running` (CHECK on the table); the CTE does not say `state = 'running'`
+            // so that `jobs_queue_state` (queue, state) is never a candidate: with statistics
+            // that believe no job runs, the planner would read every running job of the queue.
             .prepare_cached(
                 "WITH mine AS MATERIALIZED (
                      SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
                          ON j.id = t.id AND j.lease_token = t.token
-                      WHERE j.queue = $1 AND j.state = 'running'
+                      WHERE j.queue = $1
                       ORDER BY j.id FOR UPDATE OF j)
                  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
                    FROM mine WHERE j.id = mine.id AND j.state = 'running'
@@ -469,9 +480,11 @@ impl JobStore for PgStore {
     async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
         c.execute(
-            "DELETE FROM jobs WHERE id IN
-                (SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
-                  LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            // A MATERIALIZED batch joined with USING, for the reason given in rescue_jobs.
+            "WITH batch AS MATERIALIZED (
+                 SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
+                  LIMIT $2 FOR UPDATE SKIP LOCKED)
+             DELETE FROM jobs j USING batch WHERE j.id = batch.id",
             &[&before, &i64::from(max.max(1))],
         )
         .await

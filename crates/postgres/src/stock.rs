@@ -799,8 +799,11 @@ impl StockStore for PgStore {
     async fn prune_idempotency_keys(&self, before: chrono::DateTime<Utc>, max_rows: u32) -> Result<u64> {
         let c = self.client().await?;
         c.execute(
-            "DELETE FROM idempotency_keys WHERE key IN
-                (SELECT key FROM idempotency_keys WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            // A MATERIALIZED batch joined with USING: an inlined `key IN (SELECT … LIMIT n FOR
+            // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
+            "WITH batch AS MATERIALIZED (
+                 SELECT key FROM idempotency_keys WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+             DELETE FROM idempotency_keys i USING batch WHERE i.key = batch.key",
             &[&before, &i64::from(max_rows)],
         )
         .await

@@ -13,7 +13,7 @@ use allot_core::JobStore;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 /// What a job does. `Err(text)` fails the attempt (the text is kept in the job's errors).
 #[async_trait::async_trait]
@@ -91,7 +91,7 @@ impl WorkerPool {
     pub fn start(store: Arc<dyn JobStore>, cfg: WorkerConfig, handler: Arc<dyn Handler>) -> WorkerPool {
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(WorkerStats::default());
-        let (done_tx, done_rx) = mpsc::unbounded_channel::<Completion>();
+        let (done_tx, done_rx) = mpsc::unbounded_channel::<Done>();
         let completer = tokio::spawn(complete_loop(store.clone(), cfg.clone(), done_rx, stats.clone()));
         let fetch = tokio::spawn(fetch_loop(store, cfg, handler, done_tx, stop.clone(), stats.clone()));
         WorkerPool {
@@ -122,7 +122,7 @@ async fn fetch_loop(
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
     handler: Arc<dyn Handler>,
-    done: mpsc::UnboundedSender<Completion>,
+    done: mpsc::UnboundedSender<Done>,
     stop: Arc<AtomicBool>,
     stats: Arc<WorkerStats>,
 ) {
@@ -188,10 +188,7 @@ async fn fetch_loop(
                 stats.clone(),
                 cfg.lease_ms,
             );
-            tasks.spawn(async move {
-                run_one(store, handler, done, stats, lease_ms, job).await;
-                drop(permit);
-            });
+            tasks.spawn(run_one(store, handler, done, stats, lease_ms, job, permit));
         }
     }
     // Graceful: wait until every running job has finished.
@@ -201,10 +198,11 @@ async fn fetch_loop(
 async fn run_one(
     store: Arc<dyn JobStore>,
     handler: Arc<dyn Handler>,
-    done: mpsc::UnboundedSender<Completion>,
+    done: mpsc::UnboundedSender<Done>,
     stats: Arc<WorkerStats>,
     lease_ms: i64,
     job: LeasedJob,
+    slot: OwnedSemaphorePermit,
 ) {
     let every = Duration::from_millis((lease_ms / 3).max(1) as u64);
     let result = {
@@ -225,10 +223,14 @@ async fn run_one(
     };
     match result {
         Ok(()) => {
-            let _ = done.send(Completion {
-                id: job.id,
-                lease_token: job.lease_token,
-            });
+            // The slot travels with the completion and frees when the flush is done.
+            let _ = done.send((
+                Completion {
+                    id: job.id,
+                    lease_token: job.lease_token,
+                },
+                slot,
+            ));
         }
         Err(msg) => {
             stats.failed.fetch_add(1, Ordering::Relaxed);
@@ -236,9 +238,13 @@ async fn run_one(
                 stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(job = job.id, error = %e, "fail failed");
             }
+            drop(slot);
         }
     }
 }
+
+/// A successful job waiting for its completion flush, with the slot it still occupies.
+type Done = (Completion, OwnedSemaphorePermit);
 
 /// Tries of one completion batch.
 const COMPLETION_ATTEMPTS: u32 = 4;
@@ -246,7 +252,7 @@ const COMPLETION_ATTEMPTS: u32 = 4;
 async fn complete_loop(
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
-    mut rx: mpsc::UnboundedReceiver<Completion>,
+    mut rx: mpsc::UnboundedReceiver<Done>,
     stats: Arc<WorkerStats>,
 ) {
     let flush = Duration::from_millis(cfg.completion_flush_ms.max(1));
@@ -260,10 +266,11 @@ async fn complete_loop(
                 Ok(None) | Err(_) => break,
             }
         }
+        let (completions, slots): (Vec<Completion>, Vec<OwnedSemaphorePermit>) = batch.into_iter().unzip();
         // Bounded retries: a completion that never reaches the store makes its job run again
         // after the lease, which is allowed (at least once) but wasteful.
         for attempt in 0..COMPLETION_ATTEMPTS {
-            match store.complete_jobs(&cfg.queue, batch.clone()).await {
+            match store.complete_jobs(&cfg.queue, completions.clone()).await {
                 Ok(r) => {
                     stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
                     stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
@@ -276,5 +283,9 @@ async fn complete_loop(
                 }
             }
         }
+        // Only now may the pool claim more: finished-but-unflushed jobs count against
+        // `concurrency`, so a slow store slows claiming instead of letting leases run out
+        // in a growing backlog of completions.
+        drop(slots);
     }
 }
