@@ -45,6 +45,40 @@ UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_
   FROM locked WHERE j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
+/// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
+/// `$3` now, `$4` lease_ms). Found by the primary key whatever the statistics say (V5).
+const SQL_HEARTBEAT: &str = "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
+  WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING id, state, attempt, run_at, lease_expires_at";
+
+/// Rescue of expired leases (`$1` now, `$2` batch size): back to `retryable`, or `discarded`
+/// when out of attempts. The batch is a MATERIALIZED CTE joined with FROM, not `id IN
+/// (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)`: inlined, the planner (believing few jobs run)
+/// rescanned the locking subquery once per outer row — quadratic, minutes for 30 000 expired
+/// leases. The outer re-check is only `state = 'running'`: the rows are locked by the CTE.
+const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
+     SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+      ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+ UPDATE jobs j SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'retryable' END,
+        run_at = $1, lease_token = NULL, lease_expires_at = NULL,
+        finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
+        errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
+   FROM batch WHERE j.id = batch.id AND j.state = 'running'";
+
+/// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now). Rows are locked in id
+/// order first, so two batches that share a job (one of them holding a stale token) cannot
+/// deadlock on each other. A matching lease token means `running` (CHECK on the table); the
+/// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
+/// candidate: with statistics that believe no job runs, the planner would read every running
+/// job of the queue.
+const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
+     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+         ON j.id = t.id AND j.lease_token = t.token
+      WHERE j.queue = $1
+      ORDER BY j.id FOR UPDATE OF j)
+ UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
+   FROM mine WHERE j.id = mine.id AND j.state = 'running'
+ RETURNING j.id";
+
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
 const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
 
@@ -345,32 +379,14 @@ impl JobStore for PgStore {
     async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
         let c = self.client().await?;
         let now = db_now();
-        let sql = format!(
-            "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
-              WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-        );
-        Self::transition(&c, &sql, id, &[&id, &lease_token, &now, &lease_ms]).await
+        Self::transition(&c, SQL_HEARTBEAT, id, &[&id, &lease_token, &now, &lease_ms]).await
     }
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
-        c.execute(
-            // The batch is a MATERIALIZED CTE joined with FROM, not `id IN (SELECT … LIMIT n
-            // FOR UPDATE SKIP LOCKED)`: inlined, the planner (which thinks few jobs are
-            // running) rescans the locking subquery once per outer row — quadratic, minutes
-            // for 30 000 expired leases.
-            "WITH batch AS MATERIALIZED (
-                 SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
-                  ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE jobs j SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'retryable' END,
-                    run_at = $1, lease_token = NULL, lease_expires_at = NULL,
-                    finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
-                    errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
-               FROM batch WHERE j.id = batch.id AND j.state = 'running'",
-            &[&now, &i64::from(max.max(1))],
-        )
-        .await
-        .map_err(map_error)
+        c.execute(SQL_RESCUE, &[&now, &i64::from(max.max(1))])
+            .await
+            .map_err(map_error)
     }
 
     async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
@@ -378,24 +394,7 @@ impl JobStore for PgStore {
         let now = db_now();
         let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
         let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
-        let stmt = c
-            // Rows are locked in id order first, so two batches that share a job (one of them
-            // holding a stale token) cannot deadlock on each other. A matching lease token
-            // means `running` (CHECK on the table); the CTE does not say `state = 'running'`
-            // so that `jobs_queue_state` (queue, state) is never a candidate: with statistics
-            // that believe no job runs, the planner would read every running job of the queue.
-            .prepare_cached(
-                "WITH mine AS MATERIALIZED (
-                     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
-                         ON j.id = t.id AND j.lease_token = t.token
-                      WHERE j.queue = $1
-                      ORDER BY j.id FOR UPDATE OF j)
-                 UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-                   FROM mine WHERE j.id = mine.id AND j.state = 'running'
-                 RETURNING j.id",
-            )
-            .await
-            .map_err(map_error)?;
+        let stmt = c.prepare_cached(SQL_COMPLETE_BATCH).await.map_err(map_error)?;
         let done: HashSet<i64> = c
             .query(&stmt, &[&queue, &ids, &tokens, &now])
             .await
@@ -537,5 +536,97 @@ impl JobStore for PgStore {
             queue: queue.to_string(),
             counts,
         })
+    }
+}
+
+/// Plans of the job statements with statistics that lie: taken while every job was
+/// `available`, then half the jobs run with expired leases. Against the test PostgreSQL
+/// (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.
+#[cfg(test)]
+mod plans {
+    use super::*;
+
+    async fn explain(c: &tokio_postgres::Client, sql: &str) -> String {
+        c.query(sql, &[])
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `$n` of a statement replaced by literals, for EXPLAIN.
+    fn bind(sql: &str, args: &[&str]) -> String {
+        let mut out = sql.to_string();
+        for (i, a) in args.iter().enumerate().rev() {
+            out = out.replace(&format!("${}", i + 1), a);
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn by_id_statements_use_the_primary_key_and_the_rescue_locks_once() {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let schema = format!("t_plans_{}", std::process::id());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+            ))
+            .await
+            .unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        crate::migrate(&url).await.unwrap();
+        let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        c.batch_execute(
+            "INSERT INTO jobs (queue, state, payload, run_at, max_attempts, created_at)
+                  SELECT 'q', 'available', '{}', now(), 3, now() FROM generate_series(1, 20000);
+             ANALYZE jobs;
+             UPDATE jobs SET state = 'running', attempt = 1, lease_token = 't' || id,
+                    lease_expires_at = now() - interval '1 minute' WHERE id <= 10000;",
+        )
+        .await
+        .unwrap();
+        let hb = explain(
+            &c,
+            &format!("EXPLAIN {}", bind(SQL_HEARTBEAT, &["42", "'t42'", "now()", "1000"])),
+        )
+        .await;
+        assert!(hb.contains("jobs_pkey"), "heartbeat must find its job by id:\n{hb}");
+        let batch = explain(
+            &c,
+            &format!(
+                "EXPLAIN {}",
+                bind(SQL_COMPLETE_BATCH, &["'q'", "'{1,2,3}'", "'{t1,t2,t3}'", "now()"])
+            ),
+        )
+        .await;
+        assert!(
+            !batch.contains("jobs_queue_state") && !batch.contains("jobs_lease"),
+            "batch completion must find its jobs by id:\n{batch}"
+        );
+        // The rescue, run for real inside a transaction that is rolled back: its locking
+        // batch runs once, and takes exactly the batch size.
+        c.batch_execute("BEGIN").await.unwrap();
+        let rescue = explain(
+            &c,
+            &format!("EXPLAIN (ANALYZE, TIMING OFF) {}", bind(SQL_RESCUE, &["now()", "1000"])),
+        )
+        .await;
+        c.batch_execute("ROLLBACK").await.unwrap();
+        let lock_rows = rescue.lines().find(|l| l.contains("LockRows")).unwrap_or_default();
+        assert!(
+            lock_rows.contains("rows=1000 loops=1"),
+            "the rescue batch must run once:\n{rescue}"
+        );
+        admin
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .unwrap();
     }
 }
