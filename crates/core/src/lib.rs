@@ -5,6 +5,7 @@
 //! tested with plain data. The backends (`allot-postgres`, `allot-sqlite`) implement
 //! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
 
+pub mod batch;
 pub mod booking;
 pub mod error;
 pub mod hold;
