@@ -75,6 +75,12 @@ struct LimitArgs {
     /// Attempts of the optimistic strategy before `409 contention`.
     #[arg(long, env = "ALLOT_OPTIMISTIC_MAX_ATTEMPTS", default_value_t = Limits::default().optimistic_max_attempts)]
     optimistic_max_attempts: u32,
+    /// Most requests one transaction of the `batched` strategy serves.
+    #[arg(long, env = "ALLOT_BATCH_MAX_REQUESTS", default_value_t = Limits::default().batch_max_requests)]
+    batch_max_requests: usize,
+    /// Most requests waiting for a `batched` transaction (beyond: 503 unavailable).
+    #[arg(long, env = "ALLOT_BATCH_MAX_QUEUED", default_value_t = Limits::default().batch_max_queued)]
+    batch_max_queued: usize,
     /// Largest ledger page (`limit`).
     #[arg(long, env = "ALLOT_MAX_PAGE_SIZE", default_value_t = Limits::default().max_page_size)]
     max_page_size: u32,
@@ -156,6 +162,8 @@ impl LimitArgs {
             max_claim: self.max_claim,
             max_job_attempts: self.max_job_attempts,
             max_wait_ms: self.max_wait_ms,
+            batch_max_requests: self.batch_max_requests,
+            batch_max_queued: self.batch_max_queued,
         }
     }
 }

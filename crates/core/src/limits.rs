@@ -58,6 +58,12 @@ pub struct Limits {
     pub max_job_attempts: i64,
     /// `max_wait_ms`: longest long-poll of a claim. Default 30 000.
     pub max_wait_ms: i64,
+    /// `batch_max_requests`: most requests one transaction of the `batched` strategy serves.
+    /// Default 512.
+    pub batch_max_requests: usize,
+    /// `batch_max_queued`: most requests waiting for a `batched` transaction in one server
+    /// instance; beyond it a request is refused `503 unavailable` (back-pressure). Default 20 000.
+    pub batch_max_queued: usize,
 }
 
 impl Default for Limits {
@@ -88,6 +94,8 @@ impl Default for Limits {
             max_claim: 100,
             max_job_attempts: 100,
             max_wait_ms: 30_000,
+            batch_max_requests: 512,
+            batch_max_queued: 20_000,
         }
     }
 }

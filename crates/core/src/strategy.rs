@@ -38,17 +38,21 @@ pub enum Strategy {
     Naive,
     /// SQLite: every request is one `BEGIN IMMEDIATE` transaction on one writer thread.
     Serialized,
+    /// PostgreSQL: requests that arrive while a transaction on their keys is in flight wait
+    /// for the next one, which serves them all (see [`crate::batch`]).
+    Batched,
 }
 
 impl Strategy {
     /// Every strategy, in the order reports list them.
-    pub const ALL: [Strategy; 6] = [
+    pub const ALL: [Strategy; 7] = [
         Strategy::Atomic,
         Strategy::Pessimistic,
         Strategy::Optimistic,
         Strategy::Segmented,
         Strategy::Naive,
         Strategy::Serialized,
+        Strategy::Batched,
     ];
 
     /// The strategy's wire name.
@@ -60,6 +64,7 @@ impl Strategy {
             Strategy::Segmented => "segmented",
             Strategy::Naive => "naive",
             Strategy::Serialized => "serialized",
+            Strategy::Batched => "batched",
         }
     }
 

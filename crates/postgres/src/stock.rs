@@ -63,13 +63,15 @@ pub struct PgStore {
     pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
     pub(crate) job_signal: std::sync::Arc<crate::jobs::JobSignal>,
+    /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
+    pub(crate) combiner: Option<std::sync::Arc<crate::batched::Combiner>>,
 }
 
 /// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
 /// so it cannot collide with the bigint-keyed locks of other features). A 32-bit hash
 /// collision between two keys costs a spurious `idempotency_key_in_use`, never correctness:
 /// the key's row is the truth.
-const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
+pub(crate) const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
 
 /// The single-statement allocation; the argument is the bucket predicate. Returns how many
 /// rows it took (0 or 1) and, only when it took none (a successful allocation pays no extra
@@ -192,7 +194,22 @@ impl PgStore {
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
             job_signal: std::sync::Arc::new(crate::jobs::JobSignal::new(cfg.url.clone())),
+            combiner: Some(std::sync::Arc::new(crate::batched::Combiner::new(&cfg.limits))),
         })
+    }
+
+    /// The connection pool.
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// This store without its combiner: what a lane of the combiner runs on (holding the
+    /// combiner itself would keep its lanes open forever).
+    pub(crate) fn without_combiner(&self) -> PgStore {
+        PgStore {
+            combiner: None,
+            ..self.clone()
+        }
     }
 
     /// Refresh the planner's statistics of `table` in the background, one run at a time per
@@ -352,7 +369,8 @@ impl PgStore {
                 0
             };
             let taken: Option<i32> = match req.strategy {
-                Strategy::Atomic | Strategy::Segmented => {
+                // Holds are not coalesced yet: under `batched` they take the `atomic` path.
+                Strategy::Atomic | Strategy::Segmented | Strategy::Batched => {
                     let stmt = tx
                         .prepare_cached(pick(SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
                         .await?;
@@ -692,7 +710,11 @@ impl StockStore for PgStore {
 
     fn supports(&self, strategy: Strategy) -> bool {
         match strategy {
-            Strategy::Atomic | Strategy::Pessimistic | Strategy::Optimistic | Strategy::Segmented => true,
+            Strategy::Atomic
+            | Strategy::Pessimistic
+            | Strategy::Optimistic
+            | Strategy::Segmented
+            | Strategy::Batched => true,
             Strategy::Naive => self.allow_unsafe,
             Strategy::Serialized => false,
         }
@@ -758,6 +780,9 @@ impl StockStore for PgStore {
         self.require(req.strategy)?;
         let now = Utc::now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+        if req.strategy == Strategy::Batched {
+            return self.allocate_batched(req, idem, lines_json).await;
+        }
         if idem.is_none()
             && req.lines.len() == 1
             && matches!(req.strategy, Strategy::Atomic | Strategy::Segmented)

@@ -175,16 +175,25 @@ async fn carts_in_both_orders(ts: &TestServer) {
 }
 
 async fn idempotency_parallel_one_effect(ts: &TestServer) {
-    ts.create_sku("IDEM", 100, 1).await;
-    let body = alloc_body(&[("IDEM", 3)], ts.safe_strategies()[0]).to_string();
+    for strategy in ts.safe_strategies() {
+        idempotency_parallel_one_effect_with(ts, strategy).await;
+    }
+    ts.assert_audit_clean().await;
+}
+
+async fn idempotency_parallel_one_effect_with(ts: &TestServer, strategy: &str) {
+    let sku = format!("IDEM-{strategy}");
+    let key = format!("key-{strategy}");
+    ts.create_sku(&sku, 100, 1).await;
+    let body = alloc_body(&[(&sku, 3)], strategy).to_string();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..20 {
         let ts = ts.api.clone();
-        let body = body.clone();
+        let (body, key) = (body.clone(), key.clone());
         set.spawn(async move {
             // A retry while the first is running is 409 idempotency_key_in_use: retry it.
             for _ in 0..200 {
-                let (s, replayed, b) = ts.post_raw("/v1/allocations", body.clone(), Some("key-1")).await;
+                let (s, replayed, b) = ts.post_raw("/v1/allocations", body.clone(), Some(&key)).await;
                 if b["error"]["code"] == "idempotency_key_in_use" {
                     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
                     continue;
@@ -204,11 +213,10 @@ async fn idempotency_parallel_one_effect(ts: &TestServer) {
         }
         bodies.push(b);
     }
-    assert_eq!(fresh, 1, "exactly one request ran");
-    assert!(bodies.iter().all(|b| *b == bodies[0]), "identical bodies");
-    assert_eq!(ts.sku("IDEM").await["on_hand"], 97, "one effect");
-    assert_eq!(ts.ledger("IDEM").await.len(), 2);
-    ts.assert_audit_clean().await;
+    assert_eq!(fresh, 1, "{strategy}: exactly one request ran");
+    assert!(bodies.iter().all(|b| *b == bodies[0]), "{strategy}: identical bodies");
+    assert_eq!(ts.sku(&sku).await["on_hand"], 97, "{strategy}: one effect");
+    assert_eq!(ts.ledger(&sku).await.len(), 2, "{strategy}");
 }
 
 async fn idempotency_reuse_and_replay(ts: &TestServer) {

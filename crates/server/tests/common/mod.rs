@@ -110,7 +110,7 @@ impl Api {
     /// Strategies that must never oversell on this backend.
     pub fn safe_strategies(&self) -> Vec<&'static str> {
         match self.kind {
-            Kind::Postgres => vec!["atomic", "pessimistic", "optimistic", "segmented"],
+            Kind::Postgres => vec!["atomic", "pessimistic", "optimistic", "segmented", "batched"],
             Kind::Sqlite => vec!["serialized"],
         }
     }
