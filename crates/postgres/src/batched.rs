@@ -36,6 +36,26 @@ const LANES: usize = 8;
 /// most this many times (as the other strategies do).
 const MAX_EXPIRY_PASSES: u32 = 2;
 
+/// Everything a batch writes, in one statement (one round trip): the net change of every
+/// bucket (`$1..$4`: sku, bucket, on_hand delta, held delta), the ledger (`$5..$7`: sku,
+/// quantity, allocation id), the allocations (`$8, $9`: id, lines; `$10` created_at) and the
+/// stored responses of idempotent requests (`$11..$14`). Data-modifying CTEs all run, to
+/// completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
+const SQL_BATCH_WRITE: &str = "WITH upd AS (
+    UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
+      FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
+     WHERE s.sku = d.sku AND s.bucket = d.b),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+    SELECT t.sku, -t.q, 0, 'allocation', t.r FROM unnest($5::text[], $6::int8[], $7::text[]) AS t(sku, q, r)),
+alo AS (
+    INSERT INTO allocations (id, status, strategy, lines, created_at)
+    SELECT t.id, 'allocated', 'batched', t.lines, $10 FROM unnest($8::text[], $9::jsonb[]) AS t(id, lines)),
+idk AS (
+    INSERT INTO idempotency_keys (key, fingerprint, status, body)
+    SELECT * FROM unnest($11::text[], $12::text[], $13::int4[], $14::bytea[]))
+SELECT 1";
+
 /// One waiting allocation request.
 pub(crate) struct Pending {
     req: AllocationRequest,
@@ -161,6 +181,7 @@ enum Outcome {
 
 async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
     let now = Utc::now();
+    let started = std::time::Instant::now();
     let limits = &ctx.store.limits;
     let mut tries = 0u32;
     let outcomes = loop {
@@ -186,6 +207,11 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
             return;
         }
     };
+    tracing::debug!(
+        requests = batch.len(),
+        elapsed_us = started.elapsed().as_micros() as u64,
+        "batch committed"
+    );
     for (p, o) in batch.into_iter().zip(outcomes) {
         let answer = match o {
             Outcome::Fresh(a) => Ok(Executed::Fresh(a)),
@@ -223,7 +249,7 @@ async fn try_batch(
     batch: &[Pending],
     now: chrono::DateTime<Utc>,
 ) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
-    let mut client = match store.pool().get().await {
+    let client = match store.pool().get().await {
         Ok(c) => c,
         Err(deadpool_postgres::PoolError::Backend(e)) => return Err(e),
         Err(other) => {
@@ -231,7 +257,28 @@ async fn try_batch(
             return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect());
         }
     };
-    let tx = client.transaction().await?;
+    let result = batch_tx(&client, batch, now).await;
+    if result.is_err() {
+        // The transaction is managed by hand (to pipeline BEGIN and COMMIT): end it before
+        // the connection goes back to the pool. After a failed pipelined COMMIT there is
+        // none left and this only warns.
+        let _ = client.batch_execute("ROLLBACK").await;
+    }
+    result
+}
+
+/// One batch transaction on `c`, begun and committed by hand so that `BEGIN` travels with
+/// the first query and `COMMIT` with the write (two round trips for a batch without
+/// idempotency keys). A failed write turns the pipelined `COMMIT` into a rollback.
+async fn batch_tx(
+    tx: &deadpool_postgres::ClientWrapper,
+    batch: &[Pending],
+    now: chrono::DateTime<Utc>,
+) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
+    let begun = batch.iter().any(|p| p.idem.is_some());
+    if begun {
+        tx.batch_execute("BEGIN").await?;
+    }
     let mut outcomes: Vec<Option<Outcome>> = (0..batch.len()).map(|_| None).collect();
 
     // Idempotency keys: try-lock all (a busy one is another request still running: in use),
@@ -309,7 +356,15 @@ async fn try_batch(
         )
         .await?;
     let mut buckets: BTreeMap<String, Vec<(u32, i64, i64)>> = BTreeMap::new();
-    for r in tx.query(&stmt, &[&skus]).await? {
+    let rows = if begun {
+        tx.query(&stmt, &[&skus]).await?
+    } else {
+        let params: [&Param; 1] = [&skus];
+        let (began, rows) = tokio::join!(tx.batch_execute("BEGIN"), tx.query(&stmt, &params));
+        began?;
+        rows?
+    };
+    for r in rows {
         let b: i32 = r.get(1);
         buckets
             .entry(r.get(0))
@@ -389,18 +444,6 @@ async fn try_batch(
             u_held.push(d_held);
         }
     }
-    if !u_sku.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
-                   FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
-                  WHERE s.sku = d.sku AND s.bucket = d.b",
-            )
-            .await?;
-        tx.execute(&stmt, &[&u_sku as &Param, &u_bucket, &u_on, &u_held])
-            .await?;
-    }
-
     // Ledger, allocations and stored responses of the successes, in bulk.
     let (mut l_sku, mut l_q, mut l_ref) = (Vec::new(), Vec::new(), Vec::new());
     let (mut a_id, mut a_lines) = (Vec::new(), Vec::new());
@@ -451,33 +494,19 @@ async fn try_batch(
             }
         });
     }
-    if !l_sku.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-                 SELECT t.sku, -t.q, 0, 'allocation', t.r FROM unnest($1::text[], $2::int8[], $3::text[]) AS t(sku, q, r)",
-            )
-            .await?;
-        tx.execute(&stmt, &[&l_sku as &Param, &l_q, &l_ref]).await?;
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO allocations (id, status, strategy, lines, created_at)
-                 SELECT t.id, 'allocated', 'batched', t.lines, $3 FROM unnest($1::text[], $2::jsonb[]) AS t(id, lines)",
-            )
-            .await?;
-        tx.execute(&stmt, &[&a_id as &Param, &a_lines, &now]).await?;
+    if !u_sku.is_empty() || !k_key.is_empty() {
+        let stmt = tx.prepare_cached(SQL_BATCH_WRITE).await?;
+        let params: [&Param; 14] = [
+            &u_sku, &u_bucket, &u_on, &u_held, &l_sku, &l_q, &l_ref, &a_id, &a_lines, &now, &k_key, &k_fp, &k_status,
+            &k_body,
+        ];
+        let write = tx.execute(&stmt, &params);
+        let (written, committed) = tokio::join!(write, tx.batch_execute("COMMIT"));
+        written?;
+        committed?;
+    } else {
+        tx.batch_execute("COMMIT").await?;
     }
-    if !k_key.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO idempotency_keys (key, fingerprint, status, body)
-                 SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::bytea[])",
-            )
-            .await?;
-        tx.execute(&stmt, &[&k_key as &Param, &k_fp, &k_status, &k_body])
-            .await?;
-    }
-    tx.commit().await?;
     Ok(outcomes
         .into_iter()
         .map(|o| o.expect("every request decided"))
