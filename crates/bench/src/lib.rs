@@ -6,6 +6,7 @@
 //! whole service as its users see it.
 
 mod bookings;
+mod compare;
 mod flash_sale;
 mod holds;
 mod load;
@@ -13,6 +14,10 @@ mod queue;
 mod units;
 
 pub use bookings::{bookings_bench, BookingsOptions};
+pub use compare::{
+    create_reference_sku, parse_pgbench_tps, pgbench_available, pgbench_tps, render_compare_table, write_chart,
+    CompareRow,
+};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};

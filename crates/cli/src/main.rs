@@ -257,6 +257,35 @@ enum BenchCmd {
     /// store) claim and complete them in batches; some jobs fail once, some pools are killed
     /// mid-job; then the total-queue check (every job completed exactly once, none lost).
     Queue(QueueArgs),
+    /// Every workload (hot SKU, spread, holds, units, bookings, queue) under every strategy of
+    /// the backend in one run: a Markdown table, a JSON file and a PNG chart (throughput and
+    /// p99), and on PostgreSQL with pgbench installed the textbook single-statement hot-SKU
+    /// allocation on the same database with allot's ratio to it.
+    Compare(CompareArgs),
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Concurrent clients of the HTTP workloads (C).
+    #[arg(short = 'c', long, default_value_t = 256)]
+    clients: usize,
+    /// Requests of the hot-SKU and spread workloads (N); the others run a fraction of it.
+    #[arg(short = 'n', long, default_value_t = 20_000)]
+    requests: u64,
+    /// SKUs of the spread workload.
+    #[arg(long, default_value_t = 10_000)]
+    spread: u32,
+    /// Jobs of the queue workload (needs --database-url, not --url).
+    #[arg(long, default_value_t = 50_000)]
+    jobs: u64,
+    /// Seconds of each pgbench reference run.
+    #[arg(long, default_value_t = 10)]
+    pgbench_seconds: u64,
+    /// Directory for compare.md, compare.json and compare.png.
+    #[arg(long, default_value = "allot-compare")]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -533,6 +562,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
+        Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
     }
     Ok(())
 }
@@ -721,6 +751,164 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         .collect();
     if !broken.is_empty() {
         bail!("queue check broken for: {}", broken.join(", "));
+    }
+    Ok(())
+}
+
+fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow> {
+    reports
+        .iter()
+        .map(|r| allot_bench::CompareRow {
+            workload: r.workload.clone(),
+            strategy: r.strategy.clone(),
+            ops_per_s: r.requests_per_s,
+            latency_us_p99: r.latency_us_p99,
+            invariants_ok: r.violations.is_empty(),
+            pgbench_tps: None,
+        })
+        .collect()
+}
+
+async fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let all = vec!["all".to_string()];
+    let n = a.requests.max(100);
+    let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
+    for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
+        eprintln!("== {workload}");
+        let opts = allot_bench::FlashSaleOptions {
+            url: url.clone(),
+            strategies: all.clone(),
+            clients: a.clients,
+            stock,
+            requests: n,
+            spread,
+            segmented_buckets: 8,
+            progress: true,
+        };
+        for r in allot_bench::flash_sale(&opts).await? {
+            rows.push(allot_bench::CompareRow {
+                workload: workload.into(),
+                strategy: r.strategy.clone(),
+                ops_per_s: r.allocations_per_s,
+                latency_us_p99: r.latency_us_p99,
+                invariants_ok: r.violations.is_empty(),
+                pgbench_tps: None,
+            });
+        }
+    }
+    eprintln!("== holds");
+    let holds = allot_bench::HoldsOptions {
+        url: url.clone(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        stock: 1_000_000,
+        flows: (n / 4).max(100),
+        ttl_ms: 2000,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
+    eprintln!("== units");
+    let units = allot_bench::UnitsOptions {
+        url: url.clone(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        pool_units: 50_000,
+        requests: (n / 2).max(100),
+        min_quantity: 1,
+        max_quantity: 3,
+        scarce_units: 200,
+        order_by: vec!["received_at".into(), "location".into()],
+        pool_sku: None,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
+    eprintln!("== bookings");
+    let bookings = allot_bench::BookingsOptions {
+        url: url.clone(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        requests: (n / 2).max(100),
+        resources: 100,
+        days: 3,
+        horizon_days: 3650,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    let database_url = a.target.database_url.clone();
+    if let (Some(db), None) = (&database_url, &a.target.url) {
+        eprintln!("== queue");
+        let cfg = ServerConfig {
+            database_url: db.clone(),
+            pool_size: a.target.pool_size,
+            ..ServerConfig::default()
+        };
+        let store = allot_server::open_store(&cfg).await?;
+        let opts = allot_bench::QueueOptions {
+            strategies: allot_core::ClaimStrategy::ALL.to_vec(),
+            producers: 4,
+            jobs: a.jobs,
+            batch: 1000,
+            single_fraction: 0.01,
+            workers: 4,
+            concurrency: 200,
+            claim_batch: 100,
+            fail_fraction: 0.0,
+            kill_workers: 0,
+            lease_ms: 30_000,
+            drain_timeout_s: 300,
+        };
+        for r in allot_bench::queue_bench(store, &opts).await? {
+            rows.push(allot_bench::CompareRow {
+                workload: "queue".into(),
+                strategy: r.strategy.clone(),
+                ops_per_s: r.completed_per_s,
+                latency_us_p99: r.claim_latency_us_p99,
+                invariants_ok: r.violations.is_empty(),
+                pgbench_tps: None,
+            });
+        }
+    }
+    // The textbook reference: the single conditional UPDATE on one hot row, same database.
+    let on_postgres = database_url.as_deref().is_some_and(|u| u.starts_with("postgres"));
+    if on_postgres && allot_bench::pgbench_available() {
+        eprintln!("== pgbench: hot_sku");
+        let sku = format!("pgbench-hot-{}", std::process::id());
+        allot_bench::create_reference_sku(&url, &sku, 1_000_000_000).await?;
+        let script = std::env::temp_dir().join(format!("allot-hot-sku-{}.sql", std::process::id()));
+        std::fs::write(&script, include_str!("../../../bench/pgbench/hot_sku.sql"))?;
+        let db = database_url.clone().unwrap_or_default();
+        // At most 64 pgbench clients: the server's pool holds connections too, and more
+        // clients cannot make one hot row go faster.
+        let clients = a.clients.min(64);
+        let tps = allot_bench::pgbench_tps(&db, &script, clients, a.pgbench_seconds, &[("sku", format!("'{sku}'"))]);
+        let _ = std::fs::remove_file(&script);
+        for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
+            r.pgbench_tps = tps;
+        }
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    let table = allot_bench::render_compare_table(&rows);
+    println!(
+        "compare: C={} N={} spread={} jobs={}\n\n{table}",
+        a.clients, n, a.spread, a.jobs
+    );
+    std::fs::create_dir_all(&a.out)?;
+    std::fs::write(a.out.join("compare.md"), &table)?;
+    std::fs::write(a.out.join("compare.json"), serde_json::to_vec_pretty(&rows)?)?;
+    match allot_bench::write_chart(&rows, &a.out.join("compare.png")) {
+        Ok(()) => eprintln!("wrote {}/compare.{{md,json,png}}", a.out.display()),
+        Err(e) => eprintln!("wrote {}/compare.{{md,json}}; no chart: {e}", a.out.display()),
+    }
+    let broken: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.invariants_ok && r.strategy != "naive")
+        .map(|r| format!("{} {}", r.workload, r.strategy))
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken: {}", broken.join(", "));
     }
     Ok(())
 }

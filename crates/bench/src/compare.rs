@@ -1,0 +1,243 @@
+//! `allot bench compare`: every workload under every strategy of the backend in one run, side
+//! by side — a Markdown table, a JSON file and a PNG chart (throughput and p99 per strategy per
+//! workload) — and, where `pgbench` is installed, the textbook single-statement versions of
+//! the same workloads on the same database with allot's ratio to them.
+
+use plotters::coord::ranged1d::SegmentValue;
+use plotters::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+/// One workload under one strategy.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareRow {
+    /// Workload (`hot_sku`, `spread`, `holds`, `units`, `bookings`, `queue`).
+    pub workload: String,
+    /// Strategy.
+    pub strategy: String,
+    /// Operations per second (allocations, flows, claims, bookings, completed jobs).
+    pub ops_per_s: f64,
+    /// 99th percentile latency, µs (claim latency for the queue).
+    pub latency_us_p99: u64,
+    /// Whether every invariant held (`naive` breaks them by design).
+    pub invariants_ok: bool,
+    /// The workload's pgbench reference on the same database, tps, when measured.
+    pub pgbench_tps: Option<f64>,
+}
+
+impl CompareRow {
+    /// allot's throughput over the pgbench reference.
+    pub fn ratio(&self) -> Option<f64> {
+        self.pgbench_tps.filter(|t| *t > 0.0).map(|t| self.ops_per_s / t)
+    }
+}
+
+/// The Markdown table of a comparison.
+pub fn render_compare_table(rows: &[CompareRow]) -> String {
+    let mut out = String::from(
+        "| workload | strategy | ops/s | p99 ms | invariants | pgbench tps | allot / pgbench |\n|---|---|---:|---:|---|---:|---:|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {:.0} | {:.2} | {} | {} | {} |\n",
+            r.workload,
+            r.strategy,
+            r.ops_per_s,
+            r.latency_us_p99 as f64 / 1000.0,
+            if r.invariants_ok { "ok" } else { "BROKEN" },
+            r.pgbench_tps.map(|t| format!("{t:.0}")).unwrap_or_else(|| "-".into()),
+            r.ratio().map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()),
+        ));
+    }
+    out
+}
+
+/// Fonts tried for the chart's text (plotters draws text with `ab_glyph`, from a font file).
+const FONT_FILES: [&str; 3] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+];
+
+/// Draw the comparison as a PNG at `path`: two horizontal bar panels, throughput and p99,
+/// one bar per workload and strategy. Errors when no font file is found (the table and the
+/// JSON do not need one).
+pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
+    let font = FONT_FILES
+        .iter()
+        .find_map(|f| std::fs::read(f).ok())
+        .ok_or_else(|| format!("no font for the chart (tried {})", FONT_FILES.join(", ")))?;
+    // plotters keeps registered fonts for the life of the process.
+    let font: &'static [u8] = Box::leak(font.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, font)
+        .map_err(|_| "the font file could not be read".to_string())?;
+    let n = rows.len().max(1);
+    let height = 120 + 22 * n as u32;
+    let root = BitMapBackend::new(path, (1400, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (left, right) = root.split_horizontally(760);
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} · {}", r.workload, r.strategy))
+        .collect();
+    let panels: [(&DrawingArea<BitMapBackend, _>, &str, Vec<f64>, bool); 2] = [
+        (
+            &left,
+            "throughput (ops/s)",
+            rows.iter().map(|r| r.ops_per_s).collect(),
+            true,
+        ),
+        (
+            &right,
+            "p99 latency (ms)",
+            rows.iter().map(|r| r.latency_us_p99 as f64 / 1000.0).collect(),
+            false,
+        ),
+    ];
+    for (area, title, values, with_names) in panels {
+        let max = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 22))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(if with_names { 260 } else { 10 })
+            .build_cartesian_2d(0f64..max, (0usize..n).into_segmented())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(i) if with_names => names.get(*i).cloned().unwrap_or_default(),
+                _ => String::new(),
+            })
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(values.iter().enumerate().map(|(i, v)| {
+                let color = Palette99::pick(i).filled();
+                Rectangle::new([(0.0, SegmentValue::Exact(i)), (*v, SegmentValue::Exact(i + 1))], color)
+            }))
+            .map_err(|e| e.to_string())?;
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Create a one-bucket SKU through the API (the pgbench reference's hot row).
+pub async fn create_reference_sku(url: &str, sku: &str, on_hand: i64) -> Result<(), crate::BenchError> {
+    let client = reqwest::Client::new();
+    let (status, body) = crate::load::post(
+        &client,
+        &format!("{url}/v1/skus"),
+        &serde_json::json!({"sku": sku, "on_hand": on_hand}),
+    )
+    .await?;
+    if status != 201 {
+        return Err(crate::BenchError::Setup(format!("creating {sku}: {status} {body}")));
+    }
+    Ok(())
+}
+
+/// Whether `pgbench` is on the PATH.
+pub fn pgbench_available() -> bool {
+    std::process::Command::new("pgbench")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// Run `pgbench -n -c clients -j 2 -T seconds -f script` with `-D name=value` defines against
+/// `database_url`; the tps it prints, or `None` when it failed.
+pub fn pgbench_tps(
+    database_url: &str,
+    script: &Path,
+    clients: usize,
+    seconds: u64,
+    defines: &[(&str, String)],
+) -> Option<f64> {
+    let mut cmd = std::process::Command::new("pgbench");
+    cmd.args(["-n", "-j", "2"])
+        .arg("-c")
+        .arg(clients.to_string())
+        .arg("-T")
+        .arg(seconds.to_string())
+        .arg("-f")
+        .arg(script);
+    for (k, v) in defines {
+        cmd.arg("-D").arg(format!("{k}={v}"));
+    }
+    let out = cmd.arg(database_url).output().ok()?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        eprintln!("pgbench failed: {}", err.lines().last().unwrap_or(""));
+        return None;
+    }
+    parse_pgbench_tps(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The tps figure of pgbench's report (`tps = 1234.5 (without initial connection time)`).
+pub fn parse_pgbench_tps(report: &str) -> Option<f64> {
+    report
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|t| t.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(w: &str, s: &str, ops: f64, pg: Option<f64>) -> CompareRow {
+        CompareRow {
+            workload: w.into(),
+            strategy: s.into(),
+            ops_per_s: ops,
+            latency_us_p99: 12_345,
+            invariants_ok: true,
+            pgbench_tps: pg,
+        }
+    }
+
+    #[test]
+    fn pgbench_report_is_parsed() {
+        let out = "number of failed transactions: 0 (0.000%)\nlatency average = 21.6 ms\ntps = 2957.313480 (without initial connection time)\n";
+        assert_eq!(parse_pgbench_tps(out), Some(2957.31348));
+        assert_eq!(parse_pgbench_tps("nothing"), None);
+    }
+
+    #[test]
+    fn table_has_ratios_where_there_is_a_reference() {
+        let t = render_compare_table(&[
+            row("hot_sku", "batched", 15000.0, Some(1500.0)),
+            row("hot_sku", "atomic", 1400.0, None),
+        ]);
+        assert!(
+            t.contains("| hot_sku | batched | 15000 | 12.35 | ok | 1500 | 10.00x |"),
+            "{t}"
+        );
+        assert!(t.contains("| hot_sku | atomic | 1400 | 12.35 | ok | - | - |"), "{t}");
+    }
+
+    #[test]
+    fn chart_is_a_png_when_a_font_exists() {
+        let path = std::env::temp_dir().join(format!("allot-compare-{}.png", std::process::id()));
+        match write_chart(
+            &[
+                row("hot_sku", "batched", 15000.0, None),
+                row("spread", "atomic", 6000.0, None),
+            ],
+            &path,
+        ) {
+            Ok(()) => {
+                let bytes = std::fs::read(&path).unwrap();
+                assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+                let _ = std::fs::remove_file(&path);
+            }
+            // A machine without any of the fonts: the error says so, nothing is written.
+            Err(e) => assert!(e.contains("no font"), "{e}"),
+        }
+    }
+}
