@@ -108,7 +108,8 @@ pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
             .disable_y_mesh()
             .y_labels(n)
             .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) if with_names => names.get(*i).cloned().unwrap_or_default(),
+                // Row 0 at the top.
+                SegmentValue::CenterOf(i) if with_names && *i < n => names[n - 1 - *i].clone(),
                 _ => String::new(),
             })
             .draw()
@@ -116,7 +117,8 @@ pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
         chart
             .draw_series(values.iter().enumerate().map(|(i, v)| {
                 let color = Palette99::pick(i).filled();
-                Rectangle::new([(0.0, SegmentValue::Exact(i)), (*v, SegmentValue::Exact(i + 1))], color)
+                let y = n - 1 - i;
+                Rectangle::new([(0.0, SegmentValue::Exact(y)), (*v, SegmentValue::Exact(y + 1))], color)
             }))
             .map_err(|e| e.to_string())?;
     }
