@@ -175,7 +175,7 @@ struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ALLOT_LISTEN", default_value = "127.0.0.1:8080")]
     listen: String,
-    /// Strategy for requests that name none (default: atomic on PostgreSQL, serialized on SQLite).
+    /// Strategy for requests that name none (default: batched on PostgreSQL, serialized on SQLite).
     #[arg(long, env = "ALLOT_DEFAULT_STRATEGY")]
     default_strategy: Option<String>,
     /// Allow `naive` (it oversells; it exists to show that in the benchmark).

@@ -720,8 +720,10 @@ impl StockStore for PgStore {
         }
     }
 
+    /// `batched`: on this machine it serves 15x the allocations of `atomic` on a hot SKU and
+    /// 2x with the load spread over 10 000 SKUs (README, "What each strategy costs").
     fn default_strategy(&self) -> Strategy {
-        Strategy::Atomic
+        Strategy::Batched
     }
 
     async fn health(&self) -> Result<()> {

@@ -51,7 +51,7 @@ async fn basic_flow(ts: &TestServer) {
     assert_eq!(
         a["strategy"],
         if ts.kind == Kind::Postgres {
-            "atomic"
+            "batched"
         } else {
             "serialized"
         }
