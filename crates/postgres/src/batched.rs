@@ -1,15 +1,25 @@
-//! The `batched` strategy on PostgreSQL: a combiner per server instance. Allocation requests
-//! queue on a lane (chosen by a hash of their first SKU); each lane runs one transaction at a
-//! time, and every request that arrived while it ran goes into the next one — no fixed delay,
-//! so an idle lane serves a lone request at once and a hot one serves hundreds per commit.
-//! One transaction: idempotency keys (try-lock and lookup, in bulk), every key of the batch
-//! locked once in (sku, bucket) order (`SELECT … FOR UPDATE`, the same global order as every
-//! other strategy, so batches of several instances serialise on the rows and cannot
-//! deadlock), [`allot_core::batch::evaluate`], one `UPDATE … FROM unnest(…)` for the net
-//! change of every bucket, ledger, allocations and stored responses in bulk, one commit; then
-//! each request gets its own answer. A transaction that fails answers every request in it
-//! `503 unavailable` (nothing of it was applied); 40001/40P01 run the batch again first
-//! (bounded by `max_tx_retries`).
+//! The `batched` strategy on PostgreSQL: a combiner per server instance. Allocation, hold,
+//! confirm and release requests queue on a lane (chosen by a hash of their first SKU); each
+//! lane runs one transaction at a time, and every request that arrived while it ran goes into
+//! the next one — no fixed delay, so an idle lane serves a lone request at once and a hot one
+//! serves hundreds per commit.
+//!
+//! One transaction: idempotency keys (try-lock and lookup, in bulk); the rows of the holds
+//! being confirmed or released, locked in id order; every stock key of the batch, locked once
+//! in (sku, bucket) order (`SELECT … FOR UPDATE`: the same global order as every other
+//! strategy — hold rows first, then stock rows — so batches of several instances serialise on
+//! the rows and cannot deadlock); [`allot_core::batch::evaluate`]; one statement of
+//! data-modifying CTEs for the net change of every bucket, the ledger, allocations, new holds
+//! and their lines, finished holds and stored responses; one commit. Then each request gets
+//! its own answer. A transaction that fails answers every request in it `503 unavailable`
+//! (nothing of it was applied); 40001/40P01 run the batch again first (bounded by
+//! `max_tx_retries`).
+//!
+//! What a batch does not decide itself it *defers*: after the commit, that request runs on
+//! the per-request path (`atomic`), which locks and reads on its own. Deferred are holds and
+//! hold finishes on a SKU of more than one bucket (a hold's line must record the bucket it
+//! took), and confirms or releases of a hold that is not `held` and unexpired when locked, or
+//! that an earlier request of the same batch already finished.
 //!
 //! Bounds: `batch_max_requests` per transaction, `batch_max_queued` waiting per instance
 //! (a full lane answers `503 unavailable` at once: back-pressure).
@@ -17,10 +27,11 @@
 use crate::stock::IDEMPOTENCY_LOCK_CLASS;
 use crate::{is_retryable, map_error, PgStore};
 use allot_core::batch::{evaluate, spread, Balance, BatchOp, OpKind, Refusal};
-use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::hold::{HoldKind, HoldStatus};
+use allot_core::store::{Executed, HoldStore, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::*;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -36,32 +47,160 @@ const LANES: usize = 8;
 /// most this many times (as the other strategies do).
 const MAX_EXPIRY_PASSES: u32 = 2;
 
-/// Everything a batch writes, in one statement (one round trip): the net change of every
-/// bucket (`$1..$4`: sku, bucket, on_hand delta, held delta), the ledger (`$5..$7`: sku,
-/// quantity, allocation id), the allocations (`$8, $9`: id, lines; `$10` created_at) and the
-/// stored responses of idempotent requests (`$11..$14`). Data-modifying CTEs all run, to
-/// completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
+/// Everything a batch writes, in one statement (one round trip). Data-modifying CTEs all run,
+/// to completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
+/// - `$1..$4` the net change of every bucket: sku, bucket, on_hand delta, held delta;
+/// - `$5..$9` the ledger: sku, delta, held delta, kind, ref;
+/// - `$10..$12` allocations (id, strategy, lines), `$13` now;
+/// - `$14..$16` new holds (id, lines, expires_at), `$17..$19` their lines (hold, sku, q; bucket 0);
+/// - `$20, $21` finished holds (id, new status), conditional on `status = 'held'`;
+/// - `$22..$25` stored responses of idempotent requests.
 const SQL_BATCH_WRITE: &str = "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.sku = d.sku AND s.bucket = d.b),
 led AS (
     INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-    SELECT t.sku, -t.q, 0, 'allocation', t.r FROM unnest($5::text[], $6::int8[], $7::text[]) AS t(sku, q, r)),
+    SELECT * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[])),
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
-    SELECT t.id, 'allocated', 'batched', t.lines, $10 FROM unnest($8::text[], $9::jsonb[]) AS t(id, lines)),
+    SELECT t.id, 'allocated', t.st, t.lines, $13 FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
+hin AS (
+    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT t.id, 'stock', 'held', 'batched', t.lines, t.exp, $13
+      FROM unnest($14::text[], $15::jsonb[], $16::timestamptz[]) AS t(id, lines, exp)),
+hln AS (
+    INSERT INTO hold_lines (hold_id, sku, bucket, quantity)
+    SELECT t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)),
+hup AS (
+    UPDATE holds h SET status = t.st, finished_at = $13
+      FROM unnest($20::text[], $21::text[]) AS t(id, st)
+     WHERE h.id = t.id AND h.status = 'held'),
 idk AS (
     INSERT INTO idempotency_keys (key, fingerprint, status, body)
-    SELECT * FROM unnest($11::text[], $12::text[], $13::int4[], $14::bytea[]))
+    SELECT * FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
 SELECT 1";
 
-/// One waiting allocation request.
+/// The rows of the holds a batch confirms or releases, locked in id order (before any stock
+/// row: the lock order of every hold finish).
+const SQL_LOCK_HOLDS: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at
+   FROM holds WHERE id = ANY($1) ORDER BY id FOR UPDATE";
+
+/// A hold's kind, strategy and first SKU, read without a lock to route a finish to its lane.
+const SQL_HOLD_ROUTE: &str = "SELECT kind, strategy, lines->0->>'sku' FROM holds WHERE id = $1";
+
+/// Where a request's answer goes.
+type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
+
+/// One request waiting on a lane.
+enum Op {
+    Allocate {
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+        lines_json: serde_json::Value,
+        reply: Reply<Allocation>,
+    },
+    Hold {
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+        reply: Reply<Hold>,
+    },
+    Confirm {
+        id: String,
+        idem: Option<Idempotency<Allocation>>,
+        reply: Reply<Allocation>,
+    },
+    Release {
+        id: String,
+        idem: Option<Idempotency<Hold>>,
+        reply: Reply<Hold>,
+    },
+}
+
+/// A decided request's result, before it is sent.
+enum Answer {
+    Allocation(Allocation),
+    Hold(Hold),
+}
+
+impl Op {
+    /// The idempotency key and fingerprint the request carried.
+    fn idem_key(&self) -> Option<(&str, &str)> {
+        match self {
+            Op::Allocate { idem, .. } | Op::Confirm { idem, .. } => {
+                idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
+            }
+            Op::Hold { idem, .. } | Op::Release { idem, .. } => {
+                idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
+            }
+        }
+    }
+
+    /// The response to store for `answer`, when the request carried a key.
+    fn render(&self, answer: &Answer) -> Option<StoredResponse> {
+        match (self, answer) {
+            (Op::Allocate { idem: Some(i), .. } | Op::Confirm { idem: Some(i), .. }, Answer::Allocation(a)) => {
+                Some((i.render)(a))
+            }
+            (Op::Hold { idem: Some(i), .. } | Op::Release { idem: Some(i), .. }, Answer::Hold(h)) => {
+                Some((i.render)(h))
+            }
+            _ => None,
+        }
+    }
+
+    /// Send the request its answer (a fresh result of the wrong kind cannot be built here).
+    fn answer(self, result: Result<Executed<Answer>>) {
+        fn pick<T>(r: Result<Executed<Answer>>, f: impl Fn(Answer) -> Option<T>) -> Result<Executed<T>> {
+            match r? {
+                Executed::Replayed(s) => Ok(Executed::Replayed(s)),
+                Executed::Fresh(a) => f(a)
+                    .map(Executed::Fresh)
+                    .ok_or_else(|| AllotError::Internal("batched: answer of the wrong kind".into())),
+            }
+        }
+        let as_alloc = |a| match a {
+            Answer::Allocation(a) => Some(a),
+            Answer::Hold(_) => None,
+        };
+        let as_hold = |a| match a {
+            Answer::Hold(h) => Some(h),
+            Answer::Allocation(_) => None,
+        };
+        match self {
+            Op::Allocate { reply, .. } | Op::Confirm { reply, .. } => {
+                let _ = reply.send(pick(result, as_alloc));
+            }
+            Op::Hold { reply, .. } | Op::Release { reply, .. } => {
+                let _ = reply.send(pick(result, as_hold));
+            }
+        }
+    }
+
+    /// Run the request on the per-request path of `store` (a lane's store, which has no
+    /// combiner, so nothing comes back here) and send its answer.
+    async fn run_direct(self, store: PgStore) {
+        match self {
+            Op::Allocate { req, idem, reply, .. } => {
+                let _ = reply.send(allot_core::store::StockStore::allocate(&store, req, idem).await);
+            }
+            Op::Hold { req, idem, reply } => {
+                let _ = reply.send(store.create_hold(req, idem).await);
+            }
+            Op::Confirm { id, idem, reply } => {
+                let _ = reply.send(store.confirm_hold(&id, idem).await);
+            }
+            Op::Release { id, idem, reply } => {
+                let _ = reply.send(store.release_hold(&id, idem).await);
+            }
+        }
+    }
+}
+
+/// One waiting request and the SKU that picks its lane.
 pub(crate) struct Pending {
-    req: AllocationRequest,
-    idem: Option<Idempotency<Allocation>>,
-    lines_json: serde_json::Value,
-    reply: oneshot::Sender<Result<Executed<Allocation>>>,
+    op: Op,
+    lane_sku: String,
     expiry_passes: u32,
 }
 
@@ -100,10 +239,9 @@ impl Combiner {
 
     /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
     /// without a combiner and only a weak reference to this one, so when the last store
-    /// clone drops, the senders drop and the task ends.
-    fn submit(this: &Arc<Combiner>, store: &PgStore, p: Pending) -> Result<()> {
-        let first = p.req.lines.first().map(|l| l.sku.as_str()).unwrap_or("");
-        let lane = &this.lanes[(fnv1a_64(first.as_bytes()) % LANES as u64) as usize];
+    /// clone drops, the senders drop and the task ends. A full lane hands the request back.
+    fn submit(this: &Arc<Combiner>, store: &PgStore, p: Pending) -> std::result::Result<(), (Pending, AllotError)> {
+        let lane = &this.lanes[(fnv1a_64(p.lane_sku.as_bytes()) % LANES as u64) as usize];
         let rx = lane.rx.lock().map(|mut g| g.take()).unwrap_or(None);
         if let Some(rx) = rx {
             let ctx = LaneCtx {
@@ -113,16 +251,41 @@ impl Combiner {
             tokio::spawn(lane_loop(ctx, rx));
         }
         lane.tx.try_send(p).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => AllotError::Unavailable(format!(
-                "batch queue full (batch_max_queued = {})",
-                store.limits.batch_max_queued
-            )),
-            mpsc::error::TrySendError::Closed(_) => AllotError::Unavailable("the batch combiner stopped".into()),
+            mpsc::error::TrySendError::Full(p) => (
+                p,
+                AllotError::Unavailable(format!(
+                    "batch queue full (batch_max_queued = {})",
+                    store.limits.batch_max_queued
+                )),
+            ),
+            mpsc::error::TrySendError::Closed(p) => (p, AllotError::Unavailable("the batch combiner stopped".into())),
         })
     }
 }
 
 impl PgStore {
+    /// Queue `op` on the lane of `lane_sku` and wait for `answer`.
+    async fn submit_batched<T>(
+        &self,
+        op: Op,
+        lane_sku: String,
+        answer: oneshot::Receiver<Result<Executed<T>>>,
+    ) -> Result<Executed<T>> {
+        let combiner = self
+            .combiner
+            .as_ref()
+            .ok_or_else(|| AllotError::Internal("batched request on a lane's own store".into()))?;
+        let p = Pending {
+            op,
+            lane_sku,
+            expiry_passes: 0,
+        };
+        Combiner::submit(combiner, self, p).map_err(|(_, e)| e)?;
+        answer
+            .await
+            .map_err(|_| AllotError::Unavailable("the batch combiner stopped".into()))?
+    }
+
     /// Allocate with the `batched` strategy: queue the request on its lane and wait for the
     /// answer of the transaction that served it.
     pub(crate) async fn allocate_batched(
@@ -131,22 +294,82 @@ impl PgStore {
         idem: Option<Idempotency<Allocation>>,
         lines_json: serde_json::Value,
     ) -> Result<Executed<Allocation>> {
-        let combiner = self
-            .combiner
-            .as_ref()
-            .ok_or_else(|| AllotError::Internal("batched request on a lane's own store".into()))?;
         let (reply, answer) = oneshot::channel();
-        let p = Pending {
+        let lane_sku = req.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
+        let op = Op::Allocate {
             req,
             idem,
             lines_json,
             reply,
-            expiry_passes: 0,
         };
-        Combiner::submit(combiner, self, p)?;
-        answer
+        self.submit_batched(op, lane_sku, answer).await
+    }
+
+    /// Whether this store coalesces (`false` on a lane's own store, which runs deferred
+    /// requests on the per-request path).
+    pub(crate) fn coalesces(&self) -> bool {
+        self.combiner.is_some()
+    }
+
+    /// Create a hold with the `batched` strategy.
+    pub(crate) async fn hold_batched(
+        &self,
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        let (reply, answer) = oneshot::channel();
+        let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
+        self.submit_batched(Op::Hold { req, idem, reply }, lane_sku, answer)
             .await
-            .map_err(|_| AllotError::Unavailable("the batch combiner stopped".into()))?
+    }
+
+    /// The lane SKU of a stock hold made by `batched`, or `None` when its finish takes the
+    /// per-request path (no such hold, a unit hold, another strategy). One read, no lock.
+    pub(crate) async fn batched_hold_lane(&self, id: &str) -> Result<Option<String>> {
+        if !self.coalesces() {
+            return Ok(None);
+        }
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_HOLD_ROUTE).await.map_err(map_error)?;
+        let row = c.query_opt(&stmt, &[&id]).await.map_err(map_error)?;
+        Ok(row.and_then(|r| {
+            let (kind, strategy, sku): (String, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
+            (kind == HoldKind::Stock.as_str() && strategy == Strategy::Batched.name())
+                .then_some(sku)
+                .flatten()
+        }))
+    }
+
+    /// Confirm a `batched` stock hold on the lane of `lane_sku`.
+    pub(crate) async fn confirm_batched(
+        &self,
+        id: &str,
+        idem: Option<Idempotency<Allocation>>,
+        lane_sku: String,
+    ) -> Result<Executed<Allocation>> {
+        let (reply, answer) = oneshot::channel();
+        let op = Op::Confirm {
+            id: id.to_string(),
+            idem,
+            reply,
+        };
+        self.submit_batched(op, lane_sku, answer).await
+    }
+
+    /// Release a `batched` stock hold on the lane of `lane_sku`.
+    pub(crate) async fn release_batched(
+        &self,
+        id: &str,
+        idem: Option<Idempotency<Hold>>,
+        lane_sku: String,
+    ) -> Result<Executed<Hold>> {
+        let (reply, answer) = oneshot::channel();
+        let op = Op::Release {
+            id: id.to_string(),
+            idem,
+            reply,
+        };
+        self.submit_batched(op, lane_sku, answer).await
     }
 }
 
@@ -172,15 +395,17 @@ async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::Receiver<Pending>) {
 
 /// How a request of the batch ends, before commit.
 enum Outcome {
-    Fresh(Allocation),
+    Fresh(Answer),
     Replayed(StoredResponse),
     Fail(AllotError),
     /// Short while overdue holds count as held on `sku`: expire them, run it again.
     Overdue(String, AllotError),
+    /// Not decided by the batch: run it on the per-request path after the commit.
+    Deferred,
 }
 
 async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
-    let now = Utc::now();
+    let now = crate::holds::db_now();
     let started = std::time::Instant::now();
     let limits = &ctx.store.limits;
     let mut tries = 0u32;
@@ -202,7 +427,7 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
             let msg = format!("batch transaction failed: {}", map_error(e));
             tracing::warn!(requests = batch.len(), "{msg}");
             for p in batch {
-                let _ = p.reply.send(Err(AllotError::Unavailable(msg.clone())));
+                p.op.answer(Err(AllotError::Unavailable(msg.clone())));
             }
             return;
         }
@@ -217,6 +442,10 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
             Outcome::Fresh(a) => Ok(Executed::Fresh(a)),
             Outcome::Replayed(r) => Ok(Executed::Replayed(r)),
             Outcome::Fail(e) => Err(e),
+            Outcome::Deferred => {
+                tokio::spawn(p.op.run_direct(ctx.store.clone()));
+                continue;
+            }
             Outcome::Overdue(sku, err) => match ctx.combiner.upgrade() {
                 Some(combiner) if p.expiry_passes < MAX_EXPIRY_PASSES => {
                     // Expire on the side and queue the request again; its answer comes from
@@ -224,15 +453,15 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
                     let store = ctx.store.clone();
                     tokio::spawn(async move {
                         if let Err(e) = store.expire_overdue_on(&sku, Utc::now()).await {
-                            let _ = p.reply.send(Err(e));
+                            p.op.answer(Err(e));
                             return;
                         }
                         let again = Pending {
                             expiry_passes: p.expiry_passes + 1,
                             ..p
                         };
-                        if let Err(e) = Combiner::submit(&combiner, &store, again) {
-                            tracing::warn!(error = %e, "requeue after hold expiry failed");
+                        if let Err((p, e)) = Combiner::submit(&combiner, &store, again) {
+                            p.op.answer(Err(e));
                         }
                     });
                     continue;
@@ -240,14 +469,14 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
                 _ => Err(err),
             },
         };
-        let _ = p.reply.send(answer);
+        p.op.answer(answer);
     }
 }
 
 async fn try_batch(
     store: &PgStore,
     batch: &[Pending],
-    now: chrono::DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
     let client = match store.pool().get().await {
         Ok(c) => c,
@@ -267,29 +496,100 @@ async fn try_batch(
     result
 }
 
+/// Run `stmt` with `params`, sending `BEGIN` in the same round trip unless `begun`.
+async fn query_begin(
+    tx: &deadpool_postgres::ClientWrapper,
+    begun: &mut bool,
+    stmt: &tokio_postgres::Statement,
+    params: &[&Param],
+) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+    if *begun {
+        return tx.query(stmt, params).await;
+    }
+    let (began, rows) = tokio::join!(tx.batch_execute("BEGIN"), tx.query(stmt, params));
+    *begun = true;
+    began?;
+    rows
+}
+
+/// A hold a request of the batch may finish, as locked.
+struct LockedHold {
+    status: HoldStatus,
+    strategy: String,
+    lines: Vec<AllocationLine>,
+    lines_json: serde_json::Value,
+    expires_at: DateTime<Utc>,
+    created_at: DateTime<Utc>,
+    stock: bool,
+}
+
+/// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
+#[derive(Default)]
+struct Writes {
+    u_sku: Vec<String>,
+    u_bucket: Vec<i32>,
+    u_on: Vec<i64>,
+    u_held: Vec<i64>,
+    l_sku: Vec<String>,
+    l_delta: Vec<i64>,
+    l_held: Vec<i64>,
+    l_kind: Vec<&'static str>,
+    l_ref: Vec<String>,
+    a_id: Vec<String>,
+    a_strategy: Vec<String>,
+    a_lines: Vec<serde_json::Value>,
+    h_id: Vec<String>,
+    h_lines: Vec<serde_json::Value>,
+    h_expires: Vec<DateTime<Utc>>,
+    hl_hold: Vec<String>,
+    hl_sku: Vec<String>,
+    hl_q: Vec<i64>,
+    f_id: Vec<String>,
+    f_status: Vec<&'static str>,
+    k_key: Vec<String>,
+    k_fp: Vec<String>,
+    k_status: Vec<i32>,
+    k_body: Vec<Vec<u8>>,
+}
+
+impl Writes {
+    fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str) {
+        let (label, on, held) = match kind {
+            OpKind::Allocate => ("allocation", -1, 0),
+            OpKind::Hold => ("hold", 0, 1),
+            OpKind::Confirm => ("hold_confirmed", -1, -1),
+            OpKind::Release => ("hold_released", 0, -1),
+        };
+        for l in lines {
+            self.l_sku.push(l.sku.clone());
+            self.l_delta.push(on * l.quantity);
+            self.l_held.push(held * l.quantity);
+            self.l_kind.push(label);
+            self.l_ref.push(reference.to_string());
+        }
+    }
+}
+
 /// One batch transaction on `c`, begun and committed by hand so that `BEGIN` travels with
-/// the first query and `COMMIT` with the write (two round trips for a batch without
-/// idempotency keys). A failed write turns the pipelined `COMMIT` into a rollback.
+/// the first query and `COMMIT` with the write (two round trips for a batch of allocations
+/// and new holds without idempotency keys; one more when it finishes holds).
 async fn batch_tx(
     tx: &deadpool_postgres::ClientWrapper,
     batch: &[Pending],
-    now: chrono::DateTime<Utc>,
+    now: DateTime<Utc>,
 ) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
-    let begun = batch.iter().any(|p| p.idem.is_some());
-    if begun {
-        tx.batch_execute("BEGIN").await?;
-    }
+    let mut begun = false;
     let mut outcomes: Vec<Option<Outcome>> = (0..batch.len()).map(|_| None).collect();
 
     // Idempotency keys: try-lock all (a busy one is another request still running: in use),
     // then read the stored responses, in two statements.
-    let keyed: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].idem.is_some()).collect();
+    let keyed: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].op.idem_key().is_some()).collect();
     if !keyed.is_empty() {
+        let key_of = |i: usize| batch[i].op.idem_key().expect("keyed");
         let mut seen = HashSet::new();
         let mut lock_idx = Vec::new();
         for &i in &keyed {
-            let key = &batch[i].idem.as_ref().expect("keyed").key;
-            if !seen.insert(key.clone()) {
+            if !seen.insert(key_of(i).0) {
                 outcomes[i] = Some(Outcome::Fail(AllotError::IdempotencyKeyInUse));
             } else {
                 lock_idx.push(i);
@@ -297,23 +597,19 @@ async fn batch_tx(
         }
         let objids: Vec<i32> = lock_idx
             .iter()
-            .map(|&i| fnv1a_64(batch[i].idem.as_ref().expect("keyed").key.as_bytes()) as u32 as i32)
+            .map(|&i| fnv1a_64(key_of(i).0.as_bytes()) as u32 as i32)
             .collect();
         let stmt = tx
             .prepare_cached(
                 "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n",
             )
             .await?;
-        let got: Vec<bool> = tx
-            .query(&stmt, &[&IDEMPOTENCY_LOCK_CLASS as &Param, &objids])
+        let got: Vec<bool> = query_begin(tx, &mut begun, &stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objids])
             .await?
             .iter()
             .map(|r| r.get(0))
             .collect();
-        let keys: Vec<&str> = lock_idx
-            .iter()
-            .map(|&i| batch[i].idem.as_ref().expect("keyed").key.as_str())
-            .collect();
+        let keys: Vec<&str> = lock_idx.iter().map(|&i| key_of(i).0).collect();
         let stmt = tx
             .prepare_cached("SELECT key, fingerprint, status, body FROM idempotency_keys WHERE key = ANY($1)")
             .await?;
@@ -324,15 +620,13 @@ async fn batch_tx(
             .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
             .collect();
         for (n, &i) in lock_idx.iter().enumerate() {
-            let idem = batch[i].idem.as_ref().expect("keyed");
+            let (key, fingerprint) = key_of(i);
             outcomes[i] = if !got[n] {
                 Some(Outcome::Fail(AllotError::IdempotencyKeyInUse))
             } else {
-                match stored.get(&idem.key) {
+                match stored.get(key) {
                     None => None,
-                    Some((fp, _, _)) if *fp != idem.fingerprint => {
-                        Some(Outcome::Fail(AllotError::IdempotencyKeyReused))
-                    }
+                    Some((fp, _, _)) if fp != fingerprint => Some(Outcome::Fail(AllotError::IdempotencyKeyReused)),
                     Some((_, status, body)) => Some(Outcome::Replayed(StoredResponse {
                         status: *status as u16,
                         body: body.clone(),
@@ -342,11 +636,69 @@ async fn batch_tx(
         }
     }
 
-    // Lock every key of the requests still open, once, in (sku, bucket) order.
-    let open: Vec<usize> = (0..batch.len()).filter(|&i| outcomes[i].is_none()).collect();
-    let skus: Vec<String> = open
-        .iter()
-        .flat_map(|&i| batch[i].req.lines.iter().map(|l| l.sku.clone()))
+    // The holds to finish: their rows first, locked in id order.
+    let finish_ids: Vec<String> = (0..batch.len())
+        .filter(|&i| outcomes[i].is_none())
+        .filter_map(|i| match &batch[i].op {
+            Op::Confirm { id, .. } | Op::Release { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut holds: HashMap<String, LockedHold> = HashMap::new();
+    if !finish_ids.is_empty() {
+        let stmt = tx.prepare_cached(SQL_LOCK_HOLDS).await?;
+        for r in query_begin(tx, &mut begun, &stmt, &[&finish_ids]).await? {
+            let lines_json: serde_json::Value = r.get(4);
+            let (Some(status), Ok(lines)) = (
+                HoldStatus::parse(r.get(2)),
+                serde_json::from_value::<Vec<AllocationLine>>(lines_json.clone()),
+            ) else {
+                continue; // unreadable: the per-request path reports it
+            };
+            holds.insert(
+                r.get(0),
+                LockedHold {
+                    status,
+                    strategy: r.get(3),
+                    lines,
+                    lines_json,
+                    expires_at: r.get(5),
+                    created_at: r.get(6),
+                    stock: HoldKind::parse(r.get(1)) == HoldKind::Stock,
+                },
+            );
+        }
+    }
+    // A finish the batch can make: a stock hold, `held` and unexpired, not finished by an
+    // earlier request of this batch. The rest are deferred (or, without a row, not found).
+    let mut finishing = HashSet::new();
+    for i in 0..batch.len() {
+        if outcomes[i].is_some() {
+            continue;
+        }
+        if let Op::Confirm { id, .. } | Op::Release { id, .. } = &batch[i].op {
+            let fits = holds
+                .get(id)
+                .is_some_and(|h| h.stock && h.status == HoldStatus::Held && h.expires_at > now);
+            if !fits || !finishing.insert(id.clone()) {
+                outcomes[i] = Some(Outcome::Deferred);
+            }
+        }
+    }
+
+    // Lock every stock key of the requests still open, once, in (sku, bucket) order.
+    let lines_of = |i: usize| -> &[AllocationLine] {
+        match &batch[i].op {
+            Op::Allocate { req, .. } => &req.lines,
+            Op::Hold { req, .. } => &req.take.lines,
+            Op::Confirm { id, .. } | Op::Release { id, .. } => &holds[id].lines,
+        }
+    };
+    let skus: Vec<String> = (0..batch.len())
+        .filter(|&i| outcomes[i].is_none())
+        .flat_map(|i| lines_of(i).iter().map(|l| l.sku.clone()))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -356,20 +708,23 @@ async fn batch_tx(
         )
         .await?;
     let mut buckets: BTreeMap<String, Vec<(u32, i64, i64)>> = BTreeMap::new();
-    let rows = if begun {
-        tx.query(&stmt, &[&skus]).await?
-    } else {
-        let params: [&Param; 1] = [&skus];
-        let (began, rows) = tokio::join!(tx.batch_execute("BEGIN"), tx.query(&stmt, &params));
-        began?;
-        rows?
-    };
-    for r in rows {
+    for r in query_begin(tx, &mut begun, &stmt, &[&skus]).await? {
         let b: i32 = r.get(1);
         buckets
             .entry(r.get(0))
             .or_default()
             .push((b as u32, r.get(2), r.get(3)));
+    }
+    // Holds and finishes record bucket 0: a SKU of several buckets takes the per-request path.
+    for i in 0..batch.len() {
+        if outcomes[i].is_none()
+            && !matches!(batch[i].op, Op::Allocate { .. })
+            && lines_of(i)
+                .iter()
+                .any(|l| buckets.get(&l.sku).is_some_and(|rows| rows.len() > 1))
+        {
+            outcomes[i] = Some(Outcome::Deferred);
+        }
     }
     let balances: BTreeMap<String, Balance> = buckets
         .iter()
@@ -378,11 +733,18 @@ async fn batch_tx(
             (k.clone(), Balance { on_hand, held })
         })
         .collect();
+    let open: Vec<usize> = (0..batch.len()).filter(|&i| outcomes[i].is_none()).collect();
+    let kind_of = |i: usize| match &batch[i].op {
+        Op::Allocate { .. } => OpKind::Allocate,
+        Op::Hold { .. } => OpKind::Hold,
+        Op::Confirm { .. } => OpKind::Confirm,
+        Op::Release { .. } => OpKind::Release,
+    };
     let ops: Vec<BatchOp> = open
         .iter()
         .map(|&i| BatchOp {
-            kind: OpKind::Allocate,
-            lines: batch[i].req.lines.iter().map(|l| (l.sku.clone(), l.quantity)).collect(),
+            kind: kind_of(i),
+            lines: lines_of(i).iter().map(|l| (l.sku.clone(), l.quantity)).collect(),
         })
         .collect();
     let result = evaluate(&balances, &ops);
@@ -429,8 +791,8 @@ async fn batch_tx(
             .collect()
     };
 
-    // Apply the net change of every bucket in one statement.
-    let (mut u_sku, mut u_bucket, mut u_on, mut u_held) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // The net change of every bucket.
+    let mut w = Writes::default();
     for (sku, net) in &result.net {
         let rows = &buckets[sku];
         let changes = spread(rows, *net).unwrap_or_else(|| {
@@ -438,37 +800,82 @@ async fn batch_tx(
             panic!("batched: net {net:?} does not fit the buckets of {sku}: {rows:?}")
         });
         for (b, d_on, d_held) in changes {
-            u_sku.push(sku.clone());
-            u_bucket.push(b as i32);
-            u_on.push(d_on);
-            u_held.push(d_held);
+            w.u_sku.push(sku.clone());
+            w.u_bucket.push(b as i32);
+            w.u_on.push(d_on);
+            w.u_held.push(d_held);
         }
     }
-    // Ledger, allocations and stored responses of the successes, in bulk.
-    let (mut l_sku, mut l_q, mut l_ref) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut a_id, mut a_lines) = (Vec::new(), Vec::new());
-    let (mut k_key, mut k_fp, mut k_status, mut k_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Ledger, allocations, holds and stored responses of the successes, in bulk.
     for (n, &i) in open.iter().enumerate() {
-        let p = &batch[i];
+        let op = &batch[i].op;
         outcomes[i] = Some(match &result.outcomes[n] {
             Ok(()) => {
-                for l in &p.req.lines {
-                    l_sku.push(l.sku.clone());
-                    l_q.push(l.quantity);
-                    l_ref.push(p.req.id.clone());
+                let answer = match op {
+                    Op::Allocate { req, lines_json, .. } => {
+                        w.ledger(&req.lines, OpKind::Allocate, &req.id);
+                        w.a_id.push(req.id.clone());
+                        w.a_strategy.push(req.strategy.name().to_string());
+                        w.a_lines.push(lines_json.clone());
+                        Answer::Allocation(req.to_allocation(now))
+                    }
+                    Op::Hold { req, .. } => {
+                        let hold = req.to_hold(now);
+                        w.ledger(&hold.lines, OpKind::Hold, &hold.id);
+                        for l in &hold.lines {
+                            w.hl_hold.push(hold.id.clone());
+                            w.hl_sku.push(l.sku.clone());
+                            w.hl_q.push(l.quantity);
+                        }
+                        w.h_id.push(hold.id.clone());
+                        w.h_lines.push(serde_json::to_value(&hold.lines).unwrap_or_default());
+                        w.h_expires.push(hold.expires_at);
+                        Answer::Hold(hold)
+                    }
+                    Op::Confirm { id, .. } => {
+                        let h = &holds[id];
+                        w.ledger(&h.lines, OpKind::Confirm, id);
+                        w.f_id.push(id.clone());
+                        w.f_status.push(HoldStatus::Confirmed.as_str());
+                        w.a_id.push(id.clone());
+                        w.a_strategy.push(h.strategy.clone());
+                        w.a_lines.push(h.lines_json.clone());
+                        Answer::Allocation(Allocation {
+                            id: id.clone(),
+                            status: "allocated".into(),
+                            lines: h.lines.clone(),
+                            strategy: h.strategy.clone(),
+                            created_at: now,
+                        })
+                    }
+                    Op::Release { id, .. } => {
+                        let h = &holds[id];
+                        w.ledger(&h.lines, OpKind::Release, id);
+                        w.f_id.push(id.clone());
+                        w.f_status.push(HoldStatus::Released.as_str());
+                        Answer::Hold(Hold {
+                            id: id.clone(),
+                            status: HoldStatus::Released,
+                            kind: HoldKind::Stock,
+                            lines: h.lines.clone(),
+                            units: None,
+                            strategy: h.strategy.clone(),
+                            expires_at: h.expires_at,
+                            created_at: h.created_at,
+                        })
+                    }
+                };
+                if let (Some((key, fp)), Some(resp)) = (op.idem_key(), op.render(&answer)) {
+                    w.k_key.push(key.to_string());
+                    w.k_fp.push(fp.to_string());
+                    w.k_status.push(i32::from(resp.status));
+                    w.k_body.push(resp.body);
                 }
-                a_id.push(p.req.id.clone());
-                a_lines.push(p.lines_json.clone());
-                let alloc = p.req.to_allocation(now);
-                if let Some(idem) = &p.idem {
-                    let resp = (idem.render)(&alloc);
-                    k_key.push(idem.key.clone());
-                    k_fp.push(idem.fingerprint.clone());
-                    k_status.push(i32::from(resp.status));
-                    k_body.push(resp.body);
-                }
-                Outcome::Fresh(alloc)
+                Outcome::Fresh(answer)
             }
+            // A locked `held` hold always has its quantity held: only the per-request path
+            // can say what went wrong.
+            Err(_) if matches!(op, Op::Confirm { .. } | Op::Release { .. }) => Outcome::Deferred,
             Err(Refusal::UnknownKey { sku }) if units_skus.contains(sku) => {
                 Outcome::Fail(AllotError::wrong_tracking(sku, true))
             }
@@ -494,11 +901,34 @@ async fn batch_tx(
             }
         });
     }
-    if !u_sku.is_empty() || !k_key.is_empty() {
+    if !w.u_sku.is_empty() || !w.k_key.is_empty() || !w.f_id.is_empty() {
         let stmt = tx.prepare_cached(SQL_BATCH_WRITE).await?;
-        let params: [&Param; 14] = [
-            &u_sku, &u_bucket, &u_on, &u_held, &l_sku, &l_q, &l_ref, &a_id, &a_lines, &now, &k_key, &k_fp, &k_status,
-            &k_body,
+        let params: [&Param; 25] = [
+            &w.u_sku,
+            &w.u_bucket,
+            &w.u_on,
+            &w.u_held,
+            &w.l_sku,
+            &w.l_delta,
+            &w.l_held,
+            &w.l_kind,
+            &w.l_ref,
+            &w.a_id,
+            &w.a_strategy,
+            &w.a_lines,
+            &now,
+            &w.h_id,
+            &w.h_lines,
+            &w.h_expires,
+            &w.hl_hold,
+            &w.hl_sku,
+            &w.hl_q,
+            &w.f_id,
+            &w.f_status,
+            &w.k_key,
+            &w.k_fp,
+            &w.k_status,
+            &w.k_body,
         ];
         let write = tx.execute(&stmt, &params);
         let (written, committed) = tokio::join!(write, tx.batch_execute("COMMIT"));

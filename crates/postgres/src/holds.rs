@@ -365,6 +365,9 @@ impl PgStore {
 impl HoldStore for PgStore {
     async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
         self.require(req.take.strategy)?;
+        if req.take.strategy == Strategy::Batched && self.coalesces() {
+            return self.hold_batched(req, idem).await;
+        }
         let now = db_now();
         self.retrying(|| self.try_create_hold(&req, idem.as_ref(), now)).await
     }
@@ -381,11 +384,17 @@ impl HoldStore for PgStore {
     }
 
     async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+        if let Some(lane_sku) = self.batched_hold_lane(id).await? {
+            return self.confirm_batched(id, idem, lane_sku).await;
+        }
         let now = db_now();
         self.retrying(|| self.try_confirm(id, idem.as_ref(), now)).await
     }
 
     async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+        if let Some(lane_sku) = self.batched_hold_lane(id).await? {
+            return self.release_batched(id, idem, lane_sku).await;
+        }
         let now = db_now();
         self.retrying(|| self.try_release(id, idem.as_ref(), now)).await
     }

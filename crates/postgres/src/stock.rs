@@ -369,7 +369,8 @@ impl PgStore {
                 0
             };
             let taken: Option<i32> = match req.strategy {
-                // Holds are not coalesced yet: under `batched` they take the `atomic` path.
+                // A `batched` hold that its batch deferred (a SKU of several buckets) takes
+                // the `atomic` path.
                 Strategy::Atomic | Strategy::Segmented | Strategy::Batched => {
                     let stmt = tx
                         .prepare_cached(pick(SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))

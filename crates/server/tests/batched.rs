@@ -153,3 +153,134 @@ async fn a_full_queue_answers_503_and_changes_nothing() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+fn hold(sku: &str, q: i64) -> Value {
+    json!({"lines": [{"sku": sku, "quantity": q}], "ttl_ms": 600_000, "strategy": "batched"})
+}
+
+#[tokio::test]
+async fn batched_holds_confirms_and_releases_each_finish_once() {
+    let ts = common::start(Kind::Postgres).await;
+    ts.create_sku("H", 40, 1).await;
+    // 60 holds of one unit against 40, all at once: exactly 40 are held.
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..60 {
+        let api = ts.api.clone();
+        set.spawn(async move { api.post("/v1/holds", hold("H", 1)).await });
+    }
+    let mut ids = Vec::new();
+    let mut short = 0;
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            (201, b) => {
+                assert_eq!(
+                    (b["status"].as_str(), b["strategy"].as_str()),
+                    (Some("held"), Some("batched"))
+                );
+                ids.push(b["id"].as_str().unwrap().to_string());
+            }
+            (409, b) if b["error"]["code"] == "insufficient_stock" => short += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((ids.len(), short), (40, 20));
+    let s = ts.sku("H").await;
+    assert_eq!((s["on_hand"].as_i64(), s["held"].as_i64()), (Some(40), Some(40)));
+    // Every hold gets two confirms and two releases at once, racing in the same batches:
+    // each hold finishes exactly once, and every answer agrees with how it finished.
+    let mut set = tokio::task::JoinSet::new();
+    for id in &ids {
+        for action in ["confirm", "release", "confirm", "release"] {
+            let (api, id) = (ts.api.clone(), id.clone());
+            set.spawn(async move {
+                let (s, b) = api.post(&format!("/v1/holds/{id}/{action}"), json!({})).await;
+                (id, action, s, b)
+            });
+        }
+    }
+    let mut by_hold: BTreeMap<String, Vec<(&str, u16, String)>> = BTreeMap::new();
+    while let Some(r) = set.join_next().await {
+        let (id, action, s, b) = r.unwrap();
+        let what = if s == 200 {
+            b["status"].as_str().unwrap_or("?").to_string()
+        } else {
+            b["error"]["code"].as_str().unwrap_or("?").to_string()
+        };
+        by_hold.entry(id).or_default().push((action, s, what));
+    }
+    let mut confirmed = 0;
+    for id in &ids {
+        let answers = &by_hold[id];
+        let (_, final_state) = ts.api.get(&format!("/v1/holds/{id}")).await;
+        match final_state["status"].as_str() {
+            Some("confirmed") => {
+                confirmed += 1;
+                for (action, s, what) in answers {
+                    let want = if *action == "confirm" {
+                        (200, "allocated")
+                    } else {
+                        (409, "hold_confirmed")
+                    };
+                    assert_eq!((*s, what.as_str()), want, "{id}: {answers:?}");
+                }
+            }
+            Some("released") => {
+                for (action, s, what) in answers {
+                    let want = if *action == "confirm" {
+                        (409, "hold_released")
+                    } else {
+                        (200, "released")
+                    };
+                    assert_eq!((*s, what.as_str()), want, "{id}: {answers:?}");
+                }
+            }
+            other => panic!("{id} ended {other:?}: {answers:?}"),
+        }
+    }
+    let s = ts.sku("H").await;
+    assert_eq!(
+        (s["on_hand"].as_i64(), s["held"].as_i64()),
+        (Some(40 - confirmed), Some(0))
+    );
+    let entries = ts.ledger("H").await;
+    assert_eq!(
+        entries.iter().filter(|e| e["kind"] == "hold_confirmed").count() as i64,
+        confirmed
+    );
+    assert_eq!(
+        entries.iter().filter(|e| e["kind"] == "hold_released").count() as i64,
+        40 - confirmed
+    );
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn batched_holds_on_a_segmented_sku_take_the_per_request_path() {
+    let ts = common::start(Kind::Postgres).await;
+    ts.create_sku("SEG", 8, 4).await;
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..12 {
+        let api = ts.api.clone();
+        set.spawn(async move { api.post("/v1/holds", hold("SEG", 1)).await });
+    }
+    let mut ids = Vec::new();
+    while let Some(r) = set.join_next().await {
+        let (s, b) = r.unwrap();
+        match s {
+            201 => ids.push(b["id"].as_str().unwrap().to_string()),
+            409 => assert_eq!(b["error"]["code"], "insufficient_stock"),
+            _ => panic!("{s} {b}"),
+        }
+    }
+    assert_eq!(ids.len(), 8);
+    for (n, id) in ids.iter().enumerate() {
+        let action = if n % 2 == 0 { "confirm" } else { "release" };
+        let (s, b) = ts.api.post(&format!("/v1/holds/{id}/{action}"), json!({})).await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let s = ts.sku("SEG").await;
+    assert_eq!((s["on_hand"].as_i64(), s["held"].as_i64()), (Some(4), Some(0)));
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
