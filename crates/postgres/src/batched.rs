@@ -240,7 +240,11 @@ impl Combiner {
     /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
     /// without a combiner and only a weak reference to this one, so when the last store
     /// clone drops, the senders drop and the task ends. A full lane hands the request back.
-    fn submit(this: &Arc<Combiner>, store: &PgStore, p: Pending) -> std::result::Result<(), (Pending, AllotError)> {
+    fn submit(
+        this: &Arc<Combiner>,
+        store: &PgStore,
+        p: Pending,
+    ) -> std::result::Result<(), Box<(Pending, AllotError)>> {
         let lane = &this.lanes[(fnv1a_64(p.lane_sku.as_bytes()) % LANES as u64) as usize];
         let rx = lane.rx.lock().map(|mut g| g.take()).unwrap_or(None);
         if let Some(rx) = rx {
@@ -251,14 +255,16 @@ impl Combiner {
             tokio::spawn(lane_loop(ctx, rx));
         }
         lane.tx.try_send(p).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(p) => (
+            mpsc::error::TrySendError::Full(p) => Box::new((
                 p,
                 AllotError::Unavailable(format!(
                     "batch queue full (batch_max_queued = {})",
                     store.limits.batch_max_queued
                 )),
-            ),
-            mpsc::error::TrySendError::Closed(p) => (p, AllotError::Unavailable("the batch combiner stopped".into())),
+            )),
+            mpsc::error::TrySendError::Closed(p) => {
+                Box::new((p, AllotError::Unavailable("the batch combiner stopped".into())))
+            }
         })
     }
 }
@@ -280,7 +286,7 @@ impl PgStore {
             lane_sku,
             expiry_passes: 0,
         };
-        Combiner::submit(combiner, self, p).map_err(|(_, e)| e)?;
+        Combiner::submit(combiner, self, p).map_err(|b| b.1)?;
         answer
             .await
             .map_err(|_| AllotError::Unavailable("the batch combiner stopped".into()))?
@@ -460,7 +466,8 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
                             expiry_passes: p.expiry_passes + 1,
                             ..p
                         };
-                        if let Err((p, e)) = Combiner::submit(&combiner, &store, again) {
+                        if let Err(refused) = Combiner::submit(&combiner, &store, again) {
+                            let (p, e) = *refused;
                             p.op.answer(Err(e));
                         }
                     });
