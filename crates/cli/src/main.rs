@@ -81,6 +81,9 @@ struct LimitArgs {
     /// Most requests waiting for a `batched` transaction (beyond: 503 unavailable).
     #[arg(long, env = "ALLOT_BATCH_MAX_QUEUED", default_value_t = Limits::default().batch_max_queued)]
     batch_max_queued: usize,
+    /// Attempts to take one SKU's Redis lock (`redis_lock`) before `409 contention`.
+    #[arg(long, env = "ALLOT_REDIS_LOCK_MAX_ATTEMPTS", default_value_t = Limits::default().redis_lock_max_attempts)]
+    redis_lock_max_attempts: u32,
     /// Largest ledger page (`limit`).
     #[arg(long, env = "ALLOT_MAX_PAGE_SIZE", default_value_t = Limits::default().max_page_size)]
     max_page_size: u32,
@@ -164,6 +167,7 @@ impl LimitArgs {
             max_wait_ms: self.max_wait_ms,
             batch_max_requests: self.batch_max_requests,
             batch_max_queued: self.batch_max_queued,
+            redis_lock_max_attempts: self.redis_lock_max_attempts,
         }
     }
 }
@@ -200,6 +204,19 @@ struct ServeArgs {
     /// How long completed, discarded and cancelled jobs are kept before pruning, ms.
     #[arg(long, env = "ALLOT_JOB_RETENTION_MS", default_value_t = 86_400_000)]
     job_retention_ms: u64,
+    /// Redis for the `redis_counter` and `redis_lock` strategies: `redis://host:port`, or a
+    /// Redis Cluster as `redis+cluster://host:port,host:port` (or a list of redis:// URLs).
+    #[arg(long, env = "ALLOT_REDIS_URL")]
+    redis_url: Option<String>,
+    /// Prefix of allot's Redis keys.
+    #[arg(long, env = "ALLOT_REDIS_KEY_PREFIX", default_value = "allot")]
+    redis_key_prefix: String,
+    /// Admission counters are rebuilt from the database after this long, ms.
+    #[arg(long, env = "ALLOT_REDIS_COUNTER_TTL_MS", default_value_t = 60_000)]
+    redis_counter_ttl_ms: u64,
+    /// TTL of a `redis_lock` lock, ms (a watchdog renews it while held).
+    #[arg(long, env = "ALLOT_REDIS_LOCK_TTL_MS", default_value_t = 5_000)]
+    redis_lock_ttl_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -225,6 +242,10 @@ impl ServeArgs {
             sweep_interval_ms: self.sweep_interval_ms,
             hold_sweep_interval_ms: self.hold_sweep_interval_ms,
             job_retention_ms: self.job_retention_ms,
+            redis_url: self.redis_url.clone(),
+            redis_key_prefix: self.redis_key_prefix.clone(),
+            redis_counter_ttl_ms: self.redis_counter_ttl_ms,
+            redis_lock_ttl_ms: self.redis_lock_ttl_ms,
         })
     }
 }

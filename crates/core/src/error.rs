@@ -97,6 +97,16 @@ pub enum AllotError {
         /// The job.
         id: i64,
     },
+    /// A `redis_lock` holder's fencing token is not newer than the last one the SKU has seen:
+    /// its lock lapsed (it paused past the TTL) and another holder took it since. HTTP 409
+    /// `lease_lost`; nothing changed.
+    #[error("sku {sku}: the lock's fencing token {token} is stale (the lock lapsed and was taken again)")]
+    Fenced {
+        /// The SKU.
+        sku: String,
+        /// The stale token.
+        token: i64,
+    },
     /// The same `Idempotency-Key` was used with a different request. HTTP 422.
     #[error("idempotency key was already used with a different request")]
     IdempotencyKeyReused,
@@ -136,7 +146,7 @@ impl AllotError {
                 crate::booking::BookingStatus::Confirmed => "booking_confirmed",
                 crate::booking::BookingStatus::Held => "booking_held",
             },
-            AllotError::LeaseLost { .. } => "lease_lost",
+            AllotError::LeaseLost { .. } | AllotError::Fenced { .. } => "lease_lost",
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
             AllotError::Unavailable(_) => "unavailable",

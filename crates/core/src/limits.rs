@@ -64,6 +64,9 @@ pub struct Limits {
     /// `batch_max_queued`: most requests waiting for a `batched` transaction in one server
     /// instance; beyond it a request is refused `503 unavailable` (back-pressure). Default 20 000.
     pub batch_max_queued: usize,
+    /// `redis_lock_max_attempts`: attempts to take one SKU's Redis lock (full-jitter waits
+    /// between them) before `409 contention`. Default 200.
+    pub redis_lock_max_attempts: u32,
 }
 
 impl Default for Limits {
@@ -96,6 +99,7 @@ impl Default for Limits {
             max_wait_ms: 30_000,
             batch_max_requests: 512,
             batch_max_queued: 20_000,
+            redis_lock_max_attempts: 200,
         }
     }
 }

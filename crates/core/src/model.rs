@@ -176,6 +176,10 @@ pub struct AllocationRequest {
     pub strategy: crate::Strategy,
     /// Hash of the request id, used by `segmented` to pick the first bucket.
     pub spread_hash: u64,
+    /// Fencing tokens of a `redis_lock` acquisition, `(sku, token)` per line (empty for every
+    /// other strategy): the store applies the request only if each token is newer than the
+    /// last one its SKU row has seen, and records it.
+    pub fences: Vec<(String, i64)>,
 }
 
 impl AllocationRequest {

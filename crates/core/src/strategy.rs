@@ -41,11 +41,20 @@ pub enum Strategy {
     /// PostgreSQL: requests that arrive while a transaction on their keys is in flight wait
     /// for the next one, which serves them all (see [`crate::batch`]).
     Batched,
+    /// Redis admission gate: a Lua check-and-decrement of a per-SKU counter in Redis answers
+    /// sold-out requests; admitted ones run the `atomic` path on PostgreSQL, the record and
+    /// the final check (a refusal there gives the counter back). Needs `--redis-url`.
+    RedisCounter,
+    /// Redis lock per SKU (`SET NX PX`, compare-and-delete unlock, watchdog renewal), with a
+    /// fencing token per acquisition that PostgreSQL checks against the SKU row, so a holder
+    /// paused past its TTL changes nothing (Kleppmann, "How to do distributed locking", 2016).
+    /// Needs `--redis-url`.
+    RedisLock,
 }
 
 impl Strategy {
     /// Every strategy, in the order reports list them.
-    pub const ALL: [Strategy; 7] = [
+    pub const ALL: [Strategy; 9] = [
         Strategy::Atomic,
         Strategy::Pessimistic,
         Strategy::Optimistic,
@@ -53,6 +62,8 @@ impl Strategy {
         Strategy::Naive,
         Strategy::Serialized,
         Strategy::Batched,
+        Strategy::RedisCounter,
+        Strategy::RedisLock,
     ];
 
     /// The strategy's wire name.
@@ -65,10 +76,17 @@ impl Strategy {
             Strategy::Naive => "naive",
             Strategy::Serialized => "serialized",
             Strategy::Batched => "batched",
+            Strategy::RedisCounter => "redis_counter",
+            Strategy::RedisLock => "redis_lock",
         }
     }
 
     /// Whether the strategy can oversell (only `naive`).
+    /// Whether the strategy runs through Redis (and so needs `--redis-url`).
+    pub fn needs_redis(self) -> bool {
+        matches!(self, Strategy::RedisCounter | Strategy::RedisLock)
+    }
+
     pub fn is_unsafe(self) -> bool {
         matches!(self, Strategy::Naive)
     }

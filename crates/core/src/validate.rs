@@ -120,6 +120,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         lines,
         strategy,
         spread_hash,
+        fences: Vec::new(),
     })
 }
 

@@ -166,6 +166,37 @@ struct BucketRow {
     version: i64,
 }
 
+/// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
+/// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
+/// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
+pub(crate) async fn check_fences(tx: &deadpool_postgres::Transaction<'_>, fences: &[(String, i64)]) -> TxResult<()> {
+    if fences.is_empty() {
+        return Ok(());
+    }
+    let mut sorted: Vec<&(String, i64)> = fences.iter().collect();
+    sorted.sort();
+    let stmt = tx
+        .prepare_cached(
+            "WITH upd AS (UPDATE skus SET fence = $2 WHERE sku = $1 AND fence < $2 RETURNING 1)
+             SELECT (SELECT count(*) FROM upd), EXISTS (SELECT 1 FROM skus WHERE sku = $1)",
+        )
+        .await?;
+    for (sku, token) in sorted {
+        let row = tx.query_one(&stmt, &[sku, token]).await?;
+        if row.get::<_, i64>(0) == 1 {
+            continue;
+        }
+        if !row.get::<_, bool>(1) {
+            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
+        }
+        return Err(TxErr::Fail(AllotError::Fenced {
+            sku: sku.clone(),
+            token: *token,
+        }));
+    }
+    Ok(())
+}
+
 impl PgStore {
     /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
     /// call [`crate::migrate`] first.
@@ -352,6 +383,7 @@ impl PgStore {
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Vec<i32>> {
         let pick = |alloc: &'static str, hold: &'static str| if take == Take::Hold { hold } else { alloc };
+        check_fences(tx, &req.fences).await?;
         let mut taken_buckets = Vec::with_capacity(req.lines.len());
         for line in &req.lines {
             let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
@@ -371,7 +403,11 @@ impl PgStore {
             let taken: Option<i32> = match req.strategy {
                 // A `batched` hold that its batch deferred (a SKU of several buckets) takes
                 // the `atomic` path.
-                Strategy::Atomic | Strategy::Segmented | Strategy::Batched => {
+                Strategy::Atomic
+                | Strategy::Segmented
+                | Strategy::Batched
+                | Strategy::RedisCounter
+                | Strategy::RedisLock => {
                     let stmt = tx
                         .prepare_cached(pick(SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
                         .await?;
@@ -715,7 +751,10 @@ impl StockStore for PgStore {
             | Strategy::Pessimistic
             | Strategy::Optimistic
             | Strategy::Segmented
-            | Strategy::Batched => true,
+            | Strategy::Batched
+            // The database side of the Redis strategies (the server runs the Redis side).
+            | Strategy::RedisCounter
+            | Strategy::RedisLock => true,
             Strategy::Naive => self.allow_unsafe,
             Strategy::Serialized => false,
         }
@@ -788,7 +827,10 @@ impl StockStore for PgStore {
         }
         if idem.is_none()
             && req.lines.len() == 1
-            && matches!(req.strategy, Strategy::Atomic | Strategy::Segmented)
+            && matches!(
+                req.strategy,
+                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
+            )
             && self.retrying(|| self.try_fast_allocate(&req, &lines_json, now)).await?
         {
             return Ok(Executed::Fresh(req.to_allocation(now)));

@@ -27,6 +27,8 @@ pub struct AppState {
     pub limits: Limits,
     /// Strategy for requests that name none.
     pub default_strategy: Strategy,
+    /// The Redis side of `redis_counter` / `redis_lock`, when `--redis-url` is set.
+    pub redis: Option<Arc<allot_redis::RedisGate>>,
     metrics: PrometheusHandle,
 }
 
@@ -36,10 +38,15 @@ impl AppState {
     pub fn new(store: Arc<dyn Store>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
         store.require(default_strategy)?;
+        let redis = crate::config::open_redis(cfg)?;
+        if default_strategy.needs_redis() && redis.is_none() {
+            return Err(AllotError::unsupported_strategy(default_strategy.name(), "without --redis-url").into());
+        }
         Ok(AppState {
             store,
             limits: cfg.limits.clone(),
             default_strategy,
+            redis,
             metrics: metrics_layer::handle(),
         })
     }
@@ -188,18 +195,32 @@ pub struct Health {
     status: &'static str,
     /// `postgres` or `sqlite`.
     backend: &'static str,
+    /// `ok` or `unavailable`, when Redis is configured (it does not make the service
+    /// unhealthy: only the Redis strategies need it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    redis: Option<&'static str>,
 }
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health), (status = 503, body = Health)))]
 async fn healthz(State(st): State<Arc<AppState>>) -> Response {
     let backend = st.store.backend().name();
+    let redis = match &st.redis {
+        None => None,
+        Some(g) => Some(if g.health().await.is_ok() { "ok" } else { "unavailable" }),
+    };
     match st.store.health().await {
-        Ok(()) => Json(Health { status: "ok", backend }).into_response(),
+        Ok(()) => Json(Health {
+            status: "ok",
+            backend,
+            redis,
+        })
+        .into_response(),
         Err(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
             Json(Health {
                 status: "unavailable",
                 backend,
+                redis,
             }),
         )
             .into_response(),
@@ -294,7 +315,15 @@ async fn adjust_sku(
 ) -> Result<Response, ApiError> {
     let req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.adjust(req, idem).await?))
+    let sku_name = req.sku.clone();
+    let result = st.store.adjust(req, idem).await?;
+    if let (Some(gate), Executed::Fresh(_)) = (&st.redis, &result) {
+        // The counter cannot follow an adjustment exactly: rebuild it from the database.
+        if let Err(e) = gate.invalidate(&sku_name).await {
+            tracing::warn!(sku = %sku_name, error = %e, "redis_counter: counter not invalidated after an adjustment");
+        }
+    }
+    Ok(respond(StatusCode::OK, result))
 }
 
 /// `GET /v1/skus/{sku}/ledger` body.
@@ -344,19 +373,26 @@ async fn create_allocation(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.allocate(req, idem).await;
+    let result = match (&st.redis, strategy.needs_redis()) {
+        (Some(gate), true) => gate.allocate(&*st.store, req, idem).await,
+        _ => st.store.allocate(req, idem).await,
+    };
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
 
 /// The request's stock strategy, or the server default.
 fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiError> {
-    match named {
-        None => Ok(st.default_strategy),
-        Some(s) => Ok(s
+    let strategy = match named {
+        None => return Ok(st.default_strategy),
+        Some(s) => s
             .parse::<Strategy>()
-            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?),
+            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    if strategy.needs_redis() && st.redis.is_none() {
+        return Err(AllotError::unsupported_strategy(strategy.name(), "this server (no --redis-url)").into());
     }
+    Ok(strategy)
 }
 
 /// Ids in paths are server-made UUIDs; anything longer is simply unknown.
@@ -382,7 +418,10 @@ async fn create_hold(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.create_hold(req, idem).await;
+    let result = match (&st.redis, strategy.needs_redis()) {
+        (Some(gate), true) => gate.create_hold(&*st.store, req, idem).await,
+        _ => st.store.create_hold(req, idem).await,
+    };
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -442,6 +481,9 @@ async fn release_hold(
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
     let result = st.store.release_hold(&id, idem).await;
+    if let (Some(gate), Ok(Executed::Fresh(hold))) = (&st.redis, &result) {
+        gate.after_release(hold).await;
+    }
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

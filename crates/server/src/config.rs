@@ -30,6 +30,16 @@ pub struct ServerConfig {
     pub hold_sweep_interval_ms: u64,
     /// How long completed, discarded and cancelled jobs are kept, ms.
     pub job_retention_ms: u64,
+    /// Redis for `redis_counter` / `redis_lock` (`redis://…`, or `redis+cluster://h:p,…` /
+    /// a comma-separated list for a Redis Cluster). `None`: those strategies are
+    /// `unsupported_strategy`.
+    pub redis_url: Option<String>,
+    /// Prefix of allot's Redis keys. Default `allot`.
+    pub redis_key_prefix: String,
+    /// Admission counters are rebuilt from the database after this long, ms. Default 60 000.
+    pub redis_counter_ttl_ms: u64,
+    /// TTL of a `redis_lock` lock (renewed by a watchdog while held), ms. Default 5000.
+    pub redis_lock_ttl_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +56,10 @@ impl Default for ServerConfig {
             sweep_interval_ms: 60_000,
             hold_sweep_interval_ms: 1000,
             job_retention_ms: 86_400_000,
+            redis_url: None,
+            redis_key_prefix: "allot".into(),
+            redis_counter_ttl_ms: 60_000,
+            redis_lock_ttl_ms: 5_000,
         }
     }
 }
@@ -93,4 +107,24 @@ pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Store>, ApiError> 
         ))
         .into())
     }
+}
+
+/// The Redis gate named by `cfg.redis_url`, if any (no connection is made yet: a server starts
+/// while Redis is down, and only the Redis strategies answer `unavailable`).
+///
+/// Errors: `invalid_request` for a URL that is not a Redis URL; `unsupported_strategy` when
+/// the database is not PostgreSQL (the Redis strategies need its fencing and atomic paths).
+pub fn open_redis(cfg: &ServerConfig) -> Result<Option<Arc<allot_redis::RedisGate>>, ApiError> {
+    let Some(url) = cfg.redis_url.as_deref().filter(|u| !u.is_empty()) else {
+        return Ok(None);
+    };
+    if !cfg.is_postgres() {
+        return Err(AllotError::unsupported_strategy("redis_counter", "sqlite").into());
+    }
+    let mut rc = allot_redis::RedisConfig::new(url);
+    rc.key_prefix = cfg.redis_key_prefix.clone();
+    rc.counter_ttl_ms = cfg.redis_counter_ttl_ms;
+    rc.lock_ttl_ms = cfg.redis_lock_ttl_ms;
+    rc.lock_max_attempts = cfg.limits.redis_lock_max_attempts;
+    Ok(Some(Arc::new(allot_redis::RedisGate::new(rc)?)))
 }

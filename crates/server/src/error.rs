@@ -75,6 +75,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::BookingOverlap { .. }
         | AllotError::BookingNotActive { .. }
         | AllotError::LeaseLost { .. }
+        | AllotError::Fenced { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -1,0 +1,705 @@
+//! # allot-redis
+//!
+//! The Redis strategies of allot (DESIGN.md, the `redis_counter` and `redis_lock` rows), on
+//! a single Redis or a Redis Cluster. PostgreSQL stays the system of record in both: Redis can
+//! lose acknowledged writes on a restart or a failover, so nothing here is trusted to decide
+//! a sale on its own.
+//!
+//! - [`RedisGate::allocate`] / [`RedisGate::create_hold`] with `redis_counter`: a Lua
+//!   check-and-decrement of each line's admission counter answers sold-out requests from
+//!   Redis; an admitted request then runs the `atomic` path on the store, which is the final
+//!   check. Whatever the store refuses (or replays) is given back to the counter. A missing
+//!   counter (first use, a restart, `FLUSHALL`, a failover, or its refresh TTL) is loaded from
+//!   the store's `available` with `SET NX PX`. Counters can only run *above* the truth for a
+//!   moment (a load racing requests in flight), which the store refuses, or *below* it (a hold
+//!   that expired in the database, an instance that died between admission and commit), which
+//!   undersells until the counter's TTL (`counter_ttl_ms`) rebuilds it. Never an oversell.
+//! - `redis_lock`: per SKU, `SET lock <owner> NX PX ttl` with bounded jittered retries, a
+//!   watchdog that renews it (compare-and-pexpire) while the holder works, compare-and-delete
+//!   unlock, SKUs locked in sorted order. Each acquisition also takes a fencing token, newer
+//!   than every earlier one of the SKU; the store applies the request only if the token is
+//!   newer than the last one written to the SKU row (`AllocationRequest::fences`), so a holder
+//!   that paused past its TTL is refused with `lease_lost`. Technique: Kleppmann, "How to do
+//!   distributed locking" (2016); the lock itself is the single-instance pattern of the Redis
+//!   docs ("Distributed Locks with Redis").
+//!
+//! Keys carry the SKU as a hash tag (`{prefix}:{SKU}:avail`, `…:lock`, `…:fence`), so every
+//! script touches one slot; a cart on a cluster takes its lines one slot at a time in SKU
+//! order and gives back what it took when a line is short.
+//!
+//! Errors: Redis unreachable or timing out (`timeout_ms`) is `unavailable` before anything
+//! was applied; lock acquisition out of attempts is `contention`; a stale fencing token is
+//! `lease_lost` (`AllotError::Fenced`); the store's own errors pass through.
+
+use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
+use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
+use rand::Rng;
+use redis::aio::ConnectionLike;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Settings of a [`RedisGate`].
+#[derive(Debug, Clone)]
+pub struct RedisConfig {
+    /// `redis://host:port[/db]` for one Redis; `redis+cluster://host:port,host:port,…` or a
+    /// comma-separated list of `redis://` URLs for a Redis Cluster (any of its masters).
+    pub url: String,
+    /// Prefix of every key (several databases can share one Redis). Default `allot`.
+    pub key_prefix: String,
+    /// Admission counters live this long, ms, then are rebuilt from the database (bounds how
+    /// long a counter can stay below the truth). Default 60 000.
+    pub counter_ttl_ms: u64,
+    /// TTL of a `redis_lock` lock, ms; the watchdog renews it every third of it. Default 5000.
+    pub lock_ttl_ms: u64,
+    /// Attempts to take one SKU's lock before `contention`. Default 200.
+    pub lock_max_attempts: u32,
+    /// Cap of the full-jitter wait between lock attempts, ms. Default 20.
+    pub lock_retry_cap_ms: u64,
+    /// Bound on every Redis round trip (and on connecting), ms; past it: `unavailable`.
+    /// Default 1000.
+    pub timeout_ms: u64,
+}
+
+impl RedisConfig {
+    /// Defaults for `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        RedisConfig {
+            url: url.into(),
+            key_prefix: "allot".into(),
+            counter_ttl_ms: 60_000,
+            lock_ttl_ms: 5_000,
+            lock_max_attempts: 200,
+            lock_retry_cap_ms: 20,
+            timeout_ms: 1_000,
+        }
+    }
+
+    /// Whether the URL names a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        self.url.starts_with("redis+cluster://") || self.url.contains(',')
+    }
+
+    /// The cluster's seed nodes as `redis://host:port` URLs.
+    fn cluster_nodes(&self) -> Vec<String> {
+        let rest = self.url.strip_prefix("redis+cluster://").unwrap_or(&self.url);
+        rest.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                if s.contains("://") {
+                    s.to_string()
+                } else {
+                    format!("redis://{s}")
+                }
+            })
+            .collect()
+    }
+}
+
+/// Check every key's counter against its quantity, then take all of them, or none.
+/// `KEYS`: counters; `ARGV`: quantities. Returns `{1, 0, 0}` taken; `{0, i, have}` key `i`
+/// (1-based) short with `have` left; `{-1, i, 0}` key `i` has no counter (load it first).
+const LUA_ADMIT: &str = r#"
+for i = 1, #KEYS do
+  local v = redis.call('GET', KEYS[i])
+  if not v then return {-1, i, 0} end
+  if tonumber(v) < tonumber(ARGV[i]) then return {0, i, tonumber(v)} end
+end
+for i = 1, #KEYS do redis.call('DECRBY', KEYS[i], ARGV[i]) end
+return {1, 0, 0}
+"#;
+
+/// Give `ARGV[1]` back to a counter that still exists (a vanished one is rebuilt from the
+/// database, which already has the truth).
+const LUA_GIVE_BACK: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
+return false
+"#;
+
+/// Take the lock `KEYS[1]` for owner `ARGV[1]` for `ARGV[2]` ms, and on success the next
+/// fencing token from `KEYS[2]`: `max(last + 1, Redis TIME in µs)`, so tokens keep rising
+/// even after Redis lost the last one. Returns the token, or nil when the lock is taken.
+const LUA_LOCK: &str = r#"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local token = math.max(last + 1, now)
+  redis.call('SET', KEYS[2], string.format('%.0f', token))
+  return token
+end
+return false
+"#;
+
+/// Delete the lock `KEYS[1]` only if owner `ARGV[1]` still has it (compare-and-delete).
+const LUA_UNLOCK: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"#;
+
+/// Extend the lock `KEYS[1]` to `ARGV[2]` ms only if owner `ARGV[1]` still has it.
+const LUA_RENEW: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"#;
+
+/// A connection to one Redis or to a cluster (both reconnect on their own).
+#[derive(Clone)]
+enum Conn {
+    Single(redis::aio::ConnectionManager),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+fn unavailable(e: impl std::fmt::Display) -> AllotError {
+    AllotError::Unavailable(format!("redis: {e}"))
+}
+
+/// The Redis side of `redis_counter` and `redis_lock`. Cheap to share (`Arc`); connects on
+/// first use, so a server starts while Redis is down and its other strategies keep working.
+pub struct RedisGate {
+    cfg: RedisConfig,
+    conn: tokio::sync::Mutex<Option<Conn>>,
+    admit: redis::Script,
+    give_back: redis::Script,
+    lock: redis::Script,
+    unlock: redis::Script,
+    renew: redis::Script,
+}
+
+impl std::fmt::Debug for RedisGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisGate").field("cfg", &self.cfg).finish()
+    }
+}
+
+impl RedisGate {
+    /// A gate for `cfg` (no connection yet). Errors: `invalid_request` for a URL that is not
+    /// `redis://…`, `rediss://…` or `redis+cluster://…`.
+    pub fn new(cfg: RedisConfig) -> Result<Self> {
+        let ok = if cfg.is_cluster() {
+            cfg.cluster_nodes().iter().all(|n| n.starts_with("redis://"))
+        } else {
+            cfg.url.starts_with("redis://") || cfg.url.starts_with("rediss://")
+        };
+        if !ok || cfg.key_prefix.is_empty() || cfg.key_prefix.contains(['{', '}']) {
+            return Err(AllotError::invalid(format!(
+                "redis url `{}` (prefix `{}`) is not redis://…, redis+cluster://host:port,… or a list of redis:// urls",
+                cfg.url, cfg.key_prefix
+            )));
+        }
+        Ok(RedisGate {
+            cfg,
+            conn: tokio::sync::Mutex::new(None),
+            admit: redis::Script::new(LUA_ADMIT),
+            give_back: redis::Script::new(LUA_GIVE_BACK),
+            lock: redis::Script::new(LUA_LOCK),
+            unlock: redis::Script::new(LUA_UNLOCK),
+            renew: redis::Script::new(LUA_RENEW),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &RedisConfig {
+        &self.cfg
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_millis(self.cfg.timeout_ms.max(1))
+    }
+
+    /// The shared connection, made on first use (bounded by `timeout_ms`).
+    async fn conn(&self) -> Result<Conn> {
+        let mut slot = self.conn.lock().await;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let connect = async {
+            if self.cfg.is_cluster() {
+                let client = redis::cluster::ClusterClient::new(self.cfg.cluster_nodes()).map_err(unavailable)?;
+                Ok::<_, AllotError>(Conn::Cluster(client.get_async_connection().await.map_err(unavailable)?))
+            } else {
+                let client = redis::Client::open(self.cfg.url.as_str()).map_err(unavailable)?;
+                let mgr_cfg = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(self.timeout()))
+                    .set_response_timeout(Some(self.timeout()))
+                    .set_number_of_retries(1);
+                Ok(Conn::Single(
+                    client
+                        .get_connection_manager_with_config(mgr_cfg)
+                        .await
+                        .map_err(unavailable)?,
+                ))
+            }
+        };
+        let c = tokio::time::timeout(self.timeout(), connect)
+            .await
+            .map_err(|_| unavailable("connect timed out"))??;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Run one Redis exchange on the shared connection, bounded by `timeout_ms`.
+    async fn run<T, F, Fut>(&self, f: F) -> Result<T>
+    where
+        F: FnOnce(Conn) -> Fut,
+        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        let c = self.conn().await?;
+        match tokio::time::timeout(self.timeout(), f(c)).await {
+            Ok(r) => r.map_err(unavailable),
+            Err(_) => Err(unavailable("timed out")),
+        }
+    }
+
+    /// `PING`; `unavailable` when Redis cannot be reached.
+    pub async fn health(&self) -> Result<()> {
+        self.run(|mut c| async move { redis::cmd("PING").query_async::<String>(&mut c).await })
+            .await
+            .map(|_| ())
+    }
+
+    fn key(&self, sku: &str, what: &str) -> String {
+        format!("{}:{{{sku}}}:{what}", self.cfg.key_prefix)
+    }
+
+    /// The admission counter's current value, `None` when it is not loaded.
+    pub async fn counter(&self, sku: &str) -> Result<Option<i64>> {
+        let key = self.key(sku, "avail");
+        self.run(|mut c| async move { redis::cmd("GET").arg(key).query_async::<Option<i64>>(&mut c).await })
+            .await
+    }
+
+    /// Drop a SKU's counter so the next request loads it from the database (after a change
+    /// the counter cannot follow exactly, e.g. an adjustment).
+    pub async fn invalidate(&self, sku: &str) -> Result<()> {
+        let key = self.key(sku, "avail");
+        self.run(|mut c| async move { redis::cmd("DEL").arg(key).query_async::<i64>(&mut c).await })
+            .await
+            .map(|_| ())
+    }
+
+    /// Load a missing counter from the store's `available` (`SET NX PX`: a concurrent
+    /// loader's value stands).
+    async fn load<S: StockStore + ?Sized>(&self, store: &S, sku: &str) -> Result<()> {
+        let available = store.get_sku(sku).await?.available.max(0);
+        let (key, ttl) = (self.key(sku, "avail"), self.cfg.counter_ttl_ms.max(1));
+        self.run(|mut c| async move {
+            redis::cmd("SET")
+                .arg(key)
+                .arg(available)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl)
+                .query_async::<Option<String>>(&mut c)
+                .await
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// One admission script over `lines` (one slot).
+    async fn admit_once(&self, lines: &[AllocationLine]) -> Result<(i64, usize, i64)> {
+        let mut inv = self.admit.prepare_invoke();
+        for l in lines {
+            inv.key(self.key(&l.sku, "avail"));
+        }
+        for l in lines {
+            inv.arg(l.quantity);
+        }
+        self.run(|mut c| async move { inv.invoke_async::<(i64, usize, i64)>(&mut c).await })
+            .await
+    }
+
+    /// Take every line's quantity from its counter, or none: on one Redis with one script;
+    /// on a cluster one line (one slot) at a time in SKU order, giving back what was taken
+    /// when a line is short. Missing counters are loaded (at most twice per line).
+    async fn admit<S: StockStore + ?Sized>(&self, store: &S, lines: &[AllocationLine]) -> Result<()> {
+        let groups: Vec<&[AllocationLine]> = if self.cfg.is_cluster() {
+            lines.chunks(1).collect()
+        } else {
+            vec![lines]
+        };
+        let mut taken: Vec<&AllocationLine> = Vec::new();
+        for group in groups {
+            let mut loads = 0;
+            let outcome = loop {
+                let (status, i, have) = match self.admit_once(group).await {
+                    Ok(r) => r,
+                    Err(e) => break Err(e),
+                };
+                let line = group.get(i.saturating_sub(1));
+                match (status, line) {
+                    (1, _) => break Ok(()),
+                    (-1, Some(l)) if loads < 2 * group.len() => {
+                        loads += 1;
+                        if let Err(e) = self.load(store, &l.sku).await {
+                            break Err(e);
+                        }
+                    }
+                    (0, Some(l)) => {
+                        break Err(AllotError::InsufficientStock {
+                            sku: l.sku.clone(),
+                            requested: l.quantity,
+                            available: have,
+                        })
+                    }
+                    _ => break Err(unavailable("admission counter kept vanishing")),
+                }
+            };
+            if let Err(e) = outcome {
+                self.give_back(taken.into_iter().cloned().collect::<Vec<_>>().as_slice())
+                    .await;
+                return Err(e);
+            }
+            taken.extend(group.iter());
+        }
+        Ok(())
+    }
+
+    /// Give `lines` back to their counters (those that still exist). Best effort: a failure
+    /// leaves a counter low (undersell until its TTL), never high.
+    pub async fn give_back(&self, lines: &[AllocationLine]) {
+        for l in lines {
+            let key = self.key(&l.sku, "avail");
+            let q = l.quantity;
+            let script = &self.give_back;
+            let r = self
+                .run(|mut c| async move { script.key(key).arg(q).invoke_async::<Option<i64>>(&mut c).await })
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(sku = %l.sku, error = %e, "redis_counter: give-back failed (the counter stays low until its TTL)");
+            }
+        }
+    }
+
+    /// Run `apply` (the store's part) between admission and, unless it made a fresh effect,
+    /// giving the admission back.
+    async fn admitted<S, T, F, Fut>(&self, store: &S, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
+    where
+        S: StockStore + ?Sized,
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Executed<T>>>,
+    {
+        self.admit(store, lines).await?;
+        let r = apply().await;
+        if !matches!(r, Ok(Executed::Fresh(_))) {
+            self.give_back(lines).await;
+        }
+        r
+    }
+
+    /// Allocate with `req.strategy` (`redis_counter` or `redis_lock`) on `store`.
+    /// Errors: `unsupported_strategy` for another strategy; see the crate docs for the rest.
+    pub async fn allocate<S: StockStore + ?Sized>(
+        &self,
+        store: &S,
+        mut req: allot_core::AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        match req.strategy {
+            Strategy::RedisCounter => {
+                let lines = req.lines.clone();
+                self.admitted(store, &lines, || store.allocate(req, idem)).await
+            }
+            Strategy::RedisLock => {
+                let skus: Vec<String> = req.lines.iter().map(|l| l.sku.clone()).collect();
+                let guard = self.lock_skus(&skus).await?;
+                req.fences = guard.fences().to_vec();
+                let r = store.allocate(req, idem).await;
+                guard.release().await;
+                r
+            }
+            other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
+        }
+    }
+
+    /// Create a hold with `req.take.strategy` (`redis_counter` or `redis_lock`) on `store`.
+    pub async fn create_hold<S: StockStore + HoldStore + ?Sized>(
+        &self,
+        store: &S,
+        mut req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        match req.take.strategy {
+            Strategy::RedisCounter => {
+                let lines = req.take.lines.clone();
+                self.admitted(store, &lines, || store.create_hold(req, idem)).await
+            }
+            Strategy::RedisLock => {
+                let skus: Vec<String> = req.take.lines.iter().map(|l| l.sku.clone()).collect();
+                let guard = self.lock_skus(&skus).await?;
+                req.take.fences = guard.fences().to_vec();
+                let r = store.create_hold(req, idem).await;
+                guard.release().await;
+                r
+            }
+            other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
+        }
+    }
+
+    /// Keep the counters in step after a hold was released: a `redis_counter` hold's lines go
+    /// back to their counters.
+    pub async fn after_release(&self, hold: &Hold) {
+        if hold.strategy == Strategy::RedisCounter.name() && hold.status == allot_core::hold::HoldStatus::Released {
+            self.give_back(&hold.lines).await;
+        }
+    }
+
+    /// Take the locks of `skus` in sorted order (each with bounded, jittered attempts) and
+    /// start their watchdog. Out of attempts on one SKU: the locks taken are given up and the
+    /// answer is `contention`.
+    pub async fn lock_skus(&self, skus: &[String]) -> Result<LockGuard> {
+        let mut sorted: Vec<String> = skus.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        let owner = uuid::Uuid::new_v4().to_string();
+        let mut held: Vec<(String, i64)> = Vec::new();
+        for sku in &sorted {
+            match self.lock_one(sku, &owner).await {
+                Ok(token) => held.push((sku.clone(), token)),
+                Err(e) => {
+                    for (s, _) in held.iter().rev() {
+                        let _ = self.unlock_one(s, &owner).await;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let conn = match self.conn().await {
+            Ok(c) => c,
+            Err(e) => {
+                for (s, _) in held.iter().rev() {
+                    let _ = self.unlock_one(s, &owner).await;
+                }
+                return Err(e);
+            }
+        };
+        Ok(LockGuard::start(self.handle(conn), owner, held))
+    }
+
+    /// A second handle on the same connection and scripts (for the watchdog task).
+    fn handle(&self, conn: Conn) -> Arc<GateHandle> {
+        Arc::new(GateHandle {
+            cfg: self.cfg.clone(),
+            conn: Some(conn),
+            unlock: self.unlock.clone(),
+            renew: self.renew.clone(),
+        })
+    }
+
+    async fn lock_one(&self, sku: &str, owner: &str) -> Result<i64> {
+        let backoff = allot_core::retry::Backoff {
+            base_ms: 1,
+            cap_ms: self.cfg.lock_retry_cap_ms.max(1),
+        };
+        let attempts = self.cfg.lock_max_attempts.max(1);
+        for attempt in 0..attempts {
+            let (lock, fence) = (self.key(sku, "lock"), self.key(sku, "fence"));
+            let (script, owner, ttl) = (&self.lock, owner.to_string(), self.cfg.lock_ttl_ms.max(1));
+            let token = self
+                .run(|mut c| async move {
+                    script
+                        .key(lock)
+                        .key(fence)
+                        .arg(owner)
+                        .arg(ttl)
+                        .invoke_async::<Option<i64>>(&mut c)
+                        .await
+                })
+                .await?;
+            if let Some(t) = token {
+                return Ok(t);
+            }
+            if attempt + 1 < attempts {
+                let r: u64 = rand::rng().random();
+                tokio::time::sleep(Duration::from_micros(backoff.delay_us(attempt, r))).await;
+            }
+        }
+        Err(AllotError::Contention {
+            attempts,
+            retry_after_ms: self.cfg.lock_retry_cap_ms.max(1),
+        })
+    }
+
+    async fn unlock_one(&self, sku: &str, owner: &str) -> Result<bool> {
+        let (key, owner, script) = (self.key(sku, "lock"), owner.to_string(), &self.unlock);
+        self.run(|mut c| async move { script.key(key).arg(owner).invoke_async::<i64>(&mut c).await })
+            .await
+            .map(|n| n == 1)
+    }
+
+    /// Whether `sku`'s lock is taken (by anyone).
+    pub async fn is_locked(&self, sku: &str) -> Result<bool> {
+        let key = self.key(sku, "lock");
+        self.run(|mut c| async move { redis::cmd("EXISTS").arg(key).query_async::<i64>(&mut c).await })
+            .await
+            .map(|n| n == 1)
+    }
+}
+
+/// What a [`LockGuard`]'s watchdog and release need of the gate.
+struct GateHandle {
+    cfg: RedisConfig,
+    conn: Option<Conn>,
+    unlock: redis::Script,
+    renew: redis::Script,
+}
+
+impl GateHandle {
+    fn key(&self, sku: &str) -> String {
+        format!("{}:{{{sku}}}:lock", self.cfg.key_prefix)
+    }
+
+    /// Run `script` on `sku`'s lock for `owner` (with `ms` for a renewal); `true` when the
+    /// owner still had it.
+    async fn call(&self, script: &redis::Script, sku: &str, owner: &str, ms: Option<u64>) -> bool {
+        let Some(mut c) = self.conn.clone() else {
+            return false;
+        };
+        let mut inv = script.key(self.key(sku));
+        inv.arg(owner);
+        if let Some(ms) = ms {
+            inv.arg(ms);
+        }
+        let timeout = Duration::from_millis(self.cfg.timeout_ms.max(1));
+        matches!(
+            tokio::time::timeout(timeout, inv.invoke_async::<i64>(&mut c)).await,
+            Ok(Ok(1))
+        )
+    }
+}
+
+/// The locks of one `redis_lock` acquisition: the SKUs (sorted) with their fencing tokens.
+/// A watchdog task renews every lock each `lock_ttl_ms / 3` while the guard lives; it stops
+/// when a renewal finds a lock gone. [`LockGuard::release`] unlocks (compare-and-delete);
+/// dropping the guard stops the watchdog and unlocks in the background.
+pub struct LockGuard {
+    handle: Arc<GateHandle>,
+    owner: String,
+    fences: Vec<(String, i64)>,
+    watchdog: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl LockGuard {
+    fn start(handle: Arc<GateHandle>, owner: String, fences: Vec<(String, i64)>) -> Self {
+        let every = Duration::from_millis((handle.cfg.lock_ttl_ms / 3).max(1));
+        let (h, o, skus) = (handle.clone(), owner.clone(), fences.clone());
+        let watchdog = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                for (sku, _) in &skus {
+                    if !h.call(&h.renew, sku, &o, Some(h.cfg.lock_ttl_ms.max(1))).await {
+                        tracing::warn!(%sku, "redis_lock: lock lost before release (renewal refused)");
+                        return;
+                    }
+                }
+            }
+        });
+        LockGuard {
+            handle,
+            owner,
+            fences,
+            watchdog: Some(watchdog),
+        }
+    }
+
+    /// `(sku, fencing token)` per locked SKU, sorted by SKU.
+    pub fn fences(&self) -> &[(String, i64)] {
+        &self.fences
+    }
+
+    /// Stop renewing (the locks then lapse after their TTL): what a holder that pauses (GC,
+    /// swap, a stopped VM) looks like from outside. For tests and drills.
+    pub fn stop_watchdog(&mut self) {
+        if let Some(w) = self.watchdog.take() {
+            w.abort();
+        }
+    }
+
+    /// Stop the watchdog and unlock every SKU this guard still owns, in reverse order.
+    pub async fn release(mut self) {
+        self.stop_watchdog();
+        for (sku, _) in self.fences.iter().rev() {
+            self.handle.call(&self.handle.unlock, sku, &self.owner, None).await;
+        }
+        self.fences.clear();
+    }
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        self.stop_watchdog();
+        if self.fences.is_empty() {
+            return;
+        }
+        let (h, o, skus) = (
+            self.handle.clone(),
+            self.owner.clone(),
+            std::mem::take(&mut self.fences),
+        );
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                for (sku, _) in skus.iter().rev() {
+                    h.call(&h.unlock, sku, &o, None).await;
+                }
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_carry_the_sku_as_hash_tag() {
+        let g = RedisGate::new(RedisConfig::new("redis://127.0.0.1:6379")).unwrap();
+        assert_eq!(g.key("HOT-1", "avail"), "allot:{HOT-1}:avail");
+        assert_eq!(g.key("a:b", "lock"), "allot:{a:b}:lock");
+    }
+
+    #[test]
+    fn cluster_urls_are_recognised() {
+        let c = RedisConfig::new("redis+cluster://127.0.0.1:7001,127.0.0.1:7002");
+        assert!(c.is_cluster());
+        assert_eq!(
+            c.cluster_nodes(),
+            vec!["redis://127.0.0.1:7001", "redis://127.0.0.1:7002"]
+        );
+        let c = RedisConfig::new("redis://127.0.0.1:7001, redis://127.0.0.1:7002");
+        assert!(c.is_cluster());
+        assert!(!RedisConfig::new("redis://127.0.0.1:6379").is_cluster());
+        assert!(RedisGate::new(RedisConfig::new("http://x")).is_err());
+        let mut bad = RedisConfig::new("redis://127.0.0.1:6379");
+        bad.key_prefix = "a{b".into();
+        assert!(RedisGate::new(bad).is_err());
+    }
+}

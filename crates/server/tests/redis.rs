@@ -1,0 +1,260 @@
+//! The Redis strategies against a real Redis (`ALLOT_TEST_REDIS_URL`, default
+//! `redis://127.0.0.1:6379`) and PostgreSQL. Each test has its own key prefix, so tests run
+//! in parallel on one Redis and never touch another's keys.
+
+mod common;
+
+use allot_core::store::StockStore;
+use common::Kind;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+fn redis_url() -> String {
+    std::env::var("ALLOT_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+fn prefix() -> String {
+    format!("t{}", uuid::Uuid::new_v4().simple())
+}
+
+async fn start_redis(url: String, prefix: &str) -> common::TestServer {
+    let prefix = prefix.to_string();
+    common::start_with(Kind::Postgres, move |c| {
+        c.redis_url = Some(url);
+        c.redis_key_prefix = prefix;
+        c.redis_lock_ttl_ms = 2_000;
+    })
+    .await
+}
+
+fn alloc(sku: &str, q: i64, strategy: &str) -> Value {
+    json!({"lines": [{"sku": sku, "quantity": q}], "strategy": strategy})
+}
+
+/// Fire `n` copies of `body` at once; count the answers by status and code.
+async fn fire(api: &common::Api, path: &str, body: Value, n: usize) -> BTreeMap<String, usize> {
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let (api, body, path) = (api.clone(), body.clone(), path.to_string());
+        set.spawn(async move { api.post(&path, body).await });
+    }
+    let mut counts = BTreeMap::new();
+    while let Some(r) = set.join_next().await {
+        let (s, b) = r.unwrap();
+        let key = if s < 300 {
+            s.to_string()
+        } else {
+            format!("{s} {}", b["error"]["code"].as_str().unwrap_or("?"))
+        };
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    counts
+}
+
+async fn gate(prefix: &str, lock_ttl_ms: u64) -> allot_redis::RedisGate {
+    let mut rc = allot_redis::RedisConfig::new(redis_url());
+    rc.key_prefix = prefix.to_string();
+    rc.lock_ttl_ms = lock_ttl_ms;
+    allot_redis::RedisGate::new(rc).unwrap()
+}
+
+#[tokio::test]
+async fn both_redis_strategies_sell_exactly_the_stock() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    for strategy in ["redis_counter", "redis_lock"] {
+        let sku = format!("HOT-{strategy}");
+        ts.create_sku(&sku, 50, 1).await;
+        let counts = fire(&ts.api, "/v1/allocations", alloc(&sku, 1, strategy), 200).await;
+        assert_eq!(counts.get("201"), Some(&50), "{strategy}: {counts:?}");
+        let refused: usize = counts.iter().filter(|(k, _)| k.as_str() != "201").map(|(_, v)| v).sum();
+        // redis_lock may also answer contention when its bounded attempts run out; never more.
+        let allowed = counts
+            .keys()
+            .all(|k| k == "201" || k == "409 insufficient_stock" || k == "409 contention");
+        assert!(allowed && refused == 150, "{strategy}: {counts:?}");
+        assert_eq!(ts.sku(&sku).await["on_hand"], 0, "{strategy}");
+        let entries = ts.ledger(&sku).await;
+        assert_eq!(entries.iter().filter(|e| e["kind"] == "allocation").count(), 50);
+    }
+    // Sold out: the counter answers without the database, with what it has left.
+    let (s, b) = ts
+        .post("/v1/allocations", alloc("HOT-redis_counter", 1, "redis_counter"))
+        .await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str(), b["error"]["available"].as_i64()),
+        (409, Some("insufficient_stock"), Some(0))
+    );
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn counter_follows_holds_adjustments_and_refusals() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    let g = gate(&p, 2_000).await;
+    ts.create_sku("C", 10, 1).await;
+    // A cart with an unknown SKU: admitted on C, refused by the database, C given back.
+    let (s, b) = ts
+        .post("/v1/allocations", json!({"lines": [{"sku": "C", "quantity": 2}, {"sku": "NOPE", "quantity": 1}], "strategy": "redis_counter"}))
+        .await;
+    assert_eq!(s, 404, "{b}");
+    assert_eq!(
+        g.counter("C").await.unwrap(),
+        Some(10),
+        "nothing of a refused cart stays taken"
+    );
+    let (s, h) = ts
+        .post(
+            "/v1/holds",
+            json!({"lines": [{"sku": "C", "quantity": 4}], "ttl_ms": 600_000, "strategy": "redis_counter"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{h}");
+    assert_eq!(g.counter("C").await.unwrap(), Some(6));
+    let (s, _) = ts
+        .post(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        g.counter("C").await.unwrap(),
+        Some(10),
+        "a released hold goes back to the counter"
+    );
+    let (s, _) = ts
+        .post("/v1/skus/C/adjustments", json!({"delta": 5, "reason": "restock"}))
+        .await;
+    assert_eq!(s, 200);
+    // The adjustment dropped the counter; the next request loads 15 from the database.
+    let counts = fire(&ts.api, "/v1/allocations", alloc("C", 1, "redis_counter"), 40).await;
+    assert_eq!(counts.get("201"), Some(&15), "{counts:?}");
+    assert_eq!(counts.get("409 insufficient_stock"), Some(&25), "{counts:?}");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn losing_the_counters_mid_load_never_oversells() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("FLUSH", 100, 1).await;
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    let key = format!("{p}:{{FLUSH}}:avail");
+    // 400 requests for 100 units while the counter is deleted (what a restart, FLUSHALL or
+    // failover does to it) again and again.
+    let load = {
+        let api = ts.api.clone();
+        tokio::spawn(async move { fire(&api, "/v1/allocations", alloc("FLUSH", 1, "redis_counter"), 400).await })
+    };
+    for _ in 0..20 {
+        let _: () = redis::cmd("DEL").arg(&key).query_async(&mut con).await.unwrap();
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let counts = load.await.unwrap();
+    let ok = *counts.get("201").unwrap_or(&0) as i64;
+    assert!(ok <= 100, "oversold: {counts:?}");
+    let on_hand = ts.sku("FLUSH").await["on_hand"].as_i64().unwrap();
+    assert_eq!(on_hand, 100 - ok, "every 201 took one unit, nothing else did");
+    // Whatever the counter undersold is sold once it is rebuilt from the database.
+    let _: () = redis::cmd("DEL").arg(&key).query_async(&mut con).await.unwrap();
+    let rest = fire(&ts.api, "/v1/allocations", alloc("FLUSH", 1, "redis_counter"), 150).await;
+    assert_eq!(rest.get("201").copied().unwrap_or(0) as i64, on_hand, "{rest:?}");
+    assert_eq!(ts.sku("FLUSH").await["on_hand"], 0);
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn a_lock_holder_paused_past_its_ttl_is_fenced_off() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("P", 10, 1).await;
+    let g = gate(&p, 200).await;
+    // The watchdog keeps a working holder's lock well past its TTL.
+    let working = g.lock_skus(&["P".to_string()]).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(g.is_locked("P").await.unwrap(), "renewed while held");
+    working.release().await;
+    assert!(!g.is_locked("P").await.unwrap(), "released");
+    // A holder that pauses: its lock lapses and another holder writes.
+    let mut paused = g.lock_skus(&["P".to_string()]).await.unwrap();
+    paused.stop_watchdog();
+    let mut waited = 0;
+    while g.is_locked("P").await.unwrap() {
+        assert!(waited < 500, "lock never lapsed");
+        waited += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let (s, b) = ts.post("/v1/allocations", alloc("P", 1, "redis_lock")).await;
+    assert_eq!(s, 201, "{b}");
+    // The paused holder wakes up and writes with its old token: refused, nothing changes.
+    let store = allot_postgres::PgStore::connect(&allot_postgres::PgConfig::new(&ts.database_url)).unwrap();
+    let limits = allot_core::Limits::default();
+    let body: allot_core::AllocationBody =
+        serde_json::from_value(json!({"lines": [{"sku": "P", "quantity": 3}]})).unwrap();
+    let mut req =
+        allot_core::validate::allocation("stale-1".into(), body, allot_core::Strategy::RedisLock, &limits).unwrap();
+    req.fences = paused.fences().to_vec();
+    let err = store.allocate(req, None).await.unwrap_err();
+    assert_eq!(err.code(), "lease_lost", "{err}");
+    assert_eq!(ts.sku("P").await["on_hand"], 9);
+    assert_eq!(ts.get("/v1/allocations/stale-1").await.0, 404);
+    drop(paused);
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn redis_down_answers_503_and_other_strategies_keep_working() {
+    // Nothing listens on port 1.
+    let ts = start_redis("redis://127.0.0.1:1".into(), &prefix()).await;
+    ts.create_sku("D", 10, 1).await;
+    for strategy in ["redis_counter", "redis_lock"] {
+        let (s, b) = ts.post("/v1/allocations", alloc("D", 1, strategy)).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (503, Some("unavailable")),
+            "{strategy}: {b}"
+        );
+        let (s, b) = ts
+            .post(
+                "/v1/holds",
+                json!({"lines": [{"sku": "D", "quantity": 1}], "ttl_ms": 60_000, "strategy": strategy}),
+            )
+            .await;
+        assert_eq!(s, 503, "{strategy}: {b}");
+    }
+    let s = ts.sku("D").await;
+    assert_eq!(
+        (s["on_hand"].as_i64(), s["held"].as_i64()),
+        (Some(10), Some(0)),
+        "nothing applied"
+    );
+    let (s, _) = ts.post("/v1/allocations", alloc("D", 1, "atomic")).await;
+    assert_eq!(s, 201);
+    let (s, h) = ts.get("/healthz").await;
+    assert_eq!(
+        (s, h["status"].as_str(), h["redis"].as_str()),
+        (200, Some("ok"), Some("unavailable"))
+    );
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn redis_strategies_need_a_redis_url() {
+    let ts = common::start(Kind::Postgres).await;
+    ts.create_sku("N", 10, 1).await;
+    let (s, b) = ts.post("/v1/allocations", alloc("N", 1, "redis_counter")).await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (400, Some("unsupported_strategy")),
+        "{b}"
+    );
+    let (_, h) = ts.get("/healthz").await;
+    assert!(h.get("redis").is_none(), "{h}");
+    ts.finish().await;
+}
