@@ -21,8 +21,13 @@ pub struct CompareRow {
     pub latency_us_p99: u64,
     /// Whether every invariant held (`naive` breaks them by design).
     pub invariants_ok: bool,
-    /// The workload's pgbench reference on the same database, tps, when measured.
+    /// The workload's reference on the same database or Redis, per second, when measured:
+    /// pgbench's single-statement version, or for `redis_counter` redis-benchmark running the
+    /// admission script itself (see `reference`).
     pub pgbench_tps: Option<f64>,
+    /// Which tool measured `pgbench_tps` (`pgbench` or `redis-benchmark`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
 }
 
 impl CompareRow {
@@ -35,16 +40,17 @@ impl CompareRow {
 /// The Markdown table of a comparison.
 pub fn render_compare_table(rows: &[CompareRow]) -> String {
     let mut out = String::from(
-        "| workload | strategy | ops/s | p99 ms | invariants | pgbench tps | allot / pgbench |\n|---|---|---:|---:|---|---:|---:|\n",
+        "| workload | strategy | ops/s | p99 ms | invariants | reference | reference /s | allot / reference |\n|---|---|---:|---:|---|---|---:|---:|\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {} | {:.0} | {:.2} | {} | {} | {} |\n",
+            "| {} | {} | {:.0} | {:.2} | {} | {} | {} | {} |\n",
             r.workload,
             r.strategy,
             r.ops_per_s,
             r.latency_us_p99 as f64 / 1000.0,
             if r.invariants_ok { "ok" } else { "BROKEN" },
+            r.reference.as_deref().unwrap_or("-"),
             r.pgbench_tps.map(|t| format!("{t:.0}")).unwrap_or_else(|| "-".into()),
             r.ratio().map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()),
         ));
@@ -141,6 +147,56 @@ pub async fn create_reference_sku(url: &str, sku: &str, on_hand: i64) -> Result<
     Ok(())
 }
 
+/// Whether `redis-benchmark` is on the PATH.
+pub fn redis_benchmark_available() -> bool {
+    std::process::Command::new("redis-benchmark")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// The raw rate of `redis_counter`'s admission script on one Redis (`redis://host:port`):
+/// redis-benchmark runs `EVAL` of the very script on one counter key (set high first, deleted
+/// after), `requests` times from `clients` connections. `None` when it failed or the URL is
+/// not a plain `redis://host[:port]`.
+pub fn redis_benchmark_admission_rps(redis_url: &str, clients: usize, requests: u64) -> Option<f64> {
+    let hostport = redis_url.strip_prefix("redis://")?.split('/').next()?;
+    let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, "6379"));
+    let key = format!("allot-bench:{{ref-{}}}:avail", std::process::id());
+    let run = |args: &[&str]| {
+        std::process::Command::new("redis-benchmark")
+            .args(["-h", host, "-p", port])
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+    };
+    run(&["-n", "1", "-c", "1", "SET", &key, "1000000000000000"])?;
+    let (clients, requests) = (clients.max(1).to_string(), requests.max(1).to_string());
+    let out = run(&[
+        "-n",
+        &requests,
+        "-c",
+        &clients,
+        "-q",
+        "EVAL",
+        allot_redis::ADMIT_SCRIPT,
+        "1",
+        &key,
+        "1",
+    ]);
+    let _ = run(&["-n", "1", "-c", "1", "DEL", &key]);
+    parse_redis_benchmark_rps(&out?)
+}
+
+/// The rate in redis-benchmark's quiet (`-q`) line: `…: 52493.44 requests per second, …`.
+pub fn parse_redis_benchmark_rps(report: &str) -> Option<f64> {
+    let at = report.rfind(" requests per second")?;
+    report[..at].rsplit([' ', ':']).next()?.trim().parse().ok()
+}
+
 /// Whether `pgbench` is on the PATH.
 pub fn pgbench_available() -> bool {
     std::process::Command::new("pgbench")
@@ -200,7 +256,15 @@ mod tests {
             latency_us_p99: 12_345,
             invariants_ok: true,
             pgbench_tps: pg,
+            reference: pg.map(|_| "pgbench".to_string()),
         }
+    }
+
+    #[test]
+    fn redis_benchmark_quiet_line_parses() {
+        let out = "EVAL ...: 52493.44 requests per second, p50=2.695 msec\n";
+        assert_eq!(parse_redis_benchmark_rps(out), Some(52493.44));
+        assert_eq!(parse_redis_benchmark_rps("nothing"), None);
     }
 
     #[test]

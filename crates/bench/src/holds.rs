@@ -38,7 +38,7 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
         &client,
         &opts.url,
         &opts.strategies,
-        &["atomic", "pessimistic", "optimistic", "segmented"],
+        &["atomic", "pessimistic", "optimistic", "segmented", "batched"],
     )
     .await?;
     let run = run_id();

@@ -15,8 +15,8 @@ mod units;
 
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use compare::{
-    create_reference_sku, parse_pgbench_tps, pgbench_available, pgbench_tps, render_compare_table, write_chart,
-    CompareRow,
+    create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_tps,
+    redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,
 };
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};

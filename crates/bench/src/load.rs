@@ -206,7 +206,8 @@ pub(crate) fn run_id() -> String {
 }
 
 /// The strategies to run: `asked`, or for `all` every strategy of the server's backend
-/// (`postgres` on PostgreSQL, `serialized` on SQLite).
+/// (`postgres` on PostgreSQL, `serialized` on SQLite), plus `redis_counter` and `redis_lock`
+/// for the stock workloads (those whose list has `atomic`) when the server reports Redis up.
 pub(crate) async fn resolve_strategies(
     client: &reqwest::Client,
     url: &str,
@@ -216,12 +217,17 @@ pub(crate) async fn resolve_strategies(
     if !asked.iter().any(|s| s == "all") {
         return Ok(asked.to_vec());
     }
-    Ok(
-        match get(client, &format!("{url}/healthz")).await?["backend"].as_str() {
-            Some("postgres") => postgres.iter().map(|s| s.to_string()).collect(),
-            _ => vec!["serialized".to_string()],
-        },
-    )
+    let health = get(client, &format!("{url}/healthz")).await?;
+    Ok(match health["backend"].as_str() {
+        Some("postgres") => {
+            let mut all: Vec<String> = postgres.iter().map(|s| s.to_string()).collect();
+            if postgres.contains(&"atomic") && health["redis"] == "ok" {
+                all.extend(["redis_counter".to_string(), "redis_lock".to_string()]);
+            }
+            all
+        }
+        _ => vec!["serialized".to_string()],
+    })
 }
 
 /// A side-by-side Markdown table of load reports.

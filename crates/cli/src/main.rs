@@ -402,6 +402,9 @@ struct TargetArgs {
     /// PostgreSQL pool size of the in-process server.
     #[arg(long, default_value_t = 32)]
     pool_size: usize,
+    /// Redis of the in-process server (adds `redis_counter` and `redis_lock` to `all`).
+    #[arg(long, env = "ALLOT_REDIS_URL")]
+    redis_url: Option<String>,
 }
 
 #[derive(Args)]
@@ -602,6 +605,7 @@ async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_se
         database_url,
         allow_unsafe_strategies: true,
         pool_size: t.pool_size,
+        redis_url: t.redis_url.clone(),
         ..ServerConfig::default()
     };
     let s = allot_server::spawn(&cfg).await?;
@@ -786,6 +790,7 @@ fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow
             latency_us_p99: r.latency_us_p99,
             invariants_ok: r.violations.is_empty(),
             pgbench_tps: None,
+            reference: None,
         })
         .collect()
 }
@@ -815,6 +820,7 @@ async fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 latency_us_p99: r.latency_us_p99,
                 invariants_ok: r.violations.is_empty(),
                 pgbench_tps: None,
+                reference: None,
             });
         }
     }
@@ -887,6 +893,7 @@ async fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 latency_us_p99: r.claim_latency_us_p99,
                 invariants_ok: r.violations.is_empty(),
                 pgbench_tps: None,
+                reference: None,
             });
         }
     }
@@ -906,6 +913,21 @@ async fn compare(a: CompareArgs) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(&script);
         for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
             r.pgbench_tps = tps;
+            r.reference = tps.map(|_| "pgbench".to_string());
+        }
+    }
+    // The Redis reference: redis-benchmark running redis_counter's admission script itself.
+    if let Some(redis_url) = a.target.redis_url.as_deref() {
+        if allot_bench::redis_benchmark_available() {
+            eprintln!("== redis-benchmark: admission script");
+            let rps = allot_bench::redis_benchmark_admission_rps(redis_url, a.clients, n.max(10_000));
+            for r in rows
+                .iter_mut()
+                .filter(|r| r.workload == "hot_sku" && r.strategy == "redis_counter")
+            {
+                r.pgbench_tps = rps;
+                r.reference = rps.map(|_| "redis-benchmark".to_string());
+            }
         }
     }
     if let Some(s) = server {

@@ -96,10 +96,12 @@ impl RedisConfig {
     }
 }
 
-/// Check every key's counter against its quantity, then take all of them, or none.
+/// The admission script of `redis_counter` (public so that benchmarks can run the very same
+/// script with `redis-benchmark` as the raw reference). Checks every key's counter against
+/// its quantity, then takes all of them, or none.
 /// `KEYS`: counters; `ARGV`: quantities. Returns `{1, 0, 0}` taken; `{0, i, have}` key `i`
 /// (1-based) short with `have` left; `{-1, i, 0}` key `i` has no counter (load it first).
-const LUA_ADMIT: &str = r#"
+pub const ADMIT_SCRIPT: &str = r#"
 for i = 1, #KEYS do
   local v = redis.call('GET', KEYS[i])
   if not v then return {-1, i, 0} end
@@ -218,7 +220,7 @@ impl RedisGate {
         Ok(RedisGate {
             cfg,
             conn: tokio::sync::Mutex::new(None),
-            admit: redis::Script::new(LUA_ADMIT),
+            admit: redis::Script::new(ADMIT_SCRIPT),
             give_back: redis::Script::new(LUA_GIVE_BACK),
             lock: redis::Script::new(LUA_LOCK),
             unlock: redis::Script::new(LUA_UNLOCK),
