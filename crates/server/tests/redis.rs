@@ -258,3 +258,158 @@ async fn redis_strategies_need_a_redis_url() {
     assert!(h.get("redis").is_none(), "{h}");
     ts.finish().await;
 }
+
+/// A 3-master Redis Cluster on loopback ports, started from `redis-server` for one test and
+/// killed when dropped.
+struct Cluster {
+    ports: Vec<u16>,
+    children: Vec<std::process::Child>,
+    dir: std::path::PathBuf,
+}
+
+impl Cluster {
+    async fn start() -> Cluster {
+        let dir = std::env::temp_dir().join(format!("allot-cluster-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Ports below 55535 whose cluster bus port (+10000) is free too.
+        let mut ports = Vec::new();
+        let mut candidate = 20_000 + (std::process::id() % 3000) as u16 * 10;
+        while ports.len() < 3 {
+            candidate += 1;
+            let free = |p: u16| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok();
+            if free(candidate) && free(candidate + 10_000) {
+                ports.push(candidate);
+            }
+        }
+        let children = ports
+            .iter()
+            .map(|p| {
+                std::process::Command::new("redis-server")
+                    .args([
+                        "--port",
+                        &p.to_string(),
+                        "--bind",
+                        "127.0.0.1",
+                        "--cluster-enabled",
+                        "yes",
+                    ])
+                    .args([
+                        "--cluster-config-file",
+                        &format!("nodes-{p}.conf"),
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                    ])
+                    .arg("--dir")
+                    .arg(&dir)
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .expect("redis-server (Debian package redis-server) is needed for the cluster test")
+            })
+            .collect();
+        let cluster = Cluster { ports, children, dir };
+        for p in &cluster.ports {
+            cluster.wait_for(*p, "PING", "PONG").await;
+        }
+        let nodes: Vec<String> = cluster.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        let out = std::process::Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&nodes)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        for p in &cluster.ports {
+            cluster.wait_for(*p, "CLUSTER INFO", "cluster_state:ok").await;
+        }
+        cluster
+    }
+
+    /// Poll `redis-cli -p port cmd` until its output contains `want` (bounded: 10 s).
+    async fn wait_for(&self, port: u16, cmd: &str, want: &str) {
+        for _ in 0..200 {
+            let out = std::process::Command::new("redis-cli")
+                .args(["-p", &port.to_string()])
+                .args(cmd.split(' '))
+                .output();
+            if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(want)) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("redis on {port} never answered {cmd} with {want}");
+    }
+
+    fn url(&self) -> String {
+        let nodes: Vec<String> = self.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        format!("redis+cluster://{}", nodes.join(","))
+    }
+
+    fn flushall(&self) {
+        for p in &self.ports {
+            let _ = std::process::Command::new("redis-cli")
+                .args(["-p", &p.to_string(), "FLUSHALL"])
+                .output();
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[tokio::test]
+async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
+    let cluster = Cluster::start().await;
+    let p = prefix();
+    let ts = start_redis(cluster.url(), &p).await;
+    // Several SKUs (spread over the cluster's slots), both strategies: exactly the stock.
+    for strategy in ["redis_counter", "redis_lock"] {
+        for n in 0..3 {
+            let sku = format!("K{n}-{strategy}");
+            ts.create_sku(&sku, 20, 1).await;
+            let counts = fire(&ts.api, "/v1/allocations", alloc(&sku, 1, strategy), 60).await;
+            assert_eq!(counts.get("201"), Some(&20), "{sku}: {counts:?}");
+            assert_eq!(ts.sku(&sku).await["on_hand"], 0, "{sku}");
+        }
+    }
+    // A cart over two SKUs: the first line is taken, the second is short, the first goes back.
+    ts.create_sku("CART-A", 30, 1).await;
+    ts.create_sku("CART-B", 10, 1).await;
+    let cart = json!({"lines": [{"sku": "CART-A", "quantity": 1}, {"sku": "CART-B", "quantity": 1}], "strategy": "redis_counter"});
+    let counts = fire(&ts.api, "/v1/allocations", cart, 40).await;
+    assert_eq!(counts.get("201"), Some(&10), "{counts:?}");
+    let mut rc = allot_redis::RedisConfig::new(cluster.url());
+    rc.key_prefix = p.clone();
+    let g = allot_redis::RedisGate::new(rc).unwrap();
+    assert_eq!(
+        g.counter("CART-A").await.unwrap(),
+        Some(20),
+        "short carts gave CART-A back"
+    );
+    // The whole cluster flushed mid-load: never an oversell, and the audit stays clean.
+    ts.create_sku("CF", 100, 1).await;
+    let load = {
+        let api = ts.api.clone();
+        tokio::spawn(async move { fire(&api, "/v1/allocations", alloc("CF", 1, "redis_counter"), 300).await })
+    };
+    for _ in 0..5 {
+        cluster.flushall();
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let counts = load.await.unwrap();
+    let ok = *counts.get("201").unwrap_or(&0) as i64;
+    assert!(ok <= 100, "{counts:?}");
+    assert_eq!(ts.sku("CF").await["on_hand"].as_i64(), Some(100 - ok));
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+    drop(cluster);
+}
