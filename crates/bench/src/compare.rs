@@ -147,13 +147,18 @@ pub async fn create_reference_sku(url: &str, sku: &str, on_hand: i64) -> Result<
     Ok(())
 }
 
-/// Whether `redis-benchmark` is on the PATH.
-pub fn redis_benchmark_available() -> bool {
-    std::process::Command::new("redis-benchmark")
+/// Whether `tool --version` runs (the tool is on the PATH).
+fn tool_available(tool: &str) -> bool {
+    std::process::Command::new(tool)
         .arg("--version")
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
+}
+
+/// Whether `redis-benchmark` is on the PATH.
+pub fn redis_benchmark_available() -> bool {
+    tool_available("redis-benchmark")
 }
 
 /// The raw rate of `redis_counter`'s admission script on one Redis (`redis://host:port`):
@@ -199,11 +204,7 @@ pub fn parse_redis_benchmark_rps(report: &str) -> Option<f64> {
 
 /// Whether `pgbench` is on the PATH.
 pub fn pgbench_available() -> bool {
-    std::process::Command::new("pgbench")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    tool_available("pgbench")
 }
 
 /// Run `pgbench -n -c clients -j 2 -T seconds -f script` with `-D name=value` defines against
