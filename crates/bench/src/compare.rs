@@ -282,10 +282,13 @@ mod tests {
             row("hot_sku", "atomic", 1400.0, None),
         ]);
         assert!(
-            t.contains("| hot_sku | batched | 15000 | 12.35 | ok | 1500 | 10.00x |"),
+            t.contains("| hot_sku | batched | 15000 | 12.35 | ok | pgbench | 1500 | 10.00x |"),
             "{t}"
         );
-        assert!(t.contains("| hot_sku | atomic | 1400 | 12.35 | ok | - | - |"), "{t}");
+        assert!(
+            t.contains("| hot_sku | atomic | 1400 | 12.35 | ok | - | - | - |"),
+            "{t}"
+        );
     }
 
     #[test]
