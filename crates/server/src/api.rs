@@ -40,7 +40,12 @@ impl AppState {
         store.require(default_strategy)?;
         let redis = crate::config::open_redis(cfg)?;
         if default_strategy.needs_redis() && redis.is_none() {
-            return Err(AllotError::unsupported_strategy(default_strategy.name(), "without --redis-url").into());
+            return Err(AllotError::UnsupportedStrategy {
+                strategy: default_strategy.name().to_string(),
+                backend: store.backend().name(),
+                hint: " without Redis (--redis-url)".into(),
+            }
+            .into());
         }
         Ok(AppState {
             store,
@@ -390,7 +395,12 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
             .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
     if strategy.needs_redis() && st.redis.is_none() {
-        return Err(AllotError::unsupported_strategy(strategy.name(), "this server (no --redis-url)").into());
+        return Err(AllotError::UnsupportedStrategy {
+            strategy: strategy.name().to_string(),
+            backend: st.store.backend().name(),
+            hint: " without Redis (start allot serve on PostgreSQL with --redis-url)".into(),
+        }
+        .into());
     }
     Ok(strategy)
 }
