@@ -81,12 +81,12 @@ impl Strategy {
         }
     }
 
-    /// Whether the strategy can oversell (only `naive`).
     /// Whether the strategy runs through Redis (and so needs `--redis-url`).
     pub fn needs_redis(self) -> bool {
         matches!(self, Strategy::RedisCounter | Strategy::RedisLock)
     }
 
+    /// Whether the strategy can oversell (only `naive`).
     pub fn is_unsafe(self) -> bool {
         matches!(self, Strategy::Naive)
     }

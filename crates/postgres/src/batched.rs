@@ -103,6 +103,7 @@ enum Op {
     Hold {
         req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
+        lines_json: serde_json::Value,
         reply: Reply<Hold>,
     },
     Confirm {
@@ -126,13 +127,12 @@ enum Answer {
 impl Op {
     /// The idempotency key and fingerprint the request carried.
     fn idem_key(&self) -> Option<(&str, &str)> {
+        fn of<T>(idem: &Option<Idempotency<T>>) -> Option<(&str, &str)> {
+            idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
+        }
         match self {
-            Op::Allocate { idem, .. } | Op::Confirm { idem, .. } => {
-                idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
-            }
-            Op::Hold { idem, .. } | Op::Release { idem, .. } => {
-                idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
-            }
+            Op::Allocate { idem, .. } | Op::Confirm { idem, .. } => of(idem),
+            Op::Hold { idem, .. } | Op::Release { idem, .. } => of(idem),
         }
     }
 
@@ -184,7 +184,7 @@ impl Op {
             Op::Allocate { req, idem, reply, .. } => {
                 let _ = reply.send(allot_core::store::StockStore::allocate(&store, req, idem).await);
             }
-            Op::Hold { req, idem, reply } => {
+            Op::Hold { req, idem, reply, .. } => {
                 let _ = reply.send(store.create_hold(req, idem).await);
             }
             Op::Confirm { id, idem, reply } => {
@@ -270,19 +270,16 @@ impl Combiner {
 }
 
 impl PgStore {
-    /// Queue `op` on the lane of `lane_sku` and wait for `answer`.
-    async fn submit_batched<T>(
-        &self,
-        op: Op,
-        lane_sku: String,
-        answer: oneshot::Receiver<Result<Executed<T>>>,
-    ) -> Result<Executed<T>> {
+    /// Queue the request `make` builds around its reply channel on the lane of `lane_sku`,
+    /// and wait for the answer of the transaction that served it.
+    async fn submit_batched<T>(&self, lane_sku: String, make: impl FnOnce(Reply<T>) -> Op) -> Result<Executed<T>> {
         let combiner = self
             .combiner
             .as_ref()
             .ok_or_else(|| AllotError::Internal("batched request on a lane's own store".into()))?;
+        let (reply, answer) = oneshot::channel();
         let p = Pending {
-            op,
+            op: make(reply),
             lane_sku,
             expiry_passes: 0,
         };
@@ -292,29 +289,27 @@ impl PgStore {
             .map_err(|_| AllotError::Unavailable("the batch combiner stopped".into()))?
     }
 
-    /// Allocate with the `batched` strategy: queue the request on its lane and wait for the
-    /// answer of the transaction that served it.
+    /// Whether this store coalesces (`false` on a lane's own store, which runs `batched`
+    /// requests on the per-request path).
+    pub(crate) fn coalesces(&self) -> bool {
+        self.combiner.is_some()
+    }
+
+    /// Allocate with the `batched` strategy.
     pub(crate) async fn allocate_batched(
         &self,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
         lines_json: serde_json::Value,
     ) -> Result<Executed<Allocation>> {
-        let (reply, answer) = oneshot::channel();
         let lane_sku = req.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        let op = Op::Allocate {
+        self.submit_batched(lane_sku, |reply| Op::Allocate {
             req,
             idem,
             lines_json,
             reply,
-        };
-        self.submit_batched(op, lane_sku, answer).await
-    }
-
-    /// Whether this store coalesces (`false` on a lane's own store, which runs deferred
-    /// requests on the per-request path).
-    pub(crate) fn coalesces(&self) -> bool {
-        self.combiner.is_some()
+        })
+        .await
     }
 
     /// Create a hold with the `batched` strategy.
@@ -323,10 +318,15 @@ impl PgStore {
         req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        let (reply, answer) = oneshot::channel();
+        let lines_json = serde_json::to_value(&req.take.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(Op::Hold { req, idem, reply }, lane_sku, answer)
-            .await
+        self.submit_batched(lane_sku, |reply| Op::Hold {
+            req,
+            idem,
+            lines_json,
+            reply,
+        })
+        .await
     }
 
     /// The lane SKU of a stock hold made by `batched`, or `None` when its finish takes the
@@ -353,13 +353,9 @@ impl PgStore {
         idem: Option<Idempotency<Allocation>>,
         lane_sku: String,
     ) -> Result<Executed<Allocation>> {
-        let (reply, answer) = oneshot::channel();
-        let op = Op::Confirm {
-            id: id.to_string(),
-            idem,
-            reply,
-        };
-        self.submit_batched(op, lane_sku, answer).await
+        let id = id.to_string();
+        self.submit_batched(lane_sku, |reply| Op::Confirm { id, idem, reply })
+            .await
     }
 
     /// Release a `batched` stock hold on the lane of `lane_sku`.
@@ -369,13 +365,9 @@ impl PgStore {
         idem: Option<Idempotency<Hold>>,
         lane_sku: String,
     ) -> Result<Executed<Hold>> {
-        let (reply, answer) = oneshot::channel();
-        let op = Op::Release {
-            id: id.to_string(),
-            idem,
-            reply,
-        };
-        self.submit_batched(op, lane_sku, answer).await
+        let id = id.to_string();
+        self.submit_batched(lane_sku, |reply| Op::Release { id, idem, reply })
+            .await
     }
 }
 
@@ -826,7 +818,7 @@ async fn batch_tx(
                         w.a_lines.push(lines_json.clone());
                         Answer::Allocation(req.to_allocation(now))
                     }
-                    Op::Hold { req, .. } => {
+                    Op::Hold { req, lines_json, .. } => {
                         let hold = req.to_hold(now);
                         w.ledger(&hold.lines, OpKind::Hold, &hold.id);
                         for l in &hold.lines {
@@ -835,7 +827,7 @@ async fn batch_tx(
                             w.hl_q.push(l.quantity);
                         }
                         w.h_id.push(hold.id.clone());
-                        w.h_lines.push(serde_json::to_value(&hold.lines).unwrap_or_default());
+                        w.h_lines.push(lines_json.clone());
                         w.h_expires.push(hold.expires_at);
                         Answer::Hold(hold)
                     }
@@ -908,7 +900,9 @@ async fn batch_tx(
             }
         });
     }
-    if !w.u_sku.is_empty() || !w.k_key.is_empty() || !w.f_id.is_empty() {
+    // Every success writes ledger lines (stored responses belong to successes only); a
+    // batch with none has nothing to write, even where its net changes cancel out.
+    if !w.l_sku.is_empty() {
         let stmt = tx.prepare_cached(SQL_BATCH_WRITE).await?;
         let params: [&Param; 25] = [
             &w.u_sku,

@@ -401,8 +401,8 @@ impl PgStore {
                 0
             };
             let taken: Option<i32> = match req.strategy {
-                // A `batched` hold that its batch deferred (a SKU of several buckets) takes
-                // the `atomic` path.
+                // `batched` on a lane's own store (what its batch deferred) takes the
+                // `atomic` path.
                 Strategy::Atomic
                 | Strategy::Segmented
                 | Strategy::Batched
@@ -822,7 +822,9 @@ impl StockStore for PgStore {
         self.require(req.strategy)?;
         let now = Utc::now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-        if req.strategy == Strategy::Batched {
+        // A lane's own store (no combiner) runs `batched` on the per-request path, as it
+        // does for holds.
+        if req.strategy == Strategy::Batched && self.coalesces() {
             return self.allocate_batched(req, idem, lines_json).await;
         }
         if idem.is_none()
