@@ -158,18 +158,15 @@ fn hold(sku: &str, q: i64) -> Value {
     json!({"lines": [{"sku": sku, "quantity": q}], "ttl_ms": 600_000, "strategy": "batched"})
 }
 
-#[tokio::test]
-async fn batched_holds_confirms_and_releases_each_finish_once() {
-    let ts = common::start(Kind::Postgres).await;
-    ts.create_sku("H", 40, 1).await;
-    // 60 holds of one unit against 40, all at once: exactly 40 are held.
+/// `n` batched holds of one unit on `sku`, all at once: the ids of those held (each answered
+/// `held` by `batched`) and how many were refused `insufficient_stock` (nothing else allowed).
+async fn hold_all(api: &common::Api, sku: &str, n: usize) -> (Vec<String>, usize) {
     let mut set = tokio::task::JoinSet::new();
-    for _ in 0..60 {
-        let api = ts.api.clone();
-        set.spawn(async move { api.post("/v1/holds", hold("H", 1)).await });
+    for _ in 0..n {
+        let (api, body) = (api.clone(), hold(sku, 1));
+        set.spawn(async move { api.post("/v1/holds", body).await });
     }
-    let mut ids = Vec::new();
-    let mut short = 0;
+    let (mut ids, mut short) = (Vec::new(), 0);
     while let Some(r) = set.join_next().await {
         match r.unwrap() {
             (201, b) => {
@@ -183,6 +180,15 @@ async fn batched_holds_confirms_and_releases_each_finish_once() {
             other => panic!("{other:?}"),
         }
     }
+    (ids, short)
+}
+
+#[tokio::test]
+async fn batched_holds_confirms_and_releases_each_finish_once() {
+    let ts = common::start(Kind::Postgres).await;
+    ts.create_sku("H", 40, 1).await;
+    // 60 holds of one unit against 40, all at once: exactly 40 are held.
+    let (ids, short) = hold_all(&ts.api, "H", 60).await;
     assert_eq!((ids.len(), short), (40, 20));
     let s = ts.sku("H").await;
     assert_eq!((s["on_hand"].as_i64(), s["held"].as_i64()), (Some(40), Some(40)));
@@ -259,21 +265,8 @@ async fn batched_holds_confirms_and_releases_each_finish_once() {
 async fn batched_holds_on_a_segmented_sku_take_the_per_request_path() {
     let ts = common::start(Kind::Postgres).await;
     ts.create_sku("SEG", 8, 4).await;
-    let mut set = tokio::task::JoinSet::new();
-    for _ in 0..12 {
-        let api = ts.api.clone();
-        set.spawn(async move { api.post("/v1/holds", hold("SEG", 1)).await });
-    }
-    let mut ids = Vec::new();
-    while let Some(r) = set.join_next().await {
-        let (s, b) = r.unwrap();
-        match s {
-            201 => ids.push(b["id"].as_str().unwrap().to_string()),
-            409 => assert_eq!(b["error"]["code"], "insufficient_stock"),
-            _ => panic!("{s} {b}"),
-        }
-    }
-    assert_eq!(ids.len(), 8);
+    let (ids, short) = hold_all(&ts.api, "SEG", 12).await;
+    assert_eq!((ids.len(), short), (8, 4));
     for (n, id) in ids.iter().enumerate() {
         let action = if n % 2 == 0 { "confirm" } else { "release" };
         let (s, b) = ts.api.post(&format!("/v1/holds/{id}/{action}"), json!({})).await;
