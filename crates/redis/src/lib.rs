@@ -188,7 +188,7 @@ fn unavailable(e: impl std::fmt::Display) -> AllotError {
 /// first use, so a server starts while Redis is down and its other strategies keep working.
 pub struct RedisGate {
     cfg: RedisConfig,
-    conn: tokio::sync::Mutex<Option<Conn>>,
+    conn: tokio::sync::OnceCell<Conn>,
     admit: redis::Script,
     give_back: redis::Script,
     lock: redis::Script,
@@ -219,7 +219,7 @@ impl RedisGate {
         }
         Ok(RedisGate {
             cfg,
-            conn: tokio::sync::Mutex::new(None),
+            conn: tokio::sync::OnceCell::new(),
             admit: redis::Script::new(ADMIT_SCRIPT),
             give_back: redis::Script::new(LUA_GIVE_BACK),
             lock: redis::Script::new(LUA_LOCK),
@@ -237,12 +237,13 @@ impl RedisGate {
         Duration::from_millis(self.cfg.timeout_ms.max(1))
     }
 
-    /// The shared connection, made on first use (bounded by `timeout_ms`).
+    /// The shared connection, made on first use (bounded by `timeout_ms`; a failed attempt
+    /// leaves the cell empty, so the next call tries again). No lock once connected.
     async fn conn(&self) -> Result<Conn> {
-        let mut slot = self.conn.lock().await;
-        if let Some(c) = slot.as_ref() {
-            return Ok(c.clone());
-        }
+        self.conn.get_or_try_init(|| self.connect()).await.cloned()
+    }
+
+    async fn connect(&self) -> Result<Conn> {
         let connect = async {
             if self.cfg.is_cluster() {
                 let client = redis::cluster::ClusterClient::new(self.cfg.cluster_nodes()).map_err(unavailable)?;
@@ -261,11 +262,9 @@ impl RedisGate {
                 ))
             }
         };
-        let c = tokio::time::timeout(self.timeout(), connect)
+        tokio::time::timeout(self.timeout(), connect)
             .await
-            .map_err(|_| unavailable("connect timed out"))??;
-        *slot = Some(c.clone());
-        Ok(c)
+            .map_err(|_| unavailable("connect timed out"))?
     }
 
     /// Run one Redis exchange on the shared connection, bounded by `timeout_ms`.
@@ -349,7 +348,7 @@ impl RedisGate {
         } else {
             vec![lines]
         };
-        let mut taken: Vec<&AllocationLine> = Vec::new();
+        let mut taken = 0;
         for group in groups {
             let mut loads = 0;
             let outcome = loop {
@@ -377,11 +376,11 @@ impl RedisGate {
                 }
             };
             if let Err(e) = outcome {
-                self.give_back(taken.into_iter().cloned().collect::<Vec<_>>().as_slice())
-                    .await;
+                // The groups are consecutive slices of `lines`: what was taken is a prefix.
+                self.give_back(&lines[..taken]).await;
                 return Err(e);
             }
-            taken.extend(group.iter());
+            taken += group.len();
         }
         Ok(())
     }
@@ -418,6 +417,20 @@ impl RedisGate {
         r
     }
 
+    /// Run `apply` (the store's part, given the fencing tokens) while holding the locks of
+    /// `lines`' SKUs, then release them.
+    async fn locked<T, F, Fut>(&self, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
+    where
+        F: FnOnce(Vec<(String, i64)>) -> Fut,
+        Fut: std::future::Future<Output = Result<Executed<T>>>,
+    {
+        let skus: Vec<String> = lines.iter().map(|l| l.sku.clone()).collect();
+        let guard = self.lock_skus(&skus).await?;
+        let r = apply(guard.fences().to_vec()).await;
+        guard.release().await;
+        r
+    }
+
     /// Allocate with `req.strategy` (`redis_counter` or `redis_lock`) on `store`.
     /// Errors: `unsupported_strategy` for another strategy; see the crate docs for the rest.
     pub async fn allocate<S: StockStore + ?Sized>(
@@ -432,12 +445,12 @@ impl RedisGate {
                 self.admitted(store, &lines, || store.allocate(req, idem)).await
             }
             Strategy::RedisLock => {
-                let skus: Vec<String> = req.lines.iter().map(|l| l.sku.clone()).collect();
-                let guard = self.lock_skus(&skus).await?;
-                req.fences = guard.fences().to_vec();
-                let r = store.allocate(req, idem).await;
-                guard.release().await;
-                r
+                let lines = req.lines.clone();
+                self.locked(&lines, |fences| {
+                    req.fences = fences;
+                    store.allocate(req, idem)
+                })
+                .await
             }
             other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
         }
@@ -456,12 +469,12 @@ impl RedisGate {
                 self.admitted(store, &lines, || store.create_hold(req, idem)).await
             }
             Strategy::RedisLock => {
-                let skus: Vec<String> = req.take.lines.iter().map(|l| l.sku.clone()).collect();
-                let guard = self.lock_skus(&skus).await?;
-                req.take.fences = guard.fences().to_vec();
-                let r = store.create_hold(req, idem).await;
-                guard.release().await;
-                r
+                let lines = req.take.lines.clone();
+                self.locked(&lines, |fences| {
+                    req.take.fences = fences;
+                    store.create_hold(req, idem)
+                })
+                .await
             }
             other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
         }
@@ -482,6 +495,8 @@ impl RedisGate {
         let mut sorted: Vec<String> = skus.to_vec();
         sorted.sort();
         sorted.dedup();
+        // The watchdog's connection first: a failure then leaves nothing locked.
+        let conn = self.conn().await?;
         let owner = uuid::Uuid::new_v4().to_string();
         let mut held: Vec<(String, i64)> = Vec::new();
         for sku in &sorted {
@@ -495,15 +510,6 @@ impl RedisGate {
                 }
             }
         }
-        let conn = match self.conn().await {
-            Ok(c) => c,
-            Err(e) => {
-                for (s, _) in held.iter().rev() {
-                    let _ = self.unlock_one(s, &owner).await;
-                }
-                return Err(e);
-            }
-        };
         Ok(LockGuard::start(self.handle(conn), owner, held))
     }
 
@@ -511,7 +517,7 @@ impl RedisGate {
     fn handle(&self, conn: Conn) -> Arc<GateHandle> {
         Arc::new(GateHandle {
             cfg: self.cfg.clone(),
-            conn: Some(conn),
+            conn,
             unlock: self.unlock.clone(),
             renew: self.renew.clone(),
         })
@@ -570,7 +576,7 @@ impl RedisGate {
 /// What a [`LockGuard`]'s watchdog and release need of the gate.
 struct GateHandle {
     cfg: RedisConfig,
-    conn: Option<Conn>,
+    conn: Conn,
     unlock: redis::Script,
     renew: redis::Script,
 }
@@ -583,9 +589,7 @@ impl GateHandle {
     /// Run `script` on `sku`'s lock for `owner` (with `ms` for a renewal); `true` when the
     /// owner still had it.
     async fn call(&self, script: &redis::Script, sku: &str, owner: &str, ms: Option<u64>) -> bool {
-        let Some(mut c) = self.conn.clone() else {
-            return false;
-        };
+        let mut c = self.conn.clone();
         let mut inv = script.key(self.key(sku));
         inv.arg(owner);
         if let Some(ms) = ms {
