@@ -550,25 +550,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 ..ServerConfig::default()
             };
             let store = allot_server::open_store(&cfg).await?;
-            let mut report = store.audit().await?;
-            report.booking_overlaps = store.booking_overlaps().await?;
-            println!(
-                "audit: {} SKUs, {} ledger entries, {} violations, {} overlapping bookings",
-                report.skus_checked,
-                report.ledger_entries,
-                report.violations.len(),
-                report.booking_overlaps.len()
-            );
-            for v in &report.violations {
-                println!("  {}: {}", v.sku, v.problem);
-            }
-            for o in &report.booking_overlaps {
-                println!(
-                    "  resource {}: bookings {} and {} overlap",
-                    o.resource, o.first, o.second
-                );
-            }
-            if !report.violations.is_empty() || !report.booking_overlaps.is_empty() {
+            let report = store.audit().await?;
+            print_audit(&report);
+            if !report.is_clean() {
                 std::process::exit(1);
             }
         }
@@ -989,4 +973,29 @@ async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
         bail!("invariants broken for safe strategies: {}", broken.join(", "));
     }
     Ok(())
+}
+
+/// Print an audit report: one summary line, then one line per finding.
+fn print_audit(report: &allot_core::AuditReport) {
+    println!(
+        "audit: {} SKUs, {} ledger entries, {} jobs, {} violations, {} job violations, {} overlapping bookings",
+        report.skus_checked,
+        report.ledger_entries,
+        report.jobs_checked,
+        report.violations.len(),
+        report.job_violations.len(),
+        report.booking_overlaps.len()
+    );
+    for v in &report.violations {
+        println!("  {}: {}", v.sku, v.problem);
+    }
+    for v in &report.job_violations {
+        println!("  job {} (queue {}): {}", v.id, v.queue, v.problem);
+    }
+    for o in &report.booking_overlaps {
+        println!(
+            "  resource {}: bookings {} and {} overlap",
+            o.resource, o.first, o.second
+        );
+    }
 }

@@ -5,6 +5,7 @@
 //! tested with plain data. The backends (`allot-postgres`, `allot-sqlite`) implement
 //! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
 
+pub mod audit;
 pub mod batch;
 pub mod booking;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod strategy;
 pub mod unit;
 pub mod validate;
 
+pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, BookingStrategy, FreeSlot};
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
@@ -26,7 +28,6 @@ pub use job::{
     JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
 };
 pub use limits::Limits;
-pub use model::audit as audit_rows;
 pub use model::*;
 pub use store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, Store, StoredResponse, UnitStore,

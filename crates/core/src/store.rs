@@ -106,8 +106,9 @@ pub trait StockStore: Send + Sync + 'static {
     /// segmented SKUs). Returns how many SKUs were changed. No ledger entry: totals stay.
     async fn rebalance(&self, sku: Option<&str>) -> Result<u64>;
 
-    /// Check conservation for every SKU in one snapshot.
-    async fn audit(&self) -> Result<AuditReport>;
+    /// Check every invariant of [`crate::audit`] (SKU conservation, unit claims, job states,
+    /// overlapping bookings) in one snapshot.
+    async fn audit(&self) -> Result<crate::audit::AuditReport>;
 
     /// Delete at most `max_rows` stored idempotency responses created before `before`.
     /// Returns how many were deleted. `allot serve` calls it periodically with

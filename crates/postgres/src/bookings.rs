@@ -329,23 +329,9 @@ impl BookingStore for PgStore {
     async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
         let c = self.client().await?;
         let rows = c
-            .query(
-                "SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
-                    ON a.resource = b.resource AND a.id < b.id AND a.during && b.during
-                 WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $1))
-                   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $1))
-                 ORDER BY 1, 2, 3 LIMIT 1000",
-                &[&Utc::now()],
-            )
+            .query(crate::audit::OVERLAPS, &[&Utc::now()])
             .await
             .map_err(map_error)?;
-        Ok(rows
-            .iter()
-            .map(|r| BookingOverlap {
-                resource: r.get(0),
-                first: r.get(1),
-                second: r.get(2),
-            })
-            .collect())
+        Ok(rows.iter().map(crate::audit::overlap).collect())
     }
 }

@@ -9,6 +9,7 @@
 //! class 08 (connection exceptions), 57P01..03 (shutdown) and 53xxx (insufficient resources)
 //! and pool timeouts are `unavailable`.
 
+mod audit;
 mod batched;
 mod bookings;
 mod holds;

@@ -883,53 +883,6 @@ impl StockStore for PgStore {
     }
 
     async fn audit(&self) -> Result<AuditReport> {
-        let mut c = self.client().await?;
-        let tx = c
-            .build_transaction()
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(map_error)?;
-        let rows = tx
-            .query(
-                "WITH st AS (SELECT sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
-                                    min(on_hand - held)::int8 AS min_avail, min(held)::int8 AS min_held
-                               FROM stock GROUP BY sku
-                             UNION ALL
-                             SELECT sku, count(*) FILTER (WHERE status <> 'allocated'),
-                                    count(*) FILTER (WHERE status = 'held'),
-                                    count(*) FILTER (WHERE status = 'available'),
-                                    count(*) FILTER (WHERE status = 'held')
-                               FROM units GROUP BY sku),
-                      hl AS (SELECT hl.sku, sum(hl.quantity)::int8 AS q FROM holds h
-                               JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
-                      l AS (SELECT sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
-                              FROM ledger GROUP BY sku)
-                 SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-                        COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
-                        COALESCE(hl.q, 0)
-                   FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
-                   LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku",
-                &[],
-            )
-            .await
-            .map_err(map_error)?;
-        tx.commit().await.map_err(map_error)?;
-        let rows: Vec<SkuAuditRow> = rows
-            .iter()
-            .map(|r| SkuAuditRow {
-                sku: r.get(0),
-                on_hand: r.get(1),
-                held: r.get(2),
-                min_bucket_available: r.get(3),
-                min_bucket_held: r.get(4),
-                ledger_delta: r.get(5),
-                ledger_held_delta: r.get(6),
-                ledger_entries: r.get(7),
-                active_hold_quantity: r.get(8),
-            })
-            .collect();
-        Ok(audit_rows(&rows))
+        self.audit_snapshot().await
     }
 }

@@ -193,27 +193,6 @@ impl BookingStore for SqliteStore {
     }
 
     async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
-        self.call(|c| {
-            let now = now_us();
-            c.prepare(
-                "SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
-                    ON a.resource = b.resource AND a.id < b.id AND a.start_us < b.end_us AND b.start_us < a.end_us
-                 WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at_us > ?1))
-                   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at_us > ?1))
-                 ORDER BY 1, 2, 3 LIMIT 1000",
-            )
-            .and_then(|mut s| {
-                s.query_map([now], |r| {
-                    Ok(BookingOverlap {
-                        resource: r.get(0)?,
-                        first: r.get(1)?,
-                        second: r.get(2)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(map_error)
-        })
-        .await
+        self.call(|c| crate::audit::overlaps(c)).await
     }
 }

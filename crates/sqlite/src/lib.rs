@@ -9,6 +9,7 @@
 //! (another process holds the write lock past `busy_timeout`) are `contention`;
 //! `SQLITE_CANTOPEN`, `SQLITE_IOERR`, `SQLITE_FULL` are `unavailable`.
 
+mod audit;
 mod bookings;
 mod holds;
 mod jobs;

@@ -436,45 +436,6 @@ impl StockStore for SqliteStore {
     }
 
     async fn audit(&self) -> Result<AuditReport> {
-        self.call(|c| {
-            let rows: Vec<SkuAuditRow> = c
-                .prepare(
-                    "WITH st AS (SELECT sku, sum(on_hand) AS on_hand, sum(held) AS held,
-                                        min(on_hand - held) AS min_avail, min(held) AS min_held
-                                   FROM stock GROUP BY sku
-                                 UNION ALL
-                                 SELECT sku, sum(status <> 'allocated'), sum(status = 'held'),
-                                        sum(status = 'available'), sum(status = 'held')
-                                   FROM units GROUP BY sku),
-                          hl AS (SELECT hl.sku, sum(hl.quantity) AS q FROM holds h
-                                   JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
-                          l AS (SELECT sku, sum(delta) AS d, sum(held_delta) AS h, count(*) AS n
-                                  FROM ledger GROUP BY sku)
-                     SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-                            COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
-                            COALESCE(hl.q, 0)
-                       FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
-                       LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku",
-                )
-                .and_then(|mut s| {
-                    s.query_map([], |r| {
-                        Ok(SkuAuditRow {
-                            sku: r.get(0)?,
-                            on_hand: r.get(1)?,
-                            held: r.get(2)?,
-                            min_bucket_available: r.get(3)?,
-                            min_bucket_held: r.get(4)?,
-                            ledger_delta: r.get(5)?,
-                            ledger_held_delta: r.get(6)?,
-                            ledger_entries: r.get(7)?,
-                            active_hold_quantity: r.get(8)?,
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .map_err(map_error)?;
-            Ok(audit_rows(&rows))
-        })
-        .await
+        self.audit_snapshot().await
     }
 }

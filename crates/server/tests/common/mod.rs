@@ -197,6 +197,7 @@ impl Api {
         let (s, b) = self.get("/v1/audit").await;
         assert_eq!(s, 200);
         assert_eq!(b["violations"], json!([]), "audit: {b}");
+        assert_eq!(b["job_violations"], json!([]), "audit: {b}");
         assert_eq!(b["booking_overlaps"], json!([]), "audit: {b}");
     }
 }

@@ -1,0 +1,147 @@
+//! The audit's reads on PostgreSQL: every figure the rules of [`allot_core::audit`] need, in
+//! one REPEATABLE READ, READ ONLY snapshot (PostgreSQL docs, 13.2.2 "Repeatable Read
+//! Isolation Level"). Jobs are streamed, never collected.
+
+use crate::{map_error, PgStore};
+use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, SkuAuditRow};
+use allot_core::job::JobState;
+use allot_core::{AuditReport, BookingOverlap, Result};
+use futures::{pin_mut, TryStreamExt};
+
+/// Per SKU: balances, ledger sums and what its active holds hold.
+const SKU_ROWS: &str = "
+WITH st AS (SELECT sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
+                   min(on_hand - held)::int8 AS min_avail, min(held)::int8 AS min_held
+              FROM stock GROUP BY sku
+            UNION ALL
+            SELECT sku, count(*) FILTER (WHERE status <> 'allocated'),
+                   count(*) FILTER (WHERE status = 'held'),
+                   count(*) FILTER (WHERE status = 'available'),
+                   count(*) FILTER (WHERE status = 'held')
+              FROM units GROUP BY sku),
+     hl AS (SELECT hl.sku, sum(hl.quantity)::int8 AS q FROM holds h
+              JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
+     l AS (SELECT sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
+             FROM ledger GROUP BY sku)
+SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
+       COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
+       COALESCE(hl.q, 0)
+  FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
+  LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku";
+
+/// Per unit claim whose units and ledger disagree: what each says.
+const CLAIM_ROWS: &str = "
+WITH u AS (SELECT sku, claim_id, count(*) FILTER (WHERE status = 'allocated')::int8 AS a,
+                  count(*) FILTER (WHERE status = 'held')::int8 AS h
+             FROM units WHERE claim_id IS NOT NULL GROUP BY sku, claim_id),
+     l AS (SELECT l.sku, l.ref, (-sum(l.delta))::int8 AS a, sum(l.held_delta)::int8 AS h
+             FROM ledger l JOIN skus s ON s.sku = l.sku AND s.tracking = 'units'
+            WHERE l.ref IS NOT NULL
+              AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired')
+            GROUP BY l.sku, l.ref)
+SELECT COALESCE(u.sku, l.sku), COALESCE(u.claim_id, l.ref), COALESCE(l.a, 0), COALESCE(l.h, 0),
+       COALESCE(u.a, 0), COALESCE(u.h, 0)
+  FROM u FULL JOIN l ON l.sku = u.sku AND l.ref = u.claim_id
+ WHERE COALESCE(l.a, 0) <> COALESCE(u.a, 0) OR COALESCE(l.h, 0) <> COALESCE(u.h, 0)
+ ORDER BY 1, 2";
+
+const JOB_ROWS: &str = "
+SELECT id, queue, state, attempt::int8, max_attempts::int8, lease_expires_at IS NOT NULL,
+       finalized_at IS NOT NULL, errors
+  FROM jobs ORDER BY id";
+
+/// Blocking bookings of one resource that overlap (at most 1000 pairs).
+pub(crate) const OVERLAPS: &str = "
+SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
+    ON a.resource = b.resource AND a.id < b.id AND a.during && b.during
+ WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $1))
+   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $1))
+ ORDER BY 1, 2, 3 LIMIT 1000";
+
+/// Map a row of [`OVERLAPS`].
+pub(crate) fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
+    BookingOverlap {
+        resource: r.get(0),
+        first: r.get(1),
+        second: r.get(2),
+    }
+}
+
+impl PgStore {
+    /// Every audit rule over one snapshot (see [`allot_core::audit`]).
+    pub(crate) async fn audit_snapshot(&self) -> Result<AuditReport> {
+        let mut c = self.client().await?;
+        let tx = c
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(map_error)?;
+        let mut a = Auditor::new();
+        let skus: Vec<SkuAuditRow> = tx
+            .query(SKU_ROWS, &[])
+            .await
+            .map_err(map_error)?
+            .iter()
+            .map(sku_row)
+            .collect();
+        a.skus(&skus);
+        for r in tx.query(CLAIM_ROWS, &[]).await.map_err(map_error)? {
+            a.claim(&ClaimAuditRow {
+                sku: r.get(0),
+                claim: r.get(1),
+                ledger_allocated: r.get(2),
+                ledger_held: r.get(3),
+                units_allocated: r.get(4),
+                units_held: r.get(5),
+            });
+        }
+        let jobs = tx
+            .query_raw(JOB_ROWS, std::iter::empty::<i32>())
+            .await
+            .map_err(map_error)?;
+        pin_mut!(jobs);
+        while let Some(r) = jobs.try_next().await.map_err(map_error)? {
+            a.job(&job_row(&r));
+        }
+        let now = chrono::Utc::now();
+        a.overlaps(
+            tx.query(OVERLAPS, &[&now])
+                .await
+                .map_err(map_error)?
+                .iter()
+                .map(overlap)
+                .collect(),
+        );
+        tx.commit().await.map_err(map_error)?;
+        Ok(a.finish())
+    }
+}
+
+fn sku_row(r: &tokio_postgres::Row) -> SkuAuditRow {
+    SkuAuditRow {
+        sku: r.get(0),
+        on_hand: r.get(1),
+        held: r.get(2),
+        min_bucket_available: r.get(3),
+        min_bucket_held: r.get(4),
+        ledger_delta: r.get(5),
+        ledger_held_delta: r.get(6),
+        ledger_entries: r.get(7),
+        active_hold_quantity: r.get(8),
+    }
+}
+
+fn job_row(r: &tokio_postgres::Row) -> JobAuditRow {
+    JobAuditRow {
+        id: r.get(0),
+        queue: r.get(1),
+        state: JobState::parse(r.get(2)),
+        attempt: r.get(3),
+        max_attempts: r.get(4),
+        leased: r.get(5),
+        finalized: r.get(6),
+        error_attempts: error_attempts(&r.get::<_, serde_json::Value>(7)),
+    }
+}
