@@ -135,6 +135,10 @@ struct LimitArgs {
     /// Longest long-poll (`wait_ms`) of a job claim, ms.
     #[arg(long, env = "ALLOT_MAX_WAIT_MS", default_value_t = Limits::default().max_wait_ms)]
     max_wait_ms: i64,
+    /// Longest a waiting job claim sleeps without a wake-up before it claims again, ms.
+    #[arg(long, env = "ALLOT_JOB_POLL_INTERVAL_MS", default_value_t = Limits::default().job_poll_interval_ms,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    job_poll_interval_ms: u64,
 }
 
 impl LimitArgs {
@@ -165,6 +169,7 @@ impl LimitArgs {
             max_claim: self.max_claim,
             max_job_attempts: self.max_job_attempts,
             max_wait_ms: self.max_wait_ms,
+            job_poll_interval_ms: self.job_poll_interval_ms,
             batch_max_requests: self.batch_max_requests,
             batch_max_queued: self.batch_max_queued,
             redis_lock_max_attempts: self.redis_lock_max_attempts,

@@ -58,6 +58,11 @@ pub struct Limits {
     pub max_job_attempts: i64,
     /// `max_wait_ms`: longest long-poll of a claim. Default 30 000.
     pub max_wait_ms: i64,
+    /// `job_poll_interval_ms`: longest a waiting claim sleeps without a wake-up before it
+    /// claims again (jobs whose `run_at` arrives, or enqueued by another process on SQLite, are
+    /// seen at least this often). Enqueues wake waiters at once (PostgreSQL: LISTEN/NOTIFY;
+    /// SQLite: in process). Default 250.
+    pub job_poll_interval_ms: u64,
     /// `batch_max_requests`: most requests one transaction of the `batched` strategy serves.
     /// Default 512.
     pub batch_max_requests: usize,
@@ -97,6 +102,7 @@ impl Default for Limits {
             max_claim: 100,
             max_job_attempts: 100,
             max_wait_ms: 30_000,
+            job_poll_interval_ms: 250,
             batch_max_requests: 512,
             batch_max_queued: 20_000,
             redis_lock_max_attempts: 200,

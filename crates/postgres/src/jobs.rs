@@ -502,7 +502,7 @@ impl JobStore for PgStore {
         self.job_signal.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
         // and a NOTIFY between the empty claim and this wait is not missed for long.
-        let wait = max_wait.min(std::time::Duration::from_millis(250));
+        let wait = max_wait.min(std::time::Duration::from_millis(self.limits.job_poll_interval_ms));
         let _ = tokio::time::timeout(wait, self.job_signal.notify.notified()).await;
     }
 

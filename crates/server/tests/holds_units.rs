@@ -440,28 +440,8 @@ async fn units_scarce_pool_every_unit_once(ts: &TestServer) {
     ts.assert_audit_clean().await;
 }
 
-/// Tests with the hold sweeper running every 5 ms, on both backends.
-macro_rules! sweeping {
-    ($($name:ident),*) => {
-        mod sweeping {
-            $(
-                mod $name {
-                    async fn run(kind: crate::common::Kind) {
-                        let ts = crate::common::start_with(kind, |c| c.hold_sweep_interval_ms = 5).await;
-                        super::super::$name(&ts).await;
-                        ts.finish().await;
-                    }
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn postgres() { run(crate::common::Kind::Postgres).await }
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn sqlite() { run(crate::common::Kind::Sqlite).await }
-                }
-            )*
-        }
-    };
-}
-
-sweeping!(
+// With the hold sweeper running every 5 ms.
+conformance!(mod sweeping, |c| c.hold_sweep_interval_ms = 5;
     holds_expiring_under_load_return_exactly_once,
     confirm_racing_expiry_has_one_outcome
 );

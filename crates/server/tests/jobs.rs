@@ -15,8 +15,15 @@ conformance!(
     retries_then_dead_letter,
     bad_job_inputs,
     batch_completion_cancel_and_dead_letters,
-    long_poll_wakes_on_enqueue,
+    worker_pool_completes_each_job_once,
 );
+
+// With the lease sweeper every 5 ms.
+conformance!(mod sweeping, |c| c.hold_sweep_interval_ms = 5; abandoned_jobs_come_back_after_their_lease_only);
+
+// With the fallback poll of waiting claims far beyond the test: only a wake-up can end a wait
+// early.
+conformance!(mod no_poll, |c| c.limits.job_poll_interval_ms = 600_000; long_poll_wakes_on_enqueue);
 
 fn code(b: &Value) -> &str {
     b["error"]["code"].as_str().unwrap_or("")
@@ -135,17 +142,27 @@ async fn concurrent_claimers_never_share_a_job(ts: &TestServer) {
 }
 
 async fn long_poll_wakes_on_enqueue(ts: &TestServer) {
+    // A first wait starts the backend's listener (PostgreSQL: LISTEN on its own connection).
+    assert!(claim_with(ts, "lp", json!({"wait_ms": 100})).await.is_empty());
     let api = ts.api.clone();
     let waiter = tokio::spawn(async move {
         let t0 = std::time::Instant::now();
-        let jobs = claim_with(&api, "lp", json!({"max": 1, "wait_ms": 5000})).await;
+        let jobs = claim_with(&api, "lp", json!({"max": 1, "wait_ms": 20_000})).await;
         (jobs, t0.elapsed())
     });
     tokio::time::sleep(std::time::Duration::from_millis(150)).await;
     enqueue(ts, "lp", json!([{"payload": "wake"}])).await;
-    let (jobs, waited) = waiter.await.unwrap();
+    let (jobs, waited) = tokio::time::timeout(std::time::Duration::from_secs(30), waiter)
+        .await
+        .expect("the long poll never returned")
+        .unwrap();
     assert_eq!(jobs.len(), 1, "the long poll returned empty");
-    assert!(waited < std::time::Duration::from_millis(4000), "{waited:?}");
+    // The poll interval is 10 minutes and the wait 20 s: returning within 10 s means the
+    // enqueue woke the waiter.
+    assert!(
+        waited < std::time::Duration::from_secs(10),
+        "not woken by the enqueue: {waited:?}"
+    );
     // Nothing to get: an empty answer after about wait_ms, not before.
     let t0 = std::time::Instant::now();
     assert!(claim_with(ts, "lp", json!({"wait_ms": 200})).await.is_empty());
@@ -379,74 +396,67 @@ async fn batch_completion_cancel_and_dead_letters(ts: &TestServer) {
     assert_eq!((c["completed"].as_i64(), c["cancelled"].as_i64()), (Some(2), Some(1)));
 }
 
-/// With the lease sweeper every 5 ms: an abandoned job comes back after its lease and not
-/// before; a heartbeating one is never taken away.
-mod rescue {
-    use super::*;
-
-    async fn run(kind: common::Kind) {
-        let ts = common::start_with(kind, |c| c.hold_sweep_interval_ms = 5).await;
-        let id = enqueue(&ts, "k", json!([{"payload": {}}, {"payload": {}}])).await;
-        let jobs = claim(&ts, "k", 2, 300).await;
-        assert_eq!(jobs.len(), 2);
-        let (dead, alive) = (&jobs[0], &jobs[1]);
-        // Before the lease ends: neither comes back, the live one heartbeats.
-        assert!(claim(&ts, "k", 2, 300).await.is_empty());
-        let hb = |j: &Value| {
-            let (api, id, token) = (ts.api.clone(), j["id"].clone(), j["lease_token"].clone());
-            async move {
-                api.post(
-                    &format!("/v1/jobs/{id}/heartbeat"),
-                    json!({"lease_token": token, "lease_ms": 300}),
-                )
-                .await
-            }
-        };
-        let mut back = Vec::new();
-        for _ in 0..40 {
-            let (s, b) = hb(alive).await;
-            assert_eq!(s, 200, "the heartbeating worker lost its job: {b}");
-            back.extend(claim(&ts, "k", 2, 60_000).await);
-            if !back.is_empty() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+/// An abandoned job comes back after its lease and never before (claims poll every 20 ms
+/// and every answer that holds it must come after its `lease_expires_at`); a heartbeating
+/// one is never taken away.
+async fn abandoned_jobs_come_back_after_their_lease_only(ts: &TestServer) {
+    let id = enqueue(ts, "k", json!([{"payload": {}}, {"payload": {}}])).await;
+    let jobs = claim(ts, "k", 2, 300).await;
+    assert_eq!(jobs.len(), 2);
+    let (dead, alive) = (&jobs[0], &jobs[1]);
+    let lease_end: chrono::DateTime<chrono::Utc> = dead["lease_expires_at"].as_str().unwrap().parse().unwrap();
+    let hb = |j: &Value| {
+        let (api, id, token) = (ts.api.clone(), j["id"].clone(), j["lease_token"].clone());
+        async move {
+            api.post(
+                &format!("/v1/jobs/{id}/heartbeat"),
+                json!({"lease_token": token, "lease_ms": 300}),
+            )
+            .await
         }
-        assert_eq!(back.len(), 1, "{back:?}");
-        assert_eq!(back[0]["id"], dead["id"]);
-        assert_eq!(back[0]["attempt"], 2);
-        let (s, b) = ts
-            .post(
-                &format!("/v1/jobs/{}/complete", dead["id"]),
-                json!({"lease_token": dead["lease_token"]}),
-            )
-            .await;
-        assert_eq!((s, code(&b)), (409, "lease_lost"), "the dead worker's token is stale");
-        let (s, _) = ts
-            .post(
-                &format!("/v1/jobs/{}/complete", alive["id"]),
-                json!({"lease_token": alive["lease_token"]}),
-            )
-            .await;
-        assert_eq!(s, 200);
-        assert_eq!(id.len(), 2);
-        ts.finish().await;
+    };
+    let mut back = Vec::new();
+    let mut polls_before_lease_end = 0;
+    for _ in 0..250 {
+        let (s, b) = hb(alive).await;
+        assert_eq!(s, 200, "the heartbeating worker lost its job: {b}");
+        let before = chrono::Utc::now();
+        back.extend(claim(ts, "k", 2, 60_000).await);
+        if !back.is_empty() {
+            assert!(
+                chrono::Utc::now() >= lease_end,
+                "came back before its lease ended ({lease_end}): {back:?}"
+            );
+            break;
+        }
+        polls_before_lease_end += i32::from(before < lease_end);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        run(common::Kind::Postgres).await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        run(common::Kind::Sqlite).await
-    }
+    assert!(polls_before_lease_end >= 3, "too few claims ran before the lease ended");
+    assert_eq!(back.len(), 1, "{back:?}");
+    assert_eq!(back[0]["id"], dead["id"]);
+    assert_eq!(back[0]["attempt"], 2);
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{}/complete", dead["id"]),
+            json!({"lease_token": dead["lease_token"]}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (409, "lease_lost"), "the dead worker's token is stale");
+    let (s, _) = ts
+        .post(
+            &format!("/v1/jobs/{}/complete", alive["id"]),
+            json!({"lease_token": alive["lease_token"]}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(id.len(), 2);
+    ts.assert_audit_clean().await;
 }
 
 /// The library's worker pool straight on each backend's store: 500 jobs, every tenth fails
 /// once; all end completed exactly once, none discarded.
-mod worker_pool {
+async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     use allot_core::job::{Enqueue, JobSpec, LeasedJob};
     use allot_core::Store;
     use allot_worker::{Handler, WorkerConfig, WorkerPool};
@@ -465,66 +475,52 @@ mod worker_pool {
         }
     }
 
-    async fn run(kind: crate::common::Kind) {
-        let ts = crate::common::start(kind).await;
-        let cfg = allot_server::ServerConfig {
-            database_url: ts.database_url.clone(),
-            ..allot_server::ServerConfig::default()
-        };
-        let store: Arc<dyn Store> = allot_server::open_store(&cfg).await.unwrap();
-        let jobs = (0..500)
-            .map(|n| JobSpec {
-                payload: serde_json::json!({ "n": n }),
-                priority: 1,
-                run_at: chrono::Utc::now(),
-                max_attempts: 3,
-                unique_key: None,
-            })
-            .collect();
-        let req = Enqueue {
-            queue: "pool".into(),
-            jobs,
-            now: chrono::Utc::now(),
-        };
-        store.enqueue(req, None).await.unwrap();
-        let strategy = store.default_claim_strategy();
-        let mut wc = WorkerConfig::new("pool", strategy);
-        wc.concurrency = 20;
-        wc.claim_batch = 25;
-        let pool = WorkerPool::start(store.clone(), wc, Arc::new(FailTenth));
-        let mut done = false;
-        for _ in 0..1000 {
-            let c = store.queue_counts("pool").await.unwrap().counts;
-            // Failed first attempts retry after the backoff (0.5..1 s).
-            if c["completed"] == 500 {
-                done = true;
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    let cfg = allot_server::ServerConfig {
+        database_url: ts.database_url.clone(),
+        ..allot_server::ServerConfig::default()
+    };
+    let store: Arc<dyn Store> = allot_server::open_store(&cfg).await.unwrap();
+    let jobs = (0..500)
+        .map(|n| JobSpec {
+            payload: json!({ "n": n }),
+            priority: 1,
+            run_at: chrono::Utc::now(),
+            max_attempts: 3,
+            unique_key: None,
+        })
+        .collect();
+    let req = Enqueue {
+        queue: "pool".into(),
+        jobs,
+        now: chrono::Utc::now(),
+    };
+    store.enqueue(req, None).await.unwrap();
+    let strategy = store.default_claim_strategy();
+    let mut wc = WorkerConfig::new("pool", strategy);
+    wc.concurrency = 20;
+    wc.claim_batch = 25;
+    let pool = WorkerPool::start(store.clone(), wc, Arc::new(FailTenth));
+    let mut done = false;
+    // Failed first attempts retry after the backoff (0.5..1 s); bounded at 10 s.
+    for _ in 0..1000 {
+        if store.queue_counts("pool").await.unwrap().counts["completed"] == 500 {
+            done = true;
+            break;
         }
-        let stats = pool.stats.clone();
-        pool.shutdown().await;
-        assert!(
-            done,
-            "not drained: {:?}",
-            store.queue_counts("pool").await.unwrap().counts
-        );
-        assert_eq!(stats.completed.load(Ordering::Relaxed), 500);
-        assert_eq!(stats.failed.load(Ordering::Relaxed), 50);
-        assert_eq!(stats.lease_lost.load(Ordering::Relaxed), 0);
-        let c = store.queue_counts("pool").await.unwrap().counts;
-        assert_eq!((c["discarded"], c["running"]), (0, 0));
-        drop(store);
-        ts.finish().await;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        run(crate::common::Kind::Postgres).await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        run(crate::common::Kind::Sqlite).await
-    }
+    let stats = pool.stats.clone();
+    pool.shutdown().await;
+    assert!(
+        done,
+        "not drained: {:?}",
+        store.queue_counts("pool").await.unwrap().counts
+    );
+    assert_eq!(stats.completed.load(Ordering::Relaxed), 500);
+    assert_eq!(stats.failed.load(Ordering::Relaxed), 50);
+    assert_eq!(stats.lease_lost.load(Ordering::Relaxed), 0);
+    let c = store.queue_counts("pool").await.unwrap().counts;
+    assert_eq!((c["discarded"], c["running"]), (0, 0));
+    drop(store);
+    ts.assert_audit_clean().await;
 }

@@ -4,63 +4,76 @@
 mod common;
 
 use allot_server::{open_store, ServerConfig};
+use common::TestServer;
 use serde_json::json;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stop_during_load_leaves_books_balanced() {
-    for kind in [common::Kind::Sqlite, common::Kind::Postgres] {
-        let mut ts = common::start(kind).await;
-        ts.create_sku("S", 1000, 1).await;
+conformance!(
+    stop_during_load_leaves_books_balanced,
+    idempotency_keys_are_pruned_by_age
+);
 
-        let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
-        let mut first_tx = Some(first_tx);
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..100 {
-            let (client, url, signal) = (ts.client.clone(), ts.url.clone(), first_tx.take());
-            tasks.spawn(async move {
+/// 50 clients each send allocations one after another (at most 200 each) until one fails;
+/// the server is stopped at the first answer. Every 201 must be in the books and nothing
+/// else, and the stop must have cut the load short.
+async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
+    ts.create_sku("S", 1_000_000, 1).await;
+    let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
+    let first_tx = std::sync::Mutex::new(Some(first_tx));
+    let first_tx = std::sync::Arc::new(first_tx);
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let (client, url, signal) = (ts.client.clone(), ts.url.clone(), first_tx.clone());
+        tasks.spawn(async move {
+            let (mut ok, mut cut) = (0i64, false);
+            for _ in 0..200 {
                 let r = client
                     .post(format!("{url}/v1/allocations"))
                     .json(&json!({"lines": [{"sku": "S", "quantity": 1}]}))
                     .send()
                     .await;
-                if let Some(s) = signal {
+                if let Some(s) = signal.lock().unwrap().take() {
                     let _ = s.send(());
                 }
-                matches!(r, Ok(ref resp) if resp.status().as_u16() == 201)
-            });
-        }
-        // Stop once the load is under way (signalled by the first answer).
-        let _ = first_rx.await;
-        ts.stop().await;
-        let mut ok = 0i64;
-        while let Some(r) = tasks.join_next().await {
-            if r.unwrap() {
-                ok += 1;
+                match r {
+                    Ok(resp) if resp.status().as_u16() == 201 => ok += 1,
+                    Ok(resp) => panic!("only 201 before the stop, got {}", resp.status()),
+                    Err(_) => {
+                        cut = true;
+                        break;
+                    }
+                }
             }
-        }
-        assert!(ok >= 1);
-        let cfg = ServerConfig {
-            database_url: ts.database_url.clone(),
-            ..ServerConfig::default()
-        };
-        let store = open_store(&cfg).await.unwrap();
-        let sku = store.get_sku("S").await.unwrap();
-        let ledger = store.ledger("S", 0, 1000).await.unwrap();
-        let allocations = ledger.iter().filter(|e| e.kind == "allocation").count() as i64;
-        // Every 201 the clients saw is in the books, and nothing they did not see.
-        assert_eq!(allocations, ok, "ledger allocations vs 201 answers");
-        assert_eq!(sku.on_hand, 1000 - allocations);
-        assert!(store.audit().await.unwrap().violations.is_empty());
-        drop(store);
-        ts.finish().await;
+            (ok, cut)
+        });
     }
+    first_rx.await.unwrap();
+    ts.stop().await;
+    let (mut ok, mut cut) = (0i64, 0);
+    while let Some(r) = tasks.join_next().await {
+        let (n, c) = r.unwrap();
+        ok += n;
+        cut += i32::from(c);
+    }
+    assert!(ok >= 1 && ok < 50 * 200, "ok {ok}");
+    assert!(cut >= 1, "the stop came after the load ended");
+    let cfg = ServerConfig {
+        database_url: ts.database_url.clone(),
+        ..ServerConfig::default()
+    };
+    let store = open_store(&cfg).await.unwrap();
+    let sku = store.get_sku("S").await.unwrap();
+    let ledger = store.ledger("S", 0, 1000).await.unwrap();
+    let allocations = ledger.iter().filter(|e| e.kind == "allocation").count() as i64;
+    assert!(ledger.len() < 1000, "one ledger page holds everything");
+    // Every 201 the clients saw is in the books, and nothing they did not see.
+    assert_eq!(allocations, ok, "ledger allocations vs 201 answers");
+    assert_eq!(sku.on_hand, 1_000_000 - allocations);
+    assert!(store.audit().await.unwrap().is_clean());
 }
 
 /// Stored idempotency responses are pruned by age: after pruning, the same key runs again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idempotency_keys_are_pruned_by_age() {
-    for kind in [common::Kind::Sqlite, common::Kind::Postgres] {
-        let ts = common::start(kind).await;
+async fn idempotency_keys_are_pruned_by_age(ts: &TestServer) {
+    {
         ts.create_sku("P", 10, 1).await;
         let body = json!({"lines": [{"sku": "P", "quantity": 1}]}).to_string();
         assert_eq!(ts.post_raw("/v1/allocations", body.clone(), Some("p")).await.0, 201);
@@ -85,6 +98,5 @@ async fn idempotency_keys_are_pruned_by_age() {
         assert_eq!((s, replayed), (201, false));
         assert_eq!(ts.sku("P").await["on_hand"], 8);
         drop(store);
-        ts.finish().await;
     }
 }

@@ -56,7 +56,7 @@ fn us(t: chrono::DateTime<chrono::Utc>) -> i64 {
 #[async_trait]
 impl JobStore for SqliteStore {
     async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        self.write(idem, move |tx| {
+        let result = self.write(idem, move |tx| {
             let now = us(req.now);
             let mut ids = Vec::with_capacity(req.jobs.len());
             for j in &req.jobs {
@@ -95,7 +95,11 @@ impl JobStore for SqliteStore {
             }
             Ok(Enqueued { ids })
         })
-        .await
+        .await;
+        if result.is_ok() {
+            self.job_signal.notify_waiters();
+        }
+        result
     }
 
     async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
@@ -320,9 +324,12 @@ impl JobStore for SqliteStore {
         ClaimStrategy::Serialized
     }
 
-    /// SQLite has no notifications: poll every 20 ms.
+    /// SQLite has no notifications: an enqueue through this store wakes every waiter at once
+    /// (in process); jobs whose `run_at` arrives, or enqueued by another process, are seen
+    /// within `job_poll_interval_ms`.
     async fn wait_for_jobs(&self, _queue: &str, max_wait: std::time::Duration) {
-        tokio::time::sleep(max_wait.min(std::time::Duration::from_millis(20))).await;
+        let poll = std::time::Duration::from_millis(self.limits.job_poll_interval_ms);
+        let _ = tokio::time::timeout(max_wait.min(poll), self.job_signal.notified()).await;
     }
 
     async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {

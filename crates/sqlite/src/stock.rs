@@ -14,6 +14,10 @@ type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 #[derive(Clone)]
 pub struct SqliteStore {
     jobs: std::sync::mpsc::Sender<Job>,
+    /// Wakes job claims waiting in this process when a job is enqueued.
+    pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
+    /// Limits (`job_poll_interval_ms` among them).
+    pub(crate) limits: Limits,
 }
 
 pub(crate) fn now_us() -> i64 {
@@ -37,7 +41,11 @@ impl SqliteStore {
                 }
             })
             .map_err(|e| AllotError::Internal(format!("cannot start sqlite thread: {e}")))?;
-        Ok(SqliteStore { jobs: tx })
+        Ok(SqliteStore {
+            jobs: tx,
+            job_signal: Default::default(),
+            limits: cfg.limits.clone(),
+        })
     }
 
     /// Run `f` on the writer thread and wait for its result.

@@ -28,7 +28,7 @@ pub struct Api {
 pub struct TestServer {
     pub api: Api,
     pub database_url: String,
-    server: Option<RunningServer>,
+    server: std::sync::Mutex<Option<RunningServer>>,
     schema: Option<String>,
     file: Option<std::path::PathBuf>,
 }
@@ -92,7 +92,7 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
             client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
         },
         database_url: cfg.database_url.clone(),
-        server: Some(server),
+        server: std::sync::Mutex::new(Some(server)),
         schema,
         file,
     }
@@ -204,14 +204,15 @@ impl Api {
 
 impl TestServer {
     /// Stop the server gracefully (in-flight requests finish); its database stays.
-    pub async fn stop(&mut self) {
-        if let Some(s) = self.server.take() {
+    pub async fn stop(&self) {
+        let server = self.server.lock().unwrap().take();
+        if let Some(s) = server {
             s.stop().await.unwrap();
         }
     }
 
     /// Stop the server and drop its schema or file.
-    pub async fn finish(mut self) {
+    pub async fn finish(self) {
         self.stop().await;
         if let Some(schema) = &self.schema {
             let _ = admin()
@@ -227,20 +228,44 @@ impl TestServer {
     }
 }
 
-/// Run one test body against both backends: `mod postgres { fn name }` and `mod sqlite { fn name }`.
+/// The conformance matrix: each test body runs against every backend, each backend as its
+/// own test (`postgres::name`, `sqlite::name`), on a multi-threaded runtime so the server's
+/// tasks and the clients really run in parallel.
+///
+/// - `conformance!(a, b)`: with the test defaults ([`start`]).
+/// - `conformance!(mod group, |c| …; a, b)`: with the server configuration changed by the
+///   closure, as `group::postgres::a`, `group::sqlite::a`, ….
 #[macro_export]
 macro_rules! conformance {
-    ($($name:ident),* $(,)?) => {
-        $crate::conformance!(@backend postgres, Postgres, $($name),*);
-        $crate::conformance!(@backend sqlite, Sqlite, $($name),*);
+    (mod $group:ident, $tweak:expr; $($name:ident),* $(,)?) => {
+        mod $group {
+            $crate::conformance!(@grouped postgres, Postgres, ($tweak), $($name),*);
+            $crate::conformance!(@grouped sqlite, Sqlite, ($tweak), $($name),*);
+        }
     };
-    (@backend $module:ident, $kind:ident, $($name:ident),*) => {
+    ($($name:ident),* $(,)?) => {
+        $crate::conformance!(@backend postgres, Postgres, (|_| {}), $($name),*);
+        $crate::conformance!(@backend sqlite, Sqlite, (|_| {}), $($name),*);
+    };
+    (@backend $module:ident, $kind:ident, ($tweak:expr), $($name:ident),*) => {
         mod $module {
             $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $name() {
-                    let ts = $crate::common::start($crate::common::Kind::$kind).await;
+                    let ts = $crate::common::start_with($crate::common::Kind::$kind, $tweak).await;
                     super::$name(&ts).await;
+                    ts.finish().await;
+                }
+            )*
+        }
+    };
+    (@grouped $module:ident, $kind:ident, ($tweak:expr), $($name:ident),*) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let ts = $crate::common::start_with($crate::common::Kind::$kind, $tweak).await;
+                    super::super::$name(&ts).await;
                     ts.finish().await;
                 }
             )*
