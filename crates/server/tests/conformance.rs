@@ -553,13 +553,21 @@ async fn segmented_fragmentation_and_adjustments(ts: &TestServer) {
         ts.post("/v1/allocations", alloc_body(&[("SEG", 1)], strategy)).await.0,
         409
     );
-    // A restock spreads evenly.
+    // A restock spreads evenly: 12 over 4 buckets with no bucket holding 4 is 3 in each,
+    // so four requests of 3 succeed and then nothing is left.
     let (st, b) = ts.post("/v1/skus/SEG/adjustments", json!({"delta": 12})).await;
     assert_eq!((st, b["on_hand"].as_i64()), (200, Some(12)));
+    let (st, b) = ts.post("/v1/allocations", alloc_body(&[("SEG", 4)], strategy)).await;
     assert_eq!(
-        ts.post("/v1/allocations", alloc_body(&[("SEG", 3)], strategy)).await.0,
-        201
+        (st, b["error"]["available"].as_i64()),
+        (409, Some(12)),
+        "no bucket holds 4: {b}"
     );
+    for n in 0..4 {
+        let (st, b) = ts.post("/v1/allocations", alloc_body(&[("SEG", 3)], strategy)).await;
+        assert_eq!(st, 201, "request {n} of 3: {b}");
+    }
+    assert_eq!(ts.sku("SEG").await["on_hand"], 0);
     ts.assert_audit_clean().await;
 }
 
