@@ -65,14 +65,19 @@ const FONT_FILES: [&str; 3] = [
     "/usr/share/fonts/TTF/DejaVuSans.ttf",
 ];
 
+/// The first of `files` that can be read; an error naming them all when none can.
+fn read_font(files: &[&str]) -> Result<Vec<u8>, String> {
+    files
+        .iter()
+        .find_map(|f| std::fs::read(f).ok())
+        .ok_or_else(|| format!("no font for the chart (tried {})", files.join(", ")))
+}
+
 /// Draw the comparison as a PNG at `path`: two horizontal bar panels, throughput and p99,
 /// one bar per workload and strategy. Errors when no font file is found (the table and the
 /// JSON do not need one).
 pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
-    let font = FONT_FILES
-        .iter()
-        .find_map(|f| std::fs::read(f).ok())
-        .ok_or_else(|| format!("no font for the chart (tried {})", FONT_FILES.join(", ")))?;
+    let font = read_font(&FONT_FILES)?;
     // plotters keeps registered fonts for the life of the process.
     let font: &'static [u8] = Box::leak(font.into_boxed_slice());
     plotters::style::register_font("sans-serif", FontStyle::Normal, font)
@@ -291,23 +296,30 @@ mod tests {
         );
     }
 
+    /// The CI machine has Debian's fonts-dejavu-core (`.ci/run` installs it): the chart must
+    /// be drawn, as a PNG of the chart's size.
     #[test]
-    fn chart_is_a_png_when_a_font_exists() {
+    fn chart_is_a_png() {
         let path = std::env::temp_dir().join(format!("allot-compare-{}.png", std::process::id()));
-        match write_chart(
+        write_chart(
             &[
                 row("hot_sku", "batched", 15000.0, None),
                 row("spread", "atomic", 6000.0, None),
             ],
             &path,
-        ) {
-            Ok(()) => {
-                let bytes = std::fs::read(&path).unwrap();
-                assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-                let _ = std::fs::remove_file(&path);
-            }
-            // A machine without any of the fonts: the error says so, nothing is written.
-            Err(e) => assert!(e.contains("no font"), "{e}"),
-        }
+        )
+        .expect("a chart (install Debian's fonts-dejavu-core)");
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        assert_eq!((width, height), (1400, 120 + 22 * 2), "the chart's size for two rows");
+    }
+
+    #[test]
+    fn no_font_is_an_error_that_names_the_files() {
+        let e = read_font(&["/nonexistent/a.ttf", "/nonexistent/b.ttf"]).unwrap_err();
+        assert!(e.contains("no font") && e.contains("/nonexistent/b.ttf"), "{e}");
     }
 }

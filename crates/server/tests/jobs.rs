@@ -119,7 +119,7 @@ async fn concurrent_claimers_never_share_a_job(ts: &TestServer) {
                 break;
             }
             for j in jobs {
-                ts.post(
+                ts.ok(
                     &format!("/v1/jobs/{}/complete", j["id"]),
                     json!({"lease_token": j["lease_token"]}),
                 )
@@ -254,7 +254,7 @@ async fn unique_jobs_under_concurrent_enqueue(ts: &TestServer) {
     assert_eq!(counts(ts, "u").await["available"], 1);
     // Once finished, the key is free again.
     let j = &claim(ts, "u", 1, 60_000).await[0];
-    ts.post(
+    ts.ok(
         &format!("/v1/jobs/{}/complete", j["id"]),
         json!({"lease_token": j["lease_token"]}),
     )
@@ -369,7 +369,7 @@ async fn batch_completion_cancel_and_dead_letters(ts: &TestServer) {
     let id3 = &jobs[2]["id"];
     enqueue(ts, "d", json!([{"payload": "x", "max_attempts": 1}])).await;
     let j = &claim(ts, "d", 1, 60_000).await[0];
-    ts.post(
+    ts.ok(
         &format!("/v1/jobs/{}/fail", j["id"]),
         json!({"lease_token": j["lease_token"], "error": "bad input"}),
     )

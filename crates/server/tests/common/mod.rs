@@ -115,16 +115,19 @@ impl Api {
         }
     }
 
+    #[must_use = "check the answer: a setup step that failed must fail the test here"]
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         self.post_with(path, body.to_string(), None).await
     }
 
+    #[must_use = "check the answer: a setup step that failed must fail the test here"]
     pub async fn post_with(&self, path: &str, body: String, key: Option<&str>) -> (u16, Value) {
         let (s, _, b) = self.post_raw(path, body, key).await;
         (s, b)
     }
 
     /// POST and return status, whether it was replayed, and the body.
+    #[must_use = "check the answer: a setup step that failed must fail the test here"]
     pub async fn post_raw(&self, path: &str, body: String, key: Option<&str>) -> (u16, bool, Value) {
         let mut req = self
             .client
@@ -142,6 +145,7 @@ impl Api {
         (status, replayed, v)
     }
 
+    #[must_use = "check the answer: a setup step that failed must fail the test here"]
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let resp = self
             .client
@@ -151,6 +155,13 @@ impl Api {
             .expect("request");
         let status = resp.status().as_u16();
         (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POST that must succeed (2xx): setup steps, so a failure points at the step itself.
+    pub async fn ok(&self, path: &str, body: Value) -> Value {
+        let (s, b) = self.post(path, body).await;
+        assert!((200..300).contains(&s), "{path}: {s} {b}");
+        b
     }
 
     pub async fn create_sku(&self, sku: &str, on_hand: i64, buckets: i64) {
