@@ -251,6 +251,7 @@ impl ServeArgs {
             redis_key_prefix: self.redis_key_prefix.clone(),
             redis_counter_ttl_ms: self.redis_counter_ttl_ms,
             redis_lock_ttl_ms: self.redis_lock_ttl_ms,
+            ..ServerConfig::default()
         })
     }
 }

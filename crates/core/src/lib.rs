@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod batch;
 pub mod booking;
+pub mod clock;
 pub mod error;
 pub mod hold;
 pub mod job;
@@ -21,6 +22,7 @@ pub mod validate;
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, BookingStrategy, FreeSlot};
+pub use clock::{Clock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use job::{

@@ -74,6 +74,10 @@ pub trait StockStore: Send + Sync + 'static {
     /// The strategy used when neither the request nor the server names one.
     fn default_strategy(&self) -> Strategy;
 
+    /// Now, from the store's clock (see [`crate::clock`]): the instant every decision of this
+    /// store is made at, and the one callers (validation defaults, sweepers) must use too.
+    fn now(&self) -> chrono::DateTime<chrono::Utc>;
+
     /// Cheap round trip to the store; `unavailable` when it is down.
     async fn health(&self) -> Result<()>;
 

@@ -105,7 +105,7 @@ impl PgStore {
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {
             a.job(&job_row(&r));
         }
-        let now = chrono::Utc::now();
+        let now = self.clock.now();
         a.overlaps(
             tx.query(OVERLAPS, &[&now])
                 .await

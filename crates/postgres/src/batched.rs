@@ -403,7 +403,7 @@ enum Outcome {
 }
 
 async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
-    let now = crate::holds::db_now();
+    let now = ctx.store.now();
     let started = std::time::Instant::now();
     let limits = &ctx.store.limits;
     let mut tries = 0u32;
@@ -450,7 +450,7 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
                     // a later batch.
                     let store = ctx.store.clone();
                     tokio::spawn(async move {
-                        if let Err(e) = store.expire_overdue_on(&sku, Utc::now()).await {
+                        if let Err(e) = store.expire_overdue_on(&sku, store.now()).await {
                             p.op.answer(Err(e));
                             return;
                         }

@@ -6,7 +6,6 @@
 //! transactions; the check inside it reads the resource's own rows. Two resources sharing a
 //! key just wait for each other.
 
-use crate::holds::db_now;
 use crate::map_error;
 use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
 use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
@@ -226,7 +225,7 @@ impl BookingStore for PgStore {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
         for _ in 0..MAX_BOOKING_ATTEMPTS {
-            let now = db_now();
+            let now = self.now();
             match self.retrying(|| self.try_book(&req, idem.as_ref(), now)).await? {
                 Booked::Done(b) => return Ok(b),
                 Booked::Excluded => {
@@ -245,13 +244,13 @@ impl BookingStore for PgStore {
 
     async fn get_booking(&self, id: &str) -> Result<Booking> {
         let c = self.client().await?;
-        Self::read_booking(&c, id, Utc::now()).await
+        Self::read_booking(&c, id, self.now()).await
     }
 
     async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL
              WHERE id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
-        let now = db_now();
+        let now = self.now();
         self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, |_| Ok(())))
             .await
     }
@@ -259,7 +258,7 @@ impl BookingStore for PgStore {
     async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'released'
              WHERE id = $1 AND status = 'held' AND expires_at > $2";
-        let now = db_now();
+        let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Err(AllotError::BookingNotActive {
                 id: b.id.clone(),
@@ -274,7 +273,7 @@ impl BookingStore for PgStore {
     async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
              WHERE id = $1 AND status = 'held' AND expires_at > $2";
-        let now = db_now();
+        let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Ok(()),
             status => Err(AllotError::BookingNotActive {
@@ -293,7 +292,7 @@ impl BookingStore for PgStore {
         to: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<Booking>> {
-        let now = Utc::now();
+        let now = self.now();
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(&format!(
@@ -329,7 +328,7 @@ impl BookingStore for PgStore {
     async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
         let c = self.client().await?;
         let rows = c
-            .query(crate::audit::OVERLAPS, &[&Utc::now()])
+            .query(crate::audit::OVERLAPS, &[&self.now()])
             .await
             .map_err(map_error)?;
         Ok(rows.iter().map(crate::audit::overlap).collect())

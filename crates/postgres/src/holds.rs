@@ -12,7 +12,7 @@ use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::*;
 use async_trait::async_trait;
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};
 
 const SQL_HOLD_ROW: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1";
@@ -20,12 +20,6 @@ const SQL_HOLD_ROW_LOCKED: &str =
     "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1 FOR UPDATE";
 const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
      WHERE claim_id = $1 ORDER BY id";
-
-/// `now`, at the microsecond precision of `timestamptz`, so what a request returns equals
-/// what a later read returns.
-pub(crate) fn db_now() -> DateTime<Utc> {
-    Utc::now().trunc_subsecs(6)
-}
 
 fn ledger_kind(to: HoldStatus) -> &'static str {
     match to {
@@ -368,7 +362,7 @@ impl HoldStore for PgStore {
         if req.take.strategy == Strategy::Batched && self.coalesces() {
             return self.hold_batched(req, idem).await;
         }
-        let now = db_now();
+        let now = self.now();
         self.retrying(|| self.try_create_hold(&req, idem.as_ref(), now)).await
     }
 
@@ -380,14 +374,14 @@ impl HoldStore for PgStore {
             .await
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("hold", id))?;
-        read_hold(&c, &row, Utc::now()).await
+        read_hold(&c, &row, self.now()).await
     }
 
     async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
         if let Some(lane_sku) = self.batched_hold_lane(id).await? {
             return self.confirm_batched(id, idem, lane_sku).await;
         }
-        let now = db_now();
+        let now = self.now();
         self.retrying(|| self.try_confirm(id, idem.as_ref(), now)).await
     }
 
@@ -395,7 +389,7 @@ impl HoldStore for PgStore {
         if let Some(lane_sku) = self.batched_hold_lane(id).await? {
             return self.release_batched(id, idem, lane_sku).await;
         }
-        let now = db_now();
+        let now = self.now();
         self.retrying(|| self.try_release(id, idem.as_ref(), now)).await
     }
 

@@ -2,7 +2,6 @@
 //! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
-use crate::holds::db_now;
 use crate::map_error;
 use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
 use allot_core::job::*;
@@ -289,7 +288,7 @@ impl JobStore for PgStore {
 
     async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         let rows = if req.strategy == ClaimStrategy::Advisory {
             let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
             let window = req.max * 4 + 16;
@@ -343,7 +342,7 @@ impl JobStore for PgStore {
 
     async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         let sql = format!(
             "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
               WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
@@ -353,7 +352,7 @@ impl JobStore for PgStore {
 
     async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
         let sql = format!(
             "UPDATE jobs SET
@@ -378,7 +377,7 @@ impl JobStore for PgStore {
 
     async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         Self::transition(&c, SQL_HEARTBEAT, id, &[&id, &lease_token, &now, &lease_ms]).await
     }
 
@@ -391,7 +390,7 @@ impl JobStore for PgStore {
 
     async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
         let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
         let stmt = c.prepare_cached(SQL_COMPLETE_BATCH).await.map_err(map_error)?;
@@ -408,7 +407,7 @@ impl JobStore for PgStore {
 
     async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         let sql = format!(
             "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
               WHERE id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
@@ -422,7 +421,7 @@ impl JobStore for PgStore {
 
     async fn retry_job(&self, id: i64) -> Result<JobStatus> {
         let c = self.client().await?;
-        let now = db_now();
+        let now = self.now();
         let sql = format!(
             "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
                     max_attempts = GREATEST(max_attempts, attempt + 1)

@@ -39,6 +39,8 @@ pub struct PgConfig {
     pub limits: allot_core::Limits,
     /// Whether `naive` may run.
     pub allow_unsafe_strategies: bool,
+    /// Where "now" comes from. Default [`allot_core::SystemClock`].
+    pub clock: std::sync::Arc<dyn allot_core::Clock>,
 }
 
 impl PgConfig {
@@ -50,6 +52,7 @@ impl PgConfig {
             pool_wait_ms: 5000,
             limits: allot_core::Limits::default(),
             allow_unsafe_strategies: false,
+            clock: std::sync::Arc::new(allot_core::SystemClock),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Units on PostgreSQL: bulk insert (UNNEST), and claims with `skip_locked` (one
 //! statement) or `nowait_scan` (the classic try-lock walk under savepoints).
 
-use crate::holds::{db_now, unit_rows};
+use crate::holds::unit_rows;
 use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
@@ -377,7 +377,7 @@ impl UnitStore for PgStore {
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);
         for attempt in 0..max_attempts {
-            let p = ClaimParams::new(&req, db_now());
+            let p = ClaimParams::new(&req, self.now());
             let result = match req.strategy {
                 UnitStrategy::NowaitScan => self.nowait_pass(&req, &order, idem.as_ref(), &p).await,
                 _ => self.skip_locked_attempt(&req, &sql, idem.as_ref(), &p).await,
@@ -400,7 +400,7 @@ impl UnitStore for PgStore {
                     overdue,
                 }) => {
                     if overdue {
-                        self.expire_overdue_on(&req.sku, db_now()).await?;
+                        self.expire_overdue_on(&req.sku, self.now()).await?;
                         continue;
                     }
                     if !locked {

@@ -512,7 +512,7 @@ async fn add_units(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<UnitsBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::add_units(&sku, body.value, chrono::Utc::now(), &st.limits)?;
+    let req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(StatusCode::CREATED, st.store.add_units(req, idem).await?))
 }
@@ -719,7 +719,7 @@ async fn enqueue_jobs(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<EnqueueBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::enqueue(&queue, body.value, chrono::Utc::now(), &st.limits)?;
+    let req = allot_core::validate::enqueue(&queue, body.value, st.store.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.enqueue(req, idem).await?;

@@ -40,6 +40,9 @@ pub struct ServerConfig {
     pub redis_counter_ttl_ms: u64,
     /// TTL of a `redis_lock` lock (renewed by a watchdog while held), ms. Default 5000.
     pub redis_lock_ttl_ms: u64,
+    /// Where "now" comes from: [`allot_core::SystemClock`], or a
+    /// [`allot_core::TestClock`] in tests that move time instead of sleeping.
+    pub clock: Arc<dyn allot_core::Clock>,
 }
 
 impl Default for ServerConfig {
@@ -60,6 +63,7 @@ impl Default for ServerConfig {
             redis_key_prefix: "allot".into(),
             redis_counter_ttl_ms: 60_000,
             redis_lock_ttl_ms: 5_000,
+            clock: Arc::new(allot_core::SystemClock),
         }
     }
 }
@@ -92,10 +96,12 @@ pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Store>, ApiError> 
         pg.pool_wait_ms = cfg.pool_wait_ms;
         pg.limits = cfg.limits.clone();
         pg.allow_unsafe_strategies = cfg.allow_unsafe_strategies;
+        pg.clock = cfg.clock.clone();
         Ok(Arc::new(allot_postgres::PgStore::connect(&pg)?))
     } else if let Some(path) = allot_sqlite::path_from_url(&cfg.database_url) {
         let mut sc = allot_sqlite::SqliteConfig::new(path);
         sc.limits = cfg.limits.clone();
+        sc.clock = cfg.clock.clone();
         let store = tokio::task::spawn_blocking(move || allot_sqlite::SqliteStore::open(&sc))
             .await
             .map_err(|e| AllotError::Internal(e.to_string()))??;

@@ -93,8 +93,9 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
 const SWEEP_BATCH_ROWS: u32 = 1000;
 const SWEEP_MAX_BATCHES: u32 = 100;
 
-fn ago(ms: u64) -> chrono::DateTime<chrono::Utc> {
-    chrono::Utc::now() - chrono::Duration::milliseconds(ms.min(i64::MAX as u64) as i64)
+/// `ms` before the store's now.
+fn ago(store: &dyn allot_core::Store, ms: u64) -> chrono::DateTime<chrono::Utc> {
+    store.now() - chrono::Duration::milliseconds(ms.min(i64::MAX as u64) as i64)
 }
 
 /// The background sweeper: every `interval_ms`, delete idempotency responses older than
@@ -105,7 +106,7 @@ async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, job_retenti
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let before = ago(job_retention_ms);
+        let before = ago(store.as_ref(), job_retention_ms);
         for _ in 0..SWEEP_MAX_BATCHES {
             match store.prune_jobs(before, SWEEP_BATCH_ROWS).await {
                 Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
@@ -116,7 +117,7 @@ async fn sweep(store: Arc<dyn allot_core::Store>, retention_ms: u64, job_retenti
                 }
             }
         }
-        let before = ago(retention_ms);
+        let before = ago(store.as_ref(), retention_ms);
         for _ in 0..SWEEP_MAX_BATCHES {
             match store.prune_idempotency_keys(before, SWEEP_BATCH_ROWS).await {
                 Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
@@ -141,7 +142,7 @@ async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch:
     loop {
         tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
-            let now = chrono::Utc::now();
+            let now = store.now();
             match store.rescue_jobs(now, batch).await {
                 Ok(n) => metrics::counter!("allot_jobs_rescued_total").increment(n),
                 Err(e) => tracing::warn!(error = %e, "job rescue sweep failed"),

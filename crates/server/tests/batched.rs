@@ -80,11 +80,13 @@ async fn two_instances_on_one_database_never_oversell() {
         ..allot_server::ServerConfig::default()
     };
     cfg.limits.min_hold_ttl_ms = 50;
+    cfg.clock = ts.api.clock.clone();
     let second = allot_server::spawn(&cfg).await.expect("second instance starts");
     let other = common::Api {
         kind: Kind::Postgres,
         url: second.url(),
         client: reqwest::Client::new(),
+        clock: ts.api.clock.clone(),
     };
     ts.create_sku("HOT", 50, 1).await;
     let bodies = (0..300).map(|_| alloc(&[("HOT", 1)])).collect();

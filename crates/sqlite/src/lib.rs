@@ -33,6 +33,8 @@ pub struct SqliteConfig {
     pub limits: allot_core::Limits,
     /// How long a write waits for another process's lock before `contention`, ms. Default 5000.
     pub busy_timeout_ms: u64,
+    /// Where "now" comes from. Default [`allot_core::SystemClock`].
+    pub clock: std::sync::Arc<dyn allot_core::Clock>,
 }
 
 impl SqliteConfig {
@@ -42,6 +44,7 @@ impl SqliteConfig {
             path: path.into(),
             limits: allot_core::Limits::default(),
             busy_timeout_ms: 5000,
+            clock: std::sync::Arc::new(allot_core::SystemClock),
         }
     }
 }

@@ -18,10 +18,26 @@ pub struct SqliteStore {
     pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
     /// Limits (`job_poll_interval_ms` among them).
     pub(crate) limits: Limits,
+    /// Where "now" comes from (the writer thread reads the same clock, see [`now_us`]).
+    clock: std::sync::Arc<dyn Clock>,
 }
 
+std::thread_local! {
+    /// The clock of the store whose writer thread this is (set once, when the thread starts).
+    static WRITER_CLOCK: std::cell::RefCell<Option<std::sync::Arc<dyn Clock>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Now, in µs since the epoch, from the clock of the store this writer thread belongs to.
+/// Every statement runs on that thread, so each store reads its own (injectable) clock; off
+/// the writer thread (never, by construction) it would be the system clock.
 pub(crate) fn now_us() -> i64 {
-    Utc::now().timestamp_micros()
+    WRITER_CLOCK.with(|c| match &*c.borrow() {
+        Some(clock) => clock.now_us(),
+        None => {
+            debug_assert!(false, "now_us() off the SQLite writer thread");
+            SystemClock.now_us()
+        }
+    })
 }
 
 pub(crate) fn from_us(us: i64) -> DateTime<Utc> {
@@ -33,9 +49,11 @@ impl SqliteStore {
     pub fn open(cfg: &SqliteConfig) -> Result<Self> {
         let mut conn = open(cfg)?;
         let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let clock = cfg.clock.clone();
         std::thread::Builder::new()
             .name("allot-sqlite-writer".into())
             .spawn(move || {
+                WRITER_CLOCK.with(|c| *c.borrow_mut() = Some(clock));
                 while let Ok(job) = rx.recv() {
                     job(&mut conn);
                 }
@@ -45,6 +63,7 @@ impl SqliteStore {
             jobs: tx,
             job_signal: Default::default(),
             limits: cfg.limits.clone(),
+            clock: cfg.clock.clone(),
         })
     }
 
@@ -291,6 +310,10 @@ impl StockStore for SqliteStore {
 
     fn supports(&self, strategy: Strategy) -> bool {
         strategy == Strategy::Serialized
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
     }
 
     fn default_strategy(&self) -> Strategy {

@@ -22,6 +22,8 @@ pub struct Api {
     pub kind: Kind,
     pub url: String,
     pub client: reqwest::Client,
+    /// The server's clock: tests jump it past an expiry instead of sleeping.
+    pub clock: std::sync::Arc<allot_core::TestClock>,
 }
 
 /// A running test server and what it owns; derefs to its [`Api`].
@@ -83,6 +85,8 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
     };
     cfg.limits.min_hold_ttl_ms = 50;
     cfg.limits.min_lease_ms = 50;
+    let clock = std::sync::Arc::new(allot_core::TestClock::new());
+    cfg.clock = clock.clone();
     tweak(&mut cfg);
     let server = allot_server::spawn(&cfg).await.expect("server starts");
     TestServer {
@@ -90,6 +94,7 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
             kind,
             url: server.url(),
             client: reqwest::Client::builder().pool_max_idle_per_host(64).build().unwrap(),
+            clock,
         },
         database_url: cfg.database_url.clone(),
         server: std::sync::Mutex::new(Some(server)),
@@ -195,12 +200,10 @@ impl Api {
         panic!("sku {sku} never reached the expected state: {}", self.sku(sku).await);
     }
 
-    /// Sleep until the RFC 3339 instant `at` has passed (plus a few ms of clock slack).
-    pub async fn sleep_until(&self, at: &Value) {
+    /// Move the server's clock past the RFC 3339 instant `at` (no sleeping).
+    pub fn advance_past(&self, at: &Value) {
         let at: chrono::DateTime<chrono::Utc> = at.as_str().unwrap().parse().unwrap();
-        let left = at - chrono::Utc::now();
-        let ms = left.num_milliseconds().max(0) as u64 + 5;
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        self.clock.advance_past(at);
     }
 
     /// Audit must be clean.
