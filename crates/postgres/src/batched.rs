@@ -24,7 +24,7 @@
 //! Bounds: `batch_max_requests` per transaction, `batch_max_queued` waiting per instance
 //! (a full lane answers `503 unavailable` at once: back-pressure).
 
-use crate::stock::IDEMPOTENCY_LOCK_CLASS;
+use crate::tx::IDEMPOTENCY_LOCK_CLASS;
 use crate::{is_retryable, map_error, PgStore};
 use allot_core::batch::{evaluate, spread, Balance, BatchOp, OpKind, Refusal};
 use allot_core::hold::{HoldKind, HoldStatus};
@@ -32,7 +32,6 @@ use allot_core::store::{Executed, HoldStore, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::*;
 use chrono::{DateTime, Utc};
-use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::{mpsc, oneshot};
@@ -412,9 +411,7 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
             Ok(o) => break Ok(o),
             Err(e) if is_retryable(&e) && tries < limits.max_tx_retries => {
                 tries += 1;
-                let r: u64 = rand::rng().random();
-                let backoff = retry::Backoff::default();
-                tokio::time::sleep(std::time::Duration::from_micros(backoff.delay_us(tries - 1, r))).await;
+                crate::tx::backoff_sleep(tries).await;
             }
             Err(e) => break Err(e),
         }

@@ -7,14 +7,15 @@
 //! key just wait for each other.
 
 use crate::map_error;
-use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use crate::store::PgStore;
+use crate::tx::{Decided, TxErr, TxResult};
 use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
+use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::error::SqlState;
 
 const COLS: &str =
@@ -81,6 +82,28 @@ enum Booked {
     Excluded,
 }
 
+/// The check of the strategies without the exclusion constraint (`advisory`: under a
+/// transaction-scoped advisory lock on the resource; `naive`: none): refuse a live overlap,
+/// expire the overdue holds in the way.
+async fn guard_without_constraint(tx: &Transaction<'_>, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<()> {
+    if req.strategy == BookingStrategy::Advisory {
+        let key = fnv1a_64(&[BOOKING_LOCK_SEED, req.resource.as_bytes()].concat()) as i64;
+        let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+        tx.execute(&stmt, &[&key]).await?;
+    }
+    let (live, overdue) = conflicts(tx, req, now).await?;
+    if let Some(id) = live {
+        return Err(TxErr::Fail(AllotError::BookingOverlap {
+            conflicting_booking_id: Some(id),
+        }));
+    }
+    if !overdue.is_empty() {
+        let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
+        tx.execute(&stmt, &[&overdue, &now]).await?;
+    }
+    Ok(())
+}
+
 impl PgStore {
     async fn try_book(
         &self,
@@ -88,59 +111,42 @@ impl PgStore {
         idem: Option<&Idempotency<Booking>>,
         now: DateTime<Utc>,
     ) -> TxResult<Booked> {
-        let booking = req.to_booking(now);
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Booked::Done(Executed::Replayed(stored)));
-            }
-        }
-        if req.strategy != BookingStrategy::Exclusion {
-            if req.strategy == BookingStrategy::Advisory {
-                let key = fnv1a_64(&[BOOKING_LOCK_SEED, req.resource.as_bytes()].concat()) as i64;
-                let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-                tx.execute(&stmt, &[&key]).await?;
-            }
-            let (live, overdue) = conflicts(&tx, req, now).await?;
-            if let Some(id) = live {
-                return Err(TxErr::Fail(AllotError::BookingOverlap {
-                    conflicting_booking_id: Some(id),
-                }));
-            }
-            if !overdue.is_empty() {
-                let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
-                tx.execute(&stmt, &[&overdue, &now]).await?;
-            }
-        }
-        let stmt = tx.prepare_cached(SQL_INSERT).await?;
-        let inserted = tx
-            .execute(
-                &stmt,
-                &[
-                    &booking.id,
-                    &booking.resource,
-                    &booking.start,
-                    &booking.end,
-                    &booking.holder,
-                    &booking.metadata,
-                    &booking.status.as_str(),
-                    &booking.strategy,
-                    &booking.expires_at,
-                    &now,
-                ],
-            )
-            .await;
-        match inserted {
-            Ok(_) => {}
-            Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => return Ok(Booked::Excluded),
-            Err(e) => return Err(e.into()),
-        }
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &booking).await?;
-        }
-        tx.commit().await?;
-        Ok(Booked::Done(Executed::Fresh(booking)))
+        let written = self
+            .write_or(idem, async |tx| {
+                let booking = req.to_booking(now);
+                if req.strategy != BookingStrategy::Exclusion {
+                    guard_without_constraint(tx, req, now).await?;
+                }
+                let stmt = tx.prepare_cached(SQL_INSERT).await?;
+                let inserted = tx
+                    .execute(
+                        &stmt,
+                        &[
+                            &booking.id,
+                            &booking.resource,
+                            &booking.start,
+                            &booking.end,
+                            &booking.holder,
+                            &booking.metadata,
+                            &booking.status.as_str(),
+                            &booking.strategy,
+                            &booking.expires_at,
+                            &now,
+                        ],
+                    )
+                    .await;
+                match inserted {
+                    Ok(_) => Ok(Decided::Commit(booking)),
+                    // 23P01, or 40P01 between inserts of overlapping ranges that each wait on
+                    // the other's index entry: someone else's booking is in the way. The
+                    // caller looks it up (answers with it) or runs again, bounded.
+                    Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => Ok(Decided::Rollback(())),
+                    Err(e) if e.code() == Some(&SqlState::T_R_DEADLOCK_DETECTED) => Ok(Decided::Rollback(())),
+                    Err(e) => Err(e.into()),
+                }
+            })
+            .await?;
+        Ok(written.map_or(Booked::Excluded, Booked::Done))
     }
 
     /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
@@ -185,24 +191,16 @@ impl PgStore {
         now: DateTime<Utc>,
         refuse: fn(&Booking) -> Result<()>,
     ) -> TxResult<Executed<Booking>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
+        self.write(idem, async |tx| {
+            let stmt = tx.prepare_cached(sql).await?;
+            let changed = tx.execute(&stmt, &[&id, &now]).await?;
+            let booking = Self::read_booking(tx, id, now).await?;
+            if changed == 0 {
+                refuse(&booking)?;
             }
-        }
-        let stmt = tx.prepare_cached(sql).await?;
-        let changed = tx.execute(&stmt, &[&id, &now]).await?;
-        let booking = Self::read_booking(&tx, id, now).await?;
-        if changed == 0 {
-            refuse(&booking)?;
-        }
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &booking).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(booking))
+            Ok(booking)
+        })
+        .await
     }
 }
 

@@ -7,7 +7,9 @@
 //! retried, bounded.
 
 use crate::map_error;
-use crate::stock::{idem_begin, idem_store, PgStore, Take, TxErr, TxResult};
+use crate::stock::Take;
+use crate::store::PgStore;
+use crate::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::*;
@@ -177,56 +179,41 @@ async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: Date
 }
 
 impl PgStore {
-    /// Run `attempt` until it commits; 40001/40P01 retry up to `max_tx_retries` times. For
-    /// the expiry paths, which must not recurse into [`PgStore::retrying`].
-    async fn retry_plain<T, F, Fut>(&self, mut attempt: F) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = TxResult<T>>,
-    {
-        let mut tries = 0;
-        loop {
-            match attempt().await {
-                Ok(v) => return Ok(v),
-                Err(TxErr::Fail(e)) | Err(TxErr::Overdue { err: e, .. }) => return Err(e),
-                Err(TxErr::Retry) | Err(TxErr::VersionConflict) if tries < self.limits.max_tx_retries => tries += 1,
-                Err(_) => {
-                    return Err(AllotError::Contention {
-                        attempts: tries + 1,
-                        retry_after_ms: 100,
-                    })
-                }
-            }
-        }
-    }
-
     /// Finalise the overdue holds that hold `sku` (at most `hold_sweep_batch`). Called by a
     /// writer that found the SKU short while such holds existed. Waits for holds that another
     /// transaction is finishing, so after it returns they are finished one way or the other.
-    pub(crate) async fn expire_overdue_on(&self, sku: &str, now: DateTime<Utc>) -> Result<u64> {
-        let batch = i64::from(self.limits.hold_sweep_batch.max(1));
-        self.retry_plain(|| async move {
-            let mut client = self.client().await?;
-            let tx = client.transaction().await?;
-            let stmt = tx
-                .prepare_cached(
-                    "SELECT h.id FROM holds h
+    /// Boxed, with `Send` declared: it runs under [`PgStore::retry_plain`], and the retry
+    /// policy calls it, so its future's type must not contain itself.
+    pub(crate) fn expire_overdue_on<'a>(
+        &'a self,
+        sku: &'a str,
+        now: DateTime<Utc>,
+    ) -> futures::future::BoxFuture<'a, Result<u64>> {
+        Box::pin(async move {
+            let batch = i64::from(self.limits.hold_sweep_batch.max(1));
+            self.retry_plain(|| async move {
+                let mut client = self.client().await?;
+                let tx = client.transaction().await?;
+                let stmt = tx
+                    .prepare_cached(
+                        "SELECT h.id FROM holds h
                       WHERE h.status = 'held' AND h.expires_at <= $2
                         AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = $1)
                       ORDER BY h.id LIMIT $3 FOR UPDATE OF h",
-                )
-                .await?;
-            let ids: Vec<String> = tx
-                .query(&stmt, &[&sku, &now, &batch])
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
-            tx.commit().await?;
-            Ok(n)
+                    )
+                    .await?;
+                let ids: Vec<String> = tx
+                    .query(&stmt, &[&sku, &now, &batch])
+                    .await?
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect();
+                let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
+                tx.commit().await?;
+                Ok(n)
+            })
+            .await
         })
-        .await
     }
 
     async fn try_create_hold(
@@ -235,39 +222,31 @@ impl PgStore {
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        let buckets = PgStore::take_lines(&tx, &req.take, Take::Hold, now).await?;
-        let hold = req.to_hold(now);
-        let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
-                 VALUES ($1, 'stock', 'held', $2, $3, $4, $5)",
-            )
-            .await?;
-        tx.execute(&stmt, &[&hold.id, &hold.strategy, &lines_json, &hold.expires_at, &now])
-            .await?;
-        let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
-        let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
-        let stmt = tx
-            .prepare_cached(
-                "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
-                      hl AS (INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $1, sku, bucket, q FROM l)
-                 INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT sku, 0, q, 'hold', $1 FROM l",
-            )
-            .await?;
-        tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs]).await?;
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &hold).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(hold))
+        self.write(idem, async |tx| {
+            let buckets = PgStore::take_lines(tx, &req.take, Take::Hold, now).await?;
+            let hold = req.to_hold(now);
+            let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+                     VALUES ($1, 'stock', 'held', $2, $3, $4, $5)",
+                )
+                .await?;
+            tx.execute(&stmt, &[&hold.id, &hold.strategy, &lines_json, &hold.expires_at, &now])
+                .await?;
+            let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
+            let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
+            let stmt = tx
+                .prepare_cached(
+                    "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
+                          hl AS (INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $1, sku, bucket, q FROM l)
+                     INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT sku, 0, q, 'hold', $1 FROM l",
+                )
+                .await?;
+            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs]).await?;
+            Ok(hold)
+        })
+        .await
     }
 
     async fn try_confirm(
@@ -276,41 +255,33 @@ impl PgStore {
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        let (row, stored, expires_at) = lock_hold(&tx, id).await?;
-        let alloc = if stored == HoldStatus::Held && expires_at > now {
-            finish_holds(&tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
-            let lines: serde_json::Value = row.get(4);
-            let strategy: String = row.get(3);
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO allocations (id, status, strategy, lines, created_at) VALUES ($1, 'allocated', $2, $3, $4)",
-                )
-                .await?;
-            tx.execute(&stmt, &[&id, &strategy, &lines, &now]).await?;
-            Allocation {
-                id: id.to_string(),
-                status: "allocated".into(),
-                lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-                strategy,
-                created_at: now,
-            }
-        } else {
-            confirm_refusal(id, stored, expires_at, now)?;
-            // Already confirmed: confirm is idempotent, answer with its allocation.
-            crate::stock::read_allocation(&tx, id).await?
-        };
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &alloc).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(alloc))
+        self.write(idem, async |tx| {
+            let (row, stored, expires_at) = lock_hold(tx, id).await?;
+            let alloc = if stored == HoldStatus::Held && expires_at > now {
+                finish_holds(tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
+                let lines: serde_json::Value = row.get(4);
+                let strategy: String = row.get(3);
+                let stmt = tx
+                    .prepare_cached(
+                        "INSERT INTO allocations (id, status, strategy, lines, created_at) VALUES ($1, 'allocated', $2, $3, $4)",
+                    )
+                    .await?;
+                tx.execute(&stmt, &[&id, &strategy, &lines, &now]).await?;
+                Allocation {
+                    id: id.to_string(),
+                    status: "allocated".into(),
+                    lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+                    strategy,
+                    created_at: now,
+                }
+            } else {
+                confirm_refusal(id, stored, expires_at, now)?;
+                // Already confirmed: confirm is idempotent, answer with its allocation.
+                crate::stock::read_allocation(tx, id).await?
+            };
+            Ok(alloc)
+        })
+        .await
     }
 
     async fn try_release(
@@ -319,39 +290,31 @@ impl PgStore {
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
+        self.write(idem, async |tx| {
+            let (_, stored, expires_at) = lock_hold(tx, id).await?;
+            match stored.effective(expires_at, now) {
+                HoldStatus::Confirmed => {
+                    return Err(TxErr::Fail(AllotError::HoldNotActive {
+                        id: id.to_string(),
+                        status: HoldStatus::Confirmed,
+                    }))
+                }
+                // Overdue but not yet swept: it finishes as what it is, expired.
+                HoldStatus::Expired if stored == HoldStatus::Held => {
+                    finish_holds(tx, &[id.to_string()], HoldStatus::Expired, now).await?;
+                }
+                HoldStatus::Held => {
+                    finish_holds(tx, &[id.to_string()], HoldStatus::Released, now).await?;
+                }
+                // Released or expired already: releasing again changes nothing.
+                _ => {}
             }
-        }
-        let (_, stored, expires_at) = lock_hold(&tx, id).await?;
-        match stored.effective(expires_at, now) {
-            HoldStatus::Confirmed => {
-                return Err(TxErr::Fail(AllotError::HoldNotActive {
-                    id: id.to_string(),
-                    status: HoldStatus::Confirmed,
-                }))
-            }
-            // Overdue but not yet swept: it finishes as what it is, expired.
-            HoldStatus::Expired if stored == HoldStatus::Held => {
-                finish_holds(&tx, &[id.to_string()], HoldStatus::Expired, now).await?;
-            }
-            HoldStatus::Held => {
-                finish_holds(&tx, &[id.to_string()], HoldStatus::Released, now).await?;
-            }
-            // Released or expired already: releasing again changes nothing.
-            _ => {}
-        }
-        let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
-        let row = tx.query_one(&stmt, &[&id]).await?;
-        let hold = read_hold(&tx, &row, now).await?;
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &hold).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(hold))
+            let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
+            let row = tx.query_one(&stmt, &[&id]).await?;
+            let hold = read_hold(tx, &row, now).await?;
+            Ok(hold)
+        })
+        .await
     }
 }
 

@@ -3,7 +3,8 @@
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
 use crate::map_error;
-use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use crate::store::PgStore;
+use crate::tx::{TxErr, TxResult};
 use allot_core::job::*;
 use allot_core::store::{Executed, Idempotency, JobStore};
 use allot_core::*;
@@ -81,60 +82,6 @@ const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
 const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
 
-/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs`: one dedicated connection per
-/// store, started on the first wait, reconnecting after errors.
-pub(crate) struct JobSignal {
-    url: String,
-    started: std::sync::atomic::AtomicBool,
-    notify: tokio::sync::Notify,
-}
-
-impl JobSignal {
-    pub(crate) fn new(url: String) -> Self {
-        JobSignal {
-            url,
-            started: std::sync::atomic::AtomicBool::new(false),
-            notify: tokio::sync::Notify::new(),
-        }
-    }
-
-    fn start(self: &std::sync::Arc<Self>) {
-        if self.started.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            return;
-        }
-        let weak = std::sync::Arc::downgrade(self);
-        tokio::spawn(async move {
-            loop {
-                let Some(sig) = weak.upgrade() else { return };
-                let url = sig.url.clone();
-                drop(sig);
-                if let Ok((client, mut conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
-                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                    let pump = tokio::spawn(async move {
-                        let mut messages = futures::stream::poll_fn(move |cx| conn.poll_message(cx));
-                        use futures::StreamExt;
-                        while let Some(Ok(m)) = messages.next().await {
-                            if let tokio_postgres::AsyncMessage::Notification(_) = m {
-                                let _ = tx.send(());
-                            }
-                        }
-                    });
-                    if client.batch_execute("LISTEN allot_jobs").await.is_ok() {
-                        while rx.recv().await.is_some() {
-                            match weak.upgrade() {
-                                Some(sig) => sig.notify.notify_waiters(),
-                                None => return,
-                            }
-                        }
-                    }
-                    pump.abort();
-                }
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-            }
-        });
-    }
-}
-
 const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
 
 fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
@@ -160,92 +107,84 @@ async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
 
 impl PgStore {
     async fn try_enqueue(&self, req: &Enqueue, idem: Option<&Idempotency<Enqueued>>) -> TxResult<Executed<Enqueued>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        let n = req.jobs.len() as i64;
-        // Ids first, so each job's id is known in request order whatever the insert does.
-        let stmt = tx
-            .prepare_cached("SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)")
-            .await?;
-        let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
-        let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
-        let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
-        let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
-        let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
-        let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
-                 SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
-                        t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
-                   FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
-                        WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
-                  ORDER BY t.ord
-                 ON CONFLICT (queue, unique_key)
-                    WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
-                 DO NOTHING RETURNING id",
-            )
-            .await?;
-        let inserted: HashSet<i64> = tx
-            .query(
-                &stmt,
-                &[
-                    &req.queue,
-                    &ids,
-                    &payloads,
-                    &priorities,
-                    &run_ats,
-                    &max_attempts,
-                    &keys,
-                    &req.now,
-                ],
-            )
-            .await?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let mut out = ids.clone();
-        let dup_keys: Vec<&str> = ids
-            .iter()
-            .zip(&keys)
-            .filter(|(id, _)| !inserted.contains(id))
-            .filter_map(|(_, k)| *k)
-            .collect();
-        if !dup_keys.is_empty() {
+        self.write(idem, async |tx| {
+            let n = req.jobs.len() as i64;
+            // Ids first, so each job's id is known in request order whatever the insert does.
+            let stmt = tx
+                .prepare_cached("SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)")
+                .await?;
+            let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
+            let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
+            let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
+            let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
+            let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
+            let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
             let stmt = tx
                 .prepare_cached(
-                    "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
-                        AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                    "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
+                     SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
+                            t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
+                       FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
+                            WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
+                      ORDER BY t.ord
+                     ON CONFLICT (queue, unique_key)
+                        WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
+                     DO NOTHING RETURNING id",
                 )
                 .await?;
-            let existing: HashMap<String, i64> = tx
-                .query(&stmt, &[&req.queue, &dup_keys])
+            let inserted: HashSet<i64> = tx
+                .query(
+                    &stmt,
+                    &[
+                        &req.queue,
+                        &ids,
+                        &payloads,
+                        &priorities,
+                        &run_ats,
+                        &max_attempts,
+                        &keys,
+                        &req.now,
+                    ],
+                )
                 .await?
                 .iter()
-                .map(|r| (r.get(0), r.get(1)))
+                .map(|r| r.get(0))
                 .collect();
-            for (slot, key) in out.iter_mut().zip(&keys) {
-                if !inserted.contains(slot) {
-                    // The job it duplicated finished in between: run the whole batch again.
-                    *slot = *key.and_then(|k| existing.get(k)).ok_or(TxErr::Retry)?;
+            let mut out = ids.clone();
+            let dup_keys: Vec<&str> = ids
+                .iter()
+                .zip(&keys)
+                .filter(|(id, _)| !inserted.contains(id))
+                .filter_map(|(_, k)| *k)
+                .collect();
+            if !dup_keys.is_empty() {
+                let stmt = tx
+                    .prepare_cached(
+                        "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
+                            AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                    )
+                    .await?;
+                let existing: HashMap<String, i64> = tx
+                    .query(&stmt, &[&req.queue, &dup_keys])
+                    .await?
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1)))
+                    .collect();
+                for (slot, key) in out.iter_mut().zip(&keys) {
+                    if !inserted.contains(slot) {
+                        // The job it duplicated finished in between: run the whole batch again.
+                        *slot = *key.and_then(|k| existing.get(k)).ok_or(TxErr::Retry)?;
+                    }
                 }
             }
-        }
-        if !inserted.is_empty() {
-            let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
-            tx.execute(&stmt, &[&req.queue]).await?;
-        }
-        let result = Enqueued { ids: out };
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &result).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(result))
+            if !inserted.is_empty() {
+                let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
+                tx.execute(&stmt, &[&req.queue]).await?;
+            }
+            let result = Enqueued { ids: out };
+            Ok(result)
+        })
+        .await
     }
 
     /// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.

@@ -14,10 +14,13 @@ mod batched;
 mod bookings;
 mod holds;
 mod jobs;
+mod listen;
 mod stock;
+mod store;
+mod tx;
 mod units;
 
-pub use stock::PgStore;
+pub use store::PgStore;
 
 use allot_core::AllotError;
 use tokio_postgres::error::SqlState;

@@ -1,79 +1,14 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every strategy of DESIGN.md as SQL.
 
-use crate::{is_retryable, map_error, PgConfig};
-use allot_core::store::{Executed, Idempotency, StockStore, StoredResponse};
-use allot_core::strategy::{bucket_order, fnv1a_64};
+use crate::map_error;
+use crate::store::PgStore;
+use crate::tx::{TxErr, TxResult};
+use allot_core::store::{Executed, Idempotency, StockStore};
+use allot_core::strategy::bucket_order;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::Utc;
-use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use rand::Rng;
-use std::str::FromStr;
-use std::time::Duration;
-
-/// Why one attempt of a transaction ended without committing.
-pub(crate) enum TxErr {
-    /// 40001 / 40P01: run the whole transaction again (bounded).
-    Retry,
-    /// The optimistic strategy saw another version: run again (bounded by
-    /// `optimistic_max_attempts`).
-    VersionConflict,
-    /// A line was short while overdue holds on its SKU still count as held: finalise them
-    /// and run again (bounded by `MAX_EXPIRY_PASSES`); `err` is the answer after that.
-    Overdue {
-        /// The short SKU.
-        sku: String,
-        /// `insufficient_stock` as seen before expiring.
-        err: AllotError,
-    },
-    /// Final answer.
-    Fail(AllotError),
-}
-
-/// How many times one request finalises overdue holds on a short SKU and runs again.
-const MAX_EXPIRY_PASSES: u32 = 2;
-
-impl From<tokio_postgres::Error> for TxErr {
-    fn from(e: tokio_postgres::Error) -> Self {
-        if is_retryable(&e) {
-            TxErr::Retry
-        } else {
-            TxErr::Fail(map_error(e))
-        }
-    }
-}
-
-impl From<AllotError> for TxErr {
-    fn from(e: AllotError) -> Self {
-        TxErr::Fail(e)
-    }
-}
-
-pub(crate) type TxResult<T> = std::result::Result<T, TxErr>;
-
-/// The PostgreSQL stock store. Cheap to clone (the pool is shared).
-#[derive(Clone)]
-pub struct PgStore {
-    pool: Pool,
-    pub(crate) limits: Limits,
-    allow_unsafe: bool,
-    /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
-    pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
-    pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
-    pub(crate) job_signal: std::sync::Arc<crate::jobs::JobSignal>,
-    /// Where "now" comes from (see [`allot_core::clock`]).
-    pub(crate) clock: std::sync::Arc<dyn Clock>,
-    /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
-    pub(crate) combiner: Option<std::sync::Arc<crate::batched::Combiner>>,
-}
-
-/// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
-/// so it cannot collide with the bigint-keyed locks of other features). A 32-bit hash
-/// collision between two keys costs a spurious `idempotency_key_in_use`, never correctness:
-/// the key's row is the truth.
-pub(crate) const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
+use deadpool_postgres::GenericClient;
 
 /// The single-statement allocation; the argument is the bucket predicate. Returns how many
 /// rows it took (0 or 1) and, only when it took none (a successful allocation pays no extra
@@ -200,130 +135,6 @@ pub(crate) async fn check_fences(tx: &deadpool_postgres::Transaction<'_>, fences
 }
 
 impl PgStore {
-    /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
-    /// call [`crate::migrate`] first.
-    pub fn connect(cfg: &PgConfig) -> Result<Self> {
-        let pg = tokio_postgres::Config::from_str(&cfg.url)
-            .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;
-        let mgr = Manager::from_config(
-            pg,
-            tokio_postgres::NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let wait = Some(Duration::from_millis(cfg.pool_wait_ms));
-        let pool = Pool::builder(mgr)
-            .max_size(cfg.pool_size.max(1))
-            .wait_timeout(wait)
-            .create_timeout(wait)
-            .runtime(Runtime::Tokio1)
-            .build()
-            .map_err(|e| AllotError::Internal(format!("pool: {e}")))?;
-        Ok(PgStore {
-            pool,
-            limits: cfg.limits.clone(),
-            allow_unsafe: cfg.allow_unsafe_strategies,
-            analyzing: Default::default(),
-            analyzing_jobs: Default::default(),
-            job_signal: std::sync::Arc::new(crate::jobs::JobSignal::new(cfg.url.clone())),
-            clock: cfg.clock.clone(),
-            combiner: Some(std::sync::Arc::new(crate::batched::Combiner::new(&cfg.limits))),
-        })
-    }
-
-    /// The connection pool.
-    pub(crate) fn pool(&self) -> &Pool {
-        &self.pool
-    }
-
-    /// This store without its combiner: what a lane of the combiner runs on (holding the
-    /// combiner itself would keep its lanes open forever).
-    pub(crate) fn without_combiner(&self) -> PgStore {
-        PgStore {
-            combiner: None,
-            ..self.clone()
-        }
-    }
-
-    /// Refresh the planner's statistics of `table` in the background, one run at a time per
-    /// flag: right after a bulk load they still describe an empty table, and the planner
-    /// would sort or scan what it should read from the head of an index (autovacuum would
-    /// fix it only at its next round).
-    pub(crate) fn analyze_in_background(
-        &self,
-        flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-        table: &'static str,
-    ) {
-        if flag.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            return;
-        }
-        let (store, flag) = (self.clone(), flag.clone());
-        tokio::spawn(async move {
-            if let Ok(c) = store.client().await {
-                if let Err(e) = c.batch_execute(&format!("ANALYZE {table}")).await {
-                    tracing::warn!(error = %e, table, "background ANALYZE failed");
-                }
-            }
-            flag.store(false, std::sync::atomic::Ordering::Release);
-        });
-    }
-
-    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
-        self.pool.get().await.map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => map_error(e),
-            other => AllotError::Unavailable(format!("no database connection: {other}")),
-        })
-    }
-
-    /// Run `attempt` until it commits or fails for good. 40001/40P01 retry up to
-    /// `max_tx_retries` times, optimistic version conflicts up to `optimistic_max_attempts`
-    /// attempts; both with full-jitter backoff, and both end as `contention`.
-    pub(crate) async fn retrying<T, F, Fut>(&self, mut attempt: F) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = TxResult<T>>,
-    {
-        let backoff = retry::Backoff::default();
-        let (mut tx_retries, mut conflicts, mut expiry_passes) = (0u32, 0u32, 0u32);
-        loop {
-            let n = match attempt().await {
-                Ok(v) => return Ok(v),
-                Err(TxErr::Fail(e)) => return Err(e),
-                Err(TxErr::Overdue { sku, err }) => {
-                    expiry_passes += 1;
-                    if expiry_passes > MAX_EXPIRY_PASSES {
-                        return Err(err);
-                    }
-                    self.expire_overdue_on(&sku, self.now()).await?;
-                    continue;
-                }
-                Err(TxErr::Retry) => {
-                    tx_retries += 1;
-                    if tx_retries > self.limits.max_tx_retries {
-                        return Err(AllotError::Contention {
-                            attempts: tx_retries + conflicts,
-                            retry_after_ms: backoff.cap_ms,
-                        });
-                    }
-                    tx_retries
-                }
-                Err(TxErr::VersionConflict) => {
-                    conflicts += 1;
-                    if conflicts >= self.limits.optimistic_max_attempts {
-                        return Err(AllotError::Contention {
-                            attempts: tx_retries + conflicts,
-                            retry_after_ms: backoff.cap_ms,
-                        });
-                    }
-                    conflicts
-                }
-            };
-            let r: u64 = rand::rng().random();
-            tokio::time::sleep(Duration::from_micros(backoff.delay_us(n - 1, r))).await;
-        }
-    }
-
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
     /// `segmented`. The UPDATE and both INSERTs run as one statement (one implicit
     /// transaction, one commit), so the row lock is held only for that statement and its
@@ -481,67 +292,51 @@ impl PgStore {
         lines_json: &serde_json::Value,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        Self::take_lines(&tx, req, Take::Allocate, now).await?;
-        let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
-        let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
-        let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-        tx.execute(&stmt, &[&skus, &qs, &req.id]).await?;
-        let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
-        tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
-            .await?;
-        let alloc = req.to_allocation(now);
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &alloc).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(alloc))
+        self.write(idem, async |tx| {
+            Self::take_lines(tx, req, Take::Allocate, now).await?;
+            let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
+            let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
+            let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
+            tx.execute(&stmt, &[&skus, &qs, &req.id]).await?;
+            let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
+            tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
+                .await?;
+            let alloc = req.to_allocation(now);
+            Ok(alloc)
+        })
+        .await
     }
 
     async fn try_create(&self, req: &CreateSku, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
+        self.write(idem, async |tx| {
+            let n = tx
+                .execute(
+                    "INSERT INTO skus (sku, buckets) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    &[&req.sku, &(req.buckets as i32)],
+                )
+                .await?;
+            if n == 0 {
+                return Err(TxErr::Fail(AllotError::AlreadyExists {
+                    kind: "sku",
+                    id: req.sku.clone(),
+                }));
             }
-        }
-        let n = tx
-            .execute(
-                "INSERT INTO skus (sku, buckets) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                &[&req.sku, &(req.buckets as i32)],
+            let buckets: Vec<i32> = (0..req.buckets as i32).collect();
+            let amounts = split_even(req.on_hand, req.buckets);
+            tx.execute(
+                "INSERT INTO stock (sku, bucket, on_hand) SELECT $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
+                &[&req.sku, &buckets, &amounts],
             )
             .await?;
-        if n == 0 {
-            return Err(TxErr::Fail(AllotError::AlreadyExists {
-                kind: "sku",
-                id: req.sku.clone(),
-            }));
-        }
-        let buckets: Vec<i32> = (0..req.buckets as i32).collect();
-        let amounts = split_even(req.on_hand, req.buckets);
-        tx.execute(
-            "INSERT INTO stock (sku, bucket, on_hand) SELECT $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
-            &[&req.sku, &buckets, &amounts],
-        )
-        .await?;
-        tx.execute(
-            "INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'created')",
-            &[&req.sku, &req.on_hand],
-        )
-        .await?;
-        let sku = Sku::created(req);
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &sku).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(sku))
+            tx.execute(
+                "INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'created')",
+                &[&req.sku, &req.on_hand],
+            )
+            .await?;
+            let sku = Sku::created(req);
+            Ok(sku)
+        })
+        .await
     }
 
     /// Lock all buckets of `sku` (in bucket order), apply `delta` spread evenly, and write
@@ -587,20 +382,12 @@ impl PgStore {
     }
 
     async fn try_adjust(&self, req: &Adjustment, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        Self::lock_and_rebalance(&tx, &req.sku, req.delta, req.reason.as_deref()).await?;
-        let sku = get_sku_with(&tx, &req.sku, self.now()).await?;
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &sku).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(sku))
+        self.write(idem, async |tx| {
+            Self::lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref()).await?;
+            let sku = get_sku_with(tx, &req.sku, self.now()).await?;
+            Ok(sku)
+        })
+        .await
     }
 
     async fn try_rebalance_one(&self, sku: &str) -> TxResult<bool> {
@@ -690,56 +477,6 @@ pub(crate) async fn short_line<C: GenericClient>(
     } else {
         TxErr::Fail(err)
     }
-}
-
-/// Idempotency, first half: take the key's transaction-scoped advisory lock without
-/// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
-/// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
-pub(crate) async fn idem_begin<T>(
-    tx: &deadpool_postgres::Transaction<'_>,
-    idem: &Idempotency<T>,
-) -> TxResult<Option<StoredResponse>> {
-    let objid = fnv1a_64(idem.key.as_bytes()) as u32 as i32;
-    let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
-    let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
-    if !got {
-        return Err(TxErr::Fail(AllotError::IdempotencyKeyInUse));
-    }
-    let stmt = tx
-        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = $1")
-        .await?;
-    match tx.query_opt(&stmt, &[&idem.key]).await? {
-        None => Ok(None),
-        Some(row) => {
-            let fp: &str = row.get(0);
-            if fp != idem.fingerprint {
-                return Err(TxErr::Fail(AllotError::IdempotencyKeyReused));
-            }
-            let status: i32 = row.get(1);
-            Ok(Some(StoredResponse {
-                status: status as u16,
-                body: row.get(2),
-            }))
-        }
-    }
-}
-
-/// Idempotency, second half: store the rendered response in the same transaction as the effect.
-pub(crate) async fn idem_store<T>(
-    tx: &deadpool_postgres::Transaction<'_>,
-    idem: &Idempotency<T>,
-    value: &T,
-) -> TxResult<()> {
-    let resp = (idem.render)(value);
-    let stmt = tx
-        .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
-        .await?;
-    tx.execute(
-        &stmt,
-        &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body],
-    )
-    .await?;
-    Ok(())
 }
 
 #[async_trait]

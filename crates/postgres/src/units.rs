@@ -2,7 +2,8 @@
 //! statement) or `nowait_scan` (the classic try-lock walk under savepoints).
 
 use crate::holds::unit_rows;
-use crate::stock::{idem_begin, idem_store, PgStore, TxErr, TxResult};
+use crate::store::PgStore;
+use crate::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
 use allot_core::*;
@@ -157,75 +158,67 @@ impl PgStore {
         req: &AddUnits,
         idem: Option<&Idempotency<UnitsCreated>>,
     ) -> TxResult<Executed<UnitsCreated>> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        let stmt = tx
-            .prepare_cached(
-                "WITH ins AS (INSERT INTO skus (sku, buckets, tracking) VALUES ($1, 1, 'units') ON CONFLICT DO NOTHING RETURNING tracking)
-                 SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE sku = $1",
-            )
-            .await?;
-        let mut rows = tx.query(&stmt, &[&req.sku]).await?;
-        if rows.is_empty() {
-            // Another transaction created the SKU while we waited on its row: our statement's
-            // snapshot predates that commit, a new statement sees it.
-            rows = tx
-                .query("SELECT tracking FROM skus WHERE sku = $1", &[&req.sku])
+        self.write(idem, async |tx| {
+            let stmt = tx
+                .prepare_cached(
+                    "WITH ins AS (INSERT INTO skus (sku, buckets, tracking) VALUES ($1, 1, 'units') ON CONFLICT DO NOTHING RETURNING tracking)
+                     SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE sku = $1",
+                )
                 .await?;
-        }
-        let tracking: String = rows
-            .first()
-            .ok_or_else(|| AllotError::Internal("sku vanished while adding units".into()))?
-            .get(0);
-        if tracking != "units" {
-            return Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false)));
-        }
-        let serials: Vec<&str> = req.units.iter().map(|u| u.serial.as_str()).collect();
-        let locations: Vec<Option<&str>> = req.units.iter().map(|u| u.location.as_deref()).collect();
-        let lots: Vec<Option<&str>> = req.units.iter().map(|u| u.lot.as_deref()).collect();
-        let received: Vec<DateTime<Utc>> = req
-            .units
-            .iter()
-            .map(|u| u.received_at.unwrap_or_else(Utc::now))
-            .collect();
-        let expires: Vec<Option<DateTime<Utc>>> = req.units.iter().map(|u| u.expires_at).collect();
-        // One statement for the whole batch; ON CONFLICT so a serial the SKU has (even one
-        // inserted concurrently) is reported, not raised as 23505.
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
-                 SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
-                 ON CONFLICT (sku, serial) DO NOTHING RETURNING serial",
-            )
-            .await?;
-        let inserted: HashSet<String> = tx
-            .query(&stmt, &[&req.sku, &serials, &locations, &lots, &received, &expires])
-            .await?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        if let Some(dup) = serials.iter().find(|s| !inserted.contains(**s)) {
-            return Err(TxErr::Fail(AllotError::AlreadyExists {
-                kind: "unit serial",
-                id: format!("{}/{dup}", req.sku),
-            }));
-        }
-        let n = inserted.len() as i64;
-        let stmt = tx
-            .prepare_cached("INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'units_received')")
-            .await?;
-        tx.execute(&stmt, &[&req.sku, &n]).await?;
-        let created = UnitsCreated { created: n as u64 };
-        if let Some(idem) = idem {
-            idem_store(&tx, idem, &created).await?;
-        }
-        tx.commit().await?;
-        Ok(Executed::Fresh(created))
+            let mut rows = tx.query(&stmt, &[&req.sku]).await?;
+            if rows.is_empty() {
+                // Another transaction created the SKU while we waited on its row: our statement's
+                // snapshot predates that commit, a new statement sees it.
+                rows = tx
+                    .query("SELECT tracking FROM skus WHERE sku = $1", &[&req.sku])
+                    .await?;
+            }
+            let tracking: String = rows
+                .first()
+                .ok_or_else(|| AllotError::Internal("sku vanished while adding units".into()))?
+                .get(0);
+            if tracking != "units" {
+                return Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false)));
+            }
+            let serials: Vec<&str> = req.units.iter().map(|u| u.serial.as_str()).collect();
+            let locations: Vec<Option<&str>> = req.units.iter().map(|u| u.location.as_deref()).collect();
+            let lots: Vec<Option<&str>> = req.units.iter().map(|u| u.lot.as_deref()).collect();
+            let received: Vec<DateTime<Utc>> = req
+                .units
+                .iter()
+                .map(|u| u.received_at.unwrap_or_else(Utc::now))
+                .collect();
+            let expires: Vec<Option<DateTime<Utc>>> = req.units.iter().map(|u| u.expires_at).collect();
+            // One statement for the whole batch; ON CONFLICT so a serial the SKU has (even one
+            // inserted concurrently) is reported, not raised as 23505.
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
+                     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+                     ON CONFLICT (sku, serial) DO NOTHING RETURNING serial",
+                )
+                .await?;
+            let inserted: HashSet<String> = tx
+                .query(&stmt, &[&req.sku, &serials, &locations, &lots, &received, &expires])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            if let Some(dup) = serials.iter().find(|s| !inserted.contains(**s)) {
+                return Err(TxErr::Fail(AllotError::AlreadyExists {
+                    kind: "unit serial",
+                    id: format!("{}/{dup}", req.sku),
+                }));
+            }
+            let n = inserted.len() as i64;
+            let stmt = tx
+                .prepare_cached("INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'units_received')")
+                .await?;
+            tx.execute(&stmt, &[&req.sku, &n]).await?;
+            let created = UnitsCreated { created: n as u64 };
+            Ok(created)
+        })
+        .await
     }
 
     /// One `skip_locked` attempt. Without an idempotency key it is a single statement (one
@@ -237,20 +230,19 @@ impl PgStore {
         idem: Option<&Idempotency<UnitAllocation>>,
         p: &ClaimParams,
     ) -> TxResult<Executed<Attempt>> {
-        let mut client = self.client().await?;
         let Some(idem) = idem else {
+            let client = self.client().await?;
             return Ok(Executed::Fresh(run_claim(&client, sql, req, p, None).await?));
         };
-        let tx = client.transaction().await?;
-        if let Some(stored) = idem_begin(&tx, idem).await? {
-            return Ok(Executed::Replayed(stored));
-        }
-        let attempt = run_claim(&tx, sql, req, p, None).await?;
-        if let Attempt::Claimed(a) = &attempt {
-            idem_store(&tx, idem, a).await?;
-            tx.commit().await?;
-        }
-        Ok(Executed::Fresh(attempt))
+        let written = self
+            .write_or(Some(idem), async |tx| {
+                Ok(match run_claim(tx, sql, req, p, None).await? {
+                    Attempt::Claimed(a) => Decided::Commit(a),
+                    short => Decided::Rollback(short),
+                })
+            })
+            .await?;
+        Ok(claimed(written))
     }
 
     /// One pass of the NOWAIT scan: walk the candidates in order, try-lock each under a
@@ -263,53 +255,60 @@ impl PgStore {
         idem: Option<&Idempotency<UnitAllocation>>,
         p: &ClaimParams,
     ) -> TxResult<Executed<Attempt>> {
-        let mut client = self.client().await?;
-        let mut tx = client.transaction().await?;
-        if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Executed::Replayed(stored));
-            }
-        }
-        let page = (req.quantity * 4).max(32);
-        let candidates_sql =
-            format!("SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3");
-        let mut got: Vec<i64> = Vec::new();
-        let mut offset = 0i64;
-        'walk: loop {
-            let stmt = tx.prepare_cached(&candidates_sql).await?;
-            let ids: Vec<i64> = tx
-                .query(&stmt, &[&req.sku, &page, &offset])
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            for id in &ids {
-                if try_lock_unit(&mut tx, *id).await? {
-                    got.push(*id);
-                    if got.len() as i64 == req.quantity {
-                        break 'walk;
-                    }
+        let written = self
+            .write_or(idem, async |tx| {
+                let got = nowait_walk(tx, req, order).await?;
+                // Short: everything rolls back. `run_claim` with the ids we got computes the
+                // short report (visible / tracking / overdue) without claiming.
+                let sql = locked_ids_sql(order, p.status == "held");
+                Ok(match run_claim(tx, &sql, req, p, Some(&got)).await? {
+                    Attempt::Claimed(a) if (got.len() as i64) >= p.least => Decided::Commit(a),
+                    other => Decided::Rollback(other),
+                })
+            })
+            .await?;
+        Ok(claimed(written))
+    }
+}
+
+/// A claim's attempt from what its write decided: committed (or replayed) as claimed, or
+/// rolled back with its report.
+fn claimed(written: std::result::Result<Executed<UnitAllocation>, Attempt>) -> Executed<Attempt> {
+    match written {
+        Ok(Executed::Fresh(a)) => Executed::Fresh(Attempt::Claimed(a)),
+        Ok(Executed::Replayed(r)) => Executed::Replayed(r),
+        Err(attempt) => Executed::Fresh(attempt),
+    }
+}
+
+/// Walk the candidates in order, try-locking each (see [`try_lock_unit`]), until `quantity`
+/// are locked or none are left. Returns the ids locked.
+async fn nowait_walk(tx: &mut Transaction<'_>, req: &UnitClaim, order: &str) -> TxResult<Vec<i64>> {
+    let page = (req.quantity * 4).max(32);
+    let candidates_sql =
+        format!("SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3");
+    let mut got: Vec<i64> = Vec::new();
+    let mut offset = 0i64;
+    loop {
+        let stmt = tx.prepare_cached(&candidates_sql).await?;
+        let ids: Vec<i64> = tx
+            .query(&stmt, &[&req.sku, &page, &offset])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for id in &ids {
+            if try_lock_unit(tx, *id).await? {
+                got.push(*id);
+                if got.len() as i64 == req.quantity {
+                    return Ok(got);
                 }
             }
-            if (ids.len() as i64) < page {
-                break;
-            }
-            offset += page;
         }
-        if (got.len() as i64) < p.least {
-            // Not enough: everything rolls back when tx drops. `run_claim` with the ids we
-            // got computes the short report (visible / tracking / overdue) without claiming.
-            let attempt = run_claim(&tx, &locked_ids_sql(order, p.status == "held"), req, p, Some(&got)).await?;
-            return Ok(Executed::Fresh(attempt));
+        if (ids.len() as i64) < page {
+            return Ok(got);
         }
-        let attempt = run_claim(&tx, &locked_ids_sql(order, p.status == "held"), req, p, Some(&got)).await?;
-        if let Attempt::Claimed(a) = &attempt {
-            if let Some(idem) = idem {
-                idem_store(&tx, idem, a).await?;
-            }
-            tx.commit().await?;
-        }
-        Ok(Executed::Fresh(attempt))
+        offset += page;
     }
 }
 

@@ -1,0 +1,103 @@
+//! The PostgreSQL store: its pool, limits, clock and the handles its features share.
+
+use crate::{map_error, PgConfig};
+use allot_core::*;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The PostgreSQL stock store. Cheap to clone (the pool is shared).
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    pub(crate) limits: Limits,
+    pub(crate) allow_unsafe: bool,
+    /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
+    pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
+    pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
+    pub(crate) job_signal: std::sync::Arc<crate::listen::JobSignal>,
+    /// Where "now" comes from (see [`allot_core::clock`]).
+    pub(crate) clock: std::sync::Arc<dyn Clock>,
+    /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
+    pub(crate) combiner: Option<std::sync::Arc<crate::batched::Combiner>>,
+}
+
+impl PgStore {
+    /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
+    /// call [`crate::migrate`] first.
+    pub fn connect(cfg: &PgConfig) -> Result<Self> {
+        let pg = tokio_postgres::Config::from_str(&cfg.url)
+            .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;
+        let mgr = Manager::from_config(
+            pg,
+            tokio_postgres::NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let wait = Some(Duration::from_millis(cfg.pool_wait_ms));
+        let pool = Pool::builder(mgr)
+            .max_size(cfg.pool_size.max(1))
+            .wait_timeout(wait)
+            .create_timeout(wait)
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| AllotError::Internal(format!("pool: {e}")))?;
+        Ok(PgStore {
+            pool,
+            limits: cfg.limits.clone(),
+            allow_unsafe: cfg.allow_unsafe_strategies,
+            analyzing: Default::default(),
+            analyzing_jobs: Default::default(),
+            job_signal: std::sync::Arc::new(crate::listen::JobSignal::new(cfg.url.clone())),
+            clock: cfg.clock.clone(),
+            combiner: Some(std::sync::Arc::new(crate::batched::Combiner::new(&cfg.limits))),
+        })
+    }
+
+    /// The connection pool.
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// This store without its combiner: what a lane of the combiner runs on (holding the
+    /// combiner itself would keep its lanes open forever).
+    pub(crate) fn without_combiner(&self) -> PgStore {
+        PgStore {
+            combiner: None,
+            ..self.clone()
+        }
+    }
+
+    /// Refresh the planner's statistics of `table` in the background, one run at a time per
+    /// flag: right after a bulk load they still describe an empty table, and the planner
+    /// would sort or scan what it should read from the head of an index (autovacuum would
+    /// fix it only at its next round).
+    pub(crate) fn analyze_in_background(
+        &self,
+        flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        table: &'static str,
+    ) {
+        if flag.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        let (store, flag) = (self.clone(), flag.clone());
+        tokio::spawn(async move {
+            if let Ok(c) = store.client().await {
+                if let Err(e) = c.batch_execute(&format!("ANALYZE {table}")).await {
+                    tracing::warn!(error = %e, table, "background ANALYZE failed");
+                }
+            }
+            flag.store(false, std::sync::atomic::Ordering::Release);
+        });
+    }
+
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
+        self.pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => map_error(e),
+            other => AllotError::Unavailable(format!("no database connection: {other}")),
+        })
+    }
+}

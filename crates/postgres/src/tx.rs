@@ -1,0 +1,239 @@
+//! The transaction envelope of every PostgreSQL write: one bounded retry policy
+//! ([`PgStore::retrying`]) around one attempt ([`PgStore::write`]) that begins, runs the
+//! idempotency protocol, runs the body, stores the response and commits.
+//!
+//! Idempotency (API.md, Conventions): a transaction-scoped advisory lock on the key (two-int
+//! form, class [`IDEMPOTENCY_LOCK_CLASS`]) taken without waiting, then the key's row; the
+//! response is stored in the same transaction as the effect, so a failed request stores
+//! nothing and its retry runs again (PostgreSQL docs, 9.27.10 "Advisory Lock Functions").
+
+use crate::{is_retryable, map_error, PgStore};
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::strategy::fnv1a_64;
+use allot_core::*;
+use deadpool_postgres::Transaction;
+use rand::Rng;
+use std::time::Duration;
+
+/// Why one attempt of a transaction ended without committing.
+pub(crate) enum TxErr {
+    /// 40001 / 40P01: run the whole transaction again (bounded).
+    Retry,
+    /// The optimistic strategy saw another version: run again (bounded by
+    /// `optimistic_max_attempts`).
+    VersionConflict,
+    /// A line was short while overdue holds on its SKU still count as held: finalise them
+    /// and run again (bounded by `MAX_EXPIRY_PASSES`); `err` is the answer after that.
+    Overdue {
+        /// The short SKU.
+        sku: String,
+        /// `insufficient_stock` as seen before expiring.
+        err: AllotError,
+    },
+    /// Final answer.
+    Fail(AllotError),
+}
+
+/// How many times one request finalises overdue holds on a short SKU and runs again.
+const MAX_EXPIRY_PASSES: u32 = 2;
+
+impl From<tokio_postgres::Error> for TxErr {
+    fn from(e: tokio_postgres::Error) -> Self {
+        if is_retryable(&e) {
+            TxErr::Retry
+        } else {
+            TxErr::Fail(map_error(e))
+        }
+    }
+}
+
+impl From<AllotError> for TxErr {
+    fn from(e: AllotError) -> Self {
+        TxErr::Fail(e)
+    }
+}
+
+pub(crate) type TxResult<T> = std::result::Result<T, TxErr>;
+
+/// Advisory lock class for idempotency keys (two-int form `pg_try_advisory_xact_lock(int, int)`,
+/// so it cannot collide with the bigint-keyed locks of other features). A 32-bit hash
+/// collision between two keys costs a spurious `idempotency_key_in_use`, never correctness:
+/// the key's row is the truth.
+pub(crate) const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
+
+impl PgStore {
+    /// Run `attempt` until it commits or fails for good: the one retry policy of every
+    /// write. 40001/40P01 retry up to `max_tx_retries` times, optimistic version conflicts up
+    /// to `optimistic_max_attempts` attempts, both after a full-jitter backoff
+    /// ([`backoff_sleep`]) and both ending as `contention`; a line short while overdue holds
+    /// still count on its SKU expires them and runs again (at most `MAX_EXPIRY_PASSES`).
+    pub(crate) async fn retrying<T, F, Fut>(&self, attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = TxResult<T>>,
+    {
+        self.retry_policy(true, attempt).await
+    }
+
+    /// [`PgStore::retrying`] for the expiry paths themselves, which must not recurse into
+    /// expiring: a short line is final.
+    pub(crate) async fn retry_plain<T, F, Fut>(&self, attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = TxResult<T>>,
+    {
+        self.retry_policy(false, attempt).await
+    }
+
+    async fn retry_policy<T, F, Fut>(&self, expire_overdue: bool, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = TxResult<T>>,
+    {
+        let (mut tx_retries, mut conflicts, mut expiry_passes) = (0u32, 0u32, 0u32);
+        let contention = |attempts| AllotError::Contention {
+            attempts,
+            retry_after_ms: retry::Backoff::default().cap_ms,
+        };
+        loop {
+            let n = match attempt().await {
+                Ok(v) => return Ok(v),
+                Err(TxErr::Fail(e)) => return Err(e),
+                Err(TxErr::Overdue { sku, err }) => {
+                    expiry_passes += 1;
+                    if !expire_overdue || expiry_passes > MAX_EXPIRY_PASSES {
+                        return Err(err);
+                    }
+                    self.expire_overdue_on(&sku, self.now()).await?;
+                    continue;
+                }
+                Err(TxErr::Retry) => {
+                    tx_retries += 1;
+                    if tx_retries > self.limits.max_tx_retries {
+                        return Err(contention(tx_retries + conflicts));
+                    }
+                    tx_retries
+                }
+                Err(TxErr::VersionConflict) => {
+                    conflicts += 1;
+                    if conflicts >= self.limits.optimistic_max_attempts {
+                        return Err(contention(tx_retries + conflicts));
+                    }
+                    conflicts
+                }
+            };
+            backoff_sleep(n).await;
+        }
+    }
+
+    /// One attempt of a write: begin; with an `Idempotency-Key`, take it and replay a stored
+    /// response if there is one; run `body`; store its rendered response; commit. Any error
+    /// rolls everything back (the transaction drops uncommitted).
+    pub(crate) async fn write<T, F>(&self, idem: Option<&Idempotency<T>>, body: F) -> TxResult<Executed<T>>
+    where
+        F: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<T>,
+    {
+        let written = self
+            .write_or(idem, async |tx| {
+                body(tx).await.map(Decided::Commit::<T, std::convert::Infallible>)
+            })
+            .await?;
+        match written {
+            Ok(done) => Ok(done),
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`PgStore::write`] for a body that may also decide to roll back and hand back a value
+    /// of its own (a short unit claim's report, a booking refused by the exclusion
+    /// constraint): `Ok(executed)` when it committed (or replayed), `Err(r)` when it rolled
+    /// back with `r`. Nothing is stored for the key on a rollback.
+    pub(crate) async fn write_or<T, R, F>(
+        &self,
+        idem: Option<&Idempotency<T>>,
+        body: F,
+    ) -> TxResult<std::result::Result<Executed<T>, R>>
+    where
+        F: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
+    {
+        let mut client = self.client().await?;
+        let mut tx = client.transaction().await?;
+        if let Some(idem) = idem {
+            if let Some(stored) = idem_begin(&tx, idem).await? {
+                return Ok(Ok(Executed::Replayed(stored)));
+            }
+        }
+        let value = match body(&mut tx).await? {
+            Decided::Commit(value) => value,
+            Decided::Rollback(r) => return Ok(Err(r)),
+        };
+        if let Some(idem) = idem {
+            idem_store(&tx, idem, &value).await?;
+        }
+        tx.commit().await?;
+        Ok(Ok(Executed::Fresh(value)))
+    }
+}
+
+/// Sleep before retry number `n` (1-based): full jitter over an exponential cap
+/// ([`allot_core::retry::Backoff`], the AWS Architecture Blog's "Exponential Backoff and
+/// Jitter").
+pub(crate) async fn backoff_sleep(n: u32) {
+    let r: u64 = rand::rng().random();
+    let delay_us = retry::Backoff::default().delay_us(n.saturating_sub(1), r);
+    tokio::time::sleep(Duration::from_micros(delay_us)).await;
+}
+
+/// What the body of a [`PgStore::write_or`] decided.
+pub(crate) enum Decided<T, R> {
+    /// Commit; `T` is the result (stored for an idempotency key).
+    Commit(T),
+    /// Roll back and hand `R` to the caller.
+    Rollback(R),
+}
+
+/// Idempotency, first half: take the key's transaction-scoped advisory lock without
+/// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
+/// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
+async fn idem_begin<T>(
+    tx: &deadpool_postgres::Transaction<'_>,
+    idem: &Idempotency<T>,
+) -> TxResult<Option<StoredResponse>> {
+    let objid = fnv1a_64(idem.key.as_bytes()) as u32 as i32;
+    let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
+    let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
+    if !got {
+        return Err(TxErr::Fail(AllotError::IdempotencyKeyInUse));
+    }
+    let stmt = tx
+        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = $1")
+        .await?;
+    match tx.query_opt(&stmt, &[&idem.key]).await? {
+        None => Ok(None),
+        Some(row) => {
+            let fp: &str = row.get(0);
+            if fp != idem.fingerprint {
+                return Err(TxErr::Fail(AllotError::IdempotencyKeyReused));
+            }
+            let status: i32 = row.get(1);
+            Ok(Some(StoredResponse {
+                status: status as u16,
+                body: row.get(2),
+            }))
+        }
+    }
+}
+
+/// Idempotency, second half: store the rendered response in the same transaction as the effect.
+async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>, value: &T) -> TxResult<()> {
+    let resp = (idem.render)(value);
+    let stmt = tx
+        .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
+        .await?;
+    tx.execute(
+        &stmt,
+        &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body],
+    )
+    .await?;
+    Ok(())
+}
