@@ -21,7 +21,7 @@ pub struct PgStore {
     /// Where "now" comes from (see [`allot_core::clock`]).
     pub(crate) clock: std::sync::Arc<dyn Clock>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
-    pub(crate) combiner: Option<std::sync::Arc<crate::batched::Combiner>>,
+    pub(crate) combiner: Option<std::sync::Arc<crate::batched::queue::Combiner>>,
 }
 
 impl PgStore {
@@ -53,7 +53,7 @@ impl PgStore {
             analyzing_jobs: Default::default(),
             job_signal: std::sync::Arc::new(crate::listen::JobSignal::new(cfg.url.clone())),
             clock: cfg.clock.clone(),
-            combiner: Some(std::sync::Arc::new(crate::batched::Combiner::new(&cfg.limits))),
+            combiner: Some(std::sync::Arc::new(crate::batched::queue::Combiner::new(&cfg.limits))),
         })
     }
 

@@ -1,0 +1,147 @@
+//! The requests a lane queues and the combiner's lanes: plain data and channels, nothing
+//! that touches the database (the lanes' tasks live in `lane.rs`).
+
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::strategy::fnv1a_64;
+use allot_core::*;
+use std::sync::Mutex;
+use tokio::sync::{mpsc, oneshot};
+
+/// Lanes per instance: requests whose first SKUs hash apart run their transactions in
+/// parallel (on different rows); one hot SKU always lands on one lane.
+pub(super) const LANES: usize = 8;
+
+/// Where a request's answer goes.
+pub(super) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
+
+/// One request waiting on a lane.
+pub(super) enum Op {
+    Allocate {
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+        lines_json: serde_json::Value,
+        reply: Reply<Allocation>,
+    },
+    Hold {
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+        lines_json: serde_json::Value,
+        reply: Reply<Hold>,
+    },
+    Confirm {
+        id: String,
+        idem: Option<Idempotency<Allocation>>,
+        reply: Reply<Allocation>,
+    },
+    Release {
+        id: String,
+        idem: Option<Idempotency<Hold>>,
+        reply: Reply<Hold>,
+    },
+}
+
+/// A decided request's result, before it is sent.
+pub(super) enum Answer {
+    Allocation(Allocation),
+    Hold(Hold),
+}
+
+impl Op {
+    /// The idempotency key and fingerprint the request carried.
+    pub(super) fn idem_key(&self) -> Option<(&str, &str)> {
+        fn of<T>(idem: &Option<Idempotency<T>>) -> Option<(&str, &str)> {
+            idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
+        }
+        match self {
+            Op::Allocate { idem, .. } | Op::Confirm { idem, .. } => of(idem),
+            Op::Hold { idem, .. } | Op::Release { idem, .. } => of(idem),
+        }
+    }
+
+    /// The response to store for `answer`, when the request carried a key.
+    pub(super) fn render(&self, answer: &Answer) -> Option<StoredResponse> {
+        match (self, answer) {
+            (Op::Allocate { idem: Some(i), .. } | Op::Confirm { idem: Some(i), .. }, Answer::Allocation(a)) => {
+                Some((i.render)(a))
+            }
+            (Op::Hold { idem: Some(i), .. } | Op::Release { idem: Some(i), .. }, Answer::Hold(h)) => {
+                Some((i.render)(h))
+            }
+            _ => None,
+        }
+    }
+
+    /// Send the request its answer (a fresh result of the wrong kind cannot be built here).
+    pub(super) fn answer(self, result: Result<Executed<Answer>>) {
+        fn pick<T>(r: Result<Executed<Answer>>, f: impl Fn(Answer) -> Option<T>) -> Result<Executed<T>> {
+            match r? {
+                Executed::Replayed(s) => Ok(Executed::Replayed(s)),
+                Executed::Fresh(a) => f(a)
+                    .map(Executed::Fresh)
+                    .ok_or_else(|| AllotError::Internal("batched: answer of the wrong kind".into())),
+            }
+        }
+        let as_alloc = |a| match a {
+            Answer::Allocation(a) => Some(a),
+            Answer::Hold(_) => None,
+        };
+        let as_hold = |a| match a {
+            Answer::Hold(h) => Some(h),
+            Answer::Allocation(_) => None,
+        };
+        match self {
+            Op::Allocate { reply, .. } | Op::Confirm { reply, .. } => {
+                let _ = reply.send(pick(result, as_alloc));
+            }
+            Op::Hold { reply, .. } | Op::Release { reply, .. } => {
+                let _ = reply.send(pick(result, as_hold));
+            }
+        }
+    }
+}
+
+/// One waiting request and the SKU that picks its lane.
+pub(crate) struct Pending {
+    pub(super) op: Op,
+    pub(super) lane_sku: String,
+    pub(super) expiry_passes: u32,
+}
+
+pub(super) struct Lane {
+    pub(super) tx: mpsc::Sender<Pending>,
+    pub(super) rx: Mutex<Option<mpsc::Receiver<Pending>>>,
+}
+
+/// The combiner of one store: its lanes, each started on first use.
+pub(crate) struct Combiner {
+    lanes: Vec<Lane>,
+}
+
+impl std::fmt::Debug for Combiner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Combiner").field("lanes", &self.lanes.len()).finish()
+    }
+}
+
+impl Combiner {
+    /// Lanes sized so that all of them together queue at most `limits.batch_max_queued`.
+    pub(crate) fn new(limits: &Limits) -> Self {
+        let per_lane = (limits.batch_max_queued / LANES).max(1);
+        Combiner {
+            lanes: (0..LANES)
+                .map(|_| {
+                    let (tx, rx) = mpsc::channel(per_lane);
+                    Lane {
+                        tx,
+                        rx: Mutex::new(Some(rx)),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The lane of a request whose first SKU is `lane_sku`.
+    pub(super) fn lane(&self, lane_sku: &str) -> &Lane {
+        &self.lanes[(fnv1a_64(lane_sku.as_bytes()) % LANES as u64) as usize]
+    }
+}

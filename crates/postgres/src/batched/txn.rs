@@ -1,0 +1,444 @@
+//! One batch transaction as a type whose methods are its phases, in order: idempotency keys,
+//! hold rows, stock rows, the core's evaluation, the context of refusals, the writes, the
+//! commit. Every phase fills `outcomes` for the requests it decides; a request still `None`
+//! after the last phase would be a bug (`expect`).
+//!
+//! The transaction is begun and committed by hand so that `BEGIN` travels with the first
+//! query and `COMMIT` with the write (two round trips for a batch of allocations and new holds
+//! without idempotency keys; one more when it finishes holds).
+
+use super::queue::{Answer, Op, Pending};
+use super::writes::{Writes, SQL_BATCH_WRITE};
+use crate::tx::IDEMPOTENCY_LOCK_CLASS;
+use allot_core::batch::{evaluate, spread, Balance, BatchOp, BatchResult as Evaluation, OpKind, Refusal};
+use allot_core::hold::{HoldKind, HoldStatus};
+use allot_core::store::StoredResponse;
+use allot_core::strategy::fnv1a_64;
+use allot_core::*;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::ClientWrapper;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use tokio_postgres::{Error, Row, Statement};
+
+type Param = dyn tokio_postgres::types::ToSql + Sync;
+
+/// The rows of the holds a batch confirms or releases, locked in id order (before any stock
+/// row: the lock order of every hold finish).
+const SQL_LOCK_HOLDS: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at
+   FROM holds WHERE id = ANY($1) ORDER BY id FOR UPDATE";
+const SQL_TRY_LOCK_KEYS: &str =
+    "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n";
+const SQL_STORED_KEYS: &str = "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE key = ANY($1)";
+const SQL_LOCK_STOCK: &str =
+    "SELECT sku, bucket, on_hand, held FROM stock WHERE sku = ANY($1) ORDER BY sku, bucket FOR UPDATE";
+const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE sku = ANY($1) AND tracking = 'units'";
+const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
+  WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = ANY($1)";
+
+/// How a request of the batch ends, before commit.
+pub(super) enum Outcome {
+    Fresh(Answer),
+    Replayed(StoredResponse),
+    Fail(AllotError),
+    /// Short while overdue holds count as held on `sku`: expire them, run it again.
+    Overdue(String, AllotError),
+    /// Not decided by the batch: run it on the per-request path after the commit.
+    Deferred,
+}
+
+/// A hold a request of the batch may finish, as locked.
+struct LockedHold {
+    status: HoldStatus,
+    strategy: String,
+    lines: Vec<AllocationLine>,
+    lines_json: serde_json::Value,
+    expires_at: DateTime<Utc>,
+    created_at: DateTime<Utc>,
+    stock: bool,
+}
+
+/// One batch transaction in progress.
+struct BatchTx<'a> {
+    tx: &'a ClientWrapper,
+    batch: &'a [Pending],
+    now: DateTime<Utc>,
+    begun: bool,
+    outcomes: Vec<Option<Outcome>>,
+    holds: HashMap<String, LockedHold>,
+    buckets: BTreeMap<String, Vec<(u32, i64, i64)>>,
+}
+
+/// Run one batch transaction on `tx`; the outcome of every request, in order.
+pub(super) async fn batch_tx(
+    tx: &ClientWrapper,
+    batch: &[Pending],
+    now: DateTime<Utc>,
+) -> std::result::Result<Vec<Outcome>, Error> {
+    let mut b = BatchTx {
+        tx,
+        batch,
+        now,
+        begun: false,
+        outcomes: (0..batch.len()).map(|_| None).collect(),
+        holds: HashMap::new(),
+        buckets: BTreeMap::new(),
+    };
+    b.idempotency_keys().await?;
+    b.lock_holds().await?;
+    b.defer_unfit_finishes();
+    b.lock_stock().await?;
+    let open: Vec<usize> = b.open().collect();
+    let result = b.evaluate(&open);
+    let (unit_skus, overdue) = b.refusal_context(&result).await?;
+    let mut w = b.net_changes(&result);
+    for (n, &i) in open.iter().enumerate() {
+        let outcome = match &result.outcomes[n] {
+            Ok(()) => Outcome::Fresh(b.record(i, &mut w)),
+            Err(refusal) => b.refused(i, refusal, &unit_skus, &overdue),
+        };
+        b.outcomes[i] = Some(outcome);
+    }
+    b.write_and_commit(&w).await?;
+    Ok(b.outcomes
+        .into_iter()
+        .map(|o| o.expect("every request decided"))
+        .collect())
+}
+
+impl BatchTx<'_> {
+    /// Run `stmt` with `params`, sending `BEGIN` in the same round trip unless begun.
+    async fn query_begin(&mut self, stmt: &Statement, params: &[&Param]) -> std::result::Result<Vec<Row>, Error> {
+        if self.begun {
+            return self.tx.query(stmt, params).await;
+        }
+        let (began, rows) = tokio::join!(self.tx.batch_execute("BEGIN"), self.tx.query(stmt, params));
+        self.begun = true;
+        began?;
+        rows
+    }
+
+    /// Requests not decided yet, by index.
+    fn open(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.batch.len()).filter(|&i| self.outcomes[i].is_none())
+    }
+
+    /// Idempotency keys: try-lock all (a busy one is another request still running: in use),
+    /// then read the stored responses, in two statements. A key twice in one batch: the
+    /// second is in use.
+    async fn idempotency_keys(&mut self) -> std::result::Result<(), Error> {
+        let batch = self.batch;
+        let key_of = |i: usize| batch[i].op.idem_key();
+        let mut seen = HashSet::new();
+        let mut lock_idx = Vec::new();
+        for i in 0..batch.len() {
+            let Some((key, _)) = key_of(i) else { continue };
+            if seen.insert(key) {
+                lock_idx.push(i);
+            } else {
+                self.outcomes[i] = Some(Outcome::Fail(AllotError::IdempotencyKeyInUse));
+            }
+        }
+        if lock_idx.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<&str> = lock_idx.iter().filter_map(|&i| key_of(i)).map(|k| k.0).collect();
+        let objids: Vec<i32> = keys.iter().map(|k| fnv1a_64(k.as_bytes()) as u32 as i32).collect();
+        let stmt = self.tx.prepare_cached(SQL_TRY_LOCK_KEYS).await?;
+        let got: Vec<bool> = self
+            .query_begin(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objids])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let stmt = self.tx.prepare_cached(SQL_STORED_KEYS).await?;
+        let stored: HashMap<String, (String, i32, Vec<u8>)> = self
+            .tx
+            .query(&stmt, &[&keys])
+            .await?
+            .iter()
+            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
+            .collect();
+        for (n, &i) in lock_idx.iter().enumerate() {
+            let Some((key, fingerprint)) = key_of(i) else { continue };
+            self.outcomes[i] = match (got[n], stored.get(key)) {
+                (false, _) => Some(Outcome::Fail(AllotError::IdempotencyKeyInUse)),
+                (true, None) => None,
+                (true, Some((fp, _, _))) if fp != fingerprint => Some(Outcome::Fail(AllotError::IdempotencyKeyReused)),
+                (true, Some((_, status, body))) => Some(Outcome::Replayed(StoredResponse {
+                    status: *status as u16,
+                    body: body.clone(),
+                })),
+            };
+        }
+        Ok(())
+    }
+
+    /// The holds to finish: their rows first, locked in id order. An unreadable row is left
+    /// out (the per-request path reports it).
+    async fn lock_holds(&mut self) -> std::result::Result<(), Error> {
+        let ids: Vec<String> = self
+            .open()
+            .filter_map(|i| match &self.batch[i].op {
+                Op::Confirm { id, .. } | Op::Release { id, .. } => Some(id.clone()),
+                _ => None,
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let stmt = self.tx.prepare_cached(SQL_LOCK_HOLDS).await?;
+        for r in self.query_begin(&stmt, &[&ids]).await? {
+            let lines_json: serde_json::Value = r.get(4);
+            let (Some(status), Ok(lines)) = (
+                HoldStatus::parse(r.get(2)),
+                serde_json::from_value::<Vec<AllocationLine>>(lines_json.clone()),
+            ) else {
+                continue;
+            };
+            let hold = LockedHold {
+                status,
+                strategy: r.get(3),
+                lines,
+                lines_json,
+                expires_at: r.get(5),
+                created_at: r.get(6),
+                stock: HoldKind::parse(r.get(1)) == HoldKind::Stock,
+            };
+            self.holds.insert(r.get(0), hold);
+        }
+        Ok(())
+    }
+
+    /// A finish the batch can make: a stock hold, `held` and unexpired, not finished by an
+    /// earlier request of this batch. The rest are deferred (or, without a row, not found
+    /// by the per-request path).
+    fn defer_unfit_finishes(&mut self) {
+        let mut finishing = HashSet::new();
+        for i in self.open().collect::<Vec<_>>() {
+            if let Op::Confirm { id, .. } | Op::Release { id, .. } = &self.batch[i].op {
+                let fits = self
+                    .holds
+                    .get(id)
+                    .is_some_and(|h| h.stock && h.status == HoldStatus::Held && h.expires_at > self.now);
+                if !fits || !finishing.insert(id.clone()) {
+                    self.outcomes[i] = Some(Outcome::Deferred);
+                }
+            }
+        }
+    }
+
+    /// The lines request `i` moves.
+    fn lines_of(&self, i: usize) -> &[AllocationLine] {
+        match &self.batch[i].op {
+            Op::Allocate { req, .. } => &req.lines,
+            Op::Hold { req, .. } => &req.take.lines,
+            Op::Confirm { id, .. } | Op::Release { id, .. } => &self.holds[id].lines,
+        }
+    }
+
+    /// Lock every stock key of the requests still open, once, in (sku, bucket) order. Holds
+    /// and finishes record bucket 0: one on a SKU of several buckets is deferred.
+    async fn lock_stock(&mut self) -> std::result::Result<(), Error> {
+        let skus: Vec<String> = self
+            .open()
+            .flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.clone()))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let stmt = self.tx.prepare_cached(SQL_LOCK_STOCK).await?;
+        for r in self.query_begin(&stmt, &[&skus]).await? {
+            let b: i32 = r.get(1);
+            self.buckets
+                .entry(r.get(0))
+                .or_default()
+                .push((b as u32, r.get(2), r.get(3)));
+        }
+        for i in self.open().collect::<Vec<_>>() {
+            let segmented = self
+                .lines_of(i)
+                .iter()
+                .any(|l| self.buckets.get(&l.sku).is_some_and(|rows| rows.len() > 1));
+            if segmented && !matches!(self.batch[i].op, Op::Allocate { .. }) {
+                self.outcomes[i] = Some(Outcome::Deferred);
+            }
+        }
+        Ok(())
+    }
+
+    /// The core's evaluation of the open requests, in arrival order, over the locked totals.
+    fn evaluate(&self, open: &[usize]) -> Evaluation {
+        let balances: BTreeMap<String, Balance> = self
+            .buckets
+            .iter()
+            .map(|(k, rows)| {
+                let (on_hand, held) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
+                (k.clone(), Balance { on_hand, held })
+            })
+            .collect();
+        let ops: Vec<BatchOp> = open
+            .iter()
+            .map(|&i| BatchOp {
+                kind: match &self.batch[i].op {
+                    Op::Allocate { .. } => OpKind::Allocate,
+                    Op::Hold { .. } => OpKind::Hold,
+                    Op::Confirm { .. } => OpKind::Confirm,
+                    Op::Release { .. } => OpKind::Release,
+                },
+                lines: self.lines_of(i).iter().map(|l| (l.sku.clone(), l.quantity)).collect(),
+            })
+            .collect();
+        evaluate(&balances, &ops)
+    }
+
+    /// What refusals need to be told apart: which unknown SKUs are unit-tracked, and which
+    /// short SKUs have overdue holds (the request runs again once they are expired).
+    async fn refusal_context(
+        &self,
+        result: &Evaluation,
+    ) -> std::result::Result<(HashSet<String>, HashSet<String>), Error> {
+        let (mut unknown, mut short) = (Vec::new(), Vec::new());
+        for o in &result.outcomes {
+            match o {
+                Err(Refusal::UnknownKey { sku }) => unknown.push(sku.clone()),
+                Err(Refusal::Short { sku, .. }) => short.push(sku.clone()),
+                _ => {}
+            }
+        }
+        let mut unit_skus = HashSet::new();
+        if !unknown.is_empty() {
+            let stmt = self.tx.prepare_cached(SQL_UNIT_SKUS).await?;
+            unit_skus = self
+                .tx
+                .query(&stmt, &[&unknown])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+        }
+        let mut overdue = HashSet::new();
+        if !short.is_empty() {
+            let stmt = self.tx.prepare_cached(SQL_OVERDUE_SKUS).await?;
+            let rows = self.tx.query(&stmt, &[&short as &Param, &self.now]).await?;
+            overdue = rows.iter().map(|r| r.get(0)).collect();
+        }
+        Ok((unit_skus, overdue))
+    }
+
+    /// The net change of every bucket, as the first columns of the writes.
+    fn net_changes(&self, result: &Evaluation) -> Writes {
+        let mut w = Writes::default();
+        for (sku, net) in &result.net {
+            let rows = &self.buckets[sku];
+            let changes = spread(rows, *net).unwrap_or_else(|| {
+                // evaluate() only asks what the totals allow, and spread() fits any such net.
+                panic!("batched: net {net:?} does not fit the buckets of {sku}: {rows:?}")
+            });
+            for (b, d_on, d_held) in changes {
+                w.u_sku.push(sku.clone());
+                w.u_bucket.push(b as i32);
+                w.u_on.push(d_on);
+                w.u_held.push(d_held);
+            }
+        }
+        w
+    }
+
+    /// Record the success of request `i` in the writes (ledger, allocation, hold and its
+    /// lines, finish, stored response) and build its answer.
+    fn record(&self, i: usize, w: &mut Writes) -> Answer {
+        let op = &self.batch[i].op;
+        let answer = match op {
+            Op::Allocate { req, lines_json, .. } => {
+                w.ledger(&req.lines, OpKind::Allocate, &req.id);
+                w.allocation(&req.id, req.strategy.name(), lines_json);
+                Answer::Allocation(req.to_allocation(self.now))
+            }
+            Op::Hold { req, lines_json, .. } => {
+                let hold = req.to_hold(self.now);
+                w.ledger(&hold.lines, OpKind::Hold, &hold.id);
+                w.new_hold(&hold, lines_json);
+                Answer::Hold(hold)
+            }
+            Op::Confirm { id, .. } => {
+                let h = &self.holds[id];
+                w.ledger(&h.lines, OpKind::Confirm, id);
+                w.finish(id, HoldStatus::Confirmed);
+                w.allocation(id, &h.strategy, &h.lines_json);
+                Answer::Allocation(Allocation {
+                    id: id.clone(),
+                    status: "allocated".into(),
+                    lines: h.lines.clone(),
+                    strategy: h.strategy.clone(),
+                    created_at: self.now,
+                })
+            }
+            Op::Release { id, .. } => {
+                let h = &self.holds[id];
+                w.ledger(&h.lines, OpKind::Release, id);
+                w.finish(id, HoldStatus::Released);
+                Answer::Hold(Hold {
+                    id: id.clone(),
+                    status: HoldStatus::Released,
+                    kind: HoldKind::Stock,
+                    lines: h.lines.clone(),
+                    units: None,
+                    strategy: h.strategy.clone(),
+                    expires_at: h.expires_at,
+                    created_at: h.created_at,
+                })
+            }
+        };
+        if let (Some((key, fp)), Some(resp)) = (op.idem_key(), op.render(&answer)) {
+            w.stored_response(key, fp, resp);
+        }
+        answer
+    }
+
+    /// The outcome of request `i`, refused by the evaluation.
+    fn refused(&self, i: usize, refusal: &Refusal, unit_skus: &HashSet<String>, overdue: &HashSet<String>) -> Outcome {
+        match refusal {
+            // A locked `held` hold always has its quantity held: only the per-request path
+            // can say what went wrong.
+            _ if matches!(self.batch[i].op, Op::Confirm { .. } | Op::Release { .. }) => Outcome::Deferred,
+            Refusal::UnknownKey { sku } if unit_skus.contains(sku) => {
+                Outcome::Fail(AllotError::wrong_tracking(sku, true))
+            }
+            Refusal::UnknownKey { sku } => Outcome::Fail(AllotError::not_found("sku", sku.clone())),
+            Refusal::BadQuantity { sku } => {
+                Outcome::Fail(AllotError::invalid(format!("quantity of `{sku}` must be positive")))
+            }
+            Refusal::Short {
+                sku,
+                requested,
+                available,
+            } => {
+                let err = AllotError::InsufficientStock {
+                    sku: sku.clone(),
+                    requested: *requested,
+                    available: *available,
+                };
+                if overdue.contains(sku) {
+                    Outcome::Overdue(sku.clone(), err)
+                } else {
+                    Outcome::Fail(err)
+                }
+            }
+        }
+    }
+
+    /// One statement for every write, pipelined with `COMMIT`. Every success writes ledger
+    /// lines (stored responses belong to successes only); a batch with none has nothing to
+    /// write, even where its net changes cancel out.
+    async fn write_and_commit(&self, w: &Writes) -> std::result::Result<(), Error> {
+        if w.l_sku.is_empty() {
+            return self.tx.batch_execute("COMMIT").await;
+        }
+        let stmt = self.tx.prepare_cached(SQL_BATCH_WRITE).await?;
+        let params = w.params(&self.now);
+        let (written, committed) = tokio::join!(self.tx.execute(&stmt, &params), self.tx.batch_execute("COMMIT"));
+        written?;
+        committed
+    }
+}

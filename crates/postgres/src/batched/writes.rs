@@ -1,0 +1,154 @@
+//! What one batch writes: the columns of [`SQL_BATCH_WRITE`], filled request by request.
+
+use allot_core::batch::OpKind;
+use allot_core::hold::HoldStatus;
+use allot_core::store::StoredResponse;
+use allot_core::{AllocationLine, Hold};
+use chrono::{DateTime, Utc};
+
+type Param = dyn tokio_postgres::types::ToSql + Sync;
+
+/// Everything a batch writes, in one statement (one round trip). Data-modifying CTEs all run,
+/// to completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
+/// - `$1..$4` the net change of every bucket: sku, bucket, on_hand delta, held delta;
+/// - `$5..$9` the ledger: sku, delta, held delta, kind, ref;
+/// - `$10..$12` allocations (id, strategy, lines), `$13` now;
+/// - `$14..$16` new holds (id, lines, expires_at), `$17..$19` their lines (hold, sku, q; bucket 0);
+/// - `$20, $21` finished holds (id, new status), conditional on `status = 'held'`;
+/// - `$22..$25` stored responses of idempotent requests.
+pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
+    UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
+      FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
+     WHERE s.sku = d.sku AND s.bucket = d.b),
+led AS (
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
+    SELECT * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[])),
+alo AS (
+    INSERT INTO allocations (id, status, strategy, lines, created_at)
+    SELECT t.id, 'allocated', t.st, t.lines, $13 FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
+hin AS (
+    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT t.id, 'stock', 'held', 'batched', t.lines, t.exp, $13
+      FROM unnest($14::text[], $15::jsonb[], $16::timestamptz[]) AS t(id, lines, exp)),
+hln AS (
+    INSERT INTO hold_lines (hold_id, sku, bucket, quantity)
+    SELECT t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)),
+hup AS (
+    UPDATE holds h SET status = t.st, finished_at = $13
+      FROM unnest($20::text[], $21::text[]) AS t(id, st)
+     WHERE h.id = t.id AND h.status = 'held'),
+idk AS (
+    INSERT INTO idempotency_keys (key, fingerprint, status, body)
+    SELECT * FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
+SELECT 1";
+
+/// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
+#[derive(Default)]
+pub(super) struct Writes {
+    pub(super) u_sku: Vec<String>,
+    pub(super) u_bucket: Vec<i32>,
+    pub(super) u_on: Vec<i64>,
+    pub(super) u_held: Vec<i64>,
+    pub(super) l_sku: Vec<String>,
+    l_delta: Vec<i64>,
+    l_held: Vec<i64>,
+    l_kind: Vec<&'static str>,
+    l_ref: Vec<String>,
+    a_id: Vec<String>,
+    a_strategy: Vec<String>,
+    a_lines: Vec<serde_json::Value>,
+    h_id: Vec<String>,
+    h_lines: Vec<serde_json::Value>,
+    h_expires: Vec<DateTime<Utc>>,
+    hl_hold: Vec<String>,
+    hl_sku: Vec<String>,
+    hl_q: Vec<i64>,
+    f_id: Vec<String>,
+    f_status: Vec<&'static str>,
+    k_key: Vec<String>,
+    k_fp: Vec<String>,
+    k_status: Vec<i32>,
+    k_body: Vec<Vec<u8>>,
+}
+
+impl Writes {
+    pub(super) fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str) {
+        let (label, on, held) = match kind {
+            OpKind::Allocate => ("allocation", -1, 0),
+            OpKind::Hold => ("hold", 0, 1),
+            OpKind::Confirm => ("hold_confirmed", -1, -1),
+            OpKind::Release => ("hold_released", 0, -1),
+        };
+        for l in lines {
+            self.l_sku.push(l.sku.clone());
+            self.l_delta.push(on * l.quantity);
+            self.l_held.push(held * l.quantity);
+            self.l_kind.push(label);
+            self.l_ref.push(reference.to_string());
+        }
+    }
+
+    /// An allocation row (a new one, or a confirmed hold's).
+    pub(super) fn allocation(&mut self, id: &str, strategy: &str, lines_json: &serde_json::Value) {
+        self.a_id.push(id.to_string());
+        self.a_strategy.push(strategy.to_string());
+        self.a_lines.push(lines_json.clone());
+    }
+
+    /// A new hold row and its lines (bucket 0: batches hold on one-bucket SKUs only).
+    pub(super) fn new_hold(&mut self, hold: &Hold, lines_json: &serde_json::Value) {
+        for l in &hold.lines {
+            self.hl_hold.push(hold.id.clone());
+            self.hl_sku.push(l.sku.clone());
+            self.hl_q.push(l.quantity);
+        }
+        self.h_id.push(hold.id.clone());
+        self.h_lines.push(lines_json.clone());
+        self.h_expires.push(hold.expires_at);
+    }
+
+    /// A hold finished as `status` (applied only where it is still `held`).
+    pub(super) fn finish(&mut self, id: &str, status: HoldStatus) {
+        self.f_id.push(id.to_string());
+        self.f_status.push(status.as_str());
+    }
+
+    /// The stored response of an idempotent request.
+    pub(super) fn stored_response(&mut self, key: &str, fingerprint: &str, resp: StoredResponse) {
+        self.k_key.push(key.to_string());
+        self.k_fp.push(fingerprint.to_string());
+        self.k_status.push(i32::from(resp.status));
+        self.k_body.push(resp.body);
+    }
+
+    /// The 25 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`.
+    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>) -> [&'a Param; 25] {
+        [
+            &self.u_sku,
+            &self.u_bucket,
+            &self.u_on,
+            &self.u_held,
+            &self.l_sku,
+            &self.l_delta,
+            &self.l_held,
+            &self.l_kind,
+            &self.l_ref,
+            &self.a_id,
+            &self.a_strategy,
+            &self.a_lines,
+            now,
+            &self.h_id,
+            &self.h_lines,
+            &self.h_expires,
+            &self.hl_hold,
+            &self.hl_sku,
+            &self.hl_q,
+            &self.f_id,
+            &self.f_status,
+            &self.k_key,
+            &self.k_fp,
+            &self.k_status,
+            &self.k_body,
+        ]
+    }
+}
