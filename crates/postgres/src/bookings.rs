@@ -82,14 +82,20 @@ enum Booked {
     Excluded,
 }
 
+/// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end).
+async fn lock_resource(tx: &Transaction<'_>, resource: &str) -> TxResult<()> {
+    let key = fnv1a_64(&[BOOKING_LOCK_SEED, resource.as_bytes()].concat()) as i64;
+    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+    tx.execute(&stmt, &[&key]).await?;
+    Ok(())
+}
+
 /// The check of the strategies without the exclusion constraint (`advisory`: under a
 /// transaction-scoped advisory lock on the resource; `naive`: none): refuse a live overlap,
 /// expire the overdue holds in the way.
 async fn guard_without_constraint(tx: &Transaction<'_>, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<()> {
     if req.strategy == BookingStrategy::Advisory {
-        let key = fnv1a_64(&[BOOKING_LOCK_SEED, req.resource.as_bytes()].concat()) as i64;
-        let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-        tx.execute(&stmt, &[&key]).await?;
+        lock_resource(tx, &req.resource).await?;
     }
     let (live, overdue) = conflicts(tx, req, now).await?;
     if let Some(id) = live {
@@ -114,7 +120,13 @@ impl PgStore {
         let written = self
             .write_or(idem, async |tx| {
                 let booking = req.to_booking(now);
-                if req.strategy != BookingStrategy::Exclusion {
+                if req.strategy == BookingStrategy::Exclusion {
+                    // The constraint is the guard. The resource's lock only orders concurrent
+                    // inserts on one resource: unordered, two inserts that each find the
+                    // other's uncommitted entry wait on each other, and PostgreSQL breaks
+                    // that deadlock only after `deadlock_timeout` (1 s by default).
+                    lock_resource(tx, &req.resource).await?;
+                } else {
                     guard_without_constraint(tx, req, now).await?;
                 }
                 let stmt = tx.prepare_cached(SQL_INSERT).await?;

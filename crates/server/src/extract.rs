@@ -1,7 +1,7 @@
 //! Request extractors that answer in the error format of API.md instead of axum's plain text.
 
-use crate::api::AppState;
 use crate::error::ApiError;
+use crate::state::AppState;
 use allot_core::AllotError;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};

@@ -9,10 +9,12 @@ mod config;
 mod error;
 mod extract;
 mod metrics_layer;
+mod state;
 
-pub use api::{router, ApiDoc, AppState};
+pub use api::{router, ApiDoc};
 pub use config::{open_store, ServerConfig};
 pub use error::{ApiError, ErrorBody};
+pub use state::AppState;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

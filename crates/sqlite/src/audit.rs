@@ -1,8 +1,9 @@
 //! The audit's reads on SQLite: every figure the rules of [`allot_core::audit`] need, read on
 //! the writer thread (so no write interleaves: one snapshot). Jobs are streamed row by row.
 
+use crate::clock::now_us;
 use crate::map_error;
-use crate::stock::{now_us, SqliteStore};
+use crate::store::SqliteStore;
 use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, SkuAuditRow};
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};

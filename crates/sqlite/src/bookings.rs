@@ -1,7 +1,8 @@
 //! Bookings on SQLite: check and insert in one serialized write transaction (`serialized`).
 
+use crate::clock::{from_us, now_us, us};
 use crate::map_error;
-use crate::stock::{from_us, now_us, SqliteStore};
+use crate::store::SqliteStore;
 use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::*;
@@ -34,10 +35,6 @@ fn read_booking(c: &Connection, id: &str, now_us: i64) -> Result<Booking> {
         .and_then(|mut s| s.query_row([id], |r| booking_of(r, now_us)).optional())
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("booking", id))
-}
-
-fn us(t: DateTime<Utc>) -> i64 {
-    t.timestamp_micros()
 }
 
 /// Blocking predicate at `?now`: confirmed, or held and not yet expired.

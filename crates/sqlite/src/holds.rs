@@ -1,81 +1,19 @@
-//! Holds and units on SQLite. Every write is one serialized `BEGIN IMMEDIATE` transaction
-//! on the writer thread, so a claim sees the exact order and a hold is finished exactly once.
+//! Holds on SQLite. Every write is one serialized `BEGIN IMMEDIATE` transaction on the
+//! writer thread, so a hold is finished exactly once.
 
+use crate::clock::{from_us, now_us, us};
+use crate::expiry::finish_holds;
 use crate::map_error;
-use crate::stock::{from_us, now_us, read_allocation, take_lines, tracks_units, SqliteStore, Take};
+use crate::stock::{read_allocation, take_lines, Take};
+use crate::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
-use allot_core::store::{Executed, HoldStore, Idempotency, StockStore, UnitStore};
-use allot_core::unit::{claim_satisfied, order_by_sql};
+use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
 const HOLD_COLUMNS: &str = "id, kind, status, strategy, lines, expires_at_us, created_at_us";
-
-fn ledger_kind(to: HoldStatus) -> &'static str {
-    match to {
-        HoldStatus::Confirmed => "hold_confirmed",
-        HoldStatus::Released => "hold_released",
-        HoldStatus::Expired => "hold_expired",
-        HoldStatus::Held => "hold",
-    }
-}
-
-/// Finish `held` holds: mark them `to`, give stock back to its buckets (or take it out of
-/// `on_hand` too when confirming), return or allocate their units, one ledger entry per
-/// line. Conditional on `status = 'held'`: each hold is finished once.
-pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_us: i64) -> Result<u64> {
-    let confirm = to == HoldStatus::Confirmed;
-    let mut done = 0;
-    for id in ids {
-        let n = c
-            .prepare_cached("UPDATE holds SET status = ?2, finished_at_us = ?3 WHERE id = ?1 AND status = 'held'")
-            .and_then(|mut s| s.execute(params![id, to.as_str(), now_us]))
-            .map_err(map_error)?;
-        if n == 0 {
-            continue;
-        }
-        done += 1;
-        c.prepare_cached(
-            "UPDATE stock SET held = held - (SELECT quantity FROM hold_lines hl
-                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket),
-                    on_hand = on_hand - CASE WHEN ?2 THEN (SELECT quantity FROM hold_lines hl
-                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket) ELSE 0 END,
-                    version = version + 1
-              WHERE (sku, bucket) IN (SELECT sku, bucket FROM hold_lines WHERE hold_id = ?1 AND bucket >= 0)",
-        )
-        .and_then(|mut s| s.execute(params![id, confirm]))
-        .map_err(map_error)?;
-        c.prepare_cached(
-            "UPDATE units SET status = CASE WHEN ?2 THEN 'allocated' ELSE 'available' END,
-                    claim_id = CASE WHEN ?2 THEN claim_id END
-              WHERE claim_id = ?1 AND status = 'held'",
-        )
-        .and_then(|mut s| s.execute(params![id, confirm]))
-        .map_err(map_error)?;
-        c.prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us)
-             SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4
-               FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
-        )
-        .and_then(|mut s| s.execute(params![id, confirm, ledger_kind(to), now_us]))
-        .map_err(map_error)?;
-    }
-    Ok(done)
-}
-
-/// Finish the overdue holds that hold `sku`, inside the caller's transaction.
-pub(crate) fn expire_overdue_on(c: &Connection, sku: &str, now_us: i64) -> Result<u64> {
-    let ids: Vec<String> = c
-        .prepare_cached(
-            "SELECT h.id FROM holds h WHERE h.status = 'held' AND h.expires_at_us <= ?2
-                AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = ?1) ORDER BY h.id",
-        )
-        .and_then(|mut s| s.query_map(params![sku, now_us], |r| r.get(0))?.collect())
-        .map_err(map_error)?;
-    finish_holds(c, &ids, HoldStatus::Expired, now_us)
-}
 
 struct HoldRow {
     id: String,
@@ -107,7 +45,7 @@ fn hold_row(c: &Connection, id: &str) -> Result<HoldRow> {
         .ok_or_else(|| AllotError::not_found("hold", id))
 }
 
-fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
+pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
     Ok(Unit {
         id: r.get(0)?,
         serial: r.get(1)?,
@@ -144,7 +82,7 @@ fn read_hold(c: &Connection, id: &str, now_us: i64) -> Result<Hold> {
     })
 }
 
-fn insert_hold(
+pub(crate) fn insert_hold(
     c: &Connection,
     id: &str,
     kind: HoldKind,
@@ -163,7 +101,14 @@ fn insert_hold(
     Ok(())
 }
 
-fn insert_hold_line(c: &Connection, id: &str, sku: &str, bucket: i64, quantity: i64, now_us: i64) -> Result<()> {
+pub(crate) fn insert_hold_line(
+    c: &Connection,
+    id: &str,
+    sku: &str,
+    bucket: i64,
+    quantity: i64,
+    now_us: i64,
+) -> Result<()> {
     c.prepare_cached("INSERT INTO hold_lines (hold_id, sku, bucket, quantity) VALUES (?1, ?2, ?3, ?4)")
         .and_then(|mut s| s.execute(params![id, sku, bucket, quantity]))
         .map_err(map_error)?;
@@ -173,10 +118,6 @@ fn insert_hold_line(c: &Connection, id: &str, sku: &str, bucket: i64, quantity: 
     .and_then(|mut s| s.execute(params![sku, quantity, id, now_us]))
     .map_err(map_error)?;
     Ok(())
-}
-
-fn us(t: DateTime<Utc>) -> i64 {
-    t.timestamp_micros()
 }
 
 #[async_trait]
@@ -264,149 +205,6 @@ impl HoldStore for SqliteStore {
                 .and_then(|mut s| s.query_map(params![now, max_holds.max(1)], |r| r.get(0))?.collect())
                 .map_err(map_error)?;
             finish_holds(tx, &ids, HoldStatus::Expired, now)
-        })
-        .await
-    }
-}
-
-#[async_trait]
-impl UnitStore for SqliteStore {
-    fn default_unit_strategy(&self) -> UnitStrategy {
-        UnitStrategy::Serialized
-    }
-
-    fn supports_units(&self, strategy: UnitStrategy) -> bool {
-        strategy == UnitStrategy::Serialized
-    }
-
-    async fn add_units(
-        &self,
-        req: AddUnits,
-        idem: Option<Idempotency<UnitsCreated>>,
-    ) -> Result<Executed<UnitsCreated>> {
-        self.write(idem, move |tx| {
-            let now = now_us();
-            tx.prepare_cached(
-                "INSERT INTO skus (sku, buckets, created_at_us, tracking) VALUES (?1, 1, ?2, 'units') ON CONFLICT DO NOTHING",
-            )
-            .and_then(|mut s| s.execute(params![req.sku, now]))
-            .map_err(map_error)?;
-            if tracks_units(tx, &req.sku)? != Some(true) {
-                return Err(AllotError::wrong_tracking(&req.sku, false));
-            }
-            let mut created = 0u64;
-            for u in &req.units {
-                let n = tx
-                    .prepare_cached(
-                        "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (sku, serial) DO NOTHING",
-                    )
-                    .and_then(|mut s| {
-                        s.execute(params![
-                            req.sku,
-                            u.serial,
-                            u.location,
-                            u.lot,
-                            u.received_at.map(us).unwrap_or(now),
-                            u.expires_at.map(us)
-                        ])
-                    })
-                    .map_err(map_error)?;
-                if n == 0 {
-                    return Err(AllotError::AlreadyExists {
-                        kind: "unit serial",
-                        id: format!("{}/{}", req.sku, u.serial),
-                    });
-                }
-                created += 1;
-            }
-            tx.prepare_cached(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'units_received', ?3)",
-            )
-            .and_then(|mut s| s.execute(params![req.sku, created as i64, now]))
-            .map_err(map_error)?;
-            Ok(UnitsCreated { created })
-        })
-        .await
-    }
-
-    async fn claim_units(
-        &self,
-        req: UnitClaim,
-        idem: Option<Idempotency<UnitAllocation>>,
-    ) -> Result<Executed<UnitAllocation>> {
-        if !self.supports_units(req.strategy) {
-            return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
-        }
-        self.write(idem, move |tx| {
-            let now = now_us();
-            match tracks_units(tx, &req.sku)? {
-                None => return Err(AllotError::not_found("sku", &req.sku)),
-                Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
-                Some(true) => {}
-            }
-            let select = format!(
-                "SELECT id, serial, location, lot, received_at, expires_at FROM units
-                  WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
-                order_by_sql(&req.order_by, false)
-            );
-            let pick = |tx: &Connection| -> Result<Vec<Unit>> {
-                tx.prepare_cached(&select)
-                    .and_then(|mut s| {
-                        s.query_map(params![req.sku, req.quantity], unit_from_row)?
-                            .collect::<rusqlite::Result<Vec<_>>>()
-                    })
-                    .map_err(map_error)
-            };
-            let mut units = pick(tx)?;
-            if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &req.sku, now)? > 0 {
-                units = pick(tx)?;
-            }
-            let got = units.len() as i64;
-            if !claim_satisfied(got, req.quantity, req.allow_partial) {
-                return Err(AllotError::InsufficientStock {
-                    sku: req.sku.clone(),
-                    requested: req.quantity,
-                    available: got,
-                });
-            }
-            let held = req.hold_ttl_ms.is_some();
-            let status = if held { "held" } else { "allocated" };
-            for u in &units {
-                tx.prepare_cached("UPDATE units SET status = ?2, claim_id = ?3 WHERE id = ?1 AND status = 'available'")
-                    .and_then(|mut s| s.execute(params![u.id, status, req.id]))
-                    .map_err(map_error)?;
-            }
-            let lines = vec![AllocationLine {
-                sku: req.sku.clone(),
-                quantity: got,
-            }];
-            let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
-            if let Some(exp) = expires_at {
-                insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-                insert_hold_line(tx, &req.id, &req.sku, -1, got, now)?;
-            } else {
-                let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-                tx.prepare_cached(
-                    "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
-                )
-                .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
-                .map_err(map_error)?;
-                tx.prepare_cached(
-                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
-                )
-                .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now]))
-                .map_err(map_error)?;
-            }
-            Ok(UnitAllocation {
-                id: req.id.clone(),
-                sku: req.sku.clone(),
-                status: status.into(),
-                strategy: req.strategy.name().into(),
-                units,
-                expires_at,
-                created_at: from_us(now),
-            })
         })
         .await
     }

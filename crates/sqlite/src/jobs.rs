@@ -1,8 +1,9 @@
 //! Jobs on SQLite: every call one serialized write transaction; claims take the best
 //! runnable jobs in exact (priority, run_at, id) order.
 
+use crate::clock::{from_us, now_us, us};
 use crate::map_error;
-use crate::stock::{from_us, now_us, SqliteStore};
+use crate::store::SqliteStore;
 use allot_core::job::*;
 use allot_core::store::{Executed, Idempotency, JobStore};
 use allot_core::*;
@@ -47,10 +48,6 @@ fn leased(c: &Connection, id: i64, token: &str) -> Result<(i32, i32)> {
             Err(AllotError::LeaseLost { id })
         }
     }
-}
-
-fn us(t: chrono::DateTime<chrono::Utc>) -> i64 {
-    t.timestamp_micros()
 }
 
 #[async_trait]

@@ -11,11 +11,16 @@
 
 mod audit;
 mod bookings;
+mod clock;
+mod expiry;
 mod holds;
 mod jobs;
 mod stock;
+mod store;
+mod tx;
+mod units;
 
-pub use stock::SqliteStore;
+pub use store::SqliteStore;
 
 use allot_core::AllotError;
 use rusqlite::ErrorCode;

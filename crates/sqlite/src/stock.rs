@@ -1,142 +1,16 @@
-//! Stock on SQLite: one writer thread, one `BEGIN IMMEDIATE` transaction per request.
+//! Stock on SQLite: the counts per SKU and every stock write, in one `BEGIN IMMEDIATE`
+//! transaction each on the writer thread (strategy `serialized`).
 
-use crate::{map_error, open, SqliteConfig};
-use allot_core::store::{Executed, Idempotency, StockStore, StoredResponse};
+use crate::clock::{from_us, now_us};
+use crate::expiry::expire_overdue_on;
+use crate::map_error;
+use crate::store::SqliteStore;
+use allot_core::store::{Executed, Idempotency, StockStore};
 use allot_core::strategy::bucket_order;
 use allot_core::*;
 use async_trait::async_trait;
-use chrono::{DateTime, TimeZone, Utc};
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
-
-/// The SQLite stock store. Cloning shares the writer thread.
-#[derive(Clone)]
-pub struct SqliteStore {
-    jobs: std::sync::mpsc::Sender<Job>,
-    /// Wakes job claims waiting in this process when a job is enqueued.
-    pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
-    /// Limits (`job_poll_interval_ms` among them).
-    pub(crate) limits: Limits,
-    /// Where "now" comes from (the writer thread reads the same clock, see [`now_us`]).
-    clock: std::sync::Arc<dyn Clock>,
-}
-
-std::thread_local! {
-    /// The clock of the store whose writer thread this is (set once, when the thread starts).
-    static WRITER_CLOCK: std::cell::RefCell<Option<std::sync::Arc<dyn Clock>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Now, in µs since the epoch, from the clock of the store this writer thread belongs to.
-/// Every statement runs on that thread, so each store reads its own (injectable) clock; off
-/// the writer thread (never, by construction) it would be the system clock.
-pub(crate) fn now_us() -> i64 {
-    WRITER_CLOCK.with(|c| match &*c.borrow() {
-        Some(clock) => clock.now_us(),
-        None => {
-            debug_assert!(false, "now_us() off the SQLite writer thread");
-            SystemClock.now_us()
-        }
-    })
-}
-
-pub(crate) fn from_us(us: i64) -> DateTime<Utc> {
-    Utc.timestamp_micros(us).single().unwrap_or_default()
-}
-
-impl SqliteStore {
-    /// Open (and migrate) the database and start its writer thread.
-    pub fn open(cfg: &SqliteConfig) -> Result<Self> {
-        let mut conn = open(cfg)?;
-        let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        let clock = cfg.clock.clone();
-        std::thread::Builder::new()
-            .name("allot-sqlite-writer".into())
-            .spawn(move || {
-                WRITER_CLOCK.with(|c| *c.borrow_mut() = Some(clock));
-                while let Ok(job) = rx.recv() {
-                    job(&mut conn);
-                }
-            })
-            .map_err(|e| AllotError::Internal(format!("cannot start sqlite thread: {e}")))?;
-        Ok(SqliteStore {
-            jobs: tx,
-            job_signal: Default::default(),
-            limits: cfg.limits.clone(),
-            clock: cfg.clock.clone(),
-        })
-    }
-
-    /// Run `f` on the writer thread and wait for its result.
-    pub(crate) async fn call<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
-    {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.jobs
-            .send(Box::new(move |c| {
-                let _ = tx.send(f(c));
-            }))
-            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?;
-        rx.await
-            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?
-    }
-
-    /// Run `body` in one `BEGIN IMMEDIATE` transaction on the writer thread; any error rolls
-    /// everything back. For writes that take no idempotency key.
-    pub(crate) async fn transact<T, F>(&self, body: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
-    {
-        self.call(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(map_error)?;
-            let value = body(&tx)?;
-            tx.commit().map_err(map_error)?;
-            Ok(value)
-        })
-        .await
-    }
-
-    /// Run `body` in one `BEGIN IMMEDIATE` transaction with the idempotency protocol around
-    /// it: a stored response with the same fingerprint is replayed, another fingerprint is
-    /// `idempotency_key_reused`; on success the rendered response is stored before commit.
-    /// Any error rolls everything back.
-    pub(crate) async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
-    where
-        T: Send + 'static,
-        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
-    {
-        self.transact(move |tx| {
-            if let Some(idem) = &idem {
-                let stored: Option<(String, i64, Vec<u8>)> = tx
-                    .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ?1")
-                    .and_then(|mut s| s.query_row([&idem.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
-                    .map_err(map_error)?;
-                if let Some((fp, status, body)) = stored {
-                    if fp != idem.fingerprint {
-                        return Err(AllotError::IdempotencyKeyReused);
-                    }
-                    return Ok(Executed::Replayed(StoredResponse { status: status as u16, body }));
-                }
-            }
-            let value = body(tx)?;
-            if let Some(idem) = &idem {
-                let resp = (idem.render)(&value);
-                tx.prepare_cached(
-                    "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.status, resp.body, now_us()]))
-                .map_err(map_error)?;
-            }
-            Ok(Executed::Fresh(value))
-        })
-        .await
-    }
-}
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
 
 /// A SKU's counts as a reader must see them at `now_us`: from its stock rows, or derived
 /// from its units when unit-tracked; held minus what overdue holds still hold.
@@ -245,7 +119,7 @@ pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, n
                     break;
                 }
             }
-            if taken.is_some() || pass == 1 || crate::holds::expire_overdue_on(tx, &line.sku, now_us)? == 0 {
+            if taken.is_some() || pass == 1 || expire_overdue_on(tx, &line.sku, now_us)? == 0 {
                 break;
             }
         }

@@ -1,0 +1,73 @@
+//! Finishing holds on SQLite (confirm, release, expiry): each hold once, its quantity back to
+//! the buckets it took (or out of `on_hand` when confirmed), its units returned or allocated,
+//! one ledger entry per line. Used by the hold writes, by writers that find a SKU short while
+//! overdue holds still count on it, and by the sweeper.
+
+use crate::map_error;
+use allot_core::hold::HoldStatus;
+use allot_core::*;
+use rusqlite::{params, Connection};
+
+fn ledger_kind(to: HoldStatus) -> &'static str {
+    match to {
+        HoldStatus::Confirmed => "hold_confirmed",
+        HoldStatus::Released => "hold_released",
+        HoldStatus::Expired => "hold_expired",
+        HoldStatus::Held => "hold",
+    }
+}
+
+/// Finish `held` holds: mark them `to`, give stock back to its buckets (or take it out of
+/// `on_hand` too when confirming), return or allocate their units, one ledger entry per
+/// line. Conditional on `status = 'held'`: each hold is finished once.
+pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_us: i64) -> Result<u64> {
+    let confirm = to == HoldStatus::Confirmed;
+    let mut done = 0;
+    for id in ids {
+        let n = c
+            .prepare_cached("UPDATE holds SET status = ?2, finished_at_us = ?3 WHERE id = ?1 AND status = 'held'")
+            .and_then(|mut s| s.execute(params![id, to.as_str(), now_us]))
+            .map_err(map_error)?;
+        if n == 0 {
+            continue;
+        }
+        done += 1;
+        c.prepare_cached(
+            "UPDATE stock SET held = held - (SELECT quantity FROM hold_lines hl
+                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket),
+                    on_hand = on_hand - CASE WHEN ?2 THEN (SELECT quantity FROM hold_lines hl
+                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket) ELSE 0 END,
+                    version = version + 1
+              WHERE (sku, bucket) IN (SELECT sku, bucket FROM hold_lines WHERE hold_id = ?1 AND bucket >= 0)",
+        )
+        .and_then(|mut s| s.execute(params![id, confirm]))
+        .map_err(map_error)?;
+        c.prepare_cached(
+            "UPDATE units SET status = CASE WHEN ?2 THEN 'allocated' ELSE 'available' END,
+                    claim_id = CASE WHEN ?2 THEN claim_id END
+              WHERE claim_id = ?1 AND status = 'held'",
+        )
+        .and_then(|mut s| s.execute(params![id, confirm]))
+        .map_err(map_error)?;
+        c.prepare_cached(
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us)
+             SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4
+               FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
+        )
+        .and_then(|mut s| s.execute(params![id, confirm, ledger_kind(to), now_us]))
+        .map_err(map_error)?;
+    }
+    Ok(done)
+}
+
+/// Finish the overdue holds that hold `sku`, inside the caller's transaction.
+pub(crate) fn expire_overdue_on(c: &Connection, sku: &str, now_us: i64) -> Result<u64> {
+    let ids: Vec<String> = c
+        .prepare_cached(
+            "SELECT h.id FROM holds h WHERE h.status = 'held' AND h.expires_at_us <= ?2
+                AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = ?1) ORDER BY h.id",
+        )
+        .and_then(|mut s| s.query_map(params![sku, now_us], |r| r.get(0))?.collect())
+        .map_err(map_error)?;
+    finish_holds(c, &ids, HoldStatus::Expired, now_us)
+}

@@ -1,0 +1,60 @@
+//! The SQLite store: one writer thread owns the connection; requests reach it as closures
+//! on a channel and get their result back on a oneshot.
+
+use crate::{open, SqliteConfig};
+use allot_core::*;
+use rusqlite::Connection;
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The SQLite stock store. Cloning shares the writer thread.
+#[derive(Clone)]
+pub struct SqliteStore {
+    jobs: std::sync::mpsc::Sender<Job>,
+    /// Wakes job claims waiting in this process when a job is enqueued.
+    pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
+    /// Limits (`job_poll_interval_ms` among them).
+    pub(crate) limits: Limits,
+    /// Where "now" comes from (the writer thread reads the same clock, see [`now_us`]).
+    pub(crate) clock: std::sync::Arc<dyn Clock>,
+}
+
+impl SqliteStore {
+    /// Open (and migrate) the database and start its writer thread.
+    pub fn open(cfg: &SqliteConfig) -> Result<Self> {
+        let mut conn = open(cfg)?;
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let clock = cfg.clock.clone();
+        std::thread::Builder::new()
+            .name("allot-sqlite-writer".into())
+            .spawn(move || {
+                crate::clock::set_writer_clock(clock);
+                while let Ok(job) = rx.recv() {
+                    job(&mut conn);
+                }
+            })
+            .map_err(|e| AllotError::Internal(format!("cannot start sqlite thread: {e}")))?;
+        Ok(SqliteStore {
+            jobs: tx,
+            job_signal: Default::default(),
+            limits: cfg.limits.clone(),
+            clock: cfg.clock.clone(),
+        })
+    }
+
+    /// Run `f` on the writer thread and wait for its result.
+    pub(crate) async fn call<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move |c| {
+                let _ = tx.send(f(c));
+            }))
+            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?;
+        rx.await
+            .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?
+    }
+}

@@ -1,0 +1,66 @@
+//! The transaction envelope of every SQLite write: `BEGIN IMMEDIATE` on the writer thread,
+//! the idempotency protocol around the body (stored response replayed, another fingerprint
+//! refused), the response stored before commit. One writer: no retries are needed.
+
+use crate::clock::now_us;
+use crate::map_error;
+use crate::store::SqliteStore;
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::*;
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+
+impl SqliteStore {
+    /// Run `body` in one `BEGIN IMMEDIATE` transaction on the writer thread; any error rolls
+    /// everything back. For writes that take no idempotency key.
+    pub(crate) async fn transact<T, F>(&self, body: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.call(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(map_error)?;
+            let value = body(&tx)?;
+            tx.commit().map_err(map_error)?;
+            Ok(value)
+        })
+        .await
+    }
+
+    /// Run `body` in one `BEGIN IMMEDIATE` transaction with the idempotency protocol around
+    /// it: a stored response with the same fingerprint is replayed, another fingerprint is
+    /// `idempotency_key_reused`; on success the rendered response is stored before commit.
+    /// Any error rolls everything back.
+    pub(crate) async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.transact(move |tx| {
+            if let Some(idem) = &idem {
+                let stored: Option<(String, i64, Vec<u8>)> = tx
+                    .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ?1")
+                    .and_then(|mut s| s.query_row([&idem.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+                    .map_err(map_error)?;
+                if let Some((fp, status, body)) = stored {
+                    if fp != idem.fingerprint {
+                        return Err(AllotError::IdempotencyKeyReused);
+                    }
+                    return Ok(Executed::Replayed(StoredResponse { status: status as u16, body }));
+                }
+            }
+            let value = body(tx)?;
+            if let Some(idem) = &idem {
+                let resp = (idem.render)(&value);
+                tx.prepare_cached(
+                    "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.status, resp.body, now_us()]))
+                .map_err(map_error)?;
+            }
+            Ok(Executed::Fresh(value))
+        })
+        .await
+    }
+}

@@ -1,0 +1,157 @@
+//! Units on SQLite: bulk insert and claims in `order_by` order, on the writer thread (so the
+//! order is exact), as allocations or as unit holds.
+
+use crate::clock::{from_us, now_us, us};
+use crate::expiry::expire_overdue_on;
+use crate::holds::{insert_hold, insert_hold_line, unit_from_row};
+use crate::map_error;
+use crate::stock::tracks_units;
+use crate::store::SqliteStore;
+use allot_core::store::{Executed, Idempotency, UnitStore};
+use allot_core::unit::{claim_satisfied, order_by_sql};
+use allot_core::*;
+use async_trait::async_trait;
+use rusqlite::{params, Connection};
+
+#[async_trait]
+impl UnitStore for SqliteStore {
+    fn default_unit_strategy(&self) -> UnitStrategy {
+        UnitStrategy::Serialized
+    }
+
+    fn supports_units(&self, strategy: UnitStrategy) -> bool {
+        strategy == UnitStrategy::Serialized
+    }
+
+    async fn add_units(
+        &self,
+        req: AddUnits,
+        idem: Option<Idempotency<UnitsCreated>>,
+    ) -> Result<Executed<UnitsCreated>> {
+        self.write(idem, move |tx| {
+            let now = now_us();
+            tx.prepare_cached(
+                "INSERT INTO skus (sku, buckets, created_at_us, tracking) VALUES (?1, 1, ?2, 'units') ON CONFLICT DO NOTHING",
+            )
+            .and_then(|mut s| s.execute(params![req.sku, now]))
+            .map_err(map_error)?;
+            if tracks_units(tx, &req.sku)? != Some(true) {
+                return Err(AllotError::wrong_tracking(&req.sku, false));
+            }
+            let mut created = 0u64;
+            for u in &req.units {
+                let n = tx
+                    .prepare_cached(
+                        "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (sku, serial) DO NOTHING",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            req.sku,
+                            u.serial,
+                            u.location,
+                            u.lot,
+                            u.received_at.map(us).unwrap_or(now),
+                            u.expires_at.map(us)
+                        ])
+                    })
+                    .map_err(map_error)?;
+                if n == 0 {
+                    return Err(AllotError::AlreadyExists {
+                        kind: "unit serial",
+                        id: format!("{}/{}", req.sku, u.serial),
+                    });
+                }
+                created += 1;
+            }
+            tx.prepare_cached(
+                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'units_received', ?3)",
+            )
+            .and_then(|mut s| s.execute(params![req.sku, created as i64, now]))
+            .map_err(map_error)?;
+            Ok(UnitsCreated { created })
+        })
+        .await
+    }
+
+    async fn claim_units(
+        &self,
+        req: UnitClaim,
+        idem: Option<Idempotency<UnitAllocation>>,
+    ) -> Result<Executed<UnitAllocation>> {
+        if !self.supports_units(req.strategy) {
+            return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
+        }
+        self.write(idem, move |tx| {
+            let now = now_us();
+            match tracks_units(tx, &req.sku)? {
+                None => return Err(AllotError::not_found("sku", &req.sku)),
+                Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
+                Some(true) => {}
+            }
+            let select = format!(
+                "SELECT id, serial, location, lot, received_at, expires_at FROM units
+                  WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
+                order_by_sql(&req.order_by, false)
+            );
+            let pick = |tx: &Connection| -> Result<Vec<Unit>> {
+                tx.prepare_cached(&select)
+                    .and_then(|mut s| {
+                        s.query_map(params![req.sku, req.quantity], unit_from_row)?
+                            .collect::<rusqlite::Result<Vec<_>>>()
+                    })
+                    .map_err(map_error)
+            };
+            let mut units = pick(tx)?;
+            if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &req.sku, now)? > 0 {
+                units = pick(tx)?;
+            }
+            let got = units.len() as i64;
+            if !claim_satisfied(got, req.quantity, req.allow_partial) {
+                return Err(AllotError::InsufficientStock {
+                    sku: req.sku.clone(),
+                    requested: req.quantity,
+                    available: got,
+                });
+            }
+            let held = req.hold_ttl_ms.is_some();
+            let status = if held { "held" } else { "allocated" };
+            for u in &units {
+                tx.prepare_cached("UPDATE units SET status = ?2, claim_id = ?3 WHERE id = ?1 AND status = 'available'")
+                    .and_then(|mut s| s.execute(params![u.id, status, req.id]))
+                    .map_err(map_error)?;
+            }
+            let lines = vec![AllocationLine {
+                sku: req.sku.clone(),
+                quantity: got,
+            }];
+            let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
+            if let Some(exp) = expires_at {
+                insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
+                insert_hold_line(tx, &req.id, &req.sku, -1, got, now)?;
+            } else {
+                let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+                tx.prepare_cached(
+                    "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+                )
+                .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
+                .map_err(map_error)?;
+                tx.prepare_cached(
+                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
+                )
+                .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now]))
+                .map_err(map_error)?;
+            }
+            Ok(UnitAllocation {
+                id: req.id.clone(),
+                sku: req.sku.clone(),
+                status: status.into(),
+                strategy: req.strategy.name().into(),
+                units,
+                expires_at,
+                created_at: from_us(now),
+            })
+        })
+        .await
+    }
+}
