@@ -60,37 +60,7 @@ pub(crate) async fn finish_holds(
         return Ok(0);
     }
     let confirm = to == HoldStatus::Confirmed;
-    let stmt = tx
-        .prepare_cached(
-            "SELECT sku, bucket, sum(quantity)::int8 FROM hold_lines
-              WHERE hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
-        )
-        .await?;
-    let lines = tx.query(&stmt, &[&done]).await?;
-    if !lines.is_empty() {
-        let skus: Vec<String> = lines.iter().map(|r| r.get(0)).collect();
-        let buckets: Vec<i32> = lines.iter().map(|r| r.get(1)).collect();
-        let qs: Vec<i64> = lines.iter().map(|r| r.get(2)).collect();
-        // Lock in (sku, bucket) order first: UPDATE … FROM does not promise an order.
-        let stmt = tx
-            .prepare_cached(
-                "SELECT 1 FROM stock s JOIN unnest($1::text[], $2::int4[]) AS d(sku, bucket)
-                     ON s.sku = d.sku AND s.bucket = d.bucket
-                  ORDER BY s.sku, s.bucket FOR UPDATE OF s",
-            )
-            .await?;
-        tx.query(&stmt, &[&skus, &buckets]).await?;
-        let stmt = tx
-            .prepare_cached(
-                "UPDATE stock s SET held = s.held - d.q,
-                        on_hand = s.on_hand - CASE WHEN $4 THEN d.q ELSE 0 END,
-                        version = s.version + 1
-                   FROM unnest($1::text[], $2::int4[], $3::int8[]) AS d(sku, bucket, q)
-                  WHERE s.sku = d.sku AND s.bucket = d.bucket",
-            )
-            .await?;
-        tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm]).await?;
-    }
+    give_back_stock(tx, &done, confirm).await?;
     let stmt = tx
         .prepare_cached(
             "UPDATE units SET status = CASE WHEN $2 THEN 'allocated' ELSE 'available' END,
@@ -108,6 +78,45 @@ pub(crate) async fn finish_holds(
         .await?;
     tx.execute(&stmt, &[&done, &confirm, &ledger_kind(to)]).await?;
     Ok(done.len() as u64)
+}
+
+/// The stock side of finishing the holds `done`: their quantity leaves `held` in the
+/// buckets they took (and, when `confirm`, leaves `on_hand` too), rows locked in (sku, bucket)
+/// order first.
+async fn give_back_stock(tx: &Transaction<'_>, done: &[String], confirm: bool) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT sku, bucket, sum(quantity)::int8 FROM hold_lines
+              WHERE hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
+        )
+        .await?;
+    let lines = tx.query(&stmt, &[&done]).await?;
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let skus: Vec<String> = lines.iter().map(|r| r.get(0)).collect();
+    let buckets: Vec<i32> = lines.iter().map(|r| r.get(1)).collect();
+    let qs: Vec<i64> = lines.iter().map(|r| r.get(2)).collect();
+    // Lock in (sku, bucket) order first: UPDATE … FROM does not promise an order.
+    let stmt = tx
+        .prepare_cached(
+            "SELECT 1 FROM stock s JOIN unnest($1::text[], $2::int4[]) AS d(sku, bucket)
+                 ON s.sku = d.sku AND s.bucket = d.bucket
+              ORDER BY s.sku, s.bucket FOR UPDATE OF s",
+        )
+        .await?;
+    tx.query(&stmt, &[&skus, &buckets]).await?;
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE stock s SET held = s.held - d.q,
+                    on_hand = s.on_hand - CASE WHEN $4 THEN d.q ELSE 0 END,
+                    version = s.version + 1
+               FROM unnest($1::text[], $2::int4[], $3::int8[]) AS d(sku, bucket, q)
+              WHERE s.sku = d.sku AND s.bucket = d.bucket",
+        )
+        .await?;
+    tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm]).await?;
+    Ok(())
 }
 
 /// Lock a hold's row (the first lock of every finish; see the module's lock order) and read

@@ -105,51 +105,56 @@ async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
     }
 }
 
+const SQL_NEXT_IDS: &str = "SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)";
+/// Insert the jobs in request order with the ids drawn for them; a unique key held by an
+/// unfinished job of the queue inserts nothing (the race-free unique index decides).
+const SQL_INSERT_JOBS: &str =
+    "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
+     SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
+            t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
+       FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
+            WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
+      ORDER BY t.ord
+     ON CONFLICT (queue, unique_key)
+        WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
+     DO NOTHING RETURNING id";
+const SQL_UNFINISHED_BY_KEY: &str = "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
+    AND state NOT IN ('completed', 'discarded', 'cancelled')";
+
+/// Insert `req`'s jobs under `ids`; the ids actually inserted (a duplicate unique key is not).
+async fn insert_jobs(
+    tx: &deadpool_postgres::Transaction<'_>,
+    req: &Enqueue,
+    ids: &[i64],
+    keys: &[Option<&str>],
+) -> TxResult<HashSet<i64>> {
+    let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
+    let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
+    let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
+    let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
+    let stmt = tx.prepare_cached(SQL_INSERT_JOBS).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &req.queue,
+        &ids,
+        &payloads,
+        &priorities,
+        &run_ats,
+        &max_attempts,
+        &keys,
+        &req.now,
+    ];
+    Ok(tx.query(&stmt, &params).await?.iter().map(|r| r.get(0)).collect())
+}
+
 impl PgStore {
     async fn try_enqueue(&self, req: &Enqueue, idem: Option<&Idempotency<Enqueued>>) -> TxResult<Executed<Enqueued>> {
         self.write(idem, async |tx| {
             let n = req.jobs.len() as i64;
             // Ids first, so each job's id is known in request order whatever the insert does.
-            let stmt = tx
-                .prepare_cached("SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)")
-                .await?;
+            let stmt = tx.prepare_cached(SQL_NEXT_IDS).await?;
             let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
-            let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
-            let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
-            let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
-            let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
             let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
-                     SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
-                            t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
-                       FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
-                            WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
-                      ORDER BY t.ord
-                     ON CONFLICT (queue, unique_key)
-                        WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
-                     DO NOTHING RETURNING id",
-                )
-                .await?;
-            let inserted: HashSet<i64> = tx
-                .query(
-                    &stmt,
-                    &[
-                        &req.queue,
-                        &ids,
-                        &payloads,
-                        &priorities,
-                        &run_ats,
-                        &max_attempts,
-                        &keys,
-                        &req.now,
-                    ],
-                )
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
+            let inserted = insert_jobs(tx, req, &ids, &keys).await?;
             let mut out = ids.clone();
             let dup_keys: Vec<&str> = ids
                 .iter()
@@ -158,12 +163,7 @@ impl PgStore {
                 .filter_map(|(_, k)| *k)
                 .collect();
             if !dup_keys.is_empty() {
-                let stmt = tx
-                    .prepare_cached(
-                        "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
-                            AND state NOT IN ('completed', 'discarded', 'cancelled')",
-                    )
-                    .await?;
+                let stmt = tx.prepare_cached(SQL_UNFINISHED_BY_KEY).await?;
                 let existing: HashMap<String, i64> = tx
                     .query(&stmt, &[&req.queue, &dup_keys])
                     .await?
@@ -181,8 +181,7 @@ impl PgStore {
                 let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
                 tx.execute(&stmt, &[&req.queue]).await?;
             }
-            let result = Enqueued { ids: out };
-            Ok(result)
+            Ok(Enqueued { ids: out })
         })
         .await
     }

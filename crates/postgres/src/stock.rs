@@ -103,6 +103,91 @@ struct BucketRow {
     version: i64,
 }
 
+/// The statement of `take`: out of `on_hand` for an allocation, into `held` for a hold.
+fn pick(take: Take, alloc: &'static str, hold: &'static str) -> &'static str {
+    if take == Take::Hold {
+        hold
+    } else {
+        alloc
+    }
+}
+
+/// One line by conditional UPDATE (`atomic` and its kin): the first bucket, from the
+/// request's start (`segmented`: its hash), that has the quantity available. `None`: short.
+async fn take_conditional(
+    tx: &deadpool_postgres::Transaction<'_>,
+    req: &AllocationRequest,
+    line: &AllocationLine,
+    buckets: u32,
+    take: Take,
+) -> TxResult<Option<i32>> {
+    let start = if req.strategy == Strategy::Segmented {
+        ((req.spread_hash >> 1) % u64::from(buckets)) as u32
+    } else {
+        0
+    };
+    let stmt = tx
+        .prepare_cached(pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
+        .await?;
+    for b in bucket_order(start, buckets) {
+        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
+            return Ok(Some(b as i32));
+        }
+    }
+    Ok(None)
+}
+
+/// One line by reading the buckets first: `pessimistic` (locked, then a relative write),
+/// `optimistic` (a write conditional on the version read: another version is a conflict to
+/// retry) and `naive` (the value read, minus the quantity, written back as an absolute
+/// value: lost updates oversell, which is what it exists to show). `None`: short.
+async fn take_read_then_write(
+    tx: &deadpool_postgres::Transaction<'_>,
+    strategy: Strategy,
+    line: &AllocationLine,
+    take: Take,
+) -> TxResult<Option<i32>> {
+    let sql = if strategy == Strategy::Pessimistic {
+        SQL_LOCK_BUCKETS
+    } else {
+        SQL_READ_BUCKETS
+    };
+    let stmt = tx.prepare_cached(sql).await?;
+    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
+    let Some(r) = rows.iter().find(|r| r.on_hand - r.held >= line.quantity) else {
+        return Ok(None);
+    };
+    match strategy {
+        Strategy::Pessimistic => {
+            let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;
+            tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
+        }
+        Strategy::Optimistic => {
+            let stmt = tx
+                .prepare_cached(pick(take, SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED))
+                .await?;
+            let n = tx
+                .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
+                .await?;
+            if n == 0 {
+                return Err(TxErr::VersionConflict);
+            }
+        }
+        _ => {
+            let stmt = tx
+                .prepare_cached(pick(take, SQL_WRITE_ABSOLUTE, SQL_HOLD_ABSOLUTE))
+                .await?;
+            let value = if take == Take::Hold {
+                r.held + line.quantity
+            } else {
+                r.on_hand - line.quantity
+            };
+            tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
+        }
+    }
+    Ok(Some(r.bucket))
+}
+
 /// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
 /// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
 /// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
@@ -196,7 +281,6 @@ impl PgStore {
         take: Take,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Vec<i32>> {
-        let pick = |alloc: &'static str, hold: &'static str| if take == Take::Hold { hold } else { alloc };
         check_fences(tx, &req.fences).await?;
         let mut taken_buckets = Vec::with_capacity(req.lines.len());
         for line in &req.lines {
@@ -209,71 +293,16 @@ impl PgStore {
                 return Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true)));
             }
             let buckets = row.get::<_, i32>(0).max(1) as u32;
-            let start = if req.strategy == Strategy::Segmented {
-                ((req.spread_hash >> 1) % u64::from(buckets)) as u32
-            } else {
-                0
-            };
-            let taken: Option<i32> = match req.strategy {
+            let taken = match req.strategy {
                 // `batched` on a lane's own store (what its batch deferred) takes the
                 // `atomic` path.
                 Strategy::Atomic
                 | Strategy::Segmented
                 | Strategy::Batched
                 | Strategy::RedisCounter
-                | Strategy::RedisLock => {
-                    let stmt = tx
-                        .prepare_cached(pick(SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
-                        .await?;
-                    let mut got = None;
-                    for b in bucket_order(start, buckets) {
-                        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
-                            got = Some(b as i32);
-                            break;
-                        }
-                    }
-                    got
-                }
+                | Strategy::RedisLock => take_conditional(tx, req, line, buckets, take).await?,
                 Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
-                    let sql = if req.strategy == Strategy::Pessimistic {
-                        SQL_LOCK_BUCKETS
-                    } else {
-                        SQL_READ_BUCKETS
-                    };
-                    let stmt = tx.prepare_cached(sql).await?;
-                    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
-                    match rows.iter().find(|r| r.on_hand - r.held >= line.quantity) {
-                        None => None,
-                        Some(r) => {
-                            match req.strategy {
-                                Strategy::Pessimistic => {
-                                    let stmt = tx.prepare_cached(pick(SQL_TAKE, SQL_HOLD)).await?;
-                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
-                                }
-                                Strategy::Optimistic => {
-                                    let stmt = tx.prepare_cached(pick(SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED)).await?;
-                                    let n = tx
-                                        .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
-                                        .await?;
-                                    if n == 0 {
-                                        return Err(TxErr::VersionConflict);
-                                    }
-                                }
-                                _ => {
-                                    // naive: the value read earlier, minus the quantity, written
-                                    // back as an absolute value. Lost updates oversell.
-                                    let stmt = tx.prepare_cached(pick(SQL_WRITE_ABSOLUTE, SQL_HOLD_ABSOLUTE)).await?;
-                                    let value = if take == Take::Hold {
-                                        r.held + line.quantity
-                                    } else {
-                                        r.on_hand - line.quantity
-                                    };
-                                    tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
-                                }
-                            }
-                            Some(r.bucket)
-                        }
-                    }
+                    take_read_then_write(tx, req.strategy, line, take).await?
                 }
                 Strategy::Serialized => unreachable!("refused by supports()"),
             };

@@ -89,22 +89,9 @@ impl UnitStore for SqliteStore {
                 Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
                 Some(true) => {}
             }
-            let select = format!(
-                "SELECT id, serial, location, lot, received_at, expires_at FROM units
-                  WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
-                order_by_sql(&req.order_by, false)
-            );
-            let pick = |tx: &Connection| -> Result<Vec<Unit>> {
-                tx.prepare_cached(&select)
-                    .and_then(|mut s| {
-                        s.query_map(params![req.sku, req.quantity], unit_from_row)?
-                            .collect::<rusqlite::Result<Vec<_>>>()
-                    })
-                    .map_err(map_error)
-            };
-            let mut units = pick(tx)?;
+            let mut units = pick_units(tx, &req)?;
             if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &req.sku, now)? > 0 {
-                units = pick(tx)?;
+                units = pick_units(tx, &req)?;
             }
             let got = units.len() as i64;
             if !claim_satisfied(got, req.quantity, req.allow_partial) {
@@ -121,27 +108,8 @@ impl UnitStore for SqliteStore {
                     .and_then(|mut s| s.execute(params![u.id, status, req.id]))
                     .map_err(map_error)?;
             }
-            let lines = vec![AllocationLine {
-                sku: req.sku.clone(),
-                quantity: got,
-            }];
             let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
-            if let Some(exp) = expires_at {
-                insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-                insert_hold_line(tx, &req.id, &req.sku, -1, got, now)?;
-            } else {
-                let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-                tx.prepare_cached(
-                    "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
-                )
-                .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
-                .map_err(map_error)?;
-                tx.prepare_cached(
-                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
-                )
-                .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now]))
-                .map_err(map_error)?;
-            }
+            record_claim(tx, &req, got, expires_at, now)?;
             Ok(UnitAllocation {
                 id: req.id.clone(),
                 sku: req.sku.clone(),
@@ -154,4 +122,50 @@ impl UnitStore for SqliteStore {
         })
         .await
     }
+}
+
+/// The first `quantity` available units of the claim's SKU in its `order_by` order.
+fn pick_units(tx: &Connection, req: &UnitClaim) -> Result<Vec<Unit>> {
+    let select = format!(
+        "SELECT id, serial, location, lot, received_at, expires_at FROM units
+          WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
+        order_by_sql(&req.order_by, false)
+    );
+    tx.prepare_cached(&select)
+        .and_then(|mut s| {
+            s.query_map(params![req.sku, req.quantity], unit_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(map_error)
+}
+
+/// The record of a claim of `got` units: a unit hold and its line (bucket -1) when it holds
+/// until `expires_at`, else the allocation and its ledger entry.
+fn record_claim(
+    tx: &Connection,
+    req: &UnitClaim,
+    got: i64,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    now: i64,
+) -> Result<()> {
+    let lines = vec![AllocationLine {
+        sku: req.sku.clone(),
+        quantity: got,
+    }];
+    if let Some(exp) = expires_at {
+        insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
+        return insert_hold_line(tx, &req.id, &req.sku, -1, got, now);
+    }
+    let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+    tx.prepare_cached(
+        "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
+    .map_err(map_error)?;
+    tx.prepare_cached(
+        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now]))
+    .map_err(map_error)?;
+    Ok(())
 }
