@@ -729,26 +729,7 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         drain_timeout_s: 300,
     };
     if let Some(clients) = a.claims_only {
-        println!("| strategy | claimed | claims/s | p50 ms | p99 ms | leased twice |\n|---|---:|---:|---:|---:|---:|");
-        for s in &opts.strategies {
-            if !store.supports_claim(*s) {
-                continue;
-            }
-            let r = allot_bench::claim_bench(store.clone(), *s, a.jobs, clients, a.seconds).await?;
-            println!(
-                "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
-                r.strategy,
-                r.claimed,
-                r.claims_per_s,
-                r.latency_us_p50 as f64 / 1000.0,
-                r.latency_us_p99 as f64 / 1000.0,
-                r.duplicates
-            );
-            if r.duplicates > 0 {
-                bail!("{}: {} jobs leased twice", r.strategy, r.duplicates);
-            }
-        }
-        return Ok(());
+        return claims_only(store, &opts.strategies, &a, clients).await;
     }
     let reports = allot_bench::queue_bench(store, &opts).await?;
     println!(
@@ -770,6 +751,36 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `bench queue --claims-only`: claims alone on a loaded queue, per strategy, as a table;
+/// fails when a job was leased twice.
+async fn claims_only(
+    store: std::sync::Arc<dyn allot_core::Store>,
+    strategies: &[allot_core::ClaimStrategy],
+    a: &QueueArgs,
+    clients: usize,
+) -> anyhow::Result<()> {
+    println!("| strategy | claimed | claims/s | p50 ms | p99 ms | leased twice |\n|---|---:|---:|---:|---:|---:|");
+    for s in strategies {
+        if !store.supports_claim(*s) {
+            continue;
+        }
+        let r = allot_bench::claim_bench(store.clone(), *s, a.jobs, clients, a.seconds).await?;
+        println!(
+            "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
+            r.strategy,
+            r.claimed,
+            r.claims_per_s,
+            r.latency_us_p50 as f64 / 1000.0,
+            r.latency_us_p99 as f64 / 1000.0,
+            r.duplicates
+        );
+        if r.duplicates > 0 {
+            bail!("{}: {} jobs leased twice", r.strategy, r.duplicates);
+        }
+    }
+    Ok(())
+}
+
 fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow> {
     reports
         .iter()
@@ -787,123 +798,16 @@ fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow
 
 async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let (url, server) = bench_target(&a.target).await?;
-    let all = vec!["all".to_string()];
     let n = a.requests.max(100);
-    let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
-    for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
-        eprintln!("== {workload}");
-        let opts = allot_bench::FlashSaleOptions {
-            url: url.clone(),
-            strategies: all.clone(),
-            clients: a.clients,
-            stock,
-            requests: n,
-            spread,
-            segmented_buckets: 8,
-            progress: true,
-        };
-        for r in allot_bench::flash_sale(&opts).await? {
-            rows.push(allot_bench::CompareRow {
-                workload: workload.into(),
-                strategy: r.strategy.clone(),
-                ops_per_s: r.allocations_per_s,
-                latency_us_p99: r.latency_us_p99,
-                invariants_ok: r.violations.is_empty(),
-                pgbench_tps: None,
-                reference: None,
-            });
-        }
-    }
-    eprintln!("== holds");
-    let holds = allot_bench::HoldsOptions {
-        url: url.clone(),
-        strategies: all.clone(),
-        clients: a.clients.min(64),
-        stock: 1_000_000,
-        flows: (n / 4).max(100),
-        ttl_ms: 2000,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
-    eprintln!("== units");
-    let units = allot_bench::UnitsOptions {
-        url: url.clone(),
-        strategies: all.clone(),
-        clients: a.clients.min(64),
-        pool_units: 50_000,
-        requests: (n / 2).max(100),
-        min_quantity: 1,
-        max_quantity: 3,
-        scarce_units: 200,
-        order_by: vec!["received_at".into(), "location".into()],
-        pool_sku: None,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
-    eprintln!("== bookings");
-    let bookings = allot_bench::BookingsOptions {
-        url: url.clone(),
-        strategies: all.clone(),
-        clients: a.clients.min(64),
-        requests: (n / 2).max(100),
-        resources: 100,
-        days: 3,
-        horizon_days: 3650,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    let mut rows = compare_http_workloads(&url, &a, n).await?;
     let database_url = a.target.database_url.clone();
     if let (Some(db), None) = (&database_url, &a.target.url) {
-        eprintln!("== queue");
-        let cfg = ServerConfig {
-            database_url: db.clone(),
-            pool_size: a.target.pool_size,
-            ..ServerConfig::default()
-        };
-        let store = allot_server::open_store(&cfg).await?;
-        let opts = allot_bench::QueueOptions {
-            strategies: allot_core::ClaimStrategy::ALL.to_vec(),
-            producers: 4,
-            jobs: a.jobs,
-            batch: 1000,
-            single_fraction: 0.01,
-            workers: 4,
-            concurrency: 200,
-            claim_batch: 100,
-            fail_fraction: 0.0,
-            kill_workers: 0,
-            lease_ms: 30_000,
-            drain_timeout_s: 300,
-        };
-        for r in allot_bench::queue_bench(store, &opts).await? {
-            rows.push(allot_bench::CompareRow {
-                workload: "queue".into(),
-                strategy: r.strategy.clone(),
-                ops_per_s: r.completed_per_s,
-                latency_us_p99: r.claim_latency_us_p99,
-                invariants_ok: r.violations.is_empty(),
-                pgbench_tps: None,
-                reference: None,
-            });
-        }
+        rows.extend(compare_queue(db, &a).await?);
     }
     // The textbook reference: the single conditional UPDATE on one hot row, same database.
-    let on_postgres = database_url.as_deref().is_some_and(|u| u.starts_with("postgres"));
-    if on_postgres && allot_bench::pgbench_available() {
-        eprintln!("== pgbench: hot_sku");
-        let sku = format!("pgbench-hot-{}", std::process::id());
-        allot_bench::create_reference_sku(&url, &sku, 1_000_000_000).await?;
-        let script = std::env::temp_dir().join(format!("allot-hot-sku-{}.sql", std::process::id()));
-        std::fs::write(&script, include_str!("../../../bench/pgbench/hot_sku.sql"))?;
-        let db = database_url.clone().unwrap_or_default();
-        // At most 64 pgbench clients: the server's pool holds connections too, and more
-        // clients cannot make one hot row go faster.
-        let clients = a.clients.min(64);
-        let tps = allot_bench::pgbench_tps(&db, &script, clients, a.pgbench_seconds, &[("sku", format!("'{sku}'"))]);
-        let _ = std::fs::remove_file(&script);
-        for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
-            r.pgbench_tps = tps;
-            r.reference = tps.map(|_| "pgbench".to_string());
+    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
+        if allot_bench::pgbench_available() {
+            add_pgbench_reference(&mut rows, &url, db, &a).await?;
         }
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.
@@ -923,15 +827,164 @@ async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     if let Some(s) = server {
         s.stop().await?;
     }
-    let table = allot_bench::render_compare_table(&rows);
+    write_compare(&rows, &a, n)
+}
+
+/// The HTTP workloads of `bench compare` under every strategy: hot SKU, spread, holds,
+/// units, bookings.
+async fn compare_http_workloads(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
+    let all = vec!["all".to_string()];
+    let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
+    for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
+        eprintln!("== {workload}");
+        let opts = allot_bench::FlashSaleOptions {
+            url: url.to_string(),
+            strategies: all.clone(),
+            clients: a.clients,
+            stock,
+            requests: n,
+            spread,
+            segmented_buckets: 8,
+            progress: true,
+        };
+        for r in allot_bench::flash_sale(&opts).await? {
+            rows.push(compare_row(
+                workload,
+                &r.strategy,
+                r.allocations_per_s,
+                r.latency_us_p99,
+                r.violations.is_empty(),
+            ));
+        }
+    }
+    eprintln!("== holds");
+    let holds = allot_bench::HoldsOptions {
+        url: url.to_string(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        stock: 1_000_000,
+        flows: (n / 4).max(100),
+        ttl_ms: 2000,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
+    eprintln!("== units");
+    let units = allot_bench::UnitsOptions {
+        url: url.to_string(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        pool_units: 50_000,
+        requests: (n / 2).max(100),
+        min_quantity: 1,
+        max_quantity: 3,
+        scarce_units: 200,
+        order_by: vec!["received_at".into(), "location".into()],
+        pool_sku: None,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
+    eprintln!("== bookings");
+    let bookings = allot_bench::BookingsOptions {
+        url: url.to_string(),
+        strategies: all,
+        clients: a.clients.min(64),
+        requests: (n / 2).max(100),
+        resources: 100,
+        days: 3,
+        horizon_days: 3650,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    Ok(rows)
+}
+
+/// One row of the comparison, without a reference.
+fn compare_row(workload: &str, strategy: &str, ops_per_s: f64, p99: u64, ok: bool) -> allot_bench::CompareRow {
+    allot_bench::CompareRow {
+        workload: workload.into(),
+        strategy: strategy.to_string(),
+        ops_per_s,
+        latency_us_p99: p99,
+        invariants_ok: ok,
+        pgbench_tps: None,
+        reference: None,
+    }
+}
+
+/// The job queue under every claim strategy, straight on the store at `db`.
+async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
+    eprintln!("== queue");
+    let cfg = ServerConfig {
+        database_url: db.to_string(),
+        pool_size: a.target.pool_size,
+        ..ServerConfig::default()
+    };
+    let store = allot_server::open_store(&cfg).await?;
+    let opts = allot_bench::QueueOptions {
+        strategies: allot_core::ClaimStrategy::ALL.to_vec(),
+        producers: 4,
+        jobs: a.jobs,
+        batch: 1000,
+        single_fraction: 0.01,
+        workers: 4,
+        concurrency: 200,
+        claim_batch: 100,
+        fail_fraction: 0.0,
+        kill_workers: 0,
+        lease_ms: 30_000,
+        drain_timeout_s: 300,
+    };
+    Ok(allot_bench::queue_bench(store, &opts)
+        .await?
+        .iter()
+        .map(|r| {
+            compare_row(
+                "queue",
+                &r.strategy,
+                r.completed_per_s,
+                r.claim_latency_us_p99,
+                r.violations.is_empty(),
+            )
+        })
+        .collect())
+}
+
+/// pgbench's hot-SKU script on the same database, as the reference of the hot-SKU rows.
+async fn add_pgbench_reference(
+    rows: &mut [allot_bench::CompareRow],
+    url: &str,
+    db: &str,
+    a: &CompareArgs,
+) -> anyhow::Result<()> {
+    eprintln!("== pgbench: hot_sku");
+    let sku = format!("pgbench-hot-{}", std::process::id());
+    allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
+    let script = std::env::temp_dir().join(format!("allot-hot-sku-{}.sql", std::process::id()));
+    std::fs::write(&script, include_str!("../../../bench/pgbench/hot_sku.sql"))?;
+    // At most 64 pgbench clients: the server's pool holds connections too, and more
+    // clients cannot make one hot row go faster.
+    let clients = a.clients.min(64);
+    let tps = allot_bench::pgbench_tps(db, &script, clients, a.pgbench_seconds, &[("sku", format!("'{sku}'"))]);
+    let _ = std::fs::remove_file(&script);
+    for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
+        r.pgbench_tps = tps;
+        r.reference = tps.map(|_| "pgbench".to_string());
+    }
+    Ok(())
+}
+
+/// Print the table, write it with the JSON and the chart under `--out`, and fail when a
+/// safe strategy broke an invariant.
+fn write_compare(rows: &[allot_bench::CompareRow], a: &CompareArgs, n: u64) -> anyhow::Result<()> {
+    let table = allot_bench::render_compare_table(rows);
     println!(
         "compare: C={} N={} spread={} jobs={}\n\n{table}",
         a.clients, n, a.spread, a.jobs
     );
     std::fs::create_dir_all(&a.out)?;
     std::fs::write(a.out.join("compare.md"), &table)?;
-    std::fs::write(a.out.join("compare.json"), serde_json::to_vec_pretty(&rows)?)?;
-    match allot_bench::write_chart(&rows, &a.out.join("compare.png")) {
+    std::fs::write(a.out.join("compare.json"), serde_json::to_vec_pretty(rows)?)?;
+    match allot_bench::write_chart(rows, &a.out.join("compare.png")) {
         Ok(()) => eprintln!("wrote {}/compare.{{md,json,png}}", a.out.display()),
         Err(e) => eprintln!("wrote {}/compare.{{md,json}}; no chart: {e}", a.out.display()),
     }

@@ -126,73 +126,103 @@ async fn fetch_loop(
     stop: Arc<AtomicBool>,
     stats: Arc<WorkerStats>,
 ) {
-    let slots = Arc::new(Semaphore::new(cfg.concurrency.max(1)));
+    let f = Fetcher {
+        slots: Arc::new(Semaphore::new(cfg.concurrency.max(1))),
+        store,
+        cfg,
+        handler,
+        done,
+        stats,
+    };
     // Job tasks live in this set: aborting the fetch task (kill) aborts them all.
     let mut tasks = tokio::task::JoinSet::new();
     while !stop.load(Ordering::Acquire) {
         while tasks.try_join_next().is_some() {}
         // Wait for at least one free slot, then claim as many as are free.
-        let first = match slots.clone().acquire_owned().await {
+        let first = match f.slots.clone().acquire_owned().await {
             Ok(p) => p,
             Err(_) => break,
         };
-        let free = (slots.available_permits() + 1).min(cfg.claim_batch.max(1) as usize);
-        let claim = Claim {
-            queue: cfg.queue.clone(),
-            max: free as i64,
-            lease_ms: cfg.lease_ms,
-            worker: cfg.worker.clone(),
-            strategy: cfg.strategy,
-            wait_ms: 0,
+        let free = (f.slots.available_permits() + 1).min(f.cfg.claim_batch.max(1) as usize);
+        let Some(jobs) = f.claim(free).await else {
+            continue; // `first` drops: the slot is free again
         };
-        let jobs = match store.claim_jobs(claim).await {
-            Ok(j) => j,
-            Err(e) => {
-                stats.store_errors.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(error = %e, "claim failed");
-                drop(first);
-                tokio::time::sleep(Duration::from_millis(cfg.poll_ms.max(1))).await;
-                continue;
-            }
-        };
-        if jobs.is_empty() {
-            drop(first);
-            store
-                .wait_for_jobs(&cfg.queue, Duration::from_millis(cfg.poll_ms.max(1)))
-                .await;
-            continue;
-        }
-        stats.claimed.fetch_add(jobs.len() as u64, Ordering::Relaxed);
-        let mut permits = vec![first];
-        for _ in 1..jobs.len() {
-            match slots.clone().try_acquire_owned() {
-                Ok(p) => permits.push(p),
-                Err(_) => break,
-            }
-        }
-        for (job, permit) in jobs
-            .into_iter()
-            .zip(permits.into_iter().map(Some).chain(std::iter::repeat_with(|| None)))
-        {
-            let permit = match permit {
-                Some(p) => p,
-                None => match slots.clone().acquire_owned().await {
-                    Ok(p) => p,
-                    Err(_) => break,
-                },
-            };
-            let (store, handler, done, stats, lease_ms) = (
-                store.clone(),
-                handler.clone(),
-                done.clone(),
-                stats.clone(),
-                cfg.lease_ms,
-            );
-            tasks.spawn(run_one(store, handler, done, stats, lease_ms, job, permit));
+        if f.spawn_all(jobs, first, &mut tasks).await.is_err() {
+            break;
         }
     }
     // Graceful: wait until every running job has finished.
     while tasks.join_next().await.is_some() {}
+}
+
+/// What the fetch loop shares with the job tasks it starts.
+struct Fetcher {
+    store: Arc<dyn JobStore>,
+    cfg: WorkerConfig,
+    handler: Arc<dyn Handler>,
+    done: mpsc::UnboundedSender<Done>,
+    stats: Arc<WorkerStats>,
+    slots: Arc<Semaphore>,
+}
+
+impl Fetcher {
+    /// Claim up to `free` jobs. `None` after an error (counted, logged, then a pause of
+    /// `poll_ms`) or when none were runnable (after waiting up to `poll_ms` for a wake-up).
+    async fn claim(&self, free: usize) -> Option<Vec<LeasedJob>> {
+        let claim = Claim {
+            queue: self.cfg.queue.clone(),
+            max: free as i64,
+            lease_ms: self.cfg.lease_ms,
+            worker: self.cfg.worker.clone(),
+            strategy: self.cfg.strategy,
+            wait_ms: 0,
+        };
+        let pause = Duration::from_millis(self.cfg.poll_ms.max(1));
+        match self.store.claim_jobs(claim).await {
+            Ok(jobs) if jobs.is_empty() => {
+                self.store.wait_for_jobs(&self.cfg.queue, pause).await;
+                None
+            }
+            Ok(jobs) => {
+                self.stats.claimed.fetch_add(jobs.len() as u64, Ordering::Relaxed);
+                Some(jobs)
+            }
+            Err(e) => {
+                self.stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, "claim failed");
+                tokio::time::sleep(pause).await;
+                None
+            }
+        }
+    }
+
+    /// Start one task per job, each holding a slot (`first` for the first job, the others
+    /// taken now or waited for). `Err` when the slots are closed.
+    async fn spawn_all(
+        &self,
+        jobs: Vec<LeasedJob>,
+        first: OwnedSemaphorePermit,
+        tasks: &mut tokio::task::JoinSet<()>,
+    ) -> std::result::Result<(), ()> {
+        let mut first = Some(first);
+        for job in jobs {
+            let permit = match first.take() {
+                Some(p) => p,
+                None => match self.slots.clone().try_acquire_owned() {
+                    Ok(p) => p,
+                    Err(_) => self.slots.clone().acquire_owned().await.map_err(|_| ())?,
+                },
+            };
+            let (store, handler, done, stats) = (
+                self.store.clone(),
+                self.handler.clone(),
+                self.done.clone(),
+                self.stats.clone(),
+            );
+            tasks.spawn(run_one(store, handler, done, stats, self.cfg.lease_ms, job, permit));
+        }
+        Ok(())
+    }
 }
 
 async fn run_one(
