@@ -58,67 +58,22 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
             eprintln!("skipping {strategy}: the server does not support it");
             continue;
         }
-        let (client2, base, prefix2, strat) = (client.clone(), opts.url.clone(), prefix.clone(), strategy.clone());
-        let (resources, days, horizon) = (opts.resources.max(1), opts.days.max(1), opts.horizon_days.max(1));
-        let collected = drive(
-            &format!("bookings {strategy}"),
-            opts.clients,
-            opts.requests,
-            opts.progress,
-            move |_| {
-                let (r, d) = {
-                    let mut rng = rand::rng();
-                    (rng.random_range(0..resources), rng.random_range(0..horizon))
-                };
-                let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
-                    .expect("constant")
-                    .with_timezone(&chrono::Utc)
-                    + chrono::Duration::days(i64::from(d));
-                let end = start + chrono::Duration::days(i64::from(days));
-                let body =
-                    json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "bench", "strategy": strat});
-                let url = format!("{base}/v1/resources/{prefix2}{r}/bookings");
-                let client = client2.clone();
-                async move {
-                    match post(&client, &url, &body).await {
-                        Ok((s, b)) => {
-                            let outcome = outcome_of(s, &b, 201);
-                            Sample {
-                                quantity: i64::from(outcome == "ok"),
-                                outcome,
-                                requested: 1,
-                                ids: Vec::new(),
-                            }
-                        }
-                        Err(e) => Sample {
-                            outcome: format!("client_error: {e}"),
-                            ..Sample::default()
-                        },
-                    }
-                }
-            },
-        )
+        let booker = std::sync::Arc::new(Booker {
+            client: client.clone(),
+            base: opts.url.clone(),
+            prefix: prefix.clone(),
+            strategy: strategy.clone(),
+            resources: opts.resources.max(1),
+            days: opts.days.max(1),
+            horizon_days: opts.horizon_days.max(1),
+        });
+        let label = format!("bookings {strategy}");
+        let collected = drive(&label, opts.clients, opts.requests, opts.progress, move |_| {
+            let booker = booker.clone();
+            async move { booker.run().await }
+        })
         .await?;
-        let audit = get(&client, &format!("{}/v1/audit", opts.url)).await?;
-        let overlaps = audit["booking_overlaps"]
-            .as_array()
-            .map(|o| {
-                o.iter()
-                    .filter(|o| o["resource"].as_str().is_some_and(|r| r.starts_with(&prefix)))
-                    .count()
-            })
-            .unwrap_or(0);
-        let mut violations = Vec::new();
-        let errors = error_count(&collected.outcomes);
-        if errors > 0 {
-            violations.push(format!("{errors} server or client errors"));
-        }
-        if overlaps > 0 {
-            violations.push(format!(
-                "{overlaps} overlapping booking pairs{}",
-                if strategy == "naive" { " (naive: expected)" } else { "" }
-            ));
-        }
+        let violations = check(&client, opts, &prefix, &strategy, &collected).await?;
         reports.push(LoadReport::new(
             "bookings",
             &strategy,
@@ -128,4 +83,83 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
         ));
     }
     Ok(reports)
+}
+
+/// One booking request: what it needs to run.
+struct Booker {
+    client: reqwest::Client,
+    base: String,
+    prefix: String,
+    strategy: String,
+    resources: u32,
+    days: u32,
+    horizon_days: u32,
+}
+
+impl Booker {
+    /// Book `days` days on a random resource at a random day of the horizon.
+    async fn run(&self) -> Sample {
+        let (r, d) = {
+            let mut rng = rand::rng();
+            (
+                rng.random_range(0..self.resources),
+                rng.random_range(0..self.horizon_days),
+            )
+        };
+        let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
+            .expect("constant")
+            .with_timezone(&chrono::Utc)
+            + chrono::Duration::days(i64::from(d));
+        let end = start + chrono::Duration::days(i64::from(self.days));
+        let body =
+            json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "bench", "strategy": self.strategy});
+        let url = format!("{}/v1/resources/{}{r}/bookings", self.base, self.prefix);
+        match post(&self.client, &url, &body).await {
+            Ok((s, b)) => {
+                let outcome = outcome_of(s, &b, 201);
+                Sample {
+                    quantity: i64::from(outcome == "ok"),
+                    outcome,
+                    requested: 1,
+                    ids: Vec::new(),
+                }
+            }
+            Err(e) => Sample {
+                outcome: format!("client_error: {e}"),
+                ..Sample::default()
+            },
+        }
+    }
+}
+
+/// After a run: no server or client errors, and no overlapping pairs among this run's
+/// resources (reported for `naive` too, where they are expected).
+async fn check(
+    client: &reqwest::Client,
+    opts: &BookingsOptions,
+    prefix: &str,
+    strategy: &str,
+    collected: &crate::load::Collected,
+) -> Result<Vec<String>, BenchError> {
+    let audit = get(client, &format!("{}/v1/audit", opts.url)).await?;
+    let overlaps = audit["booking_overlaps"]
+        .as_array()
+        .map(|o| {
+            o.iter()
+                .filter(|o| o["resource"].as_str().is_some_and(|r| r.starts_with(prefix)))
+                .count()
+        })
+        .unwrap_or(0);
+    let mut violations = Vec::new();
+    let errors = error_count(&collected.outcomes);
+    if errors > 0 {
+        violations.push(format!("{errors} server or client errors"));
+    }
+    if overlaps > 0 {
+        violations.push(format!(
+            "{overlaps} overlapping booking pairs{}",
+            if strategy == "naive" { " (naive: expected)" } else { "" }
+        ));
+    }
+    Ok(violations)
 }

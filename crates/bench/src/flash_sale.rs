@@ -111,97 +111,14 @@ async fn run_one(
 ) -> Result<Option<StrategyReport>, BenchError> {
     let m = opts.spread.max(1) as usize;
     let skus: Arc<Vec<String>> = Arc::new((0..m).map(|i| format!("flash-{run_id}-{strategy}-{i}")).collect());
-    let buckets = if strategy == "segmented" {
-        opts.segmented_buckets.max(1)
-    } else {
-        1
-    };
-
-    // Set up the SKUs, C at a time.
-    let skus_url = format!("{}/v1/skus", opts.url);
-    stream::iter(skus.iter().map(Ok))
-        .try_for_each_concurrent(opts.clients.max(1), |sku| {
-            let body = json!({"sku": sku, "on_hand": opts.stock, "buckets": buckets});
-            let (client, url) = (client, &skus_url);
-            async move {
-                match post(client, url, &body).await? {
-                    (201, _) => Ok(()),
-                    (status, body) => Err(BenchError::Setup(format!("create sku: {status} {body}"))),
-                }
-            }
-        })
-        .await?;
-
+    create_skus(client, opts, &skus, strategy).await?;
     // Probe: does the server run this strategy at all? (Costs nothing: quantity beyond stock.)
     let probe = json!({"lines": [{"sku": skus[0], "quantity": opts.stock + 1}], "strategy": strategy});
     let (status, body) = post(client, &format!("{}/v1/allocations", opts.url), &probe).await?;
     if status == 400 && body["error"]["code"] == "unsupported_strategy" {
         return Ok(None);
     }
-
-    let bar = if opts.progress {
-        let b = ProgressBar::new(opts.requests);
-        b.set_style(
-            ProgressStyle::with_template("{prefix:>12} {bar:40} {pos}/{len} {per_sec} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b.set_prefix(strategy.to_string());
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-    let per_sku_ok: Arc<Vec<AtomicU64>> = Arc::new((0..m).map(|_| AtomicU64::new(0)).collect());
-    let issued = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..opts.clients.max(1) {
-        let client = client.clone();
-        let url = format!("{}/v1/allocations", opts.url);
-        let (skus, issued, per_sku_ok, bar) = (skus.clone(), issued.clone(), per_sku_ok.clone(), bar.clone());
-        let (n, strategy) = (opts.requests, strategy.to_string());
-        tasks.push(tokio::spawn(async move {
-            let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-            let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
-            loop {
-                let i = issued.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let s = (i % skus.len() as u64) as usize;
-                let body = json!({"lines": [{"sku": skus[s], "quantity": 1}], "strategy": strategy});
-                let t0 = Instant::now();
-                let result = post(&client, &url, &body).await;
-                hist.saturating_record(t0.elapsed().as_micros() as u64);
-                bar.inc(1);
-                match result {
-                    Ok((201, _)) => {
-                        per_sku_ok[s].fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok((status, body)) => {
-                        let code = body["error"]["code"]
-                            .as_str()
-                            .map(String::from)
-                            .unwrap_or(format!("http_{status}"));
-                        *rejections.entry(code).or_default() += 1;
-                    }
-                    Err(e) => *rejections.entry(format!("client_error: {e}")).or_default() += 1,
-                }
-            }
-            (hist, rejections)
-        }));
-    }
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-    let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
-    for t in tasks {
-        let (h, r) = t.await.map_err(|e| BenchError::Setup(e.to_string()))?;
-        hist.add(h).map_err(|e| BenchError::Setup(e.to_string()))?;
-        for (k, v) in r {
-            *rejections.entry(k).or_default() += v;
-        }
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-
+    let run = hammer(client, opts, strategy, &skus).await?;
     // Final on_hand of every SKU, C at a time, in SKU order.
     let final_on_hand: Vec<Option<i64>> = stream::iter(skus.iter())
         .map(|sku| async move {
@@ -216,37 +133,15 @@ async fn run_one(
         .buffered(opts.clients.max(1))
         .try_collect()
         .await?;
-    let per_sku_ok: Vec<u64> = per_sku_ok.iter().map(|a| a.load(Ordering::Relaxed)).collect();
     let n = opts.requests;
     let Invariants {
         successes,
         expected,
         oversold,
         mut violations,
-    } = check_invariants(&per_sku_ok, &final_on_hand, n, opts.stock, &rejections);
-    let audit: Value = client
-        .get(format!("{}/v1/audit", opts.url))
-        .send()
-        .await?
-        .json()
-        .await?;
-    let prefix = format!("flash-{run_id}-{strategy}-");
-    let bad: Vec<&Value> = audit["violations"]
-        .as_array()
-        .map(|v| {
-            v.iter()
-                .filter(|v| v["sku"].as_str().is_some_and(|s| s.starts_with(&prefix)))
-                .collect()
-        })
-        .unwrap_or_default();
-    let audit_clean = bad.is_empty() && audit["violations"].is_array();
-    if !audit_clean {
-        violations.push(format!(
-            "audit: {} violations, e.g. {}",
-            bad.len(),
-            bad.first().map(|v| v.to_string()).unwrap_or_default()
-        ));
-    }
+    } = check_invariants(&run.per_sku_ok, &final_on_hand, n, opts.stock, &run.rejections);
+    let audit_clean = audit_clean(client, opts, &format!("flash-{run_id}-{strategy}-"), &mut violations).await?;
+    let (hist, elapsed) = (&run.hist, run.elapsed_s);
     let pct = |q: f64| hist.value_at_quantile(q);
     Ok(Some(StrategyReport {
         strategy: strategy.to_string(),
@@ -262,13 +157,183 @@ async fn run_one(
         latency_us_p99: pct(0.99),
         latency_us_max: hist.max(),
         successes,
-        rejections,
+        rejections: run.rejections,
         expected_successes: expected,
         oversold,
         audit_clean,
         violations,
         unsafe_strategy: strategy == "naive",
     }))
+}
+
+/// Create the run's SKUs, C at a time (segmented: `segmented_buckets` buckets each).
+async fn create_skus(
+    client: &reqwest::Client,
+    opts: &FlashSaleOptions,
+    skus: &[String],
+    strategy: &str,
+) -> Result<(), BenchError> {
+    let buckets = if strategy == "segmented" {
+        opts.segmented_buckets.max(1)
+    } else {
+        1
+    };
+    let skus_url = format!("{}/v1/skus", opts.url);
+    stream::iter(skus.iter().map(Ok))
+        .try_for_each_concurrent(opts.clients.max(1), |sku| {
+            let body = json!({"sku": sku, "on_hand": opts.stock, "buckets": buckets});
+            let (client, url) = (client, &skus_url);
+            async move {
+                match post(client, url, &body).await? {
+                    (201, _) => Ok(()),
+                    (status, body) => Err(BenchError::Setup(format!("create sku: {status} {body}"))),
+                }
+            }
+        })
+        .await
+}
+
+/// What the clients of one run saw.
+struct Run {
+    hist: Histogram<u64>,
+    rejections: BTreeMap<String, u64>,
+    per_sku_ok: Vec<u64>,
+    elapsed_s: f64,
+}
+
+/// `requests` allocations of one unit from `clients` tasks, round robin over the SKUs.
+async fn hammer(
+    client: &reqwest::Client,
+    opts: &FlashSaleOptions,
+    strategy: &str,
+    skus: &Arc<Vec<String>>,
+) -> Result<Run, BenchError> {
+    let bar = progress_bar(opts.progress, opts.requests, strategy);
+    let per_sku_ok: Arc<Vec<AtomicU64>> = Arc::new((0..skus.len()).map(|_| AtomicU64::new(0)).collect());
+    let issued = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..opts.clients.max(1) {
+        let client = Client {
+            http: client.clone(),
+            url: format!("{}/v1/allocations", opts.url),
+            skus: skus.clone(),
+            strategy: strategy.to_string(),
+            issued: issued.clone(),
+            per_sku_ok: per_sku_ok.clone(),
+            bar: bar.clone(),
+        };
+        let n = opts.requests;
+        tasks.push(tokio::spawn(async move { client.run(n).await }));
+    }
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+    let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
+    for t in tasks {
+        let (h, r) = t.await.map_err(|e| BenchError::Setup(e.to_string()))?;
+        hist.add(h).map_err(|e| BenchError::Setup(e.to_string()))?;
+        for (k, v) in r {
+            *rejections.entry(k).or_default() += v;
+        }
+    }
+    let elapsed_s = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let per_sku_ok = per_sku_ok.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    Ok(Run {
+        hist,
+        rejections,
+        per_sku_ok,
+        elapsed_s,
+    })
+}
+
+fn progress_bar(on: bool, n: u64, label: &str) -> ProgressBar {
+    if !on {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(n);
+    b.set_style(
+        ProgressStyle::with_template("{prefix:>12} {bar:40} {pos}/{len} {per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    b.set_prefix(label.to_string());
+    b
+}
+
+/// One client task of a run.
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    skus: Arc<Vec<String>>,
+    strategy: String,
+    issued: Arc<AtomicU64>,
+    per_sku_ok: Arc<Vec<AtomicU64>>,
+    bar: ProgressBar,
+}
+
+impl Client {
+    /// Take request numbers until `n` are issued; latencies and refusals by code.
+    async fn run(self, n: u64) -> (Histogram<u64>, BTreeMap<String, u64>) {
+        let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
+        let mut rejections: BTreeMap<String, u64> = BTreeMap::new();
+        loop {
+            let i = self.issued.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return (hist, rejections);
+            }
+            let s = (i % self.skus.len() as u64) as usize;
+            let body = json!({"lines": [{"sku": self.skus[s], "quantity": 1}], "strategy": self.strategy});
+            let t0 = Instant::now();
+            let result = post(&self.http, &self.url, &body).await;
+            hist.saturating_record(t0.elapsed().as_micros() as u64);
+            self.bar.inc(1);
+            match result {
+                Ok((201, _)) => {
+                    self.per_sku_ok[s].fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((status, body)) => {
+                    let code = body["error"]["code"]
+                        .as_str()
+                        .map(String::from)
+                        .unwrap_or(format!("http_{status}"));
+                    *rejections.entry(code).or_default() += 1;
+                }
+                Err(e) => *rejections.entry(format!("client_error: {e}")).or_default() += 1,
+            }
+        }
+    }
+}
+
+/// Whether `/v1/audit` is clean for this run's SKUs (those starting with `prefix`); adds a
+/// violation when not.
+async fn audit_clean(
+    client: &reqwest::Client,
+    opts: &FlashSaleOptions,
+    prefix: &str,
+    violations: &mut Vec<String>,
+) -> Result<bool, BenchError> {
+    let audit: Value = client
+        .get(format!("{}/v1/audit", opts.url))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let bad: Vec<&Value> = audit["violations"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter(|v| v["sku"].as_str().is_some_and(|s| s.starts_with(prefix)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let clean = bad.is_empty() && audit["violations"].is_array();
+    if !clean {
+        violations.push(format!(
+            "audit: {} violations, e.g. {}",
+            bad.len(),
+            bad.first().map(|v| v.to_string()).unwrap_or_default()
+        ));
+    }
+    Ok(clean)
 }
 
 /// What the counters of one run say about the invariants (the audit is checked apart).

@@ -58,95 +58,29 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
             eprintln!("skipping {strategy}: the server does not support it");
             continue;
         }
-        let (client2, base, sku2, strat, ttl_ms) = (
-            client.clone(),
-            opts.url.clone(),
-            sku.clone(),
-            strategy.clone(),
-            opts.ttl_ms,
-        );
+        let flow = Flow {
+            client: client.clone(),
+            base: opts.url.clone(),
+            sku: sku.clone(),
+            strategy: strategy.clone(),
+            ttl_ms: opts.ttl_ms,
+        };
+        let flow = std::sync::Arc::new(flow);
         let collected = drive(
             &format!("holds {strategy}"),
             opts.clients,
             opts.flows,
             opts.progress,
             move |i| {
-                let quantity = 1 + (i as i64 % 3);
-                let body = json!({"lines": [{"sku": sku2, "quantity": quantity}], "ttl_ms": ttl_ms, "strategy": strat});
-                let (client, base) = (client2.clone(), base.clone());
-                async move {
-                    let fail = |e: BenchError| Sample {
-                        outcome: format!("client_error: {e}"),
-                        requested: quantity,
-                        ..Sample::default()
-                    };
-                    let (s, h) = match post(&client, &format!("{base}/v1/holds"), &body).await {
-                        Ok(r) => r,
-                        Err(e) => return fail(e),
-                    };
-                    if s != 201 {
-                        return Sample {
-                            outcome: outcome_of(s, &h, 201),
-                            requested: quantity,
-                            ..Sample::default()
-                        };
-                    }
-                    let id = h["id"].as_str().unwrap_or_default();
-                    let (action, ok_label) = match i % 10 {
-                        0..=4 => ("confirm", "confirmed"),
-                        5..=7 => ("release", "released"),
-                        _ => {
-                            return Sample {
-                                outcome: "abandoned".into(),
-                                requested: quantity,
-                                ..Sample::default()
-                            }
-                        }
-                    };
-                    match post(&client, &format!("{base}/v1/holds/{id}/{action}"), &json!({})).await {
-                        Ok((200, _)) => Sample {
-                            outcome: ok_label.into(),
-                            quantity: if action == "confirm" { quantity } else { 0 },
-                            requested: quantity,
-                            ids: Vec::new(),
-                        },
-                        Ok((s, b)) => Sample {
-                            outcome: format!("{action}:{}", outcome_of(s, &b, 200)),
-                            requested: quantity,
-                            ..Sample::default()
-                        },
-                        Err(e) => fail(e),
-                    }
-                }
+                let flow = flow.clone();
+                async move { flow.run(i).await }
             },
         )
         .await?;
         // Let every abandoned hold lapse; readers see it expired at once, the sweeper
         // finalises it within its interval.
         tokio::time::sleep(Duration::from_millis(opts.ttl_ms + 50)).await;
-        let v = get(&client, &format!("{}/v1/skus/{sku}", opts.url)).await?;
-        let mut violations = Vec::new();
-        let errors = error_count(&collected.outcomes);
-        if errors > 0 {
-            violations.push(format!("{errors} server or client errors"));
-        }
-        let (on_hand, held) = (v["on_hand"].as_i64().unwrap_or(-1), v["held"].as_i64().unwrap_or(-1));
-        if on_hand != opts.stock - collected.quantity {
-            violations.push(format!(
-                "on_hand {on_hand} != stock {} - confirmed {}",
-                opts.stock, collected.quantity
-            ));
-        }
-        if held != 0 {
-            violations.push(format!("{held} still held after every hold ended"));
-        }
-        let audit = get(&client, &format!("{}/v1/audit", opts.url)).await?;
-        if audit["violations"]
-            .as_array()
-            .is_none_or(|v| v.iter().any(|v| v["sku"] == sku.as_str()))
-        {
-            violations.push("audit found violations".into());
-        }
+        let violations = check(&client, opts, &sku, &collected).await?;
         reports.push(LoadReport::new(
             "holds",
             &strategy,
@@ -156,4 +90,84 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
         ));
     }
     Ok(reports)
+}
+
+/// One hold flow: what it needs to run.
+struct Flow {
+    client: reqwest::Client,
+    base: String,
+    sku: String,
+    strategy: String,
+    ttl_ms: u64,
+}
+
+impl Flow {
+    /// Flow `i`: hold 1..=3 units, then confirm (50 %), release (30 %) or abandon (20 %).
+    async fn run(&self, i: u64) -> Sample {
+        let quantity = 1 + (i as i64 % 3);
+        let sample = |outcome: String| Sample {
+            outcome,
+            requested: quantity,
+            ..Sample::default()
+        };
+        let body = json!({"lines": [{"sku": self.sku, "quantity": quantity}], "ttl_ms": self.ttl_ms, "strategy": self.strategy});
+        let (s, h) = match post(&self.client, &format!("{}/v1/holds", self.base), &body).await {
+            Ok(r) => r,
+            Err(e) => return sample(format!("client_error: {e}")),
+        };
+        if s != 201 {
+            return sample(outcome_of(s, &h, 201));
+        }
+        let id = h["id"].as_str().unwrap_or_default();
+        let (action, ok_label) = match i % 10 {
+            0..=4 => ("confirm", "confirmed"),
+            5..=7 => ("release", "released"),
+            _ => return sample("abandoned".into()),
+        };
+        let url = format!("{}/v1/holds/{id}/{action}", self.base);
+        match post(&self.client, &url, &json!({})).await {
+            Ok((200, _)) => Sample {
+                outcome: ok_label.into(),
+                quantity: if action == "confirm" { quantity } else { 0 },
+                requested: quantity,
+                ids: Vec::new(),
+            },
+            Ok((s, b)) => sample(format!("{action}:{}", outcome_of(s, &b, 200))),
+            Err(e) => sample(format!("client_error: {e}")),
+        }
+    }
+}
+
+/// The conservation check after every hold ended: no errors, on_hand = stock - confirmed,
+/// nothing held, the audit clean for this SKU.
+async fn check(
+    client: &reqwest::Client,
+    opts: &HoldsOptions,
+    sku: &str,
+    collected: &crate::load::Collected,
+) -> Result<Vec<String>, BenchError> {
+    let v = get(client, &format!("{}/v1/skus/{sku}", opts.url)).await?;
+    let mut violations = Vec::new();
+    let errors = error_count(&collected.outcomes);
+    if errors > 0 {
+        violations.push(format!("{errors} server or client errors"));
+    }
+    let (on_hand, held) = (v["on_hand"].as_i64().unwrap_or(-1), v["held"].as_i64().unwrap_or(-1));
+    if on_hand != opts.stock - collected.quantity {
+        violations.push(format!(
+            "on_hand {on_hand} != stock {} - confirmed {}",
+            opts.stock, collected.quantity
+        ));
+    }
+    if held != 0 {
+        violations.push(format!("{held} still held after every hold ended"));
+    }
+    let audit = get(client, &format!("{}/v1/audit", opts.url)).await?;
+    if audit["violations"]
+        .as_array()
+        .is_none_or(|v| v.iter().any(|v| v["sku"] == sku))
+    {
+        violations.push("audit found violations".into());
+    }
+    Ok(violations)
 }

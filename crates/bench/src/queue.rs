@@ -168,7 +168,6 @@ async fn run_one(
     opts: &QueueOptions,
     strategy: ClaimStrategy,
 ) -> std::result::Result<QueueReport, crate::BenchError> {
-    let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
     let queue = format!("bench-{}-{}", crate::load::run_id(), strategy.name());
     let timed = Arc::new(Timed {
         inner: store.clone(),
@@ -179,7 +178,7 @@ async fn run_one(
         let store = store.clone();
         tokio::spawn(async move {
             loop {
-                let _ = store.rescue_jobs(chrono::Utc::now(), 1000).await;
+                let _ = store.rescue_jobs(store.now(), 1000).await;
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         })
@@ -194,75 +193,10 @@ async fn run_one(
         pools.push(WorkerPool::start(timed.clone(), cfg, Arc::new(BenchHandler)));
     }
     let started = Instant::now();
-    let per = opts.jobs / opts.producers.max(1) as u64;
-    let mut producers = tokio::task::JoinSet::new();
-    for p in 0..opts.producers.max(1) {
-        let (store, queue, opts) = (store.clone(), queue.clone(), opts.clone());
-        let n = if p == 0 {
-            opts.jobs - per * (opts.producers.max(1) as u64 - 1)
-        } else {
-            per
-        };
-        producers.spawn(async move {
-            let single = (n as f64 * opts.single_fraction) as u64;
-            let mut accepted = 0u64;
-            let mut next = 0u64;
-            let job = |i: u64| JobSpec {
-                payload: serde_json::json!({"p": p, "i": i, "fail_once": (i as f64 * opts.fail_fraction).fract() + opts.fail_fraction >= 1.0}),
-                priority: 1,
-                run_at: chrono::Utc::now(),
-                max_attempts: 25,
-                unique_key: None,
-            };
-            while next < n {
-                let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
-                let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
-                let req = Enqueue { queue: queue.clone(), jobs, now: chrono::Utc::now() };
-                match store.enqueue(req, None).await? {
-                    Executed::Fresh(e) => accepted += e.ids.len() as u64,
-                    Executed::Replayed(_) => {}
-                }
-                next += size;
-            }
-            Ok::<u64, AllotError>(accepted)
-        });
-    }
-    let mut accepted = 0;
-    while let Some(r) = producers.join_next().await {
-        accepted += r.map_err(|e| crate::BenchError::Setup(e.to_string()))?.map_err(setup)?;
-    }
+    let accepted = produce(&store, &queue, opts).await?;
     let enqueue_s = started.elapsed().as_secs_f64();
-    // Progress is read from the pools' counters (every pool's, killed ones included); the
-    // queue's counts — a scan of the table, which would take its share of the database from
-    // the workload — only when the counters say everything is done, or every 500 ms.
     let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
-    let acknowledged = || -> u64 { stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum() };
-    // Kill some pools once a third of the work is done.
-    let mut killed = 0;
-    let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
-    let mut last_count = Instant::now();
-    let mut counts;
-    loop {
-        if killed < opts.kill_workers.min(pools.len().saturating_sub(1)) && acknowledged() * 3 >= accepted {
-            pools.remove(0).kill();
-            killed += 1;
-            continue;
-        }
-        let now = Instant::now();
-        if acknowledged() >= accepted || now.duration_since(last_count) >= Duration::from_millis(500) || now >= deadline
-        {
-            last_count = now;
-            counts = store.queue_counts(&queue).await.map_err(setup)?.counts;
-            let open: i64 = ["available", "scheduled", "retryable", "running"]
-                .iter()
-                .map(|s| counts[*s])
-                .sum();
-            if open == 0 || Instant::now() >= deadline {
-                break;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let (counts, killed) = drain(&store, &queue, &mut pools, accepted, opts).await?;
     let elapsed = started.elapsed().as_secs_f64();
     for p in pools {
         p.shutdown().await;
@@ -271,31 +205,7 @@ async fn run_one(
     let completed_by_live: u64 = stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum();
     let lease_lost: u64 = stats.iter().map(|s| s.lease_lost.load(Ordering::Relaxed)).sum();
     let failed: u64 = stats.iter().map(|s| s.failed.load(Ordering::Relaxed)).sum();
-    let mut violations = Vec::new();
-    let open: i64 = ["available", "scheduled", "retryable", "running"]
-        .iter()
-        .map(|s| counts[*s])
-        .sum();
-    if open > 0 {
-        violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
-    }
-    if counts["completed"] as u64 != accepted {
-        violations.push(format!(
-            "completed {} != accepted {accepted} (lost or extra)",
-            counts["completed"]
-        ));
-    }
-    if counts["discarded"] != 0 {
-        violations.push(format!(
-            "{} jobs discarded although attempts allowed a retry",
-            counts["discarded"]
-        ));
-    }
-    if completed_by_live > accepted {
-        violations.push(format!(
-            "{completed_by_live} completions acknowledged for {accepted} jobs"
-        ));
-    }
+    let violations = check(&counts, accepted, completed_by_live, opts);
     let h = timed
         .claims
         .lock()
@@ -314,6 +224,153 @@ async fn run_one(
         lease_lost,
         violations,
     })
+}
+
+/// Enqueue `opts.jobs` jobs from `opts.producers` tasks (the first `single_fraction` one at
+/// a time, the rest in batches); how many the store accepted.
+async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Result<u64, crate::BenchError> {
+    let producers_n = opts.producers.max(1) as u64;
+    let per = opts.jobs / producers_n;
+    let mut producers = tokio::task::JoinSet::new();
+    for p in 0..producers_n {
+        let (store, queue, opts) = (store.clone(), queue.to_string(), opts.clone());
+        let n = if p == 0 {
+            opts.jobs - per * (producers_n - 1)
+        } else {
+            per
+        };
+        producers.spawn(async move {
+            let single = (n as f64 * opts.single_fraction) as u64;
+            let (mut accepted, mut next) = (0u64, 0u64);
+            let job = |i: u64| JobSpec {
+                payload: serde_json::json!({"p": p, "i": i, "fail_once": (i as f64 * opts.fail_fraction).fract() + opts.fail_fraction >= 1.0}),
+                priority: 1,
+                run_at: store.now(),
+                max_attempts: 25,
+                unique_key: None,
+            };
+            while next < n {
+                let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
+                let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
+                let req = Enqueue { queue: queue.clone(), jobs, now: store.now() };
+                if let Executed::Fresh(e) = store.enqueue(req, None).await? {
+                    accepted += e.ids.len() as u64;
+                }
+                next += size;
+            }
+            Ok::<u64, AllotError>(accepted)
+        });
+    }
+    let mut accepted = 0;
+    while let Some(r) = producers.join_next().await {
+        let n = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        accepted += n.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+    }
+    Ok(accepted)
+}
+
+/// Wait until the queue is drained (or `drain_timeout_s`), killing `kill_workers` pools once
+/// a third of the work is acknowledged. Progress is read from the pools' counters; the
+/// queue's counts — a scan of the table, which would take its share of the database from the
+/// workload — only when the counters say everything is done, or every 500 ms. Returns the
+/// last counts and how many pools were killed.
+async fn drain(
+    store: &Arc<dyn Store>,
+    queue: &str,
+    pools: &mut Vec<WorkerPool>,
+    accepted: u64,
+    opts: &QueueOptions,
+) -> Result<(std::collections::BTreeMap<String, i64>, usize), crate::BenchError> {
+    let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
+    let acknowledged = || -> u64 { stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum() };
+    let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
+    let (mut killed, mut last_count) = (0, Instant::now());
+    loop {
+        if killed < opts.kill_workers.min(pools.len().saturating_sub(1)) && acknowledged() * 3 >= accepted {
+            pools.remove(0).kill();
+            killed += 1;
+            continue;
+        }
+        let now = Instant::now();
+        if acknowledged() >= accepted || now.duration_since(last_count) >= Duration::from_millis(500) || now >= deadline
+        {
+            last_count = now;
+            let counts = store
+                .queue_counts(queue)
+                .await
+                .map_err(|e| crate::BenchError::Setup(e.to_string()))?
+                .counts;
+            if open_jobs(&counts) == 0 || Instant::now() >= deadline {
+                return Ok((counts, killed));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Jobs not finished yet.
+fn open_jobs(counts: &std::collections::BTreeMap<String, i64>) -> i64 {
+    ["available", "scheduled", "retryable", "running"]
+        .iter()
+        .map(|s| counts.get(*s).copied().unwrap_or(0))
+        .sum()
+}
+
+/// The queue's invariants after a run: drained, every accepted job completed exactly once,
+/// none discarded, no more completions acknowledged than jobs.
+fn check(
+    counts: &std::collections::BTreeMap<String, i64>,
+    accepted: u64,
+    completed_by_live: u64,
+    opts: &QueueOptions,
+) -> Vec<String> {
+    let mut violations = Vec::new();
+    let open = open_jobs(counts);
+    if open > 0 {
+        violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
+    }
+    let completed = counts.get("completed").copied().unwrap_or(0);
+    if completed as u64 != accepted {
+        violations.push(format!("completed {completed} != accepted {accepted} (lost or extra)"));
+    }
+    let discarded = counts.get("discarded").copied().unwrap_or(0);
+    if discarded != 0 {
+        violations.push(format!("{discarded} jobs discarded although attempts allowed a retry"));
+    }
+    if completed_by_live > accepted {
+        violations.push(format!(
+            "{completed_by_live} completions acknowledged for {accepted} jobs"
+        ));
+    }
+    violations
+}
+
+/// Enqueue `jobs` runnable jobs on `queue`, 1000 per request.
+async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<(), crate::BenchError> {
+    let mut left = jobs;
+    while left > 0 {
+        let n = left.min(1000);
+        let specs = (0..n)
+            .map(|i| JobSpec {
+                payload: serde_json::json!({ "i": i }),
+                priority: 1,
+                run_at: store.now() - chrono::Duration::seconds(1),
+                max_attempts: 25,
+                unique_key: None,
+            })
+            .collect();
+        let req = Enqueue {
+            queue: queue.to_string(),
+            jobs: specs,
+            now: store.now(),
+        };
+        store
+            .enqueue(req, None)
+            .await
+            .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        left -= n;
+    }
+    Ok(())
 }
 
 /// A side-by-side Markdown table of queue reports.
@@ -371,28 +428,8 @@ pub async fn claim_bench(
     clients: usize,
     seconds: u64,
 ) -> std::result::Result<ClaimReport, crate::BenchError> {
-    let setup = |e: AllotError| crate::BenchError::Setup(e.to_string());
     let queue = format!("claims-{}-{}", crate::load::run_id(), strategy.name());
-    let mut left = jobs;
-    while left > 0 {
-        let n = left.min(1000);
-        let specs = (0..n)
-            .map(|i| JobSpec {
-                payload: serde_json::json!({ "i": i }),
-                priority: 1,
-                run_at: chrono::Utc::now() - chrono::Duration::seconds(1),
-                max_attempts: 25,
-                unique_key: None,
-            })
-            .collect();
-        let req = Enqueue {
-            queue: queue.clone(),
-            jobs: specs,
-            now: chrono::Utc::now(),
-        };
-        store.enqueue(req, None).await.map_err(setup)?;
-        left -= n;
-    }
+    fill_queue(&store, &queue, jobs).await?;
     // Let the background ANALYZE of a large enqueue settle before timing.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let deadline = Instant::now() + Duration::from_secs(seconds);

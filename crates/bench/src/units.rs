@@ -102,79 +102,21 @@ pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchEr
                 opts.min_quantity.max(1),
                 (opts.max_quantity - opts.min_quantity).max(0) + 1,
             );
-            let (client2, url, sku2, strat, order) = (
-                client.clone(),
-                format!("{}/v1/unit-allocations", opts.url),
-                sku.clone(),
-                strategy.clone(),
-                opts.order_by.clone(),
-            );
-            let collected = drive(
-                &format!("{workload} {strategy}"),
-                opts.clients,
-                requests,
-                opts.progress,
-                move |i| {
-                    let quantity = min_q + (i as i64 % span);
-                    let body = json!({"sku": sku2, "quantity": quantity, "order_by": order, "strategy": strat});
-                    let (client, url) = (client2.clone(), url.clone());
-                    async move {
-                        match post(&client, &url, &body).await {
-                            Ok((s, b)) => {
-                                let ids: Vec<i64> = b["units"]
-                                    .as_array()
-                                    .map(|u| u.iter().filter_map(|u| u["id"].as_i64()).collect())
-                                    .unwrap_or_default();
-                                Sample {
-                                    outcome: outcome_of(s, &b, 201),
-                                    quantity: ids.len() as i64,
-                                    ids,
-                                    requested: quantity,
-                                }
-                            }
-                            Err(e) => Sample {
-                                outcome: format!("client_error: {e}"),
-                                requested: quantity,
-                                ..Sample::default()
-                            },
-                        }
-                    }
-                },
-            )
+            let claim = std::sync::Arc::new(Claimer {
+                client: client.clone(),
+                url: format!("{}/v1/unit-allocations", opts.url),
+                sku: sku.clone(),
+                strategy: strategy.clone(),
+                order_by: opts.order_by.clone(),
+            });
+            let label = format!("{workload} {strategy}");
+            let collected = drive(&label, opts.clients, requests, opts.progress, move |i| {
+                let claim = claim.clone();
+                async move { claim.run(min_q + (i as i64 % span)).await }
+            })
             .await?;
             let v = get(&client, &format!("{}/v1/skus/{sku}", opts.url)).await?;
-            let mut violations = Vec::new();
-            if let Some(d) = first_duplicate(&collected.ids) {
-                violations.push(format!("unit {d} handed out twice"));
-            }
-            let errors = error_count(&collected.outcomes);
-            if errors > 0 {
-                violations.push(format!("{errors} server or client errors"));
-            }
-            let on_hand = v["on_hand"].as_i64().unwrap_or(-1);
-            if on_hand != units as i64 - collected.quantity {
-                violations.push(format!(
-                    "pool {units} - units of successes {} != on_hand {on_hand}",
-                    collected.quantity
-                ));
-            }
-            if let Some(q) = collected.min_insufficient_request {
-                if on_hand >= q {
-                    violations.push(format!("insufficient_stock for {q} units while {on_hand} are left"));
-                }
-            }
-            let unexpected: u64 = collected
-                .outcomes
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "ok" | "contention" | "insufficient_stock"))
-                .map(|(_, v)| v)
-                .sum();
-            if unexpected > errors {
-                violations.push(format!(
-                    "{} answers other than ok/contention/insufficient_stock",
-                    unexpected - errors
-                ));
-            }
+            let violations = check(&collected, units as i64, v["on_hand"].as_i64().unwrap_or(-1));
             reports.push(LoadReport::new(
                 workload,
                 &strategy,
@@ -185,4 +127,77 @@ pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchEr
         }
     }
     Ok(reports)
+}
+
+/// One unit claim: what it needs to run.
+struct Claimer {
+    client: reqwest::Client,
+    url: String,
+    sku: String,
+    strategy: String,
+    order_by: Vec<String>,
+}
+
+impl Claimer {
+    /// Claim `quantity` units; the sample carries the ids of the units handed out.
+    async fn run(&self, quantity: i64) -> Sample {
+        let body = json!({"sku": self.sku, "quantity": quantity, "order_by": self.order_by, "strategy": self.strategy});
+        match post(&self.client, &self.url, &body).await {
+            Ok((s, b)) => {
+                let ids: Vec<i64> = b["units"]
+                    .as_array()
+                    .map(|u| u.iter().filter_map(|u| u["id"].as_i64()).collect())
+                    .unwrap_or_default();
+                Sample {
+                    outcome: outcome_of(s, &b, 201),
+                    quantity: ids.len() as i64,
+                    ids,
+                    requested: quantity,
+                }
+            }
+            Err(e) => Sample {
+                outcome: format!("client_error: {e}"),
+                requested: quantity,
+                ..Sample::default()
+            },
+        }
+    }
+}
+
+/// The pool's invariants after a run: no unit twice, units of the successes = what left the
+/// pool, `insufficient_stock` only when fewer were left, no answer but ok / contention /
+/// insufficient_stock.
+fn check(collected: &crate::load::Collected, units: i64, on_hand: i64) -> Vec<String> {
+    let mut violations = Vec::new();
+    if let Some(d) = first_duplicate(&collected.ids) {
+        violations.push(format!("unit {d} handed out twice"));
+    }
+    let errors = error_count(&collected.outcomes);
+    if errors > 0 {
+        violations.push(format!("{errors} server or client errors"));
+    }
+    if on_hand != units - collected.quantity {
+        violations.push(format!(
+            "pool {units} - units of successes {} != on_hand {on_hand}",
+            collected.quantity
+        ));
+    }
+    if let Some(q) = collected.min_insufficient_request {
+        if on_hand >= q {
+            violations.push(format!("insufficient_stock for {q} units while {on_hand} are left"));
+        }
+    }
+    let unexpected: u64 = collected
+        .outcomes
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "ok" | "contention" | "insufficient_stock"))
+        .map(|(_, v)| v)
+        .sum();
+    if unexpected > errors {
+        violations.push(format!(
+            "{} answers other than ok/contention/insufficient_stock",
+            unexpected - errors
+        ));
+    }
+    violations
 }
