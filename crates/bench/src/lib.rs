@@ -1,7 +1,7 @@
 //! # allot-bench
 //!
 //! The load generator of `allot bench`: async keep-alive HTTP clients on loopback, latency
-//! percentiles from HdrHistogram, the invariant checks of DESIGN.md after every run, and the
+//! percentiles from HdrHistogram, the invariant checks of ARCHITECTURE.md after every run, and the
 //! reports (a side-by-side table and JSON). It speaks only the HTTP API, so it measures the
 //! whole service as its users see it.
 

@@ -196,7 +196,7 @@ struct ServeArgs {
     /// How long a request waits for a pooled connection before 503, ms.
     #[arg(long, env = "ALLOT_POOL_WAIT_MS", default_value_t = 5000)]
     pool_wait_ms: u64,
-    /// How long stored Idempotency-Key responses are kept, ms (at least 24 h by API.md).
+    /// How long stored Idempotency-Key responses are kept, ms (at least 24 h).
     #[arg(long, env = "ALLOT_IDEMPOTENCY_RETENTION_MS", default_value_t = 86_400_000,
           value_parser = clap::value_parser!(u64).range(86_400_000..))]
     idempotency_retention_ms: u64,

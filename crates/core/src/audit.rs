@@ -1,4 +1,4 @@
-//! The audit: the invariants of DESIGN.md checked over what a backend reads in one snapshot.
+//! The audit: the invariants of ARCHITECTURE.md checked over what a backend reads in one snapshot.
 //!
 //! The backends only read rows ([`SkuAuditRow`], [`ClaimAuditRow`], [`JobAuditRow`]); every
 //! rule lives here, pure, so both backends judge alike and each rule is tested with plain data.

@@ -1,7 +1,7 @@
 //! Bookings: half-open time ranges `[start, end)` on a named resource that must never
 //! overlap while they block (confirmed, or held and not yet expired).
 //!
-//! Strategies (DESIGN.md): `exclusion` — a PostgreSQL exclusion constraint
+//! Strategies (ARCHITECTURE.md): `exclusion` — a PostgreSQL exclusion constraint
 //! (`EXCLUDE USING gist (resource WITH =, during WITH &&)`, PostgreSQL docs 5.4.6 "Exclusion
 //! Constraints", with btree_gist for the `=` on text); `advisory` — a transaction-scoped
 //! advisory lock on the FNV-1a hash of the resource (PostgreSQL docs 13.3.5 "Advisory

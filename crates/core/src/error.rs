@@ -1,5 +1,5 @@
 //! The domain error of allot. Every variant has a stable snake_case `code()` that the
-//! server maps to an HTTP status (see API.md). Backends map database errors to these by
+//! server maps to an HTTP status (see README.md, "Errors"). Backends map database errors to these by
 //! SQLSTATE, never by message text.
 
 /// Result alias over [`AllotError`].
@@ -122,7 +122,7 @@ pub enum AllotError {
 }
 
 impl AllotError {
-    /// The stable snake_case error code of API.md.
+    /// The stable snake_case error code (README.md, "Errors").
     pub fn code(&self) -> &'static str {
         match self {
             AllotError::InvalidRequest(_) => "invalid_request",

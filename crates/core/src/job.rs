@@ -1,4 +1,4 @@
-//! Jobs: a work queue where each job is leased to exactly one worker at a time (DESIGN.md,
+//! Jobs: a work queue where each job is leased to exactly one worker at a time (ARCHITECTURE.md,
 //! the queue row; the pattern of River, Oban, graphile-worker). States:
 //! `available` → `running` (claimed with a lease) → `completed`, or on failure `retryable`
 //! (runs again at its `run_at`) until `max_attempts`, then `discarded` (the dead letter).

@@ -1,7 +1,7 @@
 //! Named limits. Every limit has a name (the one `limit_exceeded` errors carry and
 //! `allot serve --help` lists), a default and a check.
 
-/// The configurable limits of a server. Defaults follow API.md.
+/// The configurable limits of a server. Defaults are the documented ones (`allot serve --help`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// `max_body_bytes`: largest request body, bytes (413 beyond). Default 1 MiB.
@@ -24,7 +24,7 @@ pub struct Limits {
     pub optimistic_max_attempts: u32,
     /// `max_page_size`: largest `limit` of a ledger page. Default 1000.
     pub max_page_size: u32,
-    /// `max_idempotency_key_len`: longest `Idempotency-Key`. Default 255 (API.md).
+    /// `max_idempotency_key_len`: longest `Idempotency-Key`. Default 255.
     pub max_idempotency_key_len: usize,
     /// `max_reason_len`: longest adjustment reason, chars. Default 1000.
     pub max_reason_len: usize,

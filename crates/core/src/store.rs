@@ -1,6 +1,6 @@
 //! The store traits every backend implements, and the idempotency plumbing.
 //!
-//! Idempotency (API.md, Conventions): the first request's status and body are stored in
+//! Idempotency (the `Idempotency-Key` convention of Stripe-style APIs): the first request's status and body are stored in
 //! the same transaction as its effect. The store does not know the wire format, so the
 //! caller passes a `render` function that turns the result into the stored response; the
 //! store calls it inside the transaction. Only successful requests are stored: a failed
@@ -116,11 +116,11 @@ pub trait StockStore: Send + Sync + 'static {
 
     /// Delete at most `max_rows` stored idempotency responses created before `before`.
     /// Returns how many were deleted. `allot serve` calls it periodically with
-    /// `now - idempotency_retention_ms` (API.md keeps keys at least 24 h).
+    /// `now - idempotency_retention_ms` (keys are kept at least 24 h).
     async fn prune_idempotency_keys(&self, before: chrono::DateTime<chrono::Utc>, max_rows: u32) -> Result<u64>;
 }
 
-/// Holds on stock and units (API.md, "Stock holds"; see [`crate::hold`]). Every backend.
+/// Holds on stock and units (see [`crate::hold`]). Every backend.
 ///
 /// Errors: `not_found`, `insufficient_stock`, `contention`, `hold_expired`,
 /// `hold_released`, `idempotency_key_*`, `unavailable`, `internal`.
@@ -147,7 +147,7 @@ pub trait HoldStore: Send + Sync + 'static {
     async fn expire_holds(&self, now: chrono::DateTime<chrono::Utc>, max_holds: u32) -> Result<u64>;
 }
 
-/// Individually tracked units (API.md, "Units"; see [`crate::unit`]). Every backend.
+/// Individually tracked units (see [`crate::unit`]). Every backend.
 ///
 /// Errors: `not_found`, `already_exists` (a serial the SKU has), `insufficient_stock`,
 /// `contention`, `unsupported_strategy`, `invalid_request` (a count-tracked SKU),
@@ -174,7 +174,7 @@ pub trait UnitStore: Send + Sync + 'static {
     ) -> Result<Executed<UnitAllocation>>;
 }
 
-/// Bookings of time ranges on resources (API.md, "Bookings"; see [`crate::booking`]).
+/// Bookings of time ranges on resources (see [`crate::booking`]).
 ///
 /// Errors: `booking_overlap` (with the conflicting id when known), `not_found`,
 /// `booking_expired` / `booking_cancelled` / `booking_released` (confirm), `contention`,
@@ -221,7 +221,7 @@ pub trait BookingStore: Send + Sync + 'static {
     async fn booking_overlaps(&self) -> Result<Vec<crate::booking::BookingOverlap>>;
 }
 
-/// A work queue with leases (API.md, "Jobs"; see [`crate::job`]).
+/// A work queue with leases (see [`crate::job`]).
 ///
 /// Errors: `lease_lost` (stale token: nothing changed), `not_found`, `invalid_request`,
 /// `idempotency_key_*`, `unavailable`, `internal`.

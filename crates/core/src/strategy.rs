@@ -1,4 +1,4 @@
-//! Allocation strategies (DESIGN.md, "The problem") and backends.
+//! Allocation strategies (ARCHITECTURE.md, "Strategies") and backends.
 
 use crate::error::AllotError;
 use std::fmt;
@@ -23,7 +23,7 @@ impl Backend {
     }
 }
 
-/// How a stock allocation takes its rows. See DESIGN.md's table for each one's price.
+/// How a stock allocation takes its rows. See README.md's table for each one's price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
     /// Relative conditional update: `SET on_hand = on_hand - q WHERE on_hand - held >= q`.

@@ -1,4 +1,4 @@
-//! Stock (fungible counts per SKU) on PostgreSQL: every strategy of DESIGN.md as SQL.
+//! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
 
 use crate::map_error;
 use crate::store::PgStore;

@@ -2,7 +2,7 @@
 //! ([`PgStore::retrying`]) around one attempt ([`PgStore::write`]) that begins, runs the
 //! idempotency protocol, runs the body, stores the response and commits.
 //!
-//! Idempotency (API.md, Conventions): a transaction-scoped advisory lock on the key (two-int
+//! Idempotency (the `Idempotency-Key` convention of Stripe-style APIs): a transaction-scoped advisory lock on the key (two-int
 //! form, class [`IDEMPOTENCY_LOCK_CLASS`]) taken without waiting, then the key's row; the
 //! response is stored in the same transaction as the effect, so a failed request stores
 //! nothing and its retry runs again (PostgreSQL docs, 9.27.10 "Advisory Lock Functions").

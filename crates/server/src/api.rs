@@ -1,4 +1,4 @@
-//! Routes and handlers of API.md (service, SKUs, ledger, allocations, audit).
+//! Routes and handlers of the HTTP API (service, SKUs, ledger, allocations, audit).
 
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{IdempotencyKey, JsonBody};
@@ -21,10 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 /// The OpenAPI document served at `/openapi.json`, generated from the handlers.
 #[derive(OpenApi)]
 #[openapi(
-    info(
-        title = "allot",
-        description = "Allocation of scarce things under contention. See API.md."
-    ),
+    info(title = "allot", description = "Allocation of scarce things under contention."),
     paths(
         healthz,
         create_sku,

@@ -22,7 +22,7 @@ pub struct ServerConfig {
     pub pool_size: usize,
     /// How long a request waits for a pooled connection, ms.
     pub pool_wait_ms: u64,
-    /// How long stored idempotency responses are kept, ms (API.md: at least 24 h).
+    /// How long stored idempotency responses are kept, ms (at least 24 h).
     pub idempotency_retention_ms: u64,
     /// How often the sweeper prunes expired idempotency responses, ms.
     pub sweep_interval_ms: u64,

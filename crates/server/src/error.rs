@@ -1,4 +1,4 @@
-//! The error body of API.md and the mapping from domain errors to HTTP statuses.
+//! The error body of the HTTP API (`{"error": {"code", "message", …}}`) and the mapping from domain errors to HTTP statuses.
 
 use allot_core::AllotError;
 use axum::http::{HeaderValue, StatusCode};
@@ -16,7 +16,7 @@ pub struct ErrorBody {
 /// The inner error object; details depend on the code.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
-    /// Stable snake_case code (see API.md's table).
+    /// Stable snake_case code (listed in README.md, "Errors").
     pub code: String,
     /// Human-readable text.
     pub message: String,
@@ -61,7 +61,7 @@ impl std::fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
-/// HTTP status of a domain error, per API.md.
+/// HTTP status of a domain error, per the HTTP contract.
 pub fn status_of(e: &AllotError) -> StatusCode {
     match e {
         AllotError::InvalidRequest(_) | AllotError::UnsupportedStrategy { .. } => StatusCode::BAD_REQUEST,

@@ -1,4 +1,4 @@
-//! Request extractors that answer in the error format of API.md instead of axum's plain text.
+//! Request extractors that answer in the API's error format instead of axum's plain text.
 
 use crate::error::ApiError;
 use crate::state::AppState;

@@ -1,6 +1,6 @@
 //! # allot-server
 //!
-//! The HTTP API of allot (API.md) on axum: handlers, the error body, the `Idempotency-Key`
+//! The HTTP API of allot (its OpenAPI document is served at `/openapi.json`) on axum: handlers, the error body, the `Idempotency-Key`
 //! protocol, Prometheus metrics and the OpenAPI document (utoipa). This is the only crate
 //! that knows HTTP or JSON; it talks to the backends through the store traits of [`allot_core::store`].
 
