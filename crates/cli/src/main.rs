@@ -8,7 +8,8 @@ use allot_core::{Limits, Strategy};
 use allot_server::ServerConfig;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(
@@ -49,131 +50,62 @@ struct DbArgs {
     database_url: String,
 }
 
-#[derive(Args, Clone)]
+/// The named limits as flags and `ALLOT_*` variables, built from [`Limits::TABLE`] (one
+/// place defines each limit's name, default, help and minimum).
+#[derive(Clone, Debug, Default)]
 struct LimitArgs {
-    /// Largest request body, bytes (413 beyond).
-    #[arg(long, env = "ALLOT_MAX_BODY_BYTES", default_value_t = Limits::default().max_body_bytes)]
-    max_body_bytes: usize,
-    /// Most lines in one allocation.
-    #[arg(long, env = "ALLOT_MAX_LINES", default_value_t = Limits::default().max_lines)]
-    max_lines: usize,
-    /// Longest SKU/resource/queue name, chars.
-    #[arg(long, env = "ALLOT_MAX_NAME_LEN", default_value_t = Limits::default().max_name_len)]
-    max_name_len: usize,
-    /// Most rows in one bulk insert request.
-    #[arg(long, env = "ALLOT_MAX_BATCH_INSERT", default_value_t = Limits::default().max_batch_insert)]
-    max_batch_insert: usize,
-    /// Largest quantity, on_hand or |delta| in one request.
-    #[arg(long, env = "ALLOT_MAX_QUANTITY", default_value_t = Limits::default().max_quantity)]
-    max_quantity: i64,
-    /// Most buckets of a segmented SKU.
-    #[arg(long, env = "ALLOT_MAX_BUCKETS", default_value_t = Limits::default().max_buckets)]
-    max_buckets: u32,
-    /// Retries of a transaction after 40001 serialization_failure / 40P01 deadlock_detected.
-    #[arg(long, env = "ALLOT_MAX_TX_RETRIES", default_value_t = Limits::default().max_tx_retries)]
-    max_tx_retries: u32,
-    /// Attempts of the optimistic strategy before `409 contention`.
-    #[arg(long, env = "ALLOT_OPTIMISTIC_MAX_ATTEMPTS", default_value_t = Limits::default().optimistic_max_attempts)]
-    optimistic_max_attempts: u32,
-    /// Most requests one transaction of the `batched` strategy serves.
-    #[arg(long, env = "ALLOT_BATCH_MAX_REQUESTS", default_value_t = Limits::default().batch_max_requests)]
-    batch_max_requests: usize,
-    /// Most requests waiting for a `batched` transaction (beyond: 503 unavailable).
-    #[arg(long, env = "ALLOT_BATCH_MAX_QUEUED", default_value_t = Limits::default().batch_max_queued)]
-    batch_max_queued: usize,
-    /// Attempts to take one SKU's Redis lock (`redis_lock`) before `409 contention`.
-    #[arg(long, env = "ALLOT_REDIS_LOCK_MAX_ATTEMPTS", default_value_t = Limits::default().redis_lock_max_attempts)]
-    redis_lock_max_attempts: u32,
-    /// Largest ledger page (`limit`).
-    #[arg(long, env = "ALLOT_MAX_PAGE_SIZE", default_value_t = Limits::default().max_page_size)]
-    max_page_size: u32,
-    /// Longest Idempotency-Key, bytes.
-    #[arg(long, env = "ALLOT_MAX_IDEMPOTENCY_KEY_LEN", default_value_t = Limits::default().max_idempotency_key_len)]
-    max_idempotency_key_len: usize,
-    /// Longest adjustment reason, chars.
-    #[arg(long, env = "ALLOT_MAX_REASON_LEN", default_value_t = Limits::default().max_reason_len)]
-    max_reason_len: usize,
-    /// Shortest hold (`ttl_ms`, `hold_ttl_ms`), ms.
-    #[arg(long, env = "ALLOT_MIN_HOLD_TTL_MS", default_value_t = Limits::default().min_hold_ttl_ms)]
-    min_hold_ttl_ms: u64,
-    /// Longest hold, ms.
-    #[arg(long, env = "ALLOT_MAX_HOLD_TTL_MS", default_value_t = Limits::default().max_hold_ttl_ms)]
-    max_hold_ttl_ms: u64,
-    /// Most units one unit claim may ask for.
-    #[arg(long, env = "ALLOT_MAX_UNIT_CLAIM", default_value_t = Limits::default().max_unit_claim)]
-    max_unit_claim: i64,
-    /// Most keys in a unit claim's `order_by`.
-    #[arg(long, env = "ALLOT_MAX_ORDER_BY", default_value_t = Limits::default().max_order_by)]
-    max_order_by: usize,
-    /// Longest unit serial, location or lot, chars.
-    #[arg(long, env = "ALLOT_MAX_UNIT_FIELD_LEN", default_value_t = Limits::default().max_unit_field_len)]
-    max_unit_field_len: usize,
-    /// Attempts of a unit claim (skip_locked retries, nowait_scan passes) before `409 contention`.
-    #[arg(long, env = "ALLOT_UNIT_CLAIM_MAX_ATTEMPTS", default_value_t = Limits::default().unit_claim_max_attempts)]
-    unit_claim_max_attempts: u32,
-    /// Most expired holds the sweeper finalises per statement.
-    #[arg(long, env = "ALLOT_HOLD_SWEEP_BATCH", default_value_t = Limits::default().hold_sweep_batch)]
-    hold_sweep_batch: u32,
-    /// Longest booking range, and longest window of a booking list or availability query, ms.
-    #[arg(long, env = "ALLOT_MAX_BOOKING_MS", default_value_t = Limits::default().max_booking_ms)]
-    max_booking_ms: i64,
-    /// Largest job payload, serialized bytes.
-    #[arg(long, env = "ALLOT_MAX_PAYLOAD_BYTES", default_value_t = Limits::default().max_payload_bytes)]
-    max_payload_bytes: usize,
-    /// Shortest job lease, ms.
-    #[arg(long, env = "ALLOT_MIN_LEASE_MS", default_value_t = Limits::default().min_lease_ms)]
-    min_lease_ms: i64,
-    /// Longest job lease, ms.
-    #[arg(long, env = "ALLOT_MAX_LEASE_MS", default_value_t = Limits::default().max_lease_ms)]
-    max_lease_ms: i64,
-    /// Most jobs one claim may lease.
-    #[arg(long, env = "ALLOT_MAX_CLAIM", default_value_t = Limits::default().max_claim)]
-    max_claim: i64,
-    /// Largest `max_attempts` of a job.
-    #[arg(long, env = "ALLOT_MAX_JOB_ATTEMPTS", default_value_t = Limits::default().max_job_attempts)]
-    max_job_attempts: i64,
-    /// Longest long-poll (`wait_ms`) of a job claim, ms.
-    #[arg(long, env = "ALLOT_MAX_WAIT_MS", default_value_t = Limits::default().max_wait_ms)]
-    max_wait_ms: i64,
-    /// Longest a waiting job claim sleeps without a wake-up before it claims again, ms.
-    #[arg(long, env = "ALLOT_JOB_POLL_INTERVAL_MS", default_value_t = Limits::default().job_poll_interval_ms,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    job_poll_interval_ms: u64,
+    limits: Limits,
 }
 
 impl LimitArgs {
     fn limits(&self) -> Limits {
-        Limits {
-            max_body_bytes: self.max_body_bytes,
-            max_lines: self.max_lines,
-            max_name_len: self.max_name_len,
-            max_batch_insert: self.max_batch_insert,
-            max_quantity: self.max_quantity,
-            max_buckets: self.max_buckets,
-            max_tx_retries: self.max_tx_retries,
-            optimistic_max_attempts: self.optimistic_max_attempts,
-            max_page_size: self.max_page_size,
-            max_idempotency_key_len: self.max_idempotency_key_len,
-            max_reason_len: self.max_reason_len,
-            min_hold_ttl_ms: self.min_hold_ttl_ms,
-            max_hold_ttl_ms: self.max_hold_ttl_ms,
-            max_unit_claim: self.max_unit_claim,
-            max_order_by: self.max_order_by,
-            max_unit_field_len: self.max_unit_field_len,
-            unit_claim_max_attempts: self.unit_claim_max_attempts,
-            hold_sweep_batch: self.hold_sweep_batch,
-            max_booking_ms: self.max_booking_ms,
-            max_payload_bytes: self.max_payload_bytes,
-            min_lease_ms: self.min_lease_ms,
-            max_lease_ms: self.max_lease_ms,
-            max_claim: self.max_claim,
-            max_job_attempts: self.max_job_attempts,
-            max_wait_ms: self.max_wait_ms,
-            job_poll_interval_ms: self.job_poll_interval_ms,
-            batch_max_requests: self.batch_max_requests,
-            batch_max_queued: self.batch_max_queued,
-            redis_lock_max_attempts: self.redis_lock_max_attempts,
+        self.limits.clone()
+    }
+
+    /// `max_lines` -> `ALLOT_MAX_LINES`.
+    fn env_name(name: &str) -> String {
+        format!("ALLOT_{}", name.to_uppercase())
+    }
+}
+
+impl clap::FromArgMatches for LimitArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut limits = Limits::default();
+        for info in Limits::TABLE {
+            if let Some(v) = m.get_one::<String>(info.name) {
+                limits
+                    .set(info.name, v)
+                    .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))?;
+            }
         }
+        Ok(LimitArgs { limits })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for LimitArgs {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        for info in Limits::TABLE {
+            let default = Limits::default_text(info.name).unwrap_or_default();
+            cmd = cmd.arg(
+                clap::Arg::new(info.name)
+                    .long(info.name.replace('_', "-"))
+                    .env(Self::env_name(info.name))
+                    .value_name(info.name.to_uppercase())
+                    .default_value(default)
+                    .help(info.help.trim())
+                    .help_heading("Limits"),
+            );
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
 }
 
@@ -500,34 +432,66 @@ struct FlashSaleArgs {
     json: Option<PathBuf>,
 }
 
-/// Read the TOML config file (if any) and export its keys as `ALLOT_<KEY>` environment
-/// variables that are not already set, so clap's `env` gives flag > env > file > default.
-fn load_config_file(path: Option<PathBuf>) -> anyhow::Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
+/// The command line with the TOML config file's settings added (if there is a file): a key
+/// becomes `--key=value` when the chosen command has that flag and neither the command line
+/// nor its `ALLOT_<KEY>` variable sets it, so precedence is flag > env > file > default.
+/// Keys the command has no flag for are ignored (one file serves every command).
+fn with_config_file(mut args: Vec<OsString>, path: Option<&Path>) -> anyhow::Result<Vec<OsString>> {
+    let Some(path) = path else { return Ok(args) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
     let table: toml::Table = text
         .parse()
         .with_context(|| format!("parsing config {}", path.display()))?;
+    let command = chosen_command(&args);
     for (key, value) in table {
-        let var = format!("ALLOT_{}", key.to_uppercase().replace('-', "_"));
-        let value = match value {
-            toml::Value::String(s) => s,
-            toml::Value::Integer(i) => i.to_string(),
-            toml::Value::Boolean(b) => b.to_string(),
-            other => bail!("config key `{key}`: unsupported value {other}"),
+        let long = key.replace('_', "-");
+        let Some(arg) = command.get_arguments().find(|a| a.get_long() == Some(long.as_str())) else {
+            continue;
         };
-        if std::env::var_os(&var).is_none() {
-            // SAFETY: single-threaded at this point (before the runtime starts).
-            unsafe { std::env::set_var(var, value) };
+        let given = args.iter().any(|a| {
+            a.to_str()
+                .is_some_and(|a| a == format!("--{long}") || a.starts_with(&format!("--{long}=")))
+        });
+        let env_set = arg.get_env().is_some_and(|e| std::env::var_os(e).is_some());
+        if given || env_set {
+            continue;
+        }
+        match value {
+            toml::Value::Boolean(true) if !arg.get_action().takes_values() => args.push(format!("--{long}").into()),
+            toml::Value::Boolean(false) if !arg.get_action().takes_values() => {}
+            toml::Value::String(v) => args.push(format!("--{long}={v}").into()),
+            toml::Value::Integer(v) => args.push(format!("--{long}={v}").into()),
+            toml::Value::Float(v) => args.push(format!("--{long}={v}").into()),
+            toml::Value::Boolean(v) => args.push(format!("--{long}={v}").into()),
+            other => bail!("config key `{key}`: unsupported value {other}"),
         }
     }
-    Ok(())
+    Ok(args)
+}
+
+/// The (sub)command `args` run, e.g. `bench flash-sale`: its flags are the ones a config key
+/// may set.
+fn chosen_command(args: &[OsString]) -> clap::Command {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    command.build();
+    let matches = Cli::command().ignore_errors(true).get_matches_from(args);
+    let mut m = &matches;
+    while let Some((name, sub)) = m.subcommand() {
+        let Some(next) = command.find_subcommand(name).cloned() else {
+            break;
+        };
+        command = next;
+        m = sub;
+    }
+    command
 }
 
 fn main() -> anyhow::Result<()> {
+    let args: Vec<OsString> = std::env::args_os().collect();
     // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
-    load_config_file(Cli::parse().config)?;
-    let cli = Cli::parse();
+    let config = Cli::parse_from(&args).config;
+    let cli = Cli::parse_from(with_config_file(args, config.as_deref())?);
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
@@ -1056,5 +1020,35 @@ fn print_audit(report: &allot_core::AuditReport) {
             "  resource {}: bookings {} and {} overlap",
             o.resource, o.first, o.second
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn config_file_fills_only_what_the_command_line_leaves_open() {
+        let path = std::env::temp_dir().join(format!("allot-cli-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "listen = \"127.0.0.1:1\"\nmax_lines = 7\nmax_claim = 3\nallow_unsafe_strategies = true\nnot_a_flag = 1\n",
+        )
+        .unwrap();
+        let got = with_config_file(args(&["allot", "serve", "--max-lines=9"]), Some(&path)).unwrap();
+        let cli = Cli::parse_from(&got);
+        let Cmd::Serve(s) = cli.cmd else { panic!("serve") };
+        assert_eq!(s.listen, "127.0.0.1:1", "from the file");
+        assert_eq!(s.limits.limits().max_lines, 9, "the flag wins over the file");
+        assert_eq!(s.limits.limits().max_claim, 3, "a limit from the file");
+        assert!(s.allow_unsafe_strategies, "a boolean flag from the file");
+        // Another command takes only the keys it has flags for.
+        let got = with_config_file(args(&["allot", "audit"]), Some(&path)).unwrap();
+        assert_eq!(got, args(&["allot", "audit"]));
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -29,7 +29,7 @@ pub use job::{
     Claim, ClaimBody, ClaimStrategy, Claimed, Completion, Completions, CompletionsBody, Enqueue, EnqueueBody, Enqueued,
     JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
 };
-pub use limits::Limits;
+pub use limits::{LimitInfo, Limits};
 pub use model::*;
 pub use store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, Store, StoredResponse, UnitStore,

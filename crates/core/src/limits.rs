@@ -1,111 +1,153 @@
 //! Named limits. Every limit has a name (the one `limit_exceeded` errors carry and
-//! `allot serve --help` lists), a default and a check.
+//! `allot serve --help` lists), a default, a help text and a check — all written once, in the
+//! table below: the struct, its `Default`, [`Limits::TABLE`] (what the CLI turns into
+//! `--flags` and `ALLOT_*` variables, and what documentation can list) and [`Limits::set`]
+//! come from it.
 
-/// The configurable limits of a server. Defaults are the documented ones (`allot serve --help`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
-    /// `max_body_bytes`: largest request body, bytes (413 beyond). Default 1 MiB.
-    pub max_body_bytes: usize,
-    /// `max_lines`: lines per allocation request. Default 100.
-    pub max_lines: usize,
-    /// `max_name_len`: SKU/resource/queue name length, chars. Default 128.
-    pub max_name_len: usize,
-    /// `max_batch_insert`: rows per bulk insert request. Default 10 000.
-    pub max_batch_insert: usize,
-    /// `max_quantity`: largest quantity, on_hand or |delta| in one request. Default 10^12,
-    /// so sums of many can never overflow i64.
-    pub max_quantity: i64,
-    /// `max_buckets`: most buckets a segmented SKU may have. Default 64.
-    pub max_buckets: u32,
-    /// `max_tx_retries`: retries of a transaction after 40001 serialization_failure or
-    /// 40P01 deadlock_detected. Default 5.
-    pub max_tx_retries: u32,
-    /// `optimistic_max_attempts`: attempts of the optimistic strategy before `contention`. Default 8.
-    pub optimistic_max_attempts: u32,
-    /// `max_page_size`: largest `limit` of a ledger page. Default 1000.
-    pub max_page_size: u32,
-    /// `max_idempotency_key_len`: longest `Idempotency-Key`. Default 255.
-    pub max_idempotency_key_len: usize,
-    /// `max_reason_len`: longest adjustment reason, chars. Default 1000.
-    pub max_reason_len: usize,
-    /// `min_hold_ttl_ms`: shortest hold. Default 1000.
-    pub min_hold_ttl_ms: u64,
-    /// `max_hold_ttl_ms`: longest hold. Default 86 400 000 (24 h).
-    pub max_hold_ttl_ms: u64,
-    /// `max_unit_claim`: most units one unit claim may ask for. Default 1000.
-    pub max_unit_claim: i64,
-    /// `max_order_by`: most keys in a unit claim's `order_by`. Default 4.
-    pub max_order_by: usize,
-    /// `max_unit_field_len`: longest serial, location or lot, chars. Default 256.
-    pub max_unit_field_len: usize,
-    /// `unit_claim_max_attempts`: attempts of a unit claim (skip_locked retries, nowait_scan
-    /// passes) when rows were locked by others, before `contention`. Default 8.
-    pub unit_claim_max_attempts: u32,
-    /// `hold_sweep_batch`: most overdue holds one sweeper statement finalises. Default 500.
-    pub hold_sweep_batch: u32,
-    /// `max_booking_ms`: longest booking range, and longest window of a booking list or
-    /// availability query. Default 366 days.
-    pub max_booking_ms: i64,
-    /// `max_payload_bytes`: largest job payload, serialized bytes. Default 65 536.
-    pub max_payload_bytes: usize,
-    /// `min_lease_ms`: shortest job lease. Default 1000.
-    pub min_lease_ms: i64,
-    /// `max_lease_ms`: longest job lease. Default 3 600 000 (1 h).
-    pub max_lease_ms: i64,
-    /// `max_claim`: most jobs one claim may lease. Default 100.
-    pub max_claim: i64,
-    /// `max_job_attempts`: largest `max_attempts` of a job. Default 100.
-    pub max_job_attempts: i64,
-    /// `max_wait_ms`: longest long-poll of a claim. Default 30 000.
-    pub max_wait_ms: i64,
-    /// `job_poll_interval_ms`: longest a waiting claim sleeps without a wake-up before it
-    /// claims again (jobs whose `run_at` arrives, or enqueued by another process on SQLite, are
-    /// seen at least this often). Enqueues wake waiters at once (PostgreSQL: LISTEN/NOTIFY;
-    /// SQLite: in process). Default 250.
-    pub job_poll_interval_ms: u64,
-    /// `batch_max_requests`: most requests one transaction of the `batched` strategy serves.
-    /// Default 512.
-    pub batch_max_requests: usize,
-    /// `batch_max_queued`: most requests waiting for a `batched` transaction in one server
-    /// instance; beyond it a request is refused `503 unavailable` (back-pressure). Default 20 000.
-    pub batch_max_queued: usize,
-    /// `redis_lock_max_attempts`: attempts to take one SKU's Redis lock (full-jitter waits
-    /// between them) before `409 contention`. Default 200.
-    pub redis_lock_max_attempts: u32,
+/// One limit as the table gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitInfo {
+    /// The limit's name (`max_lines`); its flag is `--max-lines`, its variable `ALLOT_MAX_LINES`.
+    pub name: &'static str,
+    /// What it bounds, with its unit.
+    pub help: &'static str,
+    /// The smallest value it accepts.
+    pub min: i64,
 }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_body_bytes: 1 << 20,
-            max_lines: 100,
-            max_name_len: 128,
-            max_batch_insert: 10_000,
-            max_quantity: 1_000_000_000_000,
-            max_buckets: 64,
-            max_tx_retries: 5,
-            optimistic_max_attempts: 8,
-            max_page_size: 1000,
-            max_idempotency_key_len: 255,
-            max_reason_len: 1000,
-            min_hold_ttl_ms: 1000,
-            max_hold_ttl_ms: 86_400_000,
-            max_unit_claim: 1000,
-            max_order_by: 4,
-            max_unit_field_len: 256,
-            unit_claim_max_attempts: 8,
-            hold_sweep_batch: 500,
-            max_booking_ms: 366 * 86_400_000,
-            max_payload_bytes: 65_536,
-            min_lease_ms: 1000,
-            max_lease_ms: 3_600_000,
-            max_claim: 100,
-            max_job_attempts: 100,
-            max_wait_ms: 30_000,
-            job_poll_interval_ms: 250,
-            batch_max_requests: 512,
-            batch_max_queued: 20_000,
-            redis_lock_max_attempts: 200,
+macro_rules! limits {
+    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $default:expr, min $min:expr; )*) => {
+        /// The configurable limits of a server (see the module docs for where each comes from).
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Limits {
+            $( $(#[doc = $doc])+ pub $name: $ty, )*
         }
+
+        impl Default for Limits {
+            fn default() -> Self {
+                Limits { $( $name: $default, )* }
+            }
+        }
+
+        impl Limits {
+            /// Every limit: name, help text and smallest value, in declaration order.
+            pub const TABLE: &'static [LimitInfo] = &[
+                $( LimitInfo { name: stringify!($name), help: concat!($($doc),+), min: $min }, )*
+            ];
+
+            /// The default of the limit `name`, as text.
+            pub fn default_text(name: &str) -> Option<String> {
+                let d = Limits::default();
+                match name {
+                    $( stringify!($name) => Some(d.$name.to_string()), )*
+                    _ => None,
+                }
+            }
+
+            /// Set the limit `name` from text. Errors name the limit and say why.
+            pub fn set(&mut self, name: &str, value: &str) -> std::result::Result<(), String> {
+                match name {
+                    $( stringify!($name) => {
+                        let v: $ty = value.trim().parse().map_err(|e| format!("{name}: `{value}`: {e}"))?;
+                        if (v as i128) < ($min as i128) {
+                            return Err(format!("{name}: {v} is below its minimum {}", $min));
+                        }
+                        self.$name = v;
+                        Ok(())
+                    } )*
+                    _ => Err(format!("no limit is named `{name}`")),
+                }
+            }
+        }
+    };
+}
+
+limits! {
+    /// Largest request body, bytes (413 beyond).
+    max_body_bytes: usize = 1 << 20, min 1;
+    /// Most lines in one allocation request.
+    max_lines: usize = 100, min 1;
+    /// Longest SKU, resource or queue name, chars.
+    max_name_len: usize = 128, min 1;
+    /// Most rows in one bulk insert request.
+    max_batch_insert: usize = 10_000, min 1;
+    /// Largest quantity, on_hand or |delta| in one request (10^12, so sums of many never
+    /// overflow i64).
+    max_quantity: i64 = 1_000_000_000_000, min 1;
+    /// Most buckets of a segmented SKU.
+    max_buckets: u32 = 64, min 1;
+    /// Retries of a transaction after 40001 serialization_failure or 40P01 deadlock_detected.
+    max_tx_retries: u32 = 5, min 0;
+    /// Attempts of the optimistic strategy before `409 contention`.
+    optimistic_max_attempts: u32 = 8, min 1;
+    /// Largest `limit` of a ledger page.
+    max_page_size: u32 = 1000, min 1;
+    /// Longest `Idempotency-Key`, bytes.
+    max_idempotency_key_len: usize = 255, min 1;
+    /// Longest adjustment reason, chars.
+    max_reason_len: usize = 1000, min 0;
+    /// Shortest hold (`ttl_ms`, `hold_ttl_ms`), ms.
+    min_hold_ttl_ms: u64 = 1000, min 1;
+    /// Longest hold, ms (24 h).
+    max_hold_ttl_ms: u64 = 86_400_000, min 1;
+    /// Most units one unit claim may ask for.
+    max_unit_claim: i64 = 1000, min 1;
+    /// Most keys in a unit claim's `order_by`.
+    max_order_by: usize = 4, min 1;
+    /// Longest unit serial, location or lot, chars.
+    max_unit_field_len: usize = 256, min 1;
+    /// Attempts of a unit claim (skip_locked retries, nowait_scan passes) when rows were
+    /// locked by others, before `409 contention`.
+    unit_claim_max_attempts: u32 = 8, min 1;
+    /// Most overdue holds one sweeper statement finalises.
+    hold_sweep_batch: u32 = 500, min 1;
+    /// Longest booking range, and longest window of a booking list or availability query,
+    /// ms (366 days).
+    max_booking_ms: i64 = 366 * 86_400_000, min 1;
+    /// Largest job payload, serialized bytes.
+    max_payload_bytes: usize = 65_536, min 1;
+    /// Shortest job lease, ms.
+    min_lease_ms: i64 = 1000, min 1;
+    /// Longest job lease, ms (1 h).
+    max_lease_ms: i64 = 3_600_000, min 1;
+    /// Most jobs one claim may lease.
+    max_claim: i64 = 100, min 1;
+    /// Largest `max_attempts` of a job.
+    max_job_attempts: i64 = 100, min 1;
+    /// Longest long-poll (`wait_ms`) of a job claim, ms.
+    max_wait_ms: i64 = 30_000, min 0;
+    /// Longest a waiting job claim sleeps without a wake-up before it claims again, ms (jobs
+    /// whose `run_at` arrives, or enqueued by another process on SQLite, are seen at least
+    /// this often; an enqueue wakes waiters at once).
+    job_poll_interval_ms: u64 = 250, min 1;
+    /// Most requests one transaction of the `batched` strategy serves.
+    batch_max_requests: usize = 512, min 1;
+    /// Most requests waiting for a `batched` transaction in one server instance; beyond it a
+    /// request is refused `503 unavailable` (back-pressure).
+    batch_max_queued: usize = 20_000, min 1;
+    /// Attempts to take one SKU's Redis lock (`redis_lock`, full-jitter waits between them)
+    /// before `409 contention`.
+    redis_lock_max_attempts: u32 = 200, min 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_every_field_and_set_reaches_each() {
+        assert_eq!(Limits::TABLE.len(), 29);
+        let mut l = Limits::default();
+        for info in Limits::TABLE {
+            let d = Limits::default_text(info.name).unwrap();
+            l.set(info.name, &d).unwrap();
+            assert!(!info.help.is_empty(), "{}", info.name);
+        }
+        assert_eq!(l, Limits::default());
+        l.set("max_lines", "7").unwrap();
+        assert_eq!(l.max_lines, 7);
+        assert!(l.set("max_lines", "0").unwrap_err().contains("minimum"));
+        assert!(l.set("max_lines", "x").unwrap_err().contains("max_lines"));
+        assert!(l.set("nope", "1").is_err());
     }
 }
