@@ -162,7 +162,10 @@ impl AllotError {
     /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with a hint: how to
     /// enable the unsafe `naive`, or that SQLite has only `serialized`.
     pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
-        let hint = if strategy.parse::<crate::Strategy>().is_ok_and(|s| s.is_unsafe()) {
+        let parsed = strategy.parse::<crate::Strategy>();
+        let hint = if parsed.as_ref().is_ok_and(|s| s.needs_redis()) && backend == "postgres" {
+            " without Redis (start allot serve on PostgreSQL with --redis-url)".into()
+        } else if parsed.is_ok_and(|s| s.is_unsafe()) {
             " (unsafe: start the server with --allow-unsafe-strategies)".into()
         } else if backend == "sqlite" {
             " (SQLite runs every request as one serialized transaction: use `serialized`)".into()

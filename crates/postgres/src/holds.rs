@@ -330,7 +330,7 @@ impl PgStore {
 #[async_trait]
 impl HoldStore for PgStore {
     async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
-        self.require(req.take.strategy)?;
+        self.require_database_side(req.take.strategy)?;
         if req.take.strategy == Strategy::Batched && self.coalesces() {
             return self.hold_batched(req, idem).await;
         }

@@ -520,10 +520,10 @@ impl StockStore for PgStore {
             | Strategy::Pessimistic
             | Strategy::Optimistic
             | Strategy::Segmented
-            | Strategy::Batched
-            // The database side of the Redis strategies (the server runs the Redis side).
-            | Strategy::RedisCounter
-            | Strategy::RedisLock => true,
+            | Strategy::Batched => true,
+            // Only through allot-redis's `RedisGated`, which runs the Redis side and then
+            // this store's database side (see `require_database_side`).
+            Strategy::RedisCounter | Strategy::RedisLock => false,
             Strategy::Naive => self.allow_unsafe,
             Strategy::Serialized => false,
         }
@@ -592,7 +592,7 @@ impl StockStore for PgStore {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        self.require(req.strategy)?;
+        self.require_database_side(req.strategy)?;
         let now = self.now();
         let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         // A lane's own store (no combiner) runs `batched` on the per-request path, as it

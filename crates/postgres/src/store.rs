@@ -57,6 +57,16 @@ impl PgStore {
         })
     }
 
+    /// `require`, except that the Redis strategies are accepted: their database side (the
+    /// `atomic` path, with the fencing check of `redis_lock`) runs here once a
+    /// `RedisGated` store has run their Redis side.
+    pub(crate) fn require_database_side(&self, strategy: Strategy) -> Result<()> {
+        if strategy.needs_redis() {
+            return Ok(());
+        }
+        allot_core::StockStore::require(self, strategy)
+    }
+
     /// The connection pool.
     pub(crate) fn pool(&self) -> &Pool {
         &self.pool

@@ -31,6 +31,9 @@
 //! was applied; lock acquisition out of attempts is `contention`; a stale fencing token is
 //! `lease_lost` (`AllotError::Fenced`); the store's own errors pass through.
 
+mod gated;
+pub use gated::RedisGated;
+
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
 use rand::Rng;

@@ -279,14 +279,7 @@ async fn adjust_sku(
 ) -> Result<Response, ApiError> {
     let req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let sku_name = req.sku.clone();
     let result = st.store.adjust(req, idem).await?;
-    if let (Some(gate), Executed::Fresh(_)) = (&st.redis, &result) {
-        // The counter cannot follow an adjustment exactly: rebuild it from the database.
-        if let Err(e) = gate.invalidate(&sku_name).await {
-            tracing::warn!(sku = %sku_name, error = %e, "redis_counter: counter not invalidated after an adjustment");
-        }
-    }
     Ok(respond(StatusCode::OK, result))
 }
 
@@ -337,30 +330,21 @@ async fn create_allocation(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = match (&st.redis, strategy.needs_redis()) {
-        (Some(gate), true) => gate.allocate(&*st.store, req, idem).await,
-        _ => st.store.allocate(req, idem).await,
-    };
+    let result = st.store.allocate(req, idem).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
 
-/// The request's stock strategy, or the server default.
+/// The request's stock strategy, or the server default; one the store cannot run (a Redis
+/// strategy without Redis, `naive` without the flag) is `unsupported_strategy`.
 fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiError> {
-    let strategy = match named {
-        None => return Ok(st.default_strategy),
-        Some(s) => s
-            .parse::<Strategy>()
-            .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    let Some(s) = named else {
+        return Ok(st.default_strategy);
     };
-    if strategy.needs_redis() && st.redis.is_none() {
-        return Err(AllotError::UnsupportedStrategy {
-            strategy: strategy.name().to_string(),
-            backend: st.store.backend().name(),
-            hint: " without Redis (start allot serve on PostgreSQL with --redis-url)".into(),
-        }
-        .into());
-    }
+    let strategy = s
+        .parse::<Strategy>()
+        .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?;
+    st.store.require(strategy)?;
     Ok(strategy)
 }
 
@@ -387,10 +371,7 @@ async fn create_hold(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = match (&st.redis, strategy.needs_redis()) {
-        (Some(gate), true) => gate.create_hold(&*st.store, req, idem).await,
-        _ => st.store.create_hold(req, idem).await,
-    };
+    let result = st.store.create_hold(req, idem).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -450,9 +431,6 @@ async fn release_hold(
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
     let result = st.store.release_hold(&id, idem).await;
-    if let (Some(gate), Ok(Executed::Fresh(hold))) = (&st.redis, &result) {
-        gate.after_release(hold).await;
-    }
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

@@ -1,0 +1,247 @@
+//! `RedisGated<S>`: the Redis strategies as a decorator over any store (the decorator
+//! pattern, as tower's layers wrap a service). It implements every store trait by handing the
+//! call to the inner store, except where Redis has a part:
+//!
+//! - `allocate` / `create_hold` with `redis_counter` or `redis_lock`: the gate's admission or
+//!   lock first, then the inner store's database side ([`RedisGate::allocate`],
+//!   [`RedisGate::create_hold`]);
+//! - `release_hold`: a released `redis_counter` hold gives its lines back to the counters;
+//! - `adjust`: the SKU's counter is dropped (rebuilt from the database on next use);
+//! - `supports`: the Redis strategies are supported here (the inner store alone does not run
+//!   them).
+//!
+//! So the HTTP layer never chooses between Redis and the store: it calls the store it was
+//! given, gated or not.
+
+use crate::RedisGate;
+use allot_core::booking::{BookingOverlap, BookingStrategy};
+use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
+use allot_core::job::{JobStatus, JobView, LeasedJob, QueueCounts};
+use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, UnitStore};
+use allot_core::unit::UnitStrategy;
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+
+/// A store whose Redis strategies run through `gate` first.
+pub struct RedisGated<S: ?Sized> {
+    inner: Arc<S>,
+    gate: Arc<RedisGate>,
+}
+
+impl<S: ?Sized> RedisGated<S> {
+    /// `inner` with the Redis strategies of `gate` in front of it.
+    pub fn new(inner: Arc<S>, gate: Arc<RedisGate>) -> Self {
+        RedisGated { inner, gate }
+    }
+
+    /// The gate (for its health and counters).
+    pub fn gate(&self) -> &Arc<RedisGate> {
+        &self.gate
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> StockStore for RedisGated<S> {
+    fn backend(&self) -> Backend {
+        self.inner.backend()
+    }
+    fn supports(&self, strategy: Strategy) -> bool {
+        strategy.needs_redis() || self.inner.supports(strategy)
+    }
+    fn default_strategy(&self) -> Strategy {
+        self.inner.default_strategy()
+    }
+    fn now(&self) -> DateTime<Utc> {
+        self.inner.now()
+    }
+    async fn health(&self) -> Result<()> {
+        self.inner.health().await
+    }
+    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.inner.create_sku(req, idem).await
+    }
+    async fn get_sku(&self, sku: &str) -> Result<Sku> {
+        self.inner.get_sku(sku).await
+    }
+    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        let sku = req.sku.clone();
+        let result = self.inner.adjust(req, idem).await;
+        if let Ok(Executed::Fresh(_)) = &result {
+            if let Err(e) = self.gate.invalidate(&sku).await {
+                tracing::warn!(sku = %sku, error = %e, "redis_counter: counter not invalidated after an adjustment");
+            }
+        }
+        result
+    }
+    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+        self.inner.ledger(sku, after, limit).await
+    }
+    async fn allocate(
+        &self,
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        if req.strategy.needs_redis() {
+            self.gate.allocate(&*self.inner, req, idem).await
+        } else {
+            self.inner.allocate(req, idem).await
+        }
+    }
+    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
+        self.inner.get_allocation(id).await
+    }
+    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
+        self.inner.rebalance(sku).await
+    }
+    async fn audit(&self) -> Result<AuditReport> {
+        self.inner.audit().await
+    }
+    async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
+        self.inner.prune_idempotency_keys(before, max_rows).await
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
+    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+        if req.take.strategy.needs_redis() {
+            self.gate.create_hold(&*self.inner, req, idem).await
+        } else {
+            self.inner.create_hold(req, idem).await
+        }
+    }
+    async fn get_hold(&self, id: &str) -> Result<Hold> {
+        self.inner.get_hold(id).await
+    }
+    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+        self.inner.confirm_hold(id, idem).await
+    }
+    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+        let result = self.inner.release_hold(id, idem).await;
+        if let Ok(Executed::Fresh(hold)) = &result {
+            self.gate.after_release(hold).await;
+        }
+        result
+    }
+    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
+        self.inner.expire_holds(now, max_holds).await
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> UnitStore for RedisGated<S> {
+    fn default_unit_strategy(&self) -> UnitStrategy {
+        self.inner.default_unit_strategy()
+    }
+    fn supports_units(&self, strategy: UnitStrategy) -> bool {
+        self.inner.supports_units(strategy)
+    }
+    async fn add_units(
+        &self,
+        req: AddUnits,
+        idem: Option<Idempotency<UnitsCreated>>,
+    ) -> Result<Executed<UnitsCreated>> {
+        self.inner.add_units(req, idem).await
+    }
+    async fn claim_units(
+        &self,
+        req: UnitClaim,
+        idem: Option<Idempotency<UnitAllocation>>,
+    ) -> Result<Executed<UnitAllocation>> {
+        self.inner.claim_units(req, idem).await
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
+    fn default_booking_strategy(&self) -> BookingStrategy {
+        self.inner.default_booking_strategy()
+    }
+    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
+        self.inner.supports_booking(strategy)
+    }
+    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        self.inner.book(req, idem).await
+    }
+    async fn get_booking(&self, id: &str) -> Result<Booking> {
+        self.inner.get_booking(id).await
+    }
+    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        self.inner.cancel_booking(id, idem).await
+    }
+    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        self.inner.release_booking(id, idem).await
+    }
+    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+        self.inner.confirm_booking(id, idem).await
+    }
+    async fn list_bookings(
+        &self,
+        resource: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<Booking>> {
+        self.inner.list_bookings(resource, from, to, limit).await
+    }
+    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.inner.expire_bookings(now, max).await
+    }
+    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
+        self.inner.booking_overlaps().await
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> JobStore for RedisGated<S> {
+    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+        self.inner.enqueue(req, idem).await
+    }
+    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
+        self.inner.claim_jobs(req).await
+    }
+    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
+        self.inner.complete_job(id, lease_token).await
+    }
+    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
+        self.inner.fail_job(id, lease_token, error, retry_in_ms).await
+    }
+    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
+        self.inner.heartbeat_job(id, lease_token, lease_ms).await
+    }
+    async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.inner.rescue_jobs(now, max).await
+    }
+    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
+        self.inner.complete_jobs(queue, jobs).await
+    }
+    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
+        self.inner.cancel_job(id).await
+    }
+    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
+        self.inner.retry_job(id).await
+    }
+    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
+        self.inner.list_jobs(queue, state, after, limit).await
+    }
+    async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.inner.prune_jobs(before, max).await
+    }
+    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
+        self.inner.supports_claim(strategy)
+    }
+    fn default_claim_strategy(&self) -> ClaimStrategy {
+        self.inner.default_claim_strategy()
+    }
+    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration) {
+        self.inner.wait_for_jobs(queue, max_wait).await
+    }
+    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+        self.inner.queue_depths().await
+    }
+    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
+        self.inner.queue_counts(queue).await
+    }
+}
