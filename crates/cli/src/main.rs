@@ -507,19 +507,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             allot_server::serve_until_signal(&cfg).await?;
         }
         Cmd::Migrate(db) => {
-            let cfg = ServerConfig {
-                database_url: db.database_url,
-                ..ServerConfig::default()
-            };
-            allot_server::open_store(&cfg).await?;
-            println!("migrations applied to {}", cfg.backend_name());
+            let store = allot_store::open(&db.database_url, &Default::default()).await?;
+            println!("migrations applied to {}", store.backend().name());
         }
         Cmd::Audit(db) => {
-            let cfg = ServerConfig {
-                database_url: db.database_url,
-                ..ServerConfig::default()
-            };
-            let store = allot_server::open_store(&cfg).await?;
+            let store = allot_store::open(&db.database_url, &Default::default()).await?;
             let report = store.audit().await?;
             print_audit(&report);
             if !report.is_clean() {
@@ -527,11 +519,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Rebalance(a) => {
-            let cfg = ServerConfig {
-                database_url: a.db.database_url,
-                ..ServerConfig::default()
-            };
-            let store = allot_server::open_store(&cfg).await?;
+            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
             let n = store.rebalance(a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");
         }
@@ -664,12 +652,11 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         let p = std::env::temp_dir().join(format!("allot-bench-queue-{}.db", std::process::id()));
         format!("sqlite://{}", p.display())
     });
-    let cfg = ServerConfig {
-        database_url,
+    let opts = allot_store::OpenOptions {
         pool_size: a.pool_size,
-        ..ServerConfig::default()
+        ..Default::default()
     };
-    let store = allot_server::open_store(&cfg).await?;
+    let store = allot_store::open(&database_url, &opts).await?;
     let strategies = if a.strategy == "all" {
         allot_core::ClaimStrategy::ALL.to_vec()
     } else {
@@ -878,12 +865,11 @@ fn compare_row(workload: &str, strategy: &str, ops_per_s: f64, p99: u64, ok: boo
 /// The job queue under every claim strategy, straight on the store at `db`.
 async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
     eprintln!("== queue");
-    let cfg = ServerConfig {
-        database_url: db.to_string(),
+    let open = allot_store::OpenOptions {
         pool_size: a.target.pool_size,
-        ..ServerConfig::default()
+        ..Default::default()
     };
-    let store = allot_server::open_store(&cfg).await?;
+    let store = allot_store::open(db, &open).await?;
     let opts = allot_bench::QueueOptions {
         strategies: allot_core::ClaimStrategy::ALL.to_vec(),
         producers: 4,

@@ -80,39 +80,28 @@ impl ServerConfig {
 
     /// Whether the URL names PostgreSQL.
     pub fn is_postgres(&self) -> bool {
-        self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")
+        allot_store::backend_of(&self.database_url) == Some(allot_core::Backend::Postgres)
+    }
+
+    /// How the store is opened under this configuration.
+    pub fn open_options(&self) -> allot_store::OpenOptions {
+        allot_store::OpenOptions {
+            limits: self.limits.clone(),
+            pool_size: self.pool_size,
+            pool_wait_ms: self.pool_wait_ms,
+            allow_unsafe_strategies: self.allow_unsafe_strategies,
+            clock: self.clock.clone(),
+        }
     }
 }
 
-/// Run migrations and open the store named by `cfg.database_url`.
+/// Run migrations and open the store named by `cfg.database_url` (through
+/// [`allot_store::open`]).
 ///
 /// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
 /// cannot be reached.
 pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Store>, ApiError> {
-    if cfg.is_postgres() {
-        allot_postgres::migrate(&cfg.database_url).await?;
-        let mut pg = allot_postgres::PgConfig::new(&cfg.database_url);
-        pg.pool_size = cfg.pool_size;
-        pg.pool_wait_ms = cfg.pool_wait_ms;
-        pg.limits = cfg.limits.clone();
-        pg.allow_unsafe_strategies = cfg.allow_unsafe_strategies;
-        pg.clock = cfg.clock.clone();
-        Ok(Arc::new(allot_postgres::PgStore::connect(&pg)?))
-    } else if let Some(path) = allot_sqlite::path_from_url(&cfg.database_url) {
-        let mut sc = allot_sqlite::SqliteConfig::new(path);
-        sc.limits = cfg.limits.clone();
-        sc.clock = cfg.clock.clone();
-        let store = tokio::task::spawn_blocking(move || allot_sqlite::SqliteStore::open(&sc))
-            .await
-            .map_err(|e| AllotError::Internal(e.to_string()))??;
-        Ok(Arc::new(store))
-    } else {
-        Err(AllotError::invalid(format!(
-            "database url `{}` is neither sqlite://… nor postgres://…",
-            cfg.database_url
-        ))
-        .into())
-    }
+    Ok(allot_store::open(&cfg.database_url, &cfg.open_options()).await?)
 }
 
 /// The Redis gate named by `cfg.redis_url`, if any (no connection is made yet: a server starts

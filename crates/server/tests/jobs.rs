@@ -475,11 +475,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         }
     }
 
-    let cfg = allot_server::ServerConfig {
-        database_url: ts.database_url.clone(),
-        ..allot_server::ServerConfig::default()
-    };
-    let store: Arc<dyn Store> = allot_server::open_store(&cfg).await.unwrap();
+    let store: Arc<dyn Store> = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let jobs = (0..500)
         .map(|n| JobSpec {
             payload: json!({ "n": n }),

@@ -3,7 +3,6 @@
 
 mod common;
 
-use allot_server::{open_store, ServerConfig};
 use common::TestServer;
 use serde_json::json;
 
@@ -56,11 +55,7 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     }
     assert!((1..50 * 200).contains(&ok), "ok {ok}");
     assert!(cut >= 1, "the stop came after the load ended");
-    let cfg = ServerConfig {
-        database_url: ts.database_url.clone(),
-        ..ServerConfig::default()
-    };
-    let store = open_store(&cfg).await.unwrap();
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let sku = store.get_sku("S").await.unwrap();
     let ledger = store.ledger("S", 0, 1000).await.unwrap();
     let allocations = ledger.iter().filter(|e| e.kind == "allocation").count() as i64;
@@ -81,11 +76,7 @@ async fn idempotency_keys_are_pruned_by_age(ts: &TestServer) {
             ts.post_raw("/v1/allocations", body.clone(), Some("p")).await.1,
             "replayed"
         );
-        let cfg = ServerConfig {
-            database_url: ts.database_url.clone(),
-            ..ServerConfig::default()
-        };
-        let store = open_store(&cfg).await.unwrap();
+        let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
         let old = chrono::Utc::now() - chrono::Duration::hours(1);
         assert_eq!(
             store.prune_idempotency_keys(old, 100).await.unwrap(),
