@@ -1,0 +1,314 @@
+//! The conformance suite on the store traits themselves (no HTTP): every backend `open`
+//! knows runs the same bodies, each backend its own test, so a new backend is held to the
+//! invariants from its first day (the idea of River's `riverdrivertest`). Each test gets a
+//! fresh PostgreSQL schema (`ALLOT_TEST_DATABASE_URL`) or SQLite file, and a `TestClock`;
+//! each ends with a clean audit.
+
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::validate;
+use allot_core::*;
+use serde_json::json;
+use std::sync::Arc;
+
+/// A store under test, what it runs on, and its clock.
+struct Fixture {
+    store: Arc<dyn Store>,
+    clock: Arc<TestClock>,
+    limits: Limits,
+    schema: Option<String>,
+    file: Option<std::path::PathBuf>,
+}
+
+fn pg_base_url() -> String {
+    std::env::var("ALLOT_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+async fn admin() -> tokio_postgres::Client {
+    let (c, conn) = tokio_postgres::connect(&pg_base_url(), tokio_postgres::NoTls)
+        .await
+        .expect("the test PostgreSQL (ALLOT_TEST_DATABASE_URL)");
+    tokio::spawn(conn);
+    c
+}
+
+impl Fixture {
+    async fn new(backend: Backend) -> Fixture {
+        let (url, schema, file) = match backend {
+            Backend::Postgres => {
+                let schema = format!("s_{}", uuid::Uuid::new_v4().simple());
+                admin()
+                    .await
+                    .batch_execute(&format!("CREATE SCHEMA {schema}"))
+                    .await
+                    .unwrap();
+                let base = pg_base_url();
+                let sep = if base.contains('?') { '&' } else { '?' };
+                (
+                    format!("{base}{sep}options=-csearch_path%3D{schema}"),
+                    Some(schema),
+                    None,
+                )
+            }
+            Backend::Sqlite => {
+                let p = std::env::temp_dir().join(format!("allot-store-{}.db", uuid::Uuid::new_v4().simple()));
+                (format!("sqlite://{}", p.display()), None, Some(p))
+            }
+        };
+        let clock = Arc::new(TestClock::new());
+        let mut limits = Limits::default();
+        limits.min_hold_ttl_ms = 50;
+        let opts = allot_store::OpenOptions {
+            limits: limits.clone(),
+            pool_size: 16,
+            clock: clock.clone(),
+            ..Default::default()
+        };
+        let store = allot_store::open(&url, &opts).await.expect("open");
+        Fixture {
+            store,
+            clock,
+            limits,
+            schema,
+            file,
+        }
+    }
+
+    async fn finish(self) {
+        let audit = self.store.audit().await.unwrap();
+        assert!(audit.is_clean(), "audit: {audit:?}");
+        drop(self.store);
+        if let Some(schema) = &self.schema {
+            let _ = admin()
+                .await
+                .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+                .await;
+        }
+        if let Some(f) = &self.file {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", f.display()));
+            }
+        }
+    }
+
+    async fn create_sku(&self, sku: &str, on_hand: i64) {
+        let body = serde_json::from_value(json!({"sku": sku, "on_hand": on_hand})).unwrap();
+        let req = validate::create_sku(body, &self.limits).unwrap();
+        self.store.create_sku(req, None).await.unwrap();
+    }
+
+    fn allocation(&self, sku: &str, quantity: i64) -> AllocationRequest {
+        let body = serde_json::from_value(json!({"lines": [{"sku": sku, "quantity": quantity}]})).unwrap();
+        let id = uuid::Uuid::new_v4().to_string();
+        validate::allocation(id, body, self.store.default_strategy(), &self.limits).unwrap()
+    }
+}
+
+/// Run each body on every backend: `postgres::name`, `sqlite::name`.
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {
+        mod postgres {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+               async fn $name() { super::$name(super::Fixture::new(allot_core::Backend::Postgres).await).await } )*
+        }
+        mod sqlite {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+               async fn $name() { super::$name(super::Fixture::new(allot_core::Backend::Sqlite).await).await } )*
+        }
+    };
+}
+
+conformance!(
+    exact_successes_under_contention,
+    one_key_one_effect,
+    holds_expire_by_the_clock,
+    no_unit_twice,
+    no_job_leased_twice,
+    one_booking_of_ten
+);
+
+/// 200 concurrent allocations of 1 on 50: exactly 50 succeed, the rest are refused for stock
+/// (or contention), and on_hand is 0.
+async fn exact_successes_under_contention(f: Fixture) {
+    f.create_sku("HOT", 50).await;
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..200 {
+        let (store, req) = (f.store.clone(), f.allocation("HOT", 1));
+        set.spawn(async move { store.allocate(req, None).await });
+    }
+    let (mut ok, mut refused) = (0, 0);
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            Ok(Executed::Fresh(_)) => ok += 1,
+            Err(AllotError::InsufficientStock { .. }) | Err(AllotError::Contention { .. }) => refused += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((ok, refused), (50, 150));
+    assert_eq!(f.store.get_sku("HOT").await.unwrap().on_hand, 0);
+    f.finish().await;
+}
+
+fn idem(key: &str) -> Idempotency<Allocation> {
+    Idempotency {
+        key: key.into(),
+        fingerprint: "fp".into(),
+        render: Box::new(|a: &Allocation| StoredResponse {
+            status: 201,
+            body: a.id.clone().into_bytes(),
+        }),
+    }
+}
+
+/// 20 concurrent requests with one idempotency key: one effect; the others replay it or find
+/// the key in use; a later retry replays the first answer byte for byte.
+async fn one_key_one_effect(f: Fixture) {
+    f.create_sku("K", 100).await;
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let (store, req) = (f.store.clone(), f.allocation("K", 3));
+        set.spawn(async move { store.allocate(req, Some(idem("order-1"))).await });
+    }
+    let mut fresh = Vec::new();
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            Ok(Executed::Fresh(a)) => fresh.push(a.id),
+            Ok(Executed::Replayed(resp)) => assert_eq!(resp.status, 201),
+            Err(AllotError::IdempotencyKeyInUse) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(fresh.len(), 1, "one effect");
+    assert_eq!(f.store.get_sku("K").await.unwrap().on_hand, 97);
+    let again = f
+        .store
+        .allocate(f.allocation("K", 3), Some(idem("order-1")))
+        .await
+        .unwrap();
+    let Executed::Replayed(resp) = again else {
+        panic!("replayed")
+    };
+    assert_eq!(resp.body, fresh[0].as_bytes());
+    f.finish().await;
+}
+
+/// A hold reads expired once the clock passes its expiry — no sleeping — and cannot be
+/// confirmed; its quantity is available again, and the sweeper finishes it once.
+async fn holds_expire_by_the_clock(f: Fixture) {
+    f.create_sku("H", 10).await;
+    let body = serde_json::from_value(json!({"lines": [{"sku": "H", "quantity": 4}], "ttl_ms": 600_000})).unwrap();
+    let req = validate::hold("h1".into(), body, f.store.default_strategy(), &f.limits).unwrap();
+    let Executed::Fresh(hold) = f.store.create_hold(req, None).await.unwrap() else {
+        panic!("fresh")
+    };
+    assert_eq!(f.store.get_sku("H").await.unwrap().available, 6);
+    f.clock.advance_past(hold.expires_at);
+    assert_eq!(
+        f.store.get_hold(&hold.id).await.unwrap().status,
+        hold::HoldStatus::Expired
+    );
+    assert_eq!(f.store.get_sku("H").await.unwrap().available, 10);
+    let err = f.store.confirm_hold(&hold.id, None).await.unwrap_err();
+    assert_eq!(err.code(), "hold_expired");
+    assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 1);
+    assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 0);
+    f.finish().await;
+}
+
+/// 5 units, 5 concurrent claims of 2: exactly 2 succeed, no unit twice, 1 left.
+async fn no_unit_twice(f: Fixture) {
+    let units: Vec<serde_json::Value> = (0..5).map(|i| json!({"serial": format!("S{i}")})).collect();
+    let body = serde_json::from_value(json!({ "units": units })).unwrap();
+    let req = validate::add_units("U", body, f.store.now(), &f.limits).unwrap();
+    f.store.add_units(req, None).await.unwrap();
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..5 {
+        let (store, limits) = (f.store.clone(), f.limits.clone());
+        set.spawn(async move {
+            let body = serde_json::from_value(json!({"sku": "U", "quantity": 2})).unwrap();
+            let strategy = store.default_unit_strategy();
+            let req = validate::unit_claim(format!("c{n}"), body, strategy, &limits).unwrap();
+            store.claim_units(req, None).await
+        });
+    }
+    let (mut ids, mut ok) = (Vec::new(), 0);
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            Ok(Executed::Fresh(a)) => {
+                ok += 1;
+                ids.extend(a.units.iter().map(|u| u.id));
+            }
+            Err(AllotError::InsufficientStock { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((ok, n, ids.len()), (2, 4, 4), "two claims of two, no unit twice");
+    assert_eq!(f.store.get_sku("U").await.unwrap().on_hand, 1);
+    f.finish().await;
+}
+
+/// 50 jobs, 10 concurrent claimers of up to 3 until empty: each job leased and completed once.
+async fn no_job_leased_twice(f: Fixture) {
+    let jobs: Vec<serde_json::Value> = (0..50).map(|i| json!({ "payload": i })).collect();
+    let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
+    let req = validate::enqueue("q", body, f.store.now(), &f.limits).unwrap();
+    f.store.enqueue(req, None).await.unwrap();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (store, limits) = (f.store.clone(), f.limits.clone());
+        set.spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                let body = serde_json::from_value(json!({"max": 3, "lease_ms": 60_000})).unwrap();
+                let claim = validate::claim("q", body, store.default_claim_strategy(), &limits).unwrap();
+                let jobs = store.claim_jobs(claim).await.unwrap();
+                if jobs.is_empty() {
+                    return got;
+                }
+                for j in jobs {
+                    store.complete_job(j.id, &j.lease_token).await.unwrap();
+                    got.push(j.id);
+                }
+            }
+        });
+    }
+    let mut ids = Vec::new();
+    while let Some(r) = set.join_next().await {
+        ids.extend(r.unwrap());
+    }
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((n, ids.len()), (50, 50));
+    assert_eq!(f.store.queue_counts("q").await.unwrap().counts["completed"], 50);
+    f.finish().await;
+}
+
+/// Ten identical bookings at once: exactly one is made, nine overlap it.
+async fn one_booking_of_ten(f: Fixture) {
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..10 {
+        let (store, limits) = (f.store.clone(), f.limits.clone());
+        set.spawn(async move {
+            let body = serde_json::from_value(
+                json!({"start": "2030-05-01T00:00:00Z", "end": "2030-05-02T00:00:00Z", "holder": format!("h{n}")}),
+            )
+            .unwrap();
+            let strategy = store.default_booking_strategy();
+            let req = validate::booking(format!("b{n}"), "room", body, strategy, &limits).unwrap();
+            store.book(req, None).await
+        });
+    }
+    let (mut ok, mut overlap) = (0, 0);
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            Ok(Executed::Fresh(_)) => ok += 1,
+            Err(AllotError::BookingOverlap { .. }) => overlap += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((ok, overlap), (1, 9));
+    f.finish().await;
+}
