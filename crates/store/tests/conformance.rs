@@ -55,8 +55,10 @@ impl Fixture {
             }
         };
         let clock = Arc::new(TestClock::new());
-        let mut limits = Limits::default();
-        limits.min_hold_ttl_ms = 50;
+        let limits = Limits {
+            min_hold_ttl_ms: 50,
+            ..Default::default()
+        };
         let opts = allot_store::OpenOptions {
             limits: limits.clone(),
             pool_size: 16,
