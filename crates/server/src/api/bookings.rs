@@ -1,0 +1,154 @@
+//! Bookings: create, list, availability, confirm, cancel, release.
+
+use super::*;
+
+#[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
+    params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Booking), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "booking_overlap, with conflicting_booking_id when known")))]
+pub(super) async fn create_booking(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<BookingBody>,
+) -> Result<Response, ApiError> {
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_booking_strategy(),
+        Some(s) => BookingStrategy::parse(s)
+            .filter(|b| st.store.supports_booking(*b))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.book(req, idem).await;
+    count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+/// `GET /v1/resources/{resource}/bookings` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct BookingList {
+    /// Blocking bookings overlapping the window, by start.
+    pub bookings: Vec<Booking>,
+}
+
+/// `GET /v1/resources/{resource}/availability` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct Availability {
+    /// The resource.
+    pub resource: String,
+    /// Window start (UTC).
+    pub from: chrono::DateTime<chrono::Utc>,
+    /// Window end (UTC).
+    pub to: chrono::DateTime<chrono::Utc>,
+    /// The free half-open gaps of the window.
+    pub free: Vec<FreeSlot>,
+}
+
+#[utoipa::path(get, path = "/v1/resources/{resource}/bookings",
+    params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
+        ("to" = String, Query, description = "RFC 3339 with offset")),
+    responses((status = 200, body = BookingList), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_bookings(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    query::Q(q): query::Q<query::WindowQuery>,
+) -> Result<Json<BookingList>, ApiError> {
+    allot_core::validate::name("resource", &resource, &st.limits)?;
+    let (from, to) = q.window(&st.limits)?;
+    let limit = q.limit(&st.limits)?;
+    Ok(Json(BookingList {
+        bookings: st.store.list_bookings(&resource, from, to, limit).await?,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/resources/{resource}/availability",
+    params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
+        ("to" = String, Query, description = "RFC 3339 with offset")),
+    responses((status = 200, body = Availability), (status = 400, body = ErrorBody)))]
+pub(super) async fn availability(
+    State(st): State<Arc<AppState>>,
+    Path(resource): Path<String>,
+    query::Q(q): query::Q<query::WindowQuery>,
+) -> Result<Json<Availability>, ApiError> {
+    allot_core::validate::name("resource", &resource, &st.limits)?;
+    let (from, to) = q.window(&st.limits)?;
+    let max = st.limits.max_page_size;
+    let bookings = st.store.list_bookings(&resource, from, to, max + 1).await?;
+    if bookings.len() > max as usize {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_page_size",
+            max: u64::from(max),
+            message: "the window holds more bookings than that; ask for a shorter one".into(),
+        }
+        .into());
+    }
+    let blocking: Vec<_> = bookings.iter().map(|b| (b.start, b.end)).collect();
+    Ok(Json(Availability {
+        free: allot_core::booking::free_gaps(from, to, &blocking),
+        resource,
+        from,
+        to,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/bookings/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Booking), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<Booking>, ApiError> {
+    id_path("booking", &id)?;
+    Ok(Json(st.store.get_booking(&id).await?))
+}
+
+#[utoipa::path(delete, path = "/v1/bookings/{id}", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking, description = "cancelled (the range is free); unchanged if it no longer blocked"),
+        (status = 404, body = ErrorBody)))]
+pub(super) async fn cancel_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.cancel_booking(&id, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/bookings/{id}/confirm", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "booking_expired, booking_cancelled or booking_released")))]
+pub(super) async fn confirm_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.confirm_booking(&id, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/bookings/{id}/release", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking, description = "released (or unchanged if it no longer blocked)"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "booking_confirmed")))]
+pub(super) async fn release_booking(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.release_booking(&id, idem).await?))
+}

@@ -1,0 +1,69 @@
+//! Holds: create, read, confirm, release.
+
+use super::*;
+
+#[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Hold), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub(super) async fn create_hold(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<HoldBody>,
+) -> Result<Response, ApiError> {
+    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.create_hold(req, idem).await;
+    count_outcome("allot_holds_total", strategy.name(), "held", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+#[utoipa::path(get, path = "/v1/holds/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Hold, description = "status is effective: an overdue hold reads `expired`"),
+        (status = 404, body = ErrorBody)))]
+pub(super) async fn get_hold(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Hold>, ApiError> {
+    id_path("hold", &id)?;
+    Ok(Json(st.store.get_hold(&id).await?))
+}
+
+#[utoipa::path(post, path = "/v1/holds/{id}/confirm", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Allocation, description = "the allocation (same id as the hold); again for a confirmed hold"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "hold_expired or hold_released")))]
+pub(super) async fn confirm_hold(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("hold", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let result = st.store.confirm_hold(&id, idem).await;
+    let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
+    metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
+    Ok(respond(StatusCode::OK, result?))
+}
+
+#[utoipa::path(post, path = "/v1/holds/{id}/release", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Hold, description = "released (or already released / expired)"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "hold_confirmed")))]
+pub(super) async fn release_hold(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    id_path("hold", &id)?;
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let result = st.store.release_hold(&id, idem).await;
+    let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
+    metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
+    Ok(respond(StatusCode::OK, result?))
+}

@@ -1,0 +1,198 @@
+//! The job queue: enqueue, claims, completions, failures, heartbeats, dead letters.
+
+use super::*;
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
+    params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Enqueued), (status = 400, body = ErrorBody)))]
+pub(super) async fn enqueue_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<EnqueueBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::enqueue(&queue, body.value, st.store.now(), &st.limits)?;
+    let n = req.jobs.len() as u64;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.enqueue(req, idem).await?;
+    metrics::counter!("allot_jobs_enqueued_total", "queue" => queue).increment(n);
+    Ok(respond(StatusCode::CREATED, result))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/claims", request_body = ClaimBody, params(("queue" = String, Path)),
+    responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
+pub(super) async fn claim_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    body: JsonBody<ClaimBody>,
+) -> Result<Json<Claimed>, ApiError> {
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_claim_strategy(),
+        Some(s) => ClaimStrategy::parse(s)
+            .filter(|c| st.store.supports_claim(*c))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
+    let started = std::time::Instant::now();
+    let deadline = started + std::time::Duration::from_millis(req.wait_ms as u64);
+    // Long-poll: claim, and while empty and before the deadline, wait for a signal and retry.
+    let jobs = loop {
+        let jobs = st.store.claim_jobs(req.clone()).await?;
+        let now = std::time::Instant::now();
+        if !jobs.is_empty() || now >= deadline {
+            break jobs;
+        }
+        st.store.wait_for_jobs(&queue, deadline - now).await;
+    };
+    metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
+        .record(started.elapsed().as_secs_f64());
+    metrics::counter!("allot_jobs_claimed_total", "queue" => queue).increment(jobs.len() as u64);
+    Ok(Json(Claimed { jobs }))
+}
+
+pub(super) fn job_id(id: &str) -> Result<i64, ApiError> {
+    id.parse::<i64>().map_err(|_| AllotError::not_found("job", id).into())
+}
+
+pub(super) fn job_outcome(outcome: &'static str, result: &allot_core::Result<JobStatus>) {
+    let outcome = match result {
+        Ok(_) => outcome,
+        Err(e) => e.code(),
+    };
+    metrics::counter!("allot_job_outcomes_total", "outcome" => outcome).increment(1);
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
+pub(super) async fn complete_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let result = st.store.complete_job(id, &body.value.lease_token).await;
+    job_outcome("completed", &result);
+    Ok(Json(result?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/fail", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus, description = "retryable at run_at, or discarded when out of attempts"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn fail_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let b = body.value;
+    if let Some(ms) = b.retry_in_ms {
+        if ms < 0 {
+            return Err(AllotError::invalid("retry_in_ms must be >= 0").into());
+        }
+    }
+    let error = b.error.unwrap_or_default();
+    if error.chars().count() > st.limits.max_reason_len {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_reason_len",
+            max: st.limits.max_reason_len as u64,
+            message: "error is too long".into(),
+        }
+        .into());
+    }
+    let result = st.store.fail_job(id, &b.lease_token, &error, b.retry_in_ms).await;
+    job_outcome("failed", &result);
+    Ok(Json(result?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/heartbeat", request_body = LeaseBody, params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn heartbeat_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: JsonBody<LeaseBody>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(&id)?;
+    let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
+    Ok(Json(st.store.heartbeat_job(id, &body.value.lease_token, lease).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/completions", request_body = CompletionsBody, params(("queue" = String, Path)),
+    responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
+pub(super) async fn complete_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    body: JsonBody<CompletionsBody>,
+) -> Result<Json<Completions>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    let jobs = body.value.jobs;
+    if jobs.is_empty() {
+        return Err(AllotError::invalid("jobs must not be empty").into());
+    }
+    if jobs.len() > st.limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: st.limits.max_batch_insert as u64,
+            message: format!("{} completions", jobs.len()),
+        }
+        .into());
+    }
+    let done = st.store.complete_jobs(&queue, jobs).await?;
+    metrics::counter!("allot_job_outcomes_total", "outcome" => "completed").increment(done.completed.len() as u64);
+    metrics::counter!("allot_job_outcomes_total", "outcome" => "lease_lost").increment(done.lease_lost.len() as u64);
+    Ok(Json(done))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/cancel", params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
+pub(super) async fn cancel_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<JobStatus>, ApiError> {
+    Ok(Json(st.store.cancel_job(job_id(&id)?).await?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/retry", params(("id" = i64, Path)),
+    responses((status = 200, body = JobStatus, description = "a discarded or cancelled job is available again"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn retry_job(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<JobStatus>, ApiError> {
+    Ok(Json(st.store.retry_job(job_id(&id)?).await?))
+}
+
+#[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
+    params(("queue" = String, Path), ("state" = String, Query, description = "e.g. discarded (the dead letters)"),
+        ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_jobs(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+    query::Q(q): query::Q<query::JobListQuery>,
+) -> Result<Json<JobList>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    let state = q.state()?;
+    let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
+    Ok(Json(JobList {
+        jobs: st.store.list_jobs(&queue, state, after, limit).await?,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/queues/{queue}", params(("queue" = String, Path)),
+    responses((status = 200, body = QueueCounts), (status = 400, body = ErrorBody)))]
+pub(super) async fn queue_counts(
+    State(st): State<Arc<AppState>>,
+    Path(queue): Path<String>,
+) -> Result<Json<QueueCounts>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    let counts = st.store.queue_counts(&queue).await?;
+    for (state, n) in &counts.counts {
+        if matches!(state.as_str(), "available" | "scheduled" | "retryable" | "running") {
+            metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.clone()).set(*n as f64);
+        }
+    }
+    Ok(Json(counts))
+}

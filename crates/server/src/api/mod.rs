@@ -1,0 +1,239 @@
+//! The HTTP API: the OpenAPI document, the router, and what every handler shares
+//! (idempotency, responses, strategy resolution); the handlers live by resource in the
+//! submodules.
+
+mod bookings;
+mod holds;
+mod jobs;
+mod query;
+mod service;
+mod stock;
+mod units;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{IdempotencyKey, JsonBody};
+use crate::metrics_layer;
+use crate::state::AppState;
+use allot_core::booking::BookingStrategy;
+use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::*;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::{OpenApi, ToSchema};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// The OpenAPI document served at `/openapi.json`, generated from the handlers.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "allot", description = "Allocation of scarce things under contention."),
+    paths(
+        service::healthz,
+        stock::create_sku,
+        stock::get_sku,
+        stock::adjust_sku,
+        stock::ledger,
+        stock::create_allocation,
+        stock::get_allocation,
+        holds::create_hold,
+        holds::get_hold,
+        holds::confirm_hold,
+        holds::release_hold,
+        units::add_units,
+        units::claim_units,
+        bookings::create_booking,
+        bookings::list_bookings,
+        bookings::availability,
+        bookings::get_booking,
+        bookings::cancel_booking,
+        bookings::confirm_booking,
+        bookings::release_booking,
+        jobs::enqueue_jobs,
+        jobs::claim_jobs,
+        jobs::complete_job,
+        jobs::fail_job,
+        jobs::heartbeat_job,
+        jobs::queue_counts,
+        jobs::complete_jobs,
+        jobs::cancel_job,
+        jobs::retry_job,
+        jobs::list_jobs,
+        service::audit
+    ),
+    components(schemas(
+        Sku,
+        LedgerEntry,
+        stock::LedgerPage,
+        Allocation,
+        AllocationLine,
+        AllocationBody,
+        CreateSkuBody,
+        AdjustmentBody,
+        ErrorBody,
+        service::Health,
+        AuditReport,
+        AuditViolation,
+        allot_core::JobViolation,
+        Hold,
+        HoldBody,
+        HoldStatus,
+        HoldKind,
+        Unit,
+        NewUnit,
+        UnitsBody,
+        UnitsCreated,
+        UnitAllocationBody,
+        UnitAllocation,
+        Booking,
+        BookingBody,
+        BookingStatus,
+        bookings::BookingList,
+        bookings::Availability,
+        FreeSlot,
+        BookingOverlap,
+        NewJob,
+        EnqueueBody,
+        Enqueued,
+        ClaimBody,
+        Claimed,
+        LeasedJob,
+        LeaseBody,
+        JobStatus,
+        JobState,
+        QueueCounts,
+        Completion,
+        CompletionsBody,
+        Completions,
+        JobView,
+        JobList
+    ))
+)]
+pub struct ApiDoc;
+
+/// Build the router with every route, the body limit and the metrics middleware.
+pub fn router(state: Arc<AppState>) -> Router {
+    let body_limit = state.limits.max_body_bytes;
+    Router::new()
+        .route("/healthz", get(service::healthz))
+        .route("/metrics", get(service::metrics))
+        .route("/v1/skus", post(stock::create_sku))
+        .route("/v1/skus/{sku}", get(stock::get_sku))
+        .route("/v1/skus/{sku}/adjustments", post(stock::adjust_sku))
+        .route("/v1/skus/{sku}/ledger", get(stock::ledger))
+        .route("/v1/allocations", post(stock::create_allocation))
+        .route("/v1/allocations/{id}", get(stock::get_allocation))
+        .route("/v1/holds", post(holds::create_hold))
+        .route("/v1/holds/{id}", get(holds::get_hold))
+        .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))
+        .route("/v1/holds/{id}/release", post(holds::release_hold))
+        .route("/v1/skus/{sku}/units", post(units::add_units))
+        .route("/v1/unit-allocations", post(units::claim_units))
+        .route(
+            "/v1/resources/{resource}/bookings",
+            post(bookings::create_booking).get(bookings::list_bookings),
+        )
+        .route("/v1/resources/{resource}/availability", get(bookings::availability))
+        .route(
+            "/v1/bookings/{id}",
+            get(bookings::get_booking).delete(bookings::cancel_booking),
+        )
+        .route("/v1/bookings/{id}/confirm", post(bookings::confirm_booking))
+        .route("/v1/bookings/{id}/release", post(bookings::release_booking))
+        .route("/v1/queues/{queue}", get(jobs::queue_counts))
+        .route("/v1/queues/{queue}/jobs", post(jobs::enqueue_jobs).get(jobs::list_jobs))
+        .route("/v1/queues/{queue}/completions", post(jobs::complete_jobs))
+        .route("/v1/jobs/{id}/cancel", post(jobs::cancel_job))
+        .route("/v1/jobs/{id}/retry", post(jobs::retry_job))
+        .route("/v1/queues/{queue}/claims", post(jobs::claim_jobs))
+        .route("/v1/jobs/{id}/complete", post(jobs::complete_job))
+        .route("/v1/jobs/{id}/fail", post(jobs::fail_job))
+        .route("/v1/jobs/{id}/heartbeat", post(jobs::heartbeat_job))
+        .route("/v1/audit", get(service::audit))
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn(metrics_layer::track))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    AllotError::not_found("route", uri.path()).into()
+}
+
+/// Build the idempotency context of a request: the key, a fingerprint of method, path and
+/// canonical body, and the renderer of the success response (`status`, JSON of the value).
+fn idempotency<T: Serialize + 'static>(
+    key: Option<String>,
+    method: &Method,
+    uri: &Uri,
+    canonical: &str,
+    status: StatusCode,
+) -> Option<Idempotency<T>> {
+    key.map(|key| Idempotency {
+        key,
+        fingerprint: format!("{method} {} {canonical}", uri.path()),
+        render: Box::new(move |v: &T| StoredResponse {
+            status: status.as_u16(),
+            body: serde_json::to_vec(v).unwrap_or_default(),
+        }),
+    })
+}
+
+/// The response of an idempotent request: fresh (rendered exactly as it was stored) or
+/// replayed (stored status and body, `Idempotent-Replayed: true`).
+fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
+    let (status, body, replayed) = match ex {
+        Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
+        Executed::Replayed(r) => (StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK), r.body, true),
+    };
+    let mut resp = (
+        status,
+        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response();
+    if replayed {
+        resp.headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    resp
+}
+
+/// The request's stock strategy, or the server default; one the store cannot run (a Redis
+/// strategy without Redis, `naive` without the flag) is `unsupported_strategy`.
+fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiError> {
+    let Some(s) = named else {
+        return Ok(st.default_strategy);
+    };
+    let strategy = s
+        .parse::<Strategy>()
+        .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?;
+    st.store.require(strategy)?;
+    Ok(strategy)
+}
+
+/// Ids in paths are server-made UUIDs; anything longer is simply unknown.
+fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {
+    if id.len() > 64 {
+        return Err(AllotError::not_found(kind, id).into());
+    }
+    Ok(())
+}
+
+fn count_outcome<T>(
+    metric: &'static str,
+    strategy: &'static str,
+    ok: &'static str,
+    result: &allot_core::Result<Executed<T>>,
+) {
+    let outcome = match result {
+        Ok(Executed::Fresh(_)) => ok,
+        Ok(Executed::Replayed(_)) => "replayed",
+        Err(e) => e.code(),
+    };
+    metrics::counter!(metric, "strategy" => strategy, "outcome" => outcome).increment(1);
+}

@@ -1,0 +1,105 @@
+//! Query strings as types: each route's parameters are one struct, read by [`Q`], which
+//! answers a malformed query in the API's error form. Values arrive as text and are parsed
+//! here with errors that name the parameter.
+
+use super::*;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+/// `axum::extract::Query<T>` with its rejection as `invalid_request`.
+pub(super) struct Q<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Q<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| Q(v))
+            .map_err(|e| AllotError::invalid(format!("malformed query string: {}", e.body_text())).into())
+    }
+}
+
+/// `name`'s integer value, or `default` when absent.
+fn integer(name: &str, value: &Option<String>, default: i64) -> Result<i64, ApiError> {
+    match value {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .map_err(|_| AllotError::invalid(format!("query parameter `{name}` must be an integer")).into()),
+    }
+}
+
+/// `?after=&limit=` of the paged lists (ledger, dead letters).
+#[derive(Debug, Deserialize)]
+pub(super) struct PageQuery {
+    after: Option<String>,
+    limit: Option<String>,
+}
+
+impl PageQuery {
+    /// Entries with ids above this one. Default 0.
+    pub(super) fn after(&self) -> Result<i64, ApiError> {
+        integer("after", &self.after, 0)
+    }
+
+    /// Page size, 1..=`max_page_size`. Default 100.
+    pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
+        Ok(allot_core::validate::page_size(
+            integer("limit", &self.limit, 100)?,
+            limits,
+        )?)
+    }
+}
+
+/// `?state=&after=&limit=` of a queue's job list.
+#[derive(Debug, Deserialize)]
+pub(super) struct JobListQuery {
+    state: Option<String>,
+    #[serde(flatten)]
+    page: PageQuery,
+}
+
+impl JobListQuery {
+    /// The state listed. Default `discarded` (the dead letters).
+    pub(super) fn state(&self) -> Result<JobState, ApiError> {
+        let s = self.state.as_deref().unwrap_or("discarded");
+        JobState::parse(s).ok_or_else(|| AllotError::invalid(format!("unknown job state `{s}`")).into())
+    }
+
+    /// The page.
+    pub(super) fn page(&self) -> &PageQuery {
+        &self.page
+    }
+}
+
+/// `?from=&to=&limit=` of a resource's bookings and availability: a required window.
+#[derive(Debug, Deserialize)]
+pub(super) struct WindowQuery {
+    from: Option<String>,
+    to: Option<String>,
+    limit: Option<String>,
+}
+
+impl WindowQuery {
+    /// The half-open window `[from, to)`, validated like a booking's range.
+    pub(super) fn window(
+        &self,
+        limits: &Limits,
+    ) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), ApiError> {
+        let get = |k: &str, v: &Option<String>| {
+            v.clone()
+                .ok_or_else(|| ApiError::from(AllotError::invalid(format!("query parameter `{k}` is required"))))
+        };
+        let (from, to) = (get("from", &self.from)?, get("to", &self.to)?);
+        Ok(allot_core::validate::window("from", &from, "to", &to, limits)?)
+    }
+
+    /// Most bookings listed, 1..=`max_page_size`. Default 100.
+    pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
+        Ok(allot_core::validate::page_size(
+            integer("limit", &self.limit, 100)?,
+            limits,
+        )?)
+    }
+}

@@ -1,0 +1,97 @@
+//! SKUs, adjustments, the ledger and allocations.
+
+use super::*;
+
+pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
+    allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)
+}
+
+#[utoipa::path(post, path = "/v1/skus", request_body = CreateSkuBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Sku), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn create_sku(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<CreateSkuBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::create_sku(body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    Ok(respond(StatusCode::CREATED, st.store.create_sku(req, idem).await?))
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}", params(("sku" = String, Path)),
+    responses((status = 200, body = Sku), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_sku(State(st): State<Arc<AppState>>, Path(sku): Path<String>) -> Result<Json<Sku>, ApiError> {
+    sku_path(&sku, &st)?;
+    Ok(Json(st.store.get_sku(&sku).await?))
+}
+
+#[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody, params(("sku" = String, Path)),
+    responses((status = 200, body = Sku), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn adjust_sku(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<AdjustmentBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let result = st.store.adjust(req, idem).await?;
+    Ok(respond(StatusCode::OK, result))
+}
+
+/// `GET /v1/skus/{sku}/ledger` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct LedgerPage {
+    /// Entries with `id > after`, oldest first.
+    pub entries: Vec<LedgerEntry>,
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}/ledger",
+    params(("sku" = String, Path), ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = LedgerPage), (status = 404, body = ErrorBody)))]
+pub(super) async fn ledger(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    query::Q(q): query::Q<query::PageQuery>,
+) -> Result<Json<LedgerPage>, ApiError> {
+    sku_path(&sku, &st)?;
+    let (after, limit) = (q.after()?, q.limit(&st.limits)?);
+    Ok(Json(LedgerPage {
+        entries: st.store.ledger(&sku, after, limit).await?,
+    }))
+}
+
+#[utoipa::path(post, path = "/v1/allocations", request_body = AllocationBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Allocation), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub(super) async fn create_allocation(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<AllocationBody>,
+) -> Result<Response, ApiError> {
+    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.allocate(req, idem).await;
+    count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
+
+#[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_allocation(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Json<Allocation>, ApiError> {
+    id_path("allocation", &id)?;
+    Ok(Json(st.store.get_allocation(&id).await?))
+}

@@ -1,0 +1,45 @@
+//! Units: bulk receive and claims.
+
+use super::*;
+
+#[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = UnitsCreated), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "already_exists: a serial the SKU has")))]
+pub(super) async fn add_units(
+    State(st): State<Arc<AppState>>,
+    Path(sku): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<UnitsBody>,
+) -> Result<Response, ApiError> {
+    let req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    Ok(respond(StatusCode::CREATED, st.store.add_units(req, idem).await?))
+}
+
+#[utoipa::path(post, path = "/v1/unit-allocations", request_body = UnitAllocationBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = UnitAllocation), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "insufficient_stock or contention"), (status = 503, body = ErrorBody)))]
+pub(super) async fn claim_units(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<UnitAllocationBody>,
+) -> Result<Response, ApiError> {
+    let strategy = match body.value.strategy.as_deref() {
+        None => st.store.default_unit_strategy(),
+        Some(s) => UnitStrategy::parse(s)
+            .filter(|u| st.store.supports_units(*u))
+            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.claim_units(req, idem).await;
+    count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
+    Ok(respond(StatusCode::CREATED, result?))
+}
