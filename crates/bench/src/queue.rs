@@ -60,7 +60,7 @@ pub struct QueueReport {
     /// 99th percentile, µs.
     pub claim_latency_us_p99: u64,
     /// Final counts by state.
-    pub counts: BTreeMap<String, i64>,
+    pub counts: BTreeMap<allot_core::JobState, i64>,
     /// Attempts failed on purpose.
     pub failed_attempts: u64,
     /// Pools killed.
@@ -215,7 +215,7 @@ async fn run_one(
         strategy: strategy.name().into(),
         accepted,
         enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
-        completed_per_s: counts["completed"] as f64 / elapsed.max(1e-9),
+        completed_per_s: counts[&allot_core::JobState::Completed] as f64 / elapsed.max(1e-9),
         claim_latency_us_p50: h.value_at_quantile(0.5),
         claim_latency_us_p99: h.value_at_quantile(0.99),
         counts,
@@ -280,7 +280,7 @@ async fn drain(
     pools: &mut Vec<WorkerPool>,
     accepted: u64,
     opts: &QueueOptions,
-) -> Result<(std::collections::BTreeMap<String, i64>, usize), crate::BenchError> {
+) -> Result<(BTreeMap<allot_core::JobState, i64>, usize), crate::BenchError> {
     let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
     let acknowledged = || -> u64 { stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum() };
     let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
@@ -309,17 +309,14 @@ async fn drain(
 }
 
 /// Jobs not finished yet.
-fn open_jobs(counts: &std::collections::BTreeMap<String, i64>) -> i64 {
-    ["available", "scheduled", "retryable", "running"]
-        .iter()
-        .map(|s| counts.get(*s).copied().unwrap_or(0))
-        .sum()
+fn open_jobs(counts: &BTreeMap<allot_core::JobState, i64>) -> i64 {
+    counts.iter().filter(|(s, _)| !s.is_finished()).map(|(_, n)| n).sum()
 }
 
 /// The queue's invariants after a run: drained, every accepted job completed exactly once,
 /// none discarded, no more completions acknowledged than jobs.
 fn check(
-    counts: &std::collections::BTreeMap<String, i64>,
+    counts: &BTreeMap<allot_core::JobState, i64>,
     accepted: u64,
     completed_by_live: u64,
     opts: &QueueOptions,
@@ -329,11 +326,11 @@ fn check(
     if open > 0 {
         violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
     }
-    let completed = counts.get("completed").copied().unwrap_or(0);
+    let completed = counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0);
     if completed as u64 != accepted {
         violations.push(format!("completed {completed} != accepted {accepted} (lost or extra)"));
     }
-    let discarded = counts.get("discarded").copied().unwrap_or(0);
+    let discarded = counts.get(&allot_core::JobState::Discarded).copied().unwrap_or(0);
     if discarded != 0 {
         violations.push(format!("{discarded} jobs discarded although attempts allowed a retry"));
     }

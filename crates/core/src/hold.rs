@@ -82,13 +82,9 @@ impl HoldKind {
         }
     }
 
-    /// Parse a stored name (anything but `units` is stock).
-    pub fn parse(s: &str) -> Self {
-        if s == "units" {
-            HoldKind::Units
-        } else {
-            HoldKind::Stock
-        }
+    /// Parse a stored name; `None` for a name no kind has.
+    pub fn parse(s: &str) -> Option<Self> {
+        [HoldKind::Stock, HoldKind::Units].into_iter().find(|k| k.as_str() == s)
     }
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// A job's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     /// Ready to be claimed.
@@ -57,6 +57,11 @@ impl JobState {
     /// Parse a stored name.
     pub fn parse(s: &str) -> Option<Self> {
         JobState::ALL.into_iter().find(|j| j.as_str() == s)
+    }
+
+    /// Whether the job is done with (completed, discarded, cancelled).
+    pub fn is_finished(self) -> bool {
+        matches!(self, JobState::Completed | JobState::Discarded | JobState::Cancelled)
     }
 }
 
@@ -257,8 +262,34 @@ pub struct JobStatus {
 pub struct QueueCounts {
     /// The queue.
     pub queue: String,
-    /// Count per state name (every state present, zero when none).
-    pub counts: std::collections::BTreeMap<String, i64>,
+    /// Count per state (every state present, zero when none).
+    pub counts: std::collections::BTreeMap<JobState, i64>,
+}
+
+impl QueueCounts {
+    /// The counts of `queue` from `(stored state name, count)` rows; states without a row
+    /// count 0. A stored name no state has is an internal error.
+    pub fn from_rows(queue: &str, rows: impl IntoIterator<Item = (String, i64)>) -> crate::Result<Self> {
+        let mut counts: std::collections::BTreeMap<JobState, i64> = JobState::ALL.iter().map(|s| (*s, 0)).collect();
+        for (state, n) in rows {
+            let s = JobState::parse(&state)
+                .ok_or_else(|| crate::AllotError::Internal(format!("job of unknown state `{state}`")))?;
+            counts.insert(s, n);
+        }
+        Ok(QueueCounts {
+            queue: queue.to_string(),
+            counts,
+        })
+    }
+
+    /// Jobs not finished yet (available, scheduled, retryable, running).
+    pub fn open(&self) -> i64 {
+        self.counts
+            .iter()
+            .filter(|(s, _)| !s.is_finished())
+            .map(|(_, n)| n)
+            .sum()
+    }
 }
 
 /// A job as listings show it (e.g. the dead letters: `state=discarded`).

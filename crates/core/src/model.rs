@@ -43,6 +43,71 @@ impl Sku {
     }
 }
 
+/// What a ledger entry records. Stored and sent as its snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LedgerKind {
+    /// A SKU created with its initial stock.
+    Created,
+    /// A stock adjustment (`ref` is its reason).
+    Adjustment,
+    /// An allocation (`ref` is its id).
+    Allocation,
+    /// A hold set stock or units aside (`ref` is the hold's id).
+    Hold,
+    /// A hold became an allocation.
+    HoldConfirmed,
+    /// A hold was released.
+    HoldReleased,
+    /// A hold expired.
+    HoldExpired,
+    /// Units received into a unit-tracked SKU.
+    UnitsReceived,
+}
+
+impl LedgerKind {
+    /// Every kind.
+    pub const ALL: [LedgerKind; 8] = [
+        LedgerKind::Created,
+        LedgerKind::Adjustment,
+        LedgerKind::Allocation,
+        LedgerKind::Hold,
+        LedgerKind::HoldConfirmed,
+        LedgerKind::HoldReleased,
+        LedgerKind::HoldExpired,
+        LedgerKind::UnitsReceived,
+    ];
+
+    /// Stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerKind::Created => "created",
+            LedgerKind::Adjustment => "adjustment",
+            LedgerKind::Allocation => "allocation",
+            LedgerKind::Hold => "hold",
+            LedgerKind::HoldConfirmed => "hold_confirmed",
+            LedgerKind::HoldReleased => "hold_released",
+            LedgerKind::HoldExpired => "hold_expired",
+            LedgerKind::UnitsReceived => "units_received",
+        }
+    }
+
+    /// Parse a stored name; `None` for a name no kind has.
+    pub fn parse(s: &str) -> Option<Self> {
+        LedgerKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The entry of a hold finishing as `to` (`Held` records the hold itself).
+    pub fn of_hold(to: crate::hold::HoldStatus) -> Self {
+        match to {
+            crate::hold::HoldStatus::Held => LedgerKind::Hold,
+            crate::hold::HoldStatus::Confirmed => LedgerKind::HoldConfirmed,
+            crate::hold::HoldStatus::Released => LedgerKind::HoldReleased,
+            crate::hold::HoldStatus::Expired => LedgerKind::HoldExpired,
+        }
+    }
+}
+
 /// One change of a SKU's `on_hand` and/or `held`. The sum of a SKU's entries is its state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LedgerEntry {
@@ -52,9 +117,8 @@ pub struct LedgerEntry {
     pub delta: i64,
     /// Change of `held`.
     pub held_delta: i64,
-    /// `created`, `adjustment`, `allocation`, `hold`, `hold_confirmed`, `hold_released`,
-    /// `hold_expired`, `units_received`.
-    pub kind: String,
+    /// What made the change.
+    pub kind: LedgerKind,
     /// The allocation id, or the adjustment's reason.
     #[serde(rename = "ref")]
     pub reference: Option<String>,

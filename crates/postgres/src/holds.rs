@@ -23,15 +23,6 @@ const SQL_HOLD_ROW_LOCKED: &str =
 const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
      WHERE claim_id = $1 ORDER BY id";
 
-fn ledger_kind(to: HoldStatus) -> &'static str {
-    match to {
-        HoldStatus::Confirmed => "hold_confirmed",
-        HoldStatus::Released => "hold_released",
-        HoldStatus::Expired => "hold_expired",
-        HoldStatus::Held => "hold",
-    }
-}
-
 /// Finish holds that the caller has locked and found `held`: mark them `to`, give their
 /// stock back to its buckets (or, for `confirmed`, take it out of `on_hand` too), return or
 /// allocate their units, and write one ledger entry per line. Conditional on
@@ -76,7 +67,8 @@ pub(crate) async fn finish_holds(
                FROM hold_lines WHERE hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm, &ledger_kind(to)]).await?;
+    tx.execute(&stmt, &[&done, &confirm, &LedgerKind::of_hold(to).as_str()])
+        .await?;
     Ok(done.len() as u64)
 }
 
@@ -161,7 +153,7 @@ pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit>
 
 /// Read a hold (the row, and its units when it is a unit hold that still has them).
 async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
-    let kind = HoldKind::parse(row.get(1));
+    let kind = HoldKind::parse(row.get(1)).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
     let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
     let expires_at: DateTime<Utc> = row.get(5);
     let status = stored.effective(expires_at, now);

@@ -10,7 +10,7 @@ use allot_core::store::{Executed, Idempotency, JobStore};
 use allot_core::*;
 use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
 /// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
@@ -465,14 +465,8 @@ impl JobStore for PgStore {
             .prepare_cached("SELECT state, count(*)::int8 FROM jobs WHERE queue = $1 GROUP BY state")
             .await
             .map_err(map_error)?;
-        let mut counts: BTreeMap<String, i64> = JobState::ALL.iter().map(|s| (s.as_str().to_string(), 0)).collect();
-        for r in c.query(&stmt, &[&queue]).await.map_err(map_error)? {
-            counts.insert(r.get(0), r.get(1));
-        }
-        Ok(QueueCounts {
-            queue: queue.to_string(),
-            counts,
-        })
+        let rows = c.query(&stmt, &[&queue]).await.map_err(map_error)?;
+        QueueCounts::from_rows(queue, rows.iter().map(|r| (r.get(0), r.get(1))))
     }
 }
 

@@ -574,17 +574,20 @@ impl StockStore for PgStore {
             // Distinguish "no more entries" from "no such SKU".
             get_sku_with(&c, sku, self.now()).await?;
         }
-        Ok(rows
-            .iter()
-            .map(|r| LedgerEntry {
-                id: r.get(0),
-                delta: r.get(1),
-                held_delta: r.get(2),
-                kind: r.get(3),
-                reference: r.get(4),
-                at: r.get(5),
+        rows.iter()
+            .map(|r| {
+                let kind: &str = r.get(3);
+                Ok(LedgerEntry {
+                    id: r.get(0),
+                    delta: r.get(1),
+                    held_delta: r.get(2),
+                    kind: LedgerKind::parse(kind)
+                        .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?,
+                    reference: r.get(4),
+                    at: r.get(5),
+                })
             })
-            .collect())
+            .collect()
     }
 
     async fn allocate(

@@ -499,7 +499,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     let mut done = false;
     // Failed first attempts retry after the backoff (0.5..1 s); bounded at 10 s.
     for _ in 0..1000 {
-        if store.queue_counts("pool").await.unwrap().counts["completed"] == 500 {
+        if store.queue_counts("pool").await.unwrap().counts[&allot_core::JobState::Completed] == 500 {
             done = true;
             break;
         }
@@ -516,7 +516,10 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     assert_eq!(stats.failed.load(Ordering::Relaxed), 50);
     assert_eq!(stats.lease_lost.load(Ordering::Relaxed), 0);
     let c = store.queue_counts("pool").await.unwrap().counts;
-    assert_eq!((c["discarded"], c["running"]), (0, 0));
+    assert_eq!(
+        (c[&allot_core::JobState::Discarded], c[&allot_core::JobState::Running]),
+        (0, 0)
+    );
     drop(store);
     ts.assert_audit_clean().await;
 }

@@ -58,7 +58,10 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let sku = store.get_sku("S").await.unwrap();
     let ledger = store.ledger("S", 0, 1000).await.unwrap();
-    let allocations = ledger.iter().filter(|e| e.kind == "allocation").count() as i64;
+    let allocations = ledger
+        .iter()
+        .filter(|e| e.kind == allot_core::LedgerKind::Allocation)
+        .count() as i64;
     assert!(ledger.len() < 1000, "one ledger page holds everything");
     // Every 201 the clients saw is in the books, and nothing they did not see.
     assert_eq!(allocations, ok, "ledger allocations vs 201 answers");

@@ -8,15 +8,6 @@ use allot_core::hold::HoldStatus;
 use allot_core::*;
 use rusqlite::{params, Connection};
 
-fn ledger_kind(to: HoldStatus) -> &'static str {
-    match to {
-        HoldStatus::Confirmed => "hold_confirmed",
-        HoldStatus::Released => "hold_released",
-        HoldStatus::Expired => "hold_expired",
-        HoldStatus::Held => "hold",
-    }
-}
-
 /// Finish `held` holds: mark them `to`, give stock back to its buckets (or take it out of
 /// `on_hand` too when confirming), return or allocate their units, one ledger entry per
 /// line. Conditional on `status = 'held'`: each hold is finished once.
@@ -54,7 +45,7 @@ pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_u
              SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4
                FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
         )
-        .and_then(|mut s| s.execute(params![id, confirm, ledger_kind(to), now_us]))
+        .and_then(|mut s| s.execute(params![id, confirm, LedgerKind::of_hold(to).as_str(), now_us]))
         .map_err(map_error)?;
     }
     Ok(done)

@@ -9,7 +9,6 @@ use allot_core::store::{Executed, Idempotency, JobStore};
 use allot_core::*;
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::BTreeMap;
 
 fn status(c: &Connection, id: i64) -> Result<JobStatus> {
     c.prepare_cached("SELECT id, state, attempt, run_at_us, lease_expires_at_us FROM jobs WHERE id = ?1")
@@ -349,13 +348,11 @@ impl JobStore for SqliteStore {
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         let queue = queue.to_string();
         self.call(move |c| {
-            let mut counts: BTreeMap<String, i64> = JobState::ALL.iter().map(|s| (s.as_str().to_string(), 0)).collect();
             let rows: Vec<(String, i64)> = c
                 .prepare_cached("SELECT state, count(*) FROM jobs WHERE queue = ?1 GROUP BY state")
                 .and_then(|mut s| s.query_map([&queue], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
                 .map_err(map_error)?;
-            counts.extend(rows);
-            Ok(QueueCounts { queue, counts })
+            QueueCounts::from_rows(&queue, rows)
         })
         .await
     }

@@ -252,11 +252,18 @@ impl StockStore for SqliteStore {
                 )
                 .and_then(|mut s| {
                     s.query_map(params![sku, after, limit], |r| {
+                        let kind: String = r.get(3)?;
                         Ok(LedgerEntry {
                             id: r.get(0)?,
                             delta: r.get(1)?,
                             held_delta: r.get(2)?,
-                            kind: r.get(3)?,
+                            kind: LedgerKind::parse(&kind).ok_or_else(|| {
+                                rusqlite::Error::FromSqlConversionFailure(
+                                    3,
+                                    rusqlite::types::Type::Text,
+                                    format!("ledger entry of unknown kind `{kind}`").into(),
+                                )
+                            })?,
                             reference: r.get(4)?,
                             at: from_us(r.get(5)?),
                         })

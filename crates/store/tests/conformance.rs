@@ -284,7 +284,10 @@ async fn no_job_leased_twice(f: Fixture) {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!((n, ids.len()), (50, 50));
-    assert_eq!(f.store.queue_counts("q").await.unwrap().counts["completed"], 50);
+    assert_eq!(
+        f.store.queue_counts("q").await.unwrap().counts[&JobState::Completed],
+        50
+    );
     f.finish().await;
 }
 

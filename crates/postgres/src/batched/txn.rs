@@ -204,7 +204,7 @@ impl BatchTx<'_> {
                 lines_json,
                 expires_at: r.get(5),
                 created_at: r.get(6),
-                stock: HoldKind::parse(r.get(1)) == HoldKind::Stock,
+                stock: HoldKind::parse(r.get(1)) == Some(HoldKind::Stock),
             };
             self.holds.insert(r.get(0), hold);
         }

@@ -3,7 +3,7 @@
 use allot_core::batch::OpKind;
 use allot_core::hold::HoldStatus;
 use allot_core::store::StoredResponse;
-use allot_core::{AllocationLine, Hold};
+use allot_core::{AllocationLine, Hold, LedgerKind};
 use chrono::{DateTime, Utc};
 
 type Param = dyn tokio_postgres::types::ToSql + Sync;
@@ -74,16 +74,16 @@ pub(super) struct Writes {
 impl Writes {
     pub(super) fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str) {
         let (label, on, held) = match kind {
-            OpKind::Allocate => ("allocation", -1, 0),
-            OpKind::Hold => ("hold", 0, 1),
-            OpKind::Confirm => ("hold_confirmed", -1, -1),
-            OpKind::Release => ("hold_released", 0, -1),
+            OpKind::Allocate => (LedgerKind::Allocation, -1, 0),
+            OpKind::Hold => (LedgerKind::Hold, 0, 1),
+            OpKind::Confirm => (LedgerKind::HoldConfirmed, -1, -1),
+            OpKind::Release => (LedgerKind::HoldReleased, 0, -1),
         };
         for l in lines {
             self.l_sku.push(l.sku.clone());
             self.l_delta.push(on * l.quantity);
             self.l_held.push(held * l.quantity);
-            self.l_kind.push(label);
+            self.l_kind.push(label.as_str());
             self.l_ref.push(reference.to_string());
         }
     }

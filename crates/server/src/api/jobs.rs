@@ -190,8 +190,8 @@ pub(super) async fn queue_counts(
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let counts = st.store.queue_counts(&queue).await?;
     for (state, n) in &counts.counts {
-        if matches!(state.as_str(), "available" | "scheduled" | "retryable" | "running") {
-            metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.clone()).set(*n as f64);
+        if !state.is_finished() {
+            metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.as_str()).set(*n as f64);
         }
     }
     Ok(Json(counts))
