@@ -158,7 +158,11 @@ async fn check(
     if overlaps > 0 {
         violations.push(format!(
             "{overlaps} overlapping booking pairs{}",
-            if strategy == "naive" { " (naive: expected)" } else { "" }
+            if allot_core::strategy::is_unsafe_name(strategy) {
+                " (naive: expected)"
+            } else {
+                ""
+            }
         ));
     }
     Ok(violations)

@@ -162,7 +162,7 @@ async fn run_one(
         oversold,
         audit_clean,
         violations,
-        unsafe_strategy: strategy == "naive",
+        unsafe_strategy: allot_core::strategy::is_unsafe_name(strategy),
     }))
 }
 

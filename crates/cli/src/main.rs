@@ -574,7 +574,7 @@ async fn finish_load(
     // `naive` breaks its invariants by design (that is what it is for): reported, not fatal.
     let broken: Vec<String> = reports
         .iter()
-        .filter(|r| !r.violations.is_empty() && r.strategy != "naive")
+        .filter(|r| !r.violations.is_empty() && !allot_core::strategy::is_unsafe_name(&r.strategy))
         .map(|r| format!("{} {}", r.workload, r.strategy))
         .collect();
     if !broken.is_empty() {
@@ -940,7 +940,7 @@ fn write_compare(rows: &[allot_bench::CompareRow], a: &CompareArgs, n: u64) -> a
     }
     let broken: Vec<String> = rows
         .iter()
-        .filter(|r| !r.invariants_ok && r.strategy != "naive")
+        .filter(|r| !r.invariants_ok && !allot_core::strategy::is_unsafe_name(&r.strategy))
         .map(|r| format!("{} {}", r.workload, r.strategy))
         .collect();
     if !broken.is_empty() {

@@ -98,6 +98,13 @@ impl fmt::Display for Strategy {
     }
 }
 
+/// Whether `name` is a strategy that exists to show a race (stock `naive` or booking
+/// `naive`): reports expect it to break its invariants.
+pub fn is_unsafe_name(name: &str) -> bool {
+    name.parse::<Strategy>().is_ok_and(|s| s.is_unsafe())
+        || crate::booking::BookingStrategy::parse(name) == Some(crate::booking::BookingStrategy::Naive)
+}
+
 impl FromStr for Strategy {
     type Err = AllotError;
 
