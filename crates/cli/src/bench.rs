@@ -1,0 +1,463 @@
+//! `allot bench …`: the flags of each workload and how each runs and reports.
+
+use crate::*;
+
+#[derive(Subcommand)]
+pub(crate) enum BenchCmd {
+    /// N single-unit allocations from C clients against stock k, per strategy, with the
+    /// invariant checks (successes == min(N, k), final on_hand == k - successes, audit clean).
+    FlashSale(FlashSaleArgs),
+    /// Flows of hold -> confirm / release / abandon (expire) from C clients per stock
+    /// strategy, then the conservation check (nothing held, on_hand = k - confirmed, audit clean).
+    Holds(HoldsArgs),
+    /// Claims of 1-5 units from a large pool and from a nearly empty one per unit strategy,
+    /// with the checks (no unit twice, units of successes = what left the pool,
+    /// insufficient_stock only when fewer were left).
+    Units(UnitsArgs),
+    /// Random `--days`-long bookings from C clients over R resources per booking strategy,
+    /// then the overlap check (only `naive` may double-book).
+    Bookings(BookingsArgs),
+    /// P producers enqueue J jobs, W worker pools (the allot-worker library, straight on the
+    /// store) claim and complete them in batches; some jobs fail once, some pools are killed
+    /// mid-job; then the total-queue check (every job completed exactly once, none lost).
+    Queue(QueueArgs),
+    /// Every workload (hot SKU, spread, holds, units, bookings, queue) under every strategy of
+    /// the backend in one run: a Markdown table, a JSON file and a PNG chart (throughput and
+    /// p99), and on PostgreSQL with pgbench installed the textbook single-statement hot-SKU
+    /// allocation on the same database with allot's ratio to it.
+    Compare(CompareArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct QueueArgs {
+    /// Database (default: a fresh SQLite file in the temp dir).
+    #[arg(long)]
+    pub(crate) database_url: Option<String>,
+    /// skip_locked, advisory (PostgreSQL), serialized (SQLite), a list, or `all`.
+    #[arg(long, default_value = "all")]
+    pub(crate) strategy: String,
+    /// Producers (P).
+    #[arg(short = 'p', long, default_value_t = 4)]
+    pub(crate) producers: usize,
+    /// Jobs (J).
+    #[arg(short = 'j', long, default_value_t = 100_000)]
+    pub(crate) jobs: u64,
+    /// Jobs per enqueue batch.
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) batch: usize,
+    /// Share of jobs enqueued one by one.
+    #[arg(long, default_value_t = 0.01)]
+    pub(crate) single_fraction: f64,
+    /// Worker pools (W).
+    #[arg(short = 'w', long, default_value_t = 4)]
+    pub(crate) workers: usize,
+    /// Slots per pool.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) concurrency: usize,
+    /// Jobs per claim, at most.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) claim_batch: i64,
+    /// Share of jobs whose first attempt fails.
+    #[arg(long, default_value_t = 0.05)]
+    pub(crate) fail_fraction: f64,
+    /// Pools killed mid-run.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) kill_workers: usize,
+    /// Lease, ms.
+    #[arg(long, default_value_t = 2000)]
+    pub(crate) lease_ms: i64,
+    /// PostgreSQL pool size.
+    #[arg(long, default_value_t = 32)]
+    pub(crate) pool_size: usize,
+    /// Instead of the workload: single-job claims only, from this many clients, for at most
+    /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
+    #[arg(long)]
+    pub(crate) claims_only: Option<usize>,
+    /// Time limit of `--claims-only`, s.
+    #[arg(long, default_value_t = 15)]
+    pub(crate) seconds: u64,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct BookingsArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// exclusion, advisory, naive (PostgreSQL), serialized (SQLite), a list, or `all`.
+    #[arg(long, default_value = "all")]
+    pub(crate) strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub(crate) clients: usize,
+    /// Booking requests (N).
+    #[arg(short = 'n', long, default_value_t = 10_000)]
+    pub(crate) requests: u64,
+    /// Resources (R); few resources means high contention.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) resources: u32,
+    /// Length of every range, days.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) days: u32,
+    /// Ranges start on a random day in 0..horizon from 2030-01-01.
+    #[arg(long, default_value_t = 3650)]
+    pub(crate) horizon_days: u32,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+/// Where a benchmark sends its load.
+#[derive(Args, Clone)]
+pub(crate) struct TargetArgs {
+    /// A running server to load (loopback). Without it, one is started in-process on
+    /// `--database-url` with unsafe strategies allowed.
+    #[arg(long)]
+    pub(crate) url: Option<String>,
+    /// Database of the in-process server (default: a fresh SQLite file in the temp dir).
+    #[arg(long)]
+    pub(crate) database_url: Option<String>,
+    /// PostgreSQL pool size of the in-process server.
+    #[arg(long, default_value_t = 32)]
+    pub(crate) pool_size: usize,
+    /// Redis of the in-process server (adds `redis_counter` and `redis_lock` to `all`).
+    #[arg(long, env = "ALLOT_REDIS_URL")]
+    pub(crate) redis_url: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct HoldsArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Strategy, a comma-separated list, or `all`.
+    #[arg(long, default_value = "all")]
+    pub(crate) strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub(crate) clients: usize,
+    /// Stock of the SKU (k).
+    #[arg(short = 'k', long, default_value_t = 100_000)]
+    pub(crate) stock: i64,
+    /// Flows (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) flows: u64,
+    /// TTL of every hold, ms (abandoned holds expire after it).
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) ttl_ms: u64,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct UnitsArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// skip_locked, nowait_scan (PostgreSQL), serialized (SQLite), a list, or `all`.
+    #[arg(long, default_value = "all")]
+    pub(crate) strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub(crate) clients: usize,
+    /// Units in the large pool.
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) units: u64,
+    /// Claims against the large pool (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) requests: u64,
+    /// Smallest quantity of a claim.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) min_quantity: i64,
+    /// Largest quantity of a claim.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) max_quantity: i64,
+    /// Units in the nearly empty pool.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) scarce_units: u64,
+    /// Comma-separated order_by of every claim.
+    #[arg(long, default_value = "received_at,location")]
+    pub(crate) order_by: String,
+    /// Claim the large workload from this existing unit SKU instead of filling a new pool.
+    #[arg(long)]
+    pub(crate) pool_sku: Option<String>,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct FlashSaleArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Strategy, a comma-separated list, or `all` (every strategy of the backend).
+    #[arg(long, default_value = "all")]
+    pub(crate) strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub(crate) clients: usize,
+    /// Stock per SKU (k).
+    #[arg(short = 'k', long, default_value_t = 1000)]
+    pub(crate) stock: i64,
+    /// Requests (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) requests: u64,
+    /// Spread the load over M SKUs (each with stock k) instead of one hot SKU.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) spread: u32,
+    /// Buckets of the SKUs of the `segmented` run.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) buckets: u32,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+/// The URL to load, and the in-process server started for it when no `--url` was given.
+pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
+    if let Some(u) = &t.url {
+        return Ok((u.trim_end_matches('/').to_string(), None));
+    }
+    let database_url = t.database_url.clone().unwrap_or_else(|| {
+        let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
+        format!("sqlite://{}", p.display())
+    });
+    let cfg = ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        database_url,
+        allow_unsafe_strategies: true,
+        pool_size: t.pool_size,
+        redis_url: t.redis_url.clone(),
+        ..ServerConfig::default()
+    };
+    let s = allot_server::spawn(&cfg).await?;
+    let url = s.url();
+    eprintln!("started an in-process {} server on {url}", cfg.backend_name());
+    Ok((url, Some(s)))
+}
+
+/// Print the table, write the JSON, stop the in-process server, and fail on any violation.
+pub(crate) async fn finish_load(
+    title: String,
+    reports: &[allot_bench::LoadReport],
+    json: Option<&PathBuf>,
+    server: Option<allot_server::RunningServer>,
+) -> anyhow::Result<()> {
+    println!("{title}\n");
+    print!("{}", allot_bench::render_load_table(reports));
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_vec_pretty(reports)?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    // `naive` breaks its invariants by design (that is what it is for): reported, not fatal.
+    let broken: Vec<String> = reports
+        .iter()
+        .filter(|r| !r.violations.is_empty() && !allot_core::strategy::is_unsafe_name(&r.strategy))
+        .map(|r| format!("{} {}", r.workload, r.strategy))
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken: {}", broken.join(", "));
+    }
+    Ok(())
+}
+
+pub(crate) async fn holds(a: HoldsArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::HoldsOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        stock: a.stock,
+        flows: a.flows,
+        ttl_ms: a.ttl_ms,
+        progress: true,
+    };
+    let reports = allot_bench::holds_bench(&opts).await?;
+    let title = format!("holds: C={} k={} N={} ttl_ms={}", a.clients, a.stock, a.flows, a.ttl_ms);
+    finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+pub(crate) async fn units(a: UnitsArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::UnitsOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        pool_units: a.units,
+        requests: a.requests,
+        min_quantity: a.min_quantity,
+        max_quantity: a.max_quantity,
+        scarce_units: a.scarce_units,
+        order_by: a
+            .order_by
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        pool_sku: a.pool_sku.clone(),
+        progress: true,
+    };
+    let reports = allot_bench::units_bench(&opts).await?;
+    let title = format!(
+        "units: C={} pool={} N={} quantity={}..={} scarce={} order_by={}",
+        a.clients, a.units, a.requests, a.min_quantity, a.max_quantity, a.scarce_units, a.order_by
+    );
+    finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+pub(crate) async fn bookings(a: BookingsArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::BookingsOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        requests: a.requests,
+        resources: a.resources,
+        days: a.days,
+        horizon_days: a.horizon_days,
+        progress: true,
+    };
+    let reports = allot_bench::bookings_bench(&opts).await?;
+    let title = format!(
+        "bookings: C={} N={} resources={} days={} horizon_days={}",
+        a.clients, a.requests, a.resources, a.days, a.horizon_days
+    );
+    finish_load(title, &reports, a.json.as_ref(), server).await
+}
+
+pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
+    let database_url = a.database_url.clone().unwrap_or_else(|| {
+        let p = std::env::temp_dir().join(format!("allot-bench-queue-{}.db", std::process::id()));
+        format!("sqlite://{}", p.display())
+    });
+    let opts = allot_store::OpenOptions {
+        pool_size: a.pool_size,
+        ..Default::default()
+    };
+    let store = allot_store::open(&database_url, &opts).await?;
+    let strategies = if a.strategy == "all" {
+        allot_core::ClaimStrategy::ALL.to_vec()
+    } else {
+        a.strategy
+            .split(',')
+            .map(|s| allot_core::ClaimStrategy::parse(s.trim()).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    };
+    let opts = allot_bench::QueueOptions {
+        strategies,
+        producers: a.producers,
+        jobs: a.jobs,
+        batch: a.batch,
+        single_fraction: a.single_fraction,
+        workers: a.workers,
+        concurrency: a.concurrency,
+        claim_batch: a.claim_batch,
+        fail_fraction: a.fail_fraction,
+        kill_workers: a.kill_workers,
+        lease_ms: a.lease_ms,
+        drain_timeout_s: 300,
+    };
+    if let Some(clients) = a.claims_only {
+        return claims_only(store, &opts.strategies, &a, clients).await;
+    }
+    let reports = allot_bench::queue_bench(store, &opts).await?;
+    println!(
+        "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={}\n",
+        a.producers, a.jobs, a.workers, a.concurrency, a.claim_batch, a.fail_fraction, a.kill_workers
+    );
+    print!("{}", allot_bench::render_queue_table(&reports));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
+    }
+    let broken: Vec<&str> = reports
+        .iter()
+        .filter(|r| !r.violations.is_empty())
+        .map(|r| r.strategy.as_str())
+        .collect();
+    if !broken.is_empty() {
+        bail!("queue check broken for: {}", broken.join(", "));
+    }
+    Ok(())
+}
+
+/// `bench queue --claims-only`: claims alone on a loaded queue, per strategy, as a table;
+/// fails when a job was leased twice.
+pub(crate) async fn claims_only(
+    store: std::sync::Arc<dyn allot_core::Store>,
+    strategies: &[allot_core::ClaimStrategy],
+    a: &QueueArgs,
+    clients: usize,
+) -> anyhow::Result<()> {
+    println!("| strategy | claimed | claims/s | p50 ms | p99 ms | leased twice |\n|---|---:|---:|---:|---:|---:|");
+    for s in strategies {
+        if !store.supports_claim(*s) {
+            continue;
+        }
+        let r = allot_bench::claim_bench(store.clone(), *s, a.jobs, clients, a.seconds).await?;
+        println!(
+            "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
+            r.strategy,
+            r.claimed,
+            r.claims_per_s,
+            r.latency_us_p50 as f64 / 1000.0,
+            r.latency_us_p99 as f64 / 1000.0,
+            r.duplicates
+        );
+        if r.duplicates > 0 {
+            bail!("{}: {} jobs leased twice", r.strategy, r.duplicates);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow> {
+    reports
+        .iter()
+        .map(|r| allot_bench::CompareRow {
+            workload: r.workload.clone(),
+            strategy: r.strategy.clone(),
+            ops_per_s: r.requests_per_s,
+            latency_us_p99: r.latency_us_p99,
+            invariants_ok: r.violations.is_empty(),
+            pgbench_tps: None,
+            reference: None,
+        })
+        .collect()
+}
+
+pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::FlashSaleOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        stock: a.stock,
+        requests: a.requests,
+        spread: a.spread,
+        segmented_buckets: a.buckets,
+        progress: true,
+    };
+    let reports = allot_bench::flash_sale(&opts).await?;
+    println!(
+        "flash sale: C={} k={} N={} spread={}\n",
+        a.clients, a.stock, a.requests, a.spread
+    );
+    print!("{}", allot_bench::render_table(&reports));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    let broken: Vec<&str> = reports
+        .iter()
+        .filter(|r| !r.unsafe_strategy && !r.violations.is_empty())
+        .map(|r| r.strategy.as_str())
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken for safe strategies: {}", broken.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! `allot bench compare`: every workload under every strategy, with references.
+
+use crate::*;
+
+#[derive(Args)]
+pub(crate) struct CompareArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Concurrent clients of the HTTP workloads (C).
+    #[arg(short = 'c', long, default_value_t = 256)]
+    pub(crate) clients: usize,
+    /// Requests of the hot-SKU and spread workloads (N); the others run a fraction of it.
+    #[arg(short = 'n', long, default_value_t = 20_000)]
+    pub(crate) requests: u64,
+    /// SKUs of the spread workload.
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) spread: u32,
+    /// Jobs of the queue workload (needs --database-url, not --url).
+    #[arg(long, default_value_t = 50_000)]
+    pub(crate) jobs: u64,
+    /// Seconds of each pgbench reference run.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) pgbench_seconds: u64,
+    /// Directory for compare.md, compare.json and compare.png.
+    #[arg(long, default_value = "allot-compare")]
+    pub(crate) out: PathBuf,
+}
+
+pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let n = a.requests.max(100);
+    let mut rows = compare_http_workloads(&url, &a, n).await?;
+    let database_url = a.target.database_url.clone();
+    if let (Some(db), None) = (&database_url, &a.target.url) {
+        rows.extend(compare_queue(db, &a).await?);
+    }
+    // The textbook reference: the single conditional UPDATE on one hot row, same database.
+    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
+        if allot_bench::pgbench_available() {
+            add_pgbench_reference(&mut rows, &url, db, &a).await?;
+        }
+    }
+    // The Redis reference: redis-benchmark running redis_counter's admission script itself.
+    if let Some(redis_url) = a.target.redis_url.as_deref() {
+        if allot_bench::redis_benchmark_available() {
+            eprintln!("== redis-benchmark: admission script");
+            let rps = allot_bench::redis_benchmark_admission_rps(redis_url, a.clients, n.max(10_000));
+            for r in rows
+                .iter_mut()
+                .filter(|r| r.workload == "hot_sku" && r.strategy == "redis_counter")
+            {
+                r.pgbench_tps = rps;
+                r.reference = rps.map(|_| "redis-benchmark".to_string());
+            }
+        }
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    write_compare(&rows, &a, n)
+}
+
+/// The HTTP workloads of `bench compare` under every strategy: hot SKU, spread, holds,
+/// units, bookings.
+pub(crate) async fn compare_http_workloads(
+    url: &str,
+    a: &CompareArgs,
+    n: u64,
+) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
+    let all = vec!["all".to_string()];
+    let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
+    for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
+        eprintln!("== {workload}");
+        let opts = allot_bench::FlashSaleOptions {
+            url: url.to_string(),
+            strategies: all.clone(),
+            clients: a.clients,
+            stock,
+            requests: n,
+            spread,
+            segmented_buckets: 8,
+            progress: true,
+        };
+        for r in allot_bench::flash_sale(&opts).await? {
+            rows.push(compare_row(
+                workload,
+                &r.strategy,
+                r.allocations_per_s,
+                r.latency_us_p99,
+                r.violations.is_empty(),
+            ));
+        }
+    }
+    eprintln!("== holds");
+    let holds = allot_bench::HoldsOptions {
+        url: url.to_string(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        stock: 1_000_000,
+        flows: (n / 4).max(100),
+        ttl_ms: 2000,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
+    eprintln!("== units");
+    let units = allot_bench::UnitsOptions {
+        url: url.to_string(),
+        strategies: all.clone(),
+        clients: a.clients.min(64),
+        pool_units: 50_000,
+        requests: (n / 2).max(100),
+        min_quantity: 1,
+        max_quantity: 3,
+        scarce_units: 200,
+        order_by: vec!["received_at".into(), "location".into()],
+        pool_sku: None,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
+    eprintln!("== bookings");
+    let bookings = allot_bench::BookingsOptions {
+        url: url.to_string(),
+        strategies: all,
+        clients: a.clients.min(64),
+        requests: (n / 2).max(100),
+        resources: 100,
+        days: 3,
+        horizon_days: 3650,
+        progress: true,
+    };
+    rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    Ok(rows)
+}
+
+/// One row of the comparison, without a reference.
+pub(crate) fn compare_row(
+    workload: &str,
+    strategy: &str,
+    ops_per_s: f64,
+    p99: u64,
+    ok: bool,
+) -> allot_bench::CompareRow {
+    allot_bench::CompareRow {
+        workload: workload.into(),
+        strategy: strategy.to_string(),
+        ops_per_s,
+        latency_us_p99: p99,
+        invariants_ok: ok,
+        pgbench_tps: None,
+        reference: None,
+    }
+}
+
+/// The job queue under every claim strategy, straight on the store at `db`.
+pub(crate) async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
+    eprintln!("== queue");
+    let open = allot_store::OpenOptions {
+        pool_size: a.target.pool_size,
+        ..Default::default()
+    };
+    let store = allot_store::open(db, &open).await?;
+    let opts = allot_bench::QueueOptions {
+        strategies: allot_core::ClaimStrategy::ALL.to_vec(),
+        producers: 4,
+        jobs: a.jobs,
+        batch: 1000,
+        single_fraction: 0.01,
+        workers: 4,
+        concurrency: 200,
+        claim_batch: 100,
+        fail_fraction: 0.0,
+        kill_workers: 0,
+        lease_ms: 30_000,
+        drain_timeout_s: 300,
+    };
+    Ok(allot_bench::queue_bench(store, &opts)
+        .await?
+        .iter()
+        .map(|r| {
+            compare_row(
+                "queue",
+                &r.strategy,
+                r.completed_per_s,
+                r.claim_latency_us_p99,
+                r.violations.is_empty(),
+            )
+        })
+        .collect())
+}
+
+/// pgbench's hot-SKU script on the same database, as the reference of the hot-SKU rows.
+pub(crate) async fn add_pgbench_reference(
+    rows: &mut [allot_bench::CompareRow],
+    url: &str,
+    db: &str,
+    a: &CompareArgs,
+) -> anyhow::Result<()> {
+    eprintln!("== pgbench: hot_sku");
+    let sku = format!("pgbench-hot-{}", std::process::id());
+    allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
+    let script = std::env::temp_dir().join(format!("allot-hot-sku-{}.sql", std::process::id()));
+    std::fs::write(&script, include_str!("../../../bench/pgbench/hot_sku.sql"))?;
+    // At most 64 pgbench clients: the server's pool holds connections too, and more
+    // clients cannot make one hot row go faster.
+    let clients = a.clients.min(64);
+    let tps = allot_bench::pgbench_tps(db, &script, clients, a.pgbench_seconds, &[("sku", format!("'{sku}'"))]);
+    let _ = std::fs::remove_file(&script);
+    for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
+        r.pgbench_tps = tps;
+        r.reference = tps.map(|_| "pgbench".to_string());
+    }
+    Ok(())
+}
+
+/// Print the table, write it with the JSON and the chart under `--out`, and fail when a
+/// safe strategy broke an invariant.
+pub(crate) fn write_compare(rows: &[allot_bench::CompareRow], a: &CompareArgs, n: u64) -> anyhow::Result<()> {
+    let table = allot_bench::render_compare_table(rows);
+    println!(
+        "compare: C={} N={} spread={} jobs={}\n\n{table}",
+        a.clients, n, a.spread, a.jobs
+    );
+    std::fs::create_dir_all(&a.out)?;
+    std::fs::write(a.out.join("compare.md"), &table)?;
+    std::fs::write(a.out.join("compare.json"), serde_json::to_vec_pretty(rows)?)?;
+    match allot_bench::write_chart(rows, &a.out.join("compare.png")) {
+        Ok(()) => eprintln!("wrote {}/compare.{{md,json,png}}", a.out.display()),
+        Err(e) => eprintln!("wrote {}/compare.{{md,json}}; no chart: {e}", a.out.display()),
+    }
+    let broken: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.invariants_ok && !allot_core::strategy::is_unsafe_name(&r.strategy))
+        .map(|r| format!("{} {}", r.workload, r.strategy))
+        .collect();
+    if !broken.is_empty() {
+        bail!("invariants broken: {}", broken.join(", "));
+    }
+    Ok(())
+}
