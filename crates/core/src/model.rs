@@ -135,13 +135,41 @@ pub struct AllocationLine {
     pub quantity: i64,
 }
 
+/// The status of an allocation or a unit claim: `allocated` (taken for good), or `held` (a
+/// unit claim made with `hold_ttl_ms`, until it is confirmed, released or expires).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AllocationStatus {
+    /// Taken for good.
+    Allocated,
+    /// Set aside by a unit hold.
+    Held,
+}
+
+impl AllocationStatus {
+    /// Stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AllocationStatus::Allocated => "allocated",
+            AllocationStatus::Held => "held",
+        }
+    }
+
+    /// Parse a stored name; `None` for a name no status has.
+    pub fn parse(s: &str) -> Option<Self> {
+        [AllocationStatus::Allocated, AllocationStatus::Held]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
 /// An allocation: stock taken for good (all of its lines or none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Allocation {
     /// Server-generated id (UUID v4 text).
     pub id: String,
-    /// `allocated`.
-    pub status: String,
+    /// Always `allocated`.
+    pub status: AllocationStatus,
     /// The lines, sorted by SKU (the order they were locked in).
     pub lines: Vec<AllocationLine>,
     /// The strategy that served it.
@@ -226,7 +254,7 @@ impl AllocationRequest {
     pub fn to_allocation(&self, created_at: DateTime<Utc>) -> Allocation {
         Allocation {
             id: self.id.clone(),
-            status: "allocated".into(),
+            status: AllocationStatus::Allocated,
             lines: self.lines.clone(),
             strategy: self.strategy.name().into(),
             created_at,

@@ -228,8 +228,8 @@ pub struct UnitAllocation {
     pub id: String,
     /// The SKU.
     pub sku: String,
-    /// `allocated` or `held`.
-    pub status: String,
+    /// `allocated`, or `held` when claimed with `hold_ttl_ms`.
+    pub status: crate::model::AllocationStatus,
     /// The strategy that served it.
     pub strategy: String,
     /// The units, in the claim's order.

@@ -270,7 +270,7 @@ impl PgStore {
                 tx.execute(&stmt, &[&id, &strategy, &lines, &now]).await?;
                 Allocation {
                     id: id.to_string(),
-                    status: "allocated".into(),
+                    status: AllocationStatus::Allocated,
                     lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
                     strategy,
                     created_at: now,

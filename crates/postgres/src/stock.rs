@@ -471,7 +471,8 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, id: &str) -> Result
     let lines: serde_json::Value = row.get(3);
     Ok(Allocation {
         id: row.get(0),
-        status: row.get(1),
+        status: AllocationStatus::parse(row.get(1))
+            .ok_or_else(|| AllotError::Internal("an allocation of unknown status".into()))?,
         strategy: row.get(2),
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         created_at: row.get(4),

@@ -92,7 +92,7 @@ enum Attempt {
 struct ClaimParams {
     wanted: i64,
     least: i64,
-    status: &'static str,
+    status: AllocationStatus,
     expires_at: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
 }
@@ -102,7 +102,11 @@ impl ClaimParams {
         ClaimParams {
             wanted: req.quantity,
             least: if req.allow_partial { 1 } else { req.quantity },
-            status: if req.hold_ttl_ms.is_some() { "held" } else { "allocated" },
+            status: if req.hold_ttl_ms.is_some() {
+                AllocationStatus::Held
+            } else {
+                AllocationStatus::Allocated
+            },
             expires_at: req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(now, t)),
             now,
         }
@@ -129,7 +133,7 @@ async fn run_claim<C: GenericClient>(
         return Ok(Attempt::Claimed(UnitAllocation {
             id: req.id.clone(),
             sku: req.sku.clone(),
-            status: p.status.into(),
+            status: p.status,
             strategy: strategy.into(),
             units: unit_rows(&rows, 0),
             expires_at: p.expires_at,
@@ -260,7 +264,7 @@ impl PgStore {
                 let got = nowait_walk(tx, req, order).await?;
                 // Short: everything rolls back. `run_claim` with the ids we got computes the
                 // short report (visible / tracking / overdue) without claiming.
-                let sql = locked_ids_sql(order, p.status == "held");
+                let sql = locked_ids_sql(order, p.status == AllocationStatus::Held);
                 Ok(match run_claim(tx, &sql, req, p, Some(&got)).await? {
                     Attempt::Claimed(a) if (got.len() as i64) >= p.least => Decided::Commit(a),
                     other => Decided::Rollback(other),

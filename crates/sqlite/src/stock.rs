@@ -59,7 +59,8 @@ pub(crate) fn read_allocation(c: &Connection, id: &str) -> Result<Allocation> {
     let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", id))?;
     Ok(Allocation {
         id,
-        status,
+        status: AllocationStatus::parse(&status)
+            .ok_or_else(|| AllotError::Internal(format!("an allocation of unknown status `{status}`")))?,
         strategy,
         lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         created_at: from_us(at),

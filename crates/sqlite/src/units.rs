@@ -113,7 +113,11 @@ impl UnitStore for SqliteStore {
             Ok(UnitAllocation {
                 id: req.id.clone(),
                 sku: req.sku.clone(),
-                status: status.into(),
+                status: if held {
+                    AllocationStatus::Held
+                } else {
+                    AllocationStatus::Allocated
+                },
                 strategy: req.strategy.name().into(),
                 units,
                 expires_at,

@@ -368,7 +368,7 @@ impl BatchTx<'_> {
                 w.allocation(id, &h.strategy, &h.lines_json);
                 Answer::Allocation(Allocation {
                     id: id.clone(),
-                    status: "allocated".into(),
+                    status: AllocationStatus::Allocated,
                     lines: h.lines.clone(),
                     strategy: h.strategy.clone(),
                     created_at: self.now,

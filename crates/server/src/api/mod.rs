@@ -67,6 +67,8 @@ use utoipa_swagger_ui::SwaggerUi;
     components(schemas(
         Sku,
         LedgerEntry,
+        LedgerKind,
+        AllocationStatus,
         stock::LedgerPage,
         Allocation,
         AllocationLine,
