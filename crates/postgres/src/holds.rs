@@ -179,7 +179,38 @@ async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: Date
     })
 }
 
+/// Overdue holds on `$1` as of `$2`, at most `$3`, locked (waiting for holds another
+/// transaction is finishing).
+const SQL_OVERDUE_ON_SKU: &str = "SELECT h.id FROM holds h
+  WHERE h.status = 'held' AND h.expires_at <= $2
+    AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = $1)
+  ORDER BY h.id LIMIT $3 FOR UPDATE OF h";
+/// Overdue holds as of `$1`, at most `$2`, skipping those another transaction has locked.
+const SQL_OVERDUE: &str = "SELECT id FROM holds WHERE status = 'held' AND expires_at <= $1
+  ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED";
+
 impl PgStore {
+    /// One transaction: the holds `select` (with `params`) picks and locks, finished as
+    /// expired at `now`. How many were finished.
+    async fn expire_selected(
+        &self,
+        select: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        now: DateTime<Utc>,
+    ) -> TxResult<u64> {
+        let done = self
+            .write(None, async |tx| {
+                let stmt = tx.prepare_cached(select).await?;
+                let ids: Vec<String> = tx.query(&stmt, params).await?.iter().map(|r| r.get(0)).collect();
+                finish_holds(tx, &ids, HoldStatus::Expired, now).await
+            })
+            .await?;
+        match done {
+            Executed::Fresh(n) => Ok(n),
+            Executed::Replayed(_) => unreachable!("no idempotency key"),
+        }
+    }
+
     /// Finalise the overdue holds that hold `sku` (at most `hold_sweep_batch`). Called by a
     /// writer that found the SKU short while such holds existed. Waits for holds that another
     /// transaction is finishing, so after it returns they are finished one way or the other.
@@ -192,28 +223,9 @@ impl PgStore {
     ) -> futures::future::BoxFuture<'a, Result<u64>> {
         Box::pin(async move {
             let batch = i64::from(self.limits.hold_sweep_batch.max(1));
-            self.retry_plain(|| async move {
-                let mut client = self.client().await?;
-                let tx = client.transaction().await?;
-                let stmt = tx
-                    .prepare_cached(
-                        "SELECT h.id FROM holds h
-                      WHERE h.status = 'held' AND h.expires_at <= $2
-                        AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = $1)
-                      ORDER BY h.id LIMIT $3 FOR UPDATE OF h",
-                    )
-                    .await?;
-                let ids: Vec<String> = tx
-                    .query(&stmt, &[&sku, &now, &batch])
-                    .await?
-                    .iter()
-                    .map(|r| r.get(0))
-                    .collect();
-                let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
-                tx.commit().await?;
-                Ok(n)
-            })
-            .await
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&sku, &now, &batch];
+            self.retry_plain(|| self.expire_selected(SQL_OVERDUE_ON_SKU, &params, now))
+                .await
         })
     }
 
@@ -359,27 +371,10 @@ impl HoldStore for PgStore {
 
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let limit = i64::from(max_holds.max(1));
-        self.retry_plain(|| async move {
-            let mut client = self.client().await?;
-            let tx = client.transaction().await?;
-            // SKIP LOCKED: a hold being confirmed or released right now is left to that
-            // transaction; the next sweep sees what it decided.
-            let stmt = tx
-                .prepare_cached(
-                    "SELECT id FROM holds WHERE status = 'held' AND expires_at <= $1
-                      ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
-                )
-                .await?;
-            let ids: Vec<String> = tx
-                .query(&stmt, &[&now, &limit])
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            let n = finish_holds(&tx, &ids, HoldStatus::Expired, now).await?;
-            tx.commit().await?;
-            Ok(n)
-        })
-        .await
+        // SKIP LOCKED: a hold being confirmed or released right now is left to that
+        // transaction; the next sweep sees what it decided.
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&now, &limit];
+        self.retry_plain(|| self.expire_selected(SQL_OVERDUE, &params, now))
+            .await
     }
 }

@@ -158,14 +158,32 @@ impl PgStore {
     {
         let mut client = self.client().await?;
         let mut tx = client.transaction().await?;
+        // Every way out ends the transaction before answering, so the key's advisory lock
+        // is free for the client's next request (a dropped transaction only queues its
+        // ROLLBACK; another connection could still find the key in use).
         if let Some(idem) = idem {
-            if let Some(stored) = idem_begin(&tx, idem).await? {
-                return Ok(Ok(Executed::Replayed(stored)));
+            match idem_begin(&tx, idem).await {
+                Ok(None) => {}
+                Ok(Some(stored)) => {
+                    tx.rollback().await?;
+                    return Ok(Ok(Executed::Replayed(stored)));
+                }
+                Err(e) => {
+                    let _ = tx.rollback().await;
+                    return Err(e);
+                }
             }
         }
-        let value = match body(&mut tx).await? {
-            Decided::Commit(value) => value,
-            Decided::Rollback(r) => return Ok(Err(r)),
+        let value = match body(&mut tx).await {
+            Ok(Decided::Commit(value)) => value,
+            Ok(Decided::Rollback(r)) => {
+                tx.rollback().await?;
+                return Ok(Err(r));
+            }
+            Err(e) => {
+                let _ = tx.rollback().await;
+                return Err(e);
+            }
         };
         if let Some(idem) = idem {
             idem_store(&tx, idem, &value).await?;
