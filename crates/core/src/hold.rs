@@ -52,6 +52,17 @@ impl HoldStatus {
         .find(|h| h.as_str() == s)
     }
 
+    /// The ledger entry of a hold reaching this status (`Held` records the hold itself).
+    pub fn ledger_kind(self) -> crate::model::LedgerKind {
+        use crate::model::LedgerKind;
+        match self {
+            HoldStatus::Held => LedgerKind::Hold,
+            HoldStatus::Confirmed => LedgerKind::HoldConfirmed,
+            HoldStatus::Released => LedgerKind::HoldReleased,
+            HoldStatus::Expired => LedgerKind::HoldExpired,
+        }
+    }
+
     /// The status a reader must see at `now`: a stored `held` past `expires_at` is `expired`
     /// even before the sweeper has written it.
     pub fn effective(self, expires_at: DateTime<Utc>, now: DateTime<Utc>) -> Self {

@@ -96,16 +96,6 @@ impl LedgerKind {
     pub fn parse(s: &str) -> Option<Self> {
         LedgerKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
-
-    /// The entry of a hold finishing as `to` (`Held` records the hold itself).
-    pub fn of_hold(to: crate::hold::HoldStatus) -> Self {
-        match to {
-            crate::hold::HoldStatus::Held => LedgerKind::Hold,
-            crate::hold::HoldStatus::Confirmed => LedgerKind::HoldConfirmed,
-            crate::hold::HoldStatus::Released => LedgerKind::HoldReleased,
-            crate::hold::HoldStatus::Expired => LedgerKind::HoldExpired,
-        }
-    }
 }
 
 /// One change of a SKU's `on_hand` and/or `held`. The sum of a SKU's entries is its state.

@@ -67,7 +67,7 @@ pub(crate) async fn finish_holds(
                FROM hold_lines WHERE hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm, &LedgerKind::of_hold(to).as_str()])
+    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str()])
         .await?;
     Ok(done.len() as u64)
 }

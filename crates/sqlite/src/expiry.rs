@@ -45,7 +45,7 @@ pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_u
              SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4
                FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
         )
-        .and_then(|mut s| s.execute(params![id, confirm, LedgerKind::of_hold(to).as_str(), now_us]))
+        .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us]))
         .map_err(map_error)?;
     }
     Ok(done)
