@@ -23,14 +23,14 @@ pub enum AllotError {
         message: String,
     },
     /// The strategy does not exist or this backend cannot run it. HTTP 400.
-    #[error("strategy `{strategy}` is not supported by the {backend} backend{hint}")]
+    #[error("strategy `{strategy}` is not supported by the {backend} backend{}", reason.text())]
     UnsupportedStrategy {
         /// The strategy as given by the client.
         strategy: String,
         /// The backend's name.
         backend: &'static str,
-        /// Extra explanation (may be empty), e.g. how to enable unsafe strategies.
-        hint: String,
+        /// Why (the server adds how an operator changes it).
+        reason: Unsupported,
     },
     /// Unknown SKU, allocation, … HTTP 404 `not_found`.
     #[error("{kind} `{id}` not found")]
@@ -121,6 +121,34 @@ pub enum AllotError {
     Internal(String),
 }
 
+/// Why a strategy cannot run: what the client is told (in domain words; the server adds
+/// how an operator changes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsupported {
+    /// A Redis strategy on a store without Redis.
+    NeedsRedis,
+    /// An unsafe strategy (`naive`) on a store that does not allow them.
+    Unsafe,
+    /// Anything but `serialized` on SQLite.
+    SqliteSerializedOnly,
+    /// No such strategy, or none of the above.
+    Other,
+}
+
+impl Unsupported {
+    /// The reason as the tail of the error message (empty for `Other`).
+    pub fn text(self) -> &'static str {
+        match self {
+            Unsupported::NeedsRedis => " without Redis",
+            Unsupported::Unsafe => " (unsafe strategies are not allowed here)",
+            Unsupported::SqliteSerializedOnly => {
+                " (SQLite runs every request as one serialized transaction: use `serialized`)"
+            }
+            Unsupported::Other => "",
+        }
+    }
+}
+
 impl AllotError {
     /// The stable snake_case error code (README.md, "Errors").
     pub fn code(&self) -> &'static str {
@@ -159,23 +187,24 @@ impl AllotError {
         AllotError::InvalidRequest(msg.into())
     }
 
-    /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with a hint: how to
-    /// enable the unsafe `naive`, or that SQLite has only `serialized`.
+    /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with the reason: a
+    /// Redis strategy without Redis, the unsafe `naive` not allowed, SQLite's `serialized`
+    /// only, or none of those.
     pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
         let parsed = strategy.parse::<crate::Strategy>();
-        let hint = if parsed.as_ref().is_ok_and(|s| s.needs_redis()) && backend == "postgres" {
-            " without Redis (start allot serve on PostgreSQL with --redis-url)".into()
+        let reason = if parsed.as_ref().is_ok_and(|s| s.needs_redis()) && backend == "postgres" {
+            Unsupported::NeedsRedis
         } else if parsed.is_ok_and(|s| s.is_unsafe()) {
-            " (unsafe: start the server with --allow-unsafe-strategies)".into()
+            Unsupported::Unsafe
         } else if backend == "sqlite" {
-            " (SQLite runs every request as one serialized transaction: use `serialized`)".into()
+            Unsupported::SqliteSerializedOnly
         } else {
-            String::new()
+            Unsupported::Other
         };
         AllotError::UnsupportedStrategy {
             strategy: strategy.to_string(),
             backend,
-            hint,
+            reason,
         }
     }
 
@@ -206,7 +235,8 @@ mod tests {
     #[test]
     fn unsupported_strategy_hints() {
         let msg = |s, b| AllotError::unsupported_strategy(s, b).to_string();
-        assert!(msg("naive", "postgres").contains("--allow-unsafe-strategies"));
+        assert!(msg("naive", "postgres").contains("unsafe"));
+        assert!(msg("redis_counter", "postgres").ends_with("without Redis"));
         assert!(msg("atomic", "sqlite").contains("serialized"));
         assert_eq!(
             msg("bogus", "postgres"),

@@ -117,7 +117,7 @@ impl FromStr for Strategy {
             .ok_or_else(|| AllotError::UnsupportedStrategy {
                 strategy: s.to_string(),
                 backend: "any",
-                hint: String::new(),
+                reason: crate::error::Unsupported::Other,
             })
     }
 }

@@ -1,5 +1,6 @@
 //! The error body of the HTTP API (`{"error": {"code", "message", …}}`) and the mapping from domain errors to HTTP statuses.
 
+use allot_core::error::Unsupported;
 use allot_core::AllotError;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -55,7 +56,7 @@ impl From<AllotError> for ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        write!(f, "{}{}", self.0, operator_hint(&self.0))
     }
 }
 
@@ -83,11 +84,23 @@ pub fn status_of(e: &AllotError) -> StatusCode {
     }
 }
 
+/// How the operator of this server changes what `e` refused, where a flag does it.
+fn operator_hint(e: &AllotError) -> &'static str {
+    match e {
+        AllotError::UnsupportedStrategy { reason, .. } => match reason {
+            Unsupported::NeedsRedis => " (start allot serve on PostgreSQL with --redis-url)",
+            Unsupported::Unsafe => " (start allot serve with --allow-unsafe-strategies)",
+            _ => "",
+        },
+        _ => "",
+    }
+}
+
 /// Build the error body of a domain error.
 pub fn body_of(e: &AllotError) -> ErrorBody {
     let mut d = ErrorDetail {
         code: e.code().to_string(),
-        message: e.to_string(),
+        message: format!("{e}{}", operator_hint(e)),
         limit: None,
         max: None,
         sku: None,
