@@ -67,8 +67,9 @@ impl BookingStatus {
     }
 }
 
-/// How a booking is protected against overlaps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How a booking is protected against overlaps. Sent as its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum BookingStrategy {
     /// PostgreSQL exclusion constraint; 23P01 exclusion_violation is `booking_overlap`.
     Exclusion,
@@ -165,7 +166,7 @@ pub struct Booking {
     /// Effective status.
     pub status: BookingStatus,
     /// The strategy that made it.
-    pub strategy: String,
+    pub strategy: BookingStrategy,
     /// When a held booking lapses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<DateTime<Utc>>,
@@ -188,7 +189,7 @@ impl BookingRequest {
             } else {
                 BookingStatus::Confirmed
             },
-            strategy: self.strategy.name().into(),
+            strategy: self.strategy,
             expires_at: self.hold_ttl_ms.map(|t| crate::hold::expires_at(now, t)),
             created_at: now,
         }

@@ -143,8 +143,9 @@ pub fn order_by_sql(keys: &[OrderKey], explicit_nulls: bool) -> String {
     parts.join(", ")
 }
 
-/// How a unit claim takes its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How a unit claim takes its rows. Sent as its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum UnitStrategy {
     /// One statement: `… ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED`, bounded retries when
     /// rows were skipped (PostgreSQL docs, "The Locking Clause").
@@ -231,7 +232,7 @@ pub struct UnitAllocation {
     /// `allocated`, or `held` when claimed with `hold_ttl_ms`.
     pub status: crate::model::AllocationStatus,
     /// The strategy that served it.
-    pub strategy: String,
+    pub strategy: UnitStrategy,
     /// The units, in the claim's order.
     pub units: Vec<Unit>,
     /// When the hold lapses (holds only).

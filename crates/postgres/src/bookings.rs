@@ -48,7 +48,8 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
         holder: r.get(4),
         metadata: r.get(5),
         status: stored.effective(expires_at, now),
-        strategy: r.get(7),
+        strategy: BookingStrategy::parse(r.get(7))
+            .ok_or_else(|| AllotError::Internal("bad booking strategy".into()))?,
         expires_at,
         created_at: r.get(9),
     })
@@ -141,7 +142,7 @@ impl PgStore {
                             &booking.holder,
                             &booking.metadata,
                             &booking.status.as_str(),
-                            &booking.strategy,
+                            &booking.strategy.name(),
                             &booking.expires_at,
                             &now,
                         ],

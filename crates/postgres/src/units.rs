@@ -134,7 +134,7 @@ async fn run_claim<C: GenericClient>(
             id: req.id.clone(),
             sku: req.sku.clone(),
             status: p.status,
-            strategy: strategy.into(),
+            strategy: req.strategy,
             units: unit_rows(&rows, 0),
             expires_at: p.expires_at,
             created_at: p.now,

@@ -13,7 +13,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 const COLS: &str = "id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us";
 
 fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
-    let stored = BookingStatus::parse(&r.get::<_, String>(6)?).unwrap_or(BookingStatus::Cancelled);
+    let stored = crate::stored_name(r, 6, BookingStatus::parse)?;
     let expires_at = r.get::<_, Option<i64>>(8)?.map(from_us);
     let metadata: Option<String> = r.get(5)?;
     Ok(Booking {
@@ -24,7 +24,7 @@ fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
         holder: r.get(4)?,
         metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
         status: stored.effective(expires_at, from_us(now_us)),
-        strategy: r.get(7)?,
+        strategy: crate::stored_name(r, 7, BookingStrategy::parse)?,
         expires_at,
         created_at: from_us(r.get(9)?),
     })
@@ -83,7 +83,7 @@ impl BookingStore for SqliteStore {
                     b.holder,
                     metadata,
                     b.status.as_str(),
-                    b.strategy,
+                    b.strategy.name(),
                     b.expires_at.map(us),
                     now
                 ])

@@ -25,27 +25,14 @@ struct HoldRow {
     created_at_us: i64,
 }
 
-/// Column `i` parsed by `parse`; a stored name it does not know is a conversion error (never
-/// a silent default).
-pub(crate) fn stored_name<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
-    let s: String = r.get(i)?;
-    parse(&s).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            i,
-            rusqlite::types::Type::Text,
-            format!("unknown stored name `{s}`").into(),
-        )
-    })
-}
-
 fn hold_row(c: &Connection, id: &str) -> Result<HoldRow> {
     c.prepare_cached(&format!("SELECT {HOLD_COLUMNS} FROM holds WHERE id = ?1"))
         .and_then(|mut s| {
             s.query_row([id], |r| {
                 Ok(HoldRow {
                     id: r.get(0)?,
-                    kind: stored_name(r, 1, HoldKind::parse)?,
-                    stored: stored_name(r, 2, HoldStatus::parse)?,
+                    kind: crate::stored_name(r, 1, HoldKind::parse)?,
+                    stored: crate::stored_name(r, 2, HoldStatus::parse)?,
                     strategy: r.get(3)?,
                     lines: r.get(4)?,
                     expires_at_us: r.get(5)?,

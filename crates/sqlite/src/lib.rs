@@ -100,6 +100,19 @@ pub fn migrate(path: &std::path::Path) -> Result<(), AllotError> {
     open(&SqliteConfig::new(path)).map(|_| ())
 }
 
+/// Column `i` parsed by `parse`; a stored name it does not know is a conversion error (never
+/// a silent default).
+pub(crate) fn stored_name<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+    let s: String = r.get(i)?;
+    parse(&s).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            format!("unknown stored name `{s}`").into(),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

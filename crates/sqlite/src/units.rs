@@ -118,7 +118,7 @@ impl UnitStore for SqliteStore {
                 } else {
                     AllocationStatus::Allocated
                 },
-                strategy: req.strategy.name().into(),
+                strategy: req.strategy,
                 units,
                 expires_at,
                 created_at: from_us(now),

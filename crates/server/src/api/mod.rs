@@ -93,6 +93,8 @@ use utoipa_swagger_ui::SwaggerUi;
         Booking,
         BookingBody,
         BookingStatus,
+        BookingStrategy,
+        UnitStrategy,
         bookings::BookingList,
         bookings::Availability,
         FreeSlot,
