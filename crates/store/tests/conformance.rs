@@ -13,6 +13,8 @@ use std::sync::Arc;
 /// A store under test, what it runs on, and its clock.
 struct Fixture {
     store: Arc<dyn Store>,
+    /// The database's URL (a second store may open it: another pool, another process).
+    url: String,
     clock: Arc<TestClock>,
     limits: Limits,
     schema: Option<String>,
@@ -68,6 +70,7 @@ impl Fixture {
         let store = allot_store::open(&url, &opts).await.expect("open");
         Fixture {
             store,
+            url,
             clock,
             limits,
             schema,
@@ -122,6 +125,7 @@ macro_rules! conformance {
 conformance!(
     exact_successes_under_contention,
     one_key_one_effect,
+    a_replay_frees_its_key_at_once,
     holds_expire_by_the_clock,
     no_unit_twice,
     no_job_leased_twice,
@@ -190,6 +194,48 @@ async fn one_key_one_effect(f: Fixture) {
         panic!("replayed")
     };
     assert_eq!(resp.body, fresh[0].as_bytes());
+    f.finish().await;
+}
+
+/// After a replay (or a refusal) the key is free the moment the answer is back: a request
+/// with the same key and another body right after it — through a second store on the same
+/// database, so on another connection — is `idempotency_key_reused`, never
+/// `idempotency_key_in_use` (the transaction ended before the answer), 20 times in a row.
+async fn a_replay_frees_its_key_at_once(f: Fixture) {
+    f.create_sku("R", 1000).await;
+    let second = allot_store::open(&f.url, &Default::default()).await.unwrap();
+    let other = |key: &str| Idempotency {
+        fingerprint: "another body".into(),
+        ..idem(key)
+    };
+    for n in 0..20 {
+        let key = format!("k{n}");
+        let first = f.store.allocate(f.allocation("R", 1), Some(idem(&key))).await.unwrap();
+        assert!(matches!(first, Executed::Fresh(_)));
+        let again = f.store.allocate(f.allocation("R", 1), Some(idem(&key))).await.unwrap();
+        assert!(matches!(again, Executed::Replayed(_)));
+        let err = second
+            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "idempotency_key_reused", "after the replay of {key}");
+        let err = f
+            .store
+            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .await
+            .unwrap_err();
+        let err2 = second
+            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (err.code(), err2.code()),
+            ("idempotency_key_reused", "idempotency_key_reused"),
+            "after the refusal of {key}"
+        );
+    }
+    assert_eq!(f.store.get_sku("R").await.unwrap().on_hand, 980);
+    drop(second);
     f.finish().await;
 }
 
