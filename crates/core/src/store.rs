@@ -216,9 +216,6 @@ pub trait BookingStore: Send + Sync + 'static {
 
     /// Mark at most `max` held bookings past their expiry `expired`. Returns how many.
     async fn expire_bookings(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
-
-    /// Pairs of blocking bookings of one resource that overlap (the audit's booking check).
-    async fn booking_overlaps(&self) -> Result<Vec<crate::booking::BookingOverlap>>;
 }
 
 /// A work queue with leases (see [`crate::job`]).

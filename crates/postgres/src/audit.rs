@@ -51,7 +51,7 @@ SELECT id, queue, state, attempt::int8, max_attempts::int8, lease_expires_at IS 
   FROM jobs ORDER BY id";
 
 /// Blocking bookings of one resource that overlap (at most 1000 pairs).
-pub(crate) const OVERLAPS: &str = "
+const OVERLAPS: &str = "
 SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
     ON a.resource = b.resource AND a.id < b.id AND a.during && b.during
  WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $1))
@@ -59,7 +59,7 @@ SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
  ORDER BY 1, 2, 3 LIMIT 1000";
 
 /// Map a row of [`OVERLAPS`].
-pub(crate) fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
+fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
     BookingOverlap {
         resource: r.get(0),
         first: r.get(1),

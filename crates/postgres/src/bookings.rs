@@ -9,7 +9,7 @@
 use crate::map_error;
 use crate::store::PgStore;
 use crate::tx::{Decided, TxErr, TxResult};
-use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
+use allot_core::booking::{BookingStatus, BookingStrategy};
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
 use allot_core::*;
@@ -150,11 +150,9 @@ impl PgStore {
                     .await;
                 match inserted {
                     Ok(_) => Ok(Decided::Commit(booking)),
-                    // 23P01, or 40P01 between inserts of overlapping ranges that each wait on
-                    // the other's index entry: someone else's booking is in the way. The
-                    // caller looks it up (answers with it) or runs again, bounded.
+                    // Someone else's booking is in the way: the caller looks it up (answers
+                    // with it) or runs again, bounded.
                     Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => Ok(Decided::Rollback(())),
-                    Err(e) if e.code() == Some(&SqlState::T_R_DEADLOCK_DETECTED) => Ok(Decided::Rollback(())),
                     Err(e) => Err(e.into()),
                 }
             })
@@ -334,14 +332,5 @@ impl BookingStore for PgStore {
         )
         .await
         .map_err(map_error)
-    }
-
-    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
-        let c = self.client().await?;
-        let rows = c
-            .query(crate::audit::OVERLAPS, &[&self.now()])
-            .await
-            .map_err(map_error)?;
-        Ok(rows.iter().map(crate::audit::overlap).collect())
     }
 }

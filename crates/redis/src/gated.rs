@@ -14,7 +14,7 @@
 //! given, gated or not.
 
 use crate::RedisGate;
-use allot_core::booking::{BookingOverlap, BookingStrategy};
+use allot_core::booking::BookingStrategy;
 use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
 use allot_core::job::{JobStatus, JobView, LeasedJob, QueueCounts};
 use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, UnitStore};
@@ -188,9 +188,6 @@ impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
     }
     async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.inner.expire_bookings(now, max).await
-    }
-    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
-        self.inner.booking_overlaps().await
     }
 }
 

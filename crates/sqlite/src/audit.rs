@@ -51,7 +51,7 @@ SELECT id, queue, state, attempt, max_attempts, lease_expires_at_us IS NOT NULL,
   FROM jobs ORDER BY id";
 
 /// Blocking bookings of one resource that overlap (at most 1000 pairs).
-pub(crate) const OVERLAPS: &str = "
+const OVERLAPS: &str = "
 SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
     ON a.resource = b.resource AND a.id < b.id AND a.start_us < b.end_us AND b.start_us < a.end_us
  WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at_us > ?1))
@@ -59,7 +59,7 @@ SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
  ORDER BY 1, 2, 3 LIMIT 1000";
 
 /// The overlapping blocking bookings as of now.
-pub(crate) fn overlaps(c: &Connection) -> Result<Vec<BookingOverlap>> {
+fn overlaps(c: &Connection) -> Result<Vec<BookingOverlap>> {
     let mut s = c.prepare_cached(OVERLAPS).map_err(map_error)?;
     let rows = s
         .query_map([now_us()], |r| {

@@ -3,7 +3,7 @@
 use crate::clock::{from_us, now_us, us};
 use crate::map_error;
 use crate::store::SqliteStore;
-use allot_core::booking::{BookingOverlap, BookingStatus, BookingStrategy};
+use allot_core::booking::{BookingStatus, BookingStrategy};
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::*;
 use async_trait::async_trait;
@@ -187,9 +187,5 @@ impl BookingStore for SqliteStore {
             .map_err(map_error)
         })
         .await
-    }
-
-    async fn booking_overlaps(&self) -> Result<Vec<BookingOverlap>> {
-        self.call(|c| crate::audit::overlaps(c)).await
     }
 }
