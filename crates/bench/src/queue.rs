@@ -215,10 +215,10 @@ async fn run_one(
         strategy: strategy.name().into(),
         accepted,
         enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
-        completed_per_s: counts[&allot_core::JobState::Completed] as f64 / elapsed.max(1e-9),
+        completed_per_s: counts.counts[&allot_core::JobState::Completed] as f64 / elapsed.max(1e-9),
         claim_latency_us_p50: h.value_at_quantile(0.5),
         claim_latency_us_p99: h.value_at_quantile(0.99),
-        counts,
+        counts: counts.counts,
         failed_attempts: failed,
         killed_workers: killed,
         lease_lost,
@@ -280,7 +280,7 @@ async fn drain(
     pools: &mut Vec<WorkerPool>,
     accepted: u64,
     opts: &QueueOptions,
-) -> Result<(BTreeMap<allot_core::JobState, i64>, usize), crate::BenchError> {
+) -> Result<(QueueCounts, usize), crate::BenchError> {
     let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
     let acknowledged = || -> u64 { stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum() };
     let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
@@ -298,9 +298,8 @@ async fn drain(
             let counts = store
                 .queue_counts(queue)
                 .await
-                .map_err(|e| crate::BenchError::Setup(e.to_string()))?
-                .counts;
-            if open_jobs(&counts) == 0 || Instant::now() >= deadline {
+                .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+            if counts.open() == 0 || Instant::now() >= deadline {
                 return Ok((counts, killed));
             }
         }
@@ -308,21 +307,11 @@ async fn drain(
     }
 }
 
-/// Jobs not finished yet.
-fn open_jobs(counts: &BTreeMap<allot_core::JobState, i64>) -> i64 {
-    counts.iter().filter(|(s, _)| !s.is_finished()).map(|(_, n)| n).sum()
-}
-
 /// The queue's invariants after a run: drained, every accepted job completed exactly once,
 /// none discarded, no more completions acknowledged than jobs.
-fn check(
-    counts: &BTreeMap<allot_core::JobState, i64>,
-    accepted: u64,
-    completed_by_live: u64,
-    opts: &QueueOptions,
-) -> Vec<String> {
+fn check(queue: &QueueCounts, accepted: u64, completed_by_live: u64, opts: &QueueOptions) -> Vec<String> {
     let mut violations = Vec::new();
-    let open = open_jobs(counts);
+    let (open, counts) = (queue.open(), &queue.counts);
     if open > 0 {
         violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
     }
