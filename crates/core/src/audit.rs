@@ -20,10 +20,10 @@
 
 use crate::job::JobState;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// One SKU's (or one unit claim's) broken rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditViolation {
     /// The SKU.
     pub sku: String,
@@ -32,7 +32,8 @@ pub struct AuditViolation {
 }
 
 /// One job's broken rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobViolation {
     /// The job's id.
     pub id: i64,
@@ -43,7 +44,8 @@ pub struct JobViolation {
 }
 
 /// Result of `allot audit` and `GET /v1/audit`; clean when every list is empty.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditReport {
     /// SKUs checked.
     pub skus_checked: u64,

@@ -8,12 +8,13 @@
 //! Locks"), then check and insert; `naive` — check then insert, the race kept for the
 //! benchmark; `serialized` — SQLite's one writer.
 
+use crate::strategy::BookingStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// A booking's life cycle. `confirmed` and (unexpired) `held` block their range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BookingStatus {
     /// Booked for good.
@@ -67,47 +68,9 @@ impl BookingStatus {
     }
 }
 
-/// How a booking is protected against overlaps. Sent as its wire name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BookingStrategy {
-    /// PostgreSQL exclusion constraint; 23P01 exclusion_violation is `booking_overlap`.
-    Exclusion,
-    /// `pg_advisory_xact_lock(fnv1a_64(resource))`, then check and insert.
-    Advisory,
-    /// Check, then insert, without a lock: double-books under concurrency (bench only).
-    Naive,
-    /// SQLite: one serialized write transaction.
-    Serialized,
-}
-
-impl BookingStrategy {
-    /// Every booking strategy.
-    pub const ALL: [BookingStrategy; 4] = [
-        BookingStrategy::Exclusion,
-        BookingStrategy::Advisory,
-        BookingStrategy::Naive,
-        BookingStrategy::Serialized,
-    ];
-
-    /// Wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            BookingStrategy::Exclusion => "exclusion",
-            BookingStrategy::Advisory => "advisory",
-            BookingStrategy::Naive => "naive",
-            BookingStrategy::Serialized => "serialized",
-        }
-    }
-
-    /// Parse a wire name.
-    pub fn parse(s: &str) -> Option<Self> {
-        BookingStrategy::ALL.into_iter().find(|b| b.name() == s)
-    }
-}
-
 /// `POST /v1/resources/{resource}/bookings` body. Times are RFC 3339 with an offset.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BookingBody {
     /// Start, inclusive (RFC 3339 with offset, e.g. `2026-03-01T14:00:00+01:00`).
     pub start: String,
@@ -148,7 +111,8 @@ pub struct BookingRequest {
 }
 
 /// A booking as the API returns it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Booking {
     /// Id (UUID v4 text).
     pub id: String,
@@ -197,7 +161,8 @@ impl BookingRequest {
 }
 
 /// A free gap of a resource.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FreeSlot {
     /// Start (UTC), inclusive.
     pub start: DateTime<Utc>,
@@ -232,7 +197,8 @@ pub fn free_gaps(from: DateTime<Utc>, to: DateTime<Utc>, blocking: &[(DateTime<U
 }
 
 /// Two blocking bookings of one resource that overlap (the audit's finding).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BookingOverlap {
     /// The resource.
     pub resource: String,

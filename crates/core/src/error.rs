@@ -213,11 +213,11 @@ impl AllotError {
     pub fn wrong_tracking(sku: &str, units: bool) -> Self {
         if units {
             AllotError::invalid(format!(
-                "sku `{sku}` is unit-tracked: claim its units with POST /v1/unit-allocations"
+                "sku `{sku}` is unit-tracked: claim its units with a unit allocation, not a count"
             ))
         } else {
             AllotError::invalid(format!(
-                "sku `{sku}` tracks counts, not units: use POST /v1/allocations or /v1/holds"
+                "sku `{sku}` tracks counts, not units: take it with a stock allocation or hold"
             ))
         }
     }

@@ -12,11 +12,11 @@ use crate::model::{AllocationLine, AllocationRequest};
 use crate::unit::Unit;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// The life cycle of a hold. `held` is the only state with quantity set aside; the others
 /// are final.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HoldStatus {
     /// Quantity moved from available to held, until `expires_at`.
@@ -75,7 +75,8 @@ impl HoldStatus {
 }
 
 /// What a hold sets aside: fungible stock lines, or individual units of one SKU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HoldKind {
     /// `POST /v1/holds`: counts per SKU.
@@ -97,10 +98,21 @@ impl HoldKind {
     pub fn parse(s: &str) -> Option<Self> {
         [HoldKind::Stock, HoldKind::Units].into_iter().find(|k| k.as_str() == s)
     }
+
+    /// Parse a stored strategy name in this kind's family (a stock [`crate::Strategy`] or a
+    /// [`crate::UnitStrategy`]); `None` for a name the family does not have.
+    pub fn strategy(self, name: &str) -> Option<crate::strategy::TakenWith> {
+        use crate::strategy::{TakenWith, UnitStrategy};
+        match self {
+            HoldKind::Stock => name.parse().ok().map(TakenWith::Stock),
+            HoldKind::Units => UnitStrategy::parse(name).map(TakenWith::Units),
+        }
+    }
 }
 
 /// A hold as the API returns it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Hold {
     /// Server-generated id (UUID v4 text); a confirmed hold's allocation has the same id.
     pub id: String,
@@ -114,7 +126,7 @@ pub struct Hold {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units: Option<Vec<Unit>>,
     /// The strategy that took the quantity.
-    pub strategy: String,
+    pub strategy: crate::strategy::TakenWith,
     /// When the hold lapses (UTC).
     pub expires_at: DateTime<Utc>,
     /// When it was made (UTC).
@@ -122,7 +134,8 @@ pub struct Hold {
 }
 
 /// `POST /v1/holds` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HoldBody {
     /// One line per SKU (a SKU may appear once).
     pub lines: Vec<AllocationLine>,
@@ -152,7 +165,7 @@ impl HoldRequest {
             kind: HoldKind::Stock,
             lines: self.take.lines.clone(),
             units: None,
-            strategy: self.take.strategy.name().into(),
+            strategy: self.take.strategy.into(),
             expires_at: expires_at(now, self.ttl_ms),
             created_at: now,
         }

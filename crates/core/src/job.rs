@@ -7,10 +7,10 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// A job's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     /// Ready to be claimed.
@@ -66,7 +66,8 @@ impl JobState {
 }
 
 /// One job to enqueue.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewJob {
     /// Any JSON, at most `max_payload_bytes` serialized.
     #[serde(default)]
@@ -86,14 +87,16 @@ pub struct NewJob {
 }
 
 /// `POST /v1/queues/{queue}/jobs` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnqueueBody {
     /// 1..=`max_batch_insert` jobs.
     pub jobs: Vec<NewJob>,
 }
 
 /// `POST /v1/queues/{queue}/jobs` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Enqueued {
     /// The id of each job, in request order (an existing id for a `unique_key` duplicate).
     pub ids: Vec<i64>,
@@ -126,7 +129,8 @@ pub struct Enqueue {
 }
 
 /// `POST /v1/queues/{queue}/claims` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClaimBody {
     /// Most jobs to claim, 1..=`max_claim`. Default 1.
     #[serde(default)]
@@ -200,7 +204,8 @@ pub struct Claim {
 }
 
 /// A job leased to a worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeasedJob {
     /// Id.
     pub id: i64,
@@ -219,14 +224,16 @@ pub struct LeasedJob {
 }
 
 /// `POST /v1/queues/{queue}/claims` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Claimed {
     /// The jobs, best first (priority, run_at, id).
     pub jobs: Vec<LeasedJob>,
 }
 
 /// `complete` / `fail` / `heartbeat` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeaseBody {
     /// The lease token of the attempt.
     pub lease_token: String,
@@ -242,7 +249,8 @@ pub struct LeaseBody {
 }
 
 /// A job's state after a transition.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobStatus {
     /// Id.
     pub id: i64,
@@ -258,7 +266,8 @@ pub struct JobStatus {
 }
 
 /// `GET /v1/queues/{queue}` answer: jobs per state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QueueCounts {
     /// The queue.
     pub queue: String,
@@ -293,7 +302,8 @@ impl QueueCounts {
 }
 
 /// A job as listings show it (e.g. the dead letters: `state=discarded`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobView {
     /// Id.
     pub id: i64,
@@ -324,14 +334,16 @@ pub struct JobView {
 }
 
 /// `GET /v1/queues/{queue}/jobs` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobList {
     /// Jobs with `id > after`, by id.
     pub jobs: Vec<JobView>,
 }
 
 /// One entry of a batch completion.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Completion {
     /// Job id.
     pub id: i64,
@@ -340,14 +352,16 @@ pub struct Completion {
 }
 
 /// `POST /v1/queues/{queue}/completions` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CompletionsBody {
     /// 1..=`max_batch_insert` completions; each succeeds or is `lease_lost` on its own.
     pub jobs: Vec<Completion>,
 }
 
 /// `POST /v1/queues/{queue}/completions` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Completions {
     /// Jobs now completed.
     pub completed: Vec<i64>,

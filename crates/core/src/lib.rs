@@ -21,7 +21,7 @@ pub mod unit;
 pub mod validate;
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
-pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, BookingStrategy, FreeSlot};
+pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};
 pub use clock::{Clock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
 pub use hold::{Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
@@ -34,5 +34,5 @@ pub use model::*;
 pub use store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, Store, StoredResponse, UnitStore,
 };
-pub use strategy::{Backend, Strategy};
+pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
 pub use unit::*;

@@ -3,14 +3,14 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// A SKU's stock. `available = on_hand - held`, never negative. For a segmented SKU the
 /// counts are the totals over its buckets and `version` is the sum of the buckets' versions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Sku {
     /// The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`.
-    #[schema(example = "HOT")]
+    #[cfg_attr(feature = "openapi", schema(example = "HOT"))]
     pub sku: String,
     /// Units physically in stock (not yet allocated).
     pub on_hand: i64,
@@ -44,7 +44,8 @@ impl Sku {
 }
 
 /// What a ledger entry records. Stored and sent as its snake_case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LedgerKind {
     /// A SKU created with its initial stock.
@@ -99,7 +100,8 @@ impl LedgerKind {
 }
 
 /// One change of a SKU's `on_hand` and/or `held`. The sum of a SKU's entries is its state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LedgerEntry {
     /// Increasing id, for paging with `after`.
     pub id: i64,
@@ -117,7 +119,8 @@ pub struct LedgerEntry {
 }
 
 /// One line of an allocation: a SKU and how many units.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AllocationLine {
     /// The SKU.
     pub sku: String,
@@ -127,7 +130,8 @@ pub struct AllocationLine {
 
 /// The status of an allocation or a unit claim: `allocated` (taken for good), or `held` (a
 /// unit claim made with `hold_ttl_ms`, until it is confirmed, released or expires).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AllocationStatus {
     /// Taken for good.
@@ -154,7 +158,8 @@ impl AllocationStatus {
 }
 
 /// An allocation: stock taken for good (all of its lines or none).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Allocation {
     /// Server-generated id (UUID v4 text).
     pub id: String,
@@ -163,13 +168,14 @@ pub struct Allocation {
     /// The lines, sorted by SKU (the order they were locked in).
     pub lines: Vec<AllocationLine>,
     /// The strategy that served it.
-    pub strategy: String,
+    pub strategy: crate::strategy::TakenWith,
     /// When it was made (UTC).
     pub created_at: DateTime<Utc>,
 }
 
 /// `POST /v1/skus` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateSkuBody {
     /// SKU name.
     pub sku: String,
@@ -181,7 +187,8 @@ pub struct CreateSkuBody {
 }
 
 /// `POST /v1/skus/{sku}/adjustments` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AdjustmentBody {
     /// Change of `on_hand`, non-zero; negative beyond `available` is `insufficient_stock`.
     pub delta: i64,
@@ -191,7 +198,8 @@ pub struct AdjustmentBody {
 }
 
 /// `POST /v1/allocations` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AllocationBody {
     /// One line per SKU (a SKU may appear once).
     pub lines: Vec<AllocationLine>,
@@ -246,7 +254,7 @@ impl AllocationRequest {
             id: self.id.clone(),
             status: AllocationStatus::Allocated,
             lines: self.lines.clone(),
-            strategy: self.strategy.name().into(),
+            strategy: self.strategy.into(),
             created_at,
         }
     }

@@ -1,6 +1,6 @@
 //! The store traits every backend implements, and the idempotency plumbing.
 //!
-//! Idempotency (the `Idempotency-Key` convention of Stripe-style APIs): the first request's status and body are stored in
+//! Idempotency (the `Idempotency-Key` convention of Stripe-style APIs): the first request's result code and body are stored in
 //! the same transaction as its effect. The store does not know the wire format, so the
 //! caller passes a `render` function that turns the result into the stored response; the
 //! store calls it inside the transaction. Only successful requests are stored: a failed
@@ -14,11 +14,12 @@ use crate::strategy::{Backend, Strategy};
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
 
-/// A response as stored for an idempotency key: HTTP status and body bytes.
+/// A response as stored for an idempotency key: the caller's result code and body bytes,
+/// both opaque to the store (the server stores its status code and JSON body there).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredResponse {
-    /// HTTP status code.
-    pub status: u16,
+    /// The caller's result code, kept and replayed as given.
+    pub code: u16,
     /// The exact body bytes first sent.
     pub body: Vec<u8>,
 }
@@ -155,10 +156,10 @@ pub trait HoldStore: Send + Sync + 'static {
 #[async_trait]
 pub trait UnitStore: Send + Sync + 'static {
     /// The unit strategy used when a claim names none.
-    fn default_unit_strategy(&self) -> crate::unit::UnitStrategy;
+    fn default_unit_strategy(&self) -> crate::strategy::UnitStrategy;
 
     /// Whether this backend can run the unit strategy.
-    fn supports_units(&self, strategy: crate::unit::UnitStrategy) -> bool;
+    fn supports_units(&self, strategy: crate::strategy::UnitStrategy) -> bool;
 
     /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
     /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
@@ -182,10 +183,10 @@ pub trait UnitStore: Send + Sync + 'static {
 #[async_trait]
 pub trait BookingStore: Send + Sync + 'static {
     /// The booking strategy used when a request names none.
-    fn default_booking_strategy(&self) -> crate::booking::BookingStrategy;
+    fn default_booking_strategy(&self) -> crate::strategy::BookingStrategy;
 
     /// Whether this backend can run the booking strategy.
-    fn supports_booking(&self, strategy: crate::booking::BookingStrategy) -> bool;
+    fn supports_booking(&self, strategy: crate::strategy::BookingStrategy) -> bool;
 
     /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
     /// booking past its expiry never blocks: it is expired first (bounded retries).

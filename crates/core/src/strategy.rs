@@ -1,6 +1,7 @@
 //! Allocation strategies (ARCHITECTURE.md, "Strategies") and backends.
 
 use crate::error::AllotError;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
@@ -24,7 +25,10 @@ impl Backend {
 }
 
 /// How a stock allocation takes its rows. See README.md's table for each one's price.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Sent as its wire name ([`Strategy::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// Relative conditional update: `SET on_hand = on_hand - q WHERE on_hand - held >= q`.
     Atomic,
@@ -102,7 +106,7 @@ impl fmt::Display for Strategy {
 /// `naive`): reports expect it to break its invariants.
 pub fn is_unsafe_name(name: &str) -> bool {
     name.parse::<Strategy>().is_ok_and(|s| s.is_unsafe())
-        || crate::booking::BookingStrategy::parse(name) == Some(crate::booking::BookingStrategy::Naive)
+        || BookingStrategy::parse(name) == Some(BookingStrategy::Naive)
 }
 
 impl FromStr for Strategy {
@@ -119,6 +123,134 @@ impl FromStr for Strategy {
                 backend: "any",
                 reason: crate::error::Unsupported::Other,
             })
+    }
+}
+
+/// How a unit claim takes its rows. Sent as its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum UnitStrategy {
+    /// One statement: `… ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED`, bounded retries when
+    /// rows were skipped (PostgreSQL docs, "The Locking Clause").
+    SkipLocked,
+    /// Try-lock candidates one by one with `FOR UPDATE NOWAIT` under savepoints (55P03 =
+    /// skip); if short and something was locked, roll back, sleep with jitter, start over.
+    NowaitScan,
+    /// SQLite: one serialized write transaction, exact order.
+    Serialized,
+}
+
+impl UnitStrategy {
+    /// Every unit strategy.
+    pub const ALL: [UnitStrategy; 3] = [
+        UnitStrategy::SkipLocked,
+        UnitStrategy::NowaitScan,
+        UnitStrategy::Serialized,
+    ];
+
+    /// Wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitStrategy::SkipLocked => "skip_locked",
+            UnitStrategy::NowaitScan => "nowait_scan",
+            UnitStrategy::Serialized => "serialized",
+        }
+    }
+
+    /// Parse a wire name; `None` when unknown.
+    pub fn parse(s: &str) -> Option<Self> {
+        UnitStrategy::ALL.into_iter().find(|u| u.name() == s)
+    }
+}
+
+/// How a booking is protected against overlaps. Sent as its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BookingStrategy {
+    /// PostgreSQL exclusion constraint; 23P01 exclusion_violation is `booking_overlap`.
+    Exclusion,
+    /// `pg_advisory_xact_lock(fnv1a_64(resource))`, then check and insert.
+    Advisory,
+    /// Check, then insert, without a lock: double-books under concurrency (bench only).
+    Naive,
+    /// SQLite: one serialized write transaction.
+    Serialized,
+}
+
+impl BookingStrategy {
+    /// Every booking strategy.
+    pub const ALL: [BookingStrategy; 4] = [
+        BookingStrategy::Exclusion,
+        BookingStrategy::Advisory,
+        BookingStrategy::Naive,
+        BookingStrategy::Serialized,
+    ];
+
+    /// Wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BookingStrategy::Exclusion => "exclusion",
+            BookingStrategy::Advisory => "advisory",
+            BookingStrategy::Naive => "naive",
+            BookingStrategy::Serialized => "serialized",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        BookingStrategy::ALL.into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// The strategy that took a hold's or an allocation's quantity: a stock [`Strategy`] for
+/// stock lines, a [`UnitStrategy`] for units. On the wire it is the bare name; `serialized`
+/// (SQLite's name in both families) reads back as the stock one, so a reader that needs the
+/// family takes it from the hold's `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum TakenWith {
+    /// A stock allocation or hold.
+    Stock(Strategy),
+    /// A unit claim or unit hold.
+    Units(UnitStrategy),
+}
+
+impl TakenWith {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TakenWith::Stock(s) => s.name(),
+            TakenWith::Units(u) => u.name(),
+        }
+    }
+
+    /// Parse a stored name: a stock strategy first, then a unit strategy; `None` when neither.
+    pub fn parse(s: &str) -> Option<Self> {
+        s.parse::<Strategy>()
+            .ok()
+            .map(TakenWith::Stock)
+            .or_else(|| UnitStrategy::parse(s).map(TakenWith::Units))
+    }
+}
+
+impl From<Strategy> for TakenWith {
+    fn from(s: Strategy) -> Self {
+        TakenWith::Stock(s)
+    }
+}
+
+impl From<UnitStrategy> for TakenWith {
+    fn from(u: UnitStrategy) -> Self {
+        TakenWith::Units(u)
+    }
+}
+
+impl fmt::Display for TakenWith {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -143,6 +275,22 @@ pub fn fnv1a_64(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn taken_with_is_the_bare_name() {
+        for s in Strategy::ALL {
+            let t = TakenWith::from(s);
+            assert_eq!(serde_json::to_value(t).unwrap(), serde_json::json!(s.name()));
+            assert_eq!(
+                serde_json::from_value::<TakenWith>(serde_json::json!(s.name())).unwrap(),
+                t
+            );
+        }
+        let u = TakenWith::from(UnitStrategy::SkipLocked);
+        assert_eq!(serde_json::to_value(u).unwrap(), serde_json::json!("skip_locked"));
+        assert_eq!(TakenWith::parse("skip_locked"), Some(u));
+        assert_eq!(TakenWith::parse("nope"), None);
+    }
 
     #[test]
     fn parse_roundtrip() {

@@ -6,12 +6,13 @@
 //! skipped row becomes available again although a later one was already handed out. SQLite
 //! serializes every claim, so its order is exact.
 
+use crate::strategy::UnitStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// One unit to receive, as `POST /v1/skus/{sku}/units` takes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewUnit {
     /// Serial number, unique per SKU.
     pub serial: String,
@@ -30,14 +31,16 @@ pub struct NewUnit {
 }
 
 /// `POST /v1/skus/{sku}/units` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnitsBody {
     /// 1..=`max_batch_insert` units.
     pub units: Vec<NewUnit>,
 }
 
 /// `POST /v1/skus/{sku}/units` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnitsCreated {
     /// How many units were inserted.
     pub created: u64,
@@ -53,7 +56,8 @@ pub struct AddUnits {
 }
 
 /// A unit as claims return it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Unit {
     /// Database id.
     pub id: i64,
@@ -143,45 +147,9 @@ pub fn order_by_sql(keys: &[OrderKey], explicit_nulls: bool) -> String {
     parts.join(", ")
 }
 
-/// How a unit claim takes its rows. Sent as its wire name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum UnitStrategy {
-    /// One statement: `… ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED`, bounded retries when
-    /// rows were skipped (PostgreSQL docs, "The Locking Clause").
-    SkipLocked,
-    /// Try-lock candidates one by one with `FOR UPDATE NOWAIT` under savepoints (55P03 =
-    /// skip); if short and something was locked, roll back, sleep with jitter, start over.
-    NowaitScan,
-    /// SQLite: one serialized write transaction, exact order.
-    Serialized,
-}
-
-impl UnitStrategy {
-    /// Every unit strategy.
-    pub const ALL: [UnitStrategy; 3] = [
-        UnitStrategy::SkipLocked,
-        UnitStrategy::NowaitScan,
-        UnitStrategy::Serialized,
-    ];
-
-    /// Wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnitStrategy::SkipLocked => "skip_locked",
-            UnitStrategy::NowaitScan => "nowait_scan",
-            UnitStrategy::Serialized => "serialized",
-        }
-    }
-
-    /// Parse a wire name; `None` when unknown.
-    pub fn parse(s: &str) -> Option<Self> {
-        UnitStrategy::ALL.into_iter().find(|u| u.name() == s)
-    }
-}
-
 /// `POST /v1/unit-allocations` body.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnitAllocationBody {
     /// The SKU (unit-tracked).
     pub sku: String,
@@ -223,7 +191,8 @@ pub struct UnitClaim {
 }
 
 /// The answer of a unit claim.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnitAllocation {
     /// Allocation id (or hold id when `status` is `held`).
     pub id: String,

@@ -1,13 +1,14 @@
 //! Validation of request bodies against [`Limits`]. Pure functions: a body in, a validated
 //! request or an [`AllotError`] out.
 
-use crate::booking::{parse_instant, BookingBody, BookingRequest, BookingStrategy};
+use crate::booking::{parse_instant, BookingBody, BookingRequest};
 use crate::error::{AllotError, Result};
 use crate::hold::{HoldBody, HoldRequest};
 use crate::job::*;
 use crate::limits::Limits;
 use crate::model::*;
 use crate::strategy::{fnv1a_64, Strategy};
+use crate::strategy::{BookingStrategy, UnitStrategy};
 use crate::unit::*;
 use std::collections::HashSet;
 

@@ -9,9 +9,10 @@
 use crate::map_error;
 use crate::store::PgStore;
 use crate::tx::{Decided, TxErr, TxResult};
-use allot_core::booking::{BookingStatus, BookingStrategy};
+use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
+use allot_core::BookingStrategy;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

@@ -12,6 +12,7 @@ use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
+use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -173,7 +174,9 @@ async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: Date
         kind,
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         units,
-        strategy: row.get(3),
+        strategy: kind
+            .strategy(row.get(3))
+            .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?,
         expires_at,
         created_at: row.get(6),
     })
@@ -245,7 +248,7 @@ impl PgStore {
                      VALUES ($1, 'stock', 'held', $2, $3, $4, $5)",
                 )
                 .await?;
-            tx.execute(&stmt, &[&hold.id, &hold.strategy, &lines_json, &hold.expires_at, &now])
+            tx.execute(&stmt, &[&hold.id, &hold.strategy.name(), &lines_json, &hold.expires_at, &now])
                 .await?;
             let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
             let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
@@ -273,13 +276,15 @@ impl PgStore {
             let alloc = if stored == HoldStatus::Held && expires_at > now {
                 finish_holds(tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
                 let lines: serde_json::Value = row.get(4);
-                let strategy: String = row.get(3);
+                let name: &str = row.get(3);
+                let strategy = TakenWith::parse(name)
+                    .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
                 let stmt = tx
                     .prepare_cached(
                         "INSERT INTO allocations (id, status, strategy, lines, created_at) VALUES ($1, 'allocated', $2, $3, $4)",
                     )
                     .await?;
-                tx.execute(&stmt, &[&id, &strategy, &lines, &now]).await?;
+                tx.execute(&stmt, &[&id, &strategy.name(), &lines, &now]).await?;
                 Allocation {
                     id: id.to_string(),
                     status: AllocationStatus::Allocated,

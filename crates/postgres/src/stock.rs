@@ -5,6 +5,7 @@ use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
 use allot_core::strategy::bucket_order;
+use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::Utc;
@@ -473,7 +474,8 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, id: &str) -> Result
         id: row.get(0),
         status: AllocationStatus::parse(row.get(1))
             .ok_or_else(|| AllotError::Internal("an allocation of unknown status".into()))?,
-        strategy: row.get(2),
+        strategy: TakenWith::parse(row.get(2))
+            .ok_or_else(|| AllotError::Internal("an allocation of unknown strategy".into()))?,
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         created_at: row.get(4),
     })

@@ -235,7 +235,7 @@ async fn idem_begin<T>(
             }
             let status: i32 = row.get(1);
             Ok(Some(StoredResponse {
-                status: status as u16,
+                code: status as u16,
                 body: row.get(2),
             }))
         }
@@ -250,7 +250,7 @@ async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempoten
         .await?;
     tx.execute(
         &stmt,
-        &[&idem.key, &idem.fingerprint, &i32::from(resp.status), &resp.body],
+        &[&idem.key, &idem.fingerprint, &i32::from(resp.code), &resp.body],
     )
     .await?;
     Ok(())

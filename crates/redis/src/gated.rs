@@ -14,11 +14,11 @@
 //! given, gated or not.
 
 use crate::RedisGate;
-use allot_core::booking::BookingStrategy;
 use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
 use allot_core::job::{JobStatus, JobView, LeasedJob, QueueCounts};
 use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, UnitStore};
-use allot_core::unit::UnitStrategy;
+use allot_core::BookingStrategy;
+use allot_core::UnitStrategy;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

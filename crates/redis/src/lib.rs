@@ -486,7 +486,7 @@ impl RedisGate {
     /// Keep the counters in step after a hold was released: a `redis_counter` hold's lines go
     /// back to their counters.
     pub async fn after_release(&self, hold: &Hold) {
-        if hold.strategy == Strategy::RedisCounter.name() && hold.status == allot_core::hold::HoldStatus::Released {
+        if hold.strategy == Strategy::RedisCounter.into() && hold.status == allot_core::hold::HoldStatus::Released {
             self.give_back(&hold.lines).await;
         }
     }

@@ -3,8 +3,9 @@
 use crate::clock::{from_us, now_us, us};
 use crate::map_error;
 use crate::store::SqliteStore;
-use allot_core::booking::{BookingStatus, BookingStrategy};
+use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
+use allot_core::BookingStrategy;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

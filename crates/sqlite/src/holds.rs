@@ -9,6 +9,7 @@ use crate::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::*;
+use allot_core::{TakenWith, UnitStrategy};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -19,7 +20,7 @@ struct HoldRow {
     id: String,
     kind: HoldKind,
     stored: HoldStatus,
-    strategy: String,
+    strategy: TakenWith,
     lines: String,
     expires_at_us: i64,
     created_at_us: i64,
@@ -29,11 +30,15 @@ fn hold_row(c: &Connection, id: &str) -> Result<HoldRow> {
     c.prepare_cached(&format!("SELECT {HOLD_COLUMNS} FROM holds WHERE id = ?1"))
         .and_then(|mut s| {
             s.query_row([id], |r| {
+                let kind = crate::stored_name(r, 1, HoldKind::parse)?;
                 Ok(HoldRow {
                     id: r.get(0)?,
-                    kind: crate::stored_name(r, 1, HoldKind::parse)?,
+                    kind,
                     stored: crate::stored_name(r, 2, HoldStatus::parse)?,
-                    strategy: r.get(3)?,
+                    strategy: match kind {
+                        HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
+                        HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
+                    },
                     lines: r.get(4)?,
                     expires_at_us: r.get(5)?,
                     created_at_us: r.get(6)?,
@@ -132,7 +137,7 @@ impl HoldStore for SqliteStore {
                 tx,
                 &hold.id,
                 HoldKind::Stock,
-                &hold.strategy,
+                hold.strategy.name(),
                 &hold.lines,
                 us(hold.expires_at),
                 now,
@@ -160,7 +165,7 @@ impl HoldStore for SqliteStore {
                 tx.prepare_cached(
                     "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
                 )
-                .and_then(|mut s| s.execute(params![id, h.strategy, h.lines, now]))
+                .and_then(|mut s| s.execute(params![id, h.strategy.name(), h.lines, now]))
                 .map_err(map_error)?;
             } else {
                 confirm_refusal(&id, h.stored, from_us(h.expires_at_us), from_us(now))?;

@@ -7,6 +7,7 @@ use crate::map_error;
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
 use allot_core::strategy::bucket_order;
+use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -61,7 +62,8 @@ pub(crate) fn read_allocation(c: &Connection, id: &str) -> Result<Allocation> {
         id,
         status: AllocationStatus::parse(&status)
             .ok_or_else(|| AllotError::Internal(format!("an allocation of unknown status `{status}`")))?,
-        strategy,
+        strategy: TakenWith::parse(&strategy)
+            .ok_or_else(|| AllotError::Internal(format!("an allocation of unknown strategy `{strategy}`")))?,
         lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         created_at: from_us(at),
     })

@@ -47,7 +47,7 @@ impl SqliteStore {
                     if fp != idem.fingerprint {
                         return Err(AllotError::IdempotencyKeyReused);
                     }
-                    return Ok(Executed::Replayed(StoredResponse { status: status as u16, body }));
+                    return Ok(Executed::Replayed(StoredResponse { code: status as u16, body }));
                 }
             }
             let value = body(tx)?;
@@ -56,7 +56,7 @@ impl SqliteStore {
                 tx.prepare_cached(
                     "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
-                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.status, resp.body, now_us()]))
+                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.code, resp.body, now_us()]))
                 .map_err(map_error)?;
             }
             Ok(Executed::Fresh(value))

@@ -159,7 +159,7 @@ fn idem(key: &str) -> Idempotency<Allocation> {
         key: key.into(),
         fingerprint: "fp".into(),
         render: Box::new(|a: &Allocation| StoredResponse {
-            status: 201,
+            code: 201,
             body: a.id.clone().into_bytes(),
         }),
     }
@@ -178,7 +178,7 @@ async fn one_key_one_effect(f: Fixture) {
     while let Some(r) = set.join_next().await {
         match r.unwrap() {
             Ok(Executed::Fresh(a)) => fresh.push(a.id),
-            Ok(Executed::Replayed(resp)) => assert_eq!(resp.status, 201),
+            Ok(Executed::Replayed(resp)) => assert_eq!(resp.code, 201),
             Err(AllotError::IdempotencyKeyInUse) => {}
             other => panic!("{other:?}"),
         }

@@ -14,6 +14,7 @@ use allot_core::batch::{evaluate, spread, Balance, BatchOp, BatchResult as Evalu
 use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::store::StoredResponse;
 use allot_core::strategy::fnv1a_64;
+use allot_core::TakenWith;
 use allot_core::*;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::ClientWrapper;
@@ -49,7 +50,7 @@ pub(super) enum Outcome {
 /// A hold a request of the batch may finish, as locked.
 struct LockedHold {
     status: HoldStatus,
-    strategy: String,
+    strategy: TakenWith,
     lines: Vec<AllocationLine>,
     lines_json: serde_json::Value,
     expires_at: DateTime<Utc>,
@@ -165,7 +166,7 @@ impl BatchTx<'_> {
                 (true, None) => None,
                 (true, Some((fp, _, _))) if fp != fingerprint => Some(Outcome::Fail(AllotError::IdempotencyKeyReused)),
                 (true, Some((_, status, body))) => Some(Outcome::Replayed(StoredResponse {
-                    status: *status as u16,
+                    code: *status as u16,
                     body: body.clone(),
                 })),
             };
@@ -191,15 +192,16 @@ impl BatchTx<'_> {
         let stmt = self.tx.prepare_cached(SQL_LOCK_HOLDS).await?;
         for r in self.query_begin(&stmt, &[&ids]).await? {
             let lines_json: serde_json::Value = r.get(4);
-            let (Some(status), Ok(lines)) = (
+            let (Some(status), Some(strategy), Ok(lines)) = (
                 HoldStatus::parse(r.get(2)),
+                TakenWith::parse(r.get(3)),
                 serde_json::from_value::<Vec<AllocationLine>>(lines_json.clone()),
             ) else {
                 continue;
             };
             let hold = LockedHold {
                 status,
-                strategy: r.get(3),
+                strategy,
                 lines,
                 lines_json,
                 expires_at: r.get(5),
@@ -352,7 +354,7 @@ impl BatchTx<'_> {
         let answer = match op {
             Op::Allocate { req, lines_json, .. } => {
                 w.ledger(&req.lines, OpKind::Allocate, &req.id);
-                w.allocation(&req.id, req.strategy.name(), lines_json);
+                w.allocation(&req.id, req.strategy.into(), lines_json);
                 Answer::Allocation(req.to_allocation(self.now))
             }
             Op::Hold { req, lines_json, .. } => {
@@ -365,12 +367,12 @@ impl BatchTx<'_> {
                 let h = &self.holds[id];
                 w.ledger(&h.lines, OpKind::Confirm, id);
                 w.finish(id, HoldStatus::Confirmed);
-                w.allocation(id, &h.strategy, &h.lines_json);
+                w.allocation(id, h.strategy, &h.lines_json);
                 Answer::Allocation(Allocation {
                     id: id.clone(),
                     status: AllocationStatus::Allocated,
                     lines: h.lines.clone(),
-                    strategy: h.strategy.clone(),
+                    strategy: h.strategy,
                     created_at: self.now,
                 })
             }
@@ -384,7 +386,7 @@ impl BatchTx<'_> {
                     kind: HoldKind::Stock,
                     lines: h.lines.clone(),
                     units: None,
-                    strategy: h.strategy.clone(),
+                    strategy: h.strategy,
                     expires_at: h.expires_at,
                     created_at: h.created_at,
                 })

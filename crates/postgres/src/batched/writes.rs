@@ -3,6 +3,7 @@
 use allot_core::batch::OpKind;
 use allot_core::hold::HoldStatus;
 use allot_core::store::StoredResponse;
+use allot_core::TakenWith;
 use allot_core::{AllocationLine, Hold, LedgerKind};
 use chrono::{DateTime, Utc};
 
@@ -55,7 +56,7 @@ pub(super) struct Writes {
     l_kind: Vec<&'static str>,
     l_ref: Vec<String>,
     a_id: Vec<String>,
-    a_strategy: Vec<String>,
+    a_strategy: Vec<&'static str>,
     a_lines: Vec<serde_json::Value>,
     h_id: Vec<String>,
     h_lines: Vec<serde_json::Value>,
@@ -89,9 +90,9 @@ impl Writes {
     }
 
     /// An allocation row (a new one, or a confirmed hold's).
-    pub(super) fn allocation(&mut self, id: &str, strategy: &str, lines_json: &serde_json::Value) {
+    pub(super) fn allocation(&mut self, id: &str, strategy: TakenWith, lines_json: &serde_json::Value) {
         self.a_id.push(id.to_string());
-        self.a_strategy.push(strategy.to_string());
+        self.a_strategy.push(strategy.name());
         self.a_lines.push(lines_json.clone());
     }
 
@@ -117,7 +118,7 @@ impl Writes {
     pub(super) fn stored_response(&mut self, key: &str, fingerprint: &str, resp: StoredResponse) {
         self.k_key.push(key.to_string());
         self.k_fp.push(fingerprint.to_string());
-        self.k_status.push(i32::from(resp.status));
+        self.k_status.push(i32::from(resp.code));
         self.k_body.push(resp.body);
     }
 

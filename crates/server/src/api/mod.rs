@@ -14,8 +14,8 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{IdempotencyKey, JsonBody};
 use crate::metrics_layer;
 use crate::state::AppState;
-use allot_core::booking::BookingStrategy;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::BookingStrategy;
 use allot_core::*;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
@@ -95,6 +95,8 @@ use utoipa_swagger_ui::SwaggerUi;
         BookingStatus,
         BookingStrategy,
         UnitStrategy,
+        allot_core::Strategy,
+        allot_core::TakenWith,
         bookings::BookingList,
         bookings::Availability,
         FreeSlot,
@@ -181,7 +183,7 @@ fn idempotency<T: Serialize + 'static>(
         key,
         fingerprint: format!("{method} {} {canonical}", uri.path()),
         render: Box::new(move |v: &T| StoredResponse {
-            status: status.as_u16(),
+            code: status.as_u16(),
             body: serde_json::to_vec(v).unwrap_or_default(),
         }),
     })
@@ -192,7 +194,7 @@ fn idempotency<T: Serialize + 'static>(
 fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
     let (status, body, replayed) = match ex {
         Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
-        Executed::Replayed(r) => (StatusCode::from_u16(r.status).unwrap_or(StatusCode::OK), r.body, true),
+        Executed::Replayed(r) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
     };
     let mut resp = (
         status,
