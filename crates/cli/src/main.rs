@@ -41,7 +41,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run the HTTP service (embedded SQLite `./allot.db` on 127.0.0.1:8080 by default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Apply the versioned migrations and exit.
     Migrate(DbArgs),
     /// Check conservation of every SKU (on_hand and held = sums of the ledger and of active

@@ -48,7 +48,73 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "ALLOT_REDIS_LOCK_TTL_MS", default_value_t = 5_000)]
     pub(crate) redis_lock_ttl_ms: u64,
     #[command(flatten)]
+    pub(crate) http: HttpArgs,
+    #[command(flatten)]
     pub(crate) limits: LimitArgs,
+}
+
+/// The HTTP limits of `allot serve` (see allot_server::HttpLimits).
+#[derive(Args, Clone)]
+pub(crate) struct HttpArgs {
+    /// Host names (no port) the server answers to, comma-separated; `*` for any. Default:
+    /// loopback names only (a DNS-rebinding page cannot reach the API).
+    #[arg(
+        long,
+        env = "ALLOT_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        default_value = "localhost,127.0.0.1,[::1]"
+    )]
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Origins (scheme://host, no port) whose browser requests are served, comma-separated;
+    /// `*` for any. Default: loopback origins only.
+    #[arg(
+        long,
+        env = "ALLOT_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        default_value = "http://localhost,https://localhost,http://127.0.0.1,https://127.0.0.1,http://[::1],https://[::1]"
+    )]
+    pub(crate) allowed_origins: Vec<String>,
+    /// A client has this long to send a request's headers, ms.
+    #[arg(long, env = "ALLOT_HEADER_READ_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) header_read_timeout_ms: u64,
+    /// A request has this long to be answered (408 after), ms; must exceed --max-wait-ms.
+    #[arg(long, env = "ALLOT_REQUEST_TIMEOUT_MS", default_value_t = 60_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) request_timeout_ms: u64,
+    /// Requests served at once; more are refused 503 with Retry-After.
+    #[arg(long, env = "ALLOT_MAX_CONCURRENT_REQUESTS", default_value_t = 4096,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_concurrent_requests: u64,
+    /// Job claims waiting at once (wait_ms > 0); more are refused 503 with Retry-After.
+    #[arg(long, env = "ALLOT_MAX_LONG_POLLS", default_value_t = 512)]
+    pub(crate) max_long_polls: u64,
+    /// On shutdown, in-flight requests have this long to finish, ms.
+    #[arg(long, env = "ALLOT_SHUTDOWN_GRACE_MS", default_value_t = 30_000)]
+    pub(crate) shutdown_grace_ms: u64,
+}
+
+impl HttpArgs {
+    fn limits(&self, max_wait_ms: i64) -> anyhow::Result<allot_server::HttpLimits> {
+        if self.request_timeout_ms as i128 <= max_wait_ms as i128 {
+            anyhow::bail!(
+                "--request-timeout-ms ({}) must exceed --max-wait-ms ({max_wait_ms}): a long-poll would time out",
+                self.request_timeout_ms
+            );
+        }
+        let lower = |v: &[String]| v.iter().map(|s| s.trim().to_ascii_lowercase()).collect();
+        Ok(allot_server::HttpLimits {
+            origins: allot_server::Origins {
+                hosts: lower(&self.allowed_hosts),
+                origins: lower(&self.allowed_origins),
+            },
+            header_read_timeout_ms: self.header_read_timeout_ms,
+            request_timeout_ms: self.request_timeout_ms,
+            max_concurrent_requests: self.max_concurrent_requests as usize,
+            max_long_polls: self.max_long_polls as usize,
+            shutdown_grace_ms: self.shutdown_grace_ms,
+        })
+    }
 }
 
 impl ServeArgs {
@@ -60,12 +126,15 @@ impl ServeArgs {
                     .map_err(|e| anyhow::anyhow!("--default-strategy: {e}"))?,
             ),
         };
+        let limits = self.limits.limits();
+        let http = self.http.limits(limits.max_wait_ms)?;
         Ok(ServerConfig {
+            http,
             listen: self.listen.clone(),
             database_url: self.db.database_url.clone(),
             default_strategy,
             allow_unsafe_strategies: self.allow_unsafe_strategies,
-            limits: self.limits.limits(),
+            limits,
             pool_size: self.pool_size,
             pool_wait_ms: self.pool_wait_ms,
             idempotency_retention_ms: self.idempotency_retention_ms,

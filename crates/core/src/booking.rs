@@ -71,6 +71,7 @@ impl BookingStatus {
 /// `POST /v1/resources/{resource}/bookings` body. Times are RFC 3339 with an offset.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct BookingBody {
     /// Start, inclusive (RFC 3339 with offset, e.g. `2026-03-01T14:00:00+01:00`).
     pub start: String,
@@ -211,13 +212,15 @@ pub struct BookingOverlap {
 /// Parse an RFC 3339 instant that must carry an offset (`Z` or `±hh:mm`); answers
 /// `invalid_request` naming the field.
 pub fn parse_instant(field: &str, value: &str) -> crate::Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(value)
+    let t = DateTime::parse_from_rfc3339(value)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| {
             crate::AllotError::invalid(format!(
-                "{field}: `{value}` is not an RFC 3339 time with an offset (e.g. 2026-03-01T14:00:00Z): {e}"
+                "{field}: `{}` is not an RFC 3339 time with an offset (e.g. 2026-03-01T14:00:00Z): {e}",
+                crate::input::echo(value)
             ))
-        })
+        })?;
+    crate::input::instant(field, t)
 }
 
 #[cfg(test)]

@@ -113,6 +113,14 @@ pub enum AllotError {
     /// A request with the same `Idempotency-Key` is still running. HTTP 409.
     #[error("a request with this idempotency key is still in progress")]
     IdempotencyKeyInUse,
+    /// The request is not in a format allot reads (a body that is not declared as JSON).
+    /// HTTP 415 `unsupported_media_type`.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// The caller may not do this (a Host or Origin not allowed, later a missing scope).
+    /// HTTP 403 `forbidden`.
+    #[error("{0}")]
+    Forbidden(String),
     /// The database (or Redis) is down; nothing was applied. HTTP 503.
     #[error("store unavailable: {0}")]
     Unavailable(String),
@@ -177,6 +185,8 @@ impl AllotError {
             AllotError::LeaseLost { .. } | AllotError::Fenced { .. } => "lease_lost",
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
+            AllotError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AllotError::Forbidden(_) => "forbidden",
             AllotError::Unavailable(_) => "unavailable",
             AllotError::Internal(_) => "internal",
         }
@@ -202,7 +212,7 @@ impl AllotError {
             Unsupported::Other
         };
         AllotError::UnsupportedStrategy {
-            strategy: strategy.to_string(),
+            strategy: crate::input::echo(strategy),
             backend,
             reason,
         }
@@ -224,7 +234,10 @@ impl AllotError {
 
     /// Shorthand for [`AllotError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
-        AllotError::NotFound { kind, id: id.into() }
+        AllotError::NotFound {
+            kind,
+            id: crate::input::echo(&id.into()),
+        }
     }
 }
 

@@ -136,6 +136,7 @@ pub struct Hold {
 /// `POST /v1/holds` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct HoldBody {
     /// One line per SKU (a SKU may appear once).
     pub lines: Vec<AllocationLine>,

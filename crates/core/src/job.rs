@@ -68,6 +68,7 @@ impl JobState {
 /// One job to enqueue.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct NewJob {
     /// Any JSON, at most `max_payload_bytes` serialized.
     #[serde(default)]
@@ -89,6 +90,7 @@ pub struct NewJob {
 /// `POST /v1/queues/{queue}/jobs` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct EnqueueBody {
     /// 1..=`max_batch_insert` jobs.
     pub jobs: Vec<NewJob>,
@@ -131,6 +133,7 @@ pub struct Enqueue {
 /// `POST /v1/queues/{queue}/claims` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct ClaimBody {
     /// Most jobs to claim, 1..=`max_claim`. Default 1.
     #[serde(default)]
@@ -234,6 +237,7 @@ pub struct Claimed {
 /// `complete` / `fail` / `heartbeat` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct LeaseBody {
     /// The lease token of the attempt.
     pub lease_token: String,
@@ -246,6 +250,17 @@ pub struct LeaseBody {
     /// `heartbeat`: the new lease from now, ms.
     #[serde(default)]
     pub lease_ms: Option<i64>,
+}
+
+/// A validated `fail`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fail {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// What went wrong (empty when not given).
+    pub error: String,
+    /// Retry after this many ms (0..=`max_retry_in_ms`) instead of the backoff.
+    pub retry_in_ms: Option<i64>,
 }
 
 /// A job's state after a transition.
@@ -344,6 +359,7 @@ pub struct JobList {
 /// One entry of a batch completion.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Completion {
     /// Job id.
     pub id: i64,
@@ -354,6 +370,7 @@ pub struct Completion {
 /// `POST /v1/queues/{queue}/completions` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct CompletionsBody {
     /// 1..=`max_batch_insert` completions; each succeeds or is `lease_lost` on its own.
     pub jobs: Vec<Completion>,

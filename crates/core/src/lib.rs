@@ -11,6 +11,7 @@ pub mod booking;
 pub mod clock;
 pub mod error;
 pub mod hold;
+pub mod input;
 pub mod job;
 pub mod limits;
 pub mod model;

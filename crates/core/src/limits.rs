@@ -84,8 +84,10 @@ limits! {
     max_page_size: u32 = 1000, min 1;
     /// Longest `Idempotency-Key`, bytes.
     max_idempotency_key_len: usize = 255, min 1;
-    /// Longest adjustment reason, chars.
+    /// Longest adjustment reason or job error text, chars.
     max_reason_len: usize = 1000, min 0;
+    /// Longest lease token, bytes (the server makes 36-char UUIDs).
+    max_token_len: usize = 128, min 1;
     /// Shortest hold (`ttl_ms`, `hold_ttl_ms`), ms.
     min_hold_ttl_ms: u64 = 1000, min 1;
     /// Longest hold, ms (24 h).
@@ -106,6 +108,10 @@ limits! {
     max_booking_ms: i64 = 366 * 86_400_000, min 1;
     /// Largest job payload, serialized bytes.
     max_payload_bytes: usize = 65_536, min 1;
+    /// Largest booking metadata, serialized bytes.
+    max_metadata_bytes: usize = 16_384, min 1;
+    /// Longest explicit `retry_in_ms` of a failed job, ms (30 days).
+    max_retry_in_ms: i64 = 30 * 86_400_000, min 0;
     /// Shortest job lease, ms.
     min_lease_ms: i64 = 1000, min 1;
     /// Longest job lease, ms (1 h).
@@ -136,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 29);
+        assert_eq!(Limits::TABLE.len(), 32);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

@@ -121,6 +121,7 @@ pub struct LedgerEntry {
 /// One line of an allocation: a SKU and how many units.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct AllocationLine {
     /// The SKU.
     pub sku: String,
@@ -176,6 +177,7 @@ pub struct Allocation {
 /// `POST /v1/skus` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct CreateSkuBody {
     /// SKU name.
     pub sku: String,
@@ -189,6 +191,7 @@ pub struct CreateSkuBody {
 /// `POST /v1/skus/{sku}/adjustments` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct AdjustmentBody {
     /// Change of `on_hand`, non-zero; negative beyond `available` is `insufficient_stock`.
     pub delta: i64,
@@ -200,6 +203,7 @@ pub struct AdjustmentBody {
 /// `POST /v1/allocations` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct AllocationBody {
     /// One line per SKU (a SKU may appear once).
     pub lines: Vec<AllocationLine>,

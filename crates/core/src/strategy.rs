@@ -119,7 +119,7 @@ impl FromStr for Strategy {
             .find(|st| st.name() == s)
             // Not `AllotError::unsupported_strategy`: that one parses the name for its hint.
             .ok_or_else(|| AllotError::UnsupportedStrategy {
-                strategy: s.to_string(),
+                strategy: crate::input::echo(s),
                 backend: "any",
                 reason: crate::error::Unsupported::Other,
             })

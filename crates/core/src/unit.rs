@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 /// One unit to receive, as `POST /v1/skus/{sku}/units` takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct NewUnit {
     /// Serial number, unique per SKU.
     pub serial: String,
@@ -33,6 +34,7 @@ pub struct NewUnit {
 /// `POST /v1/skus/{sku}/units` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct UnitsBody {
     /// 1..=`max_batch_insert` units.
     pub units: Vec<NewUnit>,
@@ -150,6 +152,7 @@ pub fn order_by_sql(keys: &[OrderKey], explicit_nulls: bool) -> String {
 /// `POST /v1/unit-allocations` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct UnitAllocationBody {
     /// The SKU (unit-tracked).
     pub sku: String,

@@ -4,6 +4,7 @@
 use crate::booking::{parse_instant, BookingBody, BookingRequest};
 use crate::error::{AllotError, Result};
 use crate::hold::{HoldBody, HoldRequest};
+use crate::input::{free_text, instant, json_document, token};
 use crate::job::*;
 use crate::limits::Limits;
 use crate::model::*;
@@ -76,13 +77,7 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     }
     quantity("|delta|", body.delta.checked_abs().unwrap_or(i64::MAX), 1, limits)?;
     if let Some(r) = &body.reason {
-        if r.chars().count() > limits.max_reason_len {
-            return Err(AllotError::LimitExceeded {
-                limit: "max_reason_len",
-                max: limits.max_reason_len as u64,
-                message: "reason is too long".into(),
-            });
-        }
+        free_text("reason", r, "max_reason_len", limits.max_reason_len)?;
     }
     Ok(Adjustment {
         sku: sku.to_string(),
@@ -153,15 +148,10 @@ fn hold_ttl(what: &str, ttl_ms: i64, limits: &Limits) -> Result<u64> {
     Ok(ttl_ms as u64)
 }
 
+/// A serial, location, lot, holder, worker or unique key: free text within
+/// `max_unit_field_len` chars.
 fn unit_field(what: &str, value: &str, limits: &Limits) -> Result<()> {
-    if value.chars().count() > limits.max_unit_field_len {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_unit_field_len",
-            max: limits.max_unit_field_len as u64,
-            message: format!("{what} is too long"),
-        });
-    }
-    Ok(())
+    free_text(what, value, "max_unit_field_len", limits.max_unit_field_len)
 }
 
 /// Validate `POST /v1/skus/{sku}/units`: 1..=`max_batch_insert` units, serials non-empty
@@ -197,7 +187,8 @@ pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>,
                 u.serial
             )));
         }
-        u.received_at.get_or_insert(now);
+        u.received_at = Some(instant("received_at", u.received_at.unwrap_or(now))?);
+        u.expires_at = u.expires_at.map(|t| instant("expires_at", t)).transpose()?;
     }
     Ok(AddUnits {
         sku: sku.to_string(),
@@ -267,6 +258,9 @@ pub fn booking(
         return Err(AllotError::invalid("holder must not be empty"));
     }
     unit_field("holder", &body.holder, limits)?;
+    if let Some(m) = &body.metadata {
+        json_document("metadata", m, "max_metadata_bytes", limits.max_metadata_bytes)?;
+    }
     let hold_ttl_ms = body
         .hold_ttl_ms
         .map(|t| hold_ttl("hold_ttl_ms", t, limits))
@@ -325,14 +319,7 @@ pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc
     }
     let mut jobs = Vec::with_capacity(body.jobs.len());
     for j in body.jobs {
-        let size = j.payload.to_string().len();
-        if size > limits.max_payload_bytes {
-            return Err(AllotError::LimitExceeded {
-                limit: "max_payload_bytes",
-                max: limits.max_payload_bytes as u64,
-                message: format!("a payload is {size} bytes"),
-            });
-        }
+        json_document("payload", &j.payload, "max_payload_bytes", limits.max_payload_bytes)?;
         let priority = j.priority.unwrap_or(1);
         if !(1..=4).contains(&priority) {
             return Err(AllotError::invalid(format!("priority must be 1..=4, got {priority}")));
@@ -402,6 +389,48 @@ pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Lim
         strategy,
         wait_ms,
     })
+}
+
+/// Validate a lease token: 1..=`max_token_len` bytes without control characters (a token
+/// that passes but matches no lease is `lease_lost`, from the store).
+pub fn lease_token(value: &str, limits: &Limits) -> Result<()> {
+    token("lease_token", value, "max_token_len", limits.max_token_len)
+}
+
+/// Validate `POST /v1/jobs/{id}/fail`: the token, an `error` text within `max_reason_len`
+/// chars, `retry_in_ms` within 0..=`max_retry_in_ms`.
+pub fn fail(body: LeaseBody, limits: &Limits) -> Result<Fail> {
+    lease_token(&body.lease_token, limits)?;
+    let error = body.error.unwrap_or_default();
+    free_text("error", &error, "max_reason_len", limits.max_reason_len)?;
+    if let Some(ms) = body.retry_in_ms {
+        bounded("retry_in_ms", ms, 0, "max_retry_in_ms", limits.max_retry_in_ms)?;
+    }
+    Ok(Fail {
+        lease_token: body.lease_token,
+        error,
+        retry_in_ms: body.retry_in_ms,
+    })
+}
+
+/// Validate `POST /v1/queues/{queue}/completions`: 1..=`max_batch_insert` entries, each
+/// token valid.
+pub fn completions(queue: &str, body: CompletionsBody, limits: &Limits) -> Result<Vec<Completion>> {
+    name("queue", queue, limits)?;
+    if body.jobs.is_empty() {
+        return Err(AllotError::invalid("jobs must not be empty"));
+    }
+    if body.jobs.len() > limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: limits.max_batch_insert as u64,
+            message: format!("{} completions", body.jobs.len()),
+        });
+    }
+    for c in &body.jobs {
+        lease_token(&c.lease_token, limits)?;
+    }
+    Ok(body.jobs)
 }
 
 /// Validate a ledger page size: 1..=`max_page_size`.
@@ -554,7 +583,7 @@ mod tests {
             "limit_exceeded"
         );
 
-        let now = chrono::Utc::now();
+        let now = crate::input::instant("now", chrono::Utc::now()).unwrap();
         let unit = |serial: &str| NewUnit {
             serial: serial.into(),
             location: None,

@@ -40,6 +40,8 @@ pub struct ServerConfig {
     pub redis_counter_ttl_ms: u64,
     /// TTL of a `redis_lock` lock (renewed by a watchdog while held), ms. Default 5000.
     pub redis_lock_ttl_ms: u64,
+    /// HTTP limits: Host/Origin allow-lists, timeouts, concurrency, shutdown grace.
+    pub http: crate::http::HttpLimits,
     /// Where "now" comes from: [`allot_core::SystemClock`], or a
     /// [`allot_core::TestClock`] in tests that move time instead of sleeping.
     pub clock: Arc<dyn allot_core::Clock>,
@@ -63,6 +65,7 @@ impl Default for ServerConfig {
             redis_key_prefix: "allot".into(),
             redis_counter_ttl_ms: 60_000,
             redis_lock_ttl_ms: 5_000,
+            http: crate::http::HttpLimits::default(),
             clock: Arc::new(allot_core::SystemClock),
         }
     }

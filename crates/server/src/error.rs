@@ -42,6 +42,40 @@ pub struct ErrorDetail {
     /// `contention`: suggested wait, ms (also in `Retry-After`, seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
+    /// The request's id (as in the `x-request-id` header): what to quote to an operator, who
+    /// finds the details in the server log under it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// Longest error message sent, chars (a message quoting input never grows with it).
+pub const MAX_MESSAGE_CHARS: usize = 512;
+
+impl ErrorDetail {
+    /// A detail with only `code` and `message` (cut to [`MAX_MESSAGE_CHARS`]).
+    pub fn new(code: &str, message: String) -> Self {
+        let message = if message.chars().count() > MAX_MESSAGE_CHARS {
+            message
+                .chars()
+                .take(MAX_MESSAGE_CHARS)
+                .chain(std::iter::once('…'))
+                .collect()
+        } else {
+            message
+        };
+        ErrorDetail {
+            code: code.to_string(),
+            message,
+            limit: None,
+            max: None,
+            sku: None,
+            requested: None,
+            available: None,
+            conflicting_booking_id: None,
+            retry_after_ms: None,
+            request_id: crate::boundary::request_id(),
+        }
+    }
 }
 
 /// A domain error on its way out as an HTTP response.
@@ -79,6 +113,8 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::Fenced { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+        AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        AllotError::Forbidden(_) => StatusCode::FORBIDDEN,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         AllotError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -96,19 +132,19 @@ fn operator_hint(e: &AllotError) -> &'static str {
     }
 }
 
+/// What a client is told of `e`: its own text for a client error; for our faults and an
+/// unavailable dependency, a fixed sentence (driver and SQL text stay in the server log).
+fn public_message(e: &AllotError) -> String {
+    match e {
+        AllotError::Internal(_) => "internal error; the server log has the details under this request_id".into(),
+        AllotError::Unavailable(_) => "the database or Redis is unavailable; nothing was applied, retry later".into(),
+        _ => format!("{e}{}", operator_hint(e)),
+    }
+}
+
 /// Build the error body of a domain error.
 pub fn body_of(e: &AllotError) -> ErrorBody {
-    let mut d = ErrorDetail {
-        code: e.code().to_string(),
-        message: format!("{e}{}", operator_hint(e)),
-        limit: None,
-        max: None,
-        sku: None,
-        requested: None,
-        available: None,
-        retry_after_ms: None,
-        conflicting_booking_id: None,
-    };
+    let mut d = ErrorDetail::new(e.code(), public_message(e));
     match e {
         AllotError::LimitExceeded { limit, max, .. } => {
             d.limit = Some((*limit).to_string());
@@ -135,8 +171,9 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = status_of(&self.0);
-        if status == StatusCode::INTERNAL_SERVER_ERROR {
-            tracing::error!(error = %self.0, "internal error");
+        if status.is_server_error() {
+            let request_id = crate::boundary::request_id().unwrap_or_default();
+            tracing::error!(error = %self.0, %request_id, "request failed on our side");
         }
         let mut resp = (status, axum::Json(body_of(&self.0))).into_response();
         match &self.0 {

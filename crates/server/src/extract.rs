@@ -1,4 +1,16 @@
-//! Request extractors that answer in the API's error format instead of axum's plain text.
+//! Request extractors that answer in the API's error format instead of axum's plain text,
+//! and the strict reading of JSON bodies:
+//!
+//! - `Content-Type` must be `application/json` (parameters such as `charset=utf-8` allowed):
+//!   otherwise `415 unsupported_media_type` — a form post from a web page cannot reach a
+//!   handler (CSRF), and a browser must send a CORS preflight first;
+//! - the body must be one JSON object, with no key twice in any object (RFC 8259 §4 leaves
+//!   duplicate names undefined; we refuse them rather than let the last one win);
+//! - fields are read with their path (`lines[0].quantity: …`, serde_path_to_error), and
+//!   unknown fields are refused by `#[serde(deny_unknown_fields)]` on every body type;
+//! - an array is never accepted in place of an object (serde would read `["HOT",5]` as a
+//!   struct): no array of the request schemas holds arrays, so outside the free-form
+//!   documents (`payload`, `metadata`) an array inside an array is refused.
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -6,8 +18,11 @@ use allot_core::AllotError;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
-use serde::de::DeserializeOwned;
+use axum::http::{header, HeaderMap, StatusCode};
+use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::fmt;
 use std::sync::Arc;
 
 /// A JSON body: the parsed value and its canonical form (keys sorted, no whitespace), which
@@ -23,8 +38,7 @@ impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        // The body is parsed as JSON whatever the Content-Type says (curl's `-d` sends a form
-        // type); malformed JSON is `invalid_request`.
+        require_json(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 AllotError::LimitExceeded {
@@ -33,14 +47,139 @@ impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
                     message: "request body too large".into(),
                 }
             } else {
-                AllotError::invalid(format!("cannot read body: {r}"))
+                AllotError::invalid("cannot read the request body")
             }
         })?;
-        let raw: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
-        let canonical = raw.to_string();
-        let value = serde_json::from_value(raw).map_err(|e| AllotError::invalid(format!("invalid body: {e}")))?;
+        let (value, canonical) = parse_body(&bytes)?;
         Ok(JsonBody { value, canonical })
+    }
+}
+
+/// `415 unsupported_media_type` unless the request says its body is `application/json`.
+fn require_json(headers: &HeaderMap) -> Result<(), AllotError> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = ct.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Ok(())
+    } else {
+        Err(AllotError::UnsupportedMediaType(format!(
+            "the body must be JSON with Content-Type: application/json (got `{}`)",
+            allot_core::input::echo(ct)
+        )))
+    }
+}
+
+/// Parse a request body strictly (see the module docs) into `T` and its canonical text.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, String), AllotError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let raw = StrictValue::deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v.0))
+        .map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
+    if !raw.is_object() {
+        return Err(AllotError::invalid("the body must be a JSON object"));
+    }
+    if let Some(path) = nested_array(&raw, "") {
+        return Err(AllotError::invalid(format!(
+            "{path}: expected an object, found an array"
+        )));
+    }
+    let canonical = raw.to_string();
+    let value = serde_path_to_error::deserialize(raw).map_err(|e| {
+        let path = e.path().to_string();
+        AllotError::invalid(format!("{path}: {}", e.into_inner()))
+    })?;
+    Ok((value, canonical))
+}
+
+/// The path of the first array found directly inside an array, outside free-form documents.
+fn nested_array(v: &Value, path: &str) -> Option<String> {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "payload" | "metadata"))
+            .find_map(|(k, v)| nested_array(v, &join(path, k))),
+        Value::Array(a) => a.iter().enumerate().find_map(|(i, item)| {
+            let p = format!("{path}[{i}]");
+            if item.is_array() {
+                Some(p)
+            } else {
+                nested_array(item, &p)
+            }
+        }),
+        _ => None,
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    let key = allot_core::input::echo(key);
+    if path.is_empty() {
+        key
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A JSON value read with duplicate object keys refused.
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let StrictValue(v) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{}` appears twice in one object",
+                    allot_core::input::echo(&key)
+                )));
+            }
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -61,5 +200,78 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
                 Ok(IdempotencyKey(Some(s.to_string())))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse(s: &str) -> Result<Value, AllotError> {
+        parse_body::<Value>(s.as_bytes()).map(|(v, _)| v)
+    }
+
+    #[test]
+    fn strict_json() {
+        assert!(parse(r#"{"a":1,"b":[{"c":2}]}"#).is_ok());
+        assert!(parse(r#"{"delta":-5,"delta":5}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
+        assert!(parse(r#"{"a":{"x":1,"x":2}}"#).is_err());
+        assert!(parse(r#"["ARR",5]"#).is_err());
+        assert!(parse(r#"{"lines":[["HOT",1]]}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("lines[0]"));
+        assert!(parse(r#"{"payload":[[1,2]]}"#).is_ok());
+        assert!(parse(r#"{"a":1} x"#).is_err());
+        assert!(parse("").is_err());
+    }
+
+    #[test]
+    fn fields_are_named() {
+        let e = parse_body::<allot_core::AllocationBody>(br#"{"lines":[{"sku":"A","quantity":"x"}]}"#)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("lines[0].quantity"), "{e}");
+        let e = parse_body::<allot_core::CreateSkuBody>(br#"{"sku":"A","on_hand":1,"bukets":4}"#)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("bukets"), "{e}");
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let _ = parse_body::<allot_core::AllocationBody>(&bytes);
+            let _ = parse_body::<allot_core::EnqueueBody>(&bytes);
+            let _ = parse_body::<allot_core::BookingBody>(&bytes);
+        }
+
+        #[test]
+        fn arbitrary_json_never_panics(v in arb_json()) {
+            let text = v.to_string();
+            let _ = parse_body::<allot_core::HoldBody>(text.as_bytes());
+            let _ = parse_body::<allot_core::UnitsBody>(text.as_bytes());
+            let _ = parse_body::<allot_core::LeaseBody>(text.as_bytes());
+        }
+    }
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            ".{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z_]{0,8}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 }

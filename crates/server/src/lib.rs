@@ -5,16 +5,20 @@
 //! that knows HTTP or JSON; it talks to the backends through the store traits of [`allot_core::store`].
 
 mod api;
+mod boundary;
 mod config;
 mod error;
 mod extract;
+pub mod http;
 mod metrics_layer;
 mod state;
 mod sweepers;
 
 pub use api::{router, ApiDoc};
+pub use boundary::Origins;
 pub use config::{open_store, ServerConfig};
 pub use error::{ApiError, ErrorBody};
+pub use http::HttpLimits;
 pub use state::AppState;
 
 use std::net::SocketAddr;
@@ -34,7 +38,8 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Stop accepting, let in-flight requests finish, and wait for it.
+    /// Stop accepting, let in-flight requests finish (within `shutdown_grace_ms`), and wait
+    /// for it.
     pub async fn stop(mut self) -> std::io::Result<()> {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -73,12 +78,9 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     ));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
+    let http = cfg.http.clone();
     let task = tokio::spawn(async move {
-        let result = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await;
+        let result = http::serve(listener, app, &http, rx).await;
         sweeper.abort();
         hold_sweeper.abort();
         upkeep.abort();

@@ -39,7 +39,7 @@ pub async fn track(req: Request, next: Next) -> Response {
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
-    let method = req.method().as_str().to_string();
+    let method = method_label(req.method()).to_string();
     let start = Instant::now();
     let resp = next.run(req).await;
     let status = resp.status().as_u16().to_string();
@@ -47,6 +47,42 @@ pub async fn track(req: Request, next: Next) -> Response {
     metrics::counter!("allot_http_requests_total", &labels).increment(1);
     metrics::histogram!("allot_http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
     resp
+}
+
+/// The method as a label: one of the methods the API serves, else `other` (a client may
+/// send any token as a method; labels must come from a bounded set).
+fn method_label(m: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *m {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        _ => "other",
+    }
+}
+
+/// Most distinct queue names used as metric labels; later queues share the label `other`
+/// (queue names come from clients, and every label value is a time series).
+pub const MAX_QUEUE_LABELS: usize = 64;
+
+/// The label of `queue`: its name while fewer than [`MAX_QUEUE_LABELS`] names have been
+/// labelled by this process, else `other`.
+pub fn queue_label(queue: &str) -> String {
+    static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.contains(queue) {
+        return queue.to_string();
+    }
+    if seen.len() < MAX_QUEUE_LABELS {
+        seen.insert(queue.to_string());
+        return queue.to_string();
+    }
+    "other".into()
 }
 
 /// Drain recorded histogram samples into their buckets every 5 s. The recorder queues raw

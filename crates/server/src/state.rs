@@ -19,6 +19,10 @@ pub struct AppState {
     /// The Redis gate, when `--redis-url` is set: for `/healthz` only.
     pub redis: Option<Arc<allot_redis::RedisGate>>,
     pub(crate) metrics: PrometheusHandle,
+    /// HTTP limits (the router's layers read them).
+    pub http: crate::http::HttpLimits,
+    /// Permits for waiting job claims (`max_long_polls`).
+    pub(crate) long_polls: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -38,6 +42,8 @@ impl AppState {
             default_strategy,
             redis,
             metrics: metrics_layer::handle(),
+            http: cfg.http.clone(),
+            long_polls: Arc::new(tokio::sync::Semaphore::new(cfg.http.max_long_polls)),
         })
     }
 }

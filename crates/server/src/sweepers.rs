@@ -104,13 +104,17 @@ pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Store>) {
         tick.tick().await;
         match store.queue_depths().await {
             Ok(rows) => {
-                let mut now_seen = std::collections::HashSet::new();
+                // Queues beyond the label cap add up under `other`.
+                let mut depths: std::collections::HashMap<(String, &'static str), f64> = Default::default();
                 for (queue, state, n) in rows {
-                    metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.as_str())
-                        .set(n as f64);
-                    now_seen.insert((queue, state.as_str()));
+                    let label = crate::metrics_layer::queue_label(&queue);
+                    *depths.entry((label, state.as_str())).or_default() += n as f64;
+                }
+                for ((queue, state), n) in &depths {
+                    metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => *state).set(*n);
                 }
                 // Queues and states that emptied since the last sample read 0, not their old value.
+                let now_seen: std::collections::HashSet<_> = depths.into_keys().collect();
                 for (queue, state) in seen.difference(&now_seen) {
                     metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => *state).set(0.0);
                 }

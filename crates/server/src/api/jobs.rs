@@ -17,7 +17,7 @@ pub(super) async fn enqueue_jobs(
     let n = req.jobs.len() as u64;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.enqueue(req, idem).await?;
-    metrics::counter!("allot_jobs_enqueued_total", "queue" => queue).increment(n);
+    metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
 }
 
@@ -35,6 +35,17 @@ pub(super) async fn claim_jobs(
             .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
     let req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
+    // A waiting claim holds one of `max_long_polls` permits for as long as it waits.
+    let _permit = if req.wait_ms > 0 {
+        Some(
+            st.long_polls
+                .clone()
+                .try_acquire_owned()
+                .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?,
+        )
+    } else {
+        None
+    };
     let started = std::time::Instant::now();
     let deadline = started + std::time::Duration::from_millis(req.wait_ms as u64);
     // Long-poll: claim, and while empty and before the deadline, wait for a signal and retry.
@@ -48,7 +59,8 @@ pub(super) async fn claim_jobs(
     };
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());
-    metrics::counter!("allot_jobs_claimed_total", "queue" => queue).increment(jobs.len() as u64);
+    metrics::counter!("allot_jobs_claimed_total", "queue" => metrics_layer::queue_label(&queue))
+        .increment(jobs.len() as u64);
     Ok(Json(Claimed { jobs }))
 }
 
@@ -73,6 +85,7 @@ pub(super) async fn complete_job(
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
     let id = job_id(&id)?;
+    allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let result = st.store.complete_job(id, &body.value.lease_token).await;
     job_outcome("completed", &result);
     Ok(Json(result?))
@@ -87,22 +100,8 @@ pub(super) async fn fail_job(
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
     let id = job_id(&id)?;
-    let b = body.value;
-    if let Some(ms) = b.retry_in_ms {
-        if ms < 0 {
-            return Err(AllotError::invalid("retry_in_ms must be >= 0").into());
-        }
-    }
-    let error = b.error.unwrap_or_default();
-    if error.chars().count() > st.limits.max_reason_len {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_reason_len",
-            max: st.limits.max_reason_len as u64,
-            message: "error is too long".into(),
-        }
-        .into());
-    }
-    let result = st.store.fail_job(id, &b.lease_token, &error, b.retry_in_ms).await;
+    let f = allot_core::validate::fail(body.value, &st.limits)?;
+    let result = st.store.fail_job(id, &f.lease_token, &f.error, f.retry_in_ms).await;
     job_outcome("failed", &result);
     Ok(Json(result?))
 }
@@ -115,6 +114,7 @@ pub(super) async fn heartbeat_job(
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
     let id = job_id(&id)?;
+    allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
     Ok(Json(st.store.heartbeat_job(id, &body.value.lease_token, lease).await?))
 }
@@ -126,19 +126,7 @@ pub(super) async fn complete_jobs(
     Path(queue): Path<String>,
     body: JsonBody<CompletionsBody>,
 ) -> Result<Json<Completions>, ApiError> {
-    allot_core::validate::name("queue", &queue, &st.limits)?;
-    let jobs = body.value.jobs;
-    if jobs.is_empty() {
-        return Err(AllotError::invalid("jobs must not be empty").into());
-    }
-    if jobs.len() > st.limits.max_batch_insert {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_batch_insert",
-            max: st.limits.max_batch_insert as u64,
-            message: format!("{} completions", jobs.len()),
-        }
-        .into());
-    }
+    let jobs = allot_core::validate::completions(&queue, body.value, &st.limits)?;
     let done = st.store.complete_jobs(&queue, jobs).await?;
     metrics::counter!("allot_job_outcomes_total", "outcome" => "completed").increment(done.completed.len() as u64);
     metrics::counter!("allot_job_outcomes_total", "outcome" => "lease_lost").increment(done.lease_lost.len() as u64);
@@ -189,9 +177,11 @@ pub(super) async fn queue_counts(
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let counts = st.store.queue_counts(&queue).await?;
-    for (state, n) in &counts.counts {
+    let label = metrics_layer::queue_label(&queue);
+    // A queue under `other` shares its gauge: only the sampler, which sums them, sets it.
+    for (state, n) in counts.counts.iter().filter(|_| label != "other") {
         if !state.is_finished() {
-            metrics::gauge!("allot_queue_jobs", "queue" => queue.clone(), "state" => state.as_str()).set(*n as f64);
+            metrics::gauge!("allot_queue_jobs", "queue" => label.clone(), "state" => state.as_str()).set(*n as f64);
         }
     }
     Ok(Json(counts))

@@ -120,9 +120,39 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router with every route, the body limit and the metrics middleware.
+/// Build the router: every route, then (inside out) metrics, the body limit, the request
+/// timeout, load shedding beyond `max_concurrent_requests`, and the edge (request id,
+/// Host/Origin allow-lists, JSON errors) — see [`crate::boundary`] and [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
+    let http = state.http.clone();
+    routes()
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn(metrics_layer::track))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            std::time::Duration::from_millis(http.request_timeout_ms),
+        ))
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::error_handling::HandleErrorLayer::new(overloaded))
+                .load_shed()
+                .concurrency_limit(http.max_concurrent_requests),
+        )
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(http.origins),
+            crate::boundary::edge,
+        ))
+        .with_state(state)
+}
+
+/// Load shedding's answer: `503 unavailable` with `Retry-After: 1`.
+async fn overloaded(_: tower::BoxError) -> ApiError {
+    AllotError::Unavailable("max_concurrent_requests reached".into()).into()
+}
+
+fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/healthz", get(service::healthz))
         .route("/metrics", get(service::metrics))
@@ -160,10 +190,6 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/jobs/{id}/heartbeat", post(jobs::heartbeat_job))
         .route("/v1/audit", get(service::audit))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
-        .fallback(not_found)
-        .layer(axum::middleware::from_fn(metrics_layer::track))
-        .layer(DefaultBodyLimit::max(body_limit))
-        .with_state(state)
 }
 
 async fn not_found(uri: Uri) -> ApiError {

@@ -1,0 +1,214 @@
+//! The edge every request crosses before a handler: a request id (`x-request-id`, echoed
+//! when the client sent a sane one, else a new UUID), the Host and Origin allow-lists, and
+//! the rule that every error leaves as API.md's JSON error — also those axum and tower
+//! make themselves (an undecodable path, 405, a timeout).
+//!
+//! Host and Origin (DNS rebinding and cross-site requests, OWASP "Cross-Site Request Forgery
+//! Prevention Cheat Sheet", "Verifying Origin With Standard Headers"): a browser always
+//! sends `Host`, and `Origin` on any cross-origin or state-changing request. A request whose
+//! Host is not allowed, or whose Origin is present and not allowed, is `403 forbidden`
+//! before it reaches a handler. Clients that are not browsers send no Origin and pass.
+
+use crate::error::{ErrorBody, ErrorDetail};
+use allot_core::input::echo;
+use axum::body::to_bytes;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+tokio::task_local! {
+    static REQUEST_ID: String;
+}
+
+/// The id of the request being served on this task, if any (error bodies and logs carry it).
+pub fn request_id() -> Option<String> {
+    REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// Longest `x-request-id` echoed from a client, bytes; a longer or odd one is replaced.
+pub const MAX_REQUEST_ID_LEN: usize = 128;
+
+/// Which `Host` and `Origin` values are allowed. `*` in a list allows any value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origins {
+    /// Host names (no port), lower case, e.g. `localhost`, `127.0.0.1`, `[::1]`, `allot.example.com`.
+    pub hosts: Vec<String>,
+    /// Origins as browsers send them, without port, e.g. `http://localhost`, `https://shop.example.com`.
+    pub origins: Vec<String>,
+}
+
+impl Default for Origins {
+    /// Loopback names only: what `allot serve` on a laptop needs, and nothing a web page
+    /// elsewhere can reach through a rebound DNS name.
+    fn default() -> Self {
+        let hosts = ["localhost", "127.0.0.1", "[::1]"];
+        Origins {
+            hosts: hosts.iter().map(|h| h.to_string()).collect(),
+            origins: hosts
+                .iter()
+                .flat_map(|h| [format!("http://{h}"), format!("https://{h}")])
+                .collect(),
+        }
+    }
+}
+
+impl Origins {
+    fn host_allowed(&self, host: &str) -> bool {
+        let name = strip_port(host).to_ascii_lowercase();
+        self.hosts.iter().any(|h| h == "*" || *h == name)
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        let o = strip_port(origin).to_ascii_lowercase();
+        self.origins.iter().any(|a| a == "*" || *a == o)
+    }
+
+    /// `Err(message)` when the request's Host or Origin is not allowed.
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+        if let Some(h) = headers.get(header::HOST) {
+            let h = h.to_str().unwrap_or("");
+            if !self.host_allowed(h) {
+                return Err(format!("Host `{}` is not allowed (see --allowed-hosts)", echo(h)));
+            }
+        }
+        if let Some(o) = headers.get(header::ORIGIN) {
+            let o = o.to_str().unwrap_or("");
+            if !self.origin_allowed(o) {
+                return Err(format!("Origin `{}` is not allowed (see --allowed-origins)", echo(o)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `host:port` → `host`, `[v6]:port` → `[v6]`, `scheme://host:port` → `scheme://host`.
+fn strip_port(s: &str) -> &str {
+    let start = s.find("://").map_or(0, |i| i + 3);
+    let tail = &s[start..];
+    let colon = if tail.starts_with('[') {
+        tail.find(']').and_then(|i| tail[i..].find(':').map(|j| i + j))
+    } else {
+        tail.rfind(':')
+    };
+    match colon {
+        Some(i) => &s[..start + i],
+        None => s,
+    }
+}
+
+fn new_request_id(headers: &HeaderMap) -> String {
+    headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= MAX_REQUEST_ID_LEN && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_string)
+}
+
+/// The middleware: id, allow-lists, the request on its task with its id, JSON errors.
+pub async fn edge(State(origins): State<Arc<Origins>>, req: Request, next: Next) -> Response {
+    let id = new_request_id(req.headers());
+    let resp = match origins.check(req.headers()) {
+        Err(message) => error_response(StatusCode::FORBIDDEN, "forbidden", message),
+        Ok(()) => REQUEST_ID.scope(id.clone(), next.run(req)).await,
+    };
+    let mut resp = json_errors(resp).await;
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        resp.headers_mut().insert("x-request-id", v);
+    }
+    resp
+}
+
+fn is_json(resp: &Response) -> bool {
+    resp.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// An error response that is not JSON yet (axum's own rejections, 405, a timeout) becomes
+/// one, with a code chosen by its status; its text (bounded) becomes the message.
+async fn json_errors(resp: Response) -> Response {
+    let status = resp.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(&resp) {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let code = match status {
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
+        StatusCode::PAYLOAD_TOO_LARGE => "limit_exceeded",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_server_error() => "internal",
+        _ => "invalid_request",
+    };
+    let message = if text.trim().is_empty() || status.is_server_error() {
+        status.canonical_reason().unwrap_or("error").to_ascii_lowercase()
+    } else {
+        echo(text.trim())
+    };
+    let mut out = error_response(status, code, message);
+    for name in [header::ALLOW, header::RETRY_AFTER] {
+        if let Some(v) = parts.headers.get(&name) {
+            out.headers_mut().insert(name, v.clone());
+        }
+    }
+    out
+}
+
+/// A JSON error response with `code` and `message` (and the request id when known).
+pub fn error_response(status: StatusCode, code: &str, message: String) -> Response {
+    let mut detail = ErrorDetail::new(code, message);
+    detail.request_id = request_id();
+    (status, axum::Json(ErrorBody { error: detail })).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(status: StatusCode, text: &'static str) -> Response {
+        (status, axum::body::Body::from(text)).into_response()
+    }
+
+    #[test]
+    fn ports_are_stripped() {
+        assert_eq!(strip_port("127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(strip_port("[::1]:8080"), "[::1]");
+        assert_eq!(strip_port("[::1]"), "[::1]");
+        assert_eq!(strip_port("localhost"), "localhost");
+        assert_eq!(strip_port("http://localhost:3000"), "http://localhost");
+        assert_eq!(strip_port("https://[::1]:3000"), "https://[::1]");
+    }
+
+    #[test]
+    fn defaults_allow_loopback_only() {
+        let o = Origins::default();
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        assert!(o.check(&h).is_ok());
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:3000"));
+        assert!(o.check(&h).is_ok());
+        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
+        assert!(o.check(&h).is_err());
+        h.remove(header::ORIGIN);
+        h.insert(header::HOST, HeaderValue::from_static("rebound.example:8080"));
+        assert!(o.check(&h).is_err());
+    }
+
+    #[tokio::test]
+    async fn plain_errors_become_json() {
+        let r = json_errors(plain(StatusCode::METHOD_NOT_ALLOWED, "")).await;
+        assert!(is_json(&r));
+        let r = json_errors(plain(StatusCode::BAD_REQUEST, "Invalid URL")).await;
+        let b = to_bytes(r.into_body(), 4096).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!(v["error"]["code"], "invalid_request");
+        assert_eq!(v["error"]["message"], "Invalid URL");
+    }
+}
