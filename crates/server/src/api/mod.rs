@@ -248,9 +248,10 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
     Ok(strategy)
 }
 
-/// Ids in paths are server-made UUIDs; anything longer is simply unknown.
+/// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply
+/// unknown (and never reaches a database).
 fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {
-    if id.len() > 64 {
+    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(AllotError::not_found(kind, id).into());
     }
     Ok(())
