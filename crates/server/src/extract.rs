@@ -148,7 +148,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
         Ok(Value::from(v))
     }
+    /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
+    /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        if v.fract() == 0.0 && v >= -9.2e18 && v <= 9.2e18 {
+            return Ok(Value::from(v as i64));
+        }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
@@ -200,6 +205,25 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
                 Ok(IdempotencyKey(Some(s.to_string())))
             }
         }
+    }
+}
+
+/// For the operations whose effect is not yet stored with an idempotency key (the job
+/// transitions): an `Idempotency-Key` is refused with `400 invalid_request` rather than
+/// silently ignored, so no client believes a retry is safe when it is not.
+pub struct NoIdempotencyKey;
+
+impl FromRequestParts<Arc<AppState>> for NoIdempotencyKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        if parts.headers.contains_key("idempotency-key") {
+            return Err(AllotError::invalid(
+                "Idempotency-Key is not supported on this operation yet (its effect is not stored with a key)",
+            )
+            .into());
+        }
+        Ok(NoIdempotencyKey)
     }
 }
 

@@ -25,6 +25,7 @@ pub(super) async fn enqueue_jobs(
     responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
 pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(queue): Path<String>,
     body: JsonBody<ClaimBody>,
 ) -> Result<Json<Claimed>, ApiError> {
@@ -81,6 +82,7 @@ pub(super) fn job_outcome(outcome: &'static str, result: &allot_core::Result<Job
         (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
 pub(super) async fn complete_job(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
@@ -96,6 +98,7 @@ pub(super) async fn complete_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn fail_job(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
@@ -110,6 +113,7 @@ pub(super) async fn fail_job(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn heartbeat_job(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
     body: JsonBody<LeaseBody>,
 ) -> Result<Json<JobStatus>, ApiError> {
@@ -123,6 +127,7 @@ pub(super) async fn heartbeat_job(
     responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
 pub(super) async fn complete_jobs(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(queue): Path<String>,
     body: JsonBody<CompletionsBody>,
 ) -> Result<Json<Completions>, ApiError> {
@@ -137,6 +142,7 @@ pub(super) async fn complete_jobs(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_job(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
 ) -> Result<Json<JobStatus>, ApiError> {
     Ok(Json(st.store.cancel_job(job_id(&id)?).await?))
@@ -147,13 +153,14 @@ pub(super) async fn cancel_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn retry_job(
     State(st): State<Arc<AppState>>,
+    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
 ) -> Result<Json<JobStatus>, ApiError> {
     Ok(Json(st.store.retry_job(job_id(&id)?).await?))
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
-    params(("queue" = String, Path), ("state" = String, Query, description = "e.g. discarded (the dead letters)"),
+    params(("queue" = String, Path), ("state" = Option<String>, Query, description = "default discarded (the dead letters)"),
         ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(

@@ -3,6 +3,7 @@
 //! submodules.
 
 mod bookings;
+mod contract;
 mod holds;
 mod jobs;
 mod query;
@@ -127,6 +128,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
     routes()
+        .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", contract::document(&state)))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(metrics_layer::track))
         .layer(DefaultBodyLimit::max(body_limit))
@@ -189,7 +191,6 @@ fn routes() -> Router<Arc<AppState>> {
         .route("/v1/jobs/{id}/fail", post(jobs::fail_job))
         .route("/v1/jobs/{id}/heartbeat", post(jobs::heartbeat_job))
         .route("/v1/audit", get(service::audit))
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
 }
 
 async fn not_found(uri: Uri) -> ApiError {

@@ -38,9 +38,13 @@ pub(super) struct PageQuery {
 }
 
 impl PageQuery {
-    /// Entries with ids above this one. Default 0.
+    /// Entries with ids above this one, >= 0. Default 0.
     pub(super) fn after(&self) -> Result<i64, ApiError> {
-        integer("after", &self.after, 0)
+        let after = integer("after", &self.after, 0)?;
+        if after < 0 {
+            return Err(AllotError::invalid(format!("after must be >= 0, got {after}")).into());
+        }
+        Ok(after)
     }
 
     /// Page size, 1..=`max_page_size`. Default 100.

@@ -1,0 +1,327 @@
+//! The served OpenAPI document: what utoipa derives from the handlers and types, completed
+//! with what the server enforces, from the same values the validation reads — this server's
+//! [`Limits`] (so a configured limit shows in the document) and the strategies its store
+//! supports. Added here: minimum/maximum/length/pattern/items bounds per field, the
+//! name pattern on path parameters, `Idempotency-Key` on every POST, `x-request-id` on
+//! every answer, `Retry-After` where it is sent, the error statuses every operation can
+//! give (400, 403, 413/415 for JSON bodies, 500, 503), and `links` from the operations
+//! that create an object to those that use its id (OpenAPI 3.1, "Link Object").
+
+use super::ApiDoc;
+use crate::state::AppState;
+use allot_core::{BookingStrategy, ClaimStrategy, Limits, Strategy, UnitColumn, UnitStrategy};
+use serde_json::{json, Value};
+use utoipa::OpenApi;
+
+/// SKU, resource and queue names (see `allot_core::validate::name`).
+const NAME_PATTERN: &str = "^[A-Za-z0-9._:-]+$";
+/// Free text: no control character but tab, line feed, carriage return (`allot_core::input`).
+const TEXT_PATTERN: &str = "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$";
+/// Tokens: no control characters at all.
+const TOKEN_PATTERN: &str = "^[^\\x00-\\x1F\\x7F-\\x9F]+$";
+
+/// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON).
+pub fn document(st: &AppState) -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the derived document serializes");
+    for (schema, prop, patch) in field_bounds(&st.limits, &strategies(st)) {
+        let target = &mut doc["components"]["schemas"][schema]["properties"][prop];
+        assert!(target.is_object(), "no property {schema}.{prop} in the document");
+        merge(target, patch);
+    }
+    complete_operations(&mut doc, &st.limits);
+    add_links(&mut doc);
+    doc
+}
+
+fn merge(target: &mut Value, patch: Value) {
+    if let (Some(t), Value::Object(p)) = (target.as_object_mut(), patch) {
+        t.extend(p);
+    }
+}
+
+/// Wire names of the strategies this server's store runs, per family.
+struct Names {
+    stock: Vec<&'static str>,
+    units: Vec<&'static str>,
+    bookings: Vec<&'static str>,
+    claims: Vec<&'static str>,
+}
+
+fn strategies(st: &AppState) -> Names {
+    let s = &st.store;
+    Names {
+        stock: Strategy::ALL
+            .into_iter()
+            .filter(|x| s.require(*x).is_ok())
+            .map(|x| x.name())
+            .collect(),
+        units: UnitStrategy::ALL
+            .into_iter()
+            .filter(|x| s.supports_units(*x))
+            .map(|x| x.name())
+            .collect(),
+        bookings: BookingStrategy::ALL
+            .into_iter()
+            .filter(|x| s.supports_booking(*x))
+            .map(|x| x.name())
+            .collect(),
+        claims: ClaimStrategy::ALL
+            .into_iter()
+            .filter(|x| s.supports_claim(*x))
+            .map(|x| x.name())
+            .collect(),
+    }
+}
+
+fn int(min: i64, max: i64) -> Value {
+    json!({"minimum": min, "maximum": max})
+}
+
+fn text(max: usize) -> Value {
+    json!({"maxLength": max, "pattern": TEXT_PATTERN})
+}
+
+fn name(l: &Limits) -> Value {
+    json!({"minLength": 1, "maxLength": l.max_name_len, "pattern": NAME_PATTERN})
+}
+
+fn one_of(names: &[&str]) -> Value {
+    json!({"enum": names.iter().map(|n| Value::from(*n)).chain([Value::Null]).collect::<Vec<_>>()})
+}
+
+/// Every bounded field: (schema, property, the bounds validation applies).
+fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
+    let q = l.max_quantity;
+    let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
+    let lease = int(l.min_lease_ms, l.max_lease_ms);
+    let field = json!({"minLength": 1, "maxLength": l.max_unit_field_len, "pattern": TEXT_PATTERN});
+    let token = json!({"minLength": 1, "maxLength": l.max_token_len, "pattern": TOKEN_PATTERN});
+    let columns: Vec<String> = UnitColumn::ALL
+        .iter()
+        .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
+        .collect();
+    vec![
+        ("CreateSkuBody", "sku", name(l)),
+        ("CreateSkuBody", "on_hand", int(0, q)),
+        ("CreateSkuBody", "buckets", int(1, i64::from(l.max_buckets))),
+        (
+            "AdjustmentBody",
+            "delta",
+            json!({"minimum": -q, "maximum": q, "not": {"const": 0}}),
+        ),
+        ("AdjustmentBody", "reason", text(l.max_reason_len)),
+        ("AllocationLine", "sku", name(l)),
+        ("AllocationLine", "quantity", int(1, q)),
+        (
+            "AllocationBody",
+            "lines",
+            json!({"minItems": 1, "maxItems": l.max_lines}),
+        ),
+        ("AllocationBody", "strategy", one_of(&s.stock)),
+        ("HoldBody", "lines", json!({"minItems": 1, "maxItems": l.max_lines})),
+        ("HoldBody", "ttl_ms", hold.clone()),
+        ("HoldBody", "strategy", one_of(&s.stock)),
+        ("NewUnit", "serial", field.clone()),
+        ("NewUnit", "location", text(l.max_unit_field_len)),
+        ("NewUnit", "lot", text(l.max_unit_field_len)),
+        (
+            "UnitsBody",
+            "units",
+            json!({"minItems": 1, "maxItems": l.max_batch_insert}),
+        ),
+        ("UnitAllocationBody", "sku", name(l)),
+        ("UnitAllocationBody", "quantity", int(1, l.max_unit_claim)),
+        (
+            "UnitAllocationBody",
+            "order_by",
+            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}}),
+        ),
+        ("UnitAllocationBody", "hold_ttl_ms", hold.clone()),
+        ("UnitAllocationBody", "strategy", one_of(&s.units)),
+        ("BookingBody", "start", json!({"format": "date-time"})),
+        ("BookingBody", "end", json!({"format": "date-time"})),
+        ("BookingBody", "holder", field.clone()),
+        ("BookingBody", "hold_ttl_ms", hold),
+        ("BookingBody", "strategy", one_of(&s.bookings)),
+        ("NewJob", "priority", int(1, 4)),
+        ("NewJob", "max_attempts", int(1, l.max_job_attempts)),
+        ("NewJob", "run_at", json!({"format": "date-time"})),
+        ("NewJob", "unique_key", field.clone()),
+        (
+            "EnqueueBody",
+            "jobs",
+            json!({"minItems": 1, "maxItems": l.max_batch_insert}),
+        ),
+        ("ClaimBody", "max", int(1, l.max_claim)),
+        ("ClaimBody", "lease_ms", lease.clone()),
+        ("ClaimBody", "worker", text(l.max_unit_field_len)),
+        ("ClaimBody", "strategy", one_of(&s.claims)),
+        ("ClaimBody", "wait_ms", int(0, l.max_wait_ms)),
+        ("LeaseBody", "lease_token", token.clone()),
+        ("LeaseBody", "error", text(l.max_reason_len)),
+        ("LeaseBody", "retry_in_ms", int(0, l.max_retry_in_ms)),
+        ("LeaseBody", "lease_ms", lease),
+        ("Completion", "lease_token", token),
+        (
+            "CompletionsBody",
+            "jobs",
+            json!({"minItems": 1, "maxItems": l.max_batch_insert}),
+        ),
+    ]
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": {"x-request-id": {"$ref": "#/components/headers/RequestId"}},
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    })
+}
+
+/// Statuses, headers and parameters every operation shares.
+fn complete_operations(doc: &mut Value, l: &Limits) {
+    doc["components"]["headers"] = json!({
+        "RequestId": {"description": "The request's id (echoed when the client sent a sane one)", "schema": {"type": "string"}},
+        "RetryAfter": {"description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1}},
+    });
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(ops) = item.as_object_mut() else { continue };
+        for (method, op) in ops.iter_mut() {
+            complete_operation(path, method, op, l);
+        }
+    }
+}
+
+fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
+    let has_body = op.get("requestBody").is_some();
+    let mut add = vec![
+        (
+            "400",
+            "invalid_request, limit_exceeded or unsupported_strategy: the field is named",
+        ),
+        ("403", "forbidden: the Host or Origin is not allowed"),
+        (
+            "500",
+            "internal: our fault; the log has the details under the request id",
+        ),
+        (
+            "503",
+            "unavailable: a dependency is down or the server is at a limit; nothing was applied",
+        ),
+    ];
+    if has_body {
+        add.push(("413", "limit_exceeded: the body is over max_body_bytes"));
+        add.push(("415", "unsupported_media_type: the body must be application/json"));
+    }
+    if path.contains('{') {
+        add.push(("404", "not_found"));
+    }
+    let responses = op["responses"].as_object_mut().expect("every operation has responses");
+    for (status, description) in add {
+        responses.entry(status).or_insert_with(|| error_response(description));
+    }
+    for (status, resp) in responses.iter_mut() {
+        let headers = resp
+            .as_object_mut()
+            .map(|r| r.entry("headers").or_insert_with(|| json!({})));
+        if let Some(h) = headers {
+            h["x-request-id"] = json!({"$ref": "#/components/headers/RequestId"});
+            if status == "409" || status == "503" {
+                h["Retry-After"] = json!({"$ref": "#/components/headers/RetryAfter"});
+            }
+        }
+    }
+    let params = op
+        .as_object_mut()
+        .unwrap()
+        .entry("parameters")
+        .or_insert_with(|| json!([]));
+    let mut idempotent = false;
+    for p in params.as_array_mut().into_iter().flatten() {
+        if let Some(schema) = parameter_bounds(p, l) {
+            p["schema"] = schema;
+        }
+        idempotent |= p["name"]
+            .as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case("idempotency-key"));
+    }
+    if idempotent {
+        for (status, description) in [
+            (
+                "409",
+                "idempotency_key_in_use: a request with this key is still running",
+            ),
+            ("422", "idempotency_key_reused: this key was used with another request"),
+        ] {
+            let responses = op["responses"].as_object_mut().unwrap();
+            responses.entry(status).or_insert_with(|| error_response(description));
+        }
+    }
+    let _ = method;
+}
+
+/// The schema a parameter gets from the limits, where validation bounds it.
+fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
+    let mut schema = json!({"type": "string"});
+    match (p["in"].as_str()?, p["name"].as_str()?) {
+        ("path", "sku" | "resource" | "queue") => merge(&mut schema, name(l)),
+        ("header", n) if n.eq_ignore_ascii_case("idempotency-key") => merge(
+            &mut schema,
+            json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"}),
+        ),
+        ("query", "limit") => schema = json!({"type": "integer", "minimum": 1, "maximum": l.max_page_size}),
+        ("query", "after") => schema = json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+        ("query", "from" | "to") => merge(&mut schema, json!({"format": "date-time"})),
+        ("query", "state") => {
+            let states: Vec<&str> = allot_core::JobState::ALL.iter().map(|s| s.as_str()).collect();
+            schema = json!({"type": "string", "enum": states});
+        }
+        _ => return None,
+    }
+    Some(schema)
+}
+
+/// Links from operations that create an object to those that take its id.
+fn add_links(doc: &mut Value) {
+    let links = [
+        (
+            "/v1/skus",
+            "201",
+            "sku",
+            "sku",
+            &["get_sku", "adjust_sku", "ledger"][..],
+        ),
+        ("/v1/allocations", "201", "id", "id", &["get_allocation"][..]),
+        (
+            "/v1/holds",
+            "201",
+            "id",
+            "id",
+            &["get_hold", "confirm_hold", "release_hold"][..],
+        ),
+        (
+            "/v1/resources/{resource}/bookings",
+            "201",
+            "id",
+            "id",
+            &["get_booking", "cancel_booking", "confirm_booking", "release_booking"][..],
+        ),
+    ];
+    for (path, status, field, param, targets) in links {
+        let resp = &mut doc["paths"][path]["post"]["responses"][status];
+        if !resp.is_object() {
+            continue;
+        }
+        let mut map = serde_json::Map::new();
+        for op in targets {
+            map.insert(
+                op.to_string(),
+                json!({"operationId": op, "parameters": {param: format!("$response.body#/{field}")}}),
+            );
+        }
+        resp["links"] = Value::Object(map);
+    }
+}
