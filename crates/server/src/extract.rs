@@ -151,7 +151,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
     /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        if v.fract() == 0.0 && v >= -9.2e18 && v <= 9.2e18 {
+        if v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
             return Ok(Value::from(v as i64));
         }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
