@@ -435,12 +435,12 @@ impl JobStore for PgStore {
         ClaimStrategy::SkipLocked
     }
 
-    async fn wait_for_jobs(&self, _queue: &str, max_wait: std::time::Duration) {
+    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration) {
         self.job_signal.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
         // and a NOTIFY between the empty claim and this wait is not missed for long.
         let wait = max_wait.min(std::time::Duration::from_millis(self.limits.job_poll_interval_ms));
-        let _ = tokio::time::timeout(wait, self.job_signal.notify.notified()).await;
+        self.job_signal.wait(queue, wait).await;
     }
 
     async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {

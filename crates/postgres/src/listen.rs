@@ -1,13 +1,23 @@
 //! LISTEN/NOTIFY for the job queue: an enqueue runs `pg_notify('allot_jobs', queue)` in its
 //! transaction (delivered at commit, PostgreSQL docs, NOTIFY); one dedicated connection per
-//! store LISTENs and wakes the claims waiting in this process.
+//! store LISTENs and wakes the claims waiting in this process on that queue only.
 
-/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs`: one dedicated connection per
-/// store, started on the first wait, reconnecting after errors.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// Notifications read ahead of the waker; beyond it one is dropped (waiters also poll every
+/// `job_poll_interval_ms`, so a dropped wake-up costs at most that).
+const SIGNAL_BUFFER: usize = 1024;
+
+/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs` with its queue's name: one
+/// dedicated connection per store, started on the first wait, reconnecting after errors.
+/// Waiters register per queue, so an enqueue wakes the claims of its queue and no others.
 pub(crate) struct JobSignal {
     url: String,
     started: std::sync::atomic::AtomicBool,
-    pub(crate) notify: tokio::sync::Notify,
+    /// One `Notify` per queue with waiters; an entry leaves with its last waiter.
+    queues: Mutex<HashMap<String, Arc<Notify>>>,
 }
 
 impl JobSignal {
@@ -15,7 +25,28 @@ impl JobSignal {
         JobSignal {
             url,
             started: std::sync::atomic::AtomicBool::new(false),
-            notify: tokio::sync::Notify::new(),
+            queues: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Wait at most `wait` for an enqueue on `queue`.
+    pub(crate) async fn wait(&self, queue: &str, wait: std::time::Duration) {
+        let notify = {
+            let mut q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+            q.entry(queue.to_string()).or_default().clone()
+        };
+        let _ = tokio::time::timeout(wait, notify.notified()).await;
+        let mut q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        // Two references left (the map's and ours): no one else waits on this queue.
+        if Arc::strong_count(&notify) == 2 {
+            q.remove(queue);
+        }
+    }
+
+    fn wake(&self, queue: &str) {
+        let q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = q.get(queue) {
+            n.notify_waiters();
         }
     }
 
@@ -30,20 +61,20 @@ impl JobSignal {
                 let url = sig.url.clone();
                 drop(sig);
                 if let Ok((client, mut conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
-                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                    let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(SIGNAL_BUFFER);
                     let pump = tokio::spawn(async move {
                         let mut messages = futures::stream::poll_fn(move |cx| conn.poll_message(cx));
                         use futures::StreamExt;
                         while let Some(Ok(m)) = messages.next().await {
-                            if let tokio_postgres::AsyncMessage::Notification(_) = m {
-                                let _ = tx.send(());
+                            if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                                let _ = tx.try_send(n.payload().to_string());
                             }
                         }
                     });
                     if client.batch_execute("LISTEN allot_jobs").await.is_ok() {
-                        while rx.recv().await.is_some() {
+                        while let Some(queue) = rx.recv().await {
                             match weak.upgrade() {
-                                Some(sig) => sig.notify.notify_waiters(),
+                                Some(sig) => sig.wake(&queue),
                                 None => return,
                             }
                         }
