@@ -28,6 +28,11 @@ pub fn document(st: &AppState) -> Value {
         assert!(target.is_object(), "no property {schema}.{prop} in the document");
         merge(target, patch);
     }
+    // `serialized` is a name of both families: the union is "any of", not "exactly one of".
+    let taken = &mut doc["components"]["schemas"]["TakenWith"];
+    if let Some(one_of) = taken.as_object_mut().and_then(|t| t.remove("oneOf")) {
+        taken["anyOf"] = one_of;
+    }
     complete_operations(&mut doc, &st.limits);
     add_links(&mut doc);
     doc
