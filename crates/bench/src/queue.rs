@@ -5,7 +5,7 @@
 //! accepted job completed exactly once, none lost, none discarded (max_attempts allows it).
 
 use allot_core::job::*;
-use allot_core::store::{Executed, JobStore};
+use allot_core::store::{Executed, JobStore, Keyed};
 use allot_core::*;
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
 use hdrhistogram::Histogram;
@@ -82,34 +82,34 @@ impl JobStore for Timed {
     async fn enqueue(&self, r: Enqueue, i: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
         self.inner.enqueue(r, i).await
     }
-    async fn claim_jobs(&self, r: Claim) -> Result<Vec<LeasedJob>> {
+    async fn claim_jobs(&self, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
         let t0 = Instant::now();
-        let out = self.inner.claim_jobs(r).await;
+        let out = self.inner.claim_jobs(r, i).await;
         if let Ok(mut h) = self.claims.lock() {
             h.saturating_record(t0.elapsed().as_micros() as u64);
         }
         out
     }
-    async fn complete_job(&self, id: i64, t: &str) -> Result<JobStatus> {
-        self.inner.complete_job(id, t).await
+    async fn complete_job(&self, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.complete_job(id, t, i).await
     }
-    async fn fail_job(&self, id: i64, t: &str, e: &str, r: Option<i64>) -> Result<JobStatus> {
-        self.inner.fail_job(id, t, e, r).await
+    async fn fail_job(&self, f: &Fail, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.fail_job(f, id, i).await
     }
-    async fn heartbeat_job(&self, id: i64, t: &str, l: i64) -> Result<JobStatus> {
-        self.inner.heartbeat_job(id, t, l).await
+    async fn heartbeat_job(&self, id: i64, t: &str, l: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.heartbeat_job(id, t, l, i).await
     }
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         self.inner.rescue_jobs(now, max).await
     }
-    async fn complete_jobs(&self, q: &str, j: Vec<Completion>) -> Result<Completions> {
-        self.inner.complete_jobs(q, j).await
+    async fn complete_jobs(&self, q: &str, j: Vec<Completion>, i: Keyed<Completions>) -> Result<Executed<Completions>> {
+        self.inner.complete_jobs(q, j, i).await
     }
-    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
-        self.inner.cancel_job(id).await
+    async fn cancel_job(&self, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.cancel_job(id, i).await
     }
-    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
-        self.inner.retry_job(id).await
+    async fn retry_job(&self, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.retry_job(id, i).await
     }
     async fn list_jobs(&self, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(q, s, a, l).await
@@ -434,9 +434,10 @@ pub async fn claim_bench(
                     worker: None,
                     strategy,
                     wait_ms: 0,
+                    final_try: true,
                 };
                 let t0 = Instant::now();
-                let got = store.claim_jobs(claim).await;
+                let got = store.claim_jobs(claim, None).await.and_then(Executed::fresh);
                 hist.saturating_record(t0.elapsed().as_micros() as u64);
                 match got {
                     Ok(j) if j.is_empty() => break,

@@ -204,6 +204,9 @@ pub struct Claim {
     pub strategy: ClaimStrategy,
     /// Long-poll bound, ms.
     pub wait_ms: i64,
+    /// Whether an empty result is this request's answer (true unless a long-poll will try
+    /// again): only then is an empty claim stored with an idempotency key.
+    pub final_try: bool,
 }
 
 /// A job leased to a worker.

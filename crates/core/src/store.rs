@@ -38,6 +38,9 @@ pub struct Idempotency<T> {
     pub render: Render<T>,
 }
 
+/// What a write takes for idempotency: `None` when the request carried no key.
+pub type Keyed<T> = Option<Idempotency<T>>;
+
 /// Either the result of running the request now, or the stored response of its first run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Executed<T> {
@@ -45,6 +48,25 @@ pub enum Executed<T> {
     Fresh(T),
     /// Replayed from the idempotency store.
     Replayed(StoredResponse),
+}
+
+impl<T> Executed<T> {
+    /// The fresh value mapped by `f`; a replay stays the stored response.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Executed<U> {
+        match self {
+            Executed::Fresh(v) => Executed::Fresh(f(v)),
+            Executed::Replayed(r) => Executed::Replayed(r),
+        }
+    }
+
+    /// The fresh value. For callers that passed no key, where a replay cannot happen; a
+    /// replay is `internal` (a stored response has no typed value).
+    pub fn fresh(self) -> Result<T> {
+        match self {
+            Executed::Fresh(v) => Ok(v),
+            Executed::Replayed(_) => Err(crate::AllotError::Internal("a replay where no key was given".into())),
+        }
+    }
 }
 
 /// Fungible stock per SKU. Implemented by every backend; the same conformance suite runs
@@ -235,23 +257,40 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// Lease up to `max` runnable jobs (state available/scheduled/retryable, `run_at <= now`)
     /// by priority, run_at, id: each becomes `running` with a fresh lease token, attempt + 1.
-    async fn claim_jobs(&self, req: crate::job::Claim) -> Result<Vec<crate::job::LeasedJob>>;
+    /// With a key, the leased jobs are stored with it (a retry after a lost answer gets the
+    /// same jobs and tokens); an empty claim is stored only when `req.final_try` says it is
+    /// the answer (a waiting claim's earlier empty tries store nothing).
+    async fn claim_jobs(
+        &self,
+        req: crate::job::Claim,
+        idem: Keyed<Vec<crate::job::LeasedJob>>,
+    ) -> Result<Executed<Vec<crate::job::LeasedJob>>>;
 
     /// Finish a running job (`completed`), if `lease_token` is still its token.
-    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<crate::job::JobStatus>;
+    async fn complete_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Fail this attempt: `retryable` at now + delay (`retry_in_ms`, or exponential backoff
     /// with jitter), or `discarded` when out of attempts; the error is appended to the job.
     async fn fail_job(
         &self,
+        fail: &crate::job::Fail,
         id: i64,
-        lease_token: &str,
-        error: &str,
-        retry_in_ms: Option<i64>,
-    ) -> Result<crate::job::JobStatus>;
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Extend a running job's lease to now + `lease_ms`.
-    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<crate::job::JobStatus>;
+    async fn heartbeat_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        lease_ms: i64,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Rescue at most `max` running jobs whose lease expired before `now` (their worker died
     /// or stalled): back to `retryable` (runnable at once), or `discarded` when out of
@@ -260,15 +299,20 @@ pub trait JobStore: Send + Sync + 'static {
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 
     /// Complete many jobs of `queue` in one statement; each by its own token.
-    async fn complete_jobs(&self, queue: &str, jobs: Vec<crate::job::Completion>) -> Result<crate::job::Completions>;
+    async fn complete_jobs(
+        &self,
+        queue: &str,
+        jobs: Vec<crate::job::Completion>,
+        idem: Keyed<crate::job::Completions>,
+    ) -> Result<Executed<crate::job::Completions>>;
 
     /// Cancel a job that has not finished (a running one loses its lease: its worker gets
     /// `lease_lost`); a finished job is returned unchanged.
-    async fn cancel_job(&self, id: i64) -> Result<crate::job::JobStatus>;
+    async fn cancel_job(&self, id: i64, idem: Keyed<crate::job::JobStatus>) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Run a discarded or cancelled job again by hand: `available` now, with at least one
     /// attempt left. Other states are returned unchanged.
-    async fn retry_job(&self, id: i64) -> Result<crate::job::JobStatus>;
+    async fn retry_job(&self, id: i64, idem: Keyed<crate::job::JobStatus>) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Jobs of `queue` in `state` with `id > after`, by id, at most `limit`.
     async fn list_jobs(

@@ -388,6 +388,7 @@ pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Lim
         worker: body.worker,
         strategy,
         wait_ms,
+        final_try: true,
     })
 }
 

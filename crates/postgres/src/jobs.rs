@@ -2,53 +2,17 @@
 //! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
+use crate::job_ops as ops;
 use crate::map_error;
 use crate::store::PgStore;
+use crate::tx::Decided;
 use crate::tx::{TxErr, TxResult};
 use allot_core::job::*;
-use allot_core::store::{Executed, Idempotency, JobStore};
+use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::*;
 use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use std::collections::{HashMap, HashSet};
-
-/// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
-/// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
-/// so one claim would lease more than `$3` jobs. The UPDATE's re-check says `NOT IN` the
-/// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
-/// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
-/// scan that whole partial index as the outer side of the join.
-const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
-    SELECT id FROM jobs
-     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
-     ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
-       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM picked WHERE j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
-
-/// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
-/// `pg_try_advisory_xact_lock(class, id)`; the lock lives only as long as the statement's
-/// implicit transaction, so none can leak; the UPDATE re-checks the state (another claimer
-/// may have won the row after this statement's snapshot). A 32-bit key collision only makes
-/// a claimer skip a free job this time. Both CTEs are `MATERIALIZED` so each runs once: a
-/// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
-/// freshly created table) would try-lock again and could lease more than `$3` jobs.
-const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
-    SELECT id FROM jobs
-     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
-     ORDER BY priority, run_at, id LIMIT $6),
-locked AS MATERIALIZED (
-    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
-UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
-       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM locked WHERE j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
-
-/// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
-/// `$3` now, `$4` lease_ms). Found by the primary key whatever the statistics say (V5).
-const SQL_HEARTBEAT: &str = "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
-  WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING id, state, attempt, run_at, lease_expires_at";
 
 /// Rescue of expired leases (`$1` now, `$2` batch size): back to `retryable`, or `discarded`
 /// when out of attempts. The batch is a MATERIALIZED CTE joined with FROM, not `id IN
@@ -63,47 +27,6 @@ const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
         finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
         errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
    FROM batch WHERE j.id = batch.id AND j.state = 'running'";
-
-/// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now). Rows are locked in id
-/// order first, so two batches that share a job (one of them holding a stale token) cannot
-/// deadlock on each other. A matching lease token means `running` (CHECK on the table); the
-/// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
-/// candidate: with statistics that believe no job runs, the planner would read every running
-/// job of the queue.
-const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
-     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
-         ON j.id = t.id AND j.lease_token = t.token
-      WHERE j.queue = $1
-      ORDER BY j.id FOR UPDATE OF j)
- UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-   FROM mine WHERE j.id = mine.id AND j.state = 'running'
- RETURNING j.id";
-
-/// Advisory lock class of job claims (two-int form, apart from every other lock).
-const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
-
-const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
-
-fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
-    Ok(JobStatus {
-        id: r.get(0),
-        state: JobState::parse(r.get(1)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
-        attempt: r.get(2),
-        run_at: r.get(3),
-        lease_expires_at: r.get(4),
-    })
-}
-
-async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
-    let stmt = c
-        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE id = $1"))
-        .await
-        .map_err(map_error)?;
-    match c.query_opt(&stmt, &[&id]).await.map_err(map_error)? {
-        Some(r) => status_of(&r),
-        None => Err(AllotError::not_found("job", id.to_string())),
-    }
-}
 
 const SQL_NEXT_IDS: &str = "SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)";
 /// Insert the jobs in request order with the ids drawn for them; a unique key held by an
@@ -185,30 +108,31 @@ impl PgStore {
         })
         .await
     }
+}
 
-    /// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.
-    async fn transition<C: GenericClient>(
-        c: &C,
-        sql: &str,
-        id: i64,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<JobStatus> {
-        let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
-        match c.query_opt(&stmt, params).await.map_err(map_error)? {
-            Some(r) => status_of(&r),
+/// Run `$body` (a future over the client `$c`) on a pooled connection when the request has
+/// no idempotency key, or, with one, inside the write envelope (one transaction with the key,
+/// under the retry policy); both answer `Result<Executed<_>>`.
+macro_rules! keyed {
+    ($store:expr, $idem:expr, |$c:ident| $body:expr) => {
+        match $idem {
             None => {
-                let stmt = c
-                    .prepare_cached("SELECT 1 FROM jobs WHERE id = $1")
+                let client = $store.client().await?;
+                let $c = &client;
+                Ok(Executed::Fresh($body.await?))
+            }
+            Some(idem) => {
+                $store
+                    .retrying(|| {
+                        $store.write(Some(&idem), async |tx| {
+                            let $c = &*tx;
+                            Ok($body.await?)
+                        })
+                    })
                     .await
-                    .map_err(map_error)?;
-                if c.query_opt(&stmt, &[&id]).await.map_err(map_error)?.is_some() {
-                    Err(AllotError::LeaseLost { id })
-                } else {
-                    Err(AllotError::not_found("job", id.to_string()))
-                }
             }
         }
-    }
+    };
 }
 
 #[async_trait]
@@ -224,99 +148,47 @@ impl JobStore for PgStore {
         Ok(result)
     }
 
-    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
-        let c = self.client().await?;
+    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
         let now = self.now();
-        let rows = if req.strategy == ClaimStrategy::Advisory {
-            let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
-            let window = req.max * 4 + 16;
-            c.query(
-                &stmt,
-                &[
-                    &req.queue,
-                    &now,
-                    &req.max,
-                    &req.lease_ms,
-                    &req.worker,
-                    &window,
-                    &JOB_LOCK_CLASS,
-                ],
-            )
-            .await
-        } else {
-            let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
-            c.query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
-                .await
-        }
-        .map_err(map_error)?;
-        if rows.len() as i64 > req.max {
-            tracing::error!(
-                got = rows.len(),
-                max = req.max,
-                strategy = req.strategy.name(),
-                "claim leased more jobs than asked"
-            );
-        }
-        let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
-            .iter()
-            .map(|r| {
-                (
-                    LeasedJob {
-                        id: r.get(0),
-                        payload: r.get(1),
-                        attempt: r.get(2),
-                        max_attempts: r.get(3),
-                        priority: r.get(4),
-                        lease_token: r.get(5),
-                        lease_expires_at: r.get(6),
-                    },
-                    r.get(7),
-                )
+        let Some(idem) = idem else {
+            let c = self.client().await?;
+            return Ok(Executed::Fresh(ops::claim(&c, &req, now).await?));
+        };
+        // An empty try that is not the answer rolls back: nothing is stored for the key.
+        let written = self
+            .retrying(|| {
+                self.write_or(Some(&idem), async |tx| {
+                    let jobs = ops::claim(&*tx, &req, now).await?;
+                    Ok(if jobs.is_empty() && !req.final_try {
+                        Decided::Rollback(())
+                    } else {
+                        Decided::Commit(jobs)
+                    })
+                })
             })
-            .collect();
-        jobs.sort_by(|(a, ar), (b, br)| (a.priority, ar, a.id).cmp(&(b.priority, br, b.id)));
-        Ok(jobs.into_iter().map(|(j, _)| j).collect())
+            .await?;
+        Ok(written.unwrap_or(Executed::Fresh(Vec::new())))
     }
 
-    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
-        let c = self.client().await?;
+    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        let sql = format!(
-            "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
-              WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-        );
-        Self::transition(&c, &sql, id, &[&id, &lease_token, &now]).await
+        keyed!(self, idem, |c| ops::complete(c, id, lease_token, now))
     }
 
-    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
-        let c = self.client().await?;
+    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
-        let sql = format!(
-            "UPDATE jobs SET
-                 state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
-                 run_at = CASE WHEN attempt >= max_attempts THEN run_at ELSE $4::timestamptz + COALESCE($5::int8,
-                     (least($6::float8, $7::float8 * power(2, least(attempt - 1, 40))) * (0.5 + random() / 2))::int8)
-                     * interval '1 millisecond' END,
-                 errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $4)),
-                 finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
-                 lease_token = NULL, lease_expires_at = NULL
-               WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-        );
-        let (cap, base) = (RETRY_CAP_MS as f64, RETRY_BASE_MS as f64);
-        Self::transition(
-            &c,
-            &sql,
-            id,
-            &[&id, &lease_token, &error, &now, &retry_in_ms, &cap, &base],
-        )
-        .await
+        keyed!(self, idem, |c| ops::fail(c, fail, id, now))
     }
 
-    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
-        let c = self.client().await?;
+    async fn heartbeat_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        lease_ms: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        Self::transition(&c, SQL_HEARTBEAT, id, &[&id, &lease_token, &now, &lease_ms]).await
+        keyed!(self, idem, |c| ops::heartbeat(c, id, lease_token, lease_ms, now))
     }
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
@@ -326,58 +198,24 @@ impl JobStore for PgStore {
             .map_err(map_error)
     }
 
-    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
-        let c = self.client().await?;
+    async fn complete_jobs(
+        &self,
+        queue: &str,
+        jobs: Vec<Completion>,
+        idem: Keyed<Completions>,
+    ) -> Result<Executed<Completions>> {
         let now = self.now();
-        let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
-        let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
-        let stmt = c.prepare_cached(SQL_COMPLETE_BATCH).await.map_err(map_error)?;
-        let done: HashSet<i64> = c
-            .query(&stmt, &[&queue, &ids, &tokens, &now])
-            .await
-            .map_err(map_error)?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let (completed, lease_lost) = ids.into_iter().partition(|id| done.contains(id));
-        Ok(Completions { completed, lease_lost })
+        keyed!(self, idem, |c| ops::complete_batch(c, queue, &jobs, now))
     }
 
-    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
-        let c = self.client().await?;
+    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        let sql = format!(
-            "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
-              WHERE id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
-        );
-        let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
-        match c.query_opt(&stmt, &[&id, &now]).await.map_err(map_error)? {
-            Some(r) => status_of(&r),
-            None => job_status(&c, id).await,
-        }
+        keyed!(self, idem, |c| ops::cancel(c, id, now))
     }
 
-    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
-        let c = self.client().await?;
+    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        let sql = format!(
-            "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
-                    max_attempts = GREATEST(max_attempts, attempt + 1)
-              WHERE id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
-        );
-        let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
-        match c.query_opt(&stmt, &[&id, &now]).await {
-            Ok(Some(r)) => status_of(&r),
-            Ok(None) => job_status(&c, id).await,
-            // Another unfinished job took its unique key meanwhile.
-            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
-                Err(AllotError::AlreadyExists {
-                    kind: "unfinished job with this unique_key",
-                    id: id.to_string(),
-                })
-            }
-            Err(e) => Err(map_error(e)),
-        }
+        keyed!(self, idem, |c| ops::retry(c, id, now))
     }
 
     async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
@@ -476,6 +314,7 @@ impl JobStore for PgStore {
 #[cfg(test)]
 mod plans {
     use super::*;
+    use crate::job_ops::{SQL_COMPLETE_BATCH, SQL_HEARTBEAT};
 
     async fn explain(c: &tokio_postgres::Client, sql: &str) -> String {
         c.query(sql, &[])

@@ -13,6 +13,7 @@ mod audit;
 mod batched;
 mod bookings;
 mod holds;
+mod job_ops;
 mod jobs;
 mod listen;
 mod stock;

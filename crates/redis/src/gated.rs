@@ -15,8 +15,8 @@
 
 use crate::RedisGate;
 use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
-use allot_core::job::{JobStatus, JobView, LeasedJob, QueueCounts};
-use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, UnitStore};
+use allot_core::job::{Fail, JobStatus, JobView, LeasedJob, QueueCounts};
+use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, Keyed, StockStore, UnitStore};
 use allot_core::BookingStrategy;
 use allot_core::UnitStrategy;
 use allot_core::*;
@@ -196,29 +196,40 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
         self.inner.enqueue(req, idem).await
     }
-    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
-        self.inner.claim_jobs(req).await
+    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+        self.inner.claim_jobs(req, idem).await
     }
-    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
-        self.inner.complete_job(id, lease_token).await
+    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.complete_job(id, lease_token, idem).await
     }
-    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
-        self.inner.fail_job(id, lease_token, error, retry_in_ms).await
+    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.fail_job(fail, id, idem).await
     }
-    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
-        self.inner.heartbeat_job(id, lease_token, lease_ms).await
+    async fn heartbeat_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        lease_ms: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        self.inner.heartbeat_job(id, lease_token, lease_ms, idem).await
     }
     async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.inner.rescue_jobs(now, max).await
     }
-    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
-        self.inner.complete_jobs(queue, jobs).await
+    async fn complete_jobs(
+        &self,
+        queue: &str,
+        jobs: Vec<Completion>,
+        idem: Keyed<Completions>,
+    ) -> Result<Executed<Completions>> {
+        self.inner.complete_jobs(queue, jobs, idem).await
     }
-    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
-        self.inner.cancel_job(id).await
+    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.cancel_job(id, idem).await
     }
-    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
-        self.inner.retry_job(id).await
+    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.retry_job(id, idem).await
     }
     async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(queue, state, after, limit).await

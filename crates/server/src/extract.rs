@@ -208,25 +208,6 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
     }
 }
 
-/// For the operations whose effect is not yet stored with an idempotency key (the job
-/// transitions): an `Idempotency-Key` is refused with `400 invalid_request` rather than
-/// silently ignored, so no client believes a retry is safe when it is not.
-pub struct NoIdempotencyKey;
-
-impl FromRequestParts<Arc<AppState>> for NoIdempotencyKey {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        if parts.headers.contains_key("idempotency-key") {
-            return Err(AllotError::invalid(
-                "Idempotency-Key is not supported on this operation yet (its effect is not stored with a key)",
-            )
-            .into());
-        }
-        Ok(NoIdempotencyKey)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

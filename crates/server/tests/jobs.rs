@@ -16,6 +16,7 @@ conformance!(
     bad_job_inputs,
     batch_completion_cancel_and_dead_letters,
     worker_pool_completes_each_job_once,
+    keyed_claims_and_transitions_replay,
 );
 
 // With the lease sweeper every 5 ms.
@@ -521,5 +522,33 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         (0, 0)
     );
     drop(store);
+    ts.assert_audit_clean().await;
+}
+
+/// Through HTTP, with `Idempotency-Key`: a claim whose answer was lost is retried with its
+/// key and gets the same jobs and tokens, byte for byte, marked replayed; a complete retried
+/// with its key replays instead of `lease_lost`; the same key on another body is 422.
+async fn keyed_claims_and_transitions_replay(ts: &TestServer) {
+    enqueue(ts, "kq", json!([{"payload": 1}, {"payload": 2}, {"payload": 3}])).await;
+    let claim = json!({"max": 2, "lease_ms": 60000}).to_string();
+    let (s1, r1, b1) = ts
+        .post_raw("/v1/queues/kq/claims", claim.clone(), Some("claim-1"))
+        .await;
+    let (s2, r2, b2) = ts.post_raw("/v1/queues/kq/claims", claim, Some("claim-1")).await;
+    assert_eq!((s1, r1, s2, r2), (200, false, 200, true));
+    assert_eq!(b1, b2, "the same jobs and tokens");
+    assert_eq!(b1["jobs"].as_array().unwrap().len(), 2);
+    let (_, counts) = ts.get("/v1/queues/kq").await;
+    assert_eq!(counts["counts"]["running"], 2, "nothing more leased: {counts}");
+    let job = &b1["jobs"][0];
+    let path = format!("/v1/jobs/{}/complete", job["id"]);
+    let body = json!({"lease_token": job["lease_token"]}).to_string();
+    let (s, replayed, _) = ts.post_raw(&path, body.clone(), Some("done-1")).await;
+    assert_eq!((s, replayed), (200, false));
+    let (s, replayed, again) = ts.post_raw(&path, body, Some("done-1")).await;
+    assert_eq!((s, replayed, again["state"].as_str()), (200, true, Some("completed")));
+    let other = json!({"lease_token": b1["jobs"][1]["lease_token"]}).to_string();
+    let (s, _, b) = ts.post_raw(&path, other, Some("done-1")).await;
+    assert_eq!((s, code(&b)), (422, "idempotency_key_reused"));
     ts.assert_audit_clean().await;
 }

@@ -5,7 +5,7 @@ use crate::clock::{from_us, now_us, us};
 use crate::map_error;
 use crate::store::SqliteStore;
 use allot_core::job::*;
-use allot_core::store::{Executed, Idempotency, JobStore};
+use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::*;
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -98,8 +98,13 @@ impl JobStore for SqliteStore {
         result
     }
 
-    async fn claim_jobs(&self, req: Claim) -> Result<Vec<LeasedJob>> {
-        self.transact(move |tx| {
+    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+        let keep: fn(&Vec<LeasedJob>) -> bool = if req.final_try {
+            |_| true
+        } else {
+            |jobs| !jobs.is_empty()
+        };
+        self.write_if(idem, keep, move |tx| {
             let now = now_us();
             let picked: Vec<(i64, String, i32, i32, i16)> = tx
                 .prepare_cached(
@@ -139,9 +144,9 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn complete_job(&self, id: i64, lease_token: &str) -> Result<JobStatus> {
+    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let token = lease_token.to_string();
-        self.transact(move |tx| {
+        self.write(idem, move |tx| {
             leased(tx, id, &token)?;
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
@@ -154,9 +159,9 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn fail_job(&self, id: i64, lease_token: &str, error: &str, retry_in_ms: Option<i64>) -> Result<JobStatus> {
-        let (token, error) = (lease_token.to_string(), error.to_string());
-        self.transact(move |tx| {
+    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        let (token, error, retry_in_ms) = (fail.lease_token.clone(), fail.error.clone(), fail.retry_in_ms);
+        self.write(idem, move |tx| {
             let (attempt, max_attempts) = leased(tx, id, &token)?;
             let now = now_us();
             let next = after_failure(attempt, max_attempts);
@@ -178,9 +183,15 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn heartbeat_job(&self, id: i64, lease_token: &str, lease_ms: i64) -> Result<JobStatus> {
+    async fn heartbeat_job(
+        &self,
+        id: i64,
+        lease_token: &str,
+        lease_ms: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
         let token = lease_token.to_string();
-        self.transact(move |tx| {
+        self.write(idem, move |tx| {
             leased(tx, id, &token)?;
             tx.prepare_cached("UPDATE jobs SET lease_expires_at_us = ?2 WHERE id = ?1")
                 .and_then(|mut s| s.execute(params![id, now_us() + lease_ms * 1000]))
@@ -209,9 +220,14 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn complete_jobs(&self, queue: &str, jobs: Vec<Completion>) -> Result<Completions> {
+    async fn complete_jobs(
+        &self,
+        queue: &str,
+        jobs: Vec<Completion>,
+        idem: Keyed<Completions>,
+    ) -> Result<Executed<Completions>> {
         let queue = queue.to_string();
-        self.transact(move |tx| {
+        self.write(idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
             for j in &jobs {
@@ -233,8 +249,8 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn cancel_job(&self, id: i64) -> Result<JobStatus> {
-        self.transact(move |tx| {
+    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.write(idem, move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
                   WHERE id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
@@ -246,8 +262,8 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn retry_job(&self, id: i64) -> Result<JobStatus> {
-        self.transact(move |tx| {
+    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.write(idem, move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL,
                         max_attempts = max(max_attempts, attempt + 1)

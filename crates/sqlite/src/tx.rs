@@ -37,6 +37,21 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
+        self.write_if(idem, |_| true, body).await
+    }
+
+    /// [`SqliteStore::write`] that stores the response for the key only when `keep` says the
+    /// result is the answer (a waiting claim's empty tries are not; they change nothing).
+    pub(crate) async fn write_if<T, F>(
+        &self,
+        idem: Option<Idempotency<T>>,
+        keep: fn(&T) -> bool,
+        body: F,
+    ) -> Result<Executed<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
         self.transact(move |tx| {
             if let Some(idem) = &idem {
                 let stored: Option<(String, i64, Vec<u8>)> = tx
@@ -51,7 +66,7 @@ impl SqliteStore {
                 }
             }
             let value = body(tx)?;
-            if let Some(idem) = &idem {
+            if let Some(idem) = idem.as_ref().filter(|_| keep(&value)) {
                 let resp = (idem.render)(&value);
                 tx.prepare_cached(
                     "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",

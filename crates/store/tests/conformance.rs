@@ -129,8 +129,77 @@ conformance!(
     holds_expire_by_the_clock,
     no_unit_twice,
     no_job_leased_twice,
+    keyed_job_transitions_replay,
     one_booking_of_ten
 );
+
+fn job_key<T: serde::Serialize + 'static>(key: &str) -> Idempotency<T> {
+    Idempotency {
+        key: key.into(),
+        fingerprint: format!("fp-{key}"),
+        render: Box::new(|v: &T| StoredResponse {
+            code: 200,
+            body: serde_json::to_vec(v).unwrap(),
+        }),
+    }
+}
+
+/// With keys, job transitions run once: a claim retried with its key gets the same jobs and
+/// tokens (and leases nothing more); a waiting claim's empty try stores nothing; complete
+/// and cancel replay their first answer.
+async fn keyed_job_transitions_replay(f: Fixture) {
+    let claim = |final_try: bool| {
+        let body = serde_json::from_value(json!({"max": 2, "lease_ms": 60_000})).unwrap();
+        let mut c = validate::claim("kq", body, f.store.default_claim_strategy(), &f.limits).unwrap();
+        c.final_try = final_try;
+        c
+    };
+    let empty = f.store.claim_jobs(claim(false), Some(job_key("c-wait"))).await.unwrap();
+    assert_eq!(empty, Executed::Fresh(vec![]), "an empty waiting try");
+    let jobs: Vec<serde_json::Value> = (0..3).map(|i| json!({ "payload": i })).collect();
+    let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
+    f.store
+        .enqueue(validate::enqueue("kq", body, f.store.now(), &f.limits).unwrap(), None)
+        .await
+        .unwrap();
+    // The key of the empty try is still free: this claim leases.
+    let Executed::Fresh(first) = f.store.claim_jobs(claim(false), Some(job_key("c-wait"))).await.unwrap() else {
+        panic!("fresh")
+    };
+    assert_eq!(first.len(), 2);
+    let Executed::Replayed(again) = f.store.claim_jobs(claim(true), Some(job_key("c-wait"))).await.unwrap() else {
+        panic!("replayed")
+    };
+    let again: Vec<LeasedJob> = serde_json::from_slice(&again.body).unwrap();
+    assert_eq!(again, first, "the same jobs and tokens");
+    let counts = f.store.queue_counts("kq").await.unwrap();
+    assert_eq!(counts.counts[&JobState::Running], 2, "nothing more leased: {counts:?}");
+    let j = &first[0];
+    let done = f
+        .store
+        .complete_job(j.id, &j.lease_token, Some(job_key("done-1")))
+        .await
+        .unwrap();
+    assert!(matches!(done, Executed::Fresh(ref s) if s.state == JobState::Completed));
+    let replay = f
+        .store
+        .complete_job(j.id, &j.lease_token, Some(job_key("done-1")))
+        .await
+        .unwrap();
+    assert!(
+        matches!(replay, Executed::Replayed(_)),
+        "a retry replays instead of lease_lost"
+    );
+    assert!(matches!(
+        f.store.complete_job(j.id, &j.lease_token, None).await,
+        Err(AllotError::LeaseLost { .. })
+    ));
+    let k = first[1].id;
+    let c1 = f.store.cancel_job(k, Some(job_key("cancel-1"))).await.unwrap();
+    let c2 = f.store.cancel_job(k, Some(job_key("cancel-1"))).await.unwrap();
+    assert!(matches!((c1, c2), (Executed::Fresh(_), Executed::Replayed(_))));
+    f.finish().await;
+}
 
 /// 200 concurrent allocations of 1 on 50: exactly 50 succeed, the rest are refused for stock
 /// (or contention), and on_hand is 0.
@@ -311,12 +380,12 @@ async fn no_job_leased_twice(f: Fixture) {
             loop {
                 let body = serde_json::from_value(json!({"max": 3, "lease_ms": 60_000})).unwrap();
                 let claim = validate::claim("q", body, store.default_claim_strategy(), &limits).unwrap();
-                let jobs = store.claim_jobs(claim).await.unwrap();
+                let jobs = store.claim_jobs(claim, None).await.unwrap().fresh().unwrap();
                 if jobs.is_empty() {
                     return got;
                 }
                 for j in jobs {
-                    store.complete_job(j.id, &j.lease_token).await.unwrap();
+                    store.complete_job(j.id, &j.lease_token, None).await.unwrap();
                     got.push(j.id);
                 }
             }

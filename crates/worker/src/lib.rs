@@ -8,7 +8,8 @@
 //! `fail` (retry with backoff, or the dead letter). [`WorkerPool::shutdown`] stops claiming,
 //! lets running jobs finish and flushes the last completions.
 
-use allot_core::job::{Claim, ClaimStrategy, Completion, LeasedJob};
+use allot_core::job::{Claim, ClaimStrategy, Completion, Fail, LeasedJob};
+use allot_core::store::Executed;
 use allot_core::JobStore;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -176,9 +177,10 @@ impl Fetcher {
             worker: self.cfg.worker.clone(),
             strategy: self.cfg.strategy,
             wait_ms: 0,
+            final_try: true,
         };
         let pause = Duration::from_millis(self.cfg.poll_ms.max(1));
-        match self.store.claim_jobs(claim).await {
+        match self.store.claim_jobs(claim, None).await.and_then(Executed::fresh) {
             Ok(jobs) if jobs.is_empty() => {
                 self.store.wait_for_jobs(&self.cfg.queue, pause).await;
                 None
@@ -243,7 +245,7 @@ async fn run_one(
             tokio::select! {
                 r = &mut run => break r,
                 _ = tick.tick() => {
-                    if let Err(e) = store.heartbeat_job(job.id, &job.lease_token, lease_ms).await {
+                    if let Err(e) = store.heartbeat_job(job.id, &job.lease_token, lease_ms, None).await {
                         stats.store_errors.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(job = job.id, error = %e, "heartbeat failed");
                     }
@@ -264,7 +266,12 @@ async fn run_one(
         }
         Err(msg) => {
             stats.failed.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = store.fail_job(job.id, &job.lease_token, &msg, None).await {
+            let fail = Fail {
+                lease_token: job.lease_token.clone(),
+                error: msg,
+                retry_in_ms: None,
+            };
+            if let Err(e) = store.fail_job(&fail, job.id, None).await {
                 stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(job = job.id, error = %e, "fail failed");
             }
@@ -300,7 +307,11 @@ async fn complete_loop(
         // Bounded retries: a completion that never reaches the store makes its job run again
         // after the lease, which is allowed (at least once) but wasteful.
         for attempt in 0..COMPLETION_ATTEMPTS {
-            match store.complete_jobs(&cfg.queue, completions.clone()).await {
+            match store
+                .complete_jobs(&cfg.queue, completions.clone(), None)
+                .await
+                .and_then(Executed::fresh)
+            {
                 Ok(r) => {
                     stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
                     stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);

@@ -21,21 +21,26 @@ pub(super) async fn enqueue_jobs(
     Ok(respond(StatusCode::CREATED, result))
 }
 
-#[utoipa::path(post, path = "/v1/queues/{queue}/claims", request_body = ClaimBody, params(("queue" = String, Path)),
+const KEY: &str = "1..=255 printable ASCII; a retry with it gets the first answer";
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/claims", request_body = ClaimBody,
+    params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
 pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(queue): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<ClaimBody>,
-) -> Result<Json<Claimed>, ApiError> {
+) -> Result<Response, ApiError> {
     let strategy = match body.value.strategy.as_deref() {
         None => st.store.default_claim_strategy(),
         Some(s) => ClaimStrategy::parse(s)
             .filter(|c| st.store.supports_claim(*c))
             .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
-    let req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
     // A waiting claim holds one of `max_long_polls` permits for as long as it waits.
     let _permit = if req.wait_ms > 0 {
         Some(
@@ -50,113 +55,156 @@ pub(super) async fn claim_jobs(
     let started = std::time::Instant::now();
     let deadline = started + std::time::Duration::from_millis(req.wait_ms as u64);
     // Long-poll: claim, and while empty and before the deadline, wait for a signal and retry.
-    let jobs = loop {
-        let jobs = st.store.claim_jobs(req.clone()).await?;
+    // Only the answer is stored with a key: an empty try before the deadline stores nothing.
+    let executed = loop {
+        req.final_try = std::time::Instant::now() >= deadline;
+        let idem = idempotency_as(
+            key.clone(),
+            &method,
+            &uri,
+            &body.canonical,
+            StatusCode::OK,
+            |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() },
+        );
+        let executed = st.store.claim_jobs(req.clone(), idem).await?;
         let now = std::time::Instant::now();
-        if !jobs.is_empty() || now >= deadline {
-            break jobs;
+        if !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) || req.final_try {
+            break executed;
         }
-        st.store.wait_for_jobs(&queue, deadline - now).await;
+        st.store
+            .wait_for_jobs(&queue, deadline.saturating_duration_since(now))
+            .await;
     };
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());
-    metrics::counter!("allot_jobs_claimed_total", "queue" => metrics_layer::queue_label(&queue))
-        .increment(jobs.len() as u64);
-    Ok(Json(Claimed { jobs }))
+    if let Executed::Fresh(jobs) = &executed {
+        metrics::counter!("allot_jobs_claimed_total", "queue" => metrics_layer::queue_label(&queue))
+            .increment(jobs.len() as u64);
+    }
+    Ok(respond(StatusCode::OK, executed.map(|jobs| Claimed { jobs })))
 }
 
 pub(super) fn job_id(id: &str) -> Result<i64, ApiError> {
     id.parse::<i64>().map_err(|_| AllotError::not_found("job", id).into())
 }
 
-pub(super) fn job_outcome(outcome: &'static str, result: &allot_core::Result<JobStatus>) {
+pub(super) fn job_outcome<T>(outcome: &'static str, result: &allot_core::Result<Executed<T>>) {
     let outcome = match result {
-        Ok(_) => outcome,
+        Ok(Executed::Fresh(_)) => outcome,
+        Ok(Executed::Replayed(_)) => "replayed",
         Err(e) => e.code(),
     };
     metrics::counter!("allot_job_outcomes_total", "outcome" => outcome).increment(1);
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = LeaseBody, params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = LeaseBody,
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
 pub(super) async fn complete_job(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<LeaseBody>,
-) -> Result<Json<JobStatus>, ApiError> {
+) -> Result<Response, ApiError> {
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
-    let result = st.store.complete_job(id, &body.value.lease_token).await;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let result = st.store.complete_job(id, &body.value.lease_token, idem).await;
     job_outcome("completed", &result);
-    Ok(Json(result?))
+    Ok(respond(StatusCode::OK, result?))
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/fail", request_body = LeaseBody, params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/v1/jobs/{id}/fail", request_body = LeaseBody,
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus, description = "retryable at run_at, or discarded when out of attempts"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn fail_job(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<LeaseBody>,
-) -> Result<Json<JobStatus>, ApiError> {
+) -> Result<Response, ApiError> {
     let id = job_id(&id)?;
-    let f = allot_core::validate::fail(body.value, &st.limits)?;
-    let result = st.store.fail_job(id, &f.lease_token, &f.error, f.retry_in_ms).await;
+    let fail = allot_core::validate::fail(body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let result = st.store.fail_job(&fail, id, idem).await;
     job_outcome("failed", &result);
-    Ok(Json(result?))
+    Ok(respond(StatusCode::OK, result?))
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/heartbeat", request_body = LeaseBody, params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/v1/jobs/{id}/heartbeat", request_body = LeaseBody,
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn heartbeat_job(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<LeaseBody>,
-) -> Result<Json<JobStatus>, ApiError> {
+) -> Result<Response, ApiError> {
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
-    Ok(Json(st.store.heartbeat_job(id, &body.value.lease_token, lease).await?))
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let result = st.store.heartbeat_job(id, &body.value.lease_token, lease, idem).await?;
+    Ok(respond(StatusCode::OK, result))
 }
 
-#[utoipa::path(post, path = "/v1/queues/{queue}/completions", request_body = CompletionsBody, params(("queue" = String, Path)),
+#[utoipa::path(post, path = "/v1/queues/{queue}/completions", request_body = CompletionsBody,
+    params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
 pub(super) async fn complete_jobs(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(queue): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<CompletionsBody>,
-) -> Result<Json<Completions>, ApiError> {
+) -> Result<Response, ApiError> {
     let jobs = allot_core::validate::completions(&queue, body.value, &st.limits)?;
-    let done = st.store.complete_jobs(&queue, jobs).await?;
-    metrics::counter!("allot_job_outcomes_total", "outcome" => "completed").increment(done.completed.len() as u64);
-    metrics::counter!("allot_job_outcomes_total", "outcome" => "lease_lost").increment(done.lease_lost.len() as u64);
-    Ok(Json(done))
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let done = st.store.complete_jobs(&queue, jobs, idem).await?;
+    if let Executed::Fresh(done) = &done {
+        let counter = |outcome| metrics::counter!("allot_job_outcomes_total", "outcome" => outcome);
+        counter("completed").increment(done.completed.len() as u64);
+        counter("lease_lost").increment(done.lease_lost.len() as u64);
+    }
+    Ok(respond(StatusCode::OK, done))
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/cancel", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/v1/jobs/{id}/cancel",
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_job(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
-) -> Result<Json<JobStatus>, ApiError> {
-    Ok(Json(st.store.cancel_job(job_id(&id)?).await?))
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.cancel_job(job_id(&id)?, idem).await?))
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/retry", params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/v1/jobs/{id}/retry",
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus, description = "a discarded or cancelled job is available again"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn retry_job(
     State(st): State<Arc<AppState>>,
-    _: crate::extract::NoIdempotencyKey,
     Path(id): Path<String>,
-) -> Result<Json<JobStatus>, ApiError> {
-    Ok(Json(st.store.retry_job(job_id(&id)?).await?))
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+) -> Result<Response, ApiError> {
+    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.retry_job(job_id(&id)?, idem).await?))
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",

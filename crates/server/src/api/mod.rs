@@ -206,14 +206,46 @@ fn idempotency<T: Serialize + 'static>(
     canonical: &str,
     status: StatusCode,
 ) -> Option<Idempotency<T>> {
+    let render = move |v: &T| StoredResponse {
+        code: status.as_u16(),
+        body: serde_json::to_vec(v).unwrap_or_default(),
+    };
     key.map(|key| Idempotency {
         key,
-        fingerprint: format!("{method} {} {canonical}", uri.path()),
-        render: Box::new(move |v: &T| StoredResponse {
-            code: status.as_u16(),
-            body: serde_json::to_vec(v).unwrap_or_default(),
-        }),
+        fingerprint: fingerprint(method, uri, canonical),
+        render: Box::new(render),
     })
+}
+
+/// [`idempotency`] for a result sent wrapped (`wrap` makes the body from the value).
+fn idempotency_as<T: 'static, W: Serialize + 'static>(
+    key: Option<String>,
+    method: &Method,
+    uri: &Uri,
+    canonical: &str,
+    status: StatusCode,
+    wrap: fn(&T) -> W,
+) -> Option<Idempotency<T>> {
+    let inner = idempotency::<W>(key, method, uri, canonical, status)?;
+    Some(Idempotency {
+        key: inner.key,
+        fingerprint: inner.fingerprint,
+        render: Box::new(move |v: &T| (inner.render)(&wrap(v))),
+    })
+}
+
+/// SHA-256 (hex) of `METHOD path canonical-body`: what identifies a request for its key; a
+/// fixed 64 characters whatever the body's size.
+fn fingerprint(method: &Method, uri: &Uri, canonical: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::new()
+        .chain_update(method.as_str())
+        .chain_update(" ")
+        .chain_update(uri.path())
+        .chain_update(" ")
+        .chain_update(canonical)
+        .finalize();
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The response of an idempotent request: fresh (rendered exactly as it was stored) or

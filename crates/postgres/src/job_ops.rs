@@ -1,0 +1,282 @@
+//! The job transitions on PostgreSQL, each one function over any client — a pooled
+//! connection when the request has no idempotency key, the write envelope's transaction when
+//! it has one (see `keyed!` in `jobs.rs`) — and the statements they run: claims with
+//! `FOR UPDATE SKIP LOCKED` or try-locks re-checking the state in the UPDATE, and
+//! lease-conditional transitions (`… WHERE state = 'running' AND lease_token = $2`).
+
+use crate::map_error;
+use allot_core::job::*;
+use allot_core::*;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use std::collections::HashSet;
+
+/// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
+/// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
+/// so one claim would lease more than `$3` jobs. The UPDATE's re-check says `NOT IN` the
+/// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
+/// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
+/// scan that whole partial index as the outer side of the join.
+pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
+    SELECT id FROM jobs
+     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
+       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
+  FROM picked WHERE j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+
+/// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
+/// `pg_try_advisory_xact_lock(class, id)`; the lock lives only as long as the statement's
+/// implicit transaction, so none can leak; the UPDATE re-checks the state (another claimer
+/// may have won the row after this statement's snapshot). A 32-bit key collision only makes
+/// a claimer skip a free job this time. Both CTEs are `MATERIALIZED` so each runs once: a
+/// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
+/// freshly created table) would try-lock again and could lease more than `$3` jobs.
+pub(crate) const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
+    SELECT id FROM jobs
+     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     ORDER BY priority, run_at, id LIMIT $6),
+locked AS MATERIALIZED (
+    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
+UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
+       lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
+  FROM locked WHERE j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+
+/// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
+/// `$3` now, `$4` lease_ms). Found by the primary key whatever the statistics say (V5).
+pub(crate) const SQL_HEARTBEAT: &str =
+    "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
+  WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING id, state, attempt, run_at, lease_expires_at";
+
+/// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now). Rows are locked in id
+/// order first, so two batches that share a job (one of them holding a stale token) cannot
+/// deadlock on each other. A matching lease token means `running` (CHECK on the table); the
+/// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
+/// candidate: with statistics that believe no job runs, the planner would read every running
+/// job of the queue.
+pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
+     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+         ON j.id = t.id AND j.lease_token = t.token
+      WHERE j.queue = $1
+      ORDER BY j.id FOR UPDATE OF j)
+ UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
+   FROM mine WHERE j.id = mine.id AND j.state = 'running'
+ RETURNING j.id";
+
+/// Advisory lock class of job claims (two-int form, apart from every other lock).
+const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
+
+pub(crate) const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
+
+pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
+    Ok(JobStatus {
+        id: r.get(0),
+        state: JobState::parse(r.get(1)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+        attempt: r.get(2),
+        run_at: r.get(3),
+        lease_expires_at: r.get(4),
+    })
+}
+
+pub(crate) async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
+    let stmt = c
+        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE id = $1"))
+        .await
+        .map_err(map_error)?;
+    match c.query_opt(&stmt, &[&id]).await.map_err(map_error)? {
+        Some(r) => status_of(&r),
+        None => Err(AllotError::not_found("job", id.to_string())),
+    }
+}
+
+/// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.
+pub(crate) async fn transition<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    id: i64,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<JobStatus> {
+    let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
+    match c.query_opt(&stmt, params).await.map_err(map_error)? {
+        Some(r) => status_of(&r),
+        None => {
+            let stmt = c
+                .prepare_cached("SELECT 1 FROM jobs WHERE id = $1")
+                .await
+                .map_err(map_error)?;
+            if c.query_opt(&stmt, &[&id]).await.map_err(map_error)?.is_some() {
+                Err(AllotError::LeaseLost { id })
+            } else {
+                Err(AllotError::not_found("job", id.to_string()))
+            }
+        }
+    }
+}
+
+/// Lease up to `req.max` runnable jobs (see `JobStore::claim_jobs`), best first.
+pub(crate) async fn claim<C: GenericClient>(c: &C, req: &Claim, now: DateTime<Utc>) -> Result<Vec<LeasedJob>> {
+    let rows = if req.strategy == ClaimStrategy::Advisory {
+        let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
+        let window = req.max * 4 + 16;
+        c.query(
+            &stmt,
+            &[
+                &req.queue,
+                &now,
+                &req.max,
+                &req.lease_ms,
+                &req.worker,
+                &window,
+                &JOB_LOCK_CLASS,
+            ],
+        )
+        .await
+    } else {
+        let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
+        c.query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
+            .await
+    }
+    .map_err(map_error)?;
+    if rows.len() as i64 > req.max {
+        tracing::error!(
+            got = rows.len(),
+            max = req.max,
+            strategy = req.strategy.name(),
+            "claim leased more jobs than asked"
+        );
+    }
+    let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                LeasedJob {
+                    id: r.get(0),
+                    payload: r.get(1),
+                    attempt: r.get(2),
+                    max_attempts: r.get(3),
+                    priority: r.get(4),
+                    lease_token: r.get(5),
+                    lease_expires_at: r.get(6),
+                },
+                r.get(7),
+            )
+        })
+        .collect();
+    jobs.sort_by(|(a, ar), (b, br)| (a.priority, ar, a.id).cmp(&(b.priority, br, b.id)));
+    Ok(jobs.into_iter().map(|(j, _)| j).collect())
+}
+
+/// Complete a running job whose token matches.
+pub(crate) async fn complete<C: GenericClient>(
+    c: &C,
+    id: i64,
+    lease_token: &str,
+    now: DateTime<Utc>,
+) -> Result<JobStatus> {
+    let sql = format!(
+        "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
+          WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+    );
+    transition(c, &sql, id, &[&id, &lease_token, &now]).await
+}
+
+/// Fail this attempt: retryable after the delay, or discarded without attempts left.
+pub(crate) async fn fail<C: GenericClient>(c: &C, fail: &Fail, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+    // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
+    let sql = format!(
+        "UPDATE jobs SET
+             state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+             run_at = CASE WHEN attempt >= max_attempts THEN run_at ELSE $4::timestamptz + COALESCE($5::int8,
+                 (least($6::float8, $7::float8 * power(2, least(attempt - 1, 40))) * (0.5 + random() / 2))::int8)
+                 * interval '1 millisecond' END,
+             errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $4)),
+             finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
+             lease_token = NULL, lease_expires_at = NULL
+           WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+    );
+    let (cap, base) = (RETRY_CAP_MS as f64, RETRY_BASE_MS as f64);
+    transition(
+        c,
+        &sql,
+        id,
+        &[
+            &id,
+            &fail.lease_token,
+            &fail.error,
+            &now,
+            &fail.retry_in_ms,
+            &cap,
+            &base,
+        ],
+    )
+    .await
+}
+
+/// Extend a running job's lease to now + `lease_ms`.
+pub(crate) async fn heartbeat<C: GenericClient>(
+    c: &C,
+    id: i64,
+    lease_token: &str,
+    lease_ms: i64,
+    now: DateTime<Utc>,
+) -> Result<JobStatus> {
+    transition(c, SQL_HEARTBEAT, id, &[&id, &lease_token, &now, &lease_ms]).await
+}
+
+/// Complete many jobs of `queue`, each by its own token.
+pub(crate) async fn complete_batch<C: GenericClient>(
+    c: &C,
+    queue: &str,
+    jobs: &[Completion],
+    now: DateTime<Utc>,
+) -> Result<Completions> {
+    let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
+    let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
+    let stmt = c.prepare_cached(SQL_COMPLETE_BATCH).await.map_err(map_error)?;
+    let done: HashSet<i64> = c
+        .query(&stmt, &[&queue, &ids, &tokens, &now])
+        .await
+        .map_err(map_error)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let (completed, lease_lost) = ids.into_iter().partition(|id| done.contains(id));
+    Ok(Completions { completed, lease_lost })
+}
+
+/// Cancel an unfinished job; a finished one is returned unchanged.
+pub(crate) async fn cancel<C: GenericClient>(c: &C, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+    let sql = format!(
+        "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
+          WHERE id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
+    );
+    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    match c.query_opt(&stmt, &[&id, &now]).await.map_err(map_error)? {
+        Some(r) => status_of(&r),
+        None => job_status(c, id).await,
+    }
+}
+
+/// Make a discarded or cancelled job available again.
+pub(crate) async fn retry<C: GenericClient>(c: &C, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+    let sql = format!(
+        "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
+                max_attempts = GREATEST(max_attempts, attempt + 1)
+          WHERE id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
+    );
+    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    match c.query_opt(&stmt, &[&id, &now]).await {
+        Ok(Some(r)) => status_of(&r),
+        Ok(None) => job_status(c, id).await,
+        // Another unfinished job took its unique key meanwhile.
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+            Err(AllotError::AlreadyExists {
+                kind: "unfinished job with this unique_key",
+                id: id.to_string(),
+            })
+        }
+        Err(e) => Err(map_error(e)),
+    }
+}
