@@ -1,7 +1,11 @@
 //! The edge every request crosses before a handler: a request id (`x-request-id`, echoed
-//! when the client sent a sane one, else a new UUID), the Host and Origin allow-lists, and
-//! the rule that every error leaves as API.md's JSON error — also those axum and tower
-//! make themselves (an undecodable path, 405, a timeout).
+//! when the client sent a sane one, else a new UUID), the Host and Origin allow-lists, load
+//! shedding beyond `max_concurrent_requests` (a permit of one shared tokio `Semaphore`, taken
+//! without waiting: `503` at once), the request timeout (`tokio::time::timeout`: `408`), and
+//! the rule that every error leaves as API.md's JSON error — also those axum makes itself
+//! (an undecodable path, 405). One middleware for all of it: tower's per-route layers clone
+//! their state for every request (a concurrency limit allocates anew each time), which cost
+//! several percent on the hot path.
 //!
 //! Host and Origin (DNS rebinding and cross-site requests, OWASP "Cross-Site Request Forgery
 //! Prevention Cheat Sheet", "Verifying Origin With Standard Headers"): a browser always
@@ -19,12 +23,39 @@ use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
 tokio::task_local! {
-    static REQUEST_ID: String;
+    static REQUEST_ID: RequestId;
+}
+
+/// A request's id: the client's (its header value, shared with the request) or a new UUID
+/// (16 bytes, copied freely): neither allocates to be kept on the task.
+#[derive(Clone)]
+enum RequestId {
+    Echoed(HeaderValue),
+    Generated(uuid::Uuid),
+}
+
+impl RequestId {
+    fn header(&self) -> HeaderValue {
+        match self {
+            RequestId::Echoed(v) => v.clone(),
+            RequestId::Generated(u) => {
+                let mut buf = uuid::Uuid::encode_buffer();
+                HeaderValue::from_str(u.hyphenated().encode_lower(&mut buf)).expect("a UUID is a header value")
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            RequestId::Echoed(v) => v.to_str().unwrap_or_default().to_string(),
+            RequestId::Generated(u) => u.hyphenated().to_string(),
+        }
+    }
 }
 
 /// The id of the request being served on this task, if any (error bodies and logs carry it).
 pub fn request_id() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
+    REQUEST_ID.try_with(RequestId::text).ok()
 }
 
 /// Longest `x-request-id` echoed from a client, bytes; a longer or odd one is replaced.
@@ -56,13 +87,13 @@ impl Default for Origins {
 
 impl Origins {
     fn host_allowed(&self, host: &str) -> bool {
-        let name = strip_port(host).to_ascii_lowercase();
-        self.hosts.iter().any(|h| h == "*" || *h == name)
+        let name = strip_port(host);
+        self.hosts.iter().any(|h| h == "*" || h.eq_ignore_ascii_case(name))
     }
 
     fn origin_allowed(&self, origin: &str) -> bool {
-        let o = strip_port(origin).to_ascii_lowercase();
-        self.origins.iter().any(|a| a == "*" || *a == o)
+        let o = strip_port(origin);
+        self.origins.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(o))
     }
 
     /// `Err(message)` when the request's Host or Origin is not allowed.
@@ -98,25 +129,60 @@ fn strip_port(s: &str) -> &str {
     }
 }
 
-fn new_request_id(headers: &HeaderMap) -> String {
-    headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= MAX_REQUEST_ID_LEN && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_string)
+/// The client's `x-request-id` when it is 1..=[`MAX_REQUEST_ID_LEN`] visible ASCII
+/// characters, else a new UUID.
+fn new_request_id(headers: &HeaderMap) -> RequestId {
+    let sane = |v: &&HeaderValue| {
+        let b = v.as_bytes();
+        !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(u8::is_ascii_graphic)
+    };
+    match headers.get("x-request-id").filter(sane) {
+        Some(v) => RequestId::Echoed(v.clone()),
+        None => RequestId::Generated(uuid::Uuid::new_v4()),
+    }
 }
 
-/// The middleware: id, allow-lists, the request on its task with its id, JSON errors.
-pub async fn edge(State(origins): State<Arc<Origins>>, req: Request, next: Next) -> Response {
+/// What the edge needs: the allow-lists, the permits, the timeout.
+pub struct Edge {
+    /// Host and Origin allow-lists.
+    pub origins: Origins,
+    /// `max_concurrent_requests` permits.
+    pub permits: Arc<tokio::sync::Semaphore>,
+    /// `request_timeout_ms`.
+    pub request_timeout: std::time::Duration,
+}
+
+/// The middleware: id, allow-lists, a permit, the request on its task with its id and a
+/// deadline, JSON errors.
+pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
     let id = new_request_id(req.headers());
-    let resp = match origins.check(req.headers()) {
-        Err(message) => error_response(StatusCode::FORBIDDEN, "forbidden", message),
-        Ok(()) => REQUEST_ID.scope(id.clone(), next.run(req)).await,
+    let tracked = crate::metrics_layer::Tracked::start(&req);
+    let resp = match (edge.origins.check(req.headers()), edge.permits.try_acquire()) {
+        (Err(message), _) => error_response(StatusCode::FORBIDDEN, "forbidden", message),
+        (Ok(()), Err(_)) => {
+            let mut r = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                "the server is at max_concurrent_requests; nothing was applied, retry shortly".into(),
+            );
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1u64));
+            r
+        }
+        (Ok(()), Ok(_permit)) => {
+            let run = tokio::time::timeout(edge.request_timeout, next.run(req));
+            match REQUEST_ID.scope(id.clone(), run).await {
+                Ok(resp) => resp,
+                Err(_) => error_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
+                ),
+            }
+        }
     };
     let mut resp = json_errors(resp).await;
-    if let Ok(v) = HeaderValue::from_str(&id) {
-        resp.headers_mut().insert("x-request-id", v);
-    }
+    resp.headers_mut().insert("x-request-id", id.header());
+    tracked.record(&resp);
     resp
 }
 

@@ -81,17 +81,35 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, String), Allo
     if !raw.is_object() {
         return Err(AllotError::invalid("the body must be a JSON object"));
     }
-    if let Some(path) = nested_array(&raw, "") {
+    if has_nested_array(&raw) {
+        let path = nested_array(&raw, "").unwrap_or_default();
         return Err(AllotError::invalid(format!(
             "{path}: expected an object, found an array"
         )));
     }
     let canonical = raw.to_string();
-    let value = serde_path_to_error::deserialize(raw).map_err(|e| {
-        let path = e.path().to_string();
-        AllotError::invalid(format!("{path}: {}", e.into_inner()))
+    // The happy path moves the value's strings; only a refusal pays for the path of its
+    // field (read again from the bytes, which parsed strictly already).
+    let value = T::deserialize(raw).map_err(|_| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Err(e) => AllotError::invalid(format!("{}: {}", e.path(), e.inner())),
+            Ok(_) => AllotError::invalid("invalid body"),
+        }
     })?;
     Ok((value, canonical))
+}
+
+/// Whether an array sits directly inside an array, outside free-form documents (no
+/// allocation: [`nested_array`] names it only when there is one).
+fn has_nested_array(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| !matches!(k.as_str(), "payload" | "metadata") && has_nested_array(v)),
+        Value::Array(a) => a.iter().any(|item| item.is_array() || has_nested_array(item)),
+        _ => false,
+    }
 }
 
 /// The path of the first array found directly inside an array, outside free-form documents.

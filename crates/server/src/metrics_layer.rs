@@ -2,7 +2,6 @@
 //! middleware counting requests and timing them by route and status.
 
 use axum::extract::{MatchedPath, Request};
-use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::sync::OnceLock;
@@ -31,22 +30,52 @@ pub fn handle() -> PrometheusHandle {
         .clone()
 }
 
-/// Count (`allot_http_requests_total`) and time (`allot_http_request_duration_seconds`)
-/// every request by method, matched route and status.
-pub async fn track(req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".into());
-    let method = method_label(req.method()).to_string();
-    let start = Instant::now();
-    let resp = next.run(req).await;
-    let status = resp.status().as_u16().to_string();
-    let labels = [("method", method), ("route", route), ("status", status)];
-    metrics::counter!("allot_http_requests_total", &labels).increment(1);
-    metrics::histogram!("allot_http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
-    resp
+/// What [`Tracked::record`] needs of a request, taken before it is handed on.
+pub struct Tracked {
+    method: &'static str,
+    route: &'static str,
+    start: Instant,
+}
+
+/// `s` as a `&'static str`, kept once per distinct value: label values come from bounded
+/// sets (the router's route patterns, status codes), so the set stays small, and a label
+/// made of a static string costs no allocation per request.
+fn interned(s: &str) -> &'static str {
+    static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
+    let mut seen = SEEN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(v) = seen.get(s) {
+        return v;
+    }
+    let v: &'static str = Box::leak(s.to_string().into_boxed_str());
+    seen.insert(v);
+    v
+}
+
+impl Tracked {
+    /// Start timing `req`.
+    pub fn start(req: &Request) -> Self {
+        Tracked {
+            method: method_label(req.method()),
+            route: req
+                .extensions()
+                .get::<MatchedPath>()
+                .map_or("unmatched", |p| interned(p.as_str())),
+            start: Instant::now(),
+        }
+    }
+
+    /// Count (`allot_http_requests_total`) and time (`allot_http_request_duration_seconds`)
+    /// the request by method, matched route and status. Called by the edge middleware
+    /// ([`crate::boundary::edge`]), so refusals at the edge are counted too.
+    pub fn record(self, resp: &Response) {
+        let status = interned(resp.status().as_str());
+        let labels = [("method", self.method), ("route", self.route), ("status", status)];
+        metrics::counter!("allot_http_requests_total", &labels).increment(1);
+        metrics::histogram!("allot_http_request_duration_seconds", &labels).record(self.start.elapsed().as_secs_f64());
+    }
 }
 
 /// The method as a label: one of the methods the API serves, else `other` (a client may

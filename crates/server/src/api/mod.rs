@@ -121,37 +121,25 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router: every route, then (inside out) metrics, the body limit, the request
-/// timeout, load shedding beyond `max_concurrent_requests`, and the edge (request id,
-/// Host/Origin allow-lists, JSON errors) — see [`crate::boundary`] and [`crate::http`].
+/// Build the router: every route, then (inside out) the body limit and the edge (request
+/// id, Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the request
+/// timeout, JSON errors, request metrics) — see [`crate::boundary`] and [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
     routes()
         .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", contract::document(&state)))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn(metrics_layer::track))
         .layer(DefaultBodyLimit::max(body_limit))
-        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            std::time::Duration::from_millis(http.request_timeout_ms),
-        ))
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(axum::error_handling::HandleErrorLayer::new(overloaded))
-                .load_shed()
-                .concurrency_limit(http.max_concurrent_requests),
-        )
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(http.origins),
+            Arc::new(crate::boundary::Edge {
+                origins: http.origins,
+                permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
+                request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
+            }),
             crate::boundary::edge,
         ))
         .with_state(state)
-}
-
-/// Load shedding's answer: `503 unavailable` with `Retry-After: 1`.
-async fn overloaded(_: tower::BoxError) -> ApiError {
-    AllotError::Unavailable("max_concurrent_requests reached".into()).into()
 }
 
 fn routes() -> Router<Arc<AppState>> {
