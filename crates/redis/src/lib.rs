@@ -123,18 +123,24 @@ return false
 
 /// Take the lock `KEYS[1]` for owner `ARGV[1]` for `ARGV[2]` ms, and on success the next
 /// fencing token from `KEYS[2]`: `max(last + 1, Redis TIME in µs)`, so tokens keep rising
-/// even after Redis lost the last one. Returns the token, or nil when the lock is taken.
+/// even after Redis lost the last one — which is why the token key may expire (`ARGV[3]` ms,
+/// [`FENCE_TTL_FACTOR`] lock TTLs): by then the clock is far past any token it held, so no
+/// key allot writes lives forever, whatever SKU names requests mention. Returns the token,
+/// or nil when the lock is taken.
 const LUA_LOCK: &str = r#"
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   local token = math.max(last + 1, now)
-  redis.call('SET', KEYS[2], string.format('%.0f', token))
+  redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
   return token
 end
 return false
 "#;
+
+/// A fencing-token key lives this many lock TTLs (at least a minute) after its last use.
+pub const FENCE_TTL_FACTOR: u64 = 12;
 
 /// Delete the lock `KEYS[1]` only if owner `ARGV[1]` still has it (compare-and-delete).
 const LUA_UNLOCK: &str = r#"
@@ -535,6 +541,7 @@ impl RedisGate {
         for attempt in 0..attempts {
             let (lock, fence) = (self.key(sku, "lock"), self.key(sku, "fence"));
             let (script, owner, ttl) = (&self.lock, owner.to_string(), self.cfg.lock_ttl_ms.max(1));
+            let fence_ttl = (ttl * FENCE_TTL_FACTOR).max(60_000);
             let token = self
                 .run(|mut c| async move {
                     script
@@ -542,6 +549,7 @@ impl RedisGate {
                         .key(fence)
                         .arg(owner)
                         .arg(ttl)
+                        .arg(fence_ttl)
                         .invoke_async::<Option<i64>>(&mut c)
                         .await
                 })

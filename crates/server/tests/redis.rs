@@ -181,6 +181,37 @@ async fn losing_the_counters_mid_load_never_oversells() {
     ts.finish().await;
 }
 
+/// Every key allot writes in Redis expires: counters, locks and fencing tokens, also for SKU
+/// names that do not exist (a client could send any number of them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_redis_key_expires() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("E", 10, 1).await;
+    for strategy in ["redis_counter", "redis_lock"] {
+        let (s, b) = ts.post("/v1/allocations", alloc("E", 1, strategy)).await;
+        assert_eq!(s, 201, "{strategy}: {b}");
+        let (s, b) = ts.post("/v1/allocations", alloc("NO-SUCH-SKU", 1, strategy)).await;
+        assert_eq!(s, 404, "{strategy}: {b}");
+    }
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{p}:*"))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert!(
+        keys.iter().any(|k| k.ends_with(":fence")),
+        "a fencing token was written: {keys:?}"
+    );
+    for k in &keys {
+        let ttl: i64 = redis::cmd("PTTL").arg(k).query_async(&mut con).await.unwrap();
+        assert!(ttl > 0, "{k} has no expiry (PTTL {ttl})");
+    }
+    ts.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lock_holder_paused_past_its_ttl_is_fenced_off() {
     let p = prefix();
