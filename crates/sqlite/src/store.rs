@@ -7,10 +7,14 @@ use rusqlite::Connection;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
+/// Most requests waiting for the writer thread; a caller past it waits for a place (bounded
+/// overall by the server's request timeout), so memory stays bounded under any load.
+pub const WRITER_QUEUE: usize = 4096;
+
 /// The SQLite stock store. Cloning shares the writer thread.
 #[derive(Clone)]
 pub struct SqliteStore {
-    jobs: std::sync::mpsc::Sender<Job>,
+    jobs: tokio::sync::mpsc::Sender<Job>,
     /// Wakes job claims waiting in this process when a job is enqueued.
     pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
     /// Limits (`job_poll_interval_ms` among them).
@@ -23,13 +27,13 @@ impl SqliteStore {
     /// Open (and migrate) the database and start its writer thread.
     pub fn open(cfg: &SqliteConfig) -> Result<Self> {
         let mut conn = open(cfg)?;
-        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Job>(WRITER_QUEUE);
         let clock = cfg.clock.clone();
         std::thread::Builder::new()
             .name("allot-sqlite-writer".into())
             .spawn(move || {
                 crate::clock::set_writer_clock(clock);
-                while let Ok(job) = rx.recv() {
+                while let Some(job) = rx.blocking_recv() {
                     job(&mut conn);
                 }
             })
@@ -53,6 +57,7 @@ impl SqliteStore {
             .send(Box::new(move |c| {
                 let _ = tx.send(f(c));
             }))
+            .await
             .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?;
         rx.await
             .map_err(|_| AllotError::Unavailable("sqlite writer thread stopped".into()))?
