@@ -664,5 +664,95 @@ mod tests {
             prop_assert!(req.lines.windows(2).all(|w| w[0].sku < w[1].sku));
             prop_assert_eq!(req.lines.len(), skus.len());
         }
+
+        /// Arbitrary JSON through every body type and, where it reads, through its validator:
+        /// never a panic, whatever the numbers (i64 extremes), strings (control characters,
+        /// NUL, non-ASCII) and shapes.
+        #[test]
+        fn every_validator_takes_any_json(v in arb_body()) {
+            let now = chrono::Utc::now();
+            let limits = l();
+            let (id, name) = ("id".to_string(), "Q");
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = create_sku(b, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = adjustment(name, b, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = allocation(id.clone(), b, Strategy::Atomic, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = hold(id.clone(), b, Strategy::Atomic, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = add_units(name, b, now, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = unit_claim(id.clone(), b, UnitStrategy::SkipLocked, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = booking(id.clone(), name, b, BookingStrategy::Exclusion, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = enqueue(name, b, now, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = claim(name, b, ClaimStrategy::SkipLocked, &limits); }
+            if let Ok(b) = serde_json::from_value(v.clone()) { let _ = fail(b, &limits); }
+            if let Ok(b) = serde_json::from_value(v) { let _ = completions(name, b, &limits); }
+        }
+    }
+
+    /// Bodies shaped like the API's (the field names it reads, values of any kind), so that
+    /// generated cases reach the validators rather than stop at the types.
+    fn arb_body() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::{any, prop_oneof, Just};
+        use proptest::strategy::Strategy as _;
+        use serde_json::Value;
+        let scalar = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            prop_oneof![Just(i64::MIN), Just(i64::MAX), Just(0), Just(-1), Just(1)].prop_map(Value::from),
+            "\\PC{0,12}".prop_map(Value::String),
+            "[\\x00-\\x1f]{0,3}".prop_map(Value::String),
+            prop_oneof![
+                Just("2026-03-01T10:00:00Z"),
+                Just("0001-01-01T00:00:00Z"),
+                Just("2016-12-31T23:59:60Z"),
+                Just("9999-12-31T23:59:59.999999999Z"),
+                Just("2026-03-01T10:00:00.123456789+14:00")
+            ]
+            .prop_map(|s| Value::String(s.into())),
+        ];
+        let keys = prop_oneof![
+            Just("sku"),
+            Just("on_hand"),
+            Just("buckets"),
+            Just("delta"),
+            Just("reason"),
+            Just("lines"),
+            Just("quantity"),
+            Just("strategy"),
+            Just("ttl_ms"),
+            Just("units"),
+            Just("serial"),
+            Just("location"),
+            Just("lot"),
+            Just("received_at"),
+            Just("expires_at"),
+            Just("order_by"),
+            Just("allow_partial"),
+            Just("hold_ttl_ms"),
+            Just("start"),
+            Just("end"),
+            Just("holder"),
+            Just("metadata"),
+            Just("jobs"),
+            Just("payload"),
+            Just("priority"),
+            Just("run_at"),
+            Just("max_attempts"),
+            Just("unique_key"),
+            Just("max"),
+            Just("lease_ms"),
+            Just("worker"),
+            Just("wait_ms"),
+            Just("lease_token"),
+            Just("error"),
+            Just("retry_in_ms"),
+            Just("id")
+        ];
+        scalar.prop_recursive(3, 24, 4, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(keys.clone().prop_map(String::from), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 }
