@@ -24,6 +24,13 @@ const COLS: &str =
 const SQL_INSERT: &str =
     "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
      VALUES ($1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
+/// The `exclusion` insert: the resource's advisory lock (`$11`) is taken by the same
+/// statement, before its row exists (the row comes out of the subquery that locks), so
+/// concurrent inserts on one resource are ordered in one round trip.
+const SQL_INSERT_LOCKED: &str =
+    "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
+     SELECT $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10
+       FROM (SELECT pg_advisory_xact_lock($11)) AS locked";
 /// Bookings in a blocking status overlapping `[$2, $3)` (whether each is overdue is decided
 /// in Rust). The guarded strategies see what the constraint sees; `naive` ($4) sees all.
 const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
@@ -84,11 +91,15 @@ enum Booked {
     Excluded,
 }
 
+/// The advisory lock key of `resource`.
+fn resource_key(resource: &str) -> i64 {
+    fnv1a_64(&[BOOKING_LOCK_SEED, resource.as_bytes()].concat()) as i64
+}
+
 /// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end).
 async fn lock_resource(tx: &Transaction<'_>, resource: &str) -> TxResult<()> {
-    let key = fnv1a_64(&[BOOKING_LOCK_SEED, resource.as_bytes()].concat()) as i64;
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-    tx.execute(&stmt, &[&key]).await?;
+    tx.execute(&stmt, &[&resource_key(resource)]).await?;
     Ok(())
 }
 
@@ -122,33 +133,35 @@ impl PgStore {
         let written = self
             .write_or(idem, async |tx| {
                 let booking = req.to_booking(now);
-                if req.strategy == BookingStrategy::Exclusion {
-                    // The constraint is the guard. The resource's lock only orders concurrent
-                    // inserts on one resource: unordered, two inserts that each find the
-                    // other's uncommitted entry wait on each other, and PostgreSQL breaks
-                    // that deadlock only after `deadlock_timeout` (1 s by default).
-                    lock_resource(tx, &req.resource).await?;
-                } else {
+                // `exclusion`: the constraint is the guard. The resource's lock (taken by the
+                // insert itself) only orders concurrent inserts on one resource: unordered, two
+                // inserts that each find the other's uncommitted entry wait on each other, and
+                // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
+                let exclusion = req.strategy == BookingStrategy::Exclusion;
+                if !exclusion {
                     guard_without_constraint(tx, req, now).await?;
                 }
-                let stmt = tx.prepare_cached(SQL_INSERT).await?;
-                let inserted = tx
-                    .execute(
-                        &stmt,
-                        &[
-                            &booking.id,
-                            &booking.resource,
-                            &booking.start,
-                            &booking.end,
-                            &booking.holder,
-                            &booking.metadata,
-                            &booking.status.as_str(),
-                            &booking.strategy.name(),
-                            &booking.expires_at,
-                            &now,
-                        ],
-                    )
-                    .await;
+                let key = resource_key(&req.resource);
+                let (status, strategy) = (booking.status.as_str(), booking.strategy.name());
+                let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
+                    &booking.id,
+                    &booking.resource,
+                    &booking.start,
+                    &booking.end,
+                    &booking.holder,
+                    &booking.metadata,
+                    &status,
+                    &strategy,
+                    &booking.expires_at,
+                    &now,
+                ];
+                if exclusion {
+                    params.push(&key);
+                }
+                let stmt = tx
+                    .prepare_cached(if exclusion { SQL_INSERT_LOCKED } else { SQL_INSERT })
+                    .await?;
+                let inserted = tx.execute(&stmt, &params).await;
                 match inserted {
                     Ok(_) => Ok(Decided::Commit(booking)),
                     // Someone else's booking is in the way: the caller looks it up (answers
