@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 mod bench;
 mod compare;
 mod config;
+mod keys;
 mod limit_args;
 mod serve;
 
@@ -53,6 +54,9 @@ enum Cmd {
     /// Load generators with invariant checks.
     #[command(subcommand)]
     Bench(BenchCmd),
+    /// API keys: create (prints the secret once), list, revoke.
+    #[command(subcommand)]
+    Keys(keys::KeysCmd),
 }
 
 #[derive(Args, Clone)]
@@ -113,6 +117,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
         Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
+        Cmd::Keys(k) => keys::keys(k).await?,
     }
     Ok(())
 }

@@ -15,6 +15,10 @@ pub(crate) struct ServeArgs {
     /// Allow `naive` (it oversells; it exists to show that in the benchmark).
     #[arg(long, env = "ALLOT_ALLOW_UNSAFE_STRATEGIES")]
     pub(crate) allow_unsafe_strategies: bool,
+    /// Serve without API keys on a non-loopback address while none exists (without it, such
+    /// a server refuses to start and says how to create a key).
+    #[arg(long, env = "ALLOT_INSECURE_NO_AUTH")]
+    pub(crate) insecure_no_auth: bool,
     /// PostgreSQL connections in the pool.
     #[arg(long, env = "ALLOT_POOL_SIZE", default_value_t = 32)]
     pub(crate) pool_size: usize,
@@ -134,6 +138,7 @@ impl ServeArgs {
             database_url: self.db.database_url.clone(),
             default_strategy,
             allow_unsafe_strategies: self.allow_unsafe_strategies,
+            insecure_no_auth: self.insecure_no_auth,
             limits,
             pool_size: self.pool_size,
             pool_wait_ms: self.pool_wait_ms,

@@ -117,10 +117,20 @@ pub enum AllotError {
     /// HTTP 415 `unsupported_media_type`.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// The caller may not do this (a Host or Origin not allowed, later a missing scope).
-    /// HTTP 403 `forbidden`.
+    /// The caller may not do this (a Host or Origin not allowed). HTTP 403 `forbidden`.
     #[error("{0}")]
     Forbidden(String),
+    /// No, a malformed, an unknown or a revoked key where one is required. HTTP 401
+    /// `unauthenticated`.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The key lacks the scope the operation needs. HTTP 403 `forbidden`, detail
+    /// `missing_scope`.
+    #[error("this key lacks the scope `{scope}`")]
+    MissingScope {
+        /// The scope's name (`stock:write`).
+        scope: &'static str,
+    },
     /// The database (or Redis) is down; nothing was applied. HTTP 503.
     #[error("store unavailable: {0}")]
     Unavailable(String),
@@ -186,7 +196,8 @@ impl AllotError {
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
             AllotError::UnsupportedMediaType(_) => "unsupported_media_type",
-            AllotError::Forbidden(_) => "forbidden",
+            AllotError::Forbidden(_) | AllotError::MissingScope { .. } => "forbidden",
+            AllotError::Unauthenticated(_) => "unauthenticated",
             AllotError::Unavailable(_) => "unavailable",
             AllotError::Internal(_) => "internal",
         }

@@ -5,6 +5,7 @@
 //! tested with plain data. The backends (`allot-postgres`, `allot-sqlite`) implement
 //! [`store::StockStore`]; the server (`allot-server`) is the only layer that knows HTTP/JSON.
 
+pub mod access;
 pub mod audit;
 pub mod batch;
 pub mod booking;
@@ -33,7 +34,7 @@ pub use job::{
 pub use limits::{LimitInfo, Limits};
 pub use model::*;
 pub use store::{
-    BookingStore, Executed, HoldStore, Idempotency, JobStore, StockStore, Store, StoredResponse, UnitStore,
+    BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, StockStore, Store, StoredResponse, UnitStore,
 };
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
 pub use unit::*;

@@ -345,7 +345,35 @@ pub trait JobStore: Send + Sync + 'static {
     async fn queue_counts(&self, queue: &str) -> Result<crate::job::QueueCounts>;
 }
 
-/// Everything a server needs from a backend.
-pub trait Store: StockStore + HoldStore + UnitStore + BookingStore + JobStore {}
+/// API keys ([`crate::access`]): stored by the SHA-256 of their secret, never the secret.
+///
+/// Errors: `already_exists`, `not_found`, `unavailable`, `internal`.
+#[async_trait]
+pub trait KeyStore: Send + Sync + 'static {
+    /// Store a new key.
+    async fn create_key(&self, key: crate::access::NewKey) -> Result<crate::access::ApiKey>;
 
-impl<T: StockStore + HoldStore + UnitStore + BookingStore + JobStore> Store for T {}
+    /// The keys of `tenant`, newest first, revoked ones included.
+    async fn list_keys(&self, tenant: &str) -> Result<Vec<crate::access::ApiKey>>;
+
+    /// Revoke key `id` of `tenant` at `now` (a revoked key is returned as it is); another
+    /// tenant's key or an unknown id is `not_found`. `tenant` `None` (the operator's CLI):
+    /// whichever tenant it belongs to.
+    async fn revoke_key(
+        &self,
+        tenant: Option<&str>,
+        id: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<crate::access::ApiKey>;
+
+    /// The key whose secret hashes to `secret_sha256` (revoked or not), if any.
+    async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<crate::access::ApiKey>>;
+
+    /// Whether any key that is not revoked exists (then the server requires keys).
+    async fn any_active_key(&self) -> Result<bool>;
+}
+
+/// Everything a server needs from a backend.
+pub trait Store: StockStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore {}
+
+impl<T: StockStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore> Store for T {}

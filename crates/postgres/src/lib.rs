@@ -15,6 +15,7 @@ mod bookings;
 mod holds;
 mod job_ops;
 mod jobs;
+mod keys;
 mod listen;
 mod stock;
 mod store;

@@ -14,9 +14,12 @@
 //! given, gated or not.
 
 use crate::RedisGate;
+use allot_core::access::{ApiKey, NewKey};
 use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
 use allot_core::job::{Fail, JobStatus, JobView, LeasedJob, QueueCounts};
-use allot_core::store::{BookingStore, Executed, HoldStore, Idempotency, JobStore, Keyed, StockStore, UnitStore};
+use allot_core::store::{
+    BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, Keyed, StockStore, UnitStore,
+};
 use allot_core::BookingStrategy;
 use allot_core::UnitStrategy;
 use allot_core::*;
@@ -251,5 +254,24 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     }
     async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(queue).await
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> KeyStore for RedisGated<S> {
+    async fn create_key(&self, key: NewKey) -> Result<ApiKey> {
+        self.inner.create_key(key).await
+    }
+    async fn list_keys(&self, tenant: &str) -> Result<Vec<ApiKey>> {
+        self.inner.list_keys(tenant).await
+    }
+    async fn revoke_key(&self, tenant: Option<&str>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
+        self.inner.revoke_key(tenant, id, now).await
+    }
+    async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
+        self.inner.key_by_hash(secret_sha256).await
+    }
+    async fn any_active_key(&self) -> Result<bool> {
+        self.inner.any_active_key().await
     }
 }

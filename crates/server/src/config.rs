@@ -42,6 +42,9 @@ pub struct ServerConfig {
     pub redis_lock_ttl_ms: u64,
     /// HTTP limits: Host/Origin allow-lists, timeouts, concurrency, shutdown grace.
     pub http: crate::http::HttpLimits,
+    /// Serve without keys on a non-loopback address while no key exists (a deliberate choice;
+    /// without it such a server refuses to start).
+    pub insecure_no_auth: bool,
     /// Where "now" comes from: [`allot_core::SystemClock`], or a
     /// [`allot_core::TestClock`] in tests that move time instead of sleeping.
     pub clock: Arc<dyn allot_core::Clock>,
@@ -66,6 +69,7 @@ impl Default for ServerConfig {
             redis_counter_ttl_ms: 60_000,
             redis_lock_ttl_ms: 5_000,
             http: crate::http::HttpLimits::default(),
+            insecure_no_auth: false,
             clock: Arc::new(allot_core::SystemClock),
         }
     }
@@ -78,6 +82,14 @@ impl ServerConfig {
             "postgres"
         } else {
             "sqlite"
+        }
+    }
+
+    /// Whether `listen` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    pub fn listens_on_loopback(&self) -> bool {
+        match self.listen.parse::<std::net::SocketAddr>() {
+            Ok(a) => a.ip().is_loopback(),
+            Err(_) => self.listen.split(':').next() == Some("localhost"),
         }
     }
 

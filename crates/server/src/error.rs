@@ -42,6 +42,9 @@ pub struct ErrorDetail {
     /// `contention`: suggested wait, ms (also in `Retry-After`, seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
+    /// `forbidden` for a key: the scope it lacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_scope: Option<String>,
     /// The request's id (as in the `x-request-id` header): what to quote to an operator, who
     /// finds the details in the server log under it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +76,7 @@ impl ErrorDetail {
             available: None,
             conflicting_booking_id: None,
             retry_after_ms: None,
+            missing_scope: None,
             request_id: crate::boundary::request_id(),
         }
     }
@@ -114,7 +118,8 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
         AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        AllotError::Forbidden(_) => StatusCode::FORBIDDEN,
+        AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
+        AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         AllotError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -160,6 +165,7 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.available = Some(*available);
         }
         AllotError::Contention { retry_after_ms, .. } => d.retry_after_ms = Some(*retry_after_ms),
+        AllotError::MissingScope { scope } => d.missing_scope = Some((*scope).to_string()),
         AllotError::BookingOverlap { conflicting_booking_id } => {
             d.conflicting_booking_id = conflicting_booking_id.clone()
         }

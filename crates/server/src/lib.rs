@@ -4,6 +4,7 @@
 //! protocol, Prometheus metrics and the OpenAPI document (utoipa). This is the only crate
 //! that knows HTTP or JSON; it talks to the backends through the store traits of [`allot_core::store`].
 
+pub mod access;
 mod api;
 mod boundary;
 mod config;
@@ -52,6 +53,14 @@ impl RunningServer {
 /// background task until [`RunningServer::stop`].
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let store = open_store(cfg).await?;
+    if !cfg.listens_on_loopback() && !cfg.insecure_no_auth && !store.any_active_key().await? {
+        return Err(allot_core::AllotError::Unauthenticated(format!(
+            "refusing to serve {} without keys: create one first (allot keys create --database-url … \
+             --tenant T --name N --scopes admin), listen on a loopback address, or pass --insecure-no-auth",
+            cfg.listen
+        ))
+        .into());
+    }
     let state = AppState::new(store.clone(), cfg)?;
     let listener = tokio::net::TcpListener::bind(&cfg.listen).await.map_err(|e| {
         ApiError::from(allot_core::AllotError::Unavailable(format!(

@@ -23,6 +23,8 @@ pub struct AppState {
     pub http: crate::http::HttpLimits,
     /// Permits for waiting job claims (`max_long_polls`).
     pub(crate) long_polls: Arc<tokio::sync::Semaphore>,
+    /// Keys, scopes, and whether keys are required.
+    pub(crate) access: Arc<crate::access::Access>,
 }
 
 impl AppState {
@@ -36,6 +38,10 @@ impl AppState {
         };
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
         store.require(default_strategy)?;
+        let access = Arc::new(crate::access::Access::new(
+            store.clone(),
+            cfg.listens_on_loopback() || cfg.insecure_no_auth,
+        ));
         Ok(AppState {
             store,
             limits: cfg.limits.clone(),
@@ -44,6 +50,7 @@ impl AppState {
             metrics: metrics_layer::handle(),
             http: cfg.http.clone(),
             long_polls: Arc::new(tokio::sync::Semaphore::new(cfg.http.max_long_polls)),
+            access,
         })
     }
 }

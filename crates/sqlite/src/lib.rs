@@ -15,6 +15,7 @@ mod clock;
 mod expiry;
 mod holds;
 mod jobs;
+mod keys;
 mod stock;
 mod store;
 mod tx;

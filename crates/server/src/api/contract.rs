@@ -185,6 +185,10 @@ fn error_response(description: &str) -> Value {
 
 /// Statuses, headers and parameters every operation shares.
 fn complete_operations(doc: &mut Value, l: &Limits) {
+    doc["components"]["securitySchemes"] = json!({
+        "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "allot_sk_ followed by 64 hex digits",
+                   "description": "An API key (allot keys create, or POST /v1/keys). Required once a key exists, and on any non-loopback server."}
+    });
     doc["components"]["headers"] = json!({
         "RequestId": {"description": "The request's id (echoed when the client sent a sane one)", "schema": {"type": "string"}},
         "RetryAfter": {"description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1}},
@@ -202,6 +206,23 @@ fn complete_operations(doc: &mut Value, l: &Limits) {
 
 fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
     let has_body = op.get("requestBody").is_some();
+    if path.starts_with("/v1/") {
+        let scope = crate::access::needed(&method.to_uppercase().parse().unwrap_or_default(), path);
+        op["security"] = json!([{"bearer": []}]);
+        op["x-required-scope"] = json!(scope.name());
+        let responses = op["responses"].as_object_mut().expect("every operation has responses");
+        responses.insert(
+            "401".into(),
+            error_response("unauthenticated: no, a malformed, an unknown or a revoked key"),
+        );
+        responses.insert(
+            "403".into(),
+            error_response(&format!(
+                "forbidden: the key lacks `{}` (missing_scope), or the Host or Origin is not allowed",
+                scope.name()
+            )),
+        );
+    }
     let mut add = vec![
         (
             "400",
@@ -265,7 +286,6 @@ fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
             responses.entry(status).or_insert_with(|| error_response(description));
         }
     }
-    let _ = method;
 }
 
 /// The schema a parameter gets from the limits, where validation bounds it.

@@ -6,6 +6,7 @@ mod bookings;
 mod contract;
 mod holds;
 mod jobs;
+mod keys;
 mod query;
 mod service;
 mod stock;
@@ -63,7 +64,10 @@ use utoipa_swagger_ui::SwaggerUi;
         jobs::cancel_job,
         jobs::retry_job,
         jobs::list_jobs,
-        service::audit
+        service::audit,
+        keys::create_key,
+        keys::list_keys,
+        keys::revoke_key
     ),
     components(schemas(
         Sku,
@@ -116,7 +120,12 @@ use utoipa_swagger_ui::SwaggerUi;
         CompletionsBody,
         Completions,
         JobView,
-        JobList
+        JobList,
+        allot_core::access::Scope,
+        allot_core::access::ApiKey,
+        allot_core::access::NewKeyBody,
+        keys::CreatedKey,
+        keys::KeyList
     ))
 )]
 pub struct ApiDoc;
@@ -131,6 +140,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", contract::document(&state)))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            state.access.clone(),
+            crate::access::guard,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(crate::boundary::Edge {
                 origins: http.origins,
@@ -179,6 +192,8 @@ fn routes() -> Router<Arc<AppState>> {
         .route("/v1/jobs/{id}/fail", post(jobs::fail_job))
         .route("/v1/jobs/{id}/heartbeat", post(jobs::heartbeat_job))
         .route("/v1/audit", get(service::audit))
+        .route("/v1/keys", post(keys::create_key).get(keys::list_keys))
+        .route("/v1/keys/{id}", axum::routing::delete(keys::revoke_key))
 }
 
 async fn not_found(uri: Uri) -> ApiError {

@@ -169,6 +169,23 @@ impl Api {
         b
     }
 
+    /// POST with `Authorization: <bearer>` that must succeed (2xx).
+    pub async fn ok_with(&self, bearer: &str, path: &str, body: Value) -> Value {
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .header("content-type", "application/json")
+            .header("authorization", bearer)
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request");
+        let status = resp.status().as_u16();
+        let v: Value = resp.json().await.unwrap_or(Value::Null);
+        assert!((200..300).contains(&status), "{path}: {status} {v}");
+        v
+    }
+
     pub async fn create_sku(&self, sku: &str, on_hand: i64, buckets: i64) {
         let (s, b) = self
             .post("/v1/skus", json!({"sku": sku, "on_hand": on_hand, "buckets": buckets}))

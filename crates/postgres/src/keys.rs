@@ -1,0 +1,97 @@
+//! API keys on PostgreSQL: one row per key, found by the SHA-256 of its secret (unique index).
+
+use crate::map_error;
+use crate::store::PgStore;
+use allot_core::access::{ApiKey, NewKey, Scope};
+use allot_core::store::KeyStore;
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at, revoked_at";
+
+fn key_of(r: &tokio_postgres::Row) -> Result<ApiKey> {
+    let names: Vec<String> = r.get(3);
+    let scopes = names
+        .iter()
+        .map(|n| n.parse::<Scope>())
+        .collect::<Result<Vec<_>>>()
+        .map_err(|_| AllotError::Internal("a key with an unknown scope".into()))?;
+    Ok(ApiKey {
+        id: r.get(0),
+        tenant: r.get(1),
+        name: r.get(2),
+        scopes,
+        prefix: r.get(4),
+        rate_per_s: r.get::<_, Option<i32>>(5).map(|v| v as u32),
+        created_at: r.get(6),
+        revoked_at: r.get(7),
+    })
+}
+
+#[async_trait]
+impl KeyStore for PgStore {
+    async fn create_key(&self, new: NewKey) -> Result<ApiKey> {
+        let c = self.client().await?;
+        let k = &new.key;
+        let scopes: Vec<&str> = k.scopes.iter().map(|s| s.name()).collect();
+        let rate = k.rate_per_s.map(|r| r as i32);
+        c.execute(
+            "INSERT INTO api_keys (id, tenant, name, scopes, prefix, secret_sha256, rate_per_s, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &k.id,
+                &k.tenant,
+                &k.name,
+                &scopes,
+                &k.prefix,
+                &new.secret_sha256,
+                &rate,
+                &k.created_at,
+            ],
+        )
+        .await
+        .map_err(map_error)?;
+        Ok(new.key)
+    }
+
+    async fn list_keys(&self, tenant: &str) -> Result<Vec<ApiKey>> {
+        let c = self.client().await?;
+        let sql = format!("SELECT {COLS} FROM api_keys WHERE tenant = $1 ORDER BY created_at DESC, id");
+        let rows = c.query(&sql, &[&tenant]).await.map_err(map_error)?;
+        rows.iter().map(key_of).collect()
+    }
+
+    async fn revoke_key(&self, tenant: Option<&str>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
+        let c = self.client().await?;
+        let sql = format!(
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
+              WHERE ($1::text IS NULL OR tenant = $1) AND id = $2 RETURNING {COLS}"
+        );
+        match c.query_opt(&sql, &[&tenant, &id, &now]).await.map_err(map_error)? {
+            Some(r) => key_of(&r),
+            None => Err(AllotError::not_found("key", id)),
+        }
+    }
+
+    async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = $1"))
+            .await
+            .map_err(map_error)?;
+        match c.query_opt(&stmt, &[&secret_sha256]).await.map_err(map_error)? {
+            Some(r) => key_of(&r).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn any_active_key(&self) -> Result<bool> {
+        let c = self.client().await?;
+        let row = c
+            .query_one("SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)", &[])
+            .await
+            .map_err(map_error)?;
+        Ok(row.get(0))
+    }
+}

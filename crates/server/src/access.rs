@@ -1,0 +1,272 @@
+//! Who may call what: the bearer key of a request, its scopes against the route's, and the
+//! route table that says which scope each `/v1` operation needs ([`ROUTES`], the one table
+//! the authorization tests walk).
+//!
+//! A server requires keys as soon as one active key exists in its database (checked at most
+//! every [`CACHE_TTL`]); with none, `allot serve` on a loopback address answers everyone as
+//! the default tenant with every scope (the README's first command), and refuses to start on
+//! any other address unless `--insecure-no-auth` says so. Secrets are `allot_sk_` and 64 hex
+//! digits (256 random bits), stored as their SHA-256 and found by it (an index lookup on the
+//! hash: the secret itself is never compared, and timing on a hash of 256 random bits tells
+//! an attacker nothing about any secret — the reason GitHub and Stripe store tokens this
+//! way). Keys read from the store are cached for [`CACHE_TTL`]: a revocation takes effect on
+//! every instance within that time.
+
+use crate::error::ApiError;
+use allot_core::access::{allows, ApiKey, Scope, SECRET_PREFIX};
+use allot_core::{AllotError, Store};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a key (or "no key exists") read from the store is trusted: the bound on how
+/// late a revocation or a first key takes effect.
+pub const CACHE_TTL: Duration = Duration::from_secs(2);
+/// Most cached keys; past it the cache starts over (it is a cache, not the truth).
+pub const CACHE_MAX: usize = 10_000;
+/// The tenant of a server that requires no keys.
+pub const DEFAULT_TENANT: &str = "default";
+
+/// Every `/v1` route and the scope it needs. A route missing here needs `admin`.
+pub const ROUTES: &[(&str, &str, Scope)] = &[
+    ("POST", "/v1/skus", Scope::StockWrite),
+    ("GET", "/v1/skus/{sku}", Scope::StockRead),
+    ("POST", "/v1/skus/{sku}/adjustments", Scope::StockWrite),
+    ("GET", "/v1/skus/{sku}/ledger", Scope::StockRead),
+    ("POST", "/v1/allocations", Scope::StockWrite),
+    ("GET", "/v1/allocations/{id}", Scope::StockRead),
+    ("POST", "/v1/holds", Scope::StockWrite),
+    ("GET", "/v1/holds/{id}", Scope::StockRead),
+    ("POST", "/v1/holds/{id}/confirm", Scope::StockWrite),
+    ("POST", "/v1/holds/{id}/release", Scope::StockWrite),
+    ("POST", "/v1/skus/{sku}/units", Scope::UnitsWrite),
+    ("POST", "/v1/unit-allocations", Scope::UnitsWrite),
+    ("POST", "/v1/resources/{resource}/bookings", Scope::BookingsWrite),
+    ("GET", "/v1/resources/{resource}/bookings", Scope::BookingsRead),
+    ("GET", "/v1/resources/{resource}/availability", Scope::BookingsRead),
+    ("GET", "/v1/bookings/{id}", Scope::BookingsRead),
+    ("DELETE", "/v1/bookings/{id}", Scope::BookingsWrite),
+    ("POST", "/v1/bookings/{id}/confirm", Scope::BookingsWrite),
+    ("POST", "/v1/bookings/{id}/release", Scope::BookingsWrite),
+    ("GET", "/v1/queues/{queue}", Scope::JobsRead),
+    ("POST", "/v1/queues/{queue}/jobs", Scope::JobsEnqueue),
+    ("GET", "/v1/queues/{queue}/jobs", Scope::JobsRead),
+    ("POST", "/v1/queues/{queue}/completions", Scope::JobsWork),
+    ("POST", "/v1/jobs/{id}/cancel", Scope::JobsEnqueue),
+    ("POST", "/v1/jobs/{id}/retry", Scope::JobsEnqueue),
+    ("POST", "/v1/queues/{queue}/claims", Scope::JobsWork),
+    ("POST", "/v1/jobs/{id}/complete", Scope::JobsWork),
+    ("POST", "/v1/jobs/{id}/fail", Scope::JobsWork),
+    ("POST", "/v1/jobs/{id}/heartbeat", Scope::JobsWork),
+    ("GET", "/v1/audit", Scope::Admin),
+    ("POST", "/v1/keys", Scope::Admin),
+    ("GET", "/v1/keys", Scope::Admin),
+    ("DELETE", "/v1/keys/{id}", Scope::Admin),
+];
+
+/// The scope `method path` (a route pattern) needs: from [`ROUTES`], else `admin`.
+pub fn needed(method: &Method, route: &str) -> Scope {
+    ROUTES
+        .iter()
+        .find(|(m, p, _)| *p == route && *m == method.as_str())
+        .map_or(Scope::Admin, |(_, _, s)| *s)
+}
+
+/// Who is calling: set on the request for the handlers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The tenant everything it does lives in.
+    pub tenant: String,
+    /// The key's id; `None` on a server that requires no keys.
+    pub key_id: Option<String>,
+    /// What it may do.
+    pub scopes: Vec<Scope>,
+}
+
+/// A new secret: the prefix and 64 hex digits of 256 random bits.
+pub fn new_secret() -> String {
+    let bytes: [u8; 32] = rand::random();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{SECRET_PREFIX}{hex}")
+}
+
+/// Make a key of `tenant` (validated): a new secret, stored as its hash. Returns the key and
+/// the secret, which nothing can show again.
+pub async fn create_key(
+    store: &dyn Store,
+    tenant: &str,
+    body: &allot_core::access::NewKeyBody,
+    limits: &allot_core::Limits,
+) -> Result<(ApiKey, String), AllotError> {
+    allot_core::access::new_key(tenant, body, limits)?;
+    let secret = new_secret();
+    let key = ApiKey {
+        id: uuid::Uuid::new_v4().to_string(),
+        tenant: tenant.to_string(),
+        name: body.name.clone(),
+        scopes: body.scopes.clone(),
+        prefix: secret[..SECRET_PREFIX.len() + 6].to_string(),
+        rate_per_s: body.rate_per_s,
+        created_at: store.now(),
+        revoked_at: None,
+    };
+    let secret_sha256 = hash_secret(&secret);
+    let key = store
+        .create_key(allot_core::access::NewKey { key, secret_sha256 })
+        .await?;
+    Ok((key, secret))
+}
+
+/// SHA-256 of `secret`, lower-case hex: what the store keeps.
+pub fn hash_secret(secret: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(secret.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether `secret` has the shape of one (so a malformed one never reaches the store).
+fn well_formed(secret: &str) -> bool {
+    secret
+        .strip_prefix(SECRET_PREFIX)
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The access state of a server: its store, whether it may run without keys, and the cache.
+pub struct Access {
+    store: Arc<dyn Store>,
+    /// No active key and this is allowed (loopback or `--insecure-no-auth`): open.
+    open_without_keys: bool,
+    keys: Mutex<HashMap<String, (Instant, Option<ApiKey>)>>,
+    any_key: Mutex<Option<(Instant, bool)>>,
+}
+
+impl Access {
+    /// Access for `store`; `open_without_keys` when the server may answer without keys while
+    /// none exists.
+    pub fn new(store: Arc<dyn Store>, open_without_keys: bool) -> Self {
+        Access {
+            store,
+            open_without_keys,
+            keys: Mutex::new(HashMap::new()),
+            any_key: Mutex::new(None),
+        }
+    }
+
+    async fn keys_required(&self) -> Result<bool, AllotError> {
+        if !self.open_without_keys {
+            return Ok(true);
+        }
+        if let Some((at, any)) = *self.any_key.lock().unwrap_or_else(|p| p.into_inner()) {
+            if at.elapsed() < CACHE_TTL {
+                return Ok(any);
+            }
+        }
+        let any = self.store.any_active_key().await?;
+        *self.any_key.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), any));
+        Ok(any)
+    }
+
+    async fn key(&self, secret: &str) -> Result<Option<ApiKey>, AllotError> {
+        let hash = hash_secret(secret);
+        if let Some((at, k)) = self.keys.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
+            if at.elapsed() < CACHE_TTL {
+                return Ok(k.clone());
+            }
+        }
+        let found = self.store.key_by_hash(&hash).await?;
+        let mut cache = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(hash, (Instant::now(), found.clone()));
+        Ok(found)
+    }
+
+    /// The principal of a request with `authorization`, or why not (`unauthenticated`).
+    pub async fn principal(&self, authorization: Option<&str>) -> Result<Principal, AllotError> {
+        if !self.keys_required().await? {
+            return Ok(Principal {
+                tenant: DEFAULT_TENANT.into(),
+                key_id: None,
+                scopes: vec![Scope::Admin],
+            });
+        }
+        let unauthenticated = |why: &str| AllotError::Unauthenticated(why.to_string());
+        let header =
+            authorization.ok_or_else(|| unauthenticated("this server requires a key: Authorization: Bearer …"))?;
+        let secret = header
+            .strip_prefix("Bearer ")
+            .filter(|s| well_formed(s))
+            .ok_or_else(|| unauthenticated("malformed Authorization: expected Bearer allot_sk_…"))?;
+        let key = self.key(secret).await?.ok_or_else(|| unauthenticated("unknown key"))?;
+        if key.revoked_at.is_some() {
+            return Err(unauthenticated("the key was revoked"));
+        }
+        Ok(Principal {
+            tenant: key.tenant,
+            key_id: Some(key.id),
+            scopes: key.scopes,
+        })
+    }
+}
+
+/// The middleware (inside the edge): public routes pass; `/v1` routes need a principal whose
+/// scopes grant the route's ([`needed`]).
+pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_string());
+    let Some(route) = route.filter(|r| r.starts_with("/v1/")) else {
+        return next.run(req).await;
+    };
+    let auth = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let principal = match access.principal(auth).await {
+        Ok(p) => p,
+        Err(e) => return ApiError(e).into_response(),
+    };
+    let scope = needed(req.method(), &route);
+    if !allows(&principal.scopes, scope) {
+        return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
+    }
+    req.extensions_mut().insert(principal);
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use utoipa::OpenApi;
+
+    /// Every `/v1` operation the handlers document has its scope in [`ROUTES`], and every
+    /// entry of [`ROUTES`] is a documented operation: a new route cannot be forgotten.
+    #[test]
+    fn the_route_table_is_the_documented_api() {
+        let doc = serde_json::to_value(crate::ApiDoc::openapi()).unwrap();
+        let mut documented = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                if path.starts_with("/v1/") {
+                    documented.push((method.to_uppercase(), path.clone()));
+                }
+            }
+        }
+        let mut table: Vec<(String, String)> = ROUTES.iter().map(|(m, p, _)| (m.to_string(), p.to_string())).collect();
+        documented.sort();
+        table.sort();
+        assert_eq!(documented, table);
+    }
+
+    #[test]
+    fn secrets_have_their_shape_and_hash() {
+        let s = new_secret();
+        assert!(well_formed(&s), "{s}");
+        assert_ne!(s, new_secret());
+        assert_eq!(hash_secret(&s).len(), 64);
+        assert!(!well_formed("allot_sk_xyz"));
+        assert!(!well_formed(&s.replace("allot_sk_", "sk_")));
+    }
+}

@@ -1,0 +1,56 @@
+//! API keys over HTTP (scope `admin`): create (the secret is in the answer, once), list
+//! (never a secret), revoke. Everything in the caller's tenant.
+
+use super::*;
+use crate::access::Principal;
+use allot_core::access::{ApiKey, NewKeyBody};
+use axum::Extension;
+
+/// `POST /v1/keys` answer: the key and its secret, shown this once.
+#[derive(Serialize, ToSchema)]
+pub struct CreatedKey {
+    /// The key as listed from now on.
+    #[serde(flatten)]
+    pub key: ApiKey,
+    /// `allot_sk_…`: send it as `Authorization: Bearer …`. Not retrievable later.
+    pub secret: String,
+}
+
+/// `GET /v1/keys` answer.
+#[derive(Serialize, ToSchema)]
+pub struct KeyList {
+    /// The tenant's keys, newest first, revoked ones included.
+    pub keys: Vec<ApiKey>,
+}
+
+#[utoipa::path(post, path = "/v1/keys", request_body = NewKeyBody,
+    responses((status = 201, body = CreatedKey), (status = 400, body = ErrorBody)))]
+pub(super) async fn create_key(
+    State(st): State<Arc<AppState>>,
+    Extension(who): Extension<Principal>,
+    body: JsonBody<NewKeyBody>,
+) -> Result<Response, ApiError> {
+    let (key, secret) = crate::access::create_key(st.store.as_ref(), &who.tenant, &body.value, &st.limits).await?;
+    Ok((StatusCode::CREATED, Json(CreatedKey { key, secret })).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/keys", responses((status = 200, body = KeyList)))]
+pub(super) async fn list_keys(
+    State(st): State<Arc<AppState>>,
+    Extension(who): Extension<Principal>,
+) -> Result<Json<KeyList>, ApiError> {
+    Ok(Json(KeyList {
+        keys: st.store.list_keys(&who.tenant).await?,
+    }))
+}
+
+#[utoipa::path(delete, path = "/v1/keys/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = ApiKey, description = "revoked (or already revoked)"), (status = 404, body = ErrorBody)))]
+pub(super) async fn revoke_key(
+    State(st): State<Arc<AppState>>,
+    Extension(who): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<ApiKey>, ApiError> {
+    id_path("key", &id)?;
+    Ok(Json(st.store.revoke_key(Some(&who.tenant), &id, st.store.now()).await?))
+}

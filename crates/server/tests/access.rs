@@ -1,0 +1,176 @@
+//! Keys and scopes on both backends. The authorization matrix walks the server's own route
+//! table (`allot_server::access::ROUTES`, which the guard reads): every `/v1` operation ×
+//! {no key, malformed key, unknown key, revoked key, a key without the scope} must get its
+//! 401 or 403 before any work, and nothing may change; a key with the scope gets through.
+
+mod common;
+
+use allot_core::access::{NewKeyBody, Scope};
+use allot_server::access::{create_key, ROUTES};
+use common::TestServer;
+use serde_json::{json, Value};
+
+conformance!(authorization_matrix, keys_over_http_and_revocation);
+
+async fn key(ts: &TestServer, scopes: &[Scope]) -> (String, String) {
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let body = NewKeyBody {
+        name: "test".into(),
+        scopes: scopes.to_vec(),
+        rate_per_s: None,
+    };
+    let (k, secret) = create_key(store.as_ref(), "default", &body, &Default::default())
+        .await
+        .unwrap();
+    (k.id, secret)
+}
+
+async fn send(ts: &TestServer, method: &str, path: &str, bearer: Option<&str>) -> (u16, Value) {
+    let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = ts.client.request(m.clone(), format!("{}{path}", ts.url));
+    if m == reqwest::Method::POST {
+        req = req.header("content-type", "application/json").body("{}");
+    }
+    if let Some(b) = bearer {
+        req = req.header("authorization", b);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+fn concrete(path: &str) -> String {
+    path.replace("{sku}", "S")
+        .replace("{resource}", "R")
+        .replace("{queue}", "Q")
+        .replace("{id}", "1")
+}
+
+/// A scope that does not grant `needed`.
+fn other_than(needed: Scope) -> Scope {
+    if needed == Scope::EventsRead {
+        Scope::StockRead
+    } else {
+        Scope::EventsRead
+    }
+}
+
+async fn state(ts: &TestServer, admin: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for p in [
+        "/v1/skus/S",
+        "/v1/skus/S/ledger",
+        "/v1/queues/Q",
+        "/v1/audit",
+        "/v1/keys",
+    ] {
+        out.push(send(ts, "GET", p, Some(admin)).await.1);
+    }
+    out
+}
+
+async fn authorization_matrix(ts: &TestServer) {
+    let (_, admin) = key(ts, &[Scope::Admin]).await;
+    let admin = format!("Bearer {admin}");
+    let (revoked_id, revoked) = key(ts, &[Scope::Admin]).await;
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    store.revoke_key(None, &revoked_id, store.now()).await.unwrap();
+    let mut scoped = std::collections::HashMap::new();
+    for s in Scope::ALL {
+        scoped.insert(s, format!("Bearer {}", key(ts, &[s]).await.1));
+    }
+    let (s, b) = send(ts, "POST", "/v1/skus", Some(&admin)).await;
+    assert_eq!(s, 400, "the admin key passes the guard: {b}");
+    ts.ok_with(&admin, "/v1/skus", json!({"sku": "S", "on_hand": 10})).await;
+    let before = state(ts, &admin).await;
+    let unknown = format!("Bearer allot_sk_{}", "0".repeat(64));
+    let revoked = format!("Bearer {revoked}");
+    let mut cases = 0;
+    for (method, path, needed) in ROUTES {
+        let path = concrete(path);
+        for (what, bearer) in [
+            ("no key", None),
+            ("malformed key", Some("Bearer nope")),
+            ("not a bearer", Some("Basic YWxsb3Q6eA==")),
+            ("unknown key", Some(unknown.as_str())),
+            ("revoked key", Some(revoked.as_str())),
+        ] {
+            let (s, b) = send(ts, method, &path, bearer).await;
+            assert_eq!(
+                (s, b["error"]["code"].as_str()),
+                (401, Some("unauthenticated")),
+                "{method} {path} with {what}: {b}"
+            );
+            cases += 1;
+        }
+        let wrong = &scoped[&other_than(*needed)];
+        let (s, b) = send(ts, method, &path, Some(wrong)).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (403, Some("forbidden")),
+            "{method} {path}: {b}"
+        );
+        assert_eq!(b["error"]["missing_scope"], needed.name(), "{method} {path}");
+        let (s, b) = send(ts, method, &path, Some(&scoped[needed])).await;
+        assert!(s != 401 && s != 403, "{method} {path} with {needed}: {s} {b}");
+        cases += 2;
+    }
+    assert_eq!(state(ts, &admin).await, before, "a refused request changed something");
+    assert!(cases >= 7 * ROUTES.len(), "{cases}");
+}
+
+async fn keys_over_http_and_revocation(ts: &TestServer) {
+    let (_, admin) = key(ts, &[Scope::Admin]).await;
+    let admin = format!("Bearer {admin}");
+    let created = ts
+        .ok_with(
+            &admin,
+            "/v1/keys",
+            json!({"name": "checkout", "scopes": ["stock:write"]}),
+        )
+        .await;
+    let secret = created["secret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("allot_sk_") && secret.len() == 9 + 64, "{secret}");
+    let bearer = format!("Bearer {secret}");
+    ts.ok_with(&bearer, "/v1/skus", json!({"sku": "K", "on_hand": 3})).await;
+    let (s, list) = send(ts, "GET", "/v1/keys", Some(&admin)).await;
+    assert_eq!(s, 200);
+    assert!(!list.to_string().contains(&secret[9..]), "a listing shows a secret");
+    assert_eq!(
+        send(ts, "GET", "/v1/keys", Some(&bearer)).await.0,
+        403,
+        "stock:write is not admin"
+    );
+    let id = created["id"].as_str().unwrap();
+    let (s, b) = send(ts, "DELETE", &format!("/v1/keys/{id}"), Some(&admin)).await;
+    assert_eq!(s, 200, "{b}");
+    assert!(b["revoked_at"].is_string());
+    // Revocation takes effect within the cache's TTL on this instance.
+    let deadline = std::time::Instant::now() + allot_server::access::CACHE_TTL * 3;
+    loop {
+        let (s, _) = send(ts, "GET", "/v1/skus/K", Some(&bearer)).await;
+        if s == 401 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "a revoked key still works");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(ts.get("/healthz").await.0, 200, "public routes need no key");
+}
+
+/// Listening beyond loopback with no key refuses to start, and says how to make one.
+#[tokio::test]
+async fn non_loopback_without_keys_refuses_to_start() {
+    let file = std::env::temp_dir().join(format!("allot-access-{}.db", uuid::Uuid::new_v4().simple()));
+    let cfg = allot_server::ServerConfig {
+        listen: "0.0.0.0:0".into(),
+        database_url: format!("sqlite://{}", file.display()),
+        ..Default::default()
+    };
+    let err = allot_server::spawn(&cfg).await.err().expect("refused");
+    assert!(err.to_string().contains("allot keys create"), "{err}");
+    assert!(err.to_string().contains("--insecure-no-auth"), "{err}");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+}

@@ -1,0 +1,109 @@
+//! API keys on SQLite: one row per key, found by the SHA-256 of its secret (unique index);
+//! scopes as a JSON array of names.
+
+use crate::clock::{from_us, us};
+use crate::map_error;
+use crate::store::SqliteStore;
+use allot_core::access::{ApiKey, NewKey, Scope};
+use allot_core::store::KeyStore;
+use allot_core::*;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension};
+
+const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at_us, revoked_at_us";
+
+fn key_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
+    let names: String = r.get(3)?;
+    let scopes: Vec<Scope> = serde_json::from_str(&names)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e)))?;
+    Ok(ApiKey {
+        id: r.get(0)?,
+        tenant: r.get(1)?,
+        name: r.get(2)?,
+        scopes,
+        prefix: r.get(4)?,
+        rate_per_s: r.get::<_, Option<i64>>(5)?.map(|v| v as u32),
+        created_at: from_us(r.get(6)?),
+        revoked_at: r.get::<_, Option<i64>>(7)?.map(from_us),
+    })
+}
+
+#[async_trait]
+impl KeyStore for SqliteStore {
+    async fn create_key(&self, new: NewKey) -> Result<ApiKey> {
+        self.transact(move |tx| {
+            let k = &new.key;
+            let scopes = serde_json::to_string(&k.scopes).map_err(|e| AllotError::Internal(e.to_string()))?;
+            tx.execute(
+                "INSERT INTO api_keys (id, tenant, name, scopes, prefix, secret_sha256, rate_per_s, created_at_us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    k.id,
+                    k.tenant,
+                    k.name,
+                    scopes,
+                    k.prefix,
+                    new.secret_sha256,
+                    k.rate_per_s,
+                    us(k.created_at)
+                ],
+            )
+            .map_err(map_error)?;
+            Ok(new.key)
+        })
+        .await
+    }
+
+    async fn list_keys(&self, tenant: &str) -> Result<Vec<ApiKey>> {
+        let tenant = tenant.to_string();
+        self.call(move |c| {
+            let sql = format!("SELECT {COLS} FROM api_keys WHERE tenant = ?1 ORDER BY created_at_us DESC, id");
+            c.prepare_cached(&sql)
+                .and_then(|mut s| s.query_map([&tenant], key_of)?.collect())
+                .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn revoke_key(&self, tenant: Option<&str>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
+        let (tenant, id) = (tenant.map(str::to_string), id.to_string());
+        self.transact(move |tx| {
+            tx.execute(
+                "UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, ?3)
+                  WHERE (?1 IS NULL OR tenant = ?1) AND id = ?2",
+                params![tenant, id, us(now)],
+            )
+            .map_err(map_error)?;
+            let sql = format!("SELECT {COLS} FROM api_keys WHERE (?1 IS NULL OR tenant = ?1) AND id = ?2");
+            tx.query_row(&sql, params![tenant, id], key_of)
+                .optional()
+                .map_err(map_error)?
+                .ok_or_else(|| AllotError::not_found("key", id.as_str()))
+        })
+        .await
+    }
+
+    async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
+        let hash = secret_sha256.to_string();
+        self.call(move |c| {
+            let sql = format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = ?1");
+            c.prepare_cached(&sql)
+                .and_then(|mut s| s.query_row([&hash], key_of).optional())
+                .map_err(map_error)
+        })
+        .await
+    }
+
+    async fn any_active_key(&self) -> Result<bool> {
+        self.call(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at_us IS NULL)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(map_error)
+        })
+        .await
+    }
+}
