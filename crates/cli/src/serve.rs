@@ -19,6 +19,13 @@ pub(crate) struct ServeArgs {
     /// a server refuses to start and says how to create a key).
     #[arg(long, env = "ALLOT_INSECURE_NO_AUTH")]
     pub(crate) insecure_no_auth: bool,
+    /// Requests per second of a key made without its own rate (429 rate_limited beyond).
+    #[arg(long, env = "ALLOT_KEY_RATE_PER_S", default_value_t = 1000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) key_rate_per_s: u32,
+    /// Job claims one key may have waiting at once.
+    #[arg(long, env = "ALLOT_KEY_LONG_POLLS", default_value_t = 64)]
+    pub(crate) key_long_polls: usize,
     /// PostgreSQL connections in the pool.
     #[arg(long, env = "ALLOT_POOL_SIZE", default_value_t = 32)]
     pub(crate) pool_size: usize,
@@ -139,6 +146,8 @@ impl ServeArgs {
             default_strategy,
             allow_unsafe_strategies: self.allow_unsafe_strategies,
             insecure_no_auth: self.insecure_no_auth,
+            key_rate_per_s: self.key_rate_per_s,
+            key_long_polls: self.key_long_polls,
             limits,
             pool_size: self.pool_size,
             pool_wait_ms: self.pool_wait_ms,

@@ -124,6 +124,13 @@ pub enum AllotError {
     /// `unauthenticated`.
     #[error("{0}")]
     Unauthenticated(String),
+    /// The key made more requests than its rate allows. HTTP 429 `rate_limited` with
+    /// `Retry-After`.
+    #[error("rate limited: retry in {retry_after_ms} ms")]
+    RateLimited {
+        /// When the next request will be let in, ms from now.
+        retry_after_ms: u64,
+    },
     /// The key lacks the scope the operation needs. HTTP 403 `forbidden`, detail
     /// `missing_scope`.
     #[error("this key lacks the scope `{scope}`")]
@@ -198,6 +205,7 @@ impl AllotError {
             AllotError::UnsupportedMediaType(_) => "unsupported_media_type",
             AllotError::Forbidden(_) | AllotError::MissingScope { .. } => "forbidden",
             AllotError::Unauthenticated(_) => "unauthenticated",
+            AllotError::RateLimited { .. } => "rate_limited",
             AllotError::Unavailable(_) => "unavailable",
             AllotError::Internal(_) => "internal",
         }

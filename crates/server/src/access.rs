@@ -85,6 +85,8 @@ pub struct Principal {
     pub key_id: Option<String>,
     /// What it may do.
     pub scopes: Vec<Scope>,
+    /// Its own rate, if it has one.
+    pub rate_per_s: Option<u32>,
 }
 
 /// A new secret: the prefix and 64 hex digits of 256 random bits.
@@ -137,25 +139,80 @@ fn well_formed(secret: &str) -> bool {
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The access state of a server: its store, whether it may run without keys, and the cache.
+type Limiter = governor::DefaultDirectRateLimiter;
+
+/// The access state of a server: its store, whether it may run without keys, the cache, and
+/// each key's rate limiter (governor's GCRA token bucket) and long-poll permits.
 pub struct Access {
     store: Arc<dyn Store>,
     /// No active key and this is allowed (loopback or `--insecure-no-auth`): open.
     open_without_keys: bool,
     keys: Mutex<HashMap<String, (Instant, Option<ApiKey>)>>,
     any_key: Mutex<Option<(Instant, bool)>>,
+    default_rate_per_s: u32,
+    limiters: Mutex<HashMap<String, Arc<Limiter>>>,
+    long_polls_per_key: usize,
+    polls: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
 }
 
 impl Access {
     /// Access for `store`; `open_without_keys` when the server may answer without keys while
-    /// none exists.
-    pub fn new(store: Arc<dyn Store>, open_without_keys: bool) -> Self {
+    /// none exists; `default_rate_per_s` for keys without their own rate; at most
+    /// `long_polls_per_key` waiting claims per key.
+    pub fn new(
+        store: Arc<dyn Store>,
+        open_without_keys: bool,
+        default_rate_per_s: u32,
+        long_polls_per_key: usize,
+    ) -> Self {
         Access {
             store,
             open_without_keys,
             keys: Mutex::new(HashMap::new()),
             any_key: Mutex::new(None),
+            default_rate_per_s: default_rate_per_s.max(1),
+            limiters: Mutex::new(HashMap::new()),
+            long_polls_per_key: long_polls_per_key.max(1),
+            polls: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Let one request of `who` in, or `rate_limited` with when the next one will be.
+    fn admit(&self, who: &Principal) -> Result<(), AllotError> {
+        let Some(id) = &who.key_id else { return Ok(()) };
+        let limiter = {
+            let mut map = self.limiters.lock().unwrap_or_else(|p| p.into_inner());
+            let rate = who.rate_per_s.unwrap_or(self.default_rate_per_s).max(1);
+            map.entry(id.clone())
+                .or_insert_with(|| {
+                    let per_s = std::num::NonZeroU32::new(rate).unwrap_or(std::num::NonZeroU32::MIN);
+                    Arc::new(governor::RateLimiter::direct(governor::Quota::per_second(per_s)))
+                })
+                .clone()
+        };
+        limiter.check().map_err(|not_until| {
+            use governor::clock::Clock;
+            let wait = not_until.wait_time_from(governor::clock::DefaultClock::default().now());
+            AllotError::RateLimited {
+                retry_after_ms: (wait.as_millis() as u64).max(1),
+            }
+        })
+    }
+
+    /// A permit for one waiting claim of `who` (none needed without a key), or `None` when
+    /// the key has `long_polls_per_key` waiting already.
+    pub fn long_poll(&self, who: Option<&Principal>) -> Option<Option<tokio::sync::OwnedSemaphorePermit>> {
+        let Some(id) = who.and_then(|w| w.key_id.as_ref()) else {
+            return Some(None);
+        };
+        let sem = self
+            .polls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id.clone())
+            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.long_polls_per_key)))
+            .clone();
+        sem.try_acquire_owned().ok().map(Some)
     }
 
     async fn keys_required(&self) -> Result<bool, AllotError> {
@@ -195,6 +252,7 @@ impl Access {
                 tenant: DEFAULT_TENANT.into(),
                 key_id: None,
                 scopes: vec![Scope::Admin],
+                rate_per_s: None,
             });
         }
         let unauthenticated = |why: &str| AllotError::Unauthenticated(why.to_string());
@@ -212,6 +270,7 @@ impl Access {
             tenant: key.tenant,
             key_id: Some(key.id),
             scopes: key.scopes,
+            rate_per_s: key.rate_per_s,
         })
     }
 }
@@ -231,6 +290,9 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     let scope = needed(req.method(), &route);
     if !allows(&principal.scopes, scope) {
         return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
+    }
+    if let Err(e) = access.admit(&principal) {
+        return ApiError(e).into_response();
     }
     req.extensions_mut().insert(principal);
     next.run(req).await

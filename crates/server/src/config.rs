@@ -45,6 +45,11 @@ pub struct ServerConfig {
     /// Serve without keys on a non-loopback address while no key exists (a deliberate choice;
     /// without it such a server refuses to start).
     pub insecure_no_auth: bool,
+    /// Requests per second of a key created without its own `rate_per_s` (token bucket,
+    /// burst of one second's worth). Default 1000.
+    pub key_rate_per_s: u32,
+    /// Job claims one key may have waiting at once (`wait_ms > 0`). Default 64.
+    pub key_long_polls: usize,
     /// Where "now" comes from: [`allot_core::SystemClock`], or a
     /// [`allot_core::TestClock`] in tests that move time instead of sleeping.
     pub clock: Arc<dyn allot_core::Clock>,
@@ -70,6 +75,8 @@ impl Default for ServerConfig {
             redis_lock_ttl_ms: 5_000,
             http: crate::http::HttpLimits::default(),
             insecure_no_auth: false,
+            key_rate_per_s: 1000,
+            key_long_polls: 64,
             clock: Arc::new(allot_core::SystemClock),
         }
     }

@@ -120,6 +120,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
         AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+        AllotError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         AllotError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -164,7 +165,9 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.requested = Some(*requested);
             d.available = Some(*available);
         }
-        AllotError::Contention { retry_after_ms, .. } => d.retry_after_ms = Some(*retry_after_ms),
+        AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
+            d.retry_after_ms = Some(*retry_after_ms)
+        }
         AllotError::MissingScope { scope } => d.missing_scope = Some((*scope).to_string()),
         AllotError::BookingOverlap { conflicting_booking_id } => {
             d.conflicting_booking_id = conflicting_booking_id.clone()
@@ -183,7 +186,7 @@ impl IntoResponse for ApiError {
         }
         let mut resp = (status, axum::Json(body_of(&self.0))).into_response();
         match &self.0 {
-            AllotError::Contention { retry_after_ms, .. } => {
+            AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
                 let secs = retry_after_ms.div_ceil(1000).max(1);
                 resp.headers_mut().insert("retry-after", HeaderValue::from(secs));
             }

@@ -41,6 +41,8 @@ impl AppState {
         let access = Arc::new(crate::access::Access::new(
             store.clone(),
             cfg.listens_on_loopback() || cfg.insecure_no_auth,
+            cfg.key_rate_per_s,
+            cfg.key_long_polls,
         ));
         Ok(AppState {
             store,

@@ -10,14 +10,22 @@ use allot_server::access::{create_key, ROUTES};
 use common::TestServer;
 use serde_json::{json, Value};
 
-conformance!(authorization_matrix, keys_over_http_and_revocation);
+conformance!(
+    authorization_matrix,
+    keys_over_http_and_revocation,
+    a_key_is_held_to_its_rate
+);
 
 async fn key(ts: &TestServer, scopes: &[Scope]) -> (String, String) {
+    key_with_rate(ts, scopes, None).await
+}
+
+async fn key_with_rate(ts: &TestServer, scopes: &[Scope], rate_per_s: Option<u32>) -> (String, String) {
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let body = NewKeyBody {
         name: "test".into(),
         scopes: scopes.to_vec(),
-        rate_per_s: None,
+        rate_per_s,
     };
     let (k, secret) = create_key(store.as_ref(), "default", &body, &Default::default())
         .await
@@ -172,5 +180,47 @@ async fn non_loopback_without_keys_refuses_to_start() {
     assert!(err.to_string().contains("--insecure-no-auth"), "{err}");
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+}
+
+/// A key of 1 request per second gets one request in, then `429 rate_limited` with
+/// `Retry-After`, and nothing it was refused changed anything; another key is unaffected.
+async fn a_key_is_held_to_its_rate(ts: &TestServer) {
+    let (_, slow) = key_with_rate(ts, &[Scope::StockWrite], Some(1)).await;
+    let (_, other) = key(ts, &[Scope::StockWrite]).await;
+    let slow = format!("Bearer {slow}");
+    let started = std::time::Instant::now();
+    let mut statuses = Vec::new();
+    for i in 0..5 {
+        let resp = ts
+            .client
+            .post(format!("{}/v1/skus", ts.url))
+            .header("content-type", "application/json")
+            .header("authorization", &slow)
+            .body(json!({"sku": format!("R{i}"), "on_hand": 1}).to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        if status == 429 {
+            assert!(resp.headers().contains_key("retry-after"));
+            let b: Value = resp.json().await.unwrap();
+            assert_eq!(b["error"]["code"], "rate_limited");
+            assert!(b["error"]["retry_after_ms"].as_u64().unwrap() >= 1);
+        }
+        statuses.push(status);
+    }
+    assert_eq!(statuses[0], 201, "{statuses:?}");
+    if started.elapsed() < std::time::Duration::from_millis(900) {
+        assert_eq!(statuses[1..], [429, 429, 429, 429], "one request per second");
+    } else {
+        assert!(statuses.contains(&429), "{statuses:?}");
+    }
+    // Another key is not slowed down, and sees exactly what the admitted requests made.
+    let other = format!("Bearer {other}");
+    for (i, status) in statuses.iter().enumerate() {
+        let (s, b) = send(ts, "GET", &format!("/v1/skus/R{i}"), Some(&other)).await;
+        let expected = if *status == 201 { 200 } else { 404 };
+        assert_eq!(s, expected, "R{i} after {status}: {b}");
     }
 }

@@ -28,6 +28,7 @@ const KEY: &str = "1..=255 printable ASCII; a retry with it gets the first answe
     responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
 pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
+    who: Option<axum::Extension<crate::access::Principal>>,
     Path(queue): Path<String>,
     method: Method,
     uri: Uri,
@@ -41,14 +42,19 @@ pub(super) async fn claim_jobs(
             .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
     let mut req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
-    // A waiting claim holds one of `max_long_polls` permits for as long as it waits.
-    let _permit = if req.wait_ms > 0 {
-        Some(
-            st.long_polls
-                .clone()
-                .try_acquire_owned()
-                .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?,
-        )
+    // A waiting claim holds one of the server's `max_long_polls` permits, and one of its
+    // key's, for as long as it waits.
+    let _permits = if req.wait_ms > 0 {
+        let server = st
+            .long_polls
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
+        let key = st
+            .access
+            .long_poll(who.as_ref().map(|w| &w.0))
+            .ok_or(AllotError::RateLimited { retry_after_ms: 1000 })?;
+        Some((server, key))
     } else {
         None
     };
