@@ -103,6 +103,12 @@ pub(crate) struct HttpArgs {
     /// On shutdown, in-flight requests have this long to finish, ms.
     #[arg(long, env = "ALLOT_SHUTDOWN_GRACE_MS", default_value_t = 30_000)]
     pub(crate) shutdown_grace_ms: u64,
+    /// Serve HTTPS: the certificate chain, PEM (with --tls-key).
+    #[arg(long, env = "ALLOT_TLS_CERT", requires = "tls_key")]
+    pub(crate) tls_cert: Option<std::path::PathBuf>,
+    /// Serve HTTPS: the private key, PEM (with --tls-cert).
+    #[arg(long, env = "ALLOT_TLS_KEY", requires = "tls_cert")]
+    pub(crate) tls_key: Option<std::path::PathBuf>,
 }
 
 impl HttpArgs {
@@ -124,6 +130,13 @@ impl HttpArgs {
             max_concurrent_requests: self.max_concurrent_requests as usize,
             max_long_polls: self.max_long_polls as usize,
             shutdown_grace_ms: self.shutdown_grace_ms,
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(allot_server::http::TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                }),
+                _ => None,
+            },
         })
     }
 }

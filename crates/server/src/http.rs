@@ -1,7 +1,7 @@
 //! HTTP hygiene: the named HTTP limits and the connection loop that enforces them, built
 //! from well-kept parts — hyper-util's server builder (with its timer, for the header-read
-//! timeout) and its graceful-shutdown watcher; tower's load-shed and concurrency limit;
-//! tower-http's request timeout.
+//! timeout) and its graceful-shutdown watcher — and TLS with rustls (`--tls-cert`,
+//! `--tls-key`: PEM files; the handshake must finish within the header-read timeout).
 
 use crate::boundary::Origins;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -30,6 +30,40 @@ pub struct HttpLimits {
     /// On shutdown, in-flight requests have this long to finish before their connections
     /// are dropped, ms. Default 30 000.
     pub shutdown_grace_ms: u64,
+    /// Serve HTTPS with this certificate chain and key (PEM files), for deployments without a
+    /// proxy in front. `None`: plain HTTP.
+    pub tls: Option<TlsFiles>,
+}
+
+/// Where a server's certificate chain and private key are (PEM).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: std::path::PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: std::path::PathBuf,
+}
+
+impl TlsFiles {
+    /// A rustls acceptor from the files (ring provider; HTTP/2 and HTTP/1.1 by ALPN).
+    pub fn acceptor(&self) -> Result<tokio_rustls::TlsAcceptor, String> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let certs = CertificateDer::pem_file_iter(&self.cert)
+            .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("--tls-cert {}: {e}", self.cert.display()))?;
+        let key =
+            PrivateKeyDer::from_pem_file(&self.key).map_err(|e| format!("--tls-key {}: {e}", self.key.display()))?;
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .map_err(|e| format!("TLS certificate and key: {e}"))?;
+        cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(cfg)))
+    }
 }
 
 impl Default for HttpLimits {
@@ -41,6 +75,7 @@ impl Default for HttpLimits {
             max_concurrent_requests: 4096,
             max_long_polls: 512,
             shutdown_grace_ms: 30_000,
+            tls: None,
         }
     }
 }
@@ -60,6 +95,11 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
     let graceful = GracefulShutdown::new();
+    let tls = match &limits.tls {
+        Some(files) => Some(files.acceptor().map_err(std::io::Error::other)?),
+        None => None,
+    };
+    let handshake = Duration::from_millis(limits.header_read_timeout_ms);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -73,11 +113,27 @@ pub async fn serve(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
-                let conn = graceful.watch(conn.into_owned());
-                tokio::spawn(async move {
-                    let _ = conn.await;
-                });
+                let service = TowerToHyperService::new(app.clone());
+                match &tls {
+                    None => {
+                        let conn = graceful.watch(builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned());
+                        tokio::spawn(async move {
+                            let _ = conn.await;
+                        });
+                    }
+                    Some(acceptor) => {
+                        // The handshake runs on the connection's own task, bounded, so a slow
+                        // client never holds up the accept loop.
+                        let (acceptor, builder, watcher) = (acceptor.clone(), builder.clone(), graceful.watcher());
+                        tokio::spawn(async move {
+                            let Ok(Ok(stream)) = tokio::time::timeout(handshake, acceptor.accept(stream)).await else {
+                                return;
+                            };
+                            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
+                            let _ = watcher.watch(conn).await;
+                        });
+                    }
+                }
             }
             _ = &mut stop => break,
         }

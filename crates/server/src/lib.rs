@@ -29,14 +29,17 @@ use std::sync::Arc;
 pub struct RunningServer {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Whether it serves HTTPS.
+    pub tls: bool,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl RunningServer {
-    /// `http://addr`.
+    /// `http://addr`, or `https://addr` with TLS.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// Stop accepting, let in-flight requests finish (within `shutdown_grace_ms`), and wait
@@ -98,6 +101,7 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     });
     Ok(RunningServer {
         addr,
+        tls: cfg.http.tls.is_some(),
         shutdown: Some(tx),
         task,
     })
