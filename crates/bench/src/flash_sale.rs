@@ -32,6 +32,8 @@ pub struct FlashSaleOptions {
     pub segmented_buckets: u32,
     /// Show a progress bar on a terminal.
     pub progress: bool,
+    /// An API key to send (`Authorization: Bearer …`) to a server that requires one.
+    pub api_key: Option<String>,
 }
 
 /// Figures and checks of one strategy's run.
@@ -81,9 +83,16 @@ pub struct StrategyReport {
 /// A strategy the server refuses with `unsupported_strategy` (e.g. `naive` without
 /// `--allow-unsafe-strategies`) is skipped with a note on stderr.
 pub async fn flash_sale(opts: &FlashSaleOptions) -> Result<Vec<StrategyReport>, BenchError> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = &opts.api_key {
+        let value = reqwest::header::HeaderValue::from_str(&format!("Bearer {key}"))
+            .map_err(|_| BenchError::Setup("the API key is not a header value".into()))?;
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
+        .default_headers(headers)
         .build()?;
     let run_id = run_id();
     let mut reports = Vec::new();

@@ -208,6 +208,10 @@ pub(crate) struct FlashSaleArgs {
     /// Buckets of the SKUs of the `segmented` run.
     #[arg(long, default_value_t = 8)]
     pub(crate) buckets: u32,
+    /// The API key to send to a `--url` server that requires keys (scopes stock:write and
+    /// admin, for the audit).
+    #[arg(long, env = "ALLOT_API_KEY")]
+    pub(crate) api_key: Option<String>,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -438,6 +442,7 @@ pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
         spread: a.spread,
         segmented_buckets: a.buckets,
         progress: true,
+        api_key: a.api_key.clone(),
     };
     let reports = allot_bench::flash_sale(&opts).await?;
     println!(

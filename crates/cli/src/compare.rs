@@ -80,6 +80,7 @@ pub(crate) async fn compare_http_workloads(
             spread,
             segmented_buckets: 8,
             progress: true,
+            api_key: None,
         };
         for r in allot_bench::flash_sale(&opts).await? {
             rows.push(compare_row(

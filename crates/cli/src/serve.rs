@@ -20,7 +20,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "ALLOT_INSECURE_NO_AUTH")]
     pub(crate) insecure_no_auth: bool,
     /// Requests per second of a key made without its own rate (429 rate_limited beyond).
-    #[arg(long, env = "ALLOT_KEY_RATE_PER_S", default_value_t = 1000,
+    #[arg(long, env = "ALLOT_KEY_RATE_PER_S", default_value_t = 100_000,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) key_rate_per_s: u32,
     /// Job claims one key may have waiting at once.

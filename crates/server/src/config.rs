@@ -46,7 +46,8 @@ pub struct ServerConfig {
     /// without it such a server refuses to start).
     pub insecure_no_auth: bool,
     /// Requests per second of a key created without its own `rate_per_s` (token bucket,
-    /// burst of one second's worth). Default 1000.
+    /// burst of one second's worth). Default 100 000: generous, since one checkout service
+    /// may send a whole flash sale through one key; set tighter rates per key.
     pub key_rate_per_s: u32,
     /// Job claims one key may have waiting at once (`wait_ms > 0`). Default 64.
     pub key_long_polls: usize,
@@ -75,7 +76,7 @@ impl Default for ServerConfig {
             redis_lock_ttl_ms: 5_000,
             http: crate::http::HttpLimits::default(),
             insecure_no_auth: false,
-            key_rate_per_s: 1000,
+            key_rate_per_s: 100_000,
             key_long_polls: 64,
             clock: Arc::new(allot_core::SystemClock),
         }
