@@ -369,8 +369,9 @@ pub trait KeyStore: Send + Sync + 'static {
     /// The key whose secret hashes to `secret_sha256` (revoked or not), if any.
     async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<crate::access::ApiKey>>;
 
-    /// Whether any key that is not revoked exists (then the server requires keys).
-    async fn any_active_key(&self) -> Result<bool>;
+    /// Whether any key was ever made, revoked or not (then the server requires keys: revoking
+    /// the last key never reopens a server).
+    async fn any_key(&self) -> Result<bool>;
 }
 
 /// Everything a server needs from a backend.

@@ -86,10 +86,10 @@ impl KeyStore for PgStore {
         }
     }
 
-    async fn any_active_key(&self) -> Result<bool> {
+    async fn any_key(&self) -> Result<bool> {
         let c = self.client().await?;
         let row = c
-            .query_one("SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)", &[])
+            .query_one("SELECT EXISTS (SELECT 1 FROM api_keys)", &[])
             .await
             .map_err(map_error)?;
         Ok(row.get(0))

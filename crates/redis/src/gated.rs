@@ -271,7 +271,7 @@ impl<S: Store + ?Sized> KeyStore for RedisGated<S> {
     async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
         self.inner.key_by_hash(secret_sha256).await
     }
-    async fn any_active_key(&self) -> Result<bool> {
-        self.inner.any_active_key().await
+    async fn any_key(&self) -> Result<bool> {
+        self.inner.any_key().await
     }
 }

@@ -2,8 +2,8 @@
 //! route table that says which scope each `/v1` operation needs ([`ROUTES`], the one table
 //! the authorization tests walk).
 //!
-//! A server requires keys as soon as one active key exists in its database (checked at most
-//! every [`CACHE_TTL`]); with none, `allot serve` on a loopback address answers everyone as
+//! A server requires keys as soon as a key was ever made in its database (checked at most
+//! every [`CACHE_TTL`]; revoking the last key never reopens it); with none, `allot serve` on a loopback address answers everyone as
 //! the default tenant with every scope (the README's first command), and refuses to start on
 //! any other address unless `--insecure-no-auth` says so. Secrets are `allot_sk_` and 64 hex
 //! digits (256 random bits), stored as their SHA-256 and found by it (an index lookup on the
@@ -145,7 +145,7 @@ type Limiter = governor::DefaultDirectRateLimiter;
 /// each key's rate limiter (governor's GCRA token bucket) and long-poll permits.
 pub struct Access {
     store: Arc<dyn Store>,
-    /// No active key and this is allowed (loopback or `--insecure-no-auth`): open.
+    /// No key ever made and this is allowed (loopback or `--insecure-no-auth`): open.
     open_without_keys: bool,
     keys: Mutex<HashMap<String, (Instant, Option<ApiKey>)>>,
     any_key: Mutex<Option<(Instant, bool)>>,
@@ -224,7 +224,7 @@ impl Access {
                 return Ok(any);
             }
         }
-        let any = self.store.any_active_key().await?;
+        let any = self.store.any_key().await?;
         *self.any_key.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), any));
         Ok(any)
     }

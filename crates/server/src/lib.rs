@@ -56,7 +56,7 @@ impl RunningServer {
 /// background task until [`RunningServer::stop`].
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     let store = open_store(cfg).await?;
-    if !cfg.listens_on_loopback() && !cfg.insecure_no_auth && !store.any_active_key().await? {
+    if !cfg.listens_on_loopback() && !cfg.insecure_no_auth && !store.any_key().await? {
         return Err(allot_core::AllotError::Unauthenticated(format!(
             "refusing to serve {} without keys: create one first (allot keys create --database-url … \
              --tenant T --name N --scopes admin), listen on a loopback address, or pass --insecure-no-auth",

@@ -18,6 +18,19 @@ conformance!(
     ledger_paging,
 );
 
+// The same bodies on servers that require keys (an admin key sent with every request).
+conformance!(
+    keyed mod with_keys;
+    basic_flow,
+    exact_successes_under_contention,
+    carts_in_both_orders,
+    idempotency_parallel_one_effect,
+    idempotency_reuse_and_replay,
+    bad_inputs_change_nothing,
+    segmented_fragmentation_and_adjustments,
+    ledger_paging,
+);
+
 fn alloc_body(lines: &[(&str, i64)], strategy: &str) -> Value {
     let lines: Vec<Value> = lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect();
     json!({"lines": lines, "strategy": strategy})

@@ -95,14 +95,10 @@ impl KeyStore for SqliteStore {
         .await
     }
 
-    async fn any_active_key(&self) -> Result<bool> {
+    async fn any_key(&self) -> Result<bool> {
         self.call(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at_us IS NULL)",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(map_error)
+            c.query_row("SELECT EXISTS (SELECT 1 FROM api_keys)", [], |r| r.get(0))
+                .map_err(map_error)
         })
         .await
     }

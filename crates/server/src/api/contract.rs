@@ -172,6 +172,13 @@ fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
             "jobs",
             json!({"minItems": 1, "maxItems": l.max_batch_insert}),
         ),
+        (
+            "NewKeyBody",
+            "name",
+            json!({"minLength": 1, "maxLength": allot_core::access::MAX_KEY_NAME_LEN, "pattern": TEXT_PATTERN}),
+        ),
+        ("NewKeyBody", "scopes", json!({"minItems": 1, "uniqueItems": true})),
+        ("NewKeyBody", "rate_per_s", int(1, 1_000_000)),
     ]
 }
 

@@ -103,6 +103,40 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
     }
 }
 
+/// Start a test server that requires keys: an `admin` key is made in its database before any
+/// request, and the client sends it with every request.
+pub async fn start_keyed(kind: Kind) -> TestServer {
+    let mut ts = start(kind).await;
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let body = allot_core::access::NewKeyBody {
+        name: "conformance".into(),
+        scopes: vec![allot_core::access::Scope::Admin],
+        rate_per_s: None,
+    };
+    let (_, secret) = allot_server::access::create_key(store.as_ref(), "default", &body, &Default::default())
+        .await
+        .unwrap();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        reqwest::header::HeaderValue::from_str(&format!("Bearer {secret}")).unwrap(),
+    );
+    ts.api.client = reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    // Without the key, the same server refuses.
+    let (s, _) = reqwest::Client::new()
+        .get(format!("{}/v1/audit", ts.url))
+        .send()
+        .await
+        .map(|r| (r.status().as_u16(), ()))
+        .unwrap();
+    assert_eq!(s, 401, "a keyed server answered without a key");
+    ts
+}
+
 impl std::ops::Deref for TestServer {
     type Target = Api;
 
@@ -268,6 +302,24 @@ impl TestServer {
 ///   closure, as `group::postgres::a`, `group::sqlite::a`, ….
 #[macro_export]
 macro_rules! conformance {
+    (keyed mod $group:ident; $($name:ident),* $(,)?) => {
+        mod $group {
+            $crate::conformance!(@keyed postgres, Postgres, $($name),*);
+            $crate::conformance!(@keyed sqlite, Sqlite, $($name),*);
+        }
+    };
+    (@keyed $module:ident, $kind:ident, $($name:ident),*) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let ts = $crate::common::start_keyed($crate::common::Kind::$kind).await;
+                    super::super::$name(&ts).await;
+                    ts.finish().await;
+                }
+            )*
+        }
+    };
     (mod $group:ident, $tweak:expr; $($name:ident),* $(,)?) => {
         mod $group {
             $crate::conformance!(@grouped postgres, Postgres, ($tweak), $($name),*);
