@@ -8,7 +8,7 @@
 //! Locks"), then check and insert; `naive` — check then insert, the race kept for the
 //! benchmark; `serialized` — SQLite's one writer.
 
-use crate::strategy::BookingStrategy;
+use crate::BookingStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

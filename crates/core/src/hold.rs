@@ -101,8 +101,8 @@ impl HoldKind {
 
     /// Parse a stored strategy name in this kind's family (a stock [`crate::Strategy`] or a
     /// [`crate::UnitStrategy`]); `None` for a name the family does not have.
-    pub fn strategy(self, name: &str) -> Option<crate::strategy::TakenWith> {
-        use crate::strategy::{TakenWith, UnitStrategy};
+    pub fn strategy(self, name: &str) -> Option<crate::TakenWith> {
+        use crate::{TakenWith, UnitStrategy};
         match self {
             HoldKind::Stock => name.parse().ok().map(TakenWith::Stock),
             HoldKind::Units => UnitStrategy::parse(name).map(TakenWith::Units),
@@ -126,7 +126,7 @@ pub struct Hold {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units: Option<Vec<Unit>>,
     /// The strategy that took the quantity.
-    pub strategy: crate::strategy::TakenWith,
+    pub strategy: crate::TakenWith,
     /// When the hold lapses (UTC).
     pub expires_at: DateTime<Utc>,
     /// When it was made (UTC).

@@ -12,7 +12,7 @@
 //! - **instants**: between 1970-01-01 and 9999-12-31 UTC, no leap second, truncated to whole
 //!   microseconds (the precision both stores keep, so an answer echoes what was stored).
 
-use crate::error::{AllotError, Result};
+use crate::{AllotError, Result};
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 /// The earliest instant accepted (the Unix epoch): SQLite keeps instants as microseconds

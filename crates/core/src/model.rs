@@ -169,7 +169,7 @@ pub struct Allocation {
     /// The lines, sorted by SKU (the order they were locked in).
     pub lines: Vec<AllocationLine>,
     /// The strategy that served it.
-    pub strategy: crate::strategy::TakenWith,
+    pub strategy: crate::TakenWith,
     /// When it was made (UTC).
     pub created_at: DateTime<Utc>,
 }

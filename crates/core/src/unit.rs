@@ -6,7 +6,7 @@
 //! skipped row becomes available again although a later one was already handed out. SQLite
 //! serializes every claim, so its order is exact.
 
-use crate::strategy::UnitStrategy;
+use crate::UnitStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

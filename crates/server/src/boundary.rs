@@ -14,6 +14,7 @@
 //! before it reaches a handler. Clients that are not browsers send no Origin and pass.
 
 use crate::error::{ErrorBody, ErrorDetail};
+use crate::request_id::{new_request_id, request_id, REQUEST_ID};
 use allot_core::input::echo;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
@@ -21,45 +22,6 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
-
-tokio::task_local! {
-    static REQUEST_ID: RequestId;
-}
-
-/// A request's id: the client's (its header value, shared with the request) or a new UUID
-/// (16 bytes, copied freely): neither allocates to be kept on the task.
-#[derive(Clone)]
-enum RequestId {
-    Echoed(HeaderValue),
-    Generated(uuid::Uuid),
-}
-
-impl RequestId {
-    fn header(&self) -> HeaderValue {
-        match self {
-            RequestId::Echoed(v) => v.clone(),
-            RequestId::Generated(u) => {
-                let mut buf = uuid::Uuid::encode_buffer();
-                HeaderValue::from_str(u.hyphenated().encode_lower(&mut buf)).expect("a UUID is a header value")
-            }
-        }
-    }
-
-    fn text(&self) -> String {
-        match self {
-            RequestId::Echoed(v) => v.to_str().unwrap_or_default().to_string(),
-            RequestId::Generated(u) => u.hyphenated().to_string(),
-        }
-    }
-}
-
-/// The id of the request being served on this task, if any (error bodies and logs carry it).
-pub fn request_id() -> Option<String> {
-    REQUEST_ID.try_with(RequestId::text).ok()
-}
-
-/// Longest `x-request-id` echoed from a client, bytes; a longer or odd one is replaced.
-pub const MAX_REQUEST_ID_LEN: usize = 128;
 
 /// Which `Host` and `Origin` values are allowed. `*` in a list allows any value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,19 +88,6 @@ fn strip_port(s: &str) -> &str {
     match colon {
         Some(i) => &s[..start + i],
         None => s,
-    }
-}
-
-/// The client's `x-request-id` when it is 1..=[`MAX_REQUEST_ID_LEN`] visible ASCII
-/// characters, else a new UUID.
-fn new_request_id(headers: &HeaderMap) -> RequestId {
-    let sane = |v: &&HeaderValue| {
-        let b = v.as_bytes();
-        !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(u8::is_ascii_graphic)
-    };
-    match headers.get("x-request-id").filter(sane) {
-        Some(v) => RequestId::Echoed(v.clone()),
-        None => RequestId::Generated(uuid::Uuid::new_v4()),
     }
 }
 

@@ -77,7 +77,7 @@ impl ErrorDetail {
             conflicting_booking_id: None,
             retry_after_ms: None,
             missing_scope: None,
-            request_id: crate::boundary::request_id(),
+            request_id: crate::request_id::request_id(),
         }
     }
 }
@@ -181,7 +181,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = status_of(&self.0);
         if status.is_server_error() {
-            let request_id = crate::boundary::request_id().unwrap_or_default();
+            let request_id = crate::request_id::request_id().unwrap_or_default();
             tracing::error!(error = %self.0, %request_id, "request failed on our side");
         }
         let mut resp = (status, axum::Json(body_of(&self.0))).into_response();

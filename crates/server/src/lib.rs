@@ -12,6 +12,7 @@ mod error;
 mod extract;
 pub mod http;
 mod metrics_layer;
+mod request_id;
 mod state;
 mod sweepers;
 

@@ -96,11 +96,16 @@ fn one_of(names: &[&str]) -> Value {
 
 /// Every bounded field: (schema, property, the bounds validation applies).
 fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
+    let mut all = stock_bounds(l, s);
+    all.extend(work_bounds(l, s));
+    all
+}
+
+/// Stock, holds and units.
+fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let q = l.max_quantity;
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
-    let lease = int(l.min_lease_ms, l.max_lease_ms);
     let field = json!({"minLength": 1, "maxLength": l.max_unit_field_len, "pattern": TEXT_PATTERN});
-    let token = json!({"minLength": 1, "maxLength": l.max_token_len, "pattern": TOKEN_PATTERN});
     let columns: Vec<String> = UnitColumn::ALL
         .iter()
         .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
@@ -143,6 +148,16 @@ fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ),
         ("UnitAllocationBody", "hold_ttl_ms", hold.clone()),
         ("UnitAllocationBody", "strategy", one_of(&s.units)),
+    ]
+}
+
+/// Bookings, jobs and keys.
+fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
+    let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
+    let lease = int(l.min_lease_ms, l.max_lease_ms);
+    let field = json!({"minLength": 1, "maxLength": l.max_unit_field_len, "pattern": TEXT_PATTERN});
+    let token = json!({"minLength": 1, "maxLength": l.max_token_len, "pattern": TOKEN_PATTERN});
+    vec![
         ("BookingBody", "start", json!({"format": "date-time"})),
         ("BookingBody", "end", json!({"format": "date-time"})),
         ("BookingBody", "holder", field.clone()),
@@ -212,23 +227,8 @@ fn complete_operations(doc: &mut Value, l: &Limits) {
 }
 
 fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
-    let has_body = op.get("requestBody").is_some();
     if path.starts_with("/v1/") {
-        let scope = crate::access::needed(&method.to_uppercase().parse().unwrap_or_default(), path);
-        op["security"] = json!([{"bearer": []}]);
-        op["x-required-scope"] = json!(scope.name());
-        let responses = op["responses"].as_object_mut().expect("every operation has responses");
-        responses.insert(
-            "401".into(),
-            error_response("unauthenticated: no, a malformed, an unknown or a revoked key"),
-        );
-        responses.insert(
-            "403".into(),
-            error_response(&format!(
-                "forbidden: the key lacks `{}` (missing_scope), or the Host or Origin is not allowed",
-                scope.name()
-            )),
-        );
+        add_security(path, method, op);
     }
     let mut add = vec![
         (
@@ -245,12 +245,19 @@ fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
             "unavailable: a dependency is down or the server is at a limit; nothing was applied",
         ),
     ];
-    if has_body {
+    if op.get("requestBody").is_some() {
         add.push(("413", "limit_exceeded: the body is over max_body_bytes"));
         add.push(("415", "unsupported_media_type: the body must be application/json"));
     }
     if path.contains('{') {
         add.push(("404", "not_found"));
+    }
+    if complete_parameters(op, l) {
+        add.push((
+            "409",
+            "idempotency_key_in_use: a request with this key is still running",
+        ));
+        add.push(("422", "idempotency_key_reused: this key was used with another request"));
     }
     let responses = op["responses"].as_object_mut().expect("every operation has responses");
     for (status, description) in add {
@@ -267,6 +274,25 @@ fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
             }
         }
     }
+}
+
+/// The bearer scheme, the scope the operation needs, and its 401 and 403.
+fn add_security(path: &str, method: &str, op: &mut Value) {
+    let scope = crate::access::needed(&method.to_uppercase().parse().unwrap_or_default(), path);
+    op["security"] = json!([{"bearer": []}]);
+    op["x-required-scope"] = json!(scope.name());
+    let responses = op["responses"].as_object_mut().expect("every operation has responses");
+    let unauthenticated = "unauthenticated: no, a malformed, an unknown or a revoked key";
+    responses.insert("401".into(), error_response(unauthenticated));
+    let forbidden = format!(
+        "forbidden: the key lacks `{}` (missing_scope), or the Host or Origin is not allowed",
+        scope.name()
+    );
+    responses.insert("403".into(), error_response(&forbidden));
+}
+
+/// Bounds on the operation's parameters; whether it takes an `Idempotency-Key`.
+fn complete_parameters(op: &mut Value, l: &Limits) -> bool {
     let params = op
         .as_object_mut()
         .unwrap()
@@ -281,18 +307,7 @@ fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
             .as_str()
             .is_some_and(|n| n.eq_ignore_ascii_case("idempotency-key"));
     }
-    if idempotent {
-        for (status, description) in [
-            (
-                "409",
-                "idempotency_key_in_use: a request with this key is still running",
-            ),
-            ("422", "idempotency_key_reused: this key was used with another request"),
-        ] {
-            let responses = op["responses"].as_object_mut().unwrap();
-            responses.entry(status).or_insert_with(|| error_response(description));
-        }
-    }
+    idempotent
 }
 
 /// The schema a parameter gets from the limits, where validation bounds it.
