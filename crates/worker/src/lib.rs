@@ -92,7 +92,8 @@ impl WorkerPool {
     pub fn start(store: Arc<dyn JobStore>, cfg: WorkerConfig, handler: Arc<dyn Handler>) -> WorkerPool {
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(WorkerStats::default());
-        let (done_tx, done_rx) = mpsc::unbounded_channel::<Done>();
+        // Bounded by the slots: a completion waiting in it still holds its slot.
+        let (done_tx, done_rx) = mpsc::channel::<Done>(cfg.concurrency.max(1));
         let completer = tokio::spawn(complete_loop(store.clone(), cfg.clone(), done_rx, stats.clone()));
         let fetch = tokio::spawn(fetch_loop(store, cfg, handler, done_tx, stop.clone(), stats.clone()));
         WorkerPool {
@@ -123,7 +124,7 @@ async fn fetch_loop(
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
     handler: Arc<dyn Handler>,
-    done: mpsc::UnboundedSender<Done>,
+    done: mpsc::Sender<Done>,
     stop: Arc<AtomicBool>,
     stats: Arc<WorkerStats>,
 ) {
@@ -161,7 +162,7 @@ struct Fetcher {
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
     handler: Arc<dyn Handler>,
-    done: mpsc::UnboundedSender<Done>,
+    done: mpsc::Sender<Done>,
     stats: Arc<WorkerStats>,
     slots: Arc<Semaphore>,
 }
@@ -230,7 +231,7 @@ impl Fetcher {
 async fn run_one(
     store: Arc<dyn JobStore>,
     handler: Arc<dyn Handler>,
-    done: mpsc::UnboundedSender<Done>,
+    done: mpsc::Sender<Done>,
     stats: Arc<WorkerStats>,
     lease_ms: i64,
     job: LeasedJob,
@@ -256,13 +257,15 @@ async fn run_one(
     match result {
         Ok(()) => {
             // The slot travels with the completion and frees when the flush is done.
-            let _ = done.send((
-                Completion {
-                    id: job.id,
-                    lease_token: job.lease_token,
-                },
-                slot,
-            ));
+            let _ = done
+                .send((
+                    Completion {
+                        id: job.id,
+                        lease_token: job.lease_token,
+                    },
+                    slot,
+                ))
+                .await;
         }
         Err(msg) => {
             stats.failed.fetch_add(1, Ordering::Relaxed);
@@ -289,7 +292,7 @@ const COMPLETION_ATTEMPTS: u32 = 4;
 async fn complete_loop(
     store: Arc<dyn JobStore>,
     cfg: WorkerConfig,
-    mut rx: mpsc::UnboundedReceiver<Done>,
+    mut rx: mpsc::Receiver<Done>,
     stats: Arc<WorkerStats>,
 ) {
     let flush = Duration::from_millis(cfg.completion_flush_ms.max(1));
