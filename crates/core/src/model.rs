@@ -114,6 +114,9 @@ pub struct LedgerEntry {
     /// The allocation id, or the adjustment's reason.
     #[serde(rename = "ref")]
     pub reference: Option<String>,
+    /// Who made the change: the id of the API key (`None`: a server without keys, or the
+    /// server itself, e.g. an expiry).
+    pub actor: Option<String>,
     /// When it was written (UTC).
     pub at: DateTime<Utc>,
 }
@@ -221,6 +224,8 @@ pub struct CreateSku {
     pub on_hand: i64,
     /// Buckets, >= 1.
     pub buckets: u32,
+    /// Who asks (the API key's id), for the ledger.
+    pub actor: Option<String>,
 }
 
 /// A validated adjustment.
@@ -232,6 +237,8 @@ pub struct Adjustment {
     pub delta: i64,
     /// Reason, if any.
     pub reason: Option<String>,
+    /// Who asks (the API key's id), for the ledger.
+    pub actor: Option<String>,
 }
 
 /// A validated allocation request: lines sorted by SKU (the global lock order), ids assigned.
@@ -249,6 +256,8 @@ pub struct AllocationRequest {
     /// other strategy): the store applies the request only if each token is newer than the
     /// last one its SKU row has seen, and records it.
     pub fences: Vec<(String, i64)>,
+    /// Who asks (the API key's id), for the ledger.
+    pub actor: Option<String>,
 }
 
 impl AllocationRequest {

@@ -159,11 +159,23 @@ pub trait HoldStore: Send + Sync + 'static {
     /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
     /// allocation again; an expired or released one is `hold_expired` / `hold_released`.
-    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>>;
+    /// `actor`: who confirms (the API key's id), for the ledger.
+    async fn confirm_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>>;
 
     /// Give a `held` hold back (`hold_released` ledger entries). Releasing a released or
     /// expired hold returns it unchanged; releasing a confirmed one is `hold_confirmed`.
-    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>>;
+    /// `actor`: who releases (the API key's id), for the ledger.
+    async fn release_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>>;
 
     /// Finalise at most `max_holds` holds whose `expires_at <= now` (status `expired`,
     /// quantity back to available, `hold_expired` ledger entries). Returns how many.

@@ -55,6 +55,8 @@ pub struct AddUnits {
     pub sku: String,
     /// The units, `received_at` filled in.
     pub units: Vec<NewUnit>,
+    /// Who adds them (the API key's id), for the ledger.
+    pub actor: Option<String>,
 }
 
 /// A unit as claims return it.
@@ -191,6 +193,8 @@ pub struct UnitClaim {
     pub strategy: UnitStrategy,
     /// `Some(ttl)` makes it a hold.
     pub hold_ttl_ms: Option<u64>,
+    /// Who claims (the API key's id), for the ledger.
+    pub actor: Option<String>,
 }
 
 /// The answer of a unit claim.

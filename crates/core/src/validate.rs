@@ -66,6 +66,7 @@ pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
         sku: body.sku,
         on_hand: body.on_hand,
         buckets: buckets as u32,
+        actor: None,
     })
 }
 
@@ -83,6 +84,7 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
         sku: sku.to_string(),
         delta: body.delta,
         reason: body.reason,
+        actor: None,
     })
 }
 
@@ -117,6 +119,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         strategy,
         spread_hash,
         fences: Vec::new(),
+        actor: None,
     })
 }
 
@@ -193,6 +196,7 @@ pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>,
     Ok(AddUnits {
         sku: sku.to_string(),
         units,
+        actor: None,
     })
 }
 
@@ -239,6 +243,7 @@ pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, 
         allow_partial: body.allow_partial,
         strategy,
         hold_ttl_ms,
+        actor: None,
     })
 }
 

@@ -33,6 +33,7 @@ pub(crate) async fn finish_holds(
     ids: &[String],
     to: HoldStatus,
     now: DateTime<Utc>,
+    actor: Option<&str>,
 ) -> TxResult<u64> {
     if ids.is_empty() {
         return Ok(0);
@@ -63,12 +64,12 @@ pub(crate) async fn finish_holds(
     tx.execute(&stmt, &[&done, &confirm]).await?;
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-             SELECT sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
+             SELECT sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id, $4
                FROM hold_lines WHERE hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str()])
+    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str(), &actor])
         .await?;
     Ok(done.len() as u64)
 }
@@ -205,7 +206,7 @@ impl PgStore {
             .write(None, async |tx| {
                 let stmt = tx.prepare_cached(select).await?;
                 let ids: Vec<String> = tx.query(&stmt, params).await?.iter().map(|r| r.get(0)).collect();
-                finish_holds(tx, &ids, HoldStatus::Expired, now).await
+                finish_holds(tx, &ids, HoldStatus::Expired, now, None).await
             })
             .await?;
         match done {
@@ -256,10 +257,10 @@ impl PgStore {
                 .prepare_cached(
                     "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
                           hl AS (INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $1, sku, bucket, q FROM l)
-                     INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT sku, 0, q, 'hold', $1 FROM l",
+                     INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT sku, 0, q, 'hold', $1, $5 FROM l",
                 )
                 .await?;
-            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs]).await?;
+            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs, &req.take.actor]).await?;
             Ok(hold)
         })
         .await
@@ -268,13 +269,14 @@ impl PgStore {
     async fn try_confirm(
         &self,
         id: &str,
+        actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
         self.write(idem, async |tx| {
             let (row, stored, expires_at) = lock_hold(tx, id).await?;
             let alloc = if stored == HoldStatus::Held && expires_at > now {
-                finish_holds(tx, &[id.to_string()], HoldStatus::Confirmed, now).await?;
+                finish_holds(tx, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
                 let lines: serde_json::Value = row.get(4);
                 let name: &str = row.get(3);
                 let strategy = TakenWith::parse(name)
@@ -305,6 +307,7 @@ impl PgStore {
     async fn try_release(
         &self,
         id: &str,
+        actor: Option<&str>,
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
@@ -319,10 +322,10 @@ impl PgStore {
                 }
                 // Overdue but not yet swept: it finishes as what it is, expired.
                 HoldStatus::Expired if stored == HoldStatus::Held => {
-                    finish_holds(tx, &[id.to_string()], HoldStatus::Expired, now).await?;
+                    finish_holds(tx, &[id.to_string()], HoldStatus::Expired, now, None).await?;
                 }
                 HoldStatus::Held => {
-                    finish_holds(tx, &[id.to_string()], HoldStatus::Released, now).await?;
+                    finish_holds(tx, &[id.to_string()], HoldStatus::Released, now, actor).await?;
                 }
                 // Released or expired already: releasing again changes nothing.
                 _ => {}
@@ -358,20 +361,32 @@ impl HoldStore for PgStore {
         read_hold(&c, &row, self.now()).await
     }
 
-    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
         if let Some(lane_sku) = self.batched_hold_lane(id).await? {
-            return self.confirm_batched(id, idem, lane_sku).await;
+            return self.confirm_batched(id, actor, idem, lane_sku).await;
         }
         let now = self.now();
-        self.retrying(|| self.try_confirm(id, idem.as_ref(), now)).await
+        self.retrying(|| self.try_confirm(id, actor.as_deref(), idem.as_ref(), now))
+            .await
     }
 
-    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+    async fn release_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
         if let Some(lane_sku) = self.batched_hold_lane(id).await? {
-            return self.release_batched(id, idem, lane_sku).await;
+            return self.release_batched(id, actor, idem, lane_sku).await;
         }
         let now = self.now();
-        self.retrying(|| self.try_release(id, idem.as_ref(), now)).await
+        self.retrying(|| self.try_release(id, actor.as_deref(), idem.as_ref(), now))
+            .await
     }
 
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {

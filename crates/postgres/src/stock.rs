@@ -24,8 +24,8 @@ macro_rules! fast_allocate {
             " AND on_hand - held >= $2
     RETURNING sku),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-    SELECT sku, -$2, 0, 'allocation', $4 FROM upd),
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
+    SELECT sku, -$2, 0, 'allocation', $4, $8 FROM upd),
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $4, 'allocated', $5, $6, $7 FROM upd)
@@ -81,8 +81,8 @@ const SQL_GET_SKU: &str = "SELECT s.buckets,
         COALESCE((SELECT sum(hl.quantity) FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
                    WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = s.sku), 0)::int8
      FROM skus s WHERE s.sku = $1";
-const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-     SELECT t.sku, -t.q, 0, 'allocation', $3 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
+const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
+     SELECT t.sku, -t.q, 0, 'allocation', $3, $4 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (id, status, strategy, lines, created_at)
      VALUES ($1, 'allocated', $2, $3, $4)";
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
@@ -258,6 +258,7 @@ impl PgStore {
                     &req.strategy.name(),
                     lines,
                     &now,
+                    &req.actor,
                 ],
             )
             .await?;
@@ -327,7 +328,7 @@ impl PgStore {
             let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
             let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
             let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(&stmt, &[&skus, &qs, &req.id]).await?;
+            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor]).await?;
             let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
             tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
                 .await?;
@@ -359,8 +360,8 @@ impl PgStore {
             )
             .await?;
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'created')",
-                &[&req.sku, &req.on_hand],
+                "INSERT INTO ledger (sku, delta, held_delta, kind, actor) VALUES ($1, $2, 0, 'created', $3)",
+                &[&req.sku, &req.on_hand, &req.actor],
             )
             .await?;
             let sku = Sku::created(req);
@@ -376,6 +377,7 @@ impl PgStore {
         sku: &str,
         delta: i64,
         reason: Option<&str>,
+        actor: Option<&str>,
     ) -> TxResult<bool> {
         let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
         let rows = read_buckets(&tx.query(&stmt, &[&sku]).await?);
@@ -403,8 +405,8 @@ impl PgStore {
         }
         if delta != 0 {
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, ref) VALUES ($1, $2, 0, 'adjustment', $3)",
-                &[&sku, &delta, &reason],
+                "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) VALUES ($1, $2, 0, 'adjustment', $3, $4)",
+                &[&sku, &delta, &reason, &actor],
             )
             .await?;
         }
@@ -413,7 +415,7 @@ impl PgStore {
 
     async fn try_adjust(&self, req: &Adjustment, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
         self.write(idem, async |tx| {
-            Self::lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref()).await?;
+            Self::lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref()).await?;
             let sku = get_sku_with(tx, &req.sku, self.now()).await?;
             Ok(sku)
         })
@@ -423,7 +425,7 @@ impl PgStore {
     async fn try_rebalance_one(&self, sku: &str) -> TxResult<bool> {
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        let changed = Self::lock_and_rebalance(&tx, sku, 0, None).await?;
+        let changed = Self::lock_and_rebalance(&tx, sku, 0, None, None).await?;
         tx.commit().await?;
         Ok(changed)
     }
@@ -565,7 +567,7 @@ impl StockStore for PgStore {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
-                "SELECT id, delta, held_delta, kind, ref, at FROM ledger WHERE sku = $1 AND id > $2 ORDER BY id LIMIT $3",
+                "SELECT id, delta, held_delta, kind, ref, at, actor FROM ledger WHERE sku = $1 AND id > $2 ORDER BY id LIMIT $3",
             )
             .await
             .map_err(map_error)?;
@@ -587,6 +589,7 @@ impl StockStore for PgStore {
                     kind: LedgerKind::parse(kind)
                         .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?,
                     reference: r.get(4),
+                    actor: r.get(6),
                     at: r.get(5),
                 })
             })

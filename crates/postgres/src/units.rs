@@ -35,14 +35,14 @@ fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
 hln AS (
     INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $3::text, $1, -1, n FROM cnt WHERE n > 0),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT $1, 0, n, 'hold', $3::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT $1, 0, n, 'hold', $3::text, $8::text FROM cnt WHERE n > 0)"
     } else {
         "rec AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
       FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref) SELECT $1, -n, 0, 'allocation', $3::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT $1, -n, 0, 'allocation', $3::text, $8::text FROM cnt WHERE n > 0)"
     };
     let status = if hold { "held" } else { "allocated" };
     format!(
@@ -77,7 +77,7 @@ fn skip_locked_sql(order: &str, hold: bool) -> String {
 }
 
 fn locked_ids_sql(order: &str, hold: bool) -> String {
-    claim_sql("SELECT unnest($8::int8[]) AS id", order, hold)
+    claim_sql("SELECT unnest($9::int8[]) AS id", order, hold)
 }
 
 /// What one claim attempt found.
@@ -123,8 +123,16 @@ async fn run_claim<C: GenericClient>(
 ) -> TxResult<Attempt> {
     let stmt = c.prepare_cached(sql).await?;
     let strategy = req.strategy.name();
-    let mut params: Vec<&(dyn ToSql + Sync)> =
-        vec![&req.sku, &p.wanted, &req.id, &p.least, &strategy, &p.now, &p.expires_at];
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+        &req.sku,
+        &p.wanted,
+        &req.id,
+        &p.least,
+        &strategy,
+        &p.now,
+        &p.expires_at,
+        &req.actor,
+    ];
     if let Some(ids) = ids {
         params.push(ids);
     }
@@ -216,9 +224,11 @@ impl PgStore {
             }
             let n = inserted.len() as i64;
             let stmt = tx
-                .prepare_cached("INSERT INTO ledger (sku, delta, held_delta, kind) VALUES ($1, $2, 0, 'units_received')")
+                .prepare_cached(
+                    "INSERT INTO ledger (sku, delta, held_delta, kind, actor) VALUES ($1, $2, 0, 'units_received', $3)",
+                )
                 .await?;
-            tx.execute(&stmt, &[&req.sku, &n]).await?;
+            tx.execute(&stmt, &[&req.sku, &n, &req.actor]).await?;
             let created = UnitsCreated { created: n as u64 };
             Ok(created)
         })

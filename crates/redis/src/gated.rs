@@ -118,11 +118,21 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
     async fn get_hold(&self, id: &str) -> Result<Hold> {
         self.inner.get_hold(id).await
     }
-    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
-        self.inner.confirm_hold(id, idem).await
+    async fn confirm_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        self.inner.confirm_hold(id, actor, idem).await
     }
-    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
-        let result = self.inner.release_hold(id, idem).await;
+    async fn release_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        let result = self.inner.release_hold(id, actor, idem).await;
         if let Ok(Executed::Fresh(hold)) = &result {
             self.gate.after_release(hold).await;
         }

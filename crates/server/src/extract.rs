@@ -226,6 +226,19 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
     }
 }
 
+/// Who makes the request, for the ledger: the id of its API key (`None` on a server that
+/// requires no keys).
+pub struct Actor(pub Option<String>);
+
+impl FromRequestParts<Arc<AppState>> for Actor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let who = parts.extensions.get::<crate::access::Principal>();
+        Ok(Actor(who.and_then(|p| p.key_id.clone())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 conformance!(
     authorization_matrix,
     keys_over_http_and_revocation,
-    a_key_is_held_to_its_rate
+    a_key_is_held_to_its_rate,
+    the_ledger_names_the_key
 );
 
 async fn key(ts: &TestServer, scopes: &[Scope]) -> (String, String) {
@@ -222,5 +223,68 @@ async fn a_key_is_held_to_its_rate(ts: &TestServer) {
         let (s, b) = send(ts, "GET", &format!("/v1/skus/R{i}"), Some(&other)).await;
         let expected = if *status == 201 { 200 } else { 404 };
         assert_eq!(s, expected, "R{i} after {status}: {b}");
+    }
+}
+
+/// Every ledger entry names the key that made the change (the actor): creation, adjustment,
+/// allocation, hold and its confirmation — through the backend's default strategy
+/// (`batched` on PostgreSQL) — and units received and claimed.
+async fn the_ledger_names_the_key(ts: &TestServer) {
+    let (ops_id, ops) = key(ts, &[Scope::StockWrite, Scope::UnitsWrite]).await;
+    let (shop_id, shop) = key(ts, &[Scope::StockWrite]).await;
+    let (ops, shop) = (format!("Bearer {ops}"), format!("Bearer {shop}"));
+    ts.ok_with(&ops, "/v1/skus", json!({"sku": "A", "on_hand": 10})).await;
+    ts.ok_with(&ops, "/v1/skus/A/adjustments", json!({"delta": 5, "reason": "count"}))
+        .await;
+    ts.ok_with(
+        &shop,
+        "/v1/allocations",
+        json!({"lines": [{"sku": "A", "quantity": 2}]}),
+    )
+    .await;
+    let hold = ts
+        .ok_with(
+            &shop,
+            "/v1/holds",
+            json!({"lines": [{"sku": "A", "quantity": 1}], "ttl_ms": 60000}),
+        )
+        .await;
+    let confirm = format!("/v1/holds/{}/confirm", hold["id"].as_str().unwrap());
+    let (s, b) = send(ts, "POST", &confirm, Some(&ops)).await;
+    assert_eq!(s, 200, "{b}");
+    let (_, ledger) = send(ts, "GET", "/v1/skus/A/ledger", Some(&ops)).await;
+    let actors: Vec<(String, String)> = ledger["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["actor"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    let expect = |kind: &str, who: &str| (kind.to_string(), who.to_string());
+    assert_eq!(
+        actors,
+        vec![
+            expect("created", &ops_id),
+            expect("adjustment", &ops_id),
+            expect("allocation", &shop_id),
+            expect("hold", &shop_id),
+            expect("hold_confirmed", &ops_id),
+        ]
+    );
+    ts.ok_with(
+        &ops,
+        "/v1/skus/U/units",
+        json!({"units": [{"serial": "1"}, {"serial": "2"}]}),
+    )
+    .await;
+    ts.ok_with(&ops, "/v1/unit-allocations", json!({"sku": "U", "quantity": 1}))
+        .await;
+    let (_, ledger) = send(ts, "GET", "/v1/skus/U/ledger", Some(&ops)).await;
+    for e in ledger["entries"].as_array().unwrap() {
+        assert_eq!(e["actor"], ops_id.as_str(), "{e}");
     }
 }

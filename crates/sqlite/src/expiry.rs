@@ -11,7 +11,13 @@ use rusqlite::{params, Connection};
 /// Finish `held` holds: mark them `to`, give stock back to its buckets (or take it out of
 /// `on_hand` too when confirming), return or allocate their units, one ledger entry per
 /// line. Conditional on `status = 'held'`: each hold is finished once.
-pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_us: i64) -> Result<u64> {
+pub(crate) fn finish_holds(
+    c: &Connection,
+    ids: &[String],
+    to: HoldStatus,
+    now_us: i64,
+    actor: Option<&str>,
+) -> Result<u64> {
     let confirm = to == HoldStatus::Confirmed;
     let mut done = 0;
     for id in ids {
@@ -41,11 +47,11 @@ pub(crate) fn finish_holds(c: &Connection, ids: &[String], to: HoldStatus, now_u
         .and_then(|mut s| s.execute(params![id, confirm]))
         .map_err(map_error)?;
         c.prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us)
-             SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor)
+             SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4, ?5
                FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
         )
-        .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us]))
+        .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us, actor]))
         .map_err(map_error)?;
     }
     Ok(done)
@@ -60,5 +66,5 @@ pub(crate) fn expire_overdue_on(c: &Connection, sku: &str, now_us: i64) -> Resul
         )
         .and_then(|mut s| s.query_map(params![sku, now_us], |r| r.get(0))?.collect())
         .map_err(map_error)?;
-    finish_holds(c, &ids, HoldStatus::Expired, now_us)
+    finish_holds(c, &ids, HoldStatus::Expired, now_us, None)
 }

@@ -113,14 +113,15 @@ pub(crate) fn insert_hold_line(
     bucket: i64,
     quantity: i64,
     now_us: i64,
+    actor: Option<&str>,
 ) -> Result<()> {
     c.prepare_cached("INSERT INTO hold_lines (hold_id, sku, bucket, quantity) VALUES (?1, ?2, ?3, ?4)")
         .and_then(|mut s| s.execute(params![id, sku, bucket, quantity]))
         .map_err(map_error)?;
     c.prepare_cached(
-        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, 0, ?2, 'hold', ?3, ?4)",
+        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, 0, ?2, 'hold', ?3, ?4, ?5)",
     )
-    .and_then(|mut s| s.execute(params![sku, quantity, id, now_us]))
+    .and_then(|mut s| s.execute(params![sku, quantity, id, now_us, actor]))
     .map_err(map_error)?;
     Ok(())
 }
@@ -143,7 +144,15 @@ impl HoldStore for SqliteStore {
                 now,
             )?;
             for (line, b) in hold.lines.iter().zip(buckets) {
-                insert_hold_line(tx, &hold.id, &line.sku, b, line.quantity, now)?;
+                insert_hold_line(
+                    tx,
+                    &hold.id,
+                    &line.sku,
+                    b,
+                    line.quantity,
+                    now,
+                    req.take.actor.as_deref(),
+                )?;
             }
             Ok(hold)
         })
@@ -155,13 +164,18 @@ impl HoldStore for SqliteStore {
         self.call(move |c| read_hold(c, &id, now_us())).await
     }
 
-    async fn confirm_hold(&self, id: &str, idem: Option<Idempotency<Allocation>>) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
         let id = id.to_string();
         self.write(idem, move |tx| {
             let now = now_us();
             let h = hold_row(tx, &id)?;
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
-                finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Confirmed, now)?;
+                finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Confirmed, now, actor.as_deref())?;
                 tx.prepare_cached(
                     "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
                 )
@@ -175,7 +189,12 @@ impl HoldStore for SqliteStore {
         .await
     }
 
-    async fn release_hold(&self, id: &str, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+    async fn release_hold(
+        &self,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
         let id = id.to_string();
         self.write(idem, move |tx| {
             let now = now_us();
@@ -188,10 +207,16 @@ impl HoldStore for SqliteStore {
                     })
                 }
                 HoldStatus::Expired if h.stored == HoldStatus::Held => {
-                    finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Expired, now)?;
+                    finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Expired, now, None)?;
                 }
                 HoldStatus::Held => {
-                    finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Released, now)?;
+                    finish_holds(
+                        tx,
+                        std::slice::from_ref(&id),
+                        HoldStatus::Released,
+                        now,
+                        actor.as_deref(),
+                    )?;
                 }
                 _ => {}
             }
@@ -209,7 +234,7 @@ impl HoldStore for SqliteStore {
                 )
                 .and_then(|mut s| s.query_map(params![now, max_holds.max(1)], |r| r.get(0))?.collect())
                 .map_err(map_error)?;
-            finish_holds(tx, &ids, HoldStatus::Expired, now)
+            finish_holds(tx, &ids, HoldStatus::Expired, now, None)
         })
         .await
     }

@@ -141,7 +141,13 @@ pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, n
     Ok(taken_buckets)
 }
 
-fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&str>) -> Result<bool> {
+fn lock_and_rebalance(
+    tx: &Connection,
+    sku: &str,
+    delta: i64,
+    reason: Option<&str>,
+    actor: Option<&str>,
+) -> Result<bool> {
     let counts: Vec<BucketCounts> = tx
         .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE sku = ?1 ORDER BY bucket")
         .and_then(|mut s| {
@@ -171,9 +177,9 @@ fn lock_and_rebalance(tx: &Connection, sku: &str, delta: i64, reason: Option<&st
     }
     if delta != 0 {
         tx.prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'adjustment', ?3, ?4)",
+            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'adjustment', ?3, ?4, ?5)",
         )
-        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us()]))
+        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us(), actor]))
         .map_err(map_error)?;
     }
     Ok(!plan.is_empty())
@@ -224,8 +230,8 @@ impl StockStore for SqliteStore {
                 .map_err(map_error)?;
             }
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'created', ?3)",
-                params![req.sku, req.on_hand, now_us()],
+                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us, actor) VALUES (?1, ?2, 0, 'created', ?3, ?4)",
+                params![req.sku, req.on_hand, now_us(), req.actor],
             )
             .map_err(map_error)?;
             Ok(Sku::created(&req))
@@ -240,7 +246,7 @@ impl StockStore for SqliteStore {
 
     async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         self.write(idem, move |tx| {
-            lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref())?;
+            lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref())?;
             get_sku_with(tx, &req.sku, now_us())
         })
         .await
@@ -251,7 +257,7 @@ impl StockStore for SqliteStore {
         self.call(move |c| {
             let rows = c
                 .prepare_cached(
-                    "SELECT id, delta, held_delta, kind, ref, at_us FROM ledger WHERE sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+                    "SELECT id, delta, held_delta, kind, ref, at_us, actor FROM ledger WHERE sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
                 )
                 .and_then(|mut s| {
                     s.query_map(params![sku, after, limit], |r| {
@@ -268,6 +274,7 @@ impl StockStore for SqliteStore {
                                 )
                             })?,
                             reference: r.get(4)?,
+                            actor: r.get(6)?,
                             at: from_us(r.get(5)?),
                         })
                     })?
@@ -293,9 +300,9 @@ impl StockStore for SqliteStore {
             take_lines(tx, &req, Take::Allocate, now)?;
             for line in &req.lines {
                 tx.prepare_cached(
-                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
+                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
                 )
-                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now]))
+                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now, req.actor]))
                 .map_err(map_error)?;
             }
             let now = from_us(now);
@@ -327,7 +334,7 @@ impl StockStore for SqliteStore {
             };
             let mut changed = 0;
             for s in &skus {
-                if lock_and_rebalance(tx, s, 0, None)? {
+                if lock_and_rebalance(tx, s, 0, None, None)? {
                     changed += 1;
                 }
             }

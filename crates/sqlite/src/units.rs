@@ -65,9 +65,9 @@ impl UnitStore for SqliteStore {
                 created += 1;
             }
             tx.prepare_cached(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us) VALUES (?1, ?2, 0, 'units_received', ?3)",
+                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us, actor) VALUES (?1, ?2, 0, 'units_received', ?3, ?4)",
             )
-            .and_then(|mut s| s.execute(params![req.sku, created as i64, now]))
+            .and_then(|mut s| s.execute(params![req.sku, created as i64, now, req.actor]))
             .map_err(map_error)?;
             Ok(UnitsCreated { created })
         })
@@ -158,7 +158,7 @@ fn record_claim(
     }];
     if let Some(exp) = expires_at {
         insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-        return insert_hold_line(tx, &req.id, &req.sku, -1, got, now);
+        return insert_hold_line(tx, &req.id, &req.sku, -1, got, now, req.actor.as_deref());
     }
     let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     tx.prepare_cached(
@@ -167,9 +167,9 @@ fn record_claim(
     .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
     .map_err(map_error)?;
     tx.prepare_cached(
-        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us) VALUES (?1, ?2, 0, 'allocation', ?3, ?4)",
+        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
     )
-    .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now]))
+    .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now, req.actor]))
     .map_err(map_error)?;
     Ok(())
 }

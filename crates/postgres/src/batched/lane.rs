@@ -59,11 +59,11 @@ async fn run_direct(op: Op, store: PgStore) {
         Op::Hold { req, idem, reply, .. } => {
             let _ = reply.send(store.create_hold(req, idem).await);
         }
-        Op::Confirm { id, idem, reply } => {
-            let _ = reply.send(store.confirm_hold(&id, idem).await);
+        Op::Confirm { id, actor, idem, reply } => {
+            let _ = reply.send(store.confirm_hold(&id, actor, idem).await);
         }
-        Op::Release { id, idem, reply } => {
-            let _ = reply.send(store.release_hold(&id, idem).await);
+        Op::Release { id, actor, idem, reply } => {
+            let _ = reply.send(store.release_hold(&id, actor, idem).await);
         }
     }
 }

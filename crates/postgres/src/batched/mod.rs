@@ -121,11 +121,12 @@ impl PgStore {
     pub(crate) async fn confirm_batched(
         &self,
         id: &str,
+        actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
         lane_sku: String,
     ) -> Result<Executed<Allocation>> {
         let id = id.to_string();
-        self.submit_batched(lane_sku, |reply| Op::Confirm { id, idem, reply })
+        self.submit_batched(lane_sku, |reply| Op::Confirm { id, actor, idem, reply })
             .await
     }
 
@@ -133,11 +134,12 @@ impl PgStore {
     pub(crate) async fn release_batched(
         &self,
         id: &str,
+        actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
         lane_sku: String,
     ) -> Result<Executed<Hold>> {
         let id = id.to_string();
-        self.submit_batched(lane_sku, |reply| Op::Release { id, idem, reply })
+        self.submit_batched(lane_sku, |reply| Op::Release { id, actor, idem, reply })
             .await
     }
 }

@@ -30,11 +30,13 @@ pub(super) enum Op {
     },
     Confirm {
         id: String,
+        actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
         reply: Reply<Allocation>,
     },
     Release {
         id: String,
+        actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
         reply: Reply<Hold>,
     },

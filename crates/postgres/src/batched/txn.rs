@@ -353,19 +353,19 @@ impl BatchTx<'_> {
         let op = &self.batch[i].op;
         let answer = match op {
             Op::Allocate { req, lines_json, .. } => {
-                w.ledger(&req.lines, OpKind::Allocate, &req.id);
+                w.ledger(&req.lines, OpKind::Allocate, &req.id, req.actor.as_deref());
                 w.allocation(&req.id, req.strategy.into(), lines_json);
                 Answer::Allocation(req.to_allocation(self.now))
             }
             Op::Hold { req, lines_json, .. } => {
                 let hold = req.to_hold(self.now);
-                w.ledger(&hold.lines, OpKind::Hold, &hold.id);
+                w.ledger(&hold.lines, OpKind::Hold, &hold.id, req.take.actor.as_deref());
                 w.new_hold(&hold, lines_json);
                 Answer::Hold(hold)
             }
-            Op::Confirm { id, .. } => {
+            Op::Confirm { id, actor, .. } => {
                 let h = &self.holds[id];
-                w.ledger(&h.lines, OpKind::Confirm, id);
+                w.ledger(&h.lines, OpKind::Confirm, id, actor.as_deref());
                 w.finish(id, HoldStatus::Confirmed);
                 w.allocation(id, h.strategy, &h.lines_json);
                 Answer::Allocation(Allocation {
@@ -376,9 +376,9 @@ impl BatchTx<'_> {
                     created_at: self.now,
                 })
             }
-            Op::Release { id, .. } => {
+            Op::Release { id, actor, .. } => {
                 let h = &self.holds[id];
-                w.ledger(&h.lines, OpKind::Release, id);
+                w.ledger(&h.lines, OpKind::Release, id, actor.as_deref());
                 w.finish(id, HoldStatus::Released);
                 Answer::Hold(Hold {
                     id: id.clone(),

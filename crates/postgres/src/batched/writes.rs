@@ -16,14 +16,15 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$10..$12` allocations (id, strategy, lines), `$13` now;
 /// - `$14..$16` new holds (id, lines, expires_at), `$17..$19` their lines (hold, sku, q; bucket 0);
 /// - `$20, $21` finished holds (id, new status), conditional on `status = 'held'`;
-/// - `$22..$25` stored responses of idempotent requests.
+/// - `$22..$25` stored responses of idempotent requests;
+/// - `$26` the ledger rows' actors (beside `$5..$9`).
 pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.sku = d.sku AND s.bucket = d.b),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref)
-    SELECT * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[])),
+    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
+    SELECT * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[])),
 alo AS (
     INSERT INTO allocations (id, status, strategy, lines, created_at)
     SELECT t.id, 'allocated', t.st, t.lines, $13 FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
@@ -55,6 +56,7 @@ pub(super) struct Writes {
     l_held: Vec<i64>,
     l_kind: Vec<&'static str>,
     l_ref: Vec<String>,
+    l_actor: Vec<Option<String>>,
     a_id: Vec<String>,
     a_strategy: Vec<&'static str>,
     a_lines: Vec<serde_json::Value>,
@@ -73,7 +75,7 @@ pub(super) struct Writes {
 }
 
 impl Writes {
-    pub(super) fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str) {
+    pub(super) fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str, actor: Option<&str>) {
         let (label, on, held) = match kind {
             OpKind::Allocate => (LedgerKind::Allocation, -1, 0),
             OpKind::Hold => (LedgerKind::Hold, 0, 1),
@@ -86,6 +88,7 @@ impl Writes {
             self.l_held.push(held * l.quantity);
             self.l_kind.push(label.as_str());
             self.l_ref.push(reference.to_string());
+            self.l_actor.push(actor.map(str::to_string));
         }
     }
 
@@ -122,8 +125,8 @@ impl Writes {
         self.k_body.push(resp.body);
     }
 
-    /// The 25 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`.
-    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>) -> [&'a Param; 25] {
+    /// The 26 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`.
+    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>) -> [&'a Param; 26] {
         [
             &self.u_sku,
             &self.u_bucket,
@@ -150,6 +153,7 @@ impl Writes {
             &self.k_fp,
             &self.k_status,
             &self.k_body,
+            &self.l_actor,
         ]
     }
 }

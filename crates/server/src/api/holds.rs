@@ -11,11 +11,13 @@ pub(super) async fn create_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<HoldBody>,
 ) -> Result<Response, ApiError> {
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
-    let req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
+    req.take.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.create_hold(req, idem).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
@@ -40,10 +42,11 @@ pub(super) async fn confirm_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
-    let result = st.store.confirm_hold(&id, idem).await;
+    let result = st.store.confirm_hold(&id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
@@ -59,10 +62,11 @@ pub(super) async fn release_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
-    let result = st.store.release_hold(&id, idem).await;
+    let result = st.store.release_hold(&id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

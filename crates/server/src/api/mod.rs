@@ -13,7 +13,7 @@ mod stock;
 mod units;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{IdempotencyKey, JsonBody};
+use crate::extract::{Actor, IdempotencyKey, JsonBody};
 use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};

@@ -14,9 +14,11 @@ pub(super) async fn create_sku(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<CreateSkuBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::create_sku(body.value, &st.limits)?;
+    let mut req = allot_core::validate::create_sku(body.value, &st.limits)?;
+    req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(StatusCode::CREATED, st.store.create_sku(req, idem).await?))
 }
@@ -36,9 +38,11 @@ pub(super) async fn adjust_sku(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<AdjustmentBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
+    let mut req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
+    req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
     let result = st.store.adjust(req, idem).await?;
     Ok(respond(StatusCode::OK, result))
@@ -75,11 +79,13 @@ pub(super) async fn create_allocation(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<AllocationBody>,
 ) -> Result<Response, ApiError> {
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
-    let req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
+    req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.allocate(req, idem).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);

@@ -12,9 +12,11 @@ pub(super) async fn add_units(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<UnitsBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
+    let mut req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
+    req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(StatusCode::CREATED, st.store.add_units(req, idem).await?))
 }
@@ -28,6 +30,7 @@ pub(super) async fn claim_units(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
+    Actor(actor): Actor,
     body: JsonBody<UnitAllocationBody>,
 ) -> Result<Response, ApiError> {
     let strategy = match body.value.strategy.as_deref() {
@@ -37,7 +40,8 @@ pub(super) async fn claim_units(
             .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
     };
     let id = uuid::Uuid::new_v4().to_string();
-    let req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
+    req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.claim_units(req, idem).await;
     count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
