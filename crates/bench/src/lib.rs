@@ -6,6 +6,8 @@
 //! whole service as its users see it.
 
 mod bookings;
+mod chaos;
+mod cluster;
 mod compare;
 mod flash_sale;
 mod holds;
@@ -14,6 +16,7 @@ mod queue;
 mod units;
 
 pub use bookings::{bookings_bench, BookingsOptions};
+pub use chaos::{chaos, render_chaos, ChaosOptions, ChaosReport, Scenario};
 pub use compare::{
     create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_tps,
     redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,

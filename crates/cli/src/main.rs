@@ -57,6 +57,22 @@ enum Cmd {
     /// API keys: create (prints the secret once), list, revoke.
     #[command(subcommand)]
     Keys(keys::KeysCmd),
+    /// Fault scenarios with Jepsen-style checks (bounded, loopback only, on PostgreSQL clusters
+    /// the suite makes itself); exits 1 when a check fails.
+    Chaos(ChaosArgs),
+}
+
+#[derive(Args)]
+struct ChaosArgs {
+    /// sqlite-kill, pg-restart-fast, pg-restart-immediate, or all.
+    #[arg(long, default_value = "all")]
+    scenario: String,
+    /// Concurrent clients.
+    #[arg(short = 'c', long, default_value_t = 32)]
+    clients: usize,
+    /// Requests per scenario (each one unit, each with its own Idempotency-Key).
+    #[arg(short = 'n', long, default_value_t = 3000)]
+    requests: u64,
 }
 
 #[derive(Args, Clone)]
@@ -118,6 +134,33 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
         Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
+        Cmd::Chaos(a) => chaos(a).await?,
+    }
+    Ok(())
+}
+
+async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {
+    use allot_bench::Scenario;
+    let scenarios: Vec<Scenario> = if a.scenario == "all" {
+        Scenario::ALL.to_vec()
+    } else {
+        let s = Scenario::ALL.into_iter().find(|s| s.name() == a.scenario);
+        vec![s.with_context(|| format!("no scenario `{}`", a.scenario))?]
+    };
+    let mut reports = Vec::new();
+    for scenario in scenarios {
+        eprintln!("== {}", scenario.name());
+        let opts = allot_bench::ChaosOptions {
+            scenario,
+            allot_bin: std::env::current_exe()?,
+            clients: a.clients,
+            requests: a.requests,
+        };
+        reports.push(allot_bench::chaos(&opts).await?);
+    }
+    print!("{}", allot_bench::render_chaos(&reports));
+    if reports.iter().any(|r| !r.violations.is_empty()) {
+        std::process::exit(1);
     }
     Ok(())
 }

@@ -138,6 +138,11 @@ pub enum AllotError {
         /// The scope's name (`stock:write`).
         scope: &'static str,
     },
+    /// The database connection broke while the request's transaction was committing: it may
+    /// or may not have been applied (the one case where allot cannot know). HTTP 503
+    /// `outcome_unknown`; a retry with the same `Idempotency-Key` tells (a replay: it was).
+    #[error("the database connection broke while committing: the request may have been applied; retry it with the same Idempotency-Key to learn which")]
+    OutcomeUnknown,
     /// The database (or Redis) is down; nothing was applied. HTTP 503.
     #[error("store unavailable: {0}")]
     Unavailable(String),
@@ -207,6 +212,7 @@ impl AllotError {
             AllotError::Unauthenticated(_) => "unauthenticated",
             AllotError::RateLimited { .. } => "rate_limited",
             AllotError::Unavailable(_) => "unavailable",
+            AllotError::OutcomeUnknown => "outcome_unknown",
             AllotError::Internal(_) => "internal",
         }
     }

@@ -188,7 +188,7 @@ impl PgStore {
         if let Some(idem) = idem {
             idem_store(&tx, idem, &value).await?;
         }
-        tx.commit().await?;
+        tx.commit().await.map_err(commit_error)?;
         Ok(Ok(Executed::Fresh(value)))
     }
 }
@@ -200,6 +200,18 @@ pub(crate) async fn backoff_sleep(n: u32) {
     let r: u64 = rand::rng().random();
     let delay_us = retry::Backoff::default().delay_us(n.saturating_sub(1), r);
     tokio::time::sleep(Duration::from_micros(delay_us)).await;
+}
+
+/// An error of `COMMIT` itself: with an SQLSTATE the server refused the commit (nothing was
+/// applied; 40001 retries as usual); without one the connection broke while committing, and
+/// the transaction may have committed or not: `outcome_unknown`, never `unavailable`, whose
+/// promise is that nothing was applied.
+pub(crate) fn commit_error(e: tokio_postgres::Error) -> TxErr {
+    if e.code().is_none() {
+        TxErr::Fail(AllotError::OutcomeUnknown)
+    } else {
+        TxErr::from(e)
+    }
 }
 
 /// What the body of a [`PgStore::write_or`] decided.

@@ -121,7 +121,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
         AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
         AllotError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-        AllotError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        AllotError::Unavailable(_) | AllotError::OutcomeUnknown => StatusCode::SERVICE_UNAVAILABLE,
         AllotError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -190,7 +190,7 @@ impl IntoResponse for ApiError {
                 let secs = retry_after_ms.div_ceil(1000).max(1);
                 resp.headers_mut().insert("retry-after", HeaderValue::from(secs));
             }
-            AllotError::IdempotencyKeyInUse | AllotError::Unavailable(_) => {
+            AllotError::IdempotencyKeyInUse | AllotError::Unavailable(_) | AllotError::OutcomeUnknown => {
                 resp.headers_mut().insert("retry-after", HeaderValue::from(1u64));
             }
             _ => {}

@@ -99,7 +99,18 @@ pub(super) async fn batch_tx(
         };
         b.outcomes[i] = Some(outcome);
     }
-    b.write_and_commit(&w).await?;
+    if let Err(e) = b.write_and_commit(&w).await {
+        // Pipelined with COMMIT: a broken connection leaves every write of the batch in
+        // doubt (committed or not); an error with an SQLSTATE means nothing was applied.
+        if e.code().is_some() {
+            return Err(e);
+        }
+        for o in b.outcomes.iter_mut() {
+            if matches!(o, Some(Outcome::Fresh(_))) {
+                *o = Some(Outcome::Fail(AllotError::OutcomeUnknown));
+            }
+        }
+    }
     Ok(b.outcomes
         .into_iter()
         .map(|o| o.expect("every request decided"))

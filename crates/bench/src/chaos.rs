@@ -1,0 +1,440 @@
+//! The fault suite (`allot chaos`): a load of allocations, each with its own
+//! `Idempotency-Key`, against an `allot serve` child process, a fault in the middle, then
+//! Jepsen-style checks of what clients were told against what the database holds:
+//!
+//! - every answer is 2xx, a 4xx, `503`, or no answer at all (the server died): anything else
+//!   is a failure;
+//! - every request without a 201 (a 503 or no answer) is retried with its key until it is
+//!   answered: a 503 whose retry is a *replay* was applied after all — a failure ("503 means
+//!   nothing was applied"); an unanswered one may have been applied or not, and its retry
+//!   must apply it exactly once;
+//! - bank: the SKU's stock taken equals the number of distinct keys applied (nothing lost,
+//!   nothing twice), and the audit is clean.
+//!
+//! Every run is bounded in time and sends traffic to loopback only; the PostgreSQL clusters
+//! are the suite's own ([`crate::cluster`]), never the shared server.
+
+use crate::cluster::{free_port, PgCluster, StopMode};
+use crate::BenchError;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A fault scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// SIGKILL of the server on SQLite mid-load, then a restart on the same file.
+    SqliteKill,
+    /// `pg_ctl restart -m fast` of the cluster under `batched` and `atomic` load.
+    PgRestartFast,
+    /// `pg_ctl restart -m immediate` (crash recovery) under the same load.
+    PgRestartImmediate,
+}
+
+impl Scenario {
+    /// Every scenario.
+    pub const ALL: [Scenario; 3] = [
+        Scenario::SqliteKill,
+        Scenario::PgRestartFast,
+        Scenario::PgRestartImmediate,
+    ];
+
+    /// Its name (`--scenario`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::SqliteKill => "sqlite-kill",
+            Scenario::PgRestartFast => "pg-restart-fast",
+            Scenario::PgRestartImmediate => "pg-restart-immediate",
+        }
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ChaosOptions {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The `allot` binary to run as the server (the running one).
+    pub allot_bin: PathBuf,
+    /// Concurrent clients.
+    pub clients: usize,
+    /// Requests (each one unit, each with its own key).
+    pub requests: u64,
+}
+
+/// What a scenario found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChaosReport {
+    /// The scenario's name.
+    pub scenario: String,
+    /// Requests sent.
+    pub operations: u64,
+    /// Answered 201.
+    pub acknowledged: u64,
+    /// Answered 503 (then retried with their keys).
+    pub failed_503: u64,
+    /// Not answered (the server died; retried with their keys).
+    pub unanswered: u64,
+    /// From the fault to the first 201 once the fault is over (the restart done), ms.
+    pub recovery_ms: u64,
+    /// Keys whose effect is missing from the database (must be 0).
+    pub lost: u64,
+    /// Units taken beyond one per key (must be 0).
+    pub applied_twice: u64,
+    /// Every check that failed, in words (empty: the scenario passed).
+    pub violations: Vec<String>,
+}
+
+/// The allot server child process of a scenario.
+struct Server {
+    child: tokio::process::Child,
+    url: String,
+}
+
+async fn start_server(bin: &PathBuf, port: u16, database_url: &str) -> Result<Server, BenchError> {
+    let child = tokio::process::Command::new(bin)
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--database-url",
+            database_url,
+        ])
+        .args(["--pool-wait-ms", "1000", "--request-timeout-ms", "40000"])
+        .env("ALLOT_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| BenchError::Setup(format!("cannot start {}: {e}", bin.display())))?;
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    wait_healthy(&server.url, Duration::from_secs(30)).await?;
+    Ok(server)
+}
+
+async fn wait_healthy(url: &str, within: Duration) -> Result<(), BenchError> {
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if let Ok(r) = client.get(format!("{url}/healthz")).send().await {
+            if r.status().is_success() {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(BenchError::Setup(format!("{url} not healthy within {within:?}")))
+}
+
+/// One request's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Created,
+    Unavailable,
+    Unanswered,
+    Other(u16),
+}
+
+fn body(strategy: &str) -> Value {
+    json!({"lines": [{"sku": "CHAOS", "quantity": 1}], "strategy": strategy})
+}
+
+/// Send request `i` once; `replayed` tells whether a 201 was a replay.
+async fn send(client: &reqwest::Client, url: &str, strategies: &[&str], i: u64) -> (Answer, bool) {
+    let strategy = strategies[i as usize % strategies.len()];
+    let sent = client
+        .post(format!("{url}/v1/allocations"))
+        .header("idempotency-key", format!("chaos-{i}"))
+        .json(&body(strategy))
+        .send()
+        .await;
+    match sent {
+        Err(_) => (Answer::Unanswered, false),
+        Ok(r) => {
+            let replayed = r.headers().contains_key("idempotent-replayed");
+            match r.status().as_u16() {
+                201 => (Answer::Created, replayed),
+                // A 503 `outcome_unknown` promises nothing: like no answer, its retry decides.
+                503 => match r.json::<Value>().await {
+                    Ok(b) if b["error"]["code"] == "outcome_unknown" => (Answer::Unanswered, false),
+                    _ => (Answer::Unavailable, false),
+                },
+                s => (Answer::Other(s), false),
+            }
+        }
+    }
+}
+
+/// What the load saw: each request's answer, and the instants of the 201s.
+struct Seen {
+    answers: Mutex<Vec<Option<Answer>>>,
+    acks: Mutex<Vec<Instant>>,
+    done: AtomicU64,
+}
+
+async fn drive(url: String, strategies: Vec<&'static str>, clients: usize, n: u64, seen: Arc<Seen>) {
+    let next = Arc::new(AtomicU64::new(0));
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(45))
+        .build()
+        .expect("a client");
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..clients.max(1) {
+        let (url, strategies, client, next, seen) = (
+            url.clone(),
+            strategies.clone(),
+            client.clone(),
+            next.clone(),
+            seen.clone(),
+        );
+        set.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    return;
+                }
+                let (answer, _) = send(&client, &url, &strategies, i).await;
+                if answer == Answer::Created {
+                    seen.acks.lock().unwrap_or_else(|p| p.into_inner()).push(Instant::now());
+                } else {
+                    // A client backs off after a failure, as a real one would.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                seen.answers.lock().unwrap_or_else(|p| p.into_inner())[i as usize] = Some(answer);
+                seen.done.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+    }
+    while set.join_next().await.is_some() {}
+}
+
+/// Retry every request that got no 201 with its key until it is applied (bounded); returns
+/// how many 503s turned out to have been applied before.
+async fn settle(
+    url: &str,
+    strategies: &[&str],
+    answers: &[Option<Answer>],
+    report: &mut ChaosReport,
+    first_ok: &mut Option<Instant>,
+) -> u64 {
+    let client = reqwest::Client::new();
+    let mut applied_after_503 = 0;
+    for (i, a) in answers.iter().enumerate() {
+        if matches!(a, Some(Answer::Created)) {
+            continue;
+        }
+        let mut settled = false;
+        for _ in 0..50 {
+            match send(&client, url, strategies, i as u64).await {
+                (Answer::Created, replayed) => {
+                    first_ok.get_or_insert_with(Instant::now);
+                    if replayed && *a == Some(Answer::Unavailable) {
+                        applied_after_503 += 1;
+                    }
+                    settled = true;
+                    break;
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+        if !settled {
+            report
+                .violations
+                .push(format!("request {i} could not be settled with its key"));
+        }
+    }
+    applied_after_503
+}
+
+/// Run `opts.scenario` and check it.
+pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
+    let cluster = match opts.scenario {
+        Scenario::SqliteKill => None,
+        _ => Some(PgCluster::start()?),
+    };
+    let file = std::env::temp_dir().join(format!("allot-chaos-{}.db", crate::cluster::uuid_like()));
+    let database_url = match &cluster {
+        Some(c) => c.url(),
+        None => format!("sqlite://{}", file.display()),
+    };
+    let port = free_port()?;
+    let result = run_scenario(opts, cluster.as_ref(), &database_url, port).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+    result
+}
+
+async fn run_scenario(
+    opts: &ChaosOptions,
+    cluster: Option<&PgCluster>,
+    database_url: &str,
+    port: u16,
+) -> Result<ChaosReport, BenchError> {
+    let mut server = start_server(&opts.allot_bin, port, database_url).await?;
+    let initial = opts.requests as i64 * 2;
+    let sku = json!({"sku": "CHAOS", "on_hand": initial});
+    let (s, b) = crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", server.url), &sku).await?;
+    if s != 201 {
+        return Err(BenchError::Setup(format!("create the SKU: {s} {b}")));
+    }
+    let strategies: Vec<&'static str> = if cluster.is_some() {
+        vec!["batched", "atomic"]
+    } else {
+        vec!["serialized"]
+    };
+    let seen = Arc::new(Seen {
+        answers: Mutex::new(vec![None; opts.requests as usize]),
+        acks: Mutex::new(Vec::new()),
+        done: AtomicU64::new(0),
+    });
+    let driven = drive(
+        server.url.clone(),
+        strategies.clone(),
+        opts.clients,
+        opts.requests,
+        seen.clone(),
+    );
+    let load = tokio::spawn(driven);
+    while seen.done.load(Ordering::Relaxed) < opts.requests / 3 && !load.is_finished() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let fault_at = Instant::now();
+    server = inject(opts, cluster, server, port, database_url).await?;
+    let restored = Instant::now();
+    load.await.map_err(|e| BenchError::Setup(e.to_string()))?;
+    wait_healthy(&server.url, Duration::from_secs(60)).await?;
+    let timing = (fault_at, restored);
+    let report = check(opts, &server.url, &strategies, &seen, timing, initial).await;
+    let _ = server.child.kill().await;
+    report
+}
+
+/// The checks after the load: the answers, the retries with their keys, the recovery time
+/// (from the fault to the first 201 once the fault is over), the bank and the audit.
+async fn check(
+    opts: &ChaosOptions,
+    url: &str,
+    strategies: &[&str],
+    seen: &Seen,
+    (fault_at, restored): (Instant, Instant),
+    initial: i64,
+) -> Result<ChaosReport, BenchError> {
+    let answers = seen.answers.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let acks = seen.acks.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut first_ok = acks.iter().filter(|t| **t > restored).min().copied();
+    let mut report = tally(opts, &answers);
+    let applied_after_503 = settle(url, strategies, &answers, &mut report, &mut first_ok).await;
+    match first_ok {
+        Some(t) => report.recovery_ms = (t - fault_at).as_millis() as u64,
+        None if report.acknowledged < opts.requests => {
+            report.violations.push("nothing succeeded after the fault".into())
+        }
+        None => {}
+    }
+    if applied_after_503 > 0 {
+        report
+            .violations
+            .push(format!("{applied_after_503} requests answered 503 had been applied"));
+    }
+    bank(url, initial, opts.requests, &mut report).await?;
+    Ok(report)
+}
+
+/// Inject the scenario's fault; returns the server to talk to afterwards.
+async fn inject(
+    opts: &ChaosOptions,
+    cluster: Option<&PgCluster>,
+    mut server: Server,
+    port: u16,
+    database_url: &str,
+) -> Result<Server, BenchError> {
+    match (opts.scenario, cluster) {
+        (Scenario::SqliteKill, _) => {
+            server
+                .child
+                .start_kill()
+                .map_err(|e| BenchError::Setup(e.to_string()))?;
+            let _ = server.child.wait().await;
+            start_server(&opts.allot_bin, port, database_url).await
+        }
+        (s, Some(c)) => {
+            let mode = if s == Scenario::PgRestartFast {
+                StopMode::Fast
+            } else {
+                StopMode::Immediate
+            };
+            tokio::task::block_in_place(|| c.restart(mode))?;
+            Ok(server)
+        }
+        (_, None) => Err(BenchError::Setup("a PostgreSQL scenario without its cluster".into())),
+    }
+}
+
+fn tally(opts: &ChaosOptions, answers: &[Option<Answer>]) -> ChaosReport {
+    let mut r = ChaosReport {
+        scenario: opts.scenario.name().into(),
+        operations: opts.requests,
+        ..Default::default()
+    };
+    for a in answers {
+        match a {
+            Some(Answer::Created) => r.acknowledged += 1,
+            Some(Answer::Unavailable) => r.failed_503 += 1,
+            Some(Answer::Unanswered) | None => r.unanswered += 1,
+            Some(Answer::Other(s)) => r.violations.push(format!("an answer {s}: neither 2xx, 503 nor none")),
+        }
+    }
+    r
+}
+
+/// Bank: one unit taken per key, no more, no less; the audit clean.
+async fn bank(url: &str, initial: i64, requests: u64, report: &mut ChaosReport) -> Result<(), BenchError> {
+    let client = reqwest::Client::new();
+    let sku = crate::load::get(&client, &format!("{url}/v1/skus/CHAOS")).await?;
+    let taken = initial - sku["on_hand"].as_i64().unwrap_or(initial);
+    let expected = requests as i64;
+    report.lost = (expected - taken).max(0) as u64;
+    report.applied_twice = (taken - expected).max(0) as u64;
+    if taken != expected {
+        report
+            .violations
+            .push(format!("{taken} units taken for {expected} keys"));
+    }
+    let audit = crate::load::get(&client, &format!("{url}/v1/audit")).await?;
+    if audit["violations"] != json!([]) {
+        report.violations.push(format!("audit: {}", audit["violations"]));
+    }
+    Ok(())
+}
+
+/// The scenarios' table (Markdown).
+pub fn render_chaos(reports: &[ChaosReport]) -> String {
+    let mut s = String::from("| scenario | operations | acknowledged | 503 | unanswered | recovery ms | lost | applied twice | checks |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for r in reports {
+        let checks = if r.violations.is_empty() {
+            "ok".to_string()
+        } else {
+            r.violations.join("; ")
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.scenario,
+            r.operations,
+            r.acknowledged,
+            r.failed_503,
+            r.unanswered,
+            r.recovery_ms,
+            r.lost,
+            r.applied_twice,
+            checks
+        ));
+    }
+    s
+}

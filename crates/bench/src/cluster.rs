@@ -1,0 +1,151 @@
+//! A PostgreSQL cluster of the fault suite's own, on a free loopback port, made with Debian's
+//! tools (`initdb`, `pg_ctl`; `pg_config --bindir` says where they are) and removed when
+//! dropped. Never the shared server on 5432: other tests use it at the same time. As root
+//! (CI), the tools run as the `postgres` user through `runuser`, since PostgreSQL refuses to
+//! run as root.
+
+use crate::BenchError;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A cluster made for one scenario.
+pub struct PgCluster {
+    dir: PathBuf,
+    bindir: PathBuf,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+}
+
+/// How `pg_ctl` stops the server (PostgreSQL docs, "pg_ctl": `fast` rolls back and exits
+/// cleanly; `immediate` aborts, and the next start runs crash recovery).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopMode {
+    /// Clean shutdown.
+    Fast,
+    /// Abort: crash recovery at the next start.
+    Immediate,
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"))
+}
+
+/// Where `initdb` and `pg_ctl` are: `pg_config --bindir`, else the newest
+/// `/usr/lib/postgresql/*/bin` (Debian's layout).
+fn bindir() -> Result<PathBuf, BenchError> {
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if dir.join("initdb").exists() {
+            return Ok(dir);
+        }
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|e| BenchError::Setup(format!("no PostgreSQL binaries (initdb, pg_ctl): {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|p| p.join("initdb").exists())
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .ok_or_else(|| BenchError::Setup("no initdb under /usr/lib/postgresql".into()))
+}
+
+/// A free TCP port on 127.0.0.1 (bound and released; the cluster takes it right after).
+pub fn free_port() -> Result<u16, BenchError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| BenchError::Setup(e.to_string()))?;
+    Ok(l.local_addr().map_err(|e| BenchError::Setup(e.to_string()))?.port())
+}
+
+impl PgCluster {
+    /// `initdb` a new cluster in a temporary directory (trust on loopback) and start it.
+    pub fn start() -> Result<PgCluster, BenchError> {
+        let dir = std::env::temp_dir().join(format!("allot-chaos-pg-{}", uuid_like()));
+        std::fs::create_dir_all(&dir).map_err(|e| BenchError::Setup(e.to_string()))?;
+        if is_root() {
+            run(Command::new("chown").arg("postgres:postgres").arg(&dir))?;
+        }
+        let cluster = PgCluster {
+            dir,
+            bindir: bindir()?,
+            port: free_port()?,
+        };
+        let data = cluster.data();
+        cluster.tool("initdb", &["-D", &data, "-U", "postgres", "--auth=trust", "-E", "UTF8"])?;
+        cluster.start_server()?;
+        Ok(cluster)
+    }
+
+    fn data(&self) -> String {
+        self.dir.join("data").display().to_string()
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/postgres`.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    fn start_server(&self) -> Result<(), BenchError> {
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
+            self.port,
+            self.dir.display()
+        );
+        let (data, log) = (self.data(), self.dir.join("log").display().to_string());
+        self.tool(
+            "pg_ctl",
+            &["-D", &data, "-l", &log, "-o", &opts, "-w", "-t", "60", "start"],
+        )
+    }
+
+    /// Stop the server with `mode` and start it again (what an operator's restart does).
+    pub fn restart(&self, mode: StopMode) -> Result<(), BenchError> {
+        let m = match mode {
+            StopMode::Fast => "fast",
+            StopMode::Immediate => "immediate",
+        };
+        self.tool("pg_ctl", &["-D", &self.data(), "-m", m, "-w", "-t", "60", "stop"])?;
+        self.start_server()
+    }
+
+    fn tool(&self, name: &str, args: &[&str]) -> Result<(), BenchError> {
+        let bin = self.bindir.join(name);
+        let mut cmd = if is_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&bin);
+            c
+        } else {
+            Command::new(&bin)
+        };
+        run(cmd.args(args).current_dir(&self.dir))
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        let _ = self.tool("pg_ctl", &["-D", &self.data(), "-m", "immediate", "-w", "stop"]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<(), BenchError> {
+    let out = cmd.output().map_err(|e| BenchError::Setup(format!("{cmd:?}: {e}")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(BenchError::Setup(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    }
+}
+
+/// A short unique name part (time and process id; no extra dependency).
+pub(crate) fn uuid_like() -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{t}", std::process::id())
+}

@@ -1,0 +1,33 @@
+//! `allot chaos`, short and bounded: every scenario (SQLite SIGKILL, PostgreSQL fast and
+//! immediate restarts on a cluster the suite makes on a free port) with its checkers; the
+//! command must exit 0 and report every scenario `ok`, nothing lost, nothing applied twice.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fault_scenario_passes_its_checkers() {
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(600),
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
+            .args(["chaos", "--scenario", "all", "-c", "8", "-n", "600"])
+            .output(),
+    )
+    .await
+    .expect("bounded")
+    .expect("allot chaos runs");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{table}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for scenario in ["sqlite-kill", "pg-restart-fast", "pg-restart-immediate"] {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {scenario} |")))
+            .unwrap_or_else(|| panic!("no row for {scenario}: {table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | scenario | operations | acknowledged | 503 | unanswered | recovery ms | lost | applied twice | checks |
+        assert_eq!(cells[1], scenario);
+        assert_eq!(cells[2], "600", "{row}");
+        assert_eq!((cells[7], cells[8], cells[9]), ("0", "0", "ok"), "{row}");
+    }
+}
