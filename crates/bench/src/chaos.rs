@@ -32,14 +32,19 @@ pub enum Scenario {
     PgRestartFast,
     /// `pg_ctl restart -m immediate` (crash recovery) under the same load.
     PgRestartImmediate,
+    /// SIGKILL of the allot server on PostgreSQL mid-load (`batched` lanes hold requests in
+    /// memory), then a restart: an acknowledged request is committed, an unanswered one
+    /// retried with its key is applied once.
+    PgKillAllot,
 }
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 3] = [
+    pub const ALL: [Scenario; 4] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
+        Scenario::PgKillAllot,
     ];
 
     /// Its name (`--scenario`).
@@ -48,6 +53,7 @@ impl Scenario {
             Scenario::SqliteKill => "sqlite-kill",
             Scenario::PgRestartFast => "pg-restart-fast",
             Scenario::PgRestartImmediate => "pg-restart-immediate",
+            Scenario::PgKillAllot => "pg-kill-allot",
         }
     }
 }
@@ -356,7 +362,7 @@ async fn inject(
     database_url: &str,
 ) -> Result<Server, BenchError> {
     match (opts.scenario, cluster) {
-        (Scenario::SqliteKill, _) => {
+        (Scenario::SqliteKill | Scenario::PgKillAllot, _) => {
             server
                 .child
                 .start_kill()

@@ -19,7 +19,12 @@ async fn every_fault_scenario_passes_its_checkers() {
         "{table}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for scenario in ["sqlite-kill", "pg-restart-fast", "pg-restart-immediate"] {
+    for scenario in [
+        "sqlite-kill",
+        "pg-restart-fast",
+        "pg-restart-immediate",
+        "pg-kill-allot",
+    ] {
         let row = table
             .lines()
             .find(|l| l.starts_with(&format!("| {scenario} |")))
