@@ -36,15 +36,20 @@ pub enum Scenario {
     /// memory), then a restart: an acknowledged request is committed, an unanswered one
     /// retried with its key is applied once.
     PgKillAllot,
+    /// A primary and a synchronous streaming standby (made by the suite); the primary is
+    /// SIGKILLed mid-load and the standby promoted; allot, on a multi-host URL with
+    /// `target_session_attrs=read-write`, must find the new primary by itself.
+    PgFailover,
 }
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 4] = [
+    pub const ALL: [Scenario; 5] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
         Scenario::PgKillAllot,
+        Scenario::PgFailover,
     ];
 
     /// Its name (`--scenario`).
@@ -54,6 +59,7 @@ impl Scenario {
             Scenario::PgRestartFast => "pg-restart-fast",
             Scenario::PgRestartImmediate => "pg-restart-immediate",
             Scenario::PgKillAllot => "pg-kill-allot",
+            Scenario::PgFailover => "pg-failover",
         }
     }
 }
@@ -258,31 +264,52 @@ async fn settle(
     applied_after_503
 }
 
+/// The databases of a scenario: none (SQLite), a cluster, or a primary and its standby.
+struct Db {
+    primary: Option<PgCluster>,
+    standby: Option<PgCluster>,
+}
+
 /// Run `opts.scenario` and check it.
 pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
-    let cluster = match opts.scenario {
-        Scenario::SqliteKill => None,
-        _ => Some(PgCluster::start()?),
-    };
+    let db = tokio::task::block_in_place(|| -> Result<Db, BenchError> {
+        Ok(match opts.scenario {
+            Scenario::SqliteKill => Db {
+                primary: None,
+                standby: None,
+            },
+            Scenario::PgFailover => {
+                let primary = PgCluster::start()?;
+                let standby = PgCluster::standby_of(&primary)?;
+                Db {
+                    primary: Some(primary),
+                    standby: Some(standby),
+                }
+            }
+            _ => Db {
+                primary: Some(PgCluster::start()?),
+                standby: None,
+            },
+        })
+    })?;
     let file = std::env::temp_dir().join(format!("allot-chaos-{}.db", crate::cluster::uuid_like()));
-    let database_url = match &cluster {
-        Some(c) => c.url(),
-        None => format!("sqlite://{}", file.display()),
+    let database_url = match (&db.primary, &db.standby) {
+        (Some(p), Some(s)) => format!(
+            "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/postgres?target_session_attrs=read-write",
+            p.port, s.port
+        ),
+        (Some(p), None) => p.url(),
+        _ => format!("sqlite://{}", file.display()),
     };
     let port = free_port()?;
-    let result = run_scenario(opts, cluster.as_ref(), &database_url, port).await;
+    let result = run_scenario(opts, &db, &database_url, port).await;
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
     result
 }
 
-async fn run_scenario(
-    opts: &ChaosOptions,
-    cluster: Option<&PgCluster>,
-    database_url: &str,
-    port: u16,
-) -> Result<ChaosReport, BenchError> {
+async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str, port: u16) -> Result<ChaosReport, BenchError> {
     let mut server = start_server(&opts.allot_bin, port, database_url).await?;
     let initial = opts.requests as i64 * 2;
     let sku = json!({"sku": "CHAOS", "on_hand": initial});
@@ -290,7 +317,7 @@ async fn run_scenario(
     if s != 201 {
         return Err(BenchError::Setup(format!("create the SKU: {s} {b}")));
     }
-    let strategies: Vec<&'static str> = if cluster.is_some() {
+    let strategies: Vec<&'static str> = if db.primary.is_some() {
         vec!["batched", "atomic"]
     } else {
         vec!["serialized"]
@@ -312,7 +339,7 @@ async fn run_scenario(
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let fault_at = Instant::now();
-    server = inject(opts, cluster, server, port, database_url).await?;
+    server = inject(opts, db, server, port, database_url).await?;
     let restored = Instant::now();
     load.await.map_err(|e| BenchError::Setup(e.to_string()))?;
     wait_healthy(&server.url, Duration::from_secs(60)).await?;
@@ -356,12 +383,12 @@ async fn check(
 /// Inject the scenario's fault; returns the server to talk to afterwards.
 async fn inject(
     opts: &ChaosOptions,
-    cluster: Option<&PgCluster>,
+    db: &Db,
     mut server: Server,
     port: u16,
     database_url: &str,
 ) -> Result<Server, BenchError> {
-    match (opts.scenario, cluster) {
+    match (opts.scenario, db.primary.as_ref()) {
         (Scenario::SqliteKill | Scenario::PgKillAllot, _) => {
             server
                 .child
@@ -369,6 +396,17 @@ async fn inject(
                 .map_err(|e| BenchError::Setup(e.to_string()))?;
             let _ = server.child.wait().await;
             start_server(&opts.allot_bin, port, database_url).await
+        }
+        (Scenario::PgFailover, Some(primary)) => {
+            let standby = db
+                .standby
+                .as_ref()
+                .ok_or_else(|| BenchError::Setup("no standby".into()))?;
+            tokio::task::block_in_place(|| {
+                primary.kill9()?;
+                standby.promote()
+            })?;
+            Ok(server)
         }
         (s, Some(c)) => {
             let mode = if s == Scenario::PgRestartFast {

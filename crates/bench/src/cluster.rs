@@ -60,22 +60,104 @@ pub fn free_port() -> Result<u16, BenchError> {
 }
 
 impl PgCluster {
-    /// `initdb` a new cluster in a temporary directory (trust on loopback) and start it.
-    pub fn start() -> Result<PgCluster, BenchError> {
+    fn new_dir() -> Result<PgCluster, BenchError> {
         let dir = std::env::temp_dir().join(format!("allot-chaos-pg-{}", uuid_like()));
         std::fs::create_dir_all(&dir).map_err(|e| BenchError::Setup(e.to_string()))?;
         if is_root() {
             run(Command::new("chown").arg("postgres:postgres").arg(&dir))?;
         }
-        let cluster = PgCluster {
+        Ok(PgCluster {
             dir,
             bindir: bindir()?,
             port: free_port()?,
-        };
+        })
+    }
+
+    /// `initdb` a new cluster in a temporary directory (trust on loopback, replication
+    /// allowed, commits waiting for a synchronous standby when one is attached) and start it.
+    pub fn start() -> Result<PgCluster, BenchError> {
+        let cluster = PgCluster::new_dir()?;
         let data = cluster.data();
         cluster.tool("initdb", &["-D", &data, "-U", "postgres", "--auth=trust", "-E", "UTF8"])?;
         cluster.start_server()?;
         Ok(cluster)
+    }
+
+    /// A streaming standby of `primary` (`pg_basebackup -R`), started, and made the
+    /// primary's synchronous standby (`synchronous_standby_names = '*'`): once this returns,
+    /// a commit on the primary is acknowledged only after the standby has it.
+    pub fn standby_of(primary: &PgCluster) -> Result<PgCluster, BenchError> {
+        let standby = PgCluster::new_dir()?;
+        let port = primary.port.to_string();
+        let data = standby.data();
+        standby.tool(
+            "pg_basebackup",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-D",
+                &data,
+                "-R",
+                "-X",
+                "stream",
+            ],
+        )?;
+        standby.start_server()?;
+        primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")?;
+        primary.sql("SELECT pg_reload_conf()")?;
+        for _ in 0..300 {
+            if primary.sql_value("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")? == "1" {
+                return Ok(standby);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Err(BenchError::Setup("the standby never became synchronous".into()))
+    }
+
+    /// SIGKILL the postmaster (a machine that dies: no shutdown at all).
+    pub fn kill9(&self) -> Result<(), BenchError> {
+        let pid_file = self.dir.join("data").join("postmaster.pid");
+        let pid = std::fs::read_to_string(&pid_file).map_err(|e| BenchError::Setup(e.to_string()))?;
+        let pid = pid.lines().next().unwrap_or("").trim().to_string();
+        run(Command::new("kill").args(["-9", &pid]))
+    }
+
+    /// Promote a standby to primary (`pg_ctl promote`, waiting until it accepts writes).
+    pub fn promote(&self) -> Result<(), BenchError> {
+        self.tool("pg_ctl", &["-D", &self.data(), "-w", "-t", "60", "promote"])
+    }
+
+    fn sql(&self, statement: &str) -> Result<(), BenchError> {
+        self.sql_value(statement).map(|_| ())
+    }
+
+    fn sql_value(&self, statement: &str) -> Result<String, BenchError> {
+        let out = Command::new("psql")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-Atc",
+                statement,
+            ])
+            .output()
+            .map_err(|e| BenchError::Setup(format!("psql: {e}")))?;
+        if !out.status.success() {
+            return Err(BenchError::Setup(format!(
+                "psql: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
     fn data(&self) -> String {

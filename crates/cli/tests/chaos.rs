@@ -1,5 +1,6 @@
 //! `allot chaos`, short and bounded: every scenario (SQLite SIGKILL, PostgreSQL fast and
-//! immediate restarts on a cluster the suite makes on a free port) with its checkers; the
+//! immediate restarts, allot SIGKILLed mid-batch, failover to a synchronous standby — on
+//! clusters the suite makes on free ports) with its checkers; the
 //! command must exit 0 and report every scenario `ok`, nothing lost, nothing applied twice.
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
