@@ -15,6 +15,7 @@
 //! are the suite's own ([`crate::cluster`]), never the shared server.
 
 use crate::cluster::{free_port, PgCluster, StopMode};
+use crate::lb::Haproxy;
 use crate::BenchError;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -40,16 +41,20 @@ pub enum Scenario {
     /// SIGKILLed mid-load and the standby promoted; allot, on a multi-host URL with
     /// `target_session_attrs=read-write`, must find the new primary by itself.
     PgFailover,
+    /// Three allot instances on one database behind HAProxy; one is SIGKILLed mid-load and
+    /// restarted (HAProxy's health checks take it out and back).
+    PgHaproxy,
 }
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
         Scenario::PgKillAllot,
         Scenario::PgFailover,
+        Scenario::PgHaproxy,
     ];
 
     /// Its name (`--scenario`).
@@ -60,6 +65,7 @@ impl Scenario {
             Scenario::PgRestartImmediate => "pg-restart-immediate",
             Scenario::PgKillAllot => "pg-kill-allot",
             Scenario::PgFailover => "pg-failover",
+            Scenario::PgHaproxy => "pg-haproxy",
         }
     }
 }
@@ -98,6 +104,9 @@ pub struct ChaosReport {
     pub applied_twice: u64,
     /// Every check that failed, in words (empty: the scenario passed).
     pub violations: Vec<String>,
+    /// `pg-haproxy`: fault-free throughput (allocations/s) through HAProxy with 1, 2 and 3
+    /// instances on the same database.
+    pub throughput_by_instances: Vec<(usize, u64)>,
 }
 
 /// The allot server child process of a scenario.
@@ -153,17 +162,24 @@ enum Answer {
     Other(u16),
 }
 
-fn body(strategy: &str) -> Value {
-    json!({"lines": [{"sku": "CHAOS", "quantity": 1}], "strategy": strategy})
+fn body(sku: &str, strategy: &str) -> Value {
+    json!({"lines": [{"sku": sku, "quantity": 1}], "strategy": strategy})
 }
 
 /// Send request `i` once; `replayed` tells whether a 201 was a replay.
-async fn send(client: &reqwest::Client, url: &str, strategies: &[&str], i: u64) -> (Answer, bool) {
-    let strategy = strategies[i as usize % strategies.len()];
+/// Request `i` of a load on `sku` (its key: `{sku}-{i}`).
+struct Target<'a> {
+    url: &'a str,
+    sku: &'a str,
+    strategies: &'a [&'a str],
+}
+
+async fn send(client: &reqwest::Client, t: &Target<'_>, i: u64) -> (Answer, bool) {
+    let strategy = t.strategies[i as usize % t.strategies.len()];
     let sent = client
-        .post(format!("{url}/v1/allocations"))
-        .header("idempotency-key", format!("chaos-{i}"))
-        .json(&body(strategy))
+        .post(format!("{}/v1/allocations", t.url))
+        .header("idempotency-key", format!("{}-{i}", t.sku))
+        .json(&body(t.sku, strategy))
         .send()
         .await;
     match sent {
@@ -177,6 +193,9 @@ async fn send(client: &reqwest::Client, url: &str, strategies: &[&str], i: u64) 
                     Ok(b) if b["error"]["code"] == "outcome_unknown" => (Answer::Unanswered, false),
                     _ => (Answer::Unavailable, false),
                 },
+                // A proxy's 502/504: the instance died or timed out with the request; the
+                // client cannot know whether it was applied (like no answer at all).
+                502 | 504 => (Answer::Unanswered, false),
                 s => (Answer::Other(s), false),
             }
         }
@@ -190,7 +209,7 @@ struct Seen {
     done: AtomicU64,
 }
 
-async fn drive(url: String, strategies: Vec<&'static str>, clients: usize, n: u64, seen: Arc<Seen>) {
+async fn drive(url: String, sku: &'static str, strategies: Vec<&'static str>, clients: usize, n: u64, seen: Arc<Seen>) {
     let next = Arc::new(AtomicU64::new(0));
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(45))
@@ -211,7 +230,12 @@ async fn drive(url: String, strategies: Vec<&'static str>, clients: usize, n: u6
                 if i >= n {
                     return;
                 }
-                let (answer, _) = send(&client, &url, &strategies, i).await;
+                let target = Target {
+                    url: &url,
+                    sku,
+                    strategies: &strategies,
+                };
+                let (answer, _) = send(&client, &target, i).await;
                 if answer == Answer::Created {
                     seen.acks.lock().unwrap_or_else(|p| p.into_inner()).push(Instant::now());
                 } else {
@@ -243,7 +267,12 @@ async fn settle(
         }
         let mut settled = false;
         for _ in 0..50 {
-            match send(&client, url, strategies, i as u64).await {
+            let target = Target {
+                url,
+                sku: "CHAOS",
+                strategies,
+            };
+            match send(&client, &target, i as u64).await {
                 (Answer::Created, replayed) => {
                     first_ok.get_or_insert_with(Instant::now);
                     if replayed && *a == Some(Answer::Unavailable) {
@@ -301,19 +330,51 @@ pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
         (Some(p), None) => p.url(),
         _ => format!("sqlite://{}", file.display()),
     };
-    let port = free_port()?;
-    let result = run_scenario(opts, &db, &database_url, port).await;
+    let mut result = run_scenario(opts, &db, &database_url).await;
+    if let (Ok(report), Scenario::PgHaproxy) = (&mut result, opts.scenario) {
+        report.throughput_by_instances = scaling(opts, &database_url).await?;
+    }
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
     result
 }
 
-async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str, port: u16) -> Result<ChaosReport, BenchError> {
-    let mut server = start_server(&opts.allot_bin, port, database_url).await?;
+/// The allot instances of a scenario (port and process) and the URL clients use: the
+/// instance itself, or HAProxy in front of them.
+struct Fleet {
+    servers: Vec<(u16, Server)>,
+    _proxy: Option<Haproxy>,
+    url: String,
+}
+
+async fn start_fleet(opts: &ChaosOptions, database_url: &str) -> Result<Fleet, BenchError> {
+    let n = if opts.scenario == Scenario::PgHaproxy { 3 } else { 1 };
+    let mut servers = Vec::with_capacity(n);
+    for _ in 0..n {
+        let port = free_port()?;
+        servers.push((port, start_server(&opts.allot_bin, port, database_url).await?));
+    }
+    let proxy = if n > 1 {
+        let ports: Vec<u16> = servers.iter().map(|(p, _)| *p).collect();
+        Some(Haproxy::start(&ports)?)
+    } else {
+        None
+    };
+    let url = proxy.as_ref().map_or_else(|| servers[0].1.url.clone(), Haproxy::url);
+    wait_healthy(&url, Duration::from_secs(30)).await?;
+    Ok(Fleet {
+        servers,
+        _proxy: proxy,
+        url,
+    })
+}
+
+async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<ChaosReport, BenchError> {
+    let mut fleet = start_fleet(opts, database_url).await?;
     let initial = opts.requests as i64 * 2;
     let sku = json!({"sku": "CHAOS", "on_hand": initial});
-    let (s, b) = crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", server.url), &sku).await?;
+    let (s, b) = crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", fleet.url), &sku).await?;
     if s != 201 {
         return Err(BenchError::Setup(format!("create the SKU: {s} {b}")));
     }
@@ -328,7 +389,8 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str, port: u1
         done: AtomicU64::new(0),
     });
     let driven = drive(
-        server.url.clone(),
+        fleet.url.clone(),
+        "CHAOS",
         strategies.clone(),
         opts.clients,
         opts.requests,
@@ -339,14 +401,53 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str, port: u1
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let fault_at = Instant::now();
-    server = inject(opts, db, server, port, database_url).await?;
+    inject(opts, db, &mut fleet, database_url).await?;
     let restored = Instant::now();
     load.await.map_err(|e| BenchError::Setup(e.to_string()))?;
-    wait_healthy(&server.url, Duration::from_secs(60)).await?;
-    let timing = (fault_at, restored);
-    let report = check(opts, &server.url, &strategies, &seen, timing, initial).await;
-    let _ = server.child.kill().await;
+    wait_healthy(&fleet.url, Duration::from_secs(60)).await?;
+    let report = check(opts, &fleet.url, &strategies, &seen, (fault_at, restored), initial).await;
+    for (_, server) in &mut fleet.servers {
+        let _ = server.child.kill().await;
+    }
     report
+}
+
+/// Fault-free throughput through HAProxy with 1, 2 and 3 instances (does it scale until the
+/// database is the limit?).
+async fn scaling(opts: &ChaosOptions, database_url: &str) -> Result<Vec<(usize, u64)>, BenchError> {
+    let mut out = Vec::new();
+    for (k, sku) in [(1usize, "SCALE1"), (2, "SCALE2"), (3, "SCALE3")] {
+        let mut servers = Vec::new();
+        for _ in 0..k {
+            let port = free_port()?;
+            servers.push((port, start_server(&opts.allot_bin, port, database_url).await?));
+        }
+        let proxy = Haproxy::start(&servers.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
+        wait_healthy(&proxy.url(), Duration::from_secs(30)).await?;
+        let body = json!({"sku": sku, "on_hand": opts.requests as i64 * 2});
+        crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", proxy.url()), &body).await?;
+        let seen = Arc::new(Seen {
+            answers: Mutex::new(vec![None; opts.requests as usize]),
+            acks: Mutex::new(Vec::new()),
+            done: AtomicU64::new(0),
+        });
+        let started = Instant::now();
+        drive(
+            proxy.url(),
+            sku,
+            vec!["batched"],
+            opts.clients,
+            opts.requests,
+            seen.clone(),
+        )
+        .await;
+        let acks = seen.acks.lock().unwrap_or_else(|p| p.into_inner()).len() as f64;
+        out.push((k, (acks / started.elapsed().as_secs_f64()) as u64));
+        for (_, mut s) in servers {
+            let _ = s.child.kill().await;
+        }
+    }
+    Ok(out)
 }
 
 /// The checks after the load: the answers, the retries with their keys, the recovery time
@@ -380,22 +481,22 @@ async fn check(
     Ok(report)
 }
 
-/// Inject the scenario's fault; returns the server to talk to afterwards.
-async fn inject(
-    opts: &ChaosOptions,
-    db: &Db,
-    mut server: Server,
-    port: u16,
-    database_url: &str,
-) -> Result<Server, BenchError> {
+/// Inject the scenario's fault.
+async fn inject(opts: &ChaosOptions, db: &Db, fleet: &mut Fleet, database_url: &str) -> Result<(), BenchError> {
     match (opts.scenario, db.primary.as_ref()) {
-        (Scenario::SqliteKill | Scenario::PgKillAllot, _) => {
+        (Scenario::SqliteKill | Scenario::PgKillAllot | Scenario::PgHaproxy, _) => {
+            // SIGKILL the first instance; behind HAProxy the others serve while it is down.
+            let (port, server) = &mut fleet.servers[0];
             server
                 .child
                 .start_kill()
                 .map_err(|e| BenchError::Setup(e.to_string()))?;
             let _ = server.child.wait().await;
-            start_server(&opts.allot_bin, port, database_url).await
+            if opts.scenario == Scenario::PgHaproxy {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            *server = start_server(&opts.allot_bin, *port, database_url).await?;
+            Ok(())
         }
         (Scenario::PgFailover, Some(primary)) => {
             let standby = db
@@ -405,8 +506,7 @@ async fn inject(
             tokio::task::block_in_place(|| {
                 primary.kill9()?;
                 standby.promote()
-            })?;
-            Ok(server)
+            })
         }
         (s, Some(c)) => {
             let mode = if s == Scenario::PgRestartFast {
@@ -414,8 +514,7 @@ async fn inject(
             } else {
                 StopMode::Immediate
             };
-            tokio::task::block_in_place(|| c.restart(mode))?;
-            Ok(server)
+            tokio::task::block_in_place(|| c.restart(mode))
         }
         (_, None) => Err(BenchError::Setup("a PostgreSQL scenario without its cluster".into())),
     }
@@ -460,7 +559,11 @@ async fn bank(url: &str, initial: i64, requests: u64, report: &mut ChaosReport) 
 
 /// The scenarios' table (Markdown).
 pub fn render_chaos(reports: &[ChaosReport]) -> String {
-    let mut s = String::from("| scenario | operations | acknowledged | 503 | unanswered | recovery ms | lost | applied twice | checks |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    let mut s = String::from(
+        "| scenario | operations | acknowledged | 503 | unanswered | recovery ms | lost | applied twice | checks |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    let mut notes = String::new();
     for r in reports {
         let checks = if r.violations.is_empty() {
             "ok".to_string()
@@ -479,6 +582,19 @@ pub fn render_chaos(reports: &[ChaosReport]) -> String {
             r.applied_twice,
             checks
         ));
+        if !r.throughput_by_instances.is_empty() {
+            let by: Vec<String> = r
+                .throughput_by_instances
+                .iter()
+                .map(|(k, t)| format!("{k}: {t}/s"))
+                .collect();
+            notes.push_str(&format!(
+                "\n{}: allocations/s through HAProxy by instances: {}\n",
+                r.scenario,
+                by.join(", ")
+            ));
+        }
     }
+    s.push_str(&notes);
     s
 }

@@ -11,6 +11,7 @@ mod cluster;
 mod compare;
 mod flash_sale;
 mod holds;
+mod lb;
 mod load;
 mod queue;
 mod units;

@@ -64,7 +64,8 @@ enum Cmd {
 
 #[derive(Args)]
 struct ChaosArgs {
-    /// sqlite-kill, pg-restart-fast, pg-restart-immediate, pg-kill-allot, pg-failover, or all.
+    /// sqlite-kill, pg-restart-fast, pg-restart-immediate, pg-kill-allot, pg-failover,
+    /// pg-haproxy, or all.
     #[arg(long, default_value = "all")]
     scenario: String,
     /// Concurrent clients.

@@ -25,6 +25,8 @@ async fn every_fault_scenario_passes_its_checkers() {
         "pg-restart-fast",
         "pg-restart-immediate",
         "pg-kill-allot",
+        "pg-failover",
+        "pg-haproxy",
     ] {
         let row = table
             .lines()
@@ -36,4 +38,5 @@ async fn every_fault_scenario_passes_its_checkers() {
         assert_eq!(cells[2], "600", "{row}");
         assert_eq!((cells[7], cells[8], cells[9]), ("0", "0", "ok"), "{row}");
     }
+    assert!(table.contains("through HAProxy by instances: 1: "), "{table}");
 }
