@@ -14,7 +14,7 @@
 //! Every run is bounded in time and sends traffic to loopback only; the PostgreSQL clusters
 //! are the suite's own ([`crate::cluster`]), never the shared server.
 
-use crate::cluster::{free_port, PgCluster, StopMode};
+use crate::cluster::{free_port, PgCluster, RedisServer, StopMode};
 use crate::lb::Haproxy;
 use crate::BenchError;
 use serde::Serialize;
@@ -44,17 +44,21 @@ pub enum Scenario {
     /// Three allot instances on one database behind HAProxy; one is SIGKILLed mid-load and
     /// restarted (HAProxy's health checks take it out and back).
     PgHaproxy,
+    /// A Redis of the suite's own crashes (SIGKILL) and comes back empty under
+    /// `redis_counter`, `redis_lock` and `atomic` load on PostgreSQL.
+    RedisRestart,
 }
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
         Scenario::PgKillAllot,
         Scenario::PgFailover,
         Scenario::PgHaproxy,
+        Scenario::RedisRestart,
     ];
 
     /// Its name (`--scenario`).
@@ -66,6 +70,7 @@ impl Scenario {
             Scenario::PgKillAllot => "pg-kill-allot",
             Scenario::PgFailover => "pg-failover",
             Scenario::PgHaproxy => "pg-haproxy",
+            Scenario::RedisRestart => "redis-restart",
         }
     }
 }
@@ -115,7 +120,13 @@ struct Server {
     url: String,
 }
 
-async fn start_server(bin: &PathBuf, port: u16, database_url: &str) -> Result<Server, BenchError> {
+async fn start_server(
+    bin: &PathBuf,
+    port: u16,
+    database_url: &str,
+    redis_url: Option<&str>,
+) -> Result<Server, BenchError> {
+    let redis: Vec<&str> = redis_url.map_or_else(Vec::new, |u| vec!["--redis-url", u]);
     let child = tokio::process::Command::new(bin)
         .args([
             "serve",
@@ -125,6 +136,7 @@ async fn start_server(bin: &PathBuf, port: u16, database_url: &str) -> Result<Se
             database_url,
         ])
         .args(["--pool-wait-ms", "1000", "--request-timeout-ms", "40000"])
+        .args(&redis)
         .env("ALLOT_LOG", "warn")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -297,30 +309,43 @@ async fn settle(
 struct Db {
     primary: Option<PgCluster>,
     standby: Option<PgCluster>,
+    redis: Option<Mutex<RedisServer>>,
+    redis_url: Option<String>,
+}
+
+/// The databases (and Redis) `scenario` runs on, made by the suite.
+fn make_db(scenario: Scenario) -> Result<Db, BenchError> {
+    let none = |primary| Db {
+        primary,
+        standby: None,
+        redis: None,
+        redis_url: None,
+    };
+    Ok(match scenario {
+        Scenario::SqliteKill => none(None),
+        Scenario::PgFailover => {
+            let primary = PgCluster::start()?;
+            let standby = PgCluster::standby_of(&primary)?;
+            Db {
+                standby: Some(standby),
+                ..none(Some(primary))
+            }
+        }
+        Scenario::RedisRestart => {
+            let redis = RedisServer::start()?;
+            Db {
+                redis_url: Some(redis.url()),
+                redis: Some(Mutex::new(redis)),
+                ..none(Some(PgCluster::start()?))
+            }
+        }
+        _ => none(Some(PgCluster::start()?)),
+    })
 }
 
 /// Run `opts.scenario` and check it.
 pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
-    let db = tokio::task::block_in_place(|| -> Result<Db, BenchError> {
-        Ok(match opts.scenario {
-            Scenario::SqliteKill => Db {
-                primary: None,
-                standby: None,
-            },
-            Scenario::PgFailover => {
-                let primary = PgCluster::start()?;
-                let standby = PgCluster::standby_of(&primary)?;
-                Db {
-                    primary: Some(primary),
-                    standby: Some(standby),
-                }
-            }
-            _ => Db {
-                primary: Some(PgCluster::start()?),
-                standby: None,
-            },
-        })
-    })?;
+    let db = tokio::task::block_in_place(|| make_db(opts.scenario))?;
     let file = std::env::temp_dir().join(format!("allot-chaos-{}.db", crate::cluster::uuid_like()));
     let database_url = match (&db.primary, &db.standby) {
         (Some(p), Some(s)) => format!(
@@ -332,7 +357,7 @@ pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
     };
     let mut result = run_scenario(opts, &db, &database_url).await;
     if let (Ok(report), Scenario::PgHaproxy) = (&mut result, opts.scenario) {
-        report.throughput_by_instances = scaling(opts, &database_url).await?;
+        report.throughput_by_instances = scaling(opts, &db, &database_url).await?;
     }
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
@@ -348,12 +373,15 @@ struct Fleet {
     url: String,
 }
 
-async fn start_fleet(opts: &ChaosOptions, database_url: &str) -> Result<Fleet, BenchError> {
+async fn start_fleet(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<Fleet, BenchError> {
     let n = if opts.scenario == Scenario::PgHaproxy { 3 } else { 1 };
     let mut servers = Vec::with_capacity(n);
     for _ in 0..n {
         let port = free_port()?;
-        servers.push((port, start_server(&opts.allot_bin, port, database_url).await?));
+        servers.push((
+            port,
+            start_server(&opts.allot_bin, port, database_url, db.redis_url.as_deref()).await?,
+        ));
     }
     let proxy = if n > 1 {
         let ports: Vec<u16> = servers.iter().map(|(p, _)| *p).collect();
@@ -371,17 +399,17 @@ async fn start_fleet(opts: &ChaosOptions, database_url: &str) -> Result<Fleet, B
 }
 
 async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<ChaosReport, BenchError> {
-    let mut fleet = start_fleet(opts, database_url).await?;
+    let mut fleet = start_fleet(opts, db, database_url).await?;
     let initial = opts.requests as i64 * 2;
     let sku = json!({"sku": "CHAOS", "on_hand": initial});
     let (s, b) = crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", fleet.url), &sku).await?;
     if s != 201 {
         return Err(BenchError::Setup(format!("create the SKU: {s} {b}")));
     }
-    let strategies: Vec<&'static str> = if db.primary.is_some() {
-        vec!["batched", "atomic"]
-    } else {
-        vec!["serialized"]
+    let strategies: Vec<&'static str> = match (db.primary.is_some(), db.redis.is_some()) {
+        (_, true) => vec!["redis_counter", "redis_lock", "atomic"],
+        (true, false) => vec!["batched", "atomic"],
+        _ => vec!["serialized"],
     };
     let seen = Arc::new(Seen {
         answers: Mutex::new(vec![None; opts.requests as usize]),
@@ -414,13 +442,16 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
 
 /// Fault-free throughput through HAProxy with 1, 2 and 3 instances (does it scale until the
 /// database is the limit?).
-async fn scaling(opts: &ChaosOptions, database_url: &str) -> Result<Vec<(usize, u64)>, BenchError> {
+async fn scaling(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<Vec<(usize, u64)>, BenchError> {
     let mut out = Vec::new();
     for (k, sku) in [(1usize, "SCALE1"), (2, "SCALE2"), (3, "SCALE3")] {
         let mut servers = Vec::new();
         for _ in 0..k {
             let port = free_port()?;
-            servers.push((port, start_server(&opts.allot_bin, port, database_url).await?));
+            servers.push((
+                port,
+                start_server(&opts.allot_bin, port, database_url, db.redis_url.as_deref()).await?,
+            ));
         }
         let proxy = Haproxy::start(&servers.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
         wait_healthy(&proxy.url(), Duration::from_secs(30)).await?;
@@ -495,8 +526,12 @@ async fn inject(opts: &ChaosOptions, db: &Db, fleet: &mut Fleet, database_url: &
             if opts.scenario == Scenario::PgHaproxy {
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
-            *server = start_server(&opts.allot_bin, *port, database_url).await?;
+            *server = start_server(&opts.allot_bin, *port, database_url, db.redis_url.as_deref()).await?;
             Ok(())
+        }
+        (Scenario::RedisRestart, _) => {
+            let redis = db.redis.as_ref().ok_or_else(|| BenchError::Setup("no redis".into()))?;
+            tokio::task::block_in_place(|| redis.lock().unwrap_or_else(|p| p.into_inner()).crash_and_restart())
         }
         (Scenario::PgFailover, Some(primary)) => {
             let standby = db

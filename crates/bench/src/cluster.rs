@@ -231,3 +231,83 @@ pub(crate) fn uuid_like() -> String {
         .map_or(0, |d| d.as_nanos());
     format!("{}-{t}", std::process::id())
 }
+
+/// A Redis server of the suite's own on a free loopback port (`redis-server --port`, nothing
+/// kept on disk), killed when dropped. Never the shared one on 6379.
+pub struct RedisServer {
+    child: std::process::Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+}
+
+fn spawn_redis(port: u16) -> Result<std::process::Child, BenchError> {
+    Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| BenchError::Setup(format!("redis-server: {e}")))
+}
+
+impl RedisServer {
+    /// Start one and wait until it answers PING.
+    pub fn start() -> Result<RedisServer, BenchError> {
+        let port = free_port()?;
+        let server = RedisServer {
+            child: spawn_redis(port)?,
+            port,
+        };
+        server.wait_ping()?;
+        Ok(server)
+    }
+
+    fn wait_ping(&self) -> Result<(), BenchError> {
+        for _ in 0..100 {
+            if self.cli(&["PING"]).is_ok_and(|o| o == "PONG") {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Err(BenchError::Setup("redis-server never answered".into()))
+    }
+
+    /// `redis://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL it and start a new, empty one on the same port (what a crash and a restart
+    /// without persistence do: every key lost).
+    pub fn crash_and_restart(&mut self) -> Result<(), BenchError> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn_redis(self.port)?;
+        self.wait_ping()
+    }
+
+    /// Run a redis-cli command; its output.
+    pub fn cli(&self, args: &[&str]) -> Result<String, BenchError> {
+        let out = Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .map_err(|e| BenchError::Setup(format!("redis-cli: {e}")))?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -65,7 +65,7 @@ enum Cmd {
 #[derive(Args)]
 struct ChaosArgs {
     /// sqlite-kill, pg-restart-fast, pg-restart-immediate, pg-kill-allot, pg-failover,
-    /// pg-haproxy, or all.
+    /// pg-haproxy, redis-restart, or all.
     #[arg(long, default_value = "all")]
     scenario: String,
     /// Concurrent clients.

@@ -27,6 +27,7 @@ async fn every_fault_scenario_passes_its_checkers() {
         "pg-kill-allot",
         "pg-failover",
         "pg-haproxy",
+        "redis-restart",
     ] {
         let row = table
             .lines()
