@@ -115,12 +115,12 @@ pub struct ChaosReport {
 }
 
 /// The allot server child process of a scenario.
-struct Server {
-    child: tokio::process::Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: tokio::process::Child,
+    pub(crate) url: String,
 }
 
-async fn start_server(
+pub(crate) async fn start_server(
     bin: &PathBuf,
     port: u16,
     database_url: &str,
@@ -151,7 +151,7 @@ async fn start_server(
     Ok(server)
 }
 
-async fn wait_healthy(url: &str, within: Duration) -> Result<(), BenchError> {
+pub(crate) async fn wait_healthy(url: &str, within: Duration) -> Result<(), BenchError> {
     let client = reqwest::Client::new();
     let deadline = Instant::now() + within;
     while Instant::now() < deadline {

@@ -14,6 +14,7 @@ mod holds;
 mod lb;
 mod load;
 mod queue;
+mod soak;
 mod units;
 
 pub use bookings::{bookings_bench, BookingsOptions};
@@ -26,6 +27,7 @@ pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport}
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
+pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{units_bench, UnitsOptions};
 
 /// Why a benchmark could not run (not an invariant failure: those are in the report).

@@ -65,7 +65,8 @@ enum Cmd {
 #[derive(Args)]
 struct ChaosArgs {
     /// sqlite-kill, pg-restart-fast, pg-restart-immediate, pg-kill-allot, pg-failover,
-    /// pg-haproxy, redis-restart, or all.
+    /// pg-haproxy, redis-restart, or all (all but `soak`: 30 minutes of mixed load with
+    /// memory, descriptors and p99 sampled, which must stay flat).
     #[arg(long, default_value = "all")]
     scenario: String,
     /// Concurrent clients.
@@ -74,6 +75,12 @@ struct ChaosArgs {
     /// Requests per scenario (each one unit, each with its own Idempotency-Key).
     #[arg(short = 'n', long, default_value_t = 3000)]
     requests: u64,
+    /// `--scenario soak`: how long, seconds (not part of `all`).
+    #[arg(long, default_value_t = 1800)]
+    duration_s: u64,
+    /// `--scenario soak`: sampling interval, seconds.
+    #[arg(long, default_value_t = 60)]
+    sample_s: u64,
 }
 
 #[derive(Args, Clone)]
@@ -142,6 +149,20 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {
     use allot_bench::Scenario;
+    if a.scenario == "soak" {
+        let opts = allot_bench::SoakOptions {
+            allot_bin: std::env::current_exe()?,
+            clients: a.clients,
+            duration_s: a.duration_s,
+            sample_s: a.sample_s,
+        };
+        let report = allot_bench::soak(&opts).await?;
+        print!("{}", allot_bench::render_soak(&report));
+        if !report.violations.is_empty() {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
     let scenarios: Vec<Scenario> = if a.scenario == "all" {
         Scenario::ALL.to_vec()
     } else {

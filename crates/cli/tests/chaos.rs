@@ -41,3 +41,43 @@ async fn every_fault_scenario_passes_its_checkers() {
     }
     assert!(table.contains("through HAProxy by instances: 1: "), "{table}");
 }
+
+/// The soak, a few seconds of it: every interval answers requests, and memory, descriptors
+/// and p99 stay flat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_soak_stays_flat() {
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(300),
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
+            .args([
+                "chaos",
+                "--scenario",
+                "soak",
+                "--duration-s",
+                "6",
+                "--sample-s",
+                "2",
+                "-c",
+                "8",
+            ])
+            .output(),
+    )
+    .await
+    .expect("bounded")
+    .expect("allot chaos runs");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{table}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(table.contains("soak: flat"), "{table}");
+    assert!(
+        table
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| at"))
+            .count()
+            >= 3,
+        "{table}"
+    );
+}

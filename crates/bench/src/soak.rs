@@ -1,0 +1,206 @@
+//! The soak (`allot chaos --scenario soak`): a long mixed load (allocations under `batched`
+//! and `atomic`, holds confirmed or released) against an `allot serve` child process on a
+//! PostgreSQL cluster of the suite's own, with the server's resident memory, open file
+//! descriptors and the load's p99 sampled every interval; they must stay flat. A bench run
+//! (30 minutes by default), with a few seconds' version in the test suite.
+
+use crate::chaos::{start_server, wait_healthy};
+use crate::cluster::{free_port, PgCluster};
+use crate::BenchError;
+use serde::Serialize;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long and how often.
+#[derive(Debug, Clone)]
+pub struct SoakOptions {
+    /// The `allot` binary to run as the server.
+    pub allot_bin: std::path::PathBuf,
+    /// Concurrent clients.
+    pub clients: usize,
+    /// Length of the run, seconds.
+    pub duration_s: u64,
+    /// Sampling interval, seconds.
+    pub sample_s: u64,
+}
+
+/// One interval's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct SoakSample {
+    /// Seconds since the start, at the end of the interval.
+    pub at_s: u64,
+    /// The server's resident memory, KiB (`VmRSS`).
+    pub rss_kib: u64,
+    /// The server's open file descriptors.
+    pub open_fds: u64,
+    /// Requests answered in the interval.
+    pub requests: u64,
+    /// 99th percentile latency of the interval, µs.
+    pub latency_us_p99: u64,
+}
+
+/// The soak's samples and what broke.
+#[derive(Debug, Clone, Serialize)]
+pub struct SoakReport {
+    /// One per interval.
+    pub samples: Vec<SoakSample>,
+    /// Failed checks (empty: flat).
+    pub violations: Vec<String>,
+}
+
+fn proc_figures(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count() as u64);
+    (rss, fds)
+}
+
+/// The mixed load: each client alternates allocations and holds (confirmed or released).
+async fn client_loop(
+    url: String,
+    n: u64,
+    stop: Arc<AtomicBool>,
+    hist: Arc<Mutex<hdrhistogram::Histogram<u64>>>,
+    count: Arc<AtomicU64>,
+) {
+    let client = reqwest::Client::new();
+    let mut i = n;
+    while !stop.load(Ordering::Relaxed) {
+        i += 1;
+        let started = Instant::now();
+        let strategy = if i.is_multiple_of(2) { "batched" } else { "atomic" };
+        let line = json!([{"sku": "SOAK", "quantity": 1}]);
+        let ok = if i.is_multiple_of(3) {
+            let hold = crate::load::post(
+                &client,
+                &format!("{url}/v1/holds"),
+                &json!({"lines": line, "ttl_ms": 60000, "strategy": strategy}),
+            )
+            .await;
+            match hold {
+                Ok((201, h)) => {
+                    let verb = if i.is_multiple_of(2) { "confirm" } else { "release" };
+                    let id = h["id"].as_str().unwrap_or_default();
+                    crate::load::post(&client, &format!("{url}/v1/holds/{id}/{verb}"), &json!({}))
+                        .await
+                        .is_ok()
+                }
+                _ => false,
+            }
+        } else {
+            crate::load::post(
+                &client,
+                &format!("{url}/v1/allocations"),
+                &json!({"lines": line, "strategy": strategy}),
+            )
+            .await
+            .is_ok()
+        };
+        if ok {
+            let us = started.elapsed().as_micros() as u64;
+            hist.lock().unwrap_or_else(|p| p.into_inner()).saturating_record(us);
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Run the soak and check that memory, descriptors and p99 stay flat.
+pub async fn soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
+    let cluster = tokio::task::block_in_place(PgCluster::start)?;
+    let port = free_port()?;
+    let mut server = start_server(&opts.allot_bin, port, &cluster.url(), None).await?;
+    wait_healthy(&server.url, Duration::from_secs(30)).await?;
+    let body = json!({"sku": "SOAK", "on_hand": 100_000_000_000i64});
+    crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", server.url), &body).await?;
+    let pid = server
+        .child
+        .id()
+        .ok_or_else(|| BenchError::Setup("the server has no pid".into()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let hist = Arc::new(Mutex::new(
+        hdrhistogram::Histogram::<u64>::new(3).map_err(|e| BenchError::Setup(e.to_string()))?,
+    ));
+    let count = Arc::new(AtomicU64::new(0));
+    let mut set = tokio::task::JoinSet::new();
+    for c in 0..opts.clients.max(1) {
+        set.spawn(client_loop(
+            server.url.clone(),
+            (c as u64) << 40,
+            stop.clone(),
+            hist.clone(),
+            count.clone(),
+        ));
+    }
+    let started = Instant::now();
+    let mut samples = Vec::new();
+    while started.elapsed() < Duration::from_secs(opts.duration_s) {
+        tokio::time::sleep(Duration::from_secs(opts.sample_s.max(1))).await;
+        let (rss_kib, open_fds) = proc_figures(pid);
+        let mut h = hist.lock().unwrap_or_else(|p| p.into_inner());
+        samples.push(SoakSample {
+            at_s: started.elapsed().as_secs(),
+            rss_kib,
+            open_fds,
+            requests: count.swap(0, Ordering::Relaxed),
+            latency_us_p99: h.value_at_quantile(0.99),
+        });
+        h.reset();
+    }
+    stop.store(true, Ordering::Relaxed);
+    while set.join_next().await.is_some() {}
+    let _ = server.child.kill().await;
+    let violations = flatness(&samples);
+    Ok(SoakReport { samples, violations })
+}
+
+/// Flat: from the second sample (the first is warm-up) to the last, memory grows by at most
+/// half plus 32 MiB, descriptors by at most 32, and p99 at most triples; every interval
+/// answered requests.
+fn flatness(samples: &[SoakSample]) -> Vec<String> {
+    let mut v = Vec::new();
+    if samples.iter().any(|s| s.requests == 0) {
+        v.push("an interval answered no request".into());
+    }
+    if let (Some(base), Some(last)) = (samples.get(1).or(samples.first()), samples.last()) {
+        if last.rss_kib > base.rss_kib + base.rss_kib / 2 + 32 * 1024 {
+            v.push(format!("memory grew from {} to {} KiB", base.rss_kib, last.rss_kib));
+        }
+        if last.open_fds > base.open_fds + 32 {
+            v.push(format!("descriptors grew from {} to {}", base.open_fds, last.open_fds));
+        }
+        if last.latency_us_p99 > base.latency_us_p99.max(1_000) * 3 {
+            v.push(format!(
+                "p99 grew from {} to {} µs",
+                base.latency_us_p99, last.latency_us_p99
+            ));
+        }
+    }
+    v
+}
+
+/// The soak's table (Markdown).
+pub fn render_soak(r: &SoakReport) -> String {
+    let mut s = String::from("| at s | RSS KiB | open fds | requests | p99 µs |\n|---:|---:|---:|---:|---:|\n");
+    for x in &r.samples {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            x.at_s, x.rss_kib, x.open_fds, x.requests, x.latency_us_p99
+        ));
+    }
+    s.push_str(if r.violations.is_empty() {
+        "\nsoak: flat\n"
+    } else {
+        "\nsoak: NOT flat\n"
+    });
+    for v in &r.violations {
+        s.push_str(&format!("- {v}\n"));
+    }
+    s
+}
