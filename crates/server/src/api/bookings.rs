@@ -14,12 +14,11 @@ pub(super) async fn create_booking(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<BookingBody>,
 ) -> Result<Response, ApiError> {
-    let strategy = match body.value.strategy.as_deref() {
-        None => st.store.default_booking_strategy(),
-        Some(s) => BookingStrategy::parse(s)
-            .filter(|b| st.store.supports_booking(*b))
-            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
-    };
+    let named = body.value.strategy.as_deref();
+    let default = st.store.default_booking_strategy();
+    let strategy = family_strategy(&st, named, default, BookingStrategy::parse, |b| {
+        st.store.supports_booking(b)
+    })?;
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);

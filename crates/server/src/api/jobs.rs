@@ -35,12 +35,11 @@ pub(super) async fn claim_jobs(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<ClaimBody>,
 ) -> Result<Response, ApiError> {
-    let strategy = match body.value.strategy.as_deref() {
-        None => st.store.default_claim_strategy(),
-        Some(s) => ClaimStrategy::parse(s)
-            .filter(|c| st.store.supports_claim(*c))
-            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
-    };
+    let named = body.value.strategy.as_deref();
+    let default = st.store.default_claim_strategy();
+    let strategy = family_strategy(&st, named, default, ClaimStrategy::parse, |c| {
+        st.store.supports_claim(c)
+    })?;
     let mut req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
     // A waiting claim holds one of the server's `max_long_polls` permits, and one of its
     // key's, for as long as it waits.

@@ -284,6 +284,22 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
     Ok(strategy)
 }
 
+/// A unit, booking or claim strategy named by a request, or the store's `default` when none
+/// is: a name that does not `parse` or that the store does not `support` is
+/// `unsupported_strategy`.
+fn family_strategy<S: Copy>(
+    st: &AppState,
+    named: Option<&str>,
+    default: S,
+    parse: fn(&str) -> Option<S>,
+    supported: impl Fn(S) -> bool,
+) -> Result<S, ApiError> {
+    let Some(s) = named else { return Ok(default) };
+    parse(s)
+        .filter(|x| supported(*x))
+        .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()).into())
+}
+
 /// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply
 /// unknown (and never reaches a database).
 fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {

@@ -33,12 +33,9 @@ pub(super) async fn claim_units(
     Actor(actor): Actor,
     body: JsonBody<UnitAllocationBody>,
 ) -> Result<Response, ApiError> {
-    let strategy = match body.value.strategy.as_deref() {
-        None => st.store.default_unit_strategy(),
-        Some(s) => UnitStrategy::parse(s)
-            .filter(|u| st.store.supports_units(*u))
-            .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()))?,
-    };
+    let named = body.value.strategy.as_deref();
+    let default = st.store.default_unit_strategy();
+    let strategy = family_strategy(&st, named, default, UnitStrategy::parse, |u| st.store.supports_units(u))?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
