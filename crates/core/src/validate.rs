@@ -52,6 +52,21 @@ fn bounded(what: &str, value: i64, min: i64, limit: &'static str, max: i64) -> R
     Ok(())
 }
 
+/// A batch of `n` rows (`noun` in the message): 1..=`max_batch_insert`.
+fn batch(field: &str, noun: &str, n: usize, limits: &Limits) -> Result<()> {
+    if n == 0 {
+        return Err(AllotError::invalid(format!("{field} must not be empty")));
+    }
+    if n > limits.max_batch_insert {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_batch_insert",
+            max: limits.max_batch_insert as u64,
+            message: format!("{n} {noun}"),
+        });
+    }
+    Ok(())
+}
+
 fn quantity(what: &str, q: i64, min: i64, limits: &Limits) -> Result<()> {
     bounded(what, q, min, "max_quantity", limits.max_quantity)
 }
@@ -162,16 +177,7 @@ fn unit_field(what: &str, value: &str, limits: &Limits) -> Result<()> {
 /// store), fields within `max_unit_field_len`. A missing `received_at` becomes `now`.
 pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<AddUnits> {
     name("sku", sku, limits)?;
-    if body.units.is_empty() {
-        return Err(AllotError::invalid("units must not be empty"));
-    }
-    if body.units.len() > limits.max_batch_insert {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_batch_insert",
-            max: limits.max_batch_insert as u64,
-            message: format!("{} units", body.units.len()),
-        });
-    }
+    batch("units", "units", body.units.len(), limits)?;
     let mut seen = HashSet::new();
     let mut units = body.units;
     for u in &mut units {
@@ -312,16 +318,7 @@ pub fn window(
 /// `unique_key` 1..=`max_unit_field_len` chars.
 pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<Enqueue> {
     name("queue", queue, limits)?;
-    if body.jobs.is_empty() {
-        return Err(AllotError::invalid("jobs must not be empty"));
-    }
-    if body.jobs.len() > limits.max_batch_insert {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_batch_insert",
-            max: limits.max_batch_insert as u64,
-            message: format!("{} jobs", body.jobs.len()),
-        });
-    }
+    batch("jobs", "jobs", body.jobs.len(), limits)?;
     let mut jobs = Vec::with_capacity(body.jobs.len());
     for j in body.jobs {
         json_document("payload", &j.payload, "max_payload_bytes", limits.max_payload_bytes)?;
@@ -423,16 +420,7 @@ pub fn fail(body: LeaseBody, limits: &Limits) -> Result<Fail> {
 /// token valid.
 pub fn completions(queue: &str, body: CompletionsBody, limits: &Limits) -> Result<Vec<Completion>> {
     name("queue", queue, limits)?;
-    if body.jobs.is_empty() {
-        return Err(AllotError::invalid("jobs must not be empty"));
-    }
-    if body.jobs.len() > limits.max_batch_insert {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_batch_insert",
-            max: limits.max_batch_insert as u64,
-            message: format!("{} completions", body.jobs.len()),
-        });
-    }
+    batch("jobs", "completions", body.jobs.len(), limits)?;
     for c in &body.jobs {
         lease_token(&c.lease_token, limits)?;
     }
