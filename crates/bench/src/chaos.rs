@@ -221,6 +221,16 @@ struct Seen {
     done: AtomicU64,
 }
 
+impl Seen {
+    fn new(requests: u64) -> Arc<Seen> {
+        Arc::new(Seen {
+            answers: Mutex::new(vec![None; requests as usize]),
+            acks: Mutex::new(Vec::new()),
+            done: AtomicU64::new(0),
+        })
+    }
+}
+
 async fn drive(url: String, sku: &'static str, strategies: Vec<&'static str>, clients: usize, n: u64, seen: Arc<Seen>) {
     let next = Arc::new(AtomicU64::new(0));
     let client = reqwest::Client::builder()
@@ -373,8 +383,14 @@ struct Fleet {
     url: String,
 }
 
-async fn start_fleet(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<Fleet, BenchError> {
-    let n = if opts.scenario == Scenario::PgHaproxy { 3 } else { 1 };
+/// `n` instances on `database_url`, behind HAProxy when `proxied`.
+async fn start_fleet(
+    opts: &ChaosOptions,
+    db: &Db,
+    database_url: &str,
+    n: usize,
+    proxied: bool,
+) -> Result<Fleet, BenchError> {
     let mut servers = Vec::with_capacity(n);
     for _ in 0..n {
         let port = free_port()?;
@@ -383,7 +399,7 @@ async fn start_fleet(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result
             start_server(&opts.allot_bin, port, database_url, db.redis_url.as_deref()).await?,
         ));
     }
-    let proxy = if n > 1 {
+    let proxy = if proxied {
         let ports: Vec<u16> = servers.iter().map(|(p, _)| *p).collect();
         Some(Haproxy::start(&ports)?)
     } else {
@@ -398,8 +414,18 @@ async fn start_fleet(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result
     })
 }
 
+impl Fleet {
+    /// Kill every instance (and, when dropped, the proxy).
+    async fn stop(mut self) {
+        for (_, server) in &mut self.servers {
+            let _ = server.child.kill().await;
+        }
+    }
+}
+
 async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<ChaosReport, BenchError> {
-    let mut fleet = start_fleet(opts, db, database_url).await?;
+    let n = if opts.scenario == Scenario::PgHaproxy { 3 } else { 1 };
+    let mut fleet = start_fleet(opts, db, database_url, n, n > 1).await?;
     let initial = opts.requests as i64 * 2;
     let sku = json!({"sku": "CHAOS", "on_hand": initial});
     let (s, b) = crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", fleet.url), &sku).await?;
@@ -411,11 +437,7 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
         (true, false) => vec!["batched", "atomic"],
         _ => vec!["serialized"],
     };
-    let seen = Arc::new(Seen {
-        answers: Mutex::new(vec![None; opts.requests as usize]),
-        acks: Mutex::new(Vec::new()),
-        done: AtomicU64::new(0),
-    });
+    let seen = Seen::new(opts.requests);
     let driven = drive(
         fleet.url.clone(),
         "CHAOS",
@@ -434,9 +456,7 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
     load.await.map_err(|e| BenchError::Setup(e.to_string()))?;
     wait_healthy(&fleet.url, Duration::from_secs(60)).await?;
     let report = check(opts, &fleet.url, &strategies, &seen, (fault_at, restored), initial).await;
-    for (_, server) in &mut fleet.servers {
-        let _ = server.child.kill().await;
-    }
+    fleet.stop().await;
     report
 }
 
@@ -445,26 +465,13 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
 async fn scaling(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<Vec<(usize, u64)>, BenchError> {
     let mut out = Vec::new();
     for (k, sku) in [(1usize, "SCALE1"), (2, "SCALE2"), (3, "SCALE3")] {
-        let mut servers = Vec::new();
-        for _ in 0..k {
-            let port = free_port()?;
-            servers.push((
-                port,
-                start_server(&opts.allot_bin, port, database_url, db.redis_url.as_deref()).await?,
-            ));
-        }
-        let proxy = Haproxy::start(&servers.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
-        wait_healthy(&proxy.url(), Duration::from_secs(30)).await?;
+        let fleet = start_fleet(opts, db, database_url, k, true).await?;
         let body = json!({"sku": sku, "on_hand": opts.requests as i64 * 2});
-        crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", proxy.url()), &body).await?;
-        let seen = Arc::new(Seen {
-            answers: Mutex::new(vec![None; opts.requests as usize]),
-            acks: Mutex::new(Vec::new()),
-            done: AtomicU64::new(0),
-        });
+        crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", fleet.url), &body).await?;
+        let seen = Seen::new(opts.requests);
         let started = Instant::now();
         drive(
-            proxy.url(),
+            fleet.url.clone(),
             sku,
             vec!["batched"],
             opts.clients,
@@ -474,9 +481,7 @@ async fn scaling(opts: &ChaosOptions, db: &Db, database_url: &str) -> Result<Vec
         .await;
         let acks = seen.acks.lock().unwrap_or_else(|p| p.into_inner()).len() as f64;
         out.push((k, (acks / started.elapsed().as_secs_f64()) as u64));
-        for (_, mut s) in servers {
-            let _ = s.child.kill().await;
-        }
+        fleet.stop().await;
     }
     Ok(out)
 }
