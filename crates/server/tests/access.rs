@@ -94,7 +94,6 @@ async fn authorization_matrix(ts: &TestServer) {
     let before = state(ts, &admin).await;
     let unknown = format!("Bearer allot_sk_{}", "0".repeat(64));
     let revoked = format!("Bearer {revoked}");
-    let mut cases = 0;
     for (method, path, needed) in ROUTES {
         let path = concrete(path);
         for (what, bearer) in [
@@ -110,7 +109,6 @@ async fn authorization_matrix(ts: &TestServer) {
                 (401, Some("unauthenticated")),
                 "{method} {path} with {what}: {b}"
             );
-            cases += 1;
         }
         let wrong = &scoped[&other_than(*needed)];
         let (s, b) = send(ts, method, &path, Some(wrong)).await;
@@ -122,10 +120,8 @@ async fn authorization_matrix(ts: &TestServer) {
         assert_eq!(b["error"]["missing_scope"], needed.name(), "{method} {path}");
         let (s, b) = send(ts, method, &path, Some(&scoped[needed])).await;
         assert!(s != 401 && s != 403, "{method} {path} with {needed}: {s} {b}");
-        cases += 2;
     }
     assert_eq!(state(ts, &admin).await, before, "a refused request changed something");
-    assert!(cases >= 7 * ROUTES.len(), "{cases}");
 }
 
 async fn keys_over_http_and_revocation(ts: &TestServer) {
