@@ -25,13 +25,43 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// A JSON body: the parsed value and its canonical form (keys sorted, no whitespace), which
-/// is the body's part of an idempotency fingerprint.
+/// A JSON body: the parsed value, and its canonical form for an idempotency fingerprint.
 pub struct JsonBody<T> {
     /// The parsed body.
     pub value: T,
-    /// Canonical JSON text of the body.
-    pub canonical: String,
+    /// Canonical JSON text of the body, made only when asked for.
+    pub canonical: Canonical,
+}
+
+/// A body's canonical JSON text (keys sorted, no whitespace): the body's part of an
+/// idempotency fingerprint. Made on first use only, so a request without an
+/// `Idempotency-Key` never pays for it.
+pub struct Canonical {
+    bytes: Bytes,
+    text: std::sync::OnceLock<String>,
+}
+
+impl Canonical {
+    /// The canonical form of a body that already parsed strictly.
+    fn of(bytes: Bytes) -> Self {
+        Canonical {
+            bytes,
+            text: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The canonical form of a request without a body (empty).
+    pub fn none() -> Self {
+        Canonical::of(Bytes::new())
+    }
+
+    /// The text (keys sorted, no whitespace; empty for no body).
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| match self.bytes.is_empty() {
+            true => String::new(),
+            false => strict_value(&self.bytes).map(|v| v.to_string()).unwrap_or_default(),
+        })
+    }
 }
 
 impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
@@ -50,8 +80,11 @@ impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
                 AllotError::invalid("cannot read the request body")
             }
         })?;
-        let (value, canonical) = parse_body(&bytes)?;
-        Ok(JsonBody { value, canonical })
+        let value = parse_body(&bytes)?;
+        Ok(JsonBody {
+            value,
+            canonical: Canonical::of(bytes),
+        })
     }
 }
 
@@ -72,12 +105,18 @@ fn require_json(headers: &HeaderMap) -> Result<(), AllotError> {
     }
 }
 
-/// Parse a request body strictly (see the module docs) into `T` and its canonical text.
-pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, String), AllotError> {
+/// The one JSON value in `bytes`, read with duplicate keys refused and integer-valued numbers
+/// as integers (the same reading for parsing and for the canonical form).
+fn strict_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let raw = StrictValue::deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v.0))
-        .map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
+    let raw = StrictValue::deserialize(&mut de)?;
+    de.end()?;
+    Ok(raw.0)
+}
+
+/// Parse a request body strictly (see the module docs) into `T`.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
+    let raw = strict_value(bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
     if !raw.is_object() {
         return Err(AllotError::invalid("the body must be a JSON object"));
     }
@@ -87,7 +126,6 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, String), Allo
             "{path}: expected an object, found an array"
         )));
     }
-    let canonical = raw.to_string();
     // The happy path moves the value's strings; only a refusal pays for the path of its
     // field (read again from the bytes, which parsed strictly already).
     let value = T::deserialize(raw).map_err(|_| {
@@ -97,7 +135,7 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, String), Allo
             Ok(_) => AllotError::invalid("invalid body"),
         }
     })?;
-    Ok((value, canonical))
+    Ok(value)
 }
 
 /// Whether an array sits directly inside an array, outside free-form documents (no
@@ -245,7 +283,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn parse(s: &str) -> Result<Value, AllotError> {
-        parse_body::<Value>(s.as_bytes()).map(|(v, _)| v)
+        parse_body::<Value>(s.as_bytes())
     }
 
     #[test]
@@ -264,6 +302,16 @@ mod tests {
         assert!(parse(r#"{"payload":[[1,2]]}"#).is_ok());
         assert!(parse(r#"{"a":1} x"#).is_err());
         assert!(parse("").is_err());
+    }
+
+    #[test]
+    fn canonical_form_is_made_on_demand_and_stable() {
+        let a = Canonical::of(Bytes::from_static(br#"{ "b": 2.0, "a": [1, {"d": 1, "c": 2}] }"#));
+        let b = Canonical::of(Bytes::from_static(br#"{"a":[1,{"c":2,"d":1}],"b":2}"#));
+        assert!(a.text.get().is_none(), "made only when asked for");
+        assert_eq!(a.text(), r#"{"a":[1,{"c":2,"d":1}],"b":2}"#);
+        assert_eq!(a.text(), b.text());
+        assert_eq!(Canonical::none().text(), "");
     }
 
     #[test]

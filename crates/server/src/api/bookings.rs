@@ -116,7 +116,7 @@ pub(super) async fn cancel_booking(
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.cancel_booking(&id, idem).await?))
 }
 
@@ -132,7 +132,7 @@ pub(super) async fn confirm_booking(
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.confirm_booking(&id, idem).await?))
 }
 
@@ -148,6 +148,6 @@ pub(super) async fn release_booking(
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.release_booking(&id, idem).await?))
 }

@@ -45,7 +45,7 @@ pub(super) async fn confirm_hold(
     Actor(actor): Actor,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     let result = st.store.confirm_hold(&id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
@@ -65,7 +65,7 @@ pub(super) async fn release_hold(
     Actor(actor): Actor,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     let result = st.store.release_hold(&id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);

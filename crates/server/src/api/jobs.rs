@@ -193,7 +193,7 @@ pub(super) async fn cancel_job(
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.cancel_job(job_id(&id)?, idem).await?))
 }
 
@@ -208,7 +208,7 @@ pub(super) async fn retry_job(
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
-    let idem = idempotency(key, &method, &uri, "", StatusCode::OK);
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(StatusCode::OK, st.store.retry_job(job_id(&id)?, idem).await?))
 }
 

@@ -13,7 +13,7 @@ mod stock;
 mod units;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Actor, IdempotencyKey, JsonBody};
+use crate::extract::{Actor, Canonical, IdempotencyKey, JsonBody};
 use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
@@ -206,7 +206,7 @@ fn idempotency<T: Serialize + 'static>(
     key: Option<String>,
     method: &Method,
     uri: &Uri,
-    canonical: &str,
+    canonical: &Canonical,
     status: StatusCode,
 ) -> Option<Idempotency<T>> {
     let render = move |v: &T| StoredResponse {
@@ -215,7 +215,7 @@ fn idempotency<T: Serialize + 'static>(
     };
     key.map(|key| Idempotency {
         key,
-        fingerprint: fingerprint(method, uri, canonical),
+        fingerprint: fingerprint(method, uri, canonical.text()),
         render: Box::new(render),
     })
 }
@@ -225,7 +225,7 @@ fn idempotency_as<T: 'static, W: Serialize + 'static>(
     key: Option<String>,
     method: &Method,
     uri: &Uri,
-    canonical: &str,
+    canonical: &Canonical,
     status: StatusCode,
     wrap: fn(&T) -> W,
 ) -> Option<Idempotency<T>> {
