@@ -79,40 +79,53 @@ struct Timed {
 
 #[async_trait::async_trait]
 impl JobStore for Timed {
-    async fn enqueue(&self, r: Enqueue, i: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        self.inner.enqueue(r, i).await
+    async fn enqueue(&self, tn: &str, r: Enqueue, i: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+        self.inner.enqueue(tn, r, i).await
     }
-    async fn claim_jobs(&self, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+    async fn claim_jobs(&self, tn: &str, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
         let t0 = Instant::now();
-        let out = self.inner.claim_jobs(r, i).await;
+        let out = self.inner.claim_jobs(tn, r, i).await;
         if let Ok(mut h) = self.claims.lock() {
             h.saturating_record(t0.elapsed().as_micros() as u64);
         }
         out
     }
-    async fn complete_job(&self, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.complete_job(id, t, i).await
+    async fn complete_job(&self, tn: &str, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.complete_job(tn, id, t, i).await
     }
-    async fn fail_job(&self, f: &Fail, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.fail_job(f, id, i).await
+    async fn fail_job(&self, tn: &str, f: &Fail, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.fail_job(tn, f, id, i).await
     }
-    async fn heartbeat_job(&self, id: i64, t: &str, l: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.heartbeat_job(id, t, l, i).await
+    async fn heartbeat_job(
+        &self,
+        tn: &str,
+        id: i64,
+        t: &str,
+        l: i64,
+        i: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        self.inner.heartbeat_job(tn, id, t, l, i).await
     }
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         self.inner.rescue_jobs(now, max).await
     }
-    async fn complete_jobs(&self, q: &str, j: Vec<Completion>, i: Keyed<Completions>) -> Result<Executed<Completions>> {
-        self.inner.complete_jobs(q, j, i).await
+    async fn complete_jobs(
+        &self,
+        tn: &str,
+        q: &str,
+        j: Vec<Completion>,
+        i: Keyed<Completions>,
+    ) -> Result<Executed<Completions>> {
+        self.inner.complete_jobs(tn, q, j, i).await
     }
-    async fn cancel_job(&self, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.cancel_job(id, i).await
+    async fn cancel_job(&self, tn: &str, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.cancel_job(tn, id, i).await
     }
-    async fn retry_job(&self, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.retry_job(id, i).await
+    async fn retry_job(&self, tn: &str, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.retry_job(tn, id, i).await
     }
-    async fn list_jobs(&self, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
-        self.inner.list_jobs(q, s, a, l).await
+    async fn list_jobs(&self, tn: &str, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
+        self.inner.list_jobs(tn, q, s, a, l).await
     }
     async fn prune_jobs(&self, b: chrono::DateTime<chrono::Utc>, m: u32) -> Result<u64> {
         self.inner.prune_jobs(b, m).await
@@ -123,11 +136,11 @@ impl JobStore for Timed {
     fn default_claim_strategy(&self) -> ClaimStrategy {
         self.inner.default_claim_strategy()
     }
-    async fn wait_for_jobs(&self, q: &str, w: Duration) {
-        self.inner.wait_for_jobs(q, w).await
+    async fn wait_for_jobs(&self, tn: &str, q: &str, w: Duration) {
+        self.inner.wait_for_jobs(tn, q, w).await
     }
-    async fn queue_counts(&self, q: &str) -> Result<QueueCounts> {
-        self.inner.queue_counts(q).await
+    async fn queue_counts(&self, tn: &str, q: &str) -> Result<QueueCounts> {
+        self.inner.queue_counts(tn, q).await
     }
     async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
         self.inner.queue_depths().await
@@ -253,7 +266,7 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                 let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
                 let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
                 let req = Enqueue { queue: queue.clone(), jobs, now: store.now() };
-                if let Executed::Fresh(e) = store.enqueue(req, None).await? {
+                if let Executed::Fresh(e) = store.enqueue(allot_core::access::DEFAULT_TENANT, req, None).await? {
                     accepted += e.ids.len() as u64;
                 }
                 next += size;
@@ -296,7 +309,7 @@ async fn drain(
         {
             last_count = now;
             let counts = store
-                .queue_counts(queue)
+                .queue_counts(allot_core::access::DEFAULT_TENANT, queue)
                 .await
                 .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
             if counts.open() == 0 || Instant::now() >= deadline {
@@ -351,7 +364,7 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
             now: store.now(),
         };
         store
-            .enqueue(req, None)
+            .enqueue(allot_core::access::DEFAULT_TENANT, req, None)
             .await
             .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
         left -= n;
@@ -437,7 +450,10 @@ pub async fn claim_bench(
                     final_try: true,
                 };
                 let t0 = Instant::now();
-                let got = store.claim_jobs(claim, None).await.and_then(Executed::fresh);
+                let got = store
+                    .claim_jobs(allot_core::access::DEFAULT_TENANT, claim, None)
+                    .await
+                    .and_then(Executed::fresh);
                 hist.saturating_record(t0.elapsed().as_micros() as u64);
                 match got {
                     Ok(j) if j.is_empty() => break,

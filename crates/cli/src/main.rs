@@ -47,8 +47,8 @@ enum Cmd {
     Migrate(DbArgs),
     /// Check conservation of every SKU (on_hand and held = sums of the ledger and of active
     /// holds, 0 <= held <= on_hand) and that no two blocking bookings of a resource overlap;
-    /// exit 1 on any violation.
-    Audit(DbArgs),
+    /// exit 1 on any violation. Every tenant, or one with `--tenant`.
+    Audit(AuditArgs),
     /// Spread each segmented SKU's available stock evenly over its buckets.
     Rebalance(RebalanceArgs),
     /// Load generators with invariant checks.
@@ -91,9 +91,21 @@ struct DbArgs {
 }
 
 #[derive(Args, Clone)]
+struct AuditArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Only this tenant (default: every tenant; each finding names its tenant).
+    #[arg(long)]
+    tenant: Option<String>,
+}
+
+#[derive(Args, Clone)]
 struct RebalanceArgs {
     #[command(flatten)]
     db: DbArgs,
+    /// The tenant whose SKUs to rebalance.
+    #[arg(long, default_value = allot_core::access::DEFAULT_TENANT)]
+    tenant: String,
     /// Only this SKU (default: every SKU with more than one bucket).
     #[arg(long)]
     sku: Option<String>,
@@ -122,9 +134,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = allot_store::open(&db.database_url, &Default::default()).await?;
             println!("migrations applied to {}", store.backend().name());
         }
-        Cmd::Audit(db) => {
-            let store = allot_store::open(&db.database_url, &Default::default()).await?;
-            let report = store.audit().await?;
+        Cmd::Audit(a) => {
+            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let report = store.audit(a.tenant.as_deref()).await?;
             print_audit(&report);
             if !report.is_clean() {
                 std::process::exit(1);
@@ -132,7 +144,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Rebalance(a) => {
             let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
-            let n = store.rebalance(a.sku.as_deref()).await?;
+            let n = store.rebalance(&a.tenant, a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");
         }
         Cmd::Bench(BenchCmd::FlashSale(a)) => flash_sale(a).await?,
@@ -198,16 +210,24 @@ fn print_audit(report: &allot_core::AuditReport) {
         report.job_violations.len(),
         report.booking_overlaps.len()
     );
+    // Findings of the default tenant read as before tenants; others name their tenant.
+    let of = |t: &str| match t {
+        allot_core::access::DEFAULT_TENANT => String::new(),
+        t => format!(" (tenant {t})"),
+    };
     for v in &report.violations {
-        println!("  {}: {}", v.sku, v.problem);
+        println!("  {}{}: {}", v.sku, of(&v.tenant), v.problem);
     }
     for v in &report.job_violations {
-        println!("  job {} (queue {}): {}", v.id, v.queue, v.problem);
+        println!("  job {} (queue {}){}: {}", v.id, v.queue, of(&v.tenant), v.problem);
     }
     for o in &report.booking_overlaps {
         println!(
-            "  resource {}: bookings {} and {} overlap",
-            o.resource, o.first, o.second
+            "  resource {}{}: bookings {} and {} overlap",
+            o.resource,
+            of(&o.tenant),
+            o.first,
+            o.second
         );
     }
 }

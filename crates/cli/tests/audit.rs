@@ -136,13 +136,13 @@ fn breaks(kind: Kind, hold: &str, a: &str, b: &str, booking: &str, job: i64) -> 
     };
     let overlap = if pg {
         format!(
-            "INSERT INTO bookings (id, resource, during, holder, status, strategy, created_at)
-             SELECT 'overlap', resource, during, 'x', 'confirmed', 'naive', created_at FROM bookings WHERE id = '{booking}'"
+            "INSERT INTO bookings (tenant, id, resource, during, holder, status, strategy, created_at)
+             SELECT tenant, 'overlap', resource, during, 'x', 'confirmed', 'naive', created_at FROM bookings WHERE id = '{booking}'"
         )
     } else {
         format!(
-            "INSERT INTO bookings (id, resource, start_us, end_us, holder, status, strategy, created_at_us)
-             SELECT 'overlap', resource, start_us + 1, end_us, 'x', 'confirmed', 'naive', created_at_us FROM bookings WHERE id = '{booking}'"
+            "INSERT INTO bookings (tenant, id, resource, start_us, end_us, holder, status, strategy, created_at_us)
+             SELECT tenant, 'overlap', resource, start_us + 1, end_us, 'x', 'confirmed', 'naive', created_at_us FROM bookings WHERE id = '{booking}'"
         )
     };
     let finalized = if pg {

@@ -15,6 +15,10 @@ use std::str::FromStr;
 /// The prefix of every secret, so secret scanners can recognise a leaked one.
 pub const SECRET_PREFIX: &str = "allot_sk_";
 
+/// The tenant of a server that requires no keys, and of every object made before tenants
+/// existed (the migrations put them there).
+pub const DEFAULT_TENANT: &str = "default";
+
 /// Longest key name, chars.
 pub const MAX_KEY_NAME_LEN: usize = 128;
 

@@ -25,6 +25,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditViolation {
+    /// The tenant the SKU belongs to.
+    pub tenant: String,
     /// The SKU.
     pub sku: String,
     /// What is wrong, in words.
@@ -35,6 +37,8 @@ pub struct AuditViolation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobViolation {
+    /// The tenant the job belongs to.
+    pub tenant: String,
     /// The job's id.
     pub id: i64,
     /// Its queue.
@@ -74,6 +78,8 @@ impl AuditReport {
 /// One SKU's figures as an audit reads them in one snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkuAuditRow {
+    /// The tenant it belongs to.
+    pub tenant: String,
     /// The SKU.
     pub sku: String,
     /// Sum of its buckets' on_hand.
@@ -98,6 +104,8 @@ pub struct SkuAuditRow {
 /// entries and its units tell it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimAuditRow {
+    /// The tenant it belongs to.
+    pub tenant: String,
     /// The SKU.
     pub sku: String,
     /// The allocation or hold id (`ledger.ref`, `units.claim_id`).
@@ -115,6 +123,8 @@ pub struct ClaimAuditRow {
 /// One job as the audit reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobAuditRow {
+    /// The tenant it belongs to.
+    pub tenant: String,
     /// The job's id.
     pub id: i64,
     /// Its queue.
@@ -139,6 +149,7 @@ pub fn sku_violations(rows: &[SkuAuditRow]) -> Vec<AuditViolation> {
     for r in rows {
         let mut v = |problem: String| {
             out.push(AuditViolation {
+                tenant: r.tenant.clone(),
                 sku: r.sku.clone(),
                 problem,
             })
@@ -174,6 +185,7 @@ pub fn claim_violation(r: &ClaimAuditRow) -> Option<AuditViolation> {
         return None;
     }
     Some(AuditViolation {
+        tenant: r.tenant.clone(),
         sku: r.sku.clone(),
         problem: format!(
             "claim {}: ledger says {} allocated and {} held, units say {} allocated and {} held",
@@ -249,6 +261,7 @@ impl Auditor {
         self.report.jobs_checked += 1;
         for problem in job_problems(row) {
             self.report.job_violations.push(JobViolation {
+                tenant: row.tenant.clone(),
                 id: row.id,
                 queue: row.queue.clone(),
                 problem,
@@ -285,6 +298,7 @@ mod tests {
 
     fn sku_ok() -> SkuAuditRow {
         SkuAuditRow {
+            tenant: "default".into(),
             sku: "A".into(),
             on_hand: 5,
             held: 1,
@@ -319,6 +333,7 @@ mod tests {
     #[test]
     fn a_unit_in_two_claims_flags_both() {
         let ok = ClaimAuditRow {
+            tenant: "default".into(),
             sku: "U".into(),
             claim: "A".into(),
             ledger_allocated: 2,
@@ -350,6 +365,7 @@ mod tests {
 
     fn job_ok() -> JobAuditRow {
         JobAuditRow {
+            tenant: "default".into(),
             id: 1,
             queue: "q".into(),
             state: Some(JobState::Completed),

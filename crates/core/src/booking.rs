@@ -201,6 +201,8 @@ pub fn free_gaps(from: DateTime<Utc>, to: DateTime<Utc>, blocking: &[(DateTime<U
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BookingOverlap {
+    /// The tenant the resource belongs to.
+    pub tenant: String,
     /// The resource.
     pub resource: String,
     /// One booking's id.

@@ -72,6 +72,13 @@ impl<T> Executed<T> {
 /// Fungible stock per SKU. Implemented by every backend; the same conformance suite runs
 /// against each.
 ///
+/// Tenants: every method that takes `tenant` reads and writes only that tenant's objects
+/// (SKUs, ledger entries, allocations, holds, units, bookings, jobs, idempotency keys); an
+/// object of another tenant is `not_found`, exactly as one that does not exist, and names are
+/// unique per tenant. `tenant` is a validated name ([`crate::validate::name`]), the caller's
+/// (the API key's tenant, or [`crate::access::DEFAULT_TENANT`]). The methods without it
+/// (sweepers, pruning, gauges) work across tenants.
+///
 /// Errors: `not_found`, `already_exists`, `insufficient_stock`, `contention`,
 /// `idempotency_key_reused`, `idempotency_key_in_use`, `unavailable`, `internal`.
 #[async_trait]
@@ -106,36 +113,39 @@ pub trait StockStore: Send + Sync + 'static {
 
     /// Create a SKU with its initial stock spread evenly over its buckets, and its
     /// `created` ledger entry. `already_exists` if it exists.
-    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
 
     /// Read a SKU's totals.
-    async fn get_sku(&self, sku: &str) -> Result<Sku>;
+    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku>;
 
     /// Change `on_hand` by `delta` (relative), spreading available stock evenly over the
     /// buckets; writes an `adjustment` ledger entry. A negative delta beyond `available` is
     /// `insufficient_stock`.
-    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
 
     /// Ledger entries of a SKU with `id > after`, oldest first, at most `limit`.
-    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
+    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
 
     /// Allocate all lines or none, with the request's strategy.
     async fn allocate(
         &self,
+        tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>>;
 
     /// Read an allocation.
-    async fn get_allocation(&self, id: &str) -> Result<Allocation>;
+    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation>;
 
-    /// Spread each SKU's available stock evenly over its buckets (one SKU, or all
-    /// segmented SKUs). Returns how many SKUs were changed. No ledger entry: totals stay.
-    async fn rebalance(&self, sku: Option<&str>) -> Result<u64>;
+    /// Spread each SKU's available stock evenly over its buckets (one SKU of `tenant`, or
+    /// all segmented SKUs of `tenant`). Returns how many SKUs were changed. No ledger entry:
+    /// totals stay.
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64>;
 
     /// Check every invariant of [`crate::audit`] (SKU conservation, unit claims, job states,
-    /// overlapping bookings) in one snapshot.
-    async fn audit(&self) -> Result<crate::audit::AuditReport>;
+    /// overlapping bookings) in one snapshot: of `tenant`, or of every tenant (`None`, the
+    /// operator's `allot audit`; each finding names its tenant).
+    async fn audit(&self, tenant: Option<&str>) -> Result<crate::audit::AuditReport>;
 
     /// Delete at most `max_rows` stored idempotency responses created before `before`.
     /// Returns how many were deleted. `allot serve` calls it periodically with
@@ -151,10 +161,15 @@ pub trait StockStore: Send + Sync + 'static {
 pub trait HoldStore: Send + Sync + 'static {
     /// Move each line's quantity from available to held (all lines or none) with the
     /// request's strategy, until `now + ttl_ms`. Writes a `hold` ledger entry per line.
-    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>>;
+    async fn create_hold(
+        &self,
+        tenant: &str,
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>>;
 
     /// Read a hold; its status is the effective one (overdue reads as `expired`).
-    async fn get_hold(&self, id: &str) -> Result<Hold>;
+    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold>;
 
     /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
@@ -162,6 +177,7 @@ pub trait HoldStore: Send + Sync + 'static {
     /// `actor`: who confirms (the API key's id), for the ledger.
     async fn confirm_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
@@ -172,6 +188,7 @@ pub trait HoldStore: Send + Sync + 'static {
     /// `actor`: who releases (the API key's id), for the ledger.
     async fn release_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
@@ -197,13 +214,18 @@ pub trait UnitStore: Send + Sync + 'static {
 
     /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
     /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
-    async fn add_units(&self, req: AddUnits, idem: Option<Idempotency<UnitsCreated>>)
-        -> Result<Executed<UnitsCreated>>;
+    async fn add_units(
+        &self,
+        tenant: &str,
+        req: AddUnits,
+        idem: Option<Idempotency<UnitsCreated>>,
+    ) -> Result<Executed<UnitsCreated>>;
 
     /// Claim `quantity` available units in the requested order (all or nothing unless
     /// `allow_partial`), as an allocation or, with `hold_ttl_ms`, as a hold.
     async fn claim_units(
         &self,
+        tenant: &str,
         req: UnitClaim,
         idem: Option<Idempotency<UnitAllocation>>,
     ) -> Result<Executed<UnitAllocation>>;
@@ -224,25 +246,46 @@ pub trait BookingStore: Send + Sync + 'static {
 
     /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
     /// booking past its expiry never blocks: it is expired first (bounded retries).
-    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+    async fn book(
+        &self,
+        tenant: &str,
+        req: BookingRequest,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>>;
 
     /// Read a booking (effective status).
-    async fn get_booking(&self, id: &str) -> Result<Booking>;
+    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking>;
 
     /// Cancel a confirmed or held booking (the range is free at once); cancelling a booking
     /// that no longer blocks returns it unchanged.
-    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+    async fn cancel_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>>;
 
     /// Give back a held, unexpired booking (`released`); a booking that no longer blocks is
     /// returned unchanged; a confirmed one is `booking_confirmed` (cancel it instead).
-    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+    async fn release_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>>;
 
     /// Confirm a held, unexpired booking; a confirmed one is returned again.
-    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>>;
+    async fn confirm_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>>;
 
     /// Blocking bookings of `resource` overlapping `[from, to)`, by start, at most `limit`.
     async fn list_bookings(
         &self,
+        tenant: &str,
         resource: &str,
         from: chrono::DateTime<chrono::Utc>,
         to: chrono::DateTime<chrono::Utc>,
@@ -263,6 +306,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// an unfinished job of the queue is not inserted; its id is the existing job's.
     async fn enqueue(
         &self,
+        tenant: &str,
         req: crate::job::Enqueue,
         idem: Option<Idempotency<crate::job::Enqueued>>,
     ) -> Result<Executed<crate::job::Enqueued>>;
@@ -274,6 +318,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// the answer (a waiting claim's earlier empty tries store nothing).
     async fn claim_jobs(
         &self,
+        tenant: &str,
         req: crate::job::Claim,
         idem: Keyed<Vec<crate::job::LeasedJob>>,
     ) -> Result<Executed<Vec<crate::job::LeasedJob>>>;
@@ -281,6 +326,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Finish a running job (`completed`), if `lease_token` is still its token.
     async fn complete_job(
         &self,
+        tenant: &str,
         id: i64,
         lease_token: &str,
         idem: Keyed<crate::job::JobStatus>,
@@ -290,6 +336,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// with jitter), or `discarded` when out of attempts; the error is appended to the job.
     async fn fail_job(
         &self,
+        tenant: &str,
         fail: &crate::job::Fail,
         id: i64,
         idem: Keyed<crate::job::JobStatus>,
@@ -298,6 +345,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Extend a running job's lease to now + `lease_ms`.
     async fn heartbeat_job(
         &self,
+        tenant: &str,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
@@ -313,6 +361,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Complete many jobs of `queue` in one statement; each by its own token.
     async fn complete_jobs(
         &self,
+        tenant: &str,
         queue: &str,
         jobs: Vec<crate::job::Completion>,
         idem: Keyed<crate::job::Completions>,
@@ -320,15 +369,26 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// Cancel a job that has not finished (a running one loses its lease: its worker gets
     /// `lease_lost`); a finished job is returned unchanged.
-    async fn cancel_job(&self, id: i64, idem: Keyed<crate::job::JobStatus>) -> Result<Executed<crate::job::JobStatus>>;
+    async fn cancel_job(
+        &self,
+        tenant: &str,
+        id: i64,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Run a discarded or cancelled job again by hand: `available` now, with at least one
     /// attempt left. Other states are returned unchanged.
-    async fn retry_job(&self, id: i64, idem: Keyed<crate::job::JobStatus>) -> Result<Executed<crate::job::JobStatus>>;
+    async fn retry_job(
+        &self,
+        tenant: &str,
+        id: i64,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Jobs of `queue` in `state` with `id > after`, by id, at most `limit`.
     async fn list_jobs(
         &self,
+        tenant: &str,
         queue: &str,
         state: crate::job::JobState,
         after: i64,
@@ -347,14 +407,14 @@ pub trait JobStore: Send + Sync + 'static {
     /// Wait until a job may have become runnable in `queue` (PostgreSQL: a NOTIFY from an
     /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
     /// the caller claims again and waits again until its deadline.
-    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration);
+    async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration);
 
     /// Unfinished jobs (available, scheduled, retryable, running) per queue and state, for
     /// the queue-depth gauge.
     async fn queue_depths(&self) -> Result<Vec<(String, crate::job::JobState, i64)>>;
 
     /// Jobs of a queue per state.
-    async fn queue_counts(&self, queue: &str) -> Result<crate::job::QueueCounts>;
+    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<crate::job::QueueCounts>;
 }
 
 /// API keys ([`crate::access`]): stored by the SHA-256 of their secret, never the secret.

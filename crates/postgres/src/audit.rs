@@ -8,68 +8,77 @@ use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use futures::{pin_mut, TryStreamExt};
 
+// Every read takes `$1`: one tenant, or NULL for all of them. Rows carry their tenant first.
+
 /// Per SKU: balances, ledger sums and what its active holds hold.
 const SKU_ROWS: &str = "
-WITH st AS (SELECT sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
+WITH st AS (SELECT tenant, sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held,
                    min(on_hand - held)::int8 AS min_avail, min(held)::int8 AS min_held
-              FROM stock GROUP BY sku
+              FROM stock WHERE $1::text IS NULL OR tenant = $1 GROUP BY tenant, sku
             UNION ALL
-            SELECT sku, count(*) FILTER (WHERE status <> 'allocated'),
+            SELECT tenant, sku, count(*) FILTER (WHERE status <> 'allocated'),
                    count(*) FILTER (WHERE status = 'held'),
                    count(*) FILTER (WHERE status = 'available'),
                    count(*) FILTER (WHERE status = 'held')
-              FROM units GROUP BY sku),
-     hl AS (SELECT hl.sku, sum(hl.quantity)::int8 AS q FROM holds h
-              JOIN hold_lines hl ON hl.hold_id = h.id WHERE h.status = 'held' GROUP BY hl.sku),
-     l AS (SELECT sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
-             FROM ledger GROUP BY sku)
-SELECT s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
+              FROM units WHERE $1::text IS NULL OR tenant = $1 GROUP BY tenant, sku),
+     hl AS (SELECT hl.tenant, hl.sku, sum(hl.quantity)::int8 AS q FROM holds h
+              JOIN hold_lines hl ON hl.tenant = h.tenant AND hl.hold_id = h.id
+             WHERE h.status = 'held' AND ($1::text IS NULL OR h.tenant = $1) GROUP BY hl.tenant, hl.sku),
+     l AS (SELECT tenant, sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
+             FROM ledger WHERE $1::text IS NULL OR tenant = $1 GROUP BY tenant, sku)
+SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
        COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
        COALESCE(hl.q, 0)
-  FROM skus s LEFT JOIN st ON st.sku = s.sku LEFT JOIN l ON l.sku = s.sku
-  LEFT JOIN hl ON hl.sku = s.sku ORDER BY s.sku";
+  FROM skus s LEFT JOIN st ON st.tenant = s.tenant AND st.sku = s.sku
+  LEFT JOIN l ON l.tenant = s.tenant AND l.sku = s.sku
+  LEFT JOIN hl ON hl.tenant = s.tenant AND hl.sku = s.sku
+ WHERE $1::text IS NULL OR s.tenant = $1
+ ORDER BY s.tenant, s.sku";
 
 /// Per unit claim whose units and ledger disagree: what each says.
 const CLAIM_ROWS: &str = "
-WITH u AS (SELECT sku, claim_id, count(*) FILTER (WHERE status = 'allocated')::int8 AS a,
+WITH u AS (SELECT tenant, sku, claim_id, count(*) FILTER (WHERE status = 'allocated')::int8 AS a,
                   count(*) FILTER (WHERE status = 'held')::int8 AS h
-             FROM units WHERE claim_id IS NOT NULL GROUP BY sku, claim_id),
-     l AS (SELECT l.sku, l.ref, (-sum(l.delta))::int8 AS a, sum(l.held_delta)::int8 AS h
-             FROM ledger l JOIN skus s ON s.sku = l.sku AND s.tracking = 'units'
-            WHERE l.ref IS NOT NULL
+             FROM units WHERE claim_id IS NOT NULL AND ($1::text IS NULL OR tenant = $1)
+            GROUP BY tenant, sku, claim_id),
+     l AS (SELECT l.tenant, l.sku, l.ref, (-sum(l.delta))::int8 AS a, sum(l.held_delta)::int8 AS h
+             FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'units'
+            WHERE l.ref IS NOT NULL AND ($1::text IS NULL OR l.tenant = $1)
               AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired')
-            GROUP BY l.sku, l.ref)
-SELECT COALESCE(u.sku, l.sku), COALESCE(u.claim_id, l.ref), COALESCE(l.a, 0), COALESCE(l.h, 0),
-       COALESCE(u.a, 0), COALESCE(u.h, 0)
-  FROM u FULL JOIN l ON l.sku = u.sku AND l.ref = u.claim_id
+            GROUP BY l.tenant, l.sku, l.ref)
+SELECT COALESCE(u.tenant, l.tenant), COALESCE(u.sku, l.sku), COALESCE(u.claim_id, l.ref), COALESCE(l.a, 0),
+       COALESCE(l.h, 0), COALESCE(u.a, 0), COALESCE(u.h, 0)
+  FROM u FULL JOIN l ON l.tenant = u.tenant AND l.sku = u.sku AND l.ref = u.claim_id
  WHERE COALESCE(l.a, 0) <> COALESCE(u.a, 0) OR COALESCE(l.h, 0) <> COALESCE(u.h, 0)
- ORDER BY 1, 2";
+ ORDER BY 1, 2, 3";
 
 const JOB_ROWS: &str = "
-SELECT id, queue, state, attempt::int8, max_attempts::int8, lease_expires_at IS NOT NULL,
+SELECT tenant, id, queue, state, attempt::int8, max_attempts::int8, lease_expires_at IS NOT NULL,
        finalized_at IS NOT NULL, errors
-  FROM jobs ORDER BY id";
+  FROM jobs WHERE $1::text IS NULL OR tenant = $1 ORDER BY tenant, id";
 
 /// Blocking bookings of one resource that overlap (at most 1000 pairs).
 const OVERLAPS: &str = "
-SELECT a.resource, a.id, b.id FROM bookings a JOIN bookings b
-    ON a.resource = b.resource AND a.id < b.id AND a.during && b.during
- WHERE (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $1))
-   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $1))
- ORDER BY 1, 2, 3 LIMIT 1000";
+SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
+    ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id AND a.during && b.during
+ WHERE ($1::text IS NULL OR a.tenant = $1)
+   AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $2))
+   AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $2))
+ ORDER BY 1, 2, 3, 4 LIMIT 1000";
 
 /// Map a row of [`OVERLAPS`].
 fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
     BookingOverlap {
-        resource: r.get(0),
-        first: r.get(1),
-        second: r.get(2),
+        tenant: r.get(0),
+        resource: r.get(1),
+        first: r.get(2),
+        second: r.get(3),
     }
 }
 
 impl PgStore {
-    /// Every audit rule over one snapshot (see [`allot_core::audit`]).
-    pub(crate) async fn audit_snapshot(&self) -> Result<AuditReport> {
+    /// Every audit rule over one snapshot (see [`allot_core::audit`]), of `tenant` or of all.
+    pub(crate) async fn audit_snapshot(&self, tenant: Option<&str>) -> Result<AuditReport> {
         let mut c = self.client().await?;
         let tx = c
             .build_transaction()
@@ -80,34 +89,32 @@ impl PgStore {
             .map_err(map_error)?;
         let mut a = Auditor::new();
         let skus: Vec<SkuAuditRow> = tx
-            .query(SKU_ROWS, &[])
+            .query(SKU_ROWS, &[&tenant])
             .await
             .map_err(map_error)?
             .iter()
             .map(sku_row)
             .collect();
         a.skus(&skus);
-        for r in tx.query(CLAIM_ROWS, &[]).await.map_err(map_error)? {
+        for r in tx.query(CLAIM_ROWS, &[&tenant]).await.map_err(map_error)? {
             a.claim(&ClaimAuditRow {
-                sku: r.get(0),
-                claim: r.get(1),
-                ledger_allocated: r.get(2),
-                ledger_held: r.get(3),
-                units_allocated: r.get(4),
-                units_held: r.get(5),
+                tenant: r.get(0),
+                sku: r.get(1),
+                claim: r.get(2),
+                ledger_allocated: r.get(3),
+                ledger_held: r.get(4),
+                units_allocated: r.get(5),
+                units_held: r.get(6),
             });
         }
-        let jobs = tx
-            .query_raw(JOB_ROWS, std::iter::empty::<i32>())
-            .await
-            .map_err(map_error)?;
+        let jobs = tx.query_raw(JOB_ROWS, [tenant]).await.map_err(map_error)?;
         pin_mut!(jobs);
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {
             a.job(&job_row(&r));
         }
         let now = self.clock.now();
         a.overlaps(
-            tx.query(OVERLAPS, &[&now])
+            tx.query(OVERLAPS, &[&tenant, &now])
                 .await
                 .map_err(map_error)?
                 .iter()
@@ -121,27 +128,29 @@ impl PgStore {
 
 fn sku_row(r: &tokio_postgres::Row) -> SkuAuditRow {
     SkuAuditRow {
-        sku: r.get(0),
-        on_hand: r.get(1),
-        held: r.get(2),
-        min_bucket_available: r.get(3),
-        min_bucket_held: r.get(4),
-        ledger_delta: r.get(5),
-        ledger_held_delta: r.get(6),
-        ledger_entries: r.get(7),
-        active_hold_quantity: r.get(8),
+        tenant: r.get(0),
+        sku: r.get(1),
+        on_hand: r.get(2),
+        held: r.get(3),
+        min_bucket_available: r.get(4),
+        min_bucket_held: r.get(5),
+        ledger_delta: r.get(6),
+        ledger_held_delta: r.get(7),
+        ledger_entries: r.get(8),
+        active_hold_quantity: r.get(9),
     }
 }
 
 fn job_row(r: &tokio_postgres::Row) -> JobAuditRow {
     JobAuditRow {
-        id: r.get(0),
-        queue: r.get(1),
-        state: JobState::parse(r.get(2)),
-        attempt: r.get(3),
-        max_attempts: r.get(4),
-        leased: r.get(5),
-        finalized: r.get(6),
-        error_attempts: error_attempts(&r.get::<_, serde_json::Value>(7)),
+        tenant: r.get(0),
+        id: r.get(1),
+        queue: r.get(2),
+        state: JobState::parse(r.get(3)),
+        attempt: r.get(4),
+        max_attempts: r.get(5),
+        leased: r.get(6),
+        finalized: r.get(7),
+        error_attempts: error_attempts(&r.get::<_, serde_json::Value>(8)),
     }
 }

@@ -21,23 +21,25 @@ use tokio_postgres::error::SqlState;
 
 const COLS: &str =
     "id, resource, lower(during), upper(during), holder, metadata, status, strategy, expires_at, created_at";
+/// `$11`: the tenant.
 const SQL_INSERT: &str =
-    "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
-     VALUES ($1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
-/// The `exclusion` insert: the resource's advisory lock (`$11`) is taken by the same
+    "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
+/// The `exclusion` insert: the resource's advisory lock (`$12`) is taken by the same
 /// statement, before its row exists (the row comes out of the subquery that locks), so
 /// concurrent inserts on one resource are ordered in one round trip.
 const SQL_INSERT_LOCKED: &str =
-    "INSERT INTO bookings (id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
-     SELECT $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10
-       FROM (SELECT pg_advisory_xact_lock($11)) AS locked";
-/// Bookings in a blocking status overlapping `[$2, $3)` (whether each is overdue is decided
-/// in Rust). The guarded strategies see what the constraint sees; `naive` ($4) sees all.
+    "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
+     SELECT $11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10
+       FROM (SELECT pg_advisory_xact_lock($12)) AS locked";
+/// Bookings of tenant `$5` in a blocking status overlapping `[$2, $3)` (whether each is
+/// overdue is decided in Rust). The guarded strategies see what the constraint sees; `naive`
+/// ($4) sees all.
 const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
-     WHERE resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
+     WHERE tenant = $5 AND resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
        AND (strategy <> 'naive' OR $4) ORDER BY id";
-const SQL_EXPIRE_IDS: &str =
-    "UPDATE bookings SET status = 'expired' WHERE id = ANY($1) AND status = 'held' AND expires_at <= $2";
+const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired'
+     WHERE tenant = $3 AND id = ANY($1) AND status = 'held' AND expires_at <= $2";
 /// Lock class of the advisory strategy's key space (bigint keys; the idempotency locks use
 /// the two-int form, so they cannot collide).
 const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
@@ -66,12 +68,15 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
 /// The first live blocking booking in the way, and the overdue held ones.
 async fn conflicts<C: GenericClient>(
     c: &C,
+    tenant: &str,
     req: &BookingRequest,
     now: DateTime<Utc>,
 ) -> TxResult<(Option<String>, Vec<String>)> {
     let stmt = c.prepare_cached(SQL_CONFLICTS).await?;
     let naive = req.strategy == BookingStrategy::Naive;
-    let rows = c.query(&stmt, &[&req.resource, &req.start, &req.end, &naive]).await?;
+    let rows = c
+        .query(&stmt, &[&req.resource, &req.start, &req.end, &naive, &tenant])
+        .await?;
     let (mut live, mut overdue) = (None, Vec::new());
     for r in rows {
         let status = BookingStatus::parse(r.get(1)).unwrap_or(BookingStatus::Confirmed);
@@ -91,26 +96,31 @@ enum Booked {
     Excluded,
 }
 
-/// The advisory lock key of `resource`.
-fn resource_key(resource: &str) -> i64 {
-    fnv1a_64(&[BOOKING_LOCK_SEED, resource.as_bytes()].concat()) as i64
+/// The advisory lock key of `resource` of `tenant` (a NUL separates them: names hold none).
+fn resource_key(tenant: &str, resource: &str) -> i64 {
+    fnv1a_64(&[BOOKING_LOCK_SEED, tenant.as_bytes(), b"\0", resource.as_bytes()].concat()) as i64
 }
 
 /// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end).
-async fn lock_resource(tx: &Transaction<'_>, resource: &str) -> TxResult<()> {
+async fn lock_resource(tx: &Transaction<'_>, tenant: &str, resource: &str) -> TxResult<()> {
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-    tx.execute(&stmt, &[&resource_key(resource)]).await?;
+    tx.execute(&stmt, &[&resource_key(tenant, resource)]).await?;
     Ok(())
 }
 
 /// The check of the strategies without the exclusion constraint (`advisory`: under a
 /// transaction-scoped advisory lock on the resource; `naive`: none): refuse a live overlap,
 /// expire the overdue holds in the way.
-async fn guard_without_constraint(tx: &Transaction<'_>, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<()> {
+async fn guard_without_constraint(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &BookingRequest,
+    now: DateTime<Utc>,
+) -> TxResult<()> {
     if req.strategy == BookingStrategy::Advisory {
-        lock_resource(tx, &req.resource).await?;
+        lock_resource(tx, tenant, &req.resource).await?;
     }
-    let (live, overdue) = conflicts(tx, req, now).await?;
+    let (live, overdue) = conflicts(tx, tenant, req, now).await?;
     if let Some(id) = live {
         return Err(TxErr::Fail(AllotError::BookingOverlap {
             conflicting_booking_id: Some(id),
@@ -118,7 +128,7 @@ async fn guard_without_constraint(tx: &Transaction<'_>, req: &BookingRequest, no
     }
     if !overdue.is_empty() {
         let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
-        tx.execute(&stmt, &[&overdue, &now]).await?;
+        tx.execute(&stmt, &[&overdue, &now, &tenant]).await?;
     }
     Ok(())
 }
@@ -126,12 +136,13 @@ async fn guard_without_constraint(tx: &Transaction<'_>, req: &BookingRequest, no
 impl PgStore {
     async fn try_book(
         &self,
+        tenant: &str,
         req: &BookingRequest,
         idem: Option<&Idempotency<Booking>>,
         now: DateTime<Utc>,
     ) -> TxResult<Booked> {
         let written = self
-            .write_or(idem, async |tx| {
+            .write_or(tenant, idem, async |tx| {
                 let booking = req.to_booking(now);
                 // `exclusion`: the constraint is the guard. The resource's lock (taken by the
                 // insert itself) only orders concurrent inserts on one resource: unordered, two
@@ -139,9 +150,9 @@ impl PgStore {
                 // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
                 let exclusion = req.strategy == BookingStrategy::Exclusion;
                 if !exclusion {
-                    guard_without_constraint(tx, req, now).await?;
+                    guard_without_constraint(tx, tenant, req, now).await?;
                 }
-                let key = resource_key(&req.resource);
+                let key = resource_key(tenant, &req.resource);
                 let (status, strategy) = (booking.status.as_str(), booking.strategy.name());
                 let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
                     &booking.id,
@@ -154,6 +165,7 @@ impl PgStore {
                     &strategy,
                     &booking.expires_at,
                     &now,
+                    &tenant,
                 ];
                 if exclusion {
                     params.push(&key);
@@ -176,9 +188,14 @@ impl PgStore {
 
     /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
     /// holds that caused it and report that a retry may succeed.
-    async fn resolve_exclusion(&self, req: &BookingRequest, now: DateTime<Utc>) -> Result<Option<String>> {
+    async fn resolve_exclusion(
+        &self,
+        tenant: &str,
+        req: &BookingRequest,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>> {
         let c = self.client().await?;
-        let (live, overdue) = match conflicts(&c, req, now).await {
+        let (live, overdue) = match conflicts(&c, tenant, req, now).await {
             Ok(v) => v,
             Err(TxErr::Fail(e)) => return Err(e),
             Err(_) => return Ok(None),
@@ -188,38 +205,39 @@ impl PgStore {
         }
         if !overdue.is_empty() {
             let stmt = c.prepare_cached(SQL_EXPIRE_IDS).await.map_err(map_error)?;
-            c.execute(&stmt, &[&overdue, &now]).await.map_err(map_error)?;
+            c.execute(&stmt, &[&overdue, &now, &tenant]).await.map_err(map_error)?;
         }
         Ok(None)
     }
 
-    async fn read_booking<C: GenericClient>(c: &C, id: &str, now: DateTime<Utc>) -> Result<Booking> {
+    async fn read_booking<C: GenericClient>(c: &C, tenant: &str, id: &str, now: DateTime<Utc>) -> Result<Booking> {
         let stmt = c
-            .prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE id = $1"))
+            .prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"))
             .await
             .map_err(map_error)?;
         let row = c
-            .query_opt(&stmt, &[&id])
+            .query_opt(&stmt, &[&id, &tenant])
             .await
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("booking", id))?;
         booking_of(&row, now)
     }
 
-    /// Run a conditional status change `sql` ($1 id, $2 now) in a transaction with the
-    /// idempotency protocol; `refuse` decides what an unchanged booking answers.
+    /// Run a conditional status change `sql` ($1 id, $2 now, $3 tenant) in a transaction with
+    /// the idempotency protocol; `refuse` decides what an unchanged booking answers.
     async fn try_transition(
         &self,
+        tenant: &str,
         id: &str,
         sql: &'static str,
         idem: Option<&Idempotency<Booking>>,
         now: DateTime<Utc>,
         refuse: fn(&Booking) -> Result<()>,
     ) -> TxResult<Executed<Booking>> {
-        self.write(idem, async |tx| {
+        self.write(tenant, idem, async |tx| {
             let stmt = tx.prepare_cached(sql).await?;
-            let changed = tx.execute(&stmt, &[&id, &now]).await?;
-            let booking = Self::read_booking(tx, id, now).await?;
+            let changed = tx.execute(&stmt, &[&id, &now, &tenant]).await?;
+            let booking = Self::read_booking(tx, tenant, id, now).await?;
             if changed == 0 {
                 refuse(&booking)?;
             }
@@ -243,16 +261,24 @@ impl BookingStore for PgStore {
         }
     }
 
-    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+    async fn book(
+        &self,
+        tenant: &str,
+        req: BookingRequest,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
         for _ in 0..MAX_BOOKING_ATTEMPTS {
             let now = self.now();
-            match self.retrying(|| self.try_book(&req, idem.as_ref(), now)).await? {
+            match self
+                .retrying(|| self.try_book(tenant, &req, idem.as_ref(), now))
+                .await?
+            {
                 Booked::Done(b) => return Ok(b),
                 Booked::Excluded => {
-                    if let Some(id) = self.resolve_exclusion(&req, now).await? {
+                    if let Some(id) = self.resolve_exclusion(tenant, &req, now).await? {
                         return Err(AllotError::BookingOverlap {
                             conflicting_booking_id: Some(id),
                         });
@@ -265,22 +291,32 @@ impl BookingStore for PgStore {
         })
     }
 
-    async fn get_booking(&self, id: &str) -> Result<Booking> {
+    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking> {
         let c = self.client().await?;
-        Self::read_booking(&c, id, self.now()).await
+        Self::read_booking(&c, tenant, id, self.now()).await
     }
 
-    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+    async fn cancel_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL
-             WHERE id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
+             WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
         let now = self.now();
-        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, |_| Ok(())))
+        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, |_| Ok(())))
             .await
     }
 
-    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+    async fn release_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'released'
-             WHERE id = $1 AND status = 'held' AND expires_at > $2";
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Err(AllotError::BookingNotActive {
@@ -289,13 +325,18 @@ impl BookingStore for PgStore {
             }),
             _ => Ok(()),
         };
-        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, refuse))
+        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, refuse))
             .await
     }
 
-    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+    async fn confirm_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
-             WHERE id = $1 AND status = 'held' AND expires_at > $2";
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Ok(()),
@@ -304,12 +345,13 @@ impl BookingStore for PgStore {
                 status,
             }),
         };
-        self.retrying(|| self.try_transition(id, SQL, idem.as_ref(), now, refuse))
+        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, refuse))
             .await
     }
 
     async fn list_bookings(
         &self,
+        tenant: &str,
         resource: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
@@ -320,13 +362,13 @@ impl BookingStore for PgStore {
         let stmt = c
             .prepare_cached(&format!(
                 "SELECT {COLS} FROM bookings
-                  WHERE resource = $1 AND during && tstzrange($2, $3, '[)')
+                  WHERE tenant = $6 AND resource = $1 AND during && tstzrange($2, $3, '[)')
                     AND (status = 'confirmed' OR (status = 'held' AND expires_at > $4))
                   ORDER BY lower(during), id LIMIT $5"
             ))
             .await
             .map_err(map_error)?;
-        c.query(&stmt, &[&resource, &from, &to, &now, &i64::from(limit)])
+        c.query(&stmt, &[&resource, &from, &to, &now, &i64::from(limit), &tenant])
             .await
             .map_err(map_error)?
             .iter()
@@ -340,8 +382,9 @@ impl BookingStore for PgStore {
             // A MATERIALIZED batch joined with FROM: an inlined `id IN (SELECT … LIMIT n FOR
             // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
             "WITH batch AS MATERIALIZED (
-                 SELECT id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE bookings b SET status = 'expired' FROM batch WHERE b.id = batch.id AND b.status = 'held'",
+                 SELECT tenant, id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+             UPDATE bookings b SET status = 'expired' FROM batch
+              WHERE b.tenant = batch.tenant AND b.id = batch.id AND b.status = 'held'",
             &[&now, &i64::from(max.max(1))],
         )
         .await

@@ -18,11 +18,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};
 
-const SQL_HOLD_ROW: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1";
+// These take (id, tenant).
+const SQL_HOLD_ROW: &str =
+    "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE tenant = $2 AND id = $1";
 const SQL_HOLD_ROW_LOCKED: &str =
-    "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE id = $1 FOR UPDATE";
+    "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE tenant = $2 AND id = $1 FOR UPDATE";
 const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
-     WHERE claim_id = $1 ORDER BY id";
+     WHERE tenant = $2 AND claim_id = $1 ORDER BY id";
 
 /// Finish holds that the caller has locked and found `held`: mark them `to`, give their
 /// stock back to its buckets (or, for `confirmed`, take it out of `on_hand` too), return or
@@ -30,6 +32,7 @@ const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, exp
 /// `status = 'held'`, so each hold is finished exactly once.
 pub(crate) async fn finish_holds(
     tx: &Transaction<'_>,
+    tenant: &str,
     ids: &[String],
     to: HoldStatus,
     now: DateTime<Utc>,
@@ -40,11 +43,12 @@ pub(crate) async fn finish_holds(
     }
     let stmt = tx
         .prepare_cached(
-            "UPDATE holds SET status = $2, finished_at = $3 WHERE id = ANY($1) AND status = 'held' RETURNING id",
+            "UPDATE holds SET status = $2, finished_at = $3
+              WHERE tenant = $4 AND id = ANY($1) AND status = 'held' RETURNING id",
         )
         .await?;
     let done: Vec<String> = tx
-        .query(&stmt, &[&ids, &to.as_str(), &now])
+        .query(&stmt, &[&ids, &to.as_str(), &now, &tenant])
         .await?
         .iter()
         .map(|r| r.get(0))
@@ -53,23 +57,23 @@ pub(crate) async fn finish_holds(
         return Ok(0);
     }
     let confirm = to == HoldStatus::Confirmed;
-    give_back_stock(tx, &done, confirm).await?;
+    give_back_stock(tx, tenant, &done, confirm).await?;
     let stmt = tx
         .prepare_cached(
             "UPDATE units SET status = CASE WHEN $2 THEN 'allocated' ELSE 'available' END,
                     claim_id = CASE WHEN $2 THEN claim_id END
-              WHERE claim_id = ANY($1) AND status = 'held'",
+              WHERE tenant = $3 AND claim_id = ANY($1) AND status = 'held'",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm]).await?;
+    tx.execute(&stmt, &[&done, &confirm, &tenant]).await?;
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
-             SELECT sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id, $4
-               FROM hold_lines WHERE hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+             SELECT tenant, sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id, $4
+               FROM hold_lines WHERE tenant = $5 AND hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str(), &actor])
+    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str(), &actor, &tenant])
         .await?;
     Ok(done.len() as u64)
 }
@@ -77,14 +81,14 @@ pub(crate) async fn finish_holds(
 /// The stock side of finishing the holds `done`: their quantity leaves `held` in the
 /// buckets they took (and, when `confirm`, leaves `on_hand` too), rows locked in (sku, bucket)
 /// order first.
-async fn give_back_stock(tx: &Transaction<'_>, done: &[String], confirm: bool) -> TxResult<()> {
+async fn give_back_stock(tx: &Transaction<'_>, tenant: &str, done: &[String], confirm: bool) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
             "SELECT sku, bucket, sum(quantity)::int8 FROM hold_lines
-              WHERE hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
+              WHERE tenant = $2 AND hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
         )
         .await?;
-    let lines = tx.query(&stmt, &[&done]).await?;
+    let lines = tx.query(&stmt, &[&done, &tenant]).await?;
     if lines.is_empty() {
         return Ok(());
     }
@@ -95,30 +99,34 @@ async fn give_back_stock(tx: &Transaction<'_>, done: &[String], confirm: bool) -
     let stmt = tx
         .prepare_cached(
             "SELECT 1 FROM stock s JOIN unnest($1::text[], $2::int4[]) AS d(sku, bucket)
-                 ON s.sku = d.sku AND s.bucket = d.bucket
+                 ON s.tenant = $3 AND s.sku = d.sku AND s.bucket = d.bucket
               ORDER BY s.sku, s.bucket FOR UPDATE OF s",
         )
         .await?;
-    tx.query(&stmt, &[&skus, &buckets]).await?;
+    tx.query(&stmt, &[&skus, &buckets, &tenant]).await?;
     let stmt = tx
         .prepare_cached(
             "UPDATE stock s SET held = s.held - d.q,
                     on_hand = s.on_hand - CASE WHEN $4 THEN d.q ELSE 0 END,
                     version = s.version + 1
                FROM unnest($1::text[], $2::int4[], $3::int8[]) AS d(sku, bucket, q)
-              WHERE s.sku = d.sku AND s.bucket = d.bucket",
+              WHERE s.tenant = $5 AND s.sku = d.sku AND s.bucket = d.bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm]).await?;
+    tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm, &tenant]).await?;
     Ok(())
 }
 
 /// Lock a hold's row (the first lock of every finish; see the module's lock order) and read
 /// its stored status and expiry. `not_found` when there is no such hold.
-async fn lock_hold(tx: &Transaction<'_>, id: &str) -> TxResult<(tokio_postgres::Row, HoldStatus, DateTime<Utc>)> {
+async fn lock_hold(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    id: &str,
+) -> TxResult<(tokio_postgres::Row, HoldStatus, DateTime<Utc>)> {
     let stmt = tx.prepare_cached(SQL_HOLD_ROW_LOCKED).await?;
     let row = tx
-        .query_opt(&stmt, &[&id])
+        .query_opt(&stmt, &[&id, &tenant])
         .await?
         .ok_or_else(|| AllotError::not_found("hold", id))?;
     let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
@@ -154,7 +162,12 @@ pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit>
 }
 
 /// Read a hold (the row, and its units when it is a unit hold that still has them).
-async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
+async fn read_hold<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    row: &tokio_postgres::Row,
+    now: DateTime<Utc>,
+) -> Result<Hold> {
     let kind = HoldKind::parse(row.get(1)).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
     let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
     let expires_at: DateTime<Utc> = row.get(5);
@@ -162,7 +175,7 @@ async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: Date
     let id: String = row.get(0);
     let units = if kind == HoldKind::Units && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
         let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
-        Some(units_of(&c.query(&stmt, &[&id]).await.map_err(map_error)?))
+        Some(units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?))
     } else if kind == HoldKind::Units {
         Some(Vec::new())
     } else {
@@ -183,19 +196,20 @@ async fn read_hold<C: GenericClient>(c: &C, row: &tokio_postgres::Row, now: Date
     })
 }
 
-/// Overdue holds on `$1` as of `$2`, at most `$3`, locked (waiting for holds another
-/// transaction is finishing).
-const SQL_OVERDUE_ON_SKU: &str = "SELECT h.id FROM holds h
-  WHERE h.status = 'held' AND h.expires_at <= $2
-    AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = $1)
+/// Overdue holds of tenant `$4` on `$1` as of `$2`, at most `$3`, locked (waiting for holds
+/// another transaction is finishing); (tenant, id).
+const SQL_OVERDUE_ON_SKU: &str = "SELECT h.tenant, h.id FROM holds h
+  WHERE h.tenant = $4 AND h.status = 'held' AND h.expires_at <= $2
+    AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.tenant = h.tenant AND hl.hold_id = h.id AND hl.sku = $1)
   ORDER BY h.id LIMIT $3 FOR UPDATE OF h";
-/// Overdue holds as of `$1`, at most `$2`, skipping those another transaction has locked.
-const SQL_OVERDUE: &str = "SELECT id FROM holds WHERE status = 'held' AND expires_at <= $1
-  ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED";
+/// Overdue holds of every tenant as of `$1`, at most `$2`, skipping those another
+/// transaction has locked; (tenant, id).
+const SQL_OVERDUE: &str = "SELECT tenant, id FROM holds WHERE status = 'held' AND expires_at <= $1
+  ORDER BY tenant, id LIMIT $2 FOR UPDATE SKIP LOCKED";
 
 impl PgStore {
-    /// One transaction: the holds `select` (with `params`) picks and locks, finished as
-    /// expired at `now`. How many were finished.
+    /// One transaction: the holds `select` (with `params`) picks and locks as (tenant, id),
+    /// finished as expired at `now`, tenant by tenant. How many were finished.
     async fn expire_selected(
         &self,
         select: &str,
@@ -203,10 +217,17 @@ impl PgStore {
         now: DateTime<Utc>,
     ) -> TxResult<u64> {
         let done = self
-            .write(None, async |tx| {
+            .write(allot_core::access::DEFAULT_TENANT, None, async |tx| {
                 let stmt = tx.prepare_cached(select).await?;
-                let ids: Vec<String> = tx.query(&stmt, params).await?.iter().map(|r| r.get(0)).collect();
-                finish_holds(tx, &ids, HoldStatus::Expired, now, None).await
+                let mut by_tenant: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+                for r in tx.query(&stmt, params).await? {
+                    by_tenant.entry(r.get(0)).or_default().push(r.get(1));
+                }
+                let mut n = 0;
+                for (tenant, ids) in &by_tenant {
+                    n += finish_holds(tx, tenant, ids, HoldStatus::Expired, now, None).await?;
+                }
+                Ok(n)
             })
             .await?;
         match done {
@@ -222,12 +243,13 @@ impl PgStore {
     /// policy calls it, so its future's type must not contain itself.
     pub(crate) fn expire_overdue_on<'a>(
         &'a self,
+        tenant: &'a str,
         sku: &'a str,
         now: DateTime<Utc>,
     ) -> futures::future::BoxFuture<'a, Result<u64>> {
         Box::pin(async move {
             let batch = i64::from(self.limits.hold_sweep_batch.max(1));
-            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&sku, &now, &batch];
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&sku, &now, &batch, &tenant];
             self.retry_plain(|| self.expire_selected(SQL_OVERDUE_ON_SKU, &params, now))
                 .await
         })
@@ -235,32 +257,43 @@ impl PgStore {
 
     async fn try_create_hold(
         &self,
+        tenant: &str,
         req: &HoldRequest,
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        self.write(idem, async |tx| {
-            let buckets = PgStore::take_lines(tx, &req.take, Take::Hold, now).await?;
+        self.write(tenant, idem, async |tx| {
+            let buckets = PgStore::take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
             let hold = req.to_hold(now);
             let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             let stmt = tx
                 .prepare_cached(
-                    "INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
-                     VALUES ($1, 'stock', 'held', $2, $3, $4, $5)",
+                    "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+                     VALUES ($6, $1, 'stock', 'held', $2, $3, $4, $5)",
                 )
                 .await?;
-            tx.execute(&stmt, &[&hold.id, &hold.strategy.name(), &lines_json, &hold.expires_at, &now])
-                .await?;
+            let row: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+                &hold.id,
+                &hold.strategy.name(),
+                &lines_json,
+                &hold.expires_at,
+                &now,
+                &tenant,
+            ];
+            tx.execute(&stmt, &row).await?;
             let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
             let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
             let stmt = tx
                 .prepare_cached(
                     "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
-                          hl AS (INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $1, sku, bucket, q FROM l)
-                     INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT sku, 0, q, 'hold', $1, $5 FROM l",
+                          hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
+                                 SELECT $6, $1, sku, bucket, q FROM l)
+                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+                     SELECT $6, sku, 0, q, 'hold', $1, $5 FROM l",
                 )
                 .await?;
-            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs, &req.take.actor]).await?;
+            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant])
+                .await?;
             Ok(hold)
         })
         .await
@@ -268,25 +301,28 @@ impl PgStore {
 
     async fn try_confirm(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
-        self.write(idem, async |tx| {
-            let (row, stored, expires_at) = lock_hold(tx, id).await?;
+        self.write(tenant, idem, async |tx| {
+            let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
             let alloc = if stored == HoldStatus::Held && expires_at > now {
-                finish_holds(tx, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
+                finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
                 let lines: serde_json::Value = row.get(4);
                 let name: &str = row.get(3);
-                let strategy = TakenWith::parse(name)
-                    .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
+                let strategy =
+                    TakenWith::parse(name).ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
                 let stmt = tx
                     .prepare_cached(
-                        "INSERT INTO allocations (id, status, strategy, lines, created_at) VALUES ($1, 'allocated', $2, $3, $4)",
+                        "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+                         VALUES ($5, $1, 'allocated', $2, $3, $4)",
                     )
                     .await?;
-                tx.execute(&stmt, &[&id, &strategy.name(), &lines, &now]).await?;
+                tx.execute(&stmt, &[&id, &strategy.name(), &lines, &now, &tenant])
+                    .await?;
                 Allocation {
                     id: id.to_string(),
                     status: AllocationStatus::Allocated,
@@ -297,7 +333,7 @@ impl PgStore {
             } else {
                 confirm_refusal(id, stored, expires_at, now)?;
                 // Already confirmed: confirm is idempotent, answer with its allocation.
-                crate::stock::read_allocation(tx, id).await?
+                crate::stock::read_allocation(tx, tenant, id).await?
             };
             Ok(alloc)
         })
@@ -306,13 +342,14 @@ impl PgStore {
 
     async fn try_release(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<&str>,
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        self.write(idem, async |tx| {
-            let (_, stored, expires_at) = lock_hold(tx, id).await?;
+        self.write(tenant, idem, async |tx| {
+            let (_, stored, expires_at) = lock_hold(tx, tenant, id).await?;
             match stored.effective(expires_at, now) {
                 HoldStatus::Confirmed => {
                     return Err(TxErr::Fail(AllotError::HoldNotActive {
@@ -322,17 +359,17 @@ impl PgStore {
                 }
                 // Overdue but not yet swept: it finishes as what it is, expired.
                 HoldStatus::Expired if stored == HoldStatus::Held => {
-                    finish_holds(tx, &[id.to_string()], HoldStatus::Expired, now, None).await?;
+                    finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Expired, now, None).await?;
                 }
                 HoldStatus::Held => {
-                    finish_holds(tx, &[id.to_string()], HoldStatus::Released, now, actor).await?;
+                    finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Released, now, actor).await?;
                 }
                 // Released or expired already: releasing again changes nothing.
                 _ => {}
             }
             let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
-            let row = tx.query_one(&stmt, &[&id]).await?;
-            let hold = read_hold(tx, &row, now).await?;
+            let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
+            let hold = read_hold(tx, tenant, &row, now).await?;
             Ok(hold)
         })
         .await
@@ -341,51 +378,59 @@ impl PgStore {
 
 #[async_trait]
 impl HoldStore for PgStore {
-    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+    async fn create_hold(
+        &self,
+        tenant: &str,
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
         if req.take.strategy == Strategy::Batched && self.coalesces() {
-            return self.hold_batched(req, idem).await;
+            return self.hold_batched(tenant, req, idem).await;
         }
         let now = self.now();
-        self.retrying(|| self.try_create_hold(&req, idem.as_ref(), now)).await
+        self.retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))
+            .await
     }
 
-    async fn get_hold(&self, id: &str) -> Result<Hold> {
+    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_HOLD_ROW).await.map_err(map_error)?;
         let row = c
-            .query_opt(&stmt, &[&id])
+            .query_opt(&stmt, &[&id, &tenant])
             .await
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("hold", id))?;
-        read_hold(&c, &row, self.now()).await
+        read_hold(&c, tenant, &row, self.now()).await
     }
 
     async fn confirm_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        if let Some(lane_sku) = self.batched_hold_lane(id).await? {
-            return self.confirm_batched(id, actor, idem, lane_sku).await;
+        if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
+            return self.confirm_batched(tenant, id, actor, idem, lane_sku).await;
         }
         let now = self.now();
-        self.retrying(|| self.try_confirm(id, actor.as_deref(), idem.as_ref(), now))
+        self.retrying(|| self.try_confirm(tenant, id, actor.as_deref(), idem.as_ref(), now))
             .await
     }
 
     async fn release_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        if let Some(lane_sku) = self.batched_hold_lane(id).await? {
-            return self.release_batched(id, actor, idem, lane_sku).await;
+        if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
+            return self.release_batched(tenant, id, actor, idem, lane_sku).await;
         }
         let now = self.now();
-        self.retrying(|| self.try_release(id, actor.as_deref(), idem.as_ref(), now))
+        self.retrying(|| self.try_release(tenant, id, actor.as_deref(), idem.as_ref(), now))
             .await
     }
 

@@ -17,13 +17,14 @@ use std::collections::HashSet;
 /// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
 /// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
 /// scan that whole partial index as the outer side of the join.
+/// `$6`: the tenant.
 pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id FROM jobs
-     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     WHERE tenant = $6 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM picked WHERE j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
+  FROM picked WHERE j.tenant = $6 AND j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
@@ -32,25 +33,27 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
 /// may have won the row after this statement's snapshot). A 32-bit key collision only makes
 /// a claimer skip a free job this time. Both CTEs are `MATERIALIZED` so each runs once: a
 /// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
-/// freshly created table) would try-lock again and could lease more than `$3` jobs.
+/// freshly created table) would try-lock again and could lease more than `$3` jobs. `$8`: the
+/// tenant.
 pub(crate) const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
     SELECT id FROM jobs
-     WHERE queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+     WHERE tenant = $8 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $6),
 locked AS MATERIALIZED (
     SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM locked WHERE j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
+  FROM locked WHERE j.tenant = $8 AND j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
 /// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
-/// `$3` now, `$4` lease_ms). Found by the primary key whatever the statistics say (V5).
+/// `$3` now, `$4` lease_ms, `$5` tenant). Found by the primary key whatever the statistics say
+/// (V5).
 pub(crate) const SQL_HEARTBEAT: &str =
     "UPDATE jobs SET lease_expires_at = $3::timestamptz + $4::int8 * interval '1 millisecond'
-  WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING id, state, attempt, run_at, lease_expires_at";
+  WHERE tenant = $5 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING id, state, attempt, run_at, lease_expires_at";
 
-/// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now). Rows are locked in id
+/// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now, `$5` tenant). Rows are locked in id
 /// order first, so two batches that share a job (one of them holding a stale token) cannot
 /// deadlock on each other. A matching lease token means `running` (CHECK on the table); the
 /// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
@@ -58,11 +61,11 @@ pub(crate) const SQL_HEARTBEAT: &str =
 /// job of the queue.
 pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
      SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
-         ON j.id = t.id AND j.lease_token = t.token
-      WHERE j.queue = $1
+         ON j.tenant = $5 AND j.id = t.id AND j.lease_token = t.token
+      WHERE j.tenant = $5 AND j.queue = $1
       ORDER BY j.id FOR UPDATE OF j)
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-   FROM mine WHERE j.id = mine.id AND j.state = 'running'
+   FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
  RETURNING j.id";
 
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
@@ -80,12 +83,12 @@ pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
     })
 }
 
-pub(crate) async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobStatus> {
+pub(crate) async fn job_status<C: GenericClient>(c: &C, tenant: &str, id: i64) -> Result<JobStatus> {
     let stmt = c
-        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE id = $1"))
+        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"))
         .await
         .map_err(map_error)?;
-    match c.query_opt(&stmt, &[&id]).await.map_err(map_error)? {
+    match c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => Err(AllotError::not_found("job", id.to_string())),
     }
@@ -94,6 +97,7 @@ pub(crate) async fn job_status<C: GenericClient>(c: &C, id: i64) -> Result<JobSt
 /// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.
 pub(crate) async fn transition<C: GenericClient>(
     c: &C,
+    tenant: &str,
     sql: &str,
     id: i64,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
@@ -103,10 +107,10 @@ pub(crate) async fn transition<C: GenericClient>(
         Some(r) => status_of(&r),
         None => {
             let stmt = c
-                .prepare_cached("SELECT 1 FROM jobs WHERE id = $1")
+                .prepare_cached("SELECT 1 FROM jobs WHERE tenant = $2 AND id = $1")
                 .await
                 .map_err(map_error)?;
-            if c.query_opt(&stmt, &[&id]).await.map_err(map_error)?.is_some() {
+            if c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)?.is_some() {
                 Err(AllotError::LeaseLost { id })
             } else {
                 Err(AllotError::not_found("job", id.to_string()))
@@ -116,7 +120,12 @@ pub(crate) async fn transition<C: GenericClient>(
 }
 
 /// Lease up to `req.max` runnable jobs (see `JobStore::claim_jobs`), best first.
-pub(crate) async fn claim<C: GenericClient>(c: &C, req: &Claim, now: DateTime<Utc>) -> Result<Vec<LeasedJob>> {
+pub(crate) async fn claim<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    req: &Claim,
+    now: DateTime<Utc>,
+) -> Result<Vec<LeasedJob>> {
     let rows = if req.strategy == ClaimStrategy::Advisory {
         let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
         let window = req.max * 4 + 16;
@@ -130,13 +139,17 @@ pub(crate) async fn claim<C: GenericClient>(c: &C, req: &Claim, now: DateTime<Ut
                 &req.worker,
                 &window,
                 &JOB_LOCK_CLASS,
+                &tenant,
             ],
         )
         .await
     } else {
         let stmt = c.prepare_cached(SQL_CLAIM).await.map_err(map_error)?;
-        c.query(&stmt, &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker])
-            .await
+        c.query(
+            &stmt,
+            &[&req.queue, &now, &req.max, &req.lease_ms, &req.worker, &tenant],
+        )
+        .await
     }
     .map_err(map_error)?;
     if rows.len() as i64 > req.max {
@@ -171,19 +184,26 @@ pub(crate) async fn claim<C: GenericClient>(c: &C, req: &Claim, now: DateTime<Ut
 /// Complete a running job whose token matches.
 pub(crate) async fn complete<C: GenericClient>(
     c: &C,
+    tenant: &str,
     id: i64,
     lease_token: &str,
     now: DateTime<Utc>,
 ) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
-          WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+          WHERE tenant = $4 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
     );
-    transition(c, &sql, id, &[&id, &lease_token, &now]).await
+    transition(c, tenant, &sql, id, &[&id, &lease_token, &now, &tenant]).await
 }
 
 /// Fail this attempt: retryable after the delay, or discarded without attempts left.
-pub(crate) async fn fail<C: GenericClient>(c: &C, fail: &Fail, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+pub(crate) async fn fail<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    fail: &Fail,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<JobStatus> {
     // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
     let sql = format!(
         "UPDATE jobs SET
@@ -194,11 +214,12 @@ pub(crate) async fn fail<C: GenericClient>(c: &C, fail: &Fail, id: i64, now: Dat
              errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $4)),
              finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
              lease_token = NULL, lease_expires_at = NULL
-           WHERE id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+           WHERE tenant = $8 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
     );
     let (cap, base) = (RETRY_CAP_MS as f64, RETRY_BASE_MS as f64);
     transition(
         c,
+        tenant,
         &sql,
         id,
         &[
@@ -209,6 +230,7 @@ pub(crate) async fn fail<C: GenericClient>(c: &C, fail: &Fail, id: i64, now: Dat
             &fail.retry_in_ms,
             &cap,
             &base,
+            &tenant,
         ],
     )
     .await
@@ -217,17 +239,26 @@ pub(crate) async fn fail<C: GenericClient>(c: &C, fail: &Fail, id: i64, now: Dat
 /// Extend a running job's lease to now + `lease_ms`.
 pub(crate) async fn heartbeat<C: GenericClient>(
     c: &C,
+    tenant: &str,
     id: i64,
     lease_token: &str,
     lease_ms: i64,
     now: DateTime<Utc>,
 ) -> Result<JobStatus> {
-    transition(c, SQL_HEARTBEAT, id, &[&id, &lease_token, &now, &lease_ms]).await
+    transition(
+        c,
+        tenant,
+        SQL_HEARTBEAT,
+        id,
+        &[&id, &lease_token, &now, &lease_ms, &tenant],
+    )
+    .await
 }
 
 /// Complete many jobs of `queue`, each by its own token.
 pub(crate) async fn complete_batch<C: GenericClient>(
     c: &C,
+    tenant: &str,
     queue: &str,
     jobs: &[Completion],
     now: DateTime<Utc>,
@@ -236,7 +267,7 @@ pub(crate) async fn complete_batch<C: GenericClient>(
     let tokens: Vec<&str> = jobs.iter().map(|j| j.lease_token.as_str()).collect();
     let stmt = c.prepare_cached(SQL_COMPLETE_BATCH).await.map_err(map_error)?;
     let done: HashSet<i64> = c
-        .query(&stmt, &[&queue, &ids, &tokens, &now])
+        .query(&stmt, &[&queue, &ids, &tokens, &now, &tenant])
         .await
         .map_err(map_error)?
         .iter()
@@ -247,29 +278,29 @@ pub(crate) async fn complete_batch<C: GenericClient>(
 }
 
 /// Cancel an unfinished job; a finished one is returned unchanged.
-pub(crate) async fn cancel<C: GenericClient>(c: &C, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+pub(crate) async fn cancel<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
-          WHERE id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
+          WHERE tenant = $3 AND id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
     );
     let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
-    match c.query_opt(&stmt, &[&id, &now]).await.map_err(map_error)? {
+    match c.query_opt(&stmt, &[&id, &now, &tenant]).await.map_err(map_error)? {
         Some(r) => status_of(&r),
-        None => job_status(c, id).await,
+        None => job_status(c, tenant, id).await,
     }
 }
 
 /// Make a discarded or cancelled job available again.
-pub(crate) async fn retry<C: GenericClient>(c: &C, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+pub(crate) async fn retry<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
                 max_attempts = GREATEST(max_attempts, attempt + 1)
-          WHERE id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
+          WHERE tenant = $3 AND id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
     );
     let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
-    match c.query_opt(&stmt, &[&id, &now]).await {
+    match c.query_opt(&stmt, &[&id, &now, &tenant]).await {
         Ok(Some(r)) => status_of(&r),
-        Ok(None) => job_status(c, id).await,
+        Ok(None) => job_status(c, tenant, id).await,
         // Another unfinished job took its unique key meanwhile.
         Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
             Err(AllotError::AlreadyExists {

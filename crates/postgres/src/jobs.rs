@@ -20,33 +20,36 @@ use std::collections::{HashMap, HashSet};
 /// rescanned the locking subquery once per outer row — quadratic, minutes for 30 000 expired
 /// leases. The outer re-check is only `state = 'running'`: the rows are locked by the CTE.
 const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
-     SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+     SELECT tenant, id FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
       ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
  UPDATE jobs j SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'retryable' END,
         run_at = $1, lease_token = NULL, lease_expires_at = NULL,
         finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
         errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
-   FROM batch WHERE j.id = batch.id AND j.state = 'running'";
+   FROM batch WHERE j.tenant = batch.tenant AND j.id = batch.id AND j.state = 'running'";
 
 const SQL_NEXT_IDS: &str = "SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)";
 /// Insert the jobs in request order with the ids drawn for them; a unique key held by an
-/// unfinished job of the queue inserts nothing (the race-free unique index decides).
+/// unfinished job of the queue inserts nothing (the race-free unique index decides). `$9`:
+/// the tenant.
 const SQL_INSERT_JOBS: &str =
-    "INSERT INTO jobs (id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
-     SELECT t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
+    "INSERT INTO jobs (tenant, id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
+     SELECT $9, t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
             t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
        FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
             WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
       ORDER BY t.ord
-     ON CONFLICT (queue, unique_key)
+     ON CONFLICT (tenant, queue, unique_key)
         WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
      DO NOTHING RETURNING id";
-const SQL_UNFINISHED_BY_KEY: &str = "SELECT unique_key, id FROM jobs WHERE queue = $1 AND unique_key = ANY($2)
+const SQL_UNFINISHED_BY_KEY: &str =
+    "SELECT unique_key, id FROM jobs WHERE tenant = $3 AND queue = $1 AND unique_key = ANY($2)
     AND state NOT IN ('completed', 'discarded', 'cancelled')";
 
 /// Insert `req`'s jobs under `ids`; the ids actually inserted (a duplicate unique key is not).
 async fn insert_jobs(
     tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
     req: &Enqueue,
     ids: &[i64],
     keys: &[Option<&str>],
@@ -56,7 +59,7 @@ async fn insert_jobs(
     let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
     let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
     let stmt = tx.prepare_cached(SQL_INSERT_JOBS).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
         &req.queue,
         &ids,
         &payloads,
@@ -65,19 +68,25 @@ async fn insert_jobs(
         &max_attempts,
         &keys,
         &req.now,
+        &tenant,
     ];
     Ok(tx.query(&stmt, &params).await?.iter().map(|r| r.get(0)).collect())
 }
 
 impl PgStore {
-    async fn try_enqueue(&self, req: &Enqueue, idem: Option<&Idempotency<Enqueued>>) -> TxResult<Executed<Enqueued>> {
-        self.write(idem, async |tx| {
+    async fn try_enqueue(
+        &self,
+        tenant: &str,
+        req: &Enqueue,
+        idem: Option<&Idempotency<Enqueued>>,
+    ) -> TxResult<Executed<Enqueued>> {
+        self.write(tenant, idem, async |tx| {
             let n = req.jobs.len() as i64;
             // Ids first, so each job's id is known in request order whatever the insert does.
             let stmt = tx.prepare_cached(SQL_NEXT_IDS).await?;
             let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
             let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
-            let inserted = insert_jobs(tx, req, &ids, &keys).await?;
+            let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
             let mut out = ids.clone();
             let dup_keys: Vec<&str> = ids
                 .iter()
@@ -88,7 +97,7 @@ impl PgStore {
             if !dup_keys.is_empty() {
                 let stmt = tx.prepare_cached(SQL_UNFINISHED_BY_KEY).await?;
                 let existing: HashMap<String, i64> = tx
-                    .query(&stmt, &[&req.queue, &dup_keys])
+                    .query(&stmt, &[&req.queue, &dup_keys, &tenant])
                     .await?
                     .iter()
                     .map(|r| (r.get(0), r.get(1)))
@@ -102,7 +111,8 @@ impl PgStore {
             }
             if !inserted.is_empty() {
                 let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
-                tx.execute(&stmt, &[&req.queue]).await?;
+                tx.execute(&stmt, &[&crate::listen::channel_key(tenant, &req.queue)])
+                    .await?;
             }
             Ok(Enqueued { ids: out })
         })
@@ -114,7 +124,7 @@ impl PgStore {
 /// no idempotency key, or, with one, inside the write envelope (one transaction with the key,
 /// under the retry policy); both answer `Result<Executed<_>>`.
 macro_rules! keyed {
-    ($store:expr, $idem:expr, |$c:ident| $body:expr) => {
+    ($store:expr, $tenant:expr, $idem:expr, |$c:ident| $body:expr) => {
         match $idem {
             None => {
                 let client = $store.client().await?;
@@ -124,7 +134,7 @@ macro_rules! keyed {
             Some(idem) => {
                 $store
                     .retrying(|| {
-                        $store.write(Some(&idem), async |tx| {
+                        $store.write($tenant, Some(&idem), async |tx| {
                             let $c = &*tx;
                             Ok($body.await?)
                         })
@@ -140,25 +150,35 @@ impl JobStore for PgStore {
     /// A batch of >= 1000 jobs also refreshes the planner's statistics of `jobs` in the
     /// background (see `PgStore::analyze_in_background`): with the statistics of an empty
     /// table the claim plans degrade badly on a freshly loaded queue.
-    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        let result = self.retrying(|| self.try_enqueue(&req, idem.as_ref())).await?;
+    async fn enqueue(
+        &self,
+        tenant: &str,
+        req: Enqueue,
+        idem: Option<Idempotency<Enqueued>>,
+    ) -> Result<Executed<Enqueued>> {
+        let result = self.retrying(|| self.try_enqueue(tenant, &req, idem.as_ref())).await?;
         if req.jobs.len() >= 1000 {
             self.analyze_in_background(&self.analyzing_jobs, "jobs");
         }
         Ok(result)
     }
 
-    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+    async fn claim_jobs(
+        &self,
+        tenant: &str,
+        req: Claim,
+        idem: Keyed<Vec<LeasedJob>>,
+    ) -> Result<Executed<Vec<LeasedJob>>> {
         let now = self.now();
         let Some(idem) = idem else {
             let c = self.client().await?;
-            return Ok(Executed::Fresh(ops::claim(&c, &req, now).await?));
+            return Ok(Executed::Fresh(ops::claim(&c, tenant, &req, now).await?));
         };
         // An empty try that is not the answer rolls back: nothing is stored for the key.
         let written = self
             .retrying(|| {
-                self.write_or(Some(&idem), async |tx| {
-                    let jobs = ops::claim(&*tx, &req, now).await?;
+                self.write_or(tenant, Some(&idem), async |tx| {
+                    let jobs = ops::claim(&*tx, tenant, &req, now).await?;
                     Ok(if jobs.is_empty() && !req.final_try {
                         Decided::Rollback(())
                     } else {
@@ -170,25 +190,45 @@ impl JobStore for PgStore {
         Ok(written.unwrap_or(Executed::Fresh(Vec::new())))
     }
 
-    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn complete_job(
+        &self,
+        tenant: &str,
+        id: i64,
+        lease_token: &str,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::complete(c, id, lease_token, now))
+        keyed!(self, tenant, idem, |c| ops::complete(c, tenant, id, lease_token, now))
     }
 
-    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn fail_job(
+        &self,
+        tenant: &str,
+        fail: &Fail,
+        id: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::fail(c, fail, id, now))
+        keyed!(self, tenant, idem, |c| ops::fail(c, tenant, fail, id, now))
     }
 
     async fn heartbeat_job(
         &self,
+        tenant: &str,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::heartbeat(c, id, lease_token, lease_ms, now))
+        keyed!(self, tenant, idem, |c| ops::heartbeat(
+            c,
+            tenant,
+            id,
+            lease_token,
+            lease_ms,
+            now
+        ))
     }
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
@@ -200,35 +240,45 @@ impl JobStore for PgStore {
 
     async fn complete_jobs(
         &self,
+        tenant: &str,
         queue: &str,
         jobs: Vec<Completion>,
         idem: Keyed<Completions>,
     ) -> Result<Executed<Completions>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::complete_batch(c, queue, &jobs, now))
+        keyed!(self, tenant, idem, |c| ops::complete_batch(
+            c, tenant, queue, &jobs, now
+        ))
     }
 
-    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn cancel_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::cancel(c, id, now))
+        keyed!(self, tenant, idem, |c| ops::cancel(c, tenant, id, now))
     }
 
-    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn retry_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, idem, |c| ops::retry(c, id, now))
+        keyed!(self, tenant, idem, |c| ops::retry(c, tenant, id, now))
     }
 
-    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
+    async fn list_jobs(
+        &self,
+        tenant: &str,
+        queue: &str,
+        state: JobState,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<JobView>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
                 "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
                         created_at, finalized_at
-                   FROM jobs WHERE queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4",
+                   FROM jobs WHERE tenant = $5 AND queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4",
             )
             .await
             .map_err(map_error)?;
-        c.query(&stmt, &[&queue, &state.as_str(), &after, &i64::from(limit)])
+        c.query(&stmt, &[&queue, &state.as_str(), &after, &i64::from(limit), &tenant])
             .await
             .map_err(map_error)?
             .iter()
@@ -256,9 +306,9 @@ impl JobStore for PgStore {
         c.execute(
             // A MATERIALIZED batch joined with USING, for the reason given in rescue_jobs.
             "WITH batch AS MATERIALIZED (
-                 SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
+                 SELECT tenant, id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
                   LIMIT $2 FOR UPDATE SKIP LOCKED)
-             DELETE FROM jobs j USING batch WHERE j.id = batch.id",
+             DELETE FROM jobs j USING batch WHERE j.tenant = batch.tenant AND j.id = batch.id",
             &[&before, &i64::from(max.max(1))],
         )
         .await
@@ -273,12 +323,14 @@ impl JobStore for PgStore {
         ClaimStrategy::SkipLocked
     }
 
-    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration) {
+    async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
         self.job_signal.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
         // and a NOTIFY between the empty claim and this wait is not missed for long.
         let wait = max_wait.min(std::time::Duration::from_millis(self.limits.job_poll_interval_ms));
-        self.job_signal.wait(queue, wait).await;
+        self.job_signal
+            .wait(&crate::listen::channel_key(tenant, queue), wait)
+            .await;
     }
 
     async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
@@ -297,13 +349,13 @@ impl JobStore for PgStore {
             .collect())
     }
 
-    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
+    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached("SELECT state, count(*)::int8 FROM jobs WHERE queue = $1 GROUP BY state")
+            .prepare_cached("SELECT state, count(*)::int8 FROM jobs WHERE tenant = $2 AND queue = $1 GROUP BY state")
             .await
             .map_err(map_error)?;
-        let rows = c.query(&stmt, &[&queue]).await.map_err(map_error)?;
+        let rows = c.query(&stmt, &[&queue, &tenant]).await.map_err(map_error)?;
         QueueCounts::from_rows(queue, rows.iter().map(|r| (r.get(0), r.get(1))))
     }
 }
@@ -354,8 +406,8 @@ mod plans {
         let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
         tokio::spawn(conn);
         c.batch_execute(
-            "INSERT INTO jobs (queue, state, payload, run_at, max_attempts, created_at)
-                  SELECT 'q', 'available', '{}', now(), 3, now() FROM generate_series(1, 20000);
+            "INSERT INTO jobs (tenant, queue, state, payload, run_at, max_attempts, created_at)
+                  SELECT 'default', 'q', 'available', '{}', now(), 3, now() FROM generate_series(1, 20000);
              ANALYZE jobs;
              UPDATE jobs SET state = 'running', attempt = 1, lease_token = 't' || id,
                     lease_expires_at = now() - interval '1 minute' WHERE id <= 10000;",
@@ -364,7 +416,10 @@ mod plans {
         .unwrap();
         let hb = explain(
             &c,
-            &format!("EXPLAIN {}", bind(SQL_HEARTBEAT, &["42", "'t42'", "now()", "1000"])),
+            &format!(
+                "EXPLAIN {}",
+                bind(SQL_HEARTBEAT, &["42", "'t42'", "now()", "1000", "'default'"])
+            ),
         )
         .await;
         assert!(hb.contains("jobs_pkey"), "heartbeat must find its job by id:\n{hb}");
@@ -372,7 +427,10 @@ mod plans {
             &c,
             &format!(
                 "EXPLAIN {}",
-                bind(SQL_COMPLETE_BATCH, &["'q'", "'{1,2,3}'", "'{t1,t2,t3}'", "now()"])
+                bind(
+                    SQL_COMPLETE_BATCH,
+                    &["'q'", "'{1,2,3}'", "'{t1,t2,t3}'", "now()", "'default'"]
+                )
             ),
         )
         .await;

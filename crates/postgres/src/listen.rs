@@ -1,10 +1,16 @@
-//! LISTEN/NOTIFY for the job queue: an enqueue runs `pg_notify('allot_jobs', queue)` in its
-//! transaction (delivered at commit, PostgreSQL docs, NOTIFY); one dedicated connection per
-//! store LISTENs and wakes the claims waiting in this process on that queue only.
+//! LISTEN/NOTIFY for the job queue: an enqueue runs `pg_notify('allot_jobs', tenant/queue)` in
+//! its transaction (delivered at commit, PostgreSQL docs, NOTIFY); one dedicated connection per
+//! store LISTENs and wakes the claims waiting in this process on that queue of that tenant only.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
+
+/// The payload of a queue's notification, and its waiters' key: `tenant/queue` (names hold no
+/// `/`, so the pair is unambiguous).
+pub(crate) fn channel_key(tenant: &str, queue: &str) -> String {
+    format!("{tenant}/{queue}")
+}
 
 /// Notifications read ahead of the waker; beyond it one is dropped (waiters also poll every
 /// `job_poll_interval_ms`, so a dropped wake-up costs at most that).

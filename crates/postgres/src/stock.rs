@@ -11,7 +11,8 @@ use async_trait::async_trait;
 use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
-/// The single-statement allocation; the argument is the bucket predicate. Returns how many
+/// The single-statement allocation; the argument is the bucket predicate; `$9` is the
+/// tenant. Returns how many
 /// rows it took (0 or 1) and, only when it took none (a successful allocation pays no extra
 /// lookup), the SKU's bucket count (NULL when the SKU does not exist).
 macro_rules! fast_allocate {
@@ -19,18 +20,18 @@ macro_rules! fast_allocate {
         concat!(
             "WITH upd AS (
     UPDATE stock SET on_hand = on_hand - $2, version = version + 1
-     WHERE sku = $1 AND ",
+     WHERE tenant = $9 AND sku = $1 AND ",
             $bucket,
             " AND on_hand - held >= $2
     RETURNING sku),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
-    SELECT sku, -$2, 0, 'allocation', $4, $8 FROM upd),
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+    SELECT $9, sku, -$2, 0, 'allocation', $4, $8 FROM upd),
 alo AS (
-    INSERT INTO allocations (id, status, strategy, lines, created_at)
-    SELECT $4, 'allocated', $5, $6, $7 FROM upd)
+    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+    SELECT $9, $4, 'allocated', $5, $6, $7 FROM upd)
 SELECT t.n, CASE WHEN t.n = 0 THEN
-         (SELECT CASE WHEN tracking = 'units' THEN -1 ELSE buckets END FROM skus WHERE sku = $1) END
+         (SELECT CASE WHEN tracking = 'units' THEN -1 ELSE buckets END FROM skus WHERE tenant = $9 AND sku = $1) END
   FROM (SELECT count(*) AS n FROM upd) AS t"
         )
     };
@@ -39,54 +40,59 @@ SELECT t.n, CASE WHEN t.n = 0 THEN
 const SQL_FAST_ALLOCATE_ATOMIC: &str = fast_allocate!("bucket = 0 AND $3::int8 >= 0");
 /// `segmented`: the request's first bucket, hash mod the SKU's bucket count.
 const SQL_FAST_ALLOCATE_SEGMENTED: &str =
-    fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE sku = $1)");
+    fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE tenant = $9 AND sku = $1)");
 
+// The stock writes below take (sku, bucket, quantity or value[, version]) and the tenant last.
 const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
 const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2 AND version = $4";
+     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
 const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
 const SQL_HOLD: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 const SQL_HOLD_VERSIONED: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2 AND version = $4";
+     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
 const SQL_HOLD_ABSOLUTE: &str = "UPDATE stock SET held = $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
-     WHERE sku = $1 AND bucket = $2";
-const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE sku = $1";
-const SQL_READ_BUCKETS: &str = "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket";
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
+// These take (sku, tenant).
+const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
+const SQL_READ_BUCKETS: &str =
+    "SELECT bucket, on_hand, held, version FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY bucket";
 const SQL_LOCK_BUCKETS: &str =
-    "SELECT bucket, on_hand, held, version FROM stock WHERE sku = $1 ORDER BY bucket FOR UPDATE";
+    "SELECT bucket, on_hand, held, version FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY bucket FOR UPDATE";
 /// A short line's figures: available in the stock rows, and whether overdue (not yet
-/// finalised) holds still count as held on the SKU.
-const SQL_SHORT: &str = "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE sku = $1), 0)::int8,
-            EXISTS (SELECT 1 FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
-                     WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = $1)";
+/// finalised) holds still count as held on the SKU. `$3`: the tenant.
+const SQL_SHORT: &str =
+    "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE tenant = $3 AND sku = $1), 0)::int8,
+            EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                     WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
 /// A SKU's counts as a reader must see them at `$2`: from its stock rows, or derived from its
 /// units when unit-tracked; held minus what overdue holds still hold (they are expired).
+/// `$3`: the tenant.
 const SQL_GET_SKU: &str = "SELECT s.buckets,
         CASE WHEN s.tracking = 'units'
-             THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status <> 'allocated')
-             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.sku = s.sku) END::int8,
+             THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status <> 'allocated')
+             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
         CASE WHEN s.tracking = 'units'
-             THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status = 'held')
-             ELSE (SELECT sum(held) FROM stock st WHERE st.sku = s.sku) END::int8,
+             THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status = 'held')
+             ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
         CASE WHEN s.tracking = 'units'
-             THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.sku = s.sku)
-             ELSE (SELECT sum(version) FROM stock st WHERE st.sku = s.sku) END::int8,
-        COALESCE((SELECT sum(hl.quantity) FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
-                   WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = s.sku), 0)::int8
-     FROM skus s WHERE s.sku = $1";
-const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
-     SELECT t.sku, -t.q, 0, 'allocation', $3, $4 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
-const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (id, status, strategy, lines, created_at)
-     VALUES ($1, 'allocated', $2, $3, $4)";
+             THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = $3 AND l.sku = s.sku)
+             ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
+        COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                   WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2), 0)::int8
+     FROM skus s WHERE s.tenant = $3 AND s.sku = $1";
+const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+     SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
+const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+     VALUES ($5, $1, 'allocated', $2, $3, $4)";
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
-     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.sku = $1 AND s.bucket = d.b";
+     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
 
 /// What [`PgStore::take_lines`] does with the quantity it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +123,7 @@ fn pick(take: Take, alloc: &'static str, hold: &'static str) -> &'static str {
 /// request's start (`segmented`: its hash), that has the quantity available. `None`: short.
 async fn take_conditional(
     tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
     req: &AllocationRequest,
     line: &AllocationLine,
     buckets: u32,
@@ -131,7 +138,11 @@ async fn take_conditional(
         .prepare_cached(pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
         .await?;
     for b in bucket_order(start, buckets) {
-        if tx.execute(&stmt, &[&line.sku, &(b as i32), &line.quantity]).await? == 1 {
+        if tx
+            .execute(&stmt, &[&line.sku, &(b as i32), &line.quantity, &tenant])
+            .await?
+            == 1
+        {
             return Ok(Some(b as i32));
         }
     }
@@ -144,6 +155,7 @@ async fn take_conditional(
 /// value: lost updates oversell, which is what it exists to show). `None`: short.
 async fn take_read_then_write(
     tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
     strategy: Strategy,
     line: &AllocationLine,
     take: Take,
@@ -154,21 +166,22 @@ async fn take_read_then_write(
         SQL_READ_BUCKETS
     };
     let stmt = tx.prepare_cached(sql).await?;
-    let rows = read_buckets(&tx.query(&stmt, &[&line.sku]).await?);
+    let rows = read_buckets(&tx.query(&stmt, &[&line.sku, &tenant]).await?);
     let Some(r) = rows.iter().find(|r| r.on_hand - r.held >= line.quantity) else {
         return Ok(None);
     };
     match strategy {
         Strategy::Pessimistic => {
             let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;
-            tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity]).await?;
+            tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &tenant])
+                .await?;
         }
         Strategy::Optimistic => {
             let stmt = tx
                 .prepare_cached(pick(take, SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED))
                 .await?;
             let n = tx
-                .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version])
+                .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version, &tenant])
                 .await?;
             if n == 0 {
                 return Err(TxErr::VersionConflict);
@@ -183,7 +196,7 @@ async fn take_read_then_write(
             } else {
                 r.on_hand - line.quantity
             };
-            tx.execute(&stmt, &[&line.sku, &r.bucket, &value]).await?;
+            tx.execute(&stmt, &[&line.sku, &r.bucket, &value, &tenant]).await?;
         }
     }
     Ok(Some(r.bucket))
@@ -192,7 +205,11 @@ async fn take_read_then_write(
 /// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
 /// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
 /// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
-pub(crate) async fn check_fences(tx: &deadpool_postgres::Transaction<'_>, fences: &[(String, i64)]) -> TxResult<()> {
+pub(crate) async fn check_fences(
+    tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
+    fences: &[(String, i64)],
+) -> TxResult<()> {
     if fences.is_empty() {
         return Ok(());
     }
@@ -200,12 +217,12 @@ pub(crate) async fn check_fences(tx: &deadpool_postgres::Transaction<'_>, fences
     sorted.sort();
     let stmt = tx
         .prepare_cached(
-            "WITH upd AS (UPDATE skus SET fence = $2 WHERE sku = $1 AND fence < $2 RETURNING 1)
-             SELECT (SELECT count(*) FROM upd), EXISTS (SELECT 1 FROM skus WHERE sku = $1)",
+            "WITH upd AS (UPDATE skus SET fence = $2 WHERE tenant = $3 AND sku = $1 AND fence < $2 RETURNING 1)
+             SELECT (SELECT count(*) FROM upd), EXISTS (SELECT 1 FROM skus WHERE tenant = $3 AND sku = $1)",
         )
         .await?;
     for (sku, token) in sorted {
-        let row = tx.query_one(&stmt, &[sku, token]).await?;
+        let row = tx.query_one(&stmt, &[sku, token, &tenant]).await?;
         if row.get::<_, i64>(0) == 1 {
             continue;
         }
@@ -230,6 +247,7 @@ impl PgStore {
     /// path then decides.
     async fn try_fast_allocate(
         &self,
+        tenant: &str,
         req: &AllocationRequest,
         lines: &serde_json::Value,
         now: chrono::DateTime<Utc>,
@@ -259,6 +277,7 @@ impl PgStore {
                     lines,
                     &now,
                     &req.actor,
+                    &tenant,
                 ],
             )
             .await?;
@@ -268,7 +287,7 @@ impl PgStore {
         match row.get::<_, Option<i32>>(1) {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
-            Some(1) => Err(short_line(&client, &line.sku, line.quantity, now).await),
+            Some(1) => Err(short_line(&client, tenant, &line.sku, line.quantity, now).await),
             Some(_) => Ok(false),
         }
     }
@@ -279,16 +298,17 @@ impl PgStore {
     /// [`TxErr::Overdue`] when overdue holds on its SKU could be finalised first.
     pub(crate) async fn take_lines(
         tx: &deadpool_postgres::Transaction<'_>,
+        tenant: &str,
         req: &AllocationRequest,
         take: Take,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Vec<i32>> {
-        check_fences(tx, &req.fences).await?;
+        check_fences(tx, tenant, &req.fences).await?;
         let mut taken_buckets = Vec::with_capacity(req.lines.len());
         for line in &req.lines {
             let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
             let row = tx
-                .query_opt(&stmt, &[&line.sku])
+                .query_opt(&stmt, &[&line.sku, &tenant])
                 .await?
                 .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
             if row.get::<_, bool>(1) {
@@ -302,15 +322,15 @@ impl PgStore {
                 | Strategy::Segmented
                 | Strategy::Batched
                 | Strategy::RedisCounter
-                | Strategy::RedisLock => take_conditional(tx, req, line, buckets, take).await?,
+                | Strategy::RedisLock => take_conditional(tx, tenant, req, line, buckets, take).await?,
                 Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
-                    take_read_then_write(tx, req.strategy, line, take).await?
+                    take_read_then_write(tx, tenant, req.strategy, line, take).await?
                 }
                 Strategy::Serialized => unreachable!("refused by supports()"),
             };
             match taken {
                 Some(b) => taken_buckets.push(b),
-                None => return Err(short_line(tx, &line.sku, line.quantity, now).await),
+                None => return Err(short_line(tx, tenant, &line.sku, line.quantity, now).await),
             }
         }
         Ok(taken_buckets)
@@ -318,19 +338,20 @@ impl PgStore {
 
     async fn try_allocate(
         &self,
+        tenant: &str,
         req: &AllocationRequest,
         idem: Option<&Idempotency<Allocation>>,
         lines_json: &serde_json::Value,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
-        self.write(idem, async |tx| {
-            Self::take_lines(tx, req, Take::Allocate, now).await?;
+        self.write(tenant, idem, async |tx| {
+            Self::take_lines(tx, tenant, req, Take::Allocate, now).await?;
             let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
             let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
             let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor]).await?;
+            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant]).await?;
             let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
-            tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now])
+            tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now, &tenant])
                 .await?;
             let alloc = req.to_allocation(now);
             Ok(alloc)
@@ -338,12 +359,17 @@ impl PgStore {
         .await
     }
 
-    async fn try_create(&self, req: &CreateSku, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
-        self.write(idem, async |tx| {
+    async fn try_create(
+        &self,
+        tenant: &str,
+        req: &CreateSku,
+        idem: Option<&Idempotency<Sku>>,
+    ) -> TxResult<Executed<Sku>> {
+        self.write(tenant, idem, async |tx| {
             let n = tx
                 .execute(
-                    "INSERT INTO skus (sku, buckets) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                    &[&req.sku, &(req.buckets as i32)],
+                    "INSERT INTO skus (tenant, sku, buckets) VALUES ($3, $1, $2) ON CONFLICT DO NOTHING",
+                    &[&req.sku, &(req.buckets as i32), &tenant],
                 )
                 .await?;
             if n == 0 {
@@ -355,13 +381,14 @@ impl PgStore {
             let buckets: Vec<i32> = (0..req.buckets as i32).collect();
             let amounts = split_even(req.on_hand, req.buckets);
             tx.execute(
-                "INSERT INTO stock (sku, bucket, on_hand) SELECT $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
-                &[&req.sku, &buckets, &amounts],
+                "INSERT INTO stock (tenant, sku, bucket, on_hand)
+                 SELECT $4, $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
+                &[&req.sku, &buckets, &amounts, &tenant],
             )
             .await?;
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, actor) VALUES ($1, $2, 0, 'created', $3)",
-                &[&req.sku, &req.on_hand, &req.actor],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor) VALUES ($4, $1, $2, 0, 'created', $3)",
+                &[&req.sku, &req.on_hand, &req.actor, &tenant],
             )
             .await?;
             let sku = Sku::created(req);
@@ -374,16 +401,17 @@ impl PgStore {
     /// the ledger entry when `delta != 0`. Returns whether any bucket changed.
     async fn lock_and_rebalance(
         tx: &deadpool_postgres::Transaction<'_>,
+        tenant: &str,
         sku: &str,
         delta: i64,
         reason: Option<&str>,
         actor: Option<&str>,
     ) -> TxResult<bool> {
         let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
-        let rows = read_buckets(&tx.query(&stmt, &[&sku]).await?);
+        let rows = read_buckets(&tx.query(&stmt, &[&sku, &tenant]).await?);
         if rows.is_empty() {
             let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
-            return Err(TxErr::Fail(match tx.query_opt(&stmt, &[&sku]).await? {
+            return Err(TxErr::Fail(match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
                 Some(r) if r.get::<_, bool>(1) => AllotError::wrong_tracking(sku, true),
                 _ => AllotError::not_found("sku", sku),
             }));
@@ -401,31 +429,38 @@ impl PgStore {
             let bs: Vec<i32> = plan.iter().map(|(b, _)| *b as i32).collect();
             let ds: Vec<i64> = plan.iter().map(|(_, d)| *d).collect();
             let stmt = tx.prepare_cached(SQL_APPLY_PLAN).await?;
-            tx.execute(&stmt, &[&sku, &bs, &ds]).await?;
+            tx.execute(&stmt, &[&sku, &bs, &ds, &tenant]).await?;
         }
         if delta != 0 {
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) VALUES ($1, $2, 0, 'adjustment', $3, $4)",
-                &[&sku, &delta, &reason, &actor],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+                 VALUES ($5, $1, $2, 0, 'adjustment', $3, $4)",
+                &[&sku, &delta, &reason, &actor, &tenant],
             )
             .await?;
         }
         Ok(!plan.is_empty())
     }
 
-    async fn try_adjust(&self, req: &Adjustment, idem: Option<&Idempotency<Sku>>) -> TxResult<Executed<Sku>> {
-        self.write(idem, async |tx| {
-            Self::lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref()).await?;
-            let sku = get_sku_with(tx, &req.sku, self.now()).await?;
+    async fn try_adjust(
+        &self,
+        tenant: &str,
+        req: &Adjustment,
+        idem: Option<&Idempotency<Sku>>,
+    ) -> TxResult<Executed<Sku>> {
+        self.write(tenant, idem, async |tx| {
+            let (reason, actor) = (req.reason.as_deref(), req.actor.as_deref());
+            Self::lock_and_rebalance(tx, tenant, &req.sku, req.delta, reason, actor).await?;
+            let sku = get_sku_with(tx, tenant, &req.sku, self.now()).await?;
             Ok(sku)
         })
         .await
     }
 
-    async fn try_rebalance_one(&self, sku: &str) -> TxResult<bool> {
+    async fn try_rebalance_one(&self, tenant: &str, sku: &str) -> TxResult<bool> {
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        let changed = Self::lock_and_rebalance(&tx, sku, 0, None, None).await?;
+        let changed = Self::lock_and_rebalance(&tx, tenant, sku, 0, None, None).await?;
         tx.commit().await?;
         Ok(changed)
     }
@@ -443,10 +478,15 @@ fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
 }
 
 /// Read a SKU's counts as of `now` (see `SQL_GET_SKU`).
-pub(crate) async fn get_sku_with<C: GenericClient>(c: &C, sku: &str, now: chrono::DateTime<Utc>) -> Result<Sku> {
+pub(crate) async fn get_sku_with<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    sku: &str,
+    now: chrono::DateTime<Utc>,
+) -> Result<Sku> {
     let stmt = c.prepare_cached(SQL_GET_SKU).await.map_err(map_error)?;
     let row = c
-        .query_opt(&stmt, &[&sku, &now])
+        .query_opt(&stmt, &[&sku, &now, &tenant])
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("sku", sku))?;
@@ -460,14 +500,14 @@ pub(crate) async fn get_sku_with<C: GenericClient>(c: &C, sku: &str, now: chrono
     ))
 }
 
-/// Read an allocation by id.
-pub(crate) async fn read_allocation<C: GenericClient>(c: &C, id: &str) -> Result<Allocation> {
+/// Read an allocation of `tenant` by id.
+pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
     let stmt = c
-        .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE id = $1")
+        .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE tenant = $2 AND id = $1")
         .await
         .map_err(map_error)?;
     let row = c
-        .query_opt(&stmt, &[&id])
+        .query_opt(&stmt, &[&id, &tenant])
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("allocation", id))?;
@@ -487,12 +527,13 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, id: &str) -> Result
 /// holds still count as held on the SKU (the caller expires them and runs again).
 pub(crate) async fn short_line<C: GenericClient>(
     c: &C,
+    tenant: &str,
     sku: &str,
     requested: i64,
     now: chrono::DateTime<Utc>,
 ) -> TxErr {
     let row = match c.prepare_cached(SQL_SHORT).await {
-        Ok(stmt) => match c.query_one(&stmt, &[&sku, &now]).await {
+        Ok(stmt) => match c.query_one(&stmt, &[&sku, &now, &tenant]).await {
             Ok(r) => r,
             Err(e) => return e.into(),
         },
@@ -505,6 +546,7 @@ pub(crate) async fn short_line<C: GenericClient>(
     };
     if row.get::<_, bool>(1) {
         TxErr::Overdue {
+            tenant: tenant.to_string(),
             sku: sku.to_string(),
             err,
         }
@@ -550,34 +592,35 @@ impl StockStore for PgStore {
         Ok(())
     }
 
-    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
-        self.retrying(|| self.try_create(&req, idem.as_ref())).await
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.retrying(|| self.try_create(tenant, &req, idem.as_ref())).await
     }
 
-    async fn get_sku(&self, sku: &str) -> Result<Sku> {
+    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
         let c = self.client().await?;
-        get_sku_with(&c, sku, self.now()).await
+        get_sku_with(&c, tenant, sku, self.now()).await
     }
 
-    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
-        self.retrying(|| self.try_adjust(&req, idem.as_ref())).await
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.retrying(|| self.try_adjust(tenant, &req, idem.as_ref())).await
     }
 
-    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
-                "SELECT id, delta, held_delta, kind, ref, at, actor FROM ledger WHERE sku = $1 AND id > $2 ORDER BY id LIMIT $3",
+                "SELECT id, delta, held_delta, kind, ref, at, actor FROM ledger
+                  WHERE tenant = $4 AND sku = $1 AND id > $2 ORDER BY id LIMIT $3",
             )
             .await
             .map_err(map_error)?;
         let rows = c
-            .query(&stmt, &[&sku, &after, &i64::from(limit)])
+            .query(&stmt, &[&sku, &after, &i64::from(limit), &tenant])
             .await
             .map_err(map_error)?;
         if rows.is_empty() {
             // Distinguish "no more entries" from "no such SKU".
-            get_sku_with(&c, sku, self.now()).await?;
+            get_sku_with(&c, tenant, sku, self.now()).await?;
         }
         rows.iter()
             .map(|r| {
@@ -598,6 +641,7 @@ impl StockStore for PgStore {
 
     async fn allocate(
         &self,
+        tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
@@ -607,7 +651,7 @@ impl StockStore for PgStore {
         // A lane's own store (no combiner) runs `batched` on the per-request path, as it
         // does for holds.
         if req.strategy == Strategy::Batched && self.coalesces() {
-            return self.allocate_batched(req, idem, lines_json).await;
+            return self.allocate_batched(tenant, req, idem, lines_json).await;
         }
         if idem.is_none()
             && req.lines.len() == 1
@@ -615,35 +659,40 @@ impl StockStore for PgStore {
                 req.strategy,
                 Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
             )
-            && self.retrying(|| self.try_fast_allocate(&req, &lines_json, now)).await?
+            && self
+                .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))
+                .await?
         {
             return Ok(Executed::Fresh(req.to_allocation(now)));
         }
-        self.retrying(|| self.try_allocate(&req, idem.as_ref(), &lines_json, now))
+        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), &lines_json, now))
             .await
     }
 
-    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
+    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         let c = self.client().await?;
-        read_allocation(&c, id).await
+        read_allocation(&c, tenant, id).await
     }
 
-    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
         let skus: Vec<String> = match sku {
             Some(s) => vec![s.to_string()],
             None => {
                 let c = self.client().await?;
-                c.query("SELECT sku FROM skus WHERE buckets > 1 ORDER BY sku", &[])
-                    .await
-                    .map_err(map_error)?
-                    .iter()
-                    .map(|r| r.get(0))
-                    .collect()
+                c.query(
+                    "SELECT sku FROM skus WHERE tenant = $1 AND buckets > 1 ORDER BY sku",
+                    &[&tenant],
+                )
+                .await
+                .map_err(map_error)?
+                .iter()
+                .map(|r| r.get(0))
+                .collect()
             }
         };
         let mut changed = 0;
         for s in &skus {
-            if self.retrying(|| self.try_rebalance_one(s)).await? {
+            if self.retrying(|| self.try_rebalance_one(tenant, s)).await? {
                 changed += 1;
             }
         }
@@ -656,15 +705,15 @@ impl StockStore for PgStore {
             // A MATERIALIZED batch joined with USING: an inlined `key IN (SELECT … LIMIT n FOR
             // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
             "WITH batch AS MATERIALIZED (
-                 SELECT key FROM idempotency_keys WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-             DELETE FROM idempotency_keys i USING batch WHERE i.key = batch.key",
+                 SELECT tenant, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+             DELETE FROM idempotency_keys i USING batch WHERE i.tenant = batch.tenant AND i.key = batch.key",
             &[&before, &i64::from(max_rows)],
         )
         .await
         .map_err(map_error)
     }
 
-    async fn audit(&self) -> Result<AuditReport> {
-        self.audit_snapshot().await
+    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
+        self.audit_snapshot(tenant).await
     }
 }

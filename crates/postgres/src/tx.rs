@@ -25,6 +25,8 @@ pub(crate) enum TxErr {
     /// A line was short while overdue holds on its SKU still count as held: finalise them
     /// and run again (bounded by `MAX_EXPIRY_PASSES`); `err` is the answer after that.
     Overdue {
+        /// The short SKU's tenant.
+        tenant: String,
         /// The short SKU.
         sku: String,
         /// `insufficient_stock` as seen before expiring.
@@ -99,12 +101,12 @@ impl PgStore {
             let n = match attempt().await {
                 Ok(v) => return Ok(v),
                 Err(TxErr::Fail(e)) => return Err(e),
-                Err(TxErr::Overdue { sku, err }) => {
+                Err(TxErr::Overdue { tenant, sku, err }) => {
                     expiry_passes += 1;
                     if !expire_overdue || expiry_passes > MAX_EXPIRY_PASSES {
                         return Err(err);
                     }
-                    self.expire_overdue_on(&sku, self.now()).await?;
+                    self.expire_overdue_on(&tenant, &sku, self.now()).await?;
                     continue;
                 }
                 Err(TxErr::Retry) => {
@@ -128,13 +130,19 @@ impl PgStore {
 
     /// One attempt of a write: begin; with an `Idempotency-Key`, take it and replay a stored
     /// response if there is one; run `body`; store its rendered response; commit. Any error
-    /// rolls everything back (the transaction drops uncommitted).
-    pub(crate) async fn write<T, F>(&self, idem: Option<&Idempotency<T>>, body: F) -> TxResult<Executed<T>>
+    /// rolls everything back (the transaction drops uncommitted). The key belongs to
+    /// `tenant`: two tenants may use the same key.
+    pub(crate) async fn write<T, F>(
+        &self,
+        tenant: &str,
+        idem: Option<&Idempotency<T>>,
+        body: F,
+    ) -> TxResult<Executed<T>>
     where
         F: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<T>,
     {
         let written = self
-            .write_or(idem, async |tx| {
+            .write_or(tenant, idem, async |tx| {
                 body(tx).await.map(Decided::Commit::<T, std::convert::Infallible>)
             })
             .await?;
@@ -150,6 +158,7 @@ impl PgStore {
     /// back with `r`. Nothing is stored for the key on a rollback.
     pub(crate) async fn write_or<T, R, F>(
         &self,
+        tenant: &str,
         idem: Option<&Idempotency<T>>,
         body: F,
     ) -> TxResult<std::result::Result<Executed<T>, R>>
@@ -162,7 +171,7 @@ impl PgStore {
         // is free for the client's next request (a dropped transaction only queues its
         // ROLLBACK; another connection could still find the key in use).
         if let Some(idem) = idem {
-            match idem_begin(&tx, idem).await {
+            match idem_begin(&tx, tenant, idem).await {
                 Ok(None) => {}
                 Ok(Some(stored)) => {
                     tx.rollback().await?;
@@ -186,7 +195,7 @@ impl PgStore {
             }
         };
         if let Some(idem) = idem {
-            idem_store(&tx, idem, &value).await?;
+            idem_store(&tx, tenant, idem, &value).await?;
         }
         tx.commit().await.map_err(commit_error)?;
         Ok(Ok(Executed::Fresh(value)))
@@ -227,18 +236,19 @@ pub(crate) enum Decided<T, R> {
 /// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
 async fn idem_begin<T>(
     tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
     idem: &Idempotency<T>,
 ) -> TxResult<Option<StoredResponse>> {
-    let objid = fnv1a_64(idem.key.as_bytes()) as u32 as i32;
+    let objid = (fnv1a_64(idem.key.as_bytes()) ^ fnv1a_64(tenant.as_bytes())) as u32 as i32;
     let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
     let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
     if !got {
         return Err(TxErr::Fail(AllotError::IdempotencyKeyInUse));
     }
     let stmt = tx
-        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = $1")
+        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = $1")
         .await?;
-    match tx.query_opt(&stmt, &[&idem.key]).await? {
+    match tx.query_opt(&stmt, &[&idem.key, &tenant]).await? {
         None => Ok(None),
         Some(row) => {
             let fp: &str = row.get(0);
@@ -255,14 +265,21 @@ async fn idem_begin<T>(
 }
 
 /// Idempotency, second half: store the rendered response in the same transaction as the effect.
-async fn idem_store<T>(tx: &deadpool_postgres::Transaction<'_>, idem: &Idempotency<T>, value: &T) -> TxResult<()> {
+async fn idem_store<T>(
+    tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
+    idem: &Idempotency<T>,
+    value: &T,
+) -> TxResult<()> {
     let resp = (idem.render)(value);
     let stmt = tx
-        .prepare_cached("INSERT INTO idempotency_keys (key, fingerprint, status, body) VALUES ($1, $2, $3, $4)")
+        .prepare_cached(
+            "INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body) VALUES ($5, $1, $2, $3, $4)",
+        )
         .await?;
     tx.execute(
         &stmt,
-        &[&idem.key, &idem.fingerprint, &i32::from(resp.code), &resp.body],
+        &[&idem.key, &idem.fingerprint, &i32::from(resp.code), &resp.body, &tenant],
     )
     .await?;
     Ok(())

@@ -25,31 +25,34 @@ const ANALYZE_AFTER_UNITS: u64 = 1000;
 /// to what a successful claim needs; the short case asks [`SQL_UNIT_SHORT`] separately.
 ///
 /// Parameters: $1 sku, $2 wanted, $3 claim id, $4 least acceptable, $5 strategy, $6 now,
-/// $7 hold expiry (holds) or unused NULL (allocations) [, $8 ids for nowait_scan].
+/// $7 hold expiry (holds) or unused NULL (allocations), $8 actor, $9 tenant [, $10 ids for
+/// nowait_scan].
 fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
     let record = if hold {
         "rec AS (
-    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
-    SELECT $3::text, 'units', 'held', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7, $6
+    INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT $9::text, $3::text, 'units', 'held', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7, $6
       FROM cnt WHERE n > 0),
 hln AS (
-    INSERT INTO hold_lines (hold_id, sku, bucket, quantity) SELECT $3::text, $1, -1, n FROM cnt WHERE n > 0),
+    INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) SELECT $9::text, $3::text, $1, -1, n FROM cnt WHERE n > 0),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT $1, 0, n, 'hold', $3::text, $8::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text FROM cnt WHERE n > 0)"
     } else {
         "rec AS (
-    INSERT INTO allocations (id, status, strategy, lines, created_at)
-    SELECT $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
+    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+    SELECT $9::text, $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
       FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor) SELECT $1, -n, 0, 'allocation', $3::text, $8::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+    SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text FROM cnt WHERE n > 0)"
     };
     let status = if hold { "held" } else { "allocated" };
     format!(
         "WITH picked AS MATERIALIZED ({picked}),
 upd AS (
     UPDATE units u SET status = '{status}', claim_id = $3::text
-      FROM picked WHERE u.id = picked.id AND u.status = 'available'
+      FROM picked WHERE u.tenant = $9::text AND u.id = picked.id AND u.status = 'available'
        AND (SELECT count(*) FROM picked) >= $4::int8 AND $2::int8 > 0
     RETURNING u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at),
 cnt AS (SELECT count(*)::int8 AS n FROM upd),
@@ -59,17 +62,19 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
 }
 
 /// Why a claim came back short: available units visible now (capped at `$2`), the SKU's
-/// tracking (NULL: no such SKU), and whether overdue holds still hold units of it.
+/// tracking (NULL: no such SKU), and whether overdue holds still hold units of it. `$4`: the
+/// tenant.
 const SQL_UNIT_SHORT: &str = "SELECT
-    (SELECT count(*) FROM (SELECT 1 FROM units WHERE sku = $1 AND status = 'available' LIMIT $2) v)::int8,
-    (SELECT tracking FROM skus WHERE sku = $1),
-    EXISTS (SELECT 1 FROM holds h JOIN hold_lines l ON l.hold_id = h.id
-             WHERE h.status = 'held' AND h.expires_at <= $3 AND l.sku = $1)";
+    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8,
+    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1),
+    EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
+             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3)";
 
 fn skip_locked_sql(order: &str, hold: bool) -> String {
     claim_sql(
         &format!(
-            "SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
+            "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
+              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
         ),
         order,
         hold,
@@ -77,7 +82,7 @@ fn skip_locked_sql(order: &str, hold: bool) -> String {
 }
 
 fn locked_ids_sql(order: &str, hold: bool) -> String {
-    claim_sql("SELECT unnest($9::int8[]) AS id", order, hold)
+    claim_sql("SELECT unnest($10::int8[]) AS id", order, hold)
 }
 
 /// What one claim attempt found.
@@ -116,6 +121,7 @@ impl ClaimParams {
 /// Run a claim statement and interpret its rows; when short, ask why.
 async fn run_claim<C: GenericClient>(
     c: &C,
+    tenant: &str,
     sql: &str,
     req: &UnitClaim,
     p: &ClaimParams,
@@ -132,6 +138,7 @@ async fn run_claim<C: GenericClient>(
         &p.now,
         &p.expires_at,
         &req.actor,
+        &tenant,
     ];
     if let Some(ids) = ids {
         params.push(ids);
@@ -149,7 +156,7 @@ async fn run_claim<C: GenericClient>(
         }));
     }
     let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
-    let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now]).await?;
+    let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?;
     match row.get::<_, Option<&str>>(1) {
         None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
         Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),
@@ -167,22 +174,24 @@ async fn run_claim<C: GenericClient>(
 impl PgStore {
     async fn try_add_units(
         &self,
+        tenant: &str,
         req: &AddUnits,
         idem: Option<&Idempotency<UnitsCreated>>,
     ) -> TxResult<Executed<UnitsCreated>> {
-        self.write(idem, async |tx| {
+        self.write(tenant, idem, async |tx| {
             let stmt = tx
                 .prepare_cached(
-                    "WITH ins AS (INSERT INTO skus (sku, buckets, tracking) VALUES ($1, 1, 'units') ON CONFLICT DO NOTHING RETURNING tracking)
-                     SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE sku = $1",
+                    "WITH ins AS (INSERT INTO skus (tenant, sku, buckets, tracking) VALUES ($2, $1, 1, 'units')
+                                  ON CONFLICT DO NOTHING RETURNING tracking)
+                     SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1",
                 )
                 .await?;
-            let mut rows = tx.query(&stmt, &[&req.sku]).await?;
+            let mut rows = tx.query(&stmt, &[&req.sku, &tenant]).await?;
             if rows.is_empty() {
                 // Another transaction created the SKU while we waited on its row: our statement's
                 // snapshot predates that commit, a new statement sees it.
                 rows = tx
-                    .query("SELECT tracking FROM skus WHERE sku = $1", &[&req.sku])
+                    .query("SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1", &[&req.sku, &tenant])
                     .await?;
             }
             let tracking: String = rows
@@ -205,13 +214,14 @@ impl PgStore {
             // inserted concurrently) is reported, not raised as 23505.
             let stmt = tx
                 .prepare_cached(
-                    "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
-                     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
-                     ON CONFLICT (sku, serial) DO NOTHING RETURNING serial",
+                    "INSERT INTO units (tenant, sku, serial, location, lot, received_at, expires_at)
+                     SELECT $7, $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+                     ON CONFLICT (tenant, sku, serial) DO NOTHING RETURNING serial",
                 )
                 .await?;
+            let row: [&(dyn ToSql + Sync); 7] = [&req.sku, &serials, &locations, &lots, &received, &expires, &tenant];
             let inserted: HashSet<String> = tx
-                .query(&stmt, &[&req.sku, &serials, &locations, &lots, &received, &expires])
+                .query(&stmt, &row)
                 .await?
                 .iter()
                 .map(|r| r.get(0))
@@ -225,10 +235,11 @@ impl PgStore {
             let n = inserted.len() as i64;
             let stmt = tx
                 .prepare_cached(
-                    "INSERT INTO ledger (sku, delta, held_delta, kind, actor) VALUES ($1, $2, 0, 'units_received', $3)",
+                    "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor)
+                     VALUES ($4, $1, $2, 0, 'units_received', $3)",
                 )
                 .await?;
-            tx.execute(&stmt, &[&req.sku, &n, &req.actor]).await?;
+            tx.execute(&stmt, &[&req.sku, &n, &req.actor, &tenant]).await?;
             let created = UnitsCreated { created: n as u64 };
             Ok(created)
         })
@@ -239,6 +250,7 @@ impl PgStore {
     /// implicit transaction); with one, the statement runs inside the key's transaction.
     async fn skip_locked_attempt(
         &self,
+        tenant: &str,
         req: &UnitClaim,
         sql: &str,
         idem: Option<&Idempotency<UnitAllocation>>,
@@ -246,11 +258,11 @@ impl PgStore {
     ) -> TxResult<Executed<Attempt>> {
         let Some(idem) = idem else {
             let client = self.client().await?;
-            return Ok(Executed::Fresh(run_claim(&client, sql, req, p, None).await?));
+            return Ok(Executed::Fresh(run_claim(&client, tenant, sql, req, p, None).await?));
         };
         let written = self
-            .write_or(Some(idem), async |tx| {
-                Ok(match run_claim(tx, sql, req, p, None).await? {
+            .write_or(tenant, Some(idem), async |tx| {
+                Ok(match run_claim(tx, tenant, sql, req, p, None).await? {
                     Attempt::Claimed(a) => Decided::Commit(a),
                     short => Decided::Rollback(short),
                 })
@@ -264,18 +276,19 @@ impl PgStore {
     /// claim them and commit. Short: roll everything back and report.
     async fn nowait_pass(
         &self,
+        tenant: &str,
         req: &UnitClaim,
         order: &str,
         idem: Option<&Idempotency<UnitAllocation>>,
         p: &ClaimParams,
     ) -> TxResult<Executed<Attempt>> {
         let written = self
-            .write_or(idem, async |tx| {
-                let got = nowait_walk(tx, req, order).await?;
+            .write_or(tenant, idem, async |tx| {
+                let got = nowait_walk(tx, tenant, req, order).await?;
                 // Short: everything rolls back. `run_claim` with the ids we got computes the
                 // short report (visible / tracking / overdue) without claiming.
                 let sql = locked_ids_sql(order, p.status == AllocationStatus::Held);
-                Ok(match run_claim(tx, &sql, req, p, Some(&got)).await? {
+                Ok(match run_claim(tx, tenant, &sql, req, p, Some(&got)).await? {
                     Attempt::Claimed(a) if (got.len() as i64) >= p.least => Decided::Commit(a),
                     other => Decided::Rollback(other),
                 })
@@ -297,22 +310,23 @@ fn claimed(written: std::result::Result<Executed<UnitAllocation>, Attempt>) -> E
 
 /// Walk the candidates in order, try-locking each (see [`try_lock_unit`]), until `quantity`
 /// are locked or none are left. Returns the ids locked.
-async fn nowait_walk(tx: &mut Transaction<'_>, req: &UnitClaim, order: &str) -> TxResult<Vec<i64>> {
+async fn nowait_walk(tx: &mut Transaction<'_>, tenant: &str, req: &UnitClaim, order: &str) -> TxResult<Vec<i64>> {
     let page = (req.quantity * 4).max(32);
-    let candidates_sql =
-        format!("SELECT id FROM units WHERE sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3");
+    let candidates_sql = format!(
+        "SELECT id FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3"
+    );
     let mut got: Vec<i64> = Vec::new();
     let mut offset = 0i64;
     loop {
         let stmt = tx.prepare_cached(&candidates_sql).await?;
         let ids: Vec<i64> = tx
-            .query(&stmt, &[&req.sku, &page, &offset])
+            .query(&stmt, &[&req.sku, &page, &offset, &tenant])
             .await?
             .iter()
             .map(|r| r.get(0))
             .collect();
         for id in &ids {
-            if try_lock_unit(tx, *id).await? {
+            if try_lock_unit(tx, tenant, *id).await? {
                 got.push(*id);
                 if got.len() as i64 == req.quantity {
                     return Ok(got);
@@ -329,12 +343,12 @@ async fn nowait_walk(tx: &mut Transaction<'_>, req: &UnitClaim, order: &str) -> 
 /// `SELECT … FOR UPDATE NOWAIT` one unit under a savepoint. `true`: locked and still
 /// available; `false`: taken meanwhile, or locked by another transaction (55P03; the
 /// savepoint is rolled back so the transaction stays usable).
-async fn try_lock_unit(tx: &mut Transaction<'_>, id: i64) -> TxResult<bool> {
+async fn try_lock_unit(tx: &mut Transaction<'_>, tenant: &str, id: i64) -> TxResult<bool> {
     let sp = tx.savepoint("nowait_unit").await?;
     let stmt = sp
-        .prepare_cached("SELECT id FROM units WHERE id = $1 AND status = 'available' FOR UPDATE NOWAIT")
+        .prepare_cached("SELECT id FROM units WHERE tenant = $2 AND id = $1 AND status = 'available' FOR UPDATE NOWAIT")
         .await?;
-    match sp.query_opt(&stmt, &[&id]).await {
+    match sp.query_opt(&stmt, &[&id, &tenant]).await {
         Ok(row) => {
             sp.commit().await?;
             Ok(row.is_some())
@@ -363,10 +377,13 @@ impl UnitStore for PgStore {
     /// partial index (autovacuum would fix it only at its next round).
     async fn add_units(
         &self,
+        tenant: &str,
         req: AddUnits,
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
-        let result = self.retrying(|| self.try_add_units(&req, idem.as_ref())).await?;
+        let result = self
+            .retrying(|| self.try_add_units(tenant, &req, idem.as_ref()))
+            .await?;
         if matches!(&result, Executed::Fresh(c) if c.created >= ANALYZE_AFTER_UNITS) {
             self.analyze_in_background(&self.analyzing, "units");
         }
@@ -379,6 +396,7 @@ impl UnitStore for PgStore {
     /// `insufficient_stock`. Overdue holds on the SKU are finalised and the claim retried.
     async fn claim_units(
         &self,
+        tenant: &str,
         req: UnitClaim,
         idem: Option<Idempotency<UnitAllocation>>,
     ) -> Result<Executed<UnitAllocation>> {
@@ -392,8 +410,8 @@ impl UnitStore for PgStore {
         for attempt in 0..max_attempts {
             let p = ClaimParams::new(&req, self.now());
             let result = match req.strategy {
-                UnitStrategy::NowaitScan => self.nowait_pass(&req, &order, idem.as_ref(), &p).await,
-                _ => self.skip_locked_attempt(&req, &sql, idem.as_ref(), &p).await,
+                UnitStrategy::NowaitScan => self.nowait_pass(tenant, &req, &order, idem.as_ref(), &p).await,
+                _ => self.skip_locked_attempt(tenant, &req, &sql, idem.as_ref(), &p).await,
             };
             let outcome = match result {
                 Ok(o) => o,
@@ -413,7 +431,7 @@ impl UnitStore for PgStore {
                     overdue,
                 }) => {
                     if overdue {
-                        self.expire_overdue_on(&req.sku, self.now()).await?;
+                        self.expire_overdue_on(tenant, &req.sku, self.now()).await?;
                         continue;
                     }
                     if !locked {

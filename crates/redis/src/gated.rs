@@ -62,44 +62,45 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     async fn health(&self) -> Result<()> {
         self.inner.health().await
     }
-    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
-        self.inner.create_sku(req, idem).await
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        self.inner.create_sku(tenant, req, idem).await
     }
-    async fn get_sku(&self, sku: &str) -> Result<Sku> {
-        self.inner.get_sku(sku).await
+    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
+        self.inner.get_sku(tenant, sku).await
     }
-    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         let sku = req.sku.clone();
-        let result = self.inner.adjust(req, idem).await;
+        let result = self.inner.adjust(tenant, req, idem).await;
         if let Ok(Executed::Fresh(_)) = &result {
-            if let Err(e) = self.gate.invalidate(&sku).await {
+            if let Err(e) = self.gate.invalidate(tenant, &sku).await {
                 tracing::warn!(sku = %sku, error = %e, "redis_counter: counter not invalidated after an adjustment");
             }
         }
         result
     }
-    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
-        self.inner.ledger(sku, after, limit).await
+    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+        self.inner.ledger(tenant, sku, after, limit).await
     }
     async fn allocate(
         &self,
+        tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         if req.strategy.needs_redis() {
-            self.gate.allocate(&*self.inner, req, idem).await
+            self.gate.allocate(&*self.inner, tenant, req, idem).await
         } else {
-            self.inner.allocate(req, idem).await
+            self.inner.allocate(tenant, req, idem).await
         }
     }
-    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
-        self.inner.get_allocation(id).await
+    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
+        self.inner.get_allocation(tenant, id).await
     }
-    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
-        self.inner.rebalance(sku).await
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+        self.inner.rebalance(tenant, sku).await
     }
-    async fn audit(&self) -> Result<AuditReport> {
-        self.inner.audit().await
+    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
+        self.inner.audit(tenant).await
     }
     async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
         self.inner.prune_idempotency_keys(before, max_rows).await
@@ -108,33 +109,40 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
 
 #[async_trait]
 impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
-    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+    async fn create_hold(
+        &self,
+        tenant: &str,
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
         if req.take.strategy.needs_redis() {
-            self.gate.create_hold(&*self.inner, req, idem).await
+            self.gate.create_hold(&*self.inner, tenant, req, idem).await
         } else {
-            self.inner.create_hold(req, idem).await
+            self.inner.create_hold(tenant, req, idem).await
         }
     }
-    async fn get_hold(&self, id: &str) -> Result<Hold> {
-        self.inner.get_hold(id).await
+    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
+        self.inner.get_hold(tenant, id).await
     }
     async fn confirm_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        self.inner.confirm_hold(id, actor, idem).await
+        self.inner.confirm_hold(tenant, id, actor, idem).await
     }
     async fn release_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        let result = self.inner.release_hold(id, actor, idem).await;
+        let result = self.inner.release_hold(tenant, id, actor, idem).await;
         if let Ok(Executed::Fresh(hold)) = &result {
-            self.gate.after_release(hold).await;
+            self.gate.after_release(tenant, hold).await;
         }
         result
     }
@@ -153,17 +161,19 @@ impl<S: Store + ?Sized> UnitStore for RedisGated<S> {
     }
     async fn add_units(
         &self,
+        tenant: &str,
         req: AddUnits,
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
-        self.inner.add_units(req, idem).await
+        self.inner.add_units(tenant, req, idem).await
     }
     async fn claim_units(
         &self,
+        tenant: &str,
         req: UnitClaim,
         idem: Option<Idempotency<UnitAllocation>>,
     ) -> Result<Executed<UnitAllocation>> {
-        self.inner.claim_units(req, idem).await
+        self.inner.claim_units(tenant, req, idem).await
     }
 }
 
@@ -175,29 +185,50 @@ impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
     fn supports_booking(&self, strategy: BookingStrategy) -> bool {
         self.inner.supports_booking(strategy)
     }
-    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        self.inner.book(req, idem).await
+    async fn book(
+        &self,
+        tenant: &str,
+        req: BookingRequest,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        self.inner.book(tenant, req, idem).await
     }
-    async fn get_booking(&self, id: &str) -> Result<Booking> {
-        self.inner.get_booking(id).await
+    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking> {
+        self.inner.get_booking(tenant, id).await
     }
-    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        self.inner.cancel_booking(id, idem).await
+    async fn cancel_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        self.inner.cancel_booking(tenant, id, idem).await
     }
-    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        self.inner.release_booking(id, idem).await
+    async fn release_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        self.inner.release_booking(tenant, id, idem).await
     }
-    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        self.inner.confirm_booking(id, idem).await
+    async fn confirm_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        self.inner.confirm_booking(tenant, id, idem).await
     }
     async fn list_bookings(
         &self,
+        tenant: &str,
         resource: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<Booking>> {
-        self.inner.list_bookings(resource, from, to, limit).await
+        self.inner.list_bookings(tenant, resource, from, to, limit).await
     }
     async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.inner.expire_bookings(now, max).await
@@ -206,46 +237,77 @@ impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
 
 #[async_trait]
 impl<S: Store + ?Sized> JobStore for RedisGated<S> {
-    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        self.inner.enqueue(req, idem).await
+    async fn enqueue(
+        &self,
+        tenant: &str,
+        req: Enqueue,
+        idem: Option<Idempotency<Enqueued>>,
+    ) -> Result<Executed<Enqueued>> {
+        self.inner.enqueue(tenant, req, idem).await
     }
-    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
-        self.inner.claim_jobs(req, idem).await
+    async fn claim_jobs(
+        &self,
+        tenant: &str,
+        req: Claim,
+        idem: Keyed<Vec<LeasedJob>>,
+    ) -> Result<Executed<Vec<LeasedJob>>> {
+        self.inner.claim_jobs(tenant, req, idem).await
     }
-    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.complete_job(id, lease_token, idem).await
+    async fn complete_job(
+        &self,
+        tenant: &str,
+        id: i64,
+        lease_token: &str,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        self.inner.complete_job(tenant, id, lease_token, idem).await
     }
-    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.fail_job(fail, id, idem).await
+    async fn fail_job(
+        &self,
+        tenant: &str,
+        fail: &Fail,
+        id: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        self.inner.fail_job(tenant, fail, id, idem).await
     }
     async fn heartbeat_job(
         &self,
+        tenant: &str,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
-        self.inner.heartbeat_job(id, lease_token, lease_ms, idem).await
+        self.inner.heartbeat_job(tenant, id, lease_token, lease_ms, idem).await
     }
     async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.inner.rescue_jobs(now, max).await
     }
     async fn complete_jobs(
         &self,
+        tenant: &str,
         queue: &str,
         jobs: Vec<Completion>,
         idem: Keyed<Completions>,
     ) -> Result<Executed<Completions>> {
-        self.inner.complete_jobs(queue, jobs, idem).await
+        self.inner.complete_jobs(tenant, queue, jobs, idem).await
     }
-    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.cancel_job(id, idem).await
+    async fn cancel_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.cancel_job(tenant, id, idem).await
     }
-    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.retry_job(id, idem).await
+    async fn retry_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.retry_job(tenant, id, idem).await
     }
-    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
-        self.inner.list_jobs(queue, state, after, limit).await
+    async fn list_jobs(
+        &self,
+        tenant: &str,
+        queue: &str,
+        state: JobState,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<JobView>> {
+        self.inner.list_jobs(tenant, queue, state, after, limit).await
     }
     async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
         self.inner.prune_jobs(before, max).await
@@ -256,14 +318,14 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     fn default_claim_strategy(&self) -> ClaimStrategy {
         self.inner.default_claim_strategy()
     }
-    async fn wait_for_jobs(&self, queue: &str, max_wait: std::time::Duration) {
-        self.inner.wait_for_jobs(queue, max_wait).await
+    async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
+        self.inner.wait_for_jobs(tenant, queue, max_wait).await
     }
     async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
         self.inner.queue_depths().await
     }
-    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
-        self.inner.queue_counts(queue).await
+    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
+        self.inner.queue_counts(tenant, queue).await
     }
 }
 

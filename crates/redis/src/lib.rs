@@ -296,21 +296,23 @@ impl RedisGate {
             .map(|_| ())
     }
 
-    fn key(&self, sku: &str, what: &str) -> String {
-        format!("{}:{{{sku}}}:{what}", self.cfg.key_prefix)
+    /// The key of `what` of a SKU, its tenant-scoped name ([`scoped`]) as the hash tag.
+    fn key(&self, scoped_sku: &str, what: &str) -> String {
+        format!("{}:{{{scoped_sku}}}:{what}", self.cfg.key_prefix)
     }
 
-    /// The admission counter's current value, `None` when it is not loaded.
-    pub async fn counter(&self, sku: &str) -> Result<Option<i64>> {
-        let key = self.key(sku, "avail");
+    /// The admission counter's current value of `sku` of `tenant`, `None` when it is not
+    /// loaded.
+    pub async fn counter(&self, tenant: &str, sku: &str) -> Result<Option<i64>> {
+        let key = self.key(&scoped(tenant, sku), "avail");
         self.run(|mut c| async move { redis::cmd("GET").arg(key).query_async::<Option<i64>>(&mut c).await })
             .await
     }
 
     /// Drop a SKU's counter so the next request loads it from the database (after a change
     /// the counter cannot follow exactly, e.g. an adjustment).
-    pub async fn invalidate(&self, sku: &str) -> Result<()> {
-        let key = self.key(sku, "avail");
+    pub async fn invalidate(&self, tenant: &str, sku: &str) -> Result<()> {
+        let key = self.key(&scoped(tenant, sku), "avail");
         self.run(|mut c| async move { redis::cmd("DEL").arg(key).query_async::<i64>(&mut c).await })
             .await
             .map(|_| ())
@@ -318,9 +320,9 @@ impl RedisGate {
 
     /// Load a missing counter from the store's `available` (`SET NX PX`: a concurrent
     /// loader's value stands).
-    async fn load<S: StockStore + ?Sized>(&self, store: &S, sku: &str) -> Result<()> {
-        let available = store.get_sku(sku).await?.available.max(0);
-        let (key, ttl) = (self.key(sku, "avail"), self.cfg.counter_ttl_ms.max(1));
+    async fn load<S: StockStore + ?Sized>(&self, store: &S, tenant: &str, sku: &str) -> Result<()> {
+        let available = store.get_sku(tenant, sku).await?.available.max(0);
+        let (key, ttl) = (self.key(&scoped(tenant, sku), "avail"), self.cfg.counter_ttl_ms.max(1));
         self.run(|mut c| async move {
             redis::cmd("SET")
                 .arg(key)
@@ -336,10 +338,10 @@ impl RedisGate {
     }
 
     /// One admission script over `lines` (one slot).
-    async fn admit_once(&self, lines: &[AllocationLine]) -> Result<(i64, usize, i64)> {
+    async fn admit_once(&self, tenant: &str, lines: &[AllocationLine]) -> Result<(i64, usize, i64)> {
         let mut inv = self.admit.prepare_invoke();
         for l in lines {
-            inv.key(self.key(&l.sku, "avail"));
+            inv.key(self.key(&scoped(tenant, &l.sku), "avail"));
         }
         for l in lines {
             inv.arg(l.quantity);
@@ -351,7 +353,7 @@ impl RedisGate {
     /// Take every line's quantity from its counter, or none: on one Redis with one script;
     /// on a cluster one line (one slot) at a time in SKU order, giving back what was taken
     /// when a line is short. Missing counters are loaded (at most twice per line).
-    async fn admit<S: StockStore + ?Sized>(&self, store: &S, lines: &[AllocationLine]) -> Result<()> {
+    async fn admit<S: StockStore + ?Sized>(&self, store: &S, tenant: &str, lines: &[AllocationLine]) -> Result<()> {
         let groups: Vec<&[AllocationLine]> = if self.cfg.is_cluster() {
             lines.chunks(1).collect()
         } else {
@@ -361,7 +363,7 @@ impl RedisGate {
         for group in groups {
             let mut loads = 0;
             let outcome = loop {
-                let (status, i, have) = match self.admit_once(group).await {
+                let (status, i, have) = match self.admit_once(tenant, group).await {
                     Ok(r) => r,
                     Err(e) => break Err(e),
                 };
@@ -370,7 +372,7 @@ impl RedisGate {
                     (1, _) => break Ok(()),
                     (-1, Some(l)) if loads < 2 * group.len() => {
                         loads += 1;
-                        if let Err(e) = self.load(store, &l.sku).await {
+                        if let Err(e) = self.load(store, tenant, &l.sku).await {
                             break Err(e);
                         }
                     }
@@ -386,7 +388,7 @@ impl RedisGate {
             };
             if let Err(e) = outcome {
                 // The groups are consecutive slices of `lines`: what was taken is a prefix.
-                self.give_back(&lines[..taken]).await;
+                self.give_back(tenant, &lines[..taken]).await;
                 return Err(e);
             }
             taken += group.len();
@@ -396,9 +398,9 @@ impl RedisGate {
 
     /// Give `lines` back to their counters (those that still exist). Best effort: a failure
     /// leaves a counter low (undersell until its TTL), never high.
-    pub async fn give_back(&self, lines: &[AllocationLine]) {
+    pub async fn give_back(&self, tenant: &str, lines: &[AllocationLine]) {
         for l in lines {
-            let key = self.key(&l.sku, "avail");
+            let key = self.key(&scoped(tenant, &l.sku), "avail");
             let q = l.quantity;
             let script = &self.give_back;
             let r = self
@@ -412,29 +414,35 @@ impl RedisGate {
 
     /// Run `apply` (the store's part) between admission and, unless it made a fresh effect,
     /// giving the admission back.
-    async fn admitted<S, T, F, Fut>(&self, store: &S, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
+    async fn admitted<S, T, F, Fut>(
+        &self,
+        store: &S,
+        tenant: &str,
+        lines: &[AllocationLine],
+        apply: F,
+    ) -> Result<Executed<T>>
     where
         S: StockStore + ?Sized,
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
     {
-        self.admit(store, lines).await?;
+        self.admit(store, tenant, lines).await?;
         let r = apply().await;
         if !matches!(r, Ok(Executed::Fresh(_))) {
-            self.give_back(lines).await;
+            self.give_back(tenant, lines).await;
         }
         r
     }
 
     /// Run `apply` (the store's part, given the fencing tokens) while holding the locks of
     /// `lines`' SKUs, then release them.
-    async fn locked<T, F, Fut>(&self, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
+    async fn locked<T, F, Fut>(&self, tenant: &str, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
     where
         F: FnOnce(Vec<(String, i64)>) -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
     {
         let skus: Vec<String> = lines.iter().map(|l| l.sku.clone()).collect();
-        let guard = self.lock_skus(&skus).await?;
+        let guard = self.lock_skus(tenant, &skus).await?;
         let r = apply(guard.fences().to_vec()).await;
         guard.release().await;
         r
@@ -445,19 +453,21 @@ impl RedisGate {
     pub async fn allocate<S: StockStore + ?Sized>(
         &self,
         store: &S,
+        tenant: &str,
         mut req: allot_core::AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         match req.strategy {
             Strategy::RedisCounter => {
                 let lines = req.lines.clone();
-                self.admitted(store, &lines, || store.allocate(req, idem)).await
+                self.admitted(store, tenant, &lines, || store.allocate(tenant, req, idem))
+                    .await
             }
             Strategy::RedisLock => {
                 let lines = req.lines.clone();
-                self.locked(&lines, |fences| {
+                self.locked(tenant, &lines, |fences| {
                     req.fences = fences;
-                    store.allocate(req, idem)
+                    store.allocate(tenant, req, idem)
                 })
                 .await
             }
@@ -469,19 +479,21 @@ impl RedisGate {
     pub async fn create_hold<S: StockStore + HoldStore + ?Sized>(
         &self,
         store: &S,
+        tenant: &str,
         mut req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
         match req.take.strategy {
             Strategy::RedisCounter => {
                 let lines = req.take.lines.clone();
-                self.admitted(store, &lines, || store.create_hold(req, idem)).await
+                self.admitted(store, tenant, &lines, || store.create_hold(tenant, req, idem))
+                    .await
             }
             Strategy::RedisLock => {
                 let lines = req.take.lines.clone();
-                self.locked(&lines, |fences| {
+                self.locked(tenant, &lines, |fences| {
                     req.take.fences = fences;
-                    store.create_hold(req, idem)
+                    store.create_hold(tenant, req, idem)
                 })
                 .await
             }
@@ -491,16 +503,16 @@ impl RedisGate {
 
     /// Keep the counters in step after a hold was released: a `redis_counter` hold's lines go
     /// back to their counters.
-    pub async fn after_release(&self, hold: &Hold) {
+    pub async fn after_release(&self, tenant: &str, hold: &Hold) {
         if hold.strategy == Strategy::RedisCounter.into() && hold.status == allot_core::hold::HoldStatus::Released {
-            self.give_back(&hold.lines).await;
+            self.give_back(tenant, &hold.lines).await;
         }
     }
 
     /// Take the locks of `skus` in sorted order (each with bounded, jittered attempts) and
     /// start their watchdog. Out of attempts on one SKU: the locks taken are given up and the
     /// answer is `contention`.
-    pub async fn lock_skus(&self, skus: &[String]) -> Result<LockGuard> {
+    pub async fn lock_skus(&self, tenant: &str, skus: &[String]) -> Result<LockGuard> {
         let mut sorted: Vec<String> = skus.to_vec();
         sorted.sort();
         sorted.dedup();
@@ -508,18 +520,23 @@ impl RedisGate {
         let conn = self.conn().await?;
         let owner = uuid::Uuid::new_v4().to_string();
         let mut held: Vec<(String, i64)> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
         for sku in &sorted {
-            match self.lock_one(sku, &owner).await {
-                Ok(token) => held.push((sku.clone(), token)),
+            let key = scoped(tenant, sku);
+            match self.lock_one(&key, &owner).await {
+                Ok(token) => {
+                    held.push((sku.clone(), token));
+                    keys.push(key);
+                }
                 Err(e) => {
-                    for (s, _) in held.iter().rev() {
-                        let _ = self.unlock_one(s, &owner).await;
+                    for k in keys.iter().rev() {
+                        let _ = self.unlock_one(k, &owner).await;
                     }
                     return Err(e);
                 }
             }
         }
-        Ok(LockGuard::start(self.handle(conn), owner, held))
+        Ok(LockGuard::start(self.handle(conn), owner, keys, held))
     }
 
     /// A second handle on the same connection and scripts (for the watchdog task).
@@ -575,12 +592,23 @@ impl RedisGate {
             .map(|n| n == 1)
     }
 
-    /// Whether `sku`'s lock is taken (by anyone).
-    pub async fn is_locked(&self, sku: &str) -> Result<bool> {
-        let key = self.key(sku, "lock");
+    /// Whether the lock of `sku` of `tenant` is taken (by anyone).
+    pub async fn is_locked(&self, tenant: &str, sku: &str) -> Result<bool> {
+        let key = self.key(&scoped(tenant, sku), "lock");
         self.run(|mut c| async move { redis::cmd("EXISTS").arg(key).query_async::<i64>(&mut c).await })
             .await
             .map(|n| n == 1)
+    }
+}
+
+/// The name a SKU of `tenant` has in Redis keys: `tenant/sku` (names hold no `/`), or the SKU
+/// alone for the default tenant (whose keys keep the names they had before tenants). The
+/// whole name is the key's hash tag, so a SKU's keys share one cluster slot.
+pub fn scoped(tenant: &str, sku: &str) -> String {
+    if tenant == allot_core::access::DEFAULT_TENANT {
+        sku.to_string()
+    } else {
+        format!("{tenant}/{sku}")
     }
 }
 
@@ -621,18 +649,20 @@ impl GateHandle {
 pub struct LockGuard {
     handle: Arc<GateHandle>,
     owner: String,
+    /// The tenant-scoped names of the locked SKUs (what the Redis keys carry).
+    keys: Vec<String>,
     fences: Vec<(String, i64)>,
     watchdog: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl LockGuard {
-    fn start(handle: Arc<GateHandle>, owner: String, fences: Vec<(String, i64)>) -> Self {
+    fn start(handle: Arc<GateHandle>, owner: String, keys: Vec<String>, fences: Vec<(String, i64)>) -> Self {
         let every = Duration::from_millis((handle.cfg.lock_ttl_ms / 3).max(1));
-        let (h, o, skus) = (handle.clone(), owner.clone(), fences.clone());
+        let (h, o, skus) = (handle.clone(), owner.clone(), keys.clone());
         let watchdog = tokio::spawn(async move {
             loop {
                 tokio::time::sleep(every).await;
-                for (sku, _) in &skus {
+                for sku in &skus {
                     if !h.call(&h.renew, sku, &o, Some(h.cfg.lock_ttl_ms.max(1))).await {
                         tracing::warn!(%sku, "redis_lock: lock lost before release (renewal refused)");
                         return;
@@ -643,6 +673,7 @@ impl LockGuard {
         LockGuard {
             handle,
             owner,
+            keys,
             fences,
             watchdog: Some(watchdog),
         }
@@ -664,9 +695,10 @@ impl LockGuard {
     /// Stop the watchdog and unlock every SKU this guard still owns, in reverse order.
     pub async fn release(mut self) {
         self.stop_watchdog();
-        for (sku, _) in self.fences.iter().rev() {
-            self.handle.call(&self.handle.unlock, sku, &self.owner, None).await;
+        for key in self.keys.iter().rev() {
+            self.handle.call(&self.handle.unlock, key, &self.owner, None).await;
         }
+        self.keys.clear();
         self.fences.clear();
     }
 }
@@ -674,17 +706,13 @@ impl LockGuard {
 impl Drop for LockGuard {
     fn drop(&mut self) {
         self.stop_watchdog();
-        if self.fences.is_empty() {
+        if self.keys.is_empty() {
             return;
         }
-        let (h, o, skus) = (
-            self.handle.clone(),
-            self.owner.clone(),
-            std::mem::take(&mut self.fences),
-        );
+        let (h, o, skus) = (self.handle.clone(), self.owner.clone(), std::mem::take(&mut self.keys));
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
-                for (sku, _) in skus.iter().rev() {
+                for sku in skus.iter().rev() {
                     h.call(&h.unlock, sku, &o, None).await;
                 }
             });
@@ -701,6 +729,8 @@ mod tests {
         let g = RedisGate::new(RedisConfig::new("redis://127.0.0.1:6379")).unwrap();
         assert_eq!(g.key("HOT-1", "avail"), "allot:{HOT-1}:avail");
         assert_eq!(g.key("a:b", "lock"), "allot:{a:b}:lock");
+        assert_eq!(scoped("default", "HOT"), "HOT");
+        assert_eq!(g.key(&scoped("acme", "HOT"), "avail"), "allot:{acme/HOT}:avail");
     }
 
     #[test]

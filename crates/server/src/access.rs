@@ -28,8 +28,7 @@ use std::time::{Duration, Instant};
 pub const CACHE_TTL: Duration = Duration::from_secs(2);
 /// Most cached keys; past it the cache starts over (it is a cache, not the truth).
 pub const CACHE_MAX: usize = 10_000;
-/// The tenant of a server that requires no keys.
-pub const DEFAULT_TENANT: &str = "default";
+pub use allot_core::access::DEFAULT_TENANT;
 
 /// Every `/v1` route and the scope it needs. A route missing here needs `admin`.
 pub const ROUTES: &[(&str, &str, Scope)] = &[

@@ -264,16 +264,46 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
     }
 }
 
-/// Who makes the request, for the ledger: the id of its API key (`None` on a server that
-/// requires no keys).
-pub struct Actor(pub Option<String>);
+/// The tenant a `/v1` request acts in: its key's, or the default tenant on a server that
+/// requires no keys (the guard sets the principal on every `/v1` request; a handler reached
+/// without one is our fault, `internal`, never another tenant).
+pub struct Tenant(pub String);
 
-impl FromRequestParts<Arc<AppState>> for Actor {
+impl FromRequestParts<Arc<AppState>> for Tenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        let who = parts.extensions.get::<crate::access::Principal>();
-        Ok(Actor(who.and_then(|p| p.key_id.clone())))
+        match parts.extensions.get::<crate::access::Principal>() {
+            Some(p) => Ok(Tenant(p.tenant.clone())),
+            None => Err(ApiError(AllotError::Internal(
+                "a /v1 request without a principal".into(),
+            ))),
+        }
+    }
+}
+
+/// Who makes a write: its tenant ([`Tenant`]) and, for the ledger, the id of its API key
+/// (`actor`, `None` on a server that requires no keys).
+pub struct Caller {
+    /// The tenant the request acts in.
+    pub tenant: String,
+    /// The API key's id.
+    pub actor: Option<String>,
+}
+
+impl FromRequestParts<Arc<AppState>> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<crate::access::Principal>() {
+            Some(p) => Ok(Caller {
+                tenant: p.tenant.clone(),
+                actor: p.key_id.clone(),
+            }),
+            None => Err(ApiError(AllotError::Internal(
+                "a /v1 request without a principal".into(),
+            ))),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod common;
 
+const T: &str = allot_core::access::DEFAULT_TENANT;
 use common::{Api, TestServer};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -491,7 +492,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         jobs,
         now: chrono::Utc::now(),
     };
-    store.enqueue(req, None).await.unwrap();
+    store.enqueue(T, req, None).await.unwrap();
     let strategy = store.default_claim_strategy();
     let mut wc = WorkerConfig::new("pool", strategy);
     wc.concurrency = 20;
@@ -500,7 +501,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     let mut done = false;
     // Failed first attempts retry after the backoff (0.5..1 s); bounded at 10 s.
     for _ in 0..1000 {
-        if store.queue_counts("pool").await.unwrap().counts[&allot_core::JobState::Completed] == 500 {
+        if store.queue_counts(T, "pool").await.unwrap().counts[&allot_core::JobState::Completed] == 500 {
             done = true;
             break;
         }
@@ -511,12 +512,12 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     assert!(
         done,
         "not drained: {:?}",
-        store.queue_counts("pool").await.unwrap().counts
+        store.queue_counts(T, "pool").await.unwrap().counts
     );
     assert_eq!(stats.completed.load(Ordering::Relaxed), 500);
     assert_eq!(stats.failed.load(Ordering::Relaxed), 50);
     assert_eq!(stats.lease_lost.load(Ordering::Relaxed), 0);
-    let c = store.queue_counts("pool").await.unwrap().counts;
+    let c = store.queue_counts(T, "pool").await.unwrap().counts;
     assert_eq!(
         (c[&allot_core::JobState::Discarded], c[&allot_core::JobState::Running]),
         (0, 0)

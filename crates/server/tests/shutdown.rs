@@ -3,6 +3,7 @@
 
 mod common;
 
+const T: &str = allot_core::access::DEFAULT_TENANT;
 use common::TestServer;
 use serde_json::json;
 
@@ -56,8 +57,8 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     assert!((1..50 * 200).contains(&ok), "ok {ok}");
     assert!(cut >= 1, "the stop came after the load ended");
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    let sku = store.get_sku("S").await.unwrap();
-    let ledger = store.ledger("S", 0, 1000).await.unwrap();
+    let sku = store.get_sku(T, "S").await.unwrap();
+    let ledger = store.ledger(T, "S", 0, 1000).await.unwrap();
     let allocations = ledger
         .iter()
         .filter(|e| e.kind == allot_core::LedgerKind::Allocation)
@@ -66,7 +67,7 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     // Every 201 the clients saw is in the books, and nothing they did not see.
     assert_eq!(allocations, ok, "ledger allocations vs 201 answers");
     assert_eq!(sku.on_hand, 1_000_000 - allocations);
-    assert!(store.audit().await.unwrap().is_clean());
+    assert!(store.audit(None).await.unwrap().is_clean());
 }
 
 /// Stored idempotency responses are pruned by age: after pruning, the same key runs again.

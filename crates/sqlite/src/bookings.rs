@@ -31,9 +31,9 @@ fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
     })
 }
 
-fn read_booking(c: &Connection, id: &str, now_us: i64) -> Result<Booking> {
-    c.prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE id = ?1"))
-        .and_then(|mut s| s.query_row([id], |r| booking_of(r, now_us)).optional())
+fn read_booking(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Booking> {
+    c.prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE tenant = ?2 AND id = ?1"))
+        .and_then(|mut s| s.query_row([id, tenant], |r| booking_of(r, now_us)).optional())
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("booking", id))
 }
@@ -51,18 +51,28 @@ impl BookingStore for SqliteStore {
         strategy == BookingStrategy::Serialized
     }
 
-    async fn book(&self, req: BookingRequest, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
+    async fn book(
+        &self,
+        tenant: &str,
+        req: BookingRequest,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
-        self.write(idem, move |tx| {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             let conflict: Option<String> = tx
                 .prepare_cached(&format!(
-                    "SELECT id FROM bookings WHERE resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
+                    "SELECT id FROM bookings
+                      WHERE tenant = ?5 AND resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
                       ORDER BY start_us LIMIT 1"
                 ))
-                .and_then(|mut s| s.query_row(params![req.resource, us(req.start), us(req.end), now], |r| r.get(0)).optional())
+                .and_then(|mut s| {
+                    s.query_row(params![req.resource, us(req.start), us(req.end), now, t], |r| r.get(0))
+                        .optional()
+                })
                 .map_err(map_error)?;
             if let Some(id) = conflict {
                 return Err(AllotError::BookingOverlap {
@@ -72,8 +82,9 @@ impl BookingStore for SqliteStore {
             let b = req.to_booking(from_us(now));
             let metadata = b.metadata.as_ref().map(|m| m.to_string());
             tx.prepare_cached(
-                "INSERT INTO bookings (id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO bookings (tenant, id, resource, start_us, end_us, holder, metadata, status, strategy,
+                                       expires_at_us, created_at_us)
+                 VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -86,7 +97,8 @@ impl BookingStore for SqliteStore {
                     b.status.as_str(),
                     b.strategy.name(),
                     b.expires_at.map(us),
-                    now
+                    now,
+                    t
                 ])
             })
             .map_err(map_error)?;
@@ -95,36 +107,46 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn get_booking(&self, id: &str) -> Result<Booking> {
-        let id = id.to_string();
-        self.call(move |c| read_booking(c, &id, now_us())).await
+    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.call(move |c| read_booking(c, &t, &id, now_us())).await
     }
 
-    async fn cancel_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        let id = id.to_string();
-        self.write(idem, move |tx| {
+    async fn cancel_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             tx.prepare_cached(
                 "UPDATE bookings SET status = 'cancelled', expires_at_us = NULL
-                  WHERE id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
+                  WHERE tenant = ?3 AND id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
             )
-            .and_then(|mut s| s.execute(params![id, now]))
+            .and_then(|mut s| s.execute(params![id, now, t]))
             .map_err(map_error)?;
-            read_booking(tx, &id, now)
+            read_booking(tx, &t, &id, now)
         })
         .await
     }
 
-    async fn release_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        let id = id.to_string();
-        self.write(idem, move |tx| {
+    async fn release_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             tx.prepare_cached(
-                "UPDATE bookings SET status = 'released' WHERE id = ?1 AND status = 'held' AND expires_at_us > ?2",
+                "UPDATE bookings SET status = 'released' WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
             )
-            .and_then(|mut s| s.execute(params![id, now]))
+            .and_then(|mut s| s.execute(params![id, now, t]))
             .map_err(map_error)?;
-            let b = read_booking(tx, &id, now)?;
+            let b = read_booking(tx, &t, &id, now)?;
             if b.status == BookingStatus::Confirmed {
                 return Err(AllotError::BookingNotActive { id, status: b.status });
             }
@@ -133,18 +155,23 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn confirm_booking(&self, id: &str, idem: Option<Idempotency<Booking>>) -> Result<Executed<Booking>> {
-        let id = id.to_string();
-        self.write(idem, move |tx| {
+    async fn confirm_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             let n = tx
                 .prepare_cached(
                     "UPDATE bookings SET status = 'confirmed', expires_at_us = NULL
-                      WHERE id = ?1 AND status = 'held' AND expires_at_us > ?2",
+                      WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
                 )
-                .and_then(|mut s| s.execute(params![id, now]))
+                .and_then(|mut s| s.execute(params![id, now, t]))
                 .map_err(map_error)?;
-            let b = read_booking(tx, &id, now)?;
+            let b = read_booking(tx, &t, &id, now)?;
             if n == 0 && b.status != BookingStatus::Confirmed {
                 return Err(AllotError::BookingNotActive { id, status: b.status });
             }
@@ -155,21 +182,25 @@ impl BookingStore for SqliteStore {
 
     async fn list_bookings(
         &self,
+        tenant: &str,
         resource: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<Booking>> {
-        let resource = resource.to_string();
+        let (t, resource) = (tenant.to_string(), resource.to_string());
         self.call(move |c| {
             let now = now_us();
             c.prepare_cached(&format!(
-                "SELECT {COLS} FROM bookings WHERE resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
+                "SELECT {COLS} FROM bookings
+                  WHERE tenant = ?6 AND resource = ?1 AND start_us < ?3 AND end_us > ?2 AND {BLOCKING}
                   ORDER BY start_us, id LIMIT ?5"
             ))
             .and_then(|mut s| {
-                s.query_map(params![resource, us(from), us(to), now, limit], |r| booking_of(r, now))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
+                s.query_map(params![resource, us(from), us(to), now, limit, t], |r| {
+                    booking_of(r, now)
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(map_error)
         })
@@ -180,8 +211,8 @@ impl BookingStore for SqliteStore {
         let now = us(now);
         self.call(move |c| {
             c.execute(
-                "UPDATE bookings SET status = 'expired' WHERE id IN
-                    (SELECT id FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)",
+                "UPDATE bookings SET status = 'expired' WHERE rowid IN
+                    (SELECT rowid FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)",
                 params![now, max.max(1)],
             )
             .map(|n| n as u64)

@@ -13,6 +13,7 @@ use rusqlite::{params, Connection};
 /// line. Conditional on `status = 'held'`: each hold is finished once.
 pub(crate) fn finish_holds(
     c: &Connection,
+    tenant: &str,
     ids: &[String],
     to: HoldStatus,
     now_us: i64,
@@ -22,8 +23,10 @@ pub(crate) fn finish_holds(
     let mut done = 0;
     for id in ids {
         let n = c
-            .prepare_cached("UPDATE holds SET status = ?2, finished_at_us = ?3 WHERE id = ?1 AND status = 'held'")
-            .and_then(|mut s| s.execute(params![id, to.as_str(), now_us]))
+            .prepare_cached(
+                "UPDATE holds SET status = ?2, finished_at_us = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'held'",
+            )
+            .and_then(|mut s| s.execute(params![id, to.as_str(), now_us, tenant]))
             .map_err(map_error)?;
         if n == 0 {
             continue;
@@ -31,40 +34,44 @@ pub(crate) fn finish_holds(
         done += 1;
         c.prepare_cached(
             "UPDATE stock SET held = held - (SELECT quantity FROM hold_lines hl
-                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket),
+                                            WHERE hl.tenant = ?3 AND hl.hold_id = ?1 AND hl.sku = stock.sku
+                                              AND hl.bucket = stock.bucket),
                     on_hand = on_hand - CASE WHEN ?2 THEN (SELECT quantity FROM hold_lines hl
-                                            WHERE hl.hold_id = ?1 AND hl.sku = stock.sku AND hl.bucket = stock.bucket) ELSE 0 END,
+                                            WHERE hl.tenant = ?3 AND hl.hold_id = ?1 AND hl.sku = stock.sku
+                                              AND hl.bucket = stock.bucket) ELSE 0 END,
                     version = version + 1
-              WHERE (sku, bucket) IN (SELECT sku, bucket FROM hold_lines WHERE hold_id = ?1 AND bucket >= 0)",
+              WHERE tenant = ?3
+                AND (sku, bucket) IN (SELECT sku, bucket FROM hold_lines WHERE tenant = ?3 AND hold_id = ?1 AND bucket >= 0)",
         )
-        .and_then(|mut s| s.execute(params![id, confirm]))
+        .and_then(|mut s| s.execute(params![id, confirm, tenant]))
         .map_err(map_error)?;
         c.prepare_cached(
             "UPDATE units SET status = CASE WHEN ?2 THEN 'allocated' ELSE 'available' END,
                     claim_id = CASE WHEN ?2 THEN claim_id END
-              WHERE claim_id = ?1 AND status = 'held'",
+              WHERE tenant = ?3 AND claim_id = ?1 AND status = 'held'",
         )
-        .and_then(|mut s| s.execute(params![id, confirm]))
+        .and_then(|mut s| s.execute(params![id, confirm, tenant]))
         .map_err(map_error)?;
         c.prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor)
-             SELECT sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4, ?5
-               FROM hold_lines WHERE hold_id = ?1 ORDER BY sku, bucket",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+             SELECT tenant, sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4, ?5
+               FROM hold_lines WHERE tenant = ?6 AND hold_id = ?1 ORDER BY sku, bucket",
         )
-        .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us, actor]))
+        .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us, actor, tenant]))
         .map_err(map_error)?;
     }
     Ok(done)
 }
 
-/// Finish the overdue holds that hold `sku`, inside the caller's transaction.
-pub(crate) fn expire_overdue_on(c: &Connection, sku: &str, now_us: i64) -> Result<u64> {
+/// Finish the overdue holds that hold `sku` of `tenant`, inside the caller's transaction.
+pub(crate) fn expire_overdue_on(c: &Connection, tenant: &str, sku: &str, now_us: i64) -> Result<u64> {
     let ids: Vec<String> = c
         .prepare_cached(
-            "SELECT h.id FROM holds h WHERE h.status = 'held' AND h.expires_at_us <= ?2
-                AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.hold_id = h.id AND hl.sku = ?1) ORDER BY h.id",
+            "SELECT h.id FROM holds h WHERE h.tenant = ?3 AND h.status = 'held' AND h.expires_at_us <= ?2
+                AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.tenant = h.tenant AND hl.hold_id = h.id AND hl.sku = ?1)
+              ORDER BY h.id",
         )
-        .and_then(|mut s| s.query_map(params![sku, now_us], |r| r.get(0))?.collect())
+        .and_then(|mut s| s.query_map(params![sku, now_us, tenant], |r| r.get(0))?.collect())
         .map_err(map_error)?;
-    finish_holds(c, &ids, HoldStatus::Expired, now_us, None)
+    finish_holds(c, tenant, &ids, HoldStatus::Expired, now_us, None)
 }

@@ -26,28 +26,30 @@ struct HoldRow {
     created_at_us: i64,
 }
 
-fn hold_row(c: &Connection, id: &str) -> Result<HoldRow> {
-    c.prepare_cached(&format!("SELECT {HOLD_COLUMNS} FROM holds WHERE id = ?1"))
-        .and_then(|mut s| {
-            s.query_row([id], |r| {
-                let kind = crate::stored_name(r, 1, HoldKind::parse)?;
-                Ok(HoldRow {
-                    id: r.get(0)?,
-                    kind,
-                    stored: crate::stored_name(r, 2, HoldStatus::parse)?,
-                    strategy: match kind {
-                        HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
-                        HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
-                    },
-                    lines: r.get(4)?,
-                    expires_at_us: r.get(5)?,
-                    created_at_us: r.get(6)?,
-                })
+fn hold_row(c: &Connection, tenant: &str, id: &str) -> Result<HoldRow> {
+    c.prepare_cached(&format!(
+        "SELECT {HOLD_COLUMNS} FROM holds WHERE tenant = ?2 AND id = ?1"
+    ))
+    .and_then(|mut s| {
+        s.query_row([id, tenant], |r| {
+            let kind = crate::stored_name(r, 1, HoldKind::parse)?;
+            Ok(HoldRow {
+                id: r.get(0)?,
+                kind,
+                stored: crate::stored_name(r, 2, HoldStatus::parse)?,
+                strategy: match kind {
+                    HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
+                    HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
+                },
+                lines: r.get(4)?,
+                expires_at_us: r.get(5)?,
+                created_at_us: r.get(6)?,
             })
-            .optional()
         })
-        .map_err(map_error)?
-        .ok_or_else(|| AllotError::not_found("hold", id))
+        .optional()
+    })
+    .map_err(map_error)?
+    .ok_or_else(|| AllotError::not_found("hold", id))
 }
 
 pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
@@ -61,15 +63,19 @@ pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
     })
 }
 
-fn read_hold(c: &Connection, id: &str, now_us: i64) -> Result<Hold> {
-    let h = hold_row(c, id)?;
+fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
+    let h = hold_row(c, tenant, id)?;
     let expires_at = from_us(h.expires_at_us);
     let units = match (h.kind, h.stored) {
         (HoldKind::Units, HoldStatus::Held | HoldStatus::Confirmed) => Some(
             c.prepare_cached(
-                "SELECT id, serial, location, lot, received_at, expires_at FROM units WHERE claim_id = ?1 ORDER BY id",
+                "SELECT id, serial, location, lot, received_at, expires_at FROM units
+                  WHERE tenant = ?2 AND claim_id = ?1 ORDER BY id",
             )
-            .and_then(|mut s| s.query_map([id], unit_from_row)?.collect::<rusqlite::Result<Vec<_>>>())
+            .and_then(|mut s| {
+                s.query_map([id, tenant], unit_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
             .map_err(map_error)?,
         ),
         (HoldKind::Units, _) => Some(Vec::new()),
@@ -87,9 +93,16 @@ fn read_hold(c: &Connection, id: &str, now_us: i64) -> Result<Hold> {
     })
 }
 
+/// A hold by its key: the tenant it belongs to and its id.
+#[derive(Clone, Copy)]
+pub(crate) struct HoldKey<'a> {
+    pub(crate) tenant: &'a str,
+    pub(crate) id: &'a str,
+}
+
 pub(crate) fn insert_hold(
     c: &Connection,
-    id: &str,
+    key: HoldKey<'_>,
     kind: HoldKind,
     strategy: &str,
     lines: &[AllocationLine],
@@ -98,45 +111,66 @@ pub(crate) fn insert_hold(
 ) -> Result<()> {
     let json = serde_json::to_string(lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     c.prepare_cached(
-        "INSERT INTO holds (id, kind, status, strategy, lines, expires_at_us, created_at_us)
-         VALUES (?1, ?2, 'held', ?3, ?4, ?5, ?6)",
+        "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at_us, created_at_us)
+         VALUES (?7, ?1, ?2, 'held', ?3, ?4, ?5, ?6)",
     )
-    .and_then(|mut s| s.execute(params![id, kind.as_str(), strategy, json, expires_at_us, now_us]))
+    .and_then(|mut s| {
+        s.execute(params![
+            key.id,
+            kind.as_str(),
+            strategy,
+            json,
+            expires_at_us,
+            now_us,
+            key.tenant
+        ])
+    })
     .map_err(map_error)?;
     Ok(())
 }
 
 pub(crate) fn insert_hold_line(
     c: &Connection,
-    id: &str,
+    key: HoldKey<'_>,
     sku: &str,
     bucket: i64,
     quantity: i64,
     now_us: i64,
     actor: Option<&str>,
 ) -> Result<()> {
-    c.prepare_cached("INSERT INTO hold_lines (hold_id, sku, bucket, quantity) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![id, sku, bucket, quantity]))
+    c.prepare_cached("INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) VALUES (?5, ?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![key.id, sku, bucket, quantity, key.tenant]))
         .map_err(map_error)?;
     c.prepare_cached(
-        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, 0, ?2, 'hold', ?3, ?4, ?5)",
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+         VALUES (?6, ?1, 0, ?2, 'hold', ?3, ?4, ?5)",
     )
-    .and_then(|mut s| s.execute(params![sku, quantity, id, now_us, actor]))
+    .and_then(|mut s| s.execute(params![sku, quantity, key.id, now_us, actor, key.tenant]))
     .map_err(map_error)?;
     Ok(())
 }
 
 #[async_trait]
 impl HoldStore for SqliteStore {
-    async fn create_hold(&self, req: HoldRequest, idem: Option<Idempotency<Hold>>) -> Result<Executed<Hold>> {
+    async fn create_hold(
+        &self,
+        tenant: &str,
+        req: HoldRequest,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
         self.require(req.take.strategy)?;
-        self.write(idem, move |tx| {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let buckets = take_lines(tx, &req.take, Take::Hold, now)?;
+            let buckets = take_lines(tx, &t, &req.take, Take::Hold, now)?;
             let hold = req.to_hold(from_us(now));
+            let key = HoldKey {
+                tenant: &t,
+                id: &hold.id,
+            };
             insert_hold(
                 tx,
-                &hold.id,
+                key,
                 HoldKind::Stock,
                 hold.strategy.name(),
                 &hold.lines,
@@ -144,61 +178,63 @@ impl HoldStore for SqliteStore {
                 now,
             )?;
             for (line, b) in hold.lines.iter().zip(buckets) {
-                insert_hold_line(
-                    tx,
-                    &hold.id,
-                    &line.sku,
-                    b,
-                    line.quantity,
-                    now,
-                    req.take.actor.as_deref(),
-                )?;
+                insert_hold_line(tx, key, &line.sku, b, line.quantity, now, req.take.actor.as_deref())?;
             }
             Ok(hold)
         })
         .await
     }
 
-    async fn get_hold(&self, id: &str) -> Result<Hold> {
-        let id = id.to_string();
-        self.call(move |c| read_hold(c, &id, now_us())).await
+    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.call(move |c| read_hold(c, &t, &id, now_us())).await
     }
 
     async fn confirm_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        let id = id.to_string();
-        self.write(idem, move |tx| {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let h = hold_row(tx, &id)?;
+            let h = hold_row(tx, &t, &id)?;
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
-                finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Confirmed, now, actor.as_deref())?;
+                finish_holds(
+                    tx,
+                    &t,
+                    std::slice::from_ref(&id),
+                    HoldStatus::Confirmed,
+                    now,
+                    actor.as_deref(),
+                )?;
                 tx.prepare_cached(
-                    "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+                    "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at_us)
+                     VALUES (?5, ?1, 'allocated', ?2, ?3, ?4)",
                 )
-                .and_then(|mut s| s.execute(params![id, h.strategy.name(), h.lines, now]))
+                .and_then(|mut s| s.execute(params![id, h.strategy.name(), h.lines, now, t]))
                 .map_err(map_error)?;
             } else {
                 confirm_refusal(&id, h.stored, from_us(h.expires_at_us), from_us(now))?;
             }
-            read_allocation(tx, &id)
+            read_allocation(tx, &t, &id)
         })
         .await
     }
 
     async fn release_hold(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        let id = id.to_string();
-        self.write(idem, move |tx| {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let h = hold_row(tx, &id)?;
+            let h = hold_row(tx, &t, &id)?;
             match h.stored.effective(from_us(h.expires_at_us), from_us(now)) {
                 HoldStatus::Confirmed => {
                     return Err(AllotError::HoldNotActive {
@@ -207,11 +243,12 @@ impl HoldStore for SqliteStore {
                     })
                 }
                 HoldStatus::Expired if h.stored == HoldStatus::Held => {
-                    finish_holds(tx, std::slice::from_ref(&id), HoldStatus::Expired, now, None)?;
+                    finish_holds(tx, &t, std::slice::from_ref(&id), HoldStatus::Expired, now, None)?;
                 }
                 HoldStatus::Held => {
                     finish_holds(
                         tx,
+                        &t,
                         std::slice::from_ref(&id),
                         HoldStatus::Released,
                         now,
@@ -220,7 +257,7 @@ impl HoldStore for SqliteStore {
                 }
                 _ => {}
             }
-            read_hold(tx, &id, now)
+            read_hold(tx, &t, &id, now)
         })
         .await
     }
@@ -228,13 +265,20 @@ impl HoldStore for SqliteStore {
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let now = us(now);
         self.transact(move |tx| {
-            let ids: Vec<String> = tx
+            let rows: Vec<(String, String)> = tx
                 .prepare_cached(
-                    "SELECT id FROM holds WHERE status = 'held' AND expires_at_us <= ?1 ORDER BY id LIMIT ?2",
+                    "SELECT tenant, id FROM holds WHERE status = 'held' AND expires_at_us <= ?1 ORDER BY tenant, id LIMIT ?2",
                 )
-                .and_then(|mut s| s.query_map(params![now, max_holds.max(1)], |r| r.get(0))?.collect())
+                .and_then(|mut s| {
+                    s.query_map(params![now, max_holds.max(1)], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect()
+                })
                 .map_err(map_error)?;
-            finish_holds(tx, &ids, HoldStatus::Expired, now, None)
+            let mut done = 0;
+            for (tenant, id) in &rows {
+                done += finish_holds(tx, tenant, std::slice::from_ref(id), HoldStatus::Expired, now, None)?;
+            }
+            Ok(done)
         })
         .await
     }

@@ -10,40 +10,42 @@ use allot_core::*;
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
 
-fn status(c: &Connection, id: i64) -> Result<JobStatus> {
-    c.prepare_cached("SELECT id, state, attempt, run_at_us, lease_expires_at_us FROM jobs WHERE id = ?1")
-        .and_then(|mut s| {
-            s.query_row([id], |r| {
-                Ok(JobStatus {
-                    id: r.get(0)?,
-                    state: JobState::parse(&r.get::<_, String>(1)?).unwrap_or(JobState::Cancelled),
-                    attempt: r.get(2)?,
-                    run_at: from_us(r.get(3)?),
-                    lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
-                })
+fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
+    c.prepare_cached(
+        "SELECT id, state, attempt, run_at_us, lease_expires_at_us FROM jobs WHERE tenant = ?2 AND id = ?1",
+    )
+    .and_then(|mut s| {
+        s.query_row(params![id, tenant], |r| {
+            Ok(JobStatus {
+                id: r.get(0)?,
+                state: JobState::parse(&r.get::<_, String>(1)?).unwrap_or(JobState::Cancelled),
+                attempt: r.get(2)?,
+                run_at: from_us(r.get(3)?),
+                lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
             })
-            .optional()
         })
-        .map_err(map_error)?
-        .ok_or_else(|| AllotError::not_found("job", id.to_string()))
+        .optional()
+    })
+    .map_err(map_error)?
+    .ok_or_else(|| AllotError::not_found("job", id.to_string()))
 }
 
 /// The running attempt of `id` holding `token`: `(attempt, max_attempts)`; else `lease_lost`
 /// (or `not_found`).
-fn leased(c: &Connection, id: i64, token: &str) -> Result<(i32, i32)> {
+fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i32)> {
     let row: Option<(i32, i32)> = c
         .prepare_cached(
-            "SELECT attempt, max_attempts FROM jobs WHERE id = ?1 AND state = 'running' AND lease_token = ?2",
+            "SELECT attempt, max_attempts FROM jobs WHERE tenant = ?3 AND id = ?1 AND state = 'running' AND lease_token = ?2",
         )
         .and_then(|mut s| {
-            s.query_row(params![id, token], |r| Ok((r.get(0)?, r.get(1)?)))
+            s.query_row(params![id, token, tenant], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()
         })
         .map_err(map_error)?;
     match row {
         Some(v) => Ok(v),
         None => {
-            status(c, id)?;
+            status(c, tenant, id)?;
             Err(AllotError::LeaseLost { id })
         }
     }
@@ -51,28 +53,36 @@ fn leased(c: &Connection, id: i64, token: &str) -> Result<(i32, i32)> {
 
 #[async_trait]
 impl JobStore for SqliteStore {
-    async fn enqueue(&self, req: Enqueue, idem: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
-        let result = self.write(idem, move |tx| {
-            let now = us(req.now);
-            let mut ids = Vec::with_capacity(req.jobs.len());
-            for j in &req.jobs {
-                if let Some(k) = &j.unique_key {
-                    let existing: Option<i64> = tx
-                        .prepare_cached(
-                            "SELECT id FROM jobs WHERE queue = ?1 AND unique_key = ?2
+    async fn enqueue(
+        &self,
+        tenant: &str,
+        req: Enqueue,
+        idem: Option<Idempotency<Enqueued>>,
+    ) -> Result<Executed<Enqueued>> {
+        let t = tenant.to_string();
+        let result = self
+            .write(tenant, idem, move |tx| {
+                let now = us(req.now);
+                let mut ids = Vec::with_capacity(req.jobs.len());
+                for j in &req.jobs {
+                    if let Some(k) = &j.unique_key {
+                        let existing: Option<i64> = tx
+                            .prepare_cached(
+                                "SELECT id FROM jobs WHERE tenant = ?3 AND queue = ?1 AND unique_key = ?2
                                 AND state NOT IN ('completed', 'discarded', 'cancelled')",
-                        )
-                        .and_then(|mut s| s.query_row(params![req.queue, k], |r| r.get(0)).optional())
-                        .map_err(map_error)?;
-                    if let Some(id) = existing {
-                        ids.push(id);
-                        continue;
+                            )
+                            .and_then(|mut s| s.query_row(params![req.queue, k, t], |r| r.get(0)).optional())
+                            .map_err(map_error)?;
+                        if let Some(id) = existing {
+                            ids.push(id);
+                            continue;
+                        }
                     }
-                }
-                let state = if us(j.run_at) > now { "scheduled" } else { "available" };
-                tx.prepare_cached(
-                    "INSERT INTO jobs (queue, state, priority, payload, run_at_us, max_attempts, unique_key, created_at_us)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    let state = if us(j.run_at) > now { "scheduled" } else { "available" };
+                    tx.prepare_cached(
+                    "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
+                                       created_at_us)
+                     VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .and_then(|mut s| {
                     s.execute(params![
@@ -83,37 +93,45 @@ impl JobStore for SqliteStore {
                         us(j.run_at),
                         j.max_attempts,
                         j.unique_key,
-                        now
+                        now,
+                        t
                     ])
                 })
                 .map_err(map_error)?;
-                ids.push(tx.last_insert_rowid());
-            }
-            Ok(Enqueued { ids })
-        })
-        .await;
+                    ids.push(tx.last_insert_rowid());
+                }
+                Ok(Enqueued { ids })
+            })
+            .await;
         if result.is_ok() {
             self.job_signal.notify_waiters();
         }
         result
     }
 
-    async fn claim_jobs(&self, req: Claim, idem: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+    async fn claim_jobs(
+        &self,
+        tenant: &str,
+        req: Claim,
+        idem: Keyed<Vec<LeasedJob>>,
+    ) -> Result<Executed<Vec<LeasedJob>>> {
+        let t = tenant.to_string();
         let keep: fn(&Vec<LeasedJob>) -> bool = if req.final_try {
             |_| true
         } else {
             |jobs| !jobs.is_empty()
         };
-        self.write_if(idem, keep, move |tx| {
+        self.write_if(tenant, idem, keep, move |tx| {
             let now = now_us();
             let picked: Vec<(i64, String, i32, i32, i16)> = tx
                 .prepare_cached(
                     "SELECT id, payload, attempt, max_attempts, priority FROM jobs
-                      WHERE queue = ?1 AND state IN ('available', 'scheduled', 'retryable') AND run_at_us <= ?2
+                      WHERE tenant = ?4 AND queue = ?1 AND state IN ('available', 'scheduled', 'retryable')
+                        AND run_at_us <= ?2
                       ORDER BY priority, run_at_us, id LIMIT ?3",
                 )
                 .and_then(|mut s| {
-                    s.query_map(params![req.queue, now, req.max], |r| {
+                    s.query_map(params![req.queue, now, req.max, t], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()
@@ -125,9 +143,9 @@ impl JobStore for SqliteStore {
                 let token = uuid::Uuid::new_v4().to_string();
                 tx.prepare_cached(
                     "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2,
-                            lease_expires_at_us = ?3, worker = ?4, attempted_at_us = ?5 WHERE id = ?1",
+                            lease_expires_at_us = ?3, worker = ?4, attempted_at_us = ?5 WHERE tenant = ?6 AND id = ?1",
                 )
-                .and_then(|mut s| s.execute(params![id, token, expires, req.worker, now]))
+                .and_then(|mut s| s.execute(params![id, token, expires, req.worker, now, t]))
                 .map_err(map_error)?;
                 jobs.push(LeasedJob {
                     id,
@@ -144,25 +162,38 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn complete_job(&self, id: i64, lease_token: &str, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        let token = lease_token.to_string();
-        self.write(idem, move |tx| {
-            leased(tx, id, &token)?;
+    async fn complete_job(
+        &self,
+        tenant: &str,
+        id: i64,
+        lease_token: &str,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        let (t, token) = (tenant.to_string(), lease_token.to_string());
+        self.write(tenant, idem, move |tx| {
+            leased(tx, &t, id, &token)?;
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE id = ?1",
+                  WHERE tenant = ?3 AND id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .and_then(|mut s| s.execute(params![id, now_us(), t]))
             .map_err(map_error)?;
-            status(tx, id)
+            status(tx, &t, id)
         })
         .await
     }
 
-    async fn fail_job(&self, fail: &Fail, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn fail_job(
+        &self,
+        tenant: &str,
+        fail: &Fail,
+        id: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
         let (token, error, retry_in_ms) = (fail.lease_token.clone(), fail.error.clone(), fail.retry_in_ms);
-        self.write(idem, move |tx| {
-            let (attempt, max_attempts) = leased(tx, id, &token)?;
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            let (attempt, max_attempts) = leased(tx, &t, id, &token)?;
             let now = now_us();
             let next = after_failure(attempt, max_attempts);
             let jitter: f64 = rand::random();
@@ -174,29 +205,30 @@ impl JobStore for SqliteStore {
                         errors = json_insert(errors, '$[#]', json(?4)),
                         finalized_at_us = CASE WHEN ?2 = 'discarded' THEN ?5 END,
                         lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE id = ?1",
+                  WHERE tenant = ?6 AND id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id, next.as_str(), run_at, entry, now]))
+            .and_then(|mut s| s.execute(params![id, next.as_str(), run_at, entry, now, t]))
             .map_err(map_error)?;
-            status(tx, id)
+            status(tx, &t, id)
         })
         .await
     }
 
     async fn heartbeat_job(
         &self,
+        tenant: &str,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
-        let token = lease_token.to_string();
-        self.write(idem, move |tx| {
-            leased(tx, id, &token)?;
-            tx.prepare_cached("UPDATE jobs SET lease_expires_at_us = ?2 WHERE id = ?1")
-                .and_then(|mut s| s.execute(params![id, now_us() + lease_ms * 1000]))
+        let (t, token) = (tenant.to_string(), lease_token.to_string());
+        self.write(tenant, idem, move |tx| {
+            leased(tx, &t, id, &token)?;
+            tx.prepare_cached("UPDATE jobs SET lease_expires_at_us = ?2 WHERE tenant = ?3 AND id = ?1")
+                .and_then(|mut s| s.execute(params![id, now_us() + lease_ms * 1000, t]))
                 .map_err(map_error)?;
-            status(tx, id)
+            status(tx, &t, id)
         })
         .await
     }
@@ -222,21 +254,22 @@ impl JobStore for SqliteStore {
 
     async fn complete_jobs(
         &self,
+        tenant: &str,
         queue: &str,
         jobs: Vec<Completion>,
         idem: Keyed<Completions>,
     ) -> Result<Executed<Completions>> {
-        let queue = queue.to_string();
-        self.write(idem, move |tx| {
+        let (t, queue) = (tenant.to_string(), queue.to_string());
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
             for j in &jobs {
                 let n = tx
                     .prepare_cached(
                         "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
-                          WHERE id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3",
+                          WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3",
                     )
-                    .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now]))
+                    .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now, t]))
                     .map_err(map_error)?;
                 if n == 1 {
                     completed.push(j.id);
@@ -249,27 +282,29 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn cancel_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.write(idem, move |tx| {
+    async fn cancel_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                  WHERE tenant = ?3 AND id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
             )
-            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .and_then(|mut s| s.execute(params![id, now_us(), t]))
             .map_err(map_error)?;
-            status(tx, id)
+            status(tx, &t, id)
         })
         .await
     }
 
-    async fn retry_job(&self, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.write(idem, move |tx| {
+    async fn retry_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL,
                         max_attempts = max(max_attempts, attempt + 1)
-                  WHERE id = ?1 AND state IN ('discarded', 'cancelled')",
+                  WHERE tenant = ?3 AND id = ?1 AND state IN ('discarded', 'cancelled')",
             )
-            .and_then(|mut s| s.execute(params![id, now_us()]))
+            .and_then(|mut s| s.execute(params![id, now_us(), t]))
             .map_err(|e| match e.sqlite_error_code() {
                 Some(rusqlite::ErrorCode::ConstraintViolation) => AllotError::AlreadyExists {
                     kind: "unfinished job with this unique_key",
@@ -277,21 +312,28 @@ impl JobStore for SqliteStore {
                 },
                 _ => map_error(e),
             })?;
-            status(tx, id)
+            status(tx, &t, id)
         })
         .await
     }
 
-    async fn list_jobs(&self, queue: &str, state: JobState, after: i64, limit: u32) -> Result<Vec<JobView>> {
-        let queue = queue.to_string();
+    async fn list_jobs(
+        &self,
+        tenant: &str,
+        queue: &str,
+        state: JobState,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<JobView>> {
+        let (t, queue) = (tenant.to_string(), queue.to_string());
         self.call(move |c| {
             c.prepare_cached(
                 "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at_us, unique_key,
                         created_at_us, finalized_at_us
-                   FROM jobs WHERE queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4",
+                   FROM jobs WHERE tenant = ?5 AND queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4",
             )
             .and_then(|mut s| {
-                s.query_map(params![queue, state.as_str(), after, limit], |r| {
+                s.query_map(params![queue, state.as_str(), after, limit, t], |r| {
                     Ok(JobView {
                         id: r.get(0)?,
                         queue: r.get(1)?,
@@ -339,7 +381,7 @@ impl JobStore for SqliteStore {
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once
     /// (in process); jobs whose `run_at` arrives, or enqueued by another process, are seen
     /// within `job_poll_interval_ms`.
-    async fn wait_for_jobs(&self, _queue: &str, max_wait: std::time::Duration) {
+    async fn wait_for_jobs(&self, _tenant: &str, _queue: &str, max_wait: std::time::Duration) {
         let poll = std::time::Duration::from_millis(self.limits.job_poll_interval_ms);
         let _ = tokio::time::timeout(max_wait.min(poll), self.job_signal.notified()).await;
     }
@@ -361,12 +403,12 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn queue_counts(&self, queue: &str) -> Result<QueueCounts> {
-        let queue = queue.to_string();
+    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
+        let (t, queue) = (tenant.to_string(), queue.to_string());
         self.call(move |c| {
             let rows: Vec<(String, i64)> = c
-                .prepare_cached("SELECT state, count(*) FROM jobs WHERE queue = ?1 GROUP BY state")
-                .and_then(|mut s| s.query_map([&queue], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .prepare_cached("SELECT state, count(*) FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state")
+                .and_then(|mut s| s.query_map([&queue, &t], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
                 .map_err(map_error)?;
             QueueCounts::from_rows(&queue, rows)
         })

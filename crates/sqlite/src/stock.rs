@@ -15,24 +15,25 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 /// A SKU's counts as a reader must see them at `now_us`: from its stock rows, or derived
 /// from its units when unit-tracked; held minus what overdue holds still hold.
-pub(crate) fn get_sku_with(c: &Connection, sku: &str, now_us: i64) -> Result<Sku> {
+pub(crate) fn get_sku_with(c: &Connection, tenant: &str, sku: &str, now_us: i64) -> Result<Sku> {
     c.prepare_cached(
         "SELECT s.buckets,
                 CASE WHEN s.tracking = 'units'
-                     THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status <> 'allocated')
-                     ELSE (SELECT sum(on_hand) FROM stock st WHERE st.sku = s.sku) END,
+                     THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status <> 'allocated')
+                     ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
                 CASE WHEN s.tracking = 'units'
-                     THEN (SELECT count(*) FROM units u WHERE u.sku = s.sku AND u.status = 'held')
-                     ELSE (SELECT sum(held) FROM stock st WHERE st.sku = s.sku) END,
+                     THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status = 'held')
+                     ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
                 CASE WHEN s.tracking = 'units'
-                     THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.sku = s.sku)
-                     ELSE (SELECT sum(version) FROM stock st WHERE st.sku = s.sku) END,
-                COALESCE((SELECT sum(hl.quantity) FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
-                           WHERE h.status = 'held' AND h.expires_at_us <= ?2 AND hl.sku = s.sku), 0)
-           FROM skus s WHERE s.sku = ?1",
+                     THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = ?3 AND l.sku = s.sku)
+                     ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
+                COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl
+                            JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                           WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2), 0)
+           FROM skus s WHERE s.tenant = ?3 AND s.sku = ?1",
     )
     .and_then(|mut s| {
-        s.query_row(params![sku, now_us], |r| {
+        s.query_row(params![sku, now_us, tenant], |r| {
             let overdue: i64 = r.get(4)?;
             Ok(Sku::from_counts(
                 sku,
@@ -48,13 +49,17 @@ pub(crate) fn get_sku_with(c: &Connection, sku: &str, now_us: i64) -> Result<Sku
     .ok_or_else(|| AllotError::not_found("sku", sku))
 }
 
-/// Read an allocation by id.
-pub(crate) fn read_allocation(c: &Connection, id: &str) -> Result<Allocation> {
+/// Read an allocation of `tenant` by id.
+pub(crate) fn read_allocation(c: &Connection, tenant: &str, id: &str) -> Result<Allocation> {
     let row: Option<(String, String, String, String, i64)> = c
-        .prepare_cached("SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE id = ?1")
+        .prepare_cached(
+            "SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE tenant = ?2 AND id = ?1",
+        )
         .and_then(|mut s| {
-            s.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-                .optional()
+            s.query_row([id, tenant], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .optional()
         })
         .map_err(map_error)?;
     let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", id))?;
@@ -70,9 +75,9 @@ pub(crate) fn read_allocation(c: &Connection, id: &str) -> Result<Allocation> {
 }
 
 /// Whether `sku` exists and is unit-tracked: `None` when it does not exist.
-pub(crate) fn tracks_units(c: &Connection, sku: &str) -> Result<Option<bool>> {
-    c.prepare_cached("SELECT tracking = 'units' FROM skus WHERE sku = ?1")
-        .and_then(|mut s| s.query_row([sku], |r| r.get(0)).optional())
+pub(crate) fn tracks_units(c: &Connection, tenant: &str, sku: &str) -> Result<Option<bool>> {
+    c.prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = ?2 AND sku = ?1")
+        .and_then(|mut s| s.query_row([sku, tenant], |r| r.get(0)).optional())
         .map_err(map_error)
 }
 
@@ -89,22 +94,31 @@ pub(crate) enum Take {
 /// or into `held`. A short line first finalises overdue holds on its SKU (inside this
 /// transaction, so a failing request still changes nothing) and tries once more. Returns
 /// the bucket each line was taken from.
-pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, now_us: i64) -> Result<Vec<i64>> {
+pub(crate) fn take_lines(
+    tx: &Connection,
+    tenant: &str,
+    req: &AllocationRequest,
+    take: Take,
+    now_us: i64,
+) -> Result<Vec<i64>> {
     let sql = match take {
         Take::Allocate => {
             "UPDATE stock SET on_hand = on_hand - ?3, version = version + 1
-              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
+              WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
         }
         Take::Hold => {
             "UPDATE stock SET held = held + ?3, version = version + 1
-              WHERE sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
+              WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
         }
     };
     let mut taken_buckets = Vec::with_capacity(req.lines.len());
     for line in &req.lines {
         let (buckets, units): (i64, bool) = tx
-            .prepare_cached("SELECT buckets, tracking = 'units' FROM skus WHERE sku = ?1")
-            .and_then(|mut s| s.query_row([&line.sku], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .prepare_cached("SELECT buckets, tracking = 'units' FROM skus WHERE tenant = ?2 AND sku = ?1")
+            .and_then(|mut s| {
+                s.query_row([&line.sku, tenant], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
         if units {
@@ -115,21 +129,21 @@ pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, n
             for b in bucket_order(0, buckets.max(1) as u32) {
                 let n = tx
                     .prepare_cached(sql)
-                    .and_then(|mut s| s.execute(params![line.sku, b, line.quantity]))
+                    .and_then(|mut s| s.execute(params![line.sku, b, line.quantity, tenant]))
                     .map_err(map_error)?;
                 if n == 1 {
                     taken = Some(i64::from(b));
                     break;
                 }
             }
-            if taken.is_some() || pass == 1 || expire_overdue_on(tx, &line.sku, now_us)? == 0 {
+            if taken.is_some() || pass == 1 || expire_overdue_on(tx, tenant, &line.sku, now_us)? == 0 {
                 break;
             }
         }
         match taken {
             Some(b) => taken_buckets.push(b),
             None => {
-                let available = get_sku_with(tx, &line.sku, now_us)?.available;
+                let available = get_sku_with(tx, tenant, &line.sku, now_us)?.available;
                 return Err(AllotError::InsufficientStock {
                     sku: line.sku.clone(),
                     requested: line.quantity,
@@ -143,15 +157,16 @@ pub(crate) fn take_lines(tx: &Connection, req: &AllocationRequest, take: Take, n
 
 fn lock_and_rebalance(
     tx: &Connection,
+    tenant: &str,
     sku: &str,
     delta: i64,
     reason: Option<&str>,
     actor: Option<&str>,
 ) -> Result<bool> {
     let counts: Vec<BucketCounts> = tx
-        .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE sku = ?1 ORDER BY bucket")
+        .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 ORDER BY bucket")
         .and_then(|mut s| {
-            s.query_map([sku], |r| {
+            s.query_map([sku, tenant], |r| {
                 Ok(BucketCounts {
                     bucket: r.get::<_, i64>(0)? as u32,
                     on_hand: r.get(1)?,
@@ -162,7 +177,7 @@ fn lock_and_rebalance(
         })
         .map_err(map_error)?;
     if counts.is_empty() {
-        return Err(match tracks_units(tx, sku)? {
+        return Err(match tracks_units(tx, tenant, sku)? {
             Some(true) => AllotError::wrong_tracking(sku, true),
             _ => AllotError::not_found("sku", sku),
         });
@@ -170,16 +185,17 @@ fn lock_and_rebalance(
     let plan = plan_rebalance(sku, &counts, delta)?;
     for (b, d) in &plan {
         tx.prepare_cached(
-            "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE sku = ?1 AND bucket = ?2",
+            "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2",
         )
-        .and_then(|mut s| s.execute(params![sku, b, d]))
+        .and_then(|mut s| s.execute(params![sku, b, d, tenant]))
         .map_err(map_error)?;
     }
     if delta != 0 {
         tx.prepare_cached(
-            "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'adjustment', ?3, ?4, ?5)",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+             VALUES (?6, ?1, ?2, 0, 'adjustment', ?3, ?4, ?5)",
         )
-        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us(), actor]))
+        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us(), actor, tenant]))
         .map_err(map_error)?;
     }
     Ok(!plan.is_empty())
@@ -208,12 +224,13 @@ impl StockStore for SqliteStore {
             .await
     }
 
-    async fn create_sku(&self, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
-        self.write(idem, move |tx| {
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let n = tx
                 .execute(
-                    "INSERT INTO skus (sku, buckets, created_at_us) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-                    params![req.sku, req.buckets, now_us()],
+                    "INSERT INTO skus (tenant, sku, buckets, created_at_us) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                    params![req.sku, req.buckets, now_us(), t],
                 )
                 .map_err(map_error)?;
             if n == 0 {
@@ -224,14 +241,14 @@ impl StockStore for SqliteStore {
             }
             for (b, q) in split_even(req.on_hand, req.buckets).into_iter().enumerate() {
                 tx.execute(
-                    "INSERT INTO stock (sku, bucket, on_hand) VALUES (?1, ?2, ?3)",
-                    params![req.sku, b as i64, q],
+                    "INSERT INTO stock (tenant, sku, bucket, on_hand) VALUES (?4, ?1, ?2, ?3)",
+                    params![req.sku, b as i64, q, t],
                 )
                 .map_err(map_error)?;
             }
             tx.execute(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us, actor) VALUES (?1, ?2, 0, 'created', ?3, ?4)",
-                params![req.sku, req.on_hand, now_us(), req.actor],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, at_us, actor) VALUES (?5, ?1, ?2, 0, 'created', ?3, ?4)",
+                params![req.sku, req.on_hand, now_us(), req.actor, t],
             )
             .map_err(map_error)?;
             Ok(Sku::created(&req))
@@ -239,28 +256,30 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn get_sku(&self, sku: &str) -> Result<Sku> {
-        let sku = sku.to_string();
-        self.call(move |c| get_sku_with(c, &sku, now_us())).await
+    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
+        let (t, sku) = (tenant.to_string(), sku.to_string());
+        self.call(move |c| get_sku_with(c, &t, &sku, now_us())).await
     }
 
-    async fn adjust(&self, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
-        self.write(idem, move |tx| {
-            lock_and_rebalance(tx, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref())?;
-            get_sku_with(tx, &req.sku, now_us())
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            lock_and_rebalance(tx, &t, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref())?;
+            get_sku_with(tx, &t, &req.sku, now_us())
         })
         .await
     }
 
-    async fn ledger(&self, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
-        let sku = sku.to_string();
+    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+        let (t, sku) = (tenant.to_string(), sku.to_string());
         self.call(move |c| {
             let rows = c
                 .prepare_cached(
-                    "SELECT id, delta, held_delta, kind, ref, at_us, actor FROM ledger WHERE sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+                    "SELECT id, delta, held_delta, kind, ref, at_us, actor FROM ledger
+                      WHERE tenant = ?4 AND sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
                 )
                 .and_then(|mut s| {
-                    s.query_map(params![sku, after, limit], |r| {
+                    s.query_map(params![sku, after, limit, t], |r| {
                         let kind: String = r.get(3)?;
                         Ok(LedgerEntry {
                             id: r.get(0)?,
@@ -282,7 +301,7 @@ impl StockStore for SqliteStore {
                 })
                 .map_err(map_error)?;
             if rows.is_empty() {
-                get_sku_with(c, &sku, now_us())?;
+                get_sku_with(c, &t, &sku, now_us())?;
             }
             Ok(rows)
         })
@@ -291,50 +310,54 @@ impl StockStore for SqliteStore {
 
     async fn allocate(
         &self,
+        tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         self.require(req.strategy)?;
-        self.write(idem, move |tx| {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
-            take_lines(tx, &req, Take::Allocate, now)?;
+            take_lines(tx, &t, &req, Take::Allocate, now)?;
             for line in &req.lines {
                 tx.prepare_cached(
-                    "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
+                    "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+                     VALUES (?6, ?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
                 )
-                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now, req.actor]))
+                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now, req.actor, t]))
                 .map_err(map_error)?;
             }
             let now = from_us(now);
             let lines = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.prepare_cached(
-                "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+                "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at_us)
+                 VALUES (?5, ?1, 'allocated', ?2, ?3, ?4)",
             )
-            .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), lines, now.timestamp_micros()]))
+            .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), lines, now.timestamp_micros(), t]))
             .map_err(map_error)?;
             Ok(req.to_allocation(from_us(now.timestamp_micros())))
         })
         .await
     }
 
-    async fn get_allocation(&self, id: &str) -> Result<Allocation> {
-        let id = id.to_string();
-        self.call(move |c| read_allocation(c, &id)).await
+    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.call(move |c| read_allocation(c, &t, &id)).await
     }
 
-    async fn rebalance(&self, sku: Option<&str>) -> Result<u64> {
-        let sku = sku.map(str::to_string);
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+        let (t, sku) = (tenant.to_string(), sku.map(str::to_string));
         self.transact(move |tx| {
             let skus: Vec<String> = match sku {
                 Some(s) => vec![s],
                 None => tx
-                    .prepare("SELECT sku FROM skus WHERE buckets > 1 ORDER BY sku")
-                    .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+                    .prepare("SELECT sku FROM skus WHERE tenant = ?1 AND buckets > 1 ORDER BY sku")
+                    .and_then(|mut s| s.query_map([&t], |r| r.get(0))?.collect())
                     .map_err(map_error)?,
             };
             let mut changed = 0;
             for s in &skus {
-                if lock_and_rebalance(tx, s, 0, None, None)? {
+                if lock_and_rebalance(tx, &t, s, 0, None, None)? {
                     changed += 1;
                 }
             }
@@ -347,8 +370,8 @@ impl StockStore for SqliteStore {
         let before_us = before.timestamp_micros();
         self.call(move |c| {
             c.execute(
-                "DELETE FROM idempotency_keys WHERE key IN
-                    (SELECT key FROM idempotency_keys WHERE created_at_us < ?1 LIMIT ?2)",
+                "DELETE FROM idempotency_keys WHERE rowid IN
+                    (SELECT rowid FROM idempotency_keys WHERE created_at_us < ?1 LIMIT ?2)",
                 params![before_us, max_rows],
             )
             .map(|n| n as u64)
@@ -357,7 +380,7 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn audit(&self) -> Result<AuditReport> {
-        self.audit_snapshot().await
+    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
+        self.audit_snapshot(tenant.map(str::to_string)).await
     }
 }

@@ -32,18 +32,20 @@ impl SqliteStore {
     /// it: a stored response with the same fingerprint is replayed, another fingerprint is
     /// `idempotency_key_reused`; on success the rendered response is stored before commit.
     /// Any error rolls everything back.
-    pub(crate) async fn write<T, F>(&self, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
+    /// The key belongs to `tenant`: two tenants may use the same key.
+    pub(crate) async fn write<T, F>(&self, tenant: &str, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
-        self.write_if(idem, |_| true, body).await
+        self.write_if(tenant, idem, |_| true, body).await
     }
 
     /// [`SqliteStore::write`] that stores the response for the key only when `keep` says the
     /// result is the answer (a waiting claim's empty tries are not; they change nothing).
     pub(crate) async fn write_if<T, F>(
         &self,
+        tenant: &str,
         idem: Option<Idempotency<T>>,
         keep: fn(&T) -> bool,
         body: F,
@@ -52,26 +54,45 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
+        let tenant = tenant.to_string();
         self.transact(move |tx| {
             if let Some(idem) = &idem {
                 let stored: Option<(String, i64, Vec<u8>)> = tx
-                    .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ?1")
-                    .and_then(|mut s| s.query_row([&idem.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+                    .prepare_cached(
+                        "SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = ?2 AND key = ?1",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row([&idem.key, &tenant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                            .optional()
+                    })
                     .map_err(map_error)?;
                 if let Some((fp, status, body)) = stored {
                     if fp != idem.fingerprint {
                         return Err(AllotError::IdempotencyKeyReused);
                     }
-                    return Ok(Executed::Replayed(StoredResponse { code: status as u16, body }));
+                    return Ok(Executed::Replayed(StoredResponse {
+                        code: status as u16,
+                        body,
+                    }));
                 }
             }
             let value = body(tx)?;
             if let Some(idem) = idem.as_ref().filter(|_| keep(&value)) {
                 let resp = (idem.render)(&value);
                 tx.prepare_cached(
-                    "INSERT INTO idempotency_keys (key, fingerprint, status, body, created_at_us) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at_us)
+                     VALUES (?6, ?1, ?2, ?3, ?4, ?5)",
                 )
-                .and_then(|mut s| s.execute(params![idem.key, idem.fingerprint, resp.code, resp.body, now_us()]))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        idem.key,
+                        idem.fingerprint,
+                        resp.code,
+                        resp.body,
+                        now_us(),
+                        tenant
+                    ])
+                })
                 .map_err(map_error)?;
             }
             Ok(Executed::Fresh(value))

@@ -3,7 +3,7 @@
 
 use crate::clock::{from_us, now_us, us};
 use crate::expiry::expire_overdue_on;
-use crate::holds::{insert_hold, insert_hold_line, unit_from_row};
+use crate::holds::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
 use crate::map_error;
 use crate::stock::tracks_units;
 use crate::store::SqliteStore;
@@ -25,25 +25,28 @@ impl UnitStore for SqliteStore {
 
     async fn add_units(
         &self,
+        tenant: &str,
         req: AddUnits,
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
-        self.write(idem, move |tx| {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
             tx.prepare_cached(
-                "INSERT INTO skus (sku, buckets, created_at_us, tracking) VALUES (?1, 1, ?2, 'units') ON CONFLICT DO NOTHING",
+                "INSERT INTO skus (tenant, sku, buckets, created_at_us, tracking) VALUES (?3, ?1, 1, ?2, 'units')
+                 ON CONFLICT DO NOTHING",
             )
-            .and_then(|mut s| s.execute(params![req.sku, now]))
+            .and_then(|mut s| s.execute(params![req.sku, now, t]))
             .map_err(map_error)?;
-            if tracks_units(tx, &req.sku)? != Some(true) {
+            if tracks_units(tx, &t, &req.sku)? != Some(true) {
                 return Err(AllotError::wrong_tracking(&req.sku, false));
             }
             let mut created = 0u64;
             for u in &req.units {
                 let n = tx
                     .prepare_cached(
-                        "INSERT INTO units (sku, serial, location, lot, received_at, expires_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (sku, serial) DO NOTHING",
+                        "INSERT INTO units (tenant, sku, serial, location, lot, received_at, expires_at)
+                         VALUES (?7, ?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (tenant, sku, serial) DO NOTHING",
                     )
                     .and_then(|mut s| {
                         s.execute(params![
@@ -52,7 +55,8 @@ impl UnitStore for SqliteStore {
                             u.location,
                             u.lot,
                             u.received_at.map(us).unwrap_or(now),
-                            u.expires_at.map(us)
+                            u.expires_at.map(us),
+                            t
                         ])
                     })
                     .map_err(map_error)?;
@@ -65,9 +69,10 @@ impl UnitStore for SqliteStore {
                 created += 1;
             }
             tx.prepare_cached(
-                "INSERT INTO ledger (sku, delta, held_delta, kind, at_us, actor) VALUES (?1, ?2, 0, 'units_received', ?3, ?4)",
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, at_us, actor)
+                 VALUES (?5, ?1, ?2, 0, 'units_received', ?3, ?4)",
             )
-            .and_then(|mut s| s.execute(params![req.sku, created as i64, now, req.actor]))
+            .and_then(|mut s| s.execute(params![req.sku, created as i64, now, req.actor, t]))
             .map_err(map_error)?;
             Ok(UnitsCreated { created })
         })
@@ -76,22 +81,24 @@ impl UnitStore for SqliteStore {
 
     async fn claim_units(
         &self,
+        tenant: &str,
         req: UnitClaim,
         idem: Option<Idempotency<UnitAllocation>>,
     ) -> Result<Executed<UnitAllocation>> {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
-        self.write(idem, move |tx| {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
             let now = now_us();
-            match tracks_units(tx, &req.sku)? {
+            match tracks_units(tx, &t, &req.sku)? {
                 None => return Err(AllotError::not_found("sku", &req.sku)),
                 Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
                 Some(true) => {}
             }
-            let mut units = pick_units(tx, &req)?;
-            if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &req.sku, now)? > 0 {
-                units = pick_units(tx, &req)?;
+            let mut units = pick_units(tx, &t, &req)?;
+            if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &t, &req.sku, now)? > 0 {
+                units = pick_units(tx, &t, &req)?;
             }
             let got = units.len() as i64;
             if !claim_satisfied(got, req.quantity, req.allow_partial) {
@@ -104,12 +111,14 @@ impl UnitStore for SqliteStore {
             let held = req.hold_ttl_ms.is_some();
             let status = if held { "held" } else { "allocated" };
             for u in &units {
-                tx.prepare_cached("UPDATE units SET status = ?2, claim_id = ?3 WHERE id = ?1 AND status = 'available'")
-                    .and_then(|mut s| s.execute(params![u.id, status, req.id]))
+                tx.prepare_cached(
+                    "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
+                )
+                .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
                     .map_err(map_error)?;
             }
             let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
-            record_claim(tx, &req, got, expires_at, now)?;
+            record_claim(tx, &t, &req, got, expires_at, now)?;
             Ok(UnitAllocation {
                 id: req.id.clone(),
                 sku: req.sku.clone(),
@@ -129,15 +138,15 @@ impl UnitStore for SqliteStore {
 }
 
 /// The first `quantity` available units of the claim's SKU in its `order_by` order.
-fn pick_units(tx: &Connection, req: &UnitClaim) -> Result<Vec<Unit>> {
+fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
     let select = format!(
         "SELECT id, serial, location, lot, received_at, expires_at FROM units
-          WHERE sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
+          WHERE tenant = ?3 AND sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
         order_by_sql(&req.order_by, false)
     );
     tx.prepare_cached(&select)
         .and_then(|mut s| {
-            s.query_map(params![req.sku, req.quantity], unit_from_row)?
+            s.query_map(params![req.sku, req.quantity, tenant], unit_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(map_error)
@@ -147,6 +156,7 @@ fn pick_units(tx: &Connection, req: &UnitClaim) -> Result<Vec<Unit>> {
 /// until `expires_at`, else the allocation and its ledger entry.
 fn record_claim(
     tx: &Connection,
+    tenant: &str,
     req: &UnitClaim,
     got: i64,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -157,19 +167,22 @@ fn record_claim(
         quantity: got,
     }];
     if let Some(exp) = expires_at {
-        insert_hold(tx, &req.id, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-        return insert_hold_line(tx, &req.id, &req.sku, -1, got, now, req.actor.as_deref());
+        let key = HoldKey { tenant, id: &req.id };
+        insert_hold(tx, key, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
+        return insert_hold_line(tx, key, &req.sku, -1, got, now, req.actor.as_deref());
     }
     let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     tx.prepare_cached(
-        "INSERT INTO allocations (id, status, strategy, lines, created_at_us) VALUES (?1, 'allocated', ?2, ?3, ?4)",
+        "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at_us)
+         VALUES (?5, ?1, 'allocated', ?2, ?3, ?4)",
     )
-    .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now]))
+    .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), json, now, tenant]))
     .map_err(map_error)?;
     tx.prepare_cached(
-        "INSERT INTO ledger (sku, delta, held_delta, kind, ref, at_us, actor) VALUES (?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+         VALUES (?6, ?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
     )
-    .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now, req.actor]))
+    .and_then(|mut s| s.execute(params![req.sku, -got, req.id, now, req.actor, tenant]))
     .map_err(map_error)?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! fresh PostgreSQL schema (`ALLOT_TEST_DATABASE_URL`) or SQLite file, and a `TestClock`;
 //! each ends with a clean audit.
 
+const T: &str = allot_core::access::DEFAULT_TENANT;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::validate;
 use allot_core::*;
@@ -79,7 +80,7 @@ impl Fixture {
     }
 
     async fn finish(self) {
-        let audit = self.store.audit().await.unwrap();
+        let audit = self.store.audit(None).await.unwrap();
         assert!(audit.is_clean(), "audit: {audit:?}");
         drop(self.store);
         if let Some(schema) = &self.schema {
@@ -98,7 +99,7 @@ impl Fixture {
     async fn create_sku(&self, sku: &str, on_hand: i64) {
         let body = serde_json::from_value(json!({"sku": sku, "on_hand": on_hand})).unwrap();
         let req = validate::create_sku(body, &self.limits).unwrap();
-        self.store.create_sku(req, None).await.unwrap();
+        self.store.create_sku(T, req, None).await.unwrap();
     }
 
     fn allocation(&self, sku: &str, quantity: i64) -> AllocationRequest {
@@ -154,36 +155,54 @@ async fn keyed_job_transitions_replay(f: Fixture) {
         c.final_try = final_try;
         c
     };
-    let empty = f.store.claim_jobs(claim(false), Some(job_key("c-wait"))).await.unwrap();
+    let empty = f
+        .store
+        .claim_jobs(T, claim(false), Some(job_key("c-wait")))
+        .await
+        .unwrap();
     assert_eq!(empty, Executed::Fresh(vec![]), "an empty waiting try");
     let jobs: Vec<serde_json::Value> = (0..3).map(|i| json!({ "payload": i })).collect();
     let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
     f.store
-        .enqueue(validate::enqueue("kq", body, f.store.now(), &f.limits).unwrap(), None)
+        .enqueue(
+            T,
+            validate::enqueue("kq", body, f.store.now(), &f.limits).unwrap(),
+            None,
+        )
         .await
         .unwrap();
     // The key of the empty try is still free: this claim leases.
-    let Executed::Fresh(first) = f.store.claim_jobs(claim(false), Some(job_key("c-wait"))).await.unwrap() else {
+    let Executed::Fresh(first) = f
+        .store
+        .claim_jobs(T, claim(false), Some(job_key("c-wait")))
+        .await
+        .unwrap()
+    else {
         panic!("fresh")
     };
     assert_eq!(first.len(), 2);
-    let Executed::Replayed(again) = f.store.claim_jobs(claim(true), Some(job_key("c-wait"))).await.unwrap() else {
+    let Executed::Replayed(again) = f
+        .store
+        .claim_jobs(T, claim(true), Some(job_key("c-wait")))
+        .await
+        .unwrap()
+    else {
         panic!("replayed")
     };
     let again: Vec<LeasedJob> = serde_json::from_slice(&again.body).unwrap();
     assert_eq!(again, first, "the same jobs and tokens");
-    let counts = f.store.queue_counts("kq").await.unwrap();
+    let counts = f.store.queue_counts(T, "kq").await.unwrap();
     assert_eq!(counts.counts[&JobState::Running], 2, "nothing more leased: {counts:?}");
     let j = &first[0];
     let done = f
         .store
-        .complete_job(j.id, &j.lease_token, Some(job_key("done-1")))
+        .complete_job(T, j.id, &j.lease_token, Some(job_key("done-1")))
         .await
         .unwrap();
     assert!(matches!(done, Executed::Fresh(ref s) if s.state == JobState::Completed));
     let replay = f
         .store
-        .complete_job(j.id, &j.lease_token, Some(job_key("done-1")))
+        .complete_job(T, j.id, &j.lease_token, Some(job_key("done-1")))
         .await
         .unwrap();
     assert!(
@@ -191,12 +210,12 @@ async fn keyed_job_transitions_replay(f: Fixture) {
         "a retry replays instead of lease_lost"
     );
     assert!(matches!(
-        f.store.complete_job(j.id, &j.lease_token, None).await,
+        f.store.complete_job(T, j.id, &j.lease_token, None).await,
         Err(AllotError::LeaseLost { .. })
     ));
     let k = first[1].id;
-    let c1 = f.store.cancel_job(k, Some(job_key("cancel-1"))).await.unwrap();
-    let c2 = f.store.cancel_job(k, Some(job_key("cancel-1"))).await.unwrap();
+    let c1 = f.store.cancel_job(T, k, Some(job_key("cancel-1"))).await.unwrap();
+    let c2 = f.store.cancel_job(T, k, Some(job_key("cancel-1"))).await.unwrap();
     assert!(matches!((c1, c2), (Executed::Fresh(_), Executed::Replayed(_))));
     f.finish().await;
 }
@@ -208,7 +227,7 @@ async fn exact_successes_under_contention(f: Fixture) {
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..200 {
         let (store, req) = (f.store.clone(), f.allocation("HOT", 1));
-        set.spawn(async move { store.allocate(req, None).await });
+        set.spawn(async move { store.allocate(T, req, None).await });
     }
     let (mut ok, mut refused) = (0, 0);
     while let Some(r) = set.join_next().await {
@@ -219,7 +238,7 @@ async fn exact_successes_under_contention(f: Fixture) {
         }
     }
     assert_eq!((ok, refused), (50, 150));
-    assert_eq!(f.store.get_sku("HOT").await.unwrap().on_hand, 0);
+    assert_eq!(f.store.get_sku(T, "HOT").await.unwrap().on_hand, 0);
     f.finish().await;
 }
 
@@ -241,7 +260,7 @@ async fn one_key_one_effect(f: Fixture) {
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..20 {
         let (store, req) = (f.store.clone(), f.allocation("K", 3));
-        set.spawn(async move { store.allocate(req, Some(idem("order-1"))).await });
+        set.spawn(async move { store.allocate(T, req, Some(idem("order-1"))).await });
     }
     let mut fresh = Vec::new();
     while let Some(r) = set.join_next().await {
@@ -253,10 +272,10 @@ async fn one_key_one_effect(f: Fixture) {
         }
     }
     assert_eq!(fresh.len(), 1, "one effect");
-    assert_eq!(f.store.get_sku("K").await.unwrap().on_hand, 97);
+    assert_eq!(f.store.get_sku(T, "K").await.unwrap().on_hand, 97);
     let again = f
         .store
-        .allocate(f.allocation("K", 3), Some(idem("order-1")))
+        .allocate(T, f.allocation("K", 3), Some(idem("order-1")))
         .await
         .unwrap();
     let Executed::Replayed(resp) = again else {
@@ -279,22 +298,30 @@ async fn a_replay_frees_its_key_at_once(f: Fixture) {
     };
     for n in 0..20 {
         let key = format!("k{n}");
-        let first = f.store.allocate(f.allocation("R", 1), Some(idem(&key))).await.unwrap();
+        let first = f
+            .store
+            .allocate(T, f.allocation("R", 1), Some(idem(&key)))
+            .await
+            .unwrap();
         assert!(matches!(first, Executed::Fresh(_)));
-        let again = f.store.allocate(f.allocation("R", 1), Some(idem(&key))).await.unwrap();
+        let again = f
+            .store
+            .allocate(T, f.allocation("R", 1), Some(idem(&key)))
+            .await
+            .unwrap();
         assert!(matches!(again, Executed::Replayed(_)));
         let err = second
-            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .allocate(T, f.allocation("R", 1), Some(other(&key)))
             .await
             .unwrap_err();
         assert_eq!(err.code(), "idempotency_key_reused", "after the replay of {key}");
         let err = f
             .store
-            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .allocate(T, f.allocation("R", 1), Some(other(&key)))
             .await
             .unwrap_err();
         let err2 = second
-            .allocate(f.allocation("R", 1), Some(other(&key)))
+            .allocate(T, f.allocation("R", 1), Some(other(&key)))
             .await
             .unwrap_err();
         assert_eq!(
@@ -303,7 +330,7 @@ async fn a_replay_frees_its_key_at_once(f: Fixture) {
             "after the refusal of {key}"
         );
     }
-    assert_eq!(f.store.get_sku("R").await.unwrap().on_hand, 980);
+    assert_eq!(f.store.get_sku(T, "R").await.unwrap().on_hand, 980);
     drop(second);
     f.finish().await;
 }
@@ -314,17 +341,17 @@ async fn holds_expire_by_the_clock(f: Fixture) {
     f.create_sku("H", 10).await;
     let body = serde_json::from_value(json!({"lines": [{"sku": "H", "quantity": 4}], "ttl_ms": 600_000})).unwrap();
     let req = validate::hold("h1".into(), body, f.store.default_strategy(), &f.limits).unwrap();
-    let Executed::Fresh(hold) = f.store.create_hold(req, None).await.unwrap() else {
+    let Executed::Fresh(hold) = f.store.create_hold(T, req, None).await.unwrap() else {
         panic!("fresh")
     };
-    assert_eq!(f.store.get_sku("H").await.unwrap().available, 6);
+    assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 6);
     f.clock.advance_past(hold.expires_at);
     assert_eq!(
-        f.store.get_hold(&hold.id).await.unwrap().status,
+        f.store.get_hold(T, &hold.id).await.unwrap().status,
         hold::HoldStatus::Expired
     );
-    assert_eq!(f.store.get_sku("H").await.unwrap().available, 10);
-    let err = f.store.confirm_hold(&hold.id, None, None).await.unwrap_err();
+    assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 10);
+    let err = f.store.confirm_hold(T, &hold.id, None, None).await.unwrap_err();
     assert_eq!(err.code(), "hold_expired");
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 1);
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 0);
@@ -336,7 +363,7 @@ async fn no_unit_twice(f: Fixture) {
     let units: Vec<serde_json::Value> = (0..5).map(|i| json!({"serial": format!("S{i}")})).collect();
     let body = serde_json::from_value(json!({ "units": units })).unwrap();
     let req = validate::add_units("U", body, f.store.now(), &f.limits).unwrap();
-    f.store.add_units(req, None).await.unwrap();
+    f.store.add_units(T, req, None).await.unwrap();
     let mut set = tokio::task::JoinSet::new();
     for n in 0..5 {
         let (store, limits) = (f.store.clone(), f.limits.clone());
@@ -344,7 +371,7 @@ async fn no_unit_twice(f: Fixture) {
             let body = serde_json::from_value(json!({"sku": "U", "quantity": 2})).unwrap();
             let strategy = store.default_unit_strategy();
             let req = validate::unit_claim(format!("c{n}"), body, strategy, &limits).unwrap();
-            store.claim_units(req, None).await
+            store.claim_units(T, req, None).await
         });
     }
     let (mut ids, mut ok) = (Vec::new(), 0);
@@ -362,7 +389,7 @@ async fn no_unit_twice(f: Fixture) {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!((ok, n, ids.len()), (2, 4, 4), "two claims of two, no unit twice");
-    assert_eq!(f.store.get_sku("U").await.unwrap().on_hand, 1);
+    assert_eq!(f.store.get_sku(T, "U").await.unwrap().on_hand, 1);
     f.finish().await;
 }
 
@@ -371,7 +398,7 @@ async fn no_job_leased_twice(f: Fixture) {
     let jobs: Vec<serde_json::Value> = (0..50).map(|i| json!({ "payload": i })).collect();
     let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
     let req = validate::enqueue("q", body, f.store.now(), &f.limits).unwrap();
-    f.store.enqueue(req, None).await.unwrap();
+    f.store.enqueue(T, req, None).await.unwrap();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..10 {
         let (store, limits) = (f.store.clone(), f.limits.clone());
@@ -380,12 +407,12 @@ async fn no_job_leased_twice(f: Fixture) {
             loop {
                 let body = serde_json::from_value(json!({"max": 3, "lease_ms": 60_000})).unwrap();
                 let claim = validate::claim("q", body, store.default_claim_strategy(), &limits).unwrap();
-                let jobs = store.claim_jobs(claim, None).await.unwrap().fresh().unwrap();
+                let jobs = store.claim_jobs(T, claim, None).await.unwrap().fresh().unwrap();
                 if jobs.is_empty() {
                     return got;
                 }
                 for j in jobs {
-                    store.complete_job(j.id, &j.lease_token, None).await.unwrap();
+                    store.complete_job(T, j.id, &j.lease_token, None).await.unwrap();
                     got.push(j.id);
                 }
             }
@@ -400,7 +427,7 @@ async fn no_job_leased_twice(f: Fixture) {
     ids.dedup();
     assert_eq!((n, ids.len()), (50, 50));
     assert_eq!(
-        f.store.queue_counts("q").await.unwrap().counts[&JobState::Completed],
+        f.store.queue_counts(T, "q").await.unwrap().counts[&JobState::Completed],
         50
     );
     f.finish().await;
@@ -418,7 +445,7 @@ async fn one_booking_of_ten(f: Fixture) {
             .unwrap();
             let strategy = store.default_booking_strategy();
             let req = validate::booking(format!("b{n}"), "room", body, strategy, &limits).unwrap();
-            store.book(req, None).await
+            store.book(T, req, None).await
         });
     }
     let (mut ok, mut overlap) = (0, 0);

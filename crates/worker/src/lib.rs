@@ -26,6 +26,9 @@ pub trait Handler: Send + Sync + 'static {
 /// Settings of a [`WorkerPool`].
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
+    /// The tenant whose queue it works (its key's tenant when the store sits behind a
+    /// server that requires keys; [`allot_core::access::DEFAULT_TENANT`] otherwise).
+    pub tenant: String,
     /// The queue to work.
     pub queue: String,
     /// Jobs running at once.
@@ -50,6 +53,7 @@ impl WorkerConfig {
     /// Defaults for `queue`: 32 slots, batches of 100, 30 s leases.
     pub fn new(queue: impl Into<String>, strategy: ClaimStrategy) -> Self {
         WorkerConfig {
+            tenant: allot_core::access::DEFAULT_TENANT.to_string(),
             queue: queue.into(),
             concurrency: 32,
             claim_batch: 100,
@@ -181,9 +185,14 @@ impl Fetcher {
             final_try: true,
         };
         let pause = Duration::from_millis(self.cfg.poll_ms.max(1));
-        match self.store.claim_jobs(claim, None).await.and_then(Executed::fresh) {
+        match self
+            .store
+            .claim_jobs(&self.cfg.tenant, claim, None)
+            .await
+            .and_then(Executed::fresh)
+        {
             Ok(jobs) if jobs.is_empty() => {
-                self.store.wait_for_jobs(&self.cfg.queue, pause).await;
+                self.store.wait_for_jobs(&self.cfg.tenant, &self.cfg.queue, pause).await;
                 None
             }
             Ok(jobs) => {
@@ -222,10 +231,20 @@ impl Fetcher {
                 self.done.clone(),
                 self.stats.clone(),
             );
-            tasks.spawn(run_one(store, handler, done, stats, self.cfg.lease_ms, job, permit));
+            let lease = Lease {
+                tenant: self.cfg.tenant.clone(),
+                ms: self.cfg.lease_ms,
+            };
+            tasks.spawn(run_one(store, handler, done, stats, lease, job, permit));
         }
         Ok(())
     }
+}
+
+/// What a running job's heartbeats and failure need: its tenant and lease length.
+struct Lease {
+    tenant: String,
+    ms: i64,
 }
 
 async fn run_one(
@@ -233,10 +252,11 @@ async fn run_one(
     handler: Arc<dyn Handler>,
     done: mpsc::Sender<Done>,
     stats: Arc<WorkerStats>,
-    lease_ms: i64,
+    lease: Lease,
     job: LeasedJob,
     slot: OwnedSemaphorePermit,
 ) {
+    let (tenant, lease_ms) = (lease.tenant.as_str(), lease.ms);
     let every = Duration::from_millis((lease_ms / 3).max(1) as u64);
     let result = {
         let run = handler.run(&job);
@@ -246,7 +266,7 @@ async fn run_one(
             tokio::select! {
                 r = &mut run => break r,
                 _ = tick.tick() => {
-                    if let Err(e) = store.heartbeat_job(job.id, &job.lease_token, lease_ms, None).await {
+                    if let Err(e) = store.heartbeat_job(tenant, job.id, &job.lease_token, lease_ms, None).await {
                         stats.store_errors.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(job = job.id, error = %e, "heartbeat failed");
                     }
@@ -274,7 +294,7 @@ async fn run_one(
                 error: msg,
                 retry_in_ms: None,
             };
-            if let Err(e) = store.fail_job(&fail, job.id, None).await {
+            if let Err(e) = store.fail_job(tenant, &fail, job.id, None).await {
                 stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(job = job.id, error = %e, "fail failed");
             }
@@ -311,7 +331,7 @@ async fn complete_loop(
         // after the lease, which is allowed (at least once) but wasteful.
         for attempt in 0..COMPLETION_ATTEMPTS {
             match store
-                .complete_jobs(&cfg.queue, completions.clone(), None)
+                .complete_jobs(&cfg.tenant, &cfg.queue, completions.clone(), None)
                 .await
                 .and_then(Executed::fresh)
             {

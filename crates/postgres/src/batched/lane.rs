@@ -26,7 +26,7 @@ pub(super) fn submit(
     store: &PgStore,
     p: Pending,
 ) -> std::result::Result<(), Box<(Pending, AllotError)>> {
-    let lane = this.lane(&p.lane_sku);
+    let lane = this.lane(&p.tenant, &p.lane_sku);
     let rx = lane.rx.lock().map(|mut g| g.take()).unwrap_or(None);
     if let Some(rx) = rx {
         let ctx = LaneCtx {
@@ -51,19 +51,20 @@ pub(super) fn submit(
 
 /// Run the request on the per-request path of `store` (a lane's store, which has no
 /// combiner, so nothing comes back here) and send its answer.
-async fn run_direct(op: Op, store: PgStore) {
+async fn run_direct(tenant: String, op: Op, store: PgStore) {
+    let t = tenant.as_str();
     match op {
         Op::Allocate { req, idem, reply, .. } => {
-            let _ = reply.send(StockStore::allocate(&store, req, idem).await);
+            let _ = reply.send(StockStore::allocate(&store, t, req, idem).await);
         }
         Op::Hold { req, idem, reply, .. } => {
-            let _ = reply.send(store.create_hold(req, idem).await);
+            let _ = reply.send(store.create_hold(t, req, idem).await);
         }
         Op::Confirm { id, actor, idem, reply } => {
-            let _ = reply.send(store.confirm_hold(&id, actor, idem).await);
+            let _ = reply.send(store.confirm_hold(t, &id, actor, idem).await);
         }
         Op::Release { id, actor, idem, reply } => {
-            let _ = reply.send(store.release_hold(&id, actor, idem).await);
+            let _ = reply.send(store.release_hold(t, &id, actor, idem).await);
         }
     }
 }
@@ -84,8 +85,23 @@ async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::Receiver<Pending>) {
                 Err(_) => break,
             }
         }
-        run_batch(&ctx, batch).await;
+        for batch in by_tenant(batch) {
+            run_batch(&ctx, batch).await;
+        }
     }
+}
+
+/// The requests of one drained batch split by tenant (in order of each tenant's first
+/// request, arrival order within each): a batch transaction serves one tenant.
+fn by_tenant(batch: Vec<Pending>) -> Vec<Vec<Pending>> {
+    let mut groups: Vec<Vec<Pending>> = Vec::new();
+    for p in batch {
+        match groups.iter_mut().find(|g| g[0].tenant == p.tenant) {
+            Some(g) => g.push(p),
+            None => groups.push(vec![p]),
+        }
+    }
+    groups
 }
 
 /// Run one batch (retried on 40001/40P01, bounded) and answer every request in it. A
@@ -130,7 +146,7 @@ impl LaneCtx {
             Outcome::Replayed(r) => Ok(Executed::Replayed(r)),
             Outcome::Fail(e) => Err(e),
             Outcome::Deferred => {
-                tokio::spawn(run_direct(p.op, self.store.clone()));
+                tokio::spawn(run_direct(p.tenant, p.op, self.store.clone()));
                 return;
             }
             Outcome::Overdue(sku, err) => match self.combiner.upgrade() {
@@ -148,7 +164,7 @@ impl LaneCtx {
 /// Expire the overdue holds on `sku` on the side and queue `p` again; its answer comes from
 /// a later batch.
 async fn expire_then_requeue(store: PgStore, combiner: Arc<Combiner>, p: Pending, sku: String) {
-    if let Err(e) = store.expire_overdue_on(&sku, store.now()).await {
+    if let Err(e) = store.expire_overdue_on(&p.tenant, &sku, store.now()).await {
         p.op.answer(Err(e));
         return;
     }

@@ -4,6 +4,9 @@
 //! the next one — no fixed delay, so an idle lane serves a lone request at once and a hot one
 //! serves hundreds per commit.
 //!
+//! A batch serves one tenant: what a lane took from its queue runs as one transaction per
+//! tenant, in arrival order within each.
+//!
 //! One transaction: idempotency keys (try-lock and lookup, in bulk); the rows of the holds
 //! being confirmed or released, locked in id order; every stock key of the batch, locked once
 //! in (sku, bucket) order (`SELECT … FOR UPDATE`: the same global order as every other
@@ -38,12 +41,17 @@ use queue::{Op, Pending, Reply};
 use tokio::sync::oneshot;
 
 /// A hold's kind, strategy and first SKU, read without a lock to route a finish to its lane.
-const SQL_HOLD_ROUTE: &str = "SELECT kind, strategy, lines->0->>'sku' FROM holds WHERE id = $1";
+const SQL_HOLD_ROUTE: &str = "SELECT kind, strategy, lines->0->>'sku' FROM holds WHERE tenant = $2 AND id = $1";
 
 impl PgStore {
-    /// Queue the request `make` builds around its reply channel on the lane of `lane_sku`,
-    /// and wait for the answer of the transaction that served it.
-    async fn submit_batched<T>(&self, lane_sku: String, make: impl FnOnce(Reply<T>) -> Op) -> Result<Executed<T>> {
+    /// Queue the request of `tenant` that `make` builds around its reply channel on the lane
+    /// of `lane_sku`, and wait for the answer of the transaction that served it.
+    async fn submit_batched<T>(
+        &self,
+        tenant: &str,
+        lane_sku: String,
+        make: impl FnOnce(Reply<T>) -> Op,
+    ) -> Result<Executed<T>> {
         let combiner = self
             .combiner
             .as_ref()
@@ -51,6 +59,7 @@ impl PgStore {
         let (reply, answer) = oneshot::channel();
         let p = Pending {
             op: make(reply),
+            tenant: tenant.to_string(),
             lane_sku,
             expiry_passes: 0,
         };
@@ -69,12 +78,13 @@ impl PgStore {
     /// Allocate with the `batched` strategy.
     pub(crate) async fn allocate_batched(
         &self,
+        tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
         lines_json: serde_json::Value,
     ) -> Result<Executed<Allocation>> {
         let lane_sku = req.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(lane_sku, |reply| Op::Allocate {
+        self.submit_batched(tenant, lane_sku, |reply| Op::Allocate {
             req,
             idem,
             lines_json,
@@ -86,12 +96,13 @@ impl PgStore {
     /// Create a hold with the `batched` strategy.
     pub(crate) async fn hold_batched(
         &self,
+        tenant: &str,
         req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
         let lines_json = serde_json::to_value(&req.take.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(lane_sku, |reply| Op::Hold {
+        self.submit_batched(tenant, lane_sku, |reply| Op::Hold {
             req,
             idem,
             lines_json,
@@ -102,13 +113,13 @@ impl PgStore {
 
     /// The lane SKU of a stock hold made by `batched`, or `None` when its finish takes the
     /// per-request path (no such hold, a unit hold, another strategy). One read, no lock.
-    pub(crate) async fn batched_hold_lane(&self, id: &str) -> Result<Option<String>> {
+    pub(crate) async fn batched_hold_lane(&self, tenant: &str, id: &str) -> Result<Option<String>> {
         if !self.coalesces() {
             return Ok(None);
         }
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_HOLD_ROUTE).await.map_err(map_error)?;
-        let row = c.query_opt(&stmt, &[&id]).await.map_err(map_error)?;
+        let row = c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
         Ok(row.and_then(|r| {
             let (kind, strategy, sku): (String, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
             (kind == HoldKind::Stock.as_str() && strategy == Strategy::Batched.name())
@@ -120,26 +131,28 @@ impl PgStore {
     /// Confirm a `batched` stock hold on the lane of `lane_sku`.
     pub(crate) async fn confirm_batched(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
         lane_sku: String,
     ) -> Result<Executed<Allocation>> {
         let id = id.to_string();
-        self.submit_batched(lane_sku, |reply| Op::Confirm { id, actor, idem, reply })
+        self.submit_batched(tenant, lane_sku, |reply| Op::Confirm { id, actor, idem, reply })
             .await
     }
 
     /// Release a `batched` stock hold on the lane of `lane_sku`.
     pub(crate) async fn release_batched(
         &self,
+        tenant: &str,
         id: &str,
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
         lane_sku: String,
     ) -> Result<Executed<Hold>> {
         let id = id.to_string();
-        self.submit_batched(lane_sku, |reply| Op::Release { id, actor, idem, reply })
+        self.submit_batched(tenant, lane_sku, |reply| Op::Release { id, actor, idem, reply })
             .await
     }
 }

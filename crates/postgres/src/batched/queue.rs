@@ -102,9 +102,10 @@ impl Op {
     }
 }
 
-/// One waiting request and the SKU that picks its lane.
+/// One waiting request, its tenant and the SKU that picks its lane (with the tenant).
 pub(crate) struct Pending {
     pub(super) op: Op,
+    pub(super) tenant: String,
     pub(super) lane_sku: String,
     pub(super) expiry_passes: u32,
 }
@@ -142,8 +143,9 @@ impl Combiner {
         }
     }
 
-    /// The lane of a request whose first SKU is `lane_sku`.
-    pub(super) fn lane(&self, lane_sku: &str) -> &Lane {
-        &self.lanes[(fnv1a_64(lane_sku.as_bytes()) % LANES as u64) as usize]
+    /// The lane of a request of `tenant` whose first SKU is `lane_sku`.
+    pub(super) fn lane(&self, tenant: &str, lane_sku: &str) -> &Lane {
+        let key = [tenant.as_bytes(), b"/", lane_sku.as_bytes()].concat();
+        &self.lanes[(fnv1a_64(&key) % LANES as u64) as usize]
     }
 }

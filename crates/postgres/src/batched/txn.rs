@@ -25,16 +25,19 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 
 /// The rows of the holds a batch confirms or releases, locked in id order (before any stock
 /// row: the lock order of every hold finish).
+/// (Every statement here takes the batch's tenant as its last parameter.)
 const SQL_LOCK_HOLDS: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at
-   FROM holds WHERE id = ANY($1) ORDER BY id FOR UPDATE";
+   FROM holds WHERE tenant = $2 AND id = ANY($1) ORDER BY id FOR UPDATE";
 const SQL_TRY_LOCK_KEYS: &str =
     "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n";
-const SQL_STORED_KEYS: &str = "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE key = ANY($1)";
+const SQL_STORED_KEYS: &str =
+    "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = ANY($1)";
 const SQL_LOCK_STOCK: &str =
-    "SELECT sku, bucket, on_hand, held FROM stock WHERE sku = ANY($1) ORDER BY sku, bucket FOR UPDATE";
-const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE sku = ANY($1) AND tracking = 'units'";
-const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM holds h JOIN hold_lines hl ON hl.hold_id = h.id
-  WHERE h.status = 'held' AND h.expires_at <= $2 AND hl.sku = ANY($1)";
+    "SELECT sku, bucket, on_hand, held FROM stock WHERE tenant = $2 AND sku = ANY($1) ORDER BY sku, bucket FOR UPDATE";
+const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE tenant = $2 AND sku = ANY($1) AND tracking = 'units'";
+const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM hold_lines hl
+   JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+  WHERE hl.tenant = $3 AND hl.sku = ANY($1) AND h.status = 'held' AND h.expires_at <= $2";
 
 /// How a request of the batch ends, before commit.
 pub(super) enum Outcome {
@@ -61,6 +64,7 @@ struct LockedHold {
 /// One batch transaction in progress.
 struct BatchTx<'a> {
     tx: &'a ClientWrapper,
+    tenant: String,
     batch: &'a [Pending],
     now: DateTime<Utc>,
     begun: bool,
@@ -69,14 +73,20 @@ struct BatchTx<'a> {
     buckets: BTreeMap<String, Vec<(u32, i64, i64)>>,
 }
 
-/// Run one batch transaction on `tx`; the outcome of every request, in order.
+/// Run one batch transaction on `tx` (every request of `batch` is of one tenant); the
+/// outcome of every request, in order.
 pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
     now: DateTime<Utc>,
 ) -> std::result::Result<Vec<Outcome>, Error> {
+    let tenant = batch
+        .first()
+        .map_or(allot_core::access::DEFAULT_TENANT, |p| p.tenant.as_str())
+        .to_string();
     let mut b = BatchTx {
         tx,
+        tenant,
         batch,
         now,
         begun: false,
@@ -154,7 +164,11 @@ impl BatchTx<'_> {
             return Ok(());
         }
         let keys: Vec<&str> = lock_idx.iter().filter_map(|&i| key_of(i)).map(|k| k.0).collect();
-        let objids: Vec<i32> = keys.iter().map(|k| fnv1a_64(k.as_bytes()) as u32 as i32).collect();
+        let t = fnv1a_64(self.tenant.as_bytes());
+        let objids: Vec<i32> = keys
+            .iter()
+            .map(|k| (fnv1a_64(k.as_bytes()) ^ t) as u32 as i32)
+            .collect();
         let stmt = self.tx.prepare_cached(SQL_TRY_LOCK_KEYS).await?;
         let got: Vec<bool> = self
             .query_begin(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objids])
@@ -165,7 +179,7 @@ impl BatchTx<'_> {
         let stmt = self.tx.prepare_cached(SQL_STORED_KEYS).await?;
         let stored: HashMap<String, (String, i32, Vec<u8>)> = self
             .tx
-            .query(&stmt, &[&keys])
+            .query(&stmt, &[&keys, &self.tenant])
             .await?
             .iter()
             .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
@@ -201,7 +215,8 @@ impl BatchTx<'_> {
             return Ok(());
         }
         let stmt = self.tx.prepare_cached(SQL_LOCK_HOLDS).await?;
-        for r in self.query_begin(&stmt, &[&ids]).await? {
+        let tenant = self.tenant.clone();
+        for r in self.query_begin(&stmt, &[&ids, &tenant]).await? {
             let lines_json: serde_json::Value = r.get(4);
             let (Some(status), Some(strategy), Ok(lines)) = (
                 HoldStatus::parse(r.get(2)),
@@ -261,7 +276,8 @@ impl BatchTx<'_> {
             .into_iter()
             .collect();
         let stmt = self.tx.prepare_cached(SQL_LOCK_STOCK).await?;
-        for r in self.query_begin(&stmt, &[&skus]).await? {
+        let tenant = self.tenant.clone();
+        for r in self.query_begin(&stmt, &[&skus, &tenant]).await? {
             let b: i32 = r.get(1);
             self.buckets
                 .entry(r.get(0))
@@ -324,7 +340,7 @@ impl BatchTx<'_> {
             let stmt = self.tx.prepare_cached(SQL_UNIT_SKUS).await?;
             unit_skus = self
                 .tx
-                .query(&stmt, &[&unknown])
+                .query(&stmt, &[&unknown, &self.tenant])
                 .await?
                 .iter()
                 .map(|r| r.get(0))
@@ -333,7 +349,10 @@ impl BatchTx<'_> {
         let mut overdue = HashSet::new();
         if !short.is_empty() {
             let stmt = self.tx.prepare_cached(SQL_OVERDUE_SKUS).await?;
-            let rows = self.tx.query(&stmt, &[&short as &Param, &self.now]).await?;
+            let rows = self
+                .tx
+                .query(&stmt, &[&short as &Param, &self.now, &self.tenant])
+                .await?;
             overdue = rows.iter().map(|r| r.get(0)).collect();
         }
         Ok((unit_skus, overdue))
@@ -449,7 +468,7 @@ impl BatchTx<'_> {
             return self.tx.batch_execute("COMMIT").await;
         }
         let stmt = self.tx.prepare_cached(SQL_BATCH_WRITE).await?;
-        let params = w.params(&self.now);
+        let params = w.params(&self.now, &self.tenant);
         let (written, committed) = tokio::join!(self.tx.execute(&stmt, &params), self.tx.batch_execute("COMMIT"));
         written?;
         committed

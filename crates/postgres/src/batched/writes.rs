@@ -17,31 +17,33 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$14..$16` new holds (id, lines, expires_at), `$17..$19` their lines (hold, sku, q; bucket 0);
 /// - `$20, $21` finished holds (id, new status), conditional on `status = 'held'`;
 /// - `$22..$25` stored responses of idempotent requests;
-/// - `$26` the ledger rows' actors (beside `$5..$9`).
+/// - `$26` the ledger rows' actors (beside `$5..$9`);
+/// - `$27` the batch's tenant (every row of a batch is of one tenant).
 pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
-     WHERE s.sku = d.sku AND s.bucket = d.b),
+     WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b),
 led AS (
-    INSERT INTO ledger (sku, delta, held_delta, kind, ref, actor)
-    SELECT * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[])),
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+    SELECT $27, * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[])),
 alo AS (
-    INSERT INTO allocations (id, status, strategy, lines, created_at)
-    SELECT t.id, 'allocated', t.st, t.lines, $13 FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
+    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+    SELECT $27, t.id, 'allocated', t.st, t.lines, $13
+      FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
 hin AS (
-    INSERT INTO holds (id, kind, status, strategy, lines, expires_at, created_at)
-    SELECT t.id, 'stock', 'held', 'batched', t.lines, t.exp, $13
+    INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+    SELECT $27, t.id, 'stock', 'held', 'batched', t.lines, t.exp, $13
       FROM unnest($14::text[], $15::jsonb[], $16::timestamptz[]) AS t(id, lines, exp)),
 hln AS (
-    INSERT INTO hold_lines (hold_id, sku, bucket, quantity)
-    SELECT t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)),
+    INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
+    SELECT $27, t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)),
 hup AS (
     UPDATE holds h SET status = t.st, finished_at = $13
       FROM unnest($20::text[], $21::text[]) AS t(id, st)
-     WHERE h.id = t.id AND h.status = 'held'),
+     WHERE h.tenant = $27 AND h.id = t.id AND h.status = 'held'),
 idk AS (
-    INSERT INTO idempotency_keys (key, fingerprint, status, body)
-    SELECT * FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
+    INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body)
+    SELECT $27, * FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
 SELECT 1";
 
 /// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
@@ -125,8 +127,8 @@ impl Writes {
         self.k_body.push(resp.body);
     }
 
-    /// The 26 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`.
-    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>) -> [&'a Param; 26] {
+    /// The 27 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`.
+    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 27] {
         [
             &self.u_sku,
             &self.u_bucket,
@@ -154,6 +156,7 @@ impl Writes {
             &self.k_status,
             &self.k_body,
             &self.l_actor,
+            tenant,
         ]
     }
 }

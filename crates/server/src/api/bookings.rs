@@ -8,6 +8,7 @@ use super::*;
         (status = 409, body = ErrorBody, description = "booking_overlap, with conflicting_booking_id when known")))]
 pub(super) async fn create_booking(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(resource): Path<String>,
     method: Method,
     uri: Uri,
@@ -22,7 +23,7 @@ pub(super) async fn create_booking(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.book(req, idem).await;
+    let result = st.store.book(&tenant, req, idem).await;
     count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -53,6 +54,7 @@ pub struct Availability {
     responses((status = 200, body = BookingList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_bookings(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(resource): Path<String>,
     query::Q(q): query::Q<query::WindowQuery>,
 ) -> Result<Json<BookingList>, ApiError> {
@@ -60,7 +62,7 @@ pub(super) async fn list_bookings(
     let (from, to) = q.window(&st.limits)?;
     let limit = q.limit(&st.limits)?;
     Ok(Json(BookingList {
-        bookings: st.store.list_bookings(&resource, from, to, limit).await?,
+        bookings: st.store.list_bookings(&tenant, &resource, from, to, limit).await?,
     }))
 }
 
@@ -70,13 +72,14 @@ pub(super) async fn list_bookings(
     responses((status = 200, body = Availability), (status = 400, body = ErrorBody)))]
 pub(super) async fn availability(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(resource): Path<String>,
     query::Q(q): query::Q<query::WindowQuery>,
 ) -> Result<Json<Availability>, ApiError> {
     allot_core::validate::name("resource", &resource, &st.limits)?;
     let (from, to) = q.window(&st.limits)?;
     let max = st.limits.max_page_size;
-    let bookings = st.store.list_bookings(&resource, from, to, max + 1).await?;
+    let bookings = st.store.list_bookings(&tenant, &resource, from, to, max + 1).await?;
     if bookings.len() > max as usize {
         return Err(AllotError::LimitExceeded {
             limit: "max_page_size",
@@ -98,10 +101,11 @@ pub(super) async fn availability(
     responses((status = 200, body = Booking), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_booking(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
 ) -> Result<Json<Booking>, ApiError> {
     id_path("booking", &id)?;
-    Ok(Json(st.store.get_booking(&id).await?))
+    Ok(Json(st.store.get_booking(&tenant, &id).await?))
 }
 
 #[utoipa::path(delete, path = "/v1/bookings/{id}", params(("id" = String, Path),
@@ -110,6 +114,7 @@ pub(super) async fn get_booking(
         (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_booking(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -117,7 +122,10 @@ pub(super) async fn cancel_booking(
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.cancel_booking(&id, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.store.cancel_booking(&tenant, &id, idem).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/v1/bookings/{id}/confirm", params(("id" = String, Path),
@@ -126,6 +134,7 @@ pub(super) async fn cancel_booking(
         (status = 409, body = ErrorBody, description = "booking_expired, booking_cancelled or booking_released")))]
 pub(super) async fn confirm_booking(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -133,7 +142,10 @@ pub(super) async fn confirm_booking(
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.confirm_booking(&id, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.store.confirm_booking(&tenant, &id, idem).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/v1/bookings/{id}/release", params(("id" = String, Path),
@@ -142,6 +154,7 @@ pub(super) async fn confirm_booking(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "booking_confirmed")))]
 pub(super) async fn release_booking(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -149,5 +162,8 @@ pub(super) async fn release_booking(
 ) -> Result<Response, ApiError> {
     id_path("booking", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.release_booking(&id, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.store.release_booking(&tenant, &id, idem).await?,
+    ))
 }

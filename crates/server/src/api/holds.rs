@@ -11,7 +11,7 @@ pub(super) async fn create_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<HoldBody>,
 ) -> Result<Response, ApiError> {
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
@@ -19,7 +19,7 @@ pub(super) async fn create_hold(
     let mut req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
     req.take.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.create_hold(req, idem).await;
+    let result = st.store.create_hold(&tenant, req, idem).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -27,9 +27,13 @@ pub(super) async fn create_hold(
 #[utoipa::path(get, path = "/v1/holds/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Hold, description = "status is effective: an overdue hold reads `expired`"),
         (status = 404, body = ErrorBody)))]
-pub(super) async fn get_hold(State(st): State<Arc<AppState>>, Path(id): Path<String>) -> Result<Json<Hold>, ApiError> {
+pub(super) async fn get_hold(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+) -> Result<Json<Hold>, ApiError> {
     id_path("hold", &id)?;
-    Ok(Json(st.store.get_hold(&id).await?))
+    Ok(Json(st.store.get_hold(&tenant, &id).await?))
 }
 
 #[utoipa::path(post, path = "/v1/holds/{id}/confirm", params(("id" = String, Path),
@@ -42,11 +46,11 @@ pub(super) async fn confirm_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    let result = st.store.confirm_hold(&id, actor, idem).await;
+    let result = st.store.confirm_hold(&tenant, &id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
@@ -62,11 +66,11 @@ pub(super) async fn release_hold(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    let result = st.store.release_hold(&id, actor, idem).await;
+    let result = st.store.release_hold(&tenant, &id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

@@ -7,6 +7,7 @@ use super::*;
     responses((status = 201, body = Enqueued), (status = 400, body = ErrorBody)))]
 pub(super) async fn enqueue_jobs(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(queue): Path<String>,
     method: Method,
     uri: Uri,
@@ -16,7 +17,7 @@ pub(super) async fn enqueue_jobs(
     let req = allot_core::validate::enqueue(&queue, body.value, st.store.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.enqueue(req, idem).await?;
+    let result = st.store.enqueue(&tenant, req, idem).await?;
     metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
 }
@@ -28,13 +29,14 @@ const KEY: &str = "1..=255 printable ASCII; a retry with it gets the first answe
     responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
 pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
-    who: Option<axum::Extension<crate::access::Principal>>,
+    axum::Extension(who): axum::Extension<crate::access::Principal>,
     Path(queue): Path<String>,
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<ClaimBody>,
 ) -> Result<Response, ApiError> {
+    let tenant = who.tenant.clone();
     let named = body.value.strategy.as_deref();
     let default = st.store.default_claim_strategy();
     let strategy = family_strategy(&st, named, default, ClaimStrategy::parse, |c| {
@@ -51,7 +53,7 @@ pub(super) async fn claim_jobs(
             .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
         let key = st
             .access
-            .long_poll(who.as_ref().map(|w| &w.0))
+            .long_poll(Some(&who))
             .ok_or(AllotError::RateLimited { retry_after_ms: 1000 })?;
         Some((server, key))
     } else {
@@ -71,13 +73,13 @@ pub(super) async fn claim_jobs(
             StatusCode::OK,
             |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() },
         );
-        let executed = st.store.claim_jobs(req.clone(), idem).await?;
+        let executed = st.store.claim_jobs(&tenant, req.clone(), idem).await?;
         let now = std::time::Instant::now();
         if !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) || req.final_try {
             break executed;
         }
         st.store
-            .wait_for_jobs(&queue, deadline.saturating_duration_since(now))
+            .wait_for_jobs(&tenant, &queue, deadline.saturating_duration_since(now))
             .await;
     };
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
@@ -108,6 +110,7 @@ pub(super) fn job_outcome<T>(outcome: &'static str, result: &allot_core::Result<
         (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
 pub(super) async fn complete_job(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -117,7 +120,7 @@ pub(super) async fn complete_job(
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.complete_job(id, &body.value.lease_token, idem).await;
+    let result = st.store.complete_job(&tenant, id, &body.value.lease_token, idem).await;
     job_outcome("completed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
@@ -128,6 +131,7 @@ pub(super) async fn complete_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn fail_job(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -137,7 +141,7 @@ pub(super) async fn fail_job(
     let id = job_id(&id)?;
     let fail = allot_core::validate::fail(body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.fail_job(&fail, id, idem).await;
+    let result = st.store.fail_job(&tenant, &fail, id, idem).await;
     job_outcome("failed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
@@ -147,6 +151,7 @@ pub(super) async fn fail_job(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn heartbeat_job(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
@@ -157,7 +162,10 @@ pub(super) async fn heartbeat_job(
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.heartbeat_job(id, &body.value.lease_token, lease, idem).await?;
+    let result = st
+        .store
+        .heartbeat_job(&tenant, id, &body.value.lease_token, lease, idem)
+        .await?;
     Ok(respond(StatusCode::OK, result))
 }
 
@@ -166,6 +174,7 @@ pub(super) async fn heartbeat_job(
     responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
 pub(super) async fn complete_jobs(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(queue): Path<String>,
     method: Method,
     uri: Uri,
@@ -174,7 +183,7 @@ pub(super) async fn complete_jobs(
 ) -> Result<Response, ApiError> {
     let jobs = allot_core::validate::completions(&queue, body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let done = st.store.complete_jobs(&queue, jobs, idem).await?;
+    let done = st.store.complete_jobs(&tenant, &queue, jobs, idem).await?;
     if let Executed::Fresh(done) = &done {
         let counter = |outcome| metrics::counter!("allot_job_outcomes_total", "outcome" => outcome);
         counter("completed").increment(done.completed.len() as u64);
@@ -188,13 +197,17 @@ pub(super) async fn complete_jobs(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_job(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.cancel_job(job_id(&id)?, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.store.cancel_job(&tenant, job_id(&id)?, idem).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/v1/jobs/{id}/retry",
@@ -203,13 +216,17 @@ pub(super) async fn cancel_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn retry_job(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
 ) -> Result<Response, ApiError> {
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.retry_job(job_id(&id)?, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.store.retry_job(&tenant, job_id(&id)?, idem).await?,
+    ))
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
@@ -218,6 +235,7 @@ pub(super) async fn retry_job(
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(queue): Path<String>,
     query::Q(q): query::Q<query::JobListQuery>,
 ) -> Result<Json<JobList>, ApiError> {
@@ -225,7 +243,7 @@ pub(super) async fn list_jobs(
     let state = q.state()?;
     let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
     Ok(Json(JobList {
-        jobs: st.store.list_jobs(&queue, state, after, limit).await?,
+        jobs: st.store.list_jobs(&tenant, &queue, state, after, limit).await?,
     }))
 }
 
@@ -233,10 +251,11 @@ pub(super) async fn list_jobs(
     responses((status = 200, body = QueueCounts), (status = 400, body = ErrorBody)))]
 pub(super) async fn queue_counts(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(queue): Path<String>,
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
-    let counts = st.store.queue_counts(&queue).await?;
+    let counts = st.store.queue_counts(&tenant, &queue).await?;
     let label = metrics_layer::queue_label(&queue);
     // A queue under `other` shares its gauge: only the sampler, which sums them, sets it.
     for (state, n) in counts.counts.iter().filter(|_| label != "other") {

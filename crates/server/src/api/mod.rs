@@ -13,7 +13,7 @@ mod stock;
 mod units;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Actor, Canonical, IdempotencyKey, JsonBody};
+use crate::extract::{Caller, Canonical, IdempotencyKey, JsonBody, Tenant};
 use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};

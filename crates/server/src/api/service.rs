@@ -54,6 +54,9 @@ pub(super) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
 
 #[utoipa::path(get, path = "/v1/audit",
     responses((status = 200, body = AuditReport, description = "every invariant (SKU conservation, unit claims, job states, booking overlaps) in one snapshot")))]
-pub(super) async fn audit(State(st): State<Arc<AppState>>) -> Result<Json<AuditReport>, ApiError> {
-    Ok(Json(st.store.audit().await?))
+pub(super) async fn audit(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+) -> Result<Json<AuditReport>, ApiError> {
+    Ok(Json(st.store.audit(Some(&tenant)).await?))
 }

@@ -14,20 +14,27 @@ pub(super) async fn create_sku(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<CreateSkuBody>,
 ) -> Result<Response, ApiError> {
     let mut req = allot_core::validate::create_sku(body.value, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    Ok(respond(StatusCode::CREATED, st.store.create_sku(req, idem).await?))
+    Ok(respond(
+        StatusCode::CREATED,
+        st.store.create_sku(&tenant, req, idem).await?,
+    ))
 }
 
 #[utoipa::path(get, path = "/v1/skus/{sku}", params(("sku" = String, Path)),
     responses((status = 200, body = Sku), (status = 404, body = ErrorBody)))]
-pub(super) async fn get_sku(State(st): State<Arc<AppState>>, Path(sku): Path<String>) -> Result<Json<Sku>, ApiError> {
+pub(super) async fn get_sku(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path(sku): Path<String>,
+) -> Result<Json<Sku>, ApiError> {
     sku_path(&sku, &st)?;
-    Ok(Json(st.store.get_sku(&sku).await?))
+    Ok(Json(st.store.get_sku(&tenant, &sku).await?))
 }
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody, params(("sku" = String, Path)),
@@ -38,13 +45,13 @@ pub(super) async fn adjust_sku(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<AdjustmentBody>,
 ) -> Result<Response, ApiError> {
     let mut req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.adjust(req, idem).await?;
+    let result = st.store.adjust(&tenant, req, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
 
@@ -60,13 +67,14 @@ pub struct LedgerPage {
     responses((status = 200, body = LedgerPage), (status = 404, body = ErrorBody)))]
 pub(super) async fn ledger(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(sku): Path<String>,
     query::Q(q): query::Q<query::PageQuery>,
 ) -> Result<Json<LedgerPage>, ApiError> {
     sku_path(&sku, &st)?;
     let (after, limit) = (q.after()?, q.limit(&st.limits)?);
     Ok(Json(LedgerPage {
-        entries: st.store.ledger(&sku, after, limit).await?,
+        entries: st.store.ledger(&tenant, &sku, after, limit).await?,
     }))
 }
 
@@ -79,7 +87,7 @@ pub(super) async fn create_allocation(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<AllocationBody>,
 ) -> Result<Response, ApiError> {
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
@@ -87,7 +95,7 @@ pub(super) async fn create_allocation(
     let mut req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.allocate(req, idem).await;
+    let result = st.store.allocate(&tenant, req, idem).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -96,8 +104,9 @@ pub(super) async fn create_allocation(
     responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_allocation(
     State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
     Path(id): Path<String>,
 ) -> Result<Json<Allocation>, ApiError> {
     id_path("allocation", &id)?;
-    Ok(Json(st.store.get_allocation(&id).await?))
+    Ok(Json(st.store.get_allocation(&tenant, &id).await?))
 }

@@ -12,13 +12,16 @@ pub(super) async fn add_units(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<UnitsBody>,
 ) -> Result<Response, ApiError> {
     let mut req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    Ok(respond(StatusCode::CREATED, st.store.add_units(req, idem).await?))
+    Ok(respond(
+        StatusCode::CREATED,
+        st.store.add_units(&tenant, req, idem).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/v1/unit-allocations", request_body = UnitAllocationBody,
@@ -30,7 +33,7 @@ pub(super) async fn claim_units(
     method: Method,
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
-    Actor(actor): Actor,
+    Caller { tenant, actor }: Caller,
     body: JsonBody<UnitAllocationBody>,
 ) -> Result<Response, ApiError> {
     let named = body.value.strategy.as_deref();
@@ -40,7 +43,7 @@ pub(super) async fn claim_units(
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.claim_units(req, idem).await;
+    let result = st.store.claim_units(&tenant, req, idem).await;
     count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
