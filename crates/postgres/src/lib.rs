@@ -131,3 +131,68 @@ pub fn map_error(e: tokio_postgres::Error) -> AllotError {
         }
     }
 }
+
+/// A database made before tenants (migrations up to V8, rows as that schema had them)
+/// migrates into the tenant `default`. Against the test PostgreSQL
+/// (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.
+#[cfg(test)]
+mod tenant_migration {
+    use allot_core::store::*;
+
+    #[tokio::test]
+    async fn rows_from_before_tenants_belong_to_the_default_tenant() {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let schema = format!("t_v8_{}_{}", std::process::id(), rand::random::<u32>());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        let (mut c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        super::embedded::migrations::runner()
+            .set_target(refinery::Target::Version(8))
+            .run_async(&mut c)
+            .await
+            .unwrap();
+        c.batch_execute(
+            "INSERT INTO skus (sku) VALUES ('OLD');
+             INSERT INTO stock (sku, bucket, on_hand) VALUES ('OLD', 0, 5);
+             INSERT INTO ledger (sku, delta, kind) VALUES ('OLD', 5, 'created');
+             INSERT INTO skus (sku, tracking) VALUES ('U', 'units');
+             INSERT INTO units (sku, serial, received_at) VALUES ('U', 'A', now()), ('U', 'B', now());
+             INSERT INTO ledger (sku, delta, kind) VALUES ('U', 2, 'units_received');
+             INSERT INTO bookings (id, resource, during, holder, status, strategy, created_at)
+                  VALUES ('B1', 'R', tstzrange(now(), now() + interval '1 hour', '[)'), 'h', 'confirmed', 'exclusion', now());
+             INSERT INTO jobs (queue, state, payload, run_at, max_attempts, created_at)
+                  VALUES ('Q', 'available', '{}', now(), 3, now());",
+        )
+        .await
+        .unwrap();
+        crate::migrate(&url).await.unwrap();
+        let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
+        let d = allot_core::access::DEFAULT_TENANT;
+        assert_eq!(store.get_sku(d, "OLD").await.unwrap().on_hand, 5);
+        assert!(store.get_sku("acme", "OLD").await.is_err(), "another tenant sees it");
+        assert_eq!(store.get_booking(d, "B1").await.unwrap().resource, "R");
+        assert_eq!(store.queue_counts(d, "Q").await.unwrap().open(), 1);
+        let claim = allot_core::validate::unit_claim(
+            "X1".into(),
+            serde_json::from_value(serde_json::json!({"sku": "U", "quantity": 2, "order_by": ["id"]})).unwrap(),
+            allot_core::UnitStrategy::SkipLocked,
+            &Default::default(),
+        )
+        .unwrap();
+        let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
+        assert_eq!(got.units.len(), 2);
+        let report = store.audit(None).await.unwrap();
+        assert!(report.is_clean(), "{report:?}");
+        assert_eq!(report.skus_checked, 2);
+        drop(store);
+        admin
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .unwrap();
+    }
+}
