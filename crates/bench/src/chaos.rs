@@ -47,11 +47,15 @@ pub enum Scenario {
     /// A Redis of the suite's own crashes (SIGKILL) and comes back empty under
     /// `redis_counter`, `redis_lock` and `atomic` load on PostgreSQL.
     RedisRestart,
+    /// `FLUSHALL` on the suite's Redis under the same load: every counter, lock and fence
+    /// gone at once while the server keeps running (an operator's mistake, or a failover to
+    /// an empty replica).
+    RedisFlushall,
 }
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
@@ -59,6 +63,7 @@ impl Scenario {
         Scenario::PgFailover,
         Scenario::PgHaproxy,
         Scenario::RedisRestart,
+        Scenario::RedisFlushall,
     ];
 
     /// Its name (`--scenario`).
@@ -71,6 +76,7 @@ impl Scenario {
             Scenario::PgFailover => "pg-failover",
             Scenario::PgHaproxy => "pg-haproxy",
             Scenario::RedisRestart => "redis-restart",
+            Scenario::RedisFlushall => "redis-flushall",
         }
     }
 }
@@ -112,6 +118,9 @@ pub struct ChaosReport {
     /// `pg-haproxy`: fault-free throughput (allocations/s) through HAProxy with 1, 2 and 3
     /// instances on the same database.
     pub throughput_by_instances: Vec<(usize, u64)>,
+    /// The unit claims, bookings and jobs sent through the same fault, and what their
+    /// checkers found.
+    pub mixed: crate::mixed::MixedReport,
 }
 
 /// The allot server child process of a scenario.
@@ -341,7 +350,7 @@ fn make_db(scenario: Scenario) -> Result<Db, BenchError> {
                 ..none(Some(primary))
             }
         }
-        Scenario::RedisRestart => {
+        Scenario::RedisRestart | Scenario::RedisFlushall => {
             let redis = RedisServer::start()?;
             Db {
                 redis_url: Some(redis.url()),
@@ -438,6 +447,12 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
         _ => vec!["serialized"],
     };
     let seen = Seen::new(opts.requests);
+    let (mixed, workers) = crate::mixed::prepare(&fleet.url, database_url, opts.requests / 2).await?;
+    let side = tokio::spawn(crate::mixed::drive(
+        fleet.url.clone(),
+        (opts.clients / 2).max(1),
+        mixed.clone(),
+    ));
     let driven = drive(
         fleet.url.clone(),
         "CHAOS",
@@ -454,10 +469,27 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
     inject(opts, db, &mut fleet, database_url).await?;
     let restored = Instant::now();
     load.await.map_err(|e| BenchError::Setup(e.to_string()))?;
+    side.await.map_err(|e| BenchError::Setup(e.to_string()))?;
     wait_healthy(&fleet.url, Duration::from_secs(60)).await?;
-    let report = check(opts, &fleet.url, &strategies, &seen, (fault_at, restored), initial).await;
+    let mut report = check(opts, &fleet.url, &strategies, &seen, (fault_at, restored), initial).await;
+    if let Ok(r) = &mut report {
+        r.mixed = mixed.check(&fleet.url, workers, &mut r.violations).await;
+        audit_mixed(&fleet.url, &mut r.violations).await?;
+    }
     fleet.stop().await;
     report
+}
+
+/// The audit's job rules and booking overlaps after the mixed load (the SKU rules are the
+/// bank's).
+async fn audit_mixed(url: &str, violations: &mut Vec<String>) -> Result<(), BenchError> {
+    let audit = crate::load::get(&reqwest::Client::new(), &format!("{url}/v1/audit")).await?;
+    for list in ["job_violations", "booking_overlaps"] {
+        if audit[list] != json!([]) {
+            violations.push(format!("audit {list}: {}", audit[list]));
+        }
+    }
+    Ok(())
 }
 
 /// Fault-free throughput through HAProxy with 1, 2 and 3 instances (does it scale until the
@@ -537,6 +569,15 @@ async fn inject(opts: &ChaosOptions, db: &Db, fleet: &mut Fleet, database_url: &
         (Scenario::RedisRestart, _) => {
             let redis = db.redis.as_ref().ok_or_else(|| BenchError::Setup("no redis".into()))?;
             tokio::task::block_in_place(|| redis.lock().unwrap_or_else(|p| p.into_inner()).crash_and_restart())
+        }
+        (Scenario::RedisFlushall, _) => {
+            let redis = db.redis.as_ref().ok_or_else(|| BenchError::Setup("no redis".into()))?;
+            let said =
+                tokio::task::block_in_place(|| redis.lock().unwrap_or_else(|p| p.into_inner()).cli(&["FLUSHALL"]))?;
+            if said != "OK" {
+                return Err(BenchError::Setup(format!("FLUSHALL answered {said:?}")));
+            }
+            Ok(())
         }
         (Scenario::PgFailover, Some(primary)) => {
             let standby = db
@@ -636,5 +677,31 @@ pub fn render_chaos(reports: &[ChaosReport]) -> String {
         }
     }
     s.push_str(&notes);
+    s.push_str(&render_mixed(reports));
+    s
+}
+
+/// The mixed workload's table (Markdown), after the scenarios' one.
+fn render_mixed(reports: &[ChaosReport]) -> String {
+    let mut s = String::from(
+        "\nMixed workload (same faults):\n\n\
+         | scenario | unit claims | units twice | bookings won | refused (overlap) | jobs enqueued | completed | pending | jobs lost |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in reports {
+        let m = &r.mixed;
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.scenario,
+            m.unit_claims,
+            m.units_twice,
+            m.bookings_won,
+            m.bookings_refused,
+            m.jobs_enqueued,
+            m.jobs_completed,
+            m.jobs_pending,
+            m.jobs_lost
+        ));
+    }
     s
 }

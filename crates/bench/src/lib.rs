@@ -13,6 +13,7 @@ mod flash_sale;
 mod holds;
 mod lb;
 mod load;
+mod mixed;
 mod queue;
 mod soak;
 mod units;

@@ -65,7 +65,7 @@ enum Cmd {
 #[derive(Args)]
 struct ChaosArgs {
     /// sqlite-kill, pg-restart-fast, pg-restart-immediate, pg-kill-allot, pg-failover,
-    /// pg-haproxy, redis-restart, or all (all but `soak`: 30 minutes of mixed load with
+    /// pg-haproxy, redis-restart, redis-flushall, or all (all but `soak`: 30 minutes of mixed load with
     /// memory, descriptors and p99 sampled, which must stay flat).
     #[arg(long, default_value = "all")]
     scenario: String,

@@ -28,6 +28,7 @@ async fn every_fault_scenario_passes_its_checkers() {
         "pg-failover",
         "pg-haproxy",
         "redis-restart",
+        "redis-flushall",
     ] {
         let row = table
             .lines()
@@ -40,6 +41,22 @@ async fn every_fault_scenario_passes_its_checkers() {
         assert_eq!((cells[7], cells[8], cells[9]), ("0", "0", "ok"), "{row}");
     }
     assert!(table.contains("through HAProxy by instances: 1: "), "{table}");
+    // The mixed workload's table: every scenario sent unit claims, bookings and jobs through
+    // its fault; nothing handed out twice, no job lost (its checkers' findings are in `checks`).
+    let mixed = table.split("Mixed workload").nth(1).expect("the mixed table");
+    let mut rows = 0;
+    for row in mixed
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario"))
+    {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | scenario | unit claims | units twice | bookings won | refused | enqueued | completed | pending | lost |
+        assert_eq!((cells[3], cells[9]), ("0", "0"), "{row}");
+        assert_eq!(cells[2], "100", "every unit claim applied: {row}");
+        assert_eq!(cells[6], "100", "every enqueue applied: {row}");
+        rows += 1;
+    }
+    assert_eq!(rows, 8, "{mixed}");
 }
 
 /// The soak, a few seconds of it: every interval answers requests, and memory, descriptors
