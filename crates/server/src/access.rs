@@ -125,10 +125,13 @@ pub async fn create_key(
 /// SHA-256 of `secret`, lower-case hex: what the store keeps.
 pub fn hash_secret(secret: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    use std::fmt::Write;
+    // One allocation: this runs on every request of a server that requires keys.
+    let mut hex = String::with_capacity(64);
+    for b in sha2::Sha256::digest(secret.as_bytes()) {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
 }
 
 /// Whether `secret` has the shape of one (so a malformed one never reaches the store).
@@ -140,13 +143,16 @@ fn well_formed(secret: &str) -> bool {
 
 type Limiter = governor::DefaultDirectRateLimiter;
 
+/// A key read from the store (or "no such key") and when it was read, by secret hash.
+type Cached = (Instant, Option<Arc<ApiKey>>);
+
 /// The access state of a server: its store, whether it may run without keys, the cache, and
 /// each key's rate limiter (governor's GCRA token bucket) and long-poll permits.
 pub struct Access {
     store: Arc<dyn Store>,
     /// No key ever made and this is allowed (loopback or `--insecure-no-auth`): open.
     open_without_keys: bool,
-    keys: Mutex<HashMap<String, (Instant, Option<ApiKey>)>>,
+    keys: Mutex<HashMap<String, Cached>>,
     any_key: Mutex<Option<(Instant, bool)>>,
     default_rate_per_s: u32,
     limiters: Mutex<HashMap<String, Arc<Limiter>>>,
@@ -228,14 +234,14 @@ impl Access {
         Ok(any)
     }
 
-    async fn key(&self, secret: &str) -> Result<Option<ApiKey>, AllotError> {
+    async fn key(&self, secret: &str) -> Result<Option<Arc<ApiKey>>, AllotError> {
         let hash = hash_secret(secret);
         if let Some((at, k)) = self.keys.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
             if at.elapsed() < CACHE_TTL {
                 return Ok(k.clone());
             }
         }
-        let found = self.store.key_by_hash(&hash).await?;
+        let found = self.store.key_by_hash(&hash).await?.map(Arc::new);
         let mut cache = self.keys.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= CACHE_MAX {
             cache.clear();
@@ -266,9 +272,9 @@ impl Access {
             return Err(unauthenticated("the key was revoked"));
         }
         Ok(Principal {
-            tenant: key.tenant,
-            key_id: Some(key.id),
-            scopes: key.scopes,
+            tenant: key.tenant.clone(),
+            key_id: Some(key.id.clone()),
+            scopes: key.scopes.clone(),
             rate_per_s: key.rate_per_s,
         })
     }
