@@ -107,6 +107,8 @@ pub struct ChaosReport {
     pub failed_503: u64,
     /// Not answered (the server died; retried with their keys).
     pub unanswered: u64,
+    /// Answered `409 contention` (refused, nothing applied; retried with their keys).
+    pub refused_contention: u64,
     /// From the fault to the first 201 once the fault is over (the restart done), ms.
     pub recovery_ms: u64,
     /// Keys whose effect is missing from the database (must be 0).
@@ -179,6 +181,9 @@ pub(crate) async fn wait_healthy(url: &str, within: Duration) -> Result<(), Benc
 enum Answer {
     Created,
     Unavailable,
+    /// `409 contention` (e.g. `redis_lock` out of lock attempts): refused, nothing applied,
+    /// as a 503 promises; the retry by key checks it.
+    Contention,
     Unanswered,
     Other(u16),
 }
@@ -217,6 +222,10 @@ async fn send(client: &reqwest::Client, t: &Target<'_>, i: u64) -> (Answer, bool
                 // A proxy's 502/504: the instance died or timed out with the request; the
                 // client cannot know whether it was applied (like no answer at all).
                 502 | 504 => (Answer::Unanswered, false),
+                409 => match r.json::<Value>().await {
+                    Ok(b) if b["error"]["code"] == "contention" => (Answer::Contention, false),
+                    _ => (Answer::Other(409), false),
+                },
                 s => (Answer::Other(s), false),
             }
         }
@@ -306,7 +315,7 @@ async fn settle(
             match send(&client, &target, i as u64).await {
                 (Answer::Created, replayed) => {
                     first_ok.get_or_insert_with(Instant::now);
-                    if replayed && *a == Some(Answer::Unavailable) {
+                    if replayed && matches!(a, Some(Answer::Unavailable | Answer::Contention)) {
                         applied_after_503 += 1;
                     }
                     settled = true;
@@ -541,9 +550,9 @@ async fn check(
         None => {}
     }
     if applied_after_503 > 0 {
-        report
-            .violations
-            .push(format!("{applied_after_503} requests answered 503 had been applied"));
+        report.violations.push(format!(
+            "{applied_after_503} requests answered 503 (or 409 contention) had been applied"
+        ));
     }
     bank(url, initial, opts.requests, &mut report).await?;
     Ok(report)
@@ -611,8 +620,11 @@ fn tally(opts: &ChaosOptions, answers: &[Option<Answer>]) -> ChaosReport {
         match a {
             Some(Answer::Created) => r.acknowledged += 1,
             Some(Answer::Unavailable) => r.failed_503 += 1,
+            Some(Answer::Contention) => r.refused_contention += 1,
             Some(Answer::Unanswered) | None => r.unanswered += 1,
-            Some(Answer::Other(s)) => r.violations.push(format!("an answer {s}: neither 2xx, 503 nor none")),
+            Some(Answer::Other(s)) => r
+                .violations
+                .push(format!("an answer {s}: neither 2xx, 503, 409 contention nor none")),
         }
     }
     r
@@ -663,6 +675,12 @@ pub fn render_chaos(reports: &[ChaosReport]) -> String {
             r.applied_twice,
             checks
         ));
+        if r.refused_contention > 0 {
+            notes.push_str(&format!(
+                "\n{}: {} answered 409 contention (nothing applied; settled by key)\n",
+                r.scenario, r.refused_contention
+            ));
+        }
         if !r.throughput_by_instances.is_empty() {
             let by: Vec<String> = r
                 .throughput_by_instances

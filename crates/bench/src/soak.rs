@@ -1,5 +1,6 @@
 //! The soak (`allot chaos --scenario soak`): a long mixed load (allocations under `batched`
-//! and `atomic`, holds confirmed or released) against an `allot serve` child process on a
+//! and `atomic`, stock holds confirmed or released, unit holds released, bookings cancelled,
+//! jobs enqueued, claimed and completed) against an `allot serve` child process on a
 //! PostgreSQL cluster of the suite's own, with the server's resident memory, open file
 //! descriptors and the load's p99 sampled every interval; they must stay flat. A bench run
 //! (30 minutes by default), with a few seconds' version in the test suite.
@@ -62,7 +63,8 @@ fn proc_figures(pid: u32) -> (u64, u64) {
     (rss, fds)
 }
 
-/// The mixed load: each client alternates allocations and holds (confirmed or released).
+/// The mixed load: each client cycles through allocations, stock holds (confirmed or
+/// released), unit holds (released), bookings (cancelled) and jobs (claimed and completed).
 async fn client_loop(
     url: String,
     n: u64,
@@ -75,38 +77,106 @@ async fn client_loop(
     while !stop.load(Ordering::Relaxed) {
         i += 1;
         let started = Instant::now();
-        let strategy = if i.is_multiple_of(2) { "batched" } else { "atomic" };
-        let line = json!([{"sku": "SOAK", "quantity": 1}]);
-        let ok = if i.is_multiple_of(3) {
-            let hold = crate::load::post(
-                &client,
-                &format!("{url}/v1/holds"),
-                &json!({"lines": line, "ttl_ms": 60000, "strategy": strategy}),
-            )
-            .await;
-            match hold {
-                Ok((201, h)) => {
-                    let verb = if i.is_multiple_of(2) { "confirm" } else { "release" };
-                    let id = h["id"].as_str().unwrap_or_default();
-                    crate::load::post(&client, &format!("{url}/v1/holds/{id}/{verb}"), &json!({}))
-                        .await
-                        .is_ok()
-                }
-                _ => false,
-            }
-        } else {
-            crate::load::post(
-                &client,
-                &format!("{url}/v1/allocations"),
-                &json!({"lines": line, "strategy": strategy}),
-            )
-            .await
-            .is_ok()
-        };
-        if ok {
+        if step(&client, &url, i).await {
             let us = started.elapsed().as_micros() as u64;
             hist.lock().unwrap_or_else(|p| p.into_inner()).saturating_record(us);
             count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// POST `body` to `path`; the answer's body when it is 2xx.
+async fn ok(client: &reqwest::Client, url: &str, path: &str, body: serde_json::Value) -> Option<serde_json::Value> {
+    match crate::load::post(client, &format!("{url}{path}"), &body).await {
+        Ok((200..=299, b)) => Some(b),
+        _ => None,
+    }
+}
+
+/// Operation `i` of a client (`i >> 40` is the client): half allocations, then the rest of
+/// the mix in turn. Whether it succeeded.
+async fn step(client: &reqwest::Client, url: &str, i: u64) -> bool {
+    let strategy = if i.is_multiple_of(2) { "batched" } else { "atomic" };
+    let line = json!([{"sku": "SOAK", "quantity": 1}]);
+    match i % 10 {
+        0..=4 => ok(
+            client,
+            url,
+            "/v1/allocations",
+            json!({"lines": line, "strategy": strategy}),
+        )
+        .await
+        .is_some(),
+        5 | 6 => {
+            let Some(h) = ok(
+                client,
+                url,
+                "/v1/holds",
+                json!({"lines": line, "ttl_ms": 60000, "strategy": strategy}),
+            )
+            .await
+            else {
+                return false;
+            };
+            let verb = if i % 10 == 5 { "confirm" } else { "release" };
+            let path = format!("/v1/holds/{}/{verb}", h["id"].as_str().unwrap_or_default());
+            ok(client, url, &path, json!({})).await.is_some()
+        }
+        7 => {
+            let claim = json!({"sku": "SOAKU", "quantity": 1, "hold_ttl_ms": 60000});
+            let Some(h) = ok(client, url, "/v1/unit-allocations", claim).await else {
+                return false;
+            };
+            let path = format!("/v1/holds/{}/release", h["id"].as_str().unwrap_or_default());
+            ok(client, url, &path, json!({})).await.is_some()
+        }
+        8 => {
+            let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").expect("a date")
+                + chrono::Duration::hours((i & 0xFFFF) as i64);
+            let end = start + chrono::Duration::hours(1);
+            let path = format!("/v1/resources/SOAK-{}/bookings", i >> 40);
+            let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "soak"});
+            let Some(b) = ok(client, url, &path, body).await else {
+                return false;
+            };
+            let id = b["id"].as_str().unwrap_or_default();
+            client
+                .delete(format!("{url}/v1/bookings/{id}"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+        }
+        _ => {
+            if ok(
+                client,
+                url,
+                "/v1/queues/SOAKQ/jobs",
+                json!({"jobs": [{"payload": {"i": i}}]}),
+            )
+            .await
+            .is_none()
+            {
+                return false;
+            }
+            let Some(c) = ok(
+                client,
+                url,
+                "/v1/queues/SOAKQ/claims",
+                json!({"max": 1, "lease_ms": 60000}),
+            )
+            .await
+            else {
+                return false;
+            };
+            match c["jobs"].as_array().and_then(|j| j.first()) {
+                Some(j) => {
+                    let path = format!("/v1/jobs/{}/complete", j["id"]);
+                    ok(client, url, &path, json!({"lease_token": j["lease_token"]}))
+                        .await
+                        .is_some()
+                }
+                None => true,
+            }
         }
     }
 }
@@ -118,7 +188,18 @@ pub async fn soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
     let mut server = start_server(&opts.allot_bin, port, &cluster.url(), None).await?;
     wait_healthy(&server.url, Duration::from_secs(30)).await?;
     let body = json!({"sku": "SOAK", "on_hand": 100_000_000_000i64});
-    crate::load::post(&reqwest::Client::new(), &format!("{}/v1/skus", server.url), &body).await?;
+    let setup = reqwest::Client::new();
+    crate::load::post(&setup, &format!("{}/v1/skus", server.url), &body).await?;
+    // Units for the unit holds (each is released, so a few per client suffice).
+    let units: Vec<serde_json::Value> = (0..opts.clients.max(1) * 4)
+        .map(|u| json!({"serial": format!("U{u}")}))
+        .collect();
+    crate::load::post(
+        &setup,
+        &format!("{}/v1/skus/SOAKU/units", server.url),
+        &json!({ "units": units }),
+    )
+    .await?;
     let pid = server
         .child
         .id()
