@@ -250,44 +250,26 @@ impl Seen {
 }
 
 async fn drive(url: String, sku: &'static str, strategies: Vec<&'static str>, clients: usize, n: u64, seen: Arc<Seen>) {
-    let next = Arc::new(AtomicU64::new(0));
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(45))
-        .build()
-        .expect("a client");
-    let mut set = tokio::task::JoinSet::new();
-    for _ in 0..clients.max(1) {
-        let (url, strategies, client, next, seen) = (
-            url.clone(),
-            strategies.clone(),
-            client.clone(),
-            next.clone(),
-            seen.clone(),
-        );
-        set.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    return;
-                }
-                let target = Target {
-                    url: &url,
-                    sku,
-                    strategies: &strategies,
-                };
-                let (answer, _) = send(&client, &target, i).await;
-                if answer == Answer::Created {
-                    seen.acks.lock().unwrap_or_else(|p| p.into_inner()).push(Instant::now());
-                } else {
-                    // A client backs off after a failure, as a real one would.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                seen.answers.lock().unwrap_or_else(|p| p.into_inner())[i as usize] = Some(answer);
-                seen.done.fetch_add(1, Ordering::Relaxed);
+    crate::load::each_index(clients, n, move |client, i| {
+        let (url, strategies, seen) = (url.clone(), strategies.clone(), seen.clone());
+        async move {
+            let target = Target {
+                url: &url,
+                sku,
+                strategies: &strategies,
+            };
+            let (answer, _) = send(&client, &target, i).await;
+            if answer == Answer::Created {
+                seen.acks.lock().unwrap_or_else(|p| p.into_inner()).push(Instant::now());
+            } else {
+                // A client backs off after a failure, as a real one would.
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
-        });
-    }
-    while set.join_next().await.is_some() {}
+            seen.answers.lock().unwrap_or_else(|p| p.into_inner())[i as usize] = Some(answer);
+            seen.done.fetch_add(1, Ordering::Relaxed);
+        }
+    })
+    .await
 }
 
 /// Retry every request that got no 201 with its key until it is applied (bounded); returns

@@ -191,6 +191,35 @@ pub(crate) async fn post(client: &reqwest::Client, url: &str, body: &Value) -> R
     Ok((status, resp.json::<Value>().await.unwrap_or(Value::Null)))
 }
 
+/// Send requests `0..n` from `clients` concurrent tasks, each taking the next index, on one
+/// HTTP client (45 s timeout, longer than any bounded wait of the server): `one(client, i)`
+/// sends request `i` and records what it got. A fault suite's driver.
+pub(crate) async fn each_index<F, Fut>(clients: usize, n: u64, one: F)
+where
+    F: Fn(reqwest::Client, u64) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(45))
+        .build()
+        .expect("a client");
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..clients.max(1) {
+        let (client, next, one) = (client.clone(), next.clone(), one.clone());
+        set.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    return;
+                }
+                one(client.clone(), i).await;
+            }
+        });
+    }
+    while set.join_next().await.is_some() {}
+}
+
 pub(crate) async fn get(client: &reqwest::Client, url: &str) -> Result<Value, BenchError> {
     Ok(client.get(url).send().await?.json().await?)
 }

@@ -18,7 +18,6 @@ use allot_core::job::{JobState, LeasedJob};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -140,7 +139,6 @@ async fn send(client: &reqwest::Client, url: &str, j: u64) -> (Outcome, bool) {
 pub(crate) struct Mixed {
     outcomes: Mutex<Vec<Option<Outcome>>>,
     requests: u64,
-    done: AtomicU64,
 }
 
 /// What ran a job, how many times (a job may run again after a lost lease; it completes once).
@@ -196,37 +194,24 @@ pub(crate) async fn prepare(url: &str, database_url: &str, requests: u64) -> Res
     let mixed = Arc::new(Mixed {
         outcomes: Mutex::new(vec![None; requests as usize]),
         requests,
-        done: AtomicU64::new(0),
     });
     Ok((mixed, Workers { pool, _runs: runs }))
 }
 
 /// Send every request once, `clients` at a time.
 pub(crate) async fn drive(url: String, clients: usize, mixed: Arc<Mixed>) {
-    let next = Arc::new(AtomicU64::new(0));
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(45))
-        .build()
-        .expect("a client");
-    let mut set = tokio::task::JoinSet::new();
-    for _ in 0..clients.max(1) {
-        let (url, client, next, mixed) = (url.clone(), client.clone(), next.clone(), mixed.clone());
-        set.spawn(async move {
-            loop {
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                if j >= mixed.requests {
-                    return;
-                }
-                let (outcome, _) = send(&client, &url, j).await;
-                if !matches!(outcome, Outcome::Done(_) | Outcome::Refused(_)) {
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                mixed.outcomes.lock().unwrap_or_else(|p| p.into_inner())[j as usize] = Some(outcome);
-                mixed.done.fetch_add(1, Ordering::Relaxed);
+    let n = mixed.requests;
+    crate::load::each_index(clients, n, move |client, j| {
+        let (url, mixed) = (url.clone(), mixed.clone());
+        async move {
+            let (outcome, _) = send(&client, &url, j).await;
+            if !matches!(outcome, Outcome::Done(_) | Outcome::Refused(_)) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
-        });
-    }
-    while set.join_next().await.is_some() {}
+            mixed.outcomes.lock().unwrap_or_else(|p| p.into_inner())[j as usize] = Some(outcome);
+        }
+    })
+    .await
 }
 
 impl Mixed {
