@@ -62,6 +62,18 @@ impl BookingStatus {
         }
     }
 
+    /// Whether a booking stored in this status with `expires_at` may be extended at `now`:
+    /// only a held one not yet expired; otherwise `booking_*` naming its status.
+    pub fn extend_refusal(self, id: &str, expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> crate::Result<()> {
+        match self.effective(expires_at, now) {
+            BookingStatus::Held => Ok(()),
+            status => Err(crate::AllotError::BookingNotActive {
+                id: id.to_string(),
+                status,
+            }),
+        }
+    }
+
     /// Whether a booking in this (effective) status blocks its range.
     pub fn blocks(self) -> bool {
         matches!(self, BookingStatus::Confirmed | BookingStatus::Held)

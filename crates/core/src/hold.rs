@@ -147,6 +147,40 @@ pub struct HoldBody {
     pub strategy: Option<String>,
 }
 
+/// `POST /v1/holds/{id}/extend` and `POST /v1/bookings/{id}/extend` body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ExtendBody {
+    /// The hold lasts at least this long from now, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`
+    /// (an extension never shortens a hold; see [`extended_expiry`]).
+    pub ttl_ms: i64,
+}
+
+/// The expiry of a hold extended at `now` by `ttl_ms`: `now + ttl_ms`, or the current expiry
+/// when that is later (extending never shortens; the bound `max_hold_ttl_ms` counts from now,
+/// as seats.io's hold-token extension does).
+pub fn extended_expiry(current: DateTime<Utc>, now: DateTime<Utc>, ttl_ms: u64) -> DateTime<Utc> {
+    current.max(expires_at(now, ttl_ms))
+}
+
+/// Whether a hold in `stored` state with `expires_at` may be extended at `now`: only a `held`
+/// hold that has not expired; otherwise `hold_expired` / `hold_released` / `hold_confirmed`.
+pub fn extend_refusal(
+    id: &str,
+    stored: HoldStatus,
+    expires_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> crate::Result<()> {
+    match stored.effective(expires_at, now) {
+        HoldStatus::Held => Ok(()),
+        status => Err(crate::AllotError::HoldNotActive {
+            id: id.to_string(),
+            status,
+        }),
+    }
+}
+
 /// A validated hold request: the lines are taken exactly like an allocation's (same
 /// strategies, same lock order) but move quantity to `held` instead of out of `on_hand`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,6 +234,26 @@ pub fn confirm_refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_extension_never_shortens_and_only_a_live_hold_extends() {
+        let now = Utc::now();
+        let later = now + chrono::Duration::seconds(60);
+        assert_eq!(extended_expiry(later, now, 1_000), later);
+        assert_eq!(
+            extended_expiry(later, now, 120_000),
+            now + chrono::Duration::seconds(120)
+        );
+        assert!(extend_refusal("h", HoldStatus::Held, later, now).is_ok());
+        for (stored, exp, code) in [
+            (HoldStatus::Held, now, "hold_expired"),
+            (HoldStatus::Released, later, "hold_released"),
+            (HoldStatus::Confirmed, later, "hold_confirmed"),
+            (HoldStatus::Expired, later, "hold_expired"),
+        ] {
+            assert_eq!(extend_refusal("h", stored, exp, now).unwrap_err().code(), code);
+        }
+    }
 
     #[test]
     fn effective_status_expires_exactly_at_expiry() {

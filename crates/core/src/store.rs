@@ -194,6 +194,18 @@ pub trait HoldStore: Send + Sync + 'static {
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>>;
 
+    /// Extend a `held`, unexpired hold (stock or units) so it lasts at least `ttl_ms` from
+    /// now ([`crate::hold::extended_expiry`]); `hold_expired` / `hold_released` /
+    /// `hold_confirmed` otherwise (see [`crate::hold::extend_refusal`]). Races with expiry
+    /// have one outcome: the hold's row is locked first.
+    async fn extend_hold(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>>;
+
     /// Finalise at most `max_holds` holds whose `expires_at <= now` (status `expired`,
     /// quantity back to available, `hold_expired` ledger entries). Returns how many.
     async fn expire_holds(&self, now: chrono::DateTime<chrono::Utc>, max_holds: u32) -> Result<u64>;
@@ -279,6 +291,17 @@ pub trait BookingStore: Send + Sync + 'static {
         &self,
         tenant: &str,
         id: &str,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>>;
+
+    /// Extend a held, unexpired booking so its hold lasts at least `ttl_ms` from now (never
+    /// shorter); `booking_expired` / `booking_confirmed` / `booking_released` /
+    /// `booking_cancelled` otherwise.
+    async fn extend_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
         idem: Option<Idempotency<Booking>>,
     ) -> Result<Executed<Booking>>;
 

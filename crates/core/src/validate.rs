@@ -138,6 +138,11 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     })
 }
 
+/// Validate `POST /v1/holds/{id}/extend` (and a booking's): `ttl_ms` within the hold limits.
+pub fn extend(body: &crate::hold::ExtendBody, limits: &Limits) -> Result<u64> {
+    hold_ttl("ttl_ms", body.ttl_ms, limits)
+}
+
 /// Validate `POST /v1/holds`: the lines as for an allocation, and
 /// `min_hold_ttl_ms <= ttl_ms <= max_hold_ttl_ms` (below is `invalid_request`, above
 /// `limit_exceeded`).

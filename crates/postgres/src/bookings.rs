@@ -223,6 +223,41 @@ impl PgStore {
         booking_of(&row, now)
     }
 
+    /// Lock a booking's row, check it is a live hold, and push its expiry out.
+    async fn try_extend_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<&Idempotency<Booking>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Executed<Booking>> {
+        self.write(tenant, idem, async |tx| {
+            let stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"
+                ))
+                .await?;
+            let row = tx
+                .query_opt(&stmt, &[&id, &tenant])
+                .await?
+                .ok_or_else(|| AllotError::not_found("booking", id))?;
+            let b = booking_of(&row, now)?;
+            let stored = BookingStatus::parse(row.get(6)).unwrap_or(BookingStatus::Cancelled);
+            stored.extend_refusal(id, b.expires_at, now)?;
+            let until = allot_core::hold::extended_expiry(b.expires_at.unwrap_or(now), now, ttl_ms);
+            let stmt = tx
+                .prepare_cached("UPDATE bookings SET expires_at = $3 WHERE tenant = $2 AND id = $1")
+                .await?;
+            tx.execute(&stmt, &[&id, &tenant, &until]).await?;
+            Ok(Booking {
+                expires_at: Some(until),
+                ..b
+            })
+        })
+        .await
+    }
+
     /// Run a conditional status change `sql` ($1 id, $2 now, $3 tenant) in a transaction with
     /// the idempotency protocol; `refuse` decides what an unchanged booking answers.
     async fn try_transition(
@@ -346,6 +381,18 @@ impl BookingStore for PgStore {
             }),
         };
         self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, refuse))
+            .await
+    }
+
+    async fn extend_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        let now = self.now();
+        self.retrying(|| self.try_extend_booking(tenant, id, ttl_ms, idem.as_ref(), now))
             .await
     }
 

@@ -376,6 +376,32 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    async fn try_extend(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<&Idempotency<Hold>>,
+        now: DateTime<Utc>,
+    ) -> TxResult<Executed<Hold>> {
+        self.write(tenant, idem, async |tx| {
+            let (_, stored, expires_at) = lock_hold(tx, tenant, id).await?;
+            allot_core::hold::extend_refusal(id, stored, expires_at, now)?;
+            let until = allot_core::hold::extended_expiry(expires_at, now, ttl_ms);
+            let stmt = tx
+                .prepare_cached("UPDATE holds SET expires_at = $3 WHERE tenant = $2 AND id = $1")
+                .await?;
+            tx.execute(&stmt, &[&id, &tenant, &until]).await?;
+            let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
+            let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
+            let hold = read_hold(tx, tenant, &row, now).await?;
+            Ok(hold)
+        })
+        .await
+    }
+}
+
 #[async_trait]
 impl HoldStore for PgStore {
     async fn create_hold(
@@ -431,6 +457,18 @@ impl HoldStore for PgStore {
         }
         let now = self.now();
         self.retrying(|| self.try_release(tenant, id, actor.as_deref(), idem.as_ref(), now))
+            .await
+    }
+
+    async fn extend_hold(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        let now = self.now();
+        self.retrying(|| self.try_extend(tenant, id, ttl_ms, idem.as_ref(), now))
             .await
     }
 

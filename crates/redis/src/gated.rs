@@ -146,6 +146,15 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
         }
         result
     }
+    async fn extend_hold(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        self.inner.extend_hold(tenant, id, ttl_ms, idem).await
+    }
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         self.inner.expire_holds(now, max_holds).await
     }
@@ -219,6 +228,15 @@ impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
         idem: Option<Idempotency<Booking>>,
     ) -> Result<Executed<Booking>> {
         self.inner.confirm_booking(tenant, id, idem).await
+    }
+    async fn extend_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        self.inner.extend_booking(tenant, id, ttl_ms, idem).await
     }
     async fn list_bookings(
         &self,

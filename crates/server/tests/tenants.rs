@@ -195,6 +195,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
         ),
         (
             "POST",
+            "/v1/holds/{id}/extend",
+            format!("/v1/holds/{h}/extend"),
+            Some(json!({"ttl_ms": 60_000})),
+            NotFound,
+        ),
+        (
+            "POST",
             "/v1/skus/{sku}/units",
             "/v1/skus/U/units".into(),
             Some(json!({"units": [{"serial": "S1"}]})),
@@ -248,6 +255,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             "/v1/bookings/{id}/release",
             format!("/v1/bookings/{b}/release"),
             None,
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/bookings/{id}/extend",
+            format!("/v1/bookings/{b}/extend"),
+            Some(json!({"ttl_ms": 60_000})),
             NotFound,
         ),
         ("GET", "/v1/queues/{queue}", "/v1/queues/Q".into(), None, Nothing),
@@ -397,7 +411,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 20, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 22, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

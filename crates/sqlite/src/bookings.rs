@@ -180,6 +180,33 @@ impl BookingStore for SqliteStore {
         .await
     }
 
+    async fn extend_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Booking>>,
+    ) -> Result<Executed<Booking>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
+            let now = now_us();
+            let (stored, expires_at_us): (String, Option<i64>) = tx
+                .prepare_cached("SELECT status, expires_at_us FROM bookings WHERE tenant = ?2 AND id = ?1")
+                .and_then(|mut s| s.query_row([&id, &t], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+                .map_err(map_error)?
+                .ok_or_else(|| AllotError::not_found("booking", &id))?;
+            let stored = BookingStatus::parse(&stored).unwrap_or(BookingStatus::Cancelled);
+            let expires_at = expires_at_us.map(from_us);
+            stored.extend_refusal(&id, expires_at, from_us(now))?;
+            let until = allot_core::hold::extended_expiry(expires_at.unwrap_or(from_us(now)), from_us(now), ttl_ms);
+            tx.prepare_cached("UPDATE bookings SET expires_at_us = ?3 WHERE tenant = ?2 AND id = ?1")
+                .and_then(|mut s| s.execute(params![id, t, us(until)]))
+                .map_err(map_error)?;
+            read_booking(tx, &t, &id, now)
+        })
+        .await
+    }
+
     async fn list_bookings(
         &self,
         tenant: &str,

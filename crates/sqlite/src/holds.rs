@@ -262,6 +262,28 @@ impl HoldStore for SqliteStore {
         .await
     }
 
+    async fn extend_hold(
+        &self,
+        tenant: &str,
+        id: &str,
+        ttl_ms: u64,
+        idem: Option<Idempotency<Hold>>,
+    ) -> Result<Executed<Hold>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
+            let now = now_us();
+            let h = hold_row(tx, &t, &id)?;
+            let (expires_at, at) = (from_us(h.expires_at_us), from_us(now));
+            allot_core::hold::extend_refusal(&id, h.stored, expires_at, at)?;
+            let until = us(allot_core::hold::extended_expiry(expires_at, at, ttl_ms));
+            tx.prepare_cached("UPDATE holds SET expires_at_us = ?3 WHERE tenant = ?2 AND id = ?1")
+                .and_then(|mut s| s.execute(params![id, t, until]))
+                .map_err(map_error)?;
+            read_hold(tx, &t, &id, now)
+        })
+        .await
+    }
+
     async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let now = us(now);
         self.transact(move |tx| {

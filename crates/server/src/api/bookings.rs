@@ -167,3 +167,26 @@ pub(super) async fn release_booking(
         st.store.release_booking(&tenant, &id, idem).await?,
     ))
 }
+
+#[utoipa::path(post, path = "/v1/bookings/{id}/extend", request_body = ExtendBody, params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Booking, description = "held, lasting at least ttl_ms from now (never shortened)"),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "booking_expired, booking_confirmed, booking_released or booking_cancelled")))]
+pub(super) async fn extend_booking(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<ExtendBody>,
+) -> Result<Response, ApiError> {
+    id_path("booking", &id)?;
+    let ttl_ms = allot_core::validate::extend(&body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    Ok(respond(
+        StatusCode::OK,
+        st.store.extend_booking(&tenant, &id, ttl_ms, idem).await?,
+    ))
+}

@@ -131,6 +131,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("HoldBody", "lines", json!({"minItems": 1, "maxItems": l.max_lines})),
         ("HoldBody", "ttl_ms", hold.clone()),
         ("HoldBody", "strategy", one_of(&s.stock)),
+        ("ExtendBody", "ttl_ms", hold.clone()),
         ("NewUnit", "serial", field.clone()),
         ("NewUnit", "location", text(l.max_unit_field_len)),
         ("NewUnit", "lot", text(l.max_unit_field_len)),
@@ -347,14 +348,20 @@ fn add_links(doc: &mut Value) {
             "201",
             "id",
             "id",
-            &["get_hold", "confirm_hold", "release_hold"][..],
+            &["get_hold", "confirm_hold", "release_hold", "extend_hold"][..],
         ),
         (
             "/v1/resources/{resource}/bookings",
             "201",
             "id",
             "id",
-            &["get_booking", "cancel_booking", "confirm_booking", "release_booking"][..],
+            &[
+                "get_booking",
+                "cancel_booking",
+                "confirm_booking",
+                "release_booking",
+                "extend_booking",
+            ][..],
         ),
     ];
     for (path, status, field, param, targets) in links {

@@ -75,3 +75,26 @@ pub(super) async fn release_hold(
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
 }
+
+#[utoipa::path(post, path = "/v1/holds/{id}/extend", request_body = ExtendBody, params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Hold, description = "held, lasting at least ttl_ms from now (never shortened)"),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "hold_expired, hold_released or hold_confirmed")))]
+pub(super) async fn extend_hold(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    body: JsonBody<ExtendBody>,
+) -> Result<Response, ApiError> {
+    id_path("hold", &id)?;
+    let ttl_ms = allot_core::validate::extend(&body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    Ok(respond(
+        StatusCode::OK,
+        st.store.extend_hold(&tenant, &id, ttl_ms, idem).await?,
+    ))
+}

@@ -44,6 +44,7 @@ use utoipa_swagger_ui::SwaggerUi;
         holds::create_hold,
         holds::get_hold,
         holds::confirm_hold,
+        holds::extend_hold,
         holds::release_hold,
         units::add_units,
         units::claim_units,
@@ -53,6 +54,7 @@ use utoipa_swagger_ui::SwaggerUi;
         bookings::get_booking,
         bookings::cancel_booking,
         bookings::confirm_booking,
+        bookings::extend_booking,
         bookings::release_booking,
         jobs::enqueue_jobs,
         jobs::claim_jobs,
@@ -87,6 +89,7 @@ use utoipa_swagger_ui::SwaggerUi;
         allot_core::JobViolation,
         Hold,
         HoldBody,
+        ExtendBody,
         HoldStatus,
         HoldKind,
         Unit,
@@ -168,6 +171,7 @@ fn routes() -> Router<Arc<AppState>> {
         .route("/v1/holds", post(holds::create_hold))
         .route("/v1/holds/{id}", get(holds::get_hold))
         .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))
+        .route("/v1/holds/{id}/extend", post(holds::extend_hold))
         .route("/v1/holds/{id}/release", post(holds::release_hold))
         .route("/v1/skus/{sku}/units", post(units::add_units))
         .route("/v1/unit-allocations", post(units::claim_units))
@@ -181,6 +185,7 @@ fn routes() -> Router<Arc<AppState>> {
             get(bookings::get_booking).delete(bookings::cancel_booking),
         )
         .route("/v1/bookings/{id}/confirm", post(bookings::confirm_booking))
+        .route("/v1/bookings/{id}/extend", post(bookings::extend_booking))
         .route("/v1/bookings/{id}/release", post(bookings::release_booking))
         .route("/v1/queues/{queue}", get(jobs::queue_counts))
         .route("/v1/queues/{queue}/jobs", post(jobs::enqueue_jobs).get(jobs::list_jobs))
