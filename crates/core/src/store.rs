@@ -137,6 +137,22 @@ pub trait StockStore: Send + Sync + 'static {
     /// Read an allocation.
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation>;
 
+    /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
+    /// before; `None` from the first), at most `limit`; with `available_below`, only those
+    /// whose available count is below it (low stock). Counts as [`StockStore::get_sku`].
+    async fn list_skus(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        available_below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>>;
+
+    /// Allocations of `tenant`, oldest first (by creation, then id), after the allocation
+    /// `after` (a cursor: the last id of the page before; an unknown one gives an empty
+    /// page), at most `limit`.
+    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>>;
+
     /// Spread each SKU's available stock evenly over its buckets (one SKU of `tenant`, or
     /// all segmented SKUs of `tenant`). Returns how many SKUs were changed. No ledger entry:
     /// totals stay.
@@ -194,6 +210,17 @@ pub trait HoldStore: Send + Sync + 'static {
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>>;
 
+    /// Holds of `tenant` whose effective status is `status` (a `held` hold past its expiry
+    /// lists as `expired`), expiring soonest first (by `expires_at`, then id), after the hold
+    /// `after` (a cursor: the last id of the page before), at most `limit`.
+    async fn list_holds(
+        &self,
+        tenant: &str,
+        status: crate::hold::HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>>;
+
     /// Extend a `held`, unexpired hold (stock or units) so it lasts at least `ttl_ms` from
     /// now ([`crate::hold::extended_expiry`]); `hold_expired` / `hold_released` /
     /// `hold_confirmed` otherwise (see [`crate::hold::extend_refusal`]). Races with expiry
@@ -232,6 +259,20 @@ pub trait UnitStore: Send + Sync + 'static {
         req: AddUnits,
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>>;
+
+    /// Units of `sku` by id with `id > after`, those `filter` keeps, at most `limit`.
+    /// `not_found` for an unknown SKU, `invalid_request` for a count-tracked one.
+    async fn list_units(
+        &self,
+        tenant: &str,
+        sku: &str,
+        filter: &crate::unit::UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<crate::unit::UnitView>>;
+
+    /// The unit of `sku` with `serial`; `not_found` when there is none.
+    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<crate::unit::UnitView>;
 
     /// Claim `quantity` available units in the requested order (all or nothing unless
     /// `allow_partial`), as an allocation or, with `hold_ttl_ms`, as a hold.

@@ -262,3 +262,59 @@ mod tests {
         assert!(short_claim_should_retry(0, 1, 1));
     }
 }
+
+/// Where a unit stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum UnitStatus {
+    /// Free to claim.
+    Available,
+    /// In a unit hold.
+    Held,
+    /// Allocated for good.
+    Allocated,
+}
+
+impl UnitStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitStatus::Available => "available",
+            UnitStatus::Held => "held",
+            UnitStatus::Allocated => "allocated",
+        }
+    }
+
+    /// From the stored name.
+    pub fn parse(s: &str) -> Option<UnitStatus> {
+        [UnitStatus::Available, UnitStatus::Held, UnitStatus::Allocated]
+            .into_iter()
+            .find(|u| u.as_str() == s)
+    }
+}
+
+/// A unit as a listing or a lookup by serial shows it: the unit, its status and the claim
+/// (hold or allocation id) that has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UnitView {
+    /// The unit.
+    #[serde(flatten)]
+    pub unit: Unit,
+    /// Its status.
+    pub status: UnitStatus,
+    /// The hold or allocation that has it (`null` while available).
+    pub claim_id: Option<String>,
+}
+
+/// Which units of a SKU a listing shows (every field optional: all of them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitFilter {
+    /// Only units in this status.
+    pub status: Option<UnitStatus>,
+    /// Only units at this location.
+    pub location: Option<String>,
+    /// Only units of this lot.
+    pub lot: Option<String>,
+}

@@ -196,6 +196,17 @@ async fn read_hold<C: GenericClient>(
     })
 }
 
+/// Holds of tenant `$1` in effective status `$3` as of `$4`, expiring soonest first, after
+/// the hold `$2` (the cursor), at most `$5`.
+const SQL_LIST_HOLDS: &str = "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds h
+  WHERE h.tenant = $1
+    AND ($2::text IS NULL OR (h.expires_at, h.id) >
+         (SELECT p.expires_at, p.id FROM holds p WHERE p.tenant = $1 AND p.id = $2))
+    AND CASE $3::text WHEN 'held' THEN h.status = 'held' AND h.expires_at > $4
+                      WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at <= $4)
+                      ELSE h.status = $3 END
+  ORDER BY h.expires_at, h.id LIMIT $5";
+
 /// Overdue holds of tenant `$4` on `$1` as of `$2`, at most `$3`, locked (waiting for holds
 /// another transaction is finishing); (tenant, id).
 const SQL_OVERDUE_ON_SKU: &str = "SELECT h.tenant, h.id FROM holds h
@@ -458,6 +469,20 @@ impl HoldStore for PgStore {
         let now = self.now();
         self.retrying(|| self.try_release(tenant, id, actor.as_deref(), idem.as_ref(), now))
             .await
+    }
+
+    async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
+        let now = self.now();
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_LIST_HOLDS).await.map_err(map_error)?;
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+            [&tenant, &after, &status.as_str(), &now, &i64::from(limit)];
+        let rows = c.query(&stmt, &params).await.map_err(map_error)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            out.push(read_hold(&c, tenant, r, now).await?);
+        }
+        Ok(out)
     }
 
     async fn extend_hold(

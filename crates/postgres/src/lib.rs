@@ -20,6 +20,7 @@ mod listen;
 mod stock;
 mod store;
 mod tx;
+mod unit_reads;
 mod units;
 
 pub use store::PgStore;

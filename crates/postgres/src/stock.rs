@@ -71,22 +71,39 @@ const SQL_SHORT: &str =
     "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE tenant = $3 AND sku = $1), 0)::int8,
             EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
                      WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
-/// A SKU's counts as a reader must see them at `$2`: from its stock rows, or derived from its
-/// units when unit-tracked; held minus what overdue holds still hold (they are expired).
-/// `$3`: the tenant.
-const SQL_GET_SKU: &str = "SELECT s.buckets,
+/// A SKU row `s`'s counts as a reader must see them at `$2`: from its stock rows, or derived
+/// from its units when unit-tracked; and what overdue holds still hold (they are expired, so
+/// it leaves `held`). `$3`: the tenant. Columns: buckets, on_hand, held, version, overdue.
+macro_rules! sku_counts {
+    () => {
+        "s.buckets,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status <> 'allocated')
-             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
+             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS on_hand,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status = 'held')
-             ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
+             ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS held,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = $3 AND l.sku = s.sku)
-             ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8,
+             ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS version,
         COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                   WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2), 0)::int8
-     FROM skus s WHERE s.tenant = $3 AND s.sku = $1";
+                   WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2), 0)::int8 AS overdue"
+    };
+}
+/// One SKU (`$1`) as of `$2`.
+const SQL_GET_SKU: &str = concat!(
+    "SELECT ",
+    sku_counts!(),
+    " FROM skus s WHERE s.tenant = $3 AND s.sku = $1"
+);
+/// SKUs after the name `$1` as of `$2`, available below `$4` (when given), at most `$5`.
+const SQL_LIST_SKUS: &str = concat!(
+    "SELECT sku, buckets, on_hand, held, version, overdue FROM (SELECT s.sku, ",
+    sku_counts!(),
+    " FROM skus s WHERE s.tenant = $3 AND s.sku > $1) x
+      WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
+      ORDER BY sku LIMIT $5"
+);
 const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
      SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
@@ -490,14 +507,33 @@ pub(crate) async fn get_sku_with<C: GenericClient>(
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("sku", sku))?;
-    let overdue: i64 = row.get(4);
-    Ok(Sku::from_counts(
+    Ok(sku_of(&row, sku.to_string(), 0))
+}
+
+/// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
+fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
+    let overdue: i64 = row.get(first + 4);
+    Sku::from_counts(
         sku,
-        row.get::<_, Option<i64>>(1).unwrap_or(0),
-        row.get::<_, Option<i64>>(2).unwrap_or(0) - overdue,
-        row.get::<_, Option<i64>>(3).unwrap_or(0),
-        row.get::<_, i32>(0) as u32,
-    ))
+        row.get::<_, Option<i64>>(first + 1).unwrap_or(0),
+        row.get::<_, Option<i64>>(first + 2).unwrap_or(0) - overdue,
+        row.get::<_, Option<i64>>(first + 3).unwrap_or(0),
+        row.get::<_, i32>(first) as u32,
+    )
+}
+
+/// An allocation from its columns (id, status, strategy, lines, created_at).
+fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
+    let lines: serde_json::Value = row.get(3);
+    Ok(Allocation {
+        id: row.get(0),
+        status: AllocationStatus::parse(row.get(1))
+            .ok_or_else(|| AllotError::Internal("an allocation of unknown status".into()))?,
+        strategy: TakenWith::parse(row.get(2))
+            .ok_or_else(|| AllotError::Internal("an allocation of unknown strategy".into()))?,
+        lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+        created_at: row.get(4),
+    })
 }
 
 /// Read an allocation of `tenant` by id.
@@ -511,16 +547,7 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("allocation", id))?;
-    let lines: serde_json::Value = row.get(3);
-    Ok(Allocation {
-        id: row.get(0),
-        status: AllocationStatus::parse(row.get(1))
-            .ok_or_else(|| AllotError::Internal("an allocation of unknown status".into()))?,
-        strategy: TakenWith::parse(row.get(2))
-            .ok_or_else(|| AllotError::Internal("an allocation of unknown strategy".into()))?,
-        lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-        created_at: row.get(4),
-    })
+    allocation_of(&row)
 }
 
 /// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
@@ -672,6 +699,44 @@ impl StockStore for PgStore {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         let c = self.client().await?;
         read_allocation(&c, tenant, id).await
+    }
+
+    async fn list_skus(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        available_below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>> {
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_LIST_SKUS).await.map_err(map_error)?;
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+            &after.unwrap_or(""),
+            &self.now(),
+            &tenant,
+            &available_below,
+            &i64::from(limit),
+        ];
+        let rows = c.query(&stmt, &params).await.map_err(map_error)?;
+        Ok(rows.iter().map(|r| sku_of(r, r.get(0), 1)).collect())
+    }
+
+    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT id, status, strategy, lines, created_at FROM allocations a
+                  WHERE a.tenant = $1 AND ($2::text IS NULL OR (a.created_at, a.id) >
+                        (SELECT p.created_at, p.id FROM allocations p WHERE p.tenant = $1 AND p.id = $2))
+                  ORDER BY a.created_at, a.id LIMIT $3",
+            )
+            .await
+            .map_err(map_error)?;
+        let rows = c
+            .query(&stmt, &[&tenant, &after, &i64::from(limit)])
+            .await
+            .map_err(map_error)?;
+        rows.iter().map(allocation_of).collect()
     }
 
     async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {

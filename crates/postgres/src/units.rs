@@ -390,6 +390,21 @@ impl UnitStore for PgStore {
         Ok(result)
     }
 
+    async fn list_units(
+        &self,
+        tenant: &str,
+        sku: &str,
+        filter: &allot_core::unit::UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<allot_core::unit::UnitView>> {
+        self.units_of(tenant, sku, filter, after, limit).await
+    }
+
+    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<allot_core::unit::UnitView> {
+        self.unit_by_serial(tenant, sku, serial).await
+    }
+
     /// Bounded: at most `unit_claim_max_attempts` attempts (each a statement or a NOWAIT
     /// pass); between attempts a full-jitter sleep. An attempt that comes back short while
     /// units were locked by others is retried; at the end that is `contention`, never

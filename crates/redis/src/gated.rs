@@ -96,6 +96,18 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         self.inner.get_allocation(tenant, id).await
     }
+    async fn list_skus(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        available_below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>> {
+        self.inner.list_skus(tenant, after, available_below, limit).await
+    }
+    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+        self.inner.list_allocations(tenant, after, limit).await
+    }
     async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
         self.inner.rebalance(tenant, sku).await
     }
@@ -146,6 +158,15 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
         }
         result
     }
+    async fn list_holds(
+        &self,
+        tenant: &str,
+        status: allot_core::hold::HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>> {
+        self.inner.list_holds(tenant, status, after, limit).await
+    }
     async fn extend_hold(
         &self,
         tenant: &str,
@@ -175,6 +196,19 @@ impl<S: Store + ?Sized> UnitStore for RedisGated<S> {
         idem: Option<Idempotency<UnitsCreated>>,
     ) -> Result<Executed<UnitsCreated>> {
         self.inner.add_units(tenant, req, idem).await
+    }
+    async fn list_units(
+        &self,
+        tenant: &str,
+        sku: &str,
+        filter: &UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<UnitView>> {
+        self.inner.list_units(tenant, sku, filter, after, limit).await
+    }
+    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+        self.inner.get_unit(tenant, sku, serial).await
     }
     async fn claim_units(
         &self,

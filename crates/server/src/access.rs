@@ -33,6 +33,11 @@ pub use allot_core::access::DEFAULT_TENANT;
 /// Every `/v1` route and the scope it needs. A route missing here needs `admin`.
 pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/skus", Scope::StockWrite),
+    ("GET", "/v1/skus", Scope::StockRead),
+    ("GET", "/v1/allocations", Scope::StockRead),
+    ("GET", "/v1/holds", Scope::StockRead),
+    ("GET", "/v1/skus/{sku}/units", Scope::UnitsRead),
+    ("GET", "/v1/skus/{sku}/units/{serial}", Scope::UnitsRead),
     ("GET", "/v1/skus/{sku}", Scope::StockRead),
     ("POST", "/v1/skus/{sku}/adjustments", Scope::StockWrite),
     ("GET", "/v1/skus/{sku}/ledger", Scope::StockRead),

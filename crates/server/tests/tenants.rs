@@ -143,6 +143,17 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             Own,
         ),
         ("GET", "/v1/skus/{sku}", "/v1/skus/S".into(), None, NotFound),
+        ("GET", "/v1/skus", "/v1/skus".into(), None, Nothing),
+        ("GET", "/v1/allocations", "/v1/allocations".into(), None, Nothing),
+        ("GET", "/v1/holds", "/v1/holds".into(), None, Nothing),
+        ("GET", "/v1/skus/{sku}/units", "/v1/skus/U/units".into(), None, NotFound),
+        (
+            "GET",
+            "/v1/skus/{sku}/units/{serial}",
+            "/v1/skus/U/units/S1".into(),
+            None,
+            NotFound,
+        ),
         (
             "POST",
             "/v1/skus/{sku}/adjustments",
@@ -360,6 +371,9 @@ fn shows_nothing(route: &str, body: &Value, m: &Made) {
         "/v1/queues/{queue}" => assert!(body["counts"].as_object().unwrap().values().all(|n| n == 0), "{text}"),
         "/v1/queues/{queue}/jobs" | "/v1/queues/{queue}/claims" => assert!(empty(&body["jobs"]), "{text}"),
         "/v1/queues/{queue}/completions" => assert!(empty(&body["completed"]), "{text}"),
+        "/v1/skus" => assert!(empty(&body["skus"]), "{text}"),
+        "/v1/allocations" => assert!(empty(&body["allocations"]), "{text}"),
+        "/v1/holds" => assert!(empty(&body["holds"]), "{text}"),
         "/v1/audit" => assert_eq!(
             (body["skus_checked"].as_u64(), body["jobs_checked"].as_u64()),
             (Some(0), Some(0))
@@ -411,7 +425,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 22, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 24, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

@@ -63,7 +63,7 @@ pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
     })
 }
 
-fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
+pub(crate) fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
     let h = hold_row(c, tenant, id)?;
     let expires_at = from_us(h.expires_at_us);
     let units = match (h.kind, h.stored) {
@@ -260,6 +260,10 @@ impl HoldStore for SqliteStore {
             read_hold(tx, &t, &id, now)
         })
         .await
+    }
+
+    async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
+        self.holds_page(tenant, status, after, limit).await
     }
 
     async fn extend_hold(

@@ -16,6 +16,7 @@ mod expiry;
 mod holds;
 mod jobs;
 mod keys;
+mod listings;
 mod stock;
 mod store;
 mod tx;

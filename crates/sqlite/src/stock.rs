@@ -345,6 +345,20 @@ impl StockStore for SqliteStore {
         self.call(move |c| read_allocation(c, &t, &id)).await
     }
 
+    async fn list_skus(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        available_below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>> {
+        self.skus_page(tenant, after, available_below, limit).await
+    }
+
+    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+        self.allocations_page(tenant, after, limit).await
+    }
+
     async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
         let (t, sku) = (tenant.to_string(), sku.map(str::to_string));
         self.transact(move |tx| {

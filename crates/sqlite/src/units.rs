@@ -79,6 +79,21 @@ impl UnitStore for SqliteStore {
         .await
     }
 
+    async fn list_units(
+        &self,
+        tenant: &str,
+        sku: &str,
+        filter: &UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<UnitView>> {
+        self.units_page(tenant, sku, filter, after, limit).await
+    }
+
+    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+        self.unit_by_serial(tenant, sku, serial).await
+    }
+
     async fn claim_units(
         &self,
         tenant: &str,

@@ -7,6 +7,7 @@ mod contract;
 mod holds;
 mod jobs;
 mod keys;
+mod listings;
 mod query;
 mod service;
 mod stock;
@@ -36,6 +37,11 @@ use utoipa_swagger_ui::SwaggerUi;
     paths(
         service::healthz,
         stock::create_sku,
+        listings::list_skus,
+        listings::list_allocations,
+        listings::list_holds,
+        listings::list_units,
+        listings::get_unit,
         stock::get_sku,
         stock::adjust_sku,
         stock::ledger,
@@ -73,6 +79,12 @@ use utoipa_swagger_ui::SwaggerUi;
     ),
     components(schemas(
         Sku,
+        listings::SkuPage,
+        listings::AllocationPage,
+        listings::HoldPage,
+        listings::UnitPage,
+        UnitView,
+        UnitStatus,
         LedgerEntry,
         LedgerKind,
         AllocationStatus,
@@ -162,18 +174,22 @@ fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/healthz", get(service::healthz))
         .route("/metrics", get(service::metrics))
-        .route("/v1/skus", post(stock::create_sku))
+        .route("/v1/skus", post(stock::create_sku).get(listings::list_skus))
         .route("/v1/skus/{sku}", get(stock::get_sku))
         .route("/v1/skus/{sku}/adjustments", post(stock::adjust_sku))
         .route("/v1/skus/{sku}/ledger", get(stock::ledger))
-        .route("/v1/allocations", post(stock::create_allocation))
+        .route(
+            "/v1/allocations",
+            post(stock::create_allocation).get(listings::list_allocations),
+        )
         .route("/v1/allocations/{id}", get(stock::get_allocation))
-        .route("/v1/holds", post(holds::create_hold))
+        .route("/v1/holds", post(holds::create_hold).get(listings::list_holds))
         .route("/v1/holds/{id}", get(holds::get_hold))
         .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))
         .route("/v1/holds/{id}/extend", post(holds::extend_hold))
         .route("/v1/holds/{id}/release", post(holds::release_hold))
-        .route("/v1/skus/{sku}/units", post(units::add_units))
+        .route("/v1/skus/{sku}/units", post(units::add_units).get(listings::list_units))
+        .route("/v1/skus/{sku}/units/{serial}", get(listings::get_unit))
         .route("/v1/unit-allocations", post(units::claim_units))
         .route(
             "/v1/resources/{resource}/bookings",

@@ -107,3 +107,125 @@ impl WindowQuery {
         )?)
     }
 }
+
+/// `?after=&limit=` of the cursor listings, whose cursor is a name or an id.
+#[derive(Debug, Deserialize)]
+pub(super) struct CursorQuery {
+    after: Option<String>,
+    limit: Option<String>,
+}
+
+impl CursorQuery {
+    /// The cursor: a previous page's `next` (a name or id: 1..=`max_name_len` printable ASCII
+    /// without spaces), or none.
+    pub(super) fn after(&self, limits: &Limits) -> Result<Option<String>, ApiError> {
+        match &self.after {
+            None => Ok(None),
+            Some(a) if !a.is_empty() && a.len() <= limits.max_name_len && a.bytes().all(|b| b.is_ascii_graphic()) => {
+                Ok(Some(a.clone()))
+            }
+            Some(_) => Err(AllotError::invalid("after must be a previous page's next").into()),
+        }
+    }
+
+    /// Page size, 1..=`max_page_size`. Default 100.
+    pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
+        Ok(allot_core::validate::page_size(
+            integer("limit", &self.limit, 100)?,
+            limits,
+        )?)
+    }
+}
+
+/// `?after=&limit=&available_below=` of `GET /v1/skus`.
+#[derive(Debug, Deserialize)]
+pub(super) struct SkuListQuery {
+    available_below: Option<String>,
+    #[serde(flatten)]
+    page: CursorQuery,
+}
+
+impl SkuListQuery {
+    /// The cursor.
+    pub(super) fn after(&self, limits: &Limits) -> Result<Option<String>, ApiError> {
+        self.page.after(limits)
+    }
+
+    /// The page size.
+    pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
+        self.page.limit(limits)
+    }
+
+    /// Low stock: only SKUs whose available count is below this.
+    pub(super) fn available_below(&self) -> Result<Option<i64>, ApiError> {
+        self.available_below
+            .as_ref()
+            .map(|_| integer("available_below", &self.available_below, 0))
+            .transpose()
+    }
+}
+
+/// `?status=&after=&limit=` of `GET /v1/holds`.
+#[derive(Debug, Deserialize)]
+pub(super) struct HoldListQuery {
+    status: Option<String>,
+    #[serde(flatten)]
+    page: CursorQuery,
+}
+
+impl HoldListQuery {
+    /// The status listed (effective: an overdue hold is `expired`). Default `held`.
+    pub(super) fn status(&self) -> Result<allot_core::hold::HoldStatus, ApiError> {
+        let s = self.status.as_deref().unwrap_or("held");
+        allot_core::hold::HoldStatus::parse(s)
+            .ok_or_else(|| AllotError::invalid(format!("unknown hold status `{s}`")).into())
+    }
+
+    /// The page.
+    pub(super) fn page(&self) -> &CursorQuery {
+        &self.page
+    }
+}
+
+/// `?status=&location=&lot=&after=&limit=` of a SKU's units.
+#[derive(Debug, Deserialize)]
+pub(super) struct UnitListQuery {
+    status: Option<String>,
+    location: Option<String>,
+    lot: Option<String>,
+    #[serde(flatten)]
+    page: PageQuery,
+}
+
+impl UnitListQuery {
+    /// The filter; `location` and `lot` as units store them.
+    pub(super) fn filter(&self, limits: &Limits) -> Result<allot_core::unit::UnitFilter, ApiError> {
+        let status = match self.status.as_deref() {
+            None => None,
+            Some(s) => Some(
+                allot_core::unit::UnitStatus::parse(s)
+                    .ok_or_else(|| ApiError::from(AllotError::invalid(format!("unknown unit status `{s}`"))))?,
+            ),
+        };
+        for (k, v) in [("location", &self.location), ("lot", &self.lot)] {
+            if let Some(v) = v {
+                allot_core::input::free_text(k, v, "max_unit_field_len", limits.max_unit_field_len)?;
+            }
+        }
+        Ok(allot_core::unit::UnitFilter {
+            status,
+            location: self.location.clone(),
+            lot: self.lot.clone(),
+        })
+    }
+
+    /// Units with ids above this one.
+    pub(super) fn after(&self) -> Result<i64, ApiError> {
+        self.page.after()
+    }
+
+    /// The page size.
+    pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
+        self.page.limit(limits)
+    }
+}

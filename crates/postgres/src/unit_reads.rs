@@ -1,0 +1,79 @@
+//! Reading units on PostgreSQL: a SKU's units by id with filters, and one unit by serial.
+
+use crate::map_error;
+use crate::store::PgStore;
+use allot_core::unit::{Unit, UnitFilter, UnitStatus, UnitView};
+use allot_core::*;
+
+const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
+
+fn view_of(r: &tokio_postgres::Row) -> Result<UnitView> {
+    let status: &str = r.get(6);
+    Ok(UnitView {
+        unit: Unit {
+            id: r.get(0),
+            serial: r.get(1),
+            location: r.get(2),
+            lot: r.get(3),
+            received_at: r.get(4),
+            expires_at: r.get(5),
+        },
+        status: UnitStatus::parse(status).ok_or_else(|| AllotError::Internal(format!("unit status `{status}`")))?,
+        claim_id: r.get(7),
+    })
+}
+
+impl PgStore {
+    /// See `UnitStore::list_units`.
+    pub(crate) async fn units_of(
+        &self,
+        tenant: &str,
+        sku: &str,
+        f: &UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<UnitView>> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND id > $3
+                    AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR location = $5)
+                    AND ($6::text IS NULL OR lot = $6)
+                  ORDER BY id LIMIT $7"
+            ))
+            .await
+            .map_err(map_error)?;
+        let status = f.status.map(UnitStatus::as_str);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+            [&tenant, &sku, &after, &status, &f.location, &f.lot, &i64::from(limit)];
+        let rows = c.query(&stmt, &params).await.map_err(map_error)?;
+        if rows.is_empty() {
+            // Tell "no such units" from "no such SKU" (or one that tracks counts).
+            let stmt = c
+                .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = $1 AND sku = $2")
+                .await
+                .map_err(map_error)?;
+            match c.query_opt(&stmt, &[&tenant, &sku]).await.map_err(map_error)? {
+                None => return Err(AllotError::not_found("sku", sku)),
+                Some(r) if !r.get::<_, bool>(0) => return Err(AllotError::wrong_tracking(sku, false)),
+                Some(_) => {}
+            }
+        }
+        rows.iter().map(view_of).collect()
+    }
+
+    /// See `UnitStore::get_unit`.
+    pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND serial = $3"
+            ))
+            .await
+            .map_err(map_error)?;
+        match c.query_opt(&stmt, &[&tenant, &sku, &serial]).await.map_err(map_error)? {
+            Some(r) => view_of(&r),
+            None => Err(AllotError::not_found("unit", format!("{sku}/{serial}"))),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Cursor listings: SKUs (with a low-stock filter), allocations, holds (by status, expiring
+//! soonest first), a SKU's units (by status, location, lot) and one unit by serial. A page
+//! carries `next`, the cursor of the page after it (`null` on the last page): pass it back
+//! as `after`.
+
+use super::*;
+
+/// `next` of a page of `len` items of at most `limit`: the last item's cursor when the page
+/// is full (there may be more), else `None`.
+fn next_of(len: usize, limit: u32, last: impl FnOnce() -> Option<String>) -> Option<String> {
+    if len == limit as usize {
+        last()
+    } else {
+        None
+    }
+}
+
+/// `GET /v1/skus` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct SkuPage {
+    /// SKUs by name.
+    pub skus: Vec<Sku>,
+    /// The cursor of the next page (its `after`), `null` on the last.
+    pub next: Option<String>,
+}
+
+#[utoipa::path(get, path = "/v1/skus",
+    params(("after" = Option<String>, Query, description = "the cursor: the previous page's next"),
+        ("limit" = Option<u32>, Query), ("available_below" = Option<i64>, Query, description = "low stock: only SKUs with available below this")),
+    responses((status = 200, body = SkuPage), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_skus(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    query::Q(q): query::Q<query::SkuListQuery>,
+) -> Result<Json<SkuPage>, ApiError> {
+    let (after, limit, below) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.available_below()?);
+    let skus = st.store.list_skus(&tenant, after.as_deref(), below, limit).await?;
+    let next = next_of(skus.len(), limit, || skus.last().map(|s| s.sku.clone()));
+    Ok(Json(SkuPage { skus, next }))
+}
+
+/// `GET /v1/allocations` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct AllocationPage {
+    /// Allocations, oldest first.
+    pub allocations: Vec<Allocation>,
+    /// The cursor of the next page (its `after`), `null` on the last.
+    pub next: Option<String>,
+}
+
+#[utoipa::path(get, path = "/v1/allocations",
+    params(("after" = Option<String>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = AllocationPage), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_allocations(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    query::Q(q): query::Q<query::CursorQuery>,
+) -> Result<Json<AllocationPage>, ApiError> {
+    let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
+    let allocations = st.store.list_allocations(&tenant, after.as_deref(), limit).await?;
+    let next = next_of(allocations.len(), limit, || allocations.last().map(|a| a.id.clone()));
+    Ok(Json(AllocationPage { allocations, next }))
+}
+
+/// `GET /v1/holds` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct HoldPage {
+    /// Holds, expiring soonest first.
+    pub holds: Vec<Hold>,
+    /// The cursor of the next page (its `after`), `null` on the last.
+    pub next: Option<String>,
+}
+
+#[utoipa::path(get, path = "/v1/holds",
+    params(("status" = Option<String>, Query, description = "held (default: active, unexpired), expired, released or confirmed"),
+        ("after" = Option<String>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = HoldPage), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_holds(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    query::Q(q): query::Q<query::HoldListQuery>,
+) -> Result<Json<HoldPage>, ApiError> {
+    let (status, after, limit) = (q.status()?, q.page().after(&st.limits)?, q.page().limit(&st.limits)?);
+    let holds = st.store.list_holds(&tenant, status, after.as_deref(), limit).await?;
+    let next = next_of(holds.len(), limit, || holds.last().map(|h| h.id.clone()));
+    Ok(Json(HoldPage { holds, next }))
+}
+
+/// `GET /v1/skus/{sku}/units` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct UnitPage {
+    /// Units by id.
+    pub units: Vec<UnitView>,
+    /// The cursor of the next page (its `after`: the last unit's id), `null` on the last.
+    pub next: Option<String>,
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}/units",
+    params(("sku" = String, Path), ("status" = Option<String>, Query, description = "available, held or allocated"),
+        ("location" = Option<String>, Query), ("lot" = Option<String>, Query),
+        ("after" = Option<i64>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = UnitPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub(super) async fn list_units(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path(sku): Path<String>,
+    query::Q(q): query::Q<query::UnitListQuery>,
+) -> Result<Json<UnitPage>, ApiError> {
+    stock::sku_path(&sku, &st)?;
+    let (filter, after, limit) = (q.filter(&st.limits)?, q.after()?, q.limit(&st.limits)?);
+    let units = st.store.list_units(&tenant, &sku, &filter, after, limit).await?;
+    let next = next_of(units.len(), limit, || units.last().map(|u| u.unit.id.to_string()));
+    Ok(Json(UnitPage { units, next }))
+}
+
+#[utoipa::path(get, path = "/v1/skus/{sku}/units/{serial}", params(("sku" = String, Path), ("serial" = String, Path)),
+    responses((status = 200, body = UnitView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_unit(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    Path((sku, serial)): Path<(String, String)>,
+) -> Result<Json<UnitView>, ApiError> {
+    stock::sku_path(&sku, &st)?;
+    id_path("unit", &serial)?;
+    Ok(Json(st.store.get_unit(&tenant, &sku, &serial).await?))
+}

@@ -1,0 +1,148 @@
+//! Cursor listings on SQLite: the page's keys by one indexed statement, each item then read
+//! as a single read would (on the writer thread, so one snapshot).
+
+use crate::clock::now_us;
+use crate::holds::{read_hold, unit_from_row};
+use crate::map_error;
+use crate::stock::{get_sku_with, read_allocation, tracks_units};
+use crate::store::SqliteStore;
+use allot_core::hold::HoldStatus;
+use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
+use allot_core::*;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Keys of rows `sql` selects with `p`.
+fn keys(c: &Connection, sql: &str, p: impl rusqlite::Params) -> Result<Vec<String>> {
+    c.prepare_cached(sql)
+        .and_then(|mut s| s.query_map(p, |r| r.get(0))?.collect())
+        .map_err(map_error)
+}
+
+impl SqliteStore {
+    /// See `StockStore::list_skus`. With `available_below`, SKUs are read in name order until
+    /// `limit` match (the filter needs each SKU's counts).
+    pub(crate) async fn skus_page(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>> {
+        let (t, after) = (tenant.to_string(), after.unwrap_or("").to_string());
+        self.call(move |c| {
+            let (now, mut out, mut from) = (now_us(), Vec::new(), after);
+            loop {
+                let sql = "SELECT sku FROM skus WHERE tenant = ?1 AND sku > ?2 ORDER BY sku LIMIT ?3";
+                let names = keys(c, sql, params![t, from, limit])?;
+                for name in &names {
+                    let sku = get_sku_with(c, &t, name, now)?;
+                    if below.is_none_or(|b| sku.available < b) && out.len() < limit as usize {
+                        out.push(sku);
+                    }
+                }
+                match names.last() {
+                    Some(last) if out.len() < limit as usize && names.len() == limit as usize => from = last.clone(),
+                    _ => return Ok(out),
+                }
+            }
+        })
+        .await
+    }
+
+    /// See `StockStore::list_allocations`.
+    pub(crate) async fn allocations_page(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Allocation>> {
+        let (t, after) = (tenant.to_string(), after.map(str::to_string));
+        self.call(move |c| {
+            let sql = "SELECT a.id FROM allocations a WHERE a.tenant = ?1 AND (?2 IS NULL OR (a.created_at_us, a.id) >
+                         (SELECT p.created_at_us, p.id FROM allocations p WHERE p.tenant = ?1 AND p.id = ?2))
+                        ORDER BY a.created_at_us, a.id LIMIT ?3";
+            let ids = keys(c, sql, params![t, after, limit])?;
+            ids.iter().map(|id| read_allocation(c, &t, id)).collect()
+        })
+        .await
+    }
+
+    /// See `HoldStore::list_holds`.
+    pub(crate) async fn holds_page(
+        &self,
+        tenant: &str,
+        status: HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>> {
+        let (t, after) = (tenant.to_string(), after.map(str::to_string));
+        self.call(move |c| {
+            let now = now_us();
+            let sql = "SELECT h.id FROM holds h WHERE h.tenant = ?1
+                          AND (?2 IS NULL OR (h.expires_at_us, h.id) >
+                               (SELECT p.expires_at_us, p.id FROM holds p WHERE p.tenant = ?1 AND p.id = ?2))
+                          AND CASE ?3 WHEN 'held' THEN h.status = 'held' AND h.expires_at_us > ?4
+                                      WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at_us <= ?4)
+                                      ELSE h.status = ?3 END
+                        ORDER BY h.expires_at_us, h.id LIMIT ?5";
+            let ids = keys(c, sql, params![t, after, status.as_str(), now, limit])?;
+            ids.iter().map(|id| read_hold(c, &t, id, now)).collect()
+        })
+        .await
+    }
+
+    /// See `UnitStore::list_units`.
+    pub(crate) async fn units_page(
+        &self,
+        tenant: &str,
+        sku: &str,
+        f: &UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<UnitView>> {
+        let (t, sku, f) = (tenant.to_string(), sku.to_string(), f.clone());
+        self.call(move |c| {
+            match tracks_units(c, &t, &sku)? {
+                None => return Err(AllotError::not_found("sku", &sku)),
+                Some(false) => return Err(AllotError::wrong_tracking(&sku, false)),
+                Some(true) => {}
+            }
+            let status = f.status.map(UnitStatus::as_str);
+            c.prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND id > ?3
+                    AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR location = ?5) AND (?6 IS NULL OR lot = ?6)
+                  ORDER BY id LIMIT ?7"
+            ))
+            .and_then(|mut s| {
+                s.query_map(params![t, sku, after, status, f.location, f.lot, limit], view_of)?
+                    .collect()
+            })
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    /// See `UnitStore::get_unit`.
+    pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+        let (t, sku, serial) = (tenant.to_string(), sku.to_string(), serial.to_string());
+        self.call(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND serial = ?3"
+            ))
+            .and_then(|mut s| s.query_row(params![t, sku, serial], view_of).optional())
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("unit", format!("{sku}/{serial}")))
+        })
+        .await
+    }
+}
+
+const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
+
+fn view_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnitView> {
+    Ok(UnitView {
+        unit: unit_from_row(r)?,
+        status: crate::stored_name(r, 6, UnitStatus::parse)?,
+        claim_id: r.get(7)?,
+    })
+}
