@@ -206,7 +206,8 @@ pub async fn soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
         .ok_or_else(|| BenchError::Setup("the server has no pid".into()))?;
     let stop = Arc::new(AtomicBool::new(false));
     let hist = Arc::new(Mutex::new(
-        hdrhistogram::Histogram::<u64>::new(3).map_err(|e| BenchError::Setup(e.to_string()))?,
+        hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
+            .map_err(|e| BenchError::Setup(e.to_string()))?,
     ));
     let count = Arc::new(AtomicU64::new(0));
     let mut set = tokio::task::JoinSet::new();
