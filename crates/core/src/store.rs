@@ -261,7 +261,7 @@ pub trait UnitStore: Send + Sync + 'static {
     ) -> Result<Executed<UnitsCreated>>;
 
     /// Units of `sku` by id with `id > after`, those `filter` keeps, at most `limit`.
-    /// `not_found` for an unknown SKU, `invalid_request` for a count-tracked one.
+    /// `not_found` for an unknown SKU; a count-tracked SKU has none (an empty page).
     async fn list_units(
         &self,
         tenant: &str,

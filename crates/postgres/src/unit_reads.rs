@@ -48,15 +48,13 @@ impl PgStore {
             [&tenant, &sku, &after, &status, &f.location, &f.lot, &i64::from(limit)];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         if rows.is_empty() {
-            // Tell "no such units" from "no such SKU" (or one that tracks counts).
+            // Tell "no such units" from "no such SKU" (a SKU that tracks counts has none).
             let stmt = c
-                .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = $1 AND sku = $2")
+                .prepare_cached("SELECT 1 FROM skus WHERE tenant = $1 AND sku = $2")
                 .await
                 .map_err(map_error)?;
-            match c.query_opt(&stmt, &[&tenant, &sku]).await.map_err(map_error)? {
-                None => return Err(AllotError::not_found("sku", sku)),
-                Some(r) if !r.get::<_, bool>(0) => return Err(AllotError::wrong_tracking(sku, false)),
-                Some(_) => {}
+            if c.query_opt(&stmt, &[&tenant, &sku]).await.map_err(map_error)?.is_none() {
+                return Err(AllotError::not_found("sku", sku));
             }
         }
         rows.iter().map(view_of).collect()

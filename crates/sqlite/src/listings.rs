@@ -102,10 +102,9 @@ impl SqliteStore {
     ) -> Result<Vec<UnitView>> {
         let (t, sku, f) = (tenant.to_string(), sku.to_string(), f.clone());
         self.call(move |c| {
-            match tracks_units(c, &t, &sku)? {
-                None => return Err(AllotError::not_found("sku", &sku)),
-                Some(false) => return Err(AllotError::wrong_tracking(&sku, false)),
-                Some(true) => {}
+            // A SKU that tracks counts has no units: an empty page.
+            if tracks_units(c, &t, &sku)?.is_none() {
+                return Err(AllotError::not_found("sku", &sku));
             }
             let status = f.status.map(UnitStatus::as_str);
             c.prepare_cached(&format!(

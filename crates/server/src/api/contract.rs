@@ -321,7 +321,24 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"}),
         ),
         ("query", "limit") => schema = json!({"type": "integer", "minimum": 1, "maximum": l.max_page_size}),
-        ("query", "after") => schema = json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+        // An id cursor (ledger, jobs, units) or a name/id cursor (SKUs, allocations, holds).
+        ("query", "after") if p["schema"].to_string().contains("integer") => {
+            schema = json!({"type": "integer", "minimum": 0, "maximum": i64::MAX})
+        }
+        ("query", "after") => merge(
+            &mut schema,
+            json!({"minLength": 1, "maxLength": l.max_name_len, "pattern": "^[!-~]+$"}),
+        ),
+        ("query", "available_below") => schema = json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
+        ("query", "location" | "lot") => merge(&mut schema, text(l.max_unit_field_len)),
+        ("query", "status") => {
+            let names: Vec<&str> = if p["schema"].to_string().contains("UnitStatus") {
+                ["available", "held", "allocated"].to_vec()
+            } else {
+                ["held", "expired", "released", "confirmed"].to_vec()
+            };
+            schema = json!({"type": "string", "enum": names});
+        }
         ("query", "from" | "to") => merge(&mut schema, json!({"format": "date-time"})),
         ("query", "state") => {
             let states: Vec<&str> = allot_core::JobState::ALL.iter().map(|s| s.as_str()).collect();

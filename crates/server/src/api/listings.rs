@@ -72,7 +72,7 @@ pub struct HoldPage {
 }
 
 #[utoipa::path(get, path = "/v1/holds",
-    params(("status" = Option<String>, Query, description = "held (default: active, unexpired), expired, released or confirmed"),
+    params(("status" = Option<HoldStatus>, Query, description = "held (default: active, unexpired), expired, released or confirmed"),
         ("after" = Option<String>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = HoldPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_holds(
@@ -96,7 +96,7 @@ pub struct UnitPage {
 }
 
 #[utoipa::path(get, path = "/v1/skus/{sku}/units",
-    params(("sku" = String, Path), ("status" = Option<String>, Query, description = "available, held or allocated"),
+    params(("sku" = String, Path), ("status" = Option<UnitStatus>, Query, description = "available, held or allocated"),
         ("location" = Option<String>, Query), ("lot" = Option<String>, Query),
         ("after" = Option<i64>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = UnitPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
