@@ -108,76 +108,71 @@ async fn step(client: &reqwest::Client, url: &str, i: u64) -> bool {
         .await
         .is_some(),
         5 | 6 => {
-            let Some(h) = ok(
-                client,
-                url,
-                "/v1/holds",
-                json!({"lines": line, "ttl_ms": 60000, "strategy": strategy}),
-            )
-            .await
-            else {
-                return false;
-            };
             let verb = if i % 10 == 5 { "confirm" } else { "release" };
-            let path = format!("/v1/holds/{}/{verb}", h["id"].as_str().unwrap_or_default());
-            ok(client, url, &path, json!({})).await.is_some()
+            let body = json!({"lines": line, "ttl_ms": 60000, "strategy": strategy});
+            hold_then(client, url, "/v1/holds", body, verb).await
         }
         7 => {
             let claim = json!({"sku": "SOAKU", "quantity": 1, "hold_ttl_ms": 60000});
-            let Some(h) = ok(client, url, "/v1/unit-allocations", claim).await else {
-                return false;
-            };
-            let path = format!("/v1/holds/{}/release", h["id"].as_str().unwrap_or_default());
-            ok(client, url, &path, json!({})).await.is_some()
+            hold_then(client, url, "/v1/unit-allocations", claim, "release").await
         }
-        8 => {
-            let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").expect("a date")
-                + chrono::Duration::hours((i & 0xFFFF) as i64);
-            let end = start + chrono::Duration::hours(1);
-            let path = format!("/v1/resources/SOAK-{}/bookings", i >> 40);
-            let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "soak"});
-            let Some(b) = ok(client, url, &path, body).await else {
-                return false;
-            };
-            let id = b["id"].as_str().unwrap_or_default();
-            client
-                .delete(format!("{url}/v1/bookings/{id}"))
-                .send()
+        8 => book_and_cancel(client, url, i).await,
+        _ => job_round(client, url, i).await,
+    }
+}
+
+/// Make a hold at `path`, then `verb` (confirm or release) it.
+async fn hold_then(client: &reqwest::Client, url: &str, path: &str, body: serde_json::Value, verb: &str) -> bool {
+    let Some(h) = ok(client, url, path, body).await else {
+        return false;
+    };
+    let path = format!("/v1/holds/{}/{verb}", h["id"].as_str().unwrap_or_default());
+    ok(client, url, &path, json!({})).await.is_some()
+}
+
+/// Book a free hour on the client's own resource, then cancel it.
+async fn book_and_cancel(client: &reqwest::Client, url: &str, i: u64) -> bool {
+    let start = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").expect("a date")
+        + chrono::Duration::hours((i & 0xFFFF) as i64);
+    let end = start + chrono::Duration::hours(1);
+    let path = format!("/v1/resources/SOAK-{}/bookings", i >> 40);
+    let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "soak"});
+    let Some(b) = ok(client, url, &path, body).await else {
+        return false;
+    };
+    let id = b["id"].as_str().unwrap_or_default();
+    client
+        .delete(format!("{url}/v1/bookings/{id}"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
+}
+
+/// Enqueue a job, claim one, complete it.
+async fn job_round(client: &reqwest::Client, url: &str, i: u64) -> bool {
+    if ok(
+        client,
+        url,
+        "/v1/queues/SOAKQ/jobs",
+        json!({"jobs": [{"payload": {"i": i}}]}),
+    )
+    .await
+    .is_none()
+    {
+        return false;
+    }
+    let claim = json!({"max": 1, "lease_ms": 60000});
+    let Some(c) = ok(client, url, "/v1/queues/SOAKQ/claims", claim).await else {
+        return false;
+    };
+    match c["jobs"].as_array().and_then(|j| j.first()) {
+        Some(j) => {
+            let path = format!("/v1/jobs/{}/complete", j["id"]);
+            ok(client, url, &path, json!({"lease_token": j["lease_token"]}))
                 .await
-                .is_ok_and(|r| r.status().is_success())
+                .is_some()
         }
-        _ => {
-            if ok(
-                client,
-                url,
-                "/v1/queues/SOAKQ/jobs",
-                json!({"jobs": [{"payload": {"i": i}}]}),
-            )
-            .await
-            .is_none()
-            {
-                return false;
-            }
-            let Some(c) = ok(
-                client,
-                url,
-                "/v1/queues/SOAKQ/claims",
-                json!({"max": 1, "lease_ms": 60000}),
-            )
-            .await
-            else {
-                return false;
-            };
-            match c["jobs"].as_array().and_then(|j| j.first()) {
-                Some(j) => {
-                    let path = format!("/v1/jobs/{}/complete", j["id"]);
-                    ok(client, url, &path, json!({"lease_token": j["lease_token"]}))
-                        .await
-                        .is_some()
-                }
-                None => true,
-            }
-        }
+        None => true,
     }
 }
 

@@ -171,6 +171,37 @@ async fn run_claim<C: GenericClient>(
     }
 }
 
+/// Make `sku` a unit-tracked SKU of `tenant` unless it exists; `invalid_request` when it exists
+/// and tracks counts.
+async fn unit_tracked_sku(tx: &Transaction<'_>, tenant: &str, sku: &str) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "WITH ins AS (INSERT INTO skus (tenant, sku, buckets, tracking) VALUES ($2, $1, 1, 'units')
+                          ON CONFLICT DO NOTHING RETURNING tracking)
+             SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1",
+        )
+        .await?;
+    let mut rows = tx.query(&stmt, &[&sku, &tenant]).await?;
+    if rows.is_empty() {
+        // Another transaction created the SKU while we waited on its row: our statement's
+        // snapshot predates that commit, a new statement sees it.
+        rows = tx
+            .query(
+                "SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1",
+                &[&sku, &tenant],
+            )
+            .await?;
+    }
+    let tracking: String = rows
+        .first()
+        .ok_or_else(|| AllotError::Internal("sku vanished while adding units".into()))?
+        .get(0);
+    if tracking != "units" {
+        return Err(TxErr::Fail(AllotError::wrong_tracking(sku, false)));
+    }
+    Ok(())
+}
+
 impl PgStore {
     async fn try_add_units(
         &self,
@@ -179,28 +210,7 @@ impl PgStore {
         idem: Option<&Idempotency<UnitsCreated>>,
     ) -> TxResult<Executed<UnitsCreated>> {
         self.write(tenant, idem, async |tx| {
-            let stmt = tx
-                .prepare_cached(
-                    "WITH ins AS (INSERT INTO skus (tenant, sku, buckets, tracking) VALUES ($2, $1, 1, 'units')
-                                  ON CONFLICT DO NOTHING RETURNING tracking)
-                     SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1",
-                )
-                .await?;
-            let mut rows = tx.query(&stmt, &[&req.sku, &tenant]).await?;
-            if rows.is_empty() {
-                // Another transaction created the SKU while we waited on its row: our statement's
-                // snapshot predates that commit, a new statement sees it.
-                rows = tx
-                    .query("SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1", &[&req.sku, &tenant])
-                    .await?;
-            }
-            let tracking: String = rows
-                .first()
-                .ok_or_else(|| AllotError::Internal("sku vanished while adding units".into()))?
-                .get(0);
-            if tracking != "units" {
-                return Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false)));
-            }
+            unit_tracked_sku(tx, tenant, &req.sku).await?;
             let serials: Vec<&str> = req.units.iter().map(|u| u.serial.as_str()).collect();
             let locations: Vec<Option<&str>> = req.units.iter().map(|u| u.location.as_deref()).collect();
             let lots: Vec<Option<&str>> = req.units.iter().map(|u| u.lot.as_deref()).collect();
