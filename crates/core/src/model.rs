@@ -64,11 +64,13 @@ pub enum LedgerKind {
     HoldExpired,
     /// Units received into a unit-tracked SKU.
     UnitsReceived,
+    /// An allocation was cancelled: its quantity is back (`ref` is the allocation's id).
+    AllocationCancelled,
 }
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 8] = [
+    pub const ALL: [LedgerKind; 9] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -77,6 +79,7 @@ impl LedgerKind {
         LedgerKind::HoldReleased,
         LedgerKind::HoldExpired,
         LedgerKind::UnitsReceived,
+        LedgerKind::AllocationCancelled,
     ];
 
     /// Stored and wire name.
@@ -90,6 +93,7 @@ impl LedgerKind {
             LedgerKind::HoldReleased => "hold_released",
             LedgerKind::HoldExpired => "hold_expired",
             LedgerKind::UnitsReceived => "units_received",
+            LedgerKind::AllocationCancelled => "allocation_cancelled",
         }
     }
 
@@ -142,6 +146,8 @@ pub enum AllocationStatus {
     Allocated,
     /// Set aside by a unit hold.
     Held,
+    /// Cancelled: its quantity went back to stock (its units back to available).
+    Cancelled,
 }
 
 impl AllocationStatus {
@@ -150,14 +156,19 @@ impl AllocationStatus {
         match self {
             AllocationStatus::Allocated => "allocated",
             AllocationStatus::Held => "held",
+            AllocationStatus::Cancelled => "cancelled",
         }
     }
 
     /// Parse a stored name; `None` for a name no status has.
     pub fn parse(s: &str) -> Option<Self> {
-        [AllocationStatus::Allocated, AllocationStatus::Held]
-            .into_iter()
-            .find(|a| a.as_str() == s)
+        [
+            AllocationStatus::Allocated,
+            AllocationStatus::Held,
+            AllocationStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == s)
     }
 }
 
@@ -167,7 +178,7 @@ impl AllocationStatus {
 pub struct Allocation {
     /// Server-generated id (UUID v4 text).
     pub id: String,
-    /// Always `allocated`.
+    /// `allocated`, or `cancelled` once cancelled.
     pub status: AllocationStatus,
     /// The lines, sorted by SKU (the order they were locked in).
     pub lines: Vec<AllocationLine>,

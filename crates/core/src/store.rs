@@ -137,6 +137,18 @@ pub trait StockStore: Send + Sync + 'static {
     /// Read an allocation.
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation>;
 
+    /// Cancel an allocation: each line's quantity goes back to stock (a count-tracked SKU's
+    /// bucket 0; a unit-tracked SKU's units become available again), one
+    /// `allocation_cancelled` ledger entry per line pointing at it, status `cancelled`.
+    /// Cancelling a cancelled allocation returns it unchanged. `actor`: who cancels.
+    async fn cancel_allocation(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>>;
+
     /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
     /// before; `None` from the first), at most `limit`; with `available_below`, only those
     /// whose available count is below it (low stock). Counts as [`StockStore::get_sku`].

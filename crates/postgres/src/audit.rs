@@ -44,7 +44,8 @@ WITH u AS (SELECT tenant, sku, claim_id, count(*) FILTER (WHERE status = 'alloca
      l AS (SELECT l.tenant, l.sku, l.ref, (-sum(l.delta))::int8 AS a, sum(l.held_delta)::int8 AS h
              FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'units'
             WHERE l.ref IS NOT NULL AND ($1::text IS NULL OR l.tenant = $1)
-              AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired')
+              AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired',
+                             'allocation_cancelled')
             GROUP BY l.tenant, l.sku, l.ref)
 SELECT COALESCE(u.tenant, l.tenant), COALESCE(u.sku, l.sku), COALESCE(u.claim_id, l.ref), COALESCE(l.a, 0),
        COALESCE(l.h, 0), COALESCE(u.a, 0), COALESCE(u.h, 0)

@@ -12,6 +12,7 @@
 mod audit;
 mod batched;
 mod bookings;
+mod cancel;
 mod holds;
 mod job_ops;
 mod jobs;

@@ -523,7 +523,7 @@ fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
 }
 
 /// An allocation from its columns (id, status, strategy, lines, created_at).
-fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
+pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
     let lines: serde_json::Value = row.get(3);
     Ok(Allocation {
         id: row.get(0),
@@ -699,6 +699,17 @@ impl StockStore for PgStore {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         let c = self.client().await?;
         read_allocation(&c, tenant, id).await
+    }
+
+    async fn cancel_allocation(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        self.retrying(|| self.try_cancel(tenant, id, actor.as_deref(), idem.as_ref()))
+            .await
     }
 
     async fn list_skus(

@@ -96,6 +96,24 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         self.inner.get_allocation(tenant, id).await
     }
+    async fn cancel_allocation(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        let result = self.inner.cancel_allocation(tenant, id, actor, idem).await;
+        // Stock came back: the counters rebuild from the database on next use.
+        if let Ok(Executed::Fresh(a)) = &result {
+            for l in &a.lines {
+                if let Err(e) = self.gate.invalidate(tenant, &l.sku).await {
+                    tracing::warn!(sku = %l.sku, error = %e, "redis_counter: counter not invalidated after a cancel");
+                }
+            }
+        }
+        result
+    }
     async fn list_skus(
         &self,
         tenant: &str,

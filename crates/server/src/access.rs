@@ -43,6 +43,7 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("GET", "/v1/skus/{sku}/ledger", Scope::StockRead),
     ("POST", "/v1/allocations", Scope::StockWrite),
     ("GET", "/v1/allocations/{id}", Scope::StockRead),
+    ("POST", "/v1/allocations/{id}/cancel", Scope::StockWrite),
     ("POST", "/v1/holds", Scope::StockWrite),
     ("GET", "/v1/holds/{id}", Scope::StockRead),
     ("POST", "/v1/holds/{id}/confirm", Scope::StockWrite),

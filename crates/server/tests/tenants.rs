@@ -144,6 +144,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
         ),
         ("GET", "/v1/skus/{sku}", "/v1/skus/S".into(), None, NotFound),
         ("GET", "/v1/skus", "/v1/skus".into(), None, Nothing),
+        (
+            "POST",
+            "/v1/allocations/{id}/cancel",
+            format!("/v1/allocations/{a}/cancel"),
+            None,
+            NotFound,
+        ),
         ("GET", "/v1/allocations", "/v1/allocations".into(), None, Nothing),
         ("GET", "/v1/holds", "/v1/holds".into(), None, Nothing),
         ("GET", "/v1/skus/{sku}/units", "/v1/skus/U/units".into(), None, NotFound),
@@ -425,7 +432,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 24, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 25, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

@@ -42,7 +42,8 @@ WITH u AS (SELECT tenant, sku, claim_id AS claim, sum(status = 'allocated') AS a
      l AS (SELECT l.tenant, l.sku, l.ref AS claim, -sum(l.delta) AS a, sum(l.held_delta) AS h
              FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'units'
             WHERE l.ref IS NOT NULL AND (?1 IS NULL OR l.tenant = ?1)
-              AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired')
+              AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired',
+                             'allocation_cancelled')
             GROUP BY l.tenant, l.sku, l.ref),
      k AS (SELECT tenant, sku, claim FROM u UNION SELECT tenant, sku, claim FROM l)
 SELECT k.tenant, k.sku, k.claim, COALESCE(l.a, 0), COALESCE(l.h, 0), COALESCE(u.a, 0), COALESCE(u.h, 0)

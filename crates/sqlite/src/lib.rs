@@ -11,6 +11,7 @@
 
 mod audit;
 mod bookings;
+mod cancel;
 mod clock;
 mod expiry;
 mod holds;

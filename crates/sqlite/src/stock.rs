@@ -345,6 +345,16 @@ impl StockStore for SqliteStore {
         self.call(move |c| read_allocation(c, &t, &id)).await
     }
 
+    async fn cancel_allocation(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        self.cancel(tenant, id, actor, idem).await
+    }
+
     async fn list_skus(
         &self,
         tenant: &str,

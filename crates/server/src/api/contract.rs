@@ -359,7 +359,13 @@ fn add_links(doc: &mut Value) {
             "sku",
             &["get_sku", "adjust_sku", "ledger"][..],
         ),
-        ("/v1/allocations", "201", "id", "id", &["get_allocation"][..]),
+        (
+            "/v1/allocations",
+            "201",
+            "id",
+            "id",
+            &["get_allocation", "cancel_allocation"][..],
+        ),
         (
             "/v1/holds",
             "201",

@@ -47,6 +47,7 @@ use utoipa_swagger_ui::SwaggerUi;
         stock::ledger,
         stock::create_allocation,
         stock::get_allocation,
+        stock::cancel_allocation,
         holds::create_hold,
         holds::get_hold,
         holds::confirm_hold,
@@ -183,6 +184,7 @@ fn routes() -> Router<Arc<AppState>> {
             post(stock::create_allocation).get(listings::list_allocations),
         )
         .route("/v1/allocations/{id}", get(stock::get_allocation))
+        .route("/v1/allocations/{id}/cancel", post(stock::cancel_allocation))
         .route("/v1/holds", post(holds::create_hold).get(listings::list_holds))
         .route("/v1/holds/{id}", get(holds::get_hold))
         .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))

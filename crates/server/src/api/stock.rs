@@ -110,3 +110,21 @@ pub(super) async fn get_allocation(
     id_path("allocation", &id)?;
     Ok(Json(st.store.get_allocation(&tenant, &id).await?))
 }
+
+#[utoipa::path(post, path = "/v1/allocations/{id}/cancel", params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Allocation, description = "cancelled: its stock is back (again for a cancelled one)"),
+        (status = 404, body = ErrorBody)))]
+pub(super) async fn cancel_allocation(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    Caller { tenant, actor }: Caller,
+) -> Result<Response, ApiError> {
+    id_path("allocation", &id)?;
+    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let result = st.store.cancel_allocation(&tenant, &id, actor, idem).await?;
+    Ok(respond(StatusCode::OK, result))
+}

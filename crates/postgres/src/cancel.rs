@@ -1,0 +1,97 @@
+//! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
+//! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
+
+use crate::stock::allocation_of;
+use crate::store::PgStore;
+use crate::tx::{TxErr, TxResult};
+use allot_core::store::{Executed, Idempotency};
+use allot_core::*;
+use deadpool_postgres::Transaction;
+
+/// Give one line of cancelled allocation `id` back: a unit-tracked SKU's units of the claim
+/// become available, a count-tracked SKU's quantity returns to bucket 0; one ledger entry.
+async fn give_back_line(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    id: &str,
+    line: &AllocationLine,
+    actor: Option<&str>,
+) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1")
+        .await?;
+    let units: bool = tx
+        .query_opt(&stmt, &[&line.sku, &tenant])
+        .await?
+        .map(|r| r.get(0))
+        .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
+    let back = if units {
+        let stmt = tx
+            .prepare_cached(
+                "UPDATE units SET status = 'available', claim_id = NULL
+                  WHERE tenant = $1 AND claim_id = $2 AND sku = $3 AND status = 'allocated'",
+            )
+            .await?;
+        tx.execute(&stmt, &[&tenant, &id, &line.sku]).await? as i64
+    } else {
+        let stmt = tx
+            .prepare_cached(
+                "UPDATE stock SET on_hand = on_hand + $3, version = version + 1
+                  WHERE tenant = $1 AND sku = $2 AND bucket = 0",
+            )
+            .await?;
+        if tx.execute(&stmt, &[&tenant, &line.sku, &line.quantity]).await? != 1 {
+            return Err(TxErr::Fail(AllotError::Internal(format!(
+                "sku {} has no bucket 0",
+                line.sku
+            ))));
+        }
+        line.quantity
+    };
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+             VALUES ($1, $2, $3, 0, 'allocation_cancelled', $4, $5)",
+        )
+        .await?;
+    tx.execute(&stmt, &[&tenant, &line.sku, &back, &id, &actor]).await?;
+    Ok(())
+}
+
+impl PgStore {
+    /// One attempt of `StockStore::cancel_allocation`.
+    pub(crate) async fn try_cancel(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<&str>,
+        idem: Option<&Idempotency<Allocation>>,
+    ) -> TxResult<Executed<Allocation>> {
+        self.write(tenant, idem, async |tx| {
+            let stmt = tx
+                .prepare_cached(
+                    "SELECT id, status, strategy, lines, created_at FROM allocations
+                      WHERE tenant = $2 AND id = $1 FOR UPDATE",
+                )
+                .await?;
+            let row = tx
+                .query_opt(&stmt, &[&id, &tenant])
+                .await?
+                .ok_or_else(|| AllotError::not_found("allocation", id))?;
+            let mut alloc = allocation_of(&row)?;
+            if alloc.status == AllocationStatus::Cancelled {
+                return Ok(alloc);
+            }
+            for line in &alloc.lines {
+                give_back_line(tx, tenant, id, line, actor).await?;
+            }
+            let stmt = tx
+                .prepare_cached("UPDATE allocations SET status = 'cancelled' WHERE tenant = $2 AND id = $1")
+                .await?;
+            tx.execute(&stmt, &[&id, &tenant]).await?;
+            alloc.status = AllocationStatus::Cancelled;
+            Ok(alloc)
+        })
+        .await
+    }
+}

@@ -1,0 +1,72 @@
+//! The way back on SQLite: cancelling an allocation, in one serialized write.
+
+use crate::clock::now_us;
+use crate::map_error;
+use crate::stock::{read_allocation, tracks_units};
+use crate::store::SqliteStore;
+use allot_core::store::{Executed, Idempotency};
+use allot_core::*;
+use rusqlite::{params, Connection};
+
+/// Give one line of cancelled allocation `id` back (see `StockStore::cancel_allocation`).
+fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine, actor: Option<&str>) -> Result<()> {
+    let back = match tracks_units(c, tenant, &line.sku)? {
+        None => {
+            return Err(AllotError::Internal(format!(
+                "allocation {id}: its sku {} is gone",
+                line.sku
+            )))
+        }
+        Some(true) => c
+            .prepare_cached(
+                "UPDATE units SET status = 'available', claim_id = NULL
+                  WHERE tenant = ?1 AND claim_id = ?2 AND sku = ?3 AND status = 'allocated'",
+            )
+            .and_then(|mut s| s.execute(params![tenant, id, line.sku]))
+            .map_err(map_error)? as i64,
+        Some(false) => {
+            c.prepare_cached(
+                "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1
+                  WHERE tenant = ?1 AND sku = ?2 AND bucket = 0",
+            )
+            .and_then(|mut s| s.execute(params![tenant, line.sku, line.quantity]))
+            .map_err(map_error)?;
+            line.quantity
+        }
+    };
+    c.prepare_cached(
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+         VALUES (?1, ?2, ?3, 0, 'allocation_cancelled', ?4, ?5, ?6)",
+    )
+    .and_then(|mut s| s.execute(params![tenant, line.sku, back, id, now_us(), actor]))
+    .map_err(map_error)?;
+    Ok(())
+}
+
+impl SqliteStore {
+    /// See `StockStore::cancel_allocation`.
+    pub(crate) async fn cancel(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        let (t, id) = (tenant.to_string(), id.to_string());
+        self.write(tenant, idem, move |tx| {
+            let mut alloc = read_allocation(tx, &t, &id)?;
+            if alloc.status == AllocationStatus::Cancelled {
+                return Ok(alloc);
+            }
+            for line in &alloc.lines {
+                give_back_line(tx, &t, &id, line, actor.as_deref())?;
+            }
+            tx.prepare_cached("UPDATE allocations SET status = 'cancelled' WHERE tenant = ?2 AND id = ?1")
+                .and_then(|mut s| s.execute(params![id, t]))
+                .map_err(map_error)?;
+            alloc.status = AllocationStatus::Cancelled;
+            Ok(alloc)
+        })
+        .await
+    }
+}
