@@ -63,6 +63,13 @@ pub(crate) type TxResult<T> = std::result::Result<T, TxErr>;
 /// the key's row is the truth.
 pub(crate) const IDEMPOTENCY_LOCK_CLASS: i32 = 0x0a11_0c01;
 
+/// The advisory lock id (second int, under [`IDEMPOTENCY_LOCK_CLASS`]) of idempotency key `key`
+/// of `tenant`: both hashed, so the same key in two tenants takes two locks (a collision only
+/// costs a spurious `idempotency_key_in_use`).
+pub(crate) fn idempotency_lock_id(tenant: &str, key: &str) -> i32 {
+    (fnv1a_64(key.as_bytes()) ^ fnv1a_64(tenant.as_bytes())) as u32 as i32
+}
+
 impl PgStore {
     /// Run `attempt` until it commits or fails for good: the one retry policy of every
     /// write. 40001/40P01 retry up to `max_tx_retries` times, optimistic version conflicts up
@@ -239,7 +246,7 @@ async fn idem_begin<T>(
     tenant: &str,
     idem: &Idempotency<T>,
 ) -> TxResult<Option<StoredResponse>> {
-    let objid = (fnv1a_64(idem.key.as_bytes()) ^ fnv1a_64(tenant.as_bytes())) as u32 as i32;
+    let objid = idempotency_lock_id(tenant, &idem.key);
     let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
     let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
     if !got {

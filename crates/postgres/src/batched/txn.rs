@@ -9,11 +9,10 @@
 
 use super::queue::{Answer, Op, Pending};
 use super::writes::{Writes, SQL_BATCH_WRITE};
-use crate::tx::IDEMPOTENCY_LOCK_CLASS;
+use crate::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
 use allot_core::batch::{evaluate, spread, Balance, BatchOp, BatchResult as Evaluation, OpKind, Refusal};
 use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::store::StoredResponse;
-use allot_core::strategy::fnv1a_64;
 use allot_core::TakenWith;
 use allot_core::*;
 use chrono::{DateTime, Utc};
@@ -164,11 +163,7 @@ impl BatchTx<'_> {
             return Ok(());
         }
         let keys: Vec<&str> = lock_idx.iter().filter_map(|&i| key_of(i)).map(|k| k.0).collect();
-        let t = fnv1a_64(self.tenant.as_bytes());
-        let objids: Vec<i32> = keys
-            .iter()
-            .map(|k| (fnv1a_64(k.as_bytes()) ^ t) as u32 as i32)
-            .collect();
+        let objids: Vec<i32> = keys.iter().map(|k| idempotency_lock_id(&self.tenant, k)).collect();
         let stmt = self.tx.prepare_cached(SQL_TRY_LOCK_KEYS).await?;
         let got: Vec<bool> = self
             .query_begin(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objids])
