@@ -137,8 +137,9 @@ pub trait StockStore: Send + Sync + 'static {
     /// Read an allocation.
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation>;
 
-    /// Cancel an allocation: each line's quantity goes back to stock (a count-tracked SKU's
-    /// bucket 0; a unit-tracked SKU's units become available again), one
+    /// Cancel an allocation: each line's quantity goes back to stock (spread over a
+    /// count-tracked SKU's buckets as an adjustment is; a unit-tracked SKU's units become
+    /// available again), one
     /// `allocation_cancelled` ledger entry per line pointing at it, status `cancelled`.
     /// Cancelling a cancelled allocation returns it unchanged. `actor`: who cancels.
     async fn cancel_allocation(

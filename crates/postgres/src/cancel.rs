@@ -1,15 +1,17 @@
 //! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
-use crate::stock::allocation_of;
+use crate::stock::{allocation_of, SQL_BUCKETS};
 use crate::store::PgStore;
-use crate::tx::{TxErr, TxResult};
+use crate::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
 use deadpool_postgres::Transaction;
 
-/// Give one line of cancelled allocation `id` back: a unit-tracked SKU's units of the claim
-/// become available, a count-tracked SKU's quantity returns to bucket 0; one ledger entry.
+/// Give one line of cancelled allocation `id` back: a count-tracked SKU's quantity as an
+/// adjustment does (spread over its buckets, rows locked in bucket order) under the ledger
+/// kind `allocation_cancelled`; a unit-tracked SKU's units of the claim become available,
+/// with the same ledger entry.
 async fn give_back_line(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -17,44 +19,27 @@ async fn give_back_line(
     line: &AllocationLine,
     actor: Option<&str>,
 ) -> TxResult<()> {
-    let stmt = tx
-        .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1")
-        .await?;
+    let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
     let units: bool = tx
         .query_opt(&stmt, &[&line.sku, &tenant])
         .await?
-        .map(|r| r.get(0))
+        .map(|r| r.get(1))
         .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
-    let back = if units {
-        let stmt = tx
-            .prepare_cached(
-                "UPDATE units SET status = 'available', claim_id = NULL
-                  WHERE tenant = $1 AND claim_id = $2 AND sku = $3 AND status = 'allocated'",
-            )
-            .await?;
-        tx.execute(&stmt, &[&tenant, &id, &line.sku]).await? as i64
-    } else {
-        let stmt = tx
-            .prepare_cached(
-                "UPDATE stock SET on_hand = on_hand + $3, version = version + 1
-                  WHERE tenant = $1 AND sku = $2 AND bucket = 0",
-            )
-            .await?;
-        if tx.execute(&stmt, &[&tenant, &line.sku, &line.quantity]).await? != 1 {
-            return Err(TxErr::Fail(AllotError::Internal(format!(
-                "sku {} has no bucket 0",
-                line.sku
-            ))));
-        }
-        line.quantity
-    };
+    let entry = (LedgerKind::AllocationCancelled, Some(id));
+    if !units {
+        PgStore::lock_and_rebalance(tx, tenant, &line.sku, line.quantity, entry, actor).await?;
+        return Ok(());
+    }
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-             VALUES ($1, $2, $3, 0, 'allocation_cancelled', $4, $5)",
+            "WITH back AS (
+                 UPDATE units SET status = 'available', claim_id = NULL
+                  WHERE tenant = $1 AND claim_id = $2 AND sku = $3 AND status = 'allocated' RETURNING 1)
+             INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
+             SELECT $1, $3, count(*), 0, 'allocation_cancelled', $2, $4 FROM back",
         )
         .await?;
-    tx.execute(&stmt, &[&tenant, &line.sku, &back, &id, &actor]).await?;
+    tx.execute(&stmt, &[&tenant, &id, &line.sku, &actor]).await?;
     Ok(())
 }
 

@@ -60,7 +60,7 @@ const SQL_HOLD_ABSOLUTE: &str = "UPDATE stock SET held = $3, version = version +
 const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
      WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 // These take (sku, tenant).
-const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
+pub(crate) const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
 const SQL_READ_BUCKETS: &str =
     "SELECT bucket, on_hand, held, version FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY bucket";
 const SQL_LOCK_BUCKETS: &str =
@@ -415,13 +415,14 @@ impl PgStore {
     }
 
     /// Lock all buckets of `sku` (in bucket order), apply `delta` spread evenly, and write
-    /// the ledger entry when `delta != 0`. Returns whether any bucket changed.
-    async fn lock_and_rebalance(
+    /// the ledger entry `(kind, ref)` when `delta != 0` (an adjustment and its reason, a
+    /// cancelled allocation and its id). Returns whether any bucket changed.
+    pub(crate) async fn lock_and_rebalance(
         tx: &deadpool_postgres::Transaction<'_>,
         tenant: &str,
         sku: &str,
         delta: i64,
-        reason: Option<&str>,
+        (kind, reference): (LedgerKind, Option<&str>),
         actor: Option<&str>,
     ) -> TxResult<bool> {
         let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
@@ -451,8 +452,8 @@ impl PgStore {
         if delta != 0 {
             tx.execute(
                 "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-                 VALUES ($5, $1, $2, 0, 'adjustment', $3, $4)",
-                &[&sku, &delta, &reason, &actor, &tenant],
+                 VALUES ($5, $1, $2, 0, $6, $3, $4)",
+                &[&sku, &delta, &reference, &actor, &tenant, &kind.as_str()],
             )
             .await?;
         }
@@ -467,7 +468,8 @@ impl PgStore {
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
             let (reason, actor) = (req.reason.as_deref(), req.actor.as_deref());
-            Self::lock_and_rebalance(tx, tenant, &req.sku, req.delta, reason, actor).await?;
+            let entry = (LedgerKind::Adjustment, reason);
+            Self::lock_and_rebalance(tx, tenant, &req.sku, req.delta, entry, actor).await?;
             let sku = get_sku_with(tx, tenant, &req.sku, self.now()).await?;
             Ok(sku)
         })
@@ -477,7 +479,7 @@ impl PgStore {
     async fn try_rebalance_one(&self, tenant: &str, sku: &str) -> TxResult<bool> {
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        let changed = Self::lock_and_rebalance(&tx, tenant, sku, 0, None, None).await?;
+        let changed = Self::lock_and_rebalance(&tx, tenant, sku, 0, (LedgerKind::Adjustment, None), None).await?;
         tx.commit().await?;
         Ok(changed)
     }

@@ -49,6 +49,14 @@ async fn a_cancel_gives_back_once(ts: &TestServer) {
     assert_eq!(ts.sku("X").await["available"], 8);
     ts.ok(&cancel_path(&confirmed), json!({})).await;
     assert_eq!(ts.sku("X").await["available"], 10);
+    // A segmented SKU: the quantity comes back spread over its buckets, as an adjustment's.
+    ts.create_sku("Z", 9, 3).await;
+    let z = ts
+        .ok("/v1/allocations", json!({"lines": [{"sku": "Z", "quantity": 2}]}))
+        .await;
+    ts.ok(&cancel_path(&z), json!({})).await;
+    let sku = ts.sku("Z").await;
+    assert_eq!((&sku["available"], &sku["buckets"]), (&json!(9), &json!(3)), "{sku}");
     // A unit allocation: its units are available again.
     let units: Vec<Value> = (0..3).map(|i| json!({"serial": format!("S{i}")})).collect();
     ts.ok("/v1/skus/U/units", json!({ "units": units })).await;

@@ -2,45 +2,40 @@
 
 use crate::clock::now_us;
 use crate::map_error;
-use crate::stock::{read_allocation, tracks_units};
+use crate::stock::{lock_and_rebalance, read_allocation, tracks_units};
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
 use rusqlite::{params, Connection};
 
-/// Give one line of cancelled allocation `id` back (see `StockStore::cancel_allocation`).
+/// Give one line of cancelled allocation `id` back (see `StockStore::cancel_allocation`): a
+/// count-tracked SKU's quantity as an adjustment does, under the ledger kind
+/// `allocation_cancelled`; a unit-tracked SKU's units of the claim become available.
 fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine, actor: Option<&str>) -> Result<()> {
-    let back = match tracks_units(c, tenant, &line.sku)? {
-        None => {
-            return Err(AllotError::Internal(format!(
-                "allocation {id}: its sku {} is gone",
-                line.sku
-            )))
-        }
-        Some(true) => c
-            .prepare_cached(
-                "UPDATE units SET status = 'available', claim_id = NULL
-                  WHERE tenant = ?1 AND claim_id = ?2 AND sku = ?3 AND status = 'allocated'",
-            )
-            .and_then(|mut s| s.execute(params![tenant, id, line.sku]))
-            .map_err(map_error)? as i64,
-        Some(false) => {
+    let entry = (LedgerKind::AllocationCancelled, Some(id));
+    match tracks_units(c, tenant, &line.sku)? {
+        None => Err(AllotError::Internal(format!(
+            "allocation {id}: its sku {} is gone",
+            line.sku
+        ))),
+        Some(false) => lock_and_rebalance(c, tenant, &line.sku, line.quantity, entry, actor).map(|_| ()),
+        Some(true) => {
+            let back = c
+                .prepare_cached(
+                    "UPDATE units SET status = 'available', claim_id = NULL
+                      WHERE tenant = ?1 AND claim_id = ?2 AND sku = ?3 AND status = 'allocated'",
+                )
+                .and_then(|mut s| s.execute(params![tenant, id, line.sku]))
+                .map_err(map_error)?;
             c.prepare_cached(
-                "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1
-                  WHERE tenant = ?1 AND sku = ?2 AND bucket = 0",
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
+                 VALUES (?1, ?2, ?3, 0, 'allocation_cancelled', ?4, ?5, ?6)",
             )
-            .and_then(|mut s| s.execute(params![tenant, line.sku, line.quantity]))
+            .and_then(|mut s| s.execute(params![tenant, line.sku, back as i64, id, now_us(), actor]))
             .map_err(map_error)?;
-            line.quantity
+            Ok(())
         }
-    };
-    c.prepare_cached(
-        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-         VALUES (?1, ?2, ?3, 0, 'allocation_cancelled', ?4, ?5, ?6)",
-    )
-    .and_then(|mut s| s.execute(params![tenant, line.sku, back, id, now_us(), actor]))
-    .map_err(map_error)?;
-    Ok(())
+    }
 }
 
 impl SqliteStore {

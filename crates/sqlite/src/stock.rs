@@ -155,12 +155,15 @@ pub(crate) fn take_lines(
     Ok(taken_buckets)
 }
 
-fn lock_and_rebalance(
+/// Apply `delta` to `sku` spread evenly over its buckets and write the ledger entry
+/// `(kind, ref)` when `delta != 0` (an adjustment and its reason, a cancelled allocation and
+/// its id). Returns whether any bucket changed.
+pub(crate) fn lock_and_rebalance(
     tx: &Connection,
     tenant: &str,
     sku: &str,
     delta: i64,
-    reason: Option<&str>,
+    (kind, reference): (LedgerKind, Option<&str>),
     actor: Option<&str>,
 ) -> Result<bool> {
     let counts: Vec<BucketCounts> = tx
@@ -193,9 +196,9 @@ fn lock_and_rebalance(
     if delta != 0 {
         tx.prepare_cached(
             "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-             VALUES (?6, ?1, ?2, 0, 'adjustment', ?3, ?4, ?5)",
+             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5)",
         )
-        .and_then(|mut s| s.execute(params![sku, delta, reason, now_us(), actor, tenant]))
+        .and_then(|mut s| s.execute(params![sku, delta, reference, now_us(), actor, tenant, kind.as_str()]))
         .map_err(map_error)?;
     }
     Ok(!plan.is_empty())
@@ -264,7 +267,8 @@ impl StockStore for SqliteStore {
     async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
-            lock_and_rebalance(tx, &t, &req.sku, req.delta, req.reason.as_deref(), req.actor.as_deref())?;
+            let entry = (LedgerKind::Adjustment, req.reason.as_deref());
+            lock_and_rebalance(tx, &t, &req.sku, req.delta, entry, req.actor.as_deref())?;
             get_sku_with(tx, &t, &req.sku, now_us())
         })
         .await
@@ -381,7 +385,7 @@ impl StockStore for SqliteStore {
             };
             let mut changed = 0;
             for s in &skus {
-                if lock_and_rebalance(tx, &t, s, 0, None, None)? {
+                if lock_and_rebalance(tx, &t, s, 0, (LedgerKind::Adjustment, None), None)? {
                     changed += 1;
                 }
             }
