@@ -26,30 +26,51 @@ struct HoldRow {
     created_at_us: i64,
 }
 
+/// A row of [`HOLD_COLUMNS`].
+fn hold_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldRow> {
+    let kind = crate::stored_name(r, 1, HoldKind::parse)?;
+    Ok(HoldRow {
+        id: r.get(0)?,
+        kind,
+        stored: crate::stored_name(r, 2, HoldStatus::parse)?,
+        strategy: match kind {
+            HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
+            HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
+        },
+        lines: r.get(4)?,
+        expires_at_us: r.get(5)?,
+        created_at_us: r.get(6)?,
+    })
+}
+
 fn hold_row(c: &Connection, tenant: &str, id: &str) -> Result<HoldRow> {
     c.prepare_cached(&format!(
         "SELECT {HOLD_COLUMNS} FROM holds WHERE tenant = ?2 AND id = ?1"
     ))
-    .and_then(|mut s| {
-        s.query_row([id, tenant], |r| {
-            let kind = crate::stored_name(r, 1, HoldKind::parse)?;
-            Ok(HoldRow {
-                id: r.get(0)?,
-                kind,
-                stored: crate::stored_name(r, 2, HoldStatus::parse)?,
-                strategy: match kind {
-                    HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
-                    HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
-                },
-                lines: r.get(4)?,
-                expires_at_us: r.get(5)?,
-                created_at_us: r.get(6)?,
-            })
-        })
-        .optional()
-    })
+    .and_then(|mut s| s.query_row([id, tenant], hold_of).optional())
     .map_err(map_error)?
     .ok_or_else(|| AllotError::not_found("hold", id))
+}
+
+/// Holds of `tenant` that `filter` (SQL after `WHERE h.tenant = ?1 AND `, with `p` from `?2`
+/// on) selects, in its order: one statement for the rows (a unit hold's units are read
+/// per hold).
+pub(crate) fn read_holds(
+    c: &Connection,
+    tenant: &str,
+    filter: &str,
+    p: &[&dyn rusqlite::ToSql],
+    now_us: i64,
+) -> Result<Vec<Hold>> {
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
+    params.extend_from_slice(p);
+    let rows: Vec<HoldRow> = c
+        .prepare_cached(&format!(
+            "SELECT {HOLD_COLUMNS} FROM holds h WHERE h.tenant = ?1 AND {filter}"
+        ))
+        .and_then(|mut s| s.query_map(params.as_slice(), hold_of)?.collect())
+        .map_err(map_error)?;
+    rows.into_iter().map(|h| hold_of_row(c, tenant, h, now_us)).collect()
 }
 
 pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
@@ -63,8 +84,12 @@ pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
     })
 }
 
-pub(crate) fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
-    let h = hold_row(c, tenant, id)?;
+fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
+    hold_of_row(c, tenant, hold_row(c, tenant, id)?, now_us)
+}
+
+/// A hold from its row, with its units when it is a unit hold that still has them.
+fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<Hold> {
     let expires_at = from_us(h.expires_at_us);
     let units = match (h.kind, h.stored) {
         (HoldKind::Units, HoldStatus::Held | HoldStatus::Confirmed) => Some(
@@ -73,7 +98,7 @@ pub(crate) fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> 
                   WHERE tenant = ?2 AND claim_id = ?1 ORDER BY id",
             )
             .and_then(|mut s| {
-                s.query_map([id, tenant], unit_from_row)?
+                s.query_map([h.id.as_str(), tenant], unit_from_row)?
                     .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(map_error)?,

@@ -1,26 +1,18 @@
-//! Cursor listings on SQLite: the page's keys by one indexed statement, each item then read
-//! as a single read would (on the writer thread, so one snapshot).
+//! Cursor listings on SQLite: each page in one statement (a unit hold's units per hold), on
+//! the writer thread, so one snapshot.
 
 use crate::clock::now_us;
-use crate::holds::{read_hold, unit_from_row};
+use crate::holds::{read_holds, unit_from_row};
 use crate::map_error;
-use crate::stock::{get_sku_with, read_allocation, tracks_units};
+use crate::stock::{list_skus_with, read_allocations, tracks_units};
 use crate::store::SqliteStore;
 use allot_core::hold::HoldStatus;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::*;
-use rusqlite::{params, Connection, OptionalExtension};
-
-/// Keys of rows `sql` selects with `p`.
-fn keys(c: &Connection, sql: &str, p: impl rusqlite::Params) -> Result<Vec<String>> {
-    c.prepare_cached(sql)
-        .and_then(|mut s| s.query_map(p, |r| r.get(0))?.collect())
-        .map_err(map_error)
-}
+use rusqlite::{params, OptionalExtension};
 
 impl SqliteStore {
-    /// See `StockStore::list_skus`. With `available_below`, SKUs are read in name order until
-    /// `limit` match (the filter needs each SKU's counts).
+    /// See `StockStore::list_skus`.
     pub(crate) async fn skus_page(
         &self,
         tenant: &str,
@@ -29,24 +21,8 @@ impl SqliteStore {
         limit: u32,
     ) -> Result<Vec<Sku>> {
         let (t, after) = (tenant.to_string(), after.unwrap_or("").to_string());
-        self.call(move |c| {
-            let (now, mut out, mut from) = (now_us(), Vec::new(), after);
-            loop {
-                let sql = "SELECT sku FROM skus WHERE tenant = ?1 AND sku > ?2 ORDER BY sku LIMIT ?3";
-                let names = keys(c, sql, params![t, from, limit])?;
-                for name in &names {
-                    let sku = get_sku_with(c, &t, name, now)?;
-                    if below.is_none_or(|b| sku.available < b) && out.len() < limit as usize {
-                        out.push(sku);
-                    }
-                }
-                match names.last() {
-                    Some(last) if out.len() < limit as usize && names.len() == limit as usize => from = last.clone(),
-                    _ => return Ok(out),
-                }
-            }
-        })
-        .await
+        self.call(move |c| list_skus_with(c, &t, &after, below, limit, now_us()))
+            .await
     }
 
     /// See `StockStore::list_allocations`.
@@ -58,11 +34,10 @@ impl SqliteStore {
     ) -> Result<Vec<Allocation>> {
         let (t, after) = (tenant.to_string(), after.map(str::to_string));
         self.call(move |c| {
-            let sql = "SELECT a.id FROM allocations a WHERE a.tenant = ?1 AND (?2 IS NULL OR (a.created_at_us, a.id) >
-                         (SELECT p.created_at_us, p.id FROM allocations p WHERE p.tenant = ?1 AND p.id = ?2))
-                        ORDER BY a.created_at_us, a.id LIMIT ?3";
-            let ids = keys(c, sql, params![t, after, limit])?;
-            ids.iter().map(|id| read_allocation(c, &t, id)).collect()
+            let filter = "(?2 IS NULL OR (a.created_at_us, a.id) >
+                           (SELECT p.created_at_us, p.id FROM allocations p WHERE p.tenant = ?1 AND p.id = ?2))
+                          ORDER BY a.created_at_us, a.id LIMIT ?3";
+            read_allocations(c, &t, filter, &[&after, &limit])
         })
         .await
     }
@@ -78,15 +53,13 @@ impl SqliteStore {
         let (t, after) = (tenant.to_string(), after.map(str::to_string));
         self.call(move |c| {
             let now = now_us();
-            let sql = "SELECT h.id FROM holds h WHERE h.tenant = ?1
-                          AND (?2 IS NULL OR (h.expires_at_us, h.id) >
+            let filter = "(?2 IS NULL OR (h.expires_at_us, h.id) >
                                (SELECT p.expires_at_us, p.id FROM holds p WHERE p.tenant = ?1 AND p.id = ?2))
                           AND CASE ?3 WHEN 'held' THEN h.status = 'held' AND h.expires_at_us > ?4
                                       WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at_us <= ?4)
                                       ELSE h.status = ?3 END
                         ORDER BY h.expires_at_us, h.id LIMIT ?5";
-            let ids = keys(c, sql, params![t, after, status.as_str(), now, limit])?;
-            ids.iter().map(|id| read_hold(c, &t, id, now)).collect()
+            read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit], now)
         })
         .await
     }

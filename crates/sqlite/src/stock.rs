@@ -16,53 +16,120 @@ use rusqlite::{params, Connection, OptionalExtension};
 /// A SKU's counts as a reader must see them at `now_us`: from its stock rows, or derived
 /// from its units when unit-tracked; held minus what overdue holds still hold.
 pub(crate) fn get_sku_with(c: &Connection, tenant: &str, sku: &str, now_us: i64) -> Result<Sku> {
-    c.prepare_cached(
-        "SELECT s.buckets,
-                CASE WHEN s.tracking = 'units'
-                     THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status <> 'allocated')
-                     ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
-                CASE WHEN s.tracking = 'units'
-                     THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status = 'held')
-                     ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
-                CASE WHEN s.tracking = 'units'
-                     THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = ?3 AND l.sku = s.sku)
-                     ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END,
-                COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl
-                            JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                           WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2), 0)
-           FROM skus s WHERE s.tenant = ?3 AND s.sku = ?1",
-    )
-    .and_then(|mut s| {
-        s.query_row(params![sku, now_us, tenant], |r| {
-            let overdue: i64 = r.get(4)?;
-            Ok(Sku::from_counts(
-                sku,
-                r.get::<_, Option<i64>>(1)?.unwrap_or(0),
-                r.get::<_, Option<i64>>(2)?.unwrap_or(0) - overdue,
-                r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-                r.get::<_, i64>(0)? as u32,
-            ))
+    c.prepare_cached(SQL_GET_SKU)
+        .and_then(|mut s| {
+            s.query_row(params![sku, now_us, tenant], |r| sku_of(r, sku.to_string(), 0))
+                .optional()
         })
-        .optional()
-    })
-    .map_err(map_error)?
-    .ok_or_else(|| AllotError::not_found("sku", sku))
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("sku", sku))
+}
+
+/// SKUs of `tenant` by name after `after`, those with available below `below` when given, at
+/// most `limit`, in one statement (see `StockStore::list_skus`).
+pub(crate) fn list_skus_with(
+    c: &Connection,
+    tenant: &str,
+    after: &str,
+    below: Option<i64>,
+    limit: u32,
+    now_us: i64,
+) -> Result<Vec<Sku>> {
+    c.prepare_cached(SQL_LIST_SKUS)
+        .and_then(|mut s| {
+            s.query_map(params![after, now_us, tenant, below, limit], |r| {
+                sku_of(r, r.get(0)?, 1)
+            })?
+            .collect()
+        })
+        .map_err(map_error)
+}
+
+/// A SKU row `s`'s counts as a reader sees them at `?2` (tenant `?3`): buckets, on_hand,
+/// held, version, and what overdue holds still hold (it leaves `held`).
+macro_rules! sku_counts {
+    () => {
+        "s.buckets,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status <> 'allocated')
+             ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS on_hand,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status = 'held')
+             ELSE (SELECT sum(held) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS held,
+        CASE WHEN s.tracking = 'units'
+             THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = ?3 AND l.sku = s.sku)
+             ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS version,
+        COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl
+                    JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                   WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2), 0) AS overdue"
+    };
+}
+/// One SKU (`?1`).
+const SQL_GET_SKU: &str = concat!(
+    "SELECT ",
+    sku_counts!(),
+    " FROM skus s WHERE s.tenant = ?3 AND s.sku = ?1"
+);
+/// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
+const SQL_LIST_SKUS: &str = concat!(
+    "SELECT sku, buckets, on_hand, held, version, overdue FROM (SELECT s.sku, ",
+    sku_counts!(),
+    " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1)
+      WHERE ?4 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < ?4
+      ORDER BY sku LIMIT ?5"
+);
+
+/// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
+fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<Sku> {
+    let overdue: i64 = r.get(first + 4)?;
+    Ok(Sku::from_counts(
+        sku,
+        r.get::<_, Option<i64>>(first + 1)?.unwrap_or(0),
+        r.get::<_, Option<i64>>(first + 2)?.unwrap_or(0) - overdue,
+        r.get::<_, Option<i64>>(first + 3)?.unwrap_or(0),
+        r.get::<_, i64>(first)? as u32,
+    ))
+}
+
+/// An allocation's columns as stored: id, status, strategy, lines, created_at_us.
+type AllocationRow = (String, String, String, String, i64);
+
+fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
 }
 
 /// Read an allocation of `tenant` by id.
 pub(crate) fn read_allocation(c: &Connection, tenant: &str, id: &str) -> Result<Allocation> {
-    let row: Option<(String, String, String, String, i64)> = c
+    let row = c
         .prepare_cached(
             "SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE tenant = ?2 AND id = ?1",
         )
-        .and_then(|mut s| {
-            s.query_row([id, tenant], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .optional()
-        })
+        .and_then(|mut s| s.query_row([id, tenant], allocation_row).optional())
         .map_err(map_error)?;
-    let (id, status, strategy, lines, at) = row.ok_or_else(|| AllotError::not_found("allocation", id))?;
+    allocation_of(row.ok_or_else(|| AllotError::not_found("allocation", id))?)
+}
+
+/// Allocations of `tenant` that `filter` (SQL after `WHERE a.tenant = ?1 AND `, with `p` from
+/// `?2` on) selects, in its order, in one statement.
+pub(crate) fn read_allocations(
+    c: &Connection,
+    tenant: &str,
+    filter: &str,
+    p: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<Allocation>> {
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
+    params.extend_from_slice(p);
+    let sql = format!(
+        "SELECT id, status, strategy, lines, created_at_us FROM allocations a WHERE a.tenant = ?1 AND {filter}"
+    );
+    let rows: Vec<AllocationRow> = c
+        .prepare_cached(&sql)
+        .and_then(|mut s| s.query_map(params.as_slice(), allocation_row)?.collect())
+        .map_err(map_error)?;
+    rows.into_iter().map(allocation_of).collect()
+}
+
+fn allocation_of((id, status, strategy, lines, at): AllocationRow) -> Result<Allocation> {
     Ok(Allocation {
         id,
         status: AllocationStatus::parse(&status)
