@@ -134,30 +134,27 @@ async fn lock_hold(
     Ok((row, stored, expires_at))
 }
 
+/// A unit from its columns (id, serial, location, lot, received_at, expires_at) starting at
+/// `first`.
+pub(crate) fn unit_at(r: &tokio_postgres::Row, first: usize) -> Unit {
+    Unit {
+        id: r.get(first),
+        serial: r.get(first + 1),
+        location: r.get(first + 2),
+        lot: r.get(first + 3),
+        received_at: r.get(first + 4),
+        expires_at: r.get(first + 5),
+    }
+}
+
 fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
-    rows.iter()
-        .map(|r| Unit {
-            id: r.get(0),
-            serial: r.get(1),
-            location: r.get(2),
-            lot: r.get(3),
-            received_at: r.get(4),
-            expires_at: r.get(5),
-        })
-        .collect()
+    rows.iter().map(|r| unit_at(r, 0)).collect()
 }
 
 pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit> {
     rows.iter()
         .filter(|r| r.get::<_, Option<i64>>(first).is_some())
-        .map(|r| Unit {
-            id: r.get(first),
-            serial: r.get(first + 1),
-            location: r.get(first + 2),
-            lot: r.get(first + 3),
-            received_at: r.get(first + 4),
-            expires_at: r.get(first + 5),
-        })
+        .map(|r| unit_at(r, first))
         .collect()
 }
 

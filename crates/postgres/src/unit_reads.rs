@@ -2,7 +2,7 @@
 
 use crate::map_error;
 use crate::store::PgStore;
-use allot_core::unit::{Unit, UnitFilter, UnitStatus, UnitView};
+use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::*;
 
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
@@ -10,14 +10,7 @@ const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, 
 fn view_of(r: &tokio_postgres::Row) -> Result<UnitView> {
     let status: &str = r.get(6);
     Ok(UnitView {
-        unit: Unit {
-            id: r.get(0),
-            serial: r.get(1),
-            location: r.get(2),
-            lot: r.get(3),
-            received_at: r.get(4),
-            expires_at: r.get(5),
-        },
+        unit: crate::holds::unit_at(r, 0),
         status: UnitStatus::parse(status).ok_or_else(|| AllotError::Internal(format!("unit status `{status}`")))?,
         claim_id: r.get(7),
     })
