@@ -43,6 +43,17 @@ impl<S: ?Sized> RedisGated<S> {
     pub fn gate(&self) -> &Arc<RedisGate> {
         &self.gate
     }
+
+    /// Drop the counters of `skus` after the database changed them in a way a counter cannot
+    /// follow (an adjustment, a cancel): they rebuild from the database on next use. Best
+    /// effort: a failure leaves a counter that its TTL ends.
+    async fn invalidate(&self, tenant: &str, skus: &[&str]) {
+        for sku in skus {
+            if let Err(e) = self.gate.invalidate(tenant, sku).await {
+                tracing::warn!(%sku, error = %e, "redis_counter: counter not invalidated after a change");
+            }
+        }
+    }
 }
 
 #[async_trait]
@@ -72,9 +83,7 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
         let sku = req.sku.clone();
         let result = self.inner.adjust(tenant, req, idem).await;
         if let Ok(Executed::Fresh(_)) = &result {
-            if let Err(e) = self.gate.invalidate(tenant, &sku).await {
-                tracing::warn!(sku = %sku, error = %e, "redis_counter: counter not invalidated after an adjustment");
-            }
+            self.invalidate(tenant, &[sku.as_str()]).await;
         }
         result
     }
@@ -106,11 +115,8 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
         let result = self.inner.cancel_allocation(tenant, id, actor, idem).await;
         // Stock came back: the counters rebuild from the database on next use.
         if let Ok(Executed::Fresh(a)) = &result {
-            for l in &a.lines {
-                if let Err(e) = self.gate.invalidate(tenant, &l.sku).await {
-                    tracing::warn!(sku = %l.sku, error = %e, "redis_counter: counter not invalidated after a cancel");
-                }
-            }
+            let skus: Vec<&str> = a.lines.iter().map(|l| l.sku.as_str()).collect();
+            self.invalidate(tenant, &skus).await;
         }
         result
     }
