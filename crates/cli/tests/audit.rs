@@ -152,6 +152,9 @@ fn breaks(kind: Kind, hold: &str, a: &str, b: &str, booking: &str, job: i64) -> 
     };
     vec![
         ("UPDATE stock SET on_hand = on_hand + 1 WHERE sku = 'OFF'".into(), "OFF: on_hand 11 != ledger sum 10".into()),
+        // Stock moved between locations without its ledger entries: the totals agree, both
+        // locations do not.
+        ("UPDATE stock SET location = 'elsewhere' WHERE sku = 'SEG' AND bucket = 1".into(), "SEG: at ".into()),
         (format!("UPDATE holds SET status = 'released' WHERE id = '{hold}'"), "HELD: held 2 != quantity of active holds 0".into()),
         (
             format!("{drop_checks} UPDATE stock SET held = held - 1 WHERE sku = 'SEG' AND bucket = 0; UPDATE stock SET held = held + 1 WHERE sku = 'SEG' AND bucket = 1"),
@@ -189,8 +192,11 @@ async fn each_break_is_reported(kind: Kind) {
         let found = findings(&report);
         let new: Vec<&String> = found.iter().filter(|f| f.starts_with(&want)).collect();
         assert!(!new.is_empty(), "{stmt}\nwanted {want}\nfound {found:#?}");
-        // A unit in two claims leaves one short and the other over: two findings.
-        let expect = seen + if want.starts_with("U: claim") { 2 } else { 1 };
+        // A unit in two claims leaves one short and the other over, on hand off at a location
+        // breaks the SKU's total and its location's, stock moved between locations breaks
+        // both locations: two findings each.
+        let two = want.starts_with("U: claim") || want.starts_with("OFF") || want.starts_with("SEG: at");
+        let expect = seen + if two { 2 } else { 1 };
         assert_eq!(
             found.len(),
             expect,
@@ -233,13 +239,13 @@ async fn naive_under_load_is_caught_by_the_audit() {
             let (api, sku) = (ts.api.clone(), sku.clone());
             set.spawn(async move {
                 let body = json!({"lines": [{"sku": sku, "quantity": 1}], "strategy": "naive"});
-                api.post("/v1/allocations", body).await.0
+                api.post("/v1/allocations", body).await
             });
         }
         let mut ok = 0;
-        while let Some(s) = set.join_next().await {
-            let s = s.unwrap();
-            assert!(s == 201 || s == 409, "{s}");
+        while let Some(r) = set.join_next().await {
+            let (s, b) = r.unwrap();
+            assert!(s == 201 || s == 409, "{s} {b}");
             ok += i64::from(s == 201);
         }
         let on_hand = ts.sku(&sku).await["on_hand"].as_i64().unwrap();

@@ -7,6 +7,9 @@
 //! - per SKU: on_hand = sum of its ledger's `delta`, held = sum of its ledger's `held_delta`,
 //!   held = the quantity of its holds still `held`, and `0 <= held <= on_hand` in every bucket
 //!   (for a unit-tracked SKU on_hand and held are the counts of its units);
+//! - per (count-tracked SKU, location): on_hand there = sum of the ledger's `delta` at that
+//!   location, held there = sum of its `held_delta` there (conservation per location; an
+//!   entry without a location is reported as such);
 //! - per unit claim (allocation or hold of a unit-tracked SKU): the units that point at it are
 //!   as many, allocated and held, as its ledger entries say — a unit handed to two claims
 //!   leaves one claim short and the other over;
@@ -98,6 +101,45 @@ pub struct SkuAuditRow {
     pub ledger_entries: i64,
     /// Sum of the quantities of its holds that are still `held` (swept or not).
     pub active_hold_quantity: i64,
+}
+
+/// One (count-tracked SKU, location) as the audit reads it: its rows' sums there and its
+/// ledger's sums there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocationAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The SKU.
+    pub sku: String,
+    /// The location (`None`: ledger entries that name none).
+    pub location: Option<String>,
+    /// Sum of on_hand of its rows there.
+    pub on_hand: i64,
+    /// Sum of held of its rows there.
+    pub held: i64,
+    /// Sum of the ledger's `delta` there.
+    pub ledger_delta: i64,
+    /// Sum of the ledger's `held_delta` there.
+    pub ledger_held_delta: i64,
+}
+
+/// The per-location rule: a location's rows hold what its ledger entries add up to.
+pub fn location_violation(r: &LocationAuditRow) -> Option<AuditViolation> {
+    if r.on_hand == r.ledger_delta && r.held == r.ledger_held_delta {
+        return None;
+    }
+    let at = match &r.location {
+        Some(l) => format!("at {l}"),
+        None => "in ledger entries without a location".to_string(),
+    };
+    Some(AuditViolation {
+        tenant: r.tenant.clone(),
+        sku: r.sku.clone(),
+        problem: format!(
+            "{at}: on_hand {} held {} != ledger sums {} and {}",
+            r.on_hand, r.held, r.ledger_delta, r.ledger_held_delta
+        ),
+    })
 }
 
 /// One unit claim (the id of an allocation or hold of a unit-tracked SKU) as its ledger
@@ -249,6 +291,11 @@ impl Auditor {
         self.report.skus_checked += rows.len() as u64;
         self.report.ledger_entries += rows.iter().map(|r| r.ledger_entries.max(0) as u64).sum::<u64>();
         self.report.violations.extend(sku_violations(rows));
+    }
+
+    /// Judge one (SKU, location).
+    pub fn location(&mut self, row: &LocationAuditRow) {
+        self.report.violations.extend(location_violation(row));
     }
 
     /// Judge one unit claim.

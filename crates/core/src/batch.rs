@@ -8,9 +8,10 @@
 //! groups WAL flushes), or "flat combining" (Hendler, Incze, Shavit, Tzafrir, SPAA 2010): one
 //! combiner applies the pending operations of many callers under one lock acquisition.
 
+use crate::location::{available_in, plan_take, row_order, LineRule, Placement, RowLevel};
 use std::collections::BTreeMap;
 
-/// Balance of one key (an SKU's totals over its buckets), as locked by the batch.
+/// Balance of one (SKU, location), as locked by the batch (the sum of its buckets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Balance {
     /// Units on hand.
@@ -26,7 +27,7 @@ impl Balance {
     }
 }
 
-/// Change of one key's balance.
+/// Change of one (SKU, location)'s balance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Delta {
     /// Change of `on_hand` (negative: taken).
@@ -35,7 +36,7 @@ pub struct Delta {
     pub held: i64,
 }
 
-/// What a request does to each of its lines (`(sku, quantity)`, quantity > 0).
+/// What a request does to each of its lines (quantity > 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {
     /// Take from available: `on_hand -= q`, needs `available >= q`.
@@ -48,24 +49,41 @@ pub enum OpKind {
     Release,
 }
 
+/// One line of a batched request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchLine {
+    /// The SKU.
+    pub sku: String,
+    /// Units, > 0.
+    pub quantity: i64,
+    /// Only this location (a pinned line; a confirm's or release's lines are each pinned
+    /// to where the hold holds).
+    pub pin: Option<String>,
+}
+
 /// One request of a batch: all of its lines succeed together or none does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchOp {
     /// What it does.
     pub kind: OpKind,
-    /// `(sku, quantity)` lines; an SKU may appear more than once.
-    pub lines: Vec<(String, i64)>,
+    /// Its lines; an SKU may appear more than once.
+    pub lines: Vec<BatchLine>,
+    /// Where unpinned lines are placed.
+    pub placement: Placement,
+    /// Whether a line may come from several locations.
+    pub allow_split: bool,
 }
 
 /// Why a request of a batch was refused (nothing of it applied).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    /// The first line whose key had too little: `available` (allocate, hold) or `held`
-    /// (confirm, release) at that point of the batch, counting earlier lines of the request.
+    /// The first line that could not be placed: `available` (allocate, hold: what the
+    /// locations it may use had in all) or `held` (confirm, release) at that point of the
+    /// batch, counting earlier lines of the request.
     Short {
         /// The key.
         sku: String,
-        /// What the request asked of it in all (its lines on that key summed).
+        /// What the line asked for.
         requested: i64,
         /// What it had at that point.
         available: i64,
@@ -82,13 +100,19 @@ pub enum Refusal {
     },
 }
 
-/// Outcomes in request order, and the net change per key of the applied ones.
+/// The locked balances: per SKU, its locations with their priority and balance.
+pub type Balances = BTreeMap<String, Vec<(String, i32, Balance)>>;
+
+/// Where each line of an applied request was taken: `(location, quantity)` pieces per line.
+pub type Placed = Vec<Vec<(String, i64)>>;
+
+/// Outcomes in request order, and the net change per (SKU, location) of the applied ones.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BatchResult {
-    /// `Ok(())` applied, `Err` refused, one per request.
-    pub outcomes: Vec<Result<(), Refusal>>,
-    /// Net change per key (keys with no applied change are absent).
-    pub net: BTreeMap<String, Delta>,
+    /// `Ok(pieces)` applied, `Err` refused, one per request.
+    pub outcomes: Vec<Result<Placed, Refusal>>,
+    /// Net change per (SKU, location) (keys with no applied change are absent).
+    pub net: BTreeMap<(String, String), Delta>,
 }
 
 fn line_delta(kind: OpKind, q: i64) -> Delta {
@@ -100,70 +124,116 @@ fn line_delta(kind: OpKind, q: i64) -> Delta {
     }
 }
 
-/// Decide every request of a batch against the locked `balances`, in order. A request is
-/// applied when each of its keys can bear the sum of its lines on that key given everything
-/// applied before it in the batch; otherwise it is refused and changes nothing (later
-/// requests see the balances without it). Balances never go below `0 <= held <= on_hand`.
-pub fn evaluate(balances: &BTreeMap<String, Balance>, ops: &[BatchOp]) -> BatchResult {
-    let mut current = balances.clone();
+/// Decide every request of a batch against the locked `balances`, in order, placing each
+/// line across its SKU's locations exactly as the placement would if the requests ran one at
+/// a time ([`crate::location`]). A request is applied when every line can be placed given
+/// everything applied before it in the batch and its own earlier lines; otherwise it is
+/// refused and changes nothing (later requests see the balances without it). Balances never
+/// leave `0 <= held <= on_hand`.
+pub fn evaluate(balances: &Balances, ops: &[BatchOp]) -> BatchResult {
+    let mut current: BTreeMap<String, Vec<RowLevel>> = balances
+        .iter()
+        .map(|(sku, locs)| {
+            let rows = locs
+                .iter()
+                .enumerate()
+                .map(|(i, (l, p, b))| RowLevel {
+                    bucket: i as u32,
+                    location: l.clone(),
+                    priority: *p,
+                    on_hand: b.on_hand,
+                    held: b.held,
+                })
+                .collect();
+            (sku.clone(), rows)
+        })
+        .collect();
     let mut result = BatchResult {
         outcomes: Vec::with_capacity(ops.len()),
         net: BTreeMap::new(),
     };
     for op in ops {
-        let outcome = decide(&current, op);
-        if let Ok(per_key) = &outcome {
-            for (sku, d) in per_key {
-                let b = current.get_mut(sku).expect("decide checked the key");
-                b.on_hand += d.on_hand;
-                b.held += d.held;
-                let n = result.net.entry(sku.clone()).or_default();
-                n.on_hand += d.on_hand;
-                n.held += d.held;
+        let outcome = decide(&current, op).map(|(placed, touched)| {
+            for (sku, rows) in touched {
+                for (before, after) in current[&sku].iter().zip(&rows) {
+                    let d = Delta {
+                        on_hand: after.on_hand - before.on_hand,
+                        held: after.held - before.held,
+                    };
+                    let n = result.net.entry((sku.clone(), after.location.clone())).or_default();
+                    n.on_hand += d.on_hand;
+                    n.held += d.held;
+                }
+                current.insert(sku, rows);
             }
-        }
-        result.outcomes.push(outcome.map(|_| ()));
+            placed
+        });
+        result.outcomes.push(outcome);
     }
     result.net.retain(|_, d| *d != Delta::default());
     result
 }
 
-/// The request's change per key if it fits `current`, else why not (first key in line order).
-fn decide(current: &BTreeMap<String, Balance>, op: &BatchOp) -> Result<BTreeMap<String, Delta>, Refusal> {
-    let mut per_key: BTreeMap<String, Delta> = BTreeMap::new();
-    let mut order: Vec<&str> = Vec::new();
-    for (sku, q) in &op.lines {
-        if *q <= 0 {
-            return Err(Refusal::BadQuantity { sku: sku.clone() });
+/// The request's placement and the rows of the SKUs it touched after it, if it fits
+/// `current`; else why not (its first line that does not fit).
+#[allow(clippy::type_complexity)]
+fn decide(
+    current: &BTreeMap<String, Vec<RowLevel>>,
+    op: &BatchOp,
+) -> Result<(Placed, BTreeMap<String, Vec<RowLevel>>), Refusal> {
+    let mut scratch: BTreeMap<String, Vec<RowLevel>> = BTreeMap::new();
+    let mut placed = Vec::with_capacity(op.lines.len());
+    for line in &op.lines {
+        let sku = line.sku.clone();
+        if line.quantity <= 0 {
+            return Err(Refusal::BadQuantity { sku });
         }
-        if !current.contains_key(sku) {
-            return Err(Refusal::UnknownKey { sku: sku.clone() });
-        }
-        let d = line_delta(op.kind, *q);
-        let e = per_key.entry(sku.clone()).or_insert_with(|| {
-            order.push(sku);
-            Delta::default()
-        });
-        e.on_hand += d.on_hand;
-        e.held += d.held;
-    }
-    for sku in order {
-        let b = current[sku];
-        let d = per_key[sku];
-        let (requested, has) = match op.kind {
-            OpKind::Allocate => (-d.on_hand, b.available()),
-            OpKind::Hold => (d.held, b.available()),
-            OpKind::Confirm | OpKind::Release => (-d.held, b.held),
+        let Some(locked) = current.get(&sku) else {
+            return Err(Refusal::UnknownKey { sku });
         };
-        if has < requested {
-            return Err(Refusal::Short {
-                sku: sku.to_string(),
-                requested,
-                available: has,
-            });
-        }
+        let rows = scratch.entry(sku.clone()).or_insert_with(|| locked.clone());
+        placed.push(place_line(rows, op, line)?);
     }
-    Ok(per_key)
+    Ok((placed, scratch))
+}
+
+/// Place one line on its SKU's `rows` (changed in place), or refuse it.
+fn place_line(rows: &mut [RowLevel], op: &BatchOp, line: &BatchLine) -> Result<Vec<(String, i64)>, Refusal> {
+    let q = line.quantity;
+    let rule = LineRule {
+        pin: line.pin.as_deref(),
+        placement: &op.placement,
+        allow_split: op.allow_split,
+    };
+    let order = row_order(rows, rule, 0);
+    let pieces = match op.kind {
+        OpKind::Allocate | OpKind::Hold => {
+            plan_take(rows, &order, q, op.allow_split).ok_or_else(|| Refusal::Short {
+                sku: line.sku.clone(),
+                requested: q,
+                available: available_in(rows, &order),
+            })?
+        }
+        OpKind::Confirm | OpKind::Release => match order.iter().find(|&&i| rows[i].held >= q) {
+            Some(&i) => vec![(i, q)],
+            None => {
+                return Err(Refusal::Short {
+                    sku: line.sku.clone(),
+                    requested: q,
+                    available: order.iter().map(|&i| rows[i].held).sum(),
+                })
+            }
+        },
+    };
+    let d = |n| line_delta(op.kind, n);
+    Ok(pieces
+        .into_iter()
+        .map(|(i, n)| {
+            rows[i].on_hand += d(n).on_hand;
+            rows[i].held += d(n).held;
+            (rows[i].location.clone(), n)
+        })
+        .collect())
 }
 
 /// One bucket of a key: `(bucket, on_hand, held)` as locked.
@@ -225,16 +295,39 @@ mod tests {
         Balance { on_hand, held }
     }
 
+    /// Balances with every SKU at the one location `L`.
+    fn one_location(v: &[(&str, Balance)]) -> Balances {
+        v.iter()
+            .map(|(s, x)| (s.to_string(), vec![("L".to_string(), 0, *x)]))
+            .collect()
+    }
+
     fn op(kind: OpKind, lines: &[(&str, i64)]) -> BatchOp {
         BatchOp {
             kind,
-            lines: lines.iter().map(|(s, q)| (s.to_string(), *q)).collect(),
+            lines: lines
+                .iter()
+                .map(|(s, q)| BatchLine {
+                    sku: s.to_string(),
+                    quantity: *q,
+                    pin: None,
+                })
+                .collect(),
+            placement: Placement::Priority,
+            allow_split: false,
         }
+    }
+
+    fn net(r: &BatchResult, sku: &str, loc: &str) -> Delta {
+        r.net
+            .get(&(sku.to_string(), loc.to_string()))
+            .copied()
+            .unwrap_or_default()
     }
 
     #[test]
     fn refused_requests_change_nothing_and_later_ones_see_that() {
-        let bal = BTreeMap::from([("a".to_string(), b(3, 0)), ("b".to_string(), b(1, 0))]);
+        let bal = one_location(&[("a", b(3, 0)), ("b", b(1, 0))]);
         let ops = vec![
             op(OpKind::Allocate, &[("a", 2)]),
             op(OpKind::Allocate, &[("a", 1), ("b", 2)]), // b short: nothing of it applies
@@ -244,7 +337,7 @@ mod tests {
             op(OpKind::Allocate, &[("zz", 1)]),
         ];
         let r = evaluate(&bal, &ops);
-        assert_eq!(r.outcomes[0], Ok(()));
+        assert_eq!(r.outcomes[0], Ok(vec![vec![("L".to_string(), 2)]]));
         assert_eq!(
             r.outcomes[1],
             Err(Refusal::Short {
@@ -253,64 +346,94 @@ mod tests {
                 available: 1
             })
         );
-        assert_eq!(r.outcomes[2], Ok(()));
-        assert_eq!(r.outcomes[3], Ok(()));
+        assert!(r.outcomes[2].is_ok() && r.outcomes[3].is_ok());
         assert!(matches!(r.outcomes[4], Err(Refusal::Short { .. })));
         assert_eq!(r.outcomes[5], Err(Refusal::UnknownKey { sku: "zz".into() }));
-        assert_eq!(r.net["a"], Delta { on_hand: -3, held: 0 });
-        assert_eq!(r.net["b"], Delta { on_hand: 0, held: 1 });
+        assert_eq!(net(&r, "a", "L"), Delta { on_hand: -3, held: 0 });
+        assert_eq!(net(&r, "b", "L"), Delta { on_hand: 0, held: 1 });
     }
 
     #[test]
-    fn a_cart_naming_a_key_twice_needs_the_sum() {
-        let bal = BTreeMap::from([("a".to_string(), b(3, 0))]);
+    fn a_cart_naming_a_key_twice_counts_its_earlier_line() {
+        let bal = one_location(&[("a", b(3, 0))]);
         let r = evaluate(&bal, &[op(OpKind::Allocate, &[("a", 2), ("a", 2)])]);
         assert_eq!(
             r.outcomes[0],
             Err(Refusal::Short {
                 sku: "a".into(),
-                requested: 4,
-                available: 3
+                requested: 2,
+                available: 1
             })
         );
         assert!(r.net.is_empty());
     }
 
-    /// The model: each request alone, in order, on a plain map of balances, checking line by
-    /// line on a scratch copy (a different shape from `decide`'s per-key sums).
-    fn model(bal: &BTreeMap<String, Balance>, ops: &[BatchOp]) -> (Vec<bool>, BTreeMap<String, Balance>) {
-        let mut state = bal.clone();
+    #[test]
+    fn lines_are_placed_across_locations_one_request_at_a_time() {
+        let bal: Balances = BTreeMap::from([(
+            "a".to_string(),
+            vec![("E".to_string(), 2, b(5, 0)), ("W".to_string(), 1, b(3, 0))],
+        )]);
+        let mut split = op(OpKind::Allocate, &[("a", 4)]);
+        split.allow_split = true;
+        let mut most = op(OpKind::Allocate, &[("a", 2)]);
+        most.placement = Placement::MostAvailable;
+        let ops = vec![
+            op(OpKind::Allocate, &[("a", 2)]),
+            split,
+            op(OpKind::Allocate, &[("a", 3)]),
+            most,
+        ];
+        let r = evaluate(&bal, &ops);
+        let at = |l: &str, n| (l.to_string(), n);
+        assert_eq!(r.outcomes[0], Ok(vec![vec![at("W", 2)]])); // priority: W first
+        assert_eq!(r.outcomes[1], Ok(vec![vec![at("W", 1), at("E", 3)]]));
+        assert!(r.outcomes[2].is_err()); // 2 left at E, none at W, no split
+        assert_eq!(r.outcomes[3], Ok(vec![vec![at("E", 2)]]));
+        assert_eq!(net(&r, "a", "W"), Delta { on_hand: -3, held: 0 });
+        assert_eq!(net(&r, "a", "E"), Delta { on_hand: -5, held: 0 });
+    }
+
+    /// The model: each request alone, in order, line by line on a scratch copy of plain rows
+    /// with the same placement functions.
+    fn model(bal: &Balances, ops: &[BatchOp]) -> (Vec<bool>, BTreeMap<(String, String), Balance>) {
+        let mut state: BTreeMap<(String, String), Balance> = bal
+            .iter()
+            .flat_map(|(s, ls)| ls.iter().map(move |(l, _, x)| ((s.clone(), l.clone()), *x)))
+            .collect();
         let mut ok = Vec::new();
         for op in ops {
             let mut scratch = state.clone();
             let mut fits = true;
-            for (sku, q) in &op.lines {
-                let Some(x) = scratch.get_mut(sku) else {
+            for line in &op.lines {
+                let Some(locs) = bal.get(&line.sku) else {
                     fits = false;
                     break;
                 };
-                let fine = match op.kind {
-                    OpKind::Allocate => {
-                        x.on_hand -= q;
-                        x.on_hand >= x.held
+                let mut rows: Vec<RowLevel> = locs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (l, p, _))| {
+                        let x = scratch[&(line.sku.clone(), l.clone())];
+                        RowLevel {
+                            bucket: i as u32,
+                            location: l.clone(),
+                            priority: *p,
+                            on_hand: x.on_hand,
+                            held: x.held,
+                        }
+                    })
+                    .collect();
+                match place_line(&mut rows, op, line) {
+                    Ok(_) => {
+                        for r in rows {
+                            scratch.insert((line.sku.clone(), r.location), b(r.on_hand, r.held));
+                        }
                     }
-                    OpKind::Hold => {
-                        x.held += q;
-                        x.held <= x.on_hand
+                    Err(_) => {
+                        fits = false;
+                        break;
                     }
-                    OpKind::Confirm => {
-                        x.on_hand -= q;
-                        x.held -= q;
-                        x.held >= 0
-                    }
-                    OpKind::Release => {
-                        x.held -= q;
-                        x.held >= 0
-                    }
-                };
-                if !fine || *q <= 0 {
-                    fits = false;
-                    break;
                 }
             }
             if fits {
@@ -330,18 +453,43 @@ mod tests {
         ]
     }
 
-    fn scenario() -> impl Strategy<Value = (BTreeMap<String, Balance>, Vec<BatchOp>)> {
+    fn scenario() -> impl Strategy<Value = (Balances, Vec<BatchOp>)> {
         let keys = ["a", "b", "c", "d"];
-        let bal = proptest::collection::vec((0i64..20, 0i64..20), 3).prop_map(move |v| {
+        let locs = ["E", "W", "N"];
+        let loc = (0i64..20, 0i64..20, 0i32..3).prop_map(|(x, y, p)| (b(x.max(y), x.min(y)), p));
+        let bal = proptest::collection::vec(proptest::collection::vec(loc, 1..4), 3).prop_map(move |v| {
             v.into_iter()
                 .enumerate()
-                .map(|(i, (x, y))| (keys[i].to_string(), b(x.max(y), x.min(y))))
-                .collect::<BTreeMap<_, _>>()
+                .map(|(i, ls)| {
+                    let rows = ls
+                        .into_iter()
+                        .enumerate()
+                        .map(|(j, (x, p))| (locs[j].to_string(), p, x))
+                        .collect();
+                    (keys[i].to_string(), rows)
+                })
+                .collect::<Balances>()
         });
         // "d" is never a locked key: requests naming it must be refused.
-        let line = (0usize..4, 1i64..6).prop_map(move |(k, q)| (keys[k].to_string(), q));
+        let line = (0usize..4, 1i64..6, proptest::option::of(0usize..3)).prop_map(move |(k, q, pin)| BatchLine {
+            sku: keys[k].to_string(),
+            quantity: q,
+            pin: pin.map(|p| locs[p].to_string()),
+        });
+        let placement = prop_oneof![
+            Just(Placement::Priority),
+            Just(Placement::MostAvailable),
+            Just(Placement::Ranked(vec!["W".into(), "E".into()]))
+        ];
         let ops = proptest::collection::vec(
-            (kind(), proptest::collection::vec(line, 1..4)).prop_map(|(kind, lines)| BatchOp { kind, lines }),
+            (kind(), proptest::collection::vec(line, 1..4), placement, any::<bool>()).prop_map(
+                |(kind, lines, placement, allow_split)| BatchOp {
+                    kind,
+                    lines,
+                    placement,
+                    allow_split,
+                },
+            ),
             0..40,
         );
         (bal, ops)
@@ -353,37 +501,48 @@ mod tests {
             let r = evaluate(&bal, &ops);
             let (ok, end) = model(&bal, &ops);
             prop_assert_eq!(r.outcomes.iter().map(|o| o.is_ok()).collect::<Vec<_>>(), ok);
-            for (sku, start) in &bal {
-                let d = r.net.get(sku).copied().unwrap_or_default();
-                let got = b(start.on_hand + d.on_hand, start.held + d.held);
-                prop_assert_eq!(got, end[sku]);
-                prop_assert!(got.held >= 0 && got.held <= got.on_hand);
+            for (sku, locs) in &bal {
+                for (loc, _, start) in locs {
+                    let d = net(&r, sku, loc);
+                    let got = b(start.on_hand + d.on_hand, start.held + d.held);
+                    prop_assert_eq!(got, end[&(sku.clone(), loc.clone())]);
+                    prop_assert!(got.held >= 0 && got.held <= got.on_hand);
+                }
+            }
+            for (o, op) in r.outcomes.iter().zip(&ops) {
+                if let Ok(placed) = o {
+                    for (pieces, line) in placed.iter().zip(&op.lines) {
+                        prop_assert_eq!(pieces.iter().map(|p| p.1).sum::<i64>(), line.quantity);
+                        prop_assert!(op.allow_split || pieces.len() == 1);
+                    }
+                }
             }
         }
 
         #[test]
         fn spread_keeps_every_bucket_sound((bal, ops) in scenario(), split in proptest::collection::vec(0u8..4, 3)) {
             let r = evaluate(&bal, &ops);
-            for (i, (sku, total)) in bal.iter().enumerate() {
-                // The key's totals over 1..=4 buckets: held and the rest dealt out unevenly.
-                let n = u32::from(split[i % split.len()]) + 1;
-                let mut buckets: Vec<BucketBalance> = (0..n).map(|k| (k, 0, 0)).collect();
-                for u in 0..total.held { buckets[(u as usize * 7) % n as usize].1 += 1; buckets[(u as usize * 7) % n as usize].2 += 1; }
-                for u in 0..total.available() { buckets[(u as usize * 3 + 1) % n as usize].1 += 1; }
-                let net = r.net.get(sku).copied().unwrap_or_default();
-                let changes = spread(&buckets, net);
-                prop_assert!(changes.is_some(), "{sku}: {net:?} over {buckets:?}");
-                let changes = changes.unwrap();
-                let (mut s_on, mut s_held) = (0, 0);
-                for (bucket, d_on, d_held) in changes {
-                    let row = buckets.iter_mut().find(|r| r.0 == bucket).unwrap();
-                    row.1 += d_on;
-                    row.2 += d_held;
-                    s_on += d_on;
-                    s_held += d_held;
-                    prop_assert!(row.2 >= 0 && row.2 <= row.1, "bucket {row:?}");
+            for (i, (sku, locs)) in bal.iter().enumerate() {
+                for (loc, _, total) in locs {
+                    // The key's totals over 1..=4 buckets: held and the rest dealt out unevenly.
+                    let n = u32::from(split[i % split.len()]) + 1;
+                    let mut buckets: Vec<BucketBalance> = (0..n).map(|k| (k, 0, 0)).collect();
+                    for u in 0..total.held { buckets[(u as usize * 7) % n as usize].1 += 1; buckets[(u as usize * 7) % n as usize].2 += 1; }
+                    for u in 0..total.available() { buckets[(u as usize * 3 + 1) % n as usize].1 += 1; }
+                    let net = net(&r, sku, loc);
+                    let changes = spread(&buckets, net);
+                    prop_assert!(changes.is_some(), "{sku}: {net:?} over {buckets:?}");
+                    let (mut s_on, mut s_held) = (0, 0);
+                    for (bucket, d_on, d_held) in changes.unwrap() {
+                        let row = buckets.iter_mut().find(|r| r.0 == bucket).unwrap();
+                        row.1 += d_on;
+                        row.2 += d_held;
+                        s_on += d_on;
+                        s_held += d_held;
+                        prop_assert!(row.2 >= 0 && row.2 <= row.1, "bucket {row:?}");
+                    }
+                    prop_assert_eq!((s_on, s_held), (net.on_hand, net.held));
                 }
-                prop_assert_eq!((s_on, s_held), (net.on_hand, net.held));
             }
         }
     }

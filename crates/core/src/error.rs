@@ -58,6 +58,19 @@ pub enum AllotError {
         /// What was available when it was evaluated (a snapshot).
         available: i64,
     },
+    /// A compare-and-set of a level found another value than the caller's
+    /// `compare_on_hand`. HTTP 409 `compare_failed` with the current value; nothing changed.
+    #[error("on hand of sku `{sku}` at `{location}` is {current}, not the {expected} compared with")]
+    CompareFailed {
+        /// The SKU.
+        sku: String,
+        /// The location.
+        location: String,
+        /// What the caller expected.
+        expected: i64,
+        /// What it is.
+        current: i64,
+    },
     /// Bounded retries exhausted (optimistic strategy). HTTP 409 `contention` with `Retry-After`.
     #[error("contention: gave up after {attempts} attempts")]
     Contention {
@@ -189,6 +202,7 @@ impl AllotError {
             AllotError::NotFound { .. } => "not_found",
             AllotError::AlreadyExists { .. } => "already_exists",
             AllotError::InsufficientStock { .. } => "insufficient_stock",
+            AllotError::CompareFailed { .. } => "compare_failed",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
                 crate::hold::HoldStatus::Expired => "hold_expired",

@@ -145,6 +145,12 @@ pub struct HoldBody {
     /// Strategy name; the server default when absent.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// As an allocation's `placement`.
+    #[serde(default)]
+    pub placement: Option<crate::location::PlacementBody>,
+    /// As an allocation's `allow_split`.
+    #[serde(default)]
+    pub allow_split: Option<bool>,
 }
 
 /// `POST /v1/holds/{id}/extend` and `POST /v1/bookings/{id}/extend` body.

@@ -15,6 +15,7 @@ pub mod hold;
 pub mod input;
 pub mod job;
 pub mod limits;
+pub mod location;
 pub mod model;
 pub mod retry;
 pub mod store;
@@ -32,9 +33,14 @@ pub use job::{
     JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
 };
 pub use limits::{LimitInfo, Limits};
+pub use location::{
+    Level, Location, LocationBody, Placement, PlacementBody, PlacementPolicy, SetLevel, SetLevelBody, Source, Transfer,
+    TransferBody, DEFAULT_LOCATION,
+};
 pub use model::*;
 pub use store::{
-    BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, StockStore, Store, StoredResponse, UnitStore,
+    BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, StockStore, Store,
+    StoredResponse, UnitStore,
 };
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
 pub use unit::*;

@@ -74,8 +74,10 @@ limits! {
     /// Largest quantity, on_hand or |delta| in one request (10^12, so sums of many never
     /// overflow i64).
     max_quantity: i64 = 1_000_000_000_000, min 1;
-    /// Most buckets of a segmented SKU.
+    /// Most buckets of a segmented SKU (at each location).
     max_buckets: u32 = 64, min 1;
+    /// Most locations of a tenant besides `default`, and in a ranked placement list.
+    max_locations: u32 = 64, min 1;
     /// Retries of a transaction after 40001 serialization_failure or 40P01 deadlock_detected.
     max_tx_retries: u32 = 5, min 0;
     /// Attempts of the optimistic strategy before `409 contention`.
@@ -142,7 +144,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 32);
+        assert_eq!(Limits::TABLE.len(), 33);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

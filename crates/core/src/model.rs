@@ -20,8 +20,12 @@ pub struct Sku {
     pub available: i64,
     /// Increases with every change; used by the optimistic strategy.
     pub version: i64,
-    /// How many buckets (segments) the stock is split into; 1 means unsegmented.
+    /// How many buckets (segments) the stock is split into at each location; 1 means
+    /// unsegmented.
     pub buckets: u32,
+    /// The counts per location, by location name (a unit-tracked SKU's from its units'
+    /// `location`, units without one at `default`). The totals above are their sums.
+    pub levels: Vec<crate::location::Level>,
 }
 
 impl Sku {
@@ -34,12 +38,15 @@ impl Sku {
             available: on_hand - held,
             version,
             buckets,
+            levels: Vec::new(),
         }
     }
 
-    /// A freshly created SKU: nothing held, version 1 per bucket.
+    /// A freshly created SKU: nothing held, version 1 per bucket, all at its location.
     pub fn created(req: &CreateSku) -> Self {
-        Sku::from_counts(&req.sku, req.on_hand, 0, i64::from(req.buckets), req.buckets)
+        let mut s = Sku::from_counts(&req.sku, req.on_hand, 0, i64::from(req.buckets), req.buckets);
+        s.levels = crate::location::levels([(req.location.as_str(), req.on_hand, 0)]);
+        s
     }
 }
 
@@ -66,11 +73,14 @@ pub enum LedgerKind {
     UnitsReceived,
     /// An allocation was cancelled: its quantity is back (`ref` is the allocation's id).
     AllocationCancelled,
+    /// One side of a transfer between locations (`ref` is the transfer's id): the entry at
+    /// `from` takes, the one at `to` gives, in one transaction.
+    Transfer,
 }
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 9] = [
+    pub const ALL: [LedgerKind; 10] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -80,6 +90,7 @@ impl LedgerKind {
         LedgerKind::HoldExpired,
         LedgerKind::UnitsReceived,
         LedgerKind::AllocationCancelled,
+        LedgerKind::Transfer,
     ];
 
     /// Stored and wire name.
@@ -94,6 +105,7 @@ impl LedgerKind {
             LedgerKind::HoldExpired => "hold_expired",
             LedgerKind::UnitsReceived => "units_received",
             LedgerKind::AllocationCancelled => "allocation_cancelled",
+            LedgerKind::Transfer => "transfer",
         }
     }
 
@@ -118,6 +130,8 @@ pub struct LedgerEntry {
     /// The allocation id, or the adjustment's reason.
     #[serde(rename = "ref")]
     pub reference: Option<String>,
+    /// The location whose stock changed (`None` for a unit-tracked SKU's entries).
+    pub location: Option<String>,
     /// Who made the change: the id of the API key (`None`: a server without keys, or the
     /// server itself, e.g. an expiry).
     pub actor: Option<String>,
@@ -125,7 +139,8 @@ pub struct LedgerEntry {
     pub at: DateTime<Utc>,
 }
 
-/// One line of an allocation: a SKU and how many units.
+/// One line of an allocation: a SKU and how many units; where they may come from (a pinned
+/// `location`) and, in an answer, where they came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -134,6 +149,38 @@ pub struct AllocationLine {
     pub sku: String,
     /// Units, >= 1.
     pub quantity: i64,
+    /// Only from this location (overrides the request's `placement`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Answers only: how much came from each location, in the order taken (a unit claim's
+    /// lines have none: its units carry their location).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(read_only))]
+    pub from: Vec<crate::location::Source>,
+}
+
+impl AllocationLine {
+    /// Where an answered line's quantity came from, `(location, quantity)` in location
+    /// order (the order a give-back locks them in); a line without `from` (made before
+    /// locations) came from `default`.
+    pub fn origins(&self) -> Vec<(&str, i64)> {
+        if self.from.is_empty() {
+            return vec![(crate::location::DEFAULT_LOCATION, self.quantity)];
+        }
+        let mut o: Vec<(&str, i64)> = self.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect();
+        o.sort();
+        o
+    }
+
+    /// A line of `quantity` of `sku`, placed by the request's placement.
+    pub fn new(sku: impl Into<String>, quantity: i64) -> Self {
+        AllocationLine {
+            sku: sku.into(),
+            quantity,
+            location: None,
+            from: Vec::new(),
+        }
+    }
 }
 
 /// The status of an allocation or a unit claim: `allocated` (taken for good), or `held` (a
@@ -197,9 +244,12 @@ pub struct CreateSkuBody {
     pub sku: String,
     /// Initial stock, >= 0.
     pub on_hand: i64,
-    /// Buckets for the `segmented` strategy (default 1).
+    /// Buckets for the `segmented` strategy (default 1), at each location.
     #[serde(default)]
     pub buckets: Option<i64>,
+    /// Where the initial stock is (default `default`); it must exist.
+    #[serde(default)]
+    pub location: Option<String>,
 }
 
 /// `POST /v1/skus/{sku}/adjustments` body.
@@ -212,6 +262,9 @@ pub struct AdjustmentBody {
     /// Why (kept in the ledger's `ref`).
     #[serde(default)]
     pub reason: Option<String>,
+    /// Which location's stock changes (default `default`); it must exist.
+    #[serde(default)]
+    pub location: Option<String>,
 }
 
 /// `POST /v1/allocations` body.
@@ -224,6 +277,14 @@ pub struct AllocationBody {
     /// Strategy name; the server default when absent.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// Which locations an unpinned line is taken from: `priority` (default),
+    /// `most_available`, or a ranked list of locations (only those, in that order).
+    #[serde(default)]
+    pub placement: Option<crate::location::PlacementBody>,
+    /// Whether a line may be filled from several locations (default false: each line from
+    /// one location).
+    #[serde(default)]
+    pub allow_split: Option<bool>,
 }
 
 /// A validated SKU creation.
@@ -233,8 +294,10 @@ pub struct CreateSku {
     pub sku: String,
     /// Initial stock.
     pub on_hand: i64,
-    /// Buckets, >= 1.
+    /// Buckets per location, >= 1.
     pub buckets: u32,
+    /// Where the initial stock is.
+    pub location: String,
     /// Who asks (the API key's id), for the ledger.
     pub actor: Option<String>,
 }
@@ -248,6 +311,8 @@ pub struct Adjustment {
     pub delta: i64,
     /// Reason, if any.
     pub reason: Option<String>,
+    /// The location whose stock changes.
+    pub location: String,
     /// Who asks (the API key's id), for the ledger.
     pub actor: Option<String>,
 }
@@ -263,6 +328,10 @@ pub struct AllocationRequest {
     pub strategy: crate::Strategy,
     /// Hash of the request id, used by `segmented` to pick the first bucket.
     pub spread_hash: u64,
+    /// Where unpinned lines are taken from.
+    pub placement: crate::location::Placement,
+    /// Whether a line may come from several rows (locations or buckets).
+    pub allow_split: bool,
     /// Fencing tokens of a `redis_lock` acquisition, `(sku, token)` per line (empty for every
     /// other strategy): the store applies the request only if each token is newer than the
     /// last one its SKU row has seen, and records it.
@@ -272,6 +341,15 @@ pub struct AllocationRequest {
 }
 
 impl AllocationRequest {
+    /// The placement rule of `line`.
+    pub fn rule<'a>(&'a self, line: &'a AllocationLine) -> crate::location::LineRule<'a> {
+        crate::location::LineRule {
+            pin: line.location.as_deref(),
+            placement: &self.placement,
+            allow_split: self.allow_split,
+        }
+    }
+
     /// The allocation this request becomes when it succeeds at `created_at`.
     pub fn to_allocation(&self, created_at: DateTime<Utc>) -> Allocation {
         Allocation {

@@ -9,6 +9,7 @@
 use crate::booking::{Booking, BookingRequest};
 use crate::error::Result;
 use crate::hold::{Hold, HoldRequest};
+use crate::location::{Location, SetLevel, Transfer};
 use crate::model::*;
 use crate::strategy::{Backend, Strategy};
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
@@ -524,6 +525,40 @@ pub trait KeyStore: Send + Sync + 'static {
 }
 
 /// Everything a server needs from a backend.
-pub trait Store: StockStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore {}
+pub trait Store: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore {}
 
-impl<T: StockStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore> Store for T {}
+impl<T: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore> Store for T {}
+
+/// Locations and what moves stock between them or sets it at one (see [`crate::location`]).
+/// Every backend.
+///
+/// Errors: `not_found` (SKU, location), `already_exists`, `insufficient_stock`,
+/// `compare_failed`, `invalid_request` (a unit-tracked SKU), `idempotency_key_*`,
+/// `unavailable`, `internal`.
+#[async_trait]
+pub trait LocationStore: Send + Sync + 'static {
+    /// Create a location of `tenant`; `already_exists` for a name it has (`default` included),
+    /// `limit_exceeded` (`max_locations`) when it has `max_locations` already.
+    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location>;
+
+    /// The locations of `tenant`, by name: `default` and those created.
+    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>>;
+
+    /// Move `quantity` of a count-tracked SKU from one location to another in one
+    /// transaction: the `from` rows (locked in bucket order with the `to` rows) lose it out
+    /// of what is available there, the `to` rows (made when the SKU had none there) gain it,
+    /// and two `transfer` ledger entries (one per location) point at the transfer's id.
+    /// `insufficient_stock` when `from` has too little available.
+    async fn transfer(
+        &self,
+        tenant: &str,
+        req: Transfer,
+        idem: Option<Idempotency<Transfer>>,
+    ) -> Result<Executed<Transfer>>;
+
+    /// Set on hand at one location to `on_hand` if it is `compare_on_hand` now, recorded as an
+    /// `adjustment` by the difference; else `compare_failed` with the current value (a
+    /// location where the SKU has no stock reads as 0). `insufficient_stock` when the new
+    /// value is below what is held there.
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+}

@@ -7,6 +7,7 @@ use crate::hold::{HoldBody, HoldRequest};
 use crate::input::{free_text, instant, json_document, token};
 use crate::job::*;
 use crate::limits::Limits;
+use crate::location::*;
 use crate::model::*;
 use crate::strategy::{fnv1a_64, Strategy};
 use crate::strategy::{BookingStrategy, UnitStrategy};
@@ -81,6 +82,7 @@ pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
         sku: body.sku,
         on_hand: body.on_hand,
         buckets: buckets as u32,
+        location: location_or_default(body.location, limits)?,
         actor: None,
     })
 }
@@ -98,6 +100,97 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     Ok(Adjustment {
         sku: sku.to_string(),
         delta: body.delta,
+        reason: body.reason,
+        location: location_or_default(body.location, limits)?,
+        actor: None,
+    })
+}
+
+/// A request's `location`, checked as a name; `default` when absent.
+fn location_or_default(location: Option<String>, limits: &Limits) -> Result<String> {
+    let l = location.unwrap_or_else(|| DEFAULT_LOCATION.to_string());
+    name("location", &l, limits)?;
+    Ok(l)
+}
+
+/// Validate `POST /v1/locations`: a name, and a priority within `-10^6..=10^6` (default 0).
+pub fn location(body: LocationBody, limits: &Limits) -> Result<Location> {
+    name("location", &body.location, limits)?;
+    let priority = body.priority.unwrap_or(0);
+    if !(-1_000_000..=1_000_000).contains(&priority) {
+        return Err(AllotError::invalid(format!(
+            "priority must be within -1000000..=1000000, got {priority}"
+        )));
+    }
+    Ok(Location {
+        location: body.location,
+        priority: priority as i32,
+        created_at: None,
+    })
+}
+
+/// Validate a request's `placement`: a policy, or a ranked list of 1..=`max_locations`
+/// distinct location names.
+fn placement(body: Option<PlacementBody>, limits: &Limits) -> Result<Placement> {
+    match body {
+        None => Ok(Placement::Priority),
+        Some(PlacementBody::Policy(p)) => Ok(p.into()),
+        Some(PlacementBody::Ranked(list)) => {
+            if list.is_empty() {
+                return Err(AllotError::invalid("placement must not be an empty list"));
+            }
+            if list.len() > limits.max_locations as usize {
+                return Err(AllotError::LimitExceeded {
+                    limit: "max_locations",
+                    max: u64::from(limits.max_locations),
+                    message: format!("placement lists {} locations", list.len()),
+                });
+            }
+            let mut seen = HashSet::new();
+            for l in &list {
+                name("placement location", l, limits)?;
+                if !seen.insert(l.as_str()) {
+                    return Err(AllotError::invalid(format!("placement lists `{l}` twice")));
+                }
+            }
+            Ok(Placement::Ranked(list))
+        }
+    }
+}
+
+/// Validate `POST /v1/transfers`: SKU, two different locations, quantity >= 1.
+pub fn transfer(id: String, body: TransferBody, limits: &Limits) -> Result<Transfer> {
+    name("sku", &body.sku, limits)?;
+    name("from", &body.from, limits)?;
+    name("to", &body.to, limits)?;
+    quantity("quantity", body.quantity, 1, limits)?;
+    if body.from == body.to {
+        return Err(AllotError::invalid("from and to must be different locations"));
+    }
+    Ok(Transfer {
+        id,
+        sku: body.sku,
+        from: body.from,
+        to: body.to,
+        quantity: body.quantity,
+        actor: None,
+    })
+}
+
+/// Validate `POST /v1/skus/{sku}/levels/{location}`: both counts within `0..=max_quantity`.
+pub fn set_level(sku: &str, location: &str, body: SetLevelBody, limits: &Limits) -> Result<SetLevel> {
+    name("sku", sku, limits)?;
+    name("location", location, limits)?;
+    quantity("on_hand", body.on_hand, 0, limits)?;
+    quantity("compare_on_hand", body.compare_on_hand, 0, limits)?;
+    if let Some(r) = &body.reason {
+        free_text("reason", r, "max_reason_len", limits.max_reason_len)?;
+    }
+    Ok(SetLevel {
+        sku: sku.to_string(),
+        location: location.to_string(),
+        on_hand: body.on_hand,
+        compare_on_hand: body.compare_on_hand,
         reason: body.reason,
         actor: None,
     })
@@ -121,10 +214,19 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     for l in &body.lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
+        if let Some(loc) = &l.location {
+            name("location", loc, limits)?;
+        }
+        if !l.from.is_empty() {
+            return Err(AllotError::invalid(
+                "from is the server's answer; pin a line with location",
+            ));
+        }
         if !seen.insert(l.sku.as_str()) {
             return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
         }
     }
+    let placement = placement(body.placement, limits)?;
     let mut lines = body.lines;
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     let spread_hash = fnv1a_64(id.as_bytes());
@@ -133,6 +235,8 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         lines,
         strategy,
         spread_hash,
+        placement,
+        allow_split: body.allow_split.unwrap_or(false),
         fences: Vec::new(),
         actor: None,
     })
@@ -153,6 +257,8 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
         AllocationBody {
             lines: body.lines,
             strategy: None,
+            placement: body.placement,
+            allow_split: body.allow_split,
         },
         strategy,
         limits,
@@ -481,11 +587,13 @@ mod tests {
 
     #[test]
     fn allocation_rules() {
-        let line = |s: &str, q| AllocationLine {
-            sku: s.into(),
-            quantity: q,
+        let line = |s: &str, q| AllocationLine::new(s, q);
+        let body = |lines| AllocationBody {
+            lines,
+            strategy: None,
+            placement: None,
+            allow_split: None,
         };
-        let body = |lines| AllocationBody { lines, strategy: None };
         let ok = allocation(
             "x".into(),
             body(vec![line("B", 1), line("A", 2)]),
@@ -504,6 +612,77 @@ mod tests {
             err(body((0..101).map(|i| line(&format!("S{i}"), 1)).collect())),
             "limit_exceeded"
         );
+        let mut answered = line("A", 1);
+        answered.from = crate::location::sources([("W", 1)]);
+        assert_eq!(err(body(vec![answered])), "invalid_request");
+        let placed = |p: serde_json::Value| {
+            let mut b = body(vec![line("A", 1)]);
+            b.placement = Some(serde_json::from_value(p).unwrap());
+            allocation("x".into(), b, Strategy::Atomic, &l())
+        };
+        assert_eq!(
+            placed(serde_json::json!("most_available")).unwrap().placement,
+            Placement::MostAvailable
+        );
+        assert_eq!(
+            placed(serde_json::json!(["W", "E"])).unwrap().placement,
+            Placement::Ranked(vec!["W".into(), "E".into()])
+        );
+        assert_eq!(placed(serde_json::json!([])).unwrap_err().code(), "invalid_request");
+        assert_eq!(
+            placed(serde_json::json!(["W", "W"])).unwrap_err().code(),
+            "invalid_request"
+        );
+        assert_eq!(placed(serde_json::json!(["W/"])).unwrap_err().code(), "invalid_request");
+        let many: Vec<String> = (0..65).map(|i| format!("L{i}")).collect();
+        assert_eq!(placed(serde_json::json!(many)).unwrap_err().code(), "limit_exceeded");
+        assert!(serde_json::from_value::<PlacementBody>(serde_json::json!("nearest")).is_err());
+    }
+
+    #[test]
+    fn locations_transfers_and_levels() {
+        let loc = |name: &str, priority| {
+            location(
+                LocationBody {
+                    location: name.into(),
+                    priority,
+                },
+                &l(),
+            )
+        };
+        assert_eq!(loc("WH-1", None).unwrap().priority, 0);
+        assert_eq!(loc("WH 1", None).unwrap_err().code(), "invalid_request");
+        assert_eq!(loc("WH", Some(1_000_001)).unwrap_err().code(), "invalid_request");
+        let t = |from: &str, to: &str, quantity| {
+            transfer(
+                "t".into(),
+                TransferBody {
+                    sku: "A".into(),
+                    from: from.into(),
+                    to: to.into(),
+                    quantity,
+                },
+                &l(),
+            )
+        };
+        assert!(t("E", "W", 1).is_ok());
+        assert_eq!(t("E", "E", 1).unwrap_err().code(), "invalid_request");
+        assert_eq!(t("E", "W", 0).unwrap_err().code(), "invalid_request");
+        let s = |on_hand, compare_on_hand| {
+            set_level(
+                "A",
+                "E",
+                SetLevelBody {
+                    on_hand,
+                    compare_on_hand,
+                    reason: None,
+                },
+                &l(),
+            )
+        };
+        assert!(s(0, 5).is_ok());
+        assert_eq!(s(-1, 5).unwrap_err().code(), "invalid_request");
+        assert_eq!(s(1, -5).unwrap_err().code(), "invalid_request");
     }
 
     #[test]
@@ -514,6 +693,7 @@ mod tests {
                     sku: "A".into(),
                     on_hand,
                     buckets,
+                    location: None,
                 },
                 &l(),
             )
@@ -522,7 +702,17 @@ mod tests {
         assert_eq!(c(-1, None).unwrap_err().code(), "invalid_request");
         assert_eq!(c(1, Some(0)).unwrap_err().code(), "invalid_request");
         assert_eq!(c(1, Some(65)).unwrap_err().code(), "limit_exceeded");
-        let a = |delta| adjustment("A", AdjustmentBody { delta, reason: None }, &l());
+        let a = |delta| {
+            adjustment(
+                "A",
+                AdjustmentBody {
+                    delta,
+                    reason: None,
+                    location: None,
+                },
+                &l(),
+            )
+        };
         assert_eq!(a(0).unwrap_err().code(), "invalid_request");
         assert!(a(-5).is_ok());
         assert_eq!(a(i64::MIN).unwrap_err().code(), "limit_exceeded");
@@ -530,10 +720,7 @@ mod tests {
 
     #[test]
     fn holds_and_units() {
-        let lines = vec![AllocationLine {
-            sku: "A".into(),
-            quantity: 1,
-        }];
+        let lines = vec![AllocationLine::new("A", 1)];
         let h = |ttl_ms| {
             hold(
                 "h".into(),
@@ -541,6 +728,8 @@ mod tests {
                     lines: lines.clone(),
                     ttl_ms,
                     strategy: None,
+                    placement: None,
+                    allow_split: None,
                 },
                 Strategy::Atomic,
                 &l(),
@@ -657,8 +846,8 @@ mod tests {
 
         #[test]
         fn validated_lines_are_sorted_and_unique(skus in proptest::collection::hash_set("[A-Z]{1,4}", 1..20)) {
-            let lines = skus.iter().map(|s| AllocationLine { sku: s.clone(), quantity: 1 }).collect();
-            let req = allocation("id".into(), AllocationBody { lines, strategy: None }, Strategy::Atomic, &l()).unwrap();
+            let lines = skus.iter().map(|s| AllocationLine::new(s.clone(), 1)).collect();
+            let req = allocation("id".into(), AllocationBody { lines, strategy: None, placement: None, allow_split: None }, Strategy::Atomic, &l()).unwrap();
             prop_assert!(req.lines.windows(2).all(|w| w[0].sku < w[1].sku));
             prop_assert_eq!(req.lines.len(), skus.len());
         }

@@ -3,7 +3,7 @@
 //! Isolation Level"). Jobs are streamed, never collected.
 
 use crate::{map_error, PgStore};
-use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, SkuAuditRow};
+use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow};
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use futures::{pin_mut, TryStreamExt};
@@ -34,6 +34,20 @@ SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(
   LEFT JOIN hl ON hl.tenant = s.tenant AND hl.sku = s.sku
  WHERE $1::text IS NULL OR s.tenant = $1
  ORDER BY s.tenant, s.sku";
+
+/// Per (count-tracked SKU, location): its rows' sums and its ledger's sums there (a ledger
+/// entry without a location joins as the location '').
+const LOCATION_ROWS: &str = "
+WITH st AS (SELECT tenant, sku, location, sum(on_hand)::int8 AS on_hand, sum(held)::int8 AS held
+              FROM stock WHERE $1::text IS NULL OR tenant = $1 GROUP BY tenant, sku, location),
+     l AS (SELECT l.tenant, l.sku, COALESCE(l.location, '') AS location, sum(l.delta)::int8 AS d,
+                  sum(l.held_delta)::int8 AS h
+             FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'count'
+            WHERE $1::text IS NULL OR l.tenant = $1 GROUP BY 1, 2, 3)
+SELECT COALESCE(st.tenant, l.tenant), COALESCE(st.sku, l.sku), NULLIF(COALESCE(st.location, l.location), ''),
+       COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0)
+  FROM st FULL JOIN l ON l.tenant = st.tenant AND l.sku = st.sku AND l.location = st.location
+ ORDER BY 1, 2, 3";
 
 /// Per unit claim whose units and ledger disagree: what each says.
 const CLAIM_ROWS: &str = "
@@ -97,6 +111,17 @@ impl PgStore {
             .map(sku_row)
             .collect();
         a.skus(&skus);
+        for r in tx.query(LOCATION_ROWS, &[&tenant]).await.map_err(map_error)? {
+            a.location(&LocationAuditRow {
+                tenant: r.get(0),
+                sku: r.get(1),
+                location: r.get(2),
+                on_hand: r.get(3),
+                held: r.get(4),
+                ledger_delta: r.get(5),
+                ledger_held_delta: r.get(6),
+            });
+        }
         for r in tx.query(CLAIM_ROWS, &[&tenant]).await.map_err(map_error)? {
             a.claim(&ClaimAuditRow {
                 tenant: r.get(0),

@@ -1,17 +1,19 @@
 //! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
-use crate::stock::{allocation_of, SQL_BUCKETS};
+use crate::placement::SQL_BUCKETS;
+use crate::stock::allocation_of;
 use crate::store::PgStore;
 use crate::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
 use deadpool_postgres::Transaction;
 
-/// Give one line of cancelled allocation `id` back: a count-tracked SKU's quantity as an
-/// adjustment does (spread over its buckets, rows locked in bucket order) under the ledger
-/// kind `allocation_cancelled`; a unit-tracked SKU's units of the claim become available,
-/// with the same ledger entry.
+/// Give one line of cancelled allocation `id` back: a count-tracked SKU's quantity to each
+/// location it came from (its `from`; a line made before locations came from `default`), as
+/// an adjustment does (spread over that location's buckets, rows locked in bucket order)
+/// under the ledger kind `allocation_cancelled`; a unit-tracked SKU's units of the claim
+/// become available, with the same ledger entry.
 async fn give_back_line(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -27,7 +29,10 @@ async fn give_back_line(
         .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
     let entry = (LedgerKind::AllocationCancelled, Some(id));
     if !units {
-        PgStore::lock_and_rebalance(tx, tenant, &line.sku, line.quantity, entry, actor).await?;
+        for (location, quantity) in line.origins() {
+            let at = (line.sku.as_str(), location);
+            PgStore::lock_and_rebalance(tx, tenant, at, quantity, entry, actor).await?;
+        }
         return Ok(());
     }
     let stmt = tx

@@ -7,7 +7,7 @@
 //! retried, bounded.
 
 use crate::map_error;
-use crate::stock::Take;
+use crate::placement::{answered, Take};
 use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
@@ -68,9 +68,12 @@ pub(crate) async fn finish_holds(
     tx.execute(&stmt, &[&done, &confirm, &tenant]).await?;
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-             SELECT tenant, sku, CASE WHEN $2 THEN -quantity ELSE 0 END, -quantity, $3, hold_id, $4
-               FROM hold_lines WHERE tenant = $5 AND hold_id = ANY($1) ORDER BY hold_id, sku, bucket",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+             SELECT hl.tenant, hl.sku, CASE WHEN $2 THEN -hl.quantity ELSE 0 END, -hl.quantity, $3, hl.hold_id, $4,
+                    st.location
+               FROM hold_lines hl
+               LEFT JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
+              WHERE hl.tenant = $5 AND hl.hold_id = ANY($1) ORDER BY hl.hold_id, hl.sku, hl.bucket",
         )
         .await?;
     tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str(), &actor, &tenant])
@@ -271,8 +274,9 @@ impl PgStore {
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
         self.write(tenant, idem, async |tx| {
-            let buckets = PgStore::take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
-            let hold = req.to_hold(now);
+            let taken = PgStore::take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
+            let mut hold = req.to_hold(now);
+            hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
             let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             let stmt = tx
                 .prepare_cached(
@@ -289,19 +293,28 @@ impl PgStore {
                 &tenant,
             ];
             tx.execute(&stmt, &row).await?;
-            let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
-            let qs: Vec<i64> = hold.lines.iter().map(|l| l.quantity).collect();
+            let pieces: Vec<(&str, &crate::placement::Piece)> = hold
+                .lines
+                .iter()
+                .zip(&taken)
+                .flat_map(|(l, ps)| ps.iter().map(move |p| (l.sku.as_str(), p)))
+                .collect();
+            let skus: Vec<&str> = pieces.iter().map(|(s, _)| *s).collect();
+            let buckets: Vec<i32> = pieces.iter().map(|(_, p)| p.bucket).collect();
+            let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
+            let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
             let stmt = tx
                 .prepare_cached(
-                    "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[]) AS t(sku, bucket, q)),
+                    "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[], $7::text[]) AS t(sku, bucket, q, loc)),
                           hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
                                  SELECT $6, $1, sku, bucket, q FROM l)
-                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-                     SELECT $6, sku, 0, q, 'hold', $1, $5 FROM l",
+                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+                     SELECT $6, sku, 0, q, 'hold', $1, $5, loc FROM l",
                 )
                 .await?;
-            tx.execute(&stmt, &[&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant])
-                .await?;
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+                [&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant, &locs];
+            tx.execute(&stmt, &params).await?;
             Ok(hold)
         })
         .await

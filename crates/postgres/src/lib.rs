@@ -18,6 +18,8 @@ mod job_ops;
 mod jobs;
 mod keys;
 mod listen;
+mod locations;
+mod placement;
 mod stock;
 mod store;
 mod tx;

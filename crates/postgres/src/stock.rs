@@ -1,20 +1,21 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
 
 use crate::map_error;
+use crate::placement::{answered, take_line, Piece, Take};
 use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::strategy::bucket_order;
 use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
-/// The single-statement allocation; the argument is the bucket predicate; `$9` is the
-/// tenant. Returns how many
-/// rows it took (0 or 1) and, only when it took none (a successful allocation pays no extra
-/// lookup), the SKU's bucket count (NULL when the SKU does not exist).
+/// The single-statement allocation of a SKU stocked at one location; the argument is the
+/// bucket predicate; `$9` is the tenant. Returns how many rows it took (0 or 1), the row's
+/// location and, only when it took none (a successful allocation pays no extra lookup), the
+/// SKU's number of stock rows (-1: unit-tracked; NULL when the SKU does not exist). The
+/// allocation's line gets its `from` here, from the row taken.
 macro_rules! fast_allocate {
     ($bucket:literal) => {
         concat!(
@@ -23,16 +24,21 @@ macro_rules! fast_allocate {
      WHERE tenant = $9 AND sku = $1 AND ",
             $bucket,
             " AND on_hand - held >= $2
-    RETURNING sku),
+       AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = $9 AND o.sku = $1 AND o.location <> stock.location)
+    RETURNING sku, location),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-    SELECT $9, sku, -$2, 0, 'allocation', $4, $8 FROM upd),
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+    SELECT $9, sku, -$2, 0, 'allocation', $4, $8, location FROM upd),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
-    SELECT $9, $4, 'allocated', $5, $6, $7 FROM upd)
-SELECT t.n, CASE WHEN t.n = 0 THEN
-         (SELECT CASE WHEN tracking = 'units' THEN -1 ELSE buckets END FROM skus WHERE tenant = $9 AND sku = $1) END
-  FROM (SELECT count(*) AS n FROM upd) AS t"
+    SELECT $9, $4, 'allocated', $5,
+           jsonb_set($6, '{0,from}', jsonb_build_array(jsonb_build_object('location', location, 'quantity', $2))), $7
+      FROM upd)
+SELECT (SELECT count(*) FROM upd), (SELECT location FROM upd),
+       CASE WHEN NOT EXISTS (SELECT 1 FROM upd) THEN
+         (SELECT CASE WHEN tracking = 'units' THEN -1
+                      ELSE (SELECT count(*) FROM stock WHERE tenant = $9 AND sku = $1) END
+            FROM skus WHERE tenant = $9 AND sku = $1) END"
         )
     };
 }
@@ -42,29 +48,7 @@ const SQL_FAST_ALLOCATE_ATOMIC: &str = fast_allocate!("bucket = 0 AND $3::int8 >
 const SQL_FAST_ALLOCATE_SEGMENTED: &str =
     fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE tenant = $9 AND sku = $1)");
 
-// The stock writes below take (sku, bucket, quantity or value[, version]) and the tenant last.
-const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
-const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
-const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
-     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
-const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
-const SQL_HOLD: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
-const SQL_HOLD_VERSIONED: &str = "UPDATE stock SET held = held + $3, version = version + 1
-     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
-const SQL_HOLD_ABSOLUTE: &str = "UPDATE stock SET held = $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
-const SQL_WRITE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
-     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 // These take (sku, tenant).
-pub(crate) const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
-const SQL_READ_BUCKETS: &str =
-    "SELECT bucket, on_hand, held, version FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY bucket";
-const SQL_LOCK_BUCKETS: &str =
-    "SELECT bucket, on_hand, held, version FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY bucket FOR UPDATE";
 /// A short line's figures: available in the stock rows, and whether overdue (not yet
 /// finalised) holds still count as held on the SKU. `$3`: the tenant.
 const SQL_SHORT: &str =
@@ -87,7 +71,22 @@ macro_rules! sku_counts {
              THEN (SELECT COALESCE(max(id), 0) FROM ledger l WHERE l.tenant = $3 AND l.sku = s.sku)
              ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS version,
         COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                   WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2), 0)::int8 AS overdue"
+                   WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2), 0)::int8 AS overdue,
+        CASE WHEN s.tracking = 'units' THEN (
+            SELECT jsonb_agg(jsonb_build_array(loc, on_hand, held) ORDER BY loc) FROM (
+                SELECT COALESCE(u.location, 'default') AS loc, count(*) FILTER (WHERE u.status <> 'allocated') AS on_hand,
+                       count(*) FILTER (WHERE u.status = 'held' AND NOT EXISTS (
+                           SELECT 1 FROM holds h WHERE h.tenant = u.tenant AND h.id = u.claim_id AND h.expires_at <= $2)) AS held
+                  FROM units u WHERE u.tenant = $3 AND u.sku = s.sku GROUP BY 1) x)
+        ELSE (
+            SELECT jsonb_agg(jsonb_build_array(st.location, st.on_hand, st.held - COALESCE(od.q, 0)) ORDER BY st.location)
+              FROM (SELECT location, sum(on_hand) AS on_hand, sum(held) AS held FROM stock
+                     WHERE tenant = $3 AND sku = s.sku GROUP BY location) st
+              LEFT JOIN (SELECT so.location, sum(hl.quantity) AS q FROM hold_lines hl
+                           JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                           JOIN stock so ON so.tenant = hl.tenant AND so.sku = hl.sku AND so.bucket = hl.bucket
+                          WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2
+                          GROUP BY so.location) od ON od.location = st.location) END AS levels"
     };
 }
 /// One SKU (`$1`) as of `$2`.
@@ -98,125 +97,24 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `$1` as of `$2`, available below `$4` (when given), at most `$5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, on_hand, held, version, overdue FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = $3 AND s.sku > $1) x
       WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
       ORDER BY sku LIMIT $5"
 );
-const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-     SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4 FROM unnest($1::text[], $2::int8[]) AS t(sku, q)";
+const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+     SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
      VALUES ($5, $1, 'allocated', $2, $3, $4)";
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
      FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
 
-/// What [`PgStore::take_lines`] does with the quantity it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Take {
-    /// Out of `on_hand` (an allocation).
-    Allocate,
-    /// Into `held` (a hold).
-    Hold,
-}
-
-struct BucketRow {
-    bucket: i32,
-    on_hand: i64,
-    held: i64,
-    version: i64,
-}
-
-/// The statement of `take`: out of `on_hand` for an allocation, into `held` for a hold.
-fn pick(take: Take, alloc: &'static str, hold: &'static str) -> &'static str {
-    if take == Take::Hold {
-        hold
-    } else {
-        alloc
-    }
-}
-
-/// One line by conditional UPDATE (`atomic` and its kin): the first bucket, from the
-/// request's start (`segmented`: its hash), that has the quantity available. `None`: short.
-async fn take_conditional(
-    tx: &deadpool_postgres::Transaction<'_>,
-    tenant: &str,
-    req: &AllocationRequest,
-    line: &AllocationLine,
-    buckets: u32,
-    take: Take,
-) -> TxResult<Option<i32>> {
-    let start = if req.strategy == Strategy::Segmented {
-        ((req.spread_hash >> 1) % u64::from(buckets)) as u32
-    } else {
-        0
-    };
-    let stmt = tx
-        .prepare_cached(pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
-        .await?;
-    for b in bucket_order(start, buckets) {
-        if tx
-            .execute(&stmt, &[&line.sku, &(b as i32), &line.quantity, &tenant])
-            .await?
-            == 1
-        {
-            return Ok(Some(b as i32));
-        }
-    }
-    Ok(None)
-}
-
-/// One line by reading the buckets first: `pessimistic` (locked, then a relative write),
-/// `optimistic` (a write conditional on the version read: another version is a conflict to
-/// retry) and `naive` (the value read, minus the quantity, written back as an absolute
-/// value: lost updates oversell, which is what it exists to show). `None`: short.
-async fn take_read_then_write(
-    tx: &deadpool_postgres::Transaction<'_>,
-    tenant: &str,
-    strategy: Strategy,
-    line: &AllocationLine,
-    take: Take,
-) -> TxResult<Option<i32>> {
-    let sql = if strategy == Strategy::Pessimistic {
-        SQL_LOCK_BUCKETS
-    } else {
-        SQL_READ_BUCKETS
-    };
-    let stmt = tx.prepare_cached(sql).await?;
-    let rows = read_buckets(&tx.query(&stmt, &[&line.sku, &tenant]).await?);
-    let Some(r) = rows.iter().find(|r| r.on_hand - r.held >= line.quantity) else {
-        return Ok(None);
-    };
-    match strategy {
-        Strategy::Pessimistic => {
-            let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;
-            tx.execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &tenant])
-                .await?;
-        }
-        Strategy::Optimistic => {
-            let stmt = tx
-                .prepare_cached(pick(take, SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED))
-                .await?;
-            let n = tx
-                .execute(&stmt, &[&line.sku, &r.bucket, &line.quantity, &r.version, &tenant])
-                .await?;
-            if n == 0 {
-                return Err(TxErr::VersionConflict);
-            }
-        }
-        _ => {
-            let stmt = tx
-                .prepare_cached(pick(take, SQL_WRITE_ABSOLUTE, SQL_HOLD_ABSOLUTE))
-                .await?;
-            let value = if take == Take::Hold {
-                r.held + line.quantity
-            } else {
-                r.on_hand - line.quantity
-            };
-            tx.execute(&stmt, &[&line.sku, &r.bucket, &value, &tenant]).await?;
-        }
-    }
-    Ok(Some(r.bucket))
+/// One bucket of a location, as locked.
+pub(crate) struct BucketRow {
+    pub(crate) bucket: i32,
+    pub(crate) on_hand: i64,
+    pub(crate) held: i64,
 }
 
 /// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
@@ -256,11 +154,12 @@ pub(crate) async fn check_fences(
 
 impl PgStore {
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
-    /// `segmented`. The UPDATE and both INSERTs run as one statement (one implicit
-    /// transaction, one commit), so the row lock is held only for that statement and its
-    /// commit. An unknown SKU is `not_found` and a short one-bucket SKU `insufficient_stock`
-    /// right here, so the rejections of a sold-out flash sale cost two round trips, not a
-    /// transaction. Returns `false` only when other buckets remain to be tried: the general
+    /// `segmented`, a SKU stocked at one location, placed by a policy (not pinned, no ranked
+    /// list). The UPDATE and both INSERTs run as one statement (one implicit transaction, one
+    /// commit), so the row lock is held only for that statement and its commit. An unknown
+    /// SKU is `not_found` and a short one-row SKU `insufficient_stock` right here, so the
+    /// rejections of a sold-out flash sale cost two round trips, not a transaction. Returns
+    /// the location taken from, or `None` when other rows remain to be tried: the general
     /// path then decides.
     async fn try_fast_allocate(
         &self,
@@ -268,7 +167,7 @@ impl PgStore {
         req: &AllocationRequest,
         lines: &serde_json::Value,
         now: chrono::DateTime<Utc>,
-    ) -> TxResult<bool> {
+    ) -> TxResult<Option<String>> {
         let line = &req.lines[0];
         let start = if req.strategy == Strategy::Segmented {
             (req.spread_hash >> 1) as i64
@@ -282,75 +181,46 @@ impl PgStore {
             SQL_FAST_ALLOCATE_ATOMIC
         };
         let stmt = client.prepare_cached(sql).await?;
-        let row = client
-            .query_one(
-                &stmt,
-                &[
-                    &line.sku,
-                    &line.quantity,
-                    &start,
-                    &req.id,
-                    &req.strategy.name(),
-                    lines,
-                    &now,
-                    &req.actor,
-                    &tenant,
-                ],
-            )
-            .await?;
+        let strategy = req.strategy.name();
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+            &line.sku,
+            &line.quantity,
+            &start,
+            &req.id,
+            &strategy,
+            lines,
+            &now,
+            &req.actor,
+            &tenant,
+        ];
+        let row = client.query_one(&stmt, &params).await?;
         if row.get::<_, i64>(0) == 1 {
-            return Ok(true);
+            return Ok(row.get(1));
         }
-        match row.get::<_, Option<i32>>(1) {
+        match row.get::<_, Option<i64>>(2) {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
-            Some(1) => Err(short_line(&client, tenant, &line.sku, line.quantity, now).await),
-            Some(_) => Ok(false),
+            Some(1) => Err(short_line(&client, tenant, &line.sku, line.quantity, None, now).await),
+            Some(_) => Ok(None),
         }
     }
 
-    /// Take every line of `req` with its strategy, in SKU order, inside `tx`: out of
-    /// `on_hand` for an allocation, into `held` for a hold (both lower `available`). Returns
-    /// the bucket each line was taken from. A short line is `insufficient_stock`, or
-    /// [`TxErr::Overdue`] when overdue holds on its SKU could be finalised first.
+    /// Take every line of `req` with its strategy and placement, in SKU order, inside `tx`
+    /// (see [`crate::placement`]): out of `on_hand` for an allocation, into `held` for a
+    /// hold. Returns the pieces of each line.
     pub(crate) async fn take_lines(
         tx: &deadpool_postgres::Transaction<'_>,
         tenant: &str,
         req: &AllocationRequest,
         take: Take,
         now: chrono::DateTime<Utc>,
-    ) -> TxResult<Vec<i32>> {
+    ) -> TxResult<Vec<Vec<Piece>>> {
         check_fences(tx, tenant, &req.fences).await?;
-        let mut taken_buckets = Vec::with_capacity(req.lines.len());
+        let mut taken = Vec::with_capacity(req.lines.len());
         for line in &req.lines {
-            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
-            let row = tx
-                .query_opt(&stmt, &[&line.sku, &tenant])
-                .await?
-                .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
-            if row.get::<_, bool>(1) {
-                return Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true)));
-            }
-            let buckets = row.get::<_, i32>(0).max(1) as u32;
-            let taken = match req.strategy {
-                // `batched` on a lane's own store (what its batch deferred) takes the
-                // `atomic` path.
-                Strategy::Atomic
-                | Strategy::Segmented
-                | Strategy::Batched
-                | Strategy::RedisCounter
-                | Strategy::RedisLock => take_conditional(tx, tenant, req, line, buckets, take).await?,
-                Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
-                    take_read_then_write(tx, tenant, req.strategy, line, take).await?
-                }
-                Strategy::Serialized => unreachable!("refused by supports()"),
-            };
-            match taken {
-                Some(b) => taken_buckets.push(b),
-                None => return Err(short_line(tx, tenant, &line.sku, line.quantity, now).await),
-            }
+            taken.push(take_line(tx, tenant, req, line, take, now).await?);
         }
-        Ok(taken_buckets)
+        Ok(taken)
     }
 
     async fn try_allocate(
@@ -358,19 +228,28 @@ impl PgStore {
         tenant: &str,
         req: &AllocationRequest,
         idem: Option<&Idempotency<Allocation>>,
-        lines_json: &serde_json::Value,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
         self.write(tenant, idem, async |tx| {
-            Self::take_lines(tx, tenant, req, Take::Allocate, now).await?;
-            let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
-            let qs: Vec<i64> = req.lines.iter().map(|l| l.quantity).collect();
+            let taken = Self::take_lines(tx, tenant, req, Take::Allocate, now).await?;
+            let mut alloc = req.to_allocation(now);
+            alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+            let pieces: Vec<(&str, &Piece)> = req
+                .lines
+                .iter()
+                .zip(&taken)
+                .flat_map(|(l, ps)| ps.iter().map(move |p| (l.sku.as_str(), p)))
+                .collect();
+            let skus: Vec<&str> = pieces.iter().map(|(s, _)| *s).collect();
+            let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
+            let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
             let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant]).await?;
-            let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
-            tx.execute(&stmt, &[&req.id, &req.strategy.name(), lines_json, &now, &tenant])
+            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant, &locs])
                 .await?;
-            let alloc = req.to_allocation(now);
+            let lines_json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
+            tx.execute(&stmt, &[&req.id, &req.strategy.name(), &lines_json, &now, &tenant])
+                .await?;
             Ok(alloc)
         })
         .await
@@ -383,6 +262,7 @@ impl PgStore {
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
+            crate::locations::require_location(tx, tenant, &req.location).await?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets) VALUES ($3, $1, $2) ON CONFLICT DO NOTHING",
@@ -398,14 +278,15 @@ impl PgStore {
             let buckets: Vec<i32> = (0..req.buckets as i32).collect();
             let amounts = split_even(req.on_hand, req.buckets);
             tx.execute(
-                "INSERT INTO stock (tenant, sku, bucket, on_hand)
-                 SELECT $4, $1, b, q FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
-                &[&req.sku, &buckets, &amounts, &tenant],
+                "INSERT INTO stock (tenant, sku, bucket, on_hand, location)
+                 SELECT $4, $1, b, q, $5 FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
+                &[&req.sku, &buckets, &amounts, &tenant, &req.location],
             )
             .await?;
             tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor) VALUES ($4, $1, $2, 0, 'created', $3)",
-                &[&req.sku, &req.on_hand, &req.actor, &tenant],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor, location)
+                 VALUES ($4, $1, $2, 0, 'created', $3, $5)",
+                &[&req.sku, &req.on_hand, &req.actor, &tenant, &req.location],
             )
             .await?;
             let sku = Sku::created(req);
@@ -414,26 +295,20 @@ impl PgStore {
         .await
     }
 
-    /// Lock all buckets of `sku` (in bucket order), apply `delta` spread evenly, and write
-    /// the ledger entry `(kind, ref)` when `delta != 0` (an adjustment and its reason, a
-    /// cancelled allocation and its id). Returns whether any bucket changed.
+    /// Lock the buckets of `sku` at `location` (in bucket order; made first when the SKU has
+    /// none there and `delta > 0`), apply `delta` spread evenly over them, and write the
+    /// ledger entry `(kind, ref)` at that location when `delta != 0` (an adjustment and its
+    /// reason, a cancelled allocation and its id, a transfer's side). Returns whether any
+    /// bucket changed.
     pub(crate) async fn lock_and_rebalance(
         tx: &deadpool_postgres::Transaction<'_>,
         tenant: &str,
-        sku: &str,
+        (sku, location): (&str, &str),
         delta: i64,
         (kind, reference): (LedgerKind, Option<&str>),
         actor: Option<&str>,
     ) -> TxResult<bool> {
-        let stmt = tx.prepare_cached(SQL_LOCK_BUCKETS).await?;
-        let rows = read_buckets(&tx.query(&stmt, &[&sku, &tenant]).await?);
-        if rows.is_empty() {
-            let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
-            return Err(TxErr::Fail(match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
-                Some(r) if r.get::<_, bool>(1) => AllotError::wrong_tracking(sku, true),
-                _ => AllotError::not_found("sku", sku),
-            }));
-        }
+        let rows = crate::locations::location_rows(tx, tenant, sku, location, delta > 0).await?;
         let counts: Vec<BucketCounts> = rows
             .iter()
             .map(|r| BucketCounts {
@@ -451,9 +326,9 @@ impl PgStore {
         }
         if delta != 0 {
             tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-                 VALUES ($5, $1, $2, 0, $6, $3, $4)",
-                &[&sku, &delta, &reference, &actor, &tenant, &kind.as_str()],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+                 VALUES ($5, $1, $2, 0, $6, $3, $4, $7)",
+                &[&sku, &delta, &reference, &actor, &tenant, &kind.as_str(), &location],
             )
             .await?;
         }
@@ -469,29 +344,47 @@ impl PgStore {
         self.write(tenant, idem, async |tx| {
             let (reason, actor) = (req.reason.as_deref(), req.actor.as_deref());
             let entry = (LedgerKind::Adjustment, reason);
-            Self::lock_and_rebalance(tx, tenant, &req.sku, req.delta, entry, actor).await?;
+            let at = (req.sku.as_str(), req.location.as_str());
+            Self::lock_and_rebalance(tx, tenant, at, req.delta, entry, actor).await?;
             let sku = get_sku_with(tx, tenant, &req.sku, self.now()).await?;
             Ok(sku)
         })
         .await
     }
 
+    /// Rebalance each location of `sku` in one transaction (locations in name order).
     async fn try_rebalance_one(&self, tenant: &str, sku: &str) -> TxResult<bool> {
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        let changed = Self::lock_and_rebalance(&tx, tenant, sku, 0, (LedgerKind::Adjustment, None), None).await?;
+        let locations: Vec<String> = tx
+            .query(
+                "SELECT DISTINCT location FROM stock WHERE tenant = $2 AND sku = $1 ORDER BY location",
+                &[&sku, &tenant],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut changed = false;
+        for loc in &locations {
+            let entry = (LedgerKind::Adjustment, None);
+            changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry, None).await?;
+        }
+        if locations.is_empty() {
+            crate::locations::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;
+        }
         tx.commit().await?;
         Ok(changed)
     }
 }
 
-fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
+/// Rows `(bucket, on_hand, held, …)` as bucket counts.
+pub(crate) fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
     rows.iter()
         .map(|r| BucketRow {
             bucket: r.get(0),
             on_hand: r.get(1),
             held: r.get(2),
-            version: r.get(3),
         })
         .collect()
 }
@@ -515,13 +408,18 @@ pub(crate) async fn get_sku_with<C: GenericClient>(
 /// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
 fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
     let overdue: i64 = row.get(first + 4);
-    Sku::from_counts(
+    let mut s = Sku::from_counts(
         sku,
         row.get::<_, Option<i64>>(first + 1).unwrap_or(0),
         row.get::<_, Option<i64>>(first + 2).unwrap_or(0) - overdue,
         row.get::<_, Option<i64>>(first + 3).unwrap_or(0),
         row.get::<_, i32>(first) as u32,
-    )
+    );
+    let levels: Option<Vec<(String, i64, i64)>> = row
+        .get::<_, Option<serde_json::Value>>(first + 5)
+        .and_then(|v| serde_json::from_value(v).ok());
+    s.levels = allot_core::location::levels(levels.iter().flatten().map(|(l, a, h)| (l.as_str(), *a, *h)));
+    s
 }
 
 /// An allocation from its columns (id, status, strategy, lines, created_at).
@@ -554,11 +452,13 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &
 
 /// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
 /// holds still count as held on the SKU (the caller expires them and runs again).
+/// `available`: what the rows the line could use had (`None`: the SKU's total).
 pub(crate) async fn short_line<C: GenericClient>(
     c: &C,
     tenant: &str,
     sku: &str,
     requested: i64,
+    available: Option<i64>,
     now: chrono::DateTime<Utc>,
 ) -> TxErr {
     let row = match c.prepare_cached(SQL_SHORT).await {
@@ -571,7 +471,7 @@ pub(crate) async fn short_line<C: GenericClient>(
     let err = AllotError::InsufficientStock {
         sku: sku.to_string(),
         requested,
-        available: row.get(0),
+        available: available.unwrap_or_else(|| row.get(0)),
     };
     if row.get::<_, bool>(1) {
         TxErr::Overdue {
@@ -638,7 +538,7 @@ impl StockStore for PgStore {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
-                "SELECT id, delta, held_delta, kind, ref, at, actor FROM ledger
+                "SELECT id, delta, held_delta, kind, ref, at, actor, location FROM ledger
                   WHERE tenant = $4 AND sku = $1 AND id > $2 ORDER BY id LIMIT $3",
             )
             .await
@@ -661,6 +561,7 @@ impl StockStore for PgStore {
                     kind: LedgerKind::parse(kind)
                         .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?,
                     reference: r.get(4),
+                    location: r.get(7),
                     actor: r.get(6),
                     at: r.get(5),
                 })
@@ -676,25 +577,31 @@ impl StockStore for PgStore {
     ) -> Result<Executed<Allocation>> {
         self.require_database_side(req.strategy)?;
         let now = self.now();
-        let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         // A lane's own store (no combiner) runs `batched` on the per-request path, as it
         // does for holds.
         if req.strategy == Strategy::Batched && self.coalesces() {
-            return self.allocate_batched(tenant, req, idem, lines_json).await;
+            return self.allocate_batched(tenant, req, idem).await;
         }
         if idem.is_none()
             && req.lines.len() == 1
+            && req.lines[0].location.is_none()
+            && !matches!(req.placement, Placement::Ranked(_))
             && matches!(
                 req.strategy,
                 Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
             )
-            && self
+        {
+            let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            if let Some(loc) = self
                 .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))
                 .await?
-        {
-            return Ok(Executed::Fresh(req.to_allocation(now)));
+            {
+                let mut alloc = req.to_allocation(now);
+                alloc.lines[0].from = allot_core::location::sources([(loc.as_str(), req.lines[0].quantity)]);
+                return Ok(Executed::Fresh(alloc));
+            }
         }
-        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), &lines_json, now))
+        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))
             .await
     }
 

@@ -143,6 +143,34 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     }
 }
 
+/// Locations pass through. A transfer leaves a SKU's total as it was (the counter gates the
+/// total); a level set by compare-and-set changes it, so the counter is rebuilt on next use.
+#[async_trait]
+impl<S: Store + ?Sized> LocationStore for RedisGated<S> {
+    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location> {
+        self.inner.create_location(tenant, location, max_locations).await
+    }
+    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
+        self.inner.list_locations(tenant).await
+    }
+    async fn transfer(
+        &self,
+        tenant: &str,
+        req: Transfer,
+        idem: Option<Idempotency<Transfer>>,
+    ) -> Result<Executed<Transfer>> {
+        self.inner.transfer(tenant, req, idem).await
+    }
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        let sku = req.sku.clone();
+        let result = self.inner.set_level(tenant, req, idem).await;
+        if let Ok(Executed::Fresh(_)) = &result {
+            self.invalidate(tenant, &[sku.as_str()]).await;
+        }
+        result
+    }
+}
+
 #[async_trait]
 impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
     async fn create_hold(

@@ -36,6 +36,12 @@ pub struct ErrorDetail {
     /// `insufficient_stock`: what was available.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub available: Option<i64>,
+    /// `compare_failed`: the location compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// `compare_failed`: the on hand there now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_on_hand: Option<i64>,
     /// `booking_overlap`: the blocking booking in the way, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicting_booking_id: Option<String>,
@@ -74,6 +80,8 @@ impl ErrorDetail {
             sku: None,
             requested: None,
             available: None,
+            location: None,
+            current_on_hand: None,
             conflicting_booking_id: None,
             retry_after_ms: None,
             missing_scope: None,
@@ -109,6 +117,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::NotFound { .. } => StatusCode::NOT_FOUND,
         AllotError::AlreadyExists { .. }
         | AllotError::InsufficientStock { .. }
+        | AllotError::CompareFailed { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
@@ -167,6 +176,13 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
         }
         AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
             d.retry_after_ms = Some(*retry_after_ms)
+        }
+        AllotError::CompareFailed {
+            sku, location, current, ..
+        } => {
+            d.sku = Some(sku.clone());
+            d.location = Some(location.clone());
+            d.current_on_hand = Some(*current);
         }
         AllotError::MissingScope { scope } => d.missing_scope = Some((*scope).to_string()),
         AllotError::BookingOverlap { conflicting_booking_id } => {

@@ -52,7 +52,8 @@ async fn basic_flow(ts: &TestServer) {
     assert_eq!((s, b["error"]["code"].as_str()), (409, Some("already_exists")));
     assert_eq!(
         ts.sku("HOT").await,
-        json!({"sku":"HOT","on_hand":10,"held":0,"available":10,"version":1,"buckets":1})
+        json!({"sku":"HOT","on_hand":10,"held":0,"available":10,"version":1,"buckets":1,
+               "levels":[{"location":"default","on_hand":10,"held":0,"available":10}]})
     );
 
     // Default strategy of the backend.
@@ -71,7 +72,12 @@ async fn basic_flow(ts: &TestServer) {
     );
     let (s, got) = ts.get(&format!("/v1/allocations/{}", a["id"].as_str().unwrap())).await;
     assert_eq!(s, 200);
-    assert_eq!(got["lines"], json!([{"sku": "HOT", "quantity": 3}]));
+    let placed = json!([{"sku": "HOT", "quantity": 3, "from": [{"location": "default", "quantity": 3}]}]);
+    assert_eq!(
+        (&got["lines"], &a["lines"]),
+        (&placed, &placed),
+        "where it came from, answered and stored"
+    );
     let sku = ts.sku("HOT").await;
     assert_eq!((sku["on_hand"].as_i64(), sku["available"].as_i64()), (Some(7), Some(7)));
     assert!(sku["version"].as_i64().unwrap() > 1);

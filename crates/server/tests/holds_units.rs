@@ -72,7 +72,8 @@ async fn hold_lifecycle(ts: &TestServer) {
             (a["id"].as_str(), a["status"].as_str()),
             (Some(id.as_str()), Some("allocated"))
         );
-        assert_eq!(a["lines"], lines(&[(&sku, 3)]));
+        let placed = json!([{"sku": sku, "quantity": 3, "from": [{"location": "default", "quantity": 3}]}]);
+        assert_eq!(a["lines"], placed, "the allocation says where its hold took from");
         let v = ts.sku(&sku).await;
         assert_eq!((v["on_hand"].as_i64(), v["held"].as_i64()), (Some(7), Some(0)));
         // Confirm is idempotent; release of a confirmed hold is refused.

@@ -63,6 +63,16 @@ const WINDOW: &str = "from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z";
 /// `U`, a held booking on `R`, a running and an available job in `Q`.
 async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     ok(ts, "POST", "/v1/skus", a, Some(json!({"sku": "S", "on_hand": 10}))).await;
+    ok(
+        ts,
+        "POST",
+        "/v1/locations",
+        a,
+        Some(json!({"location": "WH-A", "priority": 1})),
+    )
+    .await;
+    let at = json!({"delta": 2, "location": "WH-A"});
+    ok(ts, "POST", "/v1/skus/S/adjustments", a, Some(at)).await;
     let lines = json!([{"sku": "S", "quantity": 1}]);
     let alloc = ok(ts, "POST", "/v1/allocations", a, Some(json!({ "lines": lines }))).await;
     let hold = ok(
@@ -98,6 +108,7 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
         "/v1/skus/S".to_string(),
         "/v1/skus/S/ledger".into(),
         "/v1/skus/U".into(),
+        "/v1/locations".into(),
         format!("/v1/allocations/{}", m.allocation),
         format!("/v1/holds/{}", m.hold),
         format!("/v1/bookings/{}", m.booking),
@@ -152,6 +163,28 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             NotFound,
         ),
         ("GET", "/v1/allocations", "/v1/allocations".into(), None, Nothing),
+        (
+            "POST",
+            "/v1/locations",
+            "/v1/locations".into(),
+            Some(json!({"location": "WH-A"})),
+            Own,
+        ),
+        ("GET", "/v1/locations", "/v1/locations".into(), None, Nothing),
+        (
+            "POST",
+            "/v1/transfers",
+            "/v1/transfers".into(),
+            Some(json!({"sku": "S", "from": "WH-A", "to": "default", "quantity": 1})),
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/skus/{sku}/levels/{location}",
+            "/v1/skus/S/levels/WH-A".into(),
+            Some(json!({"on_hand": 1, "compare_on_hand": 2})),
+            NotFound,
+        ),
         ("GET", "/v1/holds", "/v1/holds".into(), None, Nothing),
         ("GET", "/v1/skus/{sku}/units", "/v1/skus/U/units".into(), None, NotFound),
         (
@@ -381,6 +414,11 @@ fn shows_nothing(route: &str, body: &Value, m: &Made) {
         "/v1/skus" => assert!(empty(&body["skus"]), "{text}"),
         "/v1/allocations" => assert!(empty(&body["allocations"]), "{text}"),
         "/v1/holds" => assert!(empty(&body["holds"]), "{text}"),
+        "/v1/locations" => assert_eq!(
+            body["locations"].as_array().map(Vec::len),
+            Some(1),
+            "only default: {text}"
+        ),
         "/v1/audit" => assert_eq!(
             (body["skus_checked"].as_u64(), body["jobs_checked"].as_u64()),
             (Some(0), Some(0))
@@ -432,7 +470,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 25, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 27, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

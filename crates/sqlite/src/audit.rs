@@ -4,7 +4,7 @@
 use crate::clock::now_us;
 use crate::map_error;
 use crate::store::SqliteStore;
-use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, SkuAuditRow};
+use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow};
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use rusqlite::Connection;
@@ -33,6 +33,21 @@ SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(
   LEFT JOIN hl ON hl.tenant = s.tenant AND hl.sku = s.sku
  WHERE ?1 IS NULL OR s.tenant = ?1
  ORDER BY s.tenant, s.sku";
+
+/// Per (count-tracked SKU, location): its rows' sums and its ledger's sums there (a ledger
+/// entry without a location keyed as ''; a full outer join as a union of keys).
+const LOCATION_ROWS: &str = "
+WITH st AS (SELECT tenant, sku, location, sum(on_hand) AS on_hand, sum(held) AS held
+              FROM stock WHERE ?1 IS NULL OR tenant = ?1 GROUP BY tenant, sku, location),
+     l AS (SELECT l.tenant, l.sku, COALESCE(l.location, '') AS location, sum(l.delta) AS d, sum(l.held_delta) AS h
+             FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'count'
+            WHERE ?1 IS NULL OR l.tenant = ?1 GROUP BY 1, 2, 3),
+     k AS (SELECT tenant, sku, location FROM st UNION SELECT tenant, sku, location FROM l)
+SELECT k.tenant, k.sku, NULLIF(k.location, ''), COALESCE(st.on_hand, 0), COALESCE(st.held, 0),
+       COALESCE(l.d, 0), COALESCE(l.h, 0)
+  FROM k LEFT JOIN st ON st.tenant = k.tenant AND st.sku = k.sku AND st.location = k.location
+         LEFT JOIN l ON l.tenant = k.tenant AND l.sku = k.sku AND l.location = k.location
+ ORDER BY 1, 2, 3";
 
 /// Per unit claim whose units and ledger disagree: what each says (a full outer join written
 /// as the union of both sides, which every SQLite version has).
@@ -90,6 +105,7 @@ impl SqliteStore {
             let t = tenant.as_deref();
             let mut a = Auditor::new();
             a.skus(&sku_rows(c, t)?);
+            location_rows(c, t, &mut a)?;
             claim_rows(c, t, &mut a)?;
             job_rows(c, t, &mut a)?;
             a.overlaps(overlaps(c, t)?);
@@ -118,6 +134,27 @@ fn sku_rows(c: &Connection, tenant: Option<&str>) -> Result<Vec<SkuAuditRow>> {
         })
         .map_err(map_error)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(map_error)
+}
+
+fn location_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
+    let mut s = c.prepare_cached(LOCATION_ROWS).map_err(map_error)?;
+    let rows = s
+        .query_map([tenant], |r| {
+            Ok(LocationAuditRow {
+                tenant: r.get(0)?,
+                sku: r.get(1)?,
+                location: r.get(2)?,
+                on_hand: r.get(3)?,
+                held: r.get(4)?,
+                ledger_delta: r.get(5)?,
+                ledger_held_delta: r.get(6)?,
+            })
+        })
+        .map_err(map_error)?;
+    for r in rows {
+        a.location(&r.map_err(map_error)?);
+    }
+    Ok(())
 }
 
 fn claim_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {

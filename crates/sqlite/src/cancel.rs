@@ -9,7 +9,8 @@ use allot_core::*;
 use rusqlite::{params, Connection};
 
 /// Give one line of cancelled allocation `id` back (see `StockStore::cancel_allocation`): a
-/// count-tracked SKU's quantity as an adjustment does, under the ledger kind
+/// count-tracked SKU's quantity to each location it came from (`default` for a line made
+/// before locations), as an adjustment does, under the ledger kind
 /// `allocation_cancelled`; a unit-tracked SKU's units of the claim become available.
 fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine, actor: Option<&str>) -> Result<()> {
     let entry = (LedgerKind::AllocationCancelled, Some(id));
@@ -18,7 +19,12 @@ fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine,
             "allocation {id}: its sku {} is gone",
             line.sku
         ))),
-        Some(false) => lock_and_rebalance(c, tenant, &line.sku, line.quantity, entry, actor).map(|_| ()),
+        Some(false) => {
+            for (location, quantity) in line.origins() {
+                lock_and_rebalance(c, tenant, (&line.sku, location), quantity, entry, actor)?;
+            }
+            Ok(())
+        }
         Some(true) => {
             let back = c
                 .prepare_cached(

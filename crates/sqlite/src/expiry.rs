@@ -53,9 +53,12 @@ pub(crate) fn finish_holds(
         .and_then(|mut s| s.execute(params![id, confirm, tenant]))
         .map_err(map_error)?;
         c.prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-             SELECT tenant, sku, CASE WHEN ?2 THEN -quantity ELSE 0 END, -quantity, ?3, hold_id, ?4, ?5
-               FROM hold_lines WHERE tenant = ?6 AND hold_id = ?1 ORDER BY sku, bucket",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+             SELECT hl.tenant, hl.sku, CASE WHEN ?2 THEN -hl.quantity ELSE 0 END, -hl.quantity, ?3, hl.hold_id, ?4, ?5,
+                    st.location
+               FROM hold_lines hl
+               LEFT JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
+              WHERE hl.tenant = ?6 AND hl.hold_id = ?1 ORDER BY hl.sku, hl.bucket",
         )
         .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us, actor, tenant]))
         .map_err(map_error)?;

@@ -4,7 +4,8 @@
 use crate::clock::{from_us, now_us, us};
 use crate::expiry::finish_holds;
 use crate::map_error;
-use crate::stock::{read_allocation, take_lines, Take};
+use crate::placement::{answered, take_lines, Take};
+use crate::stock::read_allocation;
 use crate::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
@@ -157,8 +158,7 @@ pub(crate) fn insert_hold(
 pub(crate) fn insert_hold_line(
     c: &Connection,
     key: HoldKey<'_>,
-    sku: &str,
-    bucket: i64,
+    (sku, bucket, location): (&str, i64, Option<&str>),
     quantity: i64,
     now_us: i64,
     actor: Option<&str>,
@@ -167,10 +167,10 @@ pub(crate) fn insert_hold_line(
         .and_then(|mut s| s.execute(params![key.id, sku, bucket, quantity, key.tenant]))
         .map_err(map_error)?;
     c.prepare_cached(
-        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-         VALUES (?6, ?1, 0, ?2, 'hold', ?3, ?4, ?5)",
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+         VALUES (?6, ?1, 0, ?2, 'hold', ?3, ?4, ?5, ?7)",
     )
-    .and_then(|mut s| s.execute(params![sku, quantity, key.id, now_us, actor, key.tenant]))
+    .and_then(|mut s| s.execute(params![sku, quantity, key.id, now_us, actor, key.tenant, location]))
     .map_err(map_error)?;
     Ok(())
 }
@@ -187,8 +187,9 @@ impl HoldStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let buckets = take_lines(tx, &t, &req.take, Take::Hold, now)?;
-            let hold = req.to_hold(from_us(now));
+            let taken = take_lines(tx, &t, &req.take, Take::Hold, now)?;
+            let mut hold = req.to_hold(from_us(now));
+            hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
             let key = HoldKey {
                 tenant: &t,
                 id: &hold.id,
@@ -202,8 +203,11 @@ impl HoldStore for SqliteStore {
                 us(hold.expires_at),
                 now,
             )?;
-            for (line, b) in hold.lines.iter().zip(buckets) {
-                insert_hold_line(tx, key, &line.sku, b, line.quantity, now, req.take.actor.as_deref())?;
+            for (line, pieces) in hold.lines.iter().zip(&taken) {
+                for p in pieces {
+                    let at = (line.sku.as_str(), p.bucket, Some(p.location.as_str()));
+                    insert_hold_line(tx, key, at, p.quantity, now, req.take.actor.as_deref())?;
+                }
             }
             Ok(hold)
         })

@@ -18,6 +18,8 @@ mod holds;
 mod jobs;
 mod keys;
 mod listings;
+mod locations;
+mod placement;
 mod stock;
 mod store;
 mod tx;

@@ -2,11 +2,10 @@
 //! transaction each on the writer thread (strategy `serialized`).
 
 use crate::clock::{from_us, now_us};
-use crate::expiry::expire_overdue_on;
 use crate::map_error;
+use crate::placement::{answered, take_lines, Take};
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::strategy::bucket_order;
 use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
@@ -61,7 +60,23 @@ macro_rules! sku_counts {
              ELSE (SELECT sum(version) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS version,
         COALESCE((SELECT sum(hl.quantity) FROM hold_lines hl
                     JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                   WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2), 0) AS overdue"
+                   WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2), 0) AS overdue,
+        CASE WHEN s.tracking = 'units' THEN (
+            SELECT json_group_array(json_array(loc, on_hand, held)) FROM (
+                SELECT COALESCE(u.location, 'default') AS loc, sum(u.status <> 'allocated') AS on_hand,
+                       sum(u.status = 'held' AND NOT EXISTS (
+                           SELECT 1 FROM holds h WHERE h.tenant = u.tenant AND h.id = u.claim_id
+                              AND h.expires_at_us <= ?2)) AS held
+                  FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku GROUP BY 1))
+        ELSE (
+            SELECT json_group_array(json_array(st.location, st.on_hand, st.held - COALESCE(od.q, 0)))
+              FROM (SELECT location, sum(on_hand) AS on_hand, sum(held) AS held FROM stock
+                     WHERE tenant = ?3 AND sku = s.sku GROUP BY location) st
+              LEFT JOIN (SELECT so.location, sum(hl.quantity) AS q FROM hold_lines hl
+                           JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                           JOIN stock so ON so.tenant = hl.tenant AND so.sku = hl.sku AND so.bucket = hl.bucket
+                          WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2
+                          GROUP BY so.location) od ON od.location = st.location) END AS levels"
     };
 }
 /// One SKU (`?1`).
@@ -72,7 +87,7 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, on_hand, held, version, overdue FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1)
       WHERE ?4 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < ?4
@@ -82,13 +97,19 @@ const SQL_LIST_SKUS: &str = concat!(
 /// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
 fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<Sku> {
     let overdue: i64 = r.get(first + 4)?;
-    Ok(Sku::from_counts(
+    let mut s = Sku::from_counts(
         sku,
         r.get::<_, Option<i64>>(first + 1)?.unwrap_or(0),
         r.get::<_, Option<i64>>(first + 2)?.unwrap_or(0) - overdue,
         r.get::<_, Option<i64>>(first + 3)?.unwrap_or(0),
         r.get::<_, i64>(first)? as u32,
-    ))
+    );
+    let levels: Vec<(String, i64, i64)> = r
+        .get::<_, Option<String>>(first + 5)?
+        .and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default();
+    s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
+    Ok(s)
 }
 
 /// An allocation's columns as stored: id, status, strategy, lines, created_at_us.
@@ -148,95 +169,27 @@ pub(crate) fn tracks_units(c: &Connection, tenant: &str, sku: &str) -> Result<Op
         .map_err(map_error)
 }
 
-/// What [`take_lines`] does with the quantity it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Take {
-    /// Out of `on_hand` (an allocation).
-    Allocate,
-    /// Into `held` (a hold).
-    Hold,
-}
-
-/// Take every line of `req` in SKU order inside the write transaction: out of `on_hand`
-/// or into `held`. A short line first finalises overdue holds on its SKU (inside this
-/// transaction, so a failing request still changes nothing) and tries once more. Returns
-/// the bucket each line was taken from.
-pub(crate) fn take_lines(
-    tx: &Connection,
-    tenant: &str,
-    req: &AllocationRequest,
-    take: Take,
-    now_us: i64,
-) -> Result<Vec<i64>> {
-    let sql = match take {
-        Take::Allocate => {
-            "UPDATE stock SET on_hand = on_hand - ?3, version = version + 1
-              WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
-        }
-        Take::Hold => {
-            "UPDATE stock SET held = held + ?3, version = version + 1
-              WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2 AND on_hand - held >= ?3"
-        }
-    };
-    let mut taken_buckets = Vec::with_capacity(req.lines.len());
-    for line in &req.lines {
-        let (buckets, units): (i64, bool) = tx
-            .prepare_cached("SELECT buckets, tracking = 'units' FROM skus WHERE tenant = ?2 AND sku = ?1")
-            .and_then(|mut s| {
-                s.query_row([&line.sku, tenant], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()
-            })
-            .map_err(map_error)?
-            .ok_or_else(|| AllotError::not_found("sku", &line.sku))?;
-        if units {
-            return Err(AllotError::wrong_tracking(&line.sku, true));
-        }
-        let mut taken = None;
-        for pass in 0..2 {
-            for b in bucket_order(0, buckets.max(1) as u32) {
-                let n = tx
-                    .prepare_cached(sql)
-                    .and_then(|mut s| s.execute(params![line.sku, b, line.quantity, tenant]))
-                    .map_err(map_error)?;
-                if n == 1 {
-                    taken = Some(i64::from(b));
-                    break;
-                }
-            }
-            if taken.is_some() || pass == 1 || expire_overdue_on(tx, tenant, &line.sku, now_us)? == 0 {
-                break;
-            }
-        }
-        match taken {
-            Some(b) => taken_buckets.push(b),
-            None => {
-                let available = get_sku_with(tx, tenant, &line.sku, now_us)?.available;
-                return Err(AllotError::InsufficientStock {
-                    sku: line.sku.clone(),
-                    requested: line.quantity,
-                    available,
-                });
-            }
-        }
-    }
-    Ok(taken_buckets)
-}
-
-/// Apply `delta` to `sku` spread evenly over its buckets and write the ledger entry
-/// `(kind, ref)` when `delta != 0` (an adjustment and its reason, a cancelled allocation and
-/// its id). Returns whether any bucket changed.
+/// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
+/// when it has none there and `delta > 0`) and write the ledger entry `(kind, ref)` at that
+/// location when `delta != 0` (an adjustment and its reason, a cancelled allocation and its
+/// id, a transfer's side). Returns whether any bucket changed.
 pub(crate) fn lock_and_rebalance(
     tx: &Connection,
     tenant: &str,
-    sku: &str,
+    (sku, location): (&str, &str),
     delta: i64,
     (kind, reference): (LedgerKind, Option<&str>),
     actor: Option<&str>,
 ) -> Result<bool> {
+    if delta > 0 {
+        crate::locations::ensure_rows(tx, tenant, sku, location)?;
+    }
     let counts: Vec<BucketCounts> = tx
-        .prepare_cached("SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 ORDER BY bucket")
+        .prepare_cached(
+            "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
+        )
         .and_then(|mut s| {
-            s.query_map([sku, tenant], |r| {
+            s.query_map([sku, tenant, location], |r| {
                 Ok(BucketCounts {
                     bucket: r.get::<_, i64>(0)? as u32,
                     on_hand: r.get(1)?,
@@ -247,10 +200,11 @@ pub(crate) fn lock_and_rebalance(
         })
         .map_err(map_error)?;
     if counts.is_empty() {
-        return Err(match tracks_units(tx, tenant, sku)? {
-            Some(true) => AllotError::wrong_tracking(sku, true),
-            _ => AllotError::not_found("sku", sku),
-        });
+        match tracks_units(tx, tenant, sku)? {
+            Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+            None => return Err(AllotError::not_found("sku", sku)),
+            Some(false) => crate::locations::require_location(tx, tenant, location)?,
+        }
     }
     let plan = plan_rebalance(sku, &counts, delta)?;
     for (b, d) in &plan {
@@ -262,10 +216,21 @@ pub(crate) fn lock_and_rebalance(
     }
     if delta != 0 {
         tx.prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5)",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
         )
-        .and_then(|mut s| s.execute(params![sku, delta, reference, now_us(), actor, tenant, kind.as_str()]))
+        .and_then(|mut s| {
+            s.execute(params![
+                sku,
+                delta,
+                reference,
+                now_us(),
+                actor,
+                tenant,
+                kind.as_str(),
+                location
+            ])
+        })
         .map_err(map_error)?;
     }
     Ok(!plan.is_empty())
@@ -297,6 +262,7 @@ impl StockStore for SqliteStore {
     async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
+            crate::locations::require_location(tx, &t, &req.location)?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets, created_at_us) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",
@@ -311,14 +277,15 @@ impl StockStore for SqliteStore {
             }
             for (b, q) in split_even(req.on_hand, req.buckets).into_iter().enumerate() {
                 tx.execute(
-                    "INSERT INTO stock (tenant, sku, bucket, on_hand) VALUES (?4, ?1, ?2, ?3)",
-                    params![req.sku, b as i64, q, t],
+                    "INSERT INTO stock (tenant, sku, bucket, on_hand, location) VALUES (?4, ?1, ?2, ?3, ?5)",
+                    params![req.sku, b as i64, q, t, req.location],
                 )
                 .map_err(map_error)?;
             }
             tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, at_us, actor) VALUES (?5, ?1, ?2, 0, 'created', ?3, ?4)",
-                params![req.sku, req.on_hand, now_us(), req.actor, t],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, at_us, actor, location)
+                 VALUES (?5, ?1, ?2, 0, 'created', ?3, ?4, ?6)",
+                params![req.sku, req.on_hand, now_us(), req.actor, t, req.location],
             )
             .map_err(map_error)?;
             Ok(Sku::created(&req))
@@ -335,7 +302,8 @@ impl StockStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let entry = (LedgerKind::Adjustment, req.reason.as_deref());
-            lock_and_rebalance(tx, &t, &req.sku, req.delta, entry, req.actor.as_deref())?;
+            let at = (req.sku.as_str(), req.location.as_str());
+            lock_and_rebalance(tx, &t, at, req.delta, entry, req.actor.as_deref())?;
             get_sku_with(tx, &t, &req.sku, now_us())
         })
         .await
@@ -346,7 +314,7 @@ impl StockStore for SqliteStore {
         self.call(move |c| {
             let rows = c
                 .prepare_cached(
-                    "SELECT id, delta, held_delta, kind, ref, at_us, actor FROM ledger
+                    "SELECT id, delta, held_delta, kind, ref, at_us, actor, location FROM ledger
                       WHERE tenant = ?4 AND sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
                 )
                 .and_then(|mut s| {
@@ -364,6 +332,7 @@ impl StockStore for SqliteStore {
                                 )
                             })?,
                             reference: r.get(4)?,
+                            location: r.get(7)?,
                             actor: r.get(6)?,
                             at: from_us(r.get(5)?),
                         })
@@ -389,24 +358,28 @@ impl StockStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            take_lines(tx, &t, &req, Take::Allocate, now)?;
-            for line in &req.lines {
-                tx.prepare_cached(
-                    "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor)
-                     VALUES (?6, ?1, ?2, 0, 'allocation', ?3, ?4, ?5)",
-                )
-                .and_then(|mut s| s.execute(params![line.sku, -line.quantity, req.id, now, req.actor, t]))
-                .map_err(map_error)?;
+            let taken = take_lines(tx, &t, &req, Take::Allocate, now)?;
+            for (line, pieces) in req.lines.iter().zip(&taken) {
+                for p in pieces {
+                    tx.prepare_cached(
+                        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+                         VALUES (?6, ?1, ?2, 0, 'allocation', ?3, ?4, ?5, ?7)",
+                    )
+                    .and_then(|mut s| s.execute(params![line.sku, -p.quantity, req.id, now, req.actor, t, p.location]))
+                    .map_err(map_error)?;
+                }
             }
+            let mut alloc = req.to_allocation(from_us(now));
+            alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
             let now = from_us(now);
-            let lines = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let lines = serde_json::to_string(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.prepare_cached(
                 "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at_us)
                  VALUES (?5, ?1, 'allocated', ?2, ?3, ?4)",
             )
             .and_then(|mut s| s.execute(params![req.id, req.strategy.name(), lines, now.timestamp_micros(), t]))
             .map_err(map_error)?;
-            Ok(req.to_allocation(from_us(now.timestamp_micros())))
+            Ok(alloc)
         })
         .await
     }
@@ -452,9 +425,22 @@ impl StockStore for SqliteStore {
             };
             let mut changed = 0;
             for s in &skus {
-                if lock_and_rebalance(tx, &t, s, 0, (LedgerKind::Adjustment, None), None)? {
-                    changed += 1;
+                match tracks_units(tx, &t, s)? {
+                    None => return Err(AllotError::not_found("sku", s)),
+                    Some(true) => return Err(AllotError::wrong_tracking(s, true)),
+                    Some(false) => {}
                 }
+                let locations: Vec<String> = tx
+                    .prepare_cached(
+                        "SELECT DISTINCT location FROM stock WHERE tenant = ?2 AND sku = ?1 ORDER BY location",
+                    )
+                    .and_then(|mut st| st.query_map([s, &t], |r| r.get(0))?.collect())
+                    .map_err(map_error)?;
+                let mut any = false;
+                for loc in &locations {
+                    any |= lock_and_rebalance(tx, &t, (s, loc), 0, (LedgerKind::Adjustment, None), None)?;
+                }
+                changed += u64::from(any);
             }
             Ok(changed)
         })

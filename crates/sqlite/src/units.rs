@@ -177,14 +177,11 @@ fn record_claim(
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
     now: i64,
 ) -> Result<()> {
-    let lines = vec![AllocationLine {
-        sku: req.sku.clone(),
-        quantity: got,
-    }];
+    let lines = vec![AllocationLine::new(req.sku.clone(), got)];
     if let Some(exp) = expires_at {
         let key = HoldKey { tenant, id: &req.id };
         insert_hold(tx, key, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-        return insert_hold_line(tx, key, &req.sku, -1, got, now, req.actor.as_deref());
+        return insert_hold_line(tx, key, (&req.sku, -1, None), got, now, req.actor.as_deref());
     }
     let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     tx.prepare_cached(

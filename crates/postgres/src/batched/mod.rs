@@ -81,16 +81,10 @@ impl PgStore {
         tenant: &str,
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
-        lines_json: serde_json::Value,
     ) -> Result<Executed<Allocation>> {
         let lane_sku = req.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(tenant, lane_sku, |reply| Op::Allocate {
-            req,
-            idem,
-            lines_json,
-            reply,
-        })
-        .await
+        self.submit_batched(tenant, lane_sku, |reply| Op::Allocate { req, idem, reply })
+            .await
     }
 
     /// Create a hold with the `batched` strategy.
@@ -100,15 +94,9 @@ impl PgStore {
         req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        let lines_json = serde_json::to_value(&req.take.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
         let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(tenant, lane_sku, |reply| Op::Hold {
-            req,
-            idem,
-            lines_json,
-            reply,
-        })
-        .await
+        self.submit_batched(tenant, lane_sku, |reply| Op::Hold { req, idem, reply })
+            .await
     }
 
     /// The lane SKU of a stock hold made by `batched`, or `None` when its finish takes the

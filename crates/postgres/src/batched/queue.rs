@@ -19,13 +19,11 @@ pub(super) enum Op {
     Allocate {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
-        lines_json: serde_json::Value,
         reply: Reply<Allocation>,
     },
     Hold {
         req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
-        lines_json: serde_json::Value,
         reply: Reply<Hold>,
     },
     Confirm {

@@ -10,7 +10,9 @@
 use super::queue::{Answer, Op, Pending};
 use super::writes::{Writes, SQL_BATCH_WRITE};
 use crate::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
-use allot_core::batch::{evaluate, spread, Balance, BatchOp, BatchResult as Evaluation, OpKind, Refusal};
+use allot_core::batch::{
+    evaluate, spread, Balance, Balances, BatchLine, BatchOp, BatchResult as Evaluation, OpKind, Placed, Refusal,
+};
 use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
@@ -31,8 +33,9 @@ const SQL_TRY_LOCK_KEYS: &str =
     "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n";
 const SQL_STORED_KEYS: &str =
     "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = ANY($1)";
-const SQL_LOCK_STOCK: &str =
-    "SELECT sku, bucket, on_hand, held FROM stock WHERE tenant = $2 AND sku = ANY($1) ORDER BY sku, bucket FOR UPDATE";
+const SQL_LOCK_STOCK: &str = "SELECT st.sku, st.bucket, st.on_hand, st.held, st.location, COALESCE(lo.priority, 0)
+   FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
+  WHERE st.tenant = $2 AND st.sku = ANY($1) ORDER BY st.sku, st.bucket FOR UPDATE OF st";
 const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE tenant = $2 AND sku = ANY($1) AND tracking = 'units'";
 const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM hold_lines hl
    JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
@@ -69,7 +72,17 @@ struct BatchTx<'a> {
     begun: bool,
     outcomes: Vec<Option<Outcome>>,
     holds: HashMap<String, LockedHold>,
-    buckets: BTreeMap<String, Vec<(u32, i64, i64)>>,
+    rows: BTreeMap<String, Vec<LockedRow>>,
+}
+
+/// One stock row as the batch locked it.
+#[derive(Debug)]
+struct LockedRow {
+    bucket: u32,
+    on_hand: i64,
+    held: i64,
+    location: String,
+    priority: i32,
 }
 
 /// Run one batch transaction on `tx` (every request of `batch` is of one tenant); the
@@ -91,7 +104,7 @@ pub(super) async fn batch_tx(
         begun: false,
         outcomes: (0..batch.len()).map(|_| None).collect(),
         holds: HashMap::new(),
-        buckets: BTreeMap::new(),
+        rows: BTreeMap::new(),
     };
     b.idempotency_keys().await?;
     b.lock_holds().await?;
@@ -103,7 +116,7 @@ pub(super) async fn batch_tx(
     let mut w = b.net_changes(&result);
     for (n, &i) in open.iter().enumerate() {
         let outcome = match &result.outcomes[n] {
-            Ok(()) => Outcome::Fresh(b.record(i, &mut w)),
+            Ok(placed) => Outcome::Fresh(b.record(i, placed, &mut w)),
             Err(refusal) => b.refused(i, refusal, &unit_skus, &overdue),
         };
         b.outcomes[i] = Some(outcome);
@@ -262,7 +275,8 @@ impl BatchTx<'_> {
     }
 
     /// Lock every stock key of the requests still open, once, in (sku, bucket) order. Holds
-    /// and finishes record bucket 0: one on a SKU of several buckets is deferred.
+    /// and finishes record bucket 0: one on a SKU of several rows (buckets or locations) is
+    /// deferred.
     async fn lock_stock(&mut self) -> std::result::Result<(), Error> {
         let skus: Vec<String> = self
             .open()
@@ -274,16 +288,19 @@ impl BatchTx<'_> {
         let tenant = self.tenant.clone();
         for r in self.query_begin(&stmt, &[&skus, &tenant]).await? {
             let b: i32 = r.get(1);
-            self.buckets
-                .entry(r.get(0))
-                .or_default()
-                .push((b as u32, r.get(2), r.get(3)));
+            self.rows.entry(r.get(0)).or_default().push(LockedRow {
+                bucket: b as u32,
+                on_hand: r.get(2),
+                held: r.get(3),
+                location: r.get(4),
+                priority: r.get(5),
+            });
         }
         for i in self.open().collect::<Vec<_>>() {
             let segmented = self
                 .lines_of(i)
                 .iter()
-                .any(|l| self.buckets.get(&l.sku).is_some_and(|rows| rows.len() > 1));
+                .any(|l| self.rows.get(&l.sku).is_some_and(|rows| rows.len() > 1));
             if segmented && !matches!(self.batch[i].op, Op::Allocate { .. }) {
                 self.outcomes[i] = Some(Outcome::Deferred);
             }
@@ -291,29 +308,56 @@ impl BatchTx<'_> {
         Ok(())
     }
 
-    /// The core's evaluation of the open requests, in arrival order, over the locked totals.
+    /// The core's evaluation of the open requests, in arrival order, over the locked totals
+    /// per (SKU, location).
     fn evaluate(&self, open: &[usize]) -> Evaluation {
-        let balances: BTreeMap<String, Balance> = self
-            .buckets
-            .iter()
-            .map(|(k, rows)| {
-                let (on_hand, held) = rows.iter().fold((0, 0), |(a, b), r| (a + r.1, b + r.2));
-                (k.clone(), Balance { on_hand, held })
-            })
-            .collect();
-        let ops: Vec<BatchOp> = open
-            .iter()
-            .map(|&i| BatchOp {
-                kind: match &self.batch[i].op {
-                    Op::Allocate { .. } => OpKind::Allocate,
-                    Op::Hold { .. } => OpKind::Hold,
-                    Op::Confirm { .. } => OpKind::Confirm,
-                    Op::Release { .. } => OpKind::Release,
-                },
-                lines: self.lines_of(i).iter().map(|l| (l.sku.clone(), l.quantity)).collect(),
-            })
-            .collect();
+        let mut balances: Balances = BTreeMap::new();
+        for (sku, rows) in &self.rows {
+            let locs = balances.entry(sku.clone()).or_default();
+            for r in rows {
+                match locs.iter_mut().find(|(l, _, _)| *l == r.location) {
+                    Some((_, _, b)) => {
+                        b.on_hand += r.on_hand;
+                        b.held += r.held;
+                    }
+                    None => locs.push((
+                        r.location.clone(),
+                        r.priority,
+                        Balance {
+                            on_hand: r.on_hand,
+                            held: r.held,
+                        },
+                    )),
+                }
+            }
+        }
+        let ops: Vec<BatchOp> = open.iter().map(|&i| self.op_of(i)).collect();
         evaluate(&balances, &ops)
+    }
+
+    /// Request `i` as the core's evaluator takes it.
+    fn op_of(&self, i: usize) -> BatchOp {
+        let (kind, placement, allow_split) = match &self.batch[i].op {
+            Op::Allocate { req, .. } => (OpKind::Allocate, req.placement.clone(), req.allow_split),
+            Op::Hold { req, .. } => (OpKind::Hold, req.take.placement.clone(), req.take.allow_split),
+            Op::Confirm { .. } => (OpKind::Confirm, Placement::Priority, false),
+            Op::Release { .. } => (OpKind::Release, Placement::Priority, false),
+        };
+        let lines = self
+            .lines_of(i)
+            .iter()
+            .map(|l| BatchLine {
+                sku: l.sku.clone(),
+                quantity: l.quantity,
+                pin: l.location.clone(),
+            })
+            .collect();
+        BatchOp {
+            kind,
+            lines,
+            placement,
+            allow_split,
+        }
     }
 
     /// What refusals need to be told apart: which unknown SKUs are unit-tracked, and which
@@ -353,14 +397,19 @@ impl BatchTx<'_> {
         Ok((unit_skus, overdue))
     }
 
-    /// The net change of every bucket, as the first columns of the writes.
+    /// The net change of every bucket, as the first columns of the writes: each (SKU,
+    /// location)'s net spread over that location's buckets.
     fn net_changes(&self, result: &Evaluation) -> Writes {
         let mut w = Writes::default();
-        for (sku, net) in &result.net {
-            let rows = &self.buckets[sku];
-            let changes = spread(rows, *net).unwrap_or_else(|| {
+        for ((sku, location), net) in &result.net {
+            let rows: Vec<(u32, i64, i64)> = self.rows[sku]
+                .iter()
+                .filter(|r| r.location == *location)
+                .map(|r| (r.bucket, r.on_hand, r.held))
+                .collect();
+            let changes = spread(&rows, *net).unwrap_or_else(|| {
                 // evaluate() only asks what the totals allow, and spread() fits any such net.
-                panic!("batched: net {net:?} does not fit the buckets of {sku}: {rows:?}")
+                panic!("batched: net {net:?} does not fit the buckets of {sku} at {location}: {rows:?}")
             });
             for (b, d_on, d_held) in changes {
                 w.u_sku.push(sku.clone());
@@ -374,25 +423,44 @@ impl BatchTx<'_> {
 
     /// Record the success of request `i` in the writes (ledger, allocation, hold and its
     /// lines, finish, stored response) and build its answer.
-    fn record(&self, i: usize, w: &mut Writes) -> Answer {
+    fn record(&self, i: usize, placed: &Placed, w: &mut Writes) -> Answer {
         let op = &self.batch[i].op;
+        let lines = self.lines_of(i);
+        let pieces: Vec<(&str, &str, i64)> = lines
+            .iter()
+            .zip(placed)
+            .flat_map(|(l, ps)| ps.iter().map(move |(loc, q)| (l.sku.as_str(), loc.as_str(), *q)))
+            .collect();
+        let answered: Vec<AllocationLine> = lines
+            .iter()
+            .zip(placed)
+            .map(|(l, ps)| AllocationLine {
+                from: allot_core::location::sources(ps.iter().map(|(loc, q)| (loc.as_str(), *q))),
+                ..l.clone()
+            })
+            .collect();
+        // Plain strings and numbers: serializing them cannot fail.
+        let json = serde_json::to_value(&answered).unwrap_or_default();
         let answer = match op {
-            Op::Allocate { req, lines_json, .. } => {
-                w.ledger(&req.lines, OpKind::Allocate, &req.id, req.actor.as_deref());
-                w.allocation(&req.id, req.strategy.into(), lines_json);
-                Answer::Allocation(req.to_allocation(self.now))
+            Op::Allocate { req, .. } => {
+                w.ledger(&pieces, OpKind::Allocate, &req.id, req.actor.as_deref());
+                w.allocation(&req.id, req.strategy.into(), json);
+                let mut alloc = req.to_allocation(self.now);
+                alloc.lines = answered;
+                Answer::Allocation(alloc)
             }
-            Op::Hold { req, lines_json, .. } => {
-                let hold = req.to_hold(self.now);
-                w.ledger(&hold.lines, OpKind::Hold, &hold.id, req.take.actor.as_deref());
-                w.new_hold(&hold, lines_json);
+            Op::Hold { req, .. } => {
+                let mut hold = req.to_hold(self.now);
+                hold.lines = answered;
+                w.ledger(&pieces, OpKind::Hold, &hold.id, req.take.actor.as_deref());
+                w.new_hold(&hold, json);
                 Answer::Hold(hold)
             }
             Op::Confirm { id, actor, .. } => {
                 let h = &self.holds[id];
-                w.ledger(&h.lines, OpKind::Confirm, id, actor.as_deref());
+                w.ledger(&pieces, OpKind::Confirm, id, actor.as_deref());
                 w.finish(id, HoldStatus::Confirmed);
-                w.allocation(id, h.strategy, &h.lines_json);
+                w.allocation(id, h.strategy, h.lines_json.clone());
                 Answer::Allocation(Allocation {
                     id: id.clone(),
                     status: AllocationStatus::Allocated,
@@ -403,7 +471,7 @@ impl BatchTx<'_> {
             }
             Op::Release { id, actor, .. } => {
                 let h = &self.holds[id];
-                w.ledger(&h.lines, OpKind::Release, id, actor.as_deref());
+                w.ledger(&pieces, OpKind::Release, id, actor.as_deref());
                 w.finish(id, HoldStatus::Released);
                 Answer::Hold(Hold {
                     id: id.clone(),

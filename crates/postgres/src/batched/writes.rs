@@ -4,7 +4,7 @@ use allot_core::batch::OpKind;
 use allot_core::hold::HoldStatus;
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
-use allot_core::{AllocationLine, Hold, LedgerKind};
+use allot_core::{Hold, LedgerKind};
 use chrono::{DateTime, Utc};
 
 type Param = dyn tokio_postgres::types::ToSql + Sync;
@@ -18,14 +18,15 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$20, $21` finished holds (id, new status), conditional on `status = 'held'`;
 /// - `$22..$25` stored responses of idempotent requests;
 /// - `$26` the ledger rows' actors (beside `$5..$9`);
-/// - `$27` the batch's tenant (every row of a batch is of one tenant).
+/// - `$27` the batch's tenant (every row of a batch is of one tenant);
+/// - `$28` the ledger rows' locations.
 pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-    SELECT $27, * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[])),
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+    SELECT $27, * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
     SELECT $27, t.id, 'allocated', t.st, t.lines, $13
@@ -59,6 +60,7 @@ pub(super) struct Writes {
     l_kind: Vec<&'static str>,
     l_ref: Vec<String>,
     l_actor: Vec<Option<String>>,
+    l_location: Vec<String>,
     a_id: Vec<String>,
     a_strategy: Vec<&'static str>,
     a_lines: Vec<serde_json::Value>,
@@ -77,17 +79,19 @@ pub(super) struct Writes {
 }
 
 impl Writes {
-    pub(super) fn ledger(&mut self, lines: &[AllocationLine], kind: OpKind, reference: &str, actor: Option<&str>) {
+    /// The ledger entries of one request: one per piece `(sku, location, quantity)`.
+    pub(super) fn ledger(&mut self, pieces: &[(&str, &str, i64)], kind: OpKind, reference: &str, actor: Option<&str>) {
         let (label, on, held) = match kind {
             OpKind::Allocate => (LedgerKind::Allocation, -1, 0),
             OpKind::Hold => (LedgerKind::Hold, 0, 1),
             OpKind::Confirm => (LedgerKind::HoldConfirmed, -1, -1),
             OpKind::Release => (LedgerKind::HoldReleased, 0, -1),
         };
-        for l in lines {
-            self.l_sku.push(l.sku.clone());
-            self.l_delta.push(on * l.quantity);
-            self.l_held.push(held * l.quantity);
+        for &(sku, location, q) in pieces {
+            self.l_sku.push(sku.to_string());
+            self.l_location.push(location.to_string());
+            self.l_delta.push(on * q);
+            self.l_held.push(held * q);
             self.l_kind.push(label.as_str());
             self.l_ref.push(reference.to_string());
             self.l_actor.push(actor.map(str::to_string));
@@ -95,21 +99,21 @@ impl Writes {
     }
 
     /// An allocation row (a new one, or a confirmed hold's).
-    pub(super) fn allocation(&mut self, id: &str, strategy: TakenWith, lines_json: &serde_json::Value) {
+    pub(super) fn allocation(&mut self, id: &str, strategy: TakenWith, lines_json: serde_json::Value) {
         self.a_id.push(id.to_string());
         self.a_strategy.push(strategy.name());
-        self.a_lines.push(lines_json.clone());
+        self.a_lines.push(lines_json);
     }
 
     /// A new hold row and its lines (bucket 0: batches hold on one-bucket SKUs only).
-    pub(super) fn new_hold(&mut self, hold: &Hold, lines_json: &serde_json::Value) {
+    pub(super) fn new_hold(&mut self, hold: &Hold, lines_json: serde_json::Value) {
         for l in &hold.lines {
             self.hl_hold.push(hold.id.clone());
             self.hl_sku.push(l.sku.clone());
             self.hl_q.push(l.quantity);
         }
         self.h_id.push(hold.id.clone());
-        self.h_lines.push(lines_json.clone());
+        self.h_lines.push(lines_json);
         self.h_expires.push(hold.expires_at);
     }
 
@@ -127,8 +131,8 @@ impl Writes {
         self.k_body.push(resp.body);
     }
 
-    /// The 27 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`.
-    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 27] {
+    /// The 28 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`.
+    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 28] {
         [
             &self.u_sku,
             &self.u_bucket,
@@ -157,6 +161,7 @@ impl Writes {
             &self.k_body,
             &self.l_actor,
             tenant,
+            &self.l_location,
         ]
     }
 }

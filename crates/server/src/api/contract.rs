@@ -28,6 +28,12 @@ pub fn document(st: &AppState) -> Value {
         assert!(target.is_object(), "no property {schema}.{prop} in the document");
         merge(target, patch);
     }
+    // A ranked placement: 1..=max_locations distinct location names.
+    doc["components"]["schemas"]["PlacementBody"] = json!({"oneOf": [
+        {"$ref": "#/components/schemas/PlacementPolicy"},
+        {"type": "array", "items": merge_into(json!({"type": "string"}), name(&st.limits)),
+         "minItems": 1, "maxItems": st.limits.max_locations, "uniqueItems": true}
+    ]});
     // `serialized` is a name of both families: the union is "any of", not "exactly one of".
     let taken = &mut doc["components"]["schemas"]["TakenWith"];
     if let Some(one_of) = taken.as_object_mut().and_then(|t| t.remove("oneOf")) {
@@ -36,6 +42,12 @@ pub fn document(st: &AppState) -> Value {
     complete_operations(&mut doc, &st.limits);
     add_links(&mut doc);
     doc
+}
+
+/// `target` with `patch`'s members added.
+fn merge_into(mut target: Value, patch: Value) -> Value {
+    merge(&mut target, patch);
+    target
 }
 
 fn merge(target: &mut Value, patch: Value) {
@@ -114,6 +126,18 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("CreateSkuBody", "sku", name(l)),
         ("CreateSkuBody", "on_hand", int(0, q)),
         ("CreateSkuBody", "buckets", int(1, i64::from(l.max_buckets))),
+        ("CreateSkuBody", "location", name(l)),
+        ("AdjustmentBody", "location", name(l)),
+        ("AllocationLine", "location", name(l)),
+        ("LocationBody", "location", name(l)),
+        ("LocationBody", "priority", int(-1_000_000, 1_000_000)),
+        ("TransferBody", "sku", name(l)),
+        ("TransferBody", "from", name(l)),
+        ("TransferBody", "to", name(l)),
+        ("TransferBody", "quantity", int(1, q)),
+        ("SetLevelBody", "on_hand", int(0, q)),
+        ("SetLevelBody", "compare_on_hand", int(0, q)),
+        ("SetLevelBody", "reason", text(l.max_reason_len)),
         (
             "AdjustmentBody",
             "delta",
@@ -315,7 +339,7 @@ fn complete_parameters(op: &mut Value, l: &Limits) -> bool {
 fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
     let mut schema = json!({"type": "string"});
     match (p["in"].as_str()?, p["name"].as_str()?) {
-        ("path", "sku" | "resource" | "queue") => merge(&mut schema, name(l)),
+        ("path", "sku" | "resource" | "queue" | "location") => merge(&mut schema, name(l)),
         ("header", n) if n.eq_ignore_ascii_case("idempotency-key") => merge(
             &mut schema,
             json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"}),

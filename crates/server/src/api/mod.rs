@@ -8,6 +8,7 @@ mod holds;
 mod jobs;
 mod keys;
 mod listings;
+mod locations;
 mod query;
 mod service;
 mod stock;
@@ -48,6 +49,10 @@ use utoipa_swagger_ui::SwaggerUi;
         stock::create_allocation,
         stock::get_allocation,
         stock::cancel_allocation,
+        locations::create_location,
+        locations::list_locations,
+        locations::create_transfer,
+        locations::set_level,
         holds::create_hold,
         holds::get_hold,
         holds::confirm_hold,
@@ -95,6 +100,16 @@ use utoipa_swagger_ui::SwaggerUi;
         AllocationBody,
         CreateSkuBody,
         AdjustmentBody,
+        Location,
+        LocationBody,
+        locations::LocationList,
+        Level,
+        Source,
+        PlacementBody,
+        allot_core::PlacementPolicy,
+        TransferBody,
+        Transfer,
+        SetLevelBody,
         ErrorBody,
         service::Health,
         AuditReport,
@@ -185,6 +200,12 @@ fn routes() -> Router<Arc<AppState>> {
         )
         .route("/v1/allocations/{id}", get(stock::get_allocation))
         .route("/v1/allocations/{id}/cancel", post(stock::cancel_allocation))
+        .route(
+            "/v1/locations",
+            post(locations::create_location).get(locations::list_locations),
+        )
+        .route("/v1/transfers", post(locations::create_transfer))
+        .route("/v1/skus/{sku}/levels/{location}", post(locations::set_level))
         .route("/v1/holds", post(holds::create_hold).get(listings::list_holds))
         .route("/v1/holds/{id}", get(holds::get_hold))
         .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))

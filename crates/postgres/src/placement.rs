@@ -1,0 +1,256 @@
+//! Taking a line from a SKU's stock rows across its locations, with every stock strategy
+//! (ARCHITECTURE.md, "Strategies"; placement: `allot_core::location`). The rows are read once
+//! (locked first for `pessimistic`), the core orders them by the line's placement, and then:
+//! - the conditional strategies (`atomic`, `segmented`, and the database side of `batched`,
+//!   `redis_counter`, `redis_lock`) try a conditional relative UPDATE on each row in that
+//!   order — the whole line on the first row that has it, or with `allow_split` as much as
+//!   each row has (the row locked by the UPDATE's own CTE, so what it took is exact);
+//! - `pessimistic`, `optimistic` and `naive` plan the take in the core on what they read and
+//!   write it: relative under the lock, conditional on the version read (another version is a
+//!   conflict to retry), or as an absolute value (lost updates oversell: it exists to show it).
+
+use crate::stock::short_line;
+use crate::tx::{TxErr, TxResult};
+use allot_core::location::{available_in, plan_take, row_order, RowLevel};
+use allot_core::*;
+use deadpool_postgres::Transaction;
+
+/// What [`take_line`] does with the quantity it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Out of `on_hand` (an allocation).
+    Allocate,
+    /// Into `held` (a hold).
+    Hold,
+}
+
+/// Quantity taken from one stock row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) bucket: i32,
+    pub(crate) location: String,
+    pub(crate) quantity: i64,
+}
+
+/// A SKU's rows with their location's priority (`default` and unknown names: 0), by bucket.
+/// `$1` sku, `$2` tenant.
+const SQL_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0), st.on_hand, st.held, st.version
+   FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
+  WHERE st.tenant = $2 AND st.sku = $1 ORDER BY st.bucket";
+const SQL_LOCK_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0), st.on_hand, st.held, st.version
+   FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
+  WHERE st.tenant = $2 AND st.sku = $1 ORDER BY st.bucket FOR UPDATE OF st";
+pub(crate) const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
+
+// The row writes take (sku, bucket, quantity or value[, version]) and the tenant last.
+const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+/// As much of `$3` as the row has available; returns what it took (no row: nothing).
+const SQL_TAKE_UP_TO: &str = "WITH r AS (
+    SELECT on_hand - held AS a FROM stock WHERE tenant = $4 AND sku = $1 AND bucket = $2 FOR UPDATE)
+  UPDATE stock s SET on_hand = s.on_hand - LEAST(r.a, $3), version = s.version + 1 FROM r
+   WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = $2 AND r.a > 0 RETURNING LEAST(r.a, $3)";
+const SQL_HOLD_UP_TO: &str = "WITH r AS (
+    SELECT on_hand - held AS a FROM stock WHERE tenant = $4 AND sku = $1 AND bucket = $2 FOR UPDATE)
+  UPDATE stock s SET held = s.held + LEAST(r.a, $3), version = s.version + 1 FROM r
+   WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = $2 AND r.a > 0 RETURNING LEAST(r.a, $3)";
+const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
+const SQL_HOLD: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
+const SQL_TAKE_VERSIONED: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
+     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
+const SQL_HOLD_VERSIONED: &str = "UPDATE stock SET held = held + $3, version = version + 1
+     WHERE tenant = $5 AND sku = $1 AND bucket = $2 AND version = $4";
+const SQL_TAKE_ABSOLUTE: &str = "UPDATE stock SET on_hand = $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
+const SQL_HOLD_ABSOLUTE: &str = "UPDATE stock SET held = $3, version = version + 1
+     WHERE tenant = $4 AND sku = $1 AND bucket = $2";
+
+/// The statement of `take`: out of `on_hand` for an allocation, into `held` for a hold.
+fn pick(take: Take, alloc: &'static str, hold: &'static str) -> &'static str {
+    if take == Take::Hold {
+        hold
+    } else {
+        alloc
+    }
+}
+
+/// A row as read, with its version.
+struct ReadRow {
+    level: RowLevel,
+    version: i64,
+}
+
+/// The rows of `sku` (locked when `lock`); `not_found` or `invalid_request` (unit-tracked)
+/// when it has none.
+async fn read_rows(tx: &Transaction<'_>, tenant: &str, sku: &str, lock: bool) -> TxResult<Vec<ReadRow>> {
+    let stmt = tx.prepare_cached(if lock { SQL_LOCK_ROWS } else { SQL_ROWS }).await?;
+    let rows: Vec<ReadRow> = tx
+        .query(&stmt, &[&sku, &tenant])
+        .await?
+        .iter()
+        .map(|r| ReadRow {
+            level: RowLevel {
+                bucket: r.get::<_, i32>(0) as u32,
+                location: r.get(1),
+                priority: r.get(2),
+                on_hand: r.get(3),
+                held: r.get(4),
+            },
+            version: r.get(5),
+        })
+        .collect();
+    if rows.is_empty() {
+        let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
+        return Err(TxErr::Fail(match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
+            Some(r) if r.get::<_, bool>(1) => AllotError::wrong_tracking(sku, true),
+            _ => AllotError::not_found("sku", sku),
+        }));
+    }
+    Ok(rows)
+}
+
+/// Take `line` of `req` with its strategy and placement inside `tx`. Returns the pieces in
+/// the order taken. A short line is `insufficient_stock` (available: what the rows it may
+/// use had when read), or [`TxErr::Overdue`] when overdue holds on its SKU could be
+/// finalised first.
+pub(crate) async fn take_line(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    line: &AllocationLine,
+    take: Take,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxResult<Vec<Piece>> {
+    let read = read_rows(tx, tenant, &line.sku, req.strategy == Strategy::Pessimistic).await?;
+    let rows: Vec<RowLevel> = read.iter().map(|r| r.level.clone()).collect();
+    let start = if req.strategy == Strategy::Segmented {
+        req.spread_hash >> 1
+    } else {
+        0
+    };
+    let order = row_order(&rows, req.rule(line), start);
+    let taken = match req.strategy {
+        Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
+            match plan_take(&rows, &order, line.quantity, req.allow_split) {
+                Some(plan) => Some(write_plan(tx, tenant, req.strategy, line, &read, &plan, take).await?),
+                None => None,
+            }
+        }
+        Strategy::Serialized => unreachable!("refused by supports()"),
+        // `batched` on a lane's own store (what its batch deferred) takes this path too.
+        _ => take_conditional(tx, tenant, line, &rows, &order, req.allow_split, take).await?,
+    };
+    match taken {
+        Some(pieces) => Ok(pieces),
+        None => {
+            let available = available_in(&rows, &order);
+            Err(short_line(tx, tenant, &line.sku, line.quantity, Some(available), now).await)
+        }
+    }
+}
+
+/// Conditional UPDATEs row by row in `order`: the whole line from the first row that has it,
+/// or with `split` what each row has until it is placed. `None`: short (with `split`, what
+/// was taken is undone by the caller's rollback).
+async fn take_conditional(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    line: &AllocationLine,
+    rows: &[RowLevel],
+    order: &[usize],
+    split: bool,
+    take: Take,
+) -> TxResult<Option<Vec<Piece>>> {
+    let piece = |i: usize, quantity| Piece {
+        bucket: rows[i].bucket as i32,
+        location: rows[i].location.clone(),
+        quantity,
+    };
+    if !split {
+        let stmt = tx
+            .prepare_cached(pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
+            .await?;
+        for &i in order {
+            let b = rows[i].bucket as i32;
+            if tx.execute(&stmt, &[&line.sku, &b, &line.quantity, &tenant]).await? == 1 {
+                return Ok(Some(vec![piece(i, line.quantity)]));
+            }
+        }
+        return Ok(None);
+    }
+    let stmt = tx.prepare_cached(pick(take, SQL_TAKE_UP_TO, SQL_HOLD_UP_TO)).await?;
+    let (mut left, mut pieces) = (line.quantity, Vec::new());
+    for &i in order {
+        let b = rows[i].bucket as i32;
+        if let Some(r) = tx.query_opt(&stmt, &[&line.sku, &b, &left, &tenant]).await? {
+            let q: i64 = r.get(0);
+            left -= q;
+            pieces.push(piece(i, q));
+        }
+        if left == 0 {
+            return Ok(Some(pieces));
+        }
+    }
+    Ok(None)
+}
+
+/// Write a plan made on the rows read: relative (`pessimistic`, rows locked), conditional on
+/// the version (`optimistic`: another version is [`TxErr::VersionConflict`]), or absolute
+/// (`naive`).
+async fn write_plan(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    strategy: Strategy,
+    line: &AllocationLine,
+    read: &[ReadRow],
+    plan: &[(usize, i64)],
+    take: Take,
+) -> TxResult<Vec<Piece>> {
+    let mut pieces = Vec::with_capacity(plan.len());
+    for &(i, q) in plan {
+        let r = &read[i];
+        let b = r.level.bucket as i32;
+        match strategy {
+            Strategy::Pessimistic => {
+                let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;
+                tx.execute(&stmt, &[&line.sku, &b, &q, &tenant]).await?;
+            }
+            Strategy::Optimistic => {
+                let stmt = tx
+                    .prepare_cached(pick(take, SQL_TAKE_VERSIONED, SQL_HOLD_VERSIONED))
+                    .await?;
+                if tx.execute(&stmt, &[&line.sku, &b, &q, &r.version, &tenant]).await? == 0 {
+                    return Err(TxErr::VersionConflict);
+                }
+            }
+            _ => {
+                let stmt = tx
+                    .prepare_cached(pick(take, SQL_TAKE_ABSOLUTE, SQL_HOLD_ABSOLUTE))
+                    .await?;
+                let value = if take == Take::Hold {
+                    r.level.held + q
+                } else {
+                    r.level.on_hand - q
+                };
+                tx.execute(&stmt, &[&line.sku, &b, &value, &tenant]).await?;
+            }
+        }
+        pieces.push(Piece {
+            bucket: b,
+            location: r.level.location.clone(),
+            quantity: q,
+        });
+    }
+    Ok(pieces)
+}
+
+/// A line as answered: what came from each location.
+pub(crate) fn answered(line: &AllocationLine, pieces: &[Piece]) -> AllocationLine {
+    let mut l = line.clone();
+    l.from = allot_core::location::sources(pieces.iter().map(|p| (p.location.as_str(), p.quantity)));
+    l
+}

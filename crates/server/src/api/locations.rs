@@ -1,0 +1,81 @@
+//! Locations, transfers between them, and compare-and-set of a level.
+
+use super::*;
+
+/// `GET /v1/locations` body.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct LocationList {
+    /// Every location of the caller's tenant by name, the built-in `default` included.
+    pub locations: Vec<Location>,
+}
+
+#[utoipa::path(post, path = "/v1/locations", request_body = LocationBody,
+    responses((status = 201, body = Location), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "already_exists")))]
+pub(super) async fn create_location(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+    body: JsonBody<LocationBody>,
+) -> Result<Response, ApiError> {
+    let location = allot_core::validate::location(body.value, &st.limits)?;
+    let made = st
+        .store
+        .create_location(&tenant, location, st.limits.max_locations)
+        .await?;
+    Ok((StatusCode::CREATED, Json(made)).into_response())
+}
+
+#[utoipa::path(get, path = "/v1/locations", responses((status = 200, body = LocationList)))]
+pub(super) async fn list_locations(
+    State(st): State<Arc<AppState>>,
+    Tenant(tenant): Tenant,
+) -> Result<Json<LocationList>, ApiError> {
+    Ok(Json(LocationList {
+        locations: st.store.list_locations(&tenant).await?,
+    }))
+}
+
+#[utoipa::path(post, path = "/v1/transfers", request_body = TransferBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Transfer), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "the SKU or a location"),
+        (status = 409, body = ErrorBody, description = "insufficient_stock at `from`")))]
+pub(super) async fn create_transfer(
+    State(st): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    Caller { tenant, actor }: Caller,
+    body: JsonBody<TransferBody>,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::new_v4().to_string();
+    let mut req = allot_core::validate::transfer(id, body.value, &st.limits)?;
+    req.actor = actor;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    Ok(respond(
+        StatusCode::CREATED,
+        st.store.transfer(&tenant, req, idem).await?,
+    ))
+}
+
+#[utoipa::path(post, path = "/v1/skus/{sku}/levels/{location}", request_body = SetLevelBody,
+    params(("sku" = String, Path), ("location" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Sku), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "the SKU or the location"),
+        (status = 409, body = ErrorBody,
+            description = "compare_failed (with `current_on_hand`), or insufficient_stock below what is held there")))]
+pub(super) async fn set_level(
+    State(st): State<Arc<AppState>>,
+    Path((sku, location)): Path<(String, String)>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    Caller { tenant, actor }: Caller,
+    body: JsonBody<SetLevelBody>,
+) -> Result<Response, ApiError> {
+    let mut req = allot_core::validate::set_level(&sku, &location, body.value, &st.limits)?;
+    req.actor = actor;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    Ok(respond(StatusCode::OK, st.store.set_level(&tenant, req, idem).await?))
+}

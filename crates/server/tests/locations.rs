@@ -1,0 +1,472 @@
+//! Stock at locations on both backends, with every safe strategy: per-location levels,
+//! placement (priority, most available, a ranked list, a pinned line) and splits, holds and
+//! cancels that go back where they came from, transfers, compare-and-set of a level, exact
+//! counts per location and in total under concurrency, and bad inputs that change nothing.
+
+mod common;
+
+use common::TestServer;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+conformance!(
+    levels_and_placement,
+    every_strategy_places_and_splits,
+    holds_and_cancels_go_back_where_they_came_from,
+    transfers_and_compare_and_set,
+    buyers_race_across_locations,
+    transfers_race_allocations,
+    bad_inputs_change_nothing
+);
+
+/// `location -> (on_hand, held, available)` of a SKU.
+async fn levels(ts: &TestServer, sku: &str) -> BTreeMap<String, (i64, i64, i64)> {
+    let s = ts.sku(sku).await;
+    let levels = s["levels"].as_array().unwrap_or_else(|| panic!("no levels: {s}"));
+    let map: BTreeMap<String, (i64, i64, i64)> = levels
+        .iter()
+        .map(|l| {
+            let n = |k: &str| l[k].as_i64().unwrap();
+            (
+                l["location"].as_str().unwrap().to_string(),
+                (n("on_hand"), n("held"), n("available")),
+            )
+        })
+        .collect();
+    let total = |i: usize| map.values().map(|v| [v.0, v.1, v.2][i]).sum::<i64>();
+    assert_eq!(
+        (total(0), total(1), total(2)),
+        (
+            s["on_hand"].as_i64().unwrap(),
+            s["held"].as_i64().unwrap(),
+            s["available"].as_i64().unwrap()
+        ),
+        "the totals are the levels' sums: {s}"
+    );
+    map
+}
+
+/// `location -> available` of a SKU.
+async fn available(ts: &TestServer, sku: &str) -> BTreeMap<String, i64> {
+    levels(ts, sku).await.into_iter().map(|(l, v)| (l, v.2)).collect()
+}
+
+fn at(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
+    pairs.iter().map(|(l, n)| (l.to_string(), *n)).collect()
+}
+
+/// A line's `from` as `(location, quantity)` pairs.
+fn from(line: &Value) -> Vec<(String, i64)> {
+    line["from"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no from: {line}"))
+        .iter()
+        .map(|f| {
+            (
+                f["location"].as_str().unwrap().to_string(),
+                f["quantity"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, i64)]) -> Vec<(String, i64)> {
+    v.iter().map(|(l, n)| (l.to_string(), *n)).collect()
+}
+
+/// Locations E (priority 2) and W (priority 1); SKU `sku` with `e` at E and `w` at W.
+async fn two_locations(ts: &TestServer, sku: &str, e: i64, w: i64) {
+    for (l, p) in [("E", 2), ("W", 1)] {
+        let (s, b) = ts.post("/v1/locations", json!({"location": l, "priority": p})).await;
+        assert!(
+            s == 201 || (s == 409 && b["error"]["code"] == "already_exists"),
+            "{s} {b}"
+        );
+    }
+    let (s, b) = ts
+        .post("/v1/skus", json!({"sku": sku, "on_hand": e, "location": "E"}))
+        .await;
+    assert_eq!(s, 201, "{b}");
+    if w > 0 {
+        ts.ok(
+            &format!("/v1/skus/{sku}/adjustments"),
+            json!({"delta": w, "location": "W"}),
+        )
+        .await;
+    }
+}
+
+async fn levels_and_placement(ts: &TestServer) {
+    two_locations(ts, "S", 5, 3).await;
+    let (s, list) = ts.get("/v1/locations").await;
+    let names: Vec<&str> = list["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["location"].as_str().unwrap())
+        .collect();
+    assert_eq!((s, names), (200, vec!["E", "W", "default"]), "{list}");
+    assert_eq!(available(ts, "S").await, at(&[("E", 5), ("W", 3)]));
+    // Priority: W (1) before E (2).
+    let a = ts
+        .ok("/v1/allocations", json!({"lines": [{"sku": "S", "quantity": 2}]}))
+        .await;
+    assert_eq!(from(&a["lines"][0]), pairs(&[("W", 2)]), "{a}");
+    // Most available: E.
+    let a = ts
+        .ok(
+            "/v1/allocations",
+            json!({"lines": [{"sku": "S", "quantity": 2}], "placement": "most_available"}),
+        )
+        .await;
+    assert_eq!(from(&a["lines"][0]), pairs(&[("E", 2)]));
+    // A pinned line is only taken there: W has 1.
+    let (s, b) = ts
+        .post(
+            "/v1/allocations",
+            json!({"lines": [{"sku": "S", "quantity": 2, "location": "W"}]}),
+        )
+        .await;
+    assert_eq!(
+        (s, &b["error"]["code"], &b["error"]["available"]),
+        (409, &json!("insufficient_stock"), &json!(1)),
+        "{b}"
+    );
+    // Without a split a line comes from one location: 4 fits nowhere (E 3, W 1).
+    let (s, _) = ts
+        .post("/v1/allocations", json!({"lines": [{"sku": "S", "quantity": 4}]}))
+        .await;
+    assert_eq!(s, 409);
+    let a = ts
+        .ok(
+            "/v1/allocations",
+            json!({"lines": [{"sku": "S", "quantity": 4}], "placement": ["W", "E"], "allow_split": true}),
+        )
+        .await;
+    assert_eq!(from(&a["lines"][0]), pairs(&[("W", 1), ("E", 3)]), "{a}");
+    let read = ts
+        .get(&format!("/v1/allocations/{}", a["id"].as_str().unwrap()))
+        .await
+        .1;
+    assert_eq!(
+        read["lines"], a["lines"],
+        "the stored allocation says where it came from"
+    );
+    assert_eq!(available(ts, "S").await, at(&[("E", 0), ("W", 0)]));
+    // The ledger names the location of every entry.
+    let ledger = ts.ledger("S").await;
+    let split: Vec<(&Value, &Value)> = ledger
+        .iter()
+        .filter(|e| e["ref"] == a["id"])
+        .map(|e| (&e["location"], &e["delta"]))
+        .collect();
+    assert_eq!(split, vec![(&json!("W"), &json!(-1)), (&json!("E"), &json!(-3))]);
+    assert!(ledger.iter().all(|e| e["location"].is_string()), "{ledger:?}");
+    ts.assert_audit_clean().await;
+}
+
+async fn every_strategy_places_and_splits(ts: &TestServer) {
+    two_locations(ts, "seed", 0, 0).await;
+    for strategy in ts.safe_strategies() {
+        let sku = format!("P-{strategy}");
+        let (s, b) = ts
+            .post("/v1/skus", json!({"sku": sku, "on_hand": 2, "location": "E"}))
+            .await;
+        assert_eq!(s, 201, "{b}");
+        ts.ok(
+            &format!("/v1/skus/{sku}/adjustments"),
+            json!({"delta": 2, "location": "W"}),
+        )
+        .await;
+        let body = |q: i64, split: bool| json!({"lines": [{"sku": sku, "quantity": q}], "strategy": strategy, "allow_split": split});
+        let a = ts.ok("/v1/allocations", body(3, true)).await;
+        assert_eq!(from(&a["lines"][0]), pairs(&[("W", 2), ("E", 1)]), "{strategy}: {a}");
+        let (s, b) = ts.post("/v1/allocations", body(2, true)).await;
+        assert_eq!(
+            (s, &b["error"]["code"]),
+            (409, &json!("insufficient_stock")),
+            "{strategy}: {b}"
+        );
+        let h = ts
+            .ok(
+                "/v1/holds",
+                json!({"lines": [{"sku": sku, "quantity": 1}], "ttl_ms": 60_000, "strategy": strategy}),
+            )
+            .await;
+        assert_eq!(from(&h["lines"][0]), pairs(&[("E", 1)]), "{strategy}: {h}");
+        assert_eq!(levels(ts, &sku).await["E"], (1, 1, 0), "{strategy}");
+    }
+    ts.assert_audit_clean().await;
+}
+
+async fn holds_and_cancels_go_back_where_they_came_from(ts: &TestServer) {
+    two_locations(ts, "H", 4, 2).await;
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "H", "quantity": 5}], "ttl_ms": 60_000, "allow_split": true}),
+        )
+        .await;
+    assert_eq!(from(&h["lines"][0]), pairs(&[("W", 2), ("E", 3)]));
+    assert_eq!(
+        levels(ts, "H").await,
+        [("E".into(), (4, 3, 1)), ("W".into(), (2, 2, 0))].into()
+    );
+    let hid = h["id"].as_str().unwrap();
+    let alloc = ts.ok(&format!("/v1/holds/{hid}/confirm"), json!({})).await;
+    assert_eq!(from(&alloc["lines"][0]), pairs(&[("W", 2), ("E", 3)]));
+    assert_eq!(
+        levels(ts, "H").await,
+        [("E".into(), (1, 0, 1)), ("W".into(), (0, 0, 0))].into()
+    );
+    ts.ok(&format!("/v1/allocations/{hid}/cancel"), json!({})).await;
+    assert_eq!(
+        available(ts, "H").await,
+        at(&[("E", 4), ("W", 2)]),
+        "back where it came from"
+    );
+    // A released hold gives back to its locations too.
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "H", "quantity": 3, "location": "E"}], "ttl_ms": 60_000}),
+        )
+        .await;
+    assert_eq!(available(ts, "H").await, at(&[("E", 1), ("W", 2)]));
+    ts.ok(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    assert_eq!(available(ts, "H").await, at(&[("E", 4), ("W", 2)]));
+    ts.assert_audit_clean().await;
+}
+
+async fn transfers_and_compare_and_set(ts: &TestServer) {
+    two_locations(ts, "T", 5, 0).await;
+    let t = ts
+        .ok(
+            "/v1/transfers",
+            json!({"sku": "T", "from": "E", "to": "W", "quantity": 2}),
+        )
+        .await;
+    assert_eq!(
+        (&t["from"], &t["to"], &t["quantity"]),
+        (&json!("E"), &json!("W"), &json!(2)),
+        "{t}"
+    );
+    assert_eq!(available(ts, "T").await, at(&[("E", 3), ("W", 2)]));
+    let entries: Vec<(Value, Value)> = ts
+        .ledger("T")
+        .await
+        .into_iter()
+        .filter(|e| e["ref"] == t["id"])
+        .map(|e| (e["location"].clone(), e["delta"].clone()))
+        .collect();
+    assert_eq!(entries, vec![(json!("E"), json!(-2)), (json!("W"), json!(2))]);
+    let (s, b) = ts
+        .post(
+            "/v1/transfers",
+            json!({"sku": "T", "from": "E", "to": "W", "quantity": 4}),
+        )
+        .await;
+    assert_eq!((s, &b["error"]["code"]), (409, &json!("insufficient_stock")), "{b}");
+    // Compare-and-set: a stale count is refused with the current one.
+    let (s, b) = ts
+        .post(
+            "/v1/skus/T/levels/W",
+            json!({"on_hand": 10, "compare_on_hand": 5, "reason": "scan"}),
+        )
+        .await;
+    assert_eq!(
+        (s, &b["error"]["code"], &b["error"]["current_on_hand"]),
+        (409, &json!("compare_failed"), &json!(2)),
+        "{b}"
+    );
+    let sku = ts
+        .ok(
+            "/v1/skus/T/levels/W",
+            json!({"on_hand": 10, "compare_on_hand": 2, "reason": "scan"}),
+        )
+        .await;
+    assert_eq!(sku["on_hand"], 13, "{sku}");
+    let last = ts.ledger("T").await.last().cloned().unwrap();
+    assert_eq!(
+        (&last["kind"], &last["delta"], &last["location"], &last["ref"]),
+        (&json!("adjustment"), &json!(8), &json!("W"), &json!("scan"))
+    );
+    // A location where the SKU has nothing reads as 0; below what is held is refused.
+    ts.ok("/v1/locations", json!({"location": "N"})).await;
+    ts.ok("/v1/skus/T/levels/N", json!({"on_hand": 1, "compare_on_hand": 0}))
+        .await;
+    ts.ok(
+        "/v1/holds",
+        json!({"lines": [{"sku": "T", "quantity": 1, "location": "N"}], "ttl_ms": 60_000}),
+    )
+    .await;
+    let (s, b) = ts
+        .post("/v1/skus/T/levels/N", json!({"on_hand": 0, "compare_on_hand": 1}))
+        .await;
+    assert_eq!((s, &b["error"]["code"]), (409, &json!("insufficient_stock")), "{b}");
+    assert_eq!(levels(ts, "T").await["N"], (1, 1, 0));
+    ts.assert_audit_clean().await;
+}
+
+/// 60 buyers of one unit each, with alternating placements and splits, race for 3 locations
+/// of 10: exactly 30 succeed, every location ends at 0, and the `from` of the successes add
+/// up to exactly 10 per location.
+async fn buyers_race_across_locations(ts: &TestServer) {
+    two_locations(ts, "R", 10, 10).await;
+    ts.ok("/v1/locations", json!({"location": "N", "priority": 3})).await;
+    ts.ok("/v1/skus/R/adjustments", json!({"delta": 10, "location": "N"}))
+        .await;
+    let placements = [json!("priority"), json!("most_available"), json!(["N", "E", "W"])];
+    let mut tasks = Vec::new();
+    for i in 0..60 {
+        let api = (**ts).clone();
+        let body =
+            json!({"lines": [{"sku": "R", "quantity": 1}], "placement": placements[i % 3], "allow_split": i % 2 == 0});
+        tasks.push(tokio::spawn(async move { api.post("/v1/allocations", body).await }));
+    }
+    let mut got: BTreeMap<String, i64> = BTreeMap::new();
+    let (mut ok, mut refused) = (0, 0);
+    for t in tasks {
+        let (s, b) = t.await.unwrap();
+        match s {
+            201 => {
+                ok += 1;
+                for (l, q) in from(&b["lines"][0]) {
+                    *got.entry(l).or_default() += q;
+                }
+            }
+            409 => refused += 1,
+            _ => panic!("{s} {b}"),
+        }
+    }
+    assert_eq!((ok, refused), (30, 30));
+    assert_eq!(got, at(&[("E", 10), ("N", 10), ("W", 10)]));
+    assert_eq!(available(ts, "R").await, at(&[("E", 0), ("N", 0), ("W", 0)]));
+    ts.assert_audit_clean().await;
+}
+
+/// Transfers back and forth between two locations race 40 buyers of 20 units: the buyers
+/// get exactly 20, the transfers never make or lose a unit, and the audit's per-location
+/// conservation holds.
+async fn transfers_race_allocations(ts: &TestServer) {
+    two_locations(ts, "X", 10, 10).await;
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let api = (**ts).clone();
+        tasks.push(tokio::spawn(async move {
+            let (s, b) = api
+                .post(
+                    "/v1/allocations",
+                    json!({"lines": [{"sku": "X", "quantity": 1}], "allow_split": i % 2 == 0}),
+                )
+                .await;
+            assert!(s == 201 || s == 409, "{s} {b}");
+            i64::from(s == 201)
+        }));
+        let api = (**ts).clone();
+        let (a, b) = if i % 2 == 0 { ("E", "W") } else { ("W", "E") };
+        tasks.push(tokio::spawn(async move {
+            let (s, body) = api
+                .post("/v1/transfers", json!({"sku": "X", "from": a, "to": b, "quantity": 1}))
+                .await;
+            assert!(s == 201 || s == 409, "{s} {body}");
+            0
+        }));
+    }
+    let mut bought = 0;
+    for t in tasks {
+        bought += t.await.unwrap();
+    }
+    assert_eq!(bought, 20);
+    let s = ts.sku("X").await;
+    assert_eq!((&s["on_hand"], &s["available"]), (&json!(0), &json!(0)), "{s}");
+    ts.assert_audit_clean().await;
+}
+
+async fn bad_inputs_change_nothing(ts: &TestServer) {
+    two_locations(ts, "B", 3, 0).await;
+    let before = ts.sku("B").await;
+    let cases = [
+        ("/v1/locations", json!({"location": "E"}), 409),
+        ("/v1/locations", json!({"location": "default"}), 409),
+        ("/v1/locations", json!({"location": "a b"}), 400),
+        ("/v1/locations", json!({"location": "Q", "priority": 2_000_000}), 400),
+        (
+            "/v1/skus",
+            json!({"sku": "C", "on_hand": 1, "location": "nowhere"}),
+            404,
+        ),
+        (
+            "/v1/skus/B/adjustments",
+            json!({"delta": 1, "location": "nowhere"}),
+            404,
+        ),
+        ("/v1/skus/B/adjustments", json!({"delta": -1, "location": "W"}), 409),
+        (
+            "/v1/transfers",
+            json!({"sku": "B", "from": "E", "to": "E", "quantity": 1}),
+            400,
+        ),
+        (
+            "/v1/transfers",
+            json!({"sku": "B", "from": "E", "to": "nowhere", "quantity": 1}),
+            404,
+        ),
+        (
+            "/v1/transfers",
+            json!({"sku": "B", "from": "E", "to": "W", "quantity": 0}),
+            400,
+        ),
+        (
+            "/v1/transfers",
+            json!({"sku": "nope", "from": "E", "to": "W", "quantity": 1}),
+            404,
+        ),
+        (
+            "/v1/skus/B/levels/nowhere",
+            json!({"on_hand": 1, "compare_on_hand": 0}),
+            404,
+        ),
+        ("/v1/skus/B/levels/E", json!({"on_hand": -1, "compare_on_hand": 3}), 400),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1}], "placement": []}),
+            400,
+        ),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1}], "placement": "nearest"}),
+            400,
+        ),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1}], "placement": ["W", "W"]}),
+            400,
+        ),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1}], "placement": ["W"]}),
+            409,
+        ),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1, "location": "W"}]}),
+            409,
+        ),
+        (
+            "/v1/allocations",
+            json!({"lines": [{"sku": "B", "quantity": 1, "from": [{"location": "E", "quantity": 1}]}]}),
+            400,
+        ),
+    ];
+    for (path, body, want) in cases {
+        let (s, b) = ts.post(path, body.clone()).await;
+        assert_eq!(s, want, "{path} {body}: {b}");
+        assert!(b["error"]["code"].is_string(), "{b}");
+    }
+    assert_eq!(ts.sku("B").await, before, "nothing changed");
+    let (_, list) = ts.get("/v1/locations").await;
+    assert_eq!(list["locations"].as_array().unwrap().len(), 3, "{list}");
+    ts.assert_audit_clean().await;
+}

@@ -1,0 +1,165 @@
+//! Locations on SQLite: the `locations` table, a SKU's rows at a location (made when stock
+//! first arrives there), transfers and compare-and-set of a level. Every write runs alone
+//! on the writer thread, so no lock order is needed.
+
+use crate::clock::{from_us, now_us};
+use crate::map_error;
+use crate::stock::{get_sku_with, lock_and_rebalance, tracks_units};
+use crate::store::SqliteStore;
+use allot_core::store::{Executed, Idempotency, LocationStore};
+use allot_core::*;
+use async_trait::async_trait;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// `not_found` unless `location` is `default` or a location of `tenant`.
+pub(crate) fn require_location(c: &Connection, tenant: &str, location: &str) -> Result<()> {
+    if location == DEFAULT_LOCATION {
+        return Ok(());
+    }
+    c.prepare_cached("SELECT 1 FROM locations WHERE tenant = ?1 AND location = ?2")
+        .and_then(|mut s| s.query_row([tenant, location], |_| Ok(())).optional())
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("location", location))
+}
+
+/// Make sure `sku` has rows at `location` (made, `buckets` of them with nothing on hand,
+/// numbered after the SKU's last). `not_found` for an unknown SKU or location,
+/// `invalid_request` for a unit-tracked SKU.
+pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<()> {
+    let has = c
+        .prepare_cached("SELECT 1 FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 LIMIT 1")
+        .and_then(|mut s| s.query_row([sku, tenant, location], |_| Ok(())).optional())
+        .map_err(map_error)?;
+    if has.is_some() {
+        return Ok(());
+    }
+    match tracks_units(c, tenant, sku)? {
+        None => return Err(AllotError::not_found("sku", sku)),
+        Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+        Some(false) => {}
+    }
+    require_location(c, tenant, location)?;
+    c.prepare_cached(
+        "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g
+                                  WHERE i < (SELECT buckets FROM skus WHERE tenant = ?2 AND sku = ?1))
+         INSERT INTO stock (tenant, sku, bucket, on_hand, location)
+         SELECT ?2, ?1, (SELECT COALESCE(max(bucket), -1) FROM stock WHERE tenant = ?2 AND sku = ?1) + i, 0, ?3 FROM g",
+    )
+    .and_then(|mut s| s.execute([sku, tenant, location]))
+    .map_err(map_error)?;
+    Ok(())
+}
+
+/// On hand of `sku` at `location` (0 where it has no rows), checking both exist.
+fn on_hand_at(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<i64> {
+    match tracks_units(c, tenant, sku)? {
+        None => return Err(AllotError::not_found("sku", sku)),
+        Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+        Some(false) => {}
+    }
+    require_location(c, tenant, location)?;
+    c.prepare_cached("SELECT COALESCE(sum(on_hand), 0) FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3")
+        .and_then(|mut s| s.query_row([sku, tenant, location], |r| r.get(0)))
+        .map_err(map_error)
+}
+
+#[async_trait]
+impl LocationStore for SqliteStore {
+    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location> {
+        let t = tenant.to_string();
+        self.transact(move |tx| {
+            let exists = location.location == DEFAULT_LOCATION || require_location(tx, &t, &location.location).is_ok();
+            if exists {
+                return Err(AllotError::AlreadyExists {
+                    kind: "location",
+                    id: location.location,
+                });
+            }
+            let n: i64 = tx
+                .query_row("SELECT count(*) FROM locations WHERE tenant = ?1", [&t], |r| r.get(0))
+                .map_err(map_error)?;
+            if n >= i64::from(max_locations) {
+                return Err(AllotError::LimitExceeded {
+                    limit: "max_locations",
+                    max: u64::from(max_locations),
+                    message: format!("tenant `{t}` has {n} locations"),
+                });
+            }
+            let now = now_us();
+            tx.execute(
+                "INSERT INTO locations (tenant, location, priority, created_at_us) VALUES (?1, ?2, ?3, ?4)",
+                params![t, location.location, location.priority, now],
+            )
+            .map_err(map_error)?;
+            Ok(Location {
+                created_at: Some(from_us(now)),
+                ..location
+            })
+        })
+        .await
+    }
+
+    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
+        let t = tenant.to_string();
+        self.call(move |c| {
+            let mut out: Vec<Location> = c
+                .prepare_cached("SELECT location, priority, created_at_us FROM locations WHERE tenant = ?1")
+                .and_then(|mut s| {
+                    s.query_map([&t], |r| {
+                        Ok(Location {
+                            location: r.get(0)?,
+                            priority: r.get(1)?,
+                            created_at: Some(from_us(r.get(2)?)),
+                        })
+                    })?
+                    .collect()
+                })
+                .map_err(map_error)?;
+            out.push(Location::builtin());
+            out.sort_by(|a, b| a.location.cmp(&b.location));
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn transfer(
+        &self,
+        tenant: &str,
+        req: Transfer,
+        idem: Option<Idempotency<Transfer>>,
+    ) -> Result<Executed<Transfer>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            require_location(tx, &t, &req.to)?;
+            let entry = (LedgerKind::Transfer, Some(req.id.as_str()));
+            let actor = req.actor.as_deref();
+            lock_and_rebalance(tx, &t, (&req.sku, &req.from), -req.quantity, entry, actor)?;
+            lock_and_rebalance(tx, &t, (&req.sku, &req.to), req.quantity, entry, actor)?;
+            Ok(req)
+        })
+        .await
+    }
+
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            let current = on_hand_at(tx, &t, &req.sku, &req.location)?;
+            if current != req.compare_on_hand {
+                return Err(AllotError::CompareFailed {
+                    sku: req.sku,
+                    location: req.location,
+                    expected: req.compare_on_hand,
+                    current,
+                });
+            }
+            let delta = req.on_hand - current;
+            if delta != 0 {
+                let entry = (LedgerKind::Adjustment, req.reason.as_deref());
+                let at = (req.sku.as_str(), req.location.as_str());
+                lock_and_rebalance(tx, &t, at, delta, entry, req.actor.as_deref())?;
+            }
+            get_sku_with(tx, &t, &req.sku, now_us())
+        })
+        .await
+    }
+}
