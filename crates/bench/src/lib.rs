@@ -13,6 +13,7 @@ mod flash_sale;
 mod holds;
 mod lb;
 mod load;
+mod locations;
 mod mixed;
 mod queue;
 mod soak;
@@ -27,6 +28,7 @@ pub use compare::{
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
+pub use locations::{locations, LocationsOptions, LocationsRun};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{units_bench, UnitsOptions};

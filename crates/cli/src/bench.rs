@@ -26,6 +26,11 @@ pub(crate) enum BenchCmd {
     /// p99), and on PostgreSQL with pgbench installed the textbook single-statement hot-SKU
     /// allocation on the same database with allot's ratio to it.
     Compare(CompareArgs),
+    /// A flash sale across L locations (5 by default): N allocations of 1..=3 units from C
+    /// clients with placements (priority, most available, ranked lists) and splits, per
+    /// strategy, with the per-location checks; on PostgreSQL with pgbench installed, the
+    /// textbook placement statement on the same database as the reference.
+    Locations(crate::locations::LocationsArgs),
 }
 
 #[derive(Args)]

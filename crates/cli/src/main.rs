@@ -14,6 +14,7 @@ mod compare;
 mod config;
 mod keys;
 mod limit_args;
+mod locations;
 mod serve;
 
 use bench::*;
@@ -153,6 +154,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
         Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
+        Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
     }

@@ -29,6 +29,14 @@ async fn give_back_line(
         .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
     let entry = (LedgerKind::AllocationCancelled, Some(id));
     if !units {
+        // Every location it goes back to, locked first in bucket order (the global order).
+        let locations: Vec<&str> = line.origins().iter().map(|o| o.0).collect();
+        let stmt = tx
+            .prepare_cached(
+                "SELECT 1 FROM stock WHERE tenant = $2 AND sku = $1 AND location = ANY($3) ORDER BY bucket FOR UPDATE",
+            )
+            .await?;
+        tx.query(&stmt, &[&line.sku, &tenant, &locations]).await?;
         for (location, quantity) in line.origins() {
             let at = (line.sku.as_str(), location);
             PgStore::lock_and_rebalance(tx, tenant, at, quantity, entry, actor).await?;

@@ -47,15 +47,9 @@ const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, ver
      WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
 const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
      WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
-/// As much of `$3` as the row has available; returns what it took (no row: nothing).
-const SQL_TAKE_UP_TO: &str = "WITH r AS (
-    SELECT on_hand - held AS a FROM stock WHERE tenant = $4 AND sku = $1 AND bucket = $2 FOR UPDATE)
-  UPDATE stock s SET on_hand = s.on_hand - LEAST(r.a, $3), version = s.version + 1 FROM r
-   WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = $2 AND r.a > 0 RETURNING LEAST(r.a, $3)";
-const SQL_HOLD_UP_TO: &str = "WITH r AS (
-    SELECT on_hand - held AS a FROM stock WHERE tenant = $4 AND sku = $1 AND bucket = $2 FOR UPDATE)
-  UPDATE stock s SET held = s.held + LEAST(r.a, $3), version = s.version + 1 FROM r
-   WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = $2 AND r.a > 0 RETURNING LEAST(r.a, $3)";
+/// Rows `$3` of a SKU, locked in bucket order (a split's rows, before it plans on them).
+const SQL_LOCK_SOME: &str = "SELECT bucket, on_hand, held FROM stock
+  WHERE tenant = $2 AND sku = $1 AND bucket = ANY($3) ORDER BY bucket FOR UPDATE";
 const SQL_TAKE: &str = "UPDATE stock SET on_hand = on_hand - $3, version = version + 1
      WHERE tenant = $4 AND sku = $1 AND bucket = $2";
 const SQL_HOLD: &str = "UPDATE stock SET held = held + $3, version = version + 1
@@ -153,9 +147,12 @@ pub(crate) async fn take_line(
     }
 }
 
-/// Conditional UPDATEs row by row in `order`: the whole line from the first row that has it,
-/// or with `split` what each row has until it is placed. `None`: short (with `split`, what
-/// was taken is undone by the caller's rollback).
+/// Conditional UPDATEs row by row in `order`: the whole line from the first row that has it
+/// (one row locked at a time: nothing to deadlock on). With `split` the line may touch
+/// several rows, and taking them in placement order would lock them in an order another
+/// request reverses (a deadlock); so its candidate rows are locked first in bucket order (the
+/// global order), the plan is made on what they hold then, and written relative. `None`:
+/// short.
 async fn take_conditional(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -182,25 +179,31 @@ async fn take_conditional(
         }
         return Ok(None);
     }
-    let stmt = tx.prepare_cached(pick(take, SQL_TAKE_UP_TO, SQL_HOLD_UP_TO)).await?;
-    let (mut left, mut pieces) = (line.quantity, Vec::new());
-    for &i in order {
-        let b = rows[i].bucket as i32;
-        if let Some(r) = tx.query_opt(&stmt, &[&line.sku, &b, &left, &tenant]).await? {
-            let q: i64 = r.get(0);
-            left -= q;
-            pieces.push(piece(i, q));
-        }
-        if left == 0 {
-            return Ok(Some(pieces));
+    let buckets: Vec<i32> = order.iter().map(|&i| rows[i].bucket as i32).collect();
+    let stmt = tx.prepare_cached(SQL_LOCK_SOME).await?;
+    let mut locked = rows.to_vec();
+    for r in tx.query(&stmt, &[&line.sku, &tenant, &buckets]).await? {
+        if let Some(row) = locked.iter_mut().find(|x| x.bucket as i32 == r.get::<_, i32>(0)) {
+            (row.on_hand, row.held) = (r.get(1), r.get(2));
         }
     }
-    Ok(None)
+    let Some(plan) = plan_take(&locked, order, line.quantity, true) else {
+        return Ok(None);
+    };
+    let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;
+    let mut pieces = Vec::with_capacity(plan.len());
+    for (i, q) in plan {
+        let b = rows[i].bucket as i32;
+        tx.execute(&stmt, &[&line.sku, &b, &q, &tenant]).await?;
+        pieces.push(piece(i, q));
+    }
+    Ok(Some(pieces))
 }
 
 /// Write a plan made on the rows read: relative (`pessimistic`, rows locked), conditional on
 /// the version (`optimistic`: another version is [`TxErr::VersionConflict`]), or absolute
-/// (`naive`).
+/// (`naive`). The rows are written in bucket order (the global lock order: a split written
+/// in placement order could deadlock with another); the pieces come back in placement order.
 async fn write_plan(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -210,8 +213,9 @@ async fn write_plan(
     plan: &[(usize, i64)],
     take: Take,
 ) -> TxResult<Vec<Piece>> {
-    let mut pieces = Vec::with_capacity(plan.len());
-    for &(i, q) in plan {
+    let mut writes = plan.to_vec();
+    writes.sort_by_key(|&(i, _)| read[i].level.bucket);
+    for &(i, q) in &writes {
         let r = &read[i];
         let b = r.level.bucket as i32;
         match strategy {
@@ -239,13 +243,15 @@ async fn write_plan(
                 tx.execute(&stmt, &[&line.sku, &b, &value, &tenant]).await?;
             }
         }
-        pieces.push(Piece {
-            bucket: b,
-            location: r.level.location.clone(),
-            quantity: q,
-        });
     }
-    Ok(pieces)
+    Ok(plan
+        .iter()
+        .map(|&(i, q)| Piece {
+            bucket: read[i].level.bucket as i32,
+            location: read[i].level.location.clone(),
+            quantity: q,
+        })
+        .collect())
 }
 
 /// A line as answered: what came from each location.
