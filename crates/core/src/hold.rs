@@ -153,6 +153,48 @@ pub struct HoldBody {
     pub allow_split: Option<bool>,
 }
 
+/// `POST /v1/holds/{id}/confirm` body, optional: without `lines` the whole hold is confirmed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmBody {
+    /// Confirm only these quantities (each SKU of the hold at most once, at most what the hold
+    /// holds of it); what is not named is released. A stock hold only.
+    #[serde(default)]
+    pub lines: Option<Vec<crate::model::AllocationLine>>,
+}
+
+/// A partial confirm's plan: of each held piece `(sku, quantity)` (in the order given, e.g.
+/// by bucket), how much is kept (confirmed); the rest is released. `wanted` holds each SKU
+/// once with a quantity >= 1 (validated).
+///
+/// Errors: `invalid_request` for a SKU the hold does not hold, or more than it holds of one.
+pub fn keep_of(pieces: &[(String, i64)], wanted: &[(String, i64)]) -> crate::Result<Vec<i64>> {
+    for (sku, q) in wanted {
+        let held: i64 = pieces.iter().filter(|(s, _)| s == sku).map(|(_, n)| n).sum();
+        if held == 0 {
+            return Err(crate::AllotError::invalid(format!("the hold holds no `{sku}`")));
+        }
+        if *q > held {
+            return Err(crate::AllotError::invalid(format!(
+                "the hold holds {held} of `{sku}`, not {q}"
+            )));
+        }
+    }
+    let mut left: std::collections::HashMap<&str, i64> = wanted.iter().map(|(s, q)| (s.as_str(), *q)).collect();
+    Ok(pieces
+        .iter()
+        .map(|(sku, n)| {
+            let l = left.get_mut(sku.as_str()).map_or(0, |l| {
+                let k = (*l).min(*n);
+                *l -= k;
+                k
+            });
+            l
+        })
+        .collect())
+}
+
 /// `POST /v1/holds/{id}/extend` and `POST /v1/bookings/{id}/extend` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -234,6 +276,21 @@ pub fn confirm_refusal(
             id: id.to_string(),
             status,
         }),
+    }
+}
+
+#[cfg(test)]
+mod partial_tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_confirm_keeps_the_first_pieces() {
+        let p = |v: &[(&str, i64)]| v.iter().map(|(s, n)| (s.to_string(), *n)).collect::<Vec<_>>();
+        let pieces = p(&[("A", 2), ("A", 3), ("B", 4)]);
+        assert_eq!(keep_of(&pieces, &p(&[("A", 4)])).unwrap(), vec![2, 2, 0]);
+        assert_eq!(keep_of(&pieces, &p(&[("B", 4), ("A", 1)])).unwrap(), vec![1, 0, 4]);
+        assert_eq!(keep_of(&pieces, &p(&[("A", 6)])).unwrap_err().code(), "invalid_request");
+        assert_eq!(keep_of(&pieces, &p(&[("C", 1)])).unwrap_err().code(), "invalid_request");
     }
 }
 

@@ -27,7 +27,7 @@ pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};
 pub use clock::{Clock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
-pub use hold::{ExtendBody, Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
+pub use hold::{ConfirmBody, ExtendBody, Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use job::{
     Claim, ClaimBody, ClaimStrategy, Claimed, Completion, Completions, CompletionsBody, Enqueue, EnqueueBody, Enqueued,
     JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,

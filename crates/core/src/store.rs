@@ -205,10 +205,17 @@ pub trait HoldStore: Send + Sync + 'static {
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
     /// allocation again; an expired or released one is `hold_expired` / `hold_released`.
     /// `actor`: who confirms (the API key's id), for the ledger.
+    ///
+    /// `part`: confirm only these `(sku, quantity)` of a stock hold (validated by
+    /// [`crate::validate::confirm`]): the hold's pieces in (sku, bucket) order are kept up to
+    /// each quantity, the rest (and every SKU not named) is released in the same transaction
+    /// (`hold_released` entries), and the allocation holds what was kept. `invalid_request`
+    /// for a unit hold or for more than the hold holds.
     async fn confirm_hold(
         &self,
         tenant: &str,
         id: &str,
+        part: Option<Vec<(String, i64)>>,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>>;

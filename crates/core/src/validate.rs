@@ -242,6 +242,41 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     })
 }
 
+/// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
+/// `lines` names 1..=`max_lines` SKUs once each with quantities >= 1 (no `location`, no
+/// `from`: what is kept is the hold's own placement).
+pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
+    let Some(lines) = body.lines else {
+        return Ok(None);
+    };
+    if lines.is_empty() {
+        return Err(AllotError::invalid(
+            "lines must not be empty (omit it to confirm the whole hold)",
+        ));
+    }
+    if lines.len() > limits.max_lines {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_lines",
+            max: limits.max_lines as u64,
+            message: format!("{} lines", lines.len()),
+        });
+    }
+    let mut seen = HashSet::new();
+    for l in &lines {
+        name("sku", &l.sku, limits)?;
+        quantity("quantity", l.quantity, 1, limits)?;
+        if l.location.is_some() || !l.from.is_empty() {
+            return Err(AllotError::invalid(
+                "a confirm keeps the hold's own locations: no location or from",
+            ));
+        }
+        if !seen.insert(l.sku.as_str()) {
+            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
+        }
+    }
+    Ok(Some(lines.into_iter().map(|l| (l.sku, l.quantity)).collect()))
+}
+
 /// Validate `POST /v1/holds/{id}/extend` (and a booking's): `ttl_ms` within the hold limits.
 pub fn extend(body: &crate::hold::ExtendBody, limits: &Limits) -> Result<u64> {
     hold_ttl("ttl_ms", body.ttl_ms, limits)

@@ -323,7 +323,7 @@ impl PgStore {
     async fn try_confirm(
         &self,
         tenant: &str,
-        id: &str,
+        (id, part): (&str, Option<&[(String, i64)]>),
         actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
@@ -331,8 +331,14 @@ impl PgStore {
         self.write(tenant, idem, async |tx| {
             let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
             let alloc = if stored == HoldStatus::Held && expires_at > now {
+                let lines: serde_json::Value = match part {
+                    Some(_) if row.get::<_, &str>(1) != "stock" => {
+                        return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")))
+                    }
+                    Some(p) => crate::confirm_part::shrink_hold(tx, tenant, id, p, actor).await?,
+                    None => row.get(4),
+                };
                 finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
-                let lines: serde_json::Value = row.get(4);
                 let name: &str = row.get(3);
                 let strategy =
                     TakenWith::parse(name).ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
@@ -455,14 +461,19 @@ impl HoldStore for PgStore {
         &self,
         tenant: &str,
         id: &str,
+        part: Option<Vec<(String, i64)>>,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
-            return self.confirm_batched(tenant, id, actor, idem, lane_sku).await;
+        // A partial confirm runs on the per-request path (a batch finishes holds whole).
+        if part.is_none() {
+            if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
+                return self.confirm_batched(tenant, id, actor, idem, lane_sku).await;
+            }
         }
         let now = self.now();
-        self.retrying(|| self.try_confirm(tenant, id, actor.as_deref(), idem.as_ref(), now))
+        let target = (id, part.as_deref());
+        self.retrying(|| self.try_confirm(tenant, target, actor.as_deref(), idem.as_ref(), now))
             .await
     }
 

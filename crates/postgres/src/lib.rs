@@ -13,6 +13,7 @@ mod audit;
 mod batched;
 mod bookings;
 mod cancel;
+mod confirm_part;
 mod holds;
 mod job_ops;
 mod jobs;

@@ -47,6 +47,22 @@ const SQL_TAKE_CONDITIONAL: &str = "UPDATE stock SET on_hand = on_hand - $3, ver
      WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
 const SQL_HOLD_CONDITIONAL: &str = "UPDATE stock SET held = held + $3, version = version + 1
      WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND on_hand - held >= $3";
+/// The conditional take of one row that skips it when another transaction has it locked
+/// (and so never waits, and holds no lock when it takes nothing).
+macro_rules! unlocked {
+    ($set:literal) => {
+        concat!(
+            "WITH r AS (SELECT 1 FROM stock WHERE tenant = $4 AND sku = $1 AND bucket = $2
+                          AND on_hand - held >= $3 FOR UPDATE SKIP LOCKED)
+             UPDATE stock SET ",
+            $set,
+            ", version = version + 1
+              WHERE tenant = $4 AND sku = $1 AND bucket = $2 AND EXISTS (SELECT 1 FROM r)"
+        )
+    };
+}
+const SQL_TAKE_UNLOCKED: &str = unlocked!("on_hand = on_hand - $3");
+const SQL_HOLD_UNLOCKED: &str = unlocked!("held = held + $3");
 /// Rows `$3` of a SKU, locked in bucket order (a split's rows, before it plans on them).
 const SQL_LOCK_SOME: &str = "SELECT bucket, on_hand, held FROM stock
   WHERE tenant = $2 AND sku = $1 AND bucket = ANY($3) ORDER BY bucket FOR UPDATE";
@@ -147,12 +163,16 @@ pub(crate) async fn take_line(
     }
 }
 
-/// Conditional UPDATEs row by row in `order`: the whole line from the first row that has it
-/// (one row locked at a time: nothing to deadlock on). With `split` the line may touch
-/// several rows, and taking them in placement order would lock them in an order another
-/// request reverses (a deadlock); so its candidate rows are locked first in bucket order (the
-/// global order), the plan is made on what they hold then, and written relative. `None`:
-/// short.
+/// The conditional strategies. A line with one candidate row: one conditional relative
+/// UPDATE (a hot SKU at one location: the row is locked only by the UPDATE that takes from
+/// it). A line with several: first the rows of its first location, each tried with a
+/// conditional UPDATE that skips a locked row instead of waiting for it (so a try that fails
+/// holds no lock: an UPDATE that waited and whose re-check failed would keep the row locked,
+/// PostgreSQL docs 13.3.2); when none of them takes the whole line, every candidate row is
+/// locked in bucket order (the global order: no deadlock with another request's placement
+/// order), the core plans on what they hold then, and the plan is written relative. So
+/// placement across locations is exact, and only the choice among one location's buckets
+/// is free. `None`: short.
 async fn take_conditional(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -167,16 +187,22 @@ async fn take_conditional(
         location: rows[i].location.clone(),
         quantity,
     };
-    if !split {
-        let stmt = tx
-            .prepare_cached(pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL))
-            .await?;
-        for &i in order {
-            let b = rows[i].bucket as i32;
-            if tx.execute(&stmt, &[&line.sku, &b, &line.quantity, &tenant]).await? == 1 {
-                return Ok(Some(vec![piece(i, line.quantity)]));
-            }
+    let Some(&first) = order.first() else {
+        return Ok(None);
+    };
+    let single = order.len() == 1;
+    let sql = match (single, take) {
+        (true, _) => pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL),
+        (false, _) => pick(take, SQL_TAKE_UNLOCKED, SQL_HOLD_UNLOCKED),
+    };
+    let stmt = tx.prepare_cached(sql).await?;
+    for &i in order.iter().take_while(|&&i| rows[i].location == rows[first].location) {
+        let b = rows[i].bucket as i32;
+        if tx.execute(&stmt, &[&line.sku, &b, &line.quantity, &tenant]).await? == 1 {
+            return Ok(Some(vec![piece(i, line.quantity)]));
         }
+    }
+    if single {
         return Ok(None);
     }
     let buckets: Vec<i32> = order.iter().map(|&i| rows[i].bucket as i32).collect();
@@ -187,7 +213,7 @@ async fn take_conditional(
             (row.on_hand, row.held) = (r.get(1), r.get(2));
         }
     }
-    let Some(plan) = plan_take(&locked, order, line.quantity, true) else {
+    let Some(plan) = plan_take(&locked, order, line.quantity, split) else {
         return Ok(None);
     };
     let stmt = tx.prepare_cached(pick(take, SQL_TAKE, SQL_HOLD)).await?;

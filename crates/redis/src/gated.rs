@@ -192,10 +192,21 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
         &self,
         tenant: &str,
         id: &str,
+        part: Option<Vec<(String, i64)>>,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
-        self.inner.confirm_hold(tenant, id, actor, idem).await
+        // What a partial confirm releases is back in stock: the hold's counters are rebuilt.
+        let held = match part {
+            Some(_) => self.inner.get_hold(tenant, id).await.ok(),
+            None => None,
+        };
+        let result = self.inner.confirm_hold(tenant, id, part, actor, idem).await;
+        if let (Some(h), Ok(Executed::Fresh(_))) = (held, &result) {
+            let skus: Vec<&str> = h.lines.iter().map(|l| l.sku.as_str()).collect();
+            self.invalidate(tenant, &skus).await;
+        }
+        result
     }
     async fn release_hold(
         &self,

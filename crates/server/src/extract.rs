@@ -69,23 +69,53 @@ impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
 
     async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
         require_json(req.headers())?;
-        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
-            if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                AllotError::LimitExceeded {
-                    limit: "max_body_bytes",
-                    max: state.limits.max_body_bytes as u64,
-                    message: "request body too large".into(),
-                }
-            } else {
-                AllotError::invalid("cannot read the request body")
-            }
-        })?;
+        let bytes = read_body(req, state).await?;
         let value = parse_body(&bytes)?;
         Ok(JsonBody {
             value,
             canonical: Canonical::of(bytes),
         })
     }
+}
+
+/// A JSON body that may be left out: an empty body is `T::default()` (no Content-Type
+/// needed); any other body is read exactly as [`JsonBody`] reads it.
+pub struct OptionalJsonBody<T>(pub JsonBody<T>);
+
+impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let headers = req.headers().clone();
+        let bytes = read_body(req, state).await?;
+        if bytes.is_empty() {
+            return Ok(OptionalJsonBody(JsonBody {
+                value: T::default(),
+                canonical: Canonical::none(),
+            }));
+        }
+        require_json(&headers)?;
+        let value = parse_body(&bytes)?;
+        Ok(OptionalJsonBody(JsonBody {
+            value,
+            canonical: Canonical::of(bytes),
+        }))
+    }
+}
+
+/// The body's bytes, at most `max_body_bytes` (`413 limit_exceeded` beyond).
+async fn read_body(req: Request, state: &Arc<AppState>) -> Result<Bytes, AllotError> {
+    Bytes::from_request(req, state).await.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AllotError::LimitExceeded {
+                limit: "max_body_bytes",
+                max: state.limits.max_body_bytes as u64,
+                message: "request body too large".into(),
+            }
+        } else {
+            AllotError::invalid("cannot read the request body")
+        }
+    })
 }
 
 /// `415 unsupported_media_type` unless the request says its body is `application/json`.

@@ -16,6 +16,8 @@ conformance!(
     transfers_and_compare_and_set,
     buyers_race_across_locations,
     transfers_race_allocations,
+    partial_confirms,
+    partial_confirms_race_expiry,
     bad_inputs_change_nothing
 );
 
@@ -309,41 +311,67 @@ async fn transfers_and_compare_and_set(ts: &TestServer) {
     ts.assert_audit_clean().await;
 }
 
-/// 60 buyers of one unit each, with alternating placements and splits, race for 3 locations
-/// of 10: exactly 30 succeed, every location ends at 0, and the `from` of the successes add
-/// up to exactly 10 per location.
+/// With every safe strategy: 60 buyers of one or two units, with alternating placements and
+/// splits, race for 3 locations of 10: nothing is made or lost (sold + left = 30), the stock
+/// runs out (at most one unit left, short of a two-unit line), every refusal is
+/// `insufficient_stock`, and the `from` of the successes add up, location by location, to
+/// exactly what left it.
 async fn buyers_race_across_locations(ts: &TestServer) {
-    two_locations(ts, "R", 10, 10).await;
+    two_locations(ts, "seed", 0, 0).await;
     ts.ok("/v1/locations", json!({"location": "N", "priority": 3})).await;
-    ts.ok("/v1/skus/R/adjustments", json!({"delta": 10, "location": "N"}))
+    for strategy in ts.safe_strategies() {
+        buyers_race(ts, &format!("R-{strategy}"), strategy).await;
+    }
+    ts.assert_audit_clean().await;
+}
+
+async fn buyers_race(ts: &TestServer, sku: &str, strategy: &str) {
+    ts.ok("/v1/skus", json!({"sku": sku, "on_hand": 10, "location": "E"}))
         .await;
+    for l in ["W", "N"] {
+        ts.ok(
+            &format!("/v1/skus/{sku}/adjustments"),
+            json!({"delta": 10, "location": l}),
+        )
+        .await;
+    }
     let placements = [json!("priority"), json!("most_available"), json!(["N", "E", "W"])];
     let mut tasks = Vec::new();
     for i in 0..60 {
         let api = (**ts).clone();
-        let body =
-            json!({"lines": [{"sku": "R", "quantity": 1}], "placement": placements[i % 3], "allow_split": i % 2 == 0});
+        // Two units for a third of them, so that splits touch several rows at once.
+        let q = 1 + i64::from(i % 3 == 2);
+        let body = json!({"lines": [{"sku": sku, "quantity": q}], "placement": placements[i % 3],
+                          "allow_split": i % 2 == 0, "strategy": strategy});
         tasks.push(tokio::spawn(async move { api.post("/v1/allocations", body).await }));
     }
     let mut got: BTreeMap<String, i64> = BTreeMap::new();
-    let (mut ok, mut refused) = (0, 0);
     for t in tasks {
         let (s, b) = t.await.unwrap();
-        match s {
-            201 => {
-                ok += 1;
+        match (s, b["error"]["code"].as_str()) {
+            (201, _) => {
                 for (l, q) in from(&b["lines"][0]) {
                     *got.entry(l).or_default() += q;
                 }
             }
-            409 => refused += 1,
-            _ => panic!("{s} {b}"),
+            (409, Some("insufficient_stock")) => {}
+            _ => panic!("{strategy}: {s} {b}"),
         }
     }
-    assert_eq!((ok, refused), (30, 30));
-    assert_eq!(got, at(&[("E", 10), ("N", 10), ("W", 10)]));
-    assert_eq!(available(ts, "R").await, at(&[("E", 0), ("N", 0), ("W", 0)]));
-    ts.assert_audit_clean().await;
+    let left = available(ts, sku).await;
+    let sold: i64 = got.values().sum();
+    assert_eq!(
+        sold + left.values().sum::<i64>(),
+        30,
+        "{strategy}: nothing made or lost"
+    );
+    assert!(
+        left.values().sum::<i64>() <= 1,
+        "{strategy}: 80 units asked of 30: {left:?}"
+    );
+    for (l, n) in &left {
+        assert_eq!(got.get(l).copied().unwrap_or(0) + n, 10, "{strategy} at {l}");
+    }
 }
 
 /// Transfers back and forth between two locations race 40 buyers of 20 units: the buyers
@@ -381,6 +409,111 @@ async fn transfers_race_allocations(ts: &TestServer) {
     assert_eq!(bought, 20);
     let s = ts.sku("X").await;
     assert_eq!((&s["on_hand"], &s["available"]), (&json!(0), &json!(0)), "{s}");
+    ts.assert_audit_clean().await;
+}
+
+/// Confirm part of a hold split over two locations: the kept part is allocated (from where
+/// it was held, first pieces first), the rest is released, each with its ledger entries.
+async fn partial_confirms(ts: &TestServer) {
+    two_locations(ts, "PC", 4, 2).await;
+    ts.create_sku("PD", 5, 1).await;
+    let lines = json!([{"sku": "PC", "quantity": 5}, {"sku": "PD", "quantity": 2}]);
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": lines, "ttl_ms": 60_000, "allow_split": true}),
+        )
+        .await;
+    let path = format!("/v1/holds/{}/confirm", h["id"].as_str().unwrap());
+    for (bad, code) in [
+        (json!({"lines": [{"sku": "PC", "quantity": 6}]}), 400),
+        (json!({"lines": [{"sku": "NOPE", "quantity": 1}]}), 400),
+        (json!({"lines": []}), 400),
+        (json!({"lines": [{"sku": "PC", "quantity": 1, "location": "E"}]}), 400),
+    ] {
+        let (s, b) = ts.post(&path, bad).await;
+        assert_eq!(s, code, "{b}");
+    }
+    assert_eq!(
+        levels(ts, "PC").await["E"],
+        (4, 3, 1),
+        "refused confirms changed nothing"
+    );
+    let a = ts.ok(&path, json!({"lines": [{"sku": "PC", "quantity": 3}]})).await;
+    assert_eq!(a["lines"].as_array().unwrap().len(), 1, "PD was released: {a}");
+    assert_eq!(a["lines"][0]["quantity"], 3);
+    let kept: i64 = from(&a["lines"][0]).iter().map(|f| f.1).sum();
+    assert_eq!(kept, 3);
+    let s = ts.sku("PC").await;
+    assert_eq!(
+        (&s["on_hand"], &s["held"], &s["available"]),
+        (&json!(3), &json!(0), &json!(3)),
+        "{s}"
+    );
+    assert_eq!(ts.sku("PD").await["available"], 5);
+    let again = ts.ok(&path, json!({})).await;
+    assert_eq!(
+        again["lines"], a["lines"],
+        "confirming again answers the same allocation"
+    );
+    ts.ok(
+        &format!("/v1/allocations/{}/cancel", a["id"].as_str().unwrap()),
+        json!({}),
+    )
+    .await;
+    assert_eq!(available(ts, "PC").await, at(&[("E", 4), ("W", 2)]));
+    ts.assert_audit_clean().await;
+}
+
+/// 20 holds of 2 units each are confirmed for 1 unit while the clock jumps past their
+/// expiry: each hold has exactly one outcome (confirmed with 1 allocated and 1 released, or
+/// expired with both back), and the stock adds up.
+async fn partial_confirms_race_expiry(ts: &TestServer) {
+    ts.create_sku("PX", 40, 1).await;
+    let mut holds = Vec::new();
+    for _ in 0..20 {
+        let h = ts
+            .ok(
+                "/v1/holds",
+                json!({"lines": [{"sku": "PX", "quantity": 2}], "ttl_ms": 60_000}),
+            )
+            .await;
+        holds.push(h);
+    }
+    let mut tasks = Vec::new();
+    for (i, h) in holds.iter().enumerate() {
+        if i == 10 {
+            ts.advance_past(&h["expires_at"]);
+        }
+        let api = (**ts).clone();
+        let path = format!("/v1/holds/{}/confirm", h["id"].as_str().unwrap());
+        tasks.push(tokio::spawn(async move {
+            api.post(&path, json!({"lines": [{"sku": "PX", "quantity": 1}]})).await
+        }));
+    }
+    let mut confirmed = 0;
+    for t in tasks {
+        let (s, b) = t.await.unwrap();
+        match s {
+            200 => {
+                assert_eq!(b["lines"][0]["quantity"], 1, "{b}");
+                confirmed += 1;
+            }
+            409 => assert_eq!(b["error"]["code"], "hold_expired", "{b}"),
+            _ => panic!("{s} {b}"),
+        }
+    }
+    assert!(confirmed <= 20);
+    let s = ts.wait_for_sku("PX", |v| v["held"] == 0).await;
+    assert_eq!(
+        (&s["on_hand"], &s["available"]),
+        (&json!(40 - confirmed), &json!(40 - confirmed)),
+        "{s}"
+    );
+    for h in &holds {
+        let (_, now) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
+        assert!(now["status"] == "confirmed" || now["status"] == "expired", "{now}");
+    }
     ts.assert_audit_clean().await;
 }
 

@@ -223,14 +223,21 @@ impl HoldStore for SqliteStore {
         &self,
         tenant: &str,
         id: &str,
+        part: Option<Vec<(String, i64)>>,
         actor: Option<String>,
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let h = hold_row(tx, &t, &id)?;
+            let mut h = hold_row(tx, &t, &id)?;
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
+                if let Some(p) = &part {
+                    if h.kind != HoldKind::Stock {
+                        return Err(AllotError::invalid("a unit hold is confirmed whole"));
+                    }
+                    h.lines = crate::confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
+                }
                 finish_holds(
                     tx,
                     &t,

@@ -13,6 +13,7 @@ mod audit;
 mod bookings;
 mod cancel;
 mod clock;
+mod confirm_part;
 mod expiry;
 mod holds;
 mod jobs;

@@ -351,7 +351,7 @@ async fn holds_expire_by_the_clock(f: Fixture) {
         hold::HoldStatus::Expired
     );
     assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 10);
-    let err = f.store.confirm_hold(T, &hold.id, None, None).await.unwrap_err();
+    let err = f.store.confirm_hold(T, &hold.id, None, None, None).await.unwrap_err();
     assert_eq!(err.code(), "hold_expired");
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 1);
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 0);

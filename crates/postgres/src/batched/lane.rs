@@ -61,7 +61,7 @@ async fn run_direct(tenant: String, op: Op, store: PgStore) {
             let _ = reply.send(store.create_hold(t, req, idem).await);
         }
         Op::Confirm { id, actor, idem, reply } => {
-            let _ = reply.send(store.confirm_hold(t, &id, actor, idem).await);
+            let _ = reply.send(store.confirm_hold(t, &id, None, actor, idem).await);
         }
         Op::Release { id, actor, idem, reply } => {
             let _ = reply.send(store.release_hold(t, &id, actor, idem).await);

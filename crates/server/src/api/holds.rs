@@ -36,7 +36,9 @@ pub(super) async fn get_hold(
     Ok(Json(st.store.get_hold(&tenant, &id).await?))
 }
 
-#[utoipa::path(post, path = "/v1/holds/{id}/confirm", params(("id" = String, Path),
+#[utoipa::path(post, path = "/v1/holds/{id}/confirm", request_body(content = Option<ConfirmBody>,
+        description = "optional: confirm only these quantities; the rest is released"),
+    params(("id" = String, Path),
         ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
     responses((status = 200, body = Allocation, description = "the allocation (same id as the hold); again for a confirmed hold"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "hold_expired or hold_released")))]
@@ -47,10 +49,12 @@ pub(super) async fn confirm_hold(
     uri: Uri,
     IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
+    OptionalJsonBody(body): OptionalJsonBody<ConfirmBody>,
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    let result = st.store.confirm_hold(&tenant, &id, actor, idem).await;
+    let part = allot_core::validate::confirm(body.value, &st.limits)?;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let result = st.store.confirm_hold(&tenant, &id, part, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

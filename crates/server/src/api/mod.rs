@@ -15,7 +15,7 @@ mod stock;
 mod units;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Caller, Canonical, IdempotencyKey, JsonBody, Tenant};
+use crate::extract::{Caller, Canonical, IdempotencyKey, JsonBody, OptionalJsonBody, Tenant};
 use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
@@ -118,6 +118,7 @@ use utoipa_swagger_ui::SwaggerUi;
         Hold,
         HoldBody,
         ExtendBody,
+        ConfirmBody,
         HoldStatus,
         HoldKind,
         Unit,
