@@ -71,6 +71,23 @@ pub enum AllotError {
         /// What it is.
         current: i64,
     },
+    /// A transfer from a location to itself: well-formed, but it would move nothing. HTTP 422
+    /// `same_location`.
+    #[error("a transfer needs two different locations (from and to are both `{0}`)")]
+    SameLocation(String),
+    /// A count request on a unit-tracked SKU, or a unit request on a count-tracked one: the
+    /// request is well-formed, the SKU's tracking does not fit it. HTTP 409 `wrong_tracking`.
+    #[error("{}", if *units {
+        format!("sku `{sku}` is unit-tracked: claim its units with a unit allocation, not a count")
+    } else {
+        format!("sku `{sku}` tracks counts, not units: take it with a stock allocation or hold")
+    })]
+    WrongTracking {
+        /// The SKU.
+        sku: String,
+        /// Whether it is unit-tracked.
+        units: bool,
+    },
     /// Bounded retries exhausted (optimistic strategy). HTTP 409 `contention` with `Retry-After`.
     #[error("contention: gave up after {attempts} attempts")]
     Contention {
@@ -203,6 +220,8 @@ impl AllotError {
             AllotError::AlreadyExists { .. } => "already_exists",
             AllotError::InsufficientStock { .. } => "insufficient_stock",
             AllotError::CompareFailed { .. } => "compare_failed",
+            AllotError::WrongTracking { .. } => "wrong_tracking",
+            AllotError::SameLocation(_) => "same_location",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
                 crate::hold::HoldStatus::Expired => "hold_expired",
@@ -257,17 +276,12 @@ impl AllotError {
         }
     }
 
-    /// `invalid_request` for a SKU used with the wrong kind of request: `units` says whether
+    /// `wrong_tracking` for a SKU used with the wrong kind of request: `units` says whether
     /// the SKU is unit-tracked.
     pub fn wrong_tracking(sku: &str, units: bool) -> Self {
-        if units {
-            AllotError::invalid(format!(
-                "sku `{sku}` is unit-tracked: claim its units with a unit allocation, not a count"
-            ))
-        } else {
-            AllotError::invalid(format!(
-                "sku `{sku}` tracks counts, not units: take it with a stock allocation or hold"
-            ))
+        AllotError::WrongTracking {
+            sku: crate::input::echo(sku),
+            units,
         }
     }
 

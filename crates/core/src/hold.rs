@@ -161,7 +161,18 @@ pub struct ConfirmBody {
     /// Confirm only these quantities (each SKU of the hold at most once, at most what the hold
     /// holds of it); what is not named is released. A stock hold only.
     #[serde(default)]
-    pub lines: Option<Vec<crate::model::AllocationLine>>,
+    pub lines: Option<Vec<ConfirmLine>>,
+}
+
+/// One line of a partial confirm: how much of a SKU the hold holds is confirmed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmLine {
+    /// A SKU of the hold.
+    pub sku: String,
+    /// Units confirmed, 1..=what the hold holds of it.
+    pub quantity: i64,
 }
 
 /// A partial confirm's plan: of each held piece `(sku, quantity)` (in the order given, e.g.

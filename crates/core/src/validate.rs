@@ -165,7 +165,7 @@ pub fn transfer(id: String, body: TransferBody, limits: &Limits) -> Result<Trans
     name("to", &body.to, limits)?;
     quantity("quantity", body.quantity, 1, limits)?;
     if body.from == body.to {
-        return Err(AllotError::invalid("from and to must be different locations"));
+        return Err(AllotError::SameLocation(crate::input::echo(&body.from)));
     }
     Ok(Transfer {
         id,
@@ -243,8 +243,8 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 }
 
 /// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
-/// `lines` names 1..=`max_lines` SKUs once each with quantities >= 1 (no `location`, no
-/// `from`: what is kept is the hold's own placement).
+/// `lines` names 1..=`max_lines` SKUs once each with quantities >= 1 (what is kept is the
+/// hold's own placement).
 pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
     let Some(lines) = body.lines else {
         return Ok(None);
@@ -265,11 +265,6 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
     for l in &lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
-        if l.location.is_some() || !l.from.is_empty() {
-            return Err(AllotError::invalid(
-                "a confirm keeps the hold's own locations: no location or from",
-            ));
-        }
         if !seen.insert(l.sku.as_str()) {
             return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
         }
@@ -701,7 +696,7 @@ mod tests {
             )
         };
         assert!(t("E", "W", 1).is_ok());
-        assert_eq!(t("E", "E", 1).unwrap_err().code(), "invalid_request");
+        assert_eq!(t("E", "E", 1).unwrap_err().code(), "same_location");
         assert_eq!(t("E", "W", 0).unwrap_err().code(), "invalid_request");
         let s = |on_hand, compare_on_hand| {
             set_level(

@@ -118,6 +118,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::AlreadyExists { .. }
         | AllotError::InsufficientStock { .. }
         | AllotError::CompareFailed { .. }
+        | AllotError::WrongTracking { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
@@ -125,7 +126,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::LeaseLost { .. }
         | AllotError::Fenced { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
-        AllotError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+        AllotError::IdempotencyKeyReused | AllotError::SameLocation(_) => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
         AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
@@ -177,6 +178,7 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
         AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
             d.retry_after_ms = Some(*retry_after_ms)
         }
+        AllotError::WrongTracking { sku, .. } => d.sku = Some(sku.clone()),
         AllotError::CompareFailed {
             sku, location, current, ..
         } => {

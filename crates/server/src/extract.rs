@@ -88,7 +88,8 @@ impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonB
     async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
         let headers = req.headers().clone();
         let bytes = read_body(req, state).await?;
-        if bytes.is_empty() {
+        // No body, or JSON `null` (the document's optional body): the default.
+        if bytes.is_empty() || bytes.trim_ascii() == b"null" {
             return Ok(OptionalJsonBody(JsonBody {
                 value: T::default(),
                 canonical: Canonical::none(),

@@ -539,7 +539,7 @@ async fn bad_inputs_change_nothing(ts: &TestServer) {
         (
             "/v1/transfers",
             json!({"sku": "B", "from": "E", "to": "E", "quantity": 1}),
-            400,
+            422,
         ),
         (
             "/v1/transfers",

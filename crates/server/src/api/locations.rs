@@ -39,7 +39,8 @@ pub(super) async fn list_locations(
     params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
     responses((status = 201, body = Transfer), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "the SKU or a location"),
-        (status = 409, body = ErrorBody, description = "insufficient_stock at `from`")))]
+        (status = 409, body = ErrorBody, description = "insufficient_stock at `from`"),
+        (status = 422, body = ErrorBody, description = "same_location: from and to are one location")))]
 pub(super) async fn create_transfer(
     State(st): State<Arc<AppState>>,
     method: Method,

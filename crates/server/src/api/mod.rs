@@ -119,6 +119,7 @@ use utoipa_swagger_ui::SwaggerUi;
         HoldBody,
         ExtendBody,
         ConfirmBody,
+        allot_core::hold::ConfirmLine,
         HoldStatus,
         HoldKind,
         Unit,

@@ -8,7 +8,8 @@ pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
 
 #[utoipa::path(post, path = "/v1/skus", request_body = CreateSkuBody,
     params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
-    responses((status = 201, body = Sku), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 201, body = Sku), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "the location"), (status = 409, body = ErrorBody)))]
 pub(super) async fn create_sku(
     State(st): State<Arc<AppState>>,
     method: Method,
