@@ -71,6 +71,17 @@ pub enum AllotError {
         /// What it is.
         current: i64,
     },
+    /// A return of more than is left of an allocation's line (a SKU it does not have, or a
+    /// cancelled allocation, has nothing left). HTTP 409 `exceeds_allocation`.
+    #[error("return of {requested} of sku `{sku}`: {left} left of the allocation")]
+    ExceedsAllocation {
+        /// The SKU.
+        sku: String,
+        /// What the return asked to give back.
+        requested: i64,
+        /// What is left of the allocation's line.
+        left: i64,
+    },
     /// A transfer from a location to itself: well-formed, but it would move nothing. HTTP 422
     /// `same_location`.
     #[error("a transfer needs two different locations (from and to are both `{0}`)")]
@@ -222,6 +233,7 @@ impl AllotError {
             AllotError::CompareFailed { .. } => "compare_failed",
             AllotError::WrongTracking { .. } => "wrong_tracking",
             AllotError::SameLocation(_) => "same_location",
+            AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
                 crate::hold::HoldStatus::Expired => "hold_expired",

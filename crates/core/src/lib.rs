@@ -18,6 +18,7 @@ pub mod limits;
 pub mod location;
 pub mod model;
 pub mod retry;
+pub mod returns;
 pub mod store;
 pub mod strategy;
 pub mod unit;
@@ -38,6 +39,7 @@ pub use location::{
     TransferBody, DEFAULT_LOCATION,
 };
 pub use model::*;
+pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, StockStore, Store,
     StoredResponse, UnitStore,

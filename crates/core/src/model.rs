@@ -73,6 +73,9 @@ pub enum LedgerKind {
     UnitsReceived,
     /// An allocation was cancelled: its quantity is back (`ref` is the allocation's id).
     AllocationCancelled,
+    /// Part of an allocation came back on hand by a sellable return (`ref` is the
+    /// allocation's id).
+    Returned,
     /// One side of a transfer between locations (`ref` is the transfer's id): the entry at
     /// `from` takes, the one at `to` gives, in one transaction.
     Transfer,
@@ -80,7 +83,7 @@ pub enum LedgerKind {
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 10] = [
+    pub const ALL: [LedgerKind; 11] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -91,6 +94,7 @@ impl LedgerKind {
         LedgerKind::UnitsReceived,
         LedgerKind::AllocationCancelled,
         LedgerKind::Transfer,
+        LedgerKind::Returned,
     ];
 
     /// Stored and wire name.
@@ -106,6 +110,7 @@ impl LedgerKind {
             LedgerKind::UnitsReceived => "units_received",
             LedgerKind::AllocationCancelled => "allocation_cancelled",
             LedgerKind::Transfer => "transfer",
+            LedgerKind::Returned => "returned",
         }
     }
 
@@ -157,17 +162,35 @@ pub struct AllocationLine {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "openapi", schema(read_only))]
     pub from: Vec<crate::location::Source>,
+    /// Answers only: how much of the line came back by returns; what is left of it is
+    /// `quantity - returned`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "openapi", schema(read_only))]
+    pub returned: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 impl AllocationLine {
-    /// Where an answered line's quantity came from, `(location, quantity)` in location
-    /// order (the order a give-back locks them in); a line without `from` (made before
-    /// locations) came from `default`.
+    /// Where what is left of an answered line came from, `(location, quantity)` in location
+    /// order (the order a give-back locks them in): its `from` less what was returned (taken
+    /// off the last locations first); a line without `from` (made before locations) came
+    /// from `default`.
     pub fn origins(&self) -> Vec<(&str, i64)> {
-        if self.from.is_empty() {
-            return vec![(crate::location::DEFAULT_LOCATION, self.quantity)];
+        let mut o: Vec<(&str, i64)> = if self.from.is_empty() {
+            vec![(crate::location::DEFAULT_LOCATION, self.quantity)]
+        } else {
+            self.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect()
+        };
+        let mut returned = self.returned;
+        for (_, q) in o.iter_mut().rev() {
+            let r = returned.min(*q);
+            *q -= r;
+            returned -= r;
         }
-        let mut o: Vec<(&str, i64)> = self.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect();
+        o.retain(|(_, q)| *q > 0);
         o.sort();
         o
     }
@@ -179,6 +202,7 @@ impl AllocationLine {
             quantity,
             location: None,
             from: Vec::new(),
+            returned: 0,
         }
     }
 }

@@ -151,6 +151,21 @@ pub trait StockStore: Send + Sync + 'static {
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>>;
 
+    /// Return part of an allocation (`req.lines` sorted by SKU, validated by
+    /// [`crate::validate::returns`]): the allocation's row locked first; each line at most
+    /// what is left of the allocation's line (else `exceeds_allocation`, nothing changed); a
+    /// sellable line back on hand at its location (default: the first it came from) with a
+    /// `returned` ledger entry pointing at the allocation, a damaged one recorded only; the
+    /// allocation's lines then say how much came back (`returned`), and a later cancel gives
+    /// back only what is left. A unit-tracked line is `wrong_tracking` (its units come back
+    /// by a cancel). Answers the return with its locations filled in.
+    async fn return_allocation(
+        &self,
+        tenant: &str,
+        req: crate::returns::Return,
+        idem: Option<Idempotency<crate::returns::Return>>,
+    ) -> Result<Executed<crate::returns::Return>>;
+
     /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
     /// before; `None` from the first), at most `limit`; with `available_below`, only those
     /// whose available count is below it (low stock). Counts as [`StockStore::get_sku`].

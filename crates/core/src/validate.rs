@@ -9,6 +9,7 @@ use crate::job::*;
 use crate::limits::Limits;
 use crate::location::*;
 use crate::model::*;
+use crate::returns::*;
 use crate::strategy::{fnv1a_64, Strategy};
 use crate::strategy::{BookingStrategy, UnitStrategy};
 use crate::unit::*;
@@ -156,6 +157,48 @@ fn placement(body: Option<PlacementBody>, limits: &Limits) -> Result<Placement> 
             Ok(Placement::Ranked(list))
         }
     }
+}
+
+/// Validate `POST /v1/allocations/{id}/returns`: 1..=`max_lines` lines, each SKU once,
+/// quantities >= 1, locations (when given) as names. What is left of the allocation is the
+/// store's check.
+pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limits) -> Result<Return> {
+    if body.lines.is_empty() {
+        return Err(AllotError::invalid("lines must not be empty"));
+    }
+    if body.lines.len() > limits.max_lines {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_lines",
+            max: limits.max_lines as u64,
+            message: format!("{} lines", body.lines.len()),
+        });
+    }
+    let mut seen = HashSet::new();
+    let mut lines = Vec::with_capacity(body.lines.len());
+    for l in body.lines {
+        name("sku", &l.sku, limits)?;
+        quantity("quantity", l.quantity, 1, limits)?;
+        if let Some(loc) = &l.location {
+            name("location", loc, limits)?;
+        }
+        if !seen.insert(l.sku.clone()) {
+            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
+        }
+        lines.push(ReturnLine {
+            sku: l.sku,
+            quantity: l.quantity,
+            location: l.location,
+            state: l.state.unwrap_or_default(),
+        });
+    }
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    Ok(Return {
+        id,
+        allocation_id: allocation_id.to_string(),
+        lines,
+        created_at: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+        actor: None,
+    })
 }
 
 /// Validate `POST /v1/transfers`: SKU, two different locations, quantity >= 1.

@@ -21,6 +21,7 @@ mod keys;
 mod listen;
 mod locations;
 mod placement;
+mod returns;
 mod stock;
 mod store;
 mod tx;

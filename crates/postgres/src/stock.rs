@@ -621,6 +621,15 @@ impl StockStore for PgStore {
             .await
     }
 
+    async fn return_allocation(
+        &self,
+        tenant: &str,
+        req: Return,
+        idem: Option<Idempotency<Return>>,
+    ) -> Result<Executed<Return>> {
+        self.retrying(|| self.try_return(tenant, &req, idem.as_ref())).await
+    }
+
     async fn list_skus(
         &self,
         tenant: &str,

@@ -105,6 +105,20 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         self.inner.get_allocation(tenant, id).await
     }
+    async fn return_allocation(
+        &self,
+        tenant: &str,
+        req: Return,
+        idem: Option<Idempotency<Return>>,
+    ) -> Result<Executed<Return>> {
+        let result = self.inner.return_allocation(tenant, req, idem).await;
+        // Sellable returns are back in stock: the counters rebuild from the database.
+        if let Ok(Executed::Fresh(r)) = &result {
+            let skus: Vec<&str> = r.lines.iter().map(|l| l.sku.as_str()).collect();
+            self.invalidate(tenant, &skus).await;
+        }
+        result
+    }
     async fn cancel_allocation(
         &self,
         tenant: &str,

@@ -44,6 +44,7 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("POST", "/v1/allocations", Scope::StockWrite),
     ("GET", "/v1/allocations/{id}", Scope::StockRead),
     ("POST", "/v1/allocations/{id}/cancel", Scope::StockWrite),
+    ("POST", "/v1/allocations/{id}/returns", Scope::StockWrite),
     ("POST", "/v1/locations", Scope::StockWrite),
     ("GET", "/v1/locations", Scope::StockRead),
     ("POST", "/v1/transfers", Scope::StockWrite),

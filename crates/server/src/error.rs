@@ -119,6 +119,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::InsufficientStock { .. }
         | AllotError::CompareFailed { .. }
         | AllotError::WrongTracking { .. }
+        | AllotError::ExceedsAllocation { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
@@ -179,6 +180,11 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.retry_after_ms = Some(*retry_after_ms)
         }
         AllotError::WrongTracking { sku, .. } => d.sku = Some(sku.clone()),
+        AllotError::ExceedsAllocation { sku, requested, left } => {
+            d.sku = Some(sku.clone());
+            d.requested = Some(*requested);
+            d.available = Some(*left);
+        }
         AllotError::CompareFailed {
             sku, location, current, ..
         } => {

@@ -354,15 +354,15 @@ async fn units_bad_inputs_change_nothing(ts: &TestServer) {
     let (s, b) = ts
         .post("/v1/skus/COUNTED/units", json!({"units": [{"serial": "A"}]}))
         .await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!((s, code(&b)), (409, "wrong_tracking"));
     let (s, b) = ts
         .post("/v1/unit-allocations", json!({"sku": "COUNTED", "quantity": 1}))
         .await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!((s, code(&b)), (409, "wrong_tracking"));
     let (s, b) = ts.post("/v1/allocations", json!({"lines": lines(&[("U", 1)])})).await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    assert_eq!((s, code(&b)), (409, "wrong_tracking"), "{b}");
     let (s, b) = ts.post("/v1/skus/U/adjustments", json!({"delta": 1})).await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!((s, code(&b)), (409, "wrong_tracking"));
     assert_eq!(ts.sku("U").await, before);
     assert_eq!(ts.ledger("U").await.len(), 1);
     ts.assert_audit_clean().await;

@@ -573,8 +573,8 @@ fn stock_cases() -> Vec<Case> {
             "POST",
             "/v1/allocations",
             json!({"lines": [{"sku": "U", "quantity": 1}]}),
-            400,
-            "invalid_request",
+            409,
+            "wrong_tracking",
         ),
         case(
             "unknown sku line",
@@ -803,8 +803,8 @@ fn hold_and_unit_cases(ctx: &Ctx) -> Vec<Case> {
             "POST",
             "/v1/unit-allocations",
             json!({"sku": "S", "quantity": 1}),
-            400,
-            "invalid_request",
+            409,
+            "wrong_tracking",
         ),
         case(
             "hold ttl on a claim below min",

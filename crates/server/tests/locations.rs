@@ -18,6 +18,8 @@ conformance!(
     transfers_race_allocations,
     partial_confirms,
     partial_confirms_race_expiry,
+    returns_and_what_is_left,
+    returns_and_cancels_race_allocations,
     bad_inputs_change_nothing
 );
 
@@ -513,6 +515,156 @@ async fn partial_confirms_race_expiry(ts: &TestServer) {
     for h in &holds {
         let (_, now) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
         assert!(now["status"] == "confirmed" || now["status"] == "expired", "{now}");
+    }
+    ts.assert_audit_clean().await;
+}
+
+/// Returns: sellable ones back where asked (or where the line came from), damaged ones only
+/// recorded; never more back than is left; a later cancel gives back only what is left.
+async fn returns_and_what_is_left(ts: &TestServer) {
+    two_locations(ts, "RT", 4, 2).await;
+    ts.create_sku("OTHER", 1, 1).await;
+    let a = ts
+        .ok(
+            "/v1/allocations",
+            json!({"lines": [{"sku": "RT", "quantity": 5}], "allow_split": true}),
+        )
+        .await;
+    let id = a["id"].as_str().unwrap();
+    let path = format!("/v1/allocations/{id}/returns");
+    let r = ts.ok(&path, json!({"lines": [{"sku": "RT", "quantity": 1}]})).await;
+    assert_eq!(
+        (&r["allocation_id"], &r["lines"][0]["location"], &r["lines"][0]["state"]),
+        (&json!(id), &json!("W"), &json!("sellable")),
+        "{r}"
+    );
+    ts.ok(
+        &path,
+        json!({"lines": [{"sku": "RT", "quantity": 1, "location": "E", "state": "damaged"}]}),
+    )
+    .await;
+    assert_eq!(
+        available(ts, "RT").await,
+        at(&[("E", 1), ("W", 1)]),
+        "the damaged unit is not on hand"
+    );
+    let read = ts.get(&format!("/v1/allocations/{id}")).await.1;
+    assert_eq!(read["lines"][0]["returned"], 2, "{read}");
+    let before = ts.sku("RT").await;
+    for (body, status, code) in [
+        (
+            json!({"lines": [{"sku": "RT", "quantity": 4}]}),
+            409,
+            "exceeds_allocation",
+        ),
+        (
+            json!({"lines": [{"sku": "OTHER", "quantity": 1}]}),
+            409,
+            "exceeds_allocation",
+        ),
+        (
+            json!({"lines": [{"sku": "RT", "quantity": 1, "location": "nowhere"}]}),
+            404,
+            "not_found",
+        ),
+        (
+            json!({"lines": [{"sku": "RT", "quantity": 1, "state": "lost"}]}),
+            400,
+            "invalid_request",
+        ),
+        (json!({"lines": []}), 400, "invalid_request"),
+    ] {
+        let (s, b) = ts.post(&path, body).await;
+        assert_eq!((s, b["error"]["code"].as_str()), (status, Some(code)), "{b}");
+    }
+    assert_eq!(ts.sku("RT").await, before, "refused returns changed nothing");
+    assert_eq!(ts.get(&format!("/v1/allocations/{id}")).await.1, read);
+    ts.ok(&format!("/v1/allocations/{id}/cancel"), json!({})).await;
+    assert_eq!(
+        available(ts, "RT").await,
+        at(&[("E", 2), ("W", 3)]),
+        "what was left went back"
+    );
+    let (s, b) = ts.post(&path, json!({"lines": [{"sku": "RT", "quantity": 1}]})).await;
+    assert_eq!(
+        (s, &b["error"]["available"]),
+        (409, &json!(0)),
+        "nothing is left of a cancelled allocation: {b}"
+    );
+    let returned: Vec<(Value, Value)> = ts
+        .ledger("RT")
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "returned")
+        .map(|e| (e["location"].clone(), e["delta"].clone()))
+        .collect();
+    assert_eq!(returned, vec![(json!("W"), json!(1))]);
+    ts.assert_audit_clean().await;
+}
+
+/// Five allocations of 2 units of a sold-out SKU each get three returns of one unit and a
+/// cancel, all at once, while ten buyers try to take one unit each: no allocation gives back
+/// more than it took (at most 2 returned, the cancel gives the rest), and what the buyers got
+/// plus what is left is exactly the 10 given back.
+async fn returns_and_cancels_race_allocations(ts: &TestServer) {
+    ts.create_sku("RR", 10, 1).await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let a = ts
+            .ok("/v1/allocations", json!({"lines": [{"sku": "RR", "quantity": 2}]}))
+            .await;
+        ids.push(a["id"].as_str().unwrap().to_string());
+    }
+    let mut tasks = Vec::new();
+    for id in &ids {
+        for n in 0..4 {
+            let (api, id) = ((**ts).clone(), id.clone());
+            tasks.push(tokio::spawn(async move {
+                let (path, body) = match n {
+                    3 => (format!("/v1/allocations/{id}/cancel"), json!({})),
+                    _ => (
+                        format!("/v1/allocations/{id}/returns"),
+                        json!({"lines": [{"sku": "RR", "quantity": 1}]}),
+                    ),
+                };
+                let (s, b) = api.post(&path, body).await;
+                assert!(
+                    s == 200 || s == 201 || (s == 409 && b["error"]["code"] == "exceeds_allocation"),
+                    "{s} {b}"
+                );
+                (id, n < 3 && s == 201)
+            }));
+        }
+    }
+    let mut buyers = Vec::new();
+    for _ in 0..10 {
+        let api = (**ts).clone();
+        buyers.push(tokio::spawn(async move {
+            let (s, b) = api
+                .post("/v1/allocations", json!({"lines": [{"sku": "RR", "quantity": 1}]}))
+                .await;
+            assert!(
+                s == 201 || (s == 409 && b["error"]["code"] == "insufficient_stock"),
+                "{s} {b}"
+            );
+            i64::from(s == 201)
+        }));
+    }
+    let mut returned: BTreeMap<String, i64> = BTreeMap::new();
+    for t in tasks {
+        let (id, ok) = t.await.unwrap();
+        *returned.entry(id).or_default() += i64::from(ok);
+    }
+    assert!(returned.values().all(|n| *n <= 2), "{returned:?}");
+    let mut bought = 0;
+    for b in buyers {
+        bought += b.await.unwrap();
+    }
+    let left = ts.sku("RR").await["available"].as_i64().unwrap();
+    assert_eq!(bought + left, 10, "bought {bought}, left {left}");
+    for id in &ids {
+        let a = ts.get(&format!("/v1/allocations/{id}")).await.1;
+        assert_eq!(a["status"], "cancelled", "{a}");
     }
     ts.assert_audit_clean().await;
 }

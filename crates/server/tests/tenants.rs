@@ -165,6 +165,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
         ("GET", "/v1/allocations", "/v1/allocations".into(), None, Nothing),
         (
             "POST",
+            "/v1/allocations/{id}/returns",
+            format!("/v1/allocations/{a}/returns"),
+            Some(json!({"lines": [{"sku": "S", "quantity": 1}]})),
+            NotFound,
+        ),
+        (
+            "POST",
             "/v1/locations",
             "/v1/locations".into(),
             Some(json!({"location": "WH-A"})),
@@ -470,7 +477,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 27, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 28, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

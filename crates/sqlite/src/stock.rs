@@ -399,6 +399,15 @@ impl StockStore for SqliteStore {
         self.cancel(tenant, id, actor, idem).await
     }
 
+    async fn return_allocation(
+        &self,
+        tenant: &str,
+        req: Return,
+        idem: Option<Idempotency<Return>>,
+    ) -> Result<Executed<Return>> {
+        self.return_lines(tenant, req, idem).await
+    }
+
     async fn list_skus(
         &self,
         tenant: &str,

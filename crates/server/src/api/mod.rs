@@ -49,6 +49,7 @@ use utoipa_swagger_ui::SwaggerUi;
         stock::create_allocation,
         stock::get_allocation,
         stock::cancel_allocation,
+        stock::return_allocation,
         locations::create_location,
         locations::list_locations,
         locations::create_transfer,
@@ -110,6 +111,11 @@ use utoipa_swagger_ui::SwaggerUi;
         TransferBody,
         Transfer,
         SetLevelBody,
+        ReturnBody,
+        ReturnLineBody,
+        Return,
+        ReturnLine,
+        ReturnState,
         ErrorBody,
         service::Health,
         AuditReport,
@@ -202,6 +208,7 @@ fn routes() -> Router<Arc<AppState>> {
         )
         .route("/v1/allocations/{id}", get(stock::get_allocation))
         .route("/v1/allocations/{id}/cancel", post(stock::cancel_allocation))
+        .route("/v1/allocations/{id}/returns", post(stock::return_allocation))
         .route(
             "/v1/locations",
             post(locations::create_location).get(locations::list_locations),

@@ -129,3 +129,27 @@ pub(super) async fn cancel_allocation(
     let result = st.store.cancel_allocation(&tenant, &id, actor, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
+
+#[utoipa::path(post, path = "/v1/allocations/{id}/returns", request_body = ReturnBody,
+    params(("id" = String, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 201, body = Return, description = "what came back, and where"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody, description = "the allocation or a location"),
+        (status = 409, body = ErrorBody, description = "exceeds_allocation: more than is left of a line; wrong_tracking")))]
+pub(super) async fn return_allocation(
+    State(st): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    method: Method,
+    uri: Uri,
+    IdempotencyKey(key): IdempotencyKey,
+    Caller { tenant, actor }: Caller,
+    body: JsonBody<ReturnBody>,
+) -> Result<Response, ApiError> {
+    id_path("allocation", &id)?;
+    let return_id = uuid::Uuid::new_v4().to_string();
+    let mut req = allot_core::validate::returns(return_id, &id, body.value, &st.limits)?;
+    req.actor = actor;
+    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let result = st.store.return_allocation(&tenant, req, idem).await?;
+    Ok(respond(StatusCode::CREATED, result))
+}

@@ -1,0 +1,156 @@
+//! Returns: part of an allocation coming back later (Shopify's and Saleor's returns,
+//! TigerBeetle's partial void). A sellable return goes back on hand at a location (where it
+//! came from, or another), a non-sellable one (`damaged`) is recorded and stays out of
+//! stock; either way the allocation keeps what is left of it, and never more comes back than
+//! is left.
+
+use crate::location::DEFAULT_LOCATION;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// What a returned unit is: back in stock, or not sellable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ReturnState {
+    /// Back on hand at the return's location (a `returned` ledger entry).
+    #[default]
+    Sellable,
+    /// Not sellable: recorded with the return, not on hand.
+    Damaged,
+}
+
+impl ReturnState {
+    /// Stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReturnState::Sellable => "sellable",
+            ReturnState::Damaged => "damaged",
+        }
+    }
+
+    /// Parse a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [ReturnState::Sellable, ReturnState::Damaged]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// One line of `POST /v1/allocations/{id}/returns`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReturnLineBody {
+    /// A SKU of the allocation (count-tracked: units come back by a cancel).
+    pub sku: String,
+    /// Units, 1..=what is left of the allocation's line.
+    pub quantity: i64,
+    /// Where a sellable return goes (default: the first location the line came from).
+    #[serde(default)]
+    pub location: Option<String>,
+    /// `sellable` (default) or `damaged`.
+    #[serde(default)]
+    pub state: Option<ReturnState>,
+}
+
+/// `POST /v1/allocations/{id}/returns` body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReturnBody {
+    /// One line per SKU.
+    pub lines: Vec<ReturnLineBody>,
+}
+
+/// One line of a return, as made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReturnLine {
+    /// The SKU.
+    pub sku: String,
+    /// Units.
+    pub quantity: i64,
+    /// The location it went to (`None` in a request: the line's first origin).
+    pub location: Option<String>,
+    /// Its state.
+    pub state: ReturnState,
+}
+
+/// A validated return, and (answered) a return made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Return {
+    /// Server-generated id (UUID v4 text).
+    pub id: String,
+    /// The allocation it comes back from (the `ref` of its ledger entries).
+    pub allocation_id: String,
+    /// Its lines, by SKU.
+    pub lines: Vec<ReturnLine>,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// Who asked, for the ledger; not sent.
+    #[serde(skip)]
+    pub actor: Option<String>,
+}
+
+/// Check `line` against the allocation's line for its SKU (`None`: the allocation has none)
+/// and fill in its location. Errors: `exceeds_allocation` for more than is left (a
+/// cancelled allocation has nothing left), `wrong_tracking` is the caller's.
+pub fn settle_line(
+    line: &mut ReturnLine,
+    of: Option<&crate::model::AllocationLine>,
+    cancelled: bool,
+) -> crate::Result<()> {
+    let left = match of {
+        Some(l) if !cancelled => l.quantity - l.returned,
+        _ => 0,
+    };
+    if line.quantity > left {
+        return Err(crate::AllotError::ExceedsAllocation {
+            sku: line.sku.clone(),
+            requested: line.quantity,
+            left,
+        });
+    }
+    if line.location.is_none() {
+        let first = of.and_then(|l| l.from.first()).map(|s| s.location.clone());
+        line.location = Some(first.unwrap_or_else(|| DEFAULT_LOCATION.to_string()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::AllocationLine;
+
+    #[test]
+    fn never_more_back_than_is_left() {
+        let mut of = AllocationLine::new("A", 5);
+        of.from = crate::location::sources([("W", 2), ("E", 3)]);
+        of.returned = 3;
+        let mut line = ReturnLine {
+            sku: "A".into(),
+            quantity: 2,
+            location: None,
+            state: ReturnState::Sellable,
+        };
+        settle_line(&mut line, Some(&of), false).unwrap();
+        assert_eq!(line.location.as_deref(), Some("W"));
+        line.quantity = 3;
+        assert_eq!(
+            settle_line(&mut line, Some(&of), false).unwrap_err().code(),
+            "exceeds_allocation"
+        );
+        line.quantity = 1;
+        assert_eq!(
+            settle_line(&mut line, Some(&of), true).unwrap_err().code(),
+            "exceeds_allocation"
+        );
+        assert_eq!(
+            settle_line(&mut line, None, false).unwrap_err().code(),
+            "exceeds_allocation"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Returns on PostgreSQL (see `allot_core::returns`). Lock order as a cancel's: the
+//! allocation's row first, then, line by line in SKU order, the rows of the location a
+//! sellable return goes to.
+
+use crate::placement::SQL_BUCKETS;
+use crate::stock::allocation_of;
+use crate::store::PgStore;
+use crate::tx::{TxErr, TxResult};
+use allot_core::returns::{settle_line, Return};
+use allot_core::store::{Executed, Idempotency};
+use allot_core::*;
+use deadpool_postgres::Transaction;
+
+/// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`
+/// ledger entry pointing at the allocation), every one in `returns`.
+async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, line: &ReturnLine) -> TxResult<()> {
+    let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
+    if line.state == ReturnState::Sellable {
+        let entry = (LedgerKind::Returned, Some(r.allocation_id.as_str()));
+        let at = (line.sku.as_str(), location);
+        PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry, r.actor.as_deref()).await?;
+    } else {
+        crate::locations::require_location(tx, tenant, location).await?;
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &tenant,
+        &r.id,
+        &r.allocation_id,
+        &line.sku,
+        &location,
+        &line.state.as_str(),
+        &line.quantity,
+        &r.created_at,
+    ];
+    tx.execute(&stmt, &params).await?;
+    Ok(())
+}
+
+impl PgStore {
+    /// One attempt of `StockStore::return_allocation`.
+    pub(crate) async fn try_return(
+        &self,
+        tenant: &str,
+        req: &Return,
+        idem: Option<&Idempotency<Return>>,
+    ) -> TxResult<Executed<Return>> {
+        self.write(tenant, idem, async |tx| {
+            let stmt = tx
+                .prepare_cached(
+                    "SELECT id, status, strategy, lines, created_at FROM allocations
+                      WHERE tenant = $2 AND id = $1 FOR UPDATE",
+                )
+                .await?;
+            let row = tx
+                .query_opt(&stmt, &[&req.allocation_id, &tenant])
+                .await?
+                .ok_or_else(|| AllotError::not_found("allocation", &req.allocation_id))?;
+            let mut alloc = allocation_of(&row)?;
+            let mut made = req.clone();
+            made.created_at = self.now();
+            let cancelled = alloc.status == AllocationStatus::Cancelled;
+            for line in &mut made.lines {
+                let at = alloc.lines.iter().position(|l| l.sku == line.sku);
+                settle_line(line, at.map(|i| &alloc.lines[i]), cancelled)?;
+                let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
+                if tx
+                    .query_opt(&stmt, &[&line.sku, &tenant])
+                    .await?
+                    .is_some_and(|r| r.get::<_, bool>(1))
+                {
+                    return Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true)));
+                }
+                if let Some(i) = at {
+                    alloc.lines[i].returned += line.quantity;
+                }
+            }
+            for line in &made.lines {
+                apply_line(tx, tenant, &made, line).await?;
+            }
+            let json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let stmt = tx
+                .prepare_cached("UPDATE allocations SET lines = $3 WHERE tenant = $1 AND id = $2")
+                .await?;
+            tx.execute(&stmt, &[&tenant, &req.allocation_id, &json]).await?;
+            Ok(made)
+        })
+        .await
+    }
+}
