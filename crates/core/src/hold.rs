@@ -158,8 +158,9 @@ pub struct HoldBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmBody {
-    /// Confirm only these quantities (each SKU of the hold at most once, at most what the hold
-    /// holds of it); what is not named is released. A stock hold only.
+    /// Confirm only these quantities (lines naming one SKU add up; at most what the hold
+    /// holds of it, else `insufficient_stock`); what is not named is released. A stock hold
+    /// only.
     #[serde(default)]
     pub lines: Option<Vec<ConfirmLine>>,
 }
@@ -179,17 +180,17 @@ pub struct ConfirmLine {
 /// by bucket), how much is kept (confirmed); the rest is released. `wanted` holds each SKU
 /// once with a quantity >= 1 (validated).
 ///
-/// Errors: `invalid_request` for a SKU the hold does not hold, or more than it holds of one.
+/// Errors: `insufficient_stock` (with what the hold holds as `available`) for more than the
+/// hold holds of a SKU, or for a SKU it does not hold.
 pub fn keep_of(pieces: &[(String, i64)], wanted: &[(String, i64)]) -> crate::Result<Vec<i64>> {
     for (sku, q) in wanted {
         let held: i64 = pieces.iter().filter(|(s, _)| s == sku).map(|(_, n)| n).sum();
-        if held == 0 {
-            return Err(crate::AllotError::invalid(format!("the hold holds no `{sku}`")));
-        }
         if *q > held {
-            return Err(crate::AllotError::invalid(format!(
-                "the hold holds {held} of `{sku}`, not {q}"
-            )));
+            return Err(crate::AllotError::InsufficientStock {
+                sku: sku.clone(),
+                requested: *q,
+                available: held,
+            });
         }
     }
     let mut left: std::collections::HashMap<&str, i64> = wanted.iter().map(|(s, q)| (s.as_str(), *q)).collect();
@@ -300,8 +301,14 @@ mod partial_tests {
         let pieces = p(&[("A", 2), ("A", 3), ("B", 4)]);
         assert_eq!(keep_of(&pieces, &p(&[("A", 4)])).unwrap(), vec![2, 2, 0]);
         assert_eq!(keep_of(&pieces, &p(&[("B", 4), ("A", 1)])).unwrap(), vec![1, 0, 4]);
-        assert_eq!(keep_of(&pieces, &p(&[("A", 6)])).unwrap_err().code(), "invalid_request");
-        assert_eq!(keep_of(&pieces, &p(&[("C", 1)])).unwrap_err().code(), "invalid_request");
+        assert_eq!(
+            keep_of(&pieces, &p(&[("A", 6)])).unwrap_err().code(),
+            "insufficient_stock"
+        );
+        assert_eq!(
+            keep_of(&pieces, &p(&[("C", 1)])).unwrap_err().code(),
+            "insufficient_stock"
+        );
     }
 }
 

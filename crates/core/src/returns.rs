@@ -54,7 +54,7 @@ pub struct ReturnLineBody {
     pub state: Option<ReturnState>,
 }
 
-/// `POST /v1/allocations/{id}/returns` body.
+/// `POST /v1/allocations/{id}/returns` body (a SKU may appear in several lines).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -85,7 +85,7 @@ pub struct Return {
     pub id: String,
     /// The allocation it comes back from (the `ref` of its ledger entries).
     pub allocation_id: String,
-    /// Its lines, by SKU.
+    /// Its lines, by SKU (a SKU may have several: one per location and state).
     pub lines: Vec<ReturnLine>,
     /// When it was made.
     pub created_at: DateTime<Utc>,

@@ -159,9 +159,9 @@ fn placement(body: Option<PlacementBody>, limits: &Limits) -> Result<Placement> 
     }
 }
 
-/// Validate `POST /v1/allocations/{id}/returns`: 1..=`max_lines` lines, each SKU once,
-/// quantities >= 1, locations (when given) as names. What is left of the allocation is the
-/// store's check.
+/// Validate `POST /v1/allocations/{id}/returns`: 1..=`max_lines` lines (a SKU may appear in
+/// several, e.g. one sellable and one damaged), quantities >= 1, locations (when given) as
+/// names. What is left of the allocation is the store's check, line after line.
 pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limits) -> Result<Return> {
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
@@ -173,16 +173,12 @@ pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limit
             message: format!("{} lines", body.lines.len()),
         });
     }
-    let mut seen = HashSet::new();
     let mut lines = Vec::with_capacity(body.lines.len());
     for l in body.lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
         if let Some(loc) = &l.location {
             name("location", loc, limits)?;
-        }
-        if !seen.insert(l.sku.clone()) {
-            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
         }
         lines.push(ReturnLine {
             sku: l.sku,
@@ -191,6 +187,7 @@ pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limit
             state: l.state.unwrap_or_default(),
         });
     }
+    // By SKU (stable): the lock order of the sellable lines' stock rows.
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     Ok(Return {
         id,
@@ -286,8 +283,8 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 }
 
 /// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
-/// `lines` names 1..=`max_lines` SKUs once each with quantities >= 1 (what is kept is the
-/// hold's own placement).
+/// `lines` has 1..=`max_lines` lines with quantities >= 1; lines naming one SKU add up (what
+/// is kept is the hold's own placement).
 pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
     let Some(lines) = body.lines else {
         return Ok(None);
@@ -304,15 +301,16 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
             message: format!("{} lines", lines.len()),
         });
     }
-    let mut seen = HashSet::new();
-    for l in &lines {
+    let mut summed: Vec<(String, i64)> = Vec::new();
+    for l in lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
-        if !seen.insert(l.sku.as_str()) {
-            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
+        match summed.iter_mut().find(|(s, _)| *s == l.sku) {
+            Some((_, q)) => *q = q.saturating_add(l.quantity),
+            None => summed.push((l.sku, l.quantity)),
         }
     }
-    Ok(Some(lines.into_iter().map(|l| (l.sku, l.quantity)).collect()))
+    Ok(Some(summed))
 }
 
 /// Validate `POST /v1/holds/{id}/extend` (and a booking's): `ttl_ms` within the hold limits.

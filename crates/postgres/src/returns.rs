@@ -13,7 +13,7 @@ use deadpool_postgres::Transaction;
 
 /// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`
 /// ledger entry pointing at the allocation), every one in `returns`.
-async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, line: &ReturnLine) -> TxResult<()> {
+async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, (n, line): (i32, &ReturnLine)) -> TxResult<()> {
     let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
     if line.state == ReturnState::Sellable {
         let entry = (LedgerKind::Returned, Some(r.allocation_id.as_str()));
@@ -24,11 +24,11 @@ async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, line: &Retur
     }
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at, line)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
         &tenant,
         &r.id,
         &r.allocation_id,
@@ -37,6 +37,7 @@ async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, line: &Retur
         &line.state.as_str(),
         &line.quantity,
         &r.created_at,
+        &n,
     ];
     tx.execute(&stmt, &params).await?;
     Ok(())
@@ -80,8 +81,8 @@ impl PgStore {
                     alloc.lines[i].returned += line.quantity;
                 }
             }
-            for line in &made.lines {
-                apply_line(tx, tenant, &made, line).await?;
+            for (n, line) in made.lines.iter().enumerate() {
+                apply_line(tx, tenant, &made, (n as i32, line)).await?;
             }
             let json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             let stmt = tx

@@ -428,8 +428,12 @@ async fn partial_confirms(ts: &TestServer) {
         .await;
     let path = format!("/v1/holds/{}/confirm", h["id"].as_str().unwrap());
     for (bad, code) in [
-        (json!({"lines": [{"sku": "PC", "quantity": 6}]}), 400),
-        (json!({"lines": [{"sku": "NOPE", "quantity": 1}]}), 400),
+        (json!({"lines": [{"sku": "PC", "quantity": 6}]}), 409),
+        (
+            json!({"lines": [{"sku": "PC", "quantity": 3}, {"sku": "PC", "quantity": 3}]}),
+            409,
+        ),
+        (json!({"lines": [{"sku": "NOPE", "quantity": 1}]}), 409),
         (json!({"lines": []}), 400),
         (json!({"lines": [{"sku": "PC", "quantity": 1, "location": "E"}]}), 400),
     ] {
@@ -532,6 +536,17 @@ async fn returns_and_what_is_left(ts: &TestServer) {
         .await;
     let id = a["id"].as_str().unwrap();
     let path = format!("/v1/allocations/{id}/returns");
+    let (s, b) = ts
+        .post(
+            &path,
+            json!({"lines": [{"sku": "RT", "quantity": 3}, {"sku": "RT", "quantity": 3, "state": "damaged"}]}),
+        )
+        .await;
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (409, &json!("exceeds_allocation")),
+        "the lines add up: {b}"
+    );
     let r = ts.ok(&path, json!({"lines": [{"sku": "RT", "quantity": 1}]})).await;
     assert_eq!(
         (&r["allocation_id"], &r["lines"][0]["location"], &r["lines"][0]["state"]),

@@ -12,7 +12,7 @@ use rusqlite::{params, Connection};
 
 /// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`
 /// ledger entry pointing at the allocation), every one in `returns`.
-fn apply_line(c: &Connection, tenant: &str, r: &Return, line: &ReturnLine) -> Result<()> {
+fn apply_line(c: &Connection, tenant: &str, r: &Return, (n, line): (usize, &ReturnLine)) -> Result<()> {
     let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
     if line.state == ReturnState::Sellable {
         let entry = (LedgerKind::Returned, Some(r.allocation_id.as_str()));
@@ -28,8 +28,8 @@ fn apply_line(c: &Connection, tenant: &str, r: &Return, line: &ReturnLine) -> Re
         crate::locations::require_location(c, tenant, location)?;
     }
     c.prepare_cached(
-        "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at_us, line)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -40,7 +40,8 @@ fn apply_line(c: &Connection, tenant: &str, r: &Return, line: &ReturnLine) -> Re
             location,
             line.state.as_str(),
             line.quantity,
-            r.created_at.timestamp_micros()
+            r.created_at.timestamp_micros(),
+            n as i64
         ])
     })
     .map_err(map_error)?;
@@ -71,8 +72,8 @@ impl SqliteStore {
                     alloc.lines[i].returned += line.quantity;
                 }
             }
-            for line in &made.lines {
-                apply_line(tx, &t, &made, line)?;
+            for (n, line) in made.lines.iter().enumerate() {
+                apply_line(tx, &t, &made, (n, line))?;
             }
             let json = serde_json::to_string(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.prepare_cached("UPDATE allocations SET lines = ?3 WHERE tenant = ?1 AND id = ?2")
