@@ -207,6 +207,23 @@ pub fn keep_of(pieces: &[(String, i64)], wanted: &[(String, i64)]) -> crate::Res
         .collect())
 }
 
+/// The lines a partial confirm keeps, from its kept pieces `(sku, location, quantity)` in
+/// (sku, bucket) order (pieces of 0 are left out): one line per SKU with its `from`.
+pub fn kept_lines<'a>(pieces: impl IntoIterator<Item = (&'a str, &'a str, i64)>) -> Vec<crate::model::AllocationLine> {
+    let mut lines: Vec<crate::model::AllocationLine> = Vec::new();
+    for (sku, location, k) in pieces.into_iter().filter(|p| p.2 > 0) {
+        if lines.last().is_none_or(|l| l.sku != sku) {
+            lines.push(crate::model::AllocationLine::new(sku, 0));
+        }
+        let l = lines.last_mut().expect("pushed above");
+        l.quantity += k;
+        let mut from: Vec<(&str, i64)> = l.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect();
+        from.push((location, k));
+        l.from = crate::location::sources(from);
+    }
+    lines
+}
+
 /// `POST /v1/holds/{id}/extend` and `POST /v1/bookings/{id}/extend` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

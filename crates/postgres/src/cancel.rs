@@ -56,6 +56,21 @@ async fn give_back_line(
     Ok(())
 }
 
+/// Allocation `id` of `tenant`, its row locked (the first lock of a cancel or a return).
+pub(crate) async fn lock_allocation(tx: &Transaction<'_>, tenant: &str, id: &str) -> TxResult<Allocation> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, status, strategy, lines, created_at FROM allocations
+              WHERE tenant = $2 AND id = $1 FOR UPDATE",
+        )
+        .await?;
+    let row = tx
+        .query_opt(&stmt, &[&id, &tenant])
+        .await?
+        .ok_or_else(|| AllotError::not_found("allocation", id))?;
+    Ok(allocation_of(&row)?)
+}
+
 impl PgStore {
     /// One attempt of `StockStore::cancel_allocation`.
     pub(crate) async fn try_cancel(
@@ -66,17 +81,7 @@ impl PgStore {
         idem: Option<&Idempotency<Allocation>>,
     ) -> TxResult<Executed<Allocation>> {
         self.write(tenant, idem, async |tx| {
-            let stmt = tx
-                .prepare_cached(
-                    "SELECT id, status, strategy, lines, created_at FROM allocations
-                      WHERE tenant = $2 AND id = $1 FOR UPDATE",
-                )
-                .await?;
-            let row = tx
-                .query_opt(&stmt, &[&id, &tenant])
-                .await?
-                .ok_or_else(|| AllotError::not_found("allocation", id))?;
-            let mut alloc = allocation_of(&row)?;
+            let mut alloc = lock_allocation(tx, tenant, id).await?;
             if alloc.status == AllocationStatus::Cancelled {
                 return Ok(alloc);
             }

@@ -19,6 +19,7 @@ mod job_ops;
 mod jobs;
 mod keys;
 mod listen;
+mod location_rows;
 mod locations;
 mod placement;
 mod returns;

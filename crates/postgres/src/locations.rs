@@ -5,104 +5,18 @@
 //! bucket order. A transfer locks the rows of both locations in one statement, so two
 //! transfers in opposite directions cannot deadlock.
 
+use crate::location_rows::{ensure_rows, location_rows};
 use crate::map_error;
-use crate::stock::{get_sku_with, read_buckets, BucketRow};
+use crate::stock::get_sku_with;
 use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, LocationStore};
 use allot_core::*;
 use async_trait::async_trait;
-use deadpool_postgres::Transaction;
 
-/// `$1` sku, `$2` tenant, `$3` location.
-const SQL_LOCK_LOCATION: &str = "SELECT bucket, on_hand, held FROM stock
-  WHERE tenant = $2 AND sku = $1 AND location = $3 ORDER BY bucket FOR UPDATE";
 /// The rows of two locations (`$3`, `$4`) of a SKU, locked in bucket order.
 const SQL_LOCK_TWO: &str = "SELECT 1 FROM stock
   WHERE tenant = $2 AND sku = $1 AND location IN ($3, $4) ORDER BY bucket FOR UPDATE";
-/// Make a SKU's `buckets` rows at location `$3`, numbered after its last (the SKU row is
-/// locked by the caller).
-const SQL_MAKE_ROWS: &str = "INSERT INTO stock (tenant, sku, bucket, on_hand, location)
-  SELECT $2, $1, m.last + g, 0, $3
-    FROM (SELECT COALESCE(max(bucket), -1) AS last FROM stock WHERE tenant = $2 AND sku = $1) m,
-         generate_series(1, $4::int4) AS g";
-
-/// `not_found` unless `location` is `default` or a location of `tenant`.
-pub(crate) async fn require_location(tx: &Transaction<'_>, tenant: &str, location: &str) -> TxResult<()> {
-    if location == DEFAULT_LOCATION {
-        return Ok(());
-    }
-    let stmt = tx
-        .prepare_cached("SELECT 1 FROM locations WHERE tenant = $1 AND location = $2")
-        .await?;
-    match tx.query_opt(&stmt, &[&tenant, &location]).await? {
-        Some(_) => Ok(()),
-        None => Err(TxErr::Fail(AllotError::not_found("location", location))),
-    }
-}
-
-/// Make sure `sku` has rows at `location` (made, `buckets` of them with nothing on hand,
-/// under the SKU row's lock when it has none). `not_found` for an unknown SKU or location,
-/// `invalid_request` for a unit-tracked SKU.
-pub(crate) async fn ensure_rows(tx: &Transaction<'_>, tenant: &str, sku: &str, location: &str) -> TxResult<()> {
-    let stmt = tx
-        .prepare_cached("SELECT 1 FROM stock WHERE tenant = $2 AND sku = $1 AND location = $3 LIMIT 1")
-        .await?;
-    if tx.query_opt(&stmt, &[&sku, &tenant, &location]).await?.is_some() {
-        return Ok(());
-    }
-    let buckets = lock_count_sku(tx, tenant, sku).await?;
-    require_location(tx, tenant, location).await?;
-    if tx.query_opt(&stmt, &[&sku, &tenant, &location]).await?.is_none() {
-        let stmt = tx.prepare_cached(SQL_MAKE_ROWS).await?;
-        tx.execute(&stmt, &[&sku, &tenant, &location, &buckets]).await?;
-    }
-    Ok(())
-}
-
-/// Lock a count-tracked SKU's row; its buckets per location.
-async fn lock_count_sku(tx: &Transaction<'_>, tenant: &str, sku: &str) -> TxResult<i32> {
-    let stmt = tx
-        .prepare_cached("SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1 FOR UPDATE")
-        .await?;
-    let row = tx
-        .query_opt(&stmt, &[&sku, &tenant])
-        .await?
-        .ok_or_else(|| AllotError::not_found("sku", sku))?;
-    if row.get::<_, bool>(1) {
-        return Err(TxErr::Fail(AllotError::wrong_tracking(sku, true)));
-    }
-    Ok(row.get(0))
-}
-
-/// The rows of `sku` at `location`, locked in bucket order; made first when `make` and there
-/// are none. Without rows there: `not_found` (SKU or location), `invalid_request`
-/// (unit-tracked), or an empty list (a known location where the SKU has no stock).
-pub(crate) async fn location_rows(
-    tx: &Transaction<'_>,
-    tenant: &str,
-    sku: &str,
-    location: &str,
-    make: bool,
-) -> TxResult<Vec<BucketRow>> {
-    if make {
-        ensure_rows(tx, tenant, sku, location).await?;
-    }
-    let stmt = tx.prepare_cached(SQL_LOCK_LOCATION).await?;
-    let rows = read_buckets(&tx.query(&stmt, &[&sku, &tenant, &location]).await?);
-    if rows.is_empty() {
-        let stmt = tx
-            .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1")
-            .await?;
-        match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
-            None => return Err(TxErr::Fail(AllotError::not_found("sku", sku))),
-            Some(r) if r.get::<_, bool>(0) => return Err(TxErr::Fail(AllotError::wrong_tracking(sku, true))),
-            Some(_) => require_location(tx, tenant, location).await?,
-        }
-    }
-    Ok(rows)
-}
-
 impl PgStore {
     async fn try_transfer(
         &self,

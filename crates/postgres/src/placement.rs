@@ -9,11 +9,10 @@
 //!   write it: relative under the lock, conditional on the version read (another version is a
 //!   conflict to retry), or as an absolute value (lost updates oversell: it exists to show it).
 
-use crate::stock::short_line;
 use crate::tx::{TxErr, TxResult};
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
 use allot_core::*;
-use deadpool_postgres::Transaction;
+use deadpool_postgres::{GenericClient, Transaction};
 
 /// What [`take_line`] does with the quantity it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,4 +284,44 @@ pub(crate) fn answered(line: &AllocationLine, pieces: &[Piece]) -> AllocationLin
     let mut l = line.clone();
     l.from = allot_core::location::sources(pieces.iter().map(|p| (p.location.as_str(), p.quantity)));
     l
+}
+
+/// A short line's figures: available in the stock rows, and whether overdue (not yet
+/// finalised) holds still count as held on the SKU. `$3`: the tenant.
+const SQL_SHORT: &str =
+    "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE tenant = $3 AND sku = $1), 0)::int8,
+            EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                     WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
+/// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
+/// holds still count as held on the SKU (the caller expires them and runs again).
+/// `available`: what the rows the line could use had (`None`: the SKU's total).
+pub(crate) async fn short_line<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    sku: &str,
+    requested: i64,
+    available: Option<i64>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxErr {
+    let row = match c.prepare_cached(SQL_SHORT).await {
+        Ok(stmt) => match c.query_one(&stmt, &[&sku, &now, &tenant]).await {
+            Ok(r) => r,
+            Err(e) => return e.into(),
+        },
+        Err(e) => return e.into(),
+    };
+    let err = AllotError::InsufficientStock {
+        sku: sku.to_string(),
+        requested,
+        available: available.unwrap_or_else(|| row.get(0)),
+    };
+    if row.get::<_, bool>(1) {
+        TxErr::Overdue {
+            tenant: tenant.to_string(),
+            sku: sku.to_string(),
+            err,
+        }
+    } else {
+        TxErr::Fail(err)
+    }
 }

@@ -3,7 +3,6 @@
 //! sellable return goes to.
 
 use crate::placement::SQL_BUCKETS;
-use crate::stock::allocation_of;
 use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::returns::{settle_line, Return};
@@ -20,7 +19,7 @@ async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, (n, line): (
         let at = (line.sku.as_str(), location);
         PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry, r.actor.as_deref()).await?;
     } else {
-        crate::locations::require_location(tx, tenant, location).await?;
+        crate::location_rows::require_location(tx, tenant, location).await?;
     }
     let stmt = tx
         .prepare_cached(
@@ -52,17 +51,7 @@ impl PgStore {
         idem: Option<&Idempotency<Return>>,
     ) -> TxResult<Executed<Return>> {
         self.write(tenant, idem, async |tx| {
-            let stmt = tx
-                .prepare_cached(
-                    "SELECT id, status, strategy, lines, created_at FROM allocations
-                      WHERE tenant = $2 AND id = $1 FOR UPDATE",
-                )
-                .await?;
-            let row = tx
-                .query_opt(&stmt, &[&req.allocation_id, &tenant])
-                .await?
-                .ok_or_else(|| AllotError::not_found("allocation", &req.allocation_id))?;
-            let mut alloc = allocation_of(&row)?;
+            let mut alloc = crate::cancel::lock_allocation(tx, tenant, &req.allocation_id).await?;
             let mut made = req.clone();
             made.created_at = self.now();
             let cancelled = alloc.status == AllocationStatus::Cancelled;

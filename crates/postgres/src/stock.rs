@@ -1,7 +1,7 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
 
 use crate::map_error;
-use crate::placement::{answered, take_line, Piece, Take};
+use crate::placement::{answered, short_line, take_line, Piece, Take};
 use crate::store::PgStore;
 use crate::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
@@ -49,12 +49,6 @@ const SQL_FAST_ALLOCATE_SEGMENTED: &str =
     fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE tenant = $9 AND sku = $1)");
 
 // These take (sku, tenant).
-/// A short line's figures: available in the stock rows, and whether overdue (not yet
-/// finalised) holds still count as held on the SKU. `$3`: the tenant.
-const SQL_SHORT: &str =
-    "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE tenant = $3 AND sku = $1), 0)::int8,
-            EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                     WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
 /// A SKU row `s`'s counts as a reader must see them at `$2`: from its stock rows, or derived
 /// from its units when unit-tracked; and what overdue holds still hold (they are expired, so
 /// it leaves `held`). `$3`: the tenant. Columns: buckets, on_hand, held, version, overdue.
@@ -107,16 +101,6 @@ const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, hel
      SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
      VALUES ($5, $1, 'allocated', $2, $3, $4)";
-const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
-     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
-
-/// One bucket of a location, as locked.
-pub(crate) struct BucketRow {
-    pub(crate) bucket: i32,
-    pub(crate) on_hand: i64,
-    pub(crate) held: i64,
-}
-
 /// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
 /// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
 /// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
@@ -262,7 +246,7 @@ impl PgStore {
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
-            crate::locations::require_location(tx, tenant, &req.location).await?;
+            crate::location_rows::require_location(tx, tenant, &req.location).await?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets) VALUES ($3, $1, $2) ON CONFLICT DO NOTHING",
@@ -293,46 +277,6 @@ impl PgStore {
             Ok(sku)
         })
         .await
-    }
-
-    /// Lock the buckets of `sku` at `location` (in bucket order; made first when the SKU has
-    /// none there and `delta > 0`), apply `delta` spread evenly over them, and write the
-    /// ledger entry `(kind, ref)` at that location when `delta != 0` (an adjustment and its
-    /// reason, a cancelled allocation and its id, a transfer's side). Returns whether any
-    /// bucket changed.
-    pub(crate) async fn lock_and_rebalance(
-        tx: &deadpool_postgres::Transaction<'_>,
-        tenant: &str,
-        (sku, location): (&str, &str),
-        delta: i64,
-        (kind, reference): (LedgerKind, Option<&str>),
-        actor: Option<&str>,
-    ) -> TxResult<bool> {
-        let rows = crate::locations::location_rows(tx, tenant, sku, location, delta > 0).await?;
-        let counts: Vec<BucketCounts> = rows
-            .iter()
-            .map(|r| BucketCounts {
-                bucket: r.bucket as u32,
-                on_hand: r.on_hand,
-                held: r.held,
-            })
-            .collect();
-        let plan = plan_rebalance(sku, &counts, delta)?;
-        if !plan.is_empty() {
-            let bs: Vec<i32> = plan.iter().map(|(b, _)| *b as i32).collect();
-            let ds: Vec<i64> = plan.iter().map(|(_, d)| *d).collect();
-            let stmt = tx.prepare_cached(SQL_APPLY_PLAN).await?;
-            tx.execute(&stmt, &[&sku, &bs, &ds, &tenant]).await?;
-        }
-        if delta != 0 {
-            tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-                 VALUES ($5, $1, $2, 0, $6, $3, $4, $7)",
-                &[&sku, &delta, &reference, &actor, &tenant, &kind.as_str(), &location],
-            )
-            .await?;
-        }
-        Ok(!plan.is_empty())
     }
 
     async fn try_adjust(
@@ -371,22 +315,11 @@ impl PgStore {
             changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry, None).await?;
         }
         if locations.is_empty() {
-            crate::locations::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;
+            crate::location_rows::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;
         }
         tx.commit().await?;
         Ok(changed)
     }
-}
-
-/// Rows `(bucket, on_hand, held, …)` as bucket counts.
-pub(crate) fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
-    rows.iter()
-        .map(|r| BucketRow {
-            bucket: r.get(0),
-            on_hand: r.get(1),
-            held: r.get(2),
-        })
-        .collect()
 }
 
 /// Read a SKU's counts as of `now` (see `SQL_GET_SKU`).
@@ -448,40 +381,6 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("allocation", id))?;
     allocation_of(&row)
-}
-
-/// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
-/// holds still count as held on the SKU (the caller expires them and runs again).
-/// `available`: what the rows the line could use had (`None`: the SKU's total).
-pub(crate) async fn short_line<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    sku: &str,
-    requested: i64,
-    available: Option<i64>,
-    now: chrono::DateTime<Utc>,
-) -> TxErr {
-    let row = match c.prepare_cached(SQL_SHORT).await {
-        Ok(stmt) => match c.query_one(&stmt, &[&sku, &now, &tenant]).await {
-            Ok(r) => r,
-            Err(e) => return e.into(),
-        },
-        Err(e) => return e.into(),
-    };
-    let err = AllotError::InsufficientStock {
-        sku: sku.to_string(),
-        requested,
-        available: available.unwrap_or_else(|| row.get(0)),
-    };
-    if row.get::<_, bool>(1) {
-        TxErr::Overdue {
-            tenant: tenant.to_string(),
-            sku: sku.to_string(),
-            err,
-        }
-    } else {
-        TxErr::Fail(err)
-    }
 }
 
 #[async_trait]

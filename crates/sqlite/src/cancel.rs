@@ -1,8 +1,9 @@
 //! The way back on SQLite: cancelling an allocation, in one serialized write.
 
 use crate::clock::now_us;
+use crate::location_rows::{lock_and_rebalance, tracks_units};
 use crate::map_error;
-use crate::stock::{lock_and_rebalance, read_allocation, tracks_units};
+use crate::stock::read_allocation;
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;

@@ -60,17 +60,8 @@ pub(crate) fn shrink_hold(
         })
         .map_err(map_error)?;
     }
-    let mut lines: Vec<AllocationLine> = Vec::new();
-    for ((sku, _, _, location), k) in pieces.iter().zip(&keep).filter(|(_, k)| **k > 0) {
-        if lines.last().is_none_or(|l| l.sku != *sku) {
-            lines.push(AllocationLine::new(sku.clone(), 0));
-        }
-        let l = lines.last_mut().expect("pushed above");
-        l.quantity += k;
-        let mut from: Vec<(&str, i64)> = l.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect();
-        from.push((location.as_str(), *k));
-        l.from = allot_core::location::sources(from);
-    }
+    let kept = pieces.iter().zip(&keep).map(|(p, k)| (p.0.as_str(), p.3.as_str(), *k));
+    let lines = allot_core::hold::kept_lines(kept);
     let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     c.prepare_cached("UPDATE holds SET lines = ?3 WHERE tenant = ?1 AND id = ?2")
         .and_then(|mut s| s.execute(params![tenant, id, json]))

@@ -19,6 +19,7 @@ mod holds;
 mod jobs;
 mod keys;
 mod listings;
+mod location_rows;
 mod locations;
 mod placement;
 mod returns;

@@ -3,8 +3,9 @@
 
 use crate::clock::now_us;
 use crate::holds::{read_holds, unit_from_row};
+use crate::location_rows::tracks_units;
 use crate::map_error;
-use crate::stock::{list_skus_with, read_allocations, tracks_units};
+use crate::stock::{list_skus_with, read_allocations};
 use crate::store::SqliteStore;
 use allot_core::hold::HoldStatus;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};

@@ -3,52 +3,14 @@
 //! on the writer thread, so no lock order is needed.
 
 use crate::clock::{from_us, now_us};
+use crate::location_rows::{lock_and_rebalance, require_location, tracks_units};
 use crate::map_error;
-use crate::stock::{get_sku_with, lock_and_rebalance, tracks_units};
+use crate::stock::get_sku_with;
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, LocationStore};
 use allot_core::*;
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension};
-
-/// `not_found` unless `location` is `default` or a location of `tenant`.
-pub(crate) fn require_location(c: &Connection, tenant: &str, location: &str) -> Result<()> {
-    if location == DEFAULT_LOCATION {
-        return Ok(());
-    }
-    c.prepare_cached("SELECT 1 FROM locations WHERE tenant = ?1 AND location = ?2")
-        .and_then(|mut s| s.query_row([tenant, location], |_| Ok(())).optional())
-        .map_err(map_error)?
-        .ok_or_else(|| AllotError::not_found("location", location))
-}
-
-/// Make sure `sku` has rows at `location` (made, `buckets` of them with nothing on hand,
-/// numbered after the SKU's last). `not_found` for an unknown SKU or location,
-/// `invalid_request` for a unit-tracked SKU.
-pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<()> {
-    let has = c
-        .prepare_cached("SELECT 1 FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 LIMIT 1")
-        .and_then(|mut s| s.query_row([sku, tenant, location], |_| Ok(())).optional())
-        .map_err(map_error)?;
-    if has.is_some() {
-        return Ok(());
-    }
-    match tracks_units(c, tenant, sku)? {
-        None => return Err(AllotError::not_found("sku", sku)),
-        Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
-        Some(false) => {}
-    }
-    require_location(c, tenant, location)?;
-    c.prepare_cached(
-        "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g
-                                  WHERE i < (SELECT buckets FROM skus WHERE tenant = ?2 AND sku = ?1))
-         INSERT INTO stock (tenant, sku, bucket, on_hand, location)
-         SELECT ?2, ?1, (SELECT COALESCE(max(bucket), -1) FROM stock WHERE tenant = ?2 AND sku = ?1) + i, 0, ?3 FROM g",
-    )
-    .and_then(|mut s| s.execute([sku, tenant, location]))
-    .map_err(map_error)?;
-    Ok(())
-}
+use rusqlite::{params, Connection};
 
 /// On hand of `sku` at `location` (0 where it has no rows), checking both exist.
 fn on_hand_at(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<i64> {

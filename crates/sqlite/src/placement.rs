@@ -4,8 +4,8 @@
 //! each piece is written as a relative UPDATE that still checks what is available.
 
 use crate::expiry::expire_overdue_on;
+use crate::location_rows::tracks_units;
 use crate::map_error;
-use crate::stock::{get_sku_with, tracks_units};
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
 use allot_core::*;
 use rusqlite::{params, Connection};
@@ -77,16 +77,10 @@ pub(crate) fn take_line(
             return write_plan(tx, tenant, &line.sku, &rows, &plan, take);
         }
         if pass == 1 || expire_overdue_on(tx, tenant, &line.sku, now_us)? == 0 {
-            let available = match (&line.location, &req.placement) {
-                (None, Placement::Priority | Placement::MostAvailable) => {
-                    get_sku_with(tx, tenant, &line.sku, now_us)?.available
-                }
-                _ => available_in(&rows, &order),
-            };
             return Err(AllotError::InsufficientStock {
                 sku: line.sku.clone(),
                 requested: line.quantity,
-                available,
+                available: available_in(&rows, &order),
             });
         }
     }

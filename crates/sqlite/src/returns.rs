@@ -2,8 +2,9 @@
 //! thread.
 
 use crate::clock::{from_us, now_us};
+use crate::location_rows::{lock_and_rebalance, tracks_units};
 use crate::map_error;
-use crate::stock::{lock_and_rebalance, read_allocation, tracks_units};
+use crate::stock::read_allocation;
 use crate::store::SqliteStore;
 use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
@@ -25,7 +26,7 @@ fn apply_line(c: &Connection, tenant: &str, r: &Return, (n, line): (usize, &Retu
             r.actor.as_deref(),
         )?;
     } else {
-        crate::locations::require_location(c, tenant, location)?;
+        crate::location_rows::require_location(c, tenant, location)?;
     }
     c.prepare_cached(
         "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at_us, line)

@@ -2,6 +2,7 @@
 //! transaction each on the writer thread (strategy `serialized`).
 
 use crate::clock::{from_us, now_us};
+use crate::location_rows::{lock_and_rebalance, tracks_units};
 use crate::map_error;
 use crate::placement::{answered, take_lines, Take};
 use crate::store::SqliteStore;
@@ -162,80 +163,6 @@ fn allocation_of((id, status, strategy, lines, at): AllocationRow) -> Result<All
     })
 }
 
-/// Whether `sku` exists and is unit-tracked: `None` when it does not exist.
-pub(crate) fn tracks_units(c: &Connection, tenant: &str, sku: &str) -> Result<Option<bool>> {
-    c.prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = ?2 AND sku = ?1")
-        .and_then(|mut s| s.query_row([sku, tenant], |r| r.get(0)).optional())
-        .map_err(map_error)
-}
-
-/// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
-/// when it has none there and `delta > 0`) and write the ledger entry `(kind, ref)` at that
-/// location when `delta != 0` (an adjustment and its reason, a cancelled allocation and its
-/// id, a transfer's side). Returns whether any bucket changed.
-pub(crate) fn lock_and_rebalance(
-    tx: &Connection,
-    tenant: &str,
-    (sku, location): (&str, &str),
-    delta: i64,
-    (kind, reference): (LedgerKind, Option<&str>),
-    actor: Option<&str>,
-) -> Result<bool> {
-    if delta > 0 {
-        crate::locations::ensure_rows(tx, tenant, sku, location)?;
-    }
-    let counts: Vec<BucketCounts> = tx
-        .prepare_cached(
-            "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
-        )
-        .and_then(|mut s| {
-            s.query_map([sku, tenant, location], |r| {
-                Ok(BucketCounts {
-                    bucket: r.get::<_, i64>(0)? as u32,
-                    on_hand: r.get(1)?,
-                    held: r.get(2)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(map_error)?;
-    if counts.is_empty() {
-        match tracks_units(tx, tenant, sku)? {
-            Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
-            None => return Err(AllotError::not_found("sku", sku)),
-            Some(false) => crate::locations::require_location(tx, tenant, location)?,
-        }
-    }
-    let plan = plan_rebalance(sku, &counts, delta)?;
-    for (b, d) in &plan {
-        tx.prepare_cached(
-            "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2",
-        )
-        .and_then(|mut s| s.execute(params![sku, b, d, tenant]))
-        .map_err(map_error)?;
-    }
-    if delta != 0 {
-        tx.prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
-             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                sku,
-                delta,
-                reference,
-                now_us(),
-                actor,
-                tenant,
-                kind.as_str(),
-                location
-            ])
-        })
-        .map_err(map_error)?;
-    }
-    Ok(!plan.is_empty())
-}
-
 #[async_trait]
 impl StockStore for SqliteStore {
     fn backend(&self) -> Backend {
@@ -262,7 +189,7 @@ impl StockStore for SqliteStore {
     async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
-            crate::locations::require_location(tx, &t, &req.location)?;
+            crate::location_rows::require_location(tx, &t, &req.location)?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets, created_at_us) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",

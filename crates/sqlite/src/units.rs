@@ -4,8 +4,8 @@
 use crate::clock::{from_us, now_us, us};
 use crate::expiry::expire_overdue_on;
 use crate::holds::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
+use crate::location_rows::tracks_units;
 use crate::map_error;
-use crate::stock::tracks_units;
 use crate::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{claim_satisfied, order_by_sql};

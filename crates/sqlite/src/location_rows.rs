@@ -1,0 +1,123 @@
+//! A SKU's stock rows at one location on SQLite: whether the SKU is unit-tracked, whether a
+//! location exists, a location's rows (made, `buckets` of them numbered after the SKU's last,
+//! when stock first arrives there), and the relative change of a location's on hand spread
+//! over its rows with its ledger entry — what adjustments, transfers, compare-and-set,
+//! cancels and returns share.
+
+use crate::clock::now_us;
+use crate::map_error;
+use allot_core::*;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Whether `sku` exists and is unit-tracked: `None` when it does not exist.
+pub(crate) fn tracks_units(c: &Connection, tenant: &str, sku: &str) -> Result<Option<bool>> {
+    c.prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = ?2 AND sku = ?1")
+        .and_then(|mut s| s.query_row([sku, tenant], |r| r.get(0)).optional())
+        .map_err(map_error)
+}
+
+/// `not_found` unless `location` is `default` or a location of `tenant`.
+pub(crate) fn require_location(c: &Connection, tenant: &str, location: &str) -> Result<()> {
+    if location == DEFAULT_LOCATION {
+        return Ok(());
+    }
+    c.prepare_cached("SELECT 1 FROM locations WHERE tenant = ?1 AND location = ?2")
+        .and_then(|mut s| s.query_row([tenant, location], |_| Ok(())).optional())
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("location", location))
+}
+
+/// Make sure `sku` has rows at `location` (made, `buckets` of them with nothing on hand,
+/// numbered after the SKU's last). `not_found` for an unknown SKU or location,
+/// `invalid_request` for a unit-tracked SKU.
+pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<()> {
+    let has = c
+        .prepare_cached("SELECT 1 FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 LIMIT 1")
+        .and_then(|mut s| s.query_row([sku, tenant, location], |_| Ok(())).optional())
+        .map_err(map_error)?;
+    if has.is_some() {
+        return Ok(());
+    }
+    match tracks_units(c, tenant, sku)? {
+        None => return Err(AllotError::not_found("sku", sku)),
+        Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+        Some(false) => {}
+    }
+    require_location(c, tenant, location)?;
+    c.prepare_cached(
+        "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g
+                                  WHERE i < (SELECT buckets FROM skus WHERE tenant = ?2 AND sku = ?1))
+         INSERT INTO stock (tenant, sku, bucket, on_hand, location)
+         SELECT ?2, ?1, (SELECT COALESCE(max(bucket), -1) FROM stock WHERE tenant = ?2 AND sku = ?1) + i, 0, ?3 FROM g",
+    )
+    .and_then(|mut s| s.execute([sku, tenant, location]))
+    .map_err(map_error)?;
+    Ok(())
+}
+
+/// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
+/// when it has none there and `delta > 0`) and write the ledger entry `(kind, ref)` at that
+/// location when `delta != 0` (an adjustment and its reason, a cancelled allocation and its
+/// id, a transfer's side). Returns whether any bucket changed.
+pub(crate) fn lock_and_rebalance(
+    tx: &Connection,
+    tenant: &str,
+    (sku, location): (&str, &str),
+    delta: i64,
+    (kind, reference): (LedgerKind, Option<&str>),
+    actor: Option<&str>,
+) -> Result<bool> {
+    if delta > 0 {
+        ensure_rows(tx, tenant, sku, location)?;
+    }
+    let counts: Vec<BucketCounts> = tx
+        .prepare_cached(
+            "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
+        )
+        .and_then(|mut s| {
+            s.query_map([sku, tenant, location], |r| {
+                Ok(BucketCounts {
+                    bucket: r.get::<_, i64>(0)? as u32,
+                    on_hand: r.get(1)?,
+                    held: r.get(2)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(map_error)?;
+    if counts.is_empty() {
+        match tracks_units(tx, tenant, sku)? {
+            Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+            None => return Err(AllotError::not_found("sku", sku)),
+            Some(false) => require_location(tx, tenant, location)?,
+        }
+    }
+    let plan = plan_rebalance(sku, &counts, delta)?;
+    for (b, d) in &plan {
+        tx.prepare_cached(
+            "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2",
+        )
+        .and_then(|mut s| s.execute(params![sku, b, d, tenant]))
+        .map_err(map_error)?;
+    }
+    if delta != 0 {
+        tx.prepare_cached(
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                sku,
+                delta,
+                reference,
+                now_us(),
+                actor,
+                tenant,
+                kind.as_str(),
+                location
+            ])
+        })
+        .map_err(map_error)?;
+    }
+    Ok(!plan.is_empty())
+}
