@@ -54,7 +54,7 @@ pub(crate) async fn locations(a: LocationsArgs) -> anyhow::Result<()> {
         println!("pgbench reference (bench/pgbench/locations.sql, same database, same locations): {tps:.0} tps\n");
         for r in &run.reports {
             println!(
-                "{}: {:.0} allocations/s = {:.2}x the reference",
+                "{}: {:.0} requests/s = {:.2}x the reference",
                 r.strategy,
                 r.requests_per_s,
                 r.requests_per_s / tps
@@ -66,7 +66,7 @@ pub(crate) async fn locations(a: LocationsArgs) -> anyhow::Result<()> {
 }
 
 /// The textbook statement's rate on the same database, when it is PostgreSQL and pgbench is
-/// installed: at most 64 clients (the server's pool holds connections too).
+/// installed: at most 32 clients (the in-process server holds its pool open beside it).
 fn reference(a: &LocationsArgs, sku: &str) -> Option<f64> {
     let db = a.target.database_url.as_deref().filter(|u| u.starts_with("postgres"))?;
     if a.pgbench_seconds == 0 || !allot_bench::pgbench_available() {
@@ -78,7 +78,7 @@ fn reference(a: &LocationsArgs, sku: &str) -> Option<f64> {
     let tps = allot_bench::pgbench_tps(
         db,
         &script,
-        a.clients.min(64),
+        a.clients.min(32),
         a.pgbench_seconds,
         &[("sku", format!("'{sku}'"))],
     );
