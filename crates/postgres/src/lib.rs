@@ -180,7 +180,14 @@ mod tenant_migration {
         crate::migrate(&url).await.unwrap();
         let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
         let d = allot_core::access::DEFAULT_TENANT;
-        assert_eq!(store.get_sku(d, "OLD").await.unwrap().on_hand, 5);
+        let old = store.get_sku(d, "OLD").await.unwrap();
+        assert_eq!(old.on_hand, 5);
+        // Locations (V11): its stock and its ledger are at `default`.
+        assert_eq!(old.levels, allot_core::location::levels([("default", 5, 0)]));
+        let ledger = store.ledger(d, "OLD", 0, 10).await.unwrap();
+        assert_eq!(ledger[0].location.as_deref(), Some("default"));
+        let units_ledger = store.ledger(d, "U", 0, 10).await.unwrap();
+        assert_eq!(units_ledger[0].location, None, "a unit-tracked SKU's entries name none");
         assert!(store.get_sku("acme", "OLD").await.is_err(), "another tenant sees it");
         assert_eq!(store.get_booking(d, "B1").await.unwrap().resource, "R");
         assert_eq!(store.queue_counts(d, "Q").await.unwrap().open(), 1);
