@@ -166,13 +166,7 @@ pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limit
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
     }
-    if body.lines.len() > limits.max_lines {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_lines",
-            max: limits.max_lines as u64,
-            message: format!("{} lines", body.lines.len()),
-        });
-    }
+    max_lines(body.lines.len(), limits)?;
     let mut lines = Vec::with_capacity(body.lines.len());
     for l in body.lines {
         name("sku", &l.sku, limits)?;
@@ -236,6 +230,18 @@ pub fn set_level(sku: &str, location: &str, body: SetLevelBody, limits: &Limits)
     })
 }
 
+/// `limit_exceeded` (`max_lines`) for more than `max_lines` lines of a request.
+fn max_lines(n: usize, limits: &Limits) -> Result<()> {
+    if n > limits.max_lines {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_lines",
+            max: limits.max_lines as u64,
+            message: format!("{n} lines"),
+        });
+    }
+    Ok(())
+}
+
 /// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
 /// The strategy must already be resolved by the caller (server default or the body's).
 /// The lines come back sorted by SKU, the global lock order.
@@ -243,13 +249,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
     }
-    if body.lines.len() > limits.max_lines {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_lines",
-            max: limits.max_lines as u64,
-            message: format!("{} lines", body.lines.len()),
-        });
-    }
+    max_lines(body.lines.len(), limits)?;
     let mut seen = HashSet::new();
     for l in &body.lines {
         name("sku", &l.sku, limits)?;
@@ -294,13 +294,7 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
             "lines must not be empty (omit it to confirm the whole hold)",
         ));
     }
-    if lines.len() > limits.max_lines {
-        return Err(AllotError::LimitExceeded {
-            limit: "max_lines",
-            max: limits.max_lines as u64,
-            message: format!("{} lines", lines.len()),
-        });
-    }
+    max_lines(lines.len(), limits)?;
     let mut summed: Vec<(String, i64)> = Vec::new();
     for l in lines {
         name("sku", &l.sku, limits)?;

@@ -190,9 +190,10 @@ async fn take_conditional(
         return Ok(None);
     };
     let single = order.len() == 1;
-    let sql = match (single, take) {
-        (true, _) => pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL),
-        (false, _) => pick(take, SQL_TAKE_UNLOCKED, SQL_HOLD_UNLOCKED),
+    let sql = if single {
+        pick(take, SQL_TAKE_CONDITIONAL, SQL_HOLD_CONDITIONAL)
+    } else {
+        pick(take, SQL_TAKE_UNLOCKED, SQL_HOLD_UNLOCKED)
     };
     let stmt = tx.prepare_cached(sql).await?;
     for &i in order.iter().take_while(|&&i| rows[i].location == rows[first].location) {
