@@ -18,6 +18,7 @@
 //!   `max_attempts`, at most one recorded failure per attempt, none for an attempt not yet
 //!   made, and a completed job's last attempt did not also fail (two outcomes of one lease:
 //!   what a stale worker's completion would leave);
+//! - per allocation, hold and transfer: its books ([`crate::books`]);
 //! - per resource: no two blocking bookings overlap (read by the backend, see
 //!   [`crate::booking::BookingOverlap`]).
 
@@ -32,6 +33,10 @@ pub struct AuditViolation {
     pub tenant: String,
     /// The SKU.
     pub sku: String,
+    /// The allocation, hold or transfer whose books are broken (`None`: the SKU's own
+    /// figures, or a unit claim, which `problem` names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<crate::books::AuditObject>,
     /// What is wrong, in words.
     pub problem: String,
 }
@@ -61,6 +66,15 @@ pub struct AuditReport {
     /// Jobs checked.
     #[serde(default)]
     pub jobs_checked: u64,
+    /// Allocation lines (allocation, SKU) checked against their ledger entries and returns.
+    #[serde(default)]
+    pub allocations_checked: u64,
+    /// Hold lines (hold, SKU) checked against their ledger entries.
+    #[serde(default)]
+    pub holds_checked: u64,
+    /// Transfers checked.
+    #[serde(default)]
+    pub transfers_checked: u64,
     /// Every SKU and unit-claim violation found (empty when clean).
     pub violations: Vec<AuditViolation>,
     /// Every job violation found (empty when clean).
@@ -135,6 +149,7 @@ pub fn location_violation(r: &LocationAuditRow) -> Option<AuditViolation> {
     Some(AuditViolation {
         tenant: r.tenant.clone(),
         sku: r.sku.clone(),
+        object: None,
         problem: format!(
             "{at}: on_hand {} held {} != ledger sums {} and {}",
             r.on_hand, r.held, r.ledger_delta, r.ledger_held_delta
@@ -193,6 +208,7 @@ pub fn sku_violations(rows: &[SkuAuditRow]) -> Vec<AuditViolation> {
             out.push(AuditViolation {
                 tenant: r.tenant.clone(),
                 sku: r.sku.clone(),
+                object: None,
                 problem,
             })
         };
@@ -229,6 +245,7 @@ pub fn claim_violation(r: &ClaimAuditRow) -> Option<AuditViolation> {
     Some(AuditViolation {
         tenant: r.tenant.clone(),
         sku: r.sku.clone(),
+        object: None,
         problem: format!(
             "claim {}: ledger says {} allocated and {} held, units say {} allocated and {} held",
             r.claim, r.ledger_allocated, r.ledger_held, r.units_allocated, r.units_held
@@ -301,6 +318,24 @@ impl Auditor {
     /// Judge one unit claim.
     pub fn claim(&mut self, row: &ClaimAuditRow) {
         self.report.violations.extend(claim_violation(row));
+    }
+
+    /// Judge one allocation's line (see [`crate::books`]).
+    pub fn allocation(&mut self, row: &crate::books::AllocationAuditRow) {
+        self.report.allocations_checked += 1;
+        self.report.violations.extend(crate::books::allocation_violations(row));
+    }
+
+    /// Judge one hold's line (see [`crate::books`]).
+    pub fn hold(&mut self, row: &crate::books::HoldAuditRow) {
+        self.report.holds_checked += 1;
+        self.report.violations.extend(crate::books::hold_violations(row));
+    }
+
+    /// Judge one transfer (see [`crate::books`]).
+    pub fn transfer(&mut self, row: &crate::books::TransferAuditRow) {
+        self.report.transfers_checked += 1;
+        self.report.violations.extend(crate::books::transfer_violation(row));
     }
 
     /// Judge one job.

@@ -139,7 +139,7 @@ pub struct Hold {
 #[serde(deny_unknown_fields)]
 pub struct HoldBody {
     /// One line per SKU (a SKU may appear once).
-    pub lines: Vec<AllocationLine>,
+    pub lines: Vec<crate::model::LineBody>,
     /// How long the hold lasts, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`.
     pub ttl_ms: i64,
     /// Strategy name; the server default when absent.

@@ -9,6 +9,7 @@ pub mod access;
 pub mod audit;
 pub mod batch;
 pub mod booking;
+pub mod books;
 pub mod clock;
 pub mod error;
 pub mod hold;

@@ -144,12 +144,14 @@ pub struct LedgerEntry {
     pub at: DateTime<Utc>,
 }
 
-/// One line of an allocation: a SKU and how many units; where they may come from (a pinned
-/// `location`) and, in an answer, where they came from.
+/// One line of an allocation or hold request, as a client may say it: a SKU, how many units
+/// and, optionally, the one location they must come from. Nothing else: where a line came
+/// from and what came back of it are the server's ([`AllocationLine`]), and naming them in a
+/// request is an unknown field (parse, don't validate).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
-pub struct AllocationLine {
+pub struct LineBody {
     /// The SKU.
     pub sku: String,
     /// Units, >= 1.
@@ -157,16 +159,54 @@ pub struct AllocationLine {
     /// Only from this location (overrides the request's `placement`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    /// Answers only: how much came from each location, in the order taken (a unit claim's
-    /// lines have none: its units carry their location).
+}
+
+/// One line of an allocation or hold as the server keeps and answers it: a SKU and how many
+/// units, the location it was pinned to, where they came from and how much came back. Only
+/// the server makes one (from a validated [`LineBody`], or from stored rows): no request
+/// type contains it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AllocationLine {
+    /// The SKU.
+    pub sku: String,
+    /// Units, >= 1.
+    pub quantity: i64,
+    /// The location the request pinned the line to, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// How much came from each location, in the order taken (a unit claim's lines have none:
+    /// its units carry their location).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "openapi", schema(read_only))]
     pub from: Vec<crate::location::Source>,
-    /// Answers only: how much of the line came back by returns; what is left of it is
+    /// How much of the line came back by returns (sellable and damaged), derived from the
+    /// allocation's return records when it is read; what is left of it is
     /// `quantity - returned`.
     #[serde(default, skip_serializing_if = "is_zero")]
-    #[cfg_attr(feature = "openapi", schema(read_only))]
     pub returned: i64,
+}
+
+impl LineBody {
+    /// A line of `quantity` of `sku`, placed by the request's placement.
+    pub fn new(sku: impl Into<String>, quantity: i64) -> Self {
+        LineBody {
+            sku: sku.into(),
+            quantity,
+            location: None,
+        }
+    }
+}
+
+impl From<LineBody> for AllocationLine {
+    fn from(b: LineBody) -> Self {
+        AllocationLine {
+            sku: b.sku,
+            quantity: b.quantity,
+            location: b.location,
+            from: Vec::new(),
+            returned: 0,
+        }
+    }
 }
 
 fn is_zero(n: &i64) -> bool {
@@ -297,7 +337,7 @@ pub struct AdjustmentBody {
 #[serde(deny_unknown_fields)]
 pub struct AllocationBody {
     /// One line per SKU (a SKU may appear once).
-    pub lines: Vec<AllocationLine>,
+    pub lines: Vec<LineBody>,
     /// Strategy name; the server default when absent.
     #[serde(default)]
     pub strategy: Option<String>,

@@ -94,6 +94,21 @@ pub struct Return {
     pub actor: Option<String>,
 }
 
+/// Set each line's `returned` from the facts: `returned` holds, per SKU, the sum of the
+/// quantities of the allocation's return records (sellable and damaged), as read with the
+/// allocation; a SKU without any gets 0, whatever the stored line said. What is left of a
+/// line, and so what a cancel or a return may give back, is derived from these records and
+/// never from a counter kept in the line (ARCHITECTURE.md, invariant 10).
+pub fn derive_returned(lines: &mut [crate::model::AllocationLine], returned: &[(String, i64)]) {
+    for line in lines {
+        line.returned = returned
+            .iter()
+            .filter(|(sku, _)| *sku == line.sku)
+            .map(|(_, q)| *q)
+            .sum();
+    }
+}
+
 /// Check `line` against the allocation's line for its SKU (`None`: the allocation has none)
 /// and fill in its location. Errors: `exceeds_allocation` for more than is left (a
 /// cancelled allocation has nothing left), `wrong_tracking` is the caller's.

@@ -257,17 +257,12 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         if let Some(loc) = &l.location {
             name("location", loc, limits)?;
         }
-        if !l.from.is_empty() {
-            return Err(AllotError::invalid(
-                "from is the server's answer; pin a line with location",
-            ));
-        }
         if !seen.insert(l.sku.as_str()) {
             return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
         }
     }
     let placement = placement(body.placement, limits)?;
-    let mut lines = body.lines;
+    let mut lines: Vec<AllocationLine> = body.lines.into_iter().map(AllocationLine::from).collect();
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     let spread_hash = fnv1a_64(id.as_bytes());
     Ok(AllocationRequest {
@@ -652,7 +647,7 @@ mod tests {
 
     #[test]
     fn allocation_rules() {
-        let line = |s: &str, q| AllocationLine::new(s, q);
+        let line = |s: &str, q| LineBody::new(s, q);
         let body = |lines| AllocationBody {
             lines,
             strategy: None,
@@ -677,9 +672,11 @@ mod tests {
             err(body((0..101).map(|i| line(&format!("S{i}"), 1)).collect())),
             "limit_exceeded"
         );
-        let mut answered = line("A", 1);
-        answered.from = crate::location::sources([("W", 1)]);
-        assert_eq!(err(body(vec![answered])), "invalid_request");
+        // A request line cannot say what only the server says of a line.
+        for field in ["from", "returned"] {
+            let v = serde_json::json!({"sku": "A", "quantity": 1, field: -5});
+            assert!(serde_json::from_value::<LineBody>(v).is_err(), "{field} was accepted");
+        }
         let placed = |p: serde_json::Value| {
             let mut b = body(vec![line("A", 1)]);
             b.placement = Some(serde_json::from_value(p).unwrap());
@@ -785,7 +782,7 @@ mod tests {
 
     #[test]
     fn holds_and_units() {
-        let lines = vec![AllocationLine::new("A", 1)];
+        let lines = vec![LineBody::new("A", 1)];
         let h = |ttl_ms| {
             hold(
                 "h".into(),
@@ -911,7 +908,7 @@ mod tests {
 
         #[test]
         fn validated_lines_are_sorted_and_unique(skus in proptest::collection::hash_set("[A-Z]{1,4}", 1..20)) {
-            let lines = skus.iter().map(|s| AllocationLine::new(s.clone(), 1)).collect();
+            let lines = skus.iter().map(|s| LineBody::new(s.clone(), 1)).collect();
             let req = allocation("id".into(), AllocationBody { lines, strategy: None, placement: None, allow_split: None }, Strategy::Atomic, &l()).unwrap();
             prop_assert!(req.lines.windows(2).all(|w| w[0].sku < w[1].sku));
             prop_assert_eq!(req.lines.len(), skus.len());

@@ -133,6 +133,7 @@ impl PgStore {
                 units_held: r.get(6),
             });
         }
+        crate::audit_books::books(&tx, tenant, &mut a).await?;
         let jobs = tx.query_raw(JOB_ROWS, [tenant]).await.map_err(map_error)?;
         pin_mut!(jobs);
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {

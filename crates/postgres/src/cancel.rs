@@ -2,7 +2,7 @@
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
 use crate::placement::SQL_BUCKETS;
-use crate::stock::allocation_of;
+use crate::stock::read_allocation;
 use crate::store::PgStore;
 use crate::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
@@ -57,18 +57,18 @@ async fn give_back_line(
 }
 
 /// Allocation `id` of `tenant`, its row locked (the first lock of a cancel or a return).
+/// The lock is taken first and the allocation read by a second statement: under READ
+/// COMMITTED a statement that waited for the lock re-checks only the locked row, while its
+/// other reads keep the snapshot from before the wait (PostgreSQL docs, 13.2.1), so what came
+/// back by a return that committed meanwhile is read only by a statement started after it.
 pub(crate) async fn lock_allocation(tx: &Transaction<'_>, tenant: &str, id: &str) -> TxResult<Allocation> {
     let stmt = tx
-        .prepare_cached(
-            "SELECT id, status, strategy, lines, created_at FROM allocations
-              WHERE tenant = $2 AND id = $1 FOR UPDATE",
-        )
+        .prepare_cached("SELECT 1 FROM allocations WHERE tenant = $2 AND id = $1 FOR UPDATE")
         .await?;
-    let row = tx
-        .query_opt(&stmt, &[&id, &tenant])
-        .await?
-        .ok_or_else(|| AllotError::not_found("allocation", id))?;
-    Ok(allocation_of(&row)?)
+    if tx.query_opt(&stmt, &[&id, &tenant]).await?.is_none() {
+        return Err(AllotError::not_found("allocation", id).into());
+    }
+    Ok(read_allocation(tx, tenant, id).await?)
 }
 
 impl PgStore {

@@ -10,6 +10,7 @@
 //! and pool timeouts are `unavailable`.
 
 mod audit;
+mod audit_books;
 mod batched;
 mod bookings;
 mod cancel;

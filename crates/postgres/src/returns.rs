@@ -73,11 +73,6 @@ impl PgStore {
             for (n, line) in made.lines.iter().enumerate() {
                 apply_line(tx, tenant, &made, (n as i32, line)).await?;
             }
-            let json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-            let stmt = tx
-                .prepare_cached("UPDATE allocations SET lines = $3 WHERE tenant = $1 AND id = $2")
-                .await?;
-            tx.execute(&stmt, &[&tenant, &req.allocation_id, &json]).await?;
             Ok(made)
         })
         .await

@@ -355,24 +355,44 @@ fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
     s
 }
 
-/// An allocation from its columns (id, status, strategy, lines, created_at).
+/// The columns [`allocation_of`] reads, from `allocations a`: id, status, strategy, lines,
+/// created_at and, per SKU, what its return records add up to (`[[sku, quantity], …]` or
+/// NULL), so what came back is derived from the facts when the allocation is read.
+macro_rules! allocation_select {
+    () => {
+        "SELECT a.id, a.status, a.strategy, a.lines, a.created_at,
+                (SELECT jsonb_agg(jsonb_build_array(r.sku, r.q)) FROM
+                   (SELECT sku, sum(quantity)::int8 AS q FROM returns
+                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+           FROM allocations a"
+    };
+}
+
+/// An allocation from the columns of [`allocation_select`]. A row that cannot be decoded is
+/// an `Internal` error for this request, never a panic.
 pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
-    let lines: serde_json::Value = row.get(3);
+    let bad = |what: &str| AllotError::Internal(format!("an allocation with an unreadable {what}"));
+    let lines: serde_json::Value = row.try_get(3).map_err(|_| bad("lines"))?;
+    let returned: Option<serde_json::Value> = row.try_get(5).map_err(|_| bad("returns"))?;
+    let returned: Vec<(String, i64)> = match returned {
+        Some(v) => serde_json::from_value(v).map_err(|_| bad("returns"))?,
+        None => Vec::new(),
+    };
+    let mut lines: Vec<AllocationLine> = serde_json::from_value(lines).map_err(|_| bad("lines"))?;
+    allot_core::returns::derive_returned(&mut lines, &returned);
     Ok(Allocation {
-        id: row.get(0),
-        status: AllocationStatus::parse(row.get(1))
-            .ok_or_else(|| AllotError::Internal("an allocation of unknown status".into()))?,
-        strategy: TakenWith::parse(row.get(2))
-            .ok_or_else(|| AllotError::Internal("an allocation of unknown strategy".into()))?,
-        lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-        created_at: row.get(4),
+        id: row.try_get(0).map_err(|_| bad("id"))?,
+        status: AllocationStatus::parse(row.try_get(1).map_err(|_| bad("status"))?).ok_or_else(|| bad("status"))?,
+        strategy: TakenWith::parse(row.try_get(2).map_err(|_| bad("strategy"))?).ok_or_else(|| bad("strategy"))?,
+        lines,
+        created_at: row.try_get(4).map_err(|_| bad("created_at"))?,
     })
 }
 
 /// Read an allocation of `tenant` by id.
 pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
     let stmt = c
-        .prepare_cached("SELECT id, status, strategy, lines, created_at FROM allocations WHERE tenant = $2 AND id = $1")
+        .prepare_cached(concat!(allocation_select!(), " WHERE a.tenant = $2 AND a.id = $1"))
         .await
         .map_err(map_error)?;
     let row = c
@@ -552,12 +572,13 @@ impl StockStore for PgStore {
     async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached(
-                "SELECT id, status, strategy, lines, created_at FROM allocations a
+            .prepare_cached(concat!(
+                allocation_select!(),
+                "
                   WHERE a.tenant = $1 AND ($2::text IS NULL OR (a.created_at, a.id) >
                         (SELECT p.created_at, p.id FROM allocations p WHERE p.tenant = $1 AND p.id = $2))
-                  ORDER BY a.created_at, a.id LIMIT $3",
-            )
+                  ORDER BY a.created_at, a.id LIMIT $3"
+            ))
             .await
             .map_err(map_error)?;
         let rows = c

@@ -107,6 +107,7 @@ impl SqliteStore {
             a.skus(&sku_rows(c, t)?);
             location_rows(c, t, &mut a)?;
             claim_rows(c, t, &mut a)?;
+            crate::audit_books::books(c, t, &mut a)?;
             job_rows(c, t, &mut a)?;
             a.overlaps(overlaps(c, t)?);
             Ok(a.finish())

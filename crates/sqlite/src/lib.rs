@@ -10,6 +10,7 @@
 //! `SQLITE_CANTOPEN`, `SQLITE_IOERR`, `SQLITE_FULL` are `unavailable`.
 
 mod audit;
+mod audit_books;
 mod bookings;
 mod cancel;
 mod clock;

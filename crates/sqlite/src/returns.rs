@@ -76,10 +76,6 @@ impl SqliteStore {
             for (n, line) in made.lines.iter().enumerate() {
                 apply_line(tx, &t, &made, (n, line))?;
             }
-            let json = serde_json::to_string(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-            tx.prepare_cached("UPDATE allocations SET lines = ?3 WHERE tenant = ?1 AND id = ?2")
-                .and_then(|mut s| s.execute(params![t, made.allocation_id, json]))
-                .map_err(map_error)?;
             Ok(made)
         })
         .await

@@ -113,19 +113,27 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<
     Ok(s)
 }
 
-/// An allocation's columns as stored: id, status, strategy, lines, created_at_us.
-type AllocationRow = (String, String, String, String, i64);
+/// An allocation's columns as read: id, status, strategy, lines, created_at_us and, per SKU,
+/// what its return records add up to (`[[sku, quantity], …]` or NULL).
+type AllocationRow = (String, String, String, String, i64, Option<String>);
+
+/// The columns of an [`AllocationRow`], from `allocations a`: what came back is derived from
+/// the return records when the allocation is read.
+const ALLOCATION_SELECT: &str = "SELECT a.id, a.status, a.strategy, a.lines, a.created_at_us,
+        (SELECT json_group_array(json_array(r.sku, r.q)) FROM
+           (SELECT sku, sum(quantity) AS q FROM returns
+             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+   FROM allocations a";
 
 fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
 }
 
 /// Read an allocation of `tenant` by id.
 pub(crate) fn read_allocation(c: &Connection, tenant: &str, id: &str) -> Result<Allocation> {
+    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?2 AND a.id = ?1");
     let row = c
-        .prepare_cached(
-            "SELECT id, status, strategy, lines, created_at_us FROM allocations WHERE tenant = ?2 AND id = ?1",
-        )
+        .prepare_cached(&sql)
         .and_then(|mut s| s.query_row([id, tenant], allocation_row).optional())
         .map_err(map_error)?;
     allocation_of(row.ok_or_else(|| AllotError::not_found("allocation", id))?)
@@ -141,9 +149,7 @@ pub(crate) fn read_allocations(
 ) -> Result<Vec<Allocation>> {
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
     params.extend_from_slice(p);
-    let sql = format!(
-        "SELECT id, status, strategy, lines, created_at_us FROM allocations a WHERE a.tenant = ?1 AND {filter}"
-    );
+    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?1 AND {filter}");
     let rows: Vec<AllocationRow> = c
         .prepare_cached(&sql)
         .and_then(|mut s| s.query_map(params.as_slice(), allocation_row)?.collect())
@@ -151,15 +157,21 @@ pub(crate) fn read_allocations(
     rows.into_iter().map(allocation_of).collect()
 }
 
-fn allocation_of((id, status, strategy, lines, at): AllocationRow) -> Result<Allocation> {
+/// An allocation from its row; a row that cannot be decoded is an `Internal` error.
+fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> Result<Allocation> {
+    let bad = |what: &str| AllotError::Internal(format!("allocation {id}: an unreadable {what}"));
+    let returned: Vec<(String, i64)> = match returned {
+        Some(r) => serde_json::from_str(&r).map_err(|_| bad("returns"))?,
+        None => Vec::new(),
+    };
+    let mut lines: Vec<AllocationLine> = serde_json::from_str(&lines).map_err(|_| bad("lines"))?;
+    allot_core::returns::derive_returned(&mut lines, &returned);
     Ok(Allocation {
-        id,
-        status: AllocationStatus::parse(&status)
-            .ok_or_else(|| AllotError::Internal(format!("an allocation of unknown status `{status}`")))?,
-        strategy: TakenWith::parse(&strategy)
-            .ok_or_else(|| AllotError::Internal(format!("an allocation of unknown strategy `{strategy}`")))?,
-        lines: serde_json::from_str(&lines).map_err(|e| AllotError::Internal(e.to_string()))?,
+        status: AllocationStatus::parse(&status).ok_or_else(|| bad("status"))?,
+        strategy: TakenWith::parse(&strategy).ok_or_else(|| bad("strategy"))?,
+        lines,
         created_at: from_us(at),
+        id,
     })
 }
 

@@ -98,6 +98,7 @@ use utoipa_swagger_ui::SwaggerUi;
         stock::LedgerPage,
         Allocation,
         AllocationLine,
+        LineBody,
         AllocationBody,
         CreateSkuBody,
         AdjustmentBody,

@@ -1,0 +1,385 @@
+//! The audit's rules per object: every allocation, hold and transfer is proved against the
+//! ledger entries that point at it (`ledger.ref`) and, for allocations, its return records —
+//! so a ledger entry that gives back more than was taken is found even when it was written
+//! together with the stock it gives back (the per-SKU rule, on_hand = ledger sum, cannot see
+//! it). Pure: the backends read the rows in the audit's one snapshot, the rules judge here.
+//!
+//! Rules, per (allocation, SKU):
+//! - what went out (`-delta` of its `allocation` and `hold_confirmed` entries) is the line's
+//!   quantity;
+//! - what came back (`allocation_cancelled` + `returned` entries + damaged returns) is
+//!   `>= 0` and at most what went out;
+//! - its `returned` entries add up to its sellable return records;
+//! - a cancelled allocation has given back exactly what was left; one that is not has no
+//!   `allocation_cancelled` entry;
+//! - a `returned` kept in the stored line (written before it was derived) agrees with the
+//!   return records.
+//!
+//! Per (hold, SKU), from the `hold`, `hold_confirmed`, `hold_released` and `hold_expired`
+//! entries: a confirm takes from on_hand exactly what it stops holding; what was held is what
+//! was confirmed plus what was released plus, while `held`, what its lines still hold; a
+//! `confirmed` hold's lines are what was confirmed; a released or expired hold confirmed
+//! nothing and gave everything back; a `held` hold has neither.
+//!
+//! Per transfer: exactly two entries, of one SKU, at two locations, that cancel out.
+
+use crate::hold::HoldStatus;
+use crate::model::AllocationStatus;
+use serde::{Deserialize, Serialize};
+
+/// What kind of object a violation names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum AuditObjectKind {
+    /// An allocation (`/v1/allocations/{id}`).
+    Allocation,
+    /// A hold (`/v1/holds/{id}`).
+    Hold,
+    /// A transfer between locations.
+    Transfer,
+}
+
+/// The object whose books a violation found broken.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AuditObject {
+    /// Its kind.
+    pub kind: AuditObjectKind,
+    /// Its id.
+    pub id: String,
+}
+
+/// One (allocation, SKU) as the audit reads it: what the allocation row says and what the
+/// ledger entries and return records pointing at it add up to. A side that has no row reads
+/// as zero (an entry pointing at an allocation that does not exist has `status: None`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllocationAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The allocation's id.
+    pub id: String,
+    /// The SKU.
+    pub sku: String,
+    /// The allocation's status (`None`: no such allocation, or one of unknown status).
+    pub status: Option<AllocationStatus>,
+    /// The line's quantity, as the allocation row says.
+    pub quantity: i64,
+    /// The `returned` kept in the stored line (0 when none is kept).
+    pub stored_returned: i64,
+    /// `-sum(delta)` of its `allocation` and `hold_confirmed` entries.
+    pub out: i64,
+    /// `sum(delta)` of its `allocation_cancelled` entries.
+    pub cancelled_back: i64,
+    /// `sum(delta)` of its `returned` entries.
+    pub returned_back: i64,
+    /// Sum of its sellable return records.
+    pub sellable: i64,
+    /// Sum of its damaged return records.
+    pub damaged: i64,
+}
+
+/// One (hold, SKU) as the audit reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HoldAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The hold's id.
+    pub id: String,
+    /// The SKU.
+    pub sku: String,
+    /// The stored status (`None`: no such hold, or one of unknown status).
+    pub status: Option<HoldStatus>,
+    /// What its lines (`hold_lines`) hold of the SKU.
+    pub lines: i64,
+    /// `sum(held_delta)` of its `hold` entries.
+    pub held: i64,
+    /// `-sum(delta)` of its `hold_confirmed` entries.
+    pub confirmed: i64,
+    /// `-sum(held_delta)` of its `hold_confirmed` entries.
+    pub confirmed_held: i64,
+    /// `-sum(held_delta)` of its `hold_released` and `hold_expired` entries.
+    pub released: i64,
+}
+
+/// One transfer as its ledger entries tell it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransferAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The transfer's id.
+    pub id: String,
+    /// Its SKU (the smallest, if its entries name several).
+    pub sku: String,
+    /// How many entries point at it.
+    pub entries: i64,
+    /// How many SKUs they name.
+    pub skus: i64,
+    /// How many locations they name.
+    pub locations: i64,
+    /// `sum(delta)` of its entries.
+    pub delta: i64,
+    /// `sum(held_delta)` of its entries.
+    pub held_delta: i64,
+}
+
+fn violation(tenant: &str, sku: &str, kind: AuditObjectKind, id: &str, problem: String) -> crate::AuditViolation {
+    crate::AuditViolation {
+        tenant: tenant.to_string(),
+        sku: sku.to_string(),
+        object: Some(AuditObject {
+            kind,
+            id: id.to_string(),
+        }),
+        problem,
+    }
+}
+
+/// The allocation rules (module docs) over one row; every broken one.
+pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<crate::AuditViolation> {
+    let mut p = Vec::new();
+    let back = r.cancelled_back + r.returned_back + r.damaged;
+    let Some(status) = r.status else {
+        p.push(format!(
+            "ledger entries point at allocation {}, which does not exist",
+            r.id
+        ));
+        return as_violations(r, p);
+    };
+    if r.out != r.quantity {
+        p.push(format!("its line says {} but its entries took {}", r.quantity, r.out));
+    }
+    if r.cancelled_back < 0 || r.returned_back < 0 || r.sellable < 0 || r.damaged < 0 {
+        p.push(format!(
+            "something came back negative (cancelled {}, returned {}, sellable {}, damaged {})",
+            r.cancelled_back, r.returned_back, r.sellable, r.damaged
+        ));
+    }
+    if back > r.out {
+        p.push(format!("{back} came back of the {} that went out", r.out));
+    }
+    if r.returned_back != r.sellable {
+        p.push(format!(
+            "its returned entries give back {} but its sellable returns say {}",
+            r.returned_back, r.sellable
+        ));
+    }
+    match status {
+        AllocationStatus::Cancelled if back != r.out => p.push(format!(
+            "cancelled, yet {back} of the {} that went out came back",
+            r.out
+        )),
+        AllocationStatus::Allocated | AllocationStatus::Held if r.cancelled_back != 0 => {
+            p.push(format!("not cancelled, yet a cancel gave back {}", r.cancelled_back))
+        }
+        _ => {}
+    }
+    if r.stored_returned != 0 && r.stored_returned != r.sellable + r.damaged {
+        p.push(format!(
+            "its stored line says {} came back, its returns {}",
+            r.stored_returned,
+            r.sellable + r.damaged
+        ));
+    }
+    as_violations(r, p)
+}
+
+fn as_violations(r: &AllocationAuditRow, problems: Vec<String>) -> Vec<crate::AuditViolation> {
+    let kind = AuditObjectKind::Allocation;
+    problems
+        .into_iter()
+        .map(|p| violation(&r.tenant, &r.sku, kind, &r.id, format!("allocation {}: {p}", r.id)))
+        .collect()
+}
+
+/// The hold rules (module docs) over one row; every broken one.
+pub fn hold_violations(r: &HoldAuditRow) -> Vec<crate::AuditViolation> {
+    let mut p = Vec::new();
+    match r.status {
+        None => p.push("ledger entries point at a hold that does not exist".to_string()),
+        Some(status) => {
+            if r.confirmed != r.confirmed_held {
+                p.push(format!(
+                    "a confirm took {} from on_hand but stopped holding {}",
+                    r.confirmed, r.confirmed_held
+                ));
+            }
+            let still = if status == HoldStatus::Held { r.lines } else { 0 };
+            if r.held != r.confirmed_held + r.released + still {
+                p.push(format!(
+                    "held {}, but confirmed {} + released {} + still held {} differ",
+                    r.held, r.confirmed_held, r.released, still
+                ));
+            }
+            let (confirmed, released) = match status {
+                HoldStatus::Held => (0, 0),
+                HoldStatus::Confirmed => (r.lines, r.released),
+                HoldStatus::Released | HoldStatus::Expired => (0, r.held),
+            };
+            if (r.confirmed_held, r.released) != (confirmed, released) {
+                p.push(format!(
+                    "{} with lines of {}, yet confirmed {} and released {}",
+                    status.as_str(),
+                    r.lines,
+                    r.confirmed_held,
+                    r.released
+                ));
+            }
+        }
+    }
+    let kind = AuditObjectKind::Hold;
+    p.into_iter()
+        .map(|p| violation(&r.tenant, &r.sku, kind, &r.id, format!("hold {}: {p}", r.id)))
+        .collect()
+}
+
+/// The transfer rule (module docs).
+pub fn transfer_violation(r: &TransferAuditRow) -> Option<crate::AuditViolation> {
+    if r.entries == 2 && r.skus == 1 && r.locations == 2 && r.delta == 0 && r.held_delta == 0 {
+        return None;
+    }
+    let problem = format!(
+        "transfer {}: {} entries over {} SKUs and {} locations, adding up to {} on hand and {} held \
+         (two entries of one SKU at two locations that cancel out)",
+        r.id, r.entries, r.skus, r.locations, r.delta, r.held_delta
+    );
+    Some(violation(&r.tenant, &r.sku, AuditObjectKind::Transfer, &r.id, problem))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Break<R> = (&'static str, fn(&mut R));
+
+    fn allocation_ok() -> AllocationAuditRow {
+        AllocationAuditRow {
+            tenant: "default".into(),
+            id: "A".into(),
+            sku: "S".into(),
+            status: Some(AllocationStatus::Allocated),
+            quantity: 5,
+            out: 5,
+            returned_back: 2,
+            sellable: 2,
+            damaged: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn each_allocation_rule_flags_alone() {
+        assert!(allocation_violations(&allocation_ok()).is_empty());
+        let cancelled = AllocationAuditRow {
+            status: Some(AllocationStatus::Cancelled),
+            cancelled_back: 2,
+            ..allocation_ok()
+        };
+        assert!(allocation_violations(&cancelled).is_empty());
+        let breaks: [Break<AllocationAuditRow>; 7] = [
+            ("line says 5 but its entries took 6", |r| r.out = 6),
+            ("came back negative", |r| r.damaged = -1),
+            ("came back of the 5", |r| {
+                r.returned_back = 5;
+                r.sellable = 5
+            }),
+            ("sellable returns say 2", |r| r.returned_back = 4),
+            ("not cancelled, yet", |r| r.cancelled_back = 1),
+            ("stored line says 9", |r| r.stored_returned = 9),
+            ("does not exist", |r| r.status = None),
+        ];
+        for (want, f) in breaks {
+            let mut r = allocation_ok();
+            f(&mut r);
+            let v = allocation_violations(&r);
+            assert_eq!(v.len(), 1, "{want}: {v:?}");
+            assert!(v[0].problem.contains(want), "{want}: {}", v[0].problem);
+            assert_eq!(v[0].object.as_ref().map(|o| o.id.as_str()), Some("A"));
+        }
+        let mut short = cancelled;
+        short.cancelled_back = 1;
+        assert!(allocation_violations(&short)[0].problem.contains("cancelled, yet 4"));
+    }
+
+    fn hold_ok() -> HoldAuditRow {
+        HoldAuditRow {
+            tenant: "default".into(),
+            id: "H".into(),
+            sku: "S".into(),
+            status: Some(HoldStatus::Confirmed),
+            lines: 2,
+            held: 5,
+            confirmed: 2,
+            confirmed_held: 2,
+            released: 3,
+        }
+    }
+
+    #[test]
+    fn each_hold_rule_flags() {
+        assert!(hold_violations(&hold_ok()).is_empty());
+        let held = HoldAuditRow {
+            status: Some(HoldStatus::Held),
+            lines: 5,
+            confirmed: 0,
+            confirmed_held: 0,
+            released: 0,
+            ..hold_ok()
+        };
+        assert!(hold_violations(&held).is_empty());
+        let expired = HoldAuditRow {
+            status: Some(HoldStatus::Expired),
+            released: 5,
+            ..held.clone()
+        };
+        assert!(hold_violations(&expired).is_empty());
+        let breaks: [Break<HoldAuditRow>; 4] = [
+            ("took 4 from on_hand but stopped holding 2", |r| r.confirmed = 4),
+            ("held 6", |r| r.held = 6),
+            ("released with lines of 2, yet", |r| {
+                r.status = Some(HoldStatus::Released)
+            }),
+            ("does not exist", |r| r.status = None),
+        ];
+        for (want, f) in breaks {
+            let mut r = hold_ok();
+            f(&mut r);
+            let v = hold_violations(&r);
+            assert!(!v.is_empty(), "{want}");
+            assert!(v.iter().any(|v| v.problem.contains(want)), "{want}: {v:?}");
+            assert!(v
+                .iter()
+                .all(|v| v.object.as_ref().map(|o| o.kind) == Some(AuditObjectKind::Hold)));
+        }
+    }
+
+    #[test]
+    fn a_transfer_is_two_entries_that_cancel_out() {
+        let ok = TransferAuditRow {
+            tenant: "default".into(),
+            id: "T".into(),
+            sku: "S".into(),
+            entries: 2,
+            skus: 1,
+            locations: 2,
+            delta: 0,
+            held_delta: 0,
+        };
+        assert_eq!(transfer_violation(&ok), None);
+        for broken in [
+            TransferAuditRow {
+                entries: 3,
+                delta: 5,
+                ..ok.clone()
+            },
+            TransferAuditRow {
+                locations: 1,
+                ..ok.clone()
+            },
+            TransferAuditRow { skus: 2, ..ok.clone() },
+        ] {
+            let v = transfer_violation(&broken).unwrap();
+            assert!(v.problem.starts_with("transfer T:"), "{}", v.problem);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The audit's reads for the per-object rules of [`allot_core::books`] on PostgreSQL: every
+//! allocation, hold and transfer against the ledger entries that point at it, in the audit's
+//! snapshot (the transaction [`crate::audit`] opened). Rows are streamed, never collected.
+
+use crate::map_error;
+use allot_core::audit::Auditor;
+use allot_core::books::{AllocationAuditRow, HoldAuditRow, TransferAuditRow};
+use allot_core::{AllocationStatus, HoldStatus, Result};
+use futures::{pin_mut, TryStreamExt};
+
+// Every read takes `$1`: one tenant, or NULL for all of them.
+
+/// Per (allocation, SKU): the line's quantity and stored `returned`, what its ledger entries
+/// took and gave back, and its return records (either side may be missing: an entry that
+/// points at no allocation is a row too).
+const ALLOCATION_ROWS: &str = "
+WITH al AS (SELECT a.tenant, a.id, a.status, l->>'sku' AS sku, sum((l->>'quantity')::int8)::int8 AS q,
+                   sum(COALESCE((l->>'returned')::int8, 0))::int8 AS stored
+              FROM allocations a CROSS JOIN LATERAL jsonb_array_elements(a.lines) l
+             WHERE $1::text IS NULL OR a.tenant = $1 GROUP BY 1, 2, 3, 4),
+     lg AS (SELECT tenant, ref AS id, sku,
+                   COALESCE(-sum(delta) FILTER (WHERE kind IN ('allocation', 'hold_confirmed')), 0)::int8 AS out,
+                   COALESCE(sum(delta) FILTER (WHERE kind = 'allocation_cancelled'), 0)::int8 AS cancelled,
+                   COALESCE(sum(delta) FILTER (WHERE kind = 'returned'), 0)::int8 AS returned
+              FROM ledger WHERE ref IS NOT NULL AND ($1::text IS NULL OR tenant = $1)
+               AND kind IN ('allocation', 'hold_confirmed', 'allocation_cancelled', 'returned')
+             GROUP BY 1, 2, 3),
+     rt AS (SELECT tenant, allocation_id AS id, sku,
+                   COALESCE(sum(quantity) FILTER (WHERE state = 'sellable'), 0)::int8 AS sellable,
+                   COALESCE(sum(quantity) FILTER (WHERE state = 'damaged'), 0)::int8 AS damaged
+              FROM returns WHERE $1::text IS NULL OR tenant = $1 GROUP BY 1, 2, 3),
+     k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt)
+SELECT k.tenant, k.id, k.sku, al.status, COALESCE(al.q, 0), COALESCE(al.stored, 0), COALESCE(lg.out, 0),
+       COALESCE(lg.cancelled, 0), COALESCE(lg.returned, 0), COALESCE(rt.sellable, 0), COALESCE(rt.damaged, 0)
+  FROM k LEFT JOIN al ON al.tenant = k.tenant AND al.id = k.id AND al.sku = k.sku
+         LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
+         LEFT JOIN rt ON rt.tenant = k.tenant AND rt.id = k.id AND rt.sku = k.sku
+ ORDER BY 1, 2, 3";
+
+/// Per (hold, SKU): what its lines hold and what its ledger entries add up to, by kind.
+const HOLD_ROWS: &str = "
+WITH hl AS (SELECT h.tenant, h.id, h.status, l.sku, sum(l.quantity)::int8 AS q
+              FROM holds h LEFT JOIN hold_lines l ON l.tenant = h.tenant AND l.hold_id = h.id
+             WHERE $1::text IS NULL OR h.tenant = $1 GROUP BY 1, 2, 3, 4),
+     lg AS (SELECT tenant, ref AS id, sku,
+                   COALESCE(sum(held_delta) FILTER (WHERE kind = 'hold'), 0)::int8 AS held,
+                   COALESCE(-sum(delta) FILTER (WHERE kind = 'hold_confirmed'), 0)::int8 AS confirmed,
+                   COALESCE(-sum(held_delta) FILTER (WHERE kind = 'hold_confirmed'), 0)::int8 AS confirmed_held,
+                   COALESCE(-sum(held_delta) FILTER (WHERE kind IN ('hold_released', 'hold_expired')), 0)::int8 AS released
+              FROM ledger WHERE ref IS NOT NULL AND ($1::text IS NULL OR tenant = $1)
+               AND kind IN ('hold', 'hold_confirmed', 'hold_released', 'hold_expired')
+             GROUP BY 1, 2, 3),
+     k AS (SELECT tenant, id, sku FROM hl WHERE sku IS NOT NULL UNION SELECT tenant, id, sku FROM lg)
+SELECT k.tenant, k.id, k.sku, (SELECT h.status FROM holds h WHERE h.tenant = k.tenant AND h.id = k.id),
+       COALESCE(hl.q, 0), COALESCE(lg.held, 0), COALESCE(lg.confirmed, 0), COALESCE(lg.confirmed_held, 0),
+       COALESCE(lg.released, 0)
+  FROM k LEFT JOIN hl ON hl.tenant = k.tenant AND hl.id = k.id AND hl.sku = k.sku
+         LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
+ ORDER BY 1, 2, 3";
+
+/// Per transfer: its entries, the SKUs and locations they name, and what they add up to.
+const TRANSFER_ROWS: &str = "
+SELECT tenant, ref, min(sku), count(*)::int8, count(DISTINCT sku)::int8, count(DISTINCT location)::int8,
+       sum(delta)::int8, sum(held_delta)::int8
+  FROM ledger WHERE kind = 'transfer' AND ($1::text IS NULL OR tenant = $1)
+ GROUP BY tenant, ref ORDER BY 1, 2";
+
+/// The per-object rules' reads ([`allot_core::books`]), streamed, in the audit's snapshot.
+pub(crate) async fn books(tx: &tokio_postgres::Transaction<'_>, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
+    let rows = tx.query_raw(ALLOCATION_ROWS, [tenant]).await.map_err(map_error)?;
+    pin_mut!(rows);
+    while let Some(r) = rows.try_next().await.map_err(map_error)? {
+        a.allocation(&AllocationAuditRow {
+            tenant: r.get(0),
+            id: r.get(1),
+            sku: r.get(2),
+            status: r.get::<_, Option<&str>>(3).and_then(AllocationStatus::parse),
+            quantity: r.get(4),
+            stored_returned: r.get(5),
+            out: r.get(6),
+            cancelled_back: r.get(7),
+            returned_back: r.get(8),
+            sellable: r.get(9),
+            damaged: r.get(10),
+        });
+    }
+    let rows = tx.query_raw(HOLD_ROWS, [tenant]).await.map_err(map_error)?;
+    pin_mut!(rows);
+    while let Some(r) = rows.try_next().await.map_err(map_error)? {
+        a.hold(&HoldAuditRow {
+            tenant: r.get(0),
+            id: r.get(1),
+            sku: r.get(2),
+            status: r.get::<_, Option<&str>>(3).and_then(HoldStatus::parse),
+            lines: r.get(4),
+            held: r.get(5),
+            confirmed: r.get(6),
+            confirmed_held: r.get(7),
+            released: r.get(8),
+        });
+    }
+    for r in tx.query(TRANSFER_ROWS, &[&tenant]).await.map_err(map_error)? {
+        a.transfer(&TransferAuditRow {
+            tenant: r.get(0),
+            id: r.get(1),
+            sku: r.get(2),
+            entries: r.get(3),
+            skus: r.get(4),
+            locations: r.get(5),
+            delta: r.get(6),
+            held_delta: r.get(7),
+        });
+    }
+    Ok(())
+}
