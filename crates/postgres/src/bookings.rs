@@ -56,7 +56,7 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
         start: r.get(2),
         end: r.get(3),
         holder: r.get(4),
-        metadata: r.get(5),
+        metadata: crate::col(r, 5)?,
         status: stored.effective(expires_at, now),
         strategy: BookingStrategy::parse(r.get(7))
             .ok_or_else(|| AllotError::Internal("bad booking strategy".into()))?,

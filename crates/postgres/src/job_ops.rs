@@ -4,7 +4,7 @@
 //! `FOR UPDATE SKIP LOCKED` or try-locks re-checking the state in the UPDATE, and
 //! lease-conditional transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
-use crate::map_error;
+use crate::{col, map_error};
 use allot_core::job::*;
 use allot_core::*;
 use chrono::{DateTime, Utc};
@@ -163,20 +163,20 @@ pub(crate) async fn claim<C: GenericClient>(
     let mut jobs: Vec<(LeasedJob, chrono::DateTime<chrono::Utc>)> = rows
         .iter()
         .map(|r| {
-            (
+            Ok((
                 LeasedJob {
-                    id: r.get(0),
-                    payload: r.get(1),
-                    attempt: r.get(2),
-                    max_attempts: r.get(3),
-                    priority: r.get(4),
-                    lease_token: r.get(5),
-                    lease_expires_at: r.get(6),
+                    id: col(r, 0)?,
+                    payload: col(r, 1)?,
+                    attempt: col(r, 2)?,
+                    max_attempts: col(r, 3)?,
+                    priority: col(r, 4)?,
+                    lease_token: col(r, 5)?,
+                    lease_expires_at: col(r, 6)?,
                 },
-                r.get(7),
-            )
+                col(r, 7)?,
+            ))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     jobs.sort_by(|(a, ar), (b, br)| (a.priority, ar, a.id).cmp(&(b.priority, br, b.id)));
     Ok(jobs.into_iter().map(|(j, _)| j).collect())
 }

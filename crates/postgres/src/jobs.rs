@@ -36,7 +36,7 @@ const SQL_INSERT_JOBS: &str =
     "INSERT INTO jobs (tenant, id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
      SELECT $9, t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
             t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
-       FROM unnest($2::int8[], $3::jsonb[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
+       FROM unnest($2::int8[], $3::json[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
             WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
       ORDER BY t.ord
      ON CONFLICT (tenant, queue, unique_key)
@@ -288,10 +288,10 @@ impl JobStore for PgStore {
                     queue: r.get(1),
                     state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
                     priority: r.get(3),
-                    payload: r.get(4),
+                    payload: crate::col(r, 4)?,
                     attempt: r.get(5),
                     max_attempts: r.get(6),
-                    errors: r.get(7),
+                    errors: crate::col(r, 7)?,
                     run_at: r.get(8),
                     unique_key: r.get(9),
                     created_at: r.get(10),

@@ -214,11 +214,29 @@ struct StrictValue(Value);
 
 impl<'de> Deserialize<'de> for StrictValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(StrictValue)
+        d.deserialize_any(StrictVisitor { as_sent: false }).map(StrictValue)
     }
 }
 
-struct StrictVisitor;
+/// Where a value is read: in the body's own fields, a number with no fraction is an integer
+/// (`as_sent: false`); inside a free-form document (`payload`, `metadata`), which allot stores
+/// and gives back, a number stays as sent (`1.0` stays a float, `-0.0` keeps its sign).
+#[derive(Clone, Copy)]
+struct StrictSeed {
+    as_sent: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictSeed {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor { as_sent: self.as_sent })
+    }
+}
+
+struct StrictVisitor {
+    as_sent: bool,
+}
 
 impl<'de> Visitor<'de> for StrictVisitor {
     type Value = Value;
@@ -238,7 +256,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
     /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        if v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
+        if !self.as_sent && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
             return Ok(Value::from(v as i64));
         }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
@@ -254,7 +272,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(StrictValue(v)) = seq.next_element()? {
+        let seed = StrictSeed { as_sent: self.as_sent };
+        while let Some(v) = seq.next_element_seed(seed)? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -262,7 +281,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let StrictValue(v) = map.next_value()?;
+            let as_sent = self.as_sent || matches!(key.as_str(), "payload" | "metadata");
+            let v = map.next_value_seed(StrictSeed { as_sent })?;
             if out.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!(
                     "the key `{}` appears twice in one object",
