@@ -103,6 +103,21 @@ pub(crate) struct HttpArgs {
     /// On shutdown, in-flight requests have this long to finish, ms.
     #[arg(long, env = "ALLOT_SHUTDOWN_GRACE_MS", default_value_t = 30_000)]
     pub(crate) shutdown_grace_ms: u64,
+    /// A connection idle this long (no byte, no request being served) is dropped, ms.
+    #[arg(long, env = "ALLOT_IDLE_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) idle_timeout_ms: u64,
+    /// A request body must arrive within this long, ms (408 after); it holds no slot meanwhile.
+    #[arg(long, env = "ALLOT_BODY_READ_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) body_read_timeout_ms: u64,
+    /// Streams one HTTP/2 connection may have open at once.
+    #[arg(long, env = "ALLOT_MAX_STREAMS_PER_CONNECTION", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_streams_per_connection: u32,
+    /// Connections one peer address may have open at once (0: no bound; raise it behind a proxy).
+    #[arg(long, env = "ALLOT_MAX_CONNECTIONS_PER_PEER", default_value_t = 1024)]
+    pub(crate) max_connections_per_peer: u32,
     /// Serve HTTPS: the certificate chain, PEM (with --tls-key).
     #[arg(long, env = "ALLOT_TLS_CERT", requires = "tls_key")]
     pub(crate) tls_cert: Option<std::path::PathBuf>,
@@ -130,6 +145,10 @@ impl HttpArgs {
             max_concurrent_requests: self.max_concurrent_requests as usize,
             max_long_polls: self.max_long_polls as usize,
             shutdown_grace_ms: self.shutdown_grace_ms,
+            idle_timeout_ms: self.idle_timeout_ms,
+            body_read_timeout_ms: self.body_read_timeout_ms,
+            max_streams_per_connection: self.max_streams_per_connection,
+            max_connections_per_peer: self.max_connections_per_peer,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(allot_server::http::TlsFiles {
                     cert: cert.clone(),

@@ -99,6 +99,52 @@ pub struct Edge {
     pub permits: Arc<tokio::sync::Semaphore>,
     /// `request_timeout_ms`.
     pub request_timeout: std::time::Duration,
+    /// `body_read_timeout_ms`: how long a body may take to arrive, before any slot is taken.
+    pub body_timeout: std::time::Duration,
+    /// `max_body_bytes`: a longer body is `413` (the extractors check it again).
+    pub max_body_bytes: usize,
+}
+
+/// The request with its body read in full: within `body_timeout` (else `408`) and
+/// `max_body_bytes` (else `413`). A request is served only once its body is here, so a client
+/// that trickles its body waits without one of the `max_concurrent_requests` slots.
+async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
+    use axum::body::HttpBody;
+    if req.body().is_end_stream() {
+        return Ok(req);
+    }
+    let (parts, body) = req.into_parts();
+    let read = tokio::time::timeout(edge.body_timeout, to_bytes(body, edge.max_body_bytes)).await;
+    match read {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Err(_) => Err(error_response(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "the request body did not arrive within body_read_timeout_ms; nothing was applied".into(),
+        )),
+        Ok(Err(e)) if too_long(&e) => Err(error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "limit_exceeded",
+            format!("request body too large (max_body_bytes is {})", edge.max_body_bytes),
+        )),
+        Ok(Err(_)) => Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "cannot read the request body".into(),
+        )),
+    }
+}
+
+/// Whether a body read failed because the body is longer than allowed.
+fn too_long(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// The middleware: id, allow-lists, a permit, the request on its task with its id and a
@@ -106,6 +152,15 @@ pub struct Edge {
 pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
     let id = new_request_id(req.headers());
     let tracked = crate::metrics_layer::Tracked::start(&req);
+    let req = match with_body(&edge, req).await {
+        Ok(req) => req,
+        Err(resp) => {
+            let mut resp = resp;
+            resp.headers_mut().insert("x-request-id", id.header());
+            tracked.record(&resp);
+            return resp;
+        }
+    };
     let resp = match (edge.origins.check(req.headers()), edge.permits.try_acquire()) {
         (Err(message), _) => error_response(StatusCode::FORBIDDEN, "forbidden", message),
         (Ok(()), Err(_)) => {

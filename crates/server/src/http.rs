@@ -4,9 +4,10 @@
 //! `--tls-key`: PEM files; the handshake must finish within the header-read timeout).
 
 use crate::boundary::Origins;
+use crate::conn::{watchdog, Activity, PeerGuard, Peers, Watched};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use std::time::Duration;
 
@@ -33,6 +34,20 @@ pub struct HttpLimits {
     /// Serve HTTPS with this certificate chain and key (PEM files), for deployments without a
     /// proxy in front. `None`: plain HTTP.
     pub tls: Option<TlsFiles>,
+    /// A connection that moves no byte for this long while none of its requests is being
+    /// served is dropped, ms — from its first byte on (a socket that sends nothing, or part of
+    /// the HTTP/2 preface, included). Default 10 000.
+    pub idle_timeout_ms: u64,
+    /// A request's body must have arrived this long after its headers, ms, else `408
+    /// request_timeout`; the body is read before the request takes one of the
+    /// `max_concurrent_requests` slots, so a trickled body holds no slot. Default 10 000.
+    pub body_read_timeout_ms: u64,
+    /// Streams one HTTP/2 connection may have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS).
+    /// Default 100.
+    pub max_streams_per_connection: u32,
+    /// Connections one peer address may have open at once; more are closed at accept (0: no
+    /// bound). Behind a proxy every client is the proxy: raise it there. Default 1024.
+    pub max_connections_per_peer: u32,
 }
 
 /// Where a server's certificate chain and private key are (PEM).
@@ -76,7 +91,82 @@ impl Default for HttpLimits {
             max_long_polls: 512,
             shutdown_grace_ms: 30_000,
             tls: None,
+            idle_timeout_ms: 10_000,
+            body_read_timeout_ms: 10_000,
+            max_streams_per_connection: 100,
+            max_connections_per_peer: 1024,
         }
+    }
+}
+
+/// The connection builder: HTTP/1 with its header-read timeout, HTTP/2 with its stream
+/// bound (both protocols, chosen per connection).
+fn builder(limits: &HttpLimits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_streams_per_connection);
+    builder
+}
+
+/// What every connection task needs.
+#[derive(Clone)]
+struct Conn {
+    builder: auto::Builder<TokioExecutor>,
+    app: axum::Router,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    handshake: Duration,
+    idle: Duration,
+}
+
+impl Conn {
+    /// Serve one accepted connection on its own task: TLS handshake (bounded), then HTTP under
+    /// the idle watchdog and the graceful-shutdown watcher; `peer` holds its place until the
+    /// connection ends.
+    fn spawn(&self, stream: tokio::net::TcpStream, peer: PeerGuard, watcher: Watcher) {
+        let c = self.clone();
+        tokio::spawn(async move {
+            let _peer = peer;
+            let activity = Activity::new();
+            let svc = TowerToHyperService::new(c.app);
+            let a = activity.clone();
+            let service = hyper::service::service_fn(move |req| {
+                let in_flight = a.enter();
+                let fut = hyper::service::Service::call(&svc, req);
+                async move {
+                    let r = fut.await;
+                    drop(in_flight);
+                    r
+                }
+            });
+            let io = Watched::new(stream, activity.clone());
+            match c.tls {
+                None => {
+                    let conn = watcher.watch(
+                        c.builder
+                            .serve_connection_with_upgrades(TokioIo::new(io), service)
+                            .into_owned(),
+                    );
+                    watchdog(conn, activity, c.idle).await;
+                }
+                Some(acceptor) => {
+                    let Ok(Ok(io)) = tokio::time::timeout(c.handshake, acceptor.accept(io)).await else {
+                        return;
+                    };
+                    let conn = watcher.watch(
+                        c.builder
+                            .serve_connection_with_upgrades(TokioIo::new(io), service)
+                            .into_owned(),
+                    );
+                    watchdog(conn, activity, c.idle).await;
+                }
+            }
+        });
     }
 }
 
@@ -89,22 +179,23 @@ pub async fn serve(
     limits: &HttpLimits,
     mut stop: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
     let graceful = GracefulShutdown::new();
-    let tls = match &limits.tls {
-        Some(files) => Some(files.acceptor().map_err(std::io::Error::other)?),
-        None => None,
+    let conn = Conn {
+        builder: builder(limits),
+        app,
+        tls: match &limits.tls {
+            Some(files) => Some(files.acceptor().map_err(std::io::Error::other)?),
+            None => None,
+        },
+        handshake: Duration::from_millis(limits.header_read_timeout_ms),
+        idle: Duration::from_millis(limits.idle_timeout_ms),
     };
-    let handshake = Duration::from_millis(limits.header_read_timeout_ms);
+    let peers = Peers::default();
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
+                let (stream, addr) = match accepted {
+                    Ok(a) => a,
                     // Out of file descriptors and the like: back off a little, keep serving.
                     Err(e) => {
                         tracing::warn!(error = %e, "accept failed");
@@ -112,28 +203,12 @@ pub async fn serve(
                         continue;
                     }
                 };
+                // Over its bound, a peer's new connection is closed at once.
+                let Some(peer) = peers.admit(addr.ip(), limits.max_connections_per_peer) else {
+                    continue;
+                };
                 let _ = stream.set_nodelay(true);
-                let service = TowerToHyperService::new(app.clone());
-                match &tls {
-                    None => {
-                        let conn = graceful.watch(builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned());
-                        tokio::spawn(async move {
-                            let _ = conn.await;
-                        });
-                    }
-                    Some(acceptor) => {
-                        // The handshake runs on the connection's own task, bounded, so a slow
-                        // client never holds up the accept loop.
-                        let (acceptor, builder, watcher) = (acceptor.clone(), builder.clone(), graceful.watcher());
-                        tokio::spawn(async move {
-                            let Ok(Ok(stream)) = tokio::time::timeout(handshake, acceptor.accept(stream)).await else {
-                                return;
-                            };
-                            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
-                            let _ = watcher.watch(conn).await;
-                        });
-                    }
-                }
+                conn.spawn(stream, peer, graceful.watcher());
             }
             _ = &mut stop => break,
         }

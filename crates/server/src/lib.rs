@@ -8,6 +8,7 @@ pub mod access;
 mod api;
 mod boundary;
 mod config;
+mod conn;
 mod error;
 mod extract;
 pub mod http;

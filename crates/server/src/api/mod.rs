@@ -189,6 +189,8 @@ pub fn router(state: Arc<AppState>) -> Router {
                 origins: http.origins,
                 permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
                 request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
+                body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
+                max_body_bytes: body_limit,
             }),
             crate::boundary::edge,
         ))

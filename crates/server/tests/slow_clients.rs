@@ -1,0 +1,144 @@
+//! Connections that try to hold the server: sockets that send nothing, part of the HTTP/2
+//! preface, the whole preface and then silence, request bodies trickled one byte and then
+//! nothing, and one peer opening many connections. Each attack ends with the server answering
+//! another client at once, and the attacking sockets closed by the server within their bound.
+
+mod common;
+
+use common::{Kind, TestServer};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// A server with small bounds: 8 slots, a 300 ms body timeout, 4 streams per HTTP/2
+/// connection; `idle_ms` idle timeout, `per_peer` connections per address.
+async fn server(idle_ms: u64, per_peer: u32) -> TestServer {
+    common::start_with(Kind::Sqlite, |c| {
+        c.http.max_concurrent_requests = 8;
+        c.http.idle_timeout_ms = idle_ms;
+        c.http.body_read_timeout_ms = 300;
+        c.http.max_streams_per_connection = 4;
+        c.http.max_connections_per_peer = per_peer;
+    })
+    .await
+}
+
+fn addr(ts: &TestServer) -> String {
+    ts.url.trim_start_matches("http://").to_string()
+}
+
+/// `/healthz` answers 200 within a second, on a fresh connection.
+async fn answers_at_once(ts: &TestServer, what: &str) {
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    let resp = tokio::time::timeout(Duration::from_secs(1), client.get(format!("{}/healthz", ts.url)).send())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: /healthz did not answer within 1 s"))
+        .unwrap();
+    assert_eq!(resp.status(), 200, "{what}");
+    assert!(started.elapsed() < Duration::from_secs(1), "{what}");
+}
+
+/// Read until the server closes the socket; what it sent. Fails after `within`.
+async fn closed_within(mut s: TcpStream, within: Duration, what: &str) -> Vec<u8> {
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(within, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "{what}: still open after {within:?}");
+    got
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn silent_and_preface_only_connections_are_dropped() {
+    let ts = server(300, 0).await;
+    for (what, sent) in [
+        ("nothing", &b""[..]),
+        ("16 bytes of the preface", &PREFACE[..16]),
+        ("the whole preface", PREFACE),
+    ] {
+        let mut socks = Vec::new();
+        for _ in 0..20 {
+            let mut s = TcpStream::connect(addr(&ts)).await.unwrap();
+            s.write_all(sent).await.unwrap();
+            socks.push(s);
+        }
+        answers_at_once(&ts, what).await;
+        for s in socks {
+            closed_within(s, Duration::from_secs(3), what).await;
+        }
+    }
+    ts.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn trickled_bodies_hold_no_slot() {
+    let ts = server(300, 0).await;
+    let mut socks = Vec::new();
+    for _ in 0..8 {
+        let mut s = TcpStream::connect(addr(&ts)).await.unwrap();
+        let head = "POST /v1/skus HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+        s.write_all(head.as_bytes()).await.unwrap();
+        socks.push(s);
+    }
+    // Eight slots, eight bodies waiting: the server still answers.
+    answers_at_once(&ts, "8 trickled bodies").await;
+    for s in socks {
+        let got = closed_within(s, Duration::from_secs(3), "a trickled body").await;
+        let text = String::from_utf8_lossy(&got);
+        assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+        assert!(text.contains("request_timeout"), "{text}");
+    }
+    let (s, _) = ts.get("/v1/skus?limit=10").await;
+    assert_eq!(s, 200);
+    ts.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn http2_streams_per_connection_are_bounded() {
+    let ts = server(300, 0).await;
+    let mut s = TcpStream::connect(addr(&ts)).await.unwrap();
+    s.write_all(PREFACE).await.unwrap();
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap(); // an empty SETTINGS frame
+                                                              // The server's first frame is its SETTINGS: MAX_CONCURRENT_STREAMS (0x3) is the bound.
+    let mut head = [0u8; 9];
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[3], 4, "a SETTINGS frame first");
+    let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+    let mut payload = vec![0u8; len];
+    s.read_exact(&mut payload).await.unwrap();
+    let max = payload
+        .chunks(6)
+        .find(|e| u16::from_be_bytes([e[0], e[1]]) == 3)
+        .map(|e| u32::from_be_bytes([e[2], e[3], e[4], e[5]]));
+    assert_eq!(max, Some(4), "SETTINGS {payload:?}");
+    answers_at_once(&ts, "an HTTP/2 connection open").await;
+    drop(s);
+    ts.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn connections_per_peer_are_bounded() {
+    let ts = server(10_000, 4).await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(TcpStream::connect(addr(&ts)).await.unwrap());
+    }
+    // The fifth is closed at once, without an answer.
+    let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
+    let got = closed_within(fifth, Duration::from_millis(200), "a fifth connection").await;
+    assert!(got.is_empty());
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    answers_at_once(&ts, "a place freed").await;
+    ts.finish().await;
+}
