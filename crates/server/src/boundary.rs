@@ -103,6 +103,10 @@ pub struct Edge {
     pub body_timeout: std::time::Duration,
     /// `max_body_bytes`: a longer body is `413` (the extractors check it again).
     pub max_body_bytes: usize,
+    /// Bodies being read at once (`max_concurrent_requests` of them, apart from the request
+    /// slots): what bodies waiting to arrive may hold in memory is bounded like what requests
+    /// being served may; beyond it a request with a body is `503` at once.
+    pub body_permits: Arc<tokio::sync::Semaphore>,
 }
 
 /// The request with its body read in full: within `body_timeout` (else `408`) and
@@ -113,6 +117,9 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     if req.body().is_end_stream() {
         return Ok(req);
     }
+    let Ok(_reading) = edge.body_permits.try_acquire() else {
+        return Err(busy());
+    };
     let (parts, body) = req.into_parts();
     let read = tokio::time::timeout(edge.body_timeout, to_bytes(body, edge.max_body_bytes)).await;
     match read {
@@ -135,6 +142,17 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     }
 }
 
+/// `503 unavailable` with `Retry-After`: every slot (or every body read) is taken.
+fn busy() -> Response {
+    let mut r = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable",
+        "the server is at max_concurrent_requests; nothing was applied, retry shortly".into(),
+    );
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1u64));
+    r
+}
+
 /// Whether a body read failed because the body is longer than allowed.
 fn too_long(e: &axum::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -152,27 +170,15 @@ fn too_long(e: &axum::Error) -> bool {
 pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
     let id = new_request_id(req.headers());
     let tracked = crate::metrics_layer::Tracked::start(&req);
-    let req = match with_body(&edge, req).await {
-        Ok(req) => req,
-        Err(resp) => {
-            let mut resp = resp;
-            resp.headers_mut().insert("x-request-id", id.header());
-            tracked.record(&resp);
-            return resp;
-        }
+    // A request from a refused Host or Origin is answered before its body is read.
+    let req = match edge.origins.check(req.headers()) {
+        Ok(()) => with_body(&edge, req).await,
+        Err(message) => Err(error_response(StatusCode::FORBIDDEN, "forbidden", message)),
     };
-    let resp = match (edge.origins.check(req.headers()), edge.permits.try_acquire()) {
-        (Err(message), _) => error_response(StatusCode::FORBIDDEN, "forbidden", message),
-        (Ok(()), Err(_)) => {
-            let mut r = error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "unavailable",
-                "the server is at max_concurrent_requests; nothing was applied, retry shortly".into(),
-            );
-            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1u64));
-            r
-        }
-        (Ok(()), Ok(_permit)) => {
+    let resp = match req.map(|req| (edge.permits.try_acquire(), req)) {
+        Err(resp) => resp,
+        Ok((Err(_), _)) => busy(),
+        Ok((Ok(_permit), req)) => {
             let run = tokio::time::timeout(edge.request_timeout, next.run(req));
             match REQUEST_ID.scope(id.clone(), run).await {
                 Ok(resp) => resp,

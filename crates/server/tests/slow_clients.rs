@@ -29,16 +29,15 @@ fn addr(ts: &TestServer) -> String {
     ts.url.trim_start_matches("http://").to_string()
 }
 
-/// `/healthz` answers 200 within a second, on a fresh connection.
+/// `/healthz` answers 200 on a fresh connection at once: well before any of the attack's
+/// timeouts would have freed anything (2 s, for a loaded machine).
 async fn answers_at_once(ts: &TestServer, what: &str) {
     let client = reqwest::Client::new();
-    let started = Instant::now();
-    let resp = tokio::time::timeout(Duration::from_secs(1), client.get(format!("{}/healthz", ts.url)).send())
+    let resp = tokio::time::timeout(Duration::from_secs(2), client.get(format!("{}/healthz", ts.url)).send())
         .await
-        .unwrap_or_else(|_| panic!("{what}: /healthz did not answer within 1 s"))
+        .unwrap_or_else(|_| panic!("{what}: /healthz did not answer within 2 s"))
         .unwrap();
     assert_eq!(resp.status(), 200, "{what}");
-    assert!(started.elapsed() < Duration::from_secs(1), "{what}");
 }
 
 /// Read until the server closes the socket; what it sent. Fails after `within`.
@@ -135,10 +134,18 @@ async fn connections_per_peer_are_bounded() {
     }
     // The fifth is closed at once, without an answer.
     let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
-    let got = closed_within(fifth, Duration::from_millis(200), "a fifth connection").await;
+    let got = closed_within(fifth, Duration::from_secs(2), "a fifth connection").await;
     assert!(got.is_empty());
+    // A place freed (once the server has seen the close) serves again.
     drop(held.pop());
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    answers_at_once(&ts, "a place freed").await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let client = reqwest::Client::new();
+        match client.get(format!("{}/healthz", ts.url)).send().await {
+            Ok(r) if r.status() == 200 => break,
+            _ if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(20)).await,
+            other => panic!("a freed place does not serve: {other:?}"),
+        }
+    }
     ts.finish().await;
 }

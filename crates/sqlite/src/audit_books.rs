@@ -112,6 +112,7 @@ pub(crate) fn books(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Re
     Ok(())
 }
 
+/// Judge every (hold, SKU) of `tenant` (or of all).
 fn holds(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
     let mut s = c.prepare_cached(HOLD_ROWS).map_err(map_error)?;
     let rows = s

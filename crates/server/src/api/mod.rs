@@ -191,6 +191,7 @@ pub fn router(state: Arc<AppState>) -> Router {
                 request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
                 body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
                 max_body_bytes: body_limit,
+                body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
             }),
             crate::boundary::edge,
         ))
