@@ -142,7 +142,7 @@ impl JobStore for Timed {
     async fn queue_counts(&self, tn: &str, q: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(tn, q).await
     }
-    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.inner.queue_depths().await
     }
 }

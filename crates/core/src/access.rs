@@ -176,13 +176,15 @@ pub struct NewKey {
     pub secret_sha256: String,
 }
 
-/// Validate a new key of `tenant`: a name, at least one scope, each once, a sane rate.
-pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::Limits) -> Result<()> {
+/// Validate a new key of `tenant`: a name (an identifier, see
+/// [`crate::input::identifier`]), at least one scope, each once, a sane rate. Returns the
+/// name as it is kept (NFC).
+pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::Limits) -> Result<String> {
     crate::validate::name("tenant", tenant, limits)?;
     if body.name.is_empty() {
         return Err(AllotError::invalid("name must not be empty"));
     }
-    crate::input::free_text("name", &body.name, "max_key_name_len", MAX_KEY_NAME_LEN)?;
+    let name = crate::input::identifier("name", &body.name, "max_key_name_len", MAX_KEY_NAME_LEN)?;
     if body.scopes.is_empty() {
         return Err(AllotError::invalid("scopes must name at least one scope"));
     }
@@ -197,7 +199,7 @@ pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::Limits) -> Resul
             return Err(AllotError::invalid("rate_per_s must be 1..=1000000"));
         }
     }
-    Ok(())
+    Ok(name)
 }
 
 #[cfg(test)]

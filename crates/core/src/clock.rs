@@ -67,6 +67,13 @@ impl Clock for TestClock {
     }
 }
 
+/// `t` as every answer writes an instant: RFC 3339 in UTC with `Z` and as many fraction
+/// digits as it needs (0, 3, 6 or 9) — chrono's serde form, for the instants that are built
+/// as text inside a stored document (a job's `errors[].at`) rather than serialized.
+pub fn wire_instant(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

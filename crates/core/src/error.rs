@@ -86,6 +86,19 @@ pub enum AllotError {
     /// `same_location`.
     #[error("a transfer needs two different locations (from and to are both `{0}`)")]
     SameLocation(String),
+    /// A request naming one SKU in two lines where each SKU may appear once (allocations,
+    /// holds, confirms): HTTP 422 `duplicate_sku`.
+    #[error("sku `{0}` appears in more than one line: name each SKU once")]
+    DuplicateSku(String),
+    /// A half-open range `[from, to)` whose end is not after its start: well-formed, but it
+    /// holds no instant. HTTP 422 `empty_range`, naming the two fields.
+    #[error("{to} must be after {from} (a half-open range [{from}, {to}) holds no instant otherwise)")]
+    EmptyRange {
+        /// The start's field name.
+        from: String,
+        /// The end's field name.
+        to: String,
+    },
     /// A count request on a unit-tracked SKU, or a unit request on a count-tracked one: the
     /// request is well-formed, the SKU's tracking does not fit it. HTTP 409 `wrong_tracking`.
     #[error("{}", if *units {
@@ -233,6 +246,8 @@ impl AllotError {
             AllotError::CompareFailed { .. } => "compare_failed",
             AllotError::WrongTracking { .. } => "wrong_tracking",
             AllotError::SameLocation(_) => "same_location",
+            AllotError::EmptyRange { .. } => "empty_range",
+            AllotError::DuplicateSku(_) => "duplicate_sku",
             AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {

@@ -158,7 +158,7 @@ pub struct HoldBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmBody {
-    /// Confirm only these quantities (lines naming one SKU add up; at most what the hold
+    /// Confirm only these quantities (each SKU once, else 422 `duplicate_sku`; at most what the hold
     /// holds of it, else `insufficient_stock`); what is not named is released. A stock hold
     /// only.
     #[serde(default)]

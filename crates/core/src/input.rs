@@ -7,6 +7,11 @@
 //! - **free text** (reasons, holders, serials, workers, error texts): no NUL (PostgreSQL's
 //!   `text` cannot hold one: SQLSTATE 22021 character_not_in_repertoire) and no control
 //!   characters other than tab, line feed and carriage return, bounded in chars;
+//! - **identifiers** (serials, lots, unit locations, unique keys, key names): free text that
+//!   also holds no format character (Unicode category Cf: zero-width spaces and joiners,
+//!   bidirectional overrides, the BOM — invisible, so two serials that look alike would differ)
+//!   and is kept in Unicode Normalization Form C (so `é` typed precomposed or as `e` + U+0301
+//!   is one serial; UAX #15);
 //! - **JSON documents** (job payloads, booking metadata): no NUL in any string or key
 //!   (`jsonb` refuses `\u0000`: SQLSTATE 22P05 untranslatable_character), bounded in bytes;
 //! - **instants**: between 1970-01-01 and 9999-12-31 UTC, no leap second, truncated to whole
@@ -73,6 +78,29 @@ pub fn free_text(field: &str, value: &str, limit: &'static str, max: usize) -> R
         )));
     }
     Ok(())
+}
+
+/// Whether `c` is a format character (Unicode general category Cf), which an identifier may
+/// not hold.
+pub fn is_format_char(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    c.general_category() == GeneralCategory::Format
+}
+
+/// An identifier: free text (see [`free_text`]) without format characters, returned in
+/// Normalization Form C — the form it is stored, compared and answered in.
+pub fn identifier(field: &str, value: &str, limit: &'static str, max: usize) -> Result<String> {
+    use unicode_normalization::UnicodeNormalization;
+    free_text(field, value, limit, max)?;
+    if let Some(c) = value.chars().find(|c| is_format_char(*c)) {
+        return Err(AllotError::invalid(format!(
+            "{field} contains the invisible format character U+{:04X}",
+            u32::from(c)
+        )));
+    }
+    let nfc: String = value.nfc().collect();
+    free_text(field, &nfc, limit, max)?;
+    Ok(nfc)
 }
 
 /// A JSON document: at most `max` bytes serialized, no NUL in any string or key.

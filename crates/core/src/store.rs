@@ -509,9 +509,9 @@ pub trait JobStore: Send + Sync + 'static {
     /// the caller claims again and waits again until its deadline.
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration);
 
-    /// Unfinished jobs (available, scheduled, retryable, running) per queue and state, for
-    /// the queue-depth gauge.
-    async fn queue_depths(&self) -> Result<Vec<(String, crate::job::JobState, i64)>>;
+    /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
+    /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
+    async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
 
     /// Jobs of a queue per state.
     async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<crate::job::QueueCounts>;

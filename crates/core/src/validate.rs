@@ -258,7 +258,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
             name("location", loc, limits)?;
         }
         if !seen.insert(l.sku.as_str()) {
-            return Err(AllotError::invalid(format!("sku `{}` appears more than once", l.sku)));
+            return Err(AllotError::DuplicateSku(l.sku.clone()));
         }
     }
     let placement = placement(body.placement, limits)?;
@@ -278,7 +278,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 }
 
 /// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
-/// `lines` has 1..=`max_lines` lines with quantities >= 1; lines naming one SKU add up (what
+/// `lines` has 1..=`max_lines` lines with quantities >= 1; each SKU once (`duplicate_sku` otherwise; what
 /// is kept is the hold's own placement).
 pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
     let Some(lines) = body.lines else {
@@ -294,10 +294,10 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
     for l in lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
-        match summed.iter_mut().find(|(s, _)| *s == l.sku) {
-            Some((_, q)) => *q = q.saturating_add(l.quantity),
-            None => summed.push((l.sku, l.quantity)),
+        if summed.iter().any(|(s, _)| *s == l.sku) {
+            return Err(AllotError::DuplicateSku(l.sku));
         }
+        summed.push((l.sku, l.quantity));
     }
     Ok(Some(summed))
 }
@@ -343,6 +343,12 @@ fn unit_field(what: &str, value: &str, limits: &Limits) -> Result<()> {
     free_text(what, value, "max_unit_field_len", limits.max_unit_field_len)
 }
 
+/// A serial, lot, unit location or unique key: an identifier (no format characters, kept in
+/// NFC; see [`crate::input::identifier`]) within `max_unit_field_len` chars.
+fn unit_identifier(what: &str, value: &str, limits: &Limits) -> Result<String> {
+    crate::input::identifier(what, value, "max_unit_field_len", limits.max_unit_field_len)
+}
+
 /// Validate `POST /v1/skus/{sku}/units`: 1..=`max_batch_insert` units, serials non-empty
 /// and distinct within the batch (a serial the SKU already has is `already_exists` from the
 /// store), fields within `max_unit_field_len`. A missing `received_at` becomes `now`.
@@ -355,10 +361,10 @@ pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>,
         if u.serial.is_empty() {
             return Err(AllotError::invalid("serial must not be empty"));
         }
-        unit_field("serial", &u.serial, limits)?;
-        for (what, v) in [("location", &u.location), ("lot", &u.lot)] {
+        u.serial = unit_identifier("serial", &u.serial, limits)?;
+        for (what, v) in [("location", &mut u.location), ("lot", &mut u.lot)] {
             if let Some(v) = v {
-                unit_field(what, v, limits)?;
+                *v = unit_identifier(what, v, limits)?;
             }
         }
         if !seen.insert(u.serial.clone()) {
@@ -471,14 +477,18 @@ pub fn window(
     let start = parse_instant(from_name, from)?;
     let end = parse_instant(to_name, to)?;
     if end <= start {
-        return Err(AllotError::invalid(format!("{to_name} must be after {from_name}")));
+        return Err(AllotError::EmptyRange {
+            from: from_name.to_string(),
+            to: to_name.to_string(),
+        });
     }
-    let ms = (end - start).num_milliseconds();
-    if ms > limits.max_booking_ms {
+    // Compared in µs (the stored precision): a range 1 µs over the limit is over it.
+    let us = (end - start).num_microseconds().unwrap_or(i64::MAX);
+    if us > limits.max_booking_ms.saturating_mul(1000) {
         return Err(AllotError::LimitExceeded {
             limit: "max_booking_ms",
             max: limits.max_booking_ms as u64,
-            message: format!("the range is {ms} ms long"),
+            message: format!("the range is {us} µs long"),
         });
     }
     Ok((start, end))
@@ -509,18 +519,17 @@ pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc
             Some(t) => parse_instant("run_at", t)?,
             None => now,
         };
-        if let Some(k) = &j.unique_key {
-            if k.is_empty() {
-                return Err(AllotError::invalid("unique_key must not be empty"));
-            }
-            unit_field("unique_key", k, limits)?;
-        }
+        let unique_key = match &j.unique_key {
+            Some(k) if k.is_empty() => return Err(AllotError::invalid("unique_key must not be empty")),
+            Some(k) => Some(unit_identifier("unique_key", k, limits)?),
+            None => None,
+        };
         jobs.push(JobSpec {
             payload: j.payload,
             priority: priority as i16,
             run_at,
             max_attempts: max_attempts as i32,
-            unique_key: j.unique_key,
+            unique_key,
         });
     }
     Ok(Enqueue {
@@ -568,7 +577,15 @@ pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Lim
 /// Validate a lease token: 1..=`max_token_len` bytes without control characters (a token
 /// that passes but matches no lease is `lease_lost`, from the store).
 pub fn lease_token(value: &str, limits: &Limits) -> Result<()> {
-    token("lease_token", value, "max_token_len", limits.max_token_len)
+    token("lease_token", value, "max_token_len", limits.max_token_len)?;
+    // A claim hands out a UUID in its hyphenated lower-case form; anything else cannot be a
+    // lease of any job (a well-formed token that is not the job's is `409 lease_lost`).
+    match uuid::Uuid::try_parse(value) {
+        Ok(u) if u.hyphenated().to_string() == value => Ok(()),
+        _ => Err(AllotError::invalid(
+            "lease_token: not a lease token (the lower-case UUID a claim gave)",
+        )),
+    }
 }
 
 /// Validate `POST /v1/jobs/{id}/fail`: the token, an `error` text within `max_reason_len`
@@ -666,7 +683,7 @@ mod tests {
         assert_eq!(err(body(vec![])), "invalid_request");
         assert_eq!(err(body(vec![line("A", 0)])), "invalid_request");
         assert_eq!(err(body(vec![line("A", -1)])), "invalid_request");
-        assert_eq!(err(body(vec![line("A", 1), line("A", 1)])), "invalid_request");
+        assert_eq!(err(body(vec![line("A", 1), line("A", 1)])), "duplicate_sku");
         assert_eq!(err(body(vec![line("A", 2_000_000_000_000)])), "limit_exceeded");
         assert_eq!(
             err(body((0..101).map(|i| line(&format!("S{i}"), 1)).collect())),

@@ -211,7 +211,7 @@ pub(crate) async fn fail<C: GenericClient>(
              run_at = CASE WHEN attempt >= max_attempts THEN run_at ELSE $4::timestamptz + COALESCE($5::int8,
                  (least($6::float8, $7::float8 * power(2, least(attempt - 1, 40))) * (0.5 + random() / 2))::int8)
                  * interval '1 millisecond' END,
-             errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $4)),
+             errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempt, 'error', $3::text, 'at', $9::text)),
              finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
              lease_token = NULL, lease_expires_at = NULL
            WHERE tenant = $8 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
@@ -231,6 +231,7 @@ pub(crate) async fn fail<C: GenericClient>(
             &cap,
             &base,
             &tenant,
+            &allot_core::clock::wire_instant(now),
         ],
     )
     .await

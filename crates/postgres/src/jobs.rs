@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use std::collections::{HashMap, HashSet};
 
-/// Rescue of expired leases (`$1` now, `$2` batch size): back to `retryable`, or `discarded`
+/// Rescue of expired leases (`$1` now, `$2` batch size, `$3` now as answers write it): back to `retryable`, or `discarded`
 /// when out of attempts. The batch is a MATERIALIZED CTE joined with FROM, not `id IN
 /// (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)`: inlined, the planner (believing few jobs run)
 /// rescanned the locking subquery once per outer row — quadratic, minutes for 30 000 expired
@@ -25,7 +25,7 @@ const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
  UPDATE jobs j SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'retryable' END,
         run_at = $1, lease_token = NULL, lease_expires_at = NULL,
         finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN $1 END,
-        errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $1))
+        errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $3::text))
    FROM batch WHERE j.tenant = batch.tenant AND j.id = batch.id AND j.state = 'running'";
 
 const SQL_NEXT_IDS: &str = "SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)";
@@ -233,9 +233,12 @@ impl JobStore for PgStore {
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
-        c.execute(SQL_RESCUE, &[&now, &i64::from(max.max(1))])
-            .await
-            .map_err(map_error)
+        c.execute(
+            SQL_RESCUE,
+            &[&now, &i64::from(max.max(1)), &allot_core::clock::wire_instant(now)],
+        )
+        .await
+        .map_err(map_error)
     }
 
     async fn complete_jobs(
@@ -333,19 +336,19 @@ impl JobStore for PgStore {
             .await;
     }
 
-    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         let c = self.client().await?;
         let rows = c
             .query(
-                "SELECT queue, state, count(*)::int8 FROM jobs
-                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2",
+                "SELECT tenant, queue, state, count(*)::int8 FROM jobs
+                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 &[],
             )
             .await
             .map_err(map_error)?;
         Ok(rows
             .iter()
-            .filter_map(|r| Some((r.get(0), JobState::parse(r.get(1))?, r.get(2))))
+            .filter_map(|r| Some((r.get(0), r.get(1), JobState::parse(r.get(2))?, r.get(3))))
             .collect())
     }
 
@@ -443,7 +446,10 @@ mod plans {
         c.batch_execute("BEGIN").await.unwrap();
         let rescue = explain(
             &c,
-            &format!("EXPLAIN (ANALYZE, TIMING OFF) {}", bind(SQL_RESCUE, &["now()", "1000"])),
+            &format!(
+                "EXPLAIN (ANALYZE, TIMING OFF) {}",
+                bind(SQL_RESCUE, &["now()", "1000", "'x'"])
+            ),
         )
         .await;
         c.batch_execute("ROLLBACK").await.unwrap();

@@ -450,7 +450,7 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
         self.inner.wait_for_jobs(tenant, queue, max_wait).await
     }
-    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.inner.queue_depths().await
     }
     async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {

@@ -116,12 +116,12 @@ pub async fn create_key(
     body: &allot_core::access::NewKeyBody,
     limits: &allot_core::Limits,
 ) -> Result<(ApiKey, String), AllotError> {
-    allot_core::access::new_key(tenant, body, limits)?;
+    let name = allot_core::access::new_key(tenant, body, limits)?;
     let secret = new_secret();
     let key = ApiKey {
         id: uuid::Uuid::new_v4().to_string(),
         tenant: tenant.to_string(),
-        name: body.name.clone(),
+        name,
         scopes: body.scopes.clone(),
         prefix: secret[..SECRET_PREFIX.len() + 6].to_string(),
         rate_per_s: body.rate_per_s,
@@ -233,7 +233,9 @@ impl Access {
         sem.try_acquire_owned().ok().map(Some)
     }
 
-    async fn keys_required(&self) -> Result<bool, AllotError> {
+    /// Whether a request needs a key now: always on a server that may not answer without
+    /// one; otherwise once any key was ever made (read at most every [`CACHE_TTL`]).
+    pub(crate) async fn keys_required(&self) -> Result<bool, AllotError> {
         if !self.open_without_keys {
             return Ok(true);
         }
@@ -276,8 +278,11 @@ impl Access {
         let unauthenticated = |why: &str| AllotError::Unauthenticated(why.to_string());
         let header =
             authorization.ok_or_else(|| unauthenticated("this server requires a key: Authorization: Bearer …"))?;
+        // The scheme is case-insensitive (RFC 9110 §11.1); one space, then the secret.
         let secret = header
-            .strip_prefix("Bearer ")
+            .split_once(' ')
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, secret)| secret)
             .filter(|s| well_formed(s))
             .ok_or_else(|| unauthenticated("malformed Authorization: expected Bearer allot_sk_…"))?;
         let key = self.key(secret).await?.ok_or_else(|| unauthenticated("unknown key"))?;
@@ -301,7 +306,12 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     let Some(route) = route.filter(|r| r.as_str().starts_with("/v1/")) else {
         return next.run(req).await;
     };
-    let auth = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let mut given = req.headers().get_all(header::AUTHORIZATION).iter();
+    let auth = given.next().and_then(|v| v.to_str().ok());
+    if given.next().is_some() {
+        let e = AllotError::invalid("two Authorization headers: send one");
+        return ApiError(e).into_response();
+    }
     let principal = match access.principal(auth).await {
         Ok(p) => p,
         Err(e) => return ApiError(e).into_response(),

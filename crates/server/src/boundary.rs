@@ -18,7 +18,7 @@ use crate::request_id::{new_request_id, request_id, REQUEST_ID};
 use allot_core::input::echo;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
@@ -58,13 +58,27 @@ impl Origins {
         self.origins.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(o))
     }
 
-    /// `Err(message)` when the request's Host or Origin is not allowed.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
-        if let Some(h) = headers.get(header::HOST) {
-            let h = h.to_str().unwrap_or("");
-            if !self.host_allowed(h) {
-                return Err(format!("Host `{}` is not allowed (see --allowed-hosts)", echo(h)));
-            }
+    /// `Err(message)` when the request's Host or Origin is not allowed. Every name the
+    /// request gives for its target is checked: its one `Host` header (a second one is
+    /// refused, so a permitted first cannot cover another), and the authority of its URI (an
+    /// HTTP/2 `:authority`, or an HTTP/1.1 absolute-form target); a request naming none is
+    /// refused unless it is HTTP/1.0, which has no `Host` (RFC 9112 §3.2: HTTP/1.1 requires
+    /// it; a browser always sends it, so the DNS-rebinding defence loses nothing; load
+    /// balancers' HTTP/1.0 health checks keep working).
+    pub fn check(&self, req: &Request) -> Result<(), String> {
+        let (uri, headers) = (req.uri(), req.headers());
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let host = hosts.next().map(|h| h.to_str().unwrap_or("\u{fffd}"));
+        if hosts.next().is_some() {
+            return Err("two Host headers: send one".into());
+        }
+        // An authority may carry user info (`user@host`): the host is after the last `@`.
+        let authority = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or(""));
+        if host.is_none() && authority.is_none() && req.version() != axum::http::Version::HTTP_10 {
+            return Err("the request names no host (Host header or :authority)".into());
+        }
+        if let Some(h) = host.into_iter().chain(authority).find(|h| !self.host_allowed(h)) {
+            return Err(format!("Host `{}` is not allowed (see --allowed-hosts)", echo(h)));
         }
         if let Some(o) = headers.get(header::ORIGIN) {
             let o = o.to_str().unwrap_or("");
@@ -170,30 +184,33 @@ fn too_long(e: &axum::Error) -> bool {
 pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
     let id = new_request_id(req.headers());
     let tracked = crate::metrics_layer::Tracked::start(&req);
-    // A request from a refused Host or Origin is answered before its body is read.
-    let req = match edge.origins.check(req.headers()) {
-        Ok(()) => with_body(&edge, req).await,
+    // Every answer, refusals at the edge included, is made on the request's task with its id.
+    let mut resp = REQUEST_ID.scope(id.clone(), answer(&edge, req, next)).await;
+    resp.headers_mut().insert("x-request-id", id.header());
+    tracked.record(&resp);
+    resp
+}
+
+/// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,
+/// the request under its deadline; every error as JSON.
+async fn answer(edge: &Edge, req: Request, next: Next) -> Response {
+    let req = match edge.origins.check(&req) {
+        Ok(()) => with_body(edge, req).await,
         Err(message) => Err(error_response(StatusCode::FORBIDDEN, "forbidden", message)),
     };
     let resp = match req.map(|req| (edge.permits.try_acquire(), req)) {
         Err(resp) => resp,
         Ok((Err(_), _)) => busy(),
-        Ok((Ok(_permit), req)) => {
-            let run = tokio::time::timeout(edge.request_timeout, next.run(req));
-            match REQUEST_ID.scope(id.clone(), run).await {
-                Ok(resp) => resp,
-                Err(_) => error_response(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
-                ),
-            }
-        }
+        Ok((Ok(_permit), req)) => match tokio::time::timeout(edge.request_timeout, next.run(req)).await {
+            Ok(resp) => resp,
+            Err(_) => error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
+            ),
+        },
     };
-    let mut resp = json_errors(resp).await;
-    resp.headers_mut().insert("x-request-id", id.header());
-    tracked.record(&resp);
-    resp
+    json_errors(resp).await
 }
 
 fn is_json(resp: &Response) -> bool {
@@ -262,19 +279,53 @@ mod tests {
         assert_eq!(strip_port("https://[::1]:3000"), "https://[::1]");
     }
 
+    /// A request to `uri` with `hosts` as its Host headers (and `origin`).
+    fn request(uri: &str, hosts: &[&'static str], origin: Option<&'static str>) -> Request {
+        let mut b = Request::builder().uri(uri);
+        for h in hosts {
+            b = b.header(header::HOST, *h);
+        }
+        if let Some(o) = origin {
+            b = b.header(header::ORIGIN, o);
+        }
+        b.body(axum::body::Body::empty()).unwrap()
+    }
+
     #[test]
     fn defaults_allow_loopback_only() {
         let o = Origins::default();
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        assert!(o.check(&h).is_ok());
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:3000"));
-        assert!(o.check(&h).is_ok());
-        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
-        assert!(o.check(&h).is_err());
-        h.remove(header::ORIGIN);
-        h.insert(header::HOST, HeaderValue::from_static("rebound.example:8080"));
-        assert!(o.check(&h).is_err());
+        let r = |hosts, origin| o.check(&request("/v1/skus", hosts, origin));
+        assert!(r(&["127.0.0.1:8080"], None).is_ok());
+        assert!(r(&["127.0.0.1:8080"], Some("http://localhost:3000")).is_ok());
+        assert!(r(&["127.0.0.1:8080"], Some("https://evil.example")).is_err());
+        assert!(r(&["rebound.example:8080"], None).is_err());
+    }
+
+    #[test]
+    fn every_name_of_the_target_is_checked() {
+        let o = Origins::default();
+        let r = |uri, hosts| o.check(&request(uri, hosts, None));
+        assert!(r("/v1/skus", &[]).is_err(), "no Host, no authority");
+        assert!(
+            r("http://rebound.example/v1/skus", &[]).is_err(),
+            "an absolute-form target"
+        );
+        assert!(r("http://127.0.0.1@rebound.example/v1/skus", &[]).is_err(), "user info");
+        assert!(
+            r("http://localhost:8080/v1/skus", &[]).is_ok(),
+            ":authority without Host"
+        );
+        assert!(
+            r("http://rebound.example/v1/skus", &["localhost"]).is_err(),
+            "Host does not cover the target"
+        );
+        assert!(
+            r("/v1/skus", &["localhost", "rebound.example"]).is_err(),
+            "a second Host header"
+        );
+        let mut old = request("/healthz", &[], None);
+        *old.version_mut() = axum::http::Version::HTTP_10;
+        assert!(o.check(&old).is_ok(), "HTTP/1.0 has no Host");
     }
 
     #[tokio::test]

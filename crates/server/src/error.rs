@@ -127,7 +127,10 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::LeaseLost { .. }
         | AllotError::Fenced { .. }
         | AllotError::IdempotencyKeyInUse => StatusCode::CONFLICT,
-        AllotError::IdempotencyKeyReused | AllotError::SameLocation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        AllotError::IdempotencyKeyReused
+        | AllotError::SameLocation(_)
+        | AllotError::EmptyRange { .. }
+        | AllotError::DuplicateSku(_) => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
         AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,

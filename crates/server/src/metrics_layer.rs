@@ -98,18 +98,28 @@ fn method_label(m: &axum::http::Method) -> &'static str {
 /// (queue names come from clients, and every label value is a time series).
 pub const MAX_QUEUE_LABELS: usize = 64;
 
-/// The label of `queue`: its name while fewer than [`MAX_QUEUE_LABELS`] names have been
-/// labelled by this process, else `other`.
-pub fn queue_label(queue: &str) -> String {
+/// The label of a tenant's `queue`: `q` and the first 16 hex digits of the SHA-256 of
+/// `tenant`, a NUL byte and `queue` — never the name, which is the tenant's (the metrics are
+/// served without a key), and one series per tenant's queue, so tenants' counts are never
+/// summed or overwritten by one another. An operator finds a queue's label with
+/// `printf 'tenant\0queue' | sha256sum | cut -c1-16`. Bounded: after [`MAX_QUEUE_LABELS`]
+/// labels this process has used, further queues share `other`.
+pub fn queue_label(tenant: &str, queue: &str) -> String {
+    use sha2::Digest;
     static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> = OnceLock::new();
+    let digest = sha2::Sha256::new()
+        .chain_update(tenant.as_bytes())
+        .chain_update([0u8])
+        .chain_update(queue.as_bytes())
+        .finalize();
+    let label: String = std::iter::once("q".to_string())
+        .chain(digest.iter().take(8).map(|b| format!("{b:02x}")))
+        .collect();
     let seen = SEEN.get_or_init(Default::default);
     let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
-    if seen.contains(queue) {
-        return queue.to_string();
-    }
-    if seen.len() < MAX_QUEUE_LABELS {
-        seen.insert(queue.to_string());
-        return queue.to_string();
+    if seen.contains(&label) || seen.len() < MAX_QUEUE_LABELS {
+        seen.insert(label.clone());
+        return label;
     }
     "other".into()
 }

@@ -95,7 +95,8 @@ pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: 
 }
 
 /// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
-/// queue (`GET /v1/queues/{queue}` refreshes it for that queue at once).
+/// queue of every tenant, each under its own label (a hash of tenant and queue, see
+/// [`crate::metrics_layer::queue_label`]; `GET /v1/queues/{queue}` refreshes it at once).
 pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Store>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -106,8 +107,8 @@ pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Store>) {
             Ok(rows) => {
                 // Queues beyond the label cap add up under `other`.
                 let mut depths: std::collections::HashMap<(String, &'static str), f64> = Default::default();
-                for (queue, state, n) in rows {
-                    let label = crate::metrics_layer::queue_label(&queue);
+                for (tenant, queue, state, n) in rows {
+                    let label = crate::metrics_layer::queue_label(&tenant, &queue);
                     *depths.entry((label, state.as_str())).or_default() += n as f64;
                 }
                 for ((queue, state), n) in &depths {

@@ -517,8 +517,8 @@ fn stock_cases() -> Vec<Case> {
             "POST",
             "/v1/allocations",
             json!({"lines": [{"sku": "S", "quantity": 1}, {"sku": "S", "quantity": 1}]}),
-            400,
-            "invalid_request",
+            422,
+            "duplicate_sku",
         ),
         case(
             "101 lines",
@@ -618,6 +618,14 @@ fn hold_and_unit_cases(ctx: &Ctx) -> Vec<Case> {
     };
     vec![
         case("zero ttl", "POST", "/v1/holds", hold(json!(0)), 400, "invalid_request"),
+        case(
+            "confirm naming a SKU twice",
+            "POST",
+            &format!("/v1/holds/{}/confirm", ctx.hold),
+            json!({"lines": [{"sku": "S", "quantity": 1}, {"sku": "S", "quantity": 1}]}),
+            422,
+            "duplicate_sku",
+        ),
         case(
             "ttl over max_hold_ttl_ms",
             "POST",
@@ -846,16 +854,24 @@ fn booking_cases(ctx: &Ctx) -> Vec<Case> {
             "POST",
             p,
             b("2026-04-01T11:00:00Z", "2026-04-01T10:00:00Z"),
-            400,
-            "invalid_request",
+            422,
+            "empty_range",
         ),
         case(
             "empty range",
             "POST",
             p,
             b("2026-04-01T10:00:00Z", "2026-04-01T10:00:00Z"),
+            422,
+            "empty_range",
+        ),
+        case(
+            "366 days and 999 µs",
+            "POST",
+            p,
+            b("2028-01-01T00:00:00Z", "2029-01-01T00:00:00.000999Z"),
             400,
-            "invalid_request",
+            "limit_exceeded",
         ),
         case(
             "range over max_booking_ms",
@@ -973,8 +989,15 @@ fn booking_cases(ctx: &Ctx) -> Vec<Case> {
             "availability reversed",
             "GET",
             "/v1/resources/R/availability?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z",
-            400,
-            "invalid_request",
+            422,
+            "empty_range",
+        ),
+        bare(
+            "listing from == to",
+            "GET",
+            "/v1/resources/R/bookings?from=2026-03-02T00:00:00Z&to=2026-03-02T00:00:00Z",
+            422,
+            "empty_range",
         ),
         bare(
             "availability without to",

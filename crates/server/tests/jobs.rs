@@ -176,10 +176,18 @@ async fn stale_tokens_are_refused(ts: &TestServer) {
     let j = &claim(ts, "s", 1, 60_000).await[0];
     let token = j["lease_token"].as_str().unwrap();
     for path in ["complete", "fail", "heartbeat"] {
+        let other = "00000000-0000-4000-8000-000000000000";
         let (s, b) = ts
-            .post(&format!("/v1/jobs/{id}/{path}"), json!({"lease_token": "not-it"}))
+            .post(&format!("/v1/jobs/{id}/{path}"), json!({"lease_token": other}))
             .await;
         assert_eq!((s, code(&b)), (409, "lease_lost"), "{path}: {b}");
+        // Not a token at all: the request is malformed, not late.
+        for bad in ["not-it", &token.to_uppercase()] {
+            let (s, b) = ts
+                .post(&format!("/v1/jobs/{id}/{path}"), json!({"lease_token": bad}))
+                .await;
+            assert_eq!((s, code(&b)), (400, "invalid_request"), "{path} {bad}: {b}");
+        }
     }
     let (s, b) = ts
         .post(
@@ -224,13 +232,20 @@ async fn priority_and_run_at_order(ts: &TestServer) {
         .text()
         .await
         .unwrap();
+    // The label is a hash of tenant and queue, never the tenant's queue name.
+    let label = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(b"default\0o");
+        format!("q{}", d.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>())
+    };
     assert!(
         metrics.lines().any(|l| l.starts_with("allot_queue_jobs{")
-            && l.contains("queue=\"o\"")
+            && l.contains(&format!("queue=\"{label}\""))
             && l.contains("state=\"available\"")
             && l.ends_with(" 4")),
-        "queue depth gauge missing"
+        "queue depth gauge missing: {metrics}"
     );
+    assert!(!metrics.contains("queue=\"o\""), "a tenant's queue name in /metrics");
     let got: Vec<Value> = claim(ts, "o", 10, 60_000)
         .await
         .iter()
@@ -348,7 +363,7 @@ async fn batch_completion_cancel_and_dead_letters(ts: &TestServer) {
     let jobs = claim(ts, "b", 3, 60_000).await;
     let body = json!({"jobs": [
         {"id": jobs[0]["id"], "lease_token": jobs[0]["lease_token"]},
-        {"id": jobs[1]["id"], "lease_token": "stale"},
+        {"id": jobs[1]["id"], "lease_token": "00000000-0000-4000-8000-000000000000"},
     ]});
     let (s, b) = ts.post("/v1/queues/b/completions", body).await;
     assert_eq!(s, 200, "{b}");

@@ -235,7 +235,7 @@ impl JobStore for SqliteStore {
 
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let now = us(now);
-        let at = from_us(now).to_rfc3339();
+        let at = allot_core::clock::wire_instant(from_us(now));
         self.call(move |c| {
             c.execute(
                 "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
@@ -386,18 +386,21 @@ impl JobStore for SqliteStore {
         let _ = tokio::time::timeout(max_wait.min(poll), self.job_signal.notified()).await;
     }
 
-    async fn queue_depths(&self) -> Result<Vec<(String, JobState, i64)>> {
+    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.call(|c| {
-            let rows: Vec<(String, String, i64)> = c
+            let rows: Vec<(String, String, String, i64)> = c
                 .prepare_cached(
-                    "SELECT queue, state, count(*) FROM jobs
-                      WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2",
+                    "SELECT tenant, queue, state, count(*) FROM jobs
+                      WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 )
-                .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+                .and_then(|mut s| {
+                    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                        .collect()
+                })
                 .map_err(map_error)?;
             Ok(rows
                 .into_iter()
-                .filter_map(|(q, s, n)| Some((q, JobState::parse(&s)?, n)))
+                .filter_map(|(t, q, s, n)| Some((t, q, JobState::parse(&s)?, n)))
                 .collect())
         })
         .await

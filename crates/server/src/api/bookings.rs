@@ -5,7 +5,8 @@ use super::*;
 #[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
     params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
     responses((status = 201, body = Booking), (status = 400, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "booking_overlap, with conflicting_booking_id when known")))]
+        (status = 409, body = ErrorBody, description = "booking_overlap, with conflicting_booking_id when known"),
+        (status = 422, body = ErrorBody, description = "empty_range: end is not after start")))]
 pub(super) async fn create_booking(
     State(st): State<Arc<AppState>>,
     Tenant(tenant): Tenant,
@@ -51,7 +52,8 @@ pub struct Availability {
 #[utoipa::path(get, path = "/v1/resources/{resource}/bookings",
     params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
         ("to" = String, Query, description = "RFC 3339 with offset")),
-    responses((status = 200, body = BookingList), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = BookingList), (status = 400, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "empty_range: to is not after from")))]
 pub(super) async fn list_bookings(
     State(st): State<Arc<AppState>>,
     Tenant(tenant): Tenant,
@@ -69,7 +71,8 @@ pub(super) async fn list_bookings(
 #[utoipa::path(get, path = "/v1/resources/{resource}/availability",
     params(("resource" = String, Path), ("from" = String, Query, description = "RFC 3339 with offset"),
         ("to" = String, Query, description = "RFC 3339 with offset")),
-    responses((status = 200, body = Availability), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = Availability), (status = 400, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "empty_range: to is not after from")))]
 pub(super) async fn availability(
     State(st): State<Arc<AppState>>,
     Tenant(tenant): Tenant,

@@ -17,10 +17,38 @@ use utoipa::OpenApi;
 const NAME_PATTERN: &str = "^[A-Za-z0-9._:-]+$";
 /// Free text: no control character but tab, line feed, carriage return (`allot_core::input`).
 const TEXT_PATTERN: &str = "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$";
-/// Tokens: no control characters at all.
-const TOKEN_PATTERN: &str = "^[^\\x00-\\x1F\\x7F-\\x9F]+$";
 
-/// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON).
+/// The two documents a server serves: while it answers without keys (`open`: every `/v1`
+/// operation's security is optional, `[{"bearer": []}, {}]`) and once it requires them.
+pub struct Documents {
+    /// While the server requires no key.
+    pub open: axum::body::Bytes,
+    /// Once it requires one.
+    pub keyed: axum::body::Bytes,
+}
+
+impl Documents {
+    /// Both documents of a server with `st`'s limits and store.
+    pub fn of(st: &AppState) -> Self {
+        let keyed = document(st);
+        let mut open = keyed.clone();
+        if let Some(paths) = open["paths"].as_object_mut() {
+            for ops in paths.values_mut().filter_map(Value::as_object_mut) {
+                for op in ops.values_mut().filter(|op| op.get("security").is_some()) {
+                    op["security"] = json!([{"bearer": []}, {}]);
+                }
+            }
+        }
+        let bytes = |v: &Value| axum::body::Bytes::from(serde_json::to_vec(v).expect("the document serializes"));
+        Documents {
+            open: bytes(&open),
+            keyed: bytes(&keyed),
+        }
+    }
+}
+
+/// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON), as it is once
+/// the server requires keys.
 pub fn document(st: &AppState) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the derived document serializes");
     for (schema, prop, patch) in field_bounds(&st.limits, &strategies(st)) {
@@ -98,8 +126,47 @@ fn text(max: usize) -> Value {
     json!({"maxLength": max, "pattern": TEXT_PATTERN})
 }
 
+/// An identifier (`allot_core::input::identifier`): free text without format characters
+/// (Unicode Cf, listed from the same test the validation makes; astral ones as literal
+/// characters, which every regex dialect reads alike).
+fn ident(min: usize, max: usize) -> Value {
+    static PATTERN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let pattern = PATTERN.get_or_init(|| {
+        let mut class = String::from("\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F");
+        let format: Vec<char> = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| allot_core::input::is_format_char(*c))
+            .collect();
+        let mut i = 0;
+        while i < format.len() {
+            let mut j = i;
+            while j + 1 < format.len() && u32::from(format[j + 1]) == u32::from(format[j]) + 1 {
+                j += 1;
+            }
+            let one = |c: char| match u32::from(c) {
+                n if n <= 0xFFFF => format!("\\u{n:04X}"),
+                _ => c.to_string(),
+            };
+            class.push_str(&one(format[i]));
+            if j > i {
+                class.push('-');
+                class.push_str(&one(format[j]));
+            }
+            i = j + 1;
+        }
+        format!("^[^{class}]*$")
+    });
+    json!({"minLength": min, "maxLength": max, "pattern": pattern})
+}
+
 fn name(l: &Limits) -> Value {
     json!({"minLength": 1, "maxLength": l.max_name_len, "pattern": NAME_PATTERN})
+}
+
+/// A lease token: the lower-case hyphenated UUID a claim hands out.
+fn lease_token() -> Value {
+    json!({"format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+           "minLength": 36, "maxLength": 36})
 }
 
 fn one_of(names: &[&str]) -> Value {
@@ -117,7 +184,6 @@ fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
 fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let q = l.max_quantity;
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
-    let field = json!({"minLength": 1, "maxLength": l.max_unit_field_len, "pattern": TEXT_PATTERN});
     let columns: Vec<String> = UnitColumn::ALL
         .iter()
         .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
@@ -163,9 +229,9 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("ReturnLineBody", "quantity", int(1, q)),
         ("ReturnLineBody", "location", name(l)),
         ("ConfirmLine", "quantity", int(1, q)),
-        ("NewUnit", "serial", field.clone()),
-        ("NewUnit", "location", text(l.max_unit_field_len)),
-        ("NewUnit", "lot", text(l.max_unit_field_len)),
+        ("NewUnit", "serial", ident(1, l.max_unit_field_len)),
+        ("NewUnit", "location", ident(0, l.max_unit_field_len)),
+        ("NewUnit", "lot", ident(0, l.max_unit_field_len)),
         (
             "UnitsBody",
             "units",
@@ -188,7 +254,6 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
     let lease = int(l.min_lease_ms, l.max_lease_ms);
     let field = json!({"minLength": 1, "maxLength": l.max_unit_field_len, "pattern": TEXT_PATTERN});
-    let token = json!({"minLength": 1, "maxLength": l.max_token_len, "pattern": TOKEN_PATTERN});
     vec![
         ("BookingBody", "start", json!({"format": "date-time"})),
         ("BookingBody", "end", json!({"format": "date-time"})),
@@ -198,7 +263,7 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ("NewJob", "priority", int(1, 4)),
         ("NewJob", "max_attempts", int(1, l.max_job_attempts)),
         ("NewJob", "run_at", json!({"format": "date-time"})),
-        ("NewJob", "unique_key", field.clone()),
+        ("NewJob", "unique_key", ident(1, l.max_unit_field_len)),
         (
             "EnqueueBody",
             "jobs",
@@ -209,21 +274,17 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ("ClaimBody", "worker", text(l.max_unit_field_len)),
         ("ClaimBody", "strategy", one_of(&s.claims)),
         ("ClaimBody", "wait_ms", int(0, l.max_wait_ms)),
-        ("LeaseBody", "lease_token", token.clone()),
+        ("LeaseBody", "lease_token", lease_token()),
         ("LeaseBody", "error", text(l.max_reason_len)),
         ("LeaseBody", "retry_in_ms", int(0, l.max_retry_in_ms)),
         ("LeaseBody", "lease_ms", lease),
-        ("Completion", "lease_token", token),
+        ("Completion", "lease_token", lease_token()),
         (
             "CompletionsBody",
             "jobs",
             json!({"minItems": 1, "maxItems": l.max_batch_insert}),
         ),
-        (
-            "NewKeyBody",
-            "name",
-            json!({"minLength": 1, "maxLength": allot_core::access::MAX_KEY_NAME_LEN, "pattern": TEXT_PATTERN}),
-        ),
+        ("NewKeyBody", "name", ident(1, allot_core::access::MAX_KEY_NAME_LEN)),
         ("NewKeyBody", "scopes", json!({"minItems": 1, "uniqueItems": true})),
         ("NewKeyBody", "rate_per_s", int(1, 1_000_000)),
     ]

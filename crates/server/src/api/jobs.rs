@@ -18,7 +18,7 @@ pub(super) async fn enqueue_jobs(
     let n = req.jobs.len() as u64;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     let result = st.store.enqueue(&tenant, req, idem).await?;
-    metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&queue)).increment(n);
+    metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&tenant, &queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
 }
 
@@ -85,7 +85,7 @@ pub(super) async fn claim_jobs(
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());
     if let Executed::Fresh(jobs) = &executed {
-        metrics::counter!("allot_jobs_claimed_total", "queue" => metrics_layer::queue_label(&queue))
+        metrics::counter!("allot_jobs_claimed_total", "queue" => metrics_layer::queue_label(&tenant, &queue))
             .increment(jobs.len() as u64);
     }
     Ok(respond(StatusCode::OK, executed.map(|jobs| Claimed { jobs })))
@@ -256,7 +256,7 @@ pub(super) async fn queue_counts(
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let counts = st.store.queue_counts(&tenant, &queue).await?;
-    let label = metrics_layer::queue_label(&queue);
+    let label = metrics_layer::queue_label(&tenant, &queue);
     // A queue under `other` shares its gauge: only the sampler, which sums them, sets it.
     for (state, n) in counts.counts.iter().filter(|_| label != "other") {
         if !state.is_finished() {

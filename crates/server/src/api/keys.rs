@@ -23,13 +23,24 @@ pub struct KeyList {
     pub keys: Vec<ApiKey>,
 }
 
+/// `POST /v1/keys`. It takes no `Idempotency-Key` (`400` naming it): a replay would have to
+/// give the secret again, and allot never stores a secret. After a lost answer, list the keys
+/// and revoke the one whose secret never arrived.
 #[utoipa::path(post, path = "/v1/keys", request_body = NewKeyBody,
     responses((status = 201, body = CreatedKey), (status = 400, body = ErrorBody)))]
 pub(super) async fn create_key(
     State(st): State<Arc<AppState>>,
     Extension(who): Extension<Principal>,
+    IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<NewKeyBody>,
 ) -> Result<Response, ApiError> {
+    if idem.is_some() {
+        return Err(AllotError::invalid(
+            "Idempotency-Key: POST /v1/keys takes none (its answer is the secret, which allot never stores); \
+             after a lost answer, list the keys and revoke the one you did not receive",
+        )
+        .into());
+    }
     let (key, secret) = crate::access::create_key(st.store.as_ref(), &who.tenant, &body.value, &st.limits).await?;
     Ok((StatusCode::CREATED, Json(CreatedKey { key, secret })).into_response())
 }

@@ -177,7 +177,12 @@ pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
     routes()
-        .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", contract::document(&state)))
+        .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new(["/openapi.json"])))
+        .merge(
+            Router::new()
+                .route("/openapi.json", get(served_document))
+                .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state)))),
+        )
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(
@@ -196,6 +201,17 @@ pub fn router(state: Arc<AppState>) -> Router {
             crate::boundary::edge,
         ))
         .with_state(state)
+}
+
+/// `GET /openapi.json`: the document of what this server enforces now — security optional
+/// while it answers without keys, required once it needs them (the same check the guard makes).
+async fn served_document(State(docs): State<Arc<(Arc<crate::access::Access>, contract::Documents)>>) -> Response {
+    let (access, docs) = &*docs;
+    let body = match access.keys_required().await {
+        Ok(false) => docs.open.clone(),
+        _ => docs.keyed.clone(),
+    };
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn routes() -> Router<Arc<AppState>> {
