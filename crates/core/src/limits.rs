@@ -112,6 +112,11 @@ limits! {
     max_payload_bytes: usize = 65_536, min 1;
     /// Largest booking metadata, serialized bytes.
     max_metadata_bytes: usize = 16_384, min 1;
+    /// Most bytes of stored documents (payloads, error lists) one page of a job listing
+    /// carries: a page ends at `limit` jobs or once this many bytes are in it, whichever comes
+    /// first (at least one job; page on with the last id), so a listing's memory is bounded
+    /// by bytes as well as by count.
+    max_page_bytes: usize = 1_048_576, min 1;
     /// Longest explicit `retry_in_ms` of a failed job, ms (30 days).
     max_retry_in_ms: i64 = 30 * 86_400_000, min 0;
     /// Shortest job lease, ms.

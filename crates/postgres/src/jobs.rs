@@ -277,31 +277,38 @@ impl JobStore for PgStore {
             .prepare_cached(
                 "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
                         created_at, finalized_at
-                   FROM jobs WHERE tenant = $5 AND queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4",
+                   FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text) AS size,
+                                sum(octet_length(payload::text) + octet_length(errors::text)) OVER (ORDER BY id) AS upto
+                           FROM jobs j WHERE tenant = $5 AND queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4) p
+                  WHERE upto - size < $6 ORDER BY id",
             )
             .await
             .map_err(map_error)?;
-        c.query(&stmt, &[&queue, &state.as_str(), &after, &i64::from(limit), &tenant])
-            .await
-            .map_err(map_error)?
-            .iter()
-            .map(|r| {
-                Ok(JobView {
-                    id: r.get(0),
-                    queue: r.get(1),
-                    state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
-                    priority: r.get(3),
-                    payload: crate::col(r, 4)?,
-                    attempt: r.get(5),
-                    max_attempts: r.get(6),
-                    errors: crate::col(r, 7)?,
-                    run_at: r.get(8),
-                    unique_key: r.get(9),
-                    created_at: r.get(10),
-                    finalized_at: r.get(11),
-                })
+        let page_bytes = self.limits.max_page_bytes as i64;
+        c.query(
+            &stmt,
+            &[&queue, &state.as_str(), &after, &i64::from(limit), &tenant, &page_bytes],
+        )
+        .await
+        .map_err(map_error)?
+        .iter()
+        .map(|r| {
+            Ok(JobView {
+                id: r.get(0),
+                queue: r.get(1),
+                state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+                priority: r.get(3),
+                payload: crate::col(r, 4)?,
+                attempt: r.get(5),
+                max_attempts: r.get(6),
+                errors: crate::col(r, 7)?,
+                run_at: r.get(8),
+                unique_key: r.get(9),
+                created_at: r.get(10),
+                finalized_at: r.get(11),
             })
-            .collect()
+        })
+        .collect()
     }
 
     async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {

@@ -25,6 +25,7 @@ conformance!(mod sweeping, |c| c.hold_sweep_interval_ms = 5; abandoned_jobs_come
 
 // With the fallback poll of waiting claims far beyond the test: only a wake-up can end a wait
 // early.
+conformance!(mod small_pages, |c| c.limits.max_page_bytes = 10_000; pages_are_bounded_by_bytes);
 conformance!(mod no_poll, |c| c.limits.job_poll_interval_ms = 600_000; long_poll_wakes_on_enqueue);
 
 fn code(b: &Value) -> &str {
@@ -567,4 +568,30 @@ async fn keyed_claims_and_transitions_replay(ts: &TestServer) {
     let (s, _, b) = ts.post_raw(&path, other, Some("done-1")).await;
     assert_eq!((s, code(&b)), (422, "idempotency_key_reused"));
     ts.assert_audit_clean().await;
+}
+
+/// A page ends at `max_page_bytes` of documents as well as at `limit`: 20 jobs of ~3 kB with
+/// 10 kB pages come 4 to a page (the job that crosses the bound is the page's last), and
+/// paging on by the last id gives every job once.
+async fn pages_are_bounded_by_bytes(ts: &TestServer) {
+    let big = "x".repeat(3000);
+    let jobs: Vec<Value> = (0..20).map(|i| json!({"payload": {"n": i, "pad": big}})).collect();
+    enqueue(ts, "big", json!(jobs)).await;
+    let (mut after, mut seen, mut pages) = (0i64, Vec::new(), 0);
+    loop {
+        let (s, page) = ts
+            .get(&format!("/v1/queues/big/jobs?state=available&after={after}&limit=100"))
+            .await;
+        assert_eq!(s, 200, "{page}");
+        let got = page["jobs"].as_array().unwrap();
+        if got.is_empty() {
+            break;
+        }
+        pages += 1;
+        assert!(got.len() <= 4, "a page of {} jobs of 3 kB with 10 kB pages", got.len());
+        seen.extend(got.iter().map(|j| j["payload"]["n"].as_i64().unwrap()));
+        after = got.last().unwrap()["id"].as_i64().unwrap();
+    }
+    assert_eq!(seen, (0..20).collect::<Vec<i64>>());
+    assert_eq!(pages, 5);
 }

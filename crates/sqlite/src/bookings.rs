@@ -16,14 +16,13 @@ const COLS: &str = "id, resource, start_us, end_us, holder, metadata, status, st
 fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
     let stored = crate::stored_name(r, 6, BookingStatus::parse)?;
     let expires_at = r.get::<_, Option<i64>>(8)?.map(from_us);
-    let metadata: Option<String> = r.get(5)?;
     Ok(Booking {
         id: r.get(0)?,
         resource: r.get(1)?,
         start: from_us(r.get(2)?),
         end: from_us(r.get(3)?),
         holder: r.get(4)?,
-        metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
+        metadata: crate::stored_json(r, 5)?,
         status: stored.effective(expires_at, from_us(now_us)),
         strategy: crate::stored_name(r, 7, BookingStrategy::parse)?,
         expires_at,

@@ -18,7 +18,7 @@ fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
         s.query_row(params![id, tenant], |r| {
             Ok(JobStatus {
                 id: r.get(0)?,
-                state: JobState::parse(&r.get::<_, String>(1)?).unwrap_or(JobState::Cancelled),
+                state: crate::stored_name(r, 1, JobState::parse)?,
                 attempt: r.get(2)?,
                 run_at: from_us(r.get(3)?),
                 lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
@@ -149,7 +149,10 @@ impl JobStore for SqliteStore {
                 .map_err(map_error)?;
                 jobs.push(LeasedJob {
                     id,
-                    payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
+                    // Decoded inside the claim's transaction: a payload that cannot be read
+                    // fails the claim and rolls it back, so no job is leased to nobody.
+                    payload: serde_json::from_str(&payload)
+                        .map_err(|_| AllotError::Internal(format!("job {id}: its payload could not be decoded")))?,
                     attempt: attempt + 1,
                     max_attempts,
                     priority,
@@ -326,23 +329,27 @@ impl JobStore for SqliteStore {
         limit: u32,
     ) -> Result<Vec<JobView>> {
         let (t, queue) = (tenant.to_string(), queue.to_string());
+        let page_bytes = self.limits.max_page_bytes as i64;
         self.call(move |c| {
             c.prepare_cached(
                 "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at_us, unique_key,
                         created_at_us, finalized_at_us
-                   FROM jobs WHERE tenant = ?5 AND queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4",
+                   FROM (SELECT *, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) AS size,
+                                sum(length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB))) OVER (ORDER BY id) AS upto
+                           FROM jobs WHERE tenant = ?5 AND queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4)
+                  WHERE upto - size < ?6 ORDER BY id",
             )
             .and_then(|mut s| {
-                s.query_map(params![queue, state.as_str(), after, limit, t], |r| {
+                s.query_map(params![queue, state.as_str(), after, limit, t, page_bytes], |r| {
                     Ok(JobView {
                         id: r.get(0)?,
                         queue: r.get(1)?,
-                        state: JobState::parse(&r.get::<_, String>(2)?).unwrap_or(JobState::Cancelled),
+                        state: crate::stored_name(r, 2, JobState::parse)?,
                         priority: r.get(3)?,
-                        payload: serde_json::from_str(&r.get::<_, String>(4)?).unwrap_or(serde_json::Value::Null),
+                        payload: crate::stored_json(r, 4)?.unwrap_or_default(),
                         attempt: r.get(5)?,
                         max_attempts: r.get(6)?,
-                        errors: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or(serde_json::Value::Null),
+                        errors: crate::stored_json(r, 7)?.unwrap_or_default(),
                         run_at: from_us(r.get(8)?),
                         unique_key: r.get(9)?,
                         created_at: from_us(r.get(10)?),

@@ -122,6 +122,17 @@ pub(crate) fn stored_name<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) ->
     })
 }
 
+/// Column `i`, a stored JSON document (`NULL` stays `None`); text that does not parse is a
+/// conversion error (never a silent `null`).
+pub(crate) fn stored_json(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<serde_json::Value>> {
+    let Some(text) = r.get::<_, Option<String>>(i)? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
