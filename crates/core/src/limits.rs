@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 33);
+        assert_eq!(Limits::TABLE.len(), 34);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

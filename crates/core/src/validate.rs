@@ -887,7 +887,7 @@ mod tests {
         assert_eq!(ok.start.to_rfc3339(), "2026-03-01T08:00:00+00:00");
         assert_eq!(
             b("2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z").unwrap_err().code(),
-            "invalid_request"
+            "empty_range"
         );
         assert_eq!(
             b("2026-03-01T10:00:00", "2026-03-02T10:00:00Z").unwrap_err().code(),

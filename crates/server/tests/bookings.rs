@@ -164,9 +164,14 @@ async fn held_bookings_block_until_they_expire(ts: &TestServer) {
 
 async fn bad_ranges_change_nothing(ts: &TestServer) {
     let path = "/v1/resources/r/bookings";
-    let bad = [
+    for empty in [
         json!({"start": "2026-01-01T10:00:00Z", "end": "2026-01-01T10:00:00Z", "holder": "h"}),
         json!({"start": "2026-01-01T10:00:00Z", "end": "2026-01-01T09:00:00Z", "holder": "h"}),
+    ] {
+        let (s, b) = ts.post(path, empty.clone()).await;
+        assert_eq!((s, code(&b)), (422, "empty_range"), "{empty}: {b}");
+    }
+    let bad = [
         json!({"start": "2026-01-01T10:00:00", "end": "2026-01-01T11:00:00Z", "holder": "h"}),
         json!({"start": "tomorrow", "end": "2026-01-01T11:00:00Z", "holder": "h"}),
         json!({"start": "2026-01-01T10:00:00Z", "end": "2026-01-01T11:00:00Z", "holder": ""}),

@@ -360,8 +360,8 @@ async fn bad_inputs_change_nothing(ts: &TestServer) {
             "/v1/allocations",
             alloc_body(&[("A", 1), ("A", 1)], strategy).to_string(),
             None,
-            400,
-            "invalid_request",
+            422,
+            "duplicate_sku",
         ),
         (
             "/v1/allocations",

@@ -431,7 +431,7 @@ async fn partial_confirms(ts: &TestServer) {
         (json!({"lines": [{"sku": "PC", "quantity": 6}]}), 409),
         (
             json!({"lines": [{"sku": "PC", "quantity": 3}, {"sku": "PC", "quantity": 3}]}),
-            409,
+            422,
         ),
         (json!({"lines": [{"sku": "NOPE", "quantity": 1}]}), 409),
         (json!({"lines": []}), 400),
