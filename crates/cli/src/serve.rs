@@ -118,6 +118,14 @@ pub(crate) struct HttpArgs {
     /// Connections one peer address may have open at once (0: no bound; raise it behind a proxy).
     #[arg(long, env = "ALLOT_MAX_CONNECTIONS_PER_PEER", default_value_t = 1024)]
     pub(crate) max_connections_per_peer: u32,
+    /// Longest request target (path and query), bytes; longer is 414.
+    #[arg(long, env = "ALLOT_MAX_URI_BYTES", default_value_t = 8192,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_uri_bytes: u64,
+    /// Most bytes of request headers; more is 431.
+    #[arg(long, env = "ALLOT_MAX_HEADER_BYTES", default_value_t = 16_384,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_header_bytes: u64,
     /// Serve HTTPS: the certificate chain, PEM (with --tls-key).
     #[arg(long, env = "ALLOT_TLS_CERT", requires = "tls_key")]
     pub(crate) tls_cert: Option<std::path::PathBuf>,
@@ -149,6 +157,8 @@ impl HttpArgs {
             body_read_timeout_ms: self.body_read_timeout_ms,
             max_streams_per_connection: self.max_streams_per_connection,
             max_connections_per_peer: self.max_connections_per_peer,
+            max_uri_bytes: self.max_uri_bytes as usize,
+            max_header_bytes: self.max_header_bytes as usize,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(allot_server::http::TlsFiles {
                     cert: cert.clone(),

@@ -117,6 +117,10 @@ pub struct Edge {
     pub body_timeout: std::time::Duration,
     /// `max_body_bytes`: a longer body is `413` (the extractors check it again).
     pub max_body_bytes: usize,
+    /// `max_uri_bytes`: a longer request target is `414`.
+    pub max_uri_bytes: usize,
+    /// `max_header_bytes`: more header bytes are `431`.
+    pub max_header_bytes: usize,
     /// Bodies being read at once (`max_concurrent_requests` of them, apart from the request
     /// slots): what bodies waiting to arrive may hold in memory is bounded like what requests
     /// being served may; beyond it a request with a body is `503` at once.
@@ -154,6 +158,33 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
             "cannot read the request body".into(),
         )),
     }
+}
+
+/// `414` for a request target over `max_uri_bytes`, `431` for headers over
+/// `max_header_bytes` (each header counted as `name: value` and its line break), as the
+/// API's JSON errors with the limit named; `None` for a request within both.
+fn oversized(edge: &Edge, req: &Request) -> Option<Response> {
+    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > edge.max_uri_bytes {
+        let message = format!(
+            "the request target is {target} bytes long (max_uri_bytes is {})",
+            edge.max_uri_bytes
+        );
+        return Some(error_response(StatusCode::URI_TOO_LONG, "limit_exceeded", message));
+    }
+    let headers: usize = req.headers().iter().map(|(n, v)| n.as_str().len() + v.len() + 4).sum();
+    if headers > edge.max_header_bytes {
+        let message = format!(
+            "the request headers are {headers} bytes (max_header_bytes is {})",
+            edge.max_header_bytes
+        );
+        return Some(error_response(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "limit_exceeded",
+            message,
+        ));
+    }
+    None
 }
 
 /// `503 unavailable` with `Retry-After`: every slot (or every body read) is taken.
@@ -194,6 +225,9 @@ pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Re
 /// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,
 /// the request under its deadline; every error as JSON.
 async fn answer(edge: &Edge, req: Request, next: Next) -> Response {
+    if let Some(resp) = oversized(edge, &req) {
+        return resp;
+    }
     let req = match edge.origins.check(&req) {
         Ok(()) => with_body(edge, req).await,
         Err(message) => Err(error_response(StatusCode::FORBIDDEN, "forbidden", message)),

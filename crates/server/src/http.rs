@@ -45,6 +45,14 @@ pub struct HttpLimits {
     /// Streams one HTTP/2 connection may have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS).
     /// Default 100.
     pub max_streams_per_connection: u32,
+    /// Longest request target (path and query), bytes; longer is `414 limit_exceeded` in the
+    /// API's JSON form (hyper itself refuses, without a body, targets over 64 KiB). Default
+    /// 8192.
+    pub max_uri_bytes: usize,
+    /// Most bytes of request headers (names, values and their separators); more is `431
+    /// limit_exceeded` in the API's JSON form (hyper itself refuses, without a body, what
+    /// overflows its read buffer). Default 16 384.
+    pub max_header_bytes: usize,
     /// Connections one peer address may have open at once; more are closed at accept (0: no
     /// bound). Behind a proxy every client is the proxy: raise it there. Default 1024.
     pub max_connections_per_peer: u32,
@@ -95,6 +103,8 @@ impl Default for HttpLimits {
             body_read_timeout_ms: 10_000,
             max_streams_per_connection: 100,
             max_connections_per_peer: 1024,
+            max_uri_bytes: 8192,
+            max_header_bytes: 16_384,
         }
     }
 }

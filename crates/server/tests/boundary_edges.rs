@@ -57,6 +57,31 @@ async fn every_name_of_the_target_is_held_to_the_allow_list() {
     // HTTP/1.0 has no Host (load balancers' health checks).
     let (status, _) = raw(&ts, "GET /healthz HTTP/1.0\r\n\r\n").await;
     assert_eq!(status, 200);
+    // Over-long targets and headers: the API's JSON, with the limit named.
+    let long = "a".repeat(9000);
+    let (status, body) = raw(
+        &ts,
+        &format!("GET /v1/skus?x={long} HTTP/1.1\r\nHost: 127.0.0.1\r\n{close}\r\n"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (414, Some("limit_exceeded")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("max_uri_bytes"),
+        "{body}"
+    );
+    let big = "b".repeat(17_000);
+    let req = format!("GET /v1/skus HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {big}\r\n{close}\r\n");
+    let (status, body) = raw(&ts, &req).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (431, Some("limit_exceeded")),
+        "{body}"
+    );
+    assert!(body["error"]["request_id"].is_string(), "{body}");
     // 405 is the edge's too: JSON with its request id.
     let (status, body) = raw(
         &ts,

@@ -197,6 +197,8 @@ pub fn router(state: Arc<AppState>) -> Router {
                 body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
                 max_body_bytes: body_limit,
                 body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
+                max_uri_bytes: http.max_uri_bytes,
+                max_header_bytes: http.max_header_bytes,
             }),
             crate::boundary::edge,
         ))
