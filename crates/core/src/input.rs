@@ -80,15 +80,20 @@ pub fn free_text(field: &str, value: &str, limit: &'static str, max: usize) -> R
     Ok(())
 }
 
-/// Whether `c` is a format character (Unicode general category Cf), which an identifier may
-/// not hold.
+/// Whether `c` is a format character (Unicode general category Cf) of the Basic Multilingual
+/// Plane — zero-width spaces and joiners, bidirectional marks and overrides, the BOM, the soft
+/// hyphen — which an identifier may not hold. Astral ones (tag characters, which emoji flag
+/// sequences use; musical and Egyptian formatting) are allowed, and every regex dialect can
+/// express the rule as a character class of BMP code points.
 pub fn is_format_char(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-    c.general_category() == GeneralCategory::Format
+    u32::from(c) <= 0xFFFF && c.general_category() == GeneralCategory::Format
 }
 
-/// An identifier: free text (see [`free_text`]) without format characters, returned in
-/// Normalization Form C — the form it is stored, compared and answered in.
+/// An identifier: free text (see [`free_text`]; its length as sent) without format
+/// characters, returned in Normalization Form C — the form it is stored, compared, looked up
+/// and answered in (a few characters grow under NFC, so what is stored may be a little longer
+/// than what was sent).
 pub fn identifier(field: &str, value: &str, limit: &'static str, max: usize) -> Result<String> {
     use unicode_normalization::UnicodeNormalization;
     free_text(field, value, limit, max)?;
@@ -98,9 +103,7 @@ pub fn identifier(field: &str, value: &str, limit: &'static str, max: usize) -> 
             u32::from(c)
         )));
     }
-    let nfc: String = value.nfc().collect();
-    free_text(field, &nfc, limit, max)?;
-    Ok(nfc)
+    Ok(value.nfc().collect())
 }
 
 /// A JSON document: at most `max` bytes serialized, no NUL in any string or key.

@@ -355,8 +355,12 @@ pub struct JobView {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobList {
-    /// Jobs with `id > after`, by id.
+    /// Jobs with `id > after`, by id: at most `limit`, and at most `max_page_bytes` of
+    /// documents (payloads and error lists; the job that crosses the bound ends the page).
     pub jobs: Vec<JobView>,
+    /// The last id of this page, to send as `after` for the next; `null` once a page comes
+    /// back empty (a page may hold fewer than `limit` jobs and still not be the last).
+    pub next: Option<i64>,
 }
 
 /// One entry of a batch completion.

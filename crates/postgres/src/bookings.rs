@@ -79,7 +79,8 @@ async fn conflicts<C: GenericClient>(
         .await?;
     let (mut live, mut overdue) = (None, Vec::new());
     for r in rows {
-        let status = BookingStatus::parse(r.get(1)).unwrap_or(BookingStatus::Confirmed);
+        let status =
+            BookingStatus::parse(r.get(1)).ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
         if status.effective(r.get(2), now).blocks() {
             live.get_or_insert_with(|| r.get::<_, String>(0));
         } else {
@@ -243,7 +244,8 @@ impl PgStore {
                 .await?
                 .ok_or_else(|| AllotError::not_found("booking", id))?;
             let b = booking_of(&row, now)?;
-            let stored = BookingStatus::parse(row.get(6)).unwrap_or(BookingStatus::Cancelled);
+            let stored = BookingStatus::parse(row.get(6))
+                .ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
             stored.extend_refusal(id, b.expires_at, now)?;
             let until = allot_core::hold::extended_expiry(b.expires_at.unwrap_or(now), now, ttl_ms);
             let stmt = tx

@@ -395,6 +395,19 @@ mod tests {
         assert_eq!(Canonical::none().text(), "");
     }
 
+    /// Integral numbers read exactly (serde_json's `float_roundtrip`): `-2251799813685247.0`
+    /// is that integer, not a float one ULP off it (the default parser's fast path).
+    #[test]
+    fn integral_floats_read_exactly() {
+        let b: allot_core::CompletionsBody = parse_body(
+            br#"{"jobs":[{"id":-2251799813685247.0,"lease_token":"00000000-0000-4000-8000-000000000000"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(b.jobs[0].id, -2_251_799_813_685_247);
+        let v = strict_value(b"1.7976931348623157e308").unwrap();
+        assert_eq!(v.as_f64(), Some(f64::MAX));
+    }
+
     #[test]
     fn fields_are_named() {
         let e = parse_body::<allot_core::AllocationBody>(br#"{"lines":[{"sku":"A","quantity":"x"}]}"#)

@@ -136,6 +136,13 @@ async fn look_alike_identifiers(ts: &TestServer) {
     let (s, page) = ts.get("/v1/skus/LA/units?limit=10").await;
     assert_eq!((s, page["units"].as_array().map(Vec::len)), (200, Some(1)), "{page}");
     assert_eq!(page["units"][0]["serial"], json!("caf\u{e9}"), "kept in NFC");
+    // Looked up and filtered as stored, however the client writes it.
+    for path in ["/v1/skus/LA/units/caf%C3%A9", "/v1/skus/LA/units/cafe%CC%81"] {
+        let (s, u) = ts.get(path).await;
+        assert_eq!((s, &u["serial"]), (200, &json!("caf\u{e9}")), "{path}: {u}");
+    }
+    let (s, page) = ts.get("/v1/skus/LA/units?lot=Le%CC%81").await;
+    assert_eq!((s, page["units"].as_array().map(Vec::len)), (200, Some(1)), "{page}");
 }
 
 async fn authorization_headers(ts: &TestServer) {

@@ -585,8 +585,10 @@ async fn pages_are_bounded_by_bytes(ts: &TestServer) {
         assert_eq!(s, 200, "{page}");
         let got = page["jobs"].as_array().unwrap();
         if got.is_empty() {
+            assert_eq!(page["next"], Value::Null, "{page}");
             break;
         }
+        assert_eq!(page["next"], got.last().unwrap()["id"], "next is the page's last id");
         pages += 1;
         assert!(got.len() <= 4, "a page of {} jobs of 3 kB with 10 kB pages", got.len());
         seen.extend(got.iter().map(|j| j["payload"]["n"].as_i64().unwrap()));

@@ -194,7 +194,8 @@ impl BookingStore for SqliteStore {
                 .and_then(|mut s| s.query_row([&id, &t], |r| Ok((r.get(0)?, r.get(1)?))).optional())
                 .map_err(map_error)?
                 .ok_or_else(|| AllotError::not_found("booking", &id))?;
-            let stored = BookingStatus::parse(&stored).unwrap_or(BookingStatus::Cancelled);
+            let stored = BookingStatus::parse(&stored)
+                .ok_or_else(|| AllotError::Internal(format!("booking {id}: unknown status `{stored}`")))?;
             let expires_at = expires_at_us.map(from_us);
             stored.extend_refusal(&id, expires_at, from_us(now))?;
             let until = allot_core::hold::extended_expiry(expires_at.unwrap_or(from_us(now)), from_us(now), ttl_ms);

@@ -127,7 +127,7 @@ impl JobStore for SqliteStore {
                 .prepare_cached(
                     "SELECT id, payload, attempt, max_attempts, priority FROM jobs
                       WHERE tenant = ?4 AND queue = ?1 AND state IN ('available', 'scheduled', 'retryable')
-                        AND run_at_us <= ?2
+                        AND run_at_us <= ?2 AND json_valid(payload)
                       ORDER BY priority, run_at_us, id LIMIT ?3",
                 )
                 .and_then(|mut s| {
@@ -150,7 +150,8 @@ impl JobStore for SqliteStore {
                 jobs.push(LeasedJob {
                     id,
                     // Decoded inside the claim's transaction: a payload that cannot be read
-                    // fails the claim and rolls it back, so no job is leased to nobody.
+                    // fails the claim and rolls it back, so no job is leased to nobody (one
+                    // that is not JSON at all is never picked, so it cannot block the queue).
                     payload: serde_json::from_str(&payload)
                         .map_err(|_| AllotError::Internal(format!("job {id}: its payload could not be decoded")))?,
                     attempt: attempt + 1,

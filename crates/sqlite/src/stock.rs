@@ -105,10 +105,12 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<
         r.get::<_, Option<i64>>(first + 3)?.unwrap_or(0),
         r.get::<_, i64>(first)? as u32,
     );
-    let levels: Vec<(String, i64, i64)> = r
-        .get::<_, Option<String>>(first + 5)?
-        .and_then(|j| serde_json::from_str(&j).ok())
-        .unwrap_or_default();
+    let levels: Vec<(String, i64, i64)> = match crate::stored_json(r, first + 5)? {
+        Some(v) => serde_json::from_value(v).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(first + 5, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+        None => Vec::new(),
+    };
     s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
     Ok(s)
 }

@@ -126,14 +126,14 @@ fn text(max: usize) -> Value {
     json!({"maxLength": max, "pattern": TEXT_PATTERN})
 }
 
-/// An identifier (`allot_core::input::identifier`): free text without format characters
-/// (Unicode Cf, listed from the same test the validation makes; astral ones as literal
-/// characters, which every regex dialect reads alike).
+/// An identifier (`allot_core::input::identifier`): free text without the BMP's format
+/// characters (listed from the same test the validation makes, as `\uXXXX` escapes, which
+/// ECMA-262 with or without the `u` flag and Python read alike).
 fn ident(min: usize, max: usize) -> Value {
     static PATTERN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let pattern = PATTERN.get_or_init(|| {
         let mut class = String::from("\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F");
-        let format: Vec<char> = (0..=0x10FFFFu32)
+        let format: Vec<char> = (0..=0xFFFFu32)
             .filter_map(char::from_u32)
             .filter(|c| allot_core::input::is_format_char(*c))
             .collect();
@@ -143,10 +143,7 @@ fn ident(min: usize, max: usize) -> Value {
             while j + 1 < format.len() && u32::from(format[j + 1]) == u32::from(format[j]) + 1 {
                 j += 1;
             }
-            let one = |c: char| match u32::from(c) {
-                n if n <= 0xFFFF => format!("\\u{n:04X}"),
-                _ => c.to_string(),
-            };
+            let one = |c: char| format!("\\u{:04X}", u32::from(c));
             class.push_str(&one(format[i]));
             if j > i {
                 class.push('-');

@@ -242,8 +242,10 @@ pub(super) async fn list_jobs(
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let state = q.state()?;
     let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
+    let jobs = st.store.list_jobs(&tenant, &queue, state, after, limit).await?;
     Ok(Json(JobList {
-        jobs: st.store.list_jobs(&tenant, &queue, state, after, limit).await?,
+        next: jobs.last().map(|j| j.id),
+        jobs,
     }))
 }
 

@@ -121,6 +121,8 @@ pub(super) async fn get_unit(
     Path((sku, serial)): Path<(String, String)>,
 ) -> Result<Json<UnitView>, ApiError> {
     stock::sku_path(&sku, &st)?;
-    id_path("unit", &serial)?;
+    // Looked up as stored: an identifier in NFC (a serial that cannot be one is no unit's).
+    let serial = allot_core::input::identifier("serial", &serial, "max_unit_field_len", st.limits.max_unit_field_len)
+        .map_err(|_| AllotError::not_found("unit", &serial))?;
     Ok(Json(st.store.get_unit(&tenant, &sku, &serial).await?))
 }

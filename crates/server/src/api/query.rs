@@ -207,15 +207,16 @@ impl UnitListQuery {
                     .ok_or_else(|| ApiError::from(AllotError::invalid(format!("unknown unit status `{s}`"))))?,
             ),
         };
-        for (k, v) in [("location", &self.location), ("lot", &self.lot)] {
-            if let Some(v) = v {
-                allot_core::input::free_text(k, v, "max_unit_field_len", limits.max_unit_field_len)?;
-            }
-        }
+        // Compared as stored: identifiers in NFC.
+        let ident = |k: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|v| allot_core::input::identifier(k, v, "max_unit_field_len", limits.max_unit_field_len))
+                .transpose()
+        };
         Ok(allot_core::unit::UnitFilter {
             status,
-            location: self.location.clone(),
-            lot: self.lot.clone(),
+            location: ident("location", &self.location)?,
+            lot: ident("lot", &self.lot)?,
         })
     }
 
