@@ -204,13 +204,22 @@ async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {
 /// Print an audit report: one summary line, then one line per finding.
 fn print_audit(report: &allot_core::AuditReport) {
     println!(
-        "audit: {} SKUs, {} ledger entries, {} jobs, {} violations, {} job violations, {} overlapping bookings",
+        "audit: {} SKUs, {} ledger entries, {} jobs, {} allocation lines, {} hold lines, {} transfers, \
+         {} violations, {} job violations, {} overlapping bookings{}",
         report.skus_checked,
         report.ledger_entries,
         report.jobs_checked,
+        report.allocations_checked,
+        report.holds_checked,
+        report.transfers_checked,
         report.violations.len(),
         report.job_violations.len(),
-        report.booking_overlaps.len()
+        report.booking_overlaps.len(),
+        if report.booking_overlaps_truncated {
+            " (more not listed)"
+        } else {
+            ""
+        }
     );
     // Findings of the default tenant read as before tenants; others name their tenant.
     let of = |t: &str| match t {

@@ -2,6 +2,7 @@
 //! immediate restarts, allot SIGKILLed mid-batch, failover to a synchronous standby — on
 //! clusters the suite makes on free ports) with its checkers; the
 //! command must exit 0 and report every scenario `ok`, nothing lost, nothing applied twice.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_fault_scenario_passes_its_checkers() {

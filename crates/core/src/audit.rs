@@ -25,6 +25,10 @@
 use crate::job::JobState;
 use serde::{Deserialize, Serialize};
 
+/// Most overlapping booking pairs a report lists (the count of the rest is not read: one pair
+/// is already a broken invariant).
+pub const MAX_LISTED_OVERLAPS: usize = 1000;
+
 /// One SKU's (or one unit claim's) broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -80,9 +84,13 @@ pub struct AuditReport {
     /// Every job violation found (empty when clean).
     #[serde(default)]
     pub job_violations: Vec<JobViolation>,
-    /// Pairs of blocking bookings of one resource that overlap (empty when clean).
+    /// Pairs of blocking bookings of one resource that overlap (empty when clean; at most
+    /// [`MAX_LISTED_OVERLAPS`]).
     #[serde(default)]
     pub booking_overlaps: Vec<crate::booking::BookingOverlap>,
+    /// Whether more overlapping pairs exist than `booking_overlaps` lists.
+    #[serde(default)]
+    pub booking_overlaps_truncated: bool,
 }
 
 impl AuditReport {
@@ -351,8 +359,13 @@ impl Auditor {
         }
     }
 
-    /// Add the overlapping bookings found.
-    pub fn overlaps(&mut self, overlaps: Vec<crate::booking::BookingOverlap>) {
+    /// Add the overlapping bookings found (a backend reads at most one more than
+    /// [`MAX_LISTED_OVERLAPS`], so a cut list is said to be cut).
+    pub fn overlaps(&mut self, mut overlaps: Vec<crate::booking::BookingOverlap>) {
+        if overlaps.len() > MAX_LISTED_OVERLAPS {
+            overlaps.truncate(MAX_LISTED_OVERLAPS);
+            self.report.booking_overlaps_truncated = true;
+        }
         self.report.booking_overlaps.extend(overlaps);
     }
 
@@ -504,5 +517,23 @@ mod tests {
             error_attempts(&serde_json::json!([{"attempt": 1}, {"x": 1}])),
             vec![1, 0]
         );
+    }
+
+    #[test]
+    fn a_cut_overlap_list_says_so() {
+        let pair = |i: usize| crate::booking::BookingOverlap {
+            tenant: "default".into(),
+            resource: "R".into(),
+            first: format!("a{i}"),
+            second: format!("b{i}"),
+        };
+        let mut a = Auditor::new();
+        a.overlaps((0..MAX_LISTED_OVERLAPS).map(pair).collect());
+        assert!(!a.finish().booking_overlaps_truncated);
+        let mut a = Auditor::new();
+        a.overlaps((0..=MAX_LISTED_OVERLAPS).map(pair).collect());
+        let r = a.finish();
+        assert!(r.booking_overlaps_truncated);
+        assert_eq!(r.booking_overlaps.len(), MAX_LISTED_OVERLAPS);
     }
 }

@@ -3,7 +3,9 @@
 //! Isolation Level"). Jobs are streamed, never collected.
 
 use crate::{map_error, PgStore};
-use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow};
+use allot_core::audit::{
+    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
+};
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use futures::{pin_mut, TryStreamExt};
@@ -72,14 +74,15 @@ SELECT tenant, id, queue, state, attempt::int8, max_attempts::int8, lease_expire
        finalized_at IS NOT NULL, errors
   FROM jobs WHERE $1::text IS NULL OR tenant = $1 ORDER BY tenant, id";
 
-/// Blocking bookings of one resource that overlap (at most 1000 pairs).
+/// Blocking bookings of one resource that overlap (`$3`: at most this many pairs, one more
+/// than the report lists, so it can say the list was cut).
 const OVERLAPS: &str = "
 SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
     ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id AND a.during && b.during
  WHERE ($1::text IS NULL OR a.tenant = $1)
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $2))
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $2))
- ORDER BY 1, 2, 3, 4 LIMIT 1000";
+ ORDER BY 1, 2, 3, 4 LIMIT $3";
 
 /// Map a row of [`OVERLAPS`].
 fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
@@ -141,7 +144,7 @@ impl PgStore {
         }
         let now = self.clock.now();
         a.overlaps(
-            tx.query(OVERLAPS, &[&tenant, &now])
+            tx.query(OVERLAPS, &[&tenant, &now, &(MAX_LISTED_OVERLAPS as i64 + 1)])
                 .await
                 .map_err(map_error)?
                 .iter()

@@ -1,5 +1,6 @@
 //! The `batched` strategy (PostgreSQL): many requests per transaction, each with its own
 //! outcome; two allot instances on one database stay exact.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
 

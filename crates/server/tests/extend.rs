@@ -3,6 +3,7 @@
 //! never shortens it, is bounded by `max_hold_ttl_ms` from now, replays with its key, and is
 //! refused once the hold expired, was released or confirmed — and a refused extension changes
 //! nothing.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The Redis strategies against a real Redis (`ALLOT_TEST_REDIS_URL`, default
 //! `redis://127.0.0.1:6379`) and PostgreSQL. Each test has its own key prefix, so tests run
 //! in parallel on one Redis and never touch another's keys.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! HTTPS with `--tls-cert`/`--tls-key`: a self-signed certificate made by Debian's openssl,
 //! a real TLS client (curl, trusting only that certificate), HTTP/1.1 and HTTP/2 by ALPN;
 //! plain HTTP on the TLS port gets no answer.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 use std::process::Command;
 

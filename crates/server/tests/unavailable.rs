@@ -1,5 +1,6 @@
 //! When the database is down every request is `503 unavailable` (with Retry-After), never a
 //! 500, and `/healthz` says so.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 use allot_server::{router, AppState, ServerConfig};
 use std::sync::Arc;

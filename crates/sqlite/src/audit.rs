@@ -4,7 +4,9 @@
 use crate::clock::now_us;
 use crate::map_error;
 use crate::store::SqliteStore;
-use allot_core::audit::{error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow};
+use allot_core::audit::{
+    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
+};
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use rusqlite::Connection;
@@ -72,7 +74,8 @@ SELECT tenant, id, queue, state, attempt, max_attempts, lease_expires_at_us IS N
        finalized_at_us IS NOT NULL, errors
   FROM jobs WHERE ?1 IS NULL OR tenant = ?1 ORDER BY tenant, id";
 
-/// Blocking bookings of one resource that overlap (at most 1000 pairs).
+/// Blocking bookings of one resource that overlap (`?3`: at most this many pairs, one more
+/// than the report lists, so it can say the list was cut).
 const OVERLAPS: &str = "
 SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
     ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id
@@ -80,20 +83,23 @@ SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
  WHERE (?1 IS NULL OR a.tenant = ?1)
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at_us > ?2))
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at_us > ?2))
- ORDER BY 1, 2, 3, 4 LIMIT 1000";
+ ORDER BY 1, 2, 3, 4 LIMIT ?3";
 
 /// The overlapping blocking bookings as of now.
 fn overlaps(c: &Connection, tenant: Option<&str>) -> Result<Vec<BookingOverlap>> {
     let mut s = c.prepare_cached(OVERLAPS).map_err(map_error)?;
     let rows = s
-        .query_map(rusqlite::params![tenant, now_us()], |r| {
-            Ok(BookingOverlap {
-                tenant: r.get(0)?,
-                resource: r.get(1)?,
-                first: r.get(2)?,
-                second: r.get(3)?,
-            })
-        })
+        .query_map(
+            rusqlite::params![tenant, now_us(), MAX_LISTED_OVERLAPS as i64 + 1],
+            |r| {
+                Ok(BookingOverlap {
+                    tenant: r.get(0)?,
+                    resource: r.get(1)?,
+                    first: r.get(2)?,
+                    second: r.get(3)?,
+                })
+            },
+        )
         .map_err(map_error)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(map_error)
 }

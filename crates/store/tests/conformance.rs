@@ -3,6 +3,7 @@
 //! invariants from its first day (the idea of River's `riverdrivertest`). Each test gets a
 //! fresh PostgreSQL schema (`ALLOT_TEST_DATABASE_URL`) or SQLite file, and a `TestClock`;
 //! each ends with a clean audit.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 const T: &str = allot_core::access::DEFAULT_TENANT;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
