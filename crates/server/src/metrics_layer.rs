@@ -106,7 +106,18 @@ pub const MAX_QUEUE_LABELS: usize = 64;
 /// labels this process has used, further queues share `other`.
 pub fn queue_label(tenant: &str, queue: &str) -> String {
     use sha2::Digest;
-    static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> = OnceLock::new();
+    type Labels = std::collections::HashMap<(String, String), String>;
+    static LABELS: OnceLock<std::sync::Mutex<Labels>> = OnceLock::new();
+    let labels = LABELS.get_or_init(Default::default);
+    let mut labels = labels.lock().unwrap_or_else(|p| p.into_inner());
+    // A queue seen before is a map lookup: only a new queue is hashed (enqueues and claims
+    // label every call).
+    if let Some(label) = labels.get(&(tenant.to_string(), queue.to_string())) {
+        return label.clone();
+    }
+    if labels.len() >= MAX_QUEUE_LABELS {
+        return "other".into();
+    }
     let digest = sha2::Sha256::new()
         .chain_update(tenant.as_bytes())
         .chain_update([0u8])
@@ -115,13 +126,8 @@ pub fn queue_label(tenant: &str, queue: &str) -> String {
     let label: String = std::iter::once("q".to_string())
         .chain(digest.iter().take(8).map(|b| format!("{b:02x}")))
         .collect();
-    let seen = SEEN.get_or_init(Default::default);
-    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
-    if seen.contains(&label) || seen.len() < MAX_QUEUE_LABELS {
-        seen.insert(label.clone());
-        return label;
-    }
-    "other".into()
+    labels.insert((tenant.to_string(), queue.to_string()), label.clone());
+    label
 }
 
 /// Drain recorded histogram samples into their buckets every 5 s. The recorder queues raw
