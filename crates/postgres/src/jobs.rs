@@ -28,7 +28,8 @@ const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
         errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $3::text))
    FROM batch WHERE j.tenant = batch.tenant AND j.id = batch.id AND j.state = 'running'";
 
-const SQL_NEXT_IDS: &str = "SELECT nextval(pg_get_serial_sequence('jobs', 'id')) FROM generate_series(1, $1::int8)";
+/// `$1` ids from the tenant's (`$2`) own job sequence (`allot_next_id`, migration V14).
+const SQL_NEXT_IDS: &str = "SELECT allot_next_id('jobs', $2::text) FROM generate_series(1, $1::int8)";
 /// Insert the jobs in request order with the ids drawn for them; a unique key held by an
 /// unfinished job of the queue inserts nothing (the race-free unique index decides). `$9`:
 /// the tenant.
@@ -84,7 +85,12 @@ impl PgStore {
             let n = req.jobs.len() as i64;
             // Ids first, so each job's id is known in request order whatever the insert does.
             let stmt = tx.prepare_cached(SQL_NEXT_IDS).await?;
-            let ids: Vec<i64> = tx.query(&stmt, &[&n]).await?.iter().map(|r| r.get(0)).collect();
+            let ids: Vec<i64> = tx
+                .query(&stmt, &[&n, &tenant])
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
             let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
             let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
             let mut out = ids.clone();

@@ -215,6 +215,7 @@ mod tenant_migration {
         .unwrap();
         let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
         assert_eq!(got.units.len(), 2);
+        ids_go_on_per_tenant(&store, &[2, 3]).await;
         let report = store.audit(None).await.unwrap();
         assert!(report.is_clean(), "{report:?}");
         assert_eq!(report.skus_checked, 2);
@@ -223,5 +224,26 @@ mod tenant_migration {
             .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
             .await
             .unwrap();
+    }
+    /// Per-tenant ids (V14): the default tenant goes on after the old sequences (the ledger
+    /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts
+    /// at 1.
+    async fn ids_go_on_per_tenant(store: &dyn allot_core::Store, ledger: &[i64]) {
+        let d = allot_core::access::DEFAULT_TENANT;
+        let got: Vec<i64> = store
+            .ledger(d, "U", 0, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(got, ledger);
+        let enqueue = |n: i64| {
+            let body = serde_json::from_value(serde_json::json!({"jobs": [{"payload": n}]})).unwrap();
+            allot_core::validate::enqueue("Q", body, store.now(), &Default::default()).unwrap()
+        };
+        let ids = |e: allot_core::Executed<allot_core::job::Enqueued>| e.fresh().unwrap().ids;
+        assert_eq!(ids(store.enqueue(d, enqueue(0), None).await.unwrap()), [2]);
+        assert_eq!(ids(store.enqueue("acme", enqueue(1), None).await.unwrap()), [1]);
     }
 }

@@ -20,8 +20,8 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -139,15 +139,28 @@ fn require_json(headers: &HeaderMap) -> Result<(), AllotError> {
 /// The one JSON value in `bytes`, read with duplicate keys refused and integer-valued numbers
 /// as integers (the same reading for parsing and for the canonical form).
 fn strict_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    strict_value_rounding(bytes).map(|(v, _)| v)
+}
+
+/// [`strict_value`], and whether a number written with a fraction or an exponent was read as
+/// an integer there.
+fn strict_value_rounding(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    let rounded = Cell::new(false);
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let raw = StrictValue::deserialize(&mut de)?;
+    let value = StrictSeed {
+        as_sent: false,
+        rounded: &rounded,
+    }
+    .deserialize(&mut de)?;
     de.end()?;
-    Ok(raw.0)
+    Ok((value, rounded.get()))
 }
 
 /// Parse a request body strictly (see the module docs) into `T`.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
-    let raw = strict_value(bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
+    let (raw, rounded) =
+        strict_value_rounding(bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
     if !raw.is_object() {
         return Err(AllotError::invalid("the body must be a JSON object"));
     }
@@ -166,6 +179,14 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
             Ok(_) => AllotError::invalid("invalid body"),
         }
     })?;
+    // Checked once the body has its type's shape, so the walk is as shallow as the type.
+    if rounded {
+        if let Some((path, text)) = crate::json_numbers::fractional_integral(bytes) {
+            return Err(AllotError::invalid(format!(
+                "{path}: {text} has a fractional part, an integer is expected"
+            )));
+        }
+    }
     Ok(value)
 }
 
@@ -200,7 +221,8 @@ fn nested_array(v: &Value, path: &str) -> Option<String> {
     }
 }
 
-fn join(path: &str, key: &str) -> String {
+/// `path.key`, the key escaped as error messages echo input.
+pub(crate) fn join(path: &str, key: &str) -> String {
     let key = allot_core::input::echo(key);
     if path.is_empty() {
         key
@@ -209,36 +231,28 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// A JSON value read with duplicate object keys refused.
-struct StrictValue(Value);
-
-impl<'de> Deserialize<'de> for StrictValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor { as_sent: false }).map(StrictValue)
-    }
-}
-
 /// Where a value is read: in the body's own fields, a number with no fraction is an integer
 /// (`as_sent: false`); inside a free-form document (`payload`, `metadata`), which allot stores
 /// and gives back, a number stays as sent (`1.0` stays a float, `-0.0` keeps its sign).
+/// `rounded` is set when a number written with a fraction or an exponent became an integer,
+/// so that its text is checked ([`crate::json_numbers`]).
 #[derive(Clone, Copy)]
-struct StrictSeed {
+struct StrictSeed<'a> {
     as_sent: bool,
+    rounded: &'a Cell<bool>,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for StrictSeed {
+impl<'de> serde::de::DeserializeSeed<'de> for StrictSeed<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(StrictVisitor { as_sent: self.as_sent })
+        d.deserialize_any(StrictVisitor(self))
     }
 }
 
-struct StrictVisitor {
-    as_sent: bool,
-}
+struct StrictVisitor<'a>(StrictSeed<'a>);
 
-impl<'de> Visitor<'de> for StrictVisitor {
+impl<'de> Visitor<'de> for StrictVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -256,7 +270,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
     /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
     /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        if !self.as_sent && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
+        if !self.0.as_sent && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
+            self.0.rounded.set(true);
             return Ok(Value::from(v as i64));
         }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
@@ -272,8 +287,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        let seed = StrictSeed { as_sent: self.as_sent };
-        while let Some(v) = seq.next_element_seed(seed)? {
+        while let Some(v) = seq.next_element_seed(self.0)? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -281,8 +295,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let as_sent = self.as_sent || matches!(key.as_str(), "payload" | "metadata");
-            let v = map.next_value_seed(StrictSeed { as_sent })?;
+            let as_sent = self.0.as_sent || matches!(key.as_str(), "payload" | "metadata");
+            let v = map.next_value_seed(StrictSeed { as_sent, ..self.0 })?;
             if out.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!(
                     "the key `{}` appears twice in one object",

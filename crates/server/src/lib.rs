@@ -12,6 +12,7 @@ mod conn;
 mod error;
 mod extract;
 pub mod http;
+mod json_numbers;
 mod metrics_layer;
 mod request_id;
 mod state;

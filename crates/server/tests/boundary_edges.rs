@@ -187,4 +187,14 @@ async fn authorization_headers(ts: &TestServer) {
         "{b}"
     );
     assert_eq!(ts.get("/v1/keys").await.1["keys"].as_array().unwrap().len(), before);
+    // Nor do locations (a retry is 409 already_exists): refused, not ignored, and not made.
+    let body = json!({"location": "north", "priority": 1}).to_string();
+    let (s, b) = ts.post_with("/v1/locations", body, Some("k2")).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (400, Some("invalid_request")), "{b}");
+    assert!(
+        b["error"]["message"].as_str().unwrap().contains("Idempotency-Key"),
+        "{b}"
+    );
+    let names = ts.get("/v1/locations").await.1["locations"].to_string();
+    assert!(!names.contains("north"), "{names}");
 }

@@ -103,6 +103,24 @@ async fn basic_flow(ts: &TestServer) {
     let (s, doc) = ts.get("/openapi.json").await;
     assert_eq!(s, 200);
     assert!(doc["paths"]["/v1/allocations"]["post"].is_object());
+    // Every POST but two says it takes an Idempotency-Key (a location's retry is 409
+    // already_exists; a key is made once, never replayed).
+    let mut keyless: Vec<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, item)| {
+            item["post"].is_object()
+                && !item["post"]["parameters"].as_array().into_iter().flatten().any(|p| {
+                    p["name"]
+                        .as_str()
+                        .is_some_and(|n| n.eq_ignore_ascii_case("idempotency-key"))
+                })
+        })
+        .map(|(path, _)| path.as_str())
+        .collect();
+    keyless.retain(|p| *p != "/v1/keys");
+    assert_eq!(keyless, ["/v1/locations"]);
     let metrics = ts
         .client
         .get(format!("{}/metrics", ts.url))

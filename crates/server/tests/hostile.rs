@@ -213,6 +213,22 @@ fn format_cases() -> Vec<Case> {
             "invalid_request",
         ),
         raw(
+            "a fraction that rounds to an integer",
+            "POST",
+            "/v1/skus/S/adjustments",
+            br#"{"delta":1.0000000000000001}"#.to_vec(),
+            400,
+            "invalid_request",
+        ),
+        raw(
+            "an exponent that rounds to zero",
+            "POST",
+            "/v1/skus/S/adjustments",
+            br#"{"delta":1e-400,"reason":"r"}"#.to_vec(),
+            400,
+            "invalid_request",
+        ),
+        raw(
             "trailing garbage",
             "POST",
             "/v1/skus",

@@ -98,7 +98,12 @@ impl JobStore for SqliteStore {
                     ])
                 })
                 .map_err(map_error)?;
-                    ids.push(tx.last_insert_rowid());
+                    // The tenant's id, given by the jobs_id trigger (migration V11).
+                    let id = tx
+                        .prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
+                        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+                        .map_err(map_error)?;
+                    ids.push(id);
                 }
                 Ok(Enqueued { ids })
             })
@@ -246,7 +251,7 @@ impl JobStore for SqliteStore {
                         run_at_us = ?1, lease_token = NULL, lease_expires_at_us = NULL,
                         finalized_at_us = CASE WHEN attempt >= max_attempts THEN ?1 END,
                         errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'error', 'lease expired', 'at', ?3))
-                  WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at_us <= ?1
+                  WHERE rid IN (SELECT rid FROM jobs WHERE state = 'running' AND lease_expires_at_us <= ?1
                                 ORDER BY lease_expires_at_us LIMIT ?2)",
                 params![now, max.max(1), at],
             )
@@ -368,8 +373,8 @@ impl JobStore for SqliteStore {
         let before = us(before);
         self.call(move |c| {
             c.execute(
-                "DELETE FROM jobs WHERE id IN
-                    (SELECT id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at_us < ?1 LIMIT ?2)",
+                "DELETE FROM jobs WHERE rid IN
+                    (SELECT rid FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at_us < ?1 LIMIT ?2)",
                 params![before, max.max(1)],
             )
             .map(|n| n as u64)

@@ -215,11 +215,33 @@ mod tests {
         let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
         let ids: Vec<i64> = got.units.iter().map(|u| u.id).collect();
         assert_eq!(ids, vec![1, 2, 3], "unit ids and their sequence survive the rebuild");
+        ids_go_on_per_tenant(&store, &[2, 3, 4]).await;
         let report = store.audit(None).await.unwrap();
         assert!(report.is_clean(), "{report:?}");
         assert_eq!(report.skus_checked, 2);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
+    }
+    /// Per-tenant ids (V11): the default tenant goes on after the old sequences (the ledger
+    /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts
+    /// at 1.
+    async fn ids_go_on_per_tenant(store: &dyn allot_core::Store, ledger: &[i64]) {
+        let d = allot_core::access::DEFAULT_TENANT;
+        let got: Vec<i64> = store
+            .ledger(d, "U", 0, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(got, ledger);
+        let enqueue = |n: i64| {
+            let body = serde_json::from_value(serde_json::json!({"jobs": [{"payload": n}]})).unwrap();
+            allot_core::validate::enqueue("Q", body, store.now(), &Default::default()).unwrap()
+        };
+        let ids = |e: allot_core::Executed<allot_core::job::Enqueued>| e.fresh().unwrap().ids;
+        assert_eq!(ids(store.enqueue(d, enqueue(0), None).await.unwrap()), [2]);
+        assert_eq!(ids(store.enqueue("acme", enqueue(1), None).await.unwrap()), [1]);
     }
 }

@@ -132,7 +132,8 @@ conformance!(
     no_unit_twice,
     no_job_leased_twice,
     keyed_job_transitions_replay,
-    one_booking_of_ten
+    one_booking_of_ten,
+    ids_count_only_their_tenant
 );
 
 fn job_key<T: serde::Serialize + 'static>(key: &str) -> Idempotency<T> {
@@ -458,5 +459,78 @@ async fn one_booking_of_ten(f: Fixture) {
         }
     }
     assert_eq!((ok, overlap), (1, 9));
+    f.finish().await;
+}
+
+async fn enqueue_n(f: &Fixture, tenant: &str, n: usize) -> Vec<i64> {
+    let jobs: Vec<serde_json::Value> = (0..n).map(|i| json!({ "payload": i })).collect();
+    let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
+    let req = validate::enqueue("q", body, f.store.now(), &f.limits).unwrap();
+    f.store.enqueue(tenant, req, None).await.unwrap().fresh().unwrap().ids
+}
+
+async fn ledger_ids(f: &Fixture, tenant: &str, sku: &str) -> Vec<i64> {
+    let entries = f.store.ledger(tenant, sku, 0, 100).await.unwrap();
+    entries.iter().map(|e| e.id).collect()
+}
+
+/// Ids count only their tenant's objects (issue 24): a tenant's jobs, ledger entries and
+/// units are numbered 1, 2, 3, … whatever other tenants make in between; ten first enqueues
+/// at once of a new tenant (its counter made under a race) get exactly 1..=10; and an id two
+/// tenants both have names only the caller's object.
+async fn ids_count_only_their_tenant(f: Fixture) {
+    let (a, b) = ("tenant-a", "tenant-b");
+    assert_eq!(enqueue_n(&f, a, 1).await, [1]);
+    assert_eq!(enqueue_n(&f, b, 7).await, (1..=7).collect::<Vec<_>>());
+    assert_eq!(enqueue_n(&f, a, 2).await, [2, 3], "not 9 and 10");
+    for (tenant, allocations) in [(a, 1), (b, 3), (a, 1)] {
+        if f.store.get_sku(tenant, "S").await.is_err() {
+            let body = serde_json::from_value(json!({"sku": "S", "on_hand": 5})).unwrap();
+            let req = validate::create_sku(body, &f.limits).unwrap();
+            f.store.create_sku(tenant, req, None).await.unwrap();
+        }
+        for _ in 0..allocations {
+            f.store.allocate(tenant, f.allocation("S", 1), None).await.unwrap();
+        }
+    }
+    assert_eq!(ledger_ids(&f, a, "S").await, [1, 2, 3]);
+    assert_eq!(ledger_ids(&f, b, "S").await, [1, 2, 3, 4]);
+    for (tenant, serials) in [(a, vec!["A1", "A2"]), (b, vec!["B1", "B2", "B3"]), (a, vec!["A3"])] {
+        let units: Vec<serde_json::Value> = serials.iter().map(|s| json!({ "serial": s })).collect();
+        let body = serde_json::from_value(json!({ "units": units })).unwrap();
+        let req = validate::add_units("U", body, f.store.now(), &f.limits).unwrap();
+        f.store.add_units(tenant, req, None).await.unwrap();
+    }
+    let filter = allot_core::unit::UnitFilter::default();
+    let units = f.store.list_units(a, "U", &filter, 0, 100).await.unwrap();
+    let ids: Vec<(i64, &str)> = units.iter().map(|u| (u.unit.id, u.unit.serial.as_str())).collect();
+    assert_eq!(ids, [(1, "A1"), (2, "A2"), (3, "A3")]);
+    assert_eq!(ledger_ids(&f, a, "U").await, [4, 5], "after the tenant's own 3 on S");
+
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (store, limits) = (f.store.clone(), f.limits.clone());
+        set.spawn(async move {
+            let body = serde_json::from_value(json!({"jobs": [{"payload": 0}]})).unwrap();
+            let req = validate::enqueue("q", body, store.now(), &limits).unwrap();
+            store.enqueue("tenant-c", req, None).await.unwrap().fresh().unwrap().ids
+        });
+    }
+    let mut ids: Vec<i64> = set.join_all().await.into_iter().flatten().collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=10).collect::<Vec<_>>(), "a new tenant's first ids, at once");
+
+    // Job 1 is both a's and b's: b leasing and completing its 1 leaves a's 1 alone.
+    let body = serde_json::from_value(json!({"max": 1, "lease_ms": 60_000})).unwrap();
+    let claim = validate::claim("q", body, f.store.default_claim_strategy(), &f.limits).unwrap();
+    let leased = f.store.claim_jobs(b, claim, None).await.unwrap().fresh().unwrap();
+    assert_eq!(leased[0].id, 1);
+    f.store.complete_job(b, 1, &leased[0].lease_token, None).await.unwrap();
+    let counts = f.store.queue_counts(a, "q").await.unwrap();
+    assert_eq!(
+        (counts.counts[&JobState::Available], counts.open()),
+        (3, 3),
+        "{counts:?}"
+    );
     f.finish().await;
 }

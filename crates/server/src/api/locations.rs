@@ -9,14 +9,25 @@ pub struct LocationList {
     pub locations: Vec<Location>,
 }
 
+/// `POST /v1/locations`. It takes no `Idempotency-Key` (`400` naming it) rather than ignore
+/// one: a location is named by its client, so a retry after a lost answer gets `409
+/// already_exists`, which says it was made.
 #[utoipa::path(post, path = "/v1/locations", request_body = LocationBody,
     responses((status = 201, body = Location), (status = 400, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "already_exists")))]
 pub(super) async fn create_location(
     State(st): State<Arc<AppState>>,
     Tenant(tenant): Tenant,
+    IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<LocationBody>,
 ) -> Result<Response, ApiError> {
+    if idem.is_some() {
+        return Err(AllotError::invalid(
+            "Idempotency-Key: POST /v1/locations takes none (a location is named by its client: \
+             a retry after a lost answer gets 409 already_exists)",
+        )
+        .into());
+    }
     let location = allot_core::validate::location(body.value, &st.limits)?;
     let made = st
         .store

@@ -38,8 +38,10 @@ pub(super) async fn get_sku(
     Ok(Json(st.store.get_sku(&tenant, &sku).await?))
 }
 
-#[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody, params(("sku" = String, Path)),
-    responses((status = 200, body = Sku), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody,
+    params(("sku" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
+    responses((status = 200, body = Sku), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
 pub(super) async fn adjust_sku(
     State(st): State<Arc<AppState>>,
     Path(sku): Path<String>,
