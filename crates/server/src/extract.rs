@@ -181,10 +181,8 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
     })?;
     // Checked once the body has its type's shape, so the walk is as shallow as the type.
     if rounded {
-        if let Some((path, text)) = crate::json_numbers::fractional_integral(bytes) {
-            return Err(AllotError::invalid(format!(
-                "{path}: {text} has a fractional part, an integer is expected"
-            )));
+        if let Some(message) = crate::json_numbers::inexact_number(bytes) {
+            return Err(AllotError::invalid(message));
         }
     }
     Ok(value)
@@ -234,8 +232,9 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 /// Where a value is read: in the body's own fields, a number with no fraction is an integer
 /// (`as_sent: false`); inside a free-form document (`payload`, `metadata`), which allot stores
 /// and gives back, a number stays as sent (`1.0` stays a float, `-0.0` keeps its sign).
-/// `rounded` is set when a number written with a fraction or an exponent became an integer,
-/// so that its text is checked ([`crate::json_numbers`]).
+/// `rounded` is set when a number's f64 may not say what its text said (one written with a
+/// fraction or an exponent read as an integer; in a document, an integral one beyond 64
+/// bits), so that its text is checked ([`crate::json_numbers`]).
 #[derive(Clone, Copy)]
 struct StrictSeed<'a> {
     as_sent: bool,
@@ -270,8 +269,13 @@ impl<'de> Visitor<'de> for StrictVisitor<'_> {
     /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
     /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        if !self.0.as_sent && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v) {
+        let in_i64 = (-9.2e18..=9.2e18).contains(&v);
+        if v.fract() == 0.0 && (self.0.as_sent != in_i64) {
+            // Outside documents an integer (its text is checked for a fraction); inside, an
+            // integer text beyond 64 bits would not come back as sent (its text is checked).
             self.0.rounded.set(true);
+        }
+        if !self.0.as_sent && v.fract() == 0.0 && in_i64 {
             return Ok(Value::from(v as i64));
         }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))

@@ -1,40 +1,55 @@
-//! Integers written as decimals. Outside the free-form documents, a number with a zero
-//! fractional part is an integer (JSON Schema: "any number with a zero fractional part"),
-//! so `2.0` and `1e3` are read as `2` and `1000`. The f64 a parser makes cannot tell `2.0`
-//! from `2.0000000000000001` (both round to 2.0), so when a body had such a number its text
-//! is read again (serde_json's `RawValue`) and each one's decimal text must have a zero
-//! fractional part itself.
+//! Numbers whose f64 does not say what their text said. Outside the free-form documents, a
+//! number with a zero fractional part is an integer (JSON Schema: "any number with a zero
+//! fractional part"), so `2.0` and `1e3` are read as `2` and `1000`; but the f64 a parser
+//! makes cannot tell `2.0` from `2.0000000000000001` (both round to 2.0). Inside a document
+//! (`payload`, `metadata`), which comes back as it was sent, an integer beyond 64 bits would
+//! come back as the nearest f64 (`1e30`, not the 31 digits sent: RFC 8259 §6 calls such
+//! integers not interoperable). When a body had such a number its text is read again
+//! (serde_json's `RawValue`): the first is refused when its decimal text has a fraction, the
+//! second always (a client sends such an integer as a string).
 
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
-/// The path and text of a number outside `payload`/`metadata` whose f64 is integral while
-/// its decimal text has a non-zero fractional part (`1.0000000000000001`, `1e-400`); `None`
-/// when there is none or `body` is not JSON.
-pub(crate) fn fractional_integral(body: &[u8]) -> Option<(String, String)> {
+/// The first number of `body` whose f64 does not say what its text said, as a refusal's
+/// message naming its path: outside `payload`/`metadata`, an f64 that is integral while the
+/// decimal text has a fraction (`1.0000000000000001`, `1e-400`); inside them, an integer
+/// text beyond 64 bits. `None` when there is none or `body` is not JSON.
+pub(crate) fn inexact_number(body: &[u8]) -> Option<String> {
     let raw: &RawValue = serde_json::from_slice(body).ok()?;
-    walk(raw, "")
+    walk(raw, "", false)
 }
 
-fn walk(raw: &RawValue, path: &str) -> Option<(String, String)> {
+fn walk(raw: &RawValue, path: &str, in_document: bool) -> Option<String> {
     let text = raw.get();
     match text.as_bytes().first()? {
         b'{' => {
             let map: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-            map.iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "payload" | "metadata"))
-                .find_map(|(k, v)| walk(v, &crate::extract::join(path, k)))
+            map.iter().find_map(|(k, v)| {
+                let document = in_document || matches!(k.as_str(), "payload" | "metadata");
+                walk(v, &crate::extract::join(path, k), document)
+            })
         }
         b'[' => {
             let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
             items
                 .iter()
                 .enumerate()
-                .find_map(|(i, v)| walk(v, &format!("{path}[{i}]")))
+                .find_map(|(i, v)| walk(v, &format!("{path}[{i}]"), in_document))
+        }
+        b'-' | b'0'..=b'9' if in_document => {
+            let plain_integer = !text.contains(['.', 'e', 'E']);
+            let fits = text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok();
+            (plain_integer && !fits).then(|| {
+                format!(
+                    "{path}: the integer {text} is beyond 64 bits and would not come back as sent; send it as a string"
+                )
+            })
         }
         b'-' | b'0'..=b'9' => {
             let rounds_integral = text.parse::<f64>().is_ok_and(|v| v.fract() == 0.0);
-            (rounds_integral && !integral_text(text)).then(|| (path.to_string(), text.to_string()))
+            (rounds_integral && !integral_text(text))
+                .then(|| format!("{path}: {text} has a fractional part, an integer is expected"))
         }
         _ => None,
     }
@@ -96,13 +111,20 @@ mod tests {
     }
 
     #[test]
-    fn found_with_their_path_outside_documents() {
+    fn found_with_their_path() {
         let body = br#"{"lines":[{"sku":"A","quantity":2.0},{"sku":"B","quantity":1.0000000000000001}],
                         "payload":{"x":1.0000000000000001}}"#;
+        let found = inexact_number(body).unwrap();
+        assert!(found.starts_with("lines[1].quantity: 1.0000000000000001 "), "{found}");
         assert_eq!(
-            fractional_integral(body),
-            Some(("lines[1].quantity".into(), "1.0000000000000001".into()))
+            inexact_number(br#"{"a":2.0,"metadata":[1e-400, 1e30, -9223372036854775808],"b":[1e3]}"#),
+            None
         );
-        assert_eq!(fractional_integral(br#"{"a":2.0,"metadata":[1e-400],"b":[1e3]}"#), None);
+        let body = br#"{"jobs":[{"payload":{"n":18446744073709551615,"m":[18446744073709551616]}}]}"#;
+        let found = inexact_number(body).unwrap();
+        assert!(
+            found.starts_with("jobs[0].payload.m[0]: the integer 18446744073709551616 "),
+            "{found}"
+        );
     }
 }
