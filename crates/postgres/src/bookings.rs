@@ -6,9 +6,9 @@
 //! transactions; the check inside it reads the resource's own rows. Two resources sharing a
 //! key just wait for each other.
 
-use crate::map_error;
-use crate::store::PgStore;
-use crate::tx::{Decided, TxErr, TxResult};
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
@@ -56,7 +56,7 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
         start: r.get(2),
         end: r.get(3),
         holder: r.get(4),
-        metadata: crate::col(r, 5)?,
+        metadata: crate::engine::errors::col(r, 5)?,
         status: stored.effective(expires_at, now),
         strategy: BookingStrategy::parse(r.get(7))
             .ok_or_else(|| AllotError::Internal("bad booking strategy".into()))?,

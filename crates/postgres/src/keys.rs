@@ -1,7 +1,7 @@
 //! API keys on PostgreSQL: one row per key, found by the SHA-256 of its secret (unique index).
 
-use crate::map_error;
-use crate::store::PgStore;
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
 use allot_core::access::{ApiKey, NewKey, Scope};
 use allot_core::store::KeyStore;
 use allot_core::*;

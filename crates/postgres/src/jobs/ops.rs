@@ -4,7 +4,7 @@
 //! `FOR UPDATE SKIP LOCKED` or try-locks re-checking the state in the UPDATE, and
 //! lease-conditional transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
-use crate::{col, map_error};
+use crate::engine::errors::{col, map_error};
 use allot_core::job::*;
 use allot_core::*;
 use chrono::{DateTime, Utc};

@@ -28,16 +28,15 @@
 //! (a full lane answers `503 unavailable` at once: back-pressure).
 
 mod lane;
-pub(crate) mod queue;
 mod txn;
 mod writes;
 
-use crate::map_error;
-use crate::store::PgStore;
+use crate::engine::combiner::{Op, Pending, Reply};
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
 use allot_core::hold::HoldKind;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
-use queue::{Op, Pending, Reply};
 use tokio::sync::oneshot;
 
 /// A hold's kind, strategy and first SKU, read without a lock to route a finish to its lane.

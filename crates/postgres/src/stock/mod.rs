@@ -1,11 +1,15 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
 
-use crate::map_error;
-use crate::placement::{answered, short_line, take_line, Piece, Take};
-use crate::store::PgStore;
-use crate::tx::{TxErr, TxResult};
+mod cancel;
+mod locations;
+mod returns;
+
+use crate::engine::errors::map_error;
+use crate::engine::placement::{answered, short_line, take_lines, Piece, Take};
+use crate::engine::records::{allocation_of, allocation_select, read_allocation};
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::Utc;
@@ -101,40 +105,6 @@ const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, hel
      SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
      VALUES ($5, $1, 'allocated', $2, $3, $4)";
-/// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
-/// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
-/// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
-pub(crate) async fn check_fences(
-    tx: &deadpool_postgres::Transaction<'_>,
-    tenant: &str,
-    fences: &[(String, i64)],
-) -> TxResult<()> {
-    if fences.is_empty() {
-        return Ok(());
-    }
-    let mut sorted: Vec<&(String, i64)> = fences.iter().collect();
-    sorted.sort();
-    let stmt = tx
-        .prepare_cached(
-            "WITH upd AS (UPDATE skus SET fence = $2 WHERE tenant = $3 AND sku = $1 AND fence < $2 RETURNING 1)
-             SELECT (SELECT count(*) FROM upd), EXISTS (SELECT 1 FROM skus WHERE tenant = $3 AND sku = $1)",
-        )
-        .await?;
-    for (sku, token) in sorted {
-        let row = tx.query_one(&stmt, &[sku, token, &tenant]).await?;
-        if row.get::<_, i64>(0) == 1 {
-            continue;
-        }
-        if !row.get::<_, bool>(1) {
-            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
-        }
-        return Err(TxErr::Fail(AllotError::Fenced {
-            sku: sku.clone(),
-            token: *token,
-        }));
-    }
-    Ok(())
-}
 
 impl PgStore {
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
@@ -189,24 +159,6 @@ impl PgStore {
         }
     }
 
-    /// Take every line of `req` with its strategy and placement, in SKU order, inside `tx`
-    /// (see [`crate::placement`]): out of `on_hand` for an allocation, into `held` for a
-    /// hold. Returns the pieces of each line.
-    pub(crate) async fn take_lines(
-        tx: &deadpool_postgres::Transaction<'_>,
-        tenant: &str,
-        req: &AllocationRequest,
-        take: Take,
-        now: chrono::DateTime<Utc>,
-    ) -> TxResult<Vec<Vec<Piece>>> {
-        check_fences(tx, tenant, &req.fences).await?;
-        let mut taken = Vec::with_capacity(req.lines.len());
-        for line in &req.lines {
-            taken.push(take_line(tx, tenant, req, line, take, now).await?);
-        }
-        Ok(taken)
-    }
-
     async fn try_allocate(
         &self,
         tenant: &str,
@@ -215,7 +167,7 @@ impl PgStore {
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
         self.write(tenant, idem, async |tx| {
-            let taken = Self::take_lines(tx, tenant, req, Take::Allocate, now).await?;
+            let taken = take_lines(tx, tenant, req, Take::Allocate, now).await?;
             let mut alloc = req.to_allocation(now);
             alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
             let pieces: Vec<(&str, &Piece)> = req
@@ -246,7 +198,7 @@ impl PgStore {
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
-            crate::location_rows::require_location(tx, tenant, &req.location).await?;
+            crate::engine::location_rows::require_location(tx, tenant, &req.location).await?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets) VALUES ($3, $1, $2) ON CONFLICT DO NOTHING",
@@ -315,7 +267,7 @@ impl PgStore {
             changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry, None).await?;
         }
         if locations.is_empty() {
-            crate::location_rows::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;
+            crate::engine::location_rows::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;
         }
         tx.commit().await?;
         Ok(changed)
@@ -353,54 +305,6 @@ fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
         .and_then(|v| serde_json::from_value(v).ok());
     s.levels = allot_core::location::levels(levels.iter().flatten().map(|(l, a, h)| (l.as_str(), *a, *h)));
     s
-}
-
-/// The columns [`allocation_of`] reads, from `allocations a`: id, status, strategy, lines,
-/// created_at and, per SKU, what its return records add up to (`[[sku, quantity], …]` or
-/// NULL), so what came back is derived from the facts when the allocation is read.
-macro_rules! allocation_select {
-    () => {
-        "SELECT a.id, a.status, a.strategy, a.lines, a.created_at,
-                (SELECT jsonb_agg(jsonb_build_array(r.sku, r.q)) FROM
-                   (SELECT sku, sum(quantity)::int8 AS q FROM returns
-                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
-           FROM allocations a"
-    };
-}
-
-/// An allocation from the columns of [`allocation_select`]. A row that cannot be decoded is
-/// an `Internal` error for this request, never a panic.
-pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
-    let bad = |what: &str| AllotError::Internal(format!("an allocation with an unreadable {what}"));
-    let lines: serde_json::Value = row.try_get(3).map_err(|_| bad("lines"))?;
-    let returned: Option<serde_json::Value> = row.try_get(5).map_err(|_| bad("returns"))?;
-    let returned: Vec<(String, i64)> = match returned {
-        Some(v) => serde_json::from_value(v).map_err(|_| bad("returns"))?,
-        None => Vec::new(),
-    };
-    let mut lines: Vec<AllocationLine> = serde_json::from_value(lines).map_err(|_| bad("lines"))?;
-    allot_core::returns::derive_returned(&mut lines, &returned);
-    Ok(Allocation {
-        id: row.try_get(0).map_err(|_| bad("id"))?,
-        status: AllocationStatus::parse(row.try_get(1).map_err(|_| bad("status"))?).ok_or_else(|| bad("status"))?,
-        strategy: TakenWith::parse(row.try_get(2).map_err(|_| bad("strategy"))?).ok_or_else(|| bad("strategy"))?,
-        lines,
-        created_at: row.try_get(4).map_err(|_| bad("created_at"))?,
-    })
-}
-
-/// Read an allocation of `tenant` by id.
-pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
-    let stmt = c
-        .prepare_cached(concat!(allocation_select!(), " WHERE a.tenant = $2 AND a.id = $1"))
-        .await
-        .map_err(map_error)?;
-    let row = c
-        .query_opt(&stmt, &[&id, &tenant])
-        .await
-        .map_err(map_error)?
-        .ok_or_else(|| AllotError::not_found("allocation", id))?;
-    allocation_of(&row)
 }
 
 #[async_trait]

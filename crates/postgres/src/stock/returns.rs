@@ -2,9 +2,9 @@
 //! allocation's row first, then, line by line in SKU order, the rows of the location a
 //! sellable return goes to.
 
-use crate::placement::SQL_BUCKETS;
-use crate::store::PgStore;
-use crate::tx::{TxErr, TxResult};
+use crate::engine::placement::SQL_BUCKETS;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
@@ -19,7 +19,7 @@ async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, (n, line): (
         let at = (line.sku.as_str(), location);
         PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry, r.actor.as_deref()).await?;
     } else {
-        crate::location_rows::require_location(tx, tenant, location).await?;
+        crate::engine::location_rows::require_location(tx, tenant, location).await?;
     }
     let stmt = tx
         .prepare_cached(
@@ -51,7 +51,7 @@ impl PgStore {
         idem: Option<&Idempotency<Return>>,
     ) -> TxResult<Executed<Return>> {
         self.write(tenant, idem, async |tx| {
-            let mut alloc = crate::cancel::lock_allocation(tx, tenant, &req.allocation_id).await?;
+            let mut alloc = super::cancel::lock_allocation(tx, tenant, &req.allocation_id).await?;
             let mut made = req.clone();
             made.created_at = self.now();
             let cancelled = alloc.status == AllocationStatus::Cancelled;

@@ -9,7 +9,7 @@
 //!   write it: relative under the lock, conditional on the version read (another version is a
 //!   conflict to retry), or as an absolute value (lost updates oversell: it exists to show it).
 
-use crate::tx::{TxErr, TxResult};
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
 use allot_core::*;
 use deadpool_postgres::{GenericClient, Transaction};
@@ -325,4 +325,57 @@ pub(crate) async fn short_line<C: GenericClient>(
     } else {
         TxErr::Fail(err)
     }
+}
+
+/// Take every line of `req` with its strategy and placement, in SKU order, inside `tx`
+/// (see [`crate::engine::placement`]): out of `on_hand` for an allocation, into `held` for a
+/// hold. Returns the pieces of each line.
+pub(crate) async fn take_lines(
+    tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    take: Take,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxResult<Vec<Vec<Piece>>> {
+    check_fences(tx, tenant, &req.fences).await?;
+    let mut taken = Vec::with_capacity(req.lines.len());
+    for line in &req.lines {
+        taken.push(take_line(tx, tenant, req, line, take, now).await?);
+    }
+    Ok(taken)
+}
+
+/// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
+/// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
+/// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
+pub(crate) async fn check_fences(
+    tx: &deadpool_postgres::Transaction<'_>,
+    tenant: &str,
+    fences: &[(String, i64)],
+) -> TxResult<()> {
+    if fences.is_empty() {
+        return Ok(());
+    }
+    let mut sorted: Vec<&(String, i64)> = fences.iter().collect();
+    sorted.sort();
+    let stmt = tx
+        .prepare_cached(
+            "WITH upd AS (UPDATE skus SET fence = $2 WHERE tenant = $3 AND sku = $1 AND fence < $2 RETURNING 1)
+             SELECT (SELECT count(*) FROM upd), EXISTS (SELECT 1 FROM skus WHERE tenant = $3 AND sku = $1)",
+        )
+        .await?;
+    for (sku, token) in sorted {
+        let row = tx.query_one(&stmt, &[sku, token, &tenant]).await?;
+        if row.get::<_, i64>(0) == 1 {
+            continue;
+        }
+        if !row.get::<_, bool>(1) {
+            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
+        }
+        return Err(TxErr::Fail(AllotError::Fenced {
+            sku: sku.clone(),
+            token: *token,
+        }));
+    }
+    Ok(())
 }

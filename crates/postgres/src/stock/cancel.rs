@@ -1,10 +1,10 @@
 //! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
-use crate::placement::SQL_BUCKETS;
-use crate::stock::read_allocation;
-use crate::store::PgStore;
-use crate::tx::TxResult;
+use crate::engine::placement::SQL_BUCKETS;
+use crate::engine::records::read_allocation;
+use crate::engine::store::PgStore;
+use crate::engine::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
 use deadpool_postgres::Transaction;

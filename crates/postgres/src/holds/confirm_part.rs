@@ -3,7 +3,7 @@
 //! `hold_released` entry at its location — inside the confirm's transaction, after the hold's
 //! row is locked (so a partial confirm racing the hold's expiry has one outcome).
 
-use crate::tx::TxResult;
+use crate::engine::tx::TxResult;
 use allot_core::hold::keep_of;
 use allot_core::*;
 use deadpool_postgres::Transaction;

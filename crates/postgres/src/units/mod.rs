@@ -1,9 +1,11 @@
 //! Units on PostgreSQL: bulk insert (UNNEST), and claims with `skip_locked` (one
 //! statement) or `nowait_scan` (the classic try-lock walk under savepoints).
 
-use crate::holds::unit_rows;
-use crate::store::PgStore;
-use crate::tx::{Decided, TxErr, TxResult};
+mod reads;
+
+use crate::engine::records::unit_rows;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
 use allot_core::*;

@@ -2,11 +2,12 @@
 //! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
-use crate::job_ops as ops;
-use crate::map_error;
-use crate::store::PgStore;
-use crate::tx::Decided;
-use crate::tx::{TxErr, TxResult};
+mod ops;
+
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
+use crate::engine::tx::Decided;
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::job::*;
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::*;
@@ -117,7 +118,7 @@ impl PgStore {
             }
             if !inserted.is_empty() {
                 let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
-                tx.execute(&stmt, &[&crate::listen::channel_key(tenant, &req.queue)])
+                tx.execute(&stmt, &[&crate::engine::listen::channel_key(tenant, &req.queue)])
                     .await?;
             }
             Ok(Enqueued { ids: out })
@@ -304,10 +305,10 @@ impl JobStore for PgStore {
                 queue: r.get(1),
                 state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
                 priority: r.get(3),
-                payload: crate::col(r, 4)?,
+                payload: crate::engine::errors::col(r, 4)?,
                 attempt: r.get(5),
                 max_attempts: r.get(6),
-                errors: crate::col(r, 7)?,
+                errors: crate::engine::errors::col(r, 7)?,
                 run_at: r.get(8),
                 unique_key: r.get(9),
                 created_at: r.get(10),
@@ -345,7 +346,7 @@ impl JobStore for PgStore {
         // and a NOTIFY between the empty claim and this wait is not missed for long.
         let wait = max_wait.min(std::time::Duration::from_millis(self.limits.job_poll_interval_ms));
         self.job_signal
-            .wait(&crate::listen::channel_key(tenant, queue), wait)
+            .wait(&crate::engine::listen::channel_key(tenant, queue), wait)
             .await;
     }
 
@@ -382,7 +383,7 @@ impl JobStore for PgStore {
 #[cfg(test)]
 mod plans {
     use super::*;
-    use crate::job_ops::{SQL_COMPLETE_BATCH, SQL_HEARTBEAT};
+    use ops::{SQL_COMPLETE_BATCH, SQL_HEARTBEAT};
 
     async fn explain(c: &tokio_postgres::Client, sql: &str) -> String {
         c.query(sql, &[])

@@ -9,13 +9,13 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Lanes per instance: requests whose first SKUs hash apart run their transactions in
 /// parallel (on different rows); one hot SKU always lands on one lane.
-pub(super) const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 
 /// Where a request's answer goes.
-pub(super) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
 
 /// One request waiting on a lane.
-pub(super) enum Op {
+pub(crate) enum Op {
     Allocate {
         req: AllocationRequest,
         idem: Option<Idempotency<Allocation>>,
@@ -41,14 +41,14 @@ pub(super) enum Op {
 }
 
 /// A decided request's result, before it is sent.
-pub(super) enum Answer {
+pub(crate) enum Answer {
     Allocation(Allocation),
     Hold(Hold),
 }
 
 impl Op {
     /// The idempotency key and fingerprint the request carried.
-    pub(super) fn idem_key(&self) -> Option<(&str, &str)> {
+    pub(crate) fn idem_key(&self) -> Option<(&str, &str)> {
         fn of<T>(idem: &Option<Idempotency<T>>) -> Option<(&str, &str)> {
             idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
         }
@@ -59,7 +59,7 @@ impl Op {
     }
 
     /// The response to store for `answer`, when the request carried a key.
-    pub(super) fn render(&self, answer: &Answer) -> Option<StoredResponse> {
+    pub(crate) fn render(&self, answer: &Answer) -> Option<StoredResponse> {
         match (self, answer) {
             (Op::Allocate { idem: Some(i), .. } | Op::Confirm { idem: Some(i), .. }, Answer::Allocation(a)) => {
                 Some((i.render)(a))
@@ -72,7 +72,7 @@ impl Op {
     }
 
     /// Send the request its answer (a fresh result of the wrong kind cannot be built here).
-    pub(super) fn answer(self, result: Result<Executed<Answer>>) {
+    pub(crate) fn answer(self, result: Result<Executed<Answer>>) {
         fn pick<T>(r: Result<Executed<Answer>>, f: impl Fn(Answer) -> Option<T>) -> Result<Executed<T>> {
             match r? {
                 Executed::Replayed(s) => Ok(Executed::Replayed(s)),
@@ -102,15 +102,15 @@ impl Op {
 
 /// One waiting request, its tenant and the SKU that picks its lane (with the tenant).
 pub(crate) struct Pending {
-    pub(super) op: Op,
-    pub(super) tenant: String,
-    pub(super) lane_sku: String,
-    pub(super) expiry_passes: u32,
+    pub(crate) op: Op,
+    pub(crate) tenant: String,
+    pub(crate) lane_sku: String,
+    pub(crate) expiry_passes: u32,
 }
 
-pub(super) struct Lane {
-    pub(super) tx: mpsc::Sender<Pending>,
-    pub(super) rx: Mutex<Option<mpsc::Receiver<Pending>>>,
+pub(crate) struct Lane {
+    pub(crate) tx: mpsc::Sender<Pending>,
+    pub(crate) rx: Mutex<Option<mpsc::Receiver<Pending>>>,
 }
 
 /// The combiner of one store: its lanes, each started on first use.
@@ -142,7 +142,7 @@ impl Combiner {
     }
 
     /// The lane of a request of `tenant` whose first SKU is `lane_sku`.
-    pub(super) fn lane(&self, tenant: &str, lane_sku: &str) -> &Lane {
+    pub(crate) fn lane(&self, tenant: &str, lane_sku: &str) -> &Lane {
         let key = [tenant.as_bytes(), b"/", lane_sku.as_bytes()].concat();
         &self.lanes[(fnv1a_64(&key) % LANES as u64) as usize]
     }

@@ -2,7 +2,10 @@
 //! one REPEATABLE READ, READ ONLY snapshot (PostgreSQL docs, 13.2.2 "Repeatable Read
 //! Isolation Level"). Jobs are streamed, never collected.
 
-use crate::{map_error, PgStore};
+mod books;
+
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
 use allot_core::audit::{
     error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
 };
@@ -136,7 +139,7 @@ impl PgStore {
                 units_held: r.get(6),
             });
         }
-        crate::audit_books::books(&tx, tenant, &mut a).await?;
+        books::books(&tx, tenant, &mut a).await?;
         let jobs = tx.query_raw(JOB_ROWS, [tenant]).await.map_err(map_error)?;
         pin_mut!(jobs);
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {

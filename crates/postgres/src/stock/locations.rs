@@ -5,11 +5,11 @@
 //! bucket order. A transfer locks the rows of both locations in one statement, so two
 //! transfers in opposite directions cannot deadlock.
 
-use crate::location_rows::{ensure_rows, location_rows};
-use crate::map_error;
-use crate::stock::get_sku_with;
-use crate::store::PgStore;
-use crate::tx::{TxErr, TxResult};
+use super::get_sku_with;
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::{ensure_rows, location_rows};
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, LocationStore};
 use allot_core::*;
 use async_trait::async_trait;

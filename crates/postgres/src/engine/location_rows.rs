@@ -5,8 +5,8 @@
 //! share. Lock order: the SKU row (`skus`, only to make a location's rows), then stock rows in
 //! bucket order.
 
-use crate::store::PgStore;
-use crate::tx::{TxErr, TxResult};
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
 use allot_core::*;
 use deadpool_postgres::Transaction;
 
@@ -131,7 +131,7 @@ impl PgStore {
         (kind, reference): (LedgerKind, Option<&str>),
         actor: Option<&str>,
     ) -> TxResult<bool> {
-        let rows = crate::location_rows::location_rows(tx, tenant, sku, location, delta > 0).await?;
+        let rows = crate::engine::location_rows::location_rows(tx, tenant, sku, location, delta > 0).await?;
         let counts: Vec<BucketCounts> = rows
             .iter()
             .map(|r| BucketCounts {

@@ -1,6 +1,7 @@
 //! The PostgreSQL store: its pool, limits, clock and the handles its features share.
 
-use crate::{map_error, PgConfig};
+use crate::engine::config::PgConfig;
+use crate::engine::errors::map_error;
 use allot_core::*;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -17,11 +18,11 @@ pub struct PgStore {
     /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
     pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
-    pub(crate) job_signal: std::sync::Arc<crate::listen::JobSignal>,
+    pub(crate) job_signal: std::sync::Arc<crate::engine::listen::JobSignal>,
     /// Where "now" comes from (see [`allot_core::clock`]).
     pub(crate) clock: std::sync::Arc<dyn Clock>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
-    pub(crate) combiner: Option<std::sync::Arc<crate::batched::queue::Combiner>>,
+    pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
 }
 
 impl PgStore {
@@ -51,9 +52,9 @@ impl PgStore {
             allow_unsafe: cfg.allow_unsafe_strategies,
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
-            job_signal: std::sync::Arc::new(crate::listen::JobSignal::new(cfg.url.clone())),
+            job_signal: std::sync::Arc::new(crate::engine::listen::JobSignal::new(cfg.url.clone())),
             clock: cfg.clock.clone(),
-            combiner: Some(std::sync::Arc::new(crate::batched::queue::Combiner::new(&cfg.limits))),
+            combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
         })
     }
 

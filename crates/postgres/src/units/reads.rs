@@ -1,7 +1,7 @@
 //! Reading units on PostgreSQL: a SKU's units by id with filters, and one unit by serial.
 
-use crate::map_error;
-use crate::store::PgStore;
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::*;
 
@@ -10,7 +10,7 @@ const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, 
 fn view_of(r: &tokio_postgres::Row) -> Result<UnitView> {
     let status: &str = r.get(6);
     Ok(UnitView {
-        unit: crate::holds::unit_at(r, 0),
+        unit: crate::engine::records::unit_at(r, 0),
         status: UnitStatus::parse(status).ok_or_else(|| AllotError::Internal(format!("unit status `{status}`")))?,
         claim_id: r.get(7),
     })

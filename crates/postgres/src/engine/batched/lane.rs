@@ -4,10 +4,10 @@
 //! per-request path, what was short because of overdue holds is queued again after they are
 //! expired.
 
-use super::queue::{Combiner, Op, Pending};
 use super::txn::{batch_tx, Outcome};
-use crate::store::PgStore;
-use crate::{is_retryable, map_error};
+use crate::engine::combiner::{Combiner, Op, Pending};
+use crate::engine::errors::{is_retryable, map_error};
+use crate::engine::store::PgStore;
 use allot_core::store::{Executed, HoldStore, StockStore};
 use allot_core::*;
 use chrono::{DateTime, Utc};
@@ -115,7 +115,7 @@ async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
             Ok(o) => break o,
             Err(e) if is_retryable(&e) && tries < ctx.store.limits.max_tx_retries => {
                 tries += 1;
-                crate::tx::backoff_sleep(tries).await;
+                crate::engine::tx::backoff_sleep(tries).await;
             }
             Err(e) => {
                 let msg = format!("batch transaction failed: {}", map_error(e));

@@ -7,7 +7,8 @@
 //! response is stored in the same transaction as the effect, so a failed request stores
 //! nothing and its retry runs again (PostgreSQL docs, 9.27.10 "Advisory Lock Functions").
 
-use crate::{is_retryable, map_error, PgStore};
+use crate::engine::errors::{is_retryable, map_error};
+use crate::engine::store::PgStore;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::*;

@@ -1,0 +1,32 @@
+//! The connection settings of a [`PgStore`](super::store::PgStore).
+
+/// Connection settings of a [`PgStore`].
+#[derive(Debug, Clone)]
+pub struct PgConfig {
+    /// `postgres://user@host:port/db?options=…` (libpq-style URL, parsed by tokio-postgres).
+    pub url: String,
+    /// Most pooled connections. Default 32.
+    pub pool_size: usize,
+    /// How long a request waits for a pooled connection before `unavailable`, ms. Default 5000.
+    pub pool_wait_ms: u64,
+    /// Limits (retry bounds among them).
+    pub limits: allot_core::Limits,
+    /// Whether `naive` may run.
+    pub allow_unsafe_strategies: bool,
+    /// Where "now" comes from. Default [`allot_core::SystemClock`].
+    pub clock: std::sync::Arc<dyn allot_core::Clock>,
+}
+
+impl PgConfig {
+    /// Defaults for `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        PgConfig {
+            url: url.into(),
+            pool_size: 32,
+            pool_wait_ms: 5000,
+            limits: allot_core::Limits::default(),
+            allow_unsafe_strategies: false,
+            clock: std::sync::Arc::new(allot_core::SystemClock),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The versioned migrations (refinery, `migrations/V*__*.sql`), run under a session advisory
+//! lock.
+
+use super::errors::map_error;
+use allot_core::AllotError;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// Run the versioned migrations (refinery, `migrations/V*__*.sql`) on `url`. Several
+/// instances starting at once are serialised by a session advisory lock.
+pub async fn migrate(url: &str) -> Result<(), AllotError> {
+    let (mut client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .map_err(map_error)?;
+    let handle = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    const MIGRATION_LOCK: i64 = 0x616c_6c6f_745f_6d67; // "allot_mg"
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(map_error)?;
+    let result = embedded::migrations::runner()
+        .run_async(&mut client)
+        .await
+        .map_err(|e| AllotError::Internal(format!("migration failed: {e}")));
+    let _ = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await;
+    drop(client);
+    let _ = handle.await;
+    result.map(|_| ())
+}
+
+/// A database made before tenants (migrations up to V8, rows as that schema had them)
+/// migrates into the tenant `default`. Against the test PostgreSQL
+/// (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.
+#[cfg(test)]
+mod tenant_migration {
+    use allot_core::store::*;
+
+    #[tokio::test]
+    async fn rows_from_before_tenants_belong_to_the_default_tenant() {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let schema = format!("t_v8_{}_{}", std::process::id(), rand::random::<u32>());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        let (mut c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        super::embedded::migrations::runner()
+            .set_target(refinery::Target::Version(8))
+            .run_async(&mut c)
+            .await
+            .unwrap();
+        c.batch_execute(
+            "INSERT INTO skus (sku) VALUES ('OLD');
+             INSERT INTO stock (sku, bucket, on_hand) VALUES ('OLD', 0, 5);
+             INSERT INTO ledger (sku, delta, kind) VALUES ('OLD', 5, 'created');
+             INSERT INTO skus (sku, tracking) VALUES ('U', 'units');
+             INSERT INTO units (sku, serial, received_at) VALUES ('U', 'A', now()), ('U', 'B', now());
+             INSERT INTO ledger (sku, delta, kind) VALUES ('U', 2, 'units_received');
+             INSERT INTO bookings (id, resource, during, holder, status, strategy, created_at)
+                  VALUES ('B1', 'R', tstzrange(now(), now() + interval '1 hour', '[)'), 'h', 'confirmed', 'exclusion', now());
+             INSERT INTO jobs (queue, state, payload, run_at, max_attempts, created_at)
+                  VALUES ('Q', 'available', '{}', now(), 3, now());",
+        )
+        .await
+        .unwrap();
+        crate::migrate(&url).await.unwrap();
+        let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
+        let d = allot_core::access::DEFAULT_TENANT;
+        let old = store.get_sku(d, "OLD").await.unwrap();
+        assert_eq!(old.on_hand, 5);
+        // Locations (V11): its stock and its ledger are at `default`.
+        assert_eq!(old.levels, allot_core::location::levels([("default", 5, 0)]));
+        let ledger = store.ledger(d, "OLD", 0, 10).await.unwrap();
+        assert_eq!(ledger[0].location.as_deref(), Some("default"));
+        let units_ledger = store.ledger(d, "U", 0, 10).await.unwrap();
+        assert_eq!(units_ledger[0].location, None, "a unit-tracked SKU's entries name none");
+        assert!(store.get_sku("acme", "OLD").await.is_err(), "another tenant sees it");
+        assert_eq!(store.get_booking(d, "B1").await.unwrap().resource, "R");
+        assert_eq!(store.queue_counts(d, "Q").await.unwrap().open(), 1);
+        let claim = allot_core::validate::unit_claim(
+            "X1".into(),
+            serde_json::from_value(serde_json::json!({"sku": "U", "quantity": 2, "order_by": ["id"]})).unwrap(),
+            allot_core::UnitStrategy::SkipLocked,
+            &Default::default(),
+        )
+        .unwrap();
+        let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
+        assert_eq!(got.units.len(), 2);
+        ids_go_on_per_tenant(&store, &[2, 3]).await;
+        let report = store.audit(None).await.unwrap();
+        assert!(report.is_clean(), "{report:?}");
+        assert_eq!(report.skus_checked, 2);
+        drop(store);
+        admin
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .unwrap();
+    }
+    /// Per-tenant ids (V14): the default tenant goes on after the old sequences (the ledger
+    /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts
+    /// at 1.
+    async fn ids_go_on_per_tenant(store: &dyn allot_core::Store, ledger: &[i64]) {
+        let d = allot_core::access::DEFAULT_TENANT;
+        let got: Vec<i64> = store
+            .ledger(d, "U", 0, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(got, ledger);
+        let enqueue = |n: i64| {
+            let body = serde_json::from_value(serde_json::json!({"jobs": [{"payload": n}]})).unwrap();
+            allot_core::validate::enqueue("Q", body, store.now(), &Default::default()).unwrap()
+        };
+        let ids = |e: allot_core::Executed<allot_core::job::Enqueued>| e.fresh().unwrap().ids;
+        assert_eq!(ids(store.enqueue(d, enqueue(0), None).await.unwrap()), [2]);
+        assert_eq!(ids(store.enqueue("acme", enqueue(1), None).await.unwrap()), [1]);
+    }
+}

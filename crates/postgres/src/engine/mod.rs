@@ -1,0 +1,24 @@
+//! The engine every domain builds on, and nothing domain-specific but what several domains
+//! share: the store and its pool (`store`, `config`), the one transaction envelope with
+//! idempotency and bounded retry (`tx`), SQLSTATE mapping and safe row decoding (`errors`),
+//! migrations (`migrate`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
+//! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
+//! all use: taking a line across a SKU's rows (`placement`), a location's rows
+//! (`location_rows`), records read by several domains (`records`) and overdue holds
+//! (`overdue`).
+//!
+//! **Invariant:** a domain (`stock/`, `holds/`, `units/`, `bookings`, `jobs/`, `keys`,
+//! `audit/`) uses the engine and the core, never a sibling domain; the engine uses no domain.
+
+pub(crate) mod batched;
+pub(crate) mod combiner;
+pub(crate) mod config;
+pub(crate) mod errors;
+pub(crate) mod listen;
+pub(crate) mod location_rows;
+pub(crate) mod migrate;
+pub(crate) mod overdue;
+pub(crate) mod placement;
+pub(crate) mod records;
+pub(crate) mod store;
+pub(crate) mod tx;

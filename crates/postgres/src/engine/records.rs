@@ -1,0 +1,76 @@
+//! Records more than one domain reads: an allocation (made by allocations, hold confirms and
+//! unit claims; read back by cancels and returns) and a unit's columns (unit claims, unit
+//! holds, unit listings).
+
+use super::errors::map_error;
+use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Result, TakenWith, Unit};
+use deadpool_postgres::GenericClient;
+
+/// The columns [`allocation_of`] reads, from `allocations a`: id, status, strategy, lines,
+/// created_at and, per SKU, what its return records add up to (`[[sku, quantity], …]` or
+/// NULL), so what came back is derived from the facts when the allocation is read.
+macro_rules! allocation_select {
+    () => {
+        "SELECT a.id, a.status, a.strategy, a.lines, a.created_at,
+                (SELECT jsonb_agg(jsonb_build_array(r.sku, r.q)) FROM
+                   (SELECT sku, sum(quantity)::int8 AS q FROM returns
+                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+           FROM allocations a"
+    };
+}
+pub(crate) use allocation_select;
+
+/// An allocation from the columns of [`allocation_select`]. A row that cannot be decoded is
+/// an `Internal` error for this request, never a panic.
+pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
+    let bad = |what: &str| AllotError::Internal(format!("an allocation with an unreadable {what}"));
+    let lines: serde_json::Value = row.try_get(3).map_err(|_| bad("lines"))?;
+    let returned: Option<serde_json::Value> = row.try_get(5).map_err(|_| bad("returns"))?;
+    let returned: Vec<(String, i64)> = match returned {
+        Some(v) => serde_json::from_value(v).map_err(|_| bad("returns"))?,
+        None => Vec::new(),
+    };
+    let mut lines: Vec<AllocationLine> = serde_json::from_value(lines).map_err(|_| bad("lines"))?;
+    allot_core::returns::derive_returned(&mut lines, &returned);
+    Ok(Allocation {
+        id: row.try_get(0).map_err(|_| bad("id"))?,
+        status: AllocationStatus::parse(row.try_get(1).map_err(|_| bad("status"))?).ok_or_else(|| bad("status"))?,
+        strategy: TakenWith::parse(row.try_get(2).map_err(|_| bad("strategy"))?).ok_or_else(|| bad("strategy"))?,
+        lines,
+        created_at: row.try_get(4).map_err(|_| bad("created_at"))?,
+    })
+}
+
+/// Read an allocation of `tenant` by id.
+pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
+    let stmt = c
+        .prepare_cached(concat!(allocation_select!(), " WHERE a.tenant = $2 AND a.id = $1"))
+        .await
+        .map_err(map_error)?;
+    let row = c
+        .query_opt(&stmt, &[&id, &tenant])
+        .await
+        .map_err(map_error)?
+        .ok_or_else(|| AllotError::not_found("allocation", id))?;
+    allocation_of(&row)
+}
+
+/// A unit from its columns (id, serial, location, lot, received_at, expires_at) starting at
+/// `first`.
+pub(crate) fn unit_at(r: &tokio_postgres::Row, first: usize) -> Unit {
+    Unit {
+        id: r.get(first),
+        serial: r.get(first + 1),
+        location: r.get(first + 2),
+        lot: r.get(first + 3),
+        received_at: r.get(first + 4),
+        expires_at: r.get(first + 5),
+    }
+}
+
+pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit> {
+    rows.iter()
+        .filter(|r| r.get::<_, Option<i64>>(first).is_some())
+        .map(|r| unit_at(r, first))
+        .collect()
+}
