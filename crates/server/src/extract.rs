@@ -206,7 +206,7 @@ fn nested_array(v: &Value, path: &str) -> Option<String> {
         Value::Object(m) => m
             .iter()
             .filter(|(k, _)| !matches!(k.as_str(), "payload" | "metadata"))
-            .find_map(|(k, v)| nested_array(v, &join(path, k))),
+            .find_map(|(k, v)| nested_array(v, &crate::json_numbers::join(path, k))),
         Value::Array(a) => a.iter().enumerate().find_map(|(i, item)| {
             let p = format!("{path}[{i}]");
             if item.is_array() {
@@ -216,16 +216,6 @@ fn nested_array(v: &Value, path: &str) -> Option<String> {
             }
         }),
         _ => None,
-    }
-}
-
-/// `path.key`, the key escaped as error messages echo input.
-pub(crate) fn join(path: &str, key: &str) -> String {
-    let key = allot_core::input::echo(key);
-    if path.is_empty() {
-        key
-    } else {
-        format!("{path}.{key}")
     }
 }
 

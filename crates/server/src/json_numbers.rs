@@ -6,7 +6,9 @@
 //! come back as the nearest f64 (`1e30`, not the 31 digits sent: RFC 8259 §6 calls such
 //! integers not interoperable). When a body had such a number its text is read again
 //! (serde_json's `RawValue`): the first is refused when its decimal text has a fraction, the
-//! second always (a client sends such an integer as a string).
+//! second always (a client sends such an integer as a string). Also the path of a field in
+//! a body as refusals name it (`lines[0].quantity`), which both walks here and the
+//! extractor's use.
 
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -27,7 +29,7 @@ fn walk(raw: &RawValue, path: &str, in_document: bool) -> Option<String> {
             let map: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
             map.iter().find_map(|(k, v)| {
                 let document = in_document || matches!(k.as_str(), "payload" | "metadata");
-                walk(v, &crate::extract::join(path, k), document)
+                walk(v, &join(path, k), document)
             })
         }
         b'[' => {
@@ -73,6 +75,16 @@ pub(crate) fn integral_text(text: &str) -> bool {
         .saturating_add(exponent)
         .clamp(0, digits.len() as i64);
     digits[point as usize..].iter().all(|&d| d == b'0')
+}
+
+/// `path.key`, the key escaped as error messages echo input.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    let key = allot_core::input::echo(key);
+    if path.is_empty() {
+        key
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Bookings on SQLite: check and insert in one serialized write transaction (`serialized`).
 
-use crate::clock::{from_us, now_us, us};
-use crate::map_error;
-use crate::store::SqliteStore;
+use crate::engine::clock::{from_us, now_us, us};
+use crate::engine::errors::map_error;
+use crate::engine::store::SqliteStore;
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::BookingStrategy;
@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 const COLS: &str = "id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us";
 
 fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
-    let stored = crate::stored_name(r, 6, BookingStatus::parse)?;
+    let stored = crate::engine::errors::stored_name(r, 6, BookingStatus::parse)?;
     let expires_at = r.get::<_, Option<i64>>(8)?.map(from_us);
     Ok(Booking {
         id: r.get(0)?,
@@ -22,9 +22,9 @@ fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
         start: from_us(r.get(2)?),
         end: from_us(r.get(3)?),
         holder: r.get(4)?,
-        metadata: crate::stored_json(r, 5)?,
+        metadata: crate::engine::errors::stored_json(r, 5)?,
         status: stored.effective(expires_at, from_us(now_us)),
-        strategy: crate::stored_name(r, 7, BookingStrategy::parse)?,
+        strategy: crate::engine::errors::stored_name(r, 7, BookingStrategy::parse)?,
         expires_at,
         created_at: from_us(r.get(9)?),
     })

@@ -1,9 +1,9 @@
 //! Jobs on SQLite: every call one serialized write transaction; claims take the best
 //! runnable jobs in exact (priority, run_at, id) order.
 
-use crate::clock::{from_us, now_us, us};
-use crate::map_error;
-use crate::store::SqliteStore;
+use crate::engine::clock::{from_us, now_us, us};
+use crate::engine::errors::map_error;
+use crate::engine::store::SqliteStore;
 use allot_core::job::*;
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::*;
@@ -18,7 +18,7 @@ fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
         s.query_row(params![id, tenant], |r| {
             Ok(JobStatus {
                 id: r.get(0)?,
-                state: crate::stored_name(r, 1, JobState::parse)?,
+                state: crate::engine::errors::stored_name(r, 1, JobState::parse)?,
                 attempt: r.get(2)?,
                 run_at: from_us(r.get(3)?),
                 lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
@@ -350,12 +350,12 @@ impl JobStore for SqliteStore {
                     Ok(JobView {
                         id: r.get(0)?,
                         queue: r.get(1)?,
-                        state: crate::stored_name(r, 2, JobState::parse)?,
+                        state: crate::engine::errors::stored_name(r, 2, JobState::parse)?,
                         priority: r.get(3)?,
-                        payload: crate::stored_json(r, 4)?.unwrap_or_default(),
+                        payload: crate::engine::errors::stored_json(r, 4)?.unwrap_or_default(),
                         attempt: r.get(5)?,
                         max_attempts: r.get(6)?,
-                        errors: crate::stored_json(r, 7)?.unwrap_or_default(),
+                        errors: crate::engine::errors::stored_json(r, 7)?.unwrap_or_default(),
                         run_at: from_us(r.get(8)?),
                         unique_key: r.get(9)?,
                         created_at: from_us(r.get(10)?),

@@ -1,9 +1,9 @@
 //! API keys on SQLite: one row per key, found by the SHA-256 of its secret (unique index);
 //! scopes as a JSON array of names.
 
-use crate::clock::{from_us, us};
-use crate::map_error;
-use crate::store::SqliteStore;
+use crate::engine::clock::{from_us, us};
+use crate::engine::errors::map_error;
+use crate::engine::store::SqliteStore;
 use allot_core::access::{ApiKey, NewKey, Scope};
 use allot_core::store::KeyStore;
 use allot_core::*;

@@ -1,13 +1,18 @@
 //! Stock on SQLite: the counts per SKU and every stock write, in one `BEGIN IMMEDIATE`
 //! transaction each on the writer thread (strategy `serialized`).
 
-use crate::clock::{from_us, now_us};
-use crate::location_rows::{lock_and_rebalance, tracks_units};
-use crate::map_error;
-use crate::placement::{answered, take_lines, Take};
-use crate::store::SqliteStore;
+mod cancel;
+mod listings;
+mod locations;
+mod returns;
+
+use crate::engine::clock::{from_us, now_us};
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::placement::{answered, take_lines, Take};
+use crate::engine::records::read_allocation;
+use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::TakenWith;
 use allot_core::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -105,7 +110,7 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<
         r.get::<_, Option<i64>>(first + 3)?.unwrap_or(0),
         r.get::<_, i64>(first)? as u32,
     );
-    let levels: Vec<(String, i64, i64)> = match crate::stored_json(r, first + 5)? {
+    let levels: Vec<(String, i64, i64)> = match crate::engine::errors::stored_json(r, first + 5)? {
         Some(v) => serde_json::from_value(v).map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(first + 5, rusqlite::types::Type::Text, Box::new(e))
         })?,
@@ -113,68 +118,6 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<
     };
     s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
     Ok(s)
-}
-
-/// An allocation's columns as read: id, status, strategy, lines, created_at_us and, per SKU,
-/// what its return records add up to (`[[sku, quantity], …]` or NULL).
-type AllocationRow = (String, String, String, String, i64, Option<String>);
-
-/// The columns of an [`AllocationRow`], from `allocations a`: what came back is derived from
-/// the return records when the allocation is read.
-const ALLOCATION_SELECT: &str = "SELECT a.id, a.status, a.strategy, a.lines, a.created_at_us,
-        (SELECT json_group_array(json_array(r.sku, r.q)) FROM
-           (SELECT sku, sum(quantity) AS q FROM returns
-             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
-   FROM allocations a";
-
-fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
-}
-
-/// Read an allocation of `tenant` by id.
-pub(crate) fn read_allocation(c: &Connection, tenant: &str, id: &str) -> Result<Allocation> {
-    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?2 AND a.id = ?1");
-    let row = c
-        .prepare_cached(&sql)
-        .and_then(|mut s| s.query_row([id, tenant], allocation_row).optional())
-        .map_err(map_error)?;
-    allocation_of(row.ok_or_else(|| AllotError::not_found("allocation", id))?)
-}
-
-/// Allocations of `tenant` that `filter` (SQL after `WHERE a.tenant = ?1 AND `, with `p` from
-/// `?2` on) selects, in its order, in one statement.
-pub(crate) fn read_allocations(
-    c: &Connection,
-    tenant: &str,
-    filter: &str,
-    p: &[&dyn rusqlite::ToSql],
-) -> Result<Vec<Allocation>> {
-    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
-    params.extend_from_slice(p);
-    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?1 AND {filter}");
-    let rows: Vec<AllocationRow> = c
-        .prepare_cached(&sql)
-        .and_then(|mut s| s.query_map(params.as_slice(), allocation_row)?.collect())
-        .map_err(map_error)?;
-    rows.into_iter().map(allocation_of).collect()
-}
-
-/// An allocation from its row; a row that cannot be decoded is an `Internal` error.
-fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> Result<Allocation> {
-    let bad = |what: &str| AllotError::Internal(format!("allocation {id}: an unreadable {what}"));
-    let returned: Vec<(String, i64)> = match returned {
-        Some(r) => serde_json::from_str(&r).map_err(|_| bad("returns"))?,
-        None => Vec::new(),
-    };
-    let mut lines: Vec<AllocationLine> = serde_json::from_str(&lines).map_err(|_| bad("lines"))?;
-    allot_core::returns::derive_returned(&mut lines, &returned);
-    Ok(Allocation {
-        status: AllocationStatus::parse(&status).ok_or_else(|| bad("status"))?,
-        strategy: TakenWith::parse(&strategy).ok_or_else(|| bad("strategy"))?,
-        lines,
-        created_at: from_us(at),
-        id,
-    })
 }
 
 #[async_trait]
@@ -203,7 +146,7 @@ impl StockStore for SqliteStore {
     async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
-            crate::location_rows::require_location(tx, &t, &req.location)?;
+            crate::engine::location_rows::require_location(tx, &t, &req.location)?;
             let n = tx
                 .execute(
                     "INSERT INTO skus (tenant, sku, buckets, created_at_us) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",

@@ -2,9 +2,9 @@
 //! the idempotency protocol around the body (stored response replayed, another fingerprint
 //! refused), the response stored before commit. One writer: no retries are needed.
 
-use crate::clock::now_us;
-use crate::map_error;
-use crate::store::SqliteStore;
+use crate::engine::clock::now_us;
+use crate::engine::errors::map_error;
+use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::*;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};

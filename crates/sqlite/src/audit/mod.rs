@@ -1,9 +1,11 @@
 //! The audit's reads on SQLite: every figure the rules of [`allot_core::audit`] need, read on
 //! the writer thread (so no write interleaves: one snapshot). Jobs are streamed row by row.
 
-use crate::clock::now_us;
-use crate::map_error;
-use crate::store::SqliteStore;
+mod books;
+
+use crate::engine::clock::now_us;
+use crate::engine::errors::map_error;
+use crate::engine::store::SqliteStore;
 use allot_core::audit::{
     error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
 };
@@ -113,7 +115,7 @@ impl SqliteStore {
             a.skus(&sku_rows(c, t)?);
             location_rows(c, t, &mut a)?;
             claim_rows(c, t, &mut a)?;
-            crate::audit_books::books(c, t, &mut a)?;
+            books::books(c, t, &mut a)?;
             job_rows(c, t, &mut a)?;
             a.overlaps(overlaps(c, t)?);
             Ok(a.finish())

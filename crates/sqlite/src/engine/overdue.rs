@@ -3,7 +3,7 @@
 //! one ledger entry per line. Used by the hold writes, by writers that find a SKU short while
 //! overdue holds still count on it, and by the sweeper.
 
-use crate::map_error;
+use crate::engine::errors::map_error;
 use allot_core::hold::HoldStatus;
 use allot_core::*;
 use rusqlite::{params, Connection};

@@ -3,9 +3,9 @@
 //! IMMEDIATE`, so the rows read are the rows written: the core plans the take on them and
 //! each piece is written as a relative UPDATE that still checks what is available.
 
-use crate::expiry::expire_overdue_on;
-use crate::location_rows::tracks_units;
-use crate::map_error;
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::tracks_units;
+use crate::engine::overdue::expire_overdue_on;
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
 use allot_core::*;
 use rusqlite::{params, Connection};

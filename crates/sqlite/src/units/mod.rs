@@ -1,12 +1,14 @@
 //! Units on SQLite: bulk insert and claims in `order_by` order, on the writer thread (so the
 //! order is exact), as allocations or as unit holds.
 
-use crate::clock::{from_us, now_us, us};
-use crate::expiry::expire_overdue_on;
-use crate::holds::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
-use crate::location_rows::tracks_units;
-use crate::map_error;
-use crate::store::SqliteStore;
+mod reads;
+
+use crate::engine::clock::{from_us, now_us, us};
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::tracks_units;
+use crate::engine::overdue::expire_overdue_on;
+use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
+use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{claim_satisfied, order_by_sql};
 use allot_core::*;

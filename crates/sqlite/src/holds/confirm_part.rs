@@ -2,7 +2,7 @@
 //! is confirmed — the rest of each piece leaves `held` at its own row, with a
 //! `hold_released` entry at its location — inside the confirm's transaction.
 
-use crate::map_error;
+use crate::engine::errors::map_error;
 use allot_core::hold::keep_of;
 use allot_core::*;
 use rusqlite::{params, Connection};

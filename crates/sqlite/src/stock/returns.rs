@@ -1,11 +1,11 @@
 //! Returns on SQLite (see `allot_core::returns`), in one write transaction on the writer
 //! thread.
 
-use crate::clock::{from_us, now_us};
-use crate::location_rows::{lock_and_rebalance, tracks_units};
-use crate::map_error;
-use crate::stock::read_allocation;
-use crate::store::SqliteStore;
+use crate::engine::clock::{from_us, now_us};
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::records::read_allocation;
+use crate::engine::store::SqliteStore;
 use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
@@ -26,7 +26,7 @@ fn apply_line(c: &Connection, tenant: &str, r: &Return, (n, line): (usize, &Retu
             r.actor.as_deref(),
         )?;
     } else {
-        crate::location_rows::require_location(c, tenant, location)?;
+        crate::engine::location_rows::require_location(c, tenant, location)?;
     }
     c.prepare_cached(
         "INSERT INTO returns (tenant, id, allocation_id, sku, location, state, quantity, created_at_us, line)

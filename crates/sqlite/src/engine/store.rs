@@ -1,7 +1,8 @@
 //! The SQLite store: one writer thread owns the connection; requests reach it as closures
 //! on a channel and get their result back on a oneshot.
 
-use crate::{open, SqliteConfig};
+use crate::engine::config::SqliteConfig;
+use crate::engine::migrate::open;
 use allot_core::*;
 use rusqlite::Connection;
 
@@ -32,7 +33,7 @@ impl SqliteStore {
         std::thread::Builder::new()
             .name("allot-sqlite-writer".into())
             .spawn(move || {
-                crate::clock::set_writer_clock(clock);
+                crate::engine::clock::set_writer_clock(clock);
                 while let Some(job) = rx.blocking_recv() {
                     job(&mut conn);
                 }

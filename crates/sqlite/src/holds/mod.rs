@@ -1,12 +1,16 @@
 //! Holds on SQLite. Every write is one serialized `BEGIN IMMEDIATE` transaction on the
 //! writer thread, so a hold is finished exactly once.
 
-use crate::clock::{from_us, now_us, us};
-use crate::expiry::finish_holds;
-use crate::map_error;
-use crate::placement::{answered, take_lines, Take};
-use crate::stock::read_allocation;
-use crate::store::SqliteStore;
+mod confirm_part;
+mod listings;
+
+use crate::engine::clock::{from_us, now_us, us};
+use crate::engine::errors::map_error;
+use crate::engine::overdue::finish_holds;
+use crate::engine::placement::{answered, take_lines, Take};
+use crate::engine::records::read_allocation;
+use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
+use crate::engine::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::*;
@@ -29,14 +33,16 @@ struct HoldRow {
 
 /// A row of [`HOLD_COLUMNS`].
 fn hold_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldRow> {
-    let kind = crate::stored_name(r, 1, HoldKind::parse)?;
+    let kind = crate::engine::errors::stored_name(r, 1, HoldKind::parse)?;
     Ok(HoldRow {
         id: r.get(0)?,
         kind,
-        stored: crate::stored_name(r, 2, HoldStatus::parse)?,
+        stored: crate::engine::errors::stored_name(r, 2, HoldStatus::parse)?,
         strategy: match kind {
-            HoldKind::Stock => crate::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
-            HoldKind::Units => crate::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?,
+            HoldKind::Stock => crate::engine::errors::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
+            HoldKind::Units => {
+                crate::engine::errors::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?
+            }
         },
         lines: r.get(4)?,
         expires_at_us: r.get(5)?,
@@ -74,17 +80,6 @@ pub(crate) fn read_holds(
     rows.into_iter().map(|h| hold_of_row(c, tenant, h, now_us)).collect()
 }
 
-pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
-    Ok(Unit {
-        id: r.get(0)?,
-        serial: r.get(1)?,
-        location: r.get(2)?,
-        lot: r.get(3)?,
-        received_at: from_us(r.get(4)?),
-        expires_at: r.get::<_, Option<i64>>(5)?.map(from_us),
-    })
-}
-
 fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
     hold_of_row(c, tenant, hold_row(c, tenant, id)?, now_us)
 }
@@ -117,62 +112,6 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
         expires_at,
         created_at: from_us(h.created_at_us),
     })
-}
-
-/// A hold by its key: the tenant it belongs to and its id.
-#[derive(Clone, Copy)]
-pub(crate) struct HoldKey<'a> {
-    pub(crate) tenant: &'a str,
-    pub(crate) id: &'a str,
-}
-
-pub(crate) fn insert_hold(
-    c: &Connection,
-    key: HoldKey<'_>,
-    kind: HoldKind,
-    strategy: &str,
-    lines: &[AllocationLine],
-    expires_at_us: i64,
-    now_us: i64,
-) -> Result<()> {
-    let json = serde_json::to_string(lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-    c.prepare_cached(
-        "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at_us, created_at_us)
-         VALUES (?7, ?1, ?2, 'held', ?3, ?4, ?5, ?6)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            key.id,
-            kind.as_str(),
-            strategy,
-            json,
-            expires_at_us,
-            now_us,
-            key.tenant
-        ])
-    })
-    .map_err(map_error)?;
-    Ok(())
-}
-
-pub(crate) fn insert_hold_line(
-    c: &Connection,
-    key: HoldKey<'_>,
-    (sku, bucket, location): (&str, i64, Option<&str>),
-    quantity: i64,
-    now_us: i64,
-    actor: Option<&str>,
-) -> Result<()> {
-    c.prepare_cached("INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) VALUES (?5, ?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![key.id, sku, bucket, quantity, key.tenant]))
-        .map_err(map_error)?;
-    c.prepare_cached(
-        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
-         VALUES (?6, ?1, 0, ?2, 'hold', ?3, ?4, ?5, ?7)",
-    )
-    .and_then(|mut s| s.execute(params![sku, quantity, key.id, now_us, actor, key.tenant, location]))
-    .map_err(map_error)?;
-    Ok(())
 }
 
 #[async_trait]
@@ -236,7 +175,7 @@ impl HoldStore for SqliteStore {
                     if h.kind != HoldKind::Stock {
                         return Err(AllotError::invalid("a unit hold is confirmed whole"));
                     }
-                    h.lines = crate::confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
+                    h.lines = confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
                 }
                 finish_holds(
                     tx,

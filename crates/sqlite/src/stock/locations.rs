@@ -2,11 +2,11 @@
 //! first arrives there), transfers and compare-and-set of a level. Every write runs alone
 //! on the writer thread, so no lock order is needed.
 
-use crate::clock::{from_us, now_us};
-use crate::location_rows::{lock_and_rebalance, require_location, tracks_units};
-use crate::map_error;
-use crate::stock::get_sku_with;
-use crate::store::SqliteStore;
+use super::get_sku_with;
+use crate::engine::clock::{from_us, now_us};
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
+use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, LocationStore};
 use allot_core::*;
 use async_trait::async_trait;

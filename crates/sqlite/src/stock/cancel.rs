@@ -1,10 +1,10 @@
 //! The way back on SQLite: cancelling an allocation, in one serialized write.
 
-use crate::clock::now_us;
-use crate::location_rows::{lock_and_rebalance, tracks_units};
-use crate::map_error;
-use crate::stock::read_allocation;
-use crate::store::SqliteStore;
+use crate::engine::clock::now_us;
+use crate::engine::errors::map_error;
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::records::read_allocation;
+use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::*;
 use rusqlite::{params, Connection};

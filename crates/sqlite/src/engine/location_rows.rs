@@ -4,8 +4,8 @@
 //! over its rows with its ledger entry — what adjustments, transfers, compare-and-set,
 //! cancels and returns share.
 
-use crate::clock::now_us;
-use crate::map_error;
+use crate::engine::clock::now_us;
+use crate::engine::errors::map_error;
 use allot_core::*;
 use rusqlite::{params, Connection, OptionalExtension};
 

@@ -2,7 +2,7 @@
 //! allocation, hold and transfer against the ledger entries that point at it, read on the
 //! writer thread with the rest of the audit (one snapshot). Rows are judged one by one.
 
-use crate::map_error;
+use crate::engine::errors::map_error;
 use allot_core::audit::Auditor;
 use allot_core::books::{AllocationAuditRow, HoldAuditRow, TransferAuditRow};
 use allot_core::{AllocationStatus, HoldStatus, Result};

@@ -1,0 +1,139 @@
+//! Records more than one domain reads or writes: an allocation (made by allocations, hold
+//! confirms and unit claims; read back by cancels, returns and listings), a hold record and
+//! its lines (stock holds, unit claims that hold), and a unit's columns.
+
+use super::clock::from_us;
+use super::errors::map_error;
+use allot_core::hold::HoldKind;
+use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Result, TakenWith, Unit};
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// An allocation's columns as read: id, status, strategy, lines, created_at_us and, per SKU,
+/// what its return records add up to (`[[sku, quantity], …]` or NULL).
+type AllocationRow = (String, String, String, String, i64, Option<String>);
+
+/// The columns of an [`AllocationRow`], from `allocations a`: what came back is derived from
+/// the return records when the allocation is read.
+const ALLOCATION_SELECT: &str = "SELECT a.id, a.status, a.strategy, a.lines, a.created_at_us,
+        (SELECT json_group_array(json_array(r.sku, r.q)) FROM
+           (SELECT sku, sum(quantity) AS q FROM returns
+             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+   FROM allocations a";
+
+fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+}
+
+/// Read an allocation of `tenant` by id.
+pub(crate) fn read_allocation(c: &Connection, tenant: &str, id: &str) -> Result<Allocation> {
+    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?2 AND a.id = ?1");
+    let row = c
+        .prepare_cached(&sql)
+        .and_then(|mut s| s.query_row([id, tenant], allocation_row).optional())
+        .map_err(map_error)?;
+    allocation_of(row.ok_or_else(|| AllotError::not_found("allocation", id))?)
+}
+
+/// Allocations of `tenant` that `filter` (SQL after `WHERE a.tenant = ?1 AND `, with `p` from
+/// `?2` on) selects, in its order, in one statement.
+pub(crate) fn read_allocations(
+    c: &Connection,
+    tenant: &str,
+    filter: &str,
+    p: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<Allocation>> {
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
+    params.extend_from_slice(p);
+    let sql = format!("{ALLOCATION_SELECT} WHERE a.tenant = ?1 AND {filter}");
+    let rows: Vec<AllocationRow> = c
+        .prepare_cached(&sql)
+        .and_then(|mut s| s.query_map(params.as_slice(), allocation_row)?.collect())
+        .map_err(map_error)?;
+    rows.into_iter().map(allocation_of).collect()
+}
+
+/// An allocation from its row; a row that cannot be decoded is an `Internal` error.
+fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> Result<Allocation> {
+    let bad = |what: &str| AllotError::Internal(format!("allocation {id}: an unreadable {what}"));
+    let returned: Vec<(String, i64)> = match returned {
+        Some(r) => serde_json::from_str(&r).map_err(|_| bad("returns"))?,
+        None => Vec::new(),
+    };
+    let mut lines: Vec<AllocationLine> = serde_json::from_str(&lines).map_err(|_| bad("lines"))?;
+    allot_core::returns::derive_returned(&mut lines, &returned);
+    Ok(Allocation {
+        status: AllocationStatus::parse(&status).ok_or_else(|| bad("status"))?,
+        strategy: TakenWith::parse(&strategy).ok_or_else(|| bad("strategy"))?,
+        lines,
+        created_at: from_us(at),
+        id,
+    })
+}
+
+/// A unit from its columns (id, serial, location, lot, received_at, expires_at).
+pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
+    Ok(Unit {
+        id: r.get(0)?,
+        serial: r.get(1)?,
+        location: r.get(2)?,
+        lot: r.get(3)?,
+        received_at: from_us(r.get(4)?),
+        expires_at: r.get::<_, Option<i64>>(5)?.map(from_us),
+    })
+}
+
+/// A hold by its key: the tenant it belongs to and its id.
+#[derive(Clone, Copy)]
+pub(crate) struct HoldKey<'a> {
+    pub(crate) tenant: &'a str,
+    pub(crate) id: &'a str,
+}
+
+pub(crate) fn insert_hold(
+    c: &Connection,
+    key: HoldKey<'_>,
+    kind: HoldKind,
+    strategy: &str,
+    lines: &[AllocationLine],
+    expires_at_us: i64,
+    now_us: i64,
+) -> Result<()> {
+    let json = serde_json::to_string(lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+    c.prepare_cached(
+        "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at_us, created_at_us)
+         VALUES (?7, ?1, ?2, 'held', ?3, ?4, ?5, ?6)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            key.id,
+            kind.as_str(),
+            strategy,
+            json,
+            expires_at_us,
+            now_us,
+            key.tenant
+        ])
+    })
+    .map_err(map_error)?;
+    Ok(())
+}
+
+pub(crate) fn insert_hold_line(
+    c: &Connection,
+    key: HoldKey<'_>,
+    (sku, bucket, location): (&str, i64, Option<&str>),
+    quantity: i64,
+    now_us: i64,
+    actor: Option<&str>,
+) -> Result<()> {
+    c.prepare_cached("INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) VALUES (?5, ?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![key.id, sku, bucket, quantity, key.tenant]))
+        .map_err(map_error)?;
+    c.prepare_cached(
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+         VALUES (?6, ?1, 0, ?2, 'hold', ?3, ?4, ?5, ?7)",
+    )
+    .and_then(|mut s| s.execute(params![sku, quantity, key.id, now_us, actor, key.tenant, location]))
+    .map_err(map_error)?;
+    Ok(())
+}

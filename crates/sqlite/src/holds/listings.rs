@@ -1,0 +1,32 @@
+//! The cursor listing of holds: one statement for the rows (a unit hold's units per hold) on
+//! the writer thread.
+
+use super::read_holds;
+use crate::engine::clock::now_us;
+use crate::engine::store::SqliteStore;
+use allot_core::hold::HoldStatus;
+use allot_core::*;
+
+impl SqliteStore {
+    /// See `HoldStore::list_holds`.
+    pub(crate) async fn holds_page(
+        &self,
+        tenant: &str,
+        status: HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>> {
+        let (t, after) = (tenant.to_string(), after.map(str::to_string));
+        self.call(move |c| {
+            let now = now_us();
+            let filter = "(?2 IS NULL OR (h.expires_at_us, h.id) >
+                               (SELECT p.expires_at_us, p.id FROM holds p WHERE p.tenant = ?1 AND p.id = ?2))
+                          AND CASE ?3 WHEN 'held' THEN h.status = 'held' AND h.expires_at_us > ?4
+                                      WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at_us <= ?4)
+                                      ELSE h.status = ?3 END
+                        ORDER BY h.expires_at_us, h.id LIMIT ?5";
+            read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit], now)
+        })
+        .await
+    }
+}

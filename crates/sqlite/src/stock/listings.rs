@@ -1,0 +1,40 @@
+//! The cursor listings of SKUs and allocations, each page in one statement on the writer
+//! thread (one snapshot).
+
+use super::list_skus_with;
+use crate::engine::clock::now_us;
+use crate::engine::records::read_allocations;
+use crate::engine::store::SqliteStore;
+use allot_core::*;
+
+impl SqliteStore {
+    /// See `StockStore::list_skus`.
+    pub(crate) async fn skus_page(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        below: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<Sku>> {
+        let (t, after) = (tenant.to_string(), after.unwrap_or("").to_string());
+        self.call(move |c| list_skus_with(c, &t, &after, below, limit, now_us()))
+            .await
+    }
+
+    /// See `StockStore::list_allocations`.
+    pub(crate) async fn allocations_page(
+        &self,
+        tenant: &str,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Allocation>> {
+        let (t, after) = (tenant.to_string(), after.map(str::to_string));
+        self.call(move |c| {
+            let filter = "(?2 IS NULL OR (a.created_at_us, a.id) >
+                           (SELECT p.created_at_us, p.id FROM allocations p WHERE p.tenant = ?1 AND p.id = ?2))
+                          ORDER BY a.created_at_us, a.id LIMIT ?3";
+            read_allocations(c, &t, filter, &[&after, &limit])
+        })
+        .await
+    }
+}

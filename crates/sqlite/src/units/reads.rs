@@ -1,0 +1,65 @@
+//! A SKU's units listed by id, and one unit by serial, on the writer thread.
+
+use crate::engine::errors::{map_error, stored_name};
+use crate::engine::location_rows::tracks_units;
+use crate::engine::records::unit_from_row;
+use crate::engine::store::SqliteStore;
+use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
+use allot_core::*;
+use rusqlite::{params, OptionalExtension};
+
+impl SqliteStore {
+    /// See `UnitStore::list_units`.
+    pub(crate) async fn units_page(
+        &self,
+        tenant: &str,
+        sku: &str,
+        f: &UnitFilter,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<UnitView>> {
+        let (t, sku, f) = (tenant.to_string(), sku.to_string(), f.clone());
+        self.call(move |c| {
+            // A SKU that tracks counts has no units: an empty page.
+            if tracks_units(c, &t, &sku)?.is_none() {
+                return Err(AllotError::not_found("sku", &sku));
+            }
+            let status = f.status.map(UnitStatus::as_str);
+            c.prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND id > ?3
+                    AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR location = ?5) AND (?6 IS NULL OR lot = ?6)
+                  ORDER BY id LIMIT ?7"
+            ))
+            .and_then(|mut s| {
+                s.query_map(params![t, sku, after, status, f.location, f.lot, limit], view_of)?
+                    .collect()
+            })
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    /// See `UnitStore::get_unit`.
+    pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+        let (t, sku, serial) = (tenant.to_string(), sku.to_string(), serial.to_string());
+        self.call(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND serial = ?3"
+            ))
+            .and_then(|mut s| s.query_row(params![t, sku, serial], view_of).optional())
+            .map_err(map_error)?
+            .ok_or_else(|| AllotError::not_found("unit", format!("{sku}/{serial}")))
+        })
+        .await
+    }
+}
+
+const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
+
+fn view_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnitView> {
+    Ok(UnitView {
+        unit: unit_from_row(r)?,
+        status: stored_name(r, 6, UnitStatus::parse)?,
+        claim_id: r.get(7)?,
+    })
+}
