@@ -29,29 +29,45 @@ EXCEPTION WHEN duplicate_table OR unique_violation THEN
 END
 $$;
 
--- The next id of `kind` for `tenant`; the sequence is made on first use.
-CREATE FUNCTION allot_next_id(kind text, tenant text) RETURNS bigint
+-- The sequence of (kind, tenant), made on first use.
+CREATE FUNCTION allot_id_sequence_of(kind text, tenant text) RETURNS regclass
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    seq text := allot_id_sequence(kind, tenant);
+    seq regclass := to_regclass(quote_ident(allot_id_sequence(kind, tenant)));
 BEGIN
-    IF to_regclass(quote_ident(seq)) IS NULL THEN
+    IF seq IS NULL THEN
         PERFORM allot_create_id_sequence(kind, tenant);
+        seq := to_regclass(quote_ident(allot_id_sequence(kind, tenant)));
     END IF;
-    RETURN nextval(quote_ident(seq));
+    RETURN seq;
+END
+$$;
+
+-- The next id of `kind` for `tenant`.
+CREATE FUNCTION allot_next_id(kind text, tenant text) RETURNS bigint
+    LANGUAGE sql
+    AS $$ SELECT nextval(allot_id_sequence_of(kind, tenant)) $$;
+
+-- The next `n` ids of `kind` for `tenant`, in order (one lookup of the sequence for them all).
+CREATE FUNCTION allot_next_ids(kind text, tenant text, n bigint) RETURNS SETOF bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    seq regclass := allot_id_sequence_of(kind, tenant);
+BEGIN
+    RETURN QUERY SELECT nextval(seq) FROM generate_series(1, n);
 END
 $$;
 
 -- The trigger: a row inserted without an id gets its tenant's next one (jobs draw theirs
--- ahead with allot_next_id, to return them in request order).
+-- ahead with allot_next_ids, to return them in request order; the trigger's WHEN skips them
+-- without a call).
 CREATE FUNCTION allot_assign_id() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
-    IF NEW.id IS NULL THEN
-        NEW.id := allot_next_id(TG_TABLE_NAME, NEW.tenant);
-    END IF;
+    NEW.id := nextval(allot_id_sequence_of(TG_TABLE_NAME, NEW.tenant));
     RETURN NEW;
 END
 $$;
@@ -81,6 +97,6 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER ledger_id BEFORE INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION allot_assign_id();
-CREATE TRIGGER units_id BEFORE INSERT ON units FOR EACH ROW EXECUTE FUNCTION allot_assign_id();
-CREATE TRIGGER jobs_id BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION allot_assign_id();
+CREATE TRIGGER ledger_id BEFORE INSERT ON ledger FOR EACH ROW WHEN (NEW.id IS NULL) EXECUTE FUNCTION allot_assign_id();
+CREATE TRIGGER units_id BEFORE INSERT ON units FOR EACH ROW WHEN (NEW.id IS NULL) EXECUTE FUNCTION allot_assign_id();
+CREATE TRIGGER jobs_id BEFORE INSERT ON jobs FOR EACH ROW WHEN (NEW.id IS NULL) EXECUTE FUNCTION allot_assign_id();

@@ -13,6 +13,7 @@
 //!   documents (`payload`, `metadata`) an array inside an array is refused.
 
 use crate::error::ApiError;
+use crate::json_numbers::Suspects;
 use crate::state::AppState;
 use allot_core::AllotError;
 use axum::body::Bytes;
@@ -142,24 +143,23 @@ fn strict_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     strict_value_rounding(bytes).map(|(v, _)| v)
 }
 
-/// [`strict_value`], and whether a number written with a fraction or an exponent was read as
-/// an integer there.
-fn strict_value_rounding(bytes: &[u8]) -> Result<(Value, bool), serde_json::Error> {
+/// [`strict_value`], and which of its numbers are worth checking against their text.
+fn strict_value_rounding(bytes: &[u8]) -> Result<(Value, Suspects), serde_json::Error> {
     use serde::de::DeserializeSeed;
-    let rounded = Cell::new(false);
+    let suspects = Cell::new(Suspects::default());
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = StrictSeed {
         as_sent: false,
-        rounded: &rounded,
+        suspects: &suspects,
     }
     .deserialize(&mut de)?;
     de.end()?;
-    Ok((value, rounded.get()))
+    Ok((value, suspects.get()))
 }
 
 /// Parse a request body strictly (see the module docs) into `T`.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
-    let (raw, rounded) =
+    let (raw, suspects) =
         strict_value_rounding(bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
     if !raw.is_object() {
         return Err(AllotError::invalid("the body must be a JSON object"));
@@ -180,8 +180,8 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
         }
     })?;
     // Checked once the body has its type's shape, so the walk is as shallow as the type.
-    if rounded {
-        if let Some(message) = crate::json_numbers::inexact_number(bytes) {
+    if suspects.outside || suspects.inside {
+        if let Some(message) = crate::json_numbers::inexact_number(bytes, suspects) {
             return Err(AllotError::invalid(message));
         }
     }
@@ -222,13 +222,13 @@ fn nested_array(v: &Value, path: &str) -> Option<String> {
 /// Where a value is read: in the body's own fields, a number with no fraction is an integer
 /// (`as_sent: false`); inside a free-form document (`payload`, `metadata`), which allot stores
 /// and gives back, a number stays as sent (`1.0` stays a float, `-0.0` keeps its sign).
-/// `rounded` is set when a number's f64 may not say what its text said (one written with a
-/// fraction or an exponent read as an integer; in a document, an integral one beyond 64
-/// bits), so that its text is checked ([`crate::json_numbers`]).
+/// `suspects` notes the numbers whose f64 may not say what their text said (an integral one
+/// outside the documents; any float inside them), so that their text is checked
+/// ([`crate::json_numbers`]).
 #[derive(Clone, Copy)]
 struct StrictSeed<'a> {
     as_sent: bool,
-    rounded: &'a Cell<bool>,
+    suspects: &'a Cell<Suspects>,
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for StrictSeed<'_> {
@@ -259,13 +259,15 @@ impl<'de> Visitor<'de> for StrictVisitor<'_> {
     /// A number with no fraction within i64 (`2.0`, `1e3`) is that integer, as JSON Schema
     /// counts it ("integer": "any number with a zero fractional part").
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        let in_i64 = (-9.2e18..=9.2e18).contains(&v);
-        if v.fract() == 0.0 && (self.0.as_sent != in_i64) {
-            // Outside documents an integer (its text is checked for a fraction); inside, an
-            // integer text beyond 64 bits would not come back as sent (its text is checked).
-            self.0.rounded.set(true);
+        let integer = v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v);
+        let mut suspects = self.0.suspects.get();
+        if self.0.as_sent {
+            suspects.inside = true;
+        } else if integer {
+            suspects.outside = true;
         }
-        if !self.0.as_sent && v.fract() == 0.0 && in_i64 {
+        self.0.suspects.set(suspects);
+        if !self.0.as_sent && integer {
             return Ok(Value::from(v as i64));
         }
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))

@@ -3,8 +3,8 @@
 //! (f64 extremes, the smallest subnormal, `1.0`, `-0.0`, the i64 and u64 bounds) and strings
 //! (line separators, astral characters, NFD, quotes, `</script>`). A number PostgreSQL's jsonb
 //! would have rewritten into 309 digits panicked the row reader and left a claim's jobs
-//! leased to nobody. An integer beyond 64 bits, which could not come back as sent, is refused
-//! with its path.
+//! leased to nobody. A number that could not come back as sent (an integer beyond 64 bits, a
+//! float with more digits than an f64 keeps, an underflow) is refused, naming its document.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
@@ -111,22 +111,33 @@ async fn extreme_documents_round_trip(ts: &TestServer) {
     let (s, b) = text(ts.client.delete(url(&format!("/v1/bookings/{id}")))).await;
     assert_eq!(s, 200, "{b}");
     same(&b, &["metadata"], "booking cancelled");
-    // An integer beyond 64 bits would come back as the nearest f64: refused, naming it.
+    // A number that would come back as another value is refused, naming its document: an
+    // integer beyond 64 bits, a float with more digits than an f64 keeps, an underflow.
     for (path, body, at) in [
         (
             "/v1/queues/docs/jobs",
             r#"{"jobs": [{"payload": {"n": [18446744073709551616]}}]}"#,
-            "jobs[0].payload.n[0]",
+            "jobs[0].payload:",
         ),
         (
             "/v1/resources/room2/bookings",
             r#"{"start": "2030-01-01T00:00:00Z", "end": "2030-01-02T00:00:00Z", "holder": "h", "metadata": {"m": -9223372036854775809}}"#,
-            "metadata.m",
+            "metadata:",
+        ),
+        (
+            "/v1/queues/docs/jobs",
+            r#"{"jobs": [{"payload": {"x": 0.1000000000000000000001}}]}"#,
+            "jobs[0].payload",
+        ),
+        (
+            "/v1/queues/docs/jobs",
+            r#"{"jobs": [{"payload": [1e-400]}]}"#,
+            "jobs[0].payload",
         ),
     ] {
         let (s, b) = text(post(path, body.to_string())).await;
         assert_eq!(s, 400, "{b}");
-        assert!(b.contains(at) && b.contains("64 bits"), "{b}");
+        assert!(b.contains(at) && b.contains("would come back as"), "{b}");
     }
     let (s, b) = text(ts.client.get(url(
         "/v1/resources/room2/bookings?from=2029-12-01T00:00:00Z&to=2030-02-01T00:00:00Z",

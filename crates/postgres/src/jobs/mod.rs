@@ -29,8 +29,8 @@ const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
         errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'error', 'lease expired', 'at', $3::text))
    FROM batch WHERE j.tenant = batch.tenant AND j.id = batch.id AND j.state = 'running'";
 
-/// `$1` ids from the tenant's (`$2`) own job sequence (`allot_next_id`, migration V14).
-const SQL_NEXT_IDS: &str = "SELECT allot_next_id('jobs', $2::text) FROM generate_series(1, $1::int8)";
+/// `$1` ids from the tenant's (`$2`) own job sequence, in order (`allot_next_ids`, V14).
+const SQL_NEXT_IDS: &str = "SELECT allot_next_ids('jobs', $2::text, $1::int8)";
 /// Insert the jobs in request order with the ids drawn for them; a unique key held by an
 /// unfinished job of the queue inserts nothing (the race-free unique index decides). `$9`:
 /// the tenant.
@@ -472,6 +472,63 @@ mod plans {
             lock_rows.contains("rows=1000 loops=1"),
             "the rescue batch must run once:\n{rescue}"
         );
+        admin
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .unwrap();
+    }
+}
+
+/// The `advisory` claim's lock key is per tenant: ids count per tenant, so two tenants both
+/// have a job 1, and one tenant holding the key of its job 1 must not make the other skip
+/// its own. Against the test PostgreSQL (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.
+#[cfg(test)]
+mod advisory_keys {
+    use allot_core::store::{JobStore, StockStore};
+    use allot_core::validate;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn a_tenants_lock_does_not_hide_anothers_job() {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let schema = format!("t_adv_{}_{}", std::process::id(), rand::random::<u32>());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        crate::migrate(&url).await.unwrap();
+        let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
+        let limits = allot_core::Limits::default();
+        for tenant in ["a", "b"] {
+            let body = serde_json::from_value(json!({"jobs": [{"payload": tenant}]})).unwrap();
+            let req = validate::enqueue("q", body, store.now(), &limits).unwrap();
+            let ids = store.enqueue(tenant, req, None).await.unwrap().fresh().unwrap().ids;
+            assert_eq!(ids, [1], "{tenant}");
+        }
+        // Another session holds tenant a's key for its job 1, as a claimer mid-statement would.
+        let (mut holder, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        let tx = holder.transaction().await.unwrap();
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1::int4, ((1::int8 # hashtext('a')) & 2147483647)::int4)",
+            &[&super::ops::JOB_LOCK_CLASS],
+        )
+        .await
+        .unwrap();
+        let claim = |tenant: &'static str| {
+            let body = serde_json::from_value(json!({"max": 1, "lease_ms": 60_000})).unwrap();
+            let req = validate::claim("q", body, allot_core::ClaimStrategy::Advisory, &limits).unwrap();
+            let store = &store;
+            async move { store.claim_jobs(tenant, req, None).await.unwrap().fresh().unwrap() }
+        };
+        let b = claim("b").await;
+        assert_eq!(b.iter().map(|j| j.id).collect::<Vec<_>>(), [1], "b's job 1 is not a's");
+        assert!(claim("a").await.is_empty(), "a's job 1 is locked by the other session");
+        tx.rollback().await.unwrap();
+        assert_eq!(claim("a").await.len(), 1);
+        drop(store);
         admin
             .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
             .await

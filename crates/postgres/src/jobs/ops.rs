@@ -28,10 +28,13 @@ UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
-/// `pg_try_advisory_xact_lock(class, id)`; the lock lives only as long as the statement's
+/// `pg_try_advisory_xact_lock(class, key)`; the lock lives only as long as the statement's
 /// implicit transaction, so none can leak; the UPDATE re-checks the state (another claimer
-/// may have won the row after this statement's snapshot). A 32-bit key collision only makes
-/// a claimer skip a free job this time. Both CTEs are `MATERIALIZED` so each runs once: a
+/// may have won the row after this statement's snapshot). Ids count per tenant, so the key
+/// is the id XOR a hash of the tenant (31 bits): distinct ids of one tenant get distinct
+/// keys, and two tenants claiming their own job 7 at once do not skip each other's. A key
+/// collision (ids past 2^31, or two tenants' keys meeting) only makes a claimer skip a free
+/// job this time. Both CTEs are `MATERIALIZED` so each runs once: a
 /// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
 /// freshly created table) would try-lock again and could lease more than `$3` jobs. `$8`: the
 /// tenant.
@@ -40,7 +43,7 @@ pub(crate) const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
      WHERE tenant = $8 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
      ORDER BY priority, run_at, id LIMIT $6),
 locked AS MATERIALIZED (
-    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, (id & 2147483647)::int4) LIMIT $3)
+    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, ((id # hashtext($8::text)) & 2147483647)::int4) LIMIT $3)
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
   FROM locked WHERE j.tenant = $8 AND j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
@@ -69,7 +72,7 @@ pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
  RETURNING j.id";
 
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
-const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
+pub(crate) const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
 
 pub(crate) const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_at";
 
