@@ -118,6 +118,10 @@ pub(crate) struct HttpArgs {
     /// Connections one peer address may have open at once (0: no bound; raise it behind a proxy).
     #[arg(long, env = "ALLOT_MAX_CONNECTIONS_PER_PEER", default_value_t = 1024)]
     pub(crate) max_connections_per_peer: u32,
+    /// Connections open at once in all (0: the open-file limit less 128 for the database pool
+    /// and files).
+    #[arg(long, env = "ALLOT_MAX_CONNECTIONS", default_value_t = 0)]
+    pub(crate) max_connections: u32,
     /// Longest request target (path and query), bytes; longer is 414.
     #[arg(long, env = "ALLOT_MAX_URI_BYTES", default_value_t = 8192,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -157,6 +161,7 @@ impl HttpArgs {
             body_read_timeout_ms: self.body_read_timeout_ms,
             max_streams_per_connection: self.max_streams_per_connection,
             max_connections_per_peer: self.max_connections_per_peer,
+            max_connections: self.max_connections,
             max_uri_bytes: self.max_uri_bytes as usize,
             max_header_bytes: self.max_header_bytes as usize,
             tls: match (&self.tls_cert, &self.tls_key) {

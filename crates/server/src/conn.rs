@@ -1,12 +1,15 @@
-//! What a connection may hold: an idle watchdog and a bound on connections per peer.
+//! What a connection may hold: an idle watchdog, and bounds on connections per peer and in
+//! all.
 //!
 //! hyper has no idle timeout of its own (hyperium/hyper#1628): a connection that sends
 //! nothing, part of the HTTP/2 preface, or the whole preface and then silence, waits in
 //! hyper-util's protocol sniffing or in h2's handshake forever, and the header-read timeout
 //! starts only once an HTTP/1 request begins. So every connection runs under a watchdog that
-//! drops it once it has moved no byte for `idle_timeout_ms` while no request of it is being
-//! served (a long-poll in flight keeps its connection). The same pattern as connect-rust's
-//! and pingora's idle timeouts.
+//! drops it once no request of it has been served for `idle_timeout_ms`: counted from the
+//! accept or from the end of its last answer's body, and never while a request is served (a
+//! long-poll, a large answer read slowly). Bytes alone do not count, so HTTP/2 PINGs or a
+//! preface trickled a byte at a time keep nothing open (as nginx's keepalive and HTTP/2 idle
+//! timeouts, which PINGs do not reset).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -15,10 +18,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// A connection's activity: when it last moved a byte, and how many of its requests are being
-/// served.
+/// A connection's activity: when it was accepted or last finished serving a request, and how
+/// many of its requests are being served.
 #[derive(Debug)]
 pub struct Activity {
     start: Instant,
@@ -66,48 +68,42 @@ impl Drop for InFlight {
     }
 }
 
-/// An IO that records every byte read or written in its [`Activity`].
-pub struct Watched<T> {
-    inner: T,
-    activity: Arc<Activity>,
+/// A response body that keeps its request in flight until the body is sent or dropped.
+pub struct Guarded<B> {
+    inner: B,
+    _in_flight: InFlight,
 }
 
-impl<T> Watched<T> {
-    /// `inner`, watched.
-    pub fn new(inner: T, activity: Arc<Activity>) -> Self {
-        Watched { inner, activity }
-    }
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.touch();
+impl<B> Guarded<B> {
+    /// `inner`, keeping `in_flight` until it ends.
+    pub fn new(inner: B, in_flight: InFlight) -> Self {
+        Guarded {
+            inner,
+            _in_flight: in_flight,
         }
-        r
     }
 }
 
-impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
-        }
-        r
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for Guarded<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
     }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
     }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
     }
 }
 
-/// Run `conn` until it ends, or until it has been idle (no byte moved, no request served) for
-/// `idle`: then it is dropped, which closes the socket.
+/// Run `conn` until it ends, or until it has been idle (no request served) for `idle`: then it
+/// is dropped, which closes the socket.
 pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, idle: Duration) {
     tokio::pin!(conn);
     loop {
@@ -123,10 +119,17 @@ pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, 
     }
 }
 
-/// Open connections per peer address, bounded by `max_connections_per_peer`.
+/// Open connections per peer address and in all, bounded by `max_connections_per_peer` and
+/// `max_connections`.
 #[derive(Debug, Clone, Default)]
 pub struct Peers {
-    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    open: Arc<Mutex<Open>>,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    by_peer: HashMap<IpAddr, u32>,
+    total: u32,
 }
 
 /// One admitted connection of a peer; dropping it frees its place.
@@ -136,15 +139,20 @@ pub struct PeerGuard {
 }
 
 impl Peers {
-    /// Admit a connection of `ip` if it has fewer than `max` open (`max == 0`: no bound).
-    pub fn admit(&self, ip: IpAddr, max: u32) -> Option<PeerGuard> {
+    /// Admit a connection of `ip` if it has fewer than `per_peer` open and all peers fewer than
+    /// `total` (0: no bound).
+    pub fn admit(&self, ip: IpAddr, per_peer: u32, total: u32) -> Option<PeerGuard> {
         let ip = ip.to_canonical();
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        let n = open.entry(ip).or_insert(0);
-        if max > 0 && *n >= max {
+        if total > 0 && open.total >= total {
+            return None;
+        }
+        let n = open.by_peer.entry(ip).or_insert(0);
+        if per_peer > 0 && *n >= per_peer {
             return None;
         }
         *n += 1;
+        open.total += 1;
         Some(PeerGuard {
             peers: self.clone(),
             ip,
@@ -155,10 +163,11 @@ impl Peers {
 impl Drop for PeerGuard {
     fn drop(&mut self) {
         let mut open = self.peers.open.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = open.get_mut(&self.ip) {
+        open.total -= 1;
+        if let Some(n) = open.by_peer.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
-                open.remove(&self.ip);
+                open.by_peer.remove(&self.ip);
             }
         }
     }
@@ -172,17 +181,19 @@ mod tests {
     fn peers_are_bounded_and_freed() {
         let p = Peers::default();
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
-        let a = p.admit(ip, 2).unwrap();
-        let _b = p.admit(ip, 2).unwrap();
-        assert!(p.admit(ip, 2).is_none());
+        let a = p.admit(ip, 2, 0).unwrap();
+        let _b = p.admit(ip, 2, 0).unwrap();
+        assert!(p.admit(ip, 2, 0).is_none());
         assert!(
-            p.admit("::ffff:127.0.0.1".parse().unwrap(), 2).is_none(),
+            p.admit("::ffff:127.0.0.1".parse().unwrap(), 2, 0).is_none(),
             "mapped v4 is the same peer"
         );
-        assert!(p.admit("10.0.0.1".parse().unwrap(), 2).is_some());
+        let c = p.admit("10.0.0.1".parse().unwrap(), 2, 0).unwrap();
+        assert!(p.admit("10.0.0.2".parse().unwrap(), 2, 3).is_none(), "3 open in all");
         drop(a);
-        assert!(p.admit(ip, 2).is_some());
-        assert!(p.admit(ip, 0).is_some(), "0 is no bound");
+        assert!(p.admit(ip, 2, 3).is_some());
+        assert!(p.admit(ip, 0, 0).is_some(), "0 is no bound");
+        drop(c);
     }
 
     #[test]

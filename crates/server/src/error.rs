@@ -204,6 +204,18 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
     ErrorBody { error: d }
 }
 
+/// The answer to a request whose handler panicked (tower-http's `CatchPanicLayer`): `500
+/// internal` with the request id, as any fault of ours; what the panic said goes to the log
+/// only, never to the client.
+pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(not text)");
+    ApiError(AllotError::Internal(format!("a handler panicked: {what}"))).into_response()
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = status_of(&self.0);
@@ -223,5 +235,21 @@ impl IntoResponse for ApiError {
             _ => {}
         }
         resp
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic in a handler is a 500 in the API's error form, and what it said stays in the log.
+    #[tokio::test]
+    async fn a_panic_is_a_500_without_its_text() {
+        let resp = panicked(Box::new("column 3 was NULL: secret detail".to_string()));
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 16).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(body["error"]["code"], "internal", "{body}");
+        assert!(!body.to_string().contains("secret"), "{body}");
     }
 }

@@ -4,7 +4,7 @@
 //! `--tls-key`: PEM files; the handshake must finish within the header-read timeout).
 
 use crate::boundary::Origins;
-use crate::conn::{watchdog, Activity, PeerGuard, Peers, Watched};
+use crate::conn::{watchdog, Activity, Guarded, PeerGuard, Peers};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
@@ -56,6 +56,30 @@ pub struct HttpLimits {
     /// Connections one peer address may have open at once; more are closed at accept (0: no
     /// bound). Behind a proxy every client is the proxy: raise it there. Default 1024.
     pub max_connections_per_peer: u32,
+    /// Connections open at once in all; more are closed at accept, so silent or slow peers
+    /// cannot take every file descriptor (0: the process's descriptor limit less
+    /// [`DESCRIPTOR_RESERVE`], read at start). Default 0.
+    pub max_connections: u32,
+}
+
+/// File descriptors kept out of `max_connections`' default: the database pool, the
+/// listener, log and TLS files, Redis.
+pub const DESCRIPTOR_RESERVE: u32 = 128;
+
+/// The connection bound `serve` applies: `max_connections`, or when 0 the soft limit on open
+/// files (`/proc/self/limits`, Linux) less [`DESCRIPTOR_RESERVE`]; no bound when neither is
+/// known.
+pub fn connection_bound(limits: &HttpLimits) -> u32 {
+    if limits.max_connections > 0 {
+        return limits.max_connections;
+    }
+    let text = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    let soft = text
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse::<u32>().ok());
+    soft.map_or(0, |n| n.saturating_sub(DESCRIPTOR_RESERVE).max(1))
 }
 
 /// Where a server's certificate chain and private key are (PEM).
@@ -103,6 +127,7 @@ impl Default for HttpLimits {
             body_read_timeout_ms: 10_000,
             max_streams_per_connection: 100,
             max_connections_per_peer: 1024,
+            max_connections: 0,
             max_uri_bytes: 8192,
             max_header_bytes: 16_384,
         }
@@ -148,13 +173,10 @@ impl Conn {
             let service = hyper::service::service_fn(move |req| {
                 let in_flight = a.enter();
                 let fut = hyper::service::Service::call(&svc, req);
-                async move {
-                    let r = fut.await;
-                    drop(in_flight);
-                    r
-                }
+                // In flight until the answer's body is sent: a slow reader is still served.
+                async move { fut.await.map(|r| r.map(|body| Guarded::new(body, in_flight))) }
             });
-            let io = Watched::new(stream, activity.clone());
+            let io = stream;
             match c.tls {
                 None => {
                     let conn = watcher.watch(
@@ -201,6 +223,7 @@ pub async fn serve(
         idle: Duration::from_millis(limits.idle_timeout_ms),
     };
     let peers = Peers::default();
+    let max_connections = connection_bound(limits);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -213,8 +236,8 @@ pub async fn serve(
                         continue;
                     }
                 };
-                // Over its bound, a peer's new connection is closed at once.
-                let Some(peer) = peers.admit(addr.ip(), limits.max_connections_per_peer) else {
+                // Over a bound (its own, or all connections'), a new connection is closed at once.
+                let Some(peer) = peers.admit(addr.ip(), limits.max_connections_per_peer, max_connections) else {
                     continue;
                 };
                 let _ = stream.set_nodelay(true);

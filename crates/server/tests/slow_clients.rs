@@ -150,3 +150,89 @@ async fn connections_per_peer_are_bounded() {
     }
     ts.finish().await;
 }
+
+/// Read `r` until the server closes it; fails after `within`.
+async fn read_closed_within(mut r: impl tokio::io::AsyncRead + Unpin, within: Duration, what: &str) {
+    let read = tokio::time::timeout(within, async {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = r.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "{what}: still open after {within:?}");
+}
+
+/// Bytes alone keep no connection: an HTTP/2 client that sends a PING every 100 ms (which the
+/// server answers) and one that trickles the preface a byte every 150 ms are both closed once
+/// the idle timeout (300 ms) has passed with no request, while they are still sending.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pings_and_trickles_keep_nothing_open() {
+    let ts = server(300, 0).await;
+    let settings = [0u8, 0, 0, 0x4, 0, 0, 0, 0, 0];
+    let ping = [0u8, 0, 8, 0x6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    for what in ["PINGs", "a trickled preface"] {
+        let (r, mut w) = TcpStream::connect(addr(&ts)).await.unwrap().into_split();
+        let pinging = what == "PINGs";
+        let writer = tokio::spawn(async move {
+            if pinging {
+                w.write_all(PREFACE).await?;
+                w.write_all(&settings).await?;
+            }
+            if pinging {
+                for _ in 0..100 {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    w.write_all(&ping).await?;
+                }
+            } else {
+                // 23 of its 24 bytes, one every 150 ms: still arriving after the 3 s below.
+                for b in &PREFACE[..23] {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    w.write_all(std::slice::from_ref(b)).await?;
+                }
+            }
+            Ok::<_, std::io::Error>(())
+        });
+        let started = Instant::now();
+        read_closed_within(r, Duration::from_secs(3), what).await;
+        assert!(!writer.is_finished(), "{what}: closed only after it stopped sending");
+        assert!(
+            started.elapsed() >= Duration::from_millis(250),
+            "{what}: closed before its idle timeout"
+        );
+        writer.abort();
+        answers_at_once(&ts, what).await;
+    }
+    ts.finish().await;
+}
+
+/// Connections in all are bounded (`max_connections`), whoever opens them: the fifth of four
+/// is closed at once, and a freed place serves again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn connections_in_all_are_bounded() {
+    let ts = common::start_with(Kind::Sqlite, |c| {
+        c.http.idle_timeout_ms = 10_000;
+        c.http.max_connections_per_peer = 0;
+        c.http.max_connections = 4;
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(TcpStream::connect(addr(&ts)).await.unwrap());
+    }
+    let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
+    let got = closed_within(fifth, Duration::from_secs(2), "a fifth connection").await;
+    assert!(got.is_empty());
+    held.clear();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match reqwest::Client::new().get(format!("{}/healthz", ts.url)).send().await {
+            Ok(r) if r.status() == 200 => break,
+            _ if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(20)).await,
+            other => panic!("freed places do not serve: {other:?}"),
+        }
+    }
+    ts.finish().await;
+}

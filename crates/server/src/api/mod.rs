@@ -170,9 +170,11 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router: every route, then (inside out) the body limit and the edge (request
-/// id, Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the request
-/// timeout, JSON errors, request metrics) — see [`crate::boundary`] and [`crate::http`].
+/// Build the router: every route, then (inside out) the body limit, the access guard, a
+/// panic caught as a 500 in the API's error form (never a dropped connection), and the edge
+/// (request id, Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the
+/// request timeout, JSON errors, request metrics) — see [`crate::boundary`] and
+/// [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
@@ -189,6 +191,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             state.access.clone(),
             crate::access::guard,
         ))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(crate::boundary::Edge {
                 origins: http.origins,
