@@ -4,9 +4,12 @@
 //! the lease rescue). At the end the queue is drained and the total-queue check runs: every
 //! accepted job completed exactly once, none lost, none discarded (max_attempts allows it).
 
-use allot_core::job::*;
+use allot_core::job::{
+    Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobSpec, JobState, JobStatus, JobView,
+    LeasedJob, QueueCounts,
+};
 use allot_core::store::{Executed, JobStore, Keyed};
-use allot_core::*;
+use allot_core::{AllotError, Idempotency, Result, Store};
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
 use hdrhistogram::Histogram;
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! `allot bench …`: the flags of each workload and how each runs and reports.
 
-use crate::*;
+use crate::{bail, Args, CompareArgs, PathBuf, ServerConfig, Subcommand};
 
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {

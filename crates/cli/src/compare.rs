@@ -1,6 +1,6 @@
 //! `allot bench compare`: every workload under every strategy, with references.
 
-use crate::*;
+use crate::{bail, bench_target, load_rows, Args, PathBuf, TargetArgs};
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {

@@ -1,6 +1,6 @@
 //! The TOML config file: its keys become flags of the chosen command.
 
-use crate::*;
+use crate::{bail, Cli, Context, OsString, Path};
 
 /// The command line with the TOML config file's settings added (if there is a file): a key
 /// becomes `--key=value` when the chosen command has that flag and neither the command line
@@ -61,6 +61,7 @@ pub(crate) fn chosen_command(args: &[OsString]) -> clap::Command {
 mod tests {
     use super::*;
     use crate::Cmd;
+    use clap::Parser;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()

@@ -1,7 +1,7 @@
 //! `allot keys create|list|revoke`: API keys, straight on the database (the operator's way in
 //! before any key exists). `create` prints the secret once, alone on its own line.
 
-use crate::*;
+use crate::{Args, DbArgs, Limits, Subcommand};
 use allot_core::access::{NewKeyBody, Scope};
 
 #[derive(Subcommand)]

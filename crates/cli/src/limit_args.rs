@@ -1,6 +1,6 @@
 //! The named limits as flags: built from `allot_core::Limits::TABLE`.
 
-use crate::*;
+use crate::{Args, Limits};
 
 /// The named limits as flags and `ALLOT_*` variables, built from [`Limits::TABLE`] (one
 /// place defines each limit's name, default, help and minimum).

@@ -1,6 +1,6 @@
 //! `allot bench locations`: the flash sale across locations, and its pgbench reference.
 
-use crate::*;
+use crate::{bench_target, finish_load, Args, PathBuf, TargetArgs};
 
 #[derive(Args)]
 pub(crate) struct LocationsArgs {

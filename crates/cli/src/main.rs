@@ -17,11 +17,11 @@ mod limit_args;
 mod locations;
 mod serve;
 
-use bench::*;
-use compare::*;
-use config::*;
-use limit_args::*;
-use serve::*;
+use bench::{bench_target, bookings, finish_load, flash_sale, holds, load_rows, queue, units, BenchCmd, TargetArgs};
+use compare::{compare, CompareArgs};
+use config::with_config_file;
+use limit_args::LimitArgs;
+use serve::ServeArgs;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `allot serve`: its flags and the server configuration they make.
 
-use crate::*;
+use crate::{Args, DbArgs, LimitArgs, ServerConfig, Strategy};
 
 #[derive(Args, Clone)]
 pub(crate) struct ServeArgs {

@@ -39,11 +39,18 @@ pub use location::{
     Level, Location, LocationBody, Placement, PlacementBody, PlacementPolicy, SetLevel, SetLevelBody, Source, Transfer,
     TransferBody, DEFAULT_LOCATION,
 };
-pub use model::*;
+pub use model::{
+    plan_rebalance, split_even, Adjustment, AdjustmentBody, Allocation, AllocationBody, AllocationLine,
+    AllocationRequest, AllocationStatus, BucketCounts, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind, LineBody,
+    Sku,
+};
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, StockStore, Store,
     StoredResponse, UnitStore,
 };
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
-pub use unit::*;
+pub use unit::{
+    claim_satisfied, order_by_sql, short_claim_should_retry, AddUnits, NewUnit, OrderKey, Unit, UnitAllocation,
+    UnitAllocationBody, UnitClaim, UnitColumn, UnitFilter, UnitStatus, UnitView, UnitsBody, UnitsCreated,
+};

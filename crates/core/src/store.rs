@@ -10,7 +10,7 @@ use crate::booking::{Booking, BookingRequest};
 use crate::error::Result;
 use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
-use crate::model::*;
+use crate::model::{Adjustment, Allocation, AllocationRequest, CreateSku, LedgerEntry, Sku};
 use crate::strategy::{Backend, Strategy};
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;

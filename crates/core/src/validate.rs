@@ -5,14 +5,20 @@ use crate::booking::{parse_instant, BookingBody, BookingRequest};
 use crate::error::{AllotError, Result};
 use crate::hold::{HoldBody, HoldRequest};
 use crate::input::{free_text, instant, json_document, token};
-use crate::job::*;
+use crate::job::{
+    Claim, ClaimBody, ClaimStrategy, Completion, CompletionsBody, Enqueue, EnqueueBody, Fail, JobSpec, LeaseBody,
+};
 use crate::limits::Limits;
-use crate::location::*;
-use crate::model::*;
-use crate::returns::*;
+use crate::location::{
+    Location, LocationBody, Placement, PlacementBody, SetLevel, SetLevelBody, Transfer, TransferBody, DEFAULT_LOCATION,
+};
+use crate::model::{
+    Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody,
+};
+use crate::returns::{Return, ReturnBody, ReturnLine};
 use crate::strategy::{fnv1a_64, Strategy};
 use crate::strategy::{BookingStrategy, UnitStrategy};
-use crate::unit::*;
+use crate::unit::{AddUnits, OrderKey, UnitAllocationBody, UnitClaim, UnitColumn, UnitsBody};
 use std::collections::HashSet;
 
 /// Check a SKU/resource/queue name: 1..=`max_name_len` chars of `[A-Za-z0-9._:-]`.
@@ -643,6 +649,7 @@ pub fn idempotency_key(key: &str, limits: &Limits) -> Result<()> {
 mod tests {
     use super::*;
     use crate::strategy::Strategy;
+    use crate::{LineBody, NewUnit};
     use proptest::prelude::{prop_assert, prop_assert_eq, proptest};
 
     fn l() -> Limits {

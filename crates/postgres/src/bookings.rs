@@ -13,7 +13,7 @@ use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
 use allot_core::BookingStrategy;
-use allot_core::*;
+use allot_core::{AllotError, Booking, BookingRequest, Result, StockStore, Strategy};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};

@@ -22,7 +22,11 @@ use allot_core::store::{
 };
 use allot_core::BookingStrategy;
 use allot_core::UnitStrategy;
-use allot_core::*;
+use allot_core::{
+    AddUnits, Adjustment, Allocation, AllocationRequest, AuditReport, Backend, Booking, BookingRequest, CreateSku,
+    Hold, HoldRequest, LedgerEntry, Location, LocationStore, Result, Return, SetLevel, Sku, Store, Strategy, Transfer,
+    UnitAllocation, UnitClaim, UnitFilter, UnitView, UnitsCreated,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;

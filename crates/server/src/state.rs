@@ -3,7 +3,7 @@
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::metrics_layer;
-use allot_core::*;
+use allot_core::{Limits, Result, Store, Strategy};
 use metrics_exporter_prometheus::PrometheusHandle;
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@ use crate::engine::store::SqliteStore;
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::BookingStrategy;
-use allot_core::*;
+use allot_core::{AllotError, Booking, BookingRequest, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};

@@ -4,9 +4,12 @@
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
-use allot_core::job::*;
+use allot_core::job::{
+    after_failure, retry_delay_ms, Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobState,
+    JobStatus, JobView, LeasedJob, QueueCounts,
+};
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
-use allot_core::*;
+use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
 

@@ -6,7 +6,7 @@ use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::access::{ApiKey, NewKey, Scope};
 use allot_core::store::KeyStore;
-use allot_core::*;
+use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};

@@ -3,7 +3,7 @@
 
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
-use allot_core::*;
+use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Limits, Result};
 use std::sync::Mutex;
 use tokio::sync::{mpsc, oneshot};
 

@@ -7,7 +7,7 @@
 
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::*;
+use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, DEFAULT_LOCATION};
 use deadpool_postgres::Transaction;
 
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1

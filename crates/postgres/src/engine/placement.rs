@@ -11,7 +11,7 @@
 
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
-use allot_core::*;
+use allot_core::{AllocationLine, AllocationRequest, AllotError, Strategy};
 use deadpool_postgres::{GenericClient, Transaction};
 
 /// What [`take_line`] does with the quantity it takes.

@@ -2,7 +2,7 @@
 
 use crate::engine::config::PgConfig;
 use crate::engine::errors::map_error;
-use allot_core::*;
+use allot_core::{AllotError, Clock, Limits, Result, Strategy};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
 use std::time::Duration;

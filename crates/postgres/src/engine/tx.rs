@@ -11,7 +11,7 @@ use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
-use allot_core::*;
+use allot_core::{retry, AllotError, Result, StockStore};
 use deadpool_postgres::Transaction;
 use rand::Rng;
 use std::time::Duration;

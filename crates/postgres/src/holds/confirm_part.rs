@@ -5,7 +5,7 @@
 
 use crate::engine::tx::TxResult;
 use allot_core::hold::keep_of;
-use allot_core::*;
+use allot_core::AllotError;
 use deadpool_postgres::Transaction;
 
 /// The hold's pieces `(sku, bucket, quantity, location)` in (sku, bucket) order.

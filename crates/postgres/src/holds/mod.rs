@@ -17,7 +17,7 @@ use crate::engine::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
 use allot_core::TakenWith;
-use allot_core::*;
+use allot_core::{Allocation, AllocationStatus, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};

@@ -8,9 +8,12 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::Decided;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::job::*;
+use allot_core::job::{
+    Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus, JobView, LeasedJob,
+    QueueCounts,
+};
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
-use allot_core::*;
+use allot_core::{AllotError, Result, StockStore};
 use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use std::collections::{HashMap, HashSet};

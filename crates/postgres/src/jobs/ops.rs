@@ -5,8 +5,10 @@
 //! lease-conditional transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
 use crate::engine::errors::{col, map_error};
-use allot_core::job::*;
-use allot_core::*;
+use allot_core::job::{
+    Claim, ClaimStrategy, Completion, Completions, Fail, JobState, JobStatus, LeasedJob, RETRY_BASE_MS, RETRY_CAP_MS,
+};
+use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use std::collections::HashSet;

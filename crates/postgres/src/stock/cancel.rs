@@ -6,7 +6,7 @@ use crate::engine::records::read_allocation;
 use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
-use allot_core::*;
+use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, LedgerKind};
 use deadpool_postgres::Transaction;
 
 /// Give one line of cancelled allocation `id` back: a count-tracked SKU's quantity to each

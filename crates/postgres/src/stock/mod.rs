@@ -10,7 +10,10 @@ use crate::engine::records::{allocation_of, allocation_select, read_allocation};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::*;
+use allot_core::{
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, AuditReport, Backend, CreateSku, LedgerEntry,
+    LedgerKind, Placement, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+};
 use async_trait::async_trait;
 use chrono::Utc;
 use deadpool_postgres::GenericClient;

@@ -8,7 +8,10 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
-use allot_core::*;
+use allot_core::{
+    retry, AddUnits, AllocationStatus, AllotError, Result, StockStore, UnitAllocation, UnitClaim, UnitStrategy,
+    UnitsCreated,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};

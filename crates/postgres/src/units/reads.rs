@@ -3,7 +3,7 @@
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
-use allot_core::*;
+use allot_core::{AllotError, Result};
 
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
 

@@ -1,6 +1,10 @@
 //! Bookings: create, list, availability, confirm, cancel, release.
 
-use super::*;
+use super::{
+    count_outcome, family_strategy, id_path, idempotency, query, respond, AllotError, ApiError, AppState, Arc, Booking,
+    BookingBody, BookingStrategy, Canonical, Deserialize, ErrorBody, ExtendBody, FreeSlot, IdempotencyKey, Json,
+    JsonBody, Method, Path, Response, Result, Serialize, State, StatusCode, Tenant, ToSchema, Uri,
+};
 
 #[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
     params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),

@@ -1,6 +1,10 @@
 //! Holds: create, read, confirm, release.
 
-use super::*;
+use super::{
+    count_outcome, id_path, idempotency, respond, stock_strategy, Allocation, ApiError, AppState, Arc, Caller,
+    Canonical, ConfirmBody, ErrorBody, ExtendBody, Hold, HoldBody, IdempotencyKey, Json, JsonBody, Method,
+    OptionalJsonBody, Path, Response, Result, State, StatusCode, Tenant, Uri,
+};
 
 #[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
     params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),

@@ -1,6 +1,11 @@
 //! The job queue: enqueue, claims, completions, failures, heartbeats, dead letters.
 
-use super::*;
+use super::{
+    family_strategy, idempotency, idempotency_as, metrics_layer, query, respond, AllotError, ApiError, AppState, Arc,
+    Canonical, ClaimBody, ClaimStrategy, Claimed, Completions, CompletionsBody, EnqueueBody, Enqueued, ErrorBody,
+    Executed, IdempotencyKey, JobList, JobStatus, Json, JsonBody, LeaseBody, LeasedJob, Method, Path, QueueCounts,
+    Response, Result, State, StatusCode, Tenant, Uri,
+};
 
 #[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
     params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),

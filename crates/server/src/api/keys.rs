@@ -1,7 +1,10 @@
 //! API keys over HTTP (scope `admin`): create (the secret is in the answer, once), list
 //! (never a secret), revoke. Everything in the caller's tenant.
 
-use super::*;
+use super::{
+    id_path, AllotError, ApiError, AppState, Arc, ErrorBody, IdempotencyKey, IntoResponse, Json, JsonBody, Path,
+    Response, Result, Serialize, State, StatusCode, ToSchema,
+};
 use crate::access::Principal;
 use allot_core::access::{ApiKey, NewKeyBody};
 use axum::Extension;

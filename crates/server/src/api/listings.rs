@@ -3,7 +3,10 @@
 //! carries `next`, the cursor of the page after it (`null` on the last page): pass it back
 //! as `after`.
 
-use super::*;
+use super::{
+    query, stock, Allocation, AllotError, ApiError, AppState, Arc, Deserialize, ErrorBody, Hold, HoldStatus, Json,
+    Path, Result, Serialize, Sku, State, Tenant, ToSchema, UnitStatus, UnitView,
+};
 
 /// `next` of a page of `len` items of at most `limit`: the last item's cursor when the page
 /// is full (there may be more), else `None`.

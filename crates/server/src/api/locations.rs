@@ -1,6 +1,10 @@
 //! Locations, transfers between them, and compare-and-set of a level.
 
-use super::*;
+use super::{
+    idempotency, respond, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey,
+    IntoResponse, Json, JsonBody, Location, LocationBody, Method, Path, Response, Result, Serialize, SetLevelBody, Sku,
+    State, StatusCode, Tenant, ToSchema, Transfer, TransferBody, Uri,
+};
 
 /// `GET /v1/locations` body.
 #[derive(Serialize, Deserialize, ToSchema)]

@@ -20,7 +20,16 @@ use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::BookingStrategy;
-use allot_core::*;
+use allot_core::{
+    AdjustmentBody, Allocation, AllocationBody, AllocationLine, AllocationStatus, AllotError, AuditReport,
+    AuditViolation, Booking, BookingBody, BookingOverlap, BookingStatus, ClaimBody, ClaimStrategy, Claimed, Completion,
+    Completions, CompletionsBody, ConfirmBody, CreateSkuBody, EnqueueBody, Enqueued, ExtendBody, FreeSlot, Hold,
+    HoldBody, HoldKind, HoldStatus, JobList, JobState, JobStatus, JobView, LeaseBody, LeasedJob, LedgerEntry,
+    LedgerKind, Level, Limits, LineBody, Location, LocationBody, NewJob, NewUnit, PlacementBody, QueueCounts, Result,
+    Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState, SetLevelBody, Sku, Source, Strategy, Transfer,
+    TransferBody, Unit, UnitAllocation, UnitAllocationBody, UnitStatus, UnitStrategy, UnitView, UnitsBody,
+    UnitsCreated,
+};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};

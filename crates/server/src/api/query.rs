@@ -2,7 +2,7 @@
 //! answers a malformed query in the API's error form. Values arrive as text and are parsed
 //! here with errors that name the parameter.
 
-use super::*;
+use super::{AllotError, ApiError, Deserialize, JobState, Limits, Query, Result};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 

@@ -1,6 +1,9 @@
 //! Service routes: health, metrics, the audit.
 
-use super::*;
+use super::{
+    header, ApiError, AppState, Arc, AuditReport, HeaderValue, IntoResponse, Json, Response, Result, Serialize, State,
+    StatusCode, Tenant, ToSchema,
+};
 
 /// `GET /healthz` body.
 #[derive(Serialize, ToSchema)]

@@ -1,6 +1,11 @@
 //! SKUs, adjustments, the ledger and allocations.
 
-use super::*;
+use super::{
+    count_outcome, id_path, idempotency, query, respond, stock_strategy, AdjustmentBody, Allocation, AllocationBody,
+    ApiError, AppState, Arc, Caller, Canonical, CreateSkuBody, Deserialize, ErrorBody, IdempotencyKey, Json, JsonBody,
+    LedgerEntry, Method, Path, Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, Tenant,
+    ToSchema, Uri,
+};
 
 pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
     allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)

@@ -1,6 +1,10 @@
 //! Units: bulk receive and claims.
 
-use super::*;
+use super::{
+    count_outcome, family_strategy, idempotency, respond, ApiError, AppState, Arc, Caller, ErrorBody, IdempotencyKey,
+    JsonBody, Method, Path, Response, Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy,
+    UnitsBody, UnitsCreated, Uri,
+};
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),
         ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),

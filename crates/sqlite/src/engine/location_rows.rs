@@ -6,7 +6,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use allot_core::*;
+use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, Result, DEFAULT_LOCATION};
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// Whether `sku` exists and is unit-tracked: `None` when it does not exist.

@@ -5,7 +5,7 @@
 
 use crate::engine::errors::map_error;
 use allot_core::hold::HoldStatus;
-use allot_core::*;
+use allot_core::Result;
 use rusqlite::{params, Connection};
 
 /// Finish `held` holds: mark them `to`, give stock back to its buckets (or take it out of

@@ -7,7 +7,7 @@ use crate::engine::errors::map_error;
 use crate::engine::location_rows::tracks_units;
 use crate::engine::overdue::expire_overdue_on;
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
-use allot_core::*;
+use allot_core::{AllocationLine, AllocationRequest, AllotError, Result};
 use rusqlite::{params, Connection};
 
 /// What [`take_line`] does with the quantity it takes.

@@ -3,7 +3,7 @@
 
 use crate::engine::config::SqliteConfig;
 use crate::engine::migrate::open;
-use allot_core::*;
+use allot_core::{AllotError, Clock, Limits, Result};
 use rusqlite::Connection;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;

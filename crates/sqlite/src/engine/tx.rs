@@ -6,7 +6,7 @@ use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
-use allot_core::*;
+use allot_core::{AllotError, Result};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 impl SqliteStore {

@@ -4,7 +4,7 @@
 
 use crate::engine::errors::map_error;
 use allot_core::hold::keep_of;
-use allot_core::*;
+use allot_core::{AllotError, Result};
 use rusqlite::{params, Connection};
 
 /// Shrink the held stock hold `id` to `part` (see `HoldStore::confirm_hold`). Returns its

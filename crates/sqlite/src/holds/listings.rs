@@ -5,7 +5,7 @@ use super::read_holds;
 use crate::engine::clock::now_us;
 use crate::engine::store::SqliteStore;
 use allot_core::hold::HoldStatus;
-use allot_core::*;
+use allot_core::{Hold, Result};
 
 impl SqliteStore {
     /// See `HoldStore::list_holds`.

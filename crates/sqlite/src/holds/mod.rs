@@ -13,7 +13,7 @@ use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldK
 use crate::engine::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
-use allot_core::*;
+use allot_core::{Allocation, AllotError, Hold, HoldRequest, Result};
 use allot_core::{TakenWith, UnitStrategy};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

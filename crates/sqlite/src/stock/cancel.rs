@@ -6,7 +6,7 @@ use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency};
-use allot_core::*;
+use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, LedgerKind, Result};
 use rusqlite::{params, Connection};
 
 /// Give one line of cancelled allocation `id` back (see `StockStore::cancel_allocation`): a

@@ -5,7 +5,7 @@ use super::list_skus_with;
 use crate::engine::clock::now_us;
 use crate::engine::records::read_allocations;
 use crate::engine::store::SqliteStore;
-use allot_core::*;
+use allot_core::{Allocation, Result, Sku};
 
 impl SqliteStore {
     /// See `StockStore::list_skus`.

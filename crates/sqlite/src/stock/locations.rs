@@ -8,7 +8,7 @@ use crate::engine::errors::map_error;
 use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, LocationStore};
-use allot_core::*;
+use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
 

@@ -13,7 +13,10 @@ use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
-use allot_core::*;
+use allot_core::{
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, AuditReport, Backend, CreateSku, LedgerEntry,
+    LedgerKind, Result, Return, Sku, Strategy,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};

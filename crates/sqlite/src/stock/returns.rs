@@ -8,7 +8,7 @@ use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
-use allot_core::*;
+use allot_core::{AllocationStatus, AllotError, LedgerKind, Result, ReturnLine, ReturnState, DEFAULT_LOCATION};
 use rusqlite::{params, Connection};
 
 /// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`

@@ -11,7 +11,10 @@ use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldK
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{claim_satisfied, order_by_sql};
-use allot_core::*;
+use allot_core::{
+    AddUnits, AllocationLine, AllocationStatus, AllotError, HoldKind, Result, Unit, UnitAllocation, UnitClaim,
+    UnitFilter, UnitStrategy, UnitView, UnitsCreated,
+};
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
 

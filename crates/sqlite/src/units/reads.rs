@@ -5,7 +5,7 @@ use crate::engine::location_rows::tracks_units;
 use crate::engine::records::unit_from_row;
 use crate::engine::store::SqliteStore;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
-use allot_core::*;
+use allot_core::{AllotError, Result};
 use rusqlite::{params, OptionalExtension};
 
 impl SqliteStore {

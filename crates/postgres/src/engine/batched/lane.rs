@@ -9,7 +9,7 @@ use crate::engine::combiner::{Combiner, Op, Pending};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
 use allot_core::store::{Executed, HoldStore, StockStore};
-use allot_core::*;
+use allot_core::AllotError;
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, Weak};
 use tokio::sync::mpsc;

@@ -36,7 +36,7 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::hold::HoldKind;
 use allot_core::store::{Executed, Idempotency};
-use allot_core::*;
+use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result, Strategy};
 use tokio::sync::oneshot;
 
 /// A hold's kind, strategy and first SKU, read without a lock to route a finish to its lane.

@@ -16,7 +16,7 @@ use allot_core::batch::{
 use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
-use allot_core::*;
+use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Hold, Placement};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::ClientWrapper;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
