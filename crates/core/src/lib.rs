@@ -10,20 +10,18 @@ pub mod audit;
 pub mod batch;
 pub mod booking;
 pub mod books;
-pub mod clock;
-pub mod error;
 pub mod hold;
-pub mod input;
 pub mod job;
-pub mod limits;
 pub mod location;
 pub mod model;
-pub mod retry;
 pub mod returns;
 pub mod store;
 pub mod strategy;
+pub mod support;
 pub mod unit;
 pub mod validate;
+
+pub use support::{clock, error, input, limits, retry};
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};

@@ -8,6 +8,8 @@
 //! conditional `UPDATE … WHERE status = 'held'`, so a hold is returned exactly once and a
 //! confirm racing with expiry has exactly one outcome.
 
+pub mod validate;
+
 use crate::model::{AllocationLine, AllocationRequest};
 use crate::unit::Unit;
 use chrono::{DateTime, Utc};

@@ -4,6 +4,8 @@
 //! stock; either way the allocation keeps what is left of it, and never more comes back than
 //! is left.
 
+pub mod validate;
+
 use crate::location::DEFAULT_LOCATION;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -8,6 +8,8 @@
 //! order" and "prioritize high stock" (here `priority` and `most_available`), and Shopify's
 //! per-location levels; a caller's ranked list covers "nearest to the customer first".
 
+pub mod validate;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,8 @@
 //! Domain types: SKUs, ledger entries, allocations, and the request bodies as they arrive
 //! (before validation, see [`crate::validate`]).
 
+pub mod validate;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

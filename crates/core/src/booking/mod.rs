@@ -8,6 +8,8 @@
 //! Locks"), then check and insert; `naive` — check then insert, the race kept for the
 //! benchmark; `serialized` — SQLite's one writer.
 
+pub mod validate;
+
 use crate::BookingStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -6,6 +6,8 @@
 //! skipped row becomes available again although a later one was already handed out. SQLite
 //! serializes every claim, so its order is exact.
 
+pub mod validate;
+
 use crate::UnitStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

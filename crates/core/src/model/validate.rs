@@ -1,0 +1,81 @@
+//! Validation of the SKU and allocation bodies.
+
+use crate::location::validate::{location_or_default, placement};
+use crate::model::{
+    Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody,
+};
+use crate::strategy::{fnv1a_64, Strategy};
+use crate::support::checks::{bounded, max_lines, name, quantity};
+use crate::support::error::{AllotError, Result};
+use crate::support::input::free_text;
+use crate::support::limits::Limits;
+use std::collections::HashSet;
+
+/// Validate `POST /v1/skus`.
+pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
+    name("sku", &body.sku, limits)?;
+    quantity("on_hand", body.on_hand, 0, limits)?;
+    let buckets = body.buckets.unwrap_or(1);
+    bounded("buckets", buckets, 1, "max_buckets", i64::from(limits.max_buckets))?;
+    Ok(CreateSku {
+        sku: body.sku,
+        on_hand: body.on_hand,
+        buckets: buckets as u32,
+        location: location_or_default(body.location, limits)?,
+        actor: None,
+    })
+}
+
+/// Validate `POST /v1/skus/{sku}/adjustments`.
+pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Adjustment> {
+    name("sku", sku, limits)?;
+    if body.delta == 0 {
+        return Err(AllotError::invalid("delta must not be 0"));
+    }
+    quantity("|delta|", body.delta.checked_abs().unwrap_or(i64::MAX), 1, limits)?;
+    if let Some(r) = &body.reason {
+        free_text("reason", r, "max_reason_len", limits.max_reason_len)?;
+    }
+    Ok(Adjustment {
+        sku: sku.to_string(),
+        delta: body.delta,
+        reason: body.reason,
+        location: location_or_default(body.location, limits)?,
+        actor: None,
+    })
+}
+
+/// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
+/// The strategy must already be resolved by the caller (server default or the body's).
+/// The lines come back sorted by SKU, the global lock order.
+pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: &Limits) -> Result<AllocationRequest> {
+    if body.lines.is_empty() {
+        return Err(AllotError::invalid("lines must not be empty"));
+    }
+    max_lines(body.lines.len(), limits)?;
+    let mut seen = HashSet::new();
+    for l in &body.lines {
+        name("sku", &l.sku, limits)?;
+        quantity("quantity", l.quantity, 1, limits)?;
+        if let Some(loc) = &l.location {
+            name("location", loc, limits)?;
+        }
+        if !seen.insert(l.sku.as_str()) {
+            return Err(AllotError::DuplicateSku(l.sku.clone()));
+        }
+    }
+    let placement = placement(body.placement, limits)?;
+    let mut lines: Vec<AllocationLine> = body.lines.into_iter().map(AllocationLine::from).collect();
+    lines.sort_by(|a, b| a.sku.cmp(&b.sku));
+    let spread_hash = fnv1a_64(id.as_bytes());
+    Ok(AllocationRequest {
+        id,
+        lines,
+        strategy,
+        spread_hash,
+        placement,
+        allow_split: body.allow_split.unwrap_or(false),
+        fences: Vec::new(),
+        actor: None,
+    })
+}

@@ -1,0 +1,9 @@
+//! What every domain uses and none owns: errors, the input policy for scalars and documents,
+//! the named limits, the clock, retry backoff, and the validation rules the domains share.
+
+pub mod checks;
+pub mod clock;
+pub mod error;
+pub mod input;
+pub mod limits;
+pub mod retry;
