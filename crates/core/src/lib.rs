@@ -11,6 +11,7 @@ pub mod batch;
 pub mod booking;
 pub mod books;
 pub mod hold;
+pub mod idempotency;
 pub mod job;
 pub mod location;
 pub mod model;

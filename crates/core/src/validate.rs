@@ -16,8 +16,8 @@ pub use crate::unit::validate::{add_units, unit_claim};
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::Strategy;
     use crate::location::{LocationBody, Placement, PlacementBody, SetLevelBody, TransferBody};
+    use crate::strategy::Strategy;
     use crate::{
         AdjustmentBody, AllocationBody, BookingBody, BookingStrategy, ClaimStrategy, CreateSkuBody, HoldBody, Limits,
         LineBody, NewUnit, UnitAllocationBody, UnitColumn, UnitStrategy, UnitsBody,

@@ -9,6 +9,7 @@
 
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
+use allot_core::idempotency::{decide, KeyDecision, StoredKey};
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::{retry, AllotError, Result, StockStore};
@@ -249,26 +250,26 @@ async fn idem_begin<T>(
 ) -> TxResult<Option<StoredResponse>> {
     let objid = idempotency_lock_id(tenant, &idem.key);
     let stmt = tx.prepare_cached("SELECT pg_try_advisory_xact_lock($1, $2)").await?;
-    let got: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
-    if !got {
-        return Err(TxErr::Fail(AllotError::IdempotencyKeyInUse));
-    }
-    let stmt = tx
-        .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = $1")
-        .await?;
-    match tx.query_opt(&stmt, &[&idem.key, &tenant]).await? {
-        None => Ok(None),
-        Some(row) => {
-            let fp: &str = row.get(0);
-            if fp != idem.fingerprint {
-                return Err(TxErr::Fail(AllotError::IdempotencyKeyReused));
-            }
-            let status: i32 = row.get(1);
-            Ok(Some(StoredResponse {
-                code: status as u16,
-                body: row.get(2),
-            }))
+    let locked: bool = tx.query_one(&stmt, &[&IDEMPOTENCY_LOCK_CLASS, &objid]).await?.get(0);
+    let stored = match locked {
+        false => None,
+        true => {
+            let stmt = tx
+                .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = $1")
+                .await?;
+            tx.query_opt(&stmt, &[&idem.key, &tenant]).await?.map(|row| StoredKey {
+                fingerprint: row.get(0),
+                response: StoredResponse {
+                    code: row.get::<_, i32>(1) as u16,
+                    body: row.get(2),
+                },
+            })
         }
+    };
+    match decide(locked, stored, &idem.fingerprint) {
+        KeyDecision::Run => Ok(None),
+        KeyDecision::Replay(response) => Ok(Some(response)),
+        KeyDecision::Refuse(e) => Err(TxErr::Fail(e)),
     }
 }
 

@@ -5,8 +5,9 @@
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
+use allot_core::idempotency::{decide, KeyDecision, StoredKey};
 use allot_core::store::{Executed, Idempotency, StoredResponse};
-use allot_core::{AllotError, Result};
+use allot_core::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 impl SqliteStore {
@@ -57,23 +58,28 @@ impl SqliteStore {
         let tenant = tenant.to_string();
         self.transact(move |tx| {
             if let Some(idem) = &idem {
-                let stored: Option<(String, i64, Vec<u8>)> = tx
+                let stored = tx
                     .prepare_cached(
                         "SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = ?2 AND key = ?1",
                     )
                     .and_then(|mut s| {
-                        s.query_row([&idem.key, &tenant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                            .optional()
+                        s.query_row([&idem.key, &tenant], |r| {
+                            Ok(StoredKey {
+                                fingerprint: r.get(0)?,
+                                response: StoredResponse {
+                                    code: r.get::<_, i64>(1)? as u16,
+                                    body: r.get(2)?,
+                                },
+                            })
+                        })
+                        .optional()
                     })
                     .map_err(map_error)?;
-                if let Some((fp, status, body)) = stored {
-                    if fp != idem.fingerprint {
-                        return Err(AllotError::IdempotencyKeyReused);
-                    }
-                    return Ok(Executed::Replayed(StoredResponse {
-                        code: status as u16,
-                        body,
-                    }));
+                // One writer: the key's lock is always ours.
+                match decide(true, stored, &idem.fingerprint) {
+                    KeyDecision::Run => {}
+                    KeyDecision::Replay(response) => return Ok(Executed::Replayed(response)),
+                    KeyDecision::Refuse(e) => return Err(e),
                 }
             }
             let value = body(tx)?;

@@ -14,6 +14,7 @@ use allot_core::batch::{
     evaluate, spread, Balance, Balances, BatchLine, BatchOp, BatchResult as Evaluation, OpKind, Placed, Refusal,
 };
 use allot_core::hold::{HoldKind, HoldStatus};
+use allot_core::idempotency::{decide, KeyDecision, StoredKey};
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Hold, Placement};
@@ -194,14 +195,17 @@ impl BatchTx<'_> {
             .collect();
         for (n, &i) in lock_idx.iter().enumerate() {
             let Some((key, fingerprint)) = key_of(i) else { continue };
-            self.outcomes[i] = match (got[n], stored.get(key)) {
-                (false, _) => Some(Outcome::Fail(AllotError::IdempotencyKeyInUse)),
-                (true, None) => None,
-                (true, Some((fp, _, _))) if fp != fingerprint => Some(Outcome::Fail(AllotError::IdempotencyKeyReused)),
-                (true, Some((_, status, body))) => Some(Outcome::Replayed(StoredResponse {
+            let record = stored.get(key).map(|(fp, status, body)| StoredKey {
+                fingerprint: fp.clone(),
+                response: StoredResponse {
                     code: *status as u16,
                     body: body.clone(),
-                })),
+                },
+            });
+            self.outcomes[i] = match decide(got[n], record, fingerprint) {
+                KeyDecision::Run => None,
+                KeyDecision::Replay(response) => Some(Outcome::Replayed(response)),
+                KeyDecision::Refuse(e) => Some(Outcome::Fail(e)),
             };
         }
         Ok(())
