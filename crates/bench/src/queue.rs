@@ -9,7 +9,7 @@ use allot_core::job::{
     LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
-use allot_core::{AllotError, Idempotency, Result, Store};
+use allot_core::{AllotError, Database, Idempotency, Result, Store};
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -109,9 +109,6 @@ impl JobStore for Timed {
     ) -> Result<Executed<JobStatus>> {
         self.inner.heartbeat_job(tn, id, t, l, i).await
     }
-    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
-        self.inner.rescue_jobs(now, max).await
-    }
     async fn complete_jobs(
         &self,
         tn: &str,
@@ -130,9 +127,6 @@ impl JobStore for Timed {
     async fn list_jobs(&self, tn: &str, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tn, q, s, a, l).await
     }
-    async fn prune_jobs(&self, b: chrono::DateTime<chrono::Utc>, m: u32) -> Result<u64> {
-        self.inner.prune_jobs(b, m).await
-    }
     fn supports_claim(&self, s: ClaimStrategy) -> bool {
         self.inner.supports_claim(s)
     }
@@ -144,9 +138,6 @@ impl JobStore for Timed {
     }
     async fn queue_counts(&self, tn: &str, q: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(tn, q).await
-    }
-    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
-        self.inner.queue_depths().await
     }
 }
 
@@ -165,7 +156,7 @@ impl Handler for BenchHandler {
 
 /// Run the workload once per strategy against `store`.
 pub async fn queue_bench(
-    store: Arc<dyn Store>,
+    store: Arc<dyn Database>,
     opts: &QueueOptions,
 ) -> std::result::Result<Vec<QueueReport>, crate::BenchError> {
     let mut reports = Vec::new();
@@ -180,18 +171,20 @@ pub async fn queue_bench(
 }
 
 async fn run_one(
-    store: Arc<dyn Store>,
+    store: Arc<dyn Database>,
     opts: &QueueOptions,
     strategy: ClaimStrategy,
 ) -> std::result::Result<QueueReport, crate::BenchError> {
     let queue = format!("bench-{}-{}", crate::load::run_id(), strategy.name());
+    let database = store;
+    let store: Arc<dyn Store> = database.clone();
     let timed = Arc::new(Timed {
         inner: store.clone(),
         claims: Mutex::new(Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds")),
     });
     // The rescue sweeper `allot serve` would run.
     let rescuer = {
-        let store = store.clone();
+        let store = database.clone();
         tokio::spawn(async move {
             loop {
                 let _ = store.rescue_jobs(store.now(), 1000).await;

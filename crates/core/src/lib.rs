@@ -45,8 +45,8 @@ pub use model::{
 };
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
-    BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, StockStore, Store,
-    StoredResponse, UnitStore,
+    BookingStore, Database, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, Maintenance,
+    StockStore, Store, StoredResponse, UnitStore,
 };
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
 pub use unit::{

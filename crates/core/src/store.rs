@@ -181,21 +181,6 @@ pub trait StockStore: Send + Sync + 'static {
     /// `after` (a cursor: the last id of the page before; an unknown one gives an empty
     /// page), at most `limit`.
     async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>>;
-
-    /// Spread each SKU's available stock evenly over its buckets (one SKU of `tenant`, or
-    /// all segmented SKUs of `tenant`). Returns how many SKUs were changed. No ledger entry:
-    /// totals stay.
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64>;
-
-    /// Check every invariant of [`crate::audit`] (SKU conservation, unit claims, job states,
-    /// overlapping bookings) in one snapshot: of `tenant`, or of every tenant (`None`, the
-    /// operator's `allot audit`; each finding names its tenant).
-    async fn audit(&self, tenant: Option<&str>) -> Result<crate::audit::AuditReport>;
-
-    /// Delete at most `max_rows` stored idempotency responses created before `before`.
-    /// Returns how many were deleted. `allot serve` calls it periodically with
-    /// `now - idempotency_retention_ms` (keys are kept at least 24 h).
-    async fn prune_idempotency_keys(&self, before: chrono::DateTime<chrono::Utc>, max_rows: u32) -> Result<u64>;
 }
 
 /// Holds on stock and units (see [`crate::hold`]). Every backend.
@@ -268,10 +253,6 @@ pub trait HoldStore: Send + Sync + 'static {
         ttl_ms: u64,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>>;
-
-    /// Finalise at most `max_holds` holds whose `expires_at <= now` (status `expired`,
-    /// quantity back to available, `hold_expired` ledger entries). Returns how many.
-    async fn expire_holds(&self, now: chrono::DateTime<chrono::Utc>, max_holds: u32) -> Result<u64>;
 }
 
 /// Individually tracked units (see [`crate::unit`]). Every backend.
@@ -391,9 +372,6 @@ pub trait BookingStore: Send + Sync + 'static {
         to: chrono::DateTime<chrono::Utc>,
         limit: u32,
     ) -> Result<Vec<Booking>>;
-
-    /// Mark at most `max` held bookings past their expiry `expired`. Returns how many.
-    async fn expire_bookings(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 }
 
 /// A work queue with leases (see [`crate::job`]).
@@ -452,12 +430,6 @@ pub trait JobStore: Send + Sync + 'static {
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
-    /// Rescue at most `max` running jobs whose lease expired before `now` (their worker died
-    /// or stalled): back to `retryable` (runnable at once), or `discarded` when out of
-    /// attempts, with a "lease expired" error. A worker that heartbeats keeps its lease
-    /// ahead of `now` and is never rescued. Returns how many.
-    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
-
     /// Complete many jobs of `queue` in one statement; each by its own token.
     async fn complete_jobs(
         &self,
@@ -495,9 +467,6 @@ pub trait JobStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<crate::job::JobView>>;
 
-    /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
-    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
-
     /// Whether this backend can run the claim strategy.
     fn supports_claim(&self, strategy: crate::job::ClaimStrategy) -> bool;
 
@@ -508,10 +477,6 @@ pub trait JobStore: Send + Sync + 'static {
     /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
     /// the caller claims again and waits again until its deadline.
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration);
-
-    /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
-    /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
-    async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
 
     /// Jobs of a queue per state.
     async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<crate::job::QueueCounts>;
@@ -550,6 +515,56 @@ pub trait KeyStore: Send + Sync + 'static {
 pub trait Store: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore {}
 
 impl<T: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore> Store for T {}
+
+/// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
+/// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot
+/// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get a
+/// [`Store`], so a decorator of the request paths (`allot_redis::RedisGated`) does not wrap
+/// it. Each method works across tenants (or names the one it works in) and finishes every row
+/// within its own tenant.
+#[async_trait]
+pub trait Maintenance: Send + Sync + 'static {
+    /// Spread each SKU's available stock evenly over its buckets (one SKU of `tenant`, or
+    /// all segmented SKUs of `tenant`). Returns how many SKUs were changed. No ledger entry:
+    /// totals stay.
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64>;
+
+    /// Check every invariant of [`crate::audit`] (SKU conservation, unit claims, job states,
+    /// overlapping bookings) in one snapshot: of `tenant`, or of every tenant (`None`, the
+    /// operator's `allot audit`; each finding names its tenant).
+    async fn audit(&self, tenant: Option<&str>) -> Result<crate::audit::AuditReport>;
+
+    /// Delete at most `max_rows` stored idempotency responses created before `before`.
+    /// Returns how many were deleted. `allot serve` calls it periodically with
+    /// `now - idempotency_retention_ms` (keys are kept at least 24 h).
+    async fn prune_idempotency_keys(&self, before: chrono::DateTime<chrono::Utc>, max_rows: u32) -> Result<u64>;
+
+    /// Finalise at most `max_holds` holds whose `expires_at <= now` (status `expired`,
+    /// quantity back to available, `hold_expired` ledger entries). Returns how many.
+    async fn expire_holds(&self, now: chrono::DateTime<chrono::Utc>, max_holds: u32) -> Result<u64>;
+
+    /// Mark at most `max` held bookings past their expiry `expired`. Returns how many.
+    async fn expire_bookings(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Rescue at most `max` running jobs whose lease expired before `now` (their worker died
+    /// or stalled): back to `retryable` (runnable at once), or `discarded` when out of
+    /// attempts, with a "lease expired" error. A worker that heartbeats keeps its lease
+    /// ahead of `now` and is never rescued. Returns how many.
+    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
+    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
+    /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
+    async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
+}
+
+/// A backend: the request paths ([`Store`]) and [`Maintenance`]. What `allot_store::open`
+/// returns.
+pub trait Database: Store + Maintenance {}
+
+impl<T: Store + Maintenance + ?Sized> Database for T {}
 
 /// Locations and what moves stock between them or sets it at one (see [`crate::location`]).
 /// Every backend.

@@ -424,8 +424,12 @@ impl BookingStore for PgStore {
             .map(|r| booking_of(r, now))
             .collect()
     }
+}
 
-    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl PgStore {
+    pub(crate) async fn run_expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
         c.execute(
             // A MATERIALIZED batch joined with FROM: an inlined `id IN (SELECT … LIMIT n FOR

@@ -21,6 +21,7 @@ mod engine;
 mod holds;
 mod jobs;
 mod keys;
+mod maintenance;
 mod stock;
 mod units;
 

@@ -23,8 +23,8 @@ use allot_core::store::{
 use allot_core::BookingStrategy;
 use allot_core::UnitStrategy;
 use allot_core::{
-    AddUnits, Adjustment, Allocation, AllocationRequest, AuditReport, Backend, Booking, BookingRequest, CreateSku,
-    Hold, HoldRequest, LedgerEntry, Location, LocationStore, Result, Return, SetLevel, Sku, Store, Strategy, Transfer,
+    AddUnits, Adjustment, Allocation, AllocationRequest, Backend, Booking, BookingRequest, CreateSku, Hold,
+    HoldRequest, LedgerEntry, Location, LocationStore, Result, Return, SetLevel, Sku, Store, Strategy, Transfer,
     UnitAllocation, UnitClaim, UnitFilter, UnitView, UnitsCreated,
 };
 use async_trait::async_trait;
@@ -150,15 +150,6 @@ impl<S: Store + ?Sized> StockStore for RedisGated<S> {
     async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         self.inner.list_allocations(tenant, after, limit).await
     }
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
-        self.inner.rebalance(tenant, sku).await
-    }
-    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
-        self.inner.audit(tenant).await
-    }
-    async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
-        self.inner.prune_idempotency_keys(before, max_rows).await
-    }
 }
 
 /// Locations pass through. A transfer leaves a SKU's total as it was (the counter gates the
@@ -256,9 +247,6 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
         self.inner.extend_hold(tenant, id, ttl_ms, idem).await
-    }
-    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
-        self.inner.expire_holds(now, max_holds).await
     }
 }
 
@@ -363,9 +351,6 @@ impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
     ) -> Result<Vec<Booking>> {
         self.inner.list_bookings(tenant, resource, from, to, limit).await
     }
-    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
-        self.inner.expire_bookings(now, max).await
-    }
 }
 
 #[async_trait]
@@ -414,9 +399,6 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     ) -> Result<Executed<JobStatus>> {
         self.inner.heartbeat_job(tenant, id, lease_token, lease_ms, idem).await
     }
-    async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
-        self.inner.rescue_jobs(now, max).await
-    }
     async fn complete_jobs(
         &self,
         tenant: &str,
@@ -442,9 +424,6 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     ) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tenant, queue, state, after, limit).await
     }
-    async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
-        self.inner.prune_jobs(before, max).await
-    }
     fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
         self.inner.supports_claim(strategy)
     }
@@ -453,9 +432,6 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
     }
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
         self.inner.wait_for_jobs(tenant, queue, max_wait).await
-    }
-    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
-        self.inner.queue_depths().await
     }
     async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(tenant, queue).await

@@ -1,7 +1,7 @@
 //! Server configuration and opening the store it names.
 
 use crate::error::ApiError;
-use allot_core::{AllotError, Limits, Store, Strategy};
+use allot_core::{AllotError, Database, Limits, Strategy};
 use std::sync::Arc;
 
 /// Everything `allot serve` needs. Built by the CLI from flags, environment and TOML.
@@ -123,7 +123,7 @@ impl ServerConfig {
 ///
 /// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
 /// cannot be reached.
-pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Store>, ApiError> {
+pub async fn open_store(cfg: &ServerConfig) -> Result<Arc<dyn Database>, ApiError> {
     Ok(allot_store::open(&cfg.database_url, &cfg.open_options()).await?)
 }
 

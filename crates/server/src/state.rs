@@ -3,7 +3,7 @@
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::metrics_layer;
-use allot_core::{Limits, Result, Store, Strategy};
+use allot_core::{Database, Limits, Maintenance, Result, Store, Strategy};
 use metrics_exporter_prometheus::PrometheusHandle;
 use std::sync::Arc;
 
@@ -12,6 +12,8 @@ pub struct AppState {
     /// The store of the configured backend; with `--redis-url`, wrapped in
     /// `allot_redis::RedisGated`, which runs the Redis strategies (handlers never choose).
     pub store: Arc<dyn Store>,
+    /// The same backend's maintenance (the audit of `GET /v1/audit`), never wrapped.
+    pub maintenance: Arc<dyn Maintenance>,
     /// Named limits.
     pub limits: Limits,
     /// Strategy for requests that name none.
@@ -28,13 +30,14 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State for `store` under `cfg`. Errors with `unsupported_strategy` when the configured
+    /// State for `database` under `cfg`. Errors with `unsupported_strategy` when the configured
     /// default strategy cannot run on the store's backend.
-    pub fn new(store: Arc<dyn Store>, cfg: &ServerConfig) -> Result<Self, ApiError> {
+    pub fn new(database: Arc<dyn Database>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let redis = crate::config::open_redis(cfg)?;
+        let maintenance: Arc<dyn Maintenance> = database.clone();
         let store: Arc<dyn Store> = match &redis {
-            Some(gate) => Arc::new(allot_redis::RedisGated::new(store, gate.clone())),
-            None => store,
+            Some(gate) => Arc::new(allot_redis::RedisGated::new(database, gate.clone())),
+            None => database,
         };
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
         store.require(default_strategy)?;
@@ -46,6 +49,7 @@ impl AppState {
         ));
         Ok(AppState {
             store,
+            maintenance,
             limits: cfg.limits.clone(),
             default_strategy,
             redis,

@@ -9,7 +9,7 @@ const SWEEP_BATCH_ROWS: u32 = 1000;
 const SWEEP_MAX_BATCHES: u32 = 100;
 
 /// `ms` before the store's now.
-fn ago(store: &dyn allot_core::Store, ms: u64) -> chrono::DateTime<chrono::Utc> {
+fn ago(store: &dyn allot_core::Database, ms: u64) -> chrono::DateTime<chrono::Utc> {
     store.now() - chrono::Duration::milliseconds(ms.min(i64::MAX as u64) as i64)
 }
 
@@ -17,7 +17,7 @@ fn ago(store: &dyn allot_core::Store, ms: u64) -> chrono::DateTime<chrono::Utc> 
 /// `retention_ms` and finished jobs older than `job_retention_ms`, in bounded batches.
 /// Errors are logged and retried at the next tick.
 pub(crate) async fn sweep(
-    store: Arc<dyn allot_core::Store>,
+    store: Arc<dyn allot_core::Database>,
     retention_ms: u64,
     job_retention_ms: u64,
     interval_ms: u64,
@@ -56,7 +56,7 @@ pub(crate) async fn sweep(
 /// `batch` per statement and `SWEEP_MAX_BATCHES` statements per tick. Readers and writers
 /// never wait for it (an overdue hold already reads as expired and is finalised by the
 /// first writer that needs its stock); it keeps the `held` counts tidy.
-pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: u64, batch: u32) {
+pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Database>, interval_ms: u64, batch: u32) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -97,7 +97,7 @@ pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Store>, interval_ms: 
 /// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
 /// queue of every tenant, each under its own label (a hash of tenant and queue, see
 /// [`crate::metrics_layer::queue_label`]; `GET /v1/queues/{queue}` refreshes it at once).
-pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Store>) {
+pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Database>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut seen: std::collections::HashSet<(String, &'static str)> = Default::default();

@@ -233,8 +233,12 @@ impl BookingStore for SqliteStore {
         })
         .await
     }
+}
 
-    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl SqliteStore {
+    pub(crate) async fn run_expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         let now = us(now);
         self.call(move |c| {
             c.execute(

@@ -245,25 +245,6 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
-        let now = us(now);
-        let at = allot_core::clock::wire_instant(from_us(now));
-        self.call(move |c| {
-            c.execute(
-                "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
-                        run_at_us = ?1, lease_token = NULL, lease_expires_at_us = NULL,
-                        finalized_at_us = CASE WHEN attempt >= max_attempts THEN ?1 END,
-                        errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'error', 'lease expired', 'at', ?3))
-                  WHERE rid IN (SELECT rid FROM jobs WHERE state = 'running' AND lease_expires_at_us <= ?1
-                                ORDER BY lease_expires_at_us LIMIT ?2)",
-                params![now, max.max(1), at],
-            )
-            .map(|n| n as u64)
-            .map_err(map_error)
-        })
-        .await
-    }
-
     async fn complete_jobs(
         &self,
         tenant: &str,
@@ -372,20 +353,6 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
-        let before = us(before);
-        self.call(move |c| {
-            c.execute(
-                "DELETE FROM jobs WHERE rid IN
-                    (SELECT rid FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at_us < ?1 LIMIT ?2)",
-                params![before, max.max(1)],
-            )
-            .map(|n| n as u64)
-            .map_err(map_error)
-        })
-        .await
-    }
-
     fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
         strategy == ClaimStrategy::Serialized
     }
@@ -402,7 +369,56 @@ impl JobStore for SqliteStore {
         let _ = tokio::time::timeout(max_wait.min(poll), self.job_signal.notified()).await;
     }
 
-    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
+    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
+        let (t, queue) = (tenant.to_string(), queue.to_string());
+        self.call(move |c| {
+            let rows: Vec<(String, i64)> = c
+                .prepare_cached("SELECT state, count(*) FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state")
+                .and_then(|mut s| s.query_map([&queue, &t], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .map_err(map_error)?;
+            QueueCounts::from_rows(&queue, rows)
+        })
+        .await
+    }
+}
+
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl SqliteStore {
+    pub(crate) async fn run_rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let now = us(now);
+        let at = allot_core::clock::wire_instant(from_us(now));
+        self.call(move |c| {
+            c.execute(
+                "UPDATE jobs SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+                        run_at_us = ?1, lease_token = NULL, lease_expires_at_us = NULL,
+                        finalized_at_us = CASE WHEN attempt >= max_attempts THEN ?1 END,
+                        errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'error', 'lease expired', 'at', ?3))
+                  WHERE rid IN (SELECT rid FROM jobs WHERE state = 'running' AND lease_expires_at_us <= ?1
+                                ORDER BY lease_expires_at_us LIMIT ?2)",
+                params![now, max.max(1), at],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    pub(crate) async fn run_prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let before = us(before);
+        self.call(move |c| {
+            c.execute(
+                "DELETE FROM jobs WHERE rid IN
+                    (SELECT rid FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at_us < ?1 LIMIT ?2)",
+                params![before, max.max(1)],
+            )
+            .map(|n| n as u64)
+            .map_err(map_error)
+        })
+        .await
+    }
+
+    pub(crate) async fn run_queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.call(|c| {
             let rows: Vec<(String, String, String, i64)> = c
                 .prepare_cached(
@@ -418,18 +434,6 @@ impl JobStore for SqliteStore {
                 .into_iter()
                 .filter_map(|(t, q, s, n)| Some((t, q, JobState::parse(&s)?, n)))
                 .collect())
-        })
-        .await
-    }
-
-    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
-        let (t, queue) = (tenant.to_string(), queue.to_string());
-        self.call(move |c| {
-            let rows: Vec<(String, i64)> = c
-                .prepare_cached("SELECT state, count(*) FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state")
-                .and_then(|mut s| s.query_map([&queue, &t], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
-                .map_err(map_error)?;
-            QueueCounts::from_rows(&queue, rows)
         })
         .await
     }

@@ -1,11 +1,12 @@
 //! # allot-store
 //!
 //! The facade over the backends (sqlx's `AnyPool` idea): [`open`] takes a database URL and
-//! returns the migrated store of its backend as `Arc<dyn Store>`. `allot serve`, `allot
+//! returns the migrated store of its backend as `Arc<dyn Database>` (its request paths and its
+//! maintenance). `allot serve`, `allot
 //! migrate`, `allot audit`, the benchmarks and the tests all open stores here, so a third
 //! backend is added in one place.
 
-use allot_core::{AllotError, Backend, Clock, Limits, Result, Store, SystemClock};
+use allot_core::{AllotError, Backend, Clock, Database, Limits, Result, SystemClock};
 use std::sync::Arc;
 
 /// How to open a store; defaults fit `allot serve`.
@@ -50,7 +51,7 @@ pub fn backend_of(url: &str) -> Option<Backend> {
 ///
 /// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
 /// cannot be reached.
-pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Store>> {
+pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
     match backend_of(url) {
         Some(Backend::Postgres) => {
             allot_postgres::migrate(url).await?;

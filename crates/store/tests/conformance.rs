@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// A store under test, what it runs on, and its clock.
 struct Fixture {
-    store: Arc<dyn Store>,
+    store: Arc<dyn Database>,
     /// The database's URL (a second store may open it: another pool, another process).
     url: String,
     clock: Arc<TestClock>,

@@ -349,8 +349,12 @@ impl HoldStore for PgStore {
         self.retrying(|| self.try_extend(tenant, id, ttl_ms, idem.as_ref(), now))
             .await
     }
+}
 
-    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl PgStore {
+    pub(crate) async fn run_expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let limit = i64::from(max_holds.max(1));
         // SKIP LOCKED: a hold being confirmed or released right now is left to that
         // transaction; the next sweep sees what it decided.

@@ -241,16 +241,6 @@ impl JobStore for PgStore {
         ))
     }
 
-    async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
-        let c = self.client().await?;
-        c.execute(
-            SQL_RESCUE,
-            &[&now, &i64::from(max.max(1)), &allot_core::clock::wire_instant(now)],
-        )
-        .await
-        .map_err(map_error)
-    }
-
     async fn complete_jobs(
         &self,
         tenant: &str,
@@ -321,20 +311,6 @@ impl JobStore for PgStore {
         .collect()
     }
 
-    async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
-        let c = self.client().await?;
-        c.execute(
-            // A MATERIALIZED batch joined with USING, for the reason given in rescue_jobs.
-            "WITH batch AS MATERIALIZED (
-                 SELECT tenant, id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
-                  LIMIT $2 FOR UPDATE SKIP LOCKED)
-             DELETE FROM jobs j USING batch WHERE j.tenant = batch.tenant AND j.id = batch.id",
-            &[&before, &i64::from(max.max(1))],
-        )
-        .await
-        .map_err(map_error)
-    }
-
     fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
         matches!(strategy, ClaimStrategy::SkipLocked | ClaimStrategy::Advisory)
     }
@@ -351,22 +327,6 @@ impl JobStore for PgStore {
         self.job_signal
             .wait(&crate::engine::listen::channel_key(tenant, queue), wait)
             .await;
-    }
-
-    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
-        let c = self.client().await?;
-        let rows = c
-            .query(
-                "SELECT tenant, queue, state, count(*)::int8 FROM jobs
-                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
-                &[],
-            )
-            .await
-            .map_err(map_error)?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| Some((r.get(0), r.get(1), JobState::parse(r.get(2))?, r.get(3))))
-            .collect())
     }
 
     async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
@@ -536,5 +496,49 @@ mod advisory_keys {
             .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
             .await
             .unwrap();
+    }
+}
+
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl PgStore {
+    pub(crate) async fn run_rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            SQL_RESCUE,
+            &[&now, &i64::from(max.max(1)), &allot_core::clock::wire_instant(now)],
+        )
+        .await
+        .map_err(map_error)
+    }
+
+    pub(crate) async fn run_prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(
+            // A MATERIALIZED batch joined with USING, for the reason given in rescue_jobs.
+            "WITH batch AS MATERIALIZED (
+                 SELECT tenant, id FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at < $1
+                  LIMIT $2 FOR UPDATE SKIP LOCKED)
+             DELETE FROM jobs j USING batch WHERE j.tenant = batch.tenant AND j.id = batch.id",
+            &[&before, &i64::from(max.max(1))],
+        )
+        .await
+        .map_err(map_error)
+    }
+
+    pub(crate) async fn run_queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT tenant, queue, state, count(*)::int8 FROM jobs
+                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
+                &[],
+            )
+            .await
+            .map_err(map_error)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((r.get(0), r.get(1), JobState::parse(r.get(2))?, r.get(3))))
+            .collect())
     }
 }

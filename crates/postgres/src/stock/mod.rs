@@ -11,8 +11,8 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, AuditReport, Backend, CreateSku, LedgerEntry,
-    LedgerKind, Placement, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, Backend, CreateSku, LedgerEntry, LedgerKind,
+    Placement, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -494,8 +494,12 @@ impl StockStore for PgStore {
             .map_err(map_error)?;
         rows.iter().map(allocation_of).collect()
     }
+}
 
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl PgStore {
+    pub(crate) async fn run_rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
         let skus: Vec<String> = match sku {
             Some(s) => vec![s.to_string()],
             None => {
@@ -520,7 +524,7 @@ impl StockStore for PgStore {
         Ok(changed)
     }
 
-    async fn prune_idempotency_keys(&self, before: chrono::DateTime<Utc>, max_rows: u32) -> Result<u64> {
+    pub(crate) async fn run_prune_idempotency_keys(&self, before: chrono::DateTime<Utc>, max_rows: u32) -> Result<u64> {
         let c = self.client().await?;
         c.execute(
             // A MATERIALIZED batch joined with USING: an inlined `key IN (SELECT … LIMIT n FOR
@@ -532,9 +536,5 @@ impl StockStore for PgStore {
         )
         .await
         .map_err(map_error)
-    }
-
-    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
-        self.audit_snapshot(tenant).await
     }
 }

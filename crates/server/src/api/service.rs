@@ -61,5 +61,5 @@ pub(super) async fn audit(
     State(st): State<Arc<AppState>>,
     Tenant(tenant): Tenant,
 ) -> Result<Json<AuditReport>, ApiError> {
-    Ok(Json(st.store.audit(Some(&tenant)).await?))
+    Ok(Json(st.maintenance.audit(Some(&tenant)).await?))
 }

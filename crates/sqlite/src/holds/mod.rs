@@ -262,8 +262,12 @@ impl HoldStore for SqliteStore {
         })
         .await
     }
+}
 
-    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl SqliteStore {
+    pub(crate) async fn run_expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
         let now = us(now);
         self.transact(move |tx| {
             let rows: Vec<(String, String)> = tx

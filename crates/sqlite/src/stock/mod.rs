@@ -14,8 +14,8 @@ use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, AuditReport, Backend, CreateSku, LedgerEntry,
-    LedgerKind, Result, Return, Sku, Strategy,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, Backend, CreateSku, LedgerEntry, LedgerKind,
+    Result, Return, Sku, Strategy,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -308,8 +308,12 @@ impl StockStore for SqliteStore {
     async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         self.allocations_page(tenant, after, limit).await
     }
+}
 
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+/// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
+/// `maintenance.rs`).
+impl SqliteStore {
+    pub(crate) async fn run_rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
         let (t, sku) = (tenant.to_string(), sku.map(str::to_string));
         self.transact(move |tx| {
             let skus: Vec<String> = match sku {
@@ -343,7 +347,7 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
+    pub(crate) async fn run_prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
         let before_us = before.timestamp_micros();
         self.call(move |c| {
             c.execute(
@@ -355,9 +359,5 @@ impl StockStore for SqliteStore {
             .map_err(map_error)
         })
         .await
-    }
-
-    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
-        self.audit_snapshot(tenant.map(str::to_string)).await
     }
 }

@@ -1,0 +1,45 @@
+//! [`Maintenance`] on SqliteStore: the sweepers', the audit's and the CLI's work, each method
+//! delegating to the domain that owns the rows (holds, bookings, jobs, stock, the audit). Above
+//! the domains, like `lib.rs`: it may use them all; no domain uses it.
+
+use crate::engine::store::SqliteStore;
+use allot_core::audit::AuditReport;
+use allot_core::job::JobState;
+use allot_core::{Maintenance, Result};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+#[async_trait]
+impl Maintenance for SqliteStore {
+    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+        self.run_rebalance(tenant, sku).await
+    }
+
+    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
+        self.audit_snapshot(tenant.map(str::to_string)).await
+    }
+
+    async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
+        self.run_prune_idempotency_keys(before, max_rows).await
+    }
+
+    async fn expire_holds(&self, now: DateTime<Utc>, max_holds: u32) -> Result<u64> {
+        self.run_expire_holds(now, max_holds).await
+    }
+
+    async fn expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_expire_bookings(now, max).await
+    }
+
+    async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_rescue_jobs(now, max).await
+    }
+
+    async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_prune_jobs(before, max).await
+    }
+
+    async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
+        self.run_queue_depths().await
+    }
+}
