@@ -127,12 +127,6 @@ impl JobStore for Timed {
     async fn list_jobs(&self, tn: &str, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tn, q, s, a, l).await
     }
-    fn supports_claim(&self, s: ClaimStrategy) -> bool {
-        self.inner.supports_claim(s)
-    }
-    fn default_claim_strategy(&self) -> ClaimStrategy {
-        self.inner.default_claim_strategy()
-    }
     async fn wait_for_jobs(&self, tn: &str, q: &str, w: Duration) {
         self.inner.wait_for_jobs(tn, q, w).await
     }

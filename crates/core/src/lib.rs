@@ -10,6 +10,7 @@ pub mod audit;
 pub mod batch;
 pub mod booking;
 pub mod books;
+pub mod capabilities;
 pub mod hold;
 pub mod idempotency;
 pub mod job;
@@ -26,6 +27,7 @@ pub use support::{clock, error, input, limits, retry};
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};
+pub use capabilities::{Capabilities, Capable};
 pub use clock::{Clock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
 pub use hold::{ConfirmBody, ExtendBody, Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};

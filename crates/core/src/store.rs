@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
 use crate::model::{Adjustment, Allocation, AllocationRequest, CreateSku, LedgerEntry, Sku};
-use crate::strategy::{Backend, Strategy};
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
 
@@ -84,31 +83,6 @@ impl<T> Executed<T> {
 /// `idempotency_key_reused`, `idempotency_key_in_use`, `unavailable`, `internal`.
 #[async_trait]
 pub trait StockStore: Send + Sync + 'static {
-    /// Which backend this is.
-    fn backend(&self) -> Backend;
-
-    /// Whether this backend can run `strategy`.
-    fn supports(&self, strategy: Strategy) -> bool;
-
-    /// `Ok` when this backend can run `strategy`, else `unsupported_strategy` naming both.
-    fn require(&self, strategy: Strategy) -> Result<()> {
-        if self.supports(strategy) {
-            Ok(())
-        } else {
-            Err(crate::AllotError::unsupported_strategy(
-                strategy.name(),
-                self.backend().name(),
-            ))
-        }
-    }
-
-    /// The strategy used when neither the request nor the server names one.
-    fn default_strategy(&self) -> Strategy;
-
-    /// Now, from the store's clock (see [`crate::clock`]): the instant every decision of this
-    /// store is made at, and the one callers (validation defaults, sweepers) must use too.
-    fn now(&self) -> chrono::DateTime<chrono::Utc>;
-
     /// Cheap round trip to the store; `unavailable` when it is down.
     async fn health(&self) -> Result<()>;
 
@@ -262,12 +236,6 @@ pub trait HoldStore: Send + Sync + 'static {
 /// `idempotency_key_*`, `unavailable`, `internal`.
 #[async_trait]
 pub trait UnitStore: Send + Sync + 'static {
-    /// The unit strategy used when a claim names none.
-    fn default_unit_strategy(&self) -> crate::strategy::UnitStrategy;
-
-    /// Whether this backend can run the unit strategy.
-    fn supports_units(&self, strategy: crate::strategy::UnitStrategy) -> bool;
-
     /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
     /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
     async fn add_units(
@@ -308,12 +276,6 @@ pub trait UnitStore: Send + Sync + 'static {
 /// `unsupported_strategy`, `idempotency_key_*`, `unavailable`, `internal`.
 #[async_trait]
 pub trait BookingStore: Send + Sync + 'static {
-    /// The booking strategy used when a request names none.
-    fn default_booking_strategy(&self) -> crate::strategy::BookingStrategy;
-
-    /// Whether this backend can run the booking strategy.
-    fn supports_booking(&self, strategy: crate::strategy::BookingStrategy) -> bool;
-
     /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
     /// booking past its expiry never blocks: it is expired first (bounded retries).
     async fn book(
@@ -467,12 +429,6 @@ pub trait JobStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<crate::job::JobView>>;
 
-    /// Whether this backend can run the claim strategy.
-    fn supports_claim(&self, strategy: crate::job::ClaimStrategy) -> bool;
-
-    /// The claim strategy used when a request names none.
-    fn default_claim_strategy(&self) -> crate::job::ClaimStrategy;
-
     /// Wait until a job may have become runnable in `queue` (PostgreSQL: a NOTIFY from an
     /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
     /// the caller claims again and waits again until its deadline.
@@ -512,9 +468,23 @@ pub trait KeyStore: Send + Sync + 'static {
 }
 
 /// Everything a server needs from a backend.
-pub trait Store: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore {}
+pub trait Store:
+    crate::capabilities::Capable + StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore
+{
+}
 
-impl<T: StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore> Store for T {}
+impl<
+        T: crate::capabilities::Capable
+            + StockStore
+            + LocationStore
+            + HoldStore
+            + UnitStore
+            + BookingStore
+            + JobStore
+            + KeyStore,
+    > Store for T
+{
+}
 
 /// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
 /// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot

@@ -13,7 +13,8 @@ use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::strategy::fnv1a_64;
 use allot_core::BookingStrategy;
-use allot_core::{AllotError, Booking, BookingRequest, Result, StockStore, Strategy};
+use allot_core::Capable;
+use allot_core::{AllotError, Booking, BookingRequest, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};
@@ -286,18 +287,6 @@ impl PgStore {
 
 #[async_trait]
 impl BookingStore for PgStore {
-    fn default_booking_strategy(&self) -> BookingStrategy {
-        BookingStrategy::Exclusion
-    }
-
-    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
-        match strategy {
-            BookingStrategy::Exclusion | BookingStrategy::Advisory => true,
-            BookingStrategy::Naive => self.supports(Strategy::Naive),
-            BookingStrategy::Serialized => false,
-        }
-    }
-
     async fn book(
         &self,
         tenant: &str,

@@ -15,18 +15,17 @@
 
 use crate::RedisGate;
 use allot_core::access::{ApiKey, NewKey};
-use allot_core::job::{Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, JobState};
+use allot_core::job::{Claim, Completion, Completions, Enqueue, Enqueued, JobState};
 use allot_core::job::{Fail, JobStatus, JobView, LeasedJob, QueueCounts};
 use allot_core::store::{
     BookingStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, Keyed, StockStore, UnitStore,
 };
-use allot_core::BookingStrategy;
-use allot_core::UnitStrategy;
 use allot_core::{
-    AddUnits, Adjustment, Allocation, AllocationRequest, Backend, Booking, BookingRequest, CreateSku, Hold,
-    HoldRequest, LedgerEntry, Location, LocationStore, Result, Return, SetLevel, Sku, Store, Strategy, Transfer,
-    UnitAllocation, UnitClaim, UnitFilter, UnitView, UnitsCreated,
+    AddUnits, Adjustment, Allocation, AllocationRequest, Booking, BookingRequest, CreateSku, Hold, HoldRequest,
+    LedgerEntry, Location, LocationStore, Result, Return, SetLevel, Sku, Store, Strategy, Transfer, UnitAllocation,
+    UnitClaim, UnitFilter, UnitView, UnitsCreated,
 };
+use allot_core::{Capabilities, Capable};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -35,12 +34,23 @@ use std::sync::Arc;
 pub struct RedisGated<S: ?Sized> {
     inner: Arc<S>,
     gate: Arc<RedisGate>,
+    /// The inner store's, with the Redis strategies added.
+    capabilities: Capabilities,
 }
 
-impl<S: ?Sized> RedisGated<S> {
+impl<S: Capable + ?Sized> RedisGated<S> {
     /// `inner` with the Redis strategies of `gate` in front of it.
     pub fn new(inner: Arc<S>, gate: Arc<RedisGate>) -> Self {
-        RedisGated { inner, gate }
+        let mut capabilities = inner.capabilities().clone();
+        capabilities
+            .stock
+            .0
+            .extend([Strategy::RedisCounter, Strategy::RedisLock]);
+        RedisGated {
+            inner,
+            gate,
+            capabilities,
+        }
     }
 
     /// The gate (for its health and counters).
@@ -60,20 +70,14 @@ impl<S: ?Sized> RedisGated<S> {
     }
 }
 
+impl<S: ?Sized + Send + Sync + 'static> Capable for RedisGated<S> {
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+}
+
 #[async_trait]
 impl<S: Store + ?Sized> StockStore for RedisGated<S> {
-    fn backend(&self) -> Backend {
-        self.inner.backend()
-    }
-    fn supports(&self, strategy: Strategy) -> bool {
-        strategy.needs_redis() || self.inner.supports(strategy)
-    }
-    fn default_strategy(&self) -> Strategy {
-        self.inner.default_strategy()
-    }
-    fn now(&self) -> DateTime<Utc> {
-        self.inner.now()
-    }
     async fn health(&self) -> Result<()> {
         self.inner.health().await
     }
@@ -252,12 +256,6 @@ impl<S: Store + ?Sized> HoldStore for RedisGated<S> {
 
 #[async_trait]
 impl<S: Store + ?Sized> UnitStore for RedisGated<S> {
-    fn default_unit_strategy(&self) -> UnitStrategy {
-        self.inner.default_unit_strategy()
-    }
-    fn supports_units(&self, strategy: UnitStrategy) -> bool {
-        self.inner.supports_units(strategy)
-    }
     async fn add_units(
         &self,
         tenant: &str,
@@ -291,12 +289,6 @@ impl<S: Store + ?Sized> UnitStore for RedisGated<S> {
 
 #[async_trait]
 impl<S: Store + ?Sized> BookingStore for RedisGated<S> {
-    fn default_booking_strategy(&self) -> BookingStrategy {
-        self.inner.default_booking_strategy()
-    }
-    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
-        self.inner.supports_booking(strategy)
-    }
     async fn book(
         &self,
         tenant: &str,
@@ -423,12 +415,6 @@ impl<S: Store + ?Sized> JobStore for RedisGated<S> {
         limit: u32,
     ) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tenant, queue, state, after, limit).await
-    }
-    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
-        self.inner.supports_claim(strategy)
-    }
-    fn default_claim_strategy(&self) -> ClaimStrategy {
-        self.inner.default_claim_strategy()
     }
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
         self.inner.wait_for_jobs(tenant, queue, max_wait).await

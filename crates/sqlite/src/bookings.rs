@@ -6,6 +6,7 @@ use crate::engine::store::SqliteStore;
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency};
 use allot_core::BookingStrategy;
+use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -42,14 +43,6 @@ const BLOCKING: &str = "(status = 'confirmed' OR (status = 'held' AND expires_at
 
 #[async_trait]
 impl BookingStore for SqliteStore {
-    fn default_booking_strategy(&self) -> BookingStrategy {
-        BookingStrategy::Serialized
-    }
-
-    fn supports_booking(&self, strategy: BookingStrategy) -> bool {
-        strategy == BookingStrategy::Serialized
-    }
-
     async fn book(
         &self,
         tenant: &str,

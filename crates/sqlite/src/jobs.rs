@@ -5,8 +5,8 @@ use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::job::{
-    after_failure, retry_delay_ms, Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobState,
-    JobStatus, JobView, LeasedJob, QueueCounts,
+    after_failure, retry_delay_ms, Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus,
+    JobView, LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::{AllotError, Result};
@@ -351,14 +351,6 @@ impl JobStore for SqliteStore {
             .map_err(map_error)
         })
         .await
-    }
-
-    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
-        strategy == ClaimStrategy::Serialized
-    }
-
-    fn default_claim_strategy(&self) -> ClaimStrategy {
-        ClaimStrategy::Serialized
     }
 
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once

@@ -9,11 +9,11 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::Decided;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::job::{
-    Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus, JobView, LeasedJob,
-    QueueCounts,
+    Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus, JobView, LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
-use allot_core::{AllotError, Result, StockStore};
+use allot_core::Capable;
+use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use std::collections::{HashMap, HashSet};
@@ -311,14 +311,6 @@ impl JobStore for PgStore {
         .collect()
     }
 
-    fn supports_claim(&self, strategy: ClaimStrategy) -> bool {
-        matches!(strategy, ClaimStrategy::SkipLocked | ClaimStrategy::Advisory)
-    }
-
-    fn default_claim_strategy(&self) -> ClaimStrategy {
-        ClaimStrategy::SkipLocked
-    }
-
     async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
         self.job_signal.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
@@ -447,8 +439,9 @@ mod plans {
 /// its own. Against the test PostgreSQL (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.
 #[cfg(test)]
 mod advisory_keys {
-    use allot_core::store::{JobStore, StockStore};
+    use allot_core::store::JobStore;
     use allot_core::validate;
+    use allot_core::Capable;
     use serde_json::json;
 
     #[tokio::test]

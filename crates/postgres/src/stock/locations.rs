@@ -11,7 +11,8 @@ use crate::engine::location_rows::{ensure_rows, location_rows};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, LocationStore};
-use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, StockStore, Transfer, DEFAULT_LOCATION};
+use allot_core::Capable;
+use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
 
 /// The rows of two locations (`$3`, `$4`) of a SKU, locked in bucket order.

@@ -10,9 +10,10 @@ use crate::engine::records::{allocation_of, allocation_select, read_allocation};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
+use allot_core::Capable;
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, Backend, CreateSku, LedgerEntry, LedgerKind,
-    Placement, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Placement,
+    Result, Return, Sku, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -312,35 +313,6 @@ fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
 
 #[async_trait]
 impl StockStore for PgStore {
-    fn backend(&self) -> Backend {
-        Backend::Postgres
-    }
-
-    fn supports(&self, strategy: Strategy) -> bool {
-        match strategy {
-            Strategy::Atomic
-            | Strategy::Pessimistic
-            | Strategy::Optimistic
-            | Strategy::Segmented
-            | Strategy::Batched => true,
-            // Only through allot-redis's `RedisGated`, which runs the Redis side and then
-            // this store's database side (see `require_database_side`).
-            Strategy::RedisCounter | Strategy::RedisLock => false,
-            Strategy::Naive => self.allow_unsafe,
-            Strategy::Serialized => false,
-        }
-    }
-
-    /// `batched`: on this machine it serves 15x the allocations of `atomic` on a hot SKU and
-    /// 2x with the load spread over 10 000 SKUs (README, "What each strategy costs").
-    fn now(&self) -> chrono::DateTime<Utc> {
-        self.clock.now()
-    }
-
-    fn default_strategy(&self) -> Strategy {
-        Strategy::Batched
-    }
-
     async fn health(&self) -> Result<()> {
         let c = self.client().await?;
         c.simple_query("SELECT 1").await.map_err(map_error)?;

@@ -7,7 +7,8 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
-use allot_core::{AllocationStatus, AllotError, LedgerKind, ReturnLine, ReturnState, StockStore, DEFAULT_LOCATION};
+use allot_core::Capable;
+use allot_core::{AllocationStatus, AllotError, LedgerKind, ReturnLine, ReturnState, DEFAULT_LOCATION};
 use deadpool_postgres::Transaction;
 
 /// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`

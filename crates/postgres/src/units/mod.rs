@@ -8,9 +8,9 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
+use allot_core::Capable;
 use allot_core::{
-    retry, AddUnits, AllocationStatus, AllotError, Result, StockStore, UnitAllocation, UnitClaim, UnitStrategy,
-    UnitsCreated,
+    retry, AddUnits, AllocationStatus, AllotError, Result, UnitAllocation, UnitClaim, UnitStrategy, UnitsCreated,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -378,14 +378,6 @@ async fn try_lock_unit(tx: &mut Transaction<'_>, tenant: &str, id: i64) -> TxRes
 
 #[async_trait]
 impl UnitStore for PgStore {
-    fn default_unit_strategy(&self) -> UnitStrategy {
-        UnitStrategy::SkipLocked
-    }
-
-    fn supports_units(&self, strategy: UnitStrategy) -> bool {
-        matches!(strategy, UnitStrategy::SkipLocked | UnitStrategy::NowaitScan)
-    }
-
     /// After a large batch, refreshes the planner's statistics of `units` in the background
     /// (one `ANALYZE` at a time): right after a bulk load they still describe an empty table,
     /// and the planner would sort the whole SKU instead of reading the head of the ordered

@@ -3,7 +3,8 @@
 
 use crate::engine::config::SqliteConfig;
 use crate::engine::migrate::open;
-use allot_core::{AllotError, Clock, Limits, Result};
+use allot_core::{AllotError, Limits, Result};
+use allot_core::{Backend, BookingStrategy, Capabilities, Capable, ClaimStrategy, Strategy, UnitStrategy};
 use rusqlite::Connection;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
@@ -20,8 +21,15 @@ pub struct SqliteStore {
     pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
     /// Limits (`job_poll_interval_ms` among them).
     pub(crate) limits: Limits,
-    /// Where "now" comes from (the writer thread reads the same clock, see [`now_us`]).
-    pub(crate) clock: std::sync::Arc<dyn Clock>,
+    /// What it runs, and where "now" comes from (the writer thread reads the same clock, see
+    /// [`now_us`]).
+    capabilities: Capabilities,
+}
+
+impl Capable for SqliteStore {
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
 }
 
 impl SqliteStore {
@@ -43,7 +51,15 @@ impl SqliteStore {
             jobs: tx,
             job_signal: Default::default(),
             limits: cfg.limits.clone(),
-            clock: cfg.clock.clone(),
+            // One writer: every kind of work runs serialized.
+            capabilities: Capabilities {
+                backend: Backend::Sqlite,
+                clock: cfg.clock.clone(),
+                stock: (vec![Strategy::Serialized], Strategy::Serialized),
+                units: (vec![UnitStrategy::Serialized], UnitStrategy::Serialized),
+                bookings: (vec![BookingStrategy::Serialized], BookingStrategy::Serialized),
+                claims: (vec![ClaimStrategy::Serialized], ClaimStrategy::Serialized),
+            },
         })
     }
 

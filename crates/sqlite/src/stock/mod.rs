@@ -13,9 +13,10 @@ use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, StockStore};
+use allot_core::Capable;
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, Backend, CreateSku, LedgerEntry, LedgerKind,
-    Result, Return, Sku, Strategy,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Result,
+    Return, Sku,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -125,22 +126,6 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<
 
 #[async_trait]
 impl StockStore for SqliteStore {
-    fn backend(&self) -> Backend {
-        Backend::Sqlite
-    }
-
-    fn supports(&self, strategy: Strategy) -> bool {
-        strategy == Strategy::Serialized
-    }
-
-    fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
-    }
-
-    fn default_strategy(&self) -> Strategy {
-        Strategy::Serialized
-    }
-
     async fn health(&self) -> Result<()> {
         self.call(|c| c.query_row("SELECT 1", [], |_| Ok(())).map_err(map_error))
             .await

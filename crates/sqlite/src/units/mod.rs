@@ -11,23 +11,16 @@ use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldK
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Idempotency, UnitStore};
 use allot_core::unit::{claim_satisfied, order_by_sql};
+use allot_core::Capable;
 use allot_core::{
     AddUnits, AllocationLine, AllocationStatus, AllotError, HoldKind, Result, Unit, UnitAllocation, UnitClaim,
-    UnitFilter, UnitStrategy, UnitView, UnitsCreated,
+    UnitFilter, UnitView, UnitsCreated,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
 
 #[async_trait]
 impl UnitStore for SqliteStore {
-    fn default_unit_strategy(&self) -> UnitStrategy {
-        UnitStrategy::Serialized
-    }
-
-    fn supports_units(&self, strategy: UnitStrategy) -> bool {
-        strategy == UnitStrategy::Serialized
-    }
-
     async fn add_units(
         &self,
         tenant: &str,

@@ -10,6 +10,7 @@ use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
 use allot_core::store::{Executed, HoldStore, StockStore};
 use allot_core::AllotError;
+use allot_core::Capable;
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, Weak};
 use tokio::sync::mpsc;
