@@ -171,6 +171,7 @@ pub fn evaluate(balances: &Balances, ops: &[BatchOp]) -> BatchResult {
         result.outcomes.push(outcome);
     }
     result.net.retain(|_, d| *d != Delta::default());
+    debug_assert_eq!(result.outcomes.len(), ops.len(), "one outcome per request");
     result
 }
 
@@ -277,13 +278,17 @@ pub fn spread(buckets: &[BucketBalance], net: Delta) -> Option<Vec<(u32, i64, i6
     if held_down > 0 || on_down > 0 || held_up > 0 {
         return None;
     }
-    Some(
-        changes
-            .into_iter()
-            .filter(|(_, (a, b))| *a != 0 || *b != 0)
-            .map(|(k, (a, b))| (k, a, b))
-            .collect(),
-    )
+    let changes: Vec<(u32, i64, i64)> = changes
+        .into_iter()
+        .filter(|(_, (a, b))| *a != 0 || *b != 0)
+        .map(|(k, (a, b))| (k, a, b))
+        .collect();
+    debug_assert_eq!(
+        changes.iter().fold((0, 0), |(a, b), c| (a + c.1, b + c.2)),
+        (net.on_hand, net.held),
+        "a spread sums to the net change"
+    );
+    Some(changes)
 }
 
 #[cfg(test)]

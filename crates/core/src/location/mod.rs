@@ -266,12 +266,24 @@ pub fn row_order(rows: &[RowLevel], rule: LineRule<'_>, start: u64) -> Vec<usize
 /// that has it, or with `allow_split` as much as each row has until it is all placed.
 /// Returns `(row index, quantity)` pieces, or `None` when the rows in `order` cannot bear it.
 pub fn plan_take(rows: &[RowLevel], order: &[usize], quantity: i64, allow_split: bool) -> Option<Vec<(usize, i64)>> {
-    if !allow_split {
-        return order
+    let plan = if allow_split {
+        split_take(rows, order, quantity)
+    } else {
+        order
             .iter()
             .find(|&&i| rows[i].available() >= quantity)
-            .map(|&i| vec![(i, quantity)]);
-    }
+            .map(|&i| vec![(i, quantity)])
+    };
+    debug_assert!(
+        plan.as_ref()
+            .is_none_or(|p| p.iter().map(|&(_, q)| q).sum::<i64>() == quantity),
+        "a plan sums to its quantity"
+    );
+    plan
+}
+
+/// As much as each row in `order` has until `quantity` is placed.
+fn split_take(rows: &[RowLevel], order: &[usize], quantity: i64) -> Option<Vec<(usize, i64)>> {
     let mut left = quantity;
     let mut pieces = Vec::new();
     for &i in order {
