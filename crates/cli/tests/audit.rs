@@ -76,12 +76,6 @@ fn findings(r: &Value) -> Vec<String> {
     out
 }
 
-async fn created(ts: &TestServer, path: &str, body: Value) -> Value {
-    let (s, b) = ts.post(path, body).await;
-    assert!(s == 201 || s == 200, "{path}: {s} {b}");
-    b
-}
-
 /// The objects whose books the per-object rules prove: an allocation with a sellable return,
 /// a confirmed hold and a transfer.
 struct Books {
@@ -95,23 +89,25 @@ async fn books_setup(ts: &TestServer) -> Books {
     ts.create_sku("HC", 10, 1).await;
     ts.create_sku("TR", 10, 1).await;
     let id = |v: Value| v["id"].as_str().unwrap().to_string();
-    let allocation = id(created(ts, "/v1/allocations", json!({"lines": [{"sku": "RET", "quantity": 3}]})).await);
+    let allocation = id(ts
+        .ok("/v1/allocations", json!({"lines": [{"sku": "RET", "quantity": 3}]}))
+        .await);
     let back = json!({"lines": [{"sku": "RET", "quantity": 1}]});
-    created(ts, &format!("/v1/allocations/{allocation}/returns"), back).await;
-    let hold = id(created(
-        ts,
-        "/v1/holds",
-        json!({"lines": [{"sku": "HC", "quantity": 2}], "ttl_ms": 3_600_000}),
-    )
-    .await);
-    created(ts, &format!("/v1/holds/{hold}/confirm"), json!({})).await;
-    created(ts, "/v1/locations", json!({"location": "WH2", "priority": 1})).await;
-    let transfer = id(created(
-        ts,
-        "/v1/transfers",
-        json!({"sku": "TR", "from": "default", "to": "WH2", "quantity": 2}),
-    )
-    .await);
+    ts.ok(&format!("/v1/allocations/{allocation}/returns"), back).await;
+    let hold = id(ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "HC", "quantity": 2}], "ttl_ms": 3_600_000}),
+        )
+        .await);
+    ts.ok(&format!("/v1/holds/{hold}/confirm"), json!({})).await;
+    ts.ok("/v1/locations", json!({"location": "WH2", "priority": 1})).await;
+    let transfer = id(ts
+        .ok(
+            "/v1/transfers",
+            json!({"sku": "TR", "from": "default", "to": "WH2", "quantity": 2}),
+        )
+        .await);
     Books {
         allocation,
         hold,
@@ -168,34 +164,33 @@ async fn setup(ts: &TestServer) -> (String, String, String, String, i64) {
     ts.create_sku("OFF", 10, 1).await;
     ts.create_sku("HELD", 10, 1).await;
     ts.create_sku("SEG", 10, 2).await;
-    let hold = created(
-        ts,
-        "/v1/holds",
-        json!({"lines": [{"sku": "HELD", "quantity": 2}], "ttl_ms": 3_600_000}),
-    )
-    .await;
+    let hold = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "HELD", "quantity": 2}], "ttl_ms": 3_600_000}),
+        )
+        .await;
     let units: Vec<Value> = (0..4).map(|i| json!({"serial": format!("S{i}")})).collect();
-    created(ts, "/v1/skus/U/units", json!({ "units": units })).await;
-    let a = created(ts, "/v1/unit-allocations", json!({"sku": "U", "quantity": 2})).await;
-    let b = created(ts, "/v1/unit-allocations", json!({"sku": "U", "quantity": 2})).await;
-    let booking = created(
-        ts,
-        "/v1/resources/R/bookings",
-        json!({"start": "2026-05-01T10:00:00Z", "end": "2026-05-01T11:00:00Z", "holder": "h"}),
-    )
-    .await;
-    let job = created(ts, "/v1/queues/q/jobs", json!({"jobs": [{"payload": {}}]})).await["ids"][0]
+    ts.ok("/v1/skus/U/units", json!({ "units": units })).await;
+    let a = ts.ok("/v1/unit-allocations", json!({"sku": "U", "quantity": 2})).await;
+    let b = ts.ok("/v1/unit-allocations", json!({"sku": "U", "quantity": 2})).await;
+    let booking = ts
+        .ok(
+            "/v1/resources/R/bookings",
+            json!({"start": "2026-05-01T10:00:00Z", "end": "2026-05-01T11:00:00Z", "holder": "h"}),
+        )
+        .await;
+    let job = ts.ok("/v1/queues/q/jobs", json!({"jobs": [{"payload": {}}]})).await["ids"][0]
         .as_i64()
         .unwrap();
-    let claimed = created(
-        ts,
-        "/v1/queues/q/claims",
-        json!({"max": 1, "lease_ms": 60_000, "worker": "w"}),
-    )
-    .await;
+    let claimed = ts
+        .ok(
+            "/v1/queues/q/claims",
+            json!({"max": 1, "lease_ms": 60_000, "worker": "w"}),
+        )
+        .await;
     let token = claimed["jobs"][0]["lease_token"].clone();
-    created(
-        ts,
+    ts.ok(
         &format!("/v1/jobs/{job}/fail"),
         json!({"lease_token": token, "error": "boom", "retry_in_ms": 3_600_000}),
     )
