@@ -62,12 +62,20 @@ $$;
 
 -- The trigger: a row inserted without an id gets its tenant's next one (jobs draw theirs
 -- ahead with allot_next_ids, to return them in request order; the trigger's WHEN skips them
--- without a call).
+-- without a call). The sequence's name is computed inline rather than through the functions
+-- above: a nested function call per row cost a third more per single-row INSERT (pgbench, 8
+-- clients: 9.7k against 12.9k tps without a trigger; inline 11.5k).
 CREATE FUNCTION allot_assign_id() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    seq regclass := to_regclass(quote_ident(
+        'allot_' || TG_TABLE_NAME || '_ids_' || left(encode(sha256(convert_to(NEW.tenant, 'UTF8')), 'hex'), 32)));
 BEGIN
-    NEW.id := nextval(allot_id_sequence_of(TG_TABLE_NAME, NEW.tenant));
+    IF seq IS NULL THEN
+        seq := allot_id_sequence_of(TG_TABLE_NAME, NEW.tenant);
+    END IF;
+    NEW.id := nextval(seq);
     RETURN NEW;
 END
 $$;
