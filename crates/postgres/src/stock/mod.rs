@@ -20,7 +20,8 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 
 /// The single-statement allocation of a SKU stocked at one location; the argument is the
-/// bucket predicate; `$9` is the tenant. Returns how many rows it took (0 or 1), the row's
+/// bucket predicate; `$9` is the tenant, `$10` its ledger sequence (see
+/// [`PgStore::ledger_sequence`]: no trigger runs while the row is locked). Returns how many rows it took (0 or 1), the row's
 /// location and, only when it took none (a successful allocation pays no extra lookup), the
 /// SKU's number of stock rows (-1: unit-tracked; NULL when the SKU does not exist). The
 /// allocation's line gets its `from` here, from the row taken.
@@ -35,8 +36,8 @@ macro_rules! fast_allocate {
        AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = $9 AND o.sku = $1 AND o.location <> stock.location)
     RETURNING sku, location),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-    SELECT $9, sku, -$2, 0, 'allocation', $4, $8, location FROM upd),
+    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
+    SELECT nextval($10::oid::regclass), $9, sku, -$2, 0, 'allocation', $4, $8, location FROM upd),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
     SELECT $9, $4, 'allocated', $5,
@@ -105,8 +106,11 @@ const SQL_LIST_SKUS: &str = concat!(
       WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
       ORDER BY sku LIMIT $5"
 );
-const SQL_LEDGER_ALLOCATION: &str = "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-     SELECT $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
+/// `$7`: the tenant's ledger sequence (see [`PgStore::ledger_sequence`]).
+const SQL_LEDGER_ALLOCATION: &str =
+    "INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
+     SELECT nextval($7::oid::regclass), $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc
+       FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
      VALUES ($5, $1, 'allocated', $2, $3, $4)";
 
@@ -132,6 +136,8 @@ impl PgStore {
         } else {
             0
         };
+        // Before the connection of the statement: a first use takes one of its own.
+        let sequence = self.ledger_sequence(tenant).await?;
         let client = self.client().await?;
         let sql = if req.strategy == Strategy::Segmented {
             SQL_FAST_ALLOCATE_SEGMENTED
@@ -140,7 +146,7 @@ impl PgStore {
         };
         let stmt = client.prepare_cached(sql).await?;
         let strategy = req.strategy.name();
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
             &line.sku,
             &line.quantity,
             &start,
@@ -150,6 +156,7 @@ impl PgStore {
             &now,
             &req.actor,
             &tenant,
+            &sequence,
         ];
         let row = client.query_one(&stmt, &params).await?;
         if row.get::<_, i64>(0) == 1 {
@@ -170,6 +177,7 @@ impl PgStore {
         idem: Option<&Idempotency<Allocation>>,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
+        let sequence = self.ledger_sequence(tenant).await?;
         self.write(tenant, idem, async |tx| {
             let taken = take_lines(tx, tenant, req, Take::Allocate, now).await?;
             let mut alloc = req.to_allocation(now);
@@ -184,7 +192,7 @@ impl PgStore {
             let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
             let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
             let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant, &locs])
+            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant, &locs, &sequence])
                 .await?;
             let lines_json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
