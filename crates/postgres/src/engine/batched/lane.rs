@@ -184,6 +184,14 @@ async fn try_batch(
     batch: &[Pending],
     now: DateTime<Utc>,
 ) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
+    // Before the batch's connection: a first use takes one of its own.
+    let tenant = batch
+        .first()
+        .map_or(allot_core::access::DEFAULT_TENANT, |p| p.tenant.as_str());
+    let sequence = match store.ledger_sequence(tenant).await {
+        Ok(oid) => oid,
+        Err(e) => return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect()),
+    };
     let client = match store.pool().get().await {
         Ok(c) => c,
         Err(deadpool_postgres::PoolError::Backend(e)) => return Err(e),
@@ -192,7 +200,7 @@ async fn try_batch(
             return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect());
         }
     };
-    let result = batch_tx(&client, batch, now).await;
+    let result = batch_tx(&client, batch, now, sequence).await;
     if result.is_err() {
         // The transaction is managed by hand (to pipeline BEGIN and COMMIT): end it before
         // the connection goes back to the pool. After a failed pipelined COMMIT there is

@@ -70,6 +70,8 @@ struct BatchTx<'a> {
     tenant: String,
     batch: &'a [Pending],
     now: DateTime<Utc>,
+    /// The tenant's ledger sequence (OID): the batch draws its ledger ids itself.
+    ledger_sequence: u32,
     begun: bool,
     outcomes: Vec<Option<Outcome>>,
     holds: HashMap<String, LockedHold>,
@@ -92,6 +94,7 @@ pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
     now: DateTime<Utc>,
+    ledger_sequence: u32,
 ) -> std::result::Result<Vec<Outcome>, Error> {
     let tenant = batch
         .first()
@@ -102,6 +105,7 @@ pub(super) async fn batch_tx(
         tenant,
         batch,
         now,
+        ledger_sequence,
         begun: false,
         outcomes: (0..batch.len()).map(|_| None).collect(),
         holds: HashMap::new(),
@@ -535,7 +539,7 @@ impl BatchTx<'_> {
             return self.tx.batch_execute("COMMIT").await;
         }
         let stmt = self.tx.prepare_cached(SQL_BATCH_WRITE).await?;
-        let params = w.params(&self.now, &self.tenant);
+        let params = w.params(&self.now, &self.tenant, &self.ledger_sequence);
         let (written, committed) = tokio::join!(self.tx.execute(&stmt, &params), self.tx.batch_execute("COMMIT"));
         written?;
         committed

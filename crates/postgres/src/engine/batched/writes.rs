@@ -19,14 +19,17 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$22..$25` stored responses of idempotent requests;
 /// - `$26` the ledger rows' actors (beside `$5..$9`);
 /// - `$27` the batch's tenant (every row of a batch is of one tenant);
-/// - `$28` the ledger rows' locations.
+/// - `$28` the ledger rows' locations;
+/// - `$29` the tenant's ledger sequence (OID): ids drawn here, not by the V14 trigger, so no
+///   per-row trigger runs while the batch holds its SKUs' rows.
 pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-    SELECT $27, * FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])),
+    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
+    SELECT nextval($29::oid::regclass), $27, *
+      FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
     SELECT $27, t.id, 'allocated', t.st, t.lines, $13
@@ -132,7 +135,12 @@ impl Writes {
     }
 
     /// The 28 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`.
-    pub(super) fn params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 28] {
+    pub(super) fn params<'a>(
+        &'a self,
+        now: &'a DateTime<Utc>,
+        tenant: &'a String,
+        ledger_sequence: &'a u32,
+    ) -> [&'a Param; 29] {
         [
             &self.u_sku,
             &self.u_bucket,
@@ -162,6 +170,7 @@ impl Writes {
             &self.l_actor,
             tenant,
             &self.l_location,
+            ledger_sequence,
         ]
     }
 }
