@@ -44,11 +44,6 @@ BEGIN
 END
 $$;
 
--- The next id of `kind` for `tenant`.
-CREATE FUNCTION allot_next_id(kind text, tenant text) RETURNS bigint
-    LANGUAGE sql
-    AS $$ SELECT nextval(allot_id_sequence_of(kind, tenant)) $$;
-
 -- The next `n` ids of `kind` for `tenant`, in order (one lookup of the sequence for them all).
 CREATE FUNCTION allot_next_ids(kind text, tenant text, n bigint) RETURNS SETOF bigint
     LANGUAGE plpgsql

@@ -10,6 +10,7 @@ use allot_core::audit::{
     error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
 };
 use allot_core::job::JobState;
+use allot_core::Capable;
 use allot_core::{AuditReport, BookingOverlap, Result};
 use futures::{pin_mut, TryStreamExt};
 
@@ -145,7 +146,7 @@ impl PgStore {
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {
             a.job(&job_row(&r));
         }
-        let now = self.clock.now();
+        let now = self.now();
         a.overlaps(
             tx.query(OVERLAPS, &[&tenant, &now, &(MAX_LISTED_OVERLAPS as i64 + 1)])
                 .await

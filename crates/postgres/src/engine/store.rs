@@ -2,7 +2,7 @@
 
 use crate::engine::config::PgConfig;
 use crate::engine::errors::map_error;
-use allot_core::{AllotError, Clock, Limits, Result, Strategy};
+use allot_core::{AllotError, Limits, Result, Strategy};
 use allot_core::{Backend, BookingStrategy, Capabilities, Capable, ClaimStrategy, UnitStrategy};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
@@ -19,8 +19,6 @@ pub struct PgStore {
     pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
     pub(crate) job_signal: std::sync::Arc<crate::engine::listen::JobSignal>,
-    /// Where "now" comes from (see [`allot_core::clock`]).
-    pub(crate) clock: std::sync::Arc<dyn Clock>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
     capabilities: Capabilities,
@@ -99,7 +97,6 @@ impl PgStore {
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
             job_signal: std::sync::Arc::new(crate::engine::listen::JobSignal::new(cfg.url.clone())),
-            clock: cfg.clock.clone(),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),
