@@ -176,18 +176,17 @@ impl Conn {
                 // In flight until the answer's body is sent: a slow reader is still served.
                 async move { fut.await.map(|r| r.map(|body| Guarded::new(body, in_flight))) }
             });
-            let io = stream;
             match c.tls {
                 None => {
                     let conn = watcher.watch(
                         c.builder
-                            .serve_connection_with_upgrades(TokioIo::new(io), service)
+                            .serve_connection_with_upgrades(TokioIo::new(stream), service)
                             .into_owned(),
                     );
                     watchdog(conn, activity, c.idle).await;
                 }
                 Some(acceptor) => {
-                    let Ok(Ok(io)) = tokio::time::timeout(c.handshake, acceptor.accept(io)).await else {
+                    let Ok(Ok(io)) = tokio::time::timeout(c.handshake, acceptor.accept(stream)).await else {
                         return;
                     };
                     let conn = watcher.watch(
