@@ -134,7 +134,8 @@ impl Writes {
         self.k_body.push(resp.body);
     }
 
-    /// The 28 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`.
+    /// The 29 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`, the ledger
+    /// sequence as `$29`.
     pub(super) fn params<'a>(
         &'a self,
         now: &'a DateTime<Utc>,
