@@ -65,7 +65,8 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
                 rate_per_s: a.rate_per_s,
             };
             let (key, secret) =
-                allot_server::access::create_key(store.as_ref(), &a.tenant, &body, &Limits::default()).await?;
+                allot_server::access::create_key(store.as_ref(), store.now(), &a.tenant, &body, &Limits::default())
+                    .await?;
             eprintln!(
                 "key {} of tenant {} ({}); its secret, shown this once:",
                 key.id,

@@ -18,6 +18,7 @@ pub mod location;
 pub mod model;
 pub mod returns;
 pub mod store;
+pub mod stores;
 pub mod strategy;
 pub mod support;
 pub mod unit;
@@ -50,6 +51,7 @@ pub use store::{
     BookingStore, Database, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, Maintenance,
     StockStore, Store, StoredResponse, UnitStore,
 };
+pub use stores::Stores;
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
 pub use unit::{
     claim_satisfied, order_by_sql, short_claim_should_retry, AddUnits, NewUnit, OrderKey, Unit, UnitAllocation,

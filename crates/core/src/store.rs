@@ -467,7 +467,8 @@ pub trait KeyStore: Send + Sync + 'static {
     async fn any_key(&self) -> Result<bool>;
 }
 
-/// Everything a server needs from a backend.
+/// Every domain trait on one object: what a backend implements, and what
+/// [`crate::Stores::of`] splits into one handle per domain for the server.
 pub trait Store:
     crate::capabilities::Capable + StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore
 {
@@ -488,9 +489,9 @@ impl<
 
 /// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
 /// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot
-/// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get a
-/// [`Store`], so a decorator of the request paths (`allot_redis::RedisGated`) does not wrap
-/// it. Each method works across tenants (or names the one it works in) and finishes every row
+/// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get
+/// [`crate::Stores`], so a decorator of the request paths (`allot_redis::RedisGated`) does
+/// not wrap it. Each method works across tenants (or names the one it works in) and finishes every row
 /// within its own tenant.
 #[async_trait]
 pub trait Maintenance: Send + Sync + 'static {

@@ -475,10 +475,12 @@ impl RedisGate {
         }
     }
 
-    /// Create a hold with `req.take.strategy` (`redis_counter` or `redis_lock`) on `store`.
-    pub async fn create_hold<S: StockStore + HoldStore + ?Sized>(
+    /// Create a hold with `req.take.strategy` (`redis_counter` or `redis_lock`) in `holds`;
+    /// `store` gives the SKUs' available stock when a counter is rebuilt.
+    pub async fn create_hold<S: StockStore + ?Sized, H: HoldStore + ?Sized>(
         &self,
         store: &S,
+        holds: &H,
         tenant: &str,
         mut req: HoldRequest,
         idem: Option<Idempotency<Hold>>,
@@ -486,14 +488,14 @@ impl RedisGate {
         match req.take.strategy {
             Strategy::RedisCounter => {
                 let lines = req.take.lines.clone();
-                self.admitted(store, tenant, &lines, || store.create_hold(tenant, req, idem))
+                self.admitted(store, tenant, &lines, || holds.create_hold(tenant, req, idem))
                     .await
             }
             Strategy::RedisLock => {
                 let lines = req.take.lines.clone();
                 self.locked(tenant, &lines, |fences| {
                     req.take.fences = fences;
-                    store.create_hold(tenant, req, idem)
+                    holds.create_hold(tenant, req, idem)
                 })
                 .await
             }

@@ -1,6 +1,6 @@
-//! Who may call what: the bearer key of a request, its scopes against the route's, and the
-//! route table that says which scope each `/v1` operation needs ([`ROUTES`], the one table
-//! the authorization tests walk).
+//! Who may call what: the bearer key of a request ([`guard`]) and its scopes against the
+//! route's ([`require_scope`], the layer the route table gives each `/v1` route with its scope:
+//! `crate::api::routes`).
 //!
 //! A server requires keys as soon as a key was ever made in its database (checked at most
 //! every [`CACHE_TTL`]; revoking the last key never reopens it); with none, `allot serve` on a loopback address answers everyone as
@@ -14,9 +14,9 @@
 
 use crate::error::ApiError;
 use allot_core::access::{allows, ApiKey, Scope, SECRET_PREFIX};
-use allot_core::{AllotError, Store};
+use allot_core::{AllotError, KeyStore};
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{header, Method};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
@@ -29,64 +29,6 @@ pub const CACHE_TTL: Duration = Duration::from_secs(2);
 /// Most cached keys; past it the cache starts over (it is a cache, not the truth).
 pub const CACHE_MAX: usize = 10_000;
 pub use allot_core::access::DEFAULT_TENANT;
-
-/// Every `/v1` route and the scope it needs. A route missing here needs `admin`.
-pub const ROUTES: &[(&str, &str, Scope)] = &[
-    ("POST", "/v1/skus", Scope::StockWrite),
-    ("GET", "/v1/skus", Scope::StockRead),
-    ("GET", "/v1/allocations", Scope::StockRead),
-    ("GET", "/v1/holds", Scope::StockRead),
-    ("GET", "/v1/skus/{sku}/units", Scope::UnitsRead),
-    ("GET", "/v1/skus/{sku}/units/{serial}", Scope::UnitsRead),
-    ("GET", "/v1/skus/{sku}", Scope::StockRead),
-    ("POST", "/v1/skus/{sku}/adjustments", Scope::StockWrite),
-    ("GET", "/v1/skus/{sku}/ledger", Scope::StockRead),
-    ("POST", "/v1/allocations", Scope::StockWrite),
-    ("GET", "/v1/allocations/{id}", Scope::StockRead),
-    ("POST", "/v1/allocations/{id}/cancel", Scope::StockWrite),
-    ("POST", "/v1/allocations/{id}/returns", Scope::StockWrite),
-    ("POST", "/v1/locations", Scope::StockWrite),
-    ("GET", "/v1/locations", Scope::StockRead),
-    ("POST", "/v1/transfers", Scope::StockWrite),
-    ("POST", "/v1/skus/{sku}/levels/{location}", Scope::StockWrite),
-    ("POST", "/v1/holds", Scope::StockWrite),
-    ("GET", "/v1/holds/{id}", Scope::StockRead),
-    ("POST", "/v1/holds/{id}/confirm", Scope::StockWrite),
-    ("POST", "/v1/holds/{id}/release", Scope::StockWrite),
-    ("POST", "/v1/holds/{id}/extend", Scope::StockWrite),
-    ("POST", "/v1/skus/{sku}/units", Scope::UnitsWrite),
-    ("POST", "/v1/unit-allocations", Scope::UnitsWrite),
-    ("POST", "/v1/resources/{resource}/bookings", Scope::BookingsWrite),
-    ("GET", "/v1/resources/{resource}/bookings", Scope::BookingsRead),
-    ("GET", "/v1/resources/{resource}/availability", Scope::BookingsRead),
-    ("GET", "/v1/bookings/{id}", Scope::BookingsRead),
-    ("DELETE", "/v1/bookings/{id}", Scope::BookingsWrite),
-    ("POST", "/v1/bookings/{id}/confirm", Scope::BookingsWrite),
-    ("POST", "/v1/bookings/{id}/release", Scope::BookingsWrite),
-    ("POST", "/v1/bookings/{id}/extend", Scope::BookingsWrite),
-    ("GET", "/v1/queues/{queue}", Scope::JobsRead),
-    ("POST", "/v1/queues/{queue}/jobs", Scope::JobsEnqueue),
-    ("GET", "/v1/queues/{queue}/jobs", Scope::JobsRead),
-    ("POST", "/v1/queues/{queue}/completions", Scope::JobsWork),
-    ("POST", "/v1/jobs/{id}/cancel", Scope::JobsEnqueue),
-    ("POST", "/v1/jobs/{id}/retry", Scope::JobsEnqueue),
-    ("POST", "/v1/queues/{queue}/claims", Scope::JobsWork),
-    ("POST", "/v1/jobs/{id}/complete", Scope::JobsWork),
-    ("POST", "/v1/jobs/{id}/fail", Scope::JobsWork),
-    ("POST", "/v1/jobs/{id}/heartbeat", Scope::JobsWork),
-    ("GET", "/v1/audit", Scope::Admin),
-    ("POST", "/v1/keys", Scope::Admin),
-    ("GET", "/v1/keys", Scope::Admin),
-    ("DELETE", "/v1/keys/{id}", Scope::Admin),
-];
-
-/// The scope `method path` (a route pattern) needs: from [`ROUTES`], else `admin`.
-pub fn needed(method: &Method, route: &str) -> Scope {
-    ROUTES
-        .iter()
-        .find(|(m, p, _)| *p == route && *m == method.as_str())
-        .map_or(Scope::Admin, |(_, _, s)| *s)
-}
 
 /// Who is calling: set on the request for the handlers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +53,8 @@ pub fn new_secret() -> String {
 /// Make a key of `tenant` (validated): a new secret, stored as its hash. Returns the key and
 /// the secret, which nothing can show again.
 pub async fn create_key(
-    store: &dyn Store,
+    keys: &dyn KeyStore,
+    now: chrono::DateTime<chrono::Utc>,
     tenant: &str,
     body: &allot_core::access::NewKeyBody,
     limits: &allot_core::Limits,
@@ -125,11 +68,11 @@ pub async fn create_key(
         scopes: body.scopes.clone(),
         prefix: secret[..SECRET_PREFIX.len() + 6].to_string(),
         rate_per_s: body.rate_per_s,
-        created_at: store.now(),
+        created_at: now,
         revoked_at: None,
     };
     let secret_sha256 = hash_secret(&secret);
-    let key = store
+    let key = keys
         .create_key(allot_core::access::NewKey { key, secret_sha256 })
         .await?;
     Ok((key, secret))
@@ -162,7 +105,7 @@ type Cached = (Instant, Option<Arc<ApiKey>>);
 /// The access state of a server: its store, whether it may run without keys, the cache, and
 /// each key's rate limiter (governor's GCRA token bucket) and long-poll permits.
 pub struct Access {
-    store: Arc<dyn Store>,
+    keys_store: Arc<dyn KeyStore>,
     /// No key ever made and this is allowed (loopback or `--insecure-no-auth`): open.
     open_without_keys: bool,
     keys: Mutex<HashMap<String, Cached>>,
@@ -174,17 +117,17 @@ pub struct Access {
 }
 
 impl Access {
-    /// Access for `store`; `open_without_keys` when the server may answer without keys while
+    /// Access for `keys_store`; `open_without_keys` when the server may answer without keys while
     /// none exists; `default_rate_per_s` for keys without their own rate; at most
     /// `long_polls_per_key` waiting claims per key.
     pub fn new(
-        store: Arc<dyn Store>,
+        keys_store: Arc<dyn KeyStore>,
         open_without_keys: bool,
         default_rate_per_s: u32,
         long_polls_per_key: usize,
     ) -> Self {
         Access {
-            store,
+            keys_store,
             open_without_keys,
             keys: Mutex::new(HashMap::new()),
             any_key: Mutex::new(None),
@@ -244,7 +187,7 @@ impl Access {
                 return Ok(any);
             }
         }
-        let any = self.store.any_key().await?;
+        let any = self.keys_store.any_key().await?;
         *self.any_key.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), any));
         Ok(any)
     }
@@ -256,7 +199,7 @@ impl Access {
                 return Ok(k.clone());
             }
         }
-        let found = self.store.key_by_hash(&hash).await?.map(Arc::new);
+        let found = self.keys_store.key_by_hash(&hash).await?.map(Arc::new);
         let mut cache = self.keys.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= CACHE_MAX {
             cache.clear();
@@ -298,14 +241,14 @@ impl Access {
     }
 }
 
-/// The middleware (inside the edge): public routes pass; `/v1` routes need a principal whose
-/// scopes grant the route's ([`needed`]).
+/// The middleware (inside the edge): public routes pass; `/v1` routes need a principal (a
+/// valid key, or none on an open server), which it sets on the request with the access state
+/// for the route's own [`require_scope`].
 pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Next) -> Response {
-    // MatchedPath shares its text: cloning it allocates nothing.
-    let route = req.extensions().get::<MatchedPath>().cloned();
-    let Some(route) = route.filter(|r| r.as_str().starts_with("/v1/")) else {
+    let route = req.extensions().get::<MatchedPath>();
+    if !route.is_some_and(|r| r.as_str().starts_with("/v1/")) {
         return next.run(req).await;
-    };
+    }
     let mut given = req.headers().get_all(header::AUTHORIZATION).iter();
     let auth = given.next().and_then(|v| v.to_str().ok());
     if given.next().is_some() {
@@ -316,39 +259,52 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
         Ok(p) => p,
         Err(e) => return ApiError(e).into_response(),
     };
-    let scope = needed(req.method(), route.as_str());
+    req.extensions_mut().insert(principal);
+    req.extensions_mut().insert(access);
+    next.run(req).await
+}
+
+/// Each `/v1` route's own layer (the route table, [`crate::api::routes`]), inside the guard:
+/// the principal the guard set must hold `scope` (else 403 `missing_scope`), then its rate
+/// admits the request (else 429). A request without a principal never passes.
+pub async fn require_scope(State(scope): State<Scope>, req: Request, next: Next) -> Response {
+    let (Some(principal), Some(access)) = (
+        req.extensions().get::<Principal>(),
+        req.extensions().get::<Arc<Access>>(),
+    ) else {
+        return ApiError(AllotError::Internal("a scoped route outside the guard".into())).into_response();
+    };
     if !allows(&principal.scopes, scope) {
         return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
     }
-    if let Err(e) = access.admit(&principal) {
+    if let Err(e) = access.admit(principal) {
         return ApiError(e).into_response();
     }
-    req.extensions_mut().insert(principal);
     next.run(req).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use utoipa::OpenApi;
 
-    /// Every `/v1` operation the handlers document has its scope in [`ROUTES`], and every
-    /// entry of [`ROUTES`] is a documented operation: a new route cannot be forgotten.
+    /// Every `/v1` operation of the route table is scoped (a route added without its scope
+    /// would pass any key), and only `/v1` operations are.
     #[test]
-    fn the_route_table_is_the_documented_api() {
-        let doc = serde_json::to_value(crate::ApiDoc::openapi()).unwrap();
-        let mut documented = Vec::new();
+    fn every_v1_operation_names_its_scope() {
+        let doc = serde_json::to_value(crate::api::routes::openapi()).unwrap();
+        let mut operations = 0;
         for (path, item) in doc["paths"].as_object().unwrap() {
-            for method in item.as_object().unwrap().keys() {
-                if path.starts_with("/v1/") {
-                    documented.push((method.to_uppercase(), path.clone()));
-                }
+            for (method, op) in item.as_object().unwrap() {
+                let scoped = op.get(crate::api::routes::SCOPE_EXTENSION).is_some();
+                assert_eq!(scoped, path.starts_with("/v1/"), "{method} {path}");
+                operations += 1;
             }
         }
-        let mut table: Vec<(String, String)> = ROUTES.iter().map(|(m, p, _)| (m.to_string(), p.to_string())).collect();
-        documented.sort();
-        table.sort();
-        assert_eq!(documented, table);
+        assert_eq!(
+            crate::api::routes::scopes().len() + 1,
+            operations,
+            "healthz is the one open operation"
+        );
     }
 
     #[test]

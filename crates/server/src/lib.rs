@@ -18,6 +18,7 @@ mod request_id;
 mod state;
 mod sweepers;
 
+pub use api::routes::{openapi, scopes};
 pub use api::{router, ApiDoc};
 pub use boundary::Origins;
 pub use config::{open_store, ServerConfig};

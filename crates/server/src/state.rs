@@ -3,15 +3,16 @@
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::metrics_layer;
-use allot_core::{Database, Limits, Maintenance, Result, Store, Strategy};
+use allot_core::{Capable, Database, Limits, Maintenance, Result, Store, Stores, Strategy};
 use metrics_exporter_prometheus::PrometheusHandle;
 use std::sync::Arc;
 
 /// Shared state of the handlers.
 pub struct AppState {
-    /// The store of the configured backend; with `--redis-url`, wrapped in
-    /// `allot_redis::RedisGated`, which runs the Redis strategies (handlers never choose).
-    pub store: Arc<dyn Store>,
+    /// The configured backend's domain stores; with `--redis-url`, stock, locations and
+    /// holds are wrapped by `allot_redis::RedisGated`, which runs the Redis strategies
+    /// (handlers never choose).
+    pub stores: Stores,
     /// The same backend's maintenance (the audit of `GET /v1/audit`), never wrapped.
     pub maintenance: Arc<dyn Maintenance>,
     /// Named limits.
@@ -35,20 +36,21 @@ impl AppState {
     pub fn new(database: Arc<dyn Database>, cfg: &ServerConfig) -> Result<Self, ApiError> {
         let redis = crate::config::open_redis(cfg)?;
         let maintenance: Arc<dyn Maintenance> = database.clone();
-        let store: Arc<dyn Store> = match &redis {
-            Some(gate) => Arc::new(allot_redis::RedisGated::new(database, gate.clone())),
-            None => database,
+        let backend: Arc<dyn Store> = database;
+        let stores = match &redis {
+            Some(gate) => allot_redis::RedisGated::wrap(Stores::of(backend), gate.clone()),
+            None => Stores::of(backend),
         };
-        let default_strategy = cfg.default_strategy.unwrap_or_else(|| store.default_strategy());
-        store.require(default_strategy)?;
+        let default_strategy = cfg.default_strategy.unwrap_or_else(|| stores.default_strategy());
+        stores.require(default_strategy)?;
         let access = Arc::new(crate::access::Access::new(
-            store.clone(),
+            stores.keys.clone(),
             cfg.listens_on_loopback() || cfg.insecure_no_auth,
             cfg.key_rate_per_s,
             cfg.key_long_polls,
         ));
         Ok(AppState {
-            store,
+            stores,
             maintenance,
             limits: cfg.limits.clone(),
             default_strategy,

@@ -1,5 +1,5 @@
 //! Keys and scopes on both backends. The authorization matrix walks the server's own route
-//! table (`allot_server::access::ROUTES`, which the guard reads): every `/v1` operation ×
+//! table (`allot_server::scopes()`, read from the router's own document): every `/v1` operation ×
 //! {no key, malformed key, unknown key, revoked key, a key without the scope} must get its
 //! 401 or 403 before any work, and nothing may change; a key with the scope gets through.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
@@ -7,7 +7,7 @@
 mod common;
 
 use allot_core::access::{NewKeyBody, Scope};
-use allot_server::access::{create_key, ROUTES};
+use allot_server::access::create_key;
 use common::TestServer;
 use serde_json::{json, Value};
 
@@ -29,9 +29,15 @@ async fn key_with_rate(ts: &TestServer, scopes: &[Scope], rate_per_s: Option<u32
         scopes: scopes.to_vec(),
         rate_per_s,
     };
-    let (k, secret) = create_key(store.as_ref(), "default", &body, &Default::default())
-        .await
-        .unwrap();
+    let (k, secret) = create_key(
+        store.as_ref(),
+        chrono::Utc::now(),
+        "default",
+        &body,
+        &Default::default(),
+    )
+    .await
+    .unwrap();
     (k.id, secret)
 }
 
@@ -95,7 +101,7 @@ async fn authorization_matrix(ts: &TestServer) {
     let before = state(ts, &admin).await;
     let unknown = format!("Bearer allot_sk_{}", "0".repeat(64));
     let revoked = format!("Bearer {revoked}");
-    for (method, path, needed) in ROUTES {
+    for (method, path, needed) in &allot_server::scopes() {
         let path = concrete(path);
         for (what, bearer) in [
             ("no key", None),

@@ -5,6 +5,7 @@ use super::{
     BookingBody, BookingStrategy, Canonical, Deserialize, ErrorBody, ExtendBody, FreeSlot, IdempotencyKey, Json,
     JsonBody, Method, Path, Response, Result, Serialize, State, StatusCode, Tenant, ToSchema, Uri,
 };
+use allot_core::Capable;
 
 #[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
     params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -21,14 +22,14 @@ pub(super) async fn create_booking(
     body: JsonBody<BookingBody>,
 ) -> Result<Response, ApiError> {
     let named = body.value.strategy.as_deref();
-    let default = st.store.default_booking_strategy();
+    let default = st.stores.default_booking_strategy();
     let strategy = family_strategy(&st, named, default, BookingStrategy::parse, |b| {
-        st.store.supports_booking(b)
+        st.stores.supports_booking(b)
     })?;
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.book(&tenant, req, idem).await;
+    let result = st.stores.bookings.book(&tenant, req, idem).await;
     count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -68,7 +69,11 @@ pub(super) async fn list_bookings(
     let (from, to) = q.window(&st.limits)?;
     let limit = q.limit(&st.limits)?;
     Ok(Json(BookingList {
-        bookings: st.store.list_bookings(&tenant, &resource, from, to, limit).await?,
+        bookings: st
+            .stores
+            .bookings
+            .list_bookings(&tenant, &resource, from, to, limit)
+            .await?,
     }))
 }
 
@@ -86,7 +91,11 @@ pub(super) async fn availability(
     allot_core::validate::name("resource", &resource, &st.limits)?;
     let (from, to) = q.window(&st.limits)?;
     let max = st.limits.max_page_size;
-    let bookings = st.store.list_bookings(&tenant, &resource, from, to, max + 1).await?;
+    let bookings = st
+        .stores
+        .bookings
+        .list_bookings(&tenant, &resource, from, to, max + 1)
+        .await?;
     if bookings.len() > max as usize {
         return Err(AllotError::LimitExceeded {
             limit: "max_page_size",
@@ -112,7 +121,7 @@ pub(super) async fn get_booking(
     Path(id): Path<String>,
 ) -> Result<Json<Booking>, ApiError> {
     id_path("booking", &id)?;
-    Ok(Json(st.store.get_booking(&tenant, &id).await?))
+    Ok(Json(st.stores.bookings.get_booking(&tenant, &id).await?))
 }
 
 #[utoipa::path(delete, path = "/v1/bookings/{id}", params(("id" = String, Path),
@@ -131,7 +140,7 @@ pub(super) async fn cancel_booking(
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.cancel_booking(&tenant, &id, idem).await?,
+        st.stores.bookings.cancel_booking(&tenant, &id, idem).await?,
     ))
 }
 
@@ -151,7 +160,7 @@ pub(super) async fn confirm_booking(
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.confirm_booking(&tenant, &id, idem).await?,
+        st.stores.bookings.confirm_booking(&tenant, &id, idem).await?,
     ))
 }
 
@@ -171,7 +180,7 @@ pub(super) async fn release_booking(
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.release_booking(&tenant, &id, idem).await?,
+        st.stores.bookings.release_booking(&tenant, &id, idem).await?,
     ))
 }
 
@@ -194,6 +203,6 @@ pub(super) async fn extend_booking(
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.extend_booking(&tenant, &id, ttl_ms, idem).await?,
+        st.stores.bookings.extend_booking(&tenant, &id, ttl_ms, idem).await?,
     ))
 }

@@ -7,11 +7,10 @@
 //! give (400, 403, 413/415 for JSON bodies, 500, 503), and `links` from the operations
 //! that create an object to those that use its id (OpenAPI 3.1, "Link Object").
 
-use super::ApiDoc;
 use crate::state::AppState;
+use allot_core::Capable;
 use allot_core::{BookingStrategy, ClaimStrategy, Limits, Strategy, UnitColumn, UnitStrategy};
 use serde_json::{json, Value};
-use utoipa::OpenApi;
 
 /// SKU, resource and queue names (see `allot_core::validate::name`).
 const NAME_PATTERN: &str = "^[A-Za-z0-9._:-]+$";
@@ -50,7 +49,7 @@ impl Documents {
 /// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON), as it is once
 /// the server requires keys.
 pub fn document(st: &AppState) -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the derived document serializes");
+    let mut doc = serde_json::to_value(super::routes::openapi()).expect("the derived document serializes");
     for (schema, prop, patch) in field_bounds(&st.limits, &strategies(st)) {
         let target = &mut doc["components"]["schemas"][schema]["properties"][prop];
         assert!(target.is_object(), "no property {schema}.{prop} in the document");
@@ -93,7 +92,7 @@ struct Names {
 }
 
 fn strategies(st: &AppState) -> Names {
-    let s = &st.store;
+    let s = &st.stores;
     Names {
         stock: Strategy::ALL
             .into_iter()
@@ -310,15 +309,15 @@ fn complete_operations(doc: &mut Value, l: &Limits) {
     };
     for (path, item) in paths.iter_mut() {
         let Some(ops) = item.as_object_mut() else { continue };
-        for (method, op) in ops.iter_mut() {
-            complete_operation(path, method, op, l);
+        for op in ops.values_mut() {
+            complete_operation(path, op, l);
         }
     }
 }
 
-fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
+fn complete_operation(path: &str, op: &mut Value, l: &Limits) {
     if path.starts_with("/v1/") {
-        add_security(path, method, op);
+        add_security(op);
     }
     let mut add = vec![
         (
@@ -367,17 +366,16 @@ fn complete_operation(path: &str, method: &str, op: &mut Value, l: &Limits) {
 }
 
 /// The bearer scheme, the scope the operation needs, and its 401 and 403.
-fn add_security(path: &str, method: &str, op: &mut Value) {
-    let scope = crate::access::needed(&method.to_uppercase().parse().unwrap_or_default(), path);
+fn add_security(op: &mut Value) {
+    let scope = op[super::routes::SCOPE_EXTENSION]
+        .as_str()
+        .unwrap_or("admin")
+        .to_string();
     op["security"] = json!([{"bearer": []}]);
-    op["x-required-scope"] = json!(scope.name());
     let responses = op["responses"].as_object_mut().expect("every operation has responses");
     let unauthenticated = "unauthenticated: no, a malformed, an unknown or a revoked key";
     responses.insert("401".into(), error_response(unauthenticated));
-    let forbidden = format!(
-        "forbidden: the key lacks `{}` (missing_scope), or the Host or Origin is not allowed",
-        scope.name()
-    );
+    let forbidden = format!("forbidden: the key lacks `{scope}` (missing_scope), or the Host or Origin is not allowed");
     responses.insert("403".into(), error_response(&forbidden));
 }
 

@@ -23,7 +23,7 @@ pub(super) async fn create_hold(
     let mut req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
     req.take.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.create_hold(&tenant, req, idem).await;
+    let result = st.stores.holds.create_hold(&tenant, req, idem).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -37,7 +37,7 @@ pub(super) async fn get_hold(
     Path(id): Path<String>,
 ) -> Result<Json<Hold>, ApiError> {
     id_path("hold", &id)?;
-    Ok(Json(st.store.get_hold(&tenant, &id).await?))
+    Ok(Json(st.stores.holds.get_hold(&tenant, &id).await?))
 }
 
 #[utoipa::path(post, path = "/v1/holds/{id}/confirm", request_body(content = Option<ConfirmBody>,
@@ -58,7 +58,7 @@ pub(super) async fn confirm_hold(
     id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.confirm_hold(&tenant, &id, part, actor, idem).await;
+    let result = st.stores.holds.confirm_hold(&tenant, &id, part, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
@@ -78,7 +78,7 @@ pub(super) async fn release_hold(
 ) -> Result<Response, ApiError> {
     id_path("hold", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    let result = st.store.release_hold(&tenant, &id, actor, idem).await;
+    let result = st.stores.holds.release_hold(&tenant, &id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
@@ -103,6 +103,6 @@ pub(super) async fn extend_hold(
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.extend_hold(&tenant, &id, ttl_ms, idem).await?,
+        st.stores.holds.extend_hold(&tenant, &id, ttl_ms, idem).await?,
     ))
 }

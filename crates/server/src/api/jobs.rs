@@ -6,6 +6,7 @@ use super::{
     Executed, IdempotencyKey, JobList, JobStatus, Json, JsonBody, LeaseBody, LeasedJob, Method, Path, QueueCounts,
     Response, Result, State, StatusCode, Tenant, Uri,
 };
+use allot_core::Capable;
 
 #[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
     params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -19,10 +20,10 @@ pub(super) async fn enqueue_jobs(
     IdempotencyKey(key): IdempotencyKey,
     body: JsonBody<EnqueueBody>,
 ) -> Result<Response, ApiError> {
-    let req = allot_core::validate::enqueue(&queue, body.value, st.store.now(), &st.limits)?;
+    let req = allot_core::validate::enqueue(&queue, body.value, st.stores.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.enqueue(&tenant, req, idem).await?;
+    let result = st.stores.jobs.enqueue(&tenant, req, idem).await?;
     metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&tenant, &queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
 }
@@ -43,9 +44,9 @@ pub(super) async fn claim_jobs(
 ) -> Result<Response, ApiError> {
     let tenant = who.tenant.clone();
     let named = body.value.strategy.as_deref();
-    let default = st.store.default_claim_strategy();
+    let default = st.stores.default_claim_strategy();
     let strategy = family_strategy(&st, named, default, ClaimStrategy::parse, |c| {
-        st.store.supports_claim(c)
+        st.stores.supports_claim(c)
     })?;
     let mut req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
     // A waiting claim holds one of the server's `max_long_polls` permits, and one of its
@@ -78,12 +79,13 @@ pub(super) async fn claim_jobs(
             StatusCode::OK,
             |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() },
         );
-        let executed = st.store.claim_jobs(&tenant, req.clone(), idem).await?;
+        let executed = st.stores.jobs.claim_jobs(&tenant, req.clone(), idem).await?;
         let now = std::time::Instant::now();
         if !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) || req.final_try {
             break executed;
         }
-        st.store
+        st.stores
+            .jobs
             .wait_for_jobs(&tenant, &queue, deadline.saturating_duration_since(now))
             .await;
     };
@@ -125,7 +127,11 @@ pub(super) async fn complete_job(
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.complete_job(&tenant, id, &body.value.lease_token, idem).await;
+    let result = st
+        .stores
+        .jobs
+        .complete_job(&tenant, id, &body.value.lease_token, idem)
+        .await;
     job_outcome("completed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
@@ -146,7 +152,7 @@ pub(super) async fn fail_job(
     let id = job_id(&id)?;
     let fail = allot_core::validate::fail(body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.fail_job(&tenant, &fail, id, idem).await;
+    let result = st.stores.jobs.fail_job(&tenant, &fail, id, idem).await;
     job_outcome("failed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
@@ -168,7 +174,8 @@ pub(super) async fn heartbeat_job(
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
     let result = st
-        .store
+        .stores
+        .jobs
         .heartbeat_job(&tenant, id, &body.value.lease_token, lease, idem)
         .await?;
     Ok(respond(StatusCode::OK, result))
@@ -188,7 +195,7 @@ pub(super) async fn complete_jobs(
 ) -> Result<Response, ApiError> {
     let jobs = allot_core::validate::completions(&queue, body.value, &st.limits)?;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let done = st.store.complete_jobs(&tenant, &queue, jobs, idem).await?;
+    let done = st.stores.jobs.complete_jobs(&tenant, &queue, jobs, idem).await?;
     if let Executed::Fresh(done) = &done {
         let counter = |outcome| metrics::counter!("allot_job_outcomes_total", "outcome" => outcome);
         counter("completed").increment(done.completed.len() as u64);
@@ -211,7 +218,7 @@ pub(super) async fn cancel_job(
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.cancel_job(&tenant, job_id(&id)?, idem).await?,
+        st.stores.jobs.cancel_job(&tenant, job_id(&id)?, idem).await?,
     ))
 }
 
@@ -230,7 +237,7 @@ pub(super) async fn retry_job(
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
-        st.store.retry_job(&tenant, job_id(&id)?, idem).await?,
+        st.stores.jobs.retry_job(&tenant, job_id(&id)?, idem).await?,
     ))
 }
 
@@ -247,7 +254,7 @@ pub(super) async fn list_jobs(
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let state = q.state()?;
     let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
-    let jobs = st.store.list_jobs(&tenant, &queue, state, after, limit).await?;
+    let jobs = st.stores.jobs.list_jobs(&tenant, &queue, state, after, limit).await?;
     Ok(Json(JobList {
         next: jobs.last().map(|j| j.id),
         jobs,
@@ -262,7 +269,7 @@ pub(super) async fn queue_counts(
     Path(queue): Path<String>,
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
-    let counts = st.store.queue_counts(&tenant, &queue).await?;
+    let counts = st.stores.jobs.queue_counts(&tenant, &queue).await?;
     let label = metrics_layer::queue_label(&tenant, &queue);
     // A queue under `other` shares its gauge: only the sampler, which sums them, sets it.
     for (state, n) in counts.counts.iter().filter(|_| label != "other") {

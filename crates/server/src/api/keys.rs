@@ -7,6 +7,7 @@ use super::{
 };
 use crate::access::Principal;
 use allot_core::access::{ApiKey, NewKeyBody};
+use allot_core::Capable;
 use axum::Extension;
 
 /// `POST /v1/keys` answer: the key and its secret, shown this once.
@@ -44,7 +45,14 @@ pub(super) async fn create_key(
         )
         .into());
     }
-    let (key, secret) = crate::access::create_key(st.store.as_ref(), &who.tenant, &body.value, &st.limits).await?;
+    let (key, secret) = crate::access::create_key(
+        st.stores.keys.as_ref(),
+        st.stores.now(),
+        &who.tenant,
+        &body.value,
+        &st.limits,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(CreatedKey { key, secret })).into_response())
 }
 
@@ -54,7 +62,7 @@ pub(super) async fn list_keys(
     Extension(who): Extension<Principal>,
 ) -> Result<Json<KeyList>, ApiError> {
     Ok(Json(KeyList {
-        keys: st.store.list_keys(&who.tenant).await?,
+        keys: st.stores.keys.list_keys(&who.tenant).await?,
     }))
 }
 
@@ -66,5 +74,10 @@ pub(super) async fn revoke_key(
     Path(id): Path<String>,
 ) -> Result<Json<ApiKey>, ApiError> {
     id_path("key", &id)?;
-    Ok(Json(st.store.revoke_key(Some(&who.tenant), &id, st.store.now()).await?))
+    Ok(Json(
+        st.stores
+            .keys
+            .revoke_key(Some(&who.tenant), &id, st.stores.now())
+            .await?,
+    ))
 }

@@ -37,7 +37,11 @@ pub(super) async fn list_skus(
     query::Q(q): query::Q<query::SkuListQuery>,
 ) -> Result<Json<SkuPage>, ApiError> {
     let (after, limit, below) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.available_below()?);
-    let skus = st.store.list_skus(&tenant, after.as_deref(), below, limit).await?;
+    let skus = st
+        .stores
+        .stock
+        .list_skus(&tenant, after.as_deref(), below, limit)
+        .await?;
     let next = next_of(skus.len(), limit, || skus.last().map(|s| s.sku.clone()));
     Ok(Json(SkuPage { skus, next }))
 }
@@ -60,7 +64,11 @@ pub(super) async fn list_allocations(
     query::Q(q): query::Q<query::CursorQuery>,
 ) -> Result<Json<AllocationPage>, ApiError> {
     let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
-    let allocations = st.store.list_allocations(&tenant, after.as_deref(), limit).await?;
+    let allocations = st
+        .stores
+        .stock
+        .list_allocations(&tenant, after.as_deref(), limit)
+        .await?;
     let next = next_of(allocations.len(), limit, || allocations.last().map(|a| a.id.clone()));
     Ok(Json(AllocationPage { allocations, next }))
 }
@@ -84,7 +92,11 @@ pub(super) async fn list_holds(
     query::Q(q): query::Q<query::HoldListQuery>,
 ) -> Result<Json<HoldPage>, ApiError> {
     let (status, after, limit) = (q.status()?, q.page().after(&st.limits)?, q.page().limit(&st.limits)?);
-    let holds = st.store.list_holds(&tenant, status, after.as_deref(), limit).await?;
+    let holds = st
+        .stores
+        .holds
+        .list_holds(&tenant, status, after.as_deref(), limit)
+        .await?;
     let next = next_of(holds.len(), limit, || holds.last().map(|h| h.id.clone()));
     Ok(Json(HoldPage { holds, next }))
 }
@@ -111,7 +123,7 @@ pub(super) async fn list_units(
 ) -> Result<Json<UnitPage>, ApiError> {
     stock::sku_path(&sku, &st)?;
     let (filter, after, limit) = (q.filter(&st.limits)?, q.after()?, q.limit(&st.limits)?);
-    let units = st.store.list_units(&tenant, &sku, &filter, after, limit).await?;
+    let units = st.stores.units.list_units(&tenant, &sku, &filter, after, limit).await?;
     let next = next_of(units.len(), limit, || units.last().map(|u| u.unit.id.to_string()));
     Ok(Json(UnitPage { units, next }))
 }
@@ -127,5 +139,5 @@ pub(super) async fn get_unit(
     // Looked up as stored: an identifier in NFC (a serial that cannot be one is no unit's).
     let serial = allot_core::input::identifier("serial", &serial, "max_unit_field_len", st.limits.max_unit_field_len)
         .map_err(|_| AllotError::not_found("unit", &serial))?;
-    Ok(Json(st.store.get_unit(&tenant, &sku, &serial).await?))
+    Ok(Json(st.stores.units.get_unit(&tenant, &sku, &serial).await?))
 }

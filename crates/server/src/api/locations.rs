@@ -34,7 +34,8 @@ pub(super) async fn create_location(
     }
     let location = allot_core::validate::location(body.value, &st.limits)?;
     let made = st
-        .store
+        .stores
+        .locations
         .create_location(&tenant, location, st.limits.max_locations)
         .await?;
     Ok((StatusCode::CREATED, Json(made)).into_response())
@@ -46,7 +47,7 @@ pub(super) async fn list_locations(
     Tenant(tenant): Tenant,
 ) -> Result<Json<LocationList>, ApiError> {
     Ok(Json(LocationList {
-        locations: st.store.list_locations(&tenant).await?,
+        locations: st.stores.locations.list_locations(&tenant).await?,
     }))
 }
 
@@ -70,7 +71,7 @@ pub(super) async fn create_transfer(
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
-        st.store.transfer(&tenant, req, idem).await?,
+        st.stores.locations.transfer(&tenant, req, idem).await?,
     ))
 }
 
@@ -93,5 +94,8 @@ pub(super) async fn set_level(
     let mut req = allot_core::validate::set_level(&sku, &location, body.value, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    Ok(respond(StatusCode::OK, st.store.set_level(&tenant, req, idem).await?))
+    Ok(respond(
+        StatusCode::OK,
+        st.stores.locations.set_level(&tenant, req, idem).await?,
+    ))
 }

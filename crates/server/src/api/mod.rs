@@ -10,6 +10,7 @@ mod keys;
 mod listings;
 mod locations;
 mod query;
+pub mod routes;
 mod service;
 mod stock;
 mod units;
@@ -20,6 +21,7 @@ use crate::metrics_layer;
 use crate::state::AppState;
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::BookingStrategy;
+use allot_core::Capable;
 use allot_core::{
     AdjustmentBody, Allocation, AllocationBody, AllocationLine, AllocationStatus, AllotError, AuditReport,
     AuditViolation, Booking, BookingBody, BookingOverlap, BookingStatus, ClaimBody, ClaimStrategy, Claimed, Completion,
@@ -33,66 +35,18 @@ use allot_core::{
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::{OpenApi, ToSchema};
 use utoipa_swagger_ui::SwaggerUi;
 
-/// The OpenAPI document served at `/openapi.json`, generated from the handlers.
+/// The OpenAPI document's info and components; its paths come from the route table
+/// ([`routes::table`]), so an operation is documented exactly when it is routed.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "allot", description = "Allocation of scarce things under contention."),
-    paths(
-        service::healthz,
-        stock::create_sku,
-        listings::list_skus,
-        listings::list_allocations,
-        listings::list_holds,
-        listings::list_units,
-        listings::get_unit,
-        stock::get_sku,
-        stock::adjust_sku,
-        stock::ledger,
-        stock::create_allocation,
-        stock::get_allocation,
-        stock::cancel_allocation,
-        stock::return_allocation,
-        locations::create_location,
-        locations::list_locations,
-        locations::create_transfer,
-        locations::set_level,
-        holds::create_hold,
-        holds::get_hold,
-        holds::confirm_hold,
-        holds::extend_hold,
-        holds::release_hold,
-        units::add_units,
-        units::claim_units,
-        bookings::create_booking,
-        bookings::list_bookings,
-        bookings::availability,
-        bookings::get_booking,
-        bookings::cancel_booking,
-        bookings::confirm_booking,
-        bookings::extend_booking,
-        bookings::release_booking,
-        jobs::enqueue_jobs,
-        jobs::claim_jobs,
-        jobs::complete_job,
-        jobs::fail_job,
-        jobs::heartbeat_job,
-        jobs::queue_counts,
-        jobs::complete_jobs,
-        jobs::cancel_job,
-        jobs::retry_job,
-        jobs::list_jobs,
-        service::audit,
-        keys::create_key,
-        keys::list_keys,
-        keys::revoke_key
-    ),
     components(schemas(
         Sku,
         listings::SkuPage,
@@ -187,7 +141,7 @@ pub struct ApiDoc;
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
-    routes()
+    Router::from(routes::table())
         .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new(["/openapi.json"])))
         .merge(
             Router::new()
@@ -226,61 +180,6 @@ async fn served_document(State(docs): State<Arc<(Arc<crate::access::Access>, con
         _ => docs.keyed.clone(),
     };
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/healthz", get(service::healthz))
-        .route("/metrics", get(service::metrics))
-        .route("/v1/skus", post(stock::create_sku).get(listings::list_skus))
-        .route("/v1/skus/{sku}", get(stock::get_sku))
-        .route("/v1/skus/{sku}/adjustments", post(stock::adjust_sku))
-        .route("/v1/skus/{sku}/ledger", get(stock::ledger))
-        .route(
-            "/v1/allocations",
-            post(stock::create_allocation).get(listings::list_allocations),
-        )
-        .route("/v1/allocations/{id}", get(stock::get_allocation))
-        .route("/v1/allocations/{id}/cancel", post(stock::cancel_allocation))
-        .route("/v1/allocations/{id}/returns", post(stock::return_allocation))
-        .route(
-            "/v1/locations",
-            post(locations::create_location).get(locations::list_locations),
-        )
-        .route("/v1/transfers", post(locations::create_transfer))
-        .route("/v1/skus/{sku}/levels/{location}", post(locations::set_level))
-        .route("/v1/holds", post(holds::create_hold).get(listings::list_holds))
-        .route("/v1/holds/{id}", get(holds::get_hold))
-        .route("/v1/holds/{id}/confirm", post(holds::confirm_hold))
-        .route("/v1/holds/{id}/extend", post(holds::extend_hold))
-        .route("/v1/holds/{id}/release", post(holds::release_hold))
-        .route("/v1/skus/{sku}/units", post(units::add_units).get(listings::list_units))
-        .route("/v1/skus/{sku}/units/{serial}", get(listings::get_unit))
-        .route("/v1/unit-allocations", post(units::claim_units))
-        .route(
-            "/v1/resources/{resource}/bookings",
-            post(bookings::create_booking).get(bookings::list_bookings),
-        )
-        .route("/v1/resources/{resource}/availability", get(bookings::availability))
-        .route(
-            "/v1/bookings/{id}",
-            get(bookings::get_booking).delete(bookings::cancel_booking),
-        )
-        .route("/v1/bookings/{id}/confirm", post(bookings::confirm_booking))
-        .route("/v1/bookings/{id}/extend", post(bookings::extend_booking))
-        .route("/v1/bookings/{id}/release", post(bookings::release_booking))
-        .route("/v1/queues/{queue}", get(jobs::queue_counts))
-        .route("/v1/queues/{queue}/jobs", post(jobs::enqueue_jobs).get(jobs::list_jobs))
-        .route("/v1/queues/{queue}/completions", post(jobs::complete_jobs))
-        .route("/v1/jobs/{id}/cancel", post(jobs::cancel_job))
-        .route("/v1/jobs/{id}/retry", post(jobs::retry_job))
-        .route("/v1/queues/{queue}/claims", post(jobs::claim_jobs))
-        .route("/v1/jobs/{id}/complete", post(jobs::complete_job))
-        .route("/v1/jobs/{id}/fail", post(jobs::fail_job))
-        .route("/v1/jobs/{id}/heartbeat", post(jobs::heartbeat_job))
-        .route("/v1/audit", get(service::audit))
-        .route("/v1/keys", post(keys::create_key).get(keys::list_keys))
-        .route("/v1/keys/{id}", axum::routing::delete(keys::revoke_key))
 }
 
 async fn not_found(uri: Uri) -> ApiError {
@@ -366,8 +265,8 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
     };
     let strategy = s
         .parse::<Strategy>()
-        .map_err(|_| AllotError::unsupported_strategy(s, st.store.backend().name()))?;
-    st.store.require(strategy)?;
+        .map_err(|_| AllotError::unsupported_strategy(s, st.stores.backend().name()))?;
+    st.stores.require(strategy)?;
     Ok(strategy)
 }
 
@@ -384,7 +283,7 @@ fn family_strategy<S: Copy>(
     let Some(s) = named else { return Ok(default) };
     parse(s)
         .filter(|x| supported(*x))
-        .ok_or_else(|| AllotError::unsupported_strategy(s, st.store.backend().name()).into())
+        .ok_or_else(|| AllotError::unsupported_strategy(s, st.stores.backend().name()).into())
 }
 
 /// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply

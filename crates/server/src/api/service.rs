@@ -4,6 +4,7 @@ use super::{
     header, ApiError, AppState, Arc, AuditReport, HeaderValue, IntoResponse, Json, Response, Result, Serialize, State,
     StatusCode, Tenant, ToSchema,
 };
+use allot_core::Capable;
 
 /// `GET /healthz` body.
 #[derive(Serialize, ToSchema)]
@@ -20,12 +21,12 @@ pub struct Health {
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health), (status = 503, body = Health)))]
 pub(super) async fn healthz(State(st): State<Arc<AppState>>) -> Response {
-    let backend = st.store.backend().name();
+    let backend = st.stores.backend().name();
     let redis = match &st.redis {
         None => None,
         Some(g) => Some(if g.health().await.is_ok() { "ok" } else { "unavailable" }),
     };
-    match st.store.health().await {
+    match st.stores.stock.health().await {
         Ok(()) => Json(Health {
             status: "ok",
             backend,

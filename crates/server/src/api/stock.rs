@@ -28,7 +28,7 @@ pub(super) async fn create_sku(
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
-        st.store.create_sku(&tenant, req, idem).await?,
+        st.stores.stock.create_sku(&tenant, req, idem).await?,
     ))
 }
 
@@ -40,7 +40,7 @@ pub(super) async fn get_sku(
     Path(sku): Path<String>,
 ) -> Result<Json<Sku>, ApiError> {
     sku_path(&sku, &st)?;
-    Ok(Json(st.store.get_sku(&tenant, &sku).await?))
+    Ok(Json(st.stores.stock.get_sku(&tenant, &sku).await?))
 }
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody,
@@ -59,7 +59,7 @@ pub(super) async fn adjust_sku(
     let mut req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
-    let result = st.store.adjust(&tenant, req, idem).await?;
+    let result = st.stores.stock.adjust(&tenant, req, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
 
@@ -82,7 +82,7 @@ pub(super) async fn ledger(
     sku_path(&sku, &st)?;
     let (after, limit) = (q.after()?, q.limit(&st.limits)?);
     Ok(Json(LedgerPage {
-        entries: st.store.ledger(&tenant, &sku, after, limit).await?,
+        entries: st.stores.stock.ledger(&tenant, &sku, after, limit).await?,
     }))
 }
 
@@ -103,7 +103,7 @@ pub(super) async fn create_allocation(
     let mut req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.allocate(&tenant, req, idem).await;
+    let result = st.stores.stock.allocate(&tenant, req, idem).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
@@ -116,7 +116,7 @@ pub(super) async fn get_allocation(
     Path(id): Path<String>,
 ) -> Result<Json<Allocation>, ApiError> {
     id_path("allocation", &id)?;
-    Ok(Json(st.store.get_allocation(&tenant, &id).await?))
+    Ok(Json(st.stores.stock.get_allocation(&tenant, &id).await?))
 }
 
 #[utoipa::path(post, path = "/v1/allocations/{id}/cancel", params(("id" = String, Path),
@@ -133,7 +133,7 @@ pub(super) async fn cancel_allocation(
 ) -> Result<Response, ApiError> {
     id_path("allocation", &id)?;
     let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
-    let result = st.store.cancel_allocation(&tenant, &id, actor, idem).await?;
+    let result = st.stores.stock.cancel_allocation(&tenant, &id, actor, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
 
@@ -157,6 +157,6 @@ pub(super) async fn return_allocation(
     let mut req = allot_core::validate::returns(return_id, &id, body.value, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.return_allocation(&tenant, req, idem).await?;
+    let result = st.stores.stock.return_allocation(&tenant, req, idem).await?;
     Ok(respond(StatusCode::CREATED, result))
 }

@@ -5,6 +5,7 @@ use super::{
     JsonBody, Method, Path, Response, Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy,
     UnitsBody, UnitsCreated, Uri,
 };
+use allot_core::Capable;
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),
         ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -19,12 +20,12 @@ pub(super) async fn add_units(
     Caller { tenant, actor }: Caller,
     body: JsonBody<UnitsBody>,
 ) -> Result<Response, ApiError> {
-    let mut req = allot_core::validate::add_units(&sku, body.value, st.store.now(), &st.limits)?;
+    let mut req = allot_core::validate::add_units(&sku, body.value, st.stores.now(), &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
-        st.store.add_units(&tenant, req, idem).await?,
+        st.stores.units.add_units(&tenant, req, idem).await?,
     ))
 }
 
@@ -41,13 +42,15 @@ pub(super) async fn claim_units(
     body: JsonBody<UnitAllocationBody>,
 ) -> Result<Response, ApiError> {
     let named = body.value.strategy.as_deref();
-    let default = st.store.default_unit_strategy();
-    let strategy = family_strategy(&st, named, default, UnitStrategy::parse, |u| st.store.supports_units(u))?;
+    let default = st.stores.default_unit_strategy();
+    let strategy = family_strategy(&st, named, default, UnitStrategy::parse, |u| {
+        st.stores.supports_units(u)
+    })?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
-    let result = st.store.claim_units(&tenant, req, idem).await;
+    let result = st.stores.units.claim_units(&tenant, req, idem).await;
     count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }

@@ -113,9 +113,15 @@ pub async fn start_keyed(kind: Kind) -> TestServer {
         scopes: vec![allot_core::access::Scope::Admin],
         rate_per_s: None,
     };
-    let (_, secret) = allot_server::access::create_key(store.as_ref(), "default", &body, &Default::default())
-        .await
-        .unwrap();
+    let (_, secret) = allot_server::access::create_key(
+        store.as_ref(),
+        chrono::Utc::now(),
+        "default",
+        &body,
+        &Default::default(),
+    )
+    .await
+    .unwrap();
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,

@@ -1,0 +1,138 @@
+//! The route table: every operation once, with the handler (whose `#[utoipa::path]` gives the
+//! method, the path and the OpenAPI operation) and the scope it needs. `utoipa-axum`'s
+//! `OpenApiRouter` registers a route and its operation together; [`scoped`] adds the scope
+//! check as the route's own layer and writes the scope into the operation
+//! (`x-required-scope`), so the router, the document and the authorization cannot drift.
+
+use super::{bookings, holds, jobs, keys, listings, locations, service, stock, units, ApiDoc};
+use crate::state::AppState;
+use allot_core::access::Scope;
+use std::sync::Arc;
+use utoipa::openapi::extensions::Extensions;
+use utoipa::openapi::path::{Operation, PathItem};
+use utoipa::OpenApi;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
+
+/// The extension of an operation that names the scope it needs.
+pub const SCOPE_EXTENSION: &str = "x-required-scope";
+
+type Route = UtoipaMethodRouter<Arc<AppState>>;
+
+/// Every route of the API and its operation (the document's paths come only from here; its
+/// components from [`ApiDoc`]). `/metrics` (Prometheus text) is a route without an operation.
+pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
+    use Scope::{
+        Admin, BookingsRead, BookingsWrite, JobsEnqueue, JobsRead, JobsWork, StockRead, StockWrite, UnitsRead,
+        UnitsWrite,
+    };
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(tagged("service", routes!(service::healthz)))
+        .route("/metrics", axum::routing::get(service::metrics))
+        .routes(scoped(StockWrite, routes!(stock::create_sku)))
+        .routes(scoped(StockRead, routes!(listings::list_skus)))
+        .routes(scoped(StockRead, routes!(stock::get_sku)))
+        .routes(scoped(StockWrite, routes!(stock::adjust_sku)))
+        .routes(scoped(StockRead, routes!(stock::ledger)))
+        .routes(scoped(StockWrite, routes!(stock::create_allocation)))
+        .routes(scoped(StockRead, routes!(listings::list_allocations)))
+        .routes(scoped(StockRead, routes!(stock::get_allocation)))
+        .routes(scoped(StockWrite, routes!(stock::cancel_allocation)))
+        .routes(scoped(StockWrite, routes!(stock::return_allocation)))
+        .routes(scoped(StockWrite, routes!(locations::create_location)))
+        .routes(scoped(StockRead, routes!(locations::list_locations)))
+        .routes(scoped(StockWrite, routes!(locations::create_transfer)))
+        .routes(scoped(StockWrite, routes!(locations::set_level)))
+        .routes(scoped(StockWrite, routes!(holds::create_hold)))
+        .routes(scoped(StockRead, routes!(listings::list_holds)))
+        .routes(scoped(StockRead, routes!(holds::get_hold)))
+        .routes(scoped(StockWrite, routes!(holds::confirm_hold)))
+        .routes(scoped(StockWrite, routes!(holds::extend_hold)))
+        .routes(scoped(StockWrite, routes!(holds::release_hold)))
+        .routes(scoped(UnitsWrite, routes!(units::add_units)))
+        .routes(scoped(UnitsRead, routes!(listings::list_units)))
+        .routes(scoped(UnitsRead, routes!(listings::get_unit)))
+        .routes(scoped(UnitsWrite, routes!(units::claim_units)))
+        .routes(scoped(BookingsWrite, routes!(bookings::create_booking)))
+        .routes(scoped(BookingsRead, routes!(bookings::list_bookings)))
+        .routes(scoped(BookingsRead, routes!(bookings::availability)))
+        .routes(scoped(BookingsRead, routes!(bookings::get_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::cancel_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
+        .routes(scoped(JobsRead, routes!(jobs::queue_counts)))
+        .routes(scoped(JobsEnqueue, routes!(jobs::enqueue_jobs)))
+        .routes(scoped(JobsRead, routes!(jobs::list_jobs)))
+        .routes(scoped(JobsWork, routes!(jobs::complete_jobs)))
+        .routes(scoped(JobsEnqueue, routes!(jobs::cancel_job)))
+        .routes(scoped(JobsEnqueue, routes!(jobs::retry_job)))
+        .routes(scoped(JobsWork, routes!(jobs::claim_jobs)))
+        .routes(scoped(JobsWork, routes!(jobs::complete_job)))
+        .routes(scoped(JobsWork, routes!(jobs::fail_job)))
+        .routes(scoped(JobsWork, routes!(jobs::heartbeat_job)))
+        .routes(scoped(Admin, routes!(service::audit)))
+        .routes(scoped(Admin, routes!(keys::create_key)))
+        .routes(scoped(Admin, routes!(keys::list_keys)))
+        .routes(scoped(Admin, routes!(keys::revoke_key)))
+}
+
+/// `route` with the scope check ([`crate::access::require_scope`]) as its own layer, and
+/// `scope` written into its operation, which is tagged by the scope's domain (`stock`,
+/// `units`, `bookings`, `jobs`, `admin`).
+fn scoped(scope: Scope, route: Route) -> Route {
+    let domain = scope.name().split(':').next().unwrap_or("admin");
+    let (schemas, mut paths, method_router) = tagged(domain, route);
+    for item in paths.paths.values_mut() {
+        for op in operations(item) {
+            let ext = op.extensions.get_or_insert_with(Extensions::default);
+            ext.insert(SCOPE_EXTENSION.into(), scope.name().into());
+        }
+    }
+    let check = axum::middleware::from_fn_with_state(scope, crate::access::require_scope);
+    (schemas, paths, method_router.route_layer(check))
+}
+
+/// `route` with its operations tagged `tag` (how Swagger UI groups them).
+fn tagged(tag: &str, route: Route) -> Route {
+    let (schemas, mut paths, method_router) = route;
+    for item in paths.paths.values_mut() {
+        for op in operations(item) {
+            op.tags = Some(vec![tag.to_string()]);
+        }
+    }
+    (schemas, paths, method_router)
+}
+
+fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        &mut item.get,
+        &mut item.post,
+        &mut item.put,
+        &mut item.patch,
+        &mut item.delete,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
+
+/// The OpenAPI document of [`table`] (paths, operations, scopes), before the served
+/// document's bounds are added.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    table().into_openapi()
+}
+
+/// Every `/v1` operation of the table: method (upper case), path pattern, and the scope it
+/// needs. The authorization tests walk it.
+pub fn scopes() -> Vec<(String, String, Scope)> {
+    let doc = serde_json::to_value(openapi()).expect("the document serializes");
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            if let Some(scope) = op[SCOPE_EXTENSION].as_str().and_then(|s| s.parse().ok()) {
+                out.push((method.to_uppercase(), path.clone(), scope));
+            }
+        }
+    }
+    out
+}
