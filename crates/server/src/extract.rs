@@ -325,26 +325,10 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
     }
 }
 
-/// The tenant a `/v1` request acts in: its key's, or the default tenant on a server that
-/// requires no keys (the guard sets the principal on every `/v1` request; a handler reached
-/// without one is our fault, `internal`, never another tenant).
-pub struct Tenant(pub String);
-
-impl FromRequestParts<Arc<AppState>> for Tenant {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        match parts.extensions.get::<crate::access::Principal>() {
-            Some(p) => Ok(Tenant(p.tenant.clone())),
-            None => Err(ApiError(AllotError::Internal(
-                "a /v1 request without a principal".into(),
-            ))),
-        }
-    }
-}
-
-/// Who makes a write: its tenant ([`Tenant`]) and, for the ledger, the id of its API key
-/// (`actor`, `None` on a server that requires no keys).
+/// Who makes a `/v1` request: the tenant it acts in (its key's, or the default tenant on a
+/// server that requires no keys) and, for the ledger, the id of its API key (`actor`, `None`
+/// on a server that requires no keys). The guard sets the principal on every `/v1` request;
+/// a handler reached without one is our fault, `internal`, never another tenant.
 pub struct Caller {
     /// The tenant the request acts in.
     pub tenant: String,

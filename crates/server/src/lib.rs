@@ -17,6 +17,7 @@ mod metrics_layer;
 mod request_id;
 mod state;
 mod sweepers;
+mod write;
 
 pub use api::routes::{openapi, scopes};
 pub use api::{router, ApiDoc};

@@ -1,9 +1,9 @@
 //! Bookings: create, list, availability, confirm, cancel, release.
 
 use super::{
-    count_outcome, family_strategy, id_path, idempotency, query, respond, AllotError, ApiError, AppState, Arc, Booking,
-    BookingBody, BookingStrategy, Canonical, Deserialize, ErrorBody, ExtendBody, FreeSlot, IdempotencyKey, Json,
-    JsonBody, Method, Path, Response, Result, Serialize, State, StatusCode, Tenant, ToSchema, Uri,
+    count_outcome, family_strategy, id_path, query, respond, AllotError, ApiError, AppState, Arc, Booking, BookingBody,
+    BookingStrategy, Caller, Deserialize, ErrorBody, ExtendBody, FreeSlot, Json, JsonBody, NoBody, Path, Response,
+    Result, Serialize, State, StatusCode, ToSchema, Write,
 };
 use allot_core::Capable;
 
@@ -14,13 +14,11 @@ use allot_core::Capable;
         (status = 422, body = ErrorBody, description = "empty_range: end is not after start")))]
 pub(super) async fn create_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(resource): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<BookingBody>,
+    write: Write<JsonBody<BookingBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let named = body.value.strategy.as_deref();
     let default = st.stores.default_booking_strategy();
     let strategy = family_strategy(&st, named, default, BookingStrategy::parse, |b| {
@@ -28,7 +26,7 @@ pub(super) async fn create_booking(
     })?;
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.bookings.book(&tenant, req, idem).await;
     count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
     Ok(respond(StatusCode::CREATED, result?))
@@ -61,7 +59,7 @@ pub struct Availability {
         (status = 422, body = ErrorBody, description = "empty_range: to is not after from")))]
 pub(super) async fn list_bookings(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(resource): Path<String>,
     query::Q(q): query::Q<query::WindowQuery>,
 ) -> Result<Json<BookingList>, ApiError> {
@@ -84,7 +82,7 @@ pub(super) async fn list_bookings(
         (status = 422, body = ErrorBody, description = "empty_range: to is not after from")))]
 pub(super) async fn availability(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(resource): Path<String>,
     query::Q(q): query::Q<query::WindowQuery>,
 ) -> Result<Json<Availability>, ApiError> {
@@ -117,7 +115,7 @@ pub(super) async fn availability(
     responses((status = 200, body = Booking), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Booking>, ApiError> {
     id_path("booking", &id)?;
@@ -130,14 +128,13 @@ pub(super) async fn get_booking(
         (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
+    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.cancel_booking(&tenant, &id, idem).await?,
@@ -150,14 +147,13 @@ pub(super) async fn cancel_booking(
         (status = 409, body = ErrorBody, description = "booking_expired, booking_cancelled or booking_released")))]
 pub(super) async fn confirm_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
+    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.confirm_booking(&tenant, &id, idem).await?,
@@ -170,14 +166,13 @@ pub(super) async fn confirm_booking(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "booking_confirmed")))]
 pub(super) async fn release_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
+    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.release_booking(&tenant, &id, idem).await?,
@@ -191,16 +186,14 @@ pub(super) async fn release_booking(
         (status = 409, body = ErrorBody, description = "booking_expired, booking_confirmed, booking_released or booking_cancelled")))]
 pub(super) async fn extend_booking(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<ExtendBody>,
+    write: Write<JsonBody<ExtendBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     id_path("booking", &id)?;
     let ttl_ms = allot_core::validate::extend(&body.value, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.extend_booking(&tenant, &id, ttl_ms, idem).await?,

@@ -1,9 +1,9 @@
 //! Holds: create, read, confirm, release.
 
 use super::{
-    count_outcome, id_path, idempotency, respond, stock_strategy, Allocation, ApiError, AppState, Arc, Caller,
-    Canonical, ConfirmBody, ErrorBody, ExtendBody, Hold, HoldBody, IdempotencyKey, Json, JsonBody, Method,
-    OptionalJsonBody, Path, Response, Result, State, StatusCode, Tenant, Uri,
+    count_outcome, id_path, respond, stock_strategy, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
+    ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response, Result, State,
+    StatusCode, Write,
 };
 
 #[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
@@ -12,17 +12,15 @@ use super::{
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub(super) async fn create_hold(
     State(st): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<HoldBody>,
+    write: Write<JsonBody<HoldBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
     req.take.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.holds.create_hold(&tenant, req, idem).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     Ok(respond(StatusCode::CREATED, result?))
@@ -33,7 +31,7 @@ pub(super) async fn create_hold(
         (status = 404, body = ErrorBody)))]
 pub(super) async fn get_hold(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Hold>, ApiError> {
     id_path("hold", &id)?;
@@ -49,15 +47,13 @@ pub(super) async fn get_hold(
 pub(super) async fn confirm_hold(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    OptionalJsonBody(body): OptionalJsonBody<ConfirmBody>,
+    write: Write<OptionalJsonBody<ConfirmBody>>,
 ) -> Result<Response, ApiError> {
+    let (OptionalJsonBody(body), key) = write.split();
     id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st.stores.holds.confirm_hold(&tenant, &id, part, actor, idem).await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
@@ -71,13 +67,12 @@ pub(super) async fn confirm_hold(
 pub(super) async fn release_hold(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
+    let (_, key) = write.split();
     id_path("hold", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st.stores.holds.release_hold(&tenant, &id, actor, idem).await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
@@ -91,16 +86,14 @@ pub(super) async fn release_hold(
         (status = 409, body = ErrorBody, description = "hold_expired, hold_released or hold_confirmed")))]
 pub(super) async fn extend_hold(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<ExtendBody>,
+    write: Write<JsonBody<ExtendBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     id_path("hold", &id)?;
     let ttl_ms = allot_core::validate::extend(&body.value, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.holds.extend_hold(&tenant, &id, ttl_ms, idem).await?,

@@ -1,10 +1,10 @@
 //! The job queue: enqueue, claims, completions, failures, heartbeats, dead letters.
 
 use super::{
-    family_strategy, idempotency, idempotency_as, metrics_layer, query, respond, AllotError, ApiError, AppState, Arc,
-    Canonical, ClaimBody, ClaimStrategy, Claimed, Completions, CompletionsBody, EnqueueBody, Enqueued, ErrorBody,
-    Executed, IdempotencyKey, JobList, JobStatus, Json, JsonBody, LeaseBody, LeasedJob, Method, Path, QueueCounts,
-    Response, Result, State, StatusCode, Tenant, Uri,
+    family_strategy, metrics_layer, query, respond, AllotError, ApiError, AppState, Arc, Caller, ClaimBody,
+    ClaimStrategy, Claimed, Completions, CompletionsBody, EnqueueBody, Enqueued, ErrorBody, Executed, JobList,
+    JobStatus, Json, JsonBody, LeaseBody, LeasedJob, NoBody, Path, QueueCounts, Response, Result, State, StatusCode,
+    Write,
 };
 use allot_core::Capable;
 
@@ -13,16 +13,14 @@ use allot_core::Capable;
     responses((status = 201, body = Enqueued), (status = 400, body = ErrorBody)))]
 pub(super) async fn enqueue_jobs(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(queue): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<EnqueueBody>,
+    write: Write<JsonBody<EnqueueBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let req = allot_core::validate::enqueue(&queue, body.value, st.stores.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.jobs.enqueue(&tenant, req, idem).await?;
     metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&tenant, &queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
@@ -37,11 +35,9 @@ pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
     axum::Extension(who): axum::Extension<crate::access::Principal>,
     Path(queue): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<ClaimBody>,
+    write: Write<JsonBody<ClaimBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let tenant = who.tenant.clone();
     let named = body.value.strategy.as_deref();
     let default = st.stores.default_claim_strategy();
@@ -57,11 +53,11 @@ pub(super) async fn claim_jobs(
             .clone()
             .try_acquire_owned()
             .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
-        let key = st
+        let per_key = st
             .access
             .long_poll(Some(&who))
             .ok_or(AllotError::RateLimited { retry_after_ms: 1000 })?;
-        Some((server, key))
+        Some((server, per_key))
     } else {
         None
     };
@@ -71,14 +67,7 @@ pub(super) async fn claim_jobs(
     // Only the answer is stored with a key: an empty try before the deadline stores nothing.
     let executed = loop {
         req.final_try = std::time::Instant::now() >= deadline;
-        let idem = idempotency_as(
-            key.clone(),
-            &method,
-            &uri,
-            &body.canonical,
-            StatusCode::OK,
-            |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() },
-        );
+        let idem = key.wrapped(StatusCode::OK, |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() });
         let executed = st.stores.jobs.claim_jobs(&tenant, req.clone(), idem).await?;
         let now = std::time::Instant::now();
         if !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) || req.final_try {
@@ -117,16 +106,14 @@ pub(super) fn job_outcome<T>(outcome: &'static str, result: &allot_core::Result<
         (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
 pub(super) async fn complete_job(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<LeaseBody>,
+    write: Write<JsonBody<LeaseBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st
         .stores
         .jobs
@@ -142,16 +129,14 @@ pub(super) async fn complete_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn fail_job(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<LeaseBody>,
+    write: Write<JsonBody<LeaseBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let id = job_id(&id)?;
     let fail = allot_core::validate::fail(body.value, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st.stores.jobs.fail_job(&tenant, &fail, id, idem).await;
     job_outcome("failed", &result);
     Ok(respond(StatusCode::OK, result?))
@@ -162,17 +147,15 @@ pub(super) async fn fail_job(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn heartbeat_job(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<LeaseBody>,
+    write: Write<JsonBody<LeaseBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
     let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st
         .stores
         .jobs
@@ -186,15 +169,13 @@ pub(super) async fn heartbeat_job(
     responses((status = 200, body = Completions, description = "each job completed or lease_lost on its own")))]
 pub(super) async fn complete_jobs(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(queue): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
-    body: JsonBody<CompletionsBody>,
+    write: Write<JsonBody<CompletionsBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let jobs = allot_core::validate::completions(&queue, body.value, &st.limits)?;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let done = st.stores.jobs.complete_jobs(&tenant, &queue, jobs, idem).await?;
     if let Executed::Fresh(done) = &done {
         let counter = |outcome| metrics::counter!("allot_job_outcomes_total", "outcome" => outcome);
@@ -209,13 +190,12 @@ pub(super) async fn complete_jobs(
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody)))]
 pub(super) async fn cancel_job(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let (_, key) = write.split();
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.jobs.cancel_job(&tenant, job_id(&id)?, idem).await?,
@@ -228,13 +208,12 @@ pub(super) async fn cancel_job(
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn retry_job(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let (_, key) = write.split();
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.jobs.retry_job(&tenant, job_id(&id)?, idem).await?,
@@ -247,7 +226,7 @@ pub(super) async fn retry_job(
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(queue): Path<String>,
     query::Q(q): query::Q<query::JobListQuery>,
 ) -> Result<Json<JobList>, ApiError> {
@@ -265,7 +244,7 @@ pub(super) async fn list_jobs(
     responses((status = 200, body = QueueCounts), (status = 400, body = ErrorBody)))]
 pub(super) async fn queue_counts(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(queue): Path<String>,
 ) -> Result<Json<QueueCounts>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;

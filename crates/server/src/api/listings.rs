@@ -4,8 +4,8 @@
 //! as `after`.
 
 use super::{
-    query, stock, Allocation, AllotError, ApiError, AppState, Arc, Deserialize, ErrorBody, Hold, HoldStatus, Json,
-    Path, Result, Serialize, Sku, State, Tenant, ToSchema, UnitStatus, UnitView,
+    query, stock, Allocation, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, Hold, HoldStatus,
+    Json, Path, Result, Serialize, Sku, State, ToSchema, UnitStatus, UnitView,
 };
 
 /// `next` of a page of `len` items of at most `limit`: the last item's cursor when the page
@@ -33,7 +33,7 @@ pub struct SkuPage {
     responses((status = 200, body = SkuPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_skus(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     query::Q(q): query::Q<query::SkuListQuery>,
 ) -> Result<Json<SkuPage>, ApiError> {
     let (after, limit, below) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.available_below()?);
@@ -60,7 +60,7 @@ pub struct AllocationPage {
     responses((status = 200, body = AllocationPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_allocations(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     query::Q(q): query::Q<query::CursorQuery>,
 ) -> Result<Json<AllocationPage>, ApiError> {
     let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
@@ -88,7 +88,7 @@ pub struct HoldPage {
     responses((status = 200, body = HoldPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_holds(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     query::Q(q): query::Q<query::HoldListQuery>,
 ) -> Result<Json<HoldPage>, ApiError> {
     let (status, after, limit) = (q.status()?, q.page().after(&st.limits)?, q.page().limit(&st.limits)?);
@@ -117,7 +117,7 @@ pub struct UnitPage {
     responses((status = 200, body = UnitPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub(super) async fn list_units(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(sku): Path<String>,
     query::Q(q): query::Q<query::UnitListQuery>,
 ) -> Result<Json<UnitPage>, ApiError> {
@@ -132,7 +132,7 @@ pub(super) async fn list_units(
     responses((status = 200, body = UnitView), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_unit(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path((sku, serial)): Path<(String, String)>,
 ) -> Result<Json<UnitView>, ApiError> {
     stock::sku_path(&sku, &st)?;

@@ -1,9 +1,9 @@
 //! Locations, transfers between them, and compare-and-set of a level.
 
 use super::{
-    idempotency, respond, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey,
-    IntoResponse, Json, JsonBody, Location, LocationBody, Method, Path, Response, Result, Serialize, SetLevelBody, Sku,
-    State, StatusCode, Tenant, ToSchema, Transfer, TransferBody, Uri,
+    respond, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey, IntoResponse, Json,
+    JsonBody, Location, LocationBody, Path, Response, Result, Serialize, SetLevelBody, Sku, State, StatusCode,
+    ToSchema, Transfer, TransferBody, Write,
 };
 
 /// `GET /v1/locations` body.
@@ -21,7 +21,7 @@ pub struct LocationList {
         (status = 409, body = ErrorBody, description = "already_exists")))]
 pub(super) async fn create_location(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<LocationBody>,
 ) -> Result<Response, ApiError> {
@@ -44,7 +44,7 @@ pub(super) async fn create_location(
 #[utoipa::path(get, path = "/v1/locations", responses((status = 200, body = LocationList)))]
 pub(super) async fn list_locations(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
 ) -> Result<Json<LocationList>, ApiError> {
     Ok(Json(LocationList {
         locations: st.stores.locations.list_locations(&tenant).await?,
@@ -59,16 +59,14 @@ pub(super) async fn list_locations(
         (status = 422, body = ErrorBody, description = "same_location: from and to are one location")))]
 pub(super) async fn create_transfer(
     State(st): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<TransferBody>,
+    write: Write<JsonBody<TransferBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::transfer(id, body.value, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
         st.stores.locations.transfer(&tenant, req, idem).await?,
@@ -85,15 +83,13 @@ pub(super) async fn create_transfer(
 pub(super) async fn set_level(
     State(st): State<Arc<AppState>>,
     Path((sku, location)): Path<(String, String)>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<SetLevelBody>,
+    write: Write<JsonBody<SetLevelBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let mut req = allot_core::validate::set_level(&sku, &location, body.value, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.locations.set_level(&tenant, req, idem).await?,

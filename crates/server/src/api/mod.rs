@@ -16,10 +16,11 @@ mod stock;
 mod units;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Caller, Canonical, IdempotencyKey, JsonBody, OptionalJsonBody, Tenant};
+use crate::extract::{Caller, IdempotencyKey, JsonBody, OptionalJsonBody};
 use crate::metrics_layer;
 use crate::state::AppState;
-use allot_core::store::{Executed, Idempotency, StoredResponse};
+use crate::write::{NoBody, Write};
+use allot_core::store::Executed;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
 use allot_core::{
@@ -33,7 +34,7 @@ use allot_core::{
     UnitsCreated,
 };
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -184,57 +185,6 @@ async fn served_document(State(docs): State<Arc<(Arc<crate::access::Access>, con
 
 async fn not_found(uri: Uri) -> ApiError {
     AllotError::not_found("route", uri.path()).into()
-}
-
-/// Build the idempotency context of a request: the key, a fingerprint of method, path and
-/// canonical body, and the renderer of the success response (`status`, JSON of the value).
-fn idempotency<T: Serialize + 'static>(
-    key: Option<String>,
-    method: &Method,
-    uri: &Uri,
-    canonical: &Canonical,
-    status: StatusCode,
-) -> Option<Idempotency<T>> {
-    let render = move |v: &T| StoredResponse {
-        code: status.as_u16(),
-        body: serde_json::to_vec(v).unwrap_or_default(),
-    };
-    key.map(|key| Idempotency {
-        key,
-        fingerprint: fingerprint(method, uri, canonical.text()),
-        render: Box::new(render),
-    })
-}
-
-/// [`idempotency`] for a result sent wrapped (`wrap` makes the body from the value).
-fn idempotency_as<T: 'static, W: Serialize + 'static>(
-    key: Option<String>,
-    method: &Method,
-    uri: &Uri,
-    canonical: &Canonical,
-    status: StatusCode,
-    wrap: fn(&T) -> W,
-) -> Option<Idempotency<T>> {
-    let inner = idempotency::<W>(key, method, uri, canonical, status)?;
-    Some(Idempotency {
-        key: inner.key,
-        fingerprint: inner.fingerprint,
-        render: Box::new(move |v: &T| (inner.render)(&wrap(v))),
-    })
-}
-
-/// SHA-256 (hex) of `METHOD path canonical-body`: what identifies a request for its key; a
-/// fixed 64 characters whatever the body's size.
-fn fingerprint(method: &Method, uri: &Uri, canonical: &str) -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::new()
-        .chain_update(method.as_str())
-        .chain_update(" ")
-        .chain_update(uri.path())
-        .chain_update(" ")
-        .chain_update(canonical)
-        .finalize();
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The response of an idempotent request: fresh (rendered exactly as it was stored) or

@@ -1,8 +1,8 @@
 //! Service routes: health, metrics, the audit.
 
 use super::{
-    header, ApiError, AppState, Arc, AuditReport, HeaderValue, IntoResponse, Json, Response, Result, Serialize, State,
-    StatusCode, Tenant, ToSchema,
+    header, ApiError, AppState, Arc, AuditReport, Caller, HeaderValue, IntoResponse, Json, Response, Result, Serialize,
+    State, StatusCode, ToSchema,
 };
 use allot_core::Capable;
 
@@ -60,7 +60,7 @@ pub(super) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
     responses((status = 200, body = AuditReport, description = "every invariant (SKU conservation, unit claims, job states, booking overlaps) in one snapshot")))]
 pub(super) async fn audit(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
 ) -> Result<Json<AuditReport>, ApiError> {
     Ok(Json(st.maintenance.audit(Some(&tenant)).await?))
 }

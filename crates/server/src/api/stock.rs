@@ -1,10 +1,9 @@
 //! SKUs, adjustments, the ledger and allocations.
 
 use super::{
-    count_outcome, id_path, idempotency, query, respond, stock_strategy, AdjustmentBody, Allocation, AllocationBody,
-    ApiError, AppState, Arc, Caller, Canonical, CreateSkuBody, Deserialize, ErrorBody, IdempotencyKey, Json, JsonBody,
-    LedgerEntry, Method, Path, Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, Tenant,
-    ToSchema, Uri,
+    count_outcome, id_path, query, respond, stock_strategy, AdjustmentBody, Allocation, AllocationBody, ApiError,
+    AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody, LedgerEntry, NoBody, Path, Response,
+    Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, ToSchema, Write,
 };
 
 pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
@@ -17,15 +16,13 @@ pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
         (status = 404, body = ErrorBody, description = "the location"), (status = 409, body = ErrorBody)))]
 pub(super) async fn create_sku(
     State(st): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<CreateSkuBody>,
+    write: Write<JsonBody<CreateSkuBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let mut req = allot_core::validate::create_sku(body.value, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
         st.stores.stock.create_sku(&tenant, req, idem).await?,
@@ -36,7 +33,7 @@ pub(super) async fn create_sku(
     responses((status = 200, body = Sku), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_sku(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(sku): Path<String>,
 ) -> Result<Json<Sku>, ApiError> {
     sku_path(&sku, &st)?;
@@ -50,15 +47,13 @@ pub(super) async fn get_sku(
 pub(super) async fn adjust_sku(
     State(st): State<Arc<AppState>>,
     Path(sku): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<AdjustmentBody>,
+    write: Write<JsonBody<AdjustmentBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let mut req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st.stores.stock.adjust(&tenant, req, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
@@ -75,7 +70,7 @@ pub struct LedgerPage {
     responses((status = 200, body = LedgerPage), (status = 404, body = ErrorBody)))]
 pub(super) async fn ledger(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(sku): Path<String>,
     query::Q(q): query::Q<query::PageQuery>,
 ) -> Result<Json<LedgerPage>, ApiError> {
@@ -92,17 +87,15 @@ pub(super) async fn ledger(
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub(super) async fn create_allocation(
     State(st): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<AllocationBody>,
+    write: Write<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.stock.allocate(&tenant, req, idem).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     Ok(respond(StatusCode::CREATED, result?))
@@ -112,7 +105,7 @@ pub(super) async fn create_allocation(
     responses((status = 200, body = Allocation), (status = 404, body = ErrorBody)))]
 pub(super) async fn get_allocation(
     State(st): State<Arc<AppState>>,
-    Tenant(tenant): Tenant,
+    Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Allocation>, ApiError> {
     id_path("allocation", &id)?;
@@ -126,13 +119,12 @@ pub(super) async fn get_allocation(
 pub(super) async fn cancel_allocation(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
+    write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
+    let (_, key) = write.split();
     id_path("allocation", &id)?;
-    let idem = idempotency(key, &method, &uri, &Canonical::none(), StatusCode::OK);
+    let idem = key.idempotency(StatusCode::OK);
     let result = st.stores.stock.cancel_allocation(&tenant, &id, actor, idem).await?;
     Ok(respond(StatusCode::OK, result))
 }
@@ -146,17 +138,15 @@ pub(super) async fn cancel_allocation(
 pub(super) async fn return_allocation(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<ReturnBody>,
+    write: Write<JsonBody<ReturnBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     id_path("allocation", &id)?;
     let return_id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::returns(return_id, &id, body.value, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.stock.return_allocation(&tenant, req, idem).await?;
     Ok(respond(StatusCode::CREATED, result))
 }

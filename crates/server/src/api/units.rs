@@ -1,9 +1,8 @@
 //! Units: bulk receive and claims.
 
 use super::{
-    count_outcome, family_strategy, idempotency, respond, ApiError, AppState, Arc, Caller, ErrorBody, IdempotencyKey,
-    JsonBody, Method, Path, Response, Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy,
-    UnitsBody, UnitsCreated, Uri,
+    count_outcome, family_strategy, respond, ApiError, AppState, Arc, Caller, ErrorBody, JsonBody, Path, Response,
+    Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy, UnitsBody, UnitsCreated, Write,
 };
 use allot_core::Capable;
 
@@ -14,15 +13,13 @@ use allot_core::Capable;
 pub(super) async fn add_units(
     State(st): State<Arc<AppState>>,
     Path(sku): Path<String>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<UnitsBody>,
+    write: Write<JsonBody<UnitsBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let mut req = allot_core::validate::add_units(&sku, body.value, st.stores.now(), &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     Ok(respond(
         StatusCode::CREATED,
         st.stores.units.add_units(&tenant, req, idem).await?,
@@ -35,12 +32,10 @@ pub(super) async fn add_units(
         (status = 409, body = ErrorBody, description = "insufficient_stock or contention"), (status = 503, body = ErrorBody)))]
 pub(super) async fn claim_units(
     State(st): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    IdempotencyKey(key): IdempotencyKey,
     Caller { tenant, actor }: Caller,
-    body: JsonBody<UnitAllocationBody>,
+    write: Write<JsonBody<UnitAllocationBody>>,
 ) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
     let named = body.value.strategy.as_deref();
     let default = st.stores.default_unit_strategy();
     let strategy = family_strategy(&st, named, default, UnitStrategy::parse, |u| {
@@ -49,7 +44,7 @@ pub(super) async fn claim_units(
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
-    let idem = idempotency(key, &method, &uri, &body.canonical, StatusCode::CREATED);
+    let idem = key.idempotency(StatusCode::CREATED);
     let result = st.stores.units.claim_units(&tenant, req, idem).await;
     count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
     Ok(respond(StatusCode::CREATED, result?))
