@@ -172,8 +172,9 @@ struct Fetcher {
 }
 
 impl Fetcher {
-    /// Claim up to `free` jobs. `None` after an error (counted, logged, then a pause of
-    /// `poll_ms`) or when none were runnable (after waiting up to `poll_ms` for a wake-up).
+    /// Claim up to `free` jobs, waiting up to `poll_ms` for one to become runnable (the
+    /// long-poll claim of `allot_core::job::long_poll`). `None` after an error (counted,
+    /// logged, then a pause of `poll_ms`) or when none became runnable in that time.
     async fn claim(&self, free: usize) -> Option<Vec<LeasedJob>> {
         let claim = Claim {
             queue: self.cfg.queue.clone(),
@@ -185,16 +186,9 @@ impl Fetcher {
             final_try: true,
         };
         let pause = Duration::from_millis(self.cfg.poll_ms.max(1));
-        match self
-            .store
-            .claim_jobs(&self.cfg.tenant, claim, None)
-            .await
-            .and_then(Executed::fresh)
-        {
-            Ok(jobs) if jobs.is_empty() => {
-                self.store.wait_for_jobs(&self.cfg.tenant, &self.cfg.queue, pause).await;
-                None
-            }
+        let claimed = allot_core::job::long_poll::claim_waiting(&*self.store, &self.cfg.tenant, claim, pause, || None);
+        match claimed.await.and_then(Executed::fresh) {
+            Ok(jobs) if jobs.is_empty() => None,
             Ok(jobs) => {
                 self.stats.claimed.fetch_add(jobs.len() as u64, Ordering::Relaxed);
                 Some(jobs)

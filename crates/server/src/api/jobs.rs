@@ -44,7 +44,7 @@ pub(super) async fn claim_jobs(
     let strategy = family_strategy(&st, named, default, ClaimStrategy::parse, |c| {
         st.stores.supports_claim(c)
     })?;
-    let mut req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
+    let req = allot_core::validate::claim(&queue, body.value, strategy, &st.limits)?;
     // A waiting claim holds one of the server's `max_long_polls` permits, and one of its
     // key's, for as long as it waits.
     let _permits = if req.wait_ms > 0 {
@@ -62,22 +62,12 @@ pub(super) async fn claim_jobs(
         None
     };
     let started = std::time::Instant::now();
-    let deadline = started + std::time::Duration::from_millis(req.wait_ms as u64);
-    // Long-poll: claim, and while empty and before the deadline, wait for a signal and retry.
-    // Only the answer is stored with a key: an empty try before the deadline stores nothing.
-    let executed = loop {
-        req.final_try = std::time::Instant::now() >= deadline;
-        let idem = key.wrapped(StatusCode::OK, |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() });
-        let executed = st.stores.jobs.claim_jobs(&tenant, req.clone(), idem).await?;
-        let now = std::time::Instant::now();
-        if !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) || req.final_try {
-            break executed;
-        }
-        st.stores
-            .jobs
-            .wait_for_jobs(&tenant, &queue, deadline.saturating_duration_since(now))
-            .await;
-    };
+    let wait = std::time::Duration::from_millis(req.wait_ms as u64);
+    let wrap = |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() };
+    let claim = allot_core::job::long_poll::claim_waiting(&*st.stores.jobs, &tenant, req, wait, || {
+        key.wrapped(StatusCode::OK, wrap)
+    });
+    let executed = claim.await?;
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());
     if let Executed::Fresh(jobs) = &executed {

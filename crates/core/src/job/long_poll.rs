@@ -1,0 +1,34 @@
+//! The long-poll claim, in one place: the HTTP claim (`wait_ms`) and the worker pool
+//! (`poll_ms`) both run it. Claim; while nothing was runnable and the deadline is ahead, wait
+//! for a wake-up of the queue ([`JobStore::wait_for_jobs`]: a NOTIFY on PostgreSQL, a short
+//! poll on SQLite; spurious wake-ups allowed) and claim again. Only the last try is
+//! [`Claim::final_try`], so with an idempotency key only the answer is stored, never an empty
+//! try before the deadline.
+
+use super::{Claim, LeasedJob};
+use crate::store::{Executed, JobStore, Keyed};
+use crate::support::error::Result;
+use std::time::{Duration, Instant};
+
+/// Claim `req` in `tenant`, waiting up to `wait` for a runnable job. `key` makes each try's
+/// idempotency context (`None` without a key). Returns the first non-empty claim, or the empty
+/// one at the deadline (a replay as soon as the key's answer is stored). Errors: those of
+/// [`JobStore::claim_jobs`], at once.
+pub async fn claim_waiting(
+    store: &dyn JobStore,
+    tenant: &str,
+    mut req: Claim,
+    wait: Duration,
+    key: impl Fn() -> Keyed<Vec<LeasedJob>>,
+) -> Result<Executed<Vec<LeasedJob>>> {
+    let deadline = Instant::now() + wait;
+    loop {
+        req.final_try = Instant::now() >= deadline;
+        let executed = store.claim_jobs(tenant, req.clone(), key()).await?;
+        if req.final_try || !matches!(&executed, Executed::Fresh(jobs) if jobs.is_empty()) {
+            return Ok(executed);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        store.wait_for_jobs(tenant, &req.queue, left).await;
+    }
+}
