@@ -133,7 +133,8 @@ conformance!(
     no_job_leased_twice,
     keyed_job_transitions_replay,
     one_booking_of_ten,
-    ids_count_only_their_tenant
+    ids_count_only_their_tenant,
+    every_instant_comes_from_the_clock
 );
 
 fn job_key<T: serde::Serialize + 'static>(key: &str) -> Idempotency<T> {
@@ -531,6 +532,103 @@ async fn ids_count_only_their_tenant(f: Fixture) {
         (counts.counts[&JobState::Available], counts.open()),
         (3, 3),
         "{counts:?}"
+    );
+    f.finish().await;
+}
+
+fn body<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+    serde_json::from_value(v).unwrap()
+}
+
+/// The store's clock, ten days ahead of the database's, gives every instant a write records:
+/// every ledger entry of every kind of write (the single-statement allocation, the envelope,
+/// `batched`, holds and their partial confirm, units, cancels, returns, transfers, levels)
+/// is stamped within the writes' window on that clock, and a keyed write's idempotency key
+/// is as old as the clock says (pruning before the window keeps it, after it takes it).
+async fn every_instant_comes_from_the_clock(f: Fixture) {
+    f.clock.advance_ms(10 * 86_400_000);
+    let from = f.store.now();
+    let (s, l) = (&f.store, &f.limits);
+    f.create_sku("C", 100).await;
+    s.adjust(
+        T,
+        validate::adjustment("C", body(json!({"delta": 5})), l).unwrap(),
+        None,
+    )
+    .await
+    .unwrap();
+    let fast = f.allocation("C", 1);
+    let fast_id = fast.id.clone();
+    s.allocate(T, fast, None).await.unwrap();
+    s.allocate(T, f.allocation("C", 1), Some(idem("clock-1")))
+        .await
+        .unwrap();
+    if s.supports(Strategy::Batched) {
+        let b = body(json!({"lines": [{"sku": "C", "quantity": 1}], "strategy": "batched"}));
+        let req = validate::allocation("b1".into(), b, Strategy::Batched, l).unwrap();
+        s.allocate(T, req, None).await.unwrap();
+    }
+    let hold = |id: &str| {
+        let b = body(json!({"lines": [{"sku": "C", "quantity": 3}], "ttl_ms": 600_000}));
+        validate::hold(id.into(), b, s.default_strategy(), l).unwrap()
+    };
+    s.create_hold(T, hold("h1"), None).await.unwrap();
+    let part = validate::confirm(body(json!({"lines": [{"sku": "C", "quantity": 1}]})), l).unwrap();
+    s.confirm_hold(T, "h1", part, None, None).await.unwrap();
+    s.create_hold(T, hold("h2"), None).await.unwrap();
+    s.release_hold(T, "h2", None, None).await.unwrap();
+    s.cancel_allocation(T, &fast_id, None, None).await.unwrap();
+    let back = body(json!({"lines": [{"sku": "C", "quantity": 1, "state": "sellable"}]}));
+    let ret = validate::returns("r1".into(), "h1", back, l).unwrap();
+    s.return_allocation(T, ret, None).await.unwrap();
+    let loc = validate::location(body(json!({"location": "north"})), l).unwrap();
+    s.create_location(T, loc, 10).await.unwrap();
+    let t = body(json!({"sku": "C", "from": "default", "to": "north", "quantity": 2}));
+    s.transfer(T, validate::transfer("t1".into(), t, l).unwrap(), None)
+        .await
+        .unwrap();
+    let level = body(json!({"on_hand": 5, "compare_on_hand": 2}));
+    s.set_level(T, validate::set_level("C", "north", level, l).unwrap(), None)
+        .await
+        .unwrap();
+    let units = body(json!({"units": [{"serial": "A"}, {"serial": "B"}]}));
+    s.add_units(T, validate::add_units("U", units, s.now(), l).unwrap(), None)
+        .await
+        .unwrap();
+    let claim = |id: &str, hold: bool| {
+        let b = if hold {
+            json!({"sku": "U", "quantity": 1, "hold_ttl_ms": 600_000})
+        } else {
+            json!({"sku": "U", "quantity": 1})
+        };
+        validate::unit_claim(id.into(), body(b), s.default_unit_strategy(), l).unwrap()
+    };
+    s.claim_units(T, claim("uc1", false), None).await.unwrap();
+    s.claim_units(T, claim("uc2", true), None).await.unwrap();
+    let to = f.store.now();
+    let mut kinds = std::collections::BTreeSet::new();
+    for sku in ["C", "U"] {
+        for e in s.ledger(T, sku, 0, 1000).await.unwrap() {
+            assert!(
+                from <= e.at && e.at <= to,
+                "{:?} at {} outside {from}..{to}",
+                e.kind,
+                e.at
+            );
+            kinds.insert(e.kind.as_str());
+        }
+    }
+    assert!(kinds.len() >= 9, "every kind of write was seen: {kinds:?}");
+    assert_eq!(
+        s.prune_idempotency_keys(from, 100).await.unwrap(),
+        0,
+        "the key is not older than the window"
+    );
+    assert_eq!(
+        s.prune_idempotency_keys(to + chrono::Duration::seconds(1), 100)
+            .await
+            .unwrap(),
+        1
     );
     f.finish().await;
 }

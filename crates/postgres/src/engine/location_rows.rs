@@ -14,6 +14,17 @@ const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, vers
      FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
 
 /// One bucket of a location, as locked.
+/// A ledger entry to write with a stock change: its kind and reference (an adjustment's
+/// reason, a cancelled allocation's id, a transfer's id), who made it, and when (the store's
+/// clock, never the database's).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry<'a> {
+    pub kind: LedgerKind,
+    pub reference: Option<&'a str>,
+    pub actor: Option<&'a str>,
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
 pub(crate) struct BucketRow {
     pub(crate) bucket: i32,
     pub(crate) on_hand: i64,
@@ -120,16 +131,15 @@ pub(crate) fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
 impl PgStore {
     /// Lock the buckets of `sku` at `location` (in bucket order; made first when the SKU has
     /// none there and `delta > 0`), apply `delta` spread evenly over them, and write the
-    /// ledger entry `(kind, ref)` at that location when `delta != 0` (an adjustment and its
-    /// reason, a cancelled allocation and its id, a transfer's side). Returns whether any
-    /// bucket changed.
+    /// ledger `entry` at that location when `delta != 0` (an adjustment and its reason, a
+    /// cancelled allocation and its id, a transfer's side). Returns whether any bucket
+    /// changed.
     pub(crate) async fn lock_and_rebalance(
         tx: &deadpool_postgres::Transaction<'_>,
         tenant: &str,
         (sku, location): (&str, &str),
         delta: i64,
-        (kind, reference): (LedgerKind, Option<&str>),
-        actor: Option<&str>,
+        entry: Entry<'_>,
     ) -> TxResult<bool> {
         let rows = crate::engine::location_rows::location_rows(tx, tenant, sku, location, delta > 0).await?;
         let counts: Vec<BucketCounts> = rows
@@ -149,9 +159,18 @@ impl PgStore {
         }
         if delta != 0 {
             tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-                 VALUES ($5, $1, $2, 0, $6, $3, $4, $7)",
-                &[&sku, &delta, &reference, &actor, &tenant, &kind.as_str(), &location],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+                 VALUES ($5, $1, $2, 0, $6, $3, $4, $7, $8)",
+                &[
+                    &sku,
+                    &delta,
+                    &entry.reference,
+                    &entry.actor,
+                    &tenant,
+                    &entry.kind.as_str(),
+                    &location,
+                    &entry.at,
+                ],
             )
             .await?;
         }

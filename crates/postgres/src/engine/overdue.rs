@@ -54,16 +54,19 @@ pub(crate) async fn finish_holds(
     tx.execute(&stmt, &[&done, &confirm, &tenant]).await?;
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
              SELECT hl.tenant, hl.sku, CASE WHEN $2 THEN -hl.quantity ELSE 0 END, -hl.quantity, $3, hl.hold_id, $4,
-                    st.location
+                    st.location, $6
                FROM hold_lines hl
                LEFT JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
               WHERE hl.tenant = $5 AND hl.hold_id = ANY($1) ORDER BY hl.hold_id, hl.sku, hl.bucket",
         )
         .await?;
-    tx.execute(&stmt, &[&done, &confirm, &to.ledger_kind().as_str(), &actor, &tenant])
-        .await?;
+    tx.execute(
+        &stmt,
+        &[&done, &confirm, &to.ledger_kind().as_str(), &actor, &tenant, &now],
+    )
+    .await?;
     Ok(done.len() as u64)
 }
 

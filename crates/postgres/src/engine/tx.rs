@@ -205,7 +205,7 @@ impl PgStore {
             }
         };
         if let Some(idem) = idem {
-            idem_store(&tx, tenant, idem, &value).await?;
+            idem_store(&tx, (tenant, self.now()), idem, &value).await?;
         }
         tx.commit().await.map_err(commit_error)?;
         Ok(Ok(Executed::Fresh(value)))
@@ -277,19 +277,27 @@ async fn idem_begin<T>(
 /// Idempotency, second half: store the rendered response in the same transaction as the effect.
 async fn idem_store<T>(
     tx: &deadpool_postgres::Transaction<'_>,
-    tenant: &str,
+    (tenant, now): (&str, chrono::DateTime<chrono::Utc>),
     idem: &Idempotency<T>,
     value: &T,
 ) -> TxResult<()> {
     let resp = (idem.render)(value);
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body) VALUES ($5, $1, $2, $3, $4)",
+            "INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
+             VALUES ($5, $1, $2, $3, $4, $6)",
         )
         .await?;
     tx.execute(
         &stmt,
-        &[&idem.key, &idem.fingerprint, &i32::from(resp.code), &resp.body, &tenant],
+        &[
+            &idem.key,
+            &idem.fingerprint,
+            &i32::from(resp.code),
+            &resp.body,
+            &tenant,
+            &now,
+        ],
     )
     .await?;
     Ok(())

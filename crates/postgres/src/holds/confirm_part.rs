@@ -13,14 +13,14 @@ const SQL_PIECES: &str = "SELECT hl.sku, hl.bucket, hl.quantity, st.location FRO
    JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
   WHERE hl.tenant = $2 AND hl.hold_id = $1 ORDER BY hl.sku, hl.bucket FOR UPDATE OF st";
 
-/// Shrink the locked, held stock hold `id` to `part` (see `HoldStore::confirm_hold`).
+/// Shrink the locked, held stock hold `id` to `part` (see `HoldStore::confirm_hold`), its
+/// ledger entries made by `actor` at `at`.
 /// Returns its lines as kept (with `from`), also written to the hold's row.
 pub(crate) async fn shrink_hold(
     tx: &Transaction<'_>,
     tenant: &str,
-    id: &str,
-    part: &[(String, i64)],
-    actor: Option<&str>,
+    (id, part): (&str, &[(String, i64)]),
+    (actor, at): (Option<&str>, chrono::DateTime<chrono::Utc>),
 ) -> TxResult<serde_json::Value> {
     let stmt = tx.prepare_cached(SQL_PIECES).await?;
     let rows = tx.query(&stmt, &[&id, &tenant]).await?;
@@ -41,12 +41,12 @@ pub(crate) async fn shrink_hold(
                               WHERE tenant = $1 AND hold_id = $2 AND sku = $3 AND bucket = $5 AND $6::int8 = 0),
                       upd AS (UPDATE hold_lines SET quantity = $6::int8
                               WHERE tenant = $1 AND hold_id = $2 AND sku = $3 AND bucket = $5 AND $6 > 0)
-                 INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-                 VALUES ($1, $3, 0, -$4, 'hold_released', $2, $7, $8)",
+                 INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+                 VALUES ($1, $3, 0, -$4, 'hold_released', $2, $7, $8, $9)",
             )
             .await?;
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
-            [&tenant, &id, sku, &released, bucket, k, &actor, location];
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] =
+            [&tenant, &id, sku, &released, bucket, k, &actor, location, &at];
         tx.execute(&stmt, &params).await?;
     }
     let kept = pieces.iter().zip(&keep).map(|(p, k)| (p.0.as_str(), p.3.as_str(), *k));

@@ -141,12 +141,12 @@ impl PgStore {
                     "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[], $7::text[]) AS t(sku, bucket, q, loc)),
                           hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
                                  SELECT $6, $1, sku, bucket, q FROM l)
-                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location)
-                     SELECT $6, sku, 0, q, 'hold', $1, $5, loc FROM l",
+                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+                     SELECT $6, sku, 0, q, 'hold', $1, $5, loc, $8 FROM l",
                 )
                 .await?;
-            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-                [&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant, &locs];
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
+                [&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant, &locs, &now];
             tx.execute(&stmt, &params).await?;
             Ok(hold)
         })
@@ -168,7 +168,7 @@ impl PgStore {
                     Some(_) if row.get::<_, &str>(1) != "stock" => {
                         return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")))
                     }
-                    Some(p) => confirm_part::shrink_hold(tx, tenant, id, p, actor).await?,
+                    Some(p) => confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?,
                     None => row.get(4),
                 };
                 finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;

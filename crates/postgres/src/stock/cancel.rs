@@ -1,11 +1,13 @@
 //! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
+use crate::engine::location_rows::Entry;
 use crate::engine::placement::SQL_BUCKETS;
 use crate::engine::records::read_allocation;
 use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
+use allot_core::Capable;
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, LedgerKind};
 use deadpool_postgres::Transaction;
 
@@ -19,7 +21,7 @@ async fn give_back_line(
     tenant: &str,
     id: &str,
     line: &AllocationLine,
-    actor: Option<&str>,
+    (actor, at): (Option<&str>, chrono::DateTime<chrono::Utc>),
 ) -> TxResult<()> {
     let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
     let units: bool = tx
@@ -27,7 +29,12 @@ async fn give_back_line(
         .await?
         .map(|r| r.get(1))
         .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
-    let entry = (LedgerKind::AllocationCancelled, Some(id));
+    let entry = Entry {
+        kind: LedgerKind::AllocationCancelled,
+        reference: Some(id),
+        actor,
+        at,
+    };
     if !units {
         // Every location it goes back to, locked first in bucket order (the global order).
         let locations: Vec<&str> = line.origins().iter().map(|o| o.0).collect();
@@ -38,8 +45,7 @@ async fn give_back_line(
             .await?;
         tx.query(&stmt, &[&line.sku, &tenant, &locations]).await?;
         for (location, quantity) in line.origins() {
-            let at = (line.sku.as_str(), location);
-            PgStore::lock_and_rebalance(tx, tenant, at, quantity, entry, actor).await?;
+            PgStore::lock_and_rebalance(tx, tenant, (line.sku.as_str(), location), quantity, entry).await?;
         }
         return Ok(());
     }
@@ -48,11 +54,11 @@ async fn give_back_line(
             "WITH back AS (
                  UPDATE units SET status = 'available', claim_id = NULL
                   WHERE tenant = $1 AND claim_id = $2 AND sku = $3 AND status = 'allocated' RETURNING 1)
-             INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-             SELECT $1, $3, count(*), 0, 'allocation_cancelled', $2, $4 FROM back",
+             INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
+             SELECT $1, $3, count(*), 0, 'allocation_cancelled', $2, $4, $5 FROM back",
         )
         .await?;
-    tx.execute(&stmt, &[&tenant, &id, &line.sku, &actor]).await?;
+    tx.execute(&stmt, &[&tenant, &id, &line.sku, &actor, &at]).await?;
     Ok(())
 }
 
@@ -80,13 +86,14 @@ impl PgStore {
         actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
     ) -> TxResult<Executed<Allocation>> {
+        let now = self.now();
         self.write(tenant, idem, async |tx| {
             let mut alloc = lock_allocation(tx, tenant, id).await?;
             if alloc.status == AllocationStatus::Cancelled {
                 return Ok(alloc);
             }
             for line in &alloc.lines {
-                give_back_line(tx, tenant, id, line, actor).await?;
+                give_back_line(tx, tenant, id, line, (actor, now)).await?;
             }
             let stmt = tx
                 .prepare_cached("UPDATE allocations SET status = 'cancelled' WHERE tenant = $2 AND id = $1")

@@ -7,6 +7,7 @@
 
 use super::get_sku_with;
 use crate::engine::errors::map_error;
+use crate::engine::location_rows::Entry;
 use crate::engine::location_rows::{ensure_rows, location_rows};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
@@ -29,12 +30,16 @@ impl PgStore {
             ensure_rows(tx, tenant, &req.sku, &req.to).await?;
             let stmt = tx.prepare_cached(SQL_LOCK_TWO).await?;
             tx.query(&stmt, &[&req.sku, &tenant, &req.from, &req.to]).await?;
-            let entry = (LedgerKind::Transfer, Some(req.id.as_str()));
-            let actor = req.actor.as_deref();
+            let entry = Entry {
+                kind: LedgerKind::Transfer,
+                reference: Some(req.id.as_str()),
+                actor: req.actor.as_deref(),
+                at: self.now(),
+            };
             let from = (req.sku.as_str(), req.from.as_str());
-            Self::lock_and_rebalance(tx, tenant, from, -req.quantity, entry, actor).await?;
+            Self::lock_and_rebalance(tx, tenant, from, -req.quantity, entry).await?;
             let to = (req.sku.as_str(), req.to.as_str());
-            Self::lock_and_rebalance(tx, tenant, to, req.quantity, entry, actor).await?;
+            Self::lock_and_rebalance(tx, tenant, to, req.quantity, entry).await?;
             Ok(req.clone())
         })
         .await
@@ -59,9 +64,14 @@ impl PgStore {
             }
             let delta = req.on_hand - current;
             if delta != 0 {
-                let entry = (LedgerKind::Adjustment, req.reason.as_deref());
+                let entry = Entry {
+                    kind: LedgerKind::Adjustment,
+                    reference: req.reason.as_deref(),
+                    actor: req.actor.as_deref(),
+                    at: self.now(),
+                };
                 let at = (req.sku.as_str(), req.location.as_str());
-                Self::lock_and_rebalance(tx, tenant, at, delta, entry, req.actor.as_deref()).await?;
+                Self::lock_and_rebalance(tx, tenant, at, delta, entry).await?;
             }
             Ok(get_sku_with(tx, tenant, &req.sku, self.now()).await?)
         })

@@ -5,6 +5,7 @@ mod locations;
 mod returns;
 
 use crate::engine::errors::map_error;
+use crate::engine::location_rows::Entry;
 use crate::engine::placement::{answered, short_line, take_lines, Piece, Take};
 use crate::engine::records::{allocation_of, allocation_select, read_allocation};
 use crate::engine::store::PgStore;
@@ -36,8 +37,8 @@ macro_rules! fast_allocate {
        AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = $9 AND o.sku = $1 AND o.location <> stock.location)
     RETURNING sku, location),
 led AS (
-    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
-    SELECT nextval($10::oid::regclass), $9, sku, -$2, 0, 'allocation', $4, $8, location FROM upd),
+    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+    SELECT nextval($10::oid::regclass), $9, sku, -$2, 0, 'allocation', $4, $8, location, $7 FROM upd),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
     SELECT $9, $4, 'allocated', $5,
@@ -106,10 +107,10 @@ const SQL_LIST_SKUS: &str = concat!(
       WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
       ORDER BY sku LIMIT $5"
 );
-/// `$7`: the tenant's ledger sequence (see [`PgStore::ledger_sequence`]).
+/// `$7`: the tenant's ledger sequence (see [`PgStore::ledger_sequence`]); `$8`: now.
 const SQL_LEDGER_ALLOCATION: &str =
-    "INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
-     SELECT nextval($7::oid::regclass), $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc
+    "INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+     SELECT nextval($7::oid::regclass), $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc, $8
        FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
      VALUES ($5, $1, 'allocated', $2, $3, $4)";
@@ -192,8 +193,11 @@ impl PgStore {
             let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
             let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
             let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(&stmt, &[&skus, &qs, &req.id, &req.actor, &tenant, &locs, &sequence])
-                .await?;
+            tx.execute(
+                &stmt,
+                &[&skus, &qs, &req.id, &req.actor, &tenant, &locs, &sequence, &now],
+            )
+            .await?;
             let lines_json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
             tx.execute(&stmt, &[&req.id, &req.strategy.name(), &lines_json, &now, &tenant])
@@ -209,12 +213,13 @@ impl PgStore {
         req: &CreateSku,
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
+        let now = self.now();
         self.write(tenant, idem, async |tx| {
             crate::engine::location_rows::require_location(tx, tenant, &req.location).await?;
             let n = tx
                 .execute(
-                    "INSERT INTO skus (tenant, sku, buckets) VALUES ($3, $1, $2) ON CONFLICT DO NOTHING",
-                    &[&req.sku, &(req.buckets as i32), &tenant],
+                    "INSERT INTO skus (tenant, sku, buckets, created_at) VALUES ($3, $1, $2, $4) ON CONFLICT DO NOTHING",
+                    &[&req.sku, &(req.buckets as i32), &tenant, &now],
                 )
                 .await?;
             if n == 0 {
@@ -232,9 +237,9 @@ impl PgStore {
             )
             .await?;
             tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor, location)
-                 VALUES ($4, $1, $2, 0, 'created', $3, $5)",
-                &[&req.sku, &req.on_hand, &req.actor, &tenant, &req.location],
+                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor, location, at)
+                 VALUES ($4, $1, $2, 0, 'created', $3, $5, $6)",
+                &[&req.sku, &req.on_hand, &req.actor, &tenant, &req.location, &now],
             )
             .await?;
             let sku = Sku::created(req);
@@ -250,10 +255,14 @@ impl PgStore {
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
-            let (reason, actor) = (req.reason.as_deref(), req.actor.as_deref());
-            let entry = (LedgerKind::Adjustment, reason);
+            let entry = Entry {
+                kind: LedgerKind::Adjustment,
+                reference: req.reason.as_deref(),
+                actor: req.actor.as_deref(),
+                at: self.now(),
+            };
             let at = (req.sku.as_str(), req.location.as_str());
-            Self::lock_and_rebalance(tx, tenant, at, req.delta, entry, actor).await?;
+            Self::lock_and_rebalance(tx, tenant, at, req.delta, entry).await?;
             let sku = get_sku_with(tx, tenant, &req.sku, self.now()).await?;
             Ok(sku)
         })
@@ -274,9 +283,14 @@ impl PgStore {
             .map(|r| r.get(0))
             .collect();
         let mut changed = false;
+        let entry = Entry {
+            kind: LedgerKind::Adjustment,
+            reference: None,
+            actor: None,
+            at: self.now(),
+        };
         for loc in &locations {
-            let entry = (LedgerKind::Adjustment, None);
-            changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry, None).await?;
+            changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry).await?;
         }
         if locations.is_empty() {
             crate::engine::location_rows::location_rows(&tx, tenant, sku, DEFAULT_LOCATION, false).await?;

@@ -2,6 +2,7 @@
 //! allocation's row first, then, line by line in SKU order, the rows of the location a
 //! sellable return goes to.
 
+use crate::engine::location_rows::Entry;
 use crate::engine::placement::SQL_BUCKETS;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
@@ -16,9 +17,14 @@ use deadpool_postgres::Transaction;
 async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, (n, line): (i32, &ReturnLine)) -> TxResult<()> {
     let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
     if line.state == ReturnState::Sellable {
-        let entry = (LedgerKind::Returned, Some(r.allocation_id.as_str()));
+        let entry = Entry {
+            kind: LedgerKind::Returned,
+            reference: Some(r.allocation_id.as_str()),
+            actor: r.actor.as_deref(),
+            at: r.created_at,
+        };
         let at = (line.sku.as_str(), location);
-        PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry, r.actor.as_deref()).await?;
+        PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry).await?;
     } else {
         crate::engine::location_rows::require_location(tx, tenant, location).await?;
     }

@@ -41,16 +41,16 @@ fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
 hln AS (
     INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) SELECT $9::text, $3::text, $1, -1, n FROM cnt WHERE n > 0),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
+    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
     } else {
         "rec AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
     SELECT $9::text, $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
       FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
 led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor)
-    SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text FROM cnt WHERE n > 0)"
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
+    SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
     };
     let status = if hold { "held" } else { "allocated" };
     format!(
@@ -178,15 +178,15 @@ async fn run_claim<C: GenericClient>(
 
 /// Make `sku` a unit-tracked SKU of `tenant` unless it exists; `invalid_request` when it exists
 /// and tracks counts.
-async fn unit_tracked_sku(tx: &Transaction<'_>, tenant: &str, sku: &str) -> TxResult<()> {
+async fn unit_tracked_sku(tx: &Transaction<'_>, tenant: &str, sku: &str, now: DateTime<Utc>) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
-            "WITH ins AS (INSERT INTO skus (tenant, sku, buckets, tracking) VALUES ($2, $1, 1, 'units')
+            "WITH ins AS (INSERT INTO skus (tenant, sku, buckets, tracking, created_at) VALUES ($2, $1, 1, 'units', $3)
                           ON CONFLICT DO NOTHING RETURNING tracking)
              SELECT tracking FROM ins UNION ALL SELECT tracking FROM skus WHERE tenant = $2 AND sku = $1",
         )
         .await?;
-    let mut rows = tx.query(&stmt, &[&sku, &tenant]).await?;
+    let mut rows = tx.query(&stmt, &[&sku, &tenant, &now]).await?;
     if rows.is_empty() {
         // Another transaction created the SKU while we waited on its row: our statement's
         // snapshot predates that commit, a new statement sees it.
@@ -214,15 +214,16 @@ impl PgStore {
         req: &AddUnits,
         idem: Option<&Idempotency<UnitsCreated>>,
     ) -> TxResult<Executed<UnitsCreated>> {
+        let now = self.now();
         self.write(tenant, idem, async |tx| {
-            unit_tracked_sku(tx, tenant, &req.sku).await?;
+            unit_tracked_sku(tx, tenant, &req.sku, now).await?;
             let serials: Vec<&str> = req.units.iter().map(|u| u.serial.as_str()).collect();
             let locations: Vec<Option<&str>> = req.units.iter().map(|u| u.location.as_deref()).collect();
             let lots: Vec<Option<&str>> = req.units.iter().map(|u| u.lot.as_deref()).collect();
             let received: Vec<DateTime<Utc>> = req
                 .units
                 .iter()
-                .map(|u| u.received_at.unwrap_or_else(Utc::now))
+                .map(|u| u.received_at.unwrap_or(now))
                 .collect();
             let expires: Vec<Option<DateTime<Utc>>> = req.units.iter().map(|u| u.expires_at).collect();
             // One statement for the whole batch; ON CONFLICT so a serial the SKU has (even one
@@ -250,11 +251,11 @@ impl PgStore {
             let n = inserted.len() as i64;
             let stmt = tx
                 .prepare_cached(
-                    "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor)
-                     VALUES ($4, $1, $2, 0, 'units_received', $3)",
+                    "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, actor, at)
+                     VALUES ($4, $1, $2, 0, 'units_received', $3, $5)",
                 )
                 .await?;
-            tx.execute(&stmt, &[&req.sku, &n, &req.actor, &tenant]).await?;
+            tx.execute(&stmt, &[&req.sku, &n, &req.actor, &tenant, &now]).await?;
             let created = UnitsCreated { created: n as u64 };
             Ok(created)
         })

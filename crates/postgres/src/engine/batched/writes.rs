@@ -27,8 +27,8 @@ pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b),
 led AS (
-    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location)
-    SELECT nextval($29::oid::regclass), $27, *
+    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+    SELECT nextval($29::oid::regclass), $27, *, $13
       FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])),
 alo AS (
     INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
@@ -46,8 +46,8 @@ hup AS (
       FROM unnest($20::text[], $21::text[]) AS t(id, st)
      WHERE h.tenant = $27 AND h.id = t.id AND h.status = 'held'),
 idk AS (
-    INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body)
-    SELECT $27, * FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
+    INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
+    SELECT $27, *, $13 FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
 SELECT 1";
 
 /// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
