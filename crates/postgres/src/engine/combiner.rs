@@ -4,12 +4,17 @@
 use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Limits, Result};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::sync::{mpsc, oneshot};
 
 /// Lanes per instance: requests whose first SKUs hash apart run their transactions in
 /// parallel (on different rows); one hot SKU always lands on one lane.
 pub(crate) const LANES: usize = 8;
+
+/// Most `batched` holds an instance remembers the lane of (see [`Combiner::hold_lane`]);
+/// past it the map starts over (a forgotten hold finishes on the per-request path).
+pub(crate) const MAX_REMEMBERED_HOLDS: usize = 100_000;
 
 /// Where a request's answer goes.
 pub(crate) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
@@ -113,9 +118,11 @@ pub(crate) struct Lane {
     pub(crate) rx: Mutex<Option<mpsc::Receiver<Pending>>>,
 }
 
-/// The combiner of one store: its lanes, each started on first use.
+/// The combiner of one store: its lanes, each started on first use, and the lane of each
+/// `batched` hold it made that is not finished yet.
 pub(crate) struct Combiner {
     lanes: Vec<Lane>,
+    holds: Mutex<HashMap<(String, String), String>>,
 }
 
 impl std::fmt::Debug for Combiner {
@@ -138,7 +145,26 @@ impl Combiner {
                     }
                 })
                 .collect(),
+            holds: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Remember that `tenant`'s hold `id` was made on the lane of `lane_sku`.
+    pub(crate) fn remember_hold(&self, tenant: &str, id: &str, lane_sku: &str) {
+        let mut holds = self.holds.lock().unwrap_or_else(|p| p.into_inner());
+        if holds.len() >= MAX_REMEMBERED_HOLDS {
+            holds.clear();
+        }
+        holds.insert((tenant.to_string(), id.to_string()), lane_sku.to_string());
+    }
+
+    /// The lane SKU of `tenant`'s hold `id` if this instance made it with `batched` and has
+    /// not seen it finished; `None` otherwise (another strategy, another instance, a restart:
+    /// the finish then takes the per-request path, which is correct for any hold). Taken out
+    /// of the map: a finish that comes back deferred or failed is not routed again.
+    pub(crate) fn hold_lane(&self, tenant: &str, id: &str) -> Option<String> {
+        let mut holds = self.holds.lock().unwrap_or_else(|p| p.into_inner());
+        holds.remove(&(tenant.to_string(), id.to_string()))
     }
 
     /// The lane of a request of `tenant` whose first SKU is `lane_sku`.

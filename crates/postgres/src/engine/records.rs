@@ -20,6 +20,21 @@ macro_rules! allocation_select {
 }
 pub(crate) use allocation_select;
 
+/// The head of every INSERT of an allocation record (the single-statement allocation, the
+/// envelope's, `batched`'s, a unit claim's, a hold's confirm): one column list, so the
+/// record is written the same way everywhere ([`allocation_of`] reads it back).
+macro_rules! insert_allocation {
+    () => {
+        "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)"
+    };
+}
+pub(crate) use insert_allocation;
+
+/// One allocation `$1` of tenant `$5`, `allocated`, with strategy `$2`, lines `$3` (JSON,
+/// with `from`) at `$4`.
+pub(crate) const SQL_INSERT_ALLOCATION: &str =
+    concat!(insert_allocation!(), " VALUES ($5, $1, 'allocated', $2, $3, $4)");
+
 /// An allocation from the columns of [`allocation_select`]. A row that cannot be decoded is
 /// an `Internal` error for this request, never a panic.
 pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {

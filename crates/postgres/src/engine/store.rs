@@ -148,7 +148,9 @@ impl PgStore {
     }
 
     /// This store without its combiner: what a lane of the combiner runs on (holding the
-    /// combiner itself would keep its lanes open forever).
+    /// combiner itself would keep its lanes open forever). A lane calls only the named
+    /// per-request paths on it (`engine::batched::{AllocatePerRequest, HoldPerRequest}`),
+    /// never the store traits, whose `batched` branch needs the combiner.
     pub(crate) fn without_combiner(&self) -> PgStore {
         PgStore {
             combiner: None,

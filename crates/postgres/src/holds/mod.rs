@@ -8,6 +8,7 @@
 
 mod confirm_part;
 
+use crate::engine::batched::HoldPerRequest;
 use crate::engine::errors::map_error;
 use crate::engine::overdue::{finish_holds, SQL_OVERDUE};
 use crate::engine::placement::{answered, take_lines, Take};
@@ -15,6 +16,7 @@ use crate::engine::records::unit_at;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
+use allot_core::store::Keyed;
 use allot_core::store::{Executed, HoldStore, Idempotency};
 use allot_core::Capable;
 use allot_core::TakenWith;
@@ -175,12 +177,7 @@ impl PgStore {
                 let name: &str = row.get(3);
                 let strategy =
                     TakenWith::parse(name).ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
-                let stmt = tx
-                    .prepare_cached(
-                        "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
-                         VALUES ($5, $1, 'allocated', $2, $3, $4)",
-                    )
-                    .await?;
+                let stmt = tx.prepare_cached(crate::engine::records::SQL_INSERT_ALLOCATION).await?;
                 tx.execute(&stmt, &[&id, &strategy.name(), &lines, &now, &tenant])
                     .await?;
                 Allocation {
@@ -271,12 +268,10 @@ impl HoldStore for PgStore {
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
-        if req.take.strategy == Strategy::Batched && self.coalesces() {
+        if req.take.strategy == Strategy::Batched {
             return self.hold_batched(tenant, req, idem).await;
         }
-        let now = self.now();
-        self.retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))
-            .await
+        self.hold_per_request(tenant, req, idem).await
     }
 
     async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
@@ -300,14 +295,11 @@ impl HoldStore for PgStore {
     ) -> Result<Executed<Allocation>> {
         // A partial confirm runs on the per-request path (a batch finishes holds whole).
         if part.is_none() {
-            if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
+            if let Some(lane_sku) = self.batched_hold_lane(tenant, id) {
                 return self.confirm_batched(tenant, id, actor, idem, lane_sku).await;
             }
         }
-        let now = self.now();
-        let target = (id, part.as_deref());
-        self.retrying(|| self.try_confirm(tenant, target, actor.as_deref(), idem.as_ref(), now))
-            .await
+        self.confirm_per_request(tenant, (id, part), actor, idem).await
     }
 
     async fn release_hold(
@@ -317,12 +309,10 @@ impl HoldStore for PgStore {
         actor: Option<String>,
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
-        if let Some(lane_sku) = self.batched_hold_lane(tenant, id).await? {
+        if let Some(lane_sku) = self.batched_hold_lane(tenant, id) {
             return self.release_batched(tenant, id, actor, idem, lane_sku).await;
         }
-        let now = self.now();
-        self.retrying(|| self.try_release(tenant, id, actor.as_deref(), idem.as_ref(), now))
-            .await
+        self.release_per_request(tenant, id, actor, idem).await
     }
 
     async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
@@ -361,6 +351,39 @@ impl PgStore {
         // transaction; the next sweep sees what it decided.
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&now, &limit];
         self.retry_plain(|| self.expire_selected(SQL_OVERDUE, &params, now))
+            .await
+    }
+}
+
+impl HoldPerRequest for PgStore {
+    async fn hold_per_request(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+        let now = self.now();
+        self.retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))
+            .await
+    }
+
+    async fn confirm_per_request(
+        &self,
+        tenant: &str,
+        (id, part): (&str, Option<Vec<(String, i64)>>),
+        actor: Option<String>,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>> {
+        let now = self.now();
+        let target = (id, part.as_deref());
+        self.retrying(|| self.try_confirm(tenant, target, actor.as_deref(), idem.as_ref(), now))
+            .await
+    }
+
+    async fn release_per_request(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Keyed<Hold>,
+    ) -> Result<Executed<Hold>> {
+        let now = self.now();
+        self.retrying(|| self.try_release(tenant, id, actor.as_deref(), idem.as_ref(), now))
             .await
     }
 }

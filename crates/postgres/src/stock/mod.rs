@@ -4,10 +4,13 @@ mod cancel;
 mod locations;
 mod returns;
 
+use crate::engine::batched::AllocatePerRequest;
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::Entry;
 use crate::engine::placement::{answered, short_line, take_lines, Piece, Take};
-use crate::engine::records::{allocation_of, allocation_select, read_allocation};
+use crate::engine::records::{
+    allocation_of, allocation_select, insert_allocation, read_allocation, SQL_INSERT_ALLOCATION,
+};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, StockStore};
@@ -40,7 +43,9 @@ led AS (
     INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
     SELECT nextval($10::oid::regclass), $9, sku, -$2, 0, 'allocation', $4, $8, location, $7 FROM upd),
 alo AS (
-    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+    ",
+            insert_allocation!(),
+            "
     SELECT $9, $4, 'allocated', $5,
            jsonb_set($6, '{0,from}', jsonb_build_array(jsonb_build_object('location', location, 'quantity', $2))), $7
       FROM upd)
@@ -112,8 +117,6 @@ const SQL_LEDGER_ALLOCATION: &str =
     "INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
      SELECT nextval($7::oid::regclass), $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc, $8
        FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
-const SQL_INSERT_ALLOCATION: &str = "INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
-     VALUES ($5, $1, 'allocated', $2, $3, $4)";
 
 impl PgStore {
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
@@ -396,33 +399,10 @@ impl StockStore for PgStore {
         idem: Option<Idempotency<Allocation>>,
     ) -> Result<Executed<Allocation>> {
         self.require_database_side(req.strategy)?;
-        let now = self.now();
-        // A lane's own store (no combiner) runs `batched` on the per-request path, as it
-        // does for holds.
-        if req.strategy == Strategy::Batched && self.coalesces() {
+        if req.strategy == Strategy::Batched {
             return self.allocate_batched(tenant, req, idem).await;
         }
-        if idem.is_none()
-            && req.lines.len() == 1
-            && req.lines[0].location.is_none()
-            && !matches!(req.placement, Placement::Ranked(_))
-            && matches!(
-                req.strategy,
-                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
-            )
-        {
-            let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-            if let Some(loc) = self
-                .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))
-                .await?
-            {
-                let mut alloc = req.to_allocation(now);
-                alloc.lines[0].from = allot_core::location::sources([(loc.as_str(), req.lines[0].quantity)]);
-                return Ok(Executed::Fresh(alloc));
-            }
-        }
-        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))
-            .await
+        self.allocate_per_request(tenant, req, idem).await
     }
 
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
@@ -530,5 +510,37 @@ impl PgStore {
         )
         .await
         .map_err(map_error)
+    }
+}
+
+impl AllocatePerRequest for PgStore {
+    async fn allocate_per_request(
+        &self,
+        tenant: &str,
+        req: AllocationRequest,
+        idem: Option<Idempotency<Allocation>>,
+    ) -> Result<Executed<Allocation>> {
+        let now = self.now();
+        if idem.is_none()
+            && req.lines.len() == 1
+            && req.lines[0].location.is_none()
+            && !matches!(req.placement, Placement::Ranked(_))
+            && matches!(
+                req.strategy,
+                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
+            )
+        {
+            let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            if let Some(loc) = self
+                .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))
+                .await?
+            {
+                let mut alloc = req.to_allocation(now);
+                alloc.lines[0].from = allot_core::location::sources([(loc.as_str(), req.lines[0].quantity)]);
+                return Ok(Executed::Fresh(alloc));
+            }
+        }
+        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))
+            .await
     }
 }

@@ -44,13 +44,17 @@ led AS (
     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
     SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
     } else {
-        "rec AS (
-    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+        concat!(
+            "rec AS (
+    ",
+            crate::engine::records::insert_allocation!(),
+            "
     SELECT $9::text, $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
       FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
 led AS (
     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
     SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
+        )
     };
     let status = if hold { "held" } else { "allocated" };
     format!(

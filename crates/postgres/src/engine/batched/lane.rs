@@ -5,10 +5,11 @@
 //! expired.
 
 use super::txn::{batch_tx, Outcome};
+use super::{AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
-use allot_core::store::{Executed, HoldStore, StockStore};
+use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;
 use chrono::{DateTime, Utc};
@@ -50,22 +51,22 @@ pub(super) fn submit(
     })
 }
 
-/// Run the request on the per-request path of `store` (a lane's store, which has no
-/// combiner, so nothing comes back here) and send its answer.
+/// Run the request on its named per-request path ([`super::AllocatePerRequest`],
+/// [`super::HoldPerRequest`]) and send its answer.
 async fn run_direct(tenant: String, op: Op, store: PgStore) {
     let t = tenant.as_str();
     match op {
         Op::Allocate { req, idem, reply, .. } => {
-            let _ = reply.send(StockStore::allocate(&store, t, req, idem).await);
+            let _ = reply.send(store.allocate_per_request(t, req, idem).await);
         }
         Op::Hold { req, idem, reply, .. } => {
-            let _ = reply.send(store.create_hold(t, req, idem).await);
+            let _ = reply.send(store.hold_per_request(t, req, idem).await);
         }
         Op::Confirm { id, actor, idem, reply } => {
-            let _ = reply.send(store.confirm_hold(t, &id, None, actor, idem).await);
+            let _ = reply.send(store.confirm_per_request(t, (&id, None), actor, idem).await);
         }
         Op::Release { id, actor, idem, reply } => {
-            let _ = reply.send(store.release_hold(t, &id, actor, idem).await);
+            let _ = reply.send(store.release_per_request(t, &id, actor, idem).await);
         }
     }
 }

@@ -31,16 +31,47 @@ mod lane;
 mod txn;
 mod writes;
 
-use crate::engine::combiner::{Op, Pending, Reply};
-use crate::engine::errors::map_error;
-use crate::engine::store::PgStore;
-use allot_core::hold::HoldKind;
-use allot_core::store::{Executed, Idempotency};
-use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result, Strategy};
-use tokio::sync::oneshot;
+/// The per-request path of an allocation, which a lane runs a request on when its batch
+/// deferred it: named, so a deferred request never re-enters the store traits. The stock
+/// domain implements it (`stock::per_request`).
+pub(crate) trait AllocatePerRequest {
+    /// Allocate `req` on the per-request path (its strategy's statements, or the envelope).
+    async fn allocate_per_request(
+        &self,
+        tenant: &str,
+        req: AllocationRequest,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>>;
+}
 
-/// A hold's kind, strategy and first SKU, read without a lock to route a finish to its lane.
-const SQL_HOLD_ROUTE: &str = "SELECT kind, strategy, lines->0->>'sku' FROM holds WHERE tenant = $2 AND id = $1";
+/// The per-request paths of a hold and its finishes, as [`AllocatePerRequest`]; the holds
+/// domain implements them.
+pub(crate) trait HoldPerRequest {
+    /// Create the hold `req` on the per-request path.
+    async fn hold_per_request(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
+    /// Confirm hold `target.0` (whole when `target.1` is `None`) on the per-request path.
+    async fn confirm_per_request(
+        &self,
+        tenant: &str,
+        target: (&str, Option<Vec<(String, i64)>>),
+        actor: Option<String>,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>>;
+    /// Release hold `id` on the per-request path.
+    async fn release_per_request(
+        &self,
+        tenant: &str,
+        id: &str,
+        actor: Option<String>,
+        idem: Keyed<Hold>,
+    ) -> Result<Executed<Hold>>;
+}
+
+use crate::engine::combiner::{Op, Pending, Reply};
+use crate::engine::store::PgStore;
+use allot_core::store::{Executed, Idempotency, Keyed};
+use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
+use tokio::sync::oneshot;
 
 impl PgStore {
     /// Queue the request of `tenant` that `make` builds around its reply channel on the lane
@@ -68,12 +99,6 @@ impl PgStore {
             .map_err(|_| AllotError::Unavailable("the batch combiner stopped".into()))?
     }
 
-    /// Whether this store coalesces (`false` on a lane's own store, which runs `batched`
-    /// requests on the per-request path).
-    pub(crate) fn coalesces(&self) -> bool {
-        self.combiner.is_some()
-    }
-
     /// Allocate with the `batched` strategy.
     pub(crate) async fn allocate_batched(
         &self,
@@ -94,25 +119,22 @@ impl PgStore {
         idem: Option<Idempotency<Hold>>,
     ) -> Result<Executed<Hold>> {
         let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-        self.submit_batched(tenant, lane_sku, |reply| Op::Hold { req, idem, reply })
-            .await
+        let lane = lane_sku.clone();
+        let made = self
+            .submit_batched(tenant, lane_sku, |reply| Op::Hold { req, idem, reply })
+            .await;
+        if let (Ok(Executed::Fresh(hold)), Some(combiner)) = (&made, &self.combiner) {
+            combiner.remember_hold(tenant, &hold.id, &lane);
+        }
+        made
     }
 
-    /// The lane SKU of a stock hold made by `batched`, or `None` when its finish takes the
-    /// per-request path (no such hold, a unit hold, another strategy). One read, no lock.
-    pub(crate) async fn batched_hold_lane(&self, tenant: &str, id: &str) -> Result<Option<String>> {
-        if !self.coalesces() {
-            return Ok(None);
-        }
-        let c = self.client().await?;
-        let stmt = c.prepare_cached(SQL_HOLD_ROUTE).await.map_err(map_error)?;
-        let row = c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
-        Ok(row.and_then(|r| {
-            let (kind, strategy, sku): (String, String, Option<String>) = (r.get(0), r.get(1), r.get(2));
-            (kind == HoldKind::Stock.as_str() && strategy == Strategy::Batched.name())
-                .then_some(sku)
-                .flatten()
-        }))
+    /// The lane SKU of `tenant`'s hold `id` when this instance made it with `batched` and
+    /// its finish should queue there; `None` sends it on the per-request path. No database
+    /// read: the combiner remembers the lanes of the holds it made
+    /// ([`crate::engine::combiner::Combiner::hold_lane`]).
+    pub(crate) fn batched_hold_lane(&self, tenant: &str, id: &str) -> Option<String> {
+        self.combiner.as_ref()?.hold_lane(tenant, id)
     }
 
     /// Confirm a `batched` stock hold on the lane of `lane_sku`.
@@ -141,5 +163,63 @@ impl PgStore {
         let id = id.to_string();
         self.submit_batched(tenant, lane_sku, |reply| Op::Release { id, actor, idem, reply })
             .await
+    }
+}
+
+#[cfg(test)]
+mod routing {
+    use allot_core::store::{HoldStore, StockStore};
+    use allot_core::{validate, Strategy};
+    use serde_json::json;
+
+    /// A `batched` hold's finish goes to its lane by what the combiner remembers, with no
+    /// read; once finished (or made by another strategy) nothing is remembered, and the
+    /// per-request path serves it.
+    #[tokio::test]
+    async fn a_batched_holds_finish_knows_its_lane_without_a_read() {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let schema = format!("t_route_{}_{}", std::process::id(), rand::random::<u32>());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        crate::migrate(&url).await.unwrap();
+        let store = crate::PgStore::connect(&crate::PgConfig::new(url)).unwrap();
+        let limits = allot_core::Limits::default();
+        let sku = validate::create_sku(
+            serde_json::from_value(json!({"sku": "R", "on_hand": 10})).unwrap(),
+            &limits,
+        );
+        store.create_sku("t", sku.unwrap(), None).await.unwrap();
+        let hold = |id: &str, strategy: Strategy| {
+            let body = json!({"lines": [{"sku": "R", "quantity": 1}], "ttl_ms": 60_000});
+            validate::hold(id.into(), serde_json::from_value(body).unwrap(), strategy, &limits).unwrap()
+        };
+        store
+            .create_hold("t", hold("hb", Strategy::Batched), None)
+            .await
+            .unwrap();
+        store
+            .create_hold("t", hold("ha", Strategy::Atomic), None)
+            .await
+            .unwrap();
+        assert_eq!(store.batched_hold_lane("t", "hb").as_deref(), Some("R"));
+        assert_eq!(store.batched_hold_lane("t", "hb"), None, "taken out when routed");
+        assert_eq!(store.batched_hold_lane("t", "ha"), None);
+        store
+            .create_hold("t", hold("hc", Strategy::Batched), None)
+            .await
+            .unwrap();
+        store.release_hold("t", "hc", None, None).await.unwrap();
+        assert_eq!(store.batched_hold_lane("t", "hc"), None, "a finished hold is forgotten");
+        store.confirm_hold("t", "ha", None, None, None).await.unwrap();
+        store.release_hold("t", "hb", None, None).await.unwrap();
+        assert_eq!(store.get_sku("t", "R").await.unwrap().available, 9);
+        admin
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .unwrap();
     }
 }

@@ -22,7 +22,8 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$28` the ledger rows' locations;
 /// - `$29` the tenant's ledger sequence (OID): ids drawn here, not by the V14 trigger, so no
 ///   per-row trigger runs while the batch holds its SKUs' rows.
-pub(super) const SQL_BATCH_WRITE: &str = "WITH upd AS (
+pub(super) const SQL_BATCH_WRITE: &str = concat!(
+    "WITH upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
      WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b),
@@ -31,7 +32,9 @@ led AS (
     SELECT nextval($29::oid::regclass), $27, *, $13
       FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])),
 alo AS (
-    INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
+    ",
+    crate::engine::records::insert_allocation!(),
+    "
     SELECT $27, t.id, 'allocated', t.st, t.lines, $13
       FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)),
 hin AS (
@@ -48,7 +51,8 @@ hup AS (
 idk AS (
     INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
     SELECT $27, *, $13 FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[]))
-SELECT 1";
+SELECT 1"
+);
 
 /// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
 #[derive(Default)]

@@ -1,0 +1,88 @@
+//! # allot-conformance
+//!
+//! The store conformance suite, in the manner of River's driver test suite
+//! (`riverdrivertest`): a library of cases over the store traits (no HTTP) that every backend
+//! runs against a fresh database of its own, so a new backend is held to the same behaviour
+//! from its first day. Each store method has at least one case, which checks its behaviour,
+//! and where the method writes, its idempotent replay; [`isolation`] checks tenant isolation
+//! across the domains, `stock::every_instant_comes_from_the_clock` the injected clock; every
+//! case ends with a clean audit ([`Fixture::finish`]).
+//!
+//! A backend's runner makes a [`Fixture`] per case and expands [`suite!`] once per backend:
+//!
+//! ```ignore
+//! mod postgres {
+//!     allot_conformance::suite!(super::fixture(allot_core::Backend::Postgres));
+//! }
+//! ```
+//!
+//! The HTTP contract has its own suite (the server's tests); this one is the store's.
+//!
+//! | store method | case |
+//! |---|---|
+//! | `health`, `get_sku`, `list_skus`, `ledger`, `get_allocation`, `list_allocations` | `stock::stock_reads_and_lists` |
+//! | `create_sku`, `allocate` | `stock::exact_successes_under_contention`, `stock::one_key_one_effect`, `stock::a_replay_frees_its_key_at_once` |
+//! | `adjust`, `rebalance` | `stock::adjustments_and_rebalance` |
+//! | `cancel_allocation`, `return_allocation` | `stock::cancels_and_returns` |
+//! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
+//! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
+//! | `expire_holds` | `holds::holds_expire_by_the_clock` |
+//! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice` |
+//! | `book`, `get_booking`, `confirm_booking`, `extend_booking`, `release_booking`, `cancel_booking`, `list_bookings`, `expire_bookings` | `bookings::booking_lifecycle`, `bookings::one_booking_of_ten` |
+//! | `enqueue`, `claim_jobs`, `complete_job`, `cancel_job`, `queue_counts` | `jobs::keyed_job_transitions_replay`, `jobs::no_job_leased_twice` |
+//! | `fail_job`, `heartbeat_job`, `complete_jobs`, `retry_job`, `list_jobs`, `wait_for_jobs`, `rescue_jobs`, `prune_jobs`, `queue_depths` | `jobs::job_lifecycle` |
+//! | `create_key`, `list_keys`, `revoke_key`, `key_by_hash`, `any_key` | `keys::keys_by_tenant` |
+//! | `audit` | every case ([`Fixture::finish`]) |
+//! | `prune_idempotency_keys` | `stock::every_instant_comes_from_the_clock` |
+
+#![allow(clippy::too_many_lines)] // test cases are exempt from the 70-line rule
+
+pub mod bookings;
+pub mod fixture;
+pub mod holds;
+pub mod isolation;
+pub mod jobs;
+pub mod keys;
+pub mod stock;
+pub mod units;
+
+pub use fixture::Fixture;
+
+/// One `#[tokio::test]` per case, each on the fixture `$make` (an expression of type
+/// `impl Future<Output = Fixture>`, evaluated per case). Expand it once per backend, in a
+/// module of its own.
+#[macro_export]
+macro_rules! suite {
+    ($make:expr) => {
+        $crate::suite!(@cases $make;
+            stock::stock_reads_and_lists,
+            stock::exact_successes_under_contention,
+            stock::one_key_one_effect,
+            stock::a_replay_frees_its_key_at_once,
+            stock::adjustments_and_rebalance,
+            stock::cancels_and_returns,
+            stock::locations_transfers_and_levels,
+            stock::every_instant_comes_from_the_clock,
+            holds::hold_lifecycle,
+            holds::holds_expire_by_the_clock,
+            units::units_listed_and_read,
+            units::no_unit_twice,
+            bookings::booking_lifecycle,
+            bookings::one_booking_of_ten,
+            jobs::keyed_job_transitions_replay,
+            jobs::no_job_leased_twice,
+            jobs::job_lifecycle,
+            jobs::ids_count_only_their_tenant,
+            keys::keys_by_tenant,
+            isolation::other_tenants_objects_are_not_found,
+        );
+    };
+    (@cases $make:expr; $($module:ident :: $name:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() {
+                $crate::$module::$name($make.await).await
+            }
+        )*
+    };
+}

@@ -1,0 +1,87 @@
+//! Units: added, listed, read, claimed (allocated or held), never twice.
+
+use crate::fixture::{body, fresh, key, replayed, Fixture, T};
+use allot_core::unit::{UnitFilter, UnitStatus};
+use allot_core::{validate, AllotError, Executed};
+use serde_json::json;
+
+/// A keyed batch of units is added once and replays; a serial the SKU has is
+/// `already_exists`; units page by id and read one by one; a held claim takes them until it
+/// is released.
+pub async fn units_listed_and_read(f: Fixture) {
+    let s = &f.store;
+    let add = |serials: &[&str]| {
+        let units: Vec<serde_json::Value> = serials.iter().map(|x| json!({"serial": x, "lot": "L1"})).collect();
+        validate::add_units("U", body(json!({ "units": units })), s.now(), &f.limits).unwrap()
+    };
+    assert_eq!(
+        fresh(s.add_units(T, add(&["A", "B", "C"]), key("units-1")).await).created,
+        3
+    );
+    replayed(s.add_units(T, add(&["A", "B", "C"]), key("units-1")).await);
+    assert!(matches!(
+        s.add_units(T, add(&["C"]), None).await,
+        Err(AllotError::AlreadyExists { .. })
+    ));
+    let filter = UnitFilter::default();
+    let first = s.list_units(T, "U", &filter, 0, 2).await.unwrap();
+    assert_eq!(
+        first.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(),
+        ["A", "B"]
+    );
+    let rest = s.list_units(T, "U", &filter, first[1].unit.id, 2).await.unwrap();
+    assert_eq!(rest.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(), ["C"]);
+    let b = s.get_unit(T, "U", "B").await.unwrap();
+    assert_eq!((b.unit.lot.as_deref(), b.status), (Some("L1"), UnitStatus::Available));
+    assert!(matches!(
+        s.get_unit(T, "U", "Z").await,
+        Err(AllotError::NotFound { .. })
+    ));
+    let claim = body(json!({"sku": "U", "quantity": 2, "hold_ttl_ms": 60_000}));
+    let req = validate::unit_claim("uc1".into(), claim, s.default_unit_strategy(), &f.limits).unwrap();
+    let held = fresh(s.claim_units(T, req, key("claim-1")).await);
+    assert_eq!(held.units.len(), 2);
+    assert_eq!(s.get_sku(T, "U").await.unwrap().available, 1);
+    s.release_hold(T, "uc1", None, None).await.unwrap();
+    assert_eq!(
+        s.get_sku(T, "U").await.unwrap().available,
+        3,
+        "released units are available again"
+    );
+    f.finish().await;
+}
+
+/// 5 units, 5 concurrent claims of 2: exactly 2 succeed, no unit twice, 1 left.
+pub async fn no_unit_twice(f: Fixture) {
+    let units: Vec<serde_json::Value> = (0..5).map(|i| json!({"serial": format!("S{i}")})).collect();
+    let body = serde_json::from_value(json!({ "units": units })).unwrap();
+    let req = validate::add_units("U", body, f.store.now(), &f.limits).unwrap();
+    f.store.add_units(T, req, None).await.unwrap();
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..5 {
+        let (store, limits) = (f.store.clone(), f.limits.clone());
+        set.spawn(async move {
+            let body = serde_json::from_value(json!({"sku": "U", "quantity": 2})).unwrap();
+            let strategy = store.default_unit_strategy();
+            let req = validate::unit_claim(format!("c{n}"), body, strategy, &limits).unwrap();
+            store.claim_units(T, req, None).await
+        });
+    }
+    let (mut ids, mut ok) = (Vec::new(), 0);
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            Ok(Executed::Fresh(a)) => {
+                ok += 1;
+                ids.extend(a.units.iter().map(|u| u.id));
+            }
+            Err(AllotError::InsufficientStock { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((ok, n, ids.len()), (2, 4, 4), "two claims of two, no unit twice");
+    assert_eq!(f.store.get_sku(T, "U").await.unwrap().on_hand, 1);
+    f.finish().await;
+}
