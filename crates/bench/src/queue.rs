@@ -9,7 +9,7 @@ use allot_core::job::{
     LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
-use allot_core::{AllotError, Database, Idempotency, Result, Store};
+use allot_core::{AllotError, Database, Result, Store};
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -82,7 +82,7 @@ struct Timed {
 
 #[async_trait::async_trait]
 impl JobStore for Timed {
-    async fn enqueue(&self, tn: &str, r: Enqueue, i: Option<Idempotency<Enqueued>>) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tn: &str, r: Enqueue, i: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         self.inner.enqueue(tn, r, i).await
     }
     async fn claim_jobs(&self, tn: &str, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
@@ -96,8 +96,8 @@ impl JobStore for Timed {
     async fn complete_job(&self, tn: &str, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.complete_job(tn, id, t, i).await
     }
-    async fn fail_job(&self, tn: &str, f: &Fail, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.fail_job(tn, f, id, i).await
+    async fn fail_job(&self, tn: &str, id: i64, f: &Fail, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.fail_job(tn, id, f, i).await
     }
     async fn heartbeat_job(
         &self,

@@ -2,6 +2,7 @@
 
 use crate::fixture::{body, fresh, key, replayed, Fixture, T};
 use allot_core::hold::HoldStatus;
+use allot_core::hold::{Confirm, Release};
 use allot_core::{validate, AllotError, Executed, Hold};
 use serde_json::json;
 
@@ -25,17 +26,59 @@ pub async fn hold_lifecycle(f: Fixture) {
     assert!(longer.expires_at > h.expires_at);
     replayed(s.extend_hold(T, "h1", ttl, key("extend-1")).await);
     let part = validate::confirm(body(json!({"lines": [{"sku": "H", "quantity": 1}]})), &f.limits).unwrap();
-    let a = fresh(s.confirm_hold(T, "h1", part, None, key("confirm-1")).await);
+    let a = fresh(
+        s.confirm_hold(
+            T,
+            Confirm {
+                id: "h1".into(),
+                part,
+                actor: None,
+            },
+            key("confirm-1"),
+        )
+        .await,
+    );
     assert_eq!(a.lines[0].quantity, 1);
     let sku = s.get_sku(T, "H").await.unwrap();
     assert_eq!((sku.on_hand, sku.available), (9, 9), "3 of the 4 came back");
     fresh(s.create_hold(T, hold("h2"), None).await);
     assert_eq!(s.get_sku(T, "H").await.unwrap().available, 5);
-    let r = fresh(s.release_hold(T, "h2", None, key("release-1")).await);
+    let r = fresh(
+        s.release_hold(
+            T,
+            Release {
+                id: "h2".into(),
+                actor: None,
+            },
+            key("release-1"),
+        )
+        .await,
+    );
     assert_eq!(r.status, HoldStatus::Released);
-    replayed(s.release_hold(T, "h2", None, key("release-1")).await);
+    replayed(
+        s.release_hold(
+            T,
+            Release {
+                id: "h2".into(),
+                actor: None,
+            },
+            key("release-1"),
+        )
+        .await,
+    );
     assert_eq!(s.get_sku(T, "H").await.unwrap().available, 9);
-    let err = s.confirm_hold(T, "h2", None, None, None).await.unwrap_err();
+    let err = s
+        .confirm_hold(
+            T,
+            Confirm {
+                id: "h2".into(),
+                part: None,
+                actor: None,
+            },
+            None,
+        )
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "hold_released");
     assert!(matches!(s.get_hold(T, "nope").await, Err(AllotError::NotFound { .. })));
     assert!(s.list_holds(T, HoldStatus::Held, None, 10).await.unwrap().is_empty());
@@ -55,7 +98,19 @@ pub async fn holds_expire_by_the_clock(f: Fixture) {
     f.clock.advance_past(hold.expires_at);
     assert_eq!(f.store.get_hold(T, &hold.id).await.unwrap().status, HoldStatus::Expired);
     assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 10);
-    let err = f.store.confirm_hold(T, &hold.id, None, None, None).await.unwrap_err();
+    let err = f
+        .store
+        .confirm_hold(
+            T,
+            Confirm {
+                id: hold.id.clone(),
+                part: None,
+                actor: None,
+            },
+            None,
+        )
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "hold_expired");
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 1);
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 0);

@@ -3,8 +3,10 @@
 
 use crate::fixture::{body, fresh, Fixture};
 use allot_core::hold::HoldStatus;
+use allot_core::hold::{Confirm, Release};
 use allot_core::job::JobState;
 use allot_core::unit::UnitFilter;
+use allot_core::Cancel;
 use allot_core::{validate, AllotError};
 use serde_json::json;
 
@@ -66,9 +68,40 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
         .unwrap()
         .is_empty());
     assert!(s.ledger(b, "S", 0, 10).await.map(|e| e.is_empty()).unwrap_or(true));
-    assert!(not_found(s.cancel_allocation(b, "al-1", None, None).await));
-    assert!(not_found(s.release_hold(b, "ho-1", None, None).await));
-    assert!(not_found(s.confirm_hold(b, "ho-1", None, None, None).await));
+    assert!(not_found(
+        s.cancel_allocation(
+            b,
+            Cancel {
+                id: "al-1".into(),
+                actor: None
+            },
+            None
+        )
+        .await
+    ));
+    assert!(not_found(
+        s.release_hold(
+            b,
+            Release {
+                id: "ho-1".into(),
+                actor: None
+            },
+            None
+        )
+        .await
+    ));
+    assert!(not_found(
+        s.confirm_hold(
+            b,
+            Confirm {
+                id: "ho-1".into(),
+                part: None,
+                actor: None
+            },
+            None
+        )
+        .await
+    ));
     assert!(not_found(s.cancel_booking(b, "bo-1", None).await));
     assert!(not_found(s.cancel_job(b, 1, None).await));
     let sku = s.get_sku(a, "S").await.unwrap();

@@ -44,9 +44,9 @@ pub async fn job_lifecycle(f: Fixture) {
     let beat = fresh(s.heartbeat_job(T, j.id, &j.lease_token, 60_000, key("beat-1")).await);
     assert!(beat.lease_expires_at > Some(s.now() + chrono::Duration::seconds(30)));
     let fail = validate::fail(body(json!({"lease_token": j.lease_token, "error": "boom"})), &f.limits).unwrap();
-    let failed = fresh(s.fail_job(T, &fail, j.id, key("fail-1")).await);
+    let failed = fresh(s.fail_job(T, j.id, &fail, key("fail-1")).await);
     assert_eq!(failed.state, JobState::Discarded, "one attempt, used");
-    replayed(s.fail_job(T, &fail, j.id, key("fail-1")).await);
+    replayed(s.fail_job(T, j.id, &fail, key("fail-1")).await);
     let again = fresh(s.retry_job(T, j.id, key("retry-1")).await);
     assert_eq!(again.state, JobState::Available);
     replayed(s.retry_job(T, j.id, key("retry-1")).await);

@@ -1,6 +1,7 @@
 //! Units: added, listed, read, claimed (allocated or held), never twice.
 
 use crate::fixture::{body, fresh, key, replayed, Fixture, T};
+use allot_core::hold::Release;
 use allot_core::unit::{UnitFilter, UnitStatus};
 use allot_core::{validate, AllotError, Executed};
 use serde_json::json;
@@ -42,7 +43,16 @@ pub async fn units_listed_and_read(f: Fixture) {
     let held = fresh(s.claim_units(T, req, key("claim-1")).await);
     assert_eq!(held.units.len(), 2);
     assert_eq!(s.get_sku(T, "U").await.unwrap().available, 1);
-    s.release_hold(T, "uc1", None, None).await.unwrap();
+    s.release_hold(
+        T,
+        Release {
+            id: "uc1".into(),
+            actor: None,
+        },
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         s.get_sku(T, "U").await.unwrap().available,
         3,

@@ -43,8 +43,8 @@ pub use location::{
 };
 pub use model::{
     plan_rebalance, split_even, Adjustment, AdjustmentBody, Allocation, AllocationBody, AllocationLine,
-    AllocationRequest, AllocationStatus, BucketCounts, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind, LineBody,
-    Sku,
+    AllocationRequest, AllocationStatus, BucketCounts, Cancel, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind,
+    LineBody, Sku,
 };
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{

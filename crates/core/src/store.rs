@@ -88,7 +88,7 @@ pub trait StockStore: Send + Sync + 'static {
 
     /// Create a SKU with its initial stock spread evenly over its buckets, and its
     /// `created` ledger entry. `already_exists` if it exists.
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 
     /// Read a SKU's totals.
     async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku>;
@@ -96,7 +96,7 @@ pub trait StockStore: Send + Sync + 'static {
     /// Change `on_hand` by `delta` (relative), spreading available stock evenly over the
     /// buckets; writes an `adjustment` ledger entry. A negative delta beyond `available` is
     /// `insufficient_stock`.
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 
     /// Ledger entries of a SKU with `id > after`, oldest first, at most `limit`.
     async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
@@ -106,7 +106,7 @@ pub trait StockStore: Send + Sync + 'static {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
 
     /// Read an allocation.
@@ -116,13 +116,12 @@ pub trait StockStore: Send + Sync + 'static {
     /// count-tracked SKU's buckets as an adjustment is; a unit-tracked SKU's units become
     /// available again), one
     /// `allocation_cancelled` ledger entry per line pointing at it, status `cancelled`.
-    /// Cancelling a cancelled allocation returns it unchanged. `actor`: who cancels.
+    /// Cancelling a cancelled allocation returns it unchanged.
     async fn cancel_allocation(
         &self,
         tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        req: crate::model::Cancel,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
 
     /// Return part of an allocation (`req.lines` sorted by SKU, validated by
@@ -137,7 +136,7 @@ pub trait StockStore: Send + Sync + 'static {
         &self,
         tenant: &str,
         req: crate::returns::Return,
-        idem: Option<Idempotency<crate::returns::Return>>,
+        idem: Keyed<crate::returns::Return>,
     ) -> Result<Executed<crate::returns::Return>>;
 
     /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
@@ -165,12 +164,7 @@ pub trait StockStore: Send + Sync + 'static {
 pub trait HoldStore: Send + Sync + 'static {
     /// Move each line's quantity from available to held (all lines or none) with the
     /// request's strategy, until `now + ttl_ms`. Writes a `hold` ledger entry per line.
-    async fn create_hold(
-        &self,
-        tenant: &str,
-        req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>>;
+    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
 
     /// Read a hold; its status is the effective one (overdue reads as `expired`).
     async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold>;
@@ -178,9 +172,7 @@ pub trait HoldStore: Send + Sync + 'static {
     /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
     /// allocation again; an expired or released one is `hold_expired` / `hold_released`.
-    /// `actor`: who confirms (the API key's id), for the ledger.
-    ///
-    /// `part`: confirm only these `(sku, quantity)` of a stock hold (validated by
+    /// `req.part`: confirm only these `(sku, quantity)` of a stock hold (validated by
     /// [`crate::validate::confirm`]): the hold's pieces in (sku, bucket) order are kept up to
     /// each quantity, the rest (and every SKU not named) is released in the same transaction
     /// (`hold_released` entries), and the allocation holds what was kept. `invalid_request`
@@ -188,22 +180,13 @@ pub trait HoldStore: Send + Sync + 'static {
     async fn confirm_hold(
         &self,
         tenant: &str,
-        id: &str,
-        part: Option<Vec<(String, i64)>>,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        req: crate::hold::Confirm,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
 
     /// Give a `held` hold back (`hold_released` ledger entries). Releasing a released or
     /// expired hold returns it unchanged; releasing a confirmed one is `hold_confirmed`.
-    /// `actor`: who releases (the API key's id), for the ledger.
-    async fn release_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>>;
+    async fn release_hold(&self, tenant: &str, req: crate::hold::Release, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
 
     /// Holds of `tenant` whose effective status is `status` (a `held` hold past its expiry
     /// lists as `expired`), expiring soonest first (by `expires_at`, then id), after the hold
@@ -220,13 +203,7 @@ pub trait HoldStore: Send + Sync + 'static {
     /// now ([`crate::hold::extended_expiry`]); `hold_expired` / `hold_released` /
     /// `hold_confirmed` otherwise (see [`crate::hold::extend_refusal`]). Races with expiry
     /// have one outcome: the hold's row is locked first.
-    async fn extend_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        ttl_ms: u64,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>>;
+    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
 }
 
 /// Individually tracked units (see [`crate::unit`]). Every backend.
@@ -238,12 +215,8 @@ pub trait HoldStore: Send + Sync + 'static {
 pub trait UnitStore: Send + Sync + 'static {
     /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
     /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
-    async fn add_units(
-        &self,
-        tenant: &str,
-        req: AddUnits,
-        idem: Option<Idempotency<UnitsCreated>>,
-    ) -> Result<Executed<UnitsCreated>>;
+    async fn add_units(&self, tenant: &str, req: AddUnits, idem: Keyed<UnitsCreated>)
+        -> Result<Executed<UnitsCreated>>;
 
     /// Units of `sku` by id with `id > after`, those `filter` keeps, at most `limit`.
     /// `not_found` for an unknown SKU; a count-tracked SKU has none (an empty page).
@@ -265,7 +238,7 @@ pub trait UnitStore: Send + Sync + 'static {
         &self,
         tenant: &str,
         req: UnitClaim,
-        idem: Option<Idempotency<UnitAllocation>>,
+        idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>>;
 }
 
@@ -278,41 +251,21 @@ pub trait UnitStore: Send + Sync + 'static {
 pub trait BookingStore: Send + Sync + 'static {
     /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
     /// booking past its expiry never blocks: it is expired first (bounded retries).
-    async fn book(
-        &self,
-        tenant: &str,
-        req: BookingRequest,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>>;
+    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Read a booking (effective status).
     async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking>;
 
     /// Cancel a confirmed or held booking (the range is free at once); cancelling a booking
     /// that no longer blocks returns it unchanged.
-    async fn cancel_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>>;
+    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Give back a held, unexpired booking (`released`); a booking that no longer blocks is
     /// returned unchanged; a confirmed one is `booking_confirmed` (cancel it instead).
-    async fn release_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>>;
+    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Confirm a held, unexpired booking; a confirmed one is returned again.
-    async fn confirm_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>>;
+    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Extend a held, unexpired booking so its hold lasts at least `ttl_ms` from now (never
     /// shorter); `booking_expired` / `booking_confirmed` / `booking_released` /
@@ -322,7 +275,7 @@ pub trait BookingStore: Send + Sync + 'static {
         tenant: &str,
         id: &str,
         ttl_ms: u64,
-        idem: Option<Idempotency<Booking>>,
+        idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>>;
 
     /// Blocking bookings of `resource` overlapping `[from, to)`, by start, at most `limit`.
@@ -348,7 +301,7 @@ pub trait JobStore: Send + Sync + 'static {
         &self,
         tenant: &str,
         req: crate::job::Enqueue,
-        idem: Option<Idempotency<crate::job::Enqueued>>,
+        idem: Keyed<crate::job::Enqueued>,
     ) -> Result<Executed<crate::job::Enqueued>>;
 
     /// Lease up to `max` runnable jobs (state available/scheduled/retryable, `run_at <= now`)
@@ -377,8 +330,8 @@ pub trait JobStore: Send + Sync + 'static {
     async fn fail_job(
         &self,
         tenant: &str,
-        fail: &crate::job::Fail,
         id: i64,
+        fail: &crate::job::Fail,
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
@@ -557,16 +510,11 @@ pub trait LocationStore: Send + Sync + 'static {
     /// of what is available there, the `to` rows (made when the SKU had none there) gain it,
     /// and two `transfer` ledger entries (one per location) point at the transfer's id.
     /// `insufficient_stock` when `from` has too little available.
-    async fn transfer(
-        &self,
-        tenant: &str,
-        req: Transfer,
-        idem: Option<Idempotency<Transfer>>,
-    ) -> Result<Executed<Transfer>>;
+    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>>;
 
     /// Set on hand at one location to `on_hand` if it is `compare_on_hand` now, recorded as an
     /// `adjustment` by the difference; else `compare_failed` with the current value (a
     /// location where the SKU has no stock reads as 0). `insufficient_stock` when the new
     /// value is below what is held there.
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>>;
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 }

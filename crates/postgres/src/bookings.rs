@@ -10,7 +10,7 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::booking::BookingStatus;
-use allot_core::store::{BookingStore, Executed, Idempotency};
+use allot_core::store::{BookingStore, Executed, Idempotency, Keyed};
 use allot_core::strategy::fnv1a_64;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
@@ -287,12 +287,7 @@ impl PgStore {
 
 #[async_trait]
 impl BookingStore for PgStore {
-    async fn book(
-        &self,
-        tenant: &str,
-        req: BookingRequest,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
@@ -322,12 +317,7 @@ impl BookingStore for PgStore {
         Self::read_booking(&c, tenant, id, self.now()).await
     }
 
-    async fn cancel_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL
              WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
         let now = self.now();
@@ -335,12 +325,7 @@ impl BookingStore for PgStore {
             .await
     }
 
-    async fn release_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'released'
              WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
@@ -355,12 +340,7 @@ impl BookingStore for PgStore {
             .await
     }
 
-    async fn confirm_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
              WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
@@ -380,7 +360,7 @@ impl BookingStore for PgStore {
         tenant: &str,
         id: &str,
         ttl_ms: u64,
-        idem: Option<Idempotency<Booking>>,
+        idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>> {
         let now = self.now();
         self.retrying(|| self.try_extend_booking(tenant, id, ttl_ms, idem.as_ref(), now))

@@ -17,7 +17,9 @@
 //! given, gated or not.
 
 use crate::RedisGate;
-use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
+use allot_core::hold::{Confirm, Release};
+use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::Cancel;
 use allot_core::{
     Adjustment, Allocation, AllocationRequest, CreateSku, Hold, HoldRequest, LedgerEntry, Location, LocationStore,
     Result, Return, SetLevel, Sku, Stores, Strategy, Transfer,
@@ -75,13 +77,13 @@ impl StockStore for RedisGated {
     async fn health(&self) -> Result<()> {
         self.stock.health().await
     }
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.stock.create_sku(tenant, req, idem).await
     }
     async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
         self.stock.get_sku(tenant, sku).await
     }
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let sku = req.sku.clone();
         let result = self.stock.adjust(tenant, req, idem).await;
         if let Ok(Executed::Fresh(_)) = &result {
@@ -96,7 +98,7 @@ impl StockStore for RedisGated {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         if req.strategy.needs_redis() {
             self.gate.allocate(&*self.stock, tenant, req, idem).await
@@ -107,12 +109,7 @@ impl StockStore for RedisGated {
     async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
         self.stock.get_allocation(tenant, id).await
     }
-    async fn return_allocation(
-        &self,
-        tenant: &str,
-        req: Return,
-        idem: Option<Idempotency<Return>>,
-    ) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         let result = self.stock.return_allocation(tenant, req, idem).await;
         // Sellable returns are back in stock: the counters rebuild from the database.
         if let Ok(Executed::Fresh(r)) = &result {
@@ -124,11 +121,10 @@ impl StockStore for RedisGated {
     async fn cancel_allocation(
         &self,
         tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        req: Cancel,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
-        let result = self.stock.cancel_allocation(tenant, id, actor, idem).await;
+        let result = self.stock.cancel_allocation(tenant, req, idem).await;
         // Stock came back: the counters rebuild from the database on next use.
         if let Ok(Executed::Fresh(a)) = &result {
             let skus: Vec<&str> = a.lines.iter().map(|l| l.sku.as_str()).collect();
@@ -160,15 +156,10 @@ impl LocationStore for RedisGated {
     async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
         self.locations.list_locations(tenant).await
     }
-    async fn transfer(
-        &self,
-        tenant: &str,
-        req: Transfer,
-        idem: Option<Idempotency<Transfer>>,
-    ) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         self.locations.transfer(tenant, req, idem).await
     }
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let sku = req.sku.clone();
         let result = self.locations.set_level(tenant, req, idem).await;
         if let Ok(Executed::Fresh(_)) = &result {
@@ -180,12 +171,7 @@ impl LocationStore for RedisGated {
 
 #[async_trait]
 impl HoldStore for RedisGated {
-    async fn create_hold(
-        &self,
-        tenant: &str,
-        req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         if req.take.strategy.needs_redis() {
             self.gate
                 .create_hold(&*self.stock, &*self.holds, tenant, req, idem)
@@ -197,34 +183,21 @@ impl HoldStore for RedisGated {
     async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
         self.holds.get_hold(tenant, id).await
     }
-    async fn confirm_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        part: Option<Vec<(String, i64)>>,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
-    ) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
         // What a partial confirm releases is back in stock: the hold's counters are rebuilt.
-        let held = match part {
-            Some(_) => self.holds.get_hold(tenant, id).await.ok(),
+        let held = match req.part {
+            Some(_) => self.holds.get_hold(tenant, &req.id).await.ok(),
             None => None,
         };
-        let result = self.holds.confirm_hold(tenant, id, part, actor, idem).await;
+        let result = self.holds.confirm_hold(tenant, req, idem).await;
         if let (Some(h), Ok(Executed::Fresh(_))) = (held, &result) {
             let skus: Vec<&str> = h.lines.iter().map(|l| l.sku.as_str()).collect();
             self.invalidate(tenant, &skus).await;
         }
         result
     }
-    async fn release_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
-        let result = self.holds.release_hold(tenant, id, actor, idem).await;
+    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+        let result = self.holds.release_hold(tenant, req, idem).await;
         if let Ok(Executed::Fresh(hold)) = &result {
             self.gate.after_release(tenant, hold).await;
         }
@@ -239,13 +212,7 @@ impl HoldStore for RedisGated {
     ) -> Result<Vec<Hold>> {
         self.holds.list_holds(tenant, status, after, limit).await
     }
-    async fn extend_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        ttl_ms: u64,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.holds.extend_hold(tenant, id, ttl_ms, idem).await
     }
 }

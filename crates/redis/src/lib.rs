@@ -34,7 +34,7 @@
 mod gated;
 pub use gated::RedisGated;
 
-use allot_core::store::{Executed, HoldStore, Idempotency, StockStore};
+use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
 use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
 use rand::Rng;
 use redis::aio::ConnectionLike;
@@ -455,7 +455,7 @@ impl RedisGate {
         store: &S,
         tenant: &str,
         mut req: allot_core::AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         match req.strategy {
             Strategy::RedisCounter => {
@@ -483,7 +483,7 @@ impl RedisGate {
         holds: &H,
         tenant: &str,
         mut req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
+        idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>> {
         match req.take.strategy {
             Strategy::RedisCounter => {

@@ -4,7 +4,7 @@ use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::booking::BookingStatus;
-use allot_core::store::{BookingStore, Executed, Idempotency};
+use allot_core::store::{BookingStore, Executed, Keyed};
 use allot_core::BookingStrategy;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
@@ -43,12 +43,7 @@ const BLOCKING: &str = "(status = 'confirmed' OR (status = 'held' AND expires_at
 
 #[async_trait]
 impl BookingStore for SqliteStore {
-    async fn book(
-        &self,
-        tenant: &str,
-        req: BookingRequest,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
@@ -104,12 +99,7 @@ impl BookingStore for SqliteStore {
         self.call(move |c| read_booking(c, &t, &id, now_us())).await
     }
 
-    async fn cancel_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -124,12 +114,7 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn release_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -147,12 +132,7 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn confirm_booking(
-        &self,
-        tenant: &str,
-        id: &str,
-        idem: Option<Idempotency<Booking>>,
-    ) -> Result<Executed<Booking>> {
+    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -177,7 +157,7 @@ impl BookingStore for SqliteStore {
         tenant: &str,
         id: &str,
         ttl_ms: u64,
-        idem: Option<Idempotency<Booking>>,
+        idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {

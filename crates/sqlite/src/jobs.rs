@@ -8,7 +8,7 @@ use allot_core::job::{
     after_failure, retry_delay_ms, Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus,
     JobView, LeasedJob, QueueCounts,
 };
-use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
+use allot_core::store::{Executed, JobStore, Keyed};
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -56,12 +56,7 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 
 #[async_trait]
 impl JobStore for SqliteStore {
-    async fn enqueue(
-        &self,
-        tenant: &str,
-        req: Enqueue,
-        idem: Option<Idempotency<Enqueued>>,
-    ) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tenant: &str, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let t = tenant.to_string();
         let result = self
             .write(tenant, idem, move |tx| {
@@ -198,8 +193,8 @@ impl JobStore for SqliteStore {
     async fn fail_job(
         &self,
         tenant: &str,
-        fail: &Fail,
         id: i64,
+        fail: &Fail,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
         let (token, error, retry_in_ms) = (fail.lease_token.clone(), fail.error.clone(), fail.retry_in_ms);

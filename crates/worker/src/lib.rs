@@ -288,7 +288,7 @@ async fn run_one(
                 error: msg,
                 retry_in_ms: None,
             };
-            if let Err(e) = store.fail_job(tenant, &fail, job.id, None).await {
+            if let Err(e) = store.fail_job(tenant, job.id, &fail, None).await {
                 stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(job = job.id, error = %e, "fail failed");
             }

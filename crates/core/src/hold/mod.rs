@@ -260,6 +260,27 @@ pub fn extend_refusal(
     }
 }
 
+/// Confirming hold `id` (see `HoldStore::confirm_hold`): whole, or only `part`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    /// The hold.
+    pub id: String,
+    /// Only these `(sku, quantity)` (validated by [`crate::validate::confirm`]); `None`:
+    /// the whole hold.
+    pub part: Option<Vec<(String, i64)>>,
+    /// Who confirms (the API key's id), for the ledger.
+    pub actor: Option<String>,
+}
+
+/// Releasing hold `id` (see `HoldStore::release_hold`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    /// The hold.
+    pub id: String,
+    /// Who releases (the API key's id), for the ledger.
+    pub actor: Option<String>,
+}
+
 /// A validated hold request: the lines are taken exactly like an allocation's (same
 /// strategies, same lock order) but move quantity to `held` instead of out of `on_hand`.
 #[derive(Debug, Clone, PartialEq, Eq)]

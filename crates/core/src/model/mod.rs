@@ -368,6 +368,15 @@ pub struct CreateSku {
     pub actor: Option<String>,
 }
 
+/// Cancelling allocation `id` (see `StockStore::cancel_allocation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cancel {
+    /// The allocation.
+    pub id: String,
+    /// Who cancels (the API key's id), for the ledger.
+    pub actor: Option<String>,
+}
+
 /// A validated adjustment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Adjustment {

@@ -1,7 +1,7 @@
 //! The requests a lane queues and the combiner's lanes: plain data and channels, nothing
 //! that touches the database (the lanes' tasks live in `lane.rs`).
 
-use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::store::{Executed, Keyed, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Limits, Result};
 use std::collections::HashMap;
@@ -23,24 +23,24 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
 pub(crate) enum Op {
     Allocate {
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
         reply: Reply<Allocation>,
     },
     Hold {
         req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
+        idem: Keyed<Hold>,
         reply: Reply<Hold>,
     },
     Confirm {
         id: String,
         actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
         reply: Reply<Allocation>,
     },
     Release {
         id: String,
         actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
+        idem: Keyed<Hold>,
         reply: Reply<Hold>,
     },
 }
@@ -54,7 +54,7 @@ pub(crate) enum Answer {
 impl Op {
     /// The idempotency key and fingerprint the request carried.
     pub(crate) fn idem_key(&self) -> Option<(&str, &str)> {
-        fn of<T>(idem: &Option<Idempotency<T>>) -> Option<(&str, &str)> {
+        fn of<T>(idem: &Keyed<T>) -> Option<(&str, &str)> {
             idem.as_ref().map(|i| (i.key.as_str(), i.fingerprint.as_str()))
         }
         match self {

@@ -16,6 +16,7 @@ use crate::engine::records::unit_at;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
+use allot_core::hold::{Confirm, Release};
 use allot_core::store::Keyed;
 use allot_core::store::{Executed, HoldStore, Idempotency};
 use allot_core::Capable;
@@ -261,12 +262,7 @@ impl PgStore {
 
 #[async_trait]
 impl HoldStore for PgStore {
-    async fn create_hold(
-        &self,
-        tenant: &str,
-        req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
         if req.take.strategy == Strategy::Batched {
             return self.hold_batched(tenant, req, idem).await;
@@ -285,34 +281,23 @@ impl HoldStore for PgStore {
         read_hold(&c, tenant, &row, self.now()).await
     }
 
-    async fn confirm_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        part: Option<Vec<(String, i64)>>,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
-    ) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
+        let Confirm { id, part, actor } = req;
         // A partial confirm runs on the per-request path (a batch finishes holds whole).
         if part.is_none() {
-            if let Some(lane_sku) = self.batched_hold_lane(tenant, id) {
-                return self.confirm_batched(tenant, id, actor, idem, lane_sku).await;
+            if let Some(lane_sku) = self.batched_hold_lane(tenant, &id) {
+                return self.confirm_batched(tenant, &id, actor, idem, lane_sku).await;
             }
         }
-        self.confirm_per_request(tenant, (id, part), actor, idem).await
+        self.confirm_per_request(tenant, (&id, part), actor, idem).await
     }
 
-    async fn release_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
-        if let Some(lane_sku) = self.batched_hold_lane(tenant, id) {
-            return self.release_batched(tenant, id, actor, idem, lane_sku).await;
+    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+        let Release { id, actor } = req;
+        if let Some(lane_sku) = self.batched_hold_lane(tenant, &id) {
+            return self.release_batched(tenant, &id, actor, idem, lane_sku).await;
         }
-        self.release_per_request(tenant, id, actor, idem).await
+        self.release_per_request(tenant, &id, actor, idem).await
     }
 
     async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
@@ -329,13 +314,7 @@ impl HoldStore for PgStore {
         Ok(out)
     }
 
-    async fn extend_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        ttl_ms: u64,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let now = self.now();
         self.retrying(|| self.try_extend(tenant, id, ttl_ms, idem.as_ref(), now))
             .await

@@ -160,12 +160,7 @@ impl JobStore for PgStore {
     /// A batch of >= 1000 jobs also refreshes the planner's statistics of `jobs` in the
     /// background (see `PgStore::analyze_in_background`): with the statistics of an empty
     /// table the claim plans degrade badly on a freshly loaded queue.
-    async fn enqueue(
-        &self,
-        tenant: &str,
-        req: Enqueue,
-        idem: Option<Idempotency<Enqueued>>,
-    ) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tenant: &str, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let result = self.retrying(|| self.try_enqueue(tenant, &req, idem.as_ref())).await?;
         if req.jobs.len() >= 1000 {
             self.analyze_in_background(&self.analyzing_jobs, "jobs");
@@ -214,8 +209,8 @@ impl JobStore for PgStore {
     async fn fail_job(
         &self,
         tenant: &str,
-        fail: &Fail,
         id: i64,
+        fail: &Fail,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
         let now = self.now();

@@ -11,7 +11,7 @@ use crate::engine::location_rows::Entry;
 use crate::engine::location_rows::{ensure_rows, location_rows};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::store::{Executed, Idempotency, LocationStore};
+use allot_core::store::{Executed, Idempotency, Keyed, LocationStore};
 use allot_core::Capable;
 use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
@@ -159,16 +159,11 @@ impl LocationStore for PgStore {
         Ok(out)
     }
 
-    async fn transfer(
-        &self,
-        tenant: &str,
-        req: Transfer,
-        idem: Option<Idempotency<Transfer>>,
-    ) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         self.retrying(|| self.try_transfer(tenant, &req, idem.as_ref())).await
     }
 
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_set_level(tenant, &req, idem.as_ref())).await
     }
 }

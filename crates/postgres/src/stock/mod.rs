@@ -13,7 +13,8 @@ use crate::engine::records::{
 };
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::store::{Executed, Idempotency, StockStore};
+use allot_core::store::{Executed, Idempotency, Keyed, StockStore};
+use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Placement,
@@ -344,7 +345,7 @@ impl StockStore for PgStore {
         Ok(())
     }
 
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_create(tenant, &req, idem.as_ref())).await
     }
 
@@ -353,7 +354,7 @@ impl StockStore for PgStore {
         get_sku_with(&c, tenant, sku, self.now()).await
     }
 
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_adjust(tenant, &req, idem.as_ref())).await
     }
 
@@ -396,7 +397,7 @@ impl StockStore for PgStore {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         self.require_database_side(req.strategy)?;
         if req.strategy == Strategy::Batched {
@@ -413,20 +414,14 @@ impl StockStore for PgStore {
     async fn cancel_allocation(
         &self,
         tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        req: Cancel,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
-        self.retrying(|| self.try_cancel(tenant, id, actor.as_deref(), idem.as_ref()))
+        self.retrying(|| self.try_cancel(tenant, &req.id, req.actor.as_deref(), idem.as_ref()))
             .await
     }
 
-    async fn return_allocation(
-        &self,
-        tenant: &str,
-        req: Return,
-        idem: Option<Idempotency<Return>>,
-    ) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.retrying(|| self.try_return(tenant, &req, idem.as_ref())).await
     }
 
@@ -518,7 +513,7 @@ impl AllocatePerRequest for PgStore {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let now = self.now();
         if idem.is_none()

@@ -6,7 +6,7 @@ mod reads;
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
-use allot_core::store::{Executed, Idempotency, UnitStore};
+use allot_core::store::{Executed, Idempotency, Keyed, UnitStore};
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
 use allot_core::Capable;
 use allot_core::{
@@ -391,7 +391,7 @@ impl UnitStore for PgStore {
         &self,
         tenant: &str,
         req: AddUnits,
-        idem: Option<Idempotency<UnitsCreated>>,
+        idem: Keyed<UnitsCreated>,
     ) -> Result<Executed<UnitsCreated>> {
         let result = self
             .retrying(|| self.try_add_units(tenant, &req, idem.as_ref()))
@@ -425,7 +425,7 @@ impl UnitStore for PgStore {
         &self,
         tenant: &str,
         req: UnitClaim,
-        idem: Option<Idempotency<UnitAllocation>>,
+        idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>> {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));

@@ -54,7 +54,11 @@ pub(super) async fn confirm_hold(
     id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.holds.confirm_hold(&tenant, &id, part, actor, idem).await;
+    let result = st
+        .stores
+        .holds
+        .confirm_hold(&tenant, allot_core::hold::Confirm { id, part, actor }, idem)
+        .await;
     let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))
@@ -73,7 +77,11 @@ pub(super) async fn release_hold(
     let (_, key) = write.split();
     id_path("hold", &id)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.holds.release_hold(&tenant, &id, actor, idem).await;
+    let result = st
+        .stores
+        .holds
+        .release_hold(&tenant, allot_core::hold::Release { id, actor }, idem)
+        .await;
     let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
     Ok(respond(StatusCode::OK, result?))

@@ -127,7 +127,7 @@ pub(super) async fn fail_job(
     let id = job_id(&id)?;
     let fail = allot_core::validate::fail(body.value, &st.limits)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.jobs.fail_job(&tenant, &fail, id, idem).await;
+    let result = st.stores.jobs.fail_job(&tenant, id, &fail, idem).await;
     job_outcome("failed", &result);
     Ok(respond(StatusCode::OK, result?))
 }

@@ -125,7 +125,11 @@ pub(super) async fn cancel_allocation(
     let (_, key) = write.split();
     id_path("allocation", &id)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.stock.cancel_allocation(&tenant, &id, actor, idem).await?;
+    let result = st
+        .stores
+        .stock
+        .cancel_allocation(&tenant, allot_core::Cancel { id, actor }, idem)
+        .await?;
     Ok(respond(StatusCode::OK, result))
 }
 

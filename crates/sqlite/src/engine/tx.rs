@@ -6,7 +6,7 @@ use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::idempotency::{decide, KeyDecision, StoredKey};
-use allot_core::store::{Executed, Idempotency, StoredResponse};
+use allot_core::store::{Executed, Keyed, StoredResponse};
 use allot_core::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
@@ -34,7 +34,7 @@ impl SqliteStore {
     /// `idempotency_key_reused`; on success the rendered response is stored before commit.
     /// Any error rolls everything back.
     /// The key belongs to `tenant`: two tenants may use the same key.
-    pub(crate) async fn write<T, F>(&self, tenant: &str, idem: Option<Idempotency<T>>, body: F) -> Result<Executed<T>>
+    pub(crate) async fn write<T, F>(&self, tenant: &str, idem: Keyed<T>, body: F) -> Result<Executed<T>>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
@@ -47,7 +47,7 @@ impl SqliteStore {
     pub(crate) async fn write_if<T, F>(
         &self,
         tenant: &str,
-        idem: Option<Idempotency<T>>,
+        idem: Keyed<T>,
         keep: fn(&T) -> bool,
         body: F,
     ) -> Result<Executed<T>>

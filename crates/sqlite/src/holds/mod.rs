@@ -12,7 +12,8 @@ use crate::engine::records::read_allocation;
 use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
 use crate::engine::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
-use allot_core::store::{Executed, HoldStore, Idempotency};
+use allot_core::hold::{Confirm, Release};
+use allot_core::store::{Executed, HoldStore, Keyed};
 use allot_core::Capable;
 use allot_core::{Allocation, AllotError, Hold, HoldRequest, Result};
 use allot_core::{TakenWith, UnitStrategy};
@@ -117,12 +118,7 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
 
 #[async_trait]
 impl HoldStore for SqliteStore {
-    async fn create_hold(
-        &self,
-        tenant: &str,
-        req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require(req.take.strategy)?;
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
@@ -159,15 +155,8 @@ impl HoldStore for SqliteStore {
         self.call(move |c| read_hold(c, &t, &id, now_us())).await
     }
 
-    async fn confirm_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        part: Option<Vec<(String, i64)>>,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
-    ) -> Result<Executed<Allocation>> {
-        let (t, id) = (tenant.to_string(), id.to_string());
+    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
+        let (t, Confirm { id, part, actor }) = (tenant.to_string(), req);
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let mut h = hold_row(tx, &t, &id)?;
@@ -200,14 +189,8 @@ impl HoldStore for SqliteStore {
         .await
     }
 
-    async fn release_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
-        let (t, id) = (tenant.to_string(), id.to_string());
+    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+        let (t, Release { id, actor }) = (tenant.to_string(), req);
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let h = hold_row(tx, &t, &id)?;
@@ -242,13 +225,7 @@ impl HoldStore for SqliteStore {
         self.holds_page(tenant, status, after, limit).await
     }
 
-    async fn extend_hold(
-        &self,
-        tenant: &str,
-        id: &str,
-        ttl_ms: u64,
-        idem: Option<Idempotency<Hold>>,
-    ) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();

@@ -5,7 +5,7 @@ use crate::engine::errors::map_error;
 use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
-use allot_core::store::{Executed, Idempotency};
+use allot_core::store::{Executed, Keyed};
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, LedgerKind, Result};
 use rusqlite::{params, Connection};
 
@@ -52,7 +52,7 @@ impl SqliteStore {
         tenant: &str,
         id: &str,
         actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {

@@ -7,7 +7,7 @@ use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
 use crate::engine::store::SqliteStore;
-use allot_core::store::{Executed, Idempotency, LocationStore};
+use allot_core::store::{Executed, Keyed, LocationStore};
 use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
@@ -84,12 +84,7 @@ impl LocationStore for SqliteStore {
         .await
     }
 
-    async fn transfer(
-        &self,
-        tenant: &str,
-        req: Transfer,
-        idem: Option<Idempotency<Transfer>>,
-    ) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             require_location(tx, &t, &req.to)?;
@@ -102,7 +97,7 @@ impl LocationStore for SqliteStore {
         .await
     }
 
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let current = on_hand_at(tx, &t, &req.sku, &req.location)?;

@@ -12,7 +12,8 @@ use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
 use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
-use allot_core::store::{Executed, Idempotency, StockStore};
+use allot_core::store::{Executed, Keyed, StockStore};
+use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Result,
@@ -131,7 +132,7 @@ impl StockStore for SqliteStore {
             .await
     }
 
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             crate::engine::location_rows::require_location(tx, &t, &req.location)?;
@@ -170,7 +171,7 @@ impl StockStore for SqliteStore {
         self.call(move |c| get_sku_with(c, &t, &sku, now_us())).await
     }
 
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Option<Idempotency<Sku>>) -> Result<Executed<Sku>> {
+    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let entry = (LedgerKind::Adjustment, req.reason.as_deref());
@@ -224,7 +225,7 @@ impl StockStore for SqliteStore {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         self.require(req.strategy)?;
         let t = tenant.to_string();
@@ -264,19 +265,13 @@ impl StockStore for SqliteStore {
     async fn cancel_allocation(
         &self,
         tenant: &str,
-        id: &str,
-        actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        req: Cancel,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
-        self.cancel(tenant, id, actor, idem).await
+        self.cancel(tenant, &req.id, req.actor, idem).await
     }
 
-    async fn return_allocation(
-        &self,
-        tenant: &str,
-        req: Return,
-        idem: Option<Idempotency<Return>>,
-    ) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.return_lines(tenant, req, idem).await
     }
 

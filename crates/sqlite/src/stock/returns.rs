@@ -7,7 +7,7 @@ use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::returns::{settle_line, Return};
-use allot_core::store::{Executed, Idempotency};
+use allot_core::store::{Executed, Keyed};
 use allot_core::{AllocationStatus, AllotError, LedgerKind, Result, ReturnLine, ReturnState, DEFAULT_LOCATION};
 use rusqlite::{params, Connection};
 
@@ -55,7 +55,7 @@ impl SqliteStore {
         &self,
         tenant: &str,
         req: Return,
-        idem: Option<Idempotency<Return>>,
+        idem: Keyed<Return>,
     ) -> Result<Executed<Return>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {

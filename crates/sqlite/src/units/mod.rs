@@ -9,7 +9,7 @@ use crate::engine::location_rows::tracks_units;
 use crate::engine::overdue::expire_overdue_on;
 use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
 use crate::engine::store::SqliteStore;
-use allot_core::store::{Executed, Idempotency, UnitStore};
+use allot_core::store::{Executed, Keyed, UnitStore};
 use allot_core::unit::{claim_satisfied, order_by_sql};
 use allot_core::Capable;
 use allot_core::{
@@ -25,7 +25,7 @@ impl UnitStore for SqliteStore {
         &self,
         tenant: &str,
         req: AddUnits,
-        idem: Option<Idempotency<UnitsCreated>>,
+        idem: Keyed<UnitsCreated>,
     ) -> Result<Executed<UnitsCreated>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
@@ -96,7 +96,7 @@ impl UnitStore for SqliteStore {
         &self,
         tenant: &str,
         req: UnitClaim,
-        idem: Option<Idempotency<UnitAllocation>>,
+        idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>> {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));

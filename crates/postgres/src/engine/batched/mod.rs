@@ -69,7 +69,7 @@ pub(crate) trait HoldPerRequest {
 
 use crate::engine::combiner::{Op, Pending, Reply};
 use crate::engine::store::PgStore;
-use allot_core::store::{Executed, Idempotency, Keyed};
+use allot_core::store::{Executed, Keyed};
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
 use tokio::sync::oneshot;
 
@@ -104,7 +104,7 @@ impl PgStore {
         &self,
         tenant: &str,
         req: AllocationRequest,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let lane_sku = req.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
         self.submit_batched(tenant, lane_sku, |reply| Op::Allocate { req, idem, reply })
@@ -116,7 +116,7 @@ impl PgStore {
         &self,
         tenant: &str,
         req: HoldRequest,
-        idem: Option<Idempotency<Hold>>,
+        idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>> {
         let lane_sku = req.take.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
         let lane = lane_sku.clone();
@@ -143,7 +143,7 @@ impl PgStore {
         tenant: &str,
         id: &str,
         actor: Option<String>,
-        idem: Option<Idempotency<Allocation>>,
+        idem: Keyed<Allocation>,
         lane_sku: String,
     ) -> Result<Executed<Allocation>> {
         let id = id.to_string();
@@ -157,7 +157,7 @@ impl PgStore {
         tenant: &str,
         id: &str,
         actor: Option<String>,
-        idem: Option<Idempotency<Hold>>,
+        idem: Keyed<Hold>,
         lane_sku: String,
     ) -> Result<Executed<Hold>> {
         let id = id.to_string();
@@ -168,6 +168,7 @@ impl PgStore {
 
 #[cfg(test)]
 mod routing {
+    use allot_core::hold::{Confirm, Release};
     use allot_core::store::{HoldStore, StockStore};
     use allot_core::{validate, Strategy};
     use serde_json::json;
@@ -212,10 +213,41 @@ mod routing {
             .create_hold("t", hold("hc", Strategy::Batched), None)
             .await
             .unwrap();
-        store.release_hold("t", "hc", None, None).await.unwrap();
+        store
+            .release_hold(
+                "t",
+                Release {
+                    id: "hc".into(),
+                    actor: None,
+                },
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(store.batched_hold_lane("t", "hc"), None, "a finished hold is forgotten");
-        store.confirm_hold("t", "ha", None, None, None).await.unwrap();
-        store.release_hold("t", "hb", None, None).await.unwrap();
+        store
+            .confirm_hold(
+                "t",
+                Confirm {
+                    id: "ha".into(),
+                    part: None,
+                    actor: None,
+                },
+                None,
+            )
+            .await
+            .unwrap();
+        store
+            .release_hold(
+                "t",
+                Release {
+                    id: "hb".into(),
+                    actor: None,
+                },
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(store.get_sku("t", "R").await.unwrap().available, 9);
         admin
             .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
