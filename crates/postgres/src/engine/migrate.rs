@@ -43,14 +43,8 @@ mod tenant_migration {
 
     #[tokio::test]
     async fn rows_from_before_tenants_belong_to_the_default_tenant() {
-        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let schema = format!("t_v8_{}_{}", std::process::id(), rand::random::<u32>());
-        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(conn);
-        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
-        let sep = if base.contains('?') { '&' } else { '?' };
-        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+        let schema = crate::engine::test_schema::TestSchema::new("t_v8").await;
+        let url = schema.url.clone();
         let (mut c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
         tokio::spawn(conn);
         super::embedded::migrations::runner()
@@ -100,10 +94,7 @@ mod tenant_migration {
         assert!(report.is_clean(), "{report:?}");
         assert_eq!(report.skus_checked, 2);
         drop(store);
-        admin
-            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-            .await
-            .unwrap();
+        schema.drop().await;
     }
     /// Per-tenant ids (V14): the default tenant goes on after the old sequences (the ledger
     /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts

@@ -21,4 +21,6 @@ pub(crate) mod overdue;
 pub(crate) mod placement;
 pub(crate) mod records;
 pub(crate) mod store;
+#[cfg(test)]
+pub(crate) mod test_schema;
 pub(crate) mod tx;

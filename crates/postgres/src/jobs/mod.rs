@@ -356,21 +356,11 @@ mod plans {
 
     #[tokio::test]
     async fn by_id_statements_use_the_primary_key_and_the_rescue_locks_once() {
-        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let schema = format!("t_plans_{}", std::process::id());
-        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(conn);
-        admin
-            .batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
-            ))
+        let schema = crate::engine::test_schema::TestSchema::new("t_plans").await;
+        crate::migrate(&schema.url).await.unwrap();
+        let (c, conn) = tokio_postgres::connect(&schema.url, tokio_postgres::NoTls)
             .await
             .unwrap();
-        let sep = if base.contains('?') { '&' } else { '?' };
-        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
-        crate::migrate(&url).await.unwrap();
-        let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
         tokio::spawn(conn);
         c.batch_execute(
             "INSERT INTO jobs (tenant, queue, state, payload, run_at, max_attempts, created_at)
@@ -422,10 +412,8 @@ mod plans {
             lock_rows.contains("rows=1000 loops=1"),
             "the rescue batch must run once:\n{rescue}"
         );
-        admin
-            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-            .await
-            .unwrap();
+        drop(c);
+        schema.drop().await;
     }
 }
 
@@ -441,16 +429,8 @@ mod advisory_keys {
 
     #[tokio::test]
     async fn a_tenants_lock_does_not_hide_anothers_job() {
-        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let schema = format!("t_adv_{}_{}", std::process::id(), rand::random::<u32>());
-        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(conn);
-        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
-        let sep = if base.contains('?') { '&' } else { '?' };
-        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
-        crate::migrate(&url).await.unwrap();
-        let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
+        let schema = crate::engine::test_schema::TestSchema::new("t_adv").await;
+        let (store, url) = (schema.store().await, schema.url.clone());
         let limits = allot_core::Limits::default();
         for tenant in ["a", "b"] {
             let body = serde_json::from_value(json!({"jobs": [{"payload": tenant}]})).unwrap();
@@ -480,10 +460,7 @@ mod advisory_keys {
         tx.rollback().await.unwrap();
         assert_eq!(claim("a").await.len(), 1);
         drop(store);
-        admin
-            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-            .await
-            .unwrap();
+        schema.drop().await;
     }
 }
 

@@ -178,16 +178,8 @@ mod routing {
     /// per-request path serves it.
     #[tokio::test]
     async fn a_batched_holds_finish_knows_its_lane_without_a_read() {
-        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let schema = format!("t_route_{}_{}", std::process::id(), rand::random::<u32>());
-        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(conn);
-        admin.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
-        let sep = if base.contains('?') { '&' } else { '?' };
-        let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
-        crate::migrate(&url).await.unwrap();
-        let store = crate::PgStore::connect(&crate::PgConfig::new(url)).unwrap();
+        let schema = crate::engine::test_schema::TestSchema::new("t_route").await;
+        let store = schema.store().await;
         let limits = allot_core::Limits::default();
         let sku = validate::create_sku(
             serde_json::from_value(json!({"sku": "R", "on_hand": 10})).unwrap(),
@@ -249,9 +241,7 @@ mod routing {
             .await
             .unwrap();
         assert_eq!(store.get_sku("t", "R").await.unwrap().available, 9);
-        admin
-            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-            .await
-            .unwrap();
+        drop(store);
+        schema.drop().await;
     }
 }

@@ -1,0 +1,40 @@
+//! The crate's unit tests that need PostgreSQL run in a schema of their own on the test
+//! server (`ALLOT_TEST_DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`),
+//! dropped at the end: a `TestSchema` makes it and gives the URL that lands in it.
+
+/// A fresh schema on the test PostgreSQL and an admin connection to drop it with.
+pub(crate) struct TestSchema {
+    /// A connection outside the schema.
+    pub(crate) admin: tokio_postgres::Client,
+    /// The schema's name.
+    pub(crate) name: String,
+    /// The test server's URL with `search_path` set to the schema.
+    pub(crate) url: String,
+}
+
+impl TestSchema {
+    /// A new schema named `<prefix>_<pid>_<random>`.
+    pub(crate) async fn new(prefix: &str) -> Self {
+        let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!("{prefix}_{}_{}", std::process::id(), rand::random::<u32>());
+        let (admin, conn) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        admin.batch_execute(&format!("CREATE SCHEMA {name}")).await.unwrap();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{sep}options=-csearch_path%3D{name}");
+        TestSchema { admin, name, url }
+    }
+
+    /// A migrated store on the schema.
+    pub(crate) async fn store(&self) -> crate::PgStore {
+        crate::migrate(&self.url).await.unwrap();
+        crate::PgStore::connect(&crate::PgConfig::new(self.url.clone())).unwrap()
+    }
+
+    /// Drop the schema and everything in it.
+    pub(crate) async fn drop(self) {
+        let sql = format!("DROP SCHEMA {} CASCADE", self.name);
+        self.admin.batch_execute(&sql).await.unwrap();
+    }
+}
