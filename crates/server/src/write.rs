@@ -88,6 +88,14 @@ impl<B: WriteBody> Write<B> {
     }
 }
 
+impl Write<NoBody> {
+    /// The store's idempotency context of a write without a body, whose result is sent as
+    /// it is with `status`.
+    pub fn idempotency<T: Serialize + 'static>(self, status: StatusCode) -> Keyed<T> {
+        self.split().1.idempotency(status)
+    }
+}
+
 /// A write's key and fingerprint (`None` when it carried no `Idempotency-Key`).
 pub struct WriteKey(Option<(String, String)>);
 

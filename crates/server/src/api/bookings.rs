@@ -132,9 +132,8 @@ pub(super) async fn cancel_booking(
     Path(id): Path<String>,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.cancel_booking(&tenant, &id, idem).await?,
@@ -151,9 +150,8 @@ pub(super) async fn confirm_booking(
     Path(id): Path<String>,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.confirm_booking(&tenant, &id, idem).await?,
@@ -170,9 +168,8 @@ pub(super) async fn release_booking(
     Path(id): Path<String>,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
     id_path("booking", &id)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.bookings.release_booking(&tenant, &id, idem).await?,

@@ -74,9 +74,8 @@ pub(super) async fn release_hold(
     Caller { tenant, actor }: Caller,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
     id_path("hold", &id)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     let result = st
         .stores
         .holds

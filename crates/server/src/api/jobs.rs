@@ -184,8 +184,7 @@ pub(super) async fn cancel_job(
     Path(id): Path<String>,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.jobs.cancel_job(&tenant, job_id(&id)?, idem).await?,
@@ -202,8 +201,7 @@ pub(super) async fn retry_job(
     Path(id): Path<String>,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     Ok(respond(
         StatusCode::OK,
         st.stores.jobs.retry_job(&tenant, job_id(&id)?, idem).await?,

@@ -122,9 +122,8 @@ pub(super) async fn cancel_allocation(
     Caller { tenant, actor }: Caller,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    let (_, key) = write.split();
     id_path("allocation", &id)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let idem = write.idempotency(StatusCode::OK);
     let result = st
         .stores
         .stock
