@@ -6,7 +6,7 @@
 //! Pure: generating a secret (randomness) and hashing it are the caller's; this module holds
 //! the types, the scope rules and the validation of a new key.
 
-use crate::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -122,7 +122,7 @@ impl FromStr for Scope {
         Scope::ALL
             .into_iter()
             .find(|x| x.name() == s)
-            .ok_or_else(|| AllotError::invalid(format!("unknown scope `{}`", crate::input::echo(s))))
+            .ok_or_else(|| AllotError::invalid(format!("unknown scope `{}`", crate::support::input::echo(s))))
     }
 }
 
@@ -177,14 +177,14 @@ pub struct NewKey {
 }
 
 /// Validate a new key of `tenant`: a name (an identifier, see
-/// [`crate::input::identifier`]), at least one scope, each once, a sane rate. Returns the
+/// [`crate::support::input::identifier`]), at least one scope, each once, a sane rate. Returns the
 /// name as it is kept (NFC).
-pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::Limits) -> Result<String> {
+pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::support::limits::Limits) -> Result<String> {
     crate::validate::name("tenant", tenant, limits)?;
     if body.name.is_empty() {
         return Err(AllotError::invalid("name must not be empty"));
     }
-    let name = crate::input::identifier("name", &body.name, "max_key_name_len", MAX_KEY_NAME_LEN)?;
+    let name = crate::support::input::identifier("name", &body.name, "max_key_name_len", MAX_KEY_NAME_LEN)?;
     if body.scopes.is_empty() {
         return Err(AllotError::invalid("scopes must name at least one scope"));
     }
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn new_keys_are_checked() {
-        let l = crate::Limits::default();
+        let l = crate::support::limits::Limits::default();
         let body = |name: &str, scopes: Vec<Scope>, rate| NewKeyBody {
             name: name.into(),
             scopes,

@@ -23,27 +23,12 @@
 //!   [`crate::booking::BookingOverlap`]).
 
 use crate::job::JobState;
+pub use crate::violation::AuditViolation;
 use serde::{Deserialize, Serialize};
 
 /// Most overlapping booking pairs a report lists (the count of the rest is not read: one pair
 /// is already a broken invariant).
 pub const MAX_LISTED_OVERLAPS: usize = 1000;
-
-/// One SKU's (or one unit claim's) broken rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AuditViolation {
-    /// The tenant the SKU belongs to.
-    pub tenant: String,
-    /// The SKU.
-    pub sku: String,
-    /// The allocation, hold or transfer whose books are broken (`None`: the SKU's own
-    /// figures, or a unit claim, which `problem` names).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object: Option<crate::books::AuditObject>,
-    /// What is wrong, in words.
-    pub problem: String,
-}
 
 /// One job's broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

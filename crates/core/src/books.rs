@@ -25,30 +25,8 @@
 
 use crate::hold::HoldStatus;
 use crate::model::AllocationStatus;
-use serde::{Deserialize, Serialize};
-
-/// What kind of object a violation names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum AuditObjectKind {
-    /// An allocation (`/v1/allocations/{id}`).
-    Allocation,
-    /// A hold (`/v1/holds/{id}`).
-    Hold,
-    /// A transfer between locations.
-    Transfer,
-}
-
-/// The object whose books a violation found broken.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AuditObject {
-    /// Its kind.
-    pub kind: AuditObjectKind,
-    /// Its id.
-    pub id: String,
-}
+use crate::violation::AuditViolation;
+pub use crate::violation::{AuditObject, AuditObjectKind};
 
 /// One (allocation, SKU) as the audit reads it: what the allocation row says and what the
 /// ledger entries and return records pointing at it add up to. A side that has no row reads
@@ -123,8 +101,8 @@ pub struct TransferAuditRow {
     pub held_delta: i64,
 }
 
-fn violation(tenant: &str, sku: &str, kind: AuditObjectKind, id: &str, problem: String) -> crate::AuditViolation {
-    crate::AuditViolation {
+fn violation(tenant: &str, sku: &str, kind: AuditObjectKind, id: &str, problem: String) -> AuditViolation {
+    AuditViolation {
         tenant: tenant.to_string(),
         sku: sku.to_string(),
         object: Some(AuditObject {
@@ -136,7 +114,7 @@ fn violation(tenant: &str, sku: &str, kind: AuditObjectKind, id: &str, problem: 
 }
 
 /// The allocation rules (module docs) over one row; every broken one.
-pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<crate::AuditViolation> {
+pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<AuditViolation> {
     let mut p = Vec::new();
     let back = r.cancelled_back + r.returned_back + r.damaged;
     let Some(status) = r.status else {
@@ -184,7 +162,7 @@ pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<crate::AuditViolatio
     as_violations(r, p)
 }
 
-fn as_violations(r: &AllocationAuditRow, problems: Vec<String>) -> Vec<crate::AuditViolation> {
+fn as_violations(r: &AllocationAuditRow, problems: Vec<String>) -> Vec<AuditViolation> {
     let kind = AuditObjectKind::Allocation;
     problems
         .into_iter()
@@ -193,7 +171,7 @@ fn as_violations(r: &AllocationAuditRow, problems: Vec<String>) -> Vec<crate::Au
 }
 
 /// The hold rules (module docs) over one row; every broken one.
-pub fn hold_violations(r: &HoldAuditRow) -> Vec<crate::AuditViolation> {
+pub fn hold_violations(r: &HoldAuditRow) -> Vec<AuditViolation> {
     let mut p = Vec::new();
     match r.status {
         None => p.push("ledger entries point at a hold that does not exist".to_string()),
@@ -234,7 +212,7 @@ pub fn hold_violations(r: &HoldAuditRow) -> Vec<crate::AuditViolation> {
 }
 
 /// The transfer rule (module docs).
-pub fn transfer_violation(r: &TransferAuditRow) -> Option<crate::AuditViolation> {
+pub fn transfer_violation(r: &TransferAuditRow) -> Option<AuditViolation> {
     if r.entries == 2 && r.skus == 1 && r.locations == 2 && r.delta == 0 && r.held_delta == 0 {
         return None;
     }

@@ -4,9 +4,9 @@
 //! value, so a decorator states what it changes (`allot_redis::RedisGated` adds the Redis
 //! strategies) and forwards nothing.
 
-use crate::clock::Clock;
 use crate::job::ClaimStrategy;
 use crate::strategy::{Backend, BookingStrategy, Strategy, UnitStrategy};
+use crate::support::clock::Clock;
 use crate::support::error::{AllotError, Result};
 use std::sync::Arc;
 

@@ -17,12 +17,14 @@ pub mod job;
 pub mod location;
 pub mod model;
 pub mod returns;
+pub mod status;
 pub mod store;
 pub mod stores;
 pub mod strategy;
 pub mod support;
 pub mod unit;
 pub mod validate;
+pub mod violation;
 
 pub use support::{clock, error, input, limits, retry};
 

@@ -7,10 +7,10 @@
 //! request changes nothing, so a retry of it runs again.
 
 use crate::booking::{Booking, BookingRequest};
-use crate::error::Result;
 use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
 use crate::model::{Adjustment, Allocation, AllocationRequest, CreateSku, LedgerEntry, Sku};
+use crate::support::error::Result;
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
 
@@ -64,7 +64,9 @@ impl<T> Executed<T> {
     pub fn fresh(self) -> Result<T> {
         match self {
             Executed::Fresh(v) => Ok(v),
-            Executed::Replayed(_) => Err(crate::AllotError::Internal("a replay where no key was given".into())),
+            Executed::Replayed(_) => Err(crate::support::error::AllotError::Internal(
+                "a replay where no key was given".into(),
+            )),
         }
     }
 }
@@ -421,7 +423,7 @@ pub trait KeyStore: Send + Sync + 'static {
 }
 
 /// Every domain trait on one object: what a backend implements, and what
-/// [`crate::Stores::of`] splits into one handle per domain for the server.
+/// [`crate::stores::Stores::of`] splits into one handle per domain for the server.
 pub trait Store:
     crate::capabilities::Capable + StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore
 {
@@ -443,7 +445,7 @@ impl<
 /// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
 /// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot
 /// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get
-/// [`crate::Stores`], so a decorator of the request paths (`allot_redis::RedisGated`) does
+/// [`crate::stores::Stores`], so a decorator of the request paths (`allot_redis::RedisGated`) does
 /// not wrap it. Each method works across tenants (or names the one it works in) and finishes every row
 /// within its own tenant.
 #[async_trait]

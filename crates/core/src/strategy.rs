@@ -1,6 +1,6 @@
 //! Allocation strategies (ARCHITECTURE.md, "Strategies") and backends.
 
-use crate::error::AllotError;
+use crate::support::error::{AllotError, Unsupported};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -43,7 +43,7 @@ pub enum Strategy {
     /// SQLite: every request is one `BEGIN IMMEDIATE` transaction on one writer thread.
     Serialized,
     /// PostgreSQL: requests that arrive while a transaction on their keys is in flight wait
-    /// for the next one, which serves them all (see [`crate::batch`]).
+    /// for the next one, which serves them all (see `batch.rs`).
     Batched,
     /// Redis admission gate: a Lua check-and-decrement of a per-SKU counter in Redis answers
     /// sold-out requests; admitted ones run the `atomic` path on PostgreSQL, the record and
@@ -119,9 +119,9 @@ impl FromStr for Strategy {
             .find(|st| st.name() == s)
             // Not `AllotError::unsupported_strategy`: that one parses the name for its hint.
             .ok_or_else(|| AllotError::UnsupportedStrategy {
-                strategy: crate::input::echo(s),
+                strategy: crate::support::input::echo(s),
                 backend: "any",
-                reason: crate::error::Unsupported::Other,
+                reason: crate::support::error::Unsupported::Other,
             })
     }
 }
@@ -270,6 +270,30 @@ pub fn fnv1a_64(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+/// The strategy errors, here so that the error type needs no strategy.
+impl AllotError {
+    /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with the reason: a
+    /// Redis strategy without Redis, the unsafe `naive` not allowed, SQLite's `serialized`
+    /// only, or none of those.
+    pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
+        let parsed = strategy.parse::<Strategy>();
+        let reason = if parsed.as_ref().is_ok_and(|s| s.needs_redis()) && backend == "postgres" {
+            Unsupported::NeedsRedis
+        } else if parsed.is_ok_and(|s| s.is_unsafe()) {
+            Unsupported::Unsafe
+        } else if backend == "sqlite" {
+            Unsupported::SqliteSerializedOnly
+        } else {
+            Unsupported::Other
+        };
+        AllotError::UnsupportedStrategy {
+            strategy: crate::support::error::echo(strategy),
+            backend,
+            reason,
+        }
+    }
 }
 
 #[cfg(test)]

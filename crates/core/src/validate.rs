@@ -1,5 +1,5 @@
-//! Validation of request bodies against [`Limits`](crate::Limits), one entry point per body.
-//! Pure functions: a body in, a validated request or an [`AllotError`](crate::AllotError) out.
+//! Validation of request bodies against [`Limits`](crate::support::limits::Limits), one entry point per body.
+//! Pure functions: a body in, a validated request or an [`AllotError`](crate::support::error::AllotError) out.
 //! Each domain module owns the validation of its bodies (`model::validate`, `hold::validate`,
 //! …) and the rules they share are in `support::checks`; this module names them all in one
 //! place.
@@ -16,12 +16,15 @@ pub use crate::unit::validate::{add_units, unit_claim};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::booking::BookingBody;
+    use crate::hold::HoldBody;
+    use crate::job::ClaimStrategy;
     use crate::location::{LocationBody, Placement, PlacementBody, SetLevelBody, TransferBody};
+    use crate::model::{AdjustmentBody, AllocationBody, CreateSkuBody, LineBody};
     use crate::strategy::Strategy;
-    use crate::{
-        AdjustmentBody, AllocationBody, BookingBody, BookingStrategy, ClaimStrategy, CreateSkuBody, HoldBody, Limits,
-        LineBody, NewUnit, UnitAllocationBody, UnitColumn, UnitStrategy, UnitsBody,
-    };
+    use crate::strategy::{BookingStrategy, UnitStrategy};
+    use crate::support::limits::Limits;
+    use crate::unit::{NewUnit, UnitAllocationBody, UnitColumn, UnitsBody};
     use proptest::prelude::{prop_assert, prop_assert_eq, proptest};
 
     fn l() -> Limits {
@@ -229,7 +232,7 @@ mod tests {
             "limit_exceeded"
         );
 
-        let now = crate::input::instant("now", chrono::Utc::now()).unwrap();
+        let now = crate::support::input::instant("now", chrono::Utc::now()).unwrap();
         let unit = |serial: &str| NewUnit {
             serial: serial.into(),
             location: None,

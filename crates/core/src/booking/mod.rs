@@ -10,52 +10,13 @@
 
 pub mod validate;
 
-use crate::BookingStrategy;
+use crate::strategy::BookingStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// A booking's life cycle. `confirmed` and (unexpired) `held` block their range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum BookingStatus {
-    /// Booked for good.
-    Confirmed,
-    /// Tentative until `expires_at` (then `expired`), confirm or release.
-    Held,
-    /// Cancelled by the client (`DELETE /v1/bookings/{id}`); the range is free.
-    Cancelled,
-    /// A held booking given back before expiry.
-    Released,
-    /// A held booking whose `expires_at` passed.
-    Expired,
-}
+pub use crate::status::BookingStatus;
 
 impl BookingStatus {
-    /// Stored and wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BookingStatus::Confirmed => "confirmed",
-            BookingStatus::Held => "held",
-            BookingStatus::Cancelled => "cancelled",
-            BookingStatus::Released => "released",
-            BookingStatus::Expired => "expired",
-        }
-    }
-
-    /// Parse a stored name.
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            BookingStatus::Confirmed,
-            BookingStatus::Held,
-            BookingStatus::Cancelled,
-            BookingStatus::Released,
-            BookingStatus::Expired,
-        ]
-        .into_iter()
-        .find(|b| b.as_str() == s)
-    }
-
     /// What a reader sees at `now`: a held booking past `expires_at` is `expired`.
     pub fn effective(self, expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Self {
         match (self, expires_at) {
@@ -66,10 +27,15 @@ impl BookingStatus {
 
     /// Whether a booking stored in this status with `expires_at` may be extended at `now`:
     /// only a held one not yet expired; otherwise `booking_*` naming its status.
-    pub fn extend_refusal(self, id: &str, expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> crate::Result<()> {
+    pub fn extend_refusal(
+        self,
+        id: &str,
+        expires_at: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> crate::support::error::Result<()> {
         match self.effective(expires_at, now) {
             BookingStatus::Held => Ok(()),
-            status => Err(crate::AllotError::BookingNotActive {
+            status => Err(crate::support::error::AllotError::BookingNotActive {
                 id: id.to_string(),
                 status,
             }),
@@ -227,16 +193,16 @@ pub struct BookingOverlap {
 
 /// Parse an RFC 3339 instant that must carry an offset (`Z` or `±hh:mm`); answers
 /// `invalid_request` naming the field.
-pub fn parse_instant(field: &str, value: &str) -> crate::Result<DateTime<Utc>> {
+pub fn parse_instant(field: &str, value: &str) -> crate::support::error::Result<DateTime<Utc>> {
     let t = DateTime::parse_from_rfc3339(value)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| {
-            crate::AllotError::invalid(format!(
+            crate::support::error::AllotError::invalid(format!(
                 "{field}: `{}` is not an RFC 3339 time with an offset (e.g. 2026-03-01T14:00:00Z): {e}",
-                crate::input::echo(value)
+                crate::support::input::echo(value)
             ))
         })?;
-    crate::input::instant(field, t)
+    crate::support::input::instant(field, t)
 }
 
 #[cfg(test)]

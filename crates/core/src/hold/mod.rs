@@ -15,45 +15,9 @@ use crate::unit::Unit;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// The life cycle of a hold. `held` is the only state with quantity set aside; the others
-/// are final.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum HoldStatus {
-    /// Quantity moved from available to held, until `expires_at`.
-    Held,
-    /// Turned into an allocation (same id): on_hand and held both dropped.
-    Confirmed,
-    /// Given back by the client before expiry.
-    Released,
-    /// Given back because `expires_at` passed.
-    Expired,
-}
+pub use crate::status::HoldStatus;
 
 impl HoldStatus {
-    /// The stored and wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HoldStatus::Held => "held",
-            HoldStatus::Confirmed => "confirmed",
-            HoldStatus::Released => "released",
-            HoldStatus::Expired => "expired",
-        }
-    }
-
-    /// Parse a stored name; `None` for anything else.
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            HoldStatus::Held,
-            HoldStatus::Confirmed,
-            HoldStatus::Released,
-            HoldStatus::Expired,
-        ]
-        .into_iter()
-        .find(|h| h.as_str() == s)
-    }
-
     /// The ledger entry of a hold reaching this status (`Held` records the hold itself).
     pub fn ledger_kind(self) -> crate::model::LedgerKind {
         use crate::model::LedgerKind;
@@ -101,10 +65,10 @@ impl HoldKind {
         [HoldKind::Stock, HoldKind::Units].into_iter().find(|k| k.as_str() == s)
     }
 
-    /// Parse a stored strategy name in this kind's family (a stock [`crate::Strategy`] or a
-    /// [`crate::UnitStrategy`]); `None` for a name the family does not have.
-    pub fn strategy(self, name: &str) -> Option<crate::TakenWith> {
-        use crate::{TakenWith, UnitStrategy};
+    /// Parse a stored strategy name in this kind's family (a stock [`crate::strategy::Strategy`] or a
+    /// [`crate::strategy::UnitStrategy`]); `None` for a name the family does not have.
+    pub fn strategy(self, name: &str) -> Option<crate::strategy::TakenWith> {
+        use crate::strategy::{TakenWith, UnitStrategy};
         match self {
             HoldKind::Stock => name.parse().ok().map(TakenWith::Stock),
             HoldKind::Units => UnitStrategy::parse(name).map(TakenWith::Units),
@@ -128,7 +92,7 @@ pub struct Hold {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units: Option<Vec<Unit>>,
     /// The strategy that took the quantity.
-    pub strategy: crate::TakenWith,
+    pub strategy: crate::strategy::TakenWith,
     /// When the hold lapses (UTC).
     pub expires_at: DateTime<Utc>,
     /// When it was made (UTC).
@@ -184,11 +148,11 @@ pub struct ConfirmLine {
 ///
 /// Errors: `insufficient_stock` (with what the hold holds as `available`) for more than the
 /// hold holds of a SKU, or for a SKU it does not hold.
-pub fn keep_of(pieces: &[(String, i64)], wanted: &[(String, i64)]) -> crate::Result<Vec<i64>> {
+pub fn keep_of(pieces: &[(String, i64)], wanted: &[(String, i64)]) -> crate::support::error::Result<Vec<i64>> {
     for (sku, q) in wanted {
         let held: i64 = pieces.iter().filter(|(s, _)| s == sku).map(|(_, n)| n).sum();
         if *q > held {
-            return Err(crate::AllotError::InsufficientStock {
+            return Err(crate::support::error::AllotError::InsufficientStock {
                 sku: sku.clone(),
                 requested: *q,
                 available: held,
@@ -250,10 +214,10 @@ pub fn extend_refusal(
     stored: HoldStatus,
     expires_at: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> crate::Result<()> {
+) -> crate::support::error::Result<()> {
     match stored.effective(expires_at, now) {
         HoldStatus::Held => Ok(()),
-        status => Err(crate::AllotError::HoldNotActive {
+        status => Err(crate::support::error::AllotError::HoldNotActive {
             id: id.to_string(),
             status,
         }),
@@ -321,10 +285,10 @@ pub fn confirm_refusal(
     stored: HoldStatus,
     expires_at: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> crate::Result<()> {
+) -> crate::support::error::Result<()> {
     match stored.effective(expires_at, now) {
         HoldStatus::Confirmed => Ok(()),
-        status => Err(crate::AllotError::HoldNotActive {
+        status => Err(crate::support::error::AllotError::HoldNotActive {
             id: id.to_string(),
             status,
         }),

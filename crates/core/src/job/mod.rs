@@ -299,11 +299,15 @@ pub struct QueueCounts {
 impl QueueCounts {
     /// The counts of `queue` from `(stored state name, count)` rows; states without a row
     /// count 0. A stored name no state has is an internal error.
-    pub fn from_rows(queue: &str, rows: impl IntoIterator<Item = (String, i64)>) -> crate::Result<Self> {
+    pub fn from_rows(
+        queue: &str,
+        rows: impl IntoIterator<Item = (String, i64)>,
+    ) -> crate::support::error::Result<Self> {
         let mut counts: std::collections::BTreeMap<JobState, i64> = JobState::ALL.iter().map(|s| (*s, 0)).collect();
         for (state, n) in rows {
-            let s = JobState::parse(&state)
-                .ok_or_else(|| crate::AllotError::Internal(format!("job of unknown state `{state}`")))?;
+            let s = JobState::parse(&state).ok_or_else(|| {
+                crate::support::error::AllotError::Internal(format!("job of unknown state `{state}`"))
+            })?;
             counts.insert(s, n);
         }
         Ok(QueueCounts {

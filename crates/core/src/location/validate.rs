@@ -68,7 +68,7 @@ pub fn transfer(id: String, body: TransferBody, limits: &Limits) -> Result<Trans
     name("to", &body.to, limits)?;
     quantity("quantity", body.quantity, 1, limits)?;
     if body.from == body.to {
-        return Err(AllotError::SameLocation(crate::input::echo(&body.from)));
+        return Err(AllotError::SameLocation(crate::support::input::echo(&body.from)));
     }
     Ok(Transfer {
         id,

@@ -296,7 +296,7 @@ pub struct Allocation {
     /// The lines, sorted by SKU (the order they were locked in).
     pub lines: Vec<AllocationLine>,
     /// The strategy that served it.
-    pub strategy: crate::TakenWith,
+    pub strategy: crate::strategy::TakenWith,
     /// When it was made (UTC).
     pub created_at: DateTime<Utc>,
 }
@@ -400,7 +400,7 @@ pub struct AllocationRequest {
     /// Lines sorted by SKU, each SKU once.
     pub lines: Vec<AllocationLine>,
     /// The strategy to run.
-    pub strategy: crate::Strategy,
+    pub strategy: crate::strategy::Strategy,
     /// Hash of the request id, used by `segmented` to pick the first bucket.
     pub spread_hash: u64,
     /// Where unpinned lines are taken from.
@@ -461,11 +461,15 @@ pub struct BucketCounts {
 /// its held units). Returns `(bucket, on_hand change)` for buckets that change.
 ///
 /// Errors: `insufficient_stock` when the new total available would be negative.
-pub fn plan_rebalance(sku: &str, buckets: &[BucketCounts], delta: i64) -> crate::Result<Vec<(u32, i64)>> {
+pub fn plan_rebalance(
+    sku: &str,
+    buckets: &[BucketCounts],
+    delta: i64,
+) -> crate::support::error::Result<Vec<(u32, i64)>> {
     let before: i64 = buckets.iter().map(|b| b.on_hand - b.held).sum();
     let available = before + delta;
     if available < 0 {
-        return Err(crate::AllotError::InsufficientStock {
+        return Err(crate::support::error::AllotError::InsufficientStock {
             sku: sku.to_string(),
             requested: -delta,
             available: before,
@@ -506,7 +510,7 @@ mod tests {
             match plan_rebalance("S", &buckets, delta) {
                 Err(e) => {
                     prop_assert!(avail + delta < 0);
-                    prop_assert_eq!(e, crate::AllotError::InsufficientStock { sku: "S".into(), requested: -delta, available: avail });
+                    prop_assert_eq!(e, crate::support::error::AllotError::InsufficientStock { sku: "S".into(), requested: -delta, available: avail });
                 }
                 Ok(plan) => {
                     let mut after: Vec<BucketCounts> = buckets.clone();

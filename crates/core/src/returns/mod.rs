@@ -118,13 +118,13 @@ pub fn settle_line(
     line: &mut ReturnLine,
     of: Option<&crate::model::AllocationLine>,
     cancelled: bool,
-) -> crate::Result<()> {
+) -> crate::support::error::Result<()> {
     let left = match of {
         Some(l) if !cancelled => l.quantity - l.returned,
         _ => 0,
     };
     if line.quantity > left {
-        return Err(crate::AllotError::ExceedsAllocation {
+        return Err(crate::support::error::AllotError::ExceedsAllocation {
             sku: line.sku.clone(),
             requested: line.quantity,
             left,

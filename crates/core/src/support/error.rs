@@ -11,7 +11,7 @@ pub enum AllotError {
     /// Malformed input: bad JSON, wrong types, quantity <= 0, bad name. HTTP 400 `invalid_request`.
     #[error("{0}")]
     InvalidRequest(String),
-    /// A named limit (see [`crate::Limits`]) was exceeded. HTTP 400 `limit_exceeded`
+    /// A named limit (see [`crate::support::limits::Limits`]) was exceeded. HTTP 400 `limit_exceeded`
     /// (413 when `limit` is `max_body_bytes`).
     #[error("limit {limit} ({max}) exceeded: {message}")]
     LimitExceeded {
@@ -127,7 +127,7 @@ pub enum AllotError {
         /// The hold.
         id: String,
         /// Its effective status.
-        status: crate::hold::HoldStatus,
+        status: crate::status::HoldStatus,
     },
     /// The range overlaps a blocking booking of the resource. HTTP 409 `booking_overlap`.
     #[error("the range overlaps booking {}", conflicting_booking_id.as_deref().unwrap_or("(unknown)"))]
@@ -142,7 +142,7 @@ pub enum AllotError {
         /// The booking.
         id: String,
         /// Its effective status.
-        status: crate::booking::BookingStatus,
+        status: crate::status::BookingStatus,
     },
     /// The job's lease token is no longer valid (completed, failed, rescued or re-leased
     /// since). HTTP 409 `lease_lost`; nothing changed.
@@ -233,6 +233,19 @@ impl Unsupported {
     }
 }
 
+/// Longest text echoed back inside an error message, chars; longer values are cut with `…`.
+pub const MAX_ECHO_CHARS: usize = 64;
+
+/// `value` cut to [`MAX_ECHO_CHARS`] for an error message (never echo unbounded input).
+pub fn echo(value: &str) -> String {
+    if value.chars().count() <= MAX_ECHO_CHARS {
+        return value.to_string();
+    }
+    let mut s: String = value.chars().take(MAX_ECHO_CHARS).collect();
+    s.push('…');
+    s
+}
+
 impl AllotError {
     /// The stable snake_case error code (README.md, "Errors").
     pub fn code(&self) -> &'static str {
@@ -251,18 +264,18 @@ impl AllotError {
             AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
-                crate::hold::HoldStatus::Expired => "hold_expired",
-                crate::hold::HoldStatus::Released => "hold_released",
-                crate::hold::HoldStatus::Confirmed => "hold_confirmed",
-                crate::hold::HoldStatus::Held => "hold_held",
+                crate::status::HoldStatus::Expired => "hold_expired",
+                crate::status::HoldStatus::Released => "hold_released",
+                crate::status::HoldStatus::Confirmed => "hold_confirmed",
+                crate::status::HoldStatus::Held => "hold_held",
             },
             AllotError::BookingOverlap { .. } => "booking_overlap",
             AllotError::BookingNotActive { status, .. } => match status {
-                crate::booking::BookingStatus::Expired => "booking_expired",
-                crate::booking::BookingStatus::Cancelled => "booking_cancelled",
-                crate::booking::BookingStatus::Released => "booking_released",
-                crate::booking::BookingStatus::Confirmed => "booking_confirmed",
-                crate::booking::BookingStatus::Held => "booking_held",
+                crate::status::BookingStatus::Expired => "booking_expired",
+                crate::status::BookingStatus::Cancelled => "booking_cancelled",
+                crate::status::BookingStatus::Released => "booking_released",
+                crate::status::BookingStatus::Confirmed => "booking_confirmed",
+                crate::status::BookingStatus::Held => "booking_held",
             },
             AllotError::LeaseLost { .. } | AllotError::Fenced { .. } => "lease_lost",
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
@@ -282,41 +295,17 @@ impl AllotError {
         AllotError::InvalidRequest(msg.into())
     }
 
-    /// `unsupported_strategy` for `strategy` (a wire name) on `backend`, with the reason: a
-    /// Redis strategy without Redis, the unsafe `naive` not allowed, SQLite's `serialized`
-    /// only, or none of those.
-    pub fn unsupported_strategy(strategy: &str, backend: &'static str) -> Self {
-        let parsed = strategy.parse::<crate::Strategy>();
-        let reason = if parsed.as_ref().is_ok_and(|s| s.needs_redis()) && backend == "postgres" {
-            Unsupported::NeedsRedis
-        } else if parsed.is_ok_and(|s| s.is_unsafe()) {
-            Unsupported::Unsafe
-        } else if backend == "sqlite" {
-            Unsupported::SqliteSerializedOnly
-        } else {
-            Unsupported::Other
-        };
-        AllotError::UnsupportedStrategy {
-            strategy: crate::input::echo(strategy),
-            backend,
-            reason,
-        }
-    }
-
     /// `wrong_tracking` for a SKU used with the wrong kind of request: `units` says whether
     /// the SKU is unit-tracked.
     pub fn wrong_tracking(sku: &str, units: bool) -> Self {
-        AllotError::WrongTracking {
-            sku: crate::input::echo(sku),
-            units,
-        }
+        AllotError::WrongTracking { sku: echo(sku), units }
     }
 
     /// Shorthand for [`AllotError::NotFound`].
     pub fn not_found(kind: &'static str, id: impl Into<String>) -> Self {
         AllotError::NotFound {
             kind,
-            id: crate::input::echo(&id.into()),
+            id: echo(&id.into()),
         }
     }
 }

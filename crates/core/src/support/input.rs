@@ -1,5 +1,5 @@
 //! The boundary policy for scalar inputs, one rule per kind of value, applied by
-//! [`crate::validate`] to every field of every request so that both backends store — and
+//! the validators (`validate.rs`) to every field of every request so that both backends store — and
 //! refuse — exactly the same things:
 //!
 //! - **tokens** (lease tokens, idempotency keys, strategy names as echoed): no control
@@ -17,7 +17,7 @@
 //! - **instants**: between 1970-01-01 and 9999-12-31 UTC, no leap second, truncated to whole
 //!   microseconds (the precision both stores keep, so an answer echoes what was stored).
 
-use crate::{AllotError, Result};
+use crate::support::error::{AllotError, Result};
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 /// The earliest instant accepted (the Unix epoch): SQLite keeps instants as microseconds
@@ -25,18 +25,7 @@ use chrono::{DateTime, Datelike, Timelike, Utc};
 pub const MIN_YEAR: i32 = 1970;
 /// The latest year accepted: RFC 3339 has four-digit years.
 pub const MAX_YEAR: i32 = 9999;
-/// Longest text echoed back inside an error message, chars; longer values are cut with `…`.
-pub const MAX_ECHO_CHARS: usize = 64;
-
-/// `value` cut to [`MAX_ECHO_CHARS`] for an error message (never echo unbounded input).
-pub fn echo(value: &str) -> String {
-    if value.chars().count() <= MAX_ECHO_CHARS {
-        return value.to_string();
-    }
-    let mut s: String = value.chars().take(MAX_ECHO_CHARS).collect();
-    s.push('…');
-    s
-}
+pub use crate::support::error::{echo, MAX_ECHO_CHARS};
 
 fn too_long(field: &str, limit: &'static str, max: usize, len: usize, unit: &str) -> AllotError {
     AllotError::LimitExceeded {

@@ -8,7 +8,7 @@
 
 pub mod validate;
 
-use crate::UnitStrategy;
+use crate::strategy::UnitStrategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 

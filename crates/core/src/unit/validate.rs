@@ -9,9 +9,9 @@ use crate::unit::{AddUnits, OrderKey, UnitAllocationBody, UnitClaim, UnitColumn,
 use std::collections::HashSet;
 
 /// A serial, lot, unit location or unique key: an identifier (no format characters, kept in
-/// NFC; see [`crate::input::identifier`]) within `max_unit_field_len` chars.
+/// NFC; see [`crate::support::input::identifier`]) within `max_unit_field_len` chars.
 pub(crate) fn unit_identifier(what: &str, value: &str, limits: &Limits) -> Result<String> {
-    crate::input::identifier(what, value, "max_unit_field_len", limits.max_unit_field_len)
+    crate::support::input::identifier(what, value, "max_unit_field_len", limits.max_unit_field_len)
 }
 
 /// Validate `POST /v1/skus/{sku}/units`: 1..=`max_batch_insert` units, serials non-empty

@@ -66,8 +66,8 @@ mod tenant_migration {
         )
         .await
         .unwrap();
-        crate::migrate(&url).await.unwrap();
-        let store = crate::PgStore::connect(&crate::PgConfig::new(url.clone())).unwrap();
+        crate::engine::migrate::migrate(&url).await.unwrap();
+        let store = crate::engine::store::PgStore::connect(&crate::engine::config::PgConfig::new(url.clone())).unwrap();
         let d = allot_core::access::DEFAULT_TENANT;
         let old = store.get_sku(d, "OLD").await.unwrap();
         assert_eq!(old.on_hand, 5);

@@ -72,7 +72,7 @@ impl Capable for PgStore {
 
 impl PgStore {
     /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
-    /// call [`crate::migrate`] first.
+    /// call [`crate::engine::migrate::migrate`] first.
     pub fn connect(cfg: &PgConfig) -> Result<Self> {
         let pg = tokio_postgres::Config::from_str(&cfg.url)
             .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;

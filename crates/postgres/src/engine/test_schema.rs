@@ -27,9 +27,9 @@ impl TestSchema {
     }
 
     /// A migrated store on the schema.
-    pub(crate) async fn store(&self) -> crate::PgStore {
-        crate::migrate(&self.url).await.unwrap();
-        crate::PgStore::connect(&crate::PgConfig::new(self.url.clone())).unwrap()
+    pub(crate) async fn store(&self) -> crate::engine::store::PgStore {
+        crate::engine::migrate::migrate(&self.url).await.unwrap();
+        crate::engine::store::PgStore::connect(&crate::engine::config::PgConfig::new(self.url.clone())).unwrap()
     }
 
     /// Drop the schema and everything in it.
