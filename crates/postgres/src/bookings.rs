@@ -21,7 +21,8 @@ use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::error::SqlState;
 
 const COLS: &str =
-    "id, resource, lower(during), upper(during), holder, metadata, status, strategy, expires_at, created_at";
+    "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, metadata, status, strategy, expires_at,
+     created_at";
 /// `$11`: the tenant.
 const SQL_INSERT: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
@@ -49,20 +50,21 @@ const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
 const MAX_BOOKING_ATTEMPTS: u32 = 3;
 
 fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
-    let stored = BookingStatus::parse(r.get(6)).ok_or_else(|| AllotError::Internal("bad booking status".into()))?;
-    let expires_at: Option<DateTime<Utc>> = r.get(8);
+    let stored =
+        BookingStatus::parse(r.get("status")).ok_or_else(|| AllotError::Internal("bad booking status".into()))?;
+    let expires_at: Option<DateTime<Utc>> = r.get("expires_at");
     Ok(Booking {
-        id: r.get(0),
-        resource: r.get(1),
-        start: r.get(2),
-        end: r.get(3),
-        holder: r.get(4),
-        metadata: crate::engine::errors::col(r, 5)?,
+        id: r.get("id"),
+        resource: r.get("resource"),
+        start: r.get("start"),
+        end: r.get("end"),
+        holder: r.get("holder"),
+        metadata: crate::engine::errors::col(r, "metadata")?,
         status: stored.effective(expires_at, now),
-        strategy: BookingStrategy::parse(r.get(7))
+        strategy: BookingStrategy::parse(r.get("strategy"))
             .ok_or_else(|| AllotError::Internal("bad booking strategy".into()))?,
         expires_at,
-        created_at: r.get(9),
+        created_at: r.get("created_at"),
     })
 }
 

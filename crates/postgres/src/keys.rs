@@ -11,21 +11,21 @@ use chrono::{DateTime, Utc};
 const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at, revoked_at";
 
 fn key_of(r: &tokio_postgres::Row) -> Result<ApiKey> {
-    let names: Vec<String> = r.get(3);
+    let names: Vec<String> = r.get("scopes");
     let scopes = names
         .iter()
         .map(|n| n.parse::<Scope>())
         .collect::<Result<Vec<_>>>()
         .map_err(|_| AllotError::Internal("a key with an unknown scope".into()))?;
     Ok(ApiKey {
-        id: r.get(0),
-        tenant: r.get(1),
-        name: r.get(2),
+        id: r.get("id"),
+        tenant: r.get("tenant"),
+        name: r.get("name"),
         scopes,
-        prefix: r.get(4),
-        rate_per_s: r.get::<_, Option<i32>>(5).map(|v| v as u32),
-        created_at: r.get(6),
-        revoked_at: r.get(7),
+        prefix: r.get("prefix"),
+        rate_per_s: r.get::<_, Option<i32>>("rate_per_s").map(|v| v as u32),
+        created_at: r.get("created_at"),
+        revoked_at: r.get("revoked_at"),
     })
 }
 

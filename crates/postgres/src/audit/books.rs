@@ -30,8 +30,10 @@ WITH al AS (SELECT a.tenant, a.id, a.status, l->>'sku' AS sku, sum((l->>'quantit
                    COALESCE(sum(quantity) FILTER (WHERE state = 'damaged'), 0)::int8 AS damaged
               FROM returns WHERE $1::text IS NULL OR tenant = $1 GROUP BY 1, 2, 3),
      k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt)
-SELECT k.tenant, k.id, k.sku, al.status, COALESCE(al.q, 0), COALESCE(al.stored, 0), COALESCE(lg.out, 0),
-       COALESCE(lg.cancelled, 0), COALESCE(lg.returned, 0), COALESCE(rt.sellable, 0), COALESCE(rt.damaged, 0)
+SELECT k.tenant, k.id, k.sku, al.status, COALESCE(al.q, 0) AS quantity, COALESCE(al.stored, 0) AS stored_returned,
+       COALESCE(lg.out, 0) AS out, COALESCE(lg.cancelled, 0) AS cancelled_back,
+       COALESCE(lg.returned, 0) AS returned_back, COALESCE(rt.sellable, 0) AS sellable,
+       COALESCE(rt.damaged, 0) AS damaged
   FROM k LEFT JOIN al ON al.tenant = k.tenant AND al.id = k.id AND al.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
          LEFT JOIN rt ON rt.tenant = k.tenant AND rt.id = k.id AND rt.sku = k.sku
@@ -51,17 +53,17 @@ WITH hl AS (SELECT h.tenant, h.id, h.status, l.sku, sum(l.quantity)::int8 AS q
                AND kind IN ('hold', 'hold_confirmed', 'hold_released', 'hold_expired')
              GROUP BY 1, 2, 3),
      k AS (SELECT tenant, id, sku FROM hl WHERE sku IS NOT NULL UNION SELECT tenant, id, sku FROM lg)
-SELECT k.tenant, k.id, k.sku, (SELECT h.status FROM holds h WHERE h.tenant = k.tenant AND h.id = k.id),
-       COALESCE(hl.q, 0), COALESCE(lg.held, 0), COALESCE(lg.confirmed, 0), COALESCE(lg.confirmed_held, 0),
-       COALESCE(lg.released, 0)
+SELECT k.tenant, k.id, k.sku, (SELECT h.status FROM holds h WHERE h.tenant = k.tenant AND h.id = k.id) AS status,
+       COALESCE(hl.q, 0) AS lines, COALESCE(lg.held, 0) AS held, COALESCE(lg.confirmed, 0) AS confirmed,
+       COALESCE(lg.confirmed_held, 0) AS confirmed_held, COALESCE(lg.released, 0) AS released
   FROM k LEFT JOIN hl ON hl.tenant = k.tenant AND hl.id = k.id AND hl.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
  ORDER BY 1, 2, 3";
 
 /// Per transfer: its entries, the SKUs and locations they name, and what they add up to.
 const TRANSFER_ROWS: &str = "
-SELECT tenant, ref, min(sku), count(*)::int8, count(DISTINCT sku)::int8, count(DISTINCT location)::int8,
-       sum(delta)::int8, sum(held_delta)::int8
+SELECT tenant, ref AS id, min(sku) AS sku, count(*)::int8 AS entries, count(DISTINCT sku)::int8 AS skus,
+       count(DISTINCT location)::int8 AS locations, sum(delta)::int8 AS delta, sum(held_delta)::int8 AS held_delta
   FROM ledger WHERE kind = 'transfer' AND ($1::text IS NULL OR tenant = $1)
  GROUP BY tenant, ref ORDER BY 1, 2";
 
@@ -71,44 +73,44 @@ pub(crate) async fn books(tx: &tokio_postgres::Transaction<'_>, tenant: Option<&
     pin_mut!(rows);
     while let Some(r) = rows.try_next().await.map_err(map_error)? {
         a.allocation(&AllocationAuditRow {
-            tenant: r.get(0),
-            id: r.get(1),
-            sku: r.get(2),
-            status: r.get::<_, Option<&str>>(3).and_then(AllocationStatus::parse),
-            quantity: r.get(4),
-            stored_returned: r.get(5),
-            out: r.get(6),
-            cancelled_back: r.get(7),
-            returned_back: r.get(8),
-            sellable: r.get(9),
-            damaged: r.get(10),
+            tenant: r.get("tenant"),
+            id: r.get("id"),
+            sku: r.get("sku"),
+            status: r.get::<_, Option<&str>>("status").and_then(AllocationStatus::parse),
+            quantity: r.get("quantity"),
+            stored_returned: r.get("stored_returned"),
+            out: r.get("out"),
+            cancelled_back: r.get("cancelled_back"),
+            returned_back: r.get("returned_back"),
+            sellable: r.get("sellable"),
+            damaged: r.get("damaged"),
         });
     }
     let rows = tx.query_raw(HOLD_ROWS, [tenant]).await.map_err(map_error)?;
     pin_mut!(rows);
     while let Some(r) = rows.try_next().await.map_err(map_error)? {
         a.hold(&HoldAuditRow {
-            tenant: r.get(0),
-            id: r.get(1),
-            sku: r.get(2),
-            status: r.get::<_, Option<&str>>(3).and_then(HoldStatus::parse),
-            lines: r.get(4),
-            held: r.get(5),
-            confirmed: r.get(6),
-            confirmed_held: r.get(7),
-            released: r.get(8),
+            tenant: r.get("tenant"),
+            id: r.get("id"),
+            sku: r.get("sku"),
+            status: r.get::<_, Option<&str>>("status").and_then(HoldStatus::parse),
+            lines: r.get("lines"),
+            held: r.get("held"),
+            confirmed: r.get("confirmed"),
+            confirmed_held: r.get("confirmed_held"),
+            released: r.get("released"),
         });
     }
     for r in tx.query(TRANSFER_ROWS, &[&tenant]).await.map_err(map_error)? {
         a.transfer(&TransferAuditRow {
-            tenant: r.get(0),
-            id: r.get(1),
-            sku: r.get(2),
-            entries: r.get(3),
-            skus: r.get(4),
-            locations: r.get(5),
-            delta: r.get(6),
-            held_delta: r.get(7),
+            tenant: r.get("tenant"),
+            id: r.get("id"),
+            sku: r.get("sku"),
+            entries: r.get("entries"),
+            skus: r.get("skus"),
+            locations: r.get("locations"),
+            delta: r.get("delta"),
+            held_delta: r.get("held_delta"),
         });
     }
     Ok(())

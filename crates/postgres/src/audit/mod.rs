@@ -32,9 +32,10 @@ WITH st AS (SELECT tenant, sku, sum(on_hand)::int8 AS on_hand, sum(held)::int8 A
              WHERE h.status = 'held' AND ($1::text IS NULL OR h.tenant = $1) GROUP BY hl.tenant, hl.sku),
      l AS (SELECT tenant, sku, sum(delta)::int8 AS d, sum(held_delta)::int8 AS h, count(*)::int8 AS n
              FROM ledger WHERE $1::text IS NULL OR tenant = $1 GROUP BY tenant, sku)
-SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-       COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
-       COALESCE(hl.q, 0)
+SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0) AS on_hand, COALESCE(st.held, 0) AS held,
+       COALESCE(st.min_avail, 0) AS min_bucket_available, COALESCE(st.min_held, 0) AS min_bucket_held,
+       COALESCE(l.d, 0) AS ledger_delta, COALESCE(l.h, 0) AS ledger_held_delta,
+       COALESCE(l.n, 0) AS ledger_entries, COALESCE(hl.q, 0) AS active_hold_quantity
   FROM skus s LEFT JOIN st ON st.tenant = s.tenant AND st.sku = s.sku
   LEFT JOIN l ON l.tenant = s.tenant AND l.sku = s.sku
   LEFT JOIN hl ON hl.tenant = s.tenant AND hl.sku = s.sku
@@ -50,8 +51,9 @@ WITH st AS (SELECT tenant, sku, location, sum(on_hand)::int8 AS on_hand, sum(hel
                   sum(l.held_delta)::int8 AS h
              FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'count'
             WHERE $1::text IS NULL OR l.tenant = $1 GROUP BY 1, 2, 3)
-SELECT COALESCE(st.tenant, l.tenant), COALESCE(st.sku, l.sku), NULLIF(COALESCE(st.location, l.location), ''),
-       COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0)
+SELECT COALESCE(st.tenant, l.tenant) AS tenant, COALESCE(st.sku, l.sku) AS sku,
+       NULLIF(COALESCE(st.location, l.location), '') AS location, COALESCE(st.on_hand, 0) AS on_hand,
+       COALESCE(st.held, 0) AS held, COALESCE(l.d, 0) AS ledger_delta, COALESCE(l.h, 0) AS ledger_held_delta
   FROM st FULL JOIN l ON l.tenant = st.tenant AND l.sku = st.sku AND l.location = st.location
  ORDER BY 1, 2, 3";
 
@@ -67,21 +69,22 @@ WITH u AS (SELECT tenant, sku, claim_id, count(*) FILTER (WHERE status = 'alloca
               AND l.kind IN ('allocation', 'hold', 'hold_confirmed', 'hold_released', 'hold_expired',
                              'allocation_cancelled')
             GROUP BY l.tenant, l.sku, l.ref)
-SELECT COALESCE(u.tenant, l.tenant), COALESCE(u.sku, l.sku), COALESCE(u.claim_id, l.ref), COALESCE(l.a, 0),
-       COALESCE(l.h, 0), COALESCE(u.a, 0), COALESCE(u.h, 0)
+SELECT COALESCE(u.tenant, l.tenant) AS tenant, COALESCE(u.sku, l.sku) AS sku,
+       COALESCE(u.claim_id, l.ref) AS claim, COALESCE(l.a, 0) AS ledger_allocated, COALESCE(l.h, 0) AS ledger_held,
+       COALESCE(u.a, 0) AS units_allocated, COALESCE(u.h, 0) AS units_held
   FROM u FULL JOIN l ON l.tenant = u.tenant AND l.sku = u.sku AND l.ref = u.claim_id
  WHERE COALESCE(l.a, 0) <> COALESCE(u.a, 0) OR COALESCE(l.h, 0) <> COALESCE(u.h, 0)
  ORDER BY 1, 2, 3";
 
 const JOB_ROWS: &str = "
-SELECT tenant, id, queue, state, attempt::int8, max_attempts::int8, lease_expires_at IS NOT NULL,
-       finalized_at IS NOT NULL, errors
+SELECT tenant, id, queue, state, attempt::int8 AS attempt, max_attempts::int8 AS max_attempts,
+       lease_expires_at IS NOT NULL AS leased, finalized_at IS NOT NULL AS finalized, errors
   FROM jobs WHERE $1::text IS NULL OR tenant = $1 ORDER BY tenant, id";
 
 /// Blocking bookings of one resource that overlap (`$3`: at most this many pairs, one more
 /// than the report lists, so it can say the list was cut).
 const OVERLAPS: &str = "
-SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
+SELECT a.tenant, a.resource, a.id AS first, b.id AS second FROM bookings a JOIN bookings b
     ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id AND a.during && b.during
  WHERE ($1::text IS NULL OR a.tenant = $1)
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $2))
@@ -91,10 +94,10 @@ SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
 /// Map a row of [`OVERLAPS`].
 fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
     BookingOverlap {
-        tenant: r.get(0),
-        resource: r.get(1),
-        first: r.get(2),
-        second: r.get(3),
+        tenant: r.get("tenant"),
+        resource: r.get("resource"),
+        first: r.get("first"),
+        second: r.get("second"),
     }
 }
 
@@ -120,24 +123,24 @@ impl PgStore {
         a.skus(&skus);
         for r in tx.query(LOCATION_ROWS, &[&tenant]).await.map_err(map_error)? {
             a.location(&LocationAuditRow {
-                tenant: r.get(0),
-                sku: r.get(1),
-                location: r.get(2),
-                on_hand: r.get(3),
-                held: r.get(4),
-                ledger_delta: r.get(5),
-                ledger_held_delta: r.get(6),
+                tenant: r.get("tenant"),
+                sku: r.get("sku"),
+                location: r.get("location"),
+                on_hand: r.get("on_hand"),
+                held: r.get("held"),
+                ledger_delta: r.get("ledger_delta"),
+                ledger_held_delta: r.get("ledger_held_delta"),
             });
         }
         for r in tx.query(CLAIM_ROWS, &[&tenant]).await.map_err(map_error)? {
             a.claim(&ClaimAuditRow {
-                tenant: r.get(0),
-                sku: r.get(1),
-                claim: r.get(2),
-                ledger_allocated: r.get(3),
-                ledger_held: r.get(4),
-                units_allocated: r.get(5),
-                units_held: r.get(6),
+                tenant: r.get("tenant"),
+                sku: r.get("sku"),
+                claim: r.get("claim"),
+                ledger_allocated: r.get("ledger_allocated"),
+                ledger_held: r.get("ledger_held"),
+                units_allocated: r.get("units_allocated"),
+                units_held: r.get("units_held"),
             });
         }
         books::books(&tx, tenant, &mut a).await?;
@@ -162,29 +165,29 @@ impl PgStore {
 
 fn sku_row(r: &tokio_postgres::Row) -> SkuAuditRow {
     SkuAuditRow {
-        tenant: r.get(0),
-        sku: r.get(1),
-        on_hand: r.get(2),
-        held: r.get(3),
-        min_bucket_available: r.get(4),
-        min_bucket_held: r.get(5),
-        ledger_delta: r.get(6),
-        ledger_held_delta: r.get(7),
-        ledger_entries: r.get(8),
-        active_hold_quantity: r.get(9),
+        tenant: r.get("tenant"),
+        sku: r.get("sku"),
+        on_hand: r.get("on_hand"),
+        held: r.get("held"),
+        min_bucket_available: r.get("min_bucket_available"),
+        min_bucket_held: r.get("min_bucket_held"),
+        ledger_delta: r.get("ledger_delta"),
+        ledger_held_delta: r.get("ledger_held_delta"),
+        ledger_entries: r.get("ledger_entries"),
+        active_hold_quantity: r.get("active_hold_quantity"),
     }
 }
 
 fn job_row(r: &tokio_postgres::Row) -> JobAuditRow {
     JobAuditRow {
-        tenant: r.get(0),
-        id: r.get(1),
-        queue: r.get(2),
-        state: JobState::parse(r.get(3)),
-        attempt: r.get(4),
-        max_attempts: r.get(5),
-        leased: r.get(6),
-        finalized: r.get(7),
-        error_attempts: error_attempts(&r.get::<_, serde_json::Value>(8)),
+        tenant: r.get("tenant"),
+        id: r.get("id"),
+        queue: r.get("queue"),
+        state: JobState::parse(r.get("state")),
+        attempt: r.get("attempt"),
+        max_attempts: r.get("max_attempts"),
+        leased: r.get("leased"),
+        finalized: r.get("finalized"),
+        error_attempts: error_attempts(&r.get::<_, serde_json::Value>("errors")),
     }
 }

@@ -13,15 +13,14 @@ pub fn is_retryable(e: &tokio_postgres::Error) -> bool {
     )
 }
 
-/// Column `i` of `row` as a `T`, or an `Internal` error naming the column: a stored value
+/// Column `name` of `row` as a `T`, or an `Internal` error naming it: a stored value
 /// that cannot be decoded fails the request that read it (logged with its request id by the
 /// server), never the connection (`Row::get` panics).
 pub(crate) fn col<'a, T: tokio_postgres::types::FromSql<'a>>(
     row: &'a tokio_postgres::Row,
-    i: usize,
+    name: &str,
 ) -> allot_core::Result<T> {
-    row.try_get(i).map_err(|e| {
-        let name = row.columns().get(i).map_or("?", |c| c.name());
+    row.try_get(name).map_err(|e| {
         tracing::error!(column = name, error = %e, "a stored value could not be decoded");
         AllotError::Internal(format!("column {name} could not be decoded"))
     })

@@ -46,8 +46,8 @@ async fn lock_hold(
         .query_opt(&stmt, &[&id, &tenant])
         .await?
         .ok_or_else(|| AllotError::not_found("hold", id))?;
-    let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
-    let expires_at: DateTime<Utc> = row.get(5);
+    let stored = HoldStatus::parse(row.get("status")).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+    let expires_at: DateTime<Utc> = row.get("expires_at");
     Ok((row, stored, expires_at))
 }
 
@@ -62,11 +62,11 @@ async fn read_hold<C: GenericClient>(
     row: &tokio_postgres::Row,
     now: DateTime<Utc>,
 ) -> Result<Hold> {
-    let kind = HoldKind::parse(row.get(1)).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
-    let stored = HoldStatus::parse(row.get(2)).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
-    let expires_at: DateTime<Utc> = row.get(5);
+    let kind = HoldKind::parse(row.get("kind")).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
+    let stored = HoldStatus::parse(row.get("status")).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+    let expires_at: DateTime<Utc> = row.get("expires_at");
     let status = stored.effective(expires_at, now);
-    let id: String = row.get(0);
+    let id: String = row.get("id");
     let units = if kind == HoldKind::Units && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
         let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
         Some(units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?))
@@ -75,7 +75,7 @@ async fn read_hold<C: GenericClient>(
     } else {
         None
     };
-    let lines: serde_json::Value = row.get(4);
+    let lines: serde_json::Value = row.get("lines");
     Ok(Hold {
         id,
         status,
@@ -83,10 +83,10 @@ async fn read_hold<C: GenericClient>(
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         units,
         strategy: kind
-            .strategy(row.get(3))
+            .strategy(row.get("strategy"))
             .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?,
         expires_at,
-        created_at: row.get(6),
+        created_at: row.get("created_at"),
     })
 }
 
@@ -168,14 +168,14 @@ impl PgStore {
             let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
             let alloc = if stored == HoldStatus::Held && expires_at > now {
                 let lines: serde_json::Value = match part {
-                    Some(_) if row.get::<_, &str>(1) != "stock" => {
+                    Some(_) if row.get::<_, &str>("kind") != "stock" => {
                         return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")))
                     }
                     Some(p) => confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?,
-                    None => row.get(4),
+                    None => row.get("lines"),
                 };
                 finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
-                let name: &str = row.get(3);
+                let name: &str = row.get("strategy");
                 let strategy =
                     TakenWith::parse(name).ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
                 let stmt = tx.prepare_cached(crate::engine::records::SQL_INSERT_ALLOCATION).await?;

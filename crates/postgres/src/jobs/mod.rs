@@ -289,18 +289,18 @@ impl JobStore for PgStore {
         .iter()
         .map(|r| {
             Ok(JobView {
-                id: r.get(0),
-                queue: r.get(1),
-                state: JobState::parse(r.get(2)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
-                priority: r.get(3),
-                payload: crate::engine::errors::col(r, 4)?,
-                attempt: r.get(5),
-                max_attempts: r.get(6),
-                errors: crate::engine::errors::col(r, 7)?,
-                run_at: r.get(8),
-                unique_key: r.get(9),
-                created_at: r.get(10),
-                finalized_at: r.get(11),
+                id: r.get("id"),
+                queue: r.get("queue"),
+                state: JobState::parse(r.get("state")).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+                priority: r.get("priority"),
+                payload: crate::engine::errors::col(r, "payload")?,
+                attempt: r.get("attempt"),
+                max_attempts: r.get("max_attempts"),
+                errors: crate::engine::errors::col(r, "errors")?,
+                run_at: r.get("run_at"),
+                unique_key: r.get("unique_key"),
+                created_at: r.get("created_at"),
+                finalized_at: r.get("finalized_at"),
             })
         })
         .collect()

@@ -80,11 +80,11 @@ pub(crate) const STATUS_COLS: &str = "id, state, attempt, run_at, lease_expires_
 
 pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
     Ok(JobStatus {
-        id: r.get(0),
-        state: JobState::parse(r.get(1)).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
-        attempt: r.get(2),
-        run_at: r.get(3),
-        lease_expires_at: r.get(4),
+        id: r.get("id"),
+        state: JobState::parse(r.get("state")).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
+        attempt: r.get("attempt"),
+        run_at: r.get("run_at"),
+        lease_expires_at: r.get("lease_expires_at"),
     })
 }
 
@@ -170,15 +170,15 @@ pub(crate) async fn claim<C: GenericClient>(
         .map(|r| {
             Ok((
                 LeasedJob {
-                    id: col(r, 0)?,
-                    payload: col(r, 1)?,
-                    attempt: col(r, 2)?,
-                    max_attempts: col(r, 3)?,
-                    priority: col(r, 4)?,
-                    lease_token: col(r, 5)?,
-                    lease_expires_at: col(r, 6)?,
+                    id: col(r, "id")?,
+                    payload: col(r, "payload")?,
+                    attempt: col(r, "attempt")?,
+                    max_attempts: col(r, "max_attempts")?,
+                    priority: col(r, "priority")?,
+                    lease_token: col(r, "lease_token")?,
+                    lease_expires_at: col(r, "lease_expires_at")?,
                 },
-                col(r, 7)?,
+                col(r, "run_at")?,
             ))
         })
         .collect::<Result<_>>()?;

@@ -377,17 +377,17 @@ impl StockStore for PgStore {
         }
         rows.iter()
             .map(|r| {
-                let kind: &str = r.get(3);
+                let kind: &str = r.get("kind");
                 Ok(LedgerEntry {
-                    id: r.get(0),
-                    delta: r.get(1),
-                    held_delta: r.get(2),
+                    id: r.get("id"),
+                    delta: r.get("delta"),
+                    held_delta: r.get("held_delta"),
                     kind: LedgerKind::parse(kind)
                         .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?,
-                    reference: r.get(4),
-                    location: r.get(7),
-                    actor: r.get(6),
-                    at: r.get(5),
+                    reference: r.get("ref"),
+                    location: r.get("location"),
+                    actor: r.get("actor"),
+                    at: r.get("at"),
                 })
             })
             .collect()

@@ -30,8 +30,10 @@ WITH al AS (SELECT a.tenant, a.id, a.status, json_extract(l.value, '$.sku') AS s
                    sum(CASE WHEN state = 'damaged' THEN quantity ELSE 0 END) AS damaged
               FROM returns WHERE ?1 IS NULL OR tenant = ?1 GROUP BY 1, 2, 3),
      k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt)
-SELECT k.tenant, k.id, k.sku, al.status, COALESCE(al.q, 0), COALESCE(al.stored, 0), COALESCE(lg.out, 0),
-       COALESCE(lg.cancelled, 0), COALESCE(lg.returned, 0), COALESCE(rt.sellable, 0), COALESCE(rt.damaged, 0)
+SELECT k.tenant AS tenant, k.id AS id, k.sku AS sku, al.status AS status, COALESCE(al.q, 0) AS quantity,
+       COALESCE(al.stored, 0) AS stored_returned, COALESCE(lg.out, 0) AS out,
+       COALESCE(lg.cancelled, 0) AS cancelled_back, COALESCE(lg.returned, 0) AS returned_back,
+       COALESCE(rt.sellable, 0) AS sellable, COALESCE(rt.damaged, 0) AS damaged
   FROM k LEFT JOIN al ON al.tenant = k.tenant AND al.id = k.id AND al.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
          LEFT JOIN rt ON rt.tenant = k.tenant AND rt.id = k.id AND rt.sku = k.sku
@@ -51,16 +53,18 @@ WITH hl AS (SELECT h.tenant, h.id, l.sku, sum(l.quantity) AS q
                AND kind IN ('hold', 'hold_confirmed', 'hold_released', 'hold_expired')
              GROUP BY 1, 2, 3),
      k AS (SELECT tenant, id, sku FROM hl UNION SELECT tenant, id, sku FROM lg)
-SELECT k.tenant, k.id, k.sku, (SELECT h.status FROM holds h WHERE h.tenant = k.tenant AND h.id = k.id),
-       COALESCE(hl.q, 0), COALESCE(lg.held, 0), COALESCE(lg.confirmed, 0), COALESCE(lg.confirmed_held, 0),
-       COALESCE(lg.released, 0)
+SELECT k.tenant AS tenant, k.id AS id, k.sku AS sku,
+       (SELECT h.status FROM holds h WHERE h.tenant = k.tenant AND h.id = k.id) AS status,
+       COALESCE(hl.q, 0) AS lines, COALESCE(lg.held, 0) AS held, COALESCE(lg.confirmed, 0) AS confirmed,
+       COALESCE(lg.confirmed_held, 0) AS confirmed_held, COALESCE(lg.released, 0) AS released
   FROM k LEFT JOIN hl ON hl.tenant = k.tenant AND hl.id = k.id AND hl.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
  ORDER BY 1, 2, 3";
 
 /// Per transfer: its entries, the SKUs and locations they name, and what they add up to.
 const TRANSFER_ROWS: &str = "
-SELECT tenant, ref, min(sku), count(*), count(DISTINCT sku), count(DISTINCT location), sum(delta), sum(held_delta)
+SELECT tenant, ref AS id, min(sku) AS sku, count(*) AS entries, count(DISTINCT sku) AS skus,
+       count(DISTINCT location) AS locations, sum(delta) AS delta, sum(held_delta) AS held_delta
   FROM ledger WHERE kind = 'transfer' AND (?1 IS NULL OR tenant = ?1)
  GROUP BY tenant, ref ORDER BY 1, 2";
 
@@ -70,20 +74,20 @@ pub(crate) fn books(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Re
     let rows = s
         .query_map([tenant], |r| {
             Ok(AllocationAuditRow {
-                tenant: r.get(0)?,
-                id: r.get(1)?,
-                sku: r.get(2)?,
+                tenant: r.get("tenant")?,
+                id: r.get("id")?,
+                sku: r.get("sku")?,
                 status: r
-                    .get::<_, Option<String>>(3)?
+                    .get::<_, Option<String>>("status")?
                     .as_deref()
                     .and_then(AllocationStatus::parse),
-                quantity: r.get(4)?,
-                stored_returned: r.get(5)?,
-                out: r.get(6)?,
-                cancelled_back: r.get(7)?,
-                returned_back: r.get(8)?,
-                sellable: r.get(9)?,
-                damaged: r.get(10)?,
+                quantity: r.get("quantity")?,
+                stored_returned: r.get("stored_returned")?,
+                out: r.get("out")?,
+                cancelled_back: r.get("cancelled_back")?,
+                returned_back: r.get("returned_back")?,
+                sellable: r.get("sellable")?,
+                damaged: r.get("damaged")?,
             })
         })
         .map_err(map_error)?;
@@ -95,14 +99,14 @@ pub(crate) fn books(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Re
     let rows = s
         .query_map([tenant], |r| {
             Ok(TransferAuditRow {
-                tenant: r.get(0)?,
-                id: r.get(1)?,
-                sku: r.get(2)?,
-                entries: r.get(3)?,
-                skus: r.get(4)?,
-                locations: r.get(5)?,
-                delta: r.get(6)?,
-                held_delta: r.get(7)?,
+                tenant: r.get("tenant")?,
+                id: r.get("id")?,
+                sku: r.get("sku")?,
+                entries: r.get("entries")?,
+                skus: r.get("skus")?,
+                locations: r.get("locations")?,
+                delta: r.get("delta")?,
+                held_delta: r.get("held_delta")?,
             })
         })
         .map_err(map_error)?;
@@ -118,15 +122,18 @@ fn holds(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
     let rows = s
         .query_map([tenant], |r| {
             Ok(HoldAuditRow {
-                tenant: r.get(0)?,
-                id: r.get(1)?,
-                sku: r.get(2)?,
-                status: r.get::<_, Option<String>>(3)?.as_deref().and_then(HoldStatus::parse),
-                lines: r.get(4)?,
-                held: r.get(5)?,
-                confirmed: r.get(6)?,
-                confirmed_held: r.get(7)?,
-                released: r.get(8)?,
+                tenant: r.get("tenant")?,
+                id: r.get("id")?,
+                sku: r.get("sku")?,
+                status: r
+                    .get::<_, Option<String>>("status")?
+                    .as_deref()
+                    .and_then(HoldStatus::parse),
+                lines: r.get("lines")?,
+                held: r.get("held")?,
+                confirmed: r.get("confirmed")?,
+                confirmed_held: r.get("confirmed_held")?,
+                released: r.get("released")?,
             })
         })
         .map_err(map_error)?;

@@ -29,9 +29,10 @@ WITH st AS (SELECT tenant, sku, sum(on_hand) AS on_hand, sum(held) AS held,
              WHERE h.status = 'held' AND (?1 IS NULL OR h.tenant = ?1) GROUP BY hl.tenant, hl.sku),
      l AS (SELECT tenant, sku, sum(delta) AS d, sum(held_delta) AS h, count(*) AS n
              FROM ledger WHERE ?1 IS NULL OR tenant = ?1 GROUP BY tenant, sku)
-SELECT s.tenant, s.sku, COALESCE(st.on_hand, 0), COALESCE(st.held, 0), COALESCE(st.min_avail, 0),
-       COALESCE(st.min_held, 0), COALESCE(l.d, 0), COALESCE(l.h, 0), COALESCE(l.n, 0),
-       COALESCE(hl.q, 0)
+SELECT s.tenant AS tenant, s.sku AS sku, COALESCE(st.on_hand, 0) AS on_hand, COALESCE(st.held, 0) AS held,
+       COALESCE(st.min_avail, 0) AS min_bucket_available, COALESCE(st.min_held, 0) AS min_bucket_held,
+       COALESCE(l.d, 0) AS ledger_delta, COALESCE(l.h, 0) AS ledger_held_delta,
+       COALESCE(l.n, 0) AS ledger_entries, COALESCE(hl.q, 0) AS active_hold_quantity
   FROM skus s LEFT JOIN st ON st.tenant = s.tenant AND st.sku = s.sku
   LEFT JOIN l ON l.tenant = s.tenant AND l.sku = s.sku
   LEFT JOIN hl ON hl.tenant = s.tenant AND hl.sku = s.sku
@@ -47,8 +48,8 @@ WITH st AS (SELECT tenant, sku, location, sum(on_hand) AS on_hand, sum(held) AS 
              FROM ledger l JOIN skus s ON s.tenant = l.tenant AND s.sku = l.sku AND s.tracking = 'count'
             WHERE ?1 IS NULL OR l.tenant = ?1 GROUP BY 1, 2, 3),
      k AS (SELECT tenant, sku, location FROM st UNION SELECT tenant, sku, location FROM l)
-SELECT k.tenant, k.sku, NULLIF(k.location, ''), COALESCE(st.on_hand, 0), COALESCE(st.held, 0),
-       COALESCE(l.d, 0), COALESCE(l.h, 0)
+SELECT k.tenant AS tenant, k.sku AS sku, NULLIF(k.location, '') AS location, COALESCE(st.on_hand, 0) AS on_hand,
+       COALESCE(st.held, 0) AS held, COALESCE(l.d, 0) AS ledger_delta, COALESCE(l.h, 0) AS ledger_held_delta
   FROM k LEFT JOIN st ON st.tenant = k.tenant AND st.sku = k.sku AND st.location = k.location
          LEFT JOIN l ON l.tenant = k.tenant AND l.sku = k.sku AND l.location = k.location
  ORDER BY 1, 2, 3";
@@ -65,21 +66,22 @@ WITH u AS (SELECT tenant, sku, claim_id AS claim, sum(status = 'allocated') AS a
                              'allocation_cancelled')
             GROUP BY l.tenant, l.sku, l.ref),
      k AS (SELECT tenant, sku, claim FROM u UNION SELECT tenant, sku, claim FROM l)
-SELECT k.tenant, k.sku, k.claim, COALESCE(l.a, 0), COALESCE(l.h, 0), COALESCE(u.a, 0), COALESCE(u.h, 0)
+SELECT k.tenant AS tenant, k.sku AS sku, k.claim AS claim, COALESCE(l.a, 0) AS ledger_allocated,
+       COALESCE(l.h, 0) AS ledger_held, COALESCE(u.a, 0) AS units_allocated, COALESCE(u.h, 0) AS units_held
   FROM k LEFT JOIN u ON u.tenant = k.tenant AND u.sku = k.sku AND u.claim = k.claim
          LEFT JOIN l ON l.tenant = k.tenant AND l.sku = k.sku AND l.claim = k.claim
  WHERE COALESCE(l.a, 0) <> COALESCE(u.a, 0) OR COALESCE(l.h, 0) <> COALESCE(u.h, 0)
  ORDER BY 1, 2, 3";
 
 const JOB_ROWS: &str = "
-SELECT tenant, id, queue, state, attempt, max_attempts, lease_expires_at_us IS NOT NULL,
-       finalized_at_us IS NOT NULL, errors
+SELECT tenant, id, queue, state, attempt, max_attempts, lease_expires_at_us IS NOT NULL AS leased,
+       finalized_at_us IS NOT NULL AS finalized, errors
   FROM jobs WHERE ?1 IS NULL OR tenant = ?1 ORDER BY tenant, id";
 
 /// Blocking bookings of one resource that overlap (`?3`: at most this many pairs, one more
 /// than the report lists, so it can say the list was cut).
 const OVERLAPS: &str = "
-SELECT a.tenant, a.resource, a.id, b.id FROM bookings a JOIN bookings b
+SELECT a.tenant AS tenant, a.resource AS resource, a.id AS first, b.id AS second FROM bookings a JOIN bookings b
     ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id
    AND a.start_us < b.end_us AND b.start_us < a.end_us
  WHERE (?1 IS NULL OR a.tenant = ?1)
@@ -95,10 +97,10 @@ fn overlaps(c: &Connection, tenant: Option<&str>) -> Result<Vec<BookingOverlap>>
             rusqlite::params![tenant, now_us(), MAX_LISTED_OVERLAPS as i64 + 1],
             |r| {
                 Ok(BookingOverlap {
-                    tenant: r.get(0)?,
-                    resource: r.get(1)?,
-                    first: r.get(2)?,
-                    second: r.get(3)?,
+                    tenant: r.get("tenant")?,
+                    resource: r.get("resource")?,
+                    first: r.get("first")?,
+                    second: r.get("second")?,
                 })
             },
         )
@@ -129,16 +131,16 @@ fn sku_rows(c: &Connection, tenant: Option<&str>) -> Result<Vec<SkuAuditRow>> {
     let rows = s
         .query_map([tenant], |r| {
             Ok(SkuAuditRow {
-                tenant: r.get(0)?,
-                sku: r.get(1)?,
-                on_hand: r.get(2)?,
-                held: r.get(3)?,
-                min_bucket_available: r.get(4)?,
-                min_bucket_held: r.get(5)?,
-                ledger_delta: r.get(6)?,
-                ledger_held_delta: r.get(7)?,
-                ledger_entries: r.get(8)?,
-                active_hold_quantity: r.get(9)?,
+                tenant: r.get("tenant")?,
+                sku: r.get("sku")?,
+                on_hand: r.get("on_hand")?,
+                held: r.get("held")?,
+                min_bucket_available: r.get("min_bucket_available")?,
+                min_bucket_held: r.get("min_bucket_held")?,
+                ledger_delta: r.get("ledger_delta")?,
+                ledger_held_delta: r.get("ledger_held_delta")?,
+                ledger_entries: r.get("ledger_entries")?,
+                active_hold_quantity: r.get("active_hold_quantity")?,
             })
         })
         .map_err(map_error)?;
@@ -150,13 +152,13 @@ fn location_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Resul
     let rows = s
         .query_map([tenant], |r| {
             Ok(LocationAuditRow {
-                tenant: r.get(0)?,
-                sku: r.get(1)?,
-                location: r.get(2)?,
-                on_hand: r.get(3)?,
-                held: r.get(4)?,
-                ledger_delta: r.get(5)?,
-                ledger_held_delta: r.get(6)?,
+                tenant: r.get("tenant")?,
+                sku: r.get("sku")?,
+                location: r.get("location")?,
+                on_hand: r.get("on_hand")?,
+                held: r.get("held")?,
+                ledger_delta: r.get("ledger_delta")?,
+                ledger_held_delta: r.get("ledger_held_delta")?,
             })
         })
         .map_err(map_error)?;
@@ -171,13 +173,13 @@ fn claim_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<(
     let rows = s
         .query_map([tenant], |r| {
             Ok(ClaimAuditRow {
-                tenant: r.get(0)?,
-                sku: r.get(1)?,
-                claim: r.get(2)?,
-                ledger_allocated: r.get(3)?,
-                ledger_held: r.get(4)?,
-                units_allocated: r.get(5)?,
-                units_held: r.get(6)?,
+                tenant: r.get("tenant")?,
+                sku: r.get("sku")?,
+                claim: r.get("claim")?,
+                ledger_allocated: r.get("ledger_allocated")?,
+                ledger_held: r.get("ledger_held")?,
+                units_allocated: r.get("units_allocated")?,
+                units_held: r.get("units_held")?,
             })
         })
         .map_err(map_error)?;
@@ -191,17 +193,17 @@ fn job_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()>
     let mut s = c.prepare_cached(JOB_ROWS).map_err(map_error)?;
     let rows = s
         .query_map([tenant], |r| {
-            let state: String = r.get(3)?;
-            let errors: String = r.get(8)?;
+            let state: String = r.get("state")?;
+            let errors: String = r.get("errors")?;
             Ok(JobAuditRow {
-                tenant: r.get(0)?,
-                id: r.get(1)?,
-                queue: r.get(2)?,
+                tenant: r.get("tenant")?,
+                id: r.get("id")?,
+                queue: r.get("queue")?,
                 state: JobState::parse(&state),
-                attempt: r.get(4)?,
-                max_attempts: r.get(5)?,
-                leased: r.get(6)?,
-                finalized: r.get(7)?,
+                attempt: r.get("attempt")?,
+                max_attempts: r.get("max_attempts")?,
+                leased: r.get("leased")?,
+                finalized: r.get("finalized")?,
                 error_attempts: error_attempts(&serde_json::from_str(&errors).unwrap_or_default()),
             })
         })
