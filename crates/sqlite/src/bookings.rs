@@ -15,19 +15,19 @@ use rusqlite::{params, Connection, OptionalExtension};
 const COLS: &str = "id, resource, start_us, end_us, holder, metadata, status, strategy, expires_at_us, created_at_us";
 
 fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
-    let stored = crate::engine::errors::stored_name(r, 6, BookingStatus::parse)?;
-    let expires_at = r.get::<_, Option<i64>>(8)?.map(from_us);
+    let stored = crate::engine::errors::stored_name(r, "status", BookingStatus::parse)?;
+    let expires_at = r.get::<_, Option<i64>>("expires_at_us")?.map(from_us);
     Ok(Booking {
-        id: r.get(0)?,
-        resource: r.get(1)?,
-        start: from_us(r.get(2)?),
-        end: from_us(r.get(3)?),
-        holder: r.get(4)?,
-        metadata: crate::engine::errors::stored_json(r, 5)?,
+        id: r.get("id")?,
+        resource: r.get("resource")?,
+        start: from_us(r.get("start_us")?),
+        end: from_us(r.get("end_us")?),
+        holder: r.get("holder")?,
+        metadata: crate::engine::errors::stored_json(r, "metadata")?,
         status: stored.effective(expires_at, from_us(now_us)),
-        strategy: crate::engine::errors::stored_name(r, 7, BookingStrategy::parse)?,
+        strategy: crate::engine::errors::stored_name(r, "strategy", BookingStrategy::parse)?,
         expires_at,
-        created_at: from_us(r.get(9)?),
+        created_at: from_us(r.get("created_at_us")?),
     })
 }
 

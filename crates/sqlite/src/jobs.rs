@@ -20,11 +20,11 @@ fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
     .and_then(|mut s| {
         s.query_row(params![id, tenant], |r| {
             Ok(JobStatus {
-                id: r.get(0)?,
-                state: crate::engine::errors::stored_name(r, 1, JobState::parse)?,
-                attempt: r.get(2)?,
-                run_at: from_us(r.get(3)?),
-                lease_expires_at: r.get::<_, Option<i64>>(4)?.map(from_us),
+                id: r.get("id")?,
+                state: crate::engine::errors::stored_name(r, "state", JobState::parse)?,
+                attempt: r.get("attempt")?,
+                run_at: from_us(r.get("run_at_us")?),
+                lease_expires_at: r.get::<_, Option<i64>>("lease_expires_at_us")?.map(from_us),
             })
         })
         .optional()
@@ -327,18 +327,18 @@ impl JobStore for SqliteStore {
             .and_then(|mut s| {
                 s.query_map(params![queue, state.as_str(), after, limit, t, page_bytes], |r| {
                     Ok(JobView {
-                        id: r.get(0)?,
-                        queue: r.get(1)?,
-                        state: crate::engine::errors::stored_name(r, 2, JobState::parse)?,
-                        priority: r.get(3)?,
-                        payload: crate::engine::errors::stored_json(r, 4)?.unwrap_or_default(),
-                        attempt: r.get(5)?,
-                        max_attempts: r.get(6)?,
-                        errors: crate::engine::errors::stored_json(r, 7)?.unwrap_or_default(),
-                        run_at: from_us(r.get(8)?),
-                        unique_key: r.get(9)?,
-                        created_at: from_us(r.get(10)?),
-                        finalized_at: r.get::<_, Option<i64>>(11)?.map(from_us),
+                        id: r.get("id")?,
+                        queue: r.get("queue")?,
+                        state: crate::engine::errors::stored_name(r, "state", JobState::parse)?,
+                        priority: r.get("priority")?,
+                        payload: crate::engine::errors::stored_json(r, "payload")?.unwrap_or_default(),
+                        attempt: r.get("attempt")?,
+                        max_attempts: r.get("max_attempts")?,
+                        errors: crate::engine::errors::stored_json(r, "errors")?.unwrap_or_default(),
+                        run_at: from_us(r.get("run_at_us")?),
+                        unique_key: r.get("unique_key")?,
+                        created_at: from_us(r.get("created_at_us")?),
+                        finalized_at: r.get::<_, Option<i64>>("finalized_at_us")?.map(from_us),
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()

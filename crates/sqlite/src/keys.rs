@@ -14,18 +14,18 @@ use rusqlite::{params, OptionalExtension};
 const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at_us, revoked_at_us";
 
 fn key_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
-    let names: String = r.get(3)?;
+    let names: String = r.get("scopes")?;
     let scopes: Vec<Scope> = serde_json::from_str(&names)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e)))?;
     Ok(ApiKey {
-        id: r.get(0)?,
-        tenant: r.get(1)?,
-        name: r.get(2)?,
+        id: r.get("id")?,
+        tenant: r.get("tenant")?,
+        name: r.get("name")?,
         scopes,
-        prefix: r.get(4)?,
-        rate_per_s: r.get::<_, Option<i64>>(5)?.map(|v| v as u32),
-        created_at: from_us(r.get(6)?),
-        revoked_at: r.get::<_, Option<i64>>(7)?.map(from_us),
+        prefix: r.get("prefix")?,
+        rate_per_s: r.get::<_, Option<i64>>("rate_per_s")?.map(|v| v as u32),
+        created_at: from_us(r.get("created_at_us")?),
+        revoked_at: r.get::<_, Option<i64>>("revoked_at_us")?.map(from_us),
     })
 }
 

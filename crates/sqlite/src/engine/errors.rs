@@ -23,7 +23,12 @@ pub fn map_error(e: rusqlite::Error) -> AllotError {
 
 /// Column `i` parsed by `parse`; a stored name it does not know is a conversion error (never
 /// a silent default).
-pub(crate) fn stored_name<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+pub(crate) fn stored_name<T, I: rusqlite::RowIndex>(
+    r: &rusqlite::Row<'_>,
+    column: I,
+    parse: fn(&str) -> Option<T>,
+) -> rusqlite::Result<T> {
+    let i = column.idx(r.as_ref())?;
     let s: String = r.get(i)?;
     parse(&s).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
@@ -36,7 +41,11 @@ pub(crate) fn stored_name<T>(r: &rusqlite::Row<'_>, i: usize, parse: fn(&str) ->
 
 /// Column `i`, a stored JSON document (`NULL` stays `None`); text that does not parse is a
 /// conversion error (never a silent `null`).
-pub(crate) fn stored_json(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<serde_json::Value>> {
+pub(crate) fn stored_json<I: rusqlite::RowIndex>(
+    r: &rusqlite::Row<'_>,
+    column: I,
+) -> rusqlite::Result<Option<serde_json::Value>> {
+    let i = column.idx(r.as_ref())?;
     let Some(text) = r.get::<_, Option<String>>(i)? else {
         return Ok(None);
     };

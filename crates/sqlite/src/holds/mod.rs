@@ -35,20 +35,22 @@ struct HoldRow {
 
 /// A row of [`HOLD_COLUMNS`].
 fn hold_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldRow> {
-    let kind = crate::engine::errors::stored_name(r, 1, HoldKind::parse)?;
+    let kind = crate::engine::errors::stored_name(r, "kind", HoldKind::parse)?;
     Ok(HoldRow {
-        id: r.get(0)?,
+        id: r.get("id")?,
         kind,
-        stored: crate::engine::errors::stored_name(r, 2, HoldStatus::parse)?,
+        stored: crate::engine::errors::stored_name(r, "status", HoldStatus::parse)?,
         strategy: match kind {
-            HoldKind::Stock => crate::engine::errors::stored_name(r, 3, |s| s.parse().ok().map(TakenWith::Stock))?,
+            HoldKind::Stock => {
+                crate::engine::errors::stored_name(r, "strategy", |s| s.parse().ok().map(TakenWith::Stock))?
+            }
             HoldKind::Units => {
-                crate::engine::errors::stored_name(r, 3, |s| UnitStrategy::parse(s).map(TakenWith::Units))?
+                crate::engine::errors::stored_name(r, "strategy", |s| UnitStrategy::parse(s).map(TakenWith::Units))?
             }
         },
-        lines: r.get(4)?,
-        expires_at_us: r.get(5)?,
-        created_at_us: r.get(6)?,
+        lines: r.get("lines")?,
+        expires_at_us: r.get("expires_at_us")?,
+        created_at_us: r.get("created_at_us")?,
     })
 }
 

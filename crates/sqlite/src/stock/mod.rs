@@ -192,11 +192,11 @@ impl StockStore for SqliteStore {
                 )
                 .and_then(|mut s| {
                     s.query_map(params![sku, after, limit, t], |r| {
-                        let kind: String = r.get(3)?;
+                        let kind: String = r.get("kind")?;
                         Ok(LedgerEntry {
-                            id: r.get(0)?,
-                            delta: r.get(1)?,
-                            held_delta: r.get(2)?,
+                            id: r.get("id")?,
+                            delta: r.get("delta")?,
+                            held_delta: r.get("held_delta")?,
                             kind: LedgerKind::parse(&kind).ok_or_else(|| {
                                 rusqlite::Error::FromSqlConversionFailure(
                                     3,
@@ -204,10 +204,10 @@ impl StockStore for SqliteStore {
                                     format!("ledger entry of unknown kind `{kind}`").into(),
                                 )
                             })?,
-                            reference: r.get(4)?,
-                            location: r.get(7)?,
-                            actor: r.get(6)?,
-                            at: from_us(r.get(5)?),
+                            reference: r.get("ref")?,
+                            location: r.get("location")?,
+                            actor: r.get("actor")?,
+                            at: from_us(r.get("at_us")?),
                         })
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()
