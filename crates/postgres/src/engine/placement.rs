@@ -33,10 +33,12 @@ pub(crate) struct Piece {
 
 /// A SKU's rows with their location's priority (`default` and unknown names: 0), by bucket.
 /// `$1` sku, `$2` tenant.
-const SQL_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0), st.on_hand, st.held, st.version
+const SQL_ROWS: &str =
+    "SELECT st.bucket, st.location, COALESCE(lo.priority, 0) AS priority, st.on_hand, st.held, st.version
    FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
   WHERE st.tenant = $2 AND st.sku = $1 ORDER BY st.bucket";
-const SQL_LOCK_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0), st.on_hand, st.held, st.version
+const SQL_LOCK_ROWS: &str =
+    "SELECT st.bucket, st.location, COALESCE(lo.priority, 0) AS priority, st.on_hand, st.held, st.version
    FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
   WHERE st.tenant = $2 AND st.sku = $1 ORDER BY st.bucket FOR UPDATE OF st";
 pub(crate) const SQL_BUCKETS: &str = "SELECT buckets, tracking = 'units' FROM skus WHERE tenant = $2 AND sku = $1";
@@ -103,13 +105,13 @@ async fn read_rows(tx: &Transaction<'_>, tenant: &str, sku: &str, lock: bool) ->
         .iter()
         .map(|r| ReadRow {
             level: RowLevel {
-                bucket: r.get::<_, i32>(0) as u32,
-                location: r.get(1),
-                priority: r.get(2),
-                on_hand: r.get(3),
-                held: r.get(4),
+                bucket: r.get::<_, i32>("bucket") as u32,
+                location: r.get("location"),
+                priority: r.get("priority"),
+                on_hand: r.get("on_hand"),
+                held: r.get("held"),
             },
-            version: r.get(5),
+            version: r.get("version"),
         })
         .collect();
     if rows.is_empty() {

@@ -34,7 +34,8 @@ const SQL_TRY_LOCK_KEYS: &str =
     "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n";
 const SQL_STORED_KEYS: &str =
     "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = ANY($1)";
-const SQL_LOCK_STOCK: &str = "SELECT st.sku, st.bucket, st.on_hand, st.held, st.location, COALESCE(lo.priority, 0)
+const SQL_LOCK_STOCK: &str =
+    "SELECT st.sku, st.bucket, st.on_hand, st.held, st.location, COALESCE(lo.priority, 0) AS priority
    FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
   WHERE st.tenant = $2 AND st.sku = ANY($1) ORDER BY st.sku, st.bucket FOR UPDATE OF st";
 const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE tenant = $2 AND sku = ANY($1) AND tracking = 'units'";
@@ -233,10 +234,10 @@ impl BatchTx<'_> {
         let stmt = self.tx.prepare_cached(SQL_LOCK_HOLDS).await?;
         let tenant = self.tenant.clone();
         for r in self.query_begin(&stmt, &[&ids, &tenant]).await? {
-            let lines_json: serde_json::Value = r.get(4);
+            let lines_json: serde_json::Value = r.get("lines");
             let (Some(status), Some(strategy), Ok(lines)) = (
-                HoldStatus::parse(r.get(2)),
-                TakenWith::parse(r.get(3)),
+                HoldStatus::parse(r.get("status")),
+                TakenWith::parse(r.get("strategy")),
                 serde_json::from_value::<Vec<AllocationLine>>(lines_json.clone()),
             ) else {
                 continue;
@@ -246,11 +247,11 @@ impl BatchTx<'_> {
                 strategy,
                 lines,
                 lines_json,
-                expires_at: r.get(5),
-                created_at: r.get(6),
-                stock: HoldKind::parse(r.get(1)) == Some(HoldKind::Stock),
+                expires_at: r.get("expires_at"),
+                created_at: r.get("created_at"),
+                stock: HoldKind::parse(r.get("kind")) == Some(HoldKind::Stock),
             };
-            self.holds.insert(r.get(0), hold);
+            self.holds.insert(r.get("id"), hold);
         }
         Ok(())
     }
@@ -295,13 +296,13 @@ impl BatchTx<'_> {
         let stmt = self.tx.prepare_cached(SQL_LOCK_STOCK).await?;
         let tenant = self.tenant.clone();
         for r in self.query_begin(&stmt, &[&skus, &tenant]).await? {
-            let b: i32 = r.get(1);
-            self.rows.entry(r.get(0)).or_default().push(LockedRow {
+            let b: i32 = r.get("bucket");
+            self.rows.entry(r.get("sku")).or_default().push(LockedRow {
                 bucket: b as u32,
-                on_hand: r.get(2),
-                held: r.get(3),
-                location: r.get(4),
-                priority: r.get(5),
+                on_hand: r.get("on_hand"),
+                held: r.get("held"),
+                location: r.get("location"),
+                priority: r.get("priority"),
             });
         }
         for i in self.open().collect::<Vec<_>>() {
