@@ -8,6 +8,7 @@
 //! `fail` (retry with backoff, or the dead letter). [`WorkerPool::shutdown`] stops claiming,
 //! lets running jobs finish and flushes the last completions.
 
+use allot_core::job::long_poll::{claim_waiting, FirstTry};
 use allot_core::job::{Claim, ClaimStrategy, Completion, Fail, LeasedJob};
 use allot_core::store::Executed;
 use allot_core::JobStore;
@@ -139,6 +140,7 @@ async fn fetch_loop(
         handler,
         done,
         stats,
+        idle: AtomicBool::new(false),
     };
     // Job tasks live in this set: aborting the fetch task (kill) aborts them all.
     let mut tasks = tokio::task::JoinSet::new();
@@ -169,6 +171,8 @@ struct Fetcher {
     done: mpsc::Sender<Done>,
     stats: Arc<WorkerStats>,
     slots: Arc<Semaphore>,
+    /// Whether the last claim found nothing (the next one waits first).
+    idle: AtomicBool,
 }
 
 impl Fetcher {
@@ -186,8 +190,15 @@ impl Fetcher {
             final_try: true,
         };
         let pause = Duration::from_millis(self.cfg.poll_ms.max(1));
-        let claimed = allot_core::job::long_poll::claim_waiting(&*self.store, &self.cfg.tenant, claim, pause, || None);
-        match claimed.await.and_then(Executed::fresh) {
+        let first = match self.idle.load(Ordering::Relaxed) {
+            true => FirstTry::AfterWait,
+            false => FirstTry::Now,
+        };
+        let claimed = claim_waiting(&*self.store, &self.cfg.tenant, (claim, first), pause, || None);
+        let claimed = claimed.await.and_then(Executed::fresh);
+        self.idle
+            .store(claimed.as_ref().is_ok_and(Vec::is_empty), Ordering::Relaxed);
+        match claimed {
             Ok(jobs) if jobs.is_empty() => None,
             Ok(jobs) => {
                 self.stats.claimed.fetch_add(jobs.len() as u64, Ordering::Relaxed);

@@ -10,6 +10,16 @@ use crate::store::{Executed, JobStore, Keyed};
 use crate::support::error::Result;
 use std::time::{Duration, Instant};
 
+/// When the first try of a long-poll claim runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstTry {
+    /// At once (a client's claim).
+    Now,
+    /// After a wake-up or `wait` (a worker whose last claim found nothing: it has just
+    /// tried, so trying again at once would only double its idle queries).
+    AfterWait,
+}
+
 /// Claim `req` in `tenant`, waiting up to `wait` for a runnable job. `key` makes each try's
 /// idempotency context (`None` without a key). Returns the first non-empty claim, or the empty
 /// one at the deadline (a replay as soon as the key's answer is stored). Errors: those of
@@ -17,11 +27,14 @@ use std::time::{Duration, Instant};
 pub async fn claim_waiting(
     store: &dyn JobStore,
     tenant: &str,
-    mut req: Claim,
+    (mut req, first): (Claim, FirstTry),
     wait: Duration,
     key: impl Fn() -> Keyed<Vec<LeasedJob>>,
 ) -> Result<Executed<Vec<LeasedJob>>> {
     let deadline = Instant::now() + wait;
+    if first == FirstTry::AfterWait {
+        store.wait_for_jobs(tenant, &req.queue, wait).await;
+    }
     loop {
         req.final_try = Instant::now() >= deadline;
         let executed = store.claim_jobs(tenant, req.clone(), key()).await?;

@@ -4,6 +4,7 @@
 use allot_core::store::{Executed, Keyed, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Limits, Result};
+use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::sync::{mpsc, oneshot};
@@ -12,9 +13,16 @@ use tokio::sync::{mpsc, oneshot};
 /// parallel (on different rows); one hot SKU always lands on one lane.
 pub(crate) const LANES: usize = 8;
 
-/// Most `batched` holds an instance remembers the lane of (see [`Combiner::hold_lane`]);
-/// past it the map starts over (a forgotten hold finishes on the per-request path).
+/// Most `batched` holds an instance remembers the lane of (see [`Combiner::hold_lane`]); at
+/// it, the holds past their expiry are forgotten first, and only if that frees nothing does
+/// the map start over (a forgotten hold finishes on the per-request path).
 pub(crate) const MAX_REMEMBERED_HOLDS: usize = 100_000;
+
+/// A hold of a tenant: (tenant, hold id).
+type TenantHold = (String, String);
+
+/// A hold's expiry and the store's now.
+pub(crate) type Instants = (DateTime<Utc>, DateTime<Utc>);
 
 /// Where a request's answer goes.
 pub(crate) type Reply<T> = oneshot::Sender<Result<Executed<T>>>;
@@ -122,7 +130,7 @@ pub(crate) struct Lane {
 /// `batched` hold it made that is not finished yet.
 pub(crate) struct Combiner {
     lanes: Vec<Lane>,
-    holds: Mutex<HashMap<(String, String), String>>,
+    holds: Mutex<HashMap<TenantHold, (String, DateTime<Utc>)>>,
 }
 
 impl std::fmt::Debug for Combiner {
@@ -149,13 +157,17 @@ impl Combiner {
         }
     }
 
-    /// Remember that `tenant`'s hold `id` was made on the lane of `lane_sku`.
-    pub(crate) fn remember_hold(&self, tenant: &str, id: &str, lane_sku: &str) {
+    /// Remember that `tenant`'s hold `id`, expiring at `expires_at`, was made on the lane of
+    /// `lane_sku` (`now`: the store's clock, to forget expired holds when the map is full).
+    pub(crate) fn remember_hold(&self, (tenant, id): (&str, &str), lane_sku: &str, (expires_at, now): Instants) {
         let mut holds = self.holds.lock().unwrap_or_else(|p| p.into_inner());
+        if holds.len() >= MAX_REMEMBERED_HOLDS {
+            holds.retain(|_, (_, expiry)| *expiry > now);
+        }
         if holds.len() >= MAX_REMEMBERED_HOLDS {
             holds.clear();
         }
-        holds.insert((tenant.to_string(), id.to_string()), lane_sku.to_string());
+        holds.insert((tenant.to_string(), id.to_string()), (lane_sku.to_string(), expires_at));
     }
 
     /// The lane SKU of `tenant`'s hold `id` if this instance made it with `batched` and has
@@ -164,12 +176,39 @@ impl Combiner {
     /// of the map: a finish that comes back deferred or failed is not routed again.
     pub(crate) fn hold_lane(&self, tenant: &str, id: &str) -> Option<String> {
         let mut holds = self.holds.lock().unwrap_or_else(|p| p.into_inner());
-        holds.remove(&(tenant.to_string(), id.to_string()))
+        holds
+            .remove(&(tenant.to_string(), id.to_string()))
+            .map(|(lane, _)| lane)
     }
 
     /// The lane of a request of `tenant` whose first SKU is `lane_sku`.
     pub(crate) fn lane(&self, tenant: &str, lane_sku: &str) -> &Lane {
         let key = [tenant.as_bytes(), b"/", lane_sku.as_bytes()].concat();
         &self.lanes[(fnv1a_64(&key) % LANES as u64) as usize]
+    }
+}
+
+#[cfg(test)]
+mod remembered_holds {
+    use super::{Combiner, MAX_REMEMBERED_HOLDS};
+    use chrono::{Duration, Utc};
+
+    /// At the bound, expired holds are forgotten first; a live one stays; a finish takes its
+    /// lane out.
+    #[test]
+    fn expired_holds_go_first_when_full() {
+        let c = Combiner::new(&allot_core::Limits::default());
+        let now = Utc::now();
+        let past = now - Duration::seconds(1);
+        c.remember_hold(("t", "live"), "L", (now + Duration::hours(1), now));
+        for i in 1..MAX_REMEMBERED_HOLDS {
+            c.remember_hold(("t", &format!("old{i}")), "S", (past, now));
+        }
+        c.remember_hold(("t", "new"), "N", (now + Duration::hours(1), now));
+        let len = c.holds.lock().unwrap().len();
+        assert_eq!(len, 2, "the expired ones went, the live one stayed");
+        assert_eq!(c.hold_lane("t", "live").as_deref(), Some("L"));
+        assert_eq!(c.hold_lane("t", "live"), None, "taken out by its finish");
+        assert_eq!(c.hold_lane("t", "old1"), None);
     }
 }

@@ -283,11 +283,11 @@ impl HoldStore for PgStore {
 
     async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
         let Confirm { id, part, actor } = req;
-        // A partial confirm runs on the per-request path (a batch finishes holds whole).
-        if part.is_none() {
-            if let Some(lane_sku) = self.batched_hold_lane(tenant, &id) {
-                return self.confirm_batched(tenant, &id, actor, idem, lane_sku).await;
-            }
+        // A partial confirm runs on the per-request path (a batch finishes holds whole); it
+        // forgets the hold's lane all the same.
+        let lane = self.batched_hold_lane(tenant, &id);
+        if let (Some(lane_sku), None) = (lane, &part) {
+            return self.confirm_batched(tenant, &id, actor, idem, lane_sku).await;
         }
         self.confirm_per_request(tenant, (&id, part), actor, idem).await
     }

@@ -6,6 +6,7 @@ use super::{
     JobStatus, Json, JsonBody, LeaseBody, LeasedJob, NoBody, Path, QueueCounts, Response, Result, State, StatusCode,
     Write,
 };
+use allot_core::job::long_poll::FirstTry;
 use allot_core::Capable;
 
 #[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
@@ -64,9 +65,10 @@ pub(super) async fn claim_jobs(
     let started = std::time::Instant::now();
     let wait = std::time::Duration::from_millis(req.wait_ms as u64);
     let wrap = |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() };
-    let claim = allot_core::job::long_poll::claim_waiting(&*st.stores.jobs, &tenant, req, wait, || {
-        key.wrapped(StatusCode::OK, wrap)
-    });
+    let claim =
+        allot_core::job::long_poll::claim_waiting(&*st.stores.jobs, &tenant, (req, FirstTry::Now), wait, || {
+            key.wrapped(StatusCode::OK, wrap)
+        });
     let executed = claim.await?;
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());

@@ -70,6 +70,7 @@ pub(crate) trait HoldPerRequest {
 use crate::engine::combiner::{Op, Pending, Reply};
 use crate::engine::store::PgStore;
 use allot_core::store::{Executed, Keyed};
+use allot_core::Capable;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
 use tokio::sync::oneshot;
 
@@ -124,7 +125,7 @@ impl PgStore {
             .submit_batched(tenant, lane_sku, |reply| Op::Hold { req, idem, reply })
             .await;
         if let (Ok(Executed::Fresh(hold)), Some(combiner)) = (&made, &self.combiner) {
-            combiner.remember_hold(tenant, &hold.id, &lane);
+            combiner.remember_hold((tenant, &hold.id), &lane, (hold.expires_at, self.now()));
         }
         made
     }
