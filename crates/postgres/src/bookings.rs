@@ -82,12 +82,12 @@ async fn conflicts<C: GenericClient>(
         .await?;
     let (mut live, mut overdue) = (None, Vec::new());
     for r in rows {
-        let status =
-            BookingStatus::parse(r.get(1)).ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
-        if status.effective(r.get(2), now).blocks() {
-            live.get_or_insert_with(|| r.get::<_, String>(0));
+        let status = BookingStatus::parse(r.get("status"))
+            .ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
+        if status.effective(r.get("expires_at"), now).blocks() {
+            live.get_or_insert_with(|| r.get::<_, String>("id"));
         } else {
-            overdue.push(r.get(0));
+            overdue.push(r.get("id"));
         }
     }
     Ok((live, overdue))
@@ -247,7 +247,7 @@ impl PgStore {
                 .await?
                 .ok_or_else(|| AllotError::not_found("booking", id))?;
             let b = booking_of(&row, now)?;
-            let stored = BookingStatus::parse(row.get(6))
+            let stored = BookingStatus::parse(row.get("status"))
                 .ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
             stored.extend_refusal(id, b.expires_at, now)?;
             let until = allot_core::hold::extended_expiry(b.expires_at.unwrap_or(now), now, ttl_ms);

@@ -117,13 +117,13 @@ pub(crate) async fn location_rows(
     Ok(rows)
 }
 
-/// Rows `(bucket, on_hand, held, …)` as bucket counts.
+/// Rows with `bucket`, `on_hand` and `held` columns as bucket counts.
 pub(crate) fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
     rows.iter()
         .map(|r| BucketRow {
-            bucket: r.get(0),
-            on_hand: r.get(1),
-            held: r.get(2),
+            bucket: r.get("bucket"),
+            on_hand: r.get("on_hand"),
+            held: r.get("held"),
         })
         .collect()
 }

@@ -76,7 +76,7 @@ pub(crate) async fn finish_holds(
 async fn give_back_stock(tx: &Transaction<'_>, tenant: &str, done: &[String], confirm: bool) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
-            "SELECT sku, bucket, sum(quantity)::int8 FROM hold_lines
+            "SELECT sku, bucket, sum(quantity)::int8 AS quantity FROM hold_lines
               WHERE tenant = $2 AND hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
         )
         .await?;
@@ -84,9 +84,9 @@ async fn give_back_stock(tx: &Transaction<'_>, tenant: &str, done: &[String], co
     if lines.is_empty() {
         return Ok(());
     }
-    let skus: Vec<String> = lines.iter().map(|r| r.get(0)).collect();
-    let buckets: Vec<i32> = lines.iter().map(|r| r.get(1)).collect();
-    let qs: Vec<i64> = lines.iter().map(|r| r.get(2)).collect();
+    let skus: Vec<String> = lines.iter().map(|r| r.get("sku")).collect();
+    let buckets: Vec<i32> = lines.iter().map(|r| r.get("bucket")).collect();
+    let qs: Vec<i64> = lines.iter().map(|r| r.get("quantity")).collect();
     // Lock in (sku, bucket) order first: UPDATE … FROM does not promise an order.
     let stmt = tx
         .prepare_cached(

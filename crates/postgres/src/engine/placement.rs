@@ -211,8 +211,8 @@ async fn take_conditional(
     let stmt = tx.prepare_cached(SQL_LOCK_SOME).await?;
     let mut locked = rows.to_vec();
     for r in tx.query(&stmt, &[&line.sku, &tenant, &buckets]).await? {
-        if let Some(row) = locked.iter_mut().find(|x| x.bucket as i32 == r.get::<_, i32>(0)) {
-            (row.on_hand, row.held) = (r.get(1), r.get(2));
+        if let Some(row) = locked.iter_mut().find(|x| x.bucket as i32 == r.get::<_, i32>("bucket")) {
+            (row.on_hand, row.held) = (r.get("on_hand"), r.get("held"));
         }
     }
     let Some(plan) = plan_take(&locked, order, line.quantity, split) else {

@@ -14,7 +14,7 @@ macro_rules! allocation_select {
         "SELECT a.id, a.status, a.strategy, a.lines, a.created_at,
                 (SELECT jsonb_agg(jsonb_build_array(r.sku, r.q)) FROM
                    (SELECT sku, sum(quantity)::int8 AS q FROM returns
-                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned
            FROM allocations a"
     };
 }
@@ -39,8 +39,8 @@ pub(crate) const SQL_INSERT_ALLOCATION: &str =
 /// an `Internal` error for this request, never a panic.
 pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
     let bad = |what: &str| AllotError::Internal(format!("an allocation with an unreadable {what}"));
-    let lines: serde_json::Value = row.try_get(3).map_err(|_| bad("lines"))?;
-    let returned: Option<serde_json::Value> = row.try_get(5).map_err(|_| bad("returns"))?;
+    let lines: serde_json::Value = row.try_get("lines").map_err(|_| bad("lines"))?;
+    let returned: Option<serde_json::Value> = row.try_get("returned").map_err(|_| bad("returns"))?;
     let returned: Vec<(String, i64)> = match returned {
         Some(v) => serde_json::from_value(v).map_err(|_| bad("returns"))?,
         None => Vec::new(),
@@ -48,11 +48,13 @@ pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
     let mut lines: Vec<AllocationLine> = serde_json::from_value(lines).map_err(|_| bad("lines"))?;
     allot_core::returns::derive_returned(&mut lines, &returned);
     Ok(Allocation {
-        id: row.try_get(0).map_err(|_| bad("id"))?,
-        status: AllocationStatus::parse(row.try_get(1).map_err(|_| bad("status"))?).ok_or_else(|| bad("status"))?,
-        strategy: TakenWith::parse(row.try_get(2).map_err(|_| bad("strategy"))?).ok_or_else(|| bad("strategy"))?,
+        id: row.try_get("id").map_err(|_| bad("id"))?,
+        status: AllocationStatus::parse(row.try_get("status").map_err(|_| bad("status"))?)
+            .ok_or_else(|| bad("status"))?,
+        strategy: TakenWith::parse(row.try_get("strategy").map_err(|_| bad("strategy"))?)
+            .ok_or_else(|| bad("strategy"))?,
         lines,
-        created_at: row.try_get(4).map_err(|_| bad("created_at"))?,
+        created_at: row.try_get("created_at").map_err(|_| bad("created_at"))?,
     })
 }
 
@@ -70,22 +72,22 @@ pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &
     allocation_of(&row)
 }
 
-/// A unit from its columns (id, serial, location, lot, received_at, expires_at) starting at
-/// `first`.
-pub(crate) fn unit_at(r: &tokio_postgres::Row, first: usize) -> Unit {
+/// A unit from its columns, by name (id, serial, location, lot, received_at, expires_at).
+pub(crate) fn unit_of(r: &tokio_postgres::Row) -> Unit {
     Unit {
-        id: r.get(first),
-        serial: r.get(first + 1),
-        location: r.get(first + 2),
-        lot: r.get(first + 3),
-        received_at: r.get(first + 4),
-        expires_at: r.get(first + 5),
+        id: r.get("id"),
+        serial: r.get("serial"),
+        location: r.get("location"),
+        lot: r.get("lot"),
+        received_at: r.get("received_at"),
+        expires_at: r.get("expires_at"),
     }
 }
 
-pub(crate) fn unit_rows(rows: &[tokio_postgres::Row], first: usize) -> Vec<Unit> {
+/// The units of `rows` (rows without a unit id are skipped).
+pub(crate) fn unit_rows(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
     rows.iter()
-        .filter(|r| r.get::<_, Option<i64>>(first).is_some())
-        .map(|r| unit_at(r, first))
+        .filter(|r| r.get::<_, Option<i64>>("id").is_some())
+        .map(unit_of)
         .collect()
 }

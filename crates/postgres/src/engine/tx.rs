@@ -259,10 +259,10 @@ async fn idem_begin<T>(
                 .prepare_cached("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = $1")
                 .await?;
             tx.query_opt(&stmt, &[&idem.key, &tenant]).await?.map(|row| StoredKey {
-                fingerprint: row.get(0),
+                fingerprint: row.get("fingerprint"),
                 response: StoredResponse {
-                    code: row.get::<_, i32>(1) as u16,
-                    body: row.get(2),
+                    code: row.get::<_, i32>("status") as u16,
+                    body: row.get("body"),
                 },
             })
         }

@@ -12,7 +12,7 @@ use crate::engine::batched::HoldPerRequest;
 use crate::engine::errors::map_error;
 use crate::engine::overdue::{finish_holds, SQL_OVERDUE};
 use crate::engine::placement::{answered, take_lines, Take};
-use crate::engine::records::unit_at;
+use crate::engine::records::unit_of;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
@@ -52,7 +52,7 @@ async fn lock_hold(
 }
 
 fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
-    rows.iter().map(|r| unit_at(r, 0)).collect()
+    rows.iter().map(unit_of).collect()
 }
 
 /// Read a hold (the row, and its units when it is a unit hold that still has them).

@@ -149,9 +149,9 @@ impl LocationStore for PgStore {
         let mut out: Vec<Location> = rows
             .iter()
             .map(|r| Location {
-                location: r.get(0),
-                priority: r.get(1),
-                created_at: Some(r.get(2)),
+                location: r.get("location"),
+                priority: r.get("priority"),
+                created_at: Some(r.get("created_at")),
             })
             .collect();
         out.push(Location::builtin());

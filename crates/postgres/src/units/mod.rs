@@ -74,10 +74,11 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
 /// tracking (NULL: no such SKU), and whether overdue holds still hold units of it. `$4`: the
 /// tenant.
 const SQL_UNIT_SHORT: &str = "SELECT
-    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8,
-    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1),
+    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8
+      AS visible,
+    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
     EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
-             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3)";
+             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3) AS overdue";
 
 fn skip_locked_sql(order: &str, hold: bool) -> String {
     claim_sql(
@@ -159,22 +160,22 @@ async fn run_claim<C: GenericClient>(
             sku: req.sku.clone(),
             status: p.status,
             strategy: req.strategy,
-            units: unit_rows(&rows, 0),
+            units: unit_rows(&rows),
             expires_at: p.expires_at,
             created_at: p.now,
         }));
     }
     let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
     let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?;
-    match row.get::<_, Option<&str>>(1) {
+    match row.get::<_, Option<&str>>("tracking") {
         None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
         Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),
         Some(_) => {
-            let visible: i64 = row.get(0);
+            let visible: i64 = row.get("visible");
             Ok(Attempt::Short {
                 visible,
                 locked: short_claim_should_retry(rows.len() as i64, visible, p.least),
-                overdue: row.get(2),
+                overdue: row.get("overdue"),
             })
         }
     }

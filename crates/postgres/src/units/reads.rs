@@ -8,11 +8,11 @@ use allot_core::{AllotError, Result};
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
 
 fn view_of(r: &tokio_postgres::Row) -> Result<UnitView> {
-    let status: &str = r.get(6);
+    let status: &str = r.get("status");
     Ok(UnitView {
-        unit: crate::engine::records::unit_at(r, 0),
+        unit: crate::engine::records::unit_of(r),
         status: UnitStatus::parse(status).ok_or_else(|| AllotError::Internal(format!("unit status `{status}`")))?,
-        claim_id: r.get(7),
+        claim_id: r.get("claim_id"),
     })
 }
 

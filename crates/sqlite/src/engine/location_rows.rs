@@ -77,9 +77,9 @@ pub(crate) fn lock_and_rebalance(
         .and_then(|mut s| {
             s.query_map([sku, tenant, location], |r| {
                 Ok(BucketCounts {
-                    bucket: r.get::<_, i64>(0)? as u32,
-                    on_hand: r.get(1)?,
-                    held: r.get(2)?,
+                    bucket: r.get::<_, i64>("bucket")? as u32,
+                    on_hand: r.get("on_hand")?,
+                    held: r.get("held")?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()

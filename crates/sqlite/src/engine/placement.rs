@@ -28,7 +28,7 @@ pub(crate) struct Piece {
 }
 
 /// A SKU's rows with their location's priority (`default`: 0), by bucket.
-const SQL_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0), st.on_hand, st.held
+const SQL_ROWS: &str = "SELECT st.bucket, st.location, COALESCE(lo.priority, 0) AS priority, st.on_hand, st.held
    FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
   WHERE st.tenant = ?2 AND st.sku = ?1 ORDER BY st.bucket";
 
@@ -39,11 +39,11 @@ fn read_rows(tx: &Connection, tenant: &str, sku: &str) -> Result<Vec<RowLevel>> 
         .and_then(|mut s| {
             s.query_map([sku, tenant], |r| {
                 Ok(RowLevel {
-                    bucket: r.get::<_, i64>(0)? as u32,
-                    location: r.get(1)?,
-                    priority: r.get(2)?,
-                    on_hand: r.get(3)?,
-                    held: r.get(4)?,
+                    bucket: r.get::<_, i64>("bucket")? as u32,
+                    location: r.get("location")?,
+                    priority: r.get("priority")?,
+                    on_hand: r.get("on_hand")?,
+                    held: r.get("held")?,
                 })
             })?
             .collect()

@@ -17,11 +17,18 @@ type AllocationRow = (String, String, String, String, i64, Option<String>);
 const ALLOCATION_SELECT: &str = "SELECT a.id, a.status, a.strategy, a.lines, a.created_at_us,
         (SELECT json_group_array(json_array(r.sku, r.q)) FROM
            (SELECT sku, sum(quantity) AS q FROM returns
-             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r)
+             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned
    FROM allocations a";
 
 fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+    Ok((
+        r.get("id")?,
+        r.get("status")?,
+        r.get("strategy")?,
+        r.get("lines")?,
+        r.get("created_at_us")?,
+        r.get("returned")?,
+    ))
 }
 
 /// Read an allocation of `tenant` by id.
@@ -70,15 +77,15 @@ fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> 
     })
 }
 
-/// A unit from its columns (id, serial, location, lot, received_at, expires_at).
+/// A unit from its columns, by name (id, serial, location, lot, received_at, expires_at).
 pub(crate) fn unit_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Unit> {
     Ok(Unit {
-        id: r.get(0)?,
-        serial: r.get(1)?,
-        location: r.get(2)?,
-        lot: r.get(3)?,
-        received_at: from_us(r.get(4)?),
-        expires_at: r.get::<_, Option<i64>>(5)?.map(from_us),
+        id: r.get("id")?,
+        serial: r.get("serial")?,
+        location: r.get("location")?,
+        lot: r.get("lot")?,
+        received_at: from_us(r.get("received_at")?),
+        expires_at: r.get::<_, Option<i64>>("expires_at")?.map(from_us),
     })
 }
 

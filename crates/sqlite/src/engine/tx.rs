@@ -65,10 +65,10 @@ impl SqliteStore {
                     .and_then(|mut s| {
                         s.query_row([&idem.key, &tenant], |r| {
                             Ok(StoredKey {
-                                fingerprint: r.get(0)?,
+                                fingerprint: r.get("fingerprint")?,
                                 response: StoredResponse {
-                                    code: r.get::<_, i64>(1)? as u16,
-                                    body: r.get(2)?,
+                                    code: r.get::<_, i64>("status")? as u16,
+                                    body: r.get("body")?,
                                 },
                             })
                         })

@@ -69,9 +69,9 @@ impl LocationStore for SqliteStore {
                 .and_then(|mut s| {
                     s.query_map([&t], |r| {
                         Ok(Location {
-                            location: r.get(0)?,
-                            priority: r.get(1)?,
-                            created_at: Some(from_us(r.get(2)?)),
+                            location: r.get("location")?,
+                            priority: r.get("priority")?,
+                            created_at: Some(from_us(r.get("created_at_us")?)),
                         })
                     })?
                     .collect()

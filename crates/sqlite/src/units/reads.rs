@@ -59,7 +59,7 @@ const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, 
 fn view_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnitView> {
     Ok(UnitView {
         unit: unit_from_row(r)?,
-        status: stored_name(r, 6, UnitStatus::parse)?,
-        claim_id: r.get(7)?,
+        status: stored_name(r, "status", UnitStatus::parse)?,
+        claim_id: r.get("claim_id")?,
     })
 }
