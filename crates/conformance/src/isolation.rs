@@ -57,17 +57,21 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
     assert!(s.list_skus(b, None, None, 10).await.unwrap().is_empty());
     assert!(s.list_allocations(b, None, 10).await.unwrap().is_empty());
     assert!(s.list_holds(b, HoldStatus::Held, None, 10).await.unwrap().is_empty());
-    assert!(s
-        .list_units(b, "U", &UnitFilter::default(), 0, 10)
-        .await
-        .map(|u| u.is_empty())
-        .unwrap_or(true));
+    let units = s.list_units(b, "U", &UnitFilter::default(), 0, 10).await;
+    assert!(
+        units.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),
+        "{units:?}"
+    );
     assert!(s
         .list_jobs(b, "q", JobState::Available, 0, 10)
         .await
         .unwrap()
         .is_empty());
-    assert!(s.ledger(b, "S", 0, 10).await.map(|e| e.is_empty()).unwrap_or(true));
+    let ledger = s.ledger(b, "S", 0, 10).await;
+    assert!(
+        ledger.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),
+        "{ledger:?}"
+    );
     assert!(not_found(
         s.cancel_allocation(
             b,

@@ -251,7 +251,8 @@ pub async fn adjustments_and_rebalance(f: Fixture) {
         s.adjust(T, adj(5), reused("adj-1")).await,
         Err(AllotError::IdempotencyKeyReused)
     ));
-    assert!(s.adjust(T, adj(-100), None).await.is_err());
+    let below = s.adjust(T, adj(-100), None).await.unwrap_err();
+    assert_eq!(below.code(), "insufficient_stock", "{below:?}");
     assert_eq!(
         s.get_sku(T, "A").await.unwrap().on_hand,
         15,
@@ -328,10 +329,8 @@ pub async fn cancels_and_returns(f: Fixture) {
     fresh(s.return_allocation(T, ret("r1", 1), key("return-1")).await);
     replayed(s.return_allocation(T, ret("r1", 1), key("return-1")).await);
     assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 9);
-    assert!(
-        s.return_allocation(T, ret("r2", 2), None).await.is_err(),
-        "only 1 is left to return"
-    );
+    let over = s.return_allocation(T, ret("r2", 2), None).await.unwrap_err();
+    assert_eq!(over.code(), "exceeds_allocation", "only 1 is left to return");
     assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 9);
     assert!(matches!(
         s.cancel_allocation(
