@@ -144,7 +144,7 @@ impl Access {
         let limiter = {
             let mut map = self.limiters.lock().unwrap_or_else(|p| p.into_inner());
             let rate = who.rate_per_s.unwrap_or(self.default_rate_per_s).max(1);
-            map.entry(id.clone())
+            map.entry(id.to_string())
                 .or_insert_with(|| {
                     let per_s = std::num::NonZeroU32::new(rate).unwrap_or(std::num::NonZeroU32::MIN);
                     Arc::new(governor::RateLimiter::direct(governor::Quota::per_second(per_s)))
@@ -160,17 +160,17 @@ impl Access {
         })
     }
 
-    /// A permit for one waiting claim of `who` (none needed without a key), or `None` when
-    /// the key has `long_polls_per_key` waiting already.
-    pub fn long_poll(&self, who: Option<&Principal>) -> Option<Option<tokio::sync::OwnedSemaphorePermit>> {
-        let Some(id) = who.and_then(|w| w.key_id.as_ref()) else {
+    /// A permit for one waiting claim of the key `key_id` (none needed without a key), or
+    /// `None` when the key has `long_polls_per_key` waiting already.
+    pub fn long_poll(&self, key_id: Option<&str>) -> Option<Option<tokio::sync::OwnedSemaphorePermit>> {
+        let Some(id) = key_id else {
             return Some(None);
         };
         let sem = self
             .polls
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .entry(id.clone())
+            .entry(id.to_string())
             .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.long_polls_per_key)))
             .clone();
         sem.try_acquire_owned().ok().map(Some)

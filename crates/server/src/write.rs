@@ -54,9 +54,9 @@ impl WriteBody for NoBody {
 /// body. [`Write::split`] gives the body and the [`WriteKey`].
 pub struct Write<B> {
     body: B,
-    key: Option<String>,
-    method: Method,
-    path: String,
+    /// The key, with the method and path its fingerprint covers (kept only when there is a
+    /// key: a write without one allocates nothing here).
+    key: Option<(String, Method, String)>,
 }
 
 impl<B: WriteBody> FromRequest<Arc<AppState>> for Write<B> {
@@ -65,14 +65,9 @@ impl<B: WriteBody> FromRequest<Arc<AppState>> for Write<B> {
     async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, ApiError> {
         let (mut parts, body) = req.into_parts();
         let IdempotencyKey(key) = IdempotencyKey::from_request_parts(&mut parts, state).await?;
-        let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
+        let key = key.map(|k| (k, parts.method.clone(), parts.uri.path().to_string()));
         let body = B::from_request(Request::from_parts(parts, body), state).await?;
-        Ok(Write {
-            body,
-            key,
-            method,
-            path,
-        })
+        Ok(Write { body, key })
     }
 }
 
@@ -80,8 +75,8 @@ impl<B: WriteBody> Write<B> {
     /// The body, and the request's [`WriteKey`] (its fingerprint is computed here only when
     /// the request carried a key).
     pub fn split(self) -> (B, WriteKey) {
-        let key = self.key.map(|key| {
-            let fingerprint = fingerprint(&self.method, &self.path, self.body.canonical().text());
+        let key = self.key.map(|(key, method, path)| {
+            let fingerprint = fingerprint(&method, &path, self.body.canonical().text());
             (key, fingerprint)
         });
         (self.body, WriteKey(key))

@@ -34,12 +34,11 @@ const KEY: &str = "1..=255 printable ASCII; a retry with it gets the first answe
     responses((status = 200, body = Claimed), (status = 400, body = ErrorBody)))]
 pub(super) async fn claim_jobs(
     State(st): State<Arc<AppState>>,
-    axum::Extension(who): axum::Extension<crate::access::Principal>,
+    Caller { tenant, actor }: Caller,
     Path(queue): Path<String>,
     write: Write<JsonBody<ClaimBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let tenant = who.tenant.clone();
     let named = body.value.strategy.as_deref();
     let default = st.stores.default_claim_strategy();
     let strategy = family_strategy(&st, named, default, ClaimStrategy::parse, |c| {
@@ -56,7 +55,7 @@ pub(super) async fn claim_jobs(
             .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
         let per_key = st
             .access
-            .long_poll(Some(&who))
+            .long_poll(actor.as_deref())
             .ok_or(AllotError::RateLimited { retry_after_ms: 1000 })?;
         Some((server, per_key))
     } else {
