@@ -27,56 +27,20 @@ pub async fn hold_lifecycle(f: Fixture) {
     replayed(s.extend_hold(T, "h1", ttl, key("extend-1")).await);
     let part = validate::confirm(body(json!({"lines": [{"sku": "H", "quantity": 1}]})), &f.limits).unwrap();
     let a = fresh(
-        s.confirm_hold(
-            T,
-            Confirm {
-                id: "h1".into(),
-                part,
-                actor: None,
-            },
-            key("confirm-1"),
-        )
-        .await,
+        s.confirm_hold(T, Confirm::new("h1", part, None), key("confirm-1"))
+            .await,
     );
     assert_eq!(a.lines[0].quantity, 1);
     let sku = s.get_sku(T, "H").await.unwrap();
     assert_eq!((sku.on_hand, sku.available), (9, 9), "3 of the 4 came back");
     fresh(s.create_hold(T, hold("h2"), None).await);
     assert_eq!(s.get_sku(T, "H").await.unwrap().available, 5);
-    let r = fresh(
-        s.release_hold(
-            T,
-            Release {
-                id: "h2".into(),
-                actor: None,
-            },
-            key("release-1"),
-        )
-        .await,
-    );
+    let r = fresh(s.release_hold(T, Release::new("h2", None), key("release-1")).await);
     assert_eq!(r.status, HoldStatus::Released);
-    replayed(
-        s.release_hold(
-            T,
-            Release {
-                id: "h2".into(),
-                actor: None,
-            },
-            key("release-1"),
-        )
-        .await,
-    );
+    replayed(s.release_hold(T, Release::new("h2", None), key("release-1")).await);
     assert_eq!(s.get_sku(T, "H").await.unwrap().available, 9);
     let err = s
-        .confirm_hold(
-            T,
-            Confirm {
-                id: "h2".into(),
-                part: None,
-                actor: None,
-            },
-            None,
-        )
+        .confirm_hold(T, Confirm::new("h2", None, None), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "hold_released");
@@ -100,15 +64,7 @@ pub async fn holds_expire_by_the_clock(f: Fixture) {
     assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 10);
     let err = f
         .store
-        .confirm_hold(
-            T,
-            Confirm {
-                id: hold.id.clone(),
-                part: None,
-                actor: None,
-            },
-            None,
-        )
+        .confirm_hold(T, Confirm::new(hold.id, None, None), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "hold_expired");

@@ -72,39 +72,10 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
         ledger.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),
         "{ledger:?}"
     );
+    assert!(not_found(s.cancel_allocation(b, Cancel::new("al-1", None), None).await));
+    assert!(not_found(s.release_hold(b, Release::new("ho-1", None), None).await));
     assert!(not_found(
-        s.cancel_allocation(
-            b,
-            Cancel {
-                id: "al-1".into(),
-                actor: None
-            },
-            None
-        )
-        .await
-    ));
-    assert!(not_found(
-        s.release_hold(
-            b,
-            Release {
-                id: "ho-1".into(),
-                actor: None
-            },
-            None
-        )
-        .await
-    ));
-    assert!(not_found(
-        s.confirm_hold(
-            b,
-            Confirm {
-                id: "ho-1".into(),
-                part: None,
-                actor: None
-            },
-            None
-        )
-        .await
+        s.confirm_hold(b, Confirm::new("ho-1", None, None), None).await
     ));
     assert!(not_found(s.cancel_booking(b, "bo-1", None).await));
     assert!(not_found(s.cancel_job(b, 1, None).await));

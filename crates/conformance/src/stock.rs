@@ -149,38 +149,12 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
     };
     s.create_hold(T, hold("h1"), None).await.unwrap();
     let part = validate::confirm(body(json!({"lines": [{"sku": "C", "quantity": 1}]})), l).unwrap();
-    s.confirm_hold(
-        T,
-        Confirm {
-            id: "h1".into(),
-            part,
-            actor: None,
-        },
-        None,
-    )
-    .await
-    .unwrap();
+    s.confirm_hold(T, Confirm::new("h1", part, None), None).await.unwrap();
     s.create_hold(T, hold("h2"), None).await.unwrap();
-    s.release_hold(
-        T,
-        Release {
-            id: "h2".into(),
-            actor: None,
-        },
-        None,
-    )
-    .await
-    .unwrap();
-    s.cancel_allocation(
-        T,
-        Cancel {
-            id: fast_id.clone(),
-            actor: None,
-        },
-        None,
-    )
-    .await
-    .unwrap();
+    s.release_hold(T, Release::new("h2", None), None).await.unwrap();
+    s.cancel_allocation(T, Cancel::new(&*fast_id, None), None)
+        .await
+        .unwrap();
     let back = body(json!({"lines": [{"sku": "C", "quantity": 1, "state": "sellable"}]}));
     let ret = validate::returns("r1".into(), "h1", back, l).unwrap();
     s.return_allocation(T, ret, None).await.unwrap();
@@ -285,40 +259,10 @@ pub async fn cancels_and_returns(f: Fixture) {
     let s = &f.store;
     f.create_sku("A", 10).await;
     let a = f.allocate("A", 3).await;
-    let c: Allocation = fresh(
-        s.cancel_allocation(
-            T,
-            Cancel {
-                id: a.id.clone(),
-                actor: None,
-            },
-            key("cancel-1"),
-        )
-        .await,
-    );
+    let c: Allocation = fresh(s.cancel_allocation(T, Cancel::new(&*a.id, None), key("cancel-1")).await);
     assert_eq!(c.status, allot_core::AllocationStatus::Cancelled);
-    replayed(
-        s.cancel_allocation(
-            T,
-            Cancel {
-                id: a.id.clone(),
-                actor: None,
-            },
-            key("cancel-1"),
-        )
-        .await,
-    );
-    let again = fresh(
-        s.cancel_allocation(
-            T,
-            Cancel {
-                id: a.id.clone(),
-                actor: None,
-            },
-            None,
-        )
-        .await,
-    );
+    replayed(s.cancel_allocation(T, Cancel::new(&*a.id, None), key("cancel-1")).await);
+    let again = fresh(s.cancel_allocation(T, Cancel::new(&*a.id, None), None).await);
     assert_eq!(again.status, allot_core::AllocationStatus::Cancelled);
     assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 10, "given back once");
     let b = f.allocate("A", 2).await;
@@ -333,15 +277,7 @@ pub async fn cancels_and_returns(f: Fixture) {
     assert_eq!(over.code(), "exceeds_allocation", "only 1 is left to return");
     assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 9);
     assert!(matches!(
-        s.cancel_allocation(
-            T,
-            Cancel {
-                id: "nope".into(),
-                actor: None
-            },
-            None
-        )
-        .await,
+        s.cancel_allocation(T, Cancel::new("nope", None), None).await,
         Err(AllotError::NotFound { .. })
     ));
     f.finish().await;

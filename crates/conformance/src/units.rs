@@ -43,16 +43,7 @@ pub async fn units_listed_and_read(f: Fixture) {
     let held = fresh(s.claim_units(T, req, key("claim-1")).await);
     assert_eq!(held.units.len(), 2);
     assert_eq!(s.get_sku(T, "U").await.unwrap().available, 1);
-    s.release_hold(
-        T,
-        Release {
-            id: "uc1".into(),
-            actor: None,
-        },
-        None,
-    )
-    .await
-    .unwrap();
+    s.release_hold(T, Release::new("uc1", None), None).await.unwrap();
     assert_eq!(
         s.get_sku(T, "U").await.unwrap().available,
         3,

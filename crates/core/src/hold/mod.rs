@@ -236,6 +236,17 @@ pub struct Confirm {
     pub actor: Option<String>,
 }
 
+impl Confirm {
+    /// Confirm hold `id` (whole when `part` is `None`) for `actor`.
+    pub fn new(id: impl Into<String>, part: Option<Vec<(String, i64)>>, actor: Option<String>) -> Self {
+        Confirm {
+            id: id.into(),
+            part,
+            actor,
+        }
+    }
+}
+
 /// Releasing hold `id` (see `HoldStore::release_hold`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
@@ -243,6 +254,13 @@ pub struct Release {
     pub id: String,
     /// Who releases (the API key's id), for the ledger.
     pub actor: Option<String>,
+}
+
+impl Release {
+    /// Release hold `id` for `actor`.
+    pub fn new(id: impl Into<String>, actor: Option<String>) -> Self {
+        Release { id: id.into(), actor }
+    }
 }
 
 /// A validated hold request: the lines are taken exactly like an allocation's (same

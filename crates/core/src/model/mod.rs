@@ -377,6 +377,13 @@ pub struct Cancel {
     pub actor: Option<String>,
 }
 
+impl Cancel {
+    /// Cancel allocation `id` for `actor`.
+    pub fn new(id: impl Into<String>, actor: Option<String>) -> Self {
+        Cancel { id: id.into(), actor }
+    }
+}
+
 /// A validated adjustment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Adjustment {

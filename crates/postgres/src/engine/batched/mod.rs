@@ -31,9 +31,16 @@ mod lane;
 mod txn;
 mod writes;
 
+use crate::engine::combiner::{Op, Pending, Reply};
+use crate::engine::store::PgStore;
+use allot_core::store::{Executed, Keyed};
+use allot_core::Capable;
+use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
+use tokio::sync::oneshot;
+
 /// The per-request path of an allocation, which a lane runs a request on when its batch
 /// deferred it: named, so a deferred request never re-enters the store traits. The stock
-/// domain implements it (`stock::per_request`).
+/// domain implements it (`stock/mod.rs`).
 pub(crate) trait AllocatePerRequest {
     /// Allocate `req` on the per-request path (its strategy's statements, or the envelope).
     async fn allocate_per_request(
@@ -66,13 +73,6 @@ pub(crate) trait HoldPerRequest {
         idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>>;
 }
-
-use crate::engine::combiner::{Op, Pending, Reply};
-use crate::engine::store::PgStore;
-use allot_core::store::{Executed, Keyed};
-use allot_core::Capable;
-use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
-use tokio::sync::oneshot;
 
 impl PgStore {
     /// Queue the request of `tenant` that `make` builds around its reply channel on the lane
@@ -206,41 +206,13 @@ mod routing {
             .create_hold("t", hold("hc", Strategy::Batched), None)
             .await
             .unwrap();
-        store
-            .release_hold(
-                "t",
-                Release {
-                    id: "hc".into(),
-                    actor: None,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        store.release_hold("t", Release::new("hc", None), None).await.unwrap();
         assert_eq!(store.batched_hold_lane("t", "hc"), None, "a finished hold is forgotten");
         store
-            .confirm_hold(
-                "t",
-                Confirm {
-                    id: "ha".into(),
-                    part: None,
-                    actor: None,
-                },
-                None,
-            )
+            .confirm_hold("t", Confirm::new("ha", None, None), None)
             .await
             .unwrap();
-        store
-            .release_hold(
-                "t",
-                Release {
-                    id: "hb".into(),
-                    actor: None,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        store.release_hold("t", Release::new("hb", None), None).await.unwrap();
         assert_eq!(store.get_sku("t", "R").await.unwrap().available, 9);
         drop(store);
         schema.drop().await;
