@@ -70,6 +70,20 @@ impl RedisGated {
             }
         }
     }
+
+    /// [`RedisGated::invalidate`] the SKUs `skus` names in `result`, when it is fresh (a
+    /// replay or a refusal changed nothing). Returns `result`.
+    async fn invalidate_fresh<T: Send + Sync>(
+        &self,
+        tenant: &str,
+        result: Result<Executed<T>>,
+        skus: fn(&T) -> Vec<&str>,
+    ) -> Result<Executed<T>> {
+        if let Ok(Executed::Fresh(v)) = &result {
+            self.invalidate(tenant, &skus(v)).await;
+        }
+        result
+    }
 }
 
 #[async_trait]
@@ -84,12 +98,8 @@ impl StockStore for RedisGated {
         self.stock.get_sku(tenant, sku).await
     }
     async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
-        let sku = req.sku.clone();
         let result = self.stock.adjust(tenant, req, idem).await;
-        if let Ok(Executed::Fresh(_)) = &result {
-            self.invalidate(tenant, &[sku.as_str()]).await;
-        }
-        result
+        self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await
     }
     async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
         self.stock.ledger(tenant, sku, after, limit).await
@@ -112,11 +122,8 @@ impl StockStore for RedisGated {
     async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         let result = self.stock.return_allocation(tenant, req, idem).await;
         // Sellable returns are back in stock: the counters rebuild from the database.
-        if let Ok(Executed::Fresh(r)) = &result {
-            let skus: Vec<&str> = r.lines.iter().map(|l| l.sku.as_str()).collect();
-            self.invalidate(tenant, &skus).await;
-        }
-        result
+        self.invalidate_fresh(tenant, result, |r| r.lines.iter().map(|l| l.sku.as_str()).collect())
+            .await
     }
     async fn cancel_allocation(
         &self,
@@ -126,11 +133,8 @@ impl StockStore for RedisGated {
     ) -> Result<Executed<Allocation>> {
         let result = self.stock.cancel_allocation(tenant, req, idem).await;
         // Stock came back: the counters rebuild from the database on next use.
-        if let Ok(Executed::Fresh(a)) = &result {
-            let skus: Vec<&str> = a.lines.iter().map(|l| l.sku.as_str()).collect();
-            self.invalidate(tenant, &skus).await;
-        }
-        result
+        self.invalidate_fresh(tenant, result, |a| a.lines.iter().map(|l| l.sku.as_str()).collect())
+            .await
     }
     async fn list_skus(
         &self,
@@ -160,12 +164,8 @@ impl LocationStore for RedisGated {
         self.locations.transfer(tenant, req, idem).await
     }
     async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
-        let sku = req.sku.clone();
         let result = self.locations.set_level(tenant, req, idem).await;
-        if let Ok(Executed::Fresh(_)) = &result {
-            self.invalidate(tenant, &[sku.as_str()]).await;
-        }
-        result
+        self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await
     }
 }
 
