@@ -70,75 +70,71 @@ SELECT tenant, ref AS id, min(sku) AS sku, count(*) AS entries, count(DISTINCT s
 
 /// Judge every allocation, hold and transfer of `tenant` (or of all).
 pub(crate) fn books(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
-    let mut s = c.prepare_cached(ALLOCATION_ROWS).map_err(map_error)?;
-    let rows = s
-        .query_map([tenant], |r| {
-            Ok(AllocationAuditRow {
-                tenant: r.get("tenant")?,
-                id: r.get("id")?,
-                sku: r.get("sku")?,
-                status: r
-                    .get::<_, Option<String>>("status")?
-                    .as_deref()
-                    .and_then(AllocationStatus::parse),
-                quantity: r.get("quantity")?,
-                stored_returned: r.get("stored_returned")?,
-                out: r.get("out")?,
-                cancelled_back: r.get("cancelled_back")?,
-                returned_back: r.get("returned_back")?,
-                sellable: r.get("sellable")?,
-                damaged: r.get("damaged")?,
-            })
-        })
-        .map_err(map_error)?;
-    for r in rows {
-        a.allocation(&r.map_err(map_error)?);
-    }
-    holds(c, tenant, a)?;
-    let mut s = c.prepare_cached(TRANSFER_ROWS).map_err(map_error)?;
-    let rows = s
-        .query_map([tenant], |r| {
-            Ok(TransferAuditRow {
-                tenant: r.get("tenant")?,
-                id: r.get("id")?,
-                sku: r.get("sku")?,
-                entries: r.get("entries")?,
-                skus: r.get("skus")?,
-                locations: r.get("locations")?,
-                delta: r.get("delta")?,
-                held_delta: r.get("held_delta")?,
-            })
-        })
-        .map_err(map_error)?;
-    for r in rows {
-        a.transfer(&r.map_err(map_error)?);
+    each(c, ALLOCATION_ROWS, tenant, allocation_row, |r| a.allocation(r))?;
+    each(c, HOLD_ROWS, tenant, hold_row, |r| a.hold(r))?;
+    each(c, TRANSFER_ROWS, tenant, transfer_row, |r| a.transfer(r))
+}
+
+/// Run `sql` for `tenant`, decode each row with `decode` and hand it to `judge`, one at a time.
+fn each<T>(
+    c: &Connection,
+    sql: &str,
+    tenant: Option<&str>,
+    decode: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    mut judge: impl FnMut(&T),
+) -> Result<()> {
+    let mut s = c.prepare_cached(sql).map_err(map_error)?;
+    for r in s.query_map([tenant], decode).map_err(map_error)? {
+        judge(&r.map_err(map_error)?);
     }
     Ok(())
 }
 
-/// Judge every (hold, SKU) of `tenant` (or of all).
-fn holds(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
-    let mut s = c.prepare_cached(HOLD_ROWS).map_err(map_error)?;
-    let rows = s
-        .query_map([tenant], |r| {
-            Ok(HoldAuditRow {
-                tenant: r.get("tenant")?,
-                id: r.get("id")?,
-                sku: r.get("sku")?,
-                status: r
-                    .get::<_, Option<String>>("status")?
-                    .as_deref()
-                    .and_then(HoldStatus::parse),
-                lines: r.get("lines")?,
-                held: r.get("held")?,
-                confirmed: r.get("confirmed")?,
-                confirmed_held: r.get("confirmed_held")?,
-                released: r.get("released")?,
-            })
-        })
-        .map_err(map_error)?;
-    for r in rows {
-        a.hold(&r.map_err(map_error)?);
-    }
-    Ok(())
+fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationAuditRow> {
+    Ok(AllocationAuditRow {
+        tenant: r.get("tenant")?,
+        id: r.get("id")?,
+        sku: r.get("sku")?,
+        status: r
+            .get::<_, Option<String>>("status")?
+            .as_deref()
+            .and_then(AllocationStatus::parse),
+        quantity: r.get("quantity")?,
+        stored_returned: r.get("stored_returned")?,
+        out: r.get("out")?,
+        cancelled_back: r.get("cancelled_back")?,
+        returned_back: r.get("returned_back")?,
+        sellable: r.get("sellable")?,
+        damaged: r.get("damaged")?,
+    })
+}
+
+fn hold_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldAuditRow> {
+    Ok(HoldAuditRow {
+        tenant: r.get("tenant")?,
+        id: r.get("id")?,
+        sku: r.get("sku")?,
+        status: r
+            .get::<_, Option<String>>("status")?
+            .as_deref()
+            .and_then(HoldStatus::parse),
+        lines: r.get("lines")?,
+        held: r.get("held")?,
+        confirmed: r.get("confirmed")?,
+        confirmed_held: r.get("confirmed_held")?,
+        released: r.get("released")?,
+    })
+}
+
+fn transfer_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TransferAuditRow> {
+    Ok(TransferAuditRow {
+        tenant: r.get("tenant")?,
+        id: r.get("id")?,
+        sku: r.get("sku")?,
+        entries: r.get("entries")?,
+        skus: r.get("skus")?,
+        locations: r.get("locations")?,
+        delta: r.get("delta")?,
+        held_delta: r.get("held_delta")?,
+    })
 }
