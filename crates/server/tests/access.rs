@@ -6,8 +6,7 @@
 
 mod common;
 
-use allot_core::access::{NewKeyBody, Scope};
-use allot_server::access::create_key;
+use allot_core::access::Scope;
 use common::TestServer;
 use serde_json::{json, Value};
 
@@ -23,22 +22,7 @@ async fn key(ts: &TestServer, scopes: &[Scope]) -> (String, String) {
 }
 
 async fn key_with_rate(ts: &TestServer, scopes: &[Scope], rate_per_s: Option<u32>) -> (String, String) {
-    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    let body = NewKeyBody {
-        name: "test".into(),
-        scopes: scopes.to_vec(),
-        rate_per_s,
-    };
-    let (k, secret) = create_key(
-        store.as_ref(),
-        chrono::Utc::now(),
-        "default",
-        &body,
-        &Default::default(),
-    )
-    .await
-    .unwrap();
-    (k.id, secret)
+    common::make_key(ts, "default", "test", scopes, rate_per_s).await
 }
 
 async fn send(ts: &TestServer, method: &str, path: &str, bearer: Option<&str>) -> (u16, Value) {

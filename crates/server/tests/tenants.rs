@@ -6,8 +6,7 @@
 
 mod common;
 
-use allot_core::access::{NewKeyBody, Scope};
-use allot_server::access::create_key;
+use allot_core::access::Scope;
 use common::TestServer;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -16,16 +15,8 @@ conformance!(other_tenants_objects_are_not_found, two_tenants_one_sku_name_under
 
 /// An admin key of `tenant`: (key id, `Bearer …`).
 async fn admin_of(ts: &TestServer, tenant: &str) -> (String, String) {
-    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    let body = NewKeyBody {
-        name: format!("{tenant}-admin"),
-        scopes: vec![Scope::Admin],
-        rate_per_s: None,
-    };
-    let (k, secret) = create_key(store.as_ref(), chrono::Utc::now(), tenant, &body, &Default::default())
-        .await
-        .unwrap();
-    (k.id, format!("Bearer {secret}"))
+    let (id, secret) = common::make_key(ts, tenant, &format!("{tenant}-admin"), &[Scope::Admin], None).await;
+    (id, format!("Bearer {secret}"))
 }
 
 async fn send(ts: &TestServer, method: &str, path: &str, bearer: &str, body: Option<Value>) -> (u16, Value) {

@@ -103,25 +103,33 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
     }
 }
 
+/// Make a key of `tenant` in `ts`'s database, as `allot keys create` would: (its id, its
+/// secret).
+pub async fn make_key(
+    ts: &TestServer,
+    tenant: &str,
+    name: &str,
+    scopes: &[allot_core::access::Scope],
+    rate_per_s: Option<u32>,
+) -> (String, String) {
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let body = allot_core::access::NewKeyBody {
+        name: name.into(),
+        scopes: scopes.to_vec(),
+        rate_per_s,
+    };
+    let (key, secret) =
+        allot_server::access::create_key(store.as_ref(), chrono::Utc::now(), tenant, &body, &Default::default())
+            .await
+            .unwrap();
+    (key.id, secret)
+}
+
 /// Start a test server that requires keys: an `admin` key is made in its database before any
 /// request, and the client sends it with every request.
 pub async fn start_keyed(kind: Kind) -> TestServer {
     let mut ts = start(kind).await;
-    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    let body = allot_core::access::NewKeyBody {
-        name: "conformance".into(),
-        scopes: vec![allot_core::access::Scope::Admin],
-        rate_per_s: None,
-    };
-    let (_, secret) = allot_server::access::create_key(
-        store.as_ref(),
-        chrono::Utc::now(),
-        "default",
-        &body,
-        &Default::default(),
-    )
-    .await
-    .unwrap();
+    let (_, secret) = make_key(&ts, "default", "conformance", &[allot_core::access::Scope::Admin], None).await;
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,
