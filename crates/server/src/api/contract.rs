@@ -27,9 +27,10 @@ pub struct Documents {
 }
 
 impl Documents {
-    /// Both documents of a server with `st`'s limits and store.
-    pub fn of(st: &AppState) -> Self {
-        let keyed = document(st);
+    /// Both documents of a server with `st`'s limits and store, from `api`, the route
+    /// table's own document.
+    pub fn of(st: &AppState, api: utoipa::openapi::OpenApi) -> Self {
+        let keyed = document(st, api);
         let mut open = keyed.clone();
         if let Some(paths) = open["paths"].as_object_mut() {
             for ops in paths.values_mut().filter_map(Value::as_object_mut) {
@@ -46,10 +47,10 @@ impl Documents {
     }
 }
 
-/// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON), as it is once
-/// the server requires keys.
-pub fn document(st: &AppState) -> Value {
-    let mut doc = serde_json::to_value(super::routes::openapi()).expect("the derived document serializes");
+/// The document of a server with `st`'s limits and store (OpenAPI 3.1 JSON) from `api`, the
+/// route table's, as it is once the server requires keys.
+pub fn document(st: &AppState, api: utoipa::openapi::OpenApi) -> Value {
+    let mut doc = serde_json::to_value(api).expect("the derived document serializes");
     for (schema, prop, patch) in field_bounds(&st.limits, &strategies(st)) {
         let target = &mut doc["components"]["schemas"][schema]["properties"][prop];
         assert!(target.is_object(), "no property {schema}.{prop} in the document");

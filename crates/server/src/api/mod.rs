@@ -142,12 +142,14 @@ pub struct ApiDoc;
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     let http = state.http.clone();
-    Router::from(routes::table())
+    // One table: the routes and the operations served at /openapi.json come from it together.
+    let (routes, api) = routes::table().split_for_parts();
+    routes
         .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new(["/openapi.json"])))
         .merge(
             Router::new()
                 .route("/openapi.json", get(served_document))
-                .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state)))),
+                .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state, api)))),
         )
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
