@@ -9,6 +9,7 @@ mod bookings;
 mod chaos;
 mod cluster;
 mod compare;
+pub mod feed;
 mod flash_sale;
 mod holds;
 mod lb;

@@ -148,7 +148,7 @@ struct Work;
 
 #[async_trait::async_trait]
 impl allot_worker::Handler for Work {
-    async fn run(&self, _job: &LeasedJob) -> Result<(), String> {
+    async fn run(&self, _job: &LeasedJob) -> Result<(), allot_worker::JobError> {
         Ok(())
     }
 }

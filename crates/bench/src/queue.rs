@@ -9,6 +9,7 @@ use allot_core::job::{
     LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
+use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Database, Result, Store};
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
 use hdrhistogram::Histogram;
@@ -17,6 +18,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The tenant the queue benchmark works in (a server without keys).
+static DEFAULT: std::sync::LazyLock<Tenant> = std::sync::LazyLock::new(Tenant::default_tenant);
 
 /// Options of `allot bench queue`.
 #[derive(Debug, Clone)]
@@ -82,10 +86,10 @@ struct Timed {
 
 #[async_trait::async_trait]
 impl JobStore for Timed {
-    async fn enqueue(&self, tn: &str, r: Enqueue, i: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tn: &Tenant, r: Enqueue, i: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         self.inner.enqueue(tn, r, i).await
     }
-    async fn claim_jobs(&self, tn: &str, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
+    async fn claim_jobs(&self, tn: &Tenant, r: Claim, i: Keyed<Vec<LeasedJob>>) -> Result<Executed<Vec<LeasedJob>>> {
         let t0 = Instant::now();
         let out = self.inner.claim_jobs(tn, r, i).await;
         if let Ok(mut h) = self.claims.lock() {
@@ -93,15 +97,15 @@ impl JobStore for Timed {
         }
         out
     }
-    async fn complete_job(&self, tn: &str, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn complete_job(&self, tn: &Tenant, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.complete_job(tn, id, t, i).await
     }
-    async fn fail_job(&self, tn: &str, id: i64, f: &Fail, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn fail_job(&self, tn: &Tenant, id: i64, f: Fail, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.fail_job(tn, id, f, i).await
     }
     async fn heartbeat_job(
         &self,
-        tn: &str,
+        tn: &Tenant,
         id: i64,
         t: &str,
         l: i64,
@@ -111,26 +115,26 @@ impl JobStore for Timed {
     }
     async fn complete_jobs(
         &self,
-        tn: &str,
+        tn: &Tenant,
         q: &str,
         j: Vec<Completion>,
         i: Keyed<Completions>,
     ) -> Result<Executed<Completions>> {
         self.inner.complete_jobs(tn, q, j, i).await
     }
-    async fn cancel_job(&self, tn: &str, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn cancel_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.cancel_job(tn, id, i).await
     }
-    async fn retry_job(&self, tn: &str, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn retry_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.retry_job(tn, id, i).await
     }
-    async fn list_jobs(&self, tn: &str, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
+    async fn list_jobs(&self, tn: &Tenant, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tn, q, s, a, l).await
     }
-    async fn wait_for_jobs(&self, tn: &str, q: &str, w: Duration) {
+    async fn wait_for_jobs(&self, tn: &Tenant, q: &str, w: Duration) {
         self.inner.wait_for_jobs(tn, q, w).await
     }
-    async fn queue_counts(&self, tn: &str, q: &str) -> Result<QueueCounts> {
+    async fn queue_counts(&self, tn: &Tenant, q: &str) -> Result<QueueCounts> {
         self.inner.queue_counts(tn, q).await
     }
 }
@@ -140,7 +144,7 @@ struct BenchHandler;
 
 #[async_trait::async_trait]
 impl Handler for BenchHandler {
-    async fn run(&self, job: &LeasedJob) -> std::result::Result<(), String> {
+    async fn run(&self, job: &LeasedJob) -> std::result::Result<(), allot_worker::JobError> {
         if job.attempt == 1 && job.payload["fail_once"] == true {
             return Err("injected failure".into());
         }
@@ -256,7 +260,7 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                 let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
                 let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
                 let req = Enqueue { queue: queue.clone(), jobs, now: store.now() };
-                if let Executed::Fresh(e) = store.enqueue(allot_core::access::DEFAULT_TENANT, req, None).await? {
+                if let Executed::Fresh(e) = store.enqueue(&DEFAULT, req, None).await? {
                     accepted += e.ids.len() as u64;
                 }
                 next += size;
@@ -299,7 +303,7 @@ async fn drain(
         {
             last_count = now;
             let counts = store
-                .queue_counts(allot_core::access::DEFAULT_TENANT, queue)
+                .queue_counts(&DEFAULT, queue)
                 .await
                 .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
             if counts.open() == 0 || Instant::now() >= deadline {
@@ -354,7 +358,7 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
             now: store.now(),
         };
         store
-            .enqueue(allot_core::access::DEFAULT_TENANT, req, None)
+            .enqueue(&DEFAULT, req, None)
             .await
             .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
         left -= n;
@@ -440,10 +444,7 @@ pub async fn claim_bench(
                     final_try: true,
                 };
                 let t0 = Instant::now();
-                let got = store
-                    .claim_jobs(allot_core::access::DEFAULT_TENANT, claim, None)
-                    .await
-                    .and_then(Executed::fresh);
+                let got = store.claim_jobs(&DEFAULT, claim, None).await.and_then(Executed::fresh);
                 hist.saturating_record(t0.elapsed().as_micros() as u64);
                 match got {
                     Ok(j) if j.is_empty() => break,

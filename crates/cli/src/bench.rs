@@ -21,6 +21,10 @@ pub(crate) enum BenchCmd {
     /// store) claim and complete them in batches; some jobs fail once, some pools are killed
     /// mid-job; then the total-queue check (every job completed exactly once, none lost).
     Queue(QueueArgs),
+    /// What the change feed costs a `batched` hot SKU (the flash sale with and without the
+    /// feed's trigger, alternating, on one PostgreSQL database), and the events per second
+    /// one Server-Sent Events reader follows.
+    Feed(FeedArgs),
     /// Every workload (hot SKU, spread, holds, units, bookings, queue) under every strategy of
     /// the backend in one run: a Markdown table, a JSON file and a PNG chart (throughput and
     /// p99), and on PostgreSQL with pgbench installed the textbook single-statement hot-SKU
@@ -186,6 +190,25 @@ pub(crate) struct UnitsArgs {
     /// Claim the large workload from this existing unit SKU instead of filling a new pool.
     #[arg(long)]
     pub(crate) pool_sku: Option<String>,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct FeedArgs {
+    /// A fresh PostgreSQL database to run on (its in-process server is started here).
+    #[arg(long)]
+    pub(crate) database_url: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 256)]
+    pub(crate) clients: usize,
+    /// Allocations per flash sale (N); the SKU has as many units.
+    #[arg(short = 'n', long, default_value_t = 20_000)]
+    pub(crate) requests: u64,
+    /// Flash sales with the feed, and as many without.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) rounds: u32,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -434,6 +457,45 @@ pub(crate) fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench:
             reference: None,
         })
         .collect()
+}
+
+pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
+    let target = TargetArgs {
+        url: None,
+        database_url: Some(a.database_url.clone()),
+        pool_size: 32,
+        redis_url: None,
+    };
+    let (url, server) = bench_target(&target).await?;
+    let opts = allot_bench::FlashSaleOptions {
+        url: url.clone(),
+        strategies: vec!["batched".into()],
+        clients: a.clients,
+        stock: a.requests as i64,
+        requests: a.requests,
+        spread: 1,
+        segmented_buckets: 1,
+        progress: true,
+        api_key: None,
+    };
+    let rounds = allot_bench::feed::rounds(&opts, &a.database_url, a.rounds).await?;
+    let top = allot_bench::feed::top(&url).await?;
+    let stream = allot_bench::feed::follow(&url, top as u64, std::time::Duration::from_secs(600)).await?;
+    println!(
+        "change feed: batched hot SKU, C={} N={} rounds={}\n",
+        a.clients, a.requests, a.rounds
+    );
+    print!("{}", allot_bench::feed::render(&rounds, &stream));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&(&rounds, &stream))?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    if rounds.iter().any(|r| !r.report.violations.is_empty()) {
+        bail!("invariants broken");
+    }
+    Ok(())
 }
 
 pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {

@@ -1,8 +1,9 @@
 //! `allot keys create|list|revoke`: API keys, straight on the database (the operator's way in
 //! before any key exists). `create` prints the secret once, alone on its own line.
 
-use crate::{Args, DbArgs, Limits, Subcommand};
+use crate::{Args, DbArgs, Subcommand};
 use allot_core::access::{NewKeyBody, Scope};
+use allot_core::Tenant;
 
 #[derive(Subcommand)]
 pub(crate) enum KeysCmd {
@@ -19,13 +20,13 @@ pub(crate) struct KeyCreateArgs {
     #[command(flatten)]
     db: DbArgs,
     /// The tenant the key acts in.
-    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT)]
-    tenant: String,
+    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = crate::tenant_arg)]
+    tenant: Tenant,
     /// A name for people (`checkout`).
     #[arg(long)]
     name: String,
     /// Comma-separated scopes: admin, stock:read, stock:write, units:read, units:write,
-    /// bookings:read, bookings:write, jobs:read, jobs:enqueue, jobs:work, events:read.
+    /// bookings:read, bookings:write, jobs:read, jobs:enqueue, jobs:work, events:read, webhooks:manage.
     #[arg(long, value_delimiter = ',', required = true)]
     scopes: Vec<String>,
     /// Requests per second of this key (the server's default when absent).
@@ -38,8 +39,8 @@ pub(crate) struct KeyListArgs {
     #[command(flatten)]
     db: DbArgs,
     /// The tenant.
-    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT)]
-    tenant: String,
+    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = crate::tenant_arg)]
+    tenant: Tenant,
 }
 
 #[derive(Args)]
@@ -64,9 +65,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
                 scopes,
                 rate_per_s: a.rate_per_s,
             };
-            let (key, secret) =
-                allot_server::access::create_key(store.as_ref(), store.now(), &a.tenant, &body, &Limits::default())
-                    .await?;
+            let (key, secret) = allot_server::access::create_key(store.as_ref(), store.now(), &a.tenant, &body).await?;
             eprintln!(
                 "key {} of tenant {} ({}); its secret, shown this once:",
                 key.id,
@@ -93,7 +92,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
         }
         KeysCmd::Revoke(a) => {
             let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
-            let k = store.revoke_key(None, &a.id, store.now()).await?;
+            let k = store.revoke_key(None, &a.id).await?;
             println!("revoked {} ({} of tenant {})", k.id, k.name, k.tenant);
         }
     }

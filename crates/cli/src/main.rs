@@ -96,8 +96,8 @@ struct AuditArgs {
     #[command(flatten)]
     db: DbArgs,
     /// Only this tenant (default: every tenant; each finding names its tenant).
-    #[arg(long)]
-    tenant: Option<String>,
+    #[arg(long, value_parser = tenant_arg)]
+    tenant: Option<allot_core::Tenant>,
 }
 
 #[derive(Args, Clone)]
@@ -105,11 +105,16 @@ struct RebalanceArgs {
     #[command(flatten)]
     db: DbArgs,
     /// The tenant whose SKUs to rebalance.
-    #[arg(long, default_value = allot_core::access::DEFAULT_TENANT)]
-    tenant: String,
+    #[arg(long, default_value = allot_core::access::DEFAULT_TENANT, value_parser = tenant_arg)]
+    tenant: allot_core::Tenant,
     /// Only this SKU (default: every SKU with more than one bucket).
     #[arg(long)]
     sku: Option<String>,
+}
+
+/// A `--tenant` argument, checked by the name rule ([`allot_core::Tenant::parse`]).
+pub(crate) fn tenant_arg(text: &str) -> Result<allot_core::Tenant, String> {
+    allot_core::Tenant::parse(text, &Limits::default()).map_err(|e| e.to_string())
 }
 
 fn main() -> anyhow::Result<()> {
@@ -137,7 +142,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Audit(a) => {
             let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
-            let report = store.audit(a.tenant.as_deref()).await?;
+            let report = store.audit(a.tenant.as_ref()).await?;
             print_audit(&report);
             if !report.is_clean() {
                 std::process::exit(1);
@@ -149,6 +154,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("rebalanced {n} SKUs");
         }
         Cmd::Bench(BenchCmd::FlashSale(a)) => flash_sale(a).await?,
+        Cmd::Bench(BenchCmd::Feed(a)) => bench::feed(a).await?,
         Cmd::Bench(BenchCmd::Holds(a)) => holds(a).await?,
         Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,

@@ -45,6 +45,19 @@ pub(crate) struct ServeArgs {
     /// How long completed, discarded and cancelled jobs are kept before pruning, ms.
     #[arg(long, env = "ALLOT_JOB_RETENTION_MS", default_value_t = 86_400_000)]
     pub(crate) job_retention_ms: u64,
+    /// How long events of the change feed are kept before pruning, ms (7 days).
+    #[arg(long, env = "ALLOT_EVENT_RETENTION_MS", default_value_t = 604_800_000)]
+    pub(crate) event_retention_ms: u64,
+    /// Let webhook deliveries reach loopback and private addresses (refused by default: a
+    /// guard against server-side request forgery).
+    #[arg(long, env = "ALLOT_WEBHOOK_ALLOW_PRIVATE")]
+    pub(crate) webhook_allow_private: bool,
+    /// How long a webhook delivery waits for the receiver's answer, ms.
+    #[arg(long, env = "ALLOT_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000)]
+    pub(crate) webhook_timeout_ms: u64,
+    /// Webhook deliveries in flight at once, per instance.
+    #[arg(long, env = "ALLOT_WEBHOOK_CONCURRENCY", default_value_t = 16)]
+    pub(crate) webhook_concurrency: usize,
     /// Redis for the `redis_counter` and `redis_lock` strategies: `redis://host:port`, or a
     /// Redis Cluster as `redis+cluster://host:port,host:port` (or a list of redis:// URLs).
     #[arg(long, env = "ALLOT_REDIS_URL")]
@@ -202,6 +215,10 @@ impl ServeArgs {
             sweep_interval_ms: self.sweep_interval_ms,
             hold_sweep_interval_ms: self.hold_sweep_interval_ms,
             job_retention_ms: self.job_retention_ms,
+            event_retention_ms: self.event_retention_ms,
+            webhook_allow_private: self.webhook_allow_private,
+            webhook_timeout_ms: self.webhook_timeout_ms,
+            webhook_concurrency: self.webhook_concurrency,
             redis_url: self.redis_url.clone(),
             redis_key_prefix: self.redis_key_prefix.clone(),
             redis_counter_ttl_ms: self.redis_counter_ttl_ms,

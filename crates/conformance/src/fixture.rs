@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// The tenant of a case (every store method takes one).
-pub const T: &str = allot_core::access::DEFAULT_TENANT;
+pub static T: std::sync::LazyLock<allot_core::Tenant> = std::sync::LazyLock::new(allot_core::Tenant::default_tenant);
 
 /// A store under test. Made by the backend's runner ([`Fixture::new`]); a case ends with
 /// [`Fixture::finish`], which requires a clean audit and removes the database.
@@ -46,10 +46,12 @@ impl Fixture {
         }
     }
 
-    /// Limits the suite opens stores with: the defaults, with holds as short as 50 ms.
+    /// Limits the suite opens stores with: the defaults, with holds as short as 50 ms, and
+    /// readers of the feed that only a wake-up brings back early (a minute's poll).
     pub fn limits() -> Limits {
         Limits {
             min_hold_ttl_ms: 50,
+            event_poll_interval_ms: 60_000,
             ..Default::default()
         }
     }
@@ -71,11 +73,11 @@ impl Fixture {
 
     /// Create SKU `sku` of tenant [`T`] with `on_hand`.
     pub async fn create_sku(&self, sku: &str, on_hand: i64) {
-        self.create_sku_of(T, sku, on_hand).await;
+        self.create_sku_of(&T, sku, on_hand).await;
     }
 
     /// Create SKU `sku` of `tenant` with `on_hand`.
-    pub async fn create_sku_of(&self, tenant: &str, sku: &str, on_hand: i64) {
+    pub async fn create_sku_of(&self, tenant: &allot_core::Tenant, sku: &str, on_hand: i64) {
         let req =
             validate::create_sku(body(serde_json::json!({"sku": sku, "on_hand": on_hand})), &self.limits).unwrap();
         self.store.create_sku(tenant, req, None).await.unwrap();
@@ -90,7 +92,7 @@ impl Fixture {
 
     /// Allocate `quantity` of `sku` in [`T`]; the allocation.
     pub async fn allocate(&self, sku: &str, quantity: i64) -> Allocation {
-        fresh(self.store.allocate(T, self.allocation(sku, quantity), None).await)
+        fresh(self.store.allocate(&T, self.allocation(sku, quantity), None).await)
     }
 }
 

@@ -16,36 +16,36 @@ pub async fn hold_lifecycle(f: Fixture) {
         let b = body(json!({"lines": [{"sku": "H", "quantity": 4}], "ttl_ms": 60_000}));
         validate::hold(id.into(), b, s.default_strategy(), &f.limits).unwrap()
     };
-    let h: Hold = fresh(s.create_hold(T, hold("h1"), key("hold-1")).await);
-    replayed(s.create_hold(T, hold("h1"), key("hold-1")).await);
-    assert_eq!(s.get_hold(T, "h1").await.unwrap().status, HoldStatus::Held);
-    let held = s.list_holds(T, HoldStatus::Held, None, 10).await.unwrap();
+    let h: Hold = fresh(s.create_hold(&T, hold("h1"), key("hold-1")).await);
+    replayed(s.create_hold(&T, hold("h1"), key("hold-1")).await);
+    assert_eq!(s.get_hold(&T, "h1").await.unwrap().status, HoldStatus::Held);
+    let held = s.list_holds(&T, HoldStatus::Held, None, 10).await.unwrap();
     assert_eq!(held.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), ["h1"]);
     let ttl = validate::extend(&body(json!({"ttl_ms": 120_000})), &f.limits).unwrap();
-    let longer = fresh(s.extend_hold(T, "h1", ttl, key("extend-1")).await);
+    let longer = fresh(s.extend_hold(&T, "h1", ttl, key("extend-1")).await);
     assert!(longer.expires_at > h.expires_at);
-    replayed(s.extend_hold(T, "h1", ttl, key("extend-1")).await);
+    replayed(s.extend_hold(&T, "h1", ttl, key("extend-1")).await);
     let part = validate::confirm(body(json!({"lines": [{"sku": "H", "quantity": 1}]})), &f.limits).unwrap();
     let a = fresh(
-        s.confirm_hold(T, Confirm::new("h1", part, None), key("confirm-1"))
+        s.confirm_hold(&T, Confirm::new("h1", part, None), key("confirm-1"))
             .await,
     );
     assert_eq!(a.lines[0].quantity, 1);
-    let sku = s.get_sku(T, "H").await.unwrap();
+    let sku = s.get_sku(&T, "H").await.unwrap();
     assert_eq!((sku.on_hand, sku.available), (9, 9), "3 of the 4 came back");
-    fresh(s.create_hold(T, hold("h2"), None).await);
-    assert_eq!(s.get_sku(T, "H").await.unwrap().available, 5);
-    let r = fresh(s.release_hold(T, Release::new("h2", None), key("release-1")).await);
+    fresh(s.create_hold(&T, hold("h2"), None).await);
+    assert_eq!(s.get_sku(&T, "H").await.unwrap().available, 5);
+    let r = fresh(s.release_hold(&T, Release::new("h2", None), key("release-1")).await);
     assert_eq!(r.status, HoldStatus::Released);
-    replayed(s.release_hold(T, Release::new("h2", None), key("release-1")).await);
-    assert_eq!(s.get_sku(T, "H").await.unwrap().available, 9);
+    replayed(s.release_hold(&T, Release::new("h2", None), key("release-1")).await);
+    assert_eq!(s.get_sku(&T, "H").await.unwrap().available, 9);
     let err = s
-        .confirm_hold(T, Confirm::new("h2", None, None), None)
+        .confirm_hold(&T, Confirm::new("h2", None, None), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "hold_released");
-    assert!(matches!(s.get_hold(T, "nope").await, Err(AllotError::NotFound { .. })));
-    assert!(s.list_holds(T, HoldStatus::Held, None, 10).await.unwrap().is_empty());
+    assert!(matches!(s.get_hold(&T, "nope").await, Err(AllotError::NotFound { .. })));
+    assert!(s.list_holds(&T, HoldStatus::Held, None, 10).await.unwrap().is_empty());
     f.finish().await;
 }
 
@@ -55,16 +55,19 @@ pub async fn holds_expire_by_the_clock(f: Fixture) {
     f.create_sku("H", 10).await;
     let body = serde_json::from_value(json!({"lines": [{"sku": "H", "quantity": 4}], "ttl_ms": 600_000})).unwrap();
     let req = validate::hold("h1".into(), body, f.store.default_strategy(), &f.limits).unwrap();
-    let Executed::Fresh(hold) = f.store.create_hold(T, req, None).await.unwrap() else {
+    let Executed::Fresh(hold) = f.store.create_hold(&T, req, None).await.unwrap() else {
         panic!("fresh")
     };
-    assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 6);
+    assert_eq!(f.store.get_sku(&T, "H").await.unwrap().available, 6);
     f.clock.advance_past(hold.expires_at);
-    assert_eq!(f.store.get_hold(T, &hold.id).await.unwrap().status, HoldStatus::Expired);
-    assert_eq!(f.store.get_sku(T, "H").await.unwrap().available, 10);
+    assert_eq!(
+        f.store.get_hold(&T, &hold.id).await.unwrap().status,
+        HoldStatus::Expired
+    );
+    assert_eq!(f.store.get_sku(&T, "H").await.unwrap().available, 10);
     let err = f
         .store
-        .confirm_hold(T, Confirm::new(hold.id, None, None), None)
+        .confirm_hold(&T, Confirm::new(hold.id, None, None), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "hold_expired");

@@ -7,6 +7,7 @@ use allot_core::hold::{Confirm, Release};
 use allot_core::job::JobState;
 use allot_core::unit::UnitFilter;
 use allot_core::Cancel;
+use allot_core::Tenant;
 use allot_core::{validate, AllotError};
 use serde_json::json;
 
@@ -20,7 +21,7 @@ fn not_found<T: std::fmt::Debug>(r: allot_core::Result<T>) -> bool {
 /// `not_found`, and b's own objects of the same names are its own.
 pub async fn other_tenants_objects_are_not_found(f: Fixture) {
     let (s, l) = (&f.store, &f.limits);
-    let (a, b) = ("acme", "globex");
+    let (a, b) = (&Tenant::stored("acme"), &Tenant::stored("globex"));
     f.create_sku_of(a, "S", 10).await;
     let alloc = validate::allocation(
         "al-1".into(),

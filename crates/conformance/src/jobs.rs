@@ -3,6 +3,7 @@
 
 use crate::fixture::{body, fresh, key, replayed, Fixture, T};
 use allot_core::job::{Claim, JobState, LeasedJob};
+use allot_core::Tenant;
 use allot_core::{validate, AllotError, Executed};
 use serde_json::json;
 use std::time::Duration;
@@ -15,12 +16,12 @@ fn claim(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Claim {
 
 /// Claim up to `max` jobs of `queue` in [`T`].
 async fn lease(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Vec<LeasedJob> {
-    fresh(f.store.claim_jobs(T, claim(f, queue, max, lease_ms), None).await)
+    fresh(f.store.claim_jobs(&T, claim(f, queue, max, lease_ms), None).await)
 }
 
 /// The jobs of `queue` in `state`, by id.
 async fn ids_in(f: &Fixture, queue: &str, state: JobState) -> Vec<i64> {
-    let jobs = f.store.list_jobs(T, queue, state, 0, 100).await.unwrap();
+    let jobs = f.store.list_jobs(&T, queue, state, 0, 100).await.unwrap();
     jobs.into_iter().map(|j| j.id).collect()
 }
 
@@ -37,19 +38,19 @@ pub async fn job_lifecycle(f: Fixture) {
             .collect();
         validate::enqueue("lq", body(json!({ "jobs": jobs })), s.now(), &f.limits).unwrap()
     };
-    assert_eq!(fresh(s.enqueue(T, jobs(2, 1), key("enqueue-1")).await).ids, [1, 2]);
-    replayed(s.enqueue(T, jobs(2, 1), key("enqueue-1")).await);
+    assert_eq!(fresh(s.enqueue(&T, jobs(2, 1), key("enqueue-1")).await).ids, [1, 2]);
+    replayed(s.enqueue(&T, jobs(2, 1), key("enqueue-1")).await);
     let leased = lease(&f, "lq", 1, 1_000).await;
     let j = &leased[0];
-    let beat = fresh(s.heartbeat_job(T, j.id, &j.lease_token, 60_000, key("beat-1")).await);
+    let beat = fresh(s.heartbeat_job(&T, j.id, &j.lease_token, 60_000, key("beat-1")).await);
     assert!(beat.lease_expires_at > Some(s.now() + chrono::Duration::seconds(30)));
     let fail = validate::fail(body(json!({"lease_token": j.lease_token, "error": "boom"})), &f.limits).unwrap();
-    let failed = fresh(s.fail_job(T, j.id, &fail, key("fail-1")).await);
+    let failed = fresh(s.fail_job(&T, j.id, fail.clone(), key("fail-1")).await);
     assert_eq!(failed.state, JobState::Discarded, "one attempt, used");
-    replayed(s.fail_job(T, j.id, &fail, key("fail-1")).await);
-    let again = fresh(s.retry_job(T, j.id, key("retry-1")).await);
+    replayed(s.fail_job(&T, j.id, fail, key("fail-1")).await);
+    let again = fresh(s.retry_job(&T, j.id, key("retry-1")).await);
     assert_eq!(again.state, JobState::Available);
-    replayed(s.retry_job(T, j.id, key("retry-1")).await);
+    replayed(s.retry_job(&T, j.id, key("retry-1")).await);
     assert_eq!(ids_in(&f, "lq", JobState::Available).await, [1, 2]);
     let both = lease(&f, "lq", 2, 60_000).await;
     let done: Vec<allot_core::job::Completion> = both
@@ -59,11 +60,11 @@ pub async fn job_lifecycle(f: Fixture) {
             lease_token: j.lease_token.clone(),
         })
         .collect();
-    let bulk = fresh(s.complete_jobs(T, "lq", done.clone(), key("bulk-1")).await);
+    let bulk = fresh(s.complete_jobs(&T, "lq", done.clone(), key("bulk-1")).await);
     assert_eq!(bulk.completed.len(), 2, "{bulk:?}");
-    replayed(s.complete_jobs(T, "lq", done, key("bulk-1")).await);
+    replayed(s.complete_jobs(&T, "lq", done, key("bulk-1")).await);
     assert_eq!(ids_in(&f, "lq", JobState::Completed).await, [1, 2]);
-    fresh(s.enqueue(T, jobs(1, 3), None).await);
+    fresh(s.enqueue(&T, jobs(1, 3), None).await);
     let stalled = lease(&f, "lq", 1, 1_000).await;
     assert_eq!(
         s.rescue_jobs(s.now(), 100).await.unwrap(),
@@ -82,10 +83,10 @@ pub async fn job_lifecycle(f: Fixture) {
     assert_eq!(s.prune_jobs(s.now(), 100).await.unwrap(), 2, "the two completed");
     assert!(ids_in(&f, "lq", JobState::Completed).await.is_empty());
     let waited = std::time::Instant::now();
-    s.wait_for_jobs(T, "empty", Duration::from_millis(50)).await;
+    s.wait_for_jobs(&T, "empty", Duration::from_millis(50)).await;
     assert!(waited.elapsed() < Duration::from_secs(5), "a wait is bounded");
     assert!(matches!(
-        s.cancel_job(T, 999, None).await,
+        s.cancel_job(&T, 999, None).await,
         Err(AllotError::NotFound { .. })
     ));
     f.finish().await;
@@ -101,40 +102,40 @@ pub async fn keyed_job_transitions_replay(f: Fixture) {
         c.final_try = final_try;
         c
     };
-    let empty = f.store.claim_jobs(T, claim(false), key("c-wait")).await.unwrap();
+    let empty = f.store.claim_jobs(&T, claim(false), key("c-wait")).await.unwrap();
     assert_eq!(empty, Executed::Fresh(vec![]), "an empty waiting try");
     let jobs: Vec<serde_json::Value> = (0..3).map(|i| json!({ "payload": i })).collect();
     let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
     f.store
         .enqueue(
-            T,
+            &T,
             validate::enqueue("kq", body, f.store.now(), &f.limits).unwrap(),
             None,
         )
         .await
         .unwrap();
     // The key of the empty try is still free: this claim leases.
-    let Executed::Fresh(first) = f.store.claim_jobs(T, claim(false), key("c-wait")).await.unwrap() else {
+    let Executed::Fresh(first) = f.store.claim_jobs(&T, claim(false), key("c-wait")).await.unwrap() else {
         panic!("fresh")
     };
     assert_eq!(first.len(), 2);
-    let Executed::Replayed(again) = f.store.claim_jobs(T, claim(true), key("c-wait")).await.unwrap() else {
+    let Executed::Replayed(again) = f.store.claim_jobs(&T, claim(true), key("c-wait")).await.unwrap() else {
         panic!("replayed")
     };
     let again: Vec<LeasedJob> = serde_json::from_slice(&again.body).unwrap();
     assert_eq!(again, first, "the same jobs and tokens");
-    let counts = f.store.queue_counts(T, "kq").await.unwrap();
+    let counts = f.store.queue_counts(&T, "kq").await.unwrap();
     assert_eq!(counts.counts[&JobState::Running], 2, "nothing more leased: {counts:?}");
     let j = &first[0];
     let done = f
         .store
-        .complete_job(T, j.id, &j.lease_token, key("done-1"))
+        .complete_job(&T, j.id, &j.lease_token, key("done-1"))
         .await
         .unwrap();
     assert!(matches!(done, Executed::Fresh(ref s) if s.state == JobState::Completed));
     let replay = f
         .store
-        .complete_job(T, j.id, &j.lease_token, key("done-1"))
+        .complete_job(&T, j.id, &j.lease_token, key("done-1"))
         .await
         .unwrap();
     assert!(
@@ -142,12 +143,12 @@ pub async fn keyed_job_transitions_replay(f: Fixture) {
         "a retry replays instead of lease_lost"
     );
     assert!(matches!(
-        f.store.complete_job(T, j.id, &j.lease_token, None).await,
+        f.store.complete_job(&T, j.id, &j.lease_token, None).await,
         Err(AllotError::LeaseLost { .. })
     ));
     let k = first[1].id;
-    let c1 = f.store.cancel_job(T, k, key("cancel-1")).await.unwrap();
-    let c2 = f.store.cancel_job(T, k, key("cancel-1")).await.unwrap();
+    let c1 = f.store.cancel_job(&T, k, key("cancel-1")).await.unwrap();
+    let c2 = f.store.cancel_job(&T, k, key("cancel-1")).await.unwrap();
     assert!(matches!((c1, c2), (Executed::Fresh(_), Executed::Replayed(_))));
     f.finish().await;
 }
@@ -157,7 +158,7 @@ pub async fn no_job_leased_twice(f: Fixture) {
     let jobs: Vec<serde_json::Value> = (0..50).map(|i| json!({ "payload": i })).collect();
     let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
     let req = validate::enqueue("q", body, f.store.now(), &f.limits).unwrap();
-    f.store.enqueue(T, req, None).await.unwrap();
+    f.store.enqueue(&T, req, None).await.unwrap();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..10 {
         let (store, limits) = (f.store.clone(), f.limits.clone());
@@ -166,12 +167,12 @@ pub async fn no_job_leased_twice(f: Fixture) {
             loop {
                 let body = serde_json::from_value(json!({"max": 3, "lease_ms": 60_000})).unwrap();
                 let claim = validate::claim("q", body, store.default_claim_strategy(), &limits).unwrap();
-                let jobs = store.claim_jobs(T, claim, None).await.unwrap().fresh().unwrap();
+                let jobs = store.claim_jobs(&T, claim, None).await.unwrap().fresh().unwrap();
                 if jobs.is_empty() {
                     return got;
                 }
                 for j in jobs {
-                    store.complete_job(T, j.id, &j.lease_token, None).await.unwrap();
+                    store.complete_job(&T, j.id, &j.lease_token, None).await.unwrap();
                     got.push(j.id);
                 }
             }
@@ -186,20 +187,20 @@ pub async fn no_job_leased_twice(f: Fixture) {
     ids.dedup();
     assert_eq!((n, ids.len()), (50, 50));
     assert_eq!(
-        f.store.queue_counts(T, "q").await.unwrap().counts[&JobState::Completed],
+        f.store.queue_counts(&T, "q").await.unwrap().counts[&JobState::Completed],
         50
     );
     f.finish().await;
 }
 
-async fn enqueue_n(f: &Fixture, tenant: &str, n: usize) -> Vec<i64> {
+async fn enqueue_n(f: &Fixture, tenant: &Tenant, n: usize) -> Vec<i64> {
     let jobs: Vec<serde_json::Value> = (0..n).map(|i| json!({ "payload": i })).collect();
     let body = serde_json::from_value(json!({ "jobs": jobs })).unwrap();
     let req = validate::enqueue("q", body, f.store.now(), &f.limits).unwrap();
     f.store.enqueue(tenant, req, None).await.unwrap().fresh().unwrap().ids
 }
 
-async fn ledger_ids(f: &Fixture, tenant: &str, sku: &str) -> Vec<i64> {
+async fn ledger_ids(f: &Fixture, tenant: &Tenant, sku: &str) -> Vec<i64> {
     let entries = f.store.ledger(tenant, sku, 0, 100).await.unwrap();
     entries.iter().map(|e| e.id).collect()
 }
@@ -209,7 +210,7 @@ async fn ledger_ids(f: &Fixture, tenant: &str, sku: &str) -> Vec<i64> {
 /// at once of a new tenant (its counter made under a race) get exactly 1..=10; and an id two
 /// tenants both have names only the caller's object.
 pub async fn ids_count_only_their_tenant(f: Fixture) {
-    let (a, b) = ("tenant-a", "tenant-b");
+    let (a, b) = (&Tenant::stored("tenant-a"), &Tenant::stored("tenant-b"));
     assert_eq!(enqueue_n(&f, a, 1).await, [1]);
     assert_eq!(enqueue_n(&f, b, 7).await, (1..=7).collect::<Vec<_>>());
     assert_eq!(enqueue_n(&f, a, 2).await, [2, 3], "not 9 and 10");
@@ -243,7 +244,13 @@ pub async fn ids_count_only_their_tenant(f: Fixture) {
         set.spawn(async move {
             let body = serde_json::from_value(json!({"jobs": [{"payload": 0}]})).unwrap();
             let req = validate::enqueue("q", body, store.now(), &limits).unwrap();
-            store.enqueue("tenant-c", req, None).await.unwrap().fresh().unwrap().ids
+            store
+                .enqueue(&allot_core::Tenant::stored("tenant-c"), req, None)
+                .await
+                .unwrap()
+                .fresh()
+                .unwrap()
+                .ids
         });
     }
     let mut ids: Vec<i64> = set.join_all().await.into_iter().flatten().collect();

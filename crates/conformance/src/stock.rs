@@ -15,27 +15,27 @@ pub async fn stock_reads_and_lists(f: Fixture) {
     for (sku, on_hand) in [("A", 5), ("B", 3), ("C", 0)] {
         f.create_sku(sku, on_hand).await;
     }
-    assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 5);
-    assert!(matches!(s.get_sku(T, "Z").await, Err(AllotError::NotFound { .. })));
+    assert_eq!(s.get_sku(&T, "A").await.unwrap().on_hand, 5);
+    assert!(matches!(s.get_sku(&T, "Z").await, Err(AllotError::NotFound { .. })));
     let names = |v: Vec<allot_core::Sku>| v.into_iter().map(|x| x.sku).collect::<Vec<_>>();
-    assert_eq!(names(s.list_skus(T, None, None, 2).await.unwrap()), ["A", "B"]);
-    assert_eq!(names(s.list_skus(T, Some("B"), None, 10).await.unwrap()), ["C"]);
-    assert_eq!(names(s.list_skus(T, None, Some(1), 10).await.unwrap()), ["C"]);
+    assert_eq!(names(s.list_skus(&T, None, None, 2).await.unwrap()), ["A", "B"]);
+    assert_eq!(names(s.list_skus(&T, Some("B"), None, 10).await.unwrap()), ["C"]);
+    assert_eq!(names(s.list_skus(&T, None, Some(1), 10).await.unwrap()), ["C"]);
     let a = f.allocate("A", 2).await;
-    assert_eq!(s.get_allocation(T, &a.id).await.unwrap().lines[0].quantity, 2);
+    assert_eq!(s.get_allocation(&T, &a.id).await.unwrap().lines[0].quantity, 2);
     assert!(matches!(
-        s.get_allocation(T, "nope").await,
+        s.get_allocation(&T, "nope").await,
         Err(AllotError::NotFound { .. })
     ));
-    let listed = s.list_allocations(T, None, 10).await.unwrap();
+    let listed = s.list_allocations(&T, None, 10).await.unwrap();
     assert_eq!(
         listed.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
         [a.id.as_str()]
     );
-    let ledger = s.ledger(T, "A", 0, 10).await.unwrap();
+    let ledger = s.ledger(&T, "A", 0, 10).await.unwrap();
     let deltas: Vec<i64> = ledger.iter().map(|e| e.delta).collect();
     assert_eq!(deltas, [5, -2]);
-    assert_eq!(s.ledger(T, "A", ledger[0].id, 10).await.unwrap().len(), 1);
+    assert_eq!(s.ledger(&T, "A", ledger[0].id, 10).await.unwrap().len(), 1);
     f.finish().await;
 }
 /// 200 concurrent allocations of 1 on 50: exactly 50 succeed, the rest are refused for stock
@@ -45,7 +45,7 @@ pub async fn exact_successes_under_contention(f: Fixture) {
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..200 {
         let (store, req) = (f.store.clone(), f.allocation("HOT", 1));
-        set.spawn(async move { store.allocate(T, req, None).await });
+        set.spawn(async move { store.allocate(&T, req, None).await });
     }
     let (mut ok, mut refused) = (0, 0);
     while let Some(r) = set.join_next().await {
@@ -56,7 +56,7 @@ pub async fn exact_successes_under_contention(f: Fixture) {
         }
     }
     assert_eq!((ok, refused), (50, 150));
-    assert_eq!(f.store.get_sku(T, "HOT").await.unwrap().on_hand, 0);
+    assert_eq!(f.store.get_sku(&T, "HOT").await.unwrap().on_hand, 0);
     f.finish().await;
 }
 
@@ -67,7 +67,7 @@ pub async fn one_key_one_effect(f: Fixture) {
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..20 {
         let (store, req) = (f.store.clone(), f.allocation("K", 3));
-        set.spawn(async move { store.allocate(T, req, key("order-1")).await });
+        set.spawn(async move { store.allocate(&T, req, key("order-1")).await });
     }
     let mut fresh = Vec::new();
     while let Some(r) = set.join_next().await {
@@ -79,8 +79,12 @@ pub async fn one_key_one_effect(f: Fixture) {
         }
     }
     assert_eq!(fresh.len(), 1, "one effect");
-    assert_eq!(f.store.get_sku(T, "K").await.unwrap().on_hand, 97);
-    let again = f.store.allocate(T, f.allocation("K", 3), key("order-1")).await.unwrap();
+    assert_eq!(f.store.get_sku(&T, "K").await.unwrap().on_hand, 97);
+    let again = f
+        .store
+        .allocate(&T, f.allocation("K", 3), key("order-1"))
+        .await
+        .unwrap();
     let Executed::Replayed(resp) = again else {
         panic!("replayed")
     };
@@ -98,21 +102,25 @@ pub async fn a_replay_frees_its_key_at_once(f: Fixture) {
     let second = f.reopen().await;
     for n in 0..20 {
         let k = format!("k{n}");
-        let first = f.store.allocate(T, f.allocation("R", 1), key(&k)).await.unwrap();
+        let first = f.store.allocate(&T, f.allocation("R", 1), key(&k)).await.unwrap();
         assert!(matches!(first, Executed::Fresh(_)));
-        let again = f.store.allocate(T, f.allocation("R", 1), key(&k)).await.unwrap();
+        let again = f.store.allocate(&T, f.allocation("R", 1), key(&k)).await.unwrap();
         assert!(matches!(again, Executed::Replayed(_)));
-        let err = second.allocate(T, f.allocation("R", 1), reused(&k)).await.unwrap_err();
+        let err = second.allocate(&T, f.allocation("R", 1), reused(&k)).await.unwrap_err();
         assert_eq!(err.code(), "idempotency_key_reused", "after the replay of {k}");
-        let err = f.store.allocate(T, f.allocation("R", 1), reused(&k)).await.unwrap_err();
-        let err2 = second.allocate(T, f.allocation("R", 1), reused(&k)).await.unwrap_err();
+        let err = f
+            .store
+            .allocate(&T, f.allocation("R", 1), reused(&k))
+            .await
+            .unwrap_err();
+        let err2 = second.allocate(&T, f.allocation("R", 1), reused(&k)).await.unwrap_err();
         assert_eq!(
             (err.code(), err2.code()),
             ("idempotency_key_reused", "idempotency_key_reused"),
             "after the refusal of {k}"
         );
     }
-    assert_eq!(f.store.get_sku(T, "R").await.unwrap().on_hand, 980);
+    assert_eq!(f.store.get_sku(&T, "R").await.unwrap().on_hand, 980);
     drop(second);
     f.finish().await;
 }
@@ -128,7 +136,7 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
     let (s, l) = (&f.store, &f.limits);
     f.create_sku("C", 100).await;
     s.adjust(
-        T,
+        &T,
         validate::adjustment("C", body(json!({"delta": 5})), l).unwrap(),
         None,
     )
@@ -136,40 +144,40 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
     .unwrap();
     let fast = f.allocation("C", 1);
     let fast_id = fast.id.clone();
-    s.allocate(T, fast, None).await.unwrap();
-    s.allocate(T, f.allocation("C", 1), key("clock-1")).await.unwrap();
+    s.allocate(&T, fast, None).await.unwrap();
+    s.allocate(&T, f.allocation("C", 1), key("clock-1")).await.unwrap();
     if s.supports(Strategy::Batched) {
         let b = body(json!({"lines": [{"sku": "C", "quantity": 1}], "strategy": "batched"}));
         let req = validate::allocation("b1".into(), b, Strategy::Batched, l).unwrap();
-        s.allocate(T, req, None).await.unwrap();
+        s.allocate(&T, req, None).await.unwrap();
     }
     let hold = |id: &str| {
         let b = body(json!({"lines": [{"sku": "C", "quantity": 3}], "ttl_ms": 600_000}));
         validate::hold(id.into(), b, s.default_strategy(), l).unwrap()
     };
-    s.create_hold(T, hold("h1"), None).await.unwrap();
+    s.create_hold(&T, hold("h1"), None).await.unwrap();
     let part = validate::confirm(body(json!({"lines": [{"sku": "C", "quantity": 1}]})), l).unwrap();
-    s.confirm_hold(T, Confirm::new("h1", part, None), None).await.unwrap();
-    s.create_hold(T, hold("h2"), None).await.unwrap();
-    s.release_hold(T, Release::new("h2", None), None).await.unwrap();
-    s.cancel_allocation(T, Cancel::new(&*fast_id, None), None)
+    s.confirm_hold(&T, Confirm::new("h1", part, None), None).await.unwrap();
+    s.create_hold(&T, hold("h2"), None).await.unwrap();
+    s.release_hold(&T, Release::new("h2", None), None).await.unwrap();
+    s.cancel_allocation(&T, Cancel::new(&*fast_id, None), None)
         .await
         .unwrap();
     let back = body(json!({"lines": [{"sku": "C", "quantity": 1, "state": "sellable"}]}));
     let ret = validate::returns("r1".into(), "h1", back, l).unwrap();
-    s.return_allocation(T, ret, None).await.unwrap();
+    s.return_allocation(&T, ret, None).await.unwrap();
     let loc = validate::location(body(json!({"location": "north"})), l).unwrap();
-    s.create_location(T, loc, 10).await.unwrap();
+    s.create_location(&T, loc, 10).await.unwrap();
     let t = body(json!({"sku": "C", "from": "default", "to": "north", "quantity": 2}));
-    s.transfer(T, validate::transfer("t1".into(), t, l).unwrap(), None)
+    s.transfer(&T, validate::transfer("t1".into(), t, l).unwrap(), None)
         .await
         .unwrap();
     let level = body(json!({"on_hand": 5, "compare_on_hand": 2}));
-    s.set_level(T, validate::set_level("C", "north", level, l).unwrap(), None)
+    s.set_level(&T, validate::set_level("C", "north", level, l).unwrap(), None)
         .await
         .unwrap();
     let units = body(json!({"units": [{"serial": "A"}, {"serial": "B"}]}));
-    s.add_units(T, validate::add_units("U", units, s.now(), l).unwrap(), None)
+    s.add_units(&T, validate::add_units("U", units, s.now(), l).unwrap(), None)
         .await
         .unwrap();
     let claim = |id: &str, hold: bool| {
@@ -180,12 +188,12 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
         };
         validate::unit_claim(id.into(), body(b), s.default_unit_strategy(), l).unwrap()
     };
-    s.claim_units(T, claim("uc1", false), None).await.unwrap();
-    s.claim_units(T, claim("uc2", true), None).await.unwrap();
+    s.claim_units(&T, claim("uc1", false), None).await.unwrap();
+    s.claim_units(&T, claim("uc2", true), None).await.unwrap();
     let to = f.store.now();
     let mut kinds = std::collections::BTreeSet::new();
     for sku in ["C", "U"] {
-        for e in s.ledger(T, sku, 0, 1000).await.unwrap() {
+        for e in s.ledger(&T, sku, 0, 1000).await.unwrap() {
             assert!(
                 from <= e.at && e.at <= to,
                 "{:?} at {} outside {from}..{to}",
@@ -218,31 +226,31 @@ pub async fn adjustments_and_rebalance(f: Fixture) {
     f.create_sku("A", 10).await;
     let adj =
         |delta: i64| validate::adjustment("A", body(json!({"delta": delta, "reason": "count"})), &f.limits).unwrap();
-    let sku = fresh(s.adjust(T, adj(5), key("adj-1")).await);
+    let sku = fresh(s.adjust(&T, adj(5), key("adj-1")).await);
     assert_eq!(sku.on_hand, 15);
-    replayed(s.adjust(T, adj(5), key("adj-1")).await);
+    replayed(s.adjust(&T, adj(5), key("adj-1")).await);
     assert!(matches!(
-        s.adjust(T, adj(5), reused("adj-1")).await,
+        s.adjust(&T, adj(5), reused("adj-1")).await,
         Err(AllotError::IdempotencyKeyReused)
     ));
-    let below = s.adjust(T, adj(-100), None).await.unwrap_err();
+    let below = s.adjust(&T, adj(-100), None).await.unwrap_err();
     assert_eq!(below.code(), "insufficient_stock", "{below:?}");
     assert_eq!(
-        s.get_sku(T, "A").await.unwrap().on_hand,
+        s.get_sku(&T, "A").await.unwrap().on_hand,
         15,
         "a refused adjustment changes nothing"
     );
     let seg = validate::create_sku(body(json!({"sku": "S", "on_hand": 40, "buckets": 4})), &f.limits).unwrap();
-    s.create_sku(T, seg, None).await.unwrap();
+    s.create_sku(&T, seg, None).await.unwrap();
     if s.supports(Strategy::Segmented) {
         let b = body(json!({"lines": [{"sku": "S", "quantity": 7}], "strategy": "segmented"}));
         let req = validate::allocation("seg-1".into(), b, Strategy::Segmented, &f.limits).unwrap();
-        s.allocate(T, req, None).await.unwrap();
+        s.allocate(&T, req, None).await.unwrap();
     }
-    s.rebalance(T, Some("S")).await.unwrap();
-    let after = s.get_sku(T, "S").await.unwrap();
+    s.rebalance(&T, Some("S")).await.unwrap();
+    let after = s.get_sku(&T, "S").await.unwrap();
     let allocated: i64 = s
-        .list_allocations(T, None, 10)
+        .list_allocations(&T, None, 10)
         .await
         .unwrap()
         .iter()
@@ -259,25 +267,31 @@ pub async fn cancels_and_returns(f: Fixture) {
     let s = &f.store;
     f.create_sku("A", 10).await;
     let a = f.allocate("A", 3).await;
-    let c: Allocation = fresh(s.cancel_allocation(T, Cancel::new(&*a.id, None), key("cancel-1")).await);
+    let c: Allocation = fresh(
+        s.cancel_allocation(&T, Cancel::new(&*a.id, None), key("cancel-1"))
+            .await,
+    );
     assert_eq!(c.status, allot_core::AllocationStatus::Cancelled);
-    replayed(s.cancel_allocation(T, Cancel::new(&*a.id, None), key("cancel-1")).await);
-    let again = fresh(s.cancel_allocation(T, Cancel::new(&*a.id, None), None).await);
+    replayed(
+        s.cancel_allocation(&T, Cancel::new(&*a.id, None), key("cancel-1"))
+            .await,
+    );
+    let again = fresh(s.cancel_allocation(&T, Cancel::new(&*a.id, None), None).await);
     assert_eq!(again.status, allot_core::AllocationStatus::Cancelled);
-    assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 10, "given back once");
+    assert_eq!(s.get_sku(&T, "A").await.unwrap().on_hand, 10, "given back once");
     let b = f.allocate("A", 2).await;
     let ret = |id: &str, q: i64| {
         let lines = body(json!({"lines": [{"sku": "A", "quantity": q, "state": "sellable"}]}));
         validate::returns(id.into(), &b.id, lines, &f.limits).unwrap()
     };
-    fresh(s.return_allocation(T, ret("r1", 1), key("return-1")).await);
-    replayed(s.return_allocation(T, ret("r1", 1), key("return-1")).await);
-    assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 9);
-    let over = s.return_allocation(T, ret("r2", 2), None).await.unwrap_err();
+    fresh(s.return_allocation(&T, ret("r1", 1), key("return-1")).await);
+    replayed(s.return_allocation(&T, ret("r1", 1), key("return-1")).await);
+    assert_eq!(s.get_sku(&T, "A").await.unwrap().on_hand, 9);
+    let over = s.return_allocation(&T, ret("r2", 2), None).await.unwrap_err();
     assert_eq!(over.code(), "exceeds_allocation", "only 1 is left to return");
-    assert_eq!(s.get_sku(T, "A").await.unwrap().on_hand, 9);
+    assert_eq!(s.get_sku(&T, "A").await.unwrap().on_hand, 9);
     assert!(matches!(
-        s.cancel_allocation(T, Cancel::new("nope", None), None).await,
+        s.cancel_allocation(&T, Cancel::new("nope", None), None).await,
         Err(AllotError::NotFound { .. })
     ));
     f.finish().await;
@@ -289,13 +303,13 @@ pub async fn locations_transfers_and_levels(f: Fixture) {
     let s = &f.store;
     f.create_sku("A", 10).await;
     let loc = || validate::location(body(json!({"location": "north", "priority": 1})), &f.limits).unwrap();
-    s.create_location(T, loc(), 10).await.unwrap();
+    s.create_location(&T, loc(), 10).await.unwrap();
     assert!(matches!(
-        s.create_location(T, loc(), 10).await,
+        s.create_location(&T, loc(), 10).await,
         Err(AllotError::AlreadyExists { .. })
     ));
     let names: Vec<String> = s
-        .list_locations(T)
+        .list_locations(&T)
         .await
         .unwrap()
         .into_iter()
@@ -306,17 +320,17 @@ pub async fn locations_transfers_and_levels(f: Fixture) {
         let b = body(json!({"sku": "A", "from": "default", "to": "north", "quantity": 4}));
         validate::transfer("t1".into(), b, &f.limits).unwrap()
     };
-    fresh(s.transfer(T, t(), key("transfer-1")).await);
-    replayed(s.transfer(T, t(), key("transfer-1")).await);
+    fresh(s.transfer(&T, t(), key("transfer-1")).await);
+    replayed(s.transfer(&T, t(), key("transfer-1")).await);
     let level = |on_hand: i64, compare: i64| {
         let b = body(json!({"on_hand": on_hand, "compare_on_hand": compare}));
         validate::set_level("A", "north", b, &f.limits).unwrap()
     };
     assert!(matches!(
-        s.set_level(T, level(9, 3), None).await,
+        s.set_level(&T, level(9, 3), None).await,
         Err(AllotError::CompareFailed { .. })
     ));
-    let sku = fresh(s.set_level(T, level(9, 4), None).await);
+    let sku = fresh(s.set_level(&T, level(9, 4), None).await);
     assert_eq!(sku.on_hand, 15, "6 at default, 9 at north");
     let at = |name: &str| sku.levels.iter().find(|l| l.location == name).map(|l| l.on_hand);
     assert_eq!((at("default"), at("north")), (Some(6), Some(9)));

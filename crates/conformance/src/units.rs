@@ -16,36 +16,36 @@ pub async fn units_listed_and_read(f: Fixture) {
         validate::add_units("U", body(json!({ "units": units })), s.now(), &f.limits).unwrap()
     };
     assert_eq!(
-        fresh(s.add_units(T, add(&["A", "B", "C"]), key("units-1")).await).created,
+        fresh(s.add_units(&T, add(&["A", "B", "C"]), key("units-1")).await).created,
         3
     );
-    replayed(s.add_units(T, add(&["A", "B", "C"]), key("units-1")).await);
+    replayed(s.add_units(&T, add(&["A", "B", "C"]), key("units-1")).await);
     assert!(matches!(
-        s.add_units(T, add(&["C"]), None).await,
+        s.add_units(&T, add(&["C"]), None).await,
         Err(AllotError::AlreadyExists { .. })
     ));
     let filter = UnitFilter::default();
-    let first = s.list_units(T, "U", &filter, 0, 2).await.unwrap();
+    let first = s.list_units(&T, "U", &filter, 0, 2).await.unwrap();
     assert_eq!(
         first.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(),
         ["A", "B"]
     );
-    let rest = s.list_units(T, "U", &filter, first[1].unit.id, 2).await.unwrap();
+    let rest = s.list_units(&T, "U", &filter, first[1].unit.id, 2).await.unwrap();
     assert_eq!(rest.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(), ["C"]);
-    let b = s.get_unit(T, "U", "B").await.unwrap();
+    let b = s.get_unit(&T, "U", "B").await.unwrap();
     assert_eq!((b.unit.lot.as_deref(), b.status), (Some("L1"), UnitStatus::Available));
     assert!(matches!(
-        s.get_unit(T, "U", "Z").await,
+        s.get_unit(&T, "U", "Z").await,
         Err(AllotError::NotFound { .. })
     ));
     let claim = body(json!({"sku": "U", "quantity": 2, "hold_ttl_ms": 60_000}));
     let req = validate::unit_claim("uc1".into(), claim, s.default_unit_strategy(), &f.limits).unwrap();
-    let held = fresh(s.claim_units(T, req, key("claim-1")).await);
+    let held = fresh(s.claim_units(&T, req, key("claim-1")).await);
     assert_eq!(held.units.len(), 2);
-    assert_eq!(s.get_sku(T, "U").await.unwrap().available, 1);
-    s.release_hold(T, Release::new("uc1", None), None).await.unwrap();
+    assert_eq!(s.get_sku(&T, "U").await.unwrap().available, 1);
+    s.release_hold(&T, Release::new("uc1", None), None).await.unwrap();
     assert_eq!(
-        s.get_sku(T, "U").await.unwrap().available,
+        s.get_sku(&T, "U").await.unwrap().available,
         3,
         "released units are available again"
     );
@@ -57,7 +57,7 @@ pub async fn no_unit_twice(f: Fixture) {
     let units: Vec<serde_json::Value> = (0..5).map(|i| json!({"serial": format!("S{i}")})).collect();
     let body = serde_json::from_value(json!({ "units": units })).unwrap();
     let req = validate::add_units("U", body, f.store.now(), &f.limits).unwrap();
-    f.store.add_units(T, req, None).await.unwrap();
+    f.store.add_units(&T, req, None).await.unwrap();
     let mut set = tokio::task::JoinSet::new();
     for n in 0..5 {
         let (store, limits) = (f.store.clone(), f.limits.clone());
@@ -65,7 +65,7 @@ pub async fn no_unit_twice(f: Fixture) {
             let body = serde_json::from_value(json!({"sku": "U", "quantity": 2})).unwrap();
             let strategy = store.default_unit_strategy();
             let req = validate::unit_claim(format!("c{n}"), body, strategy, &limits).unwrap();
-            store.claim_units(T, req, None).await
+            store.claim_units(&T, req, None).await
         });
     }
     let (mut ids, mut ok) = (Vec::new(), 0);
@@ -83,6 +83,6 @@ pub async fn no_unit_twice(f: Fixture) {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!((ok, n, ids.len()), (2, 4, 4), "two claims of two, no unit twice");
-    assert_eq!(f.store.get_sku(T, "U").await.unwrap().on_hand, 1);
+    assert_eq!(f.store.get_sku(&T, "U").await.unwrap().on_hand, 1);
     f.finish().await;
 }

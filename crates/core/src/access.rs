@@ -15,9 +15,10 @@ use std::str::FromStr;
 /// The prefix of every secret, so secret scanners can recognise a leaked one.
 pub const SECRET_PREFIX: &str = "allot_sk_";
 
-/// The tenant of a server that requires no keys, and of every object made before tenants
-/// existed (the migrations put them there).
-pub const DEFAULT_TENANT: &str = "default";
+pub use crate::tenant::DEFAULT_TENANT;
+
+/// The highest rate a key may be given, requests per second.
+pub const MAX_RATE_PER_S: u32 = 1_000_000;
 
 /// Longest key name, chars.
 pub const MAX_KEY_NAME_LEN: usize = 128;
@@ -56,14 +57,17 @@ pub enum Scope {
     /// Claim, complete, fail and heartbeat jobs (what a worker needs).
     #[serde(rename = "jobs:work")]
     JobsWork,
-    /// Read events (later).
+    /// Read the change feed: pages and streams of events.
     #[serde(rename = "events:read")]
     EventsRead,
+    /// Make, list, rotate and delete webhook endpoints, and redeliver to them.
+    #[serde(rename = "webhooks:manage")]
+    WebhooksManage,
 }
 
 impl Scope {
     /// Every scope, in the order README lists them.
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 12] = [
         Scope::Admin,
         Scope::StockRead,
         Scope::StockWrite,
@@ -75,6 +79,7 @@ impl Scope {
         Scope::JobsEnqueue,
         Scope::JobsWork,
         Scope::EventsRead,
+        Scope::WebhooksManage,
     ];
 
     /// The wire name (`stock:write`).
@@ -91,6 +96,7 @@ impl Scope {
             Scope::JobsEnqueue => "jobs:enqueue",
             Scope::JobsWork => "jobs:work",
             Scope::EventsRead => "events:read",
+            Scope::WebhooksManage => "webhooks:manage",
         }
     }
 
@@ -138,7 +144,7 @@ pub struct ApiKey {
     /// Server-made id (UUID v4 text).
     pub id: String,
     /// The tenant the key acts in.
-    pub tenant: String,
+    pub tenant: crate::tenant::Tenant,
     /// A name for people (`checkout`).
     pub name: String,
     /// What it may do.
@@ -176,11 +182,11 @@ pub struct NewKey {
     pub secret_sha256: String,
 }
 
-/// Validate a new key of `tenant`: a name (an identifier, see
+/// Validate a new key's body (the tenant was checked when it became a
+/// [`crate::tenant::Tenant`]): a name (an identifier, see
 /// [`crate::support::input::identifier`]), at least one scope, each once, a sane rate. Returns the
 /// name as it is kept (NFC).
-pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::support::limits::Limits) -> Result<String> {
-    crate::validate::name("tenant", tenant, limits)?;
+pub fn new_key(body: &NewKeyBody) -> Result<String> {
     if body.name.is_empty() {
         return Err(AllotError::invalid("name must not be empty"));
     }
@@ -195,7 +201,7 @@ pub fn new_key(tenant: &str, body: &NewKeyBody, limits: &crate::support::limits:
         return Err(AllotError::invalid("scopes names a scope twice"));
     }
     if let Some(r) = body.rate_per_s {
-        if !(1..=1_000_000).contains(&r) {
+        if !(1..=MAX_RATE_PER_S).contains(&r) {
             return Err(AllotError::invalid("rate_per_s must be 1..=1000000"));
         }
     }
@@ -231,11 +237,11 @@ mod tests {
             scopes,
             rate_per_s: rate,
         };
-        assert!(new_key("acme", &body("checkout", vec![Scope::StockWrite], None), &l).is_ok());
-        assert!(new_key("acme", &body("", vec![Scope::StockWrite], None), &l).is_err());
-        assert!(new_key("acme", &body("c", vec![], None), &l).is_err());
-        assert!(new_key("acme", &body("c", vec![Scope::Admin, Scope::Admin], None), &l).is_err());
-        assert!(new_key("acme", &body("c", vec![Scope::Admin], Some(0)), &l).is_err());
-        assert!(new_key("a b", &body("c", vec![Scope::Admin], None), &l).is_err());
+        assert!(new_key(&body("checkout", vec![Scope::StockWrite], None)).is_ok());
+        assert!(new_key(&body("", vec![Scope::StockWrite], None)).is_err());
+        assert!(new_key(&body("c", vec![], None)).is_err());
+        assert!(new_key(&body("c", vec![Scope::Admin, Scope::Admin], None)).is_err());
+        assert!(new_key(&body("c", vec![Scope::Admin], Some(0))).is_err());
+        assert!(crate::tenant::Tenant::parse("a b", &l).is_err());
     }
 }

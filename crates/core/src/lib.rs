@@ -11,6 +11,7 @@ pub mod batch;
 pub mod booking;
 pub mod books;
 pub mod capabilities;
+pub mod event;
 pub mod hold;
 pub mod idempotency;
 pub mod job;
@@ -22,9 +23,11 @@ pub mod store;
 pub mod stores;
 pub mod strategy;
 pub mod support;
+pub mod tenant;
 pub mod unit;
 pub mod validate;
 pub mod violation;
+pub mod webhook;
 
 pub use support::{clock, error, input, limits, retry};
 
@@ -50,11 +53,12 @@ pub use model::{
 };
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
-    BookingStore, Database, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore, Maintenance,
-    StockStore, Store, StoredResponse, UnitStore,
+    BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,
+    Maintenance, StockStore, Store, StoredResponse, UnitStore, WebhookStore,
 };
 pub use stores::Stores;
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};
+pub use tenant::Tenant;
 pub use unit::{
     claim_satisfied, order_by_sql, short_claim_should_retry, AddUnits, NewUnit, OrderKey, Unit, UnitAllocation,
     UnitAllocationBody, UnitClaim, UnitColumn, UnitFilter, UnitStatus, UnitView, UnitsBody, UnitsCreated,

@@ -11,6 +11,7 @@ use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
 use crate::model::{Adjustment, Allocation, AllocationRequest, CreateSku, LedgerEntry, Sku};
 use crate::support::error::Result;
+use crate::tenant::Tenant;
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
 
@@ -77,7 +78,7 @@ impl<T> Executed<T> {
 /// Tenants: every method that takes `tenant` reads and writes only that tenant's objects
 /// (SKUs, ledger entries, allocations, holds, units, bookings, jobs, idempotency keys); an
 /// object of another tenant is `not_found`, exactly as one that does not exist, and names are
-/// unique per tenant. `tenant` is a validated name ([`crate::validate::name`]), the caller's
+/// unique per tenant. `tenant` is a [`Tenant`] (a name checked on its way in), the caller's
 /// (the API key's tenant, or [`crate::access::DEFAULT_TENANT`]). The methods without it
 /// (sweepers, pruning, gauges) work across tenants.
 ///
@@ -90,29 +91,33 @@ pub trait StockStore: Send + Sync + 'static {
 
     /// Create a SKU with its initial stock spread evenly over its buckets, and its
     /// `created` ledger entry. `already_exists` if it exists.
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
+    async fn create_sku(&self, tenant: &Tenant, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 
     /// Read a SKU's totals.
-    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku>;
+    async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku>;
+
+    /// Set SKU `sku`'s `low_stock_below` (`None` removes it); no stock moves and no ledger
+    /// entry is written. Returns the SKU. Errors: `not_found`.
+    async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku>;
 
     /// Change `on_hand` by `delta` (relative), spreading available stock evenly over the
     /// buckets; writes an `adjustment` ledger entry. A negative delta beyond `available` is
     /// `insufficient_stock`.
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
+    async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 
     /// Ledger entries of a SKU with `id > after`, oldest first, at most `limit`.
-    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
+    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
 
     /// Allocate all lines or none, with the request's strategy.
     async fn allocate(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
 
     /// Read an allocation.
-    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation>;
+    async fn get_allocation(&self, tenant: &Tenant, id: &str) -> Result<Allocation>;
 
     /// Cancel an allocation: each line's quantity goes back to stock (spread over a
     /// count-tracked SKU's buckets as an adjustment is; a unit-tracked SKU's units become
@@ -121,7 +126,7 @@ pub trait StockStore: Send + Sync + 'static {
     /// Cancelling a cancelled allocation returns it unchanged.
     async fn cancel_allocation(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: crate::model::Cancel,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
@@ -136,7 +141,7 @@ pub trait StockStore: Send + Sync + 'static {
     /// by a cancel). Answers the return with its locations filled in.
     async fn return_allocation(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: crate::returns::Return,
         idem: Keyed<crate::returns::Return>,
     ) -> Result<Executed<crate::returns::Return>>;
@@ -146,7 +151,7 @@ pub trait StockStore: Send + Sync + 'static {
     /// whose available count is below it (low stock). Counts as [`StockStore::get_sku`].
     async fn list_skus(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         after: Option<&str>,
         available_below: Option<i64>,
         limit: u32,
@@ -155,7 +160,7 @@ pub trait StockStore: Send + Sync + 'static {
     /// Allocations of `tenant`, oldest first (by creation, then id), after the allocation
     /// `after` (a cursor: the last id of the page before; an unknown one gives an empty
     /// page), at most `limit`.
-    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>>;
+    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>>;
 }
 
 /// Holds on stock and units (see [`crate::hold`]). Every backend.
@@ -166,10 +171,10 @@ pub trait StockStore: Send + Sync + 'static {
 pub trait HoldStore: Send + Sync + 'static {
     /// Move each line's quantity from available to held (all lines or none) with the
     /// request's strategy, until `now + ttl_ms`. Writes a `hold` ledger entry per line.
-    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
+    async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
 
     /// Read a hold; its status is the effective one (overdue reads as `expired`).
-    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold>;
+    async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold>;
 
     /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
@@ -181,21 +186,26 @@ pub trait HoldStore: Send + Sync + 'static {
     /// for a unit hold or for more than the hold holds.
     async fn confirm_hold(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: crate::hold::Confirm,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
 
     /// Give a `held` hold back (`hold_released` ledger entries). Releasing a released or
     /// expired hold returns it unchanged; releasing a confirmed one is `hold_confirmed`.
-    async fn release_hold(&self, tenant: &str, req: crate::hold::Release, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
+    async fn release_hold(
+        &self,
+        tenant: &Tenant,
+        req: crate::hold::Release,
+        idem: Keyed<Hold>,
+    ) -> Result<Executed<Hold>>;
 
     /// Holds of `tenant` whose effective status is `status` (a `held` hold past its expiry
     /// lists as `expired`), expiring soonest first (by `expires_at`, then id), after the hold
     /// `after` (a cursor: the last id of the page before), at most `limit`.
     async fn list_holds(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         status: crate::hold::HoldStatus,
         after: Option<&str>,
         limit: u32,
@@ -205,7 +215,7 @@ pub trait HoldStore: Send + Sync + 'static {
     /// now ([`crate::hold::extended_expiry`]); `hold_expired` / `hold_released` /
     /// `hold_confirmed` otherwise (see [`crate::hold::extend_refusal`]). Races with expiry
     /// have one outcome: the hold's row is locked first.
-    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
+    async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>>;
 }
 
 /// Individually tracked units (see [`crate::unit`]). Every backend.
@@ -217,14 +227,18 @@ pub trait HoldStore: Send + Sync + 'static {
 pub trait UnitStore: Send + Sync + 'static {
     /// Insert a batch of units as `available` (one bulk statement on PostgreSQL), creating
     /// the SKU as unit-tracked when it does not exist; a `units_received` ledger entry.
-    async fn add_units(&self, tenant: &str, req: AddUnits, idem: Keyed<UnitsCreated>)
-        -> Result<Executed<UnitsCreated>>;
+    async fn add_units(
+        &self,
+        tenant: &Tenant,
+        req: AddUnits,
+        idem: Keyed<UnitsCreated>,
+    ) -> Result<Executed<UnitsCreated>>;
 
     /// Units of `sku` by id with `id > after`, those `filter` keeps, at most `limit`.
     /// `not_found` for an unknown SKU; a count-tracked SKU has none (an empty page).
     async fn list_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         sku: &str,
         filter: &crate::unit::UnitFilter,
         after: i64,
@@ -232,13 +246,13 @@ pub trait UnitStore: Send + Sync + 'static {
     ) -> Result<Vec<crate::unit::UnitView>>;
 
     /// The unit of `sku` with `serial`; `not_found` when there is none.
-    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<crate::unit::UnitView>;
+    async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<crate::unit::UnitView>;
 
     /// Claim `quantity` available units in the requested order (all or nothing unless
     /// `allow_partial`), as an allocation or, with `hold_ttl_ms`, as a hold.
     async fn claim_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: UnitClaim,
         idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>>;
@@ -253,28 +267,28 @@ pub trait UnitStore: Send + Sync + 'static {
 pub trait BookingStore: Send + Sync + 'static {
     /// Book `[start, end)` unless it overlaps a blocking booking of the resource. A held
     /// booking past its expiry never blocks: it is expired first (bounded retries).
-    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
+    async fn book(&self, tenant: &Tenant, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Read a booking (effective status).
-    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking>;
+    async fn get_booking(&self, tenant: &Tenant, id: &str) -> Result<Booking>;
 
     /// Cancel a confirmed or held booking (the range is free at once); cancelling a booking
     /// that no longer blocks returns it unchanged.
-    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
+    async fn cancel_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Give back a held, unexpired booking (`released`); a booking that no longer blocks is
     /// returned unchanged; a confirmed one is `booking_confirmed` (cancel it instead).
-    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
+    async fn release_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Confirm a held, unexpired booking; a confirmed one is returned again.
-    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
+    async fn confirm_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>>;
 
     /// Extend a held, unexpired booking so its hold lasts at least `ttl_ms` from now (never
     /// shorter); `booking_expired` / `booking_confirmed` / `booking_released` /
     /// `booking_cancelled` otherwise.
     async fn extend_booking(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: &str,
         ttl_ms: u64,
         idem: Keyed<Booking>,
@@ -283,7 +297,7 @@ pub trait BookingStore: Send + Sync + 'static {
     /// Blocking bookings of `resource` overlapping `[from, to)`, by start, at most `limit`.
     async fn list_bookings(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         resource: &str,
         from: chrono::DateTime<chrono::Utc>,
         to: chrono::DateTime<chrono::Utc>,
@@ -301,7 +315,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// an unfinished job of the queue is not inserted; its id is the existing job's.
     async fn enqueue(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: crate::job::Enqueue,
         idem: Keyed<crate::job::Enqueued>,
     ) -> Result<Executed<crate::job::Enqueued>>;
@@ -313,7 +327,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// the answer (a waiting claim's earlier empty tries store nothing).
     async fn claim_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: crate::job::Claim,
         idem: Keyed<Vec<crate::job::LeasedJob>>,
     ) -> Result<Executed<Vec<crate::job::LeasedJob>>>;
@@ -321,7 +335,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Finish a running job (`completed`), if `lease_token` is still its token.
     async fn complete_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         idem: Keyed<crate::job::JobStatus>,
@@ -331,16 +345,16 @@ pub trait JobStore: Send + Sync + 'static {
     /// with jitter), or `discarded` when out of attempts; the error is appended to the job.
     async fn fail_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
-        fail: &crate::job::Fail,
+        fail: crate::job::Fail,
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
     /// Extend a running job's lease to now + `lease_ms`.
     async fn heartbeat_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
@@ -350,7 +364,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Complete many jobs of `queue` in one statement; each by its own token.
     async fn complete_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         jobs: Vec<crate::job::Completion>,
         idem: Keyed<crate::job::Completions>,
@@ -360,7 +374,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// `lease_lost`); a finished job is returned unchanged.
     async fn cancel_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
@@ -369,7 +383,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// attempt left. Other states are returned unchanged.
     async fn retry_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
@@ -377,7 +391,7 @@ pub trait JobStore: Send + Sync + 'static {
     /// Jobs of `queue` in `state` with `id > after`, by id, at most `limit`.
     async fn list_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         state: crate::job::JobState,
         after: i64,
@@ -387,10 +401,10 @@ pub trait JobStore: Send + Sync + 'static {
     /// Wait until a job may have become runnable in `queue` (PostgreSQL: a NOTIFY from an
     /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
     /// the caller claims again and waits again until its deadline.
-    async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration);
+    async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration);
 
     /// Jobs of a queue per state.
-    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<crate::job::QueueCounts>;
+    async fn queue_counts(&self, tenant: &Tenant, queue: &str) -> Result<crate::job::QueueCounts>;
 }
 
 /// API keys ([`crate::access`]): stored by the SHA-256 of their secret, never the secret.
@@ -402,17 +416,12 @@ pub trait KeyStore: Send + Sync + 'static {
     async fn create_key(&self, key: crate::access::NewKey) -> Result<crate::access::ApiKey>;
 
     /// The keys of `tenant`, newest first, revoked ones included.
-    async fn list_keys(&self, tenant: &str) -> Result<Vec<crate::access::ApiKey>>;
+    async fn list_keys(&self, tenant: &Tenant) -> Result<Vec<crate::access::ApiKey>>;
 
-    /// Revoke key `id` of `tenant` at `now` (a revoked key is returned as it is); another
-    /// tenant's key or an unknown id is `not_found`. `tenant` `None` (the operator's CLI):
-    /// whichever tenant it belongs to.
-    async fn revoke_key(
-        &self,
-        tenant: Option<&str>,
-        id: &str,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<crate::access::ApiKey>;
+    /// Revoke key `id` of `tenant` now, by the store's clock (a revoked key is returned as it
+    /// is); another tenant's key or an unknown id is `not_found`. `tenant` `None` (the
+    /// operator's CLI): whichever tenant it belongs to.
+    async fn revoke_key(&self, tenant: Option<&Tenant>, id: &str) -> Result<crate::access::ApiKey>;
 
     /// The key whose secret hashes to `secret_sha256` (revoked or not), if any.
     async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<crate::access::ApiKey>>;
@@ -422,10 +431,82 @@ pub trait KeyStore: Send + Sync + 'static {
     async fn any_key(&self) -> Result<bool>;
 }
 
+/// The change feed of a tenant (see [`crate::event`]): every backend. Events are written by
+/// the backends themselves, in the transaction of each change, so no method here writes one.
+///
+/// Errors: `unavailable`, `internal`.
+#[async_trait]
+pub trait EventStore: Send + Sync + 'static {
+    /// Events of `tenant` matching `query`, in cursor order, at most `query.limit`, and the
+    /// cursor to ask after next: the last event's, or `query.after` on an empty page. Only
+    /// events whose cursor is assigned are served, so a page never shows an event before one
+    /// with a lower cursor has committed.
+    async fn events(&self, tenant: &Tenant, query: &crate::event::EventQuery) -> Result<crate::event::EventPage>;
+
+    /// Wait at most `max_wait` for new events of `tenant` (a wake-up, or a short poll; a
+    /// caller reads again after either). Never fails.
+    async fn wait_for_events(&self, tenant: &Tenant, max_wait: std::time::Duration);
+}
+
+/// Webhook endpoints, and how far each tenant's feed has been handed to their deliveries
+/// (see [`crate::webhook`]). Every backend.
+///
+/// Errors: `not_found` (another tenant's endpoint too), `already_exists`, `limit_exceeded`
+/// (`max_webhooks_per_tenant`), `unavailable`, `internal`.
+#[async_trait]
+pub trait WebhookStore: Send + Sync + 'static {
+    /// Make endpoint `id` of `tenant` (status `enabled`, made now). It receives the events
+    /// after the tenant's cursor at this moment, none before.
+    async fn create_webhook(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        new: crate::webhook::NewWebhook,
+    ) -> Result<crate::webhook::Webhook>;
+
+    /// The endpoints of `tenant`, oldest first.
+    async fn list_webhooks(&self, tenant: &Tenant) -> Result<Vec<crate::webhook::Webhook>>;
+
+    /// Delete endpoint `id` of `tenant`; its queued deliveries end without a request.
+    async fn delete_webhook(&self, tenant: &Tenant, id: &str) -> Result<()>;
+
+    /// Give endpoint `id` a new secret; the one it replaces keeps signing next to it for
+    /// [`crate::webhook::ROTATION_OVERLAP_MS`].
+    async fn rotate_webhook_secret(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        secret: Vec<u8>,
+    ) -> Result<crate::webhook::Webhook>;
+
+    /// Endpoint `id` as its deliveries need it (the keys that sign now), if it exists.
+    async fn webhook_target(&self, tenant: &Tenant, id: &str) -> Result<Option<crate::webhook::Target>>;
+
+    /// Stop delivering to endpoint `id` (the receiver answered `410 Gone`).
+    async fn disable_webhook(&self, tenant: &Tenant, id: &str) -> Result<()>;
+
+    /// Every enabled endpoint of every tenant, with the cursor its tenant's feed was handed
+    /// over up to, and the cursor each endpoint started after: what the dispatcher reads.
+    async fn webhook_dispatch(&self) -> Result<Vec<(crate::webhook::Target, i64, i64)>>;
+
+    /// Move `tenant`'s hand-over cursor from `from` to `to`; `false` when it was not at
+    /// `from` (another dispatcher moved it), and nothing changes.
+    async fn advance_webhook_dispatch(&self, tenant: &Tenant, from: i64, to: i64) -> Result<bool>;
+}
+
 /// Every domain trait on one object: what a backend implements, and what
 /// [`crate::stores::Stores::of`] splits into one handle per domain for the server.
 pub trait Store:
-    crate::capabilities::Capable + StockStore + LocationStore + HoldStore + UnitStore + BookingStore + JobStore + KeyStore
+    crate::capabilities::Capable
+    + StockStore
+    + LocationStore
+    + HoldStore
+    + UnitStore
+    + BookingStore
+    + JobStore
+    + KeyStore
+    + EventStore
+    + WebhookStore
 {
 }
 
@@ -437,7 +518,9 @@ impl<
             + UnitStore
             + BookingStore
             + JobStore
-            + KeyStore,
+            + KeyStore
+            + EventStore
+            + WebhookStore,
     > Store for T
 {
 }
@@ -453,12 +536,12 @@ pub trait Maintenance: Send + Sync + 'static {
     /// Spread each SKU's available stock evenly over its buckets (one SKU of `tenant`, or
     /// all segmented SKUs of `tenant`). Returns how many SKUs were changed. No ledger entry:
     /// totals stay.
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64>;
+    async fn rebalance(&self, tenant: &Tenant, sku: Option<&str>) -> Result<u64>;
 
     /// Check every invariant of [`crate::audit`] (SKU conservation, unit claims, job states,
     /// overlapping bookings) in one snapshot: of `tenant`, or of every tenant (`None`, the
     /// operator's `allot audit`; each finding names its tenant).
-    async fn audit(&self, tenant: Option<&str>) -> Result<crate::audit::AuditReport>;
+    async fn audit(&self, tenant: Option<&Tenant>) -> Result<crate::audit::AuditReport>;
 
     /// Delete at most `max_rows` stored idempotency responses created before `before`.
     /// Returns how many were deleted. `allot serve` calls it periodically with
@@ -481,6 +564,20 @@ pub trait Maintenance: Send + Sync + 'static {
     /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
     async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 
+    /// Give cursors to at most `max` written events that have none yet, in one transaction,
+    /// oldest first, each tenant's continuing its last one without a gap (ARCHITECTURE.md,
+    /// "The change feed"). Returns how many. PostgreSQL's events wait for it; SQLite numbers
+    /// them in the writing transaction and returns 0.
+    async fn sequence_events(&self, max: u32) -> Result<u64>;
+
+    /// When the oldest event still waiting for its cursor happened (`None`: none waits), for
+    /// the feed's lag. SQLite's never wait.
+    async fn oldest_unsequenced_event(&self) -> Result<Option<chrono::DateTime<chrono::Utc>>>;
+
+    /// Delete at most `max` events that happened before `before`. Returns how many. Cursors
+    /// go on from each tenant's counter, so none is ever given twice.
+    async fn prune_events(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
     /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
     /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
     async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
@@ -502,21 +599,21 @@ impl<T: Store + Maintenance + ?Sized> Database for T {}
 pub trait LocationStore: Send + Sync + 'static {
     /// Create a location of `tenant`; `already_exists` for a name it has (`default` included),
     /// `limit_exceeded` (`max_locations`) when it has `max_locations` already.
-    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location>;
+    async fn create_location(&self, tenant: &Tenant, location: Location, max_locations: u32) -> Result<Location>;
 
     /// The locations of `tenant`, by name: `default` and those created.
-    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>>;
+    async fn list_locations(&self, tenant: &Tenant) -> Result<Vec<Location>>;
 
     /// Move `quantity` of a count-tracked SKU from one location to another in one
     /// transaction: the `from` rows (locked in bucket order with the `to` rows) lose it out
     /// of what is available there, the `to` rows (made when the SKU had none there) gain it,
     /// and two `transfer` ledger entries (one per location) point at the transfer's id.
     /// `insufficient_stock` when `from` has too little available.
-    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>>;
+    async fn transfer(&self, tenant: &Tenant, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>>;
 
     /// Set on hand at one location to `on_hand` if it is `compare_on_hand` now, recorded as an
     /// `adjustment` by the difference; else `compare_failed` with the current value (a
     /// location where the SKU has no stock reads as 0). `insufficient_stock` when the new
     /// value is below what is held there.
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
+    async fn set_level(&self, tenant: &Tenant, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 }

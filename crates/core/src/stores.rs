@@ -4,7 +4,9 @@
 //! wraps only the one it observes.
 
 use crate::capabilities::{Capabilities, Capable};
-use crate::store::{BookingStore, HoldStore, JobStore, KeyStore, LocationStore, StockStore, Store, UnitStore};
+use crate::store::{
+    BookingStore, EventStore, HoldStore, JobStore, KeyStore, LocationStore, StockStore, Store, UnitStore, WebhookStore,
+};
 use std::sync::Arc;
 
 /// One handle per domain trait, and the capabilities that go with them.
@@ -31,6 +33,10 @@ pub struct Stores {
     pub jobs: Arc<dyn JobStore>,
     /// API keys.
     pub keys: Arc<dyn KeyStore>,
+    /// The change feed.
+    pub events: Arc<dyn EventStore>,
+    /// Webhook endpoints.
+    pub webhooks: Arc<dyn WebhookStore>,
 }
 
 impl Stores {
@@ -45,7 +51,9 @@ impl Stores {
             units: backend.clone(),
             bookings: backend.clone(),
             jobs: backend.clone(),
-            keys: backend,
+            keys: backend.clone(),
+            events: backend.clone(),
+            webhooks: backend,
         }
     }
 }

@@ -155,6 +155,7 @@ mod tests {
                     on_hand,
                     buckets,
                     location: None,
+                    low_stock_below: None,
                 },
                 &l(),
             )

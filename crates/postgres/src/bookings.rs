@@ -12,6 +12,7 @@ use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Idempotency, Keyed};
 use allot_core::strategy::fnv1a_64;
+use allot_core::tenant::Tenant;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
@@ -40,7 +41,7 @@ const SQL_INSERT_LOCKED: &str =
 const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
      WHERE tenant = $5 AND resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
        AND (strategy <> 'naive' OR $4) ORDER BY id";
-const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired'
+const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired', status_at = $2
      WHERE tenant = $3 AND id = ANY($1) AND status = 'held' AND expires_at <= $2";
 /// Lock class of the advisory strategy's key space (bigint keys; the idempotency locks use
 /// the two-int form, so they cannot collide).
@@ -289,7 +290,7 @@ impl PgStore {
 
 #[async_trait]
 impl BookingStore for PgStore {
-    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+    async fn book(&self, tenant: &Tenant, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
@@ -314,21 +315,21 @@ impl BookingStore for PgStore {
         })
     }
 
-    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking> {
+    async fn get_booking(&self, tenant: &Tenant, id: &str) -> Result<Booking> {
         let c = self.client().await?;
         Self::read_booking(&c, tenant, id, self.now()).await
     }
 
-    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
-        const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL
+    async fn cancel_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL, status_at = $2
              WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
         let now = self.now();
         self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, |_| Ok(())))
             .await
     }
 
-    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
-        const SQL: &str = "UPDATE bookings SET status = 'released'
+    async fn release_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'released', status_at = $2
              WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
@@ -342,8 +343,8 @@ impl BookingStore for PgStore {
             .await
     }
 
-    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
-        const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL
+    async fn confirm_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL, status_at = $2
              WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
@@ -359,7 +360,7 @@ impl BookingStore for PgStore {
 
     async fn extend_booking(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: &str,
         ttl_ms: u64,
         idem: Keyed<Booking>,
@@ -371,7 +372,7 @@ impl BookingStore for PgStore {
 
     async fn list_bookings(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         resource: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
@@ -388,12 +389,15 @@ impl BookingStore for PgStore {
             ))
             .await
             .map_err(map_error)?;
-        c.query(&stmt, &[&resource, &from, &to, &now, &i64::from(limit), &tenant])
-            .await
-            .map_err(map_error)?
-            .iter()
-            .map(|r| booking_of(r, now))
-            .collect()
+        c.query(
+            &stmt,
+            &[&resource, &from, &to, &now, &i64::from(limit), &tenant.as_str()],
+        )
+        .await
+        .map_err(map_error)?
+        .iter()
+        .map(|r| booking_of(r, now))
+        .collect()
     }
 }
 
@@ -407,7 +411,7 @@ impl PgStore {
             // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
             "WITH batch AS MATERIALIZED (
                  SELECT tenant, id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE bookings b SET status = 'expired' FROM batch
+             UPDATE bookings b SET status = 'expired', status_at = $1 FROM batch
               WHERE b.tenant = batch.tenant AND b.id = batch.id AND b.status = 'held'",
             &[&now, &i64::from(max.max(1))],
         )

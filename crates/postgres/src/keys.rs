@@ -4,9 +4,9 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::access::{ApiKey, NewKey, Scope};
 use allot_core::store::KeyStore;
-use allot_core::{AllotError, Result};
+use allot_core::tenant::Tenant;
+use allot_core::{AllotError, Capable, Result};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 
 const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at, revoked_at";
 
@@ -19,7 +19,7 @@ fn key_of(r: &tokio_postgres::Row) -> Result<ApiKey> {
         .map_err(|_| AllotError::Internal("a key with an unknown scope".into()))?;
     Ok(ApiKey {
         id: r.get("id"),
-        tenant: r.get("tenant"),
+        tenant: Tenant::stored(r.get::<_, String>("tenant")),
         name: r.get("name"),
         scopes,
         prefix: r.get("prefix"),
@@ -41,7 +41,7 @@ impl KeyStore for PgStore {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             &[
                 &k.id,
-                &k.tenant,
+                &k.tenant.as_str(),
                 &k.name,
                 &scopes,
                 &k.prefix,
@@ -55,20 +55,24 @@ impl KeyStore for PgStore {
         Ok(new.key)
     }
 
-    async fn list_keys(&self, tenant: &str) -> Result<Vec<ApiKey>> {
+    async fn list_keys(&self, tenant: &Tenant) -> Result<Vec<ApiKey>> {
         let c = self.client().await?;
         let sql = format!("SELECT {COLS} FROM api_keys WHERE tenant = $1 ORDER BY created_at DESC, id");
-        let rows = c.query(&sql, &[&tenant]).await.map_err(map_error)?;
+        let rows = c.query(&sql, &[&tenant.as_str()]).await.map_err(map_error)?;
         rows.iter().map(key_of).collect()
     }
 
-    async fn revoke_key(&self, tenant: Option<&str>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
-        let c = self.client().await?;
+    async fn revoke_key(&self, tenant: Option<&Tenant>, id: &str) -> Result<ApiKey> {
+        let (c, now) = (self.client().await?, self.now());
         let sql = format!(
             "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
               WHERE ($1::text IS NULL OR tenant = $1) AND id = $2 RETURNING {COLS}"
         );
-        match c.query_opt(&sql, &[&tenant, &id, &now]).await.map_err(map_error)? {
+        match c
+            .query_opt(&sql, &[&tenant.map(Tenant::as_str), &id, &now])
+            .await
+            .map_err(map_error)?
+        {
             Some(r) => key_of(&r),
             None => Err(AllotError::not_found("key", id)),
         }

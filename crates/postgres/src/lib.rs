@@ -13,17 +13,19 @@
 //! migrations, LISTEN, the `batched` combiner and lanes, and the stock machinery several
 //! domains share), then one folder or file per domain: `stock/` (SKUs, adjustments,
 //! allocations, locations, transfers, cancels, returns), `holds/`, `units/`, `bookings`,
-//! `jobs/`, `keys`, `audit/`. A domain uses the engine and the core, never a sibling domain.
+//! `jobs/`, `keys`, `events` (the change feed), `audit/`. A domain uses the engine and the core, never a sibling domain.
 
 mod audit;
 mod bookings;
 mod engine;
+mod events;
 mod holds;
 mod jobs;
 mod keys;
 mod maintenance;
 mod stock;
 mod units;
+mod webhooks;
 
 pub use engine::config::PgConfig;
 pub use engine::errors::{is_retryable, map_error};

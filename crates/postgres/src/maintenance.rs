@@ -5,18 +5,19 @@
 use crate::engine::store::PgStore;
 use allot_core::audit::AuditReport;
 use allot_core::job::JobState;
+use allot_core::tenant::Tenant;
 use allot_core::{Maintenance, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 #[async_trait]
 impl Maintenance for PgStore {
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+    async fn rebalance(&self, tenant: &Tenant, sku: Option<&str>) -> Result<u64> {
         self.run_rebalance(tenant, sku).await
     }
 
-    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
-        self.audit_snapshot(tenant).await
+    async fn audit(&self, tenant: Option<&Tenant>) -> Result<AuditReport> {
+        self.audit_snapshot(tenant.map(Tenant::as_str)).await
     }
 
     async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
@@ -37,6 +38,18 @@ impl Maintenance for PgStore {
 
     async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
         self.run_prune_jobs(before, max).await
+    }
+
+    async fn sequence_events(&self, max: u32) -> Result<u64> {
+        self.run_sequence_events(max).await
+    }
+
+    async fn oldest_unsequenced_event(&self) -> Result<Option<DateTime<Utc>>> {
+        self.run_oldest_unsequenced_event().await
+    }
+
+    async fn prune_events(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_prune_events(before, max).await
     }
 
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {

@@ -19,6 +19,7 @@
 use crate::RedisGate;
 use allot_core::hold::{Confirm, Release};
 use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::{
     Adjustment, Allocation, AllocationRequest, CreateSku, Hold, HoldRequest, LedgerEntry, Location, LocationStore,
@@ -63,7 +64,7 @@ impl RedisGated {
     /// Drop the counters of `skus` after the database changed them in a way a counter cannot
     /// follow (an adjustment, a cancel): they rebuild from the database on next use. Best
     /// effort: a failure leaves a counter that its TTL ends.
-    async fn invalidate(&self, tenant: &str, skus: &[&str]) {
+    async fn invalidate(&self, tenant: &Tenant, skus: &[&str]) {
         for sku in skus {
             if let Err(e) = self.gate.invalidate(tenant, sku).await {
                 tracing::warn!(%sku, error = %e, "redis_counter: counter not invalidated after a change");
@@ -75,7 +76,7 @@ impl RedisGated {
     /// replay or a refusal changed nothing). Returns `result`.
     async fn invalidate_fresh<T: Send + Sync>(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         result: Result<Executed<T>>,
         skus: fn(&T) -> Vec<&str>,
     ) -> Result<Executed<T>> {
@@ -91,22 +92,25 @@ impl StockStore for RedisGated {
     async fn health(&self) -> Result<()> {
         self.stock.health().await
     }
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &Tenant, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.stock.create_sku(tenant, req, idem).await
     }
-    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
+    async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         self.stock.get_sku(tenant, sku).await
     }
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
+        self.stock.set_low_stock(tenant, sku, below).await
+    }
+    async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let result = self.stock.adjust(tenant, req, idem).await;
         self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await
     }
-    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
         self.stock.ledger(tenant, sku, after, limit).await
     }
     async fn allocate(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -116,10 +120,10 @@ impl StockStore for RedisGated {
             self.stock.allocate(tenant, req, idem).await
         }
     }
-    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
+    async fn get_allocation(&self, tenant: &Tenant, id: &str) -> Result<Allocation> {
         self.stock.get_allocation(tenant, id).await
     }
-    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &Tenant, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         let result = self.stock.return_allocation(tenant, req, idem).await;
         // Sellable returns are back in stock: the counters rebuild from the database.
         self.invalidate_fresh(tenant, result, |r| r.lines.iter().map(|l| l.sku.as_str()).collect())
@@ -127,7 +131,7 @@ impl StockStore for RedisGated {
     }
     async fn cancel_allocation(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: Cancel,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -138,14 +142,14 @@ impl StockStore for RedisGated {
     }
     async fn list_skus(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         after: Option<&str>,
         available_below: Option<i64>,
         limit: u32,
     ) -> Result<Vec<Sku>> {
         self.stock.list_skus(tenant, after, available_below, limit).await
     }
-    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         self.stock.list_allocations(tenant, after, limit).await
     }
 }
@@ -154,16 +158,16 @@ impl StockStore for RedisGated {
 /// total); a level set by compare-and-set changes it, so the counter is rebuilt on next use.
 #[async_trait]
 impl LocationStore for RedisGated {
-    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location> {
+    async fn create_location(&self, tenant: &Tenant, location: Location, max_locations: u32) -> Result<Location> {
         self.locations.create_location(tenant, location, max_locations).await
     }
-    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
+    async fn list_locations(&self, tenant: &Tenant) -> Result<Vec<Location>> {
         self.locations.list_locations(tenant).await
     }
-    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &Tenant, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         self.locations.transfer(tenant, req, idem).await
     }
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &Tenant, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let result = self.locations.set_level(tenant, req, idem).await;
         self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await
     }
@@ -171,7 +175,7 @@ impl LocationStore for RedisGated {
 
 #[async_trait]
 impl HoldStore for RedisGated {
-    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         if req.take.strategy.needs_redis() {
             self.gate
                 .create_hold(&*self.stock, &*self.holds, tenant, req, idem)
@@ -180,10 +184,15 @@ impl HoldStore for RedisGated {
             self.holds.create_hold(tenant, req, idem).await
         }
     }
-    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
+    async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold> {
         self.holds.get_hold(tenant, id).await
     }
-    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(
+        &self,
+        tenant: &Tenant,
+        req: Confirm,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>> {
         // What a partial confirm releases is back in stock: the hold's counters are rebuilt.
         let held = match req.part {
             Some(_) => self.holds.get_hold(tenant, &req.id).await.ok(),
@@ -196,7 +205,7 @@ impl HoldStore for RedisGated {
         }
         result
     }
-    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn release_hold(&self, tenant: &Tenant, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let result = self.holds.release_hold(tenant, req, idem).await;
         if let Ok(Executed::Fresh(hold)) = &result {
             self.gate.after_release(tenant, hold).await;
@@ -205,14 +214,14 @@ impl HoldStore for RedisGated {
     }
     async fn list_holds(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         status: allot_core::hold::HoldStatus,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>> {
         self.holds.list_holds(tenant, status, after, limit).await
     }
-    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.holds.extend_hold(tenant, id, ttl_ms, idem).await
     }
 }

@@ -35,6 +35,7 @@ mod gated;
 pub use gated::RedisGated;
 
 use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::tenant::Tenant;
 use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
 use rand::Rng;
 use redis::aio::ConnectionLike;
@@ -303,7 +304,7 @@ impl RedisGate {
 
     /// The admission counter's current value of `sku` of `tenant`, `None` when it is not
     /// loaded.
-    pub async fn counter(&self, tenant: &str, sku: &str) -> Result<Option<i64>> {
+    pub async fn counter(&self, tenant: &Tenant, sku: &str) -> Result<Option<i64>> {
         let key = self.key(&scoped(tenant, sku), "avail");
         self.run(|mut c| async move { redis::cmd("GET").arg(key).query_async::<Option<i64>>(&mut c).await })
             .await
@@ -311,7 +312,7 @@ impl RedisGate {
 
     /// Drop a SKU's counter so the next request loads it from the database (after a change
     /// the counter cannot follow exactly, e.g. an adjustment).
-    pub async fn invalidate(&self, tenant: &str, sku: &str) -> Result<()> {
+    pub async fn invalidate(&self, tenant: &Tenant, sku: &str) -> Result<()> {
         let key = self.key(&scoped(tenant, sku), "avail");
         self.run(|mut c| async move { redis::cmd("DEL").arg(key).query_async::<i64>(&mut c).await })
             .await
@@ -320,7 +321,7 @@ impl RedisGate {
 
     /// Load a missing counter from the store's `available` (`SET NX PX`: a concurrent
     /// loader's value stands).
-    async fn load<S: StockStore + ?Sized>(&self, store: &S, tenant: &str, sku: &str) -> Result<()> {
+    async fn load<S: StockStore + ?Sized>(&self, store: &S, tenant: &Tenant, sku: &str) -> Result<()> {
         let available = store.get_sku(tenant, sku).await?.available.max(0);
         let (key, ttl) = (self.key(&scoped(tenant, sku), "avail"), self.cfg.counter_ttl_ms.max(1));
         self.run(|mut c| async move {
@@ -338,7 +339,7 @@ impl RedisGate {
     }
 
     /// One admission script over `lines` (one slot).
-    async fn admit_once(&self, tenant: &str, lines: &[AllocationLine]) -> Result<(i64, usize, i64)> {
+    async fn admit_once(&self, tenant: &Tenant, lines: &[AllocationLine]) -> Result<(i64, usize, i64)> {
         let mut inv = self.admit.prepare_invoke();
         for l in lines {
             inv.key(self.key(&scoped(tenant, &l.sku), "avail"));
@@ -353,7 +354,7 @@ impl RedisGate {
     /// Take every line's quantity from its counter, or none: on one Redis with one script;
     /// on a cluster one line (one slot) at a time in SKU order, giving back what was taken
     /// when a line is short. Missing counters are loaded (at most twice per line).
-    async fn admit<S: StockStore + ?Sized>(&self, store: &S, tenant: &str, lines: &[AllocationLine]) -> Result<()> {
+    async fn admit<S: StockStore + ?Sized>(&self, store: &S, tenant: &Tenant, lines: &[AllocationLine]) -> Result<()> {
         let groups: Vec<&[AllocationLine]> = if self.cfg.is_cluster() {
             lines.chunks(1).collect()
         } else {
@@ -398,7 +399,7 @@ impl RedisGate {
 
     /// Give `lines` back to their counters (those that still exist). Best effort: a failure
     /// leaves a counter low (undersell until its TTL), never high.
-    pub async fn give_back(&self, tenant: &str, lines: &[AllocationLine]) {
+    pub async fn give_back(&self, tenant: &Tenant, lines: &[AllocationLine]) {
         for l in lines {
             let key = self.key(&scoped(tenant, &l.sku), "avail");
             let q = l.quantity;
@@ -417,7 +418,7 @@ impl RedisGate {
     async fn admitted<S, T, F, Fut>(
         &self,
         store: &S,
-        tenant: &str,
+        tenant: &Tenant,
         lines: &[AllocationLine],
         apply: F,
     ) -> Result<Executed<T>>
@@ -436,7 +437,7 @@ impl RedisGate {
 
     /// Run `apply` (the store's part, given the fencing tokens) while holding the locks of
     /// `lines`' SKUs, then release them.
-    async fn locked<T, F, Fut>(&self, tenant: &str, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
+    async fn locked<T, F, Fut>(&self, tenant: &Tenant, lines: &[AllocationLine], apply: F) -> Result<Executed<T>>
     where
         F: FnOnce(Vec<(String, i64)>) -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
@@ -453,7 +454,7 @@ impl RedisGate {
     pub async fn allocate<S: StockStore + ?Sized>(
         &self,
         store: &S,
-        tenant: &str,
+        tenant: &Tenant,
         mut req: allot_core::AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -481,7 +482,7 @@ impl RedisGate {
         &self,
         store: &S,
         holds: &H,
-        tenant: &str,
+        tenant: &Tenant,
         mut req: HoldRequest,
         idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>> {
@@ -505,7 +506,7 @@ impl RedisGate {
 
     /// Keep the counters in step after a hold was released: a `redis_counter` hold's lines go
     /// back to their counters.
-    pub async fn after_release(&self, tenant: &str, hold: &Hold) {
+    pub async fn after_release(&self, tenant: &Tenant, hold: &Hold) {
         if hold.strategy == Strategy::RedisCounter.into() && hold.status == allot_core::hold::HoldStatus::Released {
             self.give_back(tenant, &hold.lines).await;
         }
@@ -514,7 +515,7 @@ impl RedisGate {
     /// Take the locks of `skus` in sorted order (each with bounded, jittered attempts) and
     /// start their watchdog. Out of attempts on one SKU: the locks taken are given up and the
     /// answer is `contention`.
-    pub async fn lock_skus(&self, tenant: &str, skus: &[String]) -> Result<LockGuard> {
+    pub async fn lock_skus(&self, tenant: &Tenant, skus: &[String]) -> Result<LockGuard> {
         let mut sorted: Vec<String> = skus.to_vec();
         sorted.sort();
         sorted.dedup();
@@ -595,7 +596,7 @@ impl RedisGate {
     }
 
     /// Whether the lock of `sku` of `tenant` is taken (by anyone).
-    pub async fn is_locked(&self, tenant: &str, sku: &str) -> Result<bool> {
+    pub async fn is_locked(&self, tenant: &Tenant, sku: &str) -> Result<bool> {
         let key = self.key(&scoped(tenant, sku), "lock");
         self.run(|mut c| async move { redis::cmd("EXISTS").arg(key).query_async::<i64>(&mut c).await })
             .await

@@ -34,7 +34,7 @@ pub use allot_core::access::DEFAULT_TENANT;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     /// The tenant everything it does lives in.
-    pub tenant: String,
+    pub tenant: allot_core::Tenant,
     /// The key's id; `None` on a server that requires no keys.
     pub key_id: Option<String>,
     /// What it may do.
@@ -50,20 +50,19 @@ pub fn new_secret() -> String {
     format!("{SECRET_PREFIX}{hex}")
 }
 
-/// Make a key of `tenant` (validated): a new secret, stored as its hash. Returns the key and
-/// the secret, which nothing can show again.
+/// Make a key of `tenant` whose body is validated here: a new secret, stored as its hash.
+/// Returns the key and the secret, which nothing can show again.
 pub async fn create_key(
     keys: &dyn KeyStore,
     now: chrono::DateTime<chrono::Utc>,
-    tenant: &str,
+    tenant: &allot_core::Tenant,
     body: &allot_core::access::NewKeyBody,
-    limits: &allot_core::Limits,
 ) -> Result<(ApiKey, String), AllotError> {
-    let name = allot_core::access::new_key(tenant, body, limits)?;
+    let name = allot_core::access::new_key(body)?;
     let secret = new_secret();
     let key = ApiKey {
         id: uuid::Uuid::new_v4().to_string(),
-        tenant: tenant.to_string(),
+        tenant: tenant.clone(),
         name,
         scopes: body.scopes.clone(),
         prefix: secret[..SECRET_PREFIX.len() + 6].to_string(),
@@ -114,6 +113,24 @@ pub struct Access {
     limiters: Mutex<HashMap<String, Arc<Limiter>>>,
     long_polls_per_key: usize,
     polls: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+    streams_per_key: usize,
+    streams: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+}
+
+/// A permit of `map`'s semaphore for `id` (made with `per_key` permits on first use), or
+/// `None` when all are taken.
+fn permit(
+    map: &Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+    id: &str,
+    per_key: usize,
+) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    let sem = map
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(id.to_string())
+        .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(per_key)))
+        .clone();
+    sem.try_acquire_owned().ok()
 }
 
 impl Access {
@@ -135,7 +152,24 @@ impl Access {
             limiters: Mutex::new(HashMap::new()),
             long_polls_per_key: long_polls_per_key.max(1),
             polls: Mutex::new(HashMap::new()),
+            streams_per_key: allot_core::Limits::default().max_streams_per_key as usize,
+            streams: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same access with at most `n` open event streams per key.
+    pub fn with_streams_per_key(mut self, n: usize) -> Self {
+        self.streams_per_key = n.max(1);
+        self
+    }
+
+    /// A permit for one open event stream of the key `key_id` (none needed without a key),
+    /// or `None` when the key has `max_streams_per_key` open already.
+    pub fn stream(&self, key_id: Option<&str>) -> Option<Option<tokio::sync::OwnedSemaphorePermit>> {
+        let Some(id) = key_id else {
+            return Some(None);
+        };
+        permit(&self.streams, id, self.streams_per_key).map(Some)
     }
 
     /// Let one request of `who` in, or `rate_limited` with when the next one will be.
@@ -166,14 +200,7 @@ impl Access {
         let Some(id) = key_id else {
             return Some(None);
         };
-        let sem = self
-            .polls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(id.to_string())
-            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.long_polls_per_key)))
-            .clone();
-        sem.try_acquire_owned().ok().map(Some)
+        permit(&self.polls, id, self.long_polls_per_key).map(Some)
     }
 
     /// Whether a request needs a key now: always on a server that may not answer without
@@ -212,7 +239,7 @@ impl Access {
     pub async fn principal(&self, authorization: Option<&str>) -> Result<Principal, AllotError> {
         if !self.keys_required().await? {
             return Ok(Principal {
-                tenant: DEFAULT_TENANT.into(),
+                tenant: allot_core::Tenant::default_tenant(),
                 key_id: None,
                 scopes: vec![Scope::Admin],
                 rate_per_s: None,

@@ -2,7 +2,7 @@
 //! when the client sent a sane one, else a new UUID), the Host and Origin allow-lists, load
 //! shedding beyond `max_concurrent_requests` (a permit of one shared tokio `Semaphore`, taken
 //! without waiting: `503` at once), the request timeout (`tokio::time::timeout`: `408`), and
-//! the rule that every error leaves as API.md's JSON error — also those axum makes itself
+//! the rule that every error leaves as the JSON error form of docs/api.md — also those axum makes itself
 //! (an undecodable path, 405). One middleware for all of it: tower's per-route layers clone
 //! their state for every request (a concurrency limit allocates anew each time), which cost
 //! several percent on the hot path.

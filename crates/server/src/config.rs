@@ -30,6 +30,17 @@ pub struct ServerConfig {
     pub hold_sweep_interval_ms: u64,
     /// How long completed, discarded and cancelled jobs are kept, ms.
     pub job_retention_ms: u64,
+    /// How long events of the change feed are kept, ms. Default 7 days.
+    pub event_retention_ms: u64,
+    /// Webhook deliveries may go to loopback and private addresses (tests, a trusted
+    /// network). Default `false`: such endpoints are refused when delivering.
+    pub webhook_allow_private: bool,
+    /// How long a delivery waits for the receiver's answer, ms. Default 10 000.
+    pub webhook_timeout_ms: u64,
+    /// Deliveries in flight at once, per instance. Default 16.
+    pub webhook_concurrency: usize,
+    /// How often new events are handed to webhook deliveries, ms. Default 100.
+    pub webhook_dispatch_interval_ms: u64,
     /// Redis for `redis_counter` / `redis_lock` (`redis://…`, or `redis+cluster://h:p,…` /
     /// a comma-separated list for a Redis Cluster). `None`: those strategies are
     /// `unsupported_strategy`.
@@ -70,6 +81,11 @@ impl Default for ServerConfig {
             sweep_interval_ms: 60_000,
             hold_sweep_interval_ms: 1000,
             job_retention_ms: 86_400_000,
+            event_retention_ms: 604_800_000,
+            webhook_allow_private: false,
+            webhook_timeout_ms: 10_000,
+            webhook_concurrency: 16,
+            webhook_dispatch_interval_ms: 100,
             redis_url: None,
             redis_key_prefix: "allot".into(),
             redis_counter_ttl_ms: 60_000,

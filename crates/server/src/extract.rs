@@ -331,7 +331,7 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
 /// a handler reached without one is our fault, `internal`, never another tenant.
 pub struct Caller {
     /// The tenant the request acts in.
-    pub tenant: String,
+    pub tenant: allot_core::Tenant,
     /// The API key's id.
     pub actor: Option<String>,
 }

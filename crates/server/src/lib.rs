@@ -6,6 +6,7 @@
 
 pub mod access;
 mod api;
+mod background;
 mod boundary;
 mod config;
 mod conn;
@@ -17,6 +18,7 @@ mod metrics_layer;
 mod request_id;
 mod state;
 mod sweepers;
+mod webhooks;
 mod write;
 
 pub use api::routes::{openapi, scopes};
@@ -80,28 +82,13 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         .local_addr()
         .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
     // Started only once the server can run, so a failed start leaves no task behind.
-    let sweeper = tokio::spawn(sweepers::sweep(
-        store.clone(),
-        cfg.idempotency_retention_ms,
-        cfg.job_retention_ms,
-        cfg.sweep_interval_ms,
-    ));
-    let upkeep = tokio::spawn(metrics_layer::upkeep());
-    let depths = tokio::spawn(sweepers::sample_queue_depths(store.clone()));
-    let hold_sweeper = tokio::spawn(sweepers::sweep_holds(
-        store,
-        cfg.hold_sweep_interval_ms,
-        cfg.limits.hold_sweep_batch,
-    ));
+    let background = background::Background::start(store, &state.stores, cfg)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = router(Arc::new(state));
     let http = cfg.http.clone();
     let task = tokio::spawn(async move {
         let result = http::serve(listener, app, &http, rx).await;
-        sweeper.abort();
-        hold_sweeper.abort();
-        upkeep.abort();
-        depths.abort();
+        background.stop().await;
         result
     });
     Ok(RunningServer {

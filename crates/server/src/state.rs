@@ -43,12 +43,15 @@ impl AppState {
         };
         let default_strategy = cfg.default_strategy.unwrap_or_else(|| stores.default_strategy());
         stores.require(default_strategy)?;
-        let access = Arc::new(crate::access::Access::new(
-            stores.keys.clone(),
-            cfg.listens_on_loopback() || cfg.insecure_no_auth,
-            cfg.key_rate_per_s,
-            cfg.key_long_polls,
-        ));
+        let access = Arc::new(
+            crate::access::Access::new(
+                stores.keys.clone(),
+                cfg.listens_on_loopback() || cfg.insecure_no_auth,
+                cfg.key_rate_per_s,
+                cfg.key_long_polls,
+            )
+            .with_streams_per_key(cfg.limits.max_streams_per_key as usize),
+        );
         Ok(AppState {
             stores,
             maintenance,

@@ -1,5 +1,6 @@
-//! The background tasks of `allot serve`: pruning (idempotency responses, finished jobs), the
-//! lease sweeper (job rescue, hold and booking expiry) and the queue-depth gauge. Each runs on
+//! The background tasks of `allot serve`: pruning (idempotency responses, finished jobs,
+//! events), the sequencer of the change feed, the lease sweeper (job rescue, hold and booking
+//! expiry) and the queue-depth gauge. Each runs on
 //! its own interval in bounded batches; readers and writers never wait for them.
 
 use std::sync::Arc;
@@ -13,40 +14,78 @@ fn ago(store: &dyn allot_core::Database, ms: u64) -> chrono::DateTime<chrono::Ut
     store.now() - chrono::Duration::milliseconds(ms.min(i64::MAX as u64) as i64)
 }
 
-/// The background sweeper: every `interval_ms`, delete idempotency responses older than
-/// `retention_ms` and finished jobs older than `job_retention_ms`, in bounded batches.
-/// Errors are logged and retried at the next tick.
-pub(crate) async fn sweep(
-    store: Arc<dyn allot_core::Database>,
-    retention_ms: u64,
-    job_retention_ms: u64,
-    interval_ms: u64,
-) {
+/// How long each kind of row is kept, ms.
+pub(crate) struct Retention {
+    /// Stored idempotency responses.
+    pub(crate) idempotency_ms: u64,
+    /// Completed, discarded and cancelled jobs.
+    pub(crate) jobs_ms: u64,
+    /// Events of the change feed.
+    pub(crate) events_ms: u64,
+}
+
+/// Run `prune` in batches of `SWEEP_BATCH_ROWS` until one deletes fewer, at most
+/// `SWEEP_MAX_BATCHES` times; a failure is logged as `what` and ends the sweep.
+async fn in_batches<F, Fut>(what: &str, prune: F)
+where
+    F: Fn(u32) -> Fut,
+    Fut: std::future::Future<Output = allot_core::Result<u64>>,
+{
+    for _ in 0..SWEEP_MAX_BATCHES {
+        match prune(SWEEP_BATCH_ROWS).await {
+            Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
+            Ok(_) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "{what} failed");
+                break;
+            }
+        }
+    }
+}
+
+/// The background sweeper: every `interval_ms`, delete finished jobs, idempotency responses
+/// and events older than their `retention`, in bounded batches. Errors are logged and
+/// retried at the next tick.
+pub(crate) async fn sweep(store: Arc<dyn allot_core::Database>, retention: Retention, interval_ms: u64) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let before = ago(store.as_ref(), job_retention_ms);
+        let before = ago(store.as_ref(), retention.jobs_ms);
+        in_batches("job prune", |max| store.prune_jobs(before, max)).await;
+        let before = ago(store.as_ref(), retention.idempotency_ms);
+        in_batches("idempotency sweep", |max| store.prune_idempotency_keys(before, max)).await;
+        let before = ago(store.as_ref(), retention.events_ms);
+        in_batches("event prune", |max| store.prune_events(before, max)).await;
+    }
+}
+
+/// The sequencer of the change feed: every `interval_ms`, give committed events their
+/// cursors (PostgreSQL; a no-op on SQLite), `batch` at a time, again at once while batches
+/// come back full. Counts `allot_events_sequenced_total`, and sets `allot_feed_lag_seconds`
+/// to the age of the oldest event still waiting for its cursor (0 when none waits).
+pub(crate) async fn sequence_events(store: Arc<dyn allot_core::Database>, interval_ms: u64, batch: u32) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
-            match store.prune_jobs(before, SWEEP_BATCH_ROWS).await {
-                Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
-                Ok(_) => continue,
+            match store.sequence_events(batch).await {
+                Ok(n) => {
+                    metrics::counter!("allot_events_sequenced_total").increment(n);
+                    if n < u64::from(batch) {
+                        break;
+                    }
+                }
                 Err(e) => {
-                    tracing::warn!(error = %e, "job prune failed");
+                    tracing::warn!(error = %e, "event sequencing failed");
                     break;
                 }
             }
         }
-        let before = ago(store.as_ref(), retention_ms);
-        for _ in 0..SWEEP_MAX_BATCHES {
-            match store.prune_idempotency_keys(before, SWEEP_BATCH_ROWS).await {
-                Ok(n) if n < u64::from(SWEEP_BATCH_ROWS) => break,
-                Ok(_) => continue,
-                Err(e) => {
-                    tracing::warn!(error = %e, "idempotency sweep failed");
-                    break;
-                }
-            }
+        if let Ok(oldest) = store.oldest_unsequenced_event().await {
+            let lag = oldest.map_or(0.0, |at| (store.now() - at).num_milliseconds().max(0) as f64 / 1000.0);
+            metrics::gauge!("allot_feed_lag_seconds").set(lag);
         }
     }
 }

@@ -36,6 +36,10 @@ async fn send(ts: &TestServer, method: &str, path: &str, bearer: Option<&str>) -
     }
     let resp = req.send().await.unwrap();
     let status = resp.status().as_u16();
+    // An event stream answers at once and never ends: its status is the answer.
+    if common::is_event_stream(&resp) {
+        return (status, Value::Null);
+    }
     (status, resp.json().await.unwrap_or(Value::Null))
 }
 
@@ -74,7 +78,7 @@ async fn authorization_matrix(ts: &TestServer) {
     let admin = format!("Bearer {admin}");
     let (revoked_id, revoked) = key(ts, &[Scope::Admin]).await;
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    store.revoke_key(None, &revoked_id, store.now()).await.unwrap();
+    store.revoke_key(None, &revoked_id).await.unwrap();
     let mut scoped = std::collections::HashMap::new();
     for s in Scope::ALL {
         scoped.insert(s, format!("Bearer {}", key(ts, &[s]).await.1));

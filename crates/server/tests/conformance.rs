@@ -103,8 +103,10 @@ async fn basic_flow(ts: &TestServer) {
     let (s, doc) = ts.get("/openapi.json").await;
     assert_eq!(s, 200);
     assert!(doc["paths"]["/v1/allocations"]["post"].is_object());
-    // Every POST but two says it takes an Idempotency-Key (a location's retry is 409
-    // already_exists; a key is made once, never replayed).
+    // Every POST but these says it takes an Idempotency-Key: a location's retry is 409
+    // already_exists; a key, a webhook and a rotated webhook secret are shown once, never
+    // replayed; a redelivery repeated queues the same messages again, which receivers drop by
+    // their webhook-id.
     let mut keyless: Vec<&str> = doc["paths"]
         .as_object()
         .unwrap()
@@ -120,7 +122,15 @@ async fn basic_flow(ts: &TestServer) {
         .map(|(path, _)| path.as_str())
         .collect();
     keyless.retain(|p| *p != "/v1/keys");
-    assert_eq!(keyless, ["/v1/locations"]);
+    assert_eq!(
+        keyless,
+        [
+            "/v1/locations",
+            "/v1/webhooks",
+            "/v1/webhooks/{id}/redeliver",
+            "/v1/webhooks/{id}/rotate"
+        ]
+    );
     let metrics = ts
         .client
         .get(format!("{}/metrics", ts.url))

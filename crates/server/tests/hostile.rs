@@ -1,7 +1,7 @@
 //! The hostile catalogue: requests a hostile or careless client sends, over every endpoint
 //! family, each with the exact status and error code it must get, on both backends. After
 //! each one the whole observable state (SKUs, ledgers, hold, units, bookings, jobs, audit)
-//! must be what it was: a refused request changes nothing. Every answer must be API.md's
+//! must be what it was: a refused request changes nothing. Every answer must be docs/api.md's
 //! JSON error with a request id, and never carry driver text.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 

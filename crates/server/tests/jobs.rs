@@ -4,7 +4,7 @@
 
 mod common;
 
-const T: &str = allot_core::access::DEFAULT_TENANT;
+static T: std::sync::LazyLock<allot_core::Tenant> = std::sync::LazyLock::new(allot_core::Tenant::default_tenant);
 use common::{Api, TestServer};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -486,7 +486,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
 
     #[async_trait::async_trait]
     impl Handler for FailTenth {
-        async fn run(&self, job: &LeasedJob) -> Result<(), String> {
+        async fn run(&self, job: &LeasedJob) -> Result<(), allot_worker::JobError> {
             if job.attempt == 1 && job.payload["n"].as_i64().unwrap_or(0) % 10 == 0 {
                 return Err("first attempt fails".into());
             }
@@ -509,7 +509,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         jobs,
         now: chrono::Utc::now(),
     };
-    store.enqueue(T, req, None).await.unwrap();
+    store.enqueue(&T, req, None).await.unwrap();
     let strategy = store.default_claim_strategy();
     let mut wc = WorkerConfig::new("pool", strategy);
     wc.concurrency = 20;
@@ -518,7 +518,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     let mut done = false;
     // Failed first attempts retry after the backoff (0.5..1 s); bounded at 10 s.
     for _ in 0..1000 {
-        if store.queue_counts(T, "pool").await.unwrap().counts[&allot_core::JobState::Completed] == 500 {
+        if store.queue_counts(&T, "pool").await.unwrap().counts[&allot_core::JobState::Completed] == 500 {
             done = true;
             break;
         }
@@ -529,12 +529,12 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     assert!(
         done,
         "not drained: {:?}",
-        store.queue_counts(T, "pool").await.unwrap().counts
+        store.queue_counts(&T, "pool").await.unwrap().counts
     );
     assert_eq!(stats.completed.load(Ordering::Relaxed), 500);
     assert_eq!(stats.failed.load(Ordering::Relaxed), 50);
     assert_eq!(stats.lease_lost.load(Ordering::Relaxed), 0);
-    let c = store.queue_counts(T, "pool").await.unwrap().counts;
+    let c = store.queue_counts(&T, "pool").await.unwrap().counts;
     assert_eq!(
         (c[&allot_core::JobState::Discarded], c[&allot_core::JobState::Running]),
         (0, 0)

@@ -5,7 +5,7 @@
 
 mod common;
 
-const T: &str = allot_core::access::DEFAULT_TENANT;
+static T: std::sync::LazyLock<allot_core::Tenant> = std::sync::LazyLock::new(allot_core::Tenant::default_tenant);
 use allot_core::store::StockStore;
 use common::Kind;
 use serde_json::{json, Value};
@@ -113,7 +113,7 @@ async fn counter_follows_holds_adjustments_and_refusals() {
         .await;
     assert_eq!(s, 404, "{b}");
     assert_eq!(
-        g.counter(T, "C").await.unwrap(),
+        g.counter(&T, "C").await.unwrap(),
         Some(10),
         "nothing of a refused cart stays taken"
     );
@@ -124,13 +124,13 @@ async fn counter_follows_holds_adjustments_and_refusals() {
         )
         .await;
     assert_eq!(s, 201, "{h}");
-    assert_eq!(g.counter(T, "C").await.unwrap(), Some(6));
+    assert_eq!(g.counter(&T, "C").await.unwrap(), Some(6));
     let (s, _) = ts
         .post(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
         .await;
     assert_eq!(s, 200);
     assert_eq!(
-        g.counter(T, "C").await.unwrap(),
+        g.counter(&T, "C").await.unwrap(),
         Some(10),
         "a released hold goes back to the counter"
     );
@@ -221,16 +221,16 @@ async fn a_lock_holder_paused_past_its_ttl_is_fenced_off() {
     ts.create_sku("P", 10, 1).await;
     let g = gate(&p, 200).await;
     // The watchdog keeps a working holder's lock well past its TTL.
-    let working = g.lock_skus(T, &["P".to_string()]).await.unwrap();
+    let working = g.lock_skus(&T, &["P".to_string()]).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    assert!(g.is_locked(T, "P").await.unwrap(), "renewed while held");
+    assert!(g.is_locked(&T, "P").await.unwrap(), "renewed while held");
     working.release().await;
-    assert!(!g.is_locked(T, "P").await.unwrap(), "released");
+    assert!(!g.is_locked(&T, "P").await.unwrap(), "released");
     // A holder that pauses: its lock lapses and another holder writes.
-    let mut paused = g.lock_skus(T, &["P".to_string()]).await.unwrap();
+    let mut paused = g.lock_skus(&T, &["P".to_string()]).await.unwrap();
     paused.stop_watchdog();
     let mut waited = 0;
-    while g.is_locked(T, "P").await.unwrap() {
+    while g.is_locked(&T, "P").await.unwrap() {
         assert!(waited < 500, "lock never lapsed");
         waited += 1;
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -245,7 +245,7 @@ async fn a_lock_holder_paused_past_its_ttl_is_fenced_off() {
     let mut req =
         allot_core::validate::allocation("stale-1".into(), body, allot_core::Strategy::RedisLock, &limits).unwrap();
     req.fences = paused.fences().to_vec();
-    let err = store.allocate(T, req, None).await.unwrap_err();
+    let err = store.allocate(&T, req, None).await.unwrap_err();
     assert_eq!(err.code(), "lease_lost", "{err}");
     assert_eq!(ts.sku("P").await["on_hand"], 9);
     assert_eq!(ts.get("/v1/allocations/stale-1").await.0, 404);
@@ -444,7 +444,7 @@ async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
     rc.key_prefix = p.clone();
     let g = allot_redis::RedisGate::new(rc).unwrap();
     assert_eq!(
-        g.counter(T, "CART-A").await.unwrap(),
+        g.counter(&T, "CART-A").await.unwrap(),
         Some(20),
         "short carts gave CART-A back"
     );

@@ -4,7 +4,7 @@
 
 mod common;
 
-const T: &str = allot_core::access::DEFAULT_TENANT;
+static T: std::sync::LazyLock<allot_core::Tenant> = std::sync::LazyLock::new(allot_core::Tenant::default_tenant);
 use common::TestServer;
 use serde_json::json;
 
@@ -58,8 +58,8 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     assert!((1..50 * 200).contains(&ok), "ok {ok}");
     assert!(cut >= 1, "the stop came after the load ended");
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
-    let sku = store.get_sku(T, "S").await.unwrap();
-    let ledger = store.ledger(T, "S", 0, 1000).await.unwrap();
+    let sku = store.get_sku(&T, "S").await.unwrap();
+    let ledger = store.ledger(&T, "S", 0, 1000).await.unwrap();
     let allocations = ledger
         .iter()
         .filter(|e| e.kind == allot_core::LedgerKind::Allocation)

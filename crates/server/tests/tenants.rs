@@ -30,6 +30,10 @@ async fn send(ts: &TestServer, method: &str, path: &str, bearer: &str, body: Opt
     }
     let resp = req.send().await.unwrap();
     let status = resp.status().as_u16();
+    // An event stream answers at once and never ends: its status is the answer.
+    if common::is_event_stream(&resp) {
+        return (status, Value::Null);
+    }
     (status, resp.json().await.unwrap_or(Value::Null))
 }
 
@@ -47,6 +51,7 @@ struct Made {
     job: i64,
     lease_token: String,
     key: String,
+    webhook: String,
 }
 
 const WINDOW: &str = "from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z";
@@ -84,6 +89,9 @@ async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     ok(ts, "POST", "/v1/queues/Q/jobs", a, Some(jobs)).await;
     let claim = json!({"max": 1, "lease_ms": 600_000});
     let claimed = ok(ts, "POST", "/v1/queues/Q/claims", a, Some(claim)).await;
+    // A documentation address: refused as a delivery target, so nothing is ever sent.
+    let hook = json!({"url": "https://192.0.2.1/a", "types": ["*"]});
+    let webhook = ok(ts, "POST", "/v1/webhooks", a, Some(hook)).await;
     Made {
         allocation: alloc["id"].as_str().unwrap().into(),
         hold: hold["id"].as_str().unwrap().into(),
@@ -91,6 +99,7 @@ async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
         job: claimed["jobs"][0]["id"].as_i64().unwrap(),
         lease_token: claimed["jobs"][0]["lease_token"].as_str().unwrap().into(),
         key,
+        webhook: webhook["id"].as_str().unwrap().into(),
     }
 }
 
@@ -110,6 +119,7 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
         "/v1/queues/Q/jobs?state=available".into(),
         "/v1/audit".into(),
         "/v1/keys".into(),
+        "/v1/webhooks".into(),
     ];
     let mut out = Vec::new();
     for p in paths {
@@ -135,6 +145,7 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
     use Expect::*;
     let tok = json!({"lease_token": m.lease_token});
     let (a, h, b, j, k) = (&m.allocation, &m.hold, &m.booking, m.job, &m.key);
+    let w = &m.webhook;
     let line = json!([{"sku": "S", "quantity": 1}]);
     let range = json!({"start": "2030-01-01T10:00:00Z", "end": "2030-01-01T11:00:00Z", "holder": "b"});
     let rows: Vec<(&str, &str, String, Option<Value>, Expect)> = vec![
@@ -388,6 +399,44 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
         ),
         ("GET", "/v1/keys", "/v1/keys".into(), None, Nothing),
         ("DELETE", "/v1/keys/{id}", format!("/v1/keys/{k}"), None, NotFound),
+        (
+            "PATCH",
+            "/v1/skus/{sku}",
+            "/v1/skus/S".into(),
+            Some(json!({"low_stock_below": 3})),
+            NotFound,
+        ),
+        ("GET", "/v1/events", "/v1/events".into(), None, Nothing),
+        ("GET", "/v1/events/stream", "/v1/events/stream".into(), None, Nothing),
+        ("GET", "/v1/webhooks", "/v1/webhooks".into(), None, Nothing),
+        (
+            "POST",
+            "/v1/webhooks",
+            "/v1/webhooks".into(),
+            Some(json!({"url": "https://192.0.2.1/b", "types": ["*"]})),
+            Own,
+        ),
+        (
+            "DELETE",
+            "/v1/webhooks/{id}",
+            format!("/v1/webhooks/{w}"),
+            None,
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/webhooks/{id}/rotate",
+            format!("/v1/webhooks/{w}/rotate"),
+            None,
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/webhooks/{id}/redeliver",
+            format!("/v1/webhooks/{w}/redeliver"),
+            Some(json!({"after": 0})),
+            NotFound,
+        ),
     ];
     rows.into_iter()
         .map(|(m, r, p, b, e)| {
@@ -400,7 +449,7 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
 /// A `Nothing` answer must show none of A's objects.
 fn shows_nothing(route: &str, body: &Value, m: &Made) {
     let text = body.to_string();
-    for id in [&m.allocation, &m.hold, &m.booking, &m.key] {
+    for id in [&m.allocation, &m.hold, &m.booking, &m.key, &m.webhook] {
         assert!(!text.contains(id.as_str()), "{route} shows tenant A's {id}: {text}");
     }
     let empty = |v: &Value| v.as_array().is_some_and(|a| a.is_empty());
@@ -422,6 +471,10 @@ fn shows_nothing(route: &str, body: &Value, m: &Made) {
             (body["skus_checked"].as_u64(), body["jobs_checked"].as_u64()),
             (Some(0), Some(0))
         ),
+        "/v1/events" => assert!(empty(&body["events"]), "B's feed shows none of A's events: {text}"),
+        // The stream answers at once and never ends; tests/events.rs reads its events.
+        "/v1/events/stream" => {}
+        "/v1/webhooks" => assert!(empty(&body["webhooks"]), "{text}"),
         "/v1/keys" => assert!(
             body["keys"].as_array().unwrap().iter().all(|k| k["tenant"] == "globex"),
             "{text}"
@@ -470,7 +523,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 28, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 32, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

@@ -5,6 +5,7 @@ use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::booking::BookingStatus;
 use allot_core::store::{BookingStore, Executed, Keyed};
+use allot_core::tenant::Tenant;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
@@ -43,7 +44,7 @@ const BLOCKING: &str = "(status = 'confirmed' OR (status = 'held' AND expires_at
 
 #[async_trait]
 impl BookingStore for SqliteStore {
-    async fn book(&self, tenant: &str, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+    async fn book(&self, tenant: &Tenant, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
@@ -94,17 +95,17 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn get_booking(&self, tenant: &str, id: &str) -> Result<Booking> {
+    async fn get_booking(&self, tenant: &Tenant, id: &str) -> Result<Booking> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.call(move |c| read_booking(c, &t, &id, now_us())).await
     }
 
-    async fn cancel_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+    async fn cancel_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             tx.prepare_cached(
-                "UPDATE bookings SET status = 'cancelled', expires_at_us = NULL
+                "UPDATE bookings SET status = 'cancelled', expires_at_us = NULL, status_at_us = ?2
                   WHERE tenant = ?3 AND id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
             )
             .and_then(|mut s| s.execute(params![id, now, t]))
@@ -114,12 +115,12 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn release_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+    async fn release_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             tx.prepare_cached(
-                "UPDATE bookings SET status = 'released' WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
+                "UPDATE bookings SET status = 'released', status_at_us = ?2 WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
             )
             .and_then(|mut s| s.execute(params![id, now, t]))
             .map_err(map_error)?;
@@ -132,13 +133,13 @@ impl BookingStore for SqliteStore {
         .await
     }
 
-    async fn confirm_booking(&self, tenant: &str, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
+    async fn confirm_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let n = tx
                 .prepare_cached(
-                    "UPDATE bookings SET status = 'confirmed', expires_at_us = NULL
+                    "UPDATE bookings SET status = 'confirmed', expires_at_us = NULL, status_at_us = ?2
                       WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
                 )
                 .and_then(|mut s| s.execute(params![id, now, t]))
@@ -154,7 +155,7 @@ impl BookingStore for SqliteStore {
 
     async fn extend_booking(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: &str,
         ttl_ms: u64,
         idem: Keyed<Booking>,
@@ -164,7 +165,10 @@ impl BookingStore for SqliteStore {
             let now = now_us();
             let (stored, expires_at_us): (String, Option<i64>) = tx
                 .prepare_cached("SELECT status, expires_at_us FROM bookings WHERE tenant = ?2 AND id = ?1")
-                .and_then(|mut s| s.query_row([&id, &t], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+                .and_then(|mut s| {
+                    s.query_row([&id, &t], |r| Ok((r.get("status")?, r.get("expires_at_us")?)))
+                        .optional()
+                })
                 .map_err(map_error)?
                 .ok_or_else(|| AllotError::not_found("booking", &id))?;
             let stored = BookingStatus::parse(&stored)
@@ -182,7 +186,7 @@ impl BookingStore for SqliteStore {
 
     async fn list_bookings(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         resource: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
@@ -215,7 +219,7 @@ impl SqliteStore {
         let now = us(now);
         self.call(move |c| {
             c.execute(
-                "UPDATE bookings SET status = 'expired' WHERE rowid IN
+                "UPDATE bookings SET status = 'expired', status_at_us = ?1 WHERE rowid IN
                     (SELECT rowid FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)",
                 params![now, max.max(1)],
             )

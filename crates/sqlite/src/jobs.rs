@@ -9,6 +9,7 @@ use allot_core::job::{
     JobView, LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
+use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -41,7 +42,7 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
             "SELECT attempt, max_attempts FROM jobs WHERE tenant = ?3 AND id = ?1 AND state = 'running' AND lease_token = ?2",
         )
         .and_then(|mut s| {
-            s.query_row(params![id, token, tenant], |r| Ok((r.get(0)?, r.get(1)?)))
+            s.query_row(params![id, token, tenant], |r| Ok((r.get("attempt")?, r.get("max_attempts")?)))
                 .optional()
         })
         .map_err(map_error)?;
@@ -56,7 +57,7 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 
 #[async_trait]
 impl JobStore for SqliteStore {
-    async fn enqueue(&self, tenant: &str, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tenant: &Tenant, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let t = tenant.to_string();
         let result = self
             .write(tenant, idem, move |tx| {
@@ -114,7 +115,7 @@ impl JobStore for SqliteStore {
 
     async fn claim_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: Claim,
         idem: Keyed<Vec<LeasedJob>>,
     ) -> Result<Executed<Vec<LeasedJob>>> {
@@ -135,7 +136,13 @@ impl JobStore for SqliteStore {
                 )
                 .and_then(|mut s| {
                     s.query_map(params![req.queue, now, req.max, t], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                        Ok((
+                            r.get("id")?,
+                            r.get("payload")?,
+                            r.get("attempt")?,
+                            r.get("max_attempts")?,
+                            r.get("priority")?,
+                        ))
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()
                 })
@@ -171,7 +178,7 @@ impl JobStore for SqliteStore {
 
     async fn complete_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         idem: Keyed<JobStatus>,
@@ -192,12 +199,16 @@ impl JobStore for SqliteStore {
 
     async fn fail_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
-        fail: &Fail,
+        fail: Fail,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
-        let (token, error, retry_in_ms) = (fail.lease_token.clone(), fail.error.clone(), fail.retry_in_ms);
+        let Fail {
+            lease_token: token,
+            error,
+            retry_in_ms,
+        } = fail;
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let (attempt, max_attempts) = leased(tx, &t, id, &token)?;
@@ -223,7 +234,7 @@ impl JobStore for SqliteStore {
 
     async fn heartbeat_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
@@ -242,7 +253,7 @@ impl JobStore for SqliteStore {
 
     async fn complete_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         jobs: Vec<Completion>,
         idem: Keyed<Completions>,
@@ -270,7 +281,7 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn cancel_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn cancel_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             tx.prepare_cached(
@@ -284,7 +295,7 @@ impl JobStore for SqliteStore {
         .await
     }
 
-    async fn retry_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn retry_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             tx.prepare_cached(
@@ -307,7 +318,7 @@ impl JobStore for SqliteStore {
 
     async fn list_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         state: JobState,
         after: i64,
@@ -351,17 +362,22 @@ impl JobStore for SqliteStore {
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once
     /// (in process); jobs whose `run_at` arrives, or enqueued by another process, are seen
     /// within `job_poll_interval_ms`.
-    async fn wait_for_jobs(&self, _tenant: &str, _queue: &str, max_wait: std::time::Duration) {
+    async fn wait_for_jobs(&self, _tenant: &Tenant, _queue: &str, max_wait: std::time::Duration) {
         let poll = std::time::Duration::from_millis(self.limits.job_poll_interval_ms);
         let _ = tokio::time::timeout(max_wait.min(poll), self.job_signal.notified()).await;
     }
 
-    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
+    async fn queue_counts(&self, tenant: &Tenant, queue: &str) -> Result<QueueCounts> {
         let (t, queue) = (tenant.to_string(), queue.to_string());
         self.call(move |c| {
             let rows: Vec<(String, i64)> = c
-                .prepare_cached("SELECT state, count(*) FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state")
-                .and_then(|mut s| s.query_map([&queue, &t], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+                .prepare_cached(
+                    "SELECT state, count(*) AS jobs FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state",
+                )
+                .and_then(|mut s| {
+                    s.query_map([&queue, &t], |r| Ok((r.get("state")?, r.get("jobs")?)))?
+                        .collect()
+                })
                 .map_err(map_error)?;
             QueueCounts::from_rows(&queue, rows)
         })
@@ -409,12 +425,14 @@ impl SqliteStore {
         self.call(|c| {
             let rows: Vec<(String, String, String, i64)> = c
                 .prepare_cached(
-                    "SELECT tenant, queue, state, count(*) FROM jobs
+                    "SELECT tenant, queue, state, count(*) AS depth FROM jobs
                       WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 )
                 .and_then(|mut s| {
-                    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                        .collect()
+                    s.query_map([], |r| {
+                        Ok((r.get("tenant")?, r.get("queue")?, r.get("state")?, r.get("depth")?))
+                    })?
+                    .collect()
                 })
                 .map_err(map_error)?;
             Ok(rows

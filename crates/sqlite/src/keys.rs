@@ -1,14 +1,14 @@
 //! API keys on SQLite: one row per key, found by the SHA-256 of its secret (unique index);
 //! scopes as a JSON array of names.
 
-use crate::engine::clock::{from_us, us};
+use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::access::{ApiKey, NewKey, Scope};
 use allot_core::store::KeyStore;
+use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
 const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at_us, revoked_at_us";
@@ -19,7 +19,7 @@ fn key_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e)))?;
     Ok(ApiKey {
         id: r.get("id")?,
-        tenant: r.get("tenant")?,
+        tenant: Tenant::stored(r.get::<_, String>("tenant")?),
         name: r.get("name")?,
         scopes,
         prefix: r.get("prefix")?,
@@ -40,7 +40,7 @@ impl KeyStore for SqliteStore {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     k.id,
-                    k.tenant,
+                    k.tenant.as_str(),
                     k.name,
                     scopes,
                     k.prefix,
@@ -55,7 +55,7 @@ impl KeyStore for SqliteStore {
         .await
     }
 
-    async fn list_keys(&self, tenant: &str) -> Result<Vec<ApiKey>> {
+    async fn list_keys(&self, tenant: &Tenant) -> Result<Vec<ApiKey>> {
         let tenant = tenant.to_string();
         self.call(move |c| {
             let sql = format!("SELECT {COLS} FROM api_keys WHERE tenant = ?1 ORDER BY created_at_us DESC, id");
@@ -66,13 +66,13 @@ impl KeyStore for SqliteStore {
         .await
     }
 
-    async fn revoke_key(&self, tenant: Option<&str>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
-        let (tenant, id) = (tenant.map(str::to_string), id.to_string());
+    async fn revoke_key(&self, tenant: Option<&Tenant>, id: &str) -> Result<ApiKey> {
+        let (tenant, id) = (tenant.map(Tenant::to_string), id.to_string());
         self.transact(move |tx| {
             tx.execute(
                 "UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, ?3)
                   WHERE (?1 IS NULL OR tenant = ?1) AND id = ?2",
-                params![tenant, id, us(now)],
+                params![tenant, id, now_us()],
             )
             .map_err(map_error)?;
             let sql = format!("SELECT {COLS} FROM api_keys WHERE (?1 IS NULL OR tenant = ?1) AND id = ?2");

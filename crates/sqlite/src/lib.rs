@@ -12,12 +12,14 @@
 mod audit;
 mod bookings;
 mod engine;
+mod events;
 mod holds;
 mod jobs;
 mod keys;
 mod maintenance;
 mod stock;
 mod units;
+mod webhooks;
 
 pub use engine::config::{path_from_url, SqliteConfig};
 pub use engine::errors::map_error;

@@ -5,18 +5,19 @@
 use crate::engine::store::SqliteStore;
 use allot_core::audit::AuditReport;
 use allot_core::job::JobState;
+use allot_core::tenant::Tenant;
 use allot_core::{Maintenance, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 #[async_trait]
 impl Maintenance for SqliteStore {
-    async fn rebalance(&self, tenant: &str, sku: Option<&str>) -> Result<u64> {
+    async fn rebalance(&self, tenant: &Tenant, sku: Option<&str>) -> Result<u64> {
         self.run_rebalance(tenant, sku).await
     }
 
-    async fn audit(&self, tenant: Option<&str>) -> Result<AuditReport> {
-        self.audit_snapshot(tenant.map(str::to_string)).await
+    async fn audit(&self, tenant: Option<&Tenant>) -> Result<AuditReport> {
+        self.audit_snapshot(tenant.map(Tenant::to_string)).await
     }
 
     async fn prune_idempotency_keys(&self, before: DateTime<Utc>, max_rows: u32) -> Result<u64> {
@@ -37,6 +38,20 @@ impl Maintenance for SqliteStore {
 
     async fn prune_jobs(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
         self.run_prune_jobs(before, max).await
+    }
+
+    /// Nothing to do: each event takes its cursor in the transaction that writes it.
+    async fn sequence_events(&self, _max: u32) -> Result<u64> {
+        Ok(0)
+    }
+
+    /// None ever waits: each event takes its cursor in the transaction that writes it.
+    async fn oldest_unsequenced_event(&self) -> Result<Option<DateTime<Utc>>> {
+        Ok(None)
+    }
+
+    async fn prune_events(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_prune_events(before, max).await
     }
 
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {

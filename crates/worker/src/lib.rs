@@ -17,11 +17,46 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
-/// What a job does. `Err(text)` fails the attempt (the text is kept in the job's errors).
+/// What a job does. `Err` fails the attempt: its text is kept in the job's errors, and the
+/// job runs again after the queue's backoff, or after `retry_in_ms` when the handler says.
 #[async_trait::async_trait]
 pub trait Handler: Send + Sync + 'static {
     /// Run one job.
-    async fn run(&self, job: &LeasedJob) -> Result<(), String>;
+    async fn run(&self, job: &LeasedJob) -> Result<(), JobError>;
+}
+
+/// Why an attempt failed, and when to try again (`None`: the queue's backoff).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobError {
+    /// What went wrong, kept in the job's errors.
+    pub error: String,
+    /// Run again after this many ms (0..=`max_retry_in_ms`).
+    pub retry_in_ms: Option<i64>,
+}
+
+impl JobError {
+    /// A failure to try again after `ms`.
+    pub fn retry_in(error: impl Into<String>, ms: i64) -> Self {
+        JobError {
+            error: error.into(),
+            retry_in_ms: Some(ms),
+        }
+    }
+}
+
+impl From<String> for JobError {
+    fn from(error: String) -> Self {
+        JobError {
+            error,
+            retry_in_ms: None,
+        }
+    }
+}
+
+impl From<&str> for JobError {
+    fn from(error: &str) -> Self {
+        error.to_string().into()
+    }
 }
 
 /// Settings of a [`WorkerPool`].
@@ -29,7 +64,7 @@ pub trait Handler: Send + Sync + 'static {
 pub struct WorkerConfig {
     /// The tenant whose queue it works (its key's tenant when the store sits behind a
     /// server that requires keys; [`allot_core::access::DEFAULT_TENANT`] otherwise).
-    pub tenant: String,
+    pub tenant: allot_core::Tenant,
     /// The queue to work.
     pub queue: String,
     /// Jobs running at once.
@@ -54,11 +89,11 @@ impl WorkerConfig {
     /// Defaults for `queue`: 32 slots, batches of 100, 30 s leases.
     pub fn new(queue: impl Into<String>, strategy: ClaimStrategy) -> Self {
         WorkerConfig {
-            tenant: allot_core::access::DEFAULT_TENANT.to_string(),
+            tenant: allot_core::Tenant::default_tenant(),
             queue: queue.into(),
             concurrency: 32,
             claim_batch: 100,
-            lease_ms: 30_000,
+            lease_ms: allot_core::job::DEFAULT_LEASE_MS,
             poll_ms: 50,
             completion_batch: 500,
             completion_flush_ms: 5,
@@ -248,7 +283,7 @@ impl Fetcher {
 
 /// What a running job's heartbeats and failure need: its tenant and lease length.
 struct Lease {
-    tenant: String,
+    tenant: allot_core::Tenant,
     ms: i64,
 }
 
@@ -261,7 +296,7 @@ async fn run_one(
     job: LeasedJob,
     slot: OwnedSemaphorePermit,
 ) {
-    let (tenant, lease_ms) = (lease.tenant.as_str(), lease.ms);
+    let (tenant, lease_ms) = (&lease.tenant, lease.ms);
     let every = Duration::from_millis((lease_ms / 3).max(1) as u64);
     let result = {
         let run = handler.run(&job);
@@ -292,14 +327,14 @@ async fn run_one(
                 ))
                 .await;
         }
-        Err(msg) => {
+        Err(failure) => {
             stats.failed.fetch_add(1, Ordering::Relaxed);
             let fail = Fail {
                 lease_token: job.lease_token.clone(),
-                error: msg,
-                retry_in_ms: None,
+                error: failure.error,
+                retry_in_ms: failure.retry_in_ms,
             };
-            if let Err(e) = store.fail_job(tenant, job.id, &fail, None).await {
+            if let Err(e) = store.fail_job(tenant, job.id, fail, None).await {
                 stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(job = job.id, error = %e, "fail failed");
             }

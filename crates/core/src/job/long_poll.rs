@@ -26,7 +26,7 @@ pub enum FirstTry {
 /// [`JobStore::claim_jobs`], at once.
 pub async fn claim_waiting(
     store: &dyn JobStore,
-    tenant: &str,
+    tenant: &crate::tenant::Tenant,
     (mut req, first): (Claim, FirstTry),
     wait: Duration,
     key: impl Fn() -> Keyed<Vec<LeasedJob>>,

@@ -402,6 +402,9 @@ pub struct Completions {
 
 /// Base of the retry backoff, ms.
 pub const RETRY_BASE_MS: i64 = 1000;
+
+/// The lease a claim or a heartbeat asks for when its body names none, ms.
+pub const DEFAULT_LEASE_MS: i64 = 30_000;
 /// Cap of the retry backoff, ms (one hour).
 pub const RETRY_CAP_MS: i64 = 3_600_000;
 

@@ -73,7 +73,7 @@ pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Lim
     name("queue", queue, limits)?;
     let max = body.max.unwrap_or(1);
     bounded("max", max, 1, "max_claim", limits.max_claim)?;
-    let lease = lease_ms(body.lease_ms.unwrap_or(30_000), limits)?;
+    let lease = lease_ms(body.lease_ms.unwrap_or(super::DEFAULT_LEASE_MS), limits)?;
     if let Some(w) = &body.worker {
         unit_field("worker", w, limits)?;
     }

@@ -16,11 +16,16 @@ pub(crate) fn location_or_default(location: Option<String>, limits: &Limits) -> 
     Ok(l)
 }
 
-/// Validate `POST /v1/locations`: a name, and a priority within `-10^6..=10^6` (default 0).
+/// The largest priority a location may have, either way: priorities run
+/// `-MAX_PRIORITY..=MAX_PRIORITY`.
+pub const MAX_PRIORITY: i64 = 1_000_000;
+
+/// Validate `POST /v1/locations`: a name, and a priority within `-MAX_PRIORITY..=MAX_PRIORITY`
+/// (default 0).
 pub fn location(body: LocationBody, limits: &Limits) -> Result<Location> {
     name("location", &body.location, limits)?;
     let priority = body.priority.unwrap_or(0);
-    if !(-1_000_000..=1_000_000).contains(&priority) {
+    if !(-MAX_PRIORITY..=MAX_PRIORITY).contains(&priority) {
         return Err(AllotError::invalid(format!(
             "priority must be within -1000000..=1000000, got {priority}"
         )));

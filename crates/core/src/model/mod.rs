@@ -28,6 +28,9 @@ pub struct Sku {
     /// The counts per location, by location name (a unit-tracked SKU's from its units'
     /// `location`, units without one at `default`). The totals above are their sums.
     pub levels: Vec<crate::location::Level>,
+    /// Available below this is `sku.low_stock` on the change feed; absent: no threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low_stock_below: Option<i64>,
 }
 
 impl Sku {
@@ -41,6 +44,7 @@ impl Sku {
             version,
             buckets,
             levels: Vec::new(),
+            low_stock_below: None,
         }
     }
 
@@ -48,6 +52,7 @@ impl Sku {
     pub fn created(req: &CreateSku) -> Self {
         let mut s = Sku::from_counts(&req.sku, req.on_hand, 0, i64::from(req.buckets), req.buckets);
         s.levels = crate::location::levels([(req.location.as_str(), req.on_hand, 0)]);
+        s.low_stock_below = req.low_stock_below;
         s
     }
 }
@@ -316,6 +321,18 @@ pub struct CreateSkuBody {
     /// Where the initial stock is (default `default`); it must exist.
     #[serde(default)]
     pub location: Option<String>,
+    /// Available below this is `sku.low_stock` on the change feed, 1..=`max_quantity`.
+    #[serde(default)]
+    pub low_stock_below: Option<i64>,
+}
+
+/// `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SkuSettingsBody {
+    /// The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it.
+    pub low_stock_below: Option<i64>,
 }
 
 /// `POST /v1/skus/{sku}/adjustments` body.
@@ -364,6 +381,8 @@ pub struct CreateSku {
     pub buckets: u32,
     /// Where the initial stock is.
     pub location: String,
+    /// The `sku.low_stock` threshold.
+    pub low_stock_below: Option<i64>,
     /// Who asks (the API key's id), for the ledger.
     pub actor: Option<String>,
 }

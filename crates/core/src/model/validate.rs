@@ -22,8 +22,17 @@ pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
         on_hand: body.on_hand,
         buckets: buckets as u32,
         location: location_or_default(body.location, limits)?,
+        low_stock_below: low_stock_below(body.low_stock_below, limits)?,
         actor: None,
     })
+}
+
+/// A `low_stock_below` threshold: absent, or 1..=`max_quantity`.
+pub fn low_stock_below(value: Option<i64>, limits: &Limits) -> Result<Option<i64>> {
+    if let Some(v) = value {
+        quantity("low_stock_below", v, 1, limits)?;
+    }
+    Ok(value)
 }
 
 /// Validate `POST /v1/skus/{sku}/adjustments`.

@@ -92,6 +92,9 @@ pub(crate) fn unit_field(what: &str, value: &str, limits: &Limits) -> Result<()>
     free_text(what, value, "max_unit_field_len", limits.max_unit_field_len)
 }
 
+/// The page size of a listing whose query names none.
+pub const DEFAULT_PAGE_SIZE: i64 = 100;
+
 /// Validate a ledger page size: 1..=`max_page_size`.
 pub fn page_size(limit: i64, limits: &Limits) -> Result<u32> {
     bounded("limit", limit, 1, "max_page_size", i64::from(limits.max_page_size))?;

@@ -133,6 +133,17 @@ limits! {
     /// whose `run_at` arrives, or enqueued by another process on SQLite, are seen at least
     /// this often; an enqueue wakes waiters at once).
     job_poll_interval_ms: u64 = 250, min 1;
+    /// Longest a reader of the change feed (a stream) sleeps without a wake-up before it
+    /// reads again, ms (events numbered by another instance's sequencer are seen at least
+    /// this often; this instance's wake its readers at once).
+    event_poll_interval_ms: u64 = 250, min 1;
+    /// How often the sequencer gives committed events their cursors on PostgreSQL, ms: the
+    /// most the feed runs behind the writes when it keeps up.
+    event_sequence_interval_ms: u64 = 50, min 1;
+    /// Most events one sequencer transaction numbers.
+    event_sequence_batch: u32 = 10_000, min 1;
+    /// Most open event streams (`GET /v1/events/stream`) per API key.
+    max_streams_per_key: u32 = 8, min 1;
     /// Most requests one transaction of the `batched` strategy serves.
     batch_max_requests: usize = 512, min 1;
     /// Most requests waiting for a `batched` transaction in one server instance; beyond it a
@@ -149,7 +160,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 34);
+        assert_eq!(Limits::TABLE.len(), 38);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

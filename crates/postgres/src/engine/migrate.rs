@@ -68,7 +68,7 @@ mod tenant_migration {
         .unwrap();
         crate::engine::migrate::migrate(&url).await.unwrap();
         let store = crate::engine::store::PgStore::connect(&crate::engine::config::PgConfig::new(url.clone())).unwrap();
-        let d = allot_core::access::DEFAULT_TENANT;
+        let d = &allot_core::Tenant::default_tenant();
         let old = store.get_sku(d, "OLD").await.unwrap();
         assert_eq!(old.on_hand, 5);
         // Locations (V11): its stock and its ledger are at `default`.
@@ -77,7 +77,10 @@ mod tenant_migration {
         assert_eq!(ledger[0].location.as_deref(), Some("default"));
         let units_ledger = store.ledger(d, "U", 0, 10).await.unwrap();
         assert_eq!(units_ledger[0].location, None, "a unit-tracked SKU's entries name none");
-        assert!(store.get_sku("acme", "OLD").await.is_err(), "another tenant sees it");
+        assert!(
+            store.get_sku(&allot_core::Tenant::stored("acme"), "OLD").await.is_err(),
+            "another tenant sees it"
+        );
         assert_eq!(store.get_booking(d, "B1").await.unwrap().resource, "R");
         assert_eq!(store.queue_counts(d, "Q").await.unwrap().open(), 1);
         let claim = allot_core::validate::unit_claim(
@@ -89,32 +92,11 @@ mod tenant_migration {
         .unwrap();
         let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
         assert_eq!(got.units.len(), 2);
-        ids_go_on_per_tenant(&store, &[2, 3]).await;
+        allot_conformance::upgrade::ids_go_on_per_tenant(&store, &[2, 3]).await;
         let report = store.audit(None).await.unwrap();
         assert!(report.is_clean(), "{report:?}");
         assert_eq!(report.skus_checked, 2);
         drop(store);
         schema.drop().await;
-    }
-    /// Per-tenant ids (V14): the default tenant goes on after the old sequences (the ledger
-    /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts
-    /// at 1.
-    async fn ids_go_on_per_tenant(store: &dyn allot_core::Store, ledger: &[i64]) {
-        let d = allot_core::access::DEFAULT_TENANT;
-        let got: Vec<i64> = store
-            .ledger(d, "U", 0, 10)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.id)
-            .collect();
-        assert_eq!(got, ledger);
-        let enqueue = |n: i64| {
-            let body = serde_json::from_value(serde_json::json!({"jobs": [{"payload": n}]})).unwrap();
-            allot_core::validate::enqueue("Q", body, store.now(), &Default::default()).unwrap()
-        };
-        let ids = |e: allot_core::Executed<allot_core::job::Enqueued>| e.fresh().unwrap().ids;
-        assert_eq!(ids(store.enqueue(d, enqueue(0), None).await.unwrap()), [2]);
-        assert_eq!(ids(store.enqueue("acme", enqueue(1), None).await.unwrap()), [1]);
     }
 }

@@ -134,7 +134,7 @@ impl PgStore {
                 let stmt = tx.prepare_cached(select).await?;
                 let mut by_tenant: std::collections::BTreeMap<String, Vec<String>> = Default::default();
                 for r in tx.query(&stmt, params).await? {
-                    by_tenant.entry(r.get(0)).or_default().push(r.get(1));
+                    by_tenant.entry(r.get("tenant")).or_default().push(r.get("id"));
                 }
                 let mut n = 0;
                 for (tenant, ids) in &by_tenant {

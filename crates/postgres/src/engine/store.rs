@@ -19,6 +19,8 @@ pub struct PgStore {
     pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
     pub(crate) job_signal: std::sync::Arc<crate::engine::listen::JobSignal>,
+    /// Wakes this instance's readers of the change feed when its sequencer numbered events.
+    pub(crate) event_signal: std::sync::Arc<tokio::sync::Notify>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
     capabilities: Capabilities,
@@ -97,6 +99,7 @@ impl PgStore {
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
             job_signal: std::sync::Arc::new(crate::engine::listen::JobSignal::new(cfg.url.clone())),
+            event_signal: Default::default(),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),

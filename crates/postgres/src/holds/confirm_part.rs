@@ -24,8 +24,10 @@ pub(crate) async fn shrink_hold(
 ) -> TxResult<serde_json::Value> {
     let stmt = tx.prepare_cached(SQL_PIECES).await?;
     let rows = tx.query(&stmt, &[&id, &tenant]).await?;
-    let pieces: Vec<(String, i32, i64, String)> =
-        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    let pieces: Vec<(String, i32, i64, String)> = rows
+        .iter()
+        .map(|r| (r.get("sku"), r.get("bucket"), r.get("quantity"), r.get("location")))
+        .collect();
     let held: Vec<(String, i64)> = pieces.iter().map(|p| (p.0.clone(), p.2)).collect();
     let keep = keep_of(&held, part)?;
     for ((sku, bucket, q, location), k) in pieces.iter().zip(&keep) {

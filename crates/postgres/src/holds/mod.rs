@@ -19,6 +19,7 @@ use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::hold::{Confirm, Release};
 use allot_core::store::Keyed;
 use allot_core::store::{Executed, HoldStore, Idempotency};
+use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::TakenWith;
 use allot_core::{Allocation, AllocationStatus, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
@@ -248,9 +249,9 @@ impl PgStore {
             allot_core::hold::extend_refusal(id, stored, expires_at, now)?;
             let until = allot_core::hold::extended_expiry(expires_at, now, ttl_ms);
             let stmt = tx
-                .prepare_cached("UPDATE holds SET expires_at = $3 WHERE tenant = $2 AND id = $1")
+                .prepare_cached("UPDATE holds SET expires_at = $3, extended_at = $4 WHERE tenant = $2 AND id = $1")
                 .await?;
-            tx.execute(&stmt, &[&id, &tenant, &until]).await?;
+            tx.execute(&stmt, &[&id, &tenant, &until, &now]).await?;
             let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
             let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
             let hold = read_hold(tx, tenant, &row, now).await?;
@@ -262,7 +263,7 @@ impl PgStore {
 
 #[async_trait]
 impl HoldStore for PgStore {
-    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
         if req.take.strategy == Strategy::Batched {
             return self.hold_batched(tenant, req, idem).await;
@@ -270,18 +271,23 @@ impl HoldStore for PgStore {
         self.hold_per_request(tenant, req, idem).await
     }
 
-    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
+    async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold> {
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_HOLD_ROW).await.map_err(map_error)?;
         let row = c
-            .query_opt(&stmt, &[&id, &tenant])
+            .query_opt(&stmt, &[&id, &tenant.as_str()])
             .await
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("hold", id))?;
         read_hold(&c, tenant, &row, self.now()).await
     }
 
-    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(
+        &self,
+        tenant: &Tenant,
+        req: Confirm,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>> {
         let Confirm { id, part, actor } = req;
         // A partial confirm runs on the per-request path (a batch finishes holds whole); it
         // forgets the hold's lane all the same.
@@ -292,7 +298,7 @@ impl HoldStore for PgStore {
         self.confirm_per_request(tenant, (&id, part), actor, idem).await
     }
 
-    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn release_hold(&self, tenant: &Tenant, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let Release { id, actor } = req;
         if let Some(lane_sku) = self.batched_hold_lane(tenant, &id) {
             return self.release_batched(tenant, &id, actor, idem, lane_sku).await;
@@ -300,12 +306,18 @@ impl HoldStore for PgStore {
         self.release_per_request(tenant, &id, actor, idem).await
     }
 
-    async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
+    async fn list_holds(
+        &self,
+        tenant: &Tenant,
+        status: HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>> {
         let now = self.now();
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_LIST_HOLDS).await.map_err(map_error)?;
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-            [&tenant, &after, &status.as_str(), &now, &i64::from(limit)];
+            [&tenant.as_str(), &after, &status.as_str(), &now, &i64::from(limit)];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -314,7 +326,7 @@ impl HoldStore for PgStore {
         Ok(out)
     }
 
-    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let now = self.now();
         self.retrying(|| self.try_extend(tenant, id, ttl_ms, idem.as_ref(), now))
             .await

@@ -12,6 +12,7 @@ use allot_core::job::{
     Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus, JobView, LeasedJob, QueueCounts,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
+use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
@@ -110,7 +111,7 @@ impl PgStore {
                     .query(&stmt, &[&req.queue, &dup_keys, &tenant])
                     .await?
                     .iter()
-                    .map(|r| (r.get(0), r.get(1)))
+                    .map(|r| (r.get("unique_key"), r.get("id")))
                     .collect();
                 for (slot, key) in out.iter_mut().zip(&keys) {
                     if !inserted.contains(slot) {
@@ -155,14 +156,17 @@ macro_rules! keyed {
     };
 }
 
+/// Batches at least this large trigger a background `ANALYZE jobs`.
+const ANALYZE_AFTER_JOBS: usize = 1000;
+
 #[async_trait]
 impl JobStore for PgStore {
-    /// A batch of >= 1000 jobs also refreshes the planner's statistics of `jobs` in the
+    /// A batch of >= `ANALYZE_AFTER_JOBS` jobs also refreshes the planner's statistics of `jobs` in the
     /// background (see `PgStore::analyze_in_background`): with the statistics of an empty
     /// table the claim plans degrade badly on a freshly loaded queue.
-    async fn enqueue(&self, tenant: &str, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
+    async fn enqueue(&self, tenant: &Tenant, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let result = self.retrying(|| self.try_enqueue(tenant, &req, idem.as_ref())).await?;
-        if req.jobs.len() >= 1000 {
+        if req.jobs.len() >= ANALYZE_AFTER_JOBS {
             self.analyze_in_background(&self.analyzing_jobs, "jobs");
         }
         Ok(result)
@@ -170,7 +174,7 @@ impl JobStore for PgStore {
 
     async fn claim_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: Claim,
         idem: Keyed<Vec<LeasedJob>>,
     ) -> Result<Executed<Vec<LeasedJob>>> {
@@ -197,7 +201,7 @@ impl JobStore for PgStore {
 
     async fn complete_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         idem: Keyed<JobStatus>,
@@ -208,18 +212,18 @@ impl JobStore for PgStore {
 
     async fn fail_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
-        fail: &Fail,
+        fail: Fail,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, tenant, idem, |c| ops::fail(c, tenant, fail, id, now))
+        keyed!(self, tenant, idem, |c| ops::fail(c, tenant, &fail, id, now))
     }
 
     async fn heartbeat_job(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         id: i64,
         lease_token: &str,
         lease_ms: i64,
@@ -238,7 +242,7 @@ impl JobStore for PgStore {
 
     async fn complete_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         jobs: Vec<Completion>,
         idem: Keyed<Completions>,
@@ -249,19 +253,19 @@ impl JobStore for PgStore {
         ))
     }
 
-    async fn cancel_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn cancel_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
         keyed!(self, tenant, idem, |c| ops::cancel(c, tenant, id, now))
     }
 
-    async fn retry_job(&self, tenant: &str, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+    async fn retry_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
         keyed!(self, tenant, idem, |c| ops::retry(c, tenant, id, now))
     }
 
     async fn list_jobs(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         queue: &str,
         state: JobState,
         after: i64,
@@ -282,7 +286,14 @@ impl JobStore for PgStore {
         let page_bytes = self.limits.max_page_bytes as i64;
         c.query(
             &stmt,
-            &[&queue, &state.as_str(), &after, &i64::from(limit), &tenant, &page_bytes],
+            &[
+                &queue,
+                &state.as_str(),
+                &after,
+                &i64::from(limit),
+                &tenant.as_str(),
+                &page_bytes,
+            ],
         )
         .await
         .map_err(map_error)?
@@ -306,7 +317,7 @@ impl JobStore for PgStore {
         .collect()
     }
 
-    async fn wait_for_jobs(&self, tenant: &str, queue: &str, max_wait: std::time::Duration) {
+    async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration) {
         self.job_signal.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
         // and a NOTIFY between the empty claim and this wait is not missed for long.
@@ -316,14 +327,16 @@ impl JobStore for PgStore {
             .await;
     }
 
-    async fn queue_counts(&self, tenant: &str, queue: &str) -> Result<QueueCounts> {
+    async fn queue_counts(&self, tenant: &Tenant, queue: &str) -> Result<QueueCounts> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached("SELECT state, count(*)::int8 FROM jobs WHERE tenant = $2 AND queue = $1 GROUP BY state")
+            .prepare_cached(
+                "SELECT state, count(*)::int8 AS jobs FROM jobs WHERE tenant = $2 AND queue = $1 GROUP BY state",
+            )
             .await
             .map_err(map_error)?;
-        let rows = c.query(&stmt, &[&queue, &tenant]).await.map_err(map_error)?;
-        QueueCounts::from_rows(queue, rows.iter().map(|r| (r.get(0), r.get(1))))
+        let rows = c.query(&stmt, &[&queue, &tenant.as_str()]).await.map_err(map_error)?;
+        QueueCounts::from_rows(queue, rows.iter().map(|r| (r.get("state"), r.get("jobs"))))
     }
 }
 
@@ -435,7 +448,13 @@ mod advisory_keys {
         for tenant in ["a", "b"] {
             let body = serde_json::from_value(json!({"jobs": [{"payload": tenant}]})).unwrap();
             let req = validate::enqueue("q", body, store.now(), &limits).unwrap();
-            let ids = store.enqueue(tenant, req, None).await.unwrap().fresh().unwrap().ids;
+            let ids = store
+                .enqueue(&allot_core::Tenant::stored(tenant), req, None)
+                .await
+                .unwrap()
+                .fresh()
+                .unwrap()
+                .ids;
             assert_eq!(ids, [1], "{tenant}");
         }
         // Another session holds tenant a's key for its job 1, as a claimer mid-statement would.
@@ -452,7 +471,14 @@ mod advisory_keys {
             let body = serde_json::from_value(json!({"max": 1, "lease_ms": 60_000})).unwrap();
             let req = validate::claim("q", body, allot_core::ClaimStrategy::Advisory, &limits).unwrap();
             let store = &store;
-            async move { store.claim_jobs(tenant, req, None).await.unwrap().fresh().unwrap() }
+            async move {
+                store
+                    .claim_jobs(&allot_core::Tenant::stored(tenant), req, None)
+                    .await
+                    .unwrap()
+                    .fresh()
+                    .unwrap()
+            }
         };
         let b = claim("b").await;
         assert_eq!(b.iter().map(|j| j.id).collect::<Vec<_>>(), [1], "b's job 1 is not a's");
@@ -495,7 +521,7 @@ impl PgStore {
         let c = self.client().await?;
         let rows = c
             .query(
-                "SELECT tenant, queue, state, count(*)::int8 FROM jobs
+                "SELECT tenant, queue, state, count(*)::int8 AS depth FROM jobs
                   WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 &[],
             )
@@ -503,7 +529,14 @@ impl PgStore {
             .map_err(map_error)?;
         Ok(rows
             .iter()
-            .filter_map(|r| Some((r.get(0), r.get(1), JobState::parse(r.get(2))?, r.get(3))))
+            .filter_map(|r| {
+                Some((
+                    r.get("tenant"),
+                    r.get("queue"),
+                    JobState::parse(r.get("state"))?,
+                    r.get("depth"),
+                ))
+            })
             .collect())
     }
 }

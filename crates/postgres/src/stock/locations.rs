@@ -12,6 +12,7 @@ use crate::engine::location_rows::{ensure_rows, location_rows};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, Keyed, LocationStore};
+use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
@@ -81,7 +82,7 @@ impl PgStore {
 
 #[async_trait]
 impl LocationStore for PgStore {
-    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location> {
+    async fn create_location(&self, tenant: &Tenant, location: Location, max_locations: u32) -> Result<Location> {
         if location.location == DEFAULT_LOCATION {
             return Err(AllotError::AlreadyExists {
                 kind: "location",
@@ -95,7 +96,7 @@ impl LocationStore for PgStore {
         // later statement (a later snapshot): concurrent creations count one after another.
         tx.execute(
             "SELECT pg_advisory_xact_lock(hashtext('allot.locations'), hashtext($1))",
-            &[&tenant],
+            &[&tenant.as_str()],
         )
         .await
         .map_err(map_error)?;
@@ -108,7 +109,7 @@ impl LocationStore for PgStore {
                  SELECT (SELECT count(*) FROM ins),
                         EXISTS (SELECT 1 FROM locations WHERE tenant = $1 AND location = $2)",
                 &[
-                    &tenant,
+                    &tenant.as_str(),
                     &location.location,
                     &location.priority,
                     &now,
@@ -137,12 +138,12 @@ impl LocationStore for PgStore {
         })
     }
 
-    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
+    async fn list_locations(&self, tenant: &Tenant) -> Result<Vec<Location>> {
         let c = self.client().await?;
         let rows = c
             .query(
                 "SELECT location, priority, created_at FROM locations WHERE tenant = $1 ORDER BY location",
-                &[&tenant],
+                &[&tenant.as_str()],
             )
             .await
             .map_err(map_error)?;
@@ -159,11 +160,11 @@ impl LocationStore for PgStore {
         Ok(out)
     }
 
-    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &Tenant, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         self.retrying(|| self.try_transfer(tenant, &req, idem.as_ref())).await
     }
 
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &Tenant, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_set_level(tenant, &req, idem.as_ref())).await
     }
 }

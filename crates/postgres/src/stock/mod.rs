@@ -14,6 +14,7 @@ use crate::engine::records::{
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, Keyed, StockStore};
+use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
@@ -50,11 +51,11 @@ alo AS (
     SELECT $9, $4, 'allocated', $5,
            jsonb_set($6, '{0,from}', jsonb_build_array(jsonb_build_object('location', location, 'quantity', $2))), $7
       FROM upd)
-SELECT (SELECT count(*) FROM upd), (SELECT location FROM upd),
+SELECT (SELECT count(*) FROM upd) AS taken, (SELECT location FROM upd) AS location,
        CASE WHEN NOT EXISTS (SELECT 1 FROM upd) THEN
          (SELECT CASE WHEN tracking = 'units' THEN -1
                       ELSE (SELECT count(*) FROM stock WHERE tenant = $9 AND sku = $1) END
-            FROM skus WHERE tenant = $9 AND sku = $1) END"
+            FROM skus WHERE tenant = $9 AND sku = $1) END AS refusal"
         )
     };
 }
@@ -70,7 +71,7 @@ const SQL_FAST_ALLOCATE_SEGMENTED: &str =
 /// it leaves `held`). `$3`: the tenant. Columns: buckets, on_hand, held, version, overdue.
 macro_rules! sku_counts {
     () => {
-        "s.buckets,
+        "s.buckets, s.low_stock_below,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status <> 'allocated')
              ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS on_hand,
@@ -107,7 +108,7 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `$1` as of `$2`, available below `$4` (when given), at most `$5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = $3 AND s.sku > $1) x
       WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
@@ -164,10 +165,10 @@ impl PgStore {
             &sequence,
         ];
         let row = client.query_one(&stmt, &params).await?;
-        if row.get::<_, i64>(0) == 1 {
-            return Ok(row.get(1));
+        if row.get::<_, i64>("taken") == 1 {
+            return Ok(row.get("location"));
         }
-        match row.get::<_, Option<i64>>(2) {
+        match row.get::<_, Option<i64>>("refusal") {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
             Some(1) => Err(short_line(&client, tenant, &line.sku, line.quantity, None, now).await),
@@ -222,8 +223,9 @@ impl PgStore {
             crate::engine::location_rows::require_location(tx, tenant, &req.location).await?;
             let n = tx
                 .execute(
-                    "INSERT INTO skus (tenant, sku, buckets, created_at) VALUES ($3, $1, $2, $4) ON CONFLICT DO NOTHING",
-                    &[&req.sku, &(req.buckets as i32), &tenant, &now],
+                    "INSERT INTO skus (tenant, sku, buckets, created_at, low_stock_below)
+                     VALUES ($3, $1, $2, $4, $5) ON CONFLICT DO NOTHING",
+                    &[&req.sku, &(req.buckets as i32), &tenant, &now, &req.low_stock_below],
                 )
                 .await?;
             if n == 0 {
@@ -317,23 +319,24 @@ pub(crate) async fn get_sku_with<C: GenericClient>(
         .await
         .map_err(map_error)?
         .ok_or_else(|| AllotError::not_found("sku", sku))?;
-    Ok(sku_of(&row, sku.to_string(), 0))
+    Ok(sku_of(&row, sku.to_string()))
 }
 
-/// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
-fn sku_of(row: &tokio_postgres::Row, sku: String, first: usize) -> Sku {
-    let overdue: i64 = row.get(first + 4);
+/// A SKU from its counts' columns, by name (see `sku_counts!`).
+fn sku_of(row: &tokio_postgres::Row, sku: String) -> Sku {
+    let overdue: i64 = row.get("overdue");
     let mut s = Sku::from_counts(
         sku,
-        row.get::<_, Option<i64>>(first + 1).unwrap_or(0),
-        row.get::<_, Option<i64>>(first + 2).unwrap_or(0) - overdue,
-        row.get::<_, Option<i64>>(first + 3).unwrap_or(0),
-        row.get::<_, i32>(first) as u32,
+        row.get::<_, Option<i64>>("on_hand").unwrap_or(0),
+        row.get::<_, Option<i64>>("held").unwrap_or(0) - overdue,
+        row.get::<_, Option<i64>>("version").unwrap_or(0),
+        row.get::<_, i32>("buckets") as u32,
     );
     let levels: Option<Vec<(String, i64, i64)>> = row
-        .get::<_, Option<serde_json::Value>>(first + 5)
+        .get::<_, Option<serde_json::Value>>("levels")
         .and_then(|v| serde_json::from_value(v).ok());
     s.levels = allot_core::location::levels(levels.iter().flatten().map(|(l, a, h)| (l.as_str(), *a, *h)));
+    s.low_stock_below = row.get("low_stock_below");
     s
 }
 
@@ -345,20 +348,35 @@ impl StockStore for PgStore {
         Ok(())
     }
 
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &Tenant, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_create(tenant, &req, idem.as_ref())).await
     }
 
-    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
+    async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         let c = self.client().await?;
         get_sku_with(&c, tenant, sku, self.now()).await
     }
 
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "UPDATE skus SET low_stock_below = $3 WHERE tenant = $1 AND sku = $2",
+                &[&tenant.as_str(), &sku, &below],
+            )
+            .await
+            .map_err(map_error)?;
+        if n == 0 {
+            return Err(AllotError::not_found("sku", sku));
+        }
+        get_sku_with(&c, tenant, sku, self.now()).await
+    }
+
+    async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         self.retrying(|| self.try_adjust(tenant, &req, idem.as_ref())).await
     }
 
-    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
@@ -368,7 +386,7 @@ impl StockStore for PgStore {
             .await
             .map_err(map_error)?;
         let rows = c
-            .query(&stmt, &[&sku, &after, &i64::from(limit), &tenant])
+            .query(&stmt, &[&sku, &after, &i64::from(limit), &tenant.as_str()])
             .await
             .map_err(map_error)?;
         if rows.is_empty() {
@@ -395,7 +413,7 @@ impl StockStore for PgStore {
 
     async fn allocate(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -406,14 +424,14 @@ impl StockStore for PgStore {
         self.allocate_per_request(tenant, req, idem).await
     }
 
-    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
+    async fn get_allocation(&self, tenant: &Tenant, id: &str) -> Result<Allocation> {
         let c = self.client().await?;
         read_allocation(&c, tenant, id).await
     }
 
     async fn cancel_allocation(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: Cancel,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -421,13 +439,13 @@ impl StockStore for PgStore {
             .await
     }
 
-    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &Tenant, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.retrying(|| self.try_return(tenant, &req, idem.as_ref())).await
     }
 
     async fn list_skus(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         after: Option<&str>,
         available_below: Option<i64>,
         limit: u32,
@@ -437,15 +455,15 @@ impl StockStore for PgStore {
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
             &after.unwrap_or(""),
             &self.now(),
-            &tenant,
+            &tenant.as_str(),
             &available_below,
             &i64::from(limit),
         ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
-        Ok(rows.iter().map(|r| sku_of(r, r.get(0), 1)).collect())
+        Ok(rows.iter().map(|r| sku_of(r, r.get("sku"))).collect())
     }
 
-    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(concat!(
@@ -458,7 +476,7 @@ impl StockStore for PgStore {
             .await
             .map_err(map_error)?;
         let rows = c
-            .query(&stmt, &[&tenant, &after, &i64::from(limit)])
+            .query(&stmt, &[&tenant.as_str(), &after, &i64::from(limit)])
             .await
             .map_err(map_error)?;
         rows.iter().map(allocation_of).collect()

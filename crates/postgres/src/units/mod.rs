@@ -7,6 +7,7 @@ use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, Keyed, UnitStore};
+use allot_core::tenant::Tenant;
 use allot_core::unit::{order_by_sql, short_claim_should_retry};
 use allot_core::Capable;
 use allot_core::{
@@ -390,7 +391,7 @@ impl UnitStore for PgStore {
     /// partial index (autovacuum would fix it only at its next round).
     async fn add_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AddUnits,
         idem: Keyed<UnitsCreated>,
     ) -> Result<Executed<UnitsCreated>> {
@@ -405,7 +406,7 @@ impl UnitStore for PgStore {
 
     async fn list_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         sku: &str,
         filter: &allot_core::unit::UnitFilter,
         after: i64,
@@ -414,7 +415,7 @@ impl UnitStore for PgStore {
         self.units_of(tenant, sku, filter, after, limit).await
     }
 
-    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<allot_core::unit::UnitView> {
+    async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<allot_core::unit::UnitView> {
         self.unit_by_serial(tenant, sku, serial).await
     }
 
@@ -424,7 +425,7 @@ impl UnitStore for PgStore {
     /// `insufficient_stock`. Overdue holds on the SKU are finalised and the claim retried.
     async fn claim_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: UnitClaim,
         idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>> {

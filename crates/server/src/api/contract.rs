@@ -179,6 +179,7 @@ fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
 
 /// Stock, holds and units.
 fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
+    use allot_core::location::validate::MAX_PRIORITY;
     let q = l.max_quantity;
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
     let columns: Vec<String> = UnitColumn::ALL
@@ -186,6 +187,10 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
         .collect();
     vec![
+        ("CreateSkuBody", "low_stock_below", int(1, q)),
+        ("SkuSettingsBody", "low_stock_below", int(1, q)),
+        ("RedeliverBody", "after", int(0, i64::MAX)),
+        ("RedeliverBody", "until", int(0, i64::MAX)),
         ("CreateSkuBody", "sku", name(l)),
         ("CreateSkuBody", "on_hand", int(0, q)),
         ("CreateSkuBody", "buckets", int(1, i64::from(l.max_buckets))),
@@ -193,7 +198,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("AdjustmentBody", "location", name(l)),
         ("LineBody", "location", name(l)),
         ("LocationBody", "location", name(l)),
-        ("LocationBody", "priority", int(-1_000_000, 1_000_000)),
+        ("LocationBody", "priority", int(-MAX_PRIORITY, MAX_PRIORITY)),
         ("TransferBody", "sku", name(l)),
         ("TransferBody", "from", name(l)),
         ("TransferBody", "to", name(l)),
@@ -283,7 +288,11 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ),
         ("NewKeyBody", "name", ident(1, allot_core::access::MAX_KEY_NAME_LEN)),
         ("NewKeyBody", "scopes", json!({"minItems": 1, "uniqueItems": true})),
-        ("NewKeyBody", "rate_per_s", int(1, 1_000_000)),
+        (
+            "NewKeyBody",
+            "rate_per_s",
+            int(1, allot_core::access::MAX_RATE_PER_S as i64),
+        ),
     ]
 }
 
@@ -417,6 +426,8 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             &mut schema,
             json!({"minLength": 1, "maxLength": l.max_name_len, "pattern": "^[!-~]+$"}),
         ),
+        ("query", "object") => merge(&mut schema, name(l)),
+        ("query", "types") => merge(&mut schema, json!({"pattern": event_types_pattern()})),
         ("query", "available_below") => schema = json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
         ("query", "location" | "lot") => merge(&mut schema, text(l.max_unit_field_len)),
         ("query", "status") => {
@@ -435,6 +446,16 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
         _ => return None,
     }
     Some(schema)
+}
+
+/// `types` of the feed: `*`, or known event types separated by commas (or nothing: all).
+fn event_types_pattern() -> String {
+    let one = allot_core::event::EventType::ALL
+        .iter()
+        .map(|t| t.as_str().replace('.', "\\."))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(\\*|({one})(,({one}))*)?$")
 }
 
 /// Links from operations that create an object to those that take its id.

@@ -9,6 +9,9 @@ use super::{
 use allot_core::job::long_poll::FirstTry;
 use allot_core::Capable;
 
+/// What a key told it already holds its long-polls is asked to wait before trying again, ms.
+const LONG_POLL_RETRY_AFTER_MS: u64 = 1000;
+
 #[utoipa::path(post, path = "/v1/queues/{queue}/jobs", request_body = EnqueueBody,
     params(("queue" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
     responses((status = 201, body = Enqueued), (status = 400, body = ErrorBody)))]
@@ -53,10 +56,9 @@ pub(super) async fn claim_jobs(
             .clone()
             .try_acquire_owned()
             .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
-        let per_key = st
-            .access
-            .long_poll(actor.as_deref())
-            .ok_or(AllotError::RateLimited { retry_after_ms: 1000 })?;
+        let per_key = st.access.long_poll(actor.as_deref()).ok_or(AllotError::RateLimited {
+            retry_after_ms: LONG_POLL_RETRY_AFTER_MS,
+        })?;
         Some((server, per_key))
     } else {
         None
@@ -128,7 +130,7 @@ pub(super) async fn fail_job(
     let id = job_id(&id)?;
     let fail = allot_core::validate::fail(body.value, &st.limits)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.jobs.fail_job(&tenant, id, &fail, idem).await;
+    let result = st.stores.jobs.fail_job(&tenant, id, fail, idem).await;
     job_outcome("failed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
@@ -145,7 +147,10 @@ pub(super) async fn heartbeat_job(
     let (body, key) = write.split();
     let id = job_id(&id)?;
     allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
-    let lease = allot_core::validate::lease_ms(body.value.lease_ms.unwrap_or(30_000), &st.limits)?;
+    let lease = allot_core::validate::lease_ms(
+        body.value.lease_ms.unwrap_or(allot_core::job::DEFAULT_LEASE_MS),
+        &st.limits,
+    )?;
     let idem = key.idempotency(StatusCode::OK);
     let result = st
         .stores

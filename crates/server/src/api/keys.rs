@@ -45,14 +45,8 @@ pub(super) async fn create_key(
         )
         .into());
     }
-    let (key, secret) = crate::access::create_key(
-        st.stores.keys.as_ref(),
-        st.stores.now(),
-        &who.tenant,
-        &body.value,
-        &st.limits,
-    )
-    .await?;
+    let (key, secret) =
+        crate::access::create_key(st.stores.keys.as_ref(), st.stores.now(), &who.tenant, &body.value).await?;
     Ok((StatusCode::CREATED, Json(CreatedKey { key, secret })).into_response())
 }
 
@@ -74,10 +68,5 @@ pub(super) async fn revoke_key(
     Path(id): Path<String>,
 ) -> Result<Json<ApiKey>, ApiError> {
     id_path("key", &id)?;
-    Ok(Json(
-        st.stores
-            .keys
-            .revoke_key(Some(&who.tenant), &id, st.stores.now())
-            .await?,
-    ))
+    Ok(Json(st.stores.keys.revoke_key(Some(&who.tenant), &id).await?))
 }

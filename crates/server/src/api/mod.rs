@@ -4,6 +4,7 @@
 
 mod bookings;
 mod contract;
+mod events;
 mod holds;
 mod jobs;
 mod keys;
@@ -14,6 +15,7 @@ pub mod routes;
 mod service;
 mod stock;
 mod units;
+mod webhooks;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Caller, IdempotencyKey, JsonBody, OptionalJsonBody};
@@ -50,6 +52,17 @@ use utoipa_swagger_ui::SwaggerUi;
     info(title = "allot", description = "Allocation of scarce things under contention."),
     components(schemas(
         Sku,
+        allot_core::event::Event,
+        allot_core::event::EventType,
+        allot_core::event::EventPage,
+        allot_core::model::SkuSettingsBody,
+        allot_core::webhook::WebhookBody,
+        allot_core::webhook::Webhook,
+        allot_core::webhook::WebhookStatus,
+        allot_core::webhook::CreatedWebhook,
+        webhooks::WebhookList,
+        webhooks::RedeliverBody,
+        webhooks::Redelivered,
         listings::SkuPage,
         listings::AllocationPage,
         listings::HoldPage,

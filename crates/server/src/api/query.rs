@@ -50,7 +50,39 @@ impl PageQuery {
     /// Page size, 1..=`max_page_size`. Default 100.
     pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
         Ok(allot_core::validate::page_size(
-            integer("limit", &self.limit, 100)?,
+            integer("limit", &self.limit, allot_core::support::checks::DEFAULT_PAGE_SIZE)?,
+            limits,
+        )?)
+    }
+}
+
+/// `?after=&limit=&types=&object=` of the change feed.
+#[derive(Debug, Deserialize)]
+pub(super) struct EventsQuery {
+    after: Option<String>,
+    limit: Option<String>,
+    types: Option<String>,
+    object: Option<String>,
+}
+
+impl EventsQuery {
+    /// The feed query, validated ([`allot_core::event::query`]); `resume` (a stream's
+    /// `Last-Event-ID`) wins over `after`.
+    pub(super) fn query(
+        &self,
+        resume: Option<i64>,
+        limits: &Limits,
+    ) -> Result<allot_core::event::EventQuery, ApiError> {
+        let after = match resume {
+            Some(cursor) => cursor,
+            None => integer("after", &self.after, 0)?,
+        };
+        let limit = integer("limit", &self.limit, allot_core::support::checks::DEFAULT_PAGE_SIZE)?;
+        Ok(allot_core::event::query(
+            after,
+            limit,
+            self.types.as_deref(),
+            self.object.as_deref(),
             limits,
         )?)
     }
@@ -102,7 +134,7 @@ impl WindowQuery {
     /// Most bookings listed, 1..=`max_page_size`. Default 100.
     pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
         Ok(allot_core::validate::page_size(
-            integer("limit", &self.limit, 100)?,
+            integer("limit", &self.limit, allot_core::support::checks::DEFAULT_PAGE_SIZE)?,
             limits,
         )?)
     }
@@ -131,7 +163,7 @@ impl CursorQuery {
     /// Page size, 1..=`max_page_size`. Default 100.
     pub(super) fn limit(&self, limits: &Limits) -> Result<u32, ApiError> {
         Ok(allot_core::validate::page_size(
-            integer("limit", &self.limit, 100)?,
+            integer("limit", &self.limit, allot_core::support::checks::DEFAULT_PAGE_SIZE)?,
             limits,
         )?)
     }

@@ -4,7 +4,7 @@
 //! check as the route's own layer and writes the scope into the operation
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
-use super::{bookings, holds, jobs, keys, listings, locations, service, stock, units, ApiDoc};
+use super::{bookings, events, holds, jobs, keys, listings, locations, service, stock, units, webhooks, ApiDoc};
 use crate::state::AppState;
 use allot_core::access::Scope;
 use std::sync::Arc;
@@ -23,8 +23,8 @@ type Route = UtoipaMethodRouter<Arc<AppState>>;
 /// components from [`ApiDoc`]). `/metrics` (Prometheus text) is a route without an operation.
 pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
     use Scope::{
-        Admin, BookingsRead, BookingsWrite, JobsEnqueue, JobsRead, JobsWork, StockRead, StockWrite, UnitsRead,
-        UnitsWrite,
+        Admin, BookingsRead, BookingsWrite, EventsRead, JobsEnqueue, JobsRead, JobsWork, StockRead, StockWrite,
+        UnitsRead, UnitsWrite, WebhooksManage,
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(tagged("service", routes!(service::healthz)))
@@ -32,6 +32,7 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(StockWrite, routes!(stock::create_sku)))
         .routes(scoped(StockRead, routes!(listings::list_skus)))
         .routes(scoped(StockRead, routes!(stock::get_sku)))
+        .routes(scoped(StockWrite, routes!(stock::patch_sku)))
         .routes(scoped(StockWrite, routes!(stock::adjust_sku)))
         .routes(scoped(StockRead, routes!(stock::ledger)))
         .routes(scoped(StockWrite, routes!(stock::create_allocation)))
@@ -71,6 +72,13 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsWork, routes!(jobs::complete_job)))
         .routes(scoped(JobsWork, routes!(jobs::fail_job)))
         .routes(scoped(JobsWork, routes!(jobs::heartbeat_job)))
+        .routes(scoped(EventsRead, routes!(events::list_events)))
+        .routes(scoped(EventsRead, routes!(events::stream_events)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::create_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::list_webhooks)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::delete_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::rotate_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::redeliver)))
         .routes(scoped(Admin, routes!(service::audit)))
         .routes(scoped(Admin, routes!(keys::create_key)))
         .routes(scoped(Admin, routes!(keys::list_keys)))

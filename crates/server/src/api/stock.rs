@@ -40,6 +40,22 @@ pub(super) async fn get_sku(
     Ok(Json(st.stores.stock.get_sku(&tenant, &sku).await?))
 }
 
+/// `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
+/// Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+#[utoipa::path(patch, path = "/v1/skus/{sku}", params(("sku" = String, Path)),
+    request_body = allot_core::model::SkuSettingsBody,
+    responses((status = 200, body = Sku), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub(super) async fn patch_sku(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(sku): Path<String>,
+    body: JsonBody<allot_core::model::SkuSettingsBody>,
+) -> Result<Json<Sku>, ApiError> {
+    sku_path(&sku, &st)?;
+    let below = allot_core::model::validate::low_stock_below(body.value.low_stock_below, &st.limits)?;
+    Ok(Json(st.stores.stock.set_low_stock(&tenant, &sku, below).await?))
+}
+
 #[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody,
     params(("sku" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
     responses((status = 200, body = Sku), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),

@@ -103,6 +103,13 @@ pub async fn start_with(kind: Kind, tweak: impl FnOnce(&mut ServerConfig)) -> Te
     }
 }
 
+/// Whether `resp` is a Server-Sent Events stream (whose body never ends).
+pub fn is_event_stream(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get("content-type")
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+}
+
 /// Make a key of `tenant` in `ts`'s database, as `allot keys create` would: (its id, its
 /// secret).
 pub async fn make_key(
@@ -118,10 +125,14 @@ pub async fn make_key(
         scopes: scopes.to_vec(),
         rate_per_s,
     };
-    let (key, secret) =
-        allot_server::access::create_key(store.as_ref(), chrono::Utc::now(), tenant, &body, &Default::default())
-            .await
-            .unwrap();
+    let (key, secret) = allot_server::access::create_key(
+        store.as_ref(),
+        chrono::Utc::now(),
+        &allot_core::Tenant::stored(tenant),
+        &body,
+    )
+    .await
+    .unwrap();
     (key.id, secret)
 }
 
@@ -196,6 +207,22 @@ impl Api {
         let text = resp.text().await.unwrap();
         let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("JSON body, got {status} {text}"));
         (status, replayed, v)
+    }
+
+    /// `method` with a JSON body; the status and the JSON answer.
+    #[must_use = "check the answer: a setup step that failed must fail the test here"]
+    pub async fn send_json(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
+        let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let resp = self
+            .client
+            .request(m, format!("{}{path}", self.url))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
     }
 
     #[must_use = "check the answer: a setup step that failed must fail the test here"]

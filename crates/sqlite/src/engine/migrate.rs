@@ -77,7 +77,7 @@ mod tests {
         .unwrap();
         drop(c);
         let store = crate::SqliteStore::open(&SqliteConfig::new(&path)).unwrap();
-        let d = allot_core::access::DEFAULT_TENANT;
+        let d = &allot_core::Tenant::default_tenant();
         let old = store.get_sku(d, "OLD").await.unwrap();
         assert_eq!(old.on_hand, 5);
         // Locations (V9): its stock and its ledger are at `default`.
@@ -86,7 +86,10 @@ mod tests {
         assert_eq!(ledger[0].location.as_deref(), Some("default"));
         let units_ledger = store.ledger(d, "U", 0, 10).await.unwrap();
         assert_eq!(units_ledger[0].location, None, "a unit-tracked SKU's entries name none");
-        assert!(store.get_sku("acme", "OLD").await.is_err(), "another tenant sees it");
+        assert!(
+            store.get_sku(&allot_core::Tenant::stored("acme"), "OLD").await.is_err(),
+            "another tenant sees it"
+        );
         assert_eq!(store.get_booking(d, "B1").await.unwrap().resource, "R");
         assert_eq!(store.queue_counts(d, "Q").await.unwrap().open(), 1);
         let add = allot_core::AddUnits {
@@ -111,33 +114,12 @@ mod tests {
         let got = store.claim_units(d, claim, None).await.unwrap().fresh().unwrap();
         let ids: Vec<i64> = got.units.iter().map(|u| u.id).collect();
         assert_eq!(ids, vec![1, 2, 3], "unit ids and their sequence survive the rebuild");
-        ids_go_on_per_tenant(&store, &[2, 3, 4]).await;
+        allot_conformance::upgrade::ids_go_on_per_tenant(&store, &[2, 3, 4]).await;
         let report = store.audit(None).await.unwrap();
         assert!(report.is_clean(), "{report:?}");
         assert_eq!(report.skus_checked, 2);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
-    }
-    /// Per-tenant ids (V11): the default tenant goes on after the old sequences (the ledger
-    /// of its unit-tracked SKU `U` has `ledger` ids, its second job is 2), a new tenant starts
-    /// at 1.
-    async fn ids_go_on_per_tenant(store: &dyn allot_core::Store, ledger: &[i64]) {
-        let d = allot_core::access::DEFAULT_TENANT;
-        let got: Vec<i64> = store
-            .ledger(d, "U", 0, 10)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.id)
-            .collect();
-        assert_eq!(got, ledger);
-        let enqueue = |n: i64| {
-            let body = serde_json::from_value(serde_json::json!({"jobs": [{"payload": n}]})).unwrap();
-            allot_core::validate::enqueue("Q", body, store.now(), &Default::default()).unwrap()
-        };
-        let ids = |e: allot_core::Executed<allot_core::job::Enqueued>| e.fresh().unwrap().ids;
-        assert_eq!(ids(store.enqueue(d, enqueue(0), None).await.unwrap()), [2]);
-        assert_eq!(ids(store.enqueue("acme", enqueue(1), None).await.unwrap()), [1]);
     }
 }

@@ -19,6 +19,8 @@ pub struct SqliteStore {
     jobs: tokio::sync::mpsc::Sender<Job>,
     /// Wakes job claims waiting in this process when a job is enqueued.
     pub(crate) job_signal: std::sync::Arc<tokio::sync::Notify>,
+    /// Wakes readers of the change feed in this process after every committed write.
+    pub(crate) event_signal: std::sync::Arc<tokio::sync::Notify>,
     /// Limits (`job_poll_interval_ms` among them).
     pub(crate) limits: Limits,
     /// What it runs, and where "now" comes from (the writer thread reads the same clock, see
@@ -50,6 +52,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             jobs: tx,
             job_signal: Default::default(),
+            event_signal: Default::default(),
             limits: cfg.limits.clone(),
             // One writer: every kind of work runs serialized.
             capabilities: Capabilities {

@@ -18,12 +18,15 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
+        let events = self.event_signal.clone();
         self.call(move |conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(map_error)?;
             let value = body(&tx)?;
             tx.commit().map_err(map_error)?;
+            // What it wrote may include events: readers waiting in this process read again.
+            events.notify_waiters();
             Ok(value)
         })
         .await

@@ -23,8 +23,10 @@ pub(crate) fn shrink_hold(
               WHERE hl.tenant = ?2 AND hl.hold_id = ?1 ORDER BY hl.sku, hl.bucket",
         )
         .and_then(|mut s| {
-            s.query_map([id, tenant], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                .collect()
+            s.query_map([id, tenant], |r| {
+                Ok((r.get("sku")?, r.get("bucket")?, r.get("quantity")?, r.get("location")?))
+            })?
+            .collect()
         })
         .map_err(map_error)?;
     let held: Vec<(String, i64)> = pieces.iter().map(|p| (p.0.clone(), p.2)).collect();

@@ -14,6 +14,7 @@ use crate::engine::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::hold::{Confirm, Release};
 use allot_core::store::{Executed, HoldStore, Keyed};
+use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::{Allocation, AllotError, Hold, HoldRequest, Result};
 use allot_core::{TakenWith, UnitStrategy};
@@ -120,7 +121,7 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
 
 #[async_trait]
 impl HoldStore for SqliteStore {
-    async fn create_hold(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require(req.take.strategy)?;
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
@@ -152,12 +153,17 @@ impl HoldStore for SqliteStore {
         .await
     }
 
-    async fn get_hold(&self, tenant: &str, id: &str) -> Result<Hold> {
+    async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.call(move |c| read_hold(c, &t, &id, now_us())).await
     }
 
-    async fn confirm_hold(&self, tenant: &str, req: Confirm, idem: Keyed<Allocation>) -> Result<Executed<Allocation>> {
+    async fn confirm_hold(
+        &self,
+        tenant: &Tenant,
+        req: Confirm,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>> {
         let (t, Confirm { id, part, actor }) = (tenant.to_string(), req);
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -191,7 +197,7 @@ impl HoldStore for SqliteStore {
         .await
     }
 
-    async fn release_hold(&self, tenant: &str, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn release_hold(&self, tenant: &Tenant, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let (t, Release { id, actor }) = (tenant.to_string(), req);
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -223,11 +229,17 @@ impl HoldStore for SqliteStore {
         .await
     }
 
-    async fn list_holds(&self, tenant: &str, status: HoldStatus, after: Option<&str>, limit: u32) -> Result<Vec<Hold>> {
+    async fn list_holds(
+        &self,
+        tenant: &Tenant,
+        status: HoldStatus,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Hold>> {
         self.holds_page(tenant, status, after, limit).await
     }
 
-    async fn extend_hold(&self, tenant: &str, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
+    async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
@@ -235,8 +247,8 @@ impl HoldStore for SqliteStore {
             let (expires_at, at) = (from_us(h.expires_at_us), from_us(now));
             allot_core::hold::extend_refusal(&id, h.stored, expires_at, at)?;
             let until = us(allot_core::hold::extended_expiry(expires_at, at, ttl_ms));
-            tx.prepare_cached("UPDATE holds SET expires_at_us = ?3 WHERE tenant = ?2 AND id = ?1")
-                .and_then(|mut s| s.execute(params![id, t, until]))
+            tx.prepare_cached("UPDATE holds SET expires_at_us = ?3, extended_at_us = ?4 WHERE tenant = ?2 AND id = ?1")
+                .and_then(|mut s| s.execute(params![id, t, until, now]))
                 .map_err(map_error)?;
             read_hold(tx, &t, &id, now)
         })
@@ -255,7 +267,7 @@ impl SqliteStore {
                     "SELECT tenant, id FROM holds WHERE status = 'held' AND expires_at_us <= ?1 ORDER BY tenant, id LIMIT ?2",
                 )
                 .and_then(|mut s| {
-                    s.query_map(params![now, max_holds.max(1)], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    s.query_map(params![now, max_holds.max(1)], |r| Ok((r.get("tenant")?, r.get("id")?)))?
                         .collect()
                 })
                 .map_err(map_error)?;

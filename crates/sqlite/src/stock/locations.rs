@@ -8,6 +8,7 @@ use crate::engine::errors::map_error;
 use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, LocationStore};
+use allot_core::tenant::Tenant;
 use allot_core::{AllotError, LedgerKind, Location, Result, SetLevel, Sku, Transfer, DEFAULT_LOCATION};
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
@@ -27,7 +28,7 @@ fn on_hand_at(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result
 
 #[async_trait]
 impl LocationStore for SqliteStore {
-    async fn create_location(&self, tenant: &str, location: Location, max_locations: u32) -> Result<Location> {
+    async fn create_location(&self, tenant: &Tenant, location: Location, max_locations: u32) -> Result<Location> {
         let t = tenant.to_string();
         self.transact(move |tx| {
             let exists = location.location == DEFAULT_LOCATION || require_location(tx, &t, &location.location).is_ok();
@@ -61,7 +62,7 @@ impl LocationStore for SqliteStore {
         .await
     }
 
-    async fn list_locations(&self, tenant: &str) -> Result<Vec<Location>> {
+    async fn list_locations(&self, tenant: &Tenant) -> Result<Vec<Location>> {
         let t = tenant.to_string();
         self.call(move |c| {
             let mut out: Vec<Location> = c
@@ -84,7 +85,7 @@ impl LocationStore for SqliteStore {
         .await
     }
 
-    async fn transfer(&self, tenant: &str, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
+    async fn transfer(&self, tenant: &Tenant, req: Transfer, idem: Keyed<Transfer>) -> Result<Executed<Transfer>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             require_location(tx, &t, &req.to)?;
@@ -97,7 +98,7 @@ impl LocationStore for SqliteStore {
         .await
     }
 
-    async fn set_level(&self, tenant: &str, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_level(&self, tenant: &Tenant, req: SetLevel, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let current = on_hand_at(tx, &t, &req.sku, &req.location)?;

@@ -13,6 +13,7 @@ use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, StockStore};
+use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
@@ -28,7 +29,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 pub(crate) fn get_sku_with(c: &Connection, tenant: &str, sku: &str, now_us: i64) -> Result<Sku> {
     c.prepare_cached(SQL_GET_SKU)
         .and_then(|mut s| {
-            s.query_row(params![sku, now_us, tenant], |r| sku_of(r, sku.to_string(), 0))
+            s.query_row(params![sku, now_us, tenant], |r| sku_of(r, sku.to_string()))
                 .optional()
         })
         .map_err(map_error)?
@@ -48,7 +49,7 @@ pub(crate) fn list_skus_with(
     c.prepare_cached(SQL_LIST_SKUS)
         .and_then(|mut s| {
             s.query_map(params![after, now_us, tenant, below, limit], |r| {
-                sku_of(r, r.get(0)?, 1)
+                sku_of(r, r.get("sku")?)
             })?
             .collect()
         })
@@ -59,7 +60,7 @@ pub(crate) fn list_skus_with(
 /// held, version, and what overdue holds still hold (it leaves `held`).
 macro_rules! sku_counts {
     () => {
-        "s.buckets,
+        "s.buckets, s.low_stock_below,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status <> 'allocated')
              ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS on_hand,
@@ -98,30 +99,30 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1)
       WHERE ?4 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < ?4
       ORDER BY sku LIMIT ?5"
 );
 
-/// A SKU from its counts' columns starting at `first` (see `sku_counts!`).
-fn sku_of(r: &rusqlite::Row<'_>, sku: String, first: usize) -> rusqlite::Result<Sku> {
-    let overdue: i64 = r.get(first + 4)?;
+/// A SKU from its counts' columns, by name (see `sku_counts!`).
+fn sku_of(r: &rusqlite::Row<'_>, sku: String) -> rusqlite::Result<Sku> {
+    let overdue: i64 = r.get("overdue")?;
     let mut s = Sku::from_counts(
         sku,
-        r.get::<_, Option<i64>>(first + 1)?.unwrap_or(0),
-        r.get::<_, Option<i64>>(first + 2)?.unwrap_or(0) - overdue,
-        r.get::<_, Option<i64>>(first + 3)?.unwrap_or(0),
-        r.get::<_, i64>(first)? as u32,
+        r.get::<_, Option<i64>>("on_hand")?.unwrap_or(0),
+        r.get::<_, Option<i64>>("held")?.unwrap_or(0) - overdue,
+        r.get::<_, Option<i64>>("version")?.unwrap_or(0),
+        r.get::<_, i64>("buckets")? as u32,
     );
-    let levels: Vec<(String, i64, i64)> = match crate::engine::errors::stored_json(r, first + 5)? {
-        Some(v) => serde_json::from_value(v).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(first + 5, rusqlite::types::Type::Text, Box::new(e))
-        })?,
+    let levels: Vec<(String, i64, i64)> = match crate::engine::errors::stored_json(r, "levels")? {
+        Some(v) => serde_json::from_value(v)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?,
         None => Vec::new(),
     };
     s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
+    s.low_stock_below = r.get("low_stock_below")?;
     Ok(s)
 }
 
@@ -132,14 +133,15 @@ impl StockStore for SqliteStore {
             .await
     }
 
-    async fn create_sku(&self, tenant: &str, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn create_sku(&self, tenant: &Tenant, req: CreateSku, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             crate::engine::location_rows::require_location(tx, &t, &req.location)?;
             let n = tx
                 .execute(
-                    "INSERT INTO skus (tenant, sku, buckets, created_at_us) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",
-                    params![req.sku, req.buckets, now_us(), t],
+                    "INSERT INTO skus (tenant, sku, buckets, created_at_us, low_stock_below)
+                     VALUES (?4, ?1, ?2, ?3, ?5) ON CONFLICT DO NOTHING",
+                    params![req.sku, req.buckets, now_us(), t, req.low_stock_below],
                 )
                 .map_err(map_error)?;
             if n == 0 {
@@ -166,12 +168,29 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn get_sku(&self, tenant: &str, sku: &str) -> Result<Sku> {
+    async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         let (t, sku) = (tenant.to_string(), sku.to_string());
         self.call(move |c| get_sku_with(c, &t, &sku, now_us())).await
     }
 
-    async fn adjust(&self, tenant: &str, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
+    async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
+        let (t, sku) = (tenant.to_string(), sku.to_string());
+        self.transact(move |tx| {
+            let n = tx
+                .execute(
+                    "UPDATE skus SET low_stock_below = ?3 WHERE tenant = ?1 AND sku = ?2",
+                    rusqlite::params![t, sku, below],
+                )
+                .map_err(map_error)?;
+            if n == 0 {
+                return Err(AllotError::not_found("sku", &sku));
+            }
+            get_sku_with(tx, &t, &sku, now_us())
+        })
+        .await
+    }
+
+    async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let entry = (LedgerKind::Adjustment, req.reason.as_deref());
@@ -182,7 +201,7 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn ledger(&self, tenant: &str, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
         let (t, sku) = (tenant.to_string(), sku.to_string());
         self.call(move |c| {
             let rows = c
@@ -223,7 +242,7 @@ impl StockStore for SqliteStore {
 
     async fn allocate(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
@@ -257,27 +276,27 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn get_allocation(&self, tenant: &str, id: &str) -> Result<Allocation> {
+    async fn get_allocation(&self, tenant: &Tenant, id: &str) -> Result<Allocation> {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.call(move |c| read_allocation(c, &t, &id)).await
     }
 
     async fn cancel_allocation(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: Cancel,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         self.cancel(tenant, &req.id, req.actor, idem).await
     }
 
-    async fn return_allocation(&self, tenant: &str, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
+    async fn return_allocation(&self, tenant: &Tenant, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.return_lines(tenant, req, idem).await
     }
 
     async fn list_skus(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         after: Option<&str>,
         available_below: Option<i64>,
         limit: u32,
@@ -285,7 +304,7 @@ impl StockStore for SqliteStore {
         self.skus_page(tenant, after, available_below, limit).await
     }
 
-    async fn list_allocations(&self, tenant: &str, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         self.allocations_page(tenant, after, limit).await
     }
 }

@@ -10,6 +10,7 @@ use crate::engine::overdue::expire_overdue_on;
 use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, UnitStore};
+use allot_core::tenant::Tenant;
 use allot_core::unit::{claim_satisfied, order_by_sql};
 use allot_core::Capable;
 use allot_core::{
@@ -23,7 +24,7 @@ use rusqlite::{params, Connection};
 impl UnitStore for SqliteStore {
     async fn add_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: AddUnits,
         idem: Keyed<UnitsCreated>,
     ) -> Result<Executed<UnitsCreated>> {
@@ -79,7 +80,7 @@ impl UnitStore for SqliteStore {
 
     async fn list_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         sku: &str,
         filter: &UnitFilter,
         after: i64,
@@ -88,13 +89,13 @@ impl UnitStore for SqliteStore {
         self.units_page(tenant, sku, filter, after, limit).await
     }
 
-    async fn get_unit(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
+    async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<UnitView> {
         self.unit_by_serial(tenant, sku, serial).await
     }
 
     async fn claim_units(
         &self,
-        tenant: &str,
+        tenant: &Tenant,
         req: UnitClaim,
         idem: Keyed<UnitAllocation>,
     ) -> Result<Executed<UnitAllocation>> {

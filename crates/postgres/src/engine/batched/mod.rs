@@ -180,40 +180,32 @@ mod routing {
     #[tokio::test]
     async fn a_batched_holds_finish_knows_its_lane_without_a_read() {
         let schema = crate::engine::test_schema::TestSchema::new("t_route").await;
+        let t = &allot_core::Tenant::stored("t");
         let store = schema.store().await;
         let limits = allot_core::Limits::default();
         let sku = validate::create_sku(
             serde_json::from_value(json!({"sku": "R", "on_hand": 10})).unwrap(),
             &limits,
         );
-        store.create_sku("t", sku.unwrap(), None).await.unwrap();
+        store.create_sku(t, sku.unwrap(), None).await.unwrap();
         let hold = |id: &str, strategy: Strategy| {
             let body = json!({"lines": [{"sku": "R", "quantity": 1}], "ttl_ms": 60_000});
             validate::hold(id.into(), serde_json::from_value(body).unwrap(), strategy, &limits).unwrap()
         };
-        store
-            .create_hold("t", hold("hb", Strategy::Batched), None)
-            .await
-            .unwrap();
-        store
-            .create_hold("t", hold("ha", Strategy::Atomic), None)
-            .await
-            .unwrap();
+        store.create_hold(t, hold("hb", Strategy::Batched), None).await.unwrap();
+        store.create_hold(t, hold("ha", Strategy::Atomic), None).await.unwrap();
         assert_eq!(store.batched_hold_lane("t", "hb").as_deref(), Some("R"));
         assert_eq!(store.batched_hold_lane("t", "hb"), None, "taken out when routed");
         assert_eq!(store.batched_hold_lane("t", "ha"), None);
-        store
-            .create_hold("t", hold("hc", Strategy::Batched), None)
-            .await
-            .unwrap();
-        store.release_hold("t", Release::new("hc", None), None).await.unwrap();
+        store.create_hold(t, hold("hc", Strategy::Batched), None).await.unwrap();
+        store.release_hold(t, Release::new("hc", None), None).await.unwrap();
         assert_eq!(store.batched_hold_lane("t", "hc"), None, "a finished hold is forgotten");
         store
-            .confirm_hold("t", Confirm::new("ha", None, None), None)
+            .confirm_hold(t, Confirm::new("ha", None, None), None)
             .await
             .unwrap();
-        store.release_hold("t", Release::new("hb", None), None).await.unwrap();
-        assert_eq!(store.get_sku("t", "R").await.unwrap().available, 9);
+        store.release_hold(t, Release::new("hb", None), None).await.unwrap();
+        assert_eq!(store.get_sku(t, "R").await.unwrap().available, 9);
         drop(store);
         schema.drop().await;
     }

@@ -196,7 +196,7 @@ impl BatchTx<'_> {
             .query(&stmt, &[&keys, &self.tenant])
             .await?
             .iter()
-            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
+            .map(|r| (r.get("key"), (r.get("fingerprint"), r.get("status"), r.get("body"))))
             .collect();
         for (n, &i) in lock_idx.iter().enumerate() {
             let Some((key, fingerprint)) = key_of(i) else { continue };

@@ -1,0 +1,281 @@
+//! The change feed: every change an event, written in the transaction of the change (the
+//! transactional outbox, Chris Richardson's "Transactional outbox" pattern), numbered by one
+//! gap-free cursor per tenant.
+//!
+//! A reader that has seen cursor N of its tenant has seen every event <= N, and no event
+//! <= N can appear later: cursors are handed out in commit order (how each backend does it is
+//! in ARCHITECTURE.md, "The change feed"). The cursor is the event's id everywhere: the pull
+//! API's `after`, the stream's `id:`/`Last-Event-ID`, and a webhook's `webhook-id`.
+
+use crate::support::error::{AllotError, Result};
+use crate::support::limits::Limits;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// What happened. The wire name is `object.verb` (`allocation.created`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum EventType {
+    /// A SKU was created with its initial stock (ledger `created`).
+    #[serde(rename = "sku.created")]
+    SkuCreated,
+    /// On hand was adjusted or set (ledger `adjustment`).
+    #[serde(rename = "stock.adjusted")]
+    StockAdjusted,
+    /// Units were received into a unit-tracked SKU (ledger `units_received`).
+    #[serde(rename = "units.received")]
+    UnitsReceived,
+    /// Stock was allocated, one event per ledger entry (ledger `allocation`).
+    #[serde(rename = "allocation.created")]
+    AllocationCreated,
+    /// Units were claimed (ledger `allocation` of a unit-tracked SKU).
+    #[serde(rename = "unit_claim.created")]
+    UnitClaimCreated,
+    /// An allocation was cancelled (ledger `allocation_cancelled`).
+    #[serde(rename = "allocation.cancelled")]
+    AllocationCancelled,
+    /// Part of an allocation came back (ledger `returned`).
+    #[serde(rename = "return.created")]
+    ReturnCreated,
+    /// A hold set stock or units aside (ledger `hold`).
+    #[serde(rename = "hold.created")]
+    HoldCreated,
+    /// A hold became an allocation (ledger `hold_confirmed`).
+    #[serde(rename = "hold.confirmed")]
+    HoldConfirmed,
+    /// A hold was released (ledger `hold_released`).
+    #[serde(rename = "hold.released")]
+    HoldReleased,
+    /// A hold expired (ledger `hold_expired`).
+    #[serde(rename = "hold.expired")]
+    HoldExpired,
+    /// A hold's expiry moved later.
+    #[serde(rename = "hold.extended")]
+    HoldExtended,
+    /// One side of a transfer (ledger `transfer`).
+    #[serde(rename = "transfer.created")]
+    TransferCreated,
+    /// Available stock reached 0 (of the SKU, or of one location: `data.location`).
+    #[serde(rename = "sku.sold_out")]
+    SkuSoldOut,
+    /// Available stock left 0 (of the SKU, or of one location).
+    #[serde(rename = "sku.back_in_stock")]
+    SkuBackInStock,
+    /// Available stock went below the SKU's `low_stock_below`.
+    #[serde(rename = "sku.low_stock")]
+    SkuLowStock,
+    /// A booking was made (held or confirmed).
+    #[serde(rename = "booking.created")]
+    BookingCreated,
+    /// A held booking was confirmed.
+    #[serde(rename = "booking.confirmed")]
+    BookingConfirmed,
+    /// A booking was cancelled.
+    #[serde(rename = "booking.cancelled")]
+    BookingCancelled,
+    /// A held booking was released.
+    #[serde(rename = "booking.released")]
+    BookingReleased,
+    /// A held booking expired.
+    #[serde(rename = "booking.expired")]
+    BookingExpired,
+    /// A job ran out of attempts or was failed for good: a dead letter.
+    #[serde(rename = "job.discarded")]
+    JobDiscarded,
+}
+
+impl EventType {
+    /// Every type, in the order of the docs.
+    pub const ALL: [EventType; 22] = [
+        EventType::SkuCreated,
+        EventType::StockAdjusted,
+        EventType::UnitsReceived,
+        EventType::AllocationCreated,
+        EventType::UnitClaimCreated,
+        EventType::AllocationCancelled,
+        EventType::ReturnCreated,
+        EventType::HoldCreated,
+        EventType::HoldConfirmed,
+        EventType::HoldReleased,
+        EventType::HoldExpired,
+        EventType::HoldExtended,
+        EventType::TransferCreated,
+        EventType::SkuSoldOut,
+        EventType::SkuBackInStock,
+        EventType::SkuLowStock,
+        EventType::BookingCreated,
+        EventType::BookingConfirmed,
+        EventType::BookingCancelled,
+        EventType::BookingReleased,
+        EventType::BookingExpired,
+        EventType::JobDiscarded,
+    ];
+
+    /// The wire name (`allocation.created`), also the stored one.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::SkuCreated => "sku.created",
+            EventType::StockAdjusted => "stock.adjusted",
+            EventType::UnitsReceived => "units.received",
+            EventType::AllocationCreated => "allocation.created",
+            EventType::UnitClaimCreated => "unit_claim.created",
+            EventType::AllocationCancelled => "allocation.cancelled",
+            EventType::ReturnCreated => "return.created",
+            EventType::HoldCreated => "hold.created",
+            EventType::HoldConfirmed => "hold.confirmed",
+            EventType::HoldReleased => "hold.released",
+            EventType::HoldExpired => "hold.expired",
+            EventType::HoldExtended => "hold.extended",
+            EventType::TransferCreated => "transfer.created",
+            EventType::SkuSoldOut => "sku.sold_out",
+            EventType::SkuBackInStock => "sku.back_in_stock",
+            EventType::SkuLowStock => "sku.low_stock",
+            EventType::BookingCreated => "booking.created",
+            EventType::BookingConfirmed => "booking.confirmed",
+            EventType::BookingCancelled => "booking.cancelled",
+            EventType::BookingReleased => "booking.released",
+            EventType::BookingExpired => "booking.expired",
+            EventType::JobDiscarded => "job.discarded",
+        }
+    }
+
+    /// Parse a wire or stored name; `None` for a name no type has.
+    pub fn parse(name: &str) -> Option<EventType> {
+        EventType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// One event as the feed serves it (pull, stream and webhook bodies alike).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Event {
+    /// The tenant's gap-free position of this event, from 1.
+    pub cursor: i64,
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: EventType,
+    /// The id of what it happened to: the allocation, hold, transfer, claim, booking or job,
+    /// or the SKU for `sku.*`, `stock.adjusted` and `units.received`.
+    pub object: String,
+    /// The facts. A stock event (every type from the ledger): `sku`, `location` (`null` for
+    /// unit-tracked SKUs), `delta` and `held_delta` (the entry's change of on hand and of
+    /// held), `kind` (the ledger kind), `ref`, `on_hand`, `held` and `available` after the
+    /// change (lazily expired holds count as held until their expiry is written, which every
+    /// write of the SKU does first; `null` for unit-tracked SKUs, whose totals would count
+    /// their pool on every claim), `actor`, `ledger_id`. `sku.*`: `sku`, `location` (`null`:
+    /// the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
+    /// `id`, `resource`, `start`, `end`, `holder`, `status`. `job.discarded`: `id`, `queue`,
+    /// `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub data: serde_json::Value,
+    /// When the change happened (the store's clock).
+    pub at: DateTime<Utc>,
+}
+
+/// `GET /v1/events` answer: a page, and the cursor to ask after for the next one (the last
+/// event's, or the `after` asked when the page is empty).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventPage {
+    /// Events in cursor order.
+    pub events: Vec<Event>,
+    /// Ask `after=next` for what follows.
+    pub next: i64,
+}
+
+impl EventPage {
+    /// The page of `events` a backend read for `query`, and its `next`: the last event's
+    /// cursor when the page is full; otherwise every event up to `top` (the tenant's highest
+    /// cursor, read in the same snapshot) was looked at, so `next` moves there, never behind
+    /// `after`.
+    pub fn of(events: Vec<Event>, query: &EventQuery, top: Option<i64>) -> EventPage {
+        let next = match events.last() {
+            Some(last) if events.len() >= query.limit as usize => last.cursor,
+            _ => top.unwrap_or(0).max(query.after),
+        };
+        EventPage { events, next }
+    }
+}
+
+/// What a reader asks for: events after `after`, at most `limit`, of these types (all when
+/// empty), about this object (any when `None`). A filtered page still moves `next` past the
+/// events it skipped, up to the last event it looked at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventQuery {
+    /// Events with a cursor above this, >= 0.
+    pub after: i64,
+    /// Page size, 1..=`max_page_size`.
+    pub limit: u32,
+    /// Only these types; empty: every type.
+    pub types: Vec<EventType>,
+    /// Only events about this object.
+    pub object: Option<String>,
+}
+
+/// Validate a feed query: `after` >= 0, `limit` within `max_page_size`, `types` a
+/// comma-separated list of known types (each `400 invalid_request` naming the parameter),
+/// `object` a name ([`crate::support::checks::name`]: SKUs and ids).
+pub fn query(after: i64, limit: i64, types: Option<&str>, object: Option<&str>, limits: &Limits) -> Result<EventQuery> {
+    if after < 0 {
+        return Err(AllotError::invalid(format!("after must be >= 0, got {after}")));
+    }
+    let limit = crate::support::checks::page_size(limit, limits)?;
+    let types = match types {
+        None | Some("") | Some("*") => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|t| {
+                EventType::parse(t.trim())
+                    .ok_or_else(|| AllotError::invalid(format!("types: unknown event type `{t}`")))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let object = match object {
+        None => None,
+        Some(o) => {
+            crate::support::checks::name("object", o, limits)?;
+            Some(o.to_string())
+        }
+    };
+    Ok(EventQuery {
+        after,
+        limit,
+        types,
+        object,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_round_trips_by_name() {
+        for t in EventType::ALL {
+            assert_eq!(EventType::parse(t.as_str()), Some(t));
+            let wire = serde_json::to_string(&t).unwrap();
+            assert_eq!(wire, format!("\"{}\"", t.as_str()));
+        }
+        assert_eq!(EventType::parse("sku.gone"), None);
+    }
+
+    #[test]
+    fn queries_are_checked() {
+        let l = Limits::default();
+        let q = query(5, 10, Some("sku.sold_out, hold.expired"), Some("HOT"), &l).unwrap();
+        assert_eq!(q.types, [EventType::SkuSoldOut, EventType::HoldExpired]);
+        assert_eq!(q.object.as_deref(), Some("HOT"));
+        assert!(query(0, 10, Some("*"), None, &l).unwrap().types.is_empty());
+        assert!(query(-1, 10, None, None, &l).unwrap_err().to_string().contains("after"));
+        assert!(query(0, 0, None, None, &l).is_err());
+        assert!(query(0, 10, Some("sku.gone"), None, &l)
+            .unwrap_err()
+            .to_string()
+            .contains("types"));
+        assert!(query(0, 10, None, Some("a b"), &l).is_err());
+        assert!(
+            query(0, 10, None, Some(""), &l).is_err(),
+            "an empty object names nothing"
+        );
+    }
+}

@@ -1,0 +1,339 @@
+//! Webhook deliveries (Standard Webhooks): the dispatcher turns each tenant's new events into
+//! delivery jobs on allot's own queue, and a worker pool on that queue posts them.
+//!
+//! - **Dispatcher.** Every `webhook_dispatch_interval_ms` it reads, per tenant with enabled
+//!   endpoints, the events after the tenant's hand-over cursor (one page), enqueues one job
+//!   per event and endpoint that wants it (tenant [`DELIVERY_TENANT`], queue
+//!   [`DELIVERY_QUEUE`], [`DELIVERY_ATTEMPTS`] attempts) under the idempotency key
+//!   `dispatch/{tenant}/{from}-{to}`, then moves the cursor from `from` to `to` only if it is
+//!   still at `from`. Two instances reading the same page replay one enqueue; a dispatcher that
+//!   dies between the enqueue and the move, or two that read different pages, can queue an
+//!   event twice: deliveries are at least once, and `webhook-id` (the cursor) names a repeat.
+//! - **Deliveries.** A `POST` of the event's JSON with `webhook-id`, `webhook-timestamp` and
+//!   `webhook-signature`; 2xx completes the job; `410` disables the endpoint; anything else
+//!   (3xx too: redirects are not followed), a timeout (`webhook_timeout_ms`) or no answer
+//!   fails the attempt, retried on the spec's schedule with jitter, or after the receiver's
+//!   `Retry-After` on 429/503; after the last attempt the job is a dead letter of the
+//!   delivery queue. The answer's body is never read. Deliveries run concurrently: their
+//!   order is not kept; each carries its cursor.
+//! - **Server-side request forgery.** The endpoint's host is resolved by allot, and an
+//!   address that is loopback, private (RFC 1918, fc00::/7), link-local, CGNAT, unspecified,
+//!   multicast or broadcast is refused unless the operator set `--webhook-allow-private`; the
+//!   connection goes to the checked address (no second lookup to rebind).
+
+use allot_core::event::Event;
+use allot_core::job::{Enqueue, JobSpec, LeasedJob};
+use allot_core::store::{Idempotency, StoredResponse};
+use allot_core::tenant::Tenant;
+use allot_core::webhook::{outcome, retry_in_ms, signature, Outcome, WebhookStatus};
+use allot_core::webhook::{Delivery, Target, DELIVERY_ATTEMPTS, DELIVERY_QUEUE, DELIVERY_TENANT};
+use allot_core::{Capable, Result, Stores};
+use allot_worker::JobError;
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+/// The tenant of the delivery queue.
+pub(crate) fn delivery_tenant() -> Tenant {
+    Tenant::stored(DELIVERY_TENANT)
+}
+
+/// Queue one delivery per (event, endpoint) pair, in batches of [`DISPATCH_BATCH`]; `key`
+/// makes the first batch's enqueue idempotent. Returns how many were queued.
+pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: Option<&str>) -> Result<u64> {
+    let now = stores.now();
+    let jobs: Vec<JobSpec> = pairs
+        .iter()
+        .map(|(e, t)| JobSpec {
+            payload: serde_json::json!(Delivery {
+                tenant: t.tenant.to_string(),
+                webhook: t.id.clone(),
+                cursor: e.cursor,
+            }),
+            priority: 1,
+            run_at: now,
+            max_attempts: DELIVERY_ATTEMPTS as i32,
+            unique_key: None,
+        })
+        .collect();
+    let tenant = delivery_tenant();
+    for (i, chunk) in jobs.chunks(DISPATCH_BATCH).enumerate() {
+        let req = Enqueue {
+            queue: DELIVERY_QUEUE.to_string(),
+            jobs: chunk.to_vec(),
+            now,
+        };
+        let idem = key.filter(|_| i == 0).map(|k| Idempotency {
+            key: k.to_string(),
+            fingerprint: k.to_string(),
+            render: Box::new(|_: &allot_core::job::Enqueued| StoredResponse {
+                code: 201,
+                body: Vec::new(),
+            }),
+        });
+        stores.jobs.enqueue(&tenant, req, idem).await?;
+    }
+    Ok(jobs.len() as u64)
+}
+
+/// Jobs per enqueue of the dispatcher (within `max_batch_insert`).
+const DISPATCH_BATCH: usize = 1000;
+
+/// The enabled endpoints of each tenant, each with the cursor it starts after, and the
+/// tenant's hand-over cursor.
+type Dispatch = BTreeMap<String, (Vec<(Target, i64)>, i64)>;
+
+/// One round of the dispatcher: every tenant with enabled endpoints gets at most `page`
+/// events handed over. Returns how many deliveries were queued.
+pub(crate) async fn dispatch_once(stores: &Stores, page: u32) -> Result<u64> {
+    let mut by_tenant: Dispatch = BTreeMap::new();
+    let enabled = stores.webhooks.webhook_dispatch().await?;
+    metrics::gauge!("allot_webhook_endpoints_enabled").set(enabled.len() as f64);
+    for (target, handed_over, after) in enabled {
+        let entry = by_tenant
+            .entry(target.tenant.to_string())
+            .or_insert((Vec::new(), handed_over));
+        entry.0.push((target, after));
+    }
+    let mut queued = 0;
+    for (tenant, (targets, handed_over)) in by_tenant {
+        let tenant = Tenant::stored(tenant);
+        let first = targets.iter().map(|(_, after)| *after).min().unwrap_or(0);
+        let from = handed_over.max(first);
+        let query = allot_core::event::EventQuery {
+            after: from,
+            limit: page,
+            types: Vec::new(),
+            object: None,
+        };
+        let events = stores.events.events(&tenant, &query).await?.events;
+        let Some(to) = events.last().map(|e| e.cursor) else {
+            continue;
+        };
+        let pairs: Vec<(&Event, &Target)> = events
+            .iter()
+            .flat_map(|e| {
+                targets
+                    .iter()
+                    .filter(move |(t, after)| e.cursor > *after && t.wants(e.kind))
+                    .map(move |(t, _)| (e, t))
+            })
+            .collect();
+        let key = format!("dispatch/{tenant}/{from}-{to}");
+        queued += enqueue(stores, &pairs, Some(&key)).await?;
+        stores
+            .webhooks
+            .advance_webhook_dispatch(&tenant, handed_over, to)
+            .await?;
+    }
+    Ok(queued)
+}
+
+/// The dispatcher: a round every `interval_ms`, again at once while rounds queue work.
+/// Errors are logged and retried at the next tick.
+pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match dispatch_once(&stores, page).await {
+            Ok(n) => metrics::counter!("allot_webhook_deliveries_queued_total").increment(n),
+            Err(e) => tracing::warn!(error = %e, "webhook dispatch failed"),
+        }
+    }
+}
+
+/// Whether an address may receive deliveries without `--webhook-allow-private`: not
+/// loopback, private, link-local, shared (CGNAT), unspecified, multicast or broadcast, in
+/// IPv4 or IPv6 (an IPv4-mapped IPv6 address counts as its IPv4 one).
+pub(crate) fn public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || (a == 100 && (64..128).contains(&b))
+                || a == 0)
+        }
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => public(IpAddr::V4(v4)),
+            None => {
+                let first = v6.segments()[0];
+                !(v6.is_loopback()
+                    || v6.is_unspecified()
+                    || v6.is_multicast()
+                    || (first & 0xfe00) == 0xfc00
+                    || (first & 0xffc0) == 0xfe80)
+            }
+        },
+    }
+}
+
+/// reqwest's resolver for deliveries: the system's lookup, then only the addresses
+/// [`public`] allows (all of them with `allow_private`); none left is an error, so the
+/// request never leaves.
+struct GuardedResolver {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        Box::pin(async move {
+            let host = format!("{}:0", name.as_str());
+            let found: Vec<SocketAddr> = tokio::net::lookup_host(host).await?.collect();
+            let allowed: Vec<SocketAddr> = found.into_iter().filter(|a| allow_private || public(a.ip())).collect();
+            if allowed.is_empty() {
+                let refused: Box<dyn std::error::Error + Send + Sync> =
+                    format!("{} resolves only to addresses deliveries may not reach", name.as_str()).into();
+                return Err(refused);
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(allowed.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// The delivery worker's job handler.
+pub(crate) struct Deliverer {
+    stores: Stores,
+    client: reqwest::Client,
+    allow_private: bool,
+}
+
+impl Deliverer {
+    /// A deliverer whose requests time out after `timeout_ms`, follow no redirect, and reach
+    /// private addresses only with `allow_private`.
+    pub(crate) fn new(stores: Stores, timeout_ms: u64, allow_private: bool) -> Result<Self> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_millis(timeout_ms.max(1)))
+            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+            .user_agent("allot-webhooks")
+            .build()
+            .map_err(|e| allot_core::AllotError::Internal(format!("webhook client: {e}")))?;
+        Ok(Deliverer {
+            stores,
+            client,
+            allow_private,
+        })
+    }
+}
+
+/// The failure of an attempt that ended with `error`: retried on the schedule (or after
+/// `retry_after_ms`), or left to the queue's last attempt, which makes it a dead letter.
+fn retry(attempt: i32, retry_after_ms: Option<u64>, error: String) -> std::result::Result<(), JobError> {
+    metrics::counter!("allot_webhook_deliveries_total", "outcome" => "failed").increment(1);
+    match retry_in_ms(attempt.max(1) as u32, rand::random::<f64>(), retry_after_ms) {
+        Some(ms) => Err(JobError::retry_in(error, ms.min(i64::MAX as u64) as i64)),
+        None => Err(JobError::from(error)),
+    }
+}
+
+/// A delivery that ends without a request (`what`: the endpoint is gone or disabled, the
+/// event was pruned).
+fn skipped(what: &'static str) -> std::result::Result<(), JobError> {
+    metrics::counter!("allot_webhook_deliveries_total", "outcome" => what).increment(1);
+    Ok(())
+}
+
+impl Deliverer {
+    /// The event of `tenant` at `cursor`, if it is still kept.
+    async fn event(&self, tenant: &Tenant, cursor: i64) -> std::result::Result<Option<Event>, JobError> {
+        let query = allot_core::event::EventQuery {
+            after: cursor - 1,
+            limit: 1,
+            types: Vec::new(),
+            object: None,
+        };
+        let page = self
+            .stores
+            .events
+            .events(tenant, &query)
+            .await
+            .map_err(|e| JobError::from(e.to_string()))?;
+        Ok(page.events.into_iter().find(|e| e.cursor == cursor))
+    }
+
+    /// Whether `url` names an address literal deliveries may not reach (a name is checked
+    /// by the resolver when it is looked up).
+    fn refused_literal(&self, url: &str) -> bool {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host().map(|h| h.to_owned()));
+        let ip = match host {
+            Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
+            Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
+            _ => return false,
+        };
+        !self.allow_private && !public(ip)
+    }
+}
+
+#[async_trait::async_trait]
+impl allot_worker::Handler for Deliverer {
+    async fn run(&self, job: &LeasedJob) -> std::result::Result<(), JobError> {
+        let d: Delivery =
+            serde_json::from_value(job.payload.clone()).map_err(|e| JobError::from(format!("not a delivery: {e}")))?;
+        let tenant = Tenant::stored(d.tenant);
+        let target = self
+            .stores
+            .webhooks
+            .webhook_target(&tenant, &d.webhook)
+            .await
+            .map_err(|e| JobError::from(e.to_string()))?;
+        let Some(target) = target.filter(|t| t.status == WebhookStatus::Enabled) else {
+            return skipped("endpoint_gone");
+        };
+        let Some(event) = self.event(&tenant, d.cursor).await? else {
+            return skipped("event_pruned");
+        };
+        if self.refused_literal(&target.url) {
+            return retry(
+                job.attempt,
+                None,
+                "the endpoint's address may not receive deliveries".into(),
+            );
+        }
+        let body = serde_json::to_vec(&event).map_err(|e| JobError::from(e.to_string()))?;
+        let (id, timestamp) = (event.cursor.to_string(), self.stores.now().timestamp());
+        let answer = self
+            .client
+            .post(&target.url)
+            .header("content-type", "application/json")
+            .header("webhook-id", &id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature(&target.keys, &id, timestamp, &body))
+            .body(body)
+            .send()
+            .await;
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => return retry(job.attempt, None, format!("no answer: {e}")),
+        };
+        let status = answer.status().as_u16();
+        let retry_after_s = answer
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        drop(answer); // the body is never read
+        match outcome(status, retry_after_s) {
+            Outcome::Delivered => skipped("delivered"),
+            Outcome::Gone => {
+                self.stores
+                    .webhooks
+                    .disable_webhook(&tenant, &target.id)
+                    .await
+                    .map_err(|e| JobError::from(e.to_string()))?;
+                skipped("gone")
+            }
+            Outcome::Retry { after_ms } => retry(job.attempt, after_ms, format!("answered {status}")),
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Webhooks against a local receiver on both backends: every event delivered at least once
+//! with a valid Standard Webhooks signature (checked by Python's `hmac`, an implementation
+//! independent of allot's), retries on the spec's schedule (the server's clock moved past
+//! each step), `Retry-After` honoured, `410` disables the endpoint, a redirect is a failure
+//! and its target never hears from allot, dead letters after the last attempt, rotation
+//! signs with both secrets, redelivery by hand, and refused bodies.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
+
+mod common;
+
+use common::TestServer;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+conformance!(mod delivered, |c| {
+    c.webhook_allow_private = true;
+    c.webhook_timeout_ms = 500;
+    c.webhook_dispatch_interval_ms = 20;
+}; deliveries_retries_and_dead_letters, rotation_and_redelivery);
+conformance!(mod guarded, |c| c.webhook_dispatch_interval_ms = 20; private_targets_are_refused_and_bodies_checked);
+
+/// One request the receiver got: its path, headers and body.
+#[derive(Clone, Debug)]
+struct Received {
+    path: String,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+/// A receiver on 127.0.0.1: `/ok` answers 204, `/flaky` 500 then 204, `/slow` waits past
+/// the timeout once, `/gone` 410, `/redirect` 302 to `/target`, `/limited` 429 with
+/// `Retry-After: 3600` once, `/down` always 500. It records every request.
+struct Receiver {
+    url: String,
+    got: Arc<Mutex<Vec<Received>>>,
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let got: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let seen = got.clone();
+        let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+            let seen = seen.clone();
+            async move {
+                let path = req.uri().path().to_string();
+                let headers = req
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+                    .collect();
+                let bytes = axum::body::to_bytes(req.into_body(), 1 << 20).await.unwrap();
+                let body = String::from_utf8(bytes.to_vec()).unwrap();
+                let before = {
+                    let mut g = seen.lock().unwrap();
+                    let before = g.iter().filter(|r: &&Received| r.path == path).count();
+                    g.push(Received {
+                        path: path.clone(),
+                        headers,
+                        body,
+                    });
+                    before
+                };
+                answer(&path, before).await
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Receiver { url, got }
+    }
+
+    fn at(&self, path: &str) -> Vec<Received> {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.path == path)
+            .cloned()
+            .collect()
+    }
+
+    /// The requests to `path` once there are `n`, polled (deliveries poll the queue).
+    async fn wait(&self, path: &str, n: usize) -> Vec<Received> {
+        for _ in 0..400 {
+            let got = self.at(path);
+            if got.len() >= n {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("{path}: fewer than {n} requests: {:?}", self.at(path));
+    }
+}
+
+/// The receiver's answer to the `before`-th earlier request on `path`.
+async fn answer(path: &str, before: usize) -> axum::response::Response {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    match (path, before) {
+        ("/ok" | "/ok2" | "/target", _) | ("/flaky" | "/slow" | "/limited", 1..) => {
+            StatusCode::NO_CONTENT.into_response()
+        }
+        ("/slow", 0) => {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            StatusCode::NO_CONTENT.into_response()
+        }
+        ("/gone", _) => StatusCode::GONE.into_response(),
+        ("/redirect", _) => (StatusCode::FOUND, [("location", "/target")]).into_response(),
+        ("/limited", 0) => (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "3600")]).into_response(),
+        _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// Check every request's signature with Python's `hmac` (one process for all): each must
+/// carry a `v1,` signature by one of `secrets` over `{id}.{timestamp}.{body}`.
+fn verify_independently(got: &[Received], secrets: &[&str]) {
+    let cases: Vec<Value> = got
+        .iter()
+        .map(|r| {
+            json!({"id": r.headers["webhook-id"], "ts": r.headers["webhook-timestamp"], "body": r.body,
+                   "sig": r.headers["webhook-signature"]})
+        })
+        .collect();
+    let script = r#"
+import base64, hashlib, hmac, json, sys
+data = json.load(sys.stdin)
+keys = [base64.b64decode(s[len("whsec_"):]) for s in data["secrets"]]
+for c in data["cases"]:
+    signed = (c["id"] + "." + c["ts"] + "." + c["body"]).encode()
+    sent = [s.split(",", 1)[1] for s in c["sig"].split(" ") if s.startswith("v1,")]
+    good = [base64.b64encode(hmac.new(k, signed, hashlib.sha256).digest()).decode() for k in keys]
+    if not any(hmac.compare_digest(s, g) for s in sent for g in good):
+        sys.exit("bad signature on " + c["id"])
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let input = json!({"cases": cases, "secrets": secrets}).to_string();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "Python's hmac accepts every signature");
+}
+
+/// Make an endpoint at `url` for `types`; its id and secret.
+async fn endpoint(ts: &TestServer, url: String, types: Value) -> (String, String) {
+    let made = ts.ok("/v1/webhooks", json!({"url": url, "types": types})).await;
+    assert_eq!(made["status"], "enabled");
+    (
+        made["id"].as_str().unwrap().to_string(),
+        made["secret"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Move the server's clock past the longest retry step, so every waiting retry is due.
+fn next_step(ts: &TestServer) {
+    ts.clock.advance_ms(11 * 3_600_000);
+}
+
+async fn deliveries_retries_and_dead_letters(ts: &TestServer) {
+    let r = Receiver::start().await;
+    ts.create_sku("W", 10, 1).await;
+    let mut secrets = Vec::new();
+    for (path, types) in [
+        ("/ok", json!(["*"])),
+        ("/flaky", json!(["allocation.created"])),
+        ("/slow", json!(["allocation.created"])),
+        ("/gone", json!(["*"])),
+        ("/redirect", json!(["allocation.created"])),
+        ("/limited", json!(["allocation.created"])),
+        ("/down", json!(["allocation.created"])),
+    ] {
+        secrets.push(endpoint(ts, format!("{}{path}", r.url), types).await.1);
+    }
+    let a = ts
+        .ok("/v1/allocations", json!({"lines": [{"sku": "W", "quantity": 1}]}))
+        .await;
+    let ok = r.wait("/ok", 1).await;
+    let event: Value = serde_json::from_str(&ok[0].body).unwrap();
+    assert_eq!(
+        (event["type"].as_str(), &event["object"]),
+        (Some("allocation.created"), &a["id"])
+    );
+    assert_eq!(
+        ok[0].headers["webhook-id"],
+        event["cursor"].to_string(),
+        "webhook-id is the cursor"
+    );
+    assert_eq!(ok[0].headers["content-type"], "application/json");
+    assert_eq!(r.wait("/flaky", 1).await.len(), 1);
+    r.wait("/gone", 1).await;
+    r.wait("/redirect", 1).await;
+    r.wait("/limited", 1).await;
+    r.wait("/slow", 1).await;
+    // Retries wait for their step of the schedule: nothing more until the clock passes it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(r.at("/flaky").len(), 1, "the retry waits for its step");
+    next_step(ts);
+    let flaky = r.wait("/flaky", 2).await;
+    assert_eq!(
+        flaky[0].headers["webhook-id"], flaky[1].headers["webhook-id"],
+        "a retry is the same message"
+    );
+    r.wait("/slow", 2).await;
+    r.wait("/limited", 2).await;
+    // 410 disabled its endpoint: a new event goes to /ok, not to /gone.
+    let (_, list) = ts.get("/v1/webhooks").await;
+    let gone = list["webhooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["url"].as_str().unwrap().ends_with("/gone"));
+    assert_eq!(gone.unwrap()["status"], "disabled");
+    ts.ok("/v1/allocations", json!({"lines": [{"sku": "W", "quantity": 1}]}))
+        .await;
+    r.wait("/ok", 2).await;
+    // The redirect and the endpoint that always fails run out of attempts: dead letters.
+    for _ in 0..8 {
+        next_step(ts);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    r.wait("/down", 8).await;
+    r.wait("/redirect", 8).await;
+    assert!(r.at("/target").is_empty(), "a redirect is never followed");
+    assert_eq!(r.at("/gone").len(), 1, "a disabled endpoint hears nothing more");
+    let dead = dead_letters(ts).await;
+    assert_eq!(
+        dead, 4,
+        "the redirect and /down, for each of the two allocations: {dead}"
+    );
+    let all: Vec<Received> = r.got.lock().unwrap().clone();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    verify_independently(&all, &secrets);
+}
+
+/// Discarded deliveries of the delivery queue.
+async fn dead_letters(ts: &TestServer) -> usize {
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let tenant = allot_core::Tenant::stored(allot_core::webhook::DELIVERY_TENANT);
+    for _ in 0..200 {
+        let dead = store
+            .list_jobs(&tenant, "deliveries", allot_core::JobState::Discarded, 0, 100)
+            .await
+            .unwrap();
+        if dead.len() >= 4 {
+            return dead.len();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    0
+}
+
+async fn rotation_and_redelivery(ts: &TestServer) {
+    let r = Receiver::start().await;
+    ts.create_sku("R", 10, 1).await;
+    let (id, old) = endpoint(ts, format!("{}/ok", r.url), json!(["allocation.created"])).await;
+    ts.ok("/v1/allocations", json!({"lines": [{"sku": "R", "quantity": 1}]}))
+        .await;
+    r.wait("/ok", 1).await;
+    let rotated = ts.ok(&format!("/v1/webhooks/{id}/rotate"), json!({})).await;
+    let new = rotated["secret"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    ts.ok("/v1/allocations", json!({"lines": [{"sku": "R", "quantity": 1}]}))
+        .await;
+    let got = r.wait("/ok", 2).await;
+    assert_eq!(
+        got[1].headers["webhook-signature"].split(' ').count(),
+        2,
+        "both during the overlap"
+    );
+    verify_independently(&got[1..], &[&new]);
+    verify_independently(&got[1..], &[&old]);
+    // By hand: everything after cursor 0 again (the two allocations it wants).
+    let (s, again) = ts
+        .post(&format!("/v1/webhooks/{id}/redeliver"), json!({"after": 0}))
+        .await;
+    assert_eq!((s, again["queued"].as_u64()), (202, Some(2)), "{again}");
+    let got = r.wait("/ok", 4).await;
+    let mut ids: Vec<&str> = got.iter().map(|g| g.headers["webhook-id"].as_str()).collect();
+    ids[..2].sort_unstable();
+    ids[2..].sort_unstable();
+    assert_eq!(
+        ids[2..],
+        ids[..2],
+        "the same messages, again (deliveries are not ordered)"
+    );
+    let (s, _) = ts.post("/v1/webhooks/nope/redeliver", json!({"after": 0})).await;
+    assert_eq!(s, 404);
+    let resp = ts
+        .client
+        .delete(format!("{}/v1/webhooks/{id}", ts.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 204);
+    let (_, list) = ts.get("/v1/webhooks").await;
+    assert!(list["webhooks"].as_array().unwrap().is_empty());
+}
+
+async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
+    let r = Receiver::start().await;
+    ts.create_sku("P", 10, 1).await;
+    endpoint(ts, format!("{}/ok", r.url), json!(["*"])).await;
+    for (body, field) in [
+        (json!({"url": "ftp://example.com/", "types": ["*"]}), "url"),
+        (json!({"url": "https://u:p@example.com/", "types": ["*"]}), "url"),
+        (json!({"url": "https://example.com/", "types": []}), "types"),
+        (json!({"url": "https://example.com/", "types": ["sku.gone"]}), "types"),
+        (
+            json!({"url": "https://example.com/", "types": ["*"], "secret": "whsec_c2hvcnQ="}),
+            "secret",
+        ),
+        (
+            json!({"url": "https://example.com/", "types": ["*"], "extra": 1}),
+            "extra",
+        ),
+    ] {
+        let (s, b) = ts.post("/v1/webhooks", body.clone()).await;
+        assert_eq!(s, 400, "{body}: {b}");
+        assert!(b.to_string().contains(field), "{body} names {field}: {b}");
+    }
+    ts.ok("/v1/allocations", json!({"lines": [{"sku": "P", "quantity": 1}]}))
+        .await;
+    // Loopback is refused without --webhook-allow-private: the delivery's first attempt fails
+    // with the refusal (waited for on the queue, not by a sleep), and no request left.
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let tenant = allot_core::Tenant::stored(allot_core::webhook::DELIVERY_TENANT);
+    let mut refused = Vec::new();
+    for _ in 0..400 {
+        refused = store
+            .list_jobs(&tenant, "deliveries", allot_core::JobState::Retryable, 0, 10)
+            .await
+            .unwrap();
+        if !refused.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(refused.len(), 1, "one delivery, refused once: {refused:?}");
+    assert!(
+        refused[0].errors.to_string().contains("may not") || refused[0].errors.to_string().contains("resolves only"),
+        "{:?}",
+        refused[0].errors
+    );
+    assert!(r.at("/ok").is_empty(), "nothing sent to 127.0.0.1");
+}
