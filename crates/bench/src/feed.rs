@@ -2,10 +2,12 @@
 //! reader follows the feed.
 //!
 //! The same command runs the flash sale with the feed and without it, alternating, on one
-//! PostgreSQL database: "without" disables the trigger that writes the stock events
-//! (`ALTER TABLE ledger DISABLE TRIGGER ledger_events`, the whole of their cost on the
-//! writer's path) and enables it again after. Then one Server-Sent Events reader follows the
-//! feed from its start, and its events per second are the feed's throughput.
+//! PostgreSQL database: "without" disables the trigger that marks ledger entries for the
+//! sequencer (`ALTER TABLE ledger DISABLE TRIGGER ledger_events`, the whole of the feed's cost
+//! on the writer's path: no mark, so no stock event either) and enables it again after. "With"
+//! also carries the sequencer's work, which runs in the same server on the same machine
+//! during the sale. Then one Server-Sent Events reader follows the feed from its start, and
+//! its events per second are the feed's throughput.
 
 use crate::flash_sale::{flash_sale, FlashSaleOptions, StrategyReport};
 use crate::BenchError;
@@ -34,7 +36,7 @@ pub struct StreamReport {
     pub events_per_s: f64,
 }
 
-/// Turn the stock events' trigger on or off in the database at `database_url`.
+/// Turn the ledger's marking trigger (the stock events) on or off in the database at `database_url`.
 pub async fn set_feed(database_url: &str, on: bool) -> Result<(), BenchError> {
     let (client, conn) = tokio_postgres::connect(database_url, tokio_postgres::NoTls)
         .await

@@ -209,6 +209,9 @@ pub(crate) struct FeedArgs {
     /// Flash sales with the feed, and as many without.
     #[arg(long, default_value_t = 2)]
     pub(crate) rounds: u32,
+    /// The in-process server's sequencer interval (`allot serve --event-sequence-interval-ms`).
+    #[arg(long, default_value_t = 50)]
+    pub(crate) event_sequence_interval_ms: u64,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -247,6 +250,14 @@ pub(crate) struct FlashSaleArgs {
 
 /// The URL to load, and the in-process server started for it when no `--url` was given.
 pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
+    bench_target_with(t, |_| {}).await
+}
+
+/// [`bench_target`], with `tweak` applied to the in-process server's configuration.
+async fn bench_target_with(
+    t: &TargetArgs,
+    tweak: impl FnOnce(&mut ServerConfig),
+) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
     if let Some(u) = &t.url {
         return Ok((u.trim_end_matches('/').to_string(), None));
     }
@@ -254,7 +265,7 @@ pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Opti
         let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
         format!("sqlite://{}", p.display())
     });
-    let cfg = ServerConfig {
+    let mut cfg = ServerConfig {
         listen: "127.0.0.1:0".into(),
         database_url,
         allow_unsafe_strategies: true,
@@ -262,6 +273,7 @@ pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Opti
         redis_url: t.redis_url.clone(),
         ..ServerConfig::default()
     };
+    tweak(&mut cfg);
     let s = allot_server::spawn(&cfg).await?;
     let url = s.url();
     eprintln!("started an in-process {} server on {url}", cfg.backend_name());
@@ -466,7 +478,8 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
         pool_size: 32,
         redis_url: None,
     };
-    let (url, server) = bench_target(&target).await?;
+    let interval_ms = a.event_sequence_interval_ms;
+    let (url, server) = bench_target_with(&target, |cfg| cfg.limits.event_sequence_interval_ms = interval_ms).await?;
     let opts = allot_bench::FlashSaleOptions {
         url: url.clone(),
         strategies: vec!["batched".into()],
@@ -482,7 +495,7 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
     let top = allot_bench::feed::top(&url).await?;
     let stream = allot_bench::feed::follow(&url, top as u64, std::time::Duration::from_secs(600)).await?;
     println!(
-        "change feed: batched hot SKU, C={} N={} rounds={}\n",
+        "change feed: batched hot SKU, C={} N={} rounds={} sequencer every {interval_ms} ms\n",
         a.clients, a.requests, a.rounds
     );
     print!("{}", allot_bench::feed::render(&rounds, &stream));

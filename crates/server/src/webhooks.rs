@@ -6,9 +6,12 @@
 //!   per event and endpoint that wants it (tenant [`DELIVERY_TENANT`], queue
 //!   [`DELIVERY_QUEUE`], [`DELIVERY_ATTEMPTS`] attempts) under the idempotency key
 //!   `dispatch/{tenant}/{from}-{to}`, then moves the cursor from `from` to `to` only if it is
-//!   still at `from`. Two instances reading the same page replay one enqueue; a dispatcher that
-//!   dies between the enqueue and the move, or two that read different pages, can queue an
-//!   event twice: deliveries are at least once, and `webhook-id` (the cursor) names a repeat.
+//!   still at `from`. Two instances reading the same page replay one enqueue, and each
+//!   delivery's `unique_key` (`{endpoint}/{cursor}`) makes a second one of an event whose
+//!   delivery is still unfinished the same job, so two dispatchers that read different pages
+//!   queue it once. Only a dispatcher that dies between the enqueue and the move, and is
+//!   followed by another after the first delivery finished, queues an event twice: deliveries
+//!   are at least once, and `webhook-id` (the cursor) names a repeat.
 //! - **Deliveries.** A `POST` of the event's JSON with `webhook-id`, `webhook-timestamp` and
 //!   `webhook-signature`; 2xx completes the job; `410` disables the endpoint; anything else
 //!   (3xx too: redirects are not followed), a timeout (`webhook_timeout_ms`) or no answer
@@ -53,7 +56,8 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             priority: 1,
             run_at: now,
             max_attempts: DELIVERY_ATTEMPTS as i32,
-            unique_key: None,
+            // One unfinished delivery per event and endpoint, whichever dispatcher queued it.
+            unique_key: Some(format!("{}/{}", t.id, e.cursor)),
         })
         .collect();
     let tenant = delivery_tenant();

@@ -1,6 +1,9 @@
-//! LISTEN/NOTIFY for the job queue: an enqueue runs `pg_notify('allot_jobs', tenant/queue)` in
-//! its transaction (delivered at commit, PostgreSQL docs, NOTIFY); one dedicated connection per
-//! store LISTENs and wakes the claims waiting in this process on that queue of that tenant only.
+//! LISTEN/NOTIFY for the job queue and the change feed, on one channel, `allot_jobs`: an
+//! enqueue runs `pg_notify('allot_jobs', tenant/queue)` in its transaction, and a sequencer
+//! round that numbered events `pg_notify('allot_jobs', 'events')` (delivered at commit,
+//! PostgreSQL docs, NOTIFY). One dedicated connection per store LISTENs and wakes the claims
+//! waiting in this process on that queue of that tenant only, or every waiting feed reader of
+//! this process, whichever allot instance's sequencer ran the round.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,27 +15,45 @@ pub(crate) fn channel_key(tenant: &str, queue: &str) -> String {
     format!("{tenant}/{queue}")
 }
 
+/// The payload of a sequencer round's notification (it holds no `/`, so no queue's key is it).
+pub(crate) const FEED_PAYLOAD: &str = "events";
+
 /// Notifications read ahead of the waker; beyond it one is dropped (waiters also poll every
 /// `job_poll_interval_ms`, so a dropped wake-up costs at most that).
 const SIGNAL_BUFFER: usize = 1024;
 
-/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs` with its queue's name: one
-/// dedicated connection per store, started on the first wait, reconnecting after errors.
-/// Waiters register per queue, so an enqueue wakes the claims of its queue and no others.
-pub(crate) struct JobSignal {
+/// Wakes waiting claims when an enqueue NOTIFYs `allot_jobs` with its queue's name, and
+/// waiting feed readers on [`FEED_PAYLOAD`]: one dedicated connection per store, started on the
+/// first wait, reconnecting after errors. Waiters register per queue, so an enqueue wakes the
+/// claims of its queue and no others.
+pub(crate) struct Listener {
     url: String,
     started: std::sync::atomic::AtomicBool,
     /// One `Notify` per queue with waiters; an entry leaves with its last waiter.
     queues: Mutex<HashMap<String, Arc<Notify>>>,
+    /// The feed's readers (any tenant: a round numbers events of many).
+    feed: Notify,
 }
 
-impl JobSignal {
+impl Listener {
     pub(crate) fn new(url: String) -> Self {
-        JobSignal {
+        Listener {
             url,
             started: std::sync::atomic::AtomicBool::new(false),
             queues: Mutex::new(HashMap::new()),
+            feed: Notify::new(),
         }
+    }
+
+    /// Wait at most `wait` for a sequencer round that numbered events (any instance's).
+    pub(crate) async fn wait_for_feed(self: &Arc<Self>, wait: std::time::Duration) {
+        self.start();
+        let _ = tokio::time::timeout(wait, self.feed.notified()).await;
+    }
+
+    /// Wake this process's feed readers at once (the round ran here; the notification follows).
+    pub(crate) fn wake_feed(&self) {
+        self.feed.notify_waiters();
     }
 
     /// Wait at most `wait` for an enqueue on `queue`.
@@ -50,6 +71,9 @@ impl JobSignal {
     }
 
     fn wake(&self, queue: &str) {
+        if queue == FEED_PAYLOAD {
+            return self.wake_feed();
+        }
         let q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(n) = q.get(queue) {
             n.notify_waiters();

@@ -17,10 +17,9 @@ pub struct PgStore {
     pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
     pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// Wakes job claims waiting on `LISTEN allot_jobs` (see `JobStore::wait_for_jobs`).
-    pub(crate) job_signal: std::sync::Arc<crate::engine::listen::JobSignal>,
-    /// Wakes this instance's readers of the change feed when its sequencer numbered events.
-    pub(crate) event_signal: std::sync::Arc<tokio::sync::Notify>,
+    /// Wakes job claims and feed readers waiting on `LISTEN allot_jobs` (see
+    /// `JobStore::wait_for_jobs`, `EventStore::wait_for_events`).
+    pub(crate) listener: std::sync::Arc<crate::engine::listen::Listener>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
     capabilities: Capabilities,
@@ -98,8 +97,7 @@ impl PgStore {
             limits: cfg.limits.clone(),
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
-            job_signal: std::sync::Arc::new(crate::engine::listen::JobSignal::new(cfg.url.clone())),
-            event_signal: Default::default(),
+            listener: std::sync::Arc::new(crate::engine::listen::Listener::new(cfg.url.clone())),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),

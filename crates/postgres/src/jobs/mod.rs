@@ -318,11 +318,11 @@ impl JobStore for PgStore {
     }
 
     async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration) {
-        self.job_signal.start();
+        self.listener.start();
         // Bounded by a short poll as well: scheduled jobs become runnable without a NOTIFY,
         // and a NOTIFY between the empty claim and this wait is not missed for long.
         let wait = max_wait.min(std::time::Duration::from_millis(self.limits.job_poll_interval_ms));
-        self.job_signal
+        self.listener
             .wait(&crate::engine::listen::channel_key(tenant, queue), wait)
             .await;
     }

@@ -12,6 +12,8 @@ use crate::support::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+pub mod derive;
+
 /// What happened. The wire name is `object.verb` (`allocation.created`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

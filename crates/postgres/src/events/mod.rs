@@ -1,0 +1,82 @@
+//! The change feed on PostgreSQL: reading a tenant's events, and retention. Writers leave
+//! the record of each change (V16); [`sequencer`] turns it into numbered events.
+
+mod sequencer;
+
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
+use allot_core::event::{Event, EventPage, EventQuery, EventType};
+use allot_core::tenant::Tenant;
+use allot_core::{AllotError, EventStore, Result};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// A page of `$1`'s events after `$2`, of types `$3` (all when NULL), about `$4` (any when
+/// NULL), at most `$5`; every row also carries the tenant's highest cursor, read in the same
+/// snapshot (one row of NULLs and `top` when the page is empty).
+const SQL_PAGE: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at, t.top
+      FROM (SELECT max(cursor) AS top FROM events WHERE tenant = $1 AND cursor IS NOT NULL) t
+      LEFT JOIN LATERAL (
+        SELECT cursor, type, object, data, at FROM events
+         WHERE tenant = $1 AND cursor > $2 AND ($3::text[] IS NULL OR type = ANY($3))
+           AND ($4::text IS NULL OR object = $4)
+         ORDER BY cursor LIMIT $5) p ON true
+     ORDER BY p.cursor";
+
+/// Delete up to `$2` numbered events before `$1`.
+const SQL_PRUNE: &str = "WITH batch AS MATERIALIZED (
+        SELECT e.id FROM events e WHERE e.at < $1 AND e.cursor IS NOT NULL ORDER BY e.id LIMIT $2)
+    DELETE FROM events USING batch WHERE events.id = batch.id";
+
+#[async_trait]
+impl EventStore for PgStore {
+    async fn events(&self, tenant: &Tenant, query: &EventQuery) -> Result<EventPage> {
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_PAGE).await.map_err(map_error)?;
+        let types: Option<Vec<&str>> =
+            (!query.types.is_empty()).then(|| query.types.iter().map(|t| t.as_str()).collect());
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+            &tenant.as_str(),
+            &query.after,
+            &types,
+            &query.object,
+            &i64::from(query.limit),
+        ];
+        let rows = c.query(&stmt, &params).await.map_err(map_error)?;
+        let top: Option<i64> = rows.first().and_then(|r| r.get("top"));
+        let mut events = Vec::with_capacity(rows.len());
+        for r in rows.iter().filter(|r| r.get::<_, Option<i64>>("cursor").is_some()) {
+            events.push(event_of(r)?);
+        }
+        Ok(EventPage::of(events, query, top))
+    }
+
+    async fn wait_for_events(&self, _tenant: &Tenant, max_wait: std::time::Duration) {
+        let poll = std::time::Duration::from_millis(self.limits.event_poll_interval_ms);
+        self.listener.wait_for_feed(max_wait.min(poll)).await;
+    }
+}
+
+/// An event from its row (by column name).
+fn event_of(r: &tokio_postgres::Row) -> Result<Event> {
+    let name: String = r.get("type");
+    let kind =
+        EventType::parse(&name).ok_or_else(|| AllotError::Internal(format!("an event of unknown type {name}")))?;
+    Ok(Event {
+        cursor: r.get("cursor"),
+        kind,
+        object: r.get("object"),
+        data: r.get("data"),
+        at: r.get("at"),
+    })
+}
+
+impl PgStore {
+    /// See [`allot_core::Maintenance::prune_events`].
+    pub(crate) async fn run_prune_events(&self, before: DateTime<Utc>, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        c.execute(SQL_PRUNE, &[&before, &i64::from(max.max(1))])
+            .await
+            .map_err(map_error)
+    }
+}
