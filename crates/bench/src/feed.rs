@@ -1,7 +1,8 @@
 //! `allot bench feed`: what the change feed costs a `batched` hot SKU, and how fast a
 //! reader follows the feed.
 //!
-//! The same command runs the flash sale with the feed and without it, alternating, on one
+//! The same command runs the flash sale with the feed and without it, alternating (ABBA,
+//! after a warm-up sale that is not counted), on one
 //! PostgreSQL database: "without" disables the trigger that marks ledger entries for the
 //! sequencer (`ALTER TABLE ledger DISABLE TRIGGER ledger_events`, the whole of the feed's cost
 //! on the writer's path: no mark, so no stock event either) and enables it again after. "With"
@@ -52,11 +53,16 @@ pub async fn set_feed(database_url: &str, on: bool) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// `rounds` flash sales with the feed and as many without it, alternating (with first).
+/// `rounds` flash sales with the feed and as many without it, after one warm-up sale that is
+/// not counted (the first sale on a fresh database pays for its caches and connections), in
+/// ABBA order (with/without, then without/with, ...) so a drift of the machine during the
+/// run weighs on both sides alike.
 pub async fn rounds(opts: &FlashSaleOptions, database_url: &str, rounds: u32) -> Result<Vec<FeedRound>, BenchError> {
+    flash_sale(opts).await?;
     let mut out = Vec::new();
     for round in 1..=rounds {
-        for feed in [true, false] {
+        let order = if round % 2 == 1 { [true, false] } else { [false, true] };
+        for feed in order {
             set_feed(database_url, feed).await?;
             let ran = flash_sale(opts).await;
             set_feed(database_url, true).await?;

@@ -119,7 +119,11 @@ fn crossing(before: i64, after: i64) -> Option<EventType> {
 impl Levels {
     /// A SKU's levels before the first entry to apply: `totals` (on hand, held; `None` for a
     /// unit-tracked SKU), each stocked location's (on hand, held), its `low_stock_below`.
-    pub fn new(totals: Option<(i64, i64)>, locations: BTreeMap<String, (i64, i64)>, low_stock_below: Option<i64>) -> Self {
+    pub fn new(
+        totals: Option<(i64, i64)>,
+        locations: BTreeMap<String, (i64, i64)>,
+        low_stock_below: Option<i64>,
+    ) -> Self {
         Levels {
             totals,
             locations,
@@ -164,7 +168,10 @@ impl Levels {
         };
         // The SKU as a whole: a transfer moves stock between locations and never changes it;
         // a new SKU is not "back" in stock (its `sku.created` says what it has).
-        if let (Some(available), false) = (self.available(), matches!(e.kind, LedgerKind::Transfer | LedgerKind::Created)) {
+        if let (Some(available), false) = (
+            self.available(),
+            matches!(e.kind, LedgerKind::Transfer | LedgerKind::Created),
+        ) {
             let before = available - change;
             if let Some(kind) = crossing(before, available) {
                 out.push(event(kind, None, available, None));
@@ -202,7 +209,10 @@ impl Levels {
             actor: e.actor.as_deref(),
             ledger_id: e.id,
         };
-        let by_sku = matches!(e.kind, LedgerKind::Created | LedgerKind::Adjustment | LedgerKind::UnitsReceived);
+        let by_sku = matches!(
+            e.kind,
+            LedgerKind::Created | LedgerKind::Adjustment | LedgerKind::UnitsReceived
+        );
         Derived {
             kind: entry_type(e.kind, e.location.as_deref()),
             object: match &e.reference {
@@ -245,11 +255,21 @@ mod tests {
     #[test]
     fn sold_out_once_then_back_in_stock() {
         let mut l = Levels::new(Some((2, 0)), BTreeMap::from([("default".into(), (2, 0))]), None);
-        assert_eq!(kinds(&l.apply(&entry(1, LedgerKind::Allocation, "default", -1, 0))), [EventType::AllocationCreated]);
+        assert_eq!(
+            kinds(&l.apply(&entry(1, LedgerKind::Allocation, "default", -1, 0))),
+            [EventType::AllocationCreated]
+        );
         let out = l.apply(&entry(2, LedgerKind::Allocation, "default", -1, 0));
         assert_eq!(kinds(&out), [EventType::AllocationCreated, EventType::SkuSoldOut]);
         let data: serde_json::Value = serde_json::from_str(&out[0].data).unwrap();
-        assert_eq!((data["on_hand"].as_i64(), data["available"].as_i64(), data["ref"].as_str()), (Some(0), Some(0), Some("r2")));
+        assert_eq!(
+            (
+                data["on_hand"].as_i64(),
+                data["available"].as_i64(),
+                data["ref"].as_str()
+            ),
+            (Some(0), Some(0), Some("r2"))
+        );
         assert_eq!(out[0].object, "r2");
         let back = l.apply(&entry(3, LedgerKind::Adjustment, "default", 5, 0));
         assert_eq!(kinds(&back), [EventType::StockAdjusted, EventType::SkuBackInStock]);
@@ -259,11 +279,20 @@ mod tests {
     #[test]
     fn a_hold_counts_and_low_stock_fires_on_the_way_down_only() {
         let mut l = Levels::new(Some((10, 0)), BTreeMap::from([("default".into(), (10, 0))]), Some(8));
-        assert_eq!(kinds(&l.apply(&entry(1, LedgerKind::Hold, "default", 0, 2))), [EventType::HoldCreated]);
+        assert_eq!(
+            kinds(&l.apply(&entry(1, LedgerKind::Hold, "default", 0, 2))),
+            [EventType::HoldCreated]
+        );
         let out = l.apply(&entry(2, LedgerKind::Hold, "default", 0, 1));
         assert_eq!(kinds(&out), [EventType::HoldCreated, EventType::SkuLowStock]);
-        assert_eq!(out[1].data, r#"{"sku":"HOT","location":null,"available":7,"low_stock_below":8}"#);
-        assert_eq!(kinds(&l.apply(&entry(3, LedgerKind::HoldReleased, "default", 0, -3))), [EventType::HoldReleased]);
+        assert_eq!(
+            out[1].data,
+            r#"{"sku":"HOT","location":null,"available":7,"low_stock_below":8}"#
+        );
+        assert_eq!(
+            kinds(&l.apply(&entry(3, LedgerKind::HoldReleased, "default", 0, -3))),
+            [EventType::HoldReleased]
+        );
     }
 
     #[test]

@@ -14,13 +14,29 @@ use chrono::{DateTime, Utc};
 /// A page of `$1`'s events after `$2`, of types `$3` (all when NULL), about `$4` (any when
 /// NULL), at most `$5`; every row also carries the tenant's highest cursor, read in the same
 /// snapshot (one row of NULLs and `top` when the page is empty).
-const SQL_PAGE: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at, t.top
+const SQL_PAGE_FILTERED: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at, t.top
       FROM (SELECT max(cursor) AS top FROM events WHERE tenant = $1 AND cursor IS NOT NULL) t
       LEFT JOIN LATERAL (
         SELECT cursor, type, object, data, at FROM events
          WHERE tenant = $1 AND cursor > $2 AND ($3::text[] IS NULL OR type = ANY($3))
            AND ($4::text IS NULL OR object = $4)
          ORDER BY cursor LIMIT $5) p ON true
+     ORDER BY p.cursor";
+
+/// [`SQL_PAGE_FILTERED`] without filters (`$3` is the limit), the feed's common read (streams,
+/// the webhook dispatcher): cursors have no gap, so the page is the key range after `$2` (or
+/// after the oldest event retention kept) of `$3` cursors, an index range of the page's size
+/// whatever the planner thinks of the table. Its `top` is the end of that range when the
+/// tenant has more: retention prunes by time, so it may leave a hole, and a short page must
+/// move `next` only as far as it looked.
+const SQL_PAGE: &str =
+    "SELECT p.cursor, p.type, p.object, p.data, p.at, CASE WHEN t.top > t.upto THEN t.upto ELSE t.top END AS top
+      FROM (SELECT max(cursor) AS top, greatest($2, min(cursor) - 1) + $3 AS upto
+              FROM events WHERE tenant = $1 AND cursor IS NOT NULL) t
+      LEFT JOIN LATERAL (
+        SELECT cursor, type, object, data, at FROM events
+         WHERE tenant = $1 AND cursor > $2 AND cursor <= t.upto
+         ORDER BY cursor) p ON true
      ORDER BY p.cursor";
 
 /// Delete up to `$2` numbered events before `$1`.
@@ -32,17 +48,19 @@ const SQL_PRUNE: &str = "WITH batch AS MATERIALIZED (
 impl EventStore for PgStore {
     async fn events(&self, tenant: &Tenant, query: &EventQuery) -> Result<EventPage> {
         let c = self.client().await?;
-        let stmt = c.prepare_cached(SQL_PAGE).await.map_err(map_error)?;
+        let filtered = !query.types.is_empty() || query.object.is_some();
+        let sql = if filtered { SQL_PAGE_FILTERED } else { SQL_PAGE };
+        let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
         let types: Option<Vec<&str>> =
             (!query.types.is_empty()).then(|| query.types.iter().map(|t| t.as_str()).collect());
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
-            &tenant.as_str(),
-            &query.after,
-            &types,
-            &query.object,
-            &i64::from(query.limit),
-        ];
-        let rows = c.query(&stmt, &params).await.map_err(map_error)?;
+        let (tenant, limit) = (tenant.as_str(), i64::from(query.limit));
+        let rows = if filtered {
+            c.query(&stmt, &[&tenant, &query.after, &types, &query.object, &limit])
+                .await
+        } else {
+            c.query(&stmt, &[&tenant, &query.after, &limit]).await
+        }
+        .map_err(map_error)?;
         let top: Option<i64> = rows.first().and_then(|r| r.get("top"));
         let mut events = Vec::with_capacity(rows.len());
         for r in rows.iter().filter(|r| r.get::<_, Option<i64>>("cursor").is_some()) {

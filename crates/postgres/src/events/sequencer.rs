@@ -31,9 +31,9 @@ use allot_core::event::derive::{Derived, Entry, Levels};
 use allot_core::model::LedgerKind;
 use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
+use deadpool_postgres::Transaction;
 use std::collections::{BTreeMap, HashMap};
 use tokio_postgres::types::ToSql;
-use deadpool_postgres::Transaction;
 use tokio_postgres::Row;
 
 /// The advisory lock class of the sequencer (`pg_try_advisory_xact_lock(class, 0)`); the
@@ -56,19 +56,24 @@ const SQL_ROUND: &str = "WITH taken AS MATERIALIZED (
               FROM (SELECT * FROM ledger_marks ORDER BY ord LIMIT $1) m) w
          WHERE w.upto - (w.last_id - w.first_id + 1) < $1),
     chosen AS MATERIALIZED (SELECT DISTINCT tenant, sku FROM taken),
+    -- Each mark's entries by a range of the ledger's key: an index range per mark, whatever
+    -- the statistics say about the ledger's size (`OFFSET 0` keeps the planner from turning
+    -- the LATERAL back into a join, which a young table's statistics make a scan of it all).
     fresh AS MATERIALIZED (
         SELECT m.ord, l.id, l.tenant, l.sku, l.location, l.delta, l.held_delta, l.kind, l.ref, l.actor, l.at
           FROM taken m
-          JOIN ledger l ON l.tenant = m.tenant AND l.sku = m.sku AND l.id BETWEEN m.first_id AND m.last_id
-                       AND l.xact = m.xact),
+          CROSS JOIN LATERAL (
+            SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
+               AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l),
     -- The chosen SKUs' entries whose marks wait for a later round: in today's level, after
     -- every entry of this one.
     rest AS (
         SELECT l.tenant, l.sku, l.location, l.delta, l.held_delta
           FROM ledger_marks m
           JOIN chosen c ON c.tenant = m.tenant AND c.sku = m.sku
-          JOIN ledger l ON l.tenant = m.tenant AND l.sku = m.sku AND l.id BETWEEN m.first_id AND m.last_id
-                       AND l.xact = m.xact
+          CROSS JOIN LATERAL (
+            SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
+               AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l
          WHERE m.ord > (SELECT max(ord) FROM taken)),
     since AS (
         SELECT tenant, sku, location, sum(delta) AS delta, sum(held_delta) AS held_delta
@@ -149,9 +154,10 @@ struct Pending {
 fn add_level(round: &mut Round, r: &Row) {
     let key = (r.get::<_, String>("tenant"), r.get::<_, String>("sku"));
     let counted: bool = r.get("counted");
-    let levels = round.levels.entry(key).or_insert_with(|| {
-        Levels::new(counted.then_some((0, 0)), BTreeMap::new(), r.get("low_stock_below"))
-    });
+    let levels = round
+        .levels
+        .entry(key)
+        .or_insert_with(|| Levels::new(counted.then_some((0, 0)), BTreeMap::new(), r.get("low_stock_below")));
     if let Some(location) = r.get::<_, Option<String>>("location") {
         let (on_hand, held): (i64, i64) = (r.get("on_hand"), r.get("held"));
         levels.add_location(location, on_hand, held);
@@ -246,7 +252,9 @@ async fn write_round(tx: &Transaction<'_>, events: Vec<Pending>, taken: &[i64]) 
     }
     let params = derived.params();
     tx.execute(SQL_INSERT, &params).await.map_err(map_error)?;
-    tx.execute(SQL_NUMBER, &[&direct.0, &direct.1]).await.map_err(map_error)?;
+    tx.execute(SQL_NUMBER, &[&direct.0, &direct.1])
+        .await
+        .map_err(map_error)?;
     tx.execute(SQL_CONSUME, &[&taken]).await.map_err(map_error)?;
     Ok(events.len() as u64)
 }
@@ -273,7 +281,14 @@ impl<'a> Written<'a> {
     }
 
     fn params(&self) -> [&(dyn ToSql + Sync); 6] {
-        [&self.tenants, &self.cursors, &self.types, &self.objects, &self.data, &self.at]
+        [
+            &self.tenants,
+            &self.cursors,
+            &self.types,
+            &self.objects,
+            &self.data,
+            &self.at,
+        ]
     }
 }
 
