@@ -21,9 +21,9 @@ pub(crate) enum BenchCmd {
     /// store) claim and complete them in batches; some jobs fail once, some pools are killed
     /// mid-job; then the total-queue check (every job completed exactly once, none lost).
     Queue(QueueArgs),
-    /// What the change feed costs a `batched` hot SKU (the flash sale with and without the
-    /// feed's trigger, alternating, on one PostgreSQL database), and the events per second
-    /// one Server-Sent Events reader follows.
+    /// What the change feed costs a hot SKU (`batched` by default: the flash sale with and
+    /// without the feed's trigger, ABBA after a warm-up, on one PostgreSQL database), and the
+    /// events per second one Server-Sent Events reader follows.
     Feed(FeedArgs),
     /// Every workload (hot SKU, spread, holds, units, bookings, queue) under every strategy of
     /// the backend in one run: a Markdown table, a JSON file and a PNG chart (throughput and
@@ -212,6 +212,10 @@ pub(crate) struct FeedArgs {
     /// The in-process server's sequencer interval (`allot serve --event-sequence-interval-ms`).
     #[arg(long, default_value_t = 50)]
     pub(crate) event_sequence_interval_ms: u64,
+    /// The stock strategy of the sale (`batched`, the hot path the feed must not slow down,
+    /// or a per-request one such as `atomic`).
+    #[arg(long, default_value = "batched")]
+    pub(crate) strategy: String,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -482,7 +486,7 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
     let (url, server) = bench_target_with(&target, |cfg| cfg.limits.event_sequence_interval_ms = interval_ms).await?;
     let opts = allot_bench::FlashSaleOptions {
         url: url.clone(),
-        strategies: vec!["batched".into()],
+        strategies: vec![a.strategy.clone()],
         clients: a.clients,
         stock: a.requests as i64,
         requests: a.requests,
@@ -495,8 +499,8 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
     let top = allot_bench::feed::top(&url).await?;
     let stream = allot_bench::feed::follow(&url, top as u64, std::time::Duration::from_secs(600)).await?;
     println!(
-        "change feed: batched hot SKU, C={} N={} rounds={} sequencer every {interval_ms} ms\n",
-        a.clients, a.requests, a.rounds
+        "change feed: {} hot SKU, C={} N={} rounds={} sequencer every {interval_ms} ms\n",
+        a.strategy, a.clients, a.requests, a.rounds
     );
     print!("{}", allot_bench::feed::render(&rounds, &stream));
     if let Some(path) = &a.json {
