@@ -292,6 +292,42 @@ pub async fn thresholds_once_under_a_storm(f: Fixture) {
     f.finish().await;
 }
 
+/// One request that takes from several locations (its stock rows all change before its
+/// entries are written, on SQLite): each entry carries its own "after", and the SKU sells out
+/// once, each location once.
+pub async fn one_request_across_locations(f: Fixture) {
+    let s = &f.store;
+    f.create_sku("SPLIT", 2).await;
+    let north = validate::location(body(json!({"location": "north", "priority": 1})), &f.limits).unwrap();
+    s.create_location(&T, north, 10).await.unwrap();
+    let b = body(json!({"sku": "SPLIT", "from": "default", "to": "north", "quantity": 1}));
+    fresh(
+        s.transfer(&T, validate::transfer("t1".into(), b, &f.limits).unwrap(), None)
+            .await,
+    );
+    let b = body(json!({"lines": [{"sku": "SPLIT", "quantity": 2}], "allow_split": true}));
+    let req = validate::allocation("split-1".into(), b, s.default_strategy(), &f.limits).unwrap();
+    fresh(s.allocate(&T, req, None).await);
+    let events = read_all(&f, &T, 0, 100).await;
+    let after: Vec<Option<i64>> = events
+        .iter()
+        .filter(|e| e.kind == EventType::AllocationCreated)
+        .map(|e| e.data["available"].as_i64())
+        .collect();
+    assert_eq!(after, [Some(1), Some(0)], "each entry's own after");
+    let sold_out = |location: Option<&str>| {
+        events
+            .iter()
+            .filter(|e| e.kind == EventType::SkuSoldOut && e.data["location"].as_str() == location)
+            .count()
+    };
+    assert_eq!(
+        (sold_out(None), sold_out(Some("default")), sold_out(Some("north"))),
+        (1, 1, 1)
+    );
+    f.finish().await;
+}
+
 /// A reader waiting for events is woken by a write (SQLite) or by the sequencer numbering
 /// it (PostgreSQL, where a reader on another instance is woken too, by the round's NOTIFY),
 /// long before its wait or the poll (a minute in this suite) runs out.

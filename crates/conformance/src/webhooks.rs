@@ -1,10 +1,10 @@
 //! Webhook endpoints: made, listed and deleted per tenant; a rotated secret signs next to the
-//! new one; a disabled endpoint leaves the dispatch; the hand-over cursor moves only from
-//! where it is.
+//! new one; each attempt is in the endpoint's health, at the store's clock; a `410` disables
+//! it and it leaves the dispatch; the hand-over cursor moves only from where it is.
 
 use crate::fixture::{Fixture, T};
-use allot_core::webhook::{NewWebhook, WebhookStatus};
-use allot_core::{AllotError, Tenant};
+use allot_core::webhook::{Attempt, NewWebhook, WebhookStatus};
+use allot_core::{AllotError, Clock, Tenant};
 
 fn endpoint(url: &str, secret: u8) -> NewWebhook {
     NewWebhook {
@@ -49,7 +49,8 @@ pub async fn endpoints_by_tenant(f: Fixture) {
         None,
         "another tenant's is not found"
     );
-    s.disable_webhook(&T, "w2").await.unwrap();
+    health_follows_the_attempts(&f).await;
+    s.record_attempt(&T, "w2", Attempt::Gone).await.unwrap();
     let dispatch = s.webhook_dispatch().await.unwrap();
     let mine: Vec<_> = dispatch.iter().filter(|(t, _, _)| t.tenant == *T).collect();
     assert_eq!(mine.len(), 1, "the disabled endpoint leaves the dispatch");
@@ -75,4 +76,61 @@ pub async fn endpoints_by_tenant(f: Fixture) {
     ));
     assert_eq!(ids(s.list_webhooks(&other).await.unwrap()), ["w1"], "untouched");
     f.finish().await;
+}
+
+/// Endpoint `w1` of [`T`]: failures count up from the first one's instant, a `2xx` clears
+/// them; another tenant's endpoint of the same id is untouched.
+async fn health_follows_the_attempts(f: &Fixture) {
+    let s = &f.store;
+    let health = |tenant: Tenant| async move {
+        let list = f.store.list_webhooks(&tenant).await.unwrap();
+        list.into_iter().find(|w| w.id == "w1").unwrap().health
+    };
+    assert_eq!(health(T.clone()).await, Default::default(), "no attempt yet");
+    let before = f.clock.now();
+    s.record_attempt(&T, "w1", Attempt::Failed(Some(500))).await.unwrap();
+    let first = health(T.clone()).await;
+    assert_eq!((first.last_status, first.consecutive_failures), (Some(500), 1));
+    f.clock.advance_ms(1_000);
+    s.record_attempt(&T, "w1", Attempt::Failed(None)).await.unwrap();
+    let h = health(T.clone()).await;
+    assert_eq!(
+        (
+            h.consecutive_failures,
+            h.failing_since,
+            h.last_status,
+            h.last_success_at
+        ),
+        (2, first.last_attempt_at, None, None),
+        "failing since the first failure"
+    );
+    let (since, last) = (h.failing_since.unwrap(), h.last_attempt_at.unwrap());
+    assert!(
+        since >= before && last >= since + chrono::Duration::seconds(1),
+        "the store's clock"
+    );
+    assert!(s
+        .webhook_dispatch()
+        .await
+        .unwrap()
+        .iter()
+        .any(|(t, _, _)| t.tenant == *T && t.id == "w1" && t.failing));
+    s.record_attempt(&T, "w1", Attempt::Delivered(204)).await.unwrap();
+    let h = health(T.clone()).await;
+    assert_eq!(
+        (
+            h.consecutive_failures,
+            h.failing_since,
+            h.last_status,
+            h.last_success_at
+        ),
+        (0, None, Some(204), h.last_attempt_at)
+    );
+    let other = Tenant::stored("other-tenant");
+    assert_eq!(
+        health(other).await,
+        Default::default(),
+        "another tenant's w1 is untouched"
+    );
+    s.record_attempt(&T, "nope", Attempt::Delivered(200)).await.unwrap();
 }

@@ -482,8 +482,10 @@ pub trait WebhookStore: Send + Sync + 'static {
     /// Endpoint `id` as its deliveries need it (the keys that sign now), if it exists.
     async fn webhook_target(&self, tenant: &Tenant, id: &str) -> Result<Option<crate::webhook::Target>>;
 
-    /// Stop delivering to endpoint `id` (the receiver answered `410 Gone`).
-    async fn disable_webhook(&self, tenant: &Tenant, id: &str) -> Result<()>;
+    /// Record how a delivery attempt to endpoint `id` ended, at the store's clock, in its
+    /// health ([`crate::webhook::WebhookHealth`]); [`crate::webhook::Attempt::Gone`] also stops
+    /// delivering to it (status `disabled`). Nothing for an endpoint that no longer exists.
+    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: crate::webhook::Attempt) -> Result<()>;
 
     /// Every enabled endpoint of every tenant, with the cursor its tenant's feed was handed
     /// over up to, and the cursor each endpoint started after: what the dispatcher reads.

@@ -107,6 +107,54 @@ pub struct Webhook {
     pub status: WebhookStatus,
     /// When it was made.
     pub created_at: DateTime<Utc>,
+    /// How its deliveries have gone.
+    #[serde(default)]
+    pub health: WebhookHealth,
+}
+
+/// An endpoint's health, as its delivery attempts left it (what an operator looks at before
+/// a receiver's owner asks "did you send it?").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WebhookHealth {
+    /// The last attempt (UTC); `None` before the first.
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    /// The HTTP status of the last attempt's answer; `None`: no answer (timeout, no
+    /// connection, a refused address) or no attempt yet.
+    pub last_status: Option<u16>,
+    /// The last `2xx` (UTC).
+    pub last_success_at: Option<DateTime<Utc>>,
+    /// Attempts that failed since the last `2xx`.
+    pub consecutive_failures: i64,
+    /// The first failure since the last `2xx`; `None` while deliveries succeed.
+    pub failing_since: Option<DateTime<Utc>>,
+}
+
+/// How one delivery attempt ended, for its endpoint's health.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// A `2xx` answer (its status).
+    Delivered(u16),
+    /// Any other answer but `410` (`Some(status)`), or none (`None`).
+    Failed(Option<u16>),
+    /// `410 Gone`: the endpoint is disabled.
+    Gone,
+}
+
+impl Attempt {
+    /// The answer's HTTP status, if there was one.
+    pub fn status(self) -> Option<u16> {
+        match self {
+            Attempt::Delivered(s) => Some(s),
+            Attempt::Failed(s) => s,
+            Attempt::Gone => Some(410),
+        }
+    }
+
+    /// Whether the receiver took the delivery.
+    pub fn delivered(self) -> bool {
+        matches!(self, Attempt::Delivered(_))
+    }
 }
 
 /// `201` answer of `POST /v1/webhooks`: the endpoint and its secret, shown this once.
@@ -136,6 +184,8 @@ pub struct Target {
     pub keys: Vec<Vec<u8>>,
     /// Delivered to or not.
     pub status: WebhookStatus,
+    /// Whether its last attempt failed (the `allot_webhook_endpoints_failing` gauge).
+    pub failing: bool,
 }
 
 impl Target {
@@ -272,14 +322,14 @@ pub enum Outcome {
     },
 }
 
-/// The outcome of an answer with `status` and, on 429/503, `retry_after_s` (the
-/// `Retry-After` header's seconds).
-pub fn outcome(status: u16, retry_after_s: Option<u64>) -> Outcome {
+/// The outcome of an answer with `status` and, on 429/503, `retry_after_ms` (the
+/// `Retry-After` header's delay: [`retry_after_ms`]).
+pub fn outcome(status: u16, retry_after_ms: Option<u64>) -> Outcome {
     match status {
         200..=299 => Outcome::Delivered,
         410 => Outcome::Gone,
         429 | 503 => Outcome::Retry {
-            after_ms: retry_after_s.map(|s| s.saturating_mul(1000)),
+            after_ms: retry_after_ms,
         },
         _ => Outcome::Retry { after_ms: None },
     }
@@ -288,15 +338,49 @@ pub fn outcome(status: u16, retry_after_s: Option<u64>) -> Outcome {
 /// When to try a delivery again after its `attempt`-th try (1-based) failed: the schedule's
 /// next step with ±20 % jitter (`jitter` in 0..1, the caller's randomness), or the receiver's
 /// `Retry-After` when later; `None` after the last step (a dead letter).
+/// A receiver's `Retry-After` counts up to [`MAX_RETRY_AFTER_MS`], so no receiver can park a
+/// delivery for longer than the schedule's longest step.
 pub fn retry_in_ms(attempt: u32, jitter: f64, retry_after_ms: Option<u64>) -> Option<u64> {
     let step = *RETRY_SCHEDULE_MS.get(attempt as usize)?;
     let jittered = (step as f64 * (0.8 + 0.4 * jitter.clamp(0.0, 1.0))) as u64;
-    Some(jittered.max(retry_after_ms.unwrap_or(0)))
+    Some(jittered.max(retry_after_ms.unwrap_or(0).min(MAX_RETRY_AFTER_MS)))
+}
+
+/// The longest `Retry-After` honoured, ms: the schedule's longest step (10 h).
+pub const MAX_RETRY_AFTER_MS: u64 = 36_000_000;
+
+/// A `Retry-After` header's delay, ms, at `now`: delay-seconds or an HTTP-date (RFC 9110
+/// 10.2.3; a date in the past is 0). `None` for anything else.
+pub fn retry_after_ms(value: &str, now: DateTime<Utc>) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds.saturating_mul(1000));
+    }
+    let at = DateTime::parse_from_rfc2822(value).ok()?;
+    Some(u64::try_from((at.with_timezone(&Utc) - now).num_milliseconds()).unwrap_or(0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_in_seconds_or_a_date_and_bounded() {
+        let now = DateTime::parse_from_rfc3339("2026-11-24T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(retry_after_ms("120", now), Some(120_000));
+        assert_eq!(retry_after_ms("Tue, 24 Nov 2026 10:01:00 GMT", now), Some(60_000));
+        assert_eq!(
+            retry_after_ms("Tue, 24 Nov 2026 09:00:00 GMT", now),
+            Some(0),
+            "a past date"
+        );
+        assert_eq!(retry_after_ms("soon", now), None);
+        // A year's Retry-After waits no longer than the longest step.
+        let far = retry_after_ms("31536000", now);
+        assert_eq!(retry_in_ms(1, 0.5, far), Some(MAX_RETRY_AFTER_MS));
+    }
 
     #[test]
     fn the_spec_example_signature() {
@@ -338,7 +422,7 @@ mod tests {
         assert_eq!(outcome(204, None), Outcome::Delivered);
         assert_eq!(outcome(410, None), Outcome::Gone);
         assert_eq!(outcome(302, None), Outcome::Retry { after_ms: None });
-        assert_eq!(outcome(429, Some(7)), Outcome::Retry { after_ms: Some(7000) });
+        assert_eq!(outcome(429, Some(7000)), Outcome::Retry { after_ms: Some(7000) });
         assert_eq!(retry_in_ms(1, 0.5, None), Some(5_000));
         assert_eq!(
             retry_in_ms(1, 0.5, Some(60_000)),

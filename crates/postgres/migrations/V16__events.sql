@@ -63,6 +63,19 @@ CREATE TABLE ledger_marks (
     at       timestamptz NOT NULL
 ) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
+-- The sequencer's own levels: each count-tracked SKU's on hand and held at each location
+-- after its entries numbered so far, written by the round that numbered them. A round starts
+-- each SKU from them (from today's stock less the waiting entries only for a location it
+-- has not seen yet), so catching up on a backlog reads each entry once.
+CREATE TABLE event_levels (
+    tenant   text NOT NULL,
+    sku      text NOT NULL,
+    location text NOT NULL,
+    on_hand  bigint NOT NULL,
+    held     bigint NOT NULL,
+    PRIMARY KEY (tenant, sku, location)
+);
+
 CREATE FUNCTION allot_ledger_mark() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO ledger_marks (tenant, sku, first_id, last_id, xact, at)

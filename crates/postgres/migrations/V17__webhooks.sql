@@ -15,6 +15,12 @@ CREATE TABLE webhooks (
     created_at timestamptz NOT NULL,
     -- It receives the events after this cursor (the tenant's highest when it was made).
     after_cursor bigint NOT NULL,
+    -- Its health: how the delivery attempts went (`record_attempt`).
+    last_attempt_at      timestamptz,
+    last_status          integer,
+    last_success_at      timestamptz,
+    consecutive_failures bigint NOT NULL DEFAULT 0,
+    failing_since        timestamptz,
     PRIMARY KEY (tenant, id)
 );
 

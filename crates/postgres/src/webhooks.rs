@@ -5,11 +5,22 @@
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::tenant::Tenant;
-use allot_core::webhook::{NewWebhook, Target, Webhook, WebhookStatus, MAX_WEBHOOKS_PER_TENANT, ROTATION_OVERLAP_MS};
+use allot_core::webhook::{Attempt, NewWebhook, Target, Webhook, WebhookHealth, WebhookStatus};
+use allot_core::webhook::{MAX_WEBHOOKS_PER_TENANT, ROTATION_OVERLAP_MS};
 use allot_core::{AllotError, Capable, Result, WebhookStore};
 use async_trait::async_trait;
 
-const COLS: &str = "id, url, types, status, created_at";
+const COLS: &str = "id, url, types, status, created_at, last_attempt_at, last_status, last_success_at,
+    consecutive_failures, failing_since";
+
+/// Record an attempt on endpoint `$2` of `$1` at `$3`: answer status `$4` (NULL: none),
+/// delivered `$5`, gone `$6` (which disables it).
+const SQL_ATTEMPT: &str = "UPDATE webhooks SET last_attempt_at = $3, last_status = $4,
+        last_success_at = CASE WHEN $5 THEN $3 ELSE last_success_at END,
+        consecutive_failures = CASE WHEN $5 THEN 0 ELSE consecutive_failures + 1 END,
+        failing_since = CASE WHEN $5 THEN NULL ELSE COALESCE(failing_since, $3) END,
+        status = CASE WHEN $6 THEN 'disabled' ELSE status END
+     WHERE tenant = $1 AND id = $2";
 
 /// Make endpoint `$2` of `$1` when the tenant has fewer than `$7`; its start is the
 /// tenant's highest cursor now. Answers (inserted, exists).
@@ -32,6 +43,15 @@ fn webhook_of(r: &tokio_postgres::Row) -> Result<Webhook> {
         status: WebhookStatus::parse(&status)
             .ok_or_else(|| AllotError::Internal(format!("webhook status {status}")))?,
         created_at: r.get("created_at"),
+        health: WebhookHealth {
+            last_attempt_at: r.get("last_attempt_at"),
+            last_status: r
+                .get::<_, Option<i32>>("last_status")
+                .and_then(|s| u16::try_from(s).ok()),
+            last_success_at: r.get("last_success_at"),
+            consecutive_failures: r.get("consecutive_failures"),
+            failing_since: r.get("failing_since"),
+        },
     })
 }
 
@@ -60,6 +80,7 @@ fn target_of(r: &tokio_postgres::Row, now: chrono::DateTime<chrono::Utc>) -> Res
         types: w.types,
         keys,
         status: w.status,
+        failing: w.health.consecutive_failures > 0,
     })
 }
 
@@ -146,11 +167,13 @@ impl WebhookStore for PgStore {
         row.map(|r| target_of(&r, self.now())).transpose()
     }
 
-    async fn disable_webhook(&self, tenant: &Tenant, id: &str) -> Result<()> {
+    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> Result<()> {
         let c = self.client().await?;
+        let status = attempt.status().map(i32::from);
+        let (delivered, gone) = (attempt.delivered(), attempt == Attempt::Gone);
         c.execute(
-            "UPDATE webhooks SET status = 'disabled' WHERE tenant = $1 AND id = $2",
-            &[&tenant.as_str(), &id],
+            SQL_ATTEMPT,
+            &[&tenant.as_str(), &id, &self.now(), &status, &delivered, &gone],
         )
         .await
         .map_err(map_error)?;
@@ -160,7 +183,9 @@ impl WebhookStore for PgStore {
     async fn webhook_dispatch(&self) -> Result<Vec<(Target, i64, i64)>> {
         let c = self.client().await?;
         let sql = "SELECT w.tenant, w.secret, w.old_secret, w.old_until, w.after_cursor,
-                          COALESCE(d.last, 0) AS handed_over, w.id, w.url, w.types, w.status, w.created_at
+                          COALESCE(d.last, 0) AS handed_over, w.id, w.url, w.types, w.status, w.created_at,
+                          w.last_attempt_at, w.last_status, w.last_success_at, w.consecutive_failures,
+                          w.failing_since
                      FROM webhooks w LEFT JOIN webhook_dispatch d ON d.tenant = w.tenant
                     WHERE w.status = 'enabled' ORDER BY w.tenant, w.created_at, w.id";
         let rows = c.query(sql, &[]).await.map_err(map_error)?;

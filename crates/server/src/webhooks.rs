@@ -28,7 +28,7 @@ use allot_core::event::Event;
 use allot_core::job::{Enqueue, JobSpec, LeasedJob};
 use allot_core::store::{Idempotency, StoredResponse};
 use allot_core::tenant::Tenant;
-use allot_core::webhook::{outcome, retry_in_ms, signature, Outcome, WebhookStatus};
+use allot_core::webhook::{outcome, retry_after_ms, retry_in_ms, signature, Attempt, Outcome, WebhookStatus};
 use allot_core::webhook::{Delivery, Target, DELIVERY_ATTEMPTS, DELIVERY_QUEUE, DELIVERY_TENANT};
 use allot_core::{Capable, Result, Stores};
 use allot_worker::JobError;
@@ -41,8 +41,10 @@ pub(crate) fn delivery_tenant() -> Tenant {
     Tenant::stored(DELIVERY_TENANT)
 }
 
-/// Queue one delivery per (event, endpoint) pair, in batches of [`DISPATCH_BATCH`]; `key`
-/// makes the first batch's enqueue idempotent. Returns how many were queued.
+/// Queue one delivery per (event, endpoint) pair, in batches of [`DISPATCH_BATCH`]; `key` (the
+/// dispatcher's) makes the first batch's enqueue idempotent and each delivery unique while
+/// unfinished; without one (a redelivery by hand) every pair is a new delivery. Returns how
+/// many pairs were handed over.
 pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: Option<&str>) -> Result<u64> {
     let now = stores.now();
     let jobs: Vec<JobSpec> = pairs
@@ -56,8 +58,9 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             priority: 1,
             run_at: now,
             max_attempts: DELIVERY_ATTEMPTS as i32,
-            // One unfinished delivery per event and endpoint, whichever dispatcher queued it.
-            unique_key: Some(format!("{}/{}", t.id, e.cursor)),
+            // The dispatcher's: one unfinished delivery per event and endpoint, whichever
+            // dispatcher queued it. A redelivery by hand is always a new one.
+            unique_key: key.map(|_| format!("{}/{}", t.id, e.cursor)),
         })
         .collect();
     let tenant = delivery_tenant();
@@ -88,72 +91,111 @@ const DISPATCH_BATCH: usize = 1000;
 type Dispatch = BTreeMap<String, (Vec<(Target, i64)>, i64)>;
 
 /// One round of the dispatcher: every tenant with enabled endpoints gets at most `page`
-/// events handed over. Returns how many deliveries were queued.
-pub(crate) async fn dispatch_once(stores: &Stores, page: u32) -> Result<u64> {
+/// events handed over; a tenant's failure is logged and the others go on. Returns how many
+/// deliveries were queued, and whether a tenant's page came back full (more are waiting).
+pub(crate) async fn dispatch_once(stores: &Stores, page: u32) -> Result<(u64, bool)> {
     let mut by_tenant: Dispatch = BTreeMap::new();
     let enabled = stores.webhooks.webhook_dispatch().await?;
     metrics::gauge!("allot_webhook_endpoints_enabled").set(enabled.len() as f64);
+    let failing = enabled.iter().filter(|(t, _, _)| t.failing).count();
+    metrics::gauge!("allot_webhook_endpoints_failing").set(failing as f64);
     for (target, handed_over, after) in enabled {
         let entry = by_tenant
             .entry(target.tenant.to_string())
             .or_insert((Vec::new(), handed_over));
         entry.0.push((target, after));
     }
-    let mut queued = 0;
+    let (mut queued, mut more) = (0, false);
     for (tenant, (targets, handed_over)) in by_tenant {
         let tenant = Tenant::stored(tenant);
-        let first = targets.iter().map(|(_, after)| *after).min().unwrap_or(0);
-        let from = handed_over.max(first);
-        let query = allot_core::event::EventQuery {
-            after: from,
-            limit: page,
-            types: Vec::new(),
-            object: None,
-        };
-        let events = stores.events.events(&tenant, &query).await?.events;
-        let Some(to) = events.last().map(|e| e.cursor) else {
-            continue;
-        };
-        let pairs: Vec<(&Event, &Target)> = events
-            .iter()
-            .flat_map(|e| {
-                targets
-                    .iter()
-                    .filter(move |(t, after)| e.cursor > *after && t.wants(e.kind))
-                    .map(move |(t, _)| (e, t))
-            })
-            .collect();
-        let key = format!("dispatch/{tenant}/{from}-{to}");
-        queued += enqueue(stores, &pairs, Some(&key)).await?;
-        stores
-            .webhooks
-            .advance_webhook_dispatch(&tenant, handed_over, to)
-            .await?;
+        match hand_over(stores, &tenant, &targets, handed_over, page).await {
+            Ok((n, full)) => {
+                queued += n;
+                more |= full;
+            }
+            Err(e) => tracing::warn!(error = %e, tenant = %tenant, "webhook dispatch failed for a tenant"),
+        }
     }
-    Ok(queued)
+    Ok((queued, more))
 }
 
-/// The dispatcher: a round every `interval_ms`, again at once while rounds queue work.
-/// Errors are logged and retried at the next tick.
+/// Hand `tenant`'s next page of events (after `handed_over`, or after its endpoints' starts)
+/// to delivery jobs, then move its hand-over cursor. Returns how many were queued and
+/// whether the page was full.
+async fn hand_over(
+    stores: &Stores,
+    tenant: &Tenant,
+    targets: &[(Target, i64)],
+    handed_over: i64,
+    page: u32,
+) -> Result<(u64, bool)> {
+    let first = targets.iter().map(|(_, after)| *after).min().unwrap_or(0);
+    let from = handed_over.max(first);
+    let query = allot_core::event::EventQuery {
+        after: from,
+        limit: page,
+        types: Vec::new(),
+        object: None,
+    };
+    let events = stores.events.events(tenant, &query).await?.events;
+    let Some(to) = events.last().map(|e| e.cursor) else {
+        return Ok((0, false));
+    };
+    let pairs: Vec<(&Event, &Target)> = events
+        .iter()
+        .flat_map(|e| {
+            targets
+                .iter()
+                .filter(move |(t, after)| e.cursor > *after && t.wants(e.kind))
+                .map(move |(t, _)| (e, t))
+        })
+        .collect();
+    let key = format!("dispatch/{tenant}/{from}-{to}");
+    let queued = enqueue(stores, &pairs, Some(&key)).await?;
+    stores
+        .webhooks
+        .advance_webhook_dispatch(tenant, handed_over, to)
+        .await?;
+    Ok((queued, events.len() >= page as usize))
+}
+
+/// Rounds one tick may run back to back while tenants have a backlog.
+const MAX_ROUNDS_PER_TICK: usize = 100;
+
+/// The dispatcher: a round every `interval_ms`, again at once while a round handed over a full
+/// page (at most [`MAX_ROUNDS_PER_TICK`] in a row). Errors are logged and retried at the next
+/// tick.
 pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        match dispatch_once(&stores, page).await {
-            Ok(n) => metrics::counter!("allot_webhook_deliveries_queued_total").increment(n),
-            Err(e) => tracing::warn!(error = %e, "webhook dispatch failed"),
+        for _ in 0..MAX_ROUNDS_PER_TICK {
+            match dispatch_once(&stores, page).await {
+                Ok((n, more)) => {
+                    metrics::counter!("allot_webhook_deliveries_queued_total").increment(n);
+                    if !more {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhook dispatch failed");
+                    break;
+                }
+            }
         }
     }
 }
 
 /// Whether an address may receive deliveries without `--webhook-allow-private`: not
-/// loopback, private, link-local, shared (CGNAT), unspecified, multicast or broadcast, in
-/// IPv4 or IPv6 (an IPv4-mapped IPv6 address counts as its IPv4 one).
+/// loopback, private, link-local, shared (CGNAT), benchmarking, reserved, unspecified,
+/// multicast, broadcast or documentation, in IPv4 or IPv6. An IPv6 address that carries an
+/// IPv4 one (mapped, compatible, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) counts as that
+/// IPv4 address; IPv6 site-local (`fec0::/10`) and documentation (`2001:db8::/32`) are refused.
 pub(crate) fn public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
+            let [a, b, c, _] = v4.octets();
             !(v4.is_loopback()
                 || v4.is_private()
                 || v4.is_link_local()
@@ -162,19 +204,39 @@ pub(crate) fn public(ip: IpAddr) -> bool {
                 || v4.is_broadcast()
                 || v4.is_documentation()
                 || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (18..20).contains(&b))
+                || (a == 192 && b == 0 && c == 0)
+                || a >= 240
                 || a == 0)
         }
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+        IpAddr::V6(v6) => match embedded_v4(v6) {
             Some(v4) => public(IpAddr::V4(v4)),
             None => {
-                let first = v6.segments()[0];
+                let [first, second, ..] = v6.segments();
                 !(v6.is_loopback()
                     || v6.is_unspecified()
                     || v6.is_multicast()
                     || (first & 0xfe00) == 0xfc00
-                    || (first & 0xffc0) == 0xfe80)
+                    || (first & 0xffc0) == 0xfe80
+                    || (first & 0xffc0) == 0xfec0
+                    || (first == 0x2001 && second == 0x0db8))
             }
         },
+    }
+}
+
+/// The IPv4 address an IPv6 one carries, if it carries one: IPv4-mapped or -compatible
+/// (`::ffff:a.b.c.d`, `::a.b.c.d`), NAT64 (`64:ff9b::/96`, RFC 6052) or 6to4 (`2002::/16`,
+/// RFC 3056). `::` and `::1` are left to the IPv6 rules.
+fn embedded_v4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    let s = v6.segments();
+    let o = v6.octets();
+    match s {
+        _ if v6.is_loopback() || v6.is_unspecified() => None,
+        [0, 0, 0, 0, 0, 0xffff | 0, _, _] => Some(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])),
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])),
+        [0x2002, ..] => Some(std::net::Ipv4Addr::new(o[2], o[3], o[4], o[5])),
+        _ => None,
     }
 }
 
@@ -215,6 +277,8 @@ impl Deliverer {
     /// private addresses only with `allow_private`.
     pub(crate) fn new(stores: Stores, timeout_ms: u64, allow_private: bool) -> Result<Self> {
         let client = reqwest::Client::builder()
+            // A proxy from the environment would be the only address the resolver checks.
+            .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(std::time::Duration::from_millis(timeout_ms.max(1)))
             .dns_resolver(Arc::new(GuardedResolver { allow_private }))
@@ -297,14 +361,29 @@ impl allot_worker::Handler for Deliverer {
         let Some(event) = self.event(&tenant, d.cursor).await? else {
             return skipped("event_pruned");
         };
-        if self.refused_literal(&target.url) {
-            return retry(
-                job.attempt,
-                None,
-                "the endpoint's address may not receive deliveries".into(),
-            );
+        let (attempt, retry_after_ms, why) = self.post(&target, &event).await?;
+        self.record(&tenant, &target.id, attempt).await?;
+        match attempt {
+            Attempt::Delivered(_) => skipped("delivered"),
+            Attempt::Gone => skipped("gone"),
+            Attempt::Failed(_) => retry(job.attempt, retry_after_ms, why),
         }
-        let body = serde_json::to_vec(&event).map_err(|e| JobError::from(e.to_string()))?;
+    }
+}
+
+impl Deliverer {
+    /// Post `event` to `target`: how it ended, the receiver's `Retry-After` (ms), and why it
+    /// failed (for the job's error).
+    async fn post(
+        &self,
+        target: &Target,
+        event: &Event,
+    ) -> std::result::Result<(Attempt, Option<u64>, String), JobError> {
+        if self.refused_literal(&target.url) {
+            let why = "the endpoint's address may not receive deliveries".to_string();
+            return Ok((Attempt::Failed(None), None, why));
+        }
+        let body = serde_json::to_vec(event).map_err(|e| JobError::from(e.to_string()))?;
         let (id, timestamp) = (event.cursor.to_string(), self.stores.now().timestamp());
         let answer = self
             .client
@@ -318,26 +397,77 @@ impl allot_worker::Handler for Deliverer {
             .await;
         let answer = match answer {
             Ok(a) => a,
-            Err(e) => return retry(job.attempt, None, format!("no answer: {e}")),
+            Err(e) => return Ok((Attempt::Failed(None), None, format!("no answer: {e}"))),
         };
         let status = answer.status().as_u16();
-        let retry_after_s = answer
+        let retry_after = answer
             .headers()
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
+            .and_then(|v| retry_after_ms(v, self.stores.now()));
         drop(answer); // the body is never read
-        match outcome(status, retry_after_s) {
-            Outcome::Delivered => skipped("delivered"),
-            Outcome::Gone => {
-                self.stores
-                    .webhooks
-                    .disable_webhook(&tenant, &target.id)
-                    .await
-                    .map_err(|e| JobError::from(e.to_string()))?;
-                skipped("gone")
+        Ok(match outcome(status, retry_after) {
+            Outcome::Delivered => (Attempt::Delivered(status), None, String::new()),
+            Outcome::Gone => (Attempt::Gone, None, String::new()),
+            Outcome::Retry { after_ms } => (Attempt::Failed(Some(status)), after_ms, format!("answered {status}")),
+        })
+    }
+
+    /// Record `attempt` in the endpoint's health. A `410` must be recorded (it disables the
+    /// endpoint: an error retries the job); otherwise a failure to record is logged, so a
+    /// delivered event is not delivered again for it.
+    async fn record(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> std::result::Result<(), JobError> {
+        match self.stores.webhooks.record_attempt(tenant, id, attempt).await {
+            Err(e) if attempt == Attempt::Gone => Err(JobError::from(e.to_string())),
+            Err(e) => {
+                tracing::warn!(error = %e, webhook = id, "could not record a delivery attempt");
+                Ok(())
             }
-            Outcome::Retry { after_ms } => retry(job.attempt, after_ms, format!("answered {status}")),
+            Ok(()) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::public;
+
+    #[test]
+    fn only_public_addresses_receive_deliveries() {
+        for ok in [
+            "93.184.215.14",
+            "2606:2800:21f:cb07:6820:80da:af6b:8b2c",
+            "64:ff9b::5db8:d70e",
+            "2002:5db8:d70e::1",
+        ] {
+            assert!(public(ok.parse().unwrap()), "{ok}");
+        }
+        for refused in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "198.18.0.1",
+            "192.0.0.8",
+            "240.0.0.1",
+            "255.255.255.255",
+            "0.0.0.0",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fc00::1",
+            "fe80::1",
+            "fec0::1",
+            "2001:db8::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::10.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:c0a8:0101::1",
+        ] {
+            assert!(!public(refused.parse().unwrap()), "{refused}");
         }
     }
 }

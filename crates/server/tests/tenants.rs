@@ -123,7 +123,13 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
     ];
     let mut out = Vec::new();
     for p in paths {
-        out.push(ok(ts, "GET", &p, a, None).await);
+        let mut got = ok(ts, "GET", &p, a, None).await;
+        // An endpoint's health moves with the server's own delivery attempts (its refused
+        // address fails each one), not with anyone's requests.
+        for w in got["webhooks"].as_array_mut().into_iter().flatten() {
+            w.as_object_mut().map(|w| w.remove("health"));
+        }
+        out.push(got);
     }
     out
 }

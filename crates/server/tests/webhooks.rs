@@ -18,7 +18,7 @@ conformance!(mod delivered, |c| {
     c.webhook_allow_private = true;
     c.webhook_timeout_ms = 500;
     c.webhook_dispatch_interval_ms = 20;
-}; deliveries_retries_and_dead_letters, rotation_and_redelivery);
+}; deliveries_retries_and_dead_letters, rotation_and_redelivery, tenants_hear_only_their_own);
 conformance!(mod guarded, |c| c.webhook_dispatch_interval_ms = 20; private_targets_are_refused_and_bodies_checked);
 
 /// One request the receiver got: its path, headers and body.
@@ -197,13 +197,17 @@ async fn deliveries_retries_and_dead_letters(ts: &TestServer) {
     // Retries wait for their step of the schedule: nothing more until the clock passes it.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(r.at("/flaky").len(), 1, "the retry waits for its step");
-    next_step(ts);
+    // Past the second step (5 s, with jitter at most 6 s), not past /limited's Retry-After (1 h).
+    ts.clock.advance_ms(6_500);
     let flaky = r.wait("/flaky", 2).await;
     assert_eq!(
         flaky[0].headers["webhook-id"], flaky[1].headers["webhook-id"],
         "a retry is the same message"
     );
     r.wait("/slow", 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(r.at("/limited").len(), 1, "Retry-After: 3600 holds its retry back");
+    next_step(ts);
     r.wait("/limited", 2).await;
     // 410 disabled its endpoint: a new event goes to /ok, not to /gone.
     let (_, list) = ts.get("/v1/webhooks").await;
@@ -227,6 +231,30 @@ async fn deliveries_retries_and_dead_letters(ts: &TestServer) {
     assert_eq!(r.at("/redirect").len(), 2 * attempts, "every attempt, no more");
     assert!(r.at("/target").is_empty(), "a redirect is never followed");
     assert_eq!(r.at("/gone").len(), 1, "a disabled endpoint hears nothing more");
+    // Each endpoint's health, as its attempts left it.
+    let (_, list) = ts.get("/v1/webhooks").await;
+    let health = |path: &str| {
+        let w = list["webhooks"].as_array().unwrap().iter();
+        w.clone().find(|w| w["url"].as_str().unwrap().ends_with(path)).unwrap()["health"].clone()
+    };
+    assert_eq!(
+        (
+            health("/down")["consecutive_failures"].as_i64(),
+            health("/down")["last_status"].as_i64()
+        ),
+        (Some(2 * attempts as i64), Some(500))
+    );
+    assert!(health("/down")["last_success_at"].is_null() && health("/down")["failing_since"].is_string());
+    assert_eq!(
+        (
+            health("/ok")["consecutive_failures"].as_i64(),
+            health("/ok")["last_status"].as_i64()
+        ),
+        (Some(0), Some(204))
+    );
+    assert!(health("/ok")["failing_since"].is_null());
+    assert_eq!(health("/gone")["last_status"].as_i64(), Some(410));
+    assert_eq!(health("/redirect")["last_status"].as_i64(), Some(302));
     let all: Vec<Received> = r.got.lock().unwrap().clone();
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     verify_independently(&all, &secrets);
@@ -289,6 +317,17 @@ async fn rotation_and_redelivery(ts: &TestServer) {
         ids[..2],
         "the same messages, again (deliveries are not ordered)"
     );
+    // One event: `until` ends the range at the first one's cursor.
+    let one: i64 = ids[0].parse().unwrap();
+    let (s, again) = ts
+        .post(
+            &format!("/v1/webhooks/{id}/redeliver"),
+            json!({"after": one - 1, "until": one}),
+        )
+        .await;
+    assert_eq!((s, again["queued"].as_u64()), (202, Some(1)), "{again}");
+    let got = r.wait("/ok", 5).await;
+    assert_eq!(got[4].headers["webhook-id"], ids[0], "only that event");
     let (s, _) = ts.post("/v1/webhooks/nope/redeliver", json!({"after": 0})).await;
     assert_eq!(s, 404);
     let resp = ts
@@ -348,4 +387,38 @@ async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
         refused[0].errors
     );
     assert!(r.at("/ok").is_empty(), "nothing sent to 127.0.0.1");
+}
+
+/// Two tenants, each with an endpoint: each hears its own events and never the other's.
+async fn tenants_hear_only_their_own(ts: &TestServer) {
+    let r = Receiver::start().await;
+    let scopes = [allot_core::access::Scope::Admin];
+    let (_, acme) = common::make_key(ts, "acme", "a", &scopes, None).await;
+    let (_, globex) = common::make_key(ts, "globex", "g", &scopes, None).await;
+    let mut mine = HashMap::new();
+    for (secret, path) in [(&acme, "/ok"), (&globex, "/ok2")] {
+        let bearer = format!("Bearer {secret}");
+        let hook = json!({"url": format!("{}{path}", r.url), "types": ["allocation.created"]});
+        ts.ok_with(&bearer, "/v1/webhooks", hook).await;
+        ts.ok_with(&bearer, "/v1/skus", json!({"sku": "S", "on_hand": 5})).await;
+        let a = ts
+            .ok_with(
+                &bearer,
+                "/v1/allocations",
+                json!({"lines": [{"sku": "S", "quantity": 1}]}),
+            )
+            .await;
+        mine.insert(path, a["id"].clone());
+    }
+    for path in ["/ok", "/ok2"] {
+        r.wait(path, 1).await;
+    }
+    // Give a wrong delivery, if there were one, time to arrive.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for path in ["/ok", "/ok2"] {
+        let got = r.at(path);
+        assert_eq!(got.len(), 1, "{path}: one event, its tenant's");
+        let event: Value = serde_json::from_str(&got[0].body).unwrap();
+        assert_eq!(event["object"], mine[path], "{path} heard only its own tenant");
+    }
 }

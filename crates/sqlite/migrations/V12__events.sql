@@ -31,28 +31,51 @@ CREATE TRIGGER events_cursor AFTER INSERT ON events WHEN NEW.cursor IS NULL BEGI
     UPDATE events SET cursor = (SELECT last FROM event_cursors WHERE tenant = NEW.tenant) WHERE rid = NEW.rid;
 END;
 
--- A count-tracked SKU's totals as stored, and whether it is stocked at more than one
--- location. A unit-tracked SKU's would take a count of its whole pool on every claim: NULL
--- (its events carry the entry's facts, no totals and no thresholds).
+-- Each count-tracked SKU's on hand and held at each location as its ledger entries have made
+-- them, entry by entry: the "after" of each stock event, in ledger order. (The stock rows
+-- cannot say it: a request that takes from several buckets or locations changes them all
+-- before it writes its entries.) It starts from the stock as it is now (no write is in
+-- flight during a migration); a SKU or location that comes later starts at 0, and its first
+-- entry is what it got.
+CREATE TABLE event_levels (
+    tenant   TEXT NOT NULL,
+    sku      TEXT NOT NULL,
+    location TEXT NOT NULL,
+    on_hand  INTEGER NOT NULL,
+    held     INTEGER NOT NULL,
+    PRIMARY KEY (tenant, sku, location)
+) WITHOUT ROWID;
+INSERT INTO event_levels (tenant, sku, location, on_hand, held)
+SELECT st.tenant, st.sku, st.location, sum(st.on_hand), sum(st.held)
+  FROM stock st JOIN skus k ON k.tenant = st.tenant AND k.sku = st.sku AND k.tracking = 'count'
+ GROUP BY st.tenant, st.sku, st.location;
+
+-- A count-tracked SKU's totals after its latest entry, and whether it is stocked at more than
+-- one location. A unit-tracked SKU's would take a count of its whole pool on every claim:
+-- NULL (its events carry the entry's facts, no totals and no thresholds).
 CREATE VIEW sku_levels AS
 SELECT k.tenant, k.sku, k.low_stock_below,
        CASE WHEN k.tracking = 'count'
-            THEN (SELECT coalesce(sum(st.on_hand), 0) FROM stock st WHERE st.tenant = k.tenant AND st.sku = k.sku) END AS on_hand,
+            THEN (SELECT coalesce(sum(el.on_hand), 0) FROM event_levels el WHERE el.tenant = k.tenant AND el.sku = k.sku) END AS on_hand,
        CASE WHEN k.tracking = 'count'
-            THEN (SELECT coalesce(sum(st.held), 0) FROM stock st WHERE st.tenant = k.tenant AND st.sku = k.sku) END AS held,
+            THEN (SELECT coalesce(sum(el.held), 0) FROM event_levels el WHERE el.tenant = k.tenant AND el.sku = k.sku) END AS held,
        (SELECT count(DISTINCT st.location) FROM stock st WHERE st.tenant = k.tenant AND st.sku = k.sku) > 1 AS located
   FROM skus k;
 
--- Stock events: the entry's own, then the thresholds it crossed. Each INSERT reads the
--- totals as they are now: the writer changes a stock row and writes its entry before the
--- next, so "now" is the entry's "after". The ledger's per-tenant id is given first (this
--- replaces V11's `ledger_id`, so the order of the two is fixed).
+-- Stock events: the entry's own, then the thresholds it crossed. The entry first moves its
+-- location's `event_levels`, so each INSERT below reads the totals right after it. The
+-- ledger's per-tenant id is given first (this replaces V11's `ledger_id`, so the order of the
+-- two is fixed).
 DROP TRIGGER ledger_id;
 CREATE TRIGGER ledger_id AFTER INSERT ON ledger WHEN NEW.id IS NULL BEGIN
     INSERT INTO tenant_ids (tenant, kind, last_id) VALUES (NEW.tenant, 'ledger', 1)
         ON CONFLICT (tenant, kind) DO UPDATE SET last_id = last_id + 1;
     UPDATE ledger SET id = (SELECT last_id FROM tenant_ids WHERE tenant = NEW.tenant AND kind = 'ledger')
      WHERE rid = NEW.rid;
+    INSERT INTO event_levels (tenant, sku, location, on_hand, held)
+    SELECT NEW.tenant, NEW.sku, NEW.location, NEW.delta, NEW.held_delta WHERE NEW.location IS NOT NULL
+        ON CONFLICT (tenant, sku, location)
+        DO UPDATE SET on_hand = on_hand + excluded.on_hand, held = held + excluded.held;
     INSERT INTO events (tenant, type, object, data, at_us)
     SELECT NEW.tenant,
            CASE NEW.kind WHEN 'created' THEN 'sku.created'
@@ -92,8 +115,8 @@ CREATE TRIGGER ledger_id AFTER INSERT ON ledger WHEN NEW.id IS NULL BEGIN
     INSERT INTO events (tenant, type, object, data, at_us)
     SELECT NEW.tenant, CASE WHEN l.available <= 0 THEN 'sku.sold_out' ELSE 'sku.back_in_stock' END, NEW.sku,
            json_object('sku', NEW.sku, 'location', NEW.location, 'available', l.available), NEW.at_us
-      FROM (SELECT sum(st.on_hand) - sum(st.held) AS available FROM stock st
-             WHERE st.tenant = NEW.tenant AND st.sku = NEW.sku AND st.location = NEW.location) l,
+      FROM (SELECT el.on_hand - el.held AS available FROM event_levels el
+             WHERE el.tenant = NEW.tenant AND el.sku = NEW.sku AND el.location = NEW.location) l,
            sku_levels v
      WHERE v.tenant = NEW.tenant AND v.sku = NEW.sku AND v.located AND NEW.kind <> 'created'
        AND (l.available <= 0) <> (l.available - (NEW.delta - NEW.held_delta) <= 0);

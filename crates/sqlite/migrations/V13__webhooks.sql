@@ -12,6 +12,12 @@ CREATE TABLE webhooks (
     created_at_us INTEGER NOT NULL,
     -- It receives the events after this cursor (the tenant's highest when it was made).
     after_cursor  INTEGER NOT NULL,
+    -- Its health: how the delivery attempts went (`record_attempt`).
+    last_attempt_us      INTEGER,
+    last_status          INTEGER,
+    last_success_us      INTEGER,
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    failing_since_us     INTEGER,
     PRIMARY KEY (tenant, id)
 ) WITHOUT ROWID;
 

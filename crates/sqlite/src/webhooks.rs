@@ -4,12 +4,23 @@ use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::tenant::Tenant;
-use allot_core::webhook::{NewWebhook, Target, Webhook, WebhookStatus, MAX_WEBHOOKS_PER_TENANT, ROTATION_OVERLAP_MS};
+use allot_core::webhook::{Attempt, NewWebhook, Target, Webhook, WebhookHealth, WebhookStatus};
+use allot_core::webhook::{MAX_WEBHOOKS_PER_TENANT, ROTATION_OVERLAP_MS};
 use allot_core::{AllotError, Result, WebhookStore};
 use async_trait::async_trait;
 use rusqlite::{params, OptionalExtension};
 
-const COLS: &str = "tenant, id, url, types, status, created_at_us, secret, old_secret, old_until_us";
+const COLS: &str = "tenant, id, url, types, status, created_at_us, secret, old_secret, old_until_us,
+    last_attempt_us, last_status, last_success_us, consecutive_failures, failing_since_us";
+
+/// Record an attempt on endpoint `?2` of `?1` at `?3`: answer status `?4` (NULL: none),
+/// delivered `?5`, gone `?6` (which disables it).
+const SQL_ATTEMPT: &str = "UPDATE webhooks SET last_attempt_us = ?3, last_status = ?4,
+        last_success_us = CASE WHEN ?5 THEN ?3 ELSE last_success_us END,
+        consecutive_failures = CASE WHEN ?5 THEN 0 ELSE consecutive_failures + 1 END,
+        failing_since_us = CASE WHEN ?5 THEN NULL ELSE COALESCE(failing_since_us, ?3) END,
+        status = CASE WHEN ?6 THEN 'disabled' ELSE status END
+     WHERE tenant = ?1 AND id = ?2";
 
 /// A stored endpoint: the webhook and its signing keys as of `now_us`.
 fn target_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Target> {
@@ -29,6 +40,7 @@ fn target_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Target> {
         types: w.types,
         keys,
         status: w.status,
+        failing: w.health.consecutive_failures > 0,
     })
 }
 
@@ -42,6 +54,15 @@ fn webhook_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
         types: allot_core::webhook::event_types(&names).unwrap_or_default(),
         status: WebhookStatus::parse(&status).ok_or_else(|| bad(format!("webhook status {status}")))?,
         created_at: from_us(r.get("created_at_us")?),
+        health: WebhookHealth {
+            last_attempt_at: r.get::<_, Option<i64>>("last_attempt_us")?.map(from_us),
+            last_status: r
+                .get::<_, Option<i64>>("last_status")?
+                .and_then(|s| u16::try_from(s).ok()),
+            last_success_at: r.get::<_, Option<i64>>("last_success_us")?.map(from_us),
+            consecutive_failures: r.get("consecutive_failures")?,
+            failing_since: r.get::<_, Option<i64>>("failing_since_us")?.map(from_us),
+        },
     })
 }
 
@@ -142,15 +163,14 @@ impl WebhookStore for SqliteStore {
         self.call(move |c| read(c, &t, &id)).await
     }
 
-    async fn disable_webhook(&self, tenant: &Tenant, id: &str) -> Result<()> {
+    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> Result<()> {
         let (t, id) = (tenant.to_string(), id.to_string());
+        let status = attempt.status().map(i64::from);
+        let (delivered, gone) = (attempt.delivered(), attempt == Attempt::Gone);
         self.transact(move |tx| {
-            tx.execute(
-                "UPDATE webhooks SET status = 'disabled' WHERE tenant = ?1 AND id = ?2",
-                [&t, &id],
-            )
-            .map(|_| ())
-            .map_err(map_error)
+            tx.execute(SQL_ATTEMPT, params![t, id, now_us(), status, delivered, gone])
+                .map(|_| ())
+                .map_err(map_error)
         })
         .await
     }
@@ -158,7 +178,9 @@ impl WebhookStore for SqliteStore {
     async fn webhook_dispatch(&self) -> Result<Vec<(Target, i64, i64)>> {
         self.call(|c| {
             let sql = "SELECT w.tenant, w.id, w.url, w.types, w.status, w.created_at_us, w.secret, w.old_secret,
-                              w.old_until_us, w.after_cursor, COALESCE(d.last, 0) AS handed_over
+                              w.old_until_us, w.after_cursor, COALESCE(d.last, 0) AS handed_over,
+                              w.last_attempt_us, w.last_status, w.last_success_us, w.consecutive_failures,
+                              w.failing_since_us
                          FROM webhooks w LEFT JOIN webhook_dispatch d ON d.tenant = w.tenant
                         WHERE w.status = 'enabled' ORDER BY w.tenant, w.created_at_us, w.id";
             let now = now_us();

@@ -189,6 +189,16 @@ impl Levels {
         out
     }
 
+    /// Whether the SKU is count-tracked (it has totals).
+    pub fn counted(&self) -> bool {
+        self.totals.is_some()
+    }
+
+    /// Each stocked location's on hand and held, as the entries applied so far left them.
+    pub fn locations(&self) -> impl Iterator<Item = (&String, &(i64, i64))> {
+        self.locations.iter()
+    }
+
     /// Available now (`None` for a unit-tracked SKU).
     fn available(&self) -> Option<i64> {
         self.totals.map(|(on_hand, held)| on_hand - held)

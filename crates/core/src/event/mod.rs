@@ -199,6 +199,10 @@ impl EventPage {
     }
 }
 
+/// The highest cursor a reader may name (`after`, `Last-Event-ID`): half of `i64`, so a page's
+/// key range (`after` + a page) never overflows. No tenant writes 2^62 events.
+pub const MAX_CURSOR: i64 = i64::MAX / 2;
+
 /// What a reader asks for: events after `after`, at most `limit`, of these types (all when
 /// empty), about this object (any when `None`). A filtered page still moves `next` past the
 /// events it skipped, up to the last event it looked at.
@@ -218,8 +222,10 @@ pub struct EventQuery {
 /// comma-separated list of known types (each `400 invalid_request` naming the parameter),
 /// `object` a name ([`crate::support::checks::name`]: SKUs and ids).
 pub fn query(after: i64, limit: i64, types: Option<&str>, object: Option<&str>, limits: &Limits) -> Result<EventQuery> {
-    if after < 0 {
-        return Err(AllotError::invalid(format!("after must be >= 0, got {after}")));
+    if !(0..=MAX_CURSOR).contains(&after) {
+        return Err(AllotError::invalid(format!(
+            "after must be 0..={MAX_CURSOR}, got {after}"
+        )));
     }
     let limit = crate::support::checks::page_size(limit, limits)?;
     let types = match types {
@@ -259,6 +265,16 @@ mod tests {
             assert_eq!(wire, format!("\"{}\"", t.as_str()));
         }
         assert_eq!(EventType::parse("sku.gone"), None);
+    }
+
+    #[test]
+    fn after_is_bounded() {
+        let limits = Limits::default();
+        assert!(query(MAX_CURSOR, 10, None, None, &limits).is_ok());
+        for bad in [-1, MAX_CURSOR + 1, i64::MAX] {
+            let e = query(bad, 10, None, None, &limits).unwrap_err();
+            assert!(e.to_string().contains("after"), "{e}");
+        }
     }
 
     #[test]

@@ -45,16 +45,28 @@ const SQL_PENDING: &str = "SELECT EXISTS (SELECT 1 FROM ledger_marks)
     OR EXISTS (SELECT 1 FROM events WHERE cursor IS NULL) AS pending";
 
 /// What one round works on, in one snapshot (one statement): the marks it takes (about `$1`
-/// entries' worth, whole, oldest first, at least one), their ledger entries in mark order,
-/// the levels of their SKUs before the first of them (today's levels less what these and the
-/// entries of marks left for later rounds changed), and up to `$1` events written directly.
+/// entries' worth, whole, oldest first, at least one unless `$1` direct events come first),
+/// their ledger entries in mark order, the levels of their SKUs before the first of them (the
+/// sequencer's `event_levels`; for a location it has not seen, today's stock less what these
+/// and the entries of marks left for later rounds changed), and up to `$1` events written
+/// directly.
 /// `row` says which: 0 a level (a SKU and one of its locations; location NULL for a SKU
 /// without stock rows), 1 an entry, 2 a direct event, 3 a taken mark.
-const SQL_ROUND: &str = "WITH taken AS MATERIALIZED (
+const SQL_ROUND: &str = "WITH
+    -- Marks and direct events share one order (`ord`, `id`): a round takes everything visible
+    -- below the first item it leaves, of either kind, so it never numbers a later change
+    -- before an earlier one it left for the next round.
+    direct_next AS MATERIALIZED (
+        SELECT id FROM events WHERE cursor IS NULL ORDER BY id OFFSET $1 LIMIT 1),
+    taken AS MATERIALIZED (
         SELECT ord, tenant, sku, first_id, last_id, xact FROM (
             SELECT m.*, sum(m.last_id - m.first_id + 1) OVER (ORDER BY m.ord) AS upto
-              FROM (SELECT * FROM ledger_marks ORDER BY ord LIMIT $1) m) w
+              FROM (SELECT * FROM ledger_marks
+                     WHERE ord < COALESCE((SELECT id FROM direct_next), 9223372036854775807)
+                     ORDER BY ord LIMIT $1) m) w
          WHERE w.upto - (w.last_id - w.first_id + 1) < $1),
+    mark_next AS MATERIALIZED (
+        SELECT min(ord) AS ord FROM ledger_marks WHERE ord > COALESCE((SELECT max(ord) FROM taken), 0)),
     chosen AS MATERIALIZED (SELECT DISTINCT tenant, sku FROM taken),
     -- Each mark's entries by a range of the ledger's key: an index range per mark, whatever
     -- the statistics say about the ledger's size (`OFFSET 0` keeps the planner from turning
@@ -65,26 +77,41 @@ const SQL_ROUND: &str = "WITH taken AS MATERIALIZED (
           CROSS JOIN LATERAL (
             SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
                AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l),
-    -- The chosen SKUs' entries whose marks wait for a later round: in today's level, after
-    -- every entry of this one.
+    -- The chosen count-tracked SKUs with a stocked location the sequencer has no level of
+    -- yet (new to it: a SKU or location that came after, or before the feed): only theirs
+    -- are worked out from today's stock.
+    unseen AS MATERIALIZED (
+        SELECT DISTINCT st.tenant, st.sku
+          FROM stock st
+          JOIN chosen c ON c.tenant = st.tenant AND c.sku = st.sku
+          JOIN skus k ON k.tenant = st.tenant AND k.sku = st.sku AND k.tracking = 'count'
+         WHERE NOT EXISTS (SELECT 1 FROM event_levels el
+                            WHERE el.tenant = st.tenant AND el.sku = st.sku AND el.location = st.location)),
+    -- Their entries whose marks wait for a later round: in today's level, after every entry
+    -- of this one.
     rest AS (
         SELECT l.tenant, l.sku, l.location, l.delta, l.held_delta
           FROM ledger_marks m
-          JOIN chosen c ON c.tenant = m.tenant AND c.sku = m.sku
+          JOIN unseen u ON u.tenant = m.tenant AND u.sku = m.sku
           CROSS JOIN LATERAL (
             SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
                AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l
          WHERE m.ord > (SELECT max(ord) FROM taken)),
     since AS (
         SELECT tenant, sku, location, sum(delta) AS delta, sum(held_delta) AS held_delta
-          FROM (SELECT tenant, sku, location, delta, held_delta FROM fresh UNION ALL SELECT * FROM rest) x
+          FROM (SELECT f.tenant, f.sku, f.location, f.delta, f.held_delta
+                  FROM fresh f JOIN unseen u ON u.tenant = f.tenant AND u.sku = f.sku
+                UNION ALL SELECT * FROM rest) x
          GROUP BY 1, 2, 3),
+    -- Each stocked location's level before the round: the sequencer's own, or today's stock
+    -- less what this round's and the waiting entries changed.
     levels AS (
         SELECT st.tenant, st.sku, st.location,
-               (sum(st.on_hand) - COALESCE(min(s.delta), 0))::bigint AS on_hand,
-               (sum(st.held) - COALESCE(min(s.held_delta), 0))::bigint AS held
+               COALESCE(min(el.on_hand), sum(st.on_hand) - COALESCE(min(s.delta), 0))::bigint AS on_hand,
+               COALESCE(min(el.held), sum(st.held) - COALESCE(min(s.held_delta), 0))::bigint AS held
           FROM stock st
           JOIN chosen c ON c.tenant = st.tenant AND c.sku = st.sku
+          LEFT JOIN event_levels el ON el.tenant = st.tenant AND el.sku = st.sku AND el.location = st.location
           LEFT JOIN since s ON s.tenant = st.tenant AND s.sku = st.sku AND s.location = st.location
          GROUP BY 1, 2, 3)
     SELECT 0 AS row, NULL::bigint AS ord, NULL::bigint AS id, k.tenant, k.sku, lv.location,
@@ -98,7 +125,9 @@ const SQL_ROUND: &str = "WITH taken AS MATERIALIZED (
       FROM fresh
     UNION ALL
     SELECT 2, id, id, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-      FROM (SELECT id, tenant FROM events WHERE cursor IS NULL ORDER BY id LIMIT $1) d
+      FROM (SELECT id, tenant FROM events
+             WHERE cursor IS NULL AND id < COALESCE((SELECT ord FROM mark_next), 9223372036854775807)
+             ORDER BY id LIMIT $1) d
     UNION ALL
     SELECT 3, ord, NULL, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
       FROM taken
@@ -120,6 +149,11 @@ const SQL_INSERT: &str = "INSERT INTO events (tenant, cursor, type, object, data
 const SQL_NUMBER: &str = "UPDATE events e SET cursor = u.c
       FROM unnest($1::bigint[], $2::bigint[]) AS u(id, c) WHERE e.id = u.id";
 
+/// Each location's levels after the round.
+const SQL_KEEP_LEVELS: &str = "INSERT INTO event_levels (tenant, sku, location, on_hand, held)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+    ON CONFLICT (tenant, sku, location) DO UPDATE SET on_hand = EXCLUDED.on_hand, held = EXCLUDED.held";
+
 /// The marks the round took.
 const SQL_CONSUME: &str = "DELETE FROM ledger_marks WHERE ord = ANY($1::bigint[])";
 
@@ -128,6 +162,30 @@ const SQL_CONSUME: &str = "DELETE FROM ledger_marks WHERE ord = ANY($1::bigint[]
 const SQL_OLDEST: &str = "SELECT least(
         (SELECT at FROM ledger_marks ORDER BY ord LIMIT 1),
         (SELECT at FROM events WHERE cursor IS NULL ORDER BY id LIMIT 1)) AS at";
+
+/// What a row of [`SQL_ROUND`] is (its `row` column).
+enum RoundRow {
+    /// 0: a SKU's level at one location.
+    Level,
+    /// 1: a ledger entry.
+    Entry,
+    /// 2: an event written directly.
+    Direct,
+    /// 3: a mark the round takes.
+    Mark,
+}
+
+impl RoundRow {
+    fn of(row: i32) -> Result<RoundRow> {
+        match row {
+            0 => Ok(RoundRow::Level),
+            1 => Ok(RoundRow::Entry),
+            2 => Ok(RoundRow::Direct),
+            3 => Ok(RoundRow::Mark),
+            _ => Err(AllotError::Internal(format!("a sequencer row of kind {row}"))),
+        }
+    }
+}
 
 /// A round's work, read in one snapshot.
 #[derive(Default)]
@@ -185,11 +243,11 @@ async fn read_round(tx: &Transaction<'_>, max: i64) -> Result<Round> {
     let stmt = tx.prepare_cached(SQL_ROUND).await.map_err(map_error)?;
     let mut round = Round::default();
     for r in tx.query(&stmt, &[&max]).await.map_err(map_error)? {
-        match r.get::<_, i32>("row") {
-            0 => add_level(&mut round, &r),
-            1 => round.entries.push((r.get("ord"), r.get("tenant"), entry_of(&r)?)),
-            2 => round.direct.push((r.get("id"), r.get("tenant"))),
-            _ => round.taken.push(r.get("ord")),
+        match RoundRow::of(r.get("row"))? {
+            RoundRow::Level => add_level(&mut round, &r),
+            RoundRow::Entry => round.entries.push((r.get("ord"), r.get("tenant"), entry_of(&r)?)),
+            RoundRow::Direct => round.direct.push((r.get("id"), r.get("tenant"))),
+            RoundRow::Mark => round.taken.push(r.get("ord")),
         }
     }
     Ok(round)
@@ -197,7 +255,7 @@ async fn read_round(tx: &Transaction<'_>, max: i64) -> Result<Round> {
 
 /// The round's events in cursor order: each entry's, derived from its SKU's levels in mark
 /// order, and the direct ones in their places.
-fn derive(mut round: Round) -> Vec<Pending> {
+fn derive(round: &mut Round) -> Vec<Pending> {
     let mut out = Vec::with_capacity(round.entries.len() + round.direct.len());
     for (ord, tenant, e) in &round.entries {
         let levels = round
@@ -259,6 +317,26 @@ async fn write_round(tx: &Transaction<'_>, events: Vec<Pending>, taken: &[i64]) 
     Ok(events.len() as u64)
 }
 
+/// Keep each count-tracked SKU's levels after the round's entries (its next round starts
+/// from them).
+async fn keep_levels(tx: &Transaction<'_>, round: &Round) -> Result<()> {
+    let (mut tenants, mut skus, mut locations) = (Vec::<&str>::new(), Vec::<&str>::new(), Vec::<&str>::new());
+    let (mut on_hand, mut held) = (Vec::<i64>::new(), Vec::<i64>::new());
+    for ((tenant, sku), levels) in round.levels.iter().filter(|(_, l)| l.counted()) {
+        for (location, (o, h)) in levels.locations() {
+            tenants.push(tenant);
+            skus.push(sku);
+            locations.push(location);
+            on_hand.push(*o);
+            held.push(*h);
+        }
+    }
+    tx.execute(SQL_KEEP_LEVELS, &[&tenants, &skus, &locations, &on_hand, &held])
+        .await
+        .map_err(map_error)?;
+    Ok(())
+}
+
 /// The derived events of a round as the columns of [`SQL_INSERT`].
 #[derive(Default)]
 struct Written<'a> {
@@ -317,9 +395,10 @@ impl PgStore {
         if !locked {
             return Ok(0);
         }
-        let round = read_round(&tx, i64::from(max.max(1))).await?;
-        let taken = round.taken.clone();
-        let numbered = write_round(&tx, derive(round), &taken).await?;
+        let mut round = read_round(&tx, i64::from(max.max(1))).await?;
+        let events = derive(&mut round);
+        let numbered = write_round(&tx, events, &round.taken).await?;
+        keep_levels(&tx, &round).await?;
         if numbered > 0 {
             // Every instance's readers, at commit.
             tx.execute("SELECT pg_notify('allot_jobs', $1)", &[&FEED_PAYLOAD])
