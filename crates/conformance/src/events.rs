@@ -328,6 +328,65 @@ pub async fn one_request_across_locations(f: Fixture) {
     f.finish().await;
 }
 
+/// Rounds of one entry each (PostgreSQL's sequencer, `sequence_events(1)`): a change that
+/// came later never gets a cursor before one that came earlier (a hold's extension after the
+/// allocation made before it), and a location a later round first sees starts from 0 (its
+/// `sku.back_in_stock` there).
+pub async fn order_kept_across_small_rounds(f: Fixture) {
+    let s = &f.store;
+    f.create_sku("ORD", 3).await;
+    while s.sequence_events(1000).await.unwrap() > 0 {}
+    fresh(s.create_hold(&T, hold(&f, "o-h1", "ORD", 1), None).await);
+    f.allocate("ORD", 1).await;
+    let ttl = validate::extend(&body(json!({"ttl_ms": 120_000})), &f.limits).unwrap();
+    fresh(s.extend_hold(&T, "o-h1", ttl, None).await);
+    while s.sequence_events(1).await.unwrap() > 0 {}
+    let east = validate::location(body(json!({"location": "east", "priority": 1})), &f.limits).unwrap();
+    s.create_location(&T, east, 10).await.unwrap();
+    let b = body(json!({"sku": "ORD", "from": "default", "to": "east", "quantity": 1}));
+    fresh(
+        s.transfer(&T, validate::transfer("o-t1".into(), b, &f.limits).unwrap(), None)
+            .await,
+    );
+    while s.sequence_events(1).await.unwrap() > 0 {}
+    let events = read_all(&f, &T, 1, 100).await;
+    assert_gap_free_from(&events, 2);
+    let kinds: Vec<EventType> = events.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds[..3],
+        [
+            EventType::HoldCreated,
+            EventType::AllocationCreated,
+            EventType::HoldExtended
+        ],
+        "the extension came after the allocation"
+    );
+    // The transfer: its two sides, `default` sold out (3 - 1 held - 1 allocated - 1 moved),
+    // `east` back in stock from 0, each right after its own side.
+    let mut rest: Vec<(EventType, Option<&str>, Option<i64>)> = events[3..]
+        .iter()
+        .filter(|e| e.kind != EventType::TransferCreated)
+        .map(|e| (e.kind, e.data["location"].as_str(), e.data["available"].as_i64()))
+        .collect();
+    rest.sort_by_key(|r| r.1.map(str::to_string));
+    assert_eq!(
+        rest,
+        [
+            (EventType::SkuSoldOut, Some("default"), Some(0)),
+            (EventType::SkuBackInStock, Some("east"), Some(1)),
+        ]
+    );
+    assert_eq!(kinds.iter().filter(|k| **k == EventType::TransferCreated).count(), 2);
+    f.finish().await;
+}
+
+/// Cursors `first..` without a gap, in order.
+fn assert_gap_free_from(events: &[Event], first: i64) {
+    let cursors: Vec<i64> = events.iter().map(|e| e.cursor).collect();
+    let expected: Vec<i64> = (first..first + events.len() as i64).collect();
+    assert_eq!(cursors, expected, "cursors without a gap, in order");
+}
+
 /// A reader waiting for events is woken by a write (SQLite) or by the sequencer numbering
 /// it (PostgreSQL, where a reader on another instance is woken too, by the round's NOTIFY),
 /// long before its wait or the poll (a minute in this suite) runs out.

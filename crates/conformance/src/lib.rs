@@ -34,7 +34,7 @@
 //! | `create_key`, `list_keys`, `revoke_key`, `key_by_hash`, `any_key` | `keys::keys_by_tenant` |
 //! | `audit` | every case ([`Fixture::finish`]) |
 //! | `prune_idempotency_keys` | `stock::every_instant_comes_from_the_clock` |
-//! | `events`, `sequence_events`, `oldest_unsequenced_event`, `prune_events` (and every write's event), `set_low_stock` | `events::every_change_is_an_event`, `events::pages_filters_and_tenants`, `events::exactly_once_by_cursor_under_writers`, `events::thresholds_once_under_a_storm`, `events::thresholds_per_location`, `events::one_request_across_locations` |
+//! | `events`, `sequence_events`, `oldest_unsequenced_event`, `prune_events` (and every write's event), `set_low_stock` | `events::every_change_is_an_event`, `events::pages_filters_and_tenants`, `events::exactly_once_by_cursor_under_writers`, `events::thresholds_once_under_a_storm`, `events::thresholds_per_location`, `events::one_request_across_locations`, `events::order_kept_across_small_rounds` |
 //! | `create_webhook`, `list_webhooks`, `delete_webhook`, `rotate_webhook_secret`, `webhook_target`, `record_attempt`, `webhook_dispatch`, `advance_webhook_dispatch` | `webhooks::endpoints_by_tenant` |
 //! | `wait_for_events` | `events::a_waiting_reader_is_woken` |
 
@@ -87,6 +87,7 @@ macro_rules! suite {
             events::thresholds_once_under_a_storm,
             events::thresholds_per_location,
             events::one_request_across_locations,
+            events::order_kept_across_small_rounds,
             webhooks::endpoints_by_tenant,
             events::a_waiting_reader_is_woken,
         );

@@ -356,8 +356,9 @@ pub fn retry_after_ms(value: &str, now: DateTime<Utc>) -> Option<u64> {
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(seconds.saturating_mul(1000));
     }
-    let at = DateTime::parse_from_rfc2822(value).ok()?;
-    Some(u64::try_from((at.with_timezone(&Utc) - now).num_milliseconds()).unwrap_or(0))
+    // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime), as RFC 9110 5.6.7 asks.
+    let at: DateTime<Utc> = httpdate::parse_http_date(value).ok()?.into();
+    Some(u64::try_from((at - now).num_milliseconds()).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -371,6 +372,12 @@ mod tests {
             .with_timezone(&Utc);
         assert_eq!(retry_after_ms("120", now), Some(120_000));
         assert_eq!(retry_after_ms("Tue, 24 Nov 2026 10:01:00 GMT", now), Some(60_000));
+        assert_eq!(
+            retry_after_ms("Tuesday, 24-Nov-26 10:01:00 GMT", now),
+            Some(60_000),
+            "RFC 850"
+        );
+        assert_eq!(retry_after_ms("Tue Nov 24 10:01:00 2026", now), Some(60_000), "asctime");
         assert_eq!(
             retry_after_ms("Tue, 24 Nov 2026 09:00:00 GMT", now),
             Some(0),

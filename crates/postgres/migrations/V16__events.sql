@@ -65,8 +65,9 @@ CREATE TABLE ledger_marks (
 
 -- The sequencer's own levels: each count-tracked SKU's on hand and held at each location
 -- after its entries numbered so far, written by the round that numbered them. A round starts
--- each SKU from them (from today's stock less the waiting entries only for a location it
--- has not seen yet), so catching up on a backlog reads each entry once.
+-- each SKU from them, so catching up on a backlog reads each entry once. They start from the
+-- stock as it is when this migration commits (filled below, once the ledger is locked); a
+-- SKU or location that comes later starts at 0, and all its entries are marked.
 CREATE TABLE event_levels (
     tenant   text NOT NULL,
     sku      text NOT NULL,
@@ -85,6 +86,13 @@ BEGIN
 END $$;
 CREATE TRIGGER ledger_events AFTER INSERT ON ledger REFERENCING NEW TABLE AS fresh
     FOR EACH STATEMENT EXECUTE FUNCTION allot_ledger_mark();
+
+-- `ALTER TABLE ledger` above holds the ledger's lock until this migration commits, so no
+-- writer's entry falls between these levels and the first mark.
+INSERT INTO event_levels (tenant, sku, location, on_hand, held)
+SELECT st.tenant, st.sku, st.location, sum(st.on_hand), sum(st.held)
+  FROM stock st JOIN skus k ON k.tenant = st.tenant AND k.sku = st.sku AND k.tracking = 'count'
+ GROUP BY st.tenant, st.sku, st.location;
 
 CREATE FUNCTION allot_hold_extended() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -2,7 +2,9 @@
 //! delivery jobs on allot's own queue, and a worker pool on that queue posts them.
 //!
 //! - **Dispatcher.** Every `webhook_dispatch_interval_ms` it reads, per tenant with enabled
-//!   endpoints, the events after the tenant's hand-over cursor (one page), enqueues one job
+//!   endpoints, the events after the tenant's hand-over cursor (a page; again at once while a
+//!   page comes back full, up to [`MAX_ROUNDS_PER_TICK`] rounds; one tenant's failure is logged
+//!   and the others go on), enqueues one job
 //!   per event and endpoint that wants it (tenant [`DELIVERY_TENANT`], queue
 //!   [`DELIVERY_QUEUE`], [`DELIVERY_ATTEMPTS`] attempts) under the idempotency key
 //!   `dispatch/{tenant}/{from}-{to}`, then moves the cursor from `from` to `to` only if it is
@@ -16,13 +18,16 @@
 //!   `webhook-signature`; 2xx completes the job; `410` disables the endpoint; anything else
 //!   (3xx too: redirects are not followed), a timeout (`webhook_timeout_ms`) or no answer
 //!   fails the attempt, retried on the spec's schedule with jitter, or after the receiver's
-//!   `Retry-After` on 429/503; after the last attempt the job is a dead letter of the
-//!   delivery queue. The answer's body is never read. Deliveries run concurrently: their
-//!   order is not kept; each carries its cursor.
+//!   `Retry-After` on 429/503 (seconds or an HTTP-date, at most 10 h); after the last attempt
+//!   the job is a dead letter of the delivery queue. The answer's body is never read. Each
+//!   attempt is recorded in the endpoint's health. Deliveries run concurrently: their order
+//!   is not kept; each carries its cursor.
 //! - **Server-side request forgery.** The endpoint's host is resolved by allot, and an
-//!   address that is loopback, private (RFC 1918, fc00::/7), link-local, CGNAT, unspecified,
-//!   multicast or broadcast is refused unless the operator set `--webhook-allow-private`; the
-//!   connection goes to the checked address (no second lookup to rebind).
+//!   address [`public`] does not allow (loopback, private, link-local, CGNAT, reserved,
+//!   documentation, multicast, broadcast, and IPv6 forms that carry such an IPv4 address) is
+//!   refused unless the operator set `--webhook-allow-private`; the connection goes to the
+//!   checked address (no second lookup to rebind), and never through a proxy from the
+//!   environment.
 
 use allot_core::event::Event;
 use allot_core::job::{Enqueue, JobSpec, LeasedJob};
@@ -137,10 +142,11 @@ async fn hand_over(
         types: Vec::new(),
         object: None,
     };
-    let events = stores.events.events(tenant, &query).await?.events;
-    let Some(to) = events.last().map(|e| e.cursor) else {
+    let page_read = stores.events.events(tenant, &query).await?;
+    let (events, to) = (page_read.events, page_read.next);
+    if to <= from {
         return Ok((0, false));
-    };
+    }
     let pairs: Vec<(&Event, &Target)> = events
         .iter()
         .flat_map(|e| {
@@ -188,10 +194,11 @@ pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
 }
 
 /// Whether an address may receive deliveries without `--webhook-allow-private`: not
-/// loopback, private, link-local, shared (CGNAT), benchmarking, reserved, unspecified,
-/// multicast, broadcast or documentation, in IPv4 or IPv6. An IPv6 address that carries an
-/// IPv4 one (mapped, compatible, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) counts as that
-/// IPv4 address; IPv6 site-local (`fec0::/10`) and documentation (`2001:db8::/32`) are refused.
+/// loopback, private, link-local, shared (CGNAT), benchmarking, reserved, 6to4 relay,
+/// unspecified, multicast, broadcast or documentation, in IPv4 or IPv6. An IPv6 address that
+/// carries an IPv4 one (mapped, compatible, NAT64 `64:ff9b::/96` and local `64:ff9b:1::/48`,
+/// 6to4 `2002::/16`) counts as that IPv4 address; IPv6 site-local (`fec0::/10`), Teredo
+/// (`2001::/32`) and documentation (`2001:db8::/32`) are refused.
 pub(crate) fn public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -206,6 +213,7 @@ pub(crate) fn public(ip: IpAddr) -> bool {
                 || (a == 100 && (64..128).contains(&b))
                 || (a == 198 && (18..20).contains(&b))
                 || (a == 192 && b == 0 && c == 0)
+                || (a == 192 && b == 88 && c == 99)
                 || a >= 240
                 || a == 0)
         }
@@ -219,22 +227,25 @@ pub(crate) fn public(ip: IpAddr) -> bool {
                     || (first & 0xfe00) == 0xfc00
                     || (first & 0xffc0) == 0xfe80
                     || (first & 0xffc0) == 0xfec0
-                    || (first == 0x2001 && second == 0x0db8))
+                    || (first == 0x2001 && second == 0x0db8)
+                    || (first == 0x2001 && second == 0))
             }
         },
     }
 }
 
 /// The IPv4 address an IPv6 one carries, if it carries one: IPv4-mapped or -compatible
-/// (`::ffff:a.b.c.d`, `::a.b.c.d`), NAT64 (`64:ff9b::/96`, RFC 6052) or 6to4 (`2002::/16`,
-/// RFC 3056). `::` and `::1` are left to the IPv6 rules.
+/// (`::ffff:a.b.c.d`, `::a.b.c.d`), NAT64 (`64:ff9b::/96`, RFC 6052; `64:ff9b:1::/48`, RFC
+/// 8215: the last 32 bits, as the well-known prefix) or 6to4 (`2002::/16`, RFC 3056). `::` and `::1` are left to the IPv6 rules.
 fn embedded_v4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
     let s = v6.segments();
     let o = v6.octets();
     match s {
         _ if v6.is_loopback() || v6.is_unspecified() => None,
         [0, 0, 0, 0, 0, 0xffff | 0, _, _] => Some(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])),
-        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])),
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] | [0x64, 0xff9b, 1, ..] => {
+            Some(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15]))
+        }
         [0x2002, ..] => Some(std::net::Ipv4Addr::new(o[2], o[3], o[4], o[5])),
         _ => None,
     }

@@ -111,14 +111,15 @@ CREATE TRIGGER ledger_id AFTER INSERT ON ledger WHEN NEW.id IS NULL BEGIN
       FROM sku_levels v WHERE v.tenant = NEW.tenant AND v.sku = NEW.sku AND NEW.kind NOT IN ('transfer', 'created')
        AND v.on_hand - v.held < v.low_stock_below
        AND v.on_hand - v.held - (NEW.delta - NEW.held_delta) >= v.low_stock_below;
-    -- One location of a SKU stocked at several.
+    -- One location of a SKU stocked at several (a transfer's two sides always are, even while
+    -- the location it stocks first has no stock row yet).
     INSERT INTO events (tenant, type, object, data, at_us)
     SELECT NEW.tenant, CASE WHEN l.available <= 0 THEN 'sku.sold_out' ELSE 'sku.back_in_stock' END, NEW.sku,
            json_object('sku', NEW.sku, 'location', NEW.location, 'available', l.available), NEW.at_us
       FROM (SELECT el.on_hand - el.held AS available FROM event_levels el
              WHERE el.tenant = NEW.tenant AND el.sku = NEW.sku AND el.location = NEW.location) l,
            sku_levels v
-     WHERE v.tenant = NEW.tenant AND v.sku = NEW.sku AND v.located AND NEW.kind <> 'created'
+     WHERE v.tenant = NEW.tenant AND v.sku = NEW.sku AND (v.located OR NEW.kind = 'transfer') AND NEW.kind <> 'created'
        AND (l.available <= 0) <> (l.available - (NEW.delta - NEW.held_delta) <= 0);
 END;
 

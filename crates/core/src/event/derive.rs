@@ -180,8 +180,9 @@ impl Levels {
                 out.push(event(EventType::SkuLowStock, None, available, Some(low)));
             }
         }
-        // One location of a SKU stocked at several.
-        if let (Some(available), true, false) = (at_location, self.locations.len() > 1, e.kind == LedgerKind::Created) {
+        // One location of a SKU stocked at several (a transfer's two sides always are).
+        let several = self.locations.len() > 1 || e.kind == LedgerKind::Transfer;
+        if let (Some(available), true, false) = (at_location, several, e.kind == LedgerKind::Created) {
             if let Some(kind) = crossing(available - change, available) {
                 out.push(event(kind, location, available, None));
             }

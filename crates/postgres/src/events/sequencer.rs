@@ -9,14 +9,15 @@
 //! JSON); numbers everything, each tenant's after its `event_cursors.last`; writes the events
 //! and deletes the marks, in one transaction.
 //!
-//! Why the totals are exact: in that snapshot a SKU's level in `stock` is the sum of every
-//! committed ledger entry of it. The entries already numbered came before; this round's come
-//! next, in mark order; the entries of marks left for a later round come after. So the level
-//! before this round is today's less what this round's and the waiting entries changed, and
-//! applying this round's entries in cursor order gives each its "after". Crossing 0 or a
-//! low-stock threshold is then one event per crossing, whatever order the writers committed
-//! in (`batched` lanes let two transactions write one SKU at once).
-//!
+//! Why the totals are exact: `event_levels` holds each SKU's levels after the entries
+//! numbered so far (filled from the stock when V16 committed, with the ledger locked; 0 for a
+//! SKU or location that came later, all of whose entries are marked), and each round applies
+//! its entries in cursor order and keeps the levels it ends with, in the transaction that
+//! numbers them. So every "after" is exact, and crossing 0 or a low-stock threshold is one
+//! event per crossing, whatever order the writers committed in (`batched` lanes let two
+//! transactions write one SKU at once). This needs every entry marked: the marking trigger
+//! must stay enabled (`allot bench feed` disables it only for SKUs of its own).
+
 //! Why the cursor has no gap and nothing appears behind a reader: numbers go only to
 //! committed changes, and rounds commit one after another; a change that commits late is
 //! numbered in a later round.
@@ -47,9 +48,7 @@ const SQL_PENDING: &str = "SELECT EXISTS (SELECT 1 FROM ledger_marks)
 /// What one round works on, in one snapshot (one statement): the marks it takes (about `$1`
 /// entries' worth, whole, oldest first, at least one unless `$1` direct events come first),
 /// their ledger entries in mark order, the levels of their SKUs before the first of them (the
-/// sequencer's `event_levels`; for a location it has not seen, today's stock less what these
-/// and the entries of marks left for later rounds changed), and up to `$1` events written
-/// directly.
+/// sequencer's `event_levels`), and up to `$1` events written directly.
 /// `row` says which: 0 a level (a SKU and one of its locations; location NULL for a SKU
 /// without stock rows), 1 an entry, 2 a direct event, 3 a taken mark.
 const SQL_ROUND: &str = "WITH
@@ -77,42 +76,14 @@ const SQL_ROUND: &str = "WITH
           CROSS JOIN LATERAL (
             SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
                AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l),
-    -- The chosen count-tracked SKUs with a stocked location the sequencer has no level of
-    -- yet (new to it: a SKU or location that came after, or before the feed): only theirs
-    -- are worked out from today's stock.
-    unseen AS MATERIALIZED (
-        SELECT DISTINCT st.tenant, st.sku
-          FROM stock st
-          JOIN chosen c ON c.tenant = st.tenant AND c.sku = st.sku
-          JOIN skus k ON k.tenant = st.tenant AND k.sku = st.sku AND k.tracking = 'count'
-         WHERE NOT EXISTS (SELECT 1 FROM event_levels el
-                            WHERE el.tenant = st.tenant AND el.sku = st.sku AND el.location = st.location)),
-    -- Their entries whose marks wait for a later round: in today's level, after every entry
-    -- of this one.
-    rest AS (
-        SELECT l.tenant, l.sku, l.location, l.delta, l.held_delta
-          FROM ledger_marks m
-          JOIN unseen u ON u.tenant = m.tenant AND u.sku = m.sku
-          CROSS JOIN LATERAL (
-            SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
-               AND l.id BETWEEN m.first_id AND m.last_id AND l.xact = m.xact OFFSET 0) l
-         WHERE m.ord > (SELECT max(ord) FROM taken)),
-    since AS (
-        SELECT tenant, sku, location, sum(delta) AS delta, sum(held_delta) AS held_delta
-          FROM (SELECT f.tenant, f.sku, f.location, f.delta, f.held_delta
-                  FROM fresh f JOIN unseen u ON u.tenant = f.tenant AND u.sku = f.sku
-                UNION ALL SELECT * FROM rest) x
-         GROUP BY 1, 2, 3),
-    -- Each stocked location's level before the round: the sequencer's own, or today's stock
-    -- less what this round's and the waiting entries changed.
+    -- Each stocked location's level before the round: the sequencer's own (0 for a location
+    -- or SKU it has not numbered an entry of: all its entries are marked).
     levels AS (
         SELECT st.tenant, st.sku, st.location,
-               COALESCE(min(el.on_hand), sum(st.on_hand) - COALESCE(min(s.delta), 0))::bigint AS on_hand,
-               COALESCE(min(el.held), sum(st.held) - COALESCE(min(s.held_delta), 0))::bigint AS held
+               COALESCE(min(el.on_hand), 0)::bigint AS on_hand, COALESCE(min(el.held), 0)::bigint AS held
           FROM stock st
           JOIN chosen c ON c.tenant = st.tenant AND c.sku = st.sku
           LEFT JOIN event_levels el ON el.tenant = st.tenant AND el.sku = st.sku AND el.location = st.location
-          LEFT JOIN since s ON s.tenant = st.tenant AND s.sku = st.sku AND s.location = st.location
          GROUP BY 1, 2, 3)
     SELECT 0 AS row, NULL::bigint AS ord, NULL::bigint AS id, k.tenant, k.sku, lv.location,
            NULL::bigint AS delta, NULL::bigint AS held_delta, NULL::text AS kind, NULL::text AS ref,

@@ -189,7 +189,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     vec![
         ("CreateSkuBody", "low_stock_below", int(1, q)),
         ("SkuSettingsBody", "low_stock_below", int(1, q)),
-        ("RedeliverBody", "after", int(0, i64::MAX)),
+        ("RedeliverBody", "after", int(0, allot_core::event::MAX_CURSOR)),
         ("RedeliverBody", "until", int(0, i64::MAX)),
         ("CreateSkuBody", "sku", name(l)),
         ("CreateSkuBody", "on_hand", int(0, q)),
@@ -419,8 +419,10 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
         ),
         ("query", "limit") => schema = json!({"type": "integer", "minimum": 1, "maximum": l.max_page_size}),
         // An id cursor (ledger, jobs, units) or a name/id cursor (SKUs, allocations, holds).
+        // The feed's cursors stop at `MAX_CURSOR`, which its routes declare.
         ("query", "after") if p["schema"].to_string().contains("integer") => {
-            schema = json!({"type": "integer", "minimum": 0, "maximum": i64::MAX})
+            let max = p["schema"]["maximum"].as_i64().unwrap_or(i64::MAX);
+            schema = json!({"type": "integer", "minimum": 0, "maximum": max})
         }
         ("query", "after") => merge(
             &mut schema,

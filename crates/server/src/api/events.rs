@@ -17,11 +17,14 @@ use std::time::Duration;
 /// notices a dead connection.
 const HEARTBEAT: Duration = Duration::from_secs(15);
 
+// The documents' `maximum` of a cursor (a literal there) is the core's bound.
+const _: () = assert!(allot_core::event::MAX_CURSOR == 4_611_686_018_427_387_903);
+
 /// What a key that holds all its streams is told to wait before opening another, ms.
 const STREAM_RETRY_AFTER_MS: u64 = 1000;
 
 #[utoipa::path(get, path = "/v1/events",
-    params(("after" = Option<i64>, Query), ("limit" = Option<u32>, Query),
+    params(("after" = Option<i64>, Query, minimum = 0, maximum = 4611686018427387903_i64), ("limit" = Option<u32>, Query),
         ("types" = Option<String>, Query, description = "comma-separated event types; all when absent"),
         ("object" = Option<String>, Query, description = "only events about this id")),
     responses((status = 200, body = EventPage), (status = 400, body = ErrorBody)))]
@@ -35,9 +38,11 @@ pub(super) async fn list_events(
 }
 
 #[utoipa::path(get, path = "/v1/events/stream",
-    params(("after" = Option<i64>, Query), ("limit" = Option<u32>, Query, description = "events per read"),
+    params(("after" = Option<i64>, Query, minimum = 0, maximum = 4611686018427387903_i64),
+        ("limit" = Option<u32>, Query, description = "events per read"),
         ("types" = Option<String>, Query), ("object" = Option<String>, Query),
-        ("Last-Event-ID" = Option<i64>, Header, description = "resume after this cursor (wins over `after`)")),
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, maximum = 4611686018427387903_i64,
+            description = "resume after this cursor (wins over `after`)")),
     responses((status = 200, content_type = "text/event-stream", description = "the events, then more as they happen"),
         (status = 400, body = ErrorBody), (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub(super) async fn stream_events(

@@ -20,7 +20,8 @@ pub struct WebhookList {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedeliverBody {
-    /// Redeliver the events with a cursor above this, >= 0.
+    /// Redeliver the events with a cursor above this, 0..=`MAX_CURSOR` (2^62 - 1).
+    #[schema(minimum = 0, maximum = 4611686018427387903_i64)]
     pub after: i64,
     /// And at most this one.
     #[serde(default)]
