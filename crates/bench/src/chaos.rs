@@ -125,13 +125,18 @@ pub struct ChaosReport {
     pub mixed: crate::mixed::MixedReport,
 }
 
-/// The allot server child process of a scenario.
-pub(crate) struct Server {
-    pub(crate) child: tokio::process::Child,
-    pub(crate) url: String,
+/// An `allot serve` child process (a chaos scenario's, or a test's that kills one): killed
+/// when dropped.
+pub struct Server {
+    /// The process.
+    pub child: tokio::process::Child,
+    /// Its base URL, `http://127.0.0.1:{port}`.
+    pub url: String,
 }
 
-pub(crate) async fn start_server(
+/// Start `bin serve` on 127.0.0.1:`port` and `database_url` (and `redis_url`), and wait (30 s
+/// at most) until it answers `/healthz`.
+pub async fn start_server(
     bin: &PathBuf,
     port: u16,
     database_url: &str,

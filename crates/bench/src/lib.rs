@@ -21,7 +21,7 @@ mod soak;
 mod units;
 
 pub use bookings::{bookings_bench, BookingsOptions};
-pub use chaos::{chaos, render_chaos, ChaosOptions, ChaosReport, Scenario};
+pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
 pub use compare::{
     create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_tps,
     redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,

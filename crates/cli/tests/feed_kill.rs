@@ -35,36 +35,13 @@ async fn sqlite_feed_survives_a_kill() {
     }
 }
 
-/// `allot serve` on `port` and `database_url`, killed when dropped.
-fn serve(port: u16, database_url: &str) -> tokio::process::Child {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--database-url",
-            database_url,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("allot serve starts")
-}
-
-async fn healthy(client: &reqwest::Client, base: &str) {
-    for _ in 0..400 {
-        if client
-            .get(format!("{base}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == 200)
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("allot did not come up at {base}");
+/// `allot serve` on `port` and `database_url`, up (the chaos scenarios' starter), killed when
+/// dropped.
+async fn serve(port: u16, database_url: &str) -> allot_bench::Server {
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_allot"));
+    allot_bench::start_server(&bin, port, database_url, None)
+        .await
+        .expect("allot serve comes up")
 }
 
 /// Allocate one unit under `key`, retrying through the outage until an answer comes: a
@@ -141,8 +118,7 @@ async fn survives_a_kill(database_url: String) {
         .port();
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let mut server = serve(port, &database_url);
-    healthy(&client, &base).await;
+    let mut server = serve(port, &database_url).await;
     let made = client
         .post(format!("{base}/v1/skus"))
         .json(&json!({"sku": "K", "on_hand": 1000}))
@@ -170,15 +146,14 @@ async fn survives_a_kill(database_url: String) {
     while done.load(Ordering::Acquire) < WRITERS * PER_WRITER / 4 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    server.kill().await.unwrap();
-    let _ = server.wait().await;
+    server.child.kill().await.unwrap();
+    let _ = server.child.wait().await;
     let answered_before_restart = done.load(Ordering::Acquire);
     assert!(
         answered_before_restart < WRITERS * PER_WRITER,
         "the kill came mid-load: {answered_before_restart} answered"
     );
-    let mut server = serve(port, &database_url);
-    healthy(&client, &base).await;
+    let mut server = serve(port, &database_url).await;
     let mut allocations = Vec::new();
     for w in writers {
         allocations.extend(w.await.unwrap());
@@ -202,5 +177,5 @@ async fn survives_a_kill(database_url: String) {
         .collect();
     objects.sort_unstable();
     assert_eq!(objects, allocations.iter().map(String::as_str).collect::<Vec<_>>());
-    server.kill().await.unwrap();
+    server.child.kill().await.unwrap();
 }
