@@ -5,8 +5,8 @@
 //! accepted job completed exactly once, none lost, none discarded (max_attempts allows it).
 
 use allot_core::job::{
-    Claim, ClaimStrategy, Completion, Completions, Enqueue, Enqueued, Fail, JobSpec, JobState, JobStatus, JobView,
-    LeasedJob, QueueCounts,
+    Claim, ClaimStrategy, Complete, Completion, Completions, Enqueue, Enqueued, Fail, JobFilter, JobSpec, JobStatus,
+    JobView, LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
 use allot_core::tenant::Tenant;
@@ -97,8 +97,17 @@ impl JobStore for Timed {
         }
         out
     }
-    async fn complete_job(&self, tn: &Tenant, id: i64, t: &str, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
-        self.inner.complete_job(tn, id, t, i).await
+    async fn complete_job(
+        &self,
+        tn: &Tenant,
+        id: i64,
+        c: Complete,
+        i: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        self.inner.complete_job(tn, id, c, i).await
+    }
+    async fn snooze_job(&self, tn: &Tenant, id: i64, s: Snooze, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.snooze_job(tn, id, s, i).await
     }
     async fn fail_job(&self, tn: &Tenant, id: i64, f: Fail, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.fail_job(tn, id, f, i).await
@@ -128,7 +137,7 @@ impl JobStore for Timed {
     async fn retry_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.retry_job(tn, id, i).await
     }
-    async fn list_jobs(&self, tn: &Tenant, q: &str, s: JobState, a: i64, l: u32) -> Result<Vec<JobView>> {
+    async fn list_jobs(&self, tn: &Tenant, q: &str, s: JobFilter, a: i64, l: u32) -> Result<Vec<JobView>> {
         self.inner.list_jobs(tn, q, s, a, l).await
     }
     async fn wait_for_jobs(&self, tn: &Tenant, q: &str, w: Duration) {
@@ -255,6 +264,9 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                 run_at: store.now(),
                 max_attempts: 25,
                 unique_key: None,
+                partition_key: None,
+                tags: Vec::new(),
+                metadata: serde_json::json!({}),
             };
             while next < n {
                 let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
@@ -350,6 +362,9 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
                 run_at: store.now() - chrono::Duration::seconds(1),
                 max_attempts: 25,
                 unique_key: None,
+                partition_key: None,
+                tags: Vec::new(),
+                metadata: serde_json::json!({}),
             })
             .collect();
         let req = Enqueue {

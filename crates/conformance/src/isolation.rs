@@ -64,7 +64,7 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
         "{units:?}"
     );
     assert!(s
-        .list_jobs(b, "q", JobState::Available, 0, 10)
+        .list_jobs(b, "q", JobState::Available.into(), 0, 10)
         .await
         .unwrap()
         .is_empty());

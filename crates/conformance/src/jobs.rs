@@ -2,7 +2,7 @@
 //! cancelled, listed, rescued, pruned; never leased twice.
 
 use crate::fixture::{body, fresh, key, replayed, Fixture, T};
-use allot_core::job::{Claim, JobState, LeasedJob};
+use allot_core::job::{Claim, Complete, JobState, LeasedJob};
 use allot_core::Tenant;
 use allot_core::{validate, AllotError, Executed};
 use serde_json::json;
@@ -21,7 +21,7 @@ async fn lease(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Vec<LeasedJ
 
 /// The jobs of `queue` in `state`, by id.
 async fn ids_in(f: &Fixture, queue: &str, state: JobState) -> Vec<i64> {
-    let jobs = f.store.list_jobs(&T, queue, state, 0, 100).await.unwrap();
+    let jobs = f.store.list_jobs(&T, queue, state.into(), 0, 100).await.unwrap();
     jobs.into_iter().map(|j| j.id).collect()
 }
 
@@ -129,13 +129,13 @@ pub async fn keyed_job_transitions_replay(f: Fixture) {
     let j = &first[0];
     let done = f
         .store
-        .complete_job(&T, j.id, &j.lease_token, key("done-1"))
+        .complete_job(&T, j.id, Complete::new(&j.lease_token), key("done-1"))
         .await
         .unwrap();
     assert!(matches!(done, Executed::Fresh(ref s) if s.state == JobState::Completed));
     let replay = f
         .store
-        .complete_job(&T, j.id, &j.lease_token, key("done-1"))
+        .complete_job(&T, j.id, Complete::new(&j.lease_token), key("done-1"))
         .await
         .unwrap();
     assert!(
@@ -143,7 +143,9 @@ pub async fn keyed_job_transitions_replay(f: Fixture) {
         "a retry replays instead of lease_lost"
     );
     assert!(matches!(
-        f.store.complete_job(&T, j.id, &j.lease_token, None).await,
+        f.store
+            .complete_job(&T, j.id, Complete::new(&j.lease_token), None)
+            .await,
         Err(AllotError::LeaseLost { .. })
     ));
     let k = first[1].id;
@@ -172,7 +174,10 @@ pub async fn no_job_leased_twice(f: Fixture) {
                     return got;
                 }
                 for j in jobs {
-                    store.complete_job(&T, j.id, &j.lease_token, None).await.unwrap();
+                    store
+                        .complete_job(&T, j.id, Complete::new(&j.lease_token), None)
+                        .await
+                        .unwrap();
                     got.push(j.id);
                 }
             }
@@ -262,7 +267,10 @@ pub async fn ids_count_only_their_tenant(f: Fixture) {
     let claim = validate::claim("q", body, f.store.default_claim_strategy(), &f.limits).unwrap();
     let leased = f.store.claim_jobs(b, claim, None).await.unwrap().fresh().unwrap();
     assert_eq!(leased[0].id, 1);
-    f.store.complete_job(b, 1, &leased[0].lease_token, None).await.unwrap();
+    f.store
+        .complete_job(b, 1, Complete::new(&leased[0].lease_token), None)
+        .await
+        .unwrap();
     let counts = f.store.queue_counts(a, "q").await.unwrap();
     assert_eq!(
         (counts.counts[&JobState::Available], counts.open()),

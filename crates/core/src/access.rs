@@ -57,6 +57,9 @@ pub enum Scope {
     /// Claim, complete, fail and heartbeat jobs (what a worker needs).
     #[serde(rename = "jobs:work")]
     JobsWork,
+    /// Queue settings (pause, resume, limits, FIFO): what an operator of the queue needs.
+    #[serde(rename = "jobs:manage")]
+    JobsManage,
     /// Read the change feed: pages and streams of events.
     #[serde(rename = "events:read")]
     EventsRead,
@@ -67,7 +70,7 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order README lists them.
-    pub const ALL: [Scope; 12] = [
+    pub const ALL: [Scope; 13] = [
         Scope::Admin,
         Scope::StockRead,
         Scope::StockWrite,
@@ -78,6 +81,7 @@ impl Scope {
         Scope::JobsRead,
         Scope::JobsEnqueue,
         Scope::JobsWork,
+        Scope::JobsManage,
         Scope::EventsRead,
         Scope::WebhooksManage,
     ];
@@ -95,6 +99,7 @@ impl Scope {
             Scope::JobsRead => "jobs:read",
             Scope::JobsEnqueue => "jobs:enqueue",
             Scope::JobsWork => "jobs:work",
+            Scope::JobsManage => "jobs:manage",
             Scope::EventsRead => "events:read",
             Scope::WebhooksManage => "webhooks:manage",
         }
@@ -110,7 +115,10 @@ impl Scope {
                 (Scope::StockWrite, Scope::StockRead)
                     | (Scope::UnitsWrite, Scope::UnitsRead)
                     | (Scope::BookingsWrite, Scope::BookingsRead)
-                    | (Scope::JobsEnqueue | Scope::JobsWork, Scope::JobsRead)
+                    | (
+                        Scope::JobsEnqueue | Scope::JobsWork | Scope::JobsManage,
+                        Scope::JobsRead
+                    )
             )
     }
 }

@@ -38,8 +38,9 @@ pub use clock::{Clock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
 pub use hold::{ConfirmBody, ExtendBody, Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use job::{
-    Claim, ClaimBody, ClaimStrategy, Claimed, Completion, Completions, CompletionsBody, Enqueue, EnqueueBody, Enqueued,
-    JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob, NewJob, QueueCounts,
+    Claim, ClaimBody, ClaimStrategy, Claimed, Complete, CompleteBody, Completion, Completions, CompletionsBody,
+    Enqueue, EnqueueBody, Enqueued, JobFilter, JobList, JobSpec, JobState, JobStatus, JobView, LeaseBody, LeasedJob,
+    NewJob, QueueCounts, Snooze, SnoozeBody,
 };
 pub use limits::{LimitInfo, Limits};
 pub use location::{

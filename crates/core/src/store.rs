@@ -332,12 +332,23 @@ pub trait JobStore: Send + Sync + 'static {
         idem: Keyed<Vec<crate::job::LeasedJob>>,
     ) -> Result<Executed<Vec<crate::job::LeasedJob>>>;
 
-    /// Finish a running job (`completed`), if `lease_token` is still its token.
+    /// Finish a running job (`completed`), if `req.lease_token` is still its token; its
+    /// `output`, if any, is kept with it.
     async fn complete_job(
         &self,
         tenant: &Tenant,
         id: i64,
-        lease_token: &str,
+        req: crate::job::Complete,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
+
+    /// Put a running job back to `scheduled` at now + `delay_ms` without spending the
+    /// attempt (its `attempt` goes back by one), if `req.lease_token` is still its token.
+    async fn snooze_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        req: crate::job::Snooze,
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
@@ -388,12 +399,13 @@ pub trait JobStore: Send + Sync + 'static {
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
-    /// Jobs of `queue` in `state` with `id > after`, by id, at most `limit`.
+    /// Jobs of `queue` that `filter` lets through with `id > after`, by id, at most `limit`
+    /// (and at most `max_page_bytes` of documents).
     async fn list_jobs(
         &self,
         tenant: &Tenant,
         queue: &str,
-        state: crate::job::JobState,
+        filter: crate::job::JobFilter,
         after: i64,
         limit: u32,
     ) -> Result<Vec<crate::job::JobView>>;
@@ -405,6 +417,30 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// Jobs of a queue per state.
     async fn queue_counts(&self, tenant: &Tenant, queue: &str) -> Result<crate::job::QueueCounts>;
+}
+
+/// The operator's side of the queue ([`crate::job::queue`]): settings (pause, limits, FIFO)
+/// and one job in full with why it waits.
+///
+/// Errors: `not_found`, `unavailable`, `internal`.
+#[async_trait]
+pub trait QueueStore: Send + Sync + 'static {
+    /// Replace `settings.queue`'s settings; the next claim obeys them.
+    async fn put_queue_settings(
+        &self,
+        tenant: &Tenant,
+        settings: crate::job::queue::QueueSettings,
+    ) -> Result<crate::job::queue::QueueSettings>;
+
+    /// `queue`'s settings (the defaults when none were put).
+    async fn queue_settings(&self, tenant: &Tenant, queue: &str) -> Result<crate::job::queue::QueueSettings>;
+
+    /// Pause or resume `queue`, keeping its other settings.
+    async fn pause_queue(&self, tenant: &Tenant, queue: &str, paused: bool)
+        -> Result<crate::job::queue::QueueSettings>;
+
+    /// Job `id` with its lease and, when it waits, why (`blocked_by`).
+    async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<crate::job::queue::JobDetail>;
 }
 
 /// API keys ([`crate::access`]): stored by the SHA-256 of their secret, never the secret.
@@ -506,6 +542,7 @@ pub trait Store:
     + UnitStore
     + BookingStore
     + JobStore
+    + QueueStore
     + KeyStore
     + EventStore
     + WebhookStore
@@ -520,6 +557,7 @@ impl<
             + UnitStore
             + BookingStore
             + JobStore
+            + QueueStore
             + KeyStore
             + EventStore
             + WebhookStore,

@@ -5,7 +5,8 @@
 
 use crate::capabilities::{Capabilities, Capable};
 use crate::store::{
-    BookingStore, EventStore, HoldStore, JobStore, KeyStore, LocationStore, StockStore, Store, UnitStore, WebhookStore,
+    BookingStore, EventStore, HoldStore, JobStore, KeyStore, LocationStore, QueueStore, StockStore, Store, UnitStore,
+    WebhookStore,
 };
 use std::sync::Arc;
 
@@ -31,6 +32,8 @@ pub struct Stores {
     pub bookings: Arc<dyn BookingStore>,
     /// The job queue.
     pub jobs: Arc<dyn JobStore>,
+    /// Queue settings and job details.
+    pub queues: Arc<dyn QueueStore>,
     /// API keys.
     pub keys: Arc<dyn KeyStore>,
     /// The change feed.
@@ -51,6 +54,7 @@ impl Stores {
             units: backend.clone(),
             bookings: backend.clone(),
             jobs: backend.clone(),
+            queues: backend.clone(),
             keys: backend.clone(),
             events: backend.clone(),
             webhooks: backend,

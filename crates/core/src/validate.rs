@@ -6,7 +6,9 @@
 
 pub use crate::booking::validate::{booking, window};
 pub use crate::hold::validate::{confirm, extend, hold};
-pub use crate::job::validate::{claim, completions, enqueue, fail, lease_ms, lease_token};
+pub use crate::job::validate::{
+    claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, queue_settings, snooze, tags,
+};
 pub use crate::location::validate::{location, set_level, transfer};
 pub use crate::model::validate::{adjustment, allocation, create_sku};
 pub use crate::returns::validate::returns;

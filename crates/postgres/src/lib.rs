@@ -31,3 +31,4 @@ pub use engine::config::PgConfig;
 pub use engine::errors::{is_retryable, map_error};
 pub use engine::migrate::migrate;
 pub use engine::store::PgStore;
+pub use jobs::enqueue_in;

@@ -66,6 +66,10 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             // The dispatcher's: one unfinished delivery per event and endpoint, whichever
             // dispatcher queued it. A redelivery by hand is always a new one.
             unique_key: key.map(|_| format!("{}/{}", t.id, e.cursor)),
+            // Per endpoint: a limit on the deliveries queue can then bound each endpoint.
+            partition_key: Some(t.id.clone()),
+            tags: Vec::new(),
+            metadata: serde_json::json!({}),
         })
         .collect();
     let tenant = delivery_tenant();

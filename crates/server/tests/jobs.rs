@@ -497,11 +497,8 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
     let store: Arc<dyn Store> = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let jobs = (0..500)
         .map(|n| JobSpec {
-            payload: json!({ "n": n }),
-            priority: 1,
-            run_at: chrono::Utc::now(),
             max_attempts: 3,
-            unique_key: None,
+            ..JobSpec::new(json!({ "n": n }), chrono::Utc::now())
         })
         .collect();
     let req = Enqueue {

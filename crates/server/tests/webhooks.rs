@@ -270,7 +270,7 @@ async fn dead_letters(ts: &TestServer) -> usize {
     for _ in 0..400 {
         next_step(ts);
         dead = store
-            .list_jobs(&tenant, "deliveries", allot_core::JobState::Discarded, 0, 100)
+            .list_jobs(&tenant, "deliveries", allot_core::JobState::Discarded.into(), 0, 100)
             .await
             .unwrap();
         if dead.len() >= 4 {
@@ -372,7 +372,7 @@ async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
     let mut refused = Vec::new();
     for _ in 0..400 {
         refused = store
-            .list_jobs(&tenant, "deliveries", allot_core::JobState::Retryable, 0, 10)
+            .list_jobs(&tenant, "deliveries", allot_core::JobState::Retryable.into(), 0, 10)
             .await
             .unwrap();
         if !refused.is_empty() {

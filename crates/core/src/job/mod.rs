@@ -6,6 +6,7 @@
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
 pub mod long_poll;
+pub mod queue;
 pub mod validate;
 
 use chrono::{DateTime, Utc};
@@ -88,6 +89,17 @@ pub struct NewJob {
     /// While a job with this key is unfinished in the queue, enqueuing another returns it.
     #[serde(default)]
     pub unique_key: Option<String>,
+    /// The key the queue's per-key limits and FIFO order apply to (a customer, an account),
+    /// 1..=`max_unit_field_len` chars; a job without one is limited only queue-wide.
+    #[serde(default)]
+    pub partition_key: Option<String>,
+    /// Labels to filter listings by: at most `max_job_tags`, each 1..=`max_unit_field_len`
+    /// chars.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Any JSON object kept with the job, at most `max_metadata_bytes` serialized.
+    #[serde(default)]
+    pub metadata: Option<serde_json::Value>,
 }
 
 /// `POST /v1/queues/{queue}/jobs` body.
@@ -120,6 +132,29 @@ pub struct JobSpec {
     pub max_attempts: i32,
     /// Dedup key.
     pub unique_key: Option<String>,
+    /// Key of per-key limits and FIFO order.
+    pub partition_key: Option<String>,
+    /// Labels (distinct, in request order).
+    pub tags: Vec<String>,
+    /// A JSON object (`{}` when not given).
+    pub metadata: serde_json::Value,
+}
+
+impl JobSpec {
+    /// A job of `payload` runnable at `run_at`: priority 1, 25 attempts, no keys, tags or
+    /// metadata.
+    pub fn new(payload: serde_json::Value, run_at: DateTime<Utc>) -> Self {
+        JobSpec {
+            payload,
+            priority: 1,
+            run_at,
+            max_attempts: 25,
+            unique_key: None,
+            partition_key: None,
+            tags: Vec::new(),
+            metadata: serde_json::json!({}),
+        }
+    }
 }
 
 /// A validated enqueue.
@@ -258,6 +293,60 @@ pub struct LeaseBody {
     pub lease_ms: Option<i64>,
 }
 
+/// `POST /v1/jobs/{id}/complete` body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CompleteBody {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// What the job produced: any JSON, at most `max_payload_bytes` serialized, kept with the
+    /// job (`GET /v1/jobs/{id}`) until it is pruned.
+    #[serde(default)]
+    pub output: Option<serde_json::Value>,
+}
+
+/// A validated `complete`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Complete {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// The job's output, if any.
+    pub output: Option<serde_json::Value>,
+}
+
+impl Complete {
+    /// A completion by `lease_token` without output.
+    pub fn new(lease_token: impl Into<String>) -> Self {
+        Complete {
+            lease_token: lease_token.into(),
+            output: None,
+        }
+    }
+}
+
+/// `POST /v1/jobs/{id}/snooze` body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SnoozeBody {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// Run again after this long, ms (0..=`max_snooze_ms`).
+    pub delay_ms: i64,
+}
+
+/// A validated snooze: the running attempt ends without counting (`attempt` goes back by
+/// one) and the job is `scheduled` at now + `delay_ms` (Oban's `{:snooze, s}`, River's
+/// `JobSnooze`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snooze {
+    /// The lease token of the attempt.
+    pub lease_token: String,
+    /// Delay, ms.
+    pub delay_ms: i64,
+}
+
 /// A validated `fail`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fail {
@@ -356,6 +445,34 @@ pub struct JobView {
     /// When it reached a final state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finalized_at: Option<DateTime<Utc>>,
+    /// Key of per-key limits and FIFO order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_key: Option<String>,
+    /// Labels.
+    pub tags: Vec<String>,
+    /// The metadata given at enqueue (`{}` when none).
+    pub metadata: serde_json::Value,
+    /// What the job produced (given on `complete`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<serde_json::Value>,
+}
+
+/// Which jobs of a queue a listing shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobFilter {
+    /// Only jobs in this state; every state when `None`.
+    pub state: Option<JobState>,
+    /// Only jobs carrying this tag.
+    pub tag: Option<String>,
+}
+
+impl From<JobState> for JobFilter {
+    fn from(state: JobState) -> Self {
+        JobFilter {
+            state: Some(state),
+            tag: None,
+        }
+    }
 }
 
 /// `GET /v1/queues/{queue}/jobs` answer.

@@ -1,8 +1,10 @@
 //! Validation of enqueues, claims and lease transitions.
 
 use crate::booking::parse_instant;
+use crate::job::queue::{QueueSettings, QueueSettingsBody, Rate};
 use crate::job::{
-    Claim, ClaimBody, ClaimStrategy, Completion, CompletionsBody, Enqueue, EnqueueBody, Fail, JobSpec, LeaseBody,
+    Claim, ClaimBody, ClaimStrategy, Complete, CompleteBody, Completion, CompletionsBody, Enqueue, EnqueueBody, Fail,
+    JobSpec, LeaseBody, NewJob, Snooze, SnoozeBody,
 };
 use crate::support::checks::{batch, bounded, name, unit_field};
 use crate::support::error::{AllotError, Result};
@@ -16,42 +18,145 @@ use crate::unit::validate::unit_identifier;
 pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<Enqueue> {
     name("queue", queue, limits)?;
     batch("jobs", "jobs", body.jobs.len(), limits)?;
-    let mut jobs = Vec::with_capacity(body.jobs.len());
-    for j in body.jobs {
-        json_document("payload", &j.payload, "max_payload_bytes", limits.max_payload_bytes)?;
-        let priority = j.priority.unwrap_or(1);
-        if !(1..=4).contains(&priority) {
-            return Err(AllotError::invalid(format!("priority must be 1..=4, got {priority}")));
-        }
-        let max_attempts = j.max_attempts.unwrap_or(25);
-        bounded(
-            "max_attempts",
-            max_attempts,
-            1,
-            "max_job_attempts",
-            limits.max_job_attempts,
-        )?;
-        let run_at = match &j.run_at {
-            Some(t) => parse_instant("run_at", t)?,
-            None => now,
-        };
-        let unique_key = match &j.unique_key {
-            Some(k) if k.is_empty() => return Err(AllotError::invalid("unique_key must not be empty")),
-            Some(k) => Some(unit_identifier("unique_key", k, limits)?),
-            None => None,
-        };
-        jobs.push(JobSpec {
-            payload: j.payload,
-            priority: priority as i16,
-            run_at,
-            max_attempts: max_attempts as i32,
-            unique_key,
-        });
-    }
+    let jobs = body
+        .jobs
+        .into_iter()
+        .map(|j| job(j, now, limits))
+        .collect::<Result<Vec<_>>>()?;
     Ok(Enqueue {
         queue: queue.to_string(),
         jobs,
         now,
+    })
+}
+
+/// One job of an enqueue (see [`enqueue`]); also `partition_key` 1..=`max_unit_field_len`
+/// chars, at most `max_job_tags` tags of 1..=`max_unit_field_len` chars (duplicates dropped),
+/// `metadata` a JSON object within `max_metadata_bytes`.
+pub fn job(j: NewJob, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Result<JobSpec> {
+    json_document("payload", &j.payload, "max_payload_bytes", limits.max_payload_bytes)?;
+    let priority = j.priority.unwrap_or(1);
+    if !(1..=4).contains(&priority) {
+        return Err(AllotError::invalid(format!("priority must be 1..=4, got {priority}")));
+    }
+    let max_attempts = j.max_attempts.unwrap_or(25);
+    bounded(
+        "max_attempts",
+        max_attempts,
+        1,
+        "max_job_attempts",
+        limits.max_job_attempts,
+    )?;
+    let run_at = match &j.run_at {
+        Some(t) => parse_instant("run_at", t)?,
+        None => now,
+    };
+    let unique_key = optional_key("unique_key", j.unique_key, limits)?;
+    let partition_key = optional_key("partition_key", j.partition_key, limits)?;
+    let tags = tags(j.tags.unwrap_or_default(), limits)?;
+    let metadata = j.metadata.unwrap_or_else(|| serde_json::json!({}));
+    if !metadata.is_object() {
+        return Err(AllotError::invalid("metadata must be a JSON object"));
+    }
+    json_document("metadata", &metadata, "max_metadata_bytes", limits.max_metadata_bytes)?;
+    Ok(JobSpec {
+        payload: j.payload,
+        priority: priority as i16,
+        run_at,
+        max_attempts: max_attempts as i32,
+        unique_key,
+        partition_key,
+        tags,
+        metadata,
+    })
+}
+
+/// A key field (`unique_key`, `partition_key`): absent, or 1..=`max_unit_field_len` chars.
+fn optional_key(field: &str, value: Option<String>, limits: &Limits) -> Result<Option<String>> {
+    match value {
+        Some(k) if k.is_empty() => Err(AllotError::invalid(format!("{field} must not be empty"))),
+        Some(k) => Ok(Some(unit_identifier(field, &k, limits)?)),
+        None => Ok(None),
+    }
+}
+
+/// A job's tags: at most `max_job_tags`, each a non-empty identifier; duplicates dropped.
+pub fn tags(values: Vec<String>, limits: &Limits) -> Result<Vec<String>> {
+    if values.len() > limits.max_job_tags {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_job_tags",
+            max: limits.max_job_tags as u64,
+            message: format!("tags has {} entries", values.len()),
+        });
+    }
+    let mut out: Vec<String> = Vec::with_capacity(values.len());
+    for t in values {
+        if t.is_empty() {
+            return Err(AllotError::invalid("tags: a tag must not be empty"));
+        }
+        let t = unit_identifier("tags", &t, limits)?;
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// Validate `POST /v1/jobs/{id}/complete`: the token, and `output` within `max_payload_bytes`.
+pub fn complete(body: CompleteBody, limits: &Limits) -> Result<Complete> {
+    lease_token(&body.lease_token, limits)?;
+    if let Some(o) = &body.output {
+        json_document("output", o, "max_payload_bytes", limits.max_payload_bytes)?;
+    }
+    Ok(Complete {
+        lease_token: body.lease_token,
+        output: body.output,
+    })
+}
+
+/// Validate `POST /v1/jobs/{id}/snooze`: the token, `delay_ms` 0..=`max_snooze_ms`.
+pub fn snooze(body: SnoozeBody, limits: &Limits) -> Result<Snooze> {
+    lease_token(&body.lease_token, limits)?;
+    bounded("delay_ms", body.delay_ms, 0, "max_snooze_ms", limits.max_snooze_ms)?;
+    Ok(Snooze {
+        lease_token: body.lease_token,
+        delay_ms: body.delay_ms,
+    })
+}
+
+/// Validate `PUT /v1/queues/{queue}`: each limit 1..=`max_queue_limit`, `rate.window_ms`
+/// 1..=`max_rate_window_ms`.
+pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> Result<QueueSettings> {
+    name("queue", queue, limits)?;
+    let max = limits.max_queue_limit;
+    for (field, v) in [
+        ("max_running", body.max_running),
+        ("max_running_per_key", body.max_running_per_key),
+    ] {
+        if let Some(v) = v {
+            bounded(field, v, 1, "max_queue_limit", max)?;
+        }
+    }
+    if let Some(Rate {
+        per_window, window_ms, ..
+    }) = body.rate
+    {
+        bounded("rate.per_window", per_window, 1, "max_queue_limit", max)?;
+        bounded(
+            "rate.window_ms",
+            window_ms,
+            1,
+            "max_rate_window_ms",
+            limits.max_rate_window_ms,
+        )?;
+    }
+    Ok(QueueSettings {
+        queue: queue.to_string(),
+        paused: body.paused.unwrap_or(false),
+        max_running: body.max_running,
+        max_running_per_key: body.max_running_per_key,
+        rate: body.rate,
+        fifo_per_key: body.fifo_per_key.unwrap_or(false),
     })
 }
 

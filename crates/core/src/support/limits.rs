@@ -127,6 +127,14 @@ limits! {
     max_claim: i64 = 100, min 1;
     /// Largest `max_attempts` of a job.
     max_job_attempts: i64 = 100, min 1;
+    /// Most tags of one job (each 1..=`max_unit_field_len` chars).
+    max_job_tags: usize = 16, min 0;
+    /// Largest `max_running`, `max_running_per_key` or `rate.per_window` of a queue.
+    max_queue_limit: i64 = 100_000, min 1;
+    /// Longest `rate.window_ms` of a queue, ms (1 day).
+    max_rate_window_ms: i64 = 86_400_000, min 1;
+    /// Longest snooze (`delay_ms`) of a running job, ms (30 days).
+    max_snooze_ms: i64 = 30 * 86_400_000, min 0;
     /// Longest long-poll (`wait_ms`) of a job claim, ms.
     max_wait_ms: i64 = 30_000, min 0;
     /// Longest a waiting job claim sleeps without a wake-up before it claims again, ms (jobs
@@ -160,7 +168,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 38);
+        assert_eq!(Limits::TABLE.len(), 42);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

@@ -3,13 +3,15 @@
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
 mod ops;
+mod queues;
 
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::Decided;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::job::{
-    Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus, JobView, LeasedJob, QueueCounts,
+    Claim, Complete, Completion, Completions, Enqueue, Enqueued, Fail, JobFilter, JobState, JobStatus, JobView,
+    LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
 use allot_core::tenant::Tenant;
@@ -37,13 +39,16 @@ const SQL_RESCUE: &str = "WITH batch AS MATERIALIZED (
 const SQL_NEXT_IDS: &str = "SELECT allot_next_ids('jobs', $2::text, $1::int8)";
 /// Insert the jobs in request order with the ids drawn for them; a unique key held by an
 /// unfinished job of the queue inserts nothing (the race-free unique index decides). `$9`:
-/// the tenant.
+/// the tenant; `$10` partition keys, `$11` each job's tags as a JSON array, `$12` metadata.
 const SQL_INSERT_JOBS: &str =
-    "INSERT INTO jobs (tenant, id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at)
+    "INSERT INTO jobs (tenant, id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at,
+                       partition_key, tags, metadata)
      SELECT $9, t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
-            t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8
-       FROM unnest($2::int8[], $3::json[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[])
-            WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, ord)
+            t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8, t.partition_key,
+            ARRAY(SELECT json_array_elements_text(t.tags)), t.metadata
+       FROM unnest($2::int8[], $3::json[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[], $10::text[],
+                   $11::json[], $12::json[])
+            WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, partition_key, tags, metadata, ord)
       ORDER BY t.ord
      ON CONFLICT (tenant, queue, unique_key)
         WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
@@ -52,20 +57,50 @@ const SQL_UNFINISHED_BY_KEY: &str =
     "SELECT unique_key, id FROM jobs WHERE tenant = $3 AND queue = $1 AND unique_key = ANY($2)
     AND state NOT IN ('completed', 'discarded', 'cancelled')";
 
+/// A transaction an enqueue runs in: allot's own (statements from the pool's cache) or the
+/// caller's ([`enqueue_in`]: prepared on it).
+enum Tx<'a, 'b> {
+    Pooled(&'a deadpool_postgres::Transaction<'b>),
+    Caller(&'a tokio_postgres::Transaction<'b>),
+}
+
+impl Tx<'_, '_> {
+    fn inner(&self) -> &tokio_postgres::Transaction<'_> {
+        match self {
+            Tx::Pooled(t) => t,
+            Tx::Caller(t) => t,
+        }
+    }
+
+    async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let stmt = match self {
+            Tx::Pooled(t) => t.prepare_cached(sql).await?,
+            Tx::Caller(t) => t.prepare(sql).await?,
+        };
+        self.inner().query(&stmt, params).await
+    }
+}
+
 /// Insert `req`'s jobs under `ids`; the ids actually inserted (a duplicate unique key is not).
 async fn insert_jobs(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &Tx<'_, '_>,
     tenant: &str,
     req: &Enqueue,
     ids: &[i64],
     keys: &[Option<&str>],
-) -> TxResult<HashSet<i64>> {
+) -> std::result::Result<HashSet<i64>, tokio_postgres::Error> {
     let payloads: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.payload).collect();
     let priorities: Vec<i16> = req.jobs.iter().map(|j| j.priority).collect();
     let run_ats: Vec<chrono::DateTime<chrono::Utc>> = req.jobs.iter().map(|j| j.run_at).collect();
     let max_attempts: Vec<i32> = req.jobs.iter().map(|j| j.max_attempts).collect();
-    let stmt = tx.prepare_cached(SQL_INSERT_JOBS).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+    let partitions: Vec<Option<&str>> = req.jobs.iter().map(|j| j.partition_key.as_deref()).collect();
+    let tags: Vec<serde_json::Value> = req.jobs.iter().map(|j| serde_json::json!(j.tags)).collect();
+    let metadata: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.metadata).collect();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
         &req.queue,
         &ids,
         &payloads,
@@ -75,8 +110,79 @@ async fn insert_jobs(
         &keys,
         &req.now,
         &tenant,
+        &partitions,
+        &tags,
+        &metadata,
     ];
-    Ok(tx.query(&stmt, &params).await?.iter().map(|r| r.get(0)).collect())
+    Ok(tx
+        .query(SQL_INSERT_JOBS, &params)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// Insert a validated batch in `tx` (see `JobStore::enqueue`) and NOTIFY its queue's
+/// claimers, which PostgreSQL delivers when `tx` commits. `Err(TxErr::Retry)` when a job
+/// that a unique key pointed at finished in between: run the whole batch again.
+async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue) -> TxResult<Enqueued> {
+    let n = req.jobs.len() as i64;
+    // Ids first, so each job's id is known in request order whatever the insert does.
+    let ids: Vec<i64> = tx
+        .query(SQL_NEXT_IDS, &[&n, &tenant])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
+    let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
+    let mut out = ids.clone();
+    let dup_keys: Vec<&str> = ids
+        .iter()
+        .zip(&keys)
+        .filter(|(id, _)| !inserted.contains(id))
+        .filter_map(|(_, k)| *k)
+        .collect();
+    if !dup_keys.is_empty() {
+        let existing: HashMap<String, i64> = tx
+            .query(SQL_UNFINISHED_BY_KEY, &[&req.queue, &dup_keys, &tenant])
+            .await?
+            .iter()
+            .map(|r| (r.get("unique_key"), r.get("id")))
+            .collect();
+        for (slot, key) in out.iter_mut().zip(&keys) {
+            if !inserted.contains(slot) {
+                *slot = *key.and_then(|k| existing.get(k)).ok_or(TxErr::Retry)?;
+            }
+        }
+    }
+    if !inserted.is_empty() {
+        let channel = crate::engine::listen::channel_key(tenant, &req.queue);
+        tx.query("SELECT pg_notify('allot_jobs', $1)", &[&channel]).await?;
+    }
+    Ok(Enqueued { ids: out })
+}
+
+/// Enqueue inside the caller's own transaction: the jobs exist if and only if `tx` commits,
+/// and waiting claimers (on every instance) are woken at that commit. `req` comes from
+/// `allot_core::validate::enqueue`. `tx` must reach allot's tables by its `search_path`
+/// (allot's schema, `public` by default). The SQL function `allot.enqueue` (V18) is the same
+/// for callers in other languages.
+///
+/// Errors: `unavailable`/`internal` from the database, mapped by SQLSTATE; `contention` when
+/// the caller's transaction must run again (40001/40P01, or a unique key whose job finished
+/// in between). A duplicate `unique_key` is not an error: its id is the existing job's.
+pub async fn enqueue_in(tx: &tokio_postgres::Transaction<'_>, tenant: &Tenant, req: &Enqueue) -> Result<Enqueued> {
+    match insert_batch(&Tx::Caller(tx), tenant.as_str(), req).await {
+        Ok(done) => Ok(done),
+        Err(TxErr::Fail(e)) => Err(e),
+        // 40001/40P01, or a unique key whose job finished in between: the caller's
+        // transaction is the unit to run again.
+        Err(_) => Err(AllotError::Contention {
+            attempts: 1,
+            retry_after_ms: 0,
+        }),
+    }
 }
 
 impl PgStore {
@@ -87,45 +193,7 @@ impl PgStore {
         idem: Option<&Idempotency<Enqueued>>,
     ) -> TxResult<Executed<Enqueued>> {
         self.write(tenant, idem, async |tx| {
-            let n = req.jobs.len() as i64;
-            // Ids first, so each job's id is known in request order whatever the insert does.
-            let stmt = tx.prepare_cached(SQL_NEXT_IDS).await?;
-            let ids: Vec<i64> = tx
-                .query(&stmt, &[&n, &tenant])
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
-            let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
-            let mut out = ids.clone();
-            let dup_keys: Vec<&str> = ids
-                .iter()
-                .zip(&keys)
-                .filter(|(id, _)| !inserted.contains(id))
-                .filter_map(|(_, k)| *k)
-                .collect();
-            if !dup_keys.is_empty() {
-                let stmt = tx.prepare_cached(SQL_UNFINISHED_BY_KEY).await?;
-                let existing: HashMap<String, i64> = tx
-                    .query(&stmt, &[&req.queue, &dup_keys, &tenant])
-                    .await?
-                    .iter()
-                    .map(|r| (r.get("unique_key"), r.get("id")))
-                    .collect();
-                for (slot, key) in out.iter_mut().zip(&keys) {
-                    if !inserted.contains(slot) {
-                        // The job it duplicated finished in between: run the whole batch again.
-                        *slot = *key.and_then(|k| existing.get(k)).ok_or(TxErr::Retry)?;
-                    }
-                }
-            }
-            if !inserted.is_empty() {
-                let stmt = tx.prepare_cached("SELECT pg_notify('allot_jobs', $1)").await?;
-                tx.execute(&stmt, &[&crate::engine::listen::channel_key(tenant, &req.queue)])
-                    .await?;
-            }
-            Ok(Enqueued { ids: out })
+            insert_batch(&Tx::Pooled(tx), tenant, req).await
         })
         .await
     }
@@ -203,11 +271,22 @@ impl JobStore for PgStore {
         &self,
         tenant: &Tenant,
         id: i64,
-        lease_token: &str,
+        req: Complete,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
         let now = self.now();
-        keyed!(self, tenant, idem, |c| ops::complete(c, tenant, id, lease_token, now))
+        keyed!(self, tenant, idem, |c| ops::complete(c, tenant, id, &req, now))
+    }
+
+    async fn snooze_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        req: Snooze,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        let now = self.now();
+        keyed!(self, tenant, idem, |c| ops::snooze(c, tenant, id, &req, now))
     }
 
     async fn fail_job(
@@ -267,53 +346,30 @@ impl JobStore for PgStore {
         &self,
         tenant: &Tenant,
         queue: &str,
-        state: JobState,
+        filter: JobFilter,
         after: i64,
         limit: u32,
     ) -> Result<Vec<JobView>> {
         let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(
-                "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
-                        created_at, finalized_at
-                   FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text) AS size,
-                                sum(octet_length(payload::text) + octet_length(errors::text)) OVER (ORDER BY id) AS upto
-                           FROM jobs j WHERE tenant = $5 AND queue = $1 AND state = $2 AND id > $3 ORDER BY id LIMIT $4) p
-                  WHERE upto - size < $6 ORDER BY id",
-            )
-            .await
-            .map_err(map_error)?;
+        let stmt = c.prepare_cached(queues::SQL_LIST_JOBS).await.map_err(map_error)?;
         let page_bytes = self.limits.max_page_bytes as i64;
+        let state = filter.state.map(JobState::as_str);
         c.query(
             &stmt,
             &[
                 &queue,
-                &state.as_str(),
+                &state,
                 &after,
                 &i64::from(limit),
                 &tenant.as_str(),
                 &page_bytes,
+                &filter.tag,
             ],
         )
         .await
         .map_err(map_error)?
         .iter()
-        .map(|r| {
-            Ok(JobView {
-                id: r.get("id"),
-                queue: r.get("queue"),
-                state: JobState::parse(r.get("state")).ok_or_else(|| AllotError::Internal("bad job state".into()))?,
-                priority: r.get("priority"),
-                payload: crate::engine::errors::col(r, "payload")?,
-                attempt: r.get("attempt"),
-                max_attempts: r.get("max_attempts"),
-                errors: crate::engine::errors::col(r, "errors")?,
-                run_at: r.get("run_at"),
-                unique_key: r.get("unique_key"),
-                created_at: r.get("created_at"),
-                finalized_at: r.get("finalized_at"),
-            })
-        })
+        .map(queues::job_view)
         .collect()
     }
 

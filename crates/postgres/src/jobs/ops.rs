@@ -6,7 +6,8 @@
 
 use crate::engine::errors::{col, map_error};
 use allot_core::job::{
-    Claim, ClaimStrategy, Completion, Completions, Fail, JobState, JobStatus, LeasedJob, RETRY_BASE_MS, RETRY_CAP_MS,
+    Claim, ClaimStrategy, Complete, Completion, Completions, Fail, JobState, JobStatus, LeasedJob, Snooze,
+    RETRY_BASE_MS, RETRY_CAP_MS,
 };
 use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
@@ -19,15 +20,24 @@ use std::collections::HashSet;
 /// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
 /// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
 /// scan that whole partial index as the outer side of the join.
-/// `$6`: the tenant.
+/// A queue with settings (paused, limited, FIFO) is claimed by `allot_claim_limited` (V18)
+/// instead, in the same statement: both branches test the settings row with an uncorrelated
+/// `EXISTS`, a one-time filter, so exactly one of them runs and an unlimited queue pays one
+/// primary-key probe. `$6`: the tenant.
 pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE tenant = $6 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
-     ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)
+     ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
+claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
   FROM picked WHERE j.tenant = $6 AND j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at)
+SELECT * FROM claimed
+UNION ALL
+SELECT * FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text)
+ WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
 /// `pg_try_advisory_xact_lock(class, key)`; the lock lives only as long as the statement's
@@ -38,18 +48,24 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
 /// collision (ids past 2^31, or two tenants' keys meeting) only makes a claimer skip a free
 /// job this time. Both CTEs are `MATERIALIZED` so each runs once: a
 /// rescanned `locked` (as the inner side of a nested loop, which the planner picks on a
-/// freshly created table) would try-lock again and could lease more than `$3` jobs. `$8`: the
-/// tenant.
+/// freshly created table) would try-lock again and could lease more than `$3` jobs. A queue
+/// with settings goes to `allot_claim_limited`, as in [`SQL_CLAIM`]. `$8`: the tenant.
 pub(crate) const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE tenant = $8 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
+       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)
      ORDER BY priority, run_at, id LIMIT $6),
 locked AS MATERIALIZED (
-    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, ((id # hashtext($8::text)) & 2147483647)::int4) LIMIT $3)
+    SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, ((id # hashtext($8::text)) & 2147483647)::int4) LIMIT $3),
+claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
   FROM locked WHERE j.tenant = $8 AND j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at";
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at)
+SELECT * FROM claimed
+UNION ALL
+SELECT * FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text)
+ WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)";
 
 /// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
 /// `$3` now, `$4` lease_ms, `$5` tenant). Found by the primary key whatever the statistics say
@@ -186,19 +202,39 @@ pub(crate) async fn claim<C: GenericClient>(
     Ok(jobs.into_iter().map(|(j, _)| j).collect())
 }
 
-/// Complete a running job whose token matches.
+/// Complete a running job whose token matches, keeping its output.
 pub(crate) async fn complete<C: GenericClient>(
     c: &C,
     tenant: &str,
     id: i64,
-    lease_token: &str,
+    req: &Complete,
     now: DateTime<Utc>,
 ) -> Result<JobStatus> {
     let sql = format!(
-        "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL
+        "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL,
+                output = $5::json
           WHERE tenant = $4 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
     );
-    transition(c, tenant, &sql, id, &[&id, &lease_token, &now, &tenant]).await
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [&id, &req.lease_token, &now, &tenant, &req.output];
+    transition(c, tenant, &sql, id, &params).await
+}
+
+/// Snooze a running job whose token matches: `scheduled` at now + `delay_ms`, the attempt
+/// given back (a snooze is not a failure: Oban's `{:snooze, seconds}`).
+pub(crate) async fn snooze<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    id: i64,
+    req: &Snooze,
+    now: DateTime<Utc>,
+) -> Result<JobStatus> {
+    let sql = format!(
+        "UPDATE jobs SET state = 'scheduled', run_at = $3::timestamptz + $4::int8 * interval '1 millisecond',
+                attempt = attempt - 1, lease_token = NULL, lease_expires_at = NULL
+          WHERE tenant = $5 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
+    );
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [&id, &req.lease_token, &now, &req.delay_ms, &tenant];
+    transition(c, tenant, &sql, id, &params).await
 }
 
 /// Fail this attempt: retryable after the delay, or discarded without attempts left.

@@ -7,6 +7,7 @@ use super::{
     Write,
 };
 use allot_core::job::long_poll::FirstTry;
+use allot_core::job::{CompleteBody, SnoozeBody};
 use allot_core::Capable;
 
 /// What a key told it already holds its long-polls is asked to wait before trying again, ms.
@@ -93,7 +94,7 @@ pub(super) fn job_outcome<T>(outcome: &'static str, result: &allot_core::Result<
     metrics::counter!("allot_job_outcomes_total", "outcome" => outcome).increment(1);
 }
 
-#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = LeaseBody,
+#[utoipa::path(post, path = "/v1/jobs/{id}/complete", request_body = CompleteBody,
     params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
     responses((status = 200, body = JobStatus), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "lease_lost: the token is stale; nothing changed")))]
@@ -101,18 +102,33 @@ pub(super) async fn complete_job(
     State(st): State<Arc<AppState>>,
     Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    write: Write<JsonBody<LeaseBody>>,
+    write: Write<JsonBody<CompleteBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let id = job_id(&id)?;
-    allot_core::validate::lease_token(&body.value.lease_token, &st.limits)?;
+    let req = allot_core::validate::complete(body.value, &st.limits)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st
-        .stores
-        .jobs
-        .complete_job(&tenant, id, &body.value.lease_token, idem)
-        .await;
+    let result = st.stores.jobs.complete_job(&tenant, id, req, idem).await;
     job_outcome("completed", &result);
+    Ok(respond(StatusCode::OK, result?))
+}
+
+#[utoipa::path(post, path = "/v1/jobs/{id}/snooze", request_body = SnoozeBody,
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
+    responses((status = 200, body = JobStatus, description = "scheduled at now + delay_ms; the attempt is not spent"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn snooze_job(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(id): Path<String>,
+    write: Write<JsonBody<SnoozeBody>>,
+) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
+    let id = job_id(&id)?;
+    let req = allot_core::validate::snooze(body.value, &st.limits)?;
+    let idem = key.idempotency(StatusCode::OK);
+    let result = st.stores.jobs.snooze_job(&tenant, id, req, idem).await;
+    job_outcome("snoozed", &result);
     Ok(respond(StatusCode::OK, result?))
 }
 
@@ -215,7 +231,8 @@ pub(super) async fn retry_job(
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
-    params(("queue" = String, Path), ("state" = Option<String>, Query, description = "default discarded (the dead letters)"),
+    params(("queue" = String, Path), ("state" = Option<String>, Query, description = "one state; every state when absent"),
+        ("tag" = Option<String>, Query, description = "only jobs with this tag"),
         ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(
@@ -225,9 +242,9 @@ pub(super) async fn list_jobs(
     query::Q(q): query::Q<query::JobListQuery>,
 ) -> Result<Json<JobList>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
-    let state = q.state()?;
+    let filter = q.filter(&st.limits)?;
     let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
-    let jobs = st.stores.jobs.list_jobs(&tenant, &queue, state, after, limit).await?;
+    let jobs = st.stores.jobs.list_jobs(&tenant, &queue, filter, after, limit).await?;
     Ok(Json(JobList {
         next: jobs.last().map(|j| j.id),
         jobs,

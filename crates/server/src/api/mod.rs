@@ -11,6 +11,7 @@ mod keys;
 mod listings;
 mod locations;
 mod query;
+mod queues;
 pub mod routes;
 mod service;
 mod stock;

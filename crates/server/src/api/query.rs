@@ -3,6 +3,7 @@
 //! here with errors that name the parameter.
 
 use super::{AllotError, ApiError, Deserialize, JobState, Limits, Query, Result};
+use allot_core::job::JobFilter;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
@@ -92,15 +93,25 @@ impl EventsQuery {
 #[derive(Debug, Deserialize)]
 pub(super) struct JobListQuery {
     state: Option<String>,
+    tag: Option<String>,
     #[serde(flatten)]
     page: PageQuery,
 }
 
 impl JobListQuery {
-    /// The state listed. Default `discarded` (the dead letters).
-    pub(super) fn state(&self) -> Result<JobState, ApiError> {
-        let s = self.state.as_deref().unwrap_or("discarded");
-        JobState::parse(s).ok_or_else(|| AllotError::invalid(format!("unknown job state `{s}`")).into())
+    /// Which jobs are listed: one state or all (`state` absent), with a tag or any.
+    pub(super) fn filter(&self, limits: &Limits) -> Result<JobFilter, ApiError> {
+        let state = match self.state.as_deref() {
+            None => None,
+            Some(s) => {
+                Some(JobState::parse(s).ok_or_else(|| AllotError::invalid(format!("state: unknown job state `{s}`")))?)
+            }
+        };
+        let tag = match &self.tag {
+            None => None,
+            Some(t) => allot_core::validate::tags(vec![t.clone()], limits)?.pop(),
+        };
+        Ok(JobFilter { state, tag })
     }
 
     /// The page.

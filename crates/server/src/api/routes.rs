@@ -4,7 +4,9 @@
 //! check as the route's own layer and writes the scope into the operation
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
-use super::{bookings, events, holds, jobs, keys, listings, locations, service, stock, units, webhooks, ApiDoc};
+use super::{
+    bookings, events, holds, jobs, keys, listings, locations, queues, service, stock, units, webhooks, ApiDoc,
+};
 use crate::state::AppState;
 use allot_core::access::Scope;
 use std::sync::Arc;
@@ -23,8 +25,8 @@ type Route = UtoipaMethodRouter<Arc<AppState>>;
 /// components from [`ApiDoc`]). `/metrics` (Prometheus text) is a route without an operation.
 pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
     use Scope::{
-        Admin, BookingsRead, BookingsWrite, EventsRead, JobsEnqueue, JobsRead, JobsWork, StockRead, StockWrite,
-        UnitsRead, UnitsWrite, WebhooksManage,
+        Admin, BookingsRead, BookingsWrite, EventsRead, JobsEnqueue, JobsManage, JobsRead, JobsWork, StockRead,
+        StockWrite, UnitsRead, UnitsWrite, WebhooksManage,
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(tagged("service", routes!(service::healthz)))
@@ -72,6 +74,12 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsWork, routes!(jobs::complete_job)))
         .routes(scoped(JobsWork, routes!(jobs::fail_job)))
         .routes(scoped(JobsWork, routes!(jobs::heartbeat_job)))
+        .routes(scoped(JobsWork, routes!(jobs::snooze_job)))
+        .routes(scoped(JobsRead, routes!(queues::get_job)))
+        .routes(scoped(JobsManage, routes!(queues::put_settings)))
+        .routes(scoped(JobsRead, routes!(queues::get_settings)))
+        .routes(scoped(JobsManage, routes!(queues::pause_queue)))
+        .routes(scoped(JobsManage, routes!(queues::resume_queue)))
         .routes(scoped(EventsRead, routes!(events::list_events)))
         .routes(scoped(EventsRead, routes!(events::stream_events)))
         .routes(scoped(WebhooksManage, routes!(webhooks::create_webhook)))

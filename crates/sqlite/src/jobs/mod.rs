@@ -1,12 +1,15 @@
 //! Jobs on SQLite: every call one serialized write transaction; claims take the best
 //! runnable jobs in exact (priority, run_at, id) order.
 
+mod limited;
+mod queues;
+
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::job::{
-    after_failure, retry_delay_ms, Claim, Completion, Completions, Enqueue, Enqueued, Fail, JobState, JobStatus,
-    JobView, LeasedJob, QueueCounts,
+    after_failure, retry_delay_ms, Claim, Complete, Completion, Completions, Enqueue, Enqueued, Fail, JobFilter,
+    JobState, JobStatus, JobView, LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
 use allot_core::tenant::Tenant;
@@ -80,8 +83,8 @@ impl JobStore for SqliteStore {
                     let state = if us(j.run_at) > now { "scheduled" } else { "available" };
                     tx.prepare_cached(
                     "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
-                                       created_at_us)
-                     VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                       created_at_us, partition_key, tags, metadata)
+                     VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12)",
                 )
                 .and_then(|mut s| {
                     s.execute(params![
@@ -93,7 +96,10 @@ impl JobStore for SqliteStore {
                         j.max_attempts,
                         j.unique_key,
                         now,
-                        t
+                        t,
+                        j.partition_key,
+                        serde_json::json!(j.tags).to_string(),
+                        j.metadata.to_string()
                     ])
                 })
                 .map_err(map_error)?;
@@ -127,29 +133,13 @@ impl JobStore for SqliteStore {
         };
         self.write_if(tenant, idem, keep, move |tx| {
             let now = now_us();
-            let picked: Vec<(i64, String, i32, i32, i16)> = tx
-                .prepare_cached(
-                    "SELECT id, payload, attempt, max_attempts, priority FROM jobs
-                      WHERE tenant = ?4 AND queue = ?1 AND state IN ('available', 'scheduled', 'retryable')
-                        AND run_at_us <= ?2 AND json_valid(payload)
-                      ORDER BY priority, run_at_us, id LIMIT ?3",
-                )
-                .and_then(|mut s| {
-                    s.query_map(params![req.queue, now, req.max, t], |r| {
-                        Ok((
-                            r.get("id")?,
-                            r.get("payload")?,
-                            r.get("attempt")?,
-                            r.get("max_attempts")?,
-                            r.get("priority")?,
-                        ))
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .map_err(map_error)?;
+            let (picked, log) = limited::pick(tx, &t, &req, now)?;
+            if log {
+                limited::log_starts(tx, &t, &req.queue, &picked, now)?;
+            }
             let expires = now + req.lease_ms * 1000;
             let mut jobs = Vec::with_capacity(picked.len());
-            for (id, payload, attempt, max_attempts, priority) in picked {
+            for (id, payload, attempt, max_attempts, priority, _) in picked {
                 let token = uuid::Uuid::new_v4().to_string();
                 tx.prepare_cached(
                     "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2,
@@ -180,17 +170,41 @@ impl JobStore for SqliteStore {
         &self,
         tenant: &Tenant,
         id: i64,
-        lease_token: &str,
+        req: Complete,
         idem: Keyed<JobStatus>,
     ) -> Result<Executed<JobStatus>> {
-        let (t, token) = (tenant.to_string(), lease_token.to_string());
+        let t = tenant.to_string();
+        let output = req.output.as_ref().map(|o| o.to_string());
         self.write(tenant, idem, move |tx| {
-            leased(tx, &t, id, &token)?;
+            leased(tx, &t, id, &req.lease_token)?;
             tx.prepare_cached(
-                "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
+                "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL,
+                        output = ?4
                   WHERE tenant = ?3 AND id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id, now_us(), t]))
+            .and_then(|mut s| s.execute(params![id, now_us(), t, output]))
+            .map_err(map_error)?;
+            status(tx, &t, id)
+        })
+        .await
+    }
+
+    async fn snooze_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        req: Snooze,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            leased(tx, &t, id, &req.lease_token)?;
+            tx.prepare_cached(
+                "UPDATE jobs SET state = 'scheduled', run_at_us = ?2, attempt = attempt - 1, lease_token = NULL,
+                        lease_expires_at_us = NULL
+                  WHERE tenant = ?3 AND id = ?1",
+            )
+            .and_then(|mut s| s.execute(params![id, now_us() + req.delay_ms * 1000, t]))
             .map_err(map_error)?;
             status(tx, &t, id)
         })
@@ -320,41 +334,23 @@ impl JobStore for SqliteStore {
         &self,
         tenant: &Tenant,
         queue: &str,
-        state: JobState,
+        filter: JobFilter,
         after: i64,
         limit: u32,
     ) -> Result<Vec<JobView>> {
         let (t, queue) = (tenant.to_string(), queue.to_string());
         let page_bytes = self.limits.max_page_bytes as i64;
+        let state = filter.state.map(JobState::as_str);
         self.call(move |c| {
-            c.prepare_cached(
-                "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors, run_at_us, unique_key,
-                        created_at_us, finalized_at_us
-                   FROM (SELECT *, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) AS size,
-                                sum(length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB))) OVER (ORDER BY id) AS upto
-                           FROM jobs WHERE tenant = ?5 AND queue = ?1 AND state = ?2 AND id > ?3 ORDER BY id LIMIT ?4)
-                  WHERE upto - size < ?6 ORDER BY id",
-            )
-            .and_then(|mut s| {
-                s.query_map(params![queue, state.as_str(), after, limit, t, page_bytes], |r| {
-                    Ok(JobView {
-                        id: r.get("id")?,
-                        queue: r.get("queue")?,
-                        state: crate::engine::errors::stored_name(r, "state", JobState::parse)?,
-                        priority: r.get("priority")?,
-                        payload: crate::engine::errors::stored_json(r, "payload")?.unwrap_or_default(),
-                        attempt: r.get("attempt")?,
-                        max_attempts: r.get("max_attempts")?,
-                        errors: crate::engine::errors::stored_json(r, "errors")?.unwrap_or_default(),
-                        run_at: from_us(r.get("run_at_us")?),
-                        unique_key: r.get("unique_key")?,
-                        created_at: from_us(r.get("created_at_us")?),
-                        finalized_at: r.get::<_, Option<i64>>("finalized_at_us")?.map(from_us),
-                    })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(map_error)
+            c.prepare_cached(queues::SQL_LIST_JOBS)
+                .and_then(|mut s| {
+                    s.query_map(
+                        params![queue, state, after, limit, t, page_bytes, filter.tag],
+                        queues::job_view,
+                    )?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)
         })
         .await
     }

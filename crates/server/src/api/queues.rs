@@ -1,0 +1,65 @@
+//! The operator's side of the queue over HTTP: one job in full with why it waits
+//! (`GET /v1/jobs/{id}`, scope `jobs:read`), and a queue's settings — limits, rates, FIFO per
+//! key, pause and resume (scope `jobs:manage`).
+
+use super::jobs::job_id;
+use super::{ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, State};
+use allot_core::job::queue::{JobDetail, QueueSettings, QueueSettingsBody};
+
+#[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = i64, Path)),
+    responses((status = 200, body = JobDetail, description = "the job, its lease, and `blocked_by` when it waits"),
+        (status = 404, body = ErrorBody)))]
+pub(super) async fn get_job(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<JobDetail>, ApiError> {
+    Ok(Json(st.stores.queues.job_detail(&tenant, job_id(&id)?).await?))
+}
+
+#[utoipa::path(put, path = "/v1/queues/{queue}", request_body = QueueSettingsBody, params(("queue" = String, Path)),
+    responses((status = 200, body = QueueSettings, description = "the settings now in force (replaced whole)"),
+        (status = 400, body = ErrorBody)))]
+pub(super) async fn put_settings(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(queue): Path<String>,
+    body: JsonBody<QueueSettingsBody>,
+) -> Result<Json<QueueSettings>, ApiError> {
+    let settings = allot_core::validate::queue_settings(&queue, body.value, &st.limits)?;
+    Ok(Json(st.stores.queues.put_queue_settings(&tenant, settings).await?))
+}
+
+#[utoipa::path(get, path = "/v1/queues/{queue}/settings", params(("queue" = String, Path)),
+    responses((status = 200, body = QueueSettings), (status = 400, body = ErrorBody)))]
+pub(super) async fn get_settings(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(queue): Path<String>,
+) -> Result<Json<QueueSettings>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    Ok(Json(st.stores.queues.queue_settings(&tenant, &queue).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/pause", params(("queue" = String, Path)),
+    responses((status = 200, body = QueueSettings, description = "paused: claims lease nothing, enqueues go in"),
+        (status = 400, body = ErrorBody)))]
+pub(super) async fn pause_queue(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(queue): Path<String>,
+) -> Result<Json<QueueSettings>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    Ok(Json(st.stores.queues.pause_queue(&tenant, &queue, true).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/resume", params(("queue" = String, Path)),
+    responses((status = 200, body = QueueSettings), (status = 400, body = ErrorBody)))]
+pub(super) async fn resume_queue(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(queue): Path<String>,
+) -> Result<Json<QueueSettings>, ApiError> {
+    allot_core::validate::name("queue", &queue, &st.limits)?;
+    Ok(Json(st.stores.queues.pause_queue(&tenant, &queue, false).await?))
+}

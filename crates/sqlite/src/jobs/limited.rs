@@ -1,0 +1,184 @@
+//! Which jobs a claim takes on SQLite, under the queue's settings (`allot_core::job::queue`):
+//! none from a paused queue; from a limited one, the best runnable jobs that the limits, the
+//! rate's window and FIFO leave room for. It runs inside the claim's write transaction, and
+//! SQLite has one writer at a time, so what it counts is exact.
+
+use crate::engine::errors::map_error;
+use allot_core::job::queue::{QueueSettings, Rate};
+use allot_core::job::Claim;
+use allot_core::Result;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::HashMap;
+
+/// A picked job: id, payload text, attempt, max_attempts, priority, partition key.
+pub(super) type Picked = (i64, String, i32, i32, i16, Option<String>);
+
+/// Most runnable jobs one limited claim reads past keys without room before it answers with
+/// what it has (the next claim reads again).
+const LIMITED_SCAN: i64 = 10_000;
+
+/// Starts are kept this long past the rate's window, µs (see V18 on PostgreSQL).
+const STARTS_KEPT_US: i64 = 60_000_000;
+
+const SQL_RUNNABLE: &str = "SELECT id, payload, attempt, max_attempts, priority, partition_key FROM jobs
+      WHERE tenant = ?4 AND queue = ?1 AND state IN ('available', 'scheduled', 'retryable')
+        AND run_at_us <= ?2 AND json_valid(payload)
+      ORDER BY priority, run_at_us, id LIMIT ?3";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Picked> {
+    Ok((
+        r.get("id")?,
+        r.get("payload")?,
+        r.get("attempt")?,
+        r.get("max_attempts")?,
+        r.get("priority")?,
+        r.get("partition_key")?,
+    ))
+}
+
+/// `queue`'s settings row, if it has one.
+pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Option<QueueSettings>> {
+    c.prepare_cached("SELECT * FROM queue_settings WHERE tenant = ?1 AND queue = ?2")
+        .and_then(|mut s| {
+            s.query_row(params![tenant, queue], |r| {
+                let per_window: Option<i64> = r.get("rate_per_window")?;
+                let window_ms: Option<i64> = r.get("rate_window_ms")?;
+                let per_key: bool = r.get("rate_per_key")?;
+                Ok(QueueSettings {
+                    queue: queue.to_string(),
+                    paused: r.get("paused")?,
+                    max_running: r.get("max_running")?,
+                    max_running_per_key: r.get("max_running_per_key")?,
+                    rate: per_window.zip(window_ms).map(|(per_window, window_ms)| Rate {
+                        per_window,
+                        window_ms,
+                        per_key,
+                    }),
+                    fifo_per_key: r.get("fifo_per_key")?,
+                })
+            })
+            .optional()
+        })
+        .map_err(map_error)
+}
+
+/// Count rows of `sql` (params `tenant`, `queue`, then `extra`) by partition key.
+fn by_key(c: &Connection, sql: &str, tenant: &str, queue: &str, extra: i64) -> Result<HashMap<Option<String>, i64>> {
+    c.prepare_cached(sql)
+        .and_then(|mut s| {
+            s.query_map(params![tenant, queue, extra], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(map_error)
+}
+
+/// Whether an unfinished job of `key` comes before job `id`.
+fn has_predecessor(c: &Connection, tenant: &str, queue: &str, key: &str, id: i64) -> Result<bool> {
+    c.prepare_cached(
+        "SELECT 1 FROM jobs WHERE tenant = ?1 AND queue = ?2 AND partition_key = ?3 AND id < ?4
+            AND state IN ('available', 'scheduled', 'retryable', 'running') LIMIT 1",
+    )
+    .and_then(|mut s| s.exists(params![tenant, queue, key, id]))
+    .map_err(map_error)
+}
+
+/// The jobs `req` leases at `now_us` (best first) and whether their starts are recorded (the
+/// queue has a rate).
+pub(super) fn pick(c: &Connection, tenant: &str, req: &Claim, now_us: i64) -> Result<(Vec<Picked>, bool)> {
+    let Some(s) = settings(c, tenant, &req.queue)? else {
+        let rows = c
+            .prepare_cached(SQL_RUNNABLE)
+            .and_then(|mut st| {
+                st.query_map(params![req.queue, now_us, req.max, tenant], row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(map_error)?;
+        return Ok((rows, false));
+    };
+    if s.paused {
+        return Ok((Vec::new(), false));
+    }
+    Ok((pick_limited(c, tenant, req, now_us, &s)?, s.rate.is_some()))
+}
+
+/// Room left per key and queue-wide, then the best runnable jobs that fit.
+fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &QueueSettings) -> Result<Vec<Picked>> {
+    let q = req.queue.as_str();
+    let running = by_key(
+        c,
+        "SELECT partition_key, count(*) FROM jobs WHERE tenant = ?1 AND queue = ?2 AND state = 'running'
+            AND ?3 = ?3 GROUP BY partition_key",
+        tenant,
+        q,
+        0,
+    )?;
+    let mut started = HashMap::new();
+    if let Some(r) = s.rate {
+        let since = now_us - r.window_ms * 1000;
+        c.execute(
+            "DELETE FROM job_starts WHERE tenant = ?1 AND queue = ?2 AND started_at_us <= ?3",
+            params![tenant, q, since - STARTS_KEPT_US],
+        )
+        .map_err(map_error)?;
+        started = by_key(
+            c,
+            "SELECT partition_key, count(*) FROM job_starts WHERE tenant = ?1 AND queue = ?2
+                AND started_at_us > ?3 GROUP BY partition_key",
+            tenant,
+            q,
+            since,
+        )?;
+    }
+    let total = |m: &HashMap<Option<String>, i64>| m.values().sum::<i64>();
+    let mut take = req.max;
+    if let Some(n) = s.max_running {
+        take = take.min(n - total(&running));
+    }
+    if let Some(r) = s.rate.filter(|r| !r.per_key) {
+        take = take.min(r.per_window - total(&started));
+    }
+    let mut out = Vec::new();
+    if take <= 0 {
+        return Ok(out);
+    }
+    let mut taken: HashMap<String, i64> = HashMap::new();
+    let mut st = c.prepare_cached(SQL_RUNNABLE).map_err(map_error)?;
+    let mut rows = st.query(params![q, now_us, LIMITED_SCAN, tenant]).map_err(map_error)?;
+    while let Some(r) = rows.next().map_err(map_error)? {
+        let job = row(r).map_err(map_error)?;
+        if let Some(key) = &job.5 {
+            let k = Some(key.clone());
+            let mut room = i64::MAX;
+            if s.fifo_per_key {
+                room = room.min(1 - running.get(&k).copied().unwrap_or(0));
+            }
+            if let Some(n) = s.max_running_per_key {
+                room = room.min(n - running.get(&k).copied().unwrap_or(0));
+            }
+            if let Some(r) = s.rate.filter(|r| r.per_key) {
+                room = room.min(r.per_window - started.get(&k).copied().unwrap_or(0));
+            }
+            let used = taken.entry(key.clone()).or_insert(0);
+            if room - *used <= 0 || (s.fifo_per_key && has_predecessor(c, tenant, q, key, job.0)?) {
+                continue;
+            }
+            *used += 1;
+        }
+        out.push(job);
+        if out.len() as i64 >= take {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Record the starts of `jobs` at `now_us` (rate-limited queues).
+pub(super) fn log_starts(c: &Connection, tenant: &str, queue: &str, jobs: &[Picked], now_us: i64) -> Result<()> {
+    let mut st = c
+        .prepare_cached("INSERT INTO job_starts (tenant, queue, partition_key, started_at_us) VALUES (?1, ?2, ?3, ?4)")
+        .map_err(map_error)?;
+    for j in jobs {
+        st.execute(params![tenant, queue, j.5, now_us]).map_err(map_error)?;
+    }
+    Ok(())
+}

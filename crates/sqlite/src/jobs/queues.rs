@@ -1,0 +1,195 @@
+//! The operator's side of the queue on SQLite: settings (the `queue_settings` row the claim
+//! reads, V14), listings in any state, and one job in full with why it waits.
+
+use super::limited;
+use crate::engine::clock::{from_us, now_us};
+use crate::engine::errors::{map_error, stored_json, stored_name};
+use crate::engine::store::SqliteStore;
+use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings};
+use allot_core::job::{JobState, JobView};
+use allot_core::store::QueueStore;
+use allot_core::tenant::Tenant;
+use allot_core::{AllotError, Result};
+use async_trait::async_trait;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// A page of a queue's jobs by id (`?1` queue, `?2` state or NULL for all, `?3` after, `?4`
+/// limit, `?5` tenant, `?6` most bytes of documents, `?7` a tag or NULL).
+pub(super) const SQL_LIST_JOBS: &str = "SELECT * FROM (
+    SELECT *, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
+              + length(CAST(metadata AS BLOB)) AS size,
+           sum(length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
+               + length(CAST(metadata AS BLOB))) OVER (ORDER BY id) AS upto
+      FROM jobs WHERE tenant = ?5 AND queue = ?1 AND (?2 IS NULL OR state = ?2) AND id > ?3
+       AND (?7 IS NULL OR EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value = ?7))
+     ORDER BY id LIMIT ?4)
+  WHERE upto - size < ?6 ORDER BY id";
+
+/// A job row as listings show it.
+pub(super) fn job_view(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobView> {
+    let tags = stored_json(r, "tags")?.unwrap_or_default();
+    Ok(JobView {
+        id: r.get("id")?,
+        queue: r.get("queue")?,
+        state: stored_name(r, "state", JobState::parse)?,
+        priority: r.get("priority")?,
+        payload: stored_json(r, "payload")?.unwrap_or_default(),
+        attempt: r.get("attempt")?,
+        max_attempts: r.get("max_attempts")?,
+        errors: stored_json(r, "errors")?.unwrap_or_default(),
+        run_at: from_us(r.get("run_at_us")?),
+        unique_key: r.get("unique_key")?,
+        created_at: from_us(r.get("created_at_us")?),
+        finalized_at: r.get::<_, Option<i64>>("finalized_at_us")?.map(from_us),
+        partition_key: r.get("partition_key")?,
+        tags: serde_json::from_value(tags).unwrap_or_default(),
+        metadata: stored_json(r, "metadata")?.unwrap_or_default(),
+        output: stored_json(r, "output")?,
+    })
+}
+
+/// Write `s`: settings that change nothing delete the row; a queue without a rate forgets its
+/// starts.
+fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()> {
+    if !s.paused && !s.is_limited() {
+        c.execute(
+            "DELETE FROM queue_settings WHERE tenant = ?1 AND queue = ?2",
+            params![tenant, s.queue],
+        )
+        .map_err(map_error)?;
+    } else {
+        c.execute(
+            "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
+                                         rate_window_ms, rate_per_key, fifo_per_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (tenant, queue) DO UPDATE SET paused = ?3, max_running = ?4, max_running_per_key = ?5,
+                rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9",
+            params![
+                tenant,
+                s.queue,
+                s.paused,
+                s.max_running,
+                s.max_running_per_key,
+                s.rate.map(|r| r.per_window),
+                s.rate.map(|r| r.window_ms),
+                s.rate.is_some_and(|r| r.per_key),
+                s.fifo_per_key
+            ],
+        )
+        .map_err(map_error)?;
+    }
+    if s.rate.is_none() {
+        c.execute(
+            "DELETE FROM job_starts WHERE tenant = ?1 AND queue = ?2",
+            params![tenant, s.queue],
+        )
+        .map_err(map_error)?;
+    }
+    Ok(())
+}
+
+fn settings_or_default(c: &Connection, tenant: &str, queue: &str) -> Result<QueueSettings> {
+    Ok(limited::settings(c, tenant, queue)?.unwrap_or_else(|| QueueSettings {
+        queue: queue.to_string(),
+        ..QueueSettings::default()
+    }))
+}
+
+/// What `job` waits on under `s`, at `now` µs.
+fn block_facts(c: &Connection, tenant: &str, job: &JobView, s: &QueueSettings, now: i64) -> Result<BlockFacts> {
+    let since = now - s.rate.map_or(0, |r| r.window_ms) * 1000;
+    let per_key = s.rate.is_some_and(|r| r.per_key);
+    c.query_row(
+        "SELECT
+            (SELECT count(*) FROM jobs WHERE tenant = ?1 AND queue = ?2 AND state = 'running'),
+            (SELECT count(*) FROM jobs WHERE tenant = ?1 AND queue = ?2 AND partition_key = ?3 AND state = 'running'),
+            (SELECT count(*) FROM job_starts WHERE tenant = ?1 AND queue = ?2 AND started_at_us > ?5
+                AND (NOT ?6 OR partition_key = ?3)),
+            EXISTS (SELECT 1 FROM jobs WHERE tenant = ?1 AND queue = ?2 AND partition_key = ?3 AND id < ?4
+                AND state IN ('available', 'scheduled', 'retryable', 'running'))",
+        params![tenant, job.queue, job.partition_key, job.id, since, per_key],
+        |r| {
+            Ok(BlockFacts {
+                running_in_queue: r.get(0)?,
+                running_of_key: r.get(1)?,
+                started_in_window: r.get(2)?,
+                fifo_predecessor: r.get(3)?,
+            })
+        },
+    )
+    .map_err(map_error)
+}
+
+#[async_trait]
+impl QueueStore for SqliteStore {
+    async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {
+        let t = tenant.to_string();
+        self.call(move |c| {
+            store_settings(c, &t, &settings)?;
+            Ok(settings)
+        })
+        .await
+    }
+
+    async fn queue_settings(&self, tenant: &Tenant, queue: &str) -> Result<QueueSettings> {
+        let (t, q) = (tenant.to_string(), queue.to_string());
+        self.call(move |c| settings_or_default(c, &t, &q)).await
+    }
+
+    async fn pause_queue(&self, tenant: &Tenant, queue: &str, paused: bool) -> Result<QueueSettings> {
+        let (t, q) = (tenant.to_string(), queue.to_string());
+        self.call(move |c| {
+            let tx = c.transaction().map_err(map_error)?;
+            let settings = QueueSettings {
+                paused,
+                ..settings_or_default(&tx, &t, &q)?
+            };
+            store_settings(&tx, &t, &settings)?;
+            tx.commit().map_err(map_error)?;
+            Ok(settings)
+        })
+        .await
+    }
+
+    async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<JobDetail> {
+        let t = tenant.to_string();
+        self.call(move |c| {
+            let found = c
+                .query_row(
+                    "SELECT * FROM jobs WHERE tenant = ?1 AND id = ?2",
+                    params![t, id],
+                    |r| {
+                        Ok((
+                            job_view(r)?,
+                            r.get::<_, Option<i64>>("lease_expires_at_us")?.map(from_us),
+                            r.get::<_, Option<String>>("worker")?,
+                            r.get::<_, Option<i64>>("attempted_at_us")?.map(from_us),
+                        ))
+                    },
+                )
+                .optional()
+                .map_err(map_error)?;
+            let (job, lease_expires_at, worker, attempted_at) =
+                found.ok_or_else(|| AllotError::not_found("job", id.to_string()))?;
+            let settings = settings_or_default(c, &t, &job.queue)?;
+            let now = now_us();
+            let waiting = matches!(
+                job.state,
+                JobState::Available | JobState::Scheduled | JobState::Retryable
+            );
+            let facts = if waiting && settings.is_limited() {
+                block_facts(c, &t, &job, &settings, now)?
+            } else {
+                BlockFacts::default()
+            };
+            Ok(JobDetail {
+                blocked_by: blocked_by(&job, from_us(now), &settings, &facts),
+                lease_expires_at,
+                worker,
+                attempted_at,
+                job,
+            })
+        })
+        .await
+    }
+}
