@@ -31,6 +31,7 @@
 //! | `book`, `get_booking`, `confirm_booking`, `extend_booking`, `release_booking`, `cancel_booking`, `list_bookings`, `expire_bookings` | `bookings::booking_lifecycle`, `bookings::one_booking_of_ten` |
 //! | `enqueue`, `claim_jobs`, `complete_job`, `cancel_job`, `queue_counts` | `jobs::keyed_job_transitions_replay`, `jobs::no_job_leased_twice` |
 //! | `fail_job`, `heartbeat_job`, `complete_jobs`, `retry_job`, `list_jobs`, `wait_for_jobs`, `rescue_jobs`, `prune_jobs`, `queue_depths` | `jobs::job_lifecycle` |
+//! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
 //! | `create_key`, `list_keys`, `revoke_key`, `key_by_hash`, `any_key` | `keys::keys_by_tenant` |
 //! | `audit` | every case ([`Fixture::finish`]) |
 //! | `prune_idempotency_keys` | `stock::every_instant_comes_from_the_clock` |
@@ -47,6 +48,7 @@ pub mod holds;
 pub mod isolation;
 pub mod jobs;
 pub mod keys;
+pub mod queues;
 pub mod stock;
 pub mod units;
 pub mod upgrade;
@@ -79,6 +81,10 @@ macro_rules! suite {
             jobs::no_job_leased_twice,
             jobs::job_lifecycle,
             jobs::ids_count_only_their_tenant,
+            queues::pause_snooze_output_and_detail,
+            queues::rates_limits_and_reasons,
+            queues::per_key_limit_under_claimers,
+            queues::fifo_per_key_keeps_order,
             keys::keys_by_tenant,
             isolation::other_tenants_objects_are_not_found,
             events::every_change_is_an_event,

@@ -1,0 +1,309 @@
+//! Queue settings and the operator's view: pause and resume, snooze, output, tags and
+//! metadata, listings in every state, `blocked_by`; limits, rates and FIFO per key obeyed by
+//! concurrent claimers on several stores (as several instances would be).
+
+use crate::fixture::{body, fresh, Fixture, T};
+use allot_core::job::queue::{BlockedBy, QueueSettings};
+use allot_core::job::{Claim, Complete, JobFilter, JobState, LeasedJob};
+use allot_core::{validate, Database};
+use serde_json::json;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn claim(f: &Fixture, queue: &str, max: i64) -> Claim {
+    let b = body(json!({"max": max, "lease_ms": 60_000}));
+    validate::claim(queue, b, f.store.default_claim_strategy(), &f.limits).unwrap()
+}
+
+async fn lease(f: &Fixture, queue: &str, max: i64) -> Vec<LeasedJob> {
+    fresh(f.store.claim_jobs(&T, claim(f, queue, max), None).await)
+}
+
+async fn enqueue(f: &Fixture, queue: &str, jobs: serde_json::Value) -> Vec<i64> {
+    let req = validate::enqueue(queue, body(json!({ "jobs": jobs })), f.store.now(), &f.limits).unwrap();
+    fresh(f.store.enqueue(&T, req, None).await).ids
+}
+
+async fn settle(f: &Fixture, queue: &str, settings: serde_json::Value) -> QueueSettings {
+    let s = validate::queue_settings(queue, body(settings), &f.limits).unwrap();
+    f.store.put_queue_settings(&T, s).await.unwrap()
+}
+
+async fn blocked(f: &Fixture, id: i64) -> Option<BlockedBy> {
+    f.store.job_detail(&T, id).await.unwrap().blocked_by
+}
+
+/// Tags, metadata and a key are kept and filter listings; a listing without a state shows
+/// every state; a paused queue leases nothing and says so; a snooze gives the attempt back
+/// and schedules the job; a completion keeps its output; settings that change nothing are
+/// the defaults again.
+pub async fn pause_snooze_output_and_detail(f: Fixture) {
+    let s = &f.store;
+    let ids = enqueue(
+        &f,
+        "ops",
+        json!([{"payload": 1, "tags": ["red", "big"], "metadata": {"order": 7}, "partition_key": "k1"},
+               {"payload": 2, "tags": ["blue"]}, {"payload": 3}]),
+    )
+    .await;
+    let red = s
+        .list_jobs(
+            &T,
+            "ops",
+            JobFilter {
+                state: None,
+                tag: Some("red".into()),
+            },
+            0,
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(red.iter().map(|j| j.id).collect::<Vec<_>>(), [ids[0]]);
+    assert_eq!(
+        (red[0].metadata.clone(), red[0].partition_key.as_deref()),
+        (json!({"order": 7}), Some("k1"))
+    );
+    assert_eq!(red[0].tags, ["red", "big"]);
+    let paused = s.pause_queue(&T, "ops", true).await.unwrap();
+    assert!(paused.paused && !paused.is_limited());
+    assert!(lease(&f, "ops", 3).await.is_empty(), "a paused queue leases nothing");
+    assert_eq!(blocked(&f, ids[0]).await, Some(BlockedBy::Paused));
+    assert_eq!(
+        s.pause_queue(&T, "ops", false).await.unwrap(),
+        QueueSettings {
+            queue: "ops".into(),
+            ..Default::default()
+        }
+    );
+    let first = lease(&f, "ops", 1).await;
+    assert_eq!((first[0].id, first[0].attempt), (ids[0], 1));
+    let snooze = validate::snooze(
+        body(json!({"lease_token": first[0].lease_token, "delay_ms": 5000})),
+        &f.limits,
+    )
+    .unwrap();
+    let snoozed = fresh(s.snooze_job(&T, ids[0], snooze, None).await);
+    assert_eq!((snoozed.state, snoozed.attempt), (JobState::Scheduled, 0));
+    assert_eq!(blocked(&f, ids[0]).await, Some(BlockedBy::Scheduled));
+    let rest = lease(&f, "ops", 3).await;
+    assert_eq!(
+        rest.iter().map(|j| j.id).collect::<Vec<_>>(),
+        [ids[1], ids[2]],
+        "the snoozed job waits"
+    );
+    f.clock.advance_ms(5001);
+    let again = lease(&f, "ops", 3).await;
+    assert_eq!(
+        (again[0].id, again[0].attempt),
+        (ids[0], 1),
+        "a snooze spends no attempt"
+    );
+    let done = Complete {
+        lease_token: again[0].lease_token.clone(),
+        output: Some(json!({"sent": true})),
+    };
+    fresh(s.complete_job(&T, ids[0], done, None).await);
+    let detail = s.job_detail(&T, ids[0]).await.unwrap();
+    assert_eq!(
+        (detail.job.state, detail.job.output, detail.blocked_by),
+        (JobState::Completed, Some(json!({"sent": true})), None)
+    );
+    let running = s.job_detail(&T, ids[1]).await.unwrap();
+    assert_eq!(
+        (
+            running.job.state,
+            running.worker.is_none(),
+            running.lease_expires_at.is_some()
+        ),
+        (JobState::Running, true, true)
+    );
+    let all = s.list_jobs(&T, "ops", JobFilter::default(), 0, 10).await.unwrap();
+    let states: Vec<JobState> = all.iter().map(|j| j.state).collect();
+    assert_eq!(states, [JobState::Completed, JobState::Running, JobState::Running]);
+    f.finish().await;
+}
+
+/// A rate of 3 per second: 3 start, the rest wait (`blocked_by: rate`) until the window
+/// moves on; per key, each key has its own 3. `max_running` and a FIFO predecessor say
+/// `limit` and `fifo`.
+pub async fn rates_limits_and_reasons(f: Fixture) {
+    let jobs: Vec<serde_json::Value> = (0..8).map(|i| json!({"payload": i})).collect();
+    let ids = enqueue(&f, "rate", json!(jobs)).await;
+    settle(&f, "rate", json!({"rate": {"per_window": 3, "window_ms": 1000}})).await;
+    assert_eq!(lease(&f, "rate", 10).await.len(), 3);
+    assert!(lease(&f, "rate", 10).await.is_empty());
+    assert_eq!(blocked(&f, ids[7]).await, Some(BlockedBy::Rate));
+    f.clock.advance_ms(1001);
+    assert_eq!(lease(&f, "rate", 10).await.len(), 3, "the window moved on");
+    // 32 claims at once on three stores, twice: exactly the window's 5 each time.
+    let burst: Vec<serde_json::Value> = (0..40).map(|i| json!({ "payload": i })).collect();
+    enqueue(&f, "burst", json!(burst)).await;
+    settle(&f, "burst", json!({"rate": {"per_window": 5, "window_ms": 60_000}})).await;
+    let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
+    for round in 0..2 {
+        let mut set = tokio::task::JoinSet::new();
+        for i in 0..32 {
+            let (store, c) = (stores[i % 3].clone(), claim(&f, "burst", 2));
+            set.spawn(async move { store.claim_jobs(&T, c, None).await.unwrap().fresh().unwrap().len() });
+        }
+        let started: usize = set.join_all().await.into_iter().sum();
+        assert_eq!(started, 5, "round {round}");
+        f.clock.advance_ms(60_001);
+    }
+    let keyed: Vec<serde_json::Value> = (0..8)
+        .map(|i| json!({"payload": i, "partition_key": if i % 2 == 0 { "a" } else { "b" }}))
+        .collect();
+    enqueue(&f, "per-key", json!(keyed)).await;
+    settle(
+        &f,
+        "per-key",
+        json!({"rate": {"per_window": 3, "window_ms": 1000, "per_key": true}}),
+    )
+    .await;
+    assert_eq!(lease(&f, "per-key", 10).await.len(), 6, "3 of each key");
+    let fifo = enqueue(
+        &f,
+        "limited",
+        json!([{"partition_key": "k"}, {"partition_key": "k"}, {}, {}]),
+    )
+    .await;
+    settle(&f, "limited", json!({"max_running": 2, "fifo_per_key": true})).await;
+    let got: Vec<i64> = lease(&f, "limited", 10).await.iter().map(|j| j.id).collect();
+    assert_eq!(
+        got,
+        [fifo[0], fifo[2]],
+        "one of key k, then the best without a key; two at most"
+    );
+    assert_eq!(blocked(&f, fifo[1]).await, Some(BlockedBy::Fifo));
+    assert_eq!(blocked(&f, fifo[3]).await, Some(BlockedBy::Limit));
+    f.finish().await;
+}
+
+/// Shared record of a concurrent run: per key, how many of its jobs a worker holds now (an
+/// attempt counts from the claim's answer to just before its completion is sent, inside the
+/// job's true running time, so two overlapping here overlapped in the database), the most
+/// seen, and the order in which each key's attempts were claimed.
+#[derive(Default)]
+struct Record {
+    holding: HashMap<String, i64>,
+    most: HashMap<String, i64>,
+    claimed: HashMap<String, Vec<i64>>,
+}
+
+/// One worker: claim up to 3, hold, then fail the first attempt of every third job (retry at
+/// once) or complete; until the queue has nothing open.
+async fn work(store: Arc<dyn Database>, f_limits: allot_core::Limits, queue: &'static str, rec: Arc<Mutex<Record>>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the queue did not drain");
+        let b = body(json!({"max": 3, "lease_ms": 60_000}));
+        let c = validate::claim(queue, b, store.default_claim_strategy(), &f_limits).unwrap();
+        let jobs = store
+            .claim_jobs(&crate::fixture::T, c, None)
+            .await
+            .unwrap()
+            .fresh()
+            .unwrap();
+        if jobs.is_empty() {
+            if store.queue_counts(&crate::fixture::T, queue).await.unwrap().open() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            continue;
+        }
+        let keys: Vec<String> = jobs
+            .iter()
+            .map(|j| j.payload["key"].as_str().unwrap().to_string())
+            .collect();
+        {
+            let mut r = rec.lock().unwrap();
+            for (j, k) in jobs.iter().zip(&keys) {
+                let n = r.holding.entry(k.clone()).or_insert(0);
+                *n += 1;
+                let n = *n;
+                let most = r.most.entry(k.clone()).or_insert(0);
+                *most = (*most).max(n);
+                r.claimed.entry(k.clone()).or_default().push(j.id);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        for (j, k) in jobs.iter().zip(&keys) {
+            *rec.lock().unwrap().holding.get_mut(k).unwrap() -= 1;
+            if j.id % 3 == 0 && j.attempt == 1 {
+                let fail =
+                    validate::fail(body(json!({"lease_token": j.lease_token, "retry_in_ms": 0})), &f_limits).unwrap();
+                store.fail_job(&crate::fixture::T, j.id, fail, None).await.unwrap();
+            } else {
+                store
+                    .complete_job(&crate::fixture::T, j.id, Complete::new(&j.lease_token), None)
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
+/// Run 32 workers over three stores on `queue` until it drains; the record.
+async fn run_workers(f: &Fixture, queue: &'static str) -> Record {
+    let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
+    let rec = Arc::new(Mutex::new(Record::default()));
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..32 {
+        set.spawn(work(stores[i % 3].clone(), f.limits.clone(), queue, rec.clone()));
+    }
+    while let Some(r) = set.join_next().await {
+        r.unwrap();
+    }
+    Arc::try_unwrap(rec).ok().unwrap().into_inner().unwrap()
+}
+
+/// 32 workers on three stores: at most 2 jobs of a key run at once, with failures and
+/// retries mixed in, and every job completes.
+pub async fn per_key_limit_under_claimers(f: Fixture) {
+    // Runs of ten jobs of one key, so an unlimited claim of 3 would take three of one key.
+    let jobs: Vec<serde_json::Value> = (0..90)
+        .map(|i| json!({"payload": {"key": format!("k{}", i / 10 % 3)}, "partition_key": format!("k{}", i / 10 % 3)}))
+        .collect();
+    enqueue(&f, "lim", json!(jobs)).await;
+    settle(&f, "lim", json!({"max_running_per_key": 2})).await;
+    let rec = run_workers(&f, "lim").await;
+    for (k, most) in &rec.most {
+        assert!(*most <= 2, "key {k}: {most} running at once");
+    }
+    assert_eq!(
+        f.store.queue_counts(&T, "lim").await.unwrap().counts[&JobState::Completed],
+        90
+    );
+    f.finish().await;
+}
+
+/// FIFO per key under 32 workers on three stores: a key's attempts are claimed in enqueue
+/// order, a failed job's retry before any later job of its key, one at a time.
+pub async fn fifo_per_key_keeps_order(f: Fixture) {
+    let jobs: Vec<serde_json::Value> = (0..60)
+        .map(|i| json!({"payload": {"key": format!("k{}", i % 4)}, "partition_key": format!("k{}", i % 4)}))
+        .collect();
+    enqueue(&f, "fifo", json!(jobs)).await;
+    settle(&f, "fifo", json!({"fifo_per_key": true})).await;
+    let rec = run_workers(&f, "fifo").await;
+    for (k, order) in &rec.claimed {
+        assert!(
+            order.windows(2).all(|w| w[0] <= w[1]),
+            "key {k} out of order: {order:?}"
+        );
+        assert_eq!(rec.most[k], 1, "key {k}: more than one at once");
+        let retried = order.windows(2).filter(|w| w[0] == w[1]).count();
+        assert_eq!(
+            retried,
+            order.iter().filter(|id| *id % 3 == 0).count() / 2,
+            "key {k}: {order:?}"
+        );
+    }
+    assert_eq!(
+        f.store.queue_counts(&T, "fifo").await.unwrap().counts[&JobState::Completed],
+        60
+    );
+    f.finish().await;
+}
