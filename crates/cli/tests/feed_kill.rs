@@ -22,7 +22,9 @@ async fn postgres_feed_survives_a_kill() {
     survives_a_kill(url).await;
     let _ = common::admin()
         .await
-        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .batch_execute(&format!(
+            "DROP SCHEMA {schema} CASCADE; DROP SCHEMA IF EXISTS {schema}_allot CASCADE"
+        ))
         .await;
 }
 

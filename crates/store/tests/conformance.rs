@@ -35,7 +35,9 @@ async fn database(backend: Backend) -> (String, Boxed<()>) {
             let drop = Box::pin(async move {
                 let _ = admin()
                     .await
-                    .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+                    .batch_execute(&format!(
+                        "DROP SCHEMA {schema} CASCADE; DROP SCHEMA IF EXISTS {schema}_allot CASCADE"
+                    ))
                     .await;
             });
             (url, drop)

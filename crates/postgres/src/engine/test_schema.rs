@@ -32,9 +32,12 @@ impl TestSchema {
         crate::engine::store::PgStore::connect(&crate::engine::config::PgConfig::new(self.url.clone())).unwrap()
     }
 
-    /// Drop the schema and everything in it.
+    /// Drop the schema and everything in it, and the schema of its SQL functions (V18).
     pub(crate) async fn drop(self) {
-        let sql = format!("DROP SCHEMA {} CASCADE", self.name);
+        let sql = format!(
+            "DROP SCHEMA {0} CASCADE; DROP SCHEMA IF EXISTS {0}_allot CASCADE",
+            self.name
+        );
         self.admin.batch_execute(&sql).await.unwrap();
     }
 }

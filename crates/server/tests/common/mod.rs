@@ -323,7 +323,9 @@ impl TestServer {
         if let Some(schema) = &self.schema {
             let _ = admin()
                 .await
-                .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+                .batch_execute(&format!(
+                    "DROP SCHEMA {schema} CASCADE; DROP SCHEMA IF EXISTS {schema}_allot CASCADE"
+                ))
                 .await;
         }
         if let Some(f) = &self.file {

@@ -1,0 +1,148 @@
+//! Transactional enqueue, against the test PostgreSQL (`ALLOT_TEST_DATABASE_URL`) in a schema
+//! of its own: through `enqueue_in` on the caller's `tokio_postgres` transaction and through
+//! the SQL function from `psql`, a rolled-back enqueue leaves no job and wakes no one; a
+//! committed one is claimable at once and wakes a waiting claimer (whose poll is a minute,
+//! so only the NOTIFY can wake it). The channel is the database's, shared by every schema,
+//! so each test has a queue name of its own.
+
+use crate::engine::config::PgConfig;
+use crate::engine::store::PgStore;
+use crate::engine::test_schema::TestSchema;
+use allot_core::store::JobStore;
+use allot_core::{validate, Capable, Tenant};
+use futures::FutureExt;
+use serde_json::json;
+use std::time::Duration;
+
+fn store(url: &str) -> PgStore {
+    let mut cfg = PgConfig::new(url.to_string());
+    cfg.limits.job_poll_interval_ms = 60_000;
+    PgStore::connect(&cfg).unwrap()
+}
+
+/// Wait until `store`'s LISTEN connection is up: NOTIFY a priming queue until a waiter on it
+/// is woken (bounded).
+async fn listening(store: &PgStore, admin: &tokio_postgres::Client) {
+    let t = Tenant::default_tenant();
+    for _ in 0..100 {
+        let mut w = Box::pin(store.wait_for_jobs(&t, "prime", Duration::from_millis(100)));
+        assert!(futures::poll!(&mut w).is_pending());
+        admin.batch_execute("NOTIFY allot_jobs, 'default/prime'").await.unwrap();
+        let started = std::time::Instant::now();
+        w.await;
+        if started.elapsed() < Duration::from_millis(90) {
+            return;
+        }
+    }
+    panic!("the listener never came up");
+}
+
+async fn claimed(store: &PgStore, queue: &str) -> Vec<i64> {
+    let body = serde_json::from_value(json!({"max": 10, "lease_ms": 60_000})).unwrap();
+    let req = validate::claim(
+        queue,
+        body,
+        store.default_claim_strategy(),
+        &allot_core::Limits::default(),
+    )
+    .unwrap();
+    let jobs = store.claim_jobs(&Tenant::default_tenant(), req, None).await.unwrap();
+    jobs.fresh().unwrap().iter().map(|j| j.id).collect()
+}
+
+/// Run `enqueue` (which enqueues in the transaction it opens and commits when `commit`)
+/// while a claimer of `queue` waits; whether the waiter was woken, then what a claim gets.
+async fn around<F, Fut>(store: &PgStore, queue: &str, commit: bool, enqueue: F) -> (bool, Vec<i64>)
+where
+    F: FnOnce(bool) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let t = Tenant::default_tenant();
+    let mut waiter = Box::pin(store.wait_for_jobs(&t, queue, Duration::from_secs(30)));
+    assert!(
+        futures::poll!(&mut waiter).is_pending(),
+        "registered before the enqueue"
+    );
+    enqueue(commit).await;
+    let woken = if commit {
+        tokio::time::timeout(Duration::from_secs(10), waiter).await.is_ok()
+    } else {
+        // Nothing may wake it: give a stray notification a bounded moment to arrive.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        (&mut waiter).now_or_never().is_some()
+    };
+    (woken, claimed(store, queue).await)
+}
+
+#[tokio::test]
+async fn enqueue_in_the_callers_transaction() {
+    let schema = TestSchema::new("t_in_tx").await;
+    crate::migrate(&schema.url).await.unwrap();
+    let store = store(&schema.url);
+    listening(&store, &schema.admin).await;
+    let (mut caller, conn) = tokio_postgres::connect(&schema.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let limits = allot_core::Limits::default();
+    let body = serde_json::from_value(json!({"jobs": [{"payload": {"order": 1}, "tags": ["mail"]}]})).unwrap();
+    let req = validate::enqueue("in-tx-rs", body, store.now(), &limits).unwrap();
+    for commit in [false, true] {
+        let (req, caller) = (req.clone(), &mut caller);
+        let (woken, got) = around(&store, "in-tx-rs", commit, |commit| async move {
+            let tx = caller.transaction().await.unwrap();
+            let ids = crate::enqueue_in(&tx, &Tenant::default_tenant(), &req)
+                .await
+                .unwrap()
+                .ids;
+            assert_eq!(ids.len(), 1);
+            if commit {
+                tx.commit().await.unwrap();
+            } else {
+                tx.rollback().await.unwrap();
+            }
+        })
+        .await;
+        assert_eq!((woken, got.len()), (commit, usize::from(commit)), "commit: {commit}");
+    }
+    drop(store);
+    schema.drop().await;
+}
+
+#[tokio::test]
+async fn the_sql_function_from_psql() {
+    let schema = TestSchema::new("t_psql").await;
+    crate::migrate(&schema.url).await.unwrap();
+    let store = store(&schema.url);
+    listening(&store, &schema.admin).await;
+    let function = format!("{}_allot.enqueue", schema.name);
+    for commit in [false, true] {
+        let (url, function) = (schema.url.clone(), function.clone());
+        let (woken, got) = around(&store, "in-tx-sql", commit, |commit| async move {
+            let end = if commit { "COMMIT" } else { "ROLLBACK" };
+            let sql = format!(
+                "BEGIN; SELECT {function}('in-tx-sql', '{{\"order\": 2}}', partition_key => 'c1', tags => '{{mail}}'); {end};"
+            );
+            let out = tokio::process::Command::new("psql")
+                .args([url.as_str(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", &sql])
+                .output()
+                .await
+                .expect("psql runs");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        })
+        .await;
+        assert_eq!((woken, got.len()), (commit, usize::from(commit)), "commit: {commit}");
+    }
+    // A name no tenant can have is refused with 22023 invalid_parameter_value.
+    let bad = schema
+        .admin
+        .query(&format!("SELECT {function}('mail', tenant => 'allot/webhooks')"), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        bad.code(),
+        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
+    );
+    drop(store);
+    schema.drop().await;
+}
