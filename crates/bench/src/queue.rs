@@ -49,6 +49,23 @@ pub struct QueueOptions {
     pub lease_ms: i64,
     /// Give up draining after this long, s.
     pub drain_timeout_s: u64,
+    /// Partition keys the jobs spread over (`partition_key` = `k{i mod keys}`); 0: none.
+    pub keys: u64,
+    /// `--limit N`: also run each strategy with `max_running_per_key` N.
+    pub limit_per_key: Option<i64>,
+    /// `--fifo`: also run each strategy with `fifo_per_key`.
+    pub fifo: bool,
+}
+
+impl QueueOptions {
+    /// The settings of the limited run, when `--limit` or `--fifo` asks for one.
+    fn limited(&self) -> Option<allot_core::job::queue::QueueSettings> {
+        (self.limit_per_key.is_some() || self.fifo).then(|| allot_core::job::queue::QueueSettings {
+            max_running_per_key: self.limit_per_key,
+            fifo_per_key: self.fifo,
+            ..Default::default()
+        })
+    }
 }
 
 /// Figures and checks of one strategy's run.
@@ -56,6 +73,11 @@ pub struct QueueOptions {
 pub struct QueueReport {
     /// Claim strategy.
     pub strategy: String,
+    /// `plain`, or the limited run's settings (`limit 2/key`, `fifo`).
+    pub mode: String,
+    /// Completed/s of this run over the plain run's of the same strategy (limited runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs_plain: Option<f64>,
     /// Jobs accepted by enqueue.
     pub accepted: u64,
     /// Enqueued jobs per second (producer phase).
@@ -172,7 +194,17 @@ pub async fn queue_bench(
             eprintln!("skipping {}: the backend does not support it", strategy.name());
             continue;
         }
-        reports.push(run_one(store.clone(), opts, strategy).await?);
+        let plain = run_one(store.clone(), opts, strategy, None).await?;
+        let limited = match opts.limited() {
+            Some(settings) => {
+                let mut r = run_one(store.clone(), opts, strategy, Some(settings)).await?;
+                r.vs_plain = Some(r.completed_per_s / plain.completed_per_s.max(1e-9));
+                Some(r)
+            }
+            None => None,
+        };
+        reports.push(plain);
+        reports.extend(limited);
     }
     Ok(reports)
 }
@@ -181,8 +213,34 @@ async fn run_one(
     store: Arc<dyn Database>,
     opts: &QueueOptions,
     strategy: ClaimStrategy,
+    settings: Option<allot_core::job::queue::QueueSettings>,
 ) -> std::result::Result<QueueReport, crate::BenchError> {
-    let queue = format!("bench-{}-{}", crate::load::run_id(), strategy.name());
+    let mode = match &settings {
+        None => "plain".to_string(),
+        Some(s) => {
+            let mut parts: Vec<String> = s
+                .max_running_per_key
+                .map(|n| format!("limit {n}/key"))
+                .into_iter()
+                .collect();
+            if s.fifo_per_key {
+                parts.push("fifo".into());
+            }
+            parts.join(" + ")
+        }
+    };
+    let tag = if settings.is_some() { "limited" } else { "plain" };
+    let queue = format!("bench-{}-{}-{tag}", crate::load::run_id(), strategy.name());
+    if let Some(s) = settings {
+        let s = allot_core::job::queue::QueueSettings {
+            queue: queue.clone(),
+            ..s
+        };
+        store
+            .put_queue_settings(&DEFAULT, s)
+            .await
+            .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+    }
     let database = store;
     let store: Arc<dyn Store> = database.clone();
     let timed = Arc::new(Timed {
@@ -229,6 +287,8 @@ async fn run_one(
         .unwrap_or_else(|_| Histogram::new(3).expect("valid"));
     Ok(QueueReport {
         strategy: strategy.name().into(),
+        mode,
+        vs_plain: None,
         accepted,
         enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
         completed_per_s: counts.counts[&allot_core::JobState::Completed] as f64 / elapsed.max(1e-9),
@@ -264,7 +324,7 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                 run_at: store.now(),
                 max_attempts: 25,
                 unique_key: None,
-                partition_key: None,
+                partition_key: (opts.keys > 0).then(|| format!("k{}", (p * n + i) % opts.keys)),
                 tags: Vec::new(),
                 metadata: serde_json::json!({}),
             };
@@ -384,15 +444,17 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
 /// A side-by-side Markdown table of queue reports.
 pub fn render_queue_table(reports: &[QueueReport]) -> String {
     let mut out = String::from(
-        "| strategy | jobs | enqueue/s | completed/s | claim p50 ms | claim p99 ms | failed once | killed pools | lease_lost | check |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| strategy | mode | jobs | enqueue/s | completed/s | vs plain | claim p50 ms | claim p99 ms | failed once | killed pools | lease_lost | check |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {} | {:.2} | {:.2} | {} | {} | {} | {} |\n",
             r.strategy,
+            r.mode,
             r.accepted,
             r.enqueue_per_s,
             r.completed_per_s,
+            r.vs_plain.map_or("".to_string(), |v| format!("{v:.2}")),
             r.claim_latency_us_p50 as f64 / 1000.0,
             r.claim_latency_us_p99 as f64 / 1000.0,
             r.failed_attempts,

@@ -78,6 +78,17 @@ pub(crate) struct QueueArgs {
     /// PostgreSQL pool size.
     #[arg(long, default_value_t = 32)]
     pub(crate) pool_size: usize,
+    /// Partition keys the jobs spread over (0: none; 1000 when --limit or --fifo asks for
+    /// keys and this is not given).
+    #[arg(long)]
+    pub(crate) keys: Option<u64>,
+    /// Also run each strategy with `max_running_per_key` N on the same jobs, and report its
+    /// throughput against the plain run's.
+    #[arg(long)]
+    pub(crate) limit: Option<i64>,
+    /// Also run each strategy with `fifo_per_key` (with --limit: both in one run).
+    #[arg(long)]
+    pub(crate) fifo: bool,
     /// Instead of the workload: single-job claims only, from this many clients, for at most
     /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
     #[arg(long)]
@@ -406,23 +417,26 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         kill_workers: a.kill_workers,
         lease_ms: a.lease_ms,
         drain_timeout_s: 300,
+        keys: a.keys.unwrap_or(if a.limit.is_some() || a.fifo { 1000 } else { 0 }),
+        limit_per_key: a.limit,
+        fifo: a.fifo,
     };
     if let Some(clients) = a.claims_only {
         return claims_only(store, &opts.strategies, &a, clients).await;
     }
     let reports = allot_bench::queue_bench(store, &opts).await?;
     println!(
-        "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={}\n",
-        a.producers, a.jobs, a.workers, a.concurrency, a.claim_batch, a.fail_fraction, a.kill_workers
+        "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={} keys={}\n",
+        a.producers, a.jobs, a.workers, a.concurrency, a.claim_batch, a.fail_fraction, a.kill_workers, opts.keys
     );
     print!("{}", allot_bench::render_queue_table(&reports));
     if let Some(path) = &a.json {
         std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
     }
-    let broken: Vec<&str> = reports
+    let broken: Vec<String> = reports
         .iter()
         .filter(|r| !r.violations.is_empty())
-        .map(|r| r.strategy.as_str())
+        .map(|r| format!("{} ({})", r.strategy, r.mode))
         .collect();
     if !broken.is_empty() {
         bail!("queue check broken for: {}", broken.join(", "));

@@ -173,6 +173,9 @@ pub(crate) async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<V
         kill_workers: 0,
         lease_ms: 30_000,
         drain_timeout_s: 300,
+        keys: 0,
+        limit_per_key: None,
+        fifo: false,
     };
     Ok(allot_bench::queue_bench(store, &opts)
         .await?
