@@ -55,6 +55,10 @@ DECLARE
     v_take bigint;
     v_window interval;
     v_rate_per_key boolean;
+    -- Per key: jobs running, starts in the window ({"key": n}); a jsonb object is searched
+    -- by key in O(log n), where a join would make the planner sort the whole scan.
+    v_running_by_key jsonb;
+    v_started_by_key jsonb := '{}';
 BEGIN
     SELECT * INTO s FROM queue_settings q WHERE q.tenant = p_tenant AND q.queue = p_queue FOR UPDATE;
     IF NOT FOUND OR s.paused THEN
@@ -62,15 +66,18 @@ BEGIN
     END IF;
     v_window := coalesce(s.rate_window_ms, 0) * interval '1 millisecond';
     v_rate_per_key := s.rate_per_window IS NOT NULL AND s.rate_per_key;
-    SELECT count(*) INTO v_running FROM jobs j
-     WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state = 'running';
+    SELECT coalesce(sum(c.n), 0), coalesce(jsonb_object_agg(c.key, c.n) FILTER (WHERE c.key IS NOT NULL), '{}')
+      INTO v_running, v_running_by_key
+      FROM (SELECT j.partition_key AS key, count(*) AS n FROM jobs j
+             WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state = 'running' GROUP BY j.partition_key) c;
     IF s.rate_per_window IS NOT NULL THEN
         DELETE FROM job_starts st WHERE st.tenant = p_tenant AND st.queue = p_queue
            AND st.started_at <= p_now - v_window - interval '1 minute';
-        IF NOT v_rate_per_key THEN
-            SELECT count(*) INTO v_started FROM job_starts st
-             WHERE st.tenant = p_tenant AND st.queue = p_queue AND st.started_at > p_now - v_window;
-        END IF;
+        SELECT coalesce(sum(c.n), 0), coalesce(jsonb_object_agg(c.key, c.n) FILTER (WHERE c.key IS NOT NULL), '{}')
+          INTO v_started, v_started_by_key
+          FROM (SELECT st.partition_key AS key, count(*) AS n FROM job_starts st
+                 WHERE st.tenant = p_tenant AND st.queue = p_queue AND st.started_at > p_now - v_window
+                 GROUP BY st.partition_key) c;
     END IF;
     v_take := least(p_max, coalesce(s.max_running - v_running, p_max),
                     CASE WHEN s.rate_per_window IS NOT NULL AND NOT v_rate_per_key
@@ -79,42 +86,38 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY
-    WITH running AS MATERIALIZED (
-        SELECT j.partition_key AS key, count(*) AS n FROM jobs j
-         WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state = 'running' AND j.partition_key IS NOT NULL
-         GROUP BY j.partition_key),
-    started AS MATERIALIZED (
-        SELECT st.partition_key AS key, count(*) AS n FROM job_starts st
-         WHERE v_rate_per_key AND st.tenant = p_tenant AND st.queue = p_queue
-           AND st.started_at > p_now - v_window AND st.partition_key IS NOT NULL
-         GROUP BY st.partition_key),
+    WITH
     -- Room per key: FIFO allows one, a per-key limit what it leaves, a per-key rate what
     -- its window leaves. Keys without room are filtered out of the scan, so a key at its
-    -- limit never fills the window the scan looks at.
+    -- limit never fills the window the scan looks at. The candidates are not locked: the
+    -- settings row already orders the claims of this queue, and the UPDATE re-checks each
+    -- chosen job's state (READ COMMITTED re-reads a row another transaction changed, so a
+    -- job cancelled meanwhile is passed over), which spares a row lock on every candidate.
     candidates AS MATERIALIZED (
-        SELECT j.id, j.partition_key AS key, j.priority, j.run_at FROM jobs j
+        SELECT j.id, j.partition_key AS key, j.priority, j.run_at,
+               least(CASE WHEN s.fifo_per_key THEN 1 ELSE p_max END,
+                     coalesce(s.max_running_per_key - coalesce((v_running_by_key ->> j.partition_key)::bigint, 0), p_max),
+                     CASE WHEN v_rate_per_key
+                          THEN s.rate_per_window - coalesce((v_started_by_key ->> j.partition_key)::bigint, 0)
+                          ELSE p_max END) AS room
+          FROM jobs j
          WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state IN ('available', 'scheduled', 'retryable')
            AND j.run_at <= p_now
            AND (j.partition_key IS NULL OR (
                 (NOT s.fifo_per_key OR (
-                    NOT EXISTS (SELECT 1 FROM running r WHERE r.key = j.partition_key)
+                    NOT v_running_by_key ? j.partition_key
                     AND NOT EXISTS (SELECT 1 FROM jobs e
                                      WHERE e.tenant = p_tenant AND e.queue = p_queue AND e.partition_key = j.partition_key
                                        AND e.id < j.id AND e.state IN ('available', 'scheduled', 'retryable', 'running'))))
                 AND (s.max_running_per_key IS NULL
-                     OR coalesce((SELECT r.n FROM running r WHERE r.key = j.partition_key), 0) < s.max_running_per_key)
+                     OR coalesce((v_running_by_key ->> j.partition_key)::bigint, 0) < s.max_running_per_key)
                 AND (NOT v_rate_per_key
-                     OR coalesce((SELECT t.n FROM started t WHERE t.key = j.partition_key), 0) < s.rate_per_window)))
+                     OR coalesce((v_started_by_key ->> j.partition_key)::bigint, 0) < s.rate_per_window)))
          ORDER BY j.priority, j.run_at, j.id
-         LIMIT v_take * 4 + 64 FOR UPDATE SKIP LOCKED),
+         LIMIT v_take * 2 + 32),
     ranked AS (
         SELECT c.id, c.priority, c.run_at, c.key IS NULL OR row_number() OVER (
-                   PARTITION BY c.key ORDER BY c.priority, c.run_at, c.id) <= least(
-                   CASE WHEN s.fifo_per_key THEN 1 ELSE p_max END,
-                   coalesce(s.max_running_per_key - coalesce((SELECT r.n FROM running r WHERE r.key = c.key), 0), p_max),
-                   CASE WHEN v_rate_per_key
-                        THEN s.rate_per_window - coalesce((SELECT t.n FROM started t WHERE t.key = c.key), 0)
-                        ELSE p_max END) AS fits
+                   PARTITION BY c.key ORDER BY c.priority, c.run_at, c.id) <= c.room AS fits
           FROM candidates c),
     chosen AS MATERIALIZED (
         SELECT r.id FROM ranked r WHERE r.fits ORDER BY r.priority, r.run_at, r.id LIMIT v_take),
@@ -122,6 +125,7 @@ BEGIN
         UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
                lease_expires_at = p_now + p_lease_ms * interval '1 millisecond', worker = p_worker, attempted_at = p_now
           FROM chosen WHERE j.tenant = p_tenant AND j.id = chosen.id
+           AND j.state IN ('available', 'scheduled', 'retryable')
         RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
                   j.partition_key),
     logged AS (

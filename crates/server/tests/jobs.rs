@@ -19,6 +19,7 @@ conformance!(
     batch_completion_cancel_and_dead_letters,
     worker_pool_completes_each_job_once,
     keyed_claims_and_transitions_replay,
+    queue_settings_and_the_operators_view,
 );
 
 // With the lease sweeper every 5 ms.
@@ -594,4 +595,130 @@ async fn pages_are_bounded_by_bytes(ts: &TestServer) {
     }
     assert_eq!(seen, (0..20).collect::<Vec<i64>>());
     assert_eq!(pages, 5);
+}
+
+/// Settings over HTTP (FIFO and a per-key limit, pause, resume), `blocked_by`, snooze,
+/// output, listings of every state and by tag, and the 400s of each new field.
+async fn queue_settings_and_the_operators_view(ts: &TestServer) {
+    let bad = [
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"tags": vec!["t"; 17]}]}),
+            "limit_exceeded",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"metadata": [1]}]}),
+            "invalid_request",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"partition_key": ""}]}),
+            "invalid_request",
+        ),
+        (
+            "/v1/queues/q/jobs",
+            json!({"jobs": [{"tags": [""]}]}),
+            "invalid_request",
+        ),
+    ];
+    for (path, body, c) in bad {
+        let (s, b) = ts.post(path, body.clone()).await;
+        assert_eq!((s, code(&b)), (400, c), "{path} {body}: {b}");
+    }
+    for (body, c) in [
+        (json!({"max_running": 0}), "invalid_request"),
+        (
+            json!({"rate": {"per_window": 5, "window_ms": 86_400_001}}),
+            "limit_exceeded",
+        ),
+        (json!({"rate": {"per_window": 5}}), "invalid_request"),
+        (json!({"paused": true, "speed": 2}), "invalid_request"),
+    ] {
+        let (s, b) = ts.send_json("PUT", "/v1/queues/q", body.clone()).await;
+        assert_eq!((s, code(&b)), (400, c), "{body}: {b}");
+    }
+    let ids = enqueue(
+        ts,
+        "ops",
+        json!([{"partition_key": "c1", "tags": ["mail"], "metadata": {"order": 1}},
+               {"partition_key": "c1"}, {"partition_key": "c2"}]),
+    )
+    .await;
+    let (s, set) = ts
+        .send_json(
+            "PUT",
+            "/v1/queues/ops",
+            json!({"fifo_per_key": true, "max_running_per_key": 1}),
+        )
+        .await;
+    assert_eq!(
+        (s, set["fifo_per_key"].as_bool(), set["paused"].as_bool()),
+        (200, Some(true), Some(false)),
+        "{set}"
+    );
+    assert_eq!(ts.get("/v1/queues/ops/settings").await.1, set);
+    let leased = claim(ts, "ops", 10, 60_000).await;
+    let got: Vec<i64> = leased.iter().map(|j| j["id"].as_i64().unwrap()).collect();
+    assert_eq!(got, [ids[0], ids[2]], "one job per key, the first of c1");
+    let (s, detail) = ts.get(&format!("/v1/jobs/{}", ids[1])).await;
+    assert_eq!(
+        (s, detail["blocked_by"].as_str(), detail["state"].as_str()),
+        (200, Some("fifo"), Some("available")),
+        "{detail}"
+    );
+    let (_, running) = ts.get(&format!("/v1/jobs/{}", ids[0])).await;
+    assert_eq!(
+        (running["state"].as_str(), running["worker"].as_str()),
+        (Some("running"), Some("t")),
+        "{running}"
+    );
+    assert_eq!(running["metadata"], json!({"order": 1}));
+    let (s, p) = ts.post("/v1/queues/ops/pause", json!({})).await;
+    assert_eq!(
+        (s, p["paused"].as_bool(), p["fifo_per_key"].as_bool()),
+        (200, Some(true), Some(true)),
+        "{p}"
+    );
+    ts.ok("/v1/queues/ops/resume", json!({})).await;
+    // Snooze the first of c1: its attempt is given back and it keeps its place.
+    let snooze = json!({"lease_token": leased[0]["lease_token"], "delay_ms": 60_000});
+    let (s, z) = ts.post(&format!("/v1/jobs/{}/snooze", ids[0]), snooze).await;
+    assert_eq!(
+        (s, z["state"].as_str(), z["attempt"].as_i64()),
+        (200, Some("scheduled"), Some(0)),
+        "{z}"
+    );
+    assert_eq!(
+        ts.get(&format!("/v1/jobs/{}", ids[0])).await.1["blocked_by"],
+        "scheduled"
+    );
+    assert_eq!(ts.get(&format!("/v1/jobs/{}", ids[1])).await.1["blocked_by"], "fifo");
+    let (s, b) = ts
+        .post(
+            &format!("/v1/jobs/{}/snooze", ids[2]),
+            json!({"lease_token": leased[1]["lease_token"], "delay_ms": -1}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    let done = json!({"lease_token": leased[1]["lease_token"], "output": {"sent": 3}});
+    ts.ok(&format!("/v1/jobs/{}/complete", ids[2]), done).await;
+    let (_, out) = ts.get(&format!("/v1/jobs/{}", ids[2])).await;
+    assert_eq!(
+        (out["state"].as_str(), out["output"].clone()),
+        (Some("completed"), json!({"sent": 3})),
+        "{out}"
+    );
+    let all = ts.get("/v1/queues/ops/jobs").await.1;
+    assert_eq!(
+        all["jobs"].as_array().unwrap().len(),
+        3,
+        "every state without ?state: {all}"
+    );
+    let tagged = ts.get("/v1/queues/ops/jobs?tag=mail").await.1;
+    assert_eq!(tagged["jobs"].as_array().unwrap().len(), 1, "{tagged}");
+    let (s, b) = ts.get("/v1/jobs/424242").await;
+    assert_eq!((s, code(&b)), (404, "not_found"));
+    let (s, b) = ts.get("/v1/queues/ops/jobs?state=lost").await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"));
 }
