@@ -307,3 +307,48 @@ pub async fn fifo_per_key_keeps_order(f: Fixture) {
     );
     f.finish().await;
 }
+
+/// A schedule ticking every second, with passes racing on three stores at each of 30 ticks:
+/// each tick enqueued exactly once (one job per tick, its own unique key). A taken name is
+/// `already_exists`; a paused schedule enqueues nothing and resumes from its next tick after
+/// now; a deleted one is gone.
+pub async fn schedules_tick_once_across_stores(f: Fixture) {
+    let s = &f.store;
+    let body =
+        body(json!({"name": "every", "cron": "* * * * * *", "queue": "cron", "job": {"payload": {"report": 1}}}));
+    let new = validate::schedule(body, s.now(), &f.limits).unwrap();
+    let made = s.create_schedule(&T, new.clone()).await.unwrap();
+    assert_eq!((made.then.len(), made.paused), (4, false));
+    assert!(matches!(
+        s.create_schedule(&T, new).await,
+        Err(allot_core::AllotError::AlreadyExists { .. })
+    ));
+    let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
+    for tick in 0..30 {
+        f.clock.advance_ms(1000);
+        let mut set = tokio::task::JoinSet::new();
+        for st in &stores {
+            let st = st.clone();
+            set.spawn(async move { st.run_schedules(st.now(), 10).await.unwrap() });
+        }
+        let enqueued: u64 = set.join_all().await.into_iter().sum();
+        assert_eq!(enqueued, 1, "tick {tick}");
+    }
+    let jobs = s.list_jobs(&T, "cron", JobFilter::default(), 0, 100).await.unwrap();
+    let keys: std::collections::BTreeSet<String> = jobs.iter().filter_map(|j| j.unique_key.clone()).collect();
+    assert_eq!((jobs.len(), keys.len()), (30, 30));
+    assert!(jobs.iter().all(|j| j.payload == json!({"report": 1})));
+    let paused = s.pause_schedule(&T, "every", true).await.unwrap();
+    assert!(paused.paused);
+    f.clock.advance_ms(10_000);
+    assert_eq!(s.run_schedules(s.now(), 10).await.unwrap(), 0, "paused");
+    let resumed = s.pause_schedule(&T, "every", false).await.unwrap();
+    assert!(resumed.next_run_at > s.now(), "what passed while paused is not run");
+    assert_eq!(s.list_schedules(&T).await.unwrap().len(), 1);
+    s.delete_schedule(&T, "every").await.unwrap();
+    assert!(matches!(
+        s.delete_schedule(&T, "every").await,
+        Err(allot_core::AllotError::NotFound { .. })
+    ));
+    f.finish().await;
+}

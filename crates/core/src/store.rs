@@ -441,6 +441,25 @@ pub trait QueueStore: Send + Sync + 'static {
 
     /// Job `id` with its lease and, when it waits, why (`blocked_by`).
     async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<crate::job::queue::JobDetail>;
+
+    /// Store a new schedule. Errors: `already_exists` (the name is taken), `limit_exceeded`
+    /// (`max_schedules`).
+    async fn create_schedule(
+        &self,
+        tenant: &Tenant,
+        schedule: crate::job::schedule::NewSchedule,
+    ) -> Result<crate::job::schedule::Schedule>;
+
+    /// The tenant's schedules, by name.
+    async fn list_schedules(&self, tenant: &Tenant) -> Result<Vec<crate::job::schedule::Schedule>>;
+
+    /// Delete a schedule (`not_found` when there is none); jobs it enqueued stay.
+    async fn delete_schedule(&self, tenant: &Tenant, name: &str) -> Result<()>;
+
+    /// Pause or resume a schedule; a resumed one runs from its next tick after now (ticks
+    /// that passed while it was paused are not run).
+    async fn pause_schedule(&self, tenant: &Tenant, name: &str, paused: bool)
+        -> Result<crate::job::schedule::Schedule>;
 }
 
 /// API keys ([`crate::access`]): stored by the SHA-256 of their secret, never the secret.
@@ -600,6 +619,12 @@ pub trait Maintenance: Send + Sync + 'static {
     /// attempts, with a "lease expired" error. A worker that heartbeats keeps its lease
     /// ahead of `now` and is never rescued. Returns how many.
     async fn rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Enqueue the due ticks of at most `max` schedules (any tenant) whose `next_run_at` is at
+    /// or before `now`, and move each past `now`, one transaction per pass: each tick is
+    /// enqueued once however many instances run passes ([`crate::job::schedule`]). Returns
+    /// how many jobs were enqueued.
+    async fn run_schedules(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
 
     /// Delete at most `max` completed, discarded or cancelled jobs finalised before `before`.
     async fn prune_jobs(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;

@@ -133,6 +133,35 @@ pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Database>, interval_m
     }
 }
 
+/// How often the scheduler looks for due ticks, ms: a schedule's job is enqueued at most this
+/// late (cron's finest unit is a second).
+const SCHEDULE_PASS_MS: u64 = 250;
+
+/// The scheduler: every `SCHEDULE_PASS_MS`, enqueue the due ticks of at most `batch` schedules
+/// per pass, again at once while passes come back full. Every instance runs it; a tick is
+/// enqueued once (see `Maintenance::run_schedules`). Counts `allot_schedule_jobs_total`.
+pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>, batch: u32) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(SCHEDULE_PASS_MS));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        for _ in 0..SWEEP_MAX_BATCHES {
+            match store.run_schedules(store.now(), batch).await {
+                Ok(n) => {
+                    metrics::counter!("allot_schedule_jobs_total").increment(n);
+                    if n < u64::from(batch) {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "schedule pass failed");
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
 /// queue of every tenant, each under its own label (a hash of tenant and queue, see
 /// [`crate::metrics_layer::queue_label`]; `GET /v1/queues/{queue}` refreshes it at once).

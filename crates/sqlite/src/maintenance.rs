@@ -32,6 +32,10 @@ impl Maintenance for SqliteStore {
         self.run_expire_bookings(now, max).await
     }
 
+    async fn run_schedules(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
+        self.run_run_schedules(now, max).await
+    }
+
     async fn rescue_jobs(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.run_rescue_jobs(now, max).await
     }

@@ -7,6 +7,7 @@
 
 pub mod long_poll;
 pub mod queue;
+pub mod schedule;
 pub mod validate;
 
 use chrono::{DateTime, Utc};

@@ -160,6 +160,41 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
     })
 }
 
+/// Validate `POST /v1/schedules` at `now`: names, the expression and zone (see
+/// [`crate::job::schedule::Timetable::parse`]), an expression that matches some time, and the
+/// job template as an enqueue would take it, without `run_at` or `unique_key` (each tick
+/// gives both).
+pub fn schedule(
+    body: crate::job::schedule::ScheduleBody,
+    now: chrono::DateTime<chrono::Utc>,
+    limits: &Limits,
+) -> Result<crate::job::schedule::NewSchedule> {
+    name("name", &body.name, limits)?;
+    name("queue", &body.queue, limits)?;
+    let timezone = body.timezone.unwrap_or_else(|| "UTC".to_string());
+    free_text("timezone", &timezone, "max_name_len", limits.max_name_len)?;
+    let table = crate::job::schedule::Timetable::parse(&body.cron, &timezone)?;
+    if body.job.run_at.is_some() || body.job.unique_key.is_some() {
+        return Err(AllotError::invalid(
+            "job: run_at and unique_key are given by each tick, not by the template",
+        ));
+    }
+    let template = serde_json::to_value(&body.job).map_err(|e| AllotError::Internal(e.to_string()))?;
+    job(body.job, now, limits)?;
+    let next_run_at = table
+        .next_after(now)
+        .ok_or_else(|| AllotError::invalid("cron: the expression never matches"))?;
+    Ok(crate::job::schedule::NewSchedule {
+        name: body.name,
+        cron: body.cron,
+        timezone,
+        queue: body.queue,
+        job: template,
+        missed: body.missed.unwrap_or_default(),
+        next_run_at,
+    })
+}
+
 /// Validate a lease length: `min_lease_ms..=max_lease_ms`.
 pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
     bounded(

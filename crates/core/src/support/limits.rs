@@ -135,6 +135,11 @@ limits! {
     max_rate_window_ms: i64 = 86_400_000, min 1;
     /// Longest snooze (`delay_ms`) of a running job, ms (30 days).
     max_snooze_ms: i64 = 30 * 86_400_000, min 0;
+    /// Most schedules of one tenant.
+    max_schedules: u32 = 1000, min 1;
+    /// How late a schedule's tick may be enqueued, ms: later ticks are missed (`skip` drops
+    /// them, `run_once` runs one for them).
+    schedule_grace_ms: i64 = 60_000, min 0;
     /// Longest long-poll (`wait_ms`) of a job claim, ms.
     max_wait_ms: i64 = 30_000, min 0;
     /// Longest a waiting job claim sleeps without a wake-up before it claims again, ms (jobs
@@ -168,7 +173,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 42);
+        assert_eq!(Limits::TABLE.len(), 44);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

@@ -6,6 +6,7 @@
 mod in_tx_tests;
 mod ops;
 mod queues;
+mod schedules;
 
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;

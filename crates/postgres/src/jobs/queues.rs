@@ -4,6 +4,7 @@
 use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings, Rate};
+use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView};
 use allot_core::store::QueueStore;
 use allot_core::tenant::Tenant;
@@ -195,6 +196,22 @@ impl QueueStore for PgStore {
         store_settings(&tx, tenant.as_str(), &settings).await?;
         tx.commit().await.map_err(map_error)?;
         Ok(settings)
+    }
+
+    async fn create_schedule(&self, tenant: &Tenant, schedule: NewSchedule) -> Result<Schedule> {
+        self.run_create_schedule(tenant, schedule).await
+    }
+
+    async fn list_schedules(&self, tenant: &Tenant) -> Result<Vec<Schedule>> {
+        self.run_list_schedules(tenant).await
+    }
+
+    async fn delete_schedule(&self, tenant: &Tenant, name: &str) -> Result<()> {
+        self.run_delete_schedule(tenant, name).await
+    }
+
+    async fn pause_schedule(&self, tenant: &Tenant, name: &str, paused: bool) -> Result<Schedule> {
+        self.run_pause_schedule(tenant, name, paused).await
     }
 
     async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<JobDetail> {

@@ -13,6 +13,7 @@ mod locations;
 mod query;
 mod queues;
 pub mod routes;
+mod schedules;
 mod service;
 mod stock;
 mod units;

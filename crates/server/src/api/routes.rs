@@ -5,7 +5,8 @@
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
 use super::{
-    bookings, events, holds, jobs, keys, listings, locations, queues, service, stock, units, webhooks, ApiDoc,
+    bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units, webhooks,
+    ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;
@@ -80,6 +81,11 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsRead, routes!(queues::get_settings)))
         .routes(scoped(JobsManage, routes!(queues::pause_queue)))
         .routes(scoped(JobsManage, routes!(queues::resume_queue)))
+        .routes(scoped(JobsManage, routes!(schedules::create_schedule)))
+        .routes(scoped(JobsManage, routes!(schedules::list_schedules)))
+        .routes(scoped(JobsManage, routes!(schedules::delete_schedule)))
+        .routes(scoped(JobsManage, routes!(schedules::pause_schedule)))
+        .routes(scoped(JobsManage, routes!(schedules::resume_schedule)))
         .routes(scoped(EventsRead, routes!(events::list_events)))
         .routes(scoped(EventsRead, routes!(events::stream_events)))
         .routes(scoped(WebhooksManage, routes!(webhooks::create_webhook)))

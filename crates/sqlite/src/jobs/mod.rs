@@ -3,6 +3,7 @@
 
 mod limited;
 mod queues;
+mod schedules;
 
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
@@ -58,61 +59,63 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
     }
 }
 
+/// Insert `req`'s jobs in `tx` for `tenant`, in request order; a `unique_key` held by an
+/// unfinished job of the queue gives that job's id instead.
+pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enqueued> {
+    let now = us(req.now);
+    let mut ids = Vec::with_capacity(req.jobs.len());
+    for j in &req.jobs {
+        if let Some(k) = &j.unique_key {
+            let existing: Option<i64> = tx
+                .prepare_cached(
+                    "SELECT id FROM jobs WHERE tenant = ?3 AND queue = ?1 AND unique_key = ?2
+                            AND state NOT IN ('completed', 'discarded', 'cancelled')",
+                )
+                .and_then(|mut s| s.query_row(params![req.queue, k, t], |r| r.get(0)).optional())
+                .map_err(map_error)?;
+            if let Some(id) = existing {
+                ids.push(id);
+                continue;
+            }
+        }
+        let state = if us(j.run_at) > now { "scheduled" } else { "available" };
+        tx.prepare_cached(
+            "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
+                                   created_at_us, partition_key, tags, metadata)
+                 VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                req.queue,
+                state,
+                j.priority,
+                j.payload.to_string(),
+                us(j.run_at),
+                j.max_attempts,
+                j.unique_key,
+                now,
+                t,
+                j.partition_key,
+                serde_json::json!(j.tags).to_string(),
+                j.metadata.to_string()
+            ])
+        })
+        .map_err(map_error)?;
+        // The tenant's id, given by the jobs_id trigger (migration V11).
+        let id = tx
+            .prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(map_error)?;
+        ids.push(id);
+    }
+    Ok(Enqueued { ids })
+}
+
 #[async_trait]
 impl JobStore for SqliteStore {
     async fn enqueue(&self, tenant: &Tenant, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let t = tenant.to_string();
-        let result = self
-            .write(tenant, idem, move |tx| {
-                let now = us(req.now);
-                let mut ids = Vec::with_capacity(req.jobs.len());
-                for j in &req.jobs {
-                    if let Some(k) = &j.unique_key {
-                        let existing: Option<i64> = tx
-                            .prepare_cached(
-                                "SELECT id FROM jobs WHERE tenant = ?3 AND queue = ?1 AND unique_key = ?2
-                                AND state NOT IN ('completed', 'discarded', 'cancelled')",
-                            )
-                            .and_then(|mut s| s.query_row(params![req.queue, k, t], |r| r.get(0)).optional())
-                            .map_err(map_error)?;
-                        if let Some(id) = existing {
-                            ids.push(id);
-                            continue;
-                        }
-                    }
-                    let state = if us(j.run_at) > now { "scheduled" } else { "available" };
-                    tx.prepare_cached(
-                    "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
-                                       created_at_us, partition_key, tags, metadata)
-                     VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12)",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![
-                        req.queue,
-                        state,
-                        j.priority,
-                        j.payload.to_string(),
-                        us(j.run_at),
-                        j.max_attempts,
-                        j.unique_key,
-                        now,
-                        t,
-                        j.partition_key,
-                        serde_json::json!(j.tags).to_string(),
-                        j.metadata.to_string()
-                    ])
-                })
-                .map_err(map_error)?;
-                    // The tenant's id, given by the jobs_id trigger (migration V11).
-                    let id = tx
-                        .prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
-                        .and_then(|mut s| s.query_row([], |r| r.get(0)))
-                        .map_err(map_error)?;
-                    ids.push(id);
-                }
-                Ok(Enqueued { ids })
-            })
-            .await;
+        let result = self.write(tenant, idem, move |tx| insert_jobs(tx, &t, &req)).await;
         if result.is_ok() {
             self.job_signal.notify_waiters();
         }

@@ -6,6 +6,7 @@ use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::{map_error, stored_json, stored_name};
 use crate::engine::store::SqliteStore;
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings};
+use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView};
 use allot_core::store::QueueStore;
 use allot_core::tenant::Tenant;
@@ -139,7 +140,9 @@ impl QueueStore for SqliteStore {
     async fn pause_queue(&self, tenant: &Tenant, queue: &str, paused: bool) -> Result<QueueSettings> {
         let (t, q) = (tenant.to_string(), queue.to_string());
         self.call(move |c| {
-            let tx = c.transaction().map_err(map_error)?;
+            let tx = c
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(map_error)?;
             let settings = QueueSettings {
                 paused,
                 ..settings_or_default(&tx, &t, &q)?
@@ -149,6 +152,22 @@ impl QueueStore for SqliteStore {
             Ok(settings)
         })
         .await
+    }
+
+    async fn create_schedule(&self, tenant: &Tenant, schedule: NewSchedule) -> Result<Schedule> {
+        self.run_create_schedule(tenant, schedule).await
+    }
+
+    async fn list_schedules(&self, tenant: &Tenant) -> Result<Vec<Schedule>> {
+        self.run_list_schedules(tenant).await
+    }
+
+    async fn delete_schedule(&self, tenant: &Tenant, name: &str) -> Result<()> {
+        self.run_delete_schedule(tenant, name).await
+    }
+
+    async fn pause_schedule(&self, tenant: &Tenant, name: &str, paused: bool) -> Result<Schedule> {
+        self.run_pause_schedule(tenant, name, paused).await
     }
 
     async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<JobDetail> {
