@@ -20,6 +20,7 @@ conformance!(
     worker_pool_completes_each_job_once,
     keyed_claims_and_transitions_replay,
     queue_settings_and_the_operators_view,
+    schedules_over_http,
 );
 
 // With the lease sweeper every 5 ms.
@@ -721,4 +722,63 @@ async fn queue_settings_and_the_operators_view(ts: &TestServer) {
     assert_eq!((s, code(&b)), (404, "not_found"));
     let (s, b) = ts.get("/v1/queues/ops/jobs?state=lost").await;
     assert_eq!((s, code(&b)), (400, "invalid_request"));
+}
+
+/// Schedules over HTTP: bad bodies are 400 naming the field, a taken name 409; the server's
+/// scheduler enqueues the ticks of a per-second schedule; pause, delete, delete again (404).
+async fn schedules_over_http(ts: &TestServer) {
+    let job = json!({"payload": {"report": "daily"}});
+    for (body, needle) in [
+        (
+            json!({"name": "r", "cron": "61 * * * *", "queue": "ticks", "job": job}),
+            "cron",
+        ),
+        (
+            json!({"name": "r", "cron": "* * * * *", "timezone": "Mars/Base", "queue": "ticks", "job": job}),
+            "timezone",
+        ),
+        (
+            json!({"name": "r", "cron": "* * * * *", "queue": "ticks", "job": {"run_at": "2030-01-01T00:00:00Z"}}),
+            "run_at",
+        ),
+        (
+            json!({"name": "r", "cron": "* * * * *", "queue": "ticks", "job": job, "missed": "later"}),
+            "missed",
+        ),
+        (
+            json!({"name": "bad name", "cron": "* * * * *", "queue": "ticks", "job": job}),
+            "name",
+        ),
+    ] {
+        let (s, b) = ts.post("/v1/schedules", body.clone()).await;
+        assert_eq!((s, code(&b)), (400, "invalid_request"), "{body}: {b}");
+        assert!(
+            b["error"]["message"].as_str().unwrap_or("").contains(needle),
+            "{needle}: {b}"
+        );
+    }
+    let every = json!({"name": "tick", "cron": "* * * * * *", "timezone": "Europe/Paris", "queue": "ticks", "job": job, "missed": "run_once"});
+    let (s, made) = ts.post("/v1/schedules", every.clone()).await;
+    assert_eq!((s, made["then"].as_array().map(Vec::len)), (201, Some(4)), "{made}");
+    let (s, b) = ts.post("/v1/schedules", every).await;
+    assert_eq!((s, code(&b)), (409, "already_exists"));
+    let mut seen = 0;
+    for _ in 0..100 {
+        seen = ts.get("/v1/queues/ticks/jobs").await.1["jobs"]
+            .as_array()
+            .map_or(0, Vec::len);
+        if seen >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(seen >= 2, "the scheduler enqueued {seen} ticks in 10 s");
+    let (_, list) = ts.get("/v1/schedules").await;
+    assert_eq!(list["schedules"][0]["name"], "tick");
+    let (s, p) = ts.post("/v1/schedules/tick/pause", json!({})).await;
+    assert_eq!((s, p["paused"].as_bool()), (200, Some(true)));
+    let (s, _) = ts.send_json("DELETE", "/v1/schedules/tick", json!(null)).await;
+    assert_eq!(s, 204);
+    let (s, b) = ts.send_json("DELETE", "/v1/schedules/tick", json!(null)).await;
+    assert_eq!((s, code(&b)), (404, "not_found"));
 }
