@@ -352,3 +352,61 @@ pub async fn schedules_tick_once_across_stores(f: Fixture) {
     ));
     f.finish().await;
 }
+
+/// The maintained counts equal the jobs' states after enqueues, claims, completions,
+/// failures and pruning, before and after a fold; `list_queues` pages by name.
+pub async fn queue_counts_are_maintained(f: Fixture) {
+    let s = &f.store;
+    enqueue(&f, "qa", json!([{}, {}, {}, {}, {}])).await;
+    let later = (s.now() + chrono::Duration::hours(1)).to_rfc3339();
+    enqueue(&f, "qb", json!([{}, {}, {"run_at": later}])).await;
+    let leased = lease(&f, "qa", 2).await;
+    fresh(
+        s.complete_job(&T, leased[0].id, Complete::new(&leased[0].lease_token), None)
+            .await,
+    );
+    let fail = validate::fail(
+        body(json!({"lease_token": leased[1].lease_token, "retry_in_ms": 60_000})),
+        &f.limits,
+    )
+    .unwrap();
+    fresh(s.fail_job(&T, leased[1].id, fail, None).await);
+    let truth = |queue: String| {
+        let store = f.store.clone();
+        async move {
+            let mut by_state: HashMap<JobState, i64> = HashMap::new();
+            for j in store.list_jobs(&T, &queue, JobFilter::default(), 0, 100).await.unwrap() {
+                *by_state.entry(j.state).or_default() += 1;
+            }
+            by_state
+        }
+    };
+    for round in ["before the fold", "after the fold"] {
+        let listed = s.list_queues(&T, None, 10).await.unwrap();
+        assert_eq!(
+            listed.iter().map(|q| q.queue.as_str()).collect::<Vec<_>>(),
+            ["qa", "qb"],
+            "{round}"
+        );
+        for q in &listed {
+            let expected = truth(q.queue.clone()).await;
+            for (state, n) in &q.counts {
+                assert_eq!(
+                    *n,
+                    expected.get(state).copied().unwrap_or(0),
+                    "{round}: {} {state:?}",
+                    q.queue
+                );
+            }
+            assert_eq!(&s.queue_counts(&T, &q.queue).await.unwrap(), q, "{round}");
+        }
+        s.fold_queue_counts(1000).await.unwrap();
+    }
+    assert_eq!(s.list_queues(&T, Some("qa".into()), 10).await.unwrap()[0].queue, "qb");
+    assert_eq!(s.list_queues(&T, None, 1).await.unwrap().len(), 1);
+    f.clock.advance_ms(1000);
+    assert_eq!(s.prune_jobs(s.now(), 100).await.unwrap(), 1);
+    s.fold_queue_counts(1000).await.unwrap();
+    assert_eq!(s.queue_counts(&T, "qa").await.unwrap().counts[&JobState::Completed], 0);
+    f.finish().await;
+}

@@ -442,6 +442,16 @@ pub trait QueueStore: Send + Sync + 'static {
     /// Job `id` with its lease and, when it waits, why (`blocked_by`).
     async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<crate::job::queue::JobDetail>;
 
+    /// The tenant's queues with their counts by state, by name after `after`, at most
+    /// `limit`; a queue appears while it has jobs. Read from the maintained counts (never a
+    /// count of the jobs).
+    async fn list_queues(
+        &self,
+        tenant: &Tenant,
+        after: Option<String>,
+        limit: u32,
+    ) -> Result<Vec<crate::job::QueueCounts>>;
+
     /// Store a new schedule. Errors: `already_exists` (the name is taken), `limit_exceeded`
     /// (`max_schedules`).
     async fn create_schedule(
@@ -642,6 +652,10 @@ pub trait Maintenance: Send + Sync + 'static {
     /// Delete at most `max` events that happened before `before`. Returns how many. Cursors
     /// go on from each tenant's counter, so none is ever given twice.
     async fn prune_events(&self, before: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64>;
+
+    /// Fold the appended changes of the queue counts into their totals (PostgreSQL; SQLite
+    /// keeps its totals in place and returns 0), at most `max` changes. Returns how many.
+    async fn fold_queue_counts(&self, max: u32) -> Result<u64>;
 
     /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
     /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.

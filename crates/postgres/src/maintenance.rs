@@ -32,6 +32,10 @@ impl Maintenance for PgStore {
         self.run_expire_bookings(now, max).await
     }
 
+    async fn fold_queue_counts(&self, max: u32) -> Result<u64> {
+        self.run_fold_queue_counts(max).await
+    }
+
     async fn run_schedules(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         self.run_run_schedules(now, max).await
     }

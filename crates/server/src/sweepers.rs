@@ -162,6 +162,17 @@ pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>, batch: u
     }
 }
 
+/// Every second, fold the appended changes of the queue counts into their totals
+/// (PostgreSQL; see `Maintenance::fold_queue_counts`), again at once while folds come back full.
+pub(crate) async fn fold_queue_counts(store: Arc<dyn allot_core::Database>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        in_batches("queue count fold", |max| store.fold_queue_counts(max)).await;
+    }
+}
+
 /// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
 /// queue of every tenant, each under its own label (a hash of tenant and queue, see
 /// [`crate::metrics_layer::queue_label`]; `GET /v1/queues/{queue}` refreshes it at once).

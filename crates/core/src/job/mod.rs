@@ -406,6 +406,26 @@ impl QueueCounts {
         })
     }
 
+    /// The counts of several queues from `(queue, stored state name, count)` rows ordered by
+    /// queue; a queue whose counts are all 0 is left out.
+    pub fn many(rows: impl IntoIterator<Item = (String, String, i64)>) -> crate::support::error::Result<Vec<Self>> {
+        let mut by_queue: Vec<(String, Vec<(String, i64)>)> = Vec::new();
+        for (queue, state, n) in rows {
+            match by_queue.last_mut() {
+                Some((q, states)) if *q == queue => states.push((state, n)),
+                _ => by_queue.push((queue, vec![(state, n)])),
+            }
+        }
+        let mut out = Vec::with_capacity(by_queue.len());
+        for (queue, states) in by_queue {
+            let counts = QueueCounts::from_rows(&queue, states)?;
+            if counts.counts.values().any(|n| *n != 0) {
+                out.push(counts);
+            }
+        }
+        Ok(out)
+    }
+
     /// Jobs not finished yet (available, scheduled, retryable, running).
     pub fn open(&self) -> i64 {
         self.counts
@@ -414,6 +434,16 @@ impl QueueCounts {
             .map(|(_, n)| n)
             .sum()
     }
+}
+
+/// `GET /v1/queues` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QueueList {
+    /// Queues by name, each with its counts by state.
+    pub queues: Vec<QueueCounts>,
+    /// The last queue of this page, to send as `after`; `null` when the page was not full.
+    pub next: Option<String>,
 }
 
 /// A job as listings show it (e.g. the dead letters: `state=discarded`).

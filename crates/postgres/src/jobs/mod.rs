@@ -386,16 +386,10 @@ impl JobStore for PgStore {
             .await;
     }
 
+    /// From the maintained counts (V20): no count of `jobs`.
     async fn queue_counts(&self, tenant: &Tenant, queue: &str) -> Result<QueueCounts> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(
-                "SELECT state, count(*)::int8 AS jobs FROM jobs WHERE tenant = $2 AND queue = $1 GROUP BY state",
-            )
-            .await
-            .map_err(map_error)?;
-        let rows = c.query(&stmt, &[&queue, &tenant.as_str()]).await.map_err(map_error)?;
-        QueueCounts::from_rows(queue, rows.iter().map(|r| (r.get("state"), r.get("jobs"))))
+        let rows = self.count_rows(tenant.as_str(), Some(queue), "").await?;
+        QueueCounts::from_rows(queue, rows.into_iter().map(|(_, state, n)| (state, n)))
     }
 }
 
@@ -580,7 +574,9 @@ impl PgStore {
         let c = self.client().await?;
         let rows = c
             .query(
-                "SELECT tenant, queue, state, count(*)::int8 AS depth FROM jobs
+                "SELECT tenant, queue, state, sum(n)::int8 AS depth FROM (
+                     SELECT tenant, queue, state, jobs AS n FROM queue_counts
+                     UNION ALL SELECT tenant, queue, state, delta FROM queue_count_deltas) c
                   WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 &[],
             )

@@ -5,7 +5,7 @@ use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings, Rate};
 use allot_core::job::schedule::{NewSchedule, Schedule};
-use allot_core::job::{JobState, JobView};
+use allot_core::job::{JobState, JobView, QueueCounts};
 use allot_core::store::QueueStore;
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Capable, Result};
@@ -159,8 +159,65 @@ impl PgStore {
     }
 }
 
+/// Jobs per queue and state of tenant `$1` (queue `$2`, or every queue after `$3` when `$2` is
+/// NULL): the folded totals and the changes not folded yet, summed in one snapshot (V20).
+pub(crate) const SQL_COUNTS: &str = "SELECT queue, state, sum(n)::int8 AS jobs FROM (
+        SELECT queue, state, jobs AS n FROM queue_counts
+         WHERE tenant = $1 AND ($2::text IS NULL OR queue = $2) AND queue > $3
+        UNION ALL
+        SELECT queue, state, delta FROM queue_count_deltas
+         WHERE tenant = $1 AND ($2::text IS NULL OR queue = $2) AND queue > $3) c
+  GROUP BY queue, state ORDER BY queue, state";
+
+impl PgStore {
+    /// `(queue, state, jobs)` rows of [`SQL_COUNTS`].
+    pub(crate) async fn count_rows(
+        &self,
+        tenant: &str,
+        queue: Option<&str>,
+        after: &str,
+    ) -> Result<Vec<(String, String, i64)>> {
+        let c = self.client().await?;
+        let stmt = c.prepare_cached(SQL_COUNTS).await.map_err(map_error)?;
+        let rows = c.query(&stmt, &[&tenant, &queue, &after]).await.map_err(map_error)?;
+        rows.iter()
+            .map(|r| Ok((col(r, "queue")?, col(r, "state")?, col(r, "jobs")?)))
+            .collect()
+    }
+
+    /// Fold at most `max` appended changes into `queue_counts` (V20), in one statement.
+    pub(crate) async fn run_fold_queue_counts(&self, max: u32) -> Result<u64> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "WITH d AS (
+                     DELETE FROM queue_count_deltas WHERE ctid IN (SELECT ctid FROM queue_count_deltas LIMIT $1)
+                     RETURNING tenant, queue, state, delta),
+                 s AS (SELECT tenant, queue, state, sum(delta) AS delta, count(*) AS n FROM d GROUP BY 1, 2, 3),
+                 up AS (
+                     INSERT INTO queue_counts AS q (tenant, queue, state, jobs)
+                     SELECT tenant, queue, state, delta FROM s
+                     ON CONFLICT (tenant, queue, state) DO UPDATE SET jobs = q.jobs + excluded.jobs)
+                 SELECT coalesce(sum(n), 0)::int8 FROM s",
+                &[&i64::from(max)],
+            )
+            .await
+            .map_err(map_error)?;
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
+    }
+}
+
 #[async_trait]
 impl QueueStore for PgStore {
+    async fn list_queues(&self, tenant: &Tenant, after: Option<String>, limit: u32) -> Result<Vec<QueueCounts>> {
+        let rows = self
+            .count_rows(tenant.as_str(), None, after.as_deref().unwrap_or(""))
+            .await?;
+        let mut all = QueueCounts::many(rows)?;
+        all.truncate(limit as usize);
+        Ok(all)
+    }
+
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {
         let c = self.client().await?;
         store_settings(&c, tenant.as_str(), &settings).await?;

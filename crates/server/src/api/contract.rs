@@ -281,6 +281,28 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ("LeaseBody", "retry_in_ms", int(0, l.max_retry_in_ms)),
         ("LeaseBody", "lease_ms", lease),
         ("Completion", "lease_token", lease_token()),
+        ("CompleteBody", "lease_token", lease_token()),
+        ("SnoozeBody", "lease_token", lease_token()),
+        ("SnoozeBody", "delay_ms", int(0, l.max_snooze_ms)),
+        ("NewJob", "partition_key", ident(1, l.max_unit_field_len)),
+        (
+            "NewJob",
+            "tags",
+            json!({"maxItems": l.max_job_tags, "items": ident(1, l.max_unit_field_len)}),
+        ),
+        ("NewJob", "metadata", json!({"type": ["object", "null"]})),
+        ("QueueSettingsBody", "max_running", int(1, l.max_queue_limit)),
+        ("QueueSettingsBody", "max_running_per_key", int(1, l.max_queue_limit)),
+        ("Rate", "per_window", int(1, l.max_queue_limit)),
+        ("Rate", "window_ms", int(1, l.max_rate_window_ms)),
+        ("ScheduleBody", "name", name(l)),
+        ("ScheduleBody", "queue", name(l)),
+        (
+            "ScheduleBody",
+            "cron",
+            json!({"minLength": 1, "maxLength": 256, "pattern": "^[ -~]+$"}),
+        ),
+        ("ScheduleBody", "timezone", name(l)),
         (
             "CompletionsBody",
             "jobs",
@@ -412,7 +434,8 @@ fn complete_parameters(op: &mut Value, l: &Limits) -> bool {
 fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
     let mut schema = json!({"type": "string"});
     match (p["in"].as_str()?, p["name"].as_str()?) {
-        ("path", "sku" | "resource" | "queue" | "location") => merge(&mut schema, name(l)),
+        ("path", "sku" | "resource" | "queue" | "location" | "name") => merge(&mut schema, name(l)),
+        ("query", "tag") => merge(&mut schema, ident(1, l.max_unit_field_len)),
         ("header", n) if n.eq_ignore_ascii_case("idempotency-key") => merge(
             &mut schema,
             json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"}),

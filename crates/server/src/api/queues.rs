@@ -3,8 +3,27 @@
 //! key, pause and resume (scope `jobs:manage`).
 
 use super::jobs::job_id;
-use super::{ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, State};
+use super::{query, ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, State};
 use allot_core::job::queue::{JobDetail, QueueSettings, QueueSettingsBody};
+use allot_core::job::QueueList;
+
+#[utoipa::path(get, path = "/v1/queues",
+    params(("after" = Option<String>, Query, description = "the cursor: the previous page's next"),
+        ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = QueueList, description = "queues with jobs, by name, each with its counts by state"),
+        (status = 400, body = ErrorBody)))]
+pub(super) async fn list_queues(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    query::Q(q): query::Q<query::CursorQuery>,
+) -> Result<Json<QueueList>, ApiError> {
+    let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
+    let queues = st.stores.queues.list_queues(&tenant, after, limit).await?;
+    let next = (queues.len() == limit as usize)
+        .then(|| queues.last().map(|q| q.queue.clone()))
+        .flatten();
+    Ok(Json(QueueList { queues, next }))
+}
 
 #[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = i64, Path)),
     responses((status = 200, body = JobDetail, description = "the job, its lease, and `blocked_by` when it waits"),

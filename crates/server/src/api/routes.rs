@@ -65,6 +65,7 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
+        .routes(scoped(JobsRead, routes!(queues::list_queues)))
         .routes(scoped(JobsRead, routes!(jobs::queue_counts)))
         .routes(scoped(JobsEnqueue, routes!(jobs::enqueue_jobs)))
         .routes(scoped(JobsRead, routes!(jobs::list_jobs)))

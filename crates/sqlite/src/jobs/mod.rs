@@ -370,9 +370,7 @@ impl JobStore for SqliteStore {
         let (t, queue) = (tenant.to_string(), queue.to_string());
         self.call(move |c| {
             let rows: Vec<(String, i64)> = c
-                .prepare_cached(
-                    "SELECT state, count(*) AS jobs FROM jobs WHERE tenant = ?2 AND queue = ?1 GROUP BY state",
-                )
+                .prepare_cached("SELECT state, jobs FROM queue_counts WHERE tenant = ?2 AND queue = ?1")
                 .and_then(|mut s| {
                     s.query_map([&queue, &t], |r| Ok((r.get("state")?, r.get("jobs")?)))?
                         .collect()
@@ -424,8 +422,8 @@ impl SqliteStore {
         self.call(|c| {
             let rows: Vec<(String, String, String, i64)> = c
                 .prepare_cached(
-                    "SELECT tenant, queue, state, count(*) AS depth FROM jobs
-                      WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
+                    "SELECT tenant, queue, state, jobs AS depth FROM queue_counts
+                      WHERE state IN ('available', 'scheduled', 'retryable', 'running')",
                 )
                 .and_then(|mut s| {
                     s.query_map([], |r| {

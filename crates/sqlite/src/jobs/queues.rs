@@ -7,7 +7,7 @@ use crate::engine::errors::{map_error, stored_json, stored_name};
 use crate::engine::store::SqliteStore;
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings};
 use allot_core::job::schedule::{NewSchedule, Schedule};
-use allot_core::job::{JobState, JobView};
+use allot_core::job::{JobState, JobView, QueueCounts};
 use allot_core::store::QueueStore;
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
@@ -123,6 +123,25 @@ fn block_facts(c: &Connection, tenant: &str, job: &JobView, s: &QueueSettings, n
 
 #[async_trait]
 impl QueueStore for SqliteStore {
+    async fn list_queues(&self, tenant: &Tenant, after: Option<String>, limit: u32) -> Result<Vec<QueueCounts>> {
+        let (t, after) = (tenant.to_string(), after.unwrap_or_default());
+        let rows: Vec<(String, String, i64)> = self
+            .call(move |c| {
+                c.prepare_cached(
+                    "SELECT queue, state, jobs FROM queue_counts WHERE tenant = ?1 AND queue > ?2 ORDER BY queue, state",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![t, after], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                        .collect()
+                })
+                .map_err(map_error)
+            })
+            .await?;
+        let mut all = QueueCounts::many(rows)?;
+        all.truncate(limit as usize);
+        Ok(all)
+    }
+
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {
         let t = tenant.to_string();
         self.call(move |c| {
