@@ -209,26 +209,28 @@ pub async fn queue_bench(
     Ok(reports)
 }
 
-async fn run_one(
-    store: Arc<dyn Database>,
-    opts: &QueueOptions,
+/// A run's mode as the table shows it: `plain`, or the limited run's settings.
+fn mode_of(settings: Option<&allot_core::job::queue::QueueSettings>) -> String {
+    let Some(s) = settings else {
+        return "plain".to_string();
+    };
+    let mut parts: Vec<String> = s
+        .max_running_per_key
+        .map(|n| format!("limit {n}/key"))
+        .into_iter()
+        .collect();
+    if s.fifo_per_key {
+        parts.push("fifo".into());
+    }
+    parts.join(" + ")
+}
+
+/// A fresh queue for one run, with `settings` put on it.
+async fn queue_of(
+    store: &Arc<dyn Database>,
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
-) -> std::result::Result<QueueReport, crate::BenchError> {
-    let mode = match &settings {
-        None => "plain".to_string(),
-        Some(s) => {
-            let mut parts: Vec<String> = s
-                .max_running_per_key
-                .map(|n| format!("limit {n}/key"))
-                .into_iter()
-                .collect();
-            if s.fifo_per_key {
-                parts.push("fifo".into());
-            }
-            parts.join(" + ")
-        }
-    };
+) -> Result<String, crate::BenchError> {
     let tag = if settings.is_some() { "limited" } else { "plain" };
     let queue = format!("bench-{}-{}-{tag}", crate::load::run_id(), strategy.name());
     if let Some(s) = settings {
@@ -241,6 +243,17 @@ async fn run_one(
             .await
             .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
     }
+    Ok(queue)
+}
+
+async fn run_one(
+    store: Arc<dyn Database>,
+    opts: &QueueOptions,
+    strategy: ClaimStrategy,
+    settings: Option<allot_core::job::queue::QueueSettings>,
+) -> std::result::Result<QueueReport, crate::BenchError> {
+    let mode = mode_of(settings.as_ref());
+    let queue = queue_of(&store, strategy, settings).await?;
     let database = store;
     let store: Arc<dyn Store> = database.clone();
     let timed = Arc::new(Timed {

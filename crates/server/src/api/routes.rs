@@ -26,8 +26,7 @@ type Route = UtoipaMethodRouter<Arc<AppState>>;
 /// components from [`ApiDoc`]). `/metrics` (Prometheus text) is a route without an operation.
 pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
     use Scope::{
-        Admin, BookingsRead, BookingsWrite, EventsRead, JobsEnqueue, JobsManage, JobsRead, JobsWork, StockRead,
-        StockWrite, UnitsRead, UnitsWrite, WebhooksManage,
+        Admin, BookingsRead, BookingsWrite, EventsRead, StockRead, StockWrite, UnitsRead, UnitsWrite, WebhooksManage,
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(tagged("service", routes!(service::healthz)))
@@ -65,6 +64,24 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
+        .merge(queue_table())
+        .routes(scoped(EventsRead, routes!(events::list_events)))
+        .routes(scoped(EventsRead, routes!(events::stream_events)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::create_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::list_webhooks)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::delete_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::rotate_webhook)))
+        .routes(scoped(WebhooksManage, routes!(webhooks::redeliver)))
+        .routes(scoped(Admin, routes!(service::audit)))
+        .routes(scoped(Admin, routes!(keys::create_key)))
+        .routes(scoped(Admin, routes!(keys::list_keys)))
+        .routes(scoped(Admin, routes!(keys::revoke_key)))
+}
+
+/// The queue's routes: jobs, queues, their settings and schedules.
+fn queue_table() -> OpenApiRouter<Arc<AppState>> {
+    use Scope::{JobsEnqueue, JobsManage, JobsRead, JobsWork};
+    OpenApiRouter::new()
         .routes(scoped(JobsRead, routes!(queues::list_queues)))
         .routes(scoped(JobsRead, routes!(jobs::queue_counts)))
         .routes(scoped(JobsEnqueue, routes!(jobs::enqueue_jobs)))
@@ -87,17 +104,6 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsManage, routes!(schedules::delete_schedule)))
         .routes(scoped(JobsManage, routes!(schedules::pause_schedule)))
         .routes(scoped(JobsManage, routes!(schedules::resume_schedule)))
-        .routes(scoped(EventsRead, routes!(events::list_events)))
-        .routes(scoped(EventsRead, routes!(events::stream_events)))
-        .routes(scoped(WebhooksManage, routes!(webhooks::create_webhook)))
-        .routes(scoped(WebhooksManage, routes!(webhooks::list_webhooks)))
-        .routes(scoped(WebhooksManage, routes!(webhooks::delete_webhook)))
-        .routes(scoped(WebhooksManage, routes!(webhooks::rotate_webhook)))
-        .routes(scoped(WebhooksManage, routes!(webhooks::redeliver)))
-        .routes(scoped(Admin, routes!(service::audit)))
-        .routes(scoped(Admin, routes!(keys::create_key)))
-        .routes(scoped(Admin, routes!(keys::list_keys)))
-        .routes(scoped(Admin, routes!(keys::revoke_key)))
 }
 
 /// `route` with the scope check ([`crate::access::require_scope`]) as its own layer, and
