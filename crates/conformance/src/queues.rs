@@ -410,3 +410,38 @@ pub async fn queue_counts_are_maintained(f: Fixture) {
     assert_eq!(s.queue_counts(&T, "qa").await.unwrap().counts[&JobState::Completed], 0);
     f.finish().await;
 }
+
+/// Bulk actions by filter, bounded per call: a dry run counts, `more` says when to call again;
+/// cancel, retry and delete change exactly the jobs matched; a filter state the action does
+/// not apply to is refused.
+pub async fn bulk_actions_by_filter(f: Fixture) {
+    let s = &f.store;
+    let old = json!({"tags": ["old"]});
+    enqueue(
+        &f,
+        "bk",
+        json!([old, old, old, old, {"partition_key": "p"}, {"partition_key": "p"}]),
+    )
+    .await;
+    let bulk = |b: serde_json::Value| validate::bulk("bk", body(b), &f.limits);
+    let run = |b: serde_json::Value| {
+        let (store, req) = (f.store.clone(), bulk(b).unwrap());
+        async move { store.bulk_jobs(&T, req).await.unwrap() }
+    };
+    let dry = run(json!({"action": "cancel", "filter": {"tag": "old"}, "dry_run": true, "max": 3})).await;
+    assert_eq!((dry.matched, dry.changed, dry.more), (3, 0, true));
+    let first = run(json!({"action": "cancel", "filter": {"tag": "old"}, "max": 3})).await;
+    assert_eq!((first.matched, first.changed, first.more), (3, 3, true));
+    let rest = run(json!({"action": "cancel", "filter": {"tag": "old"}, "max": 3})).await;
+    assert_eq!((rest.matched, rest.changed, rest.more), (1, 1, false));
+    let counts = s.queue_counts(&T, "bk").await.unwrap().counts;
+    assert_eq!((counts[&JobState::Cancelled], counts[&JobState::Available]), (4, 2));
+    let retried = run(json!({"action": "retry", "filter": {"state": "cancelled"}})).await;
+    assert_eq!((retried.changed, retried.more), (4, false));
+    let deleted = run(json!({"action": "delete", "filter": {"partition_key": "p"}})).await;
+    assert_eq!(deleted.changed, 2);
+    assert_eq!(s.queue_counts(&T, "bk").await.unwrap().counts[&JobState::Available], 4);
+    assert!(bulk(json!({"action": "retry", "filter": {"state": "running"}})).is_err());
+    assert!(bulk(json!({"action": "delete", "max": 0})).is_err());
+    f.finish().await;
+}

@@ -452,6 +452,12 @@ pub trait QueueStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<crate::job::QueueCounts>>;
 
+    /// Retry, cancel or delete the jobs `req` matches, at most `req.max` (oldest first,
+    /// passing over rows another transaction holds); a dry run only counts. Errors:
+    /// `already_exists` when a retried job's `unique_key` is held by another unfinished job
+    /// (nothing changed).
+    async fn bulk_jobs(&self, tenant: &Tenant, req: crate::job::bulk::Bulk) -> Result<crate::job::bulk::BulkResult>;
+
     /// Store a new schedule. Errors: `already_exists` (the name is taken), `limit_exceeded`
     /// (`max_schedules`).
     async fn create_schedule(

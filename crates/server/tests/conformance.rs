@@ -103,10 +103,12 @@ async fn basic_flow(ts: &TestServer) {
     let (s, doc) = ts.get("/openapi.json").await;
     assert_eq!(s, 200);
     assert!(doc["paths"]["/v1/allocations"]["post"].is_object());
-    // Every POST but these says it takes an Idempotency-Key: a location's retry is 409
-    // already_exists; a key, a webhook and a rotated webhook secret are shown once, never
-    // replayed; a redelivery repeated queues the same messages again, which receivers drop by
-    // their webhook-id.
+    // Every POST but these says it takes an Idempotency-Key: a location's and a schedule's
+    // retry is 409 already_exists; a key, a webhook and a rotated webhook secret are shown
+    // once, never replayed; a redelivery repeated queues the same messages again, which
+    // receivers drop by their webhook-id; pause and resume set a flag (repeating one changes
+    // nothing more); a bulk call acts on what matches when it runs (repeated, it finds what is
+    // left).
     let mut keyless: Vec<&str> = doc["paths"]
         .as_object()
         .unwrap()
@@ -126,6 +128,12 @@ async fn basic_flow(ts: &TestServer) {
         keyless,
         [
             "/v1/locations",
+            "/v1/queues/{queue}/jobs/bulk",
+            "/v1/queues/{queue}/pause",
+            "/v1/queues/{queue}/resume",
+            "/v1/schedules",
+            "/v1/schedules/{name}/pause",
+            "/v1/schedules/{name}/resume",
             "/v1/webhooks",
             "/v1/webhooks/{id}/redeliver",
             "/v1/webhooks/{id}/rotate"

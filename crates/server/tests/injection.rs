@@ -45,6 +45,10 @@ fn base_body(path: &str) -> Option<Value> {
         // A documentation address: refused as a delivery target, so nothing is ever sent.
         "/v1/webhooks" => json!({"url": "https://192.0.2.1/hook", "types": ["*"]}),
         "/v1/webhooks/{id}/redeliver" => json!({"after": 0}),
+        "/v1/jobs/{id}/snooze" => json!({"lease_token": "t", "delay_ms": 0}),
+        "/v1/queues/{queue}" => json!({"paused": false}),
+        "/v1/queues/{queue}/jobs/bulk" => json!({"action": "cancel", "dry_run": true}),
+        "/v1/schedules" => json!({"name": "inj", "cron": "0 0 * * *", "queue": "q", "job": {}}),
         _ => return None,
     })
 }
@@ -218,7 +222,7 @@ async fn answer_fields_are_refused_in_requests(ts: &TestServer) {
     let before = snapshot(ts).await;
     let mut found = Vec::new();
     for inj in &all {
-        assert!(["POST", "PATCH"].contains(&inj.method.as_str()), "{inj:?}");
+        assert!(["POST", "PATCH", "PUT"].contains(&inj.method.as_str()), "{inj:?}");
         let mut body = base_body(&inj.path).unwrap_or_else(|| panic!("no base body for {}: add one", inj.path));
         let hostile = json!(-5);
         match &inj.inside {

@@ -21,6 +21,7 @@ conformance!(
     keyed_claims_and_transitions_replay,
     queue_settings_and_the_operators_view,
     schedules_over_http,
+    queues_listed_and_bulk_actions,
 );
 
 // With the lease sweeper every 5 ms.
@@ -781,4 +782,52 @@ async fn schedules_over_http(ts: &TestServer) {
     assert_eq!(s, 204);
     let (s, b) = ts.send_json("DELETE", "/v1/schedules/tick", json!(null)).await;
     assert_eq!((s, code(&b)), (404, "not_found"));
+}
+
+/// `GET /v1/queues` lists the queues with their counts; a bulk cancel by tag, dry run first;
+/// a filter state the action does not apply to is 400.
+async fn queues_listed_and_bulk_actions(ts: &TestServer) {
+    enqueue(ts, "list-a", json!([{"tags": ["t"]}, {"tags": ["t"]}, {}])).await;
+    enqueue(ts, "list-b", json!([{}])).await;
+    let (s, list) = ts.get("/v1/queues").await;
+    assert_eq!(s, 200, "{list}");
+    let names: Vec<&str> = list["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|q| q["queue"].as_str())
+        .collect();
+    assert_eq!(names, ["list-a", "list-b"]);
+    assert_eq!(list["queues"][0]["counts"]["available"], 3);
+    let (_, page) = ts.get("/v1/queues?limit=1").await;
+    assert_eq!(
+        (page["queues"].as_array().unwrap().len(), page["next"].as_str()),
+        (1, Some("list-a"))
+    );
+    let dry = json!({"action": "cancel", "filter": {"tag": "t"}, "dry_run": true});
+    let (s, b) = ts.post("/v1/queues/list-a/jobs/bulk", dry).await;
+    assert_eq!(
+        (s, b["matched"].as_i64(), b["changed"].as_i64()),
+        (200, Some(2), Some(0)),
+        "{b}"
+    );
+    let (s, b) = ts
+        .post(
+            "/v1/queues/list-a/jobs/bulk",
+            json!({"action": "cancel", "filter": {"tag": "t"}}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["changed"].as_i64(), b["more"].as_bool()),
+        (200, Some(2), Some(false)),
+        "{b}"
+    );
+    assert_eq!(counts(ts, "list-a").await["cancelled"], 2);
+    let bad = json!({"action": "retry", "filter": {"state": "available"}});
+    let (s, b) = ts.post("/v1/queues/list-a/jobs/bulk", bad).await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    assert!(
+        b["error"]["message"].as_str().unwrap_or("").contains("filter.state"),
+        "{b}"
+    );
 }

@@ -5,6 +5,7 @@
 //! `scheduled` jobs wait for their `run_at`. Every transition of a running job is conditional
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
+pub mod bulk;
 pub mod long_poll;
 pub mod queue;
 pub mod schedule;

@@ -195,6 +195,39 @@ pub fn schedule(
     })
 }
 
+/// Validate `POST /v1/queues/{queue}/jobs/bulk`: a filter state the action applies to, a tag
+/// and a partition key as an enqueue takes them, `max` 1..=`max_bulk_jobs` (default that).
+pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> Result<crate::job::bulk::Bulk> {
+    name("queue", queue, limits)?;
+    let filter = body.filter.unwrap_or_default();
+    let applies = body.action.states();
+    let states = match filter.state {
+        Some(s) if applies.contains(&s) => vec![s],
+        Some(s) => {
+            return Err(AllotError::invalid(format!(
+                "filter.state: the action does not apply to `{}` jobs",
+                s.as_str()
+            )))
+        }
+        None => applies.to_vec(),
+    };
+    let tag = match filter.tag {
+        Some(t) => tags(vec![t], limits)?.pop(),
+        None => None,
+    };
+    let max = body.max.unwrap_or(limits.max_bulk_jobs);
+    bounded("max", max, 1, "max_bulk_jobs", limits.max_bulk_jobs)?;
+    Ok(crate::job::bulk::Bulk {
+        queue: queue.to_string(),
+        action: body.action,
+        states,
+        tag,
+        partition_key: optional_key("partition_key", filter.partition_key, limits)?,
+        dry_run: body.dry_run.unwrap_or(false),
+        max,
+    })
+}
+
 /// Validate a lease length: `min_lease_ms..=max_lease_ms`.
 pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
     bounded(

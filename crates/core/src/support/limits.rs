@@ -135,6 +135,8 @@ limits! {
     max_rate_window_ms: i64 = 86_400_000, min 1;
     /// Longest snooze (`delay_ms`) of a running job, ms (30 days).
     max_snooze_ms: i64 = 30 * 86_400_000, min 0;
+    /// Most jobs one bulk call (`POST /v1/queues/{queue}/jobs/bulk`) acts on.
+    max_bulk_jobs: i64 = 1000, min 1;
     /// Most schedules of one tenant.
     max_schedules: u32 = 1000, min 1;
     /// How late a schedule's tick may be enqueued, ms: later ticks are missed (`skip` drops
@@ -173,7 +175,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 44);
+        assert_eq!(Limits::TABLE.len(), 45);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

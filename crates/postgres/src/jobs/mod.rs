@@ -2,6 +2,7 @@
 //! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
+mod bulk;
 #[cfg(test)]
 mod in_tx_tests;
 mod ops;

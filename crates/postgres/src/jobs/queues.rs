@@ -3,6 +3,7 @@
 
 use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
+use allot_core::job::bulk::{Bulk, BulkResult};
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings, Rate};
 use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView, QueueCounts};
@@ -253,6 +254,10 @@ impl QueueStore for PgStore {
         store_settings(&tx, tenant.as_str(), &settings).await?;
         tx.commit().await.map_err(map_error)?;
         Ok(settings)
+    }
+
+    async fn bulk_jobs(&self, tenant: &Tenant, req: Bulk) -> Result<BulkResult> {
+        self.run_bulk_jobs(tenant, req).await
     }
 
     async fn create_schedule(&self, tenant: &Tenant, schedule: NewSchedule) -> Result<Schedule> {

@@ -295,6 +295,9 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ("QueueSettingsBody", "max_running_per_key", int(1, l.max_queue_limit)),
         ("Rate", "per_window", int(1, l.max_queue_limit)),
         ("Rate", "window_ms", int(1, l.max_rate_window_ms)),
+        ("BulkBody", "max", int(1, l.max_bulk_jobs)),
+        ("BulkFilter", "tag", ident(1, l.max_unit_field_len)),
+        ("BulkFilter", "partition_key", ident(1, l.max_unit_field_len)),
         ("ScheduleBody", "name", name(l)),
         ("ScheduleBody", "queue", name(l)),
         (

@@ -4,6 +4,7 @@
 
 use super::jobs::job_id;
 use super::{query, ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, State};
+use allot_core::job::bulk::{BulkBody, BulkResult};
 use allot_core::job::queue::{JobDetail, QueueSettings, QueueSettingsBody};
 use allot_core::job::QueueList;
 
@@ -81,4 +82,18 @@ pub(super) async fn resume_queue(
 ) -> Result<Json<QueueSettings>, ApiError> {
     allot_core::validate::name("queue", &queue, &st.limits)?;
     Ok(Json(st.stores.queues.pause_queue(&tenant, &queue, false).await?))
+}
+
+#[utoipa::path(post, path = "/v1/queues/{queue}/jobs/bulk", request_body = BulkBody, params(("queue" = String, Path)),
+    responses((status = 200, body = BulkResult, description = "what matched (at most max), what changed, whether more match"),
+        (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "already_exists: a job to retry has a unique_key another unfinished job holds; nothing changed")))]
+pub(super) async fn bulk_jobs(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(queue): Path<String>,
+    body: JsonBody<BulkBody>,
+) -> Result<Json<BulkResult>, ApiError> {
+    let req = allot_core::validate::bulk(&queue, body.value, &st.limits)?;
+    Ok(Json(st.stores.queues.bulk_jobs(&tenant, req).await?))
 }

@@ -99,6 +99,7 @@ fn queue_table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsRead, routes!(queues::get_settings)))
         .routes(scoped(JobsManage, routes!(queues::pause_queue)))
         .routes(scoped(JobsManage, routes!(queues::resume_queue)))
+        .routes(scoped(JobsManage, routes!(queues::bulk_jobs)))
         .routes(scoped(JobsManage, routes!(schedules::create_schedule)))
         .routes(scoped(JobsManage, routes!(schedules::list_schedules)))
         .routes(scoped(JobsManage, routes!(schedules::delete_schedule)))

@@ -1,6 +1,7 @@
 //! Jobs on SQLite: every call one serialized write transaction; claims take the best
 //! runnable jobs in exact (priority, run_at, id) order.
 
+mod bulk;
 mod limited;
 mod queues;
 mod schedules;

@@ -5,6 +5,7 @@ use super::limited;
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::{map_error, stored_json, stored_name};
 use crate::engine::store::SqliteStore;
+use allot_core::job::bulk::{Bulk, BulkResult};
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings};
 use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView, QueueCounts};
@@ -171,6 +172,10 @@ impl QueueStore for SqliteStore {
             Ok(settings)
         })
         .await
+    }
+
+    async fn bulk_jobs(&self, tenant: &Tenant, req: Bulk) -> Result<BulkResult> {
+        self.run_bulk_jobs(tenant, req).await
     }
 
     async fn create_schedule(&self, tenant: &Tenant, schedule: NewSchedule) -> Result<Schedule> {
