@@ -52,8 +52,8 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
             &T,
             "ops",
             JobFilter {
-                state: None,
                 tag: Some("red".into()),
+                ..JobFilter::default()
             },
             0,
             10,
@@ -66,6 +66,21 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
         (json!({"order": 7}), Some("k1"))
     );
     assert_eq!(red[0].tags, ["red", "big"]);
+    let by_meta = |m: &str| JobFilter {
+        metadata: Some(validate::metadata_filter(m, &f.limits).unwrap()),
+        ..JobFilter::default()
+    };
+    let order7 = s.list_jobs(&T, "ops", by_meta(r#"{"order": 7}"#), 0, 10).await.unwrap();
+    assert_eq!(order7.iter().map(|j| j.id).collect::<Vec<_>>(), [ids[0]]);
+    assert!(
+        s.list_jobs(&T, "ops", by_meta(r#"{"order": "7"}"#), 0, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a string is not the number"
+    );
+    assert!(validate::metadata_filter(r#"{"a": 1, "b": 2}"#, &f.limits).is_err());
+    assert!(validate::metadata_filter(r#"{"a": [1]}"#, &f.limits).is_err());
     let paused = s.pause_queue(&T, "ops", true).await.unwrap();
     assert!(paused.paused && !paused.is_limited());
     assert!(lease(&f, "ops", 3).await.is_empty(), "a paused queue leases nothing");

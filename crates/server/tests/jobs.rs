@@ -719,6 +719,10 @@ async fn queue_settings_and_the_operators_view(ts: &TestServer) {
     );
     let tagged = ts.get("/v1/queues/ops/jobs?tag=mail").await.1;
     assert_eq!(tagged["jobs"].as_array().unwrap().len(), 1, "{tagged}");
+    let by_meta = ts.get("/v1/queues/ops/jobs?metadata=%7B%22order%22%3A1%7D").await.1;
+    assert_eq!(by_meta["jobs"][0]["id"], json!(ids[0]), "{by_meta}");
+    let (s, b) = ts.get("/v1/queues/ops/jobs?metadata=order").await;
+    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
     let (s, b) = ts.get("/v1/jobs/424242").await;
     assert_eq!((s, code(&b)), (404, "not_found"));
     let (s, b) = ts.get("/v1/queues/ops/jobs?state=lost").await;

@@ -89,6 +89,10 @@ async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     ok(ts, "POST", "/v1/queues/Q/jobs", a, Some(jobs)).await;
     let claim = json!({"max": 1, "lease_ms": 600_000});
     let claimed = ok(ts, "POST", "/v1/queues/Q/claims", a, Some(claim)).await;
+    ok(ts, "PUT", "/v1/queues/Q", a, Some(json!({"max_running": 5}))).await;
+    // Yearly: no pass moves it during the test.
+    let nightly = json!({"name": "nightly", "cron": "0 0 1 1 *", "queue": "Q", "job": {}});
+    ok(ts, "POST", "/v1/schedules", a, Some(nightly)).await;
     // A documentation address: refused as a delivery target, so nothing is ever sent.
     let hook = json!({"url": "https://192.0.2.1/a", "types": ["*"]});
     let webhook = ok(ts, "POST", "/v1/webhooks", a, Some(hook)).await;
@@ -117,6 +121,10 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
         "/v1/queues/Q".into(),
         "/v1/queues/Q/jobs?state=running".into(),
         "/v1/queues/Q/jobs?state=available".into(),
+        "/v1/queues/Q/settings".into(),
+        "/v1/queues".into(),
+        "/v1/schedules".into(),
+        format!("/v1/jobs/{}", m.job),
         "/v1/audit".into(),
         "/v1/keys".into(),
         "/v1/webhooks".into(),
@@ -332,6 +340,79 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             NotFound,
         ),
         ("GET", "/v1/queues/{queue}", "/v1/queues/Q".into(), None, Nothing),
+        ("GET", "/v1/queues", "/v1/queues".into(), None, Nothing),
+        ("GET", "/v1/jobs/{id}", format!("/v1/jobs/{j}"), None, NotFound),
+        (
+            "POST",
+            "/v1/jobs/{id}/snooze",
+            format!("/v1/jobs/{j}/snooze"),
+            Some(json!({"lease_token": m.lease_token, "delay_ms": 1000})),
+            NotFound,
+        ),
+        (
+            "GET",
+            "/v1/queues/{queue}/settings",
+            "/v1/queues/Q/settings".into(),
+            None,
+            Nothing,
+        ),
+        (
+            "PUT",
+            "/v1/queues/{queue}",
+            "/v1/queues/Q".into(),
+            Some(json!({"paused": true})),
+            Own,
+        ),
+        (
+            "POST",
+            "/v1/queues/{queue}/pause",
+            "/v1/queues/Q/pause".into(),
+            None,
+            Own,
+        ),
+        (
+            "POST",
+            "/v1/queues/{queue}/resume",
+            "/v1/queues/Q/resume".into(),
+            None,
+            Own,
+        ),
+        (
+            "POST",
+            "/v1/queues/{queue}/jobs/bulk",
+            "/v1/queues/Q/jobs/bulk".into(),
+            Some(json!({"action": "cancel"})),
+            Nothing,
+        ),
+        ("GET", "/v1/schedules", "/v1/schedules".into(), None, Nothing),
+        (
+            "POST",
+            "/v1/schedules",
+            "/v1/schedules".into(),
+            Some(json!({"name": "nightly", "cron": "0 0 1 1 *", "queue": "Q", "job": {}})),
+            Own,
+        ),
+        (
+            "DELETE",
+            "/v1/schedules/{name}",
+            "/v1/schedules/nightly".into(),
+            None,
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/schedules/{name}/pause",
+            "/v1/schedules/nightly/pause".into(),
+            None,
+            NotFound,
+        ),
+        (
+            "POST",
+            "/v1/schedules/{name}/resume",
+            "/v1/schedules/nightly/resume".into(),
+            None,
+            NotFound,
+        ),
         (
             "POST",
             "/v1/queues/{queue}/jobs",
@@ -465,6 +546,10 @@ fn shows_nothing(route: &str, body: &Value, m: &Made) {
         "/v1/queues/{queue}" => assert!(body["counts"].as_object().unwrap().values().all(|n| n == 0), "{text}"),
         "/v1/queues/{queue}/jobs" | "/v1/queues/{queue}/claims" => assert!(empty(&body["jobs"]), "{text}"),
         "/v1/queues/{queue}/completions" => assert!(empty(&body["completed"]), "{text}"),
+        "/v1/queues" => assert!(empty(&body["queues"]), "{text}"),
+        "/v1/queues/{queue}/settings" => assert_eq!(body["max_running"], Value::Null, "{text}"),
+        "/v1/queues/{queue}/jobs/bulk" => assert_eq!(body["matched"], 0, "{text}"),
+        "/v1/schedules" => assert!(empty(&body["schedules"]), "{text}"),
         "/v1/skus" => assert!(empty(&body["skus"]), "{text}"),
         "/v1/allocations" => assert!(empty(&body["allocations"]), "{text}"),
         "/v1/holds" => assert!(empty(&body["holds"]), "{text}"),
@@ -529,7 +614,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 32, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 37, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

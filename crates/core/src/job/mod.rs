@@ -496,13 +496,15 @@ pub struct JobFilter {
     pub state: Option<JobState>,
     /// Only jobs carrying this tag.
     pub tag: Option<String>,
+    /// Only jobs whose metadata has this top-level key with this scalar value.
+    pub metadata: Option<(String, serde_json::Value)>,
 }
 
 impl From<JobState> for JobFilter {
     fn from(state: JobState) -> Self {
         JobFilter {
             state: Some(state),
-            tag: None,
+            ..JobFilter::default()
         }
     }
 }

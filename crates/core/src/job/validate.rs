@@ -102,6 +102,22 @@ pub fn tags(values: Vec<String>, limits: &Limits) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Validate a metadata filter (`?metadata={"order":42}`): a JSON object of exactly one key (an
+/// identifier without `"`, 1..=`max_unit_field_len` chars) whose value is a string, a number
+/// or a boolean.
+pub fn metadata_filter(text: &str, limits: &Limits) -> Result<(String, serde_json::Value)> {
+    const RULE: &str = "metadata: a JSON object of one key with a string, number or boolean value";
+    free_text("metadata", text, "max_metadata_bytes", limits.max_metadata_bytes)?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| AllotError::invalid(RULE))?;
+    let Some((key, value)) = v.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next()) else {
+        return Err(AllotError::invalid(RULE));
+    };
+    if key.is_empty() || key.contains('"') || !(value.is_string() || value.is_number() || value.is_boolean()) {
+        return Err(AllotError::invalid(RULE));
+    }
+    Ok((unit_identifier("metadata", key, limits)?, value.clone()))
+}
+
 /// Validate `POST /v1/jobs/{id}/complete`: the token, and `output` within `max_payload_bytes`.
 pub fn complete(body: CompleteBody, limits: &Limits) -> Result<Complete> {
     lease_token(&body.lease_token, limits)?;

@@ -368,6 +368,8 @@ impl JobStore for PgStore {
                 &tenant.as_str(),
                 &page_bytes,
                 &filter.tag,
+                &filter.metadata.as_ref().map(|(k, _)| k.as_str()),
+                &filter.metadata.as_ref().map(|(_, v)| v),
             ],
         )
         .await

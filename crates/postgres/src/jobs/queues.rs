@@ -17,7 +17,8 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
     created_at, finalized_at, partition_key, tags, metadata, output";
 
 /// A page of a queue's jobs by id (`$1` queue, `$2` state or NULL for all, `$3` after, `$4`
-/// limit, `$5` tenant, `$6` most bytes of documents, `$7` a tag or NULL): it ends at `$4`
+/// limit, `$5` tenant, `$6` most bytes of documents, `$7` a tag or NULL, `$8`/`$9` a metadata
+/// key and its value or NULL): it ends at `$4`
 /// jobs or at the job that crosses `$6` bytes.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
         run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output
@@ -26,7 +27,8 @@ pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, paylo
                 sum(octet_length(payload::text) + octet_length(errors::text)
                     + coalesce(octet_length(output::text), 0) + octet_length(metadata::text)) OVER (ORDER BY id) AS upto
            FROM jobs j WHERE tenant = $5 AND queue = $1 AND ($2::text IS NULL OR state = $2::text) AND id > $3
-            AND ($7::text IS NULL OR tags @> ARRAY[$7::text]) ORDER BY id LIMIT $4) p
+            AND ($7::text IS NULL OR tags @> ARRAY[$7::text])
+            AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb) ORDER BY id LIMIT $4) p
   WHERE upto - size < $6 ORDER BY id";
 
 /// A job row (with [`JOB_COLS`]) as listings show it.

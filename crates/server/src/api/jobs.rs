@@ -233,6 +233,7 @@ pub(super) async fn retry_job(
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
     params(("queue" = String, Path), ("state" = Option<String>, Query, description = "one state; every state when absent"),
         ("tag" = Option<String>, Query, description = "only jobs with this tag"),
+        ("metadata" = Option<String>, Query, description = "only jobs whose metadata has this key and value: a JSON object of one key, e.g. {\"order\":42}"),
         ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(

@@ -94,6 +94,7 @@ impl EventsQuery {
 pub(super) struct JobListQuery {
     state: Option<String>,
     tag: Option<String>,
+    metadata: Option<String>,
     #[serde(flatten)]
     page: PageQuery,
 }
@@ -111,7 +112,11 @@ impl JobListQuery {
             None => None,
             Some(t) => allot_core::validate::tags(vec![t.clone()], limits)?.pop(),
         };
-        Ok(JobFilter { state, tag })
+        let metadata = match &self.metadata {
+            None => None,
+            Some(m) => Some(allot_core::validate::metadata_filter(m, limits)?),
+        };
+        Ok(JobFilter { state, tag, metadata })
     }
 
     /// The page.

@@ -349,7 +349,17 @@ impl JobStore for SqliteStore {
             c.prepare_cached(queues::SQL_LIST_JOBS)
                 .and_then(|mut s| {
                     s.query_map(
-                        params![queue, state, after, limit, t, page_bytes, filter.tag],
+                        params![
+                            queue,
+                            state,
+                            after,
+                            limit,
+                            t,
+                            page_bytes,
+                            filter.tag,
+                            filter.metadata.as_ref().map(|(k, _)| k.clone()),
+                            filter.metadata.as_ref().map(|(_, v)| v.to_string())
+                        ],
                         queues::job_view,
                     )?
                     .collect::<rusqlite::Result<Vec<_>>>()

@@ -16,7 +16,8 @@ use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// A page of a queue's jobs by id (`?1` queue, `?2` state or NULL for all, `?3` after, `?4`
-/// limit, `?5` tenant, `?6` most bytes of documents, `?7` a tag or NULL).
+/// limit, `?5` tenant, `?6` most bytes of documents, `?7` a tag or NULL, `?8`/`?9` a metadata
+/// key and its value as JSON, or NULL).
 pub(super) const SQL_LIST_JOBS: &str = "SELECT * FROM (
     SELECT *, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
               + length(CAST(metadata AS BLOB)) AS size,
@@ -24,6 +25,7 @@ pub(super) const SQL_LIST_JOBS: &str = "SELECT * FROM (
                + length(CAST(metadata AS BLOB))) OVER (ORDER BY id) AS upto
       FROM jobs WHERE tenant = ?5 AND queue = ?1 AND (?2 IS NULL OR state = ?2) AND id > ?3
        AND (?7 IS NULL OR EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value = ?7))
+       AND (?8 IS NULL OR json_extract(metadata, '$.\"' || ?8 || '\"') IS json_extract(?9, '$'))
      ORDER BY id LIMIT ?4)
   WHERE upto - size < ?6 ORDER BY id";
 
