@@ -205,6 +205,9 @@ struct Record {
     holding: HashMap<String, i64>,
     most: HashMap<String, i64>,
     claimed: HashMap<String, Vec<i64>>,
+    /// Attempts held now, all keys, and the most seen.
+    all: i64,
+    most_all: i64,
 }
 
 /// One worker: claim up to 3, hold, then fail the first attempt of every third job (retry at
@@ -234,6 +237,8 @@ async fn work(store: Arc<dyn Database>, f_limits: allot_core::Limits, queue: &'s
             .collect();
         {
             let mut r = rec.lock().unwrap();
+            r.all += jobs.len() as i64;
+            r.most_all = r.most_all.max(r.all);
             for (j, k) in jobs.iter().zip(&keys) {
                 let n = r.holding.entry(k.clone()).or_insert(0);
                 *n += 1;
@@ -245,7 +250,11 @@ async fn work(store: Arc<dyn Database>, f_limits: allot_core::Limits, queue: &'s
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
         for (j, k) in jobs.iter().zip(&keys) {
-            *rec.lock().unwrap().holding.get_mut(k).unwrap() -= 1;
+            {
+                let mut r = rec.lock().unwrap();
+                *r.holding.get_mut(k).unwrap() -= 1;
+                r.all -= 1;
+            }
             if j.id % 3 == 0 && j.attempt == 1 {
                 let fail =
                     validate::fail(body(json!({"lease_token": j.lease_token, "retry_in_ms": 0})), &f_limits).unwrap();
@@ -274,19 +283,20 @@ async fn run_workers(f: &Fixture, queue: &'static str) -> Record {
     Arc::try_unwrap(rec).ok().unwrap().into_inner().unwrap()
 }
 
-/// 32 workers on three stores: at most 2 jobs of a key run at once, with failures and
-/// retries mixed in, and every job completes.
+/// 32 workers on three stores: at most 2 jobs of a key and 5 of the queue run at once, with
+/// failures and retries mixed in, and every job completes.
 pub async fn per_key_limit_under_claimers(f: Fixture) {
     // Runs of ten jobs of one key, so an unlimited claim of 3 would take three of one key.
     let jobs: Vec<serde_json::Value> = (0..90)
         .map(|i| json!({"payload": {"key": format!("k{}", i / 10 % 3)}, "partition_key": format!("k{}", i / 10 % 3)}))
         .collect();
     enqueue(&f, "lim", json!(jobs)).await;
-    settle(&f, "lim", json!({"max_running_per_key": 2})).await;
+    settle(&f, "lim", json!({"max_running_per_key": 2, "max_running": 5})).await;
     let rec = run_workers(&f, "lim").await;
     for (k, most) in &rec.most {
         assert!(*most <= 2, "key {k}: {most} running at once");
     }
+    assert!(rec.most_all <= 5, "{} running at once in the queue", rec.most_all);
     assert_eq!(
         f.store.queue_counts(&T, "lim").await.unwrap().counts[&JobState::Completed],
         90

@@ -42,7 +42,7 @@ impl Background {
             )),
             tokio::spawn(metrics_layer::upkeep()),
             tokio::spawn(sweepers::sample_queue_depths(store.clone())),
-            tokio::spawn(sweepers::run_schedules(store.clone(), cfg.limits.hold_sweep_batch)),
+            tokio::spawn(sweepers::run_schedules(store.clone())),
             tokio::spawn(sweepers::fold_queue_counts(store.clone())),
             tokio::spawn(sweepers::sweep_holds(
                 store,

@@ -137,27 +137,21 @@ pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Database>, interval_m
 /// late (cron's finest unit is a second).
 const SCHEDULE_PASS_MS: u64 = 250;
 
-/// The scheduler: every `SCHEDULE_PASS_MS`, enqueue the due ticks of at most `batch` schedules
-/// per pass, again at once while passes come back full. Every instance runs it; a tick is
-/// enqueued once (see `Maintenance::run_schedules`). Counts `allot_schedule_jobs_total`.
-pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>, batch: u32) {
+/// Most due schedules one pass takes (the rest wait for the next pass, `SCHEDULE_PASS_MS`
+/// later).
+const SCHEDULE_BATCH: u32 = 1000;
+
+/// The scheduler: every `SCHEDULE_PASS_MS`, one pass over at most `SCHEDULE_BATCH` due
+/// schedules. Every instance runs it; a tick is enqueued once (see
+/// `Maintenance::run_schedules`). Counts `allot_schedule_jobs_total`.
+pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(SCHEDULE_PASS_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        for _ in 0..SWEEP_MAX_BATCHES {
-            match store.run_schedules(store.now(), batch).await {
-                Ok(n) => {
-                    metrics::counter!("allot_schedule_jobs_total").increment(n);
-                    if n < u64::from(batch) {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "schedule pass failed");
-                    break;
-                }
-            }
+        match store.run_schedules(store.now(), SCHEDULE_BATCH).await {
+            Ok(n) => metrics::counter!("allot_schedule_jobs_total").increment(n),
+            Err(e) => tracing::warn!(error = %e, "schedule pass failed"),
         }
     }
 }

@@ -53,7 +53,7 @@ pub fn job(j: NewJob, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Re
     };
     let unique_key = optional_key("unique_key", j.unique_key, limits)?;
     let partition_key = optional_key("partition_key", j.partition_key, limits)?;
-    let tags = tags(j.tags.unwrap_or_default(), limits)?;
+    let tags = tags("tags", j.tags.unwrap_or_default(), limits)?;
     let metadata = j.metadata.unwrap_or_else(|| serde_json::json!({}));
     if !metadata.is_object() {
         return Err(AllotError::invalid("metadata must be a JSON object"));
@@ -80,21 +80,22 @@ fn optional_key(field: &str, value: Option<String>, limits: &Limits) -> Result<O
     }
 }
 
-/// A job's tags: at most `max_job_tags`, each a non-empty identifier; duplicates dropped.
-pub fn tags(values: Vec<String>, limits: &Limits) -> Result<Vec<String>> {
+/// Tags (`field` names them in errors): at most `max_job_tags`, each a non-empty identifier;
+/// duplicates dropped.
+pub fn tags(field: &str, values: Vec<String>, limits: &Limits) -> Result<Vec<String>> {
     if values.len() > limits.max_job_tags {
         return Err(AllotError::LimitExceeded {
             limit: "max_job_tags",
             max: limits.max_job_tags as u64,
-            message: format!("tags has {} entries", values.len()),
+            message: format!("{field} has {} entries", values.len()),
         });
     }
     let mut out: Vec<String> = Vec::with_capacity(values.len());
     for t in values {
         if t.is_empty() {
-            return Err(AllotError::invalid("tags: a tag must not be empty"));
+            return Err(AllotError::invalid(format!("{field}: a tag must not be empty")));
         }
-        let t = unit_identifier("tags", &t, limits)?;
+        let t = unit_identifier(field, &t, limits)?;
         if !out.contains(&t) {
             out.push(t);
         }
@@ -196,7 +197,7 @@ pub fn schedule(
         ));
     }
     let template = serde_json::to_value(&body.job).map_err(|e| AllotError::Internal(e.to_string()))?;
-    job(body.job, now, limits)?;
+    job(body.job, now, limits).map_err(|e| e.within("job"))?;
     let next_run_at = table
         .next_after(now)
         .ok_or_else(|| AllotError::invalid("cron: the expression never matches"))?;
@@ -228,7 +229,7 @@ pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> R
         None => applies.to_vec(),
     };
     let tag = match filter.tag {
-        Some(t) => tags(vec![t], limits)?.pop(),
+        Some(t) => tags("filter.tag", vec![t], limits)?.pop(),
         None => None,
     };
     let max = body.max.unwrap_or(limits.max_bulk_jobs);
@@ -238,7 +239,7 @@ pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> R
         action: body.action,
         states,
         tag,
-        partition_key: optional_key("partition_key", filter.partition_key, limits)?,
+        partition_key: optional_key("filter.partition_key", filter.partition_key, limits)?,
         dry_run: body.dry_run.unwrap_or(false),
         max,
     })

@@ -290,6 +290,21 @@ impl AllotError {
         }
     }
 
+    /// The same refusal about a field inside `parent` (`payload` becomes `job.payload`): an
+    /// `invalid_request` or `limit_exceeded` message is prefixed with `parent.`; other errors
+    /// are unchanged.
+    pub fn within(self, parent: &str) -> Self {
+        match self {
+            AllotError::InvalidRequest(m) => AllotError::InvalidRequest(format!("{parent}.{m}")),
+            AllotError::LimitExceeded { limit, max, message } => AllotError::LimitExceeded {
+                limit,
+                max,
+                message: format!("{parent}.{message}"),
+            },
+            other => other,
+        }
+    }
+
     /// Shorthand for [`AllotError::InvalidRequest`].
     pub fn invalid(msg: impl Into<String>) -> Self {
         AllotError::InvalidRequest(msg.into())

@@ -143,6 +143,44 @@ async fn the_sql_function_from_psql() {
         bad.code(),
         Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
     );
+    let many = format!("SELECT {function}('mail', tags => array_fill('t'::text, ARRAY[17]))");
+    let bad = schema.admin.query(&many, &[]).await.unwrap_err();
+    assert_eq!(
+        bad.code(),
+        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
+    );
     drop(store);
+    schema.drop().await;
+}
+
+/// In a database whose tables are in `public`, the function is `allot.enqueue`.
+#[tokio::test]
+async fn in_public_the_function_is_allot_enqueue() {
+    let schema = TestSchema::new("t_public").await;
+    let db = schema.name.clone();
+    schema
+        .admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .await
+        .unwrap();
+    let base = std::env::var("ALLOT_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let url = format!("{}/{db}", base.rsplit_once('/').unwrap().0);
+    crate::migrate(&url).await.unwrap();
+    let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    let task = tokio::spawn(conn);
+    let id: i64 = c
+        .query_one("SELECT allot.enqueue('mail', '{}')", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(id, 1);
+    drop(c);
+    task.abort();
+    schema
+        .admin
+        .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
+        .await
+        .unwrap();
     schema.drop().await;
 }

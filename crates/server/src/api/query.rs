@@ -110,7 +110,7 @@ impl JobListQuery {
         };
         let tag = match &self.tag {
             None => None,
-            Some(t) => allot_core::validate::tags(vec![t.clone()], limits)?.pop(),
+            Some(t) => allot_core::validate::tags("tag", vec![t.clone()], limits)?.pop(),
         };
         let metadata = match &self.metadata {
             None => None,

@@ -13,9 +13,29 @@ use std::collections::HashMap;
 /// A picked job: id, payload text, attempt, max_attempts, priority, partition key.
 pub(super) type Picked = (i64, String, i32, i32, i16, Option<String>);
 
-/// Most runnable jobs one limited claim reads past keys without room before it answers with
-/// what it has (the next claim reads again).
+/// Most runnable jobs one limited claim reads (keys without room are already left out by the
+/// statement, so it stops long before this once it has what it may take).
 const LIMITED_SCAN: i64 = 10_000;
+
+/// The runnable jobs of a limited queue (`?1` queue, `?2` now µs, `?3` most rows, `?4` tenant),
+/// leaving out, in the statement, every keyed job whose key has no room: FIFO (`?5`) — an
+/// earlier unfinished job of its key, or one of its key running —, `?6` the per-key limit,
+/// `?7` the per-key rate with `?8` its window's start. So a key at its limit never fills the
+/// rows a claim reads, whatever its number of jobs.
+const SQL_RUNNABLE_LIMITED: &str = "SELECT id, payload, attempt, max_attempts, priority, partition_key FROM jobs j
+      WHERE tenant = ?4 AND queue = ?1 AND state IN ('available', 'scheduled', 'retryable')
+        AND run_at_us <= ?2 AND json_valid(payload)
+        AND (partition_key IS NULL OR (
+             (NOT ?5 OR (NOT EXISTS (SELECT 1 FROM jobs e WHERE e.tenant = j.tenant AND e.queue = j.queue
+                                        AND e.partition_key = j.partition_key AND e.id < j.id
+                                        AND e.state IN ('available', 'scheduled', 'retryable', 'running'))
+                         AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = j.tenant AND r.queue = j.queue
+                                           AND r.partition_key = j.partition_key AND r.state = 'running')))
+             AND (?6 IS NULL OR (SELECT count(*) FROM jobs r WHERE r.tenant = j.tenant AND r.queue = j.queue
+                                   AND r.partition_key = j.partition_key AND r.state = 'running') < ?6)
+             AND (?7 IS NULL OR (SELECT count(*) FROM job_starts st WHERE st.tenant = j.tenant AND st.queue = j.queue
+                                   AND st.partition_key = j.partition_key AND st.started_at_us > ?8) < ?7)))
+      ORDER BY priority, run_at_us, id LIMIT ?3";
 
 /// Starts are kept this long past the rate's window, µs (see V18 on PostgreSQL).
 const STARTS_KEPT_US: i64 = 60_000_000;
@@ -70,16 +90,6 @@ fn by_key(c: &Connection, sql: &str, tenant: &str, queue: &str, extra: i64) -> R
                 .collect()
         })
         .map_err(map_error)
-}
-
-/// Whether an unfinished job of `key` comes before job `id`.
-fn has_predecessor(c: &Connection, tenant: &str, queue: &str, key: &str, id: i64) -> Result<bool> {
-    c.prepare_cached(
-        "SELECT 1 FROM jobs WHERE tenant = ?1 AND queue = ?2 AND partition_key = ?3 AND id < ?4
-            AND state IN ('available', 'scheduled', 'retryable', 'running') LIMIT 1",
-    )
-    .and_then(|mut s| s.exists(params![tenant, queue, key, id]))
-    .map_err(map_error)
 }
 
 /// The jobs `req` leases at `now_us` (best first) and whether their starts are recorded (the
@@ -142,8 +152,21 @@ fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &Queu
         return Ok(out);
     }
     let mut taken: HashMap<String, i64> = HashMap::new();
-    let mut st = c.prepare_cached(SQL_RUNNABLE).map_err(map_error)?;
-    let mut rows = st.query(params![q, now_us, LIMITED_SCAN, tenant]).map_err(map_error)?;
+    let since = now_us - s.rate.map_or(0, |r| r.window_ms) * 1000;
+    let per_key_rate = s.rate.filter(|r| r.per_key).map(|r| r.per_window);
+    let mut st = c.prepare_cached(SQL_RUNNABLE_LIMITED).map_err(map_error)?;
+    let mut rows = st
+        .query(params![
+            q,
+            now_us,
+            LIMITED_SCAN,
+            tenant,
+            s.fifo_per_key,
+            s.max_running_per_key,
+            per_key_rate,
+            since
+        ])
+        .map_err(map_error)?;
     while let Some(r) = rows.next().map_err(map_error)? {
         let job = row(r).map_err(map_error)?;
         if let Some(key) = &job.5 {
@@ -159,7 +182,7 @@ fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &Queu
                 room = room.min(r.per_window - started.get(&k).copied().unwrap_or(0));
             }
             let used = taken.entry(key.clone()).or_insert(0);
-            if room - *used <= 0 || (s.fifo_per_key && has_predecessor(c, tenant, q, key, job.0)?) {
+            if room - *used <= 0 {
                 continue;
             }
             *used += 1;
