@@ -111,9 +111,10 @@ pub(super) fn pick(c: &Connection, tenant: &str, req: &Claim, now_us: i64) -> Re
     Ok((pick_limited(c, tenant, req, now_us, &s)?, s.rate.is_some()))
 }
 
-/// Room left per key and queue-wide, then the best runnable jobs that fit.
-fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &QueueSettings) -> Result<Vec<Picked>> {
-    let q = req.queue.as_str();
+/// Jobs running, and starts in the rate's window (the old ones pruned first), per key.
+type Counts = (HashMap<Option<String>, i64>, HashMap<Option<String>, i64>);
+
+fn counts(c: &Connection, tenant: &str, q: &str, now_us: i64, s: &QueueSettings) -> Result<Counts> {
     let running = by_key(
         c,
         "SELECT partition_key, count(*) FROM jobs WHERE tenant = ?1 AND queue = ?2 AND state = 'running'
@@ -122,23 +123,30 @@ fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &Queu
         q,
         0,
     )?;
-    let mut started = HashMap::new();
-    if let Some(r) = s.rate {
-        let since = now_us - r.window_ms * 1000;
-        c.execute(
-            "DELETE FROM job_starts WHERE tenant = ?1 AND queue = ?2 AND started_at_us <= ?3",
-            params![tenant, q, since - STARTS_KEPT_US],
-        )
-        .map_err(map_error)?;
-        started = by_key(
-            c,
-            "SELECT partition_key, count(*) FROM job_starts WHERE tenant = ?1 AND queue = ?2
-                AND started_at_us > ?3 GROUP BY partition_key",
-            tenant,
-            q,
-            since,
-        )?;
-    }
+    let Some(r) = s.rate else {
+        return Ok((running, HashMap::new()));
+    };
+    let since = now_us - r.window_ms * 1000;
+    c.execute(
+        "DELETE FROM job_starts WHERE tenant = ?1 AND queue = ?2 AND started_at_us <= ?3",
+        params![tenant, q, since - STARTS_KEPT_US],
+    )
+    .map_err(map_error)?;
+    let started = by_key(
+        c,
+        "SELECT partition_key, count(*) FROM job_starts WHERE tenant = ?1 AND queue = ?2
+            AND started_at_us > ?3 GROUP BY partition_key",
+        tenant,
+        q,
+        since,
+    )?;
+    Ok((running, started))
+}
+
+/// Room left per key and queue-wide, then the best runnable jobs that fit.
+fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &QueueSettings) -> Result<Vec<Picked>> {
+    let q = req.queue.as_str();
+    let (running, started) = counts(c, tenant, q, now_us, s)?;
     let total = |m: &HashMap<Option<String>, i64>| m.values().sum::<i64>();
     let mut take = req.max;
     if let Some(n) = s.max_running {
