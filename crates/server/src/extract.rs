@@ -194,7 +194,7 @@ fn has_nested_array(v: &Value) -> bool {
     match v {
         Value::Object(m) => m
             .iter()
-            .any(|(k, v)| !matches!(k.as_str(), "payload" | "metadata") && has_nested_array(v)),
+            .any(|(k, v)| !matches!(k.as_str(), "payload" | "metadata" | "output") && has_nested_array(v)),
         Value::Array(a) => a.iter().any(|item| item.is_array() || has_nested_array(item)),
         _ => false,
     }
@@ -205,7 +205,7 @@ fn nested_array(v: &Value, path: &str) -> Option<String> {
     match v {
         Value::Object(m) => m
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "payload" | "metadata"))
+            .filter(|(k, _)| !matches!(k.as_str(), "payload" | "metadata" | "output"))
             .find_map(|(k, v)| nested_array(v, &crate::json_numbers::join(path, k))),
         Value::Array(a) => a.iter().enumerate().find_map(|(i, item)| {
             let p = format!("{path}[{i}]");
@@ -291,7 +291,7 @@ impl<'de> Visitor<'de> for StrictVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let as_sent = self.0.as_sent || matches!(key.as_str(), "payload" | "metadata");
+            let as_sent = self.0.as_sent || matches!(key.as_str(), "payload" | "metadata" | "output");
             let v = map.next_value_seed(StrictSeed { as_sent, ..self.0 })?;
             if out.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!(

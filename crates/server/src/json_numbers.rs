@@ -43,8 +43,8 @@ fn walk(raw: &RawValue, path: &str, suspects: Suspects) -> Option<String> {
         b'{' => {
             let map: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
             map.iter().find_map(|(k, v)| match k.as_str() {
-                "payload" | "metadata" if suspects.inside => scan_document(v.get(), &join(path, k)),
-                "payload" | "metadata" => None,
+                "payload" | "metadata" | "output" if suspects.inside => scan_document(v.get(), &join(path, k)),
+                "payload" | "metadata" | "output" => None,
                 _ => walk(v, &join(path, k), suspects),
             })
         }

@@ -56,7 +56,7 @@ pub struct BulkBody {
     /// `retry`, `cancel` or `delete`.
     pub action: BulkAction,
     /// Which jobs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::support::input::object_only")]
     pub filter: Option<BulkFilter>,
     /// Only count what would change. Default false.
     #[serde(default)]

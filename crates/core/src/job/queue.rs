@@ -45,7 +45,7 @@ pub struct QueueSettingsBody {
     #[serde(default)]
     pub max_running_per_key: Option<i64>,
     /// Most jobs started per window.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::support::input::object_only")]
     pub rate: Option<Rate>,
     /// Jobs of one `partition_key` run one at a time in enqueue (id) order; a retry keeps its
     /// place. Default false.

@@ -59,6 +59,7 @@ pub struct ScheduleBody {
     pub queue: String,
     /// The job each tick enqueues (as in an enqueue, without `run_at` or `unique_key`: the
     /// tick gives both).
+    #[serde(deserialize_with = "crate::support::input::object")]
     pub job: NewJob,
     /// Late ticks: `skip` (default) or `run_once`.
     #[serde(default)]

@@ -133,6 +133,34 @@ pub fn instant(field: &str, t: DateTime<Utc>) -> Result<DateTime<Utc>> {
     Ok(t.with_nanosecond(nanos - nanos % 1000).unwrap_or(t))
 }
 
+/// Serde `deserialize_with` for an optional nested object of a request body: only a JSON
+/// object (or null or absent) is taken. Serde's derive would also build a struct from an array
+/// of its fields in order (`"filter": [null, null]`), which no client means and the document
+/// does not allow.
+pub fn object_only<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    use serde::Deserialize as _;
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v @ serde_json::Value::Object(_)) => serde_json::from_value(v).map(Some).map_err(D::Error::custom),
+        Some(_) => Err(D::Error::custom("expected an object")),
+    }
+}
+
+/// [`object_only`] for a required nested object.
+pub fn object<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    object_only(d)?.ok_or_else(|| D::Error::custom("expected an object"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
