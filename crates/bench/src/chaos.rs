@@ -182,7 +182,7 @@ pub(crate) async fn wait_healthy(url: &str, within: Duration) -> Result<(), Benc
 }
 
 /// One request's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Answer {
     Created,
     Unavailable,
@@ -190,7 +190,7 @@ enum Answer {
     /// as a 503 promises; the retry by key checks it.
     Contention,
     Unanswered,
-    Other(u16),
+    Other(String),
 }
 
 fn body(sku: &str, strategy: &str) -> Value {
@@ -229,9 +229,11 @@ async fn send(client: &reqwest::Client, t: &Target<'_>, i: u64) -> (Answer, bool
                 502 | 504 => (Answer::Unanswered, false),
                 409 => match r.json::<Value>().await {
                     Ok(b) if b["error"]["code"] == "contention" => (Answer::Contention, false),
-                    _ => (Answer::Other(409), false),
+                    // The code says which refusal it was (the report names it).
+                    Ok(b) => (Answer::Other(format!("409 {}", b["error"]["code"])), false),
+                    Err(_) => (Answer::Other("409".into()), false),
                 },
-                s => (Answer::Other(s), false),
+                s => (Answer::Other(s.to_string()), false),
             }
         }
     }
