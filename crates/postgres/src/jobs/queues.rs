@@ -206,6 +206,10 @@ impl PgStore {
             )
             .await
             .map_err(map_error)?;
+        // Queues that emptied leave no rows behind (a later change makes its row again).
+        c.execute("DELETE FROM queue_counts WHERE jobs = 0", &[])
+            .await
+            .map_err(map_error)?;
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
     }
 }
