@@ -9,9 +9,8 @@
 //! first; names of months and weekdays, ranges, steps, `L`, `#`, `W`), time zones by
 //! `chrono-tz` (the IANA database: `Europe/Paris`, `UTC`).
 
-use crate::job::{JobSpec, NewJob};
+use crate::job::NewJob;
 use crate::support::error::{AllotError, Result};
-use crate::support::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -243,15 +242,6 @@ impl Timetable {
 /// The unique key of `name`'s job for `tick`.
 pub fn tick_key(name: &str, tick: DateTime<Utc>) -> String {
     format!("schedule:{name}:{}", tick.timestamp_millis())
-}
-
-/// The job `template` (a validated [`NewJob`] document) enqueues for `tick` of `name`.
-pub fn tick_job(name: &str, template: &serde_json::Value, tick: DateTime<Utc>, limits: &Limits) -> Result<JobSpec> {
-    let job: NewJob = serde_json::from_value(template.clone())
-        .map_err(|_| AllotError::Internal(format!("schedule {name}: its stored job template does not parse")))?;
-    let mut spec = crate::job::validate::job(job, tick, limits)?;
-    spec.unique_key = Some(tick_key(name, tick));
-    Ok(spec)
 }
 
 #[cfg(test)]

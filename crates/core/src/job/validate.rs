@@ -245,6 +245,22 @@ pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> R
     })
 }
 
+/// The job a schedule's stored `template` (a [`NewJob`] document that [`schedule`] took)
+/// enqueues for `tick` of schedule `name`: validated as an enqueue at the tick, with the tick's
+/// unique key (`crate::job::schedule::tick_key`).
+pub fn tick_job(
+    name: &str,
+    template: &serde_json::Value,
+    tick: chrono::DateTime<chrono::Utc>,
+    limits: &Limits,
+) -> Result<JobSpec> {
+    let j: NewJob = serde_json::from_value(template.clone())
+        .map_err(|_| AllotError::Internal(format!("schedule {name}: its stored job template does not parse")))?;
+    let mut spec = job(j, tick, limits)?;
+    spec.unique_key = Some(crate::job::schedule::tick_key(name, tick));
+    Ok(spec)
+}
+
 /// Validate a lease length: `min_lease_ms..=max_lease_ms`.
 pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
     bounded(
