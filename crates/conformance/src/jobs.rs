@@ -9,13 +9,13 @@ use serde_json::json;
 use std::time::Duration;
 
 /// A claim of up to `max` jobs of `queue` leased for `lease_ms`.
-fn claim(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Claim {
+pub(crate) fn claim(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Claim {
     let b = body(json!({"max": max, "lease_ms": lease_ms}));
     validate::claim(queue, b, f.store.default_claim_strategy(), &f.limits).unwrap()
 }
 
 /// Claim up to `max` jobs of `queue` in [`T`].
-async fn lease(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Vec<LeasedJob> {
+pub(crate) async fn lease(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> Vec<LeasedJob> {
     fresh(f.store.claim_jobs(&T, claim(f, queue, max, lease_ms), None).await)
 }
 

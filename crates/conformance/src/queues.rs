@@ -11,13 +11,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A claim of up to `max` jobs of `queue` with a minute's lease.
 fn claim(f: &Fixture, queue: &str, max: i64) -> Claim {
-    let b = body(json!({"max": max, "lease_ms": 60_000}));
-    validate::claim(queue, b, f.store.default_claim_strategy(), &f.limits).unwrap()
+    crate::jobs::claim(f, queue, max, 60_000)
 }
 
+/// Claim up to `max` jobs of `queue` with a minute's lease.
 async fn lease(f: &Fixture, queue: &str, max: i64) -> Vec<LeasedJob> {
-    fresh(f.store.claim_jobs(&T, claim(f, queue, max), None).await)
+    crate::jobs::lease(f, queue, max, 60_000).await
 }
 
 async fn enqueue(f: &Fixture, queue: &str, jobs: serde_json::Value) -> Vec<i64> {

@@ -82,13 +82,10 @@ pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Opti
         .map_err(map_error)
 }
 
-/// Count rows of `sql` (params `tenant`, `queue`, then `extra`) by partition key.
-fn by_key(c: &Connection, sql: &str, tenant: &str, queue: &str, extra: i64) -> Result<HashMap<Option<String>, i64>> {
+/// `(partition_key, count)` rows of `sql` with `params`, as a map.
+fn by_key(c: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<HashMap<Option<String>, i64>> {
     c.prepare_cached(sql)
-        .and_then(|mut s| {
-            s.query_map(params![tenant, queue, extra], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
+        .and_then(|mut s| s.query_map(params, |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .map_err(map_error)
 }
 
@@ -118,10 +115,8 @@ fn counts(c: &Connection, tenant: &str, q: &str, now_us: i64, s: &QueueSettings)
     let running = by_key(
         c,
         "SELECT partition_key, count(*) FROM jobs WHERE tenant = ?1 AND queue = ?2 AND state = 'running'
-            AND ?3 = ?3 GROUP BY partition_key",
-        tenant,
-        q,
-        0,
+            GROUP BY partition_key",
+        params![tenant, q],
     )?;
     let Some(r) = s.rate else {
         return Ok((running, HashMap::new()));
@@ -136,9 +131,7 @@ fn counts(c: &Connection, tenant: &str, q: &str, now_us: i64, s: &QueueSettings)
         c,
         "SELECT partition_key, count(*) FROM job_starts WHERE tenant = ?1 AND queue = ?2
             AND started_at_us > ?3 GROUP BY partition_key",
-        tenant,
-        q,
-        since,
+        params![tenant, q, since],
     )?;
     Ok((running, started))
 }
