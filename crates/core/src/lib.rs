@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod job;
 pub mod location;
 pub mod model;
+pub mod operations;
 pub mod returns;
 pub mod status;
 pub mod store;

@@ -174,10 +174,32 @@ impl Access {
 
     /// Let one request of `who` in, or `rate_limited` with when the next one will be.
     fn admit(&self, who: &Principal) -> Result<(), AllotError> {
+        self.admit_n(who, std::num::NonZeroU32::MIN)
+    }
+
+    /// Charge `who`'s rate for a request of `n` operations (a batch counts each: the guard
+    /// charged one, this the rest), or `rate_limited`; more than the key may do in one second
+    /// can never pass and is `limit_exceeded` (`rate_per_s`).
+    pub(crate) fn admit_operations(&self, who: &Principal, n: u32) -> Result<(), AllotError> {
+        let rate = who.rate_per_s.unwrap_or(self.default_rate_per_s).max(1);
+        if who.key_id.is_some() && n > rate {
+            return Err(AllotError::LimitExceeded {
+                limit: "rate_per_s",
+                max: u64::from(rate),
+                message: format!("{n} operations are more than this key may do in a second"),
+            });
+        }
+        match std::num::NonZeroU32::new(n.saturating_sub(1)) {
+            Some(more) => self.admit_n(who, more),
+            None => Ok(()),
+        }
+    }
+
+    fn admit_n(&self, who: &Principal, n: std::num::NonZeroU32) -> Result<(), AllotError> {
         let Some(id) = &who.key_id else { return Ok(()) };
+        let rate = who.rate_per_s.unwrap_or(self.default_rate_per_s).max(1);
         let limiter = {
             let mut map = self.limiters.lock().unwrap_or_else(|p| p.into_inner());
-            let rate = who.rate_per_s.unwrap_or(self.default_rate_per_s).max(1);
             map.entry(id.to_string())
                 .or_insert_with(|| {
                     let per_s = std::num::NonZeroU32::new(rate).unwrap_or(std::num::NonZeroU32::MIN);
@@ -185,7 +207,12 @@ impl Access {
                 })
                 .clone()
         };
-        limiter.check().map_err(|not_until| {
+        let checked = limiter.check_n(n).map_err(|_| AllotError::LimitExceeded {
+            limit: "rate_per_s",
+            max: u64::from(rate),
+            message: format!("{n} operations are more than this key may do in a second"),
+        })?;
+        checked.map_err(|not_until| {
             use governor::clock::Clock;
             let wait = not_until.wait_time_from(governor::clock::DefaultClock::default().now());
             AllotError::RateLimited {

@@ -56,6 +56,12 @@ impl Canonical {
         Canonical::of(Bytes::new())
     }
 
+    /// The body as a JSON value (`None` for no body): where a part of it is fingerprinted
+    /// on its own (an operation of a batch).
+    pub fn value(&self) -> Option<Value> {
+        strict_value(&self.bytes).ok()
+    }
+
     /// The text (keys sorted, no whitespace; empty for no body).
     pub fn text(&self) -> &str {
         self.text.get_or_init(|| match self.bytes.is_empty() {

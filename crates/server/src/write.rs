@@ -106,6 +106,13 @@ impl WriteKey {
         self.idempotency_as(status, move |v: &T| serde_json::to_vec(&wrap(v)).unwrap_or_default())
     }
 
+    /// The key of one operation of a batch (`POST /v1/batch`), fingerprinted as the same
+    /// request sent alone would be (`POST path` and its body's canonical text, made only
+    /// when there is a key): a key is interchangeable between a batch and the endpoint.
+    pub fn operation(key: Option<&str>, path: &str, canonical: impl FnOnce() -> String) -> WriteKey {
+        WriteKey(key.map(|k| (k.to_string(), fingerprint(&Method::POST, path, &canonical()))))
+    }
+
     fn idempotency_as<T: 'static>(
         &self,
         status: StatusCode,

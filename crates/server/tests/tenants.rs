@@ -180,6 +180,19 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             NotFound,
         ),
         ("GET", "/v1/allocations", "/v1/allocations".into(), None, Nothing),
+        // 200, each operation aimed at A's objects `not_found` (A's objects are compared
+        // unchanged after the pass).
+        (
+            "POST",
+            "/v1/batch",
+            "/v1/batch".into(),
+            Some(json!({"operations": [
+                {"op": "cancel", "id": a},
+                {"op": "confirm", "id": h},
+                {"op": "release", "id": h},
+            ]})),
+            Own,
+        ),
         (
             "POST",
             "/v1/allocations/{id}/returns",
@@ -610,7 +623,12 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
                     assert_eq!(s, 200, "{method} {path}: {got}");
                     shows_nothing(route, &got, &made);
                 }
-                Expect::Own => assert!((200..300).contains(&s), "{method} {path} in B's own space: {s} {got}"),
+                Expect::Own => {
+                    assert!((200..300).contains(&s), "{method} {path} in B's own space: {s} {got}");
+                    for r in got["results"].as_array().into_iter().flatten() {
+                        assert_eq!(r["status"], 404, "a batch reached A's object: {got}");
+                    }
+                }
             }
         }
     }

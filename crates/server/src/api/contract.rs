@@ -67,9 +67,26 @@ pub fn document(st: &AppState, api: utoipa::openapi::OpenApi) -> Value {
     if let Some(one_of) = taken.as_object_mut().and_then(|t| t.remove("oneOf")) {
         taken["anyOf"] = one_of;
     }
+    bound_operations(&mut doc, &st.limits);
     complete_operations(&mut doc, &st.limits);
     add_links(&mut doc);
     doc
+}
+
+/// A batch: 1..=`max_batch_operations` operations, each one's key as `Idempotency-Key`
+/// takes it (the operations are inline variants of `OperationBody`, not named schemas).
+fn bound_operations(doc: &mut Value, l: &Limits) {
+    let schemas = &mut doc["components"]["schemas"];
+    merge(
+        &mut schemas["BatchBody"]["properties"]["operations"],
+        json!({"minItems": 1, "maxItems": l.max_batch_operations}),
+    );
+    let key = json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"});
+    if let Some(variants) = schemas["OperationBody"]["oneOf"].as_array_mut() {
+        for v in variants {
+            merge(&mut v["properties"]["idempotency_key"], key.clone());
+        }
+    }
 }
 
 /// `target` with `patch`'s members added.

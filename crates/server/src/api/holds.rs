@@ -5,6 +5,8 @@ use super::{
     ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response, Result, State,
     StatusCode, Write,
 };
+use crate::write::WriteKey;
+use allot_core::store::Executed;
 
 #[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
     params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -16,14 +18,33 @@ pub(super) async fn create_hold(
     write: Write<JsonBody<HoldBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
+    let req = hold_request(&st, body.value, actor)?;
+    Ok(respond(StatusCode::CREATED, hold(&st, &tenant, req, &key).await?))
+}
+
+/// A hold from its body: the strategy resolved, a new id, validated, made by `actor`.
+pub(super) fn hold_request(
+    st: &AppState,
+    body: HoldBody,
+    actor: Option<String>,
+) -> allot_core::Result<(allot_core::HoldRequest, allot_core::Strategy)> {
+    let strategy = stock_strategy(st, body.strategy.as_deref()).map_err(|e| e.0)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let mut req = allot_core::validate::hold(id, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::hold(id, body, strategy, &st.limits)?;
     req.take.actor = actor;
-    let idem = key.idempotency(StatusCode::CREATED);
-    let result = st.stores.holds.create_hold(&tenant, req, idem).await;
+    Ok((req, strategy))
+}
+
+/// Make a validated hold under `key`, counted in `allot_holds_total`.
+pub(super) async fn hold(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    (req, strategy): (allot_core::HoldRequest, allot_core::Strategy),
+    key: &WriteKey,
+) -> allot_core::Result<Executed<Hold>> {
+    let result = st.stores.holds.create_hold(tenant, req, key.idempotency(StatusCode::CREATED)).await;
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
-    Ok(respond(StatusCode::CREATED, result?))
+    result
 }
 
 #[utoipa::path(get, path = "/v1/holds/{id}", params(("id" = String, Path)),
@@ -53,15 +74,29 @@ pub(super) async fn confirm_hold(
     let (OptionalJsonBody(body), key) = write.split();
     id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
-    let idem = key.idempotency(StatusCode::OK);
+    let confirm = allot_core::hold::Confirm { id, part, actor };
+    Ok(respond(StatusCode::OK, confirm_hold_as(&st, &tenant, confirm, &key).await?))
+}
+
+/// Confirm a hold (its `part` validated) under `key`, counted in `allot_hold_finishes_total`.
+pub(super) async fn confirm_hold_as(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    confirm: allot_core::hold::Confirm,
+    key: &WriteKey,
+) -> allot_core::Result<Executed<Allocation>> {
     let result = st
         .stores
         .holds
-        .confirm_hold(&tenant, allot_core::hold::Confirm { id, part, actor }, idem)
+        .confirm_hold(tenant, confirm, key.idempotency(StatusCode::OK))
         .await;
-    let outcome = result.as_ref().map(|_| "confirmed").unwrap_or_else(|e| e.code());
+    count_finish("confirmed", &result);
+    result
+}
+
+fn count_finish<T>(done: &'static str, result: &allot_core::Result<T>) {
+    let outcome = result.as_ref().map(|_| done).unwrap_or_else(|e| e.code());
     metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
-    Ok(respond(StatusCode::OK, result?))
 }
 
 #[utoipa::path(post, path = "/v1/holds/{id}/release", params(("id" = String, Path),
@@ -74,16 +109,27 @@ pub(super) async fn release_hold(
     Caller { tenant, actor }: Caller,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    id_path("hold", &id)?;
-    let idem = write.idempotency(StatusCode::OK);
+    let (_, key) = write.split();
+    Ok(respond(StatusCode::OK, release(&st, &tenant, id, actor, &key).await?))
+}
+
+/// Release `tenant`'s hold `id` under `key` (an id no hold can have is `not_found`), counted
+/// in `allot_hold_finishes_total`.
+pub(super) async fn release(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    id: String,
+    actor: Option<String>,
+    key: &WriteKey,
+) -> allot_core::Result<Executed<Hold>> {
+    id_path("hold", &id).map_err(|e| e.0)?;
     let result = st
         .stores
         .holds
-        .release_hold(&tenant, allot_core::hold::Release { id, actor }, idem)
+        .release_hold(tenant, allot_core::hold::Release { id, actor }, key.idempotency(StatusCode::OK))
         .await;
-    let outcome = result.as_ref().map(|_| "released").unwrap_or_else(|e| e.code());
-    metrics::counter!("allot_hold_finishes_total", "outcome" => outcome).increment(1);
-    Ok(respond(StatusCode::OK, result?))
+    count_finish("released", &result);
+    result
 }
 
 #[utoipa::path(post, path = "/v1/holds/{id}/extend", request_body = ExtendBody, params(("id" = String, Path),

@@ -2,6 +2,7 @@
 //! (idempotency, responses, strategy resolution); the handlers live by resource in the
 //! submodules.
 
+mod batch;
 mod bookings;
 mod contract;
 mod events;
@@ -54,6 +55,10 @@ use utoipa_swagger_ui::SwaggerUi;
     info(title = "allot", description = "Allocation of scarce things under contention."),
     components(schemas(
         Sku,
+        allot_core::operations::BatchBody,
+        allot_core::operations::OperationBody,
+        batch::BatchResults,
+        batch::OperationResult,
         allot_core::event::Event,
         allot_core::event::EventType,
         allot_core::event::EventPage,

@@ -5,7 +5,7 @@
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
 use super::{
-    bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units, webhooks,
+    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units, webhooks,
     ApiDoc,
 };
 use crate::state::AppState;
@@ -52,6 +52,7 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(StockWrite, routes!(holds::confirm_hold)))
         .routes(scoped(StockWrite, routes!(holds::extend_hold)))
         .routes(scoped(StockWrite, routes!(holds::release_hold)))
+        .routes(scoped(StockWrite, routes!(batch::batch)))
         .routes(scoped(UnitsWrite, routes!(units::add_units)))
         .routes(scoped(UnitsRead, routes!(listings::list_units)))
         .routes(scoped(UnitsRead, routes!(listings::get_unit)))

@@ -5,6 +5,8 @@ use super::{
     AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody, LedgerEntry, NoBody, Path, Response,
     Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, ToSchema, Write,
 };
+use crate::write::WriteKey;
+use allot_core::store::Executed;
 
 pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
     allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)
@@ -107,14 +109,34 @@ pub(super) async fn create_allocation(
     write: Write<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let strategy = stock_strategy(&st, body.value.strategy.as_deref())?;
+    let req = allocation_request(&st, body.value, actor)?;
+    Ok(respond(StatusCode::CREATED, allocate(&st, &tenant, req, &key).await?))
+}
+
+/// An allocation from its body: the strategy resolved (the server default when it names
+/// none), a new id, validated, and made by `actor`. Errors name the body's fields.
+pub(super) fn allocation_request(
+    st: &AppState,
+    body: AllocationBody,
+    actor: Option<String>,
+) -> allot_core::Result<(allot_core::AllocationRequest, allot_core::Strategy)> {
+    let strategy = stock_strategy(st, body.strategy.as_deref()).map_err(|e| e.0)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let mut req = allot_core::validate::allocation(id, body.value, strategy, &st.limits)?;
+    let mut req = allot_core::validate::allocation(id, body, strategy, &st.limits)?;
     req.actor = actor;
-    let idem = key.idempotency(StatusCode::CREATED);
-    let result = st.stores.stock.allocate(&tenant, req, idem).await;
+    Ok((req, strategy))
+}
+
+/// Run a validated allocation under `key`, counted in `allot_allocations_total`.
+pub(super) async fn allocate(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    (req, strategy): (allot_core::AllocationRequest, allot_core::Strategy),
+    key: &WriteKey,
+) -> allot_core::Result<Executed<Allocation>> {
+    let result = st.stores.stock.allocate(tenant, req, key.idempotency(StatusCode::CREATED)).await;
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
-    Ok(respond(StatusCode::CREATED, result?))
+    result
 }
 
 #[utoipa::path(get, path = "/v1/allocations/{id}", params(("id" = String, Path)),
@@ -138,14 +160,24 @@ pub(super) async fn cancel_allocation(
     Caller { tenant, actor }: Caller,
     write: Write<NoBody>,
 ) -> Result<Response, ApiError> {
-    id_path("allocation", &id)?;
-    let idem = write.idempotency(StatusCode::OK);
-    let result = st
-        .stores
+    let (_, key) = write.split();
+    Ok(respond(StatusCode::OK, cancel(&st, &tenant, id, actor, &key).await?))
+}
+
+/// Cancel `tenant`'s allocation `id` under `key` (an id no allocation can have is `not_found`).
+pub(super) async fn cancel(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    id: String,
+    actor: Option<String>,
+    key: &WriteKey,
+) -> allot_core::Result<Executed<Allocation>> {
+    id_path("allocation", &id).map_err(|e| e.0)?;
+    let idem = key.idempotency(StatusCode::OK);
+    st.stores
         .stock
-        .cancel_allocation(&tenant, allot_core::Cancel { id, actor }, idem)
-        .await?;
-    Ok(respond(StatusCode::OK, result))
+        .cancel_allocation(tenant, allot_core::Cancel { id, actor }, idem)
+        .await
 }
 
 #[utoipa::path(post, path = "/v1/allocations/{id}/returns", request_body = ReturnBody,

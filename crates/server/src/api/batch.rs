@@ -1,0 +1,159 @@
+//! `POST /v1/batch`: many stock operations in one request, one outcome each, in order.
+//!
+//! The batch is read and validated whole first (a malformed operation refuses it, naming
+//! `operations[i]…`, before anything runs); the caller's rate is charged one per operation;
+//! then every operation runs at once on the same paths as its own endpoint (so `batched`
+//! operations on one SKU join the same lane and share its transactions), and each answer is
+//! the status and body that endpoint would have sent.
+
+use super::{holds, stock, ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Serialize, State, StatusCode};
+use crate::access::Principal;
+use crate::write::WriteKey;
+use allot_core::operations::{BatchBody, OperationBody};
+use allot_core::store::Executed;
+use allot_core::{AllotError, Tenant};
+use axum::Extension;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// `POST /v1/batch` answer: one result per operation, in the order they were sent.
+#[derive(Serialize, ToSchema)]
+pub struct BatchResults {
+    /// The operations' results.
+    pub results: Vec<OperationResult>,
+}
+
+/// One operation's result: what its own endpoint would have answered.
+#[derive(Serialize, ToSchema)]
+pub struct OperationResult {
+    /// The HTTP status the endpoint would have sent (201 a new allocation or hold, 200 a
+    /// confirm, release or cancel, 4xx/5xx an error).
+    pub status: u16,
+    /// The endpoint's body: the allocation or hold, or `{"error": …}`.
+    #[schema(value_type = Object)]
+    pub body: Box<RawValue>,
+    /// Whether it was replayed from its idempotency key (the endpoint's
+    /// `Idempotent-Replayed: true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
+}
+
+/// An operation, validated, ready to run.
+enum Prepared {
+    Allocate((allot_core::AllocationRequest, allot_core::Strategy), WriteKey),
+    Hold((allot_core::HoldRequest, allot_core::Strategy), WriteKey),
+    Confirm(allot_core::hold::Confirm, WriteKey),
+    Release(String, Option<String>, WriteKey),
+    Cancel(String, Option<String>, WriteKey),
+}
+
+#[utoipa::path(post, path = "/v1/batch", request_body = BatchBody,
+    responses((status = 200, body = BatchResults, description = "one result per operation, in order"),
+        (status = 400, body = ErrorBody, description = "a malformed operation (named): nothing ran"),
+        (status = 429, body = ErrorBody)))]
+pub(super) async fn batch(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, actor }: Caller,
+    Extension(principal): Extension<Principal>,
+    body: JsonBody<BatchBody>,
+) -> Result<Json<BatchResults>, ApiError> {
+    allot_core::operations::batch(&body.value, &st.limits)?;
+    let doc = match body.value.operations.iter().any(|o| o.idempotency_key().is_some()) {
+        true => body.canonical.value(),
+        false => None,
+    };
+    let n = body.value.operations.len();
+    let prepared = body
+        .value
+        .operations
+        .into_iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let canonical = doc.as_ref().map(|d| &d["operations"][i]["body"]);
+            prepare(&st, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
+        })
+        .collect::<Result<Vec<_>, AllotError>>()?;
+    st.access.admit_operations(&principal, n as u32)?;
+    let results = futures::future::join_all(prepared.into_iter().map(|p| run(&st, &tenant, p))).await;
+    Ok(Json(BatchResults { results }))
+}
+
+/// Validate one operation as its endpoint would (errors name its fields under `body`), with
+/// its key fingerprinted as that endpoint's (`canonical`: the operation's `body` as sent).
+fn prepare(
+    st: &AppState,
+    op: OperationBody,
+    canonical: Option<&Value>,
+    actor: Option<String>,
+) -> allot_core::Result<Prepared> {
+    let key = |k: Option<String>, path: String| {
+        let text = || canonical.filter(|v| !v.is_null()).map(Value::to_string).unwrap_or_default();
+        WriteKey::operation(k.as_deref(), &path, text)
+    };
+    let in_body = |e: AllotError| e.within("body");
+    Ok(match op {
+        OperationBody::Allocate { body, idempotency_key } => Prepared::Allocate(
+            stock::allocation_request(st, body, actor).map_err(in_body)?,
+            key(idempotency_key, "/v1/allocations".into()),
+        ),
+        OperationBody::Hold { body, idempotency_key } => Prepared::Hold(
+            holds::hold_request(st, body, actor).map_err(in_body)?,
+            key(idempotency_key, "/v1/holds".into()),
+        ),
+        OperationBody::Confirm {
+            id,
+            body,
+            idempotency_key,
+        } => {
+            let part = allot_core::validate::confirm(body.unwrap_or_default(), &st.limits).map_err(in_body)?;
+            let key = key(idempotency_key, format!("/v1/holds/{id}/confirm"));
+            Prepared::Confirm(allot_core::hold::Confirm { id, part, actor }, key)
+        }
+        OperationBody::Release { id, idempotency_key } => {
+            let key = key(idempotency_key, format!("/v1/holds/{id}/release"));
+            Prepared::Release(id, actor, key)
+        }
+        OperationBody::Cancel { id, idempotency_key } => {
+            let key = key(idempotency_key, format!("/v1/allocations/{id}/cancel"));
+            Prepared::Cancel(id, actor, key)
+        }
+    })
+}
+
+/// Run one operation on its endpoint's path and render what that endpoint would answer.
+async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
+    match p {
+        Prepared::Allocate(req, key) => rendered(StatusCode::CREATED, stock::allocate(st, tenant, req, &key).await),
+        Prepared::Hold(req, key) => rendered(StatusCode::CREATED, holds::hold(st, tenant, req, &key).await),
+        Prepared::Confirm(c, key) => rendered(StatusCode::OK, holds::confirm_hold_as(st, tenant, c, &key).await),
+        Prepared::Release(id, actor, key) => {
+            rendered(StatusCode::OK, holds::release(st, tenant, id, actor, &key).await)
+        }
+        Prepared::Cancel(id, actor, key) => rendered(StatusCode::OK, stock::cancel(st, tenant, id, actor, &key).await),
+    }
+}
+
+/// An operation's status and body, as [`super::respond`] or the error response would send.
+fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Executed<T>>) -> OperationResult {
+    let (status, bytes, replayed) = match result {
+        Ok(Executed::Fresh(v)) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
+        Ok(Executed::Replayed(r)) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
+        Err(e) => {
+            let status = crate::error::status_of(&e);
+            if status.is_server_error() {
+                tracing::error!(error = %e, "a batch operation failed on our side");
+            }
+            (status, serde_json::to_vec(&crate::error::body_of(&e)).unwrap_or_default(), false)
+        }
+    };
+    let body = String::from_utf8(bytes)
+        .ok()
+        .and_then(|s| RawValue::from_string(s).ok())
+        .unwrap_or_else(|| RawValue::from_string("null".into()).expect("null is JSON"));
+    OperationResult {
+        status: status.as_u16(),
+        body,
+        replayed,
+    }
+}
