@@ -5,6 +5,7 @@
 //! reports (a side-by-side table and JSON). It speaks only the HTTP API, so it measures the
 //! whole service as its users see it.
 
+mod batch_api;
 mod bookings;
 mod chaos;
 mod cluster;
@@ -20,6 +21,7 @@ mod queue;
 mod soak;
 mod units;
 
+pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
 pub use compare::{

@@ -35,6 +35,60 @@ pub(crate) enum BenchCmd {
     /// strategy, with the per-location checks; on PostgreSQL with pgbench installed, the
     /// textbook placement statement on the same database as the reference.
     Locations(crate::locations::LocationsArgs),
+    /// N single-unit allocations on one hot SKU through `POST /v1/batch`, B operations per
+    /// batch, from C connections each sending one batch at a time (one connection by
+    /// default), per strategy, with the checks (successes == min(N, k), on_hand == k -
+    /// successes, audit clean).
+    Batch(BatchArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Strategy, a comma-separated list, or `all`.
+    #[arg(long, default_value = "batched")]
+    pub(crate) strategy: String,
+    /// Connections (C), each sending one batch at a time.
+    #[arg(short = 'c', long, default_value_t = 1)]
+    pub(crate) connections: usize,
+    /// Operations per batch (B).
+    #[arg(short = 'b', long, default_value_t = 1000)]
+    pub(crate) batch: usize,
+    /// Allocations (N), rounded up to whole batches.
+    #[arg(short = 'n', long, default_value_t = 200_000)]
+    pub(crate) requests: u64,
+    /// Stock of the hot SKU (k); N by default, so every allocation can succeed.
+    #[arg(short = 'k', long)]
+    pub(crate) stock: Option<i64>,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::BatchOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        connections: a.connections,
+        batch: a.batch,
+        requests: a.requests,
+        stock: a.stock.unwrap_or(a.requests as i64),
+    };
+    let reports = allot_bench::batch_bench(&opts).await?;
+    println!("batch: C={} B={} N={} k={}\n", a.connections, a.batch, a.requests, opts.stock);
+    print!("{}", allot_bench::render_batch_table(&reports));
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    if reports.iter().any(|r| !r.violations.is_empty()) {
+        bail!("invariants broken");
+    }
+    Ok(())
 }
 
 #[derive(Args)]

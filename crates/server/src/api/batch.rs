@@ -37,6 +37,10 @@ pub struct OperationResult {
     /// `Idempotent-Replayed: true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub replayed: bool,
+    /// For the log only: what a 5xx was (never sent; its body carries only the public form).
+    #[serde(skip)]
+    #[schema(ignore)]
+    fault: Option<String>,
 }
 
 /// An operation, validated, ready to run.
@@ -76,6 +80,12 @@ pub(super) async fn batch(
         .collect::<Result<Vec<_>, AllotError>>()?;
     st.access.admit_operations(&principal, n as u32)?;
     let results = futures::future::join_all(prepared.into_iter().map(|p| run(&st, &tenant, p))).await;
+    // One line for the batch, not one per operation (a full lane refuses hundreds at once).
+    let faults: Vec<&str> = results.iter().filter_map(|r| r.fault.as_deref()).collect();
+    if let Some(first) = faults.first() {
+        let request_id = crate::request_id::request_id().unwrap_or_default();
+        tracing::error!(operations = faults.len(), error = %first, %request_id, "batch operations failed on our side");
+    }
     Ok(Json(BatchResults { results }))
 }
 
@@ -136,13 +146,14 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
 
 /// An operation's status and body, as [`super::respond`] or the error response would send.
 fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Executed<T>>) -> OperationResult {
+    let mut fault = None;
     let (status, bytes, replayed) = match result {
         Ok(Executed::Fresh(v)) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
         Ok(Executed::Replayed(r)) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
         Err(e) => {
             let status = crate::error::status_of(&e);
             if status.is_server_error() {
-                tracing::error!(error = %e, "a batch operation failed on our side");
+                fault = Some(e.to_string());
             }
             (status, serde_json::to_vec(&crate::error::body_of(&e)).unwrap_or_default(), false)
         }
@@ -155,5 +166,6 @@ fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Execute
         status: status.as_u16(),
         body,
         replayed,
+        fault,
     }
 }
