@@ -28,6 +28,14 @@ pub struct CompareRow {
     /// Which tool measured `pgbench_tps` (`pgbench` or `redis-benchmark`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
+    /// The HTTP ceiling of the workload, requests per second: the no-op axum handler parsing
+    /// the same body from the same clients (`reference.rs`), for the hot-SKU rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noop_per_s: Option<f64>,
+    /// CPU of the benchmark's process per operation, µs (server and client when the server
+    /// runs in-process); for the no-op row, the handler's and the client's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_op: Option<f64>,
 }
 
 impl CompareRow {
@@ -35,24 +43,32 @@ impl CompareRow {
     pub fn ratio(&self) -> Option<f64> {
         self.pgbench_tps.filter(|t| *t > 0.0).map(|t| self.ops_per_s / t)
     }
+
+    /// allot's throughput over the no-op handler's (the share of the HTTP ceiling).
+    pub fn noop_ratio(&self) -> Option<f64> {
+        self.noop_per_s.filter(|t| *t > 0.0).map(|t| self.ops_per_s / t)
+    }
 }
 
 /// The Markdown table of a comparison.
 pub fn render_compare_table(rows: &[CompareRow]) -> String {
     let mut out = String::from(
-        "| workload | strategy | ops/s | p99 ms | invariants | reference | reference /s | allot / reference |\n|---|---|---:|---:|---|---|---:|---:|\n",
+        "| workload | strategy | ops/s | p99 ms | CPU µs/op | invariants | reference | reference /s | allot / reference | allot / no-op |\n|---|---|---:|---:|---:|---|---|---:|---:|---:|\n",
     );
+    let fmt = |x: Option<f64>, f: fn(f64) -> String| x.map(f).unwrap_or_else(|| "-".into());
     for r in rows {
         out.push_str(&format!(
-            "| {} | {} | {:.0} | {:.2} | {} | {} | {} | {} |\n",
+            "| {} | {} | {:.0} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             r.workload,
             r.strategy,
             r.ops_per_s,
             r.latency_us_p99 as f64 / 1000.0,
+            fmt(r.cpu_us_per_op, |x| format!("{x:.0}")),
             if r.invariants_ok { "ok" } else { "BROKEN" },
             r.reference.as_deref().unwrap_or("-"),
-            r.pgbench_tps.map(|t| format!("{t:.0}")).unwrap_or_else(|| "-".into()),
-            r.ratio().map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()),
+            fmt(r.pgbench_tps, |t| format!("{t:.0}")),
+            fmt(r.ratio(), |x| format!("{x:.2}x")),
+            fmt(r.noop_ratio(), |x| format!("{x:.2}x")),
         ));
     }
     out
@@ -263,6 +279,8 @@ mod tests {
             invariants_ok: true,
             pgbench_tps: pg,
             reference: pg.map(|_| "pgbench".to_string()),
+            noop_per_s: None,
+            cpu_us_per_op: None,
         }
     }
 

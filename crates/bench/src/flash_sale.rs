@@ -63,6 +63,9 @@ pub struct StrategyReport {
     pub latency_us_p99: u64,
     /// Maximum, µs.
     pub latency_us_max: u64,
+    /// CPU of this process per request during the load, µs: the load generator, and the
+    /// server too when it runs in-process (no `--url`); `None` off Linux.
+    pub cpu_us_per_request: Option<f64>,
     /// 201 answers.
     pub successes: u64,
     /// Non-201 answers by error code (`http_NNN` when the body had none).
@@ -127,7 +130,11 @@ async fn run_one(
     if status == 400 && body["error"]["code"] == "unsupported_strategy" {
         return Ok(None);
     }
+    let cpu_before = crate::reference::process_cpu_us();
     let run = hammer(client, opts, strategy, &skus).await?;
+    let cpu_us_per_request = crate::reference::process_cpu_us()
+        .zip(cpu_before)
+        .map(|(a, b)| (a - b) as f64 / opts.requests.max(1) as f64);
     // Final on_hand of every SKU, C at a time, in SKU order.
     let final_on_hand: Vec<Option<i64>> = stream::iter(skus.iter())
         .map(|sku| async move {
@@ -165,6 +172,7 @@ async fn run_one(
         latency_us_p95: pct(0.95),
         latency_us_p99: pct(0.99),
         latency_us_max: hist.max(),
+        cpu_us_per_request,
         successes,
         rejections: run.rejections,
         expected_successes: expected,

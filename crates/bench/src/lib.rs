@@ -18,6 +18,7 @@ mod load;
 mod locations;
 mod mixed;
 mod queue;
+mod reference;
 mod soak;
 mod units;
 
@@ -33,6 +34,7 @@ pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
 pub use locations::{locations, LocationsOptions, LocationsRun};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
+pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{units_bench, UnitsOptions};
 

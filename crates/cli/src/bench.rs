@@ -539,6 +539,8 @@ pub(crate) fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench:
             invariants_ok: r.violations.is_empty(),
             pgbench_tps: None,
             reference: None,
+            noop_per_s: None,
+            cpu_us_per_op: None,
         })
         .collect()
 }

@@ -21,9 +21,20 @@ pub(crate) struct CompareArgs {
     /// Seconds of each pgbench reference run.
     #[arg(long, default_value_t = 10)]
     pub(crate) pgbench_seconds: u64,
+    /// Workloads to run (comma-separated: hot_sku, spread, holds, units, bookings, queue), or
+    /// `all`. The no-op handler runs with hot_sku.
+    #[arg(long, default_value = "all")]
+    pub(crate) workloads: String,
     /// Directory for compare.md, compare.json and compare.png.
     #[arg(long, default_value = "allot-compare")]
     pub(crate) out: PathBuf,
+}
+
+impl CompareArgs {
+    /// Whether `workload` is among those asked for.
+    pub(crate) fn runs(&self, workload: &str) -> bool {
+        self.workloads.split(',').any(|w| w.trim() == "all" || w.trim() == workload)
+    }
 }
 
 pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
@@ -31,11 +42,11 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let n = a.requests.max(100);
     let mut rows = compare_http_workloads(&url, &a, n).await?;
     let database_url = a.target.database_url.clone();
-    if let (Some(db), None) = (&database_url, &a.target.url) {
+    if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs("queue")) {
         rows.extend(compare_queue(db, &a).await?);
     }
     // The textbook reference: the single conditional UPDATE on one hot row, same database.
-    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
+    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres") && a.runs("hot_sku")) {
         if allot_bench::pgbench_available() {
             add_pgbench_reference(&mut rows, &url, db, &a).await?;
         }
@@ -70,6 +81,9 @@ pub(crate) async fn compare_http_workloads(
     let all = vec!["all".to_string()];
     let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
     for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
+        if !a.runs(workload) {
+            continue;
+        }
         eprintln!("== {workload}");
         let opts = allot_bench::FlashSaleOptions {
             url: url.to_string(),
@@ -83,54 +97,91 @@ pub(crate) async fn compare_http_workloads(
             api_key: None,
         };
         for r in allot_bench::flash_sale(&opts).await? {
-            rows.push(compare_row(
+            let mut row = compare_row(
                 workload,
                 &r.strategy,
                 r.allocations_per_s,
                 r.latency_us_p99,
                 r.violations.is_empty(),
-            ));
+            );
+            row.cpu_us_per_op = r.cpu_us_per_request;
+            rows.push(row);
         }
     }
-    eprintln!("== holds");
-    let holds = allot_bench::HoldsOptions {
-        url: url.to_string(),
-        strategies: all.clone(),
-        clients: a.clients.min(64),
-        stock: 1_000_000,
-        flows: (n / 4).max(100),
-        ttl_ms: 2000,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
-    eprintln!("== units");
-    let units = allot_bench::UnitsOptions {
-        url: url.to_string(),
-        strategies: all.clone(),
-        clients: a.clients.min(64),
-        pool_units: 50_000,
-        requests: (n / 2).max(100),
-        min_quantity: 1,
-        max_quantity: 3,
-        scarce_units: 200,
-        order_by: vec!["received_at".into(), "location".into()],
-        pool_sku: None,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
-    eprintln!("== bookings");
-    let bookings = allot_bench::BookingsOptions {
-        url: url.to_string(),
-        strategies: all,
-        clients: a.clients.min(64),
-        requests: (n / 2).max(100),
-        resources: 100,
-        days: 3,
-        horizon_days: 3650,
-        progress: true,
-    };
-    rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    if a.runs("hot_sku") {
+        let ceiling = http_ceiling(&mut rows, a.clients, n).await?;
+        rows.push(ceiling);
+    }
+    rows.extend(compare_flows(url, a, n).await?);
     Ok(rows)
+}
+
+/// The holds, units and bookings workloads under every strategy (those asked for).
+async fn compare_flows(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
+    let all = vec!["all".to_string()];
+    let mut rows = Vec::new();
+    if a.runs("holds") {
+        eprintln!("== holds");
+        let holds = allot_bench::HoldsOptions {
+            url: url.to_string(),
+            strategies: all.clone(),
+            clients: a.clients.min(64),
+            stock: 1_000_000,
+            flows: (n / 4).max(100),
+            ttl_ms: 2000,
+            progress: true,
+        };
+        rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
+    }
+    if a.runs("units") {
+        eprintln!("== units");
+        let units = allot_bench::UnitsOptions {
+            url: url.to_string(),
+            strategies: all.clone(),
+            clients: a.clients.min(64),
+            pool_units: 50_000,
+            requests: (n / 2).max(100),
+            min_quantity: 1,
+            max_quantity: 3,
+            scarce_units: 200,
+            order_by: vec!["received_at".into(), "location".into()],
+            pool_sku: None,
+            progress: true,
+        };
+        rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
+    }
+    if a.runs("bookings") {
+        eprintln!("== bookings");
+        let bookings = allot_bench::BookingsOptions {
+            url: url.to_string(),
+            strategies: all,
+            clients: a.clients.min(64),
+            requests: (n / 2).max(100),
+            resources: 100,
+            days: 3,
+            horizon_days: 3650,
+            progress: true,
+        };
+        rows.extend(load_rows(&allot_bench::bookings_bench(&bookings).await?));
+    }
+    Ok(rows)
+}
+
+/// The no-op axum handler from the same clients (the HTTP ceiling): its own row, and the
+/// reference of the hot-SKU rows' `allot / no-op`.
+pub(crate) async fn http_ceiling(
+    rows: &mut [allot_bench::CompareRow],
+    clients: usize,
+    n: u64,
+) -> anyhow::Result<allot_bench::CompareRow> {
+    eprintln!("== no-op handler (the HTTP ceiling)");
+    let c = allot_bench::noop_ceiling(clients, n).await?;
+    for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
+        r.noop_per_s = Some(c.requests_per_s);
+    }
+    let mut row = compare_row("http_ceiling", "no-op handler", c.requests_per_s, c.latency_us_p99, true);
+    row.cpu_us_per_op = c.cpu_us_per_request;
+    Ok(row)
 }
 
 /// One row of the comparison, without a reference.
@@ -149,6 +200,8 @@ pub(crate) fn compare_row(
         invariants_ok: ok,
         pgbench_tps: None,
         reference: None,
+        noop_per_s: None,
+        cpu_us_per_op: None,
     }
 }
 
