@@ -9,6 +9,12 @@ use allot_server::ServerConfig;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
 
+/// The process's allocator: mimalloc (Microsoft's, "Mimalloc: Free List Sharding in
+/// Action", 2019) in place of glibc's malloc, which took about a quarter of the server's CPU
+/// samples under a hot-SKU load (`perf record`; see docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench;
 mod compare;
 mod config;
