@@ -60,10 +60,23 @@ pub async fn batch_bench(opts: &BatchOptions) -> Result<Vec<BatchReport>, BenchE
         .build()?;
     let run_id = run_id();
     let mut reports = Vec::new();
-    let all = ["atomic", "pessimistic", "optimistic", "segmented", "batched", "serialized"];
+    let all = [
+        "atomic",
+        "pessimistic",
+        "optimistic",
+        "segmented",
+        "batched",
+        "serialized",
+    ];
     for strategy in resolve_strategies(&client, &opts.url, &opts.strategies, &all).await? {
         let sku = format!("batch-{run_id}-{strategy}");
-        match post(&client, &format!("{}/v1/skus", opts.url), &json!({"sku": sku, "on_hand": opts.stock})).await? {
+        match post(
+            &client,
+            &format!("{}/v1/skus", opts.url),
+            &json!({"sku": sku, "on_hand": opts.stock}),
+        )
+        .await?
+        {
             (201, _) => {}
             (s, b) => return Err(BenchError::Setup(format!("create sku: {s} {b}"))),
         }
@@ -107,7 +120,9 @@ async fn run_one(
     }
     let mut all = Seen::default();
     for t in tasks {
-        let seen = t.await.map_err(|e| BenchError::Setup(format!("a connection's task failed: {e}")))??;
+        let seen = t
+            .await
+            .map_err(|e| BenchError::Setup(format!("a connection's task failed: {e}")))??;
         all.merge(seen);
     }
     let elapsed = started.elapsed().as_secs_f64();
@@ -152,7 +167,12 @@ impl Seen {
         for r in answer["results"].as_array().into_iter().flatten() {
             match (r["status"].as_u64(), r["body"]["error"]["code"].as_str()) {
                 (Some(201), _) => self.successes += 1,
-                (s, code) => *self.rejections.entry(format!("{} {}", s.unwrap_or(0), code.unwrap_or("?"))).or_default() += 1,
+                (s, code) => {
+                    *self
+                        .rejections
+                        .entry(format!("{} {}", s.unwrap_or(0), code.unwrap_or("?")))
+                        .or_default() += 1
+                }
             }
         }
         Ok(())
@@ -186,7 +206,10 @@ async fn check(
     }
     let on_hand = crate::load::get(client, &format!("{}/v1/skus/{sku}", opts.url)).await?["on_hand"].as_i64();
     if on_hand != Some(opts.stock - seen.successes as i64) {
-        violations.push(format!("on_hand {on_hand:?}, expected {}", opts.stock - seen.successes as i64));
+        violations.push(format!(
+            "on_hand {on_hand:?}, expected {}",
+            opts.stock - seen.successes as i64
+        ));
     }
     let audit = crate::load::get(client, &format!("{}/v1/audit", opts.url)).await?;
     let bad = audit["violations"]
@@ -215,7 +238,11 @@ pub fn render_batch_table(reports: &[BatchReport]) -> String {
             r.batch_latency_us_p99 as f64 / 1000.0,
             r.successes,
             r.rejections,
-            if r.violations.is_empty() { "ok".into() } else { r.violations.join("; ") },
+            if r.violations.is_empty() {
+                "ok".into()
+            } else {
+                r.violations.join("; ")
+            },
         ));
     }
     out

@@ -17,6 +17,7 @@ mod lb;
 mod load;
 mod locations;
 mod mixed;
+mod moving;
 mod queue;
 mod reference;
 mod soak;
@@ -33,6 +34,7 @@ pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport}
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
 pub use locations::{locations, LocationsOptions, LocationsRun};
+pub use moving::{moving_bench, render_moving_table, MovingOptions, MovingReport};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
 pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};

@@ -88,7 +88,9 @@ pub async fn noop_ceiling(clients: usize, requests: u64) -> Result<Ceiling, Benc
         let _ = hist.add(h);
     }
     let elapsed = started.elapsed().as_secs_f64();
-    let cpu = process_cpu_us().zip(cpu_before).map(|(a, b)| (a - b) as f64 / requests as f64);
+    let cpu = process_cpu_us()
+        .zip(cpu_before)
+        .map(|(a, b)| (a - b) as f64 / requests as f64);
     task.abort();
     Ok(Ceiling {
         requests_per_s: requests as f64 / elapsed,

@@ -40,6 +40,64 @@ pub(crate) enum BenchCmd {
     /// default), per strategy, with the checks (successes == min(N, k), on_hand == k -
     /// successes, audit clean).
     Batch(BatchArgs),
+    /// A flash sale whose hot SKU moves: N single-unit allocations from C clients over M
+    /// SKUs in P phases, `--hot-share` of each phase's requests on that phase's hot SKU, under
+    /// `auto` and each fixed strategy, with the per-SKU checks.
+    Auto(AutoArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct AutoArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Strategies, comma-separated.
+    #[arg(long, default_value = "auto,atomic,batched")]
+    pub(crate) strategy: String,
+    /// Concurrent clients (C).
+    #[arg(short = 'c', long, default_value_t = 128)]
+    pub(crate) clients: usize,
+    /// Requests (N).
+    #[arg(short = 'n', long, default_value_t = 40_000)]
+    pub(crate) requests: u64,
+    /// SKUs (M).
+    #[arg(long, default_value_t = 100)]
+    pub(crate) skus: u32,
+    /// Phases (P).
+    #[arg(long, default_value_t = 4)]
+    pub(crate) phases: u32,
+    /// Share of a phase's requests on its hot SKU.
+    #[arg(long, default_value_t = 0.8)]
+    pub(crate) hot_share: f64,
+    /// Stock per SKU (k).
+    #[arg(short = 'k', long, default_value_t = 1_000_000)]
+    pub(crate) stock: i64,
+}
+
+pub(crate) async fn auto(a: AutoArgs) -> anyhow::Result<()> {
+    let (url, server) = bench_target(&a.target).await?;
+    let opts = allot_bench::MovingOptions {
+        url,
+        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        clients: a.clients,
+        requests: a.requests,
+        skus: a.skus,
+        phases: a.phases,
+        hot_share: a.hot_share.clamp(0.0, 1.0),
+        stock: a.stock,
+    };
+    let reports = allot_bench::moving_bench(&opts).await?;
+    println!(
+        "moving hot SKU: C={} N={} M={} P={} hot share {}\n",
+        a.clients, a.requests, a.skus, a.phases, opts.hot_share
+    );
+    print!("{}", allot_bench::render_moving_table(&reports));
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    if reports.iter().any(|r| !r.violations.is_empty()) {
+        bail!("invariants broken");
+    }
+    Ok(())
 }
 
 #[derive(Args)]
@@ -77,7 +135,10 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         stock: a.stock.unwrap_or(a.requests as i64),
     };
     let reports = allot_bench::batch_bench(&opts).await?;
-    println!("batch: C={} B={} N={} k={}\n", a.connections, a.batch, a.requests, opts.stock);
+    println!(
+        "batch: C={} B={} N={} k={}\n",
+        a.connections, a.batch, a.requests, opts.stock
+    );
     print!("{}", allot_bench::render_batch_table(&reports));
     if let Some(path) = &a.json {
         std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;

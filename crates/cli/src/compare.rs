@@ -33,7 +33,9 @@ pub(crate) struct CompareArgs {
 impl CompareArgs {
     /// Whether `workload` is among those asked for.
     pub(crate) fn runs(&self, workload: &str) -> bool {
-        self.workloads.split(',').any(|w| w.trim() == "all" || w.trim() == workload)
+        self.workloads
+            .split(',')
+            .any(|w| w.trim() == "all" || w.trim() == workload)
     }
 }
 
@@ -46,7 +48,10 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
         rows.extend(compare_queue(db, &a).await?);
     }
     // The textbook reference: the single conditional UPDATE on one hot row, same database.
-    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres") && a.runs("hot_sku")) {
+    if let Some(db) = database_url
+        .as_deref()
+        .filter(|u| u.starts_with("postgres") && a.runs("hot_sku"))
+    {
         if allot_bench::pgbench_available() {
             add_pgbench_reference(&mut rows, &url, db, &a).await?;
         }
@@ -179,7 +184,13 @@ pub(crate) async fn http_ceiling(
     for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
         r.noop_per_s = Some(c.requests_per_s);
     }
-    let mut row = compare_row("http_ceiling", "no-op handler", c.requests_per_s, c.latency_us_p99, true);
+    let mut row = compare_row(
+        "http_ceiling",
+        "no-op handler",
+        c.requests_per_s,
+        c.latency_us_p99,
+        true,
+    );
     row.cpu_us_per_op = c.cpu_us_per_request;
     Ok(row)
 }

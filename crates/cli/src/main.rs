@@ -168,6 +168,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
         Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,
         Cmd::Bench(BenchCmd::Batch(a)) => bench::batch(a).await?,
+        Cmd::Bench(BenchCmd::Auto(a)) => bench::auto(a).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
     }

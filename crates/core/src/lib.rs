@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod auto;
 pub mod batch;
 pub mod booking;
 pub mod books;

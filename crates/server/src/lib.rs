@@ -6,6 +6,7 @@
 
 pub mod access;
 mod api;
+pub mod auto;
 mod background;
 mod boundary;
 mod config;

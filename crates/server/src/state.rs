@@ -28,6 +28,8 @@ pub struct AppState {
     pub(crate) long_polls: Arc<tokio::sync::Semaphore>,
     /// Keys, scopes, and whether keys are required.
     pub(crate) access: Arc<crate::access::Access>,
+    /// Each SKU's contention, for `strategy: "auto"`.
+    pub(crate) auto: crate::auto::AutoChooser,
 }
 
 impl AppState {
@@ -62,6 +64,7 @@ impl AppState {
             http: cfg.http.clone(),
             long_polls: Arc::new(tokio::sync::Semaphore::new(cfg.http.max_long_polls)),
             access,
+            auto: crate::auto::AutoChooser::new(cfg.clock.clone()),
         })
     }
 }

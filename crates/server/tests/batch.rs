@@ -54,7 +54,11 @@ async fn exact_on_a_hot_sku(kind: Kind) {
         assert_eq!(results.len(), 1000);
         let counts = tally(results);
         assert_eq!(counts.get("201"), Some(&600), "{strategy:?} {counts:?}");
-        assert_eq!(counts.get("409 insufficient_stock"), Some(&400), "{strategy:?} {counts:?}");
+        assert_eq!(
+            counts.get("409 insufficient_stock"),
+            Some(&400),
+            "{strategy:?} {counts:?}"
+        );
         let ids: std::collections::HashSet<&str> = results.iter().filter_map(|r| r["body"]["id"].as_str()).collect();
         assert_eq!(ids.len(), 600, "every allocation has its own id");
         assert_eq!(ts.sku(&sku).await["on_hand"], 0);
@@ -87,7 +91,14 @@ async fn every_operation(kind: Kind) {
         .await;
     assert_eq!(s, 200, "{b}");
     let r = b["results"].as_array().unwrap();
-    assert_eq!((r[0]["status"].as_u64(), r[1]["status"].as_u64(), r[2]["status"].as_u64()), (Some(201), Some(201), Some(201)));
+    assert_eq!(
+        (
+            r[0]["status"].as_u64(),
+            r[1]["status"].as_u64(),
+            r[2]["status"].as_u64()
+        ),
+        (Some(201), Some(201), Some(201))
+    );
     let (h1, h2, a) = (&r[0]["body"]["id"], &r[1]["body"]["id"], &r[2]["body"]["id"]);
     assert_eq!(ts.sku("S").await["available"], 5);
     let (s, b) = ts
@@ -105,12 +116,25 @@ async fn every_operation(kind: Kind) {
     let r = b["results"].as_array().unwrap();
     assert_eq!(r[0]["status"], 200, "{b}");
     assert_eq!(r[0]["body"]["lines"][0]["quantity"], 1, "a partial confirm");
-    assert_eq!((r[1]["status"].as_u64(), r[1]["body"]["status"].as_str()), (Some(200), Some("released")));
-    assert_eq!((r[2]["status"].as_u64(), r[2]["body"]["status"].as_str()), (Some(200), Some("cancelled")));
-    assert_eq!((r[3]["status"].as_u64(), r[3]["body"]["error"]["code"].as_str()), (Some(404), Some("not_found")));
+    assert_eq!(
+        (r[1]["status"].as_u64(), r[1]["body"]["status"].as_str()),
+        (Some(200), Some("released"))
+    );
+    assert_eq!(
+        (r[2]["status"].as_u64(), r[2]["body"]["status"].as_str()),
+        (Some(200), Some("cancelled"))
+    );
+    assert_eq!(
+        (r[3]["status"].as_u64(), r[3]["body"]["error"]["code"].as_str()),
+        (Some(404), Some("not_found"))
+    );
     // 10 - 1 confirmed; the released hold, the unconfirmed unit and the cancel are back.
     let sku = ts.sku("S").await;
-    assert_eq!((sku["on_hand"].as_i64(), sku["available"].as_i64()), (Some(9), Some(9)), "{sku}");
+    assert_eq!(
+        (sku["on_hand"].as_i64(), sku["available"].as_i64()),
+        (Some(9), Some(9)),
+        "{sku}"
+    );
     ts.assert_audit_clean().await;
 }
 
@@ -139,11 +163,24 @@ async fn validated_whole(kind: Kind) {
     let six: Vec<Value> = (0..6).map(|_| allocate("V", None, None)).collect();
     let (s, b) = ts.post("/v1/batch", json!({"operations": six})).await;
     assert_eq!((s, b["error"]["code"].as_str()), (400, Some("limit_exceeded")), "{b}");
-    let twice = json!([allocate("V", Some("k".into()), None), allocate("V", Some("k".into()), None)]);
+    let twice = json!([
+        allocate("V", Some("k".into()), None),
+        allocate("V", Some("k".into()), None)
+    ]);
     let (s, b) = ts.post("/v1/batch", json!({"operations": twice})).await;
     assert_eq!(s, 400, "{b}");
-    assert!(b["error"]["message"].as_str().unwrap().contains("operations[1].idempotency_key"), "{b}");
-    for body in [json!({"operations": []}), json!({"operations": [{"op": "steal", "id": "x"}]}), json!({"operations": [[]]})] {
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("operations[1].idempotency_key"),
+        "{b}"
+    );
+    for body in [
+        json!({"operations": []}),
+        json!({"operations": [{"op": "steal", "id": "x"}]}),
+        json!({"operations": [[]]}),
+    ] {
         let (s, b) = ts.post("/v1/batch", body.clone()).await;
         assert_eq!(s, 400, "{body}: {b}");
     }
@@ -170,7 +207,12 @@ async fn keys_are_the_endpoints(kind: Kind) {
     assert_eq!(s, 200, "{first}");
     let id = first["results"][0]["body"]["id"].clone();
     assert!(first["results"][0].get("replayed").is_none());
-    let (s, again) = ts.post("/v1/batch", json!({"operations": [allocate("K", Some("order-1".into()), None)]})).await;
+    let (s, again) = ts
+        .post(
+            "/v1/batch",
+            json!({"operations": [allocate("K", Some("order-1".into()), None)]}),
+        )
+        .await;
     assert_eq!(s, 200);
     assert_eq!(again["results"][0]["replayed"], true, "{again}");
     assert_eq!(again["results"][0]["status"], 201);
@@ -181,8 +223,11 @@ async fn keys_are_the_endpoints(kind: Kind) {
     assert_eq!((s, replayed), (201, true), "{alone}");
     assert_eq!(alone["id"], id);
     // Another body under the key: that operation is refused, its neighbour runs.
-    let other = json!({"op": "allocate", "body": {"lines": [{"sku": "K", "quantity": 2}]}, "idempotency_key": "order-1"});
-    let (s, b) = ts.post("/v1/batch", json!({"operations": [other, allocate("K", None, None)]})).await;
+    let other =
+        json!({"op": "allocate", "body": {"lines": [{"sku": "K", "quantity": 2}]}, "idempotency_key": "order-1"});
+    let (s, b) = ts
+        .post("/v1/batch", json!({"operations": [other, allocate("K", None, None)]}))
+        .await;
     assert_eq!(s, 200);
     assert_eq!(b["results"][0]["status"], 422, "{b}");
     assert_eq!(b["results"][1]["status"], 201, "{b}");
@@ -204,7 +249,14 @@ async fn keys_are_the_endpoints_sqlite() {
 #[tokio::test]
 async fn a_batch_costs_its_operations_in_rate() {
     let ts = common::start(Kind::Sqlite).await;
-    let (_, secret) = common::make_key(&ts, "default", "slow", &[allot_core::access::Scope::StockWrite], Some(5)).await;
+    let (_, secret) = common::make_key(
+        &ts,
+        "default",
+        "slow",
+        &[allot_core::access::Scope::StockWrite],
+        Some(5),
+    )
+    .await;
     let bearer = format!("Bearer {secret}");
     let post = |n: usize| {
         let ops: Vec<Value> = (0..n).map(|_| json!({"op": "release", "id": "x"})).collect();

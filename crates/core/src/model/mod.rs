@@ -31,6 +31,10 @@ pub struct Sku {
     /// Available below this is `sku.low_stock` on the change feed; absent: no threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub low_stock_below: Option<i64>,
+    /// How `strategy: "auto"` stands for this SKU on the instance that answered; absent
+    /// until an `auto` request of it arrived there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<crate::auto::AutoView>,
 }
 
 impl Sku {
@@ -45,6 +49,7 @@ impl Sku {
             buckets,
             levels: Vec::new(),
             low_stock_below: None,
+            auto: None,
         }
     }
 

@@ -45,8 +45,8 @@ pub struct OperationResult {
 
 /// An operation, validated, ready to run.
 enum Prepared {
-    Allocate((allot_core::AllocationRequest, allot_core::Strategy), WriteKey),
-    Hold((allot_core::HoldRequest, allot_core::Strategy), WriteKey),
+    Allocate(stock::Picked<allot_core::AllocationRequest>, WriteKey),
+    Hold(stock::Picked<allot_core::HoldRequest>, WriteKey),
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
@@ -75,7 +75,7 @@ pub(super) async fn batch(
         .enumerate()
         .map(|(i, op)| {
             let canonical = doc.as_ref().map(|d| &d["operations"][i]["body"]);
-            prepare(&st, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
+            prepare(&st, &tenant, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
         })
         .collect::<Result<Vec<_>, AllotError>>()?;
     st.access.admit_operations(&principal, n as u32)?;
@@ -93,22 +93,28 @@ pub(super) async fn batch(
 /// its key fingerprinted as that endpoint's (`canonical`: the operation's `body` as sent).
 fn prepare(
     st: &AppState,
+    tenant: &Tenant,
     op: OperationBody,
     canonical: Option<&Value>,
     actor: Option<String>,
 ) -> allot_core::Result<Prepared> {
     let key = |k: Option<String>, path: String| {
-        let text = || canonical.filter(|v| !v.is_null()).map(Value::to_string).unwrap_or_default();
+        let text = || {
+            canonical
+                .filter(|v| !v.is_null())
+                .map(Value::to_string)
+                .unwrap_or_default()
+        };
         WriteKey::operation(k.as_deref(), &path, text)
     };
     let in_body = |e: AllotError| e.within("body");
     Ok(match op {
         OperationBody::Allocate { body, idempotency_key } => Prepared::Allocate(
-            stock::allocation_request(st, body, actor).map_err(in_body)?,
+            stock::allocation_request(st, tenant, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/allocations".into()),
         ),
         OperationBody::Hold { body, idempotency_key } => Prepared::Hold(
-            holds::hold_request(st, body, actor).map_err(in_body)?,
+            holds::hold_request(st, tenant, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/holds".into()),
         ),
         OperationBody::Confirm {
@@ -155,7 +161,11 @@ fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Execute
             if status.is_server_error() {
                 fault = Some(e.to_string());
             }
-            (status, serde_json::to_vec(&crate::error::body_of(&e)).unwrap_or_default(), false)
+            (
+                status,
+                serde_json::to_vec(&crate::error::body_of(&e)).unwrap_or_default(),
+                false,
+            )
         }
     };
     let body = String::from_utf8(bytes)

@@ -116,6 +116,7 @@ fn strategies(st: &AppState) -> Names {
             .into_iter()
             .filter(|x| s.require(*x).is_ok())
             .map(|x| x.name())
+            .chain([allot_core::auto::AUTO])
             .collect(),
         units: UnitStrategy::ALL
             .into_iter()

@@ -1,7 +1,8 @@
 //! Holds: create, read, confirm, release.
 
+use super::stock::Picked;
 use super::{
-    count_outcome, id_path, respond, stock_strategy, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
+    count_outcome, id_path, pick_strategy, respond, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
     ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response, Result, State,
     StatusCode, Write,
 };
@@ -18,31 +19,39 @@ pub(super) async fn create_hold(
     write: Write<JsonBody<HoldBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = hold_request(&st, body.value, actor)?;
+    let req = hold_request(&st, &tenant, body.value, actor)?;
     Ok(respond(StatusCode::CREATED, hold(&st, &tenant, req, &key).await?))
 }
 
-/// A hold from its body: the strategy resolved, a new id, validated, made by `actor`.
+/// A hold from its body: the strategy resolved (`auto` by its first SKU's contention), a new
+/// id, validated, made by `actor`.
 pub(super) fn hold_request(
     st: &AppState,
+    tenant: &allot_core::Tenant,
     body: HoldBody,
     actor: Option<String>,
-) -> allot_core::Result<(allot_core::HoldRequest, allot_core::Strategy)> {
-    let strategy = stock_strategy(st, body.strategy.as_deref()).map_err(|e| e.0)?;
+) -> allot_core::Result<Picked<allot_core::HoldRequest>> {
+    let first = body.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
+    let (strategy, in_flight) = pick_strategy(st, tenant, body.strategy.as_deref(), &first)?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::hold(id, body, strategy, &st.limits)?;
     req.take.actor = actor;
-    Ok((req, strategy))
+    Ok((req, strategy, in_flight))
 }
 
 /// Make a validated hold under `key`, counted in `allot_holds_total`.
 pub(super) async fn hold(
     st: &AppState,
     tenant: &allot_core::Tenant,
-    (req, strategy): (allot_core::HoldRequest, allot_core::Strategy),
+    (req, strategy, in_flight): Picked<allot_core::HoldRequest>,
     key: &WriteKey,
 ) -> allot_core::Result<Executed<Hold>> {
-    let result = st.stores.holds.create_hold(tenant, req, key.idempotency(StatusCode::CREATED)).await;
+    let result = st
+        .stores
+        .holds
+        .create_hold(tenant, req, key.idempotency(StatusCode::CREATED))
+        .await;
+    drop(in_flight);
     count_outcome("allot_holds_total", strategy.name(), "held", &result);
     result
 }
@@ -75,7 +84,10 @@ pub(super) async fn confirm_hold(
     id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
     let confirm = allot_core::hold::Confirm { id, part, actor };
-    Ok(respond(StatusCode::OK, confirm_hold_as(&st, &tenant, confirm, &key).await?))
+    Ok(respond(
+        StatusCode::OK,
+        confirm_hold_as(&st, &tenant, confirm, &key).await?,
+    ))
 }
 
 /// Confirm a hold (its `part` validated) under `key`, counted in `allot_hold_finishes_total`.
@@ -126,7 +138,11 @@ pub(super) async fn release(
     let result = st
         .stores
         .holds
-        .release_hold(tenant, allot_core::hold::Release { id, actor }, key.idempotency(StatusCode::OK))
+        .release_hold(
+            tenant,
+            allot_core::hold::Release { id, actor },
+            key.idempotency(StatusCode::OK),
+        )
         .await;
     count_finish("released", &result);
     result

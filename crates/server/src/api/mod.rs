@@ -55,6 +55,8 @@ use utoipa_swagger_ui::SwaggerUi;
     info(title = "allot", description = "Allocation of scarce things under contention."),
     components(schemas(
         Sku,
+        allot_core::auto::AutoView,
+        allot_core::auto::Tier,
         allot_core::operations::BatchBody,
         allot_core::operations::OperationBody,
         batch::BatchResults,
@@ -240,6 +242,29 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
         .map_err(|_| AllotError::unsupported_strategy(s, st.stores.backend().name()))?;
     st.stores.require(strategy)?;
     Ok(strategy)
+}
+
+/// A stock request's strategy as [`stock_strategy`] resolves it, except `auto`: the strategy
+/// of `first_sku`'s contention now (`crate::auto`), with the request's place in flight (held
+/// until it is answered).
+fn pick_strategy(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    named: Option<&str>,
+    first_sku: &str,
+) -> allot_core::Result<(Strategy, Option<crate::auto::InFlight>)> {
+    if named != Some(allot_core::auto::AUTO) {
+        return Ok((stock_strategy(st, named).map_err(|e| e.0)?, None));
+    }
+    let supported = |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis();
+    let (strategy, in_flight) = st.auto.pick(tenant.as_str(), first_sku, supported, st.default_strategy);
+    Ok((strategy, Some(in_flight)))
+}
+
+/// How `auto` stands for `tenant`'s `sku` on this instance.
+fn auto_view(st: &AppState, tenant: &allot_core::Tenant, sku: &str) -> Option<allot_core::auto::AutoView> {
+    let supported = |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis();
+    st.auto.view(tenant.as_str(), sku, supported, st.default_strategy)
 }
 
 /// A unit, booking or claim strategy named by a request, or the store's `default` when none

@@ -5,8 +5,8 @@
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
 use super::{
-    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units, webhooks,
-    ApiDoc,
+    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units,
+    webhooks, ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;

@@ -1,9 +1,9 @@
 //! SKUs, adjustments, the ledger and allocations.
 
 use super::{
-    count_outcome, id_path, query, respond, stock_strategy, AdjustmentBody, Allocation, AllocationBody, ApiError,
-    AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody, LedgerEntry, NoBody, Path, Response,
-    Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, ToSchema, Write,
+    auto_view, count_outcome, id_path, pick_strategy, query, respond, AdjustmentBody, Allocation, AllocationBody,
+    ApiError, AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody, LedgerEntry, NoBody, Path,
+    Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, ToSchema, Write,
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
@@ -39,7 +39,9 @@ pub(super) async fn get_sku(
     Path(sku): Path<String>,
 ) -> Result<Json<Sku>, ApiError> {
     sku_path(&sku, &st)?;
-    Ok(Json(st.stores.stock.get_sku(&tenant, &sku).await?))
+    let mut found = st.stores.stock.get_sku(&tenant, &sku).await?;
+    found.auto = auto_view(&st, &tenant, &sku);
+    Ok(Json(found))
 }
 
 /// `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
@@ -109,32 +111,44 @@ pub(super) async fn create_allocation(
     write: Write<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = allocation_request(&st, body.value, actor)?;
+    let req = allocation_request(&st, &tenant, body.value, actor)?;
     Ok(respond(StatusCode::CREATED, allocate(&st, &tenant, req, &key).await?))
 }
 
+/// A validated stock request, the strategy it runs with, and (for `auto`) its place in
+/// flight, held until it is answered.
+pub(super) type Picked<R> = (R, allot_core::Strategy, Option<crate::auto::InFlight>);
+
 /// An allocation from its body: the strategy resolved (the server default when it names
-/// none), a new id, validated, and made by `actor`. Errors name the body's fields.
+/// none; `auto` by its first SKU's contention), a new id, validated, and made by `actor`.
+/// Errors name the body's fields.
 pub(super) fn allocation_request(
     st: &AppState,
+    tenant: &allot_core::Tenant,
     body: AllocationBody,
     actor: Option<String>,
-) -> allot_core::Result<(allot_core::AllocationRequest, allot_core::Strategy)> {
-    let strategy = stock_strategy(st, body.strategy.as_deref()).map_err(|e| e.0)?;
+) -> allot_core::Result<Picked<allot_core::AllocationRequest>> {
+    let first = body.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
+    let (strategy, in_flight) = pick_strategy(st, tenant, body.strategy.as_deref(), &first)?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut req = allot_core::validate::allocation(id, body, strategy, &st.limits)?;
     req.actor = actor;
-    Ok((req, strategy))
+    Ok((req, strategy, in_flight))
 }
 
 /// Run a validated allocation under `key`, counted in `allot_allocations_total`.
 pub(super) async fn allocate(
     st: &AppState,
     tenant: &allot_core::Tenant,
-    (req, strategy): (allot_core::AllocationRequest, allot_core::Strategy),
+    (req, strategy, in_flight): Picked<allot_core::AllocationRequest>,
     key: &WriteKey,
 ) -> allot_core::Result<Executed<Allocation>> {
-    let result = st.stores.stock.allocate(tenant, req, key.idempotency(StatusCode::CREATED)).await;
+    let result = st
+        .stores
+        .stock
+        .allocate(tenant, req, key.idempotency(StatusCode::CREATED))
+        .await;
+    drop(in_flight);
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);
     result
 }
