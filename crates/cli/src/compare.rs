@@ -25,6 +25,15 @@ pub(crate) struct CompareArgs {
     /// `all`. The no-op handler runs with hot_sku.
     #[arg(long, default_value = "all")]
     pub(crate) workloads: String,
+    /// Instead of one run: build this git revision (a worktree under target/compare-rev/,
+    /// release) and run it and this build alternately, ABBA, each on a fresh database beside
+    /// `--database-url`, printing this build's throughput over the revision's per workload
+    /// (compare-rev.md under `--out`).
+    #[arg(long)]
+    pub(crate) rev: Option<String>,
+    /// Pairs of runs of `--rev` (each pair: both builds once, the order alternating).
+    #[arg(long, default_value_t = 2)]
+    pub(crate) rounds: u32,
     /// Directory for compare.md, compare.json and compare.png.
     #[arg(long, default_value = "allot-compare")]
     pub(crate) out: PathBuf,
@@ -40,6 +49,9 @@ impl CompareArgs {
 }
 
 pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    if let Some(rev) = &a.rev {
+        return tokio::task::block_in_place(|| crate::compare_rev::compare_rev(&a, rev));
+    }
     let (url, server) = bench_target(&a.target).await?;
     let n = a.requests.max(100);
     let mut rows = compare_http_workloads(&url, &a, n).await?;

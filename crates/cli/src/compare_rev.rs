@@ -1,0 +1,181 @@
+//! `allot bench compare --rev REV`: this build against a git revision, workload by workload.
+//!
+//! The revision is checked out in a git worktree under `target/compare-rev/` and built there
+//! in release (one target directory for every revision, so dependencies build once); then
+//! both binaries run `allot bench compare` in turn, ABBA over `--rounds` pairs, each run on a
+//! fresh database (a new PostgreSQL database beside the one given, or a new SQLite file), and
+//! the ratio of this build's throughput to the revision's is printed per workload and
+//! strategy. Alternating and fresh databases keep a noisy machine's drift and a database's
+//! growth out of the ratio.
+
+use crate::{bail, CompareArgs, Context};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What is read back from a run's `compare.json` (older builds write fewer fields).
+#[derive(serde::Deserialize)]
+struct Row {
+    workload: String,
+    strategy: String,
+    ops_per_s: f64,
+    latency_us_p99: u64,
+}
+
+/// Build `rev` and run both builds alternately; print and write the ratios.
+pub(crate) fn compare_rev(a: &CompareArgs, rev: &str) -> anyhow::Result<()> {
+    let root = git(&["rev-parse", "--show-toplevel"], None)?;
+    let root = PathBuf::from(root.trim());
+    let sha = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")], Some(&root))
+        .with_context(|| format!("`{rev}` is not a revision of {}", root.display()))?;
+    let sha = sha.trim().to_string();
+    let base = build_rev(&root, &sha)?;
+    let head = std::env::current_exe()?;
+    let mut runs: BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)> = BTreeMap::new();
+    for round in 0..a.rounds.max(1) {
+        let order = if round % 2 == 0 { [false, true] } else { [true, false] };
+        for is_head in order {
+            let (bin, label) = if is_head { (&head, "head") } else { (&base, "base") };
+            eprintln!("== round {} of {}: {label}", round + 1, a.rounds.max(1));
+            for r in run_once(a, bin, &format!("{label}-{round}"))? {
+                let e = runs.entry((r.workload, r.strategy)).or_default();
+                if is_head {
+                    e.1.push(r.ops_per_s);
+                    e.3 = e.3.max(r.latency_us_p99);
+                } else {
+                    e.0.push(r.ops_per_s);
+                    e.2 = e.2.max(r.latency_us_p99);
+                }
+            }
+        }
+    }
+    let table = render(&runs, &sha[..12.min(sha.len())]);
+    println!("{table}");
+    std::fs::create_dir_all(&a.out)?;
+    std::fs::write(a.out.join("compare-rev.md"), &table)?;
+    eprintln!("wrote {}/compare-rev.md", a.out.display());
+    Ok(())
+}
+
+fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
+    let mut cmd = Command::new("git");
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let out = cmd.args(args).output().context("run git")?;
+    if !out.status.success() {
+        bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The release binary of `sha`, built in its own worktree (kept for the next comparison).
+fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
+    let dir = root.join("target/compare-rev");
+    let tree = dir.join(&sha[..12.min(sha.len())]);
+    if !tree.exists() {
+        std::fs::create_dir_all(&dir)?;
+        git(&["worktree", "add", "--detach", &tree.to_string_lossy(), sha], Some(root))?;
+    }
+    let target = dir.join("target");
+    eprintln!("== building {sha} in {} (release)", tree.display());
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "allot"])
+        .current_dir(&tree)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .context("run cargo")?;
+    if !status.success() {
+        bail!("the build of {sha} failed");
+    }
+    // The tree's binary now; later builds of other revisions overwrite the shared one.
+    let bin = dir.join(format!("allot-{}", &sha[..12.min(sha.len())]));
+    std::fs::copy(target.join("release/allot"), &bin)?;
+    Ok(bin)
+}
+
+/// One `bench compare` of `bin` on a fresh database; its rows.
+fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
+    let out = a.out.join(label);
+    let (db, drop_db) = fresh_database(a, label)?;
+    let mut cmd = Command::new(bin);
+    cmd.args(["bench", "compare", "--database-url", &db, "--out"])
+        .arg(&out)
+        .args(["-c", &a.clients.to_string(), "-n", &a.requests.to_string()])
+        .args(["--spread", &a.spread.to_string(), "--jobs", &a.jobs.to_string()])
+        .args(["--pgbench-seconds", &a.pgbench_seconds.to_string()]);
+    if a.workloads != "all" {
+        let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
+        if String::from_utf8_lossy(&help.stdout).contains("--workloads") {
+            cmd.args(["--workloads", &a.workloads]);
+        } else {
+            eprintln!("(this build has no --workloads: it runs every workload)");
+        }
+    }
+    let status = cmd.status().context("run a build's bench compare")?;
+    drop_db()?;
+    if !status.success() {
+        bail!("{label}: bench compare failed ({status})");
+    }
+    let json = std::fs::read(out.join("compare.json")).with_context(|| format!("{label}: no compare.json"))?;
+    Ok(serde_json::from_slice(&json)?)
+}
+
+type DropDb = Box<dyn FnOnce() -> anyhow::Result<()>>;
+
+/// A fresh database for one run, and what removes it: a new PostgreSQL database named after
+/// the run beside `--database-url`'s (made and dropped with `psql`), or a new SQLite file.
+fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropDb)> {
+    let given = a
+        .target
+        .database_url
+        .clone()
+        .context("--rev needs --database-url (PostgreSQL, or sqlite://FILE)")?;
+    if !given.starts_with("postgres") {
+        let file = std::env::temp_dir().join(format!("allot-rev-{}-{label}.db", std::process::id()));
+        let url = format!("sqlite://{}", file.display());
+        return Ok((url, Box::new(move || Ok(std::fs::remove_file(&file).unwrap_or(())))));
+    }
+    let name = format!("allot_rev_{}_{}", std::process::id(), label.replace('-', "_"));
+    let (prefix, query) = match given.split_once('?') {
+        Some((p, q)) => (p.to_string(), format!("?{q}")),
+        None => (given.clone(), String::new()),
+    };
+    let server = prefix.rsplit_once('/').map(|(s, _)| s.to_string()).unwrap_or(prefix.clone());
+    let psql = move |sql: String| -> anyhow::Result<()> {
+        let status = Command::new("psql")
+            .args([given.as_str(), "-qAtc", &sql])
+            .status()
+            .context("run psql")?;
+        if !status.success() {
+            bail!("psql: {sql} failed");
+        }
+        Ok(())
+    };
+    psql(format!("CREATE DATABASE {name}"))?;
+    let url = format!("{server}/{name}{query}");
+    Ok((url, Box::new(move || psql(format!("DROP DATABASE IF EXISTS {name}")))))
+}
+
+/// The table: per workload and strategy, each build's mean throughput and worst p99, and the
+/// ratio head / base.
+fn render(runs: &BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)>, sha: &str) -> String {
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let mut out = format!(
+        "| workload | strategy | {sha} ops/s | this build ops/s | {sha} p99 ms | this build p99 ms | this / {sha} |\n|---|---|---:|---:|---:|---:|---:|\n"
+    );
+    for ((w, s), (base, head, base_p99, head_p99)) in runs {
+        let (b, h) = (mean(base), mean(head));
+        let cell = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+        let ratio = b.zip(h).filter(|(b, _)| *b > 0.0).map(|(b, h)| format!("{:.2}x", h / b));
+        out.push_str(&format!(
+            "| {w} | {s} | {} | {} | {:.2} | {:.2} | {} |\n",
+            cell(b),
+            cell(h),
+            *base_p99 as f64 / 1000.0,
+            *head_p99 as f64 / 1000.0,
+            ratio.unwrap_or_else(|| "-".into())
+        ));
+    }
+    out
+}
