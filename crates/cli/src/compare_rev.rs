@@ -64,7 +64,11 @@ fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
     }
     let out = cmd.args(args).output().context("run git")?;
     if !out.status.success() {
-        bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -75,7 +79,10 @@ fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
     let tree = dir.join(&sha[..12.min(sha.len())]);
     if !tree.exists() {
         std::fs::create_dir_all(&dir)?;
-        git(&["worktree", "add", "--detach", &tree.to_string_lossy(), sha], Some(root))?;
+        git(
+            &["worktree", "add", "--detach", &tree.to_string_lossy(), sha],
+            Some(root),
+        )?;
     }
     let target = dir.join("target");
     eprintln!("== building {sha} in {} (release)", tree.display());
@@ -141,7 +148,10 @@ fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropD
         Some((p, q)) => (p.to_string(), format!("?{q}")),
         None => (given.clone(), String::new()),
     };
-    let server = prefix.rsplit_once('/').map(|(s, _)| s.to_string()).unwrap_or(prefix.clone());
+    let server = prefix
+        .rsplit_once('/')
+        .map(|(s, _)| s.to_string())
+        .unwrap_or(prefix.clone());
     let psql = move |sql: String| -> anyhow::Result<()> {
         let status = Command::new("psql")
             .args([given.as_str(), "-qAtc", &sql])
@@ -167,7 +177,10 @@ fn render(runs: &BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)>, sha
     for ((w, s), (base, head, base_p99, head_p99)) in runs {
         let (b, h) = (mean(base), mean(head));
         let cell = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
-        let ratio = b.zip(h).filter(|(b, _)| *b > 0.0).map(|(b, h)| format!("{:.2}x", h / b));
+        let ratio = b
+            .zip(h)
+            .filter(|(b, _)| *b > 0.0)
+            .map(|(b, h)| format!("{:.2}x", h / b));
         out.push_str(&format!(
             "| {w} | {s} | {} | {} | {:.2} | {:.2} | {} |\n",
             cell(b),

@@ -9,7 +9,8 @@ pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ALLOT_LISTEN", default_value = "127.0.0.1:8080")]
     pub(crate) listen: String,
-    /// Strategy for requests that name none (default: batched on PostgreSQL, serialized on SQLite).
+    /// Strategy for requests that name none (default: batched on PostgreSQL, serialized on
+    /// SQLite), or `auto` (each SKU's contention picks: atomic when quiet, batched when hot).
     #[arg(long, env = "ALLOT_DEFAULT_STRATEGY")]
     pub(crate) default_strategy: Option<String>,
     /// Allow `naive` (it oversells; it exists to show that in the benchmark).
@@ -190,8 +191,10 @@ impl HttpArgs {
 
 impl ServeArgs {
     pub(crate) fn config(&self) -> anyhow::Result<ServerConfig> {
+        let default_auto = self.default_strategy.as_deref() == Some(allot_core::auto::AUTO);
         let default_strategy = match &self.default_strategy {
             None => None,
+            Some(_) if default_auto => None,
             Some(s) => Some(
                 s.parse::<Strategy>()
                     .map_err(|e| anyhow::anyhow!("--default-strategy: {e}"))?,
@@ -204,6 +207,7 @@ impl ServeArgs {
             listen: self.listen.clone(),
             database_url: self.db.database_url.clone(),
             default_strategy,
+            default_auto,
             allow_unsafe_strategies: self.allow_unsafe_strategies,
             insecure_no_auth: self.insecure_no_auth,
             key_rate_per_s: self.key_rate_per_s,

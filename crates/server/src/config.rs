@@ -14,6 +14,9 @@ pub struct ServerConfig {
     /// Strategy when a request names none; `None` means the backend's own default
     /// (`atomic` on PostgreSQL, `serialized` on SQLite).
     pub default_strategy: Option<Strategy>,
+    /// Requests that name no strategy run as `auto` (each SKU's contention picks; its cold
+    /// and hot strategies fall back to `default_strategy` where the store lacks them).
+    pub default_auto: bool,
     /// Allow `naive` (it oversells; for the benchmark only).
     pub allow_unsafe_strategies: bool,
     /// Named limits.
@@ -73,6 +76,7 @@ impl Default for ServerConfig {
             listen: "127.0.0.1:8080".into(),
             database_url: "sqlite://allot.db".into(),
             default_strategy: None,
+            default_auto: false,
             allow_unsafe_strategies: false,
             limits: Limits::default(),
             pool_size: 32,

@@ -17,8 +17,10 @@ pub struct AppState {
     pub maintenance: Arc<dyn Maintenance>,
     /// Named limits.
     pub limits: Limits,
-    /// Strategy for requests that name none.
+    /// Strategy for requests that name none (unless `default_auto`).
     pub default_strategy: Strategy,
+    /// Requests that name no stock strategy run as `auto`.
+    pub default_auto: bool,
     /// The Redis gate, when `--redis-url` is set: for `/healthz` only.
     pub redis: Option<Arc<allot_redis::RedisGate>>,
     pub(crate) metrics: PrometheusHandle,
@@ -59,6 +61,7 @@ impl AppState {
             maintenance,
             limits: cfg.limits.clone(),
             default_strategy,
+            default_auto: cfg.default_auto,
             redis,
             metrics: metrics_layer::handle(),
             http: cfg.http.clone(),

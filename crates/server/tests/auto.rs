@@ -111,3 +111,26 @@ async fn auto_runs_serialized_on_sqlite() {
     assert_eq!(ts.sku("S").await["auto"]["strategy"], "serialized");
     assert_eq!(ts.sku("S").await["available"], 3);
 }
+
+/// `--default-strategy auto`: requests that name no strategy let the SKU's contention pick.
+#[tokio::test]
+async fn auto_as_the_server_default() {
+    let ts = common::start_with(Kind::Postgres, |c| c.default_auto = true).await;
+    ts.create_sku("D", 5, 1).await;
+    let (s, b) = ts
+        .post("/v1/allocations", json!({"lines": [{"sku": "D", "quantity": 1}]}))
+        .await;
+    assert_eq!((s, b["strategy"].as_str()), (201, Some("atomic")), "a quiet SKU: {b}");
+    let sku = ts.sku("D").await;
+    assert_eq!(
+        (sku["auto"]["tier"].as_str(), sku["available"].as_i64()),
+        (Some("cold"), Some(4)),
+        "{sku}"
+    );
+    let (s, b) = ts.post("/v1/allocations", alloc("D", "batched")).await;
+    assert_eq!(
+        (s, b["strategy"].as_str()),
+        (201, Some("batched")),
+        "a named strategy still wins: {b}"
+    );
+}

@@ -253,6 +253,7 @@ fn pick_strategy(
     named: Option<&str>,
     first_sku: &str,
 ) -> allot_core::Result<(Strategy, Option<crate::auto::InFlight>)> {
+    let named = named.or(st.default_auto.then_some(allot_core::auto::AUTO));
     if named != Some(allot_core::auto::AUTO) {
         return Ok((stock_strategy(st, named).map_err(|e| e.0)?, None));
     }
