@@ -21,10 +21,9 @@ pub(crate) struct CompareArgs {
     /// Seconds of each pgbench reference run.
     #[arg(long, default_value_t = 10)]
     pub(crate) pgbench_seconds: u64,
-    /// Workloads to run (comma-separated: hot_sku, spread, holds, units, bookings, queue), or
-    /// `all`. The no-op handler runs with hot_sku.
-    #[arg(long, default_value = "all")]
-    pub(crate) workloads: String,
+    /// Workloads to run (comma-separated), or `all`. The no-op handler runs with hot_sku.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
+    pub(crate) workloads: Vec<Workload>,
     /// Instead of one run: build this git revision (a worktree under target/compare-rev/,
     /// release) and run it and this build alternately, ABBA, each on a fresh database beside
     /// `--database-url`, printing this build's throughput over the revision's per workload
@@ -39,12 +38,41 @@ pub(crate) struct CompareArgs {
     pub(crate) out: PathBuf,
 }
 
+/// A workload of `bench compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Workload {
+    /// Every workload.
+    All,
+    /// One hot SKU.
+    #[value(name = "hot_sku")]
+    HotSku,
+    /// Allocations spread over `--spread` SKUs.
+    Spread,
+    /// Hold flows.
+    Holds,
+    /// Unit claims.
+    Units,
+    /// Bookings.
+    Bookings,
+    /// The job queue.
+    Queue,
+}
+
 impl CompareArgs {
     /// Whether `workload` is among those asked for.
-    pub(crate) fn runs(&self, workload: &str) -> bool {
-        self.workloads
-            .split(',')
-            .any(|w| w.trim() == "all" || w.trim() == workload)
+    pub(crate) fn runs(&self, workload: Workload) -> bool {
+        self.workloads.iter().any(|w| *w == Workload::All || *w == workload)
+    }
+
+    /// `--workloads` as given, comma-separated (`all` when every one).
+    pub(crate) fn workloads_arg(&self) -> String {
+        use clap::ValueEnum;
+        let names: Vec<String> = self
+            .workloads
+            .iter()
+            .filter_map(|w| w.to_possible_value().map(|v| v.get_name().to_string()))
+            .collect();
+        names.join(",")
     }
 }
 
@@ -56,13 +84,13 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let n = a.requests.max(100);
     let mut rows = compare_http_workloads(&url, &a, n).await?;
     let database_url = a.target.database_url.clone();
-    if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs("queue")) {
+    if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs(Workload::Queue)) {
         rows.extend(compare_queue(db, &a).await?);
     }
     // The textbook reference: the single conditional UPDATE on one hot row, same database.
     if let Some(db) = database_url
         .as_deref()
-        .filter(|u| u.starts_with("postgres") && a.runs("hot_sku"))
+        .filter(|u| u.starts_with("postgres") && a.runs(Workload::HotSku))
     {
         if allot_bench::pgbench_available() {
             add_pgbench_reference(&mut rows, &url, db, &a).await?;
@@ -97,8 +125,11 @@ pub(crate) async fn compare_http_workloads(
 ) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
     let all = vec!["all".to_string()];
     let mut rows: Vec<allot_bench::CompareRow> = Vec::new();
-    for (workload, spread, stock) in [("hot_sku", 1, n as i64), ("spread", a.spread.max(1), 100)] {
-        if !a.runs(workload) {
+    for (kind, workload, spread, stock) in [
+        (Workload::HotSku, "hot_sku", 1, n as i64),
+        (Workload::Spread, "spread", a.spread.max(1), 100),
+    ] {
+        if !a.runs(kind) {
             continue;
         }
         eprintln!("== {workload}");
@@ -125,7 +156,7 @@ pub(crate) async fn compare_http_workloads(
             rows.push(row);
         }
     }
-    if a.runs("hot_sku") {
+    if a.runs(Workload::HotSku) {
         let ceiling = http_ceiling(&mut rows, a.clients, n).await?;
         rows.push(ceiling);
     }
@@ -137,7 +168,7 @@ pub(crate) async fn compare_http_workloads(
 async fn compare_flows(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<allot_bench::CompareRow>> {
     let all = vec!["all".to_string()];
     let mut rows = Vec::new();
-    if a.runs("holds") {
+    if a.runs(Workload::Holds) {
         eprintln!("== holds");
         let holds = allot_bench::HoldsOptions {
             url: url.to_string(),
@@ -150,7 +181,7 @@ async fn compare_flows(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec
         };
         rows.extend(load_rows(&allot_bench::holds_bench(&holds).await?));
     }
-    if a.runs("units") {
+    if a.runs(Workload::Units) {
         eprintln!("== units");
         let units = allot_bench::UnitsOptions {
             url: url.to_string(),
@@ -167,7 +198,7 @@ async fn compare_flows(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec
         };
         rows.extend(load_rows(&allot_bench::units_bench(&units).await?));
     }
-    if a.runs("bookings") {
+    if a.runs(Workload::Bookings) {
         eprintln!("== bookings");
         let bookings = allot_bench::BookingsOptions {
             url: url.to_string(),

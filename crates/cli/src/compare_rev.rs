@@ -1,7 +1,8 @@
 //! `allot bench compare --rev REV`: this build against a git revision, workload by workload.
 //!
 //! The revision is checked out in a git worktree under `target/compare-rev/` and built there
-//! in release (one target directory for every revision, so dependencies build once); then
+//! in release (one target directory for every revision, so dependencies build once), the
+//! working tree is built in release in its own target directory; then
 //! both binaries run `allot bench compare` in turn, ABBA over `--rounds` pairs, each run on a
 //! fresh database (a new PostgreSQL database beside the one given, or a new SQLite file), and
 //! the ratio of this build's throughput to the revision's is printed per workload and
@@ -22,6 +23,18 @@ struct Row {
     latency_us_p99: u64,
 }
 
+/// Each build's throughputs (one per run) and worst p99 (µs) of one workload and strategy.
+#[derive(Default)]
+struct Pair {
+    base: Vec<f64>,
+    head: Vec<f64>,
+    base_p99: u64,
+    head_p99: u64,
+}
+
+/// The runs by (workload, strategy).
+type Runs = BTreeMap<(String, String), Pair>;
+
 /// Build `rev` and run both builds alternately; print and write the ratios.
 pub(crate) fn compare_rev(a: &CompareArgs, rev: &str) -> anyhow::Result<()> {
     let root = git(&["rev-parse", "--show-toplevel"], None)?;
@@ -30,8 +43,8 @@ pub(crate) fn compare_rev(a: &CompareArgs, rev: &str) -> anyhow::Result<()> {
         .with_context(|| format!("`{rev}` is not a revision of {}", root.display()))?;
     let sha = sha.trim().to_string();
     let base = build_rev(&root, &sha)?;
-    let head = std::env::current_exe()?;
-    let mut runs: BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)> = BTreeMap::new();
+    let head = build_working_tree(&root)?;
+    let mut runs = Runs::new();
     for round in 0..a.rounds.max(1) {
         let order = if round % 2 == 0 { [false, true] } else { [true, false] };
         for is_head in order {
@@ -40,11 +53,11 @@ pub(crate) fn compare_rev(a: &CompareArgs, rev: &str) -> anyhow::Result<()> {
             for r in run_once(a, bin, &format!("{label}-{round}"))? {
                 let e = runs.entry((r.workload, r.strategy)).or_default();
                 if is_head {
-                    e.1.push(r.ops_per_s);
-                    e.3 = e.3.max(r.latency_us_p99);
+                    e.head.push(r.ops_per_s);
+                    e.head_p99 = e.head_p99.max(r.latency_us_p99);
                 } else {
-                    e.0.push(r.ops_per_s);
-                    e.2 = e.2.max(r.latency_us_p99);
+                    e.base.push(r.ops_per_s);
+                    e.base_p99 = e.base_p99.max(r.latency_us_p99);
                 }
             }
         }
@@ -101,6 +114,22 @@ fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
     Ok(bin)
 }
 
+/// The release binary of the working tree as it is now (built, so an older or debug binary
+/// is never what is compared).
+fn build_working_tree(root: &Path) -> anyhow::Result<PathBuf> {
+    eprintln!("== building the working tree (release)");
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "allot"])
+        .current_dir(root)
+        .status()
+        .context("run cargo")?;
+    if !status.success() {
+        bail!("the build of the working tree failed");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    Ok(target.join("release/allot"))
+}
+
 /// One `bench compare` of `bin` on a fresh database; its rows.
 fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
     let out = a.out.join(label);
@@ -111,16 +140,17 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
         .args(["-c", &a.clients.to_string(), "-n", &a.requests.to_string()])
         .args(["--spread", &a.spread.to_string(), "--jobs", &a.jobs.to_string()])
         .args(["--pgbench-seconds", &a.pgbench_seconds.to_string()]);
-    if a.workloads != "all" {
+    if !a.workloads.contains(&crate::compare::Workload::All) {
         let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
         if String::from_utf8_lossy(&help.stdout).contains("--workloads") {
-            cmd.args(["--workloads", &a.workloads]);
+            cmd.args(["--workloads", &a.workloads_arg()]);
         } else {
             eprintln!("(this build has no --workloads: it runs every workload)");
         }
     }
-    let status = cmd.status().context("run a build's bench compare")?;
+    let status = cmd.status().context("run a build's bench compare");
     drop_db()?;
+    let status = status?;
     if !status.success() {
         bail!("{label}: bench compare failed ({status})");
     }
@@ -141,7 +171,11 @@ fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropD
     if !given.starts_with("postgres") {
         let file = std::env::temp_dir().join(format!("allot-rev-{}-{label}.db", std::process::id()));
         let url = format!("sqlite://{}", file.display());
-        return Ok((url, Box::new(move || Ok(std::fs::remove_file(&file).unwrap_or(())))));
+        let remove = move || {
+            let _ = std::fs::remove_file(&file);
+            Ok(())
+        };
+        return Ok((url, Box::new(remove)));
     }
     let name = format!("allot_rev_{}_{}", std::process::id(), label.replace('-', "_"));
     let (prefix, query) = match given.split_once('?') {
@@ -169,13 +203,13 @@ fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropD
 
 /// The table: per workload and strategy, each build's mean throughput and worst p99, and the
 /// ratio head / base.
-fn render(runs: &BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)>, sha: &str) -> String {
+fn render(runs: &Runs, sha: &str) -> String {
     let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     let mut out = format!(
         "| workload | strategy | {sha} ops/s | this build ops/s | {sha} p99 ms | this build p99 ms | this / {sha} |\n|---|---|---:|---:|---:|---:|---:|\n"
     );
-    for ((w, s), (base, head, base_p99, head_p99)) in runs {
-        let (b, h) = (mean(base), mean(head));
+    for ((w, s), p) in runs {
+        let (b, h) = (mean(&p.base), mean(&p.head));
         let cell = |x: Option<f64>| x.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
         let ratio = b
             .zip(h)
@@ -185,8 +219,8 @@ fn render(runs: &BTreeMap<(String, String), (Vec<f64>, Vec<f64>, u64, u64)>, sha
             "| {w} | {s} | {} | {} | {:.2} | {:.2} | {} |\n",
             cell(b),
             cell(h),
-            *base_p99 as f64 / 1000.0,
-            *head_p99 as f64 / 1000.0,
+            p.base_p99 as f64 / 1000.0,
+            p.head_p99 as f64 / 1000.0,
             ratio.unwrap_or_else(|| "-".into())
         ));
     }

@@ -1,11 +1,12 @@
 //! `strategy: "auto"`: a strategy that picks itself per SKU, from the contention the SKU
 //! meets now.
 //!
-//! The signal is the number of this SKU's requests already in flight on this instance when
-//! one arrives — its waiters: under `atomic` every one of them queues on the SKU's row lock,
+//! The signal is the number of this SKU's `auto` requests already in flight on this
+//! instance when one arrives — its waiters: under `atomic` every one of them queues on the SKU's row lock,
 //! so the count is the lock's queue as the server sees it, with no query. It is smoothed
 //! into a time-decayed average (an exponentially weighted moving average whose weight
-//! depends on the time since the last arrival, so an idle SKU cools down without traffic).
+//! depends on the time since the last arrival — at least [`MIN_WEIGHT`] — so an idle SKU's
+//! average fades without traffic).
 //! The SKU turns hot when the average reaches [`AutoPolicy::enter_hot`] and cold again once
 //! it falls to [`AutoPolicy::leave_hot`] after at least [`AutoPolicy::min_dwell_ms`] hot —
 //! two thresholds and a dwell, the hysteresis that keeps a SKU near the line from flapping.
@@ -18,6 +19,9 @@
 use crate::strategy::Strategy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+/// The least weight of one arrival in the average.
+pub const MIN_WEIGHT: f64 = 0.01;
 
 /// The name a request gives to let the server choose.
 pub const AUTO: &str = "auto";
@@ -82,9 +86,11 @@ impl Contention {
     pub fn observe(&mut self, waiters: u32, now: DateTime<Utc>, p: &AutoPolicy) -> (Tier, bool) {
         self.average = self.average_at(now, p);
         let dt_ms = (now - self.at).num_microseconds().unwrap_or(i64::MAX).max(0) as f64 / 1000.0;
-        // The sample's weight grows with the time it stood for (at least a little: a burst
-        // of arrivals in one microsecond still counts).
-        let weight = (1.0 - (-dt_ms / p.tau_ms).exp()).max(0.01);
+        // The sample's weight grows with the time it stood for, and is at least
+        // `MIN_WEIGHT`: arrivals closer together than the clock's resolution still count,
+        // so under a fast stream the average spans about the last 100 arrivals when those
+        // take less than `tau_ms`.
+        let weight = (1.0 - (-dt_ms / p.tau_ms).exp()).max(MIN_WEIGHT);
         self.average += weight * (f64::from(waiters) - self.average);
         self.at = now;
         let before = self.tier;
@@ -106,9 +112,20 @@ impl Contention {
         self.average * (-dt_ms / p.tau_ms).exp()
     }
 
-    /// The tier now, and since when.
+    /// The tier as of the last request, and since when.
     pub fn tier(&self) -> (Tier, DateTime<Utc>) {
         (self.tier, self.since)
+    }
+
+    /// The tier the next request would find at `now` if it saw no waiters: a hot SKU whose
+    /// average has decayed to `leave_hot` after the dwell reads cold (what a reader is shown;
+    /// the state itself moves only when a request arrives).
+    pub fn tier_at(&self, now: DateTime<Utc>, p: &AutoPolicy) -> Tier {
+        let dwelt = (now - self.since).num_milliseconds() >= p.min_dwell_ms;
+        match self.tier {
+            Tier::Hot if dwelt && self.average_at(now, p) <= p.leave_hot => Tier::Cold,
+            t => t,
+        }
     }
 }
 

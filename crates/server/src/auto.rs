@@ -27,7 +27,9 @@ impl Drop for InFlight {
     }
 }
 
-/// Every SKU's contention on this instance, by (tenant, SKU).
+/// Every SKU's contention on this instance, by (tenant, SKU). `allot_auto_hot_skus` counts the
+/// SKUs hot as of their last `auto` request (a SKU that went quiet while hot leaves it with
+/// its next request); `view` shows the tier the next request would find.
 pub struct AutoChooser {
     policy: AutoPolicy,
     clock: Arc<dyn Clock>,
@@ -91,8 +93,11 @@ impl AutoChooser {
     ) -> Option<AutoView> {
         let skus = self.skus.lock().unwrap_or_else(|p| p.into_inner());
         let entry = skus.get(&(tenant.to_string(), sku.to_string()))?;
-        let (tier, since) = entry.contention.tier();
-        let average = entry.contention.average_at(self.clock.now(), &self.policy);
+        let now = self.clock.now();
+        let (last, since) = entry.contention.tier();
+        let tier = entry.contention.tier_at(now, &self.policy);
+        let since = if tier == last { since } else { now };
+        let average = entry.contention.average_at(now, &self.policy);
         Some(AutoView {
             tier,
             strategy: strategy_of(tier, supported, fallback),

@@ -249,30 +249,132 @@ async fn keys_are_the_endpoints_sqlite() {
 #[tokio::test]
 async fn a_batch_costs_its_operations_in_rate() {
     let ts = common::start(Kind::Sqlite).await;
-    let (_, secret) = common::make_key(
-        &ts,
-        "default",
-        "slow",
-        &[allot_core::access::Scope::StockWrite],
-        Some(5),
-    )
-    .await;
-    let bearer = format!("Bearer {secret}");
-    let post = |n: usize| {
+    let post = |bearer: String, n: usize| {
         let ops: Vec<Value> = (0..n).map(|_| json!({"op": "release", "id": "x"})).collect();
         ts.client
             .post(format!("{}/v1/batch", ts.url))
-            .header("authorization", &bearer)
+            .header("authorization", bearer)
             .json(&json!({"operations": ops}))
             .send()
     };
-    let too_big = post(6).await.unwrap();
+    let scopes = [allot_core::access::Scope::StockWrite];
+    let (_, one) = common::make_key(&ts, "default", "one", &scopes, Some(1)).await;
+    let too_big = post(format!("Bearer {one}"), 2).await.unwrap();
     assert_eq!(too_big.status(), 400);
     let b: Value = too_big.json().await.unwrap();
-    assert_eq!(b["error"]["limit"], "rate_per_s", "{b}");
-    // The bucket of 5 spent by one batch of 4 (plus the refused one's request): the next is 429.
-    let first = post(3).await.unwrap();
-    assert_eq!(first.status(), 200);
-    let second = post(3).await.unwrap();
-    assert_eq!(second.status(), 429);
+    assert_eq!(
+        (b["error"]["limit"].as_str(), b["error"]["max"].as_u64()),
+        (Some("rate_per_s"), Some(1)),
+        "{b}"
+    );
+    // A key of 3 a second: a batch of 3 spends the bucket, the next request waits (a token
+    // comes back every 333 ms; the two requests follow each other at once).
+    let (_, three) = common::make_key(&ts, "default", "three", &scopes, Some(3)).await;
+    assert_eq!(post(format!("Bearer {three}"), 3).await.unwrap().status(), 200);
+    assert_eq!(post(format!("Bearer {three}"), 1).await.unwrap().status(), 429);
+}
+
+/// The batch itself takes no `Idempotency-Key` (its operations do), and an id no object can
+/// have is that operation's 404, its neighbours running.
+#[tokio::test]
+async fn header_key_refused_and_impossible_ids_are_404() {
+    let ts = common::start(Kind::Sqlite).await;
+    ts.create_sku("I", 5, 1).await;
+    let body = json!({"operations": [allocate("I", None, None)]}).to_string();
+    let (s, _, b) = ts.post_raw("/v1/batch", body, Some("whole-batch")).await;
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b["error"]["message"].as_str().unwrap().contains("Idempotency-Key"),
+        "{b}"
+    );
+    assert_eq!(ts.sku("I").await["available"], 5, "nothing ran");
+    let long = "x".repeat(300);
+    let (s, b) = ts
+        .post(
+            "/v1/batch",
+            json!({"operations": [
+                {"op": "confirm", "id": long}, {"op": "release", "id": "bad id\u{1}"},
+                {"op": "cancel", "id": ""}, allocate("I", None, None)]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let statuses: Vec<u64> = b["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, [404, 404, 404, 201], "{b}");
+}
+
+/// Keys move between the batch and the endpoints for every operation: a hold, its confirm
+/// (without a body), a release and a cancel, each replayed alone after the batch.
+async fn every_key_is_the_endpoints(kind: Kind) {
+    let ts = common::start(kind).await;
+    ts.create_sku("E", 10, 1).await;
+    let hold = json!({"lines": [{"sku": "E", "quantity": 1}], "ttl_ms": 60_000});
+    let ops = json!([
+        {"op": "hold", "body": hold, "idempotency_key": "h1"},
+        {"op": "hold", "body": hold, "idempotency_key": "h2"},
+        {"op": "allocate", "body": {"lines": [{"sku": "E", "quantity": 1}]}, "idempotency_key": "a1"},
+    ]);
+    let (_, made) = ts.post("/v1/batch", json!({"operations": ops})).await;
+    let id = |i: usize| made["results"][i]["body"]["id"].as_str().unwrap().to_string();
+    let (h1, h2, a1) = (id(0), id(1), id(2));
+    let (s, replayed, b) = ts.post_raw("/v1/holds", hold.to_string(), Some("h1")).await;
+    assert_eq!((s, replayed, b["id"].as_str()), (201, true, Some(h1.as_str())), "{b}");
+    let ops = json!([
+        {"op": "confirm", "id": h1, "idempotency_key": "c1"},
+        {"op": "release", "id": h2, "idempotency_key": "r1"},
+        {"op": "cancel", "id": a1, "idempotency_key": "x1"},
+    ]);
+    let (s, done) = ts.post("/v1/batch", json!({"operations": ops})).await;
+    assert_eq!(s, 200, "{done}");
+    for (path, key, i) in [
+        (format!("/v1/holds/{h1}/confirm"), "c1", 0),
+        (format!("/v1/holds/{h2}/release"), "r1", 1),
+        (format!("/v1/allocations/{a1}/cancel"), "x1", 2),
+    ] {
+        let (s, replayed, b) = ts.post_raw(&path, String::new(), Some(key)).await;
+        assert_eq!((s, replayed), (200, true), "{path}: {b}");
+        assert_eq!(b, done["results"][i]["body"], "{path}");
+    }
+    assert_eq!(ts.sku("E").await["available"], 9, "one confirmed, the rest back");
+}
+
+#[tokio::test]
+async fn every_key_is_the_endpoints_postgres() {
+    every_key_is_the_endpoints(Kind::Postgres).await;
+}
+
+#[tokio::test]
+async fn every_key_is_the_endpoints_sqlite() {
+    every_key_is_the_endpoints(Kind::Sqlite).await;
+}
+
+/// `auto` in a batch: a thousand operations on one SKU are its waiters, so they run batched,
+/// exactly; a batch refused whole leaves no trace on the SKU's contention.
+#[tokio::test]
+async fn auto_in_a_batch() {
+    let ts = common::start(Kind::Postgres).await;
+    ts.create_sku("AB", 700, 1).await;
+    let bad = json!({"operations": [
+        allocate("AB", None, Some("auto")),
+        {"op": "allocate", "body": {"lines": [{"sku": "AB", "quantity": 0}], "strategy": "auto"}}]});
+    let (s, _) = ts.post("/v1/batch", bad).await;
+    assert_eq!(s, 400);
+    assert!(
+        ts.sku("AB").await.get("auto").is_none(),
+        "a refused batch changed nothing"
+    );
+    let ops: Vec<Value> = (0..1000).map(|_| allocate("AB", None, Some("auto"))).collect();
+    let (s, b) = ts.post("/v1/batch", json!({"operations": ops})).await;
+    assert_eq!(s, 200);
+    let results = b["results"].as_array().unwrap();
+    let counts = tally(results);
+    assert_eq!(counts.get("201"), Some(&700), "{counts:?}");
+    let batched = results.iter().filter(|r| r["body"]["strategy"] == "batched").count();
+    assert!(batched >= 500, "{batched} of 700 ran batched");
+    assert_eq!(ts.sku("AB").await["auto"]["tier"], "hot");
+    ts.assert_audit_clean().await;
 }

@@ -166,6 +166,9 @@ limits! {
     batch_max_queued: usize = 20_000, min 1;
     /// Most operations in one `POST /v1/batch` request.
     max_batch_operations: usize = 1000, min 1;
+    /// Most operations of one `POST /v1/batch` running at once outside the `batched` lanes
+    /// (each may hold a database connection while it waits on a row lock).
+    max_batch_concurrency: usize = 16, min 1;
     /// Attempts to take one SKU's Redis lock (`redis_lock`, full-jitter waits between them)
     /// before `409 contention`.
     redis_lock_max_attempts: u32 = 200, min 1;
@@ -177,7 +180,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 46);
+        assert_eq!(Limits::TABLE.len(), 47);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

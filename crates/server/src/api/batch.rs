@@ -2,11 +2,16 @@
 //!
 //! The batch is read and validated whole first (a malformed operation refuses it, naming
 //! `operations[i]…`, before anything runs); the caller's rate is charged one per operation;
-//! then every operation runs at once on the same paths as its own endpoint (so `batched`
-//! operations on one SKU join the same lane and share its transactions), and each answer is
-//! the status and body that endpoint would have sent.
+//! then the operations run on the same paths as their own endpoints — those on `batched`
+//! lanes all at once (so operations on one SKU share the lane's transactions), the others at
+//! most `max_batch_concurrency` at a time — and each answer is the status and body that
+//! endpoint would have sent. An id no object can have is that operation's `404`, as on its
+//! endpoint, without a read.
 
-use super::{holds, stock, ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Serialize, State, StatusCode};
+use super::{
+    holds, stock, ApiError, AppState, Arc, Caller, ErrorBody, IdempotencyKey, Json, JsonBody, Serialize, State,
+    StatusCode,
+};
 use crate::access::Principal;
 use crate::write::WriteKey;
 use allot_core::operations::{BatchBody, OperationBody};
@@ -43,13 +48,33 @@ pub struct OperationResult {
     fault: Option<String>,
 }
 
-/// An operation, validated, ready to run.
+/// An operation, validated (`auto` not yet picked).
+enum Valid {
+    Allocate(stock::Valid<allot_core::AllocationRequest>, WriteKey),
+    Hold(stock::Valid<allot_core::HoldRequest>, WriteKey),
+    Other(Prepared),
+}
+
+/// An operation ready to run.
 enum Prepared {
     Allocate(stock::Picked<allot_core::AllocationRequest>, WriteKey),
     Hold(stock::Picked<allot_core::HoldRequest>, WriteKey),
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
+    /// An id no object can have: `404 not_found`, as its endpoint answers, without a read.
+    Unknown(AllotError),
+}
+
+impl Prepared {
+    /// Whether it waits on a `batched` lane (which holds no database connection while it
+    /// queues) rather than on the pool.
+    fn on_a_lane(&self) -> bool {
+        match self {
+            Prepared::Allocate((_, s, _), _) | Prepared::Hold((_, s, _), _) => *s == allot_core::Strategy::Batched,
+            _ => false,
+        }
+    }
 }
 
 #[utoipa::path(post, path = "/v1/batch", request_body = BatchBody,
@@ -60,8 +85,13 @@ pub(super) async fn batch(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
     Extension(principal): Extension<Principal>,
+    IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<BatchBody>,
 ) -> Result<Json<BatchResults>, ApiError> {
+    super::refuse_key(
+        idem,
+        "POST /v1/batch takes none; each operation takes its own `idempotency_key`",
+    )?;
     allot_core::operations::batch(&body.value, &st.limits)?;
     let doc = match body.value.operations.iter().any(|o| o.idempotency_key().is_some()) {
         true => body.canonical.value(),
@@ -75,11 +105,30 @@ pub(super) async fn batch(
         .enumerate()
         .map(|(i, op)| {
             let canonical = doc.as_ref().map(|d| &d["operations"][i]["body"]);
-            prepare(&st, &tenant, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
+            prepare(&st, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
         })
         .collect::<Result<Vec<_>, AllotError>>()?;
     st.access.admit_operations(&principal, n as u32)?;
-    let results = futures::future::join_all(prepared.into_iter().map(|p| run(&st, &tenant, p))).await;
+    // Only now, every operation valid and admitted, does `auto` count them as waiters.
+    let prepared: Vec<Prepared> = prepared
+        .into_iter()
+        .map(|v| match v {
+            Valid::Allocate(req, key) => Prepared::Allocate(stock::pick_allocation(&st, &tenant, req), key),
+            Valid::Hold(req, key) => Prepared::Hold(holds::pick_hold(&st, &tenant, req), key),
+            Valid::Other(p) => p,
+        })
+        .collect();
+    // Lane operations all at once (they share their lane's transactions); the others at most
+    // `max_batch_concurrency` at a time (each may hold a pooled connection while it waits).
+    let pool = tokio::sync::Semaphore::new(st.limits.max_batch_concurrency.max(1));
+    let results = futures::future::join_all(prepared.into_iter().map(|p| async {
+        let _permit = match p.on_a_lane() {
+            true => None,
+            false => pool.acquire().await.ok(),
+        };
+        run(&st, &tenant, p).await
+    }))
+    .await;
     // One line for the batch, not one per operation (a full lane refuses hundreds at once).
     let faults: Vec<&str> = results.iter().filter_map(|r| r.fault.as_deref()).collect();
     if let Some(first) = faults.first() {
@@ -93,11 +142,10 @@ pub(super) async fn batch(
 /// its key fingerprinted as that endpoint's (`canonical`: the operation's `body` as sent).
 fn prepare(
     st: &AppState,
-    tenant: &Tenant,
     op: OperationBody,
     canonical: Option<&Value>,
     actor: Option<String>,
-) -> allot_core::Result<Prepared> {
+) -> allot_core::Result<Valid> {
     let key = |k: Option<String>, path: String| {
         let text = || {
             canonical
@@ -109,14 +157,22 @@ fn prepare(
     };
     let in_body = |e: AllotError| e.within("body");
     Ok(match op {
-        OperationBody::Allocate { body, idempotency_key } => Prepared::Allocate(
-            stock::allocation_request(st, tenant, body, actor).map_err(in_body)?,
+        OperationBody::Allocate { body, idempotency_key } => Valid::Allocate(
+            stock::allocation_request(st, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/allocations".into()),
         ),
-        OperationBody::Hold { body, idempotency_key } => Prepared::Hold(
-            holds::hold_request(st, tenant, body, actor).map_err(in_body)?,
+        OperationBody::Hold { body, idempotency_key } => Valid::Hold(
+            holds::hold_request(st, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/holds".into()),
         ),
+        OperationBody::Confirm { id, .. } | OperationBody::Release { id, .. }
+            if super::id_path("hold", &id).is_err() =>
+        {
+            Valid::Other(Prepared::Unknown(AllotError::not_found("hold", &id)))
+        }
+        OperationBody::Cancel { id, .. } if super::id_path("allocation", &id).is_err() => {
+            Valid::Other(Prepared::Unknown(AllotError::not_found("allocation", &id)))
+        }
         OperationBody::Confirm {
             id,
             body,
@@ -124,15 +180,15 @@ fn prepare(
         } => {
             let part = allot_core::validate::confirm(body.unwrap_or_default(), &st.limits).map_err(in_body)?;
             let key = key(idempotency_key, format!("/v1/holds/{id}/confirm"));
-            Prepared::Confirm(allot_core::hold::Confirm { id, part, actor }, key)
+            Valid::Other(Prepared::Confirm(allot_core::hold::Confirm { id, part, actor }, key))
         }
         OperationBody::Release { id, idempotency_key } => {
             let key = key(idempotency_key, format!("/v1/holds/{id}/release"));
-            Prepared::Release(id, actor, key)
+            Valid::Other(Prepared::Release(id, actor, key))
         }
         OperationBody::Cancel { id, idempotency_key } => {
             let key = key(idempotency_key, format!("/v1/allocations/{id}/cancel"));
-            Prepared::Cancel(id, actor, key)
+            Valid::Other(Prepared::Cancel(id, actor, key))
         }
     })
 }
@@ -147,6 +203,7 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
             rendered(StatusCode::OK, holds::release(st, tenant, id, actor, &key).await)
         }
         Prepared::Cancel(id, actor, key) => rendered(StatusCode::OK, stock::cancel(st, tenant, id, actor, &key).await),
+        Prepared::Unknown(e) => rendered::<()>(StatusCode::OK, Err(e)),
     }
 }
 

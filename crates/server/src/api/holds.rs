@@ -1,10 +1,10 @@
 //! Holds: create, read, confirm, release.
 
-use super::stock::Picked;
+use super::stock::{Picked, Valid};
 use super::{
-    count_outcome, id_path, pick_strategy, respond, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
-    ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response, Result, State,
-    StatusCode, Write,
+    count_outcome, id_path, named_strategy, pick_auto, respond, Allocation, ApiError, AppState, Arc, Caller,
+    ConfirmBody, ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response,
+    Result, State, StatusCode, Write,
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
@@ -19,24 +19,38 @@ pub(super) async fn create_hold(
     write: Write<JsonBody<HoldBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = hold_request(&st, &tenant, body.value, actor)?;
+    let req = pick_hold(&st, &tenant, hold_request(&st, body.value, actor)?);
     Ok(respond(StatusCode::CREATED, hold(&st, &tenant, req, &key).await?))
 }
 
-/// A hold from its body: the strategy resolved (`auto` by its first SKU's contention), a new
-/// id, validated, made by `actor`.
+/// A hold from its body: the strategy resolved (`None` for `auto`), a new id, validated,
+/// made by `actor`.
 pub(super) fn hold_request(
     st: &AppState,
-    tenant: &allot_core::Tenant,
     body: HoldBody,
     actor: Option<String>,
-) -> allot_core::Result<Picked<allot_core::HoldRequest>> {
-    let first = body.lines.first().map(|l| l.sku.clone()).unwrap_or_default();
-    let (strategy, in_flight) = pick_strategy(st, tenant, body.strategy.as_deref(), &first)?;
+) -> allot_core::Result<Valid<allot_core::HoldRequest>> {
+    let named = named_strategy(st, body.strategy.as_deref())?;
     let id = uuid::Uuid::new_v4().to_string();
-    let mut req = allot_core::validate::hold(id, body, strategy, &st.limits)?;
+    let mut req = allot_core::validate::hold(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
     req.take.actor = actor;
-    Ok((req, strategy, in_flight))
+    Ok((req, named))
+}
+
+/// The strategy of a valid hold: the one it names, or `auto`'s pick by its first SKU.
+pub(super) fn pick_hold(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    (mut req, named): Valid<allot_core::HoldRequest>,
+) -> Picked<allot_core::HoldRequest> {
+    match named {
+        Some(strategy) => (req, strategy, None),
+        None => {
+            let (strategy, in_flight) = pick_auto(st, tenant, &req.take.lines[0].sku);
+            req.take.strategy = strategy;
+            (req, strategy, Some(in_flight))
+        }
+    }
 }
 
 /// Make a validated hold under `key`, counted in `allot_holds_total`.

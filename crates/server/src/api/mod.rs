@@ -244,22 +244,23 @@ fn stock_strategy(st: &AppState, named: Option<&str>) -> Result<Strategy, ApiErr
     Ok(strategy)
 }
 
-/// A stock request's strategy as [`stock_strategy`] resolves it, except `auto`: the strategy
-/// of `first_sku`'s contention now (`crate::auto`), with the request's place in flight (held
-/// until it is answered).
-fn pick_strategy(
-    st: &AppState,
-    tenant: &allot_core::Tenant,
-    named: Option<&str>,
-    first_sku: &str,
-) -> allot_core::Result<(Strategy, Option<crate::auto::InFlight>)> {
+/// A stock request's strategy: the one it names (or the server default) as
+/// [`stock_strategy`] resolves it, or `None` for `auto` (named, or the server's default),
+/// which [`pick_auto`] resolves once the request is valid.
+fn named_strategy(st: &AppState, named: Option<&str>) -> allot_core::Result<Option<Strategy>> {
     let named = named.or(st.default_auto.then_some(allot_core::auto::AUTO));
-    if named != Some(allot_core::auto::AUTO) {
-        return Ok((stock_strategy(st, named).map_err(|e| e.0)?, None));
+    if named == Some(allot_core::auto::AUTO) {
+        return Ok(None);
     }
+    Ok(Some(stock_strategy(st, named).map_err(|e| e.0)?))
+}
+
+/// The strategy of a valid `auto` request whose first SKU (in lock order) is `first_sku`:
+/// that SKU's contention now (`crate::auto`), with the request's place in flight (held until
+/// it is answered).
+fn pick_auto(st: &AppState, tenant: &allot_core::Tenant, first_sku: &str) -> (Strategy, crate::auto::InFlight) {
     let supported = |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis();
-    let (strategy, in_flight) = st.auto.pick(tenant.as_str(), first_sku, supported, st.default_strategy);
-    Ok((strategy, Some(in_flight)))
+    st.auto.pick(tenant.as_str(), first_sku, supported, st.default_strategy)
 }
 
 /// How `auto` stands for `tenant`'s `sku` on this instance.
@@ -282,6 +283,14 @@ fn family_strategy<S: Copy>(
     parse(s)
         .filter(|x| supported(*x))
         .ok_or_else(|| AllotError::unsupported_strategy(s, st.stores.backend().name()).into())
+}
+
+/// `400` naming the header when a request that takes no `Idempotency-Key` carries one.
+pub(super) fn refuse_key<T>(idem: Option<T>, why: &str) -> Result<(), ApiError> {
+    match idem {
+        Some(_) => Err(AllotError::invalid(format!("Idempotency-Key: {why}")).into()),
+        None => Ok(()),
+    }
 }
 
 /// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply

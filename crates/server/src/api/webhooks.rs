@@ -3,8 +3,8 @@
 //! by hand. Everything in the caller's tenant. Deliveries: [`crate::webhooks`].
 
 use super::{
-    id_path, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey, IntoResponse, Json,
-    JsonBody, Path, Response, Result, Serialize, State, StatusCode, ToSchema,
+    id_path, refuse_key, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey,
+    IntoResponse, Json, JsonBody, Path, Response, Result, Serialize, State, StatusCode, ToSchema,
 };
 use allot_core::webhook::{format_secret, new_webhook, CreatedWebhook, Webhook, WebhookBody};
 
@@ -36,14 +36,6 @@ pub struct Redelivered {
     pub queued: u64,
     /// Ask again with `after = next` (while below `until`) for the rest.
     pub next: i64,
-}
-
-/// `400` naming the header when a request that takes no `Idempotency-Key` carries one.
-fn refuse_key<T>(idem: Option<T>, why: &str) -> Result<(), ApiError> {
-    match idem {
-        Some(_) => Err(AllotError::invalid(format!("Idempotency-Key: {why}")).into()),
-        None => Ok(()),
-    }
 }
 
 /// New secret bytes: 32 random bytes (the spec's range is 24..=64).
