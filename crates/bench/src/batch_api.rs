@@ -10,12 +10,16 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+/// The strategy name that sends none (the server's default: `batched` on PostgreSQL,
+/// `serialized` on SQLite).
+pub const SERVER_DEFAULT: &str = "default";
+
 /// Options of one batch run.
 #[derive(Debug, Clone)]
 pub struct BatchOptions {
     /// Base URL of a running server (loopback only).
     pub url: String,
-    /// Strategies to run, or `["all"]`.
+    /// Strategies to run, `["all"]`, or `["default"]` (none named: the server's default).
     pub strategies: Vec<String>,
     /// Connections (C), each sending one batch at a time.
     pub connections: usize,
@@ -60,14 +64,7 @@ pub async fn batch_bench(opts: &BatchOptions) -> Result<Vec<BatchReport>, BenchE
         .build()?;
     let run_id = run_id();
     let mut reports = Vec::new();
-    let all = [
-        "atomic",
-        "pessimistic",
-        "optimistic",
-        "segmented",
-        "batched",
-        "serialized",
-    ];
+    let all = ["atomic", "pessimistic", "optimistic", "segmented", "batched"];
     for strategy in resolve_strategies(&client, &opts.url, &opts.strategies, &all).await? {
         let sku = format!("batch-{run_id}-{strategy}");
         match post(
@@ -92,7 +89,10 @@ async fn run_one(
     sku: &str,
 ) -> Result<BatchReport, BenchError> {
     let batch = opts.batch.max(1);
-    let op = json!({"op": "allocate", "body": {"lines": [{"sku": sku, "quantity": 1}], "strategy": strategy}});
+    let mut op = json!({"op": "allocate", "body": {"lines": [{"sku": sku, "quantity": 1}]}});
+    if strategy != SERVER_DEFAULT {
+        op["body"]["strategy"] = json!(strategy);
+    }
     let body = json!({"operations": vec![op; batch]}).to_string();
     let batches = opts.requests.div_ceil(batch as u64);
     let next = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));

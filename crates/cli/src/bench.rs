@@ -104,8 +104,9 @@ pub(crate) async fn auto(a: AutoArgs) -> anyhow::Result<()> {
 pub(crate) struct BatchArgs {
     #[command(flatten)]
     pub(crate) target: TargetArgs,
-    /// Strategy, a comma-separated list, or `all`.
-    #[arg(long, default_value = "batched")]
+    /// Strategy, a comma-separated list, `all`, or `default` (the operations name none: the
+    /// server's default, `batched` on PostgreSQL and `serialized` on SQLite).
+    #[arg(long, default_value = "default")]
     pub(crate) strategy: String,
     /// Connections (C), each sending one batch at a time.
     #[arg(short = 'c', long, default_value_t = 1)]
