@@ -300,16 +300,16 @@ mod tests {
 
     #[test]
     fn table_has_ratios_where_there_is_a_reference() {
-        let t = render_compare_table(&[
-            row("hot_sku", "batched", 15000.0, Some(1500.0)),
-            row("hot_sku", "atomic", 1400.0, None),
-        ]);
+        let mut batched = row("hot_sku", "batched", 15000.0, Some(1500.0));
+        batched.noop_per_s = Some(60000.0);
+        batched.cpu_us_per_op = Some(48.4);
+        let t = render_compare_table(&[batched, row("hot_sku", "atomic", 1400.0, None)]);
         assert!(
-            t.contains("| hot_sku | batched | 15000 | 12.35 | ok | pgbench | 1500 | 10.00x |"),
+            t.contains("| hot_sku | batched | 15000 | 12.35 | 48 | ok | pgbench | 1500 | 10.00x | 0.25x |"),
             "{t}"
         );
         assert!(
-            t.contains("| hot_sku | atomic | 1400 | 12.35 | ok | - | - | - |"),
+            t.contains("| hot_sku | atomic | 1400 | 12.35 | - | ok | - | - | - | - |"),
             "{t}"
         );
     }
