@@ -16,7 +16,7 @@ use std::time::Duration;
 pub struct UnitsOptions {
     /// Base URL of a running server (loopback).
     pub url: String,
-    /// `skip_locked`, `nowait_scan`, `serialized`, a list, or `all`.
+    /// `skip_locked`, `nowait_scan`, `batched`, `serialized`, a list, or `all`.
     pub strategies: Vec<String>,
     /// Concurrent clients (C).
     pub clients: usize,
@@ -72,7 +72,14 @@ pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchEr
         .build()?;
     let run = run_id();
     let mut reports = Vec::new();
-    for strategy in resolve_strategies(&client, &opts.url, &opts.strategies, &["skip_locked", "nowait_scan"]).await? {
+    for strategy in resolve_strategies(
+        &client,
+        &opts.url,
+        &opts.strategies,
+        &["skip_locked", "nowait_scan", "batched"],
+    )
+    .await?
+    {
         for (workload, units, requests) in [
             ("units/large", opts.pool_units, opts.requests),
             ("units/scarce", opts.scarce_units, opts.scarce_units),

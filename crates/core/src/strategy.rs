@@ -139,14 +139,22 @@ pub enum UnitStrategy {
     NowaitScan,
     /// SQLite: one serialized write transaction, exact order.
     Serialized,
+    /// PostgreSQL: claims of one SKU (and order) that arrive while a claim transaction of
+    /// it is in flight wait for the next one, which locks the units they need in one
+    /// `FOR UPDATE SKIP LOCKED` statement, hands them out one request after another in
+    /// arrival order, and writes every claim in one statement (flat combining: the first
+    /// waiter runs the batch). Holds and requests with an idempotency key run as
+    /// `skip_locked`.
+    Batched,
 }
 
 impl UnitStrategy {
     /// Every unit strategy.
-    pub const ALL: [UnitStrategy; 3] = [
+    pub const ALL: [UnitStrategy; 4] = [
         UnitStrategy::SkipLocked,
         UnitStrategy::NowaitScan,
         UnitStrategy::Serialized,
+        UnitStrategy::Batched,
     ];
 
     /// Wire name.
@@ -155,6 +163,7 @@ impl UnitStrategy {
             UnitStrategy::SkipLocked => "skip_locked",
             UnitStrategy::NowaitScan => "nowait_scan",
             UnitStrategy::Serialized => "serialized",
+            UnitStrategy::Batched => "batched",
         }
     }
 

@@ -33,7 +33,7 @@ fn hold_strategies(ts: &Api) -> Vec<&'static str> {
 
 fn unit_strategies(ts: &Api) -> Vec<&'static str> {
     match ts.kind {
-        Kind::Postgres => vec!["skip_locked", "nowait_scan"],
+        Kind::Postgres => vec!["skip_locked", "nowait_scan", "batched"],
         Kind::Sqlite => vec!["serialized"],
     }
 }
@@ -639,5 +639,50 @@ async fn unit_claim_idempotency_key_one_effect(ts: &TestServer) {
     let (s, _, b) = ts.post_raw("/v1/unit-allocations", other, Some("claim-1")).await;
     assert_eq!((s, code(&b)), (422, "idempotency_key_reused"));
     assert_eq!(ts.sku("IDU").await["on_hand"], 8);
+    ts.assert_audit_clean().await;
+}
+
+/// `batched` unit claims (PostgreSQL) share transactions: 200 concurrent claims of 1..=3
+/// units on a pool of 300 get exactly what a one-at-a-time run allows (every unit once, the
+/// pool's count exact, audit clean), and their ledger entries were written by far fewer
+/// transactions than claims.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn batched_unit_claims_share_transactions() {
+    let ts = common::start(Kind::Postgres).await;
+    add_units(&ts, "BATCH", (0..300).map(|i| format!("S{i:04}"))).await;
+    let bodies = (0..200)
+        .map(|i| json!({"sku": "BATCH", "quantity": 1 + i % 3, "order_by": ["received_at"], "strategy": "batched"}))
+        .collect();
+    let (counts, ids) = claim_concurrently(&ts, bodies).await;
+    let ok = counts.get("ok").copied().unwrap_or(0);
+    let short = counts.get("insufficient_stock").copied().unwrap_or(0);
+    assert_eq!(ok + short, 200, "{counts:?}");
+    let distinct: HashSet<i64> = ids.iter().copied().collect();
+    assert_eq!(distinct.len(), ids.len(), "a unit was handed out twice");
+    let v = ts.sku("BATCH").await;
+    assert_eq!(v["on_hand"].as_i64(), Some(300 - ids.len() as i64), "{v}");
+    assert!(
+        ids.len() >= 298,
+        "the pool of 300 is used up but for at most 2: {}",
+        ids.len()
+    );
+    let (client, conn) = tokio_postgres::connect(&ts.database_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let row = client
+        .query_one(
+            "SELECT count(*) AS entries, count(DISTINCT xact) AS transactions FROM ledger
+              WHERE sku = 'BATCH' AND kind = 'allocation'",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (entries, transactions): (i64, i64) = (row.get("entries"), row.get("transactions"));
+    assert_eq!(entries, ok as i64);
+    assert!(
+        transactions * 2 <= entries,
+        "{entries} claims in {transactions} transactions"
+    );
     ts.assert_audit_clean().await;
 }

@@ -22,6 +22,8 @@ pub struct PgStore {
     pub(crate) listener: std::sync::Arc<crate::engine::listen::Listener>,
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
+    /// The `batched` unit claims' queues, per (tenant, SKU, order).
+    pub(crate) unit_batches: std::sync::Arc<crate::units::UnitBatches>,
     capabilities: Capabilities,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
@@ -54,7 +56,11 @@ fn capabilities(cfg: &PgConfig) -> Capabilities {
         clock: cfg.clock.clone(),
         stock: (stock, Strategy::Batched),
         units: (
-            vec![UnitStrategy::SkipLocked, UnitStrategy::NowaitScan],
+            vec![
+                UnitStrategy::SkipLocked,
+                UnitStrategy::NowaitScan,
+                UnitStrategy::Batched,
+            ],
             UnitStrategy::SkipLocked,
         ),
         bookings: (bookings, BookingStrategy::Exclusion),
@@ -99,6 +105,7 @@ impl PgStore {
             analyzing_jobs: Default::default(),
             listener: std::sync::Arc::new(crate::engine::listen::Listener::new(cfg.url.clone())),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
+            unit_batches: Default::default(),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),
         })

@@ -1,7 +1,11 @@
 //! Units on PostgreSQL: bulk insert (UNNEST), and claims with `skip_locked` (one
-//! statement) or `nowait_scan` (the classic try-lock walk under savepoints).
+//! statement), `nowait_scan` (the classic try-lock walk under savepoints) or `batched`
+//! (`batched.rs`: many claims of one SKU in one transaction).
 
+mod batched;
 mod reads;
+
+pub(crate) use batched::UnitBatches;
 
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
@@ -433,6 +437,11 @@ impl UnitStore for PgStore {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
         let order = order_by_sql(&req.order_by, true);
+        if req.strategy == UnitStrategy::Batched && idem.is_none() && req.hold_ttl_ms.is_none() {
+            if let Some(claimed) = self.claim_batched(tenant.as_str(), req.clone(), &order).await? {
+                return Ok(Executed::Fresh(claimed));
+            }
+        }
         let sql = skip_locked_sql(&order, req.hold_ttl_ms.is_some());
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);

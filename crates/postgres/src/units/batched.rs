@@ -1,0 +1,274 @@
+//! `batched` unit claims: flat combining per (tenant, SKU, order). A claim joins its key's
+//! queue; when no batch of the key is running it starts one — a task, so a caller that goes
+//! away cannot abandon a batch between its commit and its answers — which takes everything
+//! queued (up to `batch_max_requests`), runs one transaction and answers each claim, until the
+//! queue is empty. The transaction locks the units the claims need in one `FOR UPDATE SKIP
+//! LOCKED` statement in the claims' order, hands them out one claim after another in arrival
+//! order (each takes what it wants, or what is left if it allows partial, or nothing), and
+//! writes every claim — the units' status, the allocations, the ledger — in one statement.
+//! A claim left short while units were locked by others is handed back to run on the
+//! per-request path (which retries on contention and tells `insufficient_stock` from
+//! `contention`), exactly as `skip_locked` decides it. (Flat combining: Hendler, Incze, Shavit
+//! and Tzafrir, "Flat combining and the synchronization-parallelism tradeoff", SPAA 2010.)
+
+use crate::engine::errors::map_error;
+use crate::engine::records::unit_rows;
+use crate::engine::store::PgStore;
+use allot_core::Capable;
+use allot_core::{AllocationStatus, AllotError, Result, UnitAllocation, UnitClaim, UnitStrategy};
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+use tokio_postgres::types::ToSql;
+
+/// What a batch answers a claim: claimed, or `None` to run it on the per-request path.
+type Reply = oneshot::Sender<Result<Option<UnitAllocation>>>;
+
+/// A queue's key: tenant, SKU and the claims' `ORDER BY` text (whitelisted columns only).
+type Key = (String, String, String);
+
+struct Queue {
+    pending: Vec<(UnitClaim, Reply)>,
+    running: bool,
+}
+
+/// Every key's queue of one store.
+#[derive(Default)]
+pub(crate) struct UnitBatches {
+    queues: Mutex<HashMap<Key, Queue>>,
+}
+
+impl std::fmt::Debug for UnitBatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnitBatches").finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Claim through the key's batch: `Some` when the batch decided it, `None` when it is to
+    /// run on the per-request path. A full queue (`batch_max_queued` per key) is
+    /// `503 unavailable` at once.
+    pub(crate) async fn claim_batched(
+        &self,
+        tenant: &str,
+        req: UnitClaim,
+        order: &str,
+    ) -> Result<Option<UnitAllocation>> {
+        let key = (tenant.to_string(), req.sku.clone(), order.to_string());
+        let (tx, rx) = oneshot::channel();
+        let start = {
+            let mut queues = self.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
+            let q = queues.entry(key.clone()).or_insert_with(|| Queue {
+                pending: Vec::new(),
+                running: false,
+            });
+            if q.pending.len() >= self.limits.batch_max_queued {
+                return Err(AllotError::Unavailable(format!(
+                    "unit batch queue full (batch_max_queued = {})",
+                    self.limits.batch_max_queued
+                )));
+            }
+            q.pending.push((req, tx));
+            !std::mem::replace(&mut q.running, true)
+        };
+        if start {
+            tokio::spawn(run_key(self.clone(), key));
+        }
+        rx.await
+            .unwrap_or_else(|_| Err(AllotError::Unavailable("the unit batch stopped".into())))
+    }
+}
+
+/// Run batches of `key` until its queue is empty.
+async fn run_key(store: PgStore, key: Key) {
+    loop {
+        let batch: Vec<(UnitClaim, Reply)> = {
+            let mut queues = store.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(q) = queues.get_mut(&key) else { return };
+            if q.pending.is_empty() {
+                queues.remove(&key);
+                return;
+            }
+            let n = q.pending.len().min(store.limits.batch_max_requests.max(1));
+            q.pending.drain(..n).collect()
+        };
+        let (claims, replies): (Vec<UnitClaim>, Vec<Reply>) = batch.into_iter().unzip();
+        match run_batch(&store, &key, &claims).await {
+            Ok(answers) => {
+                for (reply, answer) in replies.into_iter().zip(answers) {
+                    let _ = reply.send(Ok(answer));
+                }
+            }
+            // Nothing was applied: every claim runs on its own path.
+            Err(_) => {
+                for reply in replies {
+                    let _ = reply.send(Ok(None));
+                }
+            }
+        }
+    }
+}
+
+/// Lock the units of the FIFO pick; wanted, least acceptable, per claim.
+const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'";
+
+/// Every claim of the batch in one statement (`$3` unit ids with `$4` their claim, `$6..$8`
+/// each claim's id, count and actor, `$5` now).
+const SQL_WRITE: &str = concat!(
+    "WITH pick AS (SELECT * FROM unnest($3::int8[], $4::text[]) AS t(id, claim)),
+upd AS (
+    UPDATE units u SET status = 'allocated', claim_id = pick.claim
+      FROM pick WHERE u.tenant = $1 AND u.id = pick.id AND u.status = 'available'
+    RETURNING u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at),
+rec AS (
+    ",
+    crate::engine::records::insert_allocation!(),
+    "
+    SELECT $1, c.id, 'allocated', 'batched', jsonb_build_array(jsonb_build_object('sku', $2::text, 'quantity', c.n)), $5
+      FROM unnest($6::text[], $7::int8[]) AS c(id, n)),
+led AS (
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
+    SELECT $1, $2, -c.n, 0, 'allocation', c.id, c.actor, $5 FROM unnest($6::text[], $7::int8[], $8::text[]) AS c(id, n, actor))
+SELECT id, serial, location, lot, received_at, expires_at FROM upd"
+);
+
+/// One batch transaction: each claim's allocation, or `None` for the per-request path.
+async fn run_batch(
+    store: &PgStore,
+    (tenant, sku, order): &Key,
+    claims: &[UnitClaim],
+) -> Result<Vec<Option<UnitAllocation>>> {
+    let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
+    let mut client = store.client().await?;
+    let tx = client.transaction().await.map_err(map_error)?;
+    let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
+    let stmt = tx.prepare_cached(&pick).await.map_err(map_error)?;
+    let ids: Vec<i64> = tx
+        .query(&stmt, &[tenant, sku, &wanted])
+        .await
+        .map_err(map_error)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let shares = hand_out(claims, ids.len() as i64);
+    if shares.iter().all(|s| *s == 0) {
+        // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
+        tx.rollback().await.map_err(map_error)?;
+        return Ok(claims.iter().map(|_| None).collect());
+    }
+    let (unit_claims, by_claim) = assign(claims, &shares, &ids);
+    let now = store.now();
+    let (c_id, c_n, c_actor) = claimed_columns(claims, &shares);
+    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(map_error)?;
+    let written: &[i64] = &ids[..by_claim];
+    let params: [&(dyn ToSql + Sync); 8] = [tenant, sku, &written, &unit_claims, &now, &c_id, &c_n, &c_actor];
+    let rows = tx.query(&stmt, &params).await.map_err(map_error)?;
+    tx.commit().await.map_err(map_error)?;
+    Ok(answers(claims, &shares, &ids, unit_rows(&rows), now))
+}
+
+/// How many units each claim takes, one after another in arrival order from `available`:
+/// what it wants, or (allowing partial) what is left if at least one, else nothing.
+fn hand_out(claims: &[UnitClaim], available: i64) -> Vec<i64> {
+    let mut left = available;
+    claims
+        .iter()
+        .map(|c| {
+            let least = if c.allow_partial { 1 } else { c.quantity };
+            let take = c.quantity.min(left);
+            if take >= least {
+                left -= take;
+                take
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// The claim of each unit id handed out (`ids` in pick order, consumed from the front), and
+/// how many ids that is.
+fn assign(claims: &[UnitClaim], shares: &[i64], ids: &[i64]) -> (Vec<String>, usize) {
+    let mut out = Vec::with_capacity(ids.len());
+    for (c, n) in claims.iter().zip(shares) {
+        out.extend(std::iter::repeat_n(c.id.clone(), *n as usize));
+    }
+    let n = out.len();
+    (out, n)
+}
+
+/// The claims that took units: id, count, actor.
+fn claimed_columns(claims: &[UnitClaim], shares: &[i64]) -> (Vec<String>, Vec<i64>, Vec<Option<String>>) {
+    let taken = claims.iter().zip(shares).filter(|(_, n)| **n > 0);
+    let ids = taken.clone().map(|(c, _)| c.id.clone()).collect();
+    let counts = taken.clone().map(|(_, n)| *n).collect();
+    let actors = taken.map(|(c, _)| c.actor.clone()).collect();
+    (ids, counts, actors)
+}
+
+/// Each claim's answer: its units in pick order, or `None` when it took none (it runs on the
+/// per-request path, which tells `insufficient_stock` from `contention`).
+fn answers(
+    claims: &[UnitClaim],
+    shares: &[i64],
+    ids: &[i64],
+    units: Vec<allot_core::Unit>,
+    now: DateTime<Utc>,
+) -> Vec<Option<UnitAllocation>> {
+    let mut by_id: HashMap<i64, allot_core::Unit> = units.into_iter().map(|u| (u.id, u)).collect();
+    let mut next = 0usize;
+    claims
+        .iter()
+        .zip(shares)
+        .map(|(c, n)| {
+            let n = *n as usize;
+            let mine = &ids[next..next + n];
+            next += n;
+            (n > 0).then(|| UnitAllocation {
+                id: c.id.clone(),
+                sku: c.sku.clone(),
+                status: AllocationStatus::Allocated,
+                strategy: UnitStrategy::Batched,
+                units: mine.iter().filter_map(|id| by_id.remove(id)).collect(),
+                expires_at: None,
+                created_at: now,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hand_out;
+    use allot_core::{UnitClaim, UnitStrategy};
+
+    fn claim(q: i64, partial: bool) -> UnitClaim {
+        UnitClaim {
+            id: format!("c{q}"),
+            sku: "S".into(),
+            quantity: q,
+            order_by: Vec::new(),
+            allow_partial: partial,
+            strategy: UnitStrategy::Batched,
+            hold_ttl_ms: None,
+            actor: None,
+        }
+    }
+
+    /// One after another: a claim that does not fit takes nothing and a later, smaller one
+    /// still can; a partial one takes what is left.
+    #[test]
+    fn handed_out_in_arrival_order() {
+        let claims = [
+            claim(3, false),
+            claim(4, false),
+            claim(1, false),
+            claim(5, true),
+            claim(2, false),
+        ];
+        assert_eq!(hand_out(&claims, 6), [3, 0, 1, 2, 0]);
+        assert_eq!(hand_out(&claims, 0), [0, 0, 0, 0, 0]);
+        assert_eq!(hand_out(&claims, 100), [3, 4, 1, 5, 2]);
+    }
+}
