@@ -9,11 +9,11 @@ DB=${1:?database url}; ALLOT=${2:-target/release/allot}; HERE=$(dirname "$0")
 PORT=18090; T=${T:-15}; N=${N:-25000}; STRATEGY=${STRATEGY:-skip_locked}
 "$ALLOT" migrate --database-url "$DB" >/dev/null 2>&1
 pool() {
-  psql "$DB" -qX -c "INSERT INTO skus (sku, buckets, tracking, created_at) VALUES ('$1', 1, 'units', now()) ON CONFLICT DO NOTHING;
-    INSERT INTO units (sku, serial, location, received_at)
-      SELECT '$1', 'SN' || lpad(i::text, 9, '0'), 'A' || lpad((i % 50)::text, 2, '0'),
+  psql "$DB" -qX -c "INSERT INTO skus (tenant, sku, buckets, tracking, created_at) VALUES ('default', '$1', 1, 'units', now()) ON CONFLICT DO NOTHING;
+    INSERT INTO units (tenant, sku, serial, location, received_at)
+      SELECT 'default', '$1', 'SN' || lpad(i::text, 9, '0'), 'A' || lpad((i % 50)::text, 2, '0'),
              timestamptz '2026-01-01' + ((i % 336) || ' days')::interval FROM generate_series(0, 999999) AS i;
-    INSERT INTO ledger (sku, delta, held_delta, kind, at) VALUES ('$1', 1000000, 0, 'units_received', now());"
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, at) VALUES ('default', '$1', 1000000, 0, 'units_received', now());"
 }
 RUN=$(date +%s); for p in A B C; do pool "cmp-$RUN-$p"; done
 psql "$DB" -qX -c "ANALYZE units; CHECKPOINT;"
