@@ -108,7 +108,7 @@ async fn basic_flow(ts: &TestServer) {
     // once, never replayed; a redelivery repeated queues the same messages again, which
     // receivers drop by their webhook-id; pause and resume set a flag (repeating one changes
     // nothing more); a bulk call acts on what matches when it runs (repeated, it finds what is
-    // left).
+    // left); a batch's operations carry their own keys.
     let mut keyless: Vec<&str> = doc["paths"]
         .as_object()
         .unwrap()
@@ -127,6 +127,7 @@ async fn basic_flow(ts: &TestServer) {
     assert_eq!(
         keyless,
         [
+            "/v1/batch",
             "/v1/locations",
             "/v1/queues/{queue}/jobs/bulk",
             "/v1/queues/{queue}/pause",

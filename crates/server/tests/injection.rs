@@ -22,6 +22,7 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/skus" => json!({"sku": "NEW", "on_hand": 1}),
         "/v1/skus/{sku}/adjustments" => json!({"delta": 1}),
         "/v1/allocations" => json!({"lines": lines}),
+        "/v1/batch" => json!({"operations": [{"op": "release", "id": "x"}]}),
         "/v1/allocations/{id}/returns" => json!({"lines": lines}),
         "/v1/holds" => json!({"lines": lines, "ttl_ms": 600000}),
         "/v1/holds/{id}/confirm" => json!({"lines": lines}),

@@ -170,7 +170,8 @@ pub struct UnitAllocationBody {
     /// Take fewer than `quantity` (at least one) when fewer are available.
     #[serde(default)]
     pub allow_partial: bool,
-    /// `skip_locked` (default on PostgreSQL), `nowait_scan`, or `serialized` (SQLite).
+    /// `skip_locked` (default on PostgreSQL), `nowait_scan`, `batched` (PostgreSQL: many claims
+    /// of one SKU in one transaction), or `serialized` (SQLite).
     #[serde(default)]
     pub strategy: Option<String>,
     /// Make it a hold of this many ms (confirmed/released like stock holds).

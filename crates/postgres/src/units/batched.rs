@@ -6,9 +6,12 @@
 //! LOCKED` statement in the claims' order, hands them out one claim after another in arrival
 //! order (each takes what it wants, or what is left if it allows partial, or nothing), and
 //! writes every claim — the units' status, the allocations, the ledger — in one statement.
-//! A claim left short while units were locked by others is handed back to run on the
-//! per-request path (which retries on contention and tells `insufficient_stock` from
-//! `contention`), exactly as `skip_locked` decides it. (Flat combining: Hendler, Incze, Shavit
+//! A claim that took nothing (and every claim of a batch that failed before its commit) is
+//! handed back to run on the per-request path, which retries on contention and tells
+//! `insufficient_stock` from `contention`, exactly as `skip_locked` decides it; a commit whose
+//! outcome is unknown is `503 outcome_unknown` for the claims that took units. The queue is
+//! bounded per key (`batch_max_queued`); a claim whose caller went away is dropped before a
+//! batch takes it. (Flat combining: Hendler, Incze, Shavit
 //! and Tzafrir, "Flat combining and the synchronization-parallelism tradeoff", SPAA 2010.)
 
 use crate::engine::errors::map_error;
@@ -28,6 +31,7 @@ type Reply = oneshot::Sender<Result<Option<UnitAllocation>>>;
 /// A queue's key: tenant, SKU and the claims' `ORDER BY` text (whitelisted columns only).
 type Key = (String, String, String);
 
+/// One key's waiting claims, and whether a task is running its batches.
 struct Queue {
     pending: Vec<(UnitClaim, Reply)>,
     running: bool,
@@ -80,12 +84,34 @@ impl PgStore {
     }
 }
 
+/// Removes its key's queue when the task running it ends by a panic, so the key's next
+/// claim starts a new task instead of waiting on one that is gone (its waiters hear
+/// `unavailable` from their dropped replies).
+struct KeyGuard<'a> {
+    store: &'a PgStore,
+    key: &'a Key,
+}
+
+impl Drop for KeyGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut queues = self.store.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
+            queues.remove(self.key);
+        }
+    }
+}
+
 /// Run batches of `key` until its queue is empty.
 async fn run_key(store: PgStore, key: Key) {
+    let _guard = KeyGuard {
+        store: &store,
+        key: &key,
+    };
     loop {
         let batch: Vec<(UnitClaim, Reply)> = {
             let mut queues = store.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
             let Some(q) = queues.get_mut(&key) else { return };
+            q.pending.retain(|(_, reply)| !reply.is_closed());
             if q.pending.is_empty() {
                 queues.remove(&key);
                 return;
@@ -94,23 +120,33 @@ async fn run_key(store: PgStore, key: Key) {
             q.pending.drain(..n).collect()
         };
         let (claims, replies): (Vec<UnitClaim>, Vec<Reply>) = batch.into_iter().unzip();
-        match run_batch(&store, &key, &claims).await {
-            Ok(answers) => {
-                for (reply, answer) in replies.into_iter().zip(answers) {
-                    let _ = reply.send(Ok(answer));
-                }
+        let answers: Vec<Result<Option<UnitAllocation>>> = match run_batch(&store, &key, &claims).await {
+            Ok(answers) => answers.into_iter().map(Ok::<_, AllotError>).collect(),
+            Err((e, shares)) => {
+                tracing::warn!(error = %e, claims = claims.len(), "a batch of unit claims failed");
+                // Before its commit nothing was applied: each claim runs on its own path. A
+                // commit of unknown outcome may have applied the claims that took units.
+                let unknown = matches!(e, AllotError::OutcomeUnknown);
+                shares
+                    .iter()
+                    .map(|n| {
+                        if unknown && *n > 0 {
+                            Err(AllotError::OutcomeUnknown)
+                        } else {
+                            Ok(None)
+                        }
+                    })
+                    .collect()
             }
-            // Nothing was applied: every claim runs on its own path.
-            Err(_) => {
-                for reply in replies {
-                    let _ = reply.send(Ok(None));
-                }
-            }
+        };
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            let _ = reply.send(answer);
         }
     }
 }
 
-/// Lock the units of the FIFO pick; wanted, least acceptable, per claim.
+/// The pick's head (`$1` tenant, `$2` SKU); the claims' `ORDER BY`, `LIMIT $3` (the units they
+/// want in all) and `FOR UPDATE SKIP LOCKED` follow.
 const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'";
 
 /// Every claim of the batch in one statement (`$3` unit ids with `$4` their claim, `$6..$8`
@@ -133,39 +169,61 @@ led AS (
 SELECT id, serial, location, lot, received_at, expires_at FROM upd"
 );
 
+/// Why a batch failed, and each claim's share (0 for all when the failure came before the
+/// shares were known).
+type Failed = (AllotError, Vec<i64>);
+
 /// One batch transaction: each claim's allocation, or `None` for the per-request path.
 async fn run_batch(
     store: &PgStore,
     (tenant, sku, order): &Key,
     claims: &[UnitClaim],
-) -> Result<Vec<Option<UnitAllocation>>> {
+) -> std::result::Result<Vec<Option<UnitAllocation>>, Failed> {
+    let none = |e: AllotError| (e, vec![0; claims.len()]);
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
-    let mut client = store.client().await?;
-    let tx = client.transaction().await.map_err(map_error)?;
+    let mut client = store.client().await.map_err(none)?;
+    let tx = client.transaction().await.map_err(|e| none(map_error(e)))?;
     let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
-    let stmt = tx.prepare_cached(&pick).await.map_err(map_error)?;
+    let stmt = tx.prepare_cached(&pick).await.map_err(|e| none(map_error(e)))?;
     let ids: Vec<i64> = tx
         .query(&stmt, &[tenant, sku, &wanted])
         .await
-        .map_err(map_error)?
+        .map_err(|e| none(map_error(e)))?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| r.try_get(0))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| none(map_error(e)))?;
     let shares = hand_out(claims, ids.len() as i64);
     if shares.iter().all(|s| *s == 0) {
         // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
-        tx.rollback().await.map_err(map_error)?;
         return Ok(claims.iter().map(|_| None).collect());
     }
-    let (unit_claims, by_claim) = assign(claims, &shares, &ids);
+    let unit_claims = assign(claims, &shares);
+    let written: &[i64] = &ids[..unit_claims.len()];
     let now = store.now();
     let (c_id, c_n, c_actor) = claimed_columns(claims, &shares);
-    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(map_error)?;
-    let written: &[i64] = &ids[..by_claim];
+    let failed = |e: AllotError| (e, vec![0; claims.len()]);
+    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(|e| failed(map_error(e)))?;
     let params: [&(dyn ToSql + Sync); 8] = [tenant, sku, &written, &unit_claims, &now, &c_id, &c_n, &c_actor];
-    let rows = tx.query(&stmt, &params).await.map_err(map_error)?;
-    tx.commit().await.map_err(map_error)?;
-    Ok(answers(claims, &shares, &ids, unit_rows(&rows), now))
+    let rows = tx.query(&stmt, &params).await.map_err(|e| failed(map_error(e)))?;
+    if rows.len() != written.len() {
+        // Every picked unit is locked by this transaction, so this cannot happen; if it
+        // did, the counts written would not be the units marked: apply nothing.
+        return Err(failed(AllotError::Internal(format!(
+            "a unit batch marked {} of {} units",
+            rows.len(),
+            written.len()
+        ))));
+    }
+    let units = unit_rows(&rows);
+    if let Err(e) = tx.commit().await {
+        let e = match crate::engine::tx::commit_error(e) {
+            crate::engine::tx::TxErr::Fail(AllotError::OutcomeUnknown) => AllotError::OutcomeUnknown,
+            _ => AllotError::Unavailable("a unit batch's commit failed".into()),
+        };
+        return Err((e, shares));
+    }
+    Ok(answers(claims, &shares, &ids, units, now))
 }
 
 /// How many units each claim takes, one after another in arrival order from `available`:
@@ -187,15 +245,14 @@ fn hand_out(claims: &[UnitClaim], available: i64) -> Vec<i64> {
         .collect()
 }
 
-/// The claim of each unit id handed out (`ids` in pick order, consumed from the front), and
-/// how many ids that is.
-fn assign(claims: &[UnitClaim], shares: &[i64], ids: &[i64]) -> (Vec<String>, usize) {
-    let mut out = Vec::with_capacity(ids.len());
+/// The claim of each unit handed out, in pick order (the picked ids are consumed from the
+/// front, claim after claim).
+fn assign(claims: &[UnitClaim], shares: &[i64]) -> Vec<String> {
+    let mut out = Vec::with_capacity(shares.iter().sum::<i64>() as usize);
     for (c, n) in claims.iter().zip(shares) {
         out.extend(std::iter::repeat_n(c.id.clone(), *n as usize));
     }
-    let n = out.len();
-    (out, n)
+    out
 }
 
 /// The claims that took units: id, count, actor.
