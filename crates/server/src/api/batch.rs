@@ -80,6 +80,7 @@ impl Prepared {
 #[utoipa::path(post, path = "/v1/batch", request_body = BatchBody,
     responses((status = 200, body = BatchResults, description = "one result per operation, in order"),
         (status = 400, body = ErrorBody, description = "a malformed operation (named): nothing ran"),
+        (status = 422, body = ErrorBody, description = "an operation its endpoint would refuse with 422 (a SKU on two lines): nothing ran"),
         (status = 429, body = ErrorBody)))]
 pub(super) async fn batch(
     State(st): State<Arc<AppState>>,
@@ -165,9 +166,7 @@ fn prepare(
             holds::hold_request(st, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/holds".into()),
         ),
-        OperationBody::Confirm { id, .. } | OperationBody::Release { id, .. }
-            if super::id_path("hold", &id).is_err() =>
-        {
+        OperationBody::Release { id, .. } if super::id_path("hold", &id).is_err() => {
             Valid::Other(Prepared::Unknown(AllotError::not_found("hold", &id)))
         }
         OperationBody::Cancel { id, .. } if super::id_path("allocation", &id).is_err() => {
@@ -179,6 +178,9 @@ fn prepare(
             idempotency_key,
         } => {
             let part = allot_core::validate::confirm(body.unwrap_or_default(), &st.limits).map_err(in_body)?;
+            if super::id_path("hold", &id).is_err() {
+                return Ok(Valid::Other(Prepared::Unknown(AllotError::not_found("hold", &id))));
+            }
             let key = key(idempotency_key, format!("/v1/holds/{id}/confirm"));
             Valid::Other(Prepared::Confirm(allot_core::hold::Confirm { id, part, actor }, key))
         }
