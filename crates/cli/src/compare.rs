@@ -77,9 +77,6 @@ impl CompareArgs {
 }
 
 pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
-    if let Some(rev) = &a.rev {
-        return tokio::task::block_in_place(|| crate::compare_rev::compare_rev(&a, rev));
-    }
     let (url, server) = bench_target(&a.target).await?;
     let n = a.requests.max(100);
     let mut rows = compare_http_workloads(&url, &a, n).await?;

@@ -166,7 +166,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
-        Cmd::Bench(BenchCmd::Compare(a)) => compare(a).await?,
+        Cmd::Bench(BenchCmd::Compare(a)) => match a.rev.clone() {
+            Some(rev) => tokio::task::block_in_place(|| compare_rev::compare_rev(&a, &rev))?,
+            None => compare(a).await?,
+        },
         Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,
         Cmd::Bench(BenchCmd::Batch(a)) => bench::batch(a).await?,
         Cmd::Bench(BenchCmd::Auto(a)) => bench::auto(a).await?,

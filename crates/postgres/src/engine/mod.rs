@@ -24,3 +24,4 @@ pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_schema;
 pub(crate) mod tx;
+pub(crate) mod unit_queues;

@@ -23,7 +23,7 @@ pub struct PgStore {
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
     /// The `batched` unit claims' queues, per (tenant, SKU, order).
-    pub(crate) unit_batches: std::sync::Arc<crate::units::UnitBatches>,
+    pub(crate) unit_batches: std::sync::Arc<crate::engine::unit_queues::UnitBatches>,
     capabilities: Capabilities,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].

@@ -17,37 +17,13 @@
 use crate::engine::errors::map_error;
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
+use crate::engine::unit_queues::{Key, Queue, Reply};
 use allot_core::Capable;
 use allot_core::{AllocationStatus, AllotError, Result, UnitAllocation, UnitClaim, UnitStrategy};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::sync::Mutex;
 use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
-
-/// What a batch answers a claim: claimed, or `None` to run it on the per-request path.
-type Reply = oneshot::Sender<Result<Option<UnitAllocation>>>;
-
-/// A queue's key: tenant, SKU and the claims' `ORDER BY` text (whitelisted columns only).
-type Key = (String, String, String);
-
-/// One key's waiting claims, and whether a task is running its batches.
-struct Queue {
-    pending: Vec<(UnitClaim, Reply)>,
-    running: bool,
-}
-
-/// Every key's queue of one store.
-#[derive(Default)]
-pub(crate) struct UnitBatches {
-    queues: Mutex<HashMap<Key, Queue>>,
-}
-
-impl std::fmt::Debug for UnitBatches {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UnitBatches").finish_non_exhaustive()
-    }
-}
 
 impl PgStore {
     /// Claim through the key's batch: `Some` when the batch decided it, `None` when it is to

@@ -5,8 +5,6 @@
 mod batched;
 mod reads;
 
-pub(crate) use batched::UnitBatches;
-
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
