@@ -4,9 +4,12 @@
 
 mod common;
 
-use common::Kind;
+use common::{Kind, TestServer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+
+conformance!(exact_on_a_hot_sku, every_operation, keys_are_the_endpoints, every_key_is_the_endpoints);
+conformance!(mod small_batches, |c| c.limits.max_batch_operations = 5; validated_whole);
 
 fn allocate(sku: &str, key: Option<String>, strategy: Option<&str>) -> Value {
     let mut body = json!({"lines": [{"sku": sku, "quantity": 1}]});
@@ -42,9 +45,8 @@ fn strategies(kind: Kind) -> Vec<Option<&'static str>> {
 
 /// A batch of 1000 single-unit allocations on a SKU of 600: exactly 600 succeed, 400 are
 /// short, and the SKU, the ledger and the audit agree.
-async fn exact_on_a_hot_sku(kind: Kind) {
-    let ts = common::start(kind).await;
-    for (i, strategy) in strategies(kind).into_iter().enumerate() {
+async fn exact_on_a_hot_sku(ts: &TestServer) {
+    for (i, strategy) in strategies(ts.kind).into_iter().enumerate() {
         let sku = format!("HOT{i}");
         ts.create_sku(&sku, 600, 1).await;
         let ops: Vec<Value> = (0..1000).map(|_| allocate(&sku, None, strategy)).collect();
@@ -68,19 +70,8 @@ async fn exact_on_a_hot_sku(kind: Kind) {
     ts.assert_audit_clean().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn exact_on_a_hot_sku_postgres() {
-    exact_on_a_hot_sku(Kind::Postgres).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn exact_on_a_hot_sku_sqlite() {
-    exact_on_a_hot_sku(Kind::Sqlite).await;
-}
-
 /// Holds, confirms, releases and cancels in batches, each with the status its endpoint gives.
-async fn every_operation(kind: Kind) {
-    let ts = common::start(kind).await;
+async fn every_operation(ts: &TestServer) {
     ts.create_sku("S", 10, 1).await;
     let hold = json!({"op": "hold", "body": {"lines": [{"sku": "S", "quantity": 2}], "ttl_ms": 60_000}});
     let (s, b) = ts
@@ -138,20 +129,9 @@ async fn every_operation(kind: Kind) {
     ts.assert_audit_clean().await;
 }
 
-#[tokio::test]
-async fn every_operation_postgres() {
-    every_operation(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn every_operation_sqlite() {
-    every_operation(Kind::Sqlite).await;
-}
-
 /// A malformed operation refuses the whole batch, naming it, and nothing runs; so do too
 /// many operations and a key used twice.
-async fn validated_whole(kind: Kind) {
-    let ts = common::start_with(kind, |c| c.limits.max_batch_operations = 5).await;
+async fn validated_whole(ts: &TestServer) {
     ts.create_sku("V", 10, 1).await;
     let bad = json!({"op": "allocate", "body": {"lines": [{"sku": "V", "quantity": 0}]}});
     let ops = json!([allocate("V", None, None), allocate("V", None, None), bad]);
@@ -187,20 +167,9 @@ async fn validated_whole(kind: Kind) {
     assert_eq!(ts.sku("V").await["available"], 10, "nothing ran");
 }
 
-#[tokio::test]
-async fn validated_whole_postgres() {
-    validated_whole(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn validated_whole_sqlite() {
-    validated_whole(Kind::Sqlite).await;
-}
-
 /// An operation's key replays in a batch and on the endpoint alike (the same fingerprint);
 /// the same key with another body is refused for that operation only.
-async fn keys_are_the_endpoints(kind: Kind) {
-    let ts = common::start(kind).await;
+async fn keys_are_the_endpoints(ts: &TestServer) {
     ts.create_sku("K", 10, 1).await;
     let ops = json!([allocate("K", Some("order-1".into()), None), allocate("K", None, None)]);
     let (s, first) = ts.post("/v1/batch", json!({"operations": ops})).await;
@@ -232,16 +201,6 @@ async fn keys_are_the_endpoints(kind: Kind) {
     assert_eq!(b["results"][0]["status"], 422, "{b}");
     assert_eq!(b["results"][1]["status"], 201, "{b}");
     assert_eq!(ts.sku("K").await["available"], 7, "three allocations of one");
-}
-
-#[tokio::test]
-async fn keys_are_the_endpoints_postgres() {
-    keys_are_the_endpoints(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn keys_are_the_endpoints_sqlite() {
-    keys_are_the_endpoints(Kind::Sqlite).await;
 }
 
 /// A key's rate counts every operation of a batch; a batch bigger than a second's worth can
@@ -309,8 +268,7 @@ async fn header_key_refused_and_impossible_ids_are_404() {
 
 /// Keys move between the batch and the endpoints for every operation: a hold, its confirm
 /// (without a body), a release and a cancel, each replayed alone after the batch.
-async fn every_key_is_the_endpoints(kind: Kind) {
-    let ts = common::start(kind).await;
+async fn every_key_is_the_endpoints(ts: &TestServer) {
     ts.create_sku("E", 10, 1).await;
     let hold = json!({"lines": [{"sku": "E", "quantity": 1}], "ttl_ms": 60_000});
     let ops = json!([
@@ -340,16 +298,6 @@ async fn every_key_is_the_endpoints(kind: Kind) {
         assert_eq!(b, done["results"][i]["body"], "{path}");
     }
     assert_eq!(ts.sku("E").await["available"], 9, "one confirmed, the rest back");
-}
-
-#[tokio::test]
-async fn every_key_is_the_endpoints_postgres() {
-    every_key_is_the_endpoints(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn every_key_is_the_endpoints_sqlite() {
-    every_key_is_the_endpoints(Kind::Sqlite).await;
 }
 
 /// `auto` in a batch: a thousand operations on one SKU are its waiters, so they run batched,
