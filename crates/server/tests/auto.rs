@@ -62,7 +62,7 @@ async fn a_hot_sku_turns_batched_exactly_and_cools_back() {
     let sku = ts.sku("HOT").await;
     assert_eq!(sku["auto"]["tier"], "hot", "{sku}");
     assert_eq!(sku["auto"]["strategy"], "batched", "{sku}");
-    let metrics = metrics_text(&ts).await;
+    let metrics = ts.metrics().await;
     assert!(
         metrics.contains("allot_auto_switches_total{to=\"batched\"}"),
         "{metrics}"
@@ -76,22 +76,11 @@ async fn a_hot_sku_turns_batched_exactly_and_cools_back() {
     assert_eq!(b["strategy"], "atomic", "{b}");
     let sku = ts.sku("HOT").await;
     assert_eq!(sku["auto"]["tier"], "cold", "{sku}");
-    let metrics = metrics_text(&ts).await;
+    let metrics = ts.metrics().await;
     assert!(
         metrics.contains("allot_auto_switches_total{to=\"atomic\"}"),
         "{metrics}"
     );
-}
-
-async fn metrics_text(ts: &common::TestServer) -> String {
-    ts.client
-        .get(format!("{}/metrics", ts.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }
 
 /// On SQLite `auto` is accepted and runs with its one strategy.

@@ -140,15 +140,7 @@ async fn basic_flow(ts: &TestServer) {
             "/v1/webhooks/{id}/rotate"
         ]
     );
-    let metrics = ts
-        .client
-        .get(format!("{}/metrics", ts.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = ts.metrics().await;
     assert!(metrics.contains("allot_http_requests_total"));
     assert!(metrics.contains("allot_allocations_total"));
     ts.assert_audit_clean().await;

@@ -228,15 +228,7 @@ async fn priority_and_run_at_order(ts: &TestServer) {
     .await;
     let c = counts(ts, "o").await;
     assert_eq!((c["available"].as_i64(), c["scheduled"].as_i64()), (Some(4), Some(1)));
-    let metrics = ts
-        .client
-        .get(format!("{}/metrics", ts.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = ts.metrics().await;
     // The label is a hash of tenant and queue, never the tenant's queue name.
     let label = {
         use sha2::Digest;

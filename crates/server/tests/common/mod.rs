@@ -225,6 +225,12 @@ impl Api {
         (status, resp.json().await.unwrap_or(Value::Null))
     }
 
+    /// `/metrics`, the Prometheus text.
+    pub async fn metrics(&self) -> String {
+        let resp = self.client.get(format!("{}/metrics", self.url)).send().await.unwrap();
+        resp.text().await.unwrap()
+    }
+
     #[must_use = "check the answer: a setup step that failed must fail the test here"]
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let resp = self
