@@ -8,7 +8,12 @@ use common::{Kind, TestServer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-conformance!(exact_on_a_hot_sku, every_operation, keys_are_the_endpoints, every_key_is_the_endpoints);
+conformance!(
+    exact_on_a_hot_sku,
+    every_operation,
+    keys_are_the_endpoints,
+    every_key_is_the_endpoints
+);
 conformance!(mod small_batches, |c| c.limits.max_batch_operations = 5; validated_whole);
 
 fn allocate(sku: &str, key: Option<String>, strategy: Option<&str>) -> Value {

@@ -50,15 +50,15 @@ pub struct OperationResult {
 
 /// An operation, validated (`auto` not yet picked).
 enum Valid {
-    Allocate(stock::Valid<allot_core::AllocationRequest>, WriteKey),
-    Hold(stock::Valid<allot_core::HoldRequest>, WriteKey),
+    Allocate(super::Valid<allot_core::AllocationRequest>, WriteKey),
+    Hold(super::Valid<allot_core::HoldRequest>, WriteKey),
     Other(Prepared),
 }
 
 /// An operation ready to run.
 enum Prepared {
-    Allocate(stock::Picked<allot_core::AllocationRequest>, WriteKey),
-    Hold(stock::Picked<allot_core::HoldRequest>, WriteKey),
+    Allocate(super::Picked<allot_core::AllocationRequest>, WriteKey),
+    Hold(super::Picked<allot_core::HoldRequest>, WriteKey),
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
@@ -114,8 +114,8 @@ pub(super) async fn batch(
     let prepared: Vec<Prepared> = prepared
         .into_iter()
         .map(|v| match v {
-            Valid::Allocate(req, key) => Prepared::Allocate(stock::pick_allocation(&st, &tenant, req), key),
-            Valid::Hold(req, key) => Prepared::Hold(holds::pick_hold(&st, &tenant, req), key),
+            Valid::Allocate(req, key) => Prepared::Allocate(super::pick(&st, &tenant, req), key),
+            Valid::Hold(req, key) => Prepared::Hold(super::pick(&st, &tenant, req), key),
             Valid::Other(p) => p,
         })
         .collect();

@@ -1,10 +1,9 @@
 //! Holds: create, read, confirm, release.
 
-use super::stock::{Picked, Valid};
 use super::{
-    count_outcome, id_path, named_strategy, pick_auto, respond, Allocation, ApiError, AppState, Arc, Caller,
-    ConfirmBody, ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Response,
-    Result, State, StatusCode, Write,
+    count_outcome, id_path, named_strategy, pick, respond, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
+    ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Picked, Response, Result,
+    State, StatusCode, Valid, Write,
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
@@ -19,7 +18,7 @@ pub(super) async fn create_hold(
     write: Write<JsonBody<HoldBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = pick_hold(&st, &tenant, hold_request(&st, body.value, actor)?);
+    let req = pick(&st, &tenant, hold_request(&st, body.value, actor)?);
     Ok(respond(StatusCode::CREATED, hold(&st, &tenant, req, &key).await?))
 }
 
@@ -35,22 +34,6 @@ pub(super) fn hold_request(
     let mut req = allot_core::validate::hold(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
     req.take.actor = actor;
     Ok((req, named))
-}
-
-/// The strategy of a valid hold: the one it names, or `auto`'s pick by its first SKU.
-pub(super) fn pick_hold(
-    st: &AppState,
-    tenant: &allot_core::Tenant,
-    (mut req, named): Valid<allot_core::HoldRequest>,
-) -> Picked<allot_core::HoldRequest> {
-    match named {
-        Some(strategy) => (req, strategy, None),
-        None => {
-            let (strategy, in_flight) = pick_auto(st, tenant, &req.take.lines[0].sku);
-            req.take.strategy = strategy;
-            (req, strategy, Some(in_flight))
-        }
-    }
 }
 
 /// Make a validated hold under `key`, counted in `allot_holds_total`.

@@ -255,18 +255,59 @@ fn named_strategy(st: &AppState, named: Option<&str>) -> allot_core::Result<Opti
     Ok(Some(stock_strategy(st, named).map_err(|e| e.0)?))
 }
 
-/// The strategy of a valid `auto` request whose first SKU (in lock order) is `first_sku`:
-/// that SKU's contention now (`crate::auto`), with the request's place in flight (held until
-/// it is answered).
-fn pick_auto(st: &AppState, tenant: &allot_core::Tenant, first_sku: &str) -> (Strategy, crate::auto::InFlight) {
-    let supported = |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis();
-    st.auto.pick(tenant.as_str(), first_sku, supported, st.default_strategy)
+/// A validated stock request and the strategy it names (or the server default); `None` for
+/// `auto`, picked only once the request is valid ([`pick`]).
+type Valid<R> = (R, Option<Strategy>);
+
+/// A validated stock request, the strategy it runs with, and (for `auto`) its place in
+/// flight, held until it is answered.
+type Picked<R> = (R, Strategy, Option<crate::auto::InFlight>);
+
+/// A validated stock request as `auto` sees it: the allocation it takes.
+trait TakesStock {
+    /// The allocation (an allocation itself, or what a hold takes).
+    fn take_mut(&mut self) -> &mut allot_core::AllocationRequest;
+}
+
+impl TakesStock for allot_core::AllocationRequest {
+    fn take_mut(&mut self) -> &mut allot_core::AllocationRequest {
+        self
+    }
+}
+
+impl TakesStock for allot_core::HoldRequest {
+    fn take_mut(&mut self) -> &mut allot_core::AllocationRequest {
+        &mut self.take
+    }
+}
+
+/// The strategy of a valid stock request: the one it names, or for `auto` its first SKU's
+/// (in lock order) contention now (`crate::auto`), written into it, with the request's place
+/// in flight.
+fn pick<R: TakesStock>(st: &AppState, tenant: &allot_core::Tenant, (mut req, named): Valid<R>) -> Picked<R> {
+    if let Some(strategy) = named {
+        return (req, strategy, None);
+    }
+    let take = req.take_mut();
+    let (strategy, in_flight) = st.auto.pick(
+        tenant.as_str(),
+        &take.lines[0].sku,
+        auto_supported(st),
+        st.default_strategy,
+    );
+    take.strategy = strategy;
+    (req, strategy, Some(in_flight))
+}
+
+/// The strategies `auto` may choose on this server: those its store runs, never Redis's.
+fn auto_supported(st: &AppState) -> impl Fn(Strategy) -> bool + '_ {
+    |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis()
 }
 
 /// How `auto` stands for `tenant`'s `sku` on this instance.
 fn auto_view(st: &AppState, tenant: &allot_core::Tenant, sku: &str) -> Option<allot_core::auto::AutoView> {
-    let supported = |s: Strategy| st.stores.require(s).is_ok() && !s.needs_redis();
-    st.auto.view(tenant.as_str(), sku, supported, st.default_strategy)
+    st.auto
+        .view(tenant.as_str(), sku, auto_supported(st), st.default_strategy)
 }
 
 /// A unit, booking or claim strategy named by a request, or the store's `default` when none

@@ -1,10 +1,10 @@
 //! SKUs, adjustments, the ledger and allocations.
 
 use super::{
-    auto_view, count_outcome, id_path, named_strategy, pick_auto, query, respond, AdjustmentBody, Allocation,
+    auto_view, count_outcome, id_path, named_strategy, pick, query, respond, AdjustmentBody, Allocation,
     AllocationBody, ApiError, AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody,
-    LedgerEntry, NoBody, Path, Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode, ToSchema,
-    Write,
+    LedgerEntry, NoBody, Path, Picked, Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode,
+    ToSchema, Valid, Write,
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
@@ -112,17 +112,9 @@ pub(super) async fn create_allocation(
     write: Write<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = pick_allocation(&st, &tenant, allocation_request(&st, body.value, actor)?);
+    let req = pick(&st, &tenant, allocation_request(&st, body.value, actor)?);
     Ok(respond(StatusCode::CREATED, allocate(&st, &tenant, req, &key).await?))
 }
-
-/// A validated stock request and the strategy it names (or the server default); `None` for
-/// `auto`, picked only once the request is valid.
-pub(super) type Valid<R> = (R, Option<allot_core::Strategy>);
-
-/// A validated stock request, the strategy it runs with, and (for `auto`) its place in
-/// flight, held until it is answered.
-pub(super) type Picked<R> = (R, allot_core::Strategy, Option<crate::auto::InFlight>);
 
 /// An allocation from its body: the strategy resolved (the server default when it names
 /// none), a new id, validated, and made by `actor`. Errors name the body's fields.
@@ -136,23 +128,6 @@ pub(super) fn allocation_request(
     let mut req = allot_core::validate::allocation(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
     req.actor = actor;
     Ok((req, named))
-}
-
-/// The strategy of a valid allocation: the one it names, or `auto`'s pick by its first SKU
-/// in lock order.
-pub(super) fn pick_allocation(
-    st: &AppState,
-    tenant: &allot_core::Tenant,
-    (mut req, named): Valid<allot_core::AllocationRequest>,
-) -> Picked<allot_core::AllocationRequest> {
-    match named {
-        Some(strategy) => (req, strategy, None),
-        None => {
-            let (strategy, in_flight) = pick_auto(st, tenant, &req.lines[0].sku);
-            req.strategy = strategy;
-            (req, strategy, Some(in_flight))
-        }
-    }
 }
 
 /// Run a validated allocation under `key`, counted in `allot_allocations_total`.
