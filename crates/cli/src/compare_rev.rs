@@ -89,7 +89,8 @@ fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
 /// The release binary of `sha`, built in its own worktree (kept for the next comparison).
 fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
     let dir = root.join("target/compare-rev");
-    let tree = dir.join(&sha[..12.min(sha.len())]);
+    let short = &sha[..12.min(sha.len())];
+    let tree = dir.join(short);
     if !tree.exists() {
         std::fs::create_dir_all(&dir)?;
         git(
@@ -97,36 +98,32 @@ fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
             Some(root),
         )?;
     }
-    let target = dir.join("target");
-    eprintln!("== building {sha} in {} (release)", tree.display());
-    let status = Command::new("cargo")
-        .args(["build", "--release", "-p", "allot"])
-        .current_dir(&tree)
-        .env("CARGO_TARGET_DIR", &target)
-        .status()
-        .context("run cargo")?;
-    if !status.success() {
-        bail!("the build of {sha} failed");
-    }
-    // The tree's binary now; later builds of other revisions overwrite the shared one.
-    let bin = dir.join(format!("allot-{}", &sha[..12.min(sha.len())]));
-    std::fs::copy(target.join("release/allot"), &bin)?;
+    let built = cargo_release(&tree, &dir.join("target"), sha)?;
+    // Copied: later builds of other revisions overwrite the shared target directory's.
+    let bin = dir.join(format!("allot-{short}"));
+    std::fs::copy(built, &bin)?;
     Ok(bin)
 }
 
 /// The release binary of the working tree as it is now (built, so an older or debug binary
 /// is never what is compared).
 fn build_working_tree(root: &Path) -> anyhow::Result<PathBuf> {
-    eprintln!("== building the working tree (release)");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    cargo_release(root, &target, "the working tree")
+}
+
+/// `cargo build --release -p allot` in `tree` into `target`; the binary's path.
+fn cargo_release(tree: &Path, target: &Path, what: &str) -> anyhow::Result<PathBuf> {
+    eprintln!("== building {what} in {} (release)", tree.display());
     let status = Command::new("cargo")
         .args(["build", "--release", "-p", "allot"])
-        .current_dir(root)
+        .current_dir(tree)
+        .env("CARGO_TARGET_DIR", target)
         .status()
         .context("run cargo")?;
     if !status.success() {
-        bail!("the build of the working tree failed");
+        bail!("the build of {what} failed");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     Ok(target.join("release/allot"))
 }
 
