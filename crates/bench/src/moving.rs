@@ -5,12 +5,11 @@
 
 use crate::load::{post, run_id};
 use crate::BenchError;
-use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Options of the moving-hot-set workload.
 #[derive(Debug, Clone)]
@@ -101,42 +100,35 @@ async fn run_one(
     strategy: &str,
     skus: &Arc<Vec<String>>,
 ) -> Result<MovingReport, BenchError> {
-    let next = Arc::new(AtomicU64::new(0));
     let ok: Arc<Vec<AtomicU64>> = Arc::new(skus.iter().map(|_| AtomicU64::new(0)).collect());
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..opts.clients.max(1) {
-        let (client, next, ok, skus, opts) = (client.clone(), next.clone(), ok.clone(), skus.clone(), opts.clone());
-        let strategy = strategy.to_string();
-        tasks.push(tokio::spawn(async move {
-            let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-            let url = format!("{}/v1/allocations", opts.url);
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= opts.requests {
-                    return Ok::<_, BenchError>(hist);
-                }
-                let s = sku_of(i, &opts);
-                let body = json!({"lines": [{"sku": skus[s], "quantity": 1}], "strategy": strategy});
-                let t0 = Instant::now();
-                let (status, answer) = post(&client, &url, &body).await?;
-                hist.saturating_record(t0.elapsed().as_micros() as u64);
-                match status {
-                    201 => {
-                        ok[s].fetch_add(1, Ordering::Relaxed);
-                    }
-                    409 if answer["error"]["code"] == "insufficient_stock" => {}
-                    _ => return Err(BenchError::Setup(format!("{strategy}: {status} {answer}"))),
-                }
+    let (http, url): (_, Arc<str>) = (client.clone(), format!("{}/v1/allocations", opts.url).into());
+    let (shared, counted, order, strategy_name) = (skus.clone(), ok.clone(), opts.clone(), strategy.to_string());
+    let run = crate::load::drive(strategy, opts.clients, opts.requests, false, move |i| {
+        let s = sku_of(i, &order);
+        let body = json!({"lines": [{"sku": shared[s], "quantity": 1}], "strategy": strategy_name});
+        let (http, url, counted) = (http.clone(), url.clone(), counted.clone());
+        async move {
+            let outcome = match post(&http, &url, &body).await {
+                Ok((status, answer)) => crate::load::outcome_of(status, &answer, 201),
+                Err(e) => format!("client_error: {e}"),
+            };
+            if outcome == "ok" {
+                counted[s].fetch_add(1, Ordering::Relaxed);
             }
-        }));
-    }
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-    for t in tasks {
-        let _ = hist.add(t.await.map_err(|e| BenchError::Setup(e.to_string()))??);
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    let mut violations = Vec::new();
+            crate::load::Sample {
+                outcome,
+                ..Default::default()
+            }
+        }
+    })
+    .await?;
+    let (hist, elapsed) = (&run.hist, run.elapsed_s);
+    let mut violations: Vec<String> = run
+        .outcomes
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "ok" | "insufficient_stock"))
+        .map(|(k, n)| format!("{n} answers {k}"))
+        .collect();
     let mut successes = 0;
     for (sku, n) in skus.iter().zip(ok.iter()) {
         let n = n.load(Ordering::Relaxed);

@@ -11,9 +11,8 @@ use axum::http::StatusCode;
 use axum::routing::post as route_post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What the no-op handler reached.
 #[derive(Debug, Clone, Copy)]
@@ -62,39 +61,34 @@ pub async fn noop_ceiling(clients: usize, requests: u64) -> Result<Ceiling, Benc
         .pool_max_idle_per_host(clients)
         .timeout(Duration::from_secs(60))
         .build()?;
-    let issued = Arc::new(AtomicU64::new(0));
+    let url: Arc<str> = format!("{url}/v1/allocations").into();
     let cpu_before = process_cpu_us();
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..clients.max(1) {
-        let (client, issued, url) = (client.clone(), issued.clone(), format!("{url}/v1/allocations"));
-        tasks.push(tokio::spawn(async move {
-            let mut hist = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-            while issued.fetch_add(1, Ordering::Relaxed) < requests {
-                let body = json!({"lines": [{"sku": "noop", "quantity": 1}], "strategy": "batched"});
-                let t0 = Instant::now();
-                let (status, _) = post(&client, &url, &body).await?;
-                hist.saturating_record(t0.elapsed().as_micros() as u64);
-                if status != 201 {
-                    return Err(BenchError::Setup(format!("the no-op handler answered {status}")));
-                }
+    let run = crate::load::drive("no-op handler", clients, requests, false, move |_| {
+        let (client, url) = (client.clone(), url.clone());
+        async move {
+            let body = json!({"lines": [{"sku": "noop", "quantity": 1}], "strategy": "batched"});
+            let outcome = match post(&client, &url, &body).await {
+                Ok((status, answer)) => crate::load::outcome_of(status, &answer, 201),
+                Err(e) => format!("client_error: {e}"),
+            };
+            crate::load::Sample {
+                outcome,
+                ..Default::default()
             }
-            Ok(hist)
-        }));
-    }
-    let mut hist = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-    for t in tasks {
-        let h = t.await.map_err(|e| BenchError::Setup(e.to_string()))??;
-        let _ = hist.add(h);
-    }
-    let elapsed = started.elapsed().as_secs_f64();
+        }
+    })
+    .await;
     let cpu = process_cpu_us()
         .zip(cpu_before)
         .map(|(a, b)| (a - b) as f64 / requests as f64);
     task.abort();
+    let run = run?;
+    if let Some((other, _)) = run.outcomes.iter().find(|(k, _)| k.as_str() != "ok") {
+        return Err(BenchError::Setup(format!("the no-op handler answered {other}")));
+    }
     Ok(Ceiling {
-        requests_per_s: requests as f64 / elapsed,
-        latency_us_p99: hist.value_at_quantile(0.99),
+        requests_per_s: requests as f64 / run.elapsed_s,
+        latency_us_p99: run.hist.value_at_quantile(0.99),
         cpu_us_per_request: cpu,
     })
 }
