@@ -211,14 +211,7 @@ async fn check(
             opts.stock - seen.successes as i64
         ));
     }
-    let audit = crate::load::get(client, &format!("{}/v1/audit", opts.url)).await?;
-    let bad = audit["violations"]
-        .as_array()
-        .map(|v| v.iter().filter(|v| v["sku"] == sku).count())
-        .unwrap_or(1);
-    if bad > 0 {
-        violations.push(format!("audit: {bad} violations"));
-    }
+    crate::flash_sale::audit_clean(client, &opts.url, sku, &mut violations).await?;
     Ok(violations)
 }
 

@@ -156,7 +156,13 @@ async fn run_one(
         oversold,
         mut violations,
     } = check_invariants(&run.per_sku_ok, &final_on_hand, n, opts.stock, &run.rejections);
-    let audit_clean = audit_clean(client, opts, &format!("flash-{run_id}-{strategy}-"), &mut violations).await?;
+    let audit_clean = audit_clean(
+        client,
+        &opts.url,
+        &format!("flash-{run_id}-{strategy}-"),
+        &mut violations,
+    )
+    .await?;
     let (hist, elapsed) = (&run.hist, run.elapsed_s);
     let pct = |q: f64| hist.value_at_quantile(q);
     Ok(Some(StrategyReport {
@@ -322,18 +328,13 @@ impl Client {
 
 /// Whether `/v1/audit` is clean for this run's SKUs (those starting with `prefix`); adds a
 /// violation when not.
-async fn audit_clean(
+pub(crate) async fn audit_clean(
     client: &reqwest::Client,
-    opts: &FlashSaleOptions,
+    url: &str,
     prefix: &str,
     violations: &mut Vec<String>,
 ) -> Result<bool, BenchError> {
-    let audit: Value = client
-        .get(format!("{}/v1/audit", opts.url))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let audit: Value = client.get(format!("{url}/v1/audit")).send().await?.json().await?;
     let bad: Vec<&Value> = audit["violations"]
         .as_array()
         .map(|v| {

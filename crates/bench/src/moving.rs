@@ -141,6 +141,8 @@ async fn run_one(
             ));
         }
     }
+    let prefix = skus[0].trim_end_matches(|c: char| c.is_ascii_digit());
+    crate::flash_sale::audit_clean(client, &opts.url, prefix, &mut violations).await?;
     Ok(MovingReport {
         strategy: strategy.to_string(),
         allocations_per_s: successes as f64 / elapsed,
