@@ -213,8 +213,7 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
 fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Executed<T>>) -> OperationResult {
     let mut fault = None;
     let (status, bytes, replayed) = match result {
-        Ok(Executed::Fresh(v)) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
-        Ok(Executed::Replayed(r)) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
+        Ok(ex) => super::answer_parts(status, ex),
         Err(e) => {
             let status = crate::error::status_of(&e);
             if status.is_server_error() {

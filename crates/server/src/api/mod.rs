@@ -214,10 +214,7 @@ async fn not_found(uri: Uri) -> ApiError {
 /// The response of an idempotent request: fresh (rendered exactly as it was stored) or
 /// replayed (stored status and body, `Idempotent-Replayed: true`).
 fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
-    let (status, body, replayed) = match ex {
-        Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
-        Executed::Replayed(r) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
-    };
+    let (status, body, replayed) = answer_parts(status, ex);
     let mut resp = (
         status,
         [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
@@ -229,6 +226,15 @@ fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
     }
     resp
+}
+
+/// The status, body and replay flag of an idempotent write's answer: fresh, `status` and the
+/// value; replayed, the stored status and body.
+fn answer_parts<T: Serialize>(status: StatusCode, ex: Executed<T>) -> (StatusCode, Vec<u8>, bool) {
+    match ex {
+        Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
+        Executed::Replayed(r) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
+    }
 }
 
 /// The request's stock strategy, or the server default; one the store cannot run (a Redis
