@@ -2,7 +2,7 @@
 //! connections (one by default) each sending its batches one after the other, per strategy;
 //! then the checks (successes == min(N, k), on_hand == k - successes, audit clean).
 
-use crate::load::{post, resolve_strategies, run_id};
+use crate::load::{resolve_strategies, run_id};
 use crate::BenchError;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -67,16 +67,7 @@ pub async fn batch_bench(opts: &BatchOptions) -> Result<Vec<BatchReport>, BenchE
     let all = ["atomic", "pessimistic", "optimistic", "segmented", "batched"];
     for strategy in resolve_strategies(&client, &opts.url, &opts.strategies, &all).await? {
         let sku = format!("batch-{run_id}-{strategy}");
-        match post(
-            &client,
-            &format!("{}/v1/skus", opts.url),
-            &json!({"sku": sku, "on_hand": opts.stock}),
-        )
-        .await?
-        {
-            (201, _) => {}
-            (s, b) => return Err(BenchError::Setup(format!("create sku: {s} {b}"))),
-        }
+        crate::load::create_sku(&client, &opts.url, &sku, opts.stock).await?;
         reports.push(run_one(&client, opts, &strategy, &sku).await?);
     }
     Ok(reports)

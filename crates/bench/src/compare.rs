@@ -155,17 +155,7 @@ pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
 
 /// Create a one-bucket SKU through the API (the pgbench reference's hot row).
 pub async fn create_reference_sku(url: &str, sku: &str, on_hand: i64) -> Result<(), crate::BenchError> {
-    let client = reqwest::Client::new();
-    let (status, body) = crate::load::post(
-        &client,
-        &format!("{url}/v1/skus"),
-        &serde_json::json!({"sku": sku, "on_hand": on_hand}),
-    )
-    .await?;
-    if status != 201 {
-        return Err(crate::BenchError::Setup(format!("creating {sku}: {status} {body}")));
-    }
-    Ok(())
+    crate::load::create_sku(&reqwest::Client::new(), url, sku, on_hand).await
 }
 
 /// Whether `tool --version` runs (the tool is on the PATH).

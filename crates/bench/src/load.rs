@@ -185,6 +185,20 @@ where
     Ok(c)
 }
 
+/// Make the SKU `sku` with `on_hand` on the server at `url` (`201`, else a setup error).
+pub(crate) async fn create_sku(client: &reqwest::Client, url: &str, sku: &str, on_hand: i64) -> Result<(), BenchError> {
+    match post(
+        client,
+        &format!("{url}/v1/skus"),
+        &serde_json::json!({"sku": sku, "on_hand": on_hand}),
+    )
+    .await?
+    {
+        (201, _) => Ok(()),
+        (status, body) => Err(BenchError::Setup(format!("creating {sku}: {status} {body}"))),
+    }
+}
+
 pub(crate) async fn post(client: &reqwest::Client, url: &str, body: &Value) -> Result<(u16, Value), BenchError> {
     let resp = client.post(url).json(body).send().await?;
     let status = resp.status().as_u16();

@@ -64,16 +64,7 @@ pub async fn moving_bench(opts: &MovingOptions) -> Result<Vec<MovingReport>, Ben
                 .collect(),
         );
         for sku in skus.iter() {
-            match post(
-                &client,
-                &format!("{}/v1/skus", opts.url),
-                &json!({"sku": sku, "on_hand": opts.stock}),
-            )
-            .await?
-            {
-                (201, _) => {}
-                (s, b) => return Err(BenchError::Setup(format!("create sku: {s} {b}"))),
-            }
+            crate::load::create_sku(&client, &opts.url, sku, opts.stock).await?;
         }
         reports.push(run_one(&client, opts, strategy, &skus).await?);
     }
