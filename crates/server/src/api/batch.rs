@@ -62,8 +62,6 @@ enum Prepared {
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
-    /// An id no object can have: `404 not_found`, as its endpoint answers, without a read.
-    Unknown(AllotError),
 }
 
 impl Prepared {
@@ -166,21 +164,12 @@ fn prepare(
             holds::hold_request(st, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/holds".into()),
         ),
-        OperationBody::Release { id, .. } if super::id_path("hold", &id).is_err() => {
-            Valid::Other(Prepared::Unknown(AllotError::not_found("hold", &id)))
-        }
-        OperationBody::Cancel { id, .. } if super::id_path("allocation", &id).is_err() => {
-            Valid::Other(Prepared::Unknown(AllotError::not_found("allocation", &id)))
-        }
         OperationBody::Confirm {
             id,
             body,
             idempotency_key,
         } => {
             let part = allot_core::validate::confirm(body.unwrap_or_default(), &st.limits).map_err(in_body)?;
-            if super::id_path("hold", &id).is_err() {
-                return Ok(Valid::Other(Prepared::Unknown(AllotError::not_found("hold", &id))));
-            }
             let key = key(idempotency_key, format!("/v1/holds/{id}/confirm"));
             Valid::Other(Prepared::Confirm(allot_core::hold::Confirm { id, part, actor }, key))
         }
@@ -205,7 +194,6 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
             rendered(StatusCode::OK, holds::release(st, tenant, id, actor, &key).await)
         }
         Prepared::Cancel(id, actor, key) => rendered(StatusCode::OK, stock::cancel(st, tenant, id, actor, &key).await),
-        Prepared::Unknown(e) => rendered::<()>(StatusCode::OK, Err(e)),
     }
 }
 

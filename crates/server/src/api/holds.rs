@@ -78,7 +78,6 @@ pub(super) async fn confirm_hold(
     write: Write<OptionalJsonBody<ConfirmBody>>,
 ) -> Result<Response, ApiError> {
     let (OptionalJsonBody(body), key) = write.split();
-    id_path("hold", &id)?;
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
     let confirm = allot_core::hold::Confirm { id, part, actor };
     Ok(respond(
@@ -87,13 +86,15 @@ pub(super) async fn confirm_hold(
     ))
 }
 
-/// Confirm a hold (its `part` validated) under `key`, counted in `allot_hold_finishes_total`.
+/// Confirm a hold (its `part` validated) under `key` (an id no hold can have is `not_found`),
+/// counted in `allot_hold_finishes_total`.
 pub(super) async fn confirm_hold_as(
     st: &AppState,
     tenant: &allot_core::Tenant,
     confirm: allot_core::hold::Confirm,
     key: &WriteKey,
 ) -> allot_core::Result<Executed<Allocation>> {
+    id_path("hold", &confirm.id).map_err(|e| e.0)?;
     let result = st
         .stores
         .holds
