@@ -14,7 +14,7 @@ use std::time::Duration;
 pub struct BookingsOptions {
     /// Base URL of a running server (loopback).
     pub url: String,
-    /// `exclusion`, `advisory`, `naive`, `serialized`, a list, or `all`.
+    /// `exclusion`, `batched`, `advisory`, `naive`, `serialized`, a list, or `all`.
     pub strategies: Vec<String>,
     /// Concurrent clients (C).
     pub clients: usize,
@@ -40,7 +40,7 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
         &client,
         &opts.url,
         &opts.strategies,
-        &["exclusion", "advisory", "naive"],
+        &["exclusion", "batched", "advisory", "naive"],
     )
     .await?;
     let run = run_id();

@@ -186,15 +186,20 @@ pub enum BookingStrategy {
     Naive,
     /// SQLite: one serialized write transaction.
     Serialized,
+    /// PostgreSQL: flat combining across resources. The bookings waiting on a lane are decided
+    /// together in one transaction (the resources' advisory locks, one read of what is in the
+    /// way, one insert), in arrival order; the exclusion constraint still guards every row.
+    Batched,
 }
 
 impl BookingStrategy {
     /// Every booking strategy.
-    pub const ALL: [BookingStrategy; 4] = [
+    pub const ALL: [BookingStrategy; 5] = [
         BookingStrategy::Exclusion,
         BookingStrategy::Advisory,
         BookingStrategy::Naive,
         BookingStrategy::Serialized,
+        BookingStrategy::Batched,
     ];
 
     /// Wire name.
@@ -204,6 +209,7 @@ impl BookingStrategy {
             BookingStrategy::Advisory => "advisory",
             BookingStrategy::Naive => "naive",
             BookingStrategy::Serialized => "serialized",
+            BookingStrategy::Batched => "batched",
         }
     }
 

@@ -6,7 +6,9 @@
 //! Constraints", with btree_gist for the `=` on text); `advisory` — a transaction-scoped
 //! advisory lock on the FNV-1a hash of the resource (PostgreSQL docs 13.3.5 "Advisory
 //! Locks"), then check and insert; `naive` — check then insert, the race kept for the
-//! benchmark; `serialized` — SQLite's one writer.
+//! benchmark; `serialized` — SQLite's one writer; `batched` — the bookings waiting on a lane
+//! decided together in one transaction under the resources' advisory locks (flat combining,
+//! as the stock and unit strategies of that name), the constraint still guarding each row.
 
 pub mod validate;
 
@@ -62,7 +64,8 @@ pub struct BookingBody {
     /// Free-form JSON kept with the booking.
     #[serde(default)]
     pub metadata: Option<serde_json::Value>,
-    /// `exclusion` (default on PostgreSQL), `advisory`, `naive` (unsafe flag), `serialized` (SQLite).
+    /// `exclusion` (default on PostgreSQL), `batched`, `advisory`, `naive` (unsafe flag),
+    /// `serialized` (SQLite).
     #[serde(default)]
     pub strategy: Option<String>,
     /// Make it a tentative (`held`) booking for this many ms.

@@ -14,6 +14,7 @@ pub(crate) mod batched;
 pub(crate) mod combiner;
 pub(crate) mod config;
 pub(crate) mod errors;
+pub(crate) mod flat;
 pub(crate) mod listen;
 pub(crate) mod location_rows;
 pub(crate) mod migrate;
@@ -24,4 +25,3 @@ pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_schema;
 pub(crate) mod tx;
-pub(crate) mod unit_queues;

@@ -8,6 +8,19 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The queues of `batched` unit claims, per (tenant, SKU, the claims' `ORDER BY` text of
+/// whitelisted columns); `None` answers a claim that runs on the per-request path.
+pub(crate) type UnitBatches = crate::engine::flat::FlatQueues<
+    (String, String, String),
+    allot_core::UnitClaim,
+    Option<allot_core::UnitAllocation>,
+>;
+
+/// The queues of `batched` bookings, per lane; each request with its tenant; `None` answers
+/// a booking that runs on the per-request path.
+pub(crate) type BookingBatches =
+    crate::engine::flat::FlatQueues<usize, (String, allot_core::BookingRequest), Option<allot_core::Booking>>;
+
 /// The PostgreSQL stock store. Cheap to clone (the pool is shared).
 #[derive(Clone)]
 pub struct PgStore {
@@ -23,7 +36,9 @@ pub struct PgStore {
     /// The `batched` strategy's combiner (`None` in the stores its lanes run on).
     pub(crate) combiner: Option<std::sync::Arc<crate::engine::combiner::Combiner>>,
     /// The `batched` unit claims' queues, per (tenant, SKU, order).
-    pub(crate) unit_batches: std::sync::Arc<crate::engine::unit_queues::UnitBatches>,
+    pub(crate) unit_batches: std::sync::Arc<UnitBatches>,
+    /// The `batched` bookings' queues, per lane.
+    pub(crate) booking_batches: std::sync::Arc<BookingBatches>,
     capabilities: Capabilities,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
@@ -46,7 +61,11 @@ fn capabilities(cfg: &PgConfig) -> Capabilities {
         Strategy::Segmented,
         Strategy::Batched,
     ];
-    let mut bookings = vec![BookingStrategy::Exclusion, BookingStrategy::Advisory];
+    let mut bookings = vec![
+        BookingStrategy::Exclusion,
+        BookingStrategy::Advisory,
+        BookingStrategy::Batched,
+    ];
     if cfg.allow_unsafe_strategies {
         stock.push(Strategy::Naive);
         bookings.push(BookingStrategy::Naive);
@@ -106,6 +125,7 @@ impl PgStore {
             listener: std::sync::Arc::new(crate::engine::listen::Listener::new(cfg.url.clone())),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             unit_batches: Default::default(),
+            booking_batches: Default::default(),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),
         })

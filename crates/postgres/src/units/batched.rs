@@ -1,28 +1,24 @@
-//! `batched` unit claims: flat combining per (tenant, SKU, order). A claim joins its key's
-//! queue; when no batch of the key is running it starts one — a task, so a caller that goes
-//! away cannot abandon a batch between its commit and its answers — which takes everything
-//! queued (up to `batch_max_requests`), runs one transaction and answers each claim, until the
-//! queue is empty. The transaction locks the units the claims need in one `FOR UPDATE SKIP
-//! LOCKED` statement in the claims' order, hands them out one claim after another in arrival
-//! order (each takes what it wants, or what is left if it allows partial, or nothing), and
+//! `batched` unit claims: flat combining per (tenant, SKU, order) on `engine/flat.rs`'s
+//! queues: a batch takes what is queued (up to `batch_max_requests`), runs one transaction
+//! and answers each claim, until the queue is empty. The transaction locks the units the
+//! claims need in one `FOR UPDATE SKIP LOCKED` statement in the claims' order, hands them out
+//! one claim after another in arrival order (each takes what it wants, or what is left if it allows partial, or nothing), and
 //! writes every claim — the units' status, the allocations, the ledger — in one statement.
 //! A claim that took nothing (and every claim of a batch that failed before its commit) is
 //! handed back to run on the per-request path, which retries on contention and tells
 //! `insufficient_stock` from `contention`, exactly as `skip_locked` decides it; a commit whose
 //! outcome is unknown is `503 outcome_unknown` for the claims that took units. The queue is
 //! bounded per key (`batch_max_queued`); a claim whose caller went away is dropped before a
-//! batch takes it. (Flat combining: Hendler, Incze, Shavit
-//! and Tzafrir, "Flat combining and the synchronization-parallelism tradeoff", SPAA 2010.)
+//! batch takes it.
 
 use crate::engine::errors::map_error;
+use crate::engine::flat::Reply;
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
-use crate::engine::unit_queues::{Key, Queue, Reply};
 use allot_core::Capable;
 use allot_core::{AllocationStatus, AllotError, Result, UnitAllocation, UnitClaim, UnitStrategy};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use tokio::sync::oneshot;
 use tokio_postgres::types::ToSql;
 
 impl PgStore {
@@ -36,66 +32,21 @@ impl PgStore {
         order: &str,
     ) -> Result<Option<UnitAllocation>> {
         let key = (tenant.to_string(), req.sku.clone(), order.to_string());
-        let (tx, rx) = oneshot::channel();
-        let start = {
-            let mut queues = self.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
-            let q = queues.entry(key.clone()).or_insert_with(|| Queue {
-                pending: Vec::new(),
-                running: false,
-            });
-            if q.pending.len() >= self.limits.batch_max_queued {
-                return Err(AllotError::Unavailable(format!(
-                    "unit batch queue full (batch_max_queued = {})",
-                    self.limits.batch_max_queued
-                )));
-            }
-            q.pending.push((req, tx));
-            !std::mem::replace(&mut q.running, true)
-        };
-        if start {
+        let joined = self
+            .unit_batches
+            .join(&key, req, self.limits.batch_max_queued, "unit")?;
+        if joined.start {
             tokio::spawn(run_key(self.clone(), key));
         }
-        rx.await
-            .unwrap_or_else(|_| Err(AllotError::Unavailable("the unit batch stopped".into())))
-    }
-}
-
-/// Removes its key's queue when the task running it ends by a panic, so the key's next
-/// claim starts a new task instead of waiting on one that is gone (its waiters hear
-/// `unavailable` from their dropped replies).
-struct KeyGuard<'a> {
-    store: &'a PgStore,
-    key: &'a Key,
-}
-
-impl Drop for KeyGuard<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            let mut queues = self.store.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
-            queues.remove(self.key);
-        }
+        joined.answer("unit").await
     }
 }
 
 /// Run batches of `key` until its queue is empty.
 async fn run_key(store: PgStore, key: Key) {
-    let _guard = KeyGuard {
-        store: &store,
-        key: &key,
-    };
-    loop {
-        let batch: Vec<(UnitClaim, Reply)> = {
-            let mut queues = store.unit_batches.queues.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(q) = queues.get_mut(&key) else { return };
-            q.pending.retain(|(_, reply)| !reply.is_closed());
-            if q.pending.is_empty() {
-                queues.remove(&key);
-                return;
-            }
-            let n = q.pending.len().min(store.limits.batch_max_requests.max(1));
-            q.pending.drain(..n).collect()
-        };
-        let (claims, replies): (Vec<UnitClaim>, Vec<Reply>) = batch.into_iter().unzip();
+    let _guard = store.unit_batches.guard(&key);
+    while let Some(batch) = store.unit_batches.next_batch(&key, store.limits.batch_max_requests) {
+        let (claims, replies): (Vec<UnitClaim>, Vec<Reply<Option<UnitAllocation>>>) = batch.into_iter().unzip();
         let answers: Vec<Result<Option<UnitAllocation>>> = match run_batch(&store, &key, &claims).await {
             Ok(answers) => answers.into_iter().map(Ok::<_, AllotError>).collect(),
             Err((e, shares)) => {
@@ -120,6 +71,9 @@ async fn run_key(store: PgStore, key: Key) {
         }
     }
 }
+
+/// A queue's key: tenant, SKU and the claims' `ORDER BY` text.
+type Key = (String, String, String);
 
 /// The pick's head (`$1` tenant, `$2` SKU); the claims' `ORDER BY`, `LIMIT $3` (the units they
 /// want in all) and `FOR UPDATE SKIP LOCKED` follow.

@@ -21,6 +21,8 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::error::SqlState;
 
+mod batched;
+
 const COLS: &str =
     "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, metadata, status, strategy, expires_at,
      created_at";
@@ -153,7 +155,7 @@ impl PgStore {
                 // insert itself) only orders concurrent inserts on one resource: unordered, two
                 // inserts that each find the other's uncommitted entry wait on each other, and
                 // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
-                let exclusion = req.strategy == BookingStrategy::Exclusion;
+                let exclusion = matches!(req.strategy, BookingStrategy::Exclusion | BookingStrategy::Batched);
                 if !exclusion {
                     guard_without_constraint(tx, tenant, req, now).await?;
                 }
@@ -293,6 +295,11 @@ impl BookingStore for PgStore {
     async fn book(&self, tenant: &Tenant, req: BookingRequest, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
+        }
+        if req.strategy == BookingStrategy::Batched && idem.is_none() {
+            if let Some(b) = self.book_batched(tenant.as_str(), req.clone()).await? {
+                return Ok(Executed::Fresh(b));
+            }
         }
         for _ in 0..MAX_BOOKING_ATTEMPTS {
             let now = self.now();

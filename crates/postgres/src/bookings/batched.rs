@@ -1,0 +1,360 @@
+//! `batched` bookings: flat combining across resources on `engine/flat.rs`'s queues. A
+//! booking joins the queue of its lane (the hash of its tenant and resource, so one resource
+//! always lands on one lane of an instance); a lane's batch — up to `batch_max_requests`
+//! bookings over any resources — is one transaction:
+//!
+//! 1. the advisory lock of every resource in it (`pg_advisory_xact_lock`, the same key the
+//!    `exclusion` and `advisory` strategies take), in ascending key order so two batches
+//!    never wait on each other in a cycle;
+//! 2. one read, in a snapshot taken after the locks, of the blocking bookings in the way of
+//!    each request;
+//! 3. the decision in Rust, in arrival order ([`decide`]): a live booking in the way refuses
+//!    the request naming it, as `exclusion` would; else an earlier booking of the same batch
+//!    in the way refuses it naming that one; else it is made;
+//! 4. the overdue holds in the way of what is made expired, and everything made inserted in
+//!    one statement (the exclusion constraint still checks every row), then the commit.
+//!
+//! A keyed booking runs on the per-request path (as `exclusion`); so does every booking of a
+//! batch that failed before its commit (a 23P01 from a hold extended meanwhile included). A
+//! commit whose outcome is unknown is `503 outcome_unknown` for the bookings it made. The
+//! queue is bounded per lane (`batch_max_queued`).
+
+use super::resource_key;
+use crate::engine::errors::map_error;
+use crate::engine::flat::Reply;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{commit_error, TxErr};
+use allot_core::booking::BookingStatus;
+use allot_core::Capable;
+use allot_core::{AllotError, Booking, BookingRequest, Result};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeSet, HashMap};
+use tokio_postgres::types::ToSql;
+
+/// Lanes of `batched` bookings per instance: batches of different lanes run at once (their
+/// resources differ, so they never wait on each other's locks inside one instance).
+const BOOKING_LANES: u64 = 4;
+
+/// A request of a batch: its tenant and the booking.
+type Item = (String, BookingRequest);
+
+/// The locks, ascending (`$1`); `unnest` hands them to the function in array order.
+const SQL_LOCK: &str = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::int8[]) AS k";
+
+/// The blocking bookings in the way of request `i` (1-based; `$1..$4` each request's tenant,
+/// resource, start and end), the guarded strategies' only, as `exclusion` sees them.
+const SQL_IN_WAY: &str = "SELECT r.i, b.id, b.status, b.expires_at
+    FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY
+         AS r(tenant, resource, s, e, i)
+    JOIN bookings b ON b.tenant = r.tenant AND b.resource = r.resource AND b.during && tstzrange(r.s, r.e, '[)')
+   WHERE b.status IN ('confirmed', 'held') AND b.strategy <> 'naive'
+   ORDER BY r.i, b.id";
+
+/// Expire the overdue holds (`$1` tenants, `$2` ids) at `$3`.
+const SQL_EXPIRE: &str = "UPDATE bookings b SET status = 'expired', status_at = $3
+    FROM unnest($1::text[], $2::text[]) AS o(tenant, id)
+   WHERE b.tenant = o.tenant AND b.id = o.id AND b.status = 'held' AND b.expires_at <= $3";
+
+/// Insert every booking made (`$1..$9` columns, `$10` now).
+const SQL_INSERT_MANY: &str =
+    "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
+     SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $10
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
+                   $7::jsonb[], $8::text[], $9::timestamptz[])
+         AS r(t, id, resource, s, e, holder, metadata, status, expires_at)";
+
+impl PgStore {
+    /// Book through the lane's batch: `Some` when the batch made it, an overlap when it
+    /// refused it, `None` when it is to run on the per-request path. A full queue
+    /// (`batch_max_queued` per lane) is `503 unavailable` at once.
+    pub(crate) async fn book_batched(&self, tenant: &str, req: BookingRequest) -> Result<Option<Booking>> {
+        let lane = (resource_key(tenant, &req.resource) as u64 % BOOKING_LANES) as usize;
+        let joined = self.booking_batches.join(
+            &lane,
+            (tenant.to_string(), req),
+            self.limits.batch_max_queued,
+            "booking",
+        )?;
+        if joined.start {
+            tokio::spawn(run_lane(self.clone(), lane));
+        }
+        joined.answer("booking").await
+    }
+}
+
+/// Run batches of `lane` until its queue is empty.
+async fn run_lane(store: PgStore, lane: usize) {
+    let _guard = store.booking_batches.guard(&lane);
+    while let Some(batch) = store.booking_batches.next_batch(&lane, store.limits.batch_max_requests) {
+        let (items, replies): (Vec<Item>, Vec<Reply<Option<Booking>>>) = batch.into_iter().unzip();
+        let answers = match run_batch(&store, &items).await {
+            Ok(answers) => answers,
+            Err(Failed { error, verdicts }) => {
+                tracing::warn!(error = %error, bookings = items.len(), "a batch of bookings failed");
+                fallback(&error, verdicts, items.len())
+            }
+        };
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+/// The answers of a failed batch: a booking it made under a commit of unknown outcome is
+/// `outcome_unknown`; one refused by a stored booking stays refused; every other one runs on
+/// the per-request path (nothing of the batch was applied, or what refused it may not exist).
+fn fallback(error: &AllotError, verdicts: Option<Vec<Verdict>>, n: usize) -> Vec<Result<Option<Booking>>> {
+    let unknown = matches!(error, AllotError::OutcomeUnknown);
+    match verdicts {
+        None => (0..n).map(|_| Ok(None)).collect(),
+        Some(v) => v
+            .into_iter()
+            .map(|v| match v {
+                Verdict::Made if unknown => Err(AllotError::OutcomeUnknown),
+                Verdict::Stored(id) => Err(overlap(id)),
+                _ => Ok(None),
+            })
+            .collect(),
+    }
+}
+
+fn overlap(id: String) -> AllotError {
+    AllotError::BookingOverlap {
+        conflicting_booking_id: Some(id),
+    }
+}
+
+/// Why a batch failed, and its verdicts when it failed at its commit.
+struct Failed {
+    error: AllotError,
+    verdicts: Option<Vec<Verdict>>,
+}
+
+impl From<tokio_postgres::Error> for Failed {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failed {
+            error: map_error(e),
+            verdicts: None,
+        }
+    }
+}
+
+impl From<AllotError> for Failed {
+    fn from(error: AllotError) -> Self {
+        Failed { error, verdicts: None }
+    }
+}
+
+/// One batch transaction: each booking made or refused.
+async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<Result<Option<Booking>>>, Failed> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await?;
+    let keys: Vec<i64> = items
+        .iter()
+        .map(|(t, r)| resource_key(t, &r.resource))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let stmt = tx.prepare_cached(SQL_LOCK).await?;
+    tx.execute(&stmt, &[&keys]).await?;
+    let now = store.now();
+    let in_way = read_in_way(&tx, items, now).await?;
+    let (verdicts, overdue) = decide(items, &in_way);
+    if !overdue.is_empty() {
+        let (tenants, ids): (Vec<String>, Vec<String>) = overdue.into_iter().unzip();
+        let stmt = tx.prepare_cached(SQL_EXPIRE).await?;
+        tx.execute(&stmt, &[&tenants, &ids, &now]).await?;
+    }
+    let made: Vec<Booking> = items
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| **v == Verdict::Made)
+        .map(|((_, r), _)| r.to_booking(now))
+        .collect();
+    if !made.is_empty() {
+        insert_made(&tx, items, &verdicts, &made, now).await?;
+    }
+    if let Err(e) = tx.commit().await {
+        let error = match commit_error(e) {
+            TxErr::Fail(AllotError::OutcomeUnknown) => AllotError::OutcomeUnknown,
+            _ => AllotError::Unavailable("a booking batch's commit failed".into()),
+        };
+        return Err(Failed {
+            error,
+            verdicts: Some(verdicts),
+        });
+    }
+    let mut made = made.into_iter();
+    Ok(verdicts
+        .into_iter()
+        .map(|v| match v {
+            Verdict::Made => Ok(made.next()),
+            Verdict::Stored(id) | Verdict::Batch(id) => Err(overlap(id)),
+        })
+        .collect())
+}
+
+/// A stored booking in a request's way: its id, and whether it still blocks at the batch's
+/// now (`false`: a hold past its expiry, to be expired).
+#[derive(Debug, Clone)]
+struct InWay {
+    id: String,
+    live: bool,
+}
+
+/// What is in each request's way, in request order.
+async fn read_in_way(
+    tx: &deadpool_postgres::Transaction<'_>,
+    items: &[Item],
+    now: DateTime<Utc>,
+) -> std::result::Result<Vec<Vec<InWay>>, Failed> {
+    let tenants: Vec<&str> = items.iter().map(|(t, _)| t.as_str()).collect();
+    let resources: Vec<&str> = items.iter().map(|(_, r)| r.resource.as_str()).collect();
+    let starts: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.start).collect();
+    let ends: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.end).collect();
+    let stmt = tx.prepare_cached(SQL_IN_WAY).await?;
+    let rows = tx.query(&stmt, &[&tenants, &resources, &starts, &ends]).await?;
+    let mut in_way = vec![Vec::new(); items.len()];
+    for r in rows {
+        let i: i64 = r.try_get(0)?;
+        let status = BookingStatus::parse(r.try_get(2)?)
+            .ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
+        let slot = usize::try_from(i - 1)
+            .ok()
+            .and_then(|i| in_way.get_mut(i))
+            .ok_or_else(|| AllotError::Internal("a booking batch read an unknown request".into()))?;
+        slot.push(InWay {
+            id: r.try_get(1)?,
+            live: status.effective(r.try_get(3)?, now).blocks(),
+        });
+    }
+    Ok(in_way)
+}
+
+/// Insert the bookings `made` (the requests whose verdict is [`Verdict::Made`], in order).
+async fn insert_made(
+    tx: &deadpool_postgres::Transaction<'_>,
+    items: &[Item],
+    verdicts: &[Verdict],
+    made: &[Booking],
+    now: DateTime<Utc>,
+) -> std::result::Result<(), Failed> {
+    let tenants: Vec<&str> = items
+        .iter()
+        .zip(verdicts)
+        .filter(|(_, v)| **v == Verdict::Made)
+        .map(|((t, _), _)| t.as_str())
+        .collect();
+    let ids: Vec<&str> = made.iter().map(|b| b.id.as_str()).collect();
+    let resources: Vec<&str> = made.iter().map(|b| b.resource.as_str()).collect();
+    let starts: Vec<DateTime<Utc>> = made.iter().map(|b| b.start).collect();
+    let ends: Vec<DateTime<Utc>> = made.iter().map(|b| b.end).collect();
+    let holders: Vec<&str> = made.iter().map(|b| b.holder.as_str()).collect();
+    let metadata: Vec<Option<&serde_json::Value>> = made.iter().map(|b| b.metadata.as_ref()).collect();
+    let statuses: Vec<&str> = made.iter().map(|b| b.status.as_str()).collect();
+    let expiries: Vec<Option<DateTime<Utc>>> = made.iter().map(|b| b.expires_at).collect();
+    let params: [&(dyn ToSql + Sync); 10] = [
+        &tenants, &ids, &resources, &starts, &ends, &holders, &metadata, &statuses, &expiries, &now,
+    ];
+    let stmt = tx.prepare_cached(SQL_INSERT_MANY).await?;
+    tx.execute(&stmt, &params).await?;
+    Ok(())
+}
+
+/// What a batch decided for one booking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    /// Made by the batch.
+    Made,
+    /// Refused: this stored live booking is in the way.
+    Stored(String),
+    /// Refused: this booking, made earlier in the same batch, is in the way.
+    Batch(String),
+}
+
+/// Decide a batch in arrival order from what is stored in each request's way (`in_way[i]`,
+/// by id): the verdicts, and the overdue holds (tenant, id) in the way of what is made.
+fn decide(items: &[Item], in_way: &[Vec<InWay>]) -> (Vec<Verdict>, BTreeSet<(String, String)>) {
+    let mut made: HashMap<(&str, &str), Vec<&BookingRequest>> = HashMap::new();
+    let mut overdue = BTreeSet::new();
+    let verdicts = items
+        .iter()
+        .zip(in_way)
+        .map(|((tenant, req), stored)| {
+            if let Some(live) = stored.iter().find(|b| b.live) {
+                return Verdict::Stored(live.id.clone());
+            }
+            let earlier = made.entry((tenant.as_str(), req.resource.as_str())).or_default();
+            if let Some(b) = earlier.iter().find(|b| b.start < req.end && req.start < b.end) {
+                return Verdict::Batch(b.id.clone());
+            }
+            earlier.push(req);
+            overdue.extend(stored.iter().map(|b| (tenant.clone(), b.id.clone())));
+            Verdict::Made
+        })
+        .collect();
+    (verdicts, overdue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decide, InWay, Verdict};
+    use allot_core::{BookingRequest, BookingStrategy};
+    use chrono::{TimeZone, Utc};
+
+    fn req(id: &str, resource: &str, from_h: u32, to_h: u32) -> (String, BookingRequest) {
+        let at = |h| Utc.with_ymd_and_hms(2030, 1, 1, h, 0, 0).unwrap();
+        let r = BookingRequest {
+            id: id.into(),
+            resource: resource.into(),
+            start: at(from_h),
+            end: at(to_h),
+            holder: "h".into(),
+            metadata: None,
+            strategy: BookingStrategy::Batched,
+            hold_ttl_ms: None,
+        };
+        ("t".into(), r)
+    }
+
+    fn stored(id: &str, live: bool) -> InWay {
+        InWay { id: id.into(), live }
+    }
+
+    /// In arrival order: a live stored booking refuses; an earlier one of the batch on the
+    /// same resource refuses; touching half-open ranges and other resources do not; overdue
+    /// holds are expired only in the way of what is made.
+    #[test]
+    fn arrival_order_and_half_open() {
+        let items = [
+            req("a", "R", 1, 3),
+            req("b", "R", 2, 4),
+            req("c", "R", 3, 5),
+            req("d", "S", 1, 3),
+            req("e", "S", 5, 6),
+            req("f", "S", 5, 6),
+        ];
+        let in_way = [
+            vec![stored("old", false)],
+            vec![stored("old", false)],
+            vec![],
+            vec![stored("x", false), stored("y", true)],
+            vec![stored("z", false)],
+            vec![stored("z", false)],
+        ];
+        let (v, overdue) = decide(&items, &in_way);
+        assert_eq!(
+            v,
+            [
+                Verdict::Made,
+                Verdict::Batch("a".into()),
+                Verdict::Made,
+                Verdict::Stored("y".into()),
+                Verdict::Made,
+                Verdict::Batch("e".into()),
+            ]
+        );
+        let overdue: Vec<&str> = overdue.iter().map(|(_, id)| id.as_str()).collect();
+        assert_eq!(overdue, ["old", "z"]);
+    }
+}

@@ -1,0 +1,149 @@
+//! Flat-combining queues, one per key: plain data and channels, nothing that touches the
+//! database, shared by `batched` unit claims (`units/batched.rs`, keyed by tenant, SKU and
+//! order) and `batched` bookings (`bookings/batched.rs`, keyed by lane).
+//!
+//! A request joins its key's queue; when no task of the key is running, the one that joined
+//! starts it. That task takes what is queued (up to a batch), decides it in one transaction,
+//! answers each request and goes on until the queue is empty; a caller that goes away cannot
+//! abandon a batch between its commit and its answers. (Flat combining: Hendler, Incze,
+//! Shavit and Tzafrir, "Flat combining and the synchronization-parallelism tradeoff",
+//! SPAA 2010.)
+
+use allot_core::{AllotError, Result};
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+
+/// Where a request's answer goes.
+pub(crate) type Reply<A> = oneshot::Sender<Result<A>>;
+
+/// One key's waiting requests, and whether a task is running its batches.
+struct Queue<T, A> {
+    pending: Vec<(T, Reply<A>)>,
+    running: bool,
+}
+
+/// Every key's queue of one store.
+pub(crate) struct FlatQueues<K, T, A> {
+    queues: Mutex<HashMap<K, Queue<T, A>>>,
+}
+
+impl<K, T, A> Default for FlatQueues<K, T, A> {
+    fn default() -> Self {
+        FlatQueues {
+            queues: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<K, T, A> std::fmt::Debug for FlatQueues<K, T, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatQueues").finish_non_exhaustive()
+    }
+}
+
+/// A joined request: where its answer comes, and whether the caller must start the key's
+/// task (no task of the key was running).
+pub(crate) struct Joined<A> {
+    pub(crate) answer: oneshot::Receiver<Result<A>>,
+    pub(crate) start: bool,
+}
+
+impl<A> Joined<A> {
+    /// The answer; `503 unavailable` when the task ended without one (it panicked).
+    pub(crate) async fn answer(self, what: &str) -> Result<A> {
+        self.answer
+            .await
+            .unwrap_or_else(|_| Err(AllotError::Unavailable(format!("the {what} batch stopped"))))
+    }
+}
+
+impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, Queue<T, A>>> {
+        self.queues.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queue `item` under `key`. With `max_queued` already waiting there it is
+    /// `503 unavailable` at once (`what` names the queue in the message).
+    pub(crate) fn join(&self, key: &K, item: T, max_queued: usize, what: &str) -> Result<Joined<A>> {
+        let (tx, rx) = oneshot::channel();
+        let mut queues = self.lock();
+        let q = queues.entry(key.clone()).or_insert_with(|| Queue {
+            pending: Vec::new(),
+            running: false,
+        });
+        if q.pending.len() >= max_queued {
+            return Err(AllotError::Unavailable(format!(
+                "{what} batch queue full (batch_max_queued = {max_queued})"
+            )));
+        }
+        q.pending.push((item, tx));
+        Ok(Joined {
+            answer: rx,
+            start: !std::mem::replace(&mut q.running, true),
+        })
+    }
+
+    /// The next batch of `key`: up to `max` requests in arrival order, those whose caller went
+    /// away dropped first. `None` when nothing waits: the key's queue is then removed, so the
+    /// next request starts a new task.
+    pub(crate) fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>)>> {
+        let mut queues = self.lock();
+        let q = queues.get_mut(key)?;
+        q.pending.retain(|(_, reply)| !reply.is_closed());
+        if q.pending.is_empty() {
+            queues.remove(key);
+            return None;
+        }
+        let n = q.pending.len().min(max.max(1));
+        Some(q.pending.drain(..n).collect())
+    }
+
+    /// A guard for the task running `key`: if the task panics, the key's queue is removed,
+    /// so its next request starts a new task instead of waiting on one that is gone (its
+    /// waiters hear `unavailable` from their dropped replies).
+    pub(crate) fn guard<'a>(&'a self, key: &'a K) -> RunGuard<'a, K, T, A> {
+        RunGuard { queues: self, key }
+    }
+}
+
+/// See [`FlatQueues::guard`].
+pub(crate) struct RunGuard<'a, K: Hash + Eq + Clone, T, A> {
+    queues: &'a FlatQueues<K, T, A>,
+    key: &'a K,
+}
+
+impl<K: Hash + Eq + Clone, T, A> Drop for RunGuard<'_, K, T, A> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.queues.lock().remove(self.key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlatQueues;
+
+    /// The first request starts the task, the next ones do not; a batch is at most `max`, in
+    /// arrival order; a full queue refuses; an empty one is removed (the next starts anew).
+    #[test]
+    fn join_and_take() {
+        let q: FlatQueues<u8, u32, u32> = FlatQueues::default();
+        let a = q.join(&1, 10, 3, "test").unwrap();
+        let b = q.join(&1, 11, 3, "test").unwrap();
+        let c = q.join(&1, 12, 3, "test").unwrap();
+        assert!(a.start && !b.start && !c.start);
+        assert!(q.join(&1, 13, 3, "test").is_err(), "full at 3");
+        drop(b);
+        let batch: Vec<u32> = q.next_batch(&1, 5).unwrap().into_iter().map(|(t, _)| t).collect();
+        assert_eq!(batch, [10, 12], "the dropped caller's request is gone");
+        assert!(q.next_batch(&1, 5).is_none());
+        assert!(
+            q.join(&1, 14, 3, "test").unwrap().start,
+            "a new task after the queue emptied"
+        );
+        drop((a, c));
+    }
+}
