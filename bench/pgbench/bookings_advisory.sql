@@ -7,12 +7,12 @@
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended(:prefix || :r, 0));
 SELECT count(*) AS n FROM bookings
- WHERE resource = :prefix || :r AND status IN ('confirmed', 'held')
+ WHERE tenant = 'default' AND resource = :prefix || :r AND status IN ('confirmed', 'held')
    AND during && tstzrange(timestamptz '2030-01-01' + :d * interval '1 day',
                            timestamptz '2030-01-01' + (:d + 3) * interval '1 day', '[)') \gset
 \if :n = 0
-INSERT INTO bookings (id, resource, during, holder, status, strategy, created_at)
-VALUES (gen_random_uuid()::text, :prefix || :r,
+INSERT INTO bookings (tenant, id, resource, during, holder, status, strategy, created_at)
+VALUES ('default', gen_random_uuid()::text, :prefix || :r,
         tstzrange(timestamptz '2030-01-01' + :d * interval '1 day',
                   timestamptz '2030-01-01' + (:d + 3) * interval '1 day', '[)'),
         'pgbench', 'confirmed', 'advisory', now());

@@ -218,23 +218,32 @@ pub fn pgbench_available() -> bool {
     tool_available("pgbench")
 }
 
-/// Run `pgbench -n -c clients -j 2 -T seconds -f script` with `-D name=value` defines against
-/// `database_url`; the tps it prints, or `None` when it failed.
+/// How long a pgbench run lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PgbenchRun {
+    /// `-T`: this many seconds.
+    Seconds(u64),
+    /// `-t`: this many transactions per client (for a script that uses something up, such
+    /// as a pool of units, so the run cannot outlast it).
+    TransactionsPerClient(u64),
+}
+
+/// Run `pgbench -n -c clients -j 2 (-T s | -t n) -f script` with `-D name=value` defines
+/// against `database_url`; the tps it prints, or `None` when it failed.
 pub fn pgbench_tps(
     database_url: &str,
     script: &Path,
     clients: usize,
-    seconds: u64,
+    run: PgbenchRun,
     defines: &[(&str, String)],
 ) -> Option<f64> {
     let mut cmd = std::process::Command::new("pgbench");
-    cmd.args(["-n", "-j", "2"])
-        .arg("-c")
-        .arg(clients.to_string())
-        .arg("-T")
-        .arg(seconds.to_string())
-        .arg("-f")
-        .arg(script);
+    cmd.args(["-n", "-j", "2"]).arg("-c").arg(clients.to_string());
+    match run {
+        PgbenchRun::Seconds(s) => cmd.arg("-T").arg(s.to_string()),
+        PgbenchRun::TransactionsPerClient(t) => cmd.arg("-t").arg(t.to_string()),
+    };
+    cmd.arg("-f").arg(script);
     for (k, v) in defines {
         cmd.arg("-D").arg(format!("{k}={v}"));
     }
@@ -245,6 +254,22 @@ pub fn pgbench_tps(
         return None;
     }
     parse_pgbench_tps(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// [`pgbench_tps`] of a script given as text (`name` labels its temporary file, removed
+/// after the run).
+pub fn pgbench_script_tps(
+    database_url: &str,
+    (name, sql): (&str, &str),
+    clients: usize,
+    run: PgbenchRun,
+    defines: &[(&str, String)],
+) -> Option<f64> {
+    let script = std::env::temp_dir().join(format!("allot-{name}-{}.sql", std::process::id()));
+    std::fs::write(&script, sql).ok()?;
+    let tps = pgbench_tps(database_url, &script, clients, run, defines);
+    let _ = std::fs::remove_file(&script);
+    tps
 }
 
 /// The tps figure of pgbench's report (`tps = 1234.5 (without initial connection time)`).

@@ -27,8 +27,9 @@ pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
 pub use compare::{
-    create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_tps,
-    redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,
+    create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_tps,
+    pgbench_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart,
+    CompareRow, PgbenchRun,
 };
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
@@ -38,7 +39,7 @@ pub use moving::{moving_bench, render_moving_table, MovingOptions, MovingReport}
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
 pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
-pub use units::{units_bench, UnitsOptions};
+pub use units::{create_unit_pool, units_bench, UnitsOptions};
 
 /// Why a benchmark could not run (not an invariant failure: those are in the report).
 #[derive(Debug, thiserror::Error)]

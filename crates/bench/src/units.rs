@@ -40,6 +40,12 @@ pub struct UnitsOptions {
     pub progress: bool,
 }
 
+/// A unit pool for a reference run (pgbench's `units_skip_locked.sql`): `n` units of `sku`,
+/// made as the benchmark's own pools are ([`fill`]).
+pub async fn create_unit_pool(url: &str, sku: &str, n: u64) -> Result<(), BenchError> {
+    fill(&reqwest::Client::new(), url, sku, n).await
+}
+
 /// Insert `n` units into `sku` through the API, 10 000 per request, 4 requests at a time.
 async fn fill(client: &reqwest::Client, url: &str, sku: &str, n: u64) -> Result<(), BenchError> {
     const BATCH: u64 = 10_000;

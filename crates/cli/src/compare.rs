@@ -84,13 +84,11 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs(Workload::Queue)) {
         rows.extend(compare_queue(db, &a).await?);
     }
-    // The textbook reference: the single conditional UPDATE on one hot row, same database.
-    if let Some(db) = database_url
-        .as_deref()
-        .filter(|u| u.starts_with("postgres") && a.runs(Workload::HotSku))
-    {
+    // The textbook references (pgbench, same database): the conditional UPDATE on one hot
+    // row, the single-statement unit claim, the advisory-lock booking transaction.
+    if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
         if allot_bench::pgbench_available() {
-            add_pgbench_reference(&mut rows, &url, db, &a).await?;
+            crate::compare_refs::add_pgbench_references(&mut rows, &url, db, &a).await?;
         }
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.
@@ -186,7 +184,7 @@ async fn compare_flows(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec
             clients: a.clients.min(64),
             pool_units: 50_000,
             requests: (n / 2).max(100),
-            min_quantity: 1,
+            min_quantity: 3,
             max_quantity: 3,
             scarce_units: 200,
             order_by: vec!["received_at".into(), "location".into()],
@@ -294,30 +292,6 @@ pub(crate) async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<V
             )
         })
         .collect())
-}
-
-/// pgbench's hot-SKU script on the same database, as the reference of the hot-SKU rows.
-pub(crate) async fn add_pgbench_reference(
-    rows: &mut [allot_bench::CompareRow],
-    url: &str,
-    db: &str,
-    a: &CompareArgs,
-) -> anyhow::Result<()> {
-    eprintln!("== pgbench: hot_sku");
-    let sku = format!("pgbench-hot-{}", std::process::id());
-    allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
-    let script = std::env::temp_dir().join(format!("allot-hot-sku-{}.sql", std::process::id()));
-    std::fs::write(&script, include_str!("../../../bench/pgbench/hot_sku.sql"))?;
-    // At most 64 pgbench clients: the server's pool holds connections too, and more
-    // clients cannot make one hot row go faster.
-    let clients = a.clients.min(64);
-    let tps = allot_bench::pgbench_tps(db, &script, clients, a.pgbench_seconds, &[("sku", format!("'{sku}'"))]);
-    let _ = std::fs::remove_file(&script);
-    for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
-        r.pgbench_tps = tps;
-        r.reference = tps.map(|_| "pgbench".to_string());
-    }
-    Ok(())
 }
 
 /// Print the table, write it with the JSON and the chart under `--out`, and fail when a

@@ -73,15 +73,11 @@ fn reference(a: &LocationsArgs, sku: &str) -> Option<f64> {
         return None;
     }
     eprintln!("== pgbench: locations");
-    let script = std::env::temp_dir().join(format!("allot-locations-{}.sql", std::process::id()));
-    std::fs::write(&script, include_str!("../../../bench/pgbench/locations.sql")).ok()?;
-    let tps = allot_bench::pgbench_tps(
+    allot_bench::pgbench_script_tps(
         db,
-        &script,
+        ("locations", include_str!("../../../bench/pgbench/locations.sql")),
         a.clients.min(32),
-        a.pgbench_seconds,
+        allot_bench::PgbenchRun::Seconds(a.pgbench_seconds),
         &[("sku", format!("'{sku}'"))],
-    );
-    let _ = std::fs::remove_file(&script);
-    tps
+    )
 }

@@ -17,6 +17,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench;
 mod compare;
+mod compare_refs;
 mod compare_rev;
 mod config;
 mod keys;

@@ -1,0 +1,114 @@
+//! `allot bench compare`'s pgbench references: what a careful engineer would write by hand,
+//! run by pgbench on the same database right after allot's rows, each the reference of the
+//! rows of its workload (the table prints allot's rate over it).
+//!
+//! - `hot_sku`: the single conditional relative UPDATE on one hot row (`hot_sku.sql`);
+//! - `spread`: the same UPDATE on a random one of `--spread` SKUs (`spread.sql`);
+//! - `units/large`: the single-statement `FOR UPDATE SKIP LOCKED` claim of 3 units, in the
+//!   order the workload claims (`units_skip_locked.sql`), on a pool of its own;
+//! - `bookings`: the advisory-lock check-then-insert transaction (`bookings_advisory.sql`).
+
+use crate::compare::{CompareArgs, Workload};
+use allot_bench::{CompareRow, PgbenchRun};
+
+/// At most this many pgbench clients: the server's pool holds connections too, and more
+/// clients cannot make one hot row go faster.
+const MAX_PGBENCH_CLIENTS: usize = 64;
+
+/// Units each pgbench unit claim takes (the script's `LIMIT 3`).
+const UNITS_PER_CLAIM: u64 = 3;
+
+/// Run the reference of every workload asked for and set it on that workload's rows.
+pub(crate) async fn add_pgbench_references(
+    rows: &mut [CompareRow],
+    url: &str,
+    db: &str,
+    a: &CompareArgs,
+) -> anyhow::Result<()> {
+    let clients = a.clients.min(MAX_PGBENCH_CLIENTS);
+    let run = std::process::id();
+    if a.runs(Workload::HotSku) {
+        eprintln!("== pgbench: hot_sku");
+        let sku = format!("pgbench-hot-{run}");
+        allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
+        let tps = allot_bench::pgbench_script_tps(
+            db,
+            ("hot-sku", include_str!("../../../bench/pgbench/hot_sku.sql")),
+            clients,
+            PgbenchRun::Seconds(a.pgbench_seconds),
+            &[("sku", format!("'{sku}'"))],
+        );
+        set_reference(rows, |r| r.workload == "hot_sku", tps);
+    }
+    if a.runs(Workload::Spread) {
+        eprintln!("== pgbench: spread");
+        let prefix = format!("pgbench-spread-{run}-");
+        create_skus(url, &prefix, a.spread.max(1)).await?;
+        let tps = allot_bench::pgbench_script_tps(
+            db,
+            ("spread", include_str!("../../../bench/pgbench/spread.sql")),
+            clients,
+            PgbenchRun::Seconds(a.pgbench_seconds),
+            &[("prefix", format!("'{prefix}'")), ("n", a.spread.max(1).to_string())],
+        );
+        set_reference(rows, |r| r.workload == "spread", tps);
+    }
+    if a.runs(Workload::Units) {
+        eprintln!("== pgbench: units");
+        // As many claims as the workload's, from a pool that holds them all: a claim that
+        // finds the pool empty would be fast and would flatter the reference.
+        let per_client = ((a.requests / 2).max(100) / clients as u64).max(1);
+        let sku = format!("pgbench-units-{run}");
+        allot_bench::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
+        let tps = allot_bench::pgbench_script_tps(
+            db,
+            ("units", include_str!("../../../bench/pgbench/units_skip_locked.sql")),
+            clients,
+            PgbenchRun::TransactionsPerClient(per_client),
+            &[("sku", format!("'{sku}'"))],
+        );
+        set_reference(rows, |r| r.workload == "units/large", tps);
+    }
+    if a.runs(Workload::Bookings) {
+        eprintln!("== pgbench: bookings");
+        let tps = allot_bench::pgbench_script_tps(
+            db,
+            ("bookings", include_str!("../../../bench/pgbench/bookings_advisory.sql")),
+            clients,
+            PgbenchRun::Seconds(a.pgbench_seconds),
+            &[("prefix", format!("'pgbench-{run}-'"))],
+        );
+        set_reference(rows, |r| r.workload == "bookings", tps);
+    }
+    Ok(())
+}
+
+/// SKUs `prefix0` .. `prefix{n-1}`, each with more stock than a reference run can take, made
+/// through the API by [`CREATORS`] tasks.
+async fn create_skus(url: &str, prefix: &str, n: u32) -> anyhow::Result<()> {
+    let mut set = tokio::task::JoinSet::new();
+    for first in 0..CREATORS.min(n) {
+        let (url, prefix) = (url.to_string(), prefix.to_string());
+        set.spawn(async move {
+            for i in (first..n).step_by(CREATORS as usize) {
+                allot_bench::create_reference_sku(&url, &format!("{prefix}{i}"), 1_000_000_000).await?;
+            }
+            Ok::<_, allot_bench::BenchError>(())
+        });
+    }
+    while let Some(done) = set.join_next().await {
+        done??;
+    }
+    Ok(())
+}
+
+/// Concurrent requests that make the spread reference's SKUs.
+const CREATORS: u32 = 16;
+
+/// Make `tps` (when pgbench ran) the reference of the rows `of` picks.
+fn set_reference(rows: &mut [CompareRow], of: impl Fn(&CompareRow) -> bool, tps: Option<f64>) {
+    for r in rows.iter_mut().filter(|r| of(r)) {
+        r.pgbench_tps = tps;
+        r.reference = tps.map(|_| "pgbench".to_string());
+    }
+}
