@@ -88,7 +88,17 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     // row, the single-statement unit claim, the advisory-lock booking transaction.
     if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
         if allot_bench::pgbench_available() {
-            crate::compare_refs::add_pgbench_references(&mut rows, &url, db, &a).await?;
+            let refs = crate::compare_refs::References {
+                hot_sku: a.runs(Workload::HotSku),
+                spread: a.runs(Workload::Spread),
+                units: a.runs(Workload::Units),
+                bookings: a.runs(Workload::Bookings),
+                clients: a.clients,
+                requests: a.requests,
+                spread_skus: a.spread,
+                pgbench_seconds: a.pgbench_seconds,
+            };
+            crate::compare_refs::add_pgbench_references(&mut rows, &url, db, &refs).await?;
         }
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.

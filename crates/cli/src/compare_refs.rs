@@ -3,13 +3,32 @@
 //! rows of its workload (the table prints allot's rate over it).
 //!
 //! - `hot_sku`: the single conditional relative UPDATE on one hot row (`hot_sku.sql`);
-//! - `spread`: the same UPDATE on a random one of `--spread` SKUs (`spread.sql`);
+//! - `spread`: the same UPDATE on a random one of the spread workload's SKUs (`spread.sql`);
 //! - `units/large`: the single-statement `FOR UPDATE SKIP LOCKED` claim of 3 units, in the
 //!   order the workload claims (`units_skip_locked.sql`), on a pool of its own;
 //! - `bookings`: the advisory-lock check-then-insert transaction (`bookings_advisory.sql`).
 
-use crate::compare::{CompareArgs, Workload};
 use allot_bench::{CompareRow, PgbenchRun};
+
+/// What the references run: the workloads asked for and the sizes of `bench compare`.
+pub(crate) struct References {
+    /// Run the hot-SKU reference.
+    pub(crate) hot_sku: bool,
+    /// Run the spread reference.
+    pub(crate) spread: bool,
+    /// Run the units reference.
+    pub(crate) units: bool,
+    /// Run the bookings reference.
+    pub(crate) bookings: bool,
+    /// Clients of the workloads (pgbench runs min(this, 64)).
+    pub(crate) clients: usize,
+    /// Requests of the hot-SKU workload (the units workload ran half).
+    pub(crate) requests: u64,
+    /// SKUs of the spread workload.
+    pub(crate) spread_skus: u32,
+    /// Seconds of each timed pgbench run.
+    pub(crate) pgbench_seconds: u64,
+}
 
 /// At most this many pgbench clients: the server's pool holds connections too, and more
 /// clients cannot make one hot row go faster.
@@ -23,11 +42,11 @@ pub(crate) async fn add_pgbench_references(
     rows: &mut [CompareRow],
     url: &str,
     db: &str,
-    a: &CompareArgs,
+    a: &References,
 ) -> anyhow::Result<()> {
     let clients = a.clients.min(MAX_PGBENCH_CLIENTS);
     let run = std::process::id();
-    if a.runs(Workload::HotSku) {
+    if a.hot_sku {
         eprintln!("== pgbench: hot_sku");
         let sku = format!("pgbench-hot-{run}");
         allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
@@ -40,20 +59,23 @@ pub(crate) async fn add_pgbench_references(
         );
         set_reference(rows, |r| r.workload == "hot_sku", tps);
     }
-    if a.runs(Workload::Spread) {
+    if a.spread {
         eprintln!("== pgbench: spread");
         let prefix = format!("pgbench-spread-{run}-");
-        create_skus(url, &prefix, a.spread.max(1)).await?;
+        create_skus(url, &prefix, a.spread_skus.max(1)).await?;
         let tps = allot_bench::pgbench_script_tps(
             db,
             ("spread", include_str!("../../../bench/pgbench/spread.sql")),
             clients,
             PgbenchRun::Seconds(a.pgbench_seconds),
-            &[("prefix", format!("'{prefix}'")), ("n", a.spread.max(1).to_string())],
+            &[
+                ("prefix", format!("'{prefix}'")),
+                ("n", a.spread_skus.max(1).to_string()),
+            ],
         );
         set_reference(rows, |r| r.workload == "spread", tps);
     }
-    if a.runs(Workload::Units) {
+    if a.units {
         eprintln!("== pgbench: units");
         // As many claims as the workload's, from a pool that holds them all: a claim that
         // finds the pool empty would be fast and would flatter the reference.
@@ -69,7 +91,7 @@ pub(crate) async fn add_pgbench_references(
         );
         set_reference(rows, |r| r.workload == "units/large", tps);
     }
-    if a.runs(Workload::Bookings) {
+    if a.bookings {
         eprintln!("== pgbench: bookings");
         let tps = allot_bench::pgbench_script_tps(
             db,

@@ -334,7 +334,8 @@ pub async fn fifo_per_key_keeps_order(f: Fixture) {
     f.finish().await;
 }
 
-/// A schedule ticking every second, with passes racing on three stores at each of 30 ticks:
+/// A schedule ticking every second, with passes racing on three stores at each of 30 ticks
+/// (the clock moved just past each):
 /// each tick enqueued exactly once (one job per tick, its own unique key). A taken name is
 /// `already_exists`; a paused schedule enqueues nothing and resumes from its next tick after
 /// now; a deleted one is gone.
@@ -351,7 +352,10 @@ pub async fn schedules_tick_once_across_stores(f: Fixture) {
     ));
     let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
     for tick in 0..30 {
-        f.clock.advance_ms(1000);
+        // Just past the next tick: the test clock also runs with real time, so a fixed step
+        // of a second could, after a slow setup, cross two ticks.
+        let next = s.list_schedules(&T).await.unwrap()[0].next_run_at;
+        f.clock.advance_past(next);
         let mut set = tokio::task::JoinSet::new();
         for st in &stores {
             let st = st.clone();

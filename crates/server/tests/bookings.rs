@@ -20,7 +20,7 @@ fn code(b: &Value) -> &str {
 
 fn strategies(ts: &TestServer) -> Vec<&'static str> {
     match ts.kind {
-        Kind::Postgres => vec!["exclusion", "advisory"],
+        Kind::Postgres => vec!["exclusion", "batched", "advisory"],
         Kind::Sqlite => vec!["serialized"],
     }
 }
