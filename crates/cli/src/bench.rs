@@ -221,7 +221,7 @@ pub(crate) struct QueueArgs {
 pub(crate) struct BookingsArgs {
     #[command(flatten)]
     pub(crate) target: TargetArgs,
-    /// exclusion, advisory, naive (PostgreSQL), serialized (SQLite), a list, or `all`.
+    /// exclusion, batched, advisory, naive (PostgreSQL), serialized (SQLite), a list, or `all`.
     #[arg(long, default_value = "all")]
     pub(crate) strategy: String,
     /// Concurrent clients (C).

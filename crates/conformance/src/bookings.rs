@@ -92,7 +92,7 @@ pub async fn one_booking_of_ten(f: Fixture) {
     f.finish().await;
 }
 
-/// A booking of `resource` over hours `[from_h, to_h)` of 2030-06-01, under `strategy`.
+/// A booking of `resource` over hours `[from_h, to_h)` counted from 1970-01-01, under `strategy`.
 fn hours(f: &Fixture, id: &str, resource: &str, (from_h, to_h): (i64, i64), strategy: &str) -> BookingRequest {
     let at = |h: i64| (chrono::DateTime::<chrono::Utc>::UNIX_EPOCH + chrono::Duration::hours(h)).to_rfc3339();
     let b = json!({"start": at(from_h), "end": at(to_h), "holder": id, "strategy": strategy});
@@ -100,7 +100,7 @@ fn hours(f: &Fixture, id: &str, resource: &str, (from_h, to_h): (i64, i64), stra
     validate::booking(id.into(), resource, body(b), strategy, &f.limits).unwrap()
 }
 
-/// Under every safe booking strategy the store runs, 70 bookings at once over two
+/// Under every safe booking strategy the store runs, 60 bookings at once over two
 /// resources: overlapping staggered ranges, ten identical ones, one over an overdue hold and
 /// one over a live booking. What is made never overlaps; each refusal names a live booking
 /// that overlaps it (so nothing is refused without cause); exactly one of the identical ten

@@ -344,13 +344,14 @@ pub async fn schedules_tick_once_across_stores(f: Fixture) {
     let body =
         body(json!({"name": "every", "cron": "* * * * * *", "queue": "cron", "job": {"payload": {"report": 1}}}));
     let new = validate::schedule(body, s.now(), &f.limits).unwrap();
+    // The other stores first: opening them takes real time, which the test clock runs with.
+    let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
     let made = s.create_schedule(&T, new.clone()).await.unwrap();
     assert_eq!((made.then.len(), made.paused), (4, false));
     assert!(matches!(
         s.create_schedule(&T, new).await,
         Err(allot_core::AllotError::AlreadyExists { .. })
     ));
-    let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
     for tick in 0..30 {
         // Just past the next tick: the test clock also runs with real time, so a fixed step
         // of a second could, after a slow setup, cross two ticks.

@@ -1,11 +1,14 @@
 //! `batched` bookings: flat combining across resources on `engine/flat.rs`'s queues. A
 //! booking joins the queue of its lane (the hash of its tenant and resource, so one resource
 //! always lands on one lane of an instance); a lane's batch — up to `batch_max_requests`
-//! bookings over any resources — is one transaction:
+//! (at most [`MAX_BATCH_BOOKINGS`]) bookings over any resources — is one READ COMMITTED
+//! transaction:
 //!
 //! 1. the advisory lock of every resource in it (`pg_advisory_xact_lock`, the same key the
 //!    `exclusion` and `advisory` strategies take), in ascending key order so two batches
-//!    never wait on each other in a cycle;
+//!    never wait on each other's advisory locks in a cycle (the row locks of overdue holds
+//!    expired in step 4 can still form one with another writer expiring them: PostgreSQL
+//!    breaks it with 40P01 and the batch falls back, as below);
 //! 2. one read, in a snapshot taken after the locks, of the blocking bookings in the way of
 //!    each request;
 //! 3. the decision in Rust, in arrival order ([`decide`]): a live booking in the way refuses
@@ -16,8 +19,9 @@
 //!
 //! A keyed booking runs on the per-request path (as `exclusion`); so does every booking of a
 //! batch that failed before its commit (a 23P01 from a hold extended meanwhile included). A
+//! failed batch rolls back before it answers, so the fallback does not wait on its locks. A
 //! commit whose outcome is unknown is `503 outcome_unknown` for the bookings it made. The
-//! queue is bounded per lane (`batch_max_queued`).
+//! lanes share `batch_max_queued` evenly.
 
 use super::resource_key;
 use crate::engine::errors::map_error;
@@ -34,6 +38,12 @@ use tokio_postgres::types::ToSql;
 /// Lanes of `batched` bookings per instance: batches of different lanes run at once (their
 /// resources differ, so they never wait on each other's locks inside one instance).
 const BOOKING_LANES: u64 = 4;
+
+/// Most bookings in one batch (at most `batch_max_requests`): each may hold an advisory lock
+/// of its own until the commit, and advisory locks share PostgreSQL's lock table with every
+/// session (`max_locks_per_transaction` × connections, PostgreSQL docs 19.12 "Lock
+/// Management"), so an instance holds at most `BOOKING_LANES` × this many at once.
+const MAX_BATCH_BOOKINGS: usize = 64;
 
 /// A request of a batch: its tenant and the booking.
 type Item = (String, BookingRequest);
@@ -60,19 +70,19 @@ const SQL_INSERT_MANY: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
      SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $10
        FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                   $7::jsonb[], $8::text[], $9::timestamptz[])
+                   $7::json[], $8::text[], $9::timestamptz[])
          AS r(t, id, resource, s, e, holder, metadata, status, expires_at)";
 
 impl PgStore {
     /// Book through the lane's batch: `Some` when the batch made it, an overlap when it
     /// refused it, `None` when it is to run on the per-request path. A full queue
-    /// (`batch_max_queued` per lane) is `503 unavailable` at once.
+    /// (`batch_max_queued` shared evenly by the lanes) is `503 unavailable` at once.
     pub(crate) async fn book_batched(&self, tenant: &str, req: BookingRequest) -> Result<Option<Booking>> {
         let lane = (resource_key(tenant, &req.resource) as u64 % BOOKING_LANES) as usize;
         let joined = self.booking_batches.join(
             &lane,
             (tenant.to_string(), req),
-            self.limits.batch_max_queued,
+            (self.limits.batch_max_queued / BOOKING_LANES as usize).max(1),
             "booking",
         )?;
         if joined.start {
@@ -85,7 +95,8 @@ impl PgStore {
 /// Run batches of `lane` until its queue is empty.
 async fn run_lane(store: PgStore, lane: usize) {
     let _guard = store.booking_batches.guard(&lane);
-    while let Some(batch) = store.booking_batches.next_batch(&lane, store.limits.batch_max_requests) {
+    let max = store.limits.batch_max_requests.min(MAX_BATCH_BOOKINGS);
+    while let Some(batch) = store.booking_batches.next_batch(&lane, max) {
         let (items, replies): (Vec<Item>, Vec<Reply<Option<Booking>>>) = batch.into_iter().unzip();
         let answers = match run_batch(&store, &items).await {
             Ok(answers) => answers,
@@ -145,35 +156,22 @@ impl From<AllotError> for Failed {
     }
 }
 
-/// One batch transaction: each booking made or refused.
+/// One batch transaction: each booking made or refused. A failure before the commit rolls
+/// the transaction back before it is reported.
 async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<Result<Option<Booking>>>, Failed> {
     let mut client = store.client().await?;
-    let tx = client.transaction().await?;
-    let keys: Vec<i64> = items
-        .iter()
-        .map(|(t, r)| resource_key(t, &r.resource))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let stmt = tx.prepare_cached(SQL_LOCK).await?;
-    tx.execute(&stmt, &[&keys]).await?;
-    let now = store.now();
-    let in_way = read_in_way(&tx, items, now).await?;
-    let (verdicts, overdue) = decide(items, &in_way);
-    if !overdue.is_empty() {
-        let (tenants, ids): (Vec<String>, Vec<String>) = overdue.into_iter().unzip();
-        let stmt = tx.prepare_cached(SQL_EXPIRE).await?;
-        tx.execute(&stmt, &[&tenants, &ids, &now]).await?;
-    }
-    let made: Vec<Booking> = items
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| **v == Verdict::Made)
-        .map(|((_, r), _)| r.to_booking(now))
-        .collect();
-    if !made.is_empty() {
-        insert_made(&tx, items, &verdicts, &made, now).await?;
-    }
+    let tx = client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
+        .start()
+        .await?;
+    let (verdicts, made) = match decide_in(store, &tx, items).await {
+        Ok(decided) => decided,
+        Err(failed) => {
+            let _ = tx.rollback().await;
+            return Err(failed);
+        }
+    };
     if let Err(e) = tx.commit().await {
         let error = match commit_error(e) {
             TxErr::Fail(AllotError::OutcomeUnknown) => AllotError::OutcomeUnknown,
@@ -192,6 +190,41 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
             Verdict::Stored(id) | Verdict::Batch(id) => Err(overlap(id)),
         })
         .collect())
+}
+
+/// Inside the batch's transaction: lock, read, decide, expire, insert. The verdicts, and the
+/// bookings made in order.
+async fn decide_in(
+    store: &PgStore,
+    tx: &deadpool_postgres::Transaction<'_>,
+    items: &[Item],
+) -> std::result::Result<(Vec<Verdict>, Vec<Booking>), Failed> {
+    let keys: Vec<i64> = items
+        .iter()
+        .map(|(t, r)| resource_key(t, &r.resource))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let stmt = tx.prepare_cached(SQL_LOCK).await?;
+    tx.execute(&stmt, &[&keys]).await?;
+    let now = store.now();
+    let in_way = read_in_way(tx, items, now).await?;
+    let (verdicts, overdue) = decide(items, &in_way);
+    if !overdue.is_empty() {
+        let (tenants, ids): (Vec<String>, Vec<String>) = overdue.into_iter().unzip();
+        let stmt = tx.prepare_cached(SQL_EXPIRE).await?;
+        tx.execute(&stmt, &[&tenants, &ids, &now]).await?;
+    }
+    let made: Vec<Booking> = items
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| **v == Verdict::Made)
+        .map(|((_, r), _)| r.to_booking(now))
+        .collect();
+    if !made.is_empty() {
+        insert_made(tx, items, &verdicts, &made, now).await?;
+    }
+    Ok((verdicts, made))
 }
 
 /// A stored booking in a request's way: its id, and whether it still blocks at the batch's
@@ -303,6 +336,10 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     fn req(id: &str, resource: &str, from_h: u32, to_h: u32) -> (String, BookingRequest) {
+        in_tenant("t", id, resource, (from_h, to_h))
+    }
+
+    fn in_tenant(tenant: &str, id: &str, resource: &str, (from_h, to_h): (u32, u32)) -> (String, BookingRequest) {
         let at = |h| Utc.with_ymd_and_hms(2030, 1, 1, h, 0, 0).unwrap();
         let r = BookingRequest {
             id: id.into(),
@@ -310,11 +347,54 @@ mod tests {
             start: at(from_h),
             end: at(to_h),
             holder: "h".into(),
-            metadata: None,
+            metadata: Some(serde_json::json!({"n": -0.0})),
             strategy: BookingStrategy::Batched,
             hold_ttl_ms: None,
         };
-        ("t".into(), r)
+        (tenant.into(), r)
+    }
+
+    /// On the test PostgreSQL, the batch itself decides (a batch that failed would send
+    /// every booking to the per-request path, which answers alike, so the conformance cases
+    /// alone could not tell): a stored live booking refuses, an earlier one of the batch
+    /// refuses, touching ranges and another tenant's resource do not; the metadata is kept
+    /// as sent.
+    #[tokio::test]
+    async fn a_batch_decides_on_postgres() {
+        let schema = crate::engine::test_schema::TestSchema::new("t_booking_batch").await;
+        let store = schema.store().await;
+        let first = super::run_batch(&store, &[req("stored", "R", 1, 2)]).await;
+        assert!(matches!(first.ok().as_deref(), Some([Ok(Some(_))])));
+        let items = [
+            req("a", "R", 1, 3),
+            req("b", "R", 2, 4),
+            req("c", "R", 3, 5),
+            in_tenant("u", "d", "R", (1, 3)),
+        ];
+        let Ok(answers) = super::run_batch(&store, &items).await else {
+            panic!("the batch failed")
+        };
+        let named = |i: usize| match &answers[i] {
+            Err(allot_core::AllotError::BookingOverlap {
+                conflicting_booking_id: Some(id),
+            }) => id.clone(),
+            other => panic!("{i}: {other:?}"),
+        };
+        assert_eq!(named(0), "stored");
+        assert!(matches!(answers[1], Ok(Some(_))), "{:?}", answers[1]);
+        assert_eq!(named(2), "b");
+        assert!(matches!(answers[3], Ok(Some(_))), "{:?}", answers[3]);
+        let c = store.client().await.unwrap();
+        let metadata: String = c
+            .query_one(
+                "SELECT metadata::text FROM bookings WHERE tenant = 'u' AND id = 'd'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(metadata, r#"{"n":-0.0}"#);
+        schema.drop().await;
     }
 
     fn stored(id: &str, live: bool) -> InWay {

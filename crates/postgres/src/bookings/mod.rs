@@ -1,6 +1,9 @@
 //! Bookings on PostgreSQL: `exclusion` (the constraint decides; 23P01 exclusion_violation is
 //! `booking_overlap`), `advisory` (`pg_advisory_xact_lock` on the resource's FNV-1a hash, then
-//! check and insert), `naive` (check then insert, no lock; outside the constraint).
+//! check and insert), `naive` (check then insert, no lock; outside the constraint),
+//! `batched` (many bookings in one transaction under all their resources' locks, in key
+//! order: `batched.rs`; a keyed one, or one its batch could not decide, runs as `exclusion`).
+//! `exclusion`, `advisory` and `batched` take the same key per resource, so they mix safely.
 //!
 //! Why a hash collision of the advisory key costs only waiting: the lock only serialises
 //! transactions; the check inside it reads the resource's own rows. Two resources sharing a
@@ -45,8 +48,9 @@ const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
        AND (strategy <> 'naive' OR $4) ORDER BY id";
 const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired', status_at = $2
      WHERE tenant = $3 AND id = ANY($1) AND status = 'held' AND expires_at <= $2";
-/// Lock class of the advisory strategy's key space (bigint keys; the idempotency locks use
-/// the two-int form, so they cannot collide).
+/// Seed of the resources' advisory lock keys, which `exclusion`, `advisory` and `batched` all
+/// take, each in the transaction that inserts (bigint keys; the idempotency locks use the
+/// two-int form, so they cannot collide).
 const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
 
 /// How many times a booking expires overdue holds in its way and tries again.
