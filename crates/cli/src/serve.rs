@@ -6,8 +6,9 @@ use crate::{Args, DbArgs, LimitArgs, ServerConfig, Strategy};
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) db: DbArgs,
-    /// Address to listen on.
-    #[arg(long, env = "ALLOT_LISTEN", default_value = "127.0.0.1:8080")]
+    /// Address to listen on: HOST:PORT (an IP address, `[IPv6]` or a host name; port
+    /// 0..=65535), checked before anything else runs.
+    #[arg(long, env = "ALLOT_LISTEN", default_value = "127.0.0.1:8080", value_parser = listen_address)]
     pub(crate) listen: String,
     /// Strategy for requests that name none (default: batched on PostgreSQL, serialized on
     /// SQLite), or `auto` (each SKU's contention picks: atomic when quiet, batched when hot).
@@ -229,5 +230,37 @@ impl ServeArgs {
             redis_lock_ttl_ms: self.redis_lock_ttl_ms,
             ..ServerConfig::default()
         })
+    }
+}
+
+/// `--listen`'s check: `HOST:PORT` with a host and a port of 0..=65535, so `18403` or
+/// `:99999` is refused as an address at once instead of failing later for another reason.
+fn listen_address(s: &str) -> Result<String, String> {
+    let (host, port) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("`{s}` is not HOST:PORT (e.g. 127.0.0.1:8080)"))?;
+    if host.is_empty() {
+        return Err(format!("`{s}` has no host (e.g. 127.0.0.1:{port})"));
+    }
+    port.parse::<u16>()
+        .map_err(|_| format!("`{port}` is not a port (0..=65535)"))?;
+    Ok(s.to_string())
+}
+
+#[cfg(test)]
+mod listen_tests {
+    use super::listen_address;
+
+    /// HOST:PORT with an IP, a bracketed IPv6 address or a name passes; a bare port, a
+    /// missing host or a port beyond 65535 is refused, naming what is wrong.
+    #[test]
+    fn addresses() {
+        for ok in ["127.0.0.1:8080", "[::1]:8080", "localhost:0", "0.0.0.0:65535"] {
+            assert_eq!(listen_address(ok).as_deref(), Ok(ok));
+        }
+        assert!(listen_address("18403").unwrap_err().contains("HOST:PORT"));
+        assert!(listen_address(":8080").unwrap_err().contains("no host"));
+        assert!(listen_address("127.0.0.1:99999").unwrap_err().contains("not a port"));
+        assert!(listen_address("127.0.0.1:http").unwrap_err().contains("not a port"));
     }
 }
