@@ -25,7 +25,6 @@
 
 use super::resource_key;
 use crate::engine::errors::map_error;
-use crate::engine::flat::Reply;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{commit_error, TxErr};
 use allot_core::booking::BookingStatus;
@@ -94,21 +93,20 @@ impl PgStore {
 
 /// Run batches of `lane` until its queue is empty.
 async fn run_lane(store: PgStore, lane: usize) {
-    let _guard = store.booking_batches.guard(&lane);
     let max = store.limits.batch_max_requests.min(MAX_BATCH_BOOKINGS);
-    while let Some(batch) = store.booking_batches.next_batch(&lane, max) {
-        let (items, replies): (Vec<Item>, Vec<Reply<Option<Booking>>>) = batch.into_iter().unzip();
-        let answers = match run_batch(&store, &items).await {
-            Ok(answers) => answers,
-            Err(Failed { error, verdicts }) => {
-                tracing::warn!(error = %error, bookings = items.len(), "a batch of bookings failed");
-                fallback(&error, verdicts, items.len())
+    let decide = |items: Vec<Item>| {
+        let store = store.clone();
+        async move {
+            match run_batch(&store, &items).await {
+                Ok(answers) => answers,
+                Err(Failed { error, verdicts }) => {
+                    tracing::warn!(error = %error, bookings = items.len(), "a batch of bookings failed");
+                    fallback(&error, verdicts, items.len())
+                }
             }
-        };
-        for (reply, answer) in replies.into_iter().zip(answers) {
-            let _ = reply.send(answer);
         }
-    }
+    };
+    store.booking_batches.run(&lane, max, decide).await;
 }
 
 /// The answers of a failed batch: a booking it made under a commit of unknown outcome is

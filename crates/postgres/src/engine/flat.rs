@@ -11,6 +11,7 @@
 
 use allot_core::{AllotError, Result};
 use std::collections::HashMap;
+use std::future::Future;
 use std::hash::Hash;
 use std::sync::Mutex;
 use tokio::sync::oneshot;
@@ -88,7 +89,7 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     /// The next batch of `key`: up to `max` requests in arrival order, those whose caller went
     /// away dropped first. `None` when nothing waits: the key's queue is then removed, so the
     /// next request starts a new task.
-    pub(crate) fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>)>> {
+    fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>)>> {
         let mut queues = self.lock();
         let q = queues.get_mut(key)?;
         q.pending.retain(|(_, reply)| !reply.is_closed());
@@ -100,16 +101,29 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
         Some(q.pending.drain(..n).collect())
     }
 
-    /// A guard for the task running `key`: if the task panics, the key's queue is removed,
-    /// so its next request starts a new task instead of waiting on one that is gone (its
-    /// waiters hear `unavailable` from their dropped replies).
-    pub(crate) fn guard<'a>(&'a self, key: &'a K) -> RunGuard<'a, K, T, A> {
-        RunGuard { queues: self, key }
+    /// The task of `key`: batches of up to `max` requests, each decided by `decide` (one
+    /// answer per request, in order) and answered, until the queue is empty. If the task
+    /// panics, the key's queue is removed, so its next request starts a new task instead of
+    /// waiting on one that is gone (its waiters hear `unavailable` from their dropped
+    /// replies).
+    pub(crate) async fn run<F: Future<Output = Vec<Result<A>>>>(
+        &self,
+        key: &K,
+        max: usize,
+        mut decide: impl FnMut(Vec<T>) -> F,
+    ) {
+        let _guard = RunGuard { queues: self, key };
+        while let Some(batch) = self.next_batch(key, max) {
+            let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().unzip();
+            for (reply, answer) in replies.into_iter().zip(decide(items).await) {
+                let _ = reply.send(answer);
+            }
+        }
     }
 }
 
-/// See [`FlatQueues::guard`].
-pub(crate) struct RunGuard<'a, K: Hash + Eq + Clone, T, A> {
+/// Removes a key's queue when the task running it panics (see [`FlatQueues::run`]).
+struct RunGuard<'a, K: Hash + Eq + Clone, T, A> {
     queues: &'a FlatQueues<K, T, A>,
     key: &'a K,
 }

@@ -12,7 +12,6 @@
 //! batch takes it.
 
 use crate::engine::errors::map_error;
-use crate::engine::flat::Reply;
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use allot_core::Capable;
@@ -44,32 +43,34 @@ impl PgStore {
 
 /// Run batches of `key` until its queue is empty.
 async fn run_key(store: PgStore, key: Key) {
-    let _guard = store.unit_batches.guard(&key);
-    while let Some(batch) = store.unit_batches.next_batch(&key, store.limits.batch_max_requests) {
-        let (claims, replies): (Vec<UnitClaim>, Vec<Reply<Option<UnitAllocation>>>) = batch.into_iter().unzip();
-        let answers: Vec<Result<Option<UnitAllocation>>> = match run_batch(&store, &key, &claims).await {
-            Ok(answers) => answers.into_iter().map(Ok::<_, AllotError>).collect(),
-            Err((e, shares)) => {
-                tracing::warn!(error = %e, claims = claims.len(), "a batch of unit claims failed");
-                // Before its commit nothing was applied: each claim runs on its own path. A
-                // commit of unknown outcome may have applied the claims that took units.
-                let unknown = matches!(e, AllotError::OutcomeUnknown);
-                shares
-                    .iter()
-                    .map(|n| {
-                        if unknown && *n > 0 {
-                            Err(AllotError::OutcomeUnknown)
-                        } else {
-                            Ok(None)
-                        }
-                    })
-                    .collect()
+    let decide = |claims: Vec<UnitClaim>| {
+        let (store, key) = (store.clone(), key.clone());
+        async move {
+            match run_batch(&store, &key, &claims).await {
+                Ok(answers) => answers.into_iter().map(Ok::<_, AllotError>).collect(),
+                Err((e, shares)) => {
+                    tracing::warn!(error = %e, claims = claims.len(), "a batch of unit claims failed");
+                    // Before its commit nothing was applied: each claim runs on its own path.
+                    // A commit of unknown outcome may have applied the claims that took units.
+                    let unknown = matches!(e, AllotError::OutcomeUnknown);
+                    shares
+                        .iter()
+                        .map(|n| {
+                            if unknown && *n > 0 {
+                                Err(AllotError::OutcomeUnknown)
+                            } else {
+                                Ok(None)
+                            }
+                        })
+                        .collect()
+                }
             }
-        };
-        for (reply, answer) in replies.into_iter().zip(answers) {
-            let _ = reply.send(answer);
         }
-    }
+    };
+    store
+        .unit_batches
+        .run(&key, store.limits.batch_max_requests, decide)
+        .await;
 }
 
 /// A queue's key: tenant, SKU and the claims' `ORDER BY` text.
