@@ -46,61 +46,44 @@ pub(crate) async fn add_pgbench_references(
 ) -> anyhow::Result<()> {
     let clients = a.clients.min(MAX_PGBENCH_CLIENTS);
     let run = std::process::id();
+    let timed = PgbenchRun::Seconds(a.pgbench_seconds);
     if a.hot_sku {
-        eprintln!("== pgbench: hot_sku");
         let sku = format!("pgbench-hot-{run}");
         allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
-        let tps = allot_bench::pgbench_script_tps(
-            db,
-            ("hot-sku", include_str!("../../../bench/pgbench/hot_sku.sql")),
-            clients,
-            PgbenchRun::Seconds(a.pgbench_seconds),
-            &[("sku", format!("'{sku}'"))],
-        );
-        set_reference(rows, |r| r.workload == "hot_sku", tps);
+        let script = include_str!("../../../bench/pgbench/hot_sku.sql");
+        let defines = [("sku", format!("'{sku}'"))];
+        pgbench_row(rows, (db, clients), ("hot_sku", script), timed, &defines);
     }
     if a.spread {
-        eprintln!("== pgbench: spread");
         let prefix = format!("pgbench-spread-{run}-");
         create_skus(url, &prefix, a.spread_skus.max(1)).await?;
-        let tps = allot_bench::pgbench_script_tps(
-            db,
-            ("spread", include_str!("../../../bench/pgbench/spread.sql")),
-            clients,
-            PgbenchRun::Seconds(a.pgbench_seconds),
-            &[
-                ("prefix", format!("'{prefix}'")),
-                ("n", a.spread_skus.max(1).to_string()),
-            ],
-        );
-        set_reference(rows, |r| r.workload == "spread", tps);
+        let script = include_str!("../../../bench/pgbench/spread.sql");
+        let defines = [
+            ("prefix", format!("'{prefix}'")),
+            ("n", a.spread_skus.max(1).to_string()),
+        ];
+        pgbench_row(rows, (db, clients), ("spread", script), timed, &defines);
     }
     if a.units {
-        eprintln!("== pgbench: units");
         // As many claims as the workload's, from a pool that holds them all: a claim that
         // finds the pool empty would be fast and would flatter the reference.
         let per_client = ((a.requests / 2).max(100) / clients as u64).max(1);
         let sku = format!("pgbench-units-{run}");
         allot_bench::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
-        let tps = allot_bench::pgbench_script_tps(
-            db,
-            ("units", include_str!("../../../bench/pgbench/units_skip_locked.sql")),
-            clients,
-            PgbenchRun::TransactionsPerClient(per_client),
+        let script = include_str!("../../../bench/pgbench/units_skip_locked.sql");
+        let run = PgbenchRun::TransactionsPerClient(per_client);
+        pgbench_row(
+            rows,
+            (db, clients),
+            ("units/large", script),
+            run,
             &[("sku", format!("'{sku}'"))],
         );
-        set_reference(rows, |r| r.workload == "units/large", tps);
     }
     if a.bookings {
-        eprintln!("== pgbench: bookings");
-        let tps = allot_bench::pgbench_script_tps(
-            db,
-            ("bookings", include_str!("../../../bench/pgbench/bookings_advisory.sql")),
-            clients,
-            PgbenchRun::Seconds(a.pgbench_seconds),
-            &[("prefix", format!("'pgbench-{run}-'"))],
-        );
-        set_reference(rows, |r| r.workload == "bookings", tps);
+        let script = include_str!("../../../bench/pgbench/bookings_advisory.sql");
+        let defines = [("prefix", format!("'pgbench-{run}-'"))];
+        pgbench_row(rows, (db, clients), ("bookings", script), timed, &defines);
     }
     Ok(())
 }
@@ -127,10 +110,25 @@ async fn create_skus(url: &str, prefix: &str, n: u32) -> anyhow::Result<()> {
 /// Concurrent requests that make the spread reference's SKUs.
 const CREATORS: u32 = 16;
 
-/// Make `tps` (when pgbench ran) the reference of the rows `of` picks.
-fn set_reference(rows: &mut [CompareRow], of: impl Fn(&CompareRow) -> bool, tps: Option<f64>) {
-    for r in rows.iter_mut().filter(|r| of(r)) {
-        r.pgbench_tps = tps;
-        r.reference = tps.map(|_| "pgbench".to_string());
+/// Run pgbench's `script` (on `db` from `clients` connections) as the reference of the rows
+/// of `workload` (its name also labels the run and the script's temporary file).
+fn pgbench_row(
+    rows: &mut [CompareRow],
+    (db, clients): (&str, usize),
+    (workload, script): (&str, &str),
+    run: PgbenchRun,
+    defines: &[(&str, String)],
+) {
+    eprintln!("== pgbench: {workload}");
+    let name = workload.replace('/', "-");
+    let tps = allot_bench::pgbench_script_tps(db, (&name, script), clients, run, defines);
+    set_reference(rows, workload, "pgbench", tps);
+}
+
+/// Make `rate` (when its tool ran) the reference, named `tool`, of the rows of `workload`.
+fn set_reference(rows: &mut [CompareRow], workload: &str, tool: &str, rate: Option<f64>) {
+    for r in rows.iter_mut().filter(|r| r.workload == workload) {
+        r.pgbench_tps = rate;
+        r.reference = rate.map(|_| tool.to_string());
     }
 }
