@@ -153,9 +153,17 @@ pub fn write_chart(rows: &[CompareRow], path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Create a one-bucket SKU through the API (the pgbench reference's hot row).
-pub async fn create_reference_sku(url: &str, sku: &str, on_hand: i64) -> Result<(), crate::BenchError> {
-    crate::load::create_sku(&reqwest::Client::new(), url, sku, on_hand).await
+/// Requests at once that make a reference's SKUs.
+const SKU_CREATORS: usize = 16;
+
+/// Create one-bucket SKUs with `on_hand` each through the API, [`SKU_CREATORS`] at a time on
+/// one client (the rows of pgbench's hot-SKU and spread references).
+pub async fn create_reference_skus(url: &str, skus: &[String], on_hand: i64) -> Result<(), crate::BenchError> {
+    use futures::stream::{self, TryStreamExt};
+    let client = reqwest::Client::new();
+    stream::iter(skus.iter().map(Ok))
+        .try_for_each_concurrent(SKU_CREATORS, |sku| crate::load::create_sku(&client, url, sku, on_hand))
+        .await
 }
 
 /// Whether `tool --version` runs (the tool is on the PATH).
@@ -230,7 +238,7 @@ pub enum PgbenchRun {
 
 /// Run `pgbench -n -c clients -j 2 (-T s | -t n) -f script` with `-D name=value` defines
 /// against `database_url`; the tps it prints, or `None` when it failed.
-pub fn pgbench_tps(
+fn pgbench_tps(
     database_url: &str,
     script: &Path,
     clients: usize,

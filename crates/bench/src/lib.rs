@@ -27,9 +27,9 @@ pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
 pub use compare::{
-    create_reference_sku, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_tps,
-    pgbench_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart,
-    CompareRow, PgbenchRun,
+    create_reference_skus, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_tps,
+    redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,
+    PgbenchRun,
 };
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};

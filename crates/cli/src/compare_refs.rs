@@ -34,6 +34,9 @@ pub(crate) struct References {
 /// clients cannot make one hot row go faster.
 const MAX_PGBENCH_CLIENTS: usize = 64;
 
+/// Stock of each SKU of the hot-SKU and spread references: more than a run can take.
+const REFERENCE_STOCK: i64 = 1_000_000_000;
+
 /// Units each pgbench unit claim takes (the script's `LIMIT 3`).
 const UNITS_PER_CLAIM: u64 = 3;
 
@@ -49,14 +52,15 @@ pub(crate) async fn add_pgbench_references(
     let timed = PgbenchRun::Seconds(a.pgbench_seconds);
     if a.hot_sku {
         let sku = format!("pgbench-hot-{run}");
-        allot_bench::create_reference_sku(url, &sku, 1_000_000_000).await?;
+        allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
         let script = include_str!("../../../bench/pgbench/hot_sku.sql");
         let defines = [("sku", format!("'{sku}'"))];
         pgbench_row(rows, (db, clients), ("hot_sku", script), timed, &defines);
     }
     if a.spread {
         let prefix = format!("pgbench-spread-{run}-");
-        create_skus(url, &prefix, a.spread_skus.max(1)).await?;
+        let skus: Vec<String> = (0..a.spread_skus.max(1)).map(|i| format!("{prefix}{i}")).collect();
+        allot_bench::create_reference_skus(url, &skus, REFERENCE_STOCK).await?;
         let script = include_str!("../../../bench/pgbench/spread.sql");
         let defines = [
             ("prefix", format!("'{prefix}'")),
@@ -87,28 +91,6 @@ pub(crate) async fn add_pgbench_references(
     }
     Ok(())
 }
-
-/// SKUs `prefix0` .. `prefix{n-1}`, each with more stock than a reference run can take, made
-/// through the API by [`CREATORS`] tasks.
-async fn create_skus(url: &str, prefix: &str, n: u32) -> anyhow::Result<()> {
-    let mut set = tokio::task::JoinSet::new();
-    for first in 0..CREATORS.min(n) {
-        let (url, prefix) = (url.to_string(), prefix.to_string());
-        set.spawn(async move {
-            for i in (first..n).step_by(CREATORS as usize) {
-                allot_bench::create_reference_sku(&url, &format!("{prefix}{i}"), 1_000_000_000).await?;
-            }
-            Ok::<_, allot_bench::BenchError>(())
-        });
-    }
-    while let Some(done) = set.join_next().await {
-        done??;
-    }
-    Ok(())
-}
-
-/// Concurrent requests that make the spread reference's SKUs.
-const CREATORS: u32 = 16;
 
 /// Run pgbench's `script` (on `db` from `clients` connections) as the reference of the rows
 /// of `workload` (its name also labels the run and the script's temporary file).
