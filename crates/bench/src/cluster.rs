@@ -83,6 +83,37 @@ impl PgCluster {
         Ok(cluster)
     }
 
+    /// As [`PgCluster::start`], but speaking TLS with `cert_pem` and `key_pem` (the server's
+    /// certificate chain and private key, PEM) and accepting TCP connections over TLS only
+    /// (`hostssl … trust`, `hostnossl … reject`; PostgreSQL docs, "Secure TCP/IP
+    /// Connections with SSL" and "The pg_hba.conf File").
+    pub fn start_tls(cert_pem: &str, key_pem: &str) -> Result<PgCluster, BenchError> {
+        let cluster = PgCluster::new_dir()?;
+        let data = cluster.data();
+        cluster.tool("initdb", &["-D", &data, "-U", "postgres", "--auth=trust", "-E", "UTF8"])?;
+        let dir = std::path::Path::new(&data);
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.join(name), text).map_err(|e| BenchError::Setup(e.to_string()));
+        write("server.crt", cert_pem)?;
+        write("server.key", key_pem)?;
+        write(
+            "pg_hba.conf",
+            "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n\
+             hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n",
+        )?;
+        let conf = dir.join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).map_err(|e| BenchError::Setup(e.to_string()))?;
+        text.push_str("\nssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
+        write("postgresql.conf", &text)?;
+        let key = dir.join("server.key").display().to_string();
+        run(Command::new("chmod").args(["600", &key]))?;
+        if is_root() {
+            run(Command::new("chown").args(["-R", "postgres:postgres", &data]))?;
+        }
+        cluster.start_server()?;
+        Ok(cluster)
+    }
+
     /// A streaming standby of `primary` (`pg_basebackup -R`), started, and made the
     /// primary's synchronous standby (`synchronous_standby_names = '*'`): once this returns,
     /// a commit on the primary is acknowledged only after the standby has it.

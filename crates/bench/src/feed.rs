@@ -39,9 +39,8 @@ pub struct StreamReport {
 
 /// Turn the ledger's marking trigger (the stock events) on or off in the database at `database_url`.
 pub async fn set_feed(database_url: &str, on: bool) -> Result<(), BenchError> {
-    let (client, conn) = tokio_postgres::connect(database_url, tokio_postgres::NoTls)
-        .await
-        .map_err(|e| BenchError::Setup(format!("connect: {e}")))?;
+    let target = allot_postgres::PgTarget::parse(database_url).map_err(|e| BenchError::Setup(e.to_string()))?;
+    let (client, conn) = target.connect().await.map_err(|e| BenchError::Setup(e.to_string()))?;
     let task = tokio::spawn(conn);
     let verb = if on { "ENABLE" } else { "DISABLE" };
     client

@@ -28,7 +28,9 @@ mod units;
 mod webhooks;
 
 pub use engine::config::PgConfig;
+pub use engine::connect::{PgConnection, PgTarget};
 pub use engine::errors::{is_retryable, map_error};
 pub use engine::migrate::migrate;
 pub use engine::store::PgStore;
+pub use engine::tls::{RootCerts, SslMode};
 pub use jobs::enqueue_in;

@@ -3,7 +3,8 @@
 /// Connection settings of a [`PgStore`].
 #[derive(Debug, Clone)]
 pub struct PgConfig {
-    /// `postgres://user@host:port/db?options=…` (libpq-style URL, parsed by tokio-postgres).
+    /// `postgres://user@host:port/db?options=…` or `host=… user=…` (libpq's forms), with
+    /// `sslmode` and `sslrootcert` as in libpq ([`crate::PgTarget`]).
     pub url: String,
     /// Most pooled connections. Default 32.
     pub pool_size: usize,

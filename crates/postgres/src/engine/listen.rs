@@ -27,7 +27,7 @@ const SIGNAL_BUFFER: usize = 1024;
 /// first wait, reconnecting after errors. Waiters register per queue, so an enqueue wakes the
 /// claims of its queue and no others.
 pub(crate) struct Listener {
-    url: String,
+    target: crate::engine::connect::PgTarget,
     started: std::sync::atomic::AtomicBool,
     /// One `Notify` per queue with waiters; an entry leaves with its last waiter.
     queues: Mutex<HashMap<String, Arc<Notify>>>,
@@ -36,9 +36,9 @@ pub(crate) struct Listener {
 }
 
 impl Listener {
-    pub(crate) fn new(url: String) -> Self {
+    pub(crate) fn new(target: crate::engine::connect::PgTarget) -> Self {
         Listener {
-            url,
+            target,
             started: std::sync::atomic::AtomicBool::new(false),
             queues: Mutex::new(HashMap::new()),
             feed: Notify::new(),
@@ -88,9 +88,9 @@ impl Listener {
         tokio::spawn(async move {
             loop {
                 let Some(sig) = weak.upgrade() else { return };
-                let url = sig.url.clone();
+                let target = sig.target.clone();
                 drop(sig);
-                if let Ok((client, mut conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
+                if let Ok((client, mut conn)) = target.connect().await {
                     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(SIGNAL_BUFFER);
                     let pump = tokio::spawn(async move {
                         let mut messages = futures::stream::poll_fn(move |cx| conn.poll_message(cx));

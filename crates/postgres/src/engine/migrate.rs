@@ -10,10 +10,11 @@ mod embedded {
 
 /// Run the versioned migrations (refinery, `migrations/V*__*.sql`) on `url`. Several
 /// instances starting at once are serialised by a session advisory lock.
+///
+/// Errors: `unavailable` saying what to do when the server cannot be reached or refuses
+/// ([`crate::PgTarget::describe`]); `invalid_request` for a bad URL.
 pub async fn migrate(url: &str) -> Result<(), AllotError> {
-    let (mut client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .map_err(map_error)?;
+    let (mut client, conn) = crate::engine::connect::PgTarget::parse(url)?.connect().await?;
     let handle = tokio::spawn(async move {
         let _ = conn.await;
     });

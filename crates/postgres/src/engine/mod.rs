@@ -1,7 +1,8 @@
 //! The engine every domain builds on, and nothing domain-specific but what several domains
 //! share: the store and its pool (`store`, `config`), the one transaction envelope with
 //! idempotency and bounded retry (`tx`), SQLSTATE mapping and safe row decoding (`errors`),
-//! migrations (`migrate`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
+//! migrations (`migrate`), reaching the server with TLS and errors that say what
+//! to do (`connect`, `tls`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
 //! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
 //! all use: taking a line across a SKU's rows (`placement`), a location's rows
 //! (`location_rows`), records read by several domains (`records`) and overdue holds
@@ -13,6 +14,7 @@
 pub(crate) mod batched;
 pub(crate) mod combiner;
 pub(crate) mod config;
+pub(crate) mod connect;
 pub(crate) mod errors;
 pub(crate) mod flat;
 pub(crate) mod listen;
@@ -24,4 +26,5 @@ pub(crate) mod records;
 pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_schema;
+pub(crate) mod tls;
 pub(crate) mod tx;

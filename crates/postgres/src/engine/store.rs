@@ -5,7 +5,6 @@ use crate::engine::errors::map_error;
 use allot_core::{AllotError, Limits, Result, Strategy};
 use allot_core::{Backend, BookingStrategy, Capabilities, Capable, ClaimStrategy, UnitStrategy};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use std::str::FromStr;
 use std::time::Duration;
 
 /// The queues of `batched` unit claims, per (tenant, SKU, the claims' `ORDER BY` text of
@@ -97,14 +96,14 @@ impl Capable for PgStore {
 }
 
 impl PgStore {
-    /// Build the pool for `cfg.url` (connections are made lazily). Does not migrate:
-    /// call [`crate::engine::migrate::migrate`] first.
+    /// Build the pool for `cfg.url` (connections are made lazily, each with the TLS its
+    /// `sslmode` asks for: [`crate::PgTarget`]). Does not migrate: call
+    /// [`crate::engine::migrate::migrate`] first.
     pub fn connect(cfg: &PgConfig) -> Result<Self> {
-        let pg = tokio_postgres::Config::from_str(&cfg.url)
-            .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;
+        let target = crate::engine::connect::PgTarget::parse(&cfg.url)?;
         let mgr = Manager::from_config(
-            pg,
-            tokio_postgres::NoTls,
+            target.config().clone(),
+            target.tls(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -122,7 +121,7 @@ impl PgStore {
             limits: cfg.limits.clone(),
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
-            listener: std::sync::Arc::new(crate::engine::listen::Listener::new(cfg.url.clone())),
+            listener: std::sync::Arc::new(crate::engine::listen::Listener::new(target)),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             unit_batches: Default::default(),
             booking_batches: Default::default(),
