@@ -75,7 +75,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             println!("{secret}");
         }
         KeysCmd::List(a) => {
-            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&a.db.database_url, &crate::existing()).await?;
             for k in store.list_keys(&a.tenant).await? {
                 let state = k
                     .revoked_at
@@ -91,7 +91,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             }
         }
         KeysCmd::Revoke(a) => {
-            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&a.db.database_url, &crate::existing()).await?;
             let k = store.revoke_key(None, &a.id).await?;
             println!("revoked {} ({} of tenant {})", k.id, k.name, k.tenant);
         }

@@ -23,20 +23,25 @@ mod config;
 mod keys;
 mod limit_args;
 mod locations;
+mod logging;
 mod serve;
 
 use bench::{bench_target, bookings, finish_load, flash_sale, holds, load_rows, queue, units, BenchCmd, TargetArgs};
 use compare::{compare, CompareArgs};
 use config::with_config_file;
 use limit_args::LimitArgs;
+use logging::LogFormat;
 use serve::ServeArgs;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// `allot --version`: the crate's version and the git commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("ALLOT_GIT_COMMIT"), ")");
+
 #[derive(Parser)]
 #[command(
     name = "allot",
-    version,
+    version = VERSION,
     about = "Hands out scarce things to many concurrent callers without overselling."
 )]
 struct Cli {
@@ -44,6 +49,10 @@ struct Cli {
     /// environment variables override it.
     #[arg(long, env = "ALLOT_CONFIG", global = true)]
     config: Option<PathBuf>,
+    /// Log lines as `text` or `json` (one object per line). What is logged: `ALLOT_LOG`
+    /// (e.g. `info`, `warn,allot::request=info`; default `info`, `warn` for bench and chaos).
+    #[arg(long, env = "ALLOT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    log_format: LogFormat,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -125,31 +134,35 @@ pub(crate) fn tenant_arg(text: &str) -> Result<allot_core::Tenant, String> {
     allot_core::Tenant::parse(text, &Limits::default()).map_err(|e| e.to_string())
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<std::process::ExitCode> {
     let args: Vec<OsString> = std::env::args_os().collect();
     // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
     let config = Cli::parse_from(&args).config;
     let cli = Cli::parse_from(with_config_file(args, config.as_deref())?);
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ALLOT_LOG").unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    let quiet = matches!(cli.cmd, Cmd::Bench(_) | Cmd::Chaos(_));
+    let _flush_logs_at_exit = logging::init(cli.log_format, quiet);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    rt.block_on(run(cli))
+    let result = rt.block_on(run(cli));
+    // Tasks still running (requests cut off by a second Ctrl-C) are not waited for.
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
+    result
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     match cli.cmd {
         Cmd::Serve(a) => {
             let cfg = a.config()?;
-            allot_server::serve_until_signal(&cfg).await?;
+            if allot_server::serve_until_signal(&cfg).await? == allot_server::Stopped::Forced {
+                // 128 + SIGINT, as a shell reports a process interrupted.
+                return Ok(std::process::ExitCode::from(130));
+            }
         }
         Cmd::Migrate(db) => {
             let store = allot_store::open(&db.database_url, &Default::default()).await?;
             println!("migrations applied to {}", store.backend().name());
         }
         Cmd::Audit(a) => {
-            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&a.db.database_url, &existing()).await?;
             let report = store.audit(a.tenant.as_ref()).await?;
             print_audit(&report);
             if !report.is_clean() {
@@ -157,7 +170,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Rebalance(a) => {
-            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&a.db.database_url, &existing()).await?;
             let n = store.rebalance(&a.tenant, a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");
         }
@@ -177,7 +190,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
     }
-    Ok(())
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// How the commands that work on a database as it is (audit, rebalance, keys list and
+/// revoke) open it: never created, never migrated ([`allot_store::OpenMode::Existing`]).
+pub(crate) fn existing() -> allot_store::OpenOptions {
+    allot_store::OpenOptions {
+        mode: allot_store::OpenMode::Existing,
+        ..Default::default()
+    }
 }
 
 async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {

@@ -663,9 +663,40 @@ pub trait Maintenance: Send + Sync + 'static {
     /// keeps its totals in place and returns 0), at most `max` changes. Returns how many.
     async fn fold_queue_counts(&self, max: u32) -> Result<u64>;
 
+    /// The schema's version: the newest migration applied to the database, and the newest
+    /// this build carries. For `/readyz` and the commands that only read, which never migrate.
+    async fn schema_version(&self) -> Result<SchemaVersion>;
+
     /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
     /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
     async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
+}
+
+/// A database's schema version against this build's (refinery's `refinery_schema_history`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaVersion {
+    /// The newest migration applied; `None` when the database has no allot schema at all.
+    pub applied: Option<i64>,
+    /// The newest migration this build carries.
+    pub expected: i64,
+}
+
+impl SchemaVersion {
+    /// What keeps this build from serving the database, in words (`None`: it is current).
+    pub fn problem(&self) -> Option<String> {
+        match self.applied {
+            None => Some("the database has no allot schema; `allot migrate` (or `allot serve`) creates it".into()),
+            Some(v) if v < self.expected => Some(format!(
+                "the schema is at version {v} and this allot expects {}; `allot migrate` brings it up",
+                self.expected
+            )),
+            Some(v) if v > self.expected => Some(format!(
+                "the schema is at version {v}, newer than this allot's {}: a newer allot migrated it",
+                self.expected
+            )),
+            Some(_) => None,
+        }
+    }
 }
 
 /// A backend: the request paths ([`Store`]) and [`Maintenance`]. What `allot_store::open`

@@ -60,6 +60,10 @@ impl Maintenance for PgStore {
         self.run_prune_events(before, max).await
     }
 
+    async fn schema_version(&self) -> Result<allot_core::SchemaVersion> {
+        self.run_schema_version().await
+    }
+
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.run_queue_depths().await
     }

@@ -313,9 +313,15 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
         Ok(p) => p,
         Err(e) => return ApiError(e).into_response(),
     };
+    let admitted = crate::request_log::AdmittedAs {
+        tenant: principal.tenant.clone(),
+        key_id: principal.key_id.clone(),
+    };
     req.extensions_mut().insert(principal);
     req.extensions_mut().insert(access);
-    next.run(req).await
+    let mut resp = next.run(req).await;
+    resp.extensions_mut().insert(admitted);
+    resp
 }
 
 /// Each `/v1` route's own layer (the route table, [`crate::api::routes`]), inside the guard:
@@ -355,9 +361,9 @@ mod tests {
             }
         }
         assert_eq!(
-            crate::api::routes::scopes().len() + 1,
+            crate::api::routes::scopes().len() + 3,
             operations,
-            "healthz is the one open operation"
+            "healthz, livez and readyz are the open operations"
         );
     }
 

@@ -214,10 +214,12 @@ fn too_long(e: &axum::Error) -> bool {
 /// deadline, JSON errors.
 pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
     let id = new_request_id(req.headers());
+    let _in_flight = crate::metrics_layer::InProgress::request();
     let tracked = crate::metrics_layer::Tracked::start(&req);
     // Every answer, refusals at the edge included, is made on the request's task with its id.
     let mut resp = REQUEST_ID.scope(id.clone(), answer(&edge, req, next)).await;
     resp.headers_mut().insert("x-request-id", id.header());
+    crate::request_log::log(&tracked, &resp, &id);
     tracked.record(&resp);
     resp
 }

@@ -134,6 +134,7 @@ impl ServerConfig {
             pool_wait_ms: self.pool_wait_ms,
             allow_unsafe_strategies: self.allow_unsafe_strategies,
             clock: self.clock.clone(),
+            mode: allot_store::OpenMode::Migrate,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod http;
 mod json_numbers;
 mod metrics_layer;
 mod request_id;
+mod request_log;
 mod state;
 mod sweepers;
 mod webhooks;
@@ -85,10 +86,19 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     // Started only once the server can run, so a failed start leaves no task behind.
     let background = background::Background::start(store, &state.stores, cfg)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (stop_http, http_stopped) = tokio::sync::oneshot::channel::<()>();
+    let stopping = state.stopping.clone();
     let app = router(Arc::new(state));
     let http = cfg.http.clone();
     let task = tokio::spawn(async move {
-        let result = http::serve(listener, app, &http, rx).await;
+        // Waiting claims and event streams answer first, so the graceful shutdown that
+        // follows does not wait them out.
+        tokio::spawn(async move {
+            let _ = rx.await;
+            stopping.send_replace(true);
+            let _ = stop_http.send(());
+        });
+        let result = http::serve(listener, app, &http, http_stopped).await;
         background.stop().await;
         result
     });
@@ -100,17 +110,36 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
     })
 }
 
-/// Serve until Ctrl-C or SIGTERM, then shut down gracefully: stop accepting, let in-flight
-/// requests finish (each is one transaction, so nothing is half-applied), and return.
-pub async fn serve_until_signal(cfg: &ServerConfig) -> Result<(), ApiError> {
+/// How [`serve_until_signal`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// In-flight requests finished (or `shutdown_grace_ms` ran out).
+    Gracefully,
+    /// A second signal came during the graceful shutdown: the caller should exit at once
+    /// (requests still in flight are cut off; each is one transaction, so none is
+    /// half-applied, and a client retries with its Idempotency-Key).
+    Forced,
+}
+
+/// Serve until Ctrl-C or SIGTERM, then shut down gracefully: stop accepting, end long-polls
+/// and event streams, let in-flight requests finish (each is one transaction, so nothing is
+/// half-applied), and return; a second signal meanwhile returns [`Stopped::Forced`] at once.
+pub async fn serve_until_signal(cfg: &ServerConfig) -> Result<Stopped, ApiError> {
     let server = spawn(cfg).await?;
     tracing::info!(addr = %server.addr, backend = %cfg.backend_name(), "allot listening");
     shutdown_signal().await;
-    tracing::info!("shutting down: finishing in-flight requests");
-    server
-        .stop()
-        .await
-        .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))
+    tracing::info!("shutting down: finishing in-flight requests (a second Ctrl-C exits at once)");
+    tokio::select! {
+        stopped = server.stop() => {
+            stopped.map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
+            tracing::info!("stopped");
+            Ok(Stopped::Gracefully)
+        }
+        () = shutdown_signal() => {
+            tracing::warn!("second signal: stopped at once, cutting off the requests in flight");
+            Ok(Stopped::Forced)
+        }
+    }
 }
 
 async fn shutdown_signal() {

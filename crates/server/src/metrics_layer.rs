@@ -30,6 +30,35 @@ pub fn handle() -> PrometheusHandle {
         .clone()
 }
 
+/// Counts one thing in progress on a gauge while it lives (requests in flight, claims
+/// waiting): up when made, down when dropped, whatever path ends it.
+pub struct InProgress(&'static metrics::Gauge);
+
+impl InProgress {
+    /// `allot_http_requests_in_flight`: requests the edge has taken and not yet answered.
+    pub fn request() -> InProgress {
+        static GAUGE: OnceLock<metrics::Gauge> = OnceLock::new();
+        InProgress::on(GAUGE.get_or_init(|| metrics::gauge!("allot_http_requests_in_flight")))
+    }
+
+    /// `allot_job_claims_waiting`: job claims long-polling now (`wait_ms > 0`).
+    pub fn claim_waiting() -> InProgress {
+        static GAUGE: OnceLock<metrics::Gauge> = OnceLock::new();
+        InProgress::on(GAUGE.get_or_init(|| metrics::gauge!("allot_job_claims_waiting")))
+    }
+
+    fn on(gauge: &'static metrics::Gauge) -> InProgress {
+        gauge.increment(1.0);
+        InProgress(gauge)
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
 /// What [`Tracked::record`] needs of a request, taken before it is handed on.
 pub struct Tracked {
     method: &'static str,
@@ -65,6 +94,21 @@ impl Tracked {
                 .map_or("unmatched", |p| interned(p.as_str())),
             start: Instant::now(),
         }
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> &'static str {
+        self.method
+    }
+
+    /// The route pattern it matched (`/v1/skus/{sku}`), or `unmatched`.
+    pub fn route(&self) -> &'static str {
+        self.route
+    }
+
+    /// Time since it arrived.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.start.elapsed()
     }
 
     /// Count (`allot_http_requests_total`) and time (`allot_http_request_duration_seconds`)

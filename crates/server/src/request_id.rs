@@ -29,9 +29,15 @@ impl RequestId {
     }
 
     fn text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RequestId::Echoed(v) => v.to_str().unwrap_or_default().to_string(),
-            RequestId::Generated(u) => u.hyphenated().to_string(),
+            RequestId::Echoed(v) => f.write_str(v.to_str().unwrap_or_default()),
+            RequestId::Generated(u) => u.hyphenated().fmt(f),
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct AppState {
     pub(crate) access: Arc<crate::access::Access>,
     /// Each SKU's contention, for `strategy: "auto"`.
     pub(crate) auto: crate::auto::AutoChooser,
+    /// Set when the server starts shutting down: waiting claims claim once more and answer,
+    /// event streams end, so the graceful shutdown does not wait out long-polls.
+    pub(crate) stopping: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl AppState {
@@ -68,6 +71,15 @@ impl AppState {
             long_polls: Arc::new(tokio::sync::Semaphore::new(cfg.http.max_long_polls)),
             access,
             auto: crate::auto::AutoChooser::new(cfg.clock.clone()),
+            stopping: Arc::new(tokio::sync::watch::Sender::new(false)),
         })
+    }
+
+    /// Ready once the server has started shutting down.
+    pub(crate) fn stopped(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut stopping = self.stopping.subscribe();
+        async move {
+            let _ = stopping.wait_for(|s| *s).await;
+        }
     }
 }

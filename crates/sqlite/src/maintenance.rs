@@ -63,6 +63,10 @@ impl Maintenance for SqliteStore {
         self.run_prune_events(before, max).await
     }
 
+    async fn schema_version(&self) -> Result<allot_core::SchemaVersion> {
+        self.call(|c| crate::engine::migrate::schema_version(c)).await
+    }
+
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.run_queue_depths().await
     }

@@ -22,6 +22,21 @@ pub struct OpenOptions {
     pub allow_unsafe_strategies: bool,
     /// Where "now" comes from.
     pub clock: Arc<dyn Clock>,
+    /// Whether to migrate (and create a missing SQLite file) or open what exists.
+    pub mode: OpenMode,
+}
+
+/// How [`open`] treats the database's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenMode {
+    /// Run the migrations first (a missing SQLite file is created): `allot serve`, `allot
+    /// migrate`, the commands that write.
+    #[default]
+    Migrate,
+    /// Open the database as it is, for commands that only read (`allot audit`, `allot keys
+    /// list`): never create or migrate it, and refuse a database without allot's schema or
+    /// at another version, saying what to run.
+    Existing,
 }
 
 impl Default for OpenOptions {
@@ -32,6 +47,7 @@ impl Default for OpenOptions {
             pool_wait_ms: 5000,
             allow_unsafe_strategies: false,
             clock: Arc::new(SystemClock),
+            mode: OpenMode::Migrate,
         }
     }
 }
@@ -47,14 +63,44 @@ pub fn backend_of(url: &str) -> Option<Backend> {
     }
 }
 
-/// Run the migrations of `url`'s backend and open its store.
+/// Run the migrations of `url`'s backend (unless `opts.mode` is [`OpenMode::Existing`]) and
+/// open its store.
 ///
-/// Errors: `invalid_request` for a URL of no known scheme, `unavailable` when the database
-/// cannot be reached.
+/// Errors: `invalid_request` for a URL of no known scheme, and with [`OpenMode::Existing`]
+/// for a database that does not exist or whose schema is not this build's; `unavailable`
+/// when the database cannot be reached (saying what to do).
 pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
+    let store = open_backend(url, opts).await?;
+    if opts.mode == OpenMode::Existing {
+        if let Some(problem) = store.schema_version().await?.problem() {
+            return Err(AllotError::invalid(format!("{}: {problem}", redacted(url))));
+        }
+    }
+    Ok(store)
+}
+
+/// `url` without the password of a `postgres://user:password@…` URL.
+pub fn redacted(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+async fn open_backend(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
     match backend_of(url) {
         Some(Backend::Postgres) => {
-            allot_postgres::migrate(url).await?;
+            match opts.mode {
+                OpenMode::Migrate => allot_postgres::migrate(url).await?,
+                // Reached once here, so a failure says what to do (the pool's would not).
+                OpenMode::Existing => drop(allot_postgres::PgTarget::parse(url)?.connect().await?),
+            }
             let mut pg = allot_postgres::PgConfig::new(url);
             pg.pool_size = opts.pool_size;
             pg.pool_wait_ms = opts.pool_wait_ms;
@@ -68,6 +114,7 @@ pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
             let mut sc = allot_sqlite::SqliteConfig::new(path);
             sc.limits = opts.limits.clone();
             sc.clock = opts.clock.clone();
+            sc.migrate = opts.mode == OpenMode::Migrate;
             let store = tokio::task::spawn_blocking(move || allot_sqlite::SqliteStore::open(&sc))
                 .await
                 .map_err(|e| AllotError::Internal(e.to_string()))??;
@@ -82,6 +129,13 @@ pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redacted("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redacted("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redacted("sqlite://a.db"), "sqlite://a.db");
+    }
 
     #[test]
     fn urls_name_their_backend() {

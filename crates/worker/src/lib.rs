@@ -229,7 +229,13 @@ impl Fetcher {
             true => FirstTry::AfterWait,
             false => FirstTry::Now,
         };
-        let claimed = claim_waiting(&*self.store, &self.cfg.tenant, (claim, first), pause, || None);
+        let claimed = claim_waiting(
+            &*self.store,
+            &self.cfg.tenant,
+            (claim, first),
+            (pause, std::future::pending()),
+            || None,
+        );
         let claimed = claimed.await.and_then(Executed::fresh);
         self.idle
             .store(claimed.as_ref().is_ok_and(Vec::is_empty), Ordering::Relaxed);

@@ -35,6 +35,41 @@ pub async fn migrate(url: &str) -> Result<(), AllotError> {
     result.map(|_| ())
 }
 
+/// The newest migration this build carries.
+pub(crate) fn expected_version() -> i64 {
+    embedded::migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| i64::from(m.version()))
+        .max()
+        .unwrap_or(0)
+}
+
+impl crate::engine::store::PgStore {
+    /// The schema version of the database (refinery's history table, resolved through the
+    /// connection's `search_path`) against [`expected_version`].
+    pub(crate) async fn run_schema_version(&self) -> Result<allot_core::SchemaVersion, AllotError> {
+        let c = self.client().await?;
+        let has_history: bool = c
+            .query_one("SELECT to_regclass('refinery_schema_history') IS NOT NULL", &[])
+            .await
+            .map_err(map_error)?
+            .get(0);
+        let applied = if has_history {
+            c.query_one("SELECT max(version)::int8 FROM refinery_schema_history", &[])
+                .await
+                .map_err(map_error)?
+                .get(0)
+        } else {
+            None
+        };
+        Ok(allot_core::SchemaVersion {
+            applied,
+            expected: expected_version(),
+        })
+    }
+}
+
 /// A database made before tenants (migrations up to V8, rows as that schema had them)
 /// migrates into the tenant `default`. Against the test PostgreSQL
 /// (`ALLOT_TEST_DATABASE_URL`), in a schema of its own.

@@ -106,6 +106,9 @@ impl Feed {
     /// `Last-Event-ID`).
     async fn next(&mut self) -> Option<SseEvent> {
         loop {
+            if *self.st.stopping.borrow() {
+                return None;
+            }
             if let Some(e) = self.buffered.pop_front() {
                 let data = serde_json::to_string(&e).ok()?;
                 return Some(
@@ -126,7 +129,12 @@ impl Feed {
             self.query.after = page.next;
             self.buffered.extend(page.events);
             if self.buffered.is_empty() && !moved {
-                self.st.stores.events.wait_for_events(&self.tenant, HEARTBEAT).await;
+                tokio::select! {
+                    () = self.st.stores.events.wait_for_events(&self.tenant, HEARTBEAT) => {}
+                    // The server shuts down: the stream ends (the client resumes elsewhere
+                    // with `Last-Event-ID`).
+                    () = self.st.stopped() => return None,
+                }
             }
         }
     }

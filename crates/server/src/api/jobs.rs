@@ -60,17 +60,20 @@ pub(super) async fn claim_jobs(
         let per_key = st.access.long_poll(actor.as_deref()).ok_or(AllotError::RateLimited {
             retry_after_ms: LONG_POLL_RETRY_AFTER_MS,
         })?;
-        Some((server, per_key))
+        Some((server, per_key, metrics_layer::InProgress::claim_waiting()))
     } else {
         None
     };
     let started = std::time::Instant::now();
     let wait = std::time::Duration::from_millis(req.wait_ms as u64);
     let wrap = |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() };
-    let claim =
-        allot_core::job::long_poll::claim_waiting(&*st.stores.jobs, &tenant, (req, FirstTry::Now), wait, || {
-            key.wrapped(StatusCode::OK, wrap)
-        });
+    let claim = allot_core::job::long_poll::claim_waiting(
+        &*st.stores.jobs,
+        &tenant,
+        (req, FirstTry::Now),
+        (wait, st.stopped()),
+        || key.wrapped(StatusCode::OK, wrap),
+    );
     let executed = claim.await?;
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());

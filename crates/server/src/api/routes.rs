@@ -30,6 +30,8 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(tagged("service", routes!(service::healthz)))
+        .routes(tagged("service", routes!(service::livez)))
+        .routes(tagged("service", routes!(service::readyz)))
         .route("/metrics", axum::routing::get(service::metrics))
         .routes(scoped(StockWrite, routes!(stock::create_sku)))
         .routes(scoped(StockRead, routes!(listings::list_skus)))

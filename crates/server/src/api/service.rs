@@ -45,6 +45,67 @@ pub(super) async fn healthz(State(st): State<Arc<AppState>>) -> Response {
     }
 }
 
+/// `GET /livez` body: the process serves HTTP (nothing else is checked, so a database
+/// outage never makes an orchestrator restart allot).
+#[derive(Serialize, ToSchema)]
+pub struct Live {
+    /// Always `ok`.
+    status: &'static str,
+}
+
+#[utoipa::path(get, path = "/livez", responses((status = 200, body = Live)))]
+pub(super) async fn livez() -> Json<Live> {
+    Json(Live { status: "ok" })
+}
+
+/// How long each readiness check may take before it counts as failed.
+pub const READINESS_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `GET /readyz` body: whether this instance should get traffic.
+#[derive(Serialize, ToSchema)]
+pub struct Ready {
+    /// `ready`, or `not_ready` (status 503).
+    status: &'static str,
+    /// `postgres` or `sqlite`.
+    backend: &'static str,
+    /// What keeps it from being ready, in words (empty when ready): the database
+    /// unreachable, its schema at another version than this build's (and what to run), Redis
+    /// unreachable when configured, the server shutting down.
+    problems: Vec<String>,
+}
+
+#[utoipa::path(get, path = "/readyz", responses((status = 200, body = Ready), (status = 503, body = Ready)))]
+pub(super) async fn readyz(State(st): State<Arc<AppState>>) -> Response {
+    let mut problems = Vec::new();
+    if *st.stopping.borrow() {
+        problems.push("shutting down".to_string());
+    }
+    match tokio::time::timeout(READINESS_CHECK_TIMEOUT, st.maintenance.schema_version()).await {
+        Ok(Ok(version)) => problems.extend(version.problem()),
+        Ok(Err(_)) | Err(_) => problems.push("the database is unreachable".to_string()),
+    }
+    if let Some(gate) = &st.redis {
+        if !matches!(
+            tokio::time::timeout(READINESS_CHECK_TIMEOUT, gate.health()).await,
+            Ok(Ok(()))
+        ) {
+            problems.push("Redis is unreachable".to_string());
+        }
+    }
+    let ready = problems.is_empty();
+    let body = Json(Ready {
+        status: if ready { "ready" } else { "not_ready" },
+        backend: st.stores.backend().name(),
+        problems,
+    });
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, body).into_response()
+}
+
 pub(super) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
     (
         [(

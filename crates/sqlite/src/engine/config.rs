@@ -3,7 +3,7 @@
 /// Settings of a [`SqliteStore`].
 #[derive(Debug, Clone)]
 pub struct SqliteConfig {
-    /// Path of the database file (created when missing).
+    /// Path of the database file (created when missing, if `migrate`).
     pub path: std::path::PathBuf,
     /// Limits.
     pub limits: allot_core::Limits,
@@ -11,6 +11,10 @@ pub struct SqliteConfig {
     pub busy_timeout_ms: u64,
     /// Where "now" comes from. Default [`allot_core::SystemClock`].
     pub clock: std::sync::Arc<dyn allot_core::Clock>,
+    /// Whether opening runs the migrations (and so creates a missing file). Default true;
+    /// commands that only read open with `false`: a missing file is an error, not a new
+    /// empty database.
+    pub migrate: bool,
 }
 
 impl SqliteConfig {
@@ -21,6 +25,7 @@ impl SqliteConfig {
             limits: allot_core::Limits::default(),
             busy_timeout_ms: 5000,
             clock: std::sync::Arc::new(allot_core::SystemClock),
+            migrate: true,
         }
     }
 }

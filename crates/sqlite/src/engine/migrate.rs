@@ -9,18 +9,61 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
-/// Open the file, set WAL mode and pragmas, and run the versioned migrations (refinery).
+/// Open the file, set WAL mode and pragmas, and run the versioned migrations (refinery)
+/// when `cfg.migrate`; without it the file must exist and is never created.
+///
+/// Errors: `invalid_request` naming the path when it does not exist and may not be made.
 pub fn open(cfg: &SqliteConfig) -> Result<rusqlite::Connection, AllotError> {
-    let mut conn = rusqlite::Connection::open(&cfg.path).map_err(map_error)?;
+    let flags = if cfg.migrate {
+        rusqlite::OpenFlags::default()
+    } else {
+        rusqlite::OpenFlags::default() - rusqlite::OpenFlags::SQLITE_OPEN_CREATE
+    };
+    if !cfg.migrate && !cfg.path.exists() {
+        return Err(AllotError::invalid(format!(
+            "no database at {}: `allot migrate --database-url sqlite://{}` (or `allot serve`) creates it",
+            cfg.path.display(),
+            cfg.path.display()
+        )));
+    }
+    let mut conn = rusqlite::Connection::open_with_flags(&cfg.path, flags).map_err(map_error)?;
     conn.busy_timeout(std::time::Duration::from_millis(cfg.busy_timeout_ms))
         .map_err(map_error)?;
     conn.pragma_update(None, "journal_mode", "WAL").map_err(map_error)?;
     // FULL: a commit survives power loss, as a ledger should.
     conn.pragma_update(None, "synchronous", "FULL").map_err(map_error)?;
-    embedded::migrations::runner()
-        .run(&mut conn)
-        .map_err(|e| AllotError::Internal(format!("sqlite migration failed: {e}")))?;
+    if cfg.migrate {
+        embedded::migrations::runner()
+            .run(&mut conn)
+            .map_err(|e| AllotError::Internal(format!("sqlite migration failed: {e}")))?;
+    }
     Ok(conn)
+}
+
+/// The schema version of the open database `c` against this build's newest migration.
+pub(crate) fn schema_version(c: &rusqlite::Connection) -> Result<allot_core::SchemaVersion, AllotError> {
+    let expected = embedded::migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| i64::from(m.version()))
+        .max()
+        .unwrap_or(0);
+    let has_history: bool = c
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(map_error)?;
+    let applied = if has_history {
+        c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .map_err(map_error)?
+    } else {
+        None
+    };
+    Ok(allot_core::SchemaVersion { applied, expected })
 }
 
 /// Run the migrations on the file at `path` and close it.
