@@ -208,6 +208,7 @@ async fn liveness_readiness_and_a_shutdown_that_ends_long_polls() {
     assert_eq!(ready.status().as_u16(), 200);
     let body: Value = ready.json().await.unwrap();
     assert_eq!(body, json!({"status": "ready", "backend": "sqlite", "problems": []}));
+    every_metric_has_help(&client, &served.url).await;
 
     // A claim waiting 30 s and an open event stream: the shutdown must end both at once,
     // not wait them out (the grace is 60 s, the test allows 20).
@@ -226,6 +227,36 @@ async fn liveness_readiness_and_a_shutdown_that_ends_long_polls() {
     let _ = stream.bytes().await;
     served.line_with("stopped");
     assert_eq!(served.exit_code(Duration::from_secs(20)), Some(0));
+}
+
+/// `/metrics`: every series has `# HELP` (with its unit in the text of the name), and the
+/// pool's and the process's samples are there.
+async fn every_metric_has_help(client: &reqwest::Client, url: &str) {
+    let text = client
+        .get(format!("{url}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut typed = 0;
+    for line in text.lines().filter(|l| l.starts_with("# TYPE ")) {
+        let name = line.split_whitespace().nth(2).unwrap();
+        assert!(text.contains(&format!("# HELP {name} ")), "no HELP for {name}:\n{text}");
+        typed += 1;
+    }
+    assert!(typed >= 10, "{text}");
+    for series in [
+        "allot_db_pool_max_connections 1",
+        "allot_db_pool_waiting ",
+        "allot_http_requests_in_flight ",
+        "process_resident_memory_bytes ",
+        "process_open_fds ",
+        "process_cpu_seconds_total ",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(series)), "no `{series}`:\n{text}");
+    }
 }
 
 /// Poll `/metrics` until a line is `line` (within 20 s).

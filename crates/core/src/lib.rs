@@ -57,7 +57,7 @@ pub use model::{
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
     BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,
-    Maintenance, SchemaVersion, StockStore, Store, StoredResponse, UnitStore, WebhookStore,
+    Maintenance, PoolStatus, SchemaVersion, StockStore, Store, StoredResponse, UnitStore, WebhookStore,
 };
 pub use stores::Stores;
 pub use strategy::{Backend, BookingStrategy, Strategy, TakenWith, UnitStrategy};

@@ -667,9 +667,25 @@ pub trait Maintenance: Send + Sync + 'static {
     /// this build carries. For `/readyz` and the commands that only read, which never migrate.
     async fn schema_version(&self) -> Result<SchemaVersion>;
 
+    /// The database pool's state now, for `/metrics` (SQLite: its one writer and its queue).
+    fn pool_status(&self) -> PoolStatus;
+
     /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
     /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.
     async fn queue_depths(&self) -> Result<Vec<(String, String, crate::job::JobState, i64)>>;
+}
+
+/// A database pool's state at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStatus {
+    /// Connections open.
+    pub connections: u64,
+    /// Most connections the pool opens.
+    pub max_connections: u64,
+    /// Open connections no request holds.
+    pub idle: u64,
+    /// Requests waiting for a connection.
+    pub waiting: u64,
 }
 
 /// A database's schema version against this build's (refinery's `refinery_schema_history`).

@@ -64,6 +64,16 @@ impl Maintenance for PgStore {
         self.run_schema_version().await
     }
 
+    fn pool_status(&self) -> allot_core::PoolStatus {
+        let s = self.pool().status();
+        allot_core::PoolStatus {
+            connections: s.size as u64,
+            max_connections: s.max_size as u64,
+            idle: s.available as u64,
+            waiting: s.waiting as u64,
+        }
+    }
+
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.run_queue_depths().await
     }

@@ -15,6 +15,7 @@ mod error;
 mod extract;
 pub mod http;
 mod json_numbers;
+mod metrics_catalog;
 mod metrics_layer;
 mod request_id;
 mod request_log;

@@ -24,7 +24,9 @@ pub fn handle() -> PrometheusHandle {
             let handle = recorder.handle();
             // Another recorder may already be installed (e.g. by an embedding program); then
             // our handle renders only what it sees, which is still well-formed.
-            let _ = metrics::set_global_recorder(recorder);
+            if metrics::set_global_recorder(recorder).is_ok() {
+                crate::metrics_catalog::describe();
+            }
             handle
         })
         .clone()

@@ -67,6 +67,16 @@ impl Maintenance for SqliteStore {
         self.call(|c| crate::engine::migrate::schema_version(c)).await
     }
 
+    fn pool_status(&self) -> allot_core::PoolStatus {
+        let waiting = self.writer_queue_len();
+        allot_core::PoolStatus {
+            connections: 1,
+            max_connections: 1,
+            idle: u64::from(waiting == 0),
+            waiting,
+        }
+    }
+
     async fn queue_depths(&self) -> Result<Vec<(String, String, JobState, i64)>> {
         self.run_queue_depths().await
     }

@@ -208,8 +208,15 @@ impl PgStore {
         });
     }
 
+    /// A pooled connection; the wait is recorded in `allot_db_pool_acquire_seconds`.
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
-        self.pool.get().await.map_err(|e| match e {
+        static ACQUIRE: std::sync::OnceLock<metrics::Histogram> = std::sync::OnceLock::new();
+        let started = std::time::Instant::now();
+        let got = self.pool.get().await;
+        ACQUIRE
+            .get_or_init(|| metrics::histogram!("allot_db_pool_acquire_seconds"))
+            .record(started.elapsed().as_secs_f64());
+        got.map_err(|e| match e {
             deadpool_postgres::PoolError::Backend(e) => map_error(e),
             other => AllotError::Unavailable(format!("no database connection: {other}")),
         })

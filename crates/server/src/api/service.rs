@@ -107,6 +107,7 @@ pub(super) async fn readyz(State(st): State<Arc<AppState>>) -> Response {
 }
 
 pub(super) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    crate::metrics_catalog::sample(st.maintenance.pool_status());
     (
         [(
             header::CONTENT_TYPE,

@@ -66,15 +66,26 @@ impl SqliteStore {
         })
     }
 
-    /// Run `f` on the writer thread and wait for its result.
+    /// Work waiting for the writer thread now.
+    pub(crate) fn writer_queue_len(&self) -> u64 {
+        (self.jobs.max_capacity() - self.jobs.capacity()) as u64
+    }
+
+    /// Run `f` on the writer thread and wait for its result; the wait for the writer is
+    /// recorded in `allot_db_pool_acquire_seconds`.
     pub(crate) async fn call<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
     {
+        static ACQUIRE: std::sync::OnceLock<metrics::Histogram> = std::sync::OnceLock::new();
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let queued = std::time::Instant::now();
         self.jobs
             .send(Box::new(move |c| {
+                ACQUIRE
+                    .get_or_init(|| metrics::histogram!("allot_db_pool_acquire_seconds"))
+                    .record(queued.elapsed().as_secs_f64());
                 let _ = tx.send(f(c));
             }))
             .await
