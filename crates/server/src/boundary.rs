@@ -14,7 +14,7 @@
 //! before it reaches a handler. Clients that are not browsers send no Origin and pass.
 
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::request_id::{new_request_id, request_id, REQUEST_ID};
+use crate::request_id::{new_request_id, request_id, RequestId, REQUEST_ID};
 use allot_core::input::echo;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
@@ -22,6 +22,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
+use tracing::Instrument;
 
 /// Which `Host` and `Origin` values are allowed. `*` in a list allows any value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,12 +217,37 @@ pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Re
     let id = new_request_id(req.headers());
     let _in_flight = crate::metrics_layer::InProgress::request();
     let tracked = crate::metrics_layer::Tracked::start(&req);
+    let span = request_span(&tracked, &req, &id);
     // Every answer, refusals at the edge included, is made on the request's task with its id.
-    let mut resp = REQUEST_ID.scope(id.clone(), answer(&edge, req, next)).await;
+    let mut resp = REQUEST_ID
+        .scope(id.clone(), answer(&edge, req, next))
+        .instrument(span.clone())
+        .await;
+    span.record("http.response.status_code", resp.status().as_u16());
     resp.headers_mut().insert("x-request-id", id.header());
     crate::request_log::log(&tracked, &resp, &id);
     tracked.record(&resp);
     resp
+}
+
+/// The request's span (exported only when traces are on: [`crate::telemetry`]), a child of
+/// the client's `traceparent` when it sent one (OpenTelemetry's HTTP server conventions).
+fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &RequestId) -> tracing::Span {
+    let span = tracing::debug_span!(
+        target: "allot::request",
+        "request",
+        otel.name = tracing::field::Empty,
+        otel.kind = "server",
+        http.request.method = tracked.method(),
+        http.route = tracked.route(),
+        http.response.status_code = tracing::field::Empty,
+        request_id = %id,
+    );
+    if !span.is_disabled() {
+        span.record("otel.name", format!("{} {}", tracked.method(), tracked.route()));
+        crate::telemetry::continue_trace(&span, req.headers());
+    }
+    span
 }
 
 /// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,

@@ -21,6 +21,7 @@ mod request_id;
 mod request_log;
 mod state;
 mod sweepers;
+pub mod telemetry;
 mod webhooks;
 mod write;
 

@@ -78,6 +78,7 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             queue: DELIVERY_QUEUE.to_string(),
             jobs: chunk.to_vec(),
             now,
+            traceparent: None,
         };
         let idem = key.filter(|_| i == 0).map(|k| Idempotency {
             key: k.to_string(),
@@ -400,16 +401,19 @@ impl Deliverer {
         }
         let body = serde_json::to_vec(event).map_err(|e| JobError::from(e.to_string()))?;
         let (id, timestamp) = (event.cursor.to_string(), self.stores.now().timestamp());
-        let answer = self
+        let span = tracing::debug_span!("webhook", otel.name = "webhook.deliver", otel.kind = "client", webhook.id = %target.id);
+        let mut request = self
             .client
             .post(&target.url)
             .header("content-type", "application/json")
             .header("webhook-id", &id)
             .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", signature(&target.keys, &id, timestamp, &body))
-            .body(body)
-            .send()
-            .await;
+            .header("webhook-signature", signature(&target.keys, &id, timestamp, &body));
+        // The receiver may continue the delivery's trace (W3C Trace Context).
+        if let Some(traceparent) = crate::telemetry::traceparent_of(&span) {
+            request = request.header("traceparent", traceparent);
+        }
+        let answer = tracing::Instrument::instrument(request.body(body).send(), span).await;
         let answer = match answer {
             Ok(a) => a,
             Err(e) => return Ok((Attempt::Failed(None), None, format!("no answer: {e}"))),

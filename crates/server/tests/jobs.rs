@@ -500,6 +500,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         queue: "pool".into(),
         jobs,
         now: chrono::Utc::now(),
+        traceparent: None,
     };
     store.enqueue(&T, req, None).await.unwrap();
     let strategy = store.default_claim_strategy();

@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tracing::Instrument;
+
+mod trace;
 
 /// What a job does. `Err` fails the attempt: its text is kept in the job's errors, and the
 /// job runs again after the queue's backoff, or after `retry_in_ms` when the handler says.
@@ -281,7 +284,8 @@ impl Fetcher {
                 tenant: self.cfg.tenant.clone(),
                 ms: self.cfg.lease_ms,
             };
-            tasks.spawn(run_one(store, handler, done, stats, lease, job, permit));
+            let span = trace::job_span(&job, &self.cfg.queue);
+            tasks.spawn(run_one(store, handler, done, stats, lease, job, permit).instrument(span));
         }
         Ok(())
     }
@@ -322,7 +326,7 @@ async fn run_one(
     };
     match result {
         Ok(()) => {
-            // The slot travels with the completion and frees when the flush is done.
+            // The slot (and the job's span) travel with the completion and end with the flush.
             let _ = done
                 .send((
                     Completion {
@@ -330,6 +334,7 @@ async fn run_one(
                         lease_token: job.lease_token,
                     },
                     slot,
+                    tracing::Span::current(),
                 ))
                 .await;
         }
@@ -349,8 +354,9 @@ async fn run_one(
     }
 }
 
-/// A successful job waiting for its completion flush, with the slot it still occupies.
-type Done = (Completion, OwnedSemaphorePermit);
+/// A successful job waiting for its completion flush, with the slot it still occupies and
+/// its span.
+type Done = (Completion, OwnedSemaphorePermit, tracing::Span);
 
 /// Tries of one completion batch.
 const COMPLETION_ATTEMPTS: u32 = 4;
@@ -372,30 +378,41 @@ async fn complete_loop(
                 Ok(None) | Err(_) => break,
             }
         }
-        let (completions, slots): (Vec<Completion>, Vec<OwnedSemaphorePermit>) = batch.into_iter().unzip();
-        // Bounded retries: a completion that never reaches the store makes its job run again
-        // after the lease, which is allowed (at least once) but wasteful.
-        for attempt in 0..COMPLETION_ATTEMPTS {
-            match store
-                .complete_jobs(&cfg.tenant, &cfg.queue, completions.clone(), None)
-                .await
-                .and_then(Executed::fresh)
-            {
-                Ok(r) => {
-                    stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
-                    stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
-                    break;
-                }
-                Err(e) => {
-                    stats.store_errors.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(error = %e, attempt, "batch completion failed");
-                    tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
-                }
-            }
+        let span = trace::completion_span(batch.iter().map(|(_, _, s)| s));
+        let (mut completions, mut slots, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+        for (completion, slot, job_span) in batch {
+            completions.push(completion);
+            slots.push(slot);
+            spans.push(job_span);
         }
+        flush_batch(&store, &cfg, completions, &stats).instrument(span).await;
         // Only now may the pool claim more: finished-but-unflushed jobs count against
         // `concurrency`, so a slow store slows claiming instead of letting leases run out
-        // in a growing backlog of completions.
+        // in a growing backlog of completions. The jobs' spans end here too.
         drop(slots);
+        drop(spans);
+    }
+}
+
+/// Complete one batch, with bounded retries: a completion that never reaches the store makes
+/// its job run again after the lease, which is allowed (at least once) but wasteful.
+async fn flush_batch(store: &Arc<dyn JobStore>, cfg: &WorkerConfig, completions: Vec<Completion>, stats: &WorkerStats) {
+    for attempt in 0..COMPLETION_ATTEMPTS {
+        match store
+            .complete_jobs(&cfg.tenant, &cfg.queue, completions.clone(), None)
+            .await
+            .and_then(Executed::fresh)
+        {
+            Ok(r) => {
+                stats.completed.fetch_add(r.completed.len() as u64, Ordering::Relaxed);
+                stats.lease_lost.fetch_add(r.lease_lost.len() as u64, Ordering::Relaxed);
+                return;
+            }
+            Err(e) => {
+                stats.store_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, attempt, "batch completion failed");
+                tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
+            }
+        }
     }
 }

@@ -168,6 +168,9 @@ pub struct Enqueue {
     pub jobs: Vec<JobSpec>,
     /// When the request was made (jobs without `run_at` run from then).
     pub now: DateTime<Utc>,
+    /// The W3C `traceparent` of the span that enqueued the jobs (set by the server from its
+    /// own span, never from the body), stored with each job so its runs continue the trace.
+    pub traceparent: Option<String>,
 }
 
 /// `POST /v1/queues/{queue}/claims` body.
@@ -267,6 +270,10 @@ pub struct LeasedJob {
     pub lease_token: String,
     /// When the lease lapses unless extended by a heartbeat.
     pub lease_expires_at: DateTime<Utc>,
+    /// The W3C `traceparent` of the request that enqueued the job, when traces were on
+    /// there: a worker's first attempt continues that trace, a retry links to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 /// `POST /v1/queues/{queue}/claims` answer.

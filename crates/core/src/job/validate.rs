@@ -27,6 +27,7 @@ pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc
         queue: queue.to_string(),
         jobs,
         now,
+        traceparent: None,
     })
 }
 

@@ -106,7 +106,7 @@ async fn run_lane(store: PgStore, lane: usize) {
             }
         }
     };
-    store.booking_batches.run(&lane, max, decide).await;
+    store.booking_batches.run((&lane, "bookings"), max, decide).await;
 }
 
 /// The answers of a failed batch: a booking it made under a commit of unknown outcome is

@@ -119,6 +119,8 @@ pub(crate) struct Pending {
     pub(crate) tenant: String,
     pub(crate) lane_sku: String,
     pub(crate) expiry_passes: u32,
+    /// The span current when the request joined (linked to its batch's).
+    pub(crate) span: tracing::Span,
 }
 
 pub(crate) struct Lane {

@@ -21,7 +21,7 @@ pub(crate) type Reply<A> = oneshot::Sender<Result<A>>;
 
 /// One key's waiting requests, and whether a task is running its batches.
 struct Queue<T, A> {
-    pending: Vec<(T, Reply<A>)>,
+    pending: Vec<(T, Reply<A>, tracing::Span)>,
     running: bool,
 }
 
@@ -79,7 +79,7 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
                 "{what} batch queue full (batch_max_queued = {max_queued})"
             )));
         }
-        q.pending.push((item, tx));
+        q.pending.push((item, tx, tracing::Span::current()));
         Ok(Joined {
             answer: rx,
             start: !std::mem::replace(&mut q.running, true),
@@ -89,10 +89,10 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     /// The next batch of `key`: up to `max` requests in arrival order, those whose caller went
     /// away dropped first. `None` when nothing waits: the key's queue is then removed, so the
     /// next request starts a new task.
-    fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>)>> {
+    fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>, tracing::Span)>> {
         let mut queues = self.lock();
         let q = queues.get_mut(key)?;
-        q.pending.retain(|(_, reply)| !reply.is_closed());
+        q.pending.retain(|(_, reply, _)| !reply.is_closed());
         if q.pending.is_empty() {
             queues.remove(key);
             return None;
@@ -102,20 +102,23 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     }
 
     /// The task of `key`: batches of up to `max` requests, each decided by `decide` (one
-    /// answer per request, in order) and answered, until the queue is empty. If the task
+    /// answer per request, in order) in a span of `kind` that each request's span links to
+    /// ([`crate::engine::trace::batch_span`]) and answered, until the queue is empty. If the task
     /// panics, the key's queue is removed, so its next request starts a new task instead of
     /// waiting on one that is gone (its waiters hear `unavailable` from their dropped
     /// replies).
     pub(crate) async fn run<F: Future<Output = Vec<Result<A>>>>(
         &self,
-        key: &K,
+        (key, kind): (&K, &'static str),
         max: usize,
         mut decide: impl FnMut(Vec<T>) -> F,
     ) {
         let _guard = RunGuard { queues: self, key };
         while let Some(batch) = self.next_batch(key, max) {
-            let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().unzip();
-            for (reply, answer) in replies.into_iter().zip(decide(items).await) {
+            let span = crate::engine::trace::batch_span(kind, batch.iter().map(|(_, _, s)| s));
+            let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().map(|(t, r, _)| (t, r)).unzip();
+            let answers = tracing::Instrument::instrument(decide(items), span).await;
+            for (reply, answer) in replies.into_iter().zip(answers) {
                 let _ = reply.send(answer);
             }
         }
@@ -151,7 +154,7 @@ mod tests {
         assert!(a.start && !b.start && !c.start);
         assert!(q.join(&1, 13, 3, "test").is_err(), "full at 3");
         drop(b);
-        let batch: Vec<u32> = q.next_batch(&1, 5).unwrap().into_iter().map(|(t, _)| t).collect();
+        let batch: Vec<u32> = q.next_batch(&1, 5).unwrap().into_iter().map(|(t, _, _)| t).collect();
         assert_eq!(batch, [10, 12], "the dropped caller's request is gone");
         assert!(q.next_batch(&1, 5).is_none());
         assert!(

@@ -27,4 +27,5 @@ pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_schema;
 pub(crate) mod tls;
+pub(crate) mod trace;
 pub(crate) mod tx;

@@ -46,10 +46,10 @@ const SQL_NEXT_IDS: &str = "SELECT allot_next_ids('jobs', $2::text, $1::int8)";
 /// the tenant; `$10` partition keys, `$11` each job's tags as a JSON array, `$12` metadata.
 const SQL_INSERT_JOBS: &str =
     "INSERT INTO jobs (tenant, id, queue, state, priority, payload, run_at, max_attempts, unique_key, created_at,
-                       partition_key, tags, metadata)
+                       partition_key, tags, metadata, traceparent)
      SELECT $9, t.id, $1, CASE WHEN t.run_at > $8 THEN 'scheduled' ELSE 'available' END,
             t.priority, t.payload, t.run_at, t.max_attempts, t.unique_key, $8, t.partition_key,
-            ARRAY(SELECT json_array_elements_text(t.tags)), t.metadata
+            ARRAY(SELECT json_array_elements_text(t.tags)), t.metadata, $13::text
        FROM unnest($2::int8[], $3::json[], $4::int2[], $5::timestamptz[], $6::int4[], $7::text[], $10::text[],
                    $11::json[], $12::json[])
             WITH ORDINALITY AS t(id, payload, priority, run_at, max_attempts, unique_key, partition_key, tags, metadata, ord)
@@ -104,7 +104,7 @@ async fn insert_jobs(
     let partitions: Vec<Option<&str>> = req.jobs.iter().map(|j| j.partition_key.as_deref()).collect();
     let tags: Vec<serde_json::Value> = req.jobs.iter().map(|j| serde_json::json!(j.tags)).collect();
     let metadata: Vec<&serde_json::Value> = req.jobs.iter().map(|j| &j.metadata).collect();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
         &req.queue,
         &ids,
         &payloads,
@@ -117,6 +117,7 @@ async fn insert_jobs(
         &partitions,
         &tags,
         &metadata,
+        &req.traceparent,
     ];
     Ok(tx
         .query(SQL_INSERT_JOBS, &params)

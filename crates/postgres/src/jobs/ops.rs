@@ -33,10 +33,12 @@ claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
   FROM picked WHERE j.tenant = $6 AND j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at)
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
+          j.traceparent)
 SELECT * FROM claimed
 UNION ALL
-SELECT * FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text)
+SELECT l.*, (SELECT tp.traceparent FROM jobs tp WHERE tp.tenant = $6 AND tp.id = l.id)
+  FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text) l
  WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
@@ -61,10 +63,12 @@ claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
   FROM locked WHERE j.tenant = $8 AND j.id = locked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
-RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at)
+RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
+          j.traceparent)
 SELECT * FROM claimed
 UNION ALL
-SELECT * FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text)
+SELECT l.*, (SELECT tp.traceparent FROM jobs tp WHERE tp.tenant = $8 AND tp.id = l.id)
+  FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text) l
  WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)";
 
 /// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
@@ -193,6 +197,7 @@ pub(crate) async fn claim<C: GenericClient>(
                     priority: col(r, "priority")?,
                     lease_token: col(r, "lease_token")?,
                     lease_expires_at: col(r, "lease_expires_at")?,
+                    traceparent: col(r, "traceparent")?,
                 },
                 col(r, "run_at")?,
             ))

@@ -167,6 +167,7 @@ async fn pass(store: &PgStore, tx: &Tx<'_, '_>, now: DateTime<Utc>, max: u32) ->
                     queue: col(r, "queue")?,
                     jobs,
                     now,
+                    traceparent: None,
                 };
                 enqueued += insert_batch(tx, &tenant, &req).await?.ids.len() as u64;
             }

@@ -69,7 +69,7 @@ async fn run_key(store: PgStore, key: Key) {
     };
     store
         .unit_batches
-        .run(&key, store.limits.batch_max_requests, decide)
+        .run((&key, "units"), store.limits.batch_max_requests, decide)
         .await;
 }
 

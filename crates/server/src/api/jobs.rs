@@ -9,6 +9,7 @@ use super::{
 use allot_core::job::long_poll::FirstTry;
 use allot_core::job::{CompleteBody, SnoozeBody};
 use allot_core::Capable;
+use tracing::Instrument;
 
 /// What a key told it already holds its long-polls is asked to wait before trying again, ms.
 const LONG_POLL_RETRY_AFTER_MS: u64 = 1000;
@@ -23,10 +24,13 @@ pub(super) async fn enqueue_jobs(
     write: Write<JsonBody<EnqueueBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = allot_core::validate::enqueue(&queue, body.value, st.stores.now(), &st.limits)?;
+    let mut req = allot_core::validate::enqueue(&queue, body.value, st.stores.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
     let idem = key.idempotency(StatusCode::CREATED);
-    let result = st.stores.jobs.enqueue(&tenant, req, idem).await?;
+    let span = tracing::debug_span!("store", otel.name = "store.enqueue", jobs = n);
+    // The jobs carry this span's context: their runs continue the enqueuing trace.
+    req.traceparent = crate::telemetry::traceparent_of(&span);
+    let result = st.stores.jobs.enqueue(&tenant, req, idem).instrument(span).await?;
     metrics::counter!("allot_jobs_enqueued_total", "queue" => metrics_layer::queue_label(&tenant, &queue)).increment(n);
     Ok(respond(StatusCode::CREATED, result))
 }

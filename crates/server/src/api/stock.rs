@@ -8,6 +8,7 @@ use super::{
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
+use tracing::Instrument;
 
 pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
     allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)
@@ -137,10 +138,12 @@ pub(super) async fn allocate(
     (req, strategy, in_flight): Picked<allot_core::AllocationRequest>,
     key: &WriteKey,
 ) -> allot_core::Result<Executed<Allocation>> {
+    let span = tracing::debug_span!("store", otel.name = "store.allocate", allot.strategy = strategy.name());
     let result = st
         .stores
         .stock
         .allocate(tenant, req, key.idempotency(StatusCode::CREATED))
+        .instrument(span)
         .await;
     drop(in_flight);
     count_outcome("allot_allocations_total", strategy.name(), "allocated", &result);

@@ -82,8 +82,8 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enq
         let state = if us(j.run_at) > now { "scheduled" } else { "available" };
         tx.prepare_cached(
             "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
-                                   created_at_us, partition_key, tags, metadata)
-                 VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12)",
+                                   created_at_us, partition_key, tags, metadata, traceparent)
+                 VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12, ?13)",
         )
         .and_then(|mut s| {
             s.execute(params![
@@ -98,7 +98,8 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enq
                 t,
                 j.partition_key,
                 serde_json::json!(j.tags).to_string(),
-                j.metadata.to_string()
+                j.metadata.to_string(),
+                req.traceparent
             ])
         })
         .map_err(map_error)?;
@@ -145,12 +146,14 @@ impl JobStore for SqliteStore {
             let mut jobs = Vec::with_capacity(picked.len());
             for (id, payload, attempt, max_attempts, priority, _) in picked {
                 let token = uuid::Uuid::new_v4().to_string();
-                tx.prepare_cached(
-                    "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2,
-                            lease_expires_at_us = ?3, worker = ?4, attempted_at_us = ?5 WHERE tenant = ?6 AND id = ?1",
-                )
-                .and_then(|mut s| s.execute(params![id, token, expires, req.worker, now, t]))
-                .map_err(map_error)?;
+                let traceparent: Option<String> = tx
+                    .prepare_cached(
+                        "UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_token = ?2,
+                                lease_expires_at_us = ?3, worker = ?4, attempted_at_us = ?5 WHERE tenant = ?6 AND id = ?1
+                         RETURNING traceparent",
+                    )
+                    .and_then(|mut s| s.query_row(params![id, token, expires, req.worker, now, t], |r| r.get(0)))
+                    .map_err(map_error)?;
                 jobs.push(LeasedJob {
                     id,
                     // Decoded inside the claim's transaction: a payload that cannot be read
@@ -163,6 +166,7 @@ impl JobStore for SqliteStore {
                     priority,
                     lease_token: token,
                     lease_expires_at: from_us(expires),
+                    traceparent,
                 });
             }
             Ok(jobs)

@@ -119,6 +119,7 @@ fn pass(c: &Connection, limits: &Limits, now: i64, max: u32) -> Result<u64> {
                     queue,
                     jobs,
                     now: from_us(now),
+                    traceparent: None,
                 };
                 enqueued += insert_jobs(c, &tenant, &req)?.ids.len() as u64;
             }

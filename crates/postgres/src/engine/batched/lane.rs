@@ -106,9 +106,15 @@ fn by_tenant(batch: Vec<Pending>) -> Vec<Vec<Pending>> {
     groups
 }
 
-/// Run one batch (retried on 40001/40P01, bounded) and answer every request in it. A
-/// transaction that fails for good answers all `503 unavailable`: nothing of it was applied.
+/// Run one batch in its span ([`crate::engine::trace::batch_span`]).
 async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
+    let span = crate::engine::trace::batch_span("stock", batch.iter().map(|p| &p.span));
+    tracing::Instrument::instrument(decide_batch(ctx, batch), span).await;
+}
+
+/// Decide one batch (retried on 40001/40P01, bounded) and answer every request in it. A
+/// transaction that fails for good answers all `503 unavailable`: nothing of it was applied.
+async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
     let now = ctx.store.now();
     let started = std::time::Instant::now();
     let mut tries = 0u32;

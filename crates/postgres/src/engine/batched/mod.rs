@@ -93,6 +93,7 @@ impl PgStore {
             tenant: tenant.to_string(),
             lane_sku,
             expiry_passes: 0,
+            span: tracing::Span::current(),
         };
         lane::submit(combiner, self, p).map_err(|b| b.1)?;
         answer
