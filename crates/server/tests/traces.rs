@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{start, Kind};
+use common::{start_with, Kind};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
@@ -18,8 +18,11 @@ use tracing_subscriber::layer::SubscriberExt as _;
 
 type Received = Arc<Mutex<Vec<Span>>>;
 
+/// The `traceparent` headers of the webhook deliveries the receiver got at `/hook`.
+static HOOK_TRACEPARENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 /// An OTLP/HTTP receiver on a free loopback port, on a runtime of its own: every span posted
-/// to `/v1/traces` lands in the returned list.
+/// to `/v1/traces` lands in the returned list; it also takes webhook deliveries at `/hook`.
 fn receiver() -> (String, Received) {
     let spans: Received = Arc::default();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -32,7 +35,15 @@ fn receiver() -> (String, Received) {
             .build()
             .unwrap();
         rt.block_on(async move {
-            let app = axum::Router::new().route(
+            let hook = axum::routing::post(|headers: axum::http::HeaderMap| async move {
+                let traceparent = headers
+                    .get("traceparent")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("none");
+                HOOK_TRACEPARENTS.lock().unwrap().push(traceparent.to_string());
+                axum::http::StatusCode::NO_CONTENT
+            });
+            let app = axum::Router::new().route("/hook", hook).route(
                 "/v1/traces",
                 axum::routing::post(move |body: axum::body::Bytes| {
                     let sink = sink.clone();
@@ -124,19 +135,49 @@ fn an_allocation_through_a_batch_and_a_job_from_enqueue_to_completion() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(drive());
+    rt.block_on(drive(&url));
     rt.shutdown_timeout(Duration::from_secs(5));
     traces.shutdown();
     let spans = received.lock().unwrap().clone();
     eprintln!("{}", render(&spans));
     check_allocation(&spans);
     check_job(&spans);
+    check_webhook(&spans);
+}
+
+/// Every delivery carried the `traceparent` of its own exported `webhook.deliver` span.
+fn check_webhook(spans: &[Span]) {
+    let sent = HOOK_TRACEPARENTS.lock().unwrap().clone();
+    assert!(!sent.is_empty(), "no delivery arrived");
+    let deliveries = named(spans, "webhook.deliver");
+    for traceparent in sent {
+        let parts: Vec<&str> = traceparent.split('-').collect();
+        assert_eq!(parts.len(), 4, "a W3C traceparent: {traceparent}");
+        assert!(
+            deliveries
+                .iter()
+                .any(|d| hex(&d.trace_id) == parts[1] && hex(&d.span_id) == parts[2]),
+            "{traceparent} is no webhook.deliver span:\n{}",
+            render(spans)
+        );
+    }
 }
 
 /// An allocation with the client's traceparent (PostgreSQL's default strategy, `batched`);
 /// a job enqueued with another, run by a worker pool whose handler fails its first attempt.
-async fn drive() {
-    let ts = start(Kind::Postgres).await;
+async fn drive(receiver: &str) {
+    let ts = start_with(Kind::Postgres, |c| {
+        c.webhook_allow_private = true;
+        c.webhook_dispatch_interval_ms = 20;
+    })
+    .await;
+    let (s, _) = ts
+        .post(
+            "/v1/webhooks",
+            json!({"url": format!("{receiver}/hook"), "types": ["*"]}),
+        )
+        .await;
+    assert_eq!(s, 201);
     let (s, _) = ts.post("/v1/skus", json!({"sku": "TRACED", "on_hand": 10})).await;
     assert_eq!(s, 201);
     let resp = ts
@@ -171,6 +212,12 @@ async fn drive() {
     }
     assert_eq!(pool.stats.completed.load(std::sync::atomic::Ordering::Relaxed), 1);
     pool.shutdown().await;
+    for _ in 0..500 {
+        if !HOOK_TRACEPARENTS.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // Spans of the batch and the flush end after their answers: give the exporter a beat.
     tokio::time::sleep(Duration::from_millis(200)).await;
 }
