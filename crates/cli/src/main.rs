@@ -75,6 +75,10 @@ enum Cmd {
     /// API keys: create (prints the secret once), list, revoke.
     #[command(subcommand)]
     Keys(keys::KeysCmd),
+    /// Print the API's OpenAPI document (the route table's, backend-neutral: what the
+    /// generated clients are made from; a running server serves its own at `/openapi.json`
+    /// and `/openapi-3.0.json`, with its backend's strategies and limits).
+    Openapi(OpenapiArgs),
     /// Fault scenarios with Jepsen-style checks (bounded, loopback only, on PostgreSQL clusters
     /// the suite makes itself); exits 1 when a check fails.
     Chaos(ChaosArgs),
@@ -99,6 +103,24 @@ struct ChaosArgs {
     /// `--scenario soak`: sampling interval, seconds.
     #[arg(long, default_value_t = 60)]
     sample_s: u64,
+}
+
+#[derive(Args)]
+struct OpenapiArgs {
+    /// `3.1` (as utoipa makes it) or `3.0` (for generators that cannot read 3.1).
+    #[arg(long = "openapi-version", value_enum, default_value_t = OpenapiVersion::V3_1)]
+    version: OpenapiVersion,
+}
+
+/// Which OpenAPI version `allot openapi` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OpenapiVersion {
+    /// OpenAPI 3.1.
+    #[value(name = "3.1")]
+    V3_1,
+    /// OpenAPI 3.0.3.
+    #[value(name = "3.0")]
+    V3_0,
 }
 
 #[derive(Args, Clone)]
@@ -189,6 +211,14 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Cmd::Bench(BenchCmd::Auto(a)) => bench::auto(a).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
+        Cmd::Openapi(a) => {
+            let doc = serde_json::to_value(allot_server::openapi())?;
+            let doc = match a.version {
+                OpenapiVersion::V3_1 => doc,
+                OpenapiVersion::V3_0 => allot_server::openapi_30(doc),
+            };
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

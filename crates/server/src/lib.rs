@@ -25,6 +25,7 @@ pub mod telemetry;
 mod webhooks;
 mod write;
 
+pub use api::openapi30::to_openapi_30 as openapi_30;
 pub use api::routes::{openapi, scopes};
 pub use api::{router, ApiDoc};
 pub use boundary::Origins;

@@ -24,6 +24,10 @@ pub struct Documents {
     pub open: axum::body::Bytes,
     /// Once it requires one.
     pub keyed: axum::body::Bytes,
+    /// `open` as OpenAPI 3.0.3 ([`super::openapi30`]).
+    pub open_30: axum::body::Bytes,
+    /// `keyed` as OpenAPI 3.0.3.
+    pub keyed_30: axum::body::Bytes,
 }
 
 impl Documents {
@@ -43,6 +47,8 @@ impl Documents {
         Documents {
             open: bytes(&open),
             keyed: bytes(&keyed),
+            open_30: bytes(&super::openapi30::to_openapi_30(open)),
+            keyed_30: bytes(&super::openapi30::to_openapi_30(keyed)),
         }
     }
 }

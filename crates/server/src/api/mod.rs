@@ -11,6 +11,7 @@ mod jobs;
 mod keys;
 mod listings;
 mod locations;
+pub mod openapi30;
 mod query;
 mod queues;
 pub mod routes;
@@ -171,6 +172,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(
             Router::new()
                 .route("/openapi.json", get(served_document))
+                .route("/openapi-3.0.json", get(served_document_30))
                 .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state, api)))),
         )
         .fallback(not_found)
@@ -203,6 +205,17 @@ async fn served_document(State(docs): State<Arc<(Arc<crate::access::Access>, con
     let body = match access.keys_required().await {
         Ok(false) => docs.open.clone(),
         _ => docs.keyed.clone(),
+    };
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `GET /openapi-3.0.json`: the same document as OpenAPI 3.0.3, for generators that cannot
+/// read 3.1.
+async fn served_document_30(State(docs): State<Arc<(Arc<crate::access::Access>, contract::Documents)>>) -> Response {
+    let (access, docs) = &*docs;
+    let body = match access.keys_required().await {
+        Ok(false) => docs.open_30.clone(),
+        _ => docs.keyed_30.clone(),
     };
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
