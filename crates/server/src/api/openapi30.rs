@@ -8,7 +8,8 @@
 //! - `const` becomes a one-value `enum`; numeric `exclusiveMinimum`/`exclusiveMaximum`
 //!   become `minimum`/`maximum` with the boolean form;
 //! - a schema's `examples` array becomes its first `example`;
-//! - a `$ref` with sibling keywords (ignored beside `$ref` in 3.0) is wrapped in `allOf`;
+//! - beside a `$ref`, annotations (ignored there in 3.0) are dropped and anything else
+//!   (`nullable`) wraps the reference in `allOf`;
 //! - a parameter's schema is never `nullable` (its absence says it; generators would wrap
 //!   an optional nullable parameter twice);
 //! - 3.1-only top-level fields (`webhooks`, `jsonSchemaDialect`, `info.license.identifier`)
@@ -87,8 +88,31 @@ fn schema_30(v: &mut Value) {
     nullable_types(map);
     nullable_branches(map);
     keywords(map);
-    if map.contains_key("$ref") && map.len() > 1 {
-        let reference = map.remove("$ref").unwrap_or(Value::Null);
+    ref_siblings(map);
+}
+
+/// Keywords that only annotate: 3.0 ignores them beside `$ref`.
+const ANNOTATIONS: [&str; 7] = [
+    "description",
+    "title",
+    "example",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// A `$ref` with siblings: annotations are dropped (3.0 ignores them there); anything else
+/// (`nullable`) keeps its meaning by wrapping the reference in `allOf`.
+fn ref_siblings(map: &mut Map<String, Value>) {
+    if !map.contains_key("$ref") || map.len() == 1 {
+        return;
+    }
+    let reference = map.remove("$ref").unwrap_or(Value::Null);
+    if map.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
+        map.clear();
+        map.insert("$ref".into(), reference);
+    } else {
         map.insert("allOf".into(), json!([{"$ref": reference}]));
     }
 }
@@ -113,8 +137,9 @@ fn nullable_types(map: &mut Map<String, Value>) {
     }
 }
 
-/// A `{"type": "null"}` branch of `oneOf`/`anyOf` → `nullable: true`; a lone remaining
-/// branch that is a `$ref` becomes `allOf: [it]` (3.0 ignores `nullable` beside `$ref`).
+/// A `{"type": "null"}` branch of `oneOf`/`anyOf` → `nullable: true`. A lone remaining
+/// branch is merged into the schema (a reference as `allOf: [{"$ref"}]`, since 3.0 ignores
+/// `nullable` beside `$ref`); the schema's own annotations win.
 fn nullable_branches(map: &mut Map<String, Value>) {
     for key in ["oneOf", "anyOf"] {
         let Some(items) = map.get_mut(key).and_then(Value::as_array_mut) else {
@@ -125,18 +150,26 @@ fn nullable_branches(map: &mut Map<String, Value>) {
         if items.len() == before {
             continue;
         }
-        let rest = std::mem::take(items);
+        let mut rest = std::mem::take(items);
         map.remove(key);
         map.insert("nullable".into(), json!(true));
         match rest.len() {
             0 => {}
-            1 => {
-                map.insert("allOf".into(), Value::Array(rest));
-            }
+            1 => merge_branch(map, rest.remove(0)),
             _ => {
                 map.insert(key.into(), Value::Array(rest));
             }
         }
+    }
+}
+
+fn merge_branch(map: &mut Map<String, Value>, branch: Value) {
+    let Value::Object(mut branch) = branch else { return };
+    if let Some(reference) = branch.remove("$ref") {
+        map.insert("allOf".into(), json!([{"$ref": reference}]));
+    }
+    for (k, v) in branch {
+        map.entry(k).or_insert(v);
     }
 }
 
@@ -198,10 +231,7 @@ mod tests {
             json!({"nullable": true, "allOf": [{"$ref": "#/components/schemas/B"}]})
         );
         assert_eq!(a["c"], json!({"enum": ["x"], "example": "x"}));
-        assert_eq!(
-            a["d"],
-            json!({"description": "a B", "allOf": [{"$ref": "#/components/schemas/B"}]})
-        );
+        assert_eq!(a["d"], json!({"$ref": "#/components/schemas/B"}));
         assert_eq!(a["e"]["items"], json!({"type": "string", "nullable": true}));
     }
 
