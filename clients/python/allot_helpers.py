@@ -42,11 +42,15 @@ def verify_webhook(secret: str, headers: dict, body: bytes, tolerance_s: int = 3
     Raises ``WebhookError``; compares in constant time."""
     if not secret.startswith("whsec_"):
         raise WebhookError("secret is not whsec_…")
-    key = base64.b64decode(secret[len("whsec_"):])
-    lower = {k.lower(): v for k, v in headers.items()}
-    msg_id, stamp, signatures = lower["webhook-id"], lower["webhook-timestamp"], lower["webhook-signature"]
+    try:
+        key = base64.b64decode(secret[len("whsec_"):], validate=True)
+        lower = {k.lower(): v for k, v in headers.items()}
+        msg_id, stamp, signatures = lower["webhook-id"], lower["webhook-timestamp"], lower["webhook-signature"]
+        sent_at = int(stamp)
+    except (KeyError, ValueError) as e:  # binascii.Error is a ValueError
+        raise WebhookError(f"malformed delivery: {e}") from e
     now = int(time.time()) if now_s is None else now_s
-    if abs(now - int(stamp)) > tolerance_s:
+    if abs(now - sent_at) > tolerance_s:
         raise WebhookError("timestamp outside the tolerance")
     expected = base64.b64encode(hmac.new(key, f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()).decode()
     sent = [s.split(",", 1)[1] for s in signatures.split(" ") if s.startswith("v1,")]

@@ -86,7 +86,7 @@ pub fn verify_webhook(
         .and_then(|k| base64::engine::general_purpose::STANDARD.decode(k).ok())
         .ok_or(WebhookError::BadSecret)?;
     let timestamp: i64 = headers.timestamp.parse().map_err(|_| WebhookError::BadTimestamp)?;
-    if (now_s - timestamp).abs() > tolerance_s {
+    if now_s.abs_diff(timestamp) > tolerance_s.unsigned_abs() {
         return Err(WebhookError::TooOld);
     }
     let matches = |sig: &str| {

@@ -31,11 +31,14 @@ pub struct Traces {
     provider: SdkTracerProvider,
 }
 
+/// How long the exit waits for the last spans to reach the collector.
+pub const SHUTDOWN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Traces {
-    /// Export what is buffered and stop (call once, at exit).
+    /// Export what is buffered and stop (call once, at exit), waiting at most
+    /// [`SHUTDOWN_TIMEOUT`]: an unreachable collector never holds the exit.
     pub fn shutdown(self) {
-        let _ = self.provider.force_flush();
-        let _ = self.provider.shutdown();
+        let _ = self.provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT);
     }
 }
 

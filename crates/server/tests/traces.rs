@@ -218,8 +218,6 @@ async fn drive(receiver: &str) {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // Spans of the batch and the flush end after their answers: give the exporter a beat.
-    tokio::time::sleep(Duration::from_millis(200)).await;
 }
 
 fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {

@@ -79,18 +79,29 @@ pub async fn open(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
     Ok(store)
 }
 
-/// `url` without the password of a `postgres://user:password@…` URL.
+/// `url` without its passwords: the one of `postgres://user:password@…` and any
+/// `password=` query pair, shown as `***`.
 pub fn redacted(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_string(),
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let base = match (base.find("://"), base.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => match base[scheme + 3..at].split_once(':') {
+            Some((user, _)) => format!("{}{user}:***{}", &base[..scheme + 3], &base[at..]),
+            None => base.to_string(),
+        },
+        _ => base.to_string(),
+    };
+    let Some(query) = query else { return base };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|p| {
+            if p.starts_with("password=") {
+                "password=***".to_string()
+            } else {
+                p.to_string()
             }
-        }
-        _ => url.to_string(),
-    }
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
 }
 
 async fn open_backend(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
@@ -121,7 +132,8 @@ async fn open_backend(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>
             Ok(Arc::new(store))
         }
         None => Err(AllotError::invalid(format!(
-            "database url `{url}` is neither sqlite://… nor postgres://…"
+            "database url `{}` is neither sqlite://… nor postgres://…",
+            redacted(url)
         ))),
     }
 }
@@ -135,6 +147,10 @@ mod tests {
         assert_eq!(redacted("postgres://u:secret@h/db"), "postgres://u:***@h/db");
         assert_eq!(redacted("postgres://u@h/db"), "postgres://u@h/db");
         assert_eq!(redacted("sqlite://a.db"), "sqlite://a.db");
+        assert_eq!(
+            redacted("postgres://u@h/db?password=s&sslmode=require"),
+            "postgres://u@h/db?password=***&sslmode=require"
+        );
     }
 
     #[test]

@@ -3,8 +3,9 @@
 /// Connection settings of a [`PgStore`].
 #[derive(Debug, Clone)]
 pub struct PgConfig {
-    /// `postgres://user@host:port/db?options=…` or `host=… user=…` (libpq's forms), with
-    /// `sslmode` and `sslrootcert` as in libpq ([`crate::PgTarget`]).
+    /// `postgres://user@host:port/db?options=…` (libpq's URL form; a library caller may also
+    /// give the key/value form), with `sslmode` and `sslrootcert` as in libpq
+    /// ([`crate::PgTarget`]).
     pub url: String,
     /// Most pooled connections. Default 32.
     pub pool_size: usize,

@@ -32,15 +32,12 @@ impl std::fmt::Debug for PgTarget {
     }
 }
 
-/// `url` without its `sslmode` and `sslrootcert` settings, and their values (decoded).
-/// The URL form carries them as query pairs; the key/value form as `key=value` words
-/// (a key/value string with quotes is left to tokio-postgres as it is).
+/// `url` without its `sslmode` and `sslrootcert` settings, and their values. The URL form
+/// carries them as query pairs (percent-decoded); the key/value form as `key=value` words (a
+/// key/value string with quotes is left to tokio-postgres as it is: `None, None`).
 fn split_tls_settings(url: &str) -> (String, Option<String>, Option<String>) {
     let (mut mode, mut root) = (None, None);
-    let mut take = |key: &str, value: &str| -> bool {
-        let value = percent_encoding::percent_decode_str(value)
-            .decode_utf8_lossy()
-            .into_owned();
+    let mut take = |key: &str, value: String| -> bool {
         match key {
             "sslmode" => mode = Some(value),
             "sslrootcert" => root = Some(value),
@@ -56,7 +53,10 @@ fn split_tls_settings(url: &str) -> (String, Option<String>, Option<String>) {
             .split('&')
             .filter(|pair| {
                 let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                !take(k, v)
+                !take(
+                    k,
+                    percent_encoding::percent_decode_str(v).decode_utf8_lossy().into_owned(),
+                )
             })
             .collect();
         let rest = if kept.is_empty() {
@@ -73,33 +73,64 @@ fn split_tls_settings(url: &str) -> (String, Option<String>, Option<String>) {
         .split_whitespace()
         .filter(|word| {
             let (k, v) = word.split_once('=').unwrap_or((word, ""));
-            !take(k, v)
+            !take(k, v.to_string())
         })
         .collect();
     (kept.join(" "), mode, root)
 }
 
+/// The `sslmode` in force: the one given, else `verify-full` with `sslrootcert=system`, else
+/// what tokio-postgres parsed (`prefer` by default), checked as libpq checks it.
+fn ssl_mode_of(
+    given: Option<&str>,
+    roots: Option<&RootCerts>,
+    parsed: tokio_postgres::config::SslMode,
+) -> Result<SslMode, AllotError> {
+    let mode = match (given, roots) {
+        (Some(text), _) => SslMode::parse(text).ok_or_else(|| {
+            AllotError::invalid(format!(
+                "database url: sslmode `{text}` is not one of disable, prefer, require, verify-ca, verify-full"
+            ))
+        })?,
+        (None, Some(RootCerts::System)) => SslMode::VerifyFull,
+        (None, _) => match parsed {
+            tokio_postgres::config::SslMode::Disable => SslMode::Disable,
+            tokio_postgres::config::SslMode::Require => SslMode::Require,
+            _ => SslMode::Prefer,
+        },
+    };
+    if roots == Some(&RootCerts::System) && mode != SslMode::VerifyFull {
+        return Err(AllotError::invalid(format!(
+            "database url: sslrootcert=system needs sslmode=verify-full, not {} (as libpq: with the system's \
+             roots, a weaker check would accept any publicly issued certificate)",
+            mode.name()
+        )));
+    }
+    if mode == SslMode::VerifyCa && roots.is_none() {
+        return Err(AllotError::invalid(
+            "database url: sslmode=verify-ca needs sslrootcert=/path/ca.pem (the system's roots would accept \
+             any publicly issued certificate); for the system's roots use sslmode=verify-full",
+        ));
+    }
+    Ok(mode)
+}
+
 impl PgTarget {
-    /// Parse `url` (`postgres://user:password@host:port/db?sslmode=verify-full&sslrootcert=ca.pem`
-    /// or `host=… user=… sslmode=…`). `sslmode` defaults to `prefer`, as in libpq.
+    /// Parse `url` (`postgres://user:password@host:port/db?sslmode=verify-full&sslrootcert=ca.pem`,
+    /// or for library callers `host=… user=… sslmode=…`). `sslmode` defaults to `prefer`, as
+    /// in libpq, and to `verify-full` with `sslrootcert=system`; `verify-ca` needs a root file
+    /// of its own, and `sslrootcert=system` allows only `verify-full` (libpq's rules).
     ///
     /// Errors: `invalid_request` naming what is wrong (never echoing a password).
     pub fn parse(url: &str) -> Result<PgTarget, AllotError> {
         let (rest, mode, root) = split_tls_settings(url);
-        let mode = match mode.as_deref() {
-            None => SslMode::Prefer,
-            Some(text) => SslMode::parse(text).ok_or_else(|| {
-                AllotError::invalid(format!(
-                    "database url: sslmode `{text}` is not one of disable, prefer, require, verify-ca, verify-full"
-                ))
-            })?,
-        };
         let roots = root.map(|r| match r.as_str() {
             "system" => RootCerts::System,
             path => RootCerts::File(path.into()),
         });
         let mut config = tokio_postgres::Config::from_str(&rest)
             .map_err(|e| AllotError::invalid(format!("bad database url: {e}")))?;
+        let mode = ssl_mode_of(mode.as_deref(), roots.as_ref(), config.get_ssl_mode())?;
         config.ssl_mode(mode.negotiation());
         let tls = MakeRustlsConnect::new(client_config(mode, roots.as_ref())?);
         Ok(PgTarget { config, tls, mode })
@@ -239,6 +270,35 @@ mod tests {
         let target = PgTarget::parse("postgres://u@h1:5433,h2/db").unwrap();
         assert_eq!(target.endpoint(), "h1:5433, h2:5432");
         assert_eq!(target.ssl_mode(), SslMode::Prefer);
+    }
+
+    #[test]
+    fn sslmodes_follow_libpqs_rules() {
+        use tokio_postgres::config::SslMode as Parsed;
+        let system = Some(&RootCerts::System);
+        let file = RootCerts::File("/ca.pem".into());
+        assert_eq!(ssl_mode_of(None, None, Parsed::Prefer).unwrap(), SslMode::Prefer);
+        assert_eq!(ssl_mode_of(None, None, Parsed::Require).unwrap(), SslMode::Require);
+        assert_eq!(ssl_mode_of(None, system, Parsed::Prefer).unwrap(), SslMode::VerifyFull);
+        assert_eq!(
+            ssl_mode_of(Some("verify-ca"), Some(&file), Parsed::Prefer).unwrap(),
+            SslMode::VerifyCa
+        );
+        assert!(
+            ssl_mode_of(Some("verify-ca"), None, Parsed::Prefer).is_err(),
+            "verify-ca without a root file"
+        );
+        for weaker in ["disable", "prefer", "require", "verify-ca"] {
+            assert!(
+                ssl_mode_of(Some(weaker), system, Parsed::Prefer).is_err(),
+                "{weaker} with system roots"
+            );
+        }
+        // A quoted key/value string keeps what tokio-postgres parsed.
+        let t = PgTarget::parse("host=h user=u password='a b' sslmode=require").unwrap();
+        assert_eq!(t.ssl_mode(), SslMode::Require);
+        let t = PgTarget::parse("host=h user=u password='a b' sslmode=disable").unwrap();
+        assert_eq!(t.ssl_mode(), SslMode::Disable);
     }
 
     fn shared(db: &str, user: &str) -> String {

@@ -9,8 +9,10 @@
 //! | `verify-ca` | always | signed by a trusted root |
 //! | `verify-full` | always | signed by a trusted root and naming the host |
 //!
-//! Trusted roots are the PEM certificates of `sslrootcert=/path`, or the system's
-//! (`sslrootcert=system`, or no `sslrootcert`; read by rustls-native-certs).
+//! Trusted roots are the PEM certificates of `sslrootcert=/path`, or the system's (read by
+//! rustls-native-certs) for `verify-full` with `sslrootcert=system` or none. As libpq,
+//! `verify-ca` needs a root file (the system's roots and no name check would accept any
+//! publicly issued certificate) and `sslrootcert=system` allows only `verify-full`.
 
 use allot_core::AllotError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -122,7 +124,9 @@ pub fn client_config(mode: SslMode, roots: Option<&RootCerts>) -> Result<rustls:
     let check = match (mode, roots) {
         (SslMode::Disable | SslMode::Prefer, _) | (SslMode::Require, None) => None,
         (SslMode::Require | SslMode::VerifyCa, Some(r)) => Some((false, r.clone())),
-        (SslMode::VerifyCa, None) => Some((false, RootCerts::System)),
+        (SslMode::VerifyCa, None) => {
+            return Err(AllotError::invalid("database url: sslmode=verify-ca needs sslrootcert"));
+        }
         (SslMode::VerifyFull, r) => Some((true, r.cloned().unwrap_or(RootCerts::System))),
     };
     let verifier: Arc<dyn ServerCertVerifier> = match check {

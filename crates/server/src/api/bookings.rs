@@ -6,6 +6,7 @@ use super::{
     Result, Serialize, State, StatusCode, ToSchema, Write,
 };
 use allot_core::Capable;
+use tracing::Instrument;
 
 #[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
     params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -27,7 +28,12 @@ pub(super) async fn create_booking(
     let id = uuid::Uuid::new_v4().to_string();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
     let idem = key.idempotency(StatusCode::CREATED);
-    let result = st.stores.bookings.book(&tenant, req, idem).await;
+    let result = st
+        .stores
+        .bookings
+        .book(&tenant, req, idem)
+        .instrument(super::store_span("store.book", strategy.name()))
+        .await;
     count_outcome("allot_bookings_total", strategy.name(), "booked", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }

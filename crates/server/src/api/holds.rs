@@ -7,6 +7,7 @@ use super::{
 };
 use crate::write::WriteKey;
 use allot_core::store::Executed;
+use tracing::Instrument;
 
 #[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,
     params(("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -47,6 +48,7 @@ pub(super) async fn hold(
         .stores
         .holds
         .create_hold(tenant, req, key.idempotency(StatusCode::CREATED))
+        .instrument(super::store_span("store.hold", strategy.name()))
         .await;
     drop(in_flight);
     count_outcome("allot_holds_total", strategy.name(), "held", &result);

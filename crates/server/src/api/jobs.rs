@@ -27,7 +27,7 @@ pub(super) async fn enqueue_jobs(
     let mut req = allot_core::validate::enqueue(&queue, body.value, st.stores.now(), &st.limits)?;
     let n = req.jobs.len() as u64;
     let idem = key.idempotency(StatusCode::CREATED);
-    let span = tracing::debug_span!("store", otel.name = "store.enqueue", jobs = n);
+    let span = super::store_span("store.enqueue", "-");
     // The jobs carry this span's context: their runs continue the enqueuing trace.
     req.traceparent = crate::telemetry::traceparent_of(&span);
     let result = st.stores.jobs.enqueue(&tenant, req, idem).instrument(span).await?;
@@ -78,7 +78,9 @@ pub(super) async fn claim_jobs(
         (wait, st.stopped()),
         || key.wrapped(StatusCode::OK, wrap),
     );
-    let executed = claim.await?;
+    let executed = claim
+        .instrument(super::store_span("store.claim_jobs", strategy.name()))
+        .await?;
     metrics::histogram!("allot_job_claim_seconds", "strategy" => strategy.name())
         .record(started.elapsed().as_secs_f64());
     if let Executed::Fresh(jobs) = &executed {
@@ -115,7 +117,12 @@ pub(super) async fn complete_job(
     let id = job_id(&id)?;
     let req = allot_core::validate::complete(body.value, &st.limits)?;
     let idem = key.idempotency(StatusCode::OK);
-    let result = st.stores.jobs.complete_job(&tenant, id, req, idem).await;
+    let result = st
+        .stores
+        .jobs
+        .complete_job(&tenant, id, req, idem)
+        .instrument(super::store_span("store.complete_job", "-"))
+        .await;
     job_outcome("completed", &result);
     Ok(respond(StatusCode::OK, result?))
 }

@@ -362,6 +362,12 @@ fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The span of a store call (`otel.name` such as `store.allocate`), at `debug`: exported
+/// only when traces are on ([`crate::telemetry`]); `strategy` is the one the call runs.
+pub(super) fn store_span(name: &'static str, strategy: &'static str) -> tracing::Span {
+    tracing::debug_span!("store", otel.name = name, allot.strategy = strategy)
+}
+
 fn count_outcome<T>(
     metric: &'static str,
     strategy: &'static str,

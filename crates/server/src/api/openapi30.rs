@@ -166,7 +166,12 @@ fn nullable_branches(map: &mut Map<String, Value>) {
 fn merge_branch(map: &mut Map<String, Value>, branch: Value) {
     let Value::Object(mut branch) = branch else { return };
     if let Some(reference) = branch.remove("$ref") {
-        map.insert("allOf".into(), json!([{"$ref": reference}]));
+        match map.get_mut("allOf").and_then(Value::as_array_mut) {
+            Some(all) => all.push(json!({"$ref": reference})),
+            None => {
+                map.insert("allOf".into(), json!([{"$ref": reference}]));
+            }
+        }
     }
     for (k, v) in branch {
         map.entry(k).or_insert(v);
@@ -179,8 +184,18 @@ fn keywords(map: &mut Map<String, Value>) {
         map.insert("enum".into(), json!([c]));
     }
     for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
-        if let Some(n) = map.get(exclusive).filter(|v| v.is_number()).cloned() {
-            map.insert(bound.into(), n);
+        let Some(n) = map.get(exclusive).and_then(Value::as_f64) else {
+            continue;
+        };
+        let inclusive = map.get(bound).and_then(Value::as_f64);
+        // Both given: the stricter wins (an inclusive bound past the exclusive one).
+        let lower = bound == "minimum";
+        let keep_inclusive = inclusive.is_some_and(|m| if lower { m > n } else { m < n });
+        if keep_inclusive {
+            map.remove(exclusive);
+        } else {
+            let value = map[exclusive].clone();
+            map.insert(bound.into(), value);
             map.insert(exclusive.into(), json!(true));
         }
     }
@@ -254,6 +269,9 @@ mod tests {
                 }
                 if map.contains_key("const") {
                     problems.push(format!("{at}: const"));
+                }
+                if map.get("examples").is_some_and(Value::is_array) {
+                    problems.push(format!("{at}: examples array"));
                 }
                 if map.contains_key("$ref") && map.len() > 1 {
                     problems.push(format!("{at}: $ref with siblings"));

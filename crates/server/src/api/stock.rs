@@ -138,7 +138,7 @@ pub(super) async fn allocate(
     (req, strategy, in_flight): Picked<allot_core::AllocationRequest>,
     key: &WriteKey,
 ) -> allot_core::Result<Executed<Allocation>> {
-    let span = tracing::debug_span!("store", otel.name = "store.allocate", allot.strategy = strategy.name());
+    let span = super::store_span("store.allocate", strategy.name());
     let result = st
         .stores
         .stock

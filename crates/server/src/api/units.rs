@@ -5,6 +5,7 @@ use super::{
     Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy, UnitsBody, UnitsCreated, Write,
 };
 use allot_core::Capable;
+use tracing::Instrument;
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),
         ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),
@@ -45,7 +46,12 @@ pub(super) async fn claim_units(
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = key.idempotency(StatusCode::CREATED);
-    let result = st.stores.units.claim_units(&tenant, req, idem).await;
+    let result = st
+        .stores
+        .units
+        .claim_units(&tenant, req, idem)
+        .instrument(super::store_span("store.claim_units", strategy.name()))
+        .await;
     count_outcome("allot_unit_claims_total", strategy.name(), "claimed", &result);
     Ok(respond(StatusCode::CREATED, result?))
 }
