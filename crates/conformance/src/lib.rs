@@ -32,6 +32,7 @@
 //! | `enqueue`, `claim_jobs`, `complete_job`, `cancel_job`, `queue_counts` | `jobs::keyed_job_transitions_replay`, `jobs::no_job_leased_twice` |
 //! | `fail_job`, `heartbeat_job`, `complete_jobs`, `retry_job`, `list_jobs`, `wait_for_jobs`, `rescue_jobs`, `prune_jobs`, `queue_depths` | `jobs::job_lifecycle` |
 //! | `bulk_jobs` | `queues::bulk_actions_by_filter` |
+//! | the enqueue's `traceparent`, returned by claims | `queues::trace_context_travels_with_the_job` |
 //! | `list_queues`, `fold_queue_counts` (and `queue_counts`, `queue_depths` read the maintained counts) | `queues::queue_counts_are_maintained` |
 //! | `create_schedule`, `list_schedules`, `pause_schedule`, `delete_schedule`, `run_schedules` | `queues::schedules_tick_once_across_stores` |
 //! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
@@ -92,6 +93,7 @@ macro_rules! suite {
             queues::schedules_tick_once_across_stores,
             queues::queue_counts_are_maintained,
             queues::bulk_actions_by_filter,
+            queues::trace_context_travels_with_the_job,
             keys::keys_by_tenant,
             isolation::other_tenants_objects_are_not_found,
             events::every_change_is_an_event,

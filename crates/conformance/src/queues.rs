@@ -476,3 +476,22 @@ pub async fn bulk_actions_by_filter(f: Fixture) {
     assert!(bulk(json!({"action": "delete", "max": 0})).is_err());
     f.finish().await;
 }
+
+/// The trace context an enqueue carries comes back with the claimed job, through the plain
+/// claim and the claim of a queue with settings (its own path on PostgreSQL); a job enqueued
+/// without one comes back without one.
+pub async fn trace_context_travels_with_the_job(f: Fixture) {
+    const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    settle(&f, "limited", json!({"max_running": 5})).await;
+    for queue in ["plain", "limited"] {
+        let mut req =
+            validate::enqueue(queue, body(json!({"jobs": [{"payload": 1}]})), f.store.now(), &f.limits).unwrap();
+        req.traceparent = Some(TRACEPARENT.into());
+        fresh(f.store.enqueue(&T, req, None).await);
+        enqueue(&f, queue, json!([{"payload": 2}])).await;
+        let leased = lease(&f, queue, 2).await;
+        let carried: Vec<Option<&str>> = leased.iter().map(|j| j.traceparent.as_deref()).collect();
+        assert_eq!(carried, [Some(TRACEPARENT), None], "queue {queue}");
+    }
+    f.finish().await;
+}

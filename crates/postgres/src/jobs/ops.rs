@@ -37,8 +37,7 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
           j.traceparent)
 SELECT * FROM claimed
 UNION ALL
-SELECT l.*, (SELECT tp.traceparent FROM jobs tp WHERE tp.tenant = $6 AND tp.id = l.id)
-  FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text) l
+SELECT * FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text)
  WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
@@ -67,8 +66,7 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
           j.traceparent)
 SELECT * FROM claimed
 UNION ALL
-SELECT l.*, (SELECT tp.traceparent FROM jobs tp WHERE tp.tenant = $8 AND tp.id = l.id)
-  FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text) l
+SELECT * FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text)
  WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)";
 
 /// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
