@@ -10,6 +10,7 @@ mod bookings;
 mod chaos;
 mod cluster;
 mod compare;
+mod console;
 pub mod feed;
 mod flash_sale;
 mod holds;
@@ -32,6 +33,7 @@ pub use compare::{
     redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, write_chart, CompareRow,
     PgbenchRun,
 };
+pub use console::{console_bench, render_console_table, ConsoleOptions, ConsoleReport, OVERVIEW_P99_TARGET_US};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};

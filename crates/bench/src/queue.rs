@@ -156,6 +156,9 @@ impl JobStore for Timed {
     async fn cancel_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.cancel_job(tn, id, i).await
     }
+    async fn reschedule_job(&self, tn: &Tenant, id: i64, d: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
+        self.inner.reschedule_job(tn, id, d, i).await
+    }
     async fn retry_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.retry_job(tn, id, i).await
     }

@@ -44,6 +44,10 @@ pub(crate) enum BenchCmd {
     /// SKUs in P phases, `--hot-share` of each phase's requests on that phase's hot SKU, under
     /// `auto` and each fixed strategy, with the per-SKU checks.
     Auto(AutoArgs),
+    /// The console's calls (overview, queues, jobs by filter, the bulk count, SKU search and
+    /// filters, events), one at a time, on a server filled with J jobs and S SKUs, beside
+    /// `GET /livez` as the no-op reference; fails when the overview's p99 is 100 ms or more.
+    Console(crate::console_bench::ConsoleArgs),
 }
 
 #[derive(Args)]

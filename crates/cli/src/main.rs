@@ -20,6 +20,7 @@ mod compare;
 mod compare_refs;
 mod compare_rev;
 mod config;
+mod console_bench;
 mod keys;
 mod limit_args;
 mod locations;
@@ -207,6 +208,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             None => compare(a).await?,
         },
         Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,
+        Cmd::Bench(BenchCmd::Console(a)) => console_bench::console(a).await?,
         Cmd::Bench(BenchCmd::Batch(a)) => bench::batch(a).await?,
         Cmd::Bench(BenchCmd::Auto(a)) => bench::auto(a).await?,
         Cmd::Keys(k) => keys::keys(k).await?,

@@ -120,7 +120,8 @@ pub async fn every_change_is_an_event(f: Fixture) {
 }
 
 /// A page is at most `limit`, `next` resumes after it; `types` and `object` filter and
-/// `next` still moves past what they skipped; another tenant's feed has its own cursors;
+/// `next` still moves past what they skipped; another tenant's feed has its own cursors
+/// (and its own newest cursor);
 /// retention deletes in bounded batches and never lets a cursor be given twice.
 pub async fn pages_filters_and_tenants(f: Fixture) {
     let s = &f.store;
@@ -161,6 +162,13 @@ pub async fn pages_filters_and_tenants(f: Fixture) {
     assert_eq!(s.events(&T, &none).await.unwrap().next, 3);
     let theirs = read_all(&f, &other, 0, 10).await;
     assert_eq!(theirs.len(), 1, "another tenant reads only its own");
+    assert_eq!(s.last_cursor(&T).await.unwrap(), 3, "the newest cursor of the tenant");
+    assert_eq!(s.last_cursor(&other).await.unwrap(), 1);
+    assert_eq!(
+        s.last_cursor(&Tenant::stored("nobody")).await.unwrap(),
+        0,
+        "0 before the first"
+    );
     assert_eq!((theirs[0].cursor, theirs[0].data["on_hand"].as_i64()), (1, Some(5)));
     // Retention: what happened before the cut goes; the cursor goes on after it.
     f.clock.advance_ms(60_000);

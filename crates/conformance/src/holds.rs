@@ -7,11 +7,12 @@ use allot_core::{validate, AllotError, Executed, Hold};
 use serde_json::json;
 
 /// A keyed hold runs once and replays; it is read and listed while held; extending it moves
-/// its expiry; a partial confirm allocates part and gives the rest back; a release gives all
+/// its expiry; listed by SKU, it shows under its own SKU only; a partial confirm allocates part and gives the rest back; a release gives all
 /// back, replays with its key, and a released hold cannot be confirmed.
 pub async fn hold_lifecycle(f: Fixture) {
     let s = &f.store;
     f.create_sku("H", 10).await;
+    f.create_sku("HX", 10).await;
     let hold = |id: &str| {
         let b = body(json!({"lines": [{"sku": "H", "quantity": 4}], "ttl_ms": 60_000}));
         validate::hold(id.into(), b, s.default_strategy(), &f.limits).unwrap()
@@ -19,8 +20,14 @@ pub async fn hold_lifecycle(f: Fixture) {
     let h: Hold = fresh(s.create_hold(&T, hold("h1"), key("hold-1")).await);
     replayed(s.create_hold(&T, hold("h1"), key("hold-1")).await);
     assert_eq!(s.get_hold(&T, "h1").await.unwrap().status, HoldStatus::Held);
-    let held = s.list_holds(&T, HoldStatus::Held, None, 10).await.unwrap();
+    let held = s.list_holds(&T, HoldStatus::Held, None, None, 10).await.unwrap();
     assert_eq!(held.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), ["h1"]);
+    let of_sku = |sku: &'static str| async move {
+        let page = s.list_holds(&T, HoldStatus::Held, Some(sku), None, 10).await.unwrap();
+        page.into_iter().map(|x| x.id).collect::<Vec<_>>()
+    };
+    assert_eq!(of_sku("H").await, ["h1"]);
+    assert!(of_sku("HX").await.is_empty(), "a hold of H is not one of HX");
     let ttl = validate::extend(&body(json!({"ttl_ms": 120_000})), &f.limits).unwrap();
     let longer = fresh(s.extend_hold(&T, "h1", ttl, key("extend-1")).await);
     assert!(longer.expires_at > h.expires_at);
@@ -45,7 +52,11 @@ pub async fn hold_lifecycle(f: Fixture) {
         .unwrap_err();
     assert_eq!(err.code(), "hold_released");
     assert!(matches!(s.get_hold(&T, "nope").await, Err(AllotError::NotFound { .. })));
-    assert!(s.list_holds(&T, HoldStatus::Held, None, 10).await.unwrap().is_empty());
+    assert!(s
+        .list_holds(&T, HoldStatus::Held, None, None, 10)
+        .await
+        .unwrap()
+        .is_empty());
     f.finish().await;
 }
 

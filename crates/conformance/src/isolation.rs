@@ -55,9 +55,17 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
     assert!(not_found(s.get_hold(b, "ho-1").await));
     assert!(not_found(s.get_unit(b, "U", "X").await));
     assert!(not_found(s.get_booking(b, "bo-1").await));
-    assert!(s.list_skus(b, None, None, 10).await.unwrap().is_empty());
+    assert!(s
+        .list_skus(b, None, &allot_core::SkuFilter::default(), 10)
+        .await
+        .unwrap()
+        .is_empty());
     assert!(s.list_allocations(b, None, 10).await.unwrap().is_empty());
-    assert!(s.list_holds(b, HoldStatus::Held, None, 10).await.unwrap().is_empty());
+    assert!(s
+        .list_holds(b, HoldStatus::Held, None, None, 10)
+        .await
+        .unwrap()
+        .is_empty());
     let units = s.list_units(b, "U", &UnitFilter::default(), 0, 10).await;
     assert!(
         units.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),

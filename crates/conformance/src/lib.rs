@@ -32,11 +32,13 @@
 //! | `enqueue`, `claim_jobs`, `complete_job`, `cancel_job`, `queue_counts` | `jobs::keyed_job_transitions_replay`, `jobs::no_job_leased_twice` |
 //! | `fail_job`, `heartbeat_job`, `complete_jobs`, `retry_job`, `list_jobs`, `wait_for_jobs`, `rescue_jobs`, `prune_jobs`, `queue_depths` | `jobs::job_lifecycle` |
 //! | `bulk_jobs` | `queues::bulk_actions_by_filter` |
+//! | `reschedule_job` | `queues::reschedule_moves_a_waiting_job` |
 //! | the enqueue's `traceparent`, returned by claims | `queues::trace_context_travels_with_the_job` |
 //! | `list_queues`, `fold_queue_counts` (and `queue_counts`, `queue_depths` read the maintained counts) | `queues::queue_counts_are_maintained` |
 //! | `create_schedule`, `list_schedules`, `pause_schedule`, `delete_schedule`, `run_schedules` | `queues::schedules_tick_once_across_stores` |
 //! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
 //! | `create_key`, `list_keys`, `revoke_key`, `key_by_hash`, `any_key` | `keys::keys_by_tenant` |
+//! | `heartbeat`, `instances` | `instances::instances_by_heartbeat` |
 //! | `audit` | every case ([`Fixture::finish`]) |
 //! | `prune_idempotency_keys` | `stock::every_instant_comes_from_the_clock` |
 //! | `events`, `sequence_events`, `oldest_unsequenced_event`, `prune_events` (and every write's event), `set_low_stock` | `events::every_change_is_an_event`, `events::pages_filters_and_tenants`, `events::exactly_once_by_cursor_under_writers`, `events::thresholds_once_under_a_storm`, `events::thresholds_per_location`, `events::one_request_across_locations`, `events::order_kept_across_small_rounds` |
@@ -49,6 +51,7 @@ pub mod bookings;
 pub mod events;
 pub mod fixture;
 pub mod holds;
+pub mod instances;
 pub mod isolation;
 pub mod jobs;
 pub mod keys;
@@ -93,8 +96,10 @@ macro_rules! suite {
             queues::schedules_tick_once_across_stores,
             queues::queue_counts_are_maintained,
             queues::bulk_actions_by_filter,
+            queues::reschedule_moves_a_waiting_job,
             queues::trace_context_travels_with_the_job,
             keys::keys_by_tenant,
+            instances::instances_by_heartbeat,
             isolation::other_tenants_objects_are_not_found,
             events::every_change_is_an_event,
             events::pages_filters_and_tenants,

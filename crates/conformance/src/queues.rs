@@ -35,7 +35,7 @@ async fn blocked(f: &Fixture, id: i64) -> Option<BlockedBy> {
     f.store.job_detail(&T, id).await.unwrap().blocked_by
 }
 
-/// Tags, metadata and a key are kept and filter listings; a listing without a state shows
+/// Tags, metadata and a key are kept and filter listings (and so do payload fields); a listing without a state shows
 /// every state; a paused queue leases nothing and says so; a snooze gives the attempt back
 /// and schedules the job; a completion keeps its output; settings that change nothing are
 /// the defaults again.
@@ -80,6 +80,49 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
             .is_empty(),
         "a string is not the number"
     );
+    let by_payload = |p: &str| JobFilter {
+        payload: Some(validate::payload_filter(p, &f.limits).unwrap()),
+        ..JobFilter::default()
+    };
+    let to_ada = enqueue(
+        &f,
+        "ops-p",
+        json!([{"payload": {"to": "ada", "n": 1}}, {"payload": {"to": "bob", "n": true}, "metadata": {"vip": true}},
+               {"payload": "ada"}]),
+    )
+    .await;
+    let truth = s
+        .list_jobs(&T, "ops-p", by_payload(r#"{"n": true}"#), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        truth.iter().map(|j| j.id).collect::<Vec<_>>(),
+        [to_ada[1]],
+        "true is not 1"
+    );
+    let vip = JobFilter {
+        metadata: Some(validate::metadata_filter(r#"{"vip": 1}"#, &f.limits).unwrap()),
+        ..JobFilter::default()
+    };
+    assert!(
+        s.list_jobs(&T, "ops-p", vip, 0, 10).await.unwrap().is_empty(),
+        "1 is not true"
+    );
+    let ada = s
+        .list_jobs(&T, "ops-p", by_payload(r#"{"to": "ada"}"#), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        ada.iter().map(|j| j.id).collect::<Vec<_>>(),
+        [to_ada[0]],
+        "by a payload field; a scalar payload has none"
+    );
+    let one = s
+        .list_jobs(&T, "ops-p", by_payload(r#"{"n": 1}"#), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(one.len(), 1);
+    assert!(validate::payload_filter(r#"{"to": {"x": 1}}"#, &f.limits).is_err());
     assert!(validate::metadata_filter(r#"{"a": 1, "b": 2}"#, &f.limits).is_err());
     assert!(validate::metadata_filter(r#"{"a": [1]}"#, &f.limits).is_err());
     let paused = s.pause_queue(&T, "ops", true).await.unwrap();
@@ -443,8 +486,9 @@ pub async fn queue_counts_are_maintained(f: Fixture) {
 }
 
 /// Bulk actions by filter, bounded per call: a dry run counts, `more` says when to call again;
-/// cancel, retry and delete change exactly the jobs matched; a filter state the action does
-/// not apply to is refused.
+/// cancel, retry and delete change exactly the jobs matched, each call but the dry run
+/// leaving a `queue.bulk_applied` event naming its actor; a filter state the action does not
+/// apply to is refused.
 pub async fn bulk_actions_by_filter(f: Fixture) {
     let s = &f.store;
     let old = json!({"tags": ["old"]});
@@ -456,7 +500,8 @@ pub async fn bulk_actions_by_filter(f: Fixture) {
     .await;
     let bulk = |b: serde_json::Value| validate::bulk("bk", body(b), &f.limits);
     let run = |b: serde_json::Value| {
-        let (store, req) = (f.store.clone(), bulk(b).unwrap());
+        let (store, mut req) = (f.store.clone(), bulk(b).unwrap());
+        req.actor = Some("key-ops".into());
         async move { store.bulk_jobs(&T, req).await.unwrap() }
     };
     let dry = run(json!({"action": "cancel", "filter": {"tag": "old"}, "dry_run": true, "max": 3})).await;
@@ -474,6 +519,31 @@ pub async fn bulk_actions_by_filter(f: Fixture) {
     assert_eq!(s.queue_counts(&T, "bk").await.unwrap().counts[&JobState::Available], 4);
     assert!(bulk(json!({"action": "retry", "filter": {"state": "running"}})).is_err());
     assert!(bulk(json!({"action": "delete", "max": 0})).is_err());
+    while s.sequence_events(1000).await.unwrap() > 0 {}
+    let types = Some("queue.bulk_applied");
+    let q = allot_core::event::query(0, 100, types, Some("bk"), &f.limits).unwrap();
+    let trail: Vec<_> = s
+        .events(&T, &q)
+        .await
+        .unwrap()
+        .events
+        .into_iter()
+        .map(|e| e.data)
+        .collect();
+    let seen: Vec<_> = trail
+        .iter()
+        .map(|d| (d["action"].as_str(), d["changed"].as_i64()))
+        .collect();
+    let expected = [
+        (Some("cancel"), Some(3)),
+        (Some("cancel"), Some(1)),
+        (Some("retry"), Some(4)),
+        (Some("delete"), Some(2)),
+    ];
+    assert_eq!(seen, expected, "one event per call that was not a dry run");
+    assert_eq!(trail[0]["actor"], "key-ops");
+    assert_eq!(trail[0]["filter"]["tag"], "old");
+    assert_eq!(trail[2]["filter"]["state"], "cancelled");
     f.finish().await;
 }
 
@@ -493,5 +563,37 @@ pub async fn trace_context_travels_with_the_job(f: Fixture) {
         let carried: Vec<Option<&str>> = leased.iter().map(|j| j.traceparent.as_deref()).collect();
         assert_eq!(carried, [Some(TRACEPARENT), None], "queue {queue}");
     }
+    f.finish().await;
+}
+
+/// An operator moves a waiting job's next run: later (`scheduled`, claims pass it over), then
+/// now (`available`, the next claim takes it), its attempts unchanged; a running job is
+/// answered as it is; the queue's counts follow.
+pub async fn reschedule_moves_a_waiting_job(f: Fixture) {
+    let s = &f.store;
+    let ids = enqueue(&f, "rq", json!([{"payload": 1}, {"payload": 2}])).await;
+    let later = fresh(s.reschedule_job(&T, ids[0], 3_600_000, None).await);
+    assert_eq!((later.state, later.attempt), (JobState::Scheduled, 0));
+    let ahead = (later.run_at - s.now()).num_seconds();
+    assert!((3_500..=3_700).contains(&ahead), "an hour from now: {ahead} s");
+    let counts = s.queue_counts(&T, "rq").await.unwrap().counts;
+    assert_eq!((counts[&JobState::Scheduled], counts[&JobState::Available]), (1, 1));
+    let first = lease(&f, "rq", 2).await;
+    assert_eq!(
+        first.iter().map(|j| j.id).collect::<Vec<_>>(),
+        [ids[1]],
+        "the rescheduled job waits"
+    );
+    let running = fresh(s.reschedule_job(&T, ids[1], 0, None).await);
+    assert_eq!(running.state, JobState::Running, "a running job is answered as it is");
+    let now = fresh(s.reschedule_job(&T, ids[0], 0, None).await);
+    assert_eq!(now.state, JobState::Available);
+    let second = lease(&f, "rq", 2).await;
+    assert_eq!(
+        second.iter().map(|j| (j.id, j.attempt)).collect::<Vec<_>>(),
+        [(ids[0], 1)]
+    );
+    assert!(s.reschedule_job(&T, 999_999, 0, None).await.is_err(), "no such job");
+    assert!(validate::reschedule(body(json!({"delay_ms": -1})), &f.limits).is_err());
     f.finish().await;
 }

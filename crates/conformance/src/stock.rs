@@ -3,24 +3,35 @@
 use crate::fixture::{body, fresh, key, replayed, reused, Fixture, T};
 use allot_core::hold::{Confirm, Release};
 use allot_core::Cancel;
-use allot_core::{validate, Allocation, AllotError, Executed, Strategy};
+use allot_core::{validate, Allocation, AllotError, Executed, SkuFilter, Strategy};
 use serde_json::json;
 
 /// `health`, reads and listings: a SKU as created, a missing one `not_found`; SKUs paged by
-/// name and filtered by availability; an allocation read back and listed; the ledger of a SKU
+/// name, filtered by availability and searched by a name prefix; an allocation read back and listed; the ledger of a SKU
 /// from its first entry and after one.
 pub async fn stock_reads_and_lists(f: Fixture) {
     let s = &f.store;
     s.health().await.unwrap();
-    for (sku, on_hand) in [("A", 5), ("B", 3), ("C", 0)] {
+    for (sku, on_hand) in [("A", 5), ("B", 3), ("C", 0), ("BOX-1", 1), ("BOX-2", 0), ("BOX", 2)] {
         f.create_sku(sku, on_hand).await;
     }
     assert_eq!(s.get_sku(&T, "A").await.unwrap().on_hand, 5);
     assert!(matches!(s.get_sku(&T, "Z").await, Err(AllotError::NotFound { .. })));
     let names = |v: Vec<allot_core::Sku>| v.into_iter().map(|x| x.sku).collect::<Vec<_>>();
-    assert_eq!(names(s.list_skus(&T, None, None, 2).await.unwrap()), ["A", "B"]);
-    assert_eq!(names(s.list_skus(&T, Some("B"), None, 10).await.unwrap()), ["C"]);
-    assert_eq!(names(s.list_skus(&T, None, Some(1), 10).await.unwrap()), ["C"]);
+    let list = |after: Option<&'static str>, below: Option<i64>, prefix: Option<&str>, limit: u32| {
+        let filter = SkuFilter {
+            available_below: below,
+            prefix: prefix.map(str::to_string),
+        };
+        async move { names(s.list_skus(&T, after, &filter, limit).await.unwrap()) }
+    };
+    assert_eq!(list(None, None, None, 2).await, ["A", "B"]);
+    assert_eq!(list(Some("BOX-2"), None, None, 10).await, ["C"]);
+    assert_eq!(list(None, Some(1), None, 10).await, ["BOX-2", "C"]);
+    assert_eq!(list(None, None, Some("BOX"), 10).await, ["BOX", "BOX-1", "BOX-2"]);
+    assert_eq!(list(Some("BOX"), None, Some("BOX-"), 1).await, ["BOX-1"]);
+    assert_eq!(list(None, Some(1), Some("BOX"), 10).await, ["BOX-2"]);
+    assert!(list(None, None, Some("BOY"), 10).await.is_empty());
     let a = f.allocate("A", 2).await;
     assert_eq!(s.get_allocation(&T, &a.id).await.unwrap().lines[0].quantity, 2);
     assert!(matches!(

@@ -15,6 +15,7 @@ pub mod capabilities;
 pub mod event;
 pub mod hold;
 pub mod idempotency;
+pub mod instance;
 pub mod job;
 pub mod location;
 pub mod model;
@@ -52,7 +53,7 @@ pub use location::{
 pub use model::{
     plan_rebalance, split_even, Adjustment, AdjustmentBody, Allocation, AllocationBody, AllocationLine,
     AllocationRequest, AllocationStatus, BucketCounts, Cancel, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind,
-    LineBody, Sku,
+    LineBody, Sku, SkuFilter,
 };
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{

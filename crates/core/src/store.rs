@@ -147,13 +147,13 @@ pub trait StockStore: Send + Sync + 'static {
     ) -> Result<Executed<crate::returns::Return>>;
 
     /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
-    /// before; `None` from the first), at most `limit`; with `available_below`, only those
-    /// whose available count is below it (low stock). Counts as [`StockStore::get_sku`].
+    /// before; `None` from the first), at most `limit`, those `filter` matches (low stock,
+    /// a name prefix). Counts as [`StockStore::get_sku`].
     async fn list_skus(
         &self,
         tenant: &Tenant,
         after: Option<&str>,
-        available_below: Option<i64>,
+        filter: &crate::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>>;
 
@@ -202,11 +202,13 @@ pub trait HoldStore: Send + Sync + 'static {
 
     /// Holds of `tenant` whose effective status is `status` (a `held` hold past its expiry
     /// lists as `expired`), expiring soonest first (by `expires_at`, then id), after the hold
-    /// `after` (a cursor: the last id of the page before), at most `limit`.
+    /// `after` (a cursor: the last id of the page before), at most `limit`; with `sku`, only
+    /// holds with a line of that SKU.
     async fn list_holds(
         &self,
         tenant: &Tenant,
         status: crate::hold::HoldStatus,
+        sku: Option<&str>,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>>;
@@ -390,6 +392,17 @@ pub trait JobStore: Send + Sync + 'static {
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
+    /// Move a waiting job's next run by hand (an operator's snooze): a job `available`,
+    /// `scheduled` or `retryable` runs no earlier than now + `delay_ms` — `available` at 0,
+    /// else `scheduled` — with its attempts unchanged. Other states are returned unchanged.
+    async fn reschedule_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        delay_ms: i64,
+        idem: Keyed<crate::job::JobStatus>,
+    ) -> Result<Executed<crate::job::JobStatus>>;
+
     /// Run a discarded or cancelled job again by hand: `available` now, with at least one
     /// attempt left. Other states are returned unchanged.
     async fn retry_job(
@@ -517,6 +530,10 @@ pub trait EventStore: Send + Sync + 'static {
     /// Wait at most `max_wait` for new events of `tenant` (a wake-up, or a short poll; a
     /// caller reads again after either). Never fails.
     async fn wait_for_events(&self, tenant: &Tenant, max_wait: std::time::Duration);
+
+    /// The cursor of `tenant`'s newest event in the feed (0 before the first): the `after` of
+    /// a reader who wants only what happens from now on.
+    async fn last_cursor(&self, tenant: &Tenant) -> Result<i64>;
 }
 
 /// Webhook endpoints, and how far each tenant's feed has been handed to their deliveries
@@ -669,6 +686,21 @@ pub trait Maintenance: Send + Sync + 'static {
 
     /// The database pool's state now, for `/metrics` (SQLite: its one writer and its queue).
     fn pool_status(&self) -> PoolStatus;
+
+    /// Record that `instance` is alive (insert it, or move its `seen_at`), and delete the
+    /// instances not seen since `forget_before`. See [`crate::instance`].
+    async fn heartbeat(
+        &self,
+        instance: &crate::instance::Instance,
+        forget_before: chrono::DateTime<chrono::Utc>,
+    ) -> Result<()>;
+
+    /// The instances seen since `seen_since`, by start (oldest first), at most `max`.
+    async fn instances(
+        &self,
+        seen_since: chrono::DateTime<chrono::Utc>,
+        max: u32,
+    ) -> Result<Vec<crate::instance::Instance>>;
 
     /// Unfinished jobs (available, scheduled, retryable, running) per tenant, queue and state
     /// (`(tenant, queue, state, jobs)`), for the queue-depth gauge.

@@ -7,8 +7,8 @@
 pub use crate::booking::validate::{booking, window};
 pub use crate::hold::validate::{confirm, extend, hold};
 pub use crate::job::validate::{
-    bulk, claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, metadata_filter, queue_settings,
-    schedule, snooze, tags, tick_job,
+    bulk, claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, metadata_filter, payload_filter,
+    queue_settings, reschedule, schedule, snooze, tags, tick_job,
 };
 pub use crate::location::validate::{location, set_level, transfer};
 pub use crate::model::validate::{adjustment, allocation, create_sku};

@@ -64,6 +64,14 @@ impl Maintenance for PgStore {
         self.run_schema_version().await
     }
 
+    async fn heartbeat(&self, instance: &allot_core::instance::Instance, forget_before: DateTime<Utc>) -> Result<()> {
+        self.run_heartbeat(instance, forget_before).await
+    }
+
+    async fn instances(&self, seen_since: DateTime<Utc>, max: u32) -> Result<Vec<allot_core::instance::Instance>> {
+        self.run_instances(seen_since, max).await
+    }
+
     fn pool_status(&self) -> allot_core::PoolStatus {
         let s = self.pool().status();
         allot_core::PoolStatus {

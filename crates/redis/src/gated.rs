@@ -144,10 +144,10 @@ impl StockStore for RedisGated {
         &self,
         tenant: &Tenant,
         after: Option<&str>,
-        available_below: Option<i64>,
+        filter: &allot_core::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>> {
-        self.stock.list_skus(tenant, after, available_below, limit).await
+        self.stock.list_skus(tenant, after, filter, limit).await
     }
     async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
         self.stock.list_allocations(tenant, after, limit).await
@@ -216,10 +216,11 @@ impl HoldStore for RedisGated {
         &self,
         tenant: &Tenant,
         status: allot_core::hold::HoldStatus,
+        sku: Option<&str>,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>> {
-        self.holds.list_holds(tenant, status, after, limit).await
+        self.holds.list_holds(tenant, status, sku, after, limit).await
     }
     async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.holds.extend_hold(tenant, id, ttl_ms, idem).await

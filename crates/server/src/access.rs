@@ -343,12 +343,27 @@ pub async fn require_scope(State(scope): State<Scope>, req: Request, next: Next)
     next.run(req).await
 }
 
+/// The layer of a `/v1` route any valid key may call: no scope, but the key's own rate
+/// (`429` past it), like every scoped route.
+pub async fn require_key(req: Request, next: Next) -> Response {
+    let (Some(principal), Some(access)) = (
+        req.extensions().get::<Principal>(),
+        req.extensions().get::<Arc<Access>>(),
+    ) else {
+        return ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response();
+    };
+    if let Err(e) = access.admit(principal) {
+        return ApiError(e).into_response();
+    }
+    next.run(req).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every `/v1` operation of the route table is scoped (a route added without its scope
-    /// would pass any key), and only `/v1` operations are.
+    /// Every `/v1` operation of the route table is scoped, or marked for any key (a route
+    /// added without either would pass any key unnoticed), and only `/v1` operations are.
     #[test]
     fn every_v1_operation_names_its_scope() {
         let doc = serde_json::to_value(crate::api::routes::openapi()).unwrap();
@@ -356,14 +371,22 @@ mod tests {
         for (path, item) in doc["paths"].as_object().unwrap() {
             for (method, op) in item.as_object().unwrap() {
                 let scoped = op.get(crate::api::routes::SCOPE_EXTENSION).is_some();
-                assert_eq!(scoped, path.starts_with("/v1/"), "{method} {path}");
+                let any_key = op.get(crate::api::routes::ANY_KEY_EXTENSION) == Some(&serde_json::Value::Bool(true));
+                assert!(!(scoped && any_key), "{method} {path}: scoped and for any key");
+                assert_eq!(scoped || any_key, path.starts_with("/v1/"), "{method} {path}");
+                if any_key {
+                    assert!(
+                        ["/v1/key", "/v1/stats"].contains(&path.as_str()),
+                        "{method} {path} for any key"
+                    );
+                }
                 operations += 1;
             }
         }
         assert_eq!(
-            crate::api::routes::scopes().len() + 3,
+            crate::api::routes::scopes().len() + 5,
             operations,
-            "healthz, livez and readyz are the open operations"
+            "healthz, livez and readyz are the open operations; /v1/key and /v1/stats for any key"
         );
     }
 

@@ -1,6 +1,6 @@
 //! The background work of `allot serve`, started once the server can run and stopped with
-//! it: the sweepers, the sequencer of the change feed, the gauges, and the webhook
-//! dispatcher with its delivery workers.
+//! it: the sweepers, the sequencer of the change feed, the gauges, this instance's heartbeat,
+//! and the webhook dispatcher with its delivery workers.
 
 use crate::config::ServerConfig;
 use crate::{metrics_layer, sweepers, webhooks};
@@ -20,6 +20,7 @@ impl Background {
         store: Arc<dyn Database>,
         stores: &Stores,
         cfg: &ServerConfig,
+        instance: Arc<crate::recent::Recent>,
     ) -> Result<Self, allot_core::AllotError> {
         let retention = sweepers::Retention {
             idempotency_ms: cfg.idempotency_retention_ms,
@@ -44,6 +45,7 @@ impl Background {
             tokio::spawn(sweepers::sample_queue_depths(store.clone())),
             tokio::spawn(sweepers::run_schedules(store.clone())),
             tokio::spawn(sweepers::fold_queue_counts(store.clone())),
+            tokio::spawn(sweepers::heartbeat(store.clone(), instance)),
             tokio::spawn(sweepers::sweep_holds(
                 store,
                 cfg.hold_sweep_interval_ms,

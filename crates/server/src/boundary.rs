@@ -54,12 +54,28 @@ impl Origins {
         self.hosts.iter().any(|h| h == "*" || h.eq_ignore_ascii_case(name))
     }
 
+    /// Whether `origin` names `target` (the request's Host, or its HTTP/2 `:authority`), a
+    /// name the Host list allows by name (not by `*`): a page this server served (the
+    /// console) calling it. A rebound DNS name is not in the list, so it gains nothing.
+    fn same_origin(&self, origin: &str, target: Option<&str>) -> bool {
+        let Some(target) = target else { return false };
+        let named = self
+            .hosts
+            .iter()
+            .any(|h| h != "*" && h.eq_ignore_ascii_case(strip_port(target)));
+        named
+            && origin
+                .split_once("://")
+                .is_some_and(|(_, a)| a.eq_ignore_ascii_case(target))
+    }
+
     fn origin_allowed(&self, origin: &str) -> bool {
         let o = strip_port(origin);
         self.origins.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(o))
     }
 
-    /// `Err(message)` when the request's Host or Origin is not allowed. Every name the
+    /// `Err(message)` when the request's Host or Origin is not allowed (an Origin naming the
+    /// request's own allowed Host is: a page of this server calling it). Every name the
     /// request gives for its target is checked: its one `Host` header (a second one is
     /// refused, so a permitted first cannot cover another), and the authority of its URI (an
     /// HTTP/2 `:authority`, or an HTTP/1.1 absolute-form target); a request naming none is
@@ -83,7 +99,7 @@ impl Origins {
         }
         if let Some(o) = headers.get(header::ORIGIN) {
             let o = o.to_str().unwrap_or("");
-            if !self.origin_allowed(o) {
+            if !self.same_origin(o, host.or(authority)) && !self.origin_allowed(o) {
                 return Err(format!("Origin `{}` is not allowed (see --allowed-origins)", echo(o)));
             }
         }
@@ -126,6 +142,8 @@ pub struct Edge {
     /// slots): what bodies waiting to arrive may hold in memory is bounded like what requests
     /// being served may; beyond it a request with a body is `503` at once.
     pub body_permits: Arc<tokio::sync::Semaphore>,
+    /// Where each admitted request is counted for `GET /v1/stats`.
+    pub recent: Arc<crate::recent::Recent>,
 }
 
 /// The request with its body read in full: within `body_timeout` (else `408`) and
@@ -226,8 +244,22 @@ pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Re
     span.record("http.response.status_code", resp.status().as_u16());
     resp.headers_mut().insert("x-request-id", id.header());
     crate::request_log::log(&tracked, &resp, &id);
+    count_recent(&edge, &tracked, &resp);
     tracked.record(&resp);
     resp
+}
+
+/// Count an admitted request (one with a tenant) in the recent stats.
+fn count_recent(edge: &Edge, tracked: &crate::metrics_layer::Tracked, resp: &Response) {
+    if let Some(admitted) = resp.extensions().get::<crate::request_log::AdmittedAs>() {
+        edge.recent.record(crate::recent::Served {
+            tenant: &admitted.tenant,
+            method: tracked.method(),
+            route: tracked.route(),
+            status: resp.status().as_u16(),
+            latency_us: u64::try_from(tracked.elapsed().as_micros()).unwrap_or(u64::MAX),
+        });
+    }
 }
 
 /// The request's span (exported only when traces are on: [`crate::telemetry`]), a child of
@@ -361,6 +393,41 @@ mod tests {
         assert!(r(&["127.0.0.1:8080"], Some("http://localhost:3000")).is_ok());
         assert!(r(&["127.0.0.1:8080"], Some("https://evil.example")).is_err());
         assert!(r(&["rebound.example:8080"], None).is_err());
+    }
+
+    #[test]
+    fn a_page_of_the_server_itself_may_call_it() {
+        let o = Origins {
+            hosts: vec!["allot.example.com".into()],
+            origins: vec![],
+        };
+        let r = |hosts, origin| o.check(&request("/v1/skus", hosts, origin));
+        assert!(r(&["allot.example.com"], Some("https://allot.example.com")).is_ok());
+        assert!(r(&["allot.example.com:8443"], Some("https://allot.example.com:8443")).is_ok());
+        assert!(r(&["allot.example.com"], Some("https://allot.example.com.evil")).is_err());
+        assert!(r(&["allot.example.com"], Some("https://evil.example")).is_err());
+        assert!(
+            r(&["rebound.example"], Some("http://rebound.example")).is_err(),
+            "Host first"
+        );
+        // HTTP/2 (the console over TLS): the target is the :authority.
+        let h2 = o.check(&request(
+            "https://allot.example.com/v1/skus",
+            &[],
+            Some("https://allot.example.com"),
+        ));
+        assert!(h2.is_ok(), "{h2:?}");
+        // A Host allowed only by `*` is not an origin of its own.
+        let any = Origins {
+            hosts: vec!["*".into()],
+            origins: vec![],
+        };
+        let rebound = any.check(&request(
+            "/v1/skus",
+            &["rebound.example"],
+            Some("http://rebound.example"),
+        ));
+        assert!(rebound.is_err(), "{rebound:?}");
     }
 
     #[test]

@@ -11,12 +11,14 @@ mod background;
 mod boundary;
 mod config;
 mod conn;
+pub mod console;
 mod error;
 mod extract;
 pub mod http;
 mod json_numbers;
 mod metrics_catalog;
 mod metrics_layer;
+pub mod recent;
 mod request_id;
 mod request_log;
 mod state;
@@ -87,7 +89,9 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         .local_addr()
         .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
     // Started only once the server can run, so a failed start leaves no task behind.
-    let background = background::Background::start(store, &state.stores, cfg)?;
+    // Listed among the instances from its first answer.
+    sweepers::beat(store.as_ref(), &state.recent).await;
+    let background = background::Background::start(store, &state.stores, cfg, state.recent.clone())?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let (stop_http, http_stopped) = tokio::sync::oneshot::channel::<()>();
     let stopping = state.stopping.clone();

@@ -35,6 +35,8 @@ pub struct AppState {
     /// Set when the server starts shutting down: waiting claims claim once more and answer,
     /// event streams end, so the graceful shutdown does not wait out long-polls.
     pub(crate) stopping: Arc<tokio::sync::watch::Sender<bool>>,
+    /// What this instance served in the last minutes, per tenant (`GET /v1/stats`).
+    pub(crate) recent: Arc<crate::recent::Recent>,
 }
 
 impl AppState {
@@ -59,6 +61,7 @@ impl AppState {
             )
             .with_streams_per_key(cfg.limits.max_streams_per_key as usize),
         );
+        let recent = Arc::new(crate::recent::Recent::new(allot_core::Capable::now(&stores)));
         Ok(AppState {
             stores,
             maintenance,
@@ -72,6 +75,7 @@ impl AppState {
             access,
             auto: crate::auto::AutoChooser::new(cfg.clock.clone()),
             stopping: Arc::new(tokio::sync::watch::Sender::new(false)),
+            recent,
         })
     }
 

@@ -198,3 +198,31 @@ pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Database>) {
         }
     }
 }
+
+/// Record this instance's heartbeat every [`allot_core::instance::HEARTBEAT_MS`] (the first is
+/// [`beat`], before the server answers) and forget instances gone for
+/// [`allot_core::instance::FORGET_AFTER_MS`]; a failure is logged and tried again at the next
+/// tick.
+pub(crate) async fn heartbeat(store: Arc<dyn allot_core::Database>, instance: Arc<crate::recent::Recent>) {
+    let period = std::time::Duration::from_millis(allot_core::instance::HEARTBEAT_MS);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        beat(store.as_ref(), &instance).await;
+    }
+}
+
+/// One heartbeat of `instance`; a failure is logged.
+pub(crate) async fn beat(store: &dyn allot_core::Database, instance: &crate::recent::Recent) {
+    let me = allot_core::instance::Instance {
+        id: instance.instance_id().to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: instance.started_at(),
+        seen_at: store.now(),
+    };
+    let forget_before = ago(store, allot_core::instance::FORGET_AFTER_MS);
+    if let Err(e) = store.heartbeat(&me, forget_before).await {
+        tracing::warn!(error = %e, "instance heartbeat failed");
+    }
+}

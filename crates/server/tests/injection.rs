@@ -47,6 +47,7 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/webhooks" => json!({"url": "https://192.0.2.1/hook", "types": ["*"]}),
         "/v1/webhooks/{id}/redeliver" => json!({"after": 0}),
         "/v1/jobs/{id}/snooze" => json!({"lease_token": "t", "delay_ms": 0}),
+        "/v1/jobs/{id}/reschedule" => json!({"delay_ms": 0}),
         "/v1/queues/{queue}" => json!({"paused": false}),
         "/v1/queues/{queue}/jobs/bulk" => json!({"action": "cancel", "dry_run": true}),
         "/v1/schedules" => json!({"name": "inj", "cron": "0 0 * * *", "queue": "q", "job": {}}),

@@ -463,6 +463,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
         ),
         (
             "POST",
+            "/v1/jobs/{id}/reschedule",
+            format!("/v1/jobs/{j}/reschedule"),
+            Some(json!({"delay_ms": 60_000})),
+            NotFound,
+        ),
+        (
+            "POST",
             "/v1/queues/{queue}/claims",
             "/v1/queues/Q/claims".into(),
             Some(json!({"max": 10})),
@@ -632,7 +639,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 37, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 38, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

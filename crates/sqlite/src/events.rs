@@ -11,7 +11,7 @@ use allot_core::tenant::Tenant;
 use allot_core::{AllotError, EventStore, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 /// A page of `?1`'s events after `?2`, of the types in the JSON array `?3` (all when NULL),
 /// about `?4` (any when NULL), at most `?5`.
@@ -49,6 +49,17 @@ impl EventStore for SqliteStore {
     async fn wait_for_events(&self, _tenant: &Tenant, max_wait: std::time::Duration) {
         let poll = std::time::Duration::from_millis(self.limits.event_poll_interval_ms);
         let _ = tokio::time::timeout(max_wait.min(poll), self.event_signal.notified()).await;
+    }
+
+    async fn last_cursor(&self, tenant: &Tenant) -> Result<i64> {
+        let t = tenant.to_string();
+        self.call(move |c| {
+            c.query_row("SELECT last FROM event_cursors WHERE tenant = ?1", [&t], |r| r.get(0))
+                .optional()
+                .map(|last| last.unwrap_or(0))
+                .map_err(map_error)
+        })
+        .await
     }
 }
 

@@ -14,6 +14,7 @@ mod bookings;
 mod engine;
 mod events;
 mod holds;
+mod instances;
 mod jobs;
 mod keys;
 mod maintenance;

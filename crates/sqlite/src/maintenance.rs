@@ -67,6 +67,14 @@ impl Maintenance for SqliteStore {
         self.call(|c| crate::engine::migrate::schema_version(c)).await
     }
 
+    async fn heartbeat(&self, instance: &allot_core::instance::Instance, forget_before: DateTime<Utc>) -> Result<()> {
+        self.run_heartbeat(instance, forget_before).await
+    }
+
+    async fn instances(&self, seen_since: DateTime<Utc>, max: u32) -> Result<Vec<allot_core::instance::Instance>> {
+        self.run_instances(seen_since, max).await
+    }
+
     fn pool_status(&self) -> allot_core::PoolStatus {
         let waiting = self.writer_queue_len();
         allot_core::PoolStatus {

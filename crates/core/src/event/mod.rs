@@ -84,11 +84,16 @@ pub enum EventType {
     /// A job ran out of attempts or was failed for good: a dead letter.
     #[serde(rename = "job.discarded")]
     JobDiscarded,
+    /// A bulk action ran on a queue's jobs (the audit trail: `data` has the `queue`,
+    /// `action`, `filter`, `matched`, `changed` and the `actor`, the API key's id). Dry runs
+    /// leave none.
+    #[serde(rename = "queue.bulk_applied")]
+    QueueBulkApplied,
 }
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 22] = [
+    pub const ALL: [EventType; 23] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -111,6 +116,7 @@ impl EventType {
         EventType::BookingReleased,
         EventType::BookingExpired,
         EventType::JobDiscarded,
+        EventType::QueueBulkApplied,
     ];
 
     /// The wire name (`allocation.created`), also the stored one.
@@ -138,6 +144,7 @@ impl EventType {
             EventType::BookingReleased => "booking.released",
             EventType::BookingExpired => "booking.expired",
             EventType::JobDiscarded => "job.discarded",
+            EventType::QueueBulkApplied => "queue.bulk_applied",
         }
     }
 

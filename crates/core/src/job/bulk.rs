@@ -83,6 +83,26 @@ pub struct Bulk {
     pub dry_run: bool,
     /// Most jobs acted on.
     pub max: i64,
+    /// Who asks (the API key's id; `None` on a server without keys), for the audit trail
+    /// (`queue.bulk_applied`). Set by the server from the caller, never from the body.
+    pub actor: Option<String>,
+}
+
+impl Bulk {
+    /// The `data` of the `queue.bulk_applied` event of this call: what it asked, what it
+    /// did, who asked.
+    pub fn audit(&self, matched: i64, changed: i64) -> serde_json::Value {
+        let state = (self.states.len() == 1).then(|| self.states[0].as_str());
+        serde_json::json!({
+            "queue": self.queue,
+            "action": self.action,
+            "filter": {"state": state, "tag": self.tag, "partition_key": self.partition_key},
+            "max": self.max,
+            "matched": matched,
+            "changed": changed,
+            "actor": self.actor,
+        })
+    }
 }
 
 /// `POST /v1/queues/{queue}/jobs/bulk` answer.

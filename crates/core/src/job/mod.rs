@@ -334,6 +334,15 @@ impl Complete {
     }
 }
 
+/// `POST /v1/jobs/{id}/reschedule` body: an operator moves a waiting job's next run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RescheduleBody {
+    /// Run no earlier than this long from now, ms (0..=`max_snooze_ms`; 0: now).
+    pub delay_ms: i64,
+}
+
 /// `POST /v1/jobs/{id}/snooze` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -505,6 +514,8 @@ pub struct JobFilter {
     pub tag: Option<String>,
     /// Only jobs whose metadata has this top-level key with this scalar value.
     pub metadata: Option<(String, serde_json::Value)>,
+    /// Only jobs whose payload (an object) has this top-level key with this scalar value.
+    pub payload: Option<(String, serde_json::Value)>,
 }
 
 impl From<JobState> for JobFilter {

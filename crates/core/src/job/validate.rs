@@ -108,16 +108,31 @@ pub fn tags(field: &str, values: Vec<String>, limits: &Limits) -> Result<Vec<Str
 /// identifier without `"`, 1..=`max_unit_field_len` chars) whose value is a string, a number
 /// or a boolean.
 pub fn metadata_filter(text: &str, limits: &Limits) -> Result<(String, serde_json::Value)> {
-    const RULE: &str = "metadata: a JSON object of one key with a string, number or boolean value";
-    free_text("metadata", text, "max_metadata_bytes", limits.max_metadata_bytes)?;
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| AllotError::invalid(RULE))?;
+    field_filter("metadata", text, limits)
+}
+
+/// Validate a listing's `payload` filter the same way as [`metadata_filter`]: one top-level
+/// key of the payload (an object) and its scalar value.
+pub fn payload_filter(text: &str, limits: &Limits) -> Result<(String, serde_json::Value)> {
+    field_filter("payload", text, limits)
+}
+
+/// `{"key": scalar}` for the document `param` names, errors naming `param`.
+fn field_filter(param: &'static str, text: &str, limits: &Limits) -> Result<(String, serde_json::Value)> {
+    let rule = || {
+        AllotError::invalid(format!(
+            "{param}: a JSON object of one key with a string, number or boolean value"
+        ))
+    };
+    free_text(param, text, "max_metadata_bytes", limits.max_metadata_bytes)?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| rule())?;
     let Some((key, value)) = v.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next()) else {
-        return Err(AllotError::invalid(RULE));
+        return Err(rule());
     };
     if key.is_empty() || key.contains('"') || !(value.is_string() || value.is_number() || value.is_boolean()) {
-        return Err(AllotError::invalid(RULE));
+        return Err(rule());
     }
-    Ok((unit_identifier("metadata", key, limits)?, value.clone()))
+    Ok((unit_identifier(param, key, limits)?, value.clone()))
 }
 
 /// Validate `POST /v1/jobs/{id}/complete`: the token, and `output` within `max_payload_bytes`.
@@ -140,6 +155,12 @@ pub fn snooze(body: SnoozeBody, limits: &Limits) -> Result<Snooze> {
         lease_token: body.lease_token,
         delay_ms: body.delay_ms,
     })
+}
+
+/// Validate `POST /v1/jobs/{id}/reschedule`: `delay_ms` 0..=`max_snooze_ms`.
+pub fn reschedule(body: crate::job::RescheduleBody, limits: &Limits) -> Result<i64> {
+    bounded("delay_ms", body.delay_ms, 0, "max_snooze_ms", limits.max_snooze_ms)?;
+    Ok(body.delay_ms)
 }
 
 /// Validate `PUT /v1/queues/{queue}`: each limit 1..=`max_queue_limit`, `rate.window_ms`
@@ -243,6 +264,7 @@ pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> R
         partition_key: optional_key("filter.partition_key", filter.partition_key, limits)?,
         dry_run: body.dry_run.unwrap_or(false),
         max,
+        actor: None,
     })
 }
 

@@ -6,6 +6,15 @@ pub mod validate;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+/// Which SKUs a listing returns (every field optional: all match).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkuFilter {
+    /// Low stock: only SKUs whose available count is below this (`1`: sold out).
+    pub available_below: Option<i64>,
+    /// Search: only SKUs whose name starts with this (a SKU name, checked as one).
+    pub prefix: Option<String>,
+}
+
 /// A SKU's stock. `available = on_hand - held`, never negative. For a segmented SKU the
 /// counts are the totals over its buckets and `version` is the sum of the buckets' versions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -73,6 +73,15 @@ impl EventStore for PgStore {
         let poll = std::time::Duration::from_millis(self.limits.event_poll_interval_ms);
         self.listener.wait_for_feed(max_wait.min(poll)).await;
     }
+
+    async fn last_cursor(&self, tenant: &Tenant) -> Result<i64> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt("SELECT last FROM event_cursors WHERE tenant = $1", &[&tenant.as_str()])
+            .await
+            .map_err(map_error)?;
+        Ok(row.map_or(0, |r| r.get(0)))
+    }
 }
 
 /// An event from its row (by column name).

@@ -100,6 +100,7 @@ const SQL_LIST_HOLDS: &str = "SELECT id, kind, status, strategy, lines, expires_
     AND CASE $3::text WHEN 'held' THEN h.status = 'held' AND h.expires_at > $4
                       WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at <= $4)
                       ELSE h.status = $3 END
+    AND ($6::text IS NULL OR EXISTS (SELECT 1 FROM hold_lines l WHERE l.tenant = $1 AND l.hold_id = h.id AND l.sku = $6))
   ORDER BY h.expires_at, h.id LIMIT $5";
 
 impl PgStore {
@@ -310,14 +311,21 @@ impl HoldStore for PgStore {
         &self,
         tenant: &Tenant,
         status: HoldStatus,
+        sku: Option<&str>,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>> {
         let now = self.now();
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_LIST_HOLDS).await.map_err(map_error)?;
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-            [&tenant.as_str(), &after, &status.as_str(), &now, &i64::from(limit)];
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+            &tenant.as_str(),
+            &after,
+            &status.as_str(),
+            &now,
+            &i64::from(limit),
+            &sku,
+        ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {

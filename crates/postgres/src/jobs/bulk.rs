@@ -33,6 +33,11 @@ fn action_sql(action: BulkAction) -> &'static str {
     }
 }
 
+/// The audit trail of a bulk call: a `queue.bulk_applied` event in the same transaction
+/// (the feed's sequencer gives it its cursor).
+const SQL_AUDIT: &str = "INSERT INTO events (tenant, type, object, data, at)
+     VALUES ($1, 'queue.bulk_applied', $2, $3::text::json, $4)";
+
 impl PgStore {
     pub(crate) async fn run_bulk_jobs(&self, tenant: &Tenant, req: Bulk) -> Result<BulkResult> {
         let mut c = self.client().await?;
@@ -76,6 +81,10 @@ impl PgStore {
                 },
                 _ => map_error(e),
             })?;
+        let audit = req.audit(matched, changed as i64).to_string();
+        tx.execute(SQL_AUDIT, &[&tenant.as_str(), &req.queue, &audit, &self.now()])
+            .await
+            .map_err(map_error)?;
         tx.commit().await.map_err(map_error)?;
         Ok(BulkResult {
             matched,

@@ -342,6 +342,17 @@ impl JobStore for PgStore {
         keyed!(self, tenant, idem, |c| ops::cancel(c, tenant, id, now))
     }
 
+    async fn reschedule_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        delay_ms: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        let now = self.now();
+        keyed!(self, tenant, idem, |c| ops::reschedule(c, tenant, id, delay_ms, now))
+    }
+
     async fn retry_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let now = self.now();
         keyed!(self, tenant, idem, |c| ops::retry(c, tenant, id, now))
@@ -371,6 +382,8 @@ impl JobStore for PgStore {
                 &filter.tag,
                 &filter.metadata.as_ref().map(|(k, _)| k.as_str()),
                 &filter.metadata.as_ref().map(|(_, v)| v),
+                &filter.payload.as_ref().map(|(k, _)| k.as_str()),
+                &filter.payload.as_ref().map(|(_, v)| v),
             ],
         )
         .await

@@ -335,6 +335,31 @@ pub(crate) async fn cancel<C: GenericClient>(c: &C, tenant: &str, id: i64, now: 
     }
 }
 
+/// Move a waiting job's next run to now + `delay_ms` (`available` at 0, else `scheduled`);
+/// another state is answered as it is.
+pub(crate) async fn reschedule<C: GenericClient>(
+    c: &C,
+    tenant: &str,
+    id: i64,
+    delay_ms: i64,
+    now: DateTime<Utc>,
+) -> Result<JobStatus> {
+    let sql = format!(
+        "UPDATE jobs SET state = CASE WHEN $4::int8 = 0 THEN 'available' ELSE 'scheduled' END,
+                run_at = $2::timestamptz + $4::int8 * interval '1 millisecond'
+          WHERE tenant = $3 AND id = $1 AND state IN ('available', 'scheduled', 'retryable') RETURNING {STATUS_COLS}"
+    );
+    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    match c
+        .query_opt(&stmt, &[&id, &now, &tenant, &delay_ms])
+        .await
+        .map_err(map_error)?
+    {
+        Some(r) => status_of(&r),
+        None => job_status(c, tenant, id).await,
+    }
+}
+
 /// Make a discarded or cancelled job available again.
 pub(crate) async fn retry<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(

@@ -18,7 +18,7 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 
 /// A page of a queue's jobs by id (`$1` queue, `$2` state or NULL for all, `$3` after, `$4`
 /// limit, `$5` tenant, `$6` most bytes of documents, `$7` a tag or NULL, `$8`/`$9` a metadata
-/// key and its value or NULL): it ends at `$4`
+/// key and its value or NULL, `$10`/`$11` a payload key and its value or NULL): it ends at `$4`
 /// jobs or at the job that crosses `$6` bytes.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
         run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output
@@ -28,7 +28,9 @@ pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, paylo
                     + coalesce(octet_length(output::text), 0) + octet_length(metadata::text)) OVER (ORDER BY id) AS upto
            FROM jobs j WHERE tenant = $5 AND queue = $1 AND ($2::text IS NULL OR state = $2::text) AND id > $3
             AND ($7::text IS NULL OR tags @> ARRAY[$7::text])
-            AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb) ORDER BY id LIMIT $4) p
+            AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb)
+            AND ($10::text IS NULL OR (CASE WHEN json_typeof(payload) = 'object' THEN payload::jsonb -> $10::text END) = $11::jsonb)
+          ORDER BY id LIMIT $4) p
   WHERE upto - size < $6 ORDER BY id";
 
 /// A job row (with [`JOB_COLS`]) as listings show it.

@@ -106,14 +106,34 @@ const SQL_GET_SKU: &str = concat!(
     sku_counts!(),
     " FROM skus s WHERE s.tenant = $3 AND s.sku = $1"
 );
-/// SKUs after the name `$1` as of `$2`, available below `$4` (when given), at most `$5`.
-const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
-    sku_counts!(),
-    " FROM skus s WHERE s.tenant = $3 AND s.sku > $1) x
-      WHERE $4::int8 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $4
-      ORDER BY sku LIMIT $5"
-);
+/// A page of SKUs after the name `$1` as of `$2` (tenant `$3`), at most `$4`, with `$inner`
+/// added to the key's condition and `$outer` filtering the counts.
+macro_rules! list_skus {
+    ($inner:literal, $outer:literal) => {
+        concat!(
+            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
+            sku_counts!(),
+            " FROM skus s WHERE s.tenant = $3 AND s.sku > $1",
+            $inner,
+            ") x",
+            $outer,
+            " ORDER BY sku LIMIT $4"
+        )
+    };
+}
+/// The SKU listing, one statement per filter, so that every generic plan walks the key in
+/// order and stops at the page (a generic plan of `$n IS NULL OR …` counted every SKU and
+/// sorted them: 600 ms at 100 000 SKUs): none; available below `$5`; a name prefix `$5`;
+/// both, below `$5` and prefix `$6`.
+const SQL_LIST_SKUS: [&str; 4] = [
+    list_skus!("", ""),
+    list_skus!("", " WHERE COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $5"),
+    list_skus!(" AND s.sku >= $5 AND starts_with(s.sku, $5)", ""),
+    list_skus!(
+        " AND s.sku >= $6 AND starts_with(s.sku, $6)",
+        " WHERE COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < $5"
+    ),
+];
 /// `$7`: the tenant's ledger sequence (see [`PgStore::ledger_sequence`]); `$8`: now.
 const SQL_LEDGER_ALLOCATION: &str =
     "INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
@@ -447,18 +467,22 @@ impl StockStore for PgStore {
         &self,
         tenant: &Tenant,
         after: Option<&str>,
-        available_below: Option<i64>,
+        filter: &allot_core::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>> {
         let c = self.client().await?;
-        let stmt = c.prepare_cached(SQL_LIST_SKUS).await.map_err(map_error)?;
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
-            &after.unwrap_or(""),
-            &self.now(),
-            &tenant.as_str(),
-            &available_below,
-            &i64::from(limit),
-        ];
+        let (after, now, tenant, limit) = (after.unwrap_or(""), self.now(), tenant.as_str(), i64::from(limit));
+        let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&after, &now, &tenant, &limit];
+        let mut variant = 0;
+        if let Some(below) = &filter.available_below {
+            params.push(below);
+            variant += 1;
+        }
+        if let Some(prefix) = &filter.prefix {
+            params.push(prefix);
+            variant += 2;
+        }
+        let stmt = c.prepare_cached(SQL_LIST_SKUS[variant]).await.map_err(map_error)?;
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         Ok(rows.iter().map(|r| sku_of(r, r.get("sku"))).collect())
     }

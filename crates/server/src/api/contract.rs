@@ -308,6 +308,7 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ("CompleteBody", "lease_token", lease_token()),
         ("SnoozeBody", "lease_token", lease_token()),
         ("SnoozeBody", "delay_ms", int(0, l.max_snooze_ms)),
+        ("RescheduleBody", "delay_ms", int(0, l.max_snooze_ms)),
         ("NewJob", "partition_key", ident(1, l.max_unit_field_len)),
         (
             "NewJob",
@@ -479,6 +480,8 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             json!({"minLength": 1, "maxLength": l.max_name_len, "pattern": "^[!-~]+$"}),
         ),
         ("query", "object") => merge(&mut schema, name(l)),
+        // A SKU name: the holds of one SKU, and the SKU search's prefix.
+        ("query", "sku" | "prefix") => merge(&mut schema, name(l)),
         ("query", "types") => merge(&mut schema, json!({"pattern": event_types_pattern()})),
         ("query", "available_below") => schema = json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
         ("query", "location" | "lot") => merge(&mut schema, text(l.max_unit_field_len)),

@@ -7,7 +7,7 @@ use super::{
     Write,
 };
 use allot_core::job::long_poll::FirstTry;
-use allot_core::job::{CompleteBody, SnoozeBody};
+use allot_core::job::{CompleteBody, RescheduleBody, SnoozeBody};
 use allot_core::Capable;
 use tracing::Instrument;
 
@@ -244,10 +244,31 @@ pub(super) async fn retry_job(
     ))
 }
 
+#[utoipa::path(post, path = "/v1/jobs/{id}/reschedule", request_body = RescheduleBody,
+    params(("id" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = KEY)),
+    responses((status = 200, body = JobStatus, description = "a waiting job runs no earlier than now + delay_ms; another state is answered as it is"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub(super) async fn reschedule_job(
+    State(st): State<Arc<AppState>>,
+    Caller { tenant, .. }: Caller,
+    Path(id): Path<String>,
+    write: Write<JsonBody<RescheduleBody>>,
+) -> Result<Response, ApiError> {
+    let (body, key) = write.split();
+    let id = job_id(&id)?;
+    let delay_ms = allot_core::validate::reschedule(body.value, &st.limits)?;
+    let idem = key.idempotency(StatusCode::OK);
+    Ok(respond(
+        StatusCode::OK,
+        st.stores.jobs.reschedule_job(&tenant, id, delay_ms, idem).await?,
+    ))
+}
+
 #[utoipa::path(get, path = "/v1/queues/{queue}/jobs",
     params(("queue" = String, Path), ("state" = Option<String>, Query, description = "one state; every state when absent"),
         ("tag" = Option<String>, Query, description = "only jobs with this tag"),
         ("metadata" = Option<String>, Query, description = "only jobs whose metadata has this key and value: a JSON object of one key, e.g. {\"order\":42}"),
+        ("payload" = Option<String>, Query, description = "only jobs whose payload has this top-level key and value: a JSON object of one key, e.g. {\"to\":\"ada@example.com\"}"),
         ("after" = Option<i64>, Query), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_jobs(

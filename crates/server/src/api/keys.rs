@@ -70,3 +70,37 @@ pub(super) async fn revoke_key(
     id_path("key", &id)?;
     Ok(Json(st.stores.keys.revoke_key(Some(&who.tenant), &id).await?))
 }
+
+/// `GET /v1/key` answer: the calling key as the server sees it, so a client (the console, a
+/// script) can show only what the key may do.
+#[derive(Serialize, ToSchema)]
+pub struct CurrentKey {
+    /// The key's id; `null` on a server that requires no keys.
+    pub id: Option<String>,
+    /// The tenant everything the key does lives in.
+    pub tenant: String,
+    /// The scopes the key was given (`["admin"]` on a server that requires no keys).
+    pub scopes: Vec<allot_core::access::Scope>,
+    /// Every scope those grant (`admin` is everything of its tenant; a `:write` implies its
+    /// `:read`), so a client need not know the rules to hide what the key may not do.
+    pub grants: Vec<allot_core::access::Scope>,
+    /// Its own rate (requests per second), if it has one.
+    pub rate_per_s: Option<u32>,
+}
+
+/// `GET /v1/key`: who the caller is. Any valid key may ask; it needs no scope.
+#[utoipa::path(get, path = "/v1/key", responses((status = 200, body = CurrentKey), (status = 401, body = ErrorBody)))]
+pub(super) async fn current_key(Extension(who): Extension<Principal>) -> Json<CurrentKey> {
+    use allot_core::access::Scope;
+    let grants = Scope::ALL
+        .into_iter()
+        .filter(|needed| who.scopes.iter().any(|s| s.grants(*needed)))
+        .collect();
+    Json(CurrentKey {
+        grants,
+        id: who.key_id,
+        tenant: who.tenant.as_str().to_string(),
+        scopes: who.scopes,
+        rate_per_s: who.rate_per_s,
+    })
+}

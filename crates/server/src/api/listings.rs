@@ -29,18 +29,19 @@ pub struct SkuPage {
 
 #[utoipa::path(get, path = "/v1/skus",
     params(("after" = Option<String>, Query, description = "the cursor: the previous page's next"),
-        ("limit" = Option<u32>, Query), ("available_below" = Option<i64>, Query, description = "low stock: only SKUs with available below this")),
+        ("limit" = Option<u32>, Query), ("available_below" = Option<i64>, Query, description = "low stock: only SKUs with available below this (1: sold out)"),
+        ("prefix" = Option<String>, Query, description = "search: only SKUs whose name starts with this")),
     responses((status = 200, body = SkuPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_skus(
     State(st): State<Arc<AppState>>,
     Caller { tenant, .. }: Caller,
     query::Q(q): query::Q<query::SkuListQuery>,
 ) -> Result<Json<SkuPage>, ApiError> {
-    let (after, limit, below) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.available_below()?);
+    let (after, limit, filter) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.filter(&st.limits)?);
     let skus = st
         .stores
         .stock
-        .list_skus(&tenant, after.as_deref(), below, limit)
+        .list_skus(&tenant, after.as_deref(), &filter, limit)
         .await?;
     let next = next_of(skus.len(), limit, || skus.last().map(|s| s.sku.clone()));
     Ok(Json(SkuPage { skus, next }))
@@ -84,6 +85,7 @@ pub struct HoldPage {
 
 #[utoipa::path(get, path = "/v1/holds",
     params(("status" = Option<HoldStatus>, Query, description = "held (default: active, unexpired), expired, released or confirmed"),
+        ("sku" = Option<String>, Query, description = "only holds with a line of this SKU"),
         ("after" = Option<String>, Query, description = "the cursor: the previous page's next"), ("limit" = Option<u32>, Query)),
     responses((status = 200, body = HoldPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_holds(
@@ -92,10 +94,11 @@ pub(super) async fn list_holds(
     query::Q(q): query::Q<query::HoldListQuery>,
 ) -> Result<Json<HoldPage>, ApiError> {
     let (status, after, limit) = (q.status()?, q.page().after(&st.limits)?, q.page().limit(&st.limits)?);
+    let sku = q.sku(&st.limits)?;
     let holds = st
         .stores
         .holds
-        .list_holds(&tenant, status, after.as_deref(), limit)
+        .list_holds(&tenant, status, sku, after.as_deref(), limit)
         .await?;
     let next = next_of(holds.len(), limit, || holds.last().map(|h| h.id.clone()));
     Ok(Json(HoldPage { holds, next }))

@@ -17,6 +17,7 @@ mod queues;
 pub mod routes;
 mod schedules;
 mod service;
+mod stats;
 mod stock;
 mod units;
 mod webhooks;
@@ -152,7 +153,15 @@ use utoipa_swagger_ui::SwaggerUi;
         allot_core::access::ApiKey,
         allot_core::access::NewKeyBody,
         keys::CreatedKey,
-        keys::KeyList
+        keys::KeyList,
+        keys::CurrentKey,
+        stats::Stats,
+        stats::JobTotals,
+        stats::ServiceHealth,
+        stats::InstanceView,
+        allot_core::instance::Instance,
+        crate::recent::RequestBucket,
+        crate::recent::AllocationOutcomes
     ))
 )]
 pub struct ApiDoc;
@@ -175,6 +184,7 @@ pub fn router(state: Arc<AppState>) -> Router {
                 .route("/openapi-3.0.json", get(served_document_30))
                 .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state, api)))),
         )
+        .merge(crate::console::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(
@@ -192,6 +202,7 @@ pub fn router(state: Arc<AppState>) -> Router {
                 body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
                 max_uri_bytes: http.max_uri_bytes,
                 max_header_bytes: http.max_header_bytes,
+                recent: state.recent.clone(),
             }),
             crate::boundary::edge,
         ))

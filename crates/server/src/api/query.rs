@@ -95,6 +95,7 @@ pub(super) struct JobListQuery {
     state: Option<String>,
     tag: Option<String>,
     metadata: Option<String>,
+    payload: Option<String>,
     #[serde(flatten)]
     page: PageQuery,
 }
@@ -116,7 +117,16 @@ impl JobListQuery {
             None => None,
             Some(m) => Some(allot_core::validate::metadata_filter(m, limits)?),
         };
-        Ok(JobFilter { state, tag, metadata })
+        let payload = match &self.payload {
+            None => None,
+            Some(p) => Some(allot_core::validate::payload_filter(p, limits)?),
+        };
+        Ok(JobFilter {
+            state,
+            tag,
+            metadata,
+            payload,
+        })
     }
 
     /// The page.
@@ -185,10 +195,11 @@ impl CursorQuery {
     }
 }
 
-/// `?after=&limit=&available_below=` of `GET /v1/skus`.
+/// `?after=&limit=&available_below=&prefix=` of `GET /v1/skus`.
 #[derive(Debug, Deserialize)]
 pub(super) struct SkuListQuery {
     available_below: Option<String>,
+    prefix: Option<String>,
     #[serde(flatten)]
     page: CursorQuery,
 }
@@ -204,19 +215,29 @@ impl SkuListQuery {
         self.page.limit(limits)
     }
 
-    /// Low stock: only SKUs whose available count is below this.
-    pub(super) fn available_below(&self) -> Result<Option<i64>, ApiError> {
-        self.available_below
+    /// The filter: low stock (`available_below`, an integer) and a name prefix (checked as a
+    /// SKU name).
+    pub(super) fn filter(&self, limits: &Limits) -> Result<allot_core::SkuFilter, ApiError> {
+        let available_below = self
+            .available_below
             .as_ref()
             .map(|_| integer("available_below", &self.available_below, 0))
-            .transpose()
+            .transpose()?;
+        if let Some(prefix) = &self.prefix {
+            allot_core::validate::name("prefix", prefix, limits)?;
+        }
+        Ok(allot_core::SkuFilter {
+            available_below,
+            prefix: self.prefix.clone(),
+        })
     }
 }
 
-/// `?status=&after=&limit=` of `GET /v1/holds`.
+/// `?status=&sku=&after=&limit=` of `GET /v1/holds`.
 #[derive(Debug, Deserialize)]
 pub(super) struct HoldListQuery {
     status: Option<String>,
+    sku: Option<String>,
     #[serde(flatten)]
     page: CursorQuery,
 }
@@ -227,6 +248,14 @@ impl HoldListQuery {
         let s = self.status.as_deref().unwrap_or("held");
         allot_core::hold::HoldStatus::parse(s)
             .ok_or_else(|| AllotError::invalid(format!("unknown hold status `{s}`")).into())
+    }
+
+    /// Only holds with a line of this SKU (a SKU name, checked as one).
+    pub(super) fn sku(&self, limits: &Limits) -> Result<Option<&str>, ApiError> {
+        if let Some(sku) = &self.sku {
+            allot_core::validate::name("sku", sku, limits)?;
+        }
+        Ok(self.sku.as_deref())
     }
 
     /// The page.

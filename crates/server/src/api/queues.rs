@@ -90,10 +90,11 @@ pub(super) async fn resume_queue(
         (status = 409, body = ErrorBody, description = "already_exists: a job to retry has a unique_key another unfinished job holds; nothing changed")))]
 pub(super) async fn bulk_jobs(
     State(st): State<Arc<AppState>>,
-    Caller { tenant, .. }: Caller,
+    Caller { tenant, actor }: Caller,
     Path(queue): Path<String>,
     body: JsonBody<BulkBody>,
 ) -> Result<Json<BulkResult>, ApiError> {
-    let req = allot_core::validate::bulk(&queue, body.value, &st.limits)?;
+    let mut req = allot_core::validate::bulk(&queue, body.value, &st.limits)?;
+    req.actor = actor;
     Ok(Json(st.stores.queues.bulk_jobs(&tenant, req).await?))
 }

@@ -5,7 +5,7 @@
 //! (`x-required-scope`), so the router, the document and the authorization cannot drift.
 
 use super::{
-    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stock, units,
+    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stats, stock, units,
     webhooks, ApiDoc,
 };
 use crate::state::AppState;
@@ -19,6 +19,10 @@ use utoipa_axum::routes;
 
 /// The extension of an operation that names the scope it needs.
 pub const SCOPE_EXTENSION: &str = "x-required-scope";
+
+/// The extension of a `/v1` operation any valid key may call (it reads only about the key
+/// itself or shows each part by the key's own scopes): `true`.
+pub const ANY_KEY_EXTENSION: &str = "x-any-key";
 
 type Route = UtoipaMethodRouter<Arc<AppState>>;
 
@@ -76,6 +80,8 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(WebhooksManage, routes!(webhooks::rotate_webhook)))
         .routes(scoped(WebhooksManage, routes!(webhooks::redeliver)))
         .routes(scoped(Admin, routes!(service::audit)))
+        .routes(any_key("admin", routes!(keys::current_key)))
+        .routes(any_key("service", routes!(stats::stats)))
         .routes(scoped(Admin, routes!(keys::create_key)))
         .routes(scoped(Admin, routes!(keys::list_keys)))
         .routes(scoped(Admin, routes!(keys::revoke_key)))
@@ -92,6 +98,7 @@ fn queue_table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsWork, routes!(jobs::complete_jobs)))
         .routes(scoped(JobsEnqueue, routes!(jobs::cancel_job)))
         .routes(scoped(JobsEnqueue, routes!(jobs::retry_job)))
+        .routes(scoped(JobsManage, routes!(jobs::reschedule_job)))
         .routes(scoped(JobsWork, routes!(jobs::claim_jobs)))
         .routes(scoped(JobsWork, routes!(jobs::complete_job)))
         .routes(scoped(JobsWork, routes!(jobs::fail_job)))
@@ -124,6 +131,21 @@ fn scoped(scope: Scope, route: Route) -> Route {
     }
     let check = axum::middleware::from_fn_with_state(scope, crate::access::require_scope);
     (schemas, paths, method_router.route_layer(check))
+}
+
+/// `route` open to any valid key (the guard still requires one; its rate applies, by
+/// [`crate::access::require_key`]), marked so in its operations ([`ANY_KEY_EXTENSION`]) and
+/// tagged `tag`.
+fn any_key(tag: &str, route: Route) -> Route {
+    let (schemas, mut paths, method_router) = tagged(tag, route);
+    for item in paths.paths.values_mut() {
+        for op in operations(item) {
+            let ext = op.extensions.get_or_insert_with(Extensions::default);
+            ext.insert(ANY_KEY_EXTENSION.into(), true.into());
+        }
+    }
+    let admit = axum::middleware::from_fn(crate::access::require_key);
+    (schemas, paths, method_router.route_layer(admit))
 }
 
 /// `route` with its operations tagged `tag` (how Swagger UI groups them).

@@ -76,22 +76,7 @@ pub struct Ready {
 
 #[utoipa::path(get, path = "/readyz", responses((status = 200, body = Ready), (status = 503, body = Ready)))]
 pub(super) async fn readyz(State(st): State<Arc<AppState>>) -> Response {
-    let mut problems = Vec::new();
-    if *st.stopping.borrow() {
-        problems.push("shutting down".to_string());
-    }
-    match tokio::time::timeout(READINESS_CHECK_TIMEOUT, st.maintenance.schema_version()).await {
-        Ok(Ok(version)) => problems.extend(version.problem()),
-        Ok(Err(_)) | Err(_) => problems.push("the database is unreachable".to_string()),
-    }
-    if let Some(gate) = &st.redis {
-        if !matches!(
-            tokio::time::timeout(READINESS_CHECK_TIMEOUT, gate.health()).await,
-            Ok(Ok(()))
-        ) {
-            problems.push("Redis is unreachable".to_string());
-        }
-    }
+    let problems = readiness(&st).await.problems;
     let ready = problems.is_empty();
     let body = Json(Ready {
         status: if ready { "ready" } else { "not_ready" },
@@ -104,6 +89,51 @@ pub(super) async fn readyz(State(st): State<Arc<AppState>>) -> Response {
         StatusCode::SERVICE_UNAVAILABLE
     };
     (status, body).into_response()
+}
+
+/// The checks of `/readyz`, each bounded by [`READINESS_CHECK_TIMEOUT`].
+pub(super) struct Readiness {
+    /// What keeps this instance from being ready, in words (empty: ready).
+    pub(super) problems: Vec<String>,
+    /// Whether the database answered at this build's schema version.
+    pub(super) database_ok: bool,
+    /// Whether Redis answered; `None` when none is configured.
+    pub(super) redis_ok: Option<bool>,
+}
+
+pub(super) async fn readiness(st: &AppState) -> Readiness {
+    let mut problems = Vec::new();
+    if *st.stopping.borrow() {
+        problems.push("shutting down".to_string());
+    }
+    let database_ok = match tokio::time::timeout(READINESS_CHECK_TIMEOUT, st.maintenance.schema_version()).await {
+        Ok(Ok(version)) => {
+            let problem = version.problem();
+            let ok = problem.is_none();
+            problems.extend(problem);
+            ok
+        }
+        Ok(Err(_)) | Err(_) => {
+            problems.push("the database is unreachable".to_string());
+            false
+        }
+    };
+    let mut redis_ok = None;
+    if let Some(gate) = &st.redis {
+        let ok = matches!(
+            tokio::time::timeout(READINESS_CHECK_TIMEOUT, gate.health()).await,
+            Ok(Ok(()))
+        );
+        if !ok {
+            problems.push("Redis is unreachable".to_string());
+        }
+        redis_ok = Some(ok);
+    }
+    Readiness {
+        problems,
+        database_ok,
+        redis_ok,
+    }
 }
 
 pub(super) async fn metrics(State(st): State<Arc<AppState>>) -> Response {

@@ -250,6 +250,27 @@ impl Api {
         b
     }
 
+    /// Any method with `Authorization: <bearer>` and an optional JSON body: (status, JSON body
+    /// or null).
+    pub async fn call_as(&self, bearer: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = self
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", self.url))
+            .header("authorization", bearer);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("request");
+        (resp.status().as_u16(), resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// [`Api::call_as`] that must succeed (2xx): its body.
+    pub async fn ok_as(&self, bearer: &str, method: &str, path: &str, body: Option<Value>) -> Value {
+        let (s, b) = self.call_as(bearer, method, path, body).await;
+        assert!((200..300).contains(&s), "{method} {path}: {s} {b}");
+        b
+    }
+
     /// POST with `Authorization: <bearer>` that must succeed (2xx).
     pub async fn ok_with(&self, bearer: &str, path: &str, body: Value) -> Value {
         let resp = self

@@ -13,10 +13,11 @@ impl SqliteStore {
         &self,
         tenant: &str,
         status: HoldStatus,
+        sku: Option<&str>,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>> {
-        let (t, after) = (tenant.to_string(), after.map(str::to_string));
+        let (t, after, sku) = (tenant.to_string(), after.map(str::to_string), sku.map(str::to_string));
         self.call(move |c| {
             let now = now_us();
             let filter = "(?2 IS NULL OR (h.expires_at_us, h.id) >
@@ -24,8 +25,10 @@ impl SqliteStore {
                           AND CASE ?3 WHEN 'held' THEN h.status = 'held' AND h.expires_at_us > ?4
                                       WHEN 'expired' THEN h.status = 'expired' OR (h.status = 'held' AND h.expires_at_us <= ?4)
                                       ELSE h.status = ?3 END
+                          AND (?6 IS NULL OR EXISTS (SELECT 1 FROM hold_lines l
+                                 WHERE l.tenant = ?1 AND l.hold_id = h.id AND l.sku = ?6))
                         ORDER BY h.expires_at_us, h.id LIMIT ?5";
-            read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit], now)
+            read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit, &sku], now)
         })
         .await
     }

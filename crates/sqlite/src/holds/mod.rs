@@ -233,10 +233,11 @@ impl HoldStore for SqliteStore {
         &self,
         tenant: &Tenant,
         status: HoldStatus,
+        sku: Option<&str>,
         after: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hold>> {
-        self.holds_page(tenant, status, after, limit).await
+        self.holds_page(tenant, status, sku, after, limit).await
     }
 
     async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {

@@ -10,11 +10,14 @@ use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use rusqlite::params;
 
+/// The ids a bulk call acts on (`?1` tenant, `?2` queue, `?3` states as a JSON array, `?4` a
+/// tag, `?5` a partition key, at most `?6`), oldest first. `ORDER BY +id`: the jobs are found through the `(tenant, queue, state, id)` index (V19) and
+/// only they are sorted, rather than walking every job of the tenant in id order.
 const SQL_PICK: &str = "SELECT id FROM jobs
   WHERE tenant = ?1 AND queue = ?2 AND state IN (SELECT value FROM json_each(?3))
     AND (?4 IS NULL OR EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value = ?4))
     AND (?5 IS NULL OR partition_key = ?5)
-  ORDER BY id LIMIT ?6";
+  ORDER BY +id LIMIT ?6";
 
 /// The action's statement over the `?2` ids (a JSON array) of tenant `?1` (`?3` now, µs).
 fn action_sql(action: BulkAction) -> &'static str {
@@ -35,6 +38,11 @@ fn action_sql(action: BulkAction) -> &'static str {
         }
     }
 }
+
+/// The audit trail of a bulk call: a `queue.bulk_applied` event in the same transaction
+/// (the `events_cursor` trigger gives it its cursor).
+const SQL_AUDIT: &str = "INSERT INTO events (tenant, type, object, data, at_us)
+     VALUES (?1, 'queue.bulk_applied', ?2, ?3, ?4)";
 
 impl SqliteStore {
     pub(crate) async fn run_bulk_jobs(&self, tenant: &Tenant, req: Bulk) -> Result<BulkResult> {
@@ -76,6 +84,9 @@ impl SqliteStore {
                     },
                     _ => map_error(e),
                 })?;
+            let audit = req.audit(matched, changed as i64).to_string();
+            tx.execute(SQL_AUDIT, params![t, req.queue, audit, now_us()])
+                .map_err(map_error)?;
             tx.commit().map_err(map_error)?;
             Ok(BulkResult {
                 matched,

@@ -317,6 +317,27 @@ impl JobStore for SqliteStore {
         .await
     }
 
+    async fn reschedule_job(
+        &self,
+        tenant: &Tenant,
+        id: i64,
+        delay_ms: i64,
+        idem: Keyed<JobStatus>,
+    ) -> Result<Executed<JobStatus>> {
+        let t = tenant.to_string();
+        self.write(tenant, idem, move |tx| {
+            tx.prepare_cached(
+                "UPDATE jobs SET state = CASE WHEN ?4 = 0 THEN 'available' ELSE 'scheduled' END,
+                        run_at_us = ?2 + ?4 * 1000
+                  WHERE tenant = ?3 AND id = ?1 AND state IN ('available', 'scheduled', 'retryable')",
+            )
+            .and_then(|mut s| s.execute(params![id, now_us(), t, delay_ms]))
+            .map_err(map_error)?;
+            status(tx, &t, id)
+        })
+        .await
+    }
+
     async fn retry_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
@@ -350,7 +371,7 @@ impl JobStore for SqliteStore {
         let page_bytes = self.limits.max_page_bytes as i64;
         let state = filter.state.map(JobState::as_str);
         self.call(move |c| {
-            c.prepare_cached(queues::SQL_LIST_JOBS)
+            c.prepare_cached(queues::SQL_LIST_JOBS[usize::from(state.is_some())])
                 .and_then(|mut s| {
                     s.query_map(
                         params![
@@ -362,7 +383,9 @@ impl JobStore for SqliteStore {
                             page_bytes,
                             filter.tag,
                             filter.metadata.as_ref().map(|(k, _)| k.clone()),
-                            filter.metadata.as_ref().map(|(_, v)| v.to_string())
+                            filter.metadata.as_ref().map(|(_, v)| v.to_string()),
+                            filter.payload.as_ref().map(|(k, _)| k.clone()),
+                            filter.payload.as_ref().map(|(_, v)| v.to_string())
                         ],
                         queues::job_view,
                     )?

@@ -13,11 +13,11 @@ impl SqliteStore {
         &self,
         tenant: &str,
         after: Option<&str>,
-        below: Option<i64>,
+        filter: &allot_core::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>> {
-        let (t, after) = (tenant.to_string(), after.unwrap_or("").to_string());
-        self.call(move |c| list_skus_with(c, &t, &after, below, limit, now_us()))
+        let (t, after, filter) = (tenant.to_string(), after.unwrap_or("").to_string(), filter.clone());
+        self.call(move |c| list_skus_with(c, &t, &after, &filter, limit, now_us()))
             .await
     }
 

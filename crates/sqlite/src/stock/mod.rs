@@ -42,16 +42,14 @@ pub(crate) fn list_skus_with(
     c: &Connection,
     tenant: &str,
     after: &str,
-    below: Option<i64>,
+    filter: &allot_core::SkuFilter,
     limit: u32,
     now_us: i64,
 ) -> Result<Vec<Sku>> {
     c.prepare_cached(SQL_LIST_SKUS)
         .and_then(|mut s| {
-            s.query_map(params![after, now_us, tenant, below, limit], |r| {
-                sku_of(r, r.get("sku")?)
-            })?
-            .collect()
+            let p = params![after, now_us, tenant, filter.available_below, limit, filter.prefix];
+            s.query_map(p, |r| sku_of(r, r.get("sku")?))?.collect()
         })
         .map_err(map_error)
 }
@@ -101,7 +99,8 @@ const SQL_GET_SKU: &str = concat!(
 const SQL_LIST_SKUS: &str = concat!(
     "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
     sku_counts!(),
-    " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1)
+    " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1
+        AND (?6 IS NULL OR (s.sku >= ?6 AND substr(s.sku, 1, length(?6)) = ?6)))
       WHERE ?4 IS NULL OR COALESCE(on_hand, 0) - (COALESCE(held, 0) - overdue) < ?4
       ORDER BY sku LIMIT ?5"
 );
@@ -298,10 +297,10 @@ impl StockStore for SqliteStore {
         &self,
         tenant: &Tenant,
         after: Option<&str>,
-        available_below: Option<i64>,
+        filter: &allot_core::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>> {
-        self.skus_page(tenant, after, available_below, limit).await
+        self.skus_page(tenant, after, filter, limit).await
     }
 
     async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {

@@ -1,0 +1,147 @@
+// Stock: the SKU list (search by name prefix, low-stock and sold-out filters, cursor pages),
+// a SKU's page (levels per location, active holds counting down, its ledger and events,
+// live from the change feed), and a unit-tracked SKU's units.
+
+import { api, follow } from "../api.js";
+import { h, table, facts, badge, num, when, countdown, button, form, field, choice, pager, say, sayError } from "../ui.js";
+
+// Rows per page of every listing here.
+const PAGE = 50;
+// How often a page without the feed (no events:read) reads again, ms.
+const POLL_MS = 5000;
+// Active holds shown on a SKU's page (the soonest to expire first).
+const HOLDS_SHOWN = 100;
+// The low-stock filter's default threshold (the API's available_below).
+const LOW_STOCK_DEFAULT = 10;
+
+// "sold out" / "low stock" as words (never colour alone).
+function stockBadge(s) {
+  if (s.available <= 0) return badge("sold out", "bad");
+  if (s.low_stock_below !== null && s.low_stock_below !== undefined && s.available < s.low_stock_below) return badge("low stock", "warn");
+  return "";
+}
+
+export async function stockList({ main, query, go }) {
+  const filter = query.filter || "all";
+  const below = filter === "sold_out" ? 1 : filter === "low" ? Number(query.below || LOW_STOCK_DEFAULT) : null;
+  const list = h("div", { id: "sku-list" });
+  main.replaceChildren(
+    h("h1", null, "Stock"),
+    form({ role: "search", id: "sku-search" }, [
+      field("SKU starts with", "q", { value: query.q || "", type: "search", autocomplete: "off" }),
+      choice("Show", "filter", [["all", "All SKUs"], ["low", "Low stock"], ["sold_out", "Sold out"]], filter),
+      field("Low stock: available below", "below", { type: "number", min: 1, value: query.below || LOW_STOCK_DEFAULT }),
+    ], "Search", async (v) => {
+      go("#/stock?" + new URLSearchParams({ q: v.q, filter: v.filter, below: v.below }).toString());
+    }),
+    list);
+  await pager(list, async (after) => {
+    const page = await api("/v1/skus", { query: { prefix: query.q, available_below: below, after, limit: PAGE } });
+    return { items: page.skus, next: page.next };
+  }, (skus) => table(null, [
+    ["SKU", (s) => h("a", { href: `#/stock/${encodeURIComponent(s.sku)}` }, s.sku)],
+    ["On hand", (s) => num(s.on_hand), { num: true }],
+    ["Held", (s) => num(s.held), { num: true }],
+    ["Available", (s) => num(s.available), { num: true }],
+    ["Status", stockBadge],
+  ], skus, "No SKU matches."));
+}
+
+export async function skuPage(ctx) {
+  const { main, params: [sku], can } = ctx;
+  const top = h("div", { id: "sku" }), holds = h("div", { id: "holds" }), ledger = h("div", { id: "ledger" });
+  const events = h("div", { id: "sku-events" });
+  const feed = h("span", { id: "feed-state" });
+  main.replaceChildren(h("h1", null, "SKU ", h("code", null, sku), " ", feed), top,
+    h("h2", null, "Active holds"), holds, h("h2", null, "Ledger"), ledger,
+    ...(can("events:read") ? [h("h2", null, "Events"), events] : []));
+  const refresh = async () => {
+    const s = await api(`/v1/skus/${encodeURIComponent(sku)}`);
+    top.replaceChildren(facts([
+      ["Status", stockBadge(s) || badge("in stock", "good")],
+      ["On hand", num(s.on_hand)], ["Held", num(s.held)], ["Available", num(s.available)],
+      ["Low stock below", s.low_stock_below ?? "—"],
+      ["Units", h("a", { href: `#/stock/${encodeURIComponent(sku)}/units` }, "units of this SKU (unit-tracked SKUs)")],
+    ]), s.levels && s.levels.length ? table("Levels per location", [
+      ["Location", (l) => l.location], ["On hand", (l) => num(l.on_hand), { num: true }],
+      ["Held", (l) => num(l.held), { num: true }], ["Available", (l) => num(l.available), { num: true }],
+    ], s.levels) : null);
+    const page = await api("/v1/holds", { query: { sku, status: "held", limit: HOLDS_SHOWN } });
+    holds.replaceChildren(table(null, [
+      ["Hold", (x) => h("code", null, x.id)],
+      ["Quantity", (x) => num(x.lines.filter((l) => l.sku === sku).reduce((a, l) => a + l.quantity, 0)), { num: true }],
+      ["Expires", (x) => h("span", null, countdown(x.expires_at), " ", h("span", { class: "muted" }, "(", when(x.expires_at), ")"))],
+      ["", (x) => can("stock:write") ? button("Release", async () => {
+        await api(`/v1/holds/${encodeURIComponent(x.id)}/release`, { method: "POST", body: {} });
+        say(`Hold ${x.id} released.`);
+        await refresh();
+      }, { class: "danger" }) : ""],
+    ], page.holds, "No active holds."));
+  };
+  // The feed's position before the first read, so no change between the two is missed.
+  const cursor = can("events:read") ? (await api("/v1/stats")).feed_cursor : null;
+  await refresh();
+  await pager(ledger, async (after) => {
+    const p = await api(`/v1/skus/${encodeURIComponent(sku)}/ledger`, { query: { after, limit: PAGE } });
+    const entries = p.entries || [];
+    return { items: entries, next: p.next ?? (entries.length === PAGE ? entries[entries.length - 1].id : null) };
+  }, (entries) => table(null, [
+    ["#", (e) => e.id, { num: true }], ["At", (e) => when(e.at)], ["Kind", (e) => e.kind],
+    ["On hand Δ", (e) => num(e.delta), { num: true }], ["Held Δ", (e) => num(e.held_delta), { num: true }],
+    ["Ref", (e) => e.ref ? h("code", null, e.ref) : "—"], ["Actor", (e) => e.actor || "—"],
+  ], entries, "No ledger entries."));
+  if (can("events:read")) {
+    await pager(events, async (after) => {
+      const p = await api("/v1/events", { query: { object: sku, after: after ?? 0, limit: PAGE } });
+      return { items: p.events, next: p.events.length === PAGE ? p.next : null };
+    }, eventTable);
+  }
+  if (cursor === null || cursor === undefined) {
+    // No feed to follow (no events:read, or its position unknown): read again now and then.
+    feed.replaceChildren(badge(`refreshed every ${POLL_MS / 1000} s`, ""));
+    const timer = setInterval(() => refresh().catch(sayError), POLL_MS);
+    return () => clearInterval(timer);
+  }
+  return live(sku, cursor, refresh, feed);
+}
+
+// Refresh the SKU's page when the feed says something happened to it (debounced), from
+// `cursor` on.
+function live(sku, cursor, refresh, feed) {
+  let pending = null;
+  const needle = JSON.stringify(sku);
+  return follow({ after: cursor }, (ev) => {
+    if (ev.object !== sku && !JSON.stringify(ev.data).includes(needle)) return;
+    clearTimeout(pending);
+    pending = setTimeout(() => refresh().catch(sayError), 200);
+  }, (state) => feed.replaceChildren(badge(state === "live" ? "live" : state, state === "live" ? "good" : "warn")));
+}
+
+export function eventTable(events) {
+  return table(null, [
+    ["Cursor", (e) => e.cursor, { num: true }], ["At", (e) => when(e.at)], ["Type", (e) => e.type],
+    ["Object", (e) => h("code", null, e.object)],
+    ["Data", (e) => h("code", null, JSON.stringify(e.data))],
+  ], events, "No events.");
+}
+
+export async function unitsPage({ main, params: [sku], query, go }) {
+  const list = h("div", { id: "units" });
+  main.replaceChildren(h("h1", null, "Units of ", h("a", { href: `#/stock/${encodeURIComponent(sku)}` }, sku)),
+    form({ id: "unit-filter" }, [
+      choice("Status", "status", [["", "Any"], ["available", "Available"], ["held", "Held"], ["allocated", "Allocated"]], query.status || ""),
+      field("Location", "location", { value: query.location || "" }),
+      field("Lot", "lot", { value: query.lot || "" }),
+    ], "Filter", async (v) => go(`#/stock/${encodeURIComponent(sku)}/units?` + new URLSearchParams(v).toString())),
+    list);
+  await pager(list, async (after) => {
+    const p = await api(`/v1/skus/${encodeURIComponent(sku)}/units`, {
+      query: { status: query.status, location: query.location, lot: query.lot, after, limit: PAGE },
+    });
+    return { items: p.units, next: p.next };
+  }, (units) => table(null, [
+    ["Serial", (u) => h("code", null, u.serial)], ["Status", (u) => u.status || "—"],
+    ["Location", (u) => u.location || "—"], ["Lot", (u) => u.lot || "—"],
+    ["Received", (u) => when(u.received_at)], ["Expires", (u) => when(u.expires_at)],
+  ], units, "No units match."));
+}
