@@ -426,7 +426,9 @@ async fn bulk_retry(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     go(c, ts, "#/queues/mail?t=audit").await;
     let row = until(c, "#audit", |t| t.contains(&k.admin_id)).await;
     assert!(row.contains("retry") && row.contains("newsletter"), "{row}");
-    c.execute("document.getElementById('audit').scrollIntoView();", vec![]).await.unwrap();
+    c.execute("document.getElementById('audit').scrollIntoView();", vec![])
+        .await
+        .unwrap();
     screenshot(c, kind, "8-bulk-audit").await;
 }
 

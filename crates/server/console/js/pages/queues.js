@@ -3,7 +3,7 @@
 // applied, with the audit trail), enqueue; a job with its attempts, errors, output and why
 // it is not running, retry/cancel.
 
-import { api } from "../api.js";
+import { api, follow } from "../api.js";
 import { h, table, facts, badge, num, when, button, form, field, choice, pager, say, sayError } from "../ui.js";
 import { eventTable } from "./stock.js";
 
@@ -76,14 +76,14 @@ export async function queuePage(ctx) {
     const p = await api(`/v1/queues/${q}/jobs`, {
       query: { state: query.state, tag: query.tag, metadata: query.metadata, payload: query.payload, after, limit: PAGE },
     });
-    return { items: p.jobs, next: p.jobs.length ? p.next : null };
+    return { items: p.jobs, next: p.jobs.length === PAGE ? p.next : null };
   }, (jobs) => table(null, [
     ["Job", (j) => h("a", { href: `#/jobs/${j.id}` }, `#${j.id}`)],
     ["State", (j) => j.state], ["Attempt", (j) => `${j.attempt} of ${j.max_attempts}`],
     ["Tags", (j) => (j.tags || []).join(", ") || "—"], ["Enqueued", (j) => when(j.created_at)],
     ["Last error", (j) => lastError(j)],
   ], jobs, "No jobs match."));
-  if (can("events:read")) await auditTrail(main, queue);
+  if (can("events:read")) return auditTrail(main, queue);
 }
 
 function lastError(j) {
@@ -148,19 +148,31 @@ function enqueueSection(queue, go) {
     }));
 }
 
-// The queue's `queue.bulk_applied` events, oldest first, by cursor.
+// The queue's `queue.bulk_applied` events, oldest first, by cursor, read again when the feed
+// carries a new one (an action applied here or anywhere else shows up once the feed has it).
+// Returns the function that stops following.
 async function auditTrail(main, queue) {
   const list = h("div");
   main.append(h("section", { id: "audit", "aria-labelledby": "audit-h" },
     h("h2", { id: "audit-h" }, "Bulk actions on this queue (audit trail, oldest first)"), list));
-  await pager(list, async (after) => {
-    const p = await api("/v1/events", { query: { types: "queue.bulk_applied", object: queue, after: after ?? 0, limit: PAGE } });
+  const query = { types: "queue.bulk_applied", object: queue };
+  let from = 0;
+  const load = () => pager(list, async (after) => {
+    const p = await api("/v1/events", { query: { ...query, after: after ?? 0, limit: PAGE } });
+    if (after === undefined && typeof p.next === "number") from = Math.max(from, p.next);
     return { items: p.events, next: p.events.length === PAGE ? p.next : null };
   }, (events) => table(null, [
     ["At", (e) => when(e.at)], ["Who (key id)", (e) => e.data.actor || "server without keys"],
     ["Action", (e) => e.data.action], ["Filter", (e) => h("code", null, JSON.stringify(e.data.filter))],
     ["Matched", (e) => num(e.data.matched), { num: true }], ["Changed", (e) => num(e.data.changed), { num: true }],
   ], events, "No bulk actions yet."));
+  await load();
+  let pending = null;
+  const stop = follow({ ...query, after: from }, () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => load().catch(sayError), 200);
+  });
+  return () => { clearTimeout(pending); stop(); };
 }
 
 const BLOCKED = {
