@@ -18,7 +18,7 @@ fresh() {
 }
 allot_run() {
   local url; url=$(fresh allot_peer_allot)
-  RUST_LOG=warn "$ALLOT" bench queue --database-url "$url" --strategy skip_locked -j "$JOBS" \
+  ALLOT_LOG=warn "$ALLOT" bench queue --database-url "$url" --strategy skip_locked -j "$JOBS" \
     --kill-workers 0 --fail-fraction 0 --json "$OUT/allot.json" >/dev/null 2>&1
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))[0]["completed_per_s"]))' "$OUT/allot.json"
 }

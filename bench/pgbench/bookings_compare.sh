@@ -8,7 +8,7 @@ DB=${1:?database url}; ALLOT=${2:-target/release/allot}; HERE=$(dirname "$0")
 PORT=18093; T=${T:-15}; N=${N:-40000}; STRATEGY=${STRATEGY:-exclusion}
 "$ALLOT" migrate --database-url "$DB" >/dev/null 2>&1
 psql "$DB" -qX -c "CHECKPOINT;"
-RUST_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT >/dev/null 2>&1 &
+ALLOT_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT >/dev/null 2>&1 &
 SERVER=$!; trap 'kill $SERVER' EXIT; sleep 1
 RUN=$(date +%s)
 pgb() { pgbench -n -c 64 -j 2 -T "$T" -D prefix="'pgb-$RUN-$1-'" -f "$HERE/bookings_advisory.sql" "$DB" 2>/dev/null | awk '/^tps/ {print $3}'; }

@@ -16,7 +16,7 @@ fill() {
 fill a; fill b; psql "$DB" -qX -c "ANALYZE jobs; CHECKPOINT;"
 pgb() { pgbench -n -c 64 -j 2 -T "$T" -D queue="'pgbq-$RUN-$1'" -f "$HERE/jobs_claim.sql" "$DB" 2>/dev/null | awk '/^tps/ {print $3}'; }
 P1=$(pgb a)
-A=$(RUST_LOG=warn ALLOT_LOG=warn "$ALLOT" bench queue --database-url "$DB" --strategy skip_locked --claims-only 64 --pool-size 64 -j "$N" --seconds "$T" \
+A=$(ALLOT_LOG=warn "$ALLOT" bench queue --database-url "$DB" --strategy skip_locked --claims-only 64 --pool-size 64 -j "$N" --seconds "$T" \
       | tee /dev/stderr | awk -F'|' '/\| skip_locked/ {gsub(/ /,"",$4); print $4}')
 P2=$(pgb b)
 echo "pgbench tps: $P1 / $P2; allot skip_locked claims/s: $A"

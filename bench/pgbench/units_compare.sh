@@ -17,7 +17,7 @@ pool() {
 }
 RUN=$(date +%s); for p in A B C; do pool "cmp-$RUN-$p"; done
 psql "$DB" -qX -c "ANALYZE units; CHECKPOINT;"
-RUST_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT >/dev/null 2>&1 &
+ALLOT_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT >/dev/null 2>&1 &
 SERVER=$!; trap 'kill $SERVER' EXIT; sleep 1
 pgb() { pgbench -n -c 64 -j 2 -T "$T" -D sku="'cmp-$RUN-$1'" -f "$HERE/units_skip_locked.sql" "$DB" 2>/dev/null | awk '/^tps/ {print $3}'; }
 P1=$(pgb A)
