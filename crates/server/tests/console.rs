@@ -111,6 +111,11 @@ async fn absent(c: &Client, css: &str) {
     );
 }
 
+/// Click the first element `css` matches (it must be on the page).
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css)).await.unwrap().click().await.unwrap();
+}
+
 async fn screenshot(c: &Client, kind: Kind, name: &str) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/console-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
@@ -155,7 +160,7 @@ async fn go(c: &Client, ts: &TestServer, hash: &str) {
 async fn sign_in(c: &Client, ts: &TestServer, secret: &str) {
     go(c, ts, "#/").await;
     if c.find(Locator::Css("#sign-out")).await.is_ok() {
-        c.find(Locator::Css("#sign-out")).await.unwrap().click().await.unwrap();
+        click(c, "#sign-out").await;
     }
     let key = c
         .wait()
@@ -164,12 +169,7 @@ async fn sign_in(c: &Client, ts: &TestServer, secret: &str) {
         .await
         .unwrap();
     key.send_keys(secret).await.unwrap();
-    c.find(Locator::Css("#sign-in button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "#sign-in button[type=submit]").await;
     shows(c, "#who", "tenant").await;
 }
 
@@ -343,16 +343,11 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     assert_eq!(rows.len(), 1, "only the job whose payload has n = 2: {by_payload}");
     go(c, ts, "#/queues/mail?state=discarded").await;
     shows(c, "#jobs", &format!("#{}", bulk[2])).await;
-    c.find(Locator::Css(&format!("a[href='#/jobs/{one}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, &format!("a[href='#/jobs/{one}']")).await;
     shows(c, "main", "dead letter").await;
     shows(c, "main", "smtp: 550 mailbox unavailable").await;
     screenshot(c, kind, "6-dead-letter").await;
-    c.find(Locator::Css("#retry-job")).await.unwrap().click().await.unwrap();
+    click(c, "#retry-job").await;
     shows(c, "#status", "available again").await;
     let job = api(ts, &k.admin, "GET", &format!("/v1/jobs/{one}"), None).await;
     assert_eq!(job["state"], "available", "retried from the page");
@@ -370,7 +365,7 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
         (job["state"].as_str(), job["blocked_by"].as_str()),
         (Some("scheduled"), Some("scheduled"))
     );
-    c.find(Locator::Css("#run-now")).await.unwrap().click().await.unwrap();
+    click(c, "#run-now").await;
     shows(c, "#status", "will run now").await;
     let job = api(ts, &k.admin, "GET", &format!("/v1/jobs/{one}"), None).await;
     assert_eq!(job["state"], "available");
@@ -408,12 +403,7 @@ async fn bulk_retry(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     let apply = shows(c, "#bulk-apply", "Apply").await;
     assert_eq!(apply, "Apply retry to 3 jobs");
     screenshot(c, kind, "7-bulk-counted").await;
-    c.find(Locator::Css("#bulk-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "#bulk-apply").await;
     shows(c, "#bulk-result", "3 of 3 matched jobs changed").await;
     let counts = api(ts, &k.admin, "GET", "/v1/queues/mail", None).await;
     assert_eq!(

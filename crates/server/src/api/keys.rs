@@ -94,7 +94,7 @@ pub(super) async fn current_key(Extension(who): Extension<Principal>) -> Json<Cu
     use allot_core::access::Scope;
     let grants = Scope::ALL
         .into_iter()
-        .filter(|needed| who.scopes.iter().any(|s| s.grants(*needed)))
+        .filter(|needed| allot_core::access::allows(&who.scopes, *needed))
         .collect();
     Json(CurrentKey {
         grants,

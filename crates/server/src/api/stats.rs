@@ -94,7 +94,7 @@ pub struct JobTotals {
 
 #[utoipa::path(get, path = "/v1/stats", responses((status = 200, body = Stats), (status = 401, body = super::ErrorBody)))]
 pub(super) async fn stats(State(st): State<Arc<AppState>>, Extension(who): Extension<Principal>) -> Json<Stats> {
-    let may = |needed: Scope| who.scopes.iter().any(|s| s.grants(needed));
+    let may = |needed: Scope| allot_core::access::allows(&who.scopes, needed);
     let recent = st.recent.of(&who.tenant);
     let readiness = super::service::readiness(&st).await;
     let instances = instances(&st).await;
