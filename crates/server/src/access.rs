@@ -328,30 +328,26 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
 /// the principal the guard set must hold `scope` (else 403 `missing_scope`), then its rate
 /// admits the request (else 429). A request without a principal never passes.
 pub async fn require_scope(State(scope): State<Scope>, req: Request, next: Next) -> Response {
-    let (Some(principal), Some(access)) = (
-        req.extensions().get::<Principal>(),
-        req.extensions().get::<Arc<Access>>(),
-    ) else {
-        return ApiError(AllotError::Internal("a scoped route outside the guard".into())).into_response();
-    };
-    if !allows(&principal.scopes, scope) {
-        return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
-    }
-    if let Err(e) = access.admit(principal) {
-        return ApiError(e).into_response();
-    }
-    next.run(req).await
+    admitted(Some(scope), req, next).await
 }
 
 /// The layer of a `/v1` route any valid key may call: no scope, but the key's own rate
 /// (`429` past it), like every scoped route.
 pub async fn require_key(req: Request, next: Next) -> Response {
+    admitted(None, req, next).await
+}
+
+/// Both layers: the scope (when one is needed), then the key's rate.
+async fn admitted(scope: Option<Scope>, req: Request, next: Next) -> Response {
     let (Some(principal), Some(access)) = (
         req.extensions().get::<Principal>(),
         req.extensions().get::<Arc<Access>>(),
     ) else {
         return ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response();
     };
+    if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
+        return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
+    }
     if let Err(e) = access.admit(principal) {
         return ApiError(e).into_response();
     }

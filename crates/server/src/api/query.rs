@@ -113,14 +113,12 @@ impl JobListQuery {
             None => None,
             Some(t) => allot_core::validate::tags("tag", vec![t.clone()], limits)?.pop(),
         };
-        let metadata = match &self.metadata {
-            None => None,
-            Some(m) => Some(allot_core::validate::metadata_filter(m, limits)?),
-        };
-        let payload = match &self.payload {
-            None => None,
-            Some(p) => Some(allot_core::validate::payload_filter(p, limits)?),
-        };
+        let metadata = (self.metadata.as_deref())
+            .map(|m| allot_core::validate::metadata_filter(m, limits))
+            .transpose()?;
+        let payload = (self.payload.as_deref())
+            .map(|p| allot_core::validate::payload_filter(p, limits))
+            .transpose()?;
         Ok(JobFilter {
             state,
             tag,
