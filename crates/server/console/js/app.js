@@ -24,6 +24,8 @@ const routes = [
 
 let me = null;
 let stopPage = null;
+// Counts navigations: a page that finishes loading after the next one began is stopped at once.
+let navigation = 0;
 
 // What the key may do: `can("jobs:manage")`. The server says which scopes it grants.
 function can(scope) { return !!me && me.grants.includes(scope); }
@@ -70,6 +72,7 @@ function parse() {
 }
 
 async function route() {
+  const mine = ++navigation;
   if (stopPage) { stopPage(); stopPage = null; }
   const main = document.getElementById("main");
   say("");
@@ -89,13 +92,19 @@ async function route() {
     main.replaceChildren(h("h1", null, "Not found"), h("p", null, "No page here. ", h("a", { href: "#/" }, "Overview")));
     return;
   }
-  const ctx = { me, can, query, main, go: (hash) => { location.hash = hash; } };
-  main.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+  // Each navigation draws into a view of its own: a page still loading when the next one
+  // begins draws into a view no longer on screen.
+  const view = h("div", null, h("p", { class: "muted" }, "Loading…"));
+  main.replaceChildren(view);
+  const ctx = { me, can, query, main: view, go: (hash) => { location.hash = hash; } };
   delete main.dataset.ready;
   try {
     ctx.params = path.match(found[0]).slice(1).map(decodeURIComponent);
-    stopPage = (await found[1](ctx)) || null;
+    const stop = (await found[1](ctx)) || null;
+    if (mine !== navigation) { if (stop) stop(); return; }
+    stopPage = stop;
   } catch (e) {
+    if (mine !== navigation) return;
     sayError(e);
     if (e.status === 401) { me = null; signIn(main); }
   }

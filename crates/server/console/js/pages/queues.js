@@ -76,7 +76,8 @@ export async function queuePage(ctx) {
     const p = await api(`/v1/queues/${q}/jobs`, {
       query: { state: query.state, tag: query.tag, metadata: query.metadata, payload: query.payload, after, limit: PAGE },
     });
-    return { items: p.jobs, next: p.jobs.length === PAGE ? p.next : null };
+    // A page may be short of `limit` (max_page_bytes) and not the last: only an empty one ends.
+    return { items: p.jobs, next: p.jobs.length ? p.next : null };
   }, (jobs) => table(null, [
     ["Job", (j) => h("a", { href: `#/jobs/${j.id}` }, `#${j.id}`)],
     ["State", (j) => j.state], ["Attempt", (j) => `${j.attempt} of ${j.max_attempts}`],
