@@ -337,6 +337,7 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     go(c, ts, "#/queues").await;
     shows(c, "#queues", "mail").await;
     screenshot(c, kind, "5-queues").await;
+    pause_and_resume(c, ts, k).await;
     go(c, ts, "#/queues/mail?payload=%7B%22n%22%3A2%7D").await;
     let by_payload = shows(c, "#jobs", &format!("#{}", bulk[2])).await;
     let rows: Vec<&str> = by_payload.lines().filter(|l| l.starts_with('#')).collect();
@@ -370,6 +371,32 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     let job = api(ts, &k.admin, "GET", &format!("/v1/jobs/{one}"), None).await;
     assert_eq!(job["state"], "available");
     bulk_retry(c, ts, k, kind).await;
+}
+
+/// Pause the queue from the queues page and resume it: its settings change through the API,
+/// and the page says so.
+async fn pause_and_resume(c: &Client, ts: &TestServer, k: &Keys) {
+    let paused = async || {
+        let s = api(ts, &k.admin, "GET", "/v1/queues/mail/settings", None).await;
+        s["paused"].as_bool()
+    };
+    c.find(Locator::XPath("//button[.='Pause mail']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    shows(c, "#status", "Queue mail paused").await;
+    assert_eq!(paused().await, Some(true));
+    shows(c, "#queues", "paused").await;
+    c.find(Locator::XPath("//button[.='Resume mail']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    shows(c, "#status", "Queue mail resumed").await;
+    assert_eq!(paused().await, Some(false));
 }
 
 /// A bulk retry by filter: counted first, then applied, then on the audit trail with the key.

@@ -19,9 +19,14 @@ export async function queuesPage({ main, can }) {
   const body = h("div", { id: "queues" });
   main.replaceChildren(h("h1", null, "Queues"), body);
   let previous = null;
+  // Each queue's settings (for "paused"), read once per queue rather than on every poll, and
+  // again after this page pauses or resumes it.
+  const settings = new Map();
   const load = async () => {
     const page = await api("/v1/queues", { query: { limit: QUEUES_PAGE } });
-    const settings = await Promise.all(page.queues.map((q) => api(`/v1/queues/${encodeURIComponent(q.queue)}/settings`)));
+    const unread = page.queues.filter((q) => !settings.has(q.queue));
+    const read = await Promise.all(unread.map((q) => api(`/v1/queues/${encodeURIComponent(q.queue)}/settings`)));
+    unread.forEach((q, i) => settings.set(q.queue, read[i]));
     const now = Date.now();
     const rate = (q) => {
       const before = previous ? previous.counts.get(q.queue) : undefined;
@@ -33,7 +38,7 @@ export async function queuesPage({ main, can }) {
       ["Queue", (q) => h("a", { href: `#/queues/${encodeURIComponent(q.queue)}` }, q.queue)],
       ...STATES.map((s) => [s, (q) => num(q.counts[s]), { num: true }]),
       ["Completed/min", rate, { num: true }],
-      ["", (q) => pauseCell(q.queue, settings[page.queues.indexOf(q)], can("jobs:manage"), load)],
+      ["", (q) => pauseCell(q.queue, settings.get(q.queue), can("jobs:manage"), () => { settings.delete(q.queue); return load(); })],
     ], page.queues, "No queues yet: a queue exists once a job is enqueued to it."),
     page.next ? h("p", { class: "muted" }, `The first ${QUEUES_PAGE} queues by name.`) : null);
     previous = { at: now, counts: new Map(page.queues.map((q) => [q.queue, q.counts.completed])) };
