@@ -379,10 +379,16 @@ async fn complete_loop(
             }
         }
         let span = trace::completion_span(batch.iter().map(|(_, _, s)| s));
-        let (mut completions, mut slots, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut completions, mut slots, mut spans) = (Vec::new(), None::<OwnedSemaphorePermit>, Vec::new());
         for (completion, slot, job_span) in batch {
             completions.push(completion);
-            slots.push(slot);
+            // One permit for the whole batch: its slots come back in one release, so the
+            // fetch loop wakes to all of them and claims them in one statement instead of
+            // waking to the first and claiming a few at a time.
+            match &mut slots {
+                Some(all) => all.merge(slot),
+                None => slots = Some(slot),
+            }
             spans.push(job_span);
         }
         flush_batch(&store, &cfg, completions, &stats).instrument(span).await;

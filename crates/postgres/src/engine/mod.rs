@@ -1,6 +1,6 @@
 //! The engine every domain builds on, and nothing domain-specific but what several domains
 //! share: the store and its pool (`store`, `config`), the one transaction envelope with
-//! idempotency and bounded retry (`tx`), SQLSTATE mapping and safe row decoding (`errors`),
+//! idempotency and bounded retry (`tx`), when to refresh planner statistics (`analyze`), SQLSTATE mapping and safe row decoding (`errors`),
 //! migrations (`migrate`), reaching the server with TLS and errors that say what
 //! to do (`connect`, `tls`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
 //! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
@@ -11,6 +11,7 @@
 //! **Invariant:** a domain (`stock/`, `holds/`, `units/`, `bookings`, `jobs/`, `keys`,
 //! `audit/`) uses the engine and the core, never a sibling domain; the engine uses no domain.
 
+pub(crate) mod analyze;
 pub(crate) mod batched;
 pub(crate) mod combiner;
 pub(crate) mod config;

@@ -25,10 +25,10 @@ pub(crate) type BookingBatches =
 pub struct PgStore {
     pool: Pool,
     pub(crate) limits: Limits,
-    /// Set while a background `ANALYZE units` runs (see `UnitStore::add_units`).
-    pub(crate) analyzing: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// Set while a background `ANALYZE jobs` runs (see `JobStore::enqueue`).
-    pub(crate) analyzing_jobs: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// When to refresh the statistics of `units` (see `UnitStore::add_units`).
+    pub(crate) analyzing: std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
+    /// When to refresh the statistics of `jobs` (see `JobStore::enqueue`).
+    pub(crate) analyzing_jobs: std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
     /// Wakes job claims and feed readers waiting on `LISTEN allot_jobs` (see
     /// `JobStore::wait_for_jobs`, `EventStore::wait_for_events`).
     pub(crate) listener: std::sync::Arc<crate::engine::listen::Listener>,
@@ -185,26 +185,25 @@ impl PgStore {
         }
     }
 
-    /// Refresh the planner's statistics of `table` in the background, one run at a time per
-    /// flag: right after a bulk load they still describe an empty table, and the planner
-    /// would sort or scan what it should read from the head of an index (autovacuum would
-    /// fix it only at its next round).
+    /// `rows` new rows arrived in `table`: refresh its planner statistics in the background
+    /// when `gate` says enough arrived since the last run (see `engine::analyze`).
     pub(crate) fn analyze_in_background(
         &self,
-        flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        gate: &std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
         table: &'static str,
+        rows: u64,
     ) {
-        if flag.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        if !gate.arrived(rows) {
             return;
         }
-        let (store, flag) = (self.clone(), flag.clone());
+        let (store, gate) = (self.clone(), gate.clone());
         tokio::spawn(async move {
             if let Ok(c) = store.client().await {
                 if let Err(e) = c.batch_execute(&format!("ANALYZE {table}")).await {
                     tracing::warn!(error = %e, table, "background ANALYZE failed");
                 }
             }
-            flag.store(false, std::sync::atomic::Ordering::Release);
+            gate.finished();
         });
     }
 

@@ -229,18 +229,15 @@ macro_rules! keyed {
     };
 }
 
-/// Batches at least this large trigger a background `ANALYZE jobs`.
-const ANALYZE_AFTER_JOBS: usize = 1000;
-
 #[async_trait]
 impl JobStore for PgStore {
-    /// A batch of >= `ANALYZE_AFTER_JOBS` jobs also refreshes the planner's statistics of `jobs` in the
-    /// background (see `PgStore::analyze_in_background`): with the statistics of an empty
-    /// table the claim plans degrade badly on a freshly loaded queue.
+    /// Enqueued jobs are counted towards a background `ANALYZE jobs` (see
+    /// `engine::analyze`): with the statistics of an empty table the claim plans degrade
+    /// badly on a freshly loaded queue.
     async fn enqueue(&self, tenant: &Tenant, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let result = self.retrying(|| self.try_enqueue(tenant, &req, idem.as_ref())).await?;
-        if req.jobs.len() >= ANALYZE_AFTER_JOBS {
-            self.analyze_in_background(&self.analyzing_jobs, "jobs");
+        if let Executed::Fresh(e) = &result {
+            self.analyze_in_background(&self.analyzing_jobs, "jobs", e.ids.len() as u64);
         }
         Ok(result)
     }

@@ -23,9 +23,6 @@ use std::collections::HashSet;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
-/// Batches at least this large trigger a background `ANALYZE units`.
-const ANALYZE_AFTER_UNITS: u64 = 1000;
-
 /// The claim statement around a `picked` subquery (ids of locked, available units): mark
 /// them, write the ledger entry and the allocation (or the hold and its line) — all only when
 /// at least `$4` were picked — and return the units in claim order. It is planned afresh on
@@ -387,8 +384,8 @@ async fn try_lock_unit(tx: &mut Transaction<'_>, tenant: &str, id: i64) -> TxRes
 
 #[async_trait]
 impl UnitStore for PgStore {
-    /// After a large batch, refreshes the planner's statistics of `units` in the background
-    /// (one `ANALYZE` at a time): right after a bulk load they still describe an empty table,
+    /// Counts the units added towards a background `ANALYZE units` (see `engine::analyze`):
+    /// right after a bulk load the statistics still describe an empty table,
     /// and the planner would sort the whole SKU instead of reading the head of the ordered
     /// partial index (autovacuum would fix it only at its next round).
     async fn add_units(
@@ -400,8 +397,8 @@ impl UnitStore for PgStore {
         let result = self
             .retrying(|| self.try_add_units(tenant, &req, idem.as_ref()))
             .await?;
-        if matches!(&result, Executed::Fresh(c) if c.created >= ANALYZE_AFTER_UNITS) {
-            self.analyze_in_background(&self.analyzing, "units");
+        if let Executed::Fresh(c) = &result {
+            self.analyze_in_background(&self.analyzing, "units", c.created);
         }
         Ok(result)
     }
