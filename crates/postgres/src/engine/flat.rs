@@ -10,6 +10,7 @@
 //! SPAA 2010.)
 
 use allot_core::{AllotError, Result};
+use futures::stream::{FuturesUnordered, StreamExt};
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
@@ -87,14 +88,17 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     }
 
     /// The next batch of `key`: up to `max` requests in arrival order, those whose caller went
-    /// away dropped first. `None` when nothing waits: the key's queue is then removed, so the
-    /// next request starts a new task.
-    fn next_batch(&self, key: &K, max: usize) -> Option<Vec<(T, Reply<A>, tracing::Span)>> {
+    /// away dropped first. `None` when nothing waits; the key's queue is then removed when
+    /// `may_end` (no batch of the key is still running), so the next request starts a new
+    /// task.
+    fn next_batch(&self, key: &K, max: usize, may_end: bool) -> Option<Vec<(T, Reply<A>, tracing::Span)>> {
         let mut queues = self.lock();
         let q = queues.get_mut(key)?;
         q.pending.retain(|(_, reply, _)| !reply.is_closed());
         if q.pending.is_empty() {
-            queues.remove(key);
+            if may_end {
+                queues.remove(key);
+            }
             return None;
         }
         let n = q.pending.len().min(max.max(1));
@@ -103,27 +107,55 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
 
     /// The task of `key`: batches of up to `max` requests, each decided by `decide` (one
     /// answer per request, in order) in a span of `kind` that each request's span links to
-    /// ([`crate::engine::trace::batch_span`]) and answered, until the queue is empty. If the task
-    /// panics, the key's queue is removed, so its next request starts a new task instead of
-    /// waiting on one that is gone (its waiters hear `unavailable` from their dropped
-    /// replies).
+    /// ([`crate::engine::trace::batch_span`]) and answered, until the queue is empty.
+    ///
+    /// Up to `depth` batches run at once: the next batch begins when the one before it sends
+    /// (or drops) its [`Go`], which a batch does once it has taken what it needs, so batches
+    /// still take in arrival order while one commits and the next reads. With `depth` 1 a
+    /// batch begins only when the one before it has been answered. If the task panics, the
+    /// key's queue is removed, so its next request starts a new task instead of waiting on
+    /// one that is gone (its waiters hear `unavailable` from their dropped replies).
     pub(crate) async fn run<F: Future<Output = Vec<Result<A>>>>(
         &self,
         (key, kind): (&K, &'static str),
-        max: usize,
-        mut decide: impl FnMut(Vec<T>) -> F,
+        (max, depth): (usize, usize),
+        mut decide: impl FnMut(Vec<T>, Go) -> F,
     ) {
         let _guard = RunGuard { queues: self, key };
-        while let Some(batch) = self.next_batch(key, max) {
+        let mut running = FuturesUnordered::new();
+        loop {
+            while running.len() >= depth.max(1) {
+                running.next().await;
+            }
+            let Some(batch) = self.next_batch(key, max, running.is_empty()) else {
+                match running.next().await {
+                    Some(()) => continue, // a batch ended: take what arrived meanwhile
+                    None => break,        // nothing runs and nothing waits: the queue is gone
+                }
+            };
             let span = crate::engine::trace::batch_span(kind, batch.iter().map(|(_, _, s)| s));
             let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().map(|(t, r, _)| (t, r)).unzip();
-            let answers = tracing::Instrument::instrument(decide(items), span).await;
-            for (reply, answer) in replies.into_iter().zip(answers) {
-                let _ = reply.send(answer);
+            let (go, mut gone) = oneshot::channel();
+            let work = tracing::Instrument::instrument(decide(items, go), span);
+            running.push(async move {
+                for (reply, answer) in replies.into_iter().zip(work.await) {
+                    let _ = reply.send(answer);
+                }
+            });
+            // Drive the running batches until this one lets the next begin (or ends).
+            loop {
+                tokio::select! {
+                    _ = &mut gone => break,
+                    ended = running.next() => if ended.is_none() { break },
+                }
             }
         }
     }
 }
+
+/// A batch's word that the next batch of its key may begin (see [`FlatQueues::run`]): sent or
+/// dropped once the batch has taken what it needs.
+pub(crate) type Go = oneshot::Sender<()>;
 
 /// Removes a key's queue when the task running it panics (see [`FlatQueues::run`]).
 struct RunGuard<'a, K: Hash + Eq + Clone, T, A> {
@@ -154,13 +186,58 @@ mod tests {
         assert!(a.start && !b.start && !c.start);
         assert!(q.join(&1, 13, 3, "test").is_err(), "full at 3");
         drop(b);
-        let batch: Vec<u32> = q.next_batch(&1, 5).unwrap().into_iter().map(|(t, _, _)| t).collect();
+        let batch: Vec<u32> = q
+            .next_batch(&1, 5, true)
+            .unwrap()
+            .into_iter()
+            .map(|(t, _, _)| t)
+            .collect();
         assert_eq!(batch, [10, 12], "the dropped caller's request is gone");
-        assert!(q.next_batch(&1, 5).is_none());
+        assert!(q.next_batch(&1, 5, false).is_none());
+        let d = q.join(&1, 15, 3, "test").unwrap();
+        assert!(!d.start, "a batch still runs: the queue stays");
+        assert_eq!(q.next_batch(&1, 5, true).map(|b| b.len()), Some(1));
+        assert!(q.next_batch(&1, 5, true).is_none());
         assert!(
             q.join(&1, 14, 3, "test").unwrap().start,
             "a new task after the queue emptied"
         );
-        drop((a, c));
+        drop((a, c, d));
+    }
+
+    /// With a depth of 2 the next batch begins at the first one's go, while the first still
+    /// runs; each request gets its own answer; the task ends when both have.
+    #[tokio::test]
+    async fn the_next_batch_begins_at_go() {
+        use std::sync::{Arc, Mutex};
+        let q: FlatQueues<u8, u32, u32> = FlatQueues::default();
+        let (a, b) = (q.join(&1, 1, 9, "t").unwrap(), q.join(&1, 2, 9, "t").unwrap());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let second_began = Arc::new(tokio::sync::Notify::new());
+        let decide = |items: Vec<u32>, go: super::Go| {
+            let (log, second_began) = (log.clone(), second_began.clone());
+            async move {
+                let first = items == [1];
+                log.lock().unwrap().push(format!("{items:?} began"));
+                if first {
+                    let _ = go.send(());
+                    second_began.notified().await;
+                } else {
+                    second_began.notify_one();
+                }
+                log.lock().unwrap().push(format!("{items:?} ended"));
+                items.iter().map(|x| Ok(x * 10)).collect()
+            }
+        };
+        let run = q.run((&1, "test"), (1, 2), decide);
+        tokio::time::timeout(std::time::Duration::from_secs(5), run)
+            .await
+            .expect("the second batch began while the first ran");
+        assert_eq!(
+            *log.lock().unwrap(),
+            ["[1] began", "[2] began", "[2] ended", "[1] ended"]
+        );
+        assert_eq!((a.answer("t").await.unwrap(), b.answer("t").await.unwrap()), (10, 20));
+        assert!(q.join(&1, 3, 9, "t").unwrap().start, "the queue ended with the task");
     }
 }

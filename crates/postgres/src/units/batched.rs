@@ -41,12 +41,18 @@ impl PgStore {
     }
 }
 
+/// Batches of one key that run at once: the next batch picks (`FOR UPDATE SKIP LOCKED`, so
+/// past the units the one before it locked) while the one before it writes and commits.
+/// A batch lets the next begin only once its own pick has returned, so batches still take
+/// units in arrival order.
+const UNIT_BATCHES_IN_FLIGHT: usize = 2;
+
 /// Run batches of `key` until its queue is empty.
 async fn run_key(store: PgStore, key: Key) {
-    let decide = |claims: Vec<UnitClaim>| {
+    let decide = |claims: Vec<UnitClaim>, go: crate::engine::flat::Go| {
         let (store, key) = (store.clone(), key.clone());
         async move {
-            match run_batch(&store, &key, &claims).await {
+            match run_batch(&store, &key, &claims, go).await {
                 Ok(answers) => answers.into_iter().map(Ok::<_, AllotError>).collect(),
                 Err((e, shares)) => {
                     tracing::warn!(error = %e, claims = claims.len(), "a batch of unit claims failed");
@@ -69,7 +75,11 @@ async fn run_key(store: PgStore, key: Key) {
     };
     store
         .unit_batches
-        .run((&key, "units"), store.limits.batch_max_requests, decide)
+        .run(
+            (&key, "units"),
+            (store.limits.batch_max_requests, UNIT_BATCHES_IN_FLIGHT),
+            decide,
+        )
         .await;
 }
 
@@ -104,11 +114,13 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd"
 /// shares were known).
 type Failed = (AllotError, Vec<i64>);
 
-/// One batch transaction: each claim's allocation, or `None` for the per-request path.
+/// One batch transaction: each claim's allocation, or `None` for the per-request path. `go`
+/// lets the key's next batch begin once this one's pick has returned.
 async fn run_batch(
     store: &PgStore,
     (tenant, sku, order): &Key,
     claims: &[UnitClaim],
+    go: crate::engine::flat::Go,
 ) -> std::result::Result<Vec<Option<UnitAllocation>>, Failed> {
     let none = |e: AllotError| (e, vec![0; claims.len()]);
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
@@ -124,6 +136,7 @@ async fn run_batch(
         .map(|r| r.try_get(0))
         .collect::<std::result::Result<_, _>>()
         .map_err(|e| none(map_error(e)))?;
+    let _ = go.send(());
     let shares = hand_out(claims, ids.len() as i64);
     if shares.iter().all(|s| *s == 0) {
         // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
