@@ -39,7 +39,7 @@ pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
 pub use locations::{locations, LocationsOptions, LocationsRun};
 pub use moving::{moving_bench, render_moving_table, MovingOptions, MovingReport};
-pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimReport, QueueOptions, QueueReport};
+pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimPath, ClaimReport, QueueOptions, QueueReport};
 pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{create_unit_pool, units_bench, UnitsOptions};

@@ -492,6 +492,8 @@ pub fn render_queue_table(reports: &[QueueReport]) -> String {
 pub struct ClaimReport {
     /// Claim strategy.
     pub strategy: String,
+    /// `store` or `HTTP` ([`ClaimPath::name`]).
+    pub path: String,
     /// Jobs claimed (each claim takes one).
     pub claimed: u64,
     /// Claims per second.
@@ -504,18 +506,76 @@ pub struct ClaimReport {
     pub duplicates: u64,
 }
 
+/// Where the claims of [`claim_bench`] go.
+#[derive(Debug, Clone)]
+pub enum ClaimPath {
+    /// Straight on the store, as the worker library claims.
+    Store,
+    /// `POST {url}/v1/queues/{queue}/claims` on a running server, one connection per client.
+    Http(String),
+}
+
+impl ClaimPath {
+    /// The path as the table shows it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClaimPath::Store => "store",
+            ClaimPath::Http(_) => "HTTP",
+        }
+    }
+}
+
+/// One claim of one job, on `path`: the ids leased (empty when the queue is drained).
+async fn claim_one(
+    store: &Arc<dyn Store>,
+    http: &reqwest::Client,
+    (path, queue, strategy): (&ClaimPath, &str, ClaimStrategy),
+) -> Result<Vec<i64>> {
+    match path {
+        ClaimPath::Store => {
+            let claim = Claim {
+                queue: queue.to_string(),
+                max: 1,
+                lease_ms: 600_000,
+                worker: None,
+                strategy,
+                wait_ms: 0,
+                final_try: true,
+            };
+            let jobs = store
+                .claim_jobs(&DEFAULT, claim, None)
+                .await
+                .and_then(Executed::fresh)?;
+            Ok(jobs.into_iter().map(|j| j.id).collect())
+        }
+        ClaimPath::Http(url) => {
+            let body = serde_json::json!({"max": 1, "lease_ms": 600_000, "strategy": strategy.name()});
+            let answer = http
+                .post(format!("{url}/v1/queues/{queue}/claims"))
+                .json(&body)
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status)
+                .map_err(|e| AllotError::Unavailable(e.to_string()))?;
+            let claimed: allot_core::job::Claimed =
+                answer.json().await.map_err(|e| AllotError::Internal(e.to_string()))?;
+            Ok(claimed.jobs.into_iter().map(|j| j.id).collect())
+        }
+    }
+}
+
 /// Single-job claims only: enqueue `jobs` (batches of 1000, not timed), then `clients`
-/// tasks claim one job per call straight on the store until `jobs` are claimed or
-/// `seconds` pass. The figure to set against pgbench running the same SKIP LOCKED
-/// statement (`bench/pgbench/jobs_claim.sql`).
+/// tasks claim one job per call on `path` until `jobs` are claimed or `seconds` pass. On
+/// the store, the figure to set against pgbench running the same SKIP LOCKED statement
+/// (`bench/pgbench/jobs_claim.sql`); through HTTP, what the server adds to it.
 pub async fn claim_bench(
     store: Arc<dyn Store>,
-    strategy: ClaimStrategy,
+    (strategy, path): (ClaimStrategy, &ClaimPath),
     jobs: u64,
     clients: usize,
     seconds: u64,
 ) -> std::result::Result<ClaimReport, crate::BenchError> {
-    let queue = format!("claims-{}-{}", crate::load::run_id(), strategy.name());
+    let queue = format!("claims-{}-{}-{}", crate::load::run_id(), strategy.name(), path.name());
     fill_queue(&store, &queue, jobs).await?;
     // Let the background ANALYZE of a large enqueue settle before timing.
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -523,26 +583,18 @@ pub async fn claim_bench(
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..clients.max(1) {
-        let (store, queue) = (store.clone(), queue.clone());
+        let (store, queue, path) = (store.clone(), queue.clone(), path.clone());
         tasks.spawn(async move {
+            let http = reqwest::Client::new();
             let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
             let mut ids = Vec::new();
             while Instant::now() < deadline {
-                let claim = Claim {
-                    queue: queue.clone(),
-                    max: 1,
-                    lease_ms: 600_000,
-                    worker: None,
-                    strategy,
-                    wait_ms: 0,
-                    final_try: true,
-                };
                 let t0 = Instant::now();
-                let got = store.claim_jobs(&DEFAULT, claim, None).await.and_then(Executed::fresh);
+                let got = claim_one(&store, &http, (&path, &queue, strategy)).await;
                 hist.saturating_record(t0.elapsed().as_micros() as u64);
                 match got {
                     Ok(j) if j.is_empty() => break,
-                    Ok(j) => ids.extend(j.into_iter().map(|j| j.id)),
+                    Ok(j) => ids.extend(j),
                     Err(_) => {}
                 }
             }
@@ -562,6 +614,7 @@ pub async fn claim_bench(
     ids.dedup();
     Ok(ClaimReport {
         strategy: strategy.name().into(),
+        path: path.name().into(),
         claimed,
         claims_per_s: claimed as f64 / elapsed.max(1e-9),
         latency_us_p50: hist.value_at_quantile(0.5),

@@ -216,6 +216,11 @@ pub(crate) struct QueueArgs {
     /// Time limit of `--claims-only`, s.
     #[arg(long, default_value_t = 15)]
     pub(crate) seconds: u64,
+    /// With `--claims-only`: also claim through HTTP (`POST /v1/queues/{queue}/claims`) on a
+    /// server started in-process on the same database, and give its claims/s over the
+    /// store's.
+    #[arg(long, requires = "claims_only")]
+    pub(crate) http: bool,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -542,7 +547,7 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         fifo: a.fifo,
     };
     if let Some(clients) = a.claims_only {
-        return claims_only(store, &opts.strategies, &a, clients).await;
+        return claims_only(store, &opts.strategies, (&a, &database_url), clients).await;
     }
     let reports = allot_bench::queue_bench(store, &opts).await?;
     println!(
@@ -564,32 +569,79 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `bench queue --claims-only`: claims alone on a loaded queue, per strategy, as a table;
-/// fails when a job was leased twice.
+/// `bench queue --claims-only`: claims alone on a loaded queue, per strategy, straight on the
+/// store and (`--http`) through a server started in-process on `database_url`, as a table;
+/// fails when a job was leased twice. The store's pool is closed before the server opens
+/// its own (the two at `--pool-size` would pass a default `max_connections`); the HTTP
+/// runs fill their queues through a store of [`HTTP_FILL_POOL`] connections.
 pub(crate) async fn claims_only(
     store: std::sync::Arc<dyn allot_core::Store>,
     strategies: &[allot_core::ClaimStrategy],
-    a: &QueueArgs,
+    (a, database_url): (&QueueArgs, &str),
     clients: usize,
 ) -> anyhow::Result<()> {
-    println!("| strategy | claimed | claims/s | p50 ms | p99 ms | leased twice |\n|---|---:|---:|---:|---:|---:|");
-    for s in strategies {
-        if !store.supports_claim(*s) {
-            continue;
-        }
-        let r = allot_bench::claim_bench(store.clone(), *s, a.jobs, clients, a.seconds).await?;
-        println!(
-            "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
-            r.strategy,
-            r.claimed,
-            r.claims_per_s,
-            r.latency_us_p50 as f64 / 1000.0,
-            r.latency_us_p99 as f64 / 1000.0,
-            r.duplicates
-        );
-        if r.duplicates > 0 {
-            bail!("{}: {} jobs leased twice", r.strategy, r.duplicates);
-        }
+    let strategies: Vec<_> = strategies
+        .iter()
+        .copied()
+        .filter(|s| store.supports_claim(*s))
+        .collect();
+    println!("| strategy | path | claimed | claims/s | vs store | p50 ms | p99 ms | leased twice |\n|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut on_store = std::collections::HashMap::new();
+    let path = allot_bench::ClaimPath::Store;
+    for s in &strategies {
+        let r = allot_bench::claim_bench(store.clone(), (*s, &path), a.jobs, clients, a.seconds).await?;
+        on_store.insert(*s, r.claims_per_s);
+        claim_row(&r, r.claims_per_s)?;
+    }
+    drop(store);
+    if !a.http {
+        return Ok(());
+    }
+    let fill = allot_store::open(
+        database_url,
+        &allot_store::OpenOptions {
+            pool_size: HTTP_FILL_POOL,
+            ..Default::default()
+        },
+    )
+    .await?;
+    let target = TargetArgs {
+        url: None,
+        database_url: Some(database_url.to_string()),
+        pool_size: a.pool_size,
+        redis_url: None,
+    };
+    let (url, server) = bench_target_with(&target, |_| {}).await?;
+    let path = allot_bench::ClaimPath::Http(url);
+    for s in &strategies {
+        let r = allot_bench::claim_bench(fill.clone(), (*s, &path), a.jobs, clients, a.seconds).await?;
+        claim_row(&r, on_store[s])?;
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    Ok(())
+}
+
+/// Connections of the store that fills the HTTP runs' queues.
+const HTTP_FILL_POOL: usize = 2;
+
+/// One row of the claims-only table (`base`: the store's claims/s of the same strategy); an
+/// error when a job was leased twice.
+fn claim_row(r: &allot_bench::ClaimReport, base: f64) -> anyhow::Result<()> {
+    println!(
+        "| {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {} |",
+        r.strategy,
+        r.path,
+        r.claimed,
+        r.claims_per_s,
+        r.claims_per_s / base.max(1e-9),
+        r.latency_us_p50 as f64 / 1000.0,
+        r.latency_us_p99 as f64 / 1000.0,
+        r.duplicates
+    );
+    if r.duplicates > 0 {
+        bail!("{} ({}): {} jobs leased twice", r.strategy, r.path, r.duplicates);
     }
     Ok(())
 }
