@@ -504,7 +504,12 @@ pub struct ClaimReport {
     pub latency_us_p99: u64,
     /// Jobs leased twice (must be 0).
     pub duplicates: u64,
+    /// Claims that failed (an error from the store, or an HTTP error or refusal).
+    pub errors: u64,
 }
+
+/// Longest one HTTP claim may take before it counts as failed.
+const HTTP_CLAIM_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where the claims of [`claim_bench`] go.
 #[derive(Debug, Clone)]
@@ -577,7 +582,7 @@ pub async fn claim_bench(
 ) -> std::result::Result<ClaimReport, crate::BenchError> {
     let queue = format!("claims-{}-{}-{}", crate::load::run_id(), strategy.name(), path.name());
     fill_queue(&store, &queue, jobs).await?;
-    // Let the background ANALYZE of a large enqueue settle before timing.
+    // Let a background ANALYZE the fill may have started settle before timing.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
@@ -585,28 +590,33 @@ pub async fn claim_bench(
     for _ in 0..clients.max(1) {
         let (store, queue, path) = (store.clone(), queue.clone(), path.clone());
         tasks.spawn(async move {
-            let http = reqwest::Client::new();
+            let http = reqwest::Client::builder()
+                .timeout(HTTP_CLAIM_TIMEOUT)
+                .build()
+                .unwrap_or_default();
             let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-            let mut ids = Vec::new();
+            let (mut ids, mut errors) = (Vec::new(), 0u64);
             while Instant::now() < deadline {
                 let t0 = Instant::now();
-                let got = claim_one(&store, &http, (&path, &queue, strategy)).await;
-                hist.saturating_record(t0.elapsed().as_micros() as u64);
-                match got {
+                match claim_one(&store, &http, (&path, &queue, strategy)).await {
                     Ok(j) if j.is_empty() => break,
-                    Ok(j) => ids.extend(j),
-                    Err(_) => {}
+                    Ok(j) => {
+                        hist.saturating_record(t0.elapsed().as_micros() as u64);
+                        ids.extend(j);
+                    }
+                    Err(_) => errors += 1,
                 }
             }
-            (hist, ids)
+            (hist, ids, errors)
         });
     }
     let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
-    let mut ids = Vec::new();
+    let (mut ids, mut errors) = (Vec::new(), 0);
     while let Some(r) = tasks.join_next().await {
-        let (h, i) = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        let (h, i, e) = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
         hist.add(h).map_err(|e| crate::BenchError::Setup(e.to_string()))?;
         ids.extend(i);
+        errors += e;
     }
     let elapsed = started.elapsed().as_secs_f64();
     let claimed = ids.len() as u64;
@@ -620,5 +630,6 @@ pub async fn claim_bench(
         latency_us_p50: hist.value_at_quantile(0.5),
         latency_us_p99: hist.value_at_quantile(0.99),
         duplicates: claimed - ids.len() as u64,
+        errors,
     })
 }

@@ -585,7 +585,7 @@ pub(crate) async fn claims_only(
         .copied()
         .filter(|s| store.supports_claim(*s))
         .collect();
-    println!("| strategy | path | claimed | claims/s | vs store | p50 ms | p99 ms | leased twice |\n|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("| strategy | path | claimed | claims/s | vs store | p50 ms | p99 ms | leased twice | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut on_store = std::collections::HashMap::new();
     let path = allot_bench::ClaimPath::Store;
     for s in &strategies {
@@ -593,6 +593,8 @@ pub(crate) async fn claims_only(
         on_store.insert(*s, r.claims_per_s);
         claim_row(&r, r.claims_per_s)?;
     }
+    // The last handle on the store's pool (its LISTEN task holds it weakly): its
+    // connections close here, before the server opens its own.
     drop(store);
     if !a.http {
         return Ok(());
@@ -630,7 +632,7 @@ const HTTP_FILL_POOL: usize = 2;
 /// error when a job was leased twice.
 fn claim_row(r: &allot_bench::ClaimReport, base: f64) -> anyhow::Result<()> {
     println!(
-        "| {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {} |",
+        "| {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {} | {} |",
         r.strategy,
         r.path,
         r.claimed,
@@ -638,10 +640,17 @@ fn claim_row(r: &allot_bench::ClaimReport, base: f64) -> anyhow::Result<()> {
         r.claims_per_s / base.max(1e-9),
         r.latency_us_p50 as f64 / 1000.0,
         r.latency_us_p99 as f64 / 1000.0,
-        r.duplicates
+        r.duplicates,
+        r.errors
     );
     if r.duplicates > 0 {
         bail!("{} ({}): {} jobs leased twice", r.strategy, r.path, r.duplicates);
+    }
+    if r.errors > 0 {
+        eprintln!(
+            "{} ({}): {} claims failed; the figure counts only the others",
+            r.strategy, r.path, r.errors
+        );
     }
     Ok(())
 }

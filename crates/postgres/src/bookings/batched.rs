@@ -94,9 +94,9 @@ impl PgStore {
 /// Run batches of `lane` until its queue is empty.
 async fn run_lane(store: PgStore, lane: usize) {
     let max = store.limits.batch_max_requests.min(MAX_BATCH_BOOKINGS);
-    // One batch at a time per lane (`go` goes with the batch): a second batch in flight
-    // made no difference in `bench/pgbench/bookings_compare.sh`, as 64-booking batches over
-    // 100 resources nearly always share one and wait for the first's locks anyway.
+    // One batch at a time per lane (`go` goes with the batch): a second batch in flight was
+    // no better in `bench/pgbench/bookings_compare.sh` (lower in two runs), as 64-booking
+    // batches over 100 resources nearly always share one and wait for the first's locks.
     let decide = |items: Vec<Item>, go: crate::engine::flat::Go| {
         let store = store.clone();
         async move {

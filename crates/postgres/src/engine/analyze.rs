@@ -7,8 +7,9 @@
 //! [`FIRST_ANALYZE_ROWS`] to [`MAX_ANALYZE_ROWS`], as autovacuum's own threshold grows with the table
 //! (`autovacuum_analyze_scale_factor`, PostgreSQL docs §25.1.6): a steady stream of
 //! batches no longer keeps an `ANALYZE` running back to back (13 % of the machine's CPU in
-//! a profile of `allot bench queue`), and a fresh table is still analyzed after its first
-//! thousand rows.
+//! a profile of `allot bench queue`), and a store's first thousand rows still bring a run.
+//! The gate belongs to the store's process, not to the table: a table emptied and filled
+//! again late in a long-lived process waits for the grown threshold (or autovacuum).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -46,14 +47,22 @@ impl AnalyzeGate {
         if since < self.threshold.load(Ordering::Acquire) || self.running.swap(true, Ordering::AcqRel) {
             return false;
         }
-        self.since.store(0, Ordering::Release);
-        let next = (self.threshold.load(Ordering::Acquire) * ANALYZE_GROWTH).min(MAX_ANALYZE_ROWS);
-        self.threshold.store(next, Ordering::Release);
+        // Ours to run, unless a run that ended meanwhile already counted these rows.
+        if self.since.load(Ordering::Acquire) < self.threshold.load(Ordering::Acquire) {
+            self.running.store(false, Ordering::Release);
+            return false;
+        }
+        self.since.swap(0, Ordering::AcqRel);
         true
     }
 
-    /// The `ANALYZE` that [`AnalyzeGate::arrived`] asked for has ended.
-    pub(crate) fn finished(&self) {
+    /// The `ANALYZE` that [`AnalyzeGate::arrived`] asked for has ended: the threshold grows
+    /// when it `ran`, and stays when it failed (the next rows try again).
+    pub(crate) fn finished(&self, ran: bool) {
+        if ran {
+            let next = (self.threshold.load(Ordering::Acquire) * ANALYZE_GROWTH).min(MAX_ANALYZE_ROWS);
+            self.threshold.store(next, Ordering::Release);
+        }
         self.running.store(false, Ordering::Release);
     }
 }
@@ -69,16 +78,20 @@ mod tests {
         assert!(gate.arrived(1));
         // Running: more rows wait for it to finish.
         assert!(!gate.arrived(5000));
-        gate.finished();
+        gate.finished(true);
         // 5000 rows since the run began ≥ the next threshold, 4000.
         assert!(gate.arrived(0));
-        gate.finished();
+        gate.finished(true);
         assert!(!gate.arrived(15_999));
         assert!(gate.arrived(1));
-        gate.finished();
+        // A run that failed leaves the threshold (16 000): the next 16 000 rows try again.
+        gate.finished(false);
+        assert!(!gate.arrived(15_999));
+        assert!(gate.arrived(1));
+        gate.finished(true);
         for _ in 0..20 {
             assert!(gate.arrived(MAX_ANALYZE_ROWS));
-            gate.finished();
+            gate.finished(true);
         }
         assert!(!gate.arrived(MAX_ANALYZE_ROWS - 1));
         assert!(gate.arrived(1));

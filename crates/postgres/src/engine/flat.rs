@@ -4,26 +4,31 @@
 //!
 //! A request joins its key's queue; when no task of the key is running, the one that joined
 //! starts it. That task takes what is queued (up to a batch), decides it in one transaction,
-//! answers each request and goes on until the queue is empty; a caller that goes away cannot
-//! abandon a batch between its commit and its answers. (Flat combining: Hendler, Incze,
+//! answers each request and goes on until the queue is empty, with up to a depth of batches
+//! in flight (see [`FlatQueues::run`]); a caller that goes away cannot abandon a batch
+//! between its commit and its answers. (Flat combining: Hendler, Incze,
 //! Shavit and Tzafrir, "Flat combining and the synchronization-parallelism tradeoff",
 //! SPAA 2010.)
 
 use allot_core::{AllotError, Result};
 use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
-use std::sync::Mutex;
-use tokio::sync::oneshot;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{oneshot, Notify};
 
 /// Where a request's answer goes.
 pub(crate) type Reply<A> = oneshot::Sender<Result<A>>;
 
-/// One key's waiting requests, and whether a task is running its batches.
+/// One key's waiting requests, whether a task is running its batches, and how that task
+/// hears of a request that joined while it runs.
 struct Queue<T, A> {
     pending: Vec<(T, Reply<A>, tracing::Span)>,
     running: bool,
+    arrived: Arc<Notify>,
 }
 
 /// Every key's queue of one store.
@@ -74,6 +79,7 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
         let q = queues.entry(key.clone()).or_insert_with(|| Queue {
             pending: Vec::new(),
             running: false,
+            arrived: Arc::new(Notify::new()),
         });
         if q.pending.len() >= max_queued {
             return Err(AllotError::Unavailable(format!(
@@ -81,10 +87,17 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
             )));
         }
         q.pending.push((item, tx, tracing::Span::current()));
-        Ok(Joined {
-            answer: rx,
-            start: !std::mem::replace(&mut q.running, true),
-        })
+        let start = !std::mem::replace(&mut q.running, true);
+        if !start {
+            q.arrived.notify_one();
+        }
+        Ok(Joined { answer: rx, start })
+    }
+
+    /// What the task of `key` waits on for requests that join while it runs (a `Notify`
+    /// that never fires when the key has no queue).
+    fn arrivals(&self, key: &K) -> Arc<Notify> {
+        self.lock().get(key).map(|q| q.arrived.clone()).unwrap_or_default()
     }
 
     /// The next batch of `key`: up to `max` requests in arrival order, those whose caller went
@@ -109,12 +122,13 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     /// answer per request, in order) in a span of `kind` that each request's span links to
     /// ([`crate::engine::trace::batch_span`]) and answered, until the queue is empty.
     ///
-    /// Up to `depth` batches run at once: the next batch begins when the one before it sends
-    /// (or drops) its [`Go`], which a batch does once it has taken what it needs, so batches
-    /// still take in arrival order while one commits and the next reads. With `depth` 1 a
-    /// batch begins only when the one before it has been answered. If the task panics, the
-    /// key's queue is removed, so its next request starts a new task instead of waiting on
-    /// one that is gone (its waiters hear `unavailable` from their dropped replies).
+    /// Up to `depth` batches run at once: the next batch may begin when the one before it
+    /// sends (or drops) its [`Go`], which a batch does once it has taken what it needs; it
+    /// begins then with what waits, or with the first request to join after. With `depth` 1
+    /// a batch begins only when the one before it has been answered. A batch that panics
+    /// drops its own replies (its callers hear `unavailable`) and the others go on; if the
+    /// task itself panics, the key's queue is removed, so its next request starts a new task
+    /// instead of waiting on one that is gone.
     pub(crate) async fn run<F: Future<Output = Vec<Result<A>>>>(
         &self,
         (key, kind): (&K, &'static str),
@@ -122,24 +136,35 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
         mut decide: impl FnMut(Vec<T>, Go) -> F,
     ) {
         let _guard = RunGuard { queues: self, key };
+        let arrived = self.arrivals(key);
         let mut running = FuturesUnordered::new();
         loop {
             while running.len() >= depth.max(1) {
                 running.next().await;
             }
             let Some(batch) = self.next_batch(key, max, running.is_empty()) else {
-                match running.next().await {
-                    Some(()) => continue, // a batch ended: take what arrived meanwhile
-                    None => break,        // nothing runs and nothing waits: the queue is gone
+                if running.is_empty() {
+                    break; // nothing runs and nothing waits: the queue is gone
                 }
+                // A batch ending or a request joining: look again.
+                tokio::select! {
+                    _ = running.next() => {}
+                    _ = arrived.notified() => {}
+                }
+                continue;
             };
             let span = crate::engine::trace::batch_span(kind, batch.iter().map(|(_, _, s)| s));
             let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().map(|(t, r, _)| (t, r)).unzip();
             let (go, mut gone) = oneshot::channel();
-            let work = tracing::Instrument::instrument(decide(items, go), span);
+            let work = AssertUnwindSafe(tracing::Instrument::instrument(decide(items, go), span)).catch_unwind();
             running.push(async move {
-                for (reply, answer) in replies.into_iter().zip(work.await) {
-                    let _ = reply.send(answer);
+                match work.await {
+                    Ok(answers) => {
+                        for (reply, answer) in replies.into_iter().zip(answers) {
+                            let _ = reply.send(answer);
+                        }
+                    }
+                    Err(_) => tracing::error!(kind, "a batch panicked; its requests hear unavailable"),
                 }
             });
             // Drive the running batches until this one lets the next begin (or ends).
@@ -239,5 +264,34 @@ mod tests {
         );
         assert_eq!((a.answer("t").await.unwrap(), b.answer("t").await.unwrap()), (10, 20));
         assert!(q.join(&1, 3, 9, "t").unwrap().start, "the queue ended with the task");
+    }
+
+    /// A request that joins after the first batch's go, while nothing else waits, begins the
+    /// second batch at once instead of waiting for the first to end.
+    #[tokio::test]
+    async fn a_request_joining_after_go_begins_the_next_batch() {
+        let q: FlatQueues<u8, u32, u32> = FlatQueues::default();
+        let a = q.join(&1, 1, 9, "t").unwrap();
+        let second_began = tokio::sync::Notify::new();
+        let late = std::sync::Mutex::new(None);
+        let decide = |items: Vec<u32>, go: super::Go| {
+            let (q, second_began, late) = (&q, &second_began, &late);
+            async move {
+                if items == [1] {
+                    let _ = go.send(());
+                    *late.lock().unwrap() = Some(q.join(&1, 2, 9, "t").unwrap());
+                    second_began.notified().await;
+                } else {
+                    second_began.notify_one();
+                }
+                items.iter().map(|x| Ok(x * 10)).collect()
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(5), q.run((&1, "test"), (1, 2), decide))
+            .await
+            .expect("the late request's batch began while the first ran");
+        let b = late.lock().unwrap().take().unwrap();
+        assert!(!b.start, "it joined the running task");
+        assert_eq!((a.answer("t").await.unwrap(), b.answer("t").await.unwrap()), (10, 20));
     }
 }

@@ -198,12 +198,17 @@ impl PgStore {
         }
         let (store, gate) = (self.clone(), gate.clone());
         tokio::spawn(async move {
-            if let Ok(c) = store.client().await {
-                if let Err(e) = c.batch_execute(&format!("ANALYZE {table}")).await {
-                    tracing::warn!(error = %e, table, "background ANALYZE failed");
-                }
-            }
-            gate.finished();
+            let ran = match store.client().await {
+                Ok(c) => match c.batch_execute(&format!("ANALYZE {table}")).await {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(error = %e, table, "background ANALYZE failed");
+                        false
+                    }
+                },
+                Err(_) => false,
+            };
+            gate.finished(ran);
         });
     }
 

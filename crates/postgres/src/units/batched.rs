@@ -1,6 +1,7 @@
 //! `batched` unit claims: flat combining per (tenant, SKU, order) on `engine/flat.rs`'s
 //! queues: a batch takes what is queued (up to `batch_max_requests`), runs one transaction
-//! and answers each claim, until the queue is empty. The transaction locks the units the
+//! and answers each claim, until the queue is empty; the next batch may pick while the one
+//! before it writes and commits ([`UNIT_BATCHES_IN_FLIGHT`]). The transaction locks the units the
 //! claims need in one `FOR UPDATE SKIP LOCKED` statement in the claims' order, hands them out
 //! one claim after another in arrival order (each takes what it wants, or what is left if it allows partial, or nothing), and
 //! writes every claim — the units' status, the allocations, the ledger — in one statement.
@@ -43,8 +44,9 @@ impl PgStore {
 
 /// Batches of one key that run at once: the next batch picks (`FOR UPDATE SKIP LOCKED`, so
 /// past the units the one before it locked) while the one before it writes and commits.
-/// A batch lets the next begin only once its own pick has returned, so batches still take
-/// units in arrival order.
+/// A batch lets the next begin only once its own pick has returned all it asked for, so
+/// batches still take units in arrival order; after a short pick the next waits for the
+/// batch to end, as with one batch at a time.
 const UNIT_BATCHES_IN_FLIGHT: usize = 2;
 
 /// Run batches of `key` until its queue is empty.
@@ -115,7 +117,8 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd"
 type Failed = (AllotError, Vec<i64>);
 
 /// One batch transaction: each claim's allocation, or `None` for the per-request path. `go`
-/// lets the key's next batch begin once this one's pick has returned.
+/// lets the key's next batch begin once this one's pick has returned every unit it asked
+/// for (else when this batch ends).
 async fn run_batch(
     store: &PgStore,
     (tenant, sku, order): &Key,
@@ -125,7 +128,14 @@ async fn run_batch(
     let none = |e: AllotError| (e, vec![0; claims.len()]);
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
     let mut client = store.client().await.map_err(none)?;
-    let tx = client.transaction().await.map_err(|e| none(map_error(e)))?;
+    // READ COMMITTED, whatever the server's default: the next batch's pick must see this
+    // one's units as locked (skipped), then as taken once it commits.
+    let tx = client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
+        .start()
+        .await
+        .map_err(|e| none(map_error(e)))?;
     let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
     let stmt = tx.prepare_cached(&pick).await.map_err(|e| none(map_error(e)))?;
     let ids: Vec<i64> = tx
@@ -136,7 +146,11 @@ async fn run_batch(
         .map(|r| r.try_get(0))
         .collect::<std::result::Result<_, _>>()
         .map_err(|e| none(map_error(e)))?;
-    let _ = go.send(());
+    if ids.len() as i64 == wanted {
+        // Only a full pick lets the next batch pick now: a short one still holds units it
+        // will not write until it ends, which the next pick would skip past.
+        let _ = go.send(());
+    }
     let shares = hand_out(claims, ids.len() as i64);
     if shares.iter().all(|s| *s == 0) {
         // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
