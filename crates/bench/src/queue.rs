@@ -516,7 +516,7 @@ const HTTP_CLAIM_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum ClaimPath {
     /// Straight on the store, as the worker library claims.
     Store,
-    /// `POST {url}/v1/queues/{queue}/claims` on a running server, one connection per client.
+    /// `POST {url}/v1/queues/{queue}/claims` on a running server, a connection per client.
     Http(String),
 }
 
@@ -555,15 +555,14 @@ async fn claim_one(
         }
         ClaimPath::Http(url) => {
             let body = serde_json::json!({"max": 1, "lease_ms": 600_000, "strategy": strategy.name()});
-            let answer = http
-                .post(format!("{url}/v1/queues/{queue}/claims"))
-                .json(&body)
-                .send()
+            let (status, answer) = crate::load::post(http, &format!("{url}/v1/queues/{queue}/claims"), &body)
                 .await
-                .and_then(reqwest::Response::error_for_status)
                 .map_err(|e| AllotError::Unavailable(e.to_string()))?;
+            if status != 200 {
+                return Err(AllotError::Unavailable(format!("claim answered {status}: {answer}")));
+            }
             let claimed: allot_core::job::Claimed =
-                answer.json().await.map_err(|e| AllotError::Internal(e.to_string()))?;
+                serde_json::from_value(answer).map_err(|e| AllotError::Internal(e.to_string()))?;
             Ok(claimed.jobs.into_iter().map(|j| j.id).collect())
         }
     }
@@ -586,14 +585,15 @@ pub async fn claim_bench(
     tokio::time::sleep(Duration::from_millis(500)).await;
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(clients)
+        .timeout(HTTP_CLAIM_TIMEOUT)
+        .build()
+        .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..clients.max(1) {
-        let (store, queue, path) = (store.clone(), queue.clone(), path.clone());
+        let (store, queue, path, http) = (store.clone(), queue.clone(), path.clone(), http.clone());
         tasks.spawn(async move {
-            let http = reqwest::Client::builder()
-                .timeout(HTTP_CLAIM_TIMEOUT)
-                .build()
-                .unwrap_or_default();
             let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
             let (mut ids, mut errors) = (Vec::new(), 0u64);
             while Instant::now() < deadline {

@@ -113,7 +113,12 @@ async fn absent(c: &Client, css: &str) {
 
 /// Click the first element `css` matches (it must be on the page).
 async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css)).await.unwrap().click().await.unwrap();
+    click_at(c, Locator::Css(css)).await;
+}
+
+/// Click the first element `at` finds (it must be on the page).
+async fn click_at(c: &Client, at: Locator<'_>) {
+    c.find(at).await.unwrap().click().await.unwrap();
 }
 
 async fn screenshot(c: &Client, kind: Kind, name: &str) {
@@ -380,21 +385,11 @@ async fn pause_and_resume(c: &Client, ts: &TestServer, k: &Keys) {
         let s = api(ts, &k.admin, "GET", "/v1/queues/mail/settings", None).await;
         s["paused"].as_bool()
     };
-    c.find(Locator::XPath("//button[.='Pause mail']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_at(c, Locator::XPath("//button[.='Pause mail']")).await;
     shows(c, "#status", "Queue mail paused").await;
     assert_eq!(paused().await, Some(true));
     shows(c, "#queues", "paused").await;
-    c.find(Locator::XPath("//button[.='Resume mail']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_at(c, Locator::XPath("//button[.='Resume mail']")).await;
     shows(c, "#status", "Queue mail resumed").await;
     assert_eq!(paused().await, Some(false));
 }

@@ -199,13 +199,11 @@ impl PgStore {
         let (store, gate) = (self.clone(), gate.clone());
         tokio::spawn(async move {
             let ran = match store.client().await {
-                Ok(c) => match c.batch_execute(&format!("ANALYZE {table}")).await {
-                    Ok(()) => true,
-                    Err(e) => {
-                        tracing::warn!(error = %e, table, "background ANALYZE failed");
-                        false
-                    }
-                },
+                Ok(c) => c
+                    .batch_execute(&format!("ANALYZE {table}"))
+                    .await
+                    .inspect_err(|e| tracing::warn!(error = %e, table, "background ANALYZE failed"))
+                    .is_ok(),
                 Err(_) => false,
             };
             gate.finished(ran);
