@@ -21,8 +21,12 @@ pub struct BatchOptions {
     pub url: String,
     /// Strategies to run, `["all"]`, or `["default"]` (none named: the server's default).
     pub strategies: Vec<String>,
-    /// Connections (C), each sending one batch at a time.
+    /// Connections (C).
     pub connections: usize,
+    /// Batches in flight on each connection (S): 1 sends them one at a time over HTTP/1.1;
+    /// more sends them as that many concurrent HTTP/2 streams over the connection (prior
+    /// knowledge, as the server speaks both on one port).
+    pub streams: usize,
     /// Operations per batch (at most the server's `max_batch_operations`).
     pub batch: usize,
     /// Allocations in all (N), rounded up to whole batches.
@@ -38,6 +42,8 @@ pub struct BatchReport {
     pub strategy: String,
     /// Connections (C).
     pub connections: usize,
+    /// Batches in flight on each connection (S; HTTP/2 streams when above 1).
+    pub streams: usize,
     /// Operations per batch.
     pub batch: usize,
     /// Allocations asked for (N).
@@ -89,8 +95,11 @@ async fn run_one(
     let next = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for _ in 0..opts.connections.max(1) {
-        let (client, body, next) = (client.clone(), body.clone(), next.clone());
+    for client in connection_clients(client, opts)?
+        .into_iter()
+        .flat_map(|c| std::iter::repeat_n(c, opts.streams.max(1)))
+    {
+        let (body, next) = (body.clone(), next.clone());
         let url = format!("{}/v1/batch", opts.url);
         tasks.push(tokio::spawn(async move {
             let mut seen = Seen::default();
@@ -121,6 +130,7 @@ async fn run_one(
     Ok(BatchReport {
         strategy: strategy.to_string(),
         connections: opts.connections,
+        streams: opts.streams.max(1),
         batch,
         requests: batches * batch as u64,
         allocations_per_s: all.successes as f64 / elapsed,
@@ -132,7 +142,22 @@ async fn run_one(
     })
 }
 
-/// What one connection saw.
+/// One client per connection: with one stream each, the shared HTTP/1.1 client (pooled,
+/// one connection per task); with more, a client of its own per connection speaking HTTP/2
+/// with prior knowledge, which carries all of that connection's streams.
+fn connection_clients(shared: &reqwest::Client, opts: &BatchOptions) -> Result<Vec<reqwest::Client>, BenchError> {
+    (0..opts.connections.max(1))
+        .map(|_| match opts.streams > 1 {
+            false => Ok(shared.clone()),
+            true => Ok(reqwest::Client::builder()
+                .http2_prior_knowledge()
+                .timeout(Duration::from_secs(120))
+                .build()?),
+        })
+        .collect()
+}
+
+/// What one connection's task saw.
 struct Seen {
     hist: Histogram<u64>,
     successes: u64,
@@ -209,13 +234,14 @@ async fn check(
 /// The Markdown table of batch runs.
 pub fn render_batch_table(reports: &[BatchReport]) -> String {
     let mut out = String::from(
-        "| strategy | connections | ops/batch | allocations/s | batch p50 ms | batch p99 ms | successes | refusals | invariants |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+        "| strategy | connections | streams | ops/batch | allocations/s | batch p50 ms | batch p99 ms | successes | refusals | invariants |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "| {} | {} | {} | {:.0} | {:.2} | {:.2} | {} | {:?} | {} |\n",
+            "| {} | {} | {} | {} | {:.0} | {:.2} | {:.2} | {} | {:?} | {} |\n",
             r.strategy,
             r.connections,
+            r.streams,
             r.batch,
             r.allocations_per_s,
             r.batch_latency_us_p50 as f64 / 1000.0,

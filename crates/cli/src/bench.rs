@@ -112,9 +112,13 @@ pub(crate) struct BatchArgs {
     /// server's default, `batched` on PostgreSQL and `serialized` on SQLite).
     #[arg(long, default_value = "default")]
     pub(crate) strategy: String,
-    /// Connections (C), each sending one batch at a time.
+    /// Connections (C).
     #[arg(short = 'c', long, default_value_t = 1)]
     pub(crate) connections: usize,
+    /// Batches in flight on each connection (S): 1 sends one at a time over HTTP/1.1; more
+    /// sends that many at once as HTTP/2 streams over the one connection.
+    #[arg(short = 's', long, default_value_t = 1)]
+    pub(crate) streams: usize,
     /// Operations per batch (B).
     #[arg(short = 'b', long, default_value_t = 1000)]
     pub(crate) batch: usize,
@@ -135,14 +139,15 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         url,
         strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
         connections: a.connections,
+        streams: a.streams,
         batch: a.batch,
         requests: a.requests,
         stock: a.stock.unwrap_or(a.requests as i64),
     };
     let reports = allot_bench::batch_bench(&opts).await?;
     println!(
-        "batch: C={} B={} N={} k={}\n",
-        a.connections, a.batch, a.requests, opts.stock
+        "batch: C={} S={} B={} N={} k={}\n",
+        a.connections, a.streams, a.batch, a.requests, opts.stock
     );
     print!("{}", allot_bench::render_batch_table(&reports));
     if let Some(path) = &a.json {

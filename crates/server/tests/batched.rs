@@ -106,9 +106,10 @@ async fn two_instances_on_one_database_never_oversell() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_full_queue_answers_503_and_changes_nothing() {
-    // One request in flight and one waiting per lane; the rest of a burst is refused at once.
+    // One request in flight; eight waiting on the instance's lanes, all of them together, so
+    // one hot SKU's lane may take every place; the rest of a burst is refused at once.
     let ts = common::start_with(Kind::Postgres, |c| {
-        c.limits.batch_max_queued = 8; // one waiting request per lane
+        c.limits.batch_max_queued = 8;
         c.limits.batch_max_requests = 1;
     })
     .await;
@@ -149,21 +150,91 @@ async fn a_full_queue_answers_503_and_changes_nothing() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert!(in_flight, "the first batch never reached the locked row");
-    // Nineteen more at once: exactly one finds the lane's one free place, 18 are refused
-    // while the row is still locked.
+    // Nineteen more at once: exactly eight find a place on the one lane (the next batch
+    // begins only once the first holds the row), 11 are refused while the row is still locked.
     for _ in 0..19 {
         send(tx.clone());
     }
-    for _ in 0..18 {
+    for _ in 0..11 {
         let (s, b) = recv_within(&mut rx).await;
         assert_eq!((s, b["error"]["code"].as_str()), (503, Some("unavailable")), "{b}");
     }
     admin.batch_execute("COMMIT").await.unwrap();
-    for _ in 0..2 {
+    for _ in 0..9 {
         let (s, b) = recv_within(&mut rx).await;
-        assert_eq!(s, 201, "the one in flight and the one waiting both succeed: {b}");
+        assert_eq!(s, 201, "the one in flight and the eight waiting all succeed: {b}");
     }
-    assert_eq!(ts.sku("Q").await["on_hand"], 998, "refused requests took nothing");
+    assert_eq!(ts.sku("Q").await["on_hand"], 991, "refused requests took nothing");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+/// With a backlog (here every batch is full: one request each), a lane's next batch begins
+/// once the one before it holds its stock rows: while the first batch's write waits (on an
+/// uncommitted row of its idempotency key, held by the test), a second batch on the same SKU
+/// is already in the database, queued on the SKU's row behind the first. Both then succeed,
+/// in arrival order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
+    let ts = common::start_with(Kind::Postgres, |c| c.limits.batch_max_requests = 1).await;
+    ts.create_sku("P", 10, 1).await;
+    let (admin, conn) = tokio_postgres::connect(&ts.database_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    admin
+        .batch_execute(
+            "BEGIN; INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
+             VALUES ('default', 'k-first', 'x', 201, ''::bytea, now())",
+        )
+        .await
+        .unwrap();
+    let admin_pid: i32 = admin.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+    let blocked_by = |pid: i32| {
+        let admin = &admin;
+        async move {
+            for _ in 0..500 {
+                let rows = admin
+                    .query(
+                        "SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
+                        &[&pid],
+                    )
+                    .await
+                    .unwrap();
+                if let Some(r) = rows.first() {
+                    return Some(r.get::<_, i32>(0));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            None
+        }
+    };
+    let api = ts.api.clone();
+    let first = tokio::spawn(async move {
+        api.post_with("/v1/allocations", alloc(&[("P", 1)]).to_string(), Some("k-first"))
+            .await
+    });
+    let writer = blocked_by(admin_pid)
+        .await
+        .expect("the first batch's write waits on the key's row");
+    let api = ts.api.clone();
+    let second = tokio::spawn(async move { api.post("/v1/allocations", alloc(&[("P", 1)])).await });
+    let next = blocked_by(writer).await;
+    assert!(
+        next.is_some(),
+        "the second batch begins while the first still holds P's row"
+    );
+    admin.batch_execute("ROLLBACK").await.unwrap();
+    let (s1, b1) = first.await.unwrap();
+    let (s2, b2) = second.await.unwrap();
+    assert_eq!((s1, s2), (201, 201), "{b1} {b2}");
+    assert_eq!(ts.sku("P").await["on_hand"], 8);
+    let refs: Vec<Value> = ts.ledger("P").await.iter().map(|e| e["ref"].clone()).collect();
+    assert_eq!(
+        refs[refs.len() - 2..],
+        [b1["id"].clone(), b2["id"].clone()],
+        "in arrival order"
+    );
     ts.assert_audit_clean().await;
     ts.finish().await;
 }

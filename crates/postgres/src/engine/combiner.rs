@@ -6,8 +6,8 @@ use allot_core::strategy::fnv1a_64;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Limits, Result};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::sync::Mutex;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// Lanes per instance: requests whose first SKUs hash apart run their transactions in
 /// parallel (on different rows); one hot SKU always lands on one lane.
@@ -123,15 +123,25 @@ pub(crate) struct Pending {
     pub(crate) span: tracing::Span,
 }
 
+/// A request on a lane's queue with its place in the instance's bound (given back when its
+/// lane takes it into a batch).
+pub(crate) type Queued = (Pending, OwnedSemaphorePermit);
+
+/// One lane: its queue (bounded by [`Combiner::queued`], shared by every lane) and, until
+/// its task starts, the receiving end.
 pub(crate) struct Lane {
-    pub(crate) tx: mpsc::Sender<Pending>,
-    pub(crate) rx: Mutex<Option<mpsc::Receiver<Pending>>>,
+    pub(crate) tx: mpsc::UnboundedSender<Queued>,
+    pub(crate) rx: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
 }
 
-/// The combiner of one store: its lanes, each started on first use, and the lane of each
-/// `batched` hold it made that is not finished yet.
+/// The combiner of one store: its lanes, each started on first use, the places left in the
+/// instance's queue bound, and the lane of each `batched` hold it made that is not finished
+/// yet.
 pub(crate) struct Combiner {
     lanes: Vec<Lane>,
+    /// `batch_max_queued` places shared by all lanes, so one hot SKU's lane may queue them
+    /// all.
+    pub(crate) queued: Arc<Semaphore>,
     holds: Mutex<HashMap<TenantHold, (String, DateTime<Utc>)>>,
 }
 
@@ -142,19 +152,19 @@ impl std::fmt::Debug for Combiner {
 }
 
 impl Combiner {
-    /// Lanes sized so that all of them together queue at most `limits.batch_max_queued`.
+    /// Lanes that together queue at most `limits.batch_max_queued` requests.
     pub(crate) fn new(limits: &Limits) -> Self {
-        let per_lane = (limits.batch_max_queued / LANES).max(1);
         Combiner {
             lanes: (0..LANES)
                 .map(|_| {
-                    let (tx, rx) = mpsc::channel(per_lane);
+                    let (tx, rx) = mpsc::unbounded_channel();
                     Lane {
                         tx,
                         rx: Mutex::new(Some(rx)),
                     }
                 })
                 .collect(),
+            queued: Arc::new(Semaphore::new(limits.batch_max_queued.max(1))),
             holds: Mutex::new(HashMap::new()),
         }
     }

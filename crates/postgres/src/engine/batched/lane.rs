@@ -1,20 +1,36 @@
-//! A lane's task: it takes what queued while the last batch ran (up to
-//! `batch_max_requests`), runs one batch transaction ([`super::txn`]), retries it on
-//! 40001/40P01 (bounded), and answers every request; what the batch deferred runs on the
-//! per-request path, what was short because of overdue holds is queued again after they are
-//! expired.
+//! A lane's task: it takes what queued (up to `batch_max_requests`), runs one batch
+//! transaction ([`super::txn`]), retries it on 40001/40P01 (bounded), and answers every
+//! request; what the batch deferred runs on the per-request path, what was short because of
+//! overdue holds is queued again after they are expired.
+//!
+//! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
+//! batch before took `batch_max_requests`): the next begins once that one holds its stock
+//! rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own `SELECT … FOR UPDATE`
+//! travel while the first writes and commits, and its lock is granted at that commit.
+//! Without a backlog the next batch begins when the one before ends, with everything that
+//! arrived meanwhile. Batches on one SKU still take its row one after the other, in
+//! arrival order, each reading what the one before committed (READ COMMITTED re-reads a row
+//! locked after a wait: PostgreSQL docs, 13.2.1).
 
 use super::txn::{batch_tx, Outcome};
 use super::{AllocatePerRequest, HoldPerRequest};
-use crate::engine::combiner::{Combiner, Op, Pending};
+use crate::engine::combiner::{Combiner, Op, Pending, Queued};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
 use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;
 use chrono::{DateTime, Utc};
+use futures::stream::{FuturesUnordered, StreamExt};
 use std::sync::{Arc, Weak};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
+
+/// Batches of one lane in flight at once (see the module's doc).
+const STOCK_BATCHES_IN_FLIGHT: usize = 2;
+
+/// A batch's word that the lane's next batch may begin: sent (or dropped) once it holds its
+/// stock rows.
+pub(super) type Go = oneshot::Sender<()>;
 
 /// Overdue holds found on a short SKU make the request run again after they are expired, at
 /// most this many times (as the other strategies do).
@@ -22,7 +38,8 @@ const MAX_EXPIRY_PASSES: u32 = 2;
 
 /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
 /// without a combiner and only a weak reference to this one, so when the last store clone
-/// drops, the senders drop and the task ends. A full lane hands the request back.
+/// drops, the senders drop and the task ends. With `batch_max_queued` requests already
+/// waiting on the instance's lanes (all of them together) the request is handed back.
 pub(super) fn submit(
     this: &Arc<Combiner>,
     store: &PgStore,
@@ -37,17 +54,16 @@ pub(super) fn submit(
         };
         tokio::spawn(lane_loop(ctx, rx));
     }
-    lane.tx.try_send(p).map_err(|e| match e {
-        mpsc::error::TrySendError::Full(p) => Box::new((
-            p,
-            AllotError::Unavailable(format!(
-                "batch queue full (batch_max_queued = {})",
-                store.limits.batch_max_queued
-            )),
-        )),
-        mpsc::error::TrySendError::Closed(p) => {
-            Box::new((p, AllotError::Unavailable("the batch combiner stopped".into())))
-        }
+    let Ok(place) = this.queued.clone().try_acquire_owned() else {
+        let e = AllotError::Unavailable(format!(
+            "batch queue full (batch_max_queued = {})",
+            store.limits.batch_max_queued
+        ));
+        return Err(Box::new((p, e)));
+    };
+    lane.tx.send((p, place)).map_err(|e| {
+        let p = e.0 .0;
+        Box::new((p, AllotError::Unavailable("the batch combiner stopped".into())))
     })
 }
 
@@ -77,20 +93,51 @@ struct LaneCtx {
     combiner: Weak<Combiner>,
 }
 
-async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::Receiver<Pending>) {
+/// The lane's task: batches of what queued, up to [`STOCK_BATCHES_IN_FLIGHT`] at once (see
+/// the module's doc), until every sender is gone; then the batches in flight finish.
+async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::UnboundedReceiver<Queued>) {
     let max = ctx.store.limits.batch_max_requests.max(1);
-    while let Some(first) = rx.recv().await {
+    let mut running = FuturesUnordered::new();
+    loop {
+        let first = match running.is_empty() {
+            true => rx.recv().await,
+            false => tokio::select! {
+                p = rx.recv() => p,
+                _ = running.next() => continue,
+            },
+        };
+        let Some((first, place)) = first else { break };
+        // A request taken off the queue gives its place back at once.
+        drop(place);
         let mut batch = vec![first];
         while batch.len() < max {
             match rx.try_recv() {
-                Ok(p) => batch.push(p),
+                Ok((p, place)) => {
+                    drop(place);
+                    batch.push(p);
+                }
                 Err(_) => break,
             }
         }
+        // A full batch leaves a backlog: the next may begin once this one holds its rows. A
+        // smaller one took all that waited: the next begins when it ends, with all that came
+        // meanwhile (a few requests begun early would pay a commit of their own).
+        let backlog = batch.len() >= max;
         for batch in by_tenant(batch) {
-            run_batch(&ctx, batch).await;
+            while running.len() >= STOCK_BATCHES_IN_FLIGHT {
+                running.next().await;
+            }
+            let (go, mut gone) = oneshot::channel();
+            running.push(run_batch(&ctx, batch, go));
+            loop {
+                tokio::select! {
+                    _ = &mut gone, if backlog => break,
+                    ended = running.next() => if ended.is_none() { break },
+                }
+            }
         }
     }
+    while running.next().await.is_some() {}
 }
 
 /// The requests of one drained batch split by tenant (in order of each tenant's first
@@ -107,19 +154,20 @@ fn by_tenant(batch: Vec<Pending>) -> Vec<Vec<Pending>> {
 }
 
 /// Run one batch in its span ([`crate::engine::trace::batch_span`]).
-async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
+async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
     let span = crate::engine::trace::batch_span("stock", batch.iter().map(|p| &p.span));
-    tracing::Instrument::instrument(decide_batch(ctx, batch), span).await;
+    tracing::Instrument::instrument(decide_batch(ctx, batch, go), span).await;
 }
 
 /// Decide one batch (retried on 40001/40P01, bounded) and answer every request in it. A
 /// transaction that fails for good answers all `503 unavailable`: nothing of it was applied.
-async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>) {
+async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
     let now = ctx.store.now();
     let started = std::time::Instant::now();
     let mut tries = 0u32;
+    let mut go = Some(go);
     let outcomes = loop {
-        match try_batch(&ctx.store, &batch, now).await {
+        match try_batch(&ctx.store, &batch, now, &mut go).await {
             Ok(o) => break o,
             Err(e) if is_retryable(&e) && tries < ctx.store.limits.max_tx_retries => {
                 tries += 1;
@@ -190,6 +238,7 @@ async fn try_batch(
     store: &PgStore,
     batch: &[Pending],
     now: DateTime<Utc>,
+    go: &mut Option<Go>,
 ) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
     // Before the batch's connection: a first use takes one of its own.
     let tenant = batch
@@ -207,7 +256,7 @@ async fn try_batch(
             return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect());
         }
     };
-    let result = batch_tx(&client, batch, now, sequence).await;
+    let result = batch_tx(&client, batch, (now, sequence), go).await;
     if result.is_err() {
         // The transaction is managed by hand (to pipeline BEGIN and COMMIT): end it before
         // the connection goes back to the pool. After a failed pipelined COMMIT there is

@@ -1,8 +1,9 @@
 //! The `batched` strategy on PostgreSQL: a combiner per server instance. Allocation, hold,
-//! confirm and release requests queue on a lane (chosen by a hash of their first SKU); each
-//! lane runs one transaction at a time, and every request that arrived while it ran goes into
-//! the next one — no fixed delay, so an idle lane serves a lone request at once and a hot one
-//! serves hundreds per commit.
+//! confirm and release requests queue on a lane (chosen by a hash of their first SKU); a
+//! lane's batch takes what queued, and the next takes what arrived meanwhile (after a full
+//! batch, as soon as that one holds its stock rows: two in flight, `lane.rs`) — no fixed
+//! delay, so an idle lane serves a lone request at once and a hot one serves hundreds per
+//! commit.
 //!
 //! A batch serves one tenant: what a lane took from its queue runs as one transaction per
 //! tenant, in arrival order within each.
@@ -24,8 +25,8 @@
 //! took), and confirms or releases of a hold that is not `held` and unexpired when locked, or
 //! that an earlier request of the same batch already finished.
 //!
-//! Bounds: `batch_max_requests` per transaction, `batch_max_queued` waiting per instance
-//! (a full lane answers `503 unavailable` at once: back-pressure).
+//! Bounds: `batch_max_requests` per transaction, `batch_max_queued` waiting per instance, all
+//! lanes together (beyond it a request is answered `503 unavailable` at once: back-pressure).
 
 mod lane;
 mod txn;

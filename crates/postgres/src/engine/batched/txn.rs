@@ -7,6 +7,7 @@
 //! query and `COMMIT` with the write (two round trips for a batch of allocations and new holds
 //! without idempotency keys; one more when it finishes holds).
 
+use super::lane::Go;
 use super::writes::{Writes, SQL_BATCH_WRITE};
 use crate::engine::combiner::{Answer, Op, Pending};
 use crate::engine::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
@@ -89,13 +90,14 @@ struct LockedRow {
     priority: i32,
 }
 
-/// Run one batch transaction on `tx` (every request of `batch` is of one tenant); the
-/// outcome of every request, in order.
+/// Run one batch transaction on `tx` (every request of `batch` is of one tenant) at `now`,
+/// drawing ledger ids from `ledger_sequence`; the outcome of every request, in order. `go`
+/// is sent (taken) once the batch holds its stock rows: the lane's next batch may begin.
 pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
-    now: DateTime<Utc>,
-    ledger_sequence: u32,
+    (now, ledger_sequence): (DateTime<Utc>, u32),
+    go: &mut Option<Go>,
 ) -> std::result::Result<Vec<Outcome>, Error> {
     let tenant = batch
         .first()
@@ -116,6 +118,9 @@ pub(super) async fn batch_tx(
     b.lock_holds().await?;
     b.defer_unfit_finishes();
     b.lock_stock().await?;
+    if let Some(go) = go.take() {
+        let _ = go.send(());
+    }
     let open: Vec<usize> = b.open().collect();
     let result = b.evaluate(&open);
     let (unit_skus, overdue) = b.refusal_context(&result).await?;
