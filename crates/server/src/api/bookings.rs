@@ -25,7 +25,7 @@ pub(super) async fn create_booking(
     let strategy = family_strategy(&st, named, default, BookingStrategy::parse, |b| {
         st.stores.supports_booking(b)
     })?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = super::new_object_id();
     let req = allot_core::validate::booking(id, &resource, body.value, strategy, &st.limits)?;
     let idem = key.idempotency(StatusCode::CREATED);
     let result = st

@@ -31,7 +31,7 @@ pub(super) fn hold_request(
     actor: Option<String>,
 ) -> allot_core::Result<Valid<allot_core::HoldRequest>> {
     let named = named_strategy(st, body.strategy.as_deref())?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = super::new_object_id();
     let mut req = allot_core::validate::hold(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
     req.take.actor = actor;
     Ok((req, named))

@@ -63,7 +63,7 @@ pub(super) async fn create_transfer(
     write: Write<JsonBody<TransferBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = super::new_object_id();
     let mut req = allot_core::validate::transfer(id, body.value, &st.limits)?;
     req.actor = actor;
     let idem = key.idempotency(StatusCode::CREATED);

@@ -125,7 +125,7 @@ pub(super) fn allocation_request(
     actor: Option<String>,
 ) -> allot_core::Result<Valid<allot_core::AllocationRequest>> {
     let named = named_strategy(st, body.strategy.as_deref())?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = super::new_object_id();
     let mut req = allot_core::validate::allocation(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
     req.actor = actor;
     Ok((req, named))
@@ -205,7 +205,7 @@ pub(super) async fn return_allocation(
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     id_path("allocation", &id)?;
-    let return_id = uuid::Uuid::new_v4().to_string();
+    let return_id = super::new_object_id();
     let mut req = allot_core::validate::returns(return_id, &id, body.value, &st.limits)?;
     req.actor = actor;
     let idem = key.idempotency(StatusCode::CREATED);

@@ -42,7 +42,7 @@ pub(super) async fn claim_units(
     let strategy = family_strategy(&st, named, default, UnitStrategy::parse, |u| {
         st.stores.supports_units(u)
     })?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = super::new_object_id();
     let mut req = allot_core::validate::unit_claim(id, body.value, strategy, &st.limits)?;
     req.actor = actor;
     let idem = key.idempotency(StatusCode::CREATED);
