@@ -262,7 +262,11 @@ fn check_job(spans: &[Span]) {
         .iter()
         .find(|s| s.parent_span_id == request[0].span_id)
         .expect("store.enqueue");
-    let runs = named(spans, "job.run");
+    // Only the traced queue's runs: the server's webhook deliveries run as jobs too.
+    let runs: Vec<&Span> = named(spans, "job.run")
+        .into_iter()
+        .filter(|s| attr(s, "job.queue").as_deref() == Some("traced"))
+        .collect();
     let first = runs
         .iter()
         .find(|s| attr(s, "job.attempt").as_deref() == Some("1"))
