@@ -16,6 +16,7 @@ use super::txn::{batch_tx, Outcome};
 use super::{AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending, Queued};
 use crate::engine::errors::{is_retryable, map_error};
+use crate::engine::flat::Go;
 use crate::engine::store::PgStore;
 use allot_core::store::Executed;
 use allot_core::AllotError;
@@ -27,10 +28,6 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Batches of one lane in flight at once (see the module's doc).
 const STOCK_BATCHES_IN_FLIGHT: usize = 2;
-
-/// A batch's word that the lane's next batch may begin: sent (or dropped) once it holds its
-/// stock rows.
-pub(super) type Go = oneshot::Sender<()>;
 
 /// Overdue holds found on a short SKU make the request run again after they are expired, at
 /// most this many times (as the other strategies do).

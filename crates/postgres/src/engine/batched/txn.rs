@@ -7,9 +7,9 @@
 //! query and `COMMIT` with the write (two round trips for a batch of allocations and new holds
 //! without idempotency keys; one more when it finishes holds).
 
-use super::lane::Go;
 use super::writes::{Writes, SQL_BATCH_WRITE};
 use crate::engine::combiner::{Answer, Op, Pending};
+use crate::engine::flat::Go;
 use crate::engine::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
 use allot_core::batch::{
     evaluate, spread, Balance, Balances, BatchLine, BatchOp, BatchResult as Evaluation, OpKind, Placed, Refusal,
