@@ -718,6 +718,8 @@ pub struct PoolStatus {
     pub idle: u64,
     /// Requests waiting for a connection.
     pub waiting: u64,
+    /// Stock requests waiting on the `batched` lanes for a transaction (0 without lanes).
+    pub batch_queued: u64,
 }
 
 /// A database's schema version against this build's (refinery's `refinery_schema_history`).

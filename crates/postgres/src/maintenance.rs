@@ -79,6 +79,7 @@ impl Maintenance for PgStore {
             max_connections: s.max_size as u64,
             idle: s.available as u64,
             waiting: s.waiting as u64,
+            batch_queued: self.combiner.as_ref().map_or(0, |c| c.queued_now() as u64),
         }
     }
 

@@ -197,6 +197,12 @@ pub(crate) const CATALOG: &[(&str, Kind, Unit, &str)] = &[
         "Requests waiting for a database connection (SQLite: for the writer).",
     ),
     (
+        "allot_batch_queued",
+        Kind::Gauge,
+        Unit::Count,
+        "Stock requests waiting on the batched lanes for a transaction (PostgreSQL; 0 on SQLite).",
+    ),
+    (
         "allot_db_pool_acquire_seconds",
         Kind::Histogram,
         Unit::Seconds,
@@ -228,6 +234,7 @@ pub(crate) fn sample(pool: allot_core::PoolStatus) {
     metrics::gauge!("allot_db_pool_max_connections").set(pool.max_connections as f64);
     metrics::gauge!("allot_db_pool_idle_connections").set(pool.idle as f64);
     metrics::gauge!("allot_db_pool_waiting").set(pool.waiting as f64);
+    metrics::gauge!("allot_batch_queued").set(pool.batch_queued as f64);
     process().collect();
 }
 

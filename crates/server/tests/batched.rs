@@ -106,8 +106,8 @@ async fn two_instances_on_one_database_never_oversell() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_full_queue_answers_503_and_changes_nothing() {
-    // One request in flight; eight waiting on the instance's lanes, all of them together, so
-    // one hot SKU's lane may take every place; the rest of a burst is refused at once.
+    // One request in flight; eight may wait on the instance's lanes, all of them together,
+    // and one lane may take half of that: four wait; the rest of a burst is refused at once.
     let ts = common::start_with(Kind::Postgres, |c| {
         c.limits.batch_max_queued = 8;
         c.limits.batch_max_requests = 1;
@@ -150,51 +150,61 @@ async fn a_full_queue_answers_503_and_changes_nothing() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert!(in_flight, "the first batch never reached the locked row");
-    // Nineteen more at once: exactly eight find a place on the one lane (the next batch
-    // begins only once the first holds the row), 11 are refused while the row is still locked.
+    // Nineteen more at once: exactly four find a place on the one lane (the next batch
+    // begins only once the first holds the row), 15 are refused while the row is still locked.
     for _ in 0..19 {
         send(tx.clone());
     }
-    for _ in 0..11 {
+    for _ in 0..15 {
         let (s, b) = recv_within(&mut rx).await;
         assert_eq!((s, b["error"]["code"].as_str()), (503, Some("unavailable")), "{b}");
     }
     admin.batch_execute("COMMIT").await.unwrap();
-    for _ in 0..9 {
+    for _ in 0..5 {
         let (s, b) = recv_within(&mut rx).await;
-        assert_eq!(s, 201, "the one in flight and the eight waiting all succeed: {b}");
+        assert_eq!(s, 201, "the one in flight and the four waiting all succeed: {b}");
     }
-    assert_eq!(ts.sku("Q").await["on_hand"], 991, "refused requests took nothing");
+    assert_eq!(ts.sku("Q").await["on_hand"], 995, "refused requests took nothing");
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
 
-/// With a backlog (here every batch is full: one request each), a lane's next batch begins
-/// once the one before it holds its stock rows: while the first batch's write waits (on an
-/// uncommitted row of its idempotency key, held by the test), a second batch on the same SKU
-/// is already in the database, queued on the SKU's row behind the first. Both then succeed,
-/// in arrival order.
+/// With a backlog, a lane's next batch begins once the one before it holds its stock rows.
+/// Every batch here is full (one request each). The lane is kept busy by a request waiting on
+/// the SKU's row (locked by the test) while one `POST /v1/batch` queues A (keyed) then B. Once
+/// the row is free, A's batch takes it, and its write waits on an uncommitted row of A's
+/// idempotency key (held by the test); B's batch is then already in the database, waiting on
+/// the SKU's row behind A. Both succeed, in arrival order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
     let ts = common::start_with(Kind::Postgres, |c| c.limits.batch_max_requests = 1).await;
     ts.create_sku("P", 10, 1).await;
-    let (admin, conn) = tokio_postgres::connect(&ts.database_url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    admin
+    let connect = || async {
+        let (client, conn) = tokio_postgres::connect(&ts.database_url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let pid: i32 = client.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+        (client, pid)
+    };
+    let (row_holder, row_pid) = connect().await;
+    let (key_holder, key_pid) = connect().await;
+    key_holder
         .batch_execute(
             "BEGIN; INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
              VALUES ('default', 'k-first', 'x', 201, ''::bytea, now())",
         )
         .await
         .unwrap();
-    let admin_pid: i32 = admin.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+    row_holder
+        .batch_execute("BEGIN; SELECT 1 FROM stock WHERE sku = 'P' FOR UPDATE")
+        .await
+        .unwrap();
     let blocked_by = |pid: i32| {
-        let admin = &admin;
+        let watcher = &row_holder;
         async move {
             for _ in 0..500 {
-                let rows = admin
+                let rows = watcher
                     .query(
                         "SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
                         &[&pid],
@@ -210,31 +220,48 @@ async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
         }
     };
     let api = ts.api.clone();
-    let first = tokio::spawn(async move {
-        api.post_with("/v1/allocations", alloc(&[("P", 1)]).to_string(), Some("k-first"))
-            .await
-    });
-    let writer = blocked_by(admin_pid)
-        .await
-        .expect("the first batch's write waits on the key's row");
+    let first = tokio::spawn(async move { api.post("/v1/allocations", alloc(&[("P", 1)])).await });
+    blocked_by(row_pid).await.expect("the first batch waits on the row");
+    let op = |key: Option<&str>| {
+        let mut op = json!({"op": "allocate", "body": alloc(&[("P", 1)])});
+        if let Some(k) = key {
+            op["idempotency_key"] = json!(k);
+        }
+        op
+    };
     let api = ts.api.clone();
-    let second = tokio::spawn(async move { api.post("/v1/allocations", alloc(&[("P", 1)])).await });
+    let body = json!({"operations": [op(Some("k-first")), op(None)]});
+    let pair = tokio::spawn(async move { api.post("/v1/batch", body).await });
+    // Let A and B queue behind the waiting batch, then free the row.
+    let metrics = format!("{}/metrics", ts.api.url);
+    let mut queued = false;
+    for _ in 0..500 {
+        let m = ts.api.client.get(&metrics).send().await.unwrap().text().await.unwrap();
+        if m.lines().any(|l| l == "allot_batch_queued 2") {
+            queued = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(queued, "A and B wait on the lane (allot_batch_queued 2)");
+    row_holder.batch_execute("COMMIT").await.unwrap();
+    let writer = blocked_by(key_pid).await.expect("A's write waits on the key's row");
     let next = blocked_by(writer).await;
-    assert!(
-        next.is_some(),
-        "the second batch begins while the first still holds P's row"
-    );
-    admin.batch_execute("ROLLBACK").await.unwrap();
-    let (s1, b1) = first.await.unwrap();
-    let (s2, b2) = second.await.unwrap();
-    assert_eq!((s1, s2), (201, 201), "{b1} {b2}");
-    assert_eq!(ts.sku("P").await["on_hand"], 8);
-    let refs: Vec<Value> = ts.ledger("P").await.iter().map(|e| e["ref"].clone()).collect();
+    assert!(next.is_some(), "B's batch begins while A's still holds P's row");
+    key_holder.batch_execute("ROLLBACK").await.unwrap();
+    assert_eq!(first.await.unwrap().0, 201);
+    let (s, b) = pair.await.unwrap();
+    assert_eq!(s, 200, "{b}");
+    let (a, b2) = (&b["results"][0], &b["results"][1]);
     assert_eq!(
-        refs[refs.len() - 2..],
-        [b1["id"].clone(), b2["id"].clone()],
-        "in arrival order"
+        (a["status"].as_u64(), b2["status"].as_u64()),
+        (Some(201), Some(201)),
+        "{b}"
     );
+    assert_eq!(ts.sku("P").await["on_hand"], 7);
+    let refs: Vec<Value> = ts.ledger("P").await.iter().map(|e| e["ref"].clone()).collect();
+    let (ra, rb) = (a["body"]["id"].clone(), b2["body"]["id"].clone());
+    assert_eq!(refs[refs.len() - 2..], [ra, rb], "in arrival order");
     ts.assert_audit_clean().await;
     ts.finish().await;
 }

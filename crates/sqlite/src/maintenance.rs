@@ -82,6 +82,7 @@ impl Maintenance for SqliteStore {
             max_connections: 1,
             idle: u64::from(waiting == 0),
             waiting,
+            batch_queued: 0,
         }
     }
 

@@ -123,15 +123,22 @@ pub(crate) struct Pending {
     pub(crate) span: tracing::Span,
 }
 
-/// A request on a lane's queue with its place in the instance's bound (given back when its
-/// lane takes it into a batch).
-pub(crate) type Queued = (Pending, OwnedSemaphorePermit);
+/// A lane may queue at most this share of `batch_max_queued` (1/2): one hot SKU's lane may
+/// take most of the instance's bound, and a lane stuck behind a row lock still leaves the
+/// other lanes room.
+pub(crate) const LANE_SHARE_DIVISOR: usize = 2;
 
-/// One lane: its queue (bounded by [`Combiner::queued`], shared by every lane) and, until
-/// its task starts, the receiving end.
+/// A request on a lane's queue with its places in the instance's bound and in its lane's
+/// (both given back when its lane takes it into a batch).
+pub(crate) type Queued = (Pending, (OwnedSemaphorePermit, OwnedSemaphorePermit));
+
+/// One lane: its queue (bounded by [`Combiner::queued`], shared by every lane, and by
+/// `places`, its own share) and, until its task starts, the receiving end.
 pub(crate) struct Lane {
     pub(crate) tx: mpsc::UnboundedSender<Queued>,
     pub(crate) rx: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
+    /// `batch_max_queued / LANE_SHARE_DIVISOR` places.
+    pub(crate) places: Arc<Semaphore>,
 }
 
 /// The combiner of one store: its lanes, each started on first use, the places left in the
@@ -139,9 +146,11 @@ pub(crate) struct Lane {
 /// yet.
 pub(crate) struct Combiner {
     lanes: Vec<Lane>,
-    /// `batch_max_queued` places shared by all lanes, so one hot SKU's lane may queue them
-    /// all.
+    /// `batch_max_queued` places shared by all lanes (a lane takes at most its share, see
+    /// [`LANE_SHARE_DIVISOR`]).
     pub(crate) queued: Arc<Semaphore>,
+    /// The places `queued` started with.
+    capacity: usize,
     holds: Mutex<HashMap<TenantHold, (String, DateTime<Utc>)>>,
 }
 
@@ -152,8 +161,10 @@ impl std::fmt::Debug for Combiner {
 }
 
 impl Combiner {
-    /// Lanes that together queue at most `limits.batch_max_queued` requests.
+    /// Lanes that together queue at most `limits.batch_max_queued` requests, each at most
+    /// its share.
     pub(crate) fn new(limits: &Limits) -> Self {
+        let share = (limits.batch_max_queued / LANE_SHARE_DIVISOR).max(1);
         Combiner {
             lanes: (0..LANES)
                 .map(|_| {
@@ -161,10 +172,12 @@ impl Combiner {
                     Lane {
                         tx,
                         rx: Mutex::new(Some(rx)),
+                        places: Arc::new(Semaphore::new(share)),
                     }
                 })
                 .collect(),
             queued: Arc::new(Semaphore::new(limits.batch_max_queued.max(1))),
+            capacity: limits.batch_max_queued.max(1),
             holds: Mutex::new(HashMap::new()),
         }
     }
@@ -191,6 +204,11 @@ impl Combiner {
         holds
             .remove(&(tenant.to_string(), id.to_string()))
             .map(|(lane, _)| lane)
+    }
+
+    /// Requests waiting on the lanes now (taken places of the instance's bound).
+    pub(crate) fn queued_now(&self) -> usize {
+        self.capacity.saturating_sub(self.queued.available_permits())
     }
 
     /// The lane of a request of `tenant` whose first SKU is `lane_sku`.

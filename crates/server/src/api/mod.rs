@@ -364,8 +364,6 @@ pub(super) fn refuse_key<T>(idem: Option<T>, why: &str) -> Result<(), ApiError> 
     }
 }
 
-/// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply
-/// unknown (and never reaches a database).
 /// A new object's id (allocation, return, hold, unit claim, booking, transfer): a UUIDv7
 /// (RFC 9562, 5.7), ordered by creation within this process (`Uuid::now_v7`), the rest
 /// random. Each new row's primary-key entry lands at the B-tree's right edge instead of on a
@@ -375,6 +373,8 @@ fn new_object_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply
+/// unknown (and never reaches a database).
 fn id_path(kind: &'static str, id: &str) -> Result<(), ApiError> {
     if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(AllotError::not_found(kind, id).into());

@@ -4,17 +4,21 @@
 //! overdue holds is queued again after they are expired.
 //!
 //! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
-//! batch before took `batch_max_requests`): the next begins once that one holds its stock
-//! rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own `SELECT … FOR UPDATE`
-//! travel while the first writes and commits, and its lock is granted at that commit.
-//! Without a backlog the next batch begins when the one before ends, with everything that
-//! arrived meanwhile. Batches on one SKU still take its row one after the other, in
+//! batch before took `batch_max_requests` and more wait): the next begins once that one
+//! holds its stock rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own
+//! `SELECT … FOR UPDATE` travel while the first writes and commits, and its lock is granted
+//! at that commit. Without a backlog the next batch begins when the one before ends, with
+//! everything that arrived meanwhile. Batches on one SKU take its row one after the other, in
 //! arrival order, each reading what the one before committed (READ COMMITTED re-reads a row
-//! locked after a wait: PostgreSQL docs, 13.2.1).
+//! locked after a wait: PostgreSQL docs, 13.2.1). Two consequences of the overlap: a batch
+//! that fails after its `Go` (40001/40P01) runs again behind the one that began meanwhile
+//! (exact, since it reads everything again, but no longer in arrival order); and a request
+//! whose idempotency key the batch before still holds is `409` in use, as any request whose
+//! key a running request holds, where one batch at a time would have replayed it.
 
 use super::txn::{batch_tx, Outcome};
 use super::{AllocatePerRequest, HoldPerRequest};
-use crate::engine::combiner::{Combiner, Op, Pending, Queued};
+use crate::engine::combiner::{Combiner, Op, Pending, Queued, LANE_SHARE_DIVISOR};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::flat::Go;
 use crate::engine::store::PgStore;
@@ -23,6 +27,8 @@ use allot_core::AllotError;
 use allot_core::Capable;
 use chrono::{DateTime, Utc};
 use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use tokio::sync::{mpsc, oneshot};
 
@@ -36,7 +42,8 @@ const MAX_EXPIRY_PASSES: u32 = 2;
 /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
 /// without a combiner and only a weak reference to this one, so when the last store clone
 /// drops, the senders drop and the task ends. With `batch_max_queued` requests already
-/// waiting on the instance's lanes (all of them together) the request is handed back.
+/// waiting on the instance's lanes (all of them together), or its lane's share of that, the
+/// request is handed back.
 pub(super) fn submit(
     this: &Arc<Combiner>,
     store: &PgStore,
@@ -51,14 +58,18 @@ pub(super) fn submit(
         };
         tokio::spawn(lane_loop(ctx, rx));
     }
-    let Ok(place) = this.queued.clone().try_acquire_owned() else {
+    let places = this.queued.clone().try_acquire_owned().and_then(|instance| {
+        let lane = lane.places.clone().try_acquire_owned()?;
+        Ok((instance, lane))
+    });
+    let Ok(places) = places else {
         let e = AllotError::Unavailable(format!(
-            "batch queue full (batch_max_queued = {})",
+            "batch queue full (batch_max_queued = {}, at most 1/{LANE_SHARE_DIVISOR} of it on one lane)",
             store.limits.batch_max_queued
         ));
         return Err(Box::new((p, e)));
     };
-    lane.tx.send((p, place)).map_err(|e| {
+    lane.tx.send((p, places)).map_err(|e| {
         let p = e.0 .0;
         Box::new((p, AllotError::Unavailable("the batch combiner stopped".into())))
     })
@@ -116,16 +127,22 @@ async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::UnboundedReceiver<Queued>) {
                 Err(_) => break,
             }
         }
-        // A full batch leaves a backlog: the next may begin once this one holds its rows. A
-        // smaller one took all that waited: the next begins when it ends, with all that came
-        // meanwhile (a few requests begun early would pay a commit of their own).
-        let backlog = batch.len() >= max;
+        // A full batch with more waiting: the next may begin once this one holds its rows.
+        // Otherwise this one took all that waited, and the next begins when it ends, with all
+        // that came meanwhile (a few requests begun early would pay a commit of their own).
+        let backlog = batch.len() >= max && !rx.is_empty();
         for batch in by_tenant(batch) {
             while running.len() >= STOCK_BATCHES_IN_FLIGHT {
                 running.next().await;
             }
             let (go, mut gone) = oneshot::channel();
-            running.push(run_batch(&ctx, batch, go));
+            // A batch that panics drops only its own requests (they hear `unavailable`).
+            let work = AssertUnwindSafe(run_batch(&ctx, batch, go)).catch_unwind();
+            running.push(work.map(|ended| {
+                if ended.is_err() {
+                    tracing::error!("a stock batch panicked; its requests hear unavailable");
+                }
+            }));
             loop {
                 tokio::select! {
                     _ = &mut gone, if backlog => break,
