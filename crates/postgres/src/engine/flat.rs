@@ -11,6 +11,7 @@
 //! SPAA 2010.)
 
 use allot_core::{AllotError, Result};
+use futures::future::CatchUnwind;
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 use std::collections::HashMap;
@@ -137,42 +138,87 @@ impl<K: Hash + Eq + Clone, T, A> FlatQueues<K, T, A> {
     ) {
         let _guard = RunGuard { queues: self, key };
         let arrived = self.arrivals(key);
-        let mut running = FuturesUnordered::new();
+        let mut batches = InFlight::new(depth, kind);
         loop {
-            while running.len() >= depth.max(1) {
-                running.next().await;
-            }
-            let Some(batch) = self.next_batch(key, max, running.is_empty()) else {
-                if running.is_empty() {
+            batches.room().await;
+            let Some(batch) = self.next_batch(key, max, batches.is_empty()) else {
+                if batches.is_empty() {
                     break; // nothing runs and nothing waits: the queue is gone
                 }
                 // A batch ending or a request joining: look again.
                 tokio::select! {
-                    _ = running.next() => {}
+                    _ = batches.next() => {}
                     _ = arrived.notified() => {}
                 }
                 continue;
             };
             let span = crate::engine::trace::batch_span(kind, batch.iter().map(|(_, _, s)| s));
             let (items, replies): (Vec<T>, Vec<Reply<A>>) = batch.into_iter().map(|(t, r, _)| (t, r)).unzip();
-            let (go, mut gone) = oneshot::channel();
-            let work = AssertUnwindSafe(tracing::Instrument::instrument(decide(items, go), span)).catch_unwind();
-            running.push(async move {
-                match work.await {
-                    Ok(answers) => {
-                        for (reply, answer) in replies.into_iter().zip(answers) {
-                            let _ = reply.send(answer);
-                        }
+            let work = |go| {
+                let answers = tracing::Instrument::instrument(decide(items, go), span);
+                async move {
+                    for (reply, answer) in replies.into_iter().zip(answers.await) {
+                        let _ = reply.send(answer);
                     }
-                    Err(_) => tracing::error!(kind, "a batch panicked; its requests hear unavailable"),
                 }
-            });
-            // Drive the running batches until this one lets the next begin (or ends).
-            loop {
-                tokio::select! {
-                    _ = &mut gone => break,
-                    ended = running.next() => if ended.is_none() { break },
-                }
+            };
+            batches.start(work, true).await;
+        }
+    }
+}
+
+/// The batches of one task in flight, at most `depth` at once, each under `catch_unwind`: a
+/// batch that panics drops only what it owns (its requests' replies, so they hear
+/// `unavailable`), and the others go on. Shared by [`FlatQueues::run`] and the `batched`
+/// stock lanes (`batched/lane.rs`).
+pub(crate) struct InFlight<F> {
+    running: FuturesUnordered<CatchUnwind<AssertUnwindSafe<F>>>,
+    depth: usize,
+    kind: &'static str,
+}
+
+impl<F: Future<Output = ()>> InFlight<F> {
+    /// No batch yet; at most `depth` (at least 1) at once; `kind` names them in the log.
+    pub(crate) fn new(depth: usize, kind: &'static str) -> Self {
+        InFlight {
+            running: FuturesUnordered::new(),
+            depth: depth.max(1),
+            kind,
+        }
+    }
+
+    /// Whether no batch runs.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.running.is_empty()
+    }
+
+    /// Wait for a batch to end; `None` when none runs.
+    pub(crate) async fn next(&mut self) -> Option<()> {
+        let ended = self.running.next().await?;
+        if ended.is_err() {
+            tracing::error!(kind = self.kind, "a batch panicked; its requests hear unavailable");
+        }
+        Some(())
+    }
+
+    /// Wait until fewer than `depth` batches run.
+    pub(crate) async fn room(&mut self) {
+        while self.running.len() >= self.depth {
+            self.next().await;
+        }
+    }
+
+    /// Begin the batch `work` makes around its [`Go`] once there is room, and drive the
+    /// batches in flight until the next may begin: when this one sends or drops its go if
+    /// `early`, else when every batch has ended.
+    pub(crate) async fn start(&mut self, work: impl FnOnce(Go) -> F, early: bool) {
+        self.room().await;
+        let (go, mut gone) = oneshot::channel();
+        self.running.push(AssertUnwindSafe(work(go)).catch_unwind());
+        loop {
+            tokio::select! {
+                _ = &mut gone, if early => break,
+                ended = self.next() => if ended.is_none() { break },
             }
         }
     }

@@ -20,17 +20,14 @@ use super::txn::{batch_tx, Outcome};
 use super::{AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending, Queued, LANE_SHARE_DIVISOR};
 use crate::engine::errors::{is_retryable, map_error};
-use crate::engine::flat::Go;
+use crate::engine::flat::{Go, InFlight};
 use crate::engine::store::PgStore;
 use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;
 use chrono::{DateTime, Utc};
-use futures::stream::{FuturesUnordered, StreamExt};
-use futures::FutureExt;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// Batches of one lane in flight at once (see the module's doc).
 const STOCK_BATCHES_IN_FLIGHT: usize = 2;
@@ -105,13 +102,13 @@ struct LaneCtx {
 /// the module's doc), until every sender is gone; then the batches in flight finish.
 async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::UnboundedReceiver<Queued>) {
     let max = ctx.store.limits.batch_max_requests.max(1);
-    let mut running = FuturesUnordered::new();
+    let mut batches = InFlight::new(STOCK_BATCHES_IN_FLIGHT, "stock");
     loop {
-        let first = match running.is_empty() {
+        let first = match batches.is_empty() {
             true => rx.recv().await,
             false => tokio::select! {
                 p = rx.recv() => p,
-                _ = running.next() => continue,
+                _ = batches.next() => continue,
             },
         };
         let Some((first, place)) = first else { break };
@@ -132,26 +129,10 @@ async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::UnboundedReceiver<Queued>) {
         // that came meanwhile (a few requests begun early would pay a commit of their own).
         let backlog = batch.len() >= max && !rx.is_empty();
         for batch in by_tenant(batch) {
-            while running.len() >= STOCK_BATCHES_IN_FLIGHT {
-                running.next().await;
-            }
-            let (go, mut gone) = oneshot::channel();
-            // A batch that panics drops only its own requests (they hear `unavailable`).
-            let work = AssertUnwindSafe(run_batch(&ctx, batch, go)).catch_unwind();
-            running.push(work.map(|ended| {
-                if ended.is_err() {
-                    tracing::error!("a stock batch panicked; its requests hear unavailable");
-                }
-            }));
-            loop {
-                tokio::select! {
-                    _ = &mut gone, if backlog => break,
-                    ended = running.next() => if ended.is_none() { break },
-                }
-            }
+            batches.start(|go| run_batch(&ctx, batch, go), backlog).await;
         }
     }
-    while running.next().await.is_some() {}
+    while batches.next().await.is_some() {}
 }
 
 /// The requests of one drained batch split by tenant (in order of each tenant's first
