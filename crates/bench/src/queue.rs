@@ -55,6 +55,8 @@ pub struct QueueOptions {
     pub limit_per_key: Option<i64>,
     /// `--fifo`: also run each strategy with `fifo_per_key`.
     pub fifo: bool,
+    /// False (`--drop-completed`): every run's queue has `keep_completed: false`.
+    pub keep_completed: bool,
 }
 
 impl QueueOptions {
@@ -63,6 +65,15 @@ impl QueueOptions {
         (self.limit_per_key.is_some() || self.fifo).then(|| allot_core::job::queue::QueueSettings {
             max_running_per_key: self.limit_per_key,
             fifo_per_key: self.fifo,
+            keep_completed: self.keep_completed,
+            ..Default::default()
+        })
+    }
+
+    /// The settings of the plain run: none, or only `keep_completed: false`.
+    fn plain(&self) -> Option<allot_core::job::queue::QueueSettings> {
+        (!self.keep_completed).then(|| allot_core::job::queue::QueueSettings {
+            keep_completed: false,
             ..Default::default()
         })
     }
@@ -197,7 +208,7 @@ pub async fn queue_bench(
             eprintln!("skipping {}: the backend does not support it", strategy.name());
             continue;
         }
-        let plain = run_one(store.clone(), opts, strategy, None).await?;
+        let plain = run_one(store.clone(), opts, strategy, opts.plain()).await?;
         let limited = match opts.limited() {
             Some(settings) => {
                 let mut r = run_one(store.clone(), opts, strategy, Some(settings)).await?;
@@ -212,7 +223,7 @@ pub async fn queue_bench(
     Ok(reports)
 }
 
-/// A run's mode as the table shows it: `plain`, or the limited run's settings.
+/// A run's mode as the table shows it: `plain`, or the run's settings.
 fn mode_of(settings: Option<&allot_core::job::queue::QueueSettings>) -> String {
     let Some(s) = settings else {
         return "plain".to_string();
@@ -225,6 +236,12 @@ fn mode_of(settings: Option<&allot_core::job::queue::QueueSettings>) -> String {
     if s.fifo_per_key {
         parts.push("fifo".into());
     }
+    if parts.is_empty() {
+        parts.push("plain".into());
+    }
+    if !s.keep_completed {
+        parts.push("drop completed".into());
+    }
     parts.join(" + ")
 }
 
@@ -234,7 +251,11 @@ async fn queue_of(
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
 ) -> Result<String, crate::BenchError> {
-    let tag = if settings.is_some() { "limited" } else { "plain" };
+    let tag = if settings.as_ref().is_some_and(|s| s.gates_claims()) {
+        "limited"
+    } else {
+        "plain"
+    };
     let queue = format!("bench-{}-{}-{tag}", crate::load::run_id(), strategy.name());
     if let Some(s) = settings {
         let s = allot_core::job::queue::QueueSettings {
@@ -307,7 +328,10 @@ async fn run_one(
         vs_plain: None,
         accepted,
         enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
-        completed_per_s: counts.counts[&allot_core::JobState::Completed] as f64 / elapsed.max(1e-9),
+        completed_per_s: match opts.keep_completed {
+            true => counts.counts[&allot_core::JobState::Completed] as f64,
+            false => completed_by_live as f64,
+        } / elapsed.max(1e-9),
         claim_latency_us_p50: h.value_at_quantile(0.5),
         claim_latency_us_p99: h.value_at_quantile(0.99),
         counts: counts.counts,
@@ -410,8 +434,18 @@ fn check(queue: &QueueCounts, accepted: u64, completed_by_live: u64, opts: &Queu
     if open > 0 {
         violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
     }
-    let completed = counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0);
-    if completed as u64 != accepted {
+    let completed = counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0) as u64;
+    if !opts.keep_completed && completed != 0 {
+        violations.push(format!("{completed} completed jobs kept by a queue that drops them"));
+    }
+    // A queue that drops its completed jobs leaves no row to count: the pools' acknowledged
+    // completions (each deleted one job) stand for them.
+    let completed = if opts.keep_completed {
+        completed
+    } else {
+        completed_by_live
+    };
+    if completed != accepted {
         violations.push(format!("completed {completed} != accepted {accepted} (lost or extra)"));
     }
     let discarded = counts.get(&allot_core::JobState::Discarded).copied().unwrap_or(0);

@@ -214,6 +214,11 @@ pub(crate) struct QueueArgs {
     /// Also run each strategy with `fifo_per_key` (with --limit: both in one run).
     #[arg(long)]
     pub(crate) fifo: bool,
+    /// Run on queues with `keep_completed: false` (a completion deletes its job, as
+    /// graphile-worker does); the check then counts the completions the pools had
+    /// acknowledged, so use it with `--kill-workers 0`.
+    #[arg(long)]
+    pub(crate) drop_completed: bool,
     /// Instead of the workload: single-job claims only, from this many clients, for at most
     /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
     #[arg(long)]
@@ -550,6 +555,7 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         keys: a.keys.unwrap_or(if a.limit.is_some() || a.fifo { 1000 } else { 0 }),
         limit_per_key: a.limit,
         fifo: a.fifo,
+        keep_completed: !a.drop_completed,
     };
     if let Some(clients) = a.claims_only {
         return claims_only(store, &opts.strategies, (&a, &database_url), clients).await;

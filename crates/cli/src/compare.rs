@@ -288,6 +288,7 @@ pub(crate) async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<V
         keys: 0,
         limit_per_key: None,
         fifo: false,
+        keep_completed: true,
     };
     Ok(allot_bench::queue_bench(store, &opts)
         .await?

@@ -34,6 +34,7 @@
 //! | `bulk_jobs` | `queues::bulk_actions_by_filter` |
 //! | `reschedule_job` | `queues::reschedule_moves_a_waiting_job` |
 //! | the enqueue's `traceparent`, returned by claims | `queues::trace_context_travels_with_the_job` |
+//! | `keep_completed` (completions delete the job) | `queues::completed_jobs_dropped_when_not_kept` |
 //! | `list_queues`, `fold_queue_counts` (and `queue_counts`, `queue_depths` read the maintained counts) | `queues::queue_counts_are_maintained` |
 //! | `create_schedule`, `list_schedules`, `pause_schedule`, `delete_schedule`, `run_schedules` | `queues::schedules_tick_once_across_stores` |
 //! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
@@ -98,6 +99,7 @@ macro_rules! suite {
             queues::bulk_actions_by_filter,
             queues::reschedule_moves_a_waiting_job,
             queues::trace_context_travels_with_the_job,
+            queues::completed_jobs_dropped_when_not_kept,
             keys::keys_by_tenant,
             instances::instances_by_heartbeat,
             isolation::other_tenants_objects_are_not_found,

@@ -597,3 +597,85 @@ pub async fn reschedule_moves_a_waiting_job(f: Fixture) {
     assert!(validate::reschedule(body(json!({"delay_ms": -1})), &f.limits).is_err());
     f.finish().await;
 }
+
+/// The counts of `queue` by state (the maintained counts), without zeros.
+async fn counted(f: &Fixture, queue: &str) -> std::collections::BTreeMap<JobState, i64> {
+    let mut c = f.store.queue_counts(&T, queue).await.unwrap().counts;
+    c.retain(|_, n| *n != 0);
+    c
+}
+
+/// A queue with `keep_completed: false` deletes each job as it completes, one at a time or in
+/// a batch (its id is then not found, and a second completion of it is `lease_lost`), while
+/// a failed job stays; its claims are the plain ones (every job leased), a limited one still
+/// obeys its limit; the counts follow; `keep_completed: true` alone is the defaults again.
+pub async fn completed_jobs_dropped_when_not_kept(f: Fixture) {
+    let s = &f.store;
+    let set = settle(&f, "drop", json!({"keep_completed": false})).await;
+    assert!(!set.keep_completed && !set.gates_claims());
+    assert_eq!(s.queue_settings(&T, "drop").await.unwrap(), set);
+    let ids = enqueue(&f, "drop", json!([{}, {}, {}, {}])).await;
+    let leased = lease(&f, "drop", 10).await;
+    assert_eq!(leased.iter().map(|j| j.id).collect::<Vec<_>>(), ids);
+    let done = Complete {
+        lease_token: leased[0].lease_token.clone(),
+        output: Some(json!({"sent": true})),
+    };
+    let one = fresh(s.complete_job(&T, ids[0], done, None).await);
+    assert_eq!((one.id, one.state, one.attempt), (ids[0], JobState::Completed, 1));
+    assert!(matches!(
+        s.job_detail(&T, ids[0]).await,
+        Err(allot_core::AllotError::NotFound { .. })
+    ));
+    let batch = leased[..3]
+        .iter()
+        .map(|j| allot_core::job::Completion {
+            id: j.id,
+            lease_token: j.lease_token.clone(),
+        })
+        .collect();
+    let r = fresh(s.complete_jobs(&T, "drop", batch, None).await);
+    assert_eq!((r.completed, r.lease_lost), (vec![ids[1], ids[2]], vec![ids[0]]));
+    let fail = validate::fail(
+        body(json!({"lease_token": leased[3].lease_token, "retry_in_ms": 60_000})),
+        &f.limits,
+    )
+    .unwrap();
+    fresh(s.fail_job(&T, ids[3], fail, None).await);
+    let listed = s.list_jobs(&T, "drop", JobFilter::default(), 0, 10).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|j| (j.id, j.state)).collect::<Vec<_>>(),
+        [(ids[3], JobState::Retryable)]
+    );
+    assert_eq!(counted(&f, "drop").await, [(JobState::Retryable, 1)].into());
+    settle(&f, "capped", json!({"keep_completed": false, "max_running": 1})).await;
+    let capped = enqueue(&f, "capped", json!([{}, {}])).await;
+    let first = lease(&f, "capped", 2).await;
+    assert_eq!(
+        first.iter().map(|j| j.id).collect::<Vec<_>>(),
+        [capped[0]],
+        "the limit holds"
+    );
+    fresh(
+        s.complete_job(&T, capped[0], Complete::new(&first[0].lease_token), None)
+            .await,
+    );
+    assert_eq!(counted(&f, "capped").await, [(JobState::Available, 1)].into());
+    let kept = settle(&f, "drop", json!({"keep_completed": true})).await;
+    assert_eq!(
+        kept,
+        QueueSettings {
+            queue: "drop".into(),
+            ..Default::default()
+        }
+    );
+    let again = enqueue(&f, "drop", json!([{}])).await;
+    let leased = lease(&f, "drop", 1).await;
+    assert_eq!(leased[0].id, again[0]);
+    fresh(
+        s.complete_job(&T, again[0], Complete::new(&leased[0].lease_token), None)
+            .await,
+    );
+    assert_eq!(s.job_detail(&T, again[0]).await.unwrap().job.state, JobState::Completed);
+    f.finish().await;
+}

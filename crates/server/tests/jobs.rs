@@ -648,8 +648,13 @@ async fn queue_settings_and_the_operators_view(ts: &TestServer) {
         )
         .await;
     assert_eq!(
-        (s, set["fifo_per_key"].as_bool(), set["paused"].as_bool()),
-        (200, Some(true), Some(false)),
+        (
+            s,
+            set["fifo_per_key"].as_bool(),
+            set["paused"].as_bool(),
+            set["keep_completed"].as_bool()
+        ),
+        (200, Some(true), Some(false), Some(true)),
         "{set}"
     );
     assert_eq!(ts.get("/v1/queues/ops/settings").await.1, set);

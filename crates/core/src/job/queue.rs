@@ -51,11 +51,17 @@ pub struct QueueSettingsBody {
     /// place. Default false.
     #[serde(default)]
     pub fifo_per_key: Option<bool>,
+    /// Keep completed jobs until the server's job retention prunes them. Default true;
+    /// false deletes a job in the statement that completes it (graphile-worker and Que
+    /// always do, BullMQ's `removeOnComplete`): its id then answers 404 and the queue's
+    /// `completed` count stays put. Failed, discarded and cancelled jobs are kept either way.
+    #[serde(default)]
+    pub keep_completed: Option<bool>,
 }
 
 /// A queue's settings (the answer of `PUT /v1/queues/{queue}`, `GET
 /// /v1/queues/{queue}/settings` and pause/resume; what the stores keep).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QueueSettings {
     /// The queue.
@@ -73,6 +79,24 @@ pub struct QueueSettings {
     pub rate: Option<Rate>,
     /// One at a time per key, in enqueue order.
     pub fifo_per_key: bool,
+    /// Whether completed jobs are kept (false: deleted as they complete).
+    pub keep_completed: bool,
+}
+
+impl Default for QueueSettings {
+    /// No queue named; not paused, no limit, no FIFO, completed jobs kept: what a queue
+    /// without stored settings has.
+    fn default() -> Self {
+        QueueSettings {
+            queue: String::new(),
+            paused: false,
+            max_running: None,
+            max_running_per_key: None,
+            rate: None,
+            fifo_per_key: false,
+            keep_completed: true,
+        }
+    }
 }
 
 impl QueueSettings {
@@ -80,6 +104,18 @@ impl QueueSettings {
     /// queue's settings row, so an unlimited queue pays nothing.
     pub fn is_limited(&self) -> bool {
         self.max_running.is_some() || self.max_running_per_key.is_some() || self.rate.is_some() || self.fifo_per_key
+    }
+
+    /// Whether a claim of the queue goes through the limited path (paused or limited); a
+    /// queue that only drops its completed jobs is claimed as one without settings.
+    pub fn gates_claims(&self) -> bool {
+        self.paused || self.is_limited()
+    }
+
+    /// Whether these are the settings of a queue without stored settings (the stores then
+    /// keep no row).
+    pub fn is_default(&self) -> bool {
+        !self.gates_claims() && self.keep_completed
     }
 }
 
@@ -208,6 +244,7 @@ mod tests {
                 per_key: false,
             }),
             fifo_per_key: true,
+            keep_completed: true,
         };
         let busy = BlockFacts {
             running_in_queue: 2,

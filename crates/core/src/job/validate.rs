@@ -196,6 +196,7 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
         max_running_per_key: body.max_running_per_key,
         rate: body.rate,
         fifo_per_key: body.fifo_per_key.unwrap_or(false),
+        keep_completed: body.keep_completed.unwrap_or(true),
     })
 }
 

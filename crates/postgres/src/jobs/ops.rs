@@ -20,14 +20,14 @@ use std::collections::HashSet;
 /// other states rather than `IN` the runnable ones, so it cannot imply the predicate of
 /// `jobs_fetch`: with statistics that believe no job is runnable, the planner would otherwise
 /// scan that whole partial index as the outer side of the join.
-/// A queue with settings (paused, limited, FIFO) is claimed by `allot_claim_limited` (V18)
-/// instead, in the same statement: both branches test the settings row with an uncorrelated
-/// `EXISTS`, a one-time filter, so exactly one of them runs and an unlimited queue pays one
-/// primary-key probe. `$6`: the tenant.
+/// A queue with settings that gate claims (paused, limited, FIFO: `gates_claims`, V24) is
+/// claimed by `allot_claim_limited` (V18) instead, in the same statement: both branches test
+/// the settings row with an uncorrelated `EXISTS`, a one-time filter, so exactly one of them
+/// runs and an unlimited queue pays one primary-key probe. `$6`: the tenant.
 pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE tenant = $6 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
-       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)
+       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1 AND s.gates_claims)
      ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
 claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
@@ -38,7 +38,7 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
 SELECT * FROM claimed
 UNION ALL
 SELECT * FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text)
- WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1)";
+ WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1 AND s.gates_claims)";
 
 /// The `advisory` claim: try-lock candidates of a bounded window (`$6` rows) with
 /// `pg_try_advisory_xact_lock(class, key)`; the lock lives only as long as the statement's
@@ -54,7 +54,7 @@ SELECT * FROM allot_claim_limited($6, $1, $2, $3, $4, $5::text)
 pub(crate) const SQL_CLAIM_ADVISORY: &str = "WITH candidates AS MATERIALIZED (
     SELECT id FROM jobs
      WHERE tenant = $8 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
-       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)
+       AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1 AND s.gates_claims)
      ORDER BY priority, run_at, id LIMIT $6),
 locked AS MATERIALIZED (
     SELECT id FROM candidates WHERE pg_try_advisory_xact_lock($7::int4, ((id # hashtext($8::text)) & 2147483647)::int4) LIMIT $3),
@@ -67,7 +67,7 @@ RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token,
 SELECT * FROM claimed
 UNION ALL
 SELECT * FROM allot_claim_limited($8, $1, $2, $3, $4, $5::text)
- WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1)";
+ WHERE EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $8 AND s.queue = $1 AND s.gates_claims)";
 
 /// Heartbeat: extend the lease of a running job whose token matches (`$1` id, `$2` token,
 /// `$3` now, `$4` lease_ms, `$5` tenant). Found by the primary key whatever the statistics say
@@ -82,14 +82,25 @@ pub(crate) const SQL_HEARTBEAT: &str =
 /// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
 /// candidate: with statistics that believe no job runs, the planner would read every running
 /// job of the queue.
+///
+/// A queue that does not keep completed jobs (`keep_completed = false`, V24) has them deleted
+/// instead: the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
+/// so exactly one of them runs.
 pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
      SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
          ON j.tenant = $5 AND j.id = t.id AND j.lease_token = t.token
       WHERE j.tenant = $5 AND j.queue = $1
-      ORDER BY j.id FOR UPDATE OF j)
+      ORDER BY j.id FOR UPDATE OF j),
+ kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
    FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
- RETURNING j.id";
+    AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
+ RETURNING j.id),
+ dropped AS (
+ DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
+    AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
+ RETURNING j.id)
+ SELECT id FROM kept UNION ALL SELECT id FROM dropped";
 
 /// Advisory lock class of job claims (two-int form, apart from every other lock).
 pub(crate) const JOB_LOCK_CLASS: i32 = 0x0a11_0c02;
@@ -213,14 +224,25 @@ pub(crate) async fn complete<C: GenericClient>(
     req: &Complete,
     now: DateTime<Utc>,
 ) -> Result<JobStatus> {
-    let sql = format!(
-        "UPDATE jobs SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL,
-                output = $5::json
-          WHERE tenant = $4 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-    );
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [&id, &req.lease_token, &now, &tenant, &req.output];
-    transition(c, tenant, &sql, id, &params).await
+    transition(c, tenant, SQL_COMPLETE, id, &params).await
 }
+
+/// Complete one running job whose token matches (`$1` id, `$2` token, `$3` now, `$4` tenant,
+/// `$5` output): kept with its output, or deleted when its queue does not keep completed jobs
+/// (the answer then still says `completed`).
+const SQL_COMPLETE: &str = "WITH target AS MATERIALIZED (
+     SELECT j.id, NOT EXISTS (SELECT 1 FROM queue_settings s
+                               WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed) AS keep
+       FROM jobs j WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 FOR UPDATE OF j),
+ kept AS (
+ UPDATE jobs j SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL, output = $5::json
+   FROM target WHERE j.tenant = $4 AND j.id = target.id AND target.keep
+ RETURNING j.id, j.state, j.attempt, j.run_at, j.lease_expires_at),
+ dropped AS (
+ DELETE FROM jobs j USING target WHERE j.tenant = $4 AND j.id = target.id AND NOT target.keep
+ RETURNING j.id, 'completed'::text AS state, j.attempt, j.run_at, NULL::timestamptz AS lease_expires_at)
+ SELECT * FROM kept UNION ALL SELECT * FROM dropped";
 
 /// Snooze a running job whose token matches: `scheduled` at now + `delay_ms`, the attempt
 /// given back (a snooze is not a failure: Oban's `{:snooze, seconds}`).

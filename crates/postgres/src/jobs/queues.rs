@@ -75,14 +75,16 @@ fn settings_of(queue: &str, r: Option<&tokio_postgres::Row>) -> Result<QueueSett
             per_key: r.get("rate_per_key"),
         }),
         fifo_per_key: col(r, "fifo_per_key")?,
+        keep_completed: col(r, "keep_completed")?,
     })
 }
 
-/// Write `s` for `tenant` in `c`: settings that change nothing delete the row, so the claim
-/// of that queue takes the unlimited path again; a queue without a rate forgets its starts.
+/// Write `s` for `tenant` in `c`: settings that change nothing delete the row; a queue
+/// without a rate forgets its starts. (The claim takes the unlimited path unless the row
+/// `gates_claims`, V24.)
 async fn store_settings<C: GenericClient>(c: &C, tenant: &str, s: &QueueSettings) -> Result<()> {
     let to_i32 = |v: Option<i64>| v.map(|n| n as i32);
-    if !s.paused && !s.is_limited() {
+    if s.is_default() {
         c.execute(
             "DELETE FROM queue_settings WHERE tenant = $1 AND queue = $2",
             &[&tenant, &s.queue],
@@ -92,10 +94,10 @@ async fn store_settings<C: GenericClient>(c: &C, tenant: &str, s: &QueueSettings
     } else {
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
-                                         rate_window_ms, rate_per_key, fifo_per_key)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = $3, max_running = $4, max_running_per_key = $5,
-                rate_per_window = $6, rate_window_ms = $7, rate_per_key = $8, fifo_per_key = $9",
+                rate_per_window = $6, rate_window_ms = $7, rate_per_key = $8, fifo_per_key = $9, keep_completed = $10",
             &[
                 &tenant,
                 &s.queue,
@@ -106,6 +108,7 @@ async fn store_settings<C: GenericClient>(c: &C, tenant: &str, s: &QueueSettings
                 &s.rate.map(|r| r.window_ms),
                 &s.rate.is_some_and(|r| r.per_key),
                 &s.fifo_per_key,
+                &s.keep_completed,
             ],
         )
         .await

@@ -75,6 +75,7 @@ pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Opti
                         per_key,
                     }),
                     fifo_per_key: r.get("fifo_per_key")?,
+                    keep_completed: r.get("keep_completed")?,
                 })
             })
             .optional()
@@ -92,7 +93,7 @@ fn by_key(c: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Ha
 /// The jobs `req` leases at `now_us` (best first) and whether their starts are recorded (the
 /// queue has a rate).
 pub(super) fn pick(c: &Connection, tenant: &str, req: &Claim, now_us: i64) -> Result<(Vec<Picked>, bool)> {
-    let Some(s) = settings(c, tenant, &req.queue)? else {
+    let Some(s) = settings(c, tenant, &req.queue)?.filter(QueueSettings::gates_claims) else {
         let rows = c
             .prepare_cached(SQL_RUNNABLE)
             .and_then(|mut st| {

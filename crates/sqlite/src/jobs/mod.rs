@@ -39,6 +39,17 @@ fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
     .ok_or_else(|| AllotError::not_found("job", id.to_string()))
 }
 
+/// Whether the queue of job `id` keeps its completed jobs (its settings' `keep_completed`;
+/// true without settings).
+fn job_keeps_completed(c: &Connection, tenant: &str, id: i64) -> Result<bool> {
+    c.prepare_cached(
+        "SELECT NOT EXISTS (SELECT 1 FROM jobs j JOIN queue_settings s ON s.tenant = j.tenant AND s.queue = j.queue
+                             WHERE j.tenant = ?2 AND j.id = ?1 AND NOT s.keep_completed)",
+    )
+    .and_then(|mut s| s.query_row(params![id, tenant], |r| r.get(0)))
+    .map_err(map_error)
+}
+
 /// The running attempt of `id` holding `token`: `(attempt, max_attempts)`; else `lease_lost`
 /// (or `not_found`).
 fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i32)> {
@@ -185,6 +196,17 @@ impl JobStore for SqliteStore {
         let output = req.output.as_ref().map(|o| o.to_string());
         self.write(tenant, idem, move |tx| {
             leased(tx, &t, id, &req.lease_token)?;
+            if !job_keeps_completed(tx, &t, id)? {
+                let done = JobStatus {
+                    state: JobState::Completed,
+                    lease_expires_at: None,
+                    ..status(tx, &t, id)?
+                };
+                tx.prepare_cached("DELETE FROM jobs WHERE tenant = ?2 AND id = ?1")
+                    .and_then(|mut s| s.execute(params![id, t]))
+                    .map_err(map_error)?;
+                return Ok(done);
+            }
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL,
                         output = ?4
@@ -284,12 +306,16 @@ impl JobStore for SqliteStore {
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
+            let sql = if limited::settings(tx, &t, &queue)?.is_none_or(|s| s.keep_completed) {
+                "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
+            } else {
+                "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3
+                    AND ?4 IS NOT NULL"
+            };
             for j in &jobs {
                 let n = tx
-                    .prepare_cached(
-                        "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
-                          WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3",
-                    )
+                    .prepare_cached(sql)
                     .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now, t]))
                     .map_err(map_error)?;
                 if n == 1 {

@@ -81,7 +81,7 @@ pub(super) fn job_view(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobView> {
 /// Write `s`: settings that change nothing delete the row; a queue without a rate forgets its
 /// starts.
 fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()> {
-    if !s.paused && !s.is_limited() {
+    if s.is_default() {
         c.execute(
             "DELETE FROM queue_settings WHERE tenant = ?1 AND queue = ?2",
             params![tenant, s.queue],
@@ -90,10 +90,10 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()>
     } else {
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
-                                         rate_window_ms, rate_per_key, fifo_per_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = ?3, max_running = ?4, max_running_per_key = ?5,
-                rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9",
+                rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9, keep_completed = ?10",
             params![
                 tenant,
                 s.queue,
@@ -103,7 +103,8 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()>
                 s.rate.map(|r| r.per_window),
                 s.rate.map(|r| r.window_ms),
                 s.rate.is_some_and(|r| r.per_key),
-                s.fifo_per_key
+                s.fifo_per_key,
+                s.keep_completed
             ],
         )
         .map_err(map_error)?;
