@@ -6,6 +6,7 @@
 # Prints each run's completed jobs/s and allot's mean over the peer's.
 #   bench/peers/queue_compare.sh postgres://postgres@127.0.0.1:5432/postgres [ALLOT_BIN]
 #   JOBS=50000 ROUNDS=2 MODE=both|after (the peer's: `after` enqueues everything first)
+#   KEEP=1: allot keeps its completed jobs (by default it drops them, as the peer does)
 #   ALLOT_SHAPE="-p 4 -w 4 --concurrency 200 --claim-batch 100 --single-fraction 0.01" (allot's
 #   own `bench queue` defaults instead of the peer's shape)
 set -euo pipefail
@@ -21,12 +22,15 @@ fresh() {
 allot_run() {
   local url; url=$(fresh allot_peer_allot)
   # Shaped like the peer: one producer enqueuing batches of 1000 (no single-job enqueues),
-  # one worker pool claiming up to 500 at a time (the peer's local queue of 500), with 800
-  # slots (a job keeps its slot until its completion is flushed). ALLOT_SHAPE replaces these.
-  local shape=${ALLOT_SHAPE:-"-p 1 --batch 1000 --single-fraction 0 -w 1 --concurrency 800 --claim-batch 500"}
+  # 800 slots (a job keeps its slot until its completion is flushed) in two pools that each
+  # claim up to 250 at a time, so one claims while the other's statement runs (the peer
+  # refills its local queue of 500 while its jobs run). ALLOT_SHAPE replaces these. A
+  # completion deletes the job, as the peer's does (`keep_completed: false`), unless KEEP=1.
+  local shape=${ALLOT_SHAPE:-"-p 1 --batch 1000 --single-fraction 0 -w 2 --concurrency 400 --claim-batch 250"}
+  local keep="--drop-completed"; [ "${KEEP:-0}" = 1 ] && keep=""
   # shellcheck disable=SC2086
   ALLOT_LOG=warn "$ALLOT" bench queue --database-url "$url" --strategy skip_locked -j "$JOBS" \
-    --kill-workers 0 --fail-fraction 0 $shape --json "$OUT/allot.json" >/dev/null 2>&1
+    --kill-workers 0 --fail-fraction 0 $shape $keep --json "$OUT/allot.json" >/dev/null 2>&1
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))[0]["completed_per_s"]))' "$OUT/allot.json"
 }
 peer_run() {

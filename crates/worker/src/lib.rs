@@ -80,7 +80,9 @@ pub struct WorkerConfig {
     pub poll_ms: u64,
     /// Completions per flush, at most.
     pub completion_batch: usize,
-    /// Longest a completion waits for its flush, ms.
+    /// Longest a completion waits for more to join its flush, ms. 0 (the default): none;
+    /// a flush takes what is queued when it starts, so batches grow with the load while
+    /// each flush runs ("natural batching", as graphile-worker's `completeJobBatchDelay: 0`).
     pub completion_flush_ms: u64,
     /// Claim strategy.
     pub strategy: ClaimStrategy,
@@ -99,7 +101,7 @@ impl WorkerConfig {
             lease_ms: allot_core::job::DEFAULT_LEASE_MS,
             poll_ms: 50,
             completion_batch: 500,
-            completion_flush_ms: 5,
+            completion_flush_ms: 0,
             strategy,
             worker: None,
         }
@@ -367,7 +369,8 @@ async fn complete_loop(
     mut rx: mpsc::Receiver<Done>,
     stats: Arc<WorkerStats>,
 ) {
-    let flush = Duration::from_millis(cfg.completion_flush_ms.max(1));
+    // With no wait, `timeout_at` still takes what is already queued: it polls `recv` first.
+    let flush = Duration::from_millis(cfg.completion_flush_ms);
     loop {
         let Some(first) = rx.recv().await else { return };
         let mut batch = vec![first];
