@@ -5,7 +5,7 @@
 # alternating (ABBA over ROUNDS pairs), each run on a fresh database beside the one given.
 # Prints each run's completed jobs/s and allot's mean over the peer's.
 #   bench/peers/queue_compare.sh postgres://postgres@127.0.0.1:5432/postgres [ALLOT_BIN]
-#   JOBS=50000 ROUNDS=2 MODE=both|after (the peer's: `after` enqueues everything first)
+#   JOBS=50000 ROUNDS=2 MODE=both|after (`after`: both enqueue everything first, then work)
 #   KEEP=1: allot keeps its completed jobs (by default it drops them, as the peer does)
 #   ALLOT_SHAPE="-p 4 -w 4 --concurrency 200 --claim-batch 100 --single-fraction 0.01" (allot's
 #   own `bench queue` defaults instead of the peer's shape)
@@ -28,9 +28,10 @@ allot_run() {
   # completion deletes the job, as the peer's does (`keep_completed: false`), unless KEEP=1.
   local shape=${ALLOT_SHAPE:-"-p 1 --batch 1000 --single-fraction 0 -w 2 --concurrency 400 --claim-batch 250"}
   local keep="--drop-completed"; [ "${KEEP:-0}" = 1 ] && keep=""
+  local first=""; [ "$MODE" = after ] && first="--enqueue-first"
   # shellcheck disable=SC2086
   ALLOT_LOG=warn "$ALLOT" bench queue --database-url "$url" --strategy skip_locked -j "$JOBS" \
-    --kill-workers 0 --fail-fraction 0 $shape $keep --json "$OUT/allot.json" >/dev/null 2>&1
+    --kill-workers 0 --fail-fraction 0 $shape $keep $first --json "$OUT/allot.json" >/dev/null 2>&1
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))[0]["completed_per_s"]))' "$OUT/allot.json"
 }
 peer_run() {

@@ -57,6 +57,9 @@ pub struct QueueOptions {
     pub fifo: bool,
     /// False (`--drop-completed`): every run's queue has `keep_completed: false`.
     pub keep_completed: bool,
+    /// `--enqueue-first`: every job is enqueued before the pools start (the rate still
+    /// counts from the first enqueue).
+    pub enqueue_first: bool,
 }
 
 impl QueueOptions {
@@ -294,17 +297,14 @@ async fn run_one(
             }
         })
     };
-    let mut pools = Vec::new();
-    for w in 0..opts.workers.max(1) {
-        let mut cfg = WorkerConfig::new(&queue, strategy);
-        cfg.concurrency = opts.concurrency;
-        cfg.claim_batch = opts.claim_batch;
-        cfg.lease_ms = opts.lease_ms;
-        cfg.worker = Some(format!("w{w}"));
-        pools.push(WorkerPool::start(timed.clone(), cfg, Arc::new(BenchHandler)));
-    }
     let started = Instant::now();
-    let accepted = produce(&store, &queue, opts).await?;
+    let (accepted, mut pools) = if opts.enqueue_first {
+        let accepted = produce(&store, &queue, opts).await?;
+        (accepted, start_pools(&timed, opts, &queue, strategy))
+    } else {
+        let pools = start_pools(&timed, opts, &queue, strategy);
+        (produce(&store, &queue, opts).await?, pools)
+    };
     let enqueue_s = started.elapsed().as_secs_f64();
     let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
     let (counts, killed) = drain(&store, &queue, &mut pools, accepted, opts).await?;
@@ -340,6 +340,20 @@ async fn run_one(
         lease_lost,
         violations,
     })
+}
+
+/// Start `opts.workers` pools on `queue`, each with `opts.concurrency` slots.
+fn start_pools(timed: &Arc<Timed>, opts: &QueueOptions, queue: &str, strategy: ClaimStrategy) -> Vec<WorkerPool> {
+    (0..opts.workers.max(1))
+        .map(|w| {
+            let mut cfg = WorkerConfig::new(queue, strategy);
+            cfg.concurrency = opts.concurrency;
+            cfg.claim_batch = opts.claim_batch;
+            cfg.lease_ms = opts.lease_ms;
+            cfg.worker = Some(format!("w{w}"));
+            WorkerPool::start(timed.clone(), cfg, Arc::new(BenchHandler))
+        })
+        .collect()
 }
 
 /// Enqueue `opts.jobs` jobs from `opts.producers` tasks (the first `single_fraction` one at

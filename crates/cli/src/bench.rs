@@ -219,6 +219,10 @@ pub(crate) struct QueueArgs {
     /// acknowledged, so use it with `--kill-workers 0`.
     #[arg(long)]
     pub(crate) drop_completed: bool,
+    /// Enqueue every job before the worker pools start, instead of while they run; the
+    /// completed rate still counts from the first enqueue.
+    #[arg(long)]
+    pub(crate) enqueue_first: bool,
     /// Instead of the workload: single-job claims only, from this many clients, for at most
     /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
     #[arg(long)]
@@ -556,6 +560,7 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         limit_per_key: a.limit,
         fifo: a.fifo,
         keep_completed: !a.drop_completed,
+        enqueue_first: a.enqueue_first,
     };
     if let Some(clients) = a.claims_only {
         return claims_only(store, &opts.strategies, (&a, &database_url), clients).await;

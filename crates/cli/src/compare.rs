@@ -289,6 +289,7 @@ pub(crate) async fn compare_queue(db: &str, a: &CompareArgs) -> anyhow::Result<V
         limit_per_key: None,
         fifo: false,
         keep_completed: true,
+        enqueue_first: false,
     };
     Ok(allot_bench::queue_bench(store, &opts)
         .await?
