@@ -543,6 +543,11 @@ pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
             .map(|s| allot_core::ClaimStrategy::parse(s.trim()).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
             .collect::<anyhow::Result<Vec<_>>>()?
     };
+    if a.drop_completed && a.kill_workers > 0 {
+        // A killed pool's last flush may delete its jobs without counting them, and without
+        // kept rows the check has only the pools' counts: it would report jobs lost.
+        anyhow::bail!("--drop-completed needs --kill-workers 0");
+    }
     let opts = allot_bench::QueueOptions {
         strategies,
         producers: a.producers,

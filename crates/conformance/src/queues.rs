@@ -606,7 +606,8 @@ async fn counted(f: &Fixture, queue: &str) -> std::collections::BTreeMap<JobStat
 }
 
 /// A queue with `keep_completed: false` deletes each job as it completes, one at a time or in
-/// a batch (its id is then not found, and a second completion of it is `lease_lost`), while
+/// a batch (its id is then not found: a second completion is `not_found`, or `lease_lost` in
+/// a batch), while
 /// a failed job stays; its claims are the plain ones (every job leased), a limited one still
 /// obeys its limit; the counts follow; `keep_completed: true` alone is the defaults again.
 pub async fn completed_jobs_dropped_when_not_kept(f: Fixture) {
@@ -636,6 +637,13 @@ pub async fn completed_jobs_dropped_when_not_kept(f: Fixture) {
         .collect();
     let r = fresh(s.complete_jobs(&T, "drop", batch, None).await);
     assert_eq!((r.completed, r.lease_lost), (vec![ids[1], ids[2]], vec![ids[0]]));
+    let twice = s
+        .complete_job(&T, ids[1], Complete::new(&leased[1].lease_token), None)
+        .await;
+    assert!(
+        matches!(twice, Err(allot_core::AllotError::NotFound { .. })),
+        "{twice:?}"
+    );
     let fail = validate::fail(
         body(json!({"lease_token": leased[3].lease_token, "retry_in_ms": 60_000})),
         &f.limits,

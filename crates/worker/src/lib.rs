@@ -369,13 +369,22 @@ async fn complete_loop(
     mut rx: mpsc::Receiver<Done>,
     stats: Arc<WorkerStats>,
 ) {
-    // With no wait, `timeout_at` still takes what is already queued: it polls `recv` first.
-    let flush = Duration::from_millis(cfg.completion_flush_ms);
+    let (flush, max) = (
+        Duration::from_millis(cfg.completion_flush_ms),
+        cfg.completion_batch.max(1),
+    );
     loop {
         let Some(first) = rx.recv().await else { return };
         let mut batch = vec![first];
+        // What is queued already joins at once; with a delay, more may join until it ends.
+        while batch.len() < max {
+            match rx.try_recv() {
+                Ok(c) => batch.push(c),
+                Err(_) => break,
+            }
+        }
         let deadline = tokio::time::Instant::now() + flush;
-        while batch.len() < cfg.completion_batch.max(1) {
+        while !flush.is_zero() && batch.len() < max {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
                 Ok(Some(c)) => batch.push(c),
                 Ok(None) | Err(_) => break,

@@ -30,7 +30,7 @@ pub struct Rate {
 }
 
 /// `PUT /v1/queues/{queue}` body: the queue's settings, replaced whole (a field left out is
-/// its default: not paused, no limit, no FIFO).
+/// its default: not paused, no limit, no FIFO, completed jobs kept).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -52,8 +52,9 @@ pub struct QueueSettingsBody {
     #[serde(default)]
     pub fifo_per_key: Option<bool>,
     /// Keep completed jobs until the server's job retention prunes them. Default true;
-    /// false deletes a job in the statement that completes it (graphile-worker and Que
-    /// always do, BullMQ's `removeOnComplete`): its id then answers 404 and the queue's
+    /// false deletes a job in the statement that completes it (as graphile-worker always
+    /// does, Que by default, BullMQ's `removeOnComplete`): its id then answers 404 (a second
+    /// completion too; a batch completion lists it under `lease_lost`) and the queue's
     /// `completed` count stays put. Failed, discarded and cancelled jobs are kept either way.
     #[serde(default)]
     pub keep_completed: Option<bool>,

@@ -230,17 +230,18 @@ pub(crate) async fn complete<C: GenericClient>(
 
 /// Complete one running job whose token matches (`$1` id, `$2` token, `$3` now, `$4` tenant,
 /// `$5` output): kept with its output, or deleted when its queue does not keep completed jobs
-/// (the answer then still says `completed`).
-const SQL_COMPLETE: &str = "WITH target AS MATERIALIZED (
-     SELECT j.id, NOT EXISTS (SELECT 1 FROM queue_settings s
-                               WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed) AS keep
-       FROM jobs j WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 FOR UPDATE OF j),
- kept AS (
+/// (the answer then still says `completed`). Both writes read the settings in the statement's
+/// one snapshot (and re-check the job's row if another transaction changed it, READ
+/// COMMITTED), so exactly one of them can match.
+const SQL_COMPLETE: &str = "WITH kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL, output = $5::json
-   FROM target WHERE j.tenant = $4 AND j.id = target.id AND target.keep
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
+    AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
  RETURNING j.id, j.state, j.attempt, j.run_at, j.lease_expires_at),
  dropped AS (
- DELETE FROM jobs j USING target WHERE j.tenant = $4 AND j.id = target.id AND NOT target.keep
+ DELETE FROM jobs j
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
+    AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
  RETURNING j.id, 'completed'::text AS state, j.attempt, j.run_at, NULL::timestamptz AS lease_expires_at)
  SELECT * FROM kept UNION ALL SELECT * FROM dropped";
 

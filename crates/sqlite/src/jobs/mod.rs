@@ -310,8 +310,8 @@ impl JobStore for SqliteStore {
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
                   WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
             } else {
-                "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3
-                    AND ?4 IS NOT NULL"
+                // `?4` (now) unused: SQLite counts parameters up to the highest number.
+                "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
             };
             for j in &jobs {
                 let n = tx

@@ -29,6 +29,8 @@ export async function queuesPage({ main, can }) {
     unread.forEach((q, i) => settings.set(q.queue, read[i]));
     const now = Date.now();
     const rate = (q) => {
+      // A queue that drops its completed jobs never counts them.
+      if (settings.get(q.queue)?.keep_completed === false) return "—";
       const before = previous ? previous.counts.get(q.queue) : undefined;
       if (before === undefined) return "…";
       const done = q.counts.completed - before;
