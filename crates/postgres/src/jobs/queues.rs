@@ -19,7 +19,9 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 /// A page of a queue's jobs by id (`$1` queue, `$2` state or NULL for all, `$3` after, `$4`
 /// limit, `$5` tenant, `$6` most bytes of documents, `$7` a tag or NULL, `$8`/`$9` a metadata
 /// key and its value or NULL, `$10`/`$11` a payload key and its value or NULL): it ends at `$4`
-/// jobs or at the job that crosses `$6` bytes.
+/// jobs or at the job that crosses `$6` bytes. A listing of running jobs also says
+/// `lease_expires_at IS NOT NULL` (true of every running job), so that its plan, made for the
+/// state it is given, can read `jobs_lease` (V25).
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
         run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output
    FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text)
@@ -27,6 +29,7 @@ pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, paylo
                 sum(octet_length(payload::text) + octet_length(errors::text)
                     + coalesce(octet_length(output::text), 0) + octet_length(metadata::text)) OVER (ORDER BY id) AS upto
            FROM jobs j WHERE tenant = $5 AND queue = $1 AND ($2::text IS NULL OR state = $2::text) AND id > $3
+            AND ($2::text IS DISTINCT FROM 'running' OR lease_expires_at IS NOT NULL)
             AND ($7::text IS NULL OR tags @> ARRAY[$7::text])
             AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb)
             AND ($10::text IS NULL OR (CASE WHEN json_typeof(payload) = 'object' THEN payload::jsonb -> $10::text END) = $11::jsonb)
@@ -126,9 +129,11 @@ async fn store_settings<C: GenericClient>(c: &C, tenant: &str, s: &QueueSettings
 }
 
 /// What `job` waits on, read in one statement (`$1` tenant, `$2` queue, `$3` key, `$4` id,
-/// `$5` now, `$6` rate window ms, `$7` whether the rate counts per key).
+/// `$5` now, `$6` rate window ms, `$7` whether the rate counts per key). What runs in the queue
+/// says `lease_expires_at IS NOT NULL` so that it reads `jobs_lease` (V25).
 const SQL_BLOCK_FACTS: &str = "SELECT
-    (SELECT count(*) FROM jobs WHERE tenant = $1 AND queue = $2 AND state = 'running') AS running_in_queue,
+    (SELECT count(*) FROM jobs WHERE tenant = $1 AND queue = $2 AND state = 'running' AND lease_expires_at IS NOT NULL)
+        AS running_in_queue,
     (SELECT count(*) FROM jobs WHERE tenant = $1 AND queue = $2 AND partition_key = $3 AND state = 'running')
         AS running_of_key,
     (SELECT count(*) FROM job_starts WHERE tenant = $1 AND queue = $2
