@@ -79,9 +79,9 @@ pub(crate) const SQL_HEARTBEAT: &str =
 /// Batch completion (`$1` queue, `$2` ids, `$3` lease tokens, `$4` now, `$5` tenant). Rows are locked in id
 /// order first, so two batches that share a job (one of them holding a stale token) cannot
 /// deadlock on each other. A matching lease token means `running` (CHECK on the table); the
-/// CTE does not say `state = 'running'` so that `jobs_queue_state` (queue, state) is never a
-/// candidate: with statistics that believe no job runs, the planner would read every running
-/// job of the queue.
+/// CTE does not say `state = 'running'` so that no index by state is ever a candidate (before
+/// V25, `jobs_queue_state` held running jobs): with statistics that believe no job runs, the
+/// planner would read every running job of the queue.
 ///
 /// A queue that does not keep completed jobs (`keep_completed = false`, V24) has them deleted
 /// instead: the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
@@ -383,12 +383,15 @@ pub(crate) async fn reschedule<C: GenericClient>(
     }
 }
 
-/// Make a discarded or cancelled job available again.
+/// Make a discarded or cancelled job available again. The state is tested as the complement
+/// (`NOT IN` the others): `IN ('discarded', 'cancelled')` would prove the predicate of
+/// `jobs_queue_state` (V25), which the planner could then prefer to the primary key.
 pub(crate) async fn retry<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
                 max_attempts = GREATEST(max_attempts, attempt + 1)
-          WHERE tenant = $3 AND id = $1 AND state IN ('discarded', 'cancelled') RETURNING {STATUS_COLS}"
+          WHERE tenant = $3 AND id = $1 AND state NOT IN ('available', 'scheduled', 'retryable', 'running', 'completed')
+          RETURNING {STATUS_COLS}"
     );
     let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &now, &tenant]).await {

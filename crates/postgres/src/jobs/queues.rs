@@ -21,7 +21,9 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 /// key and its value or NULL, `$10`/`$11` a payload key and its value or NULL): it ends at `$4`
 /// jobs or at the job that crosses `$6` bytes. A listing of running jobs also says
 /// `lease_expires_at IS NOT NULL` (true of every running job), so that its plan, made for the
-/// state it is given, can read `jobs_lease` (V25).
+/// state it is given, can read `jobs_lease` (V25); a listing of every state spells them out
+/// as one branch per index that holds them (`jobs_queue_state`, `jobs_fetch`, `jobs_lease`),
+/// which a small queue of a big table reads as a bitmap OR.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
         run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output
    FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text)
@@ -30,6 +32,8 @@ pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, paylo
                     + coalesce(octet_length(output::text), 0) + octet_length(metadata::text)) OVER (ORDER BY id) AS upto
            FROM jobs j WHERE tenant = $5 AND queue = $1 AND ($2::text IS NULL OR state = $2::text) AND id > $3
             AND ($2::text IS DISTINCT FROM 'running' OR lease_expires_at IS NOT NULL)
+            AND ($2::text IS NOT NULL OR state IN ('scheduled', 'retryable', 'completed', 'discarded', 'cancelled')
+                 OR state = 'available' OR lease_expires_at IS NOT NULL)
             AND ($7::text IS NULL OR tags @> ARRAY[$7::text])
             AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb)
             AND ($10::text IS NULL OR (CASE WHEN json_typeof(payload) = 'object' THEN payload::jsonb -> $10::text END) = $11::jsonb)
