@@ -328,10 +328,7 @@ async fn run_one(
         vs_plain: None,
         accepted,
         enqueue_per_s: accepted as f64 / enqueue_s.max(1e-9),
-        completed_per_s: match opts.keep_completed {
-            true => counts.counts[&allot_core::JobState::Completed] as f64,
-            false => completed_by_live as f64,
-        } / elapsed.max(1e-9),
+        completed_per_s: completed(&counts, completed_by_live, opts) as f64 / elapsed.max(1e-9),
         claim_latency_us_p50: h.value_at_quantile(0.5),
         claim_latency_us_p99: h.value_at_quantile(0.99),
         counts: counts.counts,
@@ -448,17 +445,11 @@ fn check(queue: &QueueCounts, accepted: u64, completed_by_live: u64, opts: &Queu
     if open > 0 {
         violations.push(format!("{open} jobs not drained after {} s", opts.drain_timeout_s));
     }
-    let completed = counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0) as u64;
-    if !opts.keep_completed && completed != 0 {
-        violations.push(format!("{completed} completed jobs kept by a queue that drops them"));
+    let kept = counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0);
+    if !opts.keep_completed && kept != 0 {
+        violations.push(format!("{kept} completed jobs kept by a queue that drops them"));
     }
-    // A queue that drops its completed jobs leaves no row to count: the pools' acknowledged
-    // completions (each deleted one job) stand for them.
-    let completed = if opts.keep_completed {
-        completed
-    } else {
-        completed_by_live
-    };
+    let completed = completed(queue, completed_by_live, opts);
     if completed != accepted {
         violations.push(format!("completed {completed} != accepted {accepted} (lost or extra)"));
     }
@@ -472,6 +463,15 @@ fn check(queue: &QueueCounts, accepted: u64, completed_by_live: u64, opts: &Queu
         ));
     }
     violations
+}
+
+/// The jobs a run completed: the queue's completed rows, or, for a queue that drops them
+/// (`--drop-completed`), the completions the pools had acknowledged (each deleted one job).
+fn completed(queue: &QueueCounts, completed_by_live: u64, opts: &QueueOptions) -> u64 {
+    match opts.keep_completed {
+        true => queue.counts.get(&allot_core::JobState::Completed).copied().unwrap_or(0) as u64,
+        false => completed_by_live,
+    }
 }
 
 /// Enqueue `jobs` runnable jobs on `queue`, 1000 per request.

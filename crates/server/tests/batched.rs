@@ -14,6 +14,25 @@ fn alloc(lines: &[(&str, i64)]) -> Value {
 }
 
 /// Fire `bodies` at the servers (round robin), all at once; count answers by status/code.
+/// The backend that `pid` blocks, polled every 10 ms for up to 5 s through `watcher`; `None`
+/// when none waits on it by then.
+async fn blocked_by(watcher: &tokio_postgres::Client, pid: i32) -> Option<i32> {
+    for _ in 0..500 {
+        let rows = watcher
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
+                &[&pid],
+            )
+            .await
+            .unwrap();
+        if let Some(r) = rows.first() {
+            return Some(r.get::<_, i32>(0));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    None
+}
+
 async fn fire(apis: &[common::Api], bodies: Vec<Value>) -> BTreeMap<String, usize> {
     let mut set = tokio::task::JoinSet::new();
     for (i, body) in bodies.into_iter().enumerate() {
@@ -133,23 +152,10 @@ async fn a_full_queue_answers_503_and_changes_nothing() {
     };
     // The first request is in flight once its transaction waits on our lock.
     send(tx.clone());
-    let mut in_flight = false;
-    for _ in 0..500 {
-        let waiting: i64 = admin
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
-                &[&admin_pid],
-            )
-            .await
-            .unwrap()
-            .get(0);
-        if waiting > 0 {
-            in_flight = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    assert!(in_flight, "the first batch never reached the locked row");
+    assert!(
+        blocked_by(&admin, admin_pid).await.is_some(),
+        "the first batch never reached the locked row"
+    );
     // Nineteen more at once: exactly four find a place on the one lane (the next batch
     // begins only once the first holds the row), 15 are refused while the row is still locked.
     for _ in 0..19 {
@@ -200,28 +206,11 @@ async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
         .batch_execute("BEGIN; SELECT 1 FROM stock WHERE sku = 'P' FOR UPDATE")
         .await
         .unwrap();
-    let blocked_by = |pid: i32| {
-        let watcher = &row_holder;
-        async move {
-            for _ in 0..500 {
-                let rows = watcher
-                    .query(
-                        "SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
-                        &[&pid],
-                    )
-                    .await
-                    .unwrap();
-                if let Some(r) = rows.first() {
-                    return Some(r.get::<_, i32>(0));
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            }
-            None
-        }
-    };
     let api = ts.api.clone();
     let first = tokio::spawn(async move { api.post("/v1/allocations", alloc(&[("P", 1)])).await });
-    blocked_by(row_pid).await.expect("the first batch waits on the row");
+    blocked_by(&row_holder, row_pid)
+        .await
+        .expect("the first batch waits on the row");
     let op = |key: Option<&str>| {
         let mut op = json!({"op": "allocate", "body": alloc(&[("P", 1)])});
         if let Some(k) = key {
@@ -233,10 +222,9 @@ async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
     let body = json!({"operations": [op(Some("k-first")), op(None)]});
     let pair = tokio::spawn(async move { api.post("/v1/batch", body).await });
     // Let A and B queue behind the waiting batch, then free the row.
-    let metrics = format!("{}/metrics", ts.api.url);
     let mut queued = false;
     for _ in 0..500 {
-        let m = ts.api.client.get(&metrics).send().await.unwrap().text().await.unwrap();
+        let m = ts.api.metrics().await;
         if m.lines().any(|l| l == "allot_batch_queued 2") {
             queued = true;
             break;
@@ -245,8 +233,10 @@ async fn the_next_batch_of_a_lane_begins_while_the_first_writes() {
     }
     assert!(queued, "A and B wait on the lane (allot_batch_queued 2)");
     row_holder.batch_execute("COMMIT").await.unwrap();
-    let writer = blocked_by(key_pid).await.expect("A's write waits on the key's row");
-    let next = blocked_by(writer).await;
+    let writer = blocked_by(&row_holder, key_pid)
+        .await
+        .expect("A's write waits on the key's row");
+    let next = blocked_by(&row_holder, writer).await;
     assert!(next.is_some(), "B's batch begins while A's still holds P's row");
     key_holder.batch_execute("ROLLBACK").await.unwrap();
     assert_eq!(first.await.unwrap().0, 201);

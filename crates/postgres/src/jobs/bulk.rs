@@ -9,11 +9,11 @@ use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Capable, Result};
 
 /// `$1` tenant, `$2` queue, `$3` states, `$4` tag or NULL, `$5` partition key or NULL,
-/// `$6` how many. The states are tested in three branches, one per index that holds them
-/// (V25): `jobs_queue_state` (off the common path), `jobs_fetch` (available), `jobs_lease`
+/// `$6` how many. The states `$3` are tested in three branches, one per index that holds
+/// them (V25): `jobs_queue_state` (off the common path), `jobs_fetch` (available), `jobs_lease`
 /// (running), so that a pick in a small queue of a big table reads indexes (a bitmap OR).
 const SQL_PICK: &str = "SELECT id FROM jobs
-  WHERE tenant = $1 AND queue = $2 AND state = ANY($3)
+  WHERE tenant = $1 AND queue = $2
     AND ((state = ANY($3) AND state IN ('scheduled', 'retryable', 'completed', 'discarded', 'cancelled'))
          OR ('available' = ANY($3) AND state = 'available')
          OR ('running' = ANY($3) AND state = 'running' AND lease_expires_at IS NOT NULL))

@@ -39,15 +39,19 @@ fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
     .ok_or_else(|| AllotError::not_found("job", id.to_string()))
 }
 
-/// Whether the queue of job `id` keeps its completed jobs (its settings' `keep_completed`;
-/// true without settings).
+/// Whether `queue` keeps its completed jobs (its settings' `keep_completed`; true without
+/// settings).
+fn keeps_completed(c: &Connection, tenant: &str, queue: &str) -> Result<bool> {
+    Ok(limited::settings(c, tenant, queue)?.is_none_or(|s| s.keep_completed))
+}
+
+/// Whether the queue of job `id` keeps its completed jobs.
 fn job_keeps_completed(c: &Connection, tenant: &str, id: i64) -> Result<bool> {
-    c.prepare_cached(
-        "SELECT NOT EXISTS (SELECT 1 FROM jobs j JOIN queue_settings s ON s.tenant = j.tenant AND s.queue = j.queue
-                             WHERE j.tenant = ?2 AND j.id = ?1 AND NOT s.keep_completed)",
-    )
-    .and_then(|mut s| s.query_row(params![id, tenant], |r| r.get(0)))
-    .map_err(map_error)
+    let queue: String = c
+        .prepare_cached("SELECT queue FROM jobs WHERE tenant = ?2 AND id = ?1")
+        .and_then(|mut s| s.query_row(params![id, tenant], |r| r.get(0)))
+        .map_err(map_error)?;
+    keeps_completed(c, tenant, &queue)
 }
 
 /// The running attempt of `id` holding `token`: `(attempt, max_attempts)`; else `lease_lost`
@@ -306,7 +310,7 @@ impl JobStore for SqliteStore {
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
-            let sql = if limited::settings(tx, &t, &queue)?.is_none_or(|s| s.keep_completed) {
+            let sql = if keeps_completed(tx, &t, &queue)? {
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
                   WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
             } else {
