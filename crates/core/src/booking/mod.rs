@@ -2,8 +2,9 @@
 //! overlap while they block (confirmed, or held and not yet expired).
 //!
 //! Strategies (ARCHITECTURE.md): `exclusion` — a PostgreSQL exclusion constraint
-//! (`EXCLUDE USING gist (resource WITH =, during WITH &&)`, PostgreSQL docs 5.4.6 "Exclusion
-//! Constraints", with btree_gist for the `=` on text); `advisory` — a transaction-scoped
+//! (`EXCLUDE USING gist (resource_hash WITH =, during WITH &&)`, PostgreSQL docs 5.4.6
+//! "Exclusion Constraints", with btree_gist for the `=` on the 64-bit hash of tenant and
+//! resource); `advisory` — a transaction-scoped
 //! advisory lock on the FNV-1a hash of the resource (PostgreSQL docs 13.3.5 "Advisory
 //! Locks"), then check and insert; `naive` — check then insert, the race kept for the
 //! benchmark; `serialized` — SQLite's one writer; `batched` — the bookings waiting on a lane

@@ -85,7 +85,8 @@ SELECT tenant, id, queue, state, attempt::int8 AS attempt, max_attempts::int8 AS
 /// than the report lists, so it can say the list was cut).
 const OVERLAPS: &str = "
 SELECT a.tenant, a.resource, a.id AS first, b.id AS second FROM bookings a JOIN bookings b
-    ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id AND a.during && b.during
+    ON a.resource_hash = b.resource_hash AND a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id
+   AND a.during && b.during
  WHERE ($1::text IS NULL OR a.tenant = $1)
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $2))
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $2))

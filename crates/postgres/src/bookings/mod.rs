@@ -42,10 +42,16 @@ const SQL_INSERT_LOCKED: &str =
        FROM (SELECT pg_advisory_xact_lock($12)) AS locked";
 /// Bookings of tenant `$5` in a blocking status overlapping `[$2, $3)` (whether each is
 /// overdue is decided in Rust). The guarded strategies see what the constraint sees; `naive`
-/// ($4) sees all.
-const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM bookings
-     WHERE tenant = $5 AND resource = $1 AND during && tstzrange($2, $3, '[)') AND status IN ('confirmed', 'held')
-       AND (strategy <> 'naive' OR $4) ORDER BY id";
+/// ($4) sees all. The inner query tests only what the GiST indexes hold (the hash of tenant
+/// and resource, V26, and the range) and is planned on its own (`OFFSET 0`), so that no plan
+/// walks the primary key over the tenant's bookings; the tenant and resource themselves are
+/// tested on what it returns (see `batched.rs`'s `SQL_IN_WAY`).
+const SQL_CONFLICTS: &str = "SELECT id, status, expires_at FROM (
+        SELECT id, tenant, resource, status, expires_at FROM bookings
+         WHERE resource_hash = allot_resource_hash($5, $1) AND during && tstzrange($2, $3, '[)')
+           AND status IN ('confirmed', 'held') AND (strategy <> 'naive' OR $4)
+        OFFSET 0) b
+     WHERE tenant = $5 AND resource = $1 ORDER BY id";
 const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired', status_at = $2
      WHERE tenant = $3 AND id = ANY($1) AND status = 'held' AND expires_at <= $2";
 /// Seed of the resources' advisory lock keys, which `exclusion`, `advisory` and `batched` all
@@ -391,11 +397,15 @@ impl BookingStore for PgStore {
     ) -> Result<Vec<Booking>> {
         let now = self.now();
         let c = self.client().await?;
+        // The inner query reads only what the GiST index serves, as SQL_CONFLICTS does.
         let stmt = c
             .prepare_cached(&format!(
-                "SELECT {COLS} FROM bookings
-                  WHERE tenant = $6 AND resource = $1 AND during && tstzrange($2, $3, '[)')
-                    AND (status = 'confirmed' OR (status = 'held' AND expires_at > $4))
+                "SELECT {COLS} FROM (
+                     SELECT * FROM bookings
+                      WHERE resource_hash = allot_resource_hash($6, $1) AND during && tstzrange($2, $3, '[)')
+                        AND (status = 'confirmed' OR (status = 'held' AND expires_at > $4))
+                     OFFSET 0) b
+                  WHERE tenant = $6 AND resource = $1
                   ORDER BY lower(during), id LIMIT $5"
             ))
             .await
