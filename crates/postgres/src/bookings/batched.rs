@@ -31,8 +31,10 @@ use allot_core::booking::BookingStatus;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
 use chrono::{DateTime, Utc};
+use deadpool_postgres::ClientWrapper;
 use std::collections::{BTreeSet, HashMap};
 use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
 
 /// Lanes of `batched` bookings per instance: batches of different lanes run at once (their
 /// resources differ, so they never wait on each other's locks inside one instance).
@@ -173,29 +175,36 @@ impl From<AllotError> for Failed {
 
 /// One batch transaction: each booking made or refused. A failure before the commit rolls
 /// the transaction back before it is reported.
+///
+/// Two round trips for a batch without overdue holds in its way: `BEGIN`, the locks and the
+/// read of what is in the way travel together (each statement starts when the one before it
+/// has returned, so the read's snapshot is taken once the locks are held), and so do the
+/// insert and `COMMIT` (after an error in the insert, PostgreSQL ends the failed transaction
+/// at `COMMIT` with a rollback), as the stock lanes' batches do (`engine/batched/txn.rs`).
 async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<Result<Option<Booking>>>, Failed> {
-    let mut client = store.client().await?;
-    let tx = client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
-        .start()
-        .await?;
-    let (verdicts, made) = match decide_in(store, &tx, items).await {
+    let client = store.client().await?;
+    let decided = match decide_in(store, &client, items).await {
         Ok(decided) => decided,
         Err(failed) => {
-            let _ = tx.rollback().await;
+            let _ = client.batch_execute("ROLLBACK").await;
             return Err(failed);
         }
     };
-    if let Err(e) = tx.commit().await {
-        let error = match commit_error(e) {
-            TxErr::Fail(AllotError::OutcomeUnknown) => AllotError::OutcomeUnknown,
-            _ => AllotError::Unavailable("a booking batch's commit failed".into()),
+    let (verdicts, made, now) = decided;
+    if let Err(error) = insert_and_commit(&client, items, &verdicts, &made, now).await {
+        // An error with an SQLSTATE: nothing was applied, so every booking may run again.
+        // (A failed insert's transaction ended at `COMMIT`; one whose statement could not be
+        // prepared is still open.)
+        if matches!(error, Ended::Refused(_)) {
+            let _ = client.batch_execute("ROLLBACK").await;
+        }
+        let verdicts = matches!(error, Ended::Unknown | Ended::CommitFailed).then_some(verdicts);
+        let error = match error {
+            Ended::Refused(e) => map_error(e),
+            Ended::Unknown => AllotError::OutcomeUnknown,
+            Ended::CommitFailed => AllotError::Unavailable("a booking batch's commit failed".into()),
         };
-        return Err(Failed {
-            error,
-            verdicts: Some(verdicts),
-        });
+        return Err(Failed { error, verdicts });
     }
     let mut made = made.into_iter();
     Ok(verdicts
@@ -207,28 +216,22 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
         .collect())
 }
 
-/// Inside the batch's transaction: lock, read, decide, expire, insert. The verdicts, and the
-/// bookings made in order.
+/// Inside the batch's transaction, up to its insert: lock, read, decide, expire. The
+/// verdicts, the bookings to make in order, and the batch's now (taken once the locks are
+/// held).
 async fn decide_in(
     store: &PgStore,
-    tx: &deadpool_postgres::Transaction<'_>,
+    client: &ClientWrapper,
     items: &[Item],
-) -> std::result::Result<(Vec<Verdict>, Vec<Booking>), Failed> {
-    let keys: Vec<i64> = items
-        .iter()
-        .map(|(t, r)| resource_key(t, &r.resource))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let stmt = tx.prepare_cached(SQL_LOCK).await?;
-    tx.execute(&stmt, &[&keys]).await?;
+) -> std::result::Result<(Vec<Verdict>, Vec<Booking>, DateTime<Utc>), Failed> {
+    let rows = lock_and_read(client, items).await?;
     let now = store.now();
-    let in_way = read_in_way(tx, items, now).await?;
+    let in_way = in_way_of(rows, items.len(), now)?;
     let (verdicts, overdue) = decide(items, &in_way);
     if !overdue.is_empty() {
         let (tenants, ids): (Vec<String>, Vec<String>) = overdue.into_iter().unzip();
-        let stmt = tx.prepare_cached(SQL_EXPIRE).await?;
-        tx.execute(&stmt, &[&tenants, &ids, &now]).await?;
+        let stmt = client.prepare_cached(SQL_EXPIRE).await?;
+        client.execute(&stmt, &[&tenants, &ids, &now]).await?;
     }
     let made: Vec<Booking> = items
         .iter()
@@ -236,10 +239,34 @@ async fn decide_in(
         .filter(|(_, v)| **v == Verdict::Made)
         .map(|((_, r), _)| r.to_booking(now))
         .collect();
-    if !made.is_empty() {
-        insert_made(tx, items, &verdicts, &made, now).await?;
-    }
-    Ok((verdicts, made))
+    Ok((verdicts, made, now))
+}
+
+/// `BEGIN`, the advisory lock of every resource of the batch (ascending) and the read of
+/// what is in each request's way, in one round trip: the read's rows.
+async fn lock_and_read(client: &ClientWrapper, items: &[Item]) -> std::result::Result<Vec<Row>, Failed> {
+    let keys: Vec<i64> = items
+        .iter()
+        .map(|(t, r)| resource_key(t, &r.resource))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let tenants: Vec<&str> = items.iter().map(|(t, _)| t.as_str()).collect();
+    let resources: Vec<&str> = items.iter().map(|(_, r)| r.resource.as_str()).collect();
+    let starts: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.start).collect();
+    let ends: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.end).collect();
+    let lock = client.prepare_cached(SQL_LOCK).await?;
+    let read = client.prepare_cached(SQL_IN_WAY).await?;
+    let lock_params: [&(dyn ToSql + Sync); 1] = [&keys];
+    let read_params: [&(dyn ToSql + Sync); 4] = [&tenants, &resources, &starts, &ends];
+    let (began, locked, rows) = tokio::join!(
+        client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
+        client.execute(&lock, &lock_params),
+        client.query(&read, &read_params),
+    );
+    began?;
+    locked?;
+    Ok(rows?)
 }
 
 /// A stored booking in a request's way: its id, and whether it still blocks at the batch's
@@ -250,19 +277,10 @@ struct InWay {
     live: bool,
 }
 
-/// What is in each request's way, in request order.
-async fn read_in_way(
-    tx: &deadpool_postgres::Transaction<'_>,
-    items: &[Item],
-    now: DateTime<Utc>,
-) -> std::result::Result<Vec<Vec<InWay>>, Failed> {
-    let tenants: Vec<&str> = items.iter().map(|(t, _)| t.as_str()).collect();
-    let resources: Vec<&str> = items.iter().map(|(_, r)| r.resource.as_str()).collect();
-    let starts: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.start).collect();
-    let ends: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.end).collect();
-    let stmt = tx.prepare_cached(SQL_IN_WAY).await?;
-    let rows = tx.query(&stmt, &[&tenants, &resources, &starts, &ends]).await?;
-    let mut in_way = vec![Vec::new(); items.len()];
+/// What is in each of `n` requests' way, in request order, from the rows of
+/// [`SQL_IN_WAY`], as it stands at `now`.
+fn in_way_of(rows: Vec<Row>, n: usize, now: DateTime<Utc>) -> std::result::Result<Vec<Vec<InWay>>, Failed> {
+    let mut in_way = vec![Vec::new(); n];
     for r in rows {
         let i: i64 = r.try_get(0)?;
         let status = BookingStatus::parse(r.try_get(2)?)
@@ -279,34 +297,94 @@ async fn read_in_way(
     Ok(in_way)
 }
 
-/// Insert the bookings `made` (the requests whose verdict is [`Verdict::Made`], in order).
-async fn insert_made(
-    tx: &deadpool_postgres::Transaction<'_>,
+/// How a batch's insert and commit went wrong.
+enum Ended {
+    /// The insert failed with an SQLSTATE (a 23P01 from a hold extended meanwhile, say):
+    /// nothing was applied, and `COMMIT` ended the transaction.
+    Refused(tokio_postgres::Error),
+    /// The connection broke: the batch may or may not have committed.
+    Unknown,
+    /// The commit failed with an SQLSTATE: nothing was applied.
+    CommitFailed,
+}
+
+/// Insert the bookings `made` (the requests whose verdict is [`Verdict::Made`], in order),
+/// pipelined with `COMMIT`; a batch that made none only commits.
+async fn insert_and_commit(
+    client: &ClientWrapper,
     items: &[Item],
     verdicts: &[Verdict],
     made: &[Booking],
     now: DateTime<Utc>,
-) -> std::result::Result<(), Failed> {
-    let tenants: Vec<&str> = items
-        .iter()
-        .zip(verdicts)
-        .filter(|(_, v)| **v == Verdict::Made)
-        .map(|((t, _), _)| t.as_str())
-        .collect();
-    let ids: Vec<&str> = made.iter().map(|b| b.id.as_str()).collect();
-    let resources: Vec<&str> = made.iter().map(|b| b.resource.as_str()).collect();
-    let starts: Vec<DateTime<Utc>> = made.iter().map(|b| b.start).collect();
-    let ends: Vec<DateTime<Utc>> = made.iter().map(|b| b.end).collect();
-    let holders: Vec<&str> = made.iter().map(|b| b.holder.as_str()).collect();
-    let metadata: Vec<Option<&serde_json::Value>> = made.iter().map(|b| b.metadata.as_ref()).collect();
-    let statuses: Vec<&str> = made.iter().map(|b| b.status.as_str()).collect();
-    let expiries: Vec<Option<DateTime<Utc>>> = made.iter().map(|b| b.expires_at).collect();
-    let params: [&(dyn ToSql + Sync); 10] = [
-        &tenants, &ids, &resources, &starts, &ends, &holders, &metadata, &statuses, &expiries, &now,
-    ];
-    let stmt = tx.prepare_cached(SQL_INSERT_MANY).await?;
-    tx.execute(&stmt, &params).await?;
-    Ok(())
+) -> std::result::Result<(), Ended> {
+    let committed = if made.is_empty() {
+        client.batch_execute("COMMIT").await
+    } else {
+        let columns = Columns::of(items, verdicts, made);
+        let params = columns.params(&now);
+        let stmt = client.prepare_cached(SQL_INSERT_MANY).await.map_err(Ended::Refused)?;
+        let (inserted, committed) = tokio::join!(client.execute(&stmt, &params), client.batch_execute("COMMIT"));
+        match inserted {
+            Err(e) if e.code().is_some() => return Err(Ended::Refused(e)),
+            Err(_) => return Err(Ended::Unknown),
+            Ok(_) => committed,
+        }
+    };
+    committed.map_err(|e| match commit_error(e) {
+        TxErr::Fail(AllotError::OutcomeUnknown) => Ended::Unknown,
+        _ => Ended::CommitFailed,
+    })
+}
+
+/// The columns of [`SQL_INSERT_MANY`] but now.
+struct Columns<'a> {
+    tenants: Vec<&'a str>,
+    ids: Vec<&'a str>,
+    resources: Vec<&'a str>,
+    starts: Vec<DateTime<Utc>>,
+    ends: Vec<DateTime<Utc>>,
+    holders: Vec<&'a str>,
+    metadata: Vec<Option<&'a serde_json::Value>>,
+    statuses: Vec<&'static str>,
+    expiries: Vec<Option<DateTime<Utc>>>,
+}
+
+impl<'a> Columns<'a> {
+    /// The columns of the bookings `made` (the requests of `items` whose verdict is
+    /// [`Verdict::Made`], in order).
+    fn of(items: &'a [Item], verdicts: &[Verdict], made: &'a [Booking]) -> Self {
+        Columns {
+            tenants: items
+                .iter()
+                .zip(verdicts)
+                .filter(|(_, v)| **v == Verdict::Made)
+                .map(|((t, _), _)| t.as_str())
+                .collect(),
+            ids: made.iter().map(|b| b.id.as_str()).collect(),
+            resources: made.iter().map(|b| b.resource.as_str()).collect(),
+            starts: made.iter().map(|b| b.start).collect(),
+            ends: made.iter().map(|b| b.end).collect(),
+            holders: made.iter().map(|b| b.holder.as_str()).collect(),
+            metadata: made.iter().map(|b| b.metadata.as_ref()).collect(),
+            statuses: made.iter().map(|b| b.status.as_str()).collect(),
+            expiries: made.iter().map(|b| b.expires_at).collect(),
+        }
+    }
+
+    fn params<'b>(&'b self, now: &'b DateTime<Utc>) -> [&'b (dyn ToSql + Sync); 10] {
+        [
+            &self.tenants,
+            &self.ids,
+            &self.resources,
+            &self.starts,
+            &self.ends,
+            &self.holders,
+            &self.metadata,
+            &self.statuses,
+            &self.expiries,
+            now,
+        ]
+    }
 }
 
 /// What a batch decided for one booking.
