@@ -55,14 +55,17 @@ const SQL_LOCK: &str = "SELECT pg_advisory_xact_lock(k) FROM unnest($1::int8[]) 
 /// The blocking bookings in the way of request `i` (1-based; `$1..$4` each request's tenant,
 /// resource, start and end), the guarded strategies' only, as `exclusion` sees them.
 ///
-/// One index probe per request, whatever the statistics: the probe is a LATERAL subquery
-/// with `OFFSET 0`, which PostgreSQL plans on its own rather than pulling it up into the join
-/// (PostgreSQL docs 7.2.1.5 "LATERAL Subqueries"), so no plan can hash the requests and read
-/// every blocking booking instead; and it tests only the hash and the range, which only the
-/// GiST indexes serve, so it cannot walk the primary key over a tenant's bookings either. The
-/// tenant and resource themselves are tested on what it returns. A generic plan made while
-/// the table was small had done the first (its cost grew with the table: 13 % of the machine
-/// in hashing at 31 000 bookings).
+/// One index probe per request: the probe is a LATERAL subquery with `OFFSET 0`, which
+/// PostgreSQL plans on its own rather than pulling it up into the join (a subquery with
+/// LIMIT or OFFSET is not "simple": `is_simple_subquery` in the planner's
+/// `prep/prepjointree.c`), so no plan can hash the requests and read every blocking booking
+/// instead; it tests only the hash and the range, which only the GiST indexes serve, so it
+/// cannot walk the primary key over a tenant's bookings either; and the batch runs it with
+/// sequential scans off ([`BEGIN_BATCH`]), so a generic plan made on statistics of a small
+/// table cannot scan the table once per request after it has grown. The tenant and resource
+/// themselves are tested on what it returns. Before, a generic plan made while the table was
+/// small hashed the requests (its cost grew with the table: 13 % of the machine in hashing at
+/// 31 000 bookings).
 const SQL_IN_WAY: &str = "SELECT r.i, b.id, b.status, b.expires_at
     FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY
          AS r(tenant, resource, s, e, i)
@@ -73,6 +76,12 @@ const SQL_IN_WAY: &str = "SELECT r.i, b.id, b.status, b.expires_at
         OFFSET 0) b
    WHERE b.tenant = r.tenant AND b.resource = r.resource
    ORDER BY r.i, b.id";
+
+/// A batch's `BEGIN`: READ COMMITTED whatever the server's default, and no sequential scan of
+/// `bookings` in its plans (`enable_seqscan` only discourages: PostgreSQL docs 20.7.1
+/// "Planner Method Configuration"), for the reason given at [`SQL_IN_WAY`]; every statement of
+/// a batch reads `bookings` through an index.
+const BEGIN_BATCH: &str = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_seqscan = off";
 
 /// Expire the overdue holds (`$1` tenants, `$2` ids) at `$3`.
 const SQL_EXPIRE: &str = "UPDATE bookings b SET status = 'expired', status_at = $3
@@ -192,12 +201,7 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
     };
     let (verdicts, made, now) = decided;
     if let Err(error) = insert_and_commit(&client, items, &verdicts, &made, now).await {
-        // An error with an SQLSTATE: nothing was applied, so every booking may run again.
-        // (A failed insert's transaction ended at `COMMIT`; one whose statement could not be
-        // prepared is still open.)
-        if matches!(error, Ended::Refused(_)) {
-            let _ = client.batch_execute("ROLLBACK").await;
-        }
+        // Refused: no booking was inserted, so every one may run again.
         let verdicts = matches!(error, Ended::Unknown | Ended::CommitFailed).then_some(verdicts);
         let error = match error {
             Ended::Refused(e) => map_error(e),
@@ -260,7 +264,7 @@ async fn lock_and_read(client: &ClientWrapper, items: &[Item]) -> std::result::R
     let lock_params: [&(dyn ToSql + Sync); 1] = [&keys];
     let read_params: [&(dyn ToSql + Sync); 4] = [&tenants, &resources, &starts, &ends];
     let (began, locked, rows) = tokio::join!(
-        client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
+        client.batch_execute(BEGIN_BATCH),
         client.execute(&lock, &lock_params),
         client.query(&read, &read_params),
     );
@@ -299,8 +303,9 @@ fn in_way_of(rows: Vec<Row>, n: usize, now: DateTime<Utc>) -> std::result::Resul
 
 /// How a batch's insert and commit went wrong.
 enum Ended {
-    /// The insert failed with an SQLSTATE (a 23P01 from a hold extended meanwhile, say):
-    /// nothing was applied, and `COMMIT` ended the transaction.
+    /// The insert failed with an SQLSTATE (a 23P01 from a hold extended meanwhile, say), or
+    /// was never sent: no booking was inserted, and the transaction has ended (at `COMMIT`,
+    /// or by `ROLLBACK` when the statement could not be prepared).
     Refused(tokio_postgres::Error),
     /// The connection broke: the batch may or may not have committed.
     Unknown,
@@ -322,10 +327,18 @@ async fn insert_and_commit(
     } else {
         let columns = Columns::of(items, verdicts, made);
         let params = columns.params(&now);
-        let stmt = client.prepare_cached(SQL_INSERT_MANY).await.map_err(Ended::Refused)?;
+        let stmt = match client.prepare_cached(SQL_INSERT_MANY).await {
+            Ok(stmt) => stmt,
+            Err(e) => {
+                let _ = client.batch_execute("ROLLBACK").await;
+                return Err(Ended::Refused(e));
+            }
+        };
         let (inserted, committed) = tokio::join!(client.execute(&stmt, &params), client.batch_execute("COMMIT"));
         match inserted {
-            Err(e) if e.code().is_some() => return Err(Ended::Refused(e)),
+            // Refused by the server, or never sent (a parameter the client could not
+            // encode) while `COMMIT` went through: no booking was inserted.
+            Err(e) if e.code().is_some() || committed.is_ok() => return Err(Ended::Refused(e)),
             Err(_) => return Err(Ended::Unknown),
             Ok(_) => committed,
         }
@@ -487,6 +500,50 @@ mod tests {
             .unwrap()
             .get(0);
         assert_eq!(metadata, r#"{"n":-0.0}"#);
+        schema.drop().await;
+    }
+
+    /// A batch whose insert the exclusion constraint refuses (two made bookings that
+    /// overlap, which `decide` never makes, standing in for a hold extended meanwhile): it
+    /// is `Refused`, nothing of it is applied, and its connection is out of the transaction
+    /// (a `SAVEPOINT` there is an error), its advisory locks released.
+    #[tokio::test]
+    async fn a_refused_insert_applies_nothing() {
+        let schema = crate::engine::test_schema::TestSchema::new("t_booking_refused").await;
+        let store = schema.store().await;
+        let items = [req("a", "R", 1, 3), req("b", "R", 2, 4)];
+        let client = store.client().await.unwrap();
+        let rows = super::lock_and_read(&client, &items).await.ok().unwrap();
+        assert!(rows.is_empty());
+        let now = allot_core::Capable::now(&store);
+        let made: Vec<_> = items.iter().map(|(_, r)| r.to_booking(now)).collect();
+        let verdicts = [Verdict::Made, Verdict::Made];
+        let ended = super::insert_and_commit(&client, &items, &verdicts, &made, now).await;
+        match ended {
+            Err(super::Ended::Refused(e)) => {
+                assert_eq!(e.code(), Some(&tokio_postgres::error::SqlState::EXCLUSION_VIOLATION))
+            }
+            _ => panic!("the insert was not refused"),
+        }
+        assert!(
+            client.batch_execute("SAVEPOINT s").await.is_err(),
+            "still in a transaction"
+        );
+        let n: i64 = client
+            .query_one("SELECT count(*) FROM bookings", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(n, 0);
+        let key = super::resource_key("t", "R");
+        let free: bool = schema
+            .admin
+            .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&key])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(free, "the batch's advisory lock outlived it");
+        drop(client);
         schema.drop().await;
     }
 
