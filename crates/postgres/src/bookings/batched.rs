@@ -25,8 +25,8 @@
 
 use super::resource_key;
 use crate::engine::errors::map_error;
+use crate::engine::pipeline::{begin_with, commit, commit_with, Ended, HandTx};
 use crate::engine::store::PgStore;
-use crate::engine::tx::{commit_error, TxErr};
 use allot_core::booking::BookingStatus;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
@@ -191,22 +191,30 @@ impl From<AllotError> for Failed {
 /// insert and `COMMIT` (after an error in the insert, PostgreSQL ends the failed transaction
 /// at `COMMIT` with a rollback), as the stock lanes' batches do (`engine/batched/txn.rs`).
 async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<Result<Option<Booking>>>, Failed> {
-    let client = store.client().await?;
+    let client = HandTx::new(store.client().await?);
     let decided = match decide_in(store, &client, items).await {
         Ok(decided) => decided,
         Err(failed) => {
-            let _ = client.batch_execute("ROLLBACK").await;
+            client.roll_back().await;
             return Err(failed);
         }
     };
     let (verdicts, made, now) = decided;
-    if let Err(error) = insert_and_commit(&client, items, &verdicts, &made, now).await {
+    let ended = insert_and_commit(&client, items, &verdicts, &made, now).await;
+    if let Err(Ended::Refused(_)) = ended {
+        // An insert that could not be prepared leaves the transaction open (after one the
+        // server refused, the ROLLBACK only warns).
+        client.roll_back().await;
+    } else {
+        client.ended();
+    }
+    if let Err(error) = ended {
         // Refused: no booking was inserted, so every one may run again.
-        let verdicts = matches!(error, Ended::Unknown | Ended::CommitFailed).then_some(verdicts);
+        let verdicts = matches!(error, Ended::Unknown | Ended::CommitFailed(_)).then_some(verdicts);
         let error = match error {
             Ended::Refused(e) => map_error(e),
             Ended::Unknown => AllotError::OutcomeUnknown,
-            Ended::CommitFailed => AllotError::Unavailable("a booking batch's commit failed".into()),
+            Ended::CommitFailed(_) => AllotError::Unavailable("a booking batch's commit failed".into()),
         };
         return Err(Failed { error, verdicts });
     }
@@ -263,14 +271,12 @@ async fn lock_and_read(client: &ClientWrapper, items: &[Item]) -> std::result::R
     let read = client.prepare_cached(SQL_IN_WAY).await?;
     let lock_params: [&(dyn ToSql + Sync); 1] = [&keys];
     let read_params: [&(dyn ToSql + Sync); 4] = [&tenants, &resources, &starts, &ends];
-    let (began, locked, rows) = tokio::join!(
-        client.batch_execute(BEGIN_BATCH),
-        client.execute(&lock, &lock_params),
-        client.query(&read, &read_params),
-    );
-    began?;
-    locked?;
-    Ok(rows?)
+    let lock_and_read = async {
+        let (locked, rows) = tokio::join!(client.execute(&lock, &lock_params), client.query(&read, &read_params));
+        locked?;
+        rows
+    };
+    Ok(begin_with(client, BEGIN_BATCH, lock_and_read).await?)
 }
 
 /// A stored booking in a request's way: its id, and whether it still blocks at the batch's
@@ -301,18 +307,6 @@ fn in_way_of(rows: Vec<Row>, n: usize, now: DateTime<Utc>) -> std::result::Resul
     Ok(in_way)
 }
 
-/// How a batch's insert and commit went wrong.
-enum Ended {
-    /// The insert failed with an SQLSTATE (a 23P01 from a hold extended meanwhile, say), or
-    /// was never sent: no booking was inserted, and the transaction has ended (at `COMMIT`,
-    /// or by `ROLLBACK` when the statement could not be prepared).
-    Refused(tokio_postgres::Error),
-    /// The connection broke: the batch may or may not have committed.
-    Unknown,
-    /// The commit failed with an SQLSTATE: nothing was applied.
-    CommitFailed,
-}
-
 /// Insert the bookings `made` (the requests whose verdict is [`Verdict::Made`], in order),
 /// pipelined with `COMMIT`; a batch that made none only commits.
 async fn insert_and_commit(
@@ -322,31 +316,13 @@ async fn insert_and_commit(
     made: &[Booking],
     now: DateTime<Utc>,
 ) -> std::result::Result<(), Ended> {
-    let committed = if made.is_empty() {
-        client.batch_execute("COMMIT").await
-    } else {
-        let columns = Columns::of(items, verdicts, made);
-        let params = columns.params(&now);
-        let stmt = match client.prepare_cached(SQL_INSERT_MANY).await {
-            Ok(stmt) => stmt,
-            Err(e) => {
-                let _ = client.batch_execute("ROLLBACK").await;
-                return Err(Ended::Refused(e));
-            }
-        };
-        let (inserted, committed) = tokio::join!(client.execute(&stmt, &params), client.batch_execute("COMMIT"));
-        match inserted {
-            // Refused by the server, or never sent (a parameter the client could not
-            // encode) while `COMMIT` went through: no booking was inserted.
-            Err(e) if e.code().is_some() || committed.is_ok() => return Err(Ended::Refused(e)),
-            Err(_) => return Err(Ended::Unknown),
-            Ok(_) => committed,
-        }
-    };
-    committed.map_err(|e| match commit_error(e) {
-        TxErr::Fail(AllotError::OutcomeUnknown) => Ended::Unknown,
-        _ => Ended::CommitFailed,
-    })
+    if made.is_empty() {
+        return commit(client).await;
+    }
+    let columns = Columns::of(items, verdicts, made);
+    let params = columns.params(&now);
+    let stmt = client.prepare_cached(SQL_INSERT_MANY).await.map_err(Ended::Refused)?;
+    commit_with(client, client.execute(&stmt, &params)).await.map(drop)
 }
 
 /// The columns of [`SQL_INSERT_MANY`] but now.

@@ -1,6 +1,7 @@
 //! The engine every domain builds on, and nothing domain-specific but what several domains
 //! share: the store and its pool (`store`, `config`), the one transaction envelope with
-//! idempotency and bounded retry (`tx`), when to refresh planner statistics (`analyze`), SQLSTATE mapping and safe row decoding (`errors`),
+//! idempotency and bounded retry (`tx`), transactions begun and ended by hand to pipeline
+//! `BEGIN` and `COMMIT` (`pipeline`), when to refresh planner statistics (`analyze`), SQLSTATE mapping and safe row decoding (`errors`),
 //! migrations (`migrate`), reaching the server with TLS and errors that say what
 //! to do (`connect`, `tls`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
 //! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
@@ -22,6 +23,7 @@ pub(crate) mod listen;
 pub(crate) mod location_rows;
 pub(crate) mod migrate;
 pub(crate) mod overdue;
+pub(crate) mod pipeline;
 pub(crate) mod placement;
 pub(crate) mod records;
 pub(crate) mod store;

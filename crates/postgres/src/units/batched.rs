@@ -13,6 +13,7 @@
 //! batch takes it.
 
 use crate::engine::errors::map_error;
+use crate::engine::pipeline::{begin_with, commit, Ended, HandTx};
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use allot_core::Capable;
@@ -112,6 +113,9 @@ led AS (
 SELECT id, serial, location, lot, received_at, expires_at FROM upd"
 );
 
+/// A batch's `BEGIN`: READ COMMITTED whatever the server's default.
+const BEGIN_BATCH: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
+
 /// Why a batch failed, and each claim's share (0 for all when the failure came before the
 /// shares were known).
 type Failed = (AllotError, Vec<i64>);
@@ -126,62 +130,88 @@ async fn run_batch(
     go: crate::engine::flat::Go,
 ) -> std::result::Result<Vec<Option<UnitAllocation>>, Failed> {
     let none = |e: AllotError| (e, vec![0; claims.len()]);
+    let tx = HandTx::new(store.client().await.map_err(none)?);
+    // Held (unsent) until the batch ends when its pick is short.
+    let mut go = Some(go);
+    let picked = pick_and_write(store, (tenant, sku, order), claims, &tx, &mut go).await;
+    let (shares, ids, units, now) = match picked {
+        Ok(Some(written)) => written,
+        Ok(None) => {
+            // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
+            tx.roll_back().await;
+            return Ok(claims.iter().map(|_| None).collect());
+        }
+        Err(e) => {
+            tx.roll_back().await;
+            return Err(none(e));
+        }
+    };
+    if let Err(e) = commit(&tx).await {
+        tx.ended();
+        let e = match e {
+            Ended::Unknown => AllotError::OutcomeUnknown,
+            _ => AllotError::Unavailable("a unit batch's commit failed".into()),
+        };
+        return Err((e, shares));
+    }
+    tx.ended();
+    Ok(answers(claims, &shares, &ids, units, now))
+}
+
+/// What a batch wrote before its commit: each claim's share, the picked unit ids, the units
+/// as marked, and the batch's now.
+type Written = (Vec<i64>, Vec<i64>, Vec<allot_core::Unit>, DateTime<Utc>);
+
+/// Inside the batch's transaction, up to its commit: `BEGIN` with the pick in one round trip,
+/// then the write; `None` when no claim takes a unit (nothing written).
+async fn pick_and_write(
+    store: &PgStore,
+    (tenant, sku, order): (&str, &str, &str),
+    claims: &[UnitClaim],
+    tx: &HandTx,
+    go: &mut Option<crate::engine::flat::Go>,
+) -> Result<Option<Written>> {
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
-    let mut client = store.client().await.map_err(none)?;
+    let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
+    let stmt = tx.prepare_cached(&pick).await.map_err(map_error)?;
     // READ COMMITTED, whatever the server's default: the next batch's pick must see this
     // one's units as locked (skipped), then as taken once it commits.
-    let tx = client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
-        .start()
+    let rows = begin_with(tx, BEGIN_BATCH, tx.query(&stmt, &[&tenant, &sku, &wanted]))
         .await
-        .map_err(|e| none(map_error(e)))?;
-    let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
-    let stmt = tx.prepare_cached(&pick).await.map_err(|e| none(map_error(e)))?;
-    let ids: Vec<i64> = tx
-        .query(&stmt, &[tenant, sku, &wanted])
-        .await
-        .map_err(|e| none(map_error(e)))?
+        .map_err(map_error)?;
+    let ids: Vec<i64> = rows
         .iter()
         .map(|r| r.try_get(0))
         .collect::<std::result::Result<_, _>>()
-        .map_err(|e| none(map_error(e)))?;
+        .map_err(map_error)?;
     if ids.len() as i64 == wanted {
         // Only a full pick lets the next batch pick now: a short one still holds units it
         // will not write until it ends, which the next pick would skip past.
-        let _ = go.send(());
+        if let Some(go) = go.take() {
+            let _ = go.send(());
+        }
     }
     let shares = hand_out(claims, ids.len() as i64);
     if shares.iter().all(|s| *s == 0) {
-        // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
-        return Ok(claims.iter().map(|_| None).collect());
+        return Ok(None);
     }
     let unit_claims = assign(claims, &shares);
     let written: &[i64] = &ids[..unit_claims.len()];
     let now = store.now();
     let (c_id, c_n, c_actor) = claimed_columns(claims, &shares);
-    let failed = |e: AllotError| (e, vec![0; claims.len()]);
-    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(|e| failed(map_error(e)))?;
-    let params: [&(dyn ToSql + Sync); 8] = [tenant, sku, &written, &unit_claims, &now, &c_id, &c_n, &c_actor];
-    let rows = tx.query(&stmt, &params).await.map_err(|e| failed(map_error(e)))?;
+    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(map_error)?;
+    let params: [&(dyn ToSql + Sync); 8] = [&tenant, &sku, &written, &unit_claims, &now, &c_id, &c_n, &c_actor];
+    let rows = tx.query(&stmt, &params).await.map_err(map_error)?;
     if rows.len() != written.len() {
         // Every picked unit is locked by this transaction, so this cannot happen; if it
         // did, the counts written would not be the units marked: apply nothing.
-        return Err(failed(AllotError::Internal(format!(
+        return Err(AllotError::Internal(format!(
             "a unit batch marked {} of {} units",
             rows.len(),
             written.len()
-        ))));
+        )));
     }
-    let units = unit_rows(&rows);
-    if let Err(e) = tx.commit().await {
-        let e = match crate::engine::tx::commit_error(e) {
-            crate::engine::tx::TxErr::Fail(AllotError::OutcomeUnknown) => AllotError::OutcomeUnknown,
-            _ => AllotError::Unavailable("a unit batch's commit failed".into()),
-        };
-        return Err((e, shares));
-    }
-    Ok(answers(claims, &shares, &ids, units, now))
+    Ok(Some((shares, ids, unit_rows(&rows), now)))
 }
 
 /// How many units each claim takes, one after another in arrival order from `available`:

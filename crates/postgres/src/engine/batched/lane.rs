@@ -21,6 +21,7 @@ use super::{AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending, Queued, LANE_SHARE_DIVISOR};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::flat::{Go, InFlight};
+use crate::engine::pipeline::HandTx;
 use crate::engine::store::PgStore;
 use allot_core::store::Executed;
 use allot_core::AllotError;
@@ -251,12 +252,14 @@ async fn try_batch(
             return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect());
         }
     };
-    let result = batch_tx(&client, batch, (now, sequence), go).await;
+    // The transaction is run by hand (to pipeline BEGIN and COMMIT): a failed one is rolled
+    // back before its connection goes back to the pool.
+    let tx = HandTx::new(client);
+    let result = batch_tx(&tx, batch, (now, sequence), go).await;
     if result.is_err() {
-        // The transaction is managed by hand (to pipeline BEGIN and COMMIT): end it before
-        // the connection goes back to the pool. After a failed pipelined COMMIT there is
-        // none left and this only warns.
-        let _ = client.batch_execute("ROLLBACK").await;
+        tx.roll_back().await;
+    } else {
+        tx.ended();
     }
     result
 }

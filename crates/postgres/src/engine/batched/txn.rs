@@ -10,6 +10,7 @@
 use super::writes::{Writes, SQL_BATCH_WRITE};
 use crate::engine::combiner::{Answer, Op, Pending};
 use crate::engine::flat::Go;
+use crate::engine::pipeline::{begin_with, commit, commit_with, Ended};
 use crate::engine::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
 use allot_core::batch::{
     evaluate, spread, Balance, Balances, BatchLine, BatchOp, BatchResult as Evaluation, OpKind, Placed, Refusal,
@@ -132,15 +133,17 @@ pub(super) async fn batch_tx(
         };
         b.outcomes[i] = Some(outcome);
     }
-    if let Err(e) = b.write_and_commit(&w).await {
+    match b.write_and_commit(&w).await {
+        Ok(()) => {}
+        // Nothing of the batch was applied.
+        Err(Ended::Refused(e) | Ended::CommitFailed(e)) => return Err(e),
         // Pipelined with COMMIT: a broken connection leaves every write of the batch in
-        // doubt (committed or not); an error with an SQLSTATE means nothing was applied.
-        if e.code().is_some() {
-            return Err(e);
-        }
-        for o in b.outcomes.iter_mut() {
-            if matches!(o, Some(Outcome::Fresh(_))) {
-                *o = Some(Outcome::Fail(AllotError::OutcomeUnknown));
+        // doubt (committed or not).
+        Err(Ended::Unknown) => {
+            for o in b.outcomes.iter_mut() {
+                if matches!(o, Some(Outcome::Fresh(_))) {
+                    *o = Some(Outcome::Fail(AllotError::OutcomeUnknown));
+                }
             }
         }
     }
@@ -156,10 +159,8 @@ impl BatchTx<'_> {
         if self.begun {
             return self.tx.query(stmt, params).await;
         }
-        let (began, rows) = tokio::join!(self.tx.batch_execute("BEGIN"), self.tx.query(stmt, params));
         self.begun = true;
-        began?;
-        rows
+        begin_with(self.tx, "BEGIN", self.tx.query(stmt, params)).await
     }
 
     /// Requests not decided yet, by index.
@@ -540,14 +541,15 @@ impl BatchTx<'_> {
     /// One statement for every write, pipelined with `COMMIT`. Every success writes ledger
     /// lines (stored responses belong to successes only); a batch with none has nothing to
     /// write, even where its net changes cancel out.
-    async fn write_and_commit(&self, w: &Writes) -> std::result::Result<(), Error> {
+    async fn write_and_commit(&self, w: &Writes) -> std::result::Result<(), Ended> {
         if w.l_sku.is_empty() {
-            return self.tx.batch_execute("COMMIT").await;
+            return commit(self.tx).await;
         }
-        let stmt = self.tx.prepare_cached(SQL_BATCH_WRITE).await?;
+        let stmt = match self.tx.prepare_cached(SQL_BATCH_WRITE).await {
+            Ok(stmt) => stmt,
+            Err(e) => return Err(Ended::Refused(e)),
+        };
         let params = w.params(&self.now, &self.tenant, &self.ledger_sequence);
-        let (written, committed) = tokio::join!(self.tx.execute(&stmt, &params), self.tx.batch_execute("COMMIT"));
-        written?;
-        committed
+        commit_with(self.tx, self.tx.execute(&stmt, &params)).await.map(drop)
     }
 }

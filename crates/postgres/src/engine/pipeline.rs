@@ -1,0 +1,193 @@
+//! Transactions begun and ended by hand, so that `BEGIN` travels with a transaction's first
+//! statement and `COMMIT` with its last: the requests of futures polled together on one
+//! tokio-postgres client are pipelined, sent in the order they are first polled and answered
+//! in that order (tokio-postgres docs, "Pipelining"), so two round trips carry a whole
+//! transaction. The stock lanes' batches (`engine/batched/txn.rs`) and batched bookings use it.
+//!
+//! [`HandTx`] holds the connection of such a transaction: dropped before the transaction
+//! ended (a panic, or a cancelled future, between `BEGIN` and the end), it detaches the
+//! connection from the pool and closes it, so the server rolls the transaction back and
+//! frees its locks, rather than handing the next caller a connection inside it.
+
+use deadpool_postgres::{ClientWrapper, Object};
+use std::future::Future;
+use tokio_postgres::Error;
+
+/// A pooled connection in a transaction begun by hand. Derefs to the client; give it back
+/// with [`HandTx::ended`] once the transaction has ended (committed or rolled back).
+pub(crate) struct HandTx {
+    conn: Option<Object>,
+}
+
+impl HandTx {
+    /// Hold `conn` until its transaction ends.
+    pub(crate) fn new(conn: Object) -> Self {
+        HandTx { conn: Some(conn) }
+    }
+
+    /// The transaction has ended: the connection goes back to the pool.
+    pub(crate) fn ended(mut self) {
+        drop(self.conn.take());
+    }
+
+    /// Roll the transaction back (after a failure before its commit), then give the
+    /// connection back. After a failed pipelined `COMMIT` no transaction is left and the
+    /// server only warns.
+    pub(crate) async fn roll_back(self) {
+        let _ = self.batch_execute("ROLLBACK").await;
+        self.ended();
+    }
+}
+
+impl std::ops::Deref for HandTx {
+    type Target = ClientWrapper;
+
+    fn deref(&self) -> &ClientWrapper {
+        self.conn.as_ref().expect("a HandTx holds its connection until it ends")
+    }
+}
+
+impl Drop for HandTx {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            // Out of the pool and closed: the server rolls the transaction back.
+            tracing::warn!("a hand-run transaction was dropped before it ended; its connection is closed");
+            drop(Object::take(conn));
+        }
+    }
+}
+
+/// Run `first` with `begin` (a `BEGIN …` text) sent before it in the same round trip; its
+/// result. `first` must be a statement of `client` not yet polled (tokio-postgres sends a
+/// request when its future is first polled, and `begin` is polled first).
+pub(crate) async fn begin_with<T>(
+    client: &ClientWrapper,
+    begin: &str,
+    first: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let (began, out) = tokio::join!(client.batch_execute(begin), first);
+    began?;
+    out
+}
+
+/// How a transaction's last statement and its pipelined `COMMIT` went wrong.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// The last statement failed with an SQLSTATE, or was never sent (a parameter the client
+    /// could not encode) while `COMMIT` went through: it applied nothing, and the
+    /// transaction has ended (after an error PostgreSQL answers `COMMIT` with a rollback).
+    Refused(Error),
+    /// The connection broke: the transaction may or may not have committed.
+    Unknown,
+    /// `COMMIT` failed with an SQLSTATE (40001 at commit, say): nothing was applied.
+    CommitFailed(Error),
+}
+
+/// Run `last` and `COMMIT` in one round trip; `last`'s result once committed. `last` must be
+/// a statement of `client` not yet polled.
+pub(crate) async fn commit_with<T>(
+    client: &ClientWrapper,
+    last: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Ended> {
+    let (out, committed) = tokio::join!(last, client.batch_execute("COMMIT"));
+    match (out, committed) {
+        (Ok(out), Ok(())) => Ok(out),
+        (Err(e), committed) if e.code().is_some() || committed.is_ok() => Err(Ended::Refused(e)),
+        (Err(_), _) => Err(Ended::Unknown),
+        (Ok(_), Err(e)) => Err(commit_failed(e)),
+    }
+}
+
+/// `COMMIT` alone (a transaction with nothing left to write).
+pub(crate) async fn commit(client: &ClientWrapper) -> Result<(), Ended> {
+    client.batch_execute("COMMIT").await.map_err(commit_failed)
+}
+
+/// An error of `COMMIT` itself: with an SQLSTATE the server refused the commit; without one
+/// the connection broke while committing (see `engine/tx.rs`'s `commit_error`).
+fn commit_failed(e: Error) -> Ended {
+    if e.code().is_some() {
+        Ended::CommitFailed(e)
+    } else {
+        Ended::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{begin_with, commit_with, Ended, HandTx};
+    use crate::engine::test_schema::TestSchema;
+
+    /// An advisory lock key of these tests' own.
+    const KEY: i64 = 0x0a11_7e57;
+
+    /// Dropped inside its transaction (as by a panic), a `HandTx` takes its connection out of
+    /// the pool and closes it: the server rolls back and frees the lock, and the pool's next
+    /// connection is not inside the transaction.
+    #[tokio::test]
+    async fn a_transaction_dropped_before_its_end_leaves_the_pool() {
+        let schema = TestSchema::new("t_hand_tx_drop").await;
+        let store = schema.store().await;
+        let tx = HandTx::new(store.client().await.unwrap());
+        let lock = tx.prepare("SELECT pg_advisory_xact_lock($1)").await.unwrap();
+        begin_with(&tx, "BEGIN", tx.execute(&lock, &[&KEY])).await.unwrap();
+        let size = store.pool().status().size;
+        drop(tx);
+        assert_eq!(
+            store.pool().status().size,
+            size - 1,
+            "the connection went back to the pool"
+        );
+        // Waits (bounded) for the lock the dropped transaction held: granted once the
+        // server has seen the connection close.
+        schema
+            .admin
+            .batch_execute(&format!(
+                "BEGIN; SET LOCAL lock_timeout = '20s'; SELECT pg_advisory_xact_lock({KEY}); COMMIT"
+            ))
+            .await
+            .expect("the dropped transaction's lock was never freed");
+        let next = store.client().await.unwrap();
+        assert!(
+            next.batch_execute("SAVEPOINT s").await.is_err(),
+            "handed out inside a transaction"
+        );
+        drop(next);
+        schema.drop().await;
+    }
+
+    /// A statement the server refuses, pipelined with `COMMIT`, is `Refused` with its
+    /// SQLSTATE and applies nothing; one that succeeds commits; a transaction that ended goes
+    /// back to the pool.
+    #[tokio::test]
+    async fn the_last_statement_commits_or_is_refused() {
+        let schema = TestSchema::new("t_hand_tx_commit").await;
+        let store = schema.store().await;
+        let c = store.client().await.unwrap();
+        c.batch_execute("CREATE TABLE t_hand (n int PRIMARY KEY)")
+            .await
+            .unwrap();
+        drop(c);
+        for (n, refused) in [(1, false), (1, true), (2, false)] {
+            let tx = HandTx::new(store.client().await.unwrap());
+            let insert = tx.prepare("INSERT INTO t_hand VALUES ($1)").await.unwrap();
+            begin_with(&tx, "BEGIN", tx.execute("SELECT 1", &[])).await.unwrap();
+            let size = store.pool().status().size;
+            match commit_with(&tx, tx.execute(&insert, &[&n])).await {
+                Ok(1) if !refused => {}
+                Err(Ended::Refused(e)) if refused => {
+                    assert_eq!(e.code(), Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION))
+                }
+                other => panic!("insert {n}: {other:?}"),
+            }
+            tx.ended();
+            assert_eq!(store.pool().status().size, size);
+        }
+        let c = store.client().await.unwrap();
+        let rows: i64 = c.query_one("SELECT count(*) FROM t_hand", &[]).await.unwrap().get(0);
+        assert_eq!(rows, 2);
+        assert!(c.batch_execute("SAVEPOINT s").await.is_err(), "still in a transaction");
+        drop(c);
+        schema.drop().await;
+    }
+}
