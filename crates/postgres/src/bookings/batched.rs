@@ -523,6 +523,41 @@ mod tests {
         schema.drop().await;
     }
 
+    /// `bookings` gets fresh planner statistics from the store itself once its first
+    /// thousand bookings are made (autovacuum is off for the table here, so only the store
+    /// can have run the ANALYZE that sets `reltuples`).
+    #[tokio::test]
+    async fn the_first_thousand_bookings_bring_an_analyze() {
+        let schema = crate::engine::test_schema::TestSchema::new("t_booking_analyze").await;
+        let store = schema.store().await;
+        let c = store.client().await.unwrap();
+        c.batch_execute("ALTER TABLE bookings SET (autovacuum_enabled = false)")
+            .await
+            .unwrap();
+        let tenant = allot_core::tenant::Tenant::stored("t");
+        let booked = futures::future::join_all((0..1000).map(|i| {
+            let (_, r) = req(&format!("b{i}"), &format!("R{i}"), 1, 2);
+            allot_core::store::BookingStore::book(&store, &tenant, r, None)
+        }))
+        .await;
+        assert!(booked.iter().all(|b| b.is_ok()));
+        let reltuples = "SELECT reltuples::int8 FROM pg_class WHERE oid = 'bookings'::regclass";
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let n: i64 = c.query_one(reltuples, &[]).await.unwrap().get(0);
+            if n == 1000 {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no ANALYZE of bookings (reltuples {n})"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        drop(c);
+        schema.drop().await;
+    }
+
     fn stored(id: &str, live: bool) -> InWay {
         InWay { id: id.into(), live }
     }

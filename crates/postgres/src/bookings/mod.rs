@@ -205,6 +205,15 @@ impl PgStore {
 
     /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
     /// holds that caused it and report that a retry may succeed.
+    /// A booking was made: `bookings` gets fresh planner statistics once enough arrived
+    /// (`engine::analyze`), so the plans every connection caches for the conflict check and
+    /// the listing (made, after their first five runs, on the statistics of the moment) are
+    /// made again on the table as it has grown: ANALYZE invalidates the cached plans that
+    /// read the table (PostgreSQL docs, PREPARE, "Notes").
+    fn booked(&self) {
+        self.analyze_in_background(&self.analyzing_bookings, "bookings", 1);
+    }
+
     async fn resolve_exclusion(
         &self,
         tenant: &str,
@@ -308,6 +317,7 @@ impl BookingStore for PgStore {
         }
         if req.strategy == BookingStrategy::Batched && idem.is_none() {
             if let Some(b) = self.book_batched(tenant.as_str(), req.clone()).await? {
+                self.booked();
                 return Ok(Executed::Fresh(b));
             }
         }
@@ -317,7 +327,12 @@ impl BookingStore for PgStore {
                 .retrying(|| self.try_book(tenant, &req, idem.as_ref(), now))
                 .await?
             {
-                Booked::Done(b) => return Ok(b),
+                Booked::Done(b) => {
+                    if matches!(b, Executed::Fresh(_)) {
+                        self.booked();
+                    }
+                    return Ok(b);
+                }
                 Booked::Excluded => {
                     if let Some(id) = self.resolve_exclusion(tenant, &req, now).await? {
                         return Err(AllotError::BookingOverlap {

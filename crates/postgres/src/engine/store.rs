@@ -29,6 +29,8 @@ pub struct PgStore {
     pub(crate) analyzing: std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
     /// When to refresh the statistics of `jobs` (see `JobStore::enqueue`).
     pub(crate) analyzing_jobs: std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
+    /// When to refresh the statistics of `bookings` (see `BookingStore::book`).
+    pub(crate) analyzing_bookings: std::sync::Arc<crate::engine::analyze::AnalyzeGate>,
     /// Wakes job claims and feed readers waiting on `LISTEN allot_jobs` (see
     /// `JobStore::wait_for_jobs`, `EventStore::wait_for_events`).
     pub(crate) listener: std::sync::Arc<crate::engine::listen::Listener>,
@@ -121,6 +123,7 @@ impl PgStore {
             limits: cfg.limits.clone(),
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
+            analyzing_bookings: Default::default(),
             listener: std::sync::Arc::new(crate::engine::listen::Listener::new(target)),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             unit_batches: Default::default(),
