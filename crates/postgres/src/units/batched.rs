@@ -4,7 +4,9 @@
 //! before it writes and commits ([`UNIT_BATCHES_IN_FLIGHT`]). The transaction locks the units the
 //! claims need in one `FOR UPDATE SKIP LOCKED` statement in the claims' order, hands them out
 //! one claim after another in arrival order (each takes what it wants, or what is left if it allows partial, or nothing), and
-//! writes every claim — the units' status, the allocations, the ledger — in one statement.
+//! writes every claim — the units' status, the allocations, the ledger — in one statement;
+//! `BEGIN` travels with the pick and the write with `COMMIT` (`engine/pipeline.rs`), so a
+//! batch takes two round trips.
 //! A claim that took nothing (and every claim of a batch that failed before its commit) is
 //! handed back to run on the per-request path, which retries on contention and tells
 //! `insufficient_stock` from `contention`, exactly as `skip_locked` decides it; a commit whose
@@ -13,7 +15,7 @@
 //! batch takes it.
 
 use crate::engine::errors::map_error;
-use crate::engine::pipeline::{begin_with, commit, Ended, HandTx};
+use crate::engine::pipeline::{begin_with, commit_with, Ended, HandTx};
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use allot_core::Capable;
@@ -94,7 +96,10 @@ type Key = (String, String, String);
 const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'";
 
 /// Every claim of the batch in one statement (`$3` unit ids with `$4` their claim, `$6..$8`
-/// each claim's id, count and actor, `$5` now).
+/// each claim's id, count and actor, `$5` now), sent with `COMMIT`: it fails (`XX000`, V27's
+/// `allot_check`), and so applies nothing, unless it marked every unit it was given. Every
+/// one is locked by the batch's pick, so it always does; the check keeps the ledger's counts
+/// and the units marked equal even if that ever stopped being so.
 const SQL_WRITE: &str = concat!(
     "WITH pick AS (SELECT * FROM unnest($3::int8[], $4::text[]) AS t(id, claim)),
 upd AS (
@@ -110,7 +115,10 @@ rec AS (
 led AS (
     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
     SELECT $1, $2, -c.n, 0, 'allocation', c.id, c.actor, $5 FROM unnest($6::text[], $7::int8[], $8::text[]) AS c(id, n, actor))
-SELECT id, serial, location, lot, received_at, expires_at FROM upd"
+SELECT id, serial, location, lot, received_at, expires_at FROM upd
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL
+ WHERE NOT allot_check((SELECT count(*) FROM upd) = cardinality($3::int8[]), 'a unit batch marked fewer units than it picked')"
 );
 
 /// A batch's `BEGIN`: READ COMMITTED whatever the server's default.
@@ -120,9 +128,10 @@ const BEGIN_BATCH: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /// shares were known).
 type Failed = (AllotError, Vec<i64>);
 
-/// One batch transaction: each claim's allocation, or `None` for the per-request path. `go`
-/// lets the key's next batch begin once this one's pick has returned every unit it asked
-/// for (else when this batch ends).
+/// One batch transaction in two round trips (`BEGIN` with the pick, the write with
+/// `COMMIT`): each claim's allocation, or `None` for the per-request path. `go` lets the
+/// key's next batch begin once this one's pick has returned every unit it asked for (else
+/// when this batch ends).
 async fn run_batch(
     store: &PgStore,
     (tenant, sku, order): &Key,
@@ -133,44 +142,50 @@ async fn run_batch(
     let tx = HandTx::new(store.client().await.map_err(none)?);
     // Held (unsent) until the batch ends when its pick is short.
     let mut go = Some(go);
-    let picked = pick_and_write(store, (tenant, sku, order), claims, &tx, &mut go).await;
-    let (shares, ids, units, now) = match picked {
-        Ok(Some(written)) => written,
-        Ok(None) => {
-            // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
-            tx.roll_back().await;
-            return Ok(claims.iter().map(|_| None).collect());
-        }
+    let ids = match pick(&tx, (tenant, sku, order), claims, &mut go).await {
+        Ok(ids) => ids,
         Err(e) => {
             tx.roll_back().await;
             return Err(none(e));
         }
     };
-    if let Err(e) = commit(&tx).await {
-        tx.ended();
-        let e = match e {
-            Ended::Unknown => AllotError::OutcomeUnknown,
-            _ => AllotError::Unavailable("a unit batch's commit failed".into()),
-        };
-        return Err((e, shares));
+    let shares = hand_out(claims, ids.len() as i64);
+    if shares.iter().all(|s| *s == 0) {
+        // Nothing to write (sold out, locked, or no such SKU): each claim finds out alone.
+        tx.roll_back().await;
+        return Ok(claims.iter().map(|_| None).collect());
     }
-    tx.ended();
-    Ok(answers(claims, &shares, &ids, units, now))
+    let now = store.now();
+    match write_and_commit(&tx, (tenant, sku), claims, (&shares, &ids), now).await {
+        Ok(units) => {
+            tx.ended();
+            Ok(answers(claims, &shares, &ids, units, now))
+        }
+        // Nothing applied (if the write could not even be prepared, the transaction is
+        // still open: rolled back here).
+        Err(Ended::Refused(e)) => {
+            tx.roll_back().await;
+            Err(none(map_error(e)))
+        }
+        Err(Ended::Unknown) => {
+            tx.ended();
+            Err((AllotError::OutcomeUnknown, shares))
+        }
+        Err(Ended::CommitFailed(_)) => {
+            tx.ended();
+            Err((AllotError::Unavailable("a unit batch's commit failed".into()), shares))
+        }
+    }
 }
 
-/// What a batch wrote before its commit: each claim's share, the picked unit ids, the units
-/// as marked, and the batch's now.
-type Written = (Vec<i64>, Vec<i64>, Vec<allot_core::Unit>, DateTime<Utc>);
-
-/// Inside the batch's transaction, up to its commit: `BEGIN` with the pick in one round trip,
-/// then the write; `None` when no claim takes a unit (nothing written).
-async fn pick_and_write(
-    store: &PgStore,
+/// `BEGIN` with the pick, in one round trip: the ids of the units locked for the batch, in
+/// the claims' order.
+async fn pick(
+    tx: &HandTx,
     (tenant, sku, order): (&str, &str, &str),
     claims: &[UnitClaim],
-    tx: &HandTx,
     go: &mut Option<crate::engine::flat::Go>,
-) -> Result<Option<Written>> {
+) -> Result<Vec<i64>> {
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
     let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
     let stmt = tx.prepare_cached(&pick).await.map_err(map_error)?;
@@ -191,27 +206,25 @@ async fn pick_and_write(
             let _ = go.send(());
         }
     }
-    let shares = hand_out(claims, ids.len() as i64);
-    if shares.iter().all(|s| *s == 0) {
-        return Ok(None);
-    }
-    let unit_claims = assign(claims, &shares);
+    Ok(ids)
+}
+
+/// The write of every claim that took units (`shares`, from the picked `ids` in order),
+/// pipelined with `COMMIT`: the units as marked.
+async fn write_and_commit(
+    tx: &HandTx,
+    (tenant, sku): (&str, &str),
+    claims: &[UnitClaim],
+    (shares, ids): (&[i64], &[i64]),
+    now: DateTime<Utc>,
+) -> std::result::Result<Vec<allot_core::Unit>, Ended> {
+    let unit_claims = assign(claims, shares);
     let written: &[i64] = &ids[..unit_claims.len()];
-    let now = store.now();
-    let (c_id, c_n, c_actor) = claimed_columns(claims, &shares);
-    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(map_error)?;
+    let (c_id, c_n, c_actor) = claimed_columns(claims, shares);
+    let stmt = tx.prepare_cached(SQL_WRITE).await.map_err(Ended::Refused)?;
     let params: [&(dyn ToSql + Sync); 8] = [&tenant, &sku, &written, &unit_claims, &now, &c_id, &c_n, &c_actor];
-    let rows = tx.query(&stmt, &params).await.map_err(map_error)?;
-    if rows.len() != written.len() {
-        // Every picked unit is locked by this transaction, so this cannot happen; if it
-        // did, the counts written would not be the units marked: apply nothing.
-        return Err(AllotError::Internal(format!(
-            "a unit batch marked {} of {} units",
-            rows.len(),
-            written.len()
-        )));
-    }
-    Ok(Some((shares, ids, unit_rows(&rows), now)))
+    let rows = commit_with(tx, tx.query(&stmt, &params)).await?;
+    Ok(unit_rows(&rows))
 }
 
 /// How many units each claim takes, one after another in arrival order from `available`:
@@ -299,6 +312,66 @@ mod tests {
             hold_ttl_ms: None,
             actor: None,
         }
+    }
+
+    /// [`super::SQL_WRITE`] of one claim `c1` taking the units `ids`, in tenant `t`, SKU `S`.
+    async fn write(
+        c: &tokio_postgres::Client,
+        ids: &[i64],
+    ) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let claims = vec!["c1".to_string(); ids.len()];
+        let (c_id, c_n, c_actor) = (vec!["c1".to_string()], vec![ids.len() as i64], vec![None::<String>]);
+        let now = chrono::Utc::now();
+        c.query(
+            super::SQL_WRITE,
+            &[&"t", &"S", &ids, &claims, &now, &c_id, &c_n, &c_actor],
+        )
+        .await
+    }
+
+    /// The write checks itself (it travels with `COMMIT`, so the batch cannot look first):
+    /// given a unit it cannot mark, it fails with `XX000` and applies nothing; given units it
+    /// can, it marks them and writes the ledger.
+    #[tokio::test]
+    async fn a_write_that_marks_fewer_units_than_picked_applies_nothing() {
+        let schema = crate::engine::test_schema::TestSchema::new("t_unit_write_check").await;
+        let store = schema.store().await;
+        let c = store.client().await.unwrap();
+        c.batch_execute(
+            "INSERT INTO skus (tenant, sku, buckets, tracking, created_at) VALUES ('t', 'S', 1, 'units', now());
+             INSERT INTO units (tenant, sku, serial, location, received_at)
+             VALUES ('t', 'S', 'A', 'default', now()), ('t', 'S', 'B', 'default', now());
+             UPDATE units SET status = 'allocated', claim_id = 'other' WHERE serial = 'B'",
+        )
+        .await
+        .unwrap();
+        let ids: Vec<i64> = c
+            .query("SELECT id FROM units ORDER BY serial", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let err = write(&c, &ids).await.unwrap_err();
+        assert_eq!(err.code(), Some(&tokio_postgres::error::SqlState::INTERNAL_ERROR));
+        let counts = "SELECT (SELECT count(*) FROM units WHERE status = 'available'),
+                             (SELECT count(*) FROM ledger WHERE ref = 'c1'), (SELECT count(*) FROM allocations)";
+        let row = c.query_one(counts, &[]).await.unwrap();
+        assert_eq!(
+            (row.get::<_, i64>(0), row.get::<_, i64>(1), row.get::<_, i64>(2)),
+            (1, 0, 0)
+        );
+        c.batch_execute("UPDATE units SET status = 'available', claim_id = NULL")
+            .await
+            .unwrap();
+        assert_eq!(write(&c, &ids).await.unwrap().len(), 2);
+        let row = c.query_one(counts, &[]).await.unwrap();
+        assert_eq!(
+            (row.get::<_, i64>(0), row.get::<_, i64>(1), row.get::<_, i64>(2)),
+            (0, 1, 1)
+        );
+        drop(c);
+        schema.drop().await;
     }
 
     /// One after another: a claim that does not fit takes nothing and a later, smaller one
