@@ -203,8 +203,6 @@ impl PgStore {
         Ok(written.map_or(Booked::Excluded, Booked::Done))
     }
 
-    /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
-    /// holds that caused it and report that a retry may succeed.
     /// A booking was made: `bookings` gets fresh planner statistics once enough arrived
     /// (`engine::analyze`), so the plans every connection caches for the conflict check and
     /// the listing (made, after their first five runs, on the statistics of the moment) are
@@ -214,6 +212,8 @@ impl PgStore {
         self.analyze_in_background(&self.analyzing_bookings, "bookings", 1);
     }
 
+    /// After a 23P01: the live booking in the way (answer with it), or expire the overdue
+    /// holds that caused it and report that a retry may succeed.
     async fn resolve_exclusion(
         &self,
         tenant: &str,

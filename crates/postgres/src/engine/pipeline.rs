@@ -2,7 +2,8 @@
 //! statement and `COMMIT` with its last: the requests of futures polled together on one
 //! tokio-postgres client are pipelined, sent in the order they are first polled and answered
 //! in that order (tokio-postgres docs, "Pipelining"), so two round trips carry a whole
-//! transaction. The stock lanes' batches (`engine/batched/txn.rs`) and batched bookings use it.
+//! transaction. The stock lanes' batches (`engine/batched/txn.rs`), batched unit claims and
+//! batched bookings use it.
 //!
 //! [`HandTx`] holds the connection of such a transaction: dropped before the transaction
 //! ended (a panic, or a cancelled future, between `BEGIN` and the end), it detaches the
@@ -31,11 +32,14 @@ impl HandTx {
     }
 
     /// Roll the transaction back (after a failure before its commit), then give the
-    /// connection back. After a failed pipelined `COMMIT` no transaction is left and the
-    /// server only warns.
-    pub(crate) async fn roll_back(self) {
-        let _ = self.batch_execute("ROLLBACK").await;
-        self.ended();
+    /// connection back; if `ROLLBACK` itself failed, close it instead. After a failed
+    /// pipelined `COMMIT` no transaction is left and the server only warns.
+    pub(crate) async fn roll_back(mut self) {
+        if self.batch_execute("ROLLBACK").await.is_ok() {
+            self.ended();
+        } else if let Some(conn) = self.conn.take() {
+            drop(Object::take(conn));
+        }
     }
 }
 
