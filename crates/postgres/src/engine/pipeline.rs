@@ -62,14 +62,19 @@ impl Drop for HandTx {
 }
 
 /// Run `first` with `begin` (a `BEGIN …` text) sent before it in the same round trip; its
-/// result. `first` must be a statement of `client` not yet polled (tokio-postgres sends a
-/// request when its future is first polled, and `begin` is polled first).
+/// result.
+///
+/// `first` must be made of statements of `client` not yet polled, each **already prepared**
+/// (a `Statement`, as from `prepare_cached`): tokio-postgres encodes and queues a prepared
+/// statement's whole request when its future is first polled, and `join!` here is `biased`,
+/// so `begin` is queued first. With a `&str` only its Parse would be queued at that first
+/// poll, and the statement itself could run after what follows it.
 pub(crate) async fn begin_with<T>(
     client: &ClientWrapper,
     begin: &str,
     first: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
-    let (began, out) = tokio::join!(client.batch_execute(begin), first);
+    let (began, out) = tokio::join!(biased; client.batch_execute(begin), first);
     began?;
     out
 }
@@ -80,6 +85,9 @@ pub(crate) enum Ended {
     /// The last statement failed with an SQLSTATE, or was never sent (a parameter the client
     /// could not encode) while `COMMIT` went through: it applied nothing, and the
     /// transaction has ended (after an error PostgreSQL answers `COMMIT` with a rollback).
+    /// Callers also use it for a last statement that could not be prepared, before
+    /// `COMMIT` was sent: the transaction is then still open, so every caller rolls back
+    /// after `Refused` (a `ROLLBACK` outside a transaction only warns).
     Refused(Error),
     /// The connection broke: the transaction may or may not have committed.
     Unknown,
@@ -88,12 +96,13 @@ pub(crate) enum Ended {
 }
 
 /// Run `last` and `COMMIT` in one round trip; `last`'s result once committed. `last` must be
-/// a statement of `client` not yet polled.
+/// a statement of `client` not yet polled and already prepared, as for [`begin_with`]: with
+/// a `&str`, `COMMIT` could run before it, and it in a transaction of its own.
 pub(crate) async fn commit_with<T>(
     client: &ClientWrapper,
     last: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Ended> {
-    let (out, committed) = tokio::join!(last, client.batch_execute("COMMIT"));
+    let (out, committed) = tokio::join!(biased; last, client.batch_execute("COMMIT"));
     match (out, committed) {
         (Ok(out), Ok(())) => Ok(out),
         (Err(e), committed) if e.code().is_some() || committed.is_ok() => Err(Ended::Refused(e)),
@@ -122,19 +131,18 @@ mod tests {
     use super::{begin_with, commit_with, Ended, HandTx};
     use crate::engine::test_schema::TestSchema;
 
-    /// An advisory lock key of these tests' own.
-    const KEY: i64 = 0x0a11_7e57;
-
     /// Dropped inside its transaction (as by a panic), a `HandTx` takes its connection out of
-    /// the pool and closes it: the server rolls back and frees the lock, and the pool's next
-    /// connection is not inside the transaction.
+    /// the pool and closes it: the server rolls back and frees the lock, and the connection does not go
+    /// back to the pool.
     #[tokio::test]
     async fn a_transaction_dropped_before_its_end_leaves_the_pool() {
         let schema = TestSchema::new("t_hand_tx_drop").await;
         let store = schema.store().await;
         let tx = HandTx::new(store.client().await.unwrap());
+        // A key of this run's own: advisory locks are shared by the whole database.
+        let key = i64::from(rand::random::<u32>()) | 0x0a11_0000_0000;
         let lock = tx.prepare("SELECT pg_advisory_xact_lock($1)").await.unwrap();
-        begin_with(&tx, "BEGIN", tx.execute(&lock, &[&KEY])).await.unwrap();
+        begin_with(&tx, "BEGIN", tx.execute(&lock, &[&key])).await.unwrap();
         let size = store.pool().status().size;
         drop(tx);
         assert_eq!(
@@ -147,49 +155,60 @@ mod tests {
         schema
             .admin
             .batch_execute(&format!(
-                "BEGIN; SET LOCAL lock_timeout = '20s'; SELECT pg_advisory_xact_lock({KEY}); COMMIT"
+                "BEGIN; SET LOCAL lock_timeout = '20s'; SELECT pg_advisory_xact_lock({key}); COMMIT"
             ))
             .await
             .expect("the dropped transaction's lock was never freed");
-        let next = store.client().await.unwrap();
-        assert!(
-            next.batch_execute("SAVEPOINT s").await.is_err(),
-            "handed out inside a transaction"
-        );
-        drop(next);
         schema.drop().await;
     }
 
     /// A statement the server refuses, pipelined with `COMMIT`, is `Refused` with its
-    /// SQLSTATE and applies nothing; one that succeeds commits; a transaction that ended goes
-    /// back to the pool.
+    /// SQLSTATE and undoes the transaction's earlier write; one that succeeds commits both; a
+    /// commit the server refuses (a deferred constraint) is `CommitFailed` and applies
+    /// nothing; a transaction that ended goes back to the pool.
     #[tokio::test]
     async fn the_last_statement_commits_or_is_refused() {
         let schema = TestSchema::new("t_hand_tx_commit").await;
         let store = schema.store().await;
         let c = store.client().await.unwrap();
-        c.batch_execute("CREATE TABLE t_hand (n int PRIMARY KEY)")
-            .await
-            .unwrap();
+        c.batch_execute(
+            "CREATE TABLE t_hand (n int PRIMARY KEY);
+             CREATE TABLE t_late (n int UNIQUE DEFERRABLE INITIALLY DEFERRED)",
+        )
+        .await
+        .unwrap();
         drop(c);
-        for (n, refused) in [(1, false), (1, true), (2, false)] {
+        // (table of the last write, its value, how it ends): 0 commits, 1 refused (a
+        // duplicate key at once), 2 the commit fails (a duplicate key checked at COMMIT).
+        for (table, n, ends) in [("t_hand", 1, 0), ("t_hand", 1, 1), ("t_late", 5, 2), ("t_hand", 2, 0)] {
             let tx = HandTx::new(store.client().await.unwrap());
-            let insert = tx.prepare("INSERT INTO t_hand VALUES ($1)").await.unwrap();
-            begin_with(&tx, "BEGIN", tx.execute("SELECT 1", &[])).await.unwrap();
+            let first = tx.prepare("INSERT INTO t_hand VALUES ($1)").await.unwrap();
+            let rows = if ends == 0 { "($1)" } else { "($1), ($1)" };
+            let last = tx.prepare(&format!("INSERT INTO {table} VALUES {rows}")).await.unwrap();
+            let first_n = 100 + n + 10 * ends;
+            begin_with(&tx, "BEGIN", tx.execute(&first, &[&first_n])).await.unwrap();
             let size = store.pool().status().size;
-            match commit_with(&tx, tx.execute(&insert, &[&n])).await {
-                Ok(1) if !refused => {}
-                Err(Ended::Refused(e)) if refused => {
+            match (commit_with(&tx, tx.execute(&last, &[&n])).await, ends) {
+                (Ok(1), 0) => {}
+                (Err(Ended::Refused(e)), 1) | (Err(Ended::CommitFailed(e)), 2) => {
                     assert_eq!(e.code(), Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION))
                 }
-                other => panic!("insert {n}: {other:?}"),
+                (other, _) => panic!("{table} {n}: {other:?}"),
             }
             tx.ended();
             assert_eq!(store.pool().status().size, size);
         }
         let c = store.client().await.unwrap();
-        let rows: i64 = c.query_one("SELECT count(*) FROM t_hand", &[]).await.unwrap().get(0);
-        assert_eq!(rows, 2);
+        let kept: Vec<i32> = c
+            .query("SELECT n FROM t_hand ORDER BY n", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(kept, [1, 2, 101, 102], "a refused or failed transaction left a write");
+        let late: i64 = c.query_one("SELECT count(*) FROM t_late", &[]).await.unwrap().get(0);
+        assert_eq!(late, 0);
         assert!(c.batch_execute("SAVEPOINT s").await.is_err(), "still in a transaction");
         drop(c);
         schema.drop().await;

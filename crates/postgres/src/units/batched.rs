@@ -322,11 +322,9 @@ mod tests {
         let claims = vec!["c1".to_string(); ids.len()];
         let (c_id, c_n, c_actor) = (vec!["c1".to_string()], vec![ids.len() as i64], vec![None::<String>]);
         let now = chrono::Utc::now();
-        c.query(
-            super::SQL_WRITE,
-            &[&"t", &"S", &ids, &claims, &now, &c_id, &c_n, &c_actor],
-        )
-        .await
+        let write = c.prepare(super::SQL_WRITE).await?;
+        c.query(&write, &[&"t", &"S", &ids, &claims, &now, &c_id, &c_n, &c_actor])
+            .await
     }
 
     /// The write checks itself (it travels with `COMMIT`, so the batch cannot look first):
@@ -352,7 +350,14 @@ mod tests {
             .iter()
             .map(|r| r.get(0))
             .collect();
+        // As a batch runs it: a prepared statement, here with the generic plan forced.
+        c.batch_execute("SET plan_cache_mode = force_generic_plan")
+            .await
+            .unwrap();
         let err = write(&c, &ids).await.unwrap_err();
+        assert_eq!(err.code(), Some(&tokio_postgres::error::SqlState::INTERNAL_ERROR));
+        // Not one of them markable: still refused.
+        let err = write(&c, &ids[1..]).await.unwrap_err();
         assert_eq!(err.code(), Some(&tokio_postgres::error::SqlState::INTERNAL_ERROR));
         let counts = "SELECT (SELECT count(*) FROM units WHERE status = 'available'),
                              (SELECT count(*) FROM ledger WHERE ref = 'c1'), (SELECT count(*) FROM allocations)";
