@@ -201,13 +201,7 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
     };
     let (verdicts, made, now) = decided;
     let ended = insert_and_commit(&client, items, &verdicts, &made, now).await;
-    if let Err(Ended::Refused(_)) = ended {
-        // An insert that could not be prepared leaves the transaction open (after one the
-        // server refused, the ROLLBACK only warns).
-        client.roll_back().await;
-    } else {
-        client.ended();
-    }
+    client.end_after(&ended).await;
     if let Err(error) = ended {
         // Refused: no booking was inserted, so every one may run again.
         let verdicts = matches!(error, Ended::Unknown | Ended::CommitFailed(_)).then_some(verdicts);

@@ -41,6 +41,19 @@ impl HandTx {
             drop(Object::take(conn));
         }
     }
+
+    /// End the transaction after [`commit_with`] (or [`commit`]) said `outcome`: a
+    /// `Refused` last statement may have been one that could not even be prepared, before
+    /// `COMMIT` was sent, so it is rolled back (where the server had already ended it, the
+    /// `ROLLBACK` only warns); after any other outcome it has ended and the connection goes
+    /// back to the pool.
+    pub(crate) async fn end_after<T>(self, outcome: &Result<T, Ended>) {
+        if matches!(outcome, Err(Ended::Refused(_))) {
+            self.roll_back().await;
+        } else {
+            self.ended();
+        }
+    }
 }
 
 impl std::ops::Deref for HandTx {

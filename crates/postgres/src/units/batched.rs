@@ -156,25 +156,14 @@ async fn run_batch(
         return Ok(claims.iter().map(|_| None).collect());
     }
     let now = store.now();
-    match write_and_commit(&tx, (tenant, sku), claims, (&shares, &ids), now).await {
-        Ok(units) => {
-            tx.ended();
-            Ok(answers(claims, &shares, &ids, units, now))
-        }
-        // Nothing applied (if the write could not even be prepared, the transaction is
-        // still open: rolled back here).
-        Err(Ended::Refused(e)) => {
-            tx.roll_back().await;
-            Err(none(map_error(e)))
-        }
-        Err(Ended::Unknown) => {
-            tx.ended();
-            Err((AllotError::OutcomeUnknown, shares))
-        }
-        Err(Ended::CommitFailed(_)) => {
-            tx.ended();
-            Err((AllotError::Unavailable("a unit batch's commit failed".into()), shares))
-        }
+    let written = write_and_commit(&tx, (tenant, sku), claims, (&shares, &ids), now).await;
+    tx.end_after(&written).await;
+    match written {
+        Ok(units) => Ok(answers(claims, &shares, &ids, units, now)),
+        // Nothing applied: each claim runs on its own path.
+        Err(Ended::Refused(e)) => Err(none(map_error(e))),
+        Err(Ended::Unknown) => Err((AllotError::OutcomeUnknown, shares)),
+        Err(Ended::CommitFailed(_)) => Err((AllotError::Unavailable("a unit batch's commit failed".into()), shares)),
     }
 }
 
