@@ -720,6 +720,9 @@ pub struct PoolStatus {
     pub waiting: u64,
     /// Stock requests waiting on the `batched` lanes for a transaction (0 without lanes).
     pub batch_queued: u64,
+    /// Per-request stock writers waiting at their SKUs' gates for a place (`sku_writers`; 0
+    /// without gates).
+    pub gate_waiting: u64,
 }
 
 /// A database's schema version against this build's (refinery's `refinery_schema_history`).

@@ -80,6 +80,7 @@ impl Maintenance for PgStore {
             idle: s.available as u64,
             waiting: s.waiting as u64,
             batch_queued: self.combiner.as_ref().map_or(0, |c| c.queued_now() as u64),
+            gate_waiting: self.sku_gate.waiting(),
         }
     }
 

@@ -203,6 +203,12 @@ pub(crate) const CATALOG: &[(&str, Kind, Unit, &str)] = &[
         "Stock requests waiting on the batched lanes for a transaction (PostgreSQL; 0 on SQLite).",
     ),
     (
+        "allot_sku_gate_waiting",
+        Kind::Gauge,
+        Unit::Count,
+        "Per-request stock writers waiting at their SKUs' gates for a place (sku_writers; PostgreSQL; 0 on SQLite).",
+    ),
+    (
         "allot_db_pool_acquire_seconds",
         Kind::Histogram,
         Unit::Seconds,
@@ -235,6 +241,7 @@ pub(crate) fn sample(pool: allot_core::PoolStatus) {
     metrics::gauge!("allot_db_pool_idle_connections").set(pool.idle as f64);
     metrics::gauge!("allot_db_pool_waiting").set(pool.waiting as f64);
     metrics::gauge!("allot_batch_queued").set(pool.batch_queued as f64);
+    metrics::gauge!("allot_sku_gate_waiting").set(pool.gate_waiting as f64);
     process().collect();
 }
 

@@ -83,6 +83,7 @@ impl Maintenance for SqliteStore {
             idle: u64::from(waiting == 0),
             waiting,
             batch_queued: 0,
+            gate_waiting: 0,
         }
     }
 

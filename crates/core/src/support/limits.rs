@@ -164,6 +164,11 @@ limits! {
     /// Most requests waiting for a `batched` transaction in one server instance; beyond it a
     /// request is refused `503 unavailable` (back-pressure).
     batch_max_queued: usize = 20_000, min 1;
+    /// Most per-request writers of one SKU's stock rows in PostgreSQL at once, per instance
+    /// (`atomic`, `pessimistic`, `optimistic` and the Redis strategies' database side; not
+    /// `segmented` or `batched`); the others wait in arrival order, holding no connection, at
+    /// most the pool's wait (0: no gate). A hot row serves a short queue faster than a long one.
+    sku_writers: usize = 2, min 0;
     /// Most operations in one `POST /v1/batch` request.
     max_batch_operations: usize = 1000, min 1;
     /// Most operations of one `POST /v1/batch` running at once outside the `batched` lanes
@@ -180,7 +185,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 47);
+        assert_eq!(Limits::TABLE.len(), 48);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

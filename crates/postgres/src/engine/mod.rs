@@ -6,8 +6,8 @@
 //! to do (`connect`, `tls`), LISTEN/NOTIFY (`listen`), the `batched` request combiner with no
 //! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
 //! all use: taking a line across a SKU's rows (`placement`), a location's rows
-//! (`location_rows`), records read by several domains (`records`) and overdue holds
-//! (`overdue`).
+//! (`location_rows`), records read by several domains (`records`), overdue holds
+//! (`overdue`) and the writers' gate of a hot SKU's per-request writers (`sku_gate`).
 //!
 //! **Invariant:** a domain (`stock/`, `holds/`, `units/`, `bookings`, `jobs/`, `keys`,
 //! `audit/`) uses the engine and the core, never a sibling domain; the engine uses no domain.
@@ -26,6 +26,7 @@ pub(crate) mod overdue;
 pub(crate) mod pipeline;
 pub(crate) mod placement;
 pub(crate) mod records;
+pub(crate) mod sku_gate;
 pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_schema;

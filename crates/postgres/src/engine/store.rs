@@ -40,6 +40,9 @@ pub struct PgStore {
     pub(crate) unit_batches: std::sync::Arc<UnitBatches>,
     /// The `batched` bookings' queues, per lane.
     pub(crate) booking_batches: std::sync::Arc<BookingBatches>,
+    /// The writers' gate of every SKU (`sku_writers`): per-request stock writers of one SKU
+    /// wait here rather than on its row lock.
+    pub(crate) sku_gate: std::sync::Arc<crate::engine::sku_gate::SkuGate>,
     capabilities: Capabilities,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
@@ -113,6 +116,10 @@ impl PgStore {
         let wait = Some(Duration::from_millis(cfg.pool_wait_ms));
         let pool = Pool::builder(mgr)
             .max_size(cfg.pool_size.max(1))
+            // The connection used last goes out first: under light load the same few
+            // backends stay busy and warm instead of the pool waking each of its idle ones in
+            // turn (deadpool's default is FIFO).
+            .queue_mode(deadpool_postgres::QueueMode::Lifo)
             .wait_timeout(wait)
             .create_timeout(wait)
             .runtime(Runtime::Tokio1)
@@ -128,6 +135,10 @@ impl PgStore {
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             unit_batches: Default::default(),
             booking_batches: Default::default(),
+            sku_gate: std::sync::Arc::new(crate::engine::sku_gate::SkuGate::new(
+                cfg.limits.sku_writers,
+                Duration::from_millis(cfg.pool_wait_ms),
+            )),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),
         })

@@ -567,6 +567,7 @@ impl AllocatePerRequest for PgStore {
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
+        let _admitted = self.admit_writer(tenant, &req).await?;
         let now = self.now();
         if idem.is_none()
             && req.lines.len() == 1
