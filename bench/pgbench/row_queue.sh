@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# How one hot row serves a queue of writers: pgbench runs the textbook UPDATE (hot_sku.sql)
+# and `atomic`'s own statement (atomic_statement.sql) on one SKU's row from C = 1, 2, 4, … 64
+# clients (synchronous commit, simple protocol, T seconds each), then allot's `atomic` through
+# HTTP at 256 clients with the writers' gate off and on (`--sku-writers 0` / `2`). The gate
+# exists because the row serves 2 writers faster than 64 (docs/strategies.md, "The writers'
+# gate").
+#   bench/pgbench/row_queue.sh postgres://postgres@127.0.0.1:5432/allot_rowq [ALLOT_BIN]
+set -euo pipefail
+DB=${1:?database url}; ALLOT=${2:-target/release/allot}; HERE=$(dirname "$0")
+PORT=${PORT:-18091}; T=${T:-6}; N=${N:-20000}; CLIENTS=${CLIENTS:-"1 2 4 8 16 32 64"}
+"$ALLOT" migrate --database-url "$DB" >/dev/null 2>&1
+serve() {
+  ALLOT_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT --sku-writers "$1" >/dev/null 2>&1 &
+  SERVER=$!
+  for _ in $(seq 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && return; sleep 0.1; done
+  echo "the server did not start" >&2; exit 1
+}
+SKU="rowq-$(date +%s)"
+serve 2; trap 'kill $SERVER 2>/dev/null' EXIT
+curl -sf -XPOST http://127.0.0.1:$PORT/v1/skus -H 'content-type: application/json' \
+  -d "{\"sku\":\"$SKU\",\"on_hand\":100000000}" >/dev/null
+SEQ=$(psql "$DB" -AtqX -c "SELECT allot_id_sequence_of('ledger', 'default')")
+kill $SERVER; wait $SERVER 2>/dev/null || true
+echo "| clients | textbook UPDATE tps | atomic's statement tps |"
+echo "|---:|---:|---:|"
+for c in $CLIENTS; do
+  j=$(( c < 2 ? 1 : 2 ))
+  tb=$(pgbench -n -c "$c" -j "$j" -T "$T" -D sku="'$SKU'" -f "$HERE/hot_sku.sql" "$DB" 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}')
+  st=$(pgbench -n -c "$c" -j "$j" -T "$T" -D sku="'$SKU'" -D seq="'$SEQ'" -f "$HERE/atomic_statement.sql" "$DB" 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}')
+  echo "| $c | $tb | $st |"
+done
+echo
+echo "| allot \`atomic\`, 256 clients | req/s | p99 ms |"
+echo "|---|---:|---:|"
+for w in 0 2; do
+  serve "$w"
+  "$ALLOT" bench flash-sale --url http://127.0.0.1:$PORT --strategy atomic -c 256 -k 100000000 -n "$N" 2>/dev/null \
+    | awk -F'|' -v w="$w" '/^\| atomic/ {gsub(/ /,"",$3); gsub(/ /,"",$8); print "| --sku-writers " w " | " $3 " | " $8 " |"}'
+  kill $SERVER; wait $SERVER 2>/dev/null || true
+done
