@@ -2,14 +2,15 @@
 # How one hot row serves a queue of writers: pgbench runs the textbook UPDATE (hot_sku.sql)
 # and `atomic`'s own statement (atomic_statement.sql) on one SKU's row from C = 1, 2, 4, … 64
 # clients (synchronous commit, simple protocol, T seconds each), then allot's `atomic` through
-# HTTP at 256 clients with the writers' gate off and on (`--sku-writers 0` / `2`). The gate
-# exists because the row serves 2 writers faster than 64 (docs/strategies.md, "The writers'
-# gate").
+# HTTP at 256 clients with the writers' gate off and on, alternating (`--sku-writers 0` /
+# `2`), on a SKU that never runs out and on one that sells out (1000 units: most answers are
+# refusals). The gate exists because the row serves 2 writers faster than 64
+# (docs/strategies.md, "The writers' gate"). The database must exist (`createdb allot_rowq`).
 #   bench/pgbench/row_queue.sh postgres://postgres@127.0.0.1:5432/allot_rowq [ALLOT_BIN]
 set -euo pipefail
 DB=${1:?database url}; ALLOT=${2:-target/release/allot}; HERE=$(dirname "$0")
 PORT=${PORT:-18091}; T=${T:-6}; N=${N:-20000}; CLIENTS=${CLIENTS:-"1 2 4 8 16 32 64"}
-"$ALLOT" migrate --database-url "$DB" >/dev/null 2>&1
+"$ALLOT" migrate --database-url "$DB" >/dev/null
 serve() {
   ALLOT_LOG=warn "$ALLOT" serve --database-url "$DB" --listen 127.0.0.1:$PORT --sku-writers "$1" >/dev/null 2>&1 &
   SERVER=$!
@@ -31,11 +32,13 @@ for c in $CLIENTS; do
   echo "| $c | $tb | $st |"
 done
 echo
-echo "| allot \`atomic\`, 256 clients | req/s | p99 ms |"
-echo "|---|---:|---:|"
-for w in 0 2; do
-  serve "$w"
-  "$ALLOT" bench flash-sale --url http://127.0.0.1:$PORT --strategy atomic -c 256 -k 100000000 -n "$N" 2>/dev/null \
-    | awk -F'|' -v w="$w" '/^\| atomic/ {gsub(/ /,"",$3); gsub(/ /,"",$8); print "| --sku-writers " w " | " $3 " | " $8 " |"}'
-  kill $SERVER; wait $SERVER 2>/dev/null || true
+echo "| allot \`atomic\`, 256 clients | stock | req/s | p99 ms |"
+echo "|---|---:|---:|---:|"
+for k in 100000000 1000; do
+  for w in 0 2 0 2; do
+    serve "$w"
+    "$ALLOT" bench flash-sale --url http://127.0.0.1:$PORT --strategy atomic -c 256 -k "$k" -n "$N" 2>/dev/null \
+      | awk -F'|' -v w="$w" -v k="$k" '/^\| atomic/ {gsub(/ /,"",$3); gsub(/ /,"",$7); print "| --sku-writers " w " | " k " | " $3 " | " $7 " |"}'
+    kill $SERVER; wait $SERVER 2>/dev/null || true
+  done
 done

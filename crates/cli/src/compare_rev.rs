@@ -197,7 +197,10 @@ fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropD
     let url = format!("{server}/{name}{query}");
     // FORCE (PostgreSQL 13): a run's last backends may still be exiting when its process
     // has; the database is this comparison's own.
-    Ok((url, Box::new(move || psql(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))))
+    Ok((
+        url,
+        Box::new(move || psql(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))),
+    ))
 }
 
 /// The table: per workload and strategy, each build's mean throughput and worst p99, and the

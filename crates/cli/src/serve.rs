@@ -31,7 +31,8 @@ pub(crate) struct ServeArgs {
     /// PostgreSQL connections in the pool.
     #[arg(long, env = "ALLOT_POOL_SIZE", default_value_t = 32)]
     pub(crate) pool_size: usize,
-    /// How long a request waits for a pooled connection before 503, ms.
+    /// How long a request waits for a pooled connection before 503, ms (and, before it, at
+    /// most as long at a hot SKU's writers' gate: `--sku-writers`).
     #[arg(long, env = "ALLOT_POOL_WAIT_MS", default_value_t = 5000)]
     pub(crate) pool_wait_ms: u64,
     /// How long stored Idempotency-Key responses are kept, ms (at least 24 h).

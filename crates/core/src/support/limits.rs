@@ -164,10 +164,11 @@ limits! {
     /// Most requests waiting for a `batched` transaction in one server instance; beyond it a
     /// request is refused `503 unavailable` (back-pressure).
     batch_max_queued: usize = 20_000, min 1;
-    /// Most per-request writers of one SKU's stock rows in PostgreSQL at once, per instance
-    /// (`atomic`, `pessimistic`, `optimistic` and the Redis strategies' database side; not
-    /// `segmented` or `batched`); the others wait in arrival order, holding no connection, at
-    /// most the pool's wait (0: no gate). A hot row serves a short queue faster than a long one.
+    /// Most per-request writers of one SKU's stock row in PostgreSQL at once, per instance
+    /// (allocations and holds of `atomic`, `pessimistic`, `optimistic`, `redis_counter`, not
+    /// pinned to a location; SQLite has one writer anyway); the others wait in arrival order,
+    /// holding no connection, at most the pool's wait (0: no gate). A hot row serves a short
+    /// queue faster than a long one.
     sku_writers: usize = 2, min 0;
     /// Most operations in one `POST /v1/batch` request.
     max_batch_operations: usize = 1000, min 1;

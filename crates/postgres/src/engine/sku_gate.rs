@@ -14,35 +14,70 @@
 //! Exactness does not rest on the gate: the database's row lock and conditional statements
 //! decide every outcome as before, and several instances each have their own gate. The gate
 //! only decides who waits where. A writer of several SKUs (a cart) takes their gates in
-//! sorted order, so two carts can never each hold a gate the other waits for.
+//! sorted order, so two carts can never each hold a gate the other waits for. In the lock
+//! order of the whole service a gate comes after the Redis locks (`redis_lock`, which does not
+//! pass the gate) and before a pool connection and any row lock.
+//!
+//! A sold-out SKU's refusals write nothing and take no row lock, so once a writer through a
+//! gate is refused `insufficient_stock`, the gate stands open (writers go straight on) until
+//! one succeeds again: the refusals of a sold-out flash sale run side by side, as without a
+//! gate.
 
 use crate::engine::store::PgStore;
-use allot_core::{AllocationRequest, AllotError, Result, Strategy};
+use allot_core::{AllocationRequest, AllotError, Placement, Result, Strategy};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 /// Most SKUs whose gates one instance keeps; at it, the gates nobody holds or waits on are
 /// dropped (a gate is made again on the SKU's next request).
 pub(crate) const MAX_GATED_SKUS: usize = 100_000;
 
-/// Whether per-request writers of `strategy` pass the gate: those whose writers of one SKU
-/// all meet on one row. `segmented` spreads them over buckets, and `batched` writes a SKU from
-/// one lane already.
-pub(crate) fn gates(strategy: Strategy) -> bool {
+/// Whether the per-request writes of `take` pass the gate: those whose writers of one SKU all
+/// meet on one row. `segmented` spreads them over buckets, `batched` writes a SKU from one
+/// lane already, `redis_lock`'s Redis lock lets one writer of a SKU through at a time, and a
+/// line pinned to a location or placed by a ranked list may write another location's row.
+pub(crate) fn passes_gate(take: &AllocationRequest) -> bool {
     matches!(
-        strategy,
-        Strategy::Atomic | Strategy::Pessimistic | Strategy::Optimistic | Strategy::RedisCounter | Strategy::RedisLock
-    )
+        take.strategy,
+        Strategy::Atomic | Strategy::Pessimistic | Strategy::Optimistic | Strategy::RedisCounter
+    ) && !matches!(take.placement, Placement::Ranked(_))
+        && take.lines.iter().all(|l| l.location.is_none())
+}
+
+/// One SKU's gate: its places, whether it stands open (the last writer through it was
+/// refused short), and the wake-up of the writers waiting when it opens.
+struct Gate {
+    places: Arc<Semaphore>,
+    open: AtomicBool,
+    opened: Notify,
+}
+
+impl Gate {
+    /// A place, or none once the gate stands open (at once, or while waiting for a place).
+    async fn pass(&self) -> Option<OwnedSemaphorePermit> {
+        let opened = self.opened.notified();
+        tokio::pin!(opened);
+        // Registered before the check, so an opening after it is not missed.
+        opened.as_mut().enable();
+        if self.open.load(Ordering::Relaxed) {
+            return None;
+        }
+        tokio::select! {
+            // The semaphores are never closed.
+            p = self.places.clone().acquire_owned() => Some(p.expect("a SKU gate is never closed")),
+            () = opened => None,
+        }
+    }
 }
 
 /// Every SKU's gate on this instance, by tenant and SKU.
 pub(crate) struct SkuGate {
     writers: usize,
     wait: Duration,
-    gates: Mutex<HashMap<(String, String), Arc<Semaphore>>>,
+    gates: Mutex<HashMap<(String, String), Arc<Gate>>>,
     /// Writers waiting for their places now (`allot_sku_gate_waiting`).
     waiting: AtomicU64,
 }
@@ -57,17 +92,35 @@ impl Drop for Waiting<'_> {
     }
 }
 
-/// The places of one request in its SKUs' gates; given back when dropped.
+/// The places of one request in its SKUs' gates (none in a gate that stood open); given back
+/// when dropped.
 pub(crate) struct Admitted {
+    gates: Vec<Arc<Gate>>,
     _permits: Vec<OwnedSemaphorePermit>,
 }
 
+impl Admitted {
+    /// Say how the request ended: a writer of one SKU refused `insufficient_stock` opens its
+    /// gate, any other outcome of one closes it. A cart's outcome says nothing of one SKU.
+    pub(crate) fn ended<T>(&self, result: &Result<T>) {
+        if let [gate] = self.gates.as_slice() {
+            let short = matches!(result, Err(AllotError::InsufficientStock { .. }));
+            if !short {
+                gate.open.store(false, Ordering::Relaxed);
+            } else if !gate.open.swap(true, Ordering::Relaxed) {
+                // Those already waiting go on too.
+                gate.opened.notify_waiters();
+            }
+        }
+    }
+}
+
 impl SkuGate {
-    /// A gate of `writers` places per SKU (0: no gate, every writer goes straight on); a
-    /// writer waits at most `wait` for its places.
+    /// A gate of `writers` places per SKU (0: no gate, every writer goes straight on; at most
+    /// tokio's `Semaphore::MAX_PERMITS`); a writer waits at most `wait` for its places.
     pub(crate) fn new(writers: usize, wait: Duration) -> Self {
         SkuGate {
-            writers,
+            writers: writers.min(Semaphore::MAX_PERMITS),
             wait,
             gates: Mutex::new(HashMap::new()),
             waiting: AtomicU64::new(0),
@@ -75,29 +128,35 @@ impl SkuGate {
     }
 
     /// Wait for a place in the gate of each of `tenant`'s `skus` (any order, repeats allowed),
-    /// taken in sorted order. Errors: `unavailable` after waiting longer than the store's
-    /// `pool_wait_ms`, as a writer that waited that long for a connection would; nothing was
-    /// done.
+    /// taken in sorted order; an open gate is passed without one. Errors: `unavailable` after
+    /// waiting longer than `wait` (the store's `pool_wait_ms`, as a writer that waited that
+    /// long for a connection is answered); nothing was done, and the places taken so far are
+    /// given back.
     pub(crate) async fn admit(&self, tenant: &str, skus: &[&str]) -> Result<Admitted> {
         if self.writers == 0 {
-            return Ok(Admitted { _permits: Vec::new() });
+            return Ok(Admitted {
+                gates: Vec::new(),
+                _permits: Vec::new(),
+            });
         }
         let mut sorted: Vec<&str> = skus.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
-        let gates: Vec<Arc<Semaphore>> = sorted.iter().map(|sku| self.gate(tenant, sku)).collect();
+        let gates: Vec<Arc<Gate>> = sorted.iter().map(|sku| self.gate(tenant, sku)).collect();
         self.waiting.fetch_add(1, Ordering::Relaxed);
         let _counted = Waiting(&self.waiting);
         let take_all = async {
             let mut permits = Vec::with_capacity(gates.len());
-            for g in gates {
-                // The semaphores are never closed.
-                permits.push(g.acquire_owned().await.expect("a SKU gate is never closed"));
+            for g in &gates {
+                permits.extend(g.pass().await);
             }
             permits
         };
         match tokio::time::timeout(self.wait, take_all).await {
-            Ok(permits) => Ok(Admitted { _permits: permits }),
+            Ok(permits) => Ok(Admitted {
+                gates,
+                _permits: permits,
+            }),
             Err(_) => Err(AllotError::Unavailable(format!(
                 "waited over {} ms behind other writers of one SKU (sku_writers = {})",
                 self.wait.as_millis(),
@@ -112,20 +171,22 @@ impl SkuGate {
     }
 
     /// The gate of `tenant`'s `sku`, made on first use.
-    fn gate(&self, tenant: &str, sku: &str) -> Arc<Semaphore> {
+    fn gate(&self, tenant: &str, sku: &str) -> Arc<Gate> {
         let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
         let key = (tenant.to_string(), sku.to_string());
         if let Some(g) = gates.get(&key) {
             return g.clone();
         }
         if gates.len() >= MAX_GATED_SKUS {
-            // Held or waited on: someone else has a clone of it.
-            gates.retain(|_, g| Arc::strong_count(g) > 1);
+            // Held or waited on: a request has a clone of it or of its places.
+            gates.retain(|_, g| Arc::strong_count(g) > 1 || Arc::strong_count(&g.places) > 1);
         }
-        gates
-            .entry(key)
-            .or_insert_with(|| Arc::new(Semaphore::new(self.writers)))
-            .clone()
+        let gate = Gate {
+            places: Arc::new(Semaphore::new(self.writers)),
+            open: AtomicBool::new(false),
+            opened: Notify::new(),
+        };
+        gates.entry(key).or_insert_with(|| Arc::new(gate)).clone()
     }
 
     /// How many SKUs have a gate now (tests).
@@ -136,11 +197,11 @@ impl SkuGate {
 }
 
 impl PgStore {
-    /// A place in the gate of each SKU `take` writes, when its strategy passes the gate
-    /// ([`gates`]); `None` otherwise. Taken before a connection, so a writer waiting here
-    /// holds none. Errors as [`SkuGate::admit`].
+    /// A place in the gate of each SKU `take` writes, when it passes the gate
+    /// ([`passes_gate`]); `None` otherwise. Taken before a connection, so a writer waiting
+    /// here holds none. Errors as [`SkuGate::admit`].
     pub(crate) async fn admit_writer(&self, tenant: &str, take: &AllocationRequest) -> Result<Option<Admitted>> {
-        if !gates(take.strategy) {
+        if !passes_gate(take) {
             return Ok(None);
         }
         let skus: Vec<&str> = take.lines.iter().map(|l| l.sku.as_str()).collect();
@@ -165,6 +226,39 @@ mod tests {
         assert!(futures::poll!(third.as_mut()).is_pending());
         drop(a);
         assert!(third.await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_refusal_for_short_stock_opens_the_gate_until_a_success() {
+        let gate = SkuGate::new(1, Duration::from_secs(30));
+        let short: Result<()> = Err(AllotError::InsufficientStock {
+            sku: "HOT".into(),
+            requested: 1,
+            available: 0,
+        });
+        let a = gate.admit("t", &["HOT"]).await.unwrap();
+        a.ended(&short);
+        // Open: past a's place, and a cart's outcome does not close it.
+        let b = gate.admit("t", &["HOT"]).await.unwrap();
+        let cart = gate.admit("t", &["HOT", "X"]).await.unwrap();
+        cart.ended(&Ok(()));
+        b.ended(&Ok(()));
+        let c = gate.admit("t", &["HOT"]);
+        tokio::pin!(c);
+        assert!(futures::poll!(c.as_mut()).is_pending(), "closed again by b's success");
+        // A refusal opens it again, and c and d, waiting, go on while a still holds its place.
+        let d = gate.admit("t", &["HOT"]);
+        tokio::pin!(d);
+        assert!(futures::poll!(d.as_mut()).is_pending());
+        b.ended(&short);
+        let c = tokio::time::timeout(Duration::from_secs(5), c).await.unwrap().unwrap();
+        let _d = tokio::time::timeout(Duration::from_secs(5), d).await.unwrap().unwrap();
+        c.ended(&Ok(()));
+        let e = gate.admit("t", &["HOT"]);
+        tokio::pin!(e);
+        assert!(futures::poll!(e.as_mut()).is_pending());
+        drop(a);
+        assert!(e.await.is_ok());
     }
 
     #[tokio::test]
@@ -247,7 +341,11 @@ mod db_tests {
     #[tokio::test]
     async fn writers_beyond_the_gate_wait_without_a_connection() {
         let schema = crate::engine::test_schema::TestSchema::new("t_sku_gate").await;
-        let store = schema.store().await;
+        crate::engine::migrate::migrate(&schema.url).await.unwrap();
+        // The gate's wait is the pool's: long, so a loaded machine cannot time the 18 out.
+        let mut cfg = crate::engine::config::PgConfig::new(schema.url.clone());
+        cfg.pool_wait_ms = 120_000;
+        let store = crate::engine::store::PgStore::connect(&cfg).unwrap();
         let limits = Limits::default();
         assert_eq!(limits.sku_writers, 2);
         let t = Tenant::stored("t");

@@ -356,10 +356,15 @@ impl PgStore {
 
 impl HoldPerRequest for PgStore {
     async fn hold_per_request(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
-        let _admitted = self.admit_writer(tenant, &req.take).await?;
+        let admitted = self.admit_writer(tenant, &req.take).await?;
         let now = self.now();
-        self.retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))
-            .await
+        let result = self
+            .retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))
+            .await;
+        if let Some(a) = &admitted {
+            a.ended(&result);
+        }
+        result
     }
 
     async fn confirm_per_request(

@@ -567,7 +567,24 @@ impl AllocatePerRequest for PgStore {
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
-        let _admitted = self.admit_writer(tenant, &req).await?;
+        let admitted = self.admit_writer(tenant, &req).await?;
+        let result = self.allocate_past_gate(tenant, req, idem).await;
+        if let Some(a) = &admitted {
+            a.ended(&result);
+        }
+        result
+    }
+}
+
+impl PgStore {
+    /// [`AllocatePerRequest::allocate_per_request`] once past the writers' gate: the single
+    /// statement when the request fits it, else the general path.
+    async fn allocate_past_gate(
+        &self,
+        tenant: &str,
+        req: AllocationRequest,
+        idem: Keyed<Allocation>,
+    ) -> Result<Executed<Allocation>> {
         let now = self.now();
         if idem.is_none()
             && req.lines.len() == 1
