@@ -356,7 +356,7 @@ impl PgStore {
 
 impl HoldPerRequest for PgStore {
     async fn hold_per_request(&self, tenant: &str, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
-        let admitted = self.admit_writer(tenant, &req.take).await?;
+        let admitted = self.sku_gate.admit_writer(tenant, &req.take).await?;
         let now = self.now();
         let result = self
             .retrying(|| self.try_create_hold(tenant, &req, idem.as_ref(), now))

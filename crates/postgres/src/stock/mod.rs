@@ -1,6 +1,8 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
 
 mod cancel;
+#[cfg(test)]
+mod gate_tests;
 mod locations;
 mod returns;
 
@@ -567,7 +569,7 @@ impl AllocatePerRequest for PgStore {
         req: AllocationRequest,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
-        let admitted = self.admit_writer(tenant, &req).await?;
+        let admitted = self.sku_gate.admit_writer(tenant, &req).await?;
         let result = self.allocate_past_gate(tenant, req, idem).await;
         if let Some(a) = &admitted {
             a.ended(&result);
