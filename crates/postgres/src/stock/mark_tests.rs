@@ -1,0 +1,73 @@
+//! Ledger marks (migration V28): `atomic`'s single statement marks its own entry, and the
+//! setting that keeps `ledger_events` from marking it again ends with its transaction.
+
+use allot_core::store::{HoldStore, StockStore};
+use allot_core::{validate, Limits, Strategy, Tenant};
+use serde_json::json;
+
+/// On one connection (a pool of one), so each write runs in the session the fast path set
+/// `allot.ledger_marked` in: fast allocations, then a hold and an allocation with an
+/// idempotency key (multi-statement transactions, marked by the trigger), then fast ones
+/// again. Every ledger entry is named by exactly one mark of its own transaction.
+#[tokio::test]
+async fn every_entry_has_exactly_one_mark() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_ledger_marks").await;
+    crate::engine::migrate::migrate(&schema.url).await.unwrap();
+    let mut cfg = crate::engine::config::PgConfig::new(schema.url.clone());
+    cfg.pool_size = 1;
+    let store = crate::engine::store::PgStore::connect(&cfg).unwrap();
+    let (limits, t) = (Limits::default(), Tenant::stored("t"));
+    let sku = validate::create_sku(
+        serde_json::from_value(json!({"sku": "S", "on_hand": 100})).unwrap(),
+        &limits,
+    );
+    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let allocation = |id: &str| {
+        let body = json!({"lines": [{"sku": "S", "quantity": 1}]});
+        validate::allocation(
+            id.into(),
+            serde_json::from_value(body).unwrap(),
+            Strategy::Atomic,
+            &limits,
+        )
+        .unwrap()
+    };
+    for i in 0..3 {
+        store.allocate(&t, allocation(&format!("fast{i}")), None).await.unwrap();
+    }
+    let body = json!({"lines": [{"sku": "S", "quantity": 2}], "ttl_ms": 60_000});
+    let hold = validate::hold(
+        "h1".into(),
+        serde_json::from_value(body).unwrap(),
+        Strategy::Atomic,
+        &limits,
+    );
+    store.create_hold(&t, hold.unwrap(), None).await.unwrap();
+    store
+        .allocate(&t, allocation("keyed"), allot_conformance::fixture::key("k1"))
+        .await
+        .unwrap();
+    store.allocate(&t, allocation("fast3"), None).await.unwrap();
+    let c = store.client().await.unwrap();
+    let row = c
+        .query_one(
+            "SELECT (SELECT count(*) FROM ledger WHERE tenant = 't'),
+                    (SELECT count(*) FROM ledger l WHERE l.tenant = 't' AND (
+                        SELECT count(*) FROM ledger_marks m WHERE m.tenant = l.tenant AND m.sku = l.sku
+                           AND l.id BETWEEN m.first_id AND m.last_id AND m.xact = l.xact) = 1),
+                    current_setting('allot.ledger_marked', true)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (entries, marked_once): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(entries, 7, "received, 4 fast allocations, a hold, a keyed allocation");
+    assert_eq!(marked_once, entries, "each entry in exactly one mark");
+    assert_ne!(
+        row.get::<_, Option<String>>(2).as_deref(),
+        Some("on"),
+        "the setting ends with its transaction"
+    );
+    drop(c);
+    schema.drop().await;
+}
