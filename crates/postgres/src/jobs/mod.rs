@@ -475,6 +475,22 @@ mod plans {
             !batch.contains("jobs_queue_state") && !batch.contains("jobs_lease"),
             "batch completion must find its jobs by id:\n{batch}"
         );
+        assert!(
+            batch.contains("Tid Scan"),
+            "and write them by the ctid it locked:\n{batch}"
+        );
+        let claim = explain(
+            &c,
+            &format!(
+                "EXPLAIN {}",
+                bind(ops::SQL_CLAIM, &["'q'", "now()", "250", "1000", "'w'", "'default'"])
+            ),
+        )
+        .await;
+        assert!(
+            claim.contains("jobs_fetch") && claim.contains("Tid Scan"),
+            "a claim picks by jobs_fetch and writes by the ctid it locked:\n{claim}"
+        );
         // The rescue, run for real inside a transaction that is rolled back: its locking
         // batch runs once, and takes exactly the batch size.
         c.batch_execute("BEGIN").await.unwrap();

@@ -24,15 +24,19 @@ use std::collections::HashSet;
 /// claimed by `allot_claim_limited` (V18) instead, in the same statement: both branches test
 /// the settings row with an uncorrelated `EXISTS`, a one-time filter, so exactly one of them
 /// runs and an unlimited queue pays one primary-key probe. `$6`: the tenant.
+///
+/// The UPDATE finds each picked row by its `ctid` (a TID scan, PostgreSQL docs 5.5 "System
+/// Columns"), not by a second descent of the primary key: the pick locked that very version
+/// in this statement, so no other transaction can have moved it.
 pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
-    SELECT id FROM jobs
+    SELECT id, ctid FROM jobs
      WHERE tenant = $6 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
        AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $6 AND s.queue = $1 AND s.gates_claims)
      ORDER BY priority, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
 claimed AS (
 UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
        lease_expires_at = $2 + $4::int8 * interval '1 millisecond', worker = $5, attempted_at = $2
-  FROM picked WHERE j.tenant = $6 AND j.id = picked.id AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
+  FROM picked WHERE j.ctid = picked.ctid AND j.tenant = $6 AND j.state NOT IN ('running', 'completed', 'discarded', 'cancelled')
 RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
           j.traceparent)
 SELECT * FROM claimed
@@ -85,19 +89,20 @@ pub(crate) const SQL_HEARTBEAT: &str =
 ///
 /// A queue that does not keep completed jobs (`keep_completed = false`, V24) has them deleted
 /// instead: the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
-/// so exactly one of them runs.
+/// so exactly one of them runs. Each finds its rows by the `ctid` of the version `mine`
+/// locked (a TID scan), not by a second descent of the primary key.
 pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
-     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+     SELECT j.id, j.ctid FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
          ON j.tenant = $5 AND j.id = t.id AND j.lease_token = t.token
       WHERE j.tenant = $5 AND j.queue = $1
       ORDER BY j.id FOR UPDATE OF j),
  kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-   FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
+   FROM mine WHERE j.ctid = mine.ctid AND j.tenant = $5 AND j.state = 'running'
     AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id),
  dropped AS (
- DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
+ DELETE FROM jobs j USING mine WHERE j.ctid = mine.ctid AND j.tenant = $5 AND j.state = 'running'
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id)
  SELECT id FROM kept UNION ALL SELECT id FROM dropped";
