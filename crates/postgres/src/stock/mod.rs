@@ -38,7 +38,7 @@ use deadpool_postgres::GenericClient;
 ///
 /// The statement writes its ledger entry's mark itself and sets `allot.ledger_marked` from
 /// the entry's row, so `ledger_events`' PL/pgSQL trigger does not run for it (migration V28:
-/// the trigger was a third of the statement's cost on 10 000 SKUs). It runs alone in its
+/// 7 600 tps of the statement against 6 450 on 10 000 SKUs). It runs alone in its
 /// transaction (autocommit), where that setting ends.
 ///
 /// "No row at another location" is two one-sided probes of `stock_location` (tenant, sku,
