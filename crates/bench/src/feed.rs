@@ -6,8 +6,8 @@
 //! PostgreSQL database: "without" disables the trigger that marks ledger entries for the
 //! sequencer (`ALTER TABLE ledger DISABLE TRIGGER ledger_events`, the whole of the feed's cost
 //! on the writer's path: no mark, so no stock event either) and enables it again after
-//! (`atomic`'s single statement writes its own mark, V28, so on that path "without" still
-//! marks: its ratio understates the feed's cost there). "With"
+//! (the single statement of `atomic`, `segmented` and `redis_counter` writes its own mark,
+//! V28, so on that path "without" still marks: its ratio understates the feed's cost there). "With"
 //! also carries the sequencer's work, which runs in the same server on the same machine
 //! during the sale. Then one Server-Sent Events reader follows the feed from its start, and
 //! its events per second are the feed's throughput.

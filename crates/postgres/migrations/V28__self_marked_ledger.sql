@@ -7,16 +7,18 @@
 --
 -- A statement that writes the marks of its own entries (the same columns the trigger would:
 -- tenant, SKU, first and last id, transaction, time of the first) sets the transaction-local
--- setting `allot.ledger_marked` to `on` (`set_config(…, true)`, PostgreSQL docs 9.27.1
--- "Configuration Settings Functions") from the same rows, before its ledger insert ends; an
--- AFTER STATEMENT trigger's WHEN is evaluated when the statement's insert ends (docs,
--- CREATE TRIGGER: "whether an event is queued to fire the trigger"), so the trigger does not
--- fire for it. The setting ends with the transaction, so only single-statement transactions
--- (autocommit) may set it: any other ledger insert of the session is marked by the trigger as
+-- setting `allot.ledger_marked` to its own transaction's id (`set_config(…, true)`,
+-- PostgreSQL docs 9.27.1 "Configuration Settings Functions") from the same rows, before its
+-- ledger insert ends. The executor evaluates an AFTER STATEMENT trigger's WHEN as the insert
+-- ends, when it decides whether to queue the trigger's event; the setting then names this
+-- transaction, so the trigger does not fire. Only the current transaction's id skips it: a
+-- value set for a role, a database or a session (or left by an earlier transaction) never
+-- matches. The setting ends with the transaction, so only a statement alone in its
+-- transaction (autocommit) may set it: any other ledger insert is marked by the trigger as
 -- before. A statement that inserted no entries may or may not have set it; with no entries
 -- there is nothing to mark either way.
 DROP TRIGGER ledger_events ON ledger;
 CREATE TRIGGER ledger_events AFTER INSERT ON ledger REFERENCING NEW TABLE AS fresh
     FOR EACH STATEMENT
-    WHEN (current_setting('allot.ledger_marked', true) IS DISTINCT FROM 'on')
+    WHEN (current_setting('allot.ledger_marked', true) IS DISTINCT FROM pg_current_xact_id()::text)
     EXECUTE FUNCTION allot_ledger_mark();

@@ -26,8 +26,10 @@ use std::collections::HashSet;
 /// runs and an unlimited queue pays one primary-key probe. `$6`: the tenant.
 ///
 /// The UPDATE finds each picked row by its `ctid` (a TID scan, PostgreSQL docs 5.5 "System
-/// Columns"), not by a second descent of the primary key: the pick locked that very version
-/// in this statement, so no other transaction can have moved it.
+/// Columns"), not by a second descent of the primary key. Where another transaction updated
+/// a job after this statement's snapshot and it is still runnable (a reschedule, say), the
+/// pick locks its newest version, which the UPDATE cannot see: that job is left available
+/// for the next claim. A claim may so return fewer jobs than it could, never one twice.
 pub(crate) const SQL_CLAIM: &str = "WITH picked AS MATERIALIZED (
     SELECT id, ctid FROM jobs
      WHERE tenant = $6 AND queue = $1 AND state IN ('available', 'scheduled', 'retryable') AND run_at <= $2
@@ -89,20 +91,23 @@ pub(crate) const SQL_HEARTBEAT: &str =
 ///
 /// A queue that does not keep completed jobs (`keep_completed = false`, V24) has them deleted
 /// instead: the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
-/// so exactly one of them runs. Each finds its rows by the `ctid` of the version `mine`
-/// locked (a TID scan), not by a second descent of the primary key.
+/// so exactly one of them runs. They find their rows by the primary key, not by the `ctid`
+/// `mine` locked: a heartbeat that commits after this statement's snapshot and before its
+/// lock makes `mine` lock (and return the `ctid` of) a version the statement cannot see, so
+/// a write by that `ctid` would find nothing and report a held lease as lost; by the key,
+/// the write finds the version it sees and EvalPlanQual follows it to the one locked.
 pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
-     SELECT j.id, j.ctid FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
          ON j.tenant = $5 AND j.id = t.id AND j.lease_token = t.token
       WHERE j.tenant = $5 AND j.queue = $1
       ORDER BY j.id FOR UPDATE OF j),
  kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
-   FROM mine WHERE j.ctid = mine.ctid AND j.tenant = $5 AND j.state = 'running'
+   FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
     AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id),
  dropped AS (
- DELETE FROM jobs j USING mine WHERE j.ctid = mine.ctid AND j.tenant = $5 AND j.state = 'running'
+ DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id)
  SELECT id FROM kept UNION ALL SELECT id FROM dropped";

@@ -36,10 +36,10 @@ use deadpool_postgres::GenericClient;
 /// SKU's number of stock rows (-1: unit-tracked; NULL when the SKU does not exist). The
 /// allocation's line gets its `from` here, from the row taken.
 ///
-/// The statement writes its ledger entry's mark itself and sets `allot.ledger_marked` from
-/// the entry's row, so `ledger_events`' PL/pgSQL trigger does not run for it (migration V28:
-/// 7 600 tps of the statement against 6 450 on 10 000 SKUs). It runs alone in its
-/// transaction (autocommit), where that setting ends.
+/// The statement writes its ledger entry's mark itself and sets `allot.ledger_marked` to its
+/// transaction's id from the entry's row, so `ledger_events`' PL/pgSQL trigger does not run
+/// for it when it took a row (migration V28: 7 600 tps of the statement against 6 450 on
+/// 10 000 SKUs). It runs alone in its transaction (autocommit), where that setting ends.
 ///
 /// "No row at another location" is two one-sided probes of `stock_location` (tenant, sku,
 /// location, bucket), so neither index range holds the row being taken: one probe of
@@ -63,7 +63,7 @@ macro_rules! fast_allocate {
 led AS (
     INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
     SELECT nextval($10::oid::regclass), $9, sku, -$2, 0, 'allocation', $4, $8, location, $7 FROM upd
-     WHERE set_config('allot.ledger_marked', 'on', true) = 'on'
+     WHERE set_config('allot.ledger_marked', pg_current_xact_id()::text, true) IS NOT NULL
     RETURNING id, sku),
 mark AS (
     INSERT INTO ledger_marks (tenant, sku, first_id, last_id, xact, at)

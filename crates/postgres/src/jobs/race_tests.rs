@@ -1,0 +1,78 @@
+//! Job statements against a concurrent writer of the same row, on a real PostgreSQL: what
+//! READ COMMITTED's re-check (EvalPlanQual) must carry through.
+
+use super::ops::{complete_batch, SQL_HEARTBEAT};
+use allot_core::job::Completion;
+use std::time::Duration;
+
+/// A raw session on `url`.
+async fn session(url: &str) -> tokio_postgres::Client {
+    let (c, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    c
+}
+
+/// A batch completion whose statement began before a heartbeat of the same job committed
+/// (so it waits on the row, then locks the heartbeat's newer version) still completes the
+/// job: the write finds it by key and follows it to the locked version. Written by the
+/// `ctid` the lock returned, it found nothing (that version is newer than the statement's
+/// snapshot) and answered `lease_lost` for a lease the worker held.
+#[tokio::test]
+async fn a_completion_behind_a_heartbeat_completes() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_job_race").await;
+    let store = schema.store().await;
+    let (a, b) = (session(&schema.url).await, store.client().await.unwrap());
+    let id: i64 = a
+        .query_one(
+            "INSERT INTO jobs (tenant, queue, state, payload, run_at, max_attempts, created_at, attempt,
+                               lease_token, lease_expires_at)
+             VALUES ('default', 'q', 'running', '{}', now(), 3, now(), 1, 't1', now() + interval '1 minute')
+             RETURNING id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let a_pid: i32 = a.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+    let b_pid: i32 = b.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+    a.batch_execute("BEGIN").await.unwrap();
+    let now = chrono::Utc::now();
+    let beat = a
+        .execute(SQL_HEARTBEAT, &[&id, &"t1", &now, &60_000i64, &"default"])
+        .await
+        .unwrap();
+    assert_eq!(beat, 1);
+    let completing = tokio::spawn(async move {
+        let done = vec![Completion {
+            id,
+            lease_token: "t1".into(),
+        }];
+        complete_batch(&b, "default", "q", &done, chrono::Utc::now()).await
+    });
+    // Until the completion waits on the heartbeat's lock (bounded).
+    let watcher = session(&schema.url).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let blocked: bool = watcher
+            .query_one("SELECT $1 = ANY(pg_blocking_pids($2))", &[&a_pid, &b_pid])
+            .await
+            .unwrap()
+            .get(0);
+        if blocked {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the completion never waited");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    a.batch_execute("COMMIT").await.unwrap();
+    let done = completing.await.unwrap().unwrap();
+    assert_eq!((done.completed, done.lease_lost), (vec![id], vec![]));
+    let state: String = a
+        .query_one("SELECT state FROM jobs WHERE id = $1", &[&id])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(state, "completed");
+    drop((a, watcher, store));
+    schema.drop().await;
+}
