@@ -1,14 +1,16 @@
-//! Ledger marks (migration V28): `atomic`'s single statement marks its own entry, and the
-//! setting that keeps `ledger_events` from marking it again ends with its transaction.
+//! Ledger marks (migration V28): `atomic`'s single statement marks its own entry, the setting
+//! that keeps `ledger_events` from marking it again ends with its transaction, and every other
+//! writer is still marked by the trigger.
 
-use allot_core::store::{HoldStore, StockStore};
-use allot_core::{validate, Limits, Strategy, Tenant};
+use allot_core::store::{HoldStore, StockStore, UnitStore};
+use allot_core::{validate, Limits, Strategy, Tenant, UnitStrategy};
 use serde_json::json;
 
 /// On one connection (a pool of one), so each write runs in the session the fast path set
 /// `allot.ledger_marked` in: fast allocations, then a hold and an allocation with an
 /// idempotency key (multi-statement transactions, marked by the trigger), then fast ones
-/// again. Every ledger entry is named by exactly one mark of its own transaction.
+/// again, then unit claims (alone, keyed, NOWAIT) and a fast one after them. Every ledger
+/// entry is named by exactly one mark of its own transaction.
 #[tokio::test]
 async fn every_entry_has_exactly_one_mark() {
     let schema = crate::engine::test_schema::TestSchema::new("t_ledger_marks").await;
@@ -49,6 +51,27 @@ async fn every_entry_has_exactly_one_mark() {
         .unwrap();
     store.allocate(&t, allocation("fast3"), None).await.unwrap();
     let c = store.client().await.unwrap();
+    c.batch_execute(
+        "INSERT INTO skus (tenant, sku, buckets, tracking, created_at) VALUES ('t', 'U', 1, 'units', now());
+         INSERT INTO units (tenant, sku, serial, location, received_at)
+              SELECT 't', 'U', 'SN' || i, 'default', now() FROM generate_series(1, 10) AS i",
+    )
+    .await
+    .unwrap();
+    drop(c);
+    // Unit claims, marked by the trigger: alone, in a keyed envelope, in a NOWAIT pass.
+    for (id, strategy, key) in [
+        ("u1", UnitStrategy::SkipLocked, None),
+        ("u2", UnitStrategy::SkipLocked, Some("k2")),
+        ("u3", UnitStrategy::NowaitScan, None),
+    ] {
+        let body = serde_json::from_value(json!({"sku": "U", "quantity": 2})).unwrap();
+        let claim = validate::unit_claim(id.into(), body, strategy, &limits).unwrap();
+        let idem = key.and_then(allot_conformance::fixture::key);
+        store.claim_units(&t, claim, idem).await.unwrap();
+    }
+    store.allocate(&t, allocation("fast4"), None).await.unwrap();
+    let c = store.client().await.unwrap();
     let row = c
         .query_one(
             "SELECT (SELECT count(*) FROM ledger WHERE tenant = 't'),
@@ -61,7 +84,10 @@ async fn every_entry_has_exactly_one_mark() {
         .await
         .unwrap();
     let (entries, marked_once): (i64, i64) = (row.get(0), row.get(1));
-    assert_eq!(entries, 7, "received, 4 fast allocations, a hold, a keyed allocation");
+    assert_eq!(
+        entries, 11,
+        "received, 5 fast allocations, a hold, a keyed allocation, 3 unit claims"
+    );
     assert_eq!(marked_once, entries, "each entry in exactly one mark");
     let setting = row.get::<_, Option<String>>(2);
     assert!(
