@@ -19,9 +19,29 @@ async fn session(url: &str) -> tokio_postgres::Client {
 /// snapshot) and answered `lease_lost` for a lease the worker held.
 #[tokio::test]
 async fn a_completion_behind_a_heartbeat_completes() {
+    completion_behind_a_heartbeat(true).await;
+}
+
+/// The same where the queue drops completed jobs (`keep_completed = false`): the completion's
+/// DELETE.
+#[tokio::test]
+async fn a_dropping_completion_behind_a_heartbeat_completes() {
+    completion_behind_a_heartbeat(false).await;
+}
+
+/// One job running with token `t1` in queue `q`, a heartbeat of it left open in one session, a
+/// completion of it started in another, then the heartbeat committed: the job is completed
+/// (kept as `completed`, or deleted when `keep` is false).
+async fn completion_behind_a_heartbeat(keep: bool) {
     let schema = crate::engine::test_schema::TestSchema::new("t_job_race").await;
     let store = schema.store().await;
     let (a, b) = (session(&schema.url).await, store.client().await.unwrap());
+    a.execute(
+        "INSERT INTO queue_settings (tenant, queue, keep_completed) VALUES ('default', 'q', $1)",
+        &[&keep],
+    )
+    .await
+    .unwrap();
     let id: i64 = a
         .query_one(
             "INSERT INTO jobs (tenant, queue, state, payload, run_at, max_attempts, created_at, attempt,
@@ -65,14 +85,19 @@ async fn a_completion_behind_a_heartbeat_completes() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     a.batch_execute("COMMIT").await.unwrap();
-    let done = completing.await.unwrap().unwrap();
+    let done = tokio::time::timeout(Duration::from_secs(30), completing)
+        .await
+        .expect("the completion ends once the heartbeat commits")
+        .unwrap()
+        .unwrap();
     assert_eq!((done.completed, done.lease_lost), (vec![id], vec![]));
-    let state: String = a
-        .query_one("SELECT state FROM jobs WHERE id = $1", &[&id])
+    let state: Option<String> = a
+        .query_opt("SELECT state FROM jobs WHERE id = $1", &[&id])
         .await
         .unwrap()
-        .get(0);
-    assert_eq!(state, "completed");
+        .map(|r| r.get(0));
+    let expected = if keep { Some("completed".to_string()) } else { None };
+    assert_eq!(state, expected);
     drop((a, watcher, store));
     schema.drop().await;
 }
