@@ -28,8 +28,26 @@ impl TestSchema {
 
     /// A migrated store on the schema.
     pub(crate) async fn store(&self) -> crate::engine::store::PgStore {
+        self.store_with(|_| {}).await
+    }
+
+    /// A migrated store on the schema, its configuration changed by `configure` first (a
+    /// pool of one connection, a longer wait).
+    pub(crate) async fn store_with(
+        &self,
+        configure: impl FnOnce(&mut crate::engine::config::PgConfig),
+    ) -> crate::engine::store::PgStore {
         crate::engine::migrate::migrate(&self.url).await.unwrap();
-        crate::engine::store::PgStore::connect(&crate::engine::config::PgConfig::new(self.url.clone())).unwrap()
+        let mut cfg = crate::engine::config::PgConfig::new(self.url.clone());
+        configure(&mut cfg);
+        crate::engine::store::PgStore::connect(&cfg).unwrap()
+    }
+
+    /// A session of its own on the schema (outside any pool): to hold a lock, or to watch.
+    pub(crate) async fn session(&self) -> tokio_postgres::Client {
+        let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        c
     }
 
     /// Drop the schema and everything in it, and the schema of its SQL functions (V18).

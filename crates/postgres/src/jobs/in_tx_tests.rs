@@ -80,10 +80,7 @@ async fn enqueue_in_the_callers_transaction() {
     crate::migrate(&schema.url).await.unwrap();
     let store = store(&schema.url);
     listening(&store, &schema.admin).await;
-    let (mut caller, conn) = tokio_postgres::connect(&schema.url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(conn);
+    let mut caller = schema.session().await;
     let limits = allot_core::Limits::default();
     let body = serde_json::from_value(json!({"jobs": [{"payload": {"order": 1}, "tags": ["mail"]}]})).unwrap();
     let req = validate::enqueue("in-tx-rs", body, store.now(), &limits).unwrap();

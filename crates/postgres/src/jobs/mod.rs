@@ -440,10 +440,7 @@ mod plans {
     async fn by_id_statements_use_the_primary_key_and_the_rescue_locks_once() {
         let schema = crate::engine::test_schema::TestSchema::new("t_plans").await;
         crate::migrate(&schema.url).await.unwrap();
-        let (c, conn) = tokio_postgres::connect(&schema.url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(conn);
+        let c = schema.session().await;
         c.batch_execute(
             "INSERT INTO jobs (tenant, queue, state, payload, run_at, max_attempts, created_at)
                   SELECT 'default', 'q', 'available', '{}', now(), 3, now() FROM generate_series(1, 20000);

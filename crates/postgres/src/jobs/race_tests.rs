@@ -5,13 +5,6 @@ use super::ops::{complete_batch, SQL_HEARTBEAT};
 use allot_core::job::Completion;
 use std::time::Duration;
 
-/// A raw session on `url`.
-async fn session(url: &str) -> tokio_postgres::Client {
-    let (c, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
-    tokio::spawn(conn);
-    c
-}
-
 /// A batch completion whose statement began before a heartbeat of the same job committed
 /// (so it waits on the row, then locks the heartbeat's newer version) still completes the
 /// job: the write finds it by key and follows it to the locked version. Written by the
@@ -35,7 +28,7 @@ async fn a_dropping_completion_behind_a_heartbeat_completes() {
 async fn completion_behind_a_heartbeat(keep: bool) {
     let schema = crate::engine::test_schema::TestSchema::new("t_job_race").await;
     let store = schema.store().await;
-    let (a, b) = (session(&schema.url).await, store.client().await.unwrap());
+    let (a, b) = (schema.session().await, store.client().await.unwrap());
     a.execute(
         "INSERT INTO queue_settings (tenant, queue, keep_completed) VALUES ('default', 'q', $1)",
         &[&keep],
@@ -70,7 +63,7 @@ async fn completion_behind_a_heartbeat(keep: bool) {
         complete_batch(&b, "default", "q", &done, chrono::Utc::now()).await
     });
     // Until the completion waits on the heartbeat's lock (bounded).
-    let watcher = session(&schema.url).await;
+    let watcher = schema.session().await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let blocked: bool = watcher

@@ -21,11 +21,8 @@ async fn until(what: &str, mut check: impl AsyncFnMut() -> bool) {
 #[tokio::test]
 async fn writers_beyond_the_gate_wait_without_a_connection() {
     let schema = crate::engine::test_schema::TestSchema::new("t_sku_gate").await;
-    crate::engine::migrate::migrate(&schema.url).await.unwrap();
     // The gate's wait is the pool's: long, so a loaded machine cannot time the 18 out.
-    let mut cfg = crate::engine::config::PgConfig::new(schema.url.clone());
-    cfg.pool_wait_ms = 120_000;
-    let store = crate::engine::store::PgStore::connect(&cfg).unwrap();
+    let store = schema.store_with(|cfg| cfg.pool_wait_ms = 120_000).await;
     let limits = Limits::default();
     assert_eq!(limits.sku_writers, 2);
     let t = Tenant::stored("t");
@@ -44,10 +41,7 @@ async fn writers_beyond_the_gate_wait_without_a_connection() {
         .unwrap()
     };
     store.allocate(&t, allocation(0), None).await.unwrap();
-    let (locker, conn) = tokio_postgres::connect(&schema.url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(conn);
+    let locker = schema.session().await;
     locker
         .batch_execute("BEGIN; SELECT 1 FROM stock WHERE tenant = 't' AND sku = 'HOT' FOR UPDATE")
         .await

@@ -59,10 +59,7 @@ const SQL_MARKED: &str = "SELECT (SELECT count(*) FROM ledger WHERE tenant = 't'
 #[tokio::test]
 async fn every_entry_has_exactly_one_mark() {
     let schema = crate::engine::test_schema::TestSchema::new("t_ledger_marks").await;
-    crate::engine::migrate::migrate(&schema.url).await.unwrap();
-    let mut cfg = crate::engine::config::PgConfig::new(schema.url.clone());
-    cfg.pool_size = 1;
-    let store = PgStore::connect(&cfg).unwrap();
+    let store = schema.store_with(|cfg| cfg.pool_size = 1).await;
     let (limits, t) = (Limits::default(), Tenant::stored("t"));
     let sku = validate::create_sku(
         serde_json::from_value(json!({"sku": "S", "on_hand": 100})).unwrap(),
