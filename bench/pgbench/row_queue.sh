@@ -17,7 +17,8 @@ serve() {
   for _ in $(seq 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && return; sleep 0.1; done
   echo "the server did not start" >&2; exit 1
 }
-SKU="rowq-$(date +%s)"
+# atomic_statement.sql names its SKU as a prefix and a number: this one is the prefix's 0.
+PREFIX="rowq-$(date +%s)-"; SKU="${PREFIX}0"
 serve 2; trap 'kill $SERVER 2>/dev/null' EXIT
 curl -sf -XPOST http://127.0.0.1:$PORT/v1/skus -H 'content-type: application/json' \
   -d "{\"sku\":\"$SKU\",\"on_hand\":100000000}" >/dev/null
@@ -28,7 +29,7 @@ echo "|---:|---:|---:|"
 for c in $CLIENTS; do
   j=$(( c < 2 ? 1 : 2 ))
   tb=$(pgbench -n -c "$c" -j "$j" -T "$T" -D sku="'$SKU'" -f "$HERE/hot_sku.sql" "$DB" 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}')
-  st=$(pgbench -n -c "$c" -j "$j" -T "$T" -D sku="'$SKU'" -D seq="'$SEQ'" -f "$HERE/atomic_statement.sql" "$DB" 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}')
+  st=$(pgbench -n -c "$c" -j "$j" -T "$T" -D prefix="'$PREFIX'" -D n=1 -D seq="'$SEQ'" -f "$HERE/atomic_statement.sql" "$DB" 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}')
   echo "| $c | $tb | $st |"
 done
 echo
