@@ -92,6 +92,12 @@ mod tests {
             placed(serde_json::json!(["W", "E"])).unwrap().placement,
             Placement::Ranked(vec!["W".into(), "E".into()])
         );
+        assert!(placed(serde_json::json!("most_available")).unwrap().placed_by_policy());
+        assert!(!placed(serde_json::json!(["W", "E"])).unwrap().placed_by_policy());
+        let pinned: LineBody =
+            serde_json::from_value(serde_json::json!({"sku": "A", "quantity": 1, "location": "W"})).unwrap();
+        let pinned = allocation("x".into(), body(vec![pinned]), Strategy::Atomic, &l()).unwrap();
+        assert!(!pinned.placed_by_policy(), "a line pinned to a location");
         assert_eq!(placed(serde_json::json!([])).unwrap_err().code(), "invalid_request");
         assert_eq!(
             placed(serde_json::json!(["W", "W"])).unwrap_err().code(),

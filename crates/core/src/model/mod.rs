@@ -465,6 +465,14 @@ impl AllocationRequest {
         }
     }
 
+    /// Whether every line takes from the row its SKU's placement policy picks: no line pinned
+    /// to a location, no ranked list of locations. A SKU stocked at one location then has one
+    /// row every such writer meets on (the single-statement path, the writers' gate).
+    pub fn placed_by_policy(&self) -> bool {
+        !matches!(self.placement, crate::location::Placement::Ranked(_))
+            && self.lines.iter().all(|l| l.location.is_none())
+    }
+
     /// The allocation this request becomes when it succeeds at `created_at`.
     pub fn to_allocation(&self, created_at: DateTime<Utc>) -> Allocation {
         Allocation {

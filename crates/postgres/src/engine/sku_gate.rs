@@ -23,7 +23,7 @@
 //! one succeeds again: the refusals of a sold-out flash sale run side by side, as without a
 //! gate.
 
-use allot_core::{AllocationRequest, AllotError, Placement, Result, Strategy};
+use allot_core::{AllocationRequest, AllotError, Result, Strategy};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -42,8 +42,7 @@ pub(crate) fn passes_gate(take: &AllocationRequest) -> bool {
     matches!(
         take.strategy,
         Strategy::Atomic | Strategy::Pessimistic | Strategy::Optimistic | Strategy::RedisCounter
-    ) && !matches!(take.placement, Placement::Ranked(_))
-        && take.lines.iter().all(|l| l.location.is_none())
+    ) && take.placed_by_policy()
 }
 
 /// One SKU's gate: its places, whether it stands open (the last writer through it was

@@ -22,8 +22,8 @@ use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Placement,
-    Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Result,
+    Return, Sku, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -603,8 +603,7 @@ impl PgStore {
         let now = self.now();
         if idem.is_none()
             && req.lines.len() == 1
-            && req.lines[0].location.is_none()
-            && !matches!(req.placement, Placement::Ranked(_))
+            && req.placed_by_policy()
             && matches!(
                 req.strategy,
                 Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
