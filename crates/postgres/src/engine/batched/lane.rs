@@ -4,19 +4,27 @@
 //! overdue holds is queued again after they are expired.
 //!
 //! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
-//! batch before took `batch_max_requests` and more wait): the next begins once that one
-//! holds its stock rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own
-//! `SELECT … FOR UPDATE` travel while the first writes and commits, and its lock is granted
-//! at that commit. Without a backlog the next batch begins when the one before ends, with
-//! everything that arrived meanwhile. Batches on one SKU take its row one after the other, in
-//! arrival order, each reading what the one before committed (READ COMMITTED re-reads a row
-//! locked after a wait: PostgreSQL docs, 13.2.1). Two consequences of the overlap: a batch
-//! that fails after its `Go` (40001/40P01) runs again behind the one that began meanwhile
-//! (exact, since it reads everything again, but no longer in arrival order); and a request
-//! whose idempotency key the batch before still holds is `409` in use, as any request whose
-//! key a running request holds, where one batch at a time would have replayed it.
+//! batch before took `batch_max_requests` and more wait): the next begins once that one has
+//! read its stock rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own read
+//! travel while the first writes and commits. A batch of allocations and new holds that all
+//! fit what it read ([`Read::Optimistic`]) reads without a lock and takes its stock rows
+//! only at the end of its one write statement, after its records, with relative changes
+//! that the stock table's CHECKs refuse should they oversell: the batches of a lane then
+//! write their records side by side and hold the hot row only from that UPDATE to `COMMIT`.
+//! Any other batch locks its rows (`SELECT … FOR UPDATE`) before deciding, and its lock is
+//! granted at the commit of the one before (READ COMMITTED re-reads a row locked after a
+//! wait: PostgreSQL docs, 13.2.1). Without a backlog the next batch begins when the one
+//! before ends, with everything that arrived meanwhile. Three consequences of the overlap,
+//! each exact but no longer in arrival order across batches: an optimistic batch whose
+//! write is refused (the stock no longer holds what it took: 23514) runs again locking,
+//! behind the batches that began meanwhile; a batch that fails after its `Go` (40001/40P01)
+//! runs again likewise; and an optimistic batch that waits on something else (an
+//! idempotency key's row) does not hold the SKU's row meanwhile, so the next batch may
+//! commit first. A request whose idempotency key the batch before still holds is `409` in
+//! use, as any request whose key a running request holds, where one batch at a time would
+//! have replayed it.
 
-use super::txn::{batch_tx, Outcome};
+use super::txn::{batch_tx, Failed, Outcome, Read};
 use super::{AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending, Queued, LANE_SHARE_DIVISOR};
 use crate::engine::errors::{is_retryable, map_error};
@@ -162,14 +170,23 @@ async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
     let started = std::time::Instant::now();
     let mut tries = 0u32;
     let mut go = Some(go);
+    let mut read = Read::Optimistic;
     let outcomes = loop {
-        match try_batch(&ctx.store, &batch, now, &mut go).await {
+        match try_batch(&ctx.store, &batch, (now, read), &mut go).await {
             Ok(o) => break o,
-            Err(e) if is_retryable(&e) && tries < ctx.store.limits.max_tx_retries => {
+            // Once: a locking batch never races.
+            Err(Failed::Raced) => {
+                tracing::debug!(
+                    requests = batch.len(),
+                    "an optimistic batch raced; it runs again locking"
+                );
+                read = Read::Locking;
+            }
+            Err(Failed::Db(e)) if is_retryable(&e) && tries < ctx.store.limits.max_tx_retries => {
                 tries += 1;
                 crate::engine::tx::backoff_sleep(tries).await;
             }
-            Err(e) => {
+            Err(Failed::Db(e)) => {
                 let msg = format!("batch transaction failed: {}", map_error(e));
                 tracing::warn!(requests = batch.len(), "{msg}");
                 for p in batch {
@@ -233,9 +250,9 @@ async fn expire_then_requeue(store: PgStore, combiner: Arc<Combiner>, p: Pending
 async fn try_batch(
     store: &PgStore,
     batch: &[Pending],
-    now: DateTime<Utc>,
+    (now, read): (DateTime<Utc>, Read),
     go: &mut Option<Go>,
-) -> std::result::Result<Vec<Outcome>, tokio_postgres::Error> {
+) -> std::result::Result<Vec<Outcome>, Failed> {
     // Before the batch's connection: a first use takes one of its own.
     let tenant = batch
         .first()
@@ -246,7 +263,7 @@ async fn try_batch(
     };
     let client = match store.pool().get().await {
         Ok(c) => c,
-        Err(deadpool_postgres::PoolError::Backend(e)) => return Err(e),
+        Err(deadpool_postgres::PoolError::Backend(e)) => return Err(Failed::Db(e)),
         Err(other) => {
             let e = AllotError::Unavailable(format!("no database connection: {other}"));
             return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect());
@@ -255,7 +272,7 @@ async fn try_batch(
     // The transaction is run by hand (to pipeline BEGIN and COMMIT): a failed one is rolled
     // back before its connection goes back to the pool.
     let tx = HandTx::new(client);
-    let result = batch_tx(&tx, batch, (now, sequence), go).await;
+    let result = batch_tx(&tx, batch, (now, sequence, read), go).await;
     if result.is_err() {
         tx.roll_back().await;
     } else {

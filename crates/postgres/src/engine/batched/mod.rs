@@ -1,7 +1,7 @@
 //! The `batched` strategy on PostgreSQL: a combiner per server instance. Allocation, hold,
 //! confirm and release requests queue on a lane (chosen by a hash of their first SKU); a
 //! lane's batch takes what queued, and the next takes what arrived meanwhile (after a full
-//! batch, as soon as that one holds its stock rows: two in flight, `lane.rs`) — no fixed
+//! batch, as soon as that one has read its stock rows: two in flight, `lane.rs`) — no fixed
 //! delay, so an idle lane serves a lone request at once and a hot one serves hundreds per
 //! commit.
 //!
@@ -29,6 +29,8 @@
 //! lanes together (beyond it a request is answered `503 unavailable` at once: back-pressure).
 
 mod lane;
+#[cfg(test)]
+mod race_tests;
 mod txn;
 mod writes;
 

@@ -1,5 +1,6 @@
 //! One batch transaction as a type whose methods are its phases, in order: idempotency keys,
-//! hold rows, stock rows, the core's evaluation, the context of refusals, the writes, the
+//! hold rows, stock rows (read without a lock first where the batch may be decided that way:
+//! [`Read::Optimistic`]), the core's evaluation, the context of refusals, the writes, the
 //! commit. Every phase fills `outcomes` for the requests it decides; a request still `None`
 //! after the last phase would be a bug (`expect`).
 //!
@@ -23,6 +24,7 @@ use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Hold,
 use chrono::{DateTime, Utc};
 use deadpool_postgres::ClientWrapper;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Error, Row, Statement};
 
 type Param = dyn tokio_postgres::types::ToSql + Sync;
@@ -36,14 +38,51 @@ const SQL_TRY_LOCK_KEYS: &str =
     "SELECT pg_try_advisory_xact_lock($1, o) FROM unnest($2::int4[]) WITH ORDINALITY AS t(o, n) ORDER BY n";
 const SQL_STORED_KEYS: &str =
     "SELECT key, fingerprint, status, body FROM idempotency_keys WHERE tenant = $2 AND key = ANY($1)";
-const SQL_LOCK_STOCK: &str =
-    "SELECT st.sku, st.bucket, st.on_hand, st.held, st.location, COALESCE(lo.priority, 0) AS priority
+/// The stock rows of SKUs `$1`, in (sku, bucket) order, with their locations' priorities.
+macro_rules! stock_rows {
+    () => {
+        "SELECT st.sku, st.bucket, st.on_hand, st.held, st.location, COALESCE(lo.priority, 0) AS priority
    FROM stock st LEFT JOIN locations lo ON lo.tenant = st.tenant AND lo.location = st.location
-  WHERE st.tenant = $2 AND st.sku = ANY($1) ORDER BY st.sku, st.bucket FOR UPDATE OF st";
+  WHERE st.tenant = $2 AND st.sku = ANY($1) ORDER BY st.sku, st.bucket"
+    };
+}
+const SQL_LOCK_STOCK: &str = concat!(stock_rows!(), " FOR UPDATE OF st");
+const SQL_READ_STOCK: &str = stock_rows!();
 const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE tenant = $2 AND sku = ANY($1) AND tracking = 'units'";
 const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM hold_lines hl
    JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
   WHERE hl.tenant = $3 AND hl.sku = ANY($1) AND h.status = 'held' AND h.expires_at <= $2";
+
+/// How a batch reads its stock rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Read {
+    /// Without a lock (optimistic concurrency control: Kung and Robinson, "On optimistic
+    /// methods for concurrency control", TODS 1981): a batch of allocations and new holds
+    /// only, on SKUs of one stock row each, where every request fits what was read, writes
+    /// its records first and its stock rows last, with relative changes that the stock
+    /// table's CHECKs refuse should they oversell. The row lock is then held only from that
+    /// last statement to `COMMIT`, so the batches of a lane write their records side by
+    /// side. Any other batch goes on as [`Read::Locking`] in the same transaction.
+    Optimistic,
+    /// `SELECT … FOR UPDATE` before deciding anything.
+    Locking,
+}
+
+/// How a batch transaction failed; nothing of it was applied.
+#[derive(Debug)]
+pub(super) enum Failed {
+    /// A database error (the lane runs the batch again on 40001/40P01).
+    Db(Error),
+    /// A [`Read::Optimistic`] batch found, writing its stock rows, that they no longer held
+    /// what it took (23514), or not all of them: it must run again as [`Read::Locking`].
+    Raced,
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Db(e)
+    }
+}
 
 /// How a request of the batch ends, before commit.
 pub(super) enum Outcome {
@@ -92,14 +131,15 @@ struct LockedRow {
 }
 
 /// Run one batch transaction on `tx` (every request of `batch` is of one tenant) at `now`,
-/// drawing ledger ids from `ledger_sequence`; the outcome of every request, in order. `go`
-/// is sent (taken) once the batch holds its stock rows: the lane's next batch may begin.
+/// drawing ledger ids from `ledger_sequence`, reading its stock rows as `read` says; the
+/// outcome of every request, in order. `go` is sent (taken) once the batch holds its stock
+/// rows, or has read them without a lock: the lane's next batch may begin.
 pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
-    (now, ledger_sequence): (DateTime<Utc>, u32),
+    (now, ledger_sequence, read): (DateTime<Utc>, u32, Read),
     go: &mut Option<Go>,
-) -> std::result::Result<Vec<Outcome>, Error> {
+) -> std::result::Result<Vec<Outcome>, Failed> {
     let tenant = batch
         .first()
         .map_or(allot_core::access::DEFAULT_TENANT, |p| p.tenant.as_str())
@@ -118,6 +158,14 @@ pub(super) async fn batch_tx(
     b.idempotency_keys().await?;
     b.lock_holds().await?;
     b.defer_unfit_finishes();
+    if read == Read::Optimistic && b.only_takes() {
+        if let Some(w) = b.optimistic(go).await? {
+            return match b.write_and_commit(&w).await {
+                Err(Ended::Refused(e)) if raced(&e) => Err(Failed::Raced),
+                ended => b.ended(ended),
+            };
+        }
+    }
     b.lock_stock().await?;
     if let Some(go) = go.take() {
         let _ = go.send(());
@@ -133,24 +181,8 @@ pub(super) async fn batch_tx(
         };
         b.outcomes[i] = Some(outcome);
     }
-    match b.write_and_commit(&w).await {
-        Ok(()) => {}
-        // Nothing of the batch was applied.
-        Err(Ended::Refused(e) | Ended::CommitFailed(e)) => return Err(e),
-        // Pipelined with COMMIT: a broken connection leaves every write of the batch in
-        // doubt (committed or not).
-        Err(Ended::Unknown) => {
-            for o in b.outcomes.iter_mut() {
-                if matches!(o, Some(Outcome::Fresh(_))) {
-                    *o = Some(Outcome::Fail(AllotError::OutcomeUnknown));
-                }
-            }
-        }
-    }
-    Ok(b.outcomes
-        .into_iter()
-        .map(|o| o.expect("every request decided"))
-        .collect())
+    let ended = b.write_and_commit(&w).await;
+    b.ended(ended)
 }
 
 impl BatchTx<'_> {
@@ -293,13 +325,30 @@ impl BatchTx<'_> {
     /// and finishes record bucket 0: one on a SKU of several rows (buckets or locations) is
     /// deferred.
     async fn lock_stock(&mut self) -> std::result::Result<(), Error> {
+        self.read_stock(SQL_LOCK_STOCK).await?;
+        for i in self.open().collect::<Vec<_>>() {
+            let segmented = self
+                .lines_of(i)
+                .iter()
+                .any(|l| self.rows.get(&l.sku).is_some_and(|rows| rows.len() > 1));
+            if segmented && !matches!(self.batch[i].op, Op::Allocate { .. }) {
+                self.outcomes[i] = Some(Outcome::Deferred);
+            }
+        }
+        Ok(())
+    }
+
+    /// The stock rows of every SKU of the requests still open, by `sql` ([`SQL_LOCK_STOCK`]
+    /// or [`SQL_READ_STOCK`]), into `rows` (emptied first).
+    async fn read_stock(&mut self, sql: &str) -> std::result::Result<(), Error> {
+        self.rows.clear();
         let skus: Vec<String> = self
             .open()
             .flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.clone()))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let stmt = self.tx.prepare_cached(SQL_LOCK_STOCK).await?;
+        let stmt = self.tx.prepare_cached(sql).await?;
         let tenant = self.tenant.clone();
         for r in self.query_begin(&stmt, &[&skus, &tenant]).await? {
             let b: i32 = r.get("bucket");
@@ -310,15 +359,6 @@ impl BatchTx<'_> {
                 location: r.get("location"),
                 priority: r.get("priority"),
             });
-        }
-        for i in self.open().collect::<Vec<_>>() {
-            let segmented = self
-                .lines_of(i)
-                .iter()
-                .any(|l| self.rows.get(&l.sku).is_some_and(|rows| rows.len() > 1));
-            if segmented && !matches!(self.batch[i].op, Op::Allocate { .. }) {
-                self.outcomes[i] = Some(Outcome::Deferred);
-            }
         }
         Ok(())
     }
@@ -538,9 +578,60 @@ impl BatchTx<'_> {
         }
     }
 
-    /// One statement for every write, pipelined with `COMMIT`. Every success writes ledger
-    /// lines (stored responses belong to successes only); a batch with none has nothing to
-    /// write, even where its net changes cancel out.
+    /// Whether every open request only takes stock (allocations and new holds): what a
+    /// [`Read::Optimistic`] batch may decide.
+    fn only_takes(&self) -> bool {
+        self.open()
+            .all(|i| matches!(self.batch[i].op, Op::Allocate { .. } | Op::Hold { .. }))
+    }
+
+    /// The [`Read::Optimistic`] decision: read the stock rows without a lock; where every SKU
+    /// has one row and every open request fits what was read, send `go`, decide them all and
+    /// return the writes. Otherwise `None`, with nothing decided: the batch goes on locking.
+    async fn optimistic(&mut self, go: &mut Option<Go>) -> std::result::Result<Option<Writes>, Error> {
+        self.read_stock(SQL_READ_STOCK).await?;
+        let open: Vec<usize> = self.open().collect();
+        let result = self.evaluate(&open);
+        let one_row_each = self.rows.values().all(|rows| rows.len() == 1);
+        if !one_row_each || result.outcomes.iter().any(std::result::Result::is_err) {
+            return Ok(None);
+        }
+        if let Some(go) = go.take() {
+            let _ = go.send(());
+        }
+        let mut w = self.net_changes(&result);
+        for (n, &i) in open.iter().enumerate() {
+            if let Ok(placed) = &result.outcomes[n] {
+                self.outcomes[i] = Some(Outcome::Fresh(self.record(i, placed, &mut w)));
+            }
+        }
+        Ok(Some(w))
+    }
+
+    /// The outcomes once the writes ended as `ended`: a batch that failed applied nothing; a
+    /// broken connection during `COMMIT` leaves every write of the batch in doubt.
+    fn ended(self, ended: std::result::Result<(), Ended>) -> std::result::Result<Vec<Outcome>, Failed> {
+        let mut outcomes = self.outcomes;
+        match ended {
+            Ok(()) => {}
+            Err(Ended::Refused(e) | Ended::CommitFailed(e)) => return Err(Failed::Db(e)),
+            Err(Ended::Unknown) => {
+                for o in outcomes.iter_mut() {
+                    if matches!(o, Some(Outcome::Fresh(_))) {
+                        *o = Some(Outcome::Fail(AllotError::OutcomeUnknown));
+                    }
+                }
+            }
+        }
+        Ok(outcomes
+            .into_iter()
+            .map(|o| o.expect("every request decided"))
+            .collect())
+    }
+
+    /// One statement for every write ([`SQL_BATCH_WRITE`]), pipelined with `COMMIT`. Every
+    /// success writes ledger lines (stored responses belong to successes only); a batch with
+    /// none has nothing to write, even where its net changes cancel out.
     async fn write_and_commit(&self, w: &Writes) -> std::result::Result<(), Ended> {
         if w.l_sku.is_empty() {
             return commit(self.tx).await;
@@ -549,7 +640,14 @@ impl BatchTx<'_> {
             Ok(stmt) => stmt,
             Err(e) => return Err(Ended::Refused(e)),
         };
-        let params = w.params(&self.now, &self.tenant, &self.ledger_sequence);
+        let rows = w.u_sku.len() as i64;
+        let params = w.params(&self.now, &self.tenant, (&self.ledger_sequence, &rows));
         commit_with(self.tx, self.tx.execute(&stmt, &params)).await.map(drop)
     }
+}
+
+/// Whether the write of a [`Read::Optimistic`] batch was refused because its stock rows no
+/// longer held what it took (23514) or were not all found (22012): see [`SQL_BATCH_WRITE`].
+fn raced(e: &Error) -> bool {
+    matches!(e.code(), Some(c) if *c == SqlState::CHECK_VIOLATION || *c == SqlState::DIVISION_BY_ZERO)
 }
