@@ -197,27 +197,30 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
     }
 }
 
-/// An operation's status and body, as [`super::respond`] or the error response would send.
+/// An operation's status and body, as [`super::respond`] or the error response would send:
+/// a fresh answer or an error serialized straight into the result (no second parse), a
+/// replayed one as stored.
 fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Executed<T>>) -> OperationResult {
     let mut fault = None;
-    let (status, bytes, replayed) = match result {
-        Ok(ex) => super::answer_parts(status, ex),
+    let (status, body, replayed) = match result {
+        Ok(Executed::Fresh(v)) => (status, serde_json::value::to_raw_value(&v).ok(), false),
+        Ok(ex) => {
+            let (status, bytes, replayed) = super::answer_parts(status, ex);
+            let stored = String::from_utf8(bytes)
+                .ok()
+                .and_then(|s| RawValue::from_string(s).ok());
+            (status, stored, replayed)
+        }
         Err(e) => {
             let status = crate::error::status_of(&e);
             if status.is_server_error() {
                 fault = Some(e.to_string());
             }
-            (
-                status,
-                serde_json::to_vec(&crate::error::body_of(&e)).unwrap_or_default(),
-                false,
-            )
+            let body = serde_json::value::to_raw_value(&crate::error::body_of(&e)).ok();
+            (status, body, false)
         }
     };
-    let body = String::from_utf8(bytes)
-        .ok()
-        .and_then(|s| RawValue::from_string(s).ok())
-        .unwrap_or_else(|| RawValue::from_string("null".into()).expect("null is JSON"));
+    let body = body.unwrap_or_else(|| RawValue::from_string("null".into()).expect("null is JSON"));
     OperationResult {
         status: status.as_u16(),
         body,
