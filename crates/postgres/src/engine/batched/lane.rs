@@ -6,11 +6,12 @@
 //! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
 //! batch before took `batch_max_requests` and more wait): the next begins once that one has
 //! read its stock rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own read
-//! travel while the first writes and commits. A batch of allocations and new holds that all
-//! fit what it read ([`Read::Optimistic`]) reads without a lock and takes its stock rows
-//! only at the end of its one write statement, after its records, with relative changes
-//! that the stock table's CHECKs refuse should they oversell: the batches of a lane then
-//! write their records side by side and hold the hot row only from that UPDATE to `COMMIT`.
+//! travel while the first writes and commits. A batch of allocations and new holds on one
+//! SKU's one row, that all fit what it read ([`Read::Optimistic`]), reads without a lock and
+//! takes the row only at the end of its one write statement, after its records, with a
+//! relative change that the stock table's CHECKs refuse should it oversell: the batches of a
+//! lane then write their records side by side and hold the hot row only from that UPDATE to
+//! `COMMIT`.
 //! Any other batch locks its rows (`SELECT … FOR UPDATE`) before deciding, and its lock is
 //! granted at the commit of the one before (READ COMMITTED re-reads a row locked after a
 //! wait: PostgreSQL docs, 13.2.1). Without a backlog the next batch begins when the one

@@ -58,11 +58,14 @@ const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM hold_lines hl
 pub(super) enum Read {
     /// Without a lock (optimistic concurrency control: Kung and Robinson, "On optimistic
     /// methods for concurrency control", TODS 1981): a batch of allocations and new holds
-    /// only, on SKUs of one stock row each, where every request fits what was read, writes
-    /// its records first and its stock rows last, with relative changes that the stock
-    /// table's CHECKs refuse should they oversell. The row lock is then held only from that
-    /// last statement to `COMMIT`, so the batches of a lane write their records side by
-    /// side. Any other batch goes on as [`Read::Locking`] in the same transaction.
+    /// only, all on one SKU of one stock row (a hot SKU), where every request fits what was
+    /// read, writes its records first and its stock row last, with a relative change that
+    /// the stock table's CHECKs refuse should it oversell. The row lock is then held only
+    /// from that last statement to `COMMIT`, so the batches of a lane write their records
+    /// side by side. One row only: an UPDATE of several would lock them in its join's order,
+    /// not the (sku, bucket) order every other writer keeps. A batch of several SKUs locks
+    /// first without reading; one that finds several rows, or a request that does not fit,
+    /// goes on as [`Read::Locking`] in the same transaction.
     Optimistic,
     /// `SELECT … FOR UPDATE` before deciding anything.
     Locking,
@@ -158,7 +161,7 @@ pub(super) async fn batch_tx(
     b.idempotency_keys().await?;
     b.lock_holds().await?;
     b.defer_unfit_finishes();
-    if read == Read::Optimistic && b.only_takes() {
+    if read == Read::Optimistic && b.only_takes_from_one_sku() {
         if let Some(w) = b.optimistic(go).await? {
             return match b.write_and_commit(&w).await {
                 Err(Ended::Refused(e)) if raced(&e) => Err(Failed::Raced),
@@ -578,22 +581,26 @@ impl BatchTx<'_> {
         }
     }
 
-    /// Whether every open request only takes stock (allocations and new holds): what a
-    /// [`Read::Optimistic`] batch may decide.
-    fn only_takes(&self) -> bool {
-        self.open()
-            .all(|i| matches!(self.batch[i].op, Op::Allocate { .. } | Op::Hold { .. }))
+    /// Whether every open request only takes stock (allocations and new holds), all from
+    /// one SKU: what a [`Read::Optimistic`] batch may decide.
+    fn only_takes_from_one_sku(&self) -> bool {
+        let mut skus = self.open().flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.as_str()));
+        let first = skus.next();
+        first.is_some_and(|first| skus.all(|s| s == first))
+            && self
+                .open()
+                .all(|i| matches!(self.batch[i].op, Op::Allocate { .. } | Op::Hold { .. }))
     }
 
-    /// The [`Read::Optimistic`] decision: read the stock rows without a lock; where every SKU
-    /// has one row and every open request fits what was read, send `go`, decide them all and
+    /// The [`Read::Optimistic`] decision: read the SKU's stock rows without a lock; where it
+    /// has one and every open request fits what was read, send `go`, decide them all and
     /// return the writes. Otherwise `None`, with nothing decided: the batch goes on locking.
     async fn optimistic(&mut self, go: &mut Option<Go>) -> std::result::Result<Option<Writes>, Error> {
         self.read_stock(SQL_READ_STOCK).await?;
         let open: Vec<usize> = self.open().collect();
         let result = self.evaluate(&open);
-        let one_row_each = self.rows.values().all(|rows| rows.len() == 1);
-        if !one_row_each || result.outcomes.iter().any(std::result::Result::is_err) {
+        let one_row = self.rows.len() == 1 && self.rows.values().all(|rows| rows.len() == 1);
+        if !one_row || result.outcomes.iter().any(std::result::Result::is_err) {
             return Ok(None);
         }
         if let Some(go) = go.take() {
