@@ -8,7 +8,7 @@
 //! query and `COMMIT` with the write (two round trips for a batch of allocations and new holds
 //! without idempotency keys; one more when it finishes holds).
 
-use super::writes::{Writes, SQL_BATCH_WRITE};
+use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED};
 use crate::engine::combiner::{Answer, Op, Pending};
 use crate::engine::flat::Go;
 use crate::engine::pipeline::{begin_with, commit, commit_with, Ended};
@@ -163,7 +163,7 @@ pub(super) async fn batch_tx(
     b.defer_unfit_finishes();
     if read == Read::Optimistic && b.only_takes_from_one_sku() {
         if let Some(w) = b.optimistic(go).await? {
-            return match b.write_and_commit(&w).await {
+            return match b.write_and_commit(&w, Read::Optimistic).await {
                 Err(Ended::Refused(e)) if raced(&e) => Err(Failed::Raced),
                 ended => b.ended(ended),
             };
@@ -184,7 +184,7 @@ pub(super) async fn batch_tx(
         };
         b.outcomes[i] = Some(outcome);
     }
-    let ended = b.write_and_commit(&w).await;
+    let ended = b.write_and_commit(&w, Read::Locking).await;
     b.ended(ended)
 }
 
@@ -584,7 +584,9 @@ impl BatchTx<'_> {
     /// Whether every open request only takes stock (allocations and new holds), all from
     /// one SKU: what a [`Read::Optimistic`] batch may decide.
     fn only_takes_from_one_sku(&self) -> bool {
-        let mut skus = self.open().flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.as_str()));
+        let mut skus = self
+            .open()
+            .flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.as_str()));
         let first = skus.next();
         first.is_some_and(|first| skus.all(|s| s == first))
             && self
@@ -636,25 +638,33 @@ impl BatchTx<'_> {
             .collect())
     }
 
-    /// One statement for every write ([`SQL_BATCH_WRITE`]), pipelined with `COMMIT`. Every
+    /// One statement for every write, as the batch `read` its stock rows
+    /// ([`SQL_BATCH_WRITE`], [`SQL_BATCH_WRITE_UNLOCKED`]), pipelined with `COMMIT`. Every
     /// success writes ledger lines (stored responses belong to successes only); a batch with
     /// none has nothing to write, even where its net changes cancel out.
-    async fn write_and_commit(&self, w: &Writes) -> std::result::Result<(), Ended> {
+    async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
         if w.l_sku.is_empty() {
             return commit(self.tx).await;
         }
-        let stmt = match self.tx.prepare_cached(SQL_BATCH_WRITE).await {
+        let (sql, n) = match read {
+            Read::Locking => (SQL_BATCH_WRITE, 29),
+            Read::Optimistic => (SQL_BATCH_WRITE_UNLOCKED, 30),
+        };
+        let stmt = match self.tx.prepare_cached(sql).await {
             Ok(stmt) => stmt,
             Err(e) => return Err(Ended::Refused(e)),
         };
         let rows = w.u_sku.len() as i64;
         let params = w.params(&self.now, &self.tenant, (&self.ledger_sequence, &rows));
-        commit_with(self.tx, self.tx.execute(&stmt, &params)).await.map(drop)
+        commit_with(self.tx, self.tx.execute(&stmt, &params[..n]))
+            .await
+            .map(drop)
     }
 }
 
 /// Whether the write of a [`Read::Optimistic`] batch was refused because its stock rows no
-/// longer held what it took (23514) or were not all found (22012): see [`SQL_BATCH_WRITE`].
+/// longer held what it took (23514) or were not all found (22012): see
+/// [`SQL_BATCH_WRITE_UNLOCKED`].
 fn raced(e: &Error) -> bool {
     matches!(e.code(), Some(c) if *c == SqlState::CHECK_VIOLATION || *c == SqlState::DIVISION_BY_ZERO)
 }

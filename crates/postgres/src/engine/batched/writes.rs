@@ -1,4 +1,5 @@
-//! What one batch writes: the columns of [`SQL_BATCH_WRITE`], filled request by request.
+//! What one batch writes: the columns of [`SQL_BATCH_WRITE`] and [`SQL_BATCH_WRITE_UNLOCKED`],
+//! filled request by request.
 
 use allot_core::batch::OpKind;
 use allot_core::hold::HoldStatus;
@@ -9,8 +10,10 @@ use chrono::{DateTime, Utc};
 
 type Param = dyn tokio_postgres::types::ToSql + Sync;
 
-/// Everything a batch writes, in one statement (one round trip). Data-modifying CTEs all run,
-/// to completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
+/// Everything a batch writes, in one statement (one round trip), as [`SQL_BATCH_WRITE`] and
+/// [`SQL_BATCH_WRITE_UNLOCKED`] say: `$ret` follows every CTE's body, `$gate` the stock
+/// UPDATE's condition, and `$result` is the outer query. Data-modifying CTEs all run, to
+/// completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
 /// - `$1..$4` the net change of every bucket: sku, bucket, on_hand delta, held delta;
 /// - `$5..$9` the ledger: sku, delta, held delta, kind, ref;
 /// - `$10..$12` allocations (id, strategy, lines), `$13` now;
@@ -21,57 +24,80 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$27` the batch's tenant (every row of a batch is of one tenant);
 /// - `$28` the ledger rows' locations;
 /// - `$29` the tenant's ledger sequence (OID): ids drawn here, not by the V14 trigger, so no
-///   per-row trigger runs while the batch holds its SKUs' rows;
-/// - `$30` how many stock rows `$1..$4` name.
-///
-/// The stock rows are written last: their UPDATE's condition reads what every other CTE
-/// returned, so those run to completion first (an uncorrelated subquery is an InitPlan,
-/// evaluated before the first row is tested: PostgreSQL docs, 14.1). A batch that read its
-/// rows without locking them ([`super::txn::Read::Optimistic`]) thus holds their lock only
-/// from here to `COMMIT`. The ledger's marks still come after the lock: `ledger_events` is an
-/// AFTER STATEMENT trigger. Two refusals end the statement with nothing applied: the stock
-/// table's CHECKs (`on_hand >= 0`, `held <= on_hand`: V1) refuse a change that would oversell
-/// (23514, check_violation), and a stock row not found divides by zero (22012): only an
-/// optimistic batch can meet either, and it then runs again locking.
-pub(super) const SQL_BATCH_WRITE: &str = concat!(
-    "WITH led AS (
+///   per-row trigger runs while the batch holds its SKUs' rows.
+macro_rules! batch_write {
+    ($ret:literal, $gate:literal, $result:literal) => {
+        concat!(
+            "WITH led AS (
     INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
     SELECT nextval($29::oid::regclass), $27, *, $13
-      FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])
-    RETURNING 1),
+      FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])",
+            $ret,
+            "),
 alo AS (
     ",
-    crate::engine::records::insert_allocation!(),
-    "
+            crate::engine::records::insert_allocation!(),
+            "
     SELECT $27, t.id, 'allocated', t.st, t.lines, $13
-      FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)
-    RETURNING 1),
+      FROM unnest($10::text[], $11::text[], $12::jsonb[]) AS t(id, st, lines)",
+            $ret,
+            "),
 hin AS (
     INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
     SELECT $27, t.id, 'stock', 'held', 'batched', t.lines, t.exp, $13
-      FROM unnest($14::text[], $15::jsonb[], $16::timestamptz[]) AS t(id, lines, exp)
-    RETURNING 1),
+      FROM unnest($14::text[], $15::jsonb[], $16::timestamptz[]) AS t(id, lines, exp)",
+            $ret,
+            "),
 hln AS (
     INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
-    SELECT $27, t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)
-    RETURNING 1),
+    SELECT $27, t.h, t.sku, 0, t.q FROM unnest($17::text[], $18::text[], $19::int8[]) AS t(h, sku, q)",
+            $ret,
+            "),
 hup AS (
     UPDATE holds h SET status = t.st, finished_at = $13
       FROM unnest($20::text[], $21::text[]) AS t(id, st)
-     WHERE h.tenant = $27 AND h.id = t.id AND h.status = 'held'
-    RETURNING 1),
+     WHERE h.tenant = $27 AND h.id = t.id AND h.status = 'held'",
+            $ret,
+            "),
 idk AS (
     INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body, created_at)
-    SELECT $27, *, $13 FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[])
-    RETURNING 1),
+    SELECT $27, *, $13 FROM unnest($22::text[], $23::text[], $24::int4[], $25::bytea[])",
+            $ret,
+            "),
 upd AS (
     UPDATE stock s SET on_hand = s.on_hand + d.d_on, held = s.held + d.d_held, version = s.version + 1
       FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int8[]) AS d(sku, b, d_on, d_held)
-     WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b
+     WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b",
+            $gate,
+            $ret,
+            ")
+",
+            $result
+        )
+    };
+}
+
+/// The write of a batch that locked its stock rows first ([`super::txn::Read::Locking`]):
+/// the 29 parameters of [`batch_write`].
+pub(super) const SQL_BATCH_WRITE: &str = batch_write!("", "", "SELECT 1");
+
+/// The write of a batch that read its stock row without a lock
+/// ([`super::txn::Read::Optimistic`]), with `$30`, how many stock rows `$1..$4` name. The
+/// stock row is written last: its UPDATE's condition reads what every other CTE returned, so
+/// those run to completion first (an uncorrelated subquery is an InitPlan, evaluated before
+/// the first row is tested: PostgreSQL docs, 14.1), and the batch holds the row's lock only
+/// from there to `COMMIT`. The ledger's marks still come after the lock: `ledger_events` is
+/// an AFTER STATEMENT trigger. Two refusals end the statement with nothing applied: the stock
+/// table's CHECKs (`on_hand >= 0`, `held <= on_hand`: V1) refuse a change that would
+/// oversell (23514, check_violation), and a stock row not found divides by zero (22012); the
+/// batch then runs again locking.
+pub(super) const SQL_BATCH_WRITE_UNLOCKED: &str = batch_write!(
+    "
+    RETURNING 1",
+    "
        AND (SELECT count(*) FROM led) + (SELECT count(*) FROM alo) + (SELECT count(*) FROM hin)
-         + (SELECT count(*) FROM hln) + (SELECT count(*) FROM hup) + (SELECT count(*) FROM idk) >= 0
-    RETURNING 1)
-SELECT 1 / ((SELECT count(*) FROM upd) = $30)::int"
+         + (SELECT count(*) FROM hln) + (SELECT count(*) FROM hup) + (SELECT count(*) FROM idk) >= 0",
+    "SELECT 1 / ((SELECT count(*) FROM upd) = $30)::int"
 );
 
 /// What the rows of a batch's writes hold, column by column (see [`SQL_BATCH_WRITE`]).
@@ -158,8 +184,9 @@ impl Writes {
         self.k_body.push(resp.body);
     }
 
-    /// The 30 parameters of [`SQL_BATCH_WRITE`], `now` as `$13`, `tenant` as `$27`, the ledger
-    /// sequence as `$29`, `stock_rows` (the length of `u_sku`) as `$30`.
+    /// The 30 parameters of [`SQL_BATCH_WRITE_UNLOCKED`] (the first 29 are
+    /// [`SQL_BATCH_WRITE`]'s), `now` as `$13`, `tenant` as `$27`, the ledger sequence as
+    /// `$29`, `stock_rows` (the length of `u_sku`) as `$30`.
     pub(super) fn params<'a>(
         &'a self,
         now: &'a DateTime<Utc>,
