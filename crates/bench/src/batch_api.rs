@@ -167,11 +167,10 @@ struct Answered {
 #[derive(Deserialize)]
 struct AnsweredOne {
     status: u16,
-    #[serde(default)]
-    body: AnsweredBody,
+    body: Option<AnsweredBody>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct AnsweredBody {
     #[serde(default)]
     error: Option<AnsweredError>,
@@ -211,7 +210,7 @@ impl Seen {
             .map_err(|e| BenchError::Setup(format!("a batch answer that is not the contract's: {e}")))?;
         let _ = self.hist.record(took.as_micros().max(1) as u64);
         for r in answered.results {
-            match (r.status, r.body.error.and_then(|e| e.code)) {
+            match (r.status, r.body.and_then(|b| b.error).and_then(|e| e.code)) {
                 (201, _) => self.successes += 1,
                 (s, code) => {
                     *self

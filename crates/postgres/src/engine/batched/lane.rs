@@ -36,7 +36,8 @@ use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;
 use chrono::{DateTime, Utc};
-use std::sync::{Arc, Weak};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
 /// Batches of one lane in flight at once (see the module's doc).
@@ -62,6 +63,7 @@ pub(super) fn submit(
         let ctx = LaneCtx {
             store: store.without_combiner(),
             combiner: Arc::downgrade(this),
+            several_rows: Mutex::new(HashSet::new()),
         };
         tokio::spawn(lane_loop(ctx, rx));
     }
@@ -106,7 +108,15 @@ async fn run_direct(tenant: String, op: Op, store: PgStore) {
 struct LaneCtx {
     store: PgStore,
     combiner: Weak<Combiner>,
+    /// The lane's SKUs (tenant, SKU) known to have several stock rows, at most
+    /// [`MAX_SEVERAL_ROWS_KNOWN`]: a SKU never loses a row, so their batches lock at once
+    /// instead of reading first ([`Read::Optimistic`] takes one row only).
+    several_rows: Mutex<HashSet<(String, String)>>,
 }
+
+/// How many SKUs of several stock rows a lane remembers (beyond, a batch of another such SKU
+/// reads before it locks: one round trip more, nothing else).
+const MAX_SEVERAL_ROWS_KNOWN: usize = 1024;
 
 /// The lane's task: batches of what queued, up to [`STOCK_BATCHES_IN_FLIGHT`] at once (see
 /// the module's doc), until every sender is gone; then the batches in flight finish.
@@ -171,9 +181,14 @@ async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
     let started = std::time::Instant::now();
     let mut tries = 0u32;
     let mut go = Some(go);
-    let mut read = Read::Optimistic;
+    let mut read = ctx.first_read(&batch);
+    let mut several_rows = false;
     let outcomes = loop {
-        match try_batch(&ctx.store, &batch, (now, read), &mut go).await {
+        let result = try_batch(&ctx.store, &batch, (now, read), (&mut go, &mut several_rows)).await;
+        if several_rows {
+            ctx.learn_several_rows(&batch);
+        }
+        match result {
             Ok(o) => break o,
             // Once: a locking batch never races.
             Err(Failed::Raced) => {
@@ -208,6 +223,31 @@ async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
 }
 
 impl LaneCtx {
+    /// How a batch reads its stock first: locking where its SKU is known to have several
+    /// rows, else optimistic (the batch itself then sees what it may decide that way).
+    fn first_read(&self, batch: &[Pending]) -> Read {
+        let known = self.several_rows.lock().is_ok_and(|known| {
+            batch
+                .iter()
+                .all(|p| known.contains(&(p.tenant.clone(), p.lane_sku.clone())))
+        });
+        if known {
+            Read::Locking
+        } else {
+            Read::Optimistic
+        }
+    }
+
+    /// Remember the SKU of a one-SKU batch whose optimistic read found several rows.
+    fn learn_several_rows(&self, batch: &[Pending]) {
+        let (Some(p), Ok(mut known)) = (batch.first(), self.several_rows.lock()) else {
+            return;
+        };
+        if known.len() < MAX_SEVERAL_ROWS_KNOWN {
+            known.insert((p.tenant.clone(), p.lane_sku.clone()));
+        }
+    }
+
     /// Answer `p` as its batch decided: at once, on the per-request path (deferred), or by
     /// a later batch after the overdue holds in its way are expired.
     fn settle(&self, p: Pending, outcome: Outcome) {
@@ -252,7 +292,7 @@ async fn try_batch(
     store: &PgStore,
     batch: &[Pending],
     (now, read): (DateTime<Utc>, Read),
-    go: &mut Option<Go>,
+    go: (&mut Option<Go>, &mut bool),
 ) -> std::result::Result<Vec<Outcome>, Failed> {
     // Before the batch's connection: a first use takes one of its own.
     let tenant = batch

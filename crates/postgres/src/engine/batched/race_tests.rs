@@ -34,7 +34,13 @@ async fn allocate_behind_a_writer(on_hand: i64, quantity: i64) -> (Result<(), Al
         .await
         .unwrap();
     let allocating = tokio::spawn(allocate(store.clone(), quantity));
-    wait_until_blocked_by(&schema.session().await, writer_pid).await;
+    let waiting = wait_until_blocked_by(&schema.session().await, writer_pid).await;
+    // The batch read without a lock and waits in its write (which begins with its allocation
+    // rows: `pg_stat_activity` keeps only the first 1 kB), not in a `SELECT … FOR UPDATE`.
+    assert!(
+        waiting.contains("INSERT INTO allocations") && !waiting.contains("FOR UPDATE"),
+        "{waiting}"
+    );
     writer.batch_execute("COMMIT").await.unwrap();
     let result = tokio::time::timeout(Duration::from_secs(30), allocating)
         .await
@@ -51,7 +57,10 @@ async fn allocate_behind_a_writer(on_hand: i64, quantity: i64) -> (Result<(), Al
         .unwrap();
     let audit = store.audit(Some(&t)).await.unwrap();
     assert!(audit.is_clean(), "{audit:?}");
-    (result, row.get(0), row.get(1))
+    let found = (result, row.get(0), row.get(1));
+    drop((c, writer, store));
+    schema.drop().await;
+    found
 }
 
 /// One `batched` allocation `a1` of `quantity` of `S`.
@@ -67,19 +76,18 @@ async fn allocate(store: PgStore, quantity: i64) -> Result<(), AllotError> {
     store.allocate(&Tenant::stored("t"), req, None).await.map(drop)
 }
 
-/// Wait (bounded) until some backend waits on a lock `pid` holds.
-async fn wait_until_blocked_by(c: &tokio_postgres::Client, pid: i32) {
+/// Wait (bounded) until some backend waits on a lock `pid` holds; the statement it waits in.
+async fn wait_until_blocked_by(c: &tokio_postgres::Client, pid: i32) -> String {
     for _ in 0..1000 {
-        let n: i64 = c
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
+        let rows = c
+            .query(
+                "SELECT query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
                 &[&pid],
             )
             .await
-            .unwrap()
-            .get(0);
-        if n > 0 {
-            return;
+            .unwrap();
+        if let Some(r) = rows.first() {
+            return r.get(0);
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }

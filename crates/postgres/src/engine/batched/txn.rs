@@ -136,12 +136,14 @@ struct LockedRow {
 /// Run one batch transaction on `tx` (every request of `batch` is of one tenant) at `now`,
 /// drawing ledger ids from `ledger_sequence`, reading its stock rows as `read` says; the
 /// outcome of every request, in order. `go` is sent (taken) once the batch holds its stock
-/// rows, or has read them without a lock: the lane's next batch may begin.
+/// rows, or has read them without a lock: the lane's next batch may begin. `several_rows` is
+/// set when an optimistic read found that the batch's SKU has several stock rows (buckets or
+/// locations), which it will always have: the lane then locks its batches at once.
 pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
     (now, ledger_sequence, read): (DateTime<Utc>, u32, Read),
-    go: &mut Option<Go>,
+    (go, several_rows): (&mut Option<Go>, &mut bool),
 ) -> std::result::Result<Vec<Outcome>, Failed> {
     let tenant = batch
         .first()
@@ -162,7 +164,9 @@ pub(super) async fn batch_tx(
     b.lock_holds().await?;
     b.defer_unfit_finishes();
     if read == Read::Optimistic && b.only_takes_from_one_sku() {
-        if let Some(w) = b.optimistic(go).await? {
+        let decided = b.optimistic(go).await?;
+        *several_rows = b.rows.values().any(|rows| rows.len() > 1);
+        if let Some(w) = decided {
             return match b.write_and_commit(&w, Read::Optimistic).await {
                 Err(Ended::Refused(e)) if raced(&e) => Err(Failed::Raced),
                 ended => b.ended(ended),

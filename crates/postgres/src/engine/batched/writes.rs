@@ -12,7 +12,8 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 
 /// Everything a batch writes, in one statement (one round trip), as [`SQL_BATCH_WRITE`] and
 /// [`SQL_BATCH_WRITE_UNLOCKED`] say: `$ret` follows every CTE's body, `$gate` the stock
-/// UPDATE's condition, and `$result` is the outer query. Data-modifying CTEs all run, to
+/// UPDATE's condition, `$led_gate` the ledger INSERT's source, and `$result` is the outer
+/// query. Data-modifying CTEs all run, to
 /// completion, whether or not the outer query reads them (PostgreSQL docs, 7.8.4).
 /// - `$1..$4` the net change of every bucket: sku, bucket, on_hand delta, held delta;
 /// - `$5..$9` the ledger: sku, delta, held delta, kind, ref;
@@ -26,15 +27,9 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 /// - `$29` the tenant's ledger sequence (OID): ids drawn here, not by the V14 trigger, so no
 ///   per-row trigger runs while the batch holds its SKUs' rows.
 macro_rules! batch_write {
-    ($ret:literal, $gate:literal, $result:literal) => {
+    ($ret:literal, $led_gate:literal, $gate:literal, $result:literal) => {
         concat!(
-            "WITH led AS (
-    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-    SELECT nextval($29::oid::regclass), $27, *, $13
-      FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])",
-            $ret,
-            "),
-alo AS (
+            "WITH alo AS (
     ",
             crate::engine::records::insert_allocation!(),
             "
@@ -70,6 +65,13 @@ upd AS (
      WHERE s.tenant = $27 AND s.sku = d.sku AND s.bucket = d.b",
             $gate,
             $ret,
+            "),
+led AS (
+    INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+    SELECT nextval($29::oid::regclass), $27, *, $13
+      FROM unnest($5::text[], $6::int8[], $7::int8[], $8::text[], $9::text[], $26::text[], $28::text[])",
+            $led_gate,
+            $ret,
             ")
 ",
             $result
@@ -79,15 +81,18 @@ upd AS (
 
 /// The write of a batch that locked its stock rows first ([`super::txn::Read::Locking`]):
 /// the 29 parameters of [`batch_write`].
-pub(super) const SQL_BATCH_WRITE: &str = batch_write!("", "", "SELECT 1");
+pub(super) const SQL_BATCH_WRITE: &str = batch_write!("", "", "", "SELECT 1");
 
 /// The write of a batch that read its stock row without a lock
 /// ([`super::txn::Read::Optimistic`]), with `$30`, how many stock rows `$1..$4` name. The
-/// stock row is written last: its UPDATE's condition reads what every other CTE returned, so
-/// those run to completion first (an uncorrelated subquery is an InitPlan, evaluated before
-/// the first row is tested: PostgreSQL docs, 14.1), and the batch holds the row's lock only
-/// from there to `COMMIT`. The ledger's marks still come after the lock: `ledger_events` is
-/// an AFTER STATEMENT trigger. Two refusals end the statement with nothing applied: the stock
+/// records come first, then the stock row, then the ledger: the stock UPDATE's condition
+/// reads what the record CTEs returned, and the ledger INSERT's reads what the UPDATE
+/// returned, so each runs to completion before the next (an uncorrelated subquery is an
+/// InitPlan, evaluated before the first row is tested: PostgreSQL docs, 14.1). The batch
+/// holds the row's lock only from the UPDATE to `COMMIT`, and still draws its ledger ids and
+/// (through the AFTER STATEMENT trigger `ledger_events`) its marks under that lock, as every
+/// writer of a SKU does: a SKU's ledger ids stay in commit order, which paging the ledger by
+/// id (`after`) relies on. Two refusals end the statement with nothing applied: the stock
 /// table's CHECKs (`on_hand >= 0`, `held <= on_hand`: V1) refuse a change that would
 /// oversell (23514, check_violation), and a stock row not found divides by zero (22012); the
 /// batch then runs again locking.
@@ -95,8 +100,10 @@ pub(super) const SQL_BATCH_WRITE_UNLOCKED: &str = batch_write!(
     "
     RETURNING 1",
     "
-       AND (SELECT count(*) FROM led) + (SELECT count(*) FROM alo) + (SELECT count(*) FROM hin)
-         + (SELECT count(*) FROM hln) + (SELECT count(*) FROM hup) + (SELECT count(*) FROM idk) >= 0",
+     WHERE (SELECT count(*) FROM upd) >= 0",
+    "
+       AND (SELECT count(*) FROM alo) + (SELECT count(*) FROM hin) + (SELECT count(*) FROM hln)
+         + (SELECT count(*) FROM hup) + (SELECT count(*) FROM idk) >= 0",
     "SELECT 1 / ((SELECT count(*) FROM upd) = $30)::int"
 );
 
