@@ -17,7 +17,8 @@
 //! wait: PostgreSQL docs, 13.2.1). Without a backlog the next batch begins when the one
 //! before ends, with everything that arrived meanwhile. Three consequences of the overlap,
 //! each exact but no longer in arrival order across batches: an optimistic batch whose
-//! write is refused (the stock no longer holds what it took: 23514) runs again locking,
+//! write is refused (the stock no longer holds what it took: 23514; 22012 for a row not
+//! found) runs again locking,
 //! behind the batches that began meanwhile; a batch that fails after its `Go` (40001/40P01)
 //! runs again likewise; and an optimistic batch that waits on something else (an
 //! idempotency key's row) does not hold the SKU's row meanwhile, so the next batch may
@@ -144,7 +145,7 @@ async fn lane_loop(ctx: LaneCtx, mut rx: mpsc::UnboundedReceiver<Queued>) {
                 Err(_) => break,
             }
         }
-        // A full batch with more waiting: the next may begin once this one holds its rows.
+        // A full batch with more waiting: the next may begin once this one has read its rows.
         // Otherwise this one took all that waited, and the next begins when it ends, with all
         // that came meanwhile (a few requests begun early would pay a commit of their own).
         let backlog = batch.len() >= max && !rx.is_empty();

@@ -6,7 +6,8 @@
 //!
 //! The transaction is begun and committed by hand so that `BEGIN` travels with the first
 //! query and `COMMIT` with the write (two round trips for a batch of allocations and new holds
-//! without idempotency keys; one more when it finishes holds).
+//! without idempotency keys; one more when it finishes holds, or when its optimistic read
+//! shows it must lock after all).
 
 use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED};
 use crate::engine::combiner::{Answer, Op, Pending};
@@ -123,7 +124,7 @@ struct BatchTx<'a> {
     rows: BTreeMap<String, Vec<LockedRow>>,
 }
 
-/// One stock row as the batch locked it.
+/// One stock row as the batch read it (locked, or not: [`Read`]).
 #[derive(Debug)]
 struct LockedRow {
     bucket: u32,
@@ -370,7 +371,7 @@ impl BatchTx<'_> {
         Ok(())
     }
 
-    /// The core's evaluation of the open requests, in arrival order, over the locked totals
+    /// The core's evaluation of the open requests, in arrival order, over the totals read
     /// per (SKU, location).
     fn evaluate(&self, open: &[usize]) -> Evaluation {
         let mut balances: Balances = BTreeMap::new();
