@@ -8,7 +8,8 @@
 //! read its stock rows (its [`Go`]), so its `BEGIN`, key and hold locks and its own read
 //! travel while the first writes and commits. A batch of allocations and new holds on one
 //! SKU's one row, that all fit what it read ([`Read::Optimistic`]), reads without a lock and
-//! takes the row only at the end of its one write statement, after its records, with a
+//! takes the row only near the end of its one write statement, after its other records and
+//! before its ledger, with a
 //! relative change that the stock table's CHECKs refuse should it oversell: the batches of a
 //! lane then write their records side by side and hold the hot row only from that UPDATE to
 //! `COMMIT`.
@@ -183,11 +184,11 @@ async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
     let mut tries = 0u32;
     let mut go = Some(go);
     let mut read = ctx.first_read(&batch);
-    let mut several_rows = false;
+    let mut several_rows = None;
     let outcomes = loop {
         let result = try_batch(&ctx.store, &batch, (now, read), (&mut go, &mut several_rows)).await;
-        if several_rows {
-            ctx.learn_several_rows(&batch);
+        if let Some(sku) = several_rows.take() {
+            ctx.learn_several_rows(&batch, sku);
         }
         match result {
             Ok(o) => break o,
@@ -239,13 +240,13 @@ impl LaneCtx {
         }
     }
 
-    /// Remember the SKU of a one-SKU batch whose optimistic read found several rows.
-    fn learn_several_rows(&self, batch: &[Pending]) {
+    /// Remember `sku`, which a batch's optimistic read found with several rows.
+    fn learn_several_rows(&self, batch: &[Pending], sku: String) {
         let (Some(p), Ok(mut known)) = (batch.first(), self.several_rows.lock()) else {
             return;
         };
         if known.len() < MAX_SEVERAL_ROWS_KNOWN {
-            known.insert((p.tenant.clone(), p.lane_sku.clone()));
+            known.insert((p.tenant.clone(), sku));
         }
     }
 
@@ -293,7 +294,7 @@ async fn try_batch(
     store: &PgStore,
     batch: &[Pending],
     (now, read): (DateTime<Utc>, Read),
-    go: (&mut Option<Go>, &mut bool),
+    go: (&mut Option<Go>, &mut Option<String>),
 ) -> std::result::Result<Vec<Outcome>, Failed> {
     // Before the batch's connection: a first use takes one of its own.
     let tenant = batch

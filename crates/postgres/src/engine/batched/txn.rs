@@ -60,8 +60,8 @@ pub(super) enum Read {
     /// Without a lock (optimistic concurrency control: Kung and Robinson, "On optimistic
     /// methods for concurrency control", TODS 1981): a batch of allocations and new holds
     /// only, all on one SKU of one stock row (a hot SKU), where every request fits what was
-    /// read, writes its records first and its stock row last, with a relative change that
-    /// the stock table's CHECKs refuse should it oversell. The row lock is then held only
+    /// read, writes its other records first, then its stock row, then its ledger, with a
+    /// relative change that the stock table's CHECKs refuse should it oversell. The row lock is then held only
     /// from that last statement to `COMMIT`, so the batches of a lane write their records
     /// side by side. One row only: an UPDATE of several would lock them in its join's order,
     /// not the (sku, bucket) order every other writer keeps. A batch of several SKUs locks
@@ -138,13 +138,13 @@ struct LockedRow {
 /// drawing ledger ids from `ledger_sequence`, reading its stock rows as `read` says; the
 /// outcome of every request, in order. `go` is sent (taken) once the batch holds its stock
 /// rows, or has read them without a lock: the lane's next batch may begin. `several_rows` is
-/// set when an optimistic read found that the batch's SKU has several stock rows (buckets or
-/// locations), which it will always have: the lane then locks its batches at once.
+/// set to the SKU an optimistic read found with several stock rows (buckets or locations),
+/// which it will always have: the lane then locks its batches at once.
 pub(super) async fn batch_tx(
     tx: &ClientWrapper,
     batch: &[Pending],
     (now, ledger_sequence, read): (DateTime<Utc>, u32, Read),
-    (go, several_rows): (&mut Option<Go>, &mut bool),
+    (go, several_rows): (&mut Option<Go>, &mut Option<String>),
 ) -> std::result::Result<Vec<Outcome>, Failed> {
     let tenant = batch
         .first()
@@ -166,7 +166,11 @@ pub(super) async fn batch_tx(
     b.defer_unfit_finishes();
     if read == Read::Optimistic && b.only_takes_from_one_sku() {
         let decided = b.optimistic(go).await?;
-        *several_rows = b.rows.values().any(|rows| rows.len() > 1);
+        *several_rows = b
+            .rows
+            .iter()
+            .find(|(_, rows)| rows.len() > 1)
+            .map(|(sku, _)| sku.clone());
         if let Some(w) = decided {
             return match b.write_and_commit(&w, Read::Optimistic).await {
                 Err(Ended::Refused(e)) if raced(&e) => Err(Failed::Raced),
