@@ -50,6 +50,26 @@ impl TestSchema {
         c
     }
 
+    /// Wait (bounded, 10 s) until some backend waits on a lock that the backend `pid` holds;
+    /// the statement it waits in (`pg_stat_activity` keeps its first 1 kB).
+    pub(crate) async fn wait_blocked_by(&self, pid: i32) -> String {
+        let watcher = self.session().await;
+        for _ in 0..1000 {
+            let rows = watcher
+                .query(
+                    "SELECT query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
+                    &[&pid],
+                )
+                .await
+                .unwrap();
+            if let Some(r) = rows.first() {
+                return r.get(0);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("no backend waited on a lock of backend {pid} within 10 s");
+    }
+
     /// Drop the schema and everything in it, and the schema of its SQL functions (V18).
     pub(crate) async fn drop(self) {
         let sql = format!(

@@ -47,7 +47,6 @@ async fn completion_behind_a_heartbeat(keep: bool) {
         .unwrap()
         .get(0);
     let a_pid: i32 = a.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
-    let b_pid: i32 = b.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
     a.batch_execute("BEGIN").await.unwrap();
     let now = chrono::Utc::now();
     let beat = a
@@ -62,21 +61,9 @@ async fn completion_behind_a_heartbeat(keep: bool) {
         }];
         complete_batch(&b, "default", "q", &done, chrono::Utc::now()).await
     });
-    // Until the completion waits on the heartbeat's lock (bounded).
-    let watcher = schema.session().await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let blocked: bool = watcher
-            .query_one("SELECT $1 = ANY(pg_blocking_pids($2))", &[&a_pid, &b_pid])
-            .await
-            .unwrap()
-            .get(0);
-        if blocked {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the completion never waited");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // Until the completion waits on the heartbeat's lock (bounded): b is the only other
+    // session of the schema.
+    schema.wait_blocked_by(a_pid).await;
     a.batch_execute("COMMIT").await.unwrap();
     let done = tokio::time::timeout(Duration::from_secs(30), completing)
         .await
@@ -91,6 +78,6 @@ async fn completion_behind_a_heartbeat(keep: bool) {
         .map(|r| r.get(0));
     let expected = if keep { Some("completed".to_string()) } else { None };
     assert_eq!(state, expected);
-    drop((a, watcher, store));
+    drop((a, store));
     schema.drop().await;
 }

@@ -34,7 +34,7 @@ async fn allocate_behind_a_writer(on_hand: i64, quantity: i64) -> (Result<(), Al
         .await
         .unwrap();
     let allocating = tokio::spawn(allocate(store.clone(), quantity));
-    let waiting = wait_until_blocked_by(&schema.session().await, writer_pid).await;
+    let waiting = schema.wait_blocked_by(writer_pid).await;
     // The batch read without a lock and waits in its write (which begins with its allocation
     // rows: `pg_stat_activity` keeps only the first 1 kB), not in a `SELECT … FOR UPDATE`.
     assert!(
@@ -74,24 +74,6 @@ async fn allocate(store: PgStore, quantity: i64) -> Result<(), AllotError> {
         &limits,
     )?;
     store.allocate(&Tenant::stored("t"), req, None).await.map(drop)
-}
-
-/// Wait (bounded) until some backend waits on a lock `pid` holds; the statement it waits in.
-async fn wait_until_blocked_by(c: &tokio_postgres::Client, pid: i32) -> String {
-    for _ in 0..1000 {
-        let rows = c
-            .query(
-                "SELECT query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
-                &[&pid],
-            )
-            .await
-            .unwrap();
-        if let Some(r) = rows.first() {
-            return r.get(0);
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("no backend waited on the writer's lock within 10 s");
 }
 
 /// 20 on hand, 5 taken by the writer while the batch of 10 waits: the batch's change applies

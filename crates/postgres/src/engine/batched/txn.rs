@@ -61,9 +61,9 @@ pub(super) enum Read {
     /// methods for concurrency control", TODS 1981): a batch of allocations and new holds
     /// only, all on one SKU of one stock row (a hot SKU), where every request fits what was
     /// read, writes its other records first, then its stock row, then its ledger, with a
-    /// relative change that the stock table's CHECKs refuse should it oversell. The row lock is then held only
-    /// from that last statement to `COMMIT`, so the batches of a lane write their records
-    /// side by side. One row only: an UPDATE of several would lock them in its join's order,
+    /// relative change that the stock table's CHECKs refuse should it oversell. The row lock
+    /// is then held only from that UPDATE to `COMMIT`, so the batches of a lane write their
+    /// records side by side. One row only: an UPDATE of several would lock them in its join's order,
     /// not the (sku, bucket) order every other writer keeps. A batch of several SKUs locks
     /// first without reading; one that finds several rows, or a request that does not fit,
     /// goes on as [`Read::Locking`] in the same transaction.
