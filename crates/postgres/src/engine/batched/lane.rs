@@ -228,11 +228,18 @@ impl LaneCtx {
     /// How a batch reads its stock first: locking where its SKU is known to have several
     /// rows, else optimistic (the batch itself then sees what it may decide that way).
     fn first_read(&self, batch: &[Pending]) -> Read {
-        let known = self.several_rows.lock().is_ok_and(|known| {
-            batch
-                .iter()
-                .all(|p| known.contains(&(p.tenant.clone(), p.lane_sku.clone())))
-        });
+        // One lookup (and one key built) per batch, not per request: only a batch whose
+        // requests all share one (tenant, SKU) can be one the lane knows.
+        let Some(first) = batch.first() else {
+            return Read::Optimistic;
+        };
+        let one_key = batch
+            .iter()
+            .all(|p| p.tenant == first.tenant && p.lane_sku == first.lane_sku);
+        let known = one_key
+            && self.several_rows.lock().is_ok_and(|known| {
+                !known.is_empty() && known.contains(&(first.tenant.clone(), first.lane_sku.clone()))
+            });
         if known {
             Read::Locking
         } else {
