@@ -237,21 +237,21 @@ pub enum PgbenchRun {
 }
 
 /// Run `pgbench -n -c clients -j 2 (-T s | -t n) -f script` with `-D name=value` defines
-/// against `database_url`; the tps it prints, or `None` when it failed.
-fn pgbench_tps(
+/// (and `extra` arguments) against `database_url`; its report, or `None` when it failed.
+fn pgbench_report(
     database_url: &str,
     script: &Path,
-    clients: usize,
-    run: PgbenchRun,
+    (clients, run): (usize, PgbenchRun),
     defines: &[(&str, String)],
-) -> Option<f64> {
+    extra: &[String],
+) -> Option<String> {
     let mut cmd = std::process::Command::new("pgbench");
     cmd.args(["-n", "-j", "2"]).arg("-c").arg(clients.to_string());
     match run {
         PgbenchRun::Seconds(s) => cmd.arg("-T").arg(s.to_string()),
         PgbenchRun::TransactionsPerClient(t) => cmd.arg("-t").arg(t.to_string()),
     };
-    cmd.arg("-f").arg(script);
+    cmd.arg("-f").arg(script).args(extra);
     for (k, v) in defines {
         cmd.arg("-D").arg(format!("{k}={v}"));
     }
@@ -261,7 +261,18 @@ fn pgbench_tps(
         eprintln!("pgbench failed: {}", err.lines().last().unwrap_or(""));
         return None;
     }
-    parse_pgbench_tps(&String::from_utf8_lossy(&out.stdout))
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// [`pgbench_report`]'s tps figure.
+fn pgbench_tps(
+    database_url: &str,
+    script: &Path,
+    clients: usize,
+    run: PgbenchRun,
+    defines: &[(&str, String)],
+) -> Option<f64> {
+    parse_pgbench_tps(&pgbench_report(database_url, script, (clients, run), defines, &[])?)
 }
 
 /// [`pgbench_tps`] of a script given as text (`name` labels its temporary file, removed
@@ -278,6 +289,74 @@ pub fn pgbench_script_tps(
     let tps = pgbench_tps(database_url, &script, clients, run, defines);
     let _ = std::fs::remove_file(&script);
     tps
+}
+
+/// What one pgbench run measured: transactions per second and the 99th percentile of their
+/// latencies, µs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PgbenchFigures {
+    /// Transactions per second (pgbench's `tps`, without the initial connection time).
+    pub tps: f64,
+    /// 99th percentile latency of the transactions, µs.
+    pub latency_us_p99: u64,
+}
+
+/// [`pgbench_script_tps`] with the latency of every transaction: pgbench's per-transaction
+/// log (`--log --log-prefix`, PostgreSQL docs, pgbench, "Per-Transaction Logging") goes to
+/// a temporary directory, read for the 99th percentile and removed after the run. `extra`:
+/// more arguments (`-M prepared`, for instance).
+pub fn pgbench_script_figures(
+    database_url: &str,
+    (name, sql): (&str, &str),
+    (clients, run): (usize, PgbenchRun),
+    defines: &[(&str, String)],
+    extra: &[&str],
+) -> Option<PgbenchFigures> {
+    let dir = std::env::temp_dir().join(format!("allot-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let script = dir.join("script.sql");
+    let figures = std::fs::write(&script, sql).ok().and_then(|()| {
+        let mut log = vec![
+            "--log".to_string(),
+            format!("--log-prefix={}", dir.join("log").display()),
+        ];
+        log.extend(extra.iter().map(|a| a.to_string()));
+        let tps = parse_pgbench_tps(&pgbench_report(database_url, &script, (clients, run), defines, &log)?)?;
+        let latency_us_p99 = pgbench_logs_p99(&dir)?;
+        Some(PgbenchFigures { tps, latency_us_p99 })
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    figures
+}
+
+/// The 99th percentile of the latencies (the third field, µs) in the pgbench transaction
+/// logs (`log.*`) of `dir`; lines of failed transactions (no number there) are skipped.
+fn pgbench_logs_p99(dir: &Path) -> Option<u64> {
+    let mut latencies: Vec<u64> = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with("log.") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).ok()?;
+        latencies.extend(parse_pgbench_log_latencies(&text));
+    }
+    percentile(&mut latencies, 0.99)
+}
+
+/// The latencies (µs) of a pgbench per-transaction log: `client_id transaction_no time
+/// script_no time_epoch time_us …`, one line per transaction.
+fn parse_pgbench_log_latencies(log: &str) -> impl Iterator<Item = u64> + '_ {
+    log.lines().filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
+}
+
+/// The `q` quantile (nearest rank) of `values`, sorted in place; `None` when empty.
+fn percentile(values: &mut [u64], q: f64) -> Option<u64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    Some(values[rank - 1])
 }
 
 /// The tps figure of pgbench's report (`tps = 1234.5 (without initial connection time)`).
@@ -305,6 +384,17 @@ mod tests {
             noop_per_s: None,
             cpu_us_per_op: None,
         }
+    }
+
+    #[test]
+    fn pgbench_log_latencies_and_their_p99() {
+        let log = "0 0 1200 0 1732770000 123\n1 0 800 0 1732770000 456\n0 1 failed 0 1732770001 1\n";
+        let mut l: Vec<u64> = parse_pgbench_log_latencies(log).collect();
+        assert_eq!(l, vec![1200, 800]);
+        assert_eq!(percentile(&mut l, 0.99), Some(1200));
+        let mut hundred: Vec<u64> = (1..=100).rev().collect();
+        assert_eq!(percentile(&mut hundred, 0.99), Some(99));
+        assert_eq!(percentile(&mut [], 0.99), None);
     }
 
     #[test]

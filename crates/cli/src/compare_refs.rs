@@ -4,6 +4,8 @@
 //!
 //! - `hot_sku`: the single conditional relative UPDATE on one hot row (`hot_sku.sql`);
 //! - `spread`: the same UPDATE on a random one of the spread workload's SKUs (`spread.sql`);
+//!   then, as a row of its own against that reference, `atomic`'s own statement alone on the
+//!   same SKUs ([`atomic_statement_script`]): what of `atomic`'s distance is SQL;
 //! - `units/large`: the single-statement `FOR UPDATE SKIP LOCKED` claim of 3 units, in the
 //!   order the workload claims (`units_skip_locked.sql`), on a pool of its own;
 //! - `bookings`: the advisory-lock check-then-insert transaction (`bookings_advisory.sql`).
@@ -42,7 +44,7 @@ const UNITS_PER_CLAIM: u64 = 3;
 
 /// Run the reference of every workload asked for and set it on that workload's rows.
 pub(crate) async fn add_pgbench_references(
-    rows: &mut [CompareRow],
+    rows: &mut Vec<CompareRow>,
     url: &str,
     db: &str,
     a: &References,
@@ -66,6 +68,15 @@ pub(crate) async fn add_pgbench_references(
             ("prefix", format!("'{prefix}'")),
             ("n", a.spread_skus.max(1).to_string()),
         ];
+        let after_spread = rows
+            .iter()
+            .rposition(|r| r.workload == "spread")
+            .map_or(rows.len(), |i| i + 1);
+        let statement_defines = [("prefix", prefix.clone()), ("n", a.spread_skus.max(1).to_string())];
+        rows.insert(
+            after_spread,
+            atomic_statement_row((db, clients), timed, &statement_defines),
+        );
         pgbench_row(rows, (db, clients), ("spread", script), timed, &defines);
     }
     if a.units {
@@ -92,6 +103,66 @@ pub(crate) async fn add_pgbench_references(
     Ok(())
 }
 
+/// The label of the row of `atomic`'s statement run alone by pgbench.
+const ATOMIC_STATEMENT_ROW: &str = "atomic, its statement alone (pgbench)";
+
+/// `atomic`'s allocation statement ([`allot_postgres::atomic_allocation_sql`]) as a pgbench
+/// script on a random one of `:n` SKUs named `:prefix || i`, tenant `default` (as
+/// `spread.sql`): its parameters become what the server would send for a one-unit
+/// allocation, with an allocation id unique per client and microsecond and the ledger
+/// sequence looked up by name. `$10` goes first, so `$1` cannot eat its prefix.
+pub(crate) fn atomic_statement_script() -> String {
+    let values = [
+        ("$10::oid::regclass", "allot_id_sequence('ledger', 'default')::regclass"),
+        ("$9", "'default'"),
+        ("$8", "NULL::text"),
+        ("$7", "now()"),
+        ("$6", "'[{\"sku\": \"s\", \"quantity\": 1}]'::jsonb"),
+        ("$5", "'atomic'"),
+        (
+            "$4",
+            "(to_char(clock_timestamp(), 'YYYYMMDDHH24MISSUS') || '-' || :client_id)",
+        ),
+        ("$3", "0"),
+        ("$2", "1::int8"),
+        ("$1", "(:prefix || :i)"),
+    ];
+    let sql = values
+        .iter()
+        .fold(allot_postgres::atomic_allocation_sql().to_string(), |sql, (p, v)| {
+            sql.replace(p, v)
+        });
+    format!("\\set i random(0, :n - 1)\n{sql};\n")
+}
+
+/// `atomic`'s statement alone through pgbench on the spread reference's SKUs, as a row of
+/// the spread workload (its p99 from pgbench's transaction log); throughput 0 when pgbench
+/// failed. Prepared (`-M prepared`), as the server prepares it once per connection: planned
+/// at every call, the statement's CTEs cost more to plan than to run. Its variables are then
+/// sent as parameters, so `defines` name the prefix without SQL quotes.
+fn atomic_statement_row((db, clients): (&str, usize), run: PgbenchRun, defines: &[(&str, String)]) -> CompareRow {
+    eprintln!("== pgbench: spread, atomic's statement");
+    let script = atomic_statement_script();
+    let figures = allot_bench::pgbench_script_figures(
+        db,
+        ("atomic-statement", &script),
+        (clients, run),
+        defines,
+        &["-M", "prepared"],
+    );
+    CompareRow {
+        workload: "spread".into(),
+        strategy: ATOMIC_STATEMENT_ROW.into(),
+        ops_per_s: figures.map_or(0.0, |f| f.tps),
+        latency_us_p99: figures.map_or(0, |f| f.latency_us_p99),
+        invariants_ok: true,
+        pgbench_tps: None,
+        reference: None,
+        noop_per_s: None,
+        cpu_us_per_op: None,
+    }
+}
+
 /// Run pgbench's `script` (on `db` from `clients` connections) as the reference of the rows
 /// of `workload` (its name also labels the run and the script's temporary file).
 fn pgbench_row(
@@ -112,5 +183,22 @@ fn set_reference(rows: &mut [CompareRow], workload: &str, tool: &str, rate: Opti
     for r in rows.iter_mut().filter(|r| r.workload == workload) {
         r.pgbench_tps = rate;
         r.reference = rate.map(|_| tool.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_atomic_statement_script_leaves_no_parameter() {
+        let script = atomic_statement_script();
+        assert!(script.starts_with("\\set i random(0, :n - 1)\n"), "{script}");
+        assert!(!script.contains('$'), "{script}");
+        assert!(
+            script.contains("nextval(allot_id_sequence('ledger', 'default')::regclass)"),
+            "{script}"
+        );
+        assert!(script.contains("sku = (:prefix || :i)"), "{script}");
     }
 }

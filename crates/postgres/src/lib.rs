@@ -35,3 +35,4 @@ pub use engine::migrate::migrate;
 pub use engine::store::PgStore;
 pub use engine::tls::{RootCerts, SslMode};
 pub use jobs::enqueue_in;
+pub use stock::atomic_allocation_sql;

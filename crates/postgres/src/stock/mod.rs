@@ -86,6 +86,17 @@ SELECT (SELECT count(*) FROM upd) AS taken, (SELECT location FROM upd) AS locati
 }
 /// `atomic`: bucket 0 (`$3` is unused but typed, to share the parameter list).
 const SQL_FAST_ALLOCATE_ATOMIC: &str = fast_allocate!("bucket = 0 AND $3::int8 >= 0");
+/// The statement `atomic` runs for an allocation of one line from a SKU stocked at one
+/// location (its parameters as in `fast_allocate!`: `$1` SKU, `$2` quantity, `$3` unused
+/// bucket start, `$4` allocation id, `$5` strategy name, `$6` lines (jsonb), `$7` now, `$8`
+/// actor, `$9` tenant, `$10` the oid of the tenant's ledger sequence). Public for `allot
+/// bench compare`, which runs it alone through pgbench beside the textbook UPDATE, so the
+/// part of `atomic`'s distance from pgbench that is SQL shows apart from the part that is
+/// HTTP and the server.
+pub fn atomic_allocation_sql() -> &'static str {
+    SQL_FAST_ALLOCATE_ATOMIC
+}
+
 /// `segmented`: the request's first bucket, hash mod the SKU's bucket count.
 const SQL_FAST_ALLOCATE_SEGMENTED: &str =
     fast_allocate!("bucket = $3::bigint % (SELECT buckets FROM skus WHERE tenant = $9 AND sku = $1)");
