@@ -301,27 +301,44 @@ pub struct PgbenchFigures {
     pub latency_us_p99: u64,
 }
 
+/// How pgbench sends a script's statements (`--protocol`, PostgreSQL docs, pgbench,
+/// "Options").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PgbenchProtocol {
+    /// `simple`: each statement parsed and planned at every call.
+    Simple,
+    /// `prepared`: each statement prepared once per connection; variables are sent as
+    /// parameters (so a text value is given without SQL quotes).
+    Prepared,
+}
+
 /// [`pgbench_script_tps`] with the latency of every transaction: pgbench's per-transaction
 /// log (`--log --log-prefix`, PostgreSQL docs, pgbench, "Per-Transaction Logging") goes to
-/// a temporary directory, read for the 99th percentile and removed after the run. `extra`:
-/// more arguments (`-M prepared`, for instance).
+/// a fresh temporary directory, read for the 99th percentile and removed after the run.
+/// `None` when the directory or the script cannot be written, when pgbench fails (exits
+/// with an error, as when a client aborts on an error of its statement), or when no
+/// transaction completed.
 pub fn pgbench_script_figures(
     database_url: &str,
     (name, sql): (&str, &str),
-    (clients, run): (usize, PgbenchRun),
+    (clients, run, protocol): (usize, PgbenchRun, PgbenchProtocol),
     defines: &[(&str, String)],
-    extra: &[&str],
 ) -> Option<PgbenchFigures> {
     let dir = std::env::temp_dir().join(format!("allot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).ok()?;
+    let mode = match protocol {
+        PgbenchProtocol::Simple => "simple",
+        PgbenchProtocol::Prepared => "prepared",
+    };
     let script = dir.join("script.sql");
     let figures = std::fs::write(&script, sql).ok().and_then(|()| {
-        let mut log = vec![
+        let args = [
             "--log".to_string(),
             format!("--log-prefix={}", dir.join("log").display()),
+            format!("--protocol={mode}"),
         ];
-        log.extend(extra.iter().map(|a| a.to_string()));
-        let tps = parse_pgbench_tps(&pgbench_report(database_url, &script, (clients, run), defines, &log)?)?;
+        let tps = parse_pgbench_tps(&pgbench_report(database_url, &script, (clients, run), defines, &args)?)?;
         let latency_us_p99 = pgbench_logs_p99(&dir)?;
         Some(PgbenchFigures { tps, latency_us_p99 })
     });
