@@ -7,6 +7,8 @@ mod locations;
 #[cfg(test)]
 mod mark_tests;
 mod returns;
+#[cfg(test)]
+mod single_location_tests;
 
 use crate::engine::batched::AllocatePerRequest;
 use crate::engine::errors::map_error;
@@ -42,14 +44,13 @@ use deadpool_postgres::GenericClient;
 /// 6 230–6 770 on 10 000 SKUs). It runs alone in its transaction (autocommit), where that
 /// setting ends.
 ///
-/// "No row at another location" is two one-sided probes of `stock_location` (tenant, sku,
-/// location, bucket), so neither index range holds the row being taken: one probe of
-/// `location <> …` also read the hot row itself from the heap, inside the window the row is
-/// locked for. On a database whose hot row had been updated some 700 000 times (autovacuum
-/// off), the textbook UPDATE with the one probe ran at 3 576 tps, with the two at 8 058,
-/// without any at 14 082 (pgbench, 16 clients, asynchronous commit), and allot's whole
-/// statement at 826 tps against 1 049 (64 clients, synchronous commit). On a fresh database
-/// (`allot bench flash-sale --strategy atomic`) the two are alike.
+/// "No row at another location" is the row's own `single_location` flag (migration V29),
+/// read by the UPDATE itself. It was two one-sided probes of `stock_location` inside the
+/// window the row is locked for: on 10 000 SKUs, pgbench (prepared, 64 clients) ran the
+/// statement at 2 700 tps with them and 3 000–3 200 without (issue 28). Before them, one
+/// probe of `location <> …` also read the hot row itself from the heap: on a database whose
+/// hot row had been updated some 700 000 times (autovacuum off), the textbook UPDATE with
+/// that probe ran at 3 576 tps, with the two at 8 058, without any at 14 082.
 macro_rules! fast_allocate {
     ($bucket:literal) => {
         concat!(
@@ -57,9 +58,7 @@ macro_rules! fast_allocate {
     UPDATE stock SET on_hand = on_hand - $2, version = version + 1
      WHERE tenant = $9 AND sku = $1 AND ",
             $bucket,
-            " AND on_hand - held >= $2
-       AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = $9 AND o.sku = $1 AND o.location < stock.location)
-       AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = $9 AND o.sku = $1 AND o.location > stock.location)
+            " AND on_hand - held >= $2 AND single_location
     RETURNING sku, location),
 led AS (
     INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)
@@ -293,8 +292,8 @@ impl PgStore {
             let buckets: Vec<i32> = (0..req.buckets as i32).collect();
             let amounts = split_even(req.on_hand, req.buckets);
             tx.execute(
-                "INSERT INTO stock (tenant, sku, bucket, on_hand, location)
-                 SELECT $4, $1, b, q, $5 FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
+                "INSERT INTO stock (tenant, sku, bucket, on_hand, location, single_location)
+                 SELECT $4, $1, b, q, $5, true FROM unnest($2::int4[], $3::int8[]) AS t(b, q)",
                 &[&req.sku, &buckets, &amounts, &tenant, &req.location],
             )
             .await?;

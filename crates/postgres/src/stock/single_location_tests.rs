@@ -1,0 +1,68 @@
+//! The `single_location` flag (migration V29): a SKU's rows say it while the SKU is stocked
+//! at one location, and stop saying it, every one, when rows at a second location are made;
+//! `atomic`'s single statement takes only from a row that says it.
+
+use crate::engine::store::PgStore;
+use allot_core::store::{Executed, LocationStore, StockStore};
+use allot_core::{validate, AllocationRequest, Limits, Strategy, Tenant};
+use serde_json::json;
+
+/// An `atomic` allocation `id` of one unit of SKU `S`.
+fn allocation(id: &str, limits: &Limits) -> AllocationRequest {
+    let body = json!({"lines": [{"sku": "S", "quantity": 1}]});
+    validate::allocation(
+        id.into(),
+        serde_json::from_value(body).unwrap(),
+        Strategy::Atomic,
+        limits,
+    )
+    .unwrap()
+}
+
+/// The flags of SKU `S`'s rows of tenant `t`, in bucket order.
+async fn flags(store: &PgStore) -> Vec<bool> {
+    let c = store.client().await.unwrap();
+    let rows = c
+        .query(
+            "SELECT single_location FROM stock WHERE tenant = 't' AND sku = 'S' ORDER BY bucket",
+            &[],
+        )
+        .await
+        .unwrap();
+    rows.iter().map(|r| r.get(0)).collect()
+}
+
+/// What the single statement does with allocation `id`: the location it took from, or
+/// `None` when it left the SKU to the general path.
+async fn fast(store: &PgStore, id: &str, limits: &Limits) -> Option<String> {
+    let lines = json!([{"sku": "S", "quantity": 1}]);
+    let req = allocation(id, limits);
+    let taken = store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await;
+    taken.unwrap_or_else(|_| panic!("allocation {id} failed"))
+}
+
+#[tokio::test]
+async fn a_second_location_sends_the_sku_to_the_general_path() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_single_location").await;
+    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (limits, t) = (Limits::default(), Tenant::stored("t"));
+    let body = json!({"sku": "S", "on_hand": 100, "buckets": 2});
+    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &limits);
+    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    assert_eq!(flags(&store).await, [true, true], "created at one location");
+    assert_eq!(fast(&store, "a1", &limits).await.as_deref(), Some("default"));
+
+    let loc = validate::location(serde_json::from_value(json!({"location": "north"})).unwrap(), &limits);
+    store.create_location(&t, loc.unwrap(), 10).await.unwrap();
+    let move_two = json!({"sku": "S", "from": "default", "to": "north", "quantity": 2});
+    let transfer = validate::transfer("t1".into(), serde_json::from_value(move_two).unwrap(), &limits);
+    store.transfer(&t, transfer.unwrap(), None).await.unwrap();
+    assert_eq!(flags(&store).await, [false; 4], "rows at two locations");
+    assert_eq!(fast(&store, "a2", &limits).await, None, "left to the general path");
+    let done = store.allocate(&t, allocation("a3", &limits), None).await.unwrap();
+    let Executed::Fresh(done) = done else {
+        panic!("not keyed, so not replayed")
+    };
+    assert_eq!(done.lines[0].quantity, 1, "the general path allocates");
+    schema.drop().await;
+}
