@@ -10,13 +10,14 @@
 -- (prepared mode passes the variables as parameters, so give them without quotes; the simple
 -- protocol needs them quoted: -D prefix="'S-'"). bench/pgbench/row_queue.sh runs it on one
 -- hot SKU. Without the line `WHERE set_config(…)` and the `mark` CTE, the statement is marked
--- by the trigger instead, as before V28.
+-- by the trigger instead, as before V28. Since V29 the statement reads `single_location` on
+-- its row instead of probing for other locations. `allot bench compare` runs a copy made
+-- from the statement itself (the spread row "atomic, its statement alone").
 \set i random(0, :n - 1)
 WITH upd AS (
     UPDATE stock SET on_hand = on_hand - 1, version = version + 1
      WHERE tenant = 'default' AND sku = (:prefix::text || :i::text) AND bucket = 0 AND on_hand - held >= 1
-       AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = 'default' AND o.sku = (:prefix::text || :i::text) AND o.location < stock.location)
-       AND NOT EXISTS (SELECT 1 FROM stock o WHERE o.tenant = 'default' AND o.sku = (:prefix::text || :i::text) AND o.location > stock.location)
+       AND single_location
     RETURNING sku, location),
 led AS (
     INSERT INTO ledger (id, tenant, sku, delta, held_delta, kind, ref, actor, location, at)

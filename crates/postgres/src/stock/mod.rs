@@ -35,7 +35,8 @@ use deadpool_postgres::GenericClient;
 /// bucket predicate; `$9` is the tenant, `$10` its ledger sequence (see
 /// [`PgStore::ledger_sequence`]: no trigger runs while the row is locked). Returns how many rows it took (0 or 1), the row's
 /// location and, only when it took none (a successful allocation pays no extra lookup), the
-/// SKU's number of stock rows (-1: unit-tracked; NULL when the SKU does not exist). The
+/// SKU's number of stock rows plus those that do not say `single_location` (so 1 only for
+/// one row that says it; -1: unit-tracked; NULL when the SKU does not exist). The
 /// allocation's line gets its `from` here, from the row taken.
 ///
 /// The statement writes its ledger entry's mark itself and sets `allot.ledger_marked` to its
@@ -45,12 +46,13 @@ use deadpool_postgres::GenericClient;
 /// setting ends.
 ///
 /// "No row at another location" is the row's own `single_location` flag (migration V29),
-/// read by the UPDATE itself. It was two one-sided probes of `stock_location` inside the
-/// window the row is locked for: on 10 000 SKUs, pgbench (prepared, 64 clients) ran the
-/// statement at 2 700 tps with them and 3 000–3 200 without (issue 28). Before them, one
-/// probe of `location <> …` also read the hot row itself from the heap: on a database whose
-/// hot row had been updated some 700 000 times (autovacuum off), the textbook UPDATE with
-/// that probe ran at 3 576 tps, with the two at 8 058, without any at 14 082.
+/// read by the UPDATE itself and so re-read on the row's newest version when the UPDATE
+/// waited for it. It was two one-sided probes of `stock_location` inside the window the row
+/// is locked for: on 10 000 SKUs, pgbench (prepared, 64 clients, seven alternating pairs) ran
+/// the statement at a mean 2 856 tps with the flag against 2 692 with the probes (issue 28).
+/// Before them, one probe of `location <> …` also read the hot row itself from the heap: on a
+/// database whose hot row had been updated some 700 000 times (autovacuum off), the textbook
+/// UPDATE with that probe ran at 3 576 tps, with the two at 8 058, without any at 14 082.
 macro_rules! fast_allocate {
     ($bucket:literal) => {
         concat!(
@@ -78,7 +80,8 @@ alo AS (
 SELECT (SELECT count(*) FROM upd) AS taken, (SELECT location FROM upd) AS location,
        CASE WHEN NOT EXISTS (SELECT 1 FROM upd) THEN
          (SELECT CASE WHEN tracking = 'units' THEN -1
-                      ELSE (SELECT count(*) FROM stock WHERE tenant = $9 AND sku = $1) END
+                      ELSE (SELECT count(*) + count(*) FILTER (WHERE NOT single_location)
+                              FROM stock WHERE tenant = $9 AND sku = $1) END
             FROM skus WHERE tenant = $9 AND sku = $1) END AS refusal"
         )
     };
@@ -180,10 +183,11 @@ impl PgStore {
     /// `segmented`, a SKU stocked at one location, placed by a policy (not pinned, no ranked
     /// list). The UPDATE and both INSERTs run as one statement (one implicit transaction, one
     /// commit), so the row lock is held only for that statement and its commit. An unknown
-    /// SKU is `not_found` and a short one-row SKU `insufficient_stock` right here, so the
-    /// rejections of a sold-out flash sale cost two round trips, not a transaction. Returns
-    /// the location taken from, or `None` when other rows remain to be tried: the general
-    /// path then decides.
+    /// SKU is `not_found` and a short one-row SKU whose row says `single_location`
+    /// `insufficient_stock` right here, so the rejections of a sold-out flash sale cost two
+    /// round trips, not a transaction. Returns the location taken from, or `None` when other
+    /// rows remain to be tried or the row no longer says `single_location`: the general path
+    /// then decides.
     async fn try_fast_allocate(
         &self,
         tenant: &str,
@@ -226,7 +230,13 @@ impl PgStore {
         match row.get::<_, Option<i64>>("refusal") {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
-            Some(1) => Err(short_line(&client, tenant, &line.sku, line.quantity, None, now).await),
+            // One row that says `single_location` in the snapshot: short, unless the row
+            // stopped saying it meanwhile (a second location committed while the UPDATE
+            // waited on the row), which the fresh level shows as enough on hand.
+            Some(1) => match short_line(&client, tenant, &line.sku, line.quantity, None, now).await {
+                TxErr::Fail(AllotError::InsufficientStock { available, .. }) if available >= line.quantity => Ok(None),
+                refused => Err(refused),
+            },
             Some(_) => Ok(None),
         }
     }

@@ -37,10 +37,16 @@ async fn flags(store: &PgStore) -> Vec<bool> {
 async fn fast(store: &PgStore, id: &str, limits: &Limits) -> Option<String> {
     let lines = json!([{"sku": "S", "quantity": 1}]);
     let req = allocation(id, limits);
-    let taken = store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await;
-    taken.unwrap_or_else(|_| panic!("allocation {id} failed"))
+    match store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await {
+        Ok(taken) => taken,
+        Err(crate::engine::tx::TxErr::Fail(e)) => panic!("allocation {id} failed: {e}"),
+        Err(_) => panic!("allocation {id} failed"),
+    }
 }
 
+/// A SKU made at one location says so on every row and is taken from by the single
+/// statement; rows at a second location (a transfer makes them) clear every row, and the
+/// SKU goes to the general path.
 #[tokio::test]
 async fn a_second_location_sends_the_sku_to_the_general_path() {
     let schema = crate::engine::test_schema::TestSchema::new("t_single_location").await;
@@ -64,5 +70,54 @@ async fn a_second_location_sends_the_sku_to_the_general_path() {
         panic!("not keyed, so not replayed")
     };
     assert_eq!(done.lines[0].quantity, 1, "the general path allocates");
+    schema.drop().await;
+}
+
+/// A one-row SKU whose row does not say `single_location` (as a row inserted by a writer
+/// that does not know the flag would) is not sold out: the single statement leaves it to
+/// the general path, which allocates.
+#[tokio::test]
+async fn a_row_that_does_not_say_it_goes_to_the_general_path_not_to_a_refusal() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_unsaid").await;
+    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (limits, t) = (Limits::default(), Tenant::stored("t"));
+    let sku = validate::create_sku(
+        serde_json::from_value(json!({"sku": "S", "on_hand": 10})).unwrap(),
+        &limits,
+    );
+    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let c = store.client().await.unwrap();
+    c.execute("UPDATE stock SET single_location = false WHERE tenant = 't'", &[])
+        .await
+        .unwrap();
+    drop(c);
+    assert_eq!(fast(&store, "a1", &limits).await, None, "left to the general path");
+    let done = store.allocate(&t, allocation("a2", &limits), None).await.unwrap();
+    let Executed::Fresh(done) = done else {
+        panic!("not keyed, so not replayed")
+    };
+    assert_eq!(done.lines[0].quantity, 1);
+    schema.drop().await;
+}
+
+/// Rows at a second location inserted by a writer that does not clear the flag (an
+/// instance older than V29) still clear it: the trigger `stock_shared` does.
+#[tokio::test]
+async fn the_trigger_clears_the_flag_behind_a_writer_that_does_not() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_trigger").await;
+    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (limits, t) = (Limits::default(), Tenant::stored("t"));
+    let body = json!({"sku": "S", "on_hand": 10, "buckets": 2});
+    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &limits);
+    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let c = store.client().await.unwrap();
+    let one_location = "INSERT INTO stock (tenant, sku, bucket, on_hand, location) VALUES ('t', 'S', 2, 0, 'default')";
+    c.execute(one_location, &[]).await.unwrap();
+    assert_eq!(flags(&store).await, [true, true, false], "still one location");
+    let second = "INSERT INTO stock (tenant, sku, bucket, on_hand, location) VALUES ('t', 'S', 3, 0, 'north')";
+    c.execute(second, &[]).await.unwrap();
+    drop(c);
+    assert_eq!(flags(&store).await, [false; 4], "a second location");
+    assert_eq!(fast(&store, "a1", &limits).await, None);
     schema.drop().await;
 }
