@@ -230,9 +230,9 @@ impl PgStore {
         match row.get::<_, Option<i64>>("refusal") {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
-            // One row that says `single_location` in the snapshot: short, unless the row
-            // stopped saying it meanwhile (a second location committed while the UPDATE
-            // waited on the row), which the fresh level shows as enough on hand.
+            // One row that says `single_location` in the snapshot: short, unless the fresh
+            // level has enough on hand (the row stopped saying it while the UPDATE waited on
+            // it, stock arrived since, or the row is not the statement's bucket).
             Some(1) => match short_line(&client, tenant, &line.sku, line.quantity, None, now).await {
                 TxErr::Fail(AllotError::InsufficientStock { available, .. }) if available >= line.quantity => Ok(None),
                 refused => Err(refused),

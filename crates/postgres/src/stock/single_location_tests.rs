@@ -121,3 +121,43 @@ async fn the_trigger_clears_the_flag_behind_a_writer_that_does_not() {
     assert_eq!(fast(&store, "a1", &limits).await, None);
     schema.drop().await;
 }
+
+/// The single statement's own refusals: a sold-out one-row SKU whose row says
+/// `single_location` is `insufficient_stock` right there; one whose row the statement could
+/// not take though the fresh level has enough (here, the one row is not the statement's
+/// bucket) goes to the general path instead.
+#[tokio::test]
+async fn a_refusal_stands_only_when_the_fresh_level_is_short() {
+    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_refusal").await;
+    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (limits, t) = (Limits::default(), Tenant::stored("t"));
+    let sku = validate::create_sku(
+        serde_json::from_value(json!({"sku": "S", "on_hand": 0})).unwrap(),
+        &limits,
+    );
+    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let req = allocation("sold-out", &limits);
+    let lines = json!([{"sku": "S", "quantity": 1}]);
+    let refused = store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await;
+    let short = matches!(
+        refused,
+        Err(crate::engine::tx::TxErr::Fail(
+            allot_core::AllotError::InsufficientStock { available: 0, .. }
+        ))
+    );
+    assert!(short, "a sold-out one-row SKU is refused by the statement");
+    let c = store.client().await.unwrap();
+    c.execute(
+        "UPDATE stock SET bucket = 1, on_hand = 5 WHERE tenant = 't' AND sku = 'S'",
+        &[],
+    )
+    .await
+    .unwrap();
+    drop(c);
+    assert_eq!(
+        fast(&store, "a1", &limits).await,
+        None,
+        "enough on hand: the general path decides"
+    );
+    schema.drop().await;
+}
