@@ -349,31 +349,28 @@ pub fn pgbench_script_figures(
 /// The 99th percentile of the latencies (the third field, µs) in the pgbench transaction
 /// logs (`log.*`) of `dir`; lines of failed transactions (no number there) are skipped.
 fn pgbench_logs_p99(dir: &Path) -> Option<u64> {
-    let mut latencies: Vec<u64> = Vec::new();
+    let mut logs = Vec::new();
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with("log.") {
-            continue;
+        if entry.file_name().to_string_lossy().starts_with("log.") {
+            logs.push(std::fs::read_to_string(entry.path()).ok()?);
         }
-        let text = std::fs::read_to_string(entry.path()).ok()?;
-        latencies.extend(parse_pgbench_log_latencies(&text));
     }
-    percentile(&mut latencies, 0.99)
+    logs_p99(logs.iter().map(String::as_str))
 }
 
-/// The latencies (µs) of a pgbench per-transaction log: `client_id transaction_no time
-/// script_no time_epoch time_us …`, one line per transaction.
-fn parse_pgbench_log_latencies(log: &str) -> impl Iterator<Item = u64> + '_ {
-    log.lines().filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
-}
-
-/// The `q` quantile (nearest rank) of `values`, sorted in place; `None` when empty.
-fn percentile(values: &mut [u64], q: f64) -> Option<u64> {
-    if values.is_empty() {
-        return None;
+/// The 99th percentile (an HDR histogram's, 3 significant digits, as every latency of the
+/// benches) of the latencies in pgbench per-transaction logs: `client_id transaction_no time
+/// script_no time_epoch time_us …`, one line per transaction, `time` in µs; `None` when no
+/// line has one.
+fn logs_p99<'a>(logs: impl Iterator<Item = &'a str>) -> Option<u64> {
+    let mut hist = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("static bounds");
+    let latencies = logs
+        .flat_map(str::lines)
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse::<u64>().ok());
+    for us in latencies {
+        hist.saturating_record(us.max(1));
     }
-    values.sort_unstable();
-    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
-    Some(values[rank - 1])
+    (!hist.is_empty()).then(|| hist.value_at_quantile(0.99))
 }
 
 /// The tps figure of pgbench's report (`tps = 1234.5 (without initial connection time)`).
@@ -406,12 +403,13 @@ mod tests {
     #[test]
     fn pgbench_log_latencies_and_their_p99() {
         let log = "0 0 1200 0 1732770000 123\n1 0 800 0 1732770000 456\n0 1 failed 0 1732770001 1\n";
-        let mut l: Vec<u64> = parse_pgbench_log_latencies(log).collect();
-        assert_eq!(l, vec![1200, 800]);
-        assert_eq!(percentile(&mut l, 0.99), Some(1200));
-        let mut hundred: Vec<u64> = (1..=100).rev().collect();
-        assert_eq!(percentile(&mut hundred, 0.99), Some(99));
-        assert_eq!(percentile(&mut [], 0.99), None);
+        assert_eq!(logs_p99([log].into_iter()), Some(1200));
+        let hundred: String = (1..=100)
+            .rev()
+            .map(|us| format!("0 {us} {us} 0 1732770000 0\n"))
+            .collect();
+        assert_eq!(logs_p99([hundred.as_str(), ""].into_iter()), Some(99));
+        assert_eq!(logs_p99(["0 0 failed 0 1732770000 0\n"].into_iter()), None);
     }
 
     #[test]
