@@ -35,16 +35,9 @@ pub(crate) struct BucketRow {
 const SQL_LOCK_LOCATION: &str = "SELECT bucket, on_hand, held FROM stock
   WHERE tenant = $2 AND sku = $1 AND location = $3 ORDER BY bucket FOR UPDATE";
 /// Make a SKU's `buckets` rows at location `$3`, numbered after its last (the SKU row is
-/// locked by the caller). The SKU then has rows at two locations at least: its rows that
-/// said `single_location` no longer do (locked in bucket order after the SKU row, the order
-/// of every writer but a return that lists a SKU twice, whose 40P01 is run again; the
-/// trigger `stock_shared` then finds nothing left to clear), and the new rows take the
-/// column's default, false (V29).
-const SQL_MAKE_ROWS: &str = "WITH alone AS (
-    SELECT bucket FROM stock WHERE tenant = $2 AND sku = $1 AND single_location ORDER BY bucket FOR UPDATE),
-shared AS (
-    UPDATE stock s SET single_location = false FROM alone a WHERE s.tenant = $2 AND s.sku = $1 AND s.bucket = a.bucket)
-INSERT INTO stock (tenant, sku, bucket, on_hand, location)
+/// locked by the caller). The new rows take `single_location`'s default, false, and the
+/// trigger `stock_shared` clears the SKU's other rows (V29).
+const SQL_MAKE_ROWS: &str = "INSERT INTO stock (tenant, sku, bucket, on_hand, location)
   SELECT $2, $1, m.last + g, 0, $3
     FROM (SELECT COALESCE(max(bucket), -1) AS last FROM stock WHERE tenant = $2 AND sku = $1) m,
          generate_series(1, $4::int4) AS g";

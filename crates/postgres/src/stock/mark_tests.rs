@@ -8,7 +8,7 @@ use allot_core::{validate, AllocationRequest, Limits, Strategy, Tenant, UnitStra
 use serde_json::json;
 
 /// An `atomic` allocation `id` of one unit of SKU `S`.
-fn allocation(id: &str, limits: &Limits) -> AllocationRequest {
+pub(super) fn allocation(id: &str, limits: &Limits) -> AllocationRequest {
     let body = json!({"lines": [{"sku": "S", "quantity": 1}]});
     validate::allocation(
         id.into(),

@@ -2,21 +2,26 @@
 //! at one location, and stop saying it, every one, when rows at a second location are made;
 //! `atomic`'s single statement takes only from a row that says it.
 
+use super::mark_tests::allocation;
 use crate::engine::store::PgStore;
+use crate::engine::test_schema::TestSchema;
 use allot_core::store::{Executed, LocationStore, StockStore};
-use allot_core::{validate, AllocationRequest, Limits, Strategy, Tenant};
+use allot_core::{validate, Limits, Tenant};
 use serde_json::json;
 
-/// An `atomic` allocation `id` of one unit of SKU `S`.
-fn allocation(id: &str, limits: &Limits) -> AllocationRequest {
-    let body = json!({"lines": [{"sku": "S", "quantity": 1}]});
-    validate::allocation(
-        id.into(),
-        serde_json::from_value(body).unwrap(),
-        Strategy::Atomic,
-        limits,
-    )
-    .unwrap()
+/// A schema of its own (`name`) and its store, with SKU `S` of tenant `t` created from
+/// `sku` (a SKU body's other fields).
+async fn with_sku(name: &str, sku: serde_json::Value) -> (TestSchema, PgStore) {
+    let schema = TestSchema::new(name).await;
+    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let mut body = json!({"sku": "S"});
+    body.as_object_mut().unwrap().extend(sku.as_object().unwrap().clone());
+    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &Limits::default());
+    store
+        .create_sku(&Tenant::stored("t"), sku.unwrap(), None)
+        .await
+        .unwrap();
+    (schema, store)
 }
 
 /// The flags of SKU `S`'s rows of tenant `t`, in bucket order.
@@ -49,12 +54,8 @@ async fn fast(store: &PgStore, id: &str, limits: &Limits) -> Option<String> {
 /// SKU goes to the general path.
 #[tokio::test]
 async fn a_second_location_sends_the_sku_to_the_general_path() {
-    let schema = crate::engine::test_schema::TestSchema::new("t_single_location").await;
-    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (schema, store) = with_sku("t_single_location", json!({"on_hand": 100, "buckets": 2})).await;
     let (limits, t) = (Limits::default(), Tenant::stored("t"));
-    let body = json!({"sku": "S", "on_hand": 100, "buckets": 2});
-    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &limits);
-    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
     assert_eq!(flags(&store).await, [true, true], "created at one location");
     assert_eq!(fast(&store, "a1", &limits).await.as_deref(), Some("default"));
 
@@ -78,14 +79,8 @@ async fn a_second_location_sends_the_sku_to_the_general_path() {
 /// the general path, which allocates.
 #[tokio::test]
 async fn a_row_that_does_not_say_it_goes_to_the_general_path_not_to_a_refusal() {
-    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_unsaid").await;
-    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
+    let (schema, store) = with_sku("t_single_location_unsaid", json!({"on_hand": 10})).await;
     let (limits, t) = (Limits::default(), Tenant::stored("t"));
-    let sku = validate::create_sku(
-        serde_json::from_value(json!({"sku": "S", "on_hand": 10})).unwrap(),
-        &limits,
-    );
-    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
     let c = store.client().await.unwrap();
     c.execute("UPDATE stock SET single_location = false WHERE tenant = 't'", &[])
         .await
@@ -104,12 +99,8 @@ async fn a_row_that_does_not_say_it_goes_to_the_general_path_not_to_a_refusal() 
 /// instance older than V29) still clear it: the trigger `stock_shared` does.
 #[tokio::test]
 async fn the_trigger_clears_the_flag_behind_a_writer_that_does_not() {
-    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_trigger").await;
-    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
-    let (limits, t) = (Limits::default(), Tenant::stored("t"));
-    let body = json!({"sku": "S", "on_hand": 10, "buckets": 2});
-    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &limits);
-    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let (schema, store) = with_sku("t_single_location_trigger", json!({"on_hand": 10, "buckets": 2})).await;
+    let limits = Limits::default();
     let c = store.client().await.unwrap();
     let one_location = "INSERT INTO stock (tenant, sku, bucket, on_hand, location) VALUES ('t', 'S', 2, 0, 'default')";
     c.execute(one_location, &[]).await.unwrap();
@@ -128,14 +119,8 @@ async fn the_trigger_clears_the_flag_behind_a_writer_that_does_not() {
 /// bucket) goes to the general path instead.
 #[tokio::test]
 async fn a_refusal_stands_only_when_the_fresh_level_is_short() {
-    let schema = crate::engine::test_schema::TestSchema::new("t_single_location_refusal").await;
-    let store = schema.store_with(|cfg| cfg.pool_size = 2).await;
-    let (limits, t) = (Limits::default(), Tenant::stored("t"));
-    let sku = validate::create_sku(
-        serde_json::from_value(json!({"sku": "S", "on_hand": 0})).unwrap(),
-        &limits,
-    );
-    store.create_sku(&t, sku.unwrap(), None).await.unwrap();
+    let (schema, store) = with_sku("t_single_location_refusal", json!({"on_hand": 0})).await;
+    let limits = Limits::default();
     let req = allocation("sold-out", &limits);
     let lines = json!([{"sku": "S", "quantity": 1}]);
     let refused = store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await;
