@@ -60,6 +60,10 @@ pub struct BatchReport {
     pub rejections: BTreeMap<String, u64>,
     /// Every invariant that broke, in words (empty when all hold).
     pub violations: Vec<String>,
+    /// The reference's allocations per second (`allot bench batch` on PostgreSQL: the
+    /// batch's own write statement through pgbench), when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pgbench_allocations_per_s: Option<f64>,
 }
 
 /// Run every strategy asked, one after the other, each on its own SKU.
@@ -139,6 +143,7 @@ async fn run_one(
         successes: all.successes,
         rejections: all.rejections,
         violations,
+        pgbench_allocations_per_s: None,
     })
 }
 
@@ -263,16 +268,19 @@ async fn check(
 /// The Markdown table of batch runs.
 pub fn render_batch_table(reports: &[BatchReport]) -> String {
     let mut out = String::from(
-        "| strategy | connections | streams | ops/batch | allocations/s | batch p50 ms | batch p99 ms | successes | refusals | invariants |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+        "| strategy | connections | streams | ops/batch | allocations/s | / pgbench | batch p50 ms | batch p99 ms | successes | refusals | invariants |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} | {:.2} | {:.2} | {} | {:?} | {} |\n",
+            "| {} | {} | {} | {} | {:.0} | {} | {:.2} | {:.2} | {} | {:?} | {} |\n",
             r.strategy,
             r.connections,
             r.streams,
             r.batch,
             r.allocations_per_s,
+            r.pgbench_allocations_per_s
+                .filter(|p| *p > 0.0)
+                .map_or("-".to_string(), |p| format!("{:.2}x", r.allocations_per_s / p)),
             r.batch_latency_us_p50 as f64 / 1000.0,
             r.batch_latency_us_p99 as f64 / 1000.0,
             r.successes,

@@ -257,8 +257,14 @@ fn pgbench_report(
     }
     let out = cmd.arg(database_url).output().ok()?;
     if !out.status.success() {
+        // The first error PostgreSQL reported, where pgbench printed one (a client's abort
+        // names it), else pgbench's own last line.
         let err = String::from_utf8_lossy(&out.stderr);
-        eprintln!("pgbench failed: {}", err.lines().last().unwrap_or(""));
+        let line = err
+            .lines()
+            .find(|l| l.contains("ERROR:"))
+            .or_else(|| err.lines().last());
+        eprintln!("pgbench failed: {}", line.unwrap_or(""));
         return None;
     }
     Some(String::from_utf8_lossy(&out.stdout).into_owned())

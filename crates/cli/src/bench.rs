@@ -128,6 +128,10 @@ pub(crate) struct BatchArgs {
     /// Stock of the hot SKU (k); N by default, so every allocation can succeed.
     #[arg(short = 'k', long)]
     pub(crate) stock: Option<i64>,
+    /// Seconds of the reference on PostgreSQL (the batch's write statement alone through
+    /// pgbench, on `--database-url`, from C x S clients); 0 runs none.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) pgbench_seconds: u64,
     /// Write every figure as JSON to this file.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
@@ -144,12 +148,26 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         requests: a.requests,
         stock: a.stock.unwrap_or(a.requests as i64),
     };
-    let reports = allot_bench::batch_bench(&opts).await?;
+    let mut reports = allot_bench::batch_bench(&opts).await?;
+    let floor = batch_reference(&a, &opts.url).await?;
+    for r in &mut reports {
+        r.pgbench_allocations_per_s = floor.as_ref().map(crate::batch_ref::BatchFloor::allocations_per_s);
+    }
     println!(
         "batch: C={} S={} B={} N={} k={}\n",
         a.connections, a.streams, a.batch, a.requests, opts.stock
     );
     print!("{}", allot_bench::render_batch_table(&reports));
+    if let Some(f) = &floor {
+        println!(
+            "\npgbench, the batch's write statement alone ({} allocations per transaction, {} clients): \
+             {:.0} allocations/s, p99 {:.2} ms a transaction",
+            f.per_transaction,
+            a.connections.max(1) * a.streams.max(1),
+            f.allocations_per_s(),
+            f.figures.latency_us_p99 as f64 / 1000.0
+        );
+    }
     if let Some(path) = &a.json {
         std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
     }
@@ -160,6 +178,21 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         bail!("invariants broken");
     }
     Ok(())
+}
+
+/// `bench batch`'s reference when its database is PostgreSQL and `--pgbench-seconds` is not
+/// 0: as many allocations per transaction as a `batched` transaction serves at most
+/// (`batch_max_requests`, the default's), from as many clients as batches in flight.
+async fn batch_reference(a: &BatchArgs, url: &str) -> anyhow::Result<Option<crate::batch_ref::BatchFloor>> {
+    let Some(db) = a.target.database_url.as_deref().filter(|d| d.starts_with("postgres")) else {
+        return Ok(None);
+    };
+    if a.pgbench_seconds == 0 {
+        return Ok(None);
+    }
+    let per_transaction = a.batch.clamp(1, allot_core::Limits::default().batch_max_requests);
+    let clients = a.connections.max(1) * a.streams.max(1);
+    crate::batch_ref::batch_floor((url, db), clients, per_transaction, a.pgbench_seconds).await
 }
 
 #[derive(Args)]

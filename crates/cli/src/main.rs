@@ -15,6 +15,7 @@ use clap::{Args, Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod batch_ref;
 mod bench;
 mod compare;
 mod compare_refs;

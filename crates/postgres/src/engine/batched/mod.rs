@@ -41,6 +41,18 @@ use allot_core::Capable;
 use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
 use tokio::sync::oneshot;
 
+/// The one write statement of a batch that read its stock rows without a lock (the form a
+/// batch of allocations and new holds on one SKU of one stock row takes): every row a batch
+/// writes (the net change of each stock row, the ledger entries, the allocation records, new
+/// holds and their lines, finished holds, stored responses) from 30 parameters, as
+/// `writes.rs` documents them; it fails with 22012 (division_by_zero) unless it updated
+/// `$30` stock rows. Public for `allot bench batch`, which runs it alone through pgbench
+/// (PostgreSQL's own cost of a batch's rows, without HTTP or the server) as the batch API's
+/// reference.
+pub fn batch_write_sql() -> &'static str {
+    writes::SQL_BATCH_WRITE_UNLOCKED
+}
+
 /// The per-request path of an allocation, which a lane runs a request on when its batch
 /// deferred it: named, so a deferred request never re-enters the store traits. The stock
 /// domain implements it (`stock/mod.rs`).

@@ -1,0 +1,138 @@
+//! `allot bench batch`'s reference: PostgreSQL's own cost of the rows a batch of allocations
+//! writes, without HTTP or the server. pgbench runs the very statement a `batched`
+//! transaction writes with ([`allot_postgres::batch_write_sql`]), filled for `:b` one-unit
+//! allocations of one SKU, on a SKU of its own beside the run's. Its rate, in allocations per
+//! second, is the most the batch API could reach on this machine and this database if the
+//! server cost nothing (the sequencer of the change feed, still running in the server, turns
+//! the reference's entries into events as it does the batch API's).
+
+use allot_bench::{PgbenchFigures, PgbenchProtocol, PgbenchRun};
+
+/// Stock of the reference's SKU: more than a run can take.
+const REFERENCE_STOCK: i64 = 1_000_000_000;
+
+/// The reference, measured: its rows per transaction and what pgbench reported.
+pub(crate) struct BatchFloor {
+    /// Allocations each transaction writes (`:b`).
+    pub(crate) per_transaction: usize,
+    /// pgbench's figures (transactions per second, p99 of a transaction).
+    pub(crate) figures: PgbenchFigures,
+}
+
+impl BatchFloor {
+    /// Allocations per second: transactions per second times the allocations of each.
+    pub(crate) fn allocations_per_s(&self) -> f64 {
+        self.figures.tps * self.per_transaction as f64
+    }
+}
+
+/// Run the reference on `db` (the database of the server at `url`) from `clients`
+/// connections for `seconds`, `per_transaction` allocations per transaction, on a SKU made
+/// through the API first. `None` (with a line on stderr) when pgbench failed.
+pub(crate) async fn batch_floor(
+    (url, db): (&str, &str),
+    clients: usize,
+    per_transaction: usize,
+    seconds: u64,
+) -> anyhow::Result<Option<BatchFloor>> {
+    let sku = format!("pgbench-batch-{}", std::process::id());
+    allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+    eprintln!("== pgbench: the batch's write statement, {per_transaction} allocations per transaction");
+    let script = batch_write_script();
+    let defines = [("sku", sku), ("b", per_transaction.to_string())];
+    let run = (clients.max(1), PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
+    let figures = allot_bench::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
+    if figures.is_none() {
+        eprintln!("no reference for the batch API: pgbench failed");
+    }
+    Ok(figures.map(|figures| BatchFloor {
+        per_transaction,
+        figures,
+    }))
+}
+
+/// The ids of one transaction's allocations (the ledger entries' reference too): `pgb-`, the
+/// transaction's id and the allocation's place, zero-padded so they sort in the order they
+/// are made, as the server's time-ordered ids do.
+const IDS: &str = "(SELECT array_agg('pgb-' || pg_current_xact_id() || '-' || lpad(g::text, 6, '0') ORDER BY g) \
+     FROM generate_series(1, :b::int4) AS g)";
+
+/// The batch's write statement as a pgbench script: `:b` one-unit allocations of SKU `:sku`
+/// (tenant `default`, location `default`, bucket 0), in one transaction, as a `batched`
+/// transaction writes them: the stock row's net change, a ledger entry and an allocation
+/// record each, no hold and no stored response (the batches of `bench batch` carry no
+/// idempotency keys). Every parameter is replaced by the SQL that makes its array, highest
+/// first so `$1` cannot eat the head of `$10`; `$30`, the stock rows the statement must
+/// update, is 1, so a SKU not found fails the run (22012) rather than time a statement that
+/// wrote only records. Run prepared, so `:sku` and `:b` are given without SQL quotes.
+pub(crate) fn batch_write_script() -> String {
+    let n = "ARRAY[:b::int4]";
+    let line = "jsonb_build_array(jsonb_build_object('sku', :sku::text, 'quantity', 1, \
+                'from', jsonb_build_array(jsonb_build_object('location', 'default', 'quantity', 1))))";
+    let empty = "'{}'";
+    let values: Vec<(String, String)> = [
+        ("$30", "1".to_string()),
+        (
+            "$29::oid::regclass",
+            "allot_id_sequence('ledger', 'default')::regclass".to_string(),
+        ),
+        ("$28", format!("array_fill('default'::text, {n})")),
+        ("$27", "'default'".to_string()),
+        ("$26", format!("array_fill(NULL::text, {n})")),
+    ]
+    .into_iter()
+    .map(|(p, v)| (p.to_string(), v))
+    .chain((14..=25).rev().map(|i| (format!("${i}"), empty.to_string())))
+    .chain(
+        [
+            ("$13", "now()".to_string()),
+            ("$12", format!("array_fill({line}, {n})")),
+            ("$11", format!("array_fill('batched'::text, {n})")),
+            ("$10", IDS.to_string()),
+            ("$9", IDS.to_string()),
+            ("$8", format!("array_fill('allocation'::text, {n})")),
+            ("$7", format!("array_fill(0::int8, {n})")),
+            ("$6", format!("array_fill(-1::int8, {n})")),
+            ("$5", format!("array_fill(:sku::text, {n})")),
+            ("$4", "ARRAY[0::int8]".to_string()),
+            ("$3", "ARRAY[-(:b::int8)]".to_string()),
+            ("$2", "ARRAY[0]".to_string()),
+            ("$1", "ARRAY[:sku::text]".to_string()),
+        ]
+        .into_iter()
+        .map(|(p, v)| (p.to_string(), v)),
+    )
+    .collect();
+    let sql = values
+        .iter()
+        .fold(allot_postgres::batch_write_sql().to_string(), |sql, (p, v)| {
+            sql.replace(p, v)
+        });
+    format!("{sql};\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_batch_write_script_leaves_no_parameter_and_checks_its_stock_row_was_updated() {
+        let script = batch_write_script();
+        assert!(!script.contains('$'), "{script}");
+        assert!(
+            script
+                .trim_end()
+                .ends_with("SELECT 1 / ((SELECT count(*) FROM upd) = 1)::int;"),
+            "{script}"
+        );
+        assert!(
+            script.contains("nextval(allot_id_sequence('ledger', 'default')::regclass)"),
+            "{script}"
+        );
+        assert_eq!(script.matches(IDS).count(), 2, "{script}");
+        assert!(
+            script.contains("unnest('{}'::text[], '{}'::jsonb[], '{}'::timestamptz[])"),
+            "{script}"
+        );
+    }
+}
