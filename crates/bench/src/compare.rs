@@ -166,6 +166,29 @@ pub async fn create_reference_skus(url: &str, skus: &[String], on_hand: i64) -> 
         .await
 }
 
+/// Wait, at most `within`, until the server at `url` has given every committed change its
+/// event (`allot_feed_lag_seconds` is 0 on its `/metrics`), polling every 200 ms: a
+/// reference run right after a load must not share the machine with the sequencer still
+/// working off that load's backlog. `true` once caught up, or at once when the server
+/// reports no such gauge; `false` when `within` passed first.
+pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<bool, crate::BenchError> {
+    let client = reqwest::Client::new();
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let text = client.get(format!("{url}/metrics")).send().await?.text().await?;
+        let lag = text
+            .lines()
+            .find_map(|l| l.strip_prefix("allot_feed_lag_seconds "))
+            .and_then(|v| v.trim().parse::<f64>().ok());
+        match lag {
+            None => return Ok(true),
+            Some(l) if l <= 0.0 => return Ok(true),
+            Some(_) if std::time::Instant::now() >= deadline => return Ok(false),
+            Some(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+}
+
 /// Whether `tool --version` runs (the tool is on the PATH).
 fn tool_available(tool: &str) -> bool {
     std::process::Command::new(tool)

@@ -11,6 +11,9 @@ use allot_bench::{PgbenchFigures, PgbenchProtocol, PgbenchRun};
 /// Stock of the reference's SKU: more than a run can take.
 const REFERENCE_STOCK: i64 = 1_000_000_000;
 
+/// Longest wait for the change feed to number the run's changes before the reference.
+const FEED_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The reference, measured: its rows per transaction and what pgbench reported.
 pub(crate) struct BatchFloor {
     /// Allocations each transaction writes (`:b`).
@@ -28,7 +31,8 @@ impl BatchFloor {
 
 /// Run the reference on `db` (the database of the server at `url`) from `clients`
 /// connections for `seconds`, `per_transaction` allocations per transaction, on a SKU made
-/// through the API first. `None` (with a line on stderr) when pgbench failed.
+/// through the API first, once the server's change feed has caught up with the run (at most
+/// [`FEED_CATCH_UP`]). `None` (with a line on stderr) when pgbench failed.
 pub(crate) async fn batch_floor(
     (url, db): (&str, &str),
     clients: usize,
@@ -37,6 +41,9 @@ pub(crate) async fn batch_floor(
 ) -> anyhow::Result<Option<BatchFloor>> {
     let sku = format!("pgbench-batch-{}", std::process::id());
     allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+    if !allot_bench::wait_for_feed(url, FEED_CATCH_UP).await? {
+        eprintln!("the change feed had not caught up with the run after {FEED_CATCH_UP:?}: the reference shares the machine with it");
+    }
     eprintln!("== pgbench: the batch's write statement, {per_transaction} allocations per transaction");
     let script = batch_write_script();
     let defines = [("sku", sku), ("b", per_transaction.to_string())];
