@@ -166,24 +166,43 @@ pub async fn create_reference_skus(url: &str, skus: &[String], on_hand: i64) -> 
         .await
 }
 
+/// What [`wait_for_feed`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedWait {
+    /// `allot_feed_lag_seconds` read 0: every committed change has its event.
+    CaughtUp,
+    /// No gauge to read: `/metrics` refused (a key is needed) or failed, or the server has
+    /// no change feed; nothing was waited for.
+    NoGauge,
+    /// The gauge was still above 0 when the wait ran out.
+    StillBehind,
+}
+
+/// Longest wait for one answer of `/metrics`.
+const METRICS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Wait, at most `within`, until the server at `url` has given every committed change its
-/// event (`allot_feed_lag_seconds` is 0 on its `/metrics`), polling every 200 ms: a
-/// reference run right after a load must not share the machine with the sequencer still
-/// working off that load's backlog. `true` once caught up, or at once when the server
-/// reports no such gauge; `false` when `within` passed first.
-pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<bool, crate::BenchError> {
-    let client = reqwest::Client::new();
+/// event (`allot_feed_lag_seconds` is 0 on its `/metrics`), polling every 200 ms, each read
+/// bounded by 5 s: a reference run right after a load must not share the machine with the
+/// sequencer still working off that load's backlog. Errors: the server cannot be reached
+/// (or a read timed out).
+pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<FeedWait, crate::BenchError> {
+    let client = reqwest::Client::builder().timeout(METRICS_TIMEOUT).build()?;
     let deadline = std::time::Instant::now() + within;
     loop {
-        let text = client.get(format!("{url}/metrics")).send().await?.text().await?;
+        let resp = client.get(format!("{url}/metrics")).send().await?;
+        if !resp.status().is_success() {
+            return Ok(FeedWait::NoGauge);
+        }
+        let text = resp.text().await?;
         let lag = text
             .lines()
             .find_map(|l| l.strip_prefix("allot_feed_lag_seconds "))
             .and_then(|v| v.trim().parse::<f64>().ok());
         match lag {
-            None => return Ok(true),
-            Some(l) if l <= 0.0 => return Ok(true),
-            Some(_) if std::time::Instant::now() >= deadline => return Ok(false),
+            None => return Ok(FeedWait::NoGauge),
+            Some(l) if l <= 0.0 => return Ok(FeedWait::CaughtUp),
+            Some(_) if std::time::Instant::now() >= deadline => return Ok(FeedWait::StillBehind),
             Some(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
         }
     }

@@ -24,14 +24,14 @@ mod reference;
 mod soak;
 mod units;
 
-pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport};
+pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport, SERVER_DEFAULT};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
 pub use cluster::PgCluster;
 pub use compare::{
     create_reference_skus, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_figures,
     pgbench_script_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, wait_for_feed,
-    write_chart, CompareRow, PgbenchFigures, PgbenchProtocol, PgbenchRun,
+    write_chart, CompareRow, FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun,
 };
 pub use console::{console_bench, render_console_table, ConsoleOptions, ConsoleReport, OVERVIEW_P99_TARGET_US};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};

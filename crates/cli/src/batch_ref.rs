@@ -1,12 +1,14 @@
 //! `allot bench batch`'s reference: PostgreSQL's own cost of the rows a batch of allocations
 //! writes, without HTTP or the server. pgbench runs the very statement a `batched`
 //! transaction writes with ([`allot_postgres::batch_write_sql`]), filled for `:b` one-unit
-//! allocations of one SKU, on a SKU of its own beside the run's. Its rate, in allocations per
-//! second, is the most the batch API could reach on this machine and this database if the
-//! server cost nothing (the sequencer of the change feed, still running in the server, turns
-//! the reference's entries into events as it does the batch API's).
+//! allocations of one SKU, on a SKU of its own beside the run's, as one statement in its own
+//! transaction: what a batch sends besides (its `BEGIN` and the read of its stock row, one
+//! round trip) is the server's part. Its rate, in allocations per second, is about the most
+//! the batch API could reach on this machine and this database if the server cost nothing
+//! (the sequencer of the change feed, still running in the server, turns the reference's
+//! entries into events as it does the batch API's).
 
-use allot_bench::{PgbenchFigures, PgbenchProtocol, PgbenchRun};
+use allot_bench::{FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun};
 
 /// Stock of the reference's SKU: more than a run can take.
 const REFERENCE_STOCK: i64 = 1_000_000_000;
@@ -14,15 +16,17 @@ const REFERENCE_STOCK: i64 = 1_000_000_000;
 /// Longest wait for the change feed to number the run's changes before the reference.
 const FEED_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// The reference, measured: its rows per transaction and what pgbench reported.
-pub(crate) struct BatchFloor {
+/// The reference, measured: its rows per transaction, its clients and what pgbench reported.
+pub(crate) struct BatchReference {
     /// Allocations each transaction writes (`:b`).
     pub(crate) per_transaction: usize,
+    /// pgbench's clients.
+    pub(crate) clients: usize,
     /// pgbench's figures (transactions per second, p99 of a transaction).
     pub(crate) figures: PgbenchFigures,
 }
 
-impl BatchFloor {
+impl BatchReference {
     /// Allocations per second: transactions per second times the allocations of each.
     pub(crate) fn allocations_per_s(&self) -> f64 {
         self.figures.tps * self.per_transaction as f64
@@ -32,28 +36,38 @@ impl BatchFloor {
 /// Run the reference on `db` (the database of the server at `url`) from `clients`
 /// connections for `seconds`, `per_transaction` allocations per transaction, on a SKU made
 /// through the API first, once the server's change feed has caught up with the run (at most
-/// [`FEED_CATCH_UP`]). `None` (with a line on stderr) when pgbench failed.
-pub(crate) async fn batch_floor(
+/// [`FEED_CATCH_UP`]; past it, or with no gauge to read, a line on stderr says so and the
+/// reference runs anyway). `None` (with a line on stderr) when pgbench failed. Errors: the
+/// SKU could not be made, or the server could not be reached.
+pub(crate) async fn run_reference(
     (url, db): (&str, &str),
     clients: usize,
     per_transaction: usize,
     seconds: u64,
-) -> anyhow::Result<Option<BatchFloor>> {
+) -> anyhow::Result<Option<BatchReference>> {
     let sku = format!("pgbench-batch-{}", std::process::id());
     allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
-    if !allot_bench::wait_for_feed(url, FEED_CATCH_UP).await? {
-        eprintln!("the change feed had not caught up with the run after {FEED_CATCH_UP:?}: the reference shares the machine with it");
+    match allot_bench::wait_for_feed(url, FEED_CATCH_UP).await? {
+        FeedWait::CaughtUp => {}
+        FeedWait::NoGauge => eprintln!("no change-feed lag to read on {url}/metrics: the reference did not wait for it"),
+        FeedWait::StillBehind => eprintln!(
+            "the change feed had not caught up with the run after {FEED_CATCH_UP:?}: the reference shares the machine with it"
+        ),
     }
-    eprintln!("== pgbench: the batch's write statement, {per_transaction} allocations per transaction");
+    eprintln!(
+        "== pgbench: the batch's write statement, {per_transaction} allocations per transaction, {clients} clients"
+    );
     let script = batch_write_script();
     let defines = [("sku", sku), ("b", per_transaction.to_string())];
-    let run = (clients.max(1), PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
+    let clients = clients.max(1);
+    let run = (clients, PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
     let figures = allot_bench::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
     if figures.is_none() {
         eprintln!("no reference for the batch API: pgbench failed");
     }
-    Ok(figures.map(|figures| BatchFloor {
+    Ok(figures.map(|figures| BatchReference {
         per_transaction,
+        clients,
         figures,
     }))
 }
@@ -65,13 +79,15 @@ const IDS: &str = "(SELECT array_agg('pgb-' || pg_current_xact_id() || '-' || lp
      FROM generate_series(1, :b::int4) AS g)";
 
 /// The batch's write statement as a pgbench script: `:b` one-unit allocations of SKU `:sku`
-/// (tenant `default`, location `default`, bucket 0), in one transaction, as a `batched`
+/// (tenant `default`, location `default`, bucket 0, no actor), in one transaction, as a `batched`
 /// transaction writes them: the stock row's net change, a ledger entry and an allocation
 /// record each, no hold and no stored response (the batches of `bench batch` carry no
 /// idempotency keys). Every parameter is replaced by the SQL that makes its array, highest
 /// first so `$1` cannot eat the head of `$10`; `$30`, the stock rows the statement must
 /// update, is 1, so a SKU not found fails the run (22012) rather than time a statement that
-/// wrote only records. Run prepared, so `:sku` and `:b` are given without SQL quotes.
+/// wrote only records. The tenant's ledger sequence is looked up by name once per statement
+/// (an uncorrelated subquery), where the server sends its oid. Run prepared, so `:sku` and
+/// `:b` are given without SQL quotes.
 pub(crate) fn batch_write_script() -> String {
     let n = "ARRAY[:b::int4]";
     let line = "jsonb_build_array(jsonb_build_object('sku', :sku::text, 'quantity', 1, \
@@ -81,7 +97,7 @@ pub(crate) fn batch_write_script() -> String {
         ("$30", "1".to_string()),
         (
             "$29::oid::regclass",
-            "allot_id_sequence('ledger', 'default')::regclass".to_string(),
+            "(SELECT allot_id_sequence('ledger', 'default')::regclass)".to_string(),
         ),
         ("$28", format!("array_fill('default'::text, {n})")),
         ("$27", "'default'".to_string()),
@@ -133,7 +149,7 @@ mod tests {
             "{script}"
         );
         assert!(
-            script.contains("nextval(allot_id_sequence('ledger', 'default')::regclass)"),
+            script.contains("nextval((SELECT allot_id_sequence('ledger', 'default')::regclass))"),
             "{script}"
         );
         assert_eq!(script.matches(IDS).count(), 2, "{script}");

@@ -14,7 +14,11 @@ use serde_json::Value;
 /// `batch_max_requests`).
 const BATCH: i64 = 200;
 
-/// The reference's SKU, its on hand, its allocation records and its ledger entries.
+/// Longest the run (load, the wait for the change feed, one second of pgbench) may take.
+const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// The reference's SKU, its on hand, its allocation records (one unit each, `batched`,
+/// allocated) and its ledger entries (one unit each, each naming one of those records).
 async fn reference_rows(ts: &TestServer) -> (String, i64, i64, i64) {
     let (c, conn) = tokio_postgres::connect(&ts.database_url, tokio_postgres::NoTls)
         .await
@@ -23,8 +27,11 @@ async fn reference_rows(ts: &TestServer) -> (String, i64, i64, i64) {
     let row = c
         .query_one(
             "SELECT s.sku, s.on_hand,
-                    (SELECT count(*) FROM allocations a WHERE a.lines->0->>'sku' = s.sku) AS records,
-                    (SELECT count(*) FROM ledger l WHERE l.sku = s.sku AND l.kind = 'allocation') AS entries
+                    (SELECT count(*) FROM allocations a WHERE a.lines->0->>'sku' = s.sku
+                        AND a.status = 'allocated' AND a.strategy = 'batched'
+                        AND (a.lines->0->>'quantity')::int = 1) AS records,
+                    (SELECT count(*) FROM ledger l JOIN allocations a ON a.tenant = l.tenant AND a.id = l.ref
+                      WHERE l.sku = s.sku AND l.kind = 'allocation' AND l.delta = -1) AS entries
                FROM stock s WHERE s.sku LIKE 'pgbench-batch-%'",
             &[],
         )
@@ -41,13 +48,16 @@ async fn the_batch_reference_writes_what_a_batch_writes() {
     );
     let ts = common::start(Kind::Postgres).await;
     let json = std::env::temp_dir().join(format!("allot-batch-ref-{}.json", std::process::id()));
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
+    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
         .args(["bench", "batch", "--url", &ts.url, "--database-url", &ts.database_url])
         .args(["--strategy", "batched", "-n", "1000", "-b", &BATCH.to_string()])
         .args(["--pgbench-seconds", "1", "--json", json.to_str().unwrap()])
         .env("ALLOT_LOG", "warn")
-        .output()
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(RUN_LIMIT, run)
         .await
+        .expect("bench batch ran past its limit")
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));

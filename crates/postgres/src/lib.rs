@@ -28,7 +28,7 @@ mod stock;
 mod units;
 mod webhooks;
 
-pub use engine::batched::batch_write_sql;
+pub use engine::batched::{batch_write_sql, batches_in_flight_per_lane};
 pub use engine::config::PgConfig;
 pub use engine::connect::{PgConnection, PgTarget};
 pub use engine::errors::{is_retryable, map_error};

@@ -43,7 +43,7 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
 /// Batches of one lane in flight at once (see the module's doc).
-const STOCK_BATCHES_IN_FLIGHT: usize = 2;
+pub(super) const STOCK_BATCHES_IN_FLIGHT: usize = 2;
 
 /// Overdue holds found on a short SKU make the request run again after they are expired, at
 /// most this many times (as the other strategies do).

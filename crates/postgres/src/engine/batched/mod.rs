@@ -53,6 +53,12 @@ pub fn batch_write_sql() -> &'static str {
     writes::SQL_BATCH_WRITE_UNLOCKED
 }
 
+/// How many batch transactions one lane (one SKU's) runs at once, at most: the clients
+/// `allot bench batch`'s reference gives one hot SKU.
+pub fn batches_in_flight_per_lane() -> usize {
+    lane::STOCK_BATCHES_IN_FLIGHT
+}
+
 /// The per-request path of an allocation, which a lane runs a request on when its batch
 /// deferred it: named, so a deferred request never re-enters the store traits. The stock
 /// domain implements it (`stock/mod.rs`).
