@@ -8,10 +8,8 @@
 //! (the sequencer of the change feed, still running in the server, turns the reference's
 //! entries into events as it does the batch API's).
 
+use crate::compare_refs::{fill_parameters, LEDGER_SEQUENCE, REFERENCE_STOCK};
 use allot_bench::{FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun};
-
-/// Stock of the reference's SKU: more than a run can take.
-const REFERENCE_STOCK: i64 = 1_000_000_000;
 
 /// Longest wait for the change feed to number the run's changes before the reference.
 const FEED_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(120);
@@ -59,7 +57,6 @@ pub(crate) async fn run_reference(
     );
     let script = batch_write_script();
     let defines = [("sku", sku), ("b", per_transaction.to_string())];
-    let clients = clients.max(1);
     let run = (clients, PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
     let figures = allot_bench::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
     if figures.is_none() {
@@ -79,58 +76,44 @@ const IDS: &str = "(SELECT array_agg('pgb-' || pg_current_xact_id() || '-' || lp
      FROM generate_series(1, :b::int4) AS g)";
 
 /// The batch's write statement as a pgbench script: `:b` one-unit allocations of SKU `:sku`
-/// (tenant `default`, location `default`, bucket 0, no actor), in one transaction, as a `batched`
-/// transaction writes them: the stock row's net change, a ledger entry and an allocation
-/// record each, no hold and no stored response (the batches of `bench batch` carry no
-/// idempotency keys). Every parameter is replaced by the SQL that makes its array, highest
-/// first so `$1` cannot eat the head of `$10`; `$30`, the stock rows the statement must
-/// update, is 1, so a SKU not found fails the run (22012) rather than time a statement that
-/// wrote only records. The tenant's ledger sequence is looked up by name once per statement
-/// (an uncorrelated subquery), where the server sends its oid. Run prepared, so `:sku` and
-/// `:b` are given without SQL quotes.
+/// (tenant `default`, location `default`, bucket 0, no actor), in one transaction, as a
+/// `batched` transaction writes them: the stock row's net change, a ledger entry and an
+/// allocation record each, no hold and no stored response (the batches of `bench batch`
+/// carry no idempotency keys). Each parameter is the SQL that makes its array; `$30`, the
+/// stock rows the statement must update, is 1, so a SKU not found fails the run (22012)
+/// rather than time a statement that wrote only records. Run prepared, so `:sku` and `:b`
+/// are given without SQL quotes.
 pub(crate) fn batch_write_script() -> String {
-    let n = "ARRAY[:b::int4]";
+    let fill = |value: &str| format!("array_fill({value}, ARRAY[:b::int4])");
     let line = "jsonb_build_array(jsonb_build_object('sku', :sku::text, 'quantity', 1, \
                 'from', jsonb_build_array(jsonb_build_object('location', 'default', 'quantity', 1))))";
-    let empty = "'{}'";
-    let values: Vec<(String, String)> = [
-        ("$30", "1".to_string()),
-        (
-            "$29::oid::regclass",
-            "(SELECT allot_id_sequence('ledger', 'default')::regclass)".to_string(),
-        ),
-        ("$28", format!("array_fill('default'::text, {n})")),
-        ("$27", "'default'".to_string()),
-        ("$26", format!("array_fill(NULL::text, {n})")),
-    ]
-    .into_iter()
-    .map(|(p, v)| (p.to_string(), v))
-    .chain((14..=25).rev().map(|i| (format!("${i}"), empty.to_string())))
-    .chain(
-        [
-            ("$13", "now()".to_string()),
-            ("$12", format!("array_fill({line}, {n})")),
-            ("$11", format!("array_fill('batched'::text, {n})")),
-            ("$10", IDS.to_string()),
-            ("$9", IDS.to_string()),
-            ("$8", format!("array_fill('allocation'::text, {n})")),
-            ("$7", format!("array_fill(0::int8, {n})")),
-            ("$6", format!("array_fill(-1::int8, {n})")),
-            ("$5", format!("array_fill(:sku::text, {n})")),
-            ("$4", "ARRAY[0::int8]".to_string()),
-            ("$3", "ARRAY[-(:b::int8)]".to_string()),
-            ("$2", "ARRAY[0]".to_string()),
-            ("$1", "ARRAY[:sku::text]".to_string()),
-        ]
-        .into_iter()
-        .map(|(p, v)| (p.to_string(), v)),
-    )
-    .collect();
-    let sql = values
-        .iter()
-        .fold(allot_postgres::batch_write_sql().to_string(), |sql, (p, v)| {
-            sql.replace(p, v)
-        });
+    let (skus, minus_one, zero, kinds) = (
+        fill(":sku::text"),
+        fill("-1::int8"),
+        fill("0::int8"),
+        fill("'allocation'::text"),
+    );
+    let (strategies, lines, actors, locations) = (
+        fill("'batched'::text"),
+        fill(line),
+        fill("NULL::text"),
+        fill("'default'::text"),
+    );
+    let mut values = vec!["ARRAY[:sku::text]", "ARRAY[0]", "ARRAY[-(:b::int8)]", "ARRAY[0::int8]"];
+    values.extend([
+        skus.as_str(),
+        &minus_one,
+        &zero,
+        &kinds,
+        IDS,
+        IDS,
+        &strategies,
+        &lines,
+        "now()",
+    ]);
+    values.extend(["'{}'"; 12]);
+    values.extend([actors.as_str(), "'default'", &locations, LEDGER_SEQUENCE, "1"]);
+    let sql = fill_parameters(allot_postgres::batch_write_sql(), &values);
     format!("{sql};\n")
 }
 
@@ -149,7 +132,7 @@ mod tests {
             "{script}"
         );
         assert!(
-            script.contains("nextval((SELECT allot_id_sequence('ledger', 'default')::regclass))"),
+            script.contains("nextval((SELECT allot_id_sequence('ledger', 'default')::regclass::oid)::oid::regclass)"),
             "{script}"
         );
         assert_eq!(script.matches(IDS).count(), 2, "{script}");

@@ -36,8 +36,9 @@ pub(crate) struct References {
 /// clients cannot make one hot row go faster.
 const MAX_PGBENCH_CLIENTS: usize = 64;
 
-/// Stock of each SKU of the hot-SKU and spread references: more than a run can take.
-const REFERENCE_STOCK: i64 = 1_000_000_000;
+/// Stock of each SKU of the hot-SKU and spread references (and of `bench batch`'s): more
+/// than a run can take.
+pub(crate) const REFERENCE_STOCK: i64 = 1_000_000_000;
 
 /// Units each pgbench unit claim takes (the script's `LIMIT 3`).
 const UNITS_PER_CLAIM: u64 = 3;
@@ -105,35 +106,40 @@ const ATOMIC_STATEMENT_ROW: &str = "atomic, its statement alone (pgbench)";
 /// `spread.sql`), for one unit: the allocation id (the ledger entry's reference too) is
 /// `pgb-` and the transaction's id, the lines name the SKU taken, and the tenant's ledger
 /// sequence is looked up by name (the server sends its cached oid), so the script needs the
-/// sequence to exist (allot's own spread rows made it). `$10` goes first, so `$1` cannot eat
-/// its prefix. The answer's `taken` divides by itself: a transaction that took nothing fails
-/// with 22012, so pgbench fails rather than time a statement that matched no row.
+/// sequence to exist (allot's own spread rows made it). The answer's `taken` divides by
+/// itself: a transaction that took nothing fails with 22012, so pgbench fails rather than
+/// time a statement that matched no row.
 pub(crate) fn atomic_statement_script() -> String {
     let values = [
-        ("$10::oid::regclass", "allot_id_sequence('ledger', 'default')::regclass"),
-        ("$9", "'default'"),
-        ("$8", "NULL::text"),
-        ("$7", "now()"),
-        (
-            "$6",
-            "jsonb_build_array(jsonb_build_object('sku', (:prefix || :i), 'quantity', 1))",
-        ),
-        ("$5", "'atomic'"),
-        ("$4", "('pgb-' || pg_current_xact_id())"),
-        ("$3", "0"),
-        ("$2", "1::int8"),
-        ("$1", "(:prefix || :i)"),
-        (
-            TAKEN,
-            "(SELECT count(*) FROM upd) / (SELECT count(*) FROM upd) AS taken",
-        ),
+        "(:prefix || :i)",
+        "1::int8",
+        "0",
+        "('pgb-' || pg_current_xact_id())",
+        "'atomic'",
+        "jsonb_build_array(jsonb_build_object('sku', (:prefix || :i), 'quantity', 1))",
+        "now()",
+        "NULL::text",
+        "'default'",
+        LEDGER_SEQUENCE,
     ];
-    let sql = values
-        .iter()
-        .fold(allot_postgres::atomic_allocation_sql().to_string(), |sql, (p, v)| {
-            sql.replace(p, v)
-        });
+    let sql = fill_parameters(allot_postgres::atomic_allocation_sql(), &values).replace(
+        TAKEN,
+        "(SELECT count(*) FROM upd) / (SELECT count(*) FROM upd) AS taken",
+    );
     format!("\\set i random(0, :n - 1)\n{sql};\n")
+}
+
+/// Tenant `default`'s ledger sequence, as the oid the server sends, looked up by name once
+/// per statement (an uncorrelated subquery).
+pub(crate) const LEDGER_SEQUENCE: &str = "(SELECT allot_id_sequence('ledger', 'default')::regclass::oid)";
+
+/// A statement of the server made into a pgbench script: `sql` with each parameter `$n`
+/// replaced by `values[n - 1]` (SQL text), the highest first so `$1` cannot eat the head of
+/// `$10`.
+pub(crate) fn fill_parameters(sql: &str, values: &[&str]) -> String {
+    (1..=values.len())
+        .rev()
+        .fold(sql.to_string(), |sql, n| sql.replace(&format!("${n}"), values[n - 1]))
 }
 
 /// The statement's count of rows taken, which the script makes fail on 0.
@@ -212,7 +218,7 @@ mod tests {
         assert!(script.starts_with("\\set i random(0, :n - 1)\n"), "{script}");
         assert!(!script.contains('$'), "{script}");
         assert!(
-            script.contains("nextval(allot_id_sequence('ledger', 'default')::regclass)"),
+            script.contains("nextval((SELECT allot_id_sequence('ledger', 'default')::regclass::oid)::oid::regclass)"),
             "{script}"
         );
         assert!(script.contains("sku = (:prefix || :i)"), "{script}");
