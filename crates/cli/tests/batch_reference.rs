@@ -43,7 +43,7 @@ async fn reference_rows(ts: &TestServer) -> (String, i64, i64, i64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_batch_reference_writes_what_a_batch_writes() {
     assert!(
-        pgbench_runs(),
+        allot_bench::pgbench_available(),
         "pgbench is not on the PATH: the reference cannot be tested"
     );
     let ts = common::start(Kind::Postgres).await;
@@ -76,12 +76,4 @@ async fn the_batch_reference_writes_what_a_batch_writes() {
     assert_eq!((records, entries), (taken, taken), "{sku}");
     ts.assert_audit_clean().await;
     ts.finish().await;
-}
-
-/// Whether pgbench runs here.
-fn pgbench_runs() -> bool {
-    std::process::Command::new("pgbench")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
