@@ -11,6 +11,7 @@ const url = process.env.DATABASE_URL;
 const jobs = Number(process.env.JOBS ?? 50000);
 const batch = Number(process.env.BATCH ?? 1000);
 const concurrency = Number(process.env.CONCURRENCY ?? 24);
+const localQueue = Number(process.env.LOCAL_QUEUE ?? 500);
 const mode = process.env.MODE ?? "both";
 if (!url) throw new Error("DATABASE_URL is required");
 
@@ -34,7 +35,7 @@ const preset = {
     concurrentJobs: concurrency,
     maxPoolSize: concurrency + 1,
     pollInterval: 1000,
-    localQueue: { size: 500 },
+    localQueue: { size: localQueue },
     completeJobBatchDelay: 0,
     failJobBatchDelay: 0,
   },
