@@ -11,7 +11,7 @@ use std::path::Path;
 /// One workload under one strategy.
 #[derive(Debug, Clone, Serialize)]
 pub struct CompareRow {
-    /// Workload (`hot_sku`, `spread`, `holds`, `units`, `bookings`, `queue`).
+    /// Workload (`hot_sku`, `spread`, `holds`, `units`, `bookings`, `queue`, `batch`).
     pub workload: String,
     /// Strategy.
     pub strategy: String,

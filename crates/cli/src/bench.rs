@@ -25,10 +25,11 @@ pub(crate) enum BenchCmd {
     /// without the feed's trigger, ABBA after a warm-up, on one PostgreSQL database), and the
     /// events per second one Server-Sent Events reader follows.
     Feed(FeedArgs),
-    /// Every workload (hot SKU, spread, holds, units, bookings, queue) under every strategy of
-    /// the backend in one run: a Markdown table, a JSON file and a PNG chart (throughput and
-    /// p99), and on PostgreSQL with pgbench installed the textbook single-statement hot-SKU
-    /// allocation on the same database with allot's ratio to it.
+    /// Every workload (hot SKU, spread, holds, units, bookings, queue, the batch API) under
+    /// every strategy of the backend in one run: a Markdown table, a JSON file and a PNG chart
+    /// (throughput and p99), with each workload's reference and allot's ratio to it: a no-op
+    /// handler (hot SKU), pgbench on the same database (PostgreSQL), graphile-worker (the
+    /// queue, with Node.js and npm), redis-benchmark (with --redis-url).
     Compare(CompareArgs),
     /// A flash sale across L locations (5 by default): N allocations of 1..=3 units from C
     /// clients with placements (priority, most available, ranked lists) and splits, per
@@ -149,7 +150,14 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         stock: a.stock.unwrap_or(a.requests as i64),
     };
     let mut reports = allot_bench::batch_bench(&opts).await?;
-    let reference = batch_reference(&a, &opts.url).await;
+    let in_flight = (a.batch, a.connections.max(1) * a.streams.max(1));
+    let reference = batch_reference(
+        &opts.url,
+        a.target.database_url.as_deref(),
+        in_flight,
+        a.pgbench_seconds,
+    )
+    .await;
     // The reference is the `batched` statement's: it stands beside the strategies that run
     // on the lanes (`default` is `batched` on PostgreSQL).
     for r in reports
@@ -187,19 +195,25 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `bench batch`'s reference when its database is PostgreSQL and `--pgbench-seconds` is not
-/// 0: min(B, `batch_max_requests`) allocations per transaction (the default's 512: a server
-/// started with another `--batch-max-requests` is still compared with 512), from as many
-/// clients as batches in flight, at most as many as one lane runs at once. A reference that
-/// could not run is left out with a line on stderr: the run's own figures stand.
-async fn batch_reference(a: &BatchArgs, url: &str) -> Option<crate::batch_ref::BatchReference> {
-    let db = a.target.database_url.as_deref().filter(|d| d.starts_with("postgres"))?;
-    if a.pgbench_seconds == 0 {
+/// `bench batch`'s reference when `db` (the server's database) is PostgreSQL and `seconds` is
+/// not 0: min(B, `batch_max_requests`) allocations per transaction (the default's 512: a
+/// server started with another `--batch-max-requests` is still compared with 512), from as
+/// many clients as batches in flight, at most as many as one lane runs at once; `(B, batches
+/// in flight)`. A reference that could not run is left out with a line on stderr: the run's
+/// own figures stand.
+pub(crate) async fn batch_reference(
+    url: &str,
+    db: Option<&str>,
+    (batch, in_flight): (usize, usize),
+    seconds: u64,
+) -> Option<crate::batch_ref::BatchReference> {
+    let db = db.filter(|d| d.starts_with("postgres"))?;
+    if seconds == 0 {
         return None;
     }
-    let per_transaction = a.batch.clamp(1, allot_core::Limits::default().batch_max_requests);
-    let clients = (a.connections.max(1) * a.streams.max(1)).min(allot_postgres::batches_in_flight_per_lane());
-    match crate::batch_ref::run_reference((url, db), clients, per_transaction, a.pgbench_seconds).await {
+    let per_transaction = batch.clamp(1, allot_core::Limits::default().batch_max_requests);
+    let clients = in_flight.clamp(1, allot_postgres::batches_in_flight_per_lane());
+    match crate::batch_ref::run_reference((url, db), clients, per_transaction, seconds).await {
         Ok(reference) => reference,
         Err(e) => {
             eprintln!("no reference for the batch API: {e:#}");

@@ -21,7 +21,8 @@ pub(crate) struct CompareArgs {
     /// Seconds of each pgbench reference run.
     #[arg(long, default_value_t = 10)]
     pub(crate) pgbench_seconds: u64,
-    /// Workloads to run (comma-separated), or `all`. The no-op handler runs with hot_sku.
+    /// Workloads to run (comma-separated), or `all`. The no-op handler runs with hot_sku; the
+    /// batch API's pgbench reference with batch.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
     pub(crate) workloads: Vec<Workload>,
     /// Instead of one run: build this git revision (a worktree under target/compare-rev/,
@@ -33,6 +34,14 @@ pub(crate) struct CompareArgs {
     /// Pairs of runs of `--rev` (each pair: both builds once, the order alternating).
     #[arg(long, default_value_t = 2)]
     pub(crate) rounds: u32,
+    /// Pairs of runs per mode of the queue's peer (graphile-worker under `--peers-dir`)
+    /// against allot's worker pool in the peer's shape, alternating, each on a fresh database
+    /// beside `--database-url` (PostgreSQL, with the queue workload; 0: none).
+    #[arg(long, default_value_t = 2)]
+    pub(crate) peer_rounds: u32,
+    /// Where the queue's peer lives (`graphile-worker/` under it; `npm ci` there on first use).
+    #[arg(long, default_value = "bench/peers")]
+    pub(crate) peers_dir: PathBuf,
     /// Directory for compare.md, compare.json and compare.png.
     #[arg(long, default_value = "allot-compare")]
     pub(crate) out: PathBuf,
@@ -56,6 +65,8 @@ pub(crate) enum Workload {
     Bookings,
     /// The job queue.
     Queue,
+    /// The batch API (`POST /v1/batch`) on one hot SKU.
+    Batch,
 }
 
 impl CompareArgs {
@@ -83,6 +94,19 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let database_url = a.target.database_url.clone();
     if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs(Workload::Queue)) {
         rows.extend(compare_queue(db, &a).await?);
+        if db.starts_with("postgres") {
+            let peer = crate::compare_peer::Peer {
+                given: db,
+                dir: &a.peers_dir,
+                rounds: a.peer_rounds,
+                jobs: a.jobs,
+            };
+            // A peer that cannot run leaves the run's other figures standing.
+            match crate::compare_peer::queue_peer_rows(&peer).await {
+                Ok(peer_rows) => rows.extend(peer_rows),
+                Err(e) => eprintln!("no queue peer rows: {e:#}"),
+            }
+        }
     }
     // The textbook references (pgbench, same database): the conditional UPDATE on one hot
     // row, the single-statement unit claim, the advisory-lock booking transaction.
@@ -100,6 +124,11 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
             };
             crate::compare_refs::add_pgbench_references(&mut rows, &url, db, &refs).await?;
         }
+    }
+    // Last of the server's workloads: its pgbench reference writes the batch's rows at the
+    // database's full pace, which the references above must not run beside.
+    if a.runs(Workload::Batch) {
+        rows.extend(crate::compare_batch::compare_batch(&url, &a, n).await?);
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.
     if let Some(redis_url) = a.target.redis_url.as_deref() {

@@ -9,6 +9,7 @@
 //! strategy. Alternating and fresh databases keep a noisy machine's drift and a database's
 //! growth out of the ratio.
 
+use crate::fresh_db::{fresh_pg_database, DropDb};
 use crate::{bail, CompareArgs, Context};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -137,13 +138,18 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
         .args(["-c", &a.clients.to_string(), "-n", &a.requests.to_string()])
         .args(["--spread", &a.spread.to_string(), "--jobs", &a.jobs.to_string()])
         .args(["--pgbench-seconds", &a.pgbench_seconds.to_string()]);
+    let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
+    let help = String::from_utf8_lossy(&help.stdout);
     if !a.workloads.contains(&crate::compare::Workload::All) {
-        let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
-        if String::from_utf8_lossy(&help.stdout).contains("--workloads") {
+        if help.contains("--workloads") {
             cmd.args(["--workloads", &a.workloads_arg()]);
         } else {
             eprintln!("(this build has no --workloads: it runs every workload)");
         }
+    }
+    // The queue's peer does not change with the build: its runs would only lengthen each.
+    if help.contains("--peer-rounds") {
+        cmd.args(["--peer-rounds", "0"]);
     }
     let status = cmd.status().context("run a build's bench compare");
     drop_db()?;
@@ -155,10 +161,8 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
     Ok(serde_json::from_slice(&json)?)
 }
 
-type DropDb = Box<dyn FnOnce() -> anyhow::Result<()>>;
-
 /// A fresh database for one run, and what removes it: a new PostgreSQL database named after
-/// the run beside `--database-url`'s (made and dropped with `psql`), or a new SQLite file.
+/// the run beside `--database-url`'s, or a new SQLite file.
 fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropDb)> {
     let given = a
         .target
@@ -175,32 +179,7 @@ fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropD
         return Ok((url, Box::new(remove)));
     }
     let name = format!("allot_rev_{}_{}", std::process::id(), label.replace('-', "_"));
-    let (prefix, query) = match given.split_once('?') {
-        Some((p, q)) => (p.to_string(), format!("?{q}")),
-        None => (given.clone(), String::new()),
-    };
-    let server = prefix
-        .rsplit_once('/')
-        .map(|(s, _)| s.to_string())
-        .unwrap_or(prefix.clone());
-    let psql = move |sql: String| -> anyhow::Result<()> {
-        let status = Command::new("psql")
-            .args([given.as_str(), "-qAtc", &sql])
-            .status()
-            .context("run psql")?;
-        if !status.success() {
-            bail!("psql: {sql} failed");
-        }
-        Ok(())
-    };
-    psql(format!("CREATE DATABASE {name}"))?;
-    let url = format!("{server}/{name}{query}");
-    // FORCE (PostgreSQL 13): a run's last backends may still be exiting when its process
-    // has; the database is this comparison's own.
-    Ok((
-        url,
-        Box::new(move || psql(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))),
-    ))
+    fresh_pg_database(&given, &name)
 }
 
 /// The table: per workload and strategy, each build's mean throughput and worst p99, and the

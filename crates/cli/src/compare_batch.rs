@@ -1,0 +1,48 @@
+//! `allot bench compare`'s batch API workload: single-unit allocations on one hot SKU through
+//! `POST /v1/batch`, 1000 operations per batch, one batch at a time through one connection
+//! (the shape of issue 28's goal), under `batched`; on PostgreSQL with pgbench, the batch's
+//! own write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
+
+use crate::compare::CompareArgs;
+use allot_bench::CompareRow;
+
+/// Operations per batch.
+const BATCH: usize = 1000;
+
+/// Allocations of the run per request of the hot-SKU workload (`-n`): 10, so 200 000 by
+/// default, as `allot bench batch`.
+const REQUESTS_PER_N: u64 = 10;
+
+/// The row of the batch API, with its reference when one ran.
+pub(crate) async fn compare_batch(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<CompareRow>> {
+    eprintln!("== batch");
+    let requests = n * REQUESTS_PER_N;
+    let opts = allot_bench::BatchOptions {
+        url: url.to_string(),
+        strategies: vec!["batched".into()],
+        connections: 1,
+        streams: 1,
+        batch: BATCH,
+        requests,
+        stock: requests as i64,
+    };
+    let reports = allot_bench::batch_bench(&opts).await?;
+    let db = a.target.database_url.as_deref();
+    let reference = crate::bench::batch_reference(url, db, (BATCH, 1), a.pgbench_seconds).await;
+    Ok(reports
+        .iter()
+        .map(|r| CompareRow {
+            workload: "batch".into(),
+            strategy: format!("{}, one connection, {BATCH} per batch", r.strategy),
+            ops_per_s: r.allocations_per_s,
+            latency_us_p99: r.batch_latency_us_p99,
+            invariants_ok: r.violations.is_empty(),
+            pgbench_tps: reference
+                .as_ref()
+                .map(crate::batch_ref::BatchReference::allocations_per_s),
+            reference: reference.as_ref().map(|_| "pgbench".to_string()),
+            noop_per_s: None,
+            cpu_us_per_op: None,
+        })
+        .collect())
+}

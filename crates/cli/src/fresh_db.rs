@@ -1,0 +1,53 @@
+//! Fresh PostgreSQL databases for benchmark runs that must not share one (`bench compare
+//! --rev`'s builds, the queue peer's runs): a new database beside a given URL's, made and
+//! dropped with `psql`.
+
+use crate::{bail, Context};
+use std::process::Command;
+
+/// What removes a fresh database (or file) when its run is over.
+pub(crate) type DropDb = Box<dyn FnOnce() -> anyhow::Result<()> + Send>;
+
+/// Create the database `name` on the server of `given` (a `postgres://` URL) and return its
+/// URL (`given`'s with the database replaced, its query kept but for `options`, whose
+/// settings such as a `search_path` name what is in the given database) and what drops it.
+/// `name` must be a plain identifier (letters, digits, `_`), as this process makes it.
+pub(crate) fn fresh_pg_database(given: &str, name: &str) -> anyhow::Result<(String, DropDb)> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        bail!("a fresh database's name must be a plain identifier: {name:?}");
+    }
+    let (prefix, query) = match given.split_once('?') {
+        Some((p, q)) => {
+            let kept: Vec<&str> = q.split('&').filter(|kv| !kv.starts_with("options=")).collect();
+            let query = match kept.is_empty() {
+                true => String::new(),
+                false => format!("?{}", kept.join("&")),
+            };
+            (p.to_string(), query)
+        }
+        None => (given.to_string(), String::new()),
+    };
+    let server = prefix
+        .rsplit_once('/')
+        .map(|(s, _)| s.to_string())
+        .unwrap_or(prefix.clone());
+    let given = given.to_string();
+    let psql = move |sql: String| -> anyhow::Result<()> {
+        let status = Command::new("psql")
+            .args([given.as_str(), "-qAtc", &sql])
+            .status()
+            .context("run psql")?;
+        if !status.success() {
+            bail!("psql: {sql} failed");
+        }
+        Ok(())
+    };
+    psql(format!("CREATE DATABASE {name}"))?;
+    let name = name.to_string();
+    // FORCE (PostgreSQL 13): a run's last backends may still be exiting when its process
+    // has; the database is the run's own.
+    Ok((
+        format!("{server}/{name}{query}"),
+        Box::new(move || psql(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))),
+    ))
+}
