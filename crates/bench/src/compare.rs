@@ -21,11 +21,13 @@ pub struct CompareRow {
     pub latency_us_p99: u64,
     /// Whether every invariant held (`naive` breaks them by design).
     pub invariants_ok: bool,
-    /// The workload's reference on the same database or Redis, per second, when measured:
-    /// pgbench's single-statement version, or for `redis_counter` redis-benchmark running the
-    /// admission script itself (see `reference`).
+    /// The workload's reference, per second, when measured (see `reference`): pgbench's
+    /// single-statement version on the same database (for the batch API, its write
+    /// statement's allocations per second); for `redis_counter` redis-benchmark running the
+    /// admission script itself; for the queue's peer-shaped rows graphile-worker's completed
+    /// jobs on fresh databases of its own. The field keeps its name for the JSON's readers.
     pub pgbench_tps: Option<f64>,
-    /// Which tool measured `pgbench_tps` (`pgbench` or `redis-benchmark`).
+    /// Which tool measured `pgbench_tps` (`pgbench`, `redis-benchmark` or `graphile-worker`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
     /// The HTTP ceiling of the workload, requests per second: the no-op axum handler parsing

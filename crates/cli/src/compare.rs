@@ -100,6 +100,7 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 dir: &a.peers_dir,
                 rounds: a.peer_rounds,
                 jobs: a.jobs,
+                pool_size: a.target.pool_size,
             };
             // A peer that cannot run leaves the run's other figures standing.
             match crate::compare_peer::queue_peer_rows(&peer).await {

@@ -1,7 +1,8 @@
 //! `allot bench compare`'s batch API workload: single-unit allocations on one hot SKU through
 //! `POST /v1/batch`, 1000 operations per batch, one batch at a time through one connection
-//! (the shape of issue 28's goal), under `batched`; on PostgreSQL with pgbench, the batch's
-//! own write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
+//! (the shape of issue 28's goal), under `batched` on PostgreSQL (the server's default
+//! strategy elsewhere: SQLite has no `batched`); on PostgreSQL with pgbench, the batch's own
+//! write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
 
 use crate::compare::CompareArgs;
 use allot_bench::CompareRow;
@@ -17,9 +18,14 @@ const REQUESTS_PER_N: u64 = 10;
 pub(crate) async fn compare_batch(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<CompareRow>> {
     eprintln!("== batch");
     let requests = n * REQUESTS_PER_N;
+    let db = a.target.database_url.as_deref();
+    let strategy = match db.is_some_and(|d| d.starts_with("postgres")) {
+        true => "batched",
+        false => allot_bench::SERVER_DEFAULT,
+    };
     let opts = allot_bench::BatchOptions {
         url: url.to_string(),
-        strategies: vec!["batched".into()],
+        strategies: vec![strategy.into()],
         connections: 1,
         streams: 1,
         batch: BATCH,
@@ -27,7 +33,6 @@ pub(crate) async fn compare_batch(url: &str, a: &CompareArgs, n: u64) -> anyhow:
         stock: requests as i64,
     };
     let reports = allot_bench::batch_bench(&opts).await?;
-    let db = a.target.database_url.as_deref();
     let reference = crate::bench::batch_reference(url, db, (BATCH, 1), a.pgbench_seconds).await;
     Ok(reports
         .iter()

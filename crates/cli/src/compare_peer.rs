@@ -33,7 +33,16 @@ pub(crate) struct Peer<'a> {
     pub(crate) rounds: u32,
     /// Jobs of each run.
     pub(crate) jobs: u64,
+    /// PostgreSQL pool size of allot's side (`--pool-size`).
+    pub(crate) pool_size: usize,
 }
+
+/// Lease of allot's jobs, ms: `allot bench queue`'s default, as `queue_compare.sh` runs it.
+const LEASE_MS: i64 = 2000;
+
+/// The peer's settings (`run.mjs`) a caller's environment could carry in and that would
+/// change the shape its rows name: left to the runner's defaults.
+const PEER_KNOBS: [&str; 3] = ["LOCAL_QUEUE", "CONCURRENCY", "BATCH"];
 
 /// When the workers start.
 #[derive(Clone, Copy)]
@@ -87,18 +96,27 @@ pub(crate) async fn queue_peer_rows(peer: &Peer<'_>) -> anyhow::Result<Vec<Compa
     let mut rows = Vec::new();
     for mode in [Mode::Both, Mode::After] {
         eprintln!("== queue: {PEER}, {}", mode.env());
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for round in 0..peer.rounds * 2 {
-            let tag = format!("{}_{}", mode.env(), round);
-            if ours_in(round) {
-                ours.push(allot_run(peer, mode, &tag).await?);
-            } else {
-                theirs.push(peer_run(peer, &project, mode, &tag).await?);
-            }
+        // A mode that cannot finish leaves the other's row standing.
+        match mode_row(peer, &project, mode).await {
+            Ok(row) => rows.push(row),
+            Err(e) => eprintln!("no {PEER} row ({}): {e:#}", mode.env()),
         }
-        rows.push(row(mode, &ours, &theirs));
     }
     Ok(rows)
+}
+
+/// A mode's runs, alternating, and its row.
+async fn mode_row(peer: &Peer<'_>, project: &Path, mode: Mode) -> anyhow::Result<CompareRow> {
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 0..peer.rounds * 2 {
+        let tag = format!("{}_{}", mode.env(), round);
+        if ours_in(round) {
+            ours.push(allot_run(peer, mode, &tag).await?);
+        } else {
+            theirs.push(peer_run(peer, project, mode, &tag).await?);
+        }
+    }
+    Ok(row(mode, &ours, &theirs))
 }
 
 /// Whether run `round` of a mode (0, 1, … 2 x rounds - 1) is allot's: ABBA, so allot runs
@@ -151,7 +169,7 @@ fn shape(jobs: u64, mode: Mode) -> QueueOptions {
         claim_batch: 250,
         fail_fraction: 0.0,
         kill_workers: 0,
-        lease_ms: 30_000,
+        lease_ms: LEASE_MS,
         drain_timeout_s: RUN_LIMIT.as_secs(),
         keys: 0,
         limit_per_key: None,
@@ -161,12 +179,16 @@ fn shape(jobs: u64, mode: Mode) -> QueueOptions {
     }
 }
 
-/// One run of allot's worker pool on a fresh database.
+/// One run of allot's worker pool on a fresh database (bounded by [`RUN_LIMIT`]).
 async fn allot_run(peer: &Peer<'_>, mode: Mode, tag: &str) -> anyhow::Result<Ours> {
     let name = format!("allot_peer_allot_{}_{tag}", std::process::id());
     let (url, drop_db) = fresh_pg_database(peer.given, &name)?;
     let run = async {
-        let store = allot_store::open(&url, &Default::default()).await?;
+        let open = allot_store::OpenOptions {
+            pool_size: peer.pool_size,
+            ..Default::default()
+        };
+        let store = allot_store::open(&url, &open).await?;
         let reports = allot_bench::queue_bench(store, &shape(peer.jobs, mode)).await?;
         let r = reports.first().context("the queue run reported nothing")?;
         anyhow::Ok(Ours {
@@ -175,30 +197,52 @@ async fn allot_run(peer: &Peer<'_>, mode: Mode, tag: &str) -> anyhow::Result<Our
             ok: r.violations.is_empty(),
         })
     };
-    let ours = run.await;
-    drop_db()?;
-    ours
+    let ours = match tokio::time::timeout(RUN_LIMIT, run).await {
+        Ok(ours) => ours,
+        Err(_) => Err(anyhow::anyhow!("allot's run went past {} s", RUN_LIMIT.as_secs())),
+    };
+    dropped(drop_db(), ours)
+}
+
+/// A run's outcome once its database is dropped: the run's error first; a failed drop is
+/// an error of its own when the run succeeded, and a line on stderr when it did not.
+fn dropped<T>(drop: anyhow::Result<()>, run: anyhow::Result<T>) -> anyhow::Result<T> {
+    match (drop, run) {
+        (Ok(()), run) => run,
+        (Err(d), Ok(_)) => Err(d.context("drop the run's database")),
+        (Err(d), Err(r)) => {
+            eprintln!("could not drop the run's database either: {d:#}");
+            Err(r)
+        }
+    }
 }
 
 /// One run of the peer's runner on a fresh database: its jobs per second.
 async fn peer_run(peer: &Peer<'_>, project: &Path, mode: Mode, tag: &str) -> anyhow::Result<f64> {
     let name = format!("allot_peer_graphile_{}_{tag}", std::process::id());
     let (url, drop_db) = fresh_pg_database(peer.given, &name)?;
-    let run = tokio::process::Command::new("node")
-        .arg("run.mjs")
+    let mut node = tokio::process::Command::new("node");
+    node.arg("run.mjs")
         .current_dir(project)
         .env("DATABASE_URL", &url)
         .env("JOBS", peer.jobs.to_string())
         .env("MODE", mode.env())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(RUN_LIMIT, run).await;
-    drop_db()?;
-    let out = out.context("the peer ran past its limit")?.context("run node")?;
-    if !out.status.success() {
-        bail!("{PEER} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+        .kill_on_drop(true);
+    for knob in PEER_KNOBS {
+        node.env_remove(knob);
     }
-    completed_per_s(&String::from_utf8_lossy(&out.stdout))
+    let run = async {
+        let out = tokio::time::timeout(RUN_LIMIT, node.output())
+            .await
+            .context("the peer ran past its limit")?
+            .context("run node")?;
+        if !out.status.success() {
+            bail!("{PEER} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        completed_per_s(&String::from_utf8_lossy(&out.stdout))
+    };
+    let theirs = run.await;
+    dropped(drop_db(), theirs)
 }
 
 /// The peer's rate from the last line it prints (`{"completed_per_s": …, …}`).
@@ -238,6 +282,16 @@ mod tests {
         assert!(completed_per_s("").is_err());
         assert!(completed_per_s("{\"completed_per_s\":0}").is_err());
         assert!(completed_per_s("not json").is_err());
+    }
+
+    #[test]
+    fn a_runs_error_comes_before_its_databases() {
+        let fail = || Err::<(), _>(anyhow::anyhow!("drop failed"));
+        assert_eq!(dropped(Ok(()), Ok(7)).unwrap(), 7);
+        let run_failed = dropped(fail(), Err::<u8, _>(anyhow::anyhow!("run failed")));
+        assert_eq!(run_failed.unwrap_err().to_string(), "run failed");
+        let drop_failed = dropped(fail(), Ok(7));
+        assert!(format!("{:#}", drop_failed.unwrap_err()).contains("drop failed"));
     }
 
     #[test]

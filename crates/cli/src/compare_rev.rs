@@ -131,6 +131,9 @@ fn cargo_release(tree: &Path, target: &Path, what: &str) -> anyhow::Result<PathB
 /// One `bench compare` of `bin` on a fresh database; its rows.
 fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
     let out = a.out.join(label);
+    // Before the database is made: nothing to drop when the build cannot even say its flags.
+    let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
+    let help = String::from_utf8_lossy(&help.stdout);
     let (db, drop_db) = fresh_database(a, label)?;
     let mut cmd = Command::new(bin);
     cmd.args(["bench", "compare", "--database-url", &db, "--out"])
@@ -138,11 +141,9 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
         .args(["-c", &a.clients.to_string(), "-n", &a.requests.to_string()])
         .args(["--spread", &a.spread.to_string(), "--jobs", &a.jobs.to_string()])
         .args(["--pgbench-seconds", &a.pgbench_seconds.to_string()]);
-    let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
-    let help = String::from_utf8_lossy(&help.stdout);
     if !a.workloads.contains(&crate::compare::Workload::All) {
         if help.contains("--workloads") {
-            cmd.args(["--workloads", &a.workloads_arg()]);
+            cmd.args(["--workloads", &known_workloads(a, &help)]);
         } else {
             eprintln!("(this build has no --workloads: it runs every workload)");
         }
@@ -159,6 +160,23 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
     }
     let json = std::fs::read(out.join("compare.json")).with_context(|| format!("{label}: no compare.json"))?;
     Ok(serde_json::from_slice(&json)?)
+}
+
+/// `--workloads` as asked, less those a build's help does not list (an older build has no
+/// `batch`, say): it runs the rest, and the table shows the missing ones for one build only.
+fn known_workloads(a: &CompareArgs, help: &str) -> String {
+    let asked = a.workloads_arg();
+    let known: Vec<&str> = asked
+        .split(',')
+        .filter(|w| {
+            let listed = help.contains(&format!("- {w}:"));
+            if !listed {
+                eprintln!("(this build has no workload {w})");
+            }
+            listed
+        })
+        .collect();
+    known.join(",")
 }
 
 /// A fresh database for one run, and what removes it: a new PostgreSQL database named after

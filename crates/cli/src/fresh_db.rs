@@ -5,6 +5,12 @@
 use crate::{bail, Context};
 use std::process::Command;
 
+/// Longest `psql` waits to connect, s.
+const PSQL_CONNECT_TIMEOUT_S: u64 = 10;
+
+/// Longest its `CREATE DATABASE` or `DROP DATABASE` may take, locks included, ms.
+const PSQL_STATEMENT_TIMEOUT_MS: u64 = 60_000;
+
 /// What removes a fresh database (or file) when its run is over.
 pub(crate) type DropDb = Box<dyn FnOnce() -> anyhow::Result<()> + Send>;
 
@@ -33,8 +39,14 @@ pub(crate) fn fresh_pg_database(given: &str, name: &str) -> anyhow::Result<(Stri
         .unwrap_or(prefix.clone());
     let given = given.to_string();
     let psql = move |sql: String| -> anyhow::Result<()> {
+        // Bounded: the connection, and the statement with the locks it waits for.
         let status = Command::new("psql")
             .args([given.as_str(), "-qAtc", &sql])
+            .env("PGCONNECT_TIMEOUT", PSQL_CONNECT_TIMEOUT_S.to_string())
+            .env(
+                "PGOPTIONS",
+                format!("-c statement_timeout={PSQL_STATEMENT_TIMEOUT_MS} -c lock_timeout={PSQL_STATEMENT_TIMEOUT_MS}"),
+            )
             .status()
             .context("run psql")?;
         if !status.success() {
