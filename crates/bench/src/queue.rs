@@ -290,29 +290,30 @@ async fn run_one(
     // The rescue sweeper `allot serve` would run.
     let rescuer = {
         let store = database.clone();
-        tokio::spawn(async move {
+        Running(tokio::spawn(async move {
             loop {
                 let _ = store.rescue_jobs(store.now(), 1000).await;
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-        })
+        }))
     };
     let started = Instant::now();
-    let (accepted, mut pools) = if opts.enqueue_first {
-        let accepted = produce(&store, &queue, opts).await?;
-        (accepted, start_pools(&timed, opts, &queue, strategy))
-    } else {
-        let pools = start_pools(&timed, opts, &queue, strategy);
-        (produce(&store, &queue, opts).await?, pools)
-    };
+    let mut pools = Pools(Vec::new());
+    if !opts.enqueue_first {
+        pools.0 = start_pools(&timed, opts, &queue, strategy);
+    }
+    let accepted = produce(&store, &queue, opts).await?;
+    if opts.enqueue_first {
+        pools.0 = start_pools(&timed, opts, &queue, strategy);
+    }
     let enqueue_s = started.elapsed().as_secs_f64();
-    let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
-    let (counts, killed) = drain(&store, &queue, &mut pools, accepted, opts).await?;
+    let stats: Vec<_> = pools.0.iter().map(|p| p.stats.clone()).collect();
+    let (counts, killed) = drain(&store, &queue, &mut pools.0, accepted, opts).await?;
     let elapsed = started.elapsed().as_secs_f64();
-    for p in pools {
+    for p in std::mem::take(&mut pools.0) {
         p.shutdown().await;
     }
-    rescuer.abort();
+    drop(rescuer);
     let completed_by_live: u64 = stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum();
     let lease_lost: u64 = stats.iter().map(|s| s.lease_lost.load(Ordering::Relaxed)).sum();
     let failed: u64 = stats.iter().map(|s| s.failed.load(Ordering::Relaxed)).sum();
@@ -337,6 +338,28 @@ async fn run_one(
         lease_lost,
         violations,
     })
+}
+
+/// A background task of a run, aborted when the run ends, on any path.
+struct Running(tokio::task::JoinHandle<()>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A run's worker pools: those still here when the run ends early (an error) are killed, so
+/// none keeps claiming from a database its caller is about to drop. The normal end takes
+/// them out first and shuts them down.
+struct Pools(Vec<WorkerPool>);
+
+impl Drop for Pools {
+    fn drop(&mut self) {
+        for p in self.0.drain(..) {
+            p.kill();
+        }
+    }
 }
 
 /// Start `opts.workers` pools on `queue`, each with `opts.concurrency` slots.
