@@ -210,8 +210,9 @@ pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<Fee
     }
 }
 
-/// Whether `tool --version` runs (the tool is on the PATH).
-fn tool_available(tool: &str) -> bool {
+/// Whether `tool --version` runs (the tool is on the PATH): pgbench, redis-benchmark, and
+/// for `bench compare`'s queue peer `node` and `npm`.
+pub fn tool_available(tool: &str) -> bool {
     std::process::Command::new(tool)
         .arg("--version")
         .output()

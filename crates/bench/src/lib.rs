@@ -30,8 +30,8 @@ pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Sc
 pub use cluster::PgCluster;
 pub use compare::{
     create_reference_skus, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_figures,
-    pgbench_script_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, wait_for_feed,
-    write_chart, CompareRow, FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun,
+    pgbench_script_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, tool_available,
+    wait_for_feed, write_chart, CompareRow, FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun,
 };
 pub use console::{console_bench, render_console_table, ConsoleOptions, ConsoleReport, OVERVIEW_P99_TARGET_US};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};

@@ -129,7 +129,8 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     // Last of the server's workloads: its pgbench reference writes the batch's rows at the
     // database's full pace, which the references above must not run beside.
     if a.runs(Workload::Batch) {
-        rows.extend(crate::compare_batch::compare_batch(&url, &a, n).await?);
+        let db = a.target.database_url.as_deref();
+        rows.extend(crate::compare_batch::compare_batch(&url, db, a.pgbench_seconds, n).await?);
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.
     if let Some(redis_url) = a.target.redis_url.as_deref() {

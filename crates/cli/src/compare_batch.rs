@@ -4,7 +4,6 @@
 //! strategy elsewhere: SQLite has no `batched`); on PostgreSQL with pgbench, the batch's own
 //! write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
 
-use crate::compare::CompareArgs;
 use allot_bench::CompareRow;
 
 /// Operations per batch.
@@ -14,11 +13,16 @@ const BATCH: usize = 1000;
 /// default, as `allot bench batch`.
 const REQUESTS_PER_N: u64 = 10;
 
-/// The row of the batch API, with its reference when one ran.
-pub(crate) async fn compare_batch(url: &str, a: &CompareArgs, n: u64) -> anyhow::Result<Vec<CompareRow>> {
+/// The row of the batch API on the server at `url` (its database `db` when known), with its
+/// reference when one ran (`pgbench_seconds` of it; 0: none); `n` is `bench compare`'s `-n`.
+pub(crate) async fn compare_batch(
+    url: &str,
+    db: Option<&str>,
+    pgbench_seconds: u64,
+    n: u64,
+) -> anyhow::Result<Vec<CompareRow>> {
     eprintln!("== batch");
     let requests = n * REQUESTS_PER_N;
-    let db = a.target.database_url.as_deref();
     let strategy = match db.is_some_and(|d| d.starts_with("postgres")) {
         true => "batched",
         false => allot_bench::SERVER_DEFAULT,
@@ -33,7 +37,7 @@ pub(crate) async fn compare_batch(url: &str, a: &CompareArgs, n: u64) -> anyhow:
         stock: requests as i64,
     };
     let reports = allot_bench::batch_bench(&opts).await?;
-    let reference = crate::bench::batch_reference(url, db, (BATCH, 1), a.pgbench_seconds).await;
+    let reference = crate::bench::batch_reference(url, db, (BATCH, 1), pgbench_seconds).await;
     Ok(reports
         .iter()
         .map(|r| CompareRow {

@@ -85,7 +85,8 @@ pub(crate) async fn queue_peer_rows(peer: &Peer<'_>) -> anyhow::Result<Vec<Compa
     if peer.rounds == 0 {
         return Ok(Vec::new());
     }
-    if !project.join("run.mjs").is_file() || !tool_available("node") || !tool_available("npm") {
+    if !project.join("run.mjs").is_file() || !allot_bench::tool_available("node") || !allot_bench::tool_available("npm")
+    {
         eprintln!(
             "no {PEER} rows: they need Node.js, npm and {} (--peers-dir)",
             project.join("run.mjs").display()
@@ -123,14 +124,6 @@ async fn mode_row(peer: &Peer<'_>, project: &Path, mode: Mode) -> anyhow::Result
 /// first in the first pair and second in the next, and neither side always follows the other.
 fn ours_in(round: u32) -> bool {
     matches!(round % 4, 0 | 3)
-}
-
-/// Whether `tool --version` runs.
-fn tool_available(tool: &str) -> bool {
-    std::process::Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// `npm ci` in the peer's directory unless its packages are there (bounded by
@@ -257,18 +250,23 @@ fn completed_per_s(stdout: &str) -> anyhow::Result<f64> {
 
 /// A mode's row: allot's mean rate, its worst claim p99, the peer's mean as the reference.
 fn row(mode: Mode, ours: &[Ours], theirs: &[f64]) -> CompareRow {
-    let mean = |v: &mut dyn Iterator<Item = f64>, n: usize| v.sum::<f64>() / n.max(1) as f64;
+    let ours_per_s: Vec<f64> = ours.iter().map(|o| o.per_s).collect();
     CompareRow {
         workload: "queue".into(),
         strategy: mode.label().into(),
-        ops_per_s: mean(&mut ours.iter().map(|o| o.per_s), ours.len()),
+        ops_per_s: mean(&ours_per_s),
         latency_us_p99: ours.iter().map(|o| o.claim_us_p99).max().unwrap_or(0),
         invariants_ok: ours.iter().all(|o| o.ok),
-        pgbench_tps: Some(mean(&mut theirs.iter().copied(), theirs.len())),
+        pgbench_tps: Some(mean(theirs)),
         reference: Some(PEER.into()),
         noop_per_s: None,
         cpu_us_per_op: None,
     }
+}
+
+/// The mean of `v` (0 for none: a mode always has at least one run of each side).
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
 #[cfg(test)]

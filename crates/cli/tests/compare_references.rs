@@ -21,9 +21,8 @@ fn assert_tools() {
         "pgbench is not on the PATH: the batch API's reference cannot be tested"
     );
     for tool in ["node", "npm"] {
-        let found = std::process::Command::new(tool).arg("--version").output();
         assert!(
-            found.is_ok_and(|o| o.status.success()),
+            allot_bench::tool_available(tool),
             "{tool} is not on the PATH: the queue's peer cannot be tested"
         );
     }
@@ -57,17 +56,17 @@ async fn run_compare(url: &str) -> (u32, Value, String) {
     (pid, rows, stderr)
 }
 
+/// The rows of compare.json whose `field` is `value`.
+fn rows_where<'a>(rows: &'a Value, field: &str, value: &str) -> Vec<&'a Value> {
+    rows.as_array().unwrap().iter().filter(|r| r[field] == value).collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_queue_peer_and_the_batch_reference_stand_beside_their_rows() {
     assert_tools();
     let (url, schema) = common::fresh_pg_url().await;
     let (pid, rows, stderr) = run_compare(&url).await;
-    let peer_rows: Vec<&Value> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["reference"] == "graphile-worker")
-        .collect();
+    let peer_rows = rows_where(&rows, "reference", "graphile-worker");
     let modes: Vec<&str> = peer_rows.iter().map(|r| r["strategy"].as_str().unwrap()).collect();
     assert_eq!(
         modes,
@@ -83,12 +82,7 @@ async fn the_queue_peer_and_the_batch_reference_stand_beside_their_rows() {
         assert!(r["ops_per_s"].as_f64().unwrap() > 0.0, "{r}");
         assert!(r["pgbench_tps"].as_f64().unwrap() > 0.0, "{r}");
     }
-    let batch: Vec<&Value> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["workload"] == "batch")
-        .collect();
+    let batch = rows_where(&rows, "workload", "batch");
     assert_eq!(batch.len(), 1, "{rows}");
     assert_eq!(
         batch[0]["strategy"], "batched, one connection, 1000 per batch",
