@@ -26,7 +26,7 @@ pub enum StopMode {
     Immediate,
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()

@@ -54,7 +54,7 @@ pub(crate) struct KeyRevokeArgs {
 pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
     match cmd {
         KeysCmd::Create(a) => {
-            let store = allot_store::open(&a.db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(Default::default())).await?;
             let scopes = a
                 .scopes
                 .iter()
@@ -75,7 +75,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             println!("{secret}");
         }
         KeysCmd::List(a) => {
-            let store = allot_store::open(&a.db.database_url, &crate::existing()).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(crate::existing())).await?;
             for k in store.list_keys(&a.tenant).await? {
                 let state = k
                     .revoked_at
@@ -91,7 +91,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             }
         }
         KeysCmd::Revoke(a) => {
-            let store = allot_store::open(&a.db.database_url, &crate::existing()).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(crate::existing())).await?;
             let k = store.revoke_key(None, &a.id).await?;
             println!("revoked {} ({} of tenant {})", k.id, k.name, k.tenant);
         }

@@ -133,6 +133,22 @@ struct DbArgs {
     /// `sqlite://relative.db`, `sqlite:///absolute/path.db` or `postgres://user@host:port/db`.
     #[arg(long, env = "ALLOT_DATABASE_URL", default_value = "sqlite://allot.db")]
     database_url: String,
+    /// PostgreSQL's own address when `--database-url` goes through a transaction pooler
+    /// (PgBouncer `pool_mode=transaction`): migrations and LISTEN use it, and pooled
+    /// connections send no named prepared statements. Without it, a transaction pooler is
+    /// refused at start.
+    #[arg(long, env = "ALLOT_DIRECT_DATABASE_URL")]
+    direct_database_url: Option<String>,
+}
+
+impl DbArgs {
+    /// `base` with this database's direct URL.
+    fn options(&self, base: allot_store::OpenOptions) -> allot_store::OpenOptions {
+        allot_store::OpenOptions {
+            direct_url: self.direct_database_url.clone(),
+            ..base
+        }
+    }
 }
 
 #[derive(Args, Clone)]
@@ -185,11 +201,11 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             }
         }
         Cmd::Migrate(db) => {
-            let store = allot_store::open(&db.database_url, &Default::default()).await?;
+            let store = allot_store::open(&db.database_url, &db.options(Default::default())).await?;
             println!("migrations applied to {}", store.backend().name());
         }
         Cmd::Audit(a) => {
-            let store = allot_store::open(&a.db.database_url, &existing()).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(existing())).await?;
             let report = store.audit(a.tenant.as_ref()).await?;
             print_audit(&report);
             if !report.is_clean() {
@@ -197,7 +213,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             }
         }
         Cmd::Rebalance(a) => {
-            let store = allot_store::open(&a.db.database_url, &existing()).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(existing())).await?;
             let n = store.rebalance(&a.tenant, a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");
         }

@@ -208,6 +208,7 @@ impl ServeArgs {
             http,
             listen: self.listen.clone(),
             database_url: self.db.database_url.clone(),
+            direct_database_url: self.db.direct_database_url.clone(),
             default_strategy,
             default_auto,
             allow_unsafe_strategies: self.allow_unsafe_strategies,

@@ -726,17 +726,23 @@ pub struct PoolStatus {
 }
 
 /// A database's schema version against this build's (refinery's `refinery_schema_history`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaVersion {
     /// The newest migration applied; `None` when the database has no allot schema at all.
     pub applied: Option<i64>,
     /// The newest migration this build carries.
     pub expected: i64,
+    /// What else keeps this instance from serving the database, in words: how it reaches it
+    /// (an undeclared transaction pooler). `None` for none.
+    pub reach: Option<String>,
 }
 
 impl SchemaVersion {
     /// What keeps this build from serving the database, in words (`None`: it is current).
     pub fn problem(&self) -> Option<String> {
+        if let Some(reach) = &self.reach {
+            return Some(reach.clone());
+        }
         match self.applied {
             None => Some("the database has no allot schema; `allot migrate` (or `allot serve`) creates it".into()),
             Some(v) if v < self.expected => Some(format!(

@@ -1,5 +1,6 @@
 //! The instances' heartbeats on PostgreSQL (V23): `Maintenance::heartbeat` and `instances`.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::instance::Instance;

@@ -1,5 +1,6 @@
 //! API keys on PostgreSQL: one row per key, found by the SHA-256 of its secret (unique index).
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::access::{ApiKey, NewKey, Scope};

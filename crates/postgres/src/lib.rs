@@ -33,6 +33,7 @@ pub use engine::config::PgConfig;
 pub use engine::connect::{PgConnection, PgTarget};
 pub use engine::errors::{is_retryable, map_error};
 pub use engine::migrate::migrate;
+pub use engine::pooler::{check_not_transaction_pooled, transaction_pooler_seen, TRANSACTION_POOLER_ADVICE};
 pub use engine::store::PgStore;
 pub use engine::tls::{RootCerts, SslMode};
 pub use jobs::enqueue_in;

@@ -2,6 +2,7 @@
 //! feed was turned into delivery jobs. The deliveries themselves are jobs of
 //! [`allot_core::webhook::DELIVERY_TENANT`], made by the server's dispatcher.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::tenant::Tenant;

@@ -11,6 +11,9 @@ pub struct ServerConfig {
     pub listen: String,
     /// `sqlite://file.db`, `sqlite:///abs/path.db` or `postgres://…`. Default `sqlite://allot.db`.
     pub database_url: String,
+    /// PostgreSQL's own address when `database_url` goes through a transaction pooler
+    /// ([`allot_store::OpenOptions::direct_url`]). Default `None`.
+    pub direct_database_url: Option<String>,
     /// Strategy when a request names none; `None` means the backend's own default
     /// (`atomic` on PostgreSQL, `serialized` on SQLite).
     pub default_strategy: Option<Strategy>,
@@ -75,6 +78,7 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: "127.0.0.1:8080".into(),
             database_url: "sqlite://allot.db".into(),
+            direct_database_url: None,
             default_strategy: None,
             default_auto: false,
             allow_unsafe_strategies: false,
@@ -132,6 +136,7 @@ impl ServerConfig {
             limits: self.limits.clone(),
             pool_size: self.pool_size,
             pool_wait_ms: self.pool_wait_ms,
+            direct_url: self.direct_database_url.clone(),
             allow_unsafe_strategies: self.allow_unsafe_strategies,
             clock: self.clock.clone(),
             mode: allot_store::OpenMode::Migrate,

@@ -18,6 +18,11 @@ pub struct OpenOptions {
     pub pool_size: usize,
     /// How long a request waits for a pooled connection before `unavailable`, ms. Default 5000.
     pub pool_wait_ms: u64,
+    /// PostgreSQL's own address when the database URL goes through a transaction pooler
+    /// (PgBouncer `pool_mode = transaction`): migrations and `LISTEN` use it, and pooled
+    /// connections send only unnamed statements. Without it, a URL that leads to a
+    /// transaction pooler is refused at open.
+    pub direct_url: Option<String>,
     /// Whether `naive` may run (benchmarks only).
     pub allow_unsafe_strategies: bool,
     /// Where "now" comes from.
@@ -45,6 +50,7 @@ impl Default for OpenOptions {
             limits: Limits::default(),
             pool_size: 32,
             pool_wait_ms: 5000,
+            direct_url: None,
             allow_unsafe_strategies: false,
             clock: Arc::new(SystemClock),
             mode: OpenMode::Migrate,
@@ -107,12 +113,18 @@ pub fn redacted(url: &str) -> String {
 async fn open_backend(url: &str, opts: &OpenOptions) -> Result<Arc<dyn Database>> {
     match backend_of(url) {
         Some(Backend::Postgres) => {
+            // Before anything session-scoped (the migrations' advisory lock) runs on it.
+            if opts.direct_url.is_none() {
+                allot_postgres::check_not_transaction_pooled(url).await?;
+            }
+            let direct = opts.direct_url.as_deref().unwrap_or(url);
             match opts.mode {
-                OpenMode::Migrate => allot_postgres::migrate(url).await?,
+                OpenMode::Migrate => allot_postgres::migrate(direct).await?,
                 // Reached once here, so a failure says what to do (the pool's would not).
-                OpenMode::Existing => drop(allot_postgres::PgTarget::parse(url)?.connect().await?),
+                OpenMode::Existing => drop(allot_postgres::PgTarget::parse(direct)?.connect().await?),
             }
             let mut pg = allot_postgres::PgConfig::new(url);
+            pg.direct_url = opts.direct_url.clone();
             pg.pool_size = opts.pool_size;
             pg.pool_wait_ms = opts.pool_wait_ms;
             pg.limits = opts.limits.clone();

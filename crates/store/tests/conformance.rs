@@ -1,6 +1,9 @@
 //! The store conformance suite (`allot-conformance`) on every backend `open` knows: each case
 //! gets a fresh PostgreSQL schema (`ALLOT_TEST_DATABASE_URL`) or SQLite file, a `TestClock`
 //! and the suite's limits; `postgres::<case>` and `sqlite::<case>` run the same body.
+//! `pgbouncer_transaction::<case>` and `pgbouncer_session::<case>` run it again with the pool
+//! behind a PgBouncer of the case's own (Debian's 1.18), in each pooling mode, on a database
+//! of the case's own (PgBouncer passes no `search_path` option).
 
 use allot_conformance::fixture::Boxed;
 use allot_conformance::Fixture;
@@ -77,6 +80,146 @@ mod postgres {
     allot_conformance::suite!(super::fixture(allot_core::Backend::Postgres));
 }
 
+/// A fresh database reached through a PgBouncer of its own in `mode`: in transaction mode
+/// with the database's own address as the direct URL, in session mode without one (which
+/// must pass the start-up check for a transaction pooler).
+async fn pooled_fixture(mode: allot_bench::PoolMode) -> Fixture {
+    use std::str::FromStr;
+    let base = tokio_postgres::Config::from_str(&pg_base_url()).expect("ALLOT_TEST_DATABASE_URL");
+    let host = match base.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".to_string(),
+    };
+    let port = base.get_ports().first().copied().unwrap_or(5432);
+    let name = format!("allot_pgb_{}", uuid::Uuid::new_v4().simple());
+    admin()
+        .await
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let bouncer = allot_bench::PgBouncer::start(mode, (&host, port), 64).expect("pgbouncer");
+    let url = bouncer.url(&name);
+    let direct =
+        (mode == allot_bench::PoolMode::Transaction).then(|| format!("postgres://postgres@{host}:{port}/{name}"));
+    let cleanup: Boxed<()> = Box::pin(async move {
+        drop(bouncer);
+        let _ = admin()
+            .await
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .await;
+    });
+    let clock = Arc::new(TestClock::new());
+    let limits = Fixture::limits();
+    let opts = allot_store::OpenOptions {
+        limits: limits.clone(),
+        pool_size: 16,
+        clock: clock.clone(),
+        direct_url: direct.clone(),
+        ..Default::default()
+    };
+    let store = allot_store::open(&url, &opts).await.expect("open through pgbouncer");
+    let reopen = Box::new(move || -> Boxed<Arc<dyn Database>> {
+        let (url, direct_url) = (url.clone(), direct.clone());
+        Box::pin(async move {
+            let opts = allot_store::OpenOptions {
+                direct_url,
+                ..Default::default()
+            };
+            allot_store::open(&url, &opts).await.unwrap()
+        })
+    });
+    Fixture::new(store, (clock, limits), reopen, cleanup)
+}
+
+mod pgbouncer_transaction {
+    allot_conformance::suite!(super::pooled_fixture(allot_bench::PoolMode::Transaction));
+}
+
+mod pgbouncer_session {
+    allot_conformance::suite!(super::pooled_fixture(allot_bench::PoolMode::Session));
+}
+
 mod sqlite {
     allot_conformance::suite!(super::fixture(allot_core::Backend::Sqlite));
+}
+
+/// The upstream of the test PostgreSQL: its host and port.
+fn upstream() -> (String, u16) {
+    use std::str::FromStr;
+    let base = tokio_postgres::Config::from_str(&pg_base_url()).expect("ALLOT_TEST_DATABASE_URL");
+    let host = match base.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "127.0.0.1".to_string(),
+    };
+    (host, base.get_ports().first().copied().unwrap_or(5432))
+}
+
+/// Through a transaction pooler without a direct URL, opening is refused before anything
+/// session-scoped ran on it, naming `--direct-database-url`; the same pooler in session mode
+/// is taken as the database it leads to.
+#[tokio::test]
+async fn a_transaction_pooler_without_a_direct_url_is_refused() {
+    let (host, port) = upstream();
+    for (mode, refused) in [
+        (allot_bench::PoolMode::Transaction, true),
+        (allot_bench::PoolMode::Session, false),
+    ] {
+        let bouncer = allot_bench::PgBouncer::start(mode, (&host, port), 4).expect("pgbouncer");
+        let url = bouncer.url("postgres");
+        let opened = allot_store::open(&url, &allot_store::OpenOptions::default()).await;
+        match (opened, refused) {
+            (Err(e), true) => assert!(e.to_string().contains("--direct-database-url"), "{e}"),
+            (Ok(_), false) => {}
+            (Err(e), _) => panic!("{mode:?}: {e}"),
+            (Ok(_), true) => panic!("{mode:?}: opened through a transaction pooler without a direct URL"),
+        }
+    }
+}
+
+/// A session pooler with fewer server connections than allot's pool: a request that would
+/// wait inside the pooler for one ends `unavailable` after the pool's wait, and is served once
+/// a server connection is free again.
+#[tokio::test]
+async fn a_full_session_pooler_answers_unavailable_within_the_pool_wait() {
+    let (host, port) = upstream();
+    let bouncer = allot_bench::PgBouncer::start(allot_bench::PoolMode::Session, (&host, port), 2).expect("pgbouncer");
+    let url = bouncer.url("postgres");
+    let opts = allot_store::OpenOptions {
+        pool_size: 8,
+        pool_wait_ms: 300,
+        ..Default::default()
+    };
+    let store = allot_store::open(&url, &opts).await.expect("open");
+    // Two sessions of others hold both server connections.
+    let mut others = Vec::new();
+    for _ in 0..2 {
+        let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        c.simple_query("SELECT 1").await.unwrap();
+        others.push(c);
+    }
+    let tenant = allot_core::Tenant::default_tenant();
+    let started = std::time::Instant::now();
+    let got = tokio::time::timeout(std::time::Duration::from_secs(20), store.health()).await;
+    let waited = started.elapsed();
+    match got {
+        Ok(Err(allot_core::AllotError::Unavailable(_))) => {}
+        other => panic!("expected unavailable, got {other:?} after {waited:?}"),
+    }
+    assert!(waited < std::time::Duration::from_secs(5), "waited {waited:?}");
+    drop(others);
+    let served = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            if store
+                .get_sku(&tenant, "none")
+                .await
+                .is_err_and(|e| matches!(e, allot_core::AllotError::NotFound { .. }))
+            {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(served.is_ok(), "never served once the pooler had room");
 }

@@ -2,6 +2,7 @@
 //! allocation, hold and transfer against the ledger entries that point at it, in the audit's
 //! snapshot (the transaction [`crate::audit`] opened). Rows are streamed, never collected.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use allot_core::audit::Auditor;
 use allot_core::books::{AllocationAuditRow, HoldAuditRow, TransferAuditRow};
@@ -68,8 +69,8 @@ SELECT tenant, ref AS id, min(sku) AS sku, count(*)::int8 AS entries, count(DIST
  GROUP BY tenant, ref ORDER BY 1, 2";
 
 /// The per-object rules' reads ([`allot_core::books`]), streamed, in the audit's snapshot.
-pub(crate) async fn books(tx: &tokio_postgres::Transaction<'_>, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
-    let rows = tx.query_raw(ALLOCATION_ROWS, [tenant]).await.map_err(map_error)?;
+pub(crate) async fn books(tx: &crate::engine::conn::Tx<'_>, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
+    let rows = tx.query_raw(ALLOCATION_ROWS, &[&tenant]).await.map_err(map_error)?;
     pin_mut!(rows);
     while let Some(r) = rows.try_next().await.map_err(map_error)? {
         a.allocation(&AllocationAuditRow {
@@ -86,7 +87,7 @@ pub(crate) async fn books(tx: &tokio_postgres::Transaction<'_>, tenant: Option<&
             damaged: r.get("damaged"),
         });
     }
-    let rows = tx.query_raw(HOLD_ROWS, [tenant]).await.map_err(map_error)?;
+    let rows = tx.query_raw(HOLD_ROWS, &[&tenant]).await.map_err(map_error)?;
     pin_mut!(rows);
     while let Some(r) = rows.try_next().await.map_err(map_error)? {
         a.hold(&HoldAuditRow {

@@ -4,6 +4,7 @@
 
 mod books;
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::audit::{
@@ -107,10 +108,7 @@ impl PgStore {
     pub(crate) async fn audit_snapshot(&self, tenant: Option<&str>) -> Result<AuditReport> {
         let mut c = self.client().await?;
         let tx = c
-            .build_transaction()
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
+            .build_transaction(tokio_postgres::IsolationLevel::RepeatableRead, true)
             .await
             .map_err(map_error)?;
         let mut a = Auditor::new();
@@ -145,7 +143,7 @@ impl PgStore {
             });
         }
         books::books(&tx, tenant, &mut a).await?;
-        let jobs = tx.query_raw(JOB_ROWS, [tenant]).await.map_err(map_error)?;
+        let jobs = tx.query_raw(JOB_ROWS, &[&tenant]).await.map_err(map_error)?;
         pin_mut!(jobs);
         while let Some(r) = jobs.try_next().await.map_err(map_error)? {
             a.job(&job_row(&r));

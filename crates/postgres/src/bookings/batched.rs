@@ -24,6 +24,7 @@
 //! lanes share `batch_max_queued` evenly.
 
 use super::resource_key;
+use crate::engine::conn::{Conn, Db};
 use crate::engine::errors::map_error;
 use crate::engine::pipeline::{begin_with, commit, commit_with, Ended, HandTx};
 use crate::engine::store::PgStore;
@@ -31,7 +32,6 @@ use allot_core::booking::BookingStatus;
 use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::ClientWrapper;
 use std::collections::{BTreeSet, HashMap};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
@@ -227,7 +227,7 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
 /// held).
 async fn decide_in(
     store: &PgStore,
-    client: &ClientWrapper,
+    client: &Conn,
     items: &[Item],
 ) -> std::result::Result<(Vec<Verdict>, Vec<Booking>, DateTime<Utc>), Failed> {
     let rows = lock_and_read(client, items).await?;
@@ -250,7 +250,7 @@ async fn decide_in(
 
 /// `BEGIN`, the advisory lock of every resource of the batch (ascending) and the read of
 /// what is in each request's way, in one round trip: the read's rows.
-async fn lock_and_read(client: &ClientWrapper, items: &[Item]) -> std::result::Result<Vec<Row>, Failed> {
+async fn lock_and_read(client: &Conn, items: &[Item]) -> std::result::Result<Vec<Row>, Failed> {
     let keys: Vec<i64> = items
         .iter()
         .map(|(t, r)| resource_key(t, &r.resource))
@@ -304,7 +304,7 @@ fn in_way_of(rows: Vec<Row>, n: usize, now: DateTime<Utc>) -> std::result::Resul
 /// Insert the bookings `made` (the requests whose verdict is [`Verdict::Made`], in order),
 /// pipelined with `COMMIT`; a batch that made none only commits.
 async fn insert_and_commit(
-    client: &ClientWrapper,
+    client: &Conn,
     items: &[Item],
     verdicts: &[Verdict],
     made: &[Booking],
@@ -408,6 +408,7 @@ fn decide(items: &[Item], in_way: &[Vec<InWay>]) -> (Vec<Verdict>, BTreeSet<(Str
 #[cfg(test)]
 mod tests {
     use super::{decide, InWay, Verdict};
+    use crate::engine::conn::Db;
     use allot_core::{BookingRequest, BookingStrategy};
     use chrono::{TimeZone, Utc};
 

@@ -9,6 +9,7 @@
 //! transactions; the check inside it reads the resource's own rows. Two resources sharing a
 //! key just wait for each other.
 
+use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
@@ -21,7 +22,6 @@ use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::error::SqlState;
 
 mod batched;
@@ -82,7 +82,7 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
 }
 
 /// The first live blocking booking in the way, and the overdue held ones.
-async fn conflicts<C: GenericClient>(
+async fn conflicts<C: Db>(
     c: &C,
     tenant: &str,
     req: &BookingRequest,
@@ -236,7 +236,7 @@ impl PgStore {
         Ok(None)
     }
 
-    async fn read_booking<C: GenericClient>(c: &C, tenant: &str, id: &str, now: DateTime<Utc>) -> Result<Booking> {
+    async fn read_booking<C: Db>(c: &C, tenant: &str, id: &str, now: DateTime<Utc>) -> Result<Booking> {
         let stmt = c
             .prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"))
             .await

@@ -7,6 +7,12 @@ pub struct PgConfig {
     /// give the key/value form), with `sslmode` and `sslrootcert` as in libpq
     /// ([`crate::PgTarget`]).
     pub url: String,
+    /// The database itself, when `url` goes through a transaction pooler (PgBouncer
+    /// `pool_mode = transaction`): migrations, `LISTEN` and the description of statements go
+    /// here, and pooled connections send only unnamed statements (see
+    /// [`crate::engine::conn`]). `None` (the default): `url` is the database, or a pooler in
+    /// session mode.
+    pub direct_url: Option<String>,
     /// Most pooled connections. Default 32.
     pub pool_size: usize,
     /// How long a request waits for a pooled connection before `unavailable`, ms. Default 5000.
@@ -24,6 +30,7 @@ impl PgConfig {
     pub fn new(url: impl Into<String>) -> Self {
         PgConfig {
             url: url.into(),
+            direct_url: None,
             pool_size: 32,
             pool_wait_ms: 5000,
             limits: allot_core::Limits::default(),

@@ -28,6 +28,9 @@ pub(crate) fn col<'a, T: tokio_postgres::types::FromSql<'a>>(
 
 /// Map a database error to the domain error by SQLSTATE (never by message text).
 pub fn map_error(e: tokio_postgres::Error) -> AllotError {
+    if let Some(code) = e.code() {
+        crate::engine::pooler::note_pooler_error(code);
+    }
     match e.code() {
         Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED => {
             AllotError::Contention {

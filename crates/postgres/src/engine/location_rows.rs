@@ -5,10 +5,11 @@
 //! share. Lock order: the SKU row (`skus`, only to make a location's rows), then stock rows in
 //! bucket order.
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, DEFAULT_LOCATION};
-use deadpool_postgres::Transaction;
 
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
      FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
@@ -136,7 +137,7 @@ impl PgStore {
     /// cancelled allocation and its id, a transfer's side). Returns whether any bucket
     /// changed.
     pub(crate) async fn lock_and_rebalance(
-        tx: &deadpool_postgres::Transaction<'_>,
+        tx: &crate::engine::conn::Tx<'_>,
         tenant: &str,
         (sku, location): (&str, &str),
         delta: i64,

@@ -2,6 +2,7 @@
 //! lock.
 
 use super::errors::map_error;
+use crate::engine::conn::Db;
 use allot_core::AllotError;
 
 mod embedded {
@@ -66,6 +67,8 @@ impl crate::engine::store::PgStore {
         Ok(allot_core::SchemaVersion {
             applied,
             expected: expected_version(),
+            reach: crate::engine::pooler::transaction_pooler_seen()
+                .then(|| crate::engine::pooler::TRANSACTION_POOLER_ADVICE.to_string()),
         })
     }
 }

@@ -6,11 +6,12 @@
 
 use super::store::PgStore;
 use super::tx::TxResult;
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use allot_core::hold::HoldStatus;
 use allot_core::store::Executed;
 use allot_core::Result;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::Transaction;
 
 /// Finish holds that the caller has locked and found `held`: mark them `to`, give their
 /// stock back to its buckets (or, for `confirmed`, take it out of `on_hand` too), return or

@@ -10,19 +10,19 @@
 //! connection from the pool and closes it, so the server rolls the transaction back and
 //! frees its locks, rather than handing the next caller a connection inside it.
 
-use deadpool_postgres::{ClientWrapper, Object};
+use crate::engine::conn::{Conn, Db};
 use std::future::Future;
 use tokio_postgres::Error;
 
 /// A pooled connection in a transaction begun by hand. Derefs to the client; give it back
 /// with [`HandTx::ended`] once the transaction has ended (committed or rolled back).
 pub(crate) struct HandTx {
-    conn: Option<Object>,
+    conn: Option<Conn>,
 }
 
 impl HandTx {
     /// Hold `conn` until its transaction ends.
-    pub(crate) fn new(conn: Object) -> Self {
+    pub(crate) fn new(conn: Conn) -> Self {
         HandTx { conn: Some(conn) }
     }
 
@@ -38,7 +38,7 @@ impl HandTx {
         if self.batch_execute("ROLLBACK").await.is_ok() {
             self.ended();
         } else if let Some(conn) = self.conn.take() {
-            drop(Object::take(conn));
+            conn.detach();
         }
     }
 
@@ -57,9 +57,9 @@ impl HandTx {
 }
 
 impl std::ops::Deref for HandTx {
-    type Target = ClientWrapper;
+    type Target = Conn;
 
-    fn deref(&self) -> &ClientWrapper {
+    fn deref(&self) -> &Conn {
         self.conn.as_ref().expect("a HandTx holds its connection until it ends")
     }
 }
@@ -69,7 +69,7 @@ impl Drop for HandTx {
         if let Some(conn) = self.conn.take() {
             // Out of the pool and closed: the server rolls the transaction back.
             tracing::warn!("a hand-run transaction was dropped before it ended; its connection is closed");
-            drop(Object::take(conn));
+            conn.detach();
         }
     }
 }
@@ -83,7 +83,7 @@ impl Drop for HandTx {
 /// so `begin` is queued first. With a `&str` only its Parse would be queued at that first
 /// poll, and the statement itself could run after what follows it.
 pub(crate) async fn begin_with<T>(
-    client: &ClientWrapper,
+    client: &Conn,
     begin: &str,
     first: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
@@ -111,10 +111,7 @@ pub(crate) enum Ended {
 /// Run `last` and `COMMIT` in one round trip; `last`'s result once committed. `last` must be
 /// a statement of `client` not yet polled and already prepared, as for [`begin_with`]: with
 /// a `&str`, `COMMIT` could run before it, and it in a transaction of its own.
-pub(crate) async fn commit_with<T>(
-    client: &ClientWrapper,
-    last: impl Future<Output = Result<T, Error>>,
-) -> Result<T, Ended> {
+pub(crate) async fn commit_with<T>(client: &Conn, last: impl Future<Output = Result<T, Error>>) -> Result<T, Ended> {
     let (out, committed) = tokio::join!(biased; last, client.batch_execute("COMMIT"));
     match (out, committed) {
         (Ok(out), Ok(())) => Ok(out),
@@ -125,7 +122,7 @@ pub(crate) async fn commit_with<T>(
 }
 
 /// `COMMIT` alone (a transaction with nothing left to write).
-pub(crate) async fn commit(client: &ClientWrapper) -> Result<(), Ended> {
+pub(crate) async fn commit(client: &Conn) -> Result<(), Ended> {
     client.batch_execute("COMMIT").await.map_err(commit_failed)
 }
 
@@ -142,6 +139,7 @@ fn commit_failed(e: Error) -> Ended {
 #[cfg(test)]
 mod tests {
     use super::{begin_with, commit_with, Ended, HandTx};
+    use crate::engine::conn::Db;
     use crate::engine::test_schema::TestSchema;
 
     /// Dropped inside its transaction (as by a panic), a `HandTx` takes its connection out of
@@ -154,7 +152,7 @@ mod tests {
         let tx = HandTx::new(store.client().await.unwrap());
         // A key of this run's own: advisory locks are shared by the whole database.
         let key = i64::from(rand::random::<u32>()) | 0x0a11_0000_0000;
-        let lock = tx.prepare("SELECT pg_advisory_xact_lock($1)").await.unwrap();
+        let lock = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await.unwrap();
         begin_with(&tx, "BEGIN", tx.execute(&lock, &[&key])).await.unwrap();
         let size = store.pool().status().size;
         drop(tx);
@@ -195,9 +193,12 @@ mod tests {
         // duplicate key at once), 2 the commit fails (a duplicate key checked at COMMIT).
         for (table, n, ends) in [("t_hand", 1, 0), ("t_hand", 1, 1), ("t_late", 5, 2), ("t_hand", 2, 0)] {
             let tx = HandTx::new(store.client().await.unwrap());
-            let first = tx.prepare("INSERT INTO t_hand VALUES ($1)").await.unwrap();
+            let first = tx.prepare_cached("INSERT INTO t_hand VALUES ($1)").await.unwrap();
             let rows = if ends == 0 { "($1)" } else { "($1), ($1)" };
-            let last = tx.prepare(&format!("INSERT INTO {table} VALUES {rows}")).await.unwrap();
+            let last = tx
+                .prepare_cached(&format!("INSERT INTO {table} VALUES {rows}"))
+                .await
+                .unwrap();
             let first_n = 100 + n + 10 * ends;
             begin_with(&tx, "BEGIN", tx.execute(&first, &[&first_n])).await.unwrap();
             let size = store.pool().status().size;

@@ -9,10 +9,10 @@
 //!   write it: relative under the lock, conditional on the version read (another version is a
 //!   conflict to retry), or as an absolute value (lost updates oversell: it exists to show it).
 
+use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::location::{available_in, plan_take, row_order, RowLevel};
 use allot_core::{AllocationLine, AllocationRequest, AllotError, Strategy};
-use deadpool_postgres::{GenericClient, Transaction};
 
 /// What [`take_line`] does with the quantity it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,7 +298,7 @@ const SQL_SHORT: &str =
 /// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
 /// holds still count as held on the SKU (the caller expires them and runs again).
 /// `available`: what the rows the line could use had (`None`: the SKU's total).
-pub(crate) async fn short_line<C: GenericClient>(
+pub(crate) async fn short_line<C: Db>(
     c: &C,
     tenant: &str,
     sku: &str,
@@ -333,7 +333,7 @@ pub(crate) async fn short_line<C: GenericClient>(
 /// (see [`crate::engine::placement`]): out of `on_hand` for an allocation, into `held` for a
 /// hold. Returns the pieces of each line.
 pub(crate) async fn take_lines(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &crate::engine::conn::Tx<'_>,
     tenant: &str,
     req: &AllocationRequest,
     take: Take,
@@ -351,7 +351,7 @@ pub(crate) async fn take_lines(
 /// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
 /// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
 pub(crate) async fn check_fences(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &crate::engine::conn::Tx<'_>,
     tenant: &str,
     fences: &[(String, i64)],
 ) -> TxResult<()> {

@@ -3,8 +3,8 @@
 //! holds, unit listings).
 
 use super::errors::map_error;
+use crate::engine::conn::Db;
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Result, TakenWith, Unit};
-use deadpool_postgres::GenericClient;
 
 /// The columns [`allocation_of`] reads, from `allocations a`: id, status, strategy, lines,
 /// created_at and, per SKU, what its return records add up to (`[[sku, quantity], …]` or
@@ -59,7 +59,7 @@ pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
 }
 
 /// Read an allocation of `tenant` by id.
-pub(crate) async fn read_allocation<C: GenericClient>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
+pub(crate) async fn read_allocation<C: Db>(c: &C, tenant: &str, id: &str) -> Result<Allocation> {
     let stmt = c
         .prepare_cached(concat!(allocation_select!(), " WHERE a.tenant = $2 AND a.id = $1"))
         .await

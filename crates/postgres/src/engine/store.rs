@@ -1,6 +1,7 @@
 //! The PostgreSQL store: its pool, limits, clock and the handles its features share.
 
 use crate::engine::config::PgConfig;
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use allot_core::{AllotError, Limits, Result, Strategy};
 use allot_core::{Backend, BookingStrategy, Capabilities, Capable, ClaimStrategy, UnitStrategy};
@@ -44,6 +45,9 @@ pub struct PgStore {
     /// wait here rather than on its row lock.
     pub(crate) sku_gate: std::sync::Arc<crate::engine::sku_gate::SkuGate>,
     capabilities: Capabilities,
+    /// How pooled connections send statements: named and cached, or unnamed behind a
+    /// transaction pooler ([`PgConfig::direct_url`]).
+    statements: std::sync::Arc<crate::engine::conn::Statements>,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
     ledger_sequences: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, u32>>>,
@@ -94,6 +98,26 @@ fn capabilities(cfg: &PgConfig) -> Capabilities {
     }
 }
 
+/// A new connection counts only once it has answered a statement within `wait`: a pooler
+/// in session mode accepts connections at once but makes each wait inside it until one of
+/// its own server connections is free (PgBouncer's `query_wait_timeout`, 120 s by default),
+/// so without this a request would hang there instead of ending `unavailable` (503 with
+/// `Retry-After`) after the pool's named wait.
+fn first_answer_within(wait: Duration) -> deadpool_postgres::Hook {
+    deadpool_postgres::Hook::async_fn(move |client, _| {
+        Box::pin(async move {
+            match tokio::time::timeout(wait, client.simple_query("SELECT 1")).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(deadpool_postgres::HookError::Backend(e)),
+                Err(_) => Err(deadpool_postgres::HookError::message(format!(
+                    "a new connection did not answer within {} ms (a pooler with no free server connection?)",
+                    wait.as_millis()
+                ))),
+            }
+        })
+    })
+}
+
 impl Capable for PgStore {
     fn capabilities(&self) -> &Capabilities {
         &self.capabilities
@@ -106,6 +130,10 @@ impl PgStore {
     /// [`crate::engine::migrate::migrate`] first.
     pub fn connect(cfg: &PgConfig) -> Result<Self> {
         let target = crate::engine::connect::PgTarget::parse(&cfg.url)?;
+        let direct = match &cfg.direct_url {
+            Some(url) => Some(crate::engine::connect::PgTarget::parse(url)?),
+            None => None,
+        };
         let mgr = Manager::from_config(
             target.config().clone(),
             target.tls(),
@@ -122,6 +150,7 @@ impl PgStore {
             .queue_mode(deadpool_postgres::QueueMode::Lifo)
             .wait_timeout(wait)
             .create_timeout(wait)
+            .post_create(first_answer_within(Duration::from_millis(cfg.pool_wait_ms)))
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|e| AllotError::Internal(format!("pool: {e}")))?;
@@ -131,7 +160,14 @@ impl PgStore {
             analyzing: Default::default(),
             analyzing_jobs: Default::default(),
             analyzing_bookings: Default::default(),
-            listener: std::sync::Arc::new(crate::engine::listen::Listener::new(target)),
+            statements: std::sync::Arc::new(match &direct {
+                Some(d) => {
+                    crate::engine::conn::Statements::Unnamed(Box::new(crate::engine::conn::Describer::new(d.clone())))
+                }
+                None => crate::engine::conn::Statements::Prepared,
+            }),
+            // LISTEN holds its session: through a transaction pooler it would hear nothing.
+            listener: std::sync::Arc::new(crate::engine::listen::Listener::new(direct.unwrap_or(target))),
             combiner: Some(std::sync::Arc::new(crate::engine::combiner::Combiner::new(&cfg.limits))),
             unit_batches: Default::default(),
             booking_batches: Default::default(),
@@ -225,7 +261,18 @@ impl PgStore {
     }
 
     /// A pooled connection; the wait is recorded in `allot_db_pool_acquire_seconds`.
-    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object> {
+    pub(crate) async fn client(&self) -> Result<crate::engine::conn::Conn> {
+        self.pooled()
+            .await
+            .map(|c| crate::engine::conn::Conn::new(c, self.statements.clone()))
+    }
+
+    /// Wrap `obj`, a connection of this store's pool.
+    pub(crate) fn wrap(&self, obj: deadpool_postgres::Object) -> crate::engine::conn::Conn {
+        crate::engine::conn::Conn::new(obj, self.statements.clone())
+    }
+
+    async fn pooled(&self) -> Result<deadpool_postgres::Object> {
         static ACQUIRE: std::sync::OnceLock<metrics::Histogram> = std::sync::OnceLock::new();
         let started = std::time::Instant::now();
         let got = self.pool.get().await;

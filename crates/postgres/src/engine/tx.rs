@@ -7,6 +7,8 @@
 //! response is stored in the same transaction as the effect, so a failed request stores
 //! nothing and its retry runs again (PostgreSQL docs, 9.27.10 "Advisory Lock Functions").
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::store::PgStore;
 use allot_core::idempotency::{decide, KeyDecision, StoredKey};
@@ -14,7 +16,6 @@ use allot_core::store::{Executed, Idempotency, StoredResponse};
 use allot_core::strategy::fnv1a_64;
 use allot_core::Capable;
 use allot_core::{retry, AllotError, Result};
-use deadpool_postgres::Transaction;
 use rand::Rng;
 use std::time::Duration;
 
@@ -245,7 +246,7 @@ pub(crate) enum Decided<T, R> {
 /// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
 /// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
 async fn idem_begin<T>(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &crate::engine::conn::Tx<'_>,
     tenant: &str,
     idem: &Idempotency<T>,
 ) -> TxResult<Option<StoredResponse>> {
@@ -276,7 +277,7 @@ async fn idem_begin<T>(
 
 /// Idempotency, second half: store the rendered response in the same transaction as the effect.
 async fn idem_store<T>(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &crate::engine::conn::Tx<'_>,
     (tenant, now): (&str, chrono::DateTime<chrono::Utc>),
     idem: &Idempotency<T>,
     value: &T,

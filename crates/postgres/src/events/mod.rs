@@ -3,6 +3,7 @@
 
 mod sequencer;
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::event::{Event, EventPage, EventQuery, EventType};

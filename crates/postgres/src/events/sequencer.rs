@@ -25,6 +25,8 @@
 //! A round that numbered events NOTIFYs at its commit, so readers on every instance wake (see
 //! `engine/listen.rs`), not only this one's.
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::errors::map_error;
 use crate::engine::listen::FEED_PAYLOAD;
 use crate::engine::store::PgStore;
@@ -32,7 +34,6 @@ use allot_core::event::derive::{Derived, Entry, Levels};
 use allot_core::model::LedgerKind;
 use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::Transaction;
 use std::collections::{BTreeMap, HashMap};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;

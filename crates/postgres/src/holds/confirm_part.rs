@@ -3,10 +3,11 @@
 //! `hold_released` entry at its location — inside the confirm's transaction, after the hold's
 //! row is locked (so a partial confirm racing the hold's expiry has one outcome).
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::tx::TxResult;
 use allot_core::hold::keep_of;
 use allot_core::AllotError;
-use deadpool_postgres::Transaction;
 
 /// The hold's pieces `(sku, bucket, quantity, location)` in (sku, bucket) order.
 const SQL_PIECES: &str = "SELECT hl.sku, hl.bucket, hl.quantity, st.location FROM hold_lines hl

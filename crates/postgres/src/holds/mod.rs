@@ -9,6 +9,7 @@
 mod confirm_part;
 
 use crate::engine::batched::HoldPerRequest;
+use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::errors::map_error;
 use crate::engine::overdue::{finish_holds, SQL_OVERDUE};
 use crate::engine::placement::{answered, take_lines, Take};
@@ -25,7 +26,6 @@ use allot_core::TakenWith;
 use allot_core::{Allocation, AllocationStatus, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::{GenericClient, Transaction};
 
 // These take (id, tenant).
 const SQL_HOLD_ROW: &str =
@@ -57,12 +57,7 @@ fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
 }
 
 /// Read a hold (the row, and its units when it is a unit hold that still has them).
-async fn read_hold<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    row: &tokio_postgres::Row,
-    now: DateTime<Utc>,
-) -> Result<Hold> {
+async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
     let kind = HoldKind::parse(row.get("kind")).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
     let stored = HoldStatus::parse(row.get("status")).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
     let expires_at: DateTime<Utc> = row.get("expires_at");

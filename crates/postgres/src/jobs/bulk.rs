@@ -2,6 +2,7 @@
 //! (one more than the call's bound, to know whether more remain), then one statement for the
 //! action, in one transaction; a dry run rolls back.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::job::bulk::{Bulk, BulkAction, BulkResult};

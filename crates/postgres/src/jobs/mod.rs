@@ -11,6 +11,7 @@ mod queues;
 mod race_tests;
 mod schedules;
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::Decided;
@@ -24,7 +25,6 @@ use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
-use deadpool_postgres::GenericClient;
 use std::collections::{HashMap, HashSet};
 
 /// Rescue of expired leases (`$1` now, `$2` batch size, `$3` now as answers write it): back to `retryable`, or `discarded`
@@ -66,28 +66,23 @@ const SQL_UNFINISHED_BY_KEY: &str =
 /// A transaction an enqueue runs in: allot's own (statements from the pool's cache) or the
 /// caller's ([`enqueue_in`]: prepared on it).
 enum Tx<'a, 'b> {
-    Pooled(&'a deadpool_postgres::Transaction<'b>),
+    Pooled(&'a crate::engine::conn::Tx<'b>),
     Caller(&'a tokio_postgres::Transaction<'b>),
 }
 
 impl Tx<'_, '_> {
-    fn inner(&self) -> &tokio_postgres::Transaction<'_> {
-        match self {
-            Tx::Pooled(t) => t,
-            Tx::Caller(t) => t,
-        }
-    }
-
     async fn query(
         &self,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-        let stmt = match self {
-            Tx::Pooled(t) => t.prepare_cached(sql).await?,
-            Tx::Caller(t) => t.prepare(sql).await?,
-        };
-        self.inner().query(&stmt, params).await
+        match self {
+            Tx::Pooled(t) => {
+                let stmt = t.prepare_cached(sql).await?;
+                t.query(&stmt, params).await
+            }
+            Tx::Caller(t) => t.query(&t.prepare(sql).await?, params).await,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! `FOR UPDATE SKIP LOCKED` or try-locks re-checking the state in the UPDATE, and
 //! lease-conditional transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
+use crate::engine::conn::Db;
 use crate::engine::errors::{col, map_error};
 use allot_core::job::{
     Claim, ClaimStrategy, Complete, Completion, Completions, Fail, JobState, JobStatus, LeasedJob, Snooze,
@@ -11,7 +12,6 @@ use allot_core::job::{
 };
 use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
 use std::collections::HashSet;
 
 /// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
@@ -127,7 +127,7 @@ pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
     })
 }
 
-pub(crate) async fn job_status<C: GenericClient>(c: &C, tenant: &str, id: i64) -> Result<JobStatus> {
+pub(crate) async fn job_status<C: Db>(c: &C, tenant: &str, id: i64) -> Result<JobStatus> {
     let stmt = c
         .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"))
         .await
@@ -139,7 +139,7 @@ pub(crate) async fn job_status<C: GenericClient>(c: &C, tenant: &str, id: i64) -
 }
 
 /// Run a lease-conditional transition; no row changed means `not_found` or `lease_lost`.
-pub(crate) async fn transition<C: GenericClient>(
+pub(crate) async fn transition<C: Db>(
     c: &C,
     tenant: &str,
     sql: &str,
@@ -164,12 +164,7 @@ pub(crate) async fn transition<C: GenericClient>(
 }
 
 /// Lease up to `req.max` runnable jobs (see `JobStore::claim_jobs`), best first.
-pub(crate) async fn claim<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    req: &Claim,
-    now: DateTime<Utc>,
-) -> Result<Vec<LeasedJob>> {
+pub(crate) async fn claim<C: Db>(c: &C, tenant: &str, req: &Claim, now: DateTime<Utc>) -> Result<Vec<LeasedJob>> {
     let rows = if req.strategy == ClaimStrategy::Advisory {
         let stmt = c.prepare_cached(SQL_CLAIM_ADVISORY).await.map_err(map_error)?;
         let window = req.max * 4 + 16;
@@ -227,7 +222,7 @@ pub(crate) async fn claim<C: GenericClient>(
 }
 
 /// Complete a running job whose token matches, keeping its output.
-pub(crate) async fn complete<C: GenericClient>(
+pub(crate) async fn complete<C: Db>(
     c: &C,
     tenant: &str,
     id: i64,
@@ -257,13 +252,7 @@ const SQL_COMPLETE: &str = "WITH kept AS (
 
 /// Snooze a running job whose token matches: `scheduled` at now + `delay_ms`, the attempt
 /// given back (a snooze is not a failure: Oban's `{:snooze, seconds}`).
-pub(crate) async fn snooze<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    id: i64,
-    req: &Snooze,
-    now: DateTime<Utc>,
-) -> Result<JobStatus> {
+pub(crate) async fn snooze<C: Db>(c: &C, tenant: &str, id: i64, req: &Snooze, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'scheduled', run_at = $3::timestamptz + $4::int8 * interval '1 millisecond',
                 attempt = attempt - 1, lease_token = NULL, lease_expires_at = NULL
@@ -274,13 +263,7 @@ pub(crate) async fn snooze<C: GenericClient>(
 }
 
 /// Fail this attempt: retryable after the delay, or discarded without attempts left.
-pub(crate) async fn fail<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    fail: &Fail,
-    id: i64,
-    now: DateTime<Utc>,
-) -> Result<JobStatus> {
+pub(crate) async fn fail<C: Db>(c: &C, tenant: &str, fail: &Fail, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
     let sql = format!(
         "UPDATE jobs SET
@@ -315,7 +298,7 @@ pub(crate) async fn fail<C: GenericClient>(
 }
 
 /// Extend a running job's lease to now + `lease_ms`.
-pub(crate) async fn heartbeat<C: GenericClient>(
+pub(crate) async fn heartbeat<C: Db>(
     c: &C,
     tenant: &str,
     id: i64,
@@ -334,7 +317,7 @@ pub(crate) async fn heartbeat<C: GenericClient>(
 }
 
 /// Complete many jobs of `queue`, each by its own token.
-pub(crate) async fn complete_batch<C: GenericClient>(
+pub(crate) async fn complete_batch<C: Db>(
     c: &C,
     tenant: &str,
     queue: &str,
@@ -356,7 +339,7 @@ pub(crate) async fn complete_batch<C: GenericClient>(
 }
 
 /// Cancel an unfinished job; a finished one is returned unchanged.
-pub(crate) async fn cancel<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+pub(crate) async fn cancel<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
           WHERE tenant = $3 AND id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
@@ -370,7 +353,7 @@ pub(crate) async fn cancel<C: GenericClient>(c: &C, tenant: &str, id: i64, now: 
 
 /// Move a waiting job's next run to now + `delay_ms` (`available` at 0, else `scheduled`);
 /// another state is answered as it is.
-pub(crate) async fn reschedule<C: GenericClient>(
+pub(crate) async fn reschedule<C: Db>(
     c: &C,
     tenant: &str,
     id: i64,
@@ -396,7 +379,7 @@ pub(crate) async fn reschedule<C: GenericClient>(
 /// Make a discarded or cancelled job available again. The state is tested as the complement
 /// (`NOT IN` the others): `IN ('discarded', 'cancelled')` would prove the predicate of
 /// `jobs_queue_state` (V25), which the planner could then prefer to the primary key.
-pub(crate) async fn retry<C: GenericClient>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
+pub(crate) async fn retry<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     let sql = format!(
         "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
                 max_attempts = GREATEST(max_attempts, attempt + 1)

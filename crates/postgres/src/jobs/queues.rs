@@ -1,6 +1,7 @@
 //! The operator's side of the queue on PostgreSQL: settings (the `queue_settings` row the
 //! claim reads, V18), listings in any state, and one job in full with why it waits.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
 use allot_core::job::bulk::{Bulk, BulkResult};
@@ -11,7 +12,6 @@ use allot_core::store::QueueStore;
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Capable, Result};
 use async_trait::async_trait;
-use deadpool_postgres::GenericClient;
 
 const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
     created_at, finalized_at, partition_key, tags, metadata, output";
@@ -89,7 +89,7 @@ fn settings_of(queue: &str, r: Option<&tokio_postgres::Row>) -> Result<QueueSett
 /// Write `s` for `tenant` in `c`: settings that change nothing delete the row; a queue
 /// without a rate forgets its starts. (The claim takes the unlimited path unless the row
 /// `gates_claims`, V24.)
-async fn store_settings<C: GenericClient>(c: &C, tenant: &str, s: &QueueSettings) -> Result<()> {
+async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings) -> Result<()> {
     let to_i32 = |v: Option<i64>| v.map(|n| n as i32);
     if s.is_default() {
         c.execute(

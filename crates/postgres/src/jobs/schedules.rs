@@ -3,6 +3,7 @@
 //! statements, `next_run_at` moved past now, one transaction for the whole pass.
 
 use super::{insert_batch, Tx};
+use crate::engine::conn::Db;
 use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;

@@ -1,6 +1,8 @@
 //! The way back on PostgreSQL: cancelling an allocation. Lock order as everywhere: the
 //! allocation's row first, then stock rows in SKU order (its lines are sorted by SKU).
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::location_rows::Entry;
 use crate::engine::placement::SQL_BUCKETS;
 use crate::engine::records::read_allocation;
@@ -9,7 +11,6 @@ use crate::engine::tx::TxResult;
 use allot_core::store::{Executed, Idempotency};
 use allot_core::Capable;
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, LedgerKind};
-use deadpool_postgres::Transaction;
 
 /// Give one line of cancelled allocation `id` back: a count-tracked SKU's quantity to each
 /// location it came from (its `from`; a line made before locations came from `default`), as

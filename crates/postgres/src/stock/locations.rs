@@ -6,6 +6,7 @@
 //! transfers in opposite directions cannot deadlock.
 
 use super::get_sku_with;
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::Entry;
 use crate::engine::location_rows::{ensure_rows, location_rows};

@@ -2,6 +2,7 @@
 //! that keeps `ledger_events` from marking it again ends with its transaction, and every other
 //! writer is still marked by the trigger.
 
+use crate::engine::conn::Db;
 use crate::engine::store::PgStore;
 use allot_core::store::{HoldStore, StockStore, UnitStore};
 use allot_core::{validate, AllocationRequest, Limits, Strategy, Tenant, UnitStrategy};

@@ -11,6 +11,7 @@ mod returns;
 mod single_location_tests;
 
 use crate::engine::batched::AllocatePerRequest;
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::Entry;
 use crate::engine::placement::{answered, short_line, take_lines, Piece, Take};
@@ -29,7 +30,6 @@ use allot_core::{
 };
 use async_trait::async_trait;
 use chrono::Utc;
-use deadpool_postgres::GenericClient;
 
 /// The single-statement allocation of a SKU stocked at one location; the argument is the
 /// bucket predicate; `$9` is the tenant, `$10` its ledger sequence (see
@@ -372,12 +372,7 @@ impl PgStore {
 }
 
 /// Read a SKU's counts as of `now` (see `SQL_GET_SKU`).
-pub(crate) async fn get_sku_with<C: GenericClient>(
-    c: &C,
-    tenant: &str,
-    sku: &str,
-    now: chrono::DateTime<Utc>,
-) -> Result<Sku> {
+pub(crate) async fn get_sku_with<C: Db>(c: &C, tenant: &str, sku: &str, now: chrono::DateTime<Utc>) -> Result<Sku> {
     let stmt = c.prepare_cached(SQL_GET_SKU).await.map_err(map_error)?;
     let row = c
         .query_opt(&stmt, &[&sku, &now, &tenant])
@@ -409,7 +404,7 @@ fn sku_of(row: &tokio_postgres::Row, sku: String) -> Sku {
 impl StockStore for PgStore {
     async fn health(&self) -> Result<()> {
         let c = self.client().await?;
-        c.simple_query("SELECT 1").await.map_err(map_error)?;
+        c.client().simple_query("SELECT 1").await.map_err(map_error)?;
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! allocation's row first, then, line by line in SKU order, the rows of the location a
 //! sellable return goes to.
 
+use crate::engine::conn::Db;
+use crate::engine::conn::Tx as Transaction;
 use crate::engine::location_rows::Entry;
 use crate::engine::placement::SQL_BUCKETS;
 use crate::engine::store::PgStore;
@@ -10,7 +12,6 @@ use allot_core::returns::{settle_line, Return};
 use allot_core::store::{Executed, Idempotency};
 use allot_core::Capable;
 use allot_core::{AllocationStatus, AllotError, LedgerKind, ReturnLine, ReturnState, DEFAULT_LOCATION};
-use deadpool_postgres::Transaction;
 
 /// Record `line` of return `r`: a sellable one back on hand at its location (a `returned`
 /// ledger entry pointing at the allocation), every one in `returns`.

@@ -3,6 +3,7 @@
 //! `atomic`'s single statement takes only from a row that says it.
 
 use super::mark_tests::allocation;
+use crate::engine::conn::Db;
 use crate::engine::store::PgStore;
 use crate::engine::test_schema::TestSchema;
 use allot_core::store::{Executed, LocationStore, StockStore};

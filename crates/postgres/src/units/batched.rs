@@ -14,6 +14,7 @@
 //! bounded per key (`batch_max_queued`); a claim whose caller went away is dropped before a
 //! batch takes it.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::pipeline::{begin_with, commit_with, Ended, HandTx};
 use crate::engine::records::unit_rows;
@@ -288,6 +289,7 @@ fn answers(
 #[cfg(test)]
 mod tests {
     use super::hand_out;
+    use crate::engine::conn::Db;
     use allot_core::{UnitClaim, UnitStrategy};
 
     fn claim(q: i64, partial: bool) -> UnitClaim {
@@ -305,13 +307,13 @@ mod tests {
 
     /// [`super::SQL_WRITE`] of one claim `c1` taking the units `ids`, in tenant `t`, SKU `S`.
     async fn write(
-        c: &tokio_postgres::Client,
+        c: &crate::engine::conn::Conn,
         ids: &[i64],
     ) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let claims = vec!["c1".to_string(); ids.len()];
         let (c_id, c_n, c_actor) = (vec!["c1".to_string()], vec![ids.len() as i64], vec![None::<String>]);
         let now = chrono::Utc::now();
-        let write = c.prepare(super::SQL_WRITE).await?;
+        let write = c.prepare_cached(super::SQL_WRITE).await?;
         c.query(&write, &[&"t", &"S", &ids, &claims, &now, &c_id, &c_n, &c_actor])
             .await
     }

@@ -5,6 +5,7 @@
 mod batched;
 mod reads;
 
+use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
@@ -17,7 +18,6 @@ use allot_core::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use deadpool_postgres::{GenericClient, Transaction};
 use rand::Rng;
 use std::collections::HashSet;
 use tokio_postgres::error::SqlState;
@@ -129,7 +129,7 @@ impl ClaimParams {
 }
 
 /// Run a claim statement and interpret its rows; when short, ask why.
-async fn run_claim<C: GenericClient>(
+async fn run_claim<C: Db>(
     c: &C,
     tenant: &str,
     sql: &str,

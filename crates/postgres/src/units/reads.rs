@@ -1,5 +1,6 @@
 //! Reading units on PostgreSQL: a SKU's units by id with filters, and one unit by serial.
 
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};

@@ -63,7 +63,11 @@ pub(crate) fn schema_version(c: &rusqlite::Connection) -> Result<allot_core::Sch
     } else {
         None
     };
-    Ok(allot_core::SchemaVersion { applied, expected })
+    Ok(allot_core::SchemaVersion {
+        applied,
+        expected,
+        reach: None,
+    })
 }
 
 /// Run the migrations on the file at `path` and close it.

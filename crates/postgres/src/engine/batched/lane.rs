@@ -312,7 +312,7 @@ async fn try_batch(
         Err(e) => return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect()),
     };
     let client = match store.pool().get().await {
-        Ok(c) => c,
+        Ok(c) => store.wrap(c),
         Err(deadpool_postgres::PoolError::Backend(e)) => return Err(Failed::Db(e)),
         Err(other) => {
             let e = AllotError::Unavailable(format!("no database connection: {other}"));

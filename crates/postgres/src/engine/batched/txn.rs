@@ -11,6 +11,7 @@
 
 use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED};
 use crate::engine::combiner::{Answer, Op, Pending};
+use crate::engine::conn::{Conn, Db, Stmt};
 use crate::engine::flat::Go;
 use crate::engine::pipeline::{begin_with, commit, commit_with, Ended};
 use crate::engine::tx::{idempotency_lock_id, IDEMPOTENCY_LOCK_CLASS};
@@ -23,10 +24,9 @@ use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
 use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Hold, Placement};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::ClientWrapper;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Error, Row, Statement};
+use tokio_postgres::{Error, Row};
 
 type Param = dyn tokio_postgres::types::ToSql + Sync;
 
@@ -112,7 +112,7 @@ struct LockedHold {
 
 /// One batch transaction in progress.
 struct BatchTx<'a> {
-    tx: &'a ClientWrapper,
+    tx: &'a Conn,
     tenant: String,
     batch: &'a [Pending],
     now: DateTime<Utc>,
@@ -141,7 +141,7 @@ struct LockedRow {
 /// set to the SKU an optimistic read found with several stock rows (buckets or locations),
 /// which it will always have: the lane then locks its batches at once.
 pub(super) async fn batch_tx(
-    tx: &ClientWrapper,
+    tx: &Conn,
     batch: &[Pending],
     (now, ledger_sequence, read): (DateTime<Utc>, u32, Read),
     (go, several_rows): (&mut Option<Go>, &mut Option<String>),
@@ -199,7 +199,7 @@ pub(super) async fn batch_tx(
 
 impl BatchTx<'_> {
     /// Run `stmt` with `params`, sending `BEGIN` in the same round trip unless begun.
-    async fn query_begin(&mut self, stmt: &Statement, params: &[&Param]) -> std::result::Result<Vec<Row>, Error> {
+    async fn query_begin(&mut self, stmt: &Stmt, params: &[&Param]) -> std::result::Result<Vec<Row>, Error> {
         if self.begun {
             return self.tx.query(stmt, params).await;
         }

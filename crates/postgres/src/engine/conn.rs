@@ -1,0 +1,340 @@
+//! A pooled connection ([`Conn`]), its transactions ([`Tx`]) and how their statements reach
+//! the server ([`Statements`]): as named prepared statements cached per connection (the
+//! default), or, behind a transaction pooler, as unnamed ones.
+//!
+//! A transaction pooler (PgBouncer `pool_mode = transaction`) hands each transaction, and
+//! each statement outside one, to whichever server connection is free, so a statement
+//! prepared on one server connection is missing on the next (`26000
+//! invalid_sql_statement_name`; PgBouncer docs, "Feature matrix for pooling modes"). With
+//! [`Statements::Unnamed`] every statement is sent as one Parse/Bind/Describe/Execute/Sync
+//! of the unnamed statement (tokio-postgres `query_typed`, PostgreSQL docs 55.2.3 "Extended
+//! Query"), which a pooler carries whole. Its parameter types come from describing the
+//! statement once per process on a direct connection to the database (not through the
+//! pooler), remembered by SQL text.
+//!
+//! Call sites read as tokio-postgres reads: `prepare_cached` then `query`/`execute` with the
+//! [`Stmt`] it gives, or a `&str` directly; the [`Db`] trait is implemented by [`Conn`] and
+//! [`Tx`] alike, as deadpool's `GenericClient` is by its client and transaction.
+
+use crate::engine::connect::PgTarget;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Error, Row, RowStream, Statement};
+
+/// Most statement descriptions a [`Describer`] keeps; past it, it starts again.
+const MAX_DESCRIBED: usize = 4096;
+
+/// How statements are sent on pooled connections.
+pub(crate) enum Statements {
+    /// Named prepared statements, cached per connection (deadpool's `prepare_cached`).
+    Prepared,
+    /// Unnamed statements, their parameter types described on a direct connection.
+    Unnamed(Box<Describer>),
+}
+
+/// Describes statements (their parameter types) on one direct connection to the database,
+/// made on first use and again after it breaks; each SQL text once per process (at most
+/// [`MAX_DESCRIBED`] remembered).
+pub(crate) struct Describer {
+    target: PgTarget,
+    client: tokio::sync::Mutex<Option<Client>>,
+    described: std::sync::Mutex<HashMap<Box<str>, Arc<[Type]>>>,
+}
+
+impl Describer {
+    /// A describer over `target`, the database itself (never the pooler).
+    pub(crate) fn new(target: PgTarget) -> Self {
+        Describer {
+            target,
+            client: tokio::sync::Mutex::new(None),
+            described: Default::default(),
+        }
+    }
+
+    fn remembered(&self, sql: &str) -> Option<Arc<[Type]>> {
+        self.described
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(sql)
+            .cloned()
+    }
+
+    /// The parameter types of `sql`. Errors: the database's (a statement it cannot
+    /// prepare), or the direct connection's (it cannot be reached).
+    async fn describe(&self, sql: &str) -> Result<Arc<[Type]>, Error> {
+        if let Some(types) = self.remembered(sql) {
+            return Ok(types);
+        }
+        let mut client = self.client.lock().await;
+        if client.as_ref().is_none_or(Client::is_closed) {
+            let (c, conn) = self.target.config().connect(self.target.tls()).await?;
+            tokio::spawn(async move {
+                let _ = conn.await;
+            });
+            *client = Some(c);
+        }
+        let c = client.as_ref().expect("connected above");
+        // Prepared by name and closed again (the Close goes out as the statement drops).
+        let types: Arc<[Type]> = c.prepare(sql).await?.params().into();
+        let mut described = self.described.lock().unwrap_or_else(|p| p.into_inner());
+        if described.len() >= MAX_DESCRIBED {
+            described.clear();
+        }
+        described.insert(sql.into(), types.clone());
+        Ok(types)
+    }
+}
+
+/// A statement ready to run: prepared on the connection, or described for the unnamed one.
+pub(crate) enum Stmt {
+    /// A named prepared statement of this connection.
+    Named(Statement),
+    /// The unnamed statement: its text and parameter types.
+    Unnamed {
+        /// The SQL text.
+        sql: Arc<str>,
+        /// Its parameters' types, as the database described them.
+        types: Arc<[Type]>,
+    },
+}
+
+/// What a statement argument may be: a [`Stmt`] or SQL text.
+pub(crate) trait AsStmt: Sync {
+    /// This argument as a [`StmtRef`].
+    fn as_stmt(&self) -> StmtRef<'_>;
+}
+
+/// A borrowed statement argument.
+pub(crate) enum StmtRef<'a> {
+    /// A statement prepared (or described) before.
+    Ready(&'a Stmt),
+    /// SQL text, prepared (or described) now.
+    Sql(&'a str),
+}
+
+impl AsStmt for Stmt {
+    fn as_stmt(&self) -> StmtRef<'_> {
+        StmtRef::Ready(self)
+    }
+}
+
+impl AsStmt for str {
+    fn as_stmt(&self) -> StmtRef<'_> {
+        StmtRef::Sql(self)
+    }
+}
+
+impl AsStmt for String {
+    fn as_stmt(&self) -> StmtRef<'_> {
+        StmtRef::Sql(self)
+    }
+}
+
+/// Parameters of a statement, as tokio-postgres takes them.
+pub(crate) type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+/// `params` paired with `types`, as `query_typed` takes them.
+///
+/// Panics when their counts differ: a statement given the wrong number of parameters is a
+/// bug of the caller's code, as tokio-postgres's own check would report it.
+fn typed<'p>(params: &'p Params<'p>, types: &[Type]) -> Vec<(&'p (dyn ToSql + Sync), Type)> {
+    assert_eq!(
+        params.len(),
+        types.len(),
+        "a statement given {} parameters for {}",
+        params.len(),
+        types.len()
+    );
+    params.iter().copied().zip(types.iter().cloned()).collect()
+}
+
+/// What a statement argument resolved to on a connection.
+enum Resolved<'a> {
+    Named(&'a Statement),
+    Sql(&'a str),
+    Unnamed(Arc<str>, Arc<[Type]>),
+}
+
+async fn resolve<'a>(statements: &Statements, stmt: StmtRef<'a>) -> Result<Resolved<'a>, Error> {
+    Ok(match (stmt, statements) {
+        (StmtRef::Ready(Stmt::Named(s)), _) => Resolved::Named(s),
+        (StmtRef::Ready(Stmt::Unnamed { sql, types }), _) => Resolved::Unnamed(sql.clone(), types.clone()),
+        (StmtRef::Sql(sql), Statements::Prepared) => Resolved::Sql(sql),
+        (StmtRef::Sql(sql), Statements::Unnamed(d)) => Resolved::Unnamed(sql.into(), d.describe(sql).await?),
+    })
+}
+
+/// The statements of a pooled connection or of a transaction on one: deadpool's
+/// `GenericClient`, with [`Stmt`] for its statements. Implemented by [`Conn`] and [`Tx`].
+#[async_trait]
+pub(crate) trait Db: Sync {
+    /// Prepare `sql` (cached per connection), or describe it for the unnamed statement.
+    async fn prepare_cached(&self, sql: &str) -> Result<Stmt, Error>;
+    /// The rows of `stmt`.
+    async fn query<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Vec<Row>, Error>;
+    /// The one row of `stmt` (an error for none or more).
+    async fn query_one<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Row, Error>;
+    /// The row of `stmt`, if any (an error for more than one).
+    async fn query_opt<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Option<Row>, Error>;
+    /// The rows of `stmt` as a stream.
+    async fn query_raw<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<RowStream, Error>;
+    /// Run `stmt`; the rows it changed.
+    async fn execute<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<u64, Error>;
+    /// Run `sql` (one or more statements, no parameters) by the simple query protocol.
+    async fn batch_execute(&self, sql: &str) -> Result<(), Error>;
+}
+
+/// The [`Db`] methods of a type with a `named()` (deadpool's client or transaction, for
+/// named statements) and a `client()` (tokio-postgres's, for the unnamed one).
+macro_rules! db_impl {
+    ($ty:ty) => {
+        #[async_trait]
+        impl Db for $ty {
+            async fn prepare_cached(&self, sql: &str) -> Result<Stmt, Error> {
+                Ok(match &*self.statements {
+                    Statements::Prepared => Stmt::Named(self.named().prepare_cached(sql).await?),
+                    Statements::Unnamed(d) => Stmt::Unnamed {
+                        sql: sql.into(),
+                        types: d.describe(sql).await?,
+                    },
+                })
+            }
+            async fn query<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Vec<Row>, Error> {
+                match resolve(&self.statements, stmt.as_stmt()).await? {
+                    Resolved::Named(s) => self.named().query(s, params).await,
+                    Resolved::Sql(s) => self.named().query(s, params).await,
+                    Resolved::Unnamed(s, t) => self.client().query_typed(&s, &typed(params, &t)).await,
+                }
+            }
+            async fn query_one<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Row, Error> {
+                match resolve(&self.statements, stmt.as_stmt()).await? {
+                    Resolved::Named(s) => self.named().query_one(s, params).await,
+                    Resolved::Sql(s) => self.named().query_one(s, params).await,
+                    Resolved::Unnamed(s, t) => self.client().query_typed_one(&s, &typed(params, &t)).await,
+                }
+            }
+            async fn query_opt<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Option<Row>, Error> {
+                match resolve(&self.statements, stmt.as_stmt()).await? {
+                    Resolved::Named(s) => self.named().query_opt(s, params).await,
+                    Resolved::Sql(s) => self.named().query_opt(s, params).await,
+                    Resolved::Unnamed(s, t) => self.client().query_typed_opt(&s, &typed(params, &t)).await,
+                }
+            }
+            async fn query_raw<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<RowStream, Error> {
+                match resolve(&self.statements, stmt.as_stmt()).await? {
+                    Resolved::Named(s) => self.named().query_raw(s, params.iter().copied()).await,
+                    Resolved::Sql(s) => self.named().query_raw(s, params.iter().copied()).await,
+                    Resolved::Unnamed(s, t) => self.client().query_typed_raw(&s, typed(params, &t)).await,
+                }
+            }
+            async fn execute<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<u64, Error> {
+                match resolve(&self.statements, stmt.as_stmt()).await? {
+                    Resolved::Named(s) => self.named().execute(s, params).await,
+                    Resolved::Sql(s) => self.named().execute(s, params).await,
+                    Resolved::Unnamed(s, t) => self.client().execute_typed(&s, &typed(params, &t)).await,
+                }
+            }
+            async fn batch_execute(&self, sql: &str) -> Result<(), Error> {
+                self.client().batch_execute(sql).await
+            }
+        }
+    };
+}
+
+/// A pooled connection and how its statements are sent.
+pub(crate) struct Conn {
+    obj: deadpool_postgres::Object,
+    statements: Arc<Statements>,
+}
+
+impl Conn {
+    /// `obj` from a pool whose statements are sent as `statements` says.
+    pub(crate) fn new(obj: deadpool_postgres::Object, statements: Arc<Statements>) -> Self {
+        Conn { obj, statements }
+    }
+
+    fn named(&self) -> &deadpool_postgres::ClientWrapper {
+        &self.obj
+    }
+
+    /// The tokio-postgres client (for what needs no statement: `simple_query`, `is_closed`).
+    pub(crate) fn client(&self) -> &Client {
+        &self.obj
+    }
+
+    /// Begin a transaction (`BEGIN`).
+    pub(crate) async fn transaction(&mut self) -> Result<Tx<'_>, Error> {
+        let tx = self.obj.transaction().await?;
+        Ok(Tx {
+            tx,
+            statements: self.statements.clone(),
+        })
+    }
+
+    /// Begin a transaction at `isolation`, read-only or not (`build_transaction()` of
+    /// tokio-postgres).
+    pub(crate) async fn build_transaction(
+        &mut self,
+        isolation: tokio_postgres::IsolationLevel,
+        read_only: bool,
+    ) -> Result<Tx<'_>, Error> {
+        let tx = self
+            .obj
+            .build_transaction()
+            .isolation_level(isolation)
+            .read_only(read_only)
+            .start()
+            .await?;
+        Ok(Tx {
+            tx,
+            statements: self.statements.clone(),
+        })
+    }
+
+    /// Take the connection out of its pool (it closes when dropped).
+    pub(crate) fn detach(self) {
+        drop(deadpool_postgres::Object::take(self.obj));
+    }
+}
+
+db_impl!(Conn);
+
+/// A transaction on a pooled connection; rolled back when dropped before [`Tx::commit`].
+pub(crate) struct Tx<'a> {
+    tx: deadpool_postgres::Transaction<'a>,
+    statements: Arc<Statements>,
+}
+
+impl Tx<'_> {
+    fn named(&self) -> &deadpool_postgres::Transaction<'_> {
+        &self.tx
+    }
+
+    /// The tokio-postgres client the transaction runs on.
+    pub(crate) fn client(&self) -> &Client {
+        self.tx.client()
+    }
+
+    /// A savepoint named `name`: a transaction inside this one.
+    pub(crate) async fn savepoint(&mut self, name: &str) -> Result<Tx<'_>, Error> {
+        let tx = self.tx.savepoint(name).await?;
+        Ok(Tx {
+            tx,
+            statements: self.statements.clone(),
+        })
+    }
+
+    /// Commit.
+    pub(crate) async fn commit(self) -> Result<(), Error> {
+        self.tx.commit().await
+    }
+
+    /// Roll back.
+    pub(crate) async fn rollback(self) -> Result<(), Error> {
+        self.tx.rollback().await
+    }
+}
+
+db_impl!(Tx<'_>);
