@@ -1,7 +1,8 @@
 //! Webhooks as the Standard Webhooks specification has them (standardwebhooks.com, the
 //! cross-vendor spec Svix and others implement, so receivers verify with existing
 //! libraries): an endpoint per URL with the event types it wants and a `whsec_` secret; each
-//! delivery a `POST` of the event's JSON with `webhook-id` (the event's cursor),
+//! delivery a `POST` of the event's JSON with `webhook-id` ([`message_id`]: the tenant and
+//! the event's cursor),
 //! `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,` + base64 of
 //! HMAC-SHA256 over `{id}.{timestamp}.{body}` keyed by the secret's bytes; several,
 //! space-separated, while a rotated secret overlaps the new one).
@@ -38,6 +39,15 @@ pub const DELIVERY_QUEUE: &str = "deliveries";
 /// Tries of one delivery: one per step of [`RETRY_SCHEDULE_MS`].
 pub const DELIVERY_ATTEMPTS: i64 = RETRY_SCHEDULE_MS.len() as i64;
 
+/// The `webhook-id` of `tenant`'s event at `cursor`: `{tenant}/{cursor}`. The spec makes it
+/// the receiver's deduplication key, so it must be unique across every message a receiver
+/// may get: cursors are per tenant, and one receiver may serve several tenants (tenant names
+/// hold no `/`, so the pair is unambiguous). The same on every retry and redelivery of the
+/// event.
+pub fn message_id(tenant: &str, cursor: i64) -> String {
+    format!("{tenant}/{cursor}")
+}
+
 /// What a delivery job carries: whose event, which endpoint, which cursor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delivery {
@@ -45,7 +55,7 @@ pub struct Delivery {
     pub tenant: String,
     /// The endpoint's id.
     pub webhook: String,
-    /// The event's cursor (its `webhook-id`).
+    /// The event's cursor (in its `webhook-id`, [`message_id`]).
     pub cursor: i64,
 }
 

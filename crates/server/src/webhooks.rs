@@ -377,7 +377,7 @@ impl allot_worker::Handler for Deliverer {
         let Some(event) = self.event(&tenant, d.cursor).await? else {
             return skipped("event_pruned");
         };
-        let (attempt, retry_after_ms, why) = self.post(&target, &event).await?;
+        let (attempt, retry_after_ms, why) = self.post(&tenant, &target, &event).await?;
         self.record(&tenant, &target.id, attempt).await?;
         match attempt {
             Attempt::Delivered(_) => skipped("delivered"),
@@ -392,6 +392,7 @@ impl Deliverer {
     /// failed (for the job's error).
     async fn post(
         &self,
+        tenant: &Tenant,
         target: &Target,
         event: &Event,
     ) -> std::result::Result<(Attempt, Option<u64>, String), JobError> {
@@ -400,7 +401,10 @@ impl Deliverer {
             return Ok((Attempt::Failed(None), None, why));
         }
         let body = serde_json::to_vec(event).map_err(|e| JobError::from(e.to_string()))?;
-        let (id, timestamp) = (event.cursor.to_string(), self.stores.now().timestamp());
+        let (id, timestamp) = (
+            allot_core::webhook::message_id(tenant, event.cursor),
+            self.stores.now().timestamp(),
+        );
         let span = tracing::debug_span!("webhook", otel.name = "webhook.deliver", otel.kind = "client", webhook.id = %target.id);
         let mut request = self
             .client

@@ -200,8 +200,8 @@ async fn deliveries_retries_and_dead_letters(ts: &TestServer) {
     );
     assert_eq!(
         ok[0].headers["webhook-id"],
-        event["cursor"].to_string(),
-        "webhook-id is the cursor"
+        format!("default/{}", event["cursor"]),
+        "webhook-id is the tenant and the cursor"
     );
     assert_eq!(ok[0].headers["content-type"], "application/json");
     assert_eq!(r.wait("/flaky", 1).await.len(), 1);
@@ -333,7 +333,7 @@ async fn rotation_and_redelivery(ts: &TestServer) {
         "the same messages, again (deliveries are not ordered)"
     );
     // One event: `until` ends the range at the first one's cursor.
-    let one: i64 = ids[0].parse().unwrap();
+    let one: i64 = ids[0].strip_prefix("default/").unwrap().parse().unwrap();
     let (s, again) = ts
         .post(
             &format!("/v1/webhooks/{id}/redeliver"),
@@ -436,4 +436,15 @@ async fn tenants_hear_only_their_own(ts: &TestServer) {
         let event: Value = serde_json::from_str(&got[0].body).unwrap();
         assert_eq!(event["object"], mine[path], "{path} heard only its own tenant");
     }
+    // One receiver for both (one SaaS, one endpoint): the spec's deduplication key differs,
+    // though both events are their tenant's first allocation at the same cursor.
+    let (acme_id, globex_id) = (
+        &r.at("/ok")[0].headers["webhook-id"],
+        &r.at("/ok2")[0].headers["webhook-id"],
+    );
+    assert_ne!(acme_id, globex_id, "two tenants' messages share a webhook-id");
+    assert!(
+        acme_id.starts_with("acme/") && globex_id.starts_with("globex/"),
+        "{acme_id} {globex_id}"
+    );
 }
