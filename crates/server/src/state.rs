@@ -37,6 +37,9 @@ pub struct AppState {
     pub(crate) stopping: Arc<tokio::sync::watch::Sender<bool>>,
     /// What this instance served in the last minutes, per tenant (`GET /v1/stats`).
     pub(crate) recent: Arc<crate::recent::Recent>,
+    /// Whether webhook endpoints may be loopback or private addresses
+    /// (`--webhook-allow-private`).
+    pub(crate) webhook_allow_private: bool,
 }
 
 impl AppState {
@@ -76,6 +79,7 @@ impl AppState {
             auto: crate::auto::AutoChooser::new(cfg.clock.clone()),
             stopping: Arc::new(tokio::sync::watch::Sender::new(false)),
             recent,
+            webhook_allow_private: cfg.webhook_allow_private,
         })
     }
 

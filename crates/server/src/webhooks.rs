@@ -198,6 +198,49 @@ pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
     }
 }
 
+/// How long a new endpoint's host name may take to resolve before it is accepted unchecked
+/// (its deliveries check every address again).
+const CREATION_RESOLVE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Why `url` may not be a new endpoint's on a server without `--webhook-allow-private` (then
+/// `None`): its host is an address literal [`public`] refuses, `localhost`, or a name that
+/// resolves within [`CREATION_RESOLVE_WAIT`] only to such addresses. A name that does not
+/// resolve (yet) is accepted: each delivery looks it up again and refuses the same way.
+pub(crate) async fn refused_endpoint(url: &str, allow_private: bool) -> Option<String> {
+    if allow_private {
+        return None;
+    }
+    let parsed = reqwest::Url::parse(url).ok()?;
+    let refusal = |what: &str| {
+        Some(format!(
+            "url: {what}, which deliveries may not reach (server-side request forgery guard); \
+             the operator allows loopback and private targets with --webhook-allow-private"
+        ))
+    };
+    let name = match parsed.host()? {
+        url::Host::Ipv4(v4) => {
+            return (!public(IpAddr::V4(v4))).then(|| refusal(&format!("{v4} is not a public address")))?
+        }
+        url::Host::Ipv6(v6) => {
+            return (!public(IpAddr::V6(v6))).then(|| refusal(&format!("{v6} is not a public address")))?
+        }
+        url::Host::Domain(name) => name.to_ascii_lowercase(),
+    };
+    if name == "localhost" || name.ends_with(".localhost") {
+        return refusal(&format!("{name} is loopback"));
+    }
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let found = tokio::time::timeout(CREATION_RESOLVE_WAIT, tokio::net::lookup_host((name.as_str(), port))).await;
+    let addresses: Vec<SocketAddr> = match found {
+        Ok(Ok(found)) => found.collect(),
+        _ => return None,
+    };
+    if !addresses.is_empty() && addresses.iter().all(|a| !public(a.ip())) {
+        return refusal(&format!("{name} resolves only to addresses that are not public"));
+    }
+    None
+}
+
 /// Whether an address may receive deliveries without `--webhook-allow-private`: not
 /// loopback, private, link-local, shared (CGNAT), benchmarking, reserved, 6to4 relay,
 /// unspecified, multicast, broadcast or documentation, in IPv4 or IPv6. An IPv6 address that

@@ -44,7 +44,7 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/unit-allocations" => json!({"sku": "U", "quantity": 1}),
         "/v1/skus/{sku}" => json!({"low_stock_below": 3}),
         // A documentation address: refused as a delivery target, so nothing is ever sent.
-        "/v1/webhooks" => json!({"url": "https://192.0.2.1/hook", "types": ["*"]}),
+        "/v1/webhooks" => json!({"url": "https://hooks.example.invalid/hook", "types": ["*"]}),
         "/v1/webhooks/{id}/redeliver" => json!({"after": 0}),
         "/v1/jobs/{id}/snooze" => json!({"lease_token": "t", "delay_ms": 0}),
         "/v1/jobs/{id}/reschedule" => json!({"delay_ms": 0}),

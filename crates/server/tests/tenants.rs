@@ -94,7 +94,7 @@ async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     let nightly = json!({"name": "nightly", "cron": "0 0 1 1 *", "queue": "Q", "job": {}});
     ok(ts, "POST", "/v1/schedules", a, Some(nightly)).await;
     // A documentation address: refused as a delivery target, so nothing is ever sent.
-    let hook = json!({"url": "https://192.0.2.1/a", "types": ["*"]});
+    let hook = json!({"url": "https://hooks.example.invalid/a", "types": ["*"]});
     let webhook = ok(ts, "POST", "/v1/webhooks", a, Some(hook)).await;
     Made {
         allocation: alloc["id"].as_str().unwrap().into(),
@@ -520,7 +520,7 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             "POST",
             "/v1/webhooks",
             "/v1/webhooks".into(),
-            Some(json!({"url": "https://192.0.2.1/b", "types": ["*"]})),
+            Some(json!({"url": "https://hooks.example.invalid/b", "types": ["*"]})),
             Own,
         ),
         (

@@ -359,7 +359,43 @@ async fn rotation_and_redelivery(ts: &TestServer) {
 async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
     let r = Receiver::start().await;
     ts.create_sku("P", 10, 1).await;
-    endpoint(ts, format!("{}/ok", r.url), json!(["*"])).await;
+    // Refused at creation, naming the field and the flag that allows them.
+    for url in [
+        format!("{}/ok", r.url),
+        "http://localhost:9/x".to_string(),
+        "http://[::1]:9/x".to_string(),
+        "https://10.1.2.3/x".to_string(),
+        "https://169.254.169.254/latest/meta-data".to_string(),
+    ] {
+        let (s, b) = ts.post("/v1/webhooks", json!({"url": url, "types": ["*"]})).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (400, Some("invalid_request")),
+            "{url}: {b}"
+        );
+        let message = b["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("url:") && message.contains("--webhook-allow-private"),
+            "{url}: {message}"
+        );
+    }
+    assert_eq!(
+        ts.get("/v1/webhooks").await.1["webhooks"],
+        json!([]),
+        "a refused endpoint was kept"
+    );
+    // One made before the guard (or a name that resolved to a public address then): its
+    // deliveries are refused all the same.
+    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
+    let new = allot_core::webhook::NewWebhook {
+        url: format!("{}/ok", r.url),
+        types: vec![],
+        secret: vec![7; 32],
+    };
+    store
+        .create_webhook(&allot_core::Tenant::default_tenant(), "w-old", new)
+        .await
+        .unwrap();
     for (body, field) in [
         (json!({"url": "ftp://example.com/", "types": ["*"]}), "url"),
         (json!({"url": "https://u:p@example.com/", "types": ["*"]}), "url"),
@@ -382,7 +418,6 @@ async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
         .await;
     // Loopback is refused without --webhook-allow-private: the delivery's first attempt fails
     // with the refusal (waited for on the queue, not by a sleep), and no request left.
-    let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let tenant = allot_core::Tenant::stored(allot_core::webhook::DELIVERY_TENANT);
     let mut refused = Vec::new();
     for _ in 0..400 {

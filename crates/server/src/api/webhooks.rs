@@ -55,6 +55,9 @@ pub(super) async fn create_webhook(
 ) -> Result<Response, ApiError> {
     refuse_key(idem, "POST /v1/webhooks takes none (its answer is the secret)")?;
     let new = new_webhook(body.value, made_secret)?;
+    if let Some(why) = crate::webhooks::refused_endpoint(&new.url, st.webhook_allow_private).await {
+        return Err(allot_core::AllotError::invalid(why).into());
+    }
     let secret = format_secret(&new.secret);
     let id = uuid::Uuid::new_v4().to_string();
     let webhook = st.stores.webhooks.create_webhook(&tenant, &id, new).await?;
