@@ -12,6 +12,8 @@
 //!   (`nullable`) wraps the reference in `allOf`;
 //! - a parameter's schema is never `nullable` (its absence says it; generators would wrap
 //!   an optional nullable parameter twice);
+//! - JSON Schema keywords outside 3.0's subset (`propertyNames`, `patternProperties`,
+//!   `prefixItems`, `contains`, `$defs`, `if`/`then`/`else`, …) are dropped;
 //! - 3.1-only top-level fields (`webhooks`, `jsonSchemaDialect`, `info.license.identifier`)
 //!   are dropped.
 
@@ -180,6 +182,7 @@ fn merge_branch(map: &mut Map<String, Value>, branch: Value) {
 
 /// `const`, numeric exclusive bounds, `examples`; keywords 3.0 does not know are dropped.
 fn keywords(map: &mut Map<String, Value>) {
+    enum_keyed_map(map);
     if let Some(c) = map.remove("const") {
         map.insert("enum".into(), json!([c]));
     }
@@ -211,15 +214,72 @@ fn keywords(map: &mut Map<String, Value>) {
         "contentEncoding",
         "contentMediaType",
         "unevaluatedProperties",
+        "unevaluatedItems",
         "dependentRequired",
+        "dependentSchemas",
+        // JSON Schema keywords 3.0's schema object does not have (its own subset): what they
+        // say cannot be said there, so generators never meet them.
+        "propertyNames",
+        "patternProperties",
+        "contains",
+        "minContains",
+        "maxContains",
+        "prefixItems",
+        "$defs",
+        "if",
+        "then",
+        "else",
     ] {
         map.remove(gone);
     }
 }
 
+/// A map whose keys are one of an enum's values (`additionalProperties: S` with
+/// `propertyNames: {enum: […]}`) → an object with an optional property `S` per value and no
+/// others: what 3.0 can say of it, and typed fields for generators.
+fn enum_keyed_map(map: &mut Map<String, Value>) {
+    let Some(keys) = map
+        .get("propertyNames")
+        .and_then(|p| p.get("enum"))
+        .and_then(Value::as_array)
+        .cloned()
+    else {
+        return;
+    };
+    let Some(value) = map.get("additionalProperties").filter(|v| v.is_object()).cloned() else {
+        return;
+    };
+    let properties: Map<String, Value> = keys
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|k| (k.to_string(), value.clone()))
+        .collect();
+    map.remove("propertyNames");
+    map.insert("properties".into(), Value::Object(properties));
+    map.insert("additionalProperties".into(), json!(false));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maps_keyed_by_an_enum_become_objects() {
+        let doc = json!({"openapi": "3.1.0", "components": {"schemas": {"Totals": {
+            "type": "object",
+            "additionalProperties": {"type": "integer", "format": "int64"},
+            "propertyNames": {"type": "string", "enum": ["available", "running"]},
+            "patternProperties": {"^x": {"type": "string"}}
+        }}}});
+        let out = to_openapi_30(doc);
+        assert_eq!(
+            out["components"]["schemas"]["Totals"],
+            json!({"type": "object", "additionalProperties": false, "properties": {
+                "available": {"type": "integer", "format": "int64"},
+                "running": {"type": "integer", "format": "int64"}
+            }})
+        );
+    }
 
     #[test]
     fn three_one_constructs_become_three_zero() {
