@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class HoldKind(StrEnum):
+    STOCK = "stock"
+    UNITS = "units"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+
+T = TypeVar("T", bound="Level")
+
+
+
+@_attrs_define
+class Level:
+    """ A SKU's counts at one location (`available = on_hand - held`).
+
+        Attributes:
+            available (int): `on_hand - held`.
+            held (int): Held there.
+            location (str): The location.
+            on_hand (int): On hand there.
+     """
+
+    available: int
+    held: int
+    location: str
+    on_hand: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        available = self.available
+
+        held = self.held
+
+        location = self.location
+
+        on_hand = self.on_hand
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "available": available,
+            "held": held,
+            "location": location,
+            "on_hand": on_hand,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        available = d.pop("available")
+
+        held = d.pop("held")
+
+        location = d.pop("location")
+
+        on_hand = d.pop("on_hand")
+
+        level = cls(
+            available=available,
+            held=held,
+            location=location,
+            on_hand=on_hand,
+        )
+
+
+        level.additional_properties = d
+        return level
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

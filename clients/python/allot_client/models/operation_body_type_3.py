@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.operation_body_type_3_op import OperationBodyType3Op
+from ..types import UNSET, Unset
+from typing import cast
+
+
+
+
+
+
+T = TypeVar("T", bound="OperationBodyType3")
+
+
+
+@_attrs_define
+class OperationBodyType3:
+    """ `POST /v1/holds/{id}/release`.
+
+        Attributes:
+            id (str): The hold's id.
+            op (OperationBodyType3Op):
+            idempotency_key (None | str | Unset): The operation's `Idempotency-Key`.
+     """
+
+    id: str
+    op: OperationBodyType3Op
+    idempotency_key: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        op = self.op.value
+
+        idempotency_key: None | str | Unset
+        if isinstance(self.idempotency_key, Unset):
+            idempotency_key = UNSET
+        else:
+            idempotency_key = self.idempotency_key
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "id": id,
+            "op": op,
+        })
+        if idempotency_key is not UNSET:
+            field_dict["idempotency_key"] = idempotency_key
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        op = OperationBodyType3Op(d.pop("op"))
+
+
+
+
+        def _parse_idempotency_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        idempotency_key = _parse_idempotency_key(d.pop("idempotency_key", UNSET))
+
+
+        operation_body_type_3 = cls(
+            id=id,
+            op=op,
+            idempotency_key=idempotency_key,
+        )
+
+
+        operation_body_type_3.additional_properties = d
+        return operation_body_type_3
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,285 @@
+""" Contains all the data models used in inputs/outputs """
+
+from .adjustment_body import AdjustmentBody
+from .allocation import Allocation
+from .allocation_body import AllocationBody
+from .allocation_line import AllocationLine
+from .allocation_outcomes import AllocationOutcomes
+from .allocation_page import AllocationPage
+from .allocation_status import AllocationStatus
+from .api_key import ApiKey
+from .audit_object import AuditObject
+from .audit_object_kind import AuditObjectKind
+from .audit_report import AuditReport
+from .audit_violation import AuditViolation
+from .auto_view import AutoView
+from .availability import Availability
+from .batch_body import BatchBody
+from .batch_results import BatchResults
+from .blocked_by import BlockedBy
+from .booking import Booking
+from .booking_body import BookingBody
+from .booking_list import BookingList
+from .booking_overlap import BookingOverlap
+from .booking_status import BookingStatus
+from .booking_strategy import BookingStrategy
+from .bulk_action import BulkAction
+from .bulk_body import BulkBody
+from .bulk_filter import BulkFilter
+from .bulk_result import BulkResult
+from .claim_body import ClaimBody
+from .claimed import Claimed
+from .complete_body import CompleteBody
+from .completion import Completion
+from .completions import Completions
+from .completions_body import CompletionsBody
+from .confirm_body import ConfirmBody
+from .confirm_line import ConfirmLine
+from .create_sku_body import CreateSkuBody
+from .created_key import CreatedKey
+from .created_webhook import CreatedWebhook
+from .current_key import CurrentKey
+from .enqueue_body import EnqueueBody
+from .enqueued import Enqueued
+from .error_body import ErrorBody
+from .error_detail import ErrorDetail
+from .event import Event
+from .event_data import EventData
+from .event_page import EventPage
+from .event_type import EventType
+from .extend_body import ExtendBody
+from .free_slot import FreeSlot
+from .health import Health
+from .hold import Hold
+from .hold_body import HoldBody
+from .hold_kind import HoldKind
+from .hold_page import HoldPage
+from .hold_status import HoldStatus
+from .instance import Instance
+from .instance_view import InstanceView
+from .job_detail import JobDetail
+from .job_list import JobList
+from .job_state import JobState
+from .job_status import JobStatus
+from .job_totals import JobTotals
+from .job_totals_counts import JobTotalsCounts
+from .job_view import JobView
+from .job_violation import JobViolation
+from .key_list import KeyList
+from .lease_body import LeaseBody
+from .leased_job import LeasedJob
+from .ledger_entry import LedgerEntry
+from .ledger_kind import LedgerKind
+from .ledger_page import LedgerPage
+from .level import Level
+from .line_body import LineBody
+from .live import Live
+from .location import Location
+from .location_body import LocationBody
+from .location_list import LocationList
+from .missed import Missed
+from .new_job import NewJob
+from .new_key_body import NewKeyBody
+from .new_unit import NewUnit
+from .operation_body_type_0 import OperationBodyType0
+from .operation_body_type_0_op import OperationBodyType0Op
+from .operation_body_type_1 import OperationBodyType1
+from .operation_body_type_1_op import OperationBodyType1Op
+from .operation_body_type_2 import OperationBodyType2
+from .operation_body_type_2_op import OperationBodyType2Op
+from .operation_body_type_3 import OperationBodyType3
+from .operation_body_type_3_op import OperationBodyType3Op
+from .operation_body_type_4 import OperationBodyType4
+from .operation_body_type_4_op import OperationBodyType4Op
+from .operation_result import OperationResult
+from .operation_result_body import OperationResultBody
+from .placement_policy import PlacementPolicy
+from .queue_counts import QueueCounts
+from .queue_counts_counts import QueueCountsCounts
+from .queue_list import QueueList
+from .queue_settings import QueueSettings
+from .queue_settings_body import QueueSettingsBody
+from .rate import Rate
+from .ready import Ready
+from .redeliver_body import RedeliverBody
+from .redelivered import Redelivered
+from .request_bucket import RequestBucket
+from .reschedule_body import RescheduleBody
+from .return_ import Return
+from .return_body import ReturnBody
+from .return_line import ReturnLine
+from .return_line_body import ReturnLineBody
+from .return_state import ReturnState
+from .schedule import Schedule
+from .schedule_body import ScheduleBody
+from .schedule_list import ScheduleList
+from .scope import Scope
+from .service_health import ServiceHealth
+from .set_level_body import SetLevelBody
+from .sku import Sku
+from .sku_page import SkuPage
+from .sku_settings_body import SkuSettingsBody
+from .snooze_body import SnoozeBody
+from .source import Source
+from .stats import Stats
+from .strategy import Strategy
+from .tier import Tier
+from .transfer import Transfer
+from .transfer_body import TransferBody
+from .unit import Unit
+from .unit_allocation import UnitAllocation
+from .unit_allocation_body import UnitAllocationBody
+from .unit_page import UnitPage
+from .unit_status import UnitStatus
+from .unit_strategy import UnitStrategy
+from .unit_view import UnitView
+from .units_body import UnitsBody
+from .units_created import UnitsCreated
+from .webhook import Webhook
+from .webhook_body import WebhookBody
+from .webhook_health import WebhookHealth
+from .webhook_list import WebhookList
+from .webhook_status import WebhookStatus
+
+__all__ = (
+    "AdjustmentBody",
+    "Allocation",
+    "AllocationBody",
+    "AllocationLine",
+    "AllocationOutcomes",
+    "AllocationPage",
+    "AllocationStatus",
+    "ApiKey",
+    "AuditObject",
+    "AuditObjectKind",
+    "AuditReport",
+    "AuditViolation",
+    "AutoView",
+    "Availability",
+    "BatchBody",
+    "BatchResults",
+    "BlockedBy",
+    "Booking",
+    "BookingBody",
+    "BookingList",
+    "BookingOverlap",
+    "BookingStatus",
+    "BookingStrategy",
+    "BulkAction",
+    "BulkBody",
+    "BulkFilter",
+    "BulkResult",
+    "ClaimBody",
+    "Claimed",
+    "CompleteBody",
+    "Completion",
+    "Completions",
+    "CompletionsBody",
+    "ConfirmBody",
+    "ConfirmLine",
+    "CreatedKey",
+    "CreatedWebhook",
+    "CreateSkuBody",
+    "CurrentKey",
+    "EnqueueBody",
+    "Enqueued",
+    "ErrorBody",
+    "ErrorDetail",
+    "Event",
+    "EventData",
+    "EventPage",
+    "EventType",
+    "ExtendBody",
+    "FreeSlot",
+    "Health",
+    "Hold",
+    "HoldBody",
+    "HoldKind",
+    "HoldPage",
+    "HoldStatus",
+    "Instance",
+    "InstanceView",
+    "JobDetail",
+    "JobList",
+    "JobState",
+    "JobStatus",
+    "JobTotals",
+    "JobTotalsCounts",
+    "JobView",
+    "JobViolation",
+    "KeyList",
+    "LeaseBody",
+    "LeasedJob",
+    "LedgerEntry",
+    "LedgerKind",
+    "LedgerPage",
+    "Level",
+    "LineBody",
+    "Live",
+    "Location",
+    "LocationBody",
+    "LocationList",
+    "Missed",
+    "NewJob",
+    "NewKeyBody",
+    "NewUnit",
+    "OperationBodyType0",
+    "OperationBodyType0Op",
+    "OperationBodyType1",
+    "OperationBodyType1Op",
+    "OperationBodyType2",
+    "OperationBodyType2Op",
+    "OperationBodyType3",
+    "OperationBodyType3Op",
+    "OperationBodyType4",
+    "OperationBodyType4Op",
+    "OperationResult",
+    "OperationResultBody",
+    "PlacementPolicy",
+    "QueueCounts",
+    "QueueCountsCounts",
+    "QueueList",
+    "QueueSettings",
+    "QueueSettingsBody",
+    "Rate",
+    "Ready",
+    "RedeliverBody",
+    "Redelivered",
+    "RequestBucket",
+    "RescheduleBody",
+    "Return",
+    "ReturnBody",
+    "ReturnLine",
+    "ReturnLineBody",
+    "ReturnState",
+    "Schedule",
+    "ScheduleBody",
+    "ScheduleList",
+    "Scope",
+    "ServiceHealth",
+    "SetLevelBody",
+    "Sku",
+    "SkuPage",
+    "SkuSettingsBody",
+    "SnoozeBody",
+    "Source",
+    "Stats",
+    "Strategy",
+    "Tier",
+    "Transfer",
+    "TransferBody",
+    "Unit",
+    "UnitAllocation",
+    "UnitAllocationBody",
+    "UnitPage",
+    "UnitsBody",
+    "UnitsCreated",
+    "UnitStatus",
+    "UnitStrategy",
+    "UnitView",
+    "Webhook",
+    "WebhookBody",
+    "WebhookHealth",
+    "WebhookList",
+    "WebhookStatus",
+)

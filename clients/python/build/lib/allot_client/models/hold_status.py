@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+class HoldStatus(StrEnum):
+    CONFIRMED = "confirmed"
+    EXPIRED = "expired"
+    HELD = "held"
+    RELEASED = "released"
+
+    def __str__(self) -> str:
+        return str(self.value)
