@@ -1,8 +1,0 @@
-from enum import StrEnum
-
-class HoldKind(StrEnum):
-    STOCK = "stock"
-    UNITS = "units"
-
-    def __str__(self) -> str:
-        return str(self.value)
