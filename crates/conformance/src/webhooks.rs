@@ -50,7 +50,7 @@ pub async fn endpoints_by_tenant(f: Fixture) {
         "another tenant's is not found"
     );
     health_follows_the_attempts(&f).await;
-    s.record_attempt(&T, "w2", Attempt::Gone).await.unwrap();
+    s.record_attempt(&T, "w2", Attempt::Gone, None).await.unwrap();
     let dispatch = s.webhook_dispatch().await.unwrap();
     let mine: Vec<_> = dispatch.iter().filter(|(t, _, _)| t.tenant == *T).collect();
     assert_eq!(mine.len(), 1, "the disabled endpoint leaves the dispatch");
@@ -88,11 +88,22 @@ async fn health_follows_the_attempts(f: &Fixture) {
     };
     assert_eq!(health(T.clone()).await, Default::default(), "no attempt yet");
     let before = f.clock.now();
-    s.record_attempt(&T, "w1", Attempt::Failed(Some(500))).await.unwrap();
+    s.record_attempt(&T, "w1", Attempt::Failed(Some(500)), Some("answered 500"))
+        .await
+        .unwrap();
     let first = health(T.clone()).await;
-    assert_eq!((first.last_status, first.consecutive_failures), (Some(500), 1));
+    assert_eq!(
+        (
+            first.last_status,
+            first.consecutive_failures,
+            first.last_error.as_deref()
+        ),
+        (Some(500), 1, Some("answered 500"))
+    );
     f.clock.advance_ms(1_000);
-    s.record_attempt(&T, "w1", Attempt::Failed(None)).await.unwrap();
+    s.record_attempt(&T, "w1", Attempt::Failed(None), Some(&"x".repeat(1000)))
+        .await
+        .unwrap();
     let h = health(T.clone()).await;
     assert_eq!(
         (
@@ -103,6 +114,11 @@ async fn health_follows_the_attempts(f: &Fixture) {
         ),
         (2, first.last_attempt_at, None, None),
         "failing since the first failure"
+    );
+    assert_eq!(
+        h.last_error.as_deref(),
+        Some("x".repeat(allot_core::webhook::MAX_ERROR_LEN).as_str()),
+        "the last reason, cut at its limit"
     );
     let (since, last) = (h.failing_since.unwrap(), h.last_attempt_at.unwrap());
     assert!(
@@ -115,7 +131,7 @@ async fn health_follows_the_attempts(f: &Fixture) {
         .unwrap()
         .iter()
         .any(|(t, _, _)| t.tenant == *T && t.id == "w1" && t.failing));
-    s.record_attempt(&T, "w1", Attempt::Delivered(204)).await.unwrap();
+    s.record_attempt(&T, "w1", Attempt::Delivered(204), None).await.unwrap();
     let h = health(T.clone()).await;
     assert_eq!(
         (
@@ -126,11 +142,14 @@ async fn health_follows_the_attempts(f: &Fixture) {
         ),
         (0, None, Some(204), h.last_attempt_at)
     );
+    assert_eq!(h.last_error, None, "a delivered attempt clears the reason");
     let other = Tenant::stored("other-tenant");
     assert_eq!(
         health(other).await,
         Default::default(),
         "another tenant's w1 is untouched"
     );
-    s.record_attempt(&T, "nope", Attempt::Delivered(200)).await.unwrap();
+    s.record_attempt(&T, "nope", Attempt::Delivered(200), None)
+        .await
+        .unwrap();
 }

@@ -572,8 +572,16 @@ pub trait WebhookStore: Send + Sync + 'static {
 
     /// Record how a delivery attempt to endpoint `id` ended, at the store's clock, in its
     /// health ([`crate::webhook::WebhookHealth`]); [`crate::webhook::Attempt::Gone`] also stops
-    /// delivering to it (status `disabled`). Nothing for an endpoint that no longer exists.
-    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: crate::webhook::Attempt) -> Result<()>;
+    /// delivering to it (status `disabled`). `error`: why a failed attempt failed (stored as
+    /// [`crate::webhook::error_text`] gives it; ignored for a delivered one). Nothing for an
+    /// endpoint that no longer exists.
+    async fn record_attempt(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        attempt: crate::webhook::Attempt,
+        error: Option<&str>,
+    ) -> Result<()>;
 
     /// Every enabled endpoint of every tenant, with the cursor its tenant's feed was handed
     /// over up to, and the cursor each endpoint started after: what the dispatcher reads.

@@ -138,6 +138,24 @@ pub struct WebhookHealth {
     pub consecutive_failures: i64,
     /// The first failure since the last `2xx`; `None` while deliveries succeed.
     pub failing_since: Option<DateTime<Utc>>,
+    /// Why the last attempt failed, in words (`answered 500`, `no answer: …`, an address the
+    /// server may not reach); at most [`MAX_ERROR_LEN`] bytes; `None` when it was delivered
+    /// or none was made yet.
+    #[serde(default)]
+    pub last_error: Option<String>,
+}
+
+/// Longest stored [`WebhookHealth::last_error`], bytes (a longer reason is cut at a char
+/// boundary).
+pub const MAX_ERROR_LEN: usize = 300;
+
+/// `why` as stored in [`WebhookHealth::last_error`]: at most [`MAX_ERROR_LEN`] bytes.
+pub fn error_text(why: &str) -> String {
+    let mut end = why.len().min(MAX_ERROR_LEN);
+    while !why.is_char_boundary(end) {
+        end -= 1;
+    }
+    why[..end].to_string()
 }
 
 /// How one delivery attempt ended, for its endpoint's health.

@@ -12,11 +12,12 @@ use allot_core::{AllotError, Capable, Result, WebhookStore};
 use async_trait::async_trait;
 
 const COLS: &str = "id, url, types, status, created_at, last_attempt_at, last_status, last_success_at,
-    consecutive_failures, failing_since";
+    consecutive_failures, failing_since, last_error";
 
 /// Record an attempt on endpoint `$2` of `$1` at `$3`: answer status `$4` (NULL: none),
-/// delivered `$5`, gone `$6` (which disables it).
+/// delivered `$5`, gone `$6` (which disables it), why it failed `$7`.
 const SQL_ATTEMPT: &str = "UPDATE webhooks SET last_attempt_at = $3, last_status = $4,
+        last_error = CASE WHEN $5 THEN NULL ELSE $7 END,
         last_success_at = CASE WHEN $5 THEN $3 ELSE last_success_at END,
         consecutive_failures = CASE WHEN $5 THEN 0 ELSE consecutive_failures + 1 END,
         failing_since = CASE WHEN $5 THEN NULL ELSE COALESCE(failing_since, $3) END,
@@ -52,6 +53,7 @@ fn webhook_of(r: &tokio_postgres::Row) -> Result<Webhook> {
             last_success_at: r.get("last_success_at"),
             consecutive_failures: r.get("consecutive_failures"),
             failing_since: r.get("failing_since"),
+            last_error: r.get("last_error"),
         },
     })
 }
@@ -168,13 +170,14 @@ impl WebhookStore for PgStore {
         row.map(|r| target_of(&r, self.now())).transpose()
     }
 
-    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> Result<()> {
+    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt, error: Option<&str>) -> Result<()> {
         let c = self.client().await?;
         let status = attempt.status().map(i32::from);
         let (delivered, gone) = (attempt.delivered(), attempt == Attempt::Gone);
+        let error = error.map(allot_core::webhook::error_text);
         c.execute(
             SQL_ATTEMPT,
-            &[&tenant.as_str(), &id, &self.now(), &status, &delivered, &gone],
+            &[&tenant.as_str(), &id, &self.now(), &status, &delivered, &gone, &error],
         )
         .await
         .map_err(map_error)?;
@@ -186,7 +189,7 @@ impl WebhookStore for PgStore {
         let sql = "SELECT w.tenant, w.secret, w.old_secret, w.old_until, w.after_cursor,
                           COALESCE(d.last, 0) AS handed_over, w.id, w.url, w.types, w.status, w.created_at,
                           w.last_attempt_at, w.last_status, w.last_success_at, w.consecutive_failures,
-                          w.failing_since
+                          w.failing_since, w.last_error
                      FROM webhooks w LEFT JOIN webhook_dispatch d ON d.tenant = w.tenant
                     WHERE w.status = 'enabled' ORDER BY w.tenant, w.created_at, w.id";
         let rows = c.query(sql, &[]).await.map_err(map_error)?;

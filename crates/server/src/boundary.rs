@@ -82,25 +82,37 @@ impl Origins {
     /// refused unless it is HTTP/1.0, which has no `Host` (RFC 9112 §3.2: HTTP/1.1 requires
     /// it; a browser always sends it, so the DNS-rebinding defence loses nothing; load
     /// balancers' HTTP/1.0 health checks keep working).
-    pub fn check(&self, req: &Request) -> Result<(), String> {
+    ///
+    /// The refusal is `400 invalid_request` for a malformed request (no host, two `Host`
+    /// headers: RFC 9112 §3.2 says a server MUST answer those 400) and `403 forbidden` for a
+    /// well-formed one naming a host or origin this server does not allow.
+    pub fn check(&self, req: &Request) -> Result<(), (StatusCode, &'static str, String)> {
+        let malformed = |m: &str| (StatusCode::BAD_REQUEST, "invalid_request", m.to_string());
+        let forbidden = |m: String| (StatusCode::FORBIDDEN, "forbidden", m);
         let (uri, headers) = (req.uri(), req.headers());
         let mut hosts = headers.get_all(header::HOST).iter();
         let host = hosts.next().map(|h| h.to_str().unwrap_or("\u{fffd}"));
         if hosts.next().is_some() {
-            return Err("two Host headers: send one".into());
+            return Err(malformed("two Host headers: send one"));
         }
         // An authority may carry user info (`user@host`): the host is after the last `@`.
         let authority = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or(""));
         if host.is_none() && authority.is_none() && req.version() != axum::http::Version::HTTP_10 {
-            return Err("the request names no host (Host header or :authority)".into());
+            return Err(malformed("the request names no host (Host header or :authority)"));
         }
         if let Some(h) = host.into_iter().chain(authority).find(|h| !self.host_allowed(h)) {
-            return Err(format!("Host `{}` is not allowed (see --allowed-hosts)", echo(h)));
+            return Err(forbidden(format!(
+                "Host `{}` is not allowed (see --allowed-hosts)",
+                echo(h)
+            )));
         }
         if let Some(o) = headers.get(header::ORIGIN) {
             let o = o.to_str().unwrap_or("");
             if !self.same_origin(o, host.or(authority)) && !self.origin_allowed(o) {
-                return Err(format!("Origin `{}` is not allowed (see --allowed-origins)", echo(o)));
+                return Err(forbidden(format!(
+                    "Origin `{}` is not allowed (see --allowed-origins)",
+                    echo(o)
+                )));
             }
         }
         Ok(())
@@ -290,7 +302,7 @@ async fn answer(edge: &Edge, req: Request, next: Next) -> Response {
     }
     let req = match edge.origins.check(&req) {
         Ok(()) => with_body(edge, req).await,
-        Err(message) => Err(error_response(StatusCode::FORBIDDEN, "forbidden", message)),
+        Err((status, code, message)) => Err(error_response(status, code, message)),
     };
     let resp = match req.map(|req| (edge.permits.try_acquire(), req)) {
         Err(resp) => resp,

@@ -329,7 +329,14 @@ pub(crate) struct Deliverer {
     stores: Stores,
     client: reqwest::Client,
     allow_private: bool,
+    /// The last failure logged per endpoint (tenant, id): a warning is logged when an
+    /// endpoint starts failing for a reason, not on every delivery (at most
+    /// [`MAX_WARNED_ENDPOINTS`] remembered).
+    warned: std::sync::Mutex<std::collections::HashMap<(String, String), String>>,
 }
+
+/// Most endpoints whose last logged failure a deliverer remembers; past it, it starts again.
+const MAX_WARNED_ENDPOINTS: usize = 4096;
 
 impl Deliverer {
     /// A deliverer whose requests time out after `timeout_ms`, follow no redirect, and reach
@@ -348,7 +355,27 @@ impl Deliverer {
             stores,
             client,
             allow_private,
+            warned: Default::default(),
         })
+    }
+
+    /// Log at warn that `tenant`'s endpoint `id` failed for `why`, once per endpoint and
+    /// reason (again after a delivery, or another reason, came between).
+    fn warn_once(&self, tenant: &Tenant, id: &str, url: &str, why: Option<&str>) {
+        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (tenant.to_string(), id.to_string());
+        let Some(why) = why else {
+            warned.remove(&key);
+            return;
+        };
+        if warned.get(&key).is_some_and(|last| last == why) {
+            return;
+        }
+        if warned.len() >= MAX_WARNED_ENDPOINTS {
+            warned.clear();
+        }
+        tracing::warn!(tenant = %tenant, webhook = id, url, reason = why, "webhook deliveries to this endpoint fail");
+        warned.insert(key, why.to_string());
     }
 }
 
@@ -421,7 +448,9 @@ impl allot_worker::Handler for Deliverer {
             return skipped("event_pruned");
         };
         let (attempt, retry_after_ms, why) = self.post(&tenant, &target, &event).await?;
-        self.record(&tenant, &target.id, attempt).await?;
+        let failed = matches!(attempt, Attempt::Failed(_)).then_some(why.as_str());
+        self.warn_once(&tenant, &target.id, &target.url, failed);
+        self.record(&tenant, &target.id, attempt, failed).await?;
         match attempt {
             Attempt::Delivered(_) => skipped("delivered"),
             Attempt::Gone => skipped("gone"),
@@ -482,8 +511,14 @@ impl Deliverer {
     /// Record `attempt` in the endpoint's health. A `410` must be recorded (it disables the
     /// endpoint: an error retries the job); otherwise a failure to record is logged, so a
     /// delivered event is not delivered again for it.
-    async fn record(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> std::result::Result<(), JobError> {
-        match self.stores.webhooks.record_attempt(tenant, id, attempt).await {
+    async fn record(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        attempt: Attempt,
+        error: Option<&str>,
+    ) -> std::result::Result<(), JobError> {
+        match self.stores.webhooks.record_attempt(tenant, id, attempt, error).await {
             Err(e) if attempt == Attempt::Gone => Err(JobError::from(e.to_string())),
             Err(e) => {
                 tracing::warn!(error = %e, webhook = id, "could not record a delivery attempt");

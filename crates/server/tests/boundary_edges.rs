@@ -31,26 +31,33 @@ async fn raw(ts: &TestServer, raw: &str) -> (u16, Value) {
 async fn every_name_of_the_target_is_held_to_the_allow_list() {
     let ts = common::start(common::Kind::Sqlite).await;
     let close = "Connection: close\r\n";
-    for (what, req) in [
-        ("no Host", format!("GET /v1/skus HTTP/1.1\r\n{close}\r\n")),
+    // Malformed (RFC 9112 §3.2: a server MUST answer 400) or naming a host not allowed (403).
+    for (what, req, expected) in [
+        (
+            "no Host",
+            format!("GET /v1/skus HTTP/1.1\r\n{close}\r\n"),
+            (400, "invalid_request"),
+        ),
         (
             "absolute-form target",
             format!("GET http://rebound.example/v1/skus HTTP/1.1\r\nHost: 127.0.0.1\r\n{close}\r\n"),
+            (403, "forbidden"),
         ),
         (
             "a second Host",
             format!("GET /v1/skus HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: rebound.example\r\n{close}\r\n"),
+            (400, "invalid_request"),
         ),
     ] {
         let (status, body) = raw(&ts, &req).await;
         assert_eq!(
             (status, body["error"]["code"].as_str()),
-            (403, Some("forbidden")),
+            (expected.0, Some(expected.1)),
             "{what}: {body}"
         );
         assert!(
             body["error"]["request_id"].is_string(),
-            "{what}: a 403 names its request: {body}"
+            "{what}: the refusal names its request: {body}"
         );
     }
     let (status, body) = raw(&ts, &format!("GET /v1/skus HTTP/1.1\r\nHost: 127.0.0.1\r\n{close}\r\n")).await;

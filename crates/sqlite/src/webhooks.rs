@@ -11,11 +11,12 @@ use async_trait::async_trait;
 use rusqlite::{params, OptionalExtension};
 
 const COLS: &str = "tenant, id, url, types, status, created_at_us, secret, old_secret, old_until_us,
-    last_attempt_us, last_status, last_success_us, consecutive_failures, failing_since_us";
+    last_attempt_us, last_status, last_success_us, consecutive_failures, failing_since_us, last_error";
 
 /// Record an attempt on endpoint `?2` of `?1` at `?3`: answer status `?4` (NULL: none),
-/// delivered `?5`, gone `?6` (which disables it).
+/// delivered `?5`, gone `?6` (which disables it), why it failed `?7`.
 const SQL_ATTEMPT: &str = "UPDATE webhooks SET last_attempt_us = ?3, last_status = ?4,
+        last_error = CASE WHEN ?5 THEN NULL ELSE ?7 END,
         last_success_us = CASE WHEN ?5 THEN ?3 ELSE last_success_us END,
         consecutive_failures = CASE WHEN ?5 THEN 0 ELSE consecutive_failures + 1 END,
         failing_since_us = CASE WHEN ?5 THEN NULL ELSE COALESCE(failing_since_us, ?3) END,
@@ -62,6 +63,7 @@ fn webhook_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
             last_success_at: r.get::<_, Option<i64>>("last_success_us")?.map(from_us),
             consecutive_failures: r.get("consecutive_failures")?,
             failing_since: r.get::<_, Option<i64>>("failing_since_us")?.map(from_us),
+            last_error: r.get("last_error")?,
         },
     })
 }
@@ -163,12 +165,13 @@ impl WebhookStore for SqliteStore {
         self.call(move |c| read(c, &t, &id)).await
     }
 
-    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt) -> Result<()> {
+    async fn record_attempt(&self, tenant: &Tenant, id: &str, attempt: Attempt, error: Option<&str>) -> Result<()> {
         let (t, id) = (tenant.to_string(), id.to_string());
         let status = attempt.status().map(i64::from);
         let (delivered, gone) = (attempt.delivered(), attempt == Attempt::Gone);
+        let error = error.map(allot_core::webhook::error_text);
         self.transact(move |tx| {
-            tx.execute(SQL_ATTEMPT, params![t, id, now_us(), status, delivered, gone])
+            tx.execute(SQL_ATTEMPT, params![t, id, now_us(), status, delivered, gone, error])
                 .map(|_| ())
                 .map_err(map_error)
         })
@@ -180,7 +183,7 @@ impl WebhookStore for SqliteStore {
             let sql = "SELECT w.tenant, w.id, w.url, w.types, w.status, w.created_at_us, w.secret, w.old_secret,
                               w.old_until_us, w.after_cursor, COALESCE(d.last, 0) AS handed_over,
                               w.last_attempt_us, w.last_status, w.last_success_us, w.consecutive_failures,
-                              w.failing_since_us
+                              w.failing_since_us, w.last_error
                          FROM webhooks w LEFT JOIN webhook_dispatch d ON d.tenant = w.tenant
                         WHERE w.status = 'enabled' ORDER BY w.tenant, w.created_at_us, w.id";
             let now = now_us();

@@ -31,6 +31,10 @@ class WebhookHealth:
             failing_since (datetime.datetime | None | Unset): The first failure since the last `2xx`; `None` while
                 deliveries succeed.
             last_attempt_at (datetime.datetime | None | Unset): The last attempt (UTC); `None` before the first.
+            last_error (None | str | Unset): Why the last attempt failed, in words (`answered 500`, `no answer: …`, an
+                address the
+                server may not reach); at most [`MAX_ERROR_LEN`] bytes; `None` when it was delivered
+                or none was made yet.
             last_status (int | None | Unset): The HTTP status of the last attempt's answer; `None`: no answer (timeout, no
                 connection, a refused address) or no attempt yet.
             last_success_at (datetime.datetime | None | Unset): The last `2xx` (UTC).
@@ -39,6 +43,7 @@ class WebhookHealth:
     consecutive_failures: int
     failing_since: datetime.datetime | None | Unset = UNSET
     last_attempt_at: datetime.datetime | None | Unset = UNSET
+    last_error: None | str | Unset = UNSET
     last_status: int | None | Unset = UNSET
     last_success_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -66,6 +71,12 @@ class WebhookHealth:
         else:
             last_attempt_at = self.last_attempt_at
 
+        last_error: None | str | Unset
+        if isinstance(self.last_error, Unset):
+            last_error = UNSET
+        else:
+            last_error = self.last_error
+
         last_status: int | None | Unset
         if isinstance(self.last_status, Unset):
             last_status = UNSET
@@ -90,6 +101,8 @@ class WebhookHealth:
             field_dict["failing_since"] = failing_since
         if last_attempt_at is not UNSET:
             field_dict["last_attempt_at"] = last_attempt_at
+        if last_error is not UNSET:
+            field_dict["last_error"] = last_error
         if last_status is not UNSET:
             field_dict["last_status"] = last_status
         if last_success_at is not UNSET:
@@ -144,6 +157,16 @@ class WebhookHealth:
         last_attempt_at = _parse_last_attempt_at(d.pop("last_attempt_at", UNSET))
 
 
+        def _parse_last_error(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        last_error = _parse_last_error(d.pop("last_error", UNSET))
+
+
         def _parse_last_status(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -178,6 +201,7 @@ class WebhookHealth:
             consecutive_failures=consecutive_failures,
             failing_since=failing_since,
             last_attempt_at=last_attempt_at,
+            last_error=last_error,
             last_status=last_status,
             last_success_at=last_success_at,
         )
