@@ -7,7 +7,10 @@
 //! - `allocate` / `create_hold` with `redis_counter` or `redis_lock`: the gate's admission or
 //!   lock first, then the inner store's database side ([`RedisGate::allocate`],
 //!   [`RedisGate::create_hold`]);
-//! - `release_hold`: a released `redis_counter` hold gives its lines back to the counters;
+//! - `allocate` / `create_hold` with any other strategy (and `redis_lock`): what the
+//!   database took is taken from the counters that exist, so a counter stays the
+//!   database's `available` whatever strategies share its SKU;
+//! - `release_hold`: a released hold gives its lines back to the counters;
 //! - `adjust`, `set_level`, a cancel, a sellable return, a partial confirm: the SKUs'
 //!   counters are dropped (rebuilt from the database on next use);
 //! - the capabilities: the Redis strategies are supported here (the inner store alone does
@@ -115,10 +118,15 @@ impl StockStore for RedisGated {
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         if req.strategy.needs_redis() {
-            self.gate.allocate(&*self.stock, tenant, req, idem).await
-        } else {
-            self.stock.allocate(tenant, req, idem).await
+            return self.gate.allocate(&*self.stock, tenant, req, idem).await;
         }
+        // Taken in the database without an admission: the counters follow.
+        let lines = req.lines.clone();
+        let result = self.stock.allocate(tenant, req, idem).await;
+        if matches!(result, Ok(Executed::Fresh(_))) {
+            self.gate.took(tenant, &lines).await;
+        }
+        result
     }
     async fn get_allocation(&self, tenant: &Tenant, id: &str) -> Result<Allocation> {
         self.stock.get_allocation(tenant, id).await
@@ -177,12 +185,17 @@ impl LocationStore for RedisGated {
 impl HoldStore for RedisGated {
     async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         if req.take.strategy.needs_redis() {
-            self.gate
+            return self
+                .gate
                 .create_hold(&*self.stock, &*self.holds, tenant, req, idem)
-                .await
-        } else {
-            self.holds.create_hold(tenant, req, idem).await
+                .await;
         }
+        let lines = req.take.lines.clone();
+        let result = self.holds.create_hold(tenant, req, idem).await;
+        if matches!(result, Ok(Executed::Fresh(_))) {
+            self.gate.took(tenant, &lines).await;
+        }
+        result
     }
     async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold> {
         self.holds.get_hold(tenant, id).await

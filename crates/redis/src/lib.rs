@@ -10,10 +10,14 @@
 //!   Redis; an admitted request then runs the `atomic` path on the store, which is the final
 //!   check. Whatever the store refuses (or replays) is given back to the counter. A missing
 //!   counter (first use, a restart, `FLUSHALL`, a failover, or its refresh TTL) is loaded from
-//!   the store's `available` with `SET NX PX`. Counters can only run *above* the truth for a
-//!   moment (a load racing requests in flight), which the store refuses, or *below* it (a hold
-//!   that expired in the database, an instance that died between admission and commit), which
-//!   undersells until the counter's TTL (`counter_ttl_ms`) rebuilds it. Never an oversell.
+//!   the store's `available` with `SET NX PX`. Every other strategy's allocations and holds
+//!   take from the counters, released holds give back ([`RedisGated`]), and a refusal is
+//!   checked against the store's `available`: it states that figure, or, where the store has
+//!   enough, the request goes to the store without an admission (and a fresh effect is taken
+//!   from the counters after). Counters can only run *above* the truth for a moment (a load
+//!   racing requests in flight), which the store refuses, or *below* it (a hold that expired
+//!   in the database, an instance that died between admission and commit), which sends
+//!   requests past Redis until the counter's TTL (`counter_ttl_ms`). Never an oversell.
 //! - `redis_lock`: per SKU, `SET lock <owner> NX PX ttl` with bounded jittered retries, a
 //!   watchdog that renews it (compare-and-pexpire) while the holder works, compare-and-delete
 //!   unlock, SKUs locked in sorted order. Each acquisition also takes a fencing token, newer
@@ -188,6 +192,15 @@ impl ConnectionLike for Conn {
             Conn::Cluster(c) => c.get_db(),
         }
     }
+}
+
+/// How a `redis_counter` request goes to the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Admission {
+    /// Its lines were taken from the counters.
+    Admitted,
+    /// The counters refused but the database has enough: the database decides alone.
+    Bypass,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> AllotError {
@@ -400,21 +413,76 @@ impl RedisGate {
     /// Give `lines` back to their counters (those that still exist). Best effort: a failure
     /// leaves a counter low (undersell until its TTL), never high.
     pub async fn give_back(&self, tenant: &Tenant, lines: &[AllocationLine]) {
+        self.move_counters(tenant, lines, 1).await;
+    }
+
+    /// Take `lines` from their counters (those that exist) after another strategy took them
+    /// in the database without an admission, so a counter stays the database's `available`.
+    /// On failure the counter is dropped instead (rebuilt from the database on next use).
+    pub async fn took(&self, tenant: &Tenant, lines: &[AllocationLine]) {
+        self.move_counters(tenant, lines, -1).await;
+    }
+
+    /// Add `sign` × each line's quantity to its counter, where one exists.
+    async fn move_counters(&self, tenant: &Tenant, lines: &[AllocationLine], sign: i64) {
         for l in lines {
             let key = self.key(&scoped(tenant, &l.sku), "avail");
-            let q = l.quantity;
+            let q = sign * l.quantity;
             let script = &self.give_back;
             let r = self
                 .run(|mut c| async move { script.key(key).arg(q).invoke_async::<Option<i64>>(&mut c).await })
                 .await;
-            if let Err(e) = r {
-                tracing::warn!(sku = %l.sku, error = %e, "redis_counter: give-back failed (the counter stays low until its TTL)");
+            match r {
+                Err(e) if sign > 0 => {
+                    tracing::warn!(sku = %l.sku, error = %e, "redis_counter: give-back failed (the counter stays low until its TTL)");
+                }
+                // A counter left above the truth would admit what the database then refuses:
+                // dropped instead (and if that fails too, the database still refuses).
+                Err(e) => {
+                    if self.invalidate(tenant, &l.sku).await.is_err() {
+                        tracing::warn!(sku = %l.sku, error = %e, "redis_counter: a counter stays above the database until its TTL");
+                    }
+                }
+                Ok(_) => {}
             }
         }
     }
 
-    /// Run `apply` (the store's part) between admission and, unless it made a fresh effect,
-    /// giving the admission back.
+    /// [`RedisGate::admit`], with a refusal checked against the database: where the
+    /// database's `available` is short too, the refusal states the database's figure; where
+    /// it is not (requests admitted and still in flight, or a counter below the truth: a hold
+    /// that expired in the database, an instance that died between admission and commit),
+    /// the request goes to the database without an admission ([`Admission::Bypass`]), which
+    /// decides.
+    async fn admit_checked<S: StockStore + ?Sized>(
+        &self,
+        store: &S,
+        tenant: &Tenant,
+        lines: &[AllocationLine],
+    ) -> Result<Admission> {
+        let (sku, requested, available) = match self.admit(store, tenant, lines).await {
+            Ok(()) => return Ok(Admission::Admitted),
+            Err(AllotError::InsufficientStock {
+                sku,
+                requested,
+                available,
+            }) => (sku, requested, available),
+            Err(other) => return Err(other),
+        };
+        let truth = store.get_sku(tenant, &sku).await.map_or(available, |s| s.available);
+        if truth >= requested {
+            return Ok(Admission::Bypass);
+        }
+        Err(AllotError::InsufficientStock {
+            sku,
+            requested,
+            available: truth.max(0),
+        })
+    }
+
+    /// Run `apply` (the store's part) after an admission and, unless it made a fresh effect,
+    /// give the admission back; or, bypassing a counter that refused while the database had
+    /// enough, take a fresh effect from the counters afterwards, as for any other strategy.
     async fn admitted<S, T, F, Fut>(
         &self,
         store: &S,
@@ -427,10 +495,13 @@ impl RedisGate {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
     {
-        self.admit(store, tenant, lines).await?;
+        let admission = self.admit_checked(store, tenant, lines).await?;
         let r = apply().await;
-        if !matches!(r, Ok(Executed::Fresh(_))) {
-            self.give_back(tenant, lines).await;
+        let fresh = matches!(r, Ok(Executed::Fresh(_)));
+        match admission {
+            Admission::Admitted if !fresh => self.give_back(tenant, lines).await,
+            Admission::Bypass if fresh => self.took(tenant, lines).await,
+            _ => {}
         }
         r
     }
@@ -466,11 +537,16 @@ impl RedisGate {
             }
             Strategy::RedisLock => {
                 let lines = req.lines.clone();
-                self.locked(tenant, &lines, |fences| {
-                    req.fences = fences;
-                    store.allocate(tenant, req, idem)
-                })
-                .await
+                let r = self
+                    .locked(tenant, &lines, |fences| {
+                        req.fences = fences;
+                        store.allocate(tenant, req, idem)
+                    })
+                    .await;
+                if matches!(r, Ok(Executed::Fresh(_))) {
+                    self.took(tenant, &lines).await;
+                }
+                r
             }
             other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
         }
@@ -494,20 +570,25 @@ impl RedisGate {
             }
             Strategy::RedisLock => {
                 let lines = req.take.lines.clone();
-                self.locked(tenant, &lines, |fences| {
-                    req.take.fences = fences;
-                    holds.create_hold(tenant, req, idem)
-                })
-                .await
+                let r = self
+                    .locked(tenant, &lines, |fences| {
+                        req.take.fences = fences;
+                        holds.create_hold(tenant, req, idem)
+                    })
+                    .await;
+                if matches!(r, Ok(Executed::Fresh(_))) {
+                    self.took(tenant, &lines).await;
+                }
+                r
             }
             other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
         }
     }
 
-    /// Keep the counters in step after a hold was released: a `redis_counter` hold's lines go
-    /// back to their counters.
+    /// Keep the counters in step after a hold was released: its lines go back to their
+    /// counters (whatever strategy made it: each took its lines from the counters).
     pub async fn after_release(&self, tenant: &Tenant, hold: &Hold) {
-        if hold.strategy == Strategy::RedisCounter.into() && hold.status == allot_core::hold::HoldStatus::Released {
+        if hold.status == allot_core::hold::HoldStatus::Released {
             self.give_back(tenant, &hold.lines).await;
         }
     }

@@ -478,3 +478,101 @@ async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
     ts.finish().await;
     drop(cluster);
 }
+
+/// Every strategy on one SKU, with holds, a release, a cancel, a return and an adjustment
+/// between: after each step a counter that exists is the database's `available`, and every
+/// refusal (from Redis or from the database) states the database's figure.
+async fn mixed_strategies_keep_the_counter_exact(url: String) {
+    let p = prefix();
+    let ts = start_redis(url.clone(), &p).await;
+    let mut rc = allot_redis::RedisConfig::new(url);
+    rc.key_prefix = p.clone();
+    let g = allot_redis::RedisGate::new(rc).unwrap();
+    ts.create_sku("M", 60, 1).await;
+    let check = |step: String| {
+        let (api, g) = (ts.api.clone(), &g);
+        async move {
+            let (_, sku) = api.get("/v1/skus/M").await;
+            let available = sku["available"].as_i64().unwrap();
+            if let Some(counter) = g.counter(&T, "M").await.unwrap() {
+                assert_eq!(counter, available, "{step}: the counter left the database ({sku})");
+            }
+            available
+        }
+    };
+    let mut ids = Vec::new();
+    for strategy in [
+        "redis_counter",
+        "redis_lock",
+        "atomic",
+        "pessimistic",
+        "optimistic",
+        "segmented",
+        "batched",
+    ] {
+        let (s, a) = ts.post("/v1/allocations", alloc("M", 2, strategy)).await;
+        assert_eq!(s, 201, "{strategy}: {a}");
+        ids.push(a["id"].as_str().unwrap().to_string());
+        check(format!("allocated by {strategy}")).await;
+    }
+    let mut holds = Vec::new();
+    for strategy in ["atomic", "redis_counter", "redis_lock"] {
+        let body = json!({"lines": [{"sku": "M", "quantity": 3}], "ttl_ms": 600_000, "strategy": strategy});
+        let (s, h) = ts.post("/v1/holds", body).await;
+        assert_eq!(s, 201, "{strategy}: {h}");
+        holds.push(h["id"].as_str().unwrap().to_string());
+        check(format!("held by {strategy}")).await;
+    }
+    for h in &holds {
+        let (s, b) = ts.post(&format!("/v1/holds/{h}/release"), json!({})).await;
+        assert_eq!(s, 200, "{b}");
+        check(format!("released {h}")).await;
+    }
+    let (s, b) = ts.post(&format!("/v1/allocations/{}/cancel", ids[2]), json!({})).await;
+    assert!(s == 200 || s == 201, "{b}");
+    check("a cancel".into()).await;
+    let body = json!({"lines": [{"sku": "M", "quantity": 1}]});
+    let (s, b) = ts.post(&format!("/v1/allocations/{}/returns", ids[3]), body).await;
+    assert_eq!(s, 201, "{b}");
+    check("a return".into()).await;
+    let (s, b) = ts
+        .post("/v1/skus/M/adjustments", json!({"delta": -5, "reason": "shrink"}))
+        .await;
+    assert_eq!(s, 200, "{b}");
+    // A counter loaded again by the next admission, then every refusal states the truth.
+    let (s, b) = ts.post("/v1/allocations", alloc("M", 1, "redis_counter")).await;
+    assert_eq!(s, 201, "{b}");
+    let available = check("an adjustment, then an admission".into()).await;
+    for strategy in ["redis_counter", "redis_lock", "atomic", "batched"] {
+        let (s, b) = ts.post("/v1/allocations", alloc("M", available + 1, strategy)).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (409, Some("insufficient_stock")),
+            "{strategy}: {b}"
+        );
+        assert_eq!(
+            b["error"]["available"].as_i64(),
+            Some(available),
+            "{strategy}: the refusal's figure"
+        );
+        check(format!("refused by {strategy}")).await;
+    }
+    // Then exactly what is left sells, through the counter.
+    let n = usize::try_from(available).unwrap() + 5;
+    let counts = fire(&ts.api, "/v1/allocations", alloc("M", 1, "redis_counter"), n).await;
+    assert_eq!(only(&counts, n, &SOLD_OUT), available, "{counts:?}");
+    assert_eq!(check("sold out".into()).await, 0);
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn mixed_strategies_keep_the_counter_exact_on_one_redis() {
+    mixed_strategies_keep_the_counter_exact(redis_url()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn mixed_strategies_keep_the_counter_exact_on_a_redis_cluster() {
+    let cluster = Cluster::start().await;
+    mixed_strategies_keep_the_counter_exact(cluster.url()).await;
+}
