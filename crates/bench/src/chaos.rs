@@ -44,6 +44,11 @@ pub enum Scenario {
     /// Three allot instances on one database behind HAProxy; one is SIGKILLed mid-load and
     /// restarted (HAProxy's health checks take it out and back).
     PgHaproxy,
+    /// The HA stack of Debian's packages ([`crate::PatroniStack`]: etcd, two PostgreSQL
+    /// nodes under Patroni in synchronous mode, HAProxy routing to the leader by Patroni's
+    /// health check); the leader node (Patroni and PostgreSQL) is SIGKILLed mid-load,
+    /// Patroni promotes the synchronous standby, and allot, on HAProxy's address, goes on.
+    PgPatroni,
     /// A Redis of the suite's own crashes (SIGKILL) and comes back empty under
     /// `redis_counter`, `redis_lock` and `atomic` load on PostgreSQL.
     RedisRestart,
@@ -55,13 +60,14 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::SqliteKill,
         Scenario::PgRestartFast,
         Scenario::PgRestartImmediate,
         Scenario::PgKillAllot,
         Scenario::PgFailover,
         Scenario::PgHaproxy,
+        Scenario::PgPatroni,
         Scenario::RedisRestart,
         Scenario::RedisFlushall,
     ];
@@ -75,6 +81,7 @@ impl Scenario {
             Scenario::PgKillAllot => "pg-kill-allot",
             Scenario::PgFailover => "pg-failover",
             Scenario::PgHaproxy => "pg-haproxy",
+            Scenario::PgPatroni => "pg-patroni",
             Scenario::RedisRestart => "redis-restart",
             Scenario::RedisFlushall => "redis-flushall",
         }
@@ -326,6 +333,7 @@ async fn settle(
 struct Db {
     primary: Option<PgCluster>,
     standby: Option<PgCluster>,
+    patroni: Option<Mutex<crate::PatroniStack>>,
     redis: Option<Mutex<RedisServer>>,
     redis_url: Option<String>,
 }
@@ -335,11 +343,16 @@ fn make_db(scenario: Scenario) -> Result<Db, BenchError> {
     let none = |primary| Db {
         primary,
         standby: None,
+        patroni: None,
         redis: None,
         redis_url: None,
     };
     Ok(match scenario {
         Scenario::SqliteKill => none(None),
+        Scenario::PgPatroni => Db {
+            patroni: Some(Mutex::new(crate::PatroniStack::start()?)),
+            ..none(None)
+        },
         Scenario::PgFailover => {
             let primary = PgCluster::start()?;
             let standby = PgCluster::standby_of(&primary)?;
@@ -364,7 +377,12 @@ fn make_db(scenario: Scenario) -> Result<Db, BenchError> {
 pub async fn chaos(opts: &ChaosOptions) -> Result<ChaosReport, BenchError> {
     let db = tokio::task::block_in_place(|| make_db(opts.scenario))?;
     let file = std::env::temp_dir().join(format!("allot-chaos-{}.db", crate::cluster::uuid_like()));
+    let patroni_url = db
+        .patroni
+        .as_ref()
+        .map(|p| p.lock().unwrap_or_else(|e| e.into_inner()).url());
     let database_url = match (&db.primary, &db.standby) {
+        _ if patroni_url.is_some() => patroni_url.unwrap_or_default(),
         (Some(p), Some(s)) => format!(
             "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/postgres?target_session_attrs=read-write",
             p.port, s.port
@@ -439,7 +457,7 @@ async fn run_scenario(opts: &ChaosOptions, db: &Db, database_url: &str) -> Resul
     if s != 201 {
         return Err(BenchError::Setup(format!("create the SKU: {s} {b}")));
     }
-    let strategies: Vec<&'static str> = match (db.primary.is_some(), db.redis.is_some()) {
+    let strategies: Vec<&'static str> = match (db.primary.is_some() || db.patroni.is_some(), db.redis.is_some()) {
         (_, true) => vec!["redis_counter", "redis_lock", "atomic"],
         (true, false) => vec!["batched", "atomic"],
         _ => vec!["serialized"],
@@ -576,6 +594,18 @@ async fn inject(opts: &ChaosOptions, db: &Db, fleet: &mut Fleet, database_url: &
                 return Err(BenchError::Setup(format!("FLUSHALL answered {said:?}")));
             }
             Ok(())
+        }
+        (Scenario::PgPatroni, _) => {
+            let stack = db
+                .patroni
+                .as_ref()
+                .ok_or_else(|| BenchError::Setup("no patroni stack".into()))?;
+            tokio::task::block_in_place(|| {
+                let mut stack = stack.lock().unwrap_or_else(|p| p.into_inner());
+                let killed = stack.kill_leader()?;
+                // Patroni's own failover: the leader key's TTL (10 s), then the promotion.
+                stack.wait_for_new_leader(killed, Duration::from_secs(60))
+            })
         }
         (Scenario::PgFailover, Some(primary)) => {
             let standby = db

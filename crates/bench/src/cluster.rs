@@ -35,7 +35,7 @@ pub(crate) fn is_root() -> bool {
 
 /// Where `initdb` and `pg_ctl` are: `pg_config --bindir`, else the newest
 /// `/usr/lib/postgresql/*/bin` (Debian's layout).
-fn bindir() -> Result<PathBuf, BenchError> {
+pub(crate) fn bindir() -> Result<PathBuf, BenchError> {
     if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
         let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
         if dir.join("initdb").exists() {

@@ -1,5 +1,6 @@
 //! `allot chaos`, short and bounded: every scenario (SQLite SIGKILL, PostgreSQL fast and
-//! immediate restarts, allot SIGKILLed mid-batch, failover to a synchronous standby — on
+//! immediate restarts, allot SIGKILLed mid-batch, failover to a synchronous standby, by hand
+//! and by Patroni (etcd, two nodes, HAProxy on Patroni's health check) — on
 //! clusters the suite makes on free ports) with its checkers; the
 //! command must exit 0 and report every scenario `ok`, nothing lost, nothing applied twice.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
@@ -34,6 +35,7 @@ async fn every_fault_scenario_passes_its_checkers() {
         "pg-kill-allot",
         "pg-failover",
         "pg-haproxy",
+        "pg-patroni",
         "redis-restart",
         "redis-flushall",
     ] {
