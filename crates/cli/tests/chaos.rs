@@ -65,7 +65,7 @@ async fn every_fault_scenario_passes_its_checkers() {
         assert_eq!(cells[6], "100", "every enqueue applied: {row}");
         rows += 1;
     }
-    assert_eq!(rows, 8, "{mixed}");
+    assert_eq!(rows, 9, "{mixed}");
 }
 
 /// The soak, a few seconds of it: every interval answers requests, and memory, descriptors
