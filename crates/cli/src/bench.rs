@@ -826,5 +826,16 @@ pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
     if !broken.is_empty() {
         bail!("invariants broken for safe strategies: {}", broken.join(", "));
     }
+    let unread: Vec<&str> = reports
+        .iter()
+        .filter(|r| r.unread_skus > 0)
+        .map(|r| r.strategy.as_str())
+        .collect();
+    if !unread.is_empty() {
+        bail!(
+            "unverified: final reads failed for {} (the server answered no SKU read; `allot audit` checks the books)",
+            unread.join(", ")
+        );
+    }
     Ok(())
 }
