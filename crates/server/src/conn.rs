@@ -10,14 +10,22 @@
 //! long-poll, a large answer read slowly). Bytes alone do not count, so HTTP/2 PINGs or a
 //! preface trickled a byte at a time keep nothing open (as nginx's keepalive and HTTP/2 idle
 //! timeouts, which PINGs do not reset).
+//!
+//! At a connection bound (a peer's, or all connections'), a new connection is not simply
+//! refused: the oldest idle connection under that bound (accepted or kept alive, no request
+//! being served) is shed to make room, so idle keep-alive connections, or sockets that never
+//! send a request, cannot lock new clients out until their idle timeout (as nginx's
+//! `reset_timedout_connection` and HAProxy's idle-connection purging do for their own pools).
+//! Only when every connection under the bound is serving a request is the new one closed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 /// A connection's activity: when it was accepted or last finished serving a request, and how
 /// many of its requests are being served.
@@ -102,14 +110,21 @@ impl<B: hyper::body::Body + Unpin> hyper::body::Body for Guarded<B> {
     }
 }
 
-/// Run `conn` until it ends, or until it has been idle (no request served) for `idle`: then it
-/// is dropped, which closes the socket.
-pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, idle: Duration) {
+/// Run `conn` until it ends, until it has been idle (no request served) for `idle`, or until
+/// it is shed while idle (`shed` notified, see [`Peers::admit`]): then it is dropped, which
+/// closes the socket.
+pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, idle: Duration, shed: Arc<Notify>) {
     tokio::pin!(conn);
     loop {
         let deadline = activity.idle_deadline(idle).unwrap_or_else(|| Instant::now() + idle);
         tokio::select! {
             _ = &mut conn => return,
+            _ = shed.notified() => {
+                // Chosen while idle; a request that began since keeps it.
+                if activity.idle_deadline(idle).is_some() {
+                    return;
+                }
+            }
             _ = tokio::time::sleep_until(deadline.into()) => {
                 if activity.idle_deadline(idle).is_some_and(|d| d <= Instant::now()) {
                     return;
@@ -120,43 +135,105 @@ pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, 
 }
 
 /// Open connections per peer address and in all, bounded by `max_connections_per_peer` and
-/// `max_connections`.
+/// `max_connections`, each with its activity, in the order they were accepted.
 #[derive(Debug, Clone, Default)]
 pub struct Peers {
     open: Arc<Mutex<Open>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    ip: IpAddr,
+    activity: Arc<Activity>,
+    shed: Arc<Notify>,
+    /// Already told to close (not shed twice, not counted as room again).
+    shedding: bool,
 }
 
 #[derive(Debug, Default)]
 struct Open {
     by_peer: HashMap<IpAddr, u32>,
     total: u32,
+    /// Every open connection by its accept sequence (oldest first).
+    conns: BTreeMap<u64, Entry>,
+    next: u64,
 }
 
-/// One admitted connection of a peer; dropping it frees its place.
+impl Open {
+    /// Tell the oldest idle connection (of `ip` only, when given) that is not already
+    /// closing to close; whether there was one.
+    fn shed_oldest_idle(&mut self, ip: Option<IpAddr>) -> bool {
+        let found = self.conns.values_mut().find(|e| {
+            !e.shedding && ip.is_none_or(|ip| e.ip == ip) && e.activity.in_flight.load(Ordering::Relaxed) == 0
+        });
+        let Some(e) = found else { return false };
+        e.shedding = true;
+        e.shed.notify_one();
+        true
+    }
+
+    /// Connections under a bound that are not already closing: of `ip`, or in all.
+    fn staying(&self, ip: Option<IpAddr>) -> u32 {
+        let closing = self
+            .conns
+            .values()
+            .filter(|e| e.shedding && ip.is_none_or(|ip| e.ip == ip))
+            .count() as u32;
+        let open = match ip {
+            Some(ip) => self.by_peer.get(&ip).copied().unwrap_or(0),
+            None => self.total,
+        };
+        open.saturating_sub(closing)
+    }
+
+    /// Room under `bound` (0: none) for one more of `ip` (or of anyone): there is, or the
+    /// oldest idle one was told to close.
+    fn make_room(&mut self, ip: Option<IpAddr>, bound: u32) -> bool {
+        bound == 0 || self.staying(ip) < bound || self.shed_oldest_idle(ip)
+    }
+}
+
+/// One admitted connection; dropping it frees its place.
 pub struct PeerGuard {
     peers: Peers,
+    seq: u64,
     ip: IpAddr,
 }
 
 impl Peers {
-    /// Admit a connection of `ip` if it has fewer than `per_peer` open and all peers fewer than
-    /// `total` (0: no bound).
-    pub fn admit(&self, ip: IpAddr, per_peer: u32, total: u32) -> Option<PeerGuard> {
+    /// Admit a connection of `ip` whose activity is `activity`, making room where a bound is
+    /// reached: at `per_peer` connections of `ip`, or `total` in all (0: no bound), the
+    /// oldest idle one under that bound is shed. `None` when every connection under the
+    /// bound is serving a request. The notifier the connection's [`watchdog`] waits on to
+    /// be shed comes with the guard.
+    pub fn admit(
+        &self,
+        ip: IpAddr,
+        (per_peer, total): (u32, u32),
+        activity: &Arc<Activity>,
+    ) -> Option<(PeerGuard, Arc<Notify>)> {
         let ip = ip.to_canonical();
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if total > 0 && open.total >= total {
+        if !open.make_room(Some(ip), per_peer) || !open.make_room(None, total) {
             return None;
         }
-        let n = open.by_peer.entry(ip).or_insert(0);
-        if per_peer > 0 && *n >= per_peer {
-            return None;
-        }
-        *n += 1;
+        *open.by_peer.entry(ip).or_insert(0) += 1;
         open.total += 1;
-        Some(PeerGuard {
-            peers: self.clone(),
+        let (seq, shed) = (open.next, Arc::new(Notify::new()));
+        open.next += 1;
+        let entry = Entry {
             ip,
-        })
+            activity: activity.clone(),
+            shed: shed.clone(),
+            shedding: false,
+        };
+        open.conns.insert(seq, entry);
+        let guard = PeerGuard {
+            peers: self.clone(),
+            seq,
+            ip,
+        };
+        Some((guard, shed))
     }
 }
 
@@ -164,6 +241,7 @@ impl Drop for PeerGuard {
     fn drop(&mut self) {
         let mut open = self.peers.open.lock().unwrap_or_else(|p| p.into_inner());
         open.total -= 1;
+        open.conns.remove(&self.seq);
         if let Some(n) = open.by_peer.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -178,22 +256,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn peers_are_bounded_and_freed() {
+    fn peers_are_bounded_idle_ones_shed_and_freed() {
         let p = Peers::default();
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
-        let a = p.admit(ip, 2, 0).unwrap();
-        let _b = p.admit(ip, 2, 0).unwrap();
-        assert!(p.admit(ip, 2, 0).is_none());
+        let busy = |n: usize| {
+            (0..n)
+                .map(|_| {
+                    let a = Activity::new();
+                    let g = a.enter();
+                    (a, g)
+                })
+                .collect::<Vec<_>>()
+        };
+        let acts = busy(2);
+        let a = p.admit(ip, (2, 0), &acts[0].0).unwrap();
+        let _b = p.admit(ip, (2, 0), &acts[1].0).unwrap();
+        let third = Activity::new();
+        assert!(p.admit(ip, (2, 0), &third).is_none(), "both serving: no room");
         assert!(
-            p.admit("::ffff:127.0.0.1".parse().unwrap(), 2, 0).is_none(),
+            p.admit("::ffff:127.0.0.1".parse().unwrap(), (2, 0), &third).is_none(),
             "mapped v4 is the same peer"
         );
-        let c = p.admit("10.0.0.1".parse().unwrap(), 2, 0).unwrap();
-        assert!(p.admit("10.0.0.2".parse().unwrap(), 2, 3).is_none(), "3 open in all");
-        drop(a);
-        assert!(p.admit(ip, 2, 3).is_some());
-        assert!(p.admit(ip, 0, 0).is_some(), "0 is no bound");
-        drop(c);
+        let c_act = Activity::new();
+        let (c, c_shed) = p.admit("10.0.0.1".parse().unwrap(), (2, 0), &c_act).unwrap();
+        // 3 open in all, the idle one is 10.0.0.1's: shed for a new peer at the total bound.
+        let d_act = Activity::new();
+        let d = p.admit("10.0.0.2".parse().unwrap(), (2, 3), &d_act);
+        assert!(d.is_some(), "the oldest idle connection makes room");
+        assert!(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap()
+                .block_on(async {
+                    tokio::time::timeout(Duration::from_secs(1), c_shed.notified())
+                        .await
+                        .is_ok()
+                }),
+            "the idle connection was told to close"
+        );
+        // 10.0.0.1's is closing and no longer counts: 10.0.0.2's is the idle one shed next.
+        assert!(p.admit("10.0.0.3".parse().unwrap(), (2, 3), &Activity::new()).is_some());
+        drop((acts, a, c, d));
+        assert!(
+            p.admit(ip, (2, 3), &Activity::new()).is_some(),
+            "freed places admit again"
+        );
+        assert!(p.admit(ip, (0, 0), &Activity::new()).is_some(), "0 is no bound");
     }
 
     #[test]

@@ -53,11 +53,14 @@ pub struct HttpLimits {
     /// limit_exceeded` in the API's JSON form (hyper itself refuses, without a body, what
     /// overflows its read buffer). Default 16 384.
     pub max_header_bytes: usize,
-    /// Connections one peer address may have open at once; more are closed at accept (0: no
-    /// bound). Behind a proxy every client is the proxy: raise it there. Default 1024.
+    /// Connections one peer address may have open at once; past it, the peer's oldest idle
+    /// connection is shed for a new one, and with none idle the new one is closed (0: no
+    /// bound). Well below the bound in all by default, so one address cannot hold every
+    /// place. Behind a proxy every client is the proxy: raise it there. Default 256.
     pub max_connections_per_peer: u32,
-    /// Connections open at once in all; more are closed at accept, so silent or slow peers
-    /// cannot take every file descriptor (0: the process's descriptor limit less
+    /// Connections open at once in all; past it, the oldest idle connection is shed for a new
+    /// one, and with none idle the new one is closed, so silent or slow peers cannot take
+    /// every file descriptor (0: the process's descriptor limit less
     /// [`DESCRIPTOR_RESERVE`], read at start). Default 0.
     pub max_connections: u32,
 }
@@ -126,7 +129,7 @@ impl Default for HttpLimits {
             idle_timeout_ms: 10_000,
             body_read_timeout_ms: 10_000,
             max_streams_per_connection: 100,
-            max_connections_per_peer: 1024,
+            max_connections_per_peer: 256,
             max_connections: 0,
             max_uri_bytes: 8192,
             max_header_bytes: 16_384,
@@ -163,11 +166,10 @@ impl Conn {
     /// Serve one accepted connection on its own task: TLS handshake (bounded), then HTTP under
     /// the idle watchdog and the graceful-shutdown watcher; `peer` holds its place until the
     /// connection ends.
-    fn spawn(&self, stream: tokio::net::TcpStream, peer: PeerGuard, watcher: Watcher) {
+    fn spawn(&self, stream: tokio::net::TcpStream, (peer, activity, shed): Admitted, watcher: Watcher) {
         let c = self.clone();
         tokio::spawn(async move {
             let _peer = peer;
-            let activity = Activity::new();
             let svc = TowerToHyperService::new(c.app);
             let a = activity.clone();
             let service = hyper::service::service_fn(move |req| {
@@ -183,7 +185,7 @@ impl Conn {
                             .serve_connection_with_upgrades(TokioIo::new(stream), service)
                             .into_owned(),
                     );
-                    watchdog(conn, activity, c.idle).await;
+                    watchdog(conn, activity, c.idle, shed).await;
                 }
                 Some(acceptor) => {
                     let Ok(Ok(io)) = tokio::time::timeout(c.handshake, acceptor.accept(stream)).await else {
@@ -194,12 +196,15 @@ impl Conn {
                             .serve_connection_with_upgrades(TokioIo::new(io), service)
                             .into_owned(),
                     );
-                    watchdog(conn, activity, c.idle).await;
+                    watchdog(conn, activity, c.idle, shed).await;
                 }
             }
         });
     }
 }
+
+/// An admitted connection: its place, its activity, and what sheds it.
+type Admitted = (PeerGuard, std::sync::Arc<Activity>, std::sync::Arc<tokio::sync::Notify>);
 
 /// Accept connections on `listener` and serve `app` on each (HTTP/1.1 and HTTP/2) until
 /// `stop` fires; then stop accepting and give open connections `shutdown_grace_ms` to
@@ -235,12 +240,15 @@ pub async fn serve(
                         continue;
                     }
                 };
-                // Over a bound (its own, or all connections'), a new connection is closed at once.
-                let Some(peer) = peers.admit(addr.ip(), limits.max_connections_per_peer, max_connections) else {
+                // At a bound (its own, or all connections'), the oldest idle connection under
+                // it is shed; with none idle, the new one is closed at once.
+                let activity = Activity::new();
+                let bounds = (limits.max_connections_per_peer, max_connections);
+                let Some((peer, shed)) = peers.admit(addr.ip(), bounds, &activity) else {
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
-                conn.spawn(stream, peer, graceful.watcher());
+                conn.spawn(stream, (peer, activity, shed), graceful.watcher());
             }
             _ = &mut stop => break,
         }

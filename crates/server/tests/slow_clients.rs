@@ -126,29 +126,76 @@ async fn http2_streams_per_connection_are_bounded() {
     ts.finish().await;
 }
 
+/// A connection that served one `/healthz` and stays open, idle (keep-alive).
+async fn idle_conn(ts: &TestServer) -> TcpStream {
+    let mut s = TcpStream::connect(addr(ts)).await.unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !got.ends_with(b"}") {
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&buf[..n]);
+    }
+    s
+}
+
+/// A connection serving a request for a while: a job claim waiting up to 20 s.
+async fn busy_conn(ts: &TestServer) -> TcpStream {
+    let mut s = TcpStream::connect(addr(ts)).await.unwrap();
+    let body = r#"{"wait_ms": 20000}"#;
+    let head = format!(
+        "POST /v1/queues/hold/claims HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s
+}
+
+/// At a bound held by connections that serve requests, a new one is closed at once; held by
+/// idle ones (kept alive, or never used), the oldest idle one is shed and the new client is
+/// served at once. Per peer (`max_connections_per_peer`) and in all (`max_connections`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn connections_per_peer_are_bounded() {
-    let ts = server(10_000, 4).await;
-    let mut held = Vec::new();
-    for _ in 0..4 {
-        held.push(TcpStream::connect(addr(&ts)).await.unwrap());
-    }
-    // The fifth is closed at once, without an answer.
-    let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
-    let got = closed_within(fifth, Duration::from_secs(2), "a fifth connection").await;
-    assert!(got.is_empty());
-    // A place freed (once the server has seen the close) serves again.
-    drop(held.pop());
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let client = reqwest::Client::new();
-        match client.get(format!("{}/healthz", ts.url)).send().await {
-            Ok(r) if r.status() == 200 => break,
-            _ if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(20)).await,
-            other => panic!("a freed place does not serve: {other:?}"),
+async fn at_a_bound_idle_connections_make_room_and_busy_ones_stay() {
+    for (per_peer, total) in [(4, 0), (0, 4)] {
+        let ts = common::start_with(Kind::Sqlite, |c| {
+            c.http.idle_timeout_ms = 60_000;
+            c.http.max_connections_per_peer = per_peer;
+            c.http.max_connections = total;
+        })
+        .await;
+        let what = format!("per peer {per_peer}, in all {total}");
+        let mut busy = Vec::new();
+        for _ in 0..4 {
+            busy.push(busy_conn(&ts).await);
         }
+        tokio::time::sleep(Duration::from_millis(200)).await; // the claims are being served
+        let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
+        let got = closed_within(
+            fifth,
+            Duration::from_secs(2),
+            &format!("{what}: a fifth beside four busy"),
+        )
+        .await;
+        assert!(got.is_empty(), "{what}");
+        drop(busy);
+        // Places freed once the server sees the closes; then four idle connections hold them.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut idle = Vec::new();
+        for _ in 0..4 {
+            idle.push(idle_conn(&ts).await);
+        }
+        answers_at_once(&ts, &format!("{what}: beside four idle")).await;
+        // The oldest idle one made room: the server closed it.
+        let oldest = idle.remove(0);
+        closed_within(oldest, Duration::from_secs(2), &format!("{what}: the oldest idle")).await;
+        ts.finish().await;
     }
-    ts.finish().await;
 }
 
 /// Read `r` until the server closes it; fails after `within`.
@@ -204,35 +251,6 @@ async fn pings_and_trickles_keep_nothing_open() {
         );
         writer.abort();
         answers_at_once(&ts, what).await;
-    }
-    ts.finish().await;
-}
-
-/// Connections in all are bounded (`max_connections`), whoever opens them: the fifth of four
-/// is closed at once, and a freed place serves again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn connections_in_all_are_bounded() {
-    let ts = common::start_with(Kind::Sqlite, |c| {
-        c.http.idle_timeout_ms = 10_000;
-        c.http.max_connections_per_peer = 0;
-        c.http.max_connections = 4;
-    })
-    .await;
-    let mut held = Vec::new();
-    for _ in 0..4 {
-        held.push(TcpStream::connect(addr(&ts)).await.unwrap());
-    }
-    let fifth = TcpStream::connect(addr(&ts)).await.unwrap();
-    let got = closed_within(fifth, Duration::from_secs(2), "a fifth connection").await;
-    assert!(got.is_empty());
-    held.clear();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        match reqwest::Client::new().get(format!("{}/healthz", ts.url)).send().await {
-            Ok(r) if r.status() == 200 => break,
-            _ if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(20)).await,
-            other => panic!("freed places do not serve: {other:?}"),
-        }
     }
     ts.finish().await;
 }
