@@ -833,7 +833,7 @@ pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
         .collect();
     if !unread.is_empty() {
         bail!(
-            "unverified: final reads failed for {} (the server answered no SKU read; `allot audit` checks the books)",
+            "unverified: some final SKU reads failed for {} (what those SKUs hold is unchecked; `allot audit` checks the books)",
             unread.join(", ")
         );
     }

@@ -131,9 +131,9 @@ pub(crate) struct HttpArgs {
     #[arg(long, env = "ALLOT_MAX_STREAMS_PER_CONNECTION", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_streams_per_connection: u32,
-    /// Connections one peer address may have open at once; past it its oldest idle one is
-    /// shed (0: no bound; raise it behind a proxy).
-    #[arg(long, env = "ALLOT_MAX_CONNECTIONS_PER_PEER", default_value_t = 256)]
+    /// Connections one peer address may have open at once, at most half of the bound in all;
+    /// past it its oldest idle one is shed (0: no bound; raise it behind a proxy).
+    #[arg(long, env = "ALLOT_MAX_CONNECTIONS_PER_PEER", default_value_t = 1024)]
     pub(crate) max_connections_per_peer: u32,
     /// Connections open at once in all (0: the open-file limit less 128 for the database pool
     /// and files).

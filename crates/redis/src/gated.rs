@@ -7,10 +7,12 @@
 //! - `allocate` / `create_hold` with `redis_counter` or `redis_lock`: the gate's admission or
 //!   lock first, then the inner store's database side ([`RedisGate::allocate`],
 //!   [`RedisGate::create_hold`]);
-//! - `allocate` / `create_hold` with any other strategy (and `redis_lock`): what the
-//!   database took is taken from the counters that exist, so a counter stays the
-//!   database's `available` whatever strategies share its SKU;
-//! - `release_hold`: a released hold gives its lines back to the counters;
+//! - `allocate` / `create_hold` with any other strategy: what the database took is taken
+//!   from the counters that exist (in the background, at most [`MAX_COUNTER_UPDATES`] at
+//!   once, so a slow or unreachable Redis never holds up a database strategy's answer), so a
+//!   counter stays the database's `available` whatever strategies share its SKU;
+//! - `release_hold`: the hold's SKUs' counters are dropped (rebuilt from the database on next
+//!   use; dropping twice, for a release repeated, changes nothing more);
 //! - `adjust`, `set_level`, a cancel, a sellable return, a partial confirm: the SKUs'
 //!   counters are dropped (rebuilt from the database on next use);
 //! - the capabilities: the Redis strategies are supported here (the inner store alone does
@@ -38,7 +40,14 @@ pub struct RedisGated {
     locations: Arc<dyn LocationStore>,
     holds: Arc<dyn HoldStore>,
     gate: Arc<RedisGate>,
+    /// Permits of the counter updates running in the background.
+    updates: Arc<tokio::sync::Semaphore>,
 }
+
+/// Counter updates after other strategies' writes running at once; past it an update is
+/// skipped (logged), which leaves that counter above the database until its TTL: admissions
+/// the database then refuses, never an oversell.
+pub const MAX_COUNTER_UPDATES: usize = 1024;
 
 impl RedisGated {
     /// `stores` with stock, locations and holds behind `gate`, and the Redis strategies added
@@ -49,6 +58,7 @@ impl RedisGated {
             locations: stores.locations.clone(),
             holds: stores.holds.clone(),
             gate,
+            updates: Arc::new(tokio::sync::Semaphore::new(MAX_COUNTER_UPDATES)),
         });
         let mut capabilities = stores.capabilities.clone();
         capabilities
@@ -73,6 +83,19 @@ impl RedisGated {
                 tracing::warn!(%sku, error = %e, "redis_counter: counter not invalidated after a change");
             }
         }
+    }
+
+    /// Take `lines` from their counters in the background (see [`MAX_COUNTER_UPDATES`]).
+    fn took_later(&self, tenant: &Tenant, lines: Vec<allot_core::AllocationLine>) {
+        let Ok(permit) = self.updates.clone().try_acquire_owned() else {
+            tracing::warn!("redis_counter: too many counter updates in flight; a counter stays high until its TTL");
+            return;
+        };
+        let (gate, tenant) = (self.gate.clone(), tenant.clone());
+        tokio::spawn(async move {
+            gate.took(&tenant, &lines).await;
+            drop(permit);
+        });
     }
 
     /// [`RedisGated::invalidate`] the SKUs `skus` names in `result`, when it is fresh (a
@@ -124,7 +147,7 @@ impl StockStore for RedisGated {
         let lines = req.lines.clone();
         let result = self.stock.allocate(tenant, req, idem).await;
         if matches!(result, Ok(Executed::Fresh(_))) {
-            self.gate.took(tenant, &lines).await;
+            self.took_later(tenant, lines);
         }
         result
     }
@@ -193,7 +216,7 @@ impl HoldStore for RedisGated {
         let lines = req.take.lines.clone();
         let result = self.holds.create_hold(tenant, req, idem).await;
         if matches!(result, Ok(Executed::Fresh(_))) {
-            self.gate.took(tenant, &lines).await;
+            self.took_later(tenant, lines);
         }
         result
     }
@@ -220,8 +243,12 @@ impl HoldStore for RedisGated {
     }
     async fn release_hold(&self, tenant: &Tenant, req: Release, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         let result = self.holds.release_hold(tenant, req, idem).await;
+        // Its stock is back (released, or found expired): the counters rebuild from the
+        // database. A release repeated answers fresh too, so adding its lines back would count
+        // them twice; dropping twice does not.
         if let Ok(Executed::Fresh(hold)) = &result {
-            self.gate.after_release(tenant, hold).await;
+            let skus: Vec<&str> = hold.lines.iter().map(|l| l.sku.as_str()).collect();
+            self.invalidate(tenant, &skus).await;
         }
         result
     }

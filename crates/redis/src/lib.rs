@@ -11,13 +11,15 @@
 //!   check. Whatever the store refuses (or replays) is given back to the counter. A missing
 //!   counter (first use, a restart, `FLUSHALL`, a failover, or its refresh TTL) is loaded from
 //!   the store's `available` with `SET NX PX`. Every other strategy's allocations and holds
-//!   take from the counters, released holds give back ([`RedisGated`]), and a refusal is
+//!   take from the counters, released holds drop them ([`RedisGated`]), and a refusal is
 //!   checked against the store's `available`: it states that figure, or, where the store has
 //!   enough, the request goes to the store without an admission (and a fresh effect is taken
-//!   from the counters after). Counters can only run *above* the truth for a moment (a load
-//!   racing requests in flight), which the store refuses, or *below* it (a hold that expired
-//!   in the database, an instance that died between admission and commit), which sends
-//!   requests past Redis until the counter's TTL (`counter_ttl_ms`). Never an oversell.
+//!   from the counters after). Counters can run *above* the truth (a load racing requests in
+//!   flight, for a moment; a lost update, an instance that died after its database write,
+//!   until the counter's TTL), which only admits requests the store refuses, or *below* it (a
+//!   hold that expired in the database, an instance that died between admission and commit),
+//!   which sends requests past Redis until the counter's TTL (`counter_ttl_ms`). Never an
+//!   oversell.
 //! - `redis_lock`: per SKU, `SET lock <owner> NX PX ttl` with bounded jittered retries, a
 //!   watchdog that renews it (compare-and-pexpire) while the holder works, compare-and-delete
 //!   unlock, SKUs locked in sorted order. Each acquisition also takes a fencing token, newer
@@ -582,14 +584,6 @@ impl RedisGate {
                 r
             }
             other => Err(AllotError::unsupported_strategy(other.name(), "redis")),
-        }
-    }
-
-    /// Keep the counters in step after a hold was released: its lines go back to their
-    /// counters (whatever strategy made it: each took its lines from the counters).
-    pub async fn after_release(&self, tenant: &Tenant, hold: &Hold) {
-        if hold.status == allot_core::hold::HoldStatus::Released {
-            self.give_back(tenant, &hold.lines).await;
         }
     }
 

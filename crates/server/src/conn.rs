@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -55,6 +55,15 @@ impl Activity {
     pub fn enter(self: &Arc<Self>) -> InFlight {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         InFlight(self.clone())
+    }
+
+    /// How long the connection has been idle: `None` while a request is served.
+    fn idle_for(&self) -> Option<Duration> {
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        let last = self.start + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        Some(last.elapsed())
     }
 
     /// When the connection may be dropped as idle: `None` while a request is served.
@@ -110,20 +119,27 @@ impl<B: hyper::body::Body + Unpin> hyper::body::Body for Guarded<B> {
     }
 }
 
+/// How a connection is told to close to make room (see [`Peers::admit`]).
+#[derive(Debug, Clone, Default)]
+pub struct Shed {
+    notify: Arc<Notify>,
+    shedding: Arc<AtomicBool>,
+}
+
 /// Run `conn` until it ends, until it has been idle (no request served) for `idle`, or until
-/// it is shed while idle (`shed` notified, see [`Peers::admit`]): then it is dropped, which
-/// closes the socket.
-pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, idle: Duration, shed: Arc<Notify>) {
+/// it is shed while idle (see [`Peers::admit`]): then it is dropped, which closes the socket.
+pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, idle: Duration, shed: Shed) {
     tokio::pin!(conn);
     loop {
         let deadline = activity.idle_deadline(idle).unwrap_or_else(|| Instant::now() + idle);
         tokio::select! {
             _ = &mut conn => return,
-            _ = shed.notified() => {
-                // Chosen while idle; a request that began since keeps it.
+            _ = shed.notify.notified() => {
+                // Chosen while idle; a request that began since keeps it, and it counts again.
                 if activity.idle_deadline(idle).is_some() {
                     return;
                 }
+                shed.shedding.store(false, Ordering::Relaxed);
             }
             _ = tokio::time::sleep_until(deadline.into()) => {
                 if activity.idle_deadline(idle).is_some_and(|d| d <= Instant::now()) {
@@ -136,9 +152,17 @@ pub async fn watchdog<F: std::future::Future>(conn: F, activity: Arc<Activity>, 
 
 /// Open connections per peer address and in all, bounded by `max_connections_per_peer` and
 /// `max_connections`, each with its activity, in the order they were accepted.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Peers {
     open: Arc<Mutex<Open>>,
+    /// How long a connection must be idle to be shed ([`SHED_MIN_IDLE`]).
+    min_idle: Duration,
+}
+
+impl Default for Peers {
+    fn default() -> Self {
+        Peers::new(SHED_MIN_IDLE)
+    }
 }
 
 #[derive(Debug)]
@@ -146,8 +170,9 @@ struct Entry {
     ip: IpAddr,
     activity: Arc<Activity>,
     shed: Arc<Notify>,
-    /// Already told to close (not shed twice, not counted as room again).
-    shedding: bool,
+    /// Told to close (not shed twice, not counted as staying); its [`watchdog`] clears it
+    /// when a request had begun and the connection stays.
+    shedding: Arc<AtomicBool>,
 }
 
 #[derive(Debug, Default)]
@@ -159,15 +184,22 @@ struct Open {
     next: u64,
 }
 
+/// How long a connection must have been idle to be shed: a keep-alive connection its client
+/// is about to reuse is not closed under the request it is sending (the race every server
+/// that closes idle connections has), only one left alone for a while.
+pub const SHED_MIN_IDLE: Duration = Duration::from_secs(1);
+
 impl Open {
-    /// Tell the oldest idle connection (of `ip` only, when given) that is not already
-    /// closing to close; whether there was one.
-    fn shed_oldest_idle(&mut self, ip: Option<IpAddr>) -> bool {
+    /// Tell the oldest connection idle for [`SHED_MIN_IDLE`] or more (of `ip` only, when
+    /// given) that is not already closing to close; whether there was one.
+    fn shed_oldest_idle(&mut self, ip: Option<IpAddr>, min_idle: Duration) -> bool {
         let found = self.conns.values_mut().find(|e| {
-            !e.shedding && ip.is_none_or(|ip| e.ip == ip) && e.activity.in_flight.load(Ordering::Relaxed) == 0
+            !e.shedding.load(Ordering::Relaxed)
+                && ip.is_none_or(|ip| e.ip == ip)
+                && e.activity.idle_for().is_some_and(|d| d >= min_idle)
         });
         let Some(e) = found else { return false };
-        e.shedding = true;
+        e.shedding.store(true, Ordering::Relaxed);
         e.shed.notify_one();
         true
     }
@@ -177,7 +209,7 @@ impl Open {
         let closing = self
             .conns
             .values()
-            .filter(|e| e.shedding && ip.is_none_or(|ip| e.ip == ip))
+            .filter(|e| e.shedding.load(Ordering::Relaxed) && ip.is_none_or(|ip| e.ip == ip))
             .count() as u32;
         let open = match ip {
             Some(ip) => self.by_peer.get(&ip).copied().unwrap_or(0),
@@ -188,8 +220,8 @@ impl Open {
 
     /// Room under `bound` (0: none) for one more of `ip` (or of anyone): there is, or the
     /// oldest idle one was told to close.
-    fn make_room(&mut self, ip: Option<IpAddr>, bound: u32) -> bool {
-        bound == 0 || self.staying(ip) < bound || self.shed_oldest_idle(ip)
+    fn make_room(&mut self, ip: Option<IpAddr>, bound: u32, min_idle: Duration) -> bool {
+        bound == 0 || self.staying(ip) < bound || self.shed_oldest_idle(ip, min_idle)
     }
 }
 
@@ -201,6 +233,14 @@ pub struct PeerGuard {
 }
 
 impl Peers {
+    /// No connection open yet; connections idle for `min_idle` or more may be shed.
+    pub fn new(min_idle: Duration) -> Self {
+        Peers {
+            open: Default::default(),
+            min_idle,
+        }
+    }
+
     /// Admit a connection of `ip` whose activity is `activity`, making room where a bound is
     /// reached: at `per_peer` connections of `ip`, or `total` in all (0: no bound), the
     /// oldest idle one under that bound is shed. `None` when every connection under the
@@ -211,21 +251,21 @@ impl Peers {
         ip: IpAddr,
         (per_peer, total): (u32, u32),
         activity: &Arc<Activity>,
-    ) -> Option<(PeerGuard, Arc<Notify>)> {
+    ) -> Option<(PeerGuard, Shed)> {
         let ip = ip.to_canonical();
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if !open.make_room(Some(ip), per_peer) || !open.make_room(None, total) {
+        if !open.make_room(Some(ip), per_peer, self.min_idle) || !open.make_room(None, total, self.min_idle) {
             return None;
         }
         *open.by_peer.entry(ip).or_insert(0) += 1;
         open.total += 1;
-        let (seq, shed) = (open.next, Arc::new(Notify::new()));
+        let (seq, shed) = (open.next, Shed::default());
         open.next += 1;
         let entry = Entry {
             ip,
             activity: activity.clone(),
-            shed: shed.clone(),
-            shedding: false,
+            shed: shed.notify.clone(),
+            shedding: shed.shedding.clone(),
         };
         open.conns.insert(seq, entry);
         let guard = PeerGuard {
@@ -257,7 +297,7 @@ mod tests {
 
     #[test]
     fn peers_are_bounded_idle_ones_shed_and_freed() {
-        let p = Peers::default();
+        let p = Peers::new(Duration::ZERO);
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
         let busy = |n: usize| {
             (0..n)
@@ -289,7 +329,7 @@ mod tests {
                 .build()
                 .unwrap()
                 .block_on(async {
-                    tokio::time::timeout(Duration::from_secs(1), c_shed.notified())
+                    tokio::time::timeout(Duration::from_secs(1), c_shed.notify.notified())
                         .await
                         .is_ok()
                 }),

@@ -55,8 +55,8 @@ pub struct HttpLimits {
     pub max_header_bytes: usize,
     /// Connections one peer address may have open at once; past it, the peer's oldest idle
     /// connection is shed for a new one, and with none idle the new one is closed (0: no
-    /// bound). Well below the bound in all by default, so one address cannot hold every
-    /// place. Behind a proxy every client is the proxy: raise it there. Default 256.
+    /// bound). Applied as at most half the bound in all, so one address cannot hold every
+    /// place. Behind a proxy every client is the proxy: raise it there. Default 1024.
     pub max_connections_per_peer: u32,
     /// Connections open at once in all; past it, the oldest idle connection is shed for a new
     /// one, and with none idle the new one is closed, so silent or slow peers cannot take
@@ -129,7 +129,7 @@ impl Default for HttpLimits {
             idle_timeout_ms: 10_000,
             body_read_timeout_ms: 10_000,
             max_streams_per_connection: 100,
-            max_connections_per_peer: 256,
+            max_connections_per_peer: 1024,
             max_connections: 0,
             max_uri_bytes: 8192,
             max_header_bytes: 16_384,
@@ -203,8 +203,18 @@ impl Conn {
     }
 }
 
+/// The per-peer bound `serve` applies: `configured`, but at most half of `total` (when both
+/// bound), so one address never holds every place. 0: none.
+pub fn per_peer_bound(configured: u32, total: u32) -> u32 {
+    match (configured, total) {
+        (0, _) => 0,
+        (c, 0) => c,
+        (c, t) => c.min((t / 2).max(1)),
+    }
+}
+
 /// An admitted connection: its place, its activity, and what sheds it.
-type Admitted = (PeerGuard, std::sync::Arc<Activity>, std::sync::Arc<tokio::sync::Notify>);
+type Admitted = (PeerGuard, std::sync::Arc<Activity>, crate::conn::Shed);
 
 /// Accept connections on `listener` and serve `app` on each (HTTP/1.1 and HTTP/2) until
 /// `stop` fires; then stop accepting and give open connections `shutdown_grace_ms` to
@@ -228,6 +238,7 @@ pub async fn serve(
     };
     let peers = Peers::default();
     let max_connections = connection_bound(limits);
+    let per_peer = per_peer_bound(limits.max_connections_per_peer, max_connections);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -243,7 +254,7 @@ pub async fn serve(
                 // At a bound (its own, or all connections'), the oldest idle connection under
                 // it is shed; with none idle, the new one is closed at once.
                 let activity = Activity::new();
-                let bounds = (limits.max_connections_per_peer, max_connections);
+                let bounds = (per_peer, max_connections);
                 let Some((peer, shed)) = peers.admit(addr.ip(), bounds, &activity) else {
                     continue;
                 };

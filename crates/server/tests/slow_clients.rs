@@ -190,6 +190,8 @@ async fn at_a_bound_idle_connections_make_room_and_busy_ones_stay() {
         for _ in 0..4 {
             idle.push(idle_conn(&ts).await);
         }
+        // Idle for the second a connection must be left alone before it is shed.
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
         answers_at_once(&ts, &format!("{what}: beside four idle")).await;
         // The oldest idle one made room: the server closed it.
         let oldest = idle.remove(0);

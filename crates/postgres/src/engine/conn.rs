@@ -36,16 +36,22 @@ pub(crate) enum Statements {
 
 /// Describes statements (their parameter types) on one direct connection to the database,
 /// made on first use and again after it breaks; each SQL text once per process (at most
-/// [`MAX_DESCRIBED`] remembered).
+/// [`MAX_DESCRIBED`] remembered). Connecting and each description are bounded by
+/// [`DESCRIBE_WAIT`]; past it the connection is dropped and the request fails unavailable,
+/// so callers queued behind it wait at most that long each.
 pub(crate) struct Describer {
     target: PgTarget,
-    client: tokio::sync::Mutex<Option<Client>>,
+    client: tokio::sync::Mutex<Option<(Client, tokio::task::JoinHandle<()>)>>,
     described: std::sync::Mutex<HashMap<Box<str>, Arc<[Type]>>>,
 }
 
+/// How long connecting to the direct URL, or one description on it, may take.
+const DESCRIBE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Describer {
     /// A describer over `target`, the database itself (never the pooler).
-    pub(crate) fn new(target: PgTarget) -> Self {
+    pub(crate) fn new(mut target: PgTarget) -> Self {
+        target.bound_connect(DESCRIBE_WAIT);
         Describer {
             target,
             client: tokio::sync::Mutex::new(None),
@@ -62,22 +68,40 @@ impl Describer {
     }
 
     /// The parameter types of `sql`. Errors: the database's (a statement it cannot
-    /// prepare), or the direct connection's (it cannot be reached).
+    /// prepare), or the direct connection's (it cannot be reached, or did not answer within
+    /// [`DESCRIBE_WAIT`]: a closed connection's error).
     async fn describe(&self, sql: &str) -> Result<Arc<[Type]>, Error> {
         if let Some(types) = self.remembered(sql) {
             return Ok(types);
         }
-        let mut client = self.client.lock().await;
-        if client.as_ref().is_none_or(Client::is_closed) {
+        let mut held = self.client.lock().await;
+        if held.as_ref().is_none_or(|(c, _)| c.is_closed()) {
             let (c, conn) = self.target.config().connect(self.target.tls()).await?;
-            tokio::spawn(async move {
+            let task = tokio::spawn(async move {
                 let _ = conn.await;
             });
-            *client = Some(c);
+            *held = Some((c, task));
         }
-        let c = client.as_ref().expect("connected above");
+        let (c, task) = held.as_ref().expect("connected above");
         // Prepared by name and closed again (the Close goes out as the statement drops).
-        let types: Arc<[Type]> = c.prepare(sql).await?.params().into();
+        let types: Arc<[Type]> = match tokio::time::timeout(DESCRIBE_WAIT, c.prepare(sql)).await {
+            Ok(prepared) => prepared?.params().into(),
+            Err(_) => {
+                // No answer: the connection goes, and its closed client gives the error.
+                task.abort();
+                let (c, _) = held.take().expect("held above");
+                let _ = tokio::time::timeout(DESCRIBE_WAIT, async {
+                    while !c.is_closed() {
+                        tokio::task::yield_now().await;
+                    }
+                })
+                .await;
+                // Closed: "connection closed" (unavailable). Should it still be open, the
+                // statement fails on a relation that does not exist.
+                let refused = c.simple_query("SELECT FROM allot_describe_timed_out").await;
+                return Err(refused.err().unwrap_or_else(|| unreachable!("no such relation")));
+            }
+        };
         let mut described = self.described.lock().unwrap_or_else(|p| p.into_inner());
         if described.len() >= MAX_DESCRIBED {
             described.clear();

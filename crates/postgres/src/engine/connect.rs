@@ -136,6 +136,13 @@ impl PgTarget {
         Ok(PgTarget { config, tls, mode })
     }
 
+    /// Bound connecting to `wait` unless the URL sets its own `connect_timeout`.
+    pub(crate) fn bound_connect(&mut self, wait: std::time::Duration) {
+        if self.config.get_connect_timeout().is_none() {
+            self.config.connect_timeout(wait);
+        }
+    }
+
     /// The settings tokio-postgres connects with (`sslmode` already applied).
     pub fn config(&self) -> &tokio_postgres::Config {
         &self.config

@@ -6,7 +6,8 @@
 //! on whichever server connection the pooler picks (PgBouncer docs, "Feature matrix for
 //! pooling modes"). allot then needs the database's own address as well
 //! ([`crate::PgConfig::direct_url`], `--direct-database-url`); without it, it refuses to
-//! start, and a pooler it missed marks the instance not ready.
+//! start, and a pooler it missed (a `26000` on a named statement) marks the instance not
+//! ready until it restarts with the flag.
 
 use crate::engine::connect::PgTarget;
 use allot_core::AllotError;
@@ -14,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How long the probe waits for the second statement of its first session.
-const PROBE_WAIT: Duration = Duration::from_secs(2);
+const PROBE_WAIT: Duration = Duration::from_secs(5);
 
 /// What to do about a transaction pooler, in words (start-up errors, `/readyz`, logs).
 pub const TRANSACTION_POOLER_ADVICE: &str = "the database URL goes through a transaction pooler \
@@ -30,15 +31,15 @@ pub fn transaction_pooler_seen() -> bool {
     POOLER_SEEN.load(Ordering::Relaxed)
 }
 
-/// Record `code`, the SQLSTATE of a failed pooled statement: 26000
-/// invalid_sql_statement_name (a prepared statement missing on the server connection the
-/// pooler picked) or 08P01 protocol_violation mark the process as behind an undeclared
-/// transaction pooler, logged once.
+/// Record `code`, the SQLSTATE of a failed statement: 26000 invalid_sql_statement_name (a
+/// prepared statement missing on the server connection a pooler picked) marks the process as
+/// behind an undeclared transaction pooler, logged once. Only named statements can meet it,
+/// and allot sends none where a direct URL was given, so it never fires there. (08P01, which
+/// PgBouncer also answers to its own errors — a full pool, a failover — says nothing certain
+/// and is not counted.)
 pub(crate) fn note_pooler_error(code: &tokio_postgres::error::SqlState) {
     use tokio_postgres::error::SqlState;
-    if (*code == SqlState::INVALID_SQL_STATEMENT_NAME || *code == SqlState::PROTOCOL_VIOLATION)
-        && !POOLER_SEEN.swap(true, Ordering::Relaxed)
-    {
+    if *code == SqlState::INVALID_SQL_STATEMENT_NAME && !POOLER_SEEN.swap(true, Ordering::Relaxed) {
         tracing::error!(sqlstate = code.code(), "{TRANSACTION_POOLER_ADVICE}");
     }
 }
@@ -60,6 +61,20 @@ async fn backend_pid(c: &tokio_postgres::Client) -> Result<Option<String>, tokio
 /// Errors: `invalid_request` with [`TRANSACTION_POOLER_ADVICE`]; `unavailable` when `url`
 /// cannot be reached.
 pub async fn check_not_transaction_pooled(url: &str) -> Result<(), AllotError> {
+    match tokio::time::timeout(PROBE_LIMIT, probe_url(url)).await {
+        Ok(result) => result,
+        Err(_) => Err(AllotError::Unavailable(format!(
+            "could not tell within {} s whether the database URL leads to a transaction pooler (a pooler with no free \
+             server connection?)",
+            PROBE_LIMIT.as_secs()
+        ))),
+    }
+}
+
+/// How long the whole start-up probe may take.
+const PROBE_LIMIT: Duration = Duration::from_secs(20);
+
+async fn probe_url(url: &str) -> Result<(), AllotError> {
     let target = PgTarget::parse(url)?;
     let (first, c1) = target.connect().await?;
     let t1 = tokio::spawn(c1);
