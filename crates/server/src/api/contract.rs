@@ -484,7 +484,7 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
         ("query", "sku" | "prefix") => merge(&mut schema, name(l)),
         ("query", "types") => merge(&mut schema, json!({"pattern": event_types_pattern()})),
         ("query", "available_below") => schema = json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
-        ("query", "location" | "lot") => merge(&mut schema, text(l.max_unit_field_len)),
+        ("query", "location" | "lot") => merge(&mut schema, ident(0, l.max_unit_field_len)),
         ("query", "status") => {
             let names: Vec<&str> = if p["schema"].to_string().contains("UnitStatus") {
                 ["available", "held", "allocated"].to_vec()
