@@ -84,13 +84,7 @@ mod postgres {
 /// with the database's own address as the direct URL, in session mode without one (which
 /// must pass the start-up check for a transaction pooler).
 async fn pooled_fixture(mode: allot_bench::PoolMode) -> Fixture {
-    use std::str::FromStr;
-    let base = tokio_postgres::Config::from_str(&pg_base_url()).expect("ALLOT_TEST_DATABASE_URL");
-    let host = match base.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        _ => "127.0.0.1".to_string(),
-    };
-    let port = base.get_ports().first().copied().unwrap_or(5432);
+    let (host, port) = upstream();
     let name = format!("allot_pgb_{}", uuid::Uuid::new_v4().simple());
     admin()
         .await
