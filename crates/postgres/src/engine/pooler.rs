@@ -86,7 +86,8 @@ async fn probe_url(url: &str) -> Result<(), AllotError> {
     match pooled {
         Ok(false) => Ok(()),
         Ok(true) => Err(AllotError::invalid(TRANSACTION_POOLER_ADVICE)),
-        Err(e) => Err(crate::engine::errors::map_error(e)),
+        // Start-up, as a refused connection: what happened and what to do, by SQLSTATE.
+        Err(e) => Err(target.describe(&e)),
     }
 }
 
