@@ -1,4 +1,4 @@
-//! The batch evaluator of the `batched` strategy (ARCHITECTURE.md, "Strategies", `batched`:
+//! The batch evaluator of the `batched` strategy (docs/internals.md, "Strategies", `batched`:
 //! coalescing). Requests for the same keys that arrive while a transaction is in flight wait
 //! for the next one; that transaction locks every key of the batch once, reads the balances,
 //! and this module decides each request's outcome and the net change per key, exactly as if

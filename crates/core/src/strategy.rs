@@ -1,4 +1,4 @@
-//! Allocation strategies (ARCHITECTURE.md, "Strategies") and backends.
+//! Allocation strategies (docs/internals.md, "Strategies") and backends.
 
 use crate::support::error::{AllotError, Unsupported};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 //!
 //! A reader that has seen cursor N of its tenant has seen every event <= N, and no event
 //! <= N can appear later: cursors are handed out in commit order (how each backend does it is
-//! in ARCHITECTURE.md, "The change feed"). The cursor is the event's id everywhere: the pull
+//! in docs/internals.md, "The change feed"). The cursor is the event's id everywhere: the pull
 //! API's `after`, the stream's `id:`/`Last-Event-ID`, and a webhook's `webhook-id`.
 
 use crate::support::error::{AllotError, Result};

@@ -1,5 +1,5 @@
 //! Units: one row per physical item (serial, lot, location, dates), claimed N at a time in
-//! a requested order. See ARCHITECTURE.md, "Units" (`skip_locked`, `nowait_scan`).
+//! a requested order. See docs/internals.md, "Units" (`skip_locked`, `nowait_scan`).
 //!
 //! Ordering caveat: on PostgreSQL the order is best effort under concurrency. A claimer
 //! skips rows that another transaction has locked; if that transaction then aborts, the

@@ -1,5 +1,5 @@
 //! Taking a line from a SKU's stock rows across its locations, with every stock strategy
-//! (ARCHITECTURE.md, "Strategies"; placement: `allot_core::location`). The rows are read once
+//! (docs/internals.md, "Strategies"; placement: `allot_core::location`). The rows are read once
 //! (locked first for `pessimistic`), the core orders them by the line's placement, and then:
 //! - the conditional strategies (`atomic`, `segmented`, and the database side of `batched`,
 //!   `redis_counter`, `redis_lock`) try a conditional relative UPDATE on each row in that

@@ -1,4 +1,4 @@
-//! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (ARCHITECTURE.md, "Strategies") as SQL.
+//! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (docs/internals.md, "Strategies") as SQL.
 
 mod cancel;
 #[cfg(test)]
