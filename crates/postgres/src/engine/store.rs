@@ -262,9 +262,7 @@ impl PgStore {
 
     /// A pooled connection; the wait is recorded in `allot_db_pool_acquire_seconds`.
     pub(crate) async fn client(&self) -> Result<crate::engine::conn::Conn> {
-        self.pooled()
-            .await
-            .map(|c| crate::engine::conn::Conn::new(c, self.statements.clone()))
+        self.pooled().await.map(|c| self.wrap(c))
     }
 
     /// Wrap `obj`, a connection of this store's pool.
