@@ -10,7 +10,7 @@
 
 use crate::hold::{ConfirmBody, HoldBody};
 use crate::model::AllocationBody;
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use crate::support::limits::Limits;
 use serde::Deserialize;
 
@@ -136,10 +136,13 @@ pub fn batch(body: &BatchBody, limits: &Limits) -> Result<()> {
         crate::support::checks::idempotency_key(key, limits)
             .map_err(|e| e.within(&format!("operations[{i}].idempotency_key")))?;
         if !seen.insert(key) {
-            return Err(AllotError::invalid(format!(
-                "operations[{i}].idempotency_key: `{}` is used by an earlier operation of this batch",
-                crate::input::echo(key)
-            )));
+            return Err(AllotError::breaks(
+                Rule::DuplicateIdempotencyKey,
+                format!(
+                    "operations[{i}].idempotency_key: `{}` is used by an earlier operation of this batch",
+                    crate::input::echo(key)
+                ),
+            ));
         }
     }
     Ok(())

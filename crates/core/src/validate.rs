@@ -234,7 +234,7 @@ mod tests {
             claim(1, &["id; DROP TABLE units"]).unwrap_err().code(),
             "invalid_request"
         );
-        assert_eq!(claim(1, &["lot", "-lot"]).unwrap_err().code(), "invalid_request");
+        assert_eq!(claim(1, &["lot", "-lot"]).unwrap_err().code(), "duplicate_order_by");
         assert_eq!(
             claim(1, &["id", "lot", "serial", "location", "received_at"])
                 .unwrap_err()
@@ -252,7 +252,7 @@ mod tests {
         };
         let add = |units| add_units("A", UnitsBody { units }, now, &l());
         assert_eq!(add(vec![unit("1"), unit("2")]).unwrap().units[0].received_at, Some(now));
-        assert_eq!(add(vec![unit("1"), unit("1")]).unwrap_err().code(), "invalid_request");
+        assert_eq!(add(vec![unit("1"), unit("1")]).unwrap_err().code(), "duplicate_serial");
         assert_eq!(add(vec![]).unwrap_err().code(), "invalid_request");
         assert_eq!(add(vec![unit("")]).unwrap_err().code(), "invalid_request");
     }

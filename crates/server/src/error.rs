@@ -130,7 +130,8 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         AllotError::IdempotencyKeyReused
         | AllotError::SameLocation(_)
         | AllotError::EmptyRange { .. }
-        | AllotError::DuplicateSku(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        | AllotError::DuplicateSku(_)
+        | AllotError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
         AllotError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,

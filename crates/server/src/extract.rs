@@ -188,7 +188,7 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
     // Checked once the body has its type's shape, so the walk is as shallow as the type.
     if suspects.outside || suspects.inside {
         if let Some(message) = crate::json_numbers::inexact_number(bytes, suspects) {
-            return Err(AllotError::invalid(message));
+            return Err(AllotError::breaks(allot_core::error::Rule::InexactNumber, message));
         }
     }
     Ok(value)

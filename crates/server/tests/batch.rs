@@ -153,7 +153,11 @@ async fn validated_whole(ts: &TestServer) {
         allocate("V", Some("k".into()), None)
     ]);
     let (s, b) = ts.post("/v1/batch", json!({"operations": twice})).await;
-    assert_eq!(s, 400, "{b}");
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (422, Some("duplicate_idempotency_key")),
+        "{b}"
+    );
     assert!(
         b["error"]["message"]
             .as_str()

@@ -340,7 +340,7 @@ async fn units_bad_inputs_change_nothing(ts: &TestServer) {
             json!({"units": [{"serial": "N1"}, {"serial": "N1"}]}),
         )
         .await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"));
+    assert_eq!((s, code(&b)), (422, "duplicate_serial"));
     let (s, b) = ts
         .post(
             "/v1/skus/U/units",

@@ -720,41 +720,43 @@ async fn queue_settings_and_the_operators_view(ts: &TestServer) {
     let by_meta = ts.get("/v1/queues/ops/jobs?metadata=%7B%22order%22%3A1%7D").await.1;
     assert_eq!(by_meta["jobs"][0]["id"], json!(ids[0]), "{by_meta}");
     let (s, b) = ts.get("/v1/queues/ops/jobs?metadata=order").await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    assert_eq!((s, code(&b)), (422, "invalid_filter"), "{b}");
     let (s, b) = ts.get("/v1/jobs/424242").await;
     assert_eq!((s, code(&b)), (404, "not_found"));
     let (s, b) = ts.get("/v1/queues/ops/jobs?state=lost").await;
     assert_eq!((s, code(&b)), (400, "invalid_request"));
 }
 
-/// Schedules over HTTP: bad bodies are 400 naming the field, a taken name 409; the server's
+/// Schedules over HTTP: bad bodies are 400 naming the field (422 with the rule's code for
+/// a cron expression, a time zone and a template's run_at), a taken name 409; the server's
 /// scheduler enqueues the ticks of a per-second schedule; pause, delete, delete again (404).
 async fn schedules_over_http(ts: &TestServer) {
     let job = json!({"payload": {"report": "daily"}});
-    for (body, needle) in [
+    for (body, expected) in [
         (
             json!({"name": "r", "cron": "61 * * * *", "queue": "ticks", "job": job}),
-            "cron",
+            (422, "invalid_cron", "cron"),
         ),
         (
             json!({"name": "r", "cron": "* * * * *", "timezone": "Mars/Base", "queue": "ticks", "job": job}),
-            "timezone",
+            (422, "unknown_time_zone", "timezone"),
         ),
         (
             json!({"name": "r", "cron": "* * * * *", "queue": "ticks", "job": {"run_at": "2030-01-01T00:00:00Z"}}),
-            "run_at",
+            (422, "template_field", "run_at"),
         ),
         (
             json!({"name": "r", "cron": "* * * * *", "queue": "ticks", "job": job, "missed": "later"}),
-            "missed",
+            (400, "invalid_request", "missed"),
         ),
         (
             json!({"name": "bad name", "cron": "* * * * *", "queue": "ticks", "job": job}),
-            "name",
+            (400, "invalid_request", "name"),
         ),
     ] {
+        let (status, error, needle) = expected;
         let (s, b) = ts.post("/v1/schedules", body.clone()).await;
-        assert_eq!((s, code(&b)), (400, "invalid_request"), "{body}: {b}");
+        assert_eq!((s, code(&b)), (status, error), "{body}: {b}");
         assert!(
             b["error"]["message"].as_str().unwrap_or("").contains(needle),
             "{needle}: {b}"
@@ -787,7 +789,7 @@ async fn schedules_over_http(ts: &TestServer) {
 }
 
 /// `GET /v1/queues` lists the queues with their counts; a bulk cancel by tag, dry run first;
-/// a filter state the action does not apply to is 400.
+/// a filter state the action does not apply to is 422 `state_not_applicable`.
 async fn queues_listed_and_bulk_actions(ts: &TestServer) {
     enqueue(ts, "list-a", json!([{"tags": ["t"]}, {"tags": ["t"]}, {}])).await;
     enqueue(ts, "list-b", json!([{}])).await;
@@ -827,7 +829,7 @@ async fn queues_listed_and_bulk_actions(ts: &TestServer) {
     assert_eq!(counts(ts, "list-a").await["cancelled"], 2);
     let bad = json!({"action": "retry", "filter": {"state": "available"}});
     let (s, b) = ts.post("/v1/queues/list-a/jobs/bulk", bad).await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    assert_eq!((s, code(&b)), (422, "state_not_applicable"), "{b}");
     assert!(
         b["error"]["message"].as_str().unwrap_or("").contains("filter.state"),
         "{b}"

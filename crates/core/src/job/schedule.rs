@@ -10,7 +10,7 @@
 //! `chrono-tz` (the IANA database: `Europe/Paris`, `UTC`).
 
 use crate::job::NewJob;
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -170,10 +170,13 @@ impl Timetable {
             .build();
         let cron = parser
             .parse(cron)
-            .map_err(|e| AllotError::invalid(format!("cron: {e}")))?;
-        let zone: chrono_tz::Tz = timezone
-            .parse()
-            .map_err(|_| AllotError::invalid(format!("timezone: `{timezone}` is not an IANA time zone")))?;
+            .map_err(|e| AllotError::breaks(Rule::InvalidCron, format!("cron: {e}")))?;
+        let zone: chrono_tz::Tz = timezone.parse().map_err(|_| {
+            AllotError::breaks(
+                Rule::UnknownTimeZone,
+                format!("timezone: `{}` is not an IANA time zone", crate::error::echo(timezone)),
+            )
+        })?;
         Ok(Timetable { cron, zone })
     }
 

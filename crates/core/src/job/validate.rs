@@ -7,7 +7,7 @@ use crate::job::{
     JobSpec, LeaseBody, NewJob, Snooze, SnoozeBody,
 };
 use crate::support::checks::{batch, bounded, name, unit_field};
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use crate::support::input::{free_text, json_document, token};
 use crate::support::limits::Limits;
 use crate::unit::validate::unit_identifier;
@@ -120,9 +120,10 @@ pub fn payload_filter(text: &str, limits: &Limits) -> Result<(String, serde_json
 /// `{"key": scalar}` for the document `param` names, errors naming `param`.
 fn field_filter(param: &'static str, text: &str, limits: &Limits) -> Result<(String, serde_json::Value)> {
     let rule = || {
-        AllotError::invalid(format!(
-            "{param}: a JSON object of one key with a string, number or boolean value"
-        ))
+        AllotError::breaks(
+            Rule::InvalidFilter,
+            format!("{param}: a JSON object of one key with a string, number or boolean value"),
+        )
     };
     free_text(param, text, "max_metadata_bytes", limits.max_metadata_bytes)?;
     let v: serde_json::Value = serde_json::from_str(text).map_err(|_| rule())?;
@@ -132,7 +133,8 @@ fn field_filter(param: &'static str, text: &str, limits: &Limits) -> Result<(Str
     if key.is_empty() || key.contains('"') || !(value.is_string() || value.is_number() || value.is_boolean()) {
         return Err(rule());
     }
-    Ok((unit_identifier(param, key, limits)?, value.clone()))
+    let key = unit_identifier(param, key, limits).map_err(|_| rule())?;
+    Ok((key, value.clone()))
 }
 
 /// Validate `POST /v1/jobs/{id}/complete`: the token, and `output` within `max_payload_bytes`.
@@ -215,7 +217,8 @@ pub fn schedule(
     free_text("timezone", &timezone, "max_name_len", limits.max_name_len)?;
     let table = crate::job::schedule::Timetable::parse(&body.cron, &timezone)?;
     if body.job.run_at.is_some() || body.job.unique_key.is_some() {
-        return Err(AllotError::invalid(
+        return Err(AllotError::breaks(
+            Rule::TemplateField,
             "job: run_at and unique_key are given by each tick, not by the template",
         ));
     }
@@ -223,7 +226,7 @@ pub fn schedule(
     job(body.job, now, limits).map_err(|e| e.within("job"))?;
     let next_run_at = table
         .next_after(now)
-        .ok_or_else(|| AllotError::invalid("cron: the expression never matches"))?;
+        .ok_or_else(|| AllotError::breaks(Rule::InvalidCron, "cron: the expression never matches"))?;
     Ok(crate::job::schedule::NewSchedule {
         name: body.name,
         cron: body.cron,
@@ -244,10 +247,10 @@ pub fn bulk(queue: &str, body: crate::job::bulk::BulkBody, limits: &Limits) -> R
     let states = match filter.state {
         Some(s) if applies.contains(&s) => vec![s],
         Some(s) => {
-            return Err(AllotError::invalid(format!(
-                "filter.state: the action does not apply to `{}` jobs",
-                s.as_str()
-            )))
+            return Err(AllotError::breaks(
+                Rule::StateNotApplicable,
+                format!("filter.state: the action does not apply to `{}` jobs", s.as_str()),
+            ))
         }
         None => applies.to_vec(),
     };

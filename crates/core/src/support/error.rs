@@ -99,6 +99,17 @@ pub enum AllotError {
         /// The end's field name.
         to: String,
     },
+    /// A well-formed request, valid by the API document, that breaks a rule JSON Schema
+    /// cannot state (a serial twice in one batch, a year outside 1970..=9999, a cron
+    /// expression). HTTP 422 with the rule's own code ([`Rule::code`]); the message names the
+    /// field.
+    #[error("{message}")]
+    Unprocessable {
+        /// The rule broken.
+        rule: Rule,
+        /// What broke it, naming the field.
+        message: String,
+    },
     /// A count request on a unit-tracked SKU, or a unit request on a count-tracked one: the
     /// request is well-formed, the SKU's tracking does not fit it. HTTP 409 `wrong_tracking`.
     #[error("{}", if *units {
@@ -205,6 +216,73 @@ pub enum AllotError {
     Internal(String),
 }
 
+/// A rule of a request that the API document cannot state in JSON Schema: a request the
+/// document admits that breaks one is refused `422` with the rule's code, the same way on
+/// every endpoint (see docs/api.md, "Errors").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// One serial twice in one batch of units (`duplicate_serial`).
+    DuplicateSerial,
+    /// `order_by` naming one field twice, ascending or descending (`duplicate_order_by`).
+    DuplicateOrderBy,
+    /// One `Idempotency-Key` on two operations of one batch (`duplicate_idempotency_key`).
+    DuplicateIdempotencyKey,
+    /// An instant outside the years 1970..=9999, or a leap second (`instant_out_of_range`).
+    InstantOutOfRange,
+    /// A cron expression that does not parse or never matches (`invalid_cron`).
+    InvalidCron,
+    /// A time zone name that is not in the IANA database (`unknown_time_zone`).
+    UnknownTimeZone,
+    /// A JSON filter inside a query parameter that is not an object of one key with a
+    /// scalar value (`invalid_filter`).
+    InvalidFilter,
+    /// A bulk action's `filter.state` the action does not apply to (`state_not_applicable`).
+    StateNotApplicable,
+    /// U+0000 inside free JSON (a payload, metadata), which no backend stores
+    /// (`nul_character`).
+    NulCharacter,
+    /// A number in a client document (a payload, metadata) that would come back as another
+    /// decimal value (beyond 64 bits, more digits than an f64 keeps): `inexact_number`.
+    InexactNumber,
+    /// A field a schedule's job template must leave out: each tick gives it
+    /// (`template_field`).
+    TemplateField,
+}
+
+impl Rule {
+    /// The rule's stable snake_case error code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::DuplicateSerial => "duplicate_serial",
+            Rule::DuplicateOrderBy => "duplicate_order_by",
+            Rule::DuplicateIdempotencyKey => "duplicate_idempotency_key",
+            Rule::InstantOutOfRange => "instant_out_of_range",
+            Rule::InvalidCron => "invalid_cron",
+            Rule::UnknownTimeZone => "unknown_time_zone",
+            Rule::InvalidFilter => "invalid_filter",
+            Rule::StateNotApplicable => "state_not_applicable",
+            Rule::NulCharacter => "nul_character",
+            Rule::InexactNumber => "inexact_number",
+            Rule::TemplateField => "template_field",
+        }
+    }
+
+    /// Every rule, for the documentation and its tests.
+    pub const ALL: [Rule; 11] = [
+        Rule::DuplicateSerial,
+        Rule::DuplicateOrderBy,
+        Rule::DuplicateIdempotencyKey,
+        Rule::InstantOutOfRange,
+        Rule::InvalidCron,
+        Rule::UnknownTimeZone,
+        Rule::InvalidFilter,
+        Rule::StateNotApplicable,
+        Rule::NulCharacter,
+        Rule::InexactNumber,
+        Rule::TemplateField,
+    ];
+}
+
 /// Why a strategy cannot run: what the client is told (in domain words; the server adds
 /// how an operator changes it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,6 +339,7 @@ impl AllotError {
             AllotError::SameLocation(_) => "same_location",
             AllotError::EmptyRange { .. } => "empty_range",
             AllotError::DuplicateSku(_) => "duplicate_sku",
+            AllotError::Unprocessable { rule, .. } => rule.code(),
             AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
@@ -301,7 +380,19 @@ impl AllotError {
                 max,
                 message: format!("{parent}.{message}"),
             },
+            AllotError::Unprocessable { rule, message } => AllotError::Unprocessable {
+                rule,
+                message: format!("{parent}.{message}"),
+            },
             other => other,
+        }
+    }
+
+    /// Shorthand for [`AllotError::Unprocessable`]: `message` names the field.
+    pub fn breaks(rule: Rule, message: impl Into<String>) -> Self {
+        AllotError::Unprocessable {
+            rule,
+            message: message.into(),
         }
     }
 
@@ -328,6 +419,22 @@ impl AllotError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every rule has its own code, and docs/api.md's table of 422 codes lists each.
+    #[test]
+    fn every_rule_is_documented_once() {
+        let doc = include_str!("../../../../docs/api.md");
+        let codes: std::collections::HashSet<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+        assert_eq!(codes.len(), Rule::ALL.len(), "two rules share a code");
+        for code in codes {
+            assert!(
+                doc.contains(&format!("| `{code}` |")),
+                "docs/api.md lacks the row of `{code}`"
+            );
+            let e = AllotError::breaks(Rule::ALL.into_iter().find(|r| r.code() == code).unwrap(), "x");
+            assert_eq!(e.code(), code);
+        }
+    }
 
     #[test]
     fn unsupported_strategy_hints() {

@@ -17,7 +17,7 @@
 //! - **instants**: between 1970-01-01 and 9999-12-31 UTC, no leap second, truncated to whole
 //!   microseconds (the precision both stores keep, so an answer echoes what was stored).
 
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 /// The earliest instant accepted (the Unix epoch): SQLite keeps instants as microseconds
@@ -102,9 +102,10 @@ pub fn json_document(field: &str, value: &serde_json::Value, limit: &'static str
         return Err(too_long(field, limit, max, size, "bytes"));
     }
     if has_nul(value) {
-        return Err(AllotError::invalid(format!(
-            "{field} must not contain U+0000 in any string or key"
-        )));
+        return Err(AllotError::breaks(
+            Rule::NulCharacter,
+            format!("{field} must not contain U+0000 in any string or key"),
+        ));
     }
     Ok(())
 }
@@ -122,13 +123,17 @@ fn has_nul(value: &serde_json::Value) -> bool {
 /// (`…:60`), truncated to whole microseconds.
 pub fn instant(field: &str, t: DateTime<Utc>) -> Result<DateTime<Utc>> {
     if !(MIN_YEAR..=MAX_YEAR).contains(&t.year()) {
-        return Err(AllotError::invalid(format!(
-            "{field} must lie in the years {MIN_YEAR}..={MAX_YEAR}"
-        )));
+        return Err(AllotError::breaks(
+            Rule::InstantOutOfRange,
+            format!("{field} must lie in the years {MIN_YEAR}..={MAX_YEAR}"),
+        ));
     }
     let nanos = t.nanosecond();
     if nanos >= 1_000_000_000 {
-        return Err(AllotError::invalid(format!("{field} must not be a leap second")));
+        return Err(AllotError::breaks(
+            Rule::InstantOutOfRange,
+            format!("{field} must not be a leap second"),
+        ));
     }
     Ok(t.with_nanosecond(nanos - nanos % 1000).unwrap_or(t))
 }

@@ -2,7 +2,7 @@
 
 use crate::strategy::UnitStrategy;
 use crate::support::checks::{batch, bounded, hold_ttl, name};
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use crate::support::input::instant;
 use crate::support::limits::Limits;
 use crate::unit::{AddUnits, OrderKey, UnitAllocationBody, UnitClaim, UnitColumn, UnitsBody};
@@ -33,10 +33,10 @@ pub fn add_units(sku: &str, body: UnitsBody, now: chrono::DateTime<chrono::Utc>,
             }
         }
         if !seen.insert(u.serial.clone()) {
-            return Err(AllotError::invalid(format!(
-                "serial `{}` appears more than once in the batch",
-                u.serial
-            )));
+            return Err(AllotError::breaks(
+                Rule::DuplicateSerial,
+                format!("serial `{}` appears more than once in the batch", u.serial),
+            ));
         }
         u.received_at = Some(instant("received_at", u.received_at.unwrap_or(now))?);
         u.expires_at = u.expires_at.map(|t| instant("expires_at", t)).transpose()?;
@@ -75,7 +75,10 @@ pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, 
             ))
         })?;
         if order_by.iter().any(|k: &OrderKey| k.column == column) {
-            return Err(AllotError::invalid(format!("order_by names `{col}` twice")));
+            return Err(AllotError::breaks(
+                Rule::DuplicateOrderBy,
+                format!("order_by names `{col}` twice"),
+            ));
         }
         order_by.push(OrderKey { column, descending });
     }

@@ -91,6 +91,8 @@ fn bound_operations(doc: &mut Value, l: &Limits) {
     if let Some(variants) = schemas["OperationBody"]["oneOf"].as_array_mut() {
         for v in variants {
             merge(&mut v["properties"]["idempotency_key"], key.clone());
+            // Each operation takes only its own members (serde refuses others).
+            v["additionalProperties"] = json!(false);
         }
     }
 }
@@ -313,7 +315,8 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         (
             "NewJob",
             "tags",
-            json!({"maxItems": l.max_job_tags, "items": ident(1, l.max_unit_field_len)}),
+            json!({"maxItems": l.max_job_tags,
+                   "items": merge_into(json!({"type": "string"}), ident(1, l.max_unit_field_len))}),
         ),
         ("NewJob", "metadata", json!({"type": ["object", "null"]})),
         ("QueueSettingsBody", "max_running", int(1, l.max_queue_limit)),
@@ -385,6 +388,7 @@ fn complete_operation(path: &str, op: &mut Value, l: &Limits) {
             "invalid_request, limit_exceeded or unsupported_strategy: the field is named",
         ),
         ("403", "forbidden: the Host or Origin is not allowed"),
+        ("414", "limit_exceeded: the request target is over max_uri_bytes"),
         (
             "500",
             "internal: our fault; the log has the details under the request id",
@@ -401,16 +405,38 @@ fn complete_operation(path: &str, op: &mut Value, l: &Limits) {
     if path.contains('{') {
         add.push(("404", "not_found"));
     }
-    if complete_parameters(op, l) {
+    let takes_query = op["parameters"]
+        .as_array()
+        .is_some_and(|ps| ps.iter().any(|p| p["in"] == "query"));
+    let idempotent = complete_parameters(op, l);
+    if idempotent {
         add.push((
             "409",
             "idempotency_key_in_use: a request with this key is still running",
         ));
-        add.push(("422", "idempotency_key_reused: this key was used with another request"));
+        add.push((
+            "422",
+            "idempotency_key_reused: this key was used with another request; or a rule the document \
+             cannot state, named by its code (docs/api.md, \"Errors\")",
+        ));
+    } else if takes_query || op.get("requestBody").is_some() {
+        add.push((
+            "422",
+            "a rule the document cannot state, named by its code (docs/api.md, \"Errors\")",
+        ));
     }
     let responses = op["responses"].as_object_mut().expect("every operation has responses");
     for (status, description) in add {
         responses.entry(status).or_insert_with(|| error_response(description));
+    }
+    // An operation's own 422 (empty_range, duplicate_sku) also covers the shared rules.
+    if let Some(d) = responses.get_mut("422").and_then(|r| r.get_mut("description")) {
+        let text = d.as_str().unwrap_or_default();
+        if !text.contains("cannot state") {
+            *d = json!(format!(
+                "{text}; or a rule the document cannot state, named by its code"
+            ));
+        }
     }
     for (status, resp) in responses.iter_mut() {
         let headers = resp
@@ -494,6 +520,9 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             schema = json!({"type": "string", "enum": names});
         }
         ("query", "from" | "to") => merge(&mut schema, json!({"format": "date-time"})),
+        // JSON text of a filter: its form is a rule (422 invalid_filter), its size and
+        // characters are free text's.
+        ("query", "metadata" | "payload") => merge(&mut schema, text(l.max_metadata_bytes)),
         ("query", "state") => {
             let states: Vec<&str> = allot_core::JobState::ALL.iter().map(|s| s.as_str()).collect();
             schema = json!({"type": "string", "enum": states});
