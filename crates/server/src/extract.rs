@@ -187,8 +187,11 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
     })?;
     // Checked once the body has its type's shape, so the walk is as shallow as the type.
     if suspects.outside || suspects.inside {
-        if let Some(message) = crate::json_numbers::inexact_number(bytes, suspects) {
-            return Err(AllotError::breaks(allot_core::error::Rule::InexactNumber, message));
+        if let Some(found) = crate::json_numbers::inexact_number(bytes, suspects) {
+            return Err(match found.in_document {
+                true => AllotError::breaks(allot_core::error::Rule::InexactNumber, found.message),
+                false => AllotError::invalid(found.message),
+            });
         }
     }
     Ok(value)

@@ -29,21 +29,36 @@ pub(crate) struct Suspects {
     pub(crate) inside: bool,
 }
 
+/// A number whose f64 does not say what its text said: the refusal's message, naming its
+/// path, and whether it sits inside a document (a rule the API document cannot state: `422
+/// inexact_number`) or in a typed field (a fraction where the document says integer: `400`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Inexact {
+    /// The refusal's message.
+    pub(crate) message: String,
+    /// Inside a `payload`, `metadata` or `output`.
+    pub(crate) in_document: bool,
+}
+
 /// The first number of `body` (among the `suspects`) whose f64 does not say what its text
-/// said, as a refusal's message naming its path; `None` when there is none or `body` is not
-/// JSON.
-pub(crate) fn inexact_number(body: &[u8], suspects: Suspects) -> Option<String> {
+/// said; `None` when there is none or `body` is not JSON.
+pub(crate) fn inexact_number(body: &[u8], suspects: Suspects) -> Option<Inexact> {
     let raw: &RawValue = serde_json::from_slice(body).ok()?;
     walk(raw, "", suspects)
 }
 
-fn walk(raw: &RawValue, path: &str, suspects: Suspects) -> Option<String> {
+fn walk(raw: &RawValue, path: &str, suspects: Suspects) -> Option<Inexact> {
     let text = raw.get();
     match text.as_bytes().first()? {
         b'{' => {
             let map: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
             map.iter().find_map(|(k, v)| match k.as_str() {
-                "payload" | "metadata" | "output" if suspects.inside => scan_document(v.get(), &join(path, k)),
+                "payload" | "metadata" | "output" if suspects.inside => {
+                    scan_document(v.get(), &join(path, k)).map(|message| Inexact {
+                        message,
+                        in_document: true,
+                    })
+                }
                 "payload" | "metadata" | "output" => None,
                 _ => walk(v, &join(path, k), suspects),
             })
@@ -57,8 +72,10 @@ fn walk(raw: &RawValue, path: &str, suspects: Suspects) -> Option<String> {
         }
         b'-' | b'0'..=b'9' if suspects.outside => {
             let rounds_integral = text.parse::<f64>().is_ok_and(|v| v.fract() == 0.0);
-            (rounds_integral && !integral_text(text))
-                .then(|| format!("{path}: {text} has a fractional part, an integer is expected"))
+            (rounds_integral && !integral_text(text)).then(|| Inexact {
+                message: format!("{path}: {text} has a fractional part, an integer is expected"),
+                in_document: false,
+            })
         }
         _ => None,
     }
@@ -211,7 +228,7 @@ mod tests {
     fn found_with_their_path() {
         let body = br#"{"lines":[{"sku":"A","quantity":2.0},{"sku":"B","quantity":1.0000000000000001}],
                         "payload":{"x":1}}"#;
-        let found = inexact_number(body, ALL).unwrap();
+        let found = inexact_number(body, ALL).unwrap().message;
         assert!(found.starts_with("lines[1].quantity: 1.0000000000000001 "), "{found}");
         let fine = br#"{"a":2.0,"metadata":[1e30, -9223372036854775808, 18446744073709551615, 0.10, 1.5e-7,
                         -0.0, -0, 5e-324, 1.7976931348623157e308, "1e-400 \" 0.1000000000000000000001"],"b":[1e3]}"#;
@@ -230,7 +247,7 @@ mod tests {
             ),
         ] {
             let body = format!(r#"{{"jobs":[{{"payload":1}},{{"payload":{document}}}]}}"#);
-            let found = inexact_number(body.as_bytes(), ALL).unwrap();
+            let found = inexact_number(body.as_bytes(), ALL).unwrap().message;
             let want = format!("jobs[1].payload: the number {sent} would come back as {back};");
             assert!(found.starts_with(&want), "{found}");
         }
@@ -247,8 +264,8 @@ mod tests {
             outside: false,
             inside: true,
         };
-        assert!(inexact_number(body, outside).unwrap().starts_with("quantity:"));
-        assert!(inexact_number(body, inside).unwrap().starts_with("payload:"));
+        assert!(inexact_number(body, outside).unwrap().message.starts_with("quantity:"));
+        assert!(inexact_number(body, inside).unwrap().in_document);
         assert_eq!(inexact_number(body, Suspects::default()), None);
     }
 }

@@ -1095,8 +1095,8 @@ fn job_cases(ctx: &Ctx) -> Vec<Case> {
             "POST",
             q,
             job(json!({"payload": 1, "run_at": "0001-01-01T00:00:00Z"})),
-            400,
-            "invalid_request",
+            422,
+            "instant_out_of_range",
         ),
         case(
             "zero attempts",
