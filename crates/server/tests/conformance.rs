@@ -630,13 +630,15 @@ async fn ledger_paging(ts: &TestServer) {
             201
         );
     }
-    let (_, p1) = ts.get("/v1/skus/L/ledger?limit=4").await;
-    let p1 = p1["entries"].as_array().unwrap().clone();
+    let (_, page1) = ts.get("/v1/skus/L/ledger?limit=4").await;
+    let p1 = page1["entries"].as_array().unwrap().clone();
     assert_eq!(p1.len(), 4);
     let last = p1[3]["id"].as_i64().unwrap();
-    let (_, p2) = ts.get(&format!("/v1/skus/L/ledger?after={last}&limit=4")).await;
-    let p2 = p2["entries"].as_array().unwrap().clone();
+    assert_eq!(page1["next"], json!(last), "a full page carries next: {page1}");
+    let (_, page2) = ts.get(&format!("/v1/skus/L/ledger?after={last}&limit=4")).await;
+    let p2 = page2["entries"].as_array().unwrap().clone();
     assert_eq!(p2.len(), 2);
+    assert_eq!(page2["next"], Value::Null, "the last page: {page2}");
     let sum: i64 = p1.iter().chain(p2.iter()).map(|e| e["delta"].as_i64().unwrap()).sum();
     assert_eq!(sum, ts.sku("L").await["on_hand"].as_i64().unwrap());
 }

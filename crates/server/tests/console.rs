@@ -111,6 +111,56 @@ async fn absent(c: &Client, css: &str) {
     );
 }
 
+/// The text of `main` outside quoted data (`code`, `pre`: JSON may hold a null) never holds a
+/// `null` (a child left out by mistake shows as one).
+async fn no_null(c: &Client) {
+    let text = c
+        .execute(
+            "const m = document.getElementById('main').cloneNode(true); \
+             m.querySelectorAll('code, pre').forEach((e) => e.remove()); return m.textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let text = text.as_str().unwrap_or_default();
+    assert!(!text.contains("null"), "a literal null on the page: {text}");
+}
+
+/// The page is no wider than the window (nothing makes it scroll sideways).
+async fn no_sideways_scroll(c: &Client) {
+    let wide = c
+        .execute(
+            "const d = document.documentElement; return [d.scrollWidth, d.clientWidth];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (scroll, client) = (wide[0].as_i64().unwrap(), wide[1].as_i64().unwrap());
+    assert!(scroll <= client, "the page scrolls sideways: {scroll} > {client}");
+}
+
+/// A chart `css` drawn (a canvas) with at least `points` points.
+async fn drawn(c: &Client, css: &str, points: i64) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let found = c
+            .execute(
+                "const f = document.querySelector(arguments[0]); return f && f.querySelector('canvas') ? Number(f.dataset.points) : -1;",
+                vec![json!(css)],
+            )
+            .await
+            .unwrap();
+        if found.as_i64().unwrap_or(-1) >= points {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{css}` drew no chart of {points} points ({found})"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Click the first element `css` matches (it must be on the page).
 async fn click(c: &Client, css: &str) {
     click_at(c, Locator::Css(css)).await;
@@ -289,6 +339,7 @@ async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     );
     shows(c, "#sku", "in stock").await;
     shows(c, "#feed-state", "live").await;
+    drawn(c, "#sku-chart", 2).await;
     screenshot(c, kind, "3-sku-with-hold").await;
     // The page follows the feed: an allocation of the rest sells it out while it is open.
     let sell = json!({"lines": [{"sku": "TEE-RED-M", "quantity": 2}]});
@@ -298,8 +349,38 @@ async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     go(c, ts, "#/stock?filter=sold_out").await;
     let list = until(c, "#sku-list", |t| t.contains("TEE-RED-M")).await;
     assert!(!list.contains("MUG"), "only sold-out SKUs: {list}");
+    release_asks(c, ts, k, kind).await;
     units_and_feed(c, ts, k, kind).await;
     bookings(c, ts, k, kind).await;
+}
+
+/// "Release" on a SKU's page of a hold that also holds another SKU asks first, naming it;
+/// "Keep" keeps it; confirmed, the whole hold is released.
+async fn release_asks(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
+    api(
+        ts,
+        &k.admin,
+        "POST",
+        "/v1/skus",
+        Some(json!({"sku": "CAP", "on_hand": 5})),
+    )
+    .await;
+    let two = json!({"lines": [{"sku": "MUG", "quantity": 2}, {"sku": "CAP", "quantity": 1}], "ttl_ms": 600_000});
+    let hold = api(ts, &k.admin, "POST", "/v1/holds", Some(two)).await;
+    let id = hold["id"].as_str().unwrap().to_string();
+    go(c, ts, "#/stock/MUG").await;
+    shows(c, "#holds", "CAP × 1").await;
+    click_at(c, Locator::XPath("//button[.='Release…']")).await;
+    shows(c, "#holds", "also CAP").await;
+    screenshot(c, kind, "4a-release-asks").await;
+    click_at(c, Locator::XPath("//button[.='Keep']")).await;
+    let held = api(ts, &k.admin, "GET", &format!("/v1/holds/{id}"), None).await;
+    assert_eq!(held["status"], "held", "Keep released nothing");
+    click_at(c, Locator::XPath("//button[.='Release…']")).await;
+    click(c, &format!("button[data-confirm='{id}']")).await;
+    shows(c, "#status", "with its lines of CAP").await;
+    let released = api(ts, &k.admin, "GET", &format!("/v1/holds/{id}"), None).await;
+    assert_eq!(released["status"], "released");
 }
 
 /// A unit-tracked SKU's units by status; the live feed shows an event made through the API.
@@ -311,6 +392,8 @@ async fn units_and_feed(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     assert!(!listed.contains("FRAME-001"), "by lot: {listed}");
     screenshot(c, kind, "4c-units").await;
     go(c, ts, "#/events").await;
+    // It opens with the latest events already in the feed, before anything new happens.
+    shows(c, "#events", "units.received").await;
     shows(c, "#feed-state", "live").await;
     api(
         ts,
@@ -321,18 +404,61 @@ async fn units_and_feed(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     )
     .await;
     shows(c, "#events", "stock.adjusted").await;
+    no_sideways_scroll(c).await;
     screenshot(c, kind, "4d-events").await;
 }
 
 /// A booking made through the API on the resource's timeline, between its free gaps.
 async fn bookings(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
-    let booking = json!({"start": "2030-05-04T09:00:00Z", "end": "2030-05-04T11:00:00Z", "holder": "ada"});
-    api(ts, &k.admin, "POST", "/v1/resources/room-1/bookings", Some(booking)).await;
+    let book = async |resource: &str, start: &str, end: &str, holder: &str| {
+        let b = json!({"start": start, "end": end, "holder": holder});
+        api(
+            ts,
+            &k.admin,
+            "POST",
+            &format!("/v1/resources/{resource}/bookings"),
+            Some(b),
+        )
+        .await;
+    };
+    book("room-1", "2030-05-04T09:00:00Z", "2030-05-04T11:00:00Z", "ada").await;
+    book("room-1", "2030-05-04T15:00:00Z", "2030-05-04T16:00:00Z", "bob").await;
     go(c, ts, "#/bookings/room-1?day=2030-05-04&days=1").await;
     let timeline = shows(c, "main ol.timeline", "ada").await;
     let order: Vec<&str> = timeline.lines().map(|l| l.split(' ').next().unwrap_or("")).collect();
-    assert_eq!(order, ["free", "confirmed", "free"], "{timeline}");
+    assert_eq!(order, ["free", "confirmed", "free", "confirmed", "free"], "{timeline}");
+    // Each bar starts where its booking starts in the day: 09:00 and 15:00.
+    let lefts = c
+        .execute(
+            "return [...document.querySelectorAll('.bar.booked')].map((b) => b.dataset.left);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(lefts, json!(["0.3750", "0.6250"]));
+    drawn(c, "#fill-chart", 1).await;
     screenshot(c, kind, "4b-bookings-timeline").await;
+    // Without a day, the timeline starts today and shows the week ahead.
+    let day = |d: i64| {
+        (chrono::Utc::now() + chrono::Duration::days(d))
+            .format("%Y-%m-%d")
+            .to_string()
+    };
+    book(
+        "room-2",
+        &format!("{}T10:00:00Z", day(2)),
+        &format!("{}T12:00:00Z", day(2)),
+        "cyd",
+    )
+    .await;
+    go(c, ts, "#/bookings/room-2").await;
+    shows(c, "main ol.timeline", "cyd").await;
+    drawn(c, "#fill-chart", 7).await;
+    // The index lists the resources booked lately.
+    go(c, ts, "#/bookings").await;
+    let listed = shows(c, "#resources", "room-2").await;
+    assert!(listed.contains("room-1"), "{listed}");
+    screenshot(c, kind, "4e-bookings-index").await;
 }
 
 /// Jobs by a payload field; a dead letter retried, snoozed and run now from its page.
@@ -341,6 +467,7 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     let bulk = dead_letters(ts, &k.admin, "mail", 3, &["newsletter"]).await;
     go(c, ts, "#/queues").await;
     shows(c, "#queues", "mail").await;
+    no_null(c).await;
     screenshot(c, kind, "5-queues").await;
     pause_and_resume(c, ts, k).await;
     go(c, ts, "#/queues/mail?payload=%7B%22n%22%3A2%7D").await;
@@ -349,6 +476,9 @@ async fn queues(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     assert_eq!(rows.len(), 1, "only the job whose payload has n = 2: {by_payload}");
     go(c, ts, "#/queues/mail?state=discarded").await;
     shows(c, "#jobs", &format!("#{}", bulk[2])).await;
+    // Four jobs: one page, no "Next page" leading to an empty one.
+    absent(c, "#jobs .pager button").await;
+    drawn(c, "#queue-chart", 1).await;
     click(c, &format!("a[href='#/jobs/{one}']")).await;
     shows(c, "main", "dead letter").await;
     shows(c, "main", "smtp: 550 mailbox unavailable").await;
@@ -427,6 +557,12 @@ async fn bulk_retry(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     screenshot(c, kind, "7-bulk-counted").await;
     click(c, "#bulk-apply").await;
     shows(c, "#bulk-result", "3 of 3 matched jobs changed").await;
+    // The page's counts follow at once: no stale "discarded 3".
+    until(c, "#queue-counts", |t| {
+        let t = t.replace('\n', " ");
+        t.contains("available 4") && t.contains("discarded 0")
+    })
+    .await;
     let counts = api(ts, &k.admin, "GET", "/v1/queues/mail", None).await;
     assert_eq!(
         (
@@ -453,8 +589,10 @@ async fn read_only(c: &Client, ts: &TestServer, kind: Kind) {
     go(c, ts, "#/queues").await;
     shows(c, "#queues", "mail").await;
     absent(c, "#queues button").await;
+    no_null(c).await;
     go(c, ts, "#/queues/mail").await;
     shows(c, "#jobs", "#").await;
+    no_null(c).await;
     absent(c, "#bulk-form").await;
     absent(c, "#enqueue-form").await;
     let first = c.find(Locator::Css("#jobs a[href^='#/jobs/']")).await.unwrap();

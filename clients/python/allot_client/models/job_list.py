@@ -29,8 +29,10 @@ class JobList:
         Attributes:
             jobs (list[JobView]): Jobs with `id > after`, by id: at most `limit`, and at most `max_page_bytes` of
                 documents (payloads and error lists; the job that crosses the bound ends the page).
-            next_ (int | None | Unset): The last id of this page, to send as `after` for the next; `null` once a page comes
-                back empty (a page may hold fewer than `limit` jobs and still not be the last).
+            next_ (int | None | Unset): The last id of this page, to send as `after` for the next; `null` on the last page
+                (a
+                page cut short by `max_page_bytes` carries `next`; the page after the last full one
+                may then come back empty, with `next` null).
      """
 
     jobs: list[JobView]

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -27,9 +28,12 @@ class LedgerPage:
 
         Attributes:
             entries (list[LedgerEntry]): Entries with `id > after`, oldest first.
+            next_ (int | None | Unset): The last entry's id when the page is full (send it as `after` for the next page),
+                `null` on the last page.
      """
 
     entries: list[LedgerEntry]
+    next_: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -45,12 +49,20 @@ class LedgerPage:
 
 
 
+        next_: int | None | Unset
+        if isinstance(self.next_, Unset):
+            next_ = UNSET
+        else:
+            next_ = self.next_
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
             "entries": entries,
         })
+        if next_ is not UNSET:
+            field_dict["next"] = next_
 
         return field_dict
 
@@ -70,8 +82,19 @@ class LedgerPage:
             entries.append(entries_item)
 
 
+        def _parse_next_(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        next_ = _parse_next_(d.pop("next", UNSET))
+
+
         ledger_page = cls(
             entries=entries,
+            next_=next_,
         )
 
 

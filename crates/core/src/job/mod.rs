@@ -534,8 +534,9 @@ pub struct JobList {
     /// Jobs with `id > after`, by id: at most `limit`, and at most `max_page_bytes` of
     /// documents (payloads and error lists; the job that crosses the bound ends the page).
     pub jobs: Vec<JobView>,
-    /// The last id of this page, to send as `after` for the next; `null` once a page comes
-    /// back empty (a page may hold fewer than `limit` jobs and still not be the last).
+    /// The last id of this page, to send as `after` for the next; `null` on the last page (a
+    /// page cut short by `max_page_bytes` carries `next`; the page after the last full one
+    /// may then come back empty, with `next` null).
     pub next: Option<i64>,
 }
 

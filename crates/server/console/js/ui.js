@@ -18,6 +18,13 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+// `el`'s children replaced by `children`, leaving out `null`/`false`/`undefined` (which
+// replaceChildren would show as the text "null").
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}
+
 // A table: `columns` are [header, (row) => cell, {num: true}?]; `empty` shown without rows.
 export function table(caption, columns, rows, empty = "Nothing here.") {
   if (!rows.length) return h("p", { class: "muted" }, empty);
@@ -115,4 +122,38 @@ export function pager(container, load, show) {
         page.next !== null && page.next !== undefined ? button("Next page", () => go(page.next)) : null));
   };
   return go(undefined);
+}
+
+// A chart drawn by uPlot (vendor/uplot, embedded; loaded as a classic script before the
+// app): `x` as seconds since the epoch (time) or plain numbers, `series` as [{label,
+// values}], in a <figure> with `caption` and a text summary for screen readers. `bars` draws
+// bars instead of lines, `stepped` steps (a level that holds until the next change); `range`
+// fixes the x axis to [min, max]. The chart is as wide as its container when it is drawn.
+export function chart(caption, x, series, { bars = false, stepped = false, time = true, range, id } = {}) {
+  const fig = h("figure", { class: "chart", id, "data-points": x.length },
+    h("figcaption", null, caption));
+  const summary = series.map((s) => `${s.label}: ${s.values.length ? num(s.values[s.values.length - 1]) : "—"}`).join("; ");
+  fig.setAttribute("aria-label", `${caption}. Latest: ${summary}`);
+  if (!x.length || typeof uPlot === "undefined") {
+    fig.append(h("p", { class: "muted" }, x.length ? "The chart library did not load." : "Nothing to draw yet."));
+    return fig;
+  }
+  const colors = ["#1f6feb", "#2da44e", "#bf8700", "#cf222e"];
+  const path = bars ? uPlot.paths.bars({ size: [0.8, 40] }) : stepped ? uPlot.paths.stepped({ align: 1 }) : undefined;
+  const opts = {
+    width: 640, height: 220, scales: { x: range ? { time, range: () => range } : { time } },
+    series: [{}, ...series.map((s, i) => ({
+      label: s.label, stroke: colors[i % colors.length], width: 2,
+      fill: bars ? colors[i % colors.length] + "55" : undefined,
+      paths: path,
+      points: { show: x.length < 60 },
+    }))],
+  };
+  const plot = new uPlot(opts, [x, ...series.map((s) => s.values)], fig);
+  // Fit the container once it is in the page.
+  requestAnimationFrame(() => {
+    const w = fig.clientWidth;
+    if (w > 100) plot.setSize({ width: Math.min(w, 960), height: 220 });
+  });
+  return fig;
 }

@@ -85,6 +85,9 @@ pub(super) async fn adjust_sku(
 pub struct LedgerPage {
     /// Entries with `id > after`, oldest first.
     pub entries: Vec<LedgerEntry>,
+    /// The last entry's id when the page is full (send it as `after` for the next page),
+    /// `null` on the last page.
+    pub next: Option<i64>,
 }
 
 #[utoipa::path(get, path = "/v1/skus/{sku}/ledger",
@@ -98,9 +101,11 @@ pub(super) async fn ledger(
 ) -> Result<Json<LedgerPage>, ApiError> {
     sku_path(&sku, &st)?;
     let (after, limit) = (q.after()?, q.limit(&st.limits)?);
-    Ok(Json(LedgerPage {
-        entries: st.stores.stock.ledger(&tenant, &sku, after, limit).await?,
-    }))
+    let entries = st.stores.stock.ledger(&tenant, &sku, after, limit).await?;
+    let next = (entries.len() == limit as usize)
+        .then(|| entries.last().map(|e| e.id))
+        .flatten();
+    Ok(Json(LedgerPage { entries, next }))
 }
 
 #[utoipa::path(post, path = "/v1/allocations", request_body = AllocationBody,

@@ -4,7 +4,7 @@
 // it is not running, retry/cancel.
 
 import { api, follow } from "../api.js";
-import { h, table, facts, badge, num, when, button, form, field, choice, pager, say, sayError } from "../ui.js";
+import { h, fill, table, facts, badge, num, when, button, form, field, choice, pager, chart, say, sayError } from "../ui.js";
 import { eventTable } from "./stock.js";
 
 const STATES = ["available", "scheduled", "running", "retryable", "completed", "discarded", "cancelled"];
@@ -14,10 +14,14 @@ const PAGE = 50;
 const POLL_MS = 5000;
 // Queues per page of the queues page.
 const QUEUES_PAGE = 200;
+// Samples of a queue's counts the page keeps for its chart (one per POLL_MS: 30 minutes).
+const SAMPLES = 360;
+// The states that wait to run: a queue's depth.
+const DEPTH = ["available", "scheduled", "retryable"];
 
 export async function queuesPage({ main, can }) {
   const body = h("div", { id: "queues" });
-  main.replaceChildren(h("h1", null, "Queues"), body);
+  fill(main, h("h1", null, "Queues"), body);
   let previous = null;
   // Each queue's settings (for "paused"), read once per queue rather than on every poll, and
   // again after this page pauses or resumes it.
@@ -36,7 +40,7 @@ export async function queuesPage({ main, can }) {
       const done = q.counts.completed - before;
       return `${((done * 60000) / (now - previous.at)).toFixed(0)}/min`;
     };
-    body.replaceChildren(table(null, [
+    fill(body, table(null, [
       ["Queue", (q) => h("a", { href: `#/queues/${encodeURIComponent(q.queue)}` }, q.queue)],
       ...STATES.map((s) => [s, (q) => num(q.counts[s]), { num: true }]),
       ["Completed/min", rate, { num: true }],
@@ -64,11 +68,31 @@ function pauseCell(queue, settings, manage, reload) {
 export async function queuePage(ctx) {
   const { main, params: [queue], query, go, can } = ctx;
   const q = encodeURIComponent(queue);
-  const counts = await api(`/v1/queues/${q}`);
   const list = h("div", { id: "jobs" });
-  main.replaceChildren(
+  const countsBox = h("div", { id: "queue-counts" });
+  const trend = h("div", { id: "queue-trend" });
+  const samples = [];
+  // The counts now, and a sample for the chart: depth (jobs waiting to run) and running, and
+  // completed per minute since the sample before.
+  const counts = async () => {
+    const c = (await api(`/v1/queues/${q}`)).counts;
+    fill(countsBox, facts(STATES.map((s) => [s, num(c[s])])));
+    const at = Date.now() / 1000, last = samples[samples.length - 1];
+    const perMin = last ? Math.max(0, ((c.completed - last.completed) * 60) / Math.max(at - last.at, 1)) : null;
+    samples.push({ at, completed: c.completed, depth: DEPTH.reduce((a, s) => a + (c[s] || 0), 0), running: c.running, perMin });
+    if (samples.length > SAMPLES) samples.shift();
+    fill(trend, chart("Depth (waiting to run), running and completed per minute, since this page opened",
+      samples.map((x) => x.at), [
+        { label: "depth", values: samples.map((x) => x.depth) },
+        { label: "running", values: samples.map((x) => x.running) },
+        { label: "completed/min", values: samples.map((x) => x.perMin) },
+      ], { id: "queue-chart", range: [Math.min(samples[0].at, at - 300), at] }));
+  };
+  const jobs = () => showJobs(list, q, query);
+  await counts();
+  fill(main,
     h("h1", null, "Queue ", h("code", null, queue)),
-    facts(STATES.map((s) => [s, num(counts.counts[s])])),
+    countsBox, trend,
     h("h2", null, "Jobs"),
     form({ id: "job-filter" }, [
       choice("State", "state", [["", "Any"], ...STATES.map((s) => [s, s])], query.state || ""),
@@ -77,21 +101,27 @@ export async function queuePage(ctx) {
       field("Payload field (one key, JSON)", "payload", { value: query.payload || "", placeholder: '{"to":"ada@example.com"}' }),
     ], "Filter", async (v) => go(`#/queues/${q}?` + new URLSearchParams(v).toString())),
     list,
-    can("jobs:manage") ? bulkSection(queue, query) : null,
+    can("jobs:manage") ? bulkSection(queue, query, async () => { await counts(); await jobs(); }) : null,
     can("jobs:enqueue") ? enqueueSection(queue, go) : null);
-  await pager(list, async (after) => {
+  await jobs();
+  const timer = setInterval(() => counts().catch(sayError), POLL_MS);
+  const stopAudit = can("events:read") ? await auditTrail(main, queue) : null;
+  return () => { clearInterval(timer); if (stopAudit) stopAudit(); };
+}
+
+// The queue's jobs by cursor, with the page's filters.
+function showJobs(list, q, query) {
+  return pager(list, async (after) => {
     const p = await api(`/v1/queues/${q}/jobs`, {
       query: { state: query.state, tag: query.tag, metadata: query.metadata, payload: query.payload, after, limit: PAGE },
     });
-    // A page may be short of `limit` (max_page_bytes) and not the last: only an empty one ends.
-    return { items: p.jobs, next: p.jobs.length ? p.next : null };
+    return { items: p.jobs, next: p.next };
   }, (jobs) => table(null, [
     ["Job", (j) => h("a", { href: `#/jobs/${j.id}` }, `#${j.id}`)],
     ["State", (j) => j.state], ["Attempt", (j) => `${j.attempt} of ${j.max_attempts}`],
     ["Tags", (j) => (j.tags || []).join(", ") || "—"], ["Enqueued", (j) => when(j.created_at)],
     ["Last error", (j) => lastError(j)],
   ], jobs, "No jobs match."));
-  if (can("events:read")) return auditTrail(main, queue);
 }
 
 function lastError(j) {
@@ -101,7 +131,7 @@ function lastError(j) {
 
 // Bulk by filter: "Count" runs a dry run and shows how many match; "Apply" then acts on at
 // most `max` of them (the server bounds a call by max_bulk_jobs) and says how many changed.
-function bulkSection(queue, query) {
+function bulkSection(queue, query, reload) {
   const result = h("p", { id: "bulk-result", role: "status" });
   let counted = null;
   const read = (f) => {
@@ -118,6 +148,7 @@ function bulkSection(queue, query) {
     const r = await api(`/v1/queues/${encodeURIComponent(queue)}/jobs/bulk`, { method: "POST", body });
     result.textContent = `${body.action}: ${r.changed} of ${r.matched} matched jobs changed${r.more ? "; more match, apply again" : ""}.`;
     apply.hidden = true;
+    await reload();
   }, { id: "bulk-apply", class: "danger", hidden: true });
   const f = form({ id: "bulk-form", "aria-label": "Bulk action by filter" }, [
     choice("Action", "action", [["retry", "Retry"], ["cancel", "Cancel"], ["delete", "Delete"]], "retry"),
@@ -212,7 +243,7 @@ export async function jobPage(ctx) {
   const j = await api(`/v1/jobs/${id}`);
   const finished = ["completed", "discarded", "cancelled"].includes(j.state);
   const errors = Array.isArray(j.errors) ? j.errors : [];
-  main.replaceChildren(
+  fill(main,
     h("h1", null, "Job #", String(j.id)),
     facts([
       ["Queue", h("a", { href: `#/queues/${encodeURIComponent(j.queue)}` }, j.queue)],

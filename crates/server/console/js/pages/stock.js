@@ -3,7 +3,7 @@
 // live from the change feed), and a unit-tracked SKU's units.
 
 import { api, follow } from "../api.js";
-import { h, table, facts, badge, num, when, countdown, button, form, field, choice, pager, say, sayError } from "../ui.js";
+import { h, fill, table, facts, badge, num, when, countdown, button, form, field, choice, pager, chart, say, sayError } from "../ui.js";
 
 // Rows per page of every listing here.
 const PAGE = 50;
@@ -13,6 +13,9 @@ const POLL_MS = 5000;
 const HOLDS_SHOWN = 100;
 // The low-stock filter's default threshold (the API's available_below).
 const LOW_STOCK_DEFAULT = 10;
+// Ledger entries the stock chart reads, at most (pages of the API's largest page size).
+const CHART_ENTRIES = 5000;
+const CHART_PAGE = 1000;
 
 // "sold out" / "low stock" as words (never colour alone).
 function stockBadge(s) {
@@ -25,7 +28,7 @@ export async function stockList({ main, query, go }) {
   const filter = query.filter || "all";
   const below = filter === "sold_out" ? 1 : filter === "low" ? Number(query.below || LOW_STOCK_DEFAULT) : null;
   const list = h("div", { id: "sku-list" });
-  main.replaceChildren(
+  fill(main,
     h("h1", null, "Stock"),
     form({ role: "search", id: "sku-search" }, [
       field("SKU starts with", "q", { value: query.q || "", type: "search", autocomplete: "off" }),
@@ -52,12 +55,15 @@ export async function skuPage(ctx) {
   const top = h("div", { id: "sku" }), holds = h("div", { id: "holds" }), ledger = h("div", { id: "ledger" });
   const events = h("div", { id: "sku-events" });
   const feed = h("span", { id: "feed-state" });
-  main.replaceChildren(h("h1", null, "SKU ", h("code", null, sku), " ", feed), top,
+  const trend = h("div", { id: "sku-trend" });
+  // The ledger as the chart has read it so far (each refresh reads only what is new).
+  const read = { entries: [], after: 0 };
+  fill(main, h("h1", null, "SKU ", h("code", null, sku), " ", feed), top, trend,
     h("h2", null, "Active holds"), holds, h("h2", null, "Ledger"), ledger,
-    ...(can("events:read") ? [h("h2", null, "Events"), events] : []));
+    can("events:read") ? [h("h2", null, "Events"), events] : null);
   const refresh = async () => {
     const s = await api(`/v1/skus/${encodeURIComponent(sku)}`);
-    top.replaceChildren(facts([
+    fill(top, facts([
       ["Status", stockBadge(s) || badge("in stock", "good")],
       ["On hand", num(s.on_hand)], ["Held", num(s.held)], ["Available", num(s.available)],
       ["Low stock below", s.low_stock_below ?? "—"],
@@ -67,24 +73,21 @@ export async function skuPage(ctx) {
       ["Held", (l) => num(l.held), { num: true }], ["Available", (l) => num(l.available), { num: true }],
     ], s.levels) : null);
     const page = await api("/v1/holds", { query: { sku, status: "held", limit: HOLDS_SHOWN } });
-    holds.replaceChildren(table(null, [
+    fill(holds, table(null, [
       ["Hold", (x) => h("code", null, x.id)],
       ["Quantity", (x) => num(x.lines.filter((l) => l.sku === sku).reduce((a, l) => a + l.quantity, 0)), { num: true }],
+      ["Other SKUs in it", (x) => x.lines.filter((l) => l.sku !== sku).map((l) => `${l.sku} × ${l.quantity}`).join(", ") || "—"],
       ["Expires", (x) => h("span", null, countdown(x.expires_at), " ", h("span", { class: "muted" }, "(", when(x.expires_at), ")"))],
-      ["", (x) => can("stock:write") ? button("Release", async () => {
-        await api(`/v1/holds/${encodeURIComponent(x.id)}/release`, { method: "POST", body: {} });
-        say(`Hold ${x.id} released.`);
-        await refresh();
-      }, { class: "danger" }) : ""],
+      ["", (x) => can("stock:write") ? releaseButton(x, sku, refresh) : ""],
     ], page.holds, "No active holds."));
+    fill(trend, await stockChart(sku, s, read));
   };
   // The feed's position before the first read, so no change between the two is missed.
   const cursor = can("events:read") ? (await api("/v1/stats")).feed_cursor : null;
   await refresh();
   await pager(ledger, async (after) => {
     const p = await api(`/v1/skus/${encodeURIComponent(sku)}/ledger`, { query: { after, limit: PAGE } });
-    const entries = p.entries || [];
-    return { items: entries, next: p.next ?? (entries.length === PAGE ? entries[entries.length - 1].id : null) };
+    return { items: p.entries, next: p.next };
   }, (entries) => table(null, [
     ["#", (e) => e.id, { num: true }], ["At", (e) => when(e.at)], ["Kind", (e) => e.kind],
     ["On hand Δ", (e) => num(e.delta), { num: true }], ["Held Δ", (e) => num(e.held_delta), { num: true }],
@@ -103,6 +106,58 @@ export async function skuPage(ctx) {
     return () => clearInterval(timer);
   }
   return live(sku, cursor, refresh, feed);
+}
+
+// "Release" of a hold seen from one SKU's page. A hold of this SKU alone is released at
+// once; one that also holds other SKUs asks first, naming them (a release gives back every
+// line of the hold).
+function releaseButton(x, sku, refresh) {
+  const others = x.lines.filter((l) => l.sku !== sku).map((l) => l.sku);
+  const release = async () => {
+    await api(`/v1/holds/${encodeURIComponent(x.id)}/release`, { method: "POST", body: {} });
+    say(`Hold ${x.id} released${others.length ? ` (with its lines of ${others.join(", ")})` : ""}.`);
+    await refresh();
+  };
+  if (!others.length) return button("Release", release, { class: "danger" });
+  const cell = h("span", { class: "release" });
+  const ask = button("Release…", async () => {
+    fill(cell, h("span", { class: "confirm", role: "alert" },
+      `This releases the whole hold, also ${others.join(", ")}. `),
+    button(`Release all ${x.lines.length} lines`, release, { class: "danger", "data-confirm": x.id }),
+    button("Keep", async () => fill(cell, ask)));
+  });
+  return fill(cell, ask);
+}
+
+// On hand and available over the SKU's ledger (each entry moves on hand by `delta` and held
+// by `held_delta`): from the first entry, at most CHART_ENTRIES of them; `read` keeps what
+// earlier calls read.
+async function stockChart(sku, s, read) {
+  const entries = read.entries;
+  while (entries.length < CHART_ENTRIES) {
+    const p = await api(`/v1/skus/${encodeURIComponent(sku)}/ledger`, { query: { after: read.after, limit: CHART_PAGE } });
+    entries.push(...p.entries);
+    if (p.entries.length) read.after = p.entries[p.entries.length - 1].id;
+    if (p.next === null || p.next === undefined) break;
+  }
+  let onHand = 0, held = 0;
+  const x = [], hand = [], avail = [];
+  for (const e of entries) {
+    onHand += e.delta || 0;
+    held += e.held_delta || 0;
+    x.push(Date.parse(e.at) / 1000);
+    hand.push(onHand);
+    avail.push(onHand - held);
+  }
+  if (x.length) {
+    // The level holds until now.
+    x.push(Math.max(Date.now() / 1000, x[x.length - 1]));
+    hand.push(onHand);
+    avail.push(onHand - held);
+  }
+  const capped = entries.length >= CHART_ENTRIES ? ` (its first ${CHART_ENTRIES} changes)` : "";
+  return chart(`On hand and available of ${sku} over its ledger${capped}; now ${num(s.on_hand)} on hand, ${num(s.available)} available`,
+    x, [{ label: "on hand", values: hand }, { label: "available", values: avail }], { stepped: true, id: "sku-chart" });
 }
 
 // Refresh the SKU's page when the feed says something happened to it (debounced), from
@@ -127,7 +182,7 @@ export function eventTable(events) {
 
 export async function unitsPage({ main, params: [sku], query, go }) {
   const list = h("div", { id: "units" });
-  main.replaceChildren(h("h1", null, "Units of ", h("a", { href: `#/stock/${encodeURIComponent(sku)}` }, sku)),
+  fill(main, h("h1", null, "Units of ", h("a", { href: `#/stock/${encodeURIComponent(sku)}` }, sku)),
     form({ id: "unit-filter" }, [
       choice("Status", "status", [["", "Any"], ["available", "Available"], ["held", "Held"], ["allocated", "Allocated"]], query.status || ""),
       field("Location", "location", { value: query.location || "" }),
