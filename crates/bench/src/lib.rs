@@ -19,6 +19,7 @@ mod load;
 mod locations;
 mod mixed;
 mod moving;
+pub mod orchestrate;
 mod patroni;
 mod pgbouncer;
 mod queue;

@@ -151,7 +151,7 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
     };
     let mut reports = allot_bench::batch_bench(&opts).await?;
     let in_flight = (a.batch, a.connections.max(1) * a.streams.max(1));
-    let reference = batch_reference(
+    let reference = allot_bench::orchestrate::batch_ref::batch_reference(
         &opts.url,
         a.target.database_url.as_deref(),
         in_flight,
@@ -166,7 +166,7 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
     {
         r.pgbench_allocations_per_s = reference
             .as_ref()
-            .map(crate::batch_ref::BatchReference::allocations_per_s);
+            .map(allot_bench::orchestrate::batch_ref::BatchReference::allocations_per_s);
     }
     println!(
         "batch: C={} S={} B={} N={} k={}\n",
@@ -193,33 +193,6 @@ pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
         bail!("invariants broken");
     }
     Ok(())
-}
-
-/// `bench batch`'s reference when `db` (the server's database) is PostgreSQL and `seconds` is
-/// not 0: min(B, `batch_max_requests`) allocations per transaction (the default's 512: a
-/// server started with another `--batch-max-requests` is still compared with 512), from as
-/// many clients as batches in flight, at most as many as one lane runs at once; `(B, batches
-/// in flight)`. A reference that could not run is left out with a line on stderr: the run's
-/// own figures stand.
-pub(crate) async fn batch_reference(
-    url: &str,
-    db: Option<&str>,
-    (batch, in_flight): (usize, usize),
-    seconds: u64,
-) -> Option<crate::batch_ref::BatchReference> {
-    let db = db.filter(|d| d.starts_with("postgres"))?;
-    if seconds == 0 {
-        return None;
-    }
-    let per_transaction = batch.clamp(1, allot_core::Limits::default().batch_max_requests);
-    let clients = in_flight.clamp(1, allot_postgres::batches_in_flight_per_lane());
-    match crate::batch_ref::run_reference((url, db), clients, per_transaction, seconds).await {
-        Ok(reference) => reference,
-        Err(e) => {
-            eprintln!("no reference for the batch API: {e:#}");
-            None
-        }
-    }
 }
 
 #[derive(Args)]

@@ -76,6 +76,21 @@ impl CompareArgs {
     }
 
     /// `--workloads` as given, comma-separated (`all` when every one).
+    /// What `--rev` passes on to both builds.
+    pub(crate) fn rev_options(&self) -> allot_bench::orchestrate::rev::RevOptions {
+        allot_bench::orchestrate::rev::RevOptions {
+            database_url: self.target.database_url.clone(),
+            out: self.out.clone(),
+            rounds: self.rounds,
+            clients: self.clients,
+            requests: self.requests,
+            spread: self.spread,
+            jobs: self.jobs,
+            pgbench_seconds: self.pgbench_seconds,
+            workloads: (!self.workloads.contains(&Workload::All)).then(|| self.workloads_arg()),
+        }
+    }
+
     pub(crate) fn workloads_arg(&self) -> String {
         use clap::ValueEnum;
         let names: Vec<String> = self
@@ -95,7 +110,7 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     if let (Some(db), None, true) = (&database_url, &a.target.url, a.runs(Workload::Queue)) {
         rows.extend(compare_queue(db, &a).await?);
         if db.starts_with("postgres") {
-            let peer = crate::compare_peer::Peer {
+            let peer = allot_bench::orchestrate::peer::Peer {
                 given: db,
                 dir: &a.peers_dir,
                 rounds: a.peer_rounds,
@@ -103,7 +118,7 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 pool_size: a.target.pool_size,
             };
             // A peer that cannot run leaves the run's other figures standing.
-            match crate::compare_peer::queue_peer_rows(&peer).await {
+            match allot_bench::orchestrate::peer::queue_peer_rows(&peer).await {
                 Ok(peer_rows) => rows.extend(peer_rows),
                 Err(e) => eprintln!("no queue peer rows: {e:#}"),
             }
@@ -113,7 +128,7 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
     // row, the single-statement unit claim, the advisory-lock booking transaction.
     if let Some(db) = database_url.as_deref().filter(|u| u.starts_with("postgres")) {
         if allot_bench::pgbench_available() {
-            let refs = crate::compare_refs::References {
+            let refs = allot_bench::orchestrate::pgbench_refs::References {
                 hot_sku: a.runs(Workload::HotSku),
                 spread: a.runs(Workload::Spread),
                 units: a.runs(Workload::Units),
@@ -123,14 +138,14 @@ pub(crate) async fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 spread_skus: a.spread,
                 pgbench_seconds: a.pgbench_seconds,
             };
-            crate::compare_refs::add_pgbench_references(&mut rows, &url, db, &refs).await?;
+            allot_bench::orchestrate::pgbench_refs::add_pgbench_references(&mut rows, &url, db, &refs).await?;
         }
     }
     // Last of the server's workloads: its pgbench reference writes the batch's rows at the
     // database's full pace, which the references above must not run beside.
     if a.runs(Workload::Batch) {
         let db = a.target.database_url.as_deref();
-        rows.extend(crate::compare_batch::compare_batch(&url, db, a.pgbench_seconds, n).await?);
+        rows.extend(allot_bench::orchestrate::compare_batch::compare_batch(&url, db, a.pgbench_seconds, n).await?);
     }
     // The Redis reference: redis-benchmark running redis_counter's admission script itself.
     if let Some(redis_url) = a.target.redis_url.as_deref() {

@@ -15,16 +15,10 @@ use clap::{Args, Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-mod batch_ref;
 mod bench;
 mod compare;
-mod compare_batch;
-mod compare_peer;
-mod compare_refs;
-mod compare_rev;
 mod config;
 mod console_bench;
-mod fresh_db;
 mod keys;
 mod limit_args;
 mod locations;
@@ -224,7 +218,10 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
         Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
         Cmd::Bench(BenchCmd::Compare(a)) => match a.rev.clone() {
-            Some(rev) => tokio::task::block_in_place(|| compare_rev::compare_rev(&a, &rev))?,
+            Some(rev) => {
+                let opts = a.rev_options();
+                tokio::task::block_in_place(|| allot_bench::orchestrate::rev::compare_rev(&opts, &rev))?
+            }
             None => compare(a).await?,
         },
         Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,

@@ -140,7 +140,7 @@ pub fn batch(body: &BatchBody, limits: &Limits) -> Result<()> {
                 Rule::DuplicateIdempotencyKey,
                 format!(
                     "operations[{i}].idempotency_key: `{}` is used by an earlier operation of this batch",
-                    crate::input::echo(key)
+                    crate::support::error::echo(key)
                 ),
             ));
         }

@@ -153,7 +153,7 @@ pub trait StockStore: Send + Sync + 'static {
         &self,
         tenant: &Tenant,
         after: Option<&str>,
-        filter: &crate::SkuFilter,
+        filter: &crate::model::SkuFilter,
         limit: u32,
     ) -> Result<Vec<Sku>>;
 

@@ -4,7 +4,7 @@
 //! strategy elsewhere: SQLite has no `batched`); on PostgreSQL with pgbench, the batch's own
 //! write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
 
-use allot_bench::CompareRow;
+use crate::CompareRow;
 
 /// Operations per batch.
 const BATCH: usize = 1000;
@@ -15,7 +15,7 @@ const REQUESTS_PER_N: u64 = 10;
 
 /// The row of the batch API on the server at `url` (its database `db` when known), with its
 /// reference when one ran (`pgbench_seconds` of it; 0: none); `n` is `bench compare`'s `-n`.
-pub(crate) async fn compare_batch(
+pub async fn compare_batch(
     url: &str,
     db: Option<&str>,
     pgbench_seconds: u64,
@@ -25,9 +25,9 @@ pub(crate) async fn compare_batch(
     let requests = n * REQUESTS_PER_N;
     let strategy = match db.is_some_and(|d| d.starts_with("postgres")) {
         true => "batched",
-        false => allot_bench::SERVER_DEFAULT,
+        false => crate::SERVER_DEFAULT,
     };
-    let opts = allot_bench::BatchOptions {
+    let opts = crate::BatchOptions {
         url: url.to_string(),
         strategies: vec![strategy.into()],
         connections: 1,
@@ -36,8 +36,8 @@ pub(crate) async fn compare_batch(
         requests,
         stock: requests as i64,
     };
-    let reports = allot_bench::batch_bench(&opts).await?;
-    let reference = crate::bench::batch_reference(url, db, (BATCH, 1), pgbench_seconds).await;
+    let reports = crate::batch_bench(&opts).await?;
+    let reference = super::batch_ref::batch_reference(url, db, (BATCH, 1), pgbench_seconds).await;
     Ok(reports
         .iter()
         .map(|r| CompareRow {
@@ -48,7 +48,7 @@ pub(crate) async fn compare_batch(
             invariants_ok: r.violations.is_empty(),
             pgbench_tps: reference
                 .as_ref()
-                .map(crate::batch_ref::BatchReference::allocations_per_s),
+                .map(super::batch_ref::BatchReference::allocations_per_s),
             reference: reference.as_ref().map(|_| "pgbench".to_string()),
             noop_per_s: None,
             cpu_us_per_op: None,

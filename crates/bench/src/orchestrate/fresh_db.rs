@@ -2,7 +2,7 @@
 //! --rev`'s builds, the queue peer's runs): a new database beside a given URL's, made and
 //! dropped with `psql`.
 
-use crate::{bail, Context};
+use anyhow::{bail, Context};
 use std::process::Command;
 
 /// Longest `psql` waits to connect, s.
@@ -12,13 +12,13 @@ const PSQL_CONNECT_TIMEOUT_S: u64 = 10;
 const PSQL_STATEMENT_TIMEOUT_MS: u64 = 60_000;
 
 /// What removes a fresh database (or file) when its run is over.
-pub(crate) type DropDb = Box<dyn FnOnce() -> anyhow::Result<()> + Send>;
+pub type DropDb = Box<dyn FnOnce() -> anyhow::Result<()> + Send>;
 
 /// Create the database `name` on the server of `given` (a `postgres://` URL) and return its
 /// URL (`given`'s with the database replaced, its query kept but for `options`, whose
 /// settings such as a `search_path` name what is in the given database) and what drops it.
 /// `name` must be a plain identifier (letters, digits, `_`), as this process makes it.
-pub(crate) fn fresh_pg_database(given: &str, name: &str) -> anyhow::Result<(String, DropDb)> {
+pub fn fresh_pg_database(given: &str, name: &str) -> anyhow::Result<(String, DropDb)> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         bail!("a fresh database's name must be a plain identifier: {name:?}");
     }

@@ -10,26 +10,26 @@
 //!   order the workload claims (`units_skip_locked.sql`), on a pool of its own;
 //! - `bookings`: the advisory-lock check-then-insert transaction (`bookings_advisory.sql`).
 
-use allot_bench::{CompareRow, PgbenchRun};
+use crate::{CompareRow, PgbenchRun};
 
 /// What the references run: the workloads asked for and the sizes of `bench compare`.
-pub(crate) struct References {
+pub struct References {
     /// Run the hot-SKU reference.
-    pub(crate) hot_sku: bool,
+    pub hot_sku: bool,
     /// Run the spread reference.
-    pub(crate) spread: bool,
+    pub spread: bool,
     /// Run the units reference.
-    pub(crate) units: bool,
+    pub units: bool,
     /// Run the bookings reference.
-    pub(crate) bookings: bool,
+    pub bookings: bool,
     /// Clients of the workloads (pgbench runs min(this, 64)).
-    pub(crate) clients: usize,
+    pub clients: usize,
     /// Requests of the hot-SKU workload (the units workload ran half).
-    pub(crate) requests: u64,
+    pub requests: u64,
     /// SKUs of the spread workload.
-    pub(crate) spread_skus: u32,
+    pub spread_skus: u32,
     /// Seconds of each timed pgbench run.
-    pub(crate) pgbench_seconds: u64,
+    pub pgbench_seconds: u64,
 }
 
 /// At most this many pgbench clients: the server's pool holds connections too, and more
@@ -38,13 +38,13 @@ const MAX_PGBENCH_CLIENTS: usize = 64;
 
 /// Stock of each SKU of the hot-SKU and spread references (and of `bench batch`'s): more
 /// than a run can take.
-pub(crate) const REFERENCE_STOCK: i64 = 1_000_000_000;
+pub const REFERENCE_STOCK: i64 = 1_000_000_000;
 
 /// Units each pgbench unit claim takes (the script's `LIMIT 3`).
 const UNITS_PER_CLAIM: u64 = 3;
 
 /// Run the reference of every workload asked for and set it on that workload's rows.
-pub(crate) async fn add_pgbench_references(
+pub async fn add_pgbench_references(
     rows: &mut Vec<CompareRow>,
     url: &str,
     db: &str,
@@ -55,16 +55,16 @@ pub(crate) async fn add_pgbench_references(
     let timed = PgbenchRun::Seconds(a.pgbench_seconds);
     if a.hot_sku {
         let sku = format!("pgbench-hot-{run}");
-        allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
-        let script = include_str!("../../../bench/pgbench/hot_sku.sql");
+        crate::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+        let script = include_str!("../../../../bench/pgbench/hot_sku.sql");
         let defines = [("sku", format!("'{sku}'"))];
         pgbench_row(rows, (db, clients), ("hot_sku", script), timed, &defines);
     }
     if a.spread {
         let prefix = format!("pgbench-spread-{run}-");
         let skus: Vec<String> = (0..a.spread_skus.max(1)).map(|i| format!("{prefix}{i}")).collect();
-        allot_bench::create_reference_skus(url, &skus, REFERENCE_STOCK).await?;
-        let script = include_str!("../../../bench/pgbench/spread.sql");
+        crate::create_reference_skus(url, &skus, REFERENCE_STOCK).await?;
+        let script = include_str!("../../../../bench/pgbench/spread.sql");
         let defines = [
             ("prefix", format!("'{prefix}'")),
             ("n", a.spread_skus.max(1).to_string()),
@@ -79,8 +79,8 @@ pub(crate) async fn add_pgbench_references(
         // finds the pool empty would be fast and would flatter the reference.
         let per_client = ((a.requests / 2).max(100) / clients as u64).max(1);
         let sku = format!("pgbench-units-{run}");
-        allot_bench::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
-        let script = include_str!("../../../bench/pgbench/units_skip_locked.sql");
+        crate::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
+        let script = include_str!("../../../../bench/pgbench/units_skip_locked.sql");
         let run = PgbenchRun::TransactionsPerClient(per_client);
         pgbench_row(
             rows,
@@ -91,7 +91,7 @@ pub(crate) async fn add_pgbench_references(
         );
     }
     if a.bookings {
-        let script = include_str!("../../../bench/pgbench/bookings_advisory.sql");
+        let script = include_str!("../../../../bench/pgbench/bookings_advisory.sql");
         let defines = [("prefix", format!("'pgbench-{run}-'"))];
         pgbench_row(rows, (db, clients), ("bookings", script), timed, &defines);
     }
@@ -109,7 +109,7 @@ const ATOMIC_STATEMENT_ROW: &str = "atomic, its statement alone (pgbench)";
 /// sequence to exist (allot's own spread rows made it). The answer's `taken` divides by
 /// itself: a transaction that took nothing fails with 22012, so pgbench fails rather than
 /// time a statement that matched no row.
-pub(crate) fn atomic_statement_script() -> String {
+pub fn atomic_statement_script() -> String {
     let values = [
         "(:prefix || :i)",
         "1::int8",
@@ -131,12 +131,12 @@ pub(crate) fn atomic_statement_script() -> String {
 
 /// Tenant `default`'s ledger sequence, as the oid the server sends, looked up by name once
 /// per statement (an uncorrelated subquery).
-pub(crate) const LEDGER_SEQUENCE: &str = "(SELECT allot_id_sequence('ledger', 'default')::regclass::oid)";
+pub const LEDGER_SEQUENCE: &str = "(SELECT allot_id_sequence('ledger', 'default')::regclass::oid)";
 
 /// A statement of the server made into a pgbench script: `sql` with each parameter `$n`
 /// replaced by `values[n - 1]` (SQL text), the highest first so `$1` cannot eat the head of
 /// `$10`.
-pub(crate) fn fill_parameters(sql: &str, values: &[&str]) -> String {
+pub fn fill_parameters(sql: &str, values: &[&str]) -> String {
     (1..=values.len())
         .rev()
         .fold(sql.to_string(), |sql, n| sql.replace(&format!("${n}"), values[n - 1]))
@@ -159,9 +159,8 @@ fn add_atomic_statement_row(
 ) {
     eprintln!("== pgbench: spread, atomic's statement");
     let script = atomic_statement_script();
-    let protocol = allot_bench::PgbenchProtocol::Prepared;
-    let Some(f) =
-        allot_bench::pgbench_script_figures(db, ("atomic-statement", &script), (clients, run, protocol), defines)
+    let protocol = crate::PgbenchProtocol::Prepared;
+    let Some(f) = crate::pgbench_script_figures(db, ("atomic-statement", &script), (clients, run, protocol), defines)
     else {
         eprintln!("no row for atomic's statement alone: pgbench failed");
         return;
@@ -196,7 +195,7 @@ fn pgbench_row(
 ) {
     eprintln!("== pgbench: {workload}");
     let name = workload.replace('/', "-");
-    let tps = allot_bench::pgbench_script_tps(db, (&name, script), clients, run, defines);
+    let tps = crate::pgbench_script_tps(db, (&name, script), clients, run, defines);
     set_reference(rows, workload, "pgbench", tps);
 }
 

@@ -9,11 +9,34 @@
 //! strategy. Alternating and fresh databases keep a noisy machine's drift and a database's
 //! growth out of the ratio.
 
-use crate::fresh_db::{fresh_pg_database, DropDb};
-use crate::{bail, CompareArgs, Context};
+use super::fresh_db::{fresh_pg_database, DropDb};
+use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// What `--rev` runs: `bench compare`'s own flags, passed on to both builds.
+#[derive(Debug, Clone)]
+pub struct RevOptions {
+    /// The database the runs' fresh databases are made beside (PostgreSQL), or `sqlite://…`.
+    pub database_url: Option<String>,
+    /// Where `compare-rev.md` and each run's output go.
+    pub out: PathBuf,
+    /// ABBA pairs of runs.
+    pub rounds: u32,
+    /// `-c`, `-n`, `--spread`, `--jobs`, `--pgbench-seconds` of each run.
+    pub clients: usize,
+    /// Requests of the hot-SKU and spread workloads.
+    pub requests: u64,
+    /// SKUs of the spread workload.
+    pub spread: u32,
+    /// Jobs of the queue workload.
+    pub jobs: u64,
+    /// Seconds of each pgbench reference.
+    pub pgbench_seconds: u64,
+    /// `--workloads` as given (comma-separated), or `None` for every workload.
+    pub workloads: Option<String>,
+}
 
 /// What is read back from a run's `compare.json` (older builds write fewer fields).
 #[derive(serde::Deserialize)]
@@ -37,7 +60,7 @@ struct Pair {
 type Runs = BTreeMap<(String, String), Pair>;
 
 /// Build `rev` and run both builds alternately; print and write the ratios.
-pub(crate) fn compare_rev(a: &CompareArgs, rev: &str) -> anyhow::Result<()> {
+pub fn compare_rev(a: &RevOptions, rev: &str) -> anyhow::Result<()> {
     let root = git(&["rev-parse", "--show-toplevel"], None)?;
     let root = PathBuf::from(root.trim());
     let sha = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")], Some(&root))
@@ -129,7 +152,7 @@ fn cargo_release(tree: &Path, target: &Path, what: &str) -> anyhow::Result<PathB
 }
 
 /// One `bench compare` of `bin` on a fresh database; its rows.
-fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
+fn run_once(a: &RevOptions, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
     let out = a.out.join(label);
     // Before the database is made: nothing to drop when the build cannot even say its flags.
     let help = Command::new(bin).args(["bench", "compare", "--help"]).output()?;
@@ -141,9 +164,9 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
         .args(["-c", &a.clients.to_string(), "-n", &a.requests.to_string()])
         .args(["--spread", &a.spread.to_string(), "--jobs", &a.jobs.to_string()])
         .args(["--pgbench-seconds", &a.pgbench_seconds.to_string()]);
-    if !a.workloads.contains(&crate::compare::Workload::All) {
+    if let Some(asked) = &a.workloads {
         if help.contains("--workloads") {
-            cmd.args(["--workloads", &known_workloads(a, &help)]);
+            cmd.args(["--workloads", &known_workloads(asked, &help)]);
         } else {
             eprintln!("(this build has no --workloads: it runs every workload)");
         }
@@ -164,8 +187,7 @@ fn run_once(a: &CompareArgs, bin: &Path, label: &str) -> anyhow::Result<Vec<Row>
 
 /// `--workloads` as asked, less those a build's help does not list (an older build has no
 /// `batch`, say): it runs the rest, and the table shows the missing ones for one build only.
-fn known_workloads(a: &CompareArgs, help: &str) -> String {
-    let asked = a.workloads_arg();
+fn known_workloads(asked: &str, help: &str) -> String {
     let known: Vec<&str> = asked
         .split(',')
         .filter(|w| {
@@ -181,9 +203,8 @@ fn known_workloads(a: &CompareArgs, help: &str) -> String {
 
 /// A fresh database for one run, and what removes it: a new PostgreSQL database named after
 /// the run beside `--database-url`'s, or a new SQLite file.
-fn fresh_database(a: &CompareArgs, label: &str) -> anyhow::Result<(String, DropDb)> {
+fn fresh_database(a: &RevOptions, label: &str) -> anyhow::Result<(String, DropDb)> {
     let given = a
-        .target
         .database_url
         .clone()
         .context("--rev needs --database-url (PostgreSQL, or sqlite://FILE)")?;

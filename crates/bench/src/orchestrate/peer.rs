@@ -8,9 +8,9 @@
 //! every job enqueued first. Each mode is one row of the table, allot's mean over the peer's
 //! (`bench/peers/queue_compare.sh` runs the same, with more knobs).
 
-use crate::fresh_db::fresh_pg_database;
-use crate::{bail, Context};
-use allot_bench::{CompareRow, QueueOptions};
+use super::fresh_db::fresh_pg_database;
+use crate::{CompareRow, QueueOptions};
+use anyhow::{bail, Context};
 use std::path::Path;
 use std::time::Duration;
 
@@ -24,17 +24,17 @@ const INSTALL_LIMIT: Duration = Duration::from_secs(300);
 const RUN_LIMIT: Duration = Duration::from_secs(300);
 
 /// What the peer's rows need.
-pub(crate) struct Peer<'a> {
+pub struct Peer<'a> {
     /// `--database-url` (PostgreSQL): the fresh databases go beside it.
-    pub(crate) given: &'a str,
+    pub given: &'a str,
     /// The directory holding `graphile-worker/` (`--peers-dir`).
-    pub(crate) dir: &'a Path,
+    pub dir: &'a Path,
     /// Pairs of runs per mode.
-    pub(crate) rounds: u32,
+    pub rounds: u32,
     /// Jobs of each run.
-    pub(crate) jobs: u64,
+    pub jobs: u64,
     /// PostgreSQL pool size of allot's side (`--pool-size`).
-    pub(crate) pool_size: usize,
+    pub pool_size: usize,
 }
 
 /// Lease of allot's jobs, ms: `allot bench queue`'s default, as `queue_compare.sh` runs it.
@@ -80,13 +80,12 @@ struct Ours {
 
 /// The peer's rows, one per mode; none (with a line saying why) when Node.js, npm or the
 /// peer's directory is missing, or `rounds` is 0.
-pub(crate) async fn queue_peer_rows(peer: &Peer<'_>) -> anyhow::Result<Vec<CompareRow>> {
+pub async fn queue_peer_rows(peer: &Peer<'_>) -> anyhow::Result<Vec<CompareRow>> {
     let project = peer.dir.join("graphile-worker");
     if peer.rounds == 0 {
         return Ok(Vec::new());
     }
-    if !project.join("run.mjs").is_file() || !allot_bench::tool_available("node") || !allot_bench::tool_available("npm")
-    {
+    if !project.join("run.mjs").is_file() || !crate::tool_available("node") || !crate::tool_available("npm") {
         eprintln!(
             "no {PEER} rows: they need Node.js, npm and {} (--peers-dir)",
             project.join("run.mjs").display()
@@ -182,7 +181,7 @@ async fn allot_run(peer: &Peer<'_>, mode: Mode, tag: &str) -> anyhow::Result<Our
             ..Default::default()
         };
         let store = allot_store::open(&url, &open).await?;
-        let reports = allot_bench::queue_bench(store, &shape(peer.jobs, mode)).await?;
+        let reports = crate::queue_bench(store, &shape(peer.jobs, mode)).await?;
         let r = reports.first().context("the queue run reported nothing")?;
         anyhow::Ok(Ours {
             per_s: r.completed_per_s,

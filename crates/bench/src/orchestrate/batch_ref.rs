@@ -8,25 +8,25 @@
 //! (the sequencer of the change feed, still running in the server, turns the reference's
 //! entries into events as it does the batch API's).
 
-use crate::compare_refs::{fill_parameters, LEDGER_SEQUENCE, REFERENCE_STOCK};
-use allot_bench::{FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun};
+use super::pgbench_refs::{fill_parameters, LEDGER_SEQUENCE, REFERENCE_STOCK};
+use crate::{FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun};
 
 /// Longest wait for the change feed to number the run's changes before the reference.
 const FEED_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The reference, measured: its rows per transaction, its clients and what pgbench reported.
-pub(crate) struct BatchReference {
+pub struct BatchReference {
     /// Allocations each transaction writes (`:b`).
-    pub(crate) per_transaction: usize,
+    pub per_transaction: usize,
     /// pgbench's clients.
-    pub(crate) clients: usize,
+    pub clients: usize,
     /// pgbench's figures (transactions per second, p99 of a transaction).
-    pub(crate) figures: PgbenchFigures,
+    pub figures: PgbenchFigures,
 }
 
 impl BatchReference {
     /// Allocations per second: transactions per second times the allocations of each.
-    pub(crate) fn allocations_per_s(&self) -> f64 {
+    pub fn allocations_per_s(&self) -> f64 {
         self.figures.tps * self.per_transaction as f64
     }
 }
@@ -37,15 +37,15 @@ impl BatchReference {
 /// [`FEED_CATCH_UP`]; past it, or with no gauge to read, a line on stderr says so and the
 /// reference runs anyway). `None` (with a line on stderr) when pgbench failed. Errors: the
 /// SKU could not be made, or the server could not be reached.
-pub(crate) async fn run_reference(
+pub async fn run_reference(
     (url, db): (&str, &str),
     clients: usize,
     per_transaction: usize,
     seconds: u64,
 ) -> anyhow::Result<Option<BatchReference>> {
     let sku = format!("pgbench-batch-{}", std::process::id());
-    allot_bench::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
-    match allot_bench::wait_for_feed(url, FEED_CATCH_UP).await? {
+    crate::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+    match crate::wait_for_feed(url, FEED_CATCH_UP).await? {
         FeedWait::CaughtUp => {}
         FeedWait::NoGauge => eprintln!("no change-feed lag to read on {url}/metrics: the reference did not wait for it"),
         FeedWait::StillBehind => eprintln!(
@@ -58,7 +58,7 @@ pub(crate) async fn run_reference(
     let script = batch_write_script();
     let defines = [("sku", sku), ("b", per_transaction.to_string())];
     let run = (clients, PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
-    let figures = allot_bench::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
+    let figures = crate::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
     if figures.is_none() {
         eprintln!("no reference for the batch API: pgbench failed");
     }
@@ -83,7 +83,7 @@ const IDS: &str = "(SELECT array_agg('pgb-' || pg_current_xact_id() || '-' || lp
 /// stock rows the statement must update, is 1, so a SKU not found fails the run (22012)
 /// rather than time a statement that wrote only records. Run prepared, so `:sku` and `:b`
 /// are given without SQL quotes.
-pub(crate) fn batch_write_script() -> String {
+pub fn batch_write_script() -> String {
     let fill = |value: &str| format!("array_fill({value}, ARRAY[:b::int4])");
     let line = "jsonb_build_array(jsonb_build_object('sku', :sku::text, 'quantity', 1, \
                 'from', jsonb_build_array(jsonb_build_object('location', 'default', 'quantity', 1))))";
@@ -115,6 +115,33 @@ pub(crate) fn batch_write_script() -> String {
     values.extend([actors.as_str(), "'default'", &locations, LEDGER_SEQUENCE, "1"]);
     let sql = fill_parameters(allot_postgres::batch_write_sql(), &values);
     format!("{sql};\n")
+}
+
+/// `bench batch`'s reference when `db` (the server's database) is PostgreSQL and `seconds` is
+/// not 0: min(B, `batch_max_requests`) allocations per transaction (the default's 512: a
+/// server started with another `--batch-max-requests` is still compared with 512), from as
+/// many clients as batches in flight, at most as many as one lane runs at once; `(B, batches
+/// in flight)`. A reference that could not run is left out with a line on stderr: the run's
+/// own figures stand.
+pub async fn batch_reference(
+    url: &str,
+    db: Option<&str>,
+    (batch, in_flight): (usize, usize),
+    seconds: u64,
+) -> Option<BatchReference> {
+    let db = db.filter(|d| d.starts_with("postgres"))?;
+    if seconds == 0 {
+        return None;
+    }
+    let per_transaction = batch.clamp(1, allot_core::Limits::default().batch_max_requests);
+    let clients = in_flight.clamp(1, allot_postgres::batches_in_flight_per_lane());
+    match run_reference((url, db), clients, per_transaction, seconds).await {
+        Ok(reference) => reference,
+        Err(e) => {
+            eprintln!("no reference for the batch API: {e:#}");
+            None
+        }
+    }
 }
 
 #[cfg(test)]
