@@ -166,9 +166,21 @@ async fn click(c: &Client, css: &str) {
     click_at(c, Locator::Css(css)).await;
 }
 
-/// Click the first element `at` finds (it must be on the page).
+/// Click the first element `at` finds (it must be on the page within PATIENCE). A live page
+/// may draw the element again between the find and the click: found again, clicked again.
 async fn click_at(c: &Client, at: Locator<'_>) {
-    c.find(at).await.unwrap().click().await.unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let done = match c.find(at).await {
+            Ok(el) => el.click().await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match done {
+            Ok(()) => return,
+            Err(e) => assert!(Instant::now() < deadline, "could not click {at:?}: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 async fn screenshot(c: &Client, kind: Kind, name: &str) {

@@ -8,18 +8,23 @@
 //! endpoint would have sent. An id no object can have is that operation's `404`, as on its
 //! endpoint, without a read.
 
-use super::{
-    holds, stock, ApiError, AppState, Arc, Caller, ErrorBody, IdempotencyKey, Json, JsonBody, Serialize, State,
-    StatusCode,
-};
+use super::{holds, stock};
 use crate::access::Principal;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, IdempotencyKey, JsonBody};
+use crate::state::AppState;
 use crate::write::WriteKey;
 use allot_core::operations::{BatchBody, OperationBody};
 use allot_core::store::Executed;
 use allot_core::{AllotError, Tenant};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::Extension;
+use axum::Json;
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// `POST /v1/batch` answer: one result per operation, in the order they were sent.

@@ -1,12 +1,21 @@
 //! Bookings: create, list, availability, confirm, cancel, release.
 
-use super::{
-    count_outcome, family_strategy, id_path, query, respond, AllotError, ApiError, AppState, Arc, Booking, BookingBody,
-    BookingStrategy, Caller, Deserialize, ErrorBody, ExtendBody, FreeSlot, Json, JsonBody, NoBody, Path, Response,
-    Result, Serialize, State, StatusCode, ToSchema, Write,
-};
+use super::{count_outcome, family_strategy, id_path, query, respond};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
+use crate::write::{NoBody, Write};
 use allot_core::Capable;
+use allot_core::Result;
+use allot_core::{AllotError, Booking, BookingBody, BookingStrategy, ExtendBody, FreeSlot};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use tracing::Instrument;
+use utoipa::ToSchema;
 
 #[utoipa::path(post, path = "/v1/resources/{resource}/bookings", request_body = BookingBody,
     params(("resource" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "1..=255 printable ASCII")),

@@ -3,14 +3,21 @@
 //! the cursor, `event:` the type, `data:` the event; a reconnect sends `Last-Event-ID` and
 //! resumes after it, so a consumer misses nothing and sees nothing twice).
 
-use super::{query, AllotError, ApiError, AppState, Arc, Caller, ErrorBody, Json, State};
+use super::query;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::Caller;
+use crate::state::AppState;
 use allot_core::event::{EventPage, EventQuery};
 use allot_core::tenant::Tenant;
+use allot_core::AllotError;
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::Json;
 use futures::Stream;
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How often an idle stream sends a comment line, so proxies keep it open and a client

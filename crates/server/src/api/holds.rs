@@ -1,12 +1,19 @@
 //! Holds: create, read, confirm, release.
 
-use super::{
-    count_outcome, id_path, named_strategy, pick, respond, Allocation, ApiError, AppState, Arc, Caller, ConfirmBody,
-    ErrorBody, ExtendBody, Hold, HoldBody, Json, JsonBody, NoBody, OptionalJsonBody, Path, Picked, Response, Result,
-    State, StatusCode, Valid, Write,
-};
+use super::{count_outcome, id_path, named_strategy, pick, respond, Picked, Valid};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody, OptionalJsonBody};
+use crate::state::AppState;
 use crate::write::WriteKey;
+use crate::write::{NoBody, Write};
 use allot_core::store::Executed;
+use allot_core::Result;
+use allot_core::{Allocation, ConfirmBody, ExtendBody, Hold, HoldBody};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Json;
+use std::sync::Arc;
 use tracing::Instrument;
 
 #[utoipa::path(post, path = "/v1/holds", request_body = HoldBody,

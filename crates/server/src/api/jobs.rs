@@ -1,14 +1,25 @@
 //! The job queue: enqueue, claims, completions, failures, heartbeats, dead letters.
 
-use super::{
-    family_strategy, metrics_layer, query, respond, AllotError, ApiError, AppState, Arc, Caller, ClaimBody,
-    ClaimStrategy, Claimed, Completions, CompletionsBody, EnqueueBody, Enqueued, ErrorBody, Executed, JobList,
-    JobStatus, Json, JsonBody, LeaseBody, LeasedJob, NoBody, Path, QueueCounts, Response, Result, State, StatusCode,
-    Write,
-};
+use super::{family_strategy, query, respond};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::metrics_layer;
+use crate::state::AppState;
+use crate::write::{NoBody, Write};
 use allot_core::job::long_poll::FirstTry;
 use allot_core::job::{CompleteBody, RescheduleBody, SnoozeBody};
+use allot_core::store::Executed;
 use allot_core::Capable;
+use allot_core::Result;
+use allot_core::{
+    AllotError, ClaimBody, ClaimStrategy, Claimed, Completions, CompletionsBody, EnqueueBody, Enqueued, JobList,
+    JobStatus, LeaseBody, LeasedJob, QueueCounts,
+};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Json;
+use std::sync::Arc;
 use tracing::Instrument;
 
 /// What a key told it already holds its long-polls is asked to wait before trying again, ms.

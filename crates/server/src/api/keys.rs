@@ -1,14 +1,23 @@
 //! API keys over HTTP (scope `admin`): create (the secret is in the answer, once), list
 //! (never a secret), revoke. Everything in the caller's tenant.
 
-use super::{
-    id_path, AllotError, ApiError, AppState, Arc, ErrorBody, IdempotencyKey, IntoResponse, Json, JsonBody, Path,
-    Response, Result, Serialize, State, StatusCode, ToSchema,
-};
+use super::id_path;
 use crate::access::Principal;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{IdempotencyKey, JsonBody};
+use crate::state::AppState;
 use allot_core::access::{ApiKey, NewKeyBody};
+use allot_core::AllotError;
 use allot_core::Capable;
+use allot_core::Result;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Extension;
+use axum::Json;
+use serde::Serialize;
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// `POST /v1/keys` answer: the key and its secret, shown this once.
 #[derive(Serialize, ToSchema)]

@@ -3,10 +3,17 @@
 //! carries `next`, the cursor of the page after it (`null` on the last page): pass it back
 //! as `after`.
 
-use super::{
-    query, stock, Allocation, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, Hold, HoldStatus,
-    Json, Path, Result, Serialize, Sku, State, ToSchema, UnitStatus, UnitView,
-};
+use super::{query, stock};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::Caller;
+use crate::state::AppState;
+use allot_core::Result;
+use allot_core::{Allocation, AllotError, Hold, HoldStatus, Sku, UnitStatus, UnitView};
+use axum::extract::{Path, State};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// `next` of a page of `len` items of at most `limit`: the last item's cursor when the page
 /// is full (there may be more), else `None`.

@@ -1,10 +1,19 @@
 //! Locations, transfers between them, and compare-and-set of a level.
 
-use super::{
-    respond, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey, IntoResponse, Json,
-    JsonBody, Location, LocationBody, Path, Response, Result, Serialize, SetLevelBody, Sku, State, StatusCode,
-    ToSchema, Transfer, TransferBody, Write,
-};
+use super::respond;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, IdempotencyKey, JsonBody};
+use crate::state::AppState;
+use crate::write::Write;
+use allot_core::Result;
+use allot_core::{AllotError, Location, LocationBody, SetLevelBody, Sku, Transfer, TransferBody};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// `GET /v1/locations` body.
 #[derive(Serialize, Deserialize, ToSchema)]

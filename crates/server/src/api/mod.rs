@@ -23,31 +23,27 @@ mod units;
 mod webhooks;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Caller, IdempotencyKey, JsonBody, OptionalJsonBody};
-use crate::metrics_layer;
 use crate::state::AppState;
-use crate::write::{NoBody, Write};
 use allot_core::store::Executed;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
 use allot_core::{
     AdjustmentBody, Allocation, AllocationBody, AllocationLine, AllocationStatus, AllotError, AuditReport,
-    AuditViolation, Booking, BookingBody, BookingOverlap, BookingStatus, ClaimBody, ClaimStrategy, Claimed, Completion,
-    Completions, CompletionsBody, ConfirmBody, CreateSkuBody, EnqueueBody, Enqueued, ExtendBody, FreeSlot, Hold,
-    HoldBody, HoldKind, HoldStatus, JobList, JobState, JobStatus, JobView, LeaseBody, LeasedJob, LedgerEntry,
-    LedgerKind, Level, Limits, LineBody, Location, LocationBody, NewJob, NewUnit, PlacementBody, QueueCounts, Result,
-    Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState, SetLevelBody, Sku, Source, Strategy, Transfer,
-    TransferBody, Unit, UnitAllocation, UnitAllocationBody, UnitStatus, UnitStrategy, UnitView, UnitsBody,
-    UnitsCreated,
+    AuditViolation, Booking, BookingBody, BookingOverlap, BookingStatus, ClaimBody, Claimed, Completion, Completions,
+    CompletionsBody, ConfirmBody, CreateSkuBody, EnqueueBody, Enqueued, ExtendBody, FreeSlot, Hold, HoldBody, HoldKind,
+    HoldStatus, JobList, JobState, JobStatus, JobView, LeaseBody, LeasedJob, LedgerEntry, LedgerKind, Level, LineBody,
+    Location, LocationBody, NewJob, NewUnit, PlacementBody, QueueCounts, Result, Return, ReturnBody, ReturnLine,
+    ReturnLineBody, ReturnState, SetLevelBody, Sku, Source, Strategy, Transfer, TransferBody, Unit, UnitAllocation,
+    UnitAllocationBody, UnitStatus, UnitStrategy, UnitView, UnitsBody, UnitsCreated,
 };
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
-use serde::{Deserialize, Serialize};
+use axum::Router;
+use serde::Serialize;
 use std::sync::Arc;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
 /// The OpenAPI document's info and components; its paths come from the route table

@@ -2,10 +2,14 @@
 //! answers a malformed query in the API's error form. Values arrive as text and are parsed
 //! here with errors that name the parameter.
 
-use super::{AllotError, ApiError, Deserialize, JobState, Limits, Query, Result};
+use crate::error::ApiError;
 use allot_core::job::JobFilter;
+use allot_core::Result;
+use allot_core::{AllotError, JobState, Limits};
 use axum::extract::FromRequestParts;
+use axum::extract::Query;
 use axum::http::request::Parts;
+use serde::Deserialize;
 
 /// `axum::extract::Query<T>` with its rejection as `invalid_request`.
 pub(super) struct Q<T>(pub T);

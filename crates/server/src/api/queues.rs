@@ -3,10 +3,16 @@
 //! key, pause and resume (scope `jobs:manage`).
 
 use super::jobs::job_id;
-use super::{query, ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, State};
+use super::query;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
 use allot_core::job::bulk::{BulkBody, BulkResult};
 use allot_core::job::queue::{JobDetail, QueueSettings, QueueSettingsBody};
 use allot_core::job::QueueList;
+use axum::extract::{Path, State};
+use axum::Json;
+use std::sync::Arc;
 
 #[utoipa::path(get, path = "/v1/queues",
     params(("after" = Option<String>, Query, description = "the cursor: the previous page's next"),

@@ -1,10 +1,17 @@
 //! Schedules over HTTP (scope `jobs:manage`): a cron expression in a time zone that enqueues a
 //! job template at each tick, exactly once across instances (`allot_core::job::schedule`).
 
-use super::{ApiError, AppState, Arc, Caller, ErrorBody, Json, JsonBody, Path, Response, State, StatusCode};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
 use allot_core::job::schedule::{Schedule, ScheduleBody, ScheduleList};
 use allot_core::Capable;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::Json;
+use std::sync::Arc;
 
 #[utoipa::path(post, path = "/v1/schedules", request_body = ScheduleBody,
     responses((status = 201, body = Schedule), (status = 400, body = ErrorBody),

@@ -1,10 +1,18 @@
 //! Service routes: health, metrics, the audit.
 
-use super::{
-    header, ApiError, AppState, Arc, AuditReport, Caller, HeaderValue, IntoResponse, Json, Response, Result, Serialize,
-    State, StatusCode, ToSchema,
-};
+use crate::error::ApiError;
+use crate::extract::Caller;
+use crate::state::AppState;
+use allot_core::AuditReport;
 use allot_core::Capable;
+use allot_core::Result;
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// `GET /healthz` body.
 #[derive(Serialize, ToSchema)]

@@ -3,14 +3,19 @@
 //! outcomes, jobs by state over every queue (from the maintained counts, never a count of
 //! `jobs`), and the change feed's lag. Each part is there only when the key may read it.
 
-use super::{AppState, Arc, Json, Serialize, State, ToSchema};
 use crate::access::Principal;
 use crate::recent::{AllocationOutcomes, RequestBucket, BUCKET_MS};
+use crate::state::AppState;
 use allot_core::access::Scope;
 use allot_core::job::JobState;
 use allot_core::Capable;
+use axum::extract::State;
 use axum::Extension;
+use axum::Json;
+use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// Most queues summed into [`Stats::jobs`].
 pub const MAX_STATS_QUEUES: u32 = 1000;

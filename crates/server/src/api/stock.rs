@@ -1,14 +1,22 @@
 //! SKUs, adjustments, the ledger and allocations.
 
-use super::{
-    auto_view, count_outcome, id_path, named_strategy, pick, query, respond, AdjustmentBody, Allocation,
-    AllocationBody, ApiError, AppState, Arc, Caller, CreateSkuBody, Deserialize, ErrorBody, Json, JsonBody,
-    LedgerEntry, NoBody, Path, Picked, Response, Result, Return, ReturnBody, Serialize, Sku, State, StatusCode,
-    ToSchema, Valid, Write,
-};
+use super::{auto_view, count_outcome, id_path, named_strategy, pick, query, respond, Picked, Valid};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
 use crate::write::WriteKey;
+use crate::write::{NoBody, Write};
 use allot_core::store::Executed;
+use allot_core::Result;
+use allot_core::{AdjustmentBody, Allocation, AllocationBody, CreateSkuBody, LedgerEntry, Return, ReturnBody, Sku};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use tracing::Instrument;
+use utoipa::ToSchema;
 
 pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
     allot_core::validate::name("sku", sku, &st.limits).map_err(ApiError::from)

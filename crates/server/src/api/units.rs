@@ -1,10 +1,17 @@
 //! Units: bulk receive and claims.
 
-use super::{
-    count_outcome, family_strategy, respond, ApiError, AppState, Arc, Caller, ErrorBody, JsonBody, Path, Response,
-    Result, State, StatusCode, UnitAllocation, UnitAllocationBody, UnitStrategy, UnitsBody, UnitsCreated, Write,
-};
+use super::{count_outcome, family_strategy, respond};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
+use crate::write::Write;
 use allot_core::Capable;
+use allot_core::Result;
+use allot_core::{UnitAllocation, UnitAllocationBody, UnitStrategy, UnitsBody, UnitsCreated};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use std::sync::Arc;
 use tracing::Instrument;
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/units", request_body = UnitsBody, params(("sku" = String, Path),

@@ -2,11 +2,20 @@
 //! once), list (never a secret), rotate the secret, delete, and redeliver a range of events
 //! by hand. Everything in the caller's tenant. Deliveries: [`crate::webhooks`].
 
-use super::{
-    id_path, refuse_key, AllotError, ApiError, AppState, Arc, Caller, Deserialize, ErrorBody, IdempotencyKey,
-    IntoResponse, Json, JsonBody, Path, Response, Result, Serialize, State, StatusCode, ToSchema,
-};
+use super::{id_path, refuse_key};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Caller, IdempotencyKey, JsonBody};
+use crate::state::AppState;
 use allot_core::webhook::{format_secret, new_webhook, CreatedWebhook, Webhook, WebhookBody};
+use allot_core::AllotError;
+use allot_core::Result;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
 
 /// `GET /v1/webhooks` answer.
 #[derive(Serialize, ToSchema)]

@@ -56,6 +56,8 @@ export async function skuPage(ctx) {
   const events = h("div", { id: "sku-events" });
   const feed = h("span", { id: "feed-state" });
   const trend = h("div", { id: "sku-trend" });
+  // Holds whose release is being confirmed: a live refresh keeps the question open.
+  const asking = new Set();
   // The ledger as the chart has read it so far (each refresh reads only what is new).
   const read = { entries: [], after: 0 };
   fill(main, h("h1", null, "SKU ", h("code", null, sku), " ", feed), top, trend,
@@ -78,7 +80,7 @@ export async function skuPage(ctx) {
       ["Quantity", (x) => num(x.lines.filter((l) => l.sku === sku).reduce((a, l) => a + l.quantity, 0)), { num: true }],
       ["Other SKUs in it", (x) => x.lines.filter((l) => l.sku !== sku).map((l) => `${l.sku} × ${l.quantity}`).join(", ") || "—"],
       ["Expires", (x) => h("span", null, countdown(x.expires_at), " ", h("span", { class: "muted" }, "(", when(x.expires_at), ")"))],
-      ["", (x) => can("stock:write") ? releaseButton(x, sku, refresh) : ""],
+      ["", (x) => can("stock:write") ? releaseButton(x, sku, refresh, asking) : ""],
     ], page.holds, "No active holds."));
     fill(trend, await stockChart(sku, s, read));
   };
@@ -111,22 +113,22 @@ export async function skuPage(ctx) {
 // "Release" of a hold seen from one SKU's page. A hold of this SKU alone is released at
 // once; one that also holds other SKUs asks first, naming them (a release gives back every
 // line of the hold).
-function releaseButton(x, sku, refresh) {
+function releaseButton(x, sku, refresh, asking) {
   const others = x.lines.filter((l) => l.sku !== sku).map((l) => l.sku);
   const release = async () => {
+    asking.delete(x.id);
     await api(`/v1/holds/${encodeURIComponent(x.id)}/release`, { method: "POST", body: {} });
     say(`Hold ${x.id} released${others.length ? ` (with its lines of ${others.join(", ")})` : ""}.`);
     await refresh();
   };
   if (!others.length) return button("Release", release, { class: "danger" });
   const cell = h("span", { class: "release" });
-  const ask = button("Release…", async () => {
-    fill(cell, h("span", { class: "confirm", role: "alert" },
-      `This releases the whole hold, also ${others.join(", ")}. `),
-    button(`Release all ${x.lines.length} lines`, release, { class: "danger", "data-confirm": x.id }),
-    button("Keep", async () => fill(cell, ask)));
-  });
-  return fill(cell, ask);
+  const question = () => fill(cell, h("span", { class: "confirm", role: "alert" },
+    `This releases the whole hold, also ${others.join(", ")}. `),
+  button(`Release all ${x.lines.length} lines`, release, { class: "danger", "data-confirm": x.id }),
+  button("Keep", async () => { asking.delete(x.id); fill(cell, ask); }));
+  const ask = button("Release…", async () => { asking.add(x.id); question(); });
+  return asking.has(x.id) ? question() : fill(cell, ask);
 }
 
 // On hand and available over the SKU's ledger (each entry moves on hand by `delta` and held
