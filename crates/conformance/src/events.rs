@@ -15,7 +15,7 @@ use std::sync::Arc;
 async fn read_all(f: &Fixture, tenant: &Tenant, after: i64, limit: i64) -> Vec<Event> {
     while f.store.sequence_events(1000).await.unwrap() > 0 {}
     let mut out = Vec::new();
-    let mut q = query(after, limit, None, None, &f.limits).unwrap();
+    let mut q = query(after, limit, None, (None, None), &f.limits).unwrap();
     loop {
         let page = f.store.events(tenant, &q).await.unwrap();
         let done = page.events.is_empty();
@@ -141,24 +141,24 @@ pub async fn pages_filters_and_tenants(f: Fixture) {
         "none waits once numbered"
     );
     let first = s
-        .events(&T, &query(0, 2, None, None, &f.limits).unwrap())
+        .events(&T, &query(0, 2, None, (None, None), &f.limits).unwrap())
         .await
         .unwrap();
     assert_eq!(first.events.iter().map(|e| e.cursor).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(first.next, 2);
     let rest = s
-        .events(&T, &query(2, 2, None, None, &f.limits).unwrap())
+        .events(&T, &query(2, 2, None, (None, None), &f.limits).unwrap())
         .await
         .unwrap();
     assert_eq!(
         rest.events.iter().map(|e| e.object.as_str()).collect::<Vec<_>>(),
         ["P3"]
     );
-    let about = query(0, 10, Some("sku.created"), Some("P2"), &f.limits).unwrap();
+    let about = query(0, 10, Some("sku.created"), (Some("P2"), None), &f.limits).unwrap();
     let page = s.events(&T, &about).await.unwrap();
     assert_eq!(page.events.iter().map(|e| e.cursor).collect::<Vec<_>>(), [2]);
     assert_eq!(page.next, 3, "next moves past the events the filter skipped");
-    let none = query(0, 10, Some("job.discarded"), None, &f.limits).unwrap();
+    let none = query(0, 10, Some("job.discarded"), (None, None), &f.limits).unwrap();
     assert_eq!(s.events(&T, &none).await.unwrap().next, 3);
     let theirs = read_all(&f, &other, 0, 10).await;
     assert_eq!(theirs.len(), 1, "another tenant reads only its own");
@@ -204,7 +204,7 @@ pub async fn exactly_once_by_cursor_under_writers(f: Fixture) {
     let reader = {
         let (store, stop, limits) = (store.clone(), stop.clone(), limits.clone());
         tokio::spawn(async move {
-            let (mut seen, mut q) = (Vec::new(), query(0, 5, None, None, &limits).unwrap());
+            let (mut seen, mut q) = (Vec::new(), query(0, 5, None, (None, None), &limits).unwrap());
             loop {
                 let finished = stop.load(Ordering::Acquire);
                 let page = store.events(&T, &q).await.unwrap();

@@ -521,7 +521,7 @@ pub async fn bulk_actions_by_filter(f: Fixture) {
     assert!(bulk(json!({"action": "delete", "max": 0})).is_err());
     while s.sequence_events(1000).await.unwrap() > 0 {}
     let types = Some("queue.bulk_applied");
-    let q = allot_core::event::query(0, 100, types, Some("bk"), &f.limits).unwrap();
+    let q = allot_core::event::query(0, 100, types, (Some("bk"), None), &f.limits).unwrap();
     let trail: Vec<_> = s
         .events(&T, &q)
         .await

@@ -146,6 +146,7 @@ async fn hand_over(
         limit: page,
         types: Vec::new(),
         object: None,
+        sku: None,
     };
     let page_read = stores.events.events(tenant, &query).await?;
     let (events, to) = (page_read.events, page_read.next);
@@ -409,6 +410,7 @@ impl Deliverer {
             limit: 1,
             types: Vec::new(),
             object: None,
+            sku: None,
         };
         let page = self
             .stores

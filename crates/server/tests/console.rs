@@ -352,6 +352,8 @@ async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     shows(c, "#sku", "in stock").await;
     shows(c, "#feed-state", "live").await;
     drawn(c, "#sku-chart", 2).await;
+    // Its events include its hold's, not only those whose object is the SKU.
+    shows(c, "#sku-events", "hold.created").await;
     screenshot(c, kind, "3-sku-with-hold").await;
     // The page follows the feed: an allocation of the rest sells it out while it is open.
     let sell = json!({"lines": [{"sku": "TEE-RED-M", "quantity": 2}]});

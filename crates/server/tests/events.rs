@@ -67,6 +67,44 @@ async fn pages_and_filters(ts: &TestServer) {
     let (_, page) = ts.get("/v1/events?object=F2").await;
     assert_eq!(page["events"][0]["type"], "sku.created");
     assert_eq!(page["events"].as_array().unwrap().len(), 1);
+    sku_filter(ts).await;
+}
+
+/// `sku=` gathers a SKU's events: its own, and those of the holds, allocations and
+/// adjustments that touched it (each line's event names its SKU), never another SKU's.
+async fn sku_filter(ts: &TestServer) {
+    let from = events_after(ts, 0, 5).await.len() as i64;
+    ts.create_sku("G1", 10, 1).await;
+    ts.create_sku("G2", 10, 1).await;
+    let two = json!({"lines": [{"sku": "G1", "quantity": 1}, {"sku": "G2", "quantity": 2}], "ttl_ms": 60_000});
+    let hold = ts.ok("/v1/holds", two).await;
+    let a = allocate(ts, "G1").await;
+    ts.ok("/v1/skus/G2/adjustments", json!({"delta": 3})).await;
+    events_after(ts, from, 6).await;
+    let (s, page) = ts.get(&format!("/v1/events?after={from}&sku=G1")).await;
+    assert_eq!(s, 200, "{page}");
+    let got: Vec<(&str, &str)> = page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["type"].as_str().unwrap(), e["object"].as_str().unwrap()))
+        .collect();
+    let (h, a) = (hold["id"].as_str().unwrap(), a["id"].as_str().unwrap());
+    assert_eq!(
+        got,
+        [("sku.created", "G1"), ("hold.created", h), ("allocation.created", a)],
+        "{page}"
+    );
+    let (_, page) = ts
+        .get(&format!("/v1/events?after={from}&sku=G2&types=stock.adjusted"))
+        .await;
+    assert_eq!(page["events"].as_array().unwrap().len(), 1, "{page}");
+    let (s, page) = ts.get("/v1/events?sku=bad%20name").await;
+    assert_eq!(
+        (s, page["error"]["code"].as_str()),
+        (400, Some("invalid_request")),
+        "{page}"
+    );
 }
 
 /// One Server-Sent Events connection: its response and the text read so far.

@@ -14,10 +14,12 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
 /// A page of `?1`'s events after `?2`, of the types in the JSON array `?3` (all when NULL),
-/// about `?4` (any when NULL), at most `?5`.
+/// about `?4` (any when NULL), of SKU `?6` (its own events and those whose `data.sku` is it;
+/// any when NULL), at most `?5`.
 const SQL_PAGE: &str = "SELECT cursor, type, object, data, at_us FROM events
      WHERE tenant = ?1 AND cursor > ?2 AND (?3 IS NULL OR type IN (SELECT value FROM json_each(?3)))
        AND (?4 IS NULL OR object = ?4)
+       AND (?6 IS NULL OR object = ?6 OR json_extract(data, '$.sku') = ?6)
      ORDER BY cursor LIMIT ?5";
 
 #[async_trait]
@@ -34,7 +36,7 @@ impl EventStore for SqliteStore {
             let events = tx
                 .prepare_cached(SQL_PAGE)
                 .and_then(|mut s| {
-                    s.query_map(params![t, q.after, types, q.object, q.limit], event_of)?
+                    s.query_map(params![t, q.after, types, q.object, q.limit, q.sku], event_of)?
                         .collect::<rusqlite::Result<Vec<_>>>()
                 })
                 .map_err(map_error)?;

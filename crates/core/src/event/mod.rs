@@ -223,12 +223,21 @@ pub struct EventQuery {
     pub types: Vec<EventType>,
     /// Only events about this object.
     pub object: Option<String>,
+    /// Only events of this SKU: its own (`object` is the SKU) and those of the changes that
+    /// touched it (holds, allocations, returns, transfers, adjustments: `data.sku`).
+    pub sku: Option<String>,
 }
 
 /// Validate a feed query: `after` >= 0, `limit` within `max_page_size`, `types` a
 /// comma-separated list of known types (each `400 invalid_request` naming the parameter),
-/// `object` a name ([`crate::support::checks::name`]: SKUs and ids).
-pub fn query(after: i64, limit: i64, types: Option<&str>, object: Option<&str>, limits: &Limits) -> Result<EventQuery> {
+/// `object` and `sku` names ([`crate::support::checks::name`]: SKUs and ids).
+pub fn query(
+    after: i64,
+    limit: i64,
+    types: Option<&str>,
+    (object, sku): (Option<&str>, Option<&str>),
+    limits: &Limits,
+) -> Result<EventQuery> {
     if !(0..=MAX_CURSOR).contains(&after) {
         return Err(AllotError::invalid(format!(
             "after must be 0..={MAX_CURSOR}, got {after}"
@@ -245,18 +254,16 @@ pub fn query(after: i64, limit: i64, types: Option<&str>, object: Option<&str>, 
             })
             .collect::<Result<Vec<_>>>()?,
     };
-    let object = match object {
-        None => None,
-        Some(o) => {
-            crate::support::checks::name("object", o, limits)?;
-            Some(o.to_string())
-        }
+    let named = |field: &str, v: Option<&str>| -> Result<Option<String>> {
+        v.map(|v| crate::support::checks::name(field, v, limits).map(|_| v.to_string()))
+            .transpose()
     };
     Ok(EventQuery {
         after,
         limit,
         types,
-        object,
+        object: named("object", object)?,
+        sku: named("sku", sku)?,
     })
 }
 
@@ -277,9 +284,9 @@ mod tests {
     #[test]
     fn after_is_bounded() {
         let limits = Limits::default();
-        assert!(query(MAX_CURSOR, 10, None, None, &limits).is_ok());
+        assert!(query(MAX_CURSOR, 10, None, (None, None), &limits).is_ok());
         for bad in [-1, MAX_CURSOR + 1, i64::MAX] {
-            let e = query(bad, 10, None, None, &limits).unwrap_err();
+            let e = query(bad, 10, None, (None, None), &limits).unwrap_err();
             assert!(e.to_string().contains("after"), "{e}");
         }
     }
@@ -287,19 +294,22 @@ mod tests {
     #[test]
     fn queries_are_checked() {
         let l = Limits::default();
-        let q = query(5, 10, Some("sku.sold_out, hold.expired"), Some("HOT"), &l).unwrap();
+        let q = query(5, 10, Some("sku.sold_out, hold.expired"), (Some("HOT"), None), &l).unwrap();
         assert_eq!(q.types, [EventType::SkuSoldOut, EventType::HoldExpired]);
         assert_eq!(q.object.as_deref(), Some("HOT"));
-        assert!(query(0, 10, Some("*"), None, &l).unwrap().types.is_empty());
-        assert!(query(-1, 10, None, None, &l).unwrap_err().to_string().contains("after"));
-        assert!(query(0, 0, None, None, &l).is_err());
-        assert!(query(0, 10, Some("sku.gone"), None, &l)
+        assert!(query(0, 10, Some("*"), (None, None), &l).unwrap().types.is_empty());
+        assert!(query(-1, 10, None, (None, None), &l)
+            .unwrap_err()
+            .to_string()
+            .contains("after"));
+        assert!(query(0, 0, None, (None, None), &l).is_err());
+        assert!(query(0, 10, Some("sku.gone"), (None, None), &l)
             .unwrap_err()
             .to_string()
             .contains("types"));
-        assert!(query(0, 10, None, Some("a b"), &l).is_err());
+        assert!(query(0, 10, None, (Some("a b"), None), &l).is_err());
         assert!(
-            query(0, 10, None, Some(""), &l).is_err(),
+            query(0, 10, None, (Some(""), None), &l).is_err(),
             "an empty object names nothing"
         );
     }

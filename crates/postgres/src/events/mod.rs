@@ -13,14 +13,16 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 /// A page of `$1`'s events after `$2`, of types `$3` (all when NULL), about `$4` (any when
-/// NULL), at most `$5`; every row also carries the tenant's highest cursor, read in the same
-/// snapshot (one row of NULLs and `top` when the page is empty).
+/// NULL), of SKU `$6` (its own events and those whose `data.sku` is it; any when NULL), at
+/// most `$5`; every row also carries the tenant's highest cursor, read in the same snapshot
+/// (one row of NULLs and `top` when the page is empty).
 const SQL_PAGE_FILTERED: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at, t.top
       FROM (SELECT max(cursor) AS top FROM events WHERE tenant = $1 AND cursor IS NOT NULL) t
       LEFT JOIN LATERAL (
         SELECT cursor, type, object, data, at FROM events
          WHERE tenant = $1 AND cursor > $2 AND ($3::text[] IS NULL OR type = ANY($3))
            AND ($4::text IS NULL OR object = $4)
+           AND ($6::text IS NULL OR object = $6 OR data->>'sku' = $6)
          ORDER BY cursor LIMIT $5) p ON true
      ORDER BY p.cursor";
 
@@ -49,15 +51,18 @@ const SQL_PRUNE: &str = "WITH batch AS MATERIALIZED (
 impl EventStore for PgStore {
     async fn events(&self, tenant: &Tenant, query: &EventQuery) -> Result<EventPage> {
         let c = self.client().await?;
-        let filtered = !query.types.is_empty() || query.object.is_some();
+        let filtered = !query.types.is_empty() || query.object.is_some() || query.sku.is_some();
         let sql = if filtered { SQL_PAGE_FILTERED } else { SQL_PAGE };
         let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
         let types: Option<Vec<&str>> =
             (!query.types.is_empty()).then(|| query.types.iter().map(|t| t.as_str()).collect());
         let (tenant, limit) = (tenant.as_str(), i64::from(query.limit));
         let rows = if filtered {
-            c.query(&stmt, &[&tenant, &query.after, &types, &query.object, &limit])
-                .await
+            c.query(
+                &stmt,
+                &[&tenant, &query.after, &types, &query.object, &limit, &query.sku],
+            )
+            .await
         } else {
             c.query(&stmt, &[&tenant, &query.after, &limit]).await
         }

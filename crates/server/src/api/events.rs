@@ -33,7 +33,8 @@ const STREAM_RETRY_AFTER_MS: u64 = 1000;
 #[utoipa::path(get, path = "/v1/events",
     params(("after" = Option<i64>, Query, minimum = 0, maximum = 4611686018427387903_i64), ("limit" = Option<u32>, Query),
         ("types" = Option<String>, Query, description = "comma-separated event types; all when absent"),
-        ("object" = Option<String>, Query, description = "only events about this id")),
+        ("object" = Option<String>, Query, description = "only events about this id"),
+        ("sku" = Option<String>, Query, description = "only events of this SKU: its own, and those of its holds, allocations, returns, transfers and adjustments")),
     responses((status = 200, body = EventPage), (status = 400, body = ErrorBody)))]
 pub(super) async fn list_events(
     State(st): State<Arc<AppState>>,
@@ -47,7 +48,7 @@ pub(super) async fn list_events(
 #[utoipa::path(get, path = "/v1/events/stream",
     params(("after" = Option<i64>, Query, minimum = 0, maximum = 4611686018427387903_i64),
         ("limit" = Option<u32>, Query, description = "events per read"),
-        ("types" = Option<String>, Query), ("object" = Option<String>, Query),
+        ("types" = Option<String>, Query), ("object" = Option<String>, Query), ("sku" = Option<String>, Query),
         ("Last-Event-ID" = Option<i64>, Header, minimum = 0, maximum = 4611686018427387903_i64,
             description = "resume after this cursor (wins over `after`)")),
     responses((status = 200, content_type = "text/event-stream", description = "the events, then more as they happen"),

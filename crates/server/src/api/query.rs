@@ -61,13 +61,14 @@ impl PageQuery {
     }
 }
 
-/// `?after=&limit=&types=&object=` of the change feed.
+/// `?after=&limit=&types=&object=&sku=` of the change feed.
 #[derive(Debug, Deserialize)]
 pub(super) struct EventsQuery {
     after: Option<String>,
     limit: Option<String>,
     types: Option<String>,
     object: Option<String>,
+    sku: Option<String>,
 }
 
 impl EventsQuery {
@@ -87,7 +88,7 @@ impl EventsQuery {
             after,
             limit,
             self.types.as_deref(),
-            self.object.as_deref(),
+            (self.object.as_deref(), self.sku.as_deref()),
             limits,
         )?)
     }

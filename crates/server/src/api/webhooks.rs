@@ -136,7 +136,7 @@ pub(super) async fn redeliver(
         .await?
         .ok_or_else(|| AllotError::not_found("webhook", &id))?;
     let limit = i64::from(st.limits.max_page_size);
-    let query = allot_core::event::query(after, limit, None, None, &st.limits)?;
+    let query = allot_core::event::query(after, limit, None, (None, None), &st.limits)?;
     let page = st.stores.events.events(&tenant, &query).await?;
     let events: Vec<_> = page
         .events

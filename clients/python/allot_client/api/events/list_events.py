@@ -21,6 +21,7 @@ def _get_kwargs(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -36,6 +37,8 @@ def _get_kwargs(
     params["types"] = types
 
     params["object"] = object_
+
+    params["sku"] = sku
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -89,6 +92,7 @@ def sync_detailed(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | EventPage]:
     """ 
@@ -97,6 +101,7 @@ def sync_detailed(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,6 +117,7 @@ def sync_detailed(
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 
     )
 
@@ -128,6 +134,7 @@ def sync(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
 
 ) -> ErrorBody | EventPage | None:
     """ 
@@ -136,6 +143,7 @@ def sync(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,6 +160,7 @@ after=after,
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 
     ).parsed
 
@@ -162,6 +171,7 @@ async def asyncio_detailed(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | EventPage]:
     """ 
@@ -170,6 +180,7 @@ async def asyncio_detailed(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,6 +196,7 @@ async def asyncio_detailed(
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 
     )
 
@@ -201,6 +213,7 @@ async def asyncio(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
 
 ) -> ErrorBody | EventPage | None:
     """ 
@@ -209,6 +222,7 @@ async def asyncio(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -225,5 +239,6 @@ after=after,
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 
     )).parsed

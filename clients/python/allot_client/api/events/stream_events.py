@@ -20,6 +20,7 @@ def _get_kwargs(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
     last_event_id: int | Unset = UNSET,
 
 ) -> dict[str, Any]:
@@ -41,6 +42,8 @@ def _get_kwargs(
     params["types"] = types
 
     params["object"] = object_
+
+    params["sku"] = sku
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -106,6 +109,7 @@ def sync_detailed(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
     last_event_id: int | Unset = UNSET,
 
 ) -> Response[Any | ErrorBody]:
@@ -115,6 +119,7 @@ def sync_detailed(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
         last_event_id (int | Unset):
 
     Raises:
@@ -131,6 +136,7 @@ def sync_detailed(
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 last_event_id=last_event_id,
 
     )
@@ -148,6 +154,7 @@ def sync(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
     last_event_id: int | Unset = UNSET,
 
 ) -> Any | ErrorBody | None:
@@ -157,6 +164,7 @@ def sync(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
         last_event_id (int | Unset):
 
     Raises:
@@ -174,6 +182,7 @@ after=after,
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 last_event_id=last_event_id,
 
     ).parsed
@@ -185,6 +194,7 @@ async def asyncio_detailed(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
     last_event_id: int | Unset = UNSET,
 
 ) -> Response[Any | ErrorBody]:
@@ -194,6 +204,7 @@ async def asyncio_detailed(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
         last_event_id (int | Unset):
 
     Raises:
@@ -210,6 +221,7 @@ async def asyncio_detailed(
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 last_event_id=last_event_id,
 
     )
@@ -227,6 +239,7 @@ async def asyncio(
     limit: int | Unset = UNSET,
     types: str | Unset = UNSET,
     object_: str | Unset = UNSET,
+    sku: str | Unset = UNSET,
     last_event_id: int | Unset = UNSET,
 
 ) -> Any | ErrorBody | None:
@@ -236,6 +249,7 @@ async def asyncio(
         limit (int | Unset):
         types (str | Unset):
         object_ (str | Unset):
+        sku (str | Unset):
         last_event_id (int | Unset):
 
     Raises:
@@ -253,6 +267,7 @@ after=after,
 limit=limit,
 types=types,
 object_=object_,
+sku=sku,
 last_event_id=last_event_id,
 
     )).parsed

@@ -97,7 +97,8 @@ export async function skuPage(ctx) {
   ], entries, "No ledger entries."));
   if (can("events:read")) {
     await pager(events, async (after) => {
-      const p = await api("/v1/events", { query: { object: sku, after: after ?? 0, limit: PAGE } });
+      // Its own events and those of its holds, allocations, returns, transfers, adjustments.
+      const p = await api("/v1/events", { query: { sku, after: after ?? 0, limit: PAGE } });
       return { items: p.events, next: p.events.length === PAGE ? p.next : null };
     }, eventTable);
   }
