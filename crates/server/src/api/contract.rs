@@ -200,6 +200,7 @@ fn one_of(names: &[&str]) -> Value {
 fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let mut all = stock_bounds(l, s);
     all.extend(work_bounds(l, s));
+    all.extend(access_bounds());
     all
 }
 
@@ -277,7 +278,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     ]
 }
 
-/// Bookings, jobs and keys.
+/// Bookings and jobs.
 fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
     let lease = int(l.min_lease_ms, l.max_lease_ms);
@@ -339,6 +340,15 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
             "jobs",
             json!({"minItems": 1, "maxItems": l.max_batch_insert}),
         ),
+    ]
+}
+
+/// Keys and webhook endpoints.
+fn access_bounds() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        ("WebhookBody", "url", webhook_url()),
+        ("WebhookBody", "types", webhook_types()),
+        ("WebhookBody", "secret", webhook_secret()),
         ("NewKeyBody", "name", ident(1, allot_core::access::MAX_KEY_NAME_LEN)),
         ("NewKeyBody", "scopes", json!({"minItems": 1, "uniqueItems": true})),
         (
@@ -347,6 +357,32 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
             int(1, allot_core::access::MAX_RATE_PER_S as i64),
         ),
     ]
+}
+
+/// An endpoint URL (`allot_core::webhook::check_url`): `http://` or `https://`, a host, no user
+/// or password, no fragment, no white space. Where the host points is the server's policy
+/// (`--webhook-allow-private`), not the document's.
+fn webhook_url() -> Value {
+    json!({"format": "uri", "minLength": 8, "maxLength": allot_core::webhook::MAX_URL_LEN,
+           "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s\\\\]+([/?][^#\\s]*)?$"})
+}
+
+/// `["*"]`, or known event types.
+fn webhook_types() -> Value {
+    let names: Vec<&str> = allot_core::event::EventType::ALL.iter().map(|t| t.as_str()).collect();
+    json!({"minItems": 1, "anyOf": [
+        {"maxItems": 1, "items": {"type": "string", "enum": ["*"]}},
+        {"items": {"type": "string", "enum": names}}
+    ]})
+}
+
+/// `whsec_` + canonical standard base64 of 24..=64 bytes (`allot_core::webhook::parse_secret`):
+/// whole groups of 4, then a last group of 2 or 3 symbols whose unused bits are 0.
+fn webhook_secret() -> Value {
+    let b = "[A-Za-z0-9+/]";
+    let tail = format!("({b}[AQgw]==|{b}{{2}}[AEIMQUYcgkosw048]=)");
+    let pattern = format!("^whsec_(({b}{{4}}){{8,20}}{tail}?|({b}{{4}}){{21}}({b}[AQgw]==)?)$");
+    json!({"pattern": pattern})
 }
 
 fn error_response(description: &str) -> Value {
