@@ -18,6 +18,7 @@ pub mod idempotency;
 pub mod instance;
 pub mod job;
 pub mod location;
+pub mod long_poll;
 pub mod model;
 pub mod operations;
 pub mod returns;

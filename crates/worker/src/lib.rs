@@ -8,8 +8,8 @@
 //! `fail` (retry with backoff, or the dead letter). [`WorkerPool::shutdown`] stops claiming,
 //! lets running jobs finish and flushes the last completions.
 
-use allot_core::job::long_poll::{claim_waiting, FirstTry};
 use allot_core::job::{Claim, ClaimStrategy, Completion, Fail, LeasedJob};
+use allot_core::long_poll::{claim_waiting, FirstTry};
 use allot_core::store::Executed;
 use allot_core::JobStore;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -217,7 +217,7 @@ struct Fetcher {
 
 impl Fetcher {
     /// Claim up to `free` jobs, waiting up to `poll_ms` for one to become runnable (the
-    /// long-poll claim of `allot_core::job::long_poll`). `None` after an error (counted,
+    /// long-poll claim of `allot_core::long_poll`). `None` after an error (counted,
     /// logged, then a pause of `poll_ms`) or when none became runnable in that time.
     async fn claim(&self, free: usize) -> Option<Vec<LeasedJob>> {
         let claim = Claim {

@@ -6,7 +6,6 @@
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
 pub mod bulk;
-pub mod long_poll;
 pub mod queue;
 pub mod schedule;
 pub mod validate;

@@ -6,8 +6,8 @@ use crate::extract::{Caller, JsonBody};
 use crate::metrics_layer;
 use crate::state::AppState;
 use crate::write::{NoBody, Write};
-use allot_core::job::long_poll::FirstTry;
 use allot_core::job::{CompleteBody, RescheduleBody, SnoozeBody};
+use allot_core::long_poll::FirstTry;
 use allot_core::store::Executed;
 use allot_core::Capable;
 use allot_core::Result;
@@ -82,7 +82,7 @@ pub(super) async fn claim_jobs(
     let started = std::time::Instant::now();
     let wait = std::time::Duration::from_millis(req.wait_ms as u64);
     let wrap = |jobs: &Vec<LeasedJob>| Claimed { jobs: jobs.clone() };
-    let claim = allot_core::job::long_poll::claim_waiting(
+    let claim = allot_core::long_poll::claim_waiting(
         &*st.stores.jobs,
         &tenant,
         (req, FirstTry::Now),

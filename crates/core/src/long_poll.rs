@@ -5,7 +5,7 @@
 //! [`Claim::final_try`], so with an idempotency key only the answer is stored, never an empty
 //! try before the deadline.
 
-use super::{Claim, LeasedJob};
+use crate::job::{Claim, LeasedJob};
 use crate::store::{Executed, JobStore, Keyed};
 use crate::support::error::Result;
 use std::future::Future;
