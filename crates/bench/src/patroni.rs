@@ -16,12 +16,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long each step of the stack may take to come up (etcd, a bootstrapped leader, a
-/// synchronous standby, HAProxy routing to the leader). The first node's bootstrap (initdb,
-/// Patroni's start on a cold disk) took over 90 s once on a fresh Debian root with the test
-/// suite running beside it (alone there, the same stack came up and failed over in 10.7 s):
-/// 240 s leaves room on a cold CI machine and still ends a stack that never comes up.
-const START_WAIT: Duration = Duration::from_secs(240);
+/// How long the stack may take to come up (etcd, a bootstrapped leader, a synchronous
+/// standby, HAProxy routing to the leader).
+const START_WAIT: Duration = Duration::from_secs(90);
 
 /// One Patroni node: its PostgreSQL and REST ports.
 struct Node {
