@@ -42,7 +42,9 @@ fn setup(e: impl std::fmt::Display) -> BenchError {
     BenchError::Setup(format!("patroni stack: {e}"))
 }
 
-/// `program args` as `postgres` when running as root.
+/// `program args` as `postgres` when running as root, in the directory of `log` (the stack's,
+/// which `postgres` owns): a working directory it cannot enter — the test's crate directory
+/// under a `/root` of mode 700 — makes Patroni's bootstrap fail after initdb.
 fn as_postgres(program: &str, args: &[String], log: &std::path::Path) -> Result<Child, BenchError> {
     let mut cmd = if is_root() {
         let mut c = Command::new("runuser");
@@ -53,6 +55,9 @@ fn as_postgres(program: &str, args: &[String], log: &std::path::Path) -> Result<
     };
     let out = std::fs::File::create(log).map_err(setup)?;
     let err = out.try_clone().map_err(setup)?;
+    if let Some(dir) = log.parent() {
+        cmd.current_dir(dir);
+    }
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(out)
