@@ -244,6 +244,18 @@ async fn api(ts: &TestServer, bearer: &str, method: &str, path: &str, body: Opti
     ts.ok_as(bearer, method, path, body).await
 }
 
+/// Create `sku` with `on_hand` through the API as `bearer`.
+async fn create_sku(ts: &TestServer, bearer: &str, sku: &str, on_hand: i64) {
+    api(
+        ts,
+        bearer,
+        "POST",
+        "/v1/skus",
+        Some(json!({"sku": sku, "on_hand": on_hand})),
+    )
+    .await;
+}
+
 /// Enqueue `n` jobs of one attempt to `queue` with `tags`, claim and fail them: dead letters.
 async fn dead_letters(ts: &TestServer, bearer: &str, queue: &str, n: usize, tags: &[&str]) -> Vec<i64> {
     let jobs: Vec<Value> = (0..n)
@@ -317,22 +329,8 @@ async fn scenario(kind: Kind) {
 
 /// A SKU and a hold appear with the countdown; selling out marks the SKU, live.
 async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
-    api(
-        ts,
-        &k.admin,
-        "POST",
-        "/v1/skus",
-        Some(json!({"sku": "TEE-RED-M", "on_hand": 3})),
-    )
-    .await;
-    api(
-        ts,
-        &k.admin,
-        "POST",
-        "/v1/skus",
-        Some(json!({"sku": "MUG", "on_hand": 40})),
-    )
-    .await;
+    create_sku(ts, &k.admin, "TEE-RED-M", 3).await;
+    create_sku(ts, &k.admin, "MUG", 40).await;
     let hold = json!({"lines": [{"sku": "TEE-RED-M", "quantity": 1}], "ttl_ms": 600_000});
     let hold = api(ts, &k.admin, "POST", "/v1/holds", Some(hold)).await;
     let hold_id = hold["id"].as_str().unwrap();
@@ -371,14 +369,7 @@ async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
 /// "Release" on a SKU's page of a hold that also holds another SKU asks first, naming it;
 /// "Keep" keeps it; confirmed, the whole hold is released.
 async fn release_asks(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
-    api(
-        ts,
-        &k.admin,
-        "POST",
-        "/v1/skus",
-        Some(json!({"sku": "CAP", "on_hand": 5})),
-    )
-    .await;
+    create_sku(ts, &k.admin, "CAP", 5).await;
     let two = json!({"lines": [{"sku": "MUG", "quantity": 2}, {"sku": "CAP", "quantity": 1}], "ttl_ms": 600_000});
     let hold = api(ts, &k.admin, "POST", "/v1/holds", Some(two)).await;
     let id = hold["id"].as_str().unwrap().to_string();

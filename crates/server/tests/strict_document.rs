@@ -41,10 +41,8 @@ fn walk(doc: &Value, v: &Value, at: String, seen: &mut Vec<String>, problems: &m
             problems.push(format!("{at}: an array whose items are not described ({items})"));
         }
     }
-    for key in ["properties"] {
-        for (name, child) in v[key].as_object().into_iter().flatten() {
-            walk(doc, child, format!("{at}.{name}"), seen, problems);
-        }
+    for (name, child) in v["properties"].as_object().into_iter().flatten() {
+        walk(doc, child, format!("{at}.{name}"), seen, problems);
     }
     for key in ["oneOf", "anyOf", "allOf"] {
         for (i, child) in v[key].as_array().into_iter().flatten().enumerate() {
