@@ -41,6 +41,22 @@ pub struct CompareRow {
 }
 
 impl CompareRow {
+    /// A row without a reference: `(ops_per_s, latency_us_p99)` and whether the run's
+    /// invariants held.
+    pub fn plain(workload: &str, strategy: &str, (ops_per_s, p99): (f64, u64), ok: bool) -> Self {
+        CompareRow {
+            workload: workload.into(),
+            strategy: strategy.to_string(),
+            ops_per_s,
+            latency_us_p99: p99,
+            invariants_ok: ok,
+            pgbench_tps: None,
+            reference: None,
+            noop_per_s: None,
+            cpu_us_per_op: None,
+        }
+    }
+
     /// allot's throughput over the pgbench reference.
     pub fn ratio(&self) -> Option<f64> {
         self.pgbench_tps.filter(|t| *t > 0.0).map(|t| self.ops_per_s / t)

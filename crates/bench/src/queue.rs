@@ -9,6 +9,7 @@ use allot_core::job::{
     JobView, LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Database, Result, Store};
 use allot_worker::{Handler, WorkerConfig, WorkerPool};
@@ -176,8 +177,8 @@ impl JobStore for Timed {
     async fn retry_job(&self, tn: &Tenant, id: i64, i: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         self.inner.retry_job(tn, id, i).await
     }
-    async fn list_jobs(&self, tn: &Tenant, q: &str, s: JobFilter, a: i64, l: u32) -> Result<Vec<JobView>> {
-        self.inner.list_jobs(tn, q, s, a, l).await
+    async fn list_jobs(&self, tn: &Tenant, q: &str, s: JobFilter, p: Page<i64>) -> Result<Listed<JobView, i64>> {
+        self.inner.list_jobs(tn, q, s, p).await
     }
     async fn wait_for_jobs(&self, tn: &Tenant, q: &str, w: Duration) {
         self.inner.wait_for_jobs(tn, q, w).await

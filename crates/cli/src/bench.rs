@@ -1,6 +1,10 @@
-//! `allot bench …`: the flags of each workload and how each runs and reports.
+//! `allot bench …`: the flags of each workload, mapped to the options of `allot-bench`, which
+//! runs and reports it; the in-process server a run loads when it was given no `--url`.
 
-use crate::{bail, Args, CompareArgs, PathBuf, ServerConfig, Subcommand};
+use allot_bench::orchestrate::{flow_runs, queue_runs, report::strategy_list, stock_runs};
+
+use crate::target::{bench_target_with, on_target, stop, temp_sqlite, LoadArgs, TargetArgs};
+use crate::{Args, CompareArgs, PathBuf, Subcommand};
 
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {
@@ -51,6 +55,199 @@ pub(crate) enum BenchCmd {
     Console(crate::console_bench::ConsoleArgs),
 }
 
+/// Run `cmd`.
+pub(crate) async fn bench(cmd: BenchCmd) -> anyhow::Result<()> {
+    match cmd {
+        BenchCmd::FlashSale(a) => {
+            on_target(a.load.target.clone(), |url| async move {
+                stock_runs::flash_sale(&a.options(url), a.load.json()).await
+            })
+            .await
+        }
+        BenchCmd::Holds(a) => {
+            on_target(a.load.target.clone(), |url| async move {
+                flow_runs::holds(&a.options(url), a.load.json()).await
+            })
+            .await
+        }
+        BenchCmd::Units(a) => {
+            on_target(a.load.target.clone(), |url| async move {
+                flow_runs::units(&a.options(url), a.load.json()).await
+            })
+            .await
+        }
+        BenchCmd::Bookings(a) => {
+            on_target(a.load.target.clone(), |url| async move {
+                flow_runs::bookings(&a.options(url), a.load.json()).await
+            })
+            .await
+        }
+        BenchCmd::Queue(a) => queue(a).await,
+        BenchCmd::Feed(a) => feed(a).await,
+        BenchCmd::Compare(a) => crate::compare::compare(a).await,
+        BenchCmd::Locations(a) => crate::locations::locations(a).await,
+        BenchCmd::Batch(a) => {
+            on_target(a.target.clone(), |url| async move {
+                let reference = (a.target.database_url.as_deref(), a.pgbench_seconds);
+                stock_runs::batch(&a.options(url), reference, a.json.as_deref()).await
+            })
+            .await
+        }
+        BenchCmd::Auto(a) => {
+            on_target(a.target.clone(), |url| async move {
+                stock_runs::moving(&a.options(url)).await
+            })
+            .await
+        }
+        BenchCmd::Console(a) => crate::console_bench::console(a).await,
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct FlashSaleArgs {
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+    /// Stock per SKU (k).
+    #[arg(short = 'k', long, default_value_t = 1000)]
+    pub(crate) stock: i64,
+    /// Requests (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) requests: u64,
+    /// Spread the load over M SKUs (each with stock k) instead of one hot SKU.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) spread: u32,
+    /// Buckets of the SKUs of the `segmented` run.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) buckets: u32,
+    /// The API key to send to a `--url` server that requires keys (scopes stock:write and
+    /// admin, for the audit).
+    #[arg(long, env = "ALLOT_API_KEY")]
+    pub(crate) api_key: Option<String>,
+}
+
+impl FlashSaleArgs {
+    fn options(&self, url: String) -> allot_bench::FlashSaleOptions {
+        allot_bench::FlashSaleOptions {
+            url,
+            strategies: self.load.strategies(),
+            clients: self.load.clients,
+            stock: self.stock,
+            requests: self.requests,
+            spread: self.spread,
+            segmented_buckets: self.buckets,
+            progress: true,
+            api_key: self.api_key.clone(),
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct HoldsArgs {
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+    /// Stock of the SKU (k).
+    #[arg(short = 'k', long, default_value_t = 100_000)]
+    pub(crate) stock: i64,
+    /// Flows (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) flows: u64,
+    /// TTL of every hold, ms (abandoned holds expire after it).
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) ttl_ms: u64,
+}
+
+impl HoldsArgs {
+    fn options(&self, url: String) -> allot_bench::HoldsOptions {
+        allot_bench::HoldsOptions {
+            url,
+            strategies: self.load.strategies(),
+            clients: self.load.clients,
+            stock: self.stock,
+            flows: self.flows,
+            ttl_ms: self.ttl_ms,
+            progress: true,
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct UnitsArgs {
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+    /// Units in the large pool.
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) units: u64,
+    /// Claims against the large pool (N).
+    #[arg(short = 'n', long, default_value_t = 5000)]
+    pub(crate) requests: u64,
+    /// Smallest quantity of a claim.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) min_quantity: i64,
+    /// Largest quantity of a claim.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) max_quantity: i64,
+    /// Units in the nearly empty pool.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) scarce_units: u64,
+    /// Comma-separated order_by of every claim.
+    #[arg(long, default_value = "received_at,location")]
+    pub(crate) order_by: String,
+    /// Claim the large workload from this existing unit SKU instead of filling a new pool.
+    #[arg(long)]
+    pub(crate) pool_sku: Option<String>,
+}
+
+impl UnitsArgs {
+    fn options(&self, url: String) -> allot_bench::UnitsOptions {
+        allot_bench::UnitsOptions {
+            url,
+            strategies: self.load.strategies(),
+            clients: self.load.clients,
+            pool_units: self.units,
+            requests: self.requests,
+            min_quantity: self.min_quantity,
+            max_quantity: self.max_quantity,
+            scarce_units: self.scarce_units,
+            order_by: strategy_list(&self.order_by),
+            pool_sku: self.pool_sku.clone(),
+            progress: true,
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct BookingsArgs {
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+    /// Booking requests (N).
+    #[arg(short = 'n', long, default_value_t = 10_000)]
+    pub(crate) requests: u64,
+    /// Resources (R); few resources means high contention.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) resources: u32,
+    /// Length of every range, days.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) days: u32,
+    /// Ranges start on a random day in 0..horizon from 2030-01-01.
+    #[arg(long, default_value_t = 3650)]
+    pub(crate) horizon_days: u32,
+}
+
+impl BookingsArgs {
+    fn options(&self, url: String) -> allot_bench::BookingsOptions {
+        allot_bench::BookingsOptions {
+            url,
+            strategies: self.load.strategies(),
+            clients: self.load.clients,
+            requests: self.requests,
+            resources: self.resources,
+            days: self.days,
+            horizon_days: self.horizon_days,
+            progress: true,
+        }
+    }
+}
+
 #[derive(Args)]
 pub(crate) struct AutoArgs {
     #[command(flatten)]
@@ -78,31 +275,19 @@ pub(crate) struct AutoArgs {
     pub(crate) stock: i64,
 }
 
-pub(crate) async fn auto(a: AutoArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::MovingOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        requests: a.requests,
-        skus: a.skus,
-        phases: a.phases,
-        hot_share: a.hot_share.clamp(0.0, 1.0),
-        stock: a.stock,
-    };
-    let reports = allot_bench::moving_bench(&opts).await?;
-    println!(
-        "moving hot SKU: C={} N={} M={} P={} hot share {}\n",
-        a.clients, a.requests, a.skus, a.phases, opts.hot_share
-    );
-    print!("{}", allot_bench::render_moving_table(&reports));
-    if let Some(s) = server {
-        s.stop().await?;
+impl AutoArgs {
+    fn options(&self, url: String) -> allot_bench::MovingOptions {
+        allot_bench::MovingOptions {
+            url,
+            strategies: strategy_list(&self.strategy),
+            clients: self.clients,
+            requests: self.requests,
+            skus: self.skus,
+            phases: self.phases,
+            hot_share: self.hot_share.clamp(0.0, 1.0),
+            stock: self.stock,
+        }
     }
-    if reports.iter().any(|r| !r.violations.is_empty()) {
-        bail!("invariants broken");
-    }
-    Ok(())
 }
 
 #[derive(Args)]
@@ -138,61 +323,18 @@ pub(crate) struct BatchArgs {
     pub(crate) json: Option<PathBuf>,
 }
 
-pub(crate) async fn batch(a: BatchArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::BatchOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        connections: a.connections,
-        streams: a.streams,
-        batch: a.batch,
-        requests: a.requests,
-        stock: a.stock.unwrap_or(a.requests as i64),
-    };
-    let mut reports = allot_bench::batch_bench(&opts).await?;
-    let in_flight = (a.batch, a.connections.max(1) * a.streams.max(1));
-    let reference = allot_bench::orchestrate::batch_ref::batch_reference(
-        &opts.url,
-        a.target.database_url.as_deref(),
-        in_flight,
-        a.pgbench_seconds,
-    )
-    .await;
-    // The reference is the `batched` statement's: it stands beside the strategies that run
-    // on the lanes (`default` is `batched` on PostgreSQL).
-    for r in reports
-        .iter_mut()
-        .filter(|r| r.strategy == "batched" || r.strategy == allot_bench::SERVER_DEFAULT)
-    {
-        r.pgbench_allocations_per_s = reference
-            .as_ref()
-            .map(allot_bench::orchestrate::batch_ref::BatchReference::allocations_per_s);
+impl BatchArgs {
+    fn options(&self, url: String) -> allot_bench::BatchOptions {
+        allot_bench::BatchOptions {
+            url,
+            strategies: strategy_list(&self.strategy),
+            connections: self.connections,
+            streams: self.streams,
+            batch: self.batch,
+            requests: self.requests,
+            stock: self.stock.unwrap_or(self.requests as i64),
+        }
     }
-    println!(
-        "batch: C={} S={} B={} N={} k={}\n",
-        a.connections, a.streams, a.batch, a.requests, opts.stock
-    );
-    print!("{}", allot_bench::render_batch_table(&reports));
-    if let Some(f) = &reference {
-        println!(
-            "\npgbench, the batch's write statement alone ({} allocations per transaction, {} clients): \
-             {:.0} allocations/s, p99 {:.2} ms a transaction",
-            f.per_transaction,
-            f.clients,
-            f.allocations_per_s(),
-            f.figures.latency_us_p99 as f64 / 1000.0
-        );
-    }
-    if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    if reports.iter().any(|r| !r.violations.is_empty()) {
-        bail!("invariants broken");
-    }
-    Ok(())
 }
 
 #[derive(Args)]
@@ -273,109 +415,79 @@ pub(crate) struct QueueArgs {
     pub(crate) json: Option<PathBuf>,
 }
 
-#[derive(Args)]
-pub(crate) struct BookingsArgs {
-    #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    /// exclusion, batched, advisory, naive (PostgreSQL), serialized (SQLite), a list, or `all`.
-    #[arg(long, default_value = "all")]
-    pub(crate) strategy: String,
-    /// Concurrent clients (C).
-    #[arg(short = 'c', long, default_value_t = 64)]
-    pub(crate) clients: usize,
-    /// Booking requests (N).
-    #[arg(short = 'n', long, default_value_t = 10_000)]
-    pub(crate) requests: u64,
-    /// Resources (R); few resources means high contention.
-    #[arg(long, default_value_t = 100)]
-    pub(crate) resources: u32,
-    /// Length of every range, days.
-    #[arg(long, default_value_t = 3)]
-    pub(crate) days: u32,
-    /// Ranges start on a random day in 0..horizon from 2030-01-01.
-    #[arg(long, default_value_t = 3650)]
-    pub(crate) horizon_days: u32,
-    /// Write every figure as JSON to this file.
-    #[arg(long)]
-    pub(crate) json: Option<PathBuf>,
+impl QueueArgs {
+    /// The options of the workload, or an error naming the flag that cannot be.
+    fn options(&self) -> anyhow::Result<allot_bench::QueueOptions> {
+        let strategies = if self.strategy == "all" {
+            allot_core::ClaimStrategy::ALL.to_vec()
+        } else {
+            strategy_list(&self.strategy)
+                .iter()
+                .map(|s| allot_core::ClaimStrategy::parse(s).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
+                .collect::<anyhow::Result<Vec<_>>>()?
+        };
+        if self.drop_completed && self.kill_workers > 0 {
+            // A killed pool's last flush may delete its jobs without counting them, and without
+            // kept rows the check has only the pools' counts: it would report jobs lost.
+            anyhow::bail!("--drop-completed needs --kill-workers 0");
+        }
+        Ok(allot_bench::QueueOptions {
+            strategies,
+            producers: self.producers,
+            jobs: self.jobs,
+            batch: self.batch,
+            single_fraction: self.single_fraction,
+            workers: self.workers,
+            concurrency: self.concurrency,
+            claim_batch: self.claim_batch,
+            fail_fraction: self.fail_fraction,
+            kill_workers: self.kill_workers,
+            lease_ms: self.lease_ms,
+            drain_timeout_s: 300,
+            keys: self
+                .keys
+                .unwrap_or(if self.limit.is_some() || self.fifo { 1000 } else { 0 }),
+            limit_per_key: self.limit,
+            fifo: self.fifo,
+            keep_completed: !self.drop_completed,
+            enqueue_first: self.enqueue_first,
+        })
+    }
 }
 
-/// Where a benchmark sends its load.
-#[derive(Args, Clone)]
-pub(crate) struct TargetArgs {
-    /// A running server to load (loopback). Without it, one is started in-process on
-    /// `--database-url` with unsafe strategies allowed.
-    #[arg(long)]
-    pub(crate) url: Option<String>,
-    /// Database of the in-process server (default: a fresh SQLite file in the temp dir).
-    #[arg(long)]
-    pub(crate) database_url: Option<String>,
-    /// PostgreSQL pool size of the in-process server.
-    #[arg(long, default_value_t = 32)]
-    pub(crate) pool_size: usize,
-    /// Redis of the in-process server (adds `redis_counter` and `redis_lock` to `all`).
-    #[arg(long, env = "ALLOT_REDIS_URL")]
-    pub(crate) redis_url: Option<String>,
-}
-
-#[derive(Args)]
-pub(crate) struct HoldsArgs {
-    #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    /// Strategy, a comma-separated list, or `all`.
-    #[arg(long, default_value = "all")]
-    pub(crate) strategy: String,
-    /// Concurrent clients (C).
-    #[arg(short = 'c', long, default_value_t = 64)]
-    pub(crate) clients: usize,
-    /// Stock of the SKU (k).
-    #[arg(short = 'k', long, default_value_t = 100_000)]
-    pub(crate) stock: i64,
-    /// Flows (N).
-    #[arg(short = 'n', long, default_value_t = 5000)]
-    pub(crate) flows: u64,
-    /// TTL of every hold, ms (abandoned holds expire after it).
-    #[arg(long, default_value_t = 1000)]
-    pub(crate) ttl_ms: u64,
-    /// Write every figure as JSON to this file.
-    #[arg(long)]
-    pub(crate) json: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub(crate) struct UnitsArgs {
-    #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    /// skip_locked, nowait_scan (PostgreSQL), serialized (SQLite), a list, or `all`.
-    #[arg(long, default_value = "all")]
-    pub(crate) strategy: String,
-    /// Concurrent clients (C).
-    #[arg(short = 'c', long, default_value_t = 64)]
-    pub(crate) clients: usize,
-    /// Units in the large pool.
-    #[arg(long, default_value_t = 100_000)]
-    pub(crate) units: u64,
-    /// Claims against the large pool (N).
-    #[arg(short = 'n', long, default_value_t = 5000)]
-    pub(crate) requests: u64,
-    /// Smallest quantity of a claim.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) min_quantity: i64,
-    /// Largest quantity of a claim.
-    #[arg(long, default_value_t = 5)]
-    pub(crate) max_quantity: i64,
-    /// Units in the nearly empty pool.
-    #[arg(long, default_value_t = 200)]
-    pub(crate) scarce_units: u64,
-    /// Comma-separated order_by of every claim.
-    #[arg(long, default_value = "received_at,location")]
-    pub(crate) order_by: String,
-    /// Claim the large workload from this existing unit SKU instead of filling a new pool.
-    #[arg(long)]
-    pub(crate) pool_sku: Option<String>,
-    /// Write every figure as JSON to this file.
-    #[arg(long)]
-    pub(crate) json: Option<PathBuf>,
+/// `bench queue`: the workload straight on the store at `--database-url` (a fresh SQLite
+/// file by default), or `--claims-only` on the store and (`--http`) through a server started
+/// in-process on the same database once the store's pool is closed (the two at
+/// `--pool-size` would pass a default `max_connections`).
+async fn queue(a: QueueArgs) -> anyhow::Result<()> {
+    let database_url = a
+        .database_url
+        .clone()
+        .unwrap_or_else(|| temp_sqlite("allot-bench-queue"));
+    let opts = a.options()?;
+    let store = queue_runs::open(&database_url, a.pool_size).await?;
+    let Some(clients) = a.claims_only else {
+        return queue_runs::queue(store, &opts, a.json.as_deref()).await;
+    };
+    let load = queue_runs::ClaimLoad {
+        jobs: a.jobs,
+        clients,
+        seconds: a.seconds,
+    };
+    let on_store = queue_runs::claims_on_store(store, &opts.strategies, load).await?;
+    if !a.http {
+        return Ok(());
+    }
+    let target = TargetArgs {
+        url: None,
+        database_url: Some(database_url.clone()),
+        pool_size: a.pool_size,
+        redis_url: None,
+    };
+    on_target(target, |url| async move {
+        queue_runs::claims_over_http((&database_url, &url), &on_store, load).await
+    })
+    .await
 }
 
 #[derive(Args)]
@@ -404,329 +516,9 @@ pub(crate) struct FeedArgs {
     pub(crate) json: Option<PathBuf>,
 }
 
-#[derive(Args)]
-pub(crate) struct FlashSaleArgs {
-    #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    /// Strategy, a comma-separated list, or `all` (every strategy of the backend).
-    #[arg(long, default_value = "all")]
-    pub(crate) strategy: String,
-    /// Concurrent clients (C).
-    #[arg(short = 'c', long, default_value_t = 64)]
-    pub(crate) clients: usize,
-    /// Stock per SKU (k).
-    #[arg(short = 'k', long, default_value_t = 1000)]
-    pub(crate) stock: i64,
-    /// Requests (N).
-    #[arg(short = 'n', long, default_value_t = 5000)]
-    pub(crate) requests: u64,
-    /// Spread the load over M SKUs (each with stock k) instead of one hot SKU.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) spread: u32,
-    /// Buckets of the SKUs of the `segmented` run.
-    #[arg(long, default_value_t = 8)]
-    pub(crate) buckets: u32,
-    /// The API key to send to a `--url` server that requires keys (scopes stock:write and
-    /// admin, for the audit).
-    #[arg(long, env = "ALLOT_API_KEY")]
-    pub(crate) api_key: Option<String>,
-    /// Write every figure as JSON to this file.
-    #[arg(long)]
-    pub(crate) json: Option<PathBuf>,
-}
-
-/// The URL to load, and the in-process server started for it when no `--url` was given.
-pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
-    bench_target_with(t, |_| {}).await
-}
-
-/// [`bench_target`], with `tweak` applied to the in-process server's configuration.
-async fn bench_target_with(
-    t: &TargetArgs,
-    tweak: impl FnOnce(&mut ServerConfig),
-) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
-    if let Some(u) = &t.url {
-        return Ok((u.trim_end_matches('/').to_string(), None));
-    }
-    let database_url = t.database_url.clone().unwrap_or_else(|| {
-        let p = std::env::temp_dir().join(format!("allot-bench-{}.db", std::process::id()));
-        format!("sqlite://{}", p.display())
-    });
-    let mut cfg = ServerConfig {
-        listen: "127.0.0.1:0".into(),
-        database_url,
-        allow_unsafe_strategies: true,
-        pool_size: t.pool_size,
-        redis_url: t.redis_url.clone(),
-        ..ServerConfig::default()
-    };
-    tweak(&mut cfg);
-    let s = allot_server::spawn(&cfg).await?;
-    let url = s.url();
-    eprintln!("started an in-process {} server on {url}", cfg.backend_name());
-    Ok((url, Some(s)))
-}
-
-/// Print the table, write the JSON, stop the in-process server, and fail on any violation.
-pub(crate) async fn finish_load(
-    title: String,
-    reports: &[allot_bench::LoadReport],
-    json: Option<&PathBuf>,
-    server: Option<allot_server::RunningServer>,
-) -> anyhow::Result<()> {
-    println!("{title}\n");
-    print!("{}", allot_bench::render_load_table(reports));
-    if let Some(path) = json {
-        std::fs::write(path, serde_json::to_vec_pretty(reports)?)?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    // `naive` breaks its invariants by design (that is what it is for): reported, not fatal.
-    let broken: Vec<String> = reports
-        .iter()
-        .filter(|r| !r.violations.is_empty() && !allot_core::strategy::is_unsafe_name(&r.strategy))
-        .map(|r| format!("{} {}", r.workload, r.strategy))
-        .collect();
-    if !broken.is_empty() {
-        bail!("invariants broken: {}", broken.join(", "));
-    }
-    Ok(())
-}
-
-pub(crate) async fn holds(a: HoldsArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::HoldsOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        stock: a.stock,
-        flows: a.flows,
-        ttl_ms: a.ttl_ms,
-        progress: true,
-    };
-    let reports = allot_bench::holds_bench(&opts).await?;
-    let title = format!("holds: C={} k={} N={} ttl_ms={}", a.clients, a.stock, a.flows, a.ttl_ms);
-    finish_load(title, &reports, a.json.as_ref(), server).await
-}
-
-pub(crate) async fn units(a: UnitsArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::UnitsOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        pool_units: a.units,
-        requests: a.requests,
-        min_quantity: a.min_quantity,
-        max_quantity: a.max_quantity,
-        scarce_units: a.scarce_units,
-        order_by: a
-            .order_by
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        pool_sku: a.pool_sku.clone(),
-        progress: true,
-    };
-    let reports = allot_bench::units_bench(&opts).await?;
-    let title = format!(
-        "units: C={} pool={} N={} quantity={}..={} scarce={} order_by={}",
-        a.clients, a.units, a.requests, a.min_quantity, a.max_quantity, a.scarce_units, a.order_by
-    );
-    finish_load(title, &reports, a.json.as_ref(), server).await
-}
-
-pub(crate) async fn bookings(a: BookingsArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::BookingsOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        requests: a.requests,
-        resources: a.resources,
-        days: a.days,
-        horizon_days: a.horizon_days,
-        progress: true,
-    };
-    let reports = allot_bench::bookings_bench(&opts).await?;
-    let title = format!(
-        "bookings: C={} N={} resources={} days={} horizon_days={}",
-        a.clients, a.requests, a.resources, a.days, a.horizon_days
-    );
-    finish_load(title, &reports, a.json.as_ref(), server).await
-}
-
-pub(crate) async fn queue(a: QueueArgs) -> anyhow::Result<()> {
-    let database_url = a.database_url.clone().unwrap_or_else(|| {
-        let p = std::env::temp_dir().join(format!("allot-bench-queue-{}.db", std::process::id()));
-        format!("sqlite://{}", p.display())
-    });
-    let opts = allot_store::OpenOptions {
-        pool_size: a.pool_size,
-        ..Default::default()
-    };
-    let store = allot_store::open(&database_url, &opts).await?;
-    let strategies = if a.strategy == "all" {
-        allot_core::ClaimStrategy::ALL.to_vec()
-    } else {
-        a.strategy
-            .split(',')
-            .map(|s| allot_core::ClaimStrategy::parse(s.trim()).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
-            .collect::<anyhow::Result<Vec<_>>>()?
-    };
-    if a.drop_completed && a.kill_workers > 0 {
-        // A killed pool's last flush may delete its jobs without counting them, and without
-        // kept rows the check has only the pools' counts: it would report jobs lost.
-        anyhow::bail!("--drop-completed needs --kill-workers 0");
-    }
-    let opts = allot_bench::QueueOptions {
-        strategies,
-        producers: a.producers,
-        jobs: a.jobs,
-        batch: a.batch,
-        single_fraction: a.single_fraction,
-        workers: a.workers,
-        concurrency: a.concurrency,
-        claim_batch: a.claim_batch,
-        fail_fraction: a.fail_fraction,
-        kill_workers: a.kill_workers,
-        lease_ms: a.lease_ms,
-        drain_timeout_s: 300,
-        keys: a.keys.unwrap_or(if a.limit.is_some() || a.fifo { 1000 } else { 0 }),
-        limit_per_key: a.limit,
-        fifo: a.fifo,
-        keep_completed: !a.drop_completed,
-        enqueue_first: a.enqueue_first,
-    };
-    if let Some(clients) = a.claims_only {
-        return claims_only(store, &opts.strategies, (&a, &database_url), clients).await;
-    }
-    let reports = allot_bench::queue_bench(store, &opts).await?;
-    println!(
-        "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={} keys={}\n",
-        a.producers, a.jobs, a.workers, a.concurrency, a.claim_batch, a.fail_fraction, a.kill_workers, opts.keys
-    );
-    print!("{}", allot_bench::render_queue_table(&reports));
-    if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
-    }
-    let broken: Vec<String> = reports
-        .iter()
-        .filter(|r| !r.violations.is_empty())
-        .map(|r| format!("{} ({})", r.strategy, r.mode))
-        .collect();
-    if !broken.is_empty() {
-        bail!("queue check broken for: {}", broken.join(", "));
-    }
-    Ok(())
-}
-
-/// `bench queue --claims-only`: claims alone on a loaded queue, per strategy, straight on the
-/// store and (`--http`) through a server started in-process on `database_url`, as a table;
-/// fails when a job was leased twice. The store's pool is closed before the server opens
-/// its own (the two at `--pool-size` would pass a default `max_connections`); the HTTP
-/// runs fill their queues through a store of [`HTTP_FILL_POOL`] connections.
-pub(crate) async fn claims_only(
-    store: std::sync::Arc<dyn allot_core::Store>,
-    strategies: &[allot_core::ClaimStrategy],
-    (a, database_url): (&QueueArgs, &str),
-    clients: usize,
-) -> anyhow::Result<()> {
-    let strategies: Vec<_> = strategies
-        .iter()
-        .copied()
-        .filter(|s| store.supports_claim(*s))
-        .collect();
-    println!("| strategy | path | claimed | claims/s | vs store | p50 ms | p99 ms | leased twice | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
-    let mut on_store = std::collections::HashMap::new();
-    let path = allot_bench::ClaimPath::Store;
-    for s in &strategies {
-        let r = allot_bench::claim_bench(store.clone(), (*s, &path), a.jobs, clients, a.seconds).await?;
-        on_store.insert(*s, r.claims_per_s);
-        claim_row(&r, r.claims_per_s)?;
-    }
-    // The last handle on the store's pool (its LISTEN task holds it weakly): its
-    // connections close here, before the server opens its own.
-    drop(store);
-    if !a.http {
-        return Ok(());
-    }
-    let fill = allot_store::open(
-        database_url,
-        &allot_store::OpenOptions {
-            pool_size: HTTP_FILL_POOL,
-            ..Default::default()
-        },
-    )
-    .await?;
-    let target = TargetArgs {
-        url: None,
-        database_url: Some(database_url.to_string()),
-        pool_size: a.pool_size,
-        redis_url: None,
-    };
-    let (url, server) = bench_target_with(&target, |_| {}).await?;
-    let path = allot_bench::ClaimPath::Http(url);
-    for s in &strategies {
-        let r = allot_bench::claim_bench(fill.clone(), (*s, &path), a.jobs, clients, a.seconds).await?;
-        claim_row(&r, on_store[s])?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    Ok(())
-}
-
-/// Connections of the store that fills the HTTP runs' queues.
-const HTTP_FILL_POOL: usize = 2;
-
-/// One row of the claims-only table (`base`: the store's claims/s of the same strategy); an
-/// error when a job was leased twice.
-fn claim_row(r: &allot_bench::ClaimReport, base: f64) -> anyhow::Result<()> {
-    println!(
-        "| {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {} | {} |",
-        r.strategy,
-        r.path,
-        r.claimed,
-        r.claims_per_s,
-        r.claims_per_s / base.max(1e-9),
-        r.latency_us_p50 as f64 / 1000.0,
-        r.latency_us_p99 as f64 / 1000.0,
-        r.duplicates,
-        r.errors
-    );
-    if r.duplicates > 0 {
-        bail!("{} ({}): {} jobs leased twice", r.strategy, r.path, r.duplicates);
-    }
-    if r.errors > 0 {
-        eprintln!(
-            "{} ({}): {} claims failed; the figure counts only the others",
-            r.strategy, r.path, r.errors
-        );
-    }
-    Ok(())
-}
-
-pub(crate) fn load_rows(reports: &[allot_bench::LoadReport]) -> Vec<allot_bench::CompareRow> {
-    reports
-        .iter()
-        .map(|r| allot_bench::CompareRow {
-            workload: r.workload.clone(),
-            strategy: r.strategy.clone(),
-            ops_per_s: r.requests_per_s,
-            latency_us_p99: r.latency_us_p99,
-            invariants_ok: r.violations.is_empty(),
-            pgbench_tps: None,
-            reference: None,
-            noop_per_s: None,
-            cpu_us_per_op: None,
-        })
-        .collect()
-}
-
-pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
+/// `bench feed`: on an in-process server on `--database-url` whose sequencer runs every
+/// `--event-sequence-interval-ms`.
+async fn feed(a: FeedArgs) -> anyhow::Result<()> {
     let target = TargetArgs {
         url: None,
         database_url: Some(a.database_url.clone()),
@@ -736,7 +528,7 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
     let interval_ms = a.event_sequence_interval_ms;
     let (url, server) = bench_target_with(&target, |cfg| cfg.limits.event_sequence_interval_ms = interval_ms).await?;
     let opts = allot_bench::FlashSaleOptions {
-        url: url.clone(),
+        url,
         strategies: vec![a.strategy.clone()],
         clients: a.clients,
         stock: a.requests as i64,
@@ -746,69 +538,8 @@ pub(crate) async fn feed(a: FeedArgs) -> anyhow::Result<()> {
         progress: true,
         api_key: None,
     };
-    let rounds = allot_bench::feed::rounds(&opts, &a.database_url, a.rounds).await?;
-    let top = allot_bench::feed::top(&url).await?;
-    let stream = allot_bench::feed::follow(&url, top as u64, std::time::Duration::from_secs(600)).await?;
-    println!(
-        "change feed: {} hot SKU, C={} N={} rounds={} sequencer every {interval_ms} ms\n",
-        a.strategy, a.clients, a.requests, a.rounds
-    );
-    print!("{}", allot_bench::feed::render(&rounds, &stream));
-    if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_vec_pretty(&(&rounds, &stream))?)?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    if rounds.iter().any(|r| !r.report.violations.is_empty()) {
-        bail!("invariants broken");
-    }
-    Ok(())
-}
-
-pub(crate) async fn flash_sale(a: FlashSaleArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::FlashSaleOptions {
-        url,
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        stock: a.stock,
-        requests: a.requests,
-        spread: a.spread,
-        segmented_buckets: a.buckets,
-        progress: true,
-        api_key: a.api_key.clone(),
-    };
-    let reports = allot_bench::flash_sale(&opts).await?;
-    println!(
-        "flash sale: C={} k={} N={} spread={}\n",
-        a.clients, a.stock, a.requests, a.spread
-    );
-    print!("{}", allot_bench::render_table(&reports));
-    if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_vec_pretty(&reports)?)?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    let broken: Vec<&str> = reports
-        .iter()
-        .filter(|r| !r.unsafe_strategy && !r.violations.is_empty())
-        .map(|r| r.strategy.as_str())
-        .collect();
-    if !broken.is_empty() {
-        bail!("invariants broken for safe strategies: {}", broken.join(", "));
-    }
-    let unread: Vec<&str> = reports
-        .iter()
-        .filter(|r| r.unread_skus > 0)
-        .map(|r| r.strategy.as_str())
-        .collect();
-    if !unread.is_empty() {
-        bail!(
-            "unverified: some final SKU reads failed for {} (what those SKUs hold is unchecked; `allot audit` checks the books)",
-            unread.join(", ")
-        );
-    }
-    Ok(())
+    let run = (a.database_url.as_str(), a.rounds, interval_ms);
+    let result = stock_runs::feed(&opts, run, a.json.as_deref()).await;
+    stop(server).await?;
+    result
 }

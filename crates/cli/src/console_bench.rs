@@ -1,7 +1,10 @@
-//! `allot bench console`: the console's calls on a server filled with a million jobs and
-//! 100 000 SKUs, beside a no-op reference.
+//! `allot bench console`: the flags of the console's calls on a server filled with a million
+//! jobs and 100 000 SKUs, beside a no-op reference.
 
-use crate::{bail, bench_target, Args, PathBuf, TargetArgs};
+use allot_bench::orchestrate::flow_runs;
+
+use crate::target::{on_target, TargetArgs};
+use crate::{Args, PathBuf};
 
 #[derive(Args)]
 pub(crate) struct ConsoleArgs {
@@ -24,31 +27,17 @@ pub(crate) struct ConsoleArgs {
     pub(crate) json: Option<PathBuf>,
 }
 
+/// `bench console` on its target.
 pub(crate) async fn console(a: ConsoleArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::ConsoleOptions {
-        url,
-        jobs: a.jobs,
-        queues: a.queues.max(1),
-        skus: a.skus,
-        samples: a.samples.max(1),
-    };
-    eprintln!(
-        "filling: {} jobs over {} queues, {} SKUs",
-        opts.jobs, opts.queues, opts.skus
-    );
-    let report = allot_bench::console_bench(&opts).await?;
-    println!("console calls, one at a time, {} samples each\n", opts.samples);
-    print!("{}", allot_bench::render_console_table(&report));
-    if let Some(path) = &a.json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
-    }
-    if let Some(s) = server {
-        s.stop().await?;
-    }
-    let overview = report.calls.iter().find(|c| c.page == "overview");
-    if overview.is_some_and(|o| o.latency_us_p99 >= allot_bench::OVERVIEW_P99_TARGET_US) {
-        bail!("the overview's p99 is over 100 ms");
-    }
-    Ok(())
+    on_target(a.target.clone(), |url| async move {
+        let opts = allot_bench::ConsoleOptions {
+            url,
+            jobs: a.jobs,
+            queues: a.queues.max(1),
+            skus: a.skus,
+            samples: a.samples.max(1),
+        };
+        flow_runs::console(&opts, a.json.as_deref()).await
+    })
+    .await
 }

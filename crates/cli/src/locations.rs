@@ -1,17 +1,14 @@
-//! `allot bench locations`: the flash sale across locations, and its pgbench reference.
+//! `allot bench locations`: the flags of the flash sale across locations.
 
-use crate::{bench_target, finish_load, Args, PathBuf, TargetArgs};
+use allot_bench::orchestrate::stock_runs;
+
+use crate::target::{on_target, LoadArgs};
+use crate::Args;
 
 #[derive(Args)]
 pub(crate) struct LocationsArgs {
     #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    /// Strategy, a comma-separated list, or `all`.
-    #[arg(long, default_value = "all")]
-    pub(crate) strategy: String,
-    /// Concurrent clients (C).
-    #[arg(short = 'c', long, default_value_t = 64)]
-    pub(crate) clients: usize,
+    pub(crate) load: LoadArgs,
     /// Allocation requests (N), of 1..=3 units each.
     #[arg(short = 'n', long, default_value_t = 20_000)]
     pub(crate) requests: u64,
@@ -27,57 +24,28 @@ pub(crate) struct LocationsArgs {
     /// Seconds of the pgbench reference (PostgreSQL with pgbench installed; 0: none).
     #[arg(long, default_value_t = 10)]
     pub(crate) pgbench_seconds: u64,
-    /// Write the reports as JSON here.
-    #[arg(long)]
-    pub(crate) json: Option<PathBuf>,
 }
 
-pub(crate) async fn locations(a: LocationsArgs) -> anyhow::Result<()> {
-    let (url, server) = bench_target(&a.target).await?;
-    let opts = allot_bench::LocationsOptions {
-        url: url.clone(),
-        strategies: a.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-        clients: a.clients,
-        requests: a.requests,
-        locations: a.locations,
-        stock: a.stock,
-        split_share: a.split_share,
-        progress: true,
-    };
-    let run = allot_bench::locations(&opts).await?;
-    let title = format!(
-        "locations: C={} N={} L={} k={} split share {}",
-        a.clients, a.requests, a.locations, a.stock, a.split_share
-    );
-    let reference = reference(&a, &run.reference_sku);
-    if let Some(tps) = reference {
-        println!("pgbench reference (bench/pgbench/locations.sql, same database, same locations): {tps:.0} tps\n");
-        for r in &run.reports {
-            println!(
-                "{}: {:.0} requests/s = {:.2}x the reference",
-                r.strategy,
-                r.requests_per_s,
-                r.requests_per_s / tps
-            );
+impl LocationsArgs {
+    fn options(&self, url: String) -> allot_bench::LocationsOptions {
+        allot_bench::LocationsOptions {
+            url,
+            strategies: self.load.strategies(),
+            clients: self.load.clients,
+            requests: self.requests,
+            locations: self.locations,
+            stock: self.stock,
+            split_share: self.split_share,
+            progress: true,
         }
-        println!();
     }
-    finish_load(title, &run.reports, a.json.as_ref(), server).await
 }
 
-/// The textbook statement's rate on the same database, when it is PostgreSQL and pgbench is
-/// installed: at most 32 clients (the in-process server holds its pool open beside it).
-fn reference(a: &LocationsArgs, sku: &str) -> Option<f64> {
-    let db = a.target.database_url.as_deref().filter(|u| u.starts_with("postgres"))?;
-    if a.pgbench_seconds == 0 || !allot_bench::pgbench_available() {
-        return None;
-    }
-    eprintln!("== pgbench: locations");
-    allot_bench::pgbench_script_tps(
-        db,
-        ("locations", include_str!("../../../bench/pgbench/locations.sql")),
-        a.clients.min(32),
-        allot_bench::PgbenchRun::Seconds(a.pgbench_seconds),
-        &[("sku", format!("'{sku}'"))],
-    )
+/// `bench locations` on its target.
+pub(crate) async fn locations(a: LocationsArgs) -> anyhow::Result<()> {
+    on_target(a.load.target.clone(), |url| async move {
+        let reference = (a.load.target.database_url.as_deref(), a.pgbench_seconds);
+        stock_runs::locations(&a.options(url), reference, a.load.json()).await
+    })
+    .await
 }

@@ -24,9 +24,10 @@ mod limit_args;
 mod locations;
 mod logging;
 mod serve;
+mod target;
 
-use bench::{bench_target, bookings, finish_load, flash_sale, holds, load_rows, queue, units, BenchCmd, TargetArgs};
-use compare::{compare, CompareArgs};
+use bench::BenchCmd;
+use compare::CompareArgs;
 use config::with_config_file;
 use limit_args::LimitArgs;
 use logging::LogFormat;
@@ -211,23 +212,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             let n = store.rebalance(&a.tenant, a.sku.as_deref()).await?;
             println!("rebalanced {n} SKUs");
         }
-        Cmd::Bench(BenchCmd::FlashSale(a)) => flash_sale(a).await?,
-        Cmd::Bench(BenchCmd::Feed(a)) => bench::feed(a).await?,
-        Cmd::Bench(BenchCmd::Holds(a)) => holds(a).await?,
-        Cmd::Bench(BenchCmd::Units(a)) => units(a).await?,
-        Cmd::Bench(BenchCmd::Bookings(a)) => bookings(a).await?,
-        Cmd::Bench(BenchCmd::Queue(a)) => queue(a).await?,
-        Cmd::Bench(BenchCmd::Compare(a)) => match a.rev.clone() {
-            Some(rev) => {
-                let opts = a.rev_options();
-                tokio::task::block_in_place(|| allot_bench::orchestrate::rev::compare_rev(&opts, &rev))?
-            }
-            None => compare(a).await?,
-        },
-        Cmd::Bench(BenchCmd::Locations(a)) => locations::locations(a).await?,
-        Cmd::Bench(BenchCmd::Console(a)) => console_bench::console(a).await?,
-        Cmd::Bench(BenchCmd::Batch(a)) => bench::batch(a).await?,
-        Cmd::Bench(BenchCmd::Auto(a)) => bench::auto(a).await?,
+        Cmd::Bench(cmd) => bench::bench(cmd).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
         Cmd::Openapi(a) => {

@@ -20,10 +20,18 @@ pub async fn hold_lifecycle(f: Fixture) {
     let h: Hold = fresh(s.create_hold(&T, hold("h1"), key("hold-1")).await);
     replayed(s.create_hold(&T, hold("h1"), key("hold-1")).await);
     assert_eq!(s.get_hold(&T, "h1").await.unwrap().status, HoldStatus::Held);
-    let held = s.list_holds(&T, HoldStatus::Held, None, None, 10).await.unwrap();
+    let held = s
+        .list_holds(&T, (HoldStatus::Held, None), allot_core::Page::new(None, 10))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(held.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), ["h1"]);
     let of_sku = |sku: &'static str| async move {
-        let page = s.list_holds(&T, HoldStatus::Held, Some(sku), None, 10).await.unwrap();
+        let page = s
+            .list_holds(&T, (HoldStatus::Held, Some(sku)), allot_core::Page::new(None, 10))
+            .await
+            .unwrap()
+            .items;
         page.into_iter().map(|x| x.id).collect::<Vec<_>>()
     };
     assert_eq!(of_sku("H").await, ["h1"]);
@@ -53,9 +61,10 @@ pub async fn hold_lifecycle(f: Fixture) {
     assert_eq!(err.code(), "hold_released");
     assert!(matches!(s.get_hold(&T, "nope").await, Err(AllotError::NotFound { .. })));
     assert!(s
-        .list_holds(&T, HoldStatus::Held, None, None, 10)
+        .list_holds(&T, (HoldStatus::Held, None), allot_core::Page::new(None, 10))
         .await
         .unwrap()
+        .items
         .is_empty());
     f.finish().await;
 }

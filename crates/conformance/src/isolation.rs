@@ -56,29 +56,43 @@ pub async fn other_tenants_objects_are_not_found(f: Fixture) {
     assert!(not_found(s.get_unit(b, "U", "X").await));
     assert!(not_found(s.get_booking(b, "bo-1").await));
     assert!(s
-        .list_skus(b, None, &allot_core::SkuFilter::default(), 10)
+        .list_skus(b, &allot_core::SkuFilter::default(), allot_core::Page::new(None, 10))
         .await
         .unwrap()
+        .items
         .is_empty());
-    assert!(s.list_allocations(b, None, 10).await.unwrap().is_empty());
     assert!(s
-        .list_holds(b, HoldStatus::Held, None, None, 10)
+        .list_allocations(b, allot_core::Page::new(None, 10))
         .await
         .unwrap()
+        .items
         .is_empty());
-    let units = s.list_units(b, "U", &UnitFilter::default(), 0, 10).await;
+    assert!(s
+        .list_holds(b, (HoldStatus::Held, None), allot_core::Page::new(None, 10))
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+    let units = s
+        .list_units(b, "U", &UnitFilter::default(), allot_core::Page::new(0, 10))
+        .await;
     assert!(
-        units.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),
+        units
+            .as_ref()
+            .map_or_else(|e| e.code() == "not_found", |l| l.items.is_empty()),
         "{units:?}"
     );
     assert!(s
-        .list_jobs(b, "q", JobState::Available.into(), 0, 10)
+        .list_jobs(b, "q", JobState::Available.into(), allot_core::Page::new(0, 10))
         .await
         .unwrap()
+        .items
         .is_empty());
-    let ledger = s.ledger(b, "S", 0, 10).await;
+    let ledger = s.ledger(b, "S", allot_core::Page::new(0, 10)).await;
     assert!(
-        ledger.as_ref().map_or_else(|e| e.code() == "not_found", Vec::is_empty),
+        ledger
+            .as_ref()
+            .map_or_else(|e| e.code() == "not_found", |l| l.items.is_empty()),
         "{ledger:?}"
     );
     assert!(not_found(s.cancel_allocation(b, Cancel::new("al-1", None), None).await));

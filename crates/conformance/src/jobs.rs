@@ -21,7 +21,12 @@ pub(crate) async fn lease(f: &Fixture, queue: &str, max: i64, lease_ms: i64) -> 
 
 /// The jobs of `queue` in `state`, by id.
 async fn ids_in(f: &Fixture, queue: &str, state: JobState) -> Vec<i64> {
-    let jobs = f.store.list_jobs(&T, queue, state.into(), 0, 100).await.unwrap();
+    let jobs = f
+        .store
+        .list_jobs(&T, queue, state.into(), allot_core::Page::new(0, 100))
+        .await
+        .unwrap()
+        .items;
     jobs.into_iter().map(|j| j.id).collect()
 }
 
@@ -206,7 +211,12 @@ async fn enqueue_n(f: &Fixture, tenant: &Tenant, n: usize) -> Vec<i64> {
 }
 
 async fn ledger_ids(f: &Fixture, tenant: &Tenant, sku: &str) -> Vec<i64> {
-    let entries = f.store.ledger(tenant, sku, 0, 100).await.unwrap();
+    let entries = f
+        .store
+        .ledger(tenant, sku, allot_core::Page::new(0, 100))
+        .await
+        .unwrap()
+        .items;
     entries.iter().map(|e| e.id).collect()
 }
 
@@ -238,7 +248,12 @@ pub async fn ids_count_only_their_tenant(f: Fixture) {
         f.store.add_units(tenant, req, None).await.unwrap();
     }
     let filter = allot_core::unit::UnitFilter::default();
-    let units = f.store.list_units(a, "U", &filter, 0, 100).await.unwrap();
+    let units = f
+        .store
+        .list_units(a, "U", &filter, allot_core::Page::new(0, 100))
+        .await
+        .unwrap()
+        .items;
     let ids: Vec<(i64, &str)> = units.iter().map(|u| (u.unit.id, u.unit.serial.as_str())).collect();
     assert_eq!(ids, [(1, "A1"), (2, "A2"), (3, "A3")]);
     assert_eq!(ledger_ids(&f, a, "U").await, [4, 5], "after the tenant's own 3 on S");

@@ -56,11 +56,11 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
                 tag: Some("red".into()),
                 ..JobFilter::default()
             },
-            0,
-            10,
+            allot_core::Page::new(0, 10),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .items;
     assert_eq!(red.iter().map(|j| j.id).collect::<Vec<_>>(), [ids[0]]);
     assert_eq!(
         (red[0].metadata.clone(), red[0].partition_key.as_deref()),
@@ -71,12 +71,17 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
         metadata: Some(validate::metadata_filter(m, &f.limits).unwrap()),
         ..JobFilter::default()
     };
-    let order7 = s.list_jobs(&T, "ops", by_meta(r#"{"order": 7}"#), 0, 10).await.unwrap();
+    let order7 = s
+        .list_jobs(&T, "ops", by_meta(r#"{"order": 7}"#), allot_core::Page::new(0, 10))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(order7.iter().map(|j| j.id).collect::<Vec<_>>(), [ids[0]]);
     assert!(
-        s.list_jobs(&T, "ops", by_meta(r#"{"order": "7"}"#), 0, 10)
+        s.list_jobs(&T, "ops", by_meta(r#"{"order": "7"}"#), allot_core::Page::new(0, 10))
             .await
             .unwrap()
+            .items
             .is_empty(),
         "a string is not the number"
     );
@@ -92,9 +97,10 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
     )
     .await;
     let truth = s
-        .list_jobs(&T, "ops-p", by_payload(r#"{"n": true}"#), 0, 10)
+        .list_jobs(&T, "ops-p", by_payload(r#"{"n": true}"#), allot_core::Page::new(0, 10))
         .await
-        .unwrap();
+        .unwrap()
+        .items;
     assert_eq!(
         truth.iter().map(|j| j.id).collect::<Vec<_>>(),
         [to_ada[1]],
@@ -105,22 +111,33 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
         ..JobFilter::default()
     };
     assert!(
-        s.list_jobs(&T, "ops-p", vip, 0, 10).await.unwrap().is_empty(),
+        s.list_jobs(&T, "ops-p", vip, allot_core::Page::new(0, 10))
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
         "1 is not true"
     );
     let ada = s
-        .list_jobs(&T, "ops-p", by_payload(r#"{"to": "ada"}"#), 0, 10)
+        .list_jobs(
+            &T,
+            "ops-p",
+            by_payload(r#"{"to": "ada"}"#),
+            allot_core::Page::new(0, 10),
+        )
         .await
-        .unwrap();
+        .unwrap()
+        .items;
     assert_eq!(
         ada.iter().map(|j| j.id).collect::<Vec<_>>(),
         [to_ada[0]],
         "by a payload field; a scalar payload has none"
     );
     let one = s
-        .list_jobs(&T, "ops-p", by_payload(r#"{"n": 1}"#), 0, 10)
+        .list_jobs(&T, "ops-p", by_payload(r#"{"n": 1}"#), allot_core::Page::new(0, 10))
         .await
-        .unwrap();
+        .unwrap()
+        .items;
     assert_eq!(one.len(), 1);
     assert!(validate::payload_filter(r#"{"to": {"x": 1}}"#, &f.limits).is_err());
     assert!(validate::metadata_filter(r#"{"a": 1, "b": 2}"#, &f.limits).is_err());
@@ -178,7 +195,11 @@ pub async fn pause_snooze_output_and_detail(f: Fixture) {
         ),
         (JobState::Running, true, true)
     );
-    let all = s.list_jobs(&T, "ops", JobFilter::default(), 0, 10).await.unwrap();
+    let all = s
+        .list_jobs(&T, "ops", JobFilter::default(), allot_core::Page::new(0, 10))
+        .await
+        .unwrap()
+        .items;
     let states: Vec<JobState> = all.iter().map(|j| j.state).collect();
     assert_eq!(states, [JobState::Completed, JobState::Running, JobState::Running]);
     f.finish().await;
@@ -408,7 +429,11 @@ pub async fn schedules_tick_once_across_stores(f: Fixture) {
         let enqueued: u64 = set.join_all().await.into_iter().sum();
         assert_eq!(enqueued, 1, "tick {tick}");
     }
-    let jobs = s.list_jobs(&T, "cron", JobFilter::default(), 0, 100).await.unwrap();
+    let jobs = s
+        .list_jobs(&T, "cron", JobFilter::default(), allot_core::Page::new(0, 100))
+        .await
+        .unwrap()
+        .items;
     let keys: std::collections::BTreeSet<String> = jobs.iter().filter_map(|j| j.unique_key.clone()).collect();
     assert_eq!((jobs.len(), keys.len()), (30, 30));
     assert!(jobs.iter().all(|j| j.payload == json!({"report": 1})));
@@ -449,14 +474,19 @@ pub async fn queue_counts_are_maintained(f: Fixture) {
         let store = f.store.clone();
         async move {
             let mut by_state: HashMap<JobState, i64> = HashMap::new();
-            for j in store.list_jobs(&T, &queue, JobFilter::default(), 0, 100).await.unwrap() {
+            for j in store
+                .list_jobs(&T, &queue, JobFilter::default(), allot_core::Page::new(0, 100))
+                .await
+                .unwrap()
+                .items
+            {
                 *by_state.entry(j.state).or_default() += 1;
             }
             by_state
         }
     };
     for round in ["before the fold", "after the fold"] {
-        let listed = s.list_queues(&T, None, 10).await.unwrap();
+        let listed = s.list_queues(&T, allot_core::Page::new(None, 10)).await.unwrap().items;
         assert_eq!(
             listed.iter().map(|q| q.queue.as_str()).collect::<Vec<_>>(),
             ["qa", "qb"],
@@ -476,8 +506,22 @@ pub async fn queue_counts_are_maintained(f: Fixture) {
         }
         s.fold_queue_counts(1000).await.unwrap();
     }
-    assert_eq!(s.list_queues(&T, Some("qa".into()), 10).await.unwrap()[0].queue, "qb");
-    assert_eq!(s.list_queues(&T, None, 1).await.unwrap().len(), 1);
+    assert_eq!(
+        s.list_queues(&T, allot_core::Page::new(Some("qa"), 10))
+            .await
+            .unwrap()
+            .items[0]
+            .queue,
+        "qb"
+    );
+    assert_eq!(
+        s.list_queues(&T, allot_core::Page::new(None, 1))
+            .await
+            .unwrap()
+            .items
+            .len(),
+        1
+    );
     f.clock.advance_ms(1000);
     assert_eq!(s.prune_jobs(s.now(), 100).await.unwrap(), 1);
     s.fold_queue_counts(1000).await.unwrap();
@@ -650,7 +694,11 @@ pub async fn completed_jobs_dropped_when_not_kept(f: Fixture) {
     )
     .unwrap();
     fresh(s.fail_job(&T, ids[3], fail, None).await);
-    let listed = s.list_jobs(&T, "drop", JobFilter::default(), 0, 10).await.unwrap();
+    let listed = s
+        .list_jobs(&T, "drop", JobFilter::default(), allot_core::Page::new(0, 10))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(
         listed.iter().map(|j| (j.id, j.state)).collect::<Vec<_>>(),
         [(ids[3], JobState::Retryable)]

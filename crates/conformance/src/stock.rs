@@ -23,7 +23,14 @@ pub async fn stock_reads_and_lists(f: Fixture) {
             available_below: below,
             prefix: prefix.map(str::to_string),
         };
-        async move { names(s.list_skus(&T, after, &filter, limit).await.unwrap()) }
+        async move {
+            names(
+                s.list_skus(&T, &filter, allot_core::Page::new(after, limit))
+                    .await
+                    .unwrap()
+                    .items,
+            )
+        }
     };
     assert_eq!(list(None, None, None, 2).await, ["A", "B"]);
     assert_eq!(list(Some("BOX-2"), None, None, 10).await, ["C"]);
@@ -38,15 +45,26 @@ pub async fn stock_reads_and_lists(f: Fixture) {
         s.get_allocation(&T, "nope").await,
         Err(AllotError::NotFound { .. })
     ));
-    let listed = s.list_allocations(&T, None, 10).await.unwrap();
+    let listed = s
+        .list_allocations(&T, allot_core::Page::new(None, 10))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(
         listed.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
         [a.id.as_str()]
     );
-    let ledger = s.ledger(&T, "A", 0, 10).await.unwrap();
+    let ledger = s.ledger(&T, "A", allot_core::Page::new(0, 10)).await.unwrap().items;
     let deltas: Vec<i64> = ledger.iter().map(|e| e.delta).collect();
     assert_eq!(deltas, [5, -2]);
-    assert_eq!(s.ledger(&T, "A", ledger[0].id, 10).await.unwrap().len(), 1);
+    assert_eq!(
+        s.ledger(&T, "A", allot_core::Page::new(ledger[0].id, 10))
+            .await
+            .unwrap()
+            .items
+            .len(),
+        1
+    );
     f.finish().await;
 }
 /// 200 concurrent allocations of 1 on 50: exactly 50 succeed, the rest are refused for stock
@@ -204,7 +222,7 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
     let to = f.store.now();
     let mut kinds = std::collections::BTreeSet::new();
     for sku in ["C", "U"] {
-        for e in s.ledger(&T, sku, 0, 1000).await.unwrap() {
+        for e in s.ledger(&T, sku, allot_core::Page::new(0, 1000)).await.unwrap().items {
             assert!(
                 from <= e.at && e.at <= to,
                 "{:?} at {} outside {from}..{to}",
@@ -261,9 +279,10 @@ pub async fn adjustments_and_rebalance(f: Fixture) {
     s.rebalance(&T, Some("S")).await.unwrap();
     let after = s.get_sku(&T, "S").await.unwrap();
     let allocated: i64 = s
-        .list_allocations(&T, None, 10)
+        .list_allocations(&T, allot_core::Page::new(None, 10))
         .await
         .unwrap()
+        .items
         .iter()
         .map(|a| a.lines[0].quantity)
         .sum();

@@ -25,12 +25,20 @@ pub async fn units_listed_and_read(f: Fixture) {
         Err(AllotError::AlreadyExists { .. })
     ));
     let filter = UnitFilter::default();
-    let first = s.list_units(&T, "U", &filter, 0, 2).await.unwrap();
+    let first = s
+        .list_units(&T, "U", &filter, allot_core::Page::new(0, 2))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(
         first.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(),
         ["A", "B"]
     );
-    let rest = s.list_units(&T, "U", &filter, first[1].unit.id, 2).await.unwrap();
+    let rest = s
+        .list_units(&T, "U", &filter, allot_core::Page::new(first[1].unit.id, 2))
+        .await
+        .unwrap()
+        .items;
     assert_eq!(rest.iter().map(|u| u.unit.serial.as_str()).collect::<Vec<_>>(), ["C"]);
     let b = s.get_unit(&T, "U", "B").await.unwrap();
     assert_eq!((b.unit.lot.as_deref(), b.status), (Some("L1"), UnitStatus::Available));

@@ -8,9 +8,10 @@ use allot_core::{Store, Tenant};
 pub async fn ids_go_on_per_tenant(store: &dyn Store, ledger: &[i64]) {
     let d = &Tenant::default_tenant();
     let got: Vec<i64> = store
-        .ledger(d, "U", 0, 10)
+        .ledger(d, "U", allot_core::Page::new(0, 10))
         .await
         .unwrap()
+        .items
         .iter()
         .map(|e| e.id)
         .collect();

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub struct Capabilities {
     /// Which backend this is.
     pub backend: Backend,
-    /// Where "now" comes from (see [`crate::clock`]).
+    /// Where "now" comes from (see [`crate::support::clock`]).
     pub clock: Arc<dyn Clock>,
     /// The stock strategies it runs, and the default.
     pub stock: (Vec<Strategy>, Strategy),

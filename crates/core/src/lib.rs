@@ -33,7 +33,7 @@ pub mod validate;
 pub mod violation;
 pub mod webhook;
 
-pub use support::{clock, error, input, limits, retry};
+pub use support::{clock, error, input, limits, page, retry};
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};
@@ -56,6 +56,7 @@ pub use model::{
     AllocationRequest, AllocationStatus, BucketCounts, Cancel, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind,
     LineBody, Sku, SkuFilter,
 };
+pub use page::{Listed, Page};
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
     BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,

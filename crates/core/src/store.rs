@@ -11,6 +11,7 @@ use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
 use crate::model::{Adjustment, Allocation, AllocationRequest, CreateSku, LedgerEntry, Sku};
 use crate::support::error::Result;
+use crate::support::page::{Listed, Page};
 use crate::tenant::Tenant;
 use crate::unit::{AddUnits, UnitAllocation, UnitClaim, UnitsCreated};
 use async_trait::async_trait;
@@ -105,8 +106,8 @@ pub trait StockStore: Send + Sync + 'static {
     /// `insufficient_stock`.
     async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>>;
 
-    /// Ledger entries of a SKU with `id > after`, oldest first, at most `limit`.
-    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>>;
+    /// A page of a SKU's ledger entries by id (oldest first), the cursor an entry's id.
+    async fn ledger(&self, tenant: &Tenant, sku: &str, page: Page<i64>) -> Result<Listed<LedgerEntry, i64>>;
 
     /// Allocate all lines or none, with the request's strategy.
     async fn allocate(
@@ -146,21 +147,18 @@ pub trait StockStore: Send + Sync + 'static {
         idem: Keyed<crate::returns::Return>,
     ) -> Result<Executed<crate::returns::Return>>;
 
-    /// SKUs of `tenant` by name, after the name `after` (a cursor: the last name of the page
-    /// before; `None` from the first), at most `limit`, those `filter` matches (low stock,
-    /// a name prefix). Counts as [`StockStore::get_sku`].
+    /// A page of `tenant`'s SKUs by name (the cursor a name), those `filter` matches (low
+    /// stock, a name prefix). Counts as [`StockStore::get_sku`].
     async fn list_skus(
         &self,
         tenant: &Tenant,
-        after: Option<&str>,
         filter: &crate::model::SkuFilter,
-        limit: u32,
-    ) -> Result<Vec<Sku>>;
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Sku, String>>;
 
-    /// Allocations of `tenant`, oldest first (by creation, then id), after the allocation
-    /// `after` (a cursor: the last id of the page before; an unknown one gives an empty
-    /// page), at most `limit`.
-    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>>;
+    /// A page of `tenant`'s allocations, oldest first (by creation, then id; the cursor an
+    /// allocation's id, an unknown one giving an empty page).
+    async fn list_allocations(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<Allocation, String>>;
 }
 
 /// Holds on stock and units (see [`crate::hold`]). Every backend.
@@ -200,18 +198,15 @@ pub trait HoldStore: Send + Sync + 'static {
         idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>>;
 
-    /// Holds of `tenant` whose effective status is `status` (a `held` hold past its expiry
-    /// lists as `expired`), expiring soonest first (by `expires_at`, then id), after the hold
-    /// `after` (a cursor: the last id of the page before), at most `limit`; with `sku`, only
-    /// holds with a line of that SKU.
+    /// A page of `tenant`'s holds whose effective status is `status` (a `held` hold past its
+    /// expiry lists as `expired`), expiring soonest first (by `expires_at`, then id; the
+    /// cursor a hold's id); with `sku`, only holds with a line of that SKU.
     async fn list_holds(
         &self,
         tenant: &Tenant,
-        status: crate::hold::HoldStatus,
-        sku: Option<&str>,
-        after: Option<&str>,
-        limit: u32,
-    ) -> Result<Vec<Hold>>;
+        (status, sku): (crate::hold::HoldStatus, Option<&str>),
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Hold, String>>;
 
     /// Extend a `held`, unexpired hold (stock or units) so it lasts at least `ttl_ms` from
     /// now ([`crate::hold::extended_expiry`]); `hold_expired` / `hold_released` /
@@ -236,16 +231,15 @@ pub trait UnitStore: Send + Sync + 'static {
         idem: Keyed<UnitsCreated>,
     ) -> Result<Executed<UnitsCreated>>;
 
-    /// Units of `sku` by id with `id > after`, those `filter` keeps, at most `limit`.
+    /// A page of `sku`'s units by id (the cursor a unit's id), those `filter` keeps.
     /// `not_found` for an unknown SKU; a count-tracked SKU has none (an empty page).
     async fn list_units(
         &self,
         tenant: &Tenant,
         sku: &str,
         filter: &crate::unit::UnitFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<crate::unit::UnitView>>;
+        page: Page<i64>,
+    ) -> Result<Listed<crate::unit::UnitView, i64>>;
 
     /// The unit of `sku` with `serial`; `not_found` when there is none.
     async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<crate::unit::UnitView>;
@@ -412,16 +406,16 @@ pub trait JobStore: Send + Sync + 'static {
         idem: Keyed<crate::job::JobStatus>,
     ) -> Result<Executed<crate::job::JobStatus>>;
 
-    /// Jobs of `queue` that `filter` lets through with `id > after`, by id, at most `limit`
-    /// (and at most `max_page_bytes` of documents).
+    /// A page of `queue`'s jobs that `filter` lets through, by id (the cursor a job's id),
+    /// and at most `max_page_bytes` of documents: the job that crosses that bound ends the
+    /// page, which then carries `next`.
     async fn list_jobs(
         &self,
         tenant: &Tenant,
         queue: &str,
         filter: crate::job::JobFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<crate::job::JobView>>;
+        page: Page<i64>,
+    ) -> Result<Listed<crate::job::JobView, i64>>;
 
     /// Wait until a job may have become runnable in `queue` (PostgreSQL: a NOTIFY from an
     /// enqueue; SQLite: a short poll), at most `max_wait`. Spurious wake-ups are allowed:
@@ -455,15 +449,14 @@ pub trait QueueStore: Send + Sync + 'static {
     /// Job `id` with its lease and, when it waits, why (`blocked_by`).
     async fn job_detail(&self, tenant: &Tenant, id: i64) -> Result<crate::job::queue::JobDetail>;
 
-    /// The tenant's queues with their counts by state, by name after `after`, at most
-    /// `limit`; a queue appears while it has jobs. Read from the maintained counts (never a
-    /// count of the jobs).
+    /// A page of the tenant's queues with their counts by state, by name (the cursor a
+    /// queue's name); a queue appears while it has jobs. Read from the maintained counts
+    /// (never a count of the jobs).
     async fn list_queues(
         &self,
         tenant: &Tenant,
-        after: Option<String>,
-        limit: u32,
-    ) -> Result<Vec<crate::job::QueueCounts>>;
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<crate::job::QueueCounts, String>>;
 
     /// Retry, cancel or delete the jobs `req` matches, at most `req.max` (oldest first,
     /// passing over rows another transaction holds); a dry run only counts. Errors:
@@ -593,7 +586,8 @@ pub trait WebhookStore: Send + Sync + 'static {
 }
 
 /// Every domain trait on one object: what a backend implements, and what
-/// [`crate::stores::Stores::of`] splits into one handle per domain for the server.
+/// `Stores::of` (in `stores.rs`, above this file) splits into one handle per domain for the
+/// server.
 pub trait Store:
     crate::capabilities::Capable
     + StockStore
@@ -628,7 +622,7 @@ impl<
 /// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
 /// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot
 /// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get
-/// [`crate::stores::Stores`], so a decorator of the request paths (`allot_redis::RedisGated`) does
+/// `Stores` (in `stores.rs`), so a decorator of the request paths (`allot_redis::RedisGated`) does
 /// not wrap it. Each method works across tenants (or names the one it works in) and finishes every row
 /// within its own tenant.
 #[async_trait]

@@ -24,6 +24,7 @@
 use crate::RedisGate;
 use allot_core::hold::{Confirm, Release};
 use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::{
@@ -131,8 +132,8 @@ impl StockStore for RedisGated {
         let result = self.stock.adjust(tenant, req, idem).await;
         self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await
     }
-    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
-        self.stock.ledger(tenant, sku, after, limit).await
+    async fn ledger(&self, tenant: &Tenant, sku: &str, page: Page<i64>) -> Result<Listed<LedgerEntry, i64>> {
+        self.stock.ledger(tenant, sku, page).await
     }
     async fn allocate(
         &self,
@@ -174,14 +175,13 @@ impl StockStore for RedisGated {
     async fn list_skus(
         &self,
         tenant: &Tenant,
-        after: Option<&str>,
         filter: &allot_core::SkuFilter,
-        limit: u32,
-    ) -> Result<Vec<Sku>> {
-        self.stock.list_skus(tenant, after, filter, limit).await
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Sku, String>> {
+        self.stock.list_skus(tenant, filter, page).await
     }
-    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
-        self.stock.list_allocations(tenant, after, limit).await
+    async fn list_allocations(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<Allocation, String>> {
+        self.stock.list_allocations(tenant, page).await
     }
 }
 
@@ -255,12 +255,10 @@ impl HoldStore for RedisGated {
     async fn list_holds(
         &self,
         tenant: &Tenant,
-        status: allot_core::hold::HoldStatus,
-        sku: Option<&str>,
-        after: Option<&str>,
-        limit: u32,
-    ) -> Result<Vec<Hold>> {
-        self.holds.list_holds(tenant, status, sku, after, limit).await
+        of: (allot_core::hold::HoldStatus, Option<&str>),
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Hold, String>> {
+        self.holds.list_holds(tenant, of, page).await
     }
     async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.holds.extend_hold(tenant, id, ttl_ms, idem).await

@@ -639,6 +639,10 @@ async fn ledger_paging(ts: &TestServer) {
     let p2 = page2["entries"].as_array().unwrap().clone();
     assert_eq!(p2.len(), 2);
     assert_eq!(page2["next"], Value::Null, "the last page: {page2}");
+    // A last page exactly full says so too: no empty page to fetch after it.
+    let (_, whole) = ts.get("/v1/skus/L/ledger?limit=6").await;
+    let n = whole["entries"].as_array().map(Vec::len);
+    assert_eq!((n, &whole["next"]), (Some(6), &Value::Null), "{whole}");
     let sum: i64 = p1.iter().chain(p2.iter()).map(|e| e["delta"].as_i64().unwrap()).sum();
     assert_eq!(sum, ts.sku("L").await["on_hand"].as_i64().unwrap());
 }

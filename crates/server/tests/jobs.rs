@@ -566,7 +566,8 @@ async fn keyed_claims_and_transitions_replay(ts: &TestServer) {
 
 /// A page ends at `max_page_bytes` of documents as well as at `limit`: 20 jobs of ~3 kB with
 /// 10 kB pages come 4 to a page (the job that crosses the bound is the page's last), and
-/// paging on by the last id gives every job once; a last page of small jobs has `next` null.
+/// paging on by the last id gives every job once; a last page of small jobs, short or exactly
+/// full, has `next` null.
 async fn pages_are_bounded_by_bytes(ts: &TestServer) {
     let big = "x".repeat(3000);
     let jobs: Vec<Value> = (0..20).map(|i| json!({"payload": {"n": i, "pad": big}})).collect();
@@ -597,6 +598,13 @@ async fn pages_are_bounded_by_bytes(ts: &TestServer) {
     assert_eq!((n, &page["next"]), (Some(3), &Value::Null), "{page}");
     let (_, page) = ts.get("/v1/queues/small/jobs?limit=2").await;
     assert_eq!(page["next"], page["jobs"][1]["id"], "a full page carries next: {page}");
+    let (_, page) = ts.get("/v1/queues/small/jobs?limit=3").await;
+    let n = page["jobs"].as_array().map(Vec::len);
+    assert_eq!(
+        (n, &page["next"]),
+        (Some(3), &Value::Null),
+        "an exactly full last page: {page}"
+    );
 }
 
 /// Settings over HTTP (FIFO and a per-key limit, pause, resume), `blocked_by`, snooze,

@@ -59,7 +59,11 @@ async fn stop_during_load_leaves_books_balanced(ts: &TestServer) {
     assert!(cut >= 1, "the stop came after the load ended");
     let store = allot_store::open(&ts.database_url, &Default::default()).await.unwrap();
     let sku = store.get_sku(&T, "S").await.unwrap();
-    let ledger = store.ledger(&T, "S", 0, 1000).await.unwrap();
+    let ledger = store
+        .ledger(&T, "S", allot_core::Page::new(0, 1000))
+        .await
+        .unwrap()
+        .items;
     let allocations = ledger
         .iter()
         .filter(|e| e.kind == allot_core::LedgerKind::Allocation)

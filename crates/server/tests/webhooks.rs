@@ -285,9 +285,15 @@ async fn dead_letters(ts: &TestServer) -> usize {
     for _ in 0..400 {
         next_step(ts);
         dead = store
-            .list_jobs(&tenant, "deliveries", allot_core::JobState::Discarded.into(), 0, 100)
+            .list_jobs(
+                &tenant,
+                "deliveries",
+                allot_core::JobState::Discarded.into(),
+                allot_core::Page::new(0, 100),
+            )
             .await
-            .unwrap();
+            .unwrap()
+            .items;
         if dead.len() >= 4 {
             break;
         }
@@ -422,9 +428,15 @@ async fn private_targets_are_refused_and_bodies_checked(ts: &TestServer) {
     let mut refused = Vec::new();
     for _ in 0..400 {
         refused = store
-            .list_jobs(&tenant, "deliveries", allot_core::JobState::Retryable.into(), 0, 10)
+            .list_jobs(
+                &tenant,
+                "deliveries",
+                allot_core::JobState::Retryable.into(),
+                allot_core::Page::new(0, 10),
+            )
             .await
-            .unwrap();
+            .unwrap()
+            .items;
         if !refused.is_empty() {
             break;
         }

@@ -29,10 +29,9 @@ class JobList:
         Attributes:
             jobs (list[JobView]): Jobs with `id > after`, by id: at most `limit`, and at most `max_page_bytes` of
                 documents (payloads and error lists; the job that crosses the bound ends the page).
-            next_ (int | None | Unset): The last id of this page, to send as `after` for the next; `null` on the last page
-                (a
-                page cut short by `max_page_bytes` carries `next`; the page after the last full one
-                may then come back empty, with `next` null).
+            next_ (int | None | Unset): The last id of this page, to send as `after` for the next; `null` on the last page,
+                an exactly full one included (a page cut short by `max_page_bytes` carries `next`; when
+                its last job is the queue's last, the page after it comes back empty, `next` null).
      """
 
     jobs: list[JobView]

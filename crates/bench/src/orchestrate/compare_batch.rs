@@ -41,17 +41,16 @@ pub async fn compare_batch(
     Ok(reports
         .iter()
         .map(|r| CompareRow {
-            workload: "batch".into(),
-            strategy: format!("{}, one connection, {BATCH} per batch", r.strategy),
-            ops_per_s: r.allocations_per_s,
-            latency_us_p99: r.batch_latency_us_p99,
-            invariants_ok: r.violations.is_empty(),
             pgbench_tps: reference
                 .as_ref()
                 .map(super::batch_ref::BatchReference::allocations_per_s),
             reference: reference.as_ref().map(|_| "pgbench".to_string()),
-            noop_per_s: None,
-            cpu_us_per_op: None,
+            ..CompareRow::plain(
+                "batch",
+                &format!("{}, one connection, {BATCH} per batch", r.strategy),
+                (r.allocations_per_s, r.batch_latency_us_p99),
+                r.violations.is_empty(),
+            )
         })
         .collect())
 }

@@ -229,7 +229,7 @@ pub fn extend_refusal(
 pub struct Confirm {
     /// The hold.
     pub id: String,
-    /// Only these `(sku, quantity)` (validated by [`crate::validate::confirm`]); `None`:
+    /// Only these `(sku, quantity)` (validated by `validate::confirm`); `None`:
     /// the whole hold.
     pub part: Option<Vec<(String, i64)>>,
     /// Who confirms (the API key's id), for the ledger.

@@ -174,7 +174,10 @@ impl Timetable {
         let zone: chrono_tz::Tz = timezone.parse().map_err(|_| {
             AllotError::breaks(
                 Rule::UnknownTimeZone,
-                format!("timezone: `{}` is not an IANA time zone", crate::error::echo(timezone)),
+                format!(
+                    "timezone: `{}` is not an IANA time zone",
+                    crate::support::error::echo(timezone)
+                ),
             )
         })?;
         Ok(Timetable { cron, zone })

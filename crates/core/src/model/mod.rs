@@ -1,5 +1,5 @@
 //! Domain types: SKUs, ledger entries, allocations, and the request bodies as they arrive
-//! (before validation, see [`crate::validate`]).
+//! (before validation, which `validate.rs` does).
 
 pub mod validate;
 

@@ -1,9 +1,11 @@
 //! What every domain uses and none owns: errors, the input policy for scalars and documents,
-//! the named limits, the clock, retry backoff, and the validation rules the domains share.
+//! the named limits, the clock, retry backoff, a listing's page, and the validation rules the
+//! domains share.
 
 pub mod checks;
 pub mod clock;
 pub mod error;
 pub mod input;
 pub mod limits;
+pub mod page;
 pub mod retry;

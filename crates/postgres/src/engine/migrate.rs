@@ -112,9 +112,10 @@ mod tenant_migration {
         assert_eq!(old.on_hand, 5);
         // Locations (V11): its stock and its ledger are at `default`.
         assert_eq!(old.levels, allot_core::location::levels([("default", 5, 0)]));
-        let ledger = store.ledger(d, "OLD", 0, 10).await.unwrap();
+        let first_page = allot_core::Page::new(0, 10);
+        let ledger = store.ledger(d, "OLD", first_page).await.unwrap().items;
         assert_eq!(ledger[0].location.as_deref(), Some("default"));
-        let units_ledger = store.ledger(d, "U", 0, 10).await.unwrap();
+        let units_ledger = store.ledger(d, "U", first_page).await.unwrap().items;
         assert_eq!(units_ledger[0].location, None, "a unit-tracked SKU's entries name none");
         assert!(
             store.get_sku(&allot_core::Tenant::stored("acme"), "OLD").await.is_err(),

@@ -20,6 +20,7 @@ use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::hold::{Confirm, Release};
 use allot_core::store::Keyed;
 use allot_core::store::{Executed, HoldStore, Idempotency};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::TakenWith;
@@ -305,28 +306,27 @@ impl HoldStore for PgStore {
     async fn list_holds(
         &self,
         tenant: &Tenant,
-        status: HoldStatus,
-        sku: Option<&str>,
-        after: Option<&str>,
-        limit: u32,
-    ) -> Result<Vec<Hold>> {
+        (status, sku): (HoldStatus, Option<&str>),
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Hold, String>> {
         let now = self.now();
         let c = self.client().await?;
         let stmt = c.prepare_cached(SQL_LIST_HOLDS).await.map_err(map_error)?;
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
             &tenant.as_str(),
-            &after,
+            &page.after,
             &status.as_str(),
             &now,
-            &i64::from(limit),
+            &i64::from(page.probe_limit()),
             &sku,
         ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            out.push(read_hold(&c, tenant, r, now).await?);
+        let rows = Listed::from_probe(rows, page.limit, |r| r.get::<_, String>("id"));
+        let mut items = Vec::with_capacity(rows.items.len());
+        for r in &rows.items {
+            items.push(read_hold(&c, tenant, r, now).await?);
         }
-        Ok(out)
+        Ok(Listed { items, next: rows.next })
     }
 
     async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {

@@ -21,6 +21,7 @@ use allot_core::job::{
     LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Capable;
 use allot_core::{AllotError, Result};
@@ -357,34 +358,35 @@ impl JobStore for PgStore {
         tenant: &Tenant,
         queue: &str,
         filter: JobFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<JobView>> {
+        page: Page<i64>,
+    ) -> Result<Listed<JobView, i64>> {
         let c = self.client().await?;
         let stmt = c.prepare_cached(queues::SQL_LIST_JOBS).await.map_err(map_error)?;
         let page_bytes = self.limits.max_page_bytes as i64;
         let state = filter.state.map(JobState::as_str);
-        c.query(
-            &stmt,
-            &[
-                &queue,
-                &state,
-                &after,
-                &i64::from(limit),
-                &tenant.as_str(),
-                &page_bytes,
-                &filter.tag,
-                &filter.metadata.as_ref().map(|(k, _)| k.as_str()),
-                &filter.metadata.as_ref().map(|(_, v)| v),
-                &filter.payload.as_ref().map(|(k, _)| k.as_str()),
-                &filter.payload.as_ref().map(|(_, v)| v),
-            ],
-        )
-        .await
-        .map_err(map_error)?
-        .iter()
-        .map(queues::job_view)
-        .collect()
+        let rows = c
+            .query(
+                &stmt,
+                &[
+                    &queue,
+                    &state,
+                    &page.after,
+                    &i64::from(page.probe_limit()),
+                    &tenant.as_str(),
+                    &page_bytes,
+                    &filter.tag,
+                    &filter.metadata.as_ref().map(|(k, _)| k.as_str()),
+                    &filter.metadata.as_ref().map(|(_, v)| v),
+                    &filter.payload.as_ref().map(|(k, _)| k.as_str()),
+                    &filter.payload.as_ref().map(|(_, v)| v),
+                ],
+            )
+            .await
+            .map_err(map_error)?;
+        // The job that crosses `max_page_bytes` ends the page: another may follow it.
+        let cut = rows.last().is_some_and(|r| r.get::<_, i64>("upto") >= page_bytes);
+        let jobs = rows.iter().map(queues::job_view).collect::<Result<Vec<_>>>()?;
+        Ok(Listed::from_probe(jobs, page.limit, |j| j.id).cut_short(cut, |j| j.id))
     }
 
     async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration) {

@@ -9,6 +9,7 @@ use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings, R
 use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView, QueueCounts};
 use allot_core::store::QueueStore;
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Capable, Result};
 use async_trait::async_trait;
@@ -25,7 +26,7 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 /// as one branch per index that holds them (`jobs_queue_state`, `jobs_fetch`, `jobs_lease`),
 /// which a small queue of a big table reads as a bitmap OR.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
-        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output
+        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output, upto
    FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text)
                      + coalesce(octet_length(output::text), 0) + octet_length(metadata::text) AS size,
                 sum(octet_length(payload::text) + octet_length(errors::text)
@@ -230,13 +231,10 @@ impl PgStore {
 
 #[async_trait]
 impl QueueStore for PgStore {
-    async fn list_queues(&self, tenant: &Tenant, after: Option<String>, limit: u32) -> Result<Vec<QueueCounts>> {
-        let rows = self
-            .count_rows(tenant.as_str(), None, after.as_deref().unwrap_or(""))
-            .await?;
-        let mut all = QueueCounts::many(rows)?;
-        all.truncate(limit as usize);
-        Ok(all)
+    async fn list_queues(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<QueueCounts, String>> {
+        let rows = self.count_rows(tenant.as_str(), None, page.after.unwrap_or("")).await?;
+        let all = QueueCounts::many(rows)?;
+        Ok(Listed::from_probe(all, page.limit, |q| q.queue.clone()))
     }
 
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {

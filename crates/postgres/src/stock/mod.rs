@@ -21,6 +21,7 @@ use crate::engine::records::{
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, Keyed, StockStore};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
@@ -436,7 +437,7 @@ impl StockStore for PgStore {
         self.retrying(|| self.try_adjust(tenant, &req, idem.as_ref())).await
     }
 
-    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &Tenant, sku: &str, page: Page<i64>) -> Result<Listed<LedgerEntry, i64>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
@@ -446,14 +447,18 @@ impl StockStore for PgStore {
             .await
             .map_err(map_error)?;
         let rows = c
-            .query(&stmt, &[&sku, &after, &i64::from(limit), &tenant.as_str()])
+            .query(
+                &stmt,
+                &[&sku, &page.after, &i64::from(page.probe_limit()), &tenant.as_str()],
+            )
             .await
             .map_err(map_error)?;
         if rows.is_empty() {
             // Distinguish "no more entries" from "no such SKU".
             get_sku_with(&c, tenant, sku, self.now()).await?;
         }
-        rows.iter()
+        let entries = rows
+            .iter()
             .map(|r| {
                 let kind: &str = r.get("kind");
                 Ok(LedgerEntry {
@@ -468,7 +473,8 @@ impl StockStore for PgStore {
                     at: r.get("at"),
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Listed::from_probe(entries, page.limit, |e| e.id))
     }
 
     async fn allocate(
@@ -506,12 +512,12 @@ impl StockStore for PgStore {
     async fn list_skus(
         &self,
         tenant: &Tenant,
-        after: Option<&str>,
         filter: &allot_core::SkuFilter,
-        limit: u32,
-    ) -> Result<Vec<Sku>> {
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Sku, String>> {
         let c = self.client().await?;
-        let (after, now, tenant, limit) = (after.unwrap_or(""), self.now(), tenant.as_str(), i64::from(limit));
+        let (after, now, tenant) = (page.after.unwrap_or(""), self.now(), tenant.as_str());
+        let limit = i64::from(page.probe_limit());
         let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&after, &now, &tenant, &limit];
         let mut variant = 0;
         if let Some(below) = &filter.available_below {
@@ -524,10 +530,11 @@ impl StockStore for PgStore {
         }
         let stmt = c.prepare_cached(SQL_LIST_SKUS[variant]).await.map_err(map_error)?;
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
-        Ok(rows.iter().map(|r| sku_of(r, r.get("sku"))).collect())
+        let skus = rows.iter().map(|r| sku_of(r, r.get("sku"))).collect();
+        Ok(Listed::from_probe(skus, page.limit, |s: &Sku| s.sku.clone()))
     }
 
-    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
+    async fn list_allocations(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<Allocation, String>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(concat!(
@@ -540,10 +547,11 @@ impl StockStore for PgStore {
             .await
             .map_err(map_error)?;
         let rows = c
-            .query(&stmt, &[&tenant.as_str(), &after, &i64::from(limit)])
+            .query(&stmt, &[&tenant.as_str(), &page.after, &i64::from(page.probe_limit())])
             .await
             .map_err(map_error)?;
-        rows.iter().map(allocation_of).collect()
+        let allocations = rows.iter().map(allocation_of).collect::<Result<Vec<_>>>()?;
+        Ok(Listed::from_probe(allocations, page.limit, |a| a.id.clone()))
     }
 }
 

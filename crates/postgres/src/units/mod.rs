@@ -408,10 +408,9 @@ impl UnitStore for PgStore {
         tenant: &Tenant,
         sku: &str,
         filter: &allot_core::unit::UnitFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<allot_core::unit::UnitView>> {
-        self.units_of(tenant, sku, filter, after, limit).await
+        page: allot_core::Page<i64>,
+    ) -> Result<allot_core::Listed<allot_core::unit::UnitView, i64>> {
+        self.units_of(tenant, sku, filter, page).await
     }
 
     async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<allot_core::unit::UnitView> {

@@ -3,6 +3,7 @@
 use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
+use allot_core::support::page::{Listed, Page};
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::{AllotError, Result};
 
@@ -24,9 +25,8 @@ impl PgStore {
         tenant: &str,
         sku: &str,
         f: &UnitFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<UnitView>> {
+        page: Page<i64>,
+    ) -> Result<Listed<UnitView, i64>> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(&format!(
@@ -38,8 +38,15 @@ impl PgStore {
             .await
             .map_err(map_error)?;
         let status = f.status.map(UnitStatus::as_str);
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-            [&tenant, &sku, &after, &status, &f.location, &f.lot, &i64::from(limit)];
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+            &tenant,
+            &sku,
+            &page.after,
+            &status,
+            &f.location,
+            &f.lot,
+            &i64::from(page.probe_limit()),
+        ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         if rows.is_empty() {
             // Tell "no such units" from "no such SKU" (a SKU that tracks counts has none).
@@ -51,7 +58,8 @@ impl PgStore {
                 return Err(AllotError::not_found("sku", sku));
             }
         }
-        rows.iter().map(view_of).collect()
+        let units = rows.iter().map(view_of).collect::<Result<Vec<_>>>()?;
+        Ok(Listed::from_probe(units, page.limit, |u| u.unit.id))
     }
 
     /// See `UnitStore::get_unit`.

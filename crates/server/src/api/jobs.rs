@@ -291,23 +291,9 @@ pub(super) async fn list_jobs(
     allot_core::validate::name("queue", &queue, &st.limits)?;
     let filter = q.filter(&st.limits)?;
     let (after, limit) = (q.page().after()?, q.page().limit(&st.limits)?);
-    let jobs = st.stores.jobs.list_jobs(&tenant, &queue, filter, after, limit).await?;
-    let next = (jobs.len() == limit as usize || cut_by_bytes(&jobs, st.limits.max_page_bytes))
-        .then(|| jobs.last().map(|j| j.id))
-        .flatten();
+    let page = allot_core::Page::new(after, limit);
+    let allot_core::Listed { items: jobs, next } = st.stores.jobs.list_jobs(&tenant, &queue, filter, page).await?;
     Ok(Json(JobList { next, jobs }))
-}
-
-/// Whether a page short of its `limit` may have been cut by `max_page_bytes` rather than be
-/// the last: the store cuts only once its documents reach the bound, so a page whose
-/// documents are under half of it (allowing for how the database spells JSON) is the last.
-fn cut_by_bytes(jobs: &[allot_core::JobView], max_page_bytes: usize) -> bool {
-    let len = |v: &serde_json::Value| serde_json::to_string(v).map_or(0, |t| t.len());
-    let bytes: usize = jobs
-        .iter()
-        .map(|j| len(&j.payload) + len(&j.errors) + len(&j.metadata) + j.output.as_ref().map_or(0, len))
-        .sum();
-    bytes.saturating_mul(2) >= max_page_bytes
 }
 
 #[utoipa::path(get, path = "/v1/queues/{queue}", params(("queue" = String, Path)),

@@ -8,22 +8,12 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::Caller;
 use crate::state::AppState;
 use allot_core::Result;
-use allot_core::{Allocation, AllotError, Hold, HoldStatus, Sku, UnitStatus, UnitView};
+use allot_core::{Allocation, AllotError, Hold, HoldStatus, Listed, Page, Sku, UnitStatus, UnitView};
 use axum::extract::{Path, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
-
-/// `next` of a page of `len` items of at most `limit`: the last item's cursor when the page
-/// is full (there may be more), else `None`.
-fn next_of(len: usize, limit: u32, last: impl FnOnce() -> Option<String>) -> Option<String> {
-    if len == limit as usize {
-        last()
-    } else {
-        None
-    }
-}
 
 /// `GET /v1/skus` body.
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -45,12 +35,8 @@ pub(super) async fn list_skus(
     query::Q(q): query::Q<query::SkuListQuery>,
 ) -> Result<Json<SkuPage>, ApiError> {
     let (after, limit, filter) = (q.after(&st.limits)?, q.limit(&st.limits)?, q.filter(&st.limits)?);
-    let skus = st
-        .stores
-        .stock
-        .list_skus(&tenant, after.as_deref(), &filter, limit)
-        .await?;
-    let next = next_of(skus.len(), limit, || skus.last().map(|s| s.sku.clone()));
+    let page = Page::new(after.as_deref(), limit);
+    let Listed { items: skus, next } = st.stores.stock.list_skus(&tenant, &filter, page).await?;
     Ok(Json(SkuPage { skus, next }))
 }
 
@@ -72,12 +58,11 @@ pub(super) async fn list_allocations(
     query::Q(q): query::Q<query::CursorQuery>,
 ) -> Result<Json<AllocationPage>, ApiError> {
     let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
-    let allocations = st
-        .stores
-        .stock
-        .list_allocations(&tenant, after.as_deref(), limit)
-        .await?;
-    let next = next_of(allocations.len(), limit, || allocations.last().map(|a| a.id.clone()));
+    let page = Page::new(after.as_deref(), limit);
+    let Listed {
+        items: allocations,
+        next,
+    } = st.stores.stock.list_allocations(&tenant, page).await?;
     Ok(Json(AllocationPage { allocations, next }))
 }
 
@@ -102,12 +87,8 @@ pub(super) async fn list_holds(
 ) -> Result<Json<HoldPage>, ApiError> {
     let (status, after, limit) = (q.status()?, q.page().after(&st.limits)?, q.page().limit(&st.limits)?);
     let sku = q.sku(&st.limits)?;
-    let holds = st
-        .stores
-        .holds
-        .list_holds(&tenant, status, sku, after.as_deref(), limit)
-        .await?;
-    let next = next_of(holds.len(), limit, || holds.last().map(|h| h.id.clone()));
+    let page = Page::new(after.as_deref(), limit);
+    let Listed { items: holds, next } = st.stores.holds.list_holds(&tenant, (status, sku), page).await?;
     Ok(Json(HoldPage { holds, next }))
 }
 
@@ -133,9 +114,12 @@ pub(super) async fn list_units(
 ) -> Result<Json<UnitPage>, ApiError> {
     stock::sku_path(&sku, &st)?;
     let (filter, after, limit) = (q.filter(&st.limits)?, q.after()?, q.limit(&st.limits)?);
-    let units = st.stores.units.list_units(&tenant, &sku, &filter, after, limit).await?;
-    let next = next_of(units.len(), limit, || units.last().map(|u| u.unit.id.to_string()));
-    Ok(Json(UnitPage { units, next }))
+    let page = Page::new(after, limit);
+    let Listed { items: units, next } = st.stores.units.list_units(&tenant, &sku, &filter, page).await?;
+    Ok(Json(UnitPage {
+        units,
+        next: next.map(|id| id.to_string()),
+    }))
 }
 
 #[utoipa::path(get, path = "/v1/skus/{sku}/units/{serial}", params(("sku" = String, Path), ("serial" = String, Path)),

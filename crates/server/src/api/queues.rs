@@ -25,10 +25,8 @@ pub(super) async fn list_queues(
     query::Q(q): query::Q<query::CursorQuery>,
 ) -> Result<Json<QueueList>, ApiError> {
     let (after, limit) = (q.after(&st.limits)?, q.limit(&st.limits)?);
-    let queues = st.stores.queues.list_queues(&tenant, after, limit).await?;
-    let next = (queues.len() == limit as usize)
-        .then(|| queues.last().map(|q| q.queue.clone()))
-        .flatten();
+    let page = allot_core::Page::new(after.as_deref(), limit);
+    let allot_core::Listed { items: queues, next } = st.stores.queues.list_queues(&tenant, page).await?;
     Ok(Json(QueueList { queues, next }))
 }
 

@@ -140,9 +140,10 @@ async fn job_totals(st: &AppState, tenant: &allot_core::Tenant) -> Option<JobTot
     let queues = st
         .stores
         .queues
-        .list_queues(tenant, None, MAX_STATS_QUEUES)
+        .list_queues(tenant, allot_core::Page::new(None, MAX_STATS_QUEUES))
         .await
-        .ok()?;
+        .ok()?
+        .items;
     let mut counts: BTreeMap<JobState, i64> = JobState::ALL.into_iter().map(|s| (s, 0)).collect();
     for q in &queues {
         for (state, n) in &q.counts {

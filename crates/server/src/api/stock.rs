@@ -109,10 +109,8 @@ pub(super) async fn ledger(
 ) -> Result<Json<LedgerPage>, ApiError> {
     sku_path(&sku, &st)?;
     let (after, limit) = (q.after()?, q.limit(&st.limits)?);
-    let entries = st.stores.stock.ledger(&tenant, &sku, after, limit).await?;
-    let next = (entries.len() == limit as usize)
-        .then(|| entries.last().map(|e| e.id))
-        .flatten();
+    let page = allot_core::Page::new(after, limit);
+    let allot_core::Listed { items: entries, next } = st.stores.stock.ledger(&tenant, &sku, page).await?;
     Ok(Json(LedgerPage { entries, next }))
 }
 

@@ -5,6 +5,7 @@ use super::read_holds;
 use crate::engine::clock::now_us;
 use crate::engine::store::SqliteStore;
 use allot_core::hold::HoldStatus;
+use allot_core::support::page::{Listed, Page};
 use allot_core::{Hold, Result};
 
 impl SqliteStore {
@@ -12,13 +13,16 @@ impl SqliteStore {
     pub(crate) async fn holds_page(
         &self,
         tenant: &str,
-        status: HoldStatus,
-        sku: Option<&str>,
-        after: Option<&str>,
-        limit: u32,
-    ) -> Result<Vec<Hold>> {
-        let (t, after, sku) = (tenant.to_string(), after.map(str::to_string), sku.map(str::to_string));
-        self.call(move |c| {
+        (status, sku): (HoldStatus, Option<&str>),
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Hold, String>> {
+        let (t, after, sku) = (
+            tenant.to_string(),
+            page.after.map(str::to_string),
+            sku.map(str::to_string),
+        );
+        let limit = page.probe_limit();
+        let holds = self.call(move |c| {
             let now = now_us();
             let filter = "(?2 IS NULL OR (h.expires_at_us, h.id) >
                                (SELECT p.expires_at_us, p.id FROM holds p WHERE p.tenant = ?1 AND p.id = ?2))
@@ -30,6 +34,7 @@ impl SqliteStore {
                         ORDER BY h.expires_at_us, h.id LIMIT ?5";
             read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit, &sku], now)
         })
-        .await
+        .await?;
+        Ok(Listed::from_probe(holds, page.limit, |h| h.id.clone()))
     }
 }

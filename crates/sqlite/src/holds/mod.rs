@@ -232,12 +232,10 @@ impl HoldStore for SqliteStore {
     async fn list_holds(
         &self,
         tenant: &Tenant,
-        status: HoldStatus,
-        sku: Option<&str>,
-        after: Option<&str>,
-        limit: u32,
-    ) -> Result<Vec<Hold>> {
-        self.holds_page(tenant, status, sku, after, limit).await
+        of: (HoldStatus, Option<&str>),
+        page: allot_core::Page<Option<&str>>,
+    ) -> Result<allot_core::Listed<Hold, String>> {
+        self.holds_page(tenant, of, page).await
     }
 
     async fn extend_hold(&self, tenant: &Tenant, id: &str, ttl_ms: u64, idem: Keyed<Hold>) -> Result<Executed<Hold>> {

@@ -14,6 +14,7 @@ use allot_core::job::{
     JobState, JobStatus, JobView, LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
@@ -394,36 +395,43 @@ impl JobStore for SqliteStore {
         tenant: &Tenant,
         queue: &str,
         filter: JobFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<JobView>> {
+        page: Page<i64>,
+    ) -> Result<Listed<JobView, i64>> {
         let (t, queue) = (tenant.to_string(), queue.to_string());
         let page_bytes = self.limits.max_page_bytes as i64;
         let state = filter.state.map(JobState::as_str);
-        self.call(move |c| {
-            c.prepare_cached(queues::SQL_LIST_JOBS[usize::from(state.is_some())])
-                .and_then(|mut s| {
-                    s.query_map(
-                        params![
-                            queue,
-                            state,
-                            after,
-                            limit,
-                            t,
-                            page_bytes,
-                            filter.tag,
-                            filter.metadata.as_ref().map(|(k, _)| k.clone()),
-                            filter.metadata.as_ref().map(|(_, v)| v.to_string()),
-                            filter.payload.as_ref().map(|(k, _)| k.clone()),
-                            filter.payload.as_ref().map(|(_, v)| v.to_string())
-                        ],
-                        queues::job_view,
-                    )?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .map_err(map_error)
-        })
-        .await
+        let (after, limit) = (page.after, page.probe_limit());
+        let (jobs, cut) = self
+            .call(move |c| {
+                c.prepare_cached(queues::SQL_LIST_JOBS[usize::from(state.is_some())])
+                    .and_then(|mut s| {
+                        s.query_map(
+                            params![
+                                queue,
+                                state,
+                                after,
+                                limit,
+                                t,
+                                page_bytes,
+                                filter.tag,
+                                filter.metadata.as_ref().map(|(k, _)| k.clone()),
+                                filter.metadata.as_ref().map(|(_, v)| v.to_string()),
+                                filter.payload.as_ref().map(|(k, _)| k.clone()),
+                                filter.payload.as_ref().map(|(_, v)| v.to_string())
+                            ],
+                            |r| Ok((queues::job_view(r)?, r.get::<_, i64>("upto")?)),
+                        )?
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                    })
+                    .map_err(map_error)
+                    .map(|rows| {
+                        // The job that crosses `max_page_bytes` ends the page: another may follow.
+                        let cut = rows.last().is_some_and(|(_, upto)| *upto >= page_bytes);
+                        (rows.into_iter().map(|(j, _)| j).collect::<Vec<_>>(), cut)
+                    })
+            })
+            .await?;
+        Ok(Listed::from_probe(jobs, page.limit, |j| j.id).cut_short(cut, |j| j.id))
     }
 
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once

@@ -10,6 +10,7 @@ use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings};
 use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView, QueueCounts};
 use allot_core::store::QueueStore;
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
@@ -153,8 +154,8 @@ fn block_facts(c: &Connection, tenant: &str, job: &JobView, s: &QueueSettings, n
 
 #[async_trait]
 impl QueueStore for SqliteStore {
-    async fn list_queues(&self, tenant: &Tenant, after: Option<String>, limit: u32) -> Result<Vec<QueueCounts>> {
-        let (t, after) = (tenant.to_string(), after.unwrap_or_default());
+    async fn list_queues(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<QueueCounts, String>> {
+        let (t, after) = (tenant.to_string(), page.after.unwrap_or_default().to_string());
         let rows: Vec<(String, String, i64)> = self
             .call(move |c| {
                 c.prepare_cached(
@@ -167,9 +168,8 @@ impl QueueStore for SqliteStore {
                 .map_err(map_error)
             })
             .await?;
-        let mut all = QueueCounts::many(rows)?;
-        all.truncate(limit as usize);
-        Ok(all)
+        let all = QueueCounts::many(rows)?;
+        Ok(Listed::from_probe(all, page.limit, |q| q.queue.clone()))
     }
 
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {

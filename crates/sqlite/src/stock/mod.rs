@@ -13,6 +13,7 @@ use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, StockStore};
+use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
@@ -200,43 +201,46 @@ impl StockStore for SqliteStore {
         .await
     }
 
-    async fn ledger(&self, tenant: &Tenant, sku: &str, after: i64, limit: u32) -> Result<Vec<LedgerEntry>> {
+    async fn ledger(&self, tenant: &Tenant, sku: &str, page: Page<i64>) -> Result<Listed<LedgerEntry, i64>> {
         let (t, sku) = (tenant.to_string(), sku.to_string());
-        self.call(move |c| {
-            let rows = c
-                .prepare_cached(
-                    "SELECT id, delta, held_delta, kind, ref, at_us, actor, location FROM ledger
+        let (after, limit) = (page.after, page.probe_limit());
+        let entries = self
+            .call(move |c| {
+                let rows = c
+                    .prepare_cached(
+                        "SELECT id, delta, held_delta, kind, ref, at_us, actor, location FROM ledger
                       WHERE tenant = ?4 AND sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
-                )
-                .and_then(|mut s| {
-                    s.query_map(params![sku, after, limit, t], |r| {
-                        let kind: String = r.get("kind")?;
-                        Ok(LedgerEntry {
-                            id: r.get("id")?,
-                            delta: r.get("delta")?,
-                            held_delta: r.get("held_delta")?,
-                            kind: LedgerKind::parse(&kind).ok_or_else(|| {
-                                rusqlite::Error::FromSqlConversionFailure(
-                                    3,
-                                    rusqlite::types::Type::Text,
-                                    format!("ledger entry of unknown kind `{kind}`").into(),
-                                )
-                            })?,
-                            reference: r.get("ref")?,
-                            location: r.get("location")?,
-                            actor: r.get("actor")?,
-                            at: from_us(r.get("at_us")?),
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .map_err(map_error)?;
-            if rows.is_empty() {
-                get_sku_with(c, &t, &sku, now_us())?;
-            }
-            Ok(rows)
-        })
-        .await
+                    )
+                    .and_then(|mut s| {
+                        s.query_map(params![sku, after, limit, t], |r| {
+                            let kind: String = r.get("kind")?;
+                            Ok(LedgerEntry {
+                                id: r.get("id")?,
+                                delta: r.get("delta")?,
+                                held_delta: r.get("held_delta")?,
+                                kind: LedgerKind::parse(&kind).ok_or_else(|| {
+                                    rusqlite::Error::FromSqlConversionFailure(
+                                        3,
+                                        rusqlite::types::Type::Text,
+                                        format!("ledger entry of unknown kind `{kind}`").into(),
+                                    )
+                                })?,
+                                reference: r.get("ref")?,
+                                location: r.get("location")?,
+                                actor: r.get("actor")?,
+                                at: from_us(r.get("at_us")?),
+                            })
+                        })?
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                    })
+                    .map_err(map_error)?;
+                if rows.is_empty() {
+                    get_sku_with(c, &t, &sku, now_us())?;
+                }
+                Ok(rows)
+            })
+            .await?;
+        Ok(Listed::from_probe(entries, page.limit, |e| e.id))
     }
 
     async fn allocate(
@@ -296,15 +300,14 @@ impl StockStore for SqliteStore {
     async fn list_skus(
         &self,
         tenant: &Tenant,
-        after: Option<&str>,
         filter: &allot_core::SkuFilter,
-        limit: u32,
-    ) -> Result<Vec<Sku>> {
-        self.skus_page(tenant, after, filter, limit).await
+        page: Page<Option<&str>>,
+    ) -> Result<Listed<Sku, String>> {
+        self.skus_page(tenant, filter, page).await
     }
 
-    async fn list_allocations(&self, tenant: &Tenant, after: Option<&str>, limit: u32) -> Result<Vec<Allocation>> {
-        self.allocations_page(tenant, after, limit).await
+    async fn list_allocations(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<Allocation, String>> {
+        self.allocations_page(tenant, page).await
     }
 }
 

@@ -83,10 +83,9 @@ impl UnitStore for SqliteStore {
         tenant: &Tenant,
         sku: &str,
         filter: &UnitFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<UnitView>> {
-        self.units_page(tenant, sku, filter, after, limit).await
+        page: allot_core::Page<i64>,
+    ) -> Result<allot_core::Listed<UnitView, i64>> {
+        self.units_page(tenant, sku, filter, page).await
     }
 
     async fn get_unit(&self, tenant: &Tenant, sku: &str, serial: &str) -> Result<UnitView> {

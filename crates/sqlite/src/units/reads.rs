@@ -4,6 +4,7 @@ use crate::engine::errors::{map_error, stored_name};
 use crate::engine::location_rows::tracks_units;
 use crate::engine::records::unit_from_row;
 use crate::engine::store::SqliteStore;
+use allot_core::support::page::{Listed, Page};
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::{AllotError, Result};
 use rusqlite::{params, OptionalExtension};
@@ -15,28 +16,30 @@ impl SqliteStore {
         tenant: &str,
         sku: &str,
         f: &UnitFilter,
-        after: i64,
-        limit: u32,
-    ) -> Result<Vec<UnitView>> {
+        page: Page<i64>,
+    ) -> Result<Listed<UnitView, i64>> {
         let (t, sku, f) = (tenant.to_string(), sku.to_string(), f.clone());
-        self.call(move |c| {
-            // A SKU that tracks counts has no units: an empty page.
-            if tracks_units(c, &t, &sku)?.is_none() {
-                return Err(AllotError::not_found("sku", &sku));
-            }
-            let status = f.status.map(UnitStatus::as_str);
-            c.prepare_cached(&format!(
-                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND id > ?3
+        let (after, limit) = (page.after, page.probe_limit());
+        let units = self
+            .call(move |c| {
+                // A SKU that tracks counts has no units: an empty page.
+                if tracks_units(c, &t, &sku)?.is_none() {
+                    return Err(AllotError::not_found("sku", &sku));
+                }
+                let status = f.status.map(UnitStatus::as_str);
+                c.prepare_cached(&format!(
+                    "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND id > ?3
                     AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR location = ?5) AND (?6 IS NULL OR lot = ?6)
                   ORDER BY id LIMIT ?7"
-            ))
-            .and_then(|mut s| {
-                s.query_map(params![t, sku, after, status, f.location, f.lot, limit], view_of)?
-                    .collect()
+                ))
+                .and_then(|mut s| {
+                    s.query_map(params![t, sku, after, status, f.location, f.lot, limit], view_of)?
+                        .collect()
+                })
+                .map_err(map_error)
             })
-            .map_err(map_error)
-        })
-        .await
+            .await?;
+        Ok(Listed::from_probe(units, page.limit, |u: &UnitView| u.unit.id))
     }
 
     /// See `UnitStore::get_unit`.
