@@ -312,3 +312,27 @@ async fn a_second_sigint_exits_at_once() {
     assert_eq!(served.exit_code(Duration::from_secs(10)), Some(130));
     drop(slow);
 }
+
+/// A busy address: `allot serve` exits with a message naming `--listen`, and creates no
+/// database file (the address is bound before the store is opened).
+#[test]
+fn a_busy_address_names_listen_and_leaves_no_database() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = taken.local_addr().unwrap().to_string();
+    let db = temp_db();
+    let out = Command::new(env!("CARGO_BIN_EXE_allot"))
+        .args(["serve", "--database-url", &db, "--listen", &listen])
+        .env_remove("ALLOT_CONFIG")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot bind {listen}")) && stderr.contains("--listen"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("store unavailable"), "{stderr}");
+    let path = db.trim_start_matches("sqlite://");
+    assert!(!std::path::Path::new(path).exists(), "no database made: {path}");
+}

@@ -69,6 +69,9 @@ impl RunningServer {
 /// Open the store of `cfg` (running migrations), bind `cfg.listen` and serve in a
 /// background task until [`RunningServer::stop`].
 pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
+    // Bound first: a busy address fails before the store is opened, so a failed start
+    // creates and migrates no database file.
+    let listener = bind(&cfg.listen).await?;
     let store = open_store(cfg).await?;
     if !cfg.listens_on_loopback() && !cfg.insecure_no_auth && !store.any_key().await? {
         return Err(allot_core::AllotError::Unauthenticated(format!(
@@ -79,12 +82,6 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         .into());
     }
     let state = AppState::new(store.clone(), cfg)?;
-    let listener = tokio::net::TcpListener::bind(&cfg.listen).await.map_err(|e| {
-        ApiError::from(allot_core::AllotError::Unavailable(format!(
-            "cannot bind {}: {e}",
-            cfg.listen
-        )))
-    })?;
     let addr = listener
         .local_addr()
         .map_err(|e| ApiError::from(allot_core::AllotError::Internal(e.to_string())))?;
@@ -114,6 +111,27 @@ pub async fn spawn(cfg: &ServerConfig) -> Result<RunningServer, ApiError> {
         tls: cfg.http.tls.is_some(),
         shutdown: Some(tx),
         task,
+    })
+}
+
+/// Bind `listen`, or say what to do: another process holds a busy address (another `allot
+/// serve`?), so the message names `--listen` (`ALLOT_LISTEN`) to choose another.
+async fn bind(listen: &str) -> Result<tokio::net::TcpListener, ApiError> {
+    tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+        let hint = match e.kind() {
+            std::io::ErrorKind::AddrInUse => {
+                " (another process listens there, perhaps another allot serve: stop it, or choose \
+                 another address with --listen HOST:PORT or ALLOT_LISTEN)"
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                " (a port below 1024 needs privileges: choose one above with --listen)"
+            }
+            _ => " (choose another address with --listen HOST:PORT or ALLOT_LISTEN)",
+        };
+        // The operator's address, not the store: said as a bad setting, not as `unavailable`.
+        ApiError::from(allot_core::AllotError::InvalidRequest(format!(
+            "cannot bind {listen}: {e}{hint}"
+        )))
     })
 }
 

@@ -140,12 +140,26 @@ async fn the_sql_function_from_psql() {
         bad.code(),
         Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
     );
-    let many = format!("SELECT {function}('mail', tags => array_fill('t'::text, ARRAY[17]))");
-    let bad = schema.admin.query(&many, &[]).await.unwrap_err();
-    assert_eq!(
-        bad.code(),
-        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
-    );
+    // So are too many tags, and a priority out of 1..=4 or NULL: the parameter named, before
+    // any insert (never the table's check_violation with the INSERT's text).
+    for args in [
+        "tags => array_fill('t'::text, ARRAY[17])",
+        "priority => 5",
+        "priority => NULL",
+    ] {
+        let bad = schema
+            .admin
+            .query(&format!("SELECT {function}('mail', {args})"), &[])
+            .await
+            .unwrap_err();
+        let db = bad.as_db_error().expect("a database error");
+        assert_eq!(
+            (db.code(), db.message().starts_with("allot.enqueue: ")),
+            (&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE, true),
+            "{args}: {db:?}"
+        );
+        assert!(db.where_().is_none_or(|w| !w.contains("INSERT")), "{args}: {db:?}");
+    }
     drop(store);
     schema.drop().await;
 }
