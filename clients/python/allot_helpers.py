@@ -20,16 +20,17 @@ def idempotency_key() -> str:
 
 
 def ledger_entries(client: Client, sku: str, page: int = 100) -> Iterator[LedgerEntry]:
-    """Every ledger entry of ``sku``, oldest first, ``page`` at a time (cursor: the last id)."""
+    """Every ledger entry of ``sku``, oldest first, ``page`` at a time, following each page's
+    ``next`` (None on the last page, so no empty page is asked for)."""
     after = 0
     while True:
         answer = ledger.sync(sku, client=client, after=after, limit=page)
         if not isinstance(answer, LedgerPage):
             raise RuntimeError(f"ledger of {sku}: {answer}")
         yield from answer.entries
-        if len(answer.entries) < page:
+        if not isinstance(answer.next_, int):
             return
-        after = answer.entries[-1].id
+        after = answer.next_
 
 
 class WebhookError(Exception):

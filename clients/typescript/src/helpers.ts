@@ -13,7 +13,10 @@ export function idempotencyKey(): string {
   return `allot-${randomUUID()}`;
 }
 
-/** Every ledger entry of `sku`, oldest first, `page` at a time (cursor: the last entry's id). */
+/**
+ * Every ledger entry of `sku`, oldest first, `page` at a time, following each page's `next`
+ * (null on the last page, so no empty page is asked for).
+ */
 export async function* ledgerEntries(client: Client, sku: string, page = 100): AsyncGenerator<LedgerEntry> {
   let after = 0;
   for (;;) {
@@ -22,8 +25,8 @@ export async function* ledgerEntries(client: Client, sku: string, page = 100): A
     });
     if (error || !data) throw new Error(`ledger of ${sku}: ${JSON.stringify(error)}`);
     yield* data.entries;
-    if (data.entries.length < page) return;
-    after = data.entries[data.entries.length - 1].id;
+    if (data.next === null || data.next === undefined) return;
+    after = data.next;
   }
 }
 

@@ -2,8 +2,8 @@
 //! connections (one by default) each sending its batches one after the other, per strategy;
 //! then the checks (successes == min(N, k), on_hand == k - successes, audit clean).
 
+use crate::error::BenchError;
 use crate::load::{resolve_strategies, run_id};
-use crate::BenchError;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

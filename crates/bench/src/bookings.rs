@@ -2,9 +2,9 @@
 //! resources: high contention), per strategy, then the overlap check (`/v1/audit`'s
 //! booking_overlaps over this run's resources: only `naive` may have any).
 
+use crate::error::BenchError;
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
 use crate::load::{get, post, resolve_strategies, run_id};
-use crate::BenchError;
 use rand::Rng;
 use serde_json::json;
 use std::time::Duration;

@@ -15,8 +15,8 @@
 //! are the suite's own ([`crate::cluster`]), never the shared server.
 
 use crate::cluster::{free_port, PgCluster, RedisServer, StopMode};
+use crate::error::BenchError;
 use crate::lb::Haproxy;
-use crate::BenchError;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ pub enum Scenario {
     /// Three allot instances on one database behind HAProxy; one is SIGKILLed mid-load and
     /// restarted (HAProxy's health checks take it out and back).
     PgHaproxy,
-    /// The HA stack of Debian's packages ([`crate::PatroniStack`]: etcd, two PostgreSQL
+    /// The HA stack of Debian's packages ([`crate::patroni::PatroniStack`]: etcd, two PostgreSQL
     /// nodes under Patroni in synchronous mode, HAProxy routing to the leader by Patroni's
     /// health check); the leader node (Patroni and PostgreSQL) is SIGKILLed mid-load,
     /// Patroni promotes the synchronous standby, and allot, on HAProxy's address, goes on.
@@ -333,7 +333,7 @@ async fn settle(
 struct Db {
     primary: Option<PgCluster>,
     standby: Option<PgCluster>,
-    patroni: Option<Mutex<crate::PatroniStack>>,
+    patroni: Option<Mutex<crate::patroni::PatroniStack>>,
     redis: Option<Mutex<RedisServer>>,
     redis_url: Option<String>,
 }
@@ -350,7 +350,7 @@ fn make_db(scenario: Scenario) -> Result<Db, BenchError> {
     Ok(match scenario {
         Scenario::SqliteKill => none(None),
         Scenario::PgPatroni => Db {
-            patroni: Some(Mutex::new(crate::PatroniStack::start()?)),
+            patroni: Some(Mutex::new(crate::patroni::PatroniStack::start()?)),
             ..none(None)
         },
         Scenario::PgFailover => {

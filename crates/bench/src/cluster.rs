@@ -4,7 +4,7 @@
 //! (CI), the tools run as the `postgres` user through `runuser`, since PostgreSQL refuses to
 //! run as root.
 
-use crate::BenchError;
+use crate::error::BenchError;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -176,7 +176,7 @@ const SKU_CREATORS: usize = 16;
 
 /// Create one-bucket SKUs with `on_hand` each through the API, [`SKU_CREATORS`] at a time on
 /// one client (the rows of pgbench's hot-SKU and spread references).
-pub async fn create_reference_skus(url: &str, skus: &[String], on_hand: i64) -> Result<(), crate::BenchError> {
+pub async fn create_reference_skus(url: &str, skus: &[String], on_hand: i64) -> Result<(), crate::error::BenchError> {
     use futures::stream::{self, TryStreamExt};
     let client = reqwest::Client::new();
     stream::iter(skus.iter().map(Ok))
@@ -204,7 +204,7 @@ const METRICS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// bounded by 5 s: a reference run right after a load must not share the machine with the
 /// sequencer still working off that load's backlog. Errors: the server cannot be reached
 /// (or a read timed out).
-pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<FeedWait, crate::BenchError> {
+pub async fn wait_for_feed(url: &str, within: std::time::Duration) -> Result<FeedWait, crate::error::BenchError> {
     let client = reqwest::Client::builder().timeout(METRICS_TIMEOUT).build()?;
     let deadline = std::time::Instant::now() + within;
     loop {

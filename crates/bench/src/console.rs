@@ -5,7 +5,7 @@
 //! `GET /livez` (the no-op reference) in the same run. The overview (`GET /v1/stats`) is
 //! the figure the issue names: p99 under 100 ms at a million jobs.
 
-use crate::BenchError;
+use crate::error::BenchError;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_json::{json, Value};

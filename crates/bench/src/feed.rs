@@ -12,8 +12,8 @@
 //! during the sale. Then one Server-Sent Events reader follows the feed from its start, and
 //! its events per second are the feed's throughput.
 
+use crate::error::BenchError;
 use crate::flash_sale::{flash_sale, FlashSaleOptions, StrategyReport};
-use crate::BenchError;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,8 @@
 //! `allot bench flash-sale`: N single-unit allocations from C concurrent clients against a
 //! SKU with stock k (or M SKUs with `--spread M`), per strategy.
 
+use crate::error::BenchError;
 use crate::load::{post, resolve_strategies, run_id};
-use crate::BenchError;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};

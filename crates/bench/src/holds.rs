@@ -2,9 +2,9 @@
 //! or abandon (20 %, the hold expires), per stock strategy, then the conservation check:
 //! once every abandoned hold has expired, nothing is held and on_hand = stock - confirmed.
 
+use crate::error::BenchError;
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
 use crate::load::{get, post, resolve_strategies, run_id};
-use crate::BenchError;
 use serde_json::json;
 use std::time::Duration;
 

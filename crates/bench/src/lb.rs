@@ -3,7 +3,7 @@
 //! `/healthz` every 200 ms, an instance out after one failed check and back after one good one.
 
 use crate::cluster::{free_port, uuid_like};
-use crate::BenchError;
+use crate::error::BenchError;
 use std::path::PathBuf;
 
 /// A running HAProxy.

@@ -1,9 +1,12 @@
 //! # allot-bench
 //!
-//! The load generator of `allot bench`: async keep-alive HTTP clients on loopback, latency
-//! percentiles from HdrHistogram, the invariant checks of ARCHITECTURE.md after every run, and the
-//! reports (a side-by-side table and JSON). It speaks only the HTTP API, so it measures the
-//! whole service as its users see it.
+//! The load generator of `allot bench` and `allot chaos`: async keep-alive HTTP clients on
+//! loopback (the request workloads measure the whole service as its users see it), the queue
+//! and its claims straight on the store (as the worker library runs them), latency percentiles
+//! from HdrHistogram, the invariant checks of ARCHITECTURE.md after every run, the reports (a
+//! side-by-side table, JSON, a chart), the references each run stands beside (pgbench, the
+//! queue's peer, redis-benchmark, a no-op handler), and the fault suite's clusters, proxies and
+//! poolers (`orchestrate/`, `cluster.rs`, `lb.rs`, `patroni.rs`, `pgbouncer.rs`).
 
 mod batch_api;
 mod bookings;
@@ -11,6 +14,7 @@ mod chaos;
 mod cluster;
 mod compare;
 mod console;
+mod error;
 pub mod feed;
 mod flash_sale;
 mod holds;
@@ -37,6 +41,7 @@ pub use compare::{
     wait_for_feed, write_chart, CompareRow, FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun,
 };
 pub use console::{console_bench, render_console_table, ConsoleOptions, ConsoleReport, OVERVIEW_P99_TARGET_US};
+pub use error::BenchError;
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};
@@ -48,14 +53,3 @@ pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimPath, ClaimRe
 pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{create_unit_pool, units_bench, UnitsOptions};
-
-/// Why a benchmark could not run (not an invariant failure: those are in the report).
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    /// The server could not be reached or answered something unexpected.
-    #[error("http: {0}")]
-    Http(#[from] reqwest::Error),
-    /// The server answered a setup request with an error.
-    #[error("setup failed: {0}")]
-    Setup(String),
-}

@@ -2,7 +2,7 @@
 //! numbers from one counter until N, each request's latency goes into an HdrHistogram, and
 //! every answer is tallied by outcome; a report row per run.
 
-use crate::BenchError;
+use crate::error::BenchError;
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;

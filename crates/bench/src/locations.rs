@@ -5,8 +5,8 @@
 //! to exactly what left each location's level; a line without a split came from one location;
 //! every `from` adds up to its line; nothing oversold anywhere; the audit is clean.
 
+use crate::error::BenchError;
 use crate::load::{drive, get, outcome_of, post, resolve_strategies, run_id, Collected, LoadReport, Sample};
-use crate::BenchError;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

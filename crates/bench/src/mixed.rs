@@ -13,7 +13,7 @@
 //! - total queue: every enqueued job exists exactly once (a retried key enqueued nothing
 //!   more) and is completed or still pending; none is lost, and the audit's job rules hold.
 
-use crate::BenchError;
+use crate::error::BenchError;
 use allot_core::job::{JobState, LeasedJob};
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -3,8 +3,8 @@
 //! over all. Run under `auto` and under each fixed strategy asked; then the checks (every
 //! SKU's on_hand == k - its successes, audit clean).
 
+use crate::error::BenchError;
 use crate::load::{post, run_id};
-use crate::BenchError;
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};

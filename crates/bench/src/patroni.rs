@@ -10,7 +10,7 @@
 //! promotes itself.
 
 use crate::cluster::{bindir, free_port, is_root, uuid_like};
-use crate::BenchError;
+use crate::error::BenchError;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -4,7 +4,7 @@
 //! As root (CI) it runs as `postgres` (`-u postgres`): PgBouncer refuses to run as root.
 
 use crate::cluster::{free_port, is_root, uuid_like};
-use crate::BenchError;
+use crate::error::BenchError;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

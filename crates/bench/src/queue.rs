@@ -205,7 +205,7 @@ impl Handler for BenchHandler {
 pub async fn queue_bench(
     store: Arc<dyn Database>,
     opts: &QueueOptions,
-) -> std::result::Result<Vec<QueueReport>, crate::BenchError> {
+) -> std::result::Result<Vec<QueueReport>, crate::error::BenchError> {
     let mut reports = Vec::new();
     for &strategy in &opts.strategies {
         if !store.supports_claim(strategy) {
@@ -254,7 +254,7 @@ async fn queue_of(
     store: &Arc<dyn Database>,
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
-) -> Result<String, crate::BenchError> {
+) -> Result<String, crate::error::BenchError> {
     let tag = if settings.as_ref().is_some_and(|s| s.gates_claims()) {
         "limited"
     } else {
@@ -269,7 +269,7 @@ async fn queue_of(
         store
             .put_queue_settings(&DEFAULT, s)
             .await
-            .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+            .map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
     }
     Ok(queue)
 }
@@ -279,7 +279,7 @@ async fn run_one(
     opts: &QueueOptions,
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
-) -> std::result::Result<QueueReport, crate::BenchError> {
+) -> std::result::Result<QueueReport, crate::error::BenchError> {
     let mode = mode_of(settings.as_ref());
     let queue = queue_of(&store, strategy, settings).await?;
     let database = store;
@@ -379,7 +379,7 @@ fn start_pools(timed: &Arc<Timed>, opts: &QueueOptions, queue: &str, strategy: C
 
 /// Enqueue `opts.jobs` jobs from `opts.producers` tasks (the first `single_fraction` one at
 /// a time, the rest in batches); how many the store accepted.
-async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Result<u64, crate::BenchError> {
+async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Result<u64, crate::error::BenchError> {
     let producers_n = opts.producers.max(1) as u64;
     let per = opts.jobs / producers_n;
     let mut producers = tokio::task::JoinSet::new();
@@ -417,8 +417,8 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
     }
     let mut accepted = 0;
     while let Some(r) = producers.join_next().await {
-        let n = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
-        accepted += n.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        let n = r.map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
+        accepted += n.map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
     }
     Ok(accepted)
 }
@@ -434,7 +434,7 @@ async fn drain(
     pools: &mut Vec<WorkerPool>,
     accepted: u64,
     opts: &QueueOptions,
-) -> Result<(QueueCounts, usize), crate::BenchError> {
+) -> Result<(QueueCounts, usize), crate::error::BenchError> {
     let stats: Vec<_> = pools.iter().map(|p| p.stats.clone()).collect();
     let acknowledged = || -> u64 { stats.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum() };
     let deadline = Instant::now() + Duration::from_secs(opts.drain_timeout_s);
@@ -452,7 +452,7 @@ async fn drain(
             let counts = store
                 .queue_counts(&DEFAULT, queue)
                 .await
-                .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+                .map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
             if counts.open() == 0 || Instant::now() >= deadline {
                 return Ok((counts, killed));
             }
@@ -499,7 +499,7 @@ fn completed(queue: &QueueCounts, completed_by_live: u64, opts: &QueueOptions) -
 }
 
 /// Enqueue `jobs` runnable jobs on `queue`, 1000 per request.
-async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<(), crate::BenchError> {
+async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<(), crate::error::BenchError> {
     let mut left = jobs;
     while left > 0 {
         let n = left.min(1000);
@@ -524,7 +524,7 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
         store
             .enqueue(&DEFAULT, req, None)
             .await
-            .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+            .map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
         left -= n;
     }
     Ok(())
@@ -650,7 +650,7 @@ pub async fn claim_bench(
     jobs: u64,
     clients: usize,
     seconds: u64,
-) -> std::result::Result<ClaimReport, crate::BenchError> {
+) -> std::result::Result<ClaimReport, crate::error::BenchError> {
     let queue = format!("claims-{}-{}-{}", crate::load::run_id(), strategy.name(), path.name());
     fill_queue(&store, &queue, jobs).await?;
     // Let a background ANALYZE the fill may have started settle before timing.
@@ -661,7 +661,7 @@ pub async fn claim_bench(
         .pool_max_idle_per_host(clients)
         .timeout(HTTP_CLAIM_TIMEOUT)
         .build()
-        .map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        .map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..clients.max(1) {
         let (store, queue, path, http) = (store.clone(), queue.clone(), path.clone(), http.clone());
@@ -685,8 +685,9 @@ pub async fn claim_bench(
     let mut hist = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).expect("valid bounds");
     let (mut ids, mut errors) = (Vec::new(), 0);
     while let Some(r) = tasks.join_next().await {
-        let (h, i, e) = r.map_err(|e| crate::BenchError::Setup(e.to_string()))?;
-        hist.add(h).map_err(|e| crate::BenchError::Setup(e.to_string()))?;
+        let (h, i, e) = r.map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
+        hist.add(h)
+            .map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
         ids.extend(i);
         errors += e;
     }

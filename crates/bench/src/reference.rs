@@ -5,8 +5,8 @@
 //! allocation itself costs (`allot bench compare`'s `allot / no-op` column), measured with
 //! the same client loop and the same number of clients in the same run.
 
+use crate::error::BenchError;
 use crate::load::post;
-use crate::BenchError;
 use axum::http::StatusCode;
 use axum::routing::post as route_post;
 use axum::{Json, Router};

@@ -7,7 +7,7 @@
 
 use crate::chaos::{start_server, wait_healthy};
 use crate::cluster::{free_port, PgCluster};
-use crate::BenchError;
+use crate::error::BenchError;
 use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -3,10 +3,10 @@
 //! the successes are exactly what left the pool, and `insufficient_stock` only when fewer
 //! units than asked were left.
 
+use crate::error::BenchError;
 use crate::load::{
     drive, error_count, first_duplicate, get, outcome_of, post, resolve_strategies, run_id, LoadReport, Sample,
 };
-use crate::BenchError;
 use futures::stream::{self, TryStreamExt};
 use serde_json::{json, Value};
 use std::time::Duration;

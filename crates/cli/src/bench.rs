@@ -3,8 +3,10 @@
 
 use allot_bench::orchestrate::{flow_runs, queue_runs, report::strategy_list, stock_runs};
 
+use crate::compare::CompareArgs;
 use crate::target::{bench_target_with, on_target, stop, temp_sqlite, LoadArgs, TargetArgs};
-use crate::{Args, CompareArgs, PathBuf, Subcommand};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
 
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {

@@ -5,7 +5,8 @@ use allot_bench::orchestrate::compare_all;
 use allot_bench::orchestrate::compare_options::{CompareOptions, Workload};
 
 use crate::target::{on_target, TargetArgs};
-use crate::{Args, PathBuf};
+use clap::Args;
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {

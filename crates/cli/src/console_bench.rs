@@ -4,7 +4,8 @@
 use allot_bench::orchestrate::flow_runs;
 
 use crate::target::{on_target, TargetArgs};
-use crate::{Args, PathBuf};
+use clap::Args;
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub(crate) struct ConsoleArgs {

@@ -1,9 +1,10 @@
 //! `allot keys create|list|revoke`: API keys, straight on the database (the operator's way in
 //! before any key exists). `create` prints the secret once, alone on its own line.
 
-use crate::{Args, DbArgs, Subcommand};
+use crate::db_args::{existing, tenant_arg, DbArgs};
 use allot_core::access::{NewKeyBody, Scope};
 use allot_core::Tenant;
+use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
 pub(crate) enum KeysCmd {
@@ -20,7 +21,7 @@ pub(crate) struct KeyCreateArgs {
     #[command(flatten)]
     db: DbArgs,
     /// The tenant the key acts in.
-    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = crate::tenant_arg)]
+    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = tenant_arg)]
     tenant: Tenant,
     /// A name for people (`checkout`).
     #[arg(long)]
@@ -39,7 +40,7 @@ pub(crate) struct KeyListArgs {
     #[command(flatten)]
     db: DbArgs,
     /// The tenant.
-    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = crate::tenant_arg)]
+    #[arg(long, default_value = allot_server::access::DEFAULT_TENANT, value_parser = tenant_arg)]
     tenant: Tenant,
 }
 
@@ -75,7 +76,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             println!("{secret}");
         }
         KeysCmd::List(a) => {
-            let store = allot_store::open(&a.db.database_url, &a.db.options(crate::existing())).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(existing())).await?;
             for k in store.list_keys(&a.tenant).await? {
                 let state = k
                     .revoked_at
@@ -91,7 +92,7 @@ pub(crate) async fn keys(cmd: KeysCmd) -> anyhow::Result<()> {
             }
         }
         KeysCmd::Revoke(a) => {
-            let store = allot_store::open(&a.db.database_url, &a.db.options(crate::existing())).await?;
+            let store = allot_store::open(&a.db.database_url, &a.db.options(existing())).await?;
             let k = store.revoke_key(None, &a.id).await?;
             println!("revoked {} ({} of tenant {})", k.id, k.name, k.tenant);
         }

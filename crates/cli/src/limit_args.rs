@@ -1,6 +1,7 @@
 //! The named limits as flags: built from `allot_core::Limits::TABLE`.
 
-use crate::{Args, Limits};
+use allot_core::Limits;
+use clap::Args;
 
 /// The named limits as flags and `ALLOT_*` variables, built from [`Limits::TABLE`] (one
 /// place defines each limit's name, default, help and minimum).

@@ -3,7 +3,7 @@
 use allot_bench::orchestrate::stock_runs;
 
 use crate::target::{on_target, LoadArgs};
-use crate::Args;
+use clap::Args;
 
 #[derive(Args)]
 pub(crate) struct LocationsArgs {

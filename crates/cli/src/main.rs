@@ -4,10 +4,7 @@
 //! file (`--config FILE` or `ALLOT_CONFIG`, keys as the long flag names with `_`, e.g.
 //! `max_lines = 50`) > built-in default.
 
-use allot_core::{Limits, Strategy};
-use allot_server::ServerConfig;
-use anyhow::{bail, Context};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// The process's allocator: mimalloc (Microsoft's, "Mimalloc: Free List Sharding in
 /// Action", 2019) in place of glibc's malloc, which took about a quarter of the server's CPU
@@ -19,6 +16,7 @@ mod bench;
 mod compare;
 mod config;
 mod console_bench;
+mod db_args;
 mod keys;
 mod limit_args;
 mod locations;
@@ -27,13 +25,12 @@ mod serve;
 mod target;
 
 use bench::BenchCmd;
-use compare::CompareArgs;
 use config::with_config_file;
-use limit_args::LimitArgs;
+use db_args::{existing, tenant_arg, DbArgs};
 use logging::LogFormat;
 use serve::ServeArgs;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `allot --version`: the crate's version and the git commit it was built from.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("ALLOT_GIT_COMMIT"), ")");
@@ -124,29 +121,6 @@ enum OpenapiVersion {
 }
 
 #[derive(Args, Clone)]
-struct DbArgs {
-    /// `sqlite://relative.db`, `sqlite:///absolute/path.db` or `postgres://user@host:port/db`.
-    #[arg(long, env = "ALLOT_DATABASE_URL", default_value = "sqlite://allot.db")]
-    database_url: String,
-    /// PostgreSQL's own address when `--database-url` goes through a transaction pooler
-    /// (PgBouncer `pool_mode=transaction`): migrations and LISTEN use it, and pooled
-    /// connections send no named prepared statements. Without it, a transaction pooler is
-    /// refused at start.
-    #[arg(long, env = "ALLOT_DIRECT_DATABASE_URL")]
-    direct_database_url: Option<String>,
-}
-
-impl DbArgs {
-    /// `base` with this database's direct URL.
-    fn options(&self, base: allot_store::OpenOptions) -> allot_store::OpenOptions {
-        allot_store::OpenOptions {
-            direct_url: self.direct_database_url.clone(),
-            ..base
-        }
-    }
-}
-
-#[derive(Args, Clone)]
 struct AuditArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -167,16 +141,11 @@ struct RebalanceArgs {
     sku: Option<String>,
 }
 
-/// A `--tenant` argument, checked by the name rule ([`allot_core::Tenant::parse`]).
-pub(crate) fn tenant_arg(text: &str) -> Result<allot_core::Tenant, String> {
-    allot_core::Tenant::parse(text, &Limits::default()).map_err(|e| e.to_string())
-}
-
 fn main() -> anyhow::Result<std::process::ExitCode> {
     let args: Vec<OsString> = std::env::args_os().collect();
     // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
     let config = Cli::parse_from(&args).config;
-    let cli = Cli::parse_from(with_config_file(args, config.as_deref())?);
+    let cli = Cli::parse_from(with_config_file(&Cli::command(), args, config.as_deref())?);
     let quiet = matches!(cli.cmd, Cmd::Bench(_) | Cmd::Chaos(_));
     let _flush_logs_at_exit = logging::init(cli.log_format, quiet);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -227,50 +196,17 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// How the commands that work on a database as it is (audit, rebalance, keys list and
-/// revoke) open it: never created, never migrated ([`allot_store::OpenMode::Existing`]).
-pub(crate) fn existing() -> allot_store::OpenOptions {
-    allot_store::OpenOptions {
-        mode: allot_store::OpenMode::Existing,
-        ..Default::default()
-    }
-}
-
+/// `allot chaos`: the scenario's run and report are allot-bench's; exit 1 when an invariant
+/// broke.
 async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {
-    use allot_bench::Scenario;
-    if a.scenario == "soak" {
-        let opts = allot_bench::SoakOptions {
-            allot_bin: std::env::current_exe()?,
-            clients: a.clients,
-            duration_s: a.duration_s,
-            sample_s: a.sample_s,
-        };
-        let report = allot_bench::soak(&opts).await?;
-        print!("{}", allot_bench::render_soak(&report));
-        if !report.violations.is_empty() {
-            std::process::exit(1);
-        }
-        return Ok(());
-    }
-    let scenarios: Vec<Scenario> = if a.scenario == "all" {
-        Scenario::ALL.to_vec()
-    } else {
-        let s = Scenario::ALL.into_iter().find(|s| s.name() == a.scenario);
-        vec![s.with_context(|| format!("no scenario `{}`", a.scenario))?]
+    let run = allot_bench::orchestrate::chaos_runs::ChaosRun {
+        allot_bin: std::env::current_exe()?,
+        clients: a.clients,
+        requests: a.requests,
+        duration_s: a.duration_s,
+        sample_s: a.sample_s,
     };
-    let mut reports = Vec::new();
-    for scenario in scenarios {
-        eprintln!("== {}", scenario.name());
-        let opts = allot_bench::ChaosOptions {
-            scenario,
-            allot_bin: std::env::current_exe()?,
-            clients: a.clients,
-            requests: a.requests,
-        };
-        reports.push(allot_bench::chaos(&opts).await?);
-    }
-    print!("{}", allot_bench::render_chaos(&reports));
-    if reports.iter().any(|r| !r.violations.is_empty()) {
+    if !allot_bench::orchestrate::chaos_runs::run(&a.scenario, &run).await? {
         std::process::exit(1);
     }
     Ok(())

@@ -1,6 +1,10 @@
 //! `allot serve`: its flags and the server configuration they make.
 
-use crate::{Args, DbArgs, LimitArgs, ServerConfig, Strategy};
+use crate::db_args::DbArgs;
+use crate::limit_args::LimitArgs;
+use allot_core::Strategy;
+use allot_server::ServerConfig;
+use clap::Args;
 
 #[derive(Args, Clone)]
 pub(crate) struct ServeArgs {

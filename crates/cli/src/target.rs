@@ -5,7 +5,9 @@ use std::future::Future;
 
 use allot_bench::orchestrate::report::strategy_list;
 
-use crate::{Args, PathBuf, ServerConfig};
+use allot_server::ServerConfig;
+use clap::Args;
+use std::path::PathBuf;
 
 /// Where a benchmark sends its load.
 #[derive(Args, Clone)]

@@ -28,20 +28,19 @@ pub fn ledger_entries<'a>(
             let Some(after) = after else {
                 return Ok::<_, Error<types::ErrorBody>>(None);
             };
-            let entries = client
+            let body = client
                 .ledger()
                 .sku(sku)
                 .after(after)
                 .limit(page)
                 .send()
                 .await?
-                .into_inner()
-                .entries;
-            let next = match entries.last() {
-                Some(last) if entries.len() as i64 >= i64::from(page) => Some(last.id),
-                _ => None,
-            };
-            Ok(Some((futures::stream::iter(entries.into_iter().map(Ok)), next)))
+                .into_inner();
+            // `next` is null on the last page: no empty page is ever asked for.
+            Ok(Some((
+                futures::stream::iter(body.entries.into_iter().map(Ok)),
+                body.next,
+            )))
         }
     });
     futures::TryStreamExt::try_flatten(pages)

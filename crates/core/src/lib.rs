@@ -7,32 +7,28 @@
 
 pub mod access;
 pub mod audit;
-pub mod auto;
 pub mod batch;
 pub mod booking;
-pub mod books;
-pub mod capabilities;
 pub mod event;
 pub mod hold;
-pub mod idempotency;
 pub mod instance;
 pub mod job;
 pub mod location;
-pub mod long_poll;
 pub mod model;
 pub mod operations;
 pub mod returns;
 pub mod status;
 pub mod store;
-pub mod stores;
 pub mod strategy;
 pub mod support;
 pub mod tenant;
 pub mod unit;
 pub mod validate;
-pub mod violation;
 pub mod webhook;
 
+pub use audit::{books, violation};
+pub use store::{capabilities, idempotency, long_poll, stores};
+pub use strategy::auto;
 pub use support::{clock, error, input, limits, page, retry};
 
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};

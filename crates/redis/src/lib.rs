@@ -1,6 +1,6 @@
 //! # allot-redis
 //!
-//! The Redis strategies of allot (docs/internals.md, "Strategies" and invariant 15), on
+//! The Redis strategies of allot (docs/internals.md, "Strategies", and the invariant "Redis is never the record"), on
 //! a single Redis or a Redis Cluster. PostgreSQL stays the system of record in both: Redis can
 //! lose acknowledged writes on a restart or a failover, so nothing here is trusted to decide
 //! a sale on its own.

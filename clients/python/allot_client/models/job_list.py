@@ -30,8 +30,7 @@ class JobList:
             jobs (list[JobView]): Jobs with `id > after`, by id: at most `limit`, and at most `max_page_bytes` of
                 documents (payloads and error lists; the job that crosses the bound ends the page).
             next_ (int | None | Unset): The last id of this page, to send as `after` for the next; `null` on the last page,
-                an exactly full one included (a page cut short by `max_page_bytes` carries `next`; when
-                its last job is the queue's last, the page after it comes back empty, `next` null).
+                an exactly full one or one ended by `max_page_bytes` included.
      """
 
     jobs: list[JobView]

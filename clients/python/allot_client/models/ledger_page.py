@@ -28,7 +28,7 @@ class LedgerPage:
 
         Attributes:
             entries (list[LedgerEntry]): Entries with `id > after`, oldest first.
-            next_ (int | None | Unset): The last entry's id when the page is full (send it as `after` for the next page),
+            next_ (int | None | Unset): The last entry's id when another page follows (send it as `after` for the next),
                 `null` on the last page.
      """
 

@@ -28,7 +28,8 @@ class QueueList:
 
         Attributes:
             queues (list[QueueCounts]): Queues by name, each with its counts by state.
-            next_ (None | str | Unset): The last queue of this page, to send as `after`; `null` when the page was not full.
+            next_ (None | str | Unset): The last queue of this page, to send as `after` for the next; `null` on the last
+                page.
      """
 
     queues: list[QueueCounts]

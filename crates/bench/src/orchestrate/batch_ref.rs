@@ -9,7 +9,10 @@
 //! entries into events as it does the batch API's).
 
 use super::pgbench_refs::{fill_parameters, LEDGER_SEQUENCE, REFERENCE_STOCK};
-use crate::{FeedWait, PgbenchFigures, PgbenchProtocol, PgbenchRun};
+use crate::compare::FeedWait;
+use crate::compare::PgbenchFigures;
+use crate::compare::PgbenchProtocol;
+use crate::compare::PgbenchRun;
 
 /// Longest wait for the change feed to number the run's changes before the reference.
 const FEED_CATCH_UP: std::time::Duration = std::time::Duration::from_secs(120);
@@ -44,8 +47,8 @@ pub async fn run_reference(
     seconds: u64,
 ) -> anyhow::Result<Option<BatchReference>> {
     let sku = format!("pgbench-batch-{}", std::process::id());
-    crate::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
-    match crate::wait_for_feed(url, FEED_CATCH_UP).await? {
+    crate::compare::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+    match crate::compare::wait_for_feed(url, FEED_CATCH_UP).await? {
         FeedWait::CaughtUp => {}
         FeedWait::NoGauge => eprintln!("no change-feed lag to read on {url}/metrics: the reference did not wait for it"),
         FeedWait::StillBehind => eprintln!(
@@ -58,7 +61,7 @@ pub async fn run_reference(
     let script = batch_write_script();
     let defines = [("sku", sku), ("b", per_transaction.to_string())];
     let run = (clients, PgbenchRun::Seconds(seconds), PgbenchProtocol::Prepared);
-    let figures = crate::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
+    let figures = crate::compare::pgbench_script_figures(db, ("batch-write", &script), run, &defines);
     if figures.is_none() {
         eprintln!("no reference for the batch API: pgbench failed");
     }

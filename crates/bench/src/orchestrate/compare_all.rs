@@ -5,7 +5,7 @@
 use anyhow::bail;
 
 use super::compare_options::{CompareOptions, Workload};
-use crate::CompareRow;
+use crate::compare::CompareRow;
 
 /// Every workload asked for, with its references, then the table, JSON and chart under
 /// `out`; fails when a safe strategy broke an invariant.
@@ -39,7 +39,7 @@ pub async fn compare(opts: &CompareOptions) -> anyhow::Result<()> {
 async fn add_references(rows: &mut Vec<CompareRow>, opts: &CompareOptions) -> anyhow::Result<()> {
     let n = opts.n();
     if let Some(db) = opts.database_url.as_deref().filter(|u| u.starts_with("postgres")) {
-        if crate::pgbench_available() {
+        if crate::compare::pgbench_available() {
             let refs = super::pgbench_refs::References {
                 hot_sku: opts.runs(Workload::HotSku),
                 spread: opts.runs(Workload::Spread),
@@ -60,9 +60,9 @@ async fn add_references(rows: &mut Vec<CompareRow>, opts: &CompareOptions) -> an
         rows.extend(super::compare_batch::compare_batch(&opts.url, db, opts.pgbench_seconds, n).await?);
     }
     if let Some(redis_url) = opts.redis_url.as_deref() {
-        if crate::redis_benchmark_available() {
+        if crate::compare::redis_benchmark_available() {
             eprintln!("== redis-benchmark: admission script");
-            let rps = crate::redis_benchmark_admission_rps(redis_url, opts.clients, n.max(10_000));
+            let rps = crate::compare::redis_benchmark_admission_rps(redis_url, opts.clients, n.max(10_000));
             for r in rows
                 .iter_mut()
                 .filter(|r| r.workload == "hot_sku" && r.strategy == "redis_counter")
@@ -78,7 +78,7 @@ async fn add_references(rows: &mut Vec<CompareRow>, opts: &CompareOptions) -> an
 /// Print the table, write it with the JSON and the chart under `out`, and fail when a safe
 /// strategy broke an invariant.
 fn write_compare(rows: &[CompareRow], opts: &CompareOptions) -> anyhow::Result<()> {
-    let table = crate::render_compare_table(rows);
+    let table = crate::compare::render_compare_table(rows);
     println!(
         "compare: C={} N={} spread={} jobs={}\n\n{table}",
         opts.clients,
@@ -89,7 +89,7 @@ fn write_compare(rows: &[CompareRow], opts: &CompareOptions) -> anyhow::Result<(
     std::fs::create_dir_all(&opts.out)?;
     std::fs::write(opts.out.join("compare.md"), &table)?;
     std::fs::write(opts.out.join("compare.json"), serde_json::to_vec_pretty(rows)?)?;
-    match crate::write_chart(rows, &opts.out.join("compare.png")) {
+    match crate::compare::write_chart(rows, &opts.out.join("compare.png")) {
         Ok(()) => eprintln!("wrote {}/compare.{{md,json,png}}", opts.out.display()),
         Err(e) => eprintln!("wrote {}/compare.{{md,json}}; no chart: {e}", opts.out.display()),
     }

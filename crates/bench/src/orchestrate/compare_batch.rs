@@ -4,7 +4,7 @@
 //! strategy elsewhere: SQLite has no `batched`); on PostgreSQL with pgbench, the batch's own
 //! write statement alone as the reference (`batch_ref.rs`, as `allot bench batch` runs it).
 
-use crate::CompareRow;
+use crate::compare::CompareRow;
 
 /// Operations per batch.
 const BATCH: usize = 1000;
@@ -25,9 +25,9 @@ pub async fn compare_batch(
     let requests = n * REQUESTS_PER_N;
     let strategy = match db.is_some_and(|d| d.starts_with("postgres")) {
         true => "batched",
-        false => crate::SERVER_DEFAULT,
+        false => crate::batch_api::SERVER_DEFAULT,
     };
-    let opts = crate::BatchOptions {
+    let opts = crate::batch_api::BatchOptions {
         url: url.to_string(),
         strategies: vec![strategy.into()],
         connections: 1,
@@ -36,7 +36,7 @@ pub async fn compare_batch(
         requests,
         stock: requests as i64,
     };
-    let reports = crate::batch_bench(&opts).await?;
+    let reports = crate::batch_api::batch_bench(&opts).await?;
     let reference = super::batch_ref::batch_reference(url, db, (BATCH, 1), pgbench_seconds).await;
     Ok(reports
         .iter()

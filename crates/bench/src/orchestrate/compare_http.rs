@@ -4,7 +4,7 @@
 
 use super::compare_options::{CompareOptions, Workload};
 use super::report::load_rows;
-use crate::CompareRow;
+use crate::compare::CompareRow;
 
 /// Every strategy: what the workloads' `strategies` name.
 fn all() -> Vec<String> {
@@ -23,7 +23,7 @@ pub(super) async fn http_workloads(opts: &CompareOptions) -> anyhow::Result<Vec<
             continue;
         }
         eprintln!("== {workload}");
-        let sale = crate::FlashSaleOptions {
+        let sale = crate::flash_sale::FlashSaleOptions {
             url: opts.url.clone(),
             strategies: all(),
             clients: opts.clients,
@@ -34,7 +34,7 @@ pub(super) async fn http_workloads(opts: &CompareOptions) -> anyhow::Result<Vec<
             progress: true,
             api_key: None,
         };
-        for r in crate::flash_sale(&sale).await? {
+        for r in crate::flash_sale::flash_sale(&sale).await? {
             let mut row = CompareRow::plain(
                 workload,
                 &r.strategy,
@@ -59,7 +59,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
     let mut rows = Vec::new();
     if opts.runs(Workload::Holds) {
         eprintln!("== holds");
-        let holds = crate::HoldsOptions {
+        let holds = crate::holds::HoldsOptions {
             url: url.clone(),
             strategies: all(),
             clients,
@@ -68,11 +68,11 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             ttl_ms: 2000,
             progress: true,
         };
-        rows.extend(load_rows(&crate::holds_bench(&holds).await?));
+        rows.extend(load_rows(&crate::holds::holds_bench(&holds).await?));
     }
     if opts.runs(Workload::Units) {
         eprintln!("== units");
-        let units = crate::UnitsOptions {
+        let units = crate::units::UnitsOptions {
             url: url.clone(),
             strategies: all(),
             clients,
@@ -85,11 +85,11 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             pool_sku: None,
             progress: true,
         };
-        rows.extend(load_rows(&crate::units_bench(&units).await?));
+        rows.extend(load_rows(&crate::units::units_bench(&units).await?));
     }
     if opts.runs(Workload::Bookings) {
         eprintln!("== bookings");
-        let bookings = crate::BookingsOptions {
+        let bookings = crate::bookings::BookingsOptions {
             url,
             strategies: all(),
             clients,
@@ -99,7 +99,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             horizon_days: 3650,
             progress: true,
         };
-        rows.extend(load_rows(&crate::bookings_bench(&bookings).await?));
+        rows.extend(load_rows(&crate::bookings::bookings_bench(&bookings).await?));
     }
     Ok(rows)
 }
@@ -108,7 +108,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
 /// reference of the hot-SKU rows' `allot / no-op`.
 async fn http_ceiling(rows: &mut [CompareRow], clients: usize, n: u64) -> anyhow::Result<CompareRow> {
     eprintln!("== no-op handler (the HTTP ceiling)");
-    let c = crate::noop_ceiling(clients, n).await?;
+    let c = crate::reference::noop_ceiling(clients, n).await?;
     for r in rows.iter_mut().filter(|r| r.workload == "hot_sku") {
         r.noop_per_s = Some(c.requests_per_s);
     }
@@ -126,7 +126,7 @@ async fn http_ceiling(rows: &mut [CompareRow], clients: usize, n: u64) -> anyhow
 pub(super) async fn queue_rows(db: &str, opts: &CompareOptions) -> anyhow::Result<Vec<CompareRow>> {
     eprintln!("== queue");
     let store = super::queue_runs::open(db, opts.pool_size).await?;
-    let queue = crate::QueueOptions {
+    let queue = crate::queue::QueueOptions {
         strategies: allot_core::ClaimStrategy::ALL.to_vec(),
         producers: 4,
         jobs: opts.jobs,
@@ -145,7 +145,7 @@ pub(super) async fn queue_rows(db: &str, opts: &CompareOptions) -> anyhow::Resul
         keep_completed: true,
         enqueue_first: false,
     };
-    Ok(crate::queue_bench(store, &queue)
+    Ok(crate::queue::queue_bench(store, &queue)
         .await?
         .iter()
         .map(|r| {

@@ -7,11 +7,14 @@ use std::path::Path;
 use anyhow::bail;
 
 use super::report::{finish_load, write_json};
-use crate::{BookingsOptions, ConsoleOptions, HoldsOptions, UnitsOptions};
+use crate::bookings::BookingsOptions;
+use crate::console::ConsoleOptions;
+use crate::holds::HoldsOptions;
+use crate::units::UnitsOptions;
 
 /// `allot bench holds`: hold flows and the conservation check.
 pub async fn holds(opts: &HoldsOptions, json: Option<&Path>) -> anyhow::Result<()> {
-    let reports = crate::holds_bench(opts).await?;
+    let reports = crate::holds::holds_bench(opts).await?;
     let title = format!(
         "holds: C={} k={} N={} ttl_ms={}",
         opts.clients, opts.stock, opts.flows, opts.ttl_ms
@@ -21,7 +24,7 @@ pub async fn holds(opts: &HoldsOptions, json: Option<&Path>) -> anyhow::Result<(
 
 /// `allot bench units`: claims from a large pool and a nearly empty one.
 pub async fn units(opts: &UnitsOptions, json: Option<&Path>) -> anyhow::Result<()> {
-    let reports = crate::units_bench(opts).await?;
+    let reports = crate::units::units_bench(opts).await?;
     let title = format!(
         "units: C={} pool={} N={} quantity={}..={} scarce={} order_by={}",
         opts.clients,
@@ -37,7 +40,7 @@ pub async fn units(opts: &UnitsOptions, json: Option<&Path>) -> anyhow::Result<(
 
 /// `allot bench bookings`: random bookings over the resources and the overlap check.
 pub async fn bookings(opts: &BookingsOptions, json: Option<&Path>) -> anyhow::Result<()> {
-    let reports = crate::bookings_bench(opts).await?;
+    let reports = crate::bookings::bookings_bench(opts).await?;
     let title = format!(
         "bookings: C={} N={} resources={} days={} horizon_days={}",
         opts.clients, opts.requests, opts.resources, opts.days, opts.horizon_days
@@ -46,18 +49,18 @@ pub async fn bookings(opts: &BookingsOptions, json: Option<&Path>) -> anyhow::Re
 }
 
 /// `allot bench console`: the console's calls one at a time on a filled server; fails when
-/// the overview's p99 reaches [`crate::OVERVIEW_P99_TARGET_US`].
+/// the overview's p99 reaches [`crate::console::OVERVIEW_P99_TARGET_US`].
 pub async fn console(opts: &ConsoleOptions, json: Option<&Path>) -> anyhow::Result<()> {
     eprintln!(
         "filling: {} jobs over {} queues, {} SKUs",
         opts.jobs, opts.queues, opts.skus
     );
-    let report = crate::console_bench(opts).await?;
+    let report = crate::console::console_bench(opts).await?;
     println!("console calls, one at a time, {} samples each\n", opts.samples);
-    print!("{}", crate::render_console_table(&report));
+    print!("{}", crate::console::render_console_table(&report));
     write_json(json, &report)?;
     let overview = report.calls.iter().find(|c| c.page == "overview");
-    if overview.is_some_and(|o| o.latency_us_p99 >= crate::OVERVIEW_P99_TARGET_US) {
+    if overview.is_some_and(|o| o.latency_us_p99 >= crate::console::OVERVIEW_P99_TARGET_US) {
         bail!("the overview's p99 is over 100 ms");
     }
     Ok(())

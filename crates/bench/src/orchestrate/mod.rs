@@ -3,11 +3,12 @@
 //! peer (graphile-worker, with Node.js and npm: `peer`), and the textbook statements and the
 //! batch's own write run by pgbench on the same database as references (`pgbench_refs`,
 //! `batch_ref`, `compare_batch`); and each `allot bench` workload run on a server and
-//! reported: its table, its JSON, its checks (`stock_runs`, `flow_runs`, `queue_runs`,
+//! reported: its table, its JSON, its checks (`stock_runs`, `flow_runs`, `queue_runs`, `chaos_runs`,
 //! `compare_all` with `compare_http` and `compare_options`, over `report`). The CLI parses the flags, starts the
 //! in-process server a run loads, and calls these; nothing here knows clap.
 
 pub mod batch_ref;
+pub mod chaos_runs;
 pub mod compare_all;
 pub mod compare_batch;
 mod compare_http;

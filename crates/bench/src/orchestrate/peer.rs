@@ -9,7 +9,8 @@
 //! (`bench/peers/queue_compare.sh` runs the same, with more knobs).
 
 use super::fresh_db::fresh_pg_database;
-use crate::{CompareRow, QueueOptions};
+use crate::compare::CompareRow;
+use crate::queue::QueueOptions;
 use anyhow::{bail, Context};
 use std::path::Path;
 use std::time::Duration;
@@ -85,7 +86,10 @@ pub async fn queue_peer_rows(peer: &Peer<'_>) -> anyhow::Result<Vec<CompareRow>>
     if peer.rounds == 0 {
         return Ok(Vec::new());
     }
-    if !project.join("run.mjs").is_file() || !crate::tool_available("node") || !crate::tool_available("npm") {
+    if !project.join("run.mjs").is_file()
+        || !crate::compare::tool_available("node")
+        || !crate::compare::tool_available("npm")
+    {
         eprintln!(
             "no {PEER} rows: they need Node.js, npm and {} (--peers-dir)",
             project.join("run.mjs").display()
@@ -181,7 +185,7 @@ async fn allot_run(peer: &Peer<'_>, mode: Mode, tag: &str) -> anyhow::Result<Our
             ..Default::default()
         };
         let store = allot_store::open(&url, &open).await?;
-        let reports = crate::queue_bench(store, &shape(peer.jobs, mode)).await?;
+        let reports = crate::queue::queue_bench(store, &shape(peer.jobs, mode)).await?;
         let r = reports.first().context("the queue run reported nothing")?;
         anyhow::Ok(Ours {
             per_s: r.completed_per_s,

@@ -10,7 +10,8 @@
 //!   order the workload claims (`units_skip_locked.sql`), on a pool of its own;
 //! - `bookings`: the advisory-lock check-then-insert transaction (`bookings_advisory.sql`).
 
-use crate::{CompareRow, PgbenchRun};
+use crate::compare::CompareRow;
+use crate::compare::PgbenchRun;
 
 /// What the references run: the workloads asked for and the sizes of `bench compare`.
 pub struct References {
@@ -55,7 +56,7 @@ pub async fn add_pgbench_references(
     let timed = PgbenchRun::Seconds(a.pgbench_seconds);
     if a.hot_sku {
         let sku = format!("pgbench-hot-{run}");
-        crate::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
+        crate::compare::create_reference_skus(url, std::slice::from_ref(&sku), REFERENCE_STOCK).await?;
         let script = include_str!("../../../../bench/pgbench/hot_sku.sql");
         let defines = [("sku", format!("'{sku}'"))];
         pgbench_row(rows, (db, clients), ("hot_sku", script), timed, &defines);
@@ -63,7 +64,7 @@ pub async fn add_pgbench_references(
     if a.spread {
         let prefix = format!("pgbench-spread-{run}-");
         let skus: Vec<String> = (0..a.spread_skus.max(1)).map(|i| format!("{prefix}{i}")).collect();
-        crate::create_reference_skus(url, &skus, REFERENCE_STOCK).await?;
+        crate::compare::create_reference_skus(url, &skus, REFERENCE_STOCK).await?;
         let script = include_str!("../../../../bench/pgbench/spread.sql");
         let defines = [
             ("prefix", format!("'{prefix}'")),
@@ -79,7 +80,7 @@ pub async fn add_pgbench_references(
         // finds the pool empty would be fast and would flatter the reference.
         let per_client = ((a.requests / 2).max(100) / clients as u64).max(1);
         let sku = format!("pgbench-units-{run}");
-        crate::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
+        crate::units::create_unit_pool(url, &sku, per_client * clients as u64 * UNITS_PER_CLAIM).await?;
         let script = include_str!("../../../../bench/pgbench/units_skip_locked.sql");
         let run = PgbenchRun::TransactionsPerClient(per_client);
         pgbench_row(
@@ -159,8 +160,9 @@ fn add_atomic_statement_row(
 ) {
     eprintln!("== pgbench: spread, atomic's statement");
     let script = atomic_statement_script();
-    let protocol = crate::PgbenchProtocol::Prepared;
-    let Some(f) = crate::pgbench_script_figures(db, ("atomic-statement", &script), (clients, run, protocol), defines)
+    let protocol = crate::compare::PgbenchProtocol::Prepared;
+    let Some(f) =
+        crate::compare::pgbench_script_figures(db, ("atomic-statement", &script), (clients, run, protocol), defines)
     else {
         eprintln!("no row for atomic's statement alone: pgbench failed");
         return;
@@ -195,7 +197,7 @@ fn pgbench_row(
 ) {
     eprintln!("== pgbench: {workload}");
     let name = workload.replace('/', "-");
-    let tps = crate::pgbench_script_tps(db, (&name, script), clients, run, defines);
+    let tps = crate::compare::pgbench_script_tps(db, (&name, script), clients, run, defines);
     set_reference(rows, workload, "pgbench", tps);
 }
 

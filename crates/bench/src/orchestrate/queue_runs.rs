@@ -9,7 +9,9 @@ use allot_core::{ClaimStrategy, Database, Store};
 use anyhow::bail;
 
 use super::report::write_json;
-use crate::{ClaimPath, ClaimReport, QueueOptions};
+use crate::queue::ClaimPath;
+use crate::queue::ClaimReport;
+use crate::queue::QueueOptions;
 
 /// Connections of the store that fills the HTTP runs' queues.
 pub const HTTP_FILL_POOL: usize = 2;
@@ -26,7 +28,7 @@ pub async fn open(database_url: &str, pool_size: usize) -> anyhow::Result<Arc<dy
 /// The workload on `store`: its table, its JSON, and a failure naming every strategy and
 /// mode whose total-queue check broke.
 pub async fn queue(store: Arc<dyn Database>, opts: &QueueOptions, json: Option<&Path>) -> anyhow::Result<()> {
-    let reports = crate::queue_bench(store, opts).await?;
+    let reports = crate::queue::queue_bench(store, opts).await?;
     println!(
         "queue: P={} J={} W={}x{} claim_batch={} fail={} killed={} keys={}\n",
         opts.producers,
@@ -38,7 +40,7 @@ pub async fn queue(store: Arc<dyn Database>, opts: &QueueOptions, json: Option<&
         opts.kill_workers,
         opts.keys
     );
-    print!("{}", crate::render_queue_table(&reports));
+    print!("{}", crate::queue::render_queue_table(&reports));
     write_json(json, &reports)?;
     let broken: Vec<String> = reports
         .iter()
@@ -74,7 +76,7 @@ pub async fn claims_on_store(
     println!("| strategy | path | claimed | claims/s | vs store | p50 ms | p99 ms | leased twice | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut on_store = Vec::new();
     for s in strategies.iter().copied().filter(|s| store.supports_claim(*s)) {
-        let r = crate::claim_bench(
+        let r = crate::queue::claim_bench(
             store.clone(),
             (s, &ClaimPath::Store),
             load.jobs,
@@ -99,7 +101,7 @@ pub async fn claims_over_http(
     let fill = open(database_url, HTTP_FILL_POOL).await?;
     let path = ClaimPath::Http(url.to_string());
     for (s, base) in on_store.iter().copied() {
-        let r = crate::claim_bench(fill.clone(), (s, &path), load.jobs, load.clients, load.seconds).await?;
+        let r = crate::queue::claim_bench(fill.clone(), (s, &path), load.jobs, load.clients, load.seconds).await?;
         claim_row(&r, base)?;
     }
     Ok(())

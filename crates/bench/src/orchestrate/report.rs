@@ -5,7 +5,9 @@ use std::path::Path;
 
 use anyhow::bail;
 
-use crate::{render_load_table, CompareRow, LoadReport};
+use crate::compare::CompareRow;
+use crate::load::render_load_table;
+use crate::load::LoadReport;
 
 /// Write `value` as pretty JSON to `path`, when one was given.
 pub fn write_json<T: serde::Serialize + ?Sized>(path: Option<&Path>, value: &T) -> anyhow::Result<()> {

@@ -9,17 +9,20 @@ use anyhow::bail;
 
 use super::batch_ref::{batch_reference, BatchReference};
 use super::report::{finish_load, write_json};
-use crate::{BatchOptions, FlashSaleOptions, LocationsOptions, MovingOptions};
+use crate::batch_api::BatchOptions;
+use crate::flash_sale::FlashSaleOptions;
+use crate::locations::LocationsOptions;
+use crate::moving::MovingOptions;
 
 /// `allot bench flash-sale`: the run, its table and its checks; a SKU whose final `on_hand`
 /// could not be read is reported as unverified (a failure), never as a broken invariant.
 pub async fn flash_sale(opts: &FlashSaleOptions, json: Option<&Path>) -> anyhow::Result<()> {
-    let reports = crate::flash_sale(opts).await?;
+    let reports = crate::flash_sale::flash_sale(opts).await?;
     println!(
         "flash sale: C={} k={} N={} spread={}\n",
         opts.clients, opts.stock, opts.requests, opts.spread
     );
-    print!("{}", crate::render_table(&reports));
+    print!("{}", crate::flash_sale::render_table(&reports));
     write_json(json, &reports)?;
     let broken: Vec<&str> = reports
         .iter()
@@ -45,12 +48,12 @@ pub async fn flash_sale(opts: &FlashSaleOptions, json: Option<&Path>) -> anyhow:
 
 /// `allot bench auto`: the moving hot SKU under `auto` and the fixed strategies.
 pub async fn moving(opts: &MovingOptions) -> anyhow::Result<()> {
-    let reports = crate::moving_bench(opts).await?;
+    let reports = crate::moving::moving_bench(opts).await?;
     println!(
         "moving hot SKU: C={} N={} M={} P={} hot share {}\n",
         opts.clients, opts.requests, opts.skus, opts.phases, opts.hot_share
     );
-    print!("{}", crate::render_moving_table(&reports));
+    print!("{}", crate::moving::render_moving_table(&reports));
     if reports.iter().any(|r| !r.violations.is_empty()) {
         bail!("invariants broken");
     }
@@ -65,12 +68,12 @@ pub async fn batch(
     (database_url, pgbench_seconds): (Option<&str>, u64),
     json: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let mut reports = crate::batch_bench(opts).await?;
+    let mut reports = crate::batch_api::batch_bench(opts).await?;
     let in_flight = (opts.batch, opts.connections.max(1) * opts.streams.max(1));
     let reference = batch_reference(&opts.url, database_url, in_flight, pgbench_seconds).await;
     for r in reports
         .iter_mut()
-        .filter(|r| r.strategy == "batched" || r.strategy == crate::SERVER_DEFAULT)
+        .filter(|r| r.strategy == "batched" || r.strategy == crate::batch_api::SERVER_DEFAULT)
     {
         r.pgbench_allocations_per_s = reference.as_ref().map(BatchReference::allocations_per_s);
     }
@@ -78,7 +81,7 @@ pub async fn batch(
         "batch: C={} S={} B={} N={} k={}\n",
         opts.connections, opts.streams, opts.batch, opts.requests, opts.stock
     );
-    print!("{}", crate::render_batch_table(&reports));
+    print!("{}", crate::batch_api::render_batch_table(&reports));
     if let Some(f) = &reference {
         println!(
             "\npgbench, the batch's write statement alone ({} allocations per transaction, {} clients): \
@@ -104,7 +107,7 @@ pub async fn locations(
     (database_url, pgbench_seconds): (Option<&str>, u64),
     json: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let run = crate::locations(opts).await?;
+    let run = crate::locations::locations(opts).await?;
     let title = format!(
         "locations: C={} N={} L={} k={} split share {}",
         opts.clients, opts.requests, opts.locations, opts.stock, opts.split_share
@@ -130,15 +133,15 @@ pub async fn locations(
 /// The textbook placement statement's rate on `db` when pgbench is installed: at most 32
 /// clients (the in-process server holds its pool open beside it).
 fn locations_reference(db: &str, clients: usize, seconds: u64, sku: &str) -> Option<f64> {
-    if seconds == 0 || !crate::pgbench_available() {
+    if seconds == 0 || !crate::compare::pgbench_available() {
         return None;
     }
     eprintln!("== pgbench: locations");
-    crate::pgbench_script_tps(
+    crate::compare::pgbench_script_tps(
         db,
         ("locations", include_str!("../../../../bench/pgbench/locations.sql")),
         clients.min(32),
-        crate::PgbenchRun::Seconds(seconds),
+        crate::compare::PgbenchRun::Seconds(seconds),
         &[("sku", format!("'{sku}'"))],
     )
 }

@@ -458,7 +458,7 @@ impl QueueCounts {
 pub struct QueueList {
     /// Queues by name, each with its counts by state.
     pub queues: Vec<QueueCounts>,
-    /// The last queue of this page, to send as `after`; `null` when the page was not full.
+    /// The last queue of this page, to send as `after` for the next; `null` on the last page.
     pub next: Option<String>,
 }
 
@@ -534,8 +534,7 @@ pub struct JobList {
     /// documents (payloads and error lists; the job that crosses the bound ends the page).
     pub jobs: Vec<JobView>,
     /// The last id of this page, to send as `after` for the next; `null` on the last page,
-    /// an exactly full one included (a page cut short by `max_page_bytes` carries `next`; when
-    /// its last job is the queue's last, the page after it comes back empty, `next` null).
+    /// an exactly full one or one ended by `max_page_bytes` included.
     pub next: Option<i64>,
 }
 

@@ -43,7 +43,7 @@ pub struct Sku {
     /// How `strategy: "auto"` stands for this SKU on the instance that answered; absent
     /// until an `auto` request of it arrived there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto: Option<crate::auto::AutoView>,
+    pub auto: Option<crate::strategy::auto::AutoView>,
 }
 
 impl Sku {

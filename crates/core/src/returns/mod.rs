@@ -100,7 +100,7 @@ pub struct Return {
 /// quantities of the allocation's return records (sellable and damaged), as read with the
 /// allocation; a SKU without any gets 0, whatever the stored line said. What is left of a
 /// line, and so what a cancel or a return may give back, is derived from these records and
-/// never from a counter kept in the line (ARCHITECTURE.md, invariant 10).
+/// never from a counter kept in the line (ARCHITECTURE.md, "A hold finishes once").
 pub fn derive_returned(lines: &mut [crate::model::AllocationLine], returned: &[(String, i64)]) {
     for line in lines {
         line.returned = returned

@@ -41,19 +41,22 @@ pub struct Listed<T, C> {
 }
 
 impl<T, C> Listed<T, C> {
-    /// The page of `rows`, read with [`Page::probe_limit`]: a row past `limit` means another
-    /// page follows; it is dropped, and `cursor` of the last kept item is `next`.
-    pub fn from_probe(mut rows: Vec<T>, limit: u32, cursor: impl Fn(&T) -> C) -> Self {
-        let more = rows.len() > limit as usize;
-        rows.truncate(limit as usize);
+    /// The page of `rows`, read with `page`'s [`Page::probe_limit`]: a row past its `limit`
+    /// means another page follows; it is dropped, and `cursor` of the last kept item is
+    /// `next`.
+    pub fn from_probe<P>(mut rows: Vec<T>, page: &Page<P>, cursor: impl Fn(&T) -> C) -> Self {
+        let limit = page.limit as usize;
+        let more = rows.len() > limit;
+        rows.truncate(limit);
         let next = if more { rows.last().map(cursor) } else { None };
         Listed { items: rows, next }
     }
 
-    /// The same page with `next` set from the last item when `cut` (a page a backend ended
-    /// early, by a bound other than `limit`, such as a page's bytes).
-    pub fn cut_short(mut self, cut: bool, cursor: impl Fn(&T) -> C) -> Self {
-        if cut && self.next.is_none() {
+    /// The same page with `next` set from the last item when `more` items follow it: what a
+    /// backend that ended the page by a bound other than `limit` (a page's bytes) learned from
+    /// the row after its last (SQL's `lead`).
+    pub fn with_more(mut self, more: bool, cursor: impl Fn(&T) -> C) -> Self {
+        if more && self.next.is_none() {
             self.next = self.items.last().map(cursor);
         }
         self
@@ -68,26 +71,23 @@ mod tests {
     fn a_row_past_the_limit_gives_next_and_is_dropped() {
         let page = Page::new(0_i64, 3);
         assert_eq!(page.probe_limit(), 4);
-        let full = Listed::from_probe(vec![1, 2, 3, 4], page.limit, |x| *x);
+        let full = Listed::from_probe(vec![1, 2, 3, 4], &page, |x| *x);
         assert_eq!((full.items, full.next), (vec![1, 2, 3], Some(3)));
         // Exactly `limit` rows: the last page, no `next` (no empty page to read after it).
-        let last = Listed::from_probe(vec![1, 2, 3], page.limit, |x| *x);
+        let last = Listed::from_probe(vec![1, 2, 3], &page, |x| *x);
         assert_eq!((last.items, last.next), (vec![1, 2, 3], None));
-        let empty = Listed::<i64, i64>::from_probe(vec![], page.limit, |x| *x);
+        let empty = Listed::<i64, i64>::from_probe(vec![], &page, |x| *x);
         assert_eq!((empty.items.len(), empty.next), (0, None));
     }
 
     #[test]
-    fn a_page_cut_short_carries_next() {
-        let cut = Listed::from_probe(vec![1, 2], 3, |x: &i64| *x).cut_short(true, |x| *x);
-        assert_eq!(cut.next, Some(2));
-        let whole = Listed::from_probe(vec![1, 2], 3, |x: &i64| *x).cut_short(false, |x| *x);
-        assert_eq!(whole.next, None);
-        assert_eq!(
-            Listed::<i64, i64>::from_probe(vec![], 3, |x| *x)
-                .cut_short(true, |x| *x)
-                .next,
-            None
-        );
+    fn a_page_ended_early_carries_next_only_when_more_follow() {
+        let page = Page::new(0_i64, 3);
+        let more = Listed::from_probe(vec![1, 2], &page, |x: &i64| *x).with_more(true, |x| *x);
+        assert_eq!(more.next, Some(2));
+        let last = Listed::from_probe(vec![1, 2], &page, |x: &i64| *x).with_more(false, |x| *x);
+        assert_eq!(last.next, None);
+        let empty = Listed::<i64, i64>::from_probe(vec![], &page, |x| *x).with_more(true, |x| *x);
+        assert_eq!(empty.next, None);
     }
 }

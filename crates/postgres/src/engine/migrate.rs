@@ -20,9 +20,10 @@ pub async fn migrate(url: &str) -> Result<(), AllotError> {
         let _ = conn.await;
     });
     const MIGRATION_LOCK: i64 = 0x616c_6c6f_745f_6d67; // "allot_mg"
-                                                       // refinery's `CREATE TABLE IF NOT EXISTS` of its history answers a NOTICE on every start
-                                                       // after the first ("already exists, skipping"), which the driver logs: this session asks
-                                                       // for warnings and errors only.
+
+    // refinery's `CREATE TABLE IF NOT EXISTS` of its history answers a NOTICE on every start
+    // after the first ("already exists, skipping"), which the driver logs: this session asks
+    // for warnings and errors only.
     client
         .batch_execute("SET client_min_messages TO warning")
         .await

@@ -321,7 +321,7 @@ impl HoldStore for PgStore {
             &sku,
         ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
-        let rows = Listed::from_probe(rows, page.limit, |r| r.get::<_, String>("id"));
+        let rows = Listed::from_probe(rows, &page, |r| r.get::<_, String>("id"));
         let mut items = Vec::with_capacity(rows.items.len());
         for r in &rows.items {
             items.push(read_hold(&c, tenant, r, now).await?);

@@ -383,10 +383,13 @@ impl JobStore for PgStore {
             )
             .await
             .map_err(map_error)?;
-        // The job that crosses `max_page_bytes` ends the page: another may follow it.
-        let cut = rows.last().is_some_and(|r| r.get::<_, i64>("upto") >= page_bytes);
+        // The job that crosses `max_page_bytes` ends the page: `following` (the next matching
+        // job's id, `lead`) says whether another page has any.
+        let cut = rows
+            .last()
+            .is_some_and(|r| r.get::<_, Option<i64>>("following").is_some());
         let jobs = rows.iter().map(queues::job_view).collect::<Result<Vec<_>>>()?;
-        Ok(Listed::from_probe(jobs, page.limit, |j| j.id).cut_short(cut, |j| j.id))
+        Ok(Listed::from_probe(jobs, &page, |j| j.id).with_more(cut, |j| j.id))
     }
 
     async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration) {

@@ -26,8 +26,8 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 /// as one branch per index that holds them (`jobs_queue_state`, `jobs_fetch`, `jobs_lease`),
 /// which a small queue of a big table reads as a bitmap OR.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
-        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output, upto
-   FROM (SELECT j.*, octet_length(payload::text) + octet_length(errors::text)
+        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output, following
+   FROM (SELECT j.*, lead(j.id) OVER (ORDER BY id) AS following, octet_length(payload::text) + octet_length(errors::text)
                      + coalesce(octet_length(output::text), 0) + octet_length(metadata::text) AS size,
                 sum(octet_length(payload::text) + octet_length(errors::text)
                     + coalesce(octet_length(output::text), 0) + octet_length(metadata::text)) OVER (ORDER BY id) AS upto
@@ -234,7 +234,7 @@ impl QueueStore for PgStore {
     async fn list_queues(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<QueueCounts, String>> {
         let rows = self.count_rows(tenant.as_str(), None, page.after.unwrap_or("")).await?;
         let all = QueueCounts::many(rows)?;
-        Ok(Listed::from_probe(all, page.limit, |q| q.queue.clone()))
+        Ok(Listed::from_probe(all, &page, |q| q.queue.clone()))
     }
 
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {

@@ -474,7 +474,7 @@ impl StockStore for PgStore {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Listed::from_probe(entries, page.limit, |e| e.id))
+        Ok(Listed::from_probe(entries, &page, |e| e.id))
     }
 
     async fn allocate(
@@ -531,7 +531,7 @@ impl StockStore for PgStore {
         let stmt = c.prepare_cached(SQL_LIST_SKUS[variant]).await.map_err(map_error)?;
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         let skus = rows.iter().map(|r| sku_of(r, r.get("sku"))).collect();
-        Ok(Listed::from_probe(skus, page.limit, |s: &Sku| s.sku.clone()))
+        Ok(Listed::from_probe(skus, &page, |s: &Sku| s.sku.clone()))
     }
 
     async fn list_allocations(&self, tenant: &Tenant, page: Page<Option<&str>>) -> Result<Listed<Allocation, String>> {
@@ -551,7 +551,7 @@ impl StockStore for PgStore {
             .await
             .map_err(map_error)?;
         let allocations = rows.iter().map(allocation_of).collect::<Result<Vec<_>>>()?;
-        Ok(Listed::from_probe(allocations, page.limit, |a| a.id.clone()))
+        Ok(Listed::from_probe(allocations, &page, |a| a.id.clone()))
     }
 }
 

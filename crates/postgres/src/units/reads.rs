@@ -59,7 +59,7 @@ impl PgStore {
             }
         }
         let units = rows.iter().map(view_of).collect::<Result<Vec<_>>>()?;
-        Ok(Listed::from_probe(units, page.limit, |u| u.unit.id))
+        Ok(Listed::from_probe(units, &page, |u| u.unit.id))
     }
 
     /// See `UnitStore::get_unit`.

@@ -93,7 +93,7 @@ pub(super) async fn adjust_sku(
 pub struct LedgerPage {
     /// Entries with `id > after`, oldest first.
     pub entries: Vec<LedgerEntry>,
-    /// The last entry's id when the page is full (send it as `after` for the next page),
+    /// The last entry's id when another page follows (send it as `after` for the next),
     /// `null` on the last page.
     pub next: Option<i64>,
 }

@@ -35,6 +35,6 @@ impl SqliteStore {
             read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit, &sku], now)
         })
         .await?;
-        Ok(Listed::from_probe(holds, page.limit, |h| h.id.clone()))
+        Ok(Listed::from_probe(holds, &page, |h| h.id.clone()))
     }
 }

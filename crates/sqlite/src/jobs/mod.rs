@@ -419,19 +419,20 @@ impl JobStore for SqliteStore {
                                 filter.payload.as_ref().map(|(k, _)| k.clone()),
                                 filter.payload.as_ref().map(|(_, v)| v.to_string())
                             ],
-                            |r| Ok((queues::job_view(r)?, r.get::<_, i64>("upto")?)),
+                            |r| Ok((queues::job_view(r)?, r.get::<_, Option<i64>>("following")?)),
                         )?
                         .collect::<rusqlite::Result<Vec<_>>>()
                     })
                     .map_err(map_error)
                     .map(|rows| {
-                        // The job that crosses `max_page_bytes` ends the page: another may follow.
-                        let cut = rows.last().is_some_and(|(_, upto)| *upto >= page_bytes);
+                        // The job that crosses `max_page_bytes` ends the page: `following` (the
+                        // next matching job's id, `lead`) says whether another page has any.
+                        let cut = rows.last().is_some_and(|(_, following)| following.is_some());
                         (rows.into_iter().map(|(j, _)| j).collect::<Vec<_>>(), cut)
                     })
             })
             .await?;
-        Ok(Listed::from_probe(jobs, page.limit, |j| j.id).cut_short(cut, |j| j.id))
+        Ok(Listed::from_probe(jobs, &page, |j| j.id).with_more(cut, |j| j.id))
     }
 
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once

@@ -25,7 +25,7 @@ macro_rules! list_jobs {
     ($queue:literal, $state:literal) => {
         concat!(
             "SELECT * FROM (
-    SELECT *, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
+    SELECT *, lead(id) OVER (ORDER BY id) AS following, length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
               + length(CAST(metadata AS BLOB)) AS size,
            sum(length(CAST(payload AS BLOB)) + length(CAST(errors AS BLOB)) + coalesce(length(CAST(output AS BLOB)), 0)
                + length(CAST(metadata AS BLOB))) OVER (ORDER BY id) AS upto
@@ -169,7 +169,7 @@ impl QueueStore for SqliteStore {
             })
             .await?;
         let all = QueueCounts::many(rows)?;
-        Ok(Listed::from_probe(all, page.limit, |q| q.queue.clone()))
+        Ok(Listed::from_probe(all, &page, |q| q.queue.clone()))
     }
 
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {

@@ -21,7 +21,7 @@ impl SqliteStore {
         let skus = self
             .call(move |c| list_skus_with(c, &t, &after, &filter, probe, now_us()))
             .await?;
-        Ok(Listed::from_probe(skus, page.limit, |s| s.sku.clone()))
+        Ok(Listed::from_probe(skus, &page, |s| s.sku.clone()))
     }
 
     /// See `StockStore::list_allocations`.
@@ -39,6 +39,6 @@ impl SqliteStore {
                 read_allocations(c, &t, filter, &[&after, &limit])
             })
             .await?;
-        Ok(Listed::from_probe(allocations, page.limit, |a| a.id.clone()))
+        Ok(Listed::from_probe(allocations, &page, |a| a.id.clone()))
     }
 }

@@ -240,7 +240,7 @@ impl StockStore for SqliteStore {
                 Ok(rows)
             })
             .await?;
-        Ok(Listed::from_probe(entries, page.limit, |e| e.id))
+        Ok(Listed::from_probe(entries, &page, |e| e.id))
     }
 
     async fn allocate(

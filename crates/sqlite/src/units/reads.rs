@@ -39,7 +39,7 @@ impl SqliteStore {
                 .map_err(map_error)
             })
             .await?;
-        Ok(Listed::from_probe(units, page.limit, |u: &UnitView| u.unit.id))
+        Ok(Listed::from_probe(units, &page, |u: &UnitView| u.unit.id))
     }
 
     /// See `UnitStore::get_unit`.

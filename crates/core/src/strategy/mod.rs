@@ -1,5 +1,7 @@
 //! Allocation strategies (docs/internals.md, "Strategies") and backends.
 
+pub mod auto;
+
 use crate::support::error::{AllotError, Unsupported};
 use serde::{Deserialize, Serialize};
 use std::fmt;

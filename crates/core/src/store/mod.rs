@@ -6,6 +6,11 @@
 //! store calls it inside the transaction. Only successful requests are stored: a failed
 //! request changes nothing, so a retry of it runs again.
 
+pub mod capabilities;
+pub mod idempotency;
+pub mod long_poll;
+pub mod stores;
+
 use crate::booking::{Booking, BookingRequest};
 use crate::hold::{Hold, HoldRequest};
 use crate::location::{Location, SetLevel, Transfer};
@@ -586,10 +591,10 @@ pub trait WebhookStore: Send + Sync + 'static {
 }
 
 /// Every domain trait on one object: what a backend implements, and what
-/// `Stores::of` (in `stores.rs`, above this file) splits into one handle per domain for the
+/// `Stores::of` (in `store/stores.rs`) splits into one handle per domain for the
 /// server.
 pub trait Store:
-    crate::capabilities::Capable
+    crate::store::capabilities::Capable
     + StockStore
     + LocationStore
     + HoldStore
@@ -604,7 +609,7 @@ pub trait Store:
 }
 
 impl<
-        T: crate::capabilities::Capable
+        T: crate::store::capabilities::Capable
             + StockStore
             + LocationStore
             + HoldStore
@@ -622,7 +627,7 @@ impl<
 /// Maintenance: the work no client request asks for — expiry, rescue and pruning by the
 /// sweepers, the audit, the rebalance, the queue-depth gauge. Only the sweepers of `allot
 /// serve`, `GET /v1/audit`, the CLI and the benchmarks receive it; the request paths get
-/// `Stores` (in `stores.rs`), so a decorator of the request paths (`allot_redis::RedisGated`) does
+/// `Stores` (in `store/stores.rs`), so a decorator of the request paths (`allot_redis::RedisGated`) does
 /// not wrap it. Each method works across tenants (or names the one it works in) and finishes every row
 /// within its own tenant.
 #[async_trait]

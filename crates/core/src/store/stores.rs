@@ -3,7 +3,7 @@
 //! units, bookings, jobs and keys reach the backend directly) and a test or a benchmark
 //! wraps only the one it observes.
 
-use crate::capabilities::{Capabilities, Capable};
+use crate::store::capabilities::{Capabilities, Capable};
 use crate::store::{
     BookingStore, EventStore, HoldStore, JobStore, KeyStore, LocationStore, QueueStore, StockStore, Store, UnitStore,
     WebhookStore,

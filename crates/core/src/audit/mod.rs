@@ -18,12 +18,15 @@
 //!   `max_attempts`, at most one recorded failure per attempt, none for an attempt not yet
 //!   made, and a completed job's last attempt did not also fail (two outcomes of one lease:
 //!   what a stale worker's completion would leave);
-//! - per allocation, hold and transfer: its books ([`crate::books`]);
+//! - per allocation, hold and transfer: its books ([`crate::audit::books`]);
 //! - per resource: no two blocking bookings overlap (read by the backend, see
 //!   [`crate::booking::BookingOverlap`]).
 
+pub mod books;
+pub mod violation;
+
+pub use crate::audit::violation::AuditViolation;
 use crate::job::JobState;
-pub use crate::violation::AuditViolation;
 use serde::{Deserialize, Serialize};
 
 /// Most overlapping booking pairs a report lists (the count of the rest is not read: one pair
@@ -313,22 +316,26 @@ impl Auditor {
         self.report.violations.extend(claim_violation(row));
     }
 
-    /// Judge one allocation's line (see [`crate::books`]).
-    pub fn allocation(&mut self, row: &crate::books::AllocationAuditRow) {
+    /// Judge one allocation's line (see [`crate::audit::books`]).
+    pub fn allocation(&mut self, row: &crate::audit::books::AllocationAuditRow) {
         self.report.allocations_checked += 1;
-        self.report.violations.extend(crate::books::allocation_violations(row));
+        self.report
+            .violations
+            .extend(crate::audit::books::allocation_violations(row));
     }
 
-    /// Judge one hold's line (see [`crate::books`]).
-    pub fn hold(&mut self, row: &crate::books::HoldAuditRow) {
+    /// Judge one hold's line (see [`crate::audit::books`]).
+    pub fn hold(&mut self, row: &crate::audit::books::HoldAuditRow) {
         self.report.holds_checked += 1;
-        self.report.violations.extend(crate::books::hold_violations(row));
+        self.report.violations.extend(crate::audit::books::hold_violations(row));
     }
 
-    /// Judge one transfer (see [`crate::books`]).
-    pub fn transfer(&mut self, row: &crate::books::TransferAuditRow) {
+    /// Judge one transfer (see [`crate::audit::books`]).
+    pub fn transfer(&mut self, row: &crate::audit::books::TransferAuditRow) {
         self.report.transfers_checked += 1;
-        self.report.violations.extend(crate::books::transfer_violation(row));
+        self.report
+            .violations
+            .extend(crate::audit::books::transfer_violation(row));
     }
 
     /// Judge one job.

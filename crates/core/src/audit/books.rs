@@ -23,10 +23,10 @@
 //!
 //! Per transfer: exactly two entries, of one SKU, at two locations, that cancel out.
 
+use crate::audit::violation::AuditViolation;
+pub use crate::audit::violation::{AuditObject, AuditObjectKind};
 use crate::hold::HoldStatus;
 use crate::model::AllocationStatus;
-use crate::violation::AuditViolation;
-pub use crate::violation::{AuditObject, AuditObjectKind};
 
 /// One (allocation, SKU) as the audit reads it: what the allocation row says and what the
 /// ledger entries and return records pointing at it add up to. A side that has no row reads
