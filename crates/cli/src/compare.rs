@@ -5,6 +5,7 @@ use allot_bench::orchestrate::compare_all;
 use allot_bench::orchestrate::compare_options::{CompareOptions, Workload};
 
 use crate::target::{on_target, TargetArgs};
+use clap::builder::TypedValueParser;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -27,10 +28,9 @@ pub(crate) struct CompareArgs {
     /// Seconds of each pgbench reference run.
     #[arg(long, default_value_t = 10)]
     pub(crate) pgbench_seconds: u64,
-    /// Workloads to run, comma-separated (hot_sku, spread, holds, units, bookings, queue,
-    /// batch), or `all`. The no-op handler runs with hot_sku; the batch API's pgbench
-    /// reference with batch.
-    #[arg(long, value_delimiter = ',', default_value = "all", value_parser = workload)]
+    /// Workloads to run (comma-separated), or `all`. The no-op handler runs with hot_sku; the
+    /// batch API's pgbench reference with batch.
+    #[arg(long, value_delimiter = ',', default_value = "all", value_parser = workloads())]
     pub(crate) workloads: Vec<Workload>,
     /// Instead of one run: build this git revision (a worktree under target/compare-rev/,
     /// release) and run it and this build alternately, ABBA, each on a fresh database beside
@@ -97,12 +97,14 @@ impl CompareArgs {
     }
 }
 
-/// `--workloads`' parser: one of [`Workload::NAMED`].
-fn workload(name: &str) -> Result<Workload, String> {
-    Workload::parse(name).ok_or_else(|| {
-        let names: Vec<&str> = Workload::NAMED.iter().map(|(_, n)| *n).collect();
-        format!("one of {}", names.join(", "))
-    })
+/// `--workloads`' parser: one of [`Workload::NAMED`], each listed with its help (`- name:
+/// …` in `--help`, which `--rev` reads to learn what an older build runs).
+fn workloads() -> impl clap::builder::TypedValueParser<Value = Workload> {
+    let values = Workload::NAMED
+        .iter()
+        .map(|(w, name)| clap::builder::PossibleValue::new(*name).help(w.about()));
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| Workload::parse(&name).expect("one of the possible values"))
 }
 
 /// `bench compare`: against `--rev` (this build and the revision's, alternating, each on a

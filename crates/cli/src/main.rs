@@ -141,7 +141,20 @@ struct RebalanceArgs {
     sku: Option<String>,
 }
 
-fn main() -> anyhow::Result<std::process::ExitCode> {
+/// Run the command; an error is printed as its chain of causes in one line (`Error: a: b`),
+/// never with a backtrace, whatever `RUST_BACKTRACE` says, and exits 1.
+fn main() -> std::process::ExitCode {
+    match start() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Parse the command line (with the config file), set up logging and the runtime, run.
+fn start() -> anyhow::Result<std::process::ExitCode> {
     let args: Vec<OsString> = std::env::args_os().collect();
     // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
     let config = Cli::parse_from(&args).config;

@@ -313,8 +313,8 @@ async fn a_second_sigint_exits_at_once() {
     drop(slow);
 }
 
-/// A busy address: `allot serve` exits with a message naming `--listen`, and creates no
-/// database file (the address is bound before the store is opened).
+/// A busy address: `allot serve` exits with one line naming `--listen` (no backtrace), and
+/// creates no database file (the address is bound before the store is opened).
 #[test]
 fn a_busy_address_names_listen_and_leaves_no_database() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -323,7 +323,7 @@ fn a_busy_address_names_listen_and_leaves_no_database() {
     let out = Command::new(env!("CARGO_BIN_EXE_allot"))
         .args(["serve", "--database-url", &db, "--listen", &listen])
         .env_remove("ALLOT_CONFIG")
-        .env("RUST_BACKTRACE", "0")
+        .env("RUST_BACKTRACE", "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -333,6 +333,8 @@ fn a_busy_address_names_listen_and_leaves_no_database() {
         "{stderr}"
     );
     assert!(!stderr.contains("store unavailable"), "{stderr}");
+    // One line, even where a developer keeps RUST_BACKTRACE=1.
+    assert!(!stderr.contains("backtrace") && stderr.lines().count() == 1, "{stderr}");
     let path = db.trim_start_matches("sqlite://");
     assert!(!std::path::Path::new(path).exists(), "no database made: {path}");
 }

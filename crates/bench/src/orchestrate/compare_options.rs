@@ -42,6 +42,20 @@ impl Workload {
         Self::NAMED.iter().find(|(w, _)| *w == self).map_or("all", |(_, n)| n)
     }
 
+    /// What it runs, in a line (the flag's help).
+    pub fn about(self) -> &'static str {
+        match self {
+            Workload::All => "Every workload",
+            Workload::HotSku => "One hot SKU, with the no-op handler",
+            Workload::Spread => "Allocations spread over --spread SKUs",
+            Workload::Holds => "Hold flows",
+            Workload::Units => "Unit claims",
+            Workload::Bookings => "Bookings",
+            Workload::Queue => "The job queue, straight on the store",
+            Workload::Batch => "The batch API on one hot SKU, with its pgbench reference",
+        }
+    }
+
     /// The workload named `name`, if any.
     pub fn parse(name: &str) -> Option<Workload> {
         Self::NAMED.iter().find(|(_, n)| *n == name).map(|(w, _)| *w)

@@ -82,7 +82,8 @@ limits! {
     max_tx_retries: u32 = 5, min 0;
     /// Attempts of the optimistic strategy before `409 contention`.
     optimistic_max_attempts: u32 = 8, min 1;
-    /// Largest `limit` of a ledger page.
+    /// Largest `limit` of a page of any listing (the ledger, SKUs, allocations, holds,
+    /// units, jobs, queues) and of the change feed.
     max_page_size: u32 = 1000, min 1;
     /// Longest `Idempotency-Key`, bytes.
     max_idempotency_key_len: usize = 255, min 1;
