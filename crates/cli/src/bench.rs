@@ -1,7 +1,7 @@
 //! `allot bench …`: the flags of each workload, mapped to the options of `allot-bench`, which
 //! runs and reports it; the in-process server a run loads when it was given no `--url`.
 
-use allot_bench::orchestrate::{flow_runs, queue_runs, report::strategy_list, stock_runs};
+use allot_bench::orchestrate::{flow_runs, queue_runs, report::comma_list, stock_runs};
 
 use crate::compare::CompareArgs;
 use crate::target::{bench_target_with, on_target, stop, temp_sqlite, LoadArgs, TargetArgs};
@@ -210,7 +210,10 @@ impl UnitsArgs {
             min_quantity: self.min_quantity,
             max_quantity: self.max_quantity,
             scarce_units: self.scarce_units,
-            order_by: strategy_list(&self.order_by),
+            order_by: comma_list(&self.order_by)
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
             pool_sku: self.pool_sku.clone(),
             progress: true,
         }
@@ -281,7 +284,7 @@ impl AutoArgs {
     fn options(&self, url: String) -> allot_bench::MovingOptions {
         allot_bench::MovingOptions {
             url,
-            strategies: strategy_list(&self.strategy),
+            strategies: comma_list(&self.strategy),
             clients: self.clients,
             requests: self.requests,
             skus: self.skus,
@@ -329,7 +332,7 @@ impl BatchArgs {
     fn options(&self, url: String) -> allot_bench::BatchOptions {
         allot_bench::BatchOptions {
             url,
-            strategies: strategy_list(&self.strategy),
+            strategies: comma_list(&self.strategy),
             connections: self.connections,
             streams: self.streams,
             batch: self.batch,
@@ -423,7 +426,7 @@ impl QueueArgs {
         let strategies = if self.strategy == "all" {
             allot_core::ClaimStrategy::ALL.to_vec()
         } else {
-            strategy_list(&self.strategy)
+            comma_list(&self.strategy)
                 .iter()
                 .map(|s| allot_core::ClaimStrategy::parse(s).ok_or_else(|| anyhow::anyhow!("unknown strategy {s}")))
                 .collect::<anyhow::Result<Vec<_>>>()?

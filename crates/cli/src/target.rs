@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use allot_bench::orchestrate::report::strategy_list;
+use allot_bench::orchestrate::report::comma_list;
 
 use allot_server::ServerConfig;
 use clap::Args;
@@ -48,7 +48,7 @@ pub(crate) struct LoadArgs {
 impl LoadArgs {
     /// `--strategy` as a list.
     pub(crate) fn strategies(&self) -> Vec<String> {
-        strategy_list(&self.strategy)
+        comma_list(&self.strategy)
     }
 
     /// `--json`, if given.

@@ -50,10 +50,8 @@ pub fn load_rows(reports: &[LoadReport]) -> Vec<CompareRow> {
         .collect()
 }
 
-/// A comma-separated list of strategies (`all`, `default`, or names) as the options take it.
-pub fn strategy_list(list: &str) -> Vec<String> {
-    list.split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
+/// A comma-separated flag as a list, each item trimmed (strategies: `all`, `default` or names;
+/// an empty item stays, for the run to refuse as an unknown strategy).
+pub fn comma_list(list: &str) -> Vec<String> {
+    list.split(',').map(|s| s.trim().to_string()).collect()
 }

@@ -413,7 +413,7 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// A page of `queue`'s jobs that `filter` lets through, by id (the cursor a job's id),
     /// and at most `max_page_bytes` of documents: the job that crosses that bound ends the
-    /// page, which then carries `next`.
+    /// page, which carries `next` when a job follows it.
     async fn list_jobs(
         &self,
         tenant: &Tenant,

@@ -52,14 +52,12 @@ impl<T, C> Listed<T, C> {
         Listed { items: rows, next }
     }
 
-    /// The same page with `next` set from the last item when `more` items follow it: what a
-    /// backend that ended the page by a bound other than `limit` (a page's bytes) learned from
-    /// the row after its last (SQL's `lead`).
-    pub fn with_more(mut self, more: bool, cursor: impl Fn(&T) -> C) -> Self {
-        if more && self.next.is_none() {
-            self.next = self.items.last().map(cursor);
-        }
-        self
+    /// The page of `items` (read with `limit` itself, not the probe) whose backend knows
+    /// whether `more` items follow the last one (SQL's `lead` over the listing, which also
+    /// sees past a page ended by a bound other than `limit`, such as its bytes).
+    pub fn with_more(items: Vec<T>, more: bool, cursor: impl Fn(&T) -> C) -> Self {
+        let next = if more { items.last().map(cursor) } else { None };
+        Listed { items, next }
     }
 }
 
@@ -82,12 +80,8 @@ mod tests {
 
     #[test]
     fn a_page_ended_early_carries_next_only_when_more_follow() {
-        let page = Page::new(0_i64, 3);
-        let more = Listed::from_probe(vec![1, 2], &page, |x: &i64| *x).with_more(true, |x| *x);
-        assert_eq!(more.next, Some(2));
-        let last = Listed::from_probe(vec![1, 2], &page, |x: &i64| *x).with_more(false, |x| *x);
-        assert_eq!(last.next, None);
-        let empty = Listed::<i64, i64>::from_probe(vec![], &page, |x| *x).with_more(true, |x| *x);
-        assert_eq!(empty.next, None);
+        assert_eq!(Listed::with_more(vec![1, 2], true, |x: &i64| *x).next, Some(2));
+        assert_eq!(Listed::with_more(vec![1, 2], false, |x: &i64| *x).next, None);
+        assert_eq!(Listed::<i64, i64>::with_more(vec![], true, |x| *x).next, None);
     }
 }

@@ -371,7 +371,7 @@ impl JobStore for PgStore {
                     &queue,
                     &state,
                     &page.after,
-                    &i64::from(page.probe_limit()),
+                    &i64::from(page.limit),
                     &tenant.as_str(),
                     &page_bytes,
                     &filter.tag,
@@ -389,7 +389,7 @@ impl JobStore for PgStore {
             .last()
             .is_some_and(|r| r.get::<_, Option<i64>>("following").is_some());
         let jobs = rows.iter().map(queues::job_view).collect::<Result<Vec<_>>>()?;
-        Ok(Listed::from_probe(jobs, &page, |j| j.id).with_more(cut, |j| j.id))
+        Ok(Listed::with_more(jobs, cut, |j| j.id))
     }
 
     async fn wait_for_jobs(&self, tenant: &Tenant, queue: &str, max_wait: std::time::Duration) {

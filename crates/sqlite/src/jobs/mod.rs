@@ -400,7 +400,7 @@ impl JobStore for SqliteStore {
         let (t, queue) = (tenant.to_string(), queue.to_string());
         let page_bytes = self.limits.max_page_bytes as i64;
         let state = filter.state.map(JobState::as_str);
-        let (after, limit) = (page.after, page.probe_limit());
+        let (after, limit) = (page.after, page.limit);
         let (jobs, cut) = self
             .call(move |c| {
                 c.prepare_cached(queues::SQL_LIST_JOBS[usize::from(state.is_some())])
@@ -432,7 +432,7 @@ impl JobStore for SqliteStore {
                     })
             })
             .await?;
-        Ok(Listed::from_probe(jobs, &page, |j| j.id).with_more(cut, |j| j.id))
+        Ok(Listed::with_more(jobs, cut, |j| j.id))
     }
 
     /// SQLite has no notifications: an enqueue through this store wakes every waiter at once
