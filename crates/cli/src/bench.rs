@@ -4,7 +4,8 @@
 use allot_bench::orchestrate::{flow_runs, queue_runs, report::comma_list, stock_runs};
 
 use crate::compare::CompareArgs;
-use crate::target::{bench_target_with, on_target, stop, temp_sqlite, LoadArgs, TargetArgs};
+use crate::target::{on_target, on_target_with, temp_sqlite, LoadArgs, TargetArgs};
+use allot_server::ServerConfig;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -531,20 +532,21 @@ async fn feed(a: FeedArgs) -> anyhow::Result<()> {
         redis_url: None,
     };
     let interval_ms = a.event_sequence_interval_ms;
-    let (url, server) = bench_target_with(&target, |cfg| cfg.limits.event_sequence_interval_ms = interval_ms).await?;
-    let opts = allot_bench::FlashSaleOptions {
-        url,
-        strategies: vec![a.strategy.clone()],
-        clients: a.clients,
-        stock: a.requests as i64,
-        requests: a.requests,
-        spread: 1,
-        segmented_buckets: 1,
-        progress: true,
-        api_key: None,
-    };
-    let run = (a.database_url.as_str(), a.rounds, interval_ms);
-    let result = stock_runs::feed(&opts, run, a.json.as_deref()).await;
-    stop(server).await?;
-    result
+    let tweak = move |cfg: &mut ServerConfig| cfg.limits.event_sequence_interval_ms = interval_ms;
+    on_target_with(target, tweak, |url| async move {
+        let opts = allot_bench::FlashSaleOptions {
+            url,
+            strategies: vec![a.strategy.clone()],
+            clients: a.clients,
+            stock: a.requests as i64,
+            requests: a.requests,
+            spread: 1,
+            segmented_buckets: 1,
+            progress: true,
+            api_key: None,
+        };
+        let run = (a.database_url.as_str(), a.rounds, interval_ms);
+        stock_runs::feed(&opts, run, a.json.as_deref()).await
+    })
+    .await
 }

@@ -64,14 +64,27 @@ where
     F: FnOnce(String) -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,
 {
-    let (url, server) = bench_target(&t).await?;
+    on_target_with(t, |_| {}, load).await
+}
+
+/// [`on_target`], with `tweak` applied to the in-process server's configuration.
+pub(crate) async fn on_target_with<F, Fut>(
+    t: TargetArgs,
+    tweak: impl FnOnce(&mut ServerConfig),
+    load: F,
+) -> anyhow::Result<()>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let (url, server) = bench_target_with(&t, tweak).await?;
     let result = load(url).await;
     stop(server).await?;
     result
 }
 
 /// Stop the in-process server, if one was started.
-pub(crate) async fn stop(server: Option<allot_server::RunningServer>) -> anyhow::Result<()> {
+async fn stop(server: Option<allot_server::RunningServer>) -> anyhow::Result<()> {
     if let Some(s) = server {
         s.stop().await?;
     }
@@ -84,13 +97,9 @@ pub(crate) fn temp_sqlite(prefix: &str) -> String {
     format!("sqlite://{}", p.display())
 }
 
-/// The URL to load, and the in-process server started for it when no `--url` was given.
-pub(crate) async fn bench_target(t: &TargetArgs) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
-    bench_target_with(t, |_| {}).await
-}
-
-/// [`bench_target`], with `tweak` applied to the in-process server's configuration.
-pub(crate) async fn bench_target_with(
+/// The URL to load, and the in-process server started for it (with `tweak` applied to its
+/// configuration) when no `--url` was given.
+async fn bench_target_with(
     t: &TargetArgs,
     tweak: impl FnOnce(&mut ServerConfig),
 ) -> anyhow::Result<(String, Option<allot_server::RunningServer>)> {
