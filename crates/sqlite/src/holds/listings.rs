@@ -1,7 +1,7 @@
 //! The cursor listing of holds: one statement for the rows (a unit hold's units per hold) on
 //! the writer thread.
 
-use super::read_holds;
+use super::read_holds_page;
 use crate::engine::clock::now_us;
 use crate::engine::store::SqliteStore;
 use allot_core::hold::HoldStatus;
@@ -21,8 +21,8 @@ impl SqliteStore {
             page.after.map(str::to_string),
             sku.map(str::to_string),
         );
-        let limit = page.probe_limit();
-        let holds = self.call(move |c| {
+        let (limit, shape) = (page.probe_limit(), Page::new((), page.limit));
+        self.call(move |c| {
             let now = now_us();
             let filter = "(?2 IS NULL OR (h.expires_at_us, h.id) >
                                (SELECT p.expires_at_us, p.id FROM holds p WHERE p.tenant = ?1 AND p.id = ?2))
@@ -32,9 +32,9 @@ impl SqliteStore {
                           AND (?6 IS NULL OR EXISTS (SELECT 1 FROM hold_lines l
                                  WHERE l.tenant = ?1 AND l.hold_id = h.id AND l.sku = ?6))
                         ORDER BY h.expires_at_us, h.id LIMIT ?5";
-            read_holds(c, &t, filter, &[&after, &status.as_str(), &now, &limit, &sku], now)
+            let p: [&dyn rusqlite::ToSql; 5] = [&after, &status.as_str(), &now, &limit, &sku];
+            read_holds_page(c, (&t, filter), &p, now, &shape)
         })
-        .await?;
-        Ok(Listed::from_probe(holds, &page, |h| h.id.clone()))
+        .await
     }
 }

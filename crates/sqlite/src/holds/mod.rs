@@ -64,25 +64,33 @@ fn hold_row(c: &Connection, tenant: &str, id: &str) -> Result<HoldRow> {
     .ok_or_else(|| AllotError::not_found("hold", id))
 }
 
-/// Holds of `tenant` that `filter` (SQL after `WHERE h.tenant = ?1 AND `, with `p` from `?2`
-/// on) selects, in its order: one statement for the rows (a unit hold's units are read
-/// per hold).
-pub(crate) fn read_holds(
+/// A page of the tenant's holds that `filter` selects (with `p` from `?2`, its limit at
+/// `page`'s probe): the row past the page says another follows and is dropped before its
+/// units are read.
+pub(crate) fn read_holds_page<P>(
     c: &Connection,
-    tenant: &str,
-    filter: &str,
+    (tenant, filter): (&str, &str),
     p: &[&dyn rusqlite::ToSql],
     now_us: i64,
-) -> Result<Vec<Hold>> {
+    page: &allot_core::Page<P>,
+) -> Result<allot_core::Listed<Hold, String>> {
+    let rows = allot_core::Listed::from_probe(hold_rows(c, tenant, filter, p)?, page, |h| h.id.clone());
+    let items = rows.items.into_iter().map(|h| hold_of_row(c, tenant, h, now_us));
+    Ok(allot_core::Listed {
+        items: items.collect::<Result<_>>()?,
+        next: rows.next,
+    })
+}
+
+/// The rows of the tenant's holds that `filter` (with `p` from `?2`) selects.
+fn hold_rows(c: &Connection, tenant: &str, filter: &str, p: &[&dyn rusqlite::ToSql]) -> Result<Vec<HoldRow>> {
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tenant];
     params.extend_from_slice(p);
-    let rows: Vec<HoldRow> = c
-        .prepare_cached(&format!(
-            "SELECT {HOLD_COLUMNS} FROM holds h WHERE h.tenant = ?1 AND {filter}"
-        ))
-        .and_then(|mut s| s.query_map(params.as_slice(), hold_of)?.collect())
-        .map_err(map_error)?;
-    rows.into_iter().map(|h| hold_of_row(c, tenant, h, now_us)).collect()
+    c.prepare_cached(&format!(
+        "SELECT {HOLD_COLUMNS} FROM holds h WHERE h.tenant = ?1 AND {filter}"
+    ))
+    .and_then(|mut s| s.query_map(params.as_slice(), hold_of)?.collect())
+    .map_err(map_error)
 }
 
 fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold> {
