@@ -83,6 +83,22 @@ impl PgCluster {
         Ok(cluster)
     }
 
+    /// As [`PgCluster::start`], with `settings` (lines of `postgresql.conf`) added before
+    /// the first start.
+    pub fn start_with(settings: &str) -> Result<PgCluster, BenchError> {
+        let cluster = PgCluster::new_dir()?;
+        let data = cluster.data();
+        cluster.tool("initdb", &["-D", &data, "-U", "postgres", "--auth=trust", "-E", "UTF8"])?;
+        let conf = std::path::Path::new(&data).join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).map_err(|e| BenchError::Setup(e.to_string()))?;
+        text.push('\n');
+        text.push_str(settings);
+        text.push('\n');
+        std::fs::write(&conf, text).map_err(|e| BenchError::Setup(e.to_string()))?;
+        cluster.start_server()?;
+        Ok(cluster)
+    }
+
     /// As [`PgCluster::start`], but speaking TLS with `cert_pem` and `key_pem` (the server's
     /// certificate chain and private key, PEM) and accepting TCP connections over TLS only
     /// (`hostssl … trust`, `hostnossl … reject`; PostgreSQL docs, "Secure TCP/IP

@@ -5,7 +5,8 @@
 //! and its claims straight on the store (as the worker library runs them), latency percentiles
 //! from HdrHistogram, the invariant checks of ARCHITECTURE.md after every run, the reports (a
 //! side-by-side table, JSON, a chart), the references each run stands beside (pgbench, the
-//! queue's peer, redis-benchmark, a no-op handler), and the fault suite's clusters, proxies and
+//! queue's peer, redis-benchmark, a no-op handler), what each hot path costs in counts that
+//! do not swing with the hour (`cost/`: callgrind, a counting proxy, the WAL), and the fault suite's clusters, proxies and
 //! poolers (`orchestrate/`, `cluster.rs`, `lb.rs`, `patroni.rs`, `pgbouncer.rs`).
 
 mod batch_api;
@@ -14,6 +15,7 @@ mod chaos;
 mod cluster;
 mod compare;
 mod console;
+pub mod cost;
 mod error;
 pub mod feed;
 mod flash_sale;
@@ -50,6 +52,6 @@ pub use moving::{moving_bench, render_moving_table, MovingOptions, MovingReport}
 pub use patroni::PatroniStack;
 pub use pgbouncer::{PgBouncer, PoolMode};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimPath, ClaimReport, QueueOptions, QueueReport};
-pub use reference::{noop_ceiling, process_cpu_us, serve_noop, Ceiling};
+pub use reference::{noop_ceiling, process_cpu_us, serve_noop, serve_noop_at, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{create_unit_pool, units_bench, UnitsOptions};

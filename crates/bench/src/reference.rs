@@ -53,6 +53,18 @@ pub async fn serve_noop() -> Result<(String, tokio::task::JoinHandle<()>), Bench
     Ok((format!("http://{addr}"), task))
 }
 
+/// Serve the no-op handler on `addr` (`HOST:PORT`) until the process ends: the HTTP floor of
+/// `allot bench cost`, run in a process of its own (`allot bench noop-serve`).
+pub async fn serve_noop_at(addr: &str) -> Result<(), BenchError> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| BenchError::Setup(format!("bind the no-op handler on {addr}: {e}")))?;
+    let app = Router::new().route("/v1/allocations", route_post(allocate));
+    axum::serve(listener, app)
+        .await
+        .map_err(|e| BenchError::Setup(format!("the no-op handler: {e}")))
+}
+
 /// Send `requests` single-unit allocation bodies from `clients` keep-alive clients to the
 /// no-op handler, the flash sale's loop against allot.
 pub async fn noop_ceiling(clients: usize, requests: u64) -> Result<Ceiling, BenchError> {

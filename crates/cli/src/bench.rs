@@ -56,6 +56,15 @@ pub(crate) enum BenchCmd {
     /// filters, events), one at a time, on a server filled with J jobs and S SKUs, beside
     /// `GET /livez` as the no-op reference; fails when the overview's p99 is 100 ms or more.
     Console(crate::console_bench::ConsoleArgs),
+    /// What each hot path costs per operation in counts that do not swing with the hour:
+    /// server instructions and heap allocations (callgrind), PostgreSQL statements and round
+    /// trips (a counting proxy), WAL bytes and rows written (pg_walinspect), on a cluster of
+    /// its own, beside a no-op handler and the textbook SQL; `--check` holds them to a
+    /// baseline, `--rev` counts a revision beside this build.
+    Cost(crate::cost::CostArgs),
+    /// Serve the no-op handler alone (the HTTP floor `bench cost` counts).
+    #[command(hide = true)]
+    NoopServe(crate::cost::NoopServeArgs),
 }
 
 /// Run `cmd`.
@@ -103,6 +112,8 @@ pub(crate) async fn bench(cmd: BenchCmd) -> anyhow::Result<()> {
             .await
         }
         BenchCmd::Console(a) => crate::console_bench::console(a).await,
+        BenchCmd::Cost(a) => crate::cost::cost(a).await,
+        BenchCmd::NoopServe(a) => crate::cost::noop_serve(a).await,
     }
 }
 

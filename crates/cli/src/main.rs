@@ -16,6 +16,7 @@ mod bench;
 mod compare;
 mod config;
 mod console_bench;
+mod cost;
 mod db_args;
 mod keys;
 mod limit_args;

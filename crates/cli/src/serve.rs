@@ -78,6 +78,12 @@ pub(crate) struct ServeArgs {
     /// TTL of a `redis_lock` lock, ms (a watchdog renews it while held).
     #[arg(long, env = "ALLOT_REDIS_LOCK_TTL_MS", default_value_t = 5_000)]
     pub(crate) redis_lock_ttl_ms: u64,
+    /// One interval for every background task instead of each one's own, ms (sweepers,
+    /// sequencer, scheduler, heartbeat, webhook dispatch). For measurement: `allot bench cost`
+    /// sets an hour, so a request's counts hold no background work; never in production.
+    #[arg(long, env = "ALLOT_BACKGROUND_INTERVAL_MS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) background_interval_ms: Option<u64>,
     #[command(flatten)]
     pub(crate) http: HttpArgs,
     #[command(flatten)]
@@ -235,6 +241,7 @@ impl ServeArgs {
             redis_key_prefix: self.redis_key_prefix.clone(),
             redis_counter_ttl_ms: self.redis_counter_ttl_ms,
             redis_lock_ttl_ms: self.redis_lock_ttl_ms,
+            background_interval_ms: self.background_interval_ms,
             ..ServerConfig::default()
         })
     }

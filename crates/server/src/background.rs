@@ -34,26 +34,42 @@ impl Background {
         );
         workers.tenant = webhooks::delivery_tenant();
         workers.concurrency = cfg.webhook_concurrency.max(1);
+        // One interval for every task when the configuration names one (`allot bench cost`).
+        let every = |own_ms: u64| cfg.background_interval_ms.unwrap_or(own_ms);
+        workers.poll_ms = every(workers.poll_ms);
         let tasks = vec![
-            tokio::spawn(sweepers::sweep(store.clone(), retention, cfg.sweep_interval_ms)),
+            tokio::spawn(sweepers::sweep(store.clone(), retention, every(cfg.sweep_interval_ms))),
             tokio::spawn(sweepers::sequence_events(
                 store.clone(),
-                cfg.limits.event_sequence_interval_ms,
+                every(cfg.limits.event_sequence_interval_ms),
                 cfg.limits.event_sequence_batch,
             )),
             tokio::spawn(metrics_layer::upkeep()),
-            tokio::spawn(sweepers::sample_queue_depths(store.clone())),
-            tokio::spawn(sweepers::run_schedules(store.clone())),
-            tokio::spawn(sweepers::fold_queue_counts(store.clone())),
-            tokio::spawn(sweepers::heartbeat(store.clone(), instance)),
+            tokio::spawn(sweepers::sample_queue_depths(
+                store.clone(),
+                every(sweepers::SAMPLE_QUEUE_DEPTHS_MS),
+            )),
+            tokio::spawn(sweepers::run_schedules(
+                store.clone(),
+                every(sweepers::SCHEDULE_PASS_MS),
+            )),
+            tokio::spawn(sweepers::fold_queue_counts(
+                store.clone(),
+                every(sweepers::FOLD_QUEUE_COUNTS_MS),
+            )),
+            tokio::spawn(sweepers::heartbeat(
+                store.clone(),
+                instance,
+                every(allot_core::instance::HEARTBEAT_MS),
+            )),
             tokio::spawn(sweepers::sweep_holds(
                 store,
-                cfg.hold_sweep_interval_ms,
+                every(cfg.hold_sweep_interval_ms),
                 cfg.limits.hold_sweep_batch,
             )),
             tokio::spawn(webhooks::dispatch(
                 stores.clone(),
-                cfg.webhook_dispatch_interval_ms,
+                every(cfg.webhook_dispatch_interval_ms),
                 cfg.limits.max_page_size,
             )),
         ];

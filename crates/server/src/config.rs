@@ -47,6 +47,12 @@ pub struct ServerConfig {
     pub webhook_concurrency: usize,
     /// How often new events are handed to webhook deliveries, ms. Default 100.
     pub webhook_dispatch_interval_ms: u64,
+    /// One interval for every background task instead of each one's own, ms: the sweepers,
+    /// the feed's sequencer, the scheduler, the queue-count fold and gauge, the heartbeat,
+    /// the webhook dispatcher and its delivery workers' polls (not the metrics upkeep, which
+    /// touches no database). `None` (the default): each its own. `allot bench cost` sets an
+    /// hour, so that what it counts per request holds no background work.
+    pub background_interval_ms: Option<u64>,
     /// Redis for `redis_counter` / `redis_lock` (`redis://…`, or `redis+cluster://h:p,…` /
     /// a comma-separated list for a Redis Cluster). `None`: those strategies are
     /// `unsupported_strategy`.
@@ -94,6 +100,7 @@ impl Default for ServerConfig {
             webhook_timeout_ms: 10_000,
             webhook_concurrency: 16,
             webhook_dispatch_interval_ms: 100,
+            background_interval_ms: None,
             redis_url: None,
             redis_key_prefix: "allot".into(),
             redis_counter_ttl_ms: 60_000,

@@ -135,18 +135,31 @@ pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Database>, interval_m
 
 /// How often the scheduler looks for due ticks, ms: a schedule's job is enqueued at most this
 /// late (cron's finest unit is a second).
-const SCHEDULE_PASS_MS: u64 = 250;
+pub(crate) const SCHEDULE_PASS_MS: u64 = 250;
+
+/// How often appended queue-count changes are folded into their totals, ms.
+pub(crate) const FOLD_QUEUE_COUNTS_MS: u64 = 1000;
+
+/// How often the queue-depth gauge is sampled, ms.
+pub(crate) const SAMPLE_QUEUE_DEPTHS_MS: u64 = 5000;
+
+/// A `tokio` interval of `ms` (at least 1) whose missed ticks are delayed, not bunched.
+fn every(ms: u64) -> tokio::time::Interval {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(ms.max(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick
+}
 
 /// Most due schedules one pass takes (the rest wait for the next pass, `SCHEDULE_PASS_MS`
 /// later).
 const SCHEDULE_BATCH: u32 = 1000;
 
-/// The scheduler: every `SCHEDULE_PASS_MS`, one pass over at most `SCHEDULE_BATCH` due
+/// The scheduler: every `interval_ms` ([`SCHEDULE_PASS_MS`] unless the server's
+/// `background_interval_ms` says otherwise), one pass over at most `SCHEDULE_BATCH` due
 /// schedules. Every instance runs it; a tick is enqueued once (see
 /// `Maintenance::run_schedules`). Counts `allot_schedule_jobs_total`.
-pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(SCHEDULE_PASS_MS));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>, interval_ms: u64) {
+    let mut tick = every(interval_ms);
     loop {
         tick.tick().await;
         match store.run_schedules(store.now(), SCHEDULE_BATCH).await {
@@ -156,23 +169,21 @@ pub(crate) async fn run_schedules(store: Arc<dyn allot_core::Database>) {
     }
 }
 
-/// Every second, fold the appended changes of the queue counts into their totals
+/// Every `interval_ms` ([`FOLD_QUEUE_COUNTS_MS`]), fold the appended changes of the queue counts into their totals
 /// (PostgreSQL; see `Maintenance::fold_queue_counts`), again at once while folds come back full.
-pub(crate) async fn fold_queue_counts(store: Arc<dyn allot_core::Database>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+pub(crate) async fn fold_queue_counts(store: Arc<dyn allot_core::Database>, interval_ms: u64) {
+    let mut tick = every(interval_ms);
     loop {
         tick.tick().await;
         in_batches("queue count fold", |max| store.fold_queue_counts(max)).await;
     }
 }
 
-/// Every 5 s, set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
+/// Every `interval_ms` ([`SAMPLE_QUEUE_DEPTHS_MS`]), set the gauge `allot_queue_jobs{queue, state}` to the unfinished jobs of every
 /// queue of every tenant, each under its own label (a hash of tenant and queue, see
 /// [`crate::metrics_layer::queue_label`]; `GET /v1/queues/{queue}` refreshes it at once).
-pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Database>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Database>, interval_ms: u64) {
+    let mut tick = every(interval_ms);
     let mut seen: std::collections::HashSet<(String, &'static str)> = Default::default();
     loop {
         tick.tick().await;
@@ -199,12 +210,16 @@ pub(crate) async fn sample_queue_depths(store: Arc<dyn allot_core::Database>) {
     }
 }
 
-/// Record this instance's heartbeat every [`allot_core::instance::HEARTBEAT_MS`] (the first is
+/// Record this instance's heartbeat every `interval_ms` ([`allot_core::instance::HEARTBEAT_MS`]; the first is
 /// [`beat`], before the server answers) and forget instances gone for
 /// [`allot_core::instance::FORGET_AFTER_MS`]; a failure is logged and tried again at the next
 /// tick.
-pub(crate) async fn heartbeat(store: Arc<dyn allot_core::Database>, instance: Arc<crate::recent::Recent>) {
-    let period = std::time::Duration::from_millis(allot_core::instance::HEARTBEAT_MS);
+pub(crate) async fn heartbeat(
+    store: Arc<dyn allot_core::Database>,
+    instance: Arc<crate::recent::Recent>,
+    interval_ms: u64,
+) {
+    let period = std::time::Duration::from_millis(interval_ms.max(1));
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

@@ -4,7 +4,7 @@
 //! batch's own write run by pgbench on the same database as references (`pgbench_refs`,
 //! `batch_ref`, `compare_batch`); and each `allot bench` workload run on a server and
 //! reported: its table, its JSON, its checks (`stock_runs`, `flow_runs`, `queue_runs`, `chaos_runs`,
-//! `compare_all` with `compare_http` and `compare_options`, over `report`). The CLI parses the flags, starts the
+//! `compare_all` with `compare_http` and `compare_options`, `cost_runs`, over `report`). The CLI parses the flags, starts the
 //! in-process server a run loads, and calls these; nothing here knows clap.
 
 pub mod batch_ref;
@@ -13,6 +13,7 @@ pub mod compare_all;
 pub mod compare_batch;
 mod compare_http;
 pub mod compare_options;
+pub mod cost_runs;
 pub mod flow_runs;
 pub mod fresh_db;
 pub mod peer;

@@ -94,7 +94,7 @@ pub fn compare_rev(a: &RevOptions, rev: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
+pub(crate) fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
     let mut cmd = Command::new("git");
     if let Some(d) = dir {
         cmd.current_dir(d);
@@ -111,7 +111,7 @@ fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
 }
 
 /// The release binary of `sha`, built in its own worktree (kept for the next comparison).
-fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
     let dir = root.join("target/compare-rev");
     let short = &sha[..12.min(sha.len())];
     let tree = dir.join(short);
@@ -131,7 +131,7 @@ fn build_rev(root: &Path, sha: &str) -> anyhow::Result<PathBuf> {
 
 /// The release binary of the working tree as it is now (built, so an older or debug binary
 /// is never what is compared).
-fn build_working_tree(root: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn build_working_tree(root: &Path) -> anyhow::Result<PathBuf> {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     cargo_release(root, &target, "the working tree")
 }

@@ -1,0 +1,314 @@
+//! The hot paths `allot bench cost` counts: for each, what is made before it is measured and
+//! the fixed sequence of requests of one operation. Everything a request carries is a
+//! function of the path and the operation's number (SKUs are picked by a seeded hash), so two
+//! runs send the same bytes but for the ids and instants the server hands out.
+
+use crate::error::BenchError;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+/// One hot path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CostPath {
+    /// `POST /v1/allocations` of one unit of one of [`SKUS`] SKUs, `"strategy":"atomic"`.
+    Atomic,
+    /// The same, `"strategy":"batched"`.
+    Batched,
+    /// `POST /v1/holds` of one unit, then `POST /v1/holds/{id}/confirm`.
+    HoldConfirm,
+    /// `POST /v1/unit-allocations` of one unit of a unit-tracked SKU.
+    UnitClaim,
+    /// `POST /v1/resources/{r}/bookings` of an hour that overlaps nothing.
+    Booking,
+    /// Enqueue one job, claim it, complete it (three requests).
+    Job,
+    /// `POST /v1/batch` of [`BATCH_OPERATIONS`] one-unit allocations; per operation.
+    BatchApi,
+    /// Reading the change feed (`GET /v1/events`, pages of [`FEED_PAGE`]) after the bench
+    /// sequenced the events; per event. The sequencing's statements and WAL are in the
+    /// window; its instructions are the bench's, not the server's.
+    FeedEvent,
+}
+
+/// SKUs the stock paths pick among.
+pub const SKUS: u64 = 8;
+/// Operations in one request of [`CostPath::BatchApi`].
+pub const BATCH_OPERATIONS: u64 = 50;
+/// Events in one page of [`CostPath::FeedEvent`].
+pub const FEED_PAGE: u64 = 100;
+/// Stock of each SKU: more than any run takes.
+const STOCK: i64 = 1_000_000_000;
+/// Units made per request of the unit path's set-up.
+const UNITS_PER_REQUEST: u64 = 500;
+
+impl CostPath {
+    /// Every path, in the table's order.
+    pub const ALL: [CostPath; 8] = [
+        CostPath::Atomic,
+        CostPath::Batched,
+        CostPath::HoldConfirm,
+        CostPath::UnitClaim,
+        CostPath::Booking,
+        CostPath::Job,
+        CostPath::BatchApi,
+        CostPath::FeedEvent,
+    ];
+
+    /// The path's name in the table, the baseline and `--paths`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CostPath::Atomic => "atomic",
+            CostPath::Batched => "batched",
+            CostPath::HoldConfirm => "hold_confirm",
+            CostPath::UnitClaim => "unit_claim",
+            CostPath::Booking => "booking",
+            CostPath::Job => "job",
+            CostPath::BatchApi => "batch_api",
+            CostPath::FeedEvent => "feed_event",
+        }
+    }
+
+    /// The path named `s`.
+    pub fn parse(s: &str) -> Option<CostPath> {
+        CostPath::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// What one operation is, for the table.
+    pub fn about(self) -> &'static str {
+        match self {
+            CostPath::Atomic => "allocation of 1, atomic",
+            CostPath::Batched => "allocation of 1, batched",
+            CostPath::HoldConfirm => "hold of 1 + confirm",
+            CostPath::UnitClaim => "unit claim of 1",
+            CostPath::Booking => "booking of 1 h",
+            CostPath::Job => "enqueue + claim + complete",
+            CostPath::BatchApi => "allocation in a batch of 50",
+            CostPath::FeedEvent => "event sequenced + read",
+        }
+    }
+
+    /// How many times `--ops` operations a window of this path holds: 5 for the paths whose
+    /// requests carry many operations (so a window holds 20 batches or 10 pages, and a
+    /// lane's timing or one cache refresh weighs little per operation), else 1.
+    pub fn scale(self) -> u64 {
+        match self {
+            CostPath::BatchApi | CostPath::FeedEvent => 5,
+            _ => 1,
+        }
+    }
+
+    /// Operations one call of [`Driver::operate`] performs.
+    pub fn per_call(self) -> u64 {
+        match self {
+            CostPath::BatchApi => BATCH_OPERATIONS,
+            CostPath::FeedEvent => FEED_PAGE,
+            _ => 1,
+        }
+    }
+}
+
+/// splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014):
+/// the seeded pick of a SKU, with no state to carry between operations.
+fn mix(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Sends one path's requests to one server, one at a time on one keep-alive connection.
+pub struct Driver {
+    client: reqwest::Client,
+    base: String,
+    seed: u64,
+    /// The feed's cursor so far.
+    after: i64,
+    /// Requests sent so far.
+    pub requests: u64,
+}
+
+impl Driver {
+    /// A driver of the server at `base` (`http://127.0.0.1:PORT`).
+    pub fn new(base: &str, seed: u64) -> Result<Driver, BenchError> {
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .timeout(std::time::Duration::from_secs(600))
+            .build()?;
+        Ok(Driver {
+            client,
+            base: base.to_string(),
+            seed,
+            after: 0,
+            requests: 0,
+        })
+    }
+
+    /// Send one request; its status and body, or an error naming what was expected.
+    async fn send(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        want: &[u16],
+    ) -> Result<Value, BenchError> {
+        let mut req = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        self.requests += 1;
+        let resp = req.send().await?;
+        let status = resp.status().as_u16();
+        let text = resp.text().await?;
+        if !want.contains(&status) {
+            return Err(BenchError::Setup(format!("{path} answered {status}: {text}")));
+        }
+        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// The SKU of operation `i` of `path`.
+    fn sku(&self, path: CostPath, i: u64) -> String {
+        format!("cost-{}-{}", path.name(), mix(self.seed, i) % SKUS)
+    }
+
+    /// Make what `calls` calls of [`Driver::operate`] on `path` need.
+    pub async fn prepare(&mut self, path: CostPath, calls: u64) -> Result<(), BenchError> {
+        match path {
+            CostPath::UnitClaim => self.make_units(calls).await,
+            CostPath::Booking | CostPath::Job => Ok(()),
+            CostPath::FeedEvent => {
+                for k in 0..SKUS {
+                    let body = json!({"sku": format!("cost-feed_event-{k}"), "on_hand": STOCK});
+                    self.send(Method::POST, "/v1/skus", Some(body), &[200, 201, 409])
+                        .await?;
+                }
+                Ok(())
+            }
+            _ => {
+                for k in 0..SKUS {
+                    let body = json!({"sku": format!("cost-{}-{k}", path.name()), "on_hand": STOCK});
+                    self.send(Method::POST, "/v1/skus", Some(body), &[200, 201, 409])
+                        .await?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    async fn make_units(&mut self, count: u64) -> Result<(), BenchError> {
+        let mut made = 0;
+        while made < count {
+            let n = UNITS_PER_REQUEST.min(count - made);
+            let units: Vec<Value> = (made..made + n)
+                .map(|i| json!({"serial": format!("S{i:08}"), "location": "A1"}))
+                .collect();
+            self.send(
+                Method::POST,
+                "/v1/skus/cost-units/units",
+                Some(json!({"units": units})),
+                &[200, 201],
+            )
+            .await?;
+            made += n;
+        }
+        Ok(())
+    }
+
+    /// Write what the feed path reads: at least `calls` pages of events (an allocation
+    /// writes one or more).
+    pub async fn write_events(&mut self, calls: u64) -> Result<(), BenchError> {
+        for i in 0..calls * FEED_PAGE {
+            let body =
+                json!({"lines": [{"sku": self.sku(CostPath::FeedEvent, i), "quantity": 1}], "strategy": "atomic"});
+            self.send(Method::POST, "/v1/allocations", Some(body), &[201]).await?;
+        }
+        Ok(())
+    }
+
+    /// Operation `i` of `path` (see [`CostPath`]).
+    pub async fn operate(&mut self, path: CostPath, i: u64) -> Result<(), BenchError> {
+        match path {
+            CostPath::Atomic | CostPath::Batched => {
+                let strategy = if path == CostPath::Atomic { "atomic" } else { "batched" };
+                let body = json!({"lines": [{"sku": self.sku(path, i), "quantity": 1}], "strategy": strategy});
+                self.send(Method::POST, "/v1/allocations", Some(body), &[201]).await?;
+            }
+            CostPath::HoldConfirm => {
+                let body = json!({"lines": [{"sku": self.sku(path, i), "quantity": 1}], "ttl_ms": 600_000});
+                let hold = self.send(Method::POST, "/v1/holds", Some(body), &[201]).await?;
+                let id = hold["id"].as_str().unwrap_or_default().to_string();
+                self.send(Method::POST, &format!("/v1/holds/{id}/confirm"), None, &[200, 201])
+                    .await?;
+            }
+            CostPath::UnitClaim => {
+                let body = json!({"sku": "cost-units", "quantity": 1});
+                self.send(Method::POST, "/v1/unit-allocations", Some(body), &[201])
+                    .await?;
+            }
+            CostPath::Booking => self.book(i).await?,
+            CostPath::Job => self.job(i).await?,
+            CostPath::BatchApi => {
+                let ops: Vec<Value> = (0..BATCH_OPERATIONS)
+                    .map(|k| {
+                        let sku = self.sku(path, i * BATCH_OPERATIONS + k);
+                        json!({"op": "allocate", "body": {"lines": [{"sku": sku, "quantity": 1}]}})
+                    })
+                    .collect();
+                self.send(Method::POST, "/v1/batch", Some(json!({"operations": ops})), &[200])
+                    .await?;
+            }
+            CostPath::FeedEvent => self.read_page().await?,
+        }
+        Ok(())
+    }
+
+    /// Book hour `i` (from 2031-01-01) on one of four resources: nothing overlaps.
+    async fn book(&mut self, i: u64) -> Result<(), BenchError> {
+        let start = chrono::DateTime::parse_from_rfc3339("2031-01-01T00:00:00Z")
+            .map_err(|e| BenchError::Setup(e.to_string()))?
+            + chrono::Duration::hours(i as i64);
+        let end = start + chrono::Duration::hours(1);
+        let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "cost"});
+        let path = format!("/v1/resources/cost-room-{}/bookings", mix(self.seed, i) % 4);
+        self.send(Method::POST, &path, Some(body), &[201]).await?;
+        Ok(())
+    }
+
+    async fn job(&mut self, i: u64) -> Result<(), BenchError> {
+        let body = json!({"jobs": [{"payload": {"n": i}}]});
+        self.send(Method::POST, "/v1/queues/cost/jobs", Some(body), &[200, 201])
+            .await?;
+        let claim = json!({"max": 1, "lease_ms": 60_000, "worker": "cost"});
+        let claimed = self
+            .send(Method::POST, "/v1/queues/cost/claims", Some(claim), &[200])
+            .await?;
+        let job = &claimed["jobs"][0];
+        let (id, token) = (job["id"].as_i64().unwrap_or(-1), job["lease_token"].clone());
+        self.send(
+            Method::POST,
+            &format!("/v1/jobs/{id}/complete"),
+            Some(json!({"lease_token": token})),
+            &[200],
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn read_page(&mut self) -> Result<(), BenchError> {
+        let page = self
+            .send(
+                Method::GET,
+                &format!("/v1/events?after={}&limit={FEED_PAGE}", self.after),
+                None,
+                &[200],
+            )
+            .await?;
+        let events = page["events"].as_array().map_or(0, Vec::len) as u64;
+        if events != FEED_PAGE {
+            return Err(BenchError::Setup(format!(
+                "a feed page held {events} events, not {FEED_PAGE}"
+            )));
+        }
+        self.after = page["next"].as_i64().unwrap_or(self.after);
+        Ok(())
+    }
+}
