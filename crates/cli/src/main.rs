@@ -48,7 +48,8 @@ struct Cli {
     #[arg(long, env = "ALLOT_CONFIG", global = true)]
     config: Option<PathBuf>,
     /// Log lines as `text` or `json` (one object per line). What is logged: `ALLOT_LOG`
-    /// (e.g. `info`, `warn,allot::request=info`; default `info`, `warn` for bench and chaos).
+    /// (e.g. `info`, `info,allot::request=debug` for a line per served request; default
+    /// `info`, `warn` for bench and chaos).
     #[arg(long, env = "ALLOT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     log_format: LogFormat,
     #[command(subcommand)]

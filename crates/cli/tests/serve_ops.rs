@@ -35,12 +35,21 @@ fn temp_db() -> String {
 
 impl Served {
     fn start(db: &str, extra: &[&str]) -> Served {
+        Served::start_logging(db, extra, None)
+    }
+
+    /// As [`Served::start`], with `ALLOT_LOG` set to `log` (unset when `None`).
+    fn start_logging(db: &str, extra: &[&str], log: Option<&str>) -> Served {
         let port = free_port();
         let listen = format!("127.0.0.1:{port}");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_allot"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_allot"));
+        cmd.env_remove("ALLOT_LOG");
+        if let Some(log) = log {
+            cmd.env("ALLOT_LOG", log);
+        }
+        let mut child = cmd
             .args(["serve", "--database-url", db, "--listen", &listen])
             .args(extra)
-            .env_remove("ALLOT_LOG")
             .env_remove("ALLOT_CONFIG")
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -120,21 +129,24 @@ async fn post(url: &str, body: Value, headers: &[(&str, &str)]) -> (u16, Value) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_logs_in_json_and_text_without_secrets() {
     let db = temp_db();
+    // By default a quick success is not logged, a refusal is (at info).
     let mut json_server = Served::start(&db, &["--log-format", "json"]);
     let skus = format!("{}/v1/skus", json_server.url);
-    let (status, _) = post(
-        &skus,
-        json!({"sku": "LOG-1", "on_hand": 3}),
-        &[("x-request-id", "log-req-1")],
-    )
-    .await;
+    let sku = json!({"sku": "LOG-1", "on_hand": 3});
+    let (status, _) = post(&skus, sku.clone(), &[("x-request-id", "log-req-0")]).await;
     assert_eq!(status, 201);
+    let (status, _) = post(&skus, sku, &[("x-request-id", "log-req-1")]).await;
+    assert_eq!(status, 409);
     let line: Value = serde_json::from_str(&json_server.line_with("log-req-1")).unwrap();
     assert_eq!(line["level"], "INFO");
     assert_eq!(line["target"], "allot::request");
     assert_eq!(line["method"], "POST");
     assert_eq!(line["route"], "/v1/skus");
-    assert_eq!(line["status"], 201);
+    assert_eq!(line["status"], 409);
+    assert!(
+        !json_server.seen.join("\n").contains("log-req-0"),
+        "a quick success was logged at info"
+    );
     assert_eq!(line["tenant"], "default");
     assert!(line["latency_us"].as_u64().is_some(), "{line}");
     assert!(line.get("key_id").is_none(), "an open server has no key: {line}");
@@ -161,12 +173,15 @@ async fn request_logs_in_json_and_text_without_secrets() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let secret = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let bearer = format!("Bearer {secret}");
-    let mut json_server = Served::start(&db, &["--log-format", "json"]);
+    // `allot::request=debug` logs every request.
+    let every = Some("info,allot::request=debug");
+    let mut json_server = Served::start_logging(&db, &["--log-format", "json"], every);
     let skus = format!("{}/v1/skus", json_server.url);
     let auth = [("authorization", bearer.as_str()), ("x-request-id", "log-req-2")];
     let (status, _) = post(&skus, json!({"sku": "LOG-2", "on_hand": 1}), &auth).await;
     assert_eq!(status, 201);
     let line: Value = serde_json::from_str(&json_server.line_with("log-req-2")).unwrap();
+    assert_eq!(line["level"], "DEBUG");
     assert_eq!(line["tenant"], "acme");
     assert!(line["key_id"].as_str().is_some_and(|k| !k.is_empty()), "{line}");
     json_server.signal("-INT");
@@ -176,14 +191,14 @@ async fn request_logs_in_json_and_text_without_secrets() {
     assert!(!everything.contains(&secret), "a secret was logged");
     assert!(!everything.contains("LOG-2"), "a body was logged");
 
-    let mut text_server = Served::start(&db, &[]);
+    let mut text_server = Served::start_logging(&db, &[], every);
     let skus = format!("{}/v1/skus", text_server.url);
     let auth = [("authorization", bearer.as_str()), ("x-request-id", "log-req-3")];
     let (status, _) = post(&skus, json!({"sku": "LOG-3", "on_hand": 1}), &auth).await;
     assert_eq!(status, 201);
     let line = text_server.line_with("log-req-3");
     for part in [
-        "INFO",
+        "DEBUG",
         "allot::request",
         "method=\"POST\"",
         "route=\"/v1/skus\"",

@@ -616,7 +616,8 @@ impl AllocatePerRequest for PgStore {
 
 impl PgStore {
     /// [`AllocatePerRequest::allocate_per_request`] once past the writers' gate: the single
-    /// statement when the request fits it, else the general path.
+    /// statement when the request fits it, else the general path. A `batched` request comes
+    /// here when its lane found it alone: the statement records it as `batched`.
     async fn allocate_past_gate(
         &self,
         tenant: &str,
@@ -629,7 +630,7 @@ impl PgStore {
             && req.placed_by_policy()
             && matches!(
                 req.strategy,
-                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter
+                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
             )
         {
             let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;

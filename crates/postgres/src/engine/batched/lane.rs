@@ -1,7 +1,10 @@
 //! A lane's task: it takes what queued (up to `batch_max_requests`), runs one batch
 //! transaction ([`super::txn`]), retries it on 40001/40P01 (bounded), and answers every
 //! request; what the batch deferred runs on the per-request path, what was short because of
-//! overdue holds is queued again after they are expired.
+//! overdue holds is queued again after they are expired. An allocation the lane finds alone
+//! (nothing else of its tenant waited) runs on the per-request path at once, `atomic`'s
+//! single statement when it fits: one statement and one round trip where a batch of one pays
+//! BEGIN, a read, a write and COMMIT (`allot bench cost`'s `batched` row).
 //!
 //! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
 //! batch before took `batch_max_requests` and more wait): the next begins once that one has
@@ -170,8 +173,27 @@ fn by_tenant(batch: Vec<Pending>) -> Vec<Vec<Pending>> {
     groups
 }
 
-/// Run one batch in its span ([`crate::engine::trace::batch_span`]).
-async fn run_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
+/// Run a request the lane took alone on its per-request path (as a deferred one runs,
+/// [`run_direct`]), in a batch span of its own (so a trace shows it as a batch of one,
+/// linked from its request); the next batch need not wait for it to read.
+async fn run_alone(ctx: &LaneCtx, p: Pending, go: Go) {
+    drop(go);
+    let span = crate::engine::trace::batch_span("stock", std::iter::once(&p.span));
+    tracing::Instrument::instrument(run_direct(p.tenant, p.op, ctx.store.clone()), span).await;
+}
+
+/// Run one batch in its span ([`crate::engine::trace::batch_span`]); an allocation alone
+/// runs on its per-request path instead ([`run_alone`]).
+async fn run_batch(ctx: &LaneCtx, mut batch: Vec<Pending>, go: Go) {
+    if batch.len() == 1 && matches!(batch[0].op, Op::Allocate { .. }) {
+        if let Some(alone) = batch.pop() {
+            // Nothing to share a commit with: an allocation's per-request path is one
+            // statement (one round trip) where a batch of one is BEGIN, a read, a write and
+            // COMMIT. (A hold's or a confirm's is a transaction of more statements than a
+            // batch's: they stay in batches.)
+            return run_alone(ctx, alone, go).await;
+        }
+    }
     let span = crate::engine::trace::batch_span("stock", batch.iter().map(|p| &p.span));
     tracing::Instrument::instrument(decide_batch(ctx, batch, go), span).await;
 }

@@ -2,8 +2,9 @@
 //! confirm and release requests queue on a lane (chosen by a hash of their first SKU); a
 //! lane's batch takes what queued, and the next takes what arrived meanwhile (after a full
 //! batch, as soon as that one has read its stock rows: two in flight, `lane.rs`) — no fixed
-//! delay, so an idle lane serves a lone request at once and a hot one serves hundreds per
-//! commit.
+//! delay, so an idle lane serves a lone request at once (a lone allocation on its
+//! per-request path, `atomic`'s one statement: nothing waits to share its commit) and a hot
+//! one serves hundreds per commit.
 //!
 //! A batch serves one tenant: what a lane took from its queue runs as one transaction per
 //! tenant, in arrival order within each.
