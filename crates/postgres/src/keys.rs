@@ -82,7 +82,7 @@ impl KeyStore for PgStore {
     async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached(&format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = $1"))
+            .prepare_text(&format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = $1"))
             .await
             .map_err(map_error)?;
         match c.query_opt(&stmt, &[&secret_sha256]).await.map_err(map_error)? {

@@ -238,7 +238,7 @@ impl PgStore {
 
     async fn read_booking<C: Db>(c: &C, tenant: &str, id: &str, now: DateTime<Utc>) -> Result<Booking> {
         let stmt = c
-            .prepare_cached(&format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"))
+            .prepare_text(&format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"))
             .await
             .map_err(map_error)?;
         let row = c
@@ -260,7 +260,7 @@ impl PgStore {
     ) -> TxResult<Executed<Booking>> {
         self.write(tenant, idem, async |tx| {
             let stmt = tx
-                .prepare_cached(&format!(
+                .prepare_text(&format!(
                     "SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"
                 ))
                 .await?;
@@ -414,7 +414,7 @@ impl BookingStore for PgStore {
         let c = self.client().await?;
         // The inner query reads only what the GiST index serves, as SQL_CONFLICTS does.
         let stmt = c
-            .prepare_cached(&format!(
+            .prepare_text(&format!(
                 "SELECT {COLS} FROM (
                      SELECT * FROM bookings
                       WHERE resource_hash = allot_resource_hash($6, $1) AND during && tstzrange($2, $3, '[)')

@@ -18,6 +18,7 @@
 
 use crate::engine::connect::PgTarget;
 use async_trait::async_trait;
+use deadpool_postgres::StatementCache;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_postgres::types::{ToSql, Type};
@@ -190,12 +191,64 @@ async fn resolve<'a>(statements: &Statements, stmt: StmtRef<'a>) -> Result<Resol
     })
 }
 
+/// Most statements [`PREPARED`] keeps per worker thread; past it, those of closed
+/// connections go, then (if it is still full) all.
+const MAX_PREPARED_KNOWN: usize = 4096;
+
+/// Where a connection's statement cache is and where a constant SQL text is (with its length).
+type PreparedKey = (usize, usize, usize);
+
+/// A statement prepared on a connection, and that connection's statement cache (weakly).
+type KnownStatement = (std::sync::Weak<StatementCache>, Statement);
+
+thread_local! {
+    /// Per worker thread, the statements already prepared on each connection, keyed by the
+    /// addresses of the connection's statement cache (deadpool's, one per connection) and of
+    /// the constant SQL text: a hit costs no hash of the text (deadpool's cache hashes the
+    /// whole SQL with SipHash at every `prepare_cached`: 3 700 instructions for `atomic`'s
+    /// statement, `allot bench cost`). Each entry keeps a `Weak` of its connection's cache,
+    /// so that address is never another connection's while the entry lives, and an entry
+    /// of a closed connection is never used.
+    static PREPARED: std::cell::RefCell<std::collections::HashMap<PreparedKey, KnownStatement>> = Default::default();
+}
+
+fn prepared_key(cache: &Arc<StatementCache>, sql: &'static str) -> PreparedKey {
+    (Arc::as_ptr(cache) as usize, sql.as_ptr() as usize, sql.len())
+}
+
+/// The statement `sql` prepared on the connection of `cache`, if this thread saw it.
+fn known(cache: &Arc<StatementCache>, sql: &'static str) -> Option<Statement> {
+    let key = prepared_key(cache, sql);
+    PREPARED.with_borrow(|m| {
+        m.get(&key)
+            .filter(|(conn, _)| conn.strong_count() > 0)
+            .map(|(_, s)| s.clone())
+    })
+}
+
+/// Keep `stmt`, `sql` prepared on the connection of `cache`.
+fn remember(cache: &Arc<StatementCache>, sql: &'static str, stmt: &Statement) {
+    PREPARED.with_borrow_mut(|m| {
+        if m.len() >= MAX_PREPARED_KNOWN {
+            m.retain(|_, (conn, _)| conn.strong_count() > 0);
+            if m.len() >= MAX_PREPARED_KNOWN {
+                m.clear();
+            }
+        }
+        m.insert(prepared_key(cache, sql), (Arc::downgrade(cache), stmt.clone()));
+    });
+}
+
 /// The statements of a pooled connection or of a transaction on one: deadpool's
 /// `GenericClient`, with [`Stmt`] for its statements. Implemented by [`Conn`] and [`Tx`].
 #[async_trait]
 pub(crate) trait Db: Sync {
     /// Prepare `sql` (cached per connection), or describe it for the unnamed statement.
-    async fn prepare_cached(&self, sql: &str) -> Result<Stmt, Error>;
+    /// `sql` is a constant: its address names it in [`known`]'s cache.
+    async fn prepare_cached(&self, sql: &'static str) -> Result<Stmt, Error>;
+    /// As [`Db::prepare_cached`], for a text made at run time (deadpool's cache alone, by the
+    /// text).
+    async fn prepare_text(&self, sql: &str) -> Result<Stmt, Error>;
     /// The rows of `stmt`.
     async fn query<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Vec<Row>, Error>;
     /// The one row of `stmt` (an error for none or more).
@@ -216,7 +269,26 @@ macro_rules! db_impl {
     ($ty:ty) => {
         #[async_trait]
         impl Db for $ty {
-            async fn prepare_cached(&self, sql: &str) -> Result<Stmt, Error> {
+            async fn prepare_cached(&self, sql: &'static str) -> Result<Stmt, Error> {
+                Ok(match &*self.statements {
+                    Statements::Prepared => {
+                        let cache = &self.named().statement_cache;
+                        match known(cache, sql) {
+                            Some(s) => Stmt::Named(s),
+                            None => {
+                                let s = self.named().prepare_cached(sql).await?;
+                                remember(cache, sql, &s);
+                                Stmt::Named(s)
+                            }
+                        }
+                    }
+                    Statements::Unnamed(d) => Stmt::Unnamed {
+                        sql: sql.into(),
+                        types: d.describe(sql).await?,
+                    },
+                })
+            }
+            async fn prepare_text(&self, sql: &str) -> Result<Stmt, Error> {
                 Ok(match &*self.statements {
                     Statements::Prepared => Stmt::Named(self.named().prepare_cached(sql).await?),
                     Statements::Unnamed(d) => Stmt::Unnamed {

@@ -126,7 +126,7 @@ impl PgStore {
     /// finished as expired at `now`, tenant by tenant. How many were finished.
     pub(crate) async fn expire_selected(
         &self,
-        select: &str,
+        select: &'static str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
         now: DateTime<Utc>,
     ) -> TxResult<u64> {

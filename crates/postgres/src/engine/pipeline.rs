@@ -196,7 +196,7 @@ mod tests {
             let first = tx.prepare_cached("INSERT INTO t_hand VALUES ($1)").await.unwrap();
             let rows = if ends == 0 { "($1)" } else { "($1), ($1)" };
             let last = tx
-                .prepare_cached(&format!("INSERT INTO {table} VALUES {rows}"))
+                .prepare_text(&format!("INSERT INTO {table} VALUES {rows}"))
                 .await
                 .unwrap();
             let first_n = 100 + n + 10 * ends;

@@ -79,7 +79,7 @@ impl Tx<'_, '_> {
     ) -> std::result::Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         match self {
             Tx::Pooled(t) => {
-                let stmt = t.prepare_cached(sql).await?;
+                let stmt = t.prepare_text(sql).await?;
                 t.query(&stmt, params).await
             }
             Tx::Caller(t) => t.query(&t.prepare(sql).await?, params).await,

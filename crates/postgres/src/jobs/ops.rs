@@ -129,7 +129,7 @@ pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
 
 pub(crate) async fn job_status<C: Db>(c: &C, tenant: &str, id: i64) -> Result<JobStatus> {
     let stmt = c
-        .prepare_cached(&format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"))
+        .prepare_text(&format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"))
         .await
         .map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)? {
@@ -146,7 +146,7 @@ pub(crate) async fn transition<C: Db>(
     id: i64,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<JobStatus> {
-    let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
+    let stmt = c.prepare_text(sql).await.map_err(map_error)?;
     match c.query_opt(&stmt, params).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => {
@@ -344,7 +344,7 @@ pub(crate) async fn cancel<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Ut
         "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
           WHERE tenant = $3 AND id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
     );
-    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &now, &tenant]).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => job_status(c, tenant, id).await,
@@ -365,7 +365,7 @@ pub(crate) async fn reschedule<C: Db>(
                 run_at = $2::timestamptz + $4::int8 * interval '1 millisecond'
           WHERE tenant = $3 AND id = $1 AND state IN ('available', 'scheduled', 'retryable') RETURNING {STATUS_COLS}"
     );
-    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
     match c
         .query_opt(&stmt, &[&id, &now, &tenant, &delay_ms])
         .await
@@ -386,7 +386,7 @@ pub(crate) async fn retry<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc
           WHERE tenant = $3 AND id = $1 AND state NOT IN ('available', 'scheduled', 'retryable', 'running', 'completed')
           RETURNING {STATUS_COLS}"
     );
-    let stmt = c.prepare_cached(&sql).await.map_err(map_error)?;
+    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &now, &tenant]).await {
         Ok(Some(r)) => status_of(&r),
         Ok(None) => job_status(c, tenant, id).await,

@@ -178,7 +178,7 @@ async fn pick(
 ) -> Result<Vec<i64>> {
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
     let pick = format!("{SQL_PICK} ORDER BY {order} LIMIT $3 FOR UPDATE SKIP LOCKED");
-    let stmt = tx.prepare_cached(&pick).await.map_err(map_error)?;
+    let stmt = tx.prepare_text(&pick).await.map_err(map_error)?;
     // READ COMMITTED, whatever the server's default: the next batch's pick must see this
     // one's units as locked (skipped), then as taken once it commits.
     let rows = begin_with(tx, BEGIN_BATCH, tx.query(&stmt, &[&tenant, &sku, &wanted]))

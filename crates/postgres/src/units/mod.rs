@@ -137,7 +137,7 @@ async fn run_claim<C: Db>(
     p: &ClaimParams,
     ids: Option<&Vec<i64>>,
 ) -> TxResult<Attempt> {
-    let stmt = c.prepare_cached(sql).await?;
+    let stmt = c.prepare_text(sql).await?;
     let strategy = req.strategy.name();
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![
         &req.sku,
@@ -339,7 +339,7 @@ async fn nowait_walk(tx: &mut Transaction<'_>, tenant: &str, req: &UnitClaim, or
     let mut got: Vec<i64> = Vec::new();
     let mut offset = 0i64;
     loop {
-        let stmt = tx.prepare_cached(&candidates_sql).await?;
+        let stmt = tx.prepare_text(&candidates_sql).await?;
         let ids: Vec<i64> = tx
             .query(&stmt, &[&req.sku, &page, &offset, &tenant])
             .await?

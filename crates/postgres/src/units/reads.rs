@@ -29,7 +29,7 @@ impl PgStore {
     ) -> Result<Listed<UnitView, i64>> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached(&format!(
+            .prepare_text(&format!(
                 "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND id > $3
                     AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR location = $5)
                     AND ($6::text IS NULL OR lot = $6)
@@ -66,7 +66,7 @@ impl PgStore {
     pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
         let c = self.client().await?;
         let stmt = c
-            .prepare_cached(&format!(
+            .prepare_text(&format!(
                 "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND serial = $3"
             ))
             .await

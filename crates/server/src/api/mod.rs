@@ -395,5 +395,5 @@ fn count_outcome<T>(
         Ok(Executed::Replayed(_)) => "replayed",
         Err(e) => e.code(),
     };
-    metrics::counter!(metric, "strategy" => strategy, "outcome" => outcome).increment(1);
+    crate::metrics_layer::count(metric, [("strategy", strategy), ("outcome", outcome)]);
 }

@@ -352,7 +352,7 @@ impl BatchTx<'_> {
 
     /// The stock rows of every SKU of the requests still open, by `sql` ([`SQL_LOCK_STOCK`]
     /// or [`SQL_READ_STOCK`]), into `rows` (emptied first).
-    async fn read_stock(&mut self, sql: &str) -> std::result::Result<(), Error> {
+    async fn read_stock(&mut self, sql: &'static str) -> std::result::Result<(), Error> {
         self.rows.clear();
         let skus: Vec<String> = self
             .open()
