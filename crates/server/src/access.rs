@@ -1,5 +1,5 @@
 //! Who may call what: the bearer key of a request ([`guard`]) and its scopes against the
-//! route's ([`require_scope`], the layer the route table gives each `/v1` route with its scope:
+//! route's ([`crate::admit::Admit`], the layer the route table gives each `/v1` route with its scope:
 //! `crate::api::routes`).
 //!
 //! A server requires keys as soon as a key was ever made in its database (checked at most
@@ -13,7 +13,7 @@
 //! every instance within that time.
 
 use crate::error::ApiError;
-use allot_core::access::{allows, ApiKey, Scope, SECRET_PREFIX};
+use allot_core::access::{ApiKey, Scope, SECRET_PREFIX};
 use allot_core::{AllotError, KeyStore};
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
@@ -173,7 +173,7 @@ impl Access {
     }
 
     /// Let one request of `who` in, or `rate_limited` with when the next one will be.
-    fn admit(&self, who: &Principal) -> Result<(), AllotError> {
+    pub(crate) fn admit(&self, who: &Principal) -> Result<(), AllotError> {
         self.admit_n(who, std::num::NonZeroU32::MIN)
     }
 
@@ -297,7 +297,7 @@ impl Access {
 
 /// The middleware (inside the edge): public routes pass; `/v1` routes need a principal (a
 /// valid key, or none on an open server), which it sets on the request with the access state
-/// for the route's own [`require_scope`].
+/// for the route's own [`crate::admit::Admit`].
 pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Next) -> Response {
     let route = req.extensions().get::<MatchedPath>();
     if !route.is_some_and(|r| r.as_str().starts_with("/v1/")) {
@@ -322,36 +322,6 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     let mut resp = next.run(req).await;
     resp.extensions_mut().insert(admitted);
     resp
-}
-
-/// Each `/v1` route's own layer (the route table, [`crate::api::routes`]), inside the guard:
-/// the principal the guard set must hold `scope` (else 403 `missing_scope`), then its rate
-/// admits the request (else 429). A request without a principal never passes.
-pub async fn require_scope(State(scope): State<Scope>, req: Request, next: Next) -> Response {
-    admitted(Some(scope), req, next).await
-}
-
-/// The layer of a `/v1` route any valid key may call: no scope, but the key's own rate
-/// (`429` past it), like every scoped route.
-pub async fn require_key(req: Request, next: Next) -> Response {
-    admitted(None, req, next).await
-}
-
-/// Both layers: the scope (when one is needed), then the key's rate.
-async fn admitted(scope: Option<Scope>, req: Request, next: Next) -> Response {
-    let (Some(principal), Some(access)) = (
-        req.extensions().get::<Principal>(),
-        req.extensions().get::<Arc<Access>>(),
-    ) else {
-        return ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response();
-    };
-    if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
-        return ApiError(AllotError::MissingScope { scope: scope.name() }).into_response();
-    }
-    if let Err(e) = access.admit(principal) {
-        return ApiError(e).into_response();
-    }
-    next.run(req).await
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! that knows HTTP or JSON; it talks to the backends through the store traits of [`allot_core::store`].
 
 pub mod access;
+mod admit;
 mod api;
 pub mod auto;
 mod background;

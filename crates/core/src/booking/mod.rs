@@ -104,8 +104,10 @@ pub struct Booking {
     /// The resource.
     pub resource: String,
     /// Start (UTC), inclusive.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub start: DateTime<Utc>,
     /// End (UTC), exclusive.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub end: DateTime<Utc>,
     /// Holder.
     pub holder: String,
@@ -118,8 +120,10 @@ pub struct Booking {
     pub strategy: BookingStrategy,
     /// When a held booking lapses.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub expires_at: Option<DateTime<Utc>>,
     /// When it was made.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 
@@ -150,8 +154,10 @@ impl BookingRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FreeSlot {
     /// Start (UTC), inclusive.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub start: DateTime<Utc>,
     /// End (UTC), exclusive.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub end: DateTime<Utc>,
 }
 

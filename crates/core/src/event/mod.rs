@@ -178,6 +178,7 @@ pub struct Event {
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: serde_json::Value,
     /// When the change happened (the store's clock).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub at: DateTime<Utc>,
 }
 

@@ -94,8 +94,10 @@ pub struct Hold {
     /// The strategy that took the quantity.
     pub strategy: crate::strategy::TakenWith,
     /// When the hold lapses (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub expires_at: DateTime<Utc>,
     /// When it was made (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 

@@ -268,6 +268,7 @@ pub struct LeasedJob {
     /// The token every transition of this attempt must carry.
     pub lease_token: String,
     /// When the lease lapses unless extended by a heartbeat.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub lease_expires_at: DateTime<Utc>,
     /// The W3C `traceparent` of the request that enqueued the job, when traces were on
     /// there: a worker's first attempt continues that trace, a retry links to it.
@@ -386,9 +387,11 @@ pub struct JobStatus {
     /// Attempts made.
     pub attempt: i32,
     /// When it runs next (retryable/scheduled).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub run_at: DateTime<Utc>,
     /// Lease expiry while running.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub lease_expires_at: Option<DateTime<Utc>>,
 }
 
@@ -483,14 +486,17 @@ pub struct JobView {
     /// One entry per failed attempt: `{"attempt", "error", "at"}`.
     pub errors: serde_json::Value,
     /// When it may run (next).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub run_at: DateTime<Utc>,
     /// Dedup key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unique_key: Option<String>,
     /// When it was enqueued.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
     /// When it reached a final state.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub finalized_at: Option<DateTime<Utc>>,
     /// Key of per-key limits and FIFO order.
     #[serde(skip_serializing_if = "Option::is_none")]

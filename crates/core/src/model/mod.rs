@@ -162,6 +162,7 @@ pub struct LedgerEntry {
     /// server itself, e.g. an expiry).
     pub actor: Option<String>,
     /// When it was written (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub at: DateTime<Utc>,
 }
 
@@ -317,6 +318,7 @@ pub struct Allocation {
     /// The strategy that served it.
     pub strategy: crate::strategy::TakenWith,
     /// When it was made (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 

@@ -6,6 +6,7 @@ pub mod checks;
 pub mod clock;
 pub mod error;
 pub mod input;
+pub mod instant;
 pub mod limits;
 pub mod page;
 pub mod retry;

@@ -27,9 +27,11 @@ pub struct NewUnit {
     pub lot: Option<String>,
     /// When it arrived (RFC 3339 with offset); now when absent.
     #[serde(default)]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub received_at: Option<DateTime<Utc>>,
     /// Best-before date, if any.
     #[serde(default)]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub expires_at: Option<DateTime<Utc>>,
 }
 
@@ -74,8 +76,10 @@ pub struct Unit {
     /// Lot.
     pub lot: Option<String>,
     /// When it arrived (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub received_at: DateTime<Utc>,
     /// Best-before date.
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub expires_at: Option<DateTime<Utc>>,
 }
 
@@ -216,8 +220,10 @@ pub struct UnitAllocation {
     pub units: Vec<Unit>,
     /// When the hold lapses (holds only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub expires_at: Option<DateTime<Utc>>,
     /// When it was made (UTC).
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
 }
 

@@ -248,11 +248,22 @@ fn respond<T: Serialize>(status: StatusCode, ex: Executed<T>) -> Response {
     resp
 }
 
+/// Bytes reserved for an answer's body before it is written (an allocation of one line is
+/// about 250).
+const ANSWER_CAPACITY_BYTES: usize = 512;
+
 /// The status, body and replay flag of an idempotent write's answer: fresh, `status` and the
 /// value; replayed, the stored status and body.
 fn answer_parts<T: Serialize>(status: StatusCode, ex: Executed<T>) -> (StatusCode, Vec<u8>, bool) {
     match ex {
-        Executed::Fresh(v) => (status, serde_json::to_vec(&v).unwrap_or_default(), false),
+        Executed::Fresh(v) => {
+            // Room for a typical answer up front: growing from empty copies it several times.
+            let mut body = Vec::with_capacity(ANSWER_CAPACITY_BYTES);
+            match serde_json::to_writer(&mut body, &v) {
+                Ok(()) => (status, body, false),
+                Err(_) => (status, Vec::new(), false),
+            }
+        }
         Executed::Replayed(r) => (StatusCode::from_u16(r.code).unwrap_or(StatusCode::OK), r.body, true),
     }
 }

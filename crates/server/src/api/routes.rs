@@ -117,7 +117,7 @@ fn queue_table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsManage, routes!(schedules::resume_schedule)))
 }
 
-/// `route` with the scope check ([`crate::access::require_scope`]) as its own layer, and
+/// `route` with the scope check ([`crate::admit::Admit`]) as its own layer, and
 /// `scope` written into its operation, which is tagged by the scope's domain (`stock`,
 /// `units`, `bookings`, `jobs`, `admin`).
 fn scoped(scope: Scope, route: Route) -> Route {
@@ -129,12 +129,15 @@ fn scoped(scope: Scope, route: Route) -> Route {
             ext.insert(SCOPE_EXTENSION.into(), scope.name().into());
         }
     }
-    let check = axum::middleware::from_fn_with_state(scope, crate::access::require_scope);
-    (schemas, paths, method_router.route_layer(check))
+    (
+        schemas,
+        paths,
+        method_router.route_layer(crate::admit::Admit(Some(scope))),
+    )
 }
 
 /// `route` open to any valid key (the guard still requires one; its rate applies, by
-/// [`crate::access::require_key`]), marked so in its operations ([`ANY_KEY_EXTENSION`]) and
+/// [`crate::admit::Admit`] without a scope), marked so in its operations ([`ANY_KEY_EXTENSION`]) and
 /// tagged `tag`.
 fn any_key(tag: &str, route: Route) -> Route {
     let (schemas, mut paths, method_router) = tagged(tag, route);
@@ -144,8 +147,7 @@ fn any_key(tag: &str, route: Route) -> Route {
             ext.insert(ANY_KEY_EXTENSION.into(), true.into());
         }
     }
-    let admit = axum::middleware::from_fn(crate::access::require_key);
-    (schemas, paths, method_router.route_layer(admit))
+    (schemas, paths, method_router.route_layer(crate::admit::Admit(None)))
 }
 
 /// `route` with its operations tagged `tag` (how Swagger UI groups them).
