@@ -27,9 +27,9 @@ pub(crate) struct CostArgs {
     /// this build over it.
     #[arg(long, conflicts_with_all = ["check", "write_baseline"])]
     pub(crate) rev: Option<String>,
-    /// Fail when a count rises past the baseline in FILE (instructions or allocations by
-    /// more than 3 %, WAL bytes by more than 1 %, statements, round trips or rows written at
-    /// all).
+    /// Fail when a count rises past the baseline in FILE (instructions by more than 3 %,
+    /// heap allocations by one per operation, WAL bytes by more than 1 %, statements, round
+    /// trips or rows written by one every 20 operations).
     #[arg(long, value_name = "FILE")]
     pub(crate) check: Option<PathBuf>,
     /// Write this build's counts to FILE as the new baseline.

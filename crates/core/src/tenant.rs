@@ -11,6 +11,7 @@ use crate::support::limits::Limits;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Deref;
+use std::sync::Arc;
 
 /// The tenant of a server that requires no keys, and of every object made before tenants
 /// existed (the migrations put them there).
@@ -19,10 +20,24 @@ pub const DEFAULT_TENANT: &str = "default";
 /// A tenant's name: 1..=`max_name_len` chars of `[A-Za-z0-9._:-]` when it came through
 /// [`Tenant::parse`]. Serialises as the bare string. Derefs to `&str`, so SQL parameters and
 /// helpers that take `&str` accept it as is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(transparent)]
-pub struct Tenant(String);
+///
+/// Shared, not copied: a clone is a reference count (a request's tenant is cloned into its
+/// principal, its log line and its caller; `allot bench cost`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String))]
+pub struct Tenant(Arc<str>);
+
+impl Serialize for Tenant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tenant {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        String::deserialize(d).map(|s| Tenant(s.into()))
+    }
+}
 
 impl Tenant {
     /// Check an operator's or a client's tenant text against the name rule
@@ -30,18 +45,19 @@ impl Tenant {
     /// `400 limit_exceeded` (`max_name_len`).
     pub fn parse(text: &str, limits: &Limits) -> Result<Tenant> {
         crate::support::checks::name("tenant", text, limits)?;
-        Ok(Tenant(text.to_owned()))
+        Ok(Tenant(text.into()))
     }
 
     /// A tenant the store or the key store already holds (read back from a row or a key).
     /// No check: what was stored was checked on its way in.
     pub fn stored(name: impl Into<String>) -> Tenant {
-        Tenant(name.into())
+        Tenant(name.into().into())
     }
 
     /// The tenant of a server that requires no keys ([`DEFAULT_TENANT`]).
     pub fn default_tenant() -> Tenant {
-        Tenant(DEFAULT_TENANT.to_owned())
+        static DEFAULT: std::sync::OnceLock<Tenant> = std::sync::OnceLock::new();
+        DEFAULT.get_or_init(|| Tenant(DEFAULT_TENANT.into())).clone()
     }
 
     /// The name.
@@ -71,13 +87,13 @@ impl fmt::Display for Tenant {
 
 impl PartialEq<str> for Tenant {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other
+        &*self.0 == other
     }
 }
 
 impl PartialEq<&str> for Tenant {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+        &*self.0 == *other
     }
 }
 

@@ -1,4 +1,4 @@
-//! Each `/v1` route's own layer, inside the guard ([`crate::access::guard`]): the principal
+//! Each `/v1` route's own layer, after the guard ([`crate::access::guard`]): the principal
 //! the guard set must hold the route's scope (else `403 missing_scope`), then the key's rate
 //! admits the request (else `429`). A request without a principal never passes.
 //!

@@ -15,6 +15,7 @@
 
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::request_id::{new_request_id, request_id, RequestId, REQUEST_ID};
+use crate::request_log::AdmittedAs;
 use allot_core::input::echo;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
@@ -121,7 +122,9 @@ impl Origins {
 
 /// `host:port` → `host`, `[v6]:port` → `[v6]`, `scheme://host:port` → `scheme://host`.
 fn strip_port(s: &str) -> &str {
-    let start = s.find("://").map_or(0, |i| i + 3);
+    // The first `:` starts the scheme's `://` or the port (a substring search would cost
+    // more than the rest on names this short).
+    let start = s.find(':').filter(|&i| s[i..].starts_with("://")).map_or(0, |i| i + 3);
     let tail = &s[start..];
     let colon = if tail.starts_with('[') {
         tail.find(']').and_then(|i| tail[i..].find(':').map(|j| i + j))
@@ -156,7 +159,15 @@ pub struct Edge {
     pub body_permits: Arc<tokio::sync::Semaphore>,
     /// Where each admitted request is counted for `GET /v1/stats`.
     pub recent: Arc<crate::recent::Recent>,
+    /// Keys and rates: the guard ([`crate::access::guard`]) each request passes before its
+    /// route.
+    pub access: Arc<crate::access::Access>,
 }
+
+/// A request body the edge read in full (within `max_body_bytes`), for the extractors
+/// ([`crate::extract`]).
+#[derive(Clone)]
+pub(crate) struct ReadBody(pub(crate) axum::body::Bytes);
 
 /// The request with its body read in full: within `body_timeout` (else `408`) and
 /// `max_body_bytes` (else `413`). A request is served only once its body is here, so a client
@@ -172,7 +183,12 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     let (parts, body) = req.into_parts();
     let read = tokio::time::timeout(edge.body_timeout, to_bytes(body, edge.max_body_bytes)).await;
     match read {
-        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Ok(Ok(bytes)) => {
+            let mut req = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+            // The handler's extractor takes these instead of collecting the body again.
+            req.extensions_mut().insert(ReadBody(bytes));
+            Ok(req)
+        }
         Err(_) => Err(error_response(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
@@ -249,21 +265,26 @@ pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Re
     let tracked = crate::metrics_layer::Tracked::start(&req);
     let span = request_span(&tracked, &req, &id);
     // Every answer, refusals at the edge included, is made on the request's task with its id.
-    let mut resp = REQUEST_ID
+    let (mut resp, admitted) = REQUEST_ID
         .scope(id.clone(), answer(&edge, req, next))
         .instrument(span.clone())
         .await;
     span.record("http.response.status_code", resp.status().as_u16());
     resp.headers_mut().insert("x-request-id", id.header());
-    crate::request_log::log(&tracked, &resp, &id);
-    count_recent(&edge, &tracked, &resp);
+    crate::request_log::log(&tracked, &resp, &id, admitted.as_ref());
+    count_recent(&edge, &tracked, &resp, admitted.as_ref());
     tracked.record(&resp);
     resp
 }
 
 /// Count an admitted request (one with a tenant) in the recent stats.
-fn count_recent(edge: &Edge, tracked: &crate::metrics_layer::Tracked, resp: &Response) {
-    if let Some(admitted) = resp.extensions().get::<crate::request_log::AdmittedAs>() {
+fn count_recent(
+    edge: &Edge,
+    tracked: &crate::metrics_layer::Tracked,
+    resp: &Response,
+    admitted: Option<&crate::request_log::AdmittedAs>,
+) {
+    if let Some(admitted) = admitted {
         edge.recent.record(crate::recent::Served {
             tenant: &admitted.tenant,
             method: tracked.method(),
@@ -295,28 +316,40 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
 }
 
 /// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,
-/// the request under its deadline; every error as JSON.
-async fn answer(edge: &Edge, req: Request, next: Next) -> Response {
+/// the guard and the route under the request's deadline; every error as JSON. With it, who
+/// the guard admitted the request as (for its log line and the recent stats).
+async fn answer(edge: &Edge, req: Request, next: Next) -> (Response, Option<AdmittedAs>) {
     if let Some(resp) = oversized(edge, &req) {
-        return resp;
+        return (resp, None);
     }
     let req = match edge.origins.check(&req) {
         Ok(()) => with_body(edge, req).await,
         Err((status, code, message)) => Err(error_response(status, code, message)),
     };
-    let resp = match req.map(|req| (edge.permits.try_acquire(), req)) {
-        Err(resp) => resp,
-        Ok((Err(_), _)) => busy(),
-        Ok((Ok(_permit), req)) => match tokio::time::timeout(edge.request_timeout, next.run(req)).await {
-            Ok(resp) => resp,
-            Err(_) => error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
+    let (resp, admitted) = match req.map(|req| (edge.permits.try_acquire(), req)) {
+        Err(resp) => (resp, None),
+        Ok((Err(_), _)) => (busy(), None),
+        Ok((Ok(_permit), req)) => match tokio::time::timeout(edge.request_timeout, guarded(edge, req, next)).await {
+            Ok(answered) => answered,
+            Err(_) => (
+                error_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
+                ),
+                None,
             ),
         },
     };
-    json_errors(resp).await
+    (json_errors(resp).await, admitted)
+}
+
+/// The guard ([`crate::access::guard`]), then the route.
+async fn guarded(edge: &Edge, mut req: Request, next: Next) -> (Response, Option<AdmittedAs>) {
+    match crate::access::guard(&edge.access, &mut req).await {
+        Ok(admitted) => (next.run(req).await, admitted),
+        Err(refused) => (refused, None),
+    }
 }
 
 fn is_json(resp: &Response) -> bool {

@@ -113,6 +113,9 @@ impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonB
 
 /// The body's bytes, at most `max_body_bytes` (`413 limit_exceeded` beyond).
 async fn read_body(req: Request, state: &Arc<AppState>) -> Result<Bytes, AllotError> {
+    if let Some(read) = req.extensions().get::<crate::boundary::ReadBody>() {
+        return Ok(read.0.clone());
+    }
     Bytes::from_request(req, state).await.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
             AllotError::LimitExceeded {
@@ -165,6 +168,13 @@ fn strict_value_rounding(bytes: &[u8]) -> Result<(Value, Suspects), serde_json::
 
 /// Parse a request body strictly (see the module docs) into `T`.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AllotError> {
+    // A body the strict reading would read as serde_json does is read by it directly (see
+    // `json_plain`); a refusal still comes from the strict way, which names its field.
+    if crate::json_plain::plain(bytes) {
+        if let Ok(value) = serde_json::from_slice::<T>(bytes) {
+            return Ok(value);
+        }
+    }
     let (raw, suspects) =
         strict_value_rounding(bytes).map_err(|e| AllotError::invalid(format!("malformed JSON: {e}")))?;
     if !raw.is_object() {
@@ -365,6 +375,21 @@ impl FromRequestParts<Arc<AppState>> for Caller {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A body the plain path takes reads as the strict way reads it.
+    #[test]
+    fn plain_bodies_read_as_strict_ones() {
+        for body in [
+            r#"{"lines":[{"sku":"HOT","quantity":1}],"strategy":"atomic"}"#,
+            r#"{"jobs":[{"payload":{"to":"a\u00e9b","n":[1,-2,{"x":null}]},"priority":1}]}"#,
+            r#"{"a":{"b":{"c":[true,false,"1.0"]}},"n":-9223372036854775}"#,
+        ] {
+            assert!(crate::json_plain::plain(body.as_bytes()), "{body}");
+            let (strict, _) = strict_value_rounding(body.as_bytes()).unwrap();
+            let plain: Value = serde_json::from_slice(body.as_bytes()).unwrap();
+            assert_eq!(strict, plain, "{body}");
+        }
+    }
 
     fn parse(s: &str) -> Result<Value, AllotError> {
         parse_body::<Value>(s.as_bytes())

@@ -17,6 +17,7 @@ mod error;
 mod extract;
 pub mod http;
 mod json_numbers;
+mod json_plain;
 mod metrics_catalog;
 mod metrics_layer;
 pub mod recent;

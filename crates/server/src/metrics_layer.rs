@@ -143,16 +143,17 @@ thread_local! {
     /// keyed by the label strings' addresses (each `&'static`, one per value) and the status:
     /// a request records through its handles without building a key or looking it up in the
     /// recorder's registry (a fifth of the edge's own instructions, `allot bench cost`).
-    /// Bounded as the labels are: routes, methods and statuses.
-    static HTTP_HANDLES: std::cell::RefCell<std::collections::HashMap<(Addr, Addr, u16), HttpHandles>> =
+    /// Bounded as the labels are: routes, methods and statuses. Hashed by FxHash (rustc's):
+    /// the keys are this process's own addresses, nothing a client chooses.
+    static HTTP_HANDLES: std::cell::RefCell<rustc_hash::FxHashMap<(Addr, Addr, u16), HttpHandles>> =
         Default::default();
 
     /// Per worker thread, the interned label of each route pattern, keyed by the pattern's
     /// address (the router keeps one string per route for its life).
-    static ROUTES: std::cell::RefCell<std::collections::HashMap<Addr, &'static str>> = Default::default();
+    static ROUTES: std::cell::RefCell<rustc_hash::FxHashMap<Addr, &'static str>> = Default::default();
 
     /// Per worker thread, counters by the addresses of their name and two label values.
-    static COUNTERS: std::cell::RefCell<std::collections::HashMap<[Addr; 3], metrics::Counter>> = Default::default();
+    static COUNTERS: std::cell::RefCell<rustc_hash::FxHashMap<[Addr; 3], metrics::Counter>> = Default::default();
 }
 
 /// The request counter and the latency histogram of one label set.

@@ -97,6 +97,19 @@ struct Ring {
 }
 
 impl Ring {
+    /// Count `s` in the bucket of `epoch`.
+    fn count(&mut self, epoch: u64, s: &Served<'_>) {
+        let b = self.bucket(epoch);
+        b.requests += 1;
+        if s.status >= 500 {
+            b.server_errors += 1;
+        }
+        b.latency_us.saturating_record(s.latency_us.clamp(1, MAX_LATENCY_US));
+        if is_allocation(s.method, s.route) {
+            b.allocations.add(s.status);
+        }
+    }
+
     fn bucket(&mut self, epoch: u64) -> &mut Bucket {
         self.last_epoch = epoch;
         let i = (epoch % BUCKETS as u64) as usize;
@@ -184,25 +197,18 @@ impl Recent {
     pub fn record(&self, s: Served<'_>) {
         let epoch = self.epoch();
         let mut tenants = self.tenants.lock().unwrap_or_else(|p| p.into_inner());
-        if !tenants.contains_key(s.tenant) && tenants.len() >= MAX_TENANTS {
+        // One lookup for a tenant seen before (every request but its first).
+        if let Some(ring) = tenants.get_mut(s.tenant) {
+            ring.count(epoch, &s);
+            return;
+        }
+        if tenants.len() >= MAX_TENANTS {
             let idlest = tenants.iter().min_by_key(|(_, r)| r.last_epoch).map(|(t, _)| t.clone());
             if let Some(t) = idlest {
                 tenants.remove(&t);
             }
         }
-        let ring = match tenants.get_mut(s.tenant) {
-            Some(ring) => ring,
-            None => tenants.entry(s.tenant.clone()).or_default(),
-        };
-        let b = ring.bucket(epoch);
-        b.requests += 1;
-        if s.status >= 500 {
-            b.server_errors += 1;
-        }
-        b.latency_us.saturating_record(s.latency_us.clamp(1, MAX_LATENCY_US));
-        if is_allocation(s.method, s.route) {
-            b.allocations.add(s.status);
-        }
+        tenants.entry(s.tenant.clone()).or_default().count(epoch, &s);
     }
 
     /// `tenant`'s last [`BUCKETS`] buckets (those since the start while fewer), the current

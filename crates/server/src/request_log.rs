@@ -17,8 +17,8 @@ use tracing::Level;
 /// An answer slower than this, ms, is logged at `info` whatever its status.
 pub(crate) const SLOW_REQUEST_MS: u64 = 1000;
 
-/// Who a `/v1` request was admitted as, left on its response by the guard
-/// ([`crate::access::guard`]) for the request's log line.
+/// Who a `/v1` request was admitted as, by the guard ([`crate::access::guard`]), for the
+/// request's log line and the recent stats.
 #[derive(Debug, Clone)]
 pub(crate) struct AdmittedAs {
     pub(crate) tenant: allot_core::Tenant,
@@ -36,11 +36,11 @@ fn level(status: u16, latency_us: u64) -> Level {
     }
 }
 
-/// Log `resp`, the answer to the request `tracked` started timing, with its id.
-pub(crate) fn log(tracked: &Tracked, resp: &Response, id: &RequestId) {
+/// Log `resp`, the answer to the request `tracked` started timing, with its id and who it
+/// was admitted as.
+pub(crate) fn log(tracked: &Tracked, resp: &Response, id: &RequestId, admitted: Option<&AdmittedAs>) {
     let status = resp.status().as_u16();
     let latency_us = u64::try_from(tracked.elapsed().as_micros()).unwrap_or(u64::MAX);
-    let admitted = resp.extensions().get::<AdmittedAs>();
     let (tenant, key_id) = (
         admitted.map(|a| a.tenant.as_str()),
         admitted.and_then(|a| a.key_id.as_deref()),

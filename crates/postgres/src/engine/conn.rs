@@ -208,8 +208,9 @@ thread_local! {
     /// whole SQL with SipHash at every `prepare_cached`: 3 700 instructions for `atomic`'s
     /// statement, `allot bench cost`). Each entry keeps a `Weak` of its connection's cache,
     /// so that address is never another connection's while the entry lives, and an entry
-    /// of a closed connection is never used.
-    static PREPARED: std::cell::RefCell<std::collections::HashMap<PreparedKey, KnownStatement>> = Default::default();
+    /// of a closed connection is never used. Hashed by FxHash (rustc's): the keys are this
+    /// process's own addresses, nothing a client chooses.
+    static PREPARED: std::cell::RefCell<rustc_hash::FxHashMap<PreparedKey, KnownStatement>> = Default::default();
 }
 
 fn prepared_key(cache: &Arc<StatementCache>, sql: &'static str) -> PreparedKey {

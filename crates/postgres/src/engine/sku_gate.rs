@@ -56,6 +56,13 @@ struct Gate {
 impl Gate {
     /// A place, or none once the gate stands open (at once, or while waiting for a place).
     async fn pass(&self) -> Option<OwnedSemaphorePermit> {
+        // Without a wait, no wake-up to register: an open gate, or a free place.
+        if self.open.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Ok(place) = self.places.clone().try_acquire_owned() {
+            return Some(place);
+        }
         let opened = self.opened.notified();
         tokio::pin!(opened);
         // Registered before the check, so an opening after it is not missed.
@@ -75,7 +82,8 @@ impl Gate {
 pub(crate) struct SkuGate {
     writers: usize,
     wait: Duration,
-    gates: Mutex<HashMap<(String, String), Arc<Gate>>>,
+    /// By tenant, then SKU: looked up by `&str`, with no key made per request.
+    gates: Mutex<HashMap<String, HashMap<String, Arc<Gate>>>>,
     /// Writers waiting for their places now (`allot_sku_gate_waiting`).
     waiting: AtomicU64,
 }
@@ -182,26 +190,33 @@ impl SkuGate {
     /// The gate of `tenant`'s `sku`, made on first use.
     fn gate(&self, tenant: &str, sku: &str) -> Arc<Gate> {
         let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (tenant.to_string(), sku.to_string());
-        if let Some(g) = gates.get(&key) {
+        if let Some(g) = gates.get(tenant).and_then(|skus| skus.get(sku)) {
             return g.clone();
         }
-        if gates.len() >= MAX_GATED_SKUS {
+        if gates.values().map(HashMap::len).sum::<usize>() >= MAX_GATED_SKUS {
             // Held or waited on: a request has a clone of it or of its places.
-            gates.retain(|_, g| Arc::strong_count(g) > 1 || Arc::strong_count(&g.places) > 1);
+            for skus in gates.values_mut() {
+                skus.retain(|_, g| Arc::strong_count(g) > 1 || Arc::strong_count(&g.places) > 1);
+            }
+            gates.retain(|_, skus| !skus.is_empty());
         }
         let gate = Gate {
             places: Arc::new(Semaphore::new(self.writers)),
             open: AtomicBool::new(false),
             opened: Notify::new(),
         };
-        gates.entry(key).or_insert_with(|| Arc::new(gate)).clone()
+        gates
+            .entry(tenant.to_string())
+            .or_default()
+            .entry(sku.to_string())
+            .or_insert_with(|| Arc::new(gate))
+            .clone()
     }
 
     /// How many SKUs have a gate now (tests).
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.gates.lock().unwrap().len()
+        self.gates.lock().unwrap().values().map(HashMap::len).sum()
     }
 }
 

@@ -76,7 +76,7 @@ alo AS (
             insert_allocation!(),
             "
     SELECT $9, $4, 'allocated', $5,
-           jsonb_set($6, '{0,from}', jsonb_build_array(jsonb_build_object('location', location, 'quantity', $2))), $7
+           jsonb_set($6::text::jsonb, '{0,from}', jsonb_build_array(jsonb_build_object('location', location, 'quantity', $2))), $7
       FROM upd)
 SELECT (SELECT count(*) FROM upd) AS taken, (SELECT location FROM upd) AS location,
        CASE WHEN NOT EXISTS (SELECT 1 FROM upd) THEN
@@ -91,7 +91,8 @@ SELECT (SELECT count(*) FROM upd) AS taken, (SELECT location FROM upd) AS locati
 const SQL_FAST_ALLOCATE_ATOMIC: &str = fast_allocate!("bucket = 0 AND $3::int8 >= 0");
 /// The statement `atomic` runs for an allocation of one line from a SKU stocked at one
 /// location (its parameters as in `fast_allocate!`: `$1` SKU, `$2` quantity, `$3` unused
-/// bucket start, `$4` allocation id, `$5` strategy name, `$6` lines (jsonb), `$7` now, `$8`
+/// bucket start, `$4` allocation id, `$5` strategy name, `$6` lines (JSON text: serialised
+/// once, where a `jsonb` parameter was a `serde_json::Value` built and then written), `$7` now, `$8`
 /// actor, `$9` tenant, `$10` the oid of the tenant's ledger sequence). Public for `allot
 /// bench compare`, which runs it alone through pgbench beside the textbook UPDATE, so the
 /// part of `atomic`'s distance from pgbench that is SQL shows apart from the part that is
@@ -193,7 +194,7 @@ impl PgStore {
         &self,
         tenant: &str,
         req: &AllocationRequest,
-        lines: &serde_json::Value,
+        lines: &String,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Option<String>> {
         let line = &req.lines[0];
@@ -633,7 +634,7 @@ impl PgStore {
                 Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
             )
         {
-            let lines_json = serde_json::to_value(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let lines_json = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             if let Some(loc) = self
                 .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))
                 .await?

@@ -162,10 +162,10 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router: every route, then (inside out) the body limit, the access guard, a
-/// panic caught as a 500 in the API's error form (never a dropped connection), and the edge
-/// (request id, Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the
-/// request timeout, JSON errors, request metrics) — see [`crate::boundary`] and
+/// Build the router: every route, then (inside out) the body limit, a panic caught as a 500
+/// in the API's error form (never a dropped connection), and the edge (request id,
+/// Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the access guard,
+/// the request timeout, JSON errors, request metrics) — see [`crate::boundary`] and
 /// [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
@@ -183,10 +183,6 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(crate::console::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(body_limit))
-        .layer(axum::middleware::from_fn_with_state(
-            state.access.clone(),
-            crate::access::guard,
-        ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(crate::boundary::Edge {
@@ -199,6 +195,7 @@ pub fn router(state: Arc<AppState>) -> Router {
                 max_uri_bytes: http.max_uri_bytes,
                 max_header_bytes: http.max_header_bytes,
                 recent: state.recent.clone(),
+                access: state.access.clone(),
             }),
             crate::boundary::edge,
         ))
