@@ -76,6 +76,7 @@ pub(crate) async fn cost(a: CostArgs) -> anyhow::Result<()> {
             paths,
             seed: a.seed,
             work_dir: a.out.join("callgrind"),
+            tolerate_failures: false,
         },
         out: a.out,
         rev: a.rev,

@@ -7,8 +7,9 @@
 //! Everything runs on the bench's own PostgreSQL cluster (a free port, `full_page_writes`
 //! and autovacuum off, removed after), with the server's background tasks slowed to one
 //! pass an hour (`--background-interval-ms`), so a window holds the requests' work and
-//! nothing else. A build without that flag (an older revision) gets an idle window instead,
-//! whose rate is taken off each path's.
+//! nothing else. A build without that flag (an older revision) gets the interval flags it has
+//! set to an hour (the feed's sequencer, the sweepers), and an idle window whose rate is
+//! taken off each path's for the rest.
 
 mod baseline;
 mod callgrind;
