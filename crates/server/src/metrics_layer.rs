@@ -148,9 +148,9 @@ thread_local! {
     static HTTP_HANDLES: std::cell::RefCell<rustc_hash::FxHashMap<(Addr, Addr, u16), HttpHandles>> =
         Default::default();
 
-    /// Per worker thread, the interned label of each route pattern, keyed by the pattern's
-    /// address (the router keeps one string per route for its life).
-    static ROUTES: std::cell::RefCell<rustc_hash::FxHashMap<Addr, &'static str>> = Default::default();
+    /// Per worker thread, the interned label of each route pattern, by the pattern (the
+    /// router's own text, never a client's: FxHash, rustc's, is fit for it).
+    static ROUTES: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, &'static str>> = Default::default();
 
     /// Per worker thread, counters by the addresses of their name and two label values.
     static COUNTERS: std::cell::RefCell<rustc_hash::FxHashMap<[Addr; 3], metrics::Counter>> = Default::default();
@@ -169,8 +169,14 @@ fn at(s: &str) -> Addr {
 
 /// The label of the route pattern `p` (see [`ROUTES`]).
 fn route_label(p: &str) -> &'static str {
-    let key = at(p);
-    ROUTES.with_borrow_mut(|routes| *routes.entry(key).or_insert_with(|| interned(p)))
+    ROUTES.with_borrow_mut(|routes| match routes.get(p) {
+        Some(label) => label,
+        None => {
+            let label = interned(p);
+            routes.insert(p.into(), label);
+            label
+        }
+    })
 }
 
 /// Increment the counter `name` labelled `labels` (all `&'static`: a literal, or one value

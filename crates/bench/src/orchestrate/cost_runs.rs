@@ -58,6 +58,14 @@ fn gate(path: &Path, now: &Baseline) -> anyhow::Result<()> {
     let text = std::fs::read(path).with_context(|| format!("read the baseline {}", path.display()))?;
     let base: Baseline =
         serde_json::from_slice(&text).with_context(|| format!("{} is not a cost baseline", path.display()))?;
+    if base.ops != now.ops {
+        bail!(
+            "the baseline {} was counted with --ops {}, this run with --ops {}: per operation they differ (a window's fixed costs spread over fewer or more)",
+            path.display(),
+            base.ops,
+            now.ops
+        );
+    }
     if base.profile != now.profile {
         bail!(
             "the baseline {} was counted on a {} build, this is a {} build: they never compare",

@@ -162,14 +162,13 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router: every route, then (inside out) the body limit, a panic caught as a 500
-/// in the API's error form (never a dropped connection), and the edge (request id,
-/// Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the access guard,
-/// the request timeout, JSON errors, request metrics) — see [`crate::boundary`] and
-/// [`crate::http`].
+/// Build the router: every route, then (inside out) the body limit, a panic of a route caught
+/// as a 500 in the API's error form (never a dropped connection), and the edge (request id,
+/// Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the access guard
+/// — outside the panic catch, as the rest of the edge —, the request timeout, JSON errors,
+/// request metrics) — see [`crate::boundary`] and [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
-    let http = state.http.clone();
     // One table: the routes and the operations served at /openapi.json come from it together.
     let (routes, api) = routes::table().split_for_parts();
     routes
@@ -182,24 +181,37 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .merge(crate::console::routes())
         .fallback(not_found)
-        .layer(DefaultBodyLimit::max(body_limit))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked))
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::new(crate::boundary::Edge {
-                origins: http.origins,
-                permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
-                request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
-                body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
-                max_body_bytes: body_limit,
-                body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
-                max_uri_bytes: http.max_uri_bytes,
-                max_header_bytes: http.max_header_bytes,
-                recent: state.recent.clone(),
-                access: state.access.clone(),
-            }),
-            crate::boundary::edge,
-        ))
+        // One layer for the router, outside in: the edge, a panic caught as a 500, the body
+        // limit. `Router::layer` boxes each route again per call, so each layer given to it
+        // alone cost every request a boxed clone of the route and a boxed future (`allot
+        // bench cost`).
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::middleware::from_fn_with_state(
+                    edge(&state, body_limit),
+                    crate::boundary::edge,
+                ))
+                .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked))
+                .layer(DefaultBodyLimit::max(body_limit)),
+        )
         .with_state(state)
+}
+
+/// The edge's configuration ([`crate::boundary::Edge`]) from the server's.
+fn edge(state: &Arc<AppState>, body_limit: usize) -> Arc<crate::boundary::Edge> {
+    let http = state.http.clone();
+    Arc::new(crate::boundary::Edge {
+        origins: http.origins,
+        permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
+        request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
+        body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
+        max_body_bytes: body_limit,
+        body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
+        max_uri_bytes: http.max_uri_bytes,
+        max_header_bytes: http.max_header_bytes,
+        recent: state.recent.clone(),
+        access: state.access.clone(),
+    })
 }
 
 /// `GET /openapi.json`: the document of what this server enforces now — security optional
