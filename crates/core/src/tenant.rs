@@ -20,9 +20,8 @@ pub const DEFAULT_TENANT: &str = "default";
 /// A tenant's name: 1..=`max_name_len` chars of `[A-Za-z0-9._:-]` when it came through
 /// [`Tenant::parse`]. Serialises as the bare string. Derefs to `&str`, so SQL parameters and
 /// helpers that take `&str` accept it as is.
-///
-/// Shared, not copied: a clone is a reference count (a request's tenant is cloned into its
-/// principal, its log line and its caller; `allot bench cost`).
+// Shared, not copied: a clone is a reference count (a request's tenant is cloned into its
+// principal, its log line and its caller; `allot bench cost`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String))]
 pub struct Tenant(Arc<str>);
