@@ -8,6 +8,7 @@ use allot_core::store::KeyStore;
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Capable, Result};
 use async_trait::async_trait;
+use std::sync::LazyLock;
 
 const COLS: &str = "id, tenant, name, scopes, prefix, rate_per_s, created_at, revoked_at";
 
@@ -81,10 +82,9 @@ impl KeyStore for PgStore {
 
     async fn key_by_hash(&self, secret_sha256: &str) -> Result<Option<ApiKey>> {
         let c = self.client().await?;
-        let stmt = c
-            .prepare_text(&format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = $1"))
-            .await
-            .map_err(map_error)?;
+        static SQL: LazyLock<String> =
+            LazyLock::new(|| format!("SELECT {COLS} FROM api_keys WHERE secret_sha256 = $1"));
+        let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         match c.query_opt(&stmt, &[&secret_sha256]).await.map_err(map_error)? {
             Some(r) => key_of(&r).map(Some),
             None => Ok(None),

@@ -22,6 +22,7 @@ use allot_core::Capable;
 use allot_core::{AllotError, Booking, BookingRequest, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use std::sync::LazyLock;
 use tokio_postgres::error::SqlState;
 
 mod batched;
@@ -237,10 +238,9 @@ impl PgStore {
     }
 
     async fn read_booking<C: Db>(c: &C, tenant: &str, id: &str, now: DateTime<Utc>) -> Result<Booking> {
-        let stmt = c
-            .prepare_text(&format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"))
-            .await
-            .map_err(map_error)?;
+        static SQL: LazyLock<String> =
+            LazyLock::new(|| format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1"));
+        let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         let row = c
             .query_opt(&stmt, &[&id, &tenant])
             .await
@@ -259,11 +259,9 @@ impl PgStore {
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Booking>> {
         self.write(tenant, idem, async |tx| {
-            let stmt = tx
-                .prepare_text(&format!(
-                    "SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"
-                ))
-                .await?;
+            static SQL: LazyLock<String> =
+                LazyLock::new(|| format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"));
+            let stmt = tx.prepare_cached(&SQL).await?;
             let row = tx
                 .query_opt(&stmt, &[&id, &tenant])
                 .await?
@@ -413,8 +411,8 @@ impl BookingStore for PgStore {
         let now = self.now();
         let c = self.client().await?;
         // The inner query reads only what the GiST index serves, as SQL_CONFLICTS does.
-        let stmt = c
-            .prepare_text(&format!(
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
                 "SELECT {COLS} FROM (
                      SELECT * FROM bookings
                       WHERE resource_hash = allot_resource_hash($6, $1) AND during && tstzrange($2, $3, '[)')
@@ -422,9 +420,9 @@ impl BookingStore for PgStore {
                      OFFSET 0) b
                   WHERE tenant = $6 AND resource = $1
                   ORDER BY lower(during), id LIMIT $5"
-            ))
-            .await
-            .map_err(map_error)?;
+            )
+        });
+        let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         c.query(
             &stmt,
             &[&resource, &from, &to, &now, &i64::from(limit), &tenant.as_str()],

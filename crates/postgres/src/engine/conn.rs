@@ -271,23 +271,17 @@ macro_rules! db_impl {
         #[async_trait]
         impl Db for $ty {
             async fn prepare_cached(&self, sql: &'static str) -> Result<Stmt, Error> {
-                Ok(match &*self.statements {
-                    Statements::Prepared => {
-                        let cache = &self.named().statement_cache;
-                        match known(cache, sql) {
-                            Some(s) => Stmt::Named(s),
-                            None => {
-                                let s = self.named().prepare_cached(sql).await?;
-                                remember(cache, sql, &s);
-                                Stmt::Named(s)
-                            }
-                        }
-                    }
-                    Statements::Unnamed(d) => Stmt::Unnamed {
-                        sql: sql.into(),
-                        types: d.describe(sql).await?,
-                    },
-                })
+                let cache = &self.named().statement_cache;
+                // Only named statements are kept (the pooler's unnamed ones are described).
+                let prepared = matches!(*self.statements, Statements::Prepared);
+                if let Some(s) = prepared.then(|| known(cache, sql)).flatten() {
+                    return Ok(Stmt::Named(s));
+                }
+                let stmt = self.prepare_text(sql).await?;
+                if let Stmt::Named(s) = &stmt {
+                    remember(cache, sql, s);
+                }
+                Ok(stmt)
             }
             async fn prepare_text(&self, sql: &str) -> Result<Stmt, Error> {
                 Ok(match &*self.statements {

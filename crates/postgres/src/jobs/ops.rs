@@ -13,6 +13,7 @@ use allot_core::job::{
 use allot_core::{AllotError, Result};
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// `MATERIALIZED`: the picking subquery must run exactly once. Inlined, it could become the
 /// inner side of a nested loop and be rescanned, each rescan locking and returning other rows,
@@ -128,10 +129,9 @@ pub(crate) fn status_of(r: &tokio_postgres::Row) -> Result<JobStatus> {
 }
 
 pub(crate) async fn job_status<C: Db>(c: &C, tenant: &str, id: i64) -> Result<JobStatus> {
-    let stmt = c
-        .prepare_text(&format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"))
-        .await
-        .map_err(map_error)?;
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {STATUS_COLS} FROM jobs WHERE tenant = $2 AND id = $1"));
+    let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &tenant]).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => Err(AllotError::not_found("job", id.to_string())),
@@ -142,11 +142,11 @@ pub(crate) async fn job_status<C: Db>(c: &C, tenant: &str, id: i64) -> Result<Jo
 pub(crate) async fn transition<C: Db>(
     c: &C,
     tenant: &str,
-    sql: &str,
+    sql: &'static str,
     id: i64,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<JobStatus> {
-    let stmt = c.prepare_text(sql).await.map_err(map_error)?;
+    let stmt = c.prepare_cached(sql).await.map_err(map_error)?;
     match c.query_opt(&stmt, params).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => {
@@ -253,19 +253,22 @@ const SQL_COMPLETE: &str = "WITH kept AS (
 /// Snooze a running job whose token matches: `scheduled` at now + `delay_ms`, the attempt
 /// given back (a snooze is not a failure: Oban's `{:snooze, seconds}`).
 pub(crate) async fn snooze<C: Db>(c: &C, tenant: &str, id: i64, req: &Snooze, now: DateTime<Utc>) -> Result<JobStatus> {
-    let sql = format!(
-        "UPDATE jobs SET state = 'scheduled', run_at = $3::timestamptz + $4::int8 * interval '1 millisecond',
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE jobs SET state = 'scheduled', run_at = $3::timestamptz + $4::int8 * interval '1 millisecond',
                 attempt = attempt - 1, lease_token = NULL, lease_expires_at = NULL
           WHERE tenant = $5 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-    );
+        )
+    });
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [&id, &req.lease_token, &now, &req.delay_ms, &tenant];
-    transition(c, tenant, &sql, id, &params).await
+    transition(c, tenant, &SQL, id, &params).await
 }
 
 /// Fail this attempt: retryable after the delay, or discarded without attempts left.
 pub(crate) async fn fail<C: Db>(c: &C, tenant: &str, fail: &Fail, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     // The delay mirrors allot_core::job::retry_delay_ms (equal jitter, capped).
-    let sql = format!(
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
         "UPDATE jobs SET
              state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
              run_at = CASE WHEN attempt >= max_attempts THEN run_at ELSE $4::timestamptz + COALESCE($5::int8,
@@ -275,12 +278,13 @@ pub(crate) async fn fail<C: Db>(c: &C, tenant: &str, fail: &Fail, id: i64, now: 
              finalized_at = CASE WHEN attempt >= max_attempts THEN $4 END,
              lease_token = NULL, lease_expires_at = NULL
            WHERE tenant = $8 AND id = $1 AND state = 'running' AND lease_token = $2 RETURNING {STATUS_COLS}"
-    );
+        )
+    });
     let (cap, base) = (RETRY_CAP_MS as f64, RETRY_BASE_MS as f64);
     transition(
         c,
         tenant,
-        &sql,
+        &SQL,
         id,
         &[
             &id,
@@ -340,11 +344,13 @@ pub(crate) async fn complete_batch<C: Db>(
 
 /// Cancel an unfinished job; a finished one is returned unchanged.
 pub(crate) async fn cancel<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
-    let sql = format!(
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
         "UPDATE jobs SET state = 'cancelled', finalized_at = $2, lease_token = NULL, lease_expires_at = NULL
           WHERE tenant = $3 AND id = $1 AND state NOT IN ('completed', 'discarded', 'cancelled') RETURNING {STATUS_COLS}"
-    );
-    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
+        )
+    });
+    let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &now, &tenant]).await.map_err(map_error)? {
         Some(r) => status_of(&r),
         None => job_status(c, tenant, id).await,
@@ -360,12 +366,14 @@ pub(crate) async fn reschedule<C: Db>(
     delay_ms: i64,
     now: DateTime<Utc>,
 ) -> Result<JobStatus> {
-    let sql = format!(
-        "UPDATE jobs SET state = CASE WHEN $4::int8 = 0 THEN 'available' ELSE 'scheduled' END,
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE jobs SET state = CASE WHEN $4::int8 = 0 THEN 'available' ELSE 'scheduled' END,
                 run_at = $2::timestamptz + $4::int8 * interval '1 millisecond'
           WHERE tenant = $3 AND id = $1 AND state IN ('available', 'scheduled', 'retryable') RETURNING {STATUS_COLS}"
-    );
-    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
+        )
+    });
+    let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
     match c
         .query_opt(&stmt, &[&id, &now, &tenant, &delay_ms])
         .await
@@ -380,13 +388,15 @@ pub(crate) async fn reschedule<C: Db>(
 /// (`NOT IN` the others): `IN ('discarded', 'cancelled')` would prove the predicate of
 /// `jobs_queue_state` (V25), which the planner could then prefer to the primary key.
 pub(crate) async fn retry<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
-    let sql = format!(
-        "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
                 max_attempts = GREATEST(max_attempts, attempt + 1)
           WHERE tenant = $3 AND id = $1 AND state NOT IN ('available', 'scheduled', 'retryable', 'running', 'completed')
           RETURNING {STATUS_COLS}"
-    );
-    let stmt = c.prepare_text(&sql).await.map_err(map_error)?;
+        )
+    });
+    let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
     match c.query_opt(&stmt, &[&id, &now, &tenant]).await {
         Ok(Some(r)) => status_of(&r),
         Ok(None) => job_status(c, tenant, id).await,

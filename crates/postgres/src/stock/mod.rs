@@ -194,7 +194,7 @@ impl PgStore {
         &self,
         tenant: &str,
         req: &AllocationRequest,
-        lines: &String,
+        lines: &str,
         now: chrono::DateTime<Utc>,
     ) -> TxResult<Option<String>> {
         let line = &req.lines[0];
@@ -219,7 +219,7 @@ impl PgStore {
             &start,
             &req.id,
             &strategy,
-            lines,
+            &lines,
             &now,
             &req.actor,
             &tenant,

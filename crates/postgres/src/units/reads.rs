@@ -6,6 +6,7 @@ use crate::engine::store::PgStore;
 use allot_core::support::page::{Listed, Page};
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
 use allot_core::{AllotError, Result};
+use std::sync::LazyLock;
 
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
 
@@ -28,15 +29,15 @@ impl PgStore {
         page: Page<i64>,
     ) -> Result<Listed<UnitView, i64>> {
         let c = self.client().await?;
-        let stmt = c
-            .prepare_text(&format!(
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
                 "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND id > $3
                     AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR location = $5)
                     AND ($6::text IS NULL OR lot = $6)
                   ORDER BY id LIMIT $7"
-            ))
-            .await
-            .map_err(map_error)?;
+            )
+        });
+        let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         let status = f.status.map(UnitStatus::as_str);
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
             &tenant,
@@ -65,12 +66,9 @@ impl PgStore {
     /// See `UnitStore::get_unit`.
     pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
         let c = self.client().await?;
-        let stmt = c
-            .prepare_text(&format!(
-                "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND serial = $3"
-            ))
-            .await
-            .map_err(map_error)?;
+        static SQL: LazyLock<String> =
+            LazyLock::new(|| format!("SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND serial = $3"));
+        let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         match c.query_opt(&stmt, &[&tenant, &sku, &serial]).await.map_err(map_error)? {
             Some(r) => view_of(&r),
             None => Err(AllotError::not_found("unit", format!("{sku}/{serial}"))),
