@@ -70,18 +70,32 @@ pub struct Tracked {
 
 /// `s` as a `&'static str`, kept once per distinct value: label values come from bounded
 /// sets (the router's route patterns, status codes), so the set stays small, and a label
-/// made of a static string costs no allocation per request.
+/// made of a static string costs no allocation per request. Each worker thread looks in its
+/// own copy first (no lock, FxHash: the values are the server's own text, not a client's);
+/// the process-wide set is taken only for a value new to the thread.
 fn interned(s: &str) -> &'static str {
-    static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
-    let mut seen = SEEN
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if let Some(v) = seen.get(s) {
+    thread_local! {
+        static KNOWN: std::cell::RefCell<rustc_hash::FxHashSet<&'static str>> = Default::default();
+    }
+    if let Some(v) = KNOWN.with_borrow(|known| known.get(s).copied()) {
         return v;
     }
-    let v: &'static str = Box::leak(s.to_string().into_boxed_str());
-    seen.insert(v);
+    static SEEN: OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
+    let v = {
+        let mut seen = SEEN
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        match seen.get(s) {
+            Some(v) => *v,
+            None => {
+                let v: &'static str = Box::leak(s.to_string().into_boxed_str());
+                seen.insert(v);
+                v
+            }
+        }
+    };
+    KNOWN.with_borrow_mut(|known| known.insert(v));
     v
 }
 
@@ -93,7 +107,7 @@ impl Tracked {
             route: req
                 .extensions()
                 .get::<MatchedPath>()
-                .map_or("unmatched", |p| route_label(p.as_str())),
+                .map_or("unmatched", |p| interned(p.as_str())),
             start: Instant::now(),
         }
     }
@@ -148,10 +162,6 @@ thread_local! {
     static HTTP_HANDLES: std::cell::RefCell<rustc_hash::FxHashMap<(Addr, Addr, u16), HttpHandles>> =
         Default::default();
 
-    /// Per worker thread, the interned label of each route pattern, by the pattern (the
-    /// router's own text, never a client's: FxHash, rustc's, is fit for it).
-    static ROUTES: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, &'static str>> = Default::default();
-
     /// Per worker thread, counters by the addresses of their name and two label values.
     static COUNTERS: std::cell::RefCell<rustc_hash::FxHashMap<[Addr; 3], metrics::Counter>> = Default::default();
 }
@@ -165,18 +175,6 @@ type Addr = (usize, usize);
 
 fn at(s: &str) -> Addr {
     (s.as_ptr() as usize, s.len())
-}
-
-/// The label of the route pattern `p` (see [`ROUTES`]).
-fn route_label(p: &str) -> &'static str {
-    ROUTES.with_borrow_mut(|routes| match routes.get(p) {
-        Some(label) => label,
-        None => {
-            let label = interned(p);
-            routes.insert(p.into(), label);
-            label
-        }
-    })
 }
 
 /// Increment the counter `name` labelled `labels` (all `&'static`: a literal, or one value

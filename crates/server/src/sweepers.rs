@@ -47,8 +47,7 @@ where
 /// and events older than their `retention`, in bounded batches. Errors are logged and
 /// retried at the next tick.
 pub(crate) async fn sweep(store: Arc<dyn allot_core::Database>, retention: Retention, interval_ms: u64) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = every(interval_ms);
     loop {
         tick.tick().await;
         let before = ago(store.as_ref(), retention.jobs_ms);
@@ -65,8 +64,7 @@ pub(crate) async fn sweep(store: Arc<dyn allot_core::Database>, retention: Reten
 /// come back full. Counts `allot_events_sequenced_total`, and sets `allot_feed_lag_seconds`
 /// to the age of the oldest event still waiting for its cursor (0 when none waits).
 pub(crate) async fn sequence_events(store: Arc<dyn allot_core::Database>, interval_ms: u64, batch: u32) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = every(interval_ms);
     loop {
         tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
@@ -96,8 +94,7 @@ pub(crate) async fn sequence_events(store: Arc<dyn allot_core::Database>, interv
 /// never wait for it (an overdue hold already reads as expired and is finalised by the
 /// first writer that needs its stock); it keeps the `held` counts tidy.
 pub(crate) async fn sweep_holds(store: Arc<dyn allot_core::Database>, interval_ms: u64, batch: u32) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = every(interval_ms);
     loop {
         tick.tick().await;
         for _ in 0..SWEEP_MAX_BATCHES {
@@ -144,7 +141,7 @@ pub(crate) const FOLD_QUEUE_COUNTS_MS: u64 = 1000;
 pub(crate) const SAMPLE_QUEUE_DEPTHS_MS: u64 = 5000;
 
 /// A `tokio` interval of `ms` (at least 1) whose missed ticks are delayed, not bunched.
-fn every(ms: u64) -> tokio::time::Interval {
+pub(crate) fn every(ms: u64) -> tokio::time::Interval {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(ms.max(1)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick

@@ -178,8 +178,7 @@ const MAX_ROUNDS_PER_TICK: usize = 100;
 /// page (at most [`MAX_ROUNDS_PER_TICK`] in a row). Errors are logged and retried at the next
 /// tick.
 pub(crate) async fn dispatch(stores: Stores, interval_ms: u64, page: u32) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(interval_ms.max(1)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = crate::sweepers::every(interval_ms);
     loop {
         tick.tick().await;
         for _ in 0..MAX_ROUNDS_PER_TICK {
