@@ -76,11 +76,7 @@ impl PgCluster {
     /// `initdb` a new cluster in a temporary directory (trust on loopback, replication
     /// allowed, commits waiting for a synchronous standby when one is attached) and start it.
     pub fn start() -> Result<PgCluster, BenchError> {
-        let cluster = PgCluster::new_dir()?;
-        let data = cluster.data();
-        cluster.tool("initdb", &["-D", &data, "-U", "postgres", "--auth=trust", "-E", "UTF8"])?;
-        cluster.start_server()?;
-        Ok(cluster)
+        PgCluster::start_with("")
     }
 
     /// As [`PgCluster::start`], with `settings` (lines of `postgresql.conf`) added before

@@ -38,6 +38,14 @@ async fn allocate(Json(body): Json<allot_core::AllocationBody>) -> (StatusCode, 
     (StatusCode::CREATED, Json(answer))
 }
 
+/// The no-op handler's routes: `POST /v1/allocations`, and `GET /healthz` (200, empty) to
+/// learn that it serves.
+fn noop_router() -> Router {
+    Router::new()
+        .route("/v1/allocations", route_post(allocate))
+        .route("/healthz", axum::routing::get(|| async {}))
+}
+
 /// Serve the no-op handler on a free loopback port until the returned handle is aborted.
 pub async fn serve_noop() -> Result<(String, tokio::task::JoinHandle<()>), BenchError> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -46,7 +54,7 @@ pub async fn serve_noop() -> Result<(String, tokio::task::JoinHandle<()>), Bench
     let addr = listener
         .local_addr()
         .map_err(|e| BenchError::Setup(format!("the no-op handler's address: {e}")))?;
-    let app = Router::new().route("/v1/allocations", route_post(allocate));
+    let app = noop_router();
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -59,8 +67,7 @@ pub async fn serve_noop_at(addr: &str) -> Result<(), BenchError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| BenchError::Setup(format!("bind the no-op handler on {addr}: {e}")))?;
-    let app = Router::new().route("/v1/allocations", route_post(allocate));
-    axum::serve(listener, app)
+    axum::serve(listener, noop_router())
         .await
         .map_err(|e| BenchError::Setup(format!("the no-op handler: {e}")))
 }

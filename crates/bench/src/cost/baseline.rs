@@ -1,9 +1,9 @@
 //! The cost gate: this build's rows against a committed baseline (`bench/cost-baseline.json`,
 //! written by `allot bench cost --write-baseline`). A path fails on a rise of more than
-//! [`Limits::instructions`] in instructions per operation, of more than [`ALLOCATION_SLACK`]
+//! [`INSTRUCTIONS_SHARE`] in instructions per operation, of more than [`ALLOCATION_SLACK`]
 //! heap allocations per operation, of more than [`COUNT_SLACK`] in statements, round trips
 //! or rows written per operation (any rise beyond the timing's noise), or of more than
-//! [`Limits::wal_bytes`] in WAL bytes (a record's length follows the values it carries: ids
+//! [`WAL_BYTES_SHARE`] in WAL bytes (a record's length follows the values it carries: ids
 //! and cursors grow by a digit now and then). A fall passes, and says the baseline can be
 //! lowered.
 
@@ -21,23 +21,11 @@ pub struct Baseline {
     pub rows: Vec<CostRow>,
 }
 
-/// How much a count may rise before the gate fails, as a fraction of the baseline's.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Instructions per operation (3 %).
-    pub instructions: f64,
-    /// WAL bytes per operation (1 %).
-    pub wal_bytes: f64,
-}
+/// Instructions per operation may rise by this share of the baseline's before it is a rise.
+pub const INSTRUCTIONS_SHARE: f64 = 0.03;
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            instructions: 0.03,
-            wal_bytes: 0.01,
-        }
-    }
-}
+/// WAL bytes per operation may rise by this share of the baseline's before it is a rise.
+pub const WAL_BYTES_SHARE: f64 = 0.01;
 
 /// How far statements, round trips and rows written per operation may move before it is a
 /// rise or a fall: a statement more every 20 operations. Less is noise, not a change: the
@@ -67,7 +55,7 @@ const ALLOCATION_SHARE: f64 = 0.005;
 pub const FLOOR: &str = "floor:";
 
 /// Compare `rows` with `base`, path by path (a path missing on either side is skipped).
-pub fn check(base: &Baseline, rows: &[CostRow], limits: Limits) -> Verdict {
+pub fn check(base: &Baseline, rows: &[CostRow]) -> Verdict {
     let mut v = Verdict::default();
     // The floors are the references (a no-op handler, SQL by hand): how PostgreSQL lays out
     // their rows moves their WAL by a few bytes, and no change of allot's moves them.
@@ -77,7 +65,7 @@ pub fn check(base: &Baseline, rows: &[CostRow], limits: Limits) -> Verdict {
         };
         let path = r.path.as_str();
         if let (Some(was), Some(now)) = (b.instructions_per_op, r.instructions_per_op) {
-            v.relative(path, "instructions", (was, now), limits.instructions);
+            v.relative(path, "instructions", (was, now), INSTRUCTIONS_SHARE);
         }
         if let (Some(was), Some(now)) = (b.allocations_per_op, r.allocations_per_op) {
             let slack = ALLOCATION_SLACK.max(was * ALLOCATION_SHARE);
@@ -87,7 +75,7 @@ pub fn check(base: &Baseline, rows: &[CostRow], limits: Limits) -> Verdict {
             path,
             "WAL bytes",
             (b.wal_bytes_per_op, r.wal_bytes_per_op),
-            limits.wal_bytes,
+            WAL_BYTES_SHARE,
         );
         v.absolute(
             path,
@@ -165,14 +153,13 @@ mod tests {
             ops: 100,
             rows: vec![row(100_000.0, 4.0)],
         };
-        let limits = Limits::default();
-        assert!(check(&base, &[row(102_000.0, 4.0)], limits).failures.is_empty());
-        assert_eq!(check(&base, &[row(104_000.0, 4.0)], limits).failures.len(), 1);
-        assert_eq!(check(&base, &[row(100_000.0, 5.0)], limits).failures.len(), 1);
+        assert!(check(&base, &[row(102_000.0, 4.0)]).failures.is_empty());
+        assert_eq!(check(&base, &[row(104_000.0, 4.0)]).failures.len(), 1);
+        assert_eq!(check(&base, &[row(100_000.0, 5.0)]).failures.len(), 1);
         let mut one_more = row(100_000.0, 4.0);
         one_more.allocations_per_op = Some(101.0);
-        assert_eq!(check(&base, &[one_more], limits).failures.len(), 1);
-        let better = check(&base, &[row(50_000.0, 3.0)], limits);
+        assert_eq!(check(&base, &[one_more]).failures.len(), 1);
+        let better = check(&base, &[row(50_000.0, 3.0)]);
         assert!(better.failures.is_empty());
         assert_eq!(better.improvements.len(), 2);
     }

@@ -10,7 +10,7 @@ use super::wal;
 use super::wire::CountingProxy;
 use super::{CostRow, Totals};
 use crate::error::BenchError;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
 /// The textbook decrement (as `bench/pgbench/hot_sku.sql`).
 const DECREMENT: &str = "UPDATE stock SET on_hand = on_hand - 1, version = version + 1
@@ -28,16 +28,6 @@ CREATE TABLE IF NOT EXISTS cost_floor_ledger (
 const INSERT_ORDER: &str = "INSERT INTO cost_floor_orders (id, sku, quantity) VALUES ($1::text::uuid, $2, 1)";
 const INSERT_LEDGER: &str = "INSERT INTO cost_floor_ledger (sku, delta, order_id) VALUES ($1, -1, $2::text::uuid)";
 
-/// Connect to `db` (the `cost` database) through the proxy.
-async fn connect(proxy: &CountingProxy, db: &str) -> Result<Client, BenchError> {
-    let url = format!("postgres://postgres@127.0.0.1:{}/{db}", proxy.port);
-    let (client, conn) = tokio_postgres::connect(&url, NoTls)
-        .await
-        .map_err(|e| BenchError::Setup(format!("connect through the proxy: {e}")))?;
-    tokio::spawn(conn);
-    Ok(client)
-}
-
 /// The database floor's two rows, `ops` operations each on `sku` (which must exist).
 pub async fn database_rows(
     proxy: &CountingProxy,
@@ -47,7 +37,8 @@ pub async fn database_rows(
     ops: u64,
 ) -> Result<Vec<CostRow>, BenchError> {
     let setup = |e: tokio_postgres::Error| BenchError::Setup(format!("the database floor: {e}"));
-    let mut c = connect(proxy, db).await?;
+    // Through the proxy, as the server's statements go.
+    let mut c = super::measure::connect(proxy.port, db).await?;
     c.batch_execute(FLOOR_TABLES).await.map_err(setup)?;
     let decrement = c.prepare(DECREMENT).await.map_err(setup)?;
     let (order, ledger) = (

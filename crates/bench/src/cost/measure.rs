@@ -159,7 +159,8 @@ fn setup(e: tokio_postgres::Error) -> BenchError {
     BenchError::Setup(format!("the bench's cluster: {e}"))
 }
 
-async fn connect(port: u16, db: &str) -> Result<Client, BenchError> {
+/// A client of database `db` on `127.0.0.1:port` (the cluster, or the proxy in front of it).
+pub(super) async fn connect(port: u16, db: &str) -> Result<Client, BenchError> {
     let url = format!("postgres://postgres@127.0.0.1:{port}/{db}");
     let (client, conn) = tokio_postgres::connect(&url, NoTls).await.map_err(setup)?;
     tokio::spawn(conn);
@@ -181,7 +182,7 @@ async fn wait_healthy(server: &mut Profiled, base: &str) -> Result<(), BenchErro
     while Instant::now() < deadline {
         if !server.running() {
             return Err(BenchError::Setup(
-                "the server under callgrind exited (see its server.log)".into(),
+                "the process under callgrind exited (see its server.log)".into(),
             ));
         }
         if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
@@ -192,7 +193,7 @@ async fn wait_healthy(server: &mut Profiled, base: &str) -> Result<(), BenchErro
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     Err(BenchError::Setup(
-        "the server under callgrind never answered /healthz".into(),
+        "the process under callgrind never answered /healthz".into(),
     ))
 }
 
@@ -278,28 +279,21 @@ async fn sequence(b: &mut Bench) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// The HTTP floor: `allot bench noop-serve` under callgrind, sent the atomic path's body.
+/// The HTTP floor: `allot bench noop-serve` under callgrind, sent the atomic path's requests
+/// (each answered 201, as the driver checks).
 async fn noop_row(binary: &Path, o: &CostOptions) -> Result<CostRow, BenchError> {
     let port = free_port()?;
     let args = ["bench", "noop-serve", "--listen", &format!("127.0.0.1:{port}")].map(String::from);
     let mut server = Profiled::spawn(binary, &args, &one_worker(), &o.work_dir.join("noop"))?;
     let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let deadline = Instant::now() + START_LIMIT;
-    let body = serde_json::json!({"lines": [{"sku": "noop", "quantity": 1}], "strategy": "atomic"});
-    let url = format!("{base}/v1/allocations");
-    while client.post(&url).json(&body).send().await.is_err() {
-        if Instant::now() > deadline || !server.running() {
-            return Err(BenchError::Setup("the no-op server never answered".into()));
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    for _ in 0..o.warmup_ops {
-        client.post(&url).json(&body).send().await?.bytes().await?;
+    wait_healthy(&mut server, &base).await?;
+    let mut driver = Driver::new(&base, o.seed)?;
+    for i in 0..o.warmup_ops {
+        driver.operate(CostPath::Atomic, i).await?;
     }
     server.zero().await?;
-    for _ in 0..o.ops {
-        client.post(&url).json(&body).send().await?.bytes().await?;
+    for i in o.warmup_ops..o.warmup_ops + o.ops {
+        driver.operate(CostPath::Atomic, i).await?;
     }
     let cpu = server.dump().await?;
     let t = Totals::of(o.ops, Some(cpu), Default::default(), Default::default());

@@ -20,7 +20,7 @@ mod render;
 mod wal;
 mod wire;
 
-pub use baseline::{check, Baseline, Limits, Verdict};
+pub use baseline::{check, Baseline, Verdict};
 pub use callgrind::CpuCounts;
 pub use measure::{measure_build, CostOptions};
 pub use paths::CostPath;

@@ -175,14 +175,6 @@ impl Driver {
         match path {
             CostPath::UnitClaim => self.make_units(calls).await,
             CostPath::Booking | CostPath::Job => Ok(()),
-            CostPath::FeedEvent => {
-                for k in 0..SKUS {
-                    let body = json!({"sku": format!("cost-feed_event-{k}"), "on_hand": STOCK});
-                    self.send(Method::POST, "/v1/skus", Some(body), &[200, 201, 409])
-                        .await?;
-                }
-                Ok(())
-            }
             _ => {
                 for k in 0..SKUS {
                     let body = json!({"sku": format!("cost-{}-{k}", path.name()), "on_hand": STOCK});

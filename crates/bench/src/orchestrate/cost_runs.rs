@@ -2,8 +2,8 @@
 //! working tree, both built in release as `bench compare --rev` builds them), print and write
 //! the tables, write or check the baseline.
 
-use super::rev::{build_rev, build_working_tree, git};
-use crate::cost::{self, Baseline, CostOptions, CostRow, Limits};
+use super::rev::{build_rev, build_working_tree, resolve};
+use crate::cost::{self, Baseline, CostOptions, CostRow};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 
@@ -74,7 +74,7 @@ fn gate(path: &Path, now: &Baseline) -> anyhow::Result<()> {
             now.profile
         );
     }
-    let verdict = cost::check(&base, &now.rows, Limits::default());
+    let verdict = cost::check(&base, &now.rows);
     for line in &verdict.improvements {
         eprintln!("lower than the baseline (update it with --write-baseline): {line}");
     }
@@ -94,11 +94,9 @@ fn gate(path: &Path, now: &Baseline) -> anyhow::Result<()> {
 
 /// `--rev`: the revision's build and the working tree's, each measured on its own cluster.
 async fn versus(run: &CostRun, rev: &str) -> anyhow::Result<()> {
-    let root = PathBuf::from(git(&["rev-parse", "--show-toplevel"], None)?.trim());
-    let sha = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")], Some(&root))
-        .with_context(|| format!("`{rev}` is not a revision of {}", root.display()))?;
-    let short = sha.trim()[..12.min(sha.trim().len())].to_string();
-    let base_bin = build_rev(&root, sha.trim())?;
+    let (root, sha) = resolve(rev)?;
+    let short = sha[..12.min(sha.len())].to_string();
+    let base_bin = build_rev(&root, &sha)?;
     let head_bin = build_working_tree(&root)?;
     let measure = |bin: PathBuf, dir: &str| {
         let mut o = run.options.clone();

@@ -61,11 +61,7 @@ type Runs = BTreeMap<(String, String), Pair>;
 
 /// Build `rev` and run both builds alternately; print and write the ratios.
 pub fn compare_rev(a: &RevOptions, rev: &str) -> anyhow::Result<()> {
-    let root = git(&["rev-parse", "--show-toplevel"], None)?;
-    let root = PathBuf::from(root.trim());
-    let sha = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")], Some(&root))
-        .with_context(|| format!("`{rev}` is not a revision of {}", root.display()))?;
-    let sha = sha.trim().to_string();
+    let (root, sha) = resolve(rev)?;
     let base = build_rev(&root, &sha)?;
     let head = build_working_tree(&root)?;
     let mut runs = Runs::new();
@@ -94,7 +90,15 @@ pub fn compare_rev(a: &RevOptions, rev: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
+/// The repository's root and the full commit id `rev` names in it.
+pub(crate) fn resolve(rev: &str) -> anyhow::Result<(PathBuf, String)> {
+    let root = PathBuf::from(git(&["rev-parse", "--show-toplevel"], None)?.trim());
+    let sha = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")], Some(&root))
+        .with_context(|| format!("`{rev}` is not a revision of {}", root.display()))?;
+    Ok((root, sha.trim().to_string()))
+}
+
+fn git(args: &[&str], dir: Option<&Path>) -> anyhow::Result<String> {
     let mut cmd = Command::new("git");
     if let Some(d) = dir {
         cmd.current_dir(d);
