@@ -615,6 +615,19 @@ impl AllocatePerRequest for PgStore {
     }
 }
 
+/// Whether an allocation takes the single-statement path (`atomic`'s statement, no
+/// transaction): one line placed by policy, no idempotency key (a key's row is claimed and
+/// stored in a transaction), a strategy whose writes that statement serves.
+pub(crate) fn fits_one_statement(req: &AllocationRequest, idem: &Keyed<Allocation>) -> bool {
+    idem.is_none()
+        && req.lines.len() == 1
+        && req.placed_by_policy()
+        && matches!(
+            req.strategy,
+            Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
+        )
+}
+
 impl PgStore {
     /// [`AllocatePerRequest::allocate_per_request`] once past the writers' gate: the single
     /// statement when the request fits it, else the general path. A `batched` request comes
@@ -626,14 +639,7 @@ impl PgStore {
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let now = self.now();
-        if idem.is_none()
-            && req.lines.len() == 1
-            && req.placed_by_policy()
-            && matches!(
-                req.strategy,
-                Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
-            )
-        {
+        if fits_one_statement(&req, &idem) {
             let lines_json = serde_json::to_string(&req.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             if let Some(loc) = self
                 .retrying(|| self.try_fast_allocate(tenant, &req, &lines_json, now))

@@ -2,8 +2,8 @@
 //! transaction ([`super::txn`]), retries it on 40001/40P01 (bounded), and answers every
 //! request; what the batch deferred runs on the per-request path, what was short because of
 //! overdue holds is queued again after they are expired. An allocation the lane finds alone
-//! (nothing else of its tenant waited) runs on the per-request path at once, `atomic`'s
-//! single statement when it fits: one statement and one round trip where a batch of one pays
+//! (nothing else of its tenant waited) that fits `atomic`'s single statement (one line, no
+//! idempotency key) runs it at once: one statement and one round trip where a batch of one pays
 //! BEGIN, a read, a write and COMMIT (`allot bench cost`'s `batched` row).
 //!
 //! Up to [`STOCK_BATCHES_IN_FLIGHT`] batches of a lane run at once when a backlog waits (the
@@ -37,6 +37,7 @@ use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::flat::{Go, InFlight};
 use crate::engine::pipeline::HandTx;
 use crate::engine::store::PgStore;
+use crate::stock::fits_one_statement;
 use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;
@@ -185,12 +186,14 @@ async fn run_alone(ctx: &LaneCtx, p: Pending, go: Go) {
 /// Run one batch in its span ([`crate::engine::trace::batch_span`]); an allocation alone
 /// runs on its per-request path instead ([`run_alone`]).
 async fn run_batch(ctx: &LaneCtx, mut batch: Vec<Pending>, go: Go) {
-    if batch.len() == 1 && matches!(batch[0].op, Op::Allocate { .. }) {
+    let alone_fits = |op: &Op| matches!(op, Op::Allocate { req, idem, .. } if fits_one_statement(req, idem));
+    if batch.len() == 1 && alone_fits(&batch[0].op) {
         if let Some(alone) = batch.pop() {
-            // Nothing to share a commit with: an allocation's per-request path is one
+            // Nothing to share a commit with: the allocation's per-request path is one
             // statement (one round trip) where a batch of one is BEGIN, a read, a write and
-            // COMMIT. (A hold's or a confirm's is a transaction of more statements than a
-            // batch's: they stay in batches.)
+            // COMMIT. (A keyed one's, a hold's or a confirm's is a transaction of more
+            // statements than a batch's, and would hold the SKU's row while it waits on its
+            // key's: they stay in batches.)
             return run_alone(ctx, alone, go).await;
         }
     }
