@@ -4,7 +4,7 @@
 //! runs send the same bytes but for the ids and instants the server hands out.
 
 use crate::error::BenchError;
-use reqwest::Method;
+use hyper::Method;
 use serde_json::{json, Value};
 
 /// One hot path.
@@ -116,10 +116,13 @@ fn mix(seed: u64, i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Sends one path's requests to one server, one at a time on one keep-alive connection.
+/// Sends one path's requests to one server, one at a time on one HTTP/1.1 connection (hyper's
+/// connection-level client: a pooled client may open a new connection when the next request
+/// leaves before the last connection is back in its pool, and the server would count an
+/// accept and a connection task in some windows and not in others).
 pub struct Driver {
-    client: reqwest::Client,
-    base: String,
+    addr: String,
+    connection: Option<Sender>,
     seed: u64,
     /// The feed's cursor so far.
     after: i64,
@@ -127,20 +130,44 @@ pub struct Driver {
     pub requests: u64,
 }
 
+/// The sending half of the driver's connection.
+type Sender = hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>;
+
+/// Longest one request may take (the server runs under callgrind, dozens of times slower).
+const REQUEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 impl Driver {
-    /// A driver of the server at `base` (`http://127.0.0.1:PORT`).
+    /// A driver of the server at `base` (`http://127.0.0.1:PORT`); it connects on its first
+    /// request.
     pub fn new(base: &str, seed: u64) -> Result<Driver, BenchError> {
-        let client = reqwest::Client::builder()
-            .pool_max_idle_per_host(1)
-            .timeout(std::time::Duration::from_secs(600))
-            .build()?;
+        let addr = base
+            .strip_prefix("http://")
+            .ok_or_else(|| BenchError::Setup(format!("not an http:// address: {base}")))?;
         Ok(Driver {
-            client,
-            base: base.to_string(),
+            addr: addr.to_string(),
+            connection: None,
             seed,
             after: 0,
             requests: 0,
         })
+    }
+
+    /// The open connection, made again if the server closed it.
+    async fn connection(&mut self) -> Result<&mut Sender, BenchError> {
+        let setup = |e: &dyn std::fmt::Display| BenchError::Setup(format!("connecting to the server: {e}"));
+        if self.connection.as_ref().is_none_or(|c| c.is_closed()) {
+            let stream = tokio::net::TcpStream::connect(&self.addr)
+                .await
+                .map_err(|e| setup(&e))?;
+            stream.set_nodelay(true).map_err(|e| setup(&e))?;
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let (sender, conn) = hyper::client::conn::http1::handshake(io).await.map_err(|e| setup(&e))?;
+            tokio::spawn(conn);
+            self.connection = Some(sender);
+        }
+        let sender = self.connection.as_mut().ok_or_else(|| setup(&"no connection"))?;
+        sender.ready().await.map_err(|e| setup(&e))?;
+        Ok(sender)
     }
 
     /// Send one request; its status and body, or an error naming what was expected.
@@ -151,18 +178,42 @@ impl Driver {
         body: Option<Value>,
         want: &[u16],
     ) -> Result<Value, BenchError> {
-        let mut req = self.client.request(method, format!("{}{path}", self.base));
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
+        use http_body_util::BodyExt;
+        let failed = |e: &dyn std::fmt::Display| BenchError::Setup(format!("{method} {path}: {e}"));
+        let mut req = hyper::Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header(hyper::header::HOST, self.addr.as_str());
+        let bytes = match body {
+            Some(b) => {
+                req = req.header(hyper::header::CONTENT_TYPE, "application/json");
+                serde_json::to_vec(&b).map_err(|e| failed(&e))?
+            }
+            None => Vec::new(),
+        };
+        let req = req
+            .body(http_body_util::Full::new(bytes::Bytes::from(bytes)))
+            .map_err(|e| failed(&e))?;
         self.requests += 1;
-        let resp = req.send().await?;
-        let status = resp.status().as_u16();
-        let text = resp.text().await?;
+        let exchange = async {
+            let resp = self
+                .connection()
+                .await?
+                .send_request(req)
+                .await
+                .map_err(|e| failed(&e))?;
+            let status = resp.status().as_u16();
+            let body = resp.into_body().collect().await.map_err(|e| failed(&e))?.to_bytes();
+            Ok::<_, BenchError>((status, body))
+        };
+        let (status, body) = tokio::time::timeout(REQUEST_LIMIT, exchange)
+            .await
+            .map_err(|_| failed(&"no answer within the request limit"))??;
         if !want.contains(&status) {
+            let text = String::from_utf8_lossy(&body);
             return Err(BenchError::Setup(format!("{path} answered {status}: {text}")));
         }
-        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+        Ok(serde_json::from_slice(&body).unwrap_or(Value::Null))
     }
 
     /// The SKU of operation `i` of `path`.
