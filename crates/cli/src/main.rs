@@ -23,6 +23,7 @@ mod limit_args;
 mod locations;
 mod logging;
 mod serve;
+mod sim;
 mod target;
 
 use bench::BenchCmd;
@@ -81,6 +82,10 @@ enum Cmd {
     /// Fault scenarios with Jepsen-style checks (bounded, loopback only, on PostgreSQL clusters
     /// the suite makes itself); exits 1 when a check fails.
     Chaos(ChaosArgs),
+    /// Differential simulation: one seeded sequence of operations against the reference
+    /// model and every backend and strategy, every answer and the stock after every step
+    /// compared; exits 1 on a divergence, printing the step and a shrunk sequence.
+    Sim(sim::SimArgs),
 }
 
 #[derive(Args)]
@@ -161,7 +166,7 @@ fn start() -> anyhow::Result<std::process::ExitCode> {
     // First pass only to learn `--config` / ALLOT_CONFIG; the second sees the file's values.
     let config = Cli::parse_from(&args).config;
     let cli = Cli::parse_from(with_config_file(&Cli::command(), args, config.as_deref())?);
-    let quiet = matches!(cli.cmd, Cmd::Bench(_) | Cmd::Chaos(_));
+    let quiet = matches!(cli.cmd, Cmd::Bench(_) | Cmd::Chaos(_) | Cmd::Sim(_));
     let _flush_logs_at_exit = logging::init(cli.log_format, quiet);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let result = rt.block_on(run(cli));
@@ -199,6 +204,11 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Cmd::Bench(cmd) => bench::bench(cmd).await?,
         Cmd::Keys(k) => keys::keys(k).await?,
         Cmd::Chaos(a) => chaos(a).await?,
+        Cmd::Sim(a) => {
+            if !sim::sim(a).await? {
+                return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
         Cmd::Openapi(a) => {
             let doc = serde_json::to_value(allot_server::openapi())?;
             let doc = match a.version {

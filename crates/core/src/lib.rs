@@ -34,7 +34,7 @@ pub use support::{clock, error, input, limits, page, retry};
 pub use audit::{AuditReport, AuditViolation, Auditor, ClaimAuditRow, JobAuditRow, JobViolation, SkuAuditRow};
 pub use booking::{Booking, BookingBody, BookingOverlap, BookingRequest, BookingStatus, FreeSlot};
 pub use capabilities::{Capabilities, Capable};
-pub use clock::{Clock, SystemClock, TestClock};
+pub use clock::{Clock, ManualClock, SystemClock, TestClock};
 pub use error::{AllotError, Result};
 pub use hold::{ConfirmBody, ExtendBody, Hold, HoldBody, HoldKind, HoldRequest, HoldStatus};
 pub use job::{

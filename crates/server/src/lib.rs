@@ -34,7 +34,7 @@ pub use api::routes::{openapi, scopes};
 pub use api::{router, ApiDoc};
 pub use boundary::Origins;
 pub use config::{open_store, ServerConfig};
-pub use error::{ApiError, ErrorBody};
+pub use error::{status_of, ApiError, ErrorBody};
 pub use http::HttpLimits;
 pub use state::AppState;
 

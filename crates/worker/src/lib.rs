@@ -15,7 +15,7 @@ use allot_core::JobStore;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
 
 mod trace;
@@ -125,7 +125,9 @@ pub struct WorkerStats {
 
 /// A running pool; [`WorkerPool::shutdown`] stops it gracefully.
 pub struct WorkerPool {
-    stop: Arc<AtomicBool>,
+    /// `true` once the pool is told to stop: the fetch loop checks it between claims, and a
+    /// claim waiting for jobs (up to `poll_ms`) or pausing after an error ends at once.
+    stop: watch::Sender<bool>,
     fetch: tokio::task::JoinHandle<()>,
     completer: tokio::task::JoinHandle<()>,
     /// Live counters.
@@ -135,12 +137,12 @@ pub struct WorkerPool {
 impl WorkerPool {
     /// Start the fetch loop and the completer.
     pub fn start(store: Arc<dyn JobStore>, cfg: WorkerConfig, handler: Arc<dyn Handler>) -> WorkerPool {
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, stopped) = watch::channel(false);
         let stats = Arc::new(WorkerStats::default());
         // Bounded by the slots: a completion waiting in it still holds its slot.
         let (done_tx, done_rx) = mpsc::channel::<Done>(cfg.concurrency.max(1));
         let completer = tokio::spawn(complete_loop(store.clone(), cfg.clone(), done_rx, stats.clone()));
-        let fetch = tokio::spawn(fetch_loop(store, cfg, handler, done_tx, stop.clone(), stats.clone()));
+        let fetch = tokio::spawn(fetch_loop(store, cfg, handler, done_tx, stopped, stats.clone()));
         WorkerPool {
             stop,
             fetch,
@@ -159,7 +161,7 @@ impl WorkerPool {
 
     /// Stop claiming, wait for running jobs, flush their completions.
     pub async fn shutdown(self) {
-        self.stop.store(true, Ordering::Release);
+        self.stop.send_replace(true);
         let _ = self.fetch.await;
         let _ = self.completer.await;
     }
@@ -170,7 +172,7 @@ async fn fetch_loop(
     cfg: WorkerConfig,
     handler: Arc<dyn Handler>,
     done: mpsc::Sender<Done>,
-    stop: Arc<AtomicBool>,
+    stop: watch::Receiver<bool>,
     stats: Arc<WorkerStats>,
 ) {
     let f = Fetcher {
@@ -181,10 +183,11 @@ async fn fetch_loop(
         done,
         stats,
         idle: AtomicBool::new(false),
+        stop,
     };
     // Job tasks live in this set: aborting the fetch task (kill) aborts them all.
     let mut tasks = tokio::task::JoinSet::new();
-    while !stop.load(Ordering::Acquire) {
+    while !*f.stop.borrow() {
         while tasks.try_join_next().is_some() {}
         // Wait for at least one free slot, then claim as many as are free.
         let first = match f.slots.clone().acquire_owned().await {
@@ -213,9 +216,22 @@ struct Fetcher {
     slots: Arc<Semaphore>,
     /// Whether the last claim found nothing (the next one waits first).
     idle: AtomicBool,
+    /// The pool's stop signal.
+    stop: watch::Receiver<bool>,
 }
 
 impl Fetcher {
+    /// Ready once the pool is told to stop.
+    fn stopped(&self) -> impl std::future::Future<Output = ()> + use<> {
+        let mut stop = self.stop.clone();
+        async move {
+            // A pool dropped without `shutdown` keeps running, as its tasks are detached.
+            if stop.wait_for(|s| *s).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
     /// Claim up to `free` jobs, waiting up to `poll_ms` for one to become runnable (the
     /// long-poll claim of `allot_core::long_poll`). `None` after an error (counted,
     /// logged, then a pause of `poll_ms`) or when none became runnable in that time.
@@ -238,7 +254,7 @@ impl Fetcher {
             &*self.store,
             &self.cfg.tenant,
             (claim, first),
-            (pause, std::future::pending()),
+            (pause, self.stopped()),
             || None,
         );
         let claimed = claimed.await.and_then(Executed::fresh);
@@ -253,7 +269,7 @@ impl Fetcher {
             Err(e) => {
                 self.stats.store_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, "claim failed");
-                tokio::time::sleep(pause).await;
+                let _ = tokio::time::timeout(pause, self.stopped()).await;
                 None
             }
         }

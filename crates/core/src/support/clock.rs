@@ -67,6 +67,35 @@ impl Clock for TestClock {
     }
 }
 
+/// A clock that moves only when told: it starts at a given instant and stands still between
+/// [`ManualClock::advance_ms`] calls, so a run that drives it (the differential simulation,
+/// `allot sim`) sees the same instants every time, as TigerBeetle's simulator drives its
+/// replicas' time.
+#[derive(Debug)]
+pub struct ManualClock {
+    now_us: AtomicI64,
+}
+
+impl ManualClock {
+    /// A clock standing at `start` (microseconds are kept, finer digits cut).
+    pub fn new(start: DateTime<Utc>) -> Self {
+        ManualClock {
+            now_us: AtomicI64::new(start.timestamp_micros()),
+        }
+    }
+
+    /// Move forward by `ms` milliseconds (a negative `ms` is taken as 0: it never goes back).
+    pub fn advance_ms(&self, ms: i64) {
+        self.now_us.fetch_add(ms.max(0).saturating_mul(1000), Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        DateTime::from_timestamp_micros(self.now_us.load(Ordering::SeqCst)).unwrap_or_default()
+    }
+}
+
 /// `t` as every answer writes an instant: RFC 3339 in UTC with `Z` and as many fraction
 /// digits as it needs (0, 3, 6 or 9) — chrono's serde form, for the instants that are built
 /// as text inside a stored document (a job's `errors[].at`) rather than serialized.

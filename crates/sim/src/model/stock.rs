@@ -1,0 +1,119 @@
+//! SKUs, adjustments, allocations and cancels in the model.
+
+use super::{lines_view, Allocation, Done, Model, Stored};
+use allot_core::AllotError;
+use serde_json::{json, Value};
+
+impl Model {
+    /// What the live holds set aside of `sku`: held, and not expired at now.
+    pub(super) fn held(&self, sku: &str) -> i64 {
+        let now = self.now_us();
+        self.holds
+            .values()
+            .filter(|h| h.stored == Stored::Held && h.expires_us > now)
+            .flat_map(|h| h.lines.iter())
+            .filter(|(s, _)| s == sku)
+            .map(|(_, q)| q)
+            .sum()
+    }
+
+    /// On hand less held, or `not_found`.
+    pub(super) fn available(&self, sku: &str) -> Result<i64, AllotError> {
+        let on_hand = self.skus.get(sku).ok_or_else(|| AllotError::not_found("sku", sku))?;
+        Ok(on_hand - self.held(sku))
+    }
+
+    pub(super) fn sku_view(&self, sku: &str) -> Result<Value, AllotError> {
+        let available = self.available(sku)?;
+        let on_hand = self.skus[sku];
+        Ok(json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available}))
+    }
+
+    pub(super) fn create_sku(&mut self, sku: &str, on_hand: i64) -> Result<Done, AllotError> {
+        if self.skus.contains_key(sku) {
+            return Err(AllotError::AlreadyExists {
+                kind: "sku",
+                id: sku.to_string(),
+            });
+        }
+        self.skus.insert(sku.to_string(), on_hand);
+        Ok((201, self.sku_view(sku)?, None))
+    }
+
+    pub(super) fn adjust(&mut self, sku: &str, delta: i64) -> Result<Done, AllotError> {
+        let available = self.available(sku)?;
+        if delta < 0 && -delta > available {
+            return Err(AllotError::InsufficientStock {
+                sku: sku.to_string(),
+                requested: -delta,
+                available,
+            });
+        }
+        *self.skus.entry(sku.to_string()).or_default() += delta;
+        Ok((200, self.sku_view(sku)?, None))
+    }
+
+    /// Every line is there (SKU order), or the first that is not: `not_found`, then
+    /// `insufficient_stock`.
+    pub(super) fn check_lines(&self, lines: &[(String, i64)]) -> Result<(), AllotError> {
+        for (sku, q) in lines {
+            let available = self.available(sku)?;
+            if *q > available {
+                return Err(AllotError::InsufficientStock {
+                    sku: sku.clone(),
+                    requested: *q,
+                    available,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn allocate(&mut self, lines: &[(&str, i64)]) -> Result<Done, AllotError> {
+        let lines = sorted(lines);
+        self.check_lines(&lines)?;
+        for (sku, q) in &lines {
+            *self.skus.entry(sku.clone()).or_default() -= q;
+        }
+        let id = self.new_id("a");
+        let view = json!({"status": "allocated", "lines": lines_view(&lines)});
+        self.allocations.insert(
+            id.clone(),
+            Allocation {
+                lines,
+                cancelled: false,
+            },
+        );
+        Ok((201, view, Some(id)))
+    }
+
+    pub(super) fn allocation_view(&self, id: &str) -> Result<Value, AllotError> {
+        let a = self
+            .allocations
+            .get(id)
+            .ok_or_else(|| AllotError::not_found("allocation", id))?;
+        let status = if a.cancelled { "cancelled" } else { "allocated" };
+        Ok(json!({"status": status, "lines": lines_view(&a.lines)}))
+    }
+
+    pub(super) fn cancel(&mut self, id: &str) -> Result<Done, AllotError> {
+        let a = self
+            .allocations
+            .get_mut(id)
+            .ok_or_else(|| AllotError::not_found("allocation", id))?;
+        if !a.cancelled {
+            a.cancelled = true;
+            for (sku, q) in &a.lines {
+                *self.skus.entry(sku.clone()).or_default() += q;
+            }
+        }
+        Ok((200, self.allocation_view(id)?, None))
+    }
+}
+
+/// Lines in SKU order (the order the API answers them in).
+pub(super) fn sorted(lines: &[(&str, i64)]) -> Vec<(String, i64)> {
+    let mut v: Vec<(String, i64)> = lines.iter().map(|(s, q)| (s.to_string(), *q)).collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,231 @@
+//! The operations a simulation applies, and the seeded generator of their sequences.
+//!
+//! An operation names objects the way a client would after the fact: a SKU by name (from a
+//! pool of three, so that steps fight over the same rows, plus one that never exists and one
+//! that breaks the name rule), and an allocation or hold by its place among those made so far
+//! ([`Ref`]), which every target resolves to its own id. Removing steps (shrinking) keeps every
+//! reference meaningful: a reference past the end wraps around, and with nothing made it
+//! names an id no object has.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+/// The SKUs steps fight over.
+pub const SKUS: [&str; 3] = ["A", "B", "C"];
+/// A well-formed SKU no step creates: `not_found`.
+pub const UNKNOWN_SKU: &str = "Z";
+/// A SKU name the name rule refuses (a space): `invalid_request`.
+pub const BAD_SKU: &str = "no good";
+/// Idempotency keys steps reuse (few, so that reuse with another body happens).
+pub const KEYS: [&str; 3] = ["k1", "k2", "k3"];
+
+/// The `n`-th allocation or hold made so far (wrapping), or none at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ref {
+    /// The made object at `n % count`; with none made, an unknown id.
+    Nth(usize),
+    /// An id no object has.
+    Unknown,
+}
+
+/// Lines of a request: `(sku, quantity)`.
+pub type Lines = Vec<(&'static str, i64)>;
+
+/// An idempotency key, if the step carries one.
+pub type Key = Option<&'static str>;
+
+/// One step. Fields: `sku` a SKU's name; `lines` `(sku, quantity)`; `key` the
+/// `Idempotency-Key`; `allocation`/`hold` the object the step names; `*_ms` milliseconds.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// `POST /v1/skus`.
+    CreateSku {
+        sku: &'static str,
+        on_hand: i64,
+        buckets: i64,
+    },
+    /// `GET /v1/skus/{sku}`.
+    GetSku { sku: &'static str },
+    /// `POST /v1/skus/{sku}/adjustments`.
+    Adjust { sku: &'static str, delta: i64, key: Key },
+    /// `POST /v1/allocations`.
+    Allocate { lines: Lines, key: Key },
+    /// `GET /v1/allocations/{id}`.
+    GetAllocation { allocation: Ref },
+    /// `POST /v1/allocations/{id}/cancel`.
+    Cancel { allocation: Ref, key: Key },
+    /// `POST /v1/holds`.
+    Hold { lines: Lines, ttl_ms: i64, key: Key },
+    /// `GET /v1/holds/{id}`.
+    GetHold { hold: Ref },
+    /// `POST /v1/holds/{id}/confirm`, whole (`part` none) or only `part`.
+    Confirm { hold: Ref, part: Option<Lines>, key: Key },
+    /// `POST /v1/holds/{id}/release`.
+    Release { hold: Ref, key: Key },
+    /// `POST /v1/holds/{id}/extend`.
+    Extend { hold: Ref, ttl_ms: i64 },
+    /// The clock moves forward (no request).
+    Advance { ms: i64 },
+}
+
+impl Op {
+    /// The idempotency key the step carries.
+    pub fn key(&self) -> Option<&'static str> {
+        match self {
+            Op::Adjust { key, .. }
+            | Op::Allocate { key, .. }
+            | Op::Cancel { key, .. }
+            | Op::Hold { key, .. }
+            | Op::Confirm { key, .. }
+            | Op::Release { key, .. } => *key,
+            _ => None,
+        }
+    }
+}
+
+/// Lines as a request body names them.
+pub fn lines_json(lines: &[(&str, i64)]) -> Value {
+    Value::Array(lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect())
+}
+
+/// The seeded generator: the same seed gives the same sequence (rand's `StdRng`, seeded).
+pub struct Generator {
+    rng: StdRng,
+}
+
+impl Generator {
+    /// A generator of `seed`.
+    pub fn new(seed: u64) -> Self {
+        Generator {
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// `steps` operations: the SKUs are created first (so most steps find them), then a mix
+    /// biased toward contention and the edges of every rule.
+    pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
+        let mut ops: Vec<Op> = SKUS
+            .iter()
+            .map(|&sku| Op::CreateSku {
+                sku,
+                on_hand: self.rng.random_range(0..=12),
+                buckets: self.rng.random_range(1..=3),
+            })
+            .collect();
+        while ops.len() < steps {
+            let op = self.op();
+            ops.push(op);
+        }
+        ops.truncate(steps);
+        ops
+    }
+
+    fn op(&mut self) -> Op {
+        match self.rng.random_range(0..100) {
+            0..=3 => self.create_sku(),
+            4..=7 => Op::GetSku { sku: self.sku() },
+            8..=15 => Op::Adjust {
+                sku: self.sku(),
+                delta: self.pick(&[-5, -2, -1, 0, 1, 3, 8]),
+                key: self.key(),
+            },
+            16..=35 => Op::Allocate {
+                lines: self.lines(),
+                key: self.key(),
+            },
+            36..=39 => Op::GetAllocation {
+                allocation: self.reference(),
+            },
+            40..=45 => Op::Cancel {
+                allocation: self.reference(),
+                key: self.key(),
+            },
+            46..=63 => Op::Hold {
+                lines: self.lines(),
+                ttl_ms: self.ttl_ms(),
+                key: self.key(),
+            },
+            64..=66 => Op::GetHold { hold: self.reference() },
+            67..=78 => Op::Confirm {
+                hold: self.reference(),
+                part: self.part(),
+                key: self.key(),
+            },
+            79..=85 => Op::Release {
+                hold: self.reference(),
+                key: self.key(),
+            },
+            86..=90 => Op::Extend {
+                hold: self.reference(),
+                ttl_ms: self.ttl_ms(),
+            },
+            _ => Op::Advance {
+                ms: self.pick(&[1, 999, 1000, 1001, 5000, 60_000]),
+            },
+        }
+    }
+
+    fn create_sku(&mut self) -> Op {
+        Op::CreateSku {
+            sku: self.sku(),
+            on_hand: self.pick(&[-1, 0, 5, 20]),
+            buckets: self.pick(&[0, 1, 2]),
+        }
+    }
+
+    fn pick(&mut self, of: &[i64]) -> i64 {
+        of[self.rng.random_range(0..of.len())]
+    }
+
+    /// Mostly a pool SKU; sometimes one that does not exist or breaks the name rule.
+    fn sku(&mut self) -> &'static str {
+        match self.rng.random_range(0..20) {
+            0 => UNKNOWN_SKU,
+            1 => BAD_SKU,
+            n => SKUS[n as usize % SKUS.len()],
+        }
+    }
+
+    /// One to three lines of 1..=4 (sometimes 0, or a SKU twice).
+    fn lines(&mut self) -> Vec<(&'static str, i64)> {
+        let n = self.rng.random_range(1..=3);
+        (0..n)
+            .map(|_| {
+                let q = match self.rng.random_range(0..12) {
+                    0 => 0,
+                    1 => 9,
+                    _ => self.rng.random_range(1..=4),
+                };
+                (self.sku(), q)
+            })
+            .collect()
+    }
+
+    fn part(&mut self) -> Option<Vec<(&'static str, i64)>> {
+        match self.rng.random_range(0..3) {
+            0 => Some(self.lines()),
+            _ => None,
+        }
+    }
+
+    fn key(&mut self) -> Option<&'static str> {
+        match self.rng.random_range(0..4) {
+            0 => Some(KEYS[self.rng.random_range(0..KEYS.len())]),
+            _ => None,
+        }
+    }
+
+    fn reference(&mut self) -> Ref {
+        match self.rng.random_range(0..12) {
+            0 => Ref::Unknown,
+            _ => Ref::Nth(self.rng.random_range(0..8)),
+        }
+    }
+
+    /// Around the TTL limits of [`crate::model::limits`] and a few in between.
+    fn ttl_ms(&mut self) -> i64 {
+        self.pick(&[0, 999, 1000, 1001, 2000, 5000, 60_000])
+    }
+}

@@ -1,0 +1,239 @@
+//! The differential runner: one sequence against the model and every target, step by step;
+//! the trace's digest; and the shrinking of a sequence that diverges.
+
+use crate::made::Made;
+use crate::model::Model;
+use crate::ops::{Generator, Op, SKUS};
+use crate::target::{Spec, Target};
+use crate::{Answer, SimError};
+use allot_core::ManualClock;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+/// Where every run's clock starts: a fixed instant, so that a seed's trace is the same on
+/// every machine and every day.
+pub fn start() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(1_893_456_000, 0).unwrap_or_default()
+}
+
+/// Most replays one shrinking may run (each starts a fresh server).
+pub const MAX_SHRINK_RUNS: usize = 150;
+
+/// A run: the seed, the number of steps, the targets and the PostgreSQL database the
+/// `postgres` targets make their schemas in.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The generator's seed.
+    pub seed: u64,
+    /// Steps generated.
+    pub steps: usize,
+    /// The targets compared with the model.
+    pub specs: Vec<Spec>,
+    /// PostgreSQL's URL (`postgres` targets only).
+    pub database_url: String,
+}
+
+/// The first step where a target and the model disagreed.
+#[derive(Debug, Clone)]
+pub struct Divergence {
+    /// The step's place in the sequence (0-based).
+    pub step: usize,
+    /// The target that disagreed.
+    pub target: String,
+    /// The step (a state check after it reads `GetSku`).
+    pub op: Op,
+    /// What the model answered.
+    pub expected: Answer,
+    /// What the target answered.
+    pub got: Answer,
+    /// A shorter sequence that still diverges on that target (empty before shrinking).
+    pub shrunk: Vec<Op>,
+}
+
+/// What a run found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// SHA-256 of the model's trace (every step and its answer), hex.
+    pub digest: String,
+    /// Steps run (up to the divergence, if any).
+    pub steps: usize,
+    /// Requests sent to the targets, state checks included.
+    pub requests: u64,
+    /// The first divergence, shrunk.
+    pub divergence: Option<Divergence>,
+}
+
+/// Generate the seed's sequence and run it against the model and every target (shrink a
+/// divergence with [`shrink_divergence`]).
+pub async fn run(cfg: &Config) -> Result<Report, SimError> {
+    let ops = Generator::new(cfg.seed).sequence(cfg.steps);
+    replay(&ops, &cfg.specs, &cfg.database_url).await
+}
+
+/// Shrink `d`, found by a run of `cfg`, on its target: its `shrunk` steps.
+pub async fn shrink_divergence(cfg: &Config, d: &mut Divergence) -> Result<(), SimError> {
+    let ops = Generator::new(cfg.seed).sequence(cfg.steps);
+    let spec = Spec::parse(&d.target)?;
+    d.shrunk = shrink(ops[..=d.step].to_vec(), &spec, &cfg.database_url).await?;
+    Ok(())
+}
+
+/// Run `ops` against the model and `specs` (each on a fresh database) until the first
+/// divergence.
+pub async fn replay(ops: &[Op], specs: &[Spec], database_url: &str) -> Result<Report, SimError> {
+    let clock = Arc::new(ManualClock::new(start()));
+    let mut targets = Vec::new();
+    for spec in specs {
+        match Target::start(spec, clock.clone(), database_url).await {
+            Ok(t) => targets.push(t),
+            Err(e) => {
+                stop_all(targets).await;
+                return Err(e);
+            }
+        }
+    }
+    let mut run = Run {
+        model: Model::new(clock.clone()),
+        made: Made::default(),
+        hasher: Sha256::new(),
+        requests: 0,
+    };
+    let mut divergence = None;
+    let mut steps = 0;
+    for (i, op) in ops.iter().enumerate() {
+        steps = i + 1;
+        if let Op::Advance { ms } = op {
+            clock.advance_ms(*ms);
+            run.hasher.update(format!("{i} {op:?}\n"));
+            continue;
+        }
+        divergence = run.step(i, op, &mut targets).await?;
+        if divergence.is_some() {
+            break;
+        }
+    }
+    stop_all(targets).await;
+    Ok(Report {
+        digest: hex(&run.hasher.finalize()),
+        steps,
+        requests: run.requests,
+        divergence,
+    })
+}
+
+/// The model's side of a replay.
+struct Run {
+    model: Model,
+    made: Made,
+    hasher: Sha256,
+    requests: u64,
+}
+
+impl Run {
+    /// Step `i`: `op` on the model and every target, then every SKU read on each.
+    async fn step(&mut self, i: usize, op: &Op, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
+        let expected = self.expect(op, true);
+        self.hasher.update(format!("{i} {op:?} {expected:?}\n"));
+        if std::env::var_os("ALLOT_SIM_TRACE").is_some() {
+            eprintln!("{i} {op:?} -> {} {}", expected.status, expected.view);
+        }
+        if let Some(d) = self.compare(i, op, &expected, targets).await? {
+            return Ok(Some(d));
+        }
+        for sku in SKUS {
+            let read = Op::GetSku { sku };
+            let expected = self.expect(&read, false);
+            if let Some(d) = self.compare(i, &read, &expected, targets).await? {
+                return Ok(Some(d));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The model's answer to `op` (noting what it made when `note`).
+    fn expect(&mut self, op: &Op, note: bool) -> Answer {
+        let id = match op {
+            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.made.allocation(*r),
+            Op::GetHold { hold: r }
+            | Op::Confirm { hold: r, .. }
+            | Op::Release { hold: r, .. }
+            | Op::Extend { hold: r, .. } => self.made.hold(*r),
+            _ => String::new(),
+        };
+        let none = Answer {
+            status: 0,
+            replayed: false,
+            view: serde_json::Value::Null,
+        };
+        let (answer, made) = self.model.apply(op, &id).unwrap_or((none, None));
+        if note {
+            self.made.note(op, &answer, made);
+        }
+        answer
+    }
+
+    async fn compare(
+        &mut self,
+        i: usize,
+        op: &Op,
+        expected: &Answer,
+        targets: &mut [Target],
+    ) -> Result<Option<Divergence>, SimError> {
+        for t in targets.iter_mut() {
+            self.requests += 1;
+            let got = t.step(op).await?;
+            if got.as_ref() != Some(expected) {
+                return Ok(Some(Divergence {
+                    step: i,
+                    target: t.spec.name(),
+                    op: op.clone(),
+                    expected: expected.clone(),
+                    got: got.unwrap_or_else(|| expected.clone()),
+                    shrunk: Vec::new(),
+                }));
+            }
+        }
+        Ok(None)
+    }
+}
+
+async fn stop_all(targets: Vec<Target>) {
+    for t in targets {
+        t.stop().await;
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The shortest sequence found (by removing ever smaller runs of steps, as delta debugging
+/// does) that still diverges on `spec`, within [`MAX_SHRINK_RUNS`] replays.
+pub async fn shrink(mut ops: Vec<Op>, spec: &Spec, database_url: &str) -> Result<Vec<Op>, SimError> {
+    let specs = std::slice::from_ref(spec);
+    let mut runs = 0;
+    let mut chunk = (ops.len() / 2).max(1);
+    loop {
+        let mut i = 0;
+        let mut removed = false;
+        while i < ops.len() && runs < MAX_SHRINK_RUNS {
+            let mut candidate = ops.clone();
+            candidate.drain(i..(i + chunk).min(ops.len()));
+            runs += 1;
+            match replay(&candidate, specs, database_url).await?.divergence {
+                Some(d) => {
+                    candidate.truncate(d.step + 1);
+                    ops = candidate;
+                    removed = true;
+                }
+                None => i += chunk,
+            }
+        }
+        if runs >= MAX_SHRINK_RUNS || (chunk == 1 && !removed) {
+            return Ok(ops);
+        }
+        if !removed {
+            chunk = (chunk / 2).max(1);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! A target: a real `allot serve` (in this process, on a loopback port) on one backend with
+//! one default strategy, on the simulation's clock, and the client that sends it each step.
+
+use crate::made::Made;
+use crate::ops::Op;
+use crate::request::{self, Method};
+use crate::{view, Answer, SimError};
+use allot_core::{ManualClock, Strategy};
+use allot_server::{RunningServer, ServerConfig};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Which backend and strategy a target runs: `sqlite`, or `postgres:<strategy>` (`atomic`,
+/// `pessimistic`, `optimistic`, `segmented`, `batched`, `auto`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    /// `true` for PostgreSQL, `false` for SQLite.
+    pub postgres: bool,
+    /// The server's default strategy (`None`: the backend's own default; `auto` is a mode).
+    pub strategy: Option<String>,
+}
+
+impl Spec {
+    /// `sqlite`, `sqlite:<strategy>`, `postgres` or `postgres:<strategy>`.
+    pub fn parse(s: &str) -> Result<Spec, SimError> {
+        let (backend, strategy) = match s.split_once(':') {
+            Some((b, st)) => (b, Some(st.to_string())),
+            None => (s, None),
+        };
+        let postgres = match backend {
+            "postgres" => true,
+            "sqlite" => false,
+            _ => {
+                return Err(SimError::Setup(format!(
+                    "unknown backend `{backend}` (sqlite or postgres[:strategy])"
+                )))
+            }
+        };
+        if let Some(st) = strategy.as_deref().filter(|st| *st != "auto") {
+            st.parse::<Strategy>()
+                .map_err(|_| SimError::Setup(format!("unknown strategy `{st}`")))?;
+        }
+        Ok(Spec { postgres, strategy })
+    }
+
+    /// The name a report uses.
+    pub fn name(&self) -> String {
+        let backend = if self.postgres { "postgres" } else { "sqlite" };
+        match &self.strategy {
+            Some(s) => format!("{backend}:{s}"),
+            None => backend.to_string(),
+        }
+    }
+}
+
+/// A running target and what it made.
+pub struct Target {
+    /// Its spec.
+    pub spec: Spec,
+    /// What it handed out so far.
+    pub made: Made,
+    base: String,
+    client: reqwest::Client,
+    server: Option<RunningServer>,
+    cleanup: Cleanup,
+}
+
+/// What a target removes when it ends: its PostgreSQL schema or its SQLite file.
+enum Cleanup {
+    Schema { admin_url: String, schema: String },
+    File(std::path::PathBuf),
+}
+
+impl Target {
+    /// Start `spec` on `clock`; a PostgreSQL target gets a schema of its own in the database
+    /// of `database_url`.
+    pub async fn start(spec: &Spec, clock: Arc<ManualClock>, database_url: &str) -> Result<Target, SimError> {
+        let (url, cleanup) = if spec.postgres {
+            let schema = format!("sim_{}", uuid::Uuid::new_v4().simple());
+            admin(database_url, &format!("CREATE SCHEMA {schema}")).await?;
+            let sep = if database_url.contains('?') { '&' } else { '?' };
+            let url = format!("{database_url}{sep}options=-csearch_path%3D{schema}");
+            (
+                url,
+                Cleanup::Schema {
+                    admin_url: database_url.to_string(),
+                    schema,
+                },
+            )
+        } else {
+            let file = std::env::temp_dir().join(format!("allot-sim-{}.db", uuid::Uuid::new_v4().simple()));
+            (format!("sqlite://{}", file.display()), Cleanup::File(file))
+        };
+        let cfg = config(spec, clock, url);
+        let server = allot_server::spawn(&cfg)
+            .await
+            .map_err(|e| SimError::Setup(format!("{}: the server did not start: {e}", spec.name())))?;
+        Ok(Target {
+            spec: spec.clone(),
+            made: Made::default(),
+            base: server.url(),
+            client: reqwest::Client::new(),
+            server: Some(server),
+            cleanup,
+        })
+    }
+
+    /// Send `op` (its references resolved by what this target made) and note what it made.
+    pub async fn step(&mut self, op: &Op) -> Result<Option<Answer>, SimError> {
+        let id = match op {
+            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.made.allocation(*r),
+            _ => op_hold(op).map_or_else(String::new, |r| self.made.hold(r)),
+        };
+        let Some(req) = request::of(op, &id) else {
+            return Ok(None);
+        };
+        let url = format!("{}{}", self.base, req.path);
+        let mut http = match req.method {
+            Method::Get => self.client.get(url),
+            Method::Post => self.client.post(url),
+        };
+        if let Some(body) = &req.body {
+            http = http.json(body);
+        }
+        if let Some(key) = req.key {
+            http = http.header("Idempotency-Key", key);
+        }
+        let failed = |e: reqwest::Error| SimError::Setup(format!("{}: {e}", self.spec.name()));
+        let resp = http.send().await.map_err(failed)?;
+        let status = resp.status().as_u16();
+        let replayed = resp.headers().get("idempotent-replayed").is_some_and(|v| v == "true");
+        let body: Value = resp.json().await.unwrap_or(Value::Null);
+        let answer = Answer {
+            status,
+            replayed,
+            view: view::of(op, status, &body),
+        };
+        let made = body["id"].as_str().map(str::to_string);
+        self.made.note(op, &answer, made);
+        Ok(Some(answer))
+    }
+
+    /// Stop the server and remove its database.
+    pub async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            let _ = server.stop().await;
+        }
+        match &self.cleanup {
+            Cleanup::Schema { admin_url, schema } => {
+                let _ = admin(admin_url, &format!("DROP SCHEMA {schema} CASCADE")).await;
+            }
+            Cleanup::File(f) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", f.display()));
+                }
+            }
+        }
+    }
+}
+
+/// The hold `op` names, if it names one.
+fn op_hold(op: &Op) -> Option<crate::ops::Ref> {
+    match op {
+        Op::GetHold { hold } | Op::Confirm { hold, .. } | Op::Release { hold, .. } | Op::Extend { hold, .. } => {
+            Some(*hold)
+        }
+        _ => None,
+    }
+}
+
+/// A server on `url` with the simulation's limits and clock, its background quiet (the
+/// clock only moves when the simulation moves it; expiry needs no sweeper).
+fn config(spec: &Spec, clock: Arc<ManualClock>, url: String) -> ServerConfig {
+    let mut cfg = ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        database_url: url,
+        pool_size: 4,
+        background_interval_ms: Some(3_600_000),
+        sweep_interval_ms: 3_600_000,
+        hold_sweep_interval_ms: 3_600_000,
+        ..ServerConfig::default()
+    };
+    cfg.limits = crate::model::limits();
+    cfg.clock = clock;
+    match spec.strategy.as_deref() {
+        Some("auto") => cfg.default_auto = true,
+        Some(s) => cfg.default_strategy = s.parse().ok(),
+        None => {}
+    }
+    cfg
+}
+
+/// Run `sql` on the database of `url`.
+async fn admin(url: &str, sql: &str) -> Result<(), SimError> {
+    let setup = |e: tokio_postgres::Error| SimError::Setup(format!("PostgreSQL at the --database-url: {e}"));
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .map_err(setup)?;
+    let conn = tokio::spawn(conn);
+    let done = client.batch_execute(sql).await.map_err(setup);
+    drop(client);
+    let _ = conn.await;
+    done
+}
