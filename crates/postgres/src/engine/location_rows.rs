@@ -132,7 +132,9 @@ pub(crate) fn read_buckets(rows: &[tokio_postgres::Row]) -> Vec<BucketRow> {
 
 impl PgStore {
     /// Lock the buckets of `sku` at `location` (in bucket order; made first when the SKU has
-    /// none there and `delta > 0`), apply `delta` spread evenly over them, and write the
+    /// none there and `delta > 0`), apply `delta` spread evenly over them (short while holds
+    /// are set aside: [`TxErr::Overdue`], so that expired holds are finalised first, as
+    /// every writer does), and write the
     /// ledger `entry` at that location when `delta != 0` (an adjustment and its reason, a
     /// cancelled allocation and its id, a transfer's side). Returns whether any bucket
     /// changed.
@@ -152,7 +154,18 @@ impl PgStore {
                 held: r.held,
             })
             .collect();
-        let plan = plan_rebalance(sku, &counts, delta)?;
+        let plan = match plan_rebalance(sku, &counts, delta) {
+            // Short while holds are set aside: some may be overdue (expired, not yet
+            // finalised); the retry policy finalises them and runs this again (bounded).
+            Err(err @ AllotError::InsufficientStock { .. }) if counts.iter().any(|c| c.held > 0) => {
+                return Err(TxErr::Overdue {
+                    tenant: tenant.to_string(),
+                    sku: sku.to_string(),
+                    err,
+                })
+            }
+            plan => plan?,
+        };
         if !plan.is_empty() {
             let bs: Vec<i32> = plan.iter().map(|(b, _)| *b as i32).collect();
             let ds: Vec<i64> = plan.iter().map(|(_, d)| *d).collect();

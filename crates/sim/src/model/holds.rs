@@ -80,13 +80,17 @@ impl Model {
         Ok((200, self.allocation_view(id)?, Some(id.to_string())))
     }
 
+    /// A held hold is released; a released or expired one is answered unchanged (it holds
+    /// nothing already); a confirmed one is `hold_confirmed`.
     pub(super) fn release(&mut self, id: &str) -> Result<Done, AllotError> {
         match self.status(self.find(id)?) {
-            HoldStatus::Held | HoldStatus::Released => {}
+            HoldStatus::Held => {
+                if let Some(h) = self.holds.get_mut(id) {
+                    h.stored = Stored::Released;
+                }
+            }
+            HoldStatus::Released | HoldStatus::Expired => {}
             status => return Err(Self::not_active(id, status)),
-        }
-        if let Some(h) = self.holds.get_mut(id) {
-            h.stored = Stored::Released;
         }
         Ok((200, self.hold_view(id)?, None))
     }

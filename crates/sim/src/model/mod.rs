@@ -14,8 +14,9 @@
 //!   expiry is not after now is `expired` at once, its quantity available again, before any
 //!   sweeper. Confirm (whole, or `lines` — at most what it holds of each SKU, the rest
 //!   released) makes the allocation with the hold's id; confirming a confirmed hold answers
-//!   that allocation; release and extend act on a held hold only (`409 hold_<status>`);
-//!   an extension never shortens.
+//!   that allocation; release gives a held hold back and answers a released or expired one
+//!   unchanged (`409 hold_confirmed` for a confirmed one); extend acts on a held hold only
+//!   (`409 hold_<status>`) and never shortens it.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.

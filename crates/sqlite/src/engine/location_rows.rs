@@ -55,6 +55,24 @@ pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &st
     Ok(())
 }
 
+/// The buckets of `sku` at `location`, in bucket order.
+fn bucket_counts(tx: &Connection, tenant: &str, sku: &str, location: &str) -> Result<Vec<BucketCounts>> {
+    tx.prepare_cached(
+        "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
+    )
+    .and_then(|mut s| {
+        s.query_map([sku, tenant, location], |r| {
+            Ok(BucketCounts {
+                bucket: r.get::<_, i64>("bucket")? as u32,
+                on_hand: r.get("on_hand")?,
+                held: r.get("held")?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .map_err(map_error)
+}
+
 /// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
 /// when it has none there and `delta > 0`) and write the ledger entry `(kind, ref)` at that
 /// location when `delta != 0` (an adjustment and its reason, a cancelled allocation and its
@@ -70,21 +88,7 @@ pub(crate) fn lock_and_rebalance(
     if delta > 0 {
         ensure_rows(tx, tenant, sku, location)?;
     }
-    let counts: Vec<BucketCounts> = tx
-        .prepare_cached(
-            "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
-        )
-        .and_then(|mut s| {
-            s.query_map([sku, tenant, location], |r| {
-                Ok(BucketCounts {
-                    bucket: r.get::<_, i64>("bucket")? as u32,
-                    on_hand: r.get("on_hand")?,
-                    held: r.get("held")?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(map_error)?;
+    let mut counts = bucket_counts(tx, tenant, sku, location)?;
     if counts.is_empty() {
         match tracks_units(tx, tenant, sku)? {
             Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
@@ -92,7 +96,16 @@ pub(crate) fn lock_and_rebalance(
             Some(false) => require_location(tx, tenant, location)?,
         }
     }
-    let plan = plan_rebalance(sku, &counts, delta)?;
+    let mut plan = plan_rebalance(sku, &counts, delta);
+    // Short while holds are set aside: finalise the overdue ones (expired, not yet swept)
+    // and plan again, as every writer does.
+    if matches!(plan, Err(AllotError::InsufficientStock { .. })) && counts.iter().any(|c| c.held > 0) {
+        if crate::engine::overdue::expire_overdue_on(tx, tenant, sku, now_us())? > 0 {
+            counts = bucket_counts(tx, tenant, sku, location)?;
+            plan = plan_rebalance(sku, &counts, delta);
+        }
+    }
+    let plan = plan?;
     for (b, d) in &plan {
         tx.prepare_cached(
             "UPDATE stock SET on_hand = on_hand + ?3, version = version + 1 WHERE tenant = ?4 AND sku = ?1 AND bucket = ?2",
