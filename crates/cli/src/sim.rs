@@ -22,7 +22,7 @@ pub struct SimArgs {
     /// `postgres[:strategy]`.
     #[arg(long, default_value = ALL_TARGETS)]
     backends: String,
-    /// PostgreSQL for the `postgres` targets (each makes a schema of its own and drops it).
+    /// PostgreSQL for the `postgres` targets (each makes a database of its own there and drops it).
     #[arg(
         long,
         env = "ALLOT_DATABASE_URL",
@@ -46,6 +46,7 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
             steps: a.steps,
             specs: specs.clone(),
             database_url: a.database_url.clone(),
+            mutation: None,
         };
         let report = allot_sim::run(&cfg).await?;
         println!(

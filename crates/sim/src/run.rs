@@ -2,7 +2,7 @@
 //! the trace's digest; and the shrinking of a sequence that diverges.
 
 use crate::made::Made;
-use crate::model::Model;
+use crate::model::{Model, Mutation};
 use crate::ops::{Generator, Op, SKUS};
 use crate::target::{Spec, Target};
 use crate::{Answer, SimError};
@@ -31,6 +31,8 @@ pub struct Config {
     pub specs: Vec<Spec>,
     /// PostgreSQL's URL (`postgres` targets only).
     pub database_url: String,
+    /// A fault planted in the model (tests of the runner itself).
+    pub mutation: Option<Mutation>,
 }
 
 /// The first step where a target and the model disagreed.
@@ -67,20 +69,24 @@ pub struct Report {
 /// divergence with [`shrink_divergence`]).
 pub async fn run(cfg: &Config) -> Result<Report, SimError> {
     let ops = Generator::new(cfg.seed).sequence(cfg.steps);
-    replay(&ops, &cfg.specs, &cfg.database_url).await
+    replay(&ops, &cfg.specs, (&cfg.database_url, cfg.mutation)).await
 }
 
 /// Shrink `d`, found by a run of `cfg`, on its target: its `shrunk` steps.
 pub async fn shrink_divergence(cfg: &Config, d: &mut Divergence) -> Result<(), SimError> {
     let ops = Generator::new(cfg.seed).sequence(cfg.steps);
     let spec = Spec::parse(&d.target)?;
-    d.shrunk = shrink(ops[..=d.step].to_vec(), &spec, &cfg.database_url).await?;
+    d.shrunk = shrink(ops[..=d.step].to_vec(), &spec, (&cfg.database_url, cfg.mutation)).await?;
     Ok(())
 }
 
-/// Run `ops` against the model and `specs` (each on a fresh database) until the first
-/// divergence.
-pub async fn replay(ops: &[Op], specs: &[Spec], database_url: &str) -> Result<Report, SimError> {
+/// Run `ops` against the model (with `mutation` planted, if any) and `specs` (each on a
+/// fresh database in `database_url`'s, for PostgreSQL) until the first divergence.
+pub async fn replay(
+    ops: &[Op],
+    specs: &[Spec],
+    (database_url, mutation): (&str, Option<Mutation>),
+) -> Result<Report, SimError> {
     let clock = Arc::new(ManualClock::new(start()));
     let mut targets = Vec::new();
     for spec in specs {
@@ -93,7 +99,7 @@ pub async fn replay(ops: &[Op], specs: &[Spec], database_url: &str) -> Result<Re
         }
     }
     let mut run = Run {
-        model: Model::new(clock.clone()),
+        model: Model::new(clock.clone()).mutated(mutation),
         made: Made::default(),
         hasher: Sha256::new(),
         requests: 0,
@@ -209,7 +215,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The shortest sequence found (by removing ever smaller runs of steps, as delta debugging
 /// does) that still diverges on `spec`, within [`MAX_SHRINK_RUNS`] replays.
-pub async fn shrink(mut ops: Vec<Op>, spec: &Spec, database_url: &str) -> Result<Vec<Op>, SimError> {
+pub async fn shrink(mut ops: Vec<Op>, spec: &Spec, at: (&str, Option<Mutation>)) -> Result<Vec<Op>, SimError> {
     let specs = std::slice::from_ref(spec);
     let mut runs = 0;
     let mut chunk = (ops.len() / 2).max(1);
@@ -220,7 +226,7 @@ pub async fn shrink(mut ops: Vec<Op>, spec: &Spec, database_url: &str) -> Result
             let mut candidate = ops.clone();
             candidate.drain(i..(i + chunk).min(ops.len()));
             runs += 1;
-            match replay(&candidate, specs, database_url).await?.divergence {
+            match replay(&candidate, specs, at).await?.divergence {
                 Some(d) => {
                     candidate.truncate(d.step + 1);
                     ops = candidate;

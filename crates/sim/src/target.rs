@@ -65,26 +65,28 @@ pub struct Target {
     cleanup: Cleanup,
 }
 
-/// What a target removes when it ends: its PostgreSQL schema or its SQLite file.
+/// What a target removes when it ends: its PostgreSQL database or its SQLite file.
 enum Cleanup {
-    Schema { admin_url: String, schema: String },
+    Database { admin_url: String, database: String },
     File(std::path::PathBuf),
 }
 
 impl Target {
-    /// Start `spec` on `clock`; a PostgreSQL target gets a schema of its own in the database
-    /// of `database_url`.
+    /// Start `spec` on `clock`; a PostgreSQL target gets a database of its own on the server of
+    /// `database_url` (dropped by [`Target::stop`]).
     pub async fn start(spec: &Spec, clock: Arc<ManualClock>, database_url: &str) -> Result<Target, SimError> {
         let (url, cleanup) = if spec.postgres {
-            let schema = format!("sim_{}", uuid::Uuid::new_v4().simple());
-            admin(database_url, &format!("CREATE SCHEMA {schema}")).await?;
-            let sep = if database_url.contains('?') { '&' } else { '?' };
-            let url = format!("{database_url}{sep}options=-csearch_path%3D{schema}");
+            // A database of its own, not a schema: advisory locks (the idempotency keys') are
+            // per database, and a run beside another (or beside the tests) would see the other's
+            // keys in use.
+            let database = format!("allot_sim_{}", uuid::Uuid::new_v4().simple());
+            admin(database_url, &format!("CREATE DATABASE {database}")).await?;
+            let url = with_database(database_url, &database)?;
             (
                 url,
-                Cleanup::Schema {
+                Cleanup::Database {
                     admin_url: database_url.to_string(),
-                    schema,
+                    database,
                 },
             )
         } else {
@@ -146,8 +148,8 @@ impl Target {
             let _ = server.stop().await;
         }
         match &self.cleanup {
-            Cleanup::Schema { admin_url, schema } => {
-                let _ = admin(admin_url, &format!("DROP SCHEMA {schema} CASCADE")).await;
+            Cleanup::Database { admin_url, database } => {
+                let _ = admin(admin_url, &format!("DROP DATABASE {database} WITH (FORCE)")).await;
             }
             Cleanup::File(f) => {
                 for suffix in ["", "-wal", "-shm"] {
@@ -190,6 +192,20 @@ fn config(spec: &Spec, clock: Arc<ManualClock>, url: String) -> ServerConfig {
     cfg
 }
 
+/// `url` naming `database` instead of its own (`postgres://who@where/db?options`).
+fn with_database(url: &str, database: &str) -> Result<String, SimError> {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let rest = base
+        .strip_prefix("postgres://")
+        .or_else(|| base.strip_prefix("postgresql://"))
+        .ok_or_else(|| SimError::Setup(format!("not a postgres:// URL: {url}")))?;
+    let authority = rest.split_once('/').map_or(rest, |(a, _)| a);
+    Ok(format!("postgres://{authority}/{database}{query}"))
+}
+
 /// Run `sql` on the database of `url`.
 async fn admin(url: &str, sql: &str) -> Result<(), SimError> {
     let setup = |e: tokio_postgres::Error| SimError::Setup(format!("PostgreSQL at the --database-url: {e}"));
@@ -201,4 +217,27 @@ async fn admin(url: &str, sql: &str) -> Result<(), SimError> {
     drop(client);
     let _ = conn.await;
     done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_names_another_database() {
+        let url = |u| with_database(u, "x").unwrap();
+        assert_eq!(
+            url("postgres://postgres@127.0.0.1:5432/postgres"),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+        assert_eq!(
+            url("postgres://u:p@h/db?sslmode=disable"),
+            "postgres://u:p@h/x?sslmode=disable"
+        );
+        assert_eq!(url("postgresql://h"), "postgres://h/x");
+        assert!(with_database("mysql://h/db", "x").is_err());
+        assert_eq!(Spec::parse("postgres:batched").unwrap().name(), "postgres:batched");
+        assert!(Spec::parse("postgres:nope").is_err());
+        assert!(Spec::parse("oracle").is_err());
+    }
 }

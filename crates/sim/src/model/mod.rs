@@ -61,10 +61,20 @@ struct Hold {
     stored: Stored,
 }
 
+/// A deliberate fault planted in the model, to show that the runner finds and shrinks a
+/// divergence (mutation testing of the oracle: a fault in the model and the same fault in a
+/// backend diverge alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// A cancel gives back one unit more than its first line took.
+    CancelGivesOneMore,
+}
+
 /// The model's whole state.
 #[derive(Debug)]
 pub struct Model {
     clock: Arc<ManualClock>,
+    mutation: Option<Mutation>,
     limits: Limits,
     /// SKU → on hand.
     skus: BTreeMap<String, i64>,
@@ -83,6 +93,7 @@ impl Model {
     pub fn new(clock: Arc<ManualClock>) -> Self {
         Model {
             clock,
+            mutation: None,
             limits: limits(),
             skus: BTreeMap::new(),
             allocations: BTreeMap::new(),
@@ -90,6 +101,12 @@ impl Model {
             keys: BTreeMap::new(),
             made: 0,
         }
+    }
+
+    /// The same model with `mutation` planted.
+    pub fn mutated(mut self, mutation: Option<Mutation>) -> Self {
+        self.mutation = mutation;
+        self
     }
 
     fn now_us(&self) -> i64 {

@@ -103,7 +103,9 @@ impl Model {
             .ok_or_else(|| AllotError::not_found("allocation", id))?;
         if !a.cancelled {
             a.cancelled = true;
-            for (sku, q) in &a.lines {
+            let more = i64::from(self.mutation == Some(super::Mutation::CancelGivesOneMore));
+            for (i, (sku, q)) in a.lines.iter().enumerate() {
+                let q = if i == 0 { q + more } else { *q };
                 *self.skus.entry(sku.clone()).or_default() += q;
             }
         }
