@@ -99,11 +99,10 @@ pub(crate) fn lock_and_rebalance(
     let mut plan = plan_rebalance(sku, &counts, delta);
     // Short while holds are set aside: finalise the overdue ones (expired, not yet swept)
     // and plan again, as every writer does.
-    if matches!(plan, Err(AllotError::InsufficientStock { .. })) && counts.iter().any(|c| c.held > 0) {
-        if crate::engine::overdue::expire_overdue_on(tx, tenant, sku, now_us())? > 0 {
-            counts = bucket_counts(tx, tenant, sku, location)?;
-            plan = plan_rebalance(sku, &counts, delta);
-        }
+    let short = matches!(plan, Err(AllotError::InsufficientStock { .. })) && counts.iter().any(|c| c.held > 0);
+    if short && crate::engine::overdue::expire_overdue_on(tx, tenant, sku, now_us())? > 0 {
+        counts = bucket_counts(tx, tenant, sku, location)?;
+        plan = plan_rebalance(sku, &counts, delta);
     }
     let plan = plan?;
     for (b, d) in &plan {
