@@ -37,7 +37,9 @@ class Hold:
             expires_at (datetime.datetime): When the hold lapses (UTC).
             id (str): Server-generated id (UUID v4 text); a confirmed hold's allocation has the same id.
             kind (HoldKind): What a hold sets aside: fungible stock lines, or individual units of one SKU.
-            lines (list[AllocationLine]): Lines sorted by SKU (for a unit hold: one line, the SKU and how many units).
+            lines (list[AllocationLine]): Lines sorted by SKU (for a unit hold: one line, the SKU and how many units); a
+                hold
+                confirmed in part lists what it confirmed.
             status (HoldStatus): The life cycle of a hold. `held` is the only state with quantity set aside; the others
                 are final.
             strategy (Strategy | UnitStrategy): The strategy that took a hold's or an allocation's quantity: a stock

@@ -86,7 +86,8 @@ pub struct Hold {
     pub status: HoldStatus,
     /// `stock` or `units`.
     pub kind: HoldKind,
-    /// Lines sorted by SKU (for a unit hold: one line, the SKU and how many units).
+    /// Lines sorted by SKU (for a unit hold: one line, the SKU and how many units); a hold
+    /// confirmed in part lists what it confirmed.
     pub lines: Vec<AllocationLine>,
     /// The units held (unit holds only).
     #[serde(skip_serializing_if = "Option::is_none")]

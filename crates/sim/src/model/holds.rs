@@ -71,6 +71,8 @@ impl Model {
         }
         if let Some(h) = self.holds.get_mut(id) {
             h.stored = Stored::Confirmed;
+            // A hold confirmed in part reads the lines it confirmed.
+            h.lines = kept.clone();
         }
         let allocation = Allocation {
             lines: kept,

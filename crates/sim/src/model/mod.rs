@@ -13,8 +13,8 @@
 //! - Holds: like an allocation, set aside until `expires_at` (`now + ttl_ms`); a hold whose
 //!   expiry is not after now is `expired` at once, its quantity available again, before any
 //!   sweeper. Confirm (whole, or `lines` — at most what it holds of each SKU, the rest
-//!   released) makes the allocation with the hold's id; confirming a confirmed hold answers
-//!   that allocation; release gives a held hold back and answers a released or expired one
+//!   released) makes the allocation with the hold's id, and the hold then reads the lines
+//!   it confirmed; confirming a confirmed hold answers that allocation; release gives a held hold back and answers a released or expired one
 //!   unchanged (`409 hold_confirmed` for a confirmed one); extend acts on a held hold only
 //!   (`409 hold_<status>`) and never shortens it.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
