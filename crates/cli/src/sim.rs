@@ -31,7 +31,8 @@ pub struct SimArgs {
     database_url: String,
 }
 
-/// Run the seeds; `false` when one diverged.
+/// Run the seeds (each to its end or its first divergence, shrunk); `false` when one
+/// diverged.
 pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
     let specs = a
         .backends
@@ -40,6 +41,7 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
         .filter(|b| !b.is_empty() && *b != "model")
         .map(allot_sim::target::Spec::parse)
         .collect::<Result<Vec<_>, _>>()?;
+    let mut diverged = 0u64;
     for seed in a.seed..a.seed.saturating_add(a.seeds.max(1)) {
         let cfg = allot_sim::Config {
             seed,
@@ -74,10 +76,13 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
             for (i, op) in d.shrunk.iter().enumerate() {
                 println!("    {i}: {op:?}");
             }
-            return Ok(false);
+            diverged += 1;
         }
     }
-    Ok(true)
+    if diverged > 0 {
+        println!("{diverged} of {} seeds diverged", a.seeds.max(1));
+    }
+    Ok(diverged == 0)
 }
 
 fn replayed(r: bool) -> &'static str {
