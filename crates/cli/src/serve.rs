@@ -79,7 +79,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "ALLOT_REDIS_LOCK_TTL_MS", default_value_t = 5_000)]
     pub(crate) redis_lock_ttl_ms: u64,
     /// One interval for every background task instead of each one's own, ms (sweepers,
-    /// sequencer, scheduler, heartbeat, webhook dispatch). For measurement: `allot bench cost`
+    /// sequencer, scheduler, heartbeat, webhook dispatch, the key cache's refresh: a revoked
+    /// key then works that long). For measurement: `allot bench cost`
     /// sets an hour, so a request's counts hold no background work; never in production.
     #[arg(long, env = "ALLOT_BACKGROUND_INTERVAL_MS", hide = true,
           value_parser = clap::value_parser!(u64).range(1..))]

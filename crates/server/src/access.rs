@@ -109,6 +109,8 @@ pub struct Access {
     open_without_keys: bool,
     keys: Mutex<HashMap<String, Cached>>,
     any_key: Mutex<Option<(Instant, bool)>>,
+    /// How long a read of the store is trusted ([`CACHE_TTL`] unless told otherwise).
+    cache_ttl: Duration,
     default_rate_per_s: u32,
     limiters: Mutex<HashMap<String, Arc<Limiter>>>,
     long_polls_per_key: usize,
@@ -148,6 +150,7 @@ impl Access {
             open_without_keys,
             keys: Mutex::new(HashMap::new()),
             any_key: Mutex::new(None),
+            cache_ttl: CACHE_TTL,
             default_rate_per_s: default_rate_per_s.max(1),
             limiters: Mutex::new(HashMap::new()),
             long_polls_per_key: long_polls_per_key.max(1),
@@ -155,6 +158,13 @@ impl Access {
             streams_per_key: allot_core::Limits::default().max_streams_per_key as usize,
             streams: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same access trusting a read of the store for `ttl` instead of [`CACHE_TTL`]
+    /// (`allot bench cost`, whose windows must hold no periodic read).
+    pub fn with_cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
+        self
     }
 
     /// The same access with at most `n` open event streams per key.
@@ -237,7 +247,8 @@ impl Access {
             return Ok(true);
         }
         if let Some((at, any)) = *self.any_key.lock().unwrap_or_else(|p| p.into_inner()) {
-            if at.elapsed() < CACHE_TTL {
+            // Keys are never deleted (a revoked one stays): once one exists, always.
+            if any || at.elapsed() < self.cache_ttl {
                 return Ok(any);
             }
         }
@@ -249,7 +260,7 @@ impl Access {
     async fn key(&self, secret: &str) -> Result<Option<Arc<ApiKey>>, AllotError> {
         let hash = hash_secret(secret);
         if let Some((at, k)) = self.keys.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
-            if at.elapsed() < CACHE_TTL {
+            if at.elapsed() < self.cache_ttl {
                 return Ok(k.clone());
             }
         }

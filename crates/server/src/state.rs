@@ -62,7 +62,11 @@ impl AppState {
                 cfg.key_rate_per_s,
                 cfg.key_long_polls,
             )
-            .with_streams_per_key(cfg.limits.max_streams_per_key as usize),
+            .with_streams_per_key(cfg.limits.max_streams_per_key as usize)
+            .with_cache_ttl(
+                cfg.background_interval_ms
+                    .map_or(crate::access::CACHE_TTL, std::time::Duration::from_millis),
+            ),
         );
         let recent = Arc::new(crate::recent::Recent::new(allot_core::Capable::now(&stores)));
         Ok(AppState {

@@ -125,6 +125,10 @@ async fn start(o: &CostOptions) -> Result<Bench, BenchError> {
         "postgres://postgres@127.0.0.1:{}/{DB}?sslmode=disable",
         proxy.port
     ));
+    // A waiting claim (the webhook delivery workers') re-reads its queue every
+    // `job_poll_interval_ms` (250 ms) beside the wake-ups: a statement a few times a second,
+    // as many per window as the window lasts.
+    args.extend(["--job-poll-interval-ms".to_string(), QUIET_MS.to_string()]);
     if quiet {
         args.extend(["--background-interval-ms".to_string(), QUIET_MS.to_string()]);
     } else {
