@@ -7,6 +7,7 @@ use clap::Args;
 pub const ALL_TARGETS: &str =
     "model,sqlite,postgres:atomic,postgres:pessimistic,postgres:optimistic,postgres:segmented,postgres:batched,postgres:auto";
 
+/// `allot sim`'s flags.
 #[derive(Args)]
 pub struct SimArgs {
     /// The generator's seed: the same seed gives the same sequence and the same digest.

@@ -17,8 +17,11 @@ pub const SKUS: [&str; 3] = ["A", "B", "C"];
 pub const UNKNOWN_SKU: &str = "Z";
 /// A SKU name the name rule refuses (a space): `invalid_request`.
 pub const BAD_SKU: &str = "no good";
-/// Idempotency keys steps reuse (few, so that reuse with another body happens).
-pub const KEYS: [&str; 3] = ["k1", "k2", "k3"];
+/// Idempotency keys: the first three are reused often (a retry, or another body under a used
+/// key), the rest now and then.
+pub const KEYS: [&str; 16] = [
+    "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13", "k14", "k15", "k16",
+];
 
 /// The `n`-th allocation or hold made so far (wrapping), or none at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +113,7 @@ impl Generator {
             .iter()
             .map(|&sku| Op::CreateSku {
                 sku,
-                on_hand: self.rng.random_range(0..=12),
+                on_hand: self.rng.random_range(2..=24),
                 buckets: self.rng.random_range(1..=3),
             })
             .collect();
@@ -125,10 +128,10 @@ impl Generator {
     fn op(&mut self) -> Op {
         match self.rng.random_range(0..100) {
             0..=3 => self.create_sku(),
-            4..=7 => Op::GetSku { sku: self.sku() },
-            8..=15 => Op::Adjust {
+            4..=5 => Op::GetSku { sku: self.sku() },
+            6..=15 => Op::Adjust {
                 sku: self.sku(),
-                delta: self.pick(&[-5, -2, -1, 0, 1, 3, 8]),
+                delta: self.pick(&[-5, -2, -1, 0, 1, 3, 8, 10, 20, 20]),
                 key: self.key(),
             },
             16..=35 => Op::Allocate {
@@ -181,26 +184,38 @@ impl Generator {
 
     /// Mostly a pool SKU; sometimes one that does not exist or breaks the name rule.
     fn sku(&mut self) -> &'static str {
-        match self.rng.random_range(0..20) {
+        match self.rng.random_range(0..30) {
             0 => UNKNOWN_SKU,
             1 => BAD_SKU,
             n => SKUS[n as usize % SKUS.len()],
         }
     }
 
-    /// One to three lines of 1..=4 (sometimes 0, or a SKU twice).
+    /// One to three lines of distinct pool SKUs, 1..=3 each; now and then a quantity of 0 or
+    /// beyond most stock, a SKU named twice, or a hostile SKU (most requests should get past
+    /// validation, so that the stores decide them).
     fn lines(&mut self) -> Vec<(&'static str, i64)> {
         let n = self.rng.random_range(1..=3);
-        (0..n)
-            .map(|_| {
-                let q = match self.rng.random_range(0..12) {
+        let first = self.rng.random_range(0..SKUS.len());
+        let mut lines: Vec<(&'static str, i64)> = (0..n)
+            .map(|i| {
+                let q = match self.rng.random_range(0..24) {
                     0 => 0,
-                    1 => 9,
-                    _ => self.rng.random_range(1..=4),
+                    1 | 2 => 9,
+                    _ => self.rng.random_range(1..=2),
                 };
-                (self.sku(), q)
+                (SKUS[(first + i) % SKUS.len()], q)
             })
-            .collect()
+            .collect();
+        match self.rng.random_range(0..12) {
+            0 => lines.push((lines[0].0, 1)),
+            1 => {
+                let sku = self.sku();
+                lines.push((sku, 1));
+            }
+            _ => {}
+        }
+        lines
     }
 
     fn part(&mut self) -> Option<Vec<(&'static str, i64)>> {
@@ -211,8 +226,9 @@ impl Generator {
     }
 
     fn key(&mut self) -> Option<&'static str> {
-        match self.rng.random_range(0..4) {
-            0 => Some(KEYS[self.rng.random_range(0..KEYS.len())]),
+        match self.rng.random_range(0..16) {
+            0 => Some(KEYS[self.rng.random_range(0..3)]),
+            1..=3 => Some(KEYS[self.rng.random_range(0..KEYS.len())]),
             _ => None,
         }
     }
@@ -220,12 +236,14 @@ impl Generator {
     fn reference(&mut self) -> Ref {
         match self.rng.random_range(0..12) {
             0 => Ref::Unknown,
-            _ => Ref::Nth(self.rng.random_range(0..8)),
+            _ => Ref::Nth(self.rng.random_range(0..64)),
         }
     }
 
-    /// Around the TTL limits of [`crate::model::limits`] and a few in between.
+    /// Around both TTL limits of [`crate::model::limits`] (1 s and a day), mostly within.
     fn ttl_ms(&mut self) -> i64 {
-        self.pick(&[0, 999, 1000, 1001, 2000, 5000, 60_000])
+        self.pick(&[
+            0, 999, 1000, 1001, 2000, 2000, 5000, 5000, 60_000, 60_000, 86_400_000, 86_400_001,
+        ])
     }
 }

@@ -104,21 +104,10 @@ pub async fn replay(
         hasher: Sha256::new(),
         requests: 0,
     };
-    let mut divergence = None;
-    let mut steps = 0;
-    for (i, op) in ops.iter().enumerate() {
-        steps = i + 1;
-        if let Op::Advance { ms } = op {
-            clock.advance_ms(*ms);
-            run.hasher.update(format!("{i} {op:?}\n"));
-            continue;
-        }
-        divergence = run.step(i, op, &mut targets).await?;
-        if divergence.is_some() {
-            break;
-        }
-    }
+    // The targets stop (and their databases go) whatever the steps end with.
+    let ran = run.steps(ops, &clock, &mut targets).await;
     stop_all(targets).await;
+    let (steps, divergence) = ran?;
     Ok(Report {
         digest: hex(&run.hasher.finalize()),
         steps,
@@ -136,6 +125,26 @@ struct Run {
 }
 
 impl Run {
+    /// Every step of `ops` until the first divergence: the steps run, and the divergence.
+    async fn steps(
+        &mut self,
+        ops: &[Op],
+        clock: &ManualClock,
+        targets: &mut [Target],
+    ) -> Result<(usize, Option<Divergence>), SimError> {
+        for (i, op) in ops.iter().enumerate() {
+            if let Op::Advance { ms } = op {
+                clock.advance_ms(*ms);
+                self.hasher.update(format!("{i} {op:?}\n"));
+                continue;
+            }
+            if let Some(d) = self.step(i, op, targets).await? {
+                return Ok((i + 1, Some(d)));
+            }
+        }
+        Ok((ops.len(), None))
+    }
+
     /// Step `i`: `op` on the model and every target, then every SKU read on each.
     async fn step(&mut self, i: usize, op: &Op, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
         let expected = self.expect(op, true);

@@ -80,8 +80,8 @@ impl Target {
             // per database, and a run beside another (or beside the tests) would see the other's
             // keys in use.
             let database = format!("allot_sim_{}", uuid::Uuid::new_v4().simple());
-            admin(database_url, &format!("CREATE DATABASE {database}")).await?;
             let url = with_database(database_url, &database)?;
+            admin(database_url, &format!("CREATE DATABASE {database}")).await?;
             (
                 url,
                 Cleanup::Database {
@@ -94,9 +94,16 @@ impl Target {
             (format!("sqlite://{}", file.display()), Cleanup::File(file))
         };
         let cfg = config(spec, clock, url);
-        let server = allot_server::spawn(&cfg)
-            .await
-            .map_err(|e| SimError::Setup(format!("{}: the server did not start: {e}", spec.name())))?;
+        let server = match allot_server::spawn(&cfg).await {
+            Ok(s) => s,
+            Err(e) => {
+                cleanup.run().await;
+                return Err(SimError::Setup(format!(
+                    "{}: the server did not start: {e}",
+                    spec.name()
+                )));
+            }
+        };
         Ok(Target {
             spec: spec.clone(),
             made: Made::default(),
@@ -132,14 +139,31 @@ impl Target {
         let status = resp.status().as_u16();
         let replayed = resp.headers().get("idempotent-replayed").is_some_and(|v| v == "true");
         let body: Value = resp.json().await.unwrap_or(Value::Null);
-        let answer = Answer {
+        let mut answer = Answer {
             status,
             replayed,
             view: view::of(op, status, &body),
         };
+        if let Some(served) = self.served_otherwise(op, &answer, &body) {
+            // Not the model's business, but a target that is not what it says is no test of
+            // its strategy: the view then differs from the model's, and the run says so.
+            answer.view["served_by"] = Value::String(served);
+        }
         let made = body["id"].as_str().map(str::to_string);
         self.made.note(op, &answer, made);
         Ok(Some(answer))
+    }
+
+    /// The strategy a fresh allocation or hold was served with, when it is not the one this
+    /// target was started with (`auto` and a backend's own default are not checked).
+    fn served_otherwise(&self, op: &Op, answer: &Answer, body: &Value) -> Option<String> {
+        let wanted = self.spec.strategy.as_deref().filter(|s| *s != "auto")?;
+        let fresh = answer.status == 201 && !answer.replayed;
+        if !(fresh && matches!(op, Op::Allocate { .. } | Op::Hold { .. })) {
+            return None;
+        }
+        let served = body["strategy"].as_str().unwrap_or("(none)");
+        (served != wanted).then(|| served.to_string())
     }
 
     /// Stop the server and remove its database.
@@ -147,9 +171,18 @@ impl Target {
         if let Some(server) = self.server.take() {
             let _ = server.stop().await;
         }
-        match &self.cleanup {
+        self.cleanup.run().await;
+    }
+}
+
+impl Cleanup {
+    /// Drop the database or remove the file; a failure is said on stderr (the run goes on).
+    async fn run(&self) {
+        match self {
             Cleanup::Database { admin_url, database } => {
-                let _ = admin(admin_url, &format!("DROP DATABASE {database} WITH (FORCE)")).await;
+                if let Err(e) = admin(admin_url, &format!("DROP DATABASE {database} WITH (FORCE)")).await {
+                    eprintln!("allot sim: could not drop the database {database}: {e}");
+                }
             }
             Cleanup::File(f) => {
                 for suffix in ["", "-wal", "-shm"] {

@@ -37,7 +37,6 @@ async fn every_backend_and_strategy_agrees_with_the_model() {
         };
         let report = run(&cfg).await.unwrap();
         assert!(report.divergence.is_none(), "seed {seed}: {:?}", report.divergence);
-        assert_eq!(report.steps, 400);
     }
 }
 
@@ -53,7 +52,6 @@ async fn a_seed_gives_one_digest() {
     assert_eq!(alone.digest, again.digest);
     assert_eq!(alone.digest, with_sqlite.digest);
     assert_ne!(alone.digest, other.digest);
-    assert_eq!(alone.digest.len(), 64);
 }
 
 /// A cancel that gives back one unit too many (planted in the model: the comparison is the
@@ -69,6 +67,7 @@ async fn a_planted_fault_is_found_and_shrunk() {
     };
     let mut d = run(&cfg).await.unwrap().divergence.expect("the planted fault diverges");
     shrink_divergence(&cfg, &mut d).await.unwrap();
+    eprintln!("the planted fault, shrunk: {:#?}", d.shrunk);
     assert!(
         d.shrunk.len() <= 6,
         "shrunk to {} steps: {:?}",

@@ -53,8 +53,8 @@ impl Model {
         Ok((200, self.sku_view(sku)?, None))
     }
 
-    /// Every line is there (SKU order), or the first that is not: `not_found`, then
-    /// `insufficient_stock`.
+    /// Every line is there, or the first in SKU order that is not: `not_found` for a SKU that
+    /// does not exist, `insufficient_stock` for one that is short.
     pub(super) fn check_lines(&self, lines: &[(String, i64)]) -> Result<(), AllotError> {
         for (sku, q) in lines {
             let available = self.available(sku)?;
