@@ -10,7 +10,9 @@ use crate::support::limits::Limits;
 
 /// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
 /// `lines` has 1..=`max_lines` lines with quantities >= 1; each SKU once (`duplicate_sku` otherwise; what
-/// is kept is the hold's own placement).
+/// is kept is the hold's own placement). The lines come back sorted by SKU, as every request's
+/// lines are, so that of two lines the hold cannot bear the first in SKU order is the one
+/// refused (an order `allot sim` found the backends and the model to disagree on).
 pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
     let Some(lines) = body.lines else {
         return Ok(None);
@@ -30,6 +32,7 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
         }
         summed.push((l.sku, l.quantity));
     }
+    summed.sort();
     Ok(Some(summed))
 }
 
