@@ -114,7 +114,7 @@ impl Generator {
             .map(|&sku| Op::CreateSku {
                 sku,
                 on_hand: self.rng.random_range(2..=24),
-                buckets: self.rng.random_range(1..=3),
+                buckets: 1,
             })
             .collect();
         while ops.len() < steps {
@@ -174,7 +174,7 @@ impl Generator {
         Op::CreateSku {
             sku: self.sku(),
             on_hand: self.pick(&[-1, 0, 5, 20]),
-            buckets: self.pick(&[0, 1, 2]),
+            buckets: self.pick(&[0, 1]),
         }
     }
 

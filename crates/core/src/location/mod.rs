@@ -262,19 +262,17 @@ pub fn row_order(rows: &[RowLevel], rule: LineRule<'_>, start: u64) -> Vec<usize
     order
 }
 
-/// Plan a take of `quantity` over `rows` in `order`: the whole of it from the first location
-/// that has it (over that location's rows, its buckets, in order: a line is kept to one
-/// location, not to one row), or with `allow_split` as much as each row has until it is all
-/// placed. `order` lists a location's rows together ([`row_order`]). Returns `(row index,
-/// quantity)` pieces, or `None` when the rows in `order` cannot bear it.
+/// Plan a take of `quantity` over `rows` in `order`: the whole of it from the first row
+/// that has it, or with `allow_split` as much as each row has until it is all placed.
+/// Returns `(row index, quantity)` pieces, or `None` when the rows in `order` cannot bear it.
 pub fn plan_take(rows: &[RowLevel], order: &[usize], quantity: i64, allow_split: bool) -> Option<Vec<(usize, i64)>> {
     let plan = if allow_split {
         split_take(rows, order, quantity)
     } else {
         order
-            .chunk_by(|&a, &b| rows[a].location == rows[b].location)
-            .find(|at| available_in(rows, at) >= quantity)
-            .and_then(|at| split_take(rows, at, quantity))
+            .iter()
+            .find(|&&i| rows[i].available() >= quantity)
+            .map(|&i| vec![(i, quantity)])
     };
     debug_assert!(
         plan.as_ref()
@@ -400,25 +398,6 @@ mod tests {
         assert_eq!(available_in(&rows, &order), 7);
     }
 
-    /// A line kept to one location may still take several of its rows (buckets): seen by
-    /// `allot sim` (seed 1), where a hold of 4 on a SKU of 3 buckets with 7 available at its
-    /// one location was refused `insufficient_stock` with `available: 7`.
-    #[test]
-    fn a_whole_line_takes_several_buckets_of_one_location() {
-        let rows = vec![
-            row(0, "A", 1, 0),
-            row(1, "A", 1, 3),
-            row(2, "A", 1, 4),
-            row(3, "B", 2, 9),
-        ];
-        let p = Placement::Priority;
-        let order = row_order(&rows, rule(&p, false), 0);
-        assert_eq!(plan_take(&rows, &order, 4, false), Some(vec![(1, 3), (2, 1)]));
-        assert_eq!(plan_take(&rows, &order, 7, false), Some(vec![(1, 3), (2, 4)]));
-        assert_eq!(plan_take(&rows, &order, 8, false), Some(vec![(3, 8)]));
-        assert_eq!(plan_take(&rows, &order, 10, false), None);
-    }
-
     #[test]
     fn buckets_of_a_location_rotate_from_start() {
         let rows = vec![
@@ -447,17 +426,13 @@ mod tests {
                 Some(pieces) => {
                     prop_assert_eq!(pieces.iter().map(|p| p.1).sum::<i64>(), q);
                     prop_assert!(pieces.iter().all(|&(i, n)| n > 0 && n <= rows[i].available()));
-                    let at = &rows[pieces[0].0].location;
-                    prop_assert!(split || pieces.iter().all(|&(i, _)| rows[i].location == *at));
+                    prop_assert!(split || pieces.len() == 1);
                 }
                 None => {
                     let short = if split {
                         available_in(&rows, &order) < q
                     } else {
-                        rows.iter().all(|r| {
-                            let at: i64 = rows.iter().filter(|o| o.location == r.location).map(RowLevel::available).sum();
-                            at < q
-                        })
+                        rows.iter().all(|r| r.available() < q)
                     };
                     prop_assert!(short);
                 }

@@ -4,7 +4,7 @@
 //! validation of request bodies (a request the core refuses is refused the same everywhere).
 //!
 //! What it knows (the rest of the API is not yet modelled, and not yet generated):
-//! - SKUs at the `default` location: `on_hand`, `held` (the live holds' lines), `available`
+//! - SKUs of one bucket at the `default` location: `on_hand`, `held` (the live holds' lines), `available`
 //!   (`on_hand − held`); created once (`409 already_exists` after), adjusted by a non-zero
 //!   delta that never takes more than is available (`409 insufficient_stock`).
 //! - Allocations: every line or none (`404 not_found` for a SKU that does not exist,
