@@ -19,6 +19,7 @@ conformance!(
     transfers_race_allocations,
     partial_confirms,
     partial_confirms_race_expiry,
+    an_adjustment_takes_what_an_expired_hold_set_aside,
     returns_and_what_is_left,
     returns_and_cancels_race_allocations,
     bad_inputs_change_nothing
@@ -469,6 +470,36 @@ async fn partial_confirms(ts: &TestServer) {
     )
     .await;
     assert_eq!(available(ts, "PC").await, at(&[("E", 4), ("W", 2)]));
+    ts.assert_audit_clean().await;
+}
+
+/// A hold that has expired (no sweeper has run) sets nothing aside for an adjustment either:
+/// it finalises the hold first, as an allocation does (`allot sim` found an
+/// adjustment refused `insufficient_stock` while the SKU read the quantity available).
+async fn an_adjustment_takes_what_an_expired_hold_set_aside(ts: &TestServer) {
+    ts.create_sku("EX", 3, 1).await;
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "EX", "quantity": 3}], "ttl_ms": 60_000}),
+        )
+        .await;
+    let (s, b) = ts.post("/v1/skus/EX/adjustments", json!({"delta": -1})).await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (409, Some("insufficient_stock")),
+        "{b}"
+    );
+    ts.advance_past(&h["expires_at"]);
+    assert_eq!(ts.sku("EX").await["available"], 3);
+    let (s, b) = ts.post("/v1/skus/EX/adjustments", json!({"delta": -2})).await;
+    assert_eq!(
+        (s, b["on_hand"].as_i64(), b["held"].as_i64()),
+        (200, Some(1), Some(0)),
+        "{b}"
+    );
+    let (s, b) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
+    assert_eq!((s, b["status"].as_str()), (200, Some("expired")), "{b}");
     ts.assert_audit_clean().await;
 }
 
