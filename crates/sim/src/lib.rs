@@ -1,7 +1,7 @@
 //! allot's differential simulation: a reference model of its semantics ([`model`]), a seeded
 //! generator of operation sequences ([`ops`]), and a runner ([`run`]) that applies one sequence
 //! to the model and to real servers on every backend and strategy, compares every answer and
-//! the stock after every step, and shrinks a sequence that diverges to a few steps.
+//! the stock after every step (and the audit after the last), and shrinks a sequence that diverges to a few steps.
 //!
 //! The approach is TigerBeetle's VOPR and FoundationDB's simulation testing, with the model as
 //! the oracle as Turso tests itself against SQLite: one seed gives one sequence, one trace and

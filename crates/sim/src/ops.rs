@@ -71,6 +71,8 @@ pub enum Op {
     Extend { hold: Ref, ttl_ms: i64 },
     /// The clock moves forward (no request).
     Advance { ms: i64 },
+    /// `GET /v1/audit`: the books balance (the runner's, after the last step; never generated).
+    Audit,
 }
 
 impl Op {

@@ -84,6 +84,7 @@ pub fn of(op: &Op, id: &str) -> Option<Request> {
         }
         Op::Release { .. } => post_empty(format!("/v1/holds/{id}/release")),
         Op::Extend { ttl_ms, .. } => post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
+        Op::Audit => get("/v1/audit".into()),
         Op::Advance { .. } => return None,
     })
 }

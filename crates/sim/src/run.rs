@@ -142,7 +142,11 @@ impl Run {
                 return Ok((i + 1, Some(d)));
             }
         }
-        Ok((ops.len(), None))
+        // Last, the books of every target: `GET /v1/audit` finds nothing (held against the
+        // live holds, on hand against the ledger).
+        let clean = self.expect(&Op::Audit, false);
+        let audit = self.compare(ops.len(), &Op::Audit, &clean, targets).await?;
+        Ok((ops.len(), audit))
     }
 
     /// Step `i`: `op` on the model and every target, then every SKU read on each.

@@ -14,6 +14,7 @@ pub fn of(op: &Op, status: u16, body: &Value) -> Value {
         Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } => sku(body),
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
+        Op::Audit => audit(body),
         Op::Advance { .. } => Value::Null,
     }
 }
@@ -27,6 +28,20 @@ fn error(body: &Value) -> Value {
         }
     }
     view
+}
+
+/// Whether the audit found nothing, and what it found otherwise.
+fn audit(body: &Value) -> Value {
+    let found: Vec<Value> = ["violations", "job_violations", "booking_overlaps"]
+        .iter()
+        .filter(|k| body[**k].as_array().is_none_or(|a| !a.is_empty()))
+        .map(|k| json!({*k: body[*k]}))
+        .collect();
+    if found.is_empty() {
+        json!({"clean": true})
+    } else {
+        json!({"clean": false, "found": found})
+    }
 }
 
 fn sku(body: &Value) -> Value {

@@ -190,6 +190,7 @@ impl Model {
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
             Op::Release { .. } => self.release(id),
             Op::Extend { ttl_ms, .. } => self.extend(id, *ttl_ms),
+            Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::Advance { .. } => Err(AllotError::Internal("a clock advance is not a request".into())),
         }
     }
