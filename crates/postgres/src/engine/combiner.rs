@@ -60,6 +60,15 @@ pub(crate) enum Answer {
 }
 
 impl Op {
+    /// How many SKUs the request names (a confirm or a release: one hold, counted 1).
+    pub(crate) fn line_count(&self) -> usize {
+        match self {
+            Op::Allocate { req, .. } => req.lines.len(),
+            Op::Hold { req, .. } => req.take.lines.len(),
+            Op::Confirm { .. } | Op::Release { .. } => 1,
+        }
+    }
+
     /// The idempotency key and fingerprint the request carried.
     pub(crate) fn idem_key(&self) -> Option<(&str, &str)> {
         fn of<T>(idem: &Keyed<T>) -> Option<(&str, &str)> {

@@ -40,7 +40,10 @@ pub(crate) enum TxErr {
     Fail(AllotError),
 }
 
-/// How many times one request finalises overdue holds on a short SKU and runs again.
+/// How many times one request finalises overdue holds on one short SKU and runs again (each
+/// SKU of a request has its own passes, as each line does on SQLite: a cart of three SKUs,
+/// each held by an overdue hold, needs three — `allot sim` found such a cart refused with
+/// the figure of before the last pass).
 const MAX_EXPIRY_PASSES: u32 = 2;
 
 impl From<tokio_postgres::Error> for TxErr {
@@ -103,7 +106,9 @@ impl PgStore {
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = TxResult<T>>,
     {
-        let (mut tx_retries, mut conflicts, mut expiry_passes) = (0u32, 0u32, 0u32);
+        let (mut tx_retries, mut conflicts) = (0u32, 0u32);
+        // Passes per short SKU (a request names at most `max_lines` SKUs: bounded).
+        let mut expiry_passes: Vec<(String, u32)> = Vec::new();
         let contention = |attempts| AllotError::Contention {
             attempts,
             retry_after_ms: retry::Backoff::default().cap_ms,
@@ -113,8 +118,15 @@ impl PgStore {
                 Ok(v) => return Ok(v),
                 Err(TxErr::Fail(e)) => return Err(e),
                 Err(TxErr::Overdue { tenant, sku, err }) => {
-                    expiry_passes += 1;
-                    if !expire_overdue || expiry_passes > MAX_EXPIRY_PASSES {
+                    let at = match expiry_passes.iter().position(|(s, _)| *s == sku) {
+                        Some(at) => at,
+                        None => {
+                            expiry_passes.push((sku.clone(), 0));
+                            expiry_passes.len() - 1
+                        }
+                    };
+                    expiry_passes[at].1 += 1;
+                    if !expire_overdue || expiry_passes[at].1 > MAX_EXPIRY_PASSES {
                         return Err(err);
                     }
                     self.expire_overdue_on(&tenant, &sku, self.now()).await?;

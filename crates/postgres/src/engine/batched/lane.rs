@@ -50,7 +50,8 @@ use tokio::sync::mpsc;
 pub(super) const STOCK_BATCHES_IN_FLIGHT: usize = 2;
 
 /// Overdue holds found on a short SKU make the request run again after they are expired, at
-/// most this many times (as the other strategies do).
+/// most this many times per SKU it names (as the other strategies do: a cart of three SKUs,
+/// each held by an overdue hold, needs three).
 const MAX_EXPIRY_PASSES: u32 = 2;
 
 /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
@@ -294,7 +295,7 @@ impl LaneCtx {
                 return;
             }
             Outcome::Overdue(sku, err) => match self.combiner.upgrade() {
-                Some(combiner) if p.expiry_passes < MAX_EXPIRY_PASSES => {
+                Some(combiner) if p.expiry_passes < MAX_EXPIRY_PASSES * p.op.line_count().max(1) as u32 => {
                     tokio::spawn(expire_then_requeue(self.store.clone(), combiner, p, sku));
                     return;
                 }
