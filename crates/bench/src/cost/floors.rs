@@ -38,7 +38,7 @@ pub async fn database_rows(
 ) -> Result<Vec<CostRow>, BenchError> {
     let setup = |e: tokio_postgres::Error| BenchError::Setup(format!("the database floor: {e}"));
     // Through the proxy, as the server's statements go.
-    let mut c = super::measure::connect(proxy.port, db).await?;
+    let mut c = super::connect(proxy.port, db).await?;
     c.batch_execute(FLOOR_TABLES).await.map_err(setup)?;
     let decrement = c.prepare(DECREMENT).await.map_err(setup)?;
     let (order, ledger) = (

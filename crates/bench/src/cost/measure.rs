@@ -4,12 +4,12 @@
 use super::callgrind::Profiled;
 use super::paths::{CostPath, Driver};
 use super::wire::CountingProxy;
-use super::{floors, wal, CostRow, Totals};
+use super::{connect, floors, wal, CostRow, Totals};
 use crate::cluster::{free_port, PgCluster};
 use crate::error::BenchError;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
 /// What `allot bench cost` measures, and with what.
 #[derive(Debug, Clone)]
@@ -161,14 +161,6 @@ async fn start(o: &CostOptions) -> Result<Bench, BenchError> {
 
 fn setup(e: tokio_postgres::Error) -> BenchError {
     BenchError::Setup(format!("the bench's cluster: {e}"))
-}
-
-/// A client of database `db` on `127.0.0.1:port` (the cluster, or the proxy in front of it).
-pub(super) async fn connect(port: u16, db: &str) -> Result<Client, BenchError> {
-    let url = format!("postgres://postgres@127.0.0.1:{port}/{db}");
-    let (client, conn) = tokio_postgres::connect(&url, NoTls).await.map_err(setup)?;
-    tokio::spawn(conn);
-    Ok(client)
 }
 
 /// Whether `binary serve` accepts `flag` (a hidden flag is not in `--help`: clap refuses an

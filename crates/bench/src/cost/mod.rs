@@ -124,3 +124,14 @@ impl CostRow {
         }
     }
 }
+
+/// A client of database `db` on `127.0.0.1:port` (the bench's cluster, or the proxy in front
+/// of it): what the measurement and the floors connect with.
+async fn connect(port: u16, db: &str) -> Result<tokio_postgres::Client, crate::error::BenchError> {
+    let url = format!("postgres://postgres@127.0.0.1:{port}/{db}");
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .map_err(|e| crate::error::BenchError::Setup(format!("the bench's cluster: {e}")))?;
+    tokio::spawn(conn);
+    Ok(client)
+}

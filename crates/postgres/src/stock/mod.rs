@@ -10,7 +10,7 @@ mod returns;
 #[cfg(test)]
 mod single_location_tests;
 
-use crate::engine::batched::AllocatePerRequest;
+use crate::engine::batched::{fits_one_statement, AllocatePerRequest};
 use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::Entry;
@@ -613,19 +613,6 @@ impl AllocatePerRequest for PgStore {
         }
         result
     }
-}
-
-/// Whether an allocation takes the single-statement path (`atomic`'s statement, no
-/// transaction): one line placed by policy, no idempotency key (a key's row is claimed and
-/// stored in a transaction), a strategy whose writes that statement serves.
-pub(crate) fn fits_one_statement(req: &AllocationRequest, idem: &Keyed<Allocation>) -> bool {
-    idem.is_none()
-        && req.lines.len() == 1
-        && req.placed_by_policy()
-        && matches!(
-            req.strategy,
-            Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
-        )
 }
 
 impl PgStore {

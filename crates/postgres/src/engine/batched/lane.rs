@@ -31,13 +31,12 @@
 //! have replayed it.
 
 use super::txn::{batch_tx, Failed, Outcome, Read};
-use super::{AllocatePerRequest, HoldPerRequest};
+use super::{fits_one_statement, AllocatePerRequest, HoldPerRequest};
 use crate::engine::combiner::{Combiner, Op, Pending, Queued, LANE_SHARE_DIVISOR};
 use crate::engine::errors::{is_retryable, map_error};
 use crate::engine::flat::{Go, InFlight};
 use crate::engine::pipeline::HandTx;
 use crate::engine::store::PgStore;
-use crate::stock::fits_one_statement;
 use allot_core::store::Executed;
 use allot_core::AllotError;
 use allot_core::Capable;

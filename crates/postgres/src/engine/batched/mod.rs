@@ -39,7 +39,7 @@ use crate::engine::combiner::{Op, Pending, Reply};
 use crate::engine::store::PgStore;
 use allot_core::store::{Executed, Keyed};
 use allot_core::Capable;
-use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result};
+use allot_core::{Allocation, AllocationRequest, AllotError, Hold, HoldRequest, Result, Strategy};
 use tokio::sync::oneshot;
 
 /// The one write statement of a batch that read its stock rows without a lock (the form a
@@ -188,6 +188,19 @@ impl PgStore {
         self.submit_batched(tenant, lane_sku, |reply| Op::Release { id, actor, idem, reply })
             .await
     }
+}
+
+/// Whether an allocation takes the single-statement path (`atomic`'s statement, no
+/// transaction): one line placed by policy, no idempotency key (a key's row is claimed and
+/// stored in a transaction), a strategy whose writes that statement serves.
+pub(crate) fn fits_one_statement(req: &AllocationRequest, idem: &Keyed<Allocation>) -> bool {
+    idem.is_none()
+        && req.lines.len() == 1
+        && req.placed_by_policy()
+        && matches!(
+            req.strategy,
+            Strategy::Atomic | Strategy::Segmented | Strategy::RedisCounter | Strategy::Batched
+        )
 }
 
 #[cfg(test)]
