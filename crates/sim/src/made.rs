@@ -39,6 +39,18 @@ impl Made {
         Self::pick(&self.holds, r).1
     }
 
+    /// The id of the allocation or hold `op` names (empty when it names none).
+    pub fn id_of(&self, op: &Op) -> String {
+        match op {
+            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.allocation(*r),
+            Op::GetHold { hold: r }
+            | Op::Confirm { hold: r, .. }
+            | Op::Release { hold: r, .. }
+            | Op::Extend { hold: r, .. } => self.hold(*r),
+            _ => String::new(),
+        }
+    }
+
     /// Note what `op` made, given its answer and the id the answer carries.
     pub fn note(&mut self, op: &Op, answer: &Answer, id: Option<String>) {
         if answer.replayed || !(200..300).contains(&answer.status) {

@@ -171,14 +171,7 @@ impl Run {
 
     /// The model's answer to `op` (noting what it made when `note`).
     fn expect(&mut self, op: &Op, note: bool) -> Answer {
-        let id = match op {
-            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.made.allocation(*r),
-            Op::GetHold { hold: r }
-            | Op::Confirm { hold: r, .. }
-            | Op::Release { hold: r, .. }
-            | Op::Extend { hold: r, .. } => self.made.hold(*r),
-            _ => String::new(),
-        };
+        let id = self.made.id_of(op);
         let none = Answer {
             status: 0,
             replayed: false,

@@ -116,10 +116,7 @@ impl Target {
 
     /// Send `op` (its references resolved by what this target made) and note what it made.
     pub async fn step(&mut self, op: &Op) -> Result<Option<Answer>, SimError> {
-        let id = match op {
-            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.made.allocation(*r),
-            _ => op_hold(op).map_or_else(String::new, |r| self.made.hold(r)),
-        };
+        let id = self.made.id_of(op);
         let Some(req) = request::of(op, &id) else {
             return Ok(None);
         };
@@ -190,16 +187,6 @@ impl Cleanup {
                 }
             }
         }
-    }
-}
-
-/// The hold `op` names, if it names one.
-fn op_hold(op: &Op) -> Option<crate::ops::Ref> {
-    match op {
-        Op::GetHold { hold } | Op::Confirm { hold, .. } | Op::Release { hold, .. } | Op::Extend { hold, .. } => {
-            Some(*hold)
-        }
-        _ => None,
     }
 }
 
