@@ -324,6 +324,9 @@ impl<'de> Visitor<'de> for StrictVisitor<'_> {
     }
 }
 
+/// `idempotency-key`, parsed once.
+const IDEMPOTENCY_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("idempotency-key");
+
 /// The `Idempotency-Key` header, validated (1..=255 printable ASCII), if present.
 pub struct IdempotencyKey(pub Option<String>);
 
@@ -331,7 +334,7 @@ impl FromRequestParts<Arc<AppState>> for IdempotencyKey {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        match parts.headers.get("idempotency-key") {
+        match parts.headers.get(IDEMPOTENCY_KEY) {
             None => Ok(IdempotencyKey(None)),
             Some(v) => {
                 let s = v

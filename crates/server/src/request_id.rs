@@ -2,7 +2,10 @@
 //! new UUID; kept on the request's task (a tokio task-local) so error bodies and logs can
 //! quote it without passing it through every call.
 
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+/// `x-request-id`, parsed once (a name given as text is parsed again on every use).
+pub(crate) const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 tokio::task_local! {
     /// The id of the request this task serves (set by the edge).
@@ -57,7 +60,7 @@ pub(crate) fn new_request_id(headers: &HeaderMap) -> RequestId {
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(u8::is_ascii_graphic)
     };
-    match headers.get("x-request-id").filter(sane) {
+    match headers.get(X_REQUEST_ID).filter(sane) {
         Some(v) => RequestId::Echoed(v.clone()),
         None => RequestId::Generated(uuid::Uuid::new_v4()),
     }

@@ -54,6 +54,9 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     })
 }
 
+/// Lines up to which a cart is checked for a SKU named twice without a set.
+const SMALL_CART: usize = 8;
+
 /// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
 /// The strategy must already be resolved by the caller (server default or the body's).
 /// The lines come back sorted by SKU, the global lock order.
@@ -62,14 +65,20 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         return Err(AllotError::invalid("lines must not be empty"));
     }
     max_lines(body.lines.len(), limits)?;
-    let mut seen = HashSet::new();
-    for l in &body.lines {
+    // The first SKU named twice, in the body's order: a small cart compares each line with
+    // those before it, which costs less than hashing into a set (`allot bench cost`).
+    let mut seen = (body.lines.len() > SMALL_CART).then(HashSet::new);
+    for (i, l) in body.lines.iter().enumerate() {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
         if let Some(loc) = &l.location {
             name("location", loc, limits)?;
         }
-        if !seen.insert(l.sku.as_str()) {
+        let twice = match &mut seen {
+            Some(seen) => !seen.insert(l.sku.as_str()),
+            None => body.lines[..i].iter().any(|e| e.sku == l.sku),
+        };
+        if twice {
             return Err(AllotError::DuplicateSku(l.sku.clone()));
         }
     }
@@ -87,4 +96,43 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         fences: Vec::new(),
         actor: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(skus: &[&str]) -> AllocationBody {
+        AllocationBody {
+            lines: skus
+                .iter()
+                .map(|s| LineBody {
+                    sku: (*s).to_string(),
+                    quantity: 1,
+                    location: None,
+                })
+                .collect(),
+            strategy: None,
+            placement: None,
+            allow_split: None,
+        }
+    }
+
+    /// The SKU named is the first one named twice in the body's order, in a small cart
+    /// (compared line by line) as in a large one (a set), and the lines come back sorted.
+    #[test]
+    fn the_first_sku_named_twice_is_named() {
+        let limits = Limits::default();
+        let small = ["D", "C", "B", "C", "D"];
+        let mut large: Vec<String> = (0..SMALL_CART + 4).map(|i| format!("S{i:02}")).collect();
+        large.extend(["S09".to_string(), "S03".to_string()]);
+        let large: Vec<&str> = large.iter().map(String::as_str).collect();
+        for (skus, twice) in [(&small[..], "C"), (&large[..], "S09")] {
+            let refused = allocation("a".into(), body(skus), Strategy::Atomic, &limits).unwrap_err();
+            assert!(matches!(&refused, AllotError::DuplicateSku(s) if s == twice), "{refused:?}");
+        }
+        let ok = allocation("a".into(), body(&["B", "A", "C"]), Strategy::Atomic, &limits).unwrap();
+        let skus: Vec<&str> = ok.lines.iter().map(|l| l.sku.as_str()).collect();
+        assert_eq!(skus, ["A", "B", "C"]);
+    }
 }

@@ -24,7 +24,9 @@
 //! gate.
 
 use allot_core::{AllocationRequest, AllotError, Result, Strategy};
-use std::collections::HashMap;
+/// Keyed by what clients name (tenants, SKUs): foldhash's seeded hasher, a fraction of
+/// SipHash's cost on names this short, and still seeded per process against chosen collisions.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -128,7 +130,7 @@ impl SkuGate {
         SkuGate {
             writers: writers.min(Semaphore::MAX_PERMITS),
             wait,
-            gates: Mutex::new(HashMap::new()),
+            gates: Mutex::new(HashMap::default()),
             waiting: AtomicU64::new(0),
         }
     }

@@ -226,10 +226,12 @@ impl PgStore {
             &sequence,
         ];
         let row = client.query_one(&stmt, &params).await?;
-        if row.get::<_, i64>("taken") == 1 {
-            return Ok(row.get("location"));
+        // By position (`taken`, `location`, `refusal`): a lookup by name compares every
+        // column's name.
+        if row.get::<_, i64>(0) == 1 {
+            return Ok(row.get(1));
         }
-        match row.get::<_, Option<i64>>("refusal") {
+        match row.get::<_, Option<i64>>(2) {
             None => Err(TxErr::Fail(AllotError::not_found("sku", &line.sku))),
             Some(-1) => Err(TxErr::Fail(AllotError::wrong_tracking(&line.sku, true))),
             // One row that says `single_location` in the snapshot: short, unless the fresh
