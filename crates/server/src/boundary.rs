@@ -13,14 +13,14 @@
 //! Host is not allowed, or whose Origin is present and not allowed, is `403 forbidden`
 //! before it reaches a handler. Clients that are not browsers send no Origin and pass.
 
+use crate::edge_layer::Route;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::request_id::{new_request_id, request_id, RequestId, REQUEST_ID};
 use crate::request_log::AdmittedAs;
 use allot_core::input::echo;
 use axum::body::to_bytes;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use tracing::Instrument;
@@ -188,7 +188,15 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
         return Err(busy());
     };
     let (parts, body) = req.into_parts();
-    let read = tokio::time::timeout(edge.body_timeout, to_bytes(body, edge.max_body_bytes)).await;
+    let mut reading = std::pin::pin!(to_bytes(body, edge.max_body_bytes));
+    // A body that came with its head (most do) is read at the first poll: no timer is armed
+    // for it (a timer is a place in tokio's wheel, taken and given back).
+    let first =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(std::future::Future::poll(reading.as_mut(), cx))).await;
+    let read = match first {
+        std::task::Poll::Ready(read) => Ok(read),
+        std::task::Poll::Pending => tokio::time::timeout(edge.body_timeout, reading).await,
+    };
     match read {
         Ok(Ok(bytes)) => {
             let mut req = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
@@ -266,20 +274,24 @@ fn too_long(e: &axum::Error) -> bool {
 
 /// The middleware: id, allow-lists, a permit, the request on its task with its id and a
 /// deadline, JSON errors.
-pub async fn edge(State(edge): State<Arc<Edge>>, req: Request, next: Next) -> Response {
-    let id = new_request_id(req.headers());
+pub(crate) async fn edge<S>(edge: &Edge, req: Request, next: Route<S>) -> Response
+where
+    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S::Response: IntoResponse,
+{
+    let id = Arc::new(new_request_id(req.headers()));
     let _in_flight = crate::metrics_layer::InProgress::request();
     let tracked = crate::metrics_layer::Tracked::start(&req);
     let span = request_span(&tracked, &req, &id);
     // Every answer, refusals at the edge included, is made on the request's task with its id.
     let (mut resp, admitted) = REQUEST_ID
-        .scope(id.clone(), answer(&edge, req, next))
+        .scope(id.clone(), answer(edge, req, next))
         .instrument(span.clone())
         .await;
     span.record("http.response.status_code", resp.status().as_u16());
     resp.headers_mut().insert(crate::request_id::X_REQUEST_ID, id.header());
     crate::request_log::log(&tracked, &resp, &id, admitted.as_ref());
-    count_recent(&edge, &tracked, &resp, admitted.as_ref());
+    count_recent(edge, &tracked, &resp, admitted.as_ref());
     tracked.record(&resp);
     resp
 }
@@ -325,7 +337,11 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
 /// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,
 /// the guard and the route under the request's deadline; every error as JSON. With it, who
 /// the guard admitted the request as (for its log line and the recent stats).
-async fn answer(edge: &Edge, req: Request, next: Next) -> (Response, Option<AdmittedAs>) {
+async fn answer<S>(edge: &Edge, req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
+where
+    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S::Response: IntoResponse,
+{
     if let Some(resp) = oversized(edge, &req) {
         return (resp, None);
     }
@@ -352,7 +368,11 @@ async fn answer(edge: &Edge, req: Request, next: Next) -> (Response, Option<Admi
 }
 
 /// The guard ([`crate::access::guard`]), then the route.
-async fn guarded(edge: &Edge, mut req: Request, next: Next) -> (Response, Option<AdmittedAs>) {
+async fn guarded<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
+where
+    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S::Response: IntoResponse,
+{
     match crate::access::guard(&edge.access, &mut req).await {
         Ok(admitted) => (next.run(req).await, admitted),
         Err(refused) => (refused, None),

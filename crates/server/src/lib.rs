@@ -13,6 +13,7 @@ mod boundary;
 mod config;
 mod conn;
 pub mod console;
+mod edge_layer;
 mod error;
 mod extract;
 pub mod http;

@@ -66,6 +66,9 @@ pub struct Tracked {
     method: &'static str,
     route: &'static str,
     start: Instant,
+    /// The time it took, read from the clock once for its log line, its stats and its
+    /// metrics.
+    took: std::cell::OnceCell<std::time::Duration>,
 }
 
 /// `s` as a `&'static str`, kept once per distinct value: label values come from bounded
@@ -109,6 +112,7 @@ impl Tracked {
                 .get::<MatchedPath>()
                 .map_or("unmatched", |p| interned(p.as_str())),
             start: Instant::now(),
+            took: std::cell::OnceCell::new(),
         }
     }
 
@@ -122,9 +126,9 @@ impl Tracked {
         self.route
     }
 
-    /// Time since it arrived.
+    /// Time since it arrived, as first asked (once it is answered).
     pub fn elapsed(&self) -> std::time::Duration {
-        self.start.elapsed()
+        *self.took.get_or_init(|| self.start.elapsed())
     }
 
     /// Count (`allot_http_requests_total`) and time (`allot_http_request_duration_seconds`)
@@ -133,7 +137,7 @@ impl Tracked {
     pub fn record(self, resp: &Response) {
         let code = resp.status();
         let key = (at(self.method), at(self.route), code.as_u16());
-        let seconds = self.start.elapsed().as_secs_f64();
+        let seconds = self.elapsed().as_secs_f64();
         HTTP_HANDLES.with_borrow_mut(|handles| {
             let (count, time) = handles.entry(key).or_insert_with(|| {
                 let labels = [

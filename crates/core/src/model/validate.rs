@@ -129,7 +129,10 @@ mod tests {
         let large: Vec<&str> = large.iter().map(String::as_str).collect();
         for (skus, twice) in [(&small[..], "C"), (&large[..], "S09")] {
             let refused = allocation("a".into(), body(skus), Strategy::Atomic, &limits).unwrap_err();
-            assert!(matches!(&refused, AllotError::DuplicateSku(s) if s == twice), "{refused:?}");
+            assert!(
+                matches!(&refused, AllotError::DuplicateSku(s) if s == twice),
+                "{refused:?}"
+            );
         }
         let ok = allocation("a".into(), body(&["B", "A", "C"]), Strategy::Atomic, &limits).unwrap();
         let skus: Vec<&str> = ok.lines.iter().map(|l| l.sku.as_str()).collect();

@@ -107,7 +107,11 @@ mod tests {
             .and_then(|d| d.and_hms_nano_opt(23, 59, 59, 1_500_000_000))
             .unwrap()
             .and_utc();
-        let v = serde_json::to_value(Both { fast: leap, chrono: leap }).unwrap();
+        let v = serde_json::to_value(Both {
+            fast: leap,
+            chrono: leap,
+        })
+        .unwrap();
         assert_eq!(v["fast"], v["chrono"]);
     }
 }

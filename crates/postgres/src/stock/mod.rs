@@ -639,7 +639,9 @@ impl PgStore {
                 return Ok(Executed::Fresh(alloc));
             }
         }
-        self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))
-            .await
+        // Boxed: the general path's future is several times the single statement's, and
+        // inline it made every future that holds this one as large, copied at each await
+        // above (`allot bench cost`: memcpy per atomic allocation).
+        Box::pin(self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))).await
     }
 }

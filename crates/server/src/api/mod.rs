@@ -36,7 +36,7 @@ use allot_core::{
     ReturnLineBody, ReturnState, SetLevelBody, Sku, Source, Strategy, Transfer, TransferBody, Unit, UnitAllocation,
     UnitAllocationBody, UnitStatus, UnitStrategy, UnitView, UnitsBody, UnitsCreated,
 };
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -162,11 +162,11 @@ use utoipa_swagger_ui::SwaggerUi;
 )]
 pub struct ApiDoc;
 
-/// Build the router: every route, then (inside out) the body limit, a panic of a route caught
-/// as a 500 in the API's error form (never a dropped connection), and the edge (request id,
+/// Build the router: every route, then (inside out) a panic of a route caught as a 500 in the API's error form (never a dropped connection), and the edge (request id,
 /// Host/Origin allow-lists, load shedding beyond `max_concurrent_requests`, the access guard
 /// — outside the panic catch, as the rest of the edge —, the request timeout, JSON errors,
-/// request metrics) — see [`crate::boundary`] and [`crate::http`].
+/// request metrics, the body read in full within `max_body_bytes`, which the body extractors
+/// take from there) — see [`crate::boundary`] and [`crate::http`].
 pub fn router(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.max_body_bytes;
     // One table: the routes and the operations served at /openapi.json come from it together.
@@ -181,18 +181,15 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .merge(crate::console::routes())
         .fallback(not_found)
-        // One layer for the router, outside in: the edge, a panic caught as a 500, the body
-        // limit. `Router::layer` boxes each route again per call, so each layer given to it
+        // One layer for the router, outside in: the edge, a panic caught as a 500 (no
+        // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the
+        // route, and its extension cost each request an insert). `Router::layer` boxes each route again per call, so each layer given to it
         // alone cost every request a boxed clone of the route and a boxed future (`allot
         // bench cost`).
         .layer(
             tower::ServiceBuilder::new()
-                .layer(axum::middleware::from_fn_with_state(
-                    edge(&state, body_limit),
-                    crate::boundary::edge,
-                ))
-                .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked))
-                .layer(DefaultBodyLimit::max(body_limit)),
+                .layer(crate::edge_layer::EdgeLayer(edge(&state, body_limit)))
+                .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked)),
         )
         .with_state(state)
 }
