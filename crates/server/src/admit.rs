@@ -51,6 +51,7 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
+        crate::request_id::routed(&req);
         match refusal(self.scope, &req) {
             Some(resp) => Either::Left(std::future::ready(Ok(resp))),
             None => Either::Right(self.inner.call(req)),

@@ -15,7 +15,7 @@
 
 use crate::edge_layer::Route;
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::request_id::{new_request_id, request_id, RequestId, REQUEST_ID};
+use crate::request_id::{new_request_id, request_id, OnTask, RequestId, REQUEST_ID};
 use crate::request_log::AdmittedAs;
 use allot_core::input::echo;
 use axum::body::to_bytes;
@@ -279,18 +279,26 @@ where
     S: tower::Service<Request, Error = std::convert::Infallible>,
     S::Response: IntoResponse,
 {
-    let id = Arc::new(new_request_id(req.headers()));
+    let on_task = Arc::new(OnTask::new(new_request_id(req.headers())));
     let _in_flight = crate::metrics_layer::InProgress::request();
-    let tracked = crate::metrics_layer::Tracked::start(&req);
-    let span = request_span(&tracked, &req, &id);
+    let mut tracked = crate::metrics_layer::Tracked::start(&req);
+    let span = request_span(&tracked, &req, &on_task.id);
     // Every answer, refusals at the edge included, is made on the request's task with its id.
     let (mut resp, admitted) = REQUEST_ID
-        .scope(id.clone(), answer(edge, req, next))
+        .scope(on_task.clone(), answer(edge, req, next))
         .instrument(span.clone())
         .await;
+    if let Some(route) = on_task.route.get() {
+        tracked.routed(route);
+    }
+    if !span.is_disabled() {
+        span.record("http.route", tracked.route());
+        span.record("otel.name", format!("{} {}", tracked.method(), tracked.route()));
+    }
     span.record("http.response.status_code", resp.status().as_u16());
+    let id = &on_task.id;
     resp.headers_mut().insert(crate::request_id::X_REQUEST_ID, id.header());
-    crate::request_log::log(&tracked, &resp, &id, admitted.as_ref());
+    crate::request_log::log(&tracked, &resp, id, admitted.as_ref());
     count_recent(edge, &tracked, &resp, admitted.as_ref());
     tracked.record(&resp);
     resp
@@ -323,12 +331,11 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
         otel.name = tracing::field::Empty,
         otel.kind = "server",
         http.request.method = tracked.method(),
-        http.route = tracked.route(),
+        http.route = tracing::field::Empty,
         http.response.status_code = tracing::field::Empty,
         request_id = %id,
     );
     if !span.is_disabled() {
-        span.record("otel.name", format!("{} {}", tracked.method(), tracked.route()));
         crate::telemetry::continue_trace(&span, req.headers());
     }
     span

@@ -1,8 +1,10 @@
-//! The edge ([`crate::boundary::edge`]) as a tower layer of its own. `axum::middleware::
-//! from_fn` would box a clone of the route as `Next` and box `Next`'s future again for
-//! every request, and take the request apart and back together for its extractors; this
-//! calls the route it wraps straight from the edge's one boxed future (`allot bench cost`:
-//! the atomic allocation's instructions and heap allocations per request).
+//! The edge ([`crate::boundary::edge`]) as a tower service in front of the whole router. As
+//! `Router::layer` it wrapped each route and so was boxed again with it on every request,
+//! and `axum::middleware::from_fn` boxed a clone of the route as `Next` and `Next`'s future
+//! again; this calls the router straight from the edge's one boxed future (`allot bench
+//! cost`: the atomic allocation's instructions and heap allocations per request). Since it
+//! runs before routing, each route tells it which pattern matched ([`Routed`], and
+//! [`crate::admit::Admit`] on the keyed routes).
 
 use crate::boundary::Edge;
 use axum::extract::Request;
@@ -35,11 +37,13 @@ pub struct EdgeService<S> {
     inner: S,
 }
 
-impl<S> tower::Service<Request> for EdgeService<S>
+impl<S, B> tower::Service<axum::http::Request<B>> for EdgeService<S>
 where
     S: tower::Service<Request, Error = Infallible> + Clone + Send + 'static,
     S::Response: IntoResponse,
     S::Future: Send + 'static,
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
 {
     type Response = Response;
     type Error = Infallible;
@@ -49,7 +53,8 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: Request) -> Self::Future {
+    fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {
+        let req = req.map(axum::body::Body::new);
         // tower's rule: the service polled ready is the one called; a clone stays behind.
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
@@ -74,5 +79,38 @@ where
             Ok(resp) => resp.into_response(),
             Err(never) => match never {},
         }
+    }
+}
+
+/// The route layer of the routes without [`crate::admit::Admit`] (the service checks, the
+/// documents, the console, `/metrics`): it only tells the edge which route matched
+/// ([`crate::request_id::routed`]), as `Admit` does for the others.
+#[derive(Clone, Copy)]
+pub struct Routed;
+
+impl<S> tower::Layer<S> for Routed {
+    type Service = RoutedService<S>;
+
+    fn layer(&self, inner: S) -> RoutedService<S> {
+        RoutedService(inner)
+    }
+}
+
+/// A route behind [`Routed`].
+#[derive(Clone)]
+pub struct RoutedService<S>(S);
+
+impl<S: tower::Service<Request>> tower::Service<Request> for RoutedService<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> S::Future {
+        crate::request_id::routed(&req);
+        self.0.call(req)
     }
 }

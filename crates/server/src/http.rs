@@ -156,7 +156,7 @@ fn builder(limits: &HttpLimits) -> auto::Builder<TokioExecutor> {
 #[derive(Clone)]
 struct Conn {
     builder: auto::Builder<TokioExecutor>,
-    app: axum::Router,
+    app: crate::api::App,
     tls: Option<tokio_rustls::TlsAcceptor>,
     handshake: Duration,
     idle: Duration,
@@ -221,7 +221,7 @@ type Admitted = (PeerGuard, std::sync::Arc<Activity>, crate::conn::Shed);
 /// finish their requests before dropping them.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    app: axum::Router,
+    app: crate::api::App,
     limits: &HttpLimits,
     mut stop: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {

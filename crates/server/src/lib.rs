@@ -32,7 +32,7 @@ mod write;
 
 pub use api::openapi30::to_openapi_30 as openapi_30;
 pub use api::routes::{openapi, scopes};
-pub use api::{router, ApiDoc};
+pub use api::{router, ApiDoc, App};
 pub use boundary::Origins;
 pub use config::{open_store, ServerConfig};
 pub use error::{status_of, ApiError, ErrorBody};

@@ -1,7 +1,7 @@
 //! Prometheus metrics: one process-wide recorder (metrics-exporter-prometheus), and a
 //! middleware counting requests and timing them by route and status.
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::Request;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::sync::OnceLock;
@@ -76,7 +76,7 @@ pub struct Tracked {
 /// made of a static string costs no allocation per request. Each worker thread looks in its
 /// own copy first (no lock, FxHash: the values are the server's own text, not a client's);
 /// the process-wide set is taken only for a value new to the thread.
-fn interned(s: &str) -> &'static str {
+pub(crate) fn interned(s: &str) -> &'static str {
     thread_local! {
         static KNOWN: std::cell::RefCell<rustc_hash::FxHashSet<&'static str>> = Default::default();
     }
@@ -103,14 +103,11 @@ fn interned(s: &str) -> &'static str {
 }
 
 impl Tracked {
-    /// Start timing `req`.
+    /// Start timing `req` (its route `unmatched` until [`Tracked::routed`]).
     pub fn start(req: &Request) -> Self {
         Tracked {
             method: method_label(req.method()),
-            route: req
-                .extensions()
-                .get::<MatchedPath>()
-                .map_or("unmatched", |p| interned(p.as_str())),
+            route: "unmatched",
             start: Instant::now(),
             took: std::cell::OnceCell::new(),
         }
@@ -119,6 +116,11 @@ impl Tracked {
     /// The request's method.
     pub fn method(&self) -> &'static str {
         self.method
+    }
+
+    /// The request matched `route` (a pattern, `/v1/skus/{sku}`).
+    pub fn routed(&mut self, route: &'static str) {
+        self.route = route;
     }
 
     /// The route pattern it matched (`/v1/skus/{sku}`), or `unmatched`.

@@ -11,7 +11,34 @@ tokio::task_local! {
     /// The id of the request this task serves (set by the edge).
     /// In an `Arc`: the task-local is moved in and out at every poll of the request's task,
     /// which for the id itself (48 bytes) was a `memcpy` call each time (`allot bench cost`).
-    pub(crate) static REQUEST_ID: std::sync::Arc<RequestId>;
+    pub(crate) static REQUEST_ID: std::sync::Arc<OnTask>;
+}
+
+/// What the request's task knows of it: its id, and the route pattern it matched, set by
+/// the route itself ([`routed`]) since the edge runs before the router.
+pub(crate) struct OnTask {
+    /// The request's id.
+    pub(crate) id: RequestId,
+    /// The matched route pattern (`/v1/skus/{sku}`), once routed.
+    pub(crate) route: std::sync::OnceLock<&'static str>,
+}
+
+impl OnTask {
+    /// A request with id `id`, not routed yet.
+    pub(crate) fn new(id: RequestId) -> Self {
+        OnTask {
+            id,
+            route: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+/// Tell the request's task which route pattern `req` matched (its label in the metrics, the
+/// recent stats and the log line); a no-op off the edge's task or for an unrouted request.
+pub(crate) fn routed(req: &axum::extract::Request) {
+    if let Some(path) = req.extensions().get::<axum::extract::MatchedPath>() {
+        let _ = REQUEST_ID.try_with(|t| t.route.set(crate::metrics_layer::interned(path.as_str())));
+    }
 }
 
 /// A request's id: the client's (its header value, shared with the request) or a new UUID
@@ -49,7 +76,7 @@ impl std::fmt::Display for RequestId {
 
 /// The id of the request being served on this task, if any (error bodies and logs carry it).
 pub fn request_id() -> Option<String> {
-    REQUEST_ID.try_with(|id| id.text()).ok()
+    REQUEST_ID.try_with(|t| t.id.text()).ok()
 }
 
 /// Longest `x-request-id` echoed from a client, bytes; a longer or odd one is replaced.

@@ -167,11 +167,11 @@ pub struct ApiDoc;
 /// — outside the panic catch, as the rest of the edge —, the request timeout, JSON errors,
 /// request metrics, the body read in full within `max_body_bytes`, which the body extractors
 /// take from there) — see [`crate::boundary`] and [`crate::http`].
-pub fn router(state: Arc<AppState>) -> Router {
+pub fn router(state: Arc<AppState>) -> App {
     let body_limit = state.limits.max_body_bytes;
     // One table: the routes and the operations served at /openapi.json come from it together.
     let (routes, api) = routes::table().split_for_parts();
-    routes
+    let documents = Router::new()
         .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new(["/openapi.json"])))
         .merge(
             Router::new()
@@ -180,18 +180,34 @@ pub fn router(state: Arc<AppState>) -> Router {
                 .with_state(Arc::new((state.access.clone(), contract::Documents::of(&state, api)))),
         )
         .merge(crate::console::routes())
-        .fallback(not_found)
-        // One layer for the router, outside in: the edge, a panic caught as a 500 (no
-        // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the
-        // route, and its extension cost each request an insert). `Router::layer` boxes each route again per call, so each layer given to it
-        // alone cost every request a boxed clone of the route and a boxed future (`allot
-        // bench cost`).
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(crate::edge_layer::EdgeLayer(edge(&state, body_limit)))
-                .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::panicked)),
-        )
-        .with_state(state)
+        .route_layer(crate::edge_layer::Routed);
+    let edge = edge(&state, body_limit);
+    let routes = routes.merge(documents).fallback(not_found).with_state(state);
+    // In front of the router, outside in: the edge, a panic caught as a 500. Not
+    // `Router::layer`, which boxes each route again per call (`allot bench cost`); no
+    // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the route.
+    tower::ServiceBuilder::new()
+        .layer(crate::edge_layer::EdgeLayer(edge))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(Panicked))
+        .service(routes)
+}
+
+/// What `allot serve` answers with ([`router`]): the edge, a panic caught as a 500, the
+/// router.
+pub type App = crate::edge_layer::EdgeService<tower_http::catch_panic::CatchPanic<Router, Panicked>>;
+
+/// The answer to a panic of a route ([`crate::error::panicked`]), as a type of its own (a
+/// function pointer there trips the compiler's higher-ranked lifetimes in the connection
+/// task).
+#[derive(Clone, Copy)]
+pub struct Panicked;
+
+impl tower_http::catch_panic::ResponseForPanic for Panicked {
+    type ResponseBody = axum::body::Body;
+
+    fn response_for_panic(&mut self, panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+        crate::error::panicked(panic)
+    }
 }
 
 /// The edge's configuration ([`crate::boundary::Edge`]) from the server's.

@@ -33,10 +33,13 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         Admin, BookingsRead, BookingsWrite, EventsRead, StockRead, StockWrite, UnitsRead, UnitsWrite, WebhooksManage,
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(tagged("service", routes!(service::healthz)))
-        .routes(tagged("service", routes!(service::livez)))
-        .routes(tagged("service", routes!(service::readyz)))
-        .route("/metrics", axum::routing::get(service::metrics))
+        .routes(open(routes!(service::healthz)))
+        .routes(open(routes!(service::livez)))
+        .routes(open(routes!(service::readyz)))
+        .route(
+            "/metrics",
+            axum::routing::get(service::metrics).route_layer(crate::edge_layer::Routed),
+        )
         .routes(scoped(StockWrite, routes!(stock::create_sku)))
         .routes(scoped(StockRead, routes!(listings::list_skus)))
         .routes(scoped(StockRead, routes!(stock::get_sku)))
@@ -148,6 +151,13 @@ fn any_key(tag: &str, route: Route) -> Route {
         }
     }
     (schemas, paths, method_router.route_layer(crate::admit::Admit(None)))
+}
+
+/// A service route, open to all (no key): tagged `service`, and telling the edge it matched
+/// ([`crate::edge_layer::Routed`]).
+fn open(route: Route) -> Route {
+    let (schemas, paths, method_router) = tagged("service", route);
+    (schemas, paths, method_router.route_layer(crate::edge_layer::Routed))
 }
 
 /// `route` with its operations tagged `tag` (how Swagger UI groups them).
