@@ -191,11 +191,9 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     let mut reading = std::pin::pin!(to_bytes(body, edge.max_body_bytes));
     // A body that came with its head (most do) is read at the first poll: no timer is armed
     // for it (a timer is a place in tokio's wheel, taken and given back).
-    let first =
-        std::future::poll_fn(|cx| std::task::Poll::Ready(std::future::Future::poll(reading.as_mut(), cx))).await;
-    let read = match first {
-        std::task::Poll::Ready(read) => Ok(read),
-        std::task::Poll::Pending => tokio::time::timeout(edge.body_timeout, reading).await,
+    let read = match allot_core::support::at_once::at_once(reading.as_mut()).await {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(edge.body_timeout, reading).await,
     };
     match read {
         Ok(Ok(bytes)) => {

@@ -16,7 +16,9 @@ async fn postgres_down_is_503() {
         database_url: url.into(),
         ..ServerConfig::default()
     };
-    let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(router(Arc::new(AppState::new(Arc::new(store), &cfg).unwrap())));
+    let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(router(Arc::new(
+        AppState::new(Arc::new(store), &cfg).unwrap(),
+    )));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });

@@ -2,6 +2,7 @@
 //! the named limits, the clock, retry backoff, a listing's page, and the validation rules the
 //! domains share.
 
+pub mod at_once;
 pub mod checks;
 pub mod clock;
 pub mod error;

@@ -160,7 +160,15 @@ impl SkuGate {
             }
             permits
         };
-        match tokio::time::timeout(self.wait, take_all).await {
+        // Free places (the usual case) are taken at the first poll, without a timer.
+        let taken = {
+            let mut take_all = std::pin::pin!(take_all);
+            match allot_core::support::at_once::at_once(take_all.as_mut()).await {
+                Some(permits) => Ok(permits),
+                None => tokio::time::timeout(self.wait, take_all).await,
+            }
+        };
+        match taken {
             Ok(permits) => Ok(Admitted {
                 gates,
                 _permits: permits,

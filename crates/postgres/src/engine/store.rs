@@ -274,7 +274,16 @@ impl PgStore {
     async fn pooled(&self) -> Result<deadpool_postgres::Object> {
         static ACQUIRE: std::sync::OnceLock<metrics::Histogram> = std::sync::OnceLock::new();
         let started = std::time::Instant::now();
-        let got = self.pool.get().await;
+        // A free connection (or room for a new one) is taken without arming the wait's timer;
+        // only a full pool is waited on, within `pool_wait_ms`.
+        let at_once = deadpool_postgres::Timeouts {
+            wait: Some(Duration::ZERO),
+            ..self.pool.timeouts()
+        };
+        let got = match self.pool.timeout_get(&at_once).await {
+            Err(deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait)) => self.pool.get().await,
+            got => got,
+        };
         ACQUIRE
             .get_or_init(|| metrics::histogram!("allot_db_pool_acquire_seconds"))
             .record(started.elapsed().as_secs_f64());
