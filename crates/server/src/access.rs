@@ -308,7 +308,7 @@ impl Access {
 
 /// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes
 /// pass (`Ok(None)`); a `/v1` route needs a principal (a valid key, or none on an open
-/// server), which it sets on the request with the access state for the route's own
+/// server), which it sets on the request for the route's own
 /// [`crate::admit::Admit`], and names for the request's log line (`Ok(Some(…))`). A refusal
 /// is the answer (`Err`). Run by the edge itself rather than as a middleware of its own:
 /// one `from_fn` layer less per request (it boxes a clone of the route and its future).
@@ -330,7 +330,6 @@ pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Opt
         key_id: principal.key_id.clone(),
     };
     req.extensions_mut().insert(principal);
-    req.extensions_mut().insert(access.clone());
     Ok(Some(admitted))
 }
 

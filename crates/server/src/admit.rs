@@ -6,7 +6,7 @@
 //! synchronous, so the route's service is called straight through, where `from_fn` boxes a
 //! clone of it and its future on every request (`allot bench cost`).
 
-use crate::access::{Access, Principal};
+use crate::access::Principal;
 use crate::error::ApiError;
 use allot_core::access::{allows, Scope};
 use allot_core::AllotError;
@@ -15,7 +15,6 @@ use axum::response::{IntoResponse, Response};
 use futures::future::Either;
 use std::convert::Infallible;
 use std::future::Ready;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 /// The layer: `Some(scope)` for a scoped route, `None` for a route any valid key may call
@@ -62,10 +61,7 @@ where
 /// The answer refusing `req`, or `None` when its principal holds `scope` and its rate
 /// admits it.
 fn refusal(scope: Option<Scope>, req: &Request) -> Option<Response> {
-    let (Some(principal), Some(access)) = (
-        req.extensions().get::<Principal>(),
-        req.extensions().get::<Arc<Access>>(),
-    ) else {
+    let (Some(principal), Some(access)) = (req.extensions().get::<Principal>(), crate::request_id::access()) else {
         return Some(ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response());
     };
     if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {

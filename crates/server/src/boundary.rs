@@ -171,11 +171,6 @@ pub struct Edge {
     pub access: Arc<crate::access::Access>,
 }
 
-/// A request body the edge read in full (within `max_body_bytes`), for the extractors
-/// ([`crate::extract`]).
-#[derive(Clone)]
-pub(crate) struct ReadBody(pub(crate) axum::body::Bytes);
-
 /// The request with its body read in full: within `body_timeout` (else `408`) and
 /// `max_body_bytes` (else `413`). A request is served only once its body is here, so a client
 /// that trickles its body waits without one of the `max_concurrent_requests` slots.
@@ -197,9 +192,9 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     };
     match read {
         Ok(Ok(bytes)) => {
-            let mut req = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+            let req = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
             // The handler's extractor takes these instead of collecting the body again.
-            req.extensions_mut().insert(ReadBody(bytes));
+            let _ = REQUEST_ID.try_with(|t| t.body.set(bytes));
             Ok(req)
         }
         Err(_) => Err(error_response(
@@ -277,7 +272,7 @@ where
     S: tower::Service<Request, Error = std::convert::Infallible>,
     S::Response: IntoResponse,
 {
-    let on_task = Arc::new(OnTask::new(new_request_id(req.headers())));
+    let on_task = Arc::new(OnTask::new(new_request_id(req.headers()), edge.access.clone()));
     let _in_flight = crate::metrics_layer::InProgress::request();
     let mut tracked = crate::metrics_layer::Tracked::start(&req);
     let span = request_span(&tracked, &req, &on_task.id);

@@ -113,8 +113,8 @@ impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonB
 
 /// The body's bytes, at most `max_body_bytes` (`413 limit_exceeded` beyond).
 async fn read_body(req: Request, state: &Arc<AppState>) -> Result<Bytes, AllotError> {
-    if let Some(read) = req.extensions().get::<crate::boundary::ReadBody>() {
-        return Ok(read.0.clone());
+    if let Some(read) = crate::request_id::read_body() {
+        return Ok(read);
     }
     Bytes::from_request(req, state).await.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {

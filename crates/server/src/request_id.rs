@@ -14,23 +14,42 @@ tokio::task_local! {
     pub(crate) static REQUEST_ID: std::sync::Arc<OnTask>;
 }
 
-/// What the request's task knows of it: its id, and the route pattern it matched, set by
-/// the route itself ([`routed`]) since the edge runs before the router.
+/// What the request's task knows of it: its id; the route pattern it matched, set by the
+/// route itself ([`routed`]) since the edge runs before the router; its body as the edge
+/// read it; and the server's keys and rates, for the route's own check
+/// ([`crate::admit::Admit`]). Kept here rather than as extensions of the request: each of
+/// those is a boxed insert into a map that grows past three (`allot bench cost`).
 pub(crate) struct OnTask {
     /// The request's id.
     pub(crate) id: RequestId,
     /// The matched route pattern (`/v1/skus/{sku}`), once routed.
     pub(crate) route: std::sync::OnceLock<&'static str>,
+    /// The body, once the edge read it in full ([`crate::extract`] takes it from here).
+    pub(crate) body: std::sync::OnceLock<axum::body::Bytes>,
+    /// Keys and rates.
+    pub(crate) access: std::sync::Arc<crate::access::Access>,
 }
 
 impl OnTask {
-    /// A request with id `id`, not routed yet.
-    pub(crate) fn new(id: RequestId) -> Self {
+    /// A request with id `id` on a server whose keys and rates are `access`, not routed yet.
+    pub(crate) fn new(id: RequestId, access: std::sync::Arc<crate::access::Access>) -> Self {
         OnTask {
             id,
             route: std::sync::OnceLock::new(),
+            body: std::sync::OnceLock::new(),
+            access,
         }
     }
+}
+
+/// The body the edge read for the request this task serves, if it read one.
+pub(crate) fn read_body() -> Option<axum::body::Bytes> {
+    REQUEST_ID.try_with(|t| t.body.get().cloned()).ok().flatten()
+}
+
+/// The server's keys and rates, on the edge's task.
+pub(crate) fn access() -> Option<std::sync::Arc<crate::access::Access>> {
+    REQUEST_ID.try_with(|t| t.access.clone()).ok()
 }
 
 /// Tell the request's task which route pattern `req` matched (its label in the metrics, the
