@@ -101,6 +101,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LineBody;
 
     fn body(skus: &[&str]) -> AllocationBody {
         AllocationBody {
