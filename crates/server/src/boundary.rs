@@ -286,7 +286,7 @@ where
     }
     if !span.is_disabled() {
         span.record("http.route", tracked.route());
-        span.record("otel.name", format!("{} {}", tracked.method(), tracked.route()));
+        crate::telemetry::name_span(&span, format!("{} {}", tracked.method(), tracked.route()));
     }
     span.record("http.response.status_code", resp.status().as_u16());
     let id = &on_task.id;
