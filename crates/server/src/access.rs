@@ -12,13 +12,8 @@
 //! way). Keys read from the store are cached for [`CACHE_TTL`]: a revocation takes effect on
 //! every instance within that time.
 
-use crate::error::ApiError;
-use crate::request_log::AdmittedAs;
 use allot_core::access::{ApiKey, Scope, SECRET_PREFIX};
 use allot_core::{AllotError, KeyStore};
-use axum::extract::Request;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -306,64 +301,9 @@ impl Access {
     }
 }
 
-/// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes
-/// pass (`Ok(None)`); a `/v1` route needs a principal (a valid key, or none on an open
-/// server), which it sets on the request for the route's own
-/// [`crate::admit::Admit`], and names for the request's log line (`Ok(Some(…))`). A refusal
-/// is the answer (`Err`). Run by the edge itself rather than as a middleware of its own:
-/// one `from_fn` layer less per request (it boxes a clone of the route and its future).
-pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Option<AdmittedAs>, Response> {
-    // Before the router (the edge wraps it): by the path itself, so a `/v1` path that
-    // names no route needs a key too before it learns so.
-    if !req.uri().path().starts_with("/v1/") {
-        return Ok(None);
-    }
-    let mut given = req.headers().get_all(header::AUTHORIZATION).iter();
-    let auth = given.next().and_then(|v| v.to_str().ok());
-    if given.next().is_some() {
-        let e = AllotError::invalid("two Authorization headers: send one");
-        return Err(ApiError(e).into_response());
-    }
-    let principal = access.principal(auth).await.map_err(|e| ApiError(e).into_response())?;
-    let admitted = AdmittedAs {
-        tenant: principal.tenant.clone(),
-        key_id: principal.key_id.clone(),
-    };
-    req.extensions_mut().insert(principal);
-    Ok(Some(admitted))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every `/v1` operation of the route table is scoped, or marked for any key (a route
-    /// added without either would pass any key unnoticed), and only `/v1` operations are.
-    #[test]
-    fn every_v1_operation_names_its_scope() {
-        let doc = serde_json::to_value(crate::api::routes::openapi()).unwrap();
-        let mut operations = 0;
-        for (path, item) in doc["paths"].as_object().unwrap() {
-            for (method, op) in item.as_object().unwrap() {
-                let scoped = op.get(crate::api::routes::SCOPE_EXTENSION).is_some();
-                let any_key = op.get(crate::api::routes::ANY_KEY_EXTENSION) == Some(&serde_json::Value::Bool(true));
-                assert!(!(scoped && any_key), "{method} {path}: scoped and for any key");
-                assert_eq!(scoped || any_key, path.starts_with("/v1/"), "{method} {path}");
-                if any_key {
-                    assert!(
-                        ["/v1/key", "/v1/stats"].contains(&path.as_str()),
-                        "{method} {path} for any key"
-                    );
-                }
-                operations += 1;
-            }
-        }
-        assert_eq!(
-            crate::api::routes::scopes().len() + 5,
-            operations,
-            "healthz, livez and readyz are the open operations; /v1/key and /v1/stats for any key"
-        );
-    }
 
     #[test]
     fn secrets_have_their_shape_and_hash() {

@@ -1,20 +1,24 @@
-//! Each `/v1` route's own layer, after the guard ([`crate::access::guard`]): the principal
+//! Who may call a `/v1` route: the guard the edge runs before routing ([`guard`]: the key
+//! names a principal), then each `/v1` route's own layer ([`Admit`]): the principal
 //! the guard set must hold the route's scope (else `403 missing_scope`), then the key's rate
 //! admits the request (else `429`). A request without a principal never passes.
 //!
-//! A tower layer of its own rather than `axum::middleware::from_fn`: the check is
+//! `Admit` is a tower layer of its own rather than `axum::middleware::from_fn`: the check is
 //! synchronous, so the route's service is called straight through, where `from_fn` boxes a
 //! clone of it and its future on every request (`allot bench cost`).
 
-use crate::access::Principal;
+use crate::access::{Access, Principal};
 use crate::error::ApiError;
+use crate::request_log::AdmittedAs;
 use allot_core::access::{allows, Scope};
 use allot_core::AllotError;
 use axum::extract::Request;
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::future::Either;
 use std::convert::Infallible;
 use std::future::Ready;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 /// The layer: `Some(scope)` for a scoped route, `None` for a route any valid key may call
@@ -68,4 +72,31 @@ fn refusal(scope: Option<Scope>, req: &Request) -> Option<Response> {
         return Some(ApiError(AllotError::MissingScope { scope: scope.name() }).into_response());
     }
     access.admit(principal).err().map(|e| ApiError(e).into_response())
+}
+
+/// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes
+/// pass (`Ok(None)`); a `/v1` route needs a principal (a valid key, or none on an open
+/// server), which it sets on the request for the route's own
+/// [`crate::admit::Admit`], and names for the request's log line (`Ok(Some(…))`). A refusal
+/// is the answer (`Err`). Run by the edge itself rather than as a middleware of its own:
+/// one `from_fn` layer less per request (it boxes a clone of the route and its future).
+pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Option<AdmittedAs>, Response> {
+    // Before the router (the edge wraps it): by the path itself, so a `/v1` path that
+    // names no route needs a key too before it learns so.
+    if !req.uri().path().starts_with("/v1/") {
+        return Ok(None);
+    }
+    let mut given = req.headers().get_all(header::AUTHORIZATION).iter();
+    let auth = given.next().and_then(|v| v.to_str().ok());
+    if given.next().is_some() {
+        let e = AllotError::invalid("two Authorization headers: send one");
+        return Err(ApiError(e).into_response());
+    }
+    let principal = access.principal(auth).await.map_err(|e| ApiError(e).into_response())?;
+    let admitted = AdmittedAs {
+        tenant: principal.tenant.clone(),
+        key_id: principal.key_id.clone(),
+    };
+    req.extensions_mut().insert(principal);
+    Ok(Some(admitted))
 }

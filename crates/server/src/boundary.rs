@@ -13,7 +13,6 @@
 //! Host is not allowed, or whose Origin is present and not allowed, is `403 forbidden`
 //! before it reaches a handler. Clients that are not browsers send no Origin and pass.
 
-use crate::edge_layer::Route;
 use crate::error::{ErrorBody, ErrorDetail};
 use crate::request_id::{new_request_id, request_id, OnTask, RequestId, REQUEST_ID};
 use crate::request_log::AdmittedAs;
@@ -22,6 +21,7 @@ use axum::body::to_bytes;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::convert::Infallible;
 use std::sync::Arc;
 use tracing::Instrument;
 
@@ -166,7 +166,7 @@ pub struct Edge {
     pub body_permits: Arc<tokio::sync::Semaphore>,
     /// Where each admitted request is counted for `GET /v1/stats`.
     pub recent: Arc<crate::recent::Recent>,
-    /// Keys and rates: the guard ([`crate::access::guard`]) each request passes before its
+    /// Keys and rates: the guard ([`crate::admit::guard`]) each request passes before its
     /// route.
     pub access: Arc<crate::access::Access>,
 }
@@ -263,6 +263,25 @@ fn too_long(e: &axum::Error) -> bool {
         source = s.source();
     }
     false
+}
+
+/// The wrapped route, called once the edge admits the request.
+pub(crate) struct Route<S>(pub(crate) S);
+
+impl<S> Route<S>
+where
+    S: tower::Service<Request, Error = Infallible>,
+    S::Response: IntoResponse,
+{
+    /// The route's answer to `req`. Its future is boxed: inline, the route's future (which
+    /// holds the request until the route is ready) made every future of the edge that
+    /// holds it as large, copied at each await (`allot bench cost`).
+    pub(crate) async fn run(mut self, req: Request) -> Response {
+        match Box::pin(self.0.call(req)).await {
+            Ok(resp) => resp.into_response(),
+            Err(never) => match never {},
+        }
+    }
 }
 
 /// The middleware: id, allow-lists, a permit, the request on its task with its id and a
@@ -367,13 +386,13 @@ where
     (json_errors(resp).await, admitted)
 }
 
-/// The guard ([`crate::access::guard`]), then the route.
+/// The guard ([`crate::admit::guard`]), then the route.
 async fn guarded<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
 where
     S: tower::Service<Request, Error = std::convert::Infallible>,
     S::Response: IntoResponse,
 {
-    match crate::access::guard(&edge.access, &mut req).await {
+    match crate::admit::guard(&edge.access, &mut req).await {
         Ok(admitted) => (next.run(req).await, admitted),
         Err(refused) => (refused, None),
     }

@@ -6,7 +6,7 @@
 //! runs before routing, each route tells it which pattern matched ([`Routed`], and
 //! [`crate::admit::Admit`] on the keyed routes).
 
-use crate::boundary::Edge;
+use crate::boundary::{Edge, Route};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
@@ -15,7 +15,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// Wraps each route of the router in [`EdgeService`].
+/// What `allot serve` answers with (`crate::api::router`): the edge, a panic caught as a
+/// 500, the router.
+pub type App = EdgeService<tower_http::catch_panic::CatchPanic<axum::Router, crate::error::Panicked>>;
+
+/// Puts [`EdgeService`] in front of a service (the router).
 #[derive(Clone)]
 pub struct EdgeLayer(pub Arc<Edge>);
 
@@ -60,25 +64,6 @@ where
         let inner = std::mem::replace(&mut self.inner, clone);
         let edge = self.edge.clone();
         Box::pin(async move { Ok(crate::boundary::edge(&edge, req, Route(inner)).await) })
-    }
-}
-
-/// The wrapped route, called once the edge admits the request.
-pub(crate) struct Route<S>(S);
-
-impl<S> Route<S>
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
-    /// The route's answer to `req`. Its future is boxed: inline, the route's future (which
-    /// holds the request until the route is ready) made every future of the edge that
-    /// holds it as large, copied at each await (`allot bench cost`).
-    pub(crate) async fn run(mut self, req: Request) -> Response {
-        match Box::pin(self.0.call(req)).await {
-            Ok(resp) => resp.into_response(),
-            Err(never) => match never {},
-        }
     }
 }
 

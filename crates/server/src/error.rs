@@ -205,6 +205,20 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
     ErrorBody { error: d }
 }
 
+/// The answer to a panic of a route ([`panicked`]) for `tower_http`'s `CatchPanic`, as a
+/// type of its own (a function pointer there trips the compiler's higher-ranked lifetimes
+/// in the connection task).
+#[derive(Clone, Copy)]
+pub struct Panicked;
+
+impl tower_http::catch_panic::ResponseForPanic for Panicked {
+    type ResponseBody = axum::body::Body;
+
+    fn response_for_panic(&mut self, panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+        panicked(panic)
+    }
+}
+
 /// The answer to a request whose handler panicked (tower-http's `CatchPanicLayer`): `500
 /// internal` with the request id, as any fault of ours; what the panic said goes to the log
 /// only, never to the client.

@@ -156,7 +156,7 @@ fn builder(limits: &HttpLimits) -> auto::Builder<TokioExecutor> {
 #[derive(Clone)]
 struct Conn {
     builder: auto::Builder<TokioExecutor>,
-    app: crate::api::App,
+    app: crate::edge_layer::App,
     tls: Option<tokio_rustls::TlsAcceptor>,
     handshake: Duration,
     idle: Duration,
@@ -221,7 +221,7 @@ type Admitted = (PeerGuard, std::sync::Arc<Activity>, crate::conn::Shed);
 /// finish their requests before dropping them.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    app: crate::api::App,
+    app: crate::edge_layer::App,
     limits: &HttpLimits,
     mut stop: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {

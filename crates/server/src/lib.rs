@@ -32,9 +32,10 @@ mod write;
 
 pub use api::openapi30::to_openapi_30 as openapi_30;
 pub use api::routes::{openapi, scopes};
-pub use api::{router, ApiDoc, App};
+pub use api::{router, ApiDoc};
 pub use boundary::Origins;
 pub use config::{open_store, ServerConfig};
+pub use edge_layer::App;
 pub use error::{status_of, ApiError, ErrorBody};
 pub use http::HttpLimits;
 pub use state::AppState;

@@ -17,7 +17,7 @@ use tracing::Level;
 /// An answer slower than this, ms, is logged at `info` whatever its status.
 pub(crate) const SLOW_REQUEST_MS: u64 = 1000;
 
-/// Who a `/v1` request was admitted as, by the guard ([`crate::access::guard`]), for the
+/// Who a `/v1` request was admitted as, by the guard ([`crate::admit::guard`]), for the
 /// request's log line and the recent stats.
 #[derive(Debug, Clone)]
 pub(crate) struct AdmittedAs {

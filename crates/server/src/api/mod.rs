@@ -167,7 +167,7 @@ pub struct ApiDoc;
 /// — outside the panic catch, as the rest of the edge —, the request timeout, JSON errors,
 /// request metrics, the body read in full within `max_body_bytes`, which the body extractors
 /// take from there) — see [`crate::boundary`] and [`crate::http`].
-pub fn router(state: Arc<AppState>) -> App {
+pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
     let body_limit = state.limits.max_body_bytes;
     // One table: the routes and the operations served at /openapi.json come from it together.
     let (routes, api) = routes::table().split_for_parts();
@@ -188,26 +188,8 @@ pub fn router(state: Arc<AppState>) -> App {
     // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the route.
     tower::ServiceBuilder::new()
         .layer(crate::edge_layer::EdgeLayer(edge))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(Panicked))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::Panicked))
         .service(routes)
-}
-
-/// What `allot serve` answers with ([`router`]): the edge, a panic caught as a 500, the
-/// router.
-pub type App = crate::edge_layer::EdgeService<tower_http::catch_panic::CatchPanic<Router, Panicked>>;
-
-/// The answer to a panic of a route ([`crate::error::panicked`]), as a type of its own (a
-/// function pointer there trips the compiler's higher-ranked lifetimes in the connection
-/// task).
-#[derive(Clone, Copy)]
-pub struct Panicked;
-
-impl tower_http::catch_panic::ResponseForPanic for Panicked {
-    type ResponseBody = axum::body::Body;
-
-    fn response_for_panic(&mut self, panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
-        crate::error::panicked(panic)
-    }
 }
 
 /// The edge's configuration ([`crate::boundary::Edge`]) from the server's.

@@ -203,3 +203,36 @@ pub fn scopes() -> Vec<(String, String, Scope)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `/v1` operation of the route table is scoped, or marked for any key (a route
+    /// added without either would pass any key unnoticed), and only `/v1` operations are.
+    #[test]
+    fn every_v1_operation_names_its_scope() {
+        let doc = serde_json::to_value(openapi()).unwrap();
+        let mut operations = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let scoped = op.get(SCOPE_EXTENSION).is_some();
+                let any_key = op.get(ANY_KEY_EXTENSION) == Some(&serde_json::Value::Bool(true));
+                assert!(!(scoped && any_key), "{method} {path}: scoped and for any key");
+                assert_eq!(scoped || any_key, path.starts_with("/v1/"), "{method} {path}");
+                if any_key {
+                    assert!(
+                        ["/v1/key", "/v1/stats"].contains(&path.as_str()),
+                        "{method} {path} for any key"
+                    );
+                }
+                operations += 1;
+            }
+        }
+        assert_eq!(
+            scopes().len() + 5,
+            operations,
+            "healthz, livez and readyz are the open operations; /v1/key and /v1/stats for any key"
+        );
+    }
+}
