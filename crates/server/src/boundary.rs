@@ -174,16 +174,16 @@ pub struct Edge {
 /// The request with its body read in full: within `body_timeout` (else `408`) and
 /// `max_body_bytes` (else `413`). A request is served only once its body is here, so a client
 /// that trickles its body waits without one of the `max_concurrent_requests` slots.
-async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
+async fn with_body(edge: &Edge, req: &mut Request) -> Result<(), Response> {
     use axum::body::HttpBody;
     if req.body().is_end_stream() {
-        return Ok(req);
+        return Ok(());
     }
     let Ok(_reading) = edge.body_permits.try_acquire() else {
         return Err(busy());
     };
-    let (parts, body) = req.into_parts();
-    let mut reading = std::pin::pin!(to_bytes(body, edge.max_body_bytes));
+    // The body taken out and put back: the request itself is not moved (a copy of its head).
+    let mut reading = std::pin::pin!(to_bytes(std::mem::take(req.body_mut()), edge.max_body_bytes));
     // A body that came with its head (most do) is read at the first poll: no timer is armed
     // for it (a timer is a place in tokio's wheel, taken and given back).
     let read = match allot_core::support::at_once::at_once(reading.as_mut()).await {
@@ -192,10 +192,10 @@ async fn with_body(edge: &Edge, req: Request) -> Result<Request, Response> {
     };
     match read {
         Ok(Ok(bytes)) => {
-            let req = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+            *req.body_mut() = axum::body::Body::from(bytes.clone());
             // The handler's extractor takes these instead of collecting the body again.
             let _ = REQUEST_ID.try_with(|t| t.body.set(bytes));
-            Ok(req)
+            Ok(())
         }
         Err(_) => Err(error_response(
             StatusCode::REQUEST_TIMEOUT,
@@ -288,7 +288,7 @@ where
 /// deadline, JSON errors.
 pub(crate) async fn edge<S>(edge: &Edge, req: Request, next: Route<S>) -> Response
 where
-    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S: tower::Service<Request, Error = Infallible>,
     S::Response: IntoResponse,
 {
     let on_task = Arc::new(OnTask::new(new_request_id(req.headers()), edge.access.clone()));
@@ -358,38 +358,48 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
 /// the guard admitted the request as (for its log line and the recent stats).
 async fn answer<S>(edge: &Edge, req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
 where
-    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S: tower::Service<Request, Error = Infallible>,
     S::Response: IntoResponse,
 {
     if let Some(resp) = oversized(edge, &req) {
         return (resp, None);
     }
-    let req = match edge.origins.check(&req) {
-        Ok(()) => with_body(edge, req).await,
-        Err((status, code, message)) => Err(error_response(status, code, message)),
-    };
-    let (resp, admitted) = match req.map(|req| (edge.permits.try_acquire(), req)) {
-        Err(resp) => (resp, None),
-        Ok((Err(_), _)) => (busy(), None),
-        Ok((Ok(_permit), req)) => match tokio::time::timeout(edge.request_timeout, guarded(edge, req, next)).await {
-            Ok(answered) => answered,
-            Err(_) => (
-                error_response(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
-                ),
-                None,
-            ),
-        },
-    };
+    let (resp, admitted) = admitted(edge, req, next).await;
     (json_errors(resp).await, admitted)
+}
+
+/// [`answer`] past the size limits, before its errors become JSON.
+async fn admitted<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
+where
+    S: tower::Service<Request, Error = Infallible>,
+    S::Response: IntoResponse,
+{
+    if let Err((status, code, message)) = edge.origins.check(&req) {
+        return (error_response(status, code, message), None);
+    }
+    if let Err(refused) = with_body(edge, &mut req).await {
+        return (refused, None);
+    }
+    let Ok(_permit) = edge.permits.try_acquire() else {
+        return (busy(), None);
+    };
+    match tokio::time::timeout(edge.request_timeout, guarded(edge, req, next)).await {
+        Ok(answered) => answered,
+        Err(_) => (
+            error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                "no answer within request_timeout_ms; the request may or may not have been applied: retry it with its Idempotency-Key".into(),
+            ),
+            None,
+        ),
+    }
 }
 
 /// The guard ([`crate::admit::guard`]), then the route.
 async fn guarded<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
 where
-    S: tower::Service<Request, Error = std::convert::Infallible>,
+    S: tower::Service<Request, Error = Infallible>,
     S::Response: IntoResponse,
 {
     match crate::admit::guard(&edge.access, &mut req).await {
