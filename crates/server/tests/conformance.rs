@@ -140,8 +140,21 @@ async fn basic_flow(ts: &TestServer) {
             "/v1/webhooks/{id}/rotate"
         ]
     );
+    // Counted by the route each request matched (the edge runs before the router: each
+    // route tells it), a method the route lacks included; a path that names none, unmatched.
+    assert_eq!(ts.get("/healthz").await.0, 200);
+    assert_eq!(ts.send_json("DELETE", "/v1/skus", json!({})).await.0, 405);
+    assert_eq!(ts.get("/v1/skus/NO-SUCH-SKU").await.0, 404);
+    assert_eq!(ts.get("/nowhere").await.0, 404);
     let metrics = ts.metrics().await;
-    assert!(metrics.contains("allot_http_requests_total"));
+    for line in [
+        r#"allot_http_requests_total{method="GET",route="/healthz",status="200"}"#,
+        r#"allot_http_requests_total{method="DELETE",route="/v1/skus",status="405"}"#,
+        r#"allot_http_requests_total{method="GET",route="/v1/skus/{sku}",status="404"}"#,
+        r#"allot_http_requests_total{method="GET",route="unmatched",status="404"}"#,
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
     assert!(metrics.contains("allot_allocations_total"));
     ts.assert_audit_clean().await;
 }

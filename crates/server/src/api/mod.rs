@@ -182,7 +182,11 @@ pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
         .merge(crate::console::routes())
         .route_layer(crate::edge_layer::Routed);
     let edge = edge(&state, body_limit);
-    let routes = routes.merge(documents).fallback(not_found).with_state(state);
+    let routes = routes
+        .merge(documents)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state);
     // In front of the router, outside in: the edge, a panic caught as a 500. Not
     // `Router::layer`, which boxes each route again per call (`allot bench cost`); no
     // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the route.
@@ -229,6 +233,14 @@ async fn served_document_30(State(docs): State<Arc<(Arc<crate::access::Access>, 
         _ => docs.keyed_30.clone(),
     };
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `405` for a path that exists without the request's method (axum adds `Allow`; the edge
+/// makes it the JSON error form), counted under the route it matched: the route layers that
+/// tell the edge which route matched (`Routed`, `Admit`) wrap only the methods a route has.
+async fn method_not_allowed(req: axum::extract::Request) -> StatusCode {
+    crate::request_id::routed(&req);
+    StatusCode::METHOD_NOT_ALLOWED
 }
 
 async fn not_found(uri: Uri) -> ApiError {
