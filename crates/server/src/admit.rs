@@ -65,13 +65,17 @@ where
 /// The answer refusing `req`, or `None` when its principal holds `scope` and its rate
 /// admits it.
 fn refusal(scope: Option<Scope>, req: &Request) -> Option<Response> {
-    let (Some(principal), Some(access)) = (req.extensions().get::<Principal>(), crate::request_id::access()) else {
-        return Some(ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response());
+    let outside = || ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response();
+    let Some(principal) = req.extensions().get::<Principal>() else {
+        return Some(outside());
     };
     if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
         return Some(ApiError(AllotError::MissingScope { scope: scope.name() }).into_response());
     }
-    access.admit(principal).err().map(|e| ApiError(e).into_response())
+    match crate::request_id::admit(principal) {
+        None => Some(outside()),
+        Some(admitted) => admitted.err().map(|e| ApiError(e).into_response()),
+    }
 }
 
 /// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes

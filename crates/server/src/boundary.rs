@@ -21,7 +21,6 @@ use axum::body::to_bytes;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::convert::Infallible;
 use std::sync::Arc;
 use tracing::Instrument;
 
@@ -154,7 +153,7 @@ pub struct Edge {
     pub request_timeout: std::time::Duration,
     /// `body_read_timeout_ms`: how long a body may take to arrive, before any slot is taken.
     pub body_timeout: std::time::Duration,
-    /// `max_body_bytes`: a longer body is `413` (the extractors check it again).
+    /// `max_body_bytes`: a longer body is `413`, before the route (the only check of it).
     pub max_body_bytes: usize,
     /// `max_uri_bytes`: a longer request target is `414`.
     pub max_uri_bytes: usize,
@@ -182,7 +181,7 @@ async fn with_body(edge: &Edge, req: &mut Request) -> Result<(), Response> {
     let Ok(_reading) = edge.body_permits.try_acquire() else {
         return Err(busy());
     };
-    // The body taken out and put back: the request itself is not moved (a copy of its head).
+    // The body taken out of the request, which is not moved (a copy of its head).
     let mut reading = std::pin::pin!(to_bytes(std::mem::take(req.body_mut()), edge.max_body_bytes));
     // A body that came with its head (most do) is read at the first poll: no timer is armed
     // for it (a timer is a place in tokio's wheel, taken and given back).
@@ -192,8 +191,7 @@ async fn with_body(edge: &Edge, req: &mut Request) -> Result<(), Response> {
     };
     match read {
         Ok(Ok(bytes)) => {
-            *req.body_mut() = axum::body::Body::from(bytes.clone());
-            // The handler's extractor takes these instead of collecting the body again.
+            // Its one home: the body extractors take it from the request's task.
             let _ = REQUEST_ID.try_with(|t| t.body.set(bytes));
             Ok(())
         }
@@ -266,31 +264,23 @@ fn too_long(e: &axum::Error) -> bool {
 }
 
 /// The wrapped route, called once the edge admits the request.
-pub(crate) struct Route<S>(pub(crate) S);
+pub(crate) struct Route(pub(crate) crate::edge_layer::Inner);
 
-impl<S> Route<S>
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
+impl Route {
     /// The route's answer to `req`. Its future is boxed: inline, the route's future (which
     /// holds the request until the route is ready) made every future of the edge that
     /// holds it as large, copied at each await (`allot bench cost`).
     pub(crate) async fn run(mut self, req: Request) -> Response {
-        match Box::pin(self.0.call(req)).await {
+        match Box::pin(tower::Service::call(&mut self.0, req)).await {
             Ok(resp) => resp.into_response(),
             Err(never) => match never {},
         }
     }
 }
 
-/// The middleware: id, allow-lists, a permit, the request on its task with its id and a
+/// The edge: id, allow-lists, a permit, the request on its task with its id and a
 /// deadline, JSON errors.
-pub(crate) async fn edge<S>(edge: &Edge, req: Request, next: Route<S>) -> Response
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
+pub(crate) async fn edge(edge: &Edge, req: Request, next: Route) -> Response {
     let on_task = Arc::new(OnTask::new(new_request_id(req.headers()), edge.access.clone()));
     let _in_flight = crate::metrics_layer::InProgress::request();
     let mut tracked = crate::metrics_layer::Tracked::start(&req);
@@ -300,9 +290,7 @@ where
         .scope(on_task.clone(), answer(edge, req, next))
         .instrument(span.clone())
         .await;
-    if let Some(route) = on_task.route.get() {
-        tracked.routed(route);
-    }
+    tracked.answered(on_task.route.get().copied());
     if !span.is_disabled() {
         span.record("http.route", tracked.route());
         crate::telemetry::name_span(&span, format!("{} {}", tracked.method(), tracked.route()));
@@ -329,7 +317,7 @@ fn count_recent(
             method: tracked.method(),
             route: tracked.route(),
             status: resp.status().as_u16(),
-            latency_us: u64::try_from(tracked.elapsed().as_micros()).unwrap_or(u64::MAX),
+            latency_us: u64::try_from(tracked.took().as_micros()).unwrap_or(u64::MAX),
         });
     }
 }
@@ -340,7 +328,6 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
     let span = tracing::debug_span!(
         target: "allot::request",
         "request",
-        otel.name = tracing::field::Empty,
         otel.kind = "server",
         http.request.method = tracked.method(),
         http.route = tracing::field::Empty,
@@ -356,11 +343,7 @@ fn request_span(tracked: &crate::metrics_layer::Tracked, req: &Request, id: &Req
 /// The edge's answer: a refused Host or Origin (before the body is read), the body, a slot,
 /// the guard and the route under the request's deadline; every error as JSON. With it, who
 /// the guard admitted the request as (for its log line and the recent stats).
-async fn answer<S>(edge: &Edge, req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
+async fn answer(edge: &Edge, req: Request, next: Route) -> (Response, Option<AdmittedAs>) {
     if let Some(resp) = oversized(edge, &req) {
         return (resp, None);
     }
@@ -369,11 +352,7 @@ where
 }
 
 /// [`answer`] past the size limits, before its errors become JSON.
-async fn admitted<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
+async fn admitted(edge: &Edge, mut req: Request, next: Route) -> (Response, Option<AdmittedAs>) {
     if let Err((status, code, message)) = edge.origins.check(&req) {
         return (error_response(status, code, message), None);
     }
@@ -397,11 +376,7 @@ where
 }
 
 /// The guard ([`crate::admit::guard`]), then the route.
-async fn guarded<S>(edge: &Edge, mut req: Request, next: Route<S>) -> (Response, Option<AdmittedAs>)
-where
-    S: tower::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
+async fn guarded(edge: &Edge, mut req: Request, next: Route) -> (Response, Option<AdmittedAs>) {
     match crate::admit::guard(&edge.access, &mut req).await {
         Ok(admitted) => (next.run(req).await, admitted),
         Err(refused) => (refused, None),

@@ -8,44 +8,36 @@
 
 use crate::boundary::{Edge, Route};
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// What `allot serve` answers with (`crate::api::router`): the edge, a panic caught as a
-/// 500, the router.
-pub type App = EdgeService<tower_http::catch_panic::CatchPanic<axum::Router, crate::error::Panicked>>;
+/// What the edge wraps: the router, a panic of a route caught as a 500.
+pub(crate) type Inner = tower_http::catch_panic::CatchPanic<axum::Router, crate::error::Panicked>;
 
-/// Puts [`EdgeService`] in front of a service (the router).
+/// What `allot serve` answers with (`crate::api::router`): the edge in front of the router.
 #[derive(Clone)]
-pub struct EdgeLayer(pub Arc<Edge>);
+pub struct App {
+    edge: Arc<Edge>,
+    inner: Inner,
+}
 
-impl<S> tower::Layer<S> for EdgeLayer {
-    type Service = EdgeService<S>;
-
-    fn layer(&self, inner: S) -> EdgeService<S> {
-        EdgeService {
-            edge: self.0.clone(),
-            inner,
-        }
+impl App {
+    /// `router` behind `edge`, its panics caught as 500s.
+    pub(crate) fn new(edge: Arc<Edge>, router: axum::Router) -> Self {
+        let inner = tower::Layer::layer(
+            &tower_http::catch_panic::CatchPanicLayer::custom(crate::error::Panicked),
+            router,
+        );
+        App { edge, inner }
     }
 }
 
-/// A route behind the edge.
-#[derive(Clone)]
-pub struct EdgeService<S> {
-    edge: Arc<Edge>,
-    inner: S,
-}
-
-impl<S, B> tower::Service<axum::http::Request<B>> for EdgeService<S>
+impl<B> tower::Service<axum::http::Request<B>> for App
 where
-    S: tower::Service<Request, Error = Infallible> + Clone + Send + 'static,
-    S::Response: IntoResponse,
-    S::Future: Send + 'static,
     B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
     B::Error: Into<axum::BoxError>,
 {
@@ -54,7 +46,7 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
+        tower::Service::<Request>::poll_ready(&mut self.inner, cx)
     }
 
     fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {

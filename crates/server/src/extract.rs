@@ -19,7 +19,7 @@ use allot_core::AllotError;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::cell::Cell;
@@ -74,9 +74,9 @@ impl Canonical {
 impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
         require_json(req.headers())?;
-        let bytes = read_body(req, state).await?;
+        let bytes = read_body();
         let value = parse_body(&bytes)?;
         Ok(JsonBody {
             value,
@@ -92,9 +92,8 @@ pub struct OptionalJsonBody<T>(pub JsonBody<T>);
 impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        let headers = req.headers().clone();
-        let bytes = read_body(req, state).await?;
+    async fn from_request(req: Request, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let bytes = read_body();
         // No body, or JSON `null` (the document's optional body): the default.
         if bytes.is_empty() || bytes.trim_ascii() == b"null" {
             return Ok(OptionalJsonBody(JsonBody {
@@ -102,7 +101,7 @@ impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonB
                 canonical: Canonical::none(),
             }));
         }
-        require_json(&headers)?;
+        require_json(req.headers())?;
         let value = parse_body(&bytes)?;
         Ok(OptionalJsonBody(JsonBody {
             value,
@@ -111,22 +110,11 @@ impl<T: DeserializeOwned + Default> FromRequest<Arc<AppState>> for OptionalJsonB
     }
 }
 
-/// The body's bytes, at most `max_body_bytes` (`413 limit_exceeded` beyond).
-async fn read_body(req: Request, state: &Arc<AppState>) -> Result<Bytes, AllotError> {
-    if let Some(read) = crate::request_id::read_body() {
-        return Ok(read);
-    }
-    Bytes::from_request(req, state).await.map_err(|r| {
-        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            AllotError::LimitExceeded {
-                limit: "max_body_bytes",
-                max: state.limits.max_body_bytes as u64,
-                message: "request body too large".into(),
-            }
-        } else {
-            AllotError::invalid("cannot read the request body")
-        }
-    })
+/// The body's bytes as the edge read them (within `max_body_bytes`, else it answered `413`
+/// before the route); empty for a request without a body. Every request passes the edge
+/// ([`crate::api::router`]), which keeps the body on the request's task.
+fn read_body() -> Bytes {
+    crate::request_id::read_body().unwrap_or_default()
 }
 
 /// `415 unsupported_media_type` unless the request says its body is `application/json`.

@@ -66,9 +66,8 @@ pub struct Tracked {
     method: &'static str,
     route: &'static str,
     start: Instant,
-    /// The time it took, read from the clock once for its log line, its stats and its
-    /// metrics.
-    took: std::cell::OnceCell<std::time::Duration>,
+    /// The time it took (zero until [`Tracked::answered`]).
+    took: std::time::Duration,
 }
 
 /// `s` as a `&'static str`, kept once per distinct value: label values come from bounded
@@ -103,13 +102,13 @@ pub(crate) fn interned(s: &str) -> &'static str {
 }
 
 impl Tracked {
-    /// Start timing `req` (its route `unmatched` until [`Tracked::routed`]).
+    /// Start timing `req` (its route `unmatched` until [`Tracked::answered`] says otherwise).
     pub fn start(req: &Request) -> Self {
         Tracked {
             method: method_label(req.method()),
             route: "unmatched",
             start: Instant::now(),
-            took: std::cell::OnceCell::new(),
+            took: std::time::Duration::ZERO,
         }
     }
 
@@ -118,9 +117,14 @@ impl Tracked {
         self.method
     }
 
-    /// The request matched `route` (a pattern, `/v1/skus/{sku}`).
-    pub fn routed(&mut self, route: &'static str) {
-        self.route = route;
+    /// The request was answered, having matched `route` (a pattern, `/v1/skus/{sku}`) if
+    /// it matched one: the time it took is read from the clock now, once for its log line,
+    /// its stats and its metrics.
+    pub fn answered(&mut self, route: Option<&'static str>) {
+        if let Some(route) = route {
+            self.route = route;
+        }
+        self.took = self.start.elapsed();
     }
 
     /// The route pattern it matched (`/v1/skus/{sku}`), or `unmatched`.
@@ -128,18 +132,18 @@ impl Tracked {
         self.route
     }
 
-    /// Time since it arrived, as first asked (once it is answered).
-    pub fn elapsed(&self) -> std::time::Duration {
-        *self.took.get_or_init(|| self.start.elapsed())
+    /// The time from its arrival to its answer ([`Tracked::answered`]).
+    pub fn took(&self) -> std::time::Duration {
+        self.took
     }
 
     /// Count (`allot_http_requests_total`) and time (`allot_http_request_duration_seconds`)
-    /// the request by method, matched route and status. Called by the edge middleware
+    /// the request by method, matched route and status. Called by the edge
     /// ([`crate::boundary::edge`]), so refusals at the edge are counted too.
     pub fn record(self, resp: &Response) {
         let code = resp.status();
         let key = (at(self.method), at(self.route), code.as_u16());
-        let seconds = self.elapsed().as_secs_f64();
+        let seconds = self.took.as_secs_f64();
         HTTP_HANDLES.with_borrow_mut(|handles| {
             let (count, time) = handles.entry(key).or_insert_with(|| {
                 let labels = [

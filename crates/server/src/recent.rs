@@ -9,8 +9,8 @@
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
-/// Keyed by tenant: foldhash's seeded hasher (SipHash cost more than the rest of a count).
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+// Keyed by tenant: foldhash's seeded hasher (SipHash cost more than the rest of a count).
+use foldhash::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 use utoipa::ToSchema;

@@ -1,6 +1,7 @@
-//! The id of the request being served: the client's `x-request-id` when it is sane, else a
-//! new UUID; kept on the request's task (a tokio task-local) so error bodies and logs can
-//! quote it without passing it through every call.
+//! What the task serving a request knows of it ([`OnTask`], a tokio task-local the edge
+//! sets): its id — the client's `x-request-id` when it is sane, else a new UUID — so error
+//! bodies and logs can quote it without passing it through every call; the route it matched;
+//! its body as the edge read it; the server's keys and rates for the route's own check.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
@@ -47,9 +48,10 @@ pub(crate) fn read_body() -> Option<axum::body::Bytes> {
     REQUEST_ID.try_with(|t| t.body.get().cloned()).ok().flatten()
 }
 
-/// The server's keys and rates, on the edge's task.
-pub(crate) fn access() -> Option<std::sync::Arc<crate::access::Access>> {
-    REQUEST_ID.try_with(|t| t.access.clone()).ok()
+/// Charge `who`'s rate ([`crate::access::Access::admit`]) with the server's keys and rates
+/// on the edge's task; `None` off it.
+pub(crate) fn admit(who: &crate::access::Principal) -> Option<Result<(), allot_core::AllotError>> {
+    REQUEST_ID.try_with(|t| t.access.admit(who)).ok()
 }
 
 /// Tell the request's task which route pattern `req` matched (its label in the metrics, the
@@ -62,7 +64,6 @@ pub(crate) fn routed(req: &axum::extract::Request) {
 
 /// A request's id: the client's (its header value, shared with the request) or a new UUID
 /// (16 bytes, copied freely): neither allocates to be kept on the task.
-#[derive(Clone)]
 pub(crate) enum RequestId {
     Echoed(HeaderValue),
     Generated(uuid::Uuid),

@@ -40,7 +40,7 @@ fn level(status: u16, latency_us: u64) -> Level {
 /// was admitted as.
 pub(crate) fn log(tracked: &Tracked, resp: &Response, id: &RequestId, admitted: Option<&AdmittedAs>) {
     let status = resp.status().as_u16();
-    let latency_us = u64::try_from(tracked.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let latency_us = u64::try_from(tracked.took().as_micros()).unwrap_or(u64::MAX);
     let (tenant, key_id) = (
         admitted.map(|a| a.tenant.as_str()),
         admitted.and_then(|a| a.key_id.as_deref()),

@@ -83,7 +83,6 @@ where
     Ok(Some((layer, Traces { provider })))
 }
 
-/// Make `span` a child of the `traceparent` in `headers`, if it has a valid one.
 /// Name `span`'s exported span `name` (`POST /v1/allocations`) once the route is known: a
 /// span already started takes a new name only this way (a later `otel.name` record is
 /// ignored by tracing-opentelemetry once the span has begun).
@@ -92,6 +91,7 @@ pub(crate) fn name_span(span: &tracing::Span, name: String) {
     span.context().span().update_name(name);
 }
 
+/// Make `span` a child of the `traceparent` in `headers`, if it has a valid one.
 pub(crate) fn continue_trace(span: &tracing::Span, headers: &axum::http::HeaderMap) {
     let cx = TraceContextPropagator::new().extract(&opentelemetry_http::HeaderExtractor(headers));
     let _ = span.set_parent(cx);

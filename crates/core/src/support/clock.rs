@@ -100,7 +100,7 @@ impl Clock for ManualClock {
 /// digits as it needs (0, 3, 6 or 9) — chrono's serde form, for the instants that are built
 /// as text inside a stored document (a job's `errors[].at`) rather than serialized.
 pub fn wire_instant(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    crate::support::instant::text(&t)
 }
 
 #[cfg(test)]

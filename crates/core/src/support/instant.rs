@@ -16,9 +16,23 @@ pub fn rfc3339<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Erro
     let mut buf = [0u8; MAX_TEXT];
     match write_utc(at, &mut buf).and_then(|n| std::str::from_utf8(&buf[..n]).ok()) {
         Some(text) => s.serialize_str(text),
-        // Years outside 0..=9999 and leap seconds: chrono's own text.
-        None => s.serialize_str(&at.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+        None => s.serialize_str(&chrono_text(at)),
     }
+}
+
+/// `at` as answers write it, as a `String` (for instants built as text inside a stored
+/// document: [`crate::clock::wire_instant`]).
+pub fn text(at: &DateTime<Utc>) -> String {
+    let mut buf = [0u8; MAX_TEXT];
+    match write_utc(at, &mut buf).and_then(|n| std::str::from_utf8(&buf[..n]).ok()) {
+        Some(text) => text.to_string(),
+        None => chrono_text(at),
+    }
+}
+
+/// Chrono's own text: for years outside 0..=9999 and leap seconds.
+fn chrono_text(at: &DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
 /// `at` as chrono's `AutoSi` text into `buf`; its length, or `None` when chrono writes it

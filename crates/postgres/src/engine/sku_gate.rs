@@ -24,9 +24,9 @@
 //! gate.
 
 use allot_core::{AllocationRequest, AllotError, Result, Strategy};
-/// Keyed by what clients name (tenants, SKUs): foldhash's seeded hasher, a fraction of
-/// SipHash's cost on names this short, and still seeded per process against chosen collisions.
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+// Keyed by what clients name (tenants, SKUs): foldhash's seeded hasher, a fraction of
+// SipHash's cost on names this short, and still seeded per process against chosen collisions.
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -50,8 +50,7 @@ pub struct PgStore {
     statements: std::sync::Arc<crate::engine::conn::Statements>,
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
-    ledger_sequences:
-        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, u32, foldhash::fast::RandomState>>>,
+    ledger_sequences: std::sync::Arc<std::sync::Mutex<foldhash::HashMap<String, u32>>>,
 }
 
 /// Most tenants' ledger sequences a store remembers; past it the cache starts again.

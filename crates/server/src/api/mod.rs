@@ -168,7 +168,6 @@ pub struct ApiDoc;
 /// request metrics, the body read in full within `max_body_bytes`, which the body extractors
 /// take from there) — see [`crate::boundary`] and [`crate::http`].
 pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
-    let body_limit = state.limits.max_body_bytes;
     // One table: the routes and the operations served at /openapi.json come from it together.
     let (routes, api) = routes::table().split_for_parts();
     let documents = Router::new()
@@ -181,30 +180,27 @@ pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
         )
         .merge(crate::console::routes())
         .route_layer(crate::edge_layer::Routed);
-    let edge = edge(&state, body_limit);
+    let edge = edge(&state);
     let routes = routes
         .merge(documents)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    // In front of the router, outside in: the edge, a panic caught as a 500. Not
-    // `Router::layer`, which boxes each route again per call (`allot bench cost`); no
-    // `DefaultBodyLimit`: the edge reads every body within `max_body_bytes` before the route.
-    tower::ServiceBuilder::new()
-        .layer(crate::edge_layer::EdgeLayer(edge))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(crate::error::Panicked))
-        .service(routes)
+    // In front of the router: the edge, then a panic caught as a 500. Not `Router::layer`,
+    // which boxes each route again per call (`allot bench cost`); no `DefaultBodyLimit`: the
+    // edge reads every body within `max_body_bytes` before the route.
+    crate::edge_layer::App::new(edge, routes)
 }
 
 /// The edge's configuration ([`crate::boundary::Edge`]) from the server's.
-fn edge(state: &Arc<AppState>, body_limit: usize) -> Arc<crate::boundary::Edge> {
+fn edge(state: &Arc<AppState>) -> Arc<crate::boundary::Edge> {
     let http = state.http.clone();
     Arc::new(crate::boundary::Edge {
         origins: http.origins,
         permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
         request_timeout: std::time::Duration::from_millis(http.request_timeout_ms),
         body_timeout: std::time::Duration::from_millis(http.body_read_timeout_ms),
-        max_body_bytes: body_limit,
+        max_body_bytes: state.limits.max_body_bytes,
         body_permits: Arc::new(tokio::sync::Semaphore::new(http.max_concurrent_requests)),
         max_uri_bytes: http.max_uri_bytes,
         max_header_bytes: http.max_header_bytes,
