@@ -183,8 +183,8 @@ async fn with_body(edge: &Edge, req: &mut Request) -> Result<(), Response> {
     };
     // The body taken out of the request, which is not moved (a copy of its head).
     let mut reading = std::pin::pin!(to_bytes(std::mem::take(req.body_mut()), edge.max_body_bytes));
-    // A body that came with its head (most do) is read at the first poll: no timer is armed
-    // for it (a timer is a place in tokio's wheel, taken and given back).
+    // A body that came with its head (most do) is read at the first poll, its bound made
+    // only if it waits (`at_once`).
     let read = match allot_core::support::at_once::at_once(reading.as_mut()).await {
         Some(read) => Ok(read),
         None => tokio::time::timeout(edge.body_timeout, reading).await,

@@ -1,8 +1,8 @@
 //! A future's output when it has one at its first poll: a wait that usually ends at once (a
-//! body that came with its head, a free place in a gate) takes no timer for its bound until
-//! it turns out to wait. Arming a `tokio::time::timeout` takes a place in tokio's timer wheel
-//! and gives it back, which cost the request more than the wait it bounded (`allot bench
-//! cost`).
+//! body that came with its head, a free place in a gate) makes its bound only once it turns
+//! out to wait. A `tokio::time::timeout` made up front reads the clock and the runtime's
+//! handle for its deadline and makes the waiting future larger (copied at each await above
+//! it), even when it never registers its timer (`allot bench cost`).
 
 use std::future::Future;
 use std::pin::Pin;

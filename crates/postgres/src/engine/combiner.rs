@@ -60,15 +60,6 @@ pub(crate) enum Answer {
 }
 
 impl Op {
-    /// How many SKUs the request names (a confirm or a release: one hold, counted 1).
-    pub(crate) fn line_count(&self) -> usize {
-        match self {
-            Op::Allocate { req, .. } => req.lines.len(),
-            Op::Hold { req, .. } => req.take.lines.len(),
-            Op::Confirm { .. } | Op::Release { .. } => 1,
-        }
-    }
-
     /// The idempotency key and fingerprint the request carried.
     pub(crate) fn idem_key(&self) -> Option<(&str, &str)> {
         fn of<T>(idem: &Keyed<T>) -> Option<(&str, &str)> {
@@ -127,7 +118,9 @@ pub(crate) struct Pending {
     pub(crate) op: Op,
     pub(crate) tenant: String,
     pub(crate) lane_sku: String,
-    pub(crate) expiry_passes: u32,
+    /// The SKUs whose overdue holds were finalised for it, once per pass
+    /// ([`crate::engine::tx::may_expire_again`]).
+    pub(crate) expired: Vec<String>,
     /// The span current when the request joined (linked to its batch's).
     pub(crate) span: tracing::Span,
 }

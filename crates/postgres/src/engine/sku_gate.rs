@@ -160,7 +160,8 @@ impl SkuGate {
             }
             permits
         };
-        // Free places (the usual case) are taken at the first poll, without a timer.
+        // Free places (the usual case) are taken at the first poll, the bound made only if
+        // the writer waits (`at_once`).
         let taken = {
             let mut take_all = std::pin::pin!(take_all);
             match allot_core::support::at_once::at_once(take_all.as_mut()).await {

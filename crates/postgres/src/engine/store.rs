@@ -271,6 +271,15 @@ impl PgStore {
     }
 
     async fn pooled(&self) -> Result<deadpool_postgres::Object> {
+        self.acquire().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => map_error(e),
+            other => AllotError::Unavailable(format!("no database connection: {other}")),
+        })
+    }
+
+    /// A connection of the pool, the wait recorded in `allot_db_pool_acquire_seconds`; the
+    /// pool's own error (a batch tells a database error from an empty pool).
+    pub(crate) async fn acquire(&self) -> std::result::Result<deadpool_postgres::Object, deadpool_postgres::PoolError> {
         static ACQUIRE: std::sync::OnceLock<metrics::Histogram> = std::sync::OnceLock::new();
         let started = std::time::Instant::now();
         // A free connection (or room for a new one) is taken without arming the wait's timer;
@@ -286,9 +295,6 @@ impl PgStore {
         ACQUIRE
             .get_or_init(|| metrics::histogram!("allot_db_pool_acquire_seconds"))
             .record(started.elapsed().as_secs_f64());
-        got.map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => map_error(e),
-            other => AllotError::Unavailable(format!("no database connection: {other}")),
-        })
+        got
     }
 }

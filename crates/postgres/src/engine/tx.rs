@@ -44,7 +44,14 @@ pub(crate) enum TxErr {
 /// SKU of a request has its own passes, as each line does on SQLite: a cart of three SKUs,
 /// each held by an overdue hold, needs three — `allot sim` found such a cart refused with
 /// the figure of before the last pass).
-const MAX_EXPIRY_PASSES: u32 = 2;
+pub(crate) const MAX_EXPIRY_PASSES: usize = 2;
+
+/// Whether a request that already finalised the overdue holds of the SKUs in `passed` (one
+/// entry per pass) may do so once more for `sku` ([`MAX_EXPIRY_PASSES`] per SKU): the one
+/// rule of the per-request paths and the batched lanes.
+pub(crate) fn may_expire_again(passed: &[String], sku: &str) -> bool {
+    passed.iter().filter(|s| *s == sku).count() < MAX_EXPIRY_PASSES
+}
 
 impl From<tokio_postgres::Error> for TxErr {
     fn from(e: tokio_postgres::Error) -> Self {
@@ -107,8 +114,9 @@ impl PgStore {
         Fut: std::future::Future<Output = TxResult<T>>,
     {
         let (mut tx_retries, mut conflicts) = (0u32, 0u32);
-        // Passes per short SKU (a request names at most `max_lines` SKUs: bounded).
-        let mut expiry_passes: Vec<(String, u32)> = Vec::new();
+        // The SKUs whose overdue holds it finalised, once per pass (bounded: at most
+        // `MAX_EXPIRY_PASSES` for each of at most `max_lines` SKUs).
+        let mut passed: Vec<String> = Vec::new();
         let contention = |attempts| AllotError::Contention {
             attempts,
             retry_after_ms: retry::Backoff::default().cap_ms,
@@ -118,18 +126,11 @@ impl PgStore {
                 Ok(v) => return Ok(v),
                 Err(TxErr::Fail(e)) => return Err(e),
                 Err(TxErr::Overdue { tenant, sku, err }) => {
-                    let at = match expiry_passes.iter().position(|(s, _)| *s == sku) {
-                        Some(at) => at,
-                        None => {
-                            expiry_passes.push((sku.clone(), 0));
-                            expiry_passes.len() - 1
-                        }
-                    };
-                    expiry_passes[at].1 += 1;
-                    if !expire_overdue || expiry_passes[at].1 > MAX_EXPIRY_PASSES {
+                    if !expire_overdue || !may_expire_again(&passed, &sku) {
                         return Err(err);
                     }
                     self.expire_overdue_on(&tenant, &sku, self.now()).await?;
+                    passed.push(sku);
                     continue;
                 }
                 Err(TxErr::Retry) => {

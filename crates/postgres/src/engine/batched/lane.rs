@@ -48,11 +48,6 @@ use tokio::sync::mpsc;
 /// Batches of one lane in flight at once (see the module's doc).
 pub(super) const STOCK_BATCHES_IN_FLIGHT: usize = 2;
 
-/// Overdue holds found on a short SKU make the request run again after they are expired, at
-/// most this many times per SKU it names (as the other strategies do: a cart of three SKUs,
-/// each held by an overdue hold, needs three).
-const MAX_EXPIRY_PASSES: u32 = 2;
-
 /// Queue `p` on its lane, starting the lane's task on first use. The task holds a store
 /// without a combiner and only a weak reference to this one, so when the last store clone
 /// drops, the senders drop and the task ends. With `batch_max_queued` requests already
@@ -294,7 +289,9 @@ impl LaneCtx {
                 return;
             }
             Outcome::Overdue(sku, err) => match self.combiner.upgrade() {
-                Some(combiner) if p.expiry_passes < MAX_EXPIRY_PASSES * p.op.line_count().max(1) as u32 => {
+                // Overdue holds on a short SKU: expired, then the request runs again, as many
+                // times per SKU as on the per-request paths.
+                Some(combiner) if crate::engine::tx::may_expire_again(&p.expired, &sku) => {
                     tokio::spawn(expire_then_requeue(self.store.clone(), combiner, p, sku));
                     return;
                 }
@@ -312,10 +309,8 @@ async fn expire_then_requeue(store: PgStore, combiner: Arc<Combiner>, p: Pending
         p.op.answer(Err(e));
         return;
     }
-    let again = Pending {
-        expiry_passes: p.expiry_passes + 1,
-        ..p
-    };
+    let mut again = p;
+    again.expired.push(sku);
     if let Err(refused) = submit(&combiner, &store, again) {
         let (p, e) = *refused;
         p.op.answer(Err(e));
@@ -336,7 +331,7 @@ async fn try_batch(
         Ok(oid) => oid,
         Err(e) => return Ok(batch.iter().map(|_| Outcome::Fail(e.clone())).collect()),
     };
-    let client = match store.pool().get().await {
+    let client = match store.acquire().await {
         Ok(c) => store.wrap(c),
         Err(deadpool_postgres::PoolError::Backend(e)) => return Err(Failed::Db(e)),
         Err(other) => {

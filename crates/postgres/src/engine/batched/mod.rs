@@ -114,7 +114,7 @@ impl PgStore {
             op: make(reply),
             tenant: tenant.to_string(),
             lane_sku,
-            expiry_passes: 0,
+            expired: Vec::new(),
             span: tracing::Span::current(),
         };
         lane::submit(combiner, self, p).map_err(|b| b.1)?;
