@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Api, Kind, TestServer};
+use common::{alloc_body, Api, Kind, TestServer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -31,11 +31,6 @@ conformance!(
     segmented_fragmentation_and_adjustments,
     ledger_paging,
 );
-
-fn alloc_body(lines: &[(&str, i64)], strategy: &str) -> Value {
-    let lines: Vec<Value> = lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect();
-    json!({"lines": lines, "strategy": strategy})
-}
 
 async fn basic_flow(ts: &TestServer) {
     let (s, b) = ts.get("/healthz").await;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Kind, TestServer};
+use common::{alloc_body, Kind, TestServer};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -25,12 +25,6 @@ conformance!(
     returns_and_cancels_race_allocations,
     bad_inputs_change_nothing
 );
-
-/// An allocation body of `lines` with `strategy`.
-fn alloc_body(lines: &[(&str, i64)], strategy: &str) -> Value {
-    let lines: Vec<Value> = lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect();
-    json!({"lines": lines, "strategy": strategy})
-}
 
 /// `location -> (on_hand, held, available)` of a SKU.
 async fn levels(ts: &TestServer, sku: &str) -> BTreeMap<String, (i64, i64, i64)> {

@@ -29,6 +29,17 @@ pub struct Answer {
     pub view: serde_json::Value,
 }
 
+impl Answer {
+    /// No answer at all (status 0, no body): what a step that sent no request shows.
+    pub fn none() -> Self {
+        Answer {
+            status: 0,
+            replayed: false,
+            view: serde_json::Value::Null,
+        }
+    }
+}
+
 /// Why a simulation could not run (a divergence is not an error: it is the run's finding).
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

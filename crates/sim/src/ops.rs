@@ -90,9 +90,14 @@ impl Op {
     }
 }
 
-/// Lines as a request body names them.
-pub fn lines_json(lines: &[(&str, i64)]) -> Value {
-    Value::Array(lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect())
+/// Lines as a request body names them and as every answer's view lists them.
+pub fn lines_json<S: AsRef<str>>(lines: &[(S, i64)]) -> Value {
+    Value::Array(
+        lines
+            .iter()
+            .map(|(s, q)| json!({"sku": s.as_ref(), "quantity": q}))
+            .collect(),
+    )
 }
 
 /// The seeded generator: the same seed gives the same sequence (rand's `StdRng`, seeded).

@@ -172,12 +172,7 @@ impl Run {
     /// The model's answer to `op` (noting what it made when `note`).
     fn expect(&mut self, op: &Op, note: bool) -> Answer {
         let id = self.made.id_of(op);
-        let none = Answer {
-            status: 0,
-            replayed: false,
-            view: serde_json::Value::Null,
-        };
-        let (answer, made) = self.model.apply(op, &id).unwrap_or((none, None));
+        let (answer, made) = self.model.apply(op, &id).unwrap_or((Answer::none(), None));
         if note {
             self.made.note(op, &answer, made);
         }
@@ -200,7 +195,7 @@ impl Run {
                     target: t.spec.name(),
                     op: op.clone(),
                     expected: expected.clone(),
-                    got: got.unwrap_or_else(|| expected.clone()),
+                    got: got.unwrap_or_else(Answer::none),
                     shrunk: Vec::new(),
                 }));
             }

@@ -4,7 +4,7 @@
 use super::callgrind::Profiled;
 use super::paths::{CostPath, Driver};
 use super::wire::CountingProxy;
-use super::{connect, floors, wal, CostRow, Totals};
+use super::{connect, floors, setup, wal, CostRow, Totals};
 use crate::cluster::{free_port, PgCluster};
 use crate::error::BenchError;
 use std::path::{Path, PathBuf};
@@ -157,10 +157,6 @@ async fn start(o: &CostOptions) -> Result<Bench, BenchError> {
         b.idle = Some(idle_rate(&mut b).await?);
     }
     Ok(b)
-}
-
-fn setup(e: tokio_postgres::Error) -> BenchError {
-    BenchError::Setup(format!("the bench's cluster: {e}"))
 }
 
 /// Whether `binary serve` accepts `flag` (a hidden flag is not in `--help`: clap refuses an

@@ -131,7 +131,12 @@ async fn connect(port: u16, db: &str) -> Result<tokio_postgres::Client, crate::e
     let url = format!("postgres://postgres@127.0.0.1:{port}/{db}");
     let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
-        .map_err(|e| crate::error::BenchError::Setup(format!("the bench's cluster: {e}")))?;
+        .map_err(setup)?;
     tokio::spawn(conn);
     Ok(client)
+}
+
+/// A failure of the bench's cluster, as a setup error.
+fn setup(e: tokio_postgres::Error) -> crate::error::BenchError {
+    crate::error::BenchError::Setup(format!("the bench's cluster: {e}"))
 }

@@ -5,6 +5,12 @@
 use allot_server::{RunningServer, ServerConfig};
 use serde_json::{json, Value};
 
+/// An allocation body of `lines` with `strategy`.
+pub fn alloc_body(lines: &[(&str, i64)], strategy: &str) -> Value {
+    let lines: Vec<Value> = lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect();
+    json!({"lines": lines, "strategy": strategy})
+}
+
 /// Base URL of the test PostgreSQL.
 pub fn pg_base_url() -> String {
     std::env::var("ALLOT_TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())

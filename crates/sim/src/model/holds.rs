@@ -2,7 +2,7 @@
 //! expired by the clock alone.
 
 use super::stock::sorted;
-use super::{lines_view, Allocation, Done, Hold, Model, Stored};
+use super::{Allocation, Done, Hold, Model, Stored};
 use allot_core::hold::HoldStatus;
 use allot_core::AllotError;
 use serde_json::{json, Value};
@@ -48,7 +48,7 @@ impl Model {
         Ok(json!({
             "status": self.status(h).as_str(),
             "kind": "stock",
-            "lines": lines_view(&h.lines),
+            "lines": crate::ops::lines_json(&h.lines),
             "expires_at_us": h.expires_us,
         }))
     }

@@ -122,7 +122,8 @@ impl Model {
     /// made. A clock advance is the runner's, not a request: `None`.
     pub fn apply(&mut self, op: &Op, id: &str) -> Option<(Answer, Option<String>)> {
         let req = request::of(op, id)?;
-        let done = match self.keyed(&req, op, id) {
+        let fingerprint = req.key.map(|_| req.fingerprint());
+        let done = match self.keyed(&req, fingerprint.as_deref(), op) {
             Ok(KeyState::Replay(answer)) => return Some((answer, None)),
             Ok(KeyState::Fresh) => self.execute(op, id),
             Err(e) => Err(e),
@@ -134,8 +135,8 @@ impl Model {
                     replayed: false,
                     view,
                 };
-                if let Some(key) = req.key {
-                    self.keys.insert(key, (req.fingerprint(), answer.clone()));
+                if let (Some(key), Some(fingerprint)) = (req.key, fingerprint) {
+                    self.keys.insert(key, (fingerprint, answer.clone()));
                 }
                 (answer, made)
             }
@@ -143,15 +144,16 @@ impl Model {
         })
     }
 
-    /// The request's body is valid and its key free (or bound to this very request).
-    fn keyed(&self, req: &Request, op: &Op, id: &str) -> Result<KeyState, AllotError> {
-        self.validate(op, id)?;
-        let Some(key) = req.key else {
+    /// The request's body is valid and its key free (or bound to this very request, whose
+    /// `fingerprint` it carries).
+    fn keyed(&self, req: &Request, fingerprint: Option<&str>, op: &Op) -> Result<KeyState, AllotError> {
+        self.validate(op, req)?;
+        let (Some(key), Some(fingerprint)) = (req.key, fingerprint) else {
             return Ok(KeyState::Fresh);
         };
         match self.keys.get(key) {
             None => Ok(KeyState::Fresh),
-            Some((fingerprint, answer)) if *fingerprint == req.fingerprint() => Ok(KeyState::Replay(Answer {
+            Some((stored, answer)) if stored == fingerprint => Ok(KeyState::Replay(Answer {
                 replayed: true,
                 ..answer.clone()
             })),
@@ -160,9 +162,8 @@ impl Model {
     }
 
     /// What core's validation says of the request's body (and a SKU named in the path).
-    fn validate(&self, op: &Op, id: &str) -> Result<(), AllotError> {
-        let req = request::of(op, id).and_then(|r| r.body);
-        let body = || req.clone().unwrap_or(Value::Null);
+    fn validate(&self, op: &Op, req: &Request) -> Result<(), AllotError> {
+        let body = || req.body.clone().unwrap_or(Value::Null);
         let l = &self.limits;
         let strategy = allot_core::Strategy::Atomic;
         match op {
@@ -226,9 +227,4 @@ pub fn error_answer(e: &AllotError) -> Answer {
         replayed: false,
         view,
     }
-}
-
-/// Lines as every answer view lists them.
-fn lines_view(lines: &[(String, i64)]) -> Value {
-    Value::Array(lines.iter().map(|(s, q)| json!({"sku": s, "quantity": q})).collect())
 }

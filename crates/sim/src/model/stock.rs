@@ -1,6 +1,6 @@
 //! SKUs, adjustments, allocations and cancels in the model.
 
-use super::{lines_view, Allocation, Done, Model, Stored};
+use super::{Allocation, Done, Model, Stored};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
@@ -76,7 +76,7 @@ impl Model {
             *self.skus.entry(sku.clone()).or_default() -= q;
         }
         let id = self.new_id("a");
-        let view = json!({"status": "allocated", "lines": lines_view(&lines)});
+        let view = json!({"status": "allocated", "lines": crate::ops::lines_json(&lines)});
         self.allocations.insert(
             id.clone(),
             Allocation {
@@ -93,7 +93,7 @@ impl Model {
             .get(id)
             .ok_or_else(|| AllotError::not_found("allocation", id))?;
         let status = if a.cancelled { "cancelled" } else { "allocated" };
-        Ok(json!({"status": status, "lines": lines_view(&a.lines)}))
+        Ok(json!({"status": status, "lines": crate::ops::lines_json(&a.lines)}))
     }
 
     pub(super) fn cancel(&mut self, id: &str) -> Result<Done, AllotError> {
