@@ -4,7 +4,7 @@ use crate::hold::{HoldBody, HoldRequest};
 use crate::model::validate::allocation;
 use crate::model::AllocationBody;
 use crate::strategy::Strategy;
-use crate::support::checks::{hold_ttl, max_lines, name, quantity};
+use crate::support::checks::{hold_ttl, max_lines, name, quantity, NamedOnce};
 use crate::support::error::{AllotError, Result};
 use crate::support::limits::Limits;
 
@@ -23,15 +23,13 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
         ));
     }
     max_lines(lines.len(), limits)?;
-    let mut summed: Vec<(String, i64)> = Vec::new();
-    for l in lines {
+    let mut named = NamedOnce::default();
+    for l in &lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
-        if summed.iter().any(|(s, _)| *s == l.sku) {
-            return Err(AllotError::DuplicateSku(l.sku));
-        }
-        summed.push((l.sku, l.quantity));
+        named.note(&l.sku)?;
     }
+    let mut summed: Vec<(String, i64)> = lines.into_iter().map(|l| (l.sku, l.quantity)).collect();
     summed.sort();
     Ok(Some(summed))
 }

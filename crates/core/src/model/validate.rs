@@ -5,11 +5,10 @@ use crate::model::{
     Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody,
 };
 use crate::strategy::{fnv1a_64, Strategy};
-use crate::support::checks::{bounded, max_lines, name, quantity};
+use crate::support::checks::{bounded, max_lines, name, quantity, NamedOnce};
 use crate::support::error::{AllotError, Result};
 use crate::support::input::free_text;
 use crate::support::limits::Limits;
-use std::collections::HashSet;
 
 /// Validate `POST /v1/skus`.
 pub fn create_sku(body: CreateSkuBody, limits: &Limits) -> Result<CreateSku> {
@@ -54,9 +53,6 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     })
 }
 
-/// Lines up to which a cart is checked for a SKU named twice without a set.
-const SMALL_CART: usize = 8;
-
 /// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
 /// The strategy must already be resolved by the caller (server default or the body's).
 /// The lines come back sorted by SKU, the global lock order.
@@ -65,22 +61,14 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         return Err(AllotError::invalid("lines must not be empty"));
     }
     max_lines(body.lines.len(), limits)?;
-    // The first SKU named twice, in the body's order: a small cart compares each line with
-    // those before it, which costs less than hashing into a set (`allot bench cost`).
-    let mut seen = (body.lines.len() > SMALL_CART).then(HashSet::new);
-    for (i, l) in body.lines.iter().enumerate() {
+    let mut named = NamedOnce::default();
+    for l in &body.lines {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
         if let Some(loc) = &l.location {
             name("location", loc, limits)?;
         }
-        let twice = match &mut seen {
-            Some(seen) => !seen.insert(l.sku.as_str()),
-            None => body.lines[..i].iter().any(|e| e.sku == l.sku),
-        };
-        if twice {
-            return Err(AllotError::DuplicateSku(l.sku.clone()));
-        }
+        named.note(&l.sku)?;
     }
     let placement = placement(body.placement, limits)?;
     let mut lines: Vec<AllocationLine> = body.lines.into_iter().map(AllocationLine::from).collect();
@@ -102,6 +90,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
 mod tests {
     use super::*;
     use crate::model::LineBody;
+    use crate::support::checks::SMALL_CART;
 
     fn body(skus: &[&str]) -> AllocationBody {
         AllocationBody {

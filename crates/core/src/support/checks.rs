@@ -5,6 +5,42 @@ use crate::support::error::{AllotError, Result};
 use crate::support::input::free_text;
 use crate::support::limits::Limits;
 
+/// Lines up to which a body is checked for a SKU named twice by comparing each with those
+/// before it, which costs less than hashing into a set (`allot bench cost`); past them, a set.
+pub const SMALL_CART: usize = 8;
+
+/// The SKUs a body's lines named so far, to refuse the first SKU named twice
+/// (`duplicate_sku`) at the line that names it again, in the body's order.
+#[derive(Default)]
+pub struct NamedOnce<'a> {
+    few: [&'a str; SMALL_CART],
+    len: usize,
+    many: Option<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> NamedOnce<'a> {
+    /// Note the next line's `sku`: `duplicate_sku` when a line before named it.
+    pub fn note(&mut self, sku: &'a str) -> Result<()> {
+        let twice = match &mut self.many {
+            Some(set) => !set.insert(sku),
+            None if self.few[..self.len].contains(&sku) => true,
+            None if self.len < SMALL_CART => {
+                self.few[self.len] = sku;
+                self.len += 1;
+                false
+            }
+            None => {
+                self.many = Some(self.few.iter().copied().chain([sku]).collect());
+                false
+            }
+        };
+        if twice {
+            return Err(AllotError::DuplicateSku(sku.to_string()));
+        }
+        Ok(())
+    }
+}
+
 /// Check a SKU/resource/queue name: 1..=`max_name_len` chars of `[A-Za-z0-9._:-]`.
 pub fn name(kind: &str, value: &str, limits: &Limits) -> Result<()> {
     if value.is_empty() {
