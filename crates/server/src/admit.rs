@@ -7,7 +7,7 @@
 //! synchronous, so the route's service is called straight through, where `from_fn` boxes a
 //! clone of it and its future on every request (`allot bench cost`).
 
-use crate::access::{Access, Principal};
+use crate::access::Access;
 use crate::error::ApiError;
 use crate::request_log::AdmittedAs;
 use allot_core::access::{allows, Scope};
@@ -55,27 +55,26 @@ where
 
     fn call(&mut self, req: Request) -> Self::Future {
         crate::request_id::routed(&req);
-        match refusal(self.scope, &req) {
+        match refusal(self.scope) {
             Some(resp) => Either::Left(std::future::ready(Ok(resp))),
             None => Either::Right(self.inner.call(req)),
         }
     }
 }
 
-/// The answer refusing `req`, or `None` when its principal holds `scope` and its rate
+/// The answer refusing the request, or `None` when its principal holds `scope` and its rate
 /// admits it.
-fn refusal(scope: Option<Scope>, req: &Request) -> Option<Response> {
-    let outside = || ApiError(AllotError::Internal("a keyed route outside the guard".into())).into_response();
-    let Some(principal) = req.extensions().get::<Principal>() else {
-        return Some(outside());
-    };
-    if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
-        return Some(ApiError(AllotError::MissingScope { scope: scope.name() }).into_response());
-    }
-    match crate::request_id::admit(principal) {
-        None => Some(outside()),
-        Some(admitted) => admitted.err().map(|e| ApiError(e).into_response()),
-    }
+fn refusal(scope: Option<Scope>) -> Option<Response> {
+    let checked = crate::request_id::with_principal(|principal| {
+        if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
+            return Err(AllotError::MissingScope { scope: scope.name() });
+        }
+        crate::request_id::admit(principal).unwrap_or_else(|| Err(outside()))
+    });
+    checked
+        .unwrap_or_else(|| Err(outside()))
+        .err()
+        .map(|e| ApiError(e).into_response())
 }
 
 /// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes
@@ -101,6 +100,11 @@ pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Opt
         tenant: principal.tenant.clone(),
         key_id: principal.key_id.clone(),
     };
-    req.extensions_mut().insert(principal);
+    let _ = crate::request_id::REQUEST_ID.try_with(|t| t.principal.set(principal));
     Ok(Some(admitted))
+}
+
+/// A keyed route reached without the guard's principal: our fault.
+fn outside() -> AllotError {
+    AllotError::Internal("a keyed route outside the guard".into())
 }

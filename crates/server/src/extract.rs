@@ -349,17 +349,29 @@ pub struct Caller {
 impl FromRequestParts<Arc<AppState>> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
-        match parts.extensions.get::<crate::access::Principal>() {
-            Some(p) => Ok(Caller {
-                tenant: p.tenant.clone(),
-                actor: p.key_id.clone(),
-            }),
-            None => Err(ApiError(AllotError::Internal(
-                "a /v1 request without a principal".into(),
-            ))),
-        }
+    async fn from_request_parts(_: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let caller = crate::request_id::with_principal(|p| Caller {
+            tenant: p.tenant.clone(),
+            actor: p.key_id.clone(),
+        });
+        caller.ok_or_else(without_principal)
     }
+}
+
+/// The principal the guard admitted the request as (whole: its scopes and rate too).
+pub struct Who(pub crate::access::Principal);
+
+impl FromRequestParts<Arc<AppState>> for Who {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(_: &mut Parts, _: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        crate::request_id::with_principal(|p| Who(p.clone())).ok_or_else(without_principal)
+    }
+}
+
+/// A `/v1` handler reached without the guard's principal: our fault, never another tenant.
+fn without_principal() -> ApiError {
+    ApiError(AllotError::Internal("a /v1 request without a principal".into()))
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! What the task serving a request knows of it ([`OnTask`], a tokio task-local the edge
 //! sets): its id — the client's `x-request-id` when it is sane, else a new UUID — so error
 //! bodies and logs can quote it without passing it through every call; the route it matched;
-//! its body as the edge read it; the server's keys and rates for the route's own check.
+//! its body as the edge read it; the server's keys and rates and who calls, for the route's
+//! own check and the handlers. Kept here rather than as extensions of the request: each of
+//! those is a boxed insert into a map that grows past three (`allot bench cost`).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
@@ -17,9 +19,8 @@ tokio::task_local! {
 
 /// What the request's task knows of it: its id; the route pattern it matched, set by the
 /// route itself ([`routed`]) since the edge runs before the router; its body as the edge
-/// read it; and the server's keys and rates, for the route's own check
-/// ([`crate::admit::Admit`]). Kept here rather than as extensions of the request: each of
-/// those is a boxed insert into a map that grows past three (`allot bench cost`).
+/// read it; the server's keys and rates, and who calls, for the route's own check
+/// ([`crate::admit::Admit`]) and the handlers ([`crate::extract::Caller`]).
 pub(crate) struct OnTask {
     /// The request's id.
     pub(crate) id: RequestId,
@@ -29,6 +30,8 @@ pub(crate) struct OnTask {
     pub(crate) body: std::sync::OnceLock<axum::body::Bytes>,
     /// Keys and rates.
     pub(crate) access: std::sync::Arc<crate::access::Access>,
+    /// Who calls, once the guard admitted a `/v1` request ([`crate::admit::guard`]).
+    pub(crate) principal: std::sync::OnceLock<crate::access::Principal>,
 }
 
 impl OnTask {
@@ -39,6 +42,7 @@ impl OnTask {
             route: std::sync::OnceLock::new(),
             body: std::sync::OnceLock::new(),
             access,
+            principal: std::sync::OnceLock::new(),
         }
     }
 }
@@ -46,6 +50,12 @@ impl OnTask {
 /// The body the edge read for the request this task serves, if it read one.
 pub(crate) fn read_body() -> Option<axum::body::Bytes> {
     REQUEST_ID.try_with(|t| t.body.get().cloned()).ok().flatten()
+}
+
+/// `f` of who calls the `/v1` request this task serves; `None` off the edge's task or before
+/// the guard admitted it.
+pub(crate) fn with_principal<T>(f: impl FnOnce(&crate::access::Principal) -> T) -> Option<T> {
+    REQUEST_ID.try_with(|t| t.principal.get().map(f)).ok().flatten()
 }
 
 /// Charge `who`'s rate ([`crate::access::Access::admit`]) with the server's keys and rates

@@ -9,9 +9,8 @@
 //! endpoint, without a read.
 
 use super::{holds, stock};
-use crate::access::Principal;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Caller, IdempotencyKey, JsonBody};
+use crate::extract::{Caller, IdempotencyKey, JsonBody, Who};
 use crate::state::AppState;
 use crate::write::WriteKey;
 use allot_core::operations::{BatchBody, OperationBody};
@@ -19,7 +18,6 @@ use allot_core::store::Executed;
 use allot_core::{AllotError, Tenant};
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::Extension;
 use axum::Json;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -88,7 +86,7 @@ impl Prepared {
 pub(super) async fn batch(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    Extension(principal): Extension<Principal>,
+    Who(principal): Who,
     IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<BatchBody>,
 ) -> Result<Json<BatchResults>, ApiError> {

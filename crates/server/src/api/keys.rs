@@ -2,9 +2,8 @@
 //! (never a secret), revoke. Everything in the caller's tenant.
 
 use super::id_path;
-use crate::access::Principal;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{IdempotencyKey, JsonBody};
+use crate::extract::{IdempotencyKey, JsonBody, Who};
 use crate::state::AppState;
 use allot_core::access::{ApiKey, NewKeyBody};
 use allot_core::AllotError;
@@ -13,7 +12,6 @@ use allot_core::Result;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use axum::Json;
 use serde::Serialize;
 use std::sync::Arc;
@@ -43,7 +41,7 @@ pub struct KeyList {
     responses((status = 201, body = CreatedKey), (status = 400, body = ErrorBody)))]
 pub(super) async fn create_key(
     State(st): State<Arc<AppState>>,
-    Extension(who): Extension<Principal>,
+    Who(who): Who,
     IdempotencyKey(idem): IdempotencyKey,
     body: JsonBody<NewKeyBody>,
 ) -> Result<Response, ApiError> {
@@ -60,10 +58,7 @@ pub(super) async fn create_key(
 }
 
 #[utoipa::path(get, path = "/v1/keys", responses((status = 200, body = KeyList)))]
-pub(super) async fn list_keys(
-    State(st): State<Arc<AppState>>,
-    Extension(who): Extension<Principal>,
-) -> Result<Json<KeyList>, ApiError> {
+pub(super) async fn list_keys(State(st): State<Arc<AppState>>, Who(who): Who) -> Result<Json<KeyList>, ApiError> {
     Ok(Json(KeyList {
         keys: st.stores.keys.list_keys(&who.tenant).await?,
     }))
@@ -73,7 +68,7 @@ pub(super) async fn list_keys(
     responses((status = 200, body = ApiKey, description = "revoked (or already revoked)"), (status = 404, body = ErrorBody)))]
 pub(super) async fn revoke_key(
     State(st): State<Arc<AppState>>,
-    Extension(who): Extension<Principal>,
+    Who(who): Who,
     Path(id): Path<String>,
 ) -> Result<Json<ApiKey>, ApiError> {
     id_path("key", &id)?;
@@ -99,7 +94,7 @@ pub struct CurrentKey {
 
 /// `GET /v1/key`: who the caller is. Any valid key may ask; it needs no scope.
 #[utoipa::path(get, path = "/v1/key", responses((status = 200, body = CurrentKey), (status = 401, body = ErrorBody)))]
-pub(super) async fn current_key(Extension(who): Extension<Principal>) -> Json<CurrentKey> {
+pub(super) async fn current_key(Who(who): Who) -> Json<CurrentKey> {
     use allot_core::access::Scope;
     let grants = Scope::ALL
         .into_iter()

@@ -3,14 +3,13 @@
 //! outcomes, jobs by state over every queue (from the maintained counts, never a count of
 //! `jobs`), and the change feed's lag. Each part is there only when the key may read it.
 
-use crate::access::Principal;
+use crate::extract::Who;
 use crate::recent::{AllocationOutcomes, RequestBucket, BUCKET_MS};
 use crate::state::AppState;
 use allot_core::access::Scope;
 use allot_core::job::JobState;
 use allot_core::Capable;
 use axum::extract::State;
-use axum::Extension;
 use axum::Json;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -98,7 +97,7 @@ pub struct JobTotals {
 }
 
 #[utoipa::path(get, path = "/v1/stats", responses((status = 200, body = Stats), (status = 401, body = super::ErrorBody)))]
-pub(super) async fn stats(State(st): State<Arc<AppState>>, Extension(who): Extension<Principal>) -> Json<Stats> {
+pub(super) async fn stats(State(st): State<Arc<AppState>>, Who(who): Who) -> Json<Stats> {
     let may = |needed: Scope| allot_core::access::allows(&who.scopes, needed);
     let recent = st.recent.of(&who.tenant);
     let readiness = super::service::readiness(&st).await;
