@@ -1,6 +1,6 @@
-//! Who may call what: the bearer key of a request ([`guard`]) and its scopes against the
-//! route's ([`crate::admit::Admit`], the layer the route table gives each `/v1` route with its scope:
-//! `crate::api::routes`).
+//! Who may call what: the principal a request's bearer key names (the guard,
+//! [`crate::admit::guard`]), its scopes (checked against the route's:
+//! [`crate::admit::Admissions`]) and its rate.
 //!
 //! A server requires keys as soon as a key was ever made in its database (checked at most
 //! every [`CACHE_TTL`]; revoking the last key never reopens it); with none, `allot serve` on a loopback address answers everyone as

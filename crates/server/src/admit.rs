@@ -1,101 +1,122 @@
-//! Who may call a `/v1` route: the guard the edge runs before routing ([`guard`]: the key
-//! names a principal), then each `/v1` route's own layer ([`Admit`]): the principal
-//! the guard set must hold the route's scope (else `403 missing_scope`), then the key's rate
-//! admits the request (else `429`). A request without a principal never passes.
+//! Who may call a route, decided by the edge before the router runs: the route table's
+//! operations ([`Admissions`], made from the document the table gives, so the router, the
+//! document and the authorization cannot drift) say which route a request names and what it
+//! needs; for a `/v1` route the guard ([`guard`]) finds the principal its key names, which
+//! must hold the route's scope (else `403 missing_scope`) and whose rate must admit the
+//! request (else `429`). A request without a principal never reaches a `/v1` handler.
 //!
-//! `Admit` is a tower layer of its own rather than `axum::middleware::from_fn`: the check is
-//! synchronous, so the route's service is called straight through, where `from_fn` boxes a
-//! clone of it and its future on every request (`allot bench cost`).
+//! Checked in the edge rather than as each route's own tower layer: a route layer wraps the
+//! route in another boxed route, cloned and boxed again on every request, where one lookup
+//! of the path here costs a fraction of it (`allot bench cost`), and tells the edge the route
+//! for its metrics and log line besides.
 
-use crate::access::Access;
+use crate::access::{Access, Principal};
 use crate::error::ApiError;
 use crate::request_log::AdmittedAs;
 use allot_core::access::{allows, Scope};
 use allot_core::AllotError;
-use axum::extract::Request;
-use axum::http::header;
+use axum::http::{header, HeaderMap, Method};
 use axum::response::{IntoResponse, Response};
-use futures::future::Either;
-use std::convert::Infallible;
-use std::future::Ready;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-/// The layer: `Some(scope)` for a scoped route, `None` for a route any valid key may call
-/// (its rate still applies).
-#[derive(Clone, Copy)]
-pub struct Admit(pub Option<Scope>);
-
-impl<S> tower::Layer<S> for Admit {
-    type Service = Admitting<S>;
-
-    fn layer(&self, inner: S) -> Admitting<S> {
-        Admitting { inner, scope: self.0 }
-    }
+/// What an operation asks of its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Needs {
+    /// Nothing: the service checks.
+    Open,
+    /// Any valid key (its rate applies).
+    AnyKey,
+    /// A key holding this scope (its rate applies).
+    Scope(Scope),
 }
 
-/// The route's service behind [`Admit`].
-#[derive(Clone)]
-pub struct Admitting<S> {
-    inner: S,
-    scope: Option<Scope>,
+/// A route of the table: its pattern, and what each of its methods needs.
+struct Entry {
+    route: &'static str,
+    methods: Vec<(Method, Needs)>,
 }
 
-impl<S> tower::Service<Request> for Admitting<S>
-where
-    S: tower::Service<Request, Response = Response, Error = Infallible>,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = Either<Ready<Result<Response, Infallible>>, S::Future>;
+/// The route table's operations by path pattern (matchit, the router axum itself uses).
+pub(crate) struct Admissions(matchit::Router<Entry>);
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
+/// What the table says of one request: the route it names, and what its method needs
+/// (`None`: the route has no such method — the router answers `405`).
+pub(crate) struct Found {
+    /// The route pattern (`/v1/skus/{sku}`).
+    pub(crate) route: &'static str,
+    /// What the request's method needs.
+    pub(crate) needs: Option<Needs>,
+}
 
-    fn call(&mut self, req: Request) -> Self::Future {
-        crate::request_id::routed(&req);
-        match refusal(self.scope) {
-            Some(resp) => Either::Left(std::future::ready(Ok(resp))),
-            None => Either::Right(self.inner.call(req)),
+impl Admissions {
+    /// The operations of `doc` (the route table's document): each operation's scope
+    /// extension ([`crate::api::routes::SCOPE_EXTENSION`]), its any-key mark, or open.
+    pub(crate) fn of(doc: &utoipa::openapi::OpenApi) -> Self {
+        let doc = serde_json::to_value(doc).expect("the document serializes");
+        let mut table = matchit::Router::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            let methods = item.as_object().into_iter().flatten().filter_map(|(method, op)| {
+                let method = Method::from_bytes(method.to_uppercase().as_bytes()).ok()?;
+                Some((method, needs_of(op)))
+            });
+            let entry = Entry {
+                route: crate::metrics_layer::interned(path),
+                methods: methods.collect(),
+            };
+            table
+                .insert(path.as_str(), entry)
+                .expect("the table's paths are distinct patterns");
         }
+        Admissions(table)
+    }
+
+    /// What the table says of `method` on `path`; `None` for a path it does not know.
+    pub(crate) fn find(&self, method: &Method, path: &str) -> Option<Found> {
+        let entry = self.0.at(path).ok()?.value;
+        let needs = entry.methods.iter().find(|(m, _)| m == method).map(|(_, n)| *n);
+        Some(Found {
+            route: entry.route,
+            needs,
+        })
     }
 }
 
-/// The answer refusing the request, or `None` when its principal holds `scope` and its rate
-/// admits it.
-fn refusal(scope: Option<Scope>) -> Option<Response> {
-    let checked = crate::request_id::with_principal(|principal| {
-        if let Some(scope) = scope.filter(|s| !allows(&principal.scopes, *s)) {
-            return Err(AllotError::MissingScope { scope: scope.name() });
-        }
-        crate::request_id::admit(principal).unwrap_or_else(|| Err(outside()))
-    });
-    checked
-        .unwrap_or_else(|| Err(outside()))
-        .err()
-        .map(|e| ApiError(e).into_response())
+/// What one operation of the document needs.
+fn needs_of(op: &serde_json::Value) -> Needs {
+    let scope = op[crate::api::routes::SCOPE_EXTENSION]
+        .as_str()
+        .and_then(|s| s.parse().ok());
+    match scope {
+        Some(scope) => Needs::Scope(scope),
+        None if op[crate::api::routes::ANY_KEY_EXTENSION] == serde_json::Value::Bool(true) => Needs::AnyKey,
+        None => Needs::Open,
+    }
 }
 
-/// The guard, run by the edge ([`crate::boundary::edge`]) before the route: public routes
-/// pass (`Ok(None)`); a `/v1` route needs a principal (a valid key, or none on an open
-/// server), which it sets on the request for the route's own
-/// [`crate::admit::Admit`], and names for the request's log line (`Ok(Some(…))`). A refusal
-/// is the answer (`Err`). Run by the edge itself rather than as a middleware of its own:
-/// one `from_fn` layer less per request (it boxes a clone of the route and its future).
-pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Option<AdmittedAs>, Response> {
-    // Before the router (the edge wraps it): by the path itself, so a `/v1` path that
-    // names no route needs a key too before it learns so.
-    if !req.uri().path().starts_with("/v1/") {
+/// The guard, run by the edge ([`crate::boundary::edge`]) before the router for a request
+/// (its `headers`) the table found (`found`): a `/v1` route needs a principal (a valid key, or none on an
+/// open server), which must hold what its method needs; the principal is kept on the
+/// request's task for the handlers, and named for the request's log line (`Ok(Some(…))`).
+/// Other routes, and paths the table does not know, pass (`Ok(None)`). A refusal is the
+/// answer (`Err`).
+pub(crate) async fn guard(
+    access: &Arc<Access>,
+    headers: &HeaderMap,
+    found: Option<&Found>,
+) -> Result<Option<AdmittedAs>, Response> {
+    let Some(found) = found.filter(|f| f.route.starts_with("/v1/")) else {
         return Ok(None);
-    }
-    let mut given = req.headers().get_all(header::AUTHORIZATION).iter();
+    };
+    let mut given = headers.get_all(header::AUTHORIZATION).iter();
     let auth = given.next().and_then(|v| v.to_str().ok());
     if given.next().is_some() {
         let e = AllotError::invalid("two Authorization headers: send one");
         return Err(ApiError(e).into_response());
     }
     let principal = access.principal(auth).await.map_err(|e| ApiError(e).into_response())?;
+    if let Some(needs) = found.needs {
+        admit(access, &principal, needs).map_err(|e| ApiError(e).into_response())?;
+    }
     let admitted = AdmittedAs {
         tenant: principal.tenant.clone(),
         key_id: principal.key_id.clone(),
@@ -104,7 +125,14 @@ pub(crate) async fn guard(access: &Arc<Access>, req: &mut Request) -> Result<Opt
     Ok(Some(admitted))
 }
 
-/// A keyed route reached without the guard's principal: our fault.
-fn outside() -> AllotError {
-    AllotError::Internal("a keyed route outside the guard".into())
+/// `principal` may call an operation that `needs` it: its scope, then its rate.
+fn admit(access: &Access, principal: &Principal, needs: Needs) -> Result<(), AllotError> {
+    match needs {
+        Needs::Open => Ok(()),
+        Needs::AnyKey => access.admit(principal),
+        Needs::Scope(scope) if !allows(&principal.scopes, scope) => {
+            Err(AllotError::MissingScope { scope: scope.name() })
+        }
+        Needs::Scope(_) => access.admit(principal),
+    }
 }

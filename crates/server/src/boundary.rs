@@ -165,6 +165,8 @@ pub struct Edge {
     pub body_permits: Arc<tokio::sync::Semaphore>,
     /// Where each admitted request is counted for `GET /v1/stats`.
     pub recent: Arc<crate::recent::Recent>,
+    /// The route table's operations: which route a request names and what it needs.
+    pub admissions: crate::admit::Admissions,
     /// Keys and rates: the guard ([`crate::admit::guard`]) each request passes before its
     /// route.
     pub access: Arc<crate::access::Access>,
@@ -281,7 +283,7 @@ impl Route {
 /// The edge: id, allow-lists, a permit, the request on its task with its id and a
 /// deadline, JSON errors.
 pub(crate) async fn edge(edge: &Edge, req: Request, next: Route) -> Response {
-    let on_task = Arc::new(OnTask::new(new_request_id(req.headers()), edge.access.clone()));
+    let on_task = Arc::new(OnTask::new(new_request_id(req.headers())));
     let _in_flight = crate::metrics_layer::InProgress::request();
     let mut tracked = crate::metrics_layer::Tracked::start(&req);
     let span = request_span(&tracked, &req, &on_task.id);
@@ -375,9 +377,14 @@ async fn admitted(edge: &Edge, mut req: Request, next: Route) -> (Response, Opti
     }
 }
 
-/// The guard ([`crate::admit::guard`]), then the route.
-async fn guarded(edge: &Edge, mut req: Request, next: Route) -> (Response, Option<AdmittedAs>) {
-    match crate::admit::guard(&edge.access, &mut req).await {
+/// The route table's word on the request ([`crate::admit::Admissions`]: its route, for the
+/// metrics and the log line), the guard ([`crate::admit::guard`]), then the router.
+async fn guarded(edge: &Edge, req: Request, next: Route) -> (Response, Option<AdmittedAs>) {
+    let found = edge.admissions.find(req.method(), req.uri().path());
+    if let Some(found) = &found {
+        let _ = REQUEST_ID.try_with(|t| t.route.set(found.route));
+    }
+    match crate::admit::guard(&edge.access, req.headers(), found.as_ref()).await {
         Ok(admitted) => (next.run(req).await, admitted),
         Err(refused) => (refused, None),
     }

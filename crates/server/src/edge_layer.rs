@@ -3,8 +3,9 @@
 //! and `axum::middleware::from_fn` boxed a clone of the route as `Next` and `Next`'s future
 //! again; this calls the router straight from the edge's one boxed future (`allot bench
 //! cost`: the atomic allocation's instructions and heap allocations per request). Since it
-//! runs before routing, each route tells it which pattern matched ([`Routed`], and
-//! [`crate::admit::Admit`] on the keyed routes).
+//! runs before routing, it learns which pattern a request names from the route table
+//! ([`crate::admit::Admissions`]), or from the route itself ([`Routed`]) for the routes
+//! outside the table.
 
 use crate::boundary::{Edge, Route};
 use axum::extract::Request;
@@ -59,9 +60,9 @@ where
     }
 }
 
-/// The route layer of the routes without [`crate::admit::Admit`] (the service checks, the
-/// documents, the console, `/metrics`): it only tells the edge which route matched
-/// ([`crate::request_id::routed`]), as `Admit` does for the others.
+/// The route layer of the routes outside the route table (the documents, the console,
+/// `/metrics`): it tells the edge which route matched ([`crate::request_id::routed`]), as
+/// the table does for the others.
 #[derive(Clone, Copy)]
 pub struct Routed;
 

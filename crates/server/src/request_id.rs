@@ -1,8 +1,7 @@
 //! What the task serving a request knows of it ([`OnTask`], a tokio task-local the edge
 //! sets): its id — the client's `x-request-id` when it is sane, else a new UUID — so error
 //! bodies and logs can quote it without passing it through every call; the route it matched;
-//! its body as the edge read it; the server's keys and rates and who calls, for the route's
-//! own check and the handlers. Kept here rather than as extensions of the request: each of
+//! its body as the edge read it; who calls, for the handlers. Kept here rather than as extensions of the request: each of
 //! those is a boxed insert into a map that grows past three (`allot bench cost`).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
@@ -18,9 +17,8 @@ tokio::task_local! {
 }
 
 /// What the request's task knows of it: its id; the route pattern it matched, set by the
-/// route itself ([`routed`]) since the edge runs before the router; its body as the edge
-/// read it; the server's keys and rates, and who calls, for the route's own check
-/// ([`crate::admit::Admit`]) and the handlers ([`crate::extract::Caller`]).
+/// route table ([`crate::admit::Admissions`]) or the route itself ([`routed`]); its body as the edge
+/// read it; and who calls, for the handlers ([`crate::extract::Caller`]).
 pub(crate) struct OnTask {
     /// The request's id.
     pub(crate) id: RequestId,
@@ -28,20 +26,17 @@ pub(crate) struct OnTask {
     pub(crate) route: std::sync::OnceLock<&'static str>,
     /// The body, once the edge read it in full ([`crate::extract`] takes it from here).
     pub(crate) body: std::sync::OnceLock<axum::body::Bytes>,
-    /// Keys and rates.
-    pub(crate) access: std::sync::Arc<crate::access::Access>,
     /// Who calls, once the guard admitted a `/v1` request ([`crate::admit::guard`]).
     pub(crate) principal: std::sync::OnceLock<crate::access::Principal>,
 }
 
 impl OnTask {
-    /// A request with id `id` on a server whose keys and rates are `access`, not routed yet.
-    pub(crate) fn new(id: RequestId, access: std::sync::Arc<crate::access::Access>) -> Self {
+    /// A request with id `id`, not routed yet.
+    pub(crate) fn new(id: RequestId) -> Self {
         OnTask {
             id,
             route: std::sync::OnceLock::new(),
             body: std::sync::OnceLock::new(),
-            access,
             principal: std::sync::OnceLock::new(),
         }
     }
@@ -56,12 +51,6 @@ pub(crate) fn read_body() -> Option<axum::body::Bytes> {
 /// the guard admitted it.
 pub(crate) fn with_principal<T>(f: impl FnOnce(&crate::access::Principal) -> T) -> Option<T> {
     REQUEST_ID.try_with(|t| t.principal.get().map(f)).ok().flatten()
-}
-
-/// Charge `who`'s rate ([`crate::access::Access::admit`]) with the server's keys and rates
-/// on the edge's task; `None` off it.
-pub(crate) fn admit(who: &crate::access::Principal) -> Option<Result<(), allot_core::AllotError>> {
-    REQUEST_ID.try_with(|t| t.access.admit(who)).ok()
 }
 
 /// Tell the request's task which route pattern `req` matched (its label in the metrics, the

@@ -170,6 +170,7 @@ pub struct ApiDoc;
 pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
     // One table: the routes and the operations served at /openapi.json come from it together.
     let (routes, api) = routes::table().split_for_parts();
+    let admissions = crate::admit::Admissions::of(&api);
     let documents = Router::new()
         .merge(SwaggerUi::new("/docs").config(utoipa_swagger_ui::Config::new(["/openapi.json"])))
         .merge(
@@ -180,7 +181,7 @@ pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
         )
         .merge(crate::console::routes())
         .route_layer(crate::edge_layer::Routed);
-    let edge = edge(&state);
+    let edge = edge(&state, admissions);
     let routes = routes
         .merge(documents)
         .fallback(not_found)
@@ -193,7 +194,7 @@ pub fn router(state: Arc<AppState>) -> crate::edge_layer::App {
 }
 
 /// The edge's configuration ([`crate::boundary::Edge`]) from the server's.
-fn edge(state: &Arc<AppState>) -> Arc<crate::boundary::Edge> {
+fn edge(state: &Arc<AppState>, admissions: crate::admit::Admissions) -> Arc<crate::boundary::Edge> {
     let http = state.http.clone();
     Arc::new(crate::boundary::Edge {
         origins: http.origins,
@@ -206,6 +207,7 @@ fn edge(state: &Arc<AppState>) -> Arc<crate::boundary::Edge> {
         max_header_bytes: http.max_header_bytes,
         recent: state.recent.clone(),
         access: state.access.clone(),
+        admissions,
     })
 }
 
@@ -232,8 +234,8 @@ async fn served_document_30(State(docs): State<Arc<(Arc<crate::access::Access>, 
 }
 
 /// `405` for a path that exists without the request's method (axum adds `Allow`; the edge
-/// makes it the JSON error form), counted under the route it matched: the route layers that
-/// tell the edge which route matched (`Routed`, `Admit`) wrap only the methods a route has.
+/// makes it the JSON error form), counted under the route it matched (the route layer that
+/// tells the edge, `Routed`, wraps only the methods a route has).
 async fn method_not_allowed(req: axum::extract::Request) -> StatusCode {
     crate::request_id::routed(&req);
     StatusCode::METHOD_NOT_ALLOWED

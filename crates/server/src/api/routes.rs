@@ -1,8 +1,9 @@
 //! The route table: every operation once, with the handler (whose `#[utoipa::path]` gives the
 //! method, the path and the OpenAPI operation) and the scope it needs. `utoipa-axum`'s
-//! `OpenApiRouter` registers a route and its operation together; [`scoped`] adds the scope
-//! check as the route's own layer and writes the scope into the operation
-//! (`x-required-scope`), so the router, the document and the authorization cannot drift.
+//! `OpenApiRouter` registers a route and its operation together; [`scoped`] writes the scope
+//! into the operation (`x-required-scope`), which the edge checks from that same document
+//! ([`crate::admit::Admissions`]), so the router, the document and the authorization cannot
+//! drift.
 
 use super::{
     batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stats, stock, units,
@@ -120,8 +121,8 @@ fn queue_table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(JobsManage, routes!(schedules::resume_schedule)))
 }
 
-/// `route` with the scope check ([`crate::admit::Admit`]) as its own layer, and
-/// `scope` written into its operation, which is tagged by the scope's domain (`stock`,
+/// `route` with `scope` written into its operation (the edge checks it:
+/// [`crate::admit::Admissions`]), which is tagged by the scope's domain (`stock`,
 /// `units`, `bookings`, `jobs`, `admin`).
 fn scoped(scope: Scope, route: Route) -> Route {
     let domain = scope.name().split(':').next().unwrap_or("admin");
@@ -132,15 +133,11 @@ fn scoped(scope: Scope, route: Route) -> Route {
             ext.insert(SCOPE_EXTENSION.into(), scope.name().into());
         }
     }
-    (
-        schemas,
-        paths,
-        method_router.route_layer(crate::admit::Admit(Some(scope))),
-    )
+    (schemas, paths, method_router)
 }
 
-/// `route` open to any valid key (the guard still requires one; its rate applies, by
-/// [`crate::admit::Admit`] without a scope), marked so in its operations ([`ANY_KEY_EXTENSION`]) and
+/// `route` open to any valid key (the guard still requires one and its rate applies:
+/// [`crate::admit::Admissions`]), marked so in its operations ([`ANY_KEY_EXTENSION`]) and
 /// tagged `tag`.
 fn any_key(tag: &str, route: Route) -> Route {
     let (schemas, mut paths, method_router) = tagged(tag, route);
@@ -150,14 +147,12 @@ fn any_key(tag: &str, route: Route) -> Route {
             ext.insert(ANY_KEY_EXTENSION.into(), true.into());
         }
     }
-    (schemas, paths, method_router.route_layer(crate::admit::Admit(None)))
+    (schemas, paths, method_router)
 }
 
-/// A service route, open to all (no key): tagged `service`, and telling the edge it matched
-/// ([`crate::edge_layer::Routed`]).
+/// A service route, open to all (no key): tagged `service`.
 fn open(route: Route) -> Route {
-    let (schemas, paths, method_router) = tagged("service", route);
-    (schemas, paths, method_router.route_layer(crate::edge_layer::Routed))
+    tagged("service", route)
 }
 
 /// `route` with its operations tagged `tag` (how Swagger UI groups them).
