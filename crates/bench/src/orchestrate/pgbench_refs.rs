@@ -117,7 +117,6 @@ pub fn atomic_statement_script() -> String {
         "0",
         "('pgb-' || pg_current_xact_id())",
         "'atomic'",
-        "jsonb_build_array(jsonb_build_object('sku', (:prefix || :i), 'quantity', 1))",
         "now()",
         "NULL::text",
         "'default'",
