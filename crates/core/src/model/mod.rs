@@ -485,6 +485,18 @@ impl AllocationRequest {
             created_at,
         }
     }
+
+    /// [`AllocationRequest::to_allocation`], taking the request's id and lines instead of
+    /// copying them.
+    pub fn into_allocation(self, created_at: DateTime<Utc>) -> Allocation {
+        Allocation {
+            id: self.id,
+            status: AllocationStatus::Allocated,
+            lines: self.lines,
+            strategy: self.strategy.into(),
+            created_at,
+        }
+    }
 }
 
 /// Split `total` as evenly as possible over `n` parts (the first ones get the remainder).

@@ -140,14 +140,15 @@ impl SkuGate {
     /// waiting longer than `wait` (the store's `pool_wait_ms`, as a writer that waited that
     /// long for a connection is answered); nothing was done, and the places taken so far are
     /// given back.
-    pub(crate) async fn admit(&self, tenant: &str, skus: &[&str]) -> Result<Admitted> {
+    pub(crate) async fn admit<'a>(&self, tenant: &str, skus: impl Into<Vec<&'a str>>) -> Result<Admitted> {
         if self.writers == 0 {
             return Ok(Admitted {
                 gates: Vec::new(),
                 _permits: Vec::new(),
             });
         }
-        let mut sorted: Vec<&str> = skus.to_vec();
+        // Sorted in place: a caller's own list is taken, not copied.
+        let mut sorted: Vec<&str> = skus.into();
         sorted.sort_unstable();
         sorted.dedup();
         let gates: Vec<Arc<Gate>> = sorted.iter().map(|sku| self.gate(tenant, sku)).collect();
@@ -190,7 +191,7 @@ impl SkuGate {
             return Ok(None);
         }
         let skus: Vec<&str> = take.lines.iter().map(|l| l.sku.as_str()).collect();
-        self.admit(tenant, &skus).await.map(Some)
+        self.admit(tenant, skus).await.map(Some)
     }
 
     /// Writers waiting for their places now.
@@ -330,7 +331,8 @@ mod tests {
         let gate = SkuGate::new(1, Duration::from_secs(1));
         let held = gate.admit("t", &["KEPT"]).await.unwrap();
         for i in 1..MAX_GATED_SKUS {
-            drop(gate.admit("t", &[&format!("S{i}")]).await.unwrap());
+            let sku = format!("S{i}");
+            drop(gate.admit("t", [sku.as_str()]).await.unwrap());
         }
         assert_eq!(gate.len(), MAX_GATED_SKUS);
         drop(gate.admit("t", &["ONE_MORE"]).await.unwrap());

@@ -630,8 +630,13 @@ impl PgStore {
         let now = self.now();
         if fits_one_statement(&req, &idem) {
             if let Some(loc) = self.retrying(|| self.try_fast_allocate(tenant, &req, now)).await? {
-                let mut alloc = req.to_allocation(now);
-                alloc.lines[0].from = allot_core::location::sources([(loc.as_str(), req.lines[0].quantity)]);
+                let quantity = req.lines[0].quantity;
+                let mut alloc = req.into_allocation(now);
+                // All from the one row taken (what `sources` sums, without copying the name).
+                alloc.lines[0].from = vec![allot_core::location::Source {
+                    location: loc,
+                    quantity,
+                }];
                 return Ok(Executed::Fresh(alloc));
             }
         }

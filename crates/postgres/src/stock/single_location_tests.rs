@@ -41,9 +41,8 @@ async fn flags(store: &PgStore) -> Vec<bool> {
 /// What the single statement does with allocation `id`: the location it took from, or
 /// `None` when it left the SKU to the general path.
 async fn fast(store: &PgStore, id: &str, limits: &Limits) -> Option<String> {
-    let lines = json!([{"sku": "S", "quantity": 1}]).to_string();
     let req = allocation(id, limits);
-    match store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await {
+    match store.try_fast_allocate("t", &req, chrono::Utc::now()).await {
         Ok(taken) => taken,
         Err(crate::engine::tx::TxErr::Fail(e)) => panic!("allocation {id} failed: {e}"),
         Err(_) => panic!("allocation {id} failed"),
@@ -123,8 +122,7 @@ async fn a_refusal_stands_only_when_the_fresh_level_is_short() {
     let (schema, store) = with_sku("t_single_location_refusal", json!({"on_hand": 0})).await;
     let limits = Limits::default();
     let req = allocation("sold-out", &limits);
-    let lines = json!([{"sku": "S", "quantity": 1}]).to_string();
-    let refused = store.try_fast_allocate("t", &req, &lines, chrono::Utc::now()).await;
+    let refused = store.try_fast_allocate("t", &req, chrono::Utc::now()).await;
     let short = matches!(
         refused,
         Err(crate::engine::tx::TxErr::Fail(

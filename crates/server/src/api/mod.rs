@@ -395,7 +395,9 @@ pub(super) fn refuse_key<T>(idem: Option<T>, why: &str) -> Result<(), ApiError> 
 /// random leaf page: 500 allocation rows into 60 000 took 1.9–2.3 ms against 3.6–5.3 ms with
 /// random (v4) ids. Ids that must not be guessed (API keys, lease tokens) stay v4.
 fn new_object_id() -> String {
-    uuid::Uuid::now_v7().to_string()
+    // Encoded into a buffer (the same text as `to_string`, without the formatting machinery).
+    let mut buf = uuid::Uuid::encode_buffer();
+    uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buf).to_string()
 }
 
 /// Ids in paths are server-made UUIDs; anything longer, or not printable ASCII, is simply
