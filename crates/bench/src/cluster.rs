@@ -267,12 +267,12 @@ fn run(cmd: &mut Command) -> Result<(), BenchError> {
     }
 }
 
-/// A short unique name part (time and process id; no extra dependency).
+/// A unique name part for a directory of the suite's own (a random UUID, 32 hex digits).
 pub(crate) fn uuid_like() -> String {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{}-{t}", std::process::id())
+    // A random UUID: the process id and the clock's nanoseconds were the same for two
+    // pgbouncers that tests of one binary started at once, which then shared a directory
+    // and a port, and neither listened.
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 /// A Redis server of the suite's own on a free loopback port (`redis-server --port`, nothing
