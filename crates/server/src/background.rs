@@ -44,7 +44,7 @@ impl Background {
                 every(cfg.limits.event_sequence_interval_ms),
                 cfg.limits.event_sequence_batch,
             )),
-            tokio::spawn(metrics_layer::upkeep()),
+            tokio::spawn(metrics_layer::upkeep(every(metrics_layer::UPKEEP_MS))),
             tokio::spawn(sweepers::sample_queue_depths(
                 store.clone(),
                 every(sweepers::SAMPLE_QUEUE_DEPTHS_MS),

@@ -251,12 +251,15 @@ pub fn queue_label(tenant: &str, queue: &str) -> String {
     label
 }
 
-/// Drain recorded histogram samples into their buckets every 5 s. The recorder queues raw
-/// samples until a render or an upkeep; without this a server nobody scrapes would grow
-/// without bound.
-pub async fn upkeep() {
+/// How often the recorded histogram samples are drained ([`upkeep`]), ms.
+pub const UPKEEP_MS: u64 = 5_000;
+
+/// Drain recorded histogram samples into their buckets every `every_ms` ([`UPKEEP_MS`]
+/// unless `background_interval_ms` says otherwise). The recorder queues raw samples until a
+/// render or an upkeep; without this a server nobody scrapes would grow without bound.
+pub async fn upkeep(every_ms: u64) {
     let handle = handle();
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(every_ms.max(1)));
     loop {
         tick.tick().await;
         handle.run_upkeep();
