@@ -28,7 +28,7 @@ pub(crate) struct CostArgs {
     #[arg(long, conflicts_with_all = ["check", "write_baseline"])]
     pub(crate) rev: Option<String>,
     /// Fail when a count rises past the baseline in FILE (instructions by more than 3 %,
-    /// heap allocations by more than 1.5 per operation or 1 %, WAL bytes by more than 1 %,
+    /// heap allocations by more than 0.5 per operation, WAL bytes by more than 1 %,
     /// statements, round trips or rows written by one every 20 operations).
     #[arg(long, value_name = "FILE")]
     pub(crate) check: Option<PathBuf>,

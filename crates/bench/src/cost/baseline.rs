@@ -43,16 +43,12 @@ pub struct Verdict {
     pub improvements: Vec<String>,
 }
 
-/// Heap allocations per operation may rise by this many, or by [`ALLOCATION_SHARE`] of the
-/// baseline's if that is more, before it is a rise. Less is the timing's noise: the key
-/// cache's refresh every 2 s and the delivery workers woken by the queue's notifications
-/// fall into a window or not, moving a path by up to 2 allocations per operation between
-/// runs of one build (`job`, 270.5 → 272.6, seen at 400 operations); two allocations more
-/// per request are caught, one may not be.
-const ALLOCATION_SLACK: f64 = 1.5;
-
-/// See [`ALLOCATION_SLACK`].
-const ALLOCATION_SHARE: f64 = 0.01;
+/// Heap allocations per operation may rise by this many before it is a rise: one allocation
+/// more per request fails. Two runs of one build now agree within 0.02 per operation on
+/// every path (debug, 400 operations, 2026-11-29), since the bench sends every request on
+/// one connection and every background task, the metrics upkeep included, follows its
+/// hour-long interval; before, a path moved by up to 2 (`job`, 270.5 → 272.6).
+const ALLOCATION_SLACK: f64 = 0.5;
 
 /// How the floors' rows are named (`floor: …`): the gate leaves them out.
 pub const FLOOR: &str = "floor:";
@@ -71,8 +67,7 @@ pub fn check(base: &Baseline, rows: &[CostRow]) -> Verdict {
             v.relative(path, "instructions", (was, now), INSTRUCTIONS_SHARE);
         }
         if let (Some(was), Some(now)) = (b.allocations_per_op, r.allocations_per_op) {
-            let slack = ALLOCATION_SLACK.max(was * ALLOCATION_SHARE);
-            v.absolute(path, "heap allocations", (was, now), slack);
+            v.absolute(path, "heap allocations", (was, now), ALLOCATION_SLACK);
         }
         v.relative(
             path,
@@ -147,8 +142,9 @@ mod tests {
         }
     }
 
-    /// 2 % more instructions passes, 4 % fails; one statement or two allocations more per
-    /// operation fail, one allocation (within the noise) passes; fewer of either is an improvement, not a failure.
+    /// 2 % more instructions passes, 4 % fails; one statement or one allocation more per
+    /// operation fails, a fifth of one (within the noise) passes; fewer of either is an
+    /// improvement, not a failure.
     #[test]
     fn rises_fail_and_falls_pass() {
         let base = Baseline {
@@ -159,12 +155,12 @@ mod tests {
         assert!(check(&base, &[row(102_000.0, 4.0)]).failures.is_empty());
         assert_eq!(check(&base, &[row(104_000.0, 4.0)]).failures.len(), 1);
         assert_eq!(check(&base, &[row(100_000.0, 5.0)]).failures.len(), 1);
-        let mut two_more = row(100_000.0, 4.0);
-        two_more.allocations_per_op = Some(102.0);
-        assert_eq!(check(&base, &[two_more]).failures.len(), 1);
         let mut one_more = row(100_000.0, 4.0);
         one_more.allocations_per_op = Some(101.0);
-        assert!(check(&base, &[one_more]).failures.is_empty());
+        assert_eq!(check(&base, &[one_more]).failures.len(), 1);
+        let mut noise = row(100_000.0, 4.0);
+        noise.allocations_per_op = Some(100.2);
+        assert!(check(&base, &[noise]).failures.is_empty());
         let better = check(&base, &[row(50_000.0, 3.0)]);
         assert!(better.failures.is_empty());
         assert_eq!(better.improvements.len(), 2);
