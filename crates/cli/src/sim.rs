@@ -30,6 +30,10 @@ pub struct SimArgs {
         default_value = "postgres://postgres@127.0.0.1:5432/postgres"
     )]
     database_url: String,
+    /// Plant a fault in the model, to see the runner find and shrink it (the comparison is
+    /// the same whichever side is wrong): `cancel-gives-one-more` or `lease-check-removed`.
+    #[arg(long)]
+    plant: Option<String>,
 }
 
 /// Run the seeds (each to its end or its first divergence, shrunk); `false` when one
@@ -42,6 +46,13 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
         .filter(|b| !b.is_empty() && *b != "model")
         .map(allot_sim::target::Spec::parse)
         .collect::<Result<Vec<_>, _>>()?;
+    let mutation = match a.plant.as_deref() {
+        None => None,
+        Some(name) => Some(allot_sim::model::Mutation::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = allot_sim::model::Mutation::ALL.iter().map(|m| m.name()).collect();
+            anyhow::anyhow!("--plant: unknown fault `{name}` (one of {})", names.join(", "))
+        })?),
+    };
     let mut diverged = 0u64;
     for seed in a.seed..a.seed.saturating_add(a.seeds.max(1)) {
         let cfg = allot_sim::Config {
@@ -49,7 +60,7 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
             steps: a.steps,
             specs: specs.clone(),
             database_url: a.database_url.clone(),
-            mutation: None,
+            mutation,
         };
         let report = allot_sim::run(&cfg).await?;
         println!(

@@ -1,12 +1,42 @@
 //! What each target has made so far, in order, so that a [`Ref`] names the same object on
-//! every target: the rule that adds to it reads only the step and its answer, the same for the
-//! model and for every server.
+//! every target: the rule that adds to it reads only the step, its answer and the ids (and
+//! lease tokens) the answer carries, the same for the model and for every server.
+//!
+//! Jobs are named by their place: the `n`-th job any enqueue answered with is job `n`
+//! (1-based) in every answer's view, whatever id its store gave it.
 
-use crate::ops::{Op, Ref};
-use crate::Answer;
+use crate::ops::{JobRef, Op, Ref, Token};
 
 /// An id no allocation or hold has (a well-formed UUID).
 pub const UNKNOWN_ID: &str = "00000000-0000-4000-8000-000000000000";
+
+/// A job id no job has.
+pub const UNKNOWN_JOB: i64 = 999_999_999;
+
+/// A well-formed lease token no claim gave.
+pub const UNKNOWN_TOKEN: &str = "00000000-0000-4000-8000-00000000dead";
+
+/// What an answer handed out: an allocation's or a hold's id, the ids an enqueue answered
+/// (request order), the jobs a claim leased with their tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Noted {
+    /// An allocation or a hold (or the allocation a confirm made).
+    Id(String),
+    /// An enqueue's ids.
+    Jobs(Vec<i64>),
+    /// A claim's `(id, lease_token)`.
+    Leases(Vec<(i64, String)>),
+}
+
+/// What a step names once resolved on one target: the object's id and, for a job
+/// transition, the lease token.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// The allocation, hold or job id (empty when the step names none).
+    pub id: String,
+    /// The lease token (empty when the step carries none).
+    pub token: String,
+}
 
 /// The ids one target handed out, in order.
 #[derive(Debug, Default, Clone)]
@@ -15,6 +45,12 @@ pub struct Made {
     holds: Vec<String>,
     /// Holds (by place) confirmed so far: a confirm makes an allocation once.
     confirmed: Vec<usize>,
+    /// Job ids by place.
+    jobs: Vec<i64>,
+    /// The lease tokens each job (by place) was claimed with, oldest first.
+    tokens: Vec<Vec<String>>,
+    /// The job (by place, 0-based) of every lease handed out, oldest first.
+    leases: Vec<usize>,
 }
 
 impl Made {
@@ -39,26 +75,79 @@ impl Made {
         Self::pick(&self.holds, r).1
     }
 
-    /// The id of the allocation or hold `op` names (empty when it names none).
-    pub fn id_of(&self, op: &Op) -> String {
+    /// The job `r` names (its place, if any, and its id) and the token `token` names of it.
+    fn job(&self, r: JobRef, token: Option<Token>) -> Resolved {
+        let place = match r {
+            JobRef::Made(Ref::Nth(n)) if !self.jobs.is_empty() => Some(n % self.jobs.len()),
+            JobRef::Leased(n) if !self.leases.is_empty() => {
+                Some(self.leases[self.leases.len() - 1 - n % self.leases.len()])
+            }
+            _ => None,
+        };
+        let id = place.map_or(UNKNOWN_JOB, |i| self.jobs[i]).to_string();
+        let tokens = place.map(|i| &self.tokens[i][..]).unwrap_or_default();
+        let named = match token {
+            None => {
+                return Resolved {
+                    id,
+                    token: String::new(),
+                }
+            }
+            Some(Token::Current) => tokens.last(),
+            Some(Token::Previous) => tokens.len().checked_sub(2).map(|i| &tokens[i]),
+            Some(Token::Unknown) => None,
+        };
+        let token = named.map_or(UNKNOWN_TOKEN, String::as_str).to_string();
+        Resolved { id, token }
+    }
+
+    /// The place of job `id` (1-based, as views name jobs), or 0 for one never seen.
+    pub fn job_place(&self, id: i64) -> usize {
+        self.jobs.iter().position(|j| *j == id).map_or(0, |i| i + 1)
+    }
+
+    /// What `op` names on this target (empty when it names nothing).
+    pub fn resolve(&self, op: &Op) -> Resolved {
+        let id = |id| Resolved {
+            id,
+            token: String::new(),
+        };
         match op {
-            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => self.allocation(*r),
+            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => id(self.allocation(*r)),
             Op::GetHold { hold: r }
             | Op::Confirm { hold: r, .. }
             | Op::Release { hold: r, .. }
-            | Op::Extend { hold: r, .. } => self.hold(*r),
-            _ => String::new(),
+            | Op::Extend { hold: r, .. } => id(self.hold(*r)),
+            Op::Complete { job, token, .. } | Op::Fail { job, token, .. } | Op::Heartbeat { job, token, .. } => {
+                self.job(*job, Some(*token))
+            }
+            Op::CancelJob { job, .. } | Op::RetryJob { job, .. } => self.job(*job, None),
+            _ => Resolved::default(),
         }
     }
 
-    /// Note what `op` made, given its answer and the id the answer carries.
-    pub fn note(&mut self, op: &Op, answer: &Answer, id: Option<String>) {
-        if answer.replayed || !(200..300).contains(&answer.status) {
+    /// Note what `op` made, given its answer's status, whether it was a replay, and what it
+    /// handed out. Jobs are noted from every answer, a replayed one included (a job is new
+    /// only once; a replayed claim's tokens are the ones first given).
+    pub fn note(&mut self, op: &Op, (status, replayed): (u16, bool), noted: Option<Noted>) {
+        if !(200..300).contains(&status) {
             return;
         }
+        match noted {
+            Some(Noted::Jobs(ids)) => return self.note_jobs(&ids),
+            Some(Noted::Leases(leases)) => return self.note_leases(leases),
+            _ => {}
+        }
+        if replayed {
+            return;
+        }
+        let id = match noted {
+            Some(Noted::Id(id)) => Some(id),
+            _ => None,
+        };
         match (op, id) {
-            (Op::Allocate { .. }, Some(id)) if answer.status == 201 => self.allocations.push(id),
-            (Op::Hold { .. }, Some(id)) if answer.status == 201 => self.holds.push(id),
+            (Op::Allocate { .. }, Some(id)) if status == 201 => self.allocations.push(id),
+            (Op::Hold { .. }, Some(id)) if status == 201 => self.holds.push(id),
             (Op::Confirm { hold, .. }, Some(id)) => {
                 if let (Some(i), _) = Self::pick(&self.holds, *hold) {
                     if !self.confirmed.contains(&i) {
@@ -68,6 +157,26 @@ impl Made {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn note_jobs(&mut self, ids: &[i64]) {
+        for id in ids {
+            if !self.jobs.contains(id) {
+                self.jobs.push(*id);
+                self.tokens.push(Vec::new());
+            }
+        }
+    }
+
+    fn note_leases(&mut self, leases: Vec<(i64, String)>) {
+        for (id, token) in leases {
+            if let Some(i) = self.jobs.iter().position(|j| *j == id) {
+                if !self.tokens[i].contains(&token) {
+                    self.tokens[i].push(token);
+                    self.leases.push(i);
+                }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Each step as the HTTP request a client sends (the API's paths and bodies), once its
 //! references are resolved to a target's ids.
 
+use crate::made::Resolved;
 use crate::ops::{lines_json, Op};
 use serde_json::{json, Value};
 
@@ -39,9 +40,11 @@ impl Request {
     }
 }
 
-/// The request of `op`, whose allocation or hold is `id` (resolved by the target's
-/// [`crate::made::Made`]); `None` for a clock advance.
-pub fn of(op: &Op, id: &str) -> Option<Request> {
+/// The request of `op`, whose allocation, hold or job (and lease token) are `resolved` by the
+/// target's [`crate::made::Made`]; `None` for a step that is no request (a clock advance, a
+/// sweep).
+pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
+    let (id, token) = (&resolved.id, &resolved.token);
     let post = |path: String, body: Value| Request {
         method: Method::Post,
         path,
@@ -85,6 +88,28 @@ pub fn of(op: &Op, id: &str) -> Option<Request> {
         Op::Release { .. } => post_empty(format!("/v1/holds/{id}/release")),
         Op::Extend { ttl_ms, .. } => post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
         Op::Audit => get("/v1/audit".into()),
-        Op::Advance { .. } => return None,
+        Op::Enqueue { queue, jobs, .. } => {
+            let jobs: Vec<Value> = jobs.iter().map(|j| j.json(crate::run::start())).collect();
+            post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
+        }
+        Op::Claim {
+            queue, max, lease_ms, ..
+        } => post(
+            format!("/v1/queues/{queue}/claims"),
+            json!({"max": max, "lease_ms": lease_ms, "worker": "sim"}),
+        ),
+        Op::Complete { .. } => post(format!("/v1/jobs/{id}/complete"), json!({ "lease_token": token })),
+        Op::Fail { retry_in_ms, .. } => post(
+            format!("/v1/jobs/{id}/fail"),
+            json!({"lease_token": token, "error": "boom", "retry_in_ms": retry_in_ms}),
+        ),
+        Op::Heartbeat { lease_ms, .. } => post(
+            format!("/v1/jobs/{id}/heartbeat"),
+            json!({"lease_token": token, "lease_ms": lease_ms}),
+        ),
+        Op::CancelJob { .. } => post_empty(format!("/v1/jobs/{id}/cancel")),
+        Op::RetryJob { .. } => post_empty(format!("/v1/jobs/{id}/retry")),
+        Op::GetQueue { queue } => get(format!("/v1/queues/{queue}")),
+        Op::Advance { .. } | Op::Sweep => return None,
     })
 }

@@ -3,7 +3,7 @@
 
 use crate::made::Made;
 use crate::model::{Model, Mutation};
-use crate::ops::{Generator, Op, SKUS};
+use crate::ops::{Generator, Op, QUEUES, SKUS};
 use crate::target::{Spec, Target};
 use crate::{Answer, SimError};
 use allot_core::ManualClock;
@@ -138,7 +138,12 @@ impl Run {
                 self.hasher.update(format!("{i} {op:?}\n"));
                 continue;
             }
-            if let Some(d) = self.step(i, op, targets).await? {
+            let found = if *op == Op::Sweep {
+                self.sweep(i, targets).await?
+            } else {
+                self.step(i, op, targets).await?
+            };
+            if let Some(d) = found {
                 return Ok((i + 1, Some(d)));
             }
         }
@@ -159,8 +164,26 @@ impl Run {
         if let Some(d) = self.compare(i, op, &expected, targets).await? {
             return Ok(Some(d));
         }
-        for sku in SKUS {
-            let read = Op::GetSku { sku };
+        self.check_state(i, targets).await
+    }
+
+    /// Step `i`, a pass of the lease sweeper on the model and every target, then the state.
+    async fn sweep(&mut self, i: usize, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
+        self.hasher.update(format!("{i} {:?}\n", Op::Sweep));
+        self.model.sweep();
+        for t in targets.iter() {
+            t.sweep().await?;
+        }
+        self.check_state(i, targets).await
+    }
+
+    /// The state after step `i`: every SKU and every queue read on each target.
+    async fn check_state(&mut self, i: usize, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
+        let reads = SKUS
+            .iter()
+            .map(|&sku| Op::GetSku { sku })
+            .chain(QUEUES.iter().map(|&queue| Op::GetQueue { queue }));
+        for read in reads {
             let expected = self.expect(&read, false);
             if let Some(d) = self.compare(i, &read, &expected, targets).await? {
                 return Ok(Some(d));
@@ -171,10 +194,10 @@ impl Run {
 
     /// The model's answer to `op` (noting what it made when `note`).
     fn expect(&mut self, op: &Op, note: bool) -> Answer {
-        let id = self.made.id_of(op);
-        let (answer, made) = self.model.apply(op, &id).unwrap_or((Answer::none(), None));
+        let resolved = self.made.resolve(op);
+        let (answer, noted) = self.model.apply(op, &resolved).unwrap_or((Answer::none(), None));
         if note {
-            self.made.note(op, &answer, made);
+            self.made.note(op, (answer.status, answer.replayed), noted);
         }
         answer
     }

@@ -1,7 +1,7 @@
 //! A target: a real `allot serve` (in this process, on a loopback port) on one backend with
 //! one default strategy, on the simulation's clock, and the client that sends it each step.
 
-use crate::made::Made;
+use crate::made::{Made, Noted};
 use crate::ops::Op;
 use crate::request::{self, Method};
 use crate::{view, Answer, SimError};
@@ -62,7 +62,29 @@ pub struct Target {
     base: String,
     client: reqwest::Client,
     server: Option<RunningServer>,
+    /// The server's database, opened beside it: the lease sweeper's passes ([`Op::Sweep`]).
+    store: Arc<dyn allot_core::Database>,
     cleanup: Cleanup,
+}
+
+/// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).
+const SWEEP_BATCH: u32 = 500;
+
+/// What an answer's body handed out (read before its view).
+fn noted(op: &Op, body: &Value) -> Option<Noted> {
+    match op {
+        Op::Enqueue { .. } => Some(Noted::Jobs(
+            body["ids"].as_array()?.iter().filter_map(Value::as_i64).collect(),
+        )),
+        Op::Claim { .. } => Some(Noted::Leases(
+            body["jobs"]
+                .as_array()?
+                .iter()
+                .filter_map(|j| Some((j["id"].as_i64()?, j["lease_token"].as_str()?.to_string())))
+                .collect(),
+        )),
+        _ => body["id"].as_str().map(|id| Noted::Id(id.to_string())),
+    }
 }
 
 /// What a target removes when it ends: its PostgreSQL database or its SQLite file.
@@ -94,7 +116,11 @@ impl Target {
             (format!("sqlite://{}", file.display()), Cleanup::File(file))
         };
         let cfg = config(spec, clock, url);
-        let server = match allot_server::spawn(&cfg).await {
+        let started = match allot_server::spawn(&cfg).await {
+            Ok(server) => allot_server::open_store(&cfg).await.map(|store| (server, store)),
+            Err(e) => Err(e),
+        };
+        let (server, store) = match started {
             Ok(s) => s,
             Err(e) => {
                 cleanup.run().await;
@@ -110,14 +136,26 @@ impl Target {
             base: server.url(),
             client: reqwest::Client::new(),
             server: Some(server),
+            store,
             cleanup,
         })
     }
 
+    /// One pass of the lease sweeper at the store's now (the simulation's clock), as
+    /// `allot serve` runs it: jobs rescued, bookings and holds past their expiry finalised.
+    pub async fn sweep(&self) -> Result<(), SimError> {
+        let now = self.store.now();
+        let failed = |e: allot_core::AllotError| SimError::Setup(format!("{}: a sweep failed: {e}", self.spec.name()));
+        self.store.rescue_jobs(now, SWEEP_BATCH).await.map_err(failed)?;
+        self.store.expire_bookings(now, SWEEP_BATCH).await.map_err(failed)?;
+        self.store.expire_holds(now, SWEEP_BATCH).await.map_err(failed)?;
+        Ok(())
+    }
+
     /// Send `op` (its references resolved by what this target made) and note what it made.
     pub async fn step(&mut self, op: &Op) -> Result<Option<Answer>, SimError> {
-        let id = self.made.id_of(op);
-        let Some(req) = request::of(op, &id) else {
+        let resolved = self.made.resolve(op);
+        let Some(req) = request::of(op, &resolved) else {
             return Ok(None);
         };
         let url = format!("{}{}", self.base, req.path);
@@ -136,18 +174,18 @@ impl Target {
         let status = resp.status().as_u16();
         let replayed = resp.headers().get("idempotent-replayed").is_some_and(|v| v == "true");
         let body: Value = resp.json().await.unwrap_or(Value::Null);
+        // Noted first: the view names an enqueue's new jobs by their places.
+        self.made.note(op, (status, replayed), noted(op, &body));
         let mut answer = Answer {
             status,
             replayed,
-            view: view::of(op, status, &body),
+            view: view::of(op, status, &body, &self.made),
         };
         if let Some(served) = self.served_otherwise(op, &answer, &body) {
             // Not the model's business, but a target that is not what it says is no test of
             // its strategy: the view then differs from the model's, and the run says so.
             answer.view["served_by"] = Value::String(served);
         }
-        let made = body["id"].as_str().map(str::to_string);
-        self.made.note(op, &answer, made);
         Ok(Some(answer))
     }
 
@@ -164,11 +202,16 @@ impl Target {
     }
 
     /// Stop the server and remove its database.
-    pub async fn stop(mut self) {
-        if let Some(server) = self.server.take() {
+    pub async fn stop(self) {
+        let Target {
+            server, store, cleanup, ..
+        } = self;
+        if let Some(server) = server {
             let _ = server.stop().await;
         }
-        self.cleanup.run().await;
+        // Its connections closed before the database goes.
+        drop(store);
+        cleanup.run().await;
     }
 }
 

@@ -2,11 +2,13 @@
 //! was a replay, and a view of the body that leaves out what differs by design (ids, the
 //! instants a server stamps, versions, the strategy's name, messages, request ids).
 
+use crate::made::Made;
 use crate::ops::Op;
 use serde_json::{json, Value};
 
-/// The view of a body `op` was answered with under `status`.
-pub fn of(op: &Op, status: u16, body: &Value) -> Value {
+/// The view of a body `op` was answered with under `status`; jobs are named by their place
+/// in `made` (noted from this very answer first).
+pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
     if status >= 400 {
         return error(body);
     }
@@ -15,8 +17,48 @@ pub fn of(op: &Op, status: u16, body: &Value) -> Value {
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
         Op::Audit => audit(body),
-        Op::Advance { .. } => Value::Null,
+        Op::Enqueue { .. } => {
+            let ids = body["ids"].as_array().cloned().unwrap_or_default();
+            json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()})
+        }
+        Op::Claim { .. } => {
+            let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
+            json!({"jobs": jobs.iter().map(|j| leased(j, made)).collect::<Vec<_>>()})
+        }
+        Op::Complete { .. } | Op::Fail { .. } | Op::Heartbeat { .. } | Op::CancelJob { .. } | Op::RetryJob { .. } => {
+            job_status(body, made)
+        }
+        Op::GetQueue { .. } => json!({"counts": body["counts"]}),
+        Op::Advance { .. } | Op::Sweep => Value::Null,
     }
+}
+
+/// An instant of the body as µs since the epoch (`null` when absent).
+fn instant_us(v: &Value) -> Value {
+    json!(v
+        .as_str()
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.timestamp_micros()))
+}
+
+fn leased(j: &Value, made: &Made) -> Value {
+    json!({
+        "job": made.job_place(j["id"].as_i64().unwrap_or(0)),
+        "attempt": j["attempt"],
+        "max_attempts": j["max_attempts"],
+        "priority": j["priority"],
+        "lease_expires_at_us": instant_us(&j["lease_expires_at"]),
+    })
+}
+
+fn job_status(body: &Value, made: &Made) -> Value {
+    json!({
+        "job": made.job_place(body["id"].as_i64().unwrap_or(0)),
+        "state": body["state"],
+        "attempt": body["attempt"],
+        "run_at_us": instant_us(&body["run_at"]),
+        "lease_expires_at_us": instant_us(&body["lease_expires_at"]),
+    })
 }
 
 fn error(body: &Value) -> Value {
@@ -64,9 +106,5 @@ fn allocation(body: &Value) -> Value {
 }
 
 fn hold(body: &Value) -> Value {
-    let expires_at_us = body["expires_at"]
-        .as_str()
-        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
-        .map(|t| t.timestamp_micros());
-    json!({"status": body["status"], "kind": body["kind"], "lines": lines(body), "expires_at_us": expires_at_us})
+    json!({"status": body["status"], "kind": body["kind"], "lines": lines(body), "expires_at_us": instant_us(&body["expires_at"])})
 }

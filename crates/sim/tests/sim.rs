@@ -3,6 +3,7 @@
 //! the model found and shrunk.
 
 use allot_sim::model::Mutation;
+use allot_sim::ops::Op;
 use allot_sim::run::replay;
 use allot_sim::target::Spec;
 use allot_sim::{run, shrink_divergence, Config};
@@ -54,31 +55,44 @@ async fn a_seed_gives_one_digest() {
     assert_ne!(alone.digest, other.digest);
 }
 
-/// A cancel that gives back one unit too many (planted in the model: the comparison is the
-/// same either way round) is found within the CI seeds and shrunk to a handful of steps.
+/// A fault planted in the model (the comparison is the same whichever side is wrong) is found
+/// within the CI seeds and shrunk to a handful of steps that show it: `steps` names the kinds
+/// of step the shrunk sequence must hold.
+async fn planted(mutation: Mutation, shows: fn(&Op) -> bool) {
+    for seed in 1..=3 {
+        let cfg = Config {
+            seed,
+            steps: 400,
+            specs: specs(&["sqlite"]),
+            database_url: pg_url(),
+            mutation: Some(mutation),
+        };
+        let Some(mut d) = run(&cfg).await.unwrap().divergence else {
+            continue;
+        };
+        shrink_divergence(&cfg, &mut d).await.unwrap();
+        eprintln!("{mutation:?}, seed {seed}, shrunk: {:#?}", d.shrunk);
+        assert!(
+            d.shrunk.len() <= 6,
+            "shrunk to {} steps: {:?}",
+            d.shrunk.len(),
+            d.shrunk
+        );
+        assert!(d.shrunk.iter().any(shows), "{:?}", d.shrunk);
+        return;
+    }
+    panic!("{mutation:?} was not found within seeds 1..=3");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_planted_fault_is_found_and_shrunk() {
-    let cfg = Config {
-        seed: 1,
-        steps: 400,
-        specs: specs(&["sqlite"]),
-        database_url: pg_url(),
-        mutation: Some(Mutation::CancelGivesOneMore),
-    };
-    let mut d = run(&cfg).await.unwrap().divergence.expect("the planted fault diverges");
-    shrink_divergence(&cfg, &mut d).await.unwrap();
-    eprintln!("the planted fault, shrunk: {:#?}", d.shrunk);
-    assert!(
-        d.shrunk.len() <= 6,
-        "shrunk to {} steps: {:?}",
-        d.shrunk.len(),
-        d.shrunk
-    );
-    assert!(
-        d.shrunk
-            .iter()
-            .any(|op| matches!(op, allot_sim::ops::Op::Cancel { .. })),
-        "{:?}",
-        d.shrunk
-    );
+async fn a_cancel_giving_back_one_more_is_found_and_shrunk() {
+    planted(Mutation::CancelGivesOneMore, |op| matches!(op, Op::Cancel { .. })).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_check_removed_is_found_and_shrunk() {
+    planted(Mutation::LeaseCheckRemoved, |op| {
+        matches!(op, Op::Complete { .. } | Op::Fail { .. } | Op::Heartbeat { .. })
+    })
+    .await;
 }

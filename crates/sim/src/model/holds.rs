@@ -3,6 +3,7 @@
 
 use super::stock::sorted;
 use super::{Allocation, Done, Hold, Model, Stored};
+use crate::made::Noted;
 use allot_core::hold::HoldStatus;
 use allot_core::AllotError;
 use serde_json::{json, Value};
@@ -40,7 +41,7 @@ impl Model {
             stored: Stored::Held,
         };
         self.holds.insert(id.clone(), hold);
-        Ok((201, self.hold_view(&id)?, Some(id)))
+        Ok((201, self.hold_view(&id)?, Some(Noted::Id(id))))
     }
 
     pub(super) fn hold_view(&self, id: &str) -> Result<Value, AllotError> {
@@ -59,7 +60,7 @@ impl Model {
         let h = self.find(id)?;
         match self.status(h) {
             HoldStatus::Held => {}
-            HoldStatus::Confirmed => return Ok((200, self.allocation_view(id)?, Some(id.to_string()))),
+            HoldStatus::Confirmed => return Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string())))),
             status => return Err(Self::not_active(id, status)),
         }
         let kept = match part {
@@ -79,7 +80,7 @@ impl Model {
             cancelled: false,
         };
         self.allocations.insert(id.to_string(), allocation);
-        Ok((200, self.allocation_view(id)?, Some(id.to_string())))
+        Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
     }
 
     /// A held hold is released; a released or expired one is answered unchanged (it holds

@@ -17,13 +17,19 @@
 //!   it confirmed; confirming a confirmed hold answers that allocation; release gives a held hold back and answers a released or expired one
 //!   unchanged (`409 hold_confirmed` for a confirmed one); extend acts on a held hold only
 //!   (`409 hold_<status>`) and never shortens it.
+//! - Jobs (`jobs.rs`): enqueue with unique keys, claims in (priority, run_at, id) order with
+//!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
+//!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
+//!   expired leases; the counts by state.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
 
 mod holds;
+mod jobs;
 mod stock;
 
+use crate::made::{Noted, Resolved};
 use crate::ops::Op;
 use crate::request::{self, Request};
 use crate::Answer;
@@ -68,6 +74,26 @@ struct Hold {
 pub enum Mutation {
     /// A cancel gives back one unit more than its first line took.
     CancelGivesOneMore,
+    /// A transition of a running job takes any token (the lease check removed).
+    LeaseCheckRemoved,
+}
+
+impl Mutation {
+    /// Every planted fault.
+    pub const ALL: [Mutation; 2] = [Mutation::CancelGivesOneMore, Mutation::LeaseCheckRemoved];
+
+    /// The name `allot sim --plant` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutation::CancelGivesOneMore => "cancel-gives-one-more",
+            Mutation::LeaseCheckRemoved => "lease-check-removed",
+        }
+    }
+
+    /// The fault named `name`, if any.
+    pub fn parse(name: &str) -> Option<Mutation> {
+        Mutation::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// The model's whole state.
@@ -80,13 +106,17 @@ pub struct Model {
     skus: BTreeMap<String, i64>,
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
+    /// Jobs by id (1, 2, … in the order made).
+    jobs: BTreeMap<i64, jobs::Job>,
+    /// Lease tokens handed out.
+    tokens: u64,
     /// Key → the request it is bound to and the answer stored with it.
     keys: BTreeMap<&'static str, (String, Answer)>,
     made: u64,
 }
 
-/// What a step did: its status and answer view, and the id of what it made.
-type Done = (u16, Value, Option<String>);
+/// What a step did: its status and answer view, and what it handed out.
+type Done = (u16, Value, Option<Noted>);
 
 impl Model {
     /// An empty model on `clock`.
@@ -98,6 +128,8 @@ impl Model {
             skus: BTreeMap::new(),
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            tokens: 0,
             keys: BTreeMap::new(),
             made: 0,
         }
@@ -118,14 +150,15 @@ impl Model {
         format!("{prefix}{}", self.made)
     }
 
-    /// Apply `op` (its allocation or hold resolved to `id`): the answer, and the id of what it
-    /// made. A clock advance is the runner's, not a request: `None`.
-    pub fn apply(&mut self, op: &Op, id: &str) -> Option<(Answer, Option<String>)> {
-        let req = request::of(op, id)?;
+    /// Apply `op` (what it names `resolved` by the model's own [`crate::made::Made`]): the
+    /// answer, and what it handed out. A clock advance or a sweep is the runner's, not a
+    /// request: `None`.
+    pub fn apply(&mut self, op: &Op, resolved: &Resolved) -> Option<(Answer, Option<Noted>)> {
+        let req = request::of(op, resolved)?;
         let fingerprint = req.key.map(|_| req.fingerprint());
         let done = match self.keyed(&req, fingerprint.as_deref(), op) {
             Ok(KeyState::Replay(answer)) => return Some((answer, None)),
-            Ok(KeyState::Fresh) => self.execute(op, id),
+            Ok(KeyState::Fresh) => self.execute(op, resolved),
             Err(e) => Err(e),
         };
         Some(match done {
@@ -140,7 +173,12 @@ impl Model {
                 }
                 (answer, made)
             }
-            Err(e) => (error_answer(&e), None),
+            Err(e) => {
+                if std::env::var_os("ALLOT_SIM_TRACE").is_some() {
+                    eprintln!("  model refuses: {e}");
+                }
+                (error_answer(&e), None)
+            }
         })
     }
 
@@ -174,11 +212,27 @@ impl Model {
             Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Confirm { .. } => allot_core::validate::confirm(parse(body())?, l).map(drop),
             Op::Extend { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
+            Op::Enqueue { queue, .. } => {
+                allot_core::validate::enqueue(queue, parse(body())?, self.clock.now(), l).map(drop)
+            }
+            Op::Claim { queue, .. } => {
+                let claim = allot_core::job::ClaimStrategy::Serialized;
+                allot_core::validate::claim(queue, parse(body())?, claim, l).map(drop)
+            }
+            Op::Complete { .. } => allot_core::validate::complete(parse(body())?, l).map(drop),
+            Op::Fail { .. } => allot_core::validate::fail(parse(body())?, l).map(drop),
+            Op::Heartbeat { lease_ms, .. } => {
+                let b: allot_core::job::LeaseBody = parse(body())?;
+                allot_core::validate::lease_token(&b.lease_token, l)?;
+                allot_core::validate::lease_ms(*lease_ms, l).map(drop)
+            }
+            Op::GetQueue { queue } => allot_core::validate::name("queue", queue, l),
             _ => Ok(()),
         }
     }
 
-    fn execute(&mut self, op: &Op, id: &str) -> Result<Done, AllotError> {
+    fn execute(&mut self, op: &Op, resolved: &Resolved) -> Result<Done, AllotError> {
+        let (id, token) = (resolved.id.as_str(), resolved.token.as_str());
         match op {
             Op::CreateSku { sku, on_hand, .. } => self.create_sku(sku, *on_hand),
             Op::GetSku { sku } => Ok((200, self.sku_view(sku)?, None)),
@@ -191,8 +245,18 @@ impl Model {
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
             Op::Release { .. } => self.release(id),
             Op::Extend { ttl_ms, .. } => self.extend(id, *ttl_ms),
+            Op::Enqueue { queue, jobs, .. } => self.enqueue(queue, jobs),
+            Op::Claim {
+                queue, max, lease_ms, ..
+            } => self.claim(queue, *max, *lease_ms),
+            Op::Complete { .. } => self.complete(id, token),
+            Op::Fail { retry_in_ms, .. } => self.fail(id, token, *retry_in_ms),
+            Op::Heartbeat { lease_ms, .. } => self.heartbeat(id, token, *lease_ms),
+            Op::CancelJob { .. } => self.cancel_job(id),
+            Op::RetryJob { .. } => self.retry_job(id),
+            Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
-            Op::Advance { .. } => Err(AllotError::Internal("a clock advance is not a request".into())),
+            Op::Advance { .. } | Op::Sweep => Err(AllotError::Internal("not a request".into())),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! SKUs, adjustments, allocations and cancels in the model.
 
 use super::{Allocation, Done, Model, Stored};
+use crate::made::Noted;
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
@@ -84,7 +85,7 @@ impl Model {
                 cancelled: false,
             },
         );
-        Ok((201, view, Some(id)))
+        Ok((201, view, Some(Noted::Id(id))))
     }
 
     pub(super) fn allocation_view(&self, id: &str) -> Result<Value, AllotError> {

@@ -7,6 +7,9 @@
 //! reference meaningful: a reference past the end wraps around, and with nothing made it
 //! names an id no object has.
 
+mod jobs;
+
+pub use jobs::{JobRef, NewJob, Token, QUEUES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -23,7 +26,7 @@ pub const KEYS: [&str; 16] = [
     "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13", "k14", "k15", "k16",
 ];
 
-/// The `n`-th allocation or hold made so far (wrapping), or none at all.
+/// The `n`-th allocation, hold or job made so far (wrapping), or none at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ref {
     /// The made object at `n % count`; with none made, an unknown id.
@@ -69,6 +72,40 @@ pub enum Op {
     Release { hold: Ref, key: Key },
     /// `POST /v1/holds/{id}/extend`.
     Extend { hold: Ref, ttl_ms: i64 },
+    /// `POST /v1/queues/{queue}/jobs`.
+    Enqueue {
+        queue: &'static str,
+        jobs: Vec<NewJob>,
+        key: Key,
+    },
+    /// `POST /v1/queues/{queue}/claims` (`wait_ms` 0: the answer is what is runnable now).
+    Claim {
+        queue: &'static str,
+        max: i64,
+        lease_ms: i64,
+        key: Key,
+    },
+    /// `POST /v1/jobs/{id}/complete` with the lease token `token` names.
+    Complete { job: JobRef, token: Token, key: Key },
+    /// `POST /v1/jobs/{id}/fail`, retrying after `retry_in_ms` (never the jittered backoff:
+    /// the model could not know its delay).
+    Fail {
+        job: JobRef,
+        token: Token,
+        retry_in_ms: i64,
+        key: Key,
+    },
+    /// `POST /v1/jobs/{id}/heartbeat`.
+    Heartbeat { job: JobRef, token: Token, lease_ms: i64 },
+    /// `POST /v1/jobs/{id}/cancel`.
+    CancelJob { job: JobRef, key: Key },
+    /// `POST /v1/jobs/{id}/retry`.
+    RetryJob { job: JobRef, key: Key },
+    /// `GET /v1/queues/{queue}`: the counts by state.
+    GetQueue { queue: &'static str },
+    /// One pass of `allot serve`'s lease sweeper at the simulation's now (no request): jobs
+    /// whose lease expired rescued, overdue holds and bookings finalised.
+    Sweep,
     /// The clock moves forward (no request).
     Advance { ms: i64 },
     /// `GET /v1/audit`: the books balance (the runner's, after the last step; never generated).
@@ -84,7 +121,13 @@ impl Op {
             | Op::Cancel { key, .. }
             | Op::Hold { key, .. }
             | Op::Confirm { key, .. }
-            | Op::Release { key, .. } => *key,
+            | Op::Release { key, .. }
+            | Op::Enqueue { key, .. }
+            | Op::Claim { key, .. }
+            | Op::Complete { key, .. }
+            | Op::Fail { key, .. }
+            | Op::CancelJob { key, .. }
+            | Op::RetryJob { key, .. } => *key,
             _ => None,
         }
     }
@@ -114,7 +157,8 @@ impl Generator {
     }
 
     /// `steps` operations: the SKUs are created first (so most steps find them), then a mix
-    /// biased toward contention and the edges of every rule.
+    /// biased toward contention and the edges of every rule: two steps in three on stock and
+    /// holds, one in three on the queue.
     pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
         let mut ops: Vec<Op> = SKUS
             .iter()
@@ -133,6 +177,9 @@ impl Generator {
     }
 
     fn op(&mut self) -> Op {
+        if self.rng.random_range(0..3) == 0 {
+            return self.job_op();
+        }
         match self.rng.random_range(0..100) {
             0..=3 => self.create_sku(),
             4..=5 => Op::GetSku { sku: self.sku() },

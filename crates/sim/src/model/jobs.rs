@@ -1,0 +1,230 @@
+//! The queue in the model: enqueue (unique keys), claims in (priority, run_at, id) order with
+//! leases, transitions that carry the lease token, retries until the dead letter, cancel,
+//! retry by hand, the sweeper's rescue of expired leases, and the counts by state.
+//!
+//! A lease that expired is not lost by itself: until a sweep rescues the job, its worker's
+//! token still completes, fails or heartbeats it, and no claim takes it (docs/api.md, Jobs:
+//! "`allot serve` rescues jobs whose lease expired").
+
+use super::{Done, Model};
+use crate::made::Noted;
+use crate::ops::NewJob;
+use allot_core::job::{after_failure, JobState};
+use allot_core::AllotError;
+use serde_json::{json, Value};
+
+/// A job as the model keeps it (instants in µs since the epoch).
+#[derive(Debug, Clone)]
+pub(super) struct Job {
+    queue: String,
+    state: JobState,
+    priority: i64,
+    max_attempts: i64,
+    attempt: i64,
+    unique_key: Option<String>,
+    run_at_us: i64,
+    lease_expires_us: Option<i64>,
+    token: Option<String>,
+}
+
+impl Model {
+    /// Each job in request order: the unfinished job of the queue holding its unique key, or
+    /// a new one (`scheduled` when its `run_at` is after now, else `available`). Ids count
+    /// from 1 in the order jobs are made, as the views name them.
+    pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob]) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let mut ids = Vec::with_capacity(jobs.len());
+        for j in jobs {
+            let key = j.unique_key.map(str::to_string);
+            if let Some(id) = key.as_ref().and_then(|k| self.unfinished_with(queue, k)) {
+                ids.push(id);
+                continue;
+            }
+            let run_at_us = j
+                .run_at_ms
+                .map_or(now, |ms| crate::run::start().timestamp_micros() + ms * 1000);
+            let state = if run_at_us > now {
+                JobState::Scheduled
+            } else {
+                JobState::Available
+            };
+            let id = self.jobs.len() as i64 + 1;
+            self.jobs.insert(
+                id,
+                Job {
+                    queue: queue.to_string(),
+                    state,
+                    priority: j.priority,
+                    max_attempts: j.max_attempts,
+                    attempt: 0,
+                    unique_key: key,
+                    run_at_us,
+                    lease_expires_us: None,
+                    token: None,
+                },
+            );
+            ids.push(id);
+        }
+        Ok((201, json!({ "jobs": ids }), Some(Noted::Jobs(ids))))
+    }
+
+    /// The unfinished job of `queue` with unique key `key`.
+    fn unfinished_with(&self, queue: &str, key: &str) -> Option<i64> {
+        self.jobs
+            .iter()
+            .find(|(_, j)| j.queue == queue && j.unique_key.as_deref() == Some(key) && !j.state.is_finished())
+            .map(|(id, _)| *id)
+    }
+
+    /// The best `max` runnable jobs of `queue` (waiting, `run_at` not after now; by priority,
+    /// run_at, id), each leased for `lease_ms` with a new token and its attempt counted.
+    pub(super) fn claim(&mut self, queue: &str, max: i64, lease_ms: i64) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let waiting = [JobState::Available, JobState::Scheduled, JobState::Retryable];
+        let mut runnable: Vec<(i64, i64, i64)> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.queue == queue && waiting.contains(&j.state) && j.run_at_us <= now)
+            .map(|(id, j)| (j.priority, j.run_at_us, *id))
+            .collect();
+        runnable.sort();
+        let (mut views, mut leases) = (Vec::new(), Vec::new());
+        for (_, _, id) in runnable.into_iter().take(max as usize) {
+            self.tokens += 1;
+            // A claim gives lower-case UUIDs, and a token of another shape is refused as such.
+            let token = format!("00000000-0000-4000-8000-{:012x}", self.tokens);
+            let j = self
+                .jobs
+                .get_mut(&id)
+                .ok_or_else(|| AllotError::Internal("a job vanished".into()))?;
+            j.state = JobState::Running;
+            j.attempt += 1;
+            j.lease_expires_us = Some(now + lease_ms * 1000);
+            j.token = Some(token.clone());
+            views.push(json!({
+                "job": id, "attempt": j.attempt, "max_attempts": j.max_attempts,
+                "priority": j.priority, "lease_expires_at_us": j.lease_expires_us,
+            }));
+            leases.push((id, token));
+        }
+        Ok((200, json!({ "jobs": views }), Some(Noted::Leases(leases))))
+    }
+
+    fn job(&mut self, id: &str) -> Result<(i64, &mut Job), AllotError> {
+        let n: i64 = id.parse().map_err(|_| AllotError::not_found("job", id))?;
+        match self.jobs.get_mut(&n) {
+            Some(j) => Ok((n, j)),
+            None => Err(AllotError::not_found("job", id)),
+        }
+    }
+
+    /// The job running under `token`, or `lease_lost` (`not_found` for no such job).
+    fn leased(&mut self, id: &str, token: &str) -> Result<(i64, &mut Job), AllotError> {
+        let unchecked = self.mutation == Some(super::Mutation::LeaseCheckRemoved);
+        let (n, j) = self.job(id)?;
+        if j.state != JobState::Running || (j.token.as_deref() != Some(token) && !unchecked) {
+            return Err(AllotError::LeaseLost { id: n });
+        }
+        Ok((n, j))
+    }
+
+    pub(super) fn complete(&mut self, id: &str, token: &str) -> Result<Done, AllotError> {
+        let (n, j) = self.leased(id, token)?;
+        j.state = JobState::Completed;
+        j.end_lease();
+        Ok((200, status_view(n, j), None))
+    }
+
+    /// `retryable` at now + `retry_in_ms`, or `discarded` (its `run_at` kept) once the attempt
+    /// was the last.
+    pub(super) fn fail(&mut self, id: &str, token: &str, retry_in_ms: i64) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let (n, j) = self.leased(id, token)?;
+        j.state = after_failure(j.attempt as i32, j.max_attempts as i32);
+        if j.state == JobState::Retryable {
+            j.run_at_us = now + retry_in_ms * 1000;
+        }
+        j.end_lease();
+        Ok((200, status_view(n, j), None))
+    }
+
+    pub(super) fn heartbeat(&mut self, id: &str, token: &str, lease_ms: i64) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let (n, j) = self.leased(id, token)?;
+        j.lease_expires_us = Some(now + lease_ms * 1000);
+        Ok((200, status_view(n, j), None))
+    }
+
+    /// An unfinished job is cancelled; a finished one is answered as it is.
+    pub(super) fn cancel_job(&mut self, id: &str) -> Result<Done, AllotError> {
+        let (n, j) = self.job(id)?;
+        if !j.state.is_finished() {
+            j.state = JobState::Cancelled;
+            j.end_lease();
+        }
+        Ok((200, status_view(n, j), None))
+    }
+
+    /// A discarded or cancelled job is `available` now, with one attempt more allowed if it
+    /// had spent them all (`409 already_exists` while another unfinished job holds its unique
+    /// key); any other is answered as it is.
+    pub(super) fn retry_job(&mut self, id: &str) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let (n, j) = self.job(id)?;
+        if !matches!(j.state, JobState::Discarded | JobState::Cancelled) {
+            return Ok((200, status_view(n, j), None));
+        }
+        let (queue, key) = (j.queue.clone(), j.unique_key.clone());
+        if key.as_deref().and_then(|k| self.unfinished_with(&queue, k)).is_some() {
+            return Err(AllotError::AlreadyExists {
+                kind: "unfinished job with this unique_key",
+                id: n.to_string(),
+            });
+        }
+        let (n, j) = self.job(id)?;
+        j.state = JobState::Available;
+        j.run_at_us = now;
+        j.max_attempts = j.max_attempts.max(j.attempt + 1);
+        Ok((200, status_view(n, j), None))
+    }
+
+    /// The sweeper's rescue: every running job whose lease expired at or before now is
+    /// `retryable` at now, or `discarded` when it spent its last attempt (both `run_at` now).
+    pub fn sweep(&mut self) {
+        let now = self.now_us();
+        for j in self.jobs.values_mut() {
+            if j.state == JobState::Running && j.lease_expires_us.is_some_and(|e| e <= now) {
+                j.state = after_failure(j.attempt as i32, j.max_attempts as i32);
+                j.run_at_us = now;
+                j.end_lease();
+            }
+        }
+    }
+
+    /// Jobs of `queue` by state, every state named.
+    pub(super) fn queue_view(&self, queue: &str) -> Value {
+        let counts: serde_json::Map<String, Value> = JobState::ALL
+            .iter()
+            .map(|s| {
+                let n = self.jobs.values().filter(|j| j.queue == queue && j.state == *s).count();
+                (s.as_str().to_string(), json!(n))
+            })
+            .collect();
+        json!({ "counts": counts })
+    }
+}
+
+impl Job {
+    fn end_lease(&mut self) {
+        self.lease_expires_us = None;
+        self.token = None;
+    }
+}
+
+/// A job's status as every transition answers it.
+fn status_view(id: i64, j: &Job) -> Value {
+    json!({
+        "job": id, "state": j.state.as_str(), "attempt": j.attempt,
+        "run_at_us": j.run_at_us, "lease_expires_at_us": j.lease_expires_us,
+    })
+}
