@@ -21,7 +21,7 @@
 //! | store method | case |
 //! |---|---|
 //! | `health`, `get_sku`, `list_skus`, `ledger`, `get_allocation`, `list_allocations` | `stock::stock_reads_and_lists` |
-//! | `create_sku`, `allocate` | `stock::exact_successes_under_contention`, `stock::one_key_one_effect`, `stock::a_replay_frees_its_key_at_once` |
+//! | `create_sku`, `allocate` | `stock::exact_successes_under_contention`, `stock::a_refusal_never_contradicts_its_figure`, `stock::one_key_one_effect`, `stock::a_replay_frees_its_key_at_once` |
 //! | `adjust`, `rebalance` | `stock::adjustments_and_rebalance` |
 //! | `cancel_allocation`, `return_allocation` | `stock::cancels_and_returns` |
 //! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
@@ -73,6 +73,7 @@ macro_rules! suite {
         $crate::suite!(@cases $make;
             stock::stock_reads_and_lists,
             stock::exact_successes_under_contention,
+            stock::a_refusal_never_contradicts_its_figure,
             stock::one_key_one_effect,
             stock::a_replay_frees_its_key_at_once,
             stock::adjustments_and_rebalance,

@@ -7,6 +7,7 @@
 //! the oracle as Turso tests itself against SQLite: one seed gives one sequence, one trace and
 //! one digest, so any run can be replayed (`allot sim --seed S`).
 
+pub mod faults;
 pub mod made;
 pub mod model;
 pub mod ops;

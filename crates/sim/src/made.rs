@@ -51,6 +51,7 @@ pub struct Made {
     tokens: Vec<Vec<String>>,
     /// The job (by place, 0-based) of every lease handed out, oldest first.
     leases: Vec<usize>,
+    bookings: Vec<String>,
 }
 
 impl Made {
@@ -122,6 +123,11 @@ impl Made {
                 self.job(*job, Some(*token))
             }
             Op::CancelJob { job, .. } | Op::RetryJob { job, .. } => self.job(*job, None),
+            Op::GetBooking { booking: r }
+            | Op::CancelBooking { booking: r, .. }
+            | Op::ConfirmBooking { booking: r, .. }
+            | Op::ReleaseBooking { booking: r, .. }
+            | Op::ExtendBooking { booking: r, .. } => id(Self::pick(&self.bookings, *r).1),
             _ => Resolved::default(),
         }
     }
@@ -148,6 +154,7 @@ impl Made {
         match (op, id) {
             (Op::Allocate { .. }, Some(id)) if status == 201 => self.allocations.push(id),
             (Op::Hold { .. }, Some(id)) if status == 201 => self.holds.push(id),
+            (Op::Book { .. }, Some(id)) if status == 201 => self.bookings.push(id),
             (Op::Confirm { hold, .. }, Some(id)) => {
                 if let (Some(i), _) = Self::pick(&self.holds, *hold) {
                     if !self.confirmed.contains(&i) {

@@ -2,16 +2,18 @@
 //! references are resolved to a target's ids.
 
 use crate::made::Resolved;
-use crate::ops::{lines_json, Op};
+use crate::ops::{lines_json, window_at, Op, WINDOW_HOURS};
 use serde_json::{json, Value};
 
-/// GET or POST: all the simulation sends.
+/// GET, POST or DELETE: all the simulation sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
     /// A read.
     Get,
     /// A write.
     Post,
+    /// A booking's cancel.
+    Delete,
 }
 
 /// One request: method, path, JSON body, `Idempotency-Key`.
@@ -40,76 +42,145 @@ impl Request {
     }
 }
 
-/// The request of `op`, whose allocation, hold or job (and lease token) are `resolved` by the
-/// target's [`crate::made::Made`]; `None` for a step that is no request (a clock advance, a
-/// sweep).
+/// The request of `op`, whose allocation, hold, booking or job (and lease token) are
+/// `resolved` by the target's [`crate::made::Made`]; `None` for a step that is no request (a
+/// clock advance, a sweep).
 pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
+    let r = Requests { key: op.key() };
     let (id, token) = (&resolved.id, &resolved.token);
-    let post = |path: String, body: Value| Request {
-        method: Method::Post,
-        path,
-        body: Some(body),
-        key: op.key(),
-    };
-    let post_empty = |path: String| Request {
-        method: Method::Post,
-        path,
-        body: None,
-        key: op.key(),
-    };
-    let get = |path: String| Request {
-        method: Method::Get,
-        path,
-        body: None,
-        key: None,
-    };
     Some(match op {
-        Op::CreateSku { sku, on_hand, buckets } => post(
+        Op::Advance { .. } | Op::Sweep => return None,
+        Op::Enqueue { .. }
+        | Op::Claim { .. }
+        | Op::Complete { .. }
+        | Op::Fail { .. }
+        | Op::Heartbeat { .. }
+        | Op::CancelJob { .. }
+        | Op::RetryJob { .. }
+        | Op::GetQueue { .. } => job(&r, op, id, token),
+        Op::Book { .. }
+        | Op::GetBooking { .. }
+        | Op::CancelBooking { .. }
+        | Op::ConfirmBooking { .. }
+        | Op::ReleaseBooking { .. }
+        | Op::ExtendBooking { .. }
+        | Op::Availability { .. } => booking(&r, op, id),
+        _ => stock(&r, op, id),
+    })
+}
+
+/// The three shapes of request, under the step's idempotency key.
+struct Requests {
+    key: Option<&'static str>,
+}
+
+impl Requests {
+    fn with(&self, method: Method, path: String, body: Option<Value>) -> Request {
+        let key = if method == Method::Get { None } else { self.key };
+        Request {
+            method,
+            path,
+            body,
+            key,
+        }
+    }
+
+    fn post(&self, path: String, body: Value) -> Request {
+        self.with(Method::Post, path, Some(body))
+    }
+
+    fn post_empty(&self, path: String) -> Request {
+        self.with(Method::Post, path, None)
+    }
+
+    fn get(&self, path: String) -> Request {
+        self.with(Method::Get, path, None)
+    }
+}
+
+fn stock(r: &Requests, op: &Op, id: &str) -> Request {
+    match op {
+        Op::CreateSku { sku, on_hand, buckets } => r.post(
             "/v1/skus".into(),
             json!({"sku": sku, "on_hand": on_hand, "buckets": buckets}),
         ),
-        Op::GetSku { sku } => get(format!("/v1/skus/{sku}")),
-        Op::Adjust { sku, delta, .. } => post(format!("/v1/skus/{sku}/adjustments"), json!({"delta": delta})),
-        Op::Allocate { lines, .. } => post("/v1/allocations".into(), json!({"lines": lines_json(lines)})),
-        Op::GetAllocation { .. } => get(format!("/v1/allocations/{id}")),
-        Op::Cancel { .. } => post_empty(format!("/v1/allocations/{id}/cancel")),
-        Op::Hold { lines, ttl_ms, .. } => post(
+        Op::Adjust { sku, delta, .. } => r.post(format!("/v1/skus/{sku}/adjustments"), json!({"delta": delta})),
+        Op::Allocate { lines, .. } => r.post("/v1/allocations".into(), json!({"lines": lines_json(lines)})),
+        Op::GetAllocation { .. } => r.get(format!("/v1/allocations/{id}")),
+        Op::Cancel { .. } => r.post_empty(format!("/v1/allocations/{id}/cancel")),
+        Op::Hold { lines, ttl_ms, .. } => r.post(
             "/v1/holds".into(),
             json!({"lines": lines_json(lines), "ttl_ms": ttl_ms}),
         ),
-        Op::GetHold { .. } => get(format!("/v1/holds/{id}")),
+        Op::GetHold { .. } => r.get(format!("/v1/holds/{id}")),
         Op::Confirm { part, .. } => {
             let body = match part {
                 Some(lines) => json!({"lines": lines_json(lines)}),
                 None => json!({}),
             };
-            post(format!("/v1/holds/{id}/confirm"), body)
+            r.post(format!("/v1/holds/{id}/confirm"), body)
         }
-        Op::Release { .. } => post_empty(format!("/v1/holds/{id}/release")),
-        Op::Extend { ttl_ms, .. } => post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
-        Op::Audit => get("/v1/audit".into()),
+        Op::Release { .. } => r.post_empty(format!("/v1/holds/{id}/release")),
+        Op::Extend { ttl_ms, .. } => r.post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
+        Op::Audit => r.get("/v1/audit".into()),
+        Op::GetSku { sku } => r.get(format!("/v1/skus/{sku}")),
+        _ => unreachable!("not a stock step: {op:?}"),
+    }
+}
+
+fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
+    match op {
         Op::Enqueue { queue, jobs, .. } => {
             let jobs: Vec<Value> = jobs.iter().map(|j| j.json(crate::run::start())).collect();
-            post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
+            r.post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
         }
         Op::Claim {
             queue, max, lease_ms, ..
-        } => post(
+        } => r.post(
             format!("/v1/queues/{queue}/claims"),
             json!({"max": max, "lease_ms": lease_ms, "worker": "sim"}),
         ),
-        Op::Complete { .. } => post(format!("/v1/jobs/{id}/complete"), json!({ "lease_token": token })),
-        Op::Fail { retry_in_ms, .. } => post(
+        Op::Complete { .. } => r.post(format!("/v1/jobs/{id}/complete"), json!({ "lease_token": token })),
+        Op::Fail { retry_in_ms, .. } => r.post(
             format!("/v1/jobs/{id}/fail"),
             json!({"lease_token": token, "error": "boom", "retry_in_ms": retry_in_ms}),
         ),
-        Op::Heartbeat { lease_ms, .. } => post(
+        Op::Heartbeat { lease_ms, .. } => r.post(
             format!("/v1/jobs/{id}/heartbeat"),
             json!({"lease_token": token, "lease_ms": lease_ms}),
         ),
-        Op::CancelJob { .. } => post_empty(format!("/v1/jobs/{id}/cancel")),
-        Op::RetryJob { .. } => post_empty(format!("/v1/jobs/{id}/retry")),
-        Op::GetQueue { queue } => get(format!("/v1/queues/{queue}")),
-        Op::Advance { .. } | Op::Sweep => return None,
-    })
+        Op::CancelJob { .. } => r.post_empty(format!("/v1/jobs/{id}/cancel")),
+        Op::RetryJob { .. } => r.post_empty(format!("/v1/jobs/{id}/retry")),
+        Op::GetQueue { queue } => r.get(format!("/v1/queues/{queue}")),
+        _ => unreachable!("not a job step: {op:?}"),
+    }
+}
+
+fn booking(r: &Requests, op: &Op, id: &str) -> Request {
+    match op {
+        Op::Book {
+            resource,
+            start_h,
+            hours,
+            hold_ttl_ms,
+            ..
+        } => {
+            let mut body = json!({"start": window_at(*start_h), "end": window_at(start_h + hours), "holder": "sim"});
+            if let Some(ttl) = hold_ttl_ms {
+                body["hold_ttl_ms"] = json!(ttl);
+            }
+            r.post(format!("/v1/resources/{resource}/bookings"), body)
+        }
+        Op::GetBooking { .. } => r.get(format!("/v1/bookings/{id}")),
+        Op::CancelBooking { .. } => r.with(Method::Delete, format!("/v1/bookings/{id}"), None),
+        Op::ConfirmBooking { .. } => r.post_empty(format!("/v1/bookings/{id}/confirm")),
+        Op::ReleaseBooking { .. } => r.post_empty(format!("/v1/bookings/{id}/release")),
+        Op::ExtendBooking { ttl_ms, .. } => r.post(format!("/v1/bookings/{id}/extend"), json!({"ttl_ms": ttl_ms})),
+        Op::Availability { resource } => r.get(format!(
+            "/v1/resources/{resource}/availability?from={}&to={}",
+            window_at(0),
+            window_at(WINDOW_HOURS)
+        )),
+        _ => unreachable!("not a booking step: {op:?}"),
+    }
 }

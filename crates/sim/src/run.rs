@@ -3,7 +3,7 @@
 
 use crate::made::Made;
 use crate::model::{Model, Mutation};
-use crate::ops::{Generator, Op, QUEUES, SKUS};
+use crate::ops::{Generator, Op, QUEUES, RESOURCES, SKUS};
 use crate::target::{Spec, Target};
 use crate::{Answer, SimError};
 use allot_core::ManualClock;
@@ -177,12 +177,13 @@ impl Run {
         self.check_state(i, targets).await
     }
 
-    /// The state after step `i`: every SKU and every queue read on each target.
+    /// The state after step `i`: every SKU, queue and resource read on each target.
     async fn check_state(&mut self, i: usize, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
         let reads = SKUS
             .iter()
             .map(|&sku| Op::GetSku { sku })
-            .chain(QUEUES.iter().map(|&queue| Op::GetQueue { queue }));
+            .chain(QUEUES.iter().map(|&queue| Op::GetQueue { queue }))
+            .chain(RESOURCES.iter().map(|&resource| Op::Availability { resource }));
         for read in reads {
             let expected = self.expect(&read, false);
             if let Some(d) = self.compare(i, &read, &expected, targets).await? {

@@ -43,6 +43,17 @@ impl Spec {
         Ok(Spec { postgres, strategy })
     }
 
+    /// The booking strategy a target's bookings name, so that each PostgreSQL one is run
+    /// too: `advisory` beside `pessimistic`, `batched` beside `batched`; the backend's default
+    /// (`exclusion`, SQLite's `serialized`) otherwise.
+    pub fn booking_strategy(&self) -> Option<&'static str> {
+        match (self.postgres, self.strategy.as_deref()) {
+            (true, Some("pessimistic")) => Some("advisory"),
+            (true, Some("batched")) => Some("batched"),
+            _ => None,
+        }
+    }
+
     /// The name a report uses.
     pub fn name(&self) -> String {
         let backend = if self.postgres { "postgres" } else { "sqlite" };
@@ -155,13 +166,17 @@ impl Target {
     /// Send `op` (its references resolved by what this target made) and note what it made.
     pub async fn step(&mut self, op: &Op) -> Result<Option<Answer>, SimError> {
         let resolved = self.made.resolve(op);
-        let Some(req) = request::of(op, &resolved) else {
+        let Some(mut req) = request::of(op, &resolved) else {
             return Ok(None);
         };
+        if let (Op::Book { .. }, Some(body), Some(strategy)) = (op, req.body.as_mut(), self.spec.booking_strategy()) {
+            body["strategy"] = Value::String(strategy.into());
+        }
         let url = format!("{}{}", self.base, req.path);
         let mut http = match req.method {
             Method::Get => self.client.get(url),
             Method::Post => self.client.post(url),
+            Method::Delete => self.client.delete(url),
         };
         if let Some(body) = &req.body {
             http = http.json(body);

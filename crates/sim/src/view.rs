@@ -29,6 +29,20 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             job_status(body, made)
         }
         Op::GetQueue { .. } => json!({"counts": body["counts"]}),
+        Op::Book { .. }
+        | Op::GetBooking { .. }
+        | Op::CancelBooking { .. }
+        | Op::ConfirmBooking { .. }
+        | Op::ReleaseBooking { .. }
+        | Op::ExtendBooking { .. } => booking(body),
+        Op::Availability { .. } => {
+            let free = body["free"].as_array().cloned().unwrap_or_default();
+            let gaps: Vec<Value> = free
+                .iter()
+                .map(|g| json!([instant_us(&g["start"]), instant_us(&g["end"])]))
+                .collect();
+            json!({ "free": gaps })
+        }
         Op::Advance { .. } | Op::Sweep => Value::Null,
     }
 }
@@ -39,6 +53,16 @@ fn instant_us(v: &Value) -> Value {
         .as_str()
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
         .map(|t| t.timestamp_micros()))
+}
+
+fn booking(body: &Value) -> Value {
+    json!({
+        "resource": body["resource"],
+        "start_us": instant_us(&body["start"]),
+        "end_us": instant_us(&body["end"]),
+        "status": body["status"],
+        "expires_at_us": instant_us(&body["expires_at"]),
+    })
 }
 
 fn leased(j: &Value, made: &Made) -> Value {

@@ -124,10 +124,20 @@ async fn read_rows(tx: &Transaction<'_>, tenant: &str, sku: &str, lock: bool) ->
     Ok(rows)
 }
 
+/// Most tries of one line on rows read anew, when a take failed on rows that changed after
+/// they were read (see [`take_line`]); past them the line is `409 contention`.
+pub(crate) const MAX_LINE_TRIES: u32 = 4;
+
 /// Take `line` of `req` with its strategy and placement inside `tx`. Returns the pieces in
-/// the order taken. A short line is `insufficient_stock` (available: what the rows it may
-/// use had when read), or [`TxErr::Overdue`] when overdue holds on its SKU could be
-/// finalised first.
+/// the order taken. A short line is `insufficient_stock`, or [`TxErr::Overdue`] when overdue
+/// holds on its SKU could be finalised first.
+///
+/// A refusal names what the line could use at one moment that shows it: the rows as read
+/// after the take failed (locked rows as they are; others read again, a new snapshot under
+/// READ COMMITTED). A conditional UPDATE decides on the row's newest version while the plan
+/// was made on an earlier read: when the rows read again would bear the line (stock came back
+/// meanwhile), the line is tried again instead of refused with a figure that contradicts the
+/// refusal — the faults phase of `allot sim` found `atomic` refusing 2 with `available: 4`.
 pub(crate) async fn take_line(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -136,32 +146,62 @@ pub(crate) async fn take_line(
     take: Take,
     now: chrono::DateTime<chrono::Utc>,
 ) -> TxResult<Vec<Piece>> {
-    let read = read_rows(tx, tenant, &line.sku, req.strategy == Strategy::Pessimistic).await?;
-    let rows: Vec<RowLevel> = read.iter().map(|r| r.level.clone()).collect();
-    let start = if req.strategy == Strategy::Segmented {
+    let locked = req.strategy == Strategy::Pessimistic;
+    let mut read = read_rows(tx, tenant, &line.sku, locked).await?;
+    for tries in 1..=MAX_LINE_TRIES {
+        if let Some(pieces) = take_once(tx, tenant, req, line, &read, take).await? {
+            return Ok(pieces);
+        }
+        if !locked {
+            read = read_rows(tx, tenant, &line.sku, false).await?;
+        }
+        let rows: Vec<RowLevel> = read.iter().map(|r| r.level.clone()).collect();
+        let order = row_order(&rows, req.rule(line), start_of(req));
+        if locked || plan_take(&rows, &order, line.quantity, req.allow_split).is_none() {
+            let available = available_in(&rows, &order);
+            return Err(short_line(tx, tenant, &line.sku, line.quantity, Some(available), now).await);
+        }
+        if tries == MAX_LINE_TRIES {
+            break;
+        }
+    }
+    Err(TxErr::Fail(AllotError::Contention {
+        attempts: MAX_LINE_TRIES,
+        retry_after_ms: 10,
+    }))
+}
+
+/// Where a line's row order starts: `segmented` at the bucket the request's hash names.
+fn start_of(req: &AllocationRequest) -> u64 {
+    if req.strategy == Strategy::Segmented {
         req.spread_hash >> 1
     } else {
         0
-    };
-    let order = row_order(&rows, req.rule(line), start);
-    let taken = match req.strategy {
+    }
+}
+
+/// One try of `line` on the rows as `read`: the pieces, or `None` when the line does not fit.
+async fn take_once(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    line: &AllocationLine,
+    read: &[ReadRow],
+    take: Take,
+) -> TxResult<Option<Vec<Piece>>> {
+    let rows: Vec<RowLevel> = read.iter().map(|r| r.level.clone()).collect();
+    let order = row_order(&rows, req.rule(line), start_of(req));
+    Ok(match req.strategy {
         Strategy::Pessimistic | Strategy::Optimistic | Strategy::Naive => {
             match plan_take(&rows, &order, line.quantity, req.allow_split) {
-                Some(plan) => Some(write_plan(tx, tenant, req.strategy, line, &read, &plan, take).await?),
+                Some(plan) => Some(write_plan(tx, tenant, req.strategy, line, read, &plan, take).await?),
                 None => None,
             }
         }
         Strategy::Serialized => unreachable!("refused by supports()"),
         // `batched` on a lane's own store (what its batch deferred) takes this path too.
         _ => take_conditional(tx, tenant, line, &rows, &order, req.allow_split, take).await?,
-    };
-    match taken {
-        Some(pieces) => Ok(pieces),
-        None => {
-            let available = available_in(&rows, &order);
-            Err(short_line(tx, tenant, &line.sku, line.quantity, Some(available), now).await)
-        }
-    }
+    })
 }
 
 /// The conditional strategies. A line with one candidate row: one conditional relative

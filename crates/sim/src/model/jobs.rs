@@ -188,9 +188,12 @@ impl Model {
         Ok((200, status_view(n, j), None))
     }
 
-    /// The sweeper's rescue: every running job whose lease expired at or before now is
-    /// `retryable` at now, or `discarded` when it spent its last attempt (both `run_at` now).
+    /// The sweeper's pass: every running job whose lease expired at or before now is
+    /// `retryable` at now, or `discarded` when it spent its last attempt (both `run_at` now);
+    /// held bookings past their expiry written `expired` (holds need nothing: an expired
+    /// hold already reads and counts as expired).
     pub fn sweep(&mut self) {
+        self.sweep_bookings();
         let now = self.now_us();
         for j in self.jobs.values_mut() {
             if j.state == JobState::Running && j.lease_expires_us.is_some_and(|e| e <= now) {

@@ -21,10 +21,14 @@
 //!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
 //!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
 //!   expired leases; the counts by state.
+//! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
+//!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
+//!   cancel, confirm, release, extend; free gaps over a window.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
 
+mod bookings;
 mod holds;
 mod jobs;
 mod stock;
@@ -106,6 +110,7 @@ pub struct Model {
     skus: BTreeMap<String, i64>,
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
+    bookings: BTreeMap<String, bookings::Booking>,
     /// Jobs by id (1, 2, … in the order made).
     jobs: BTreeMap<i64, jobs::Job>,
     /// Lease tokens handed out.
@@ -128,6 +133,7 @@ impl Model {
             skus: BTreeMap::new(),
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
+            bookings: BTreeMap::new(),
             jobs: BTreeMap::new(),
             tokens: 0,
             keys: BTreeMap::new(),
@@ -227,6 +233,12 @@ impl Model {
                 allot_core::validate::lease_ms(*lease_ms, l).map(drop)
             }
             Op::GetQueue { queue } => allot_core::validate::name("queue", queue, l),
+            Op::Book { resource, .. } => {
+                let any = allot_core::BookingStrategy::Serialized;
+                allot_core::validate::booking("x".into(), resource, parse(body())?, any, l).map(drop)
+            }
+            Op::ExtendBooking { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
+            Op::Availability { resource } => allot_core::validate::name("resource", resource, l),
             _ => Ok(()),
         }
     }
@@ -255,10 +267,32 @@ impl Model {
             Op::CancelJob { .. } => self.cancel_job(id),
             Op::RetryJob { .. } => self.retry_job(id),
             Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
+            Op::Book {
+                resource,
+                start_h,
+                hours,
+                hold_ttl_ms,
+                ..
+            } => self.book(resource, (hour_us(*start_h), hour_us(start_h + hours)), *hold_ttl_ms),
+            Op::GetBooking { .. } => self.get_booking(id),
+            Op::CancelBooking { .. } => self.cancel_booking(id),
+            Op::ConfirmBooking { .. } => self.confirm_booking(id),
+            Op::ReleaseBooking { .. } => self.release_booking(id),
+            Op::ExtendBooking { ttl_ms, .. } => self.extend_booking(id, *ttl_ms),
+            Op::Availability { resource } => Ok((
+                200,
+                self.availability(resource, (hour_us(0), hour_us(crate::ops::WINDOW_HOURS))),
+                None,
+            )),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::Advance { .. } | Op::Sweep => Err(AllotError::Internal("not a request".into())),
         }
     }
+}
+
+/// The instant `hours` into the bookings' window, µs since the epoch.
+fn hour_us(hours: i64) -> i64 {
+    (crate::run::start() + chrono::Duration::days(1) + chrono::Duration::hours(hours)).timestamp_micros()
 }
 
 /// `v` as the request type `T` (a body the generator made always reads as one).

@@ -117,7 +117,7 @@ impl Generator {
     }
 
     /// One of `usual`, or one in twelve times one of `edge` (a value a rule refuses).
-    fn rare(&mut self, usual: &[i64], edge: &[i64]) -> i64 {
+    pub(super) fn rare(&mut self, usual: &[i64], edge: &[i64]) -> i64 {
         if self.rng.random_range(0..12) == 0 {
             self.pick(edge)
         } else {

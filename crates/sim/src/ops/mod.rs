@@ -7,8 +7,10 @@
 //! reference meaningful: a reference past the end wraps around, and with nothing made it
 //! names an id no object has.
 
+mod bookings;
 mod jobs;
 
+pub use bookings::{window_at, RESOURCES, WINDOW_HOURS};
 pub use jobs::{JobRef, NewJob, Token, QUEUES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -103,6 +105,27 @@ pub enum Op {
     RetryJob { job: JobRef, key: Key },
     /// `GET /v1/queues/{queue}`: the counts by state.
     GetQueue { queue: &'static str },
+    /// `POST /v1/resources/{resource}/bookings` of `[start_h, start_h + hours)` (hours into
+    /// the window), held for `hold_ttl_ms` or confirmed.
+    Book {
+        resource: &'static str,
+        start_h: i64,
+        hours: i64,
+        hold_ttl_ms: Option<i64>,
+        key: Key,
+    },
+    /// `GET /v1/bookings/{id}`.
+    GetBooking { booking: Ref },
+    /// `DELETE /v1/bookings/{id}`.
+    CancelBooking { booking: Ref, key: Key },
+    /// `POST /v1/bookings/{id}/confirm`.
+    ConfirmBooking { booking: Ref, key: Key },
+    /// `POST /v1/bookings/{id}/release`.
+    ReleaseBooking { booking: Ref, key: Key },
+    /// `POST /v1/bookings/{id}/extend`.
+    ExtendBooking { booking: Ref, ttl_ms: i64 },
+    /// `GET /v1/resources/{resource}/availability` over the window.
+    Availability { resource: &'static str },
     /// One pass of `allot serve`'s lease sweeper at the simulation's now (no request): jobs
     /// whose lease expired rescued, overdue holds and bookings finalised.
     Sweep,
@@ -127,7 +150,11 @@ impl Op {
             | Op::Complete { key, .. }
             | Op::Fail { key, .. }
             | Op::CancelJob { key, .. }
-            | Op::RetryJob { key, .. } => *key,
+            | Op::RetryJob { key, .. }
+            | Op::Book { key, .. }
+            | Op::CancelBooking { key, .. }
+            | Op::ConfirmBooking { key, .. }
+            | Op::ReleaseBooking { key, .. } => *key,
             _ => None,
         }
     }
@@ -157,8 +184,8 @@ impl Generator {
     }
 
     /// `steps` operations: the SKUs are created first (so most steps find them), then a mix
-    /// biased toward contention and the edges of every rule: two steps in three on stock and
-    /// holds, one in three on the queue.
+    /// biased toward contention and the edges of every rule: half the steps on stock and
+    /// holds, two in six on the queue, one in six on bookings.
     pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
         let mut ops: Vec<Op> = SKUS
             .iter()
@@ -177,8 +204,10 @@ impl Generator {
     }
 
     fn op(&mut self) -> Op {
-        if self.rng.random_range(0..3) == 0 {
-            return self.job_op();
+        match self.rng.random_range(0..6) {
+            0 | 1 => return self.job_op(),
+            2 => return self.booking_op(),
+            _ => {}
         }
         match self.rng.random_range(0..100) {
             0..=3 => self.create_sku(),

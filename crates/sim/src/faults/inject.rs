@@ -1,0 +1,124 @@
+//! The faults injected while the clients run, in a seeded order, on the run's own PostgreSQL
+//! cluster and `allot serve` processes (never the shared server on 5432).
+
+use allot_bench::{start_server, PgCluster, Server, StopMode};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// A fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Every connection of allot's to PostgreSQL terminated (`pg_terminate_backend`).
+    TerminateBackends,
+    /// `pg_ctl restart -m fast`: in-flight transactions rolled back.
+    RestartFast,
+    /// `pg_ctl restart -m immediate`: an abort, crash recovery at the start.
+    RestartImmediate,
+    /// One `allot serve` SIGKILLed (its in-flight requests and `batched` lanes gone), then
+    /// started again on its port.
+    KillInstance(usize),
+}
+
+impl Fault {
+    /// Its name in the report.
+    pub fn name(self) -> String {
+        match self {
+            Fault::TerminateBackends => "pg_terminate_backend".into(),
+            Fault::RestartFast => "PostgreSQL restart (fast)".into(),
+            Fault::RestartImmediate => "PostgreSQL restart (immediate)".into(),
+            Fault::KillInstance(i) => format!("SIGKILL of instance {i}"),
+        }
+    }
+}
+
+/// Each fault once, and every instance killed once, in the seed's order.
+pub fn schedule(seed: u64, instances: usize) -> Vec<Fault> {
+    let mut faults = vec![Fault::TerminateBackends, Fault::RestartFast, Fault::RestartImmediate];
+    faults.extend((0..instances).map(Fault::KillInstance));
+    faults.shuffle(&mut StdRng::seed_from_u64(seed));
+    faults
+}
+
+/// What the faults act on: the cluster, the `allot` binary, and the instances (with their
+/// ports, so that a killed one comes back where its clients look for it).
+pub struct Stage {
+    /// The run's own cluster.
+    pub cluster: Arc<PgCluster>,
+    /// The binary the instances run.
+    pub allot_bin: PathBuf,
+    /// The instances, by index.
+    pub instances: Mutex<Vec<(u16, Server)>>,
+}
+
+impl Stage {
+    /// Inject `fault`, and wait until it is over (the server back, the instance healthy).
+    pub async fn inject(&self, fault: Fault) -> Result<(), String> {
+        match fault {
+            Fault::TerminateBackends => self.terminate().await,
+            Fault::RestartFast | Fault::RestartImmediate => {
+                let mode = if fault == Fault::RestartFast {
+                    StopMode::Fast
+                } else {
+                    StopMode::Immediate
+                };
+                let cluster = self.cluster.clone();
+                tokio::task::spawn_blocking(move || cluster.restart(mode))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())
+            }
+            Fault::KillInstance(i) => self.kill(i).await,
+        }
+    }
+
+    async fn terminate(&self) -> Result<(), String> {
+        let (client, conn) = tokio_postgres::connect(&self.cluster.url(), tokio_postgres::NoTls)
+            .await
+            .map_err(|e| e.to_string())?;
+        let conn = tokio::spawn(conn);
+        let done = client
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                  WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'",
+            )
+            .await
+            .map_err(|e| e.to_string());
+        drop(client);
+        let _ = conn.await;
+        done
+    }
+
+    async fn kill(&self, i: usize) -> Result<(), String> {
+        let mut instances = self.instances.lock().await;
+        let Some((port, server)) = instances.get_mut(i) else {
+            return Err(format!("no instance {i}"));
+        };
+        server.child.kill().await.map_err(|e| e.to_string())?;
+        let port = *port;
+        let url = self.cluster.url();
+        let fresh = start_server(&self.allot_bin, port, &url, None)
+            .await
+            .map_err(|e| e.to_string())?;
+        instances[i] = (port, fresh);
+        Ok(())
+    }
+}
+
+/// Inject `faults` one after the other, a seeded pause (300..900 ms) before each, noting each
+/// one done (or why it failed) in `log`.
+pub async fn run(stage: &Stage, faults: &[Fault], seed: u64, log: &mut Vec<String>) {
+    let mut rng = StdRng::seed_from_u64(seed.wrapping_add(1));
+    for fault in faults {
+        tokio::time::sleep(Duration::from_millis(rng.random_range(300..900))).await;
+        let started = std::time::Instant::now();
+        match stage.inject(*fault).await {
+            Ok(()) => log.push(format!("{} ({} ms)", fault.name(), started.elapsed().as_millis())),
+            Err(e) => log.push(format!("{} FAILED: {e}", fault.name())),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Bookings in the model: half-open ranges on a resource, two of which never overlap while
+//! both block (confirmed, or held and not yet expired — an expired hold stops blocking the
+//! instant its expiry is not after now, before any sweeper); cancel, confirm, release and
+//! extend; and a resource's free gaps over a window.
+
+use super::{Done, Model};
+use crate::made::Noted;
+use allot_core::booking::BookingStatus;
+use allot_core::AllotError;
+use serde_json::{json, Value};
+
+/// A booking as the model keeps it (instants in µs since the epoch; `status` as last
+/// written: a held one past its expiry reads `expired`).
+#[derive(Debug, Clone)]
+pub(super) struct Booking {
+    resource: String,
+    start_us: i64,
+    end_us: i64,
+    status: BookingStatus,
+    expires_us: Option<i64>,
+}
+
+impl Model {
+    fn effective(&self, b: &Booking) -> BookingStatus {
+        match (b.status, b.expires_us) {
+            (BookingStatus::Held, Some(e)) if e <= self.now_us() => BookingStatus::Expired,
+            (s, _) => s,
+        }
+    }
+
+    fn booking_view(&self, id: &str) -> Result<Value, AllotError> {
+        let b = self
+            .bookings
+            .get(id)
+            .ok_or_else(|| AllotError::not_found("booking", id))?;
+        Ok(json!({
+            "resource": b.resource, "start_us": b.start_us, "end_us": b.end_us,
+            "status": self.effective(b).as_str(), "expires_at_us": b.expires_us,
+        }))
+    }
+
+    /// `[start_us, end_us)` on `resource`, held until now + `hold_ttl_ms` or confirmed, unless
+    /// a blocking booking of the resource overlaps it (`409 booking_overlap`).
+    pub(super) fn book(
+        &mut self,
+        resource: &str,
+        (start_us, end_us): (i64, i64),
+        hold_ttl_ms: Option<i64>,
+    ) -> Result<Done, AllotError> {
+        let overlaps = self.bookings.values().any(|b| {
+            b.resource == resource && self.effective(b).blocks() && b.start_us < end_us && b.end_us > start_us
+        });
+        if overlaps {
+            return Err(AllotError::BookingOverlap {
+                conflicting_booking_id: None,
+            });
+        }
+        let id = self.new_id("b");
+        let booking = Booking {
+            resource: resource.to_string(),
+            start_us,
+            end_us,
+            status: if hold_ttl_ms.is_some() {
+                BookingStatus::Held
+            } else {
+                BookingStatus::Confirmed
+            },
+            expires_us: hold_ttl_ms.map(|ms| self.now_us() + ms * 1000),
+        };
+        self.bookings.insert(id.clone(), booking);
+        Ok((201, self.booking_view(&id)?, Some(Noted::Id(id))))
+    }
+
+    /// The booking's status now, or `not_found`.
+    fn booking_status(&self, id: &str) -> Result<BookingStatus, AllotError> {
+        let b = self
+            .bookings
+            .get(id)
+            .ok_or_else(|| AllotError::not_found("booking", id))?;
+        Ok(self.effective(b))
+    }
+
+    fn set_booking(&mut self, id: &str, status: BookingStatus, keep_expiry: bool) {
+        if let Some(b) = self.bookings.get_mut(id) {
+            b.status = status;
+            if !keep_expiry {
+                b.expires_us = None;
+            }
+        }
+    }
+
+    pub(super) fn get_booking(&self, id: &str) -> Result<Done, AllotError> {
+        Ok((200, self.booking_view(id)?, None))
+    }
+
+    /// A blocking booking is cancelled (its range free at once); any other answered as it is.
+    pub(super) fn cancel_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        if self.booking_status(id)?.blocks() {
+            self.set_booking(id, BookingStatus::Cancelled, false);
+        }
+        Ok((200, self.booking_view(id)?, None))
+    }
+
+    /// A held booking is confirmed; a confirmed one answered as it is; any other
+    /// `409 booking_<status>`.
+    pub(super) fn confirm_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        match self.booking_status(id)? {
+            BookingStatus::Held => self.set_booking(id, BookingStatus::Confirmed, false),
+            BookingStatus::Confirmed => {}
+            status => return Err(not_active(id, status)),
+        }
+        Ok((200, self.booking_view(id)?, None))
+    }
+
+    /// A held booking is released (its expiry kept); a confirmed one `409 booking_confirmed`;
+    /// any other answered as it is.
+    pub(super) fn release_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        match self.booking_status(id)? {
+            BookingStatus::Held => self.set_booking(id, BookingStatus::Released, true),
+            BookingStatus::Confirmed => return Err(not_active(id, BookingStatus::Confirmed)),
+            _ => {}
+        }
+        Ok((200, self.booking_view(id)?, None))
+    }
+
+    /// A held booking lasts at least `ttl_ms` from now (never shorter); any other
+    /// `409 booking_<status>`.
+    pub(super) fn extend_booking(&mut self, id: &str, ttl_ms: i64) -> Result<Done, AllotError> {
+        match self.booking_status(id)? {
+            BookingStatus::Held => {}
+            status => return Err(not_active(id, status)),
+        }
+        let until = self.now_us() + ttl_ms * 1000;
+        if let Some(b) = self.bookings.get_mut(id) {
+            b.expires_us = b.expires_us.map(|e| e.max(until));
+        }
+        Ok((200, self.booking_view(id)?, None))
+    }
+
+    /// The free gaps of `resource` within `[from_us, to_us)`: the window less every blocking
+    /// booking, in order.
+    pub(super) fn availability(&self, resource: &str, (from_us, to_us): (i64, i64)) -> Value {
+        let mut busy: Vec<(i64, i64)> = self
+            .bookings
+            .values()
+            .filter(|b| b.resource == resource && self.effective(b).blocks())
+            .map(|b| (b.start_us.max(from_us), b.end_us.min(to_us)))
+            .filter(|(s, e)| s < e)
+            .collect();
+        busy.sort();
+        let (mut free, mut at) = (Vec::new(), from_us);
+        for (s, e) in busy {
+            if s > at {
+                free.push(json!([at, s]));
+            }
+            at = at.max(e);
+        }
+        if at < to_us {
+            free.push(json!([at, to_us]));
+        }
+        json!({ "free": free })
+    }
+
+    /// The sweeper's pass on bookings: a held booking past its expiry is written `expired`
+    /// (it already read so).
+    pub(super) fn sweep_bookings(&mut self) {
+        let now = self.now_us();
+        for b in self.bookings.values_mut() {
+            if b.status == BookingStatus::Held && b.expires_us.is_some_and(|e| e <= now) {
+                b.status = BookingStatus::Expired;
+            }
+        }
+    }
+}
+
+fn not_active(id: &str, status: BookingStatus) -> AllotError {
+    AllotError::BookingNotActive {
+        id: id.to_string(),
+        status,
+    }
+}
