@@ -20,7 +20,8 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1000)]
     steps: usize,
     /// Comma-separated: `model` (always run: the others are compared with it), `sqlite`,
-    /// `postgres[:strategy]`.
+    /// `postgres[:strategy]`; `postgres:redis_counter` and `postgres:redis_lock` (not in the
+    /// default list) need the Redis of `ALLOT_SIM_REDIS_URL` (default `redis://127.0.0.1:6379`).
     #[arg(long, default_value = ALL_TARGETS)]
     backends: String,
     /// PostgreSQL for the `postgres` targets (each makes a database of its own there and drops it).

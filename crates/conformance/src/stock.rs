@@ -2,8 +2,8 @@
 
 use crate::fixture::{body, fresh, key, replayed, reused, Fixture, T};
 use allot_core::hold::{Confirm, Release};
-use allot_core::{validate, Allocation, AllotError, Executed, SkuFilter, Strategy};
 use allot_core::Cancel;
+use allot_core::{validate, Allocation, AllotError, Executed, SkuFilter, Strategy};
 use serde_json::json;
 
 /// `health`, reads and listings: a SKU as created, a missing one `not_found`; SKUs paged by

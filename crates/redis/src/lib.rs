@@ -455,12 +455,16 @@ impl RedisGate {
     /// it is not (requests admitted and still in flight, or a counter below the truth: a hold
     /// that expired in the database, an instance that died between admission and commit),
     /// the request goes to the database without an admission ([`Admission::Bypass`]), which
-    /// decides.
+    /// decides. The database decides alone too when the request carries an idempotency key
+    /// (its key is checked before stock: a retry of a request that succeeded is its replay, a
+    /// key bound to another request `idempotency_key_reused`, whatever the counter says) and
+    /// when the SKU does not exist (`not_found`, as on every other strategy) — both found by
+    /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`.
     async fn admit_checked<S: StockStore + ?Sized>(
         &self,
         store: &S,
         tenant: &Tenant,
-        lines: &[AllocationLine],
+        (lines, keyed): (&[AllocationLine], bool),
     ) -> Result<Admission> {
         let (sku, requested, available) = match self.admit(store, tenant, lines).await {
             Ok(()) => return Ok(Admission::Admitted),
@@ -471,7 +475,14 @@ impl RedisGate {
             }) => (sku, requested, available),
             Err(other) => return Err(other),
         };
-        let truth = store.get_sku(tenant, &sku).await.map_or(available, |s| s.available);
+        if keyed {
+            return Ok(Admission::Bypass);
+        }
+        let truth = match store.get_sku(tenant, &sku).await {
+            Ok(s) => s.available,
+            Err(AllotError::NotFound { .. }) => return Ok(Admission::Bypass),
+            Err(_) => available,
+        };
         if truth >= requested {
             return Ok(Admission::Bypass);
         }
@@ -489,7 +500,7 @@ impl RedisGate {
         &self,
         store: &S,
         tenant: &Tenant,
-        lines: &[AllocationLine],
+        (lines, keyed): (&[AllocationLine], bool),
         apply: F,
     ) -> Result<Executed<T>>
     where
@@ -497,7 +508,7 @@ impl RedisGate {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
     {
-        let admission = self.admit_checked(store, tenant, lines).await?;
+        let admission = self.admit_checked(store, tenant, (lines, keyed)).await?;
         let r = apply().await;
         let fresh = matches!(r, Ok(Executed::Fresh(_)));
         match admission {
@@ -534,7 +545,8 @@ impl RedisGate {
         match req.strategy {
             Strategy::RedisCounter => {
                 let lines = req.lines.clone();
-                self.admitted(store, tenant, &lines, || store.allocate(tenant, req, idem))
+                let keyed = idem.is_some();
+                self.admitted(store, tenant, (&lines, keyed), || store.allocate(tenant, req, idem))
                     .await
             }
             Strategy::RedisLock => {
@@ -567,7 +579,8 @@ impl RedisGate {
         match req.take.strategy {
             Strategy::RedisCounter => {
                 let lines = req.take.lines.clone();
-                self.admitted(store, tenant, &lines, || holds.create_hold(tenant, req, idem))
+                let keyed = idem.is_some();
+                self.admitted(store, tenant, (&lines, keyed), || holds.create_hold(tenant, req, idem))
                     .await
             }
             Strategy::RedisLock => {

@@ -595,3 +595,41 @@ async fn mixed_strategies_keep_the_counter_exact_on_a_redis_cluster() {
     let cluster = Cluster::start().await;
     mixed_strategies_keep_the_counter_exact(cluster.url()).await;
 }
+
+/// `redis_counter` answers as every other strategy where its counter would refuse first
+/// (found by `allot sim`'s differential runner): a retry by key of an allocation that
+/// succeeded is its replay even once the SKU sold out, a key bound to another request is
+/// `422 idempotency_key_reused`, and an unknown SKU is `404 not_found`, not
+/// `insufficient_stock`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_counter_refuses_after_keys_and_names_as_the_database_does() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("K", 2, 1).await;
+    let body = alloc("K", 2, "redis_counter").to_string();
+    let (s, b, first) = ts.api.post_raw("/v1/allocations", body.clone(), Some("k-1")).await;
+    assert_eq!(s, 201, "{first}");
+    assert!(!b);
+    // Sold out now: the same request by its key is its replay, not a refusal.
+    let (s, replayed, again) = ts.api.post_raw("/v1/allocations", body, Some("k-1")).await;
+    assert_eq!((s, replayed), (201, true), "{again}");
+    assert_eq!(again["id"], first["id"]);
+    // The key with another request: the key's rule, not the stock's.
+    let (s, _, b) = ts
+        .api
+        .post_raw(
+            "/v1/allocations",
+            alloc("K", 1, "redis_counter").to_string(),
+            Some("k-1"),
+        )
+        .await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (422, Some("idempotency_key_reused")),
+        "{b}"
+    );
+    let (s, b) = ts.post("/v1/allocations", alloc("NOPE", 1, "redis_counter")).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (404, Some("not_found")), "{b}");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}

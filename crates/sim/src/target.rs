@@ -43,6 +43,13 @@ impl Spec {
         Ok(Spec { postgres, strategy })
     }
 
+    /// Whether the target runs a Redis strategy (`postgres:redis_counter`,
+    /// `postgres:redis_lock`): it needs the Redis of `ALLOT_SIM_REDIS_URL` (default
+    /// `redis://127.0.0.1:6379`), so `allot sim` runs it only when named.
+    pub fn redis(&self) -> bool {
+        self.strategy.as_deref().is_some_and(|s| s.starts_with("redis_"))
+    }
+
     /// The booking strategy a target's bookings name, so that each PostgreSQL one is run
     /// too: `advisory` beside `pessimistic`, `batched` beside `batched`; the backend's default
     /// (`exclusion`, SQLite's `serialized`) otherwise.
@@ -126,9 +133,19 @@ impl Target {
             let file = std::env::temp_dir().join(format!("allot-sim-{}.db", uuid::Uuid::new_v4().simple()));
             (format!("sqlite://{}", file.display()), Cleanup::File(file))
         };
-        let cfg = config(spec, clock, url);
+        let mut cfg = config(spec, clock, url);
+        if spec.redis() {
+            // The shared Redis, under a prefix of this target's own: no other run or test sees
+            // its counters, locks and fences.
+            cfg.redis_url = Some(redis_url());
+            cfg.redis_key_prefix = format!("allot-sim-{}", uuid::Uuid::new_v4().simple());
+        }
         let started = match allot_server::spawn(&cfg).await {
-            Ok(server) => allot_server::open_store(&cfg).await.map(|store| (server, store)),
+            // The sweeper's handle needs one connection (a PostgreSQL target's server has its
+            // pool of 4 beside it).
+            Ok(server) => allot_server::open_store(&ServerConfig { pool_size: 1, ..cfg.clone() })
+                .await
+                .map(|store| (server, store)),
             Err(e) => Err(e),
         };
         let (server, store) = match started {
@@ -268,6 +285,11 @@ fn config(spec: &Spec, clock: Arc<ManualClock>, url: String) -> ServerConfig {
         None => {}
     }
     cfg
+}
+
+/// The Redis the `redis_*` targets use.
+fn redis_url() -> String {
+    std::env::var("ALLOT_SIM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
 /// `url` naming `database` instead of its own (`postgres://who@where/db?options`).

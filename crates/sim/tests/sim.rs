@@ -16,7 +16,9 @@ fn specs(names: &[&str]) -> Vec<Spec> {
     names.iter().map(|n| Spec::parse(n).unwrap()).collect()
 }
 
-const EVERY_TARGET: [&str; 7] = [
+/// Every backend and strategy, the Redis ones included (CI has a Redis: `ALLOT_SIM_REDIS_URL`,
+/// default `redis://127.0.0.1:6379`, each target under a key prefix of its own).
+const EVERY_TARGET: [&str; 9] = [
     "sqlite",
     "postgres:atomic",
     "postgres:pessimistic",
@@ -24,6 +26,8 @@ const EVERY_TARGET: [&str; 7] = [
     "postgres:segmented",
     "postgres:batched",
     "postgres:auto",
+    "postgres:redis_counter",
+    "postgres:redis_lock",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
