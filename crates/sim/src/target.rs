@@ -143,9 +143,12 @@ impl Target {
         let started = match allot_server::spawn(&cfg).await {
             // The sweeper's handle needs one connection (a PostgreSQL target's server has its
             // pool of 4 beside it).
-            Ok(server) => allot_server::open_store(&ServerConfig { pool_size: 1, ..cfg.clone() })
-                .await
-                .map(|store| (server, store)),
+            Ok(server) => allot_server::open_store(&ServerConfig {
+                pool_size: 1,
+                ..cfg.clone()
+            })
+            .await
+            .map(|store| (server, store)),
             Err(e) => Err(e),
         };
         let (server, store) = match started {
