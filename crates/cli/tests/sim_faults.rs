@@ -8,6 +8,8 @@ async fn the_faults_phase_passes_its_checks() {
         std::time::Duration::from_secs(300),
         tokio::process::Command::new(env!("CARGO_BIN_EXE_allot"))
             .args(["sim", "--faults", "--seed", "1", "--seeds", "2", "--clients", "6"])
+            // Past the bound, the run (its cluster, its instances) goes with the test.
+            .kill_on_drop(true)
             .output(),
     )
     .await

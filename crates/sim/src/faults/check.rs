@@ -141,11 +141,14 @@ pub fn job_testers(p: &Paired) -> Result<BTreeMap<i64, LinearizabilityTester<usi
 fn job_op(call: &Call, returned: Option<&(Outcome, i64)>) -> Option<(JobOp, i64)> {
     let at_ms = returned.map_or(i64::MAX, |r| r.1);
     match (call, returned) {
+        // A lease was granted when its server's clock read its expiry less the lease: the
+        // earlier lease must have expired by then (not merely by the time the answer came
+        // back, which a lost answer retried can put seconds later).
         (Call::Claim, Some((Outcome::Leased(Some(l)), _))) => Some((
             JobOp::Lease {
                 attempt: l.attempt,
                 expires_ms: l.expires_ms,
-                at_ms,
+                at_ms: l.expires_ms - super::client::LEASE_MS,
             },
             l.job,
         )),

@@ -182,8 +182,8 @@ impl Client {
         }
     }
 
-    /// Send `req` until a settled answer (a 2xx, or a 4xx other than a key still in use or a
-    /// rate limit), at most [`MAX_SENDS`] times.
+    /// Send `req` until a settled answer (a 2xx, or a 4xx other than a key still in use,
+    /// `contention` or a rate limit), at most [`MAX_SENDS`] times.
     async fn settle(&mut self, req: &Req, call: &Call) -> Outcome {
         for _ in 0..MAX_SENDS {
             self.stats.sends.fetch_add(1, Ordering::Relaxed);
@@ -216,7 +216,9 @@ impl Client {
                                 if req.body.is_some() { "POST" } else { "GET" },
                                 req.path
                             )),
-                        409 if code == "idempotency_key_in_use" => {}
+                        // Refused, nothing applied, retry (a key still running; `optimistic` out of
+                        // attempts, a line whose rows kept changing): the client retries.
+                        409 if code == "idempotency_key_in_use" || code == "contention" => {}
                         429 => {}
                         _ => return outcome(call, status, &body),
                     }

@@ -94,8 +94,9 @@ impl SequentialSpec for SkuSpec {
     }
 }
 
-/// An operation on one job, as a worker saw it; `at_ms` is when its answer came back (ms since
-/// the epoch, on the machine's clock, which the servers share).
+/// An operation on one job, as a worker saw it; `at_ms` (ms since the epoch, on the machine's
+/// clock, which the servers share) is when a lease was granted (its expiry less the lease) or
+/// when a completion's answer came back (the latest it can have been decided).
 #[allow(missing_docs)] // the variants say what their fields are
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobOp {
