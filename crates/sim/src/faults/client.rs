@@ -59,7 +59,13 @@ pub struct Client {
     allocations: Vec<(u64, &'static str, i64, String)>,
     lease: Option<Lease>,
     n: u64,
+    /// An operation of this client never settled: it stays in flight in the history, and the
+    /// client invokes nothing more (one operation in flight per client).
+    pub stuck: bool,
 }
+
+/// What an operation that never settled is recorded as in the verdicts (never as a return).
+pub const UNSETTLED: &str = "unsettled";
 
 /// A request: a POST (with a body and a key) or a GET.
 struct Req {
@@ -82,13 +88,14 @@ impl Client {
             allocations: Vec::new(),
             lease: None,
             n: 0,
+            stuck: false,
         }
     }
 
     /// Operations until `stop` (or `max_ops`), a short seeded pause between them.
     pub async fn run(mut self, stop: Arc<AtomicBool>, max_ops: usize) {
         for _ in 0..max_ops {
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || self.stuck {
                 break;
             }
             let call = self.choose();
@@ -134,6 +141,11 @@ impl Client {
         let req = self.request(&call);
         self.history.invoke(self.id, call.clone());
         let outcome = self.settle(&req, &call).await;
+        if outcome == Outcome::Other(UNSETTLED.into()) {
+            // Left in flight: the checker may count it as applied or not.
+            self.stuck = true;
+            return outcome;
+        }
         self.history.ret(self.id, outcome.clone());
         match (&call, &outcome) {
             (Call::Allocate { sku, quantity, n }, Outcome::Allocated { id }) => {
@@ -226,7 +238,7 @@ impl Client {
             }
             tokio::time::sleep(Duration::from_millis(RETRY_PAUSE_MS)).await;
         }
-        Outcome::Other("unsettled".into())
+        Outcome::Other(UNSETTLED.into())
     }
 
     /// One send: the status and the JSON body, or `None` with no answer.

@@ -122,7 +122,9 @@ pub async fn run_faults(cfg: &FaultsConfig) -> Result<FaultsReport, SimError> {
     let mut heal = Client::new(cfg.clients, urls[0].clone(), cfg.seed, (history.clone(), stats.clone()));
     drain(&mut heal, &urls[0], cfg.jobs, &mut report.violations).await;
     for sku in SKUS {
-        heal.perform(Call::Read { sku }).await;
+        if !heal.stuck {
+            heal.perform(Call::Read { sku }).await;
+        }
     }
     report.sends = stats.sends.load(Ordering::Relaxed);
     report.answers_dropped = stats.answers_dropped.load(Ordering::Relaxed);
@@ -174,7 +176,7 @@ async fn prepare(url: &str, jobs: usize) -> Result<(), SimError> {
 /// rescues the leases abandoned), within [`DRAIN_MS`].
 async fn drain(heal: &mut Client, url: &str, jobs: usize, violations: &mut Vec<String>) {
     let deadline = std::time::Instant::now() + Duration::from_millis(DRAIN_MS);
-    loop {
+    while !heal.stuck {
         if let Outcome::Leased(Some(l)) = heal.perform(Call::Claim).await {
             heal.perform(Call::Complete {
                 job: l.job,
