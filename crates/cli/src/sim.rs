@@ -109,7 +109,16 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
             database_url: a.database_url.clone(),
             mutation,
         };
-        let report = allot_sim::run(&cfg).await?;
+        // A seed that could not run (a target did not start: PostgreSQL out of connection
+        // slots, say) is said and counted, and the next seed runs.
+        let report = match allot_sim::run(&cfg).await {
+            Ok(r) => r,
+            Err(e) => {
+                println!("seed {seed}: could not run: {e}");
+                diverged += 1;
+                continue;
+            }
+        };
         println!(
             "seed {seed}: {} steps, {} requests to {} targets, digest {}",
             report.steps,
@@ -139,7 +148,7 @@ pub async fn sim(a: SimArgs) -> anyhow::Result<bool> {
         }
     }
     if diverged > 0 {
-        println!("{diverged} of {} seeds diverged", a.seeds.max(1));
+        println!("{diverged} of {} seeds diverged or could not run", a.seeds.max(1));
     }
     Ok(diverged == 0)
 }
