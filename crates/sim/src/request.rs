@@ -131,7 +131,7 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
 fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
     match op {
         Op::Enqueue { queue, jobs, .. } => {
-            let jobs: Vec<Value> = jobs.iter().map(|j| j.json(crate::run::start())).collect();
+            let jobs: Vec<Value> = jobs.iter().map(|j| j.json(crate::ops::start())).collect();
             r.post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
         }
         Op::Claim {

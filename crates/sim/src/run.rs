@@ -10,11 +10,7 @@ use allot_core::ManualClock;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-/// Where every run's clock starts: a fixed instant, so that a seed's trace is the same on
-/// every machine and every day.
-pub fn start() -> chrono::DateTime<chrono::Utc> {
-    chrono::DateTime::from_timestamp(1_893_456_000, 0).unwrap_or_default()
-}
+pub use crate::ops::start;
 
 /// Most replays one shrinking may run (each starts a fresh server).
 pub const MAX_SHRINK_RUNS: usize = 150;

@@ -42,7 +42,7 @@ impl Model {
             }
             let run_at_us = j
                 .run_at_ms
-                .map_or(now, |ms| crate::run::start().timestamp_micros() + ms * 1000);
+                .map_or(now, |ms| crate::ops::start().timestamp_micros() + ms * 1000);
             let state = if run_at_us > now {
                 JobState::Scheduled
             } else {

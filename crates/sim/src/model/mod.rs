@@ -292,7 +292,7 @@ impl Model {
 
 /// The instant `hours` into the bookings' window, µs since the epoch.
 fn hour_us(hours: i64) -> i64 {
-    (crate::run::start() + chrono::Duration::days(1) + chrono::Duration::hours(hours)).timestamp_micros()
+    (crate::ops::start() + chrono::Duration::days(1) + chrono::Duration::hours(hours)).timestamp_micros()
 }
 
 /// `v` as the request type `T` (a body the generator made always reads as one).

@@ -17,7 +17,7 @@ pub const WINDOW_HOURS: i64 = 24;
 
 /// The instant `hours` into the window (ms precision, UTC), as a request names it.
 pub fn window_at(hours: i64) -> String {
-    let at = crate::run::start() + chrono::Duration::days(1) + chrono::Duration::hours(hours);
+    let at = crate::ops::start() + chrono::Duration::days(1) + chrono::Duration::hours(hours);
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 

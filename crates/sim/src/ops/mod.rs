@@ -16,6 +16,13 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
+/// Where every run's clock starts: a fixed instant, so that a seed's trace is the same on
+/// every machine and every day (steps name instants from it: a job's `run_at`, a booking's
+/// range).
+pub fn start() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(1_893_456_000, 0).unwrap_or_default()
+}
+
 /// The SKUs steps fight over.
 pub const SKUS: [&str; 3] = ["A", "B", "C"];
 /// A well-formed SKU no step creates: `not_found`.
