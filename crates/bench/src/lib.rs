@@ -36,7 +36,7 @@ mod units;
 pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport, SERVER_DEFAULT};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
-pub use cluster::{free_port, PgCluster, StopMode};
+pub use cluster::{free_port, PgCluster, RedisServer, StopMode};
 pub use compare::{
     create_reference_skus, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_figures,
     pgbench_script_tps, redis_benchmark_admission_rps, redis_benchmark_available, render_compare_table, tool_available,

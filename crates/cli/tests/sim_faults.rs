@@ -27,7 +27,7 @@ async fn the_faults_phase_passes_its_checks() {
         // 3 SKUs and 40 jobs: 43 histories, each linearizable.
         assert!(line.ends_with("43 histories linearizable"), "{line}");
     }
-    // Each seed injected its five faults (three on PostgreSQL, two SIGKILLs).
-    assert_eq!(report.matches("  fault: ").count(), 10, "{report}");
+    // Each seed injected its six faults (three on PostgreSQL, a Redis flush, two SIGKILLs).
+    assert_eq!(report.matches("  fault: ").count(), 12, "{report}");
     assert!(!report.contains("FAILED") && !report.contains("VIOLATION"), "{report}");
 }

@@ -16,7 +16,14 @@ use std::time::Duration;
 pub const SKUS: [&str; 3] = ["F1", "F2", "F3"];
 /// The stock strategies the clients allocate with (client `i` uses the `i`-th, wrapping), so
 /// that each meets the faults and they all fight over the same SKUs at once.
-pub const STRATEGIES: [&str; 4] = ["atomic", "batched", "pessimistic", "optimistic"];
+pub const STRATEGIES: [&str; 6] = [
+    "atomic",
+    "batched",
+    "pessimistic",
+    "optimistic",
+    "redis_counter",
+    "redis_lock",
+];
 /// What each SKU starts with.
 pub const INITIAL_ON_HAND: i64 = 12;
 /// The queue the workers drain.

@@ -1,7 +1,7 @@
 //! The faults injected while the clients run, in a seeded order, on the run's own PostgreSQL
 //! cluster and `allot serve` processes (never the shared server on 5432).
 
-use allot_bench::{start_server, PgCluster, Server, StopMode};
+use allot_bench::{start_server, PgCluster, RedisServer, Server, StopMode};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -22,6 +22,8 @@ pub enum Fault {
     /// One `allot serve` SIGKILLed (its in-flight requests and `batched` lanes gone), then
     /// started again on its port.
     KillInstance(usize),
+    /// `FLUSHALL` on the run's Redis: every counter, lock and fence gone at once.
+    RedisFlush,
 }
 
 impl Fault {
@@ -32,13 +34,19 @@ impl Fault {
             Fault::RestartFast => "PostgreSQL restart (fast)".into(),
             Fault::RestartImmediate => "PostgreSQL restart (immediate)".into(),
             Fault::KillInstance(i) => format!("SIGKILL of instance {i}"),
+            Fault::RedisFlush => "Redis FLUSHALL".into(),
         }
     }
 }
 
 /// Each fault once, and every instance killed once, in the seed's order.
 pub fn schedule(seed: u64, instances: usize) -> Vec<Fault> {
-    let mut faults = vec![Fault::TerminateBackends, Fault::RestartFast, Fault::RestartImmediate];
+    let mut faults = vec![
+        Fault::TerminateBackends,
+        Fault::RestartFast,
+        Fault::RestartImmediate,
+        Fault::RedisFlush,
+    ];
     faults.extend((0..instances).map(Fault::KillInstance));
     faults.shuffle(&mut StdRng::seed_from_u64(seed));
     faults
@@ -51,6 +59,8 @@ pub struct Stage {
     pub cluster: Arc<PgCluster>,
     /// The binary the instances run.
     pub allot_bin: PathBuf,
+    /// The run's own Redis (the `redis_*` strategies' counters and locks).
+    pub redis: RedisServer,
     /// The instances, by index.
     pub instances: Mutex<Vec<(u16, Server)>>,
 }
@@ -73,6 +83,7 @@ impl Stage {
                     .map_err(|e| e.to_string())
             }
             Fault::KillInstance(i) => self.kill(i).await,
+            Fault::RedisFlush => self.redis.cli(&["FLUSHALL"]).map(drop).map_err(|e| e.to_string()),
         }
     }
 
@@ -101,7 +112,7 @@ impl Stage {
         server.child.kill().await.map_err(|e| e.to_string())?;
         let port = *port;
         let url = self.cluster.url();
-        let fresh = start_server(&self.allot_bin, port, &url, None)
+        let fresh = start_server(&self.allot_bin, port, &url, Some(&self.redis.url()))
             .await
             .map_err(|e| e.to_string())?;
         instances[i] = (port, fresh);

@@ -1,8 +1,9 @@
 //! The concurrent phase with faults (`allot sim --faults`), VOPR-style: many clients on two
-//! `allot serve` instances over a PostgreSQL cluster the run makes itself (allocating with
-//! `atomic`, `batched`, `pessimistic` and `optimistic` side by side), faults injected
-//! while they run (connections terminated, PostgreSQL restarted fast and immediate, each
-//! instance SIGKILLed and started again, answers lost), then a heal phase in which every
+//! `allot serve` instances over a PostgreSQL cluster and a Redis the run makes itself
+//! (allocating with `atomic`, `batched`, `pessimistic`, `optimistic`, `redis_counter` and
+//! `redis_lock` side by side), faults injected while they run (connections terminated,
+//! PostgreSQL restarted fast and immediate, Redis flushed, each instance SIGKILLed and started
+//! again, answers lost), then a heal phase in which every
 //! client settles what it had in flight by its idempotency key and the queue is drained.
 //!
 //! Then the checks: every operation settled with an answer its specification can give; no
@@ -12,7 +13,7 @@
 //! ([`spec`], checked by stateright's `LinearizabilityTester`, Jepsen's Knossos idea).
 //!
 //! What is not injected (yet): a jump of the clock (the instances run on the machine's clock),
-//! Redis faults (`allot chaos` has them), holds and bookings in the mix.
+//! holds and bookings in the mix.
 
 pub mod check;
 pub mod client;
@@ -70,29 +71,43 @@ pub struct FaultsReport {
     pub violations: Vec<String>,
 }
 
-/// Run the faults phase of `cfg`.
-pub async fn run_faults(cfg: &FaultsConfig) -> Result<FaultsReport, SimError> {
+/// The run's own PostgreSQL cluster and Redis, and [`INSTANCES`] `allot serve` processes on
+/// them: the stage, and the instances' URLs.
+async fn stage(cfg: &FaultsConfig) -> Result<(inject::Stage, Vec<String>), SimError> {
     let setup = |e: allot_bench::BenchError| SimError::Setup(e.to_string());
-    let cluster = tokio::task::spawn_blocking(allot_bench::PgCluster::start)
+    let joined = |e: tokio::task::JoinError| SimError::Setup(e.to_string());
+    let cluster = Arc::new(
+        tokio::task::spawn_blocking(allot_bench::PgCluster::start)
+            .await
+            .map_err(joined)?
+            .map_err(setup)?,
+    );
+    let redis = tokio::task::spawn_blocking(allot_bench::RedisServer::start)
         .await
-        .map_err(|e| SimError::Setup(e.to_string()))?
+        .map_err(joined)?
         .map_err(setup)?;
-    let cluster = Arc::new(cluster);
     let mut instances = Vec::new();
     for _ in 0..INSTANCES {
         let port = allot_bench::free_port().map_err(setup)?;
-        let server = allot_bench::start_server(&cfg.allot_bin, port, &cluster.url(), None)
+        let server = allot_bench::start_server(&cfg.allot_bin, port, &cluster.url(), Some(&redis.url()))
             .await
             .map_err(setup)?;
         instances.push((port, server));
     }
     let urls: Vec<String> = instances.iter().map(|(_, s)| s.url.clone()).collect();
-    prepare(&urls[0], cfg.jobs).await?;
     let stage = inject::Stage {
         cluster,
         allot_bin: cfg.allot_bin.clone(),
+        redis,
         instances: tokio::sync::Mutex::new(instances),
     };
+    Ok((stage, urls))
+}
+
+/// Run the faults phase of `cfg`.
+pub async fn run_faults(cfg: &FaultsConfig) -> Result<FaultsReport, SimError> {
+    let (stage, urls) = stage(cfg).await?;
+    prepare(&urls[0], cfg.jobs).await?;
     let (history, stats) = (Arc::new(History::default()), Arc::new(Stats::default()));
     let mut report = FaultsReport::default();
     let stop = Arc::new(AtomicBool::new(false));
