@@ -19,6 +19,14 @@ use axum::http::{header, HeaderMap, Method};
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
+/// The extension of an operation that names the scope it needs (written by the route table,
+/// read here).
+pub const SCOPE_EXTENSION: &str = "x-required-scope";
+
+/// The extension of a `/v1` operation any valid key may call (it reads only about the key
+/// itself or shows each part by the key's own scopes): `true`.
+pub const ANY_KEY_EXTENSION: &str = "x-any-key";
+
 /// What an operation asks of its caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Needs {
@@ -50,7 +58,7 @@ pub(crate) struct Found {
 
 impl Admissions {
     /// The operations of `doc` (the route table's document): each operation's scope
-    /// extension ([`crate::api::routes::SCOPE_EXTENSION`]), its any-key mark, or open.
+    /// extension ([`SCOPE_EXTENSION`]), its any-key mark, or open.
     pub(crate) fn of(doc: &utoipa::openapi::OpenApi) -> Self {
         let doc = serde_json::to_value(doc).expect("the document serializes");
         let mut table = matchit::Router::new();
@@ -83,12 +91,10 @@ impl Admissions {
 
 /// What one operation of the document needs.
 fn needs_of(op: &serde_json::Value) -> Needs {
-    let scope = op[crate::api::routes::SCOPE_EXTENSION]
-        .as_str()
-        .and_then(|s| s.parse().ok());
+    let scope = op[SCOPE_EXTENSION].as_str().and_then(|s| s.parse().ok());
     match scope {
         Some(scope) => Needs::Scope(scope),
-        None if op[crate::api::routes::ANY_KEY_EXTENSION] == serde_json::Value::Bool(true) => Needs::AnyKey,
+        None if op[ANY_KEY_EXTENSION] == serde_json::Value::Bool(true) => Needs::AnyKey,
         None => Needs::Open,
     }
 }

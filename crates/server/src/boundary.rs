@@ -265,8 +265,11 @@ fn too_long(e: &axum::Error) -> bool {
     false
 }
 
+/// What the edge wraps: the router, a panic of a route caught as a 500.
+pub(crate) type Inner = tower_http::catch_panic::CatchPanic<axum::Router, crate::error::Panicked>;
+
 /// The wrapped route, called once the edge admits the request.
-pub(crate) struct Route(pub(crate) crate::edge_layer::Inner);
+pub(crate) struct Route(pub(crate) Inner);
 
 impl Route {
     /// The route's answer to `req`. Its future is boxed: inline, the route's future (which

@@ -7,7 +7,7 @@
 //! ([`crate::admit::Admissions`]), or from the route itself ([`Routed`]) for the routes
 //! outside the table.
 
-use crate::boundary::{Edge, Route};
+use crate::boundary::{Edge, Inner, Route};
 use axum::extract::Request;
 use axum::response::Response;
 use std::convert::Infallible;
@@ -15,9 +15,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-
-/// What the edge wraps: the router, a panic of a route caught as a 500.
-pub(crate) type Inner = tower_http::catch_panic::CatchPanic<axum::Router, crate::error::Panicked>;
 
 /// What `allot serve` answers with (`crate::api::router`): the edge in front of the router.
 #[derive(Clone)]

@@ -489,7 +489,7 @@ fn complete_operation(path: &str, op: &mut Value, l: &Limits) {
 
 /// The bearer scheme, the scope the operation needs, and its 401 and 403.
 fn add_security(op: &mut Value) {
-    let scope = op[super::routes::SCOPE_EXTENSION]
+    let scope = op[crate::admit::SCOPE_EXTENSION]
         .as_str()
         .unwrap_or("admin")
         .to_string();

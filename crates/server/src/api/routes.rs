@@ -18,12 +18,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
 
-/// The extension of an operation that names the scope it needs.
-pub const SCOPE_EXTENSION: &str = "x-required-scope";
-
-/// The extension of a `/v1` operation any valid key may call (it reads only about the key
-/// itself or shows each part by the key's own scopes): `true`.
-pub const ANY_KEY_EXTENSION: &str = "x-any-key";
+use crate::admit::{ANY_KEY_EXTENSION, SCOPE_EXTENSION};
 
 type Route = UtoipaMethodRouter<Arc<AppState>>;
 
