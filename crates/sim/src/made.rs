@@ -154,6 +154,10 @@ impl Made {
         match (op, id) {
             (Op::Allocate { .. }, Some(id)) if status == 201 => self.allocations.push(id),
             (Op::Hold { .. }, Some(id)) if status == 201 => self.holds.push(id),
+            (Op::ClaimUnits { hold_ttl_ms, .. }, Some(id)) if status == 201 => match hold_ttl_ms {
+                Some(_) => self.holds.push(id),
+                None => self.allocations.push(id),
+            },
             (Op::Book { .. }, Some(id)) if status == 201 => self.bookings.push(id),
             (Op::Confirm { hold, .. }, Some(id)) => {
                 if let (Some(i), _) = Self::pick(&self.holds, *hold) {

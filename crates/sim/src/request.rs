@@ -65,6 +65,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::ReleaseBooking { .. }
         | Op::ExtendBooking { .. }
         | Op::Availability { .. } => booking(&r, op, id),
+        Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } => units(&r, op),
         _ => stock(&r, op, id),
     })
 }
@@ -153,6 +154,32 @@ fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
         Op::RetryJob { .. } => r.post_empty(format!("/v1/jobs/{id}/retry")),
         Op::GetQueue { queue } => r.get(format!("/v1/queues/{queue}")),
         _ => unreachable!("not a job step: {op:?}"),
+    }
+}
+
+fn units(r: &Requests, op: &Op) -> Request {
+    match op {
+        Op::ReceiveUnits { sku, units, .. } => {
+            let units: Vec<Value> = units.iter().map(crate::ops::NewUnit::json).collect();
+            r.post(format!("/v1/skus/{sku}/units"), json!({ "units": units }))
+        }
+        Op::ClaimUnits {
+            sku,
+            quantity,
+            order_by,
+            allow_partial,
+            hold_ttl_ms,
+            ..
+        } => {
+            let mut body =
+                json!({"sku": sku, "quantity": quantity, "order_by": order_by, "allow_partial": allow_partial});
+            if let Some(ttl) = hold_ttl_ms {
+                body["hold_ttl_ms"] = json!(ttl);
+            }
+            r.post("/v1/unit-allocations".into(), body)
+        }
+        Op::GetUnits { sku } => r.get(format!("/v1/skus/{sku}/units?limit={}", crate::ops::SERIALS + 1)),
+        _ => unreachable!("not a unit step: {op:?}"),
     }
 }
 

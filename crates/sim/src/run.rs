@@ -3,7 +3,7 @@
 
 use crate::made::Made;
 use crate::model::{Model, Mutation};
-use crate::ops::{Generator, Op, QUEUES, RESOURCES, SKUS};
+use crate::ops::{Generator, Op, QUEUES, RESOURCES, SKUS, UNIT_SKU};
 use crate::target::{Spec, Target};
 use crate::{Answer, SimError};
 use allot_core::ManualClock;
@@ -173,11 +173,14 @@ impl Run {
         self.check_state(i, targets).await
     }
 
-    /// The state after step `i`: every SKU, queue and resource read on each target.
+    /// The state after step `i`: every SKU (the unit-tracked one's units too), queue and
+    /// resource read on each target.
     async fn check_state(&mut self, i: usize, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
         let reads = SKUS
             .iter()
+            .chain([&UNIT_SKU])
             .map(|&sku| Op::GetSku { sku })
+            .chain([Op::GetUnits { sku: UNIT_SKU }])
             .chain(QUEUES.iter().map(|&queue| Op::GetQueue { queue }))
             .chain(RESOURCES.iter().map(|&resource| Op::Availability { resource }));
         for read in reads {

@@ -61,6 +61,17 @@ impl Spec {
         }
     }
 
+    /// The unit claim strategy a target's claims name, so that each PostgreSQL one is run:
+    /// `nowait_scan` beside `pessimistic`, `batched` beside `batched`; the backend's default
+    /// (`skip_locked`, SQLite's `serialized`) otherwise.
+    pub fn unit_strategy(&self) -> Option<&'static str> {
+        match (self.postgres, self.strategy.as_deref()) {
+            (true, Some("pessimistic")) => Some("nowait_scan"),
+            (true, Some("batched")) => Some("batched"),
+            _ => None,
+        }
+    }
+
     /// The name a report uses.
     pub fn name(&self) -> String {
         let backend = if self.postgres { "postgres" } else { "sqlite" };
@@ -189,7 +200,12 @@ impl Target {
         let Some(mut req) = request::of(op, &resolved) else {
             return Ok(None);
         };
-        if let (Op::Book { .. }, Some(body), Some(strategy)) = (op, req.body.as_mut(), self.spec.booking_strategy()) {
+        let strategy = match op {
+            Op::Book { .. } => self.spec.booking_strategy(),
+            Op::ClaimUnits { .. } => self.spec.unit_strategy(),
+            _ => None,
+        };
+        if let (Some(body), Some(strategy)) = (req.body.as_mut(), strategy) {
             body["strategy"] = Value::String(strategy.into());
         }
         let url = format!("{}{}", self.base, req.path);

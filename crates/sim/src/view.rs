@@ -43,8 +43,32 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
                 .collect();
             json!({ "free": gaps })
         }
+        Op::ReceiveUnits { .. } => json!({"created": body["created"]}),
+        Op::ClaimUnits { .. } => json!({
+            "status": body["status"],
+            "sku": body["sku"],
+            "units": serials(&body["units"]),
+            "expires_at_us": instant_us(&body["expires_at"]),
+        }),
+        Op::GetUnits { .. } => {
+            let units = body["units"].as_array().cloned().unwrap_or_default();
+            let units: Vec<Value> = units
+                .iter()
+                .map(|u| {
+                    json!({"serial": u["serial"], "location": u["location"], "lot": u["lot"],
+                           "status": u["status"], "claimed": !u["claim_id"].is_null()})
+                })
+                .collect();
+            json!({ "units": units })
+        }
         Op::Advance { .. } | Op::Sweep => Value::Null,
     }
+}
+
+/// The serials of a list of units, in its order.
+fn serials(units: &Value) -> Value {
+    let units = units.as_array().cloned().unwrap_or_default();
+    Value::Array(units.iter().map(|u| u["serial"].clone()).collect())
 }
 
 /// An instant of the body as µs since the epoch (`null` when absent).
@@ -129,6 +153,12 @@ fn allocation(body: &Value) -> Value {
     json!({"status": body["status"], "lines": lines(body)})
 }
 
+/// A hold; a unit hold that is held or confirmed lists its units' serials (others are not
+/// compared: what an expired or released hold still names is the store's business).
 fn hold(body: &Value) -> Value {
-    json!({"status": body["status"], "kind": body["kind"], "lines": lines(body), "expires_at_us": instant_us(&body["expires_at"])})
+    let mut view = json!({"status": body["status"], "kind": body["kind"], "lines": lines(body), "expires_at_us": instant_us(&body["expires_at"])});
+    if body["kind"] == "units" && (body["status"] == "held" || body["status"] == "confirmed") {
+        view["units"] = serials(&body["units"]);
+    }
+    view
 }

@@ -218,13 +218,15 @@ async fn write_and_commit(
 }
 
 /// How many units each claim takes, one after another in arrival order from `available`:
-/// what it wants, or (allowing partial) what is left if at least one, else nothing.
+/// what it wants, else nothing. A claim allowing partial that is left short runs alone
+/// (`skip_locked`), which finalises overdue holds before it takes less than it wants (the
+/// batch's pick does not see their units: found by the simulation).
 fn hand_out(claims: &[UnitClaim], available: i64) -> Vec<i64> {
     let mut left = available;
     claims
         .iter()
         .map(|c| {
-            let least = if c.allow_partial { 1 } else { c.quantity };
+            let least = c.quantity;
             let take = c.quantity.min(left);
             if take >= least {
                 left -= take;

@@ -113,10 +113,11 @@ struct ClaimParams {
 }
 
 impl ClaimParams {
-    fn new(req: &UnitClaim, now: DateTime<Utc>) -> Self {
+    /// The parameters of an attempt at `now` that takes at least `least` units.
+    fn new(req: &UnitClaim, least: i64, now: DateTime<Utc>) -> Self {
         ClaimParams {
             wanted: req.quantity,
-            least: if req.allow_partial { 1 } else { req.quantity },
+            least,
             status: if req.hold_ttl_ms.is_some() {
                 AllocationStatus::Held
             } else {
@@ -420,7 +421,9 @@ impl UnitStore for PgStore {
     /// Bounded: at most `unit_claim_max_attempts` attempts (each a statement or a NOWAIT
     /// pass); between attempts a full-jitter sleep. An attempt that comes back short while
     /// units were locked by others is retried; at the end that is `contention`, never
-    /// `insufficient_stock`. Overdue holds on the SKU are finalised and the claim retried.
+    /// `insufficient_stock`. Overdue holds on the SKU are finalised and the claim retried. A
+    /// claim allowing partial asks for all it wants first and for at least one after (one
+    /// attempt more).
     async fn claim_units(
         &self,
         tenant: &Tenant,
@@ -439,8 +442,13 @@ impl UnitStore for PgStore {
         let sql = skip_locked_sql(&order, req.hold_ttl_ms.is_some());
         let backoff = retry::Backoff::default();
         let max_attempts = self.limits.unit_claim_max_attempts.max(1);
-        for attempt in 0..max_attempts {
-            let p = ClaimParams::new(&req, self.now());
+        // A claim allowing partial first asks for every unit it wants: the units of an
+        // expired hold count as available at once, so it takes less only once no overdue
+        // hold has any (found by the simulation: it took fewer while they waited).
+        // (That first ask is an attempt more.)
+        let mut least = req.quantity;
+        for attempt in 0..max_attempts + u32::from(req.allow_partial) {
+            let p = ClaimParams::new(&req, least, self.now());
             let result = match req.strategy {
                 UnitStrategy::NowaitScan => self.nowait_pass(tenant, &req, &order, idem.as_ref(), &p).await,
                 _ => self.skip_locked_attempt(tenant, &req, &sql, idem.as_ref(), &p).await,
@@ -464,6 +472,10 @@ impl UnitStore for PgStore {
                 }) => {
                     if overdue {
                         self.expire_overdue_on(tenant, &req.sku, self.now()).await?;
+                        continue;
+                    }
+                    if req.allow_partial && least > 1 {
+                        least = 1;
                         continue;
                     }
                     if !locked {

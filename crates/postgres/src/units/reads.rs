@@ -5,8 +5,22 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::support::page::{Listed, Page};
 use allot_core::unit::{UnitFilter, UnitStatus, UnitView};
-use allot_core::{AllotError, Result};
+use allot_core::{AllotError, Capable, Result};
 use std::sync::LazyLock;
+
+/// The units with what each reads as at the instant of parameter `$now` (`{now}`): a unit of a
+/// hold that expired reads `available` with no claim, as the hold's quantity does, before any
+/// sweeper finalises the hold (found by the simulation: the listing read `held`).
+fn units_at(now: &str) -> String {
+    format!(
+        "(SELECT u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at, u.tenant, u.sku,
+                 CASE WHEN h.id IS NOT NULL THEN 'available' ELSE u.status END AS status,
+                 CASE WHEN h.id IS NOT NULL THEN NULL ELSE u.claim_id END AS claim_id
+            FROM units u LEFT JOIN holds h
+              ON u.status = 'held' AND h.tenant = u.tenant AND h.id = u.claim_id
+             AND h.status = 'held' AND h.expires_at <= {now}) v"
+    )
+}
 
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
 
@@ -31,15 +45,17 @@ impl PgStore {
         let c = self.client().await?;
         static SQL: LazyLock<String> = LazyLock::new(|| {
             format!(
-                "SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND id > $3
+                "SELECT {COLS} FROM {} WHERE tenant = $1 AND sku = $2 AND id > $3
                     AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR location = $5)
                     AND ($6::text IS NULL OR lot = $6)
-                  ORDER BY id LIMIT $7"
+                  ORDER BY id LIMIT $7",
+                units_at("$8")
             )
         });
         let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
         let status = f.status.map(UnitStatus::as_str);
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        let now = self.now();
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
             &tenant,
             &sku,
             &page.after,
@@ -47,6 +63,7 @@ impl PgStore {
             &f.location,
             &f.lot,
             &i64::from(page.probe_limit()),
+            &now,
         ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         if rows.is_empty() {
@@ -66,10 +83,18 @@ impl PgStore {
     /// See `UnitStore::get_unit`.
     pub(crate) async fn unit_by_serial(&self, tenant: &str, sku: &str, serial: &str) -> Result<UnitView> {
         let c = self.client().await?;
-        static SQL: LazyLock<String> =
-            LazyLock::new(|| format!("SELECT {COLS} FROM units WHERE tenant = $1 AND sku = $2 AND serial = $3"));
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT {COLS} FROM {} WHERE tenant = $1 AND sku = $2 AND serial = $3",
+                units_at("$4")
+            )
+        });
         let stmt = c.prepare_cached(&SQL).await.map_err(map_error)?;
-        match c.query_opt(&stmt, &[&tenant, &sku, &serial]).await.map_err(map_error)? {
+        match c
+            .query_opt(&stmt, &[&tenant, &sku, &serial, &self.now()])
+            .await
+            .map_err(map_error)?
+        {
             Some(r) => view_of(&r),
             None => Err(AllotError::not_found("unit", format!("{sku}/{serial}"))),
         }

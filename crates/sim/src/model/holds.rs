@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 impl Model {
     /// The status a reader sees now: a held hold whose expiry is not after now is expired.
-    fn status(&self, h: &Hold) -> HoldStatus {
+    pub(super) fn status(&self, h: &Hold) -> HoldStatus {
         match h.stored {
             Stored::Held if h.expires_us <= self.now_us() => HoldStatus::Expired,
             Stored::Held => HoldStatus::Held,
@@ -39,19 +39,27 @@ impl Model {
             lines,
             expires_us: self.now_us() + ttl_ms * 1000,
             stored: Stored::Held,
+            units: false,
         };
         self.holds.insert(id.clone(), hold);
         Ok((201, self.hold_view(&id)?, Some(Noted::Id(id))))
     }
 
+    /// The hold as `GET /v1/holds/{id}` reads it; a unit hold that is held or confirmed
+    /// lists its units' serials (by id).
     pub(super) fn hold_view(&self, id: &str) -> Result<Value, AllotError> {
         let h = self.find(id)?;
-        Ok(json!({
-            "status": self.status(h).as_str(),
-            "kind": "stock",
+        let status = self.status(h);
+        let mut view = json!({
+            "status": status.as_str(),
+            "kind": if h.units { "units" } else { "stock" },
             "lines": crate::ops::lines_json(&h.lines),
             "expires_at_us": h.expires_us,
-        }))
+        });
+        if h.units && matches!(status, HoldStatus::Held | HoldStatus::Confirmed) {
+            view["units"] = json!(self.serials_of(id));
+        }
+        Ok(view)
     }
 
     /// Confirm whole, or only `part` (at most what the hold holds of each SKU named; the rest
@@ -63,12 +71,18 @@ impl Model {
             HoldStatus::Confirmed => return Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string())))),
             status => return Err(Self::not_active(id, status)),
         }
+        let units = h.units;
         let kept = match part {
             None => h.lines.clone(),
+            Some(_) if units => return Err(AllotError::invalid("a unit hold is confirmed whole")),
             Some(part) => kept(&h.lines, &sorted(part))?,
         };
-        for (sku, q) in &kept {
-            *self.skus.entry(sku.clone()).or_default() -= q;
+        if units {
+            self.allocate_units(id);
+        } else {
+            for (sku, q) in &kept {
+                *self.skus.entry(sku.clone()).or_default() -= q;
+            }
         }
         if let Some(h) = self.holds.get_mut(id) {
             h.stored = Stored::Confirmed;
@@ -91,8 +105,11 @@ impl Model {
                 if let Some(h) = self.holds.get_mut(id) {
                     h.stored = Stored::Released;
                 }
+                self.free_units(id);
             }
-            HoldStatus::Released | HoldStatus::Expired => {}
+            // An expired hold is finalised (a unit hold's units rejoin the claims' order).
+            HoldStatus::Expired => self.free_units(id),
+            HoldStatus::Released => {}
             status => return Err(Self::not_active(id, status)),
         }
         Ok((200, self.hold_view(id)?, None))

@@ -190,10 +190,12 @@ impl Model {
 
     /// The sweeper's pass: every running job whose lease expired at or before now is
     /// `retryable` at now, or `discarded` when it spent its last attempt (both `run_at` now);
-    /// held bookings past their expiry written `expired` (holds need nothing: an expired
-    /// hold already reads and counts as expired).
+    /// held bookings past their expiry written `expired`; expired unit holds finalised (their
+    /// units rejoin the claims' order; a hold needs nothing else: an expired hold already
+    /// reads and counts as expired).
     pub fn sweep(&mut self) {
         self.sweep_bookings();
+        self.finalise_overdue();
         let now = self.now_us();
         for j in self.jobs.values_mut() {
             if j.state == JobState::Running && j.lease_expires_us.is_some_and(|e| e <= now) {

@@ -24,6 +24,10 @@
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
 //!   cancel, confirm, release, extend; free gaps over a window.
+//! - Units (`units.rs`): receipts into the unit-tracked SKU (a serial it has:
+//!   `409 already_exists`), claims of N in `order_by` order as allocations or holds (whole,
+//!   or with `allow_partial` at least one), a unit hold confirmed whole only, cancels and
+//!   releases that free the units, and what each unit reads as.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
@@ -32,6 +36,7 @@ mod bookings;
 mod holds;
 mod jobs;
 mod stock;
+mod units;
 
 use crate::made::{Noted, Resolved};
 use crate::ops::Op;
@@ -48,7 +53,8 @@ pub fn limits() -> Limits {
     Limits::default()
 }
 
-/// An allocation: its lines (SKU order) and whether it was cancelled.
+/// An allocation: its lines (SKU order) and whether it was cancelled (a unit claim's one
+/// line names the unit-tracked SKU; its units name the allocation).
 #[derive(Debug, Clone)]
 struct Allocation {
     lines: Vec<(String, i64)>,
@@ -63,12 +69,14 @@ enum Stored {
     Released,
 }
 
-/// A hold: its lines (SKU order), its expiry (µs since the epoch) and its stored status.
+/// A hold: its lines (SKU order), its expiry (µs since the epoch), its stored status, and
+/// whether it is a unit hold (its units name it).
 #[derive(Debug, Clone)]
 struct Hold {
     lines: Vec<(String, i64)>,
     expires_us: i64,
     stored: Stored,
+    units: bool,
 }
 
 /// A deliberate fault planted in the model, to show that the runner finds and shrinks a
@@ -111,6 +119,8 @@ pub struct Model {
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
+    /// The unit-tracked SKU's units, by id.
+    units: Vec<units::UnitRow>,
     /// Jobs by id (1, 2, … in the order made).
     jobs: BTreeMap<i64, jobs::Job>,
     /// Lease tokens handed out.
@@ -134,6 +144,7 @@ impl Model {
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
+            units: Vec::new(),
             jobs: BTreeMap::new(),
             tokens: 0,
             keys: BTreeMap::new(),
@@ -239,6 +250,14 @@ impl Model {
             }
             Op::ExtendBooking { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
             Op::Availability { resource } => allot_core::validate::name("resource", resource, l),
+            Op::ReceiveUnits { sku, .. } => {
+                allot_core::validate::add_units(sku, parse(body())?, self.clock.now(), l).map(drop)
+            }
+            Op::ClaimUnits { .. } => {
+                let any = allot_core::UnitStrategy::Serialized;
+                allot_core::validate::unit_claim("x".into(), parse(body())?, any, l).map(drop)
+            }
+            Op::GetUnits { sku } => allot_core::validate::name("sku", sku, l),
             _ => Ok(()),
         }
     }
@@ -284,6 +303,22 @@ impl Model {
                 self.availability(resource, (hour_us(0), hour_us(crate::ops::WINDOW_HOURS))),
                 None,
             )),
+            Op::ReceiveUnits { sku, units, .. } => self.receive_units(sku, units),
+            Op::ClaimUnits {
+                sku,
+                quantity,
+                order_by,
+                allow_partial,
+                hold_ttl_ms,
+                ..
+            } => self.claim_units(&units::ClaimOf {
+                sku,
+                quantity: *quantity,
+                order_by,
+                allow_partial: *allow_partial,
+                hold_ttl_ms: *hold_ttl_ms,
+            }),
+            Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::Advance { .. } | Op::Sweep => Err(AllotError::Internal("not a request".into())),
         }

@@ -18,15 +18,26 @@ impl Model {
             .sum()
     }
 
+    /// On hand (a unit-tracked SKU's: its units not allocated), or `not_found`.
+    fn on_hand(&self, sku: &str) -> Result<i64, AllotError> {
+        match self.tracks_units(sku) {
+            Some(true) => Ok(self.units_on_hand()),
+            _ => self
+                .skus
+                .get(sku)
+                .copied()
+                .ok_or_else(|| AllotError::not_found("sku", sku)),
+        }
+    }
+
     /// On hand less held, or `not_found`.
     pub(super) fn available(&self, sku: &str) -> Result<i64, AllotError> {
-        let on_hand = self.skus.get(sku).ok_or_else(|| AllotError::not_found("sku", sku))?;
-        Ok(on_hand - self.held(sku))
+        Ok(self.on_hand(sku)? - self.held(sku))
     }
 
     pub(super) fn sku_view(&self, sku: &str) -> Result<Value, AllotError> {
         let available = self.available(sku)?;
-        let on_hand = self.skus[sku];
+        let on_hand = self.on_hand(sku)?;
         Ok(json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available}))
     }
 
@@ -42,6 +53,9 @@ impl Model {
     }
 
     pub(super) fn adjust(&mut self, sku: &str, delta: i64) -> Result<Done, AllotError> {
+        if self.tracks_units(sku) == Some(true) {
+            return Err(AllotError::wrong_tracking(sku, true));
+        }
         let available = self.available(sku)?;
         if delta < 0 && -delta > available {
             return Err(AllotError::InsufficientStock {
@@ -105,7 +119,13 @@ impl Model {
         if !a.cancelled {
             a.cancelled = true;
             let more = i64::from(self.mutation == Some(super::Mutation::CancelGivesOneMore));
-            for (i, (sku, q)) in a.lines.iter().enumerate() {
+            let lines = a.lines.clone();
+            for (i, (sku, q)) in lines.iter().enumerate() {
+                if self.tracks_units(sku) == Some(true) {
+                    // A unit claim's units become free (a count is not given back).
+                    self.free_units(id);
+                    continue;
+                }
                 let q = if i == 0 { q + more } else { *q };
                 *self.skus.entry(sku.clone()).or_default() += q;
             }

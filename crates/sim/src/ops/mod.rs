@@ -9,12 +9,14 @@
 
 mod bookings;
 mod jobs;
+mod units;
 
 pub use bookings::{window_at, RESOURCES, WINDOW_HOURS};
 pub use jobs::{JobRef, NewJob, Token, QUEUES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
+pub use units::{NewUnit, SERIALS, UNIT_SKU};
 
 /// Where every run's clock starts: a fixed instant, so that a seed's trace is the same on
 /// every machine and every day (steps name instants from it: a job's `run_at`, a booking's
@@ -133,6 +135,24 @@ pub enum Op {
     ExtendBooking { booking: Ref, ttl_ms: i64 },
     /// `GET /v1/resources/{resource}/availability` over the window.
     Availability { resource: &'static str },
+    /// `POST /v1/skus/{sku}/units`.
+    ReceiveUnits {
+        sku: &'static str,
+        units: Vec<NewUnit>,
+        key: Key,
+    },
+    /// `POST /v1/unit-allocations`: `quantity` units in `order_by` order, a hold of
+    /// `hold_ttl_ms` or an allocation.
+    ClaimUnits {
+        sku: &'static str,
+        quantity: i64,
+        order_by: Vec<&'static str>,
+        allow_partial: bool,
+        hold_ttl_ms: Option<i64>,
+        key: Key,
+    },
+    /// `GET /v1/skus/{sku}/units`: every unit (the pool fits one page) with its status.
+    GetUnits { sku: &'static str },
     /// One pass of `allot serve`'s lease sweeper at the simulation's now (no request): jobs
     /// whose lease expired rescued, overdue holds and bookings finalised.
     Sweep,
@@ -161,7 +181,9 @@ impl Op {
             | Op::Book { key, .. }
             | Op::CancelBooking { key, .. }
             | Op::ConfirmBooking { key, .. }
-            | Op::ReleaseBooking { key, .. } => *key,
+            | Op::ReleaseBooking { key, .. }
+            | Op::ReceiveUnits { key, .. }
+            | Op::ClaimUnits { key, .. } => *key,
             _ => None,
         }
     }
@@ -190,9 +212,10 @@ impl Generator {
         }
     }
 
-    /// `steps` operations: the SKUs are created first (so most steps find them), then a mix
-    /// biased toward contention and the edges of every rule: half the steps on stock and
-    /// holds, two in six on the queue, one in six on bookings.
+    /// `steps` operations: the SKUs are created and the first units received first (so most
+    /// steps find them), then a mix biased toward contention and the edges of every rule: a
+    /// third of the steps on stock and holds, a third on the queue, a sixth on bookings, a
+    /// sixth on units.
     pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
         let mut ops: Vec<Op> = SKUS
             .iter()
@@ -202,6 +225,7 @@ impl Generator {
                 buckets: 1,
             })
             .collect();
+        ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
             ops.push(op);
@@ -214,6 +238,7 @@ impl Generator {
         match self.rng.random_range(0..6) {
             0 | 1 => return self.job_op(),
             2 => return self.booking_op(),
+            3 => return self.unit_op(),
             _ => {}
         }
         match self.rng.random_range(0..100) {

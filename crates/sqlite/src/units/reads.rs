@@ -1,5 +1,6 @@
 //! A SKU's units listed by id, and one unit by serial, on the writer thread.
 
+use crate::engine::clock::now_us;
 use crate::engine::errors::{map_error, stored_name};
 use crate::engine::location_rows::tracks_units;
 use crate::engine::records::unit_from_row;
@@ -28,13 +29,17 @@ impl SqliteStore {
                 }
                 let status = f.status.map(UnitStatus::as_str);
                 c.prepare_cached(&format!(
-                    "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND id > ?3
+                    "SELECT {COLS} FROM {} WHERE tenant = ?1 AND sku = ?2 AND id > ?3
                     AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR location = ?5) AND (?6 IS NULL OR lot = ?6)
-                  ORDER BY id LIMIT ?7"
+                  ORDER BY id LIMIT ?7",
+                    units_at("?8")
                 ))
                 .and_then(|mut s| {
-                    s.query_map(params![t, sku, after, status, f.location, f.lot, limit], view_of)?
-                        .collect()
+                    s.query_map(
+                        params![t, sku, after, status, f.location, f.lot, limit, now_us()],
+                        view_of,
+                    )?
+                    .collect()
                 })
                 .map_err(map_error)
             })
@@ -47,9 +52,10 @@ impl SqliteStore {
         let (t, sku, serial) = (tenant.to_string(), sku.to_string(), serial.to_string());
         self.call(move |c| {
             c.prepare_cached(&format!(
-                "SELECT {COLS} FROM units WHERE tenant = ?1 AND sku = ?2 AND serial = ?3"
+                "SELECT {COLS} FROM {} WHERE tenant = ?1 AND sku = ?2 AND serial = ?3",
+                units_at("?4")
             ))
-            .and_then(|mut s| s.query_row(params![t, sku, serial], view_of).optional())
+            .and_then(|mut s| s.query_row(params![t, sku, serial, now_us()], view_of).optional())
             .map_err(map_error)?
             .ok_or_else(|| AllotError::not_found("unit", format!("{sku}/{serial}")))
         })
@@ -58,6 +64,20 @@ impl SqliteStore {
 }
 
 const COLS: &str = "id, serial, location, lot, received_at, expires_at, status, claim_id";
+
+/// The units with what each reads as at the instant (µs) of parameter `now`: a unit of a hold
+/// that expired reads `available` with no claim, as the hold's quantity does, before any
+/// sweeper finalises the hold (found by the simulation: the listing read `held`).
+fn units_at(now: &str) -> String {
+    format!(
+        "(SELECT u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at, u.tenant, u.sku,
+                 CASE WHEN h.id IS NOT NULL THEN 'available' ELSE u.status END AS status,
+                 CASE WHEN h.id IS NOT NULL THEN NULL ELSE u.claim_id END AS claim_id
+            FROM units u LEFT JOIN holds h
+              ON u.status = 'held' AND h.tenant = u.tenant AND h.id = u.claim_id
+             AND h.status = 'held' AND h.expires_at_us <= {now}) v"
+    )
+}
 
 fn view_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnitView> {
     Ok(UnitView {

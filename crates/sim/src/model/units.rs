@@ -1,0 +1,259 @@
+//! Units in the model: receipts, claims in `order_by` order (allocations and holds), and what
+//! a unit reads as.
+//!
+//! A unit is free (no claim), in a hold, or allocated. A claim takes the first free units in
+//! its order (NULL first ascending, last descending, ties by id); the units of a hold that
+//! expired count as available at once, but rejoin that order only once the hold is
+//! finalised: by the sweeper, by a release, or by a claim that finds too few free units
+//! (which finalises every overdue hold of the SKU and picks again), as docs/api.md says.
+
+use super::{Allocation, Done, Hold, Model, Stored};
+use crate::made::Noted;
+use crate::ops::{NewUnit, UNIT_SKU};
+use allot_core::hold::HoldStatus;
+use allot_core::unit::{claim_satisfied, OrderKey, UnitColumn};
+use allot_core::AllotError;
+use serde_json::{json, Value};
+use std::cmp::Ordering;
+
+/// One unit of the unit-tracked SKU.
+#[derive(Debug, Clone)]
+pub(super) struct UnitRow {
+    /// Insertion order, from 1.
+    id: i64,
+    serial: String,
+    location: Option<String>,
+    lot: Option<String>,
+    received_us: i64,
+    expires_us: Option<i64>,
+    /// The hold or allocation that has it.
+    claim: Option<String>,
+    /// Allocated for good (else held, when claimed).
+    allocated: bool,
+}
+
+/// A claim's request, as the model reads it.
+pub(super) struct ClaimOf<'a> {
+    pub sku: &'a str,
+    pub quantity: i64,
+    pub order_by: &'a [&'a str],
+    pub allow_partial: bool,
+    pub hold_ttl_ms: Option<i64>,
+}
+
+impl Model {
+    /// Whether `sku` tracks units (`None`: no such SKU).
+    pub(super) fn tracks_units(&self, sku: &str) -> Option<bool> {
+        if self.skus.contains_key(sku) {
+            Some(false)
+        } else if sku == UNIT_SKU && !self.units.is_empty() {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// A unit-tracked SKU's on hand: its units not allocated.
+    pub(super) fn units_on_hand(&self) -> i64 {
+        self.units.iter().filter(|u| !u.allocated).count() as i64
+    }
+
+    /// `POST /v1/skus/{sku}/units`: every unit or none (a serial the SKU has:
+    /// `409 already_exists`); the SKU is made unit-tracked by its first receipt.
+    pub(super) fn receive_units(&mut self, sku: &str, units: &[NewUnit]) -> Result<Done, AllotError> {
+        if self.tracks_units(sku) == Some(false) {
+            return Err(AllotError::wrong_tracking(sku, false));
+        }
+        if let Some(u) = units.iter().find(|u| self.serial_taken(u.serial)) {
+            return Err(AllotError::AlreadyExists {
+                kind: "unit serial",
+                id: format!("{sku}/S{}", u.serial),
+            });
+        }
+        let hours = |h: i64| (crate::ops::start() + chrono::Duration::hours(h)).timestamp_micros();
+        for u in units {
+            let row = UnitRow {
+                id: self.units.len() as i64 + 1,
+                serial: format!("S{}", u.serial),
+                location: u.location.map(str::to_string),
+                lot: u.lot.map(str::to_string),
+                received_us: u.received_h.map_or(self.now_us(), hours),
+                expires_us: u.expires_h.map(hours),
+                claim: None,
+                allocated: false,
+            };
+            self.units.push(row);
+        }
+        Ok((201, json!({"created": units.len()}), None))
+    }
+
+    fn serial_taken(&self, serial: u32) -> bool {
+        let serial = format!("S{serial}");
+        self.units.iter().any(|u| u.serial == serial)
+    }
+
+    /// `POST /v1/unit-allocations`.
+    pub(super) fn claim_units(&mut self, c: &ClaimOf<'_>) -> Result<Done, AllotError> {
+        match self.tracks_units(c.sku) {
+            None => return Err(AllotError::not_found("sku", c.sku)),
+            Some(false) => return Err(AllotError::wrong_tracking(c.sku, false)),
+            Some(true) => {}
+        }
+        let keys = order_keys(c.order_by);
+        let mut picked = self.pick(&keys, c.quantity);
+        if (picked.len() as i64) < c.quantity && self.finalise_overdue() > 0 {
+            picked = self.pick(&keys, c.quantity);
+        }
+        let got = picked.len() as i64;
+        if !claim_satisfied(got, c.quantity, c.allow_partial) {
+            return Err(AllotError::InsufficientStock {
+                sku: c.sku.to_string(),
+                requested: c.quantity,
+                available: got,
+            });
+        }
+        let held = c.hold_ttl_ms.is_some();
+        let id = self.new_id(if held { "h" } else { "a" });
+        for &i in &picked {
+            self.units[i].claim = Some(id.clone());
+            self.units[i].allocated = !held;
+        }
+        let lines = vec![(c.sku.to_string(), got)];
+        let expires_us = c.hold_ttl_ms.map(|ttl| self.now_us() + ttl * 1000);
+        match expires_us {
+            Some(expires_us) => {
+                let hold = Hold {
+                    lines,
+                    expires_us,
+                    stored: Stored::Held,
+                    units: true,
+                };
+                self.holds.insert(id.clone(), hold);
+            }
+            None => {
+                let allocation = Allocation {
+                    lines,
+                    cancelled: false,
+                };
+                self.allocations.insert(id.clone(), allocation);
+            }
+        }
+        let serials: Vec<&str> = picked.iter().map(|&i| self.units[i].serial.as_str()).collect();
+        let view = json!({
+            "status": if held { "held" } else { "allocated" },
+            "sku": c.sku,
+            "units": serials,
+            "expires_at_us": expires_us,
+        });
+        Ok((201, view, Some(Noted::Id(id))))
+    }
+
+    /// The places of the first `quantity` free units in the order of `keys`, then id.
+    fn pick(&self, keys: &[OrderKey], quantity: i64) -> Vec<usize> {
+        let mut free: Vec<usize> = (0..self.units.len())
+            .filter(|&i| self.units[i].claim.is_none())
+            .collect();
+        free.sort_by(|&a, &b| compare(&self.units[a], &self.units[b], keys));
+        free.truncate(quantity.max(0) as usize);
+        free
+    }
+
+    /// Free the units of every hold that expired but still has them: how many holds.
+    pub(super) fn finalise_overdue(&mut self) -> usize {
+        let overdue: Vec<String> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.units && self.status(h) == HoldStatus::Expired)
+            .map(|(id, _)| id.clone())
+            .filter(|id| self.units.iter().any(|u| u.claim.as_ref() == Some(id)))
+            .collect();
+        for id in &overdue {
+            self.free_units(id);
+        }
+        overdue.len()
+    }
+
+    /// The units `claim` has become free.
+    pub(super) fn free_units(&mut self, claim: &str) {
+        for u in self.units.iter_mut().filter(|u| u.claim.as_deref() == Some(claim)) {
+            u.claim = None;
+            u.allocated = false;
+        }
+    }
+
+    /// The units `claim` has are allocated for good (a unit hold confirmed).
+    pub(super) fn allocate_units(&mut self, claim: &str) {
+        for u in self.units.iter_mut().filter(|u| u.claim.as_deref() == Some(claim)) {
+            u.allocated = true;
+        }
+    }
+
+    /// The serials `claim` has, by id.
+    pub(super) fn serials_of(&self, claim: &str) -> Vec<String> {
+        self.units
+            .iter()
+            .filter(|u| u.claim.as_deref() == Some(claim))
+            .map(|u| u.serial.clone())
+            .collect()
+    }
+
+    /// `GET /v1/skus/{sku}/units`: by id, each with what it reads as now (a unit of an
+    /// expired hold is available, with no claim).
+    pub(super) fn units_view(&self, sku: &str) -> Result<Value, AllotError> {
+        if self.tracks_units(sku).is_none() {
+            return Err(AllotError::not_found("sku", sku));
+        }
+        let units: Vec<Value> = if sku == UNIT_SKU {
+            self.units.iter().map(|u| self.unit_view(u)).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(json!({ "units": units }))
+    }
+
+    fn unit_view(&self, u: &UnitRow) -> Value {
+        let status = match (&u.claim, u.allocated) {
+            (Some(_), true) => "allocated",
+            (Some(h), false) if self.holds.get(h).is_some_and(|h| self.status(h) == HoldStatus::Held) => "held",
+            _ => "available",
+        };
+        json!({
+            "serial": u.serial,
+            "location": u.location,
+            "lot": u.lot,
+            "status": status,
+            "claimed": status != "available",
+        })
+    }
+}
+
+/// The validated order of a claim's `order_by` (validation ran before: every name is known).
+fn order_keys(names: &[&str]) -> Vec<OrderKey> {
+    names
+        .iter()
+        .filter_map(|raw| {
+            let (descending, col) = raw.strip_prefix('-').map_or((false, *raw), |c| (true, c));
+            let column = UnitColumn::ALL.into_iter().find(|c| c.name() == col)?;
+            Some(OrderKey { column, descending })
+        })
+        .collect()
+}
+
+/// `a` against `b` by `keys` (NULL the smallest value), then by id.
+fn compare(a: &UnitRow, b: &UnitRow, keys: &[OrderKey]) -> Ordering {
+    for k in keys {
+        let o = match k.column {
+            UnitColumn::Id => a.id.cmp(&b.id),
+            UnitColumn::Serial => a.serial.cmp(&b.serial),
+            UnitColumn::Location => a.location.cmp(&b.location),
+            UnitColumn::Lot => a.lot.cmp(&b.lot),
+            UnitColumn::ReceivedAt => a.received_us.cmp(&b.received_us),
+            UnitColumn::ExpiresAt => a.expires_us.cmp(&b.expires_us),
+        };
+        let o = if k.descending { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.id.cmp(&b.id)
+}
