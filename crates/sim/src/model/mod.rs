@@ -119,7 +119,9 @@ pub struct Model {
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
-    /// The unit-tracked SKU's units, by id.
+    /// The unit-tracked SKUs (made by their first receipt).
+    unit_skus: std::collections::BTreeSet<String>,
+    /// Their units, by id.
     units: Vec<units::UnitRow>,
     /// Jobs by id (1, 2, … in the order made).
     jobs: BTreeMap<i64, jobs::Job>,
@@ -144,6 +146,7 @@ impl Model {
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
+            unit_skus: Default::default(),
             units: Vec::new(),
             jobs: BTreeMap::new(),
             tokens: 0,

@@ -21,7 +21,7 @@ impl Model {
     /// On hand (a unit-tracked SKU's: its units not allocated), or `not_found`.
     fn on_hand(&self, sku: &str) -> Result<i64, AllotError> {
         match self.tracks_units(sku) {
-            Some(true) => Ok(self.units_on_hand()),
+            Some(true) => Ok(self.units_on_hand(sku)),
             _ => self
                 .skus
                 .get(sku)

@@ -9,18 +9,19 @@
 
 use super::{Allocation, Done, Hold, Model, Stored};
 use crate::made::Noted;
-use crate::ops::{NewUnit, UNIT_SKU};
+use crate::ops::NewUnit;
 use allot_core::hold::HoldStatus;
 use allot_core::unit::{claim_satisfied, OrderKey, UnitColumn};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 use std::cmp::Ordering;
 
-/// One unit of the unit-tracked SKU.
+/// One unit of a unit-tracked SKU.
 #[derive(Debug, Clone)]
 pub(super) struct UnitRow {
-    /// Insertion order, from 1.
+    /// Insertion order, from 1 (over every SKU, as a store numbers them).
     id: i64,
+    sku: String,
     serial: String,
     location: Option<String>,
     lot: Option<String>,
@@ -46,7 +47,7 @@ impl Model {
     pub(super) fn tracks_units(&self, sku: &str) -> Option<bool> {
         if self.skus.contains_key(sku) {
             Some(false)
-        } else if sku == UNIT_SKU && !self.units.is_empty() {
+        } else if self.unit_skus.contains(sku) {
             Some(true)
         } else {
             None
@@ -54,17 +55,18 @@ impl Model {
     }
 
     /// A unit-tracked SKU's on hand: its units not allocated.
-    pub(super) fn units_on_hand(&self) -> i64 {
-        self.units.iter().filter(|u| !u.allocated).count() as i64
+    pub(super) fn units_on_hand(&self, sku: &str) -> i64 {
+        self.units.iter().filter(|u| u.sku == sku && !u.allocated).count() as i64
     }
 
     /// `POST /v1/skus/{sku}/units`: every unit or none (a serial the SKU has:
-    /// `409 already_exists`); the SKU is made unit-tracked by its first receipt.
+    /// `409 already_exists`); a SKU that does not exist is made, unit-tracked.
     pub(super) fn receive_units(&mut self, sku: &str, units: &[NewUnit]) -> Result<Done, AllotError> {
         if self.tracks_units(sku) == Some(false) {
             return Err(AllotError::wrong_tracking(sku, false));
         }
-        if let Some(u) = units.iter().find(|u| self.serial_taken(u.serial)) {
+        self.unit_skus.insert(sku.to_string());
+        if let Some(u) = units.iter().find(|u| self.serial_taken(sku, u.serial)) {
             return Err(AllotError::AlreadyExists {
                 kind: "unit serial",
                 id: format!("{sku}/S{}", u.serial),
@@ -74,6 +76,7 @@ impl Model {
         for u in units {
             let row = UnitRow {
                 id: self.units.len() as i64 + 1,
+                sku: sku.to_string(),
                 serial: format!("S{}", u.serial),
                 location: u.location.map(str::to_string),
                 lot: u.lot.map(str::to_string),
@@ -87,9 +90,9 @@ impl Model {
         Ok((201, json!({"created": units.len()}), None))
     }
 
-    fn serial_taken(&self, serial: u32) -> bool {
+    fn serial_taken(&self, sku: &str, serial: u32) -> bool {
         let serial = format!("S{serial}");
-        self.units.iter().any(|u| u.serial == serial)
+        self.units.iter().any(|u| u.sku == sku && u.serial == serial)
     }
 
     /// `POST /v1/unit-allocations`.
@@ -100,9 +103,9 @@ impl Model {
             Some(true) => {}
         }
         let keys = order_keys(c.order_by);
-        let mut picked = self.pick(&keys, c.quantity);
+        let mut picked = self.pick(c.sku, &keys, c.quantity);
         if (picked.len() as i64) < c.quantity && self.finalise_overdue() > 0 {
-            picked = self.pick(&keys, c.quantity);
+            picked = self.pick(c.sku, &keys, c.quantity);
         }
         let got = picked.len() as i64;
         if !claim_satisfied(got, c.quantity, c.allow_partial) {
@@ -148,10 +151,10 @@ impl Model {
         Ok((201, view, Some(Noted::Id(id))))
     }
 
-    /// The places of the first `quantity` free units in the order of `keys`, then id.
-    fn pick(&self, keys: &[OrderKey], quantity: i64) -> Vec<usize> {
+    /// The places of `sku`'s first `quantity` free units in the order of `keys`, then id.
+    fn pick(&self, sku: &str, keys: &[OrderKey], quantity: i64) -> Vec<usize> {
         let mut free: Vec<usize> = (0..self.units.len())
-            .filter(|&i| self.units[i].claim.is_none())
+            .filter(|&i| self.units[i].sku == sku && self.units[i].claim.is_none())
             .collect();
         free.sort_by(|&a, &b| compare(&self.units[a], &self.units[b], keys));
         free.truncate(quantity.max(0) as usize);
@@ -203,11 +206,12 @@ impl Model {
         if self.tracks_units(sku).is_none() {
             return Err(AllotError::not_found("sku", sku));
         }
-        let units: Vec<Value> = if sku == UNIT_SKU {
-            self.units.iter().map(|u| self.unit_view(u)).collect()
-        } else {
-            Vec::new()
-        };
+        let units: Vec<Value> = self
+            .units
+            .iter()
+            .filter(|u| u.sku == sku)
+            .map(|u| self.unit_view(u))
+            .collect();
         Ok(json!({ "units": units }))
     }
 

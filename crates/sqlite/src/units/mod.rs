@@ -101,8 +101,8 @@ impl UnitStore for SqliteStore {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
-        let t = tenant.to_string();
-        self.write(tenant, idem, move |tx| {
+        let (t, sku) = (tenant.to_string(), req.sku.clone());
+        let claimed = self.write(tenant, idem, move |tx| {
             let now = now_us();
             match tracks_units(tx, &t, &req.sku)? {
                 None => return Err(AllotError::not_found("sku", &req.sku)),
@@ -146,7 +146,16 @@ impl UnitStore for SqliteStore {
                 created_at: from_us(now),
             })
         })
-        .await
+        .await;
+        if let Err(AllotError::InsufficientStock { .. }) = &claimed {
+            // The refusal rolled back the overdue holds it finalised: finalise them for good,
+            // as PostgreSQL does (in a transaction of its own), so that their units rejoin
+            // the claims' order whatever this claim's outcome (found by the simulation).
+            let t = tenant.to_string();
+            self.transact(move |tx| expire_overdue_on(tx, &t, &sku, now_us()))
+                .await?;
+        }
+        claimed
     }
 }
 
