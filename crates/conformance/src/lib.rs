@@ -27,7 +27,7 @@
 //! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
-//! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice` |
+//! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
 //! | `book`, `get_booking`, `confirm_booking`, `extend_booking`, `release_booking`, `cancel_booking`, `list_bookings`, `expire_bookings` | `bookings::booking_lifecycle`, `bookings::one_booking_of_ten`, `bookings::never_overlapping_under_every_strategy` |
 //! | `enqueue`, `claim_jobs`, `complete_job`, `cancel_job`, `queue_counts` | `jobs::keyed_job_transitions_replay`, `jobs::no_job_leased_twice` |
 //! | `fail_job`, `heartbeat_job`, `complete_jobs`, `retry_job`, `list_jobs`, `wait_for_jobs`, `rescue_jobs`, `prune_jobs`, `queue_depths` | `jobs::job_lifecycle` |
@@ -84,6 +84,7 @@ macro_rules! suite {
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,
             units::no_unit_twice,
+            units::units_of_an_expired_hold,
             bookings::booking_lifecycle,
             bookings::one_booking_of_ten,
             bookings::never_overlapping_under_every_strategy,
