@@ -114,7 +114,9 @@ impl Made {
             token: String::new(),
         };
         match op {
-            Op::GetAllocation { allocation: r } | Op::Cancel { allocation: r, .. } => id(self.allocation(*r)),
+            Op::GetAllocation { allocation: r }
+            | Op::Cancel { allocation: r, .. }
+            | Op::Return { allocation: r, .. } => id(self.allocation(*r)),
             Op::GetHold { hold: r }
             | Op::Confirm { hold: r, .. }
             | Op::Release { hold: r, .. }

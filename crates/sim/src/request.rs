@@ -109,6 +109,16 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::Allocate { lines, .. } => r.post("/v1/allocations".into(), json!({"lines": lines_json(lines)})),
         Op::GetAllocation { .. } => r.get(format!("/v1/allocations/{id}")),
         Op::Cancel { .. } => r.post_empty(format!("/v1/allocations/{id}/cancel")),
+        Op::Return { lines, .. } => {
+            let lines: Vec<Value> = lines
+                .iter()
+                .map(|(sku, q, damaged)| {
+                    let state = if *damaged { "damaged" } else { "sellable" };
+                    json!({"sku": sku, "quantity": q, "state": state})
+                })
+                .collect();
+            r.post(format!("/v1/allocations/{id}/returns"), json!({ "lines": lines }))
+        }
         Op::Hold { lines, ttl_ms, .. } => r.post(
             "/v1/holds".into(),
             json!({"lines": lines_json(lines), "ttl_ms": ttl_ms}),

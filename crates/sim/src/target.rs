@@ -153,7 +153,8 @@ impl Target {
         }
         let started = match allot_server::spawn(&cfg).await {
             // The sweeper's handle needs one connection (a PostgreSQL target's server has its
-            // pool of 4 beside it).
+            // pool of 2 beside it: one step at a time needs no more, and two runs of every
+            // target fit in PostgreSQL's default max_connections of 100).
             Ok(server) => allot_server::open_store(&ServerConfig {
                 pool_size: 1,
                 ..cfg.clone()
@@ -290,7 +291,7 @@ fn config(spec: &Spec, clock: Arc<ManualClock>, url: String) -> ServerConfig {
     let mut cfg = ServerConfig {
         listen: "127.0.0.1:0".into(),
         database_url: url,
-        pool_size: 4,
+        pool_size: 2,
         background_interval_ms: Some(3_600_000),
         sweep_interval_ms: 3_600_000,
         hold_sweep_interval_ms: 3_600_000,

@@ -15,6 +15,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
     match op {
         Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } => sku(body),
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
+        Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
         Op::Audit => audit(body),
         Op::Enqueue { .. } => {
@@ -112,7 +113,7 @@ fn job_status(body: &Value, made: &Made) -> Value {
 fn error(body: &Value) -> Value {
     let e = &body["error"];
     let mut view = json!({"code": e["code"]});
-    if e["code"] == "insufficient_stock" {
+    if e["code"] == "insufficient_stock" || e["code"] == "exceeds_allocation" {
         for f in ["sku", "requested", "available"] {
             view[f] = e[f].clone();
         }
@@ -149,8 +150,24 @@ fn lines(body: &Value) -> Value {
     )
 }
 
+/// An allocation: its status and lines, each with how much came back (absent: none).
 fn allocation(body: &Value) -> Value {
-    json!({"status": body["status"], "lines": lines(body)})
+    let lines = body["lines"].as_array().cloned().unwrap_or_default();
+    let lines: Vec<Value> = lines
+        .iter()
+        .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "returned": l["returned"].as_i64().unwrap_or(0)}))
+        .collect();
+    json!({"status": body["status"], "lines": lines})
+}
+
+/// A return: its lines as made (SKU order).
+fn returned(body: &Value) -> Value {
+    let lines = body["lines"].as_array().cloned().unwrap_or_default();
+    let lines: Vec<Value> = lines
+        .iter()
+        .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "state": l["state"], "location": l["location"]}))
+        .collect();
+    json!({ "lines": lines })
 }
 
 /// A hold; a unit hold that is held or confirmed lists its units' serials (others are not

@@ -89,11 +89,7 @@ impl Model {
             // A hold confirmed in part reads the lines it confirmed.
             h.lines = kept.clone();
         }
-        let allocation = Allocation {
-            lines: kept,
-            cancelled: false,
-        };
-        self.allocations.insert(id.to_string(), allocation);
+        self.allocations.insert(id.to_string(), Allocation::of(kept));
         Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
     }
 

@@ -58,7 +58,20 @@ pub fn limits() -> Limits {
 #[derive(Debug, Clone)]
 struct Allocation {
     lines: Vec<(String, i64)>,
+    /// How much of each line came back by returns.
+    returned: Vec<i64>,
     cancelled: bool,
+}
+
+impl Allocation {
+    /// A new allocation of `lines`, nothing returned.
+    fn of(lines: Vec<(String, i64)>) -> Allocation {
+        Allocation {
+            returned: vec![0; lines.len()],
+            lines,
+            cancelled: false,
+        }
+    }
 }
 
 /// What a hold was last written as (its effective status also reads the clock).
@@ -231,6 +244,7 @@ impl Model {
             Op::Allocate { .. } => allot_core::validate::allocation("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Confirm { .. } => allot_core::validate::confirm(parse(body())?, l).map(drop),
+            Op::Return { .. } => allot_core::validate::returns("x".into(), "x", parse(body())?, l).map(drop),
             Op::Extend { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
             Op::Enqueue { queue, .. } => {
                 allot_core::validate::enqueue(queue, parse(body())?, self.clock.now(), l).map(drop)
@@ -274,6 +288,7 @@ impl Model {
             Op::Allocate { lines, .. } => self.allocate(lines),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
+            Op::Return { lines, .. } => self.return_lines(id, lines),
             Op::Hold { lines, ttl_ms, .. } => self.hold(lines, *ttl_ms),
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
@@ -348,12 +363,16 @@ enum KeyState {
 /// `insufficient_stock` names.
 pub fn error_answer(e: &AllotError) -> Answer {
     let mut view = json!({"code": e.code()});
-    if let AllotError::InsufficientStock {
-        sku,
-        requested,
-        available,
-    } = e
-    {
+    let figures = match e {
+        AllotError::InsufficientStock {
+            sku,
+            requested,
+            available,
+        } => Some((sku, requested, available)),
+        AllotError::ExceedsAllocation { sku, requested, left } => Some((sku, requested, left)),
+        _ => None,
+    };
+    if let Some((sku, requested, available)) = figures {
         view["sku"] = json!(sku);
         view["requested"] = json!(requested);
         view["available"] = json!(available);

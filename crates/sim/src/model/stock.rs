@@ -91,24 +91,74 @@ impl Model {
             *self.skus.entry(sku.clone()).or_default() -= q;
         }
         let id = self.new_id("a");
-        let view = json!({"status": "allocated", "lines": crate::ops::lines_json(&lines)});
-        self.allocations.insert(
-            id.clone(),
-            Allocation {
-                lines,
-                cancelled: false,
-            },
-        );
-        Ok((201, view, Some(Noted::Id(id))))
+        self.allocations.insert(id.clone(), Allocation::of(lines));
+        Ok((201, self.allocation_view(&id)?, Some(Noted::Id(id))))
     }
 
+    /// The allocation: its status and its lines, each with how much of it came back.
     pub(super) fn allocation_view(&self, id: &str) -> Result<Value, AllotError> {
         let a = self
             .allocations
             .get(id)
             .ok_or_else(|| AllotError::not_found("allocation", id))?;
         let status = if a.cancelled { "cancelled" } else { "allocated" };
-        Ok(json!({"status": status, "lines": crate::ops::lines_json(&a.lines)}))
+        let lines: Vec<Value> = a
+            .lines
+            .iter()
+            .zip(&a.returned)
+            .map(|((sku, q), r)| json!({"sku": sku, "quantity": q, "returned": r}))
+            .collect();
+        Ok(json!({"status": status, "lines": lines}))
+    }
+
+    /// `POST /v1/allocations/{id}/returns`: line by line in SKU order, never more than is
+    /// left of the allocation's line for its SKU (`409 exceeds_allocation`; a cancelled
+    /// allocation has nothing left), then `wrong_tracking` for a unit-tracked SKU's line; a
+    /// sellable line goes back on hand, a damaged one stays out. All lines or none.
+    pub(super) fn return_lines(&mut self, id: &str, lines: &[(&str, i64, bool)]) -> Result<Done, AllotError> {
+        let a = self
+            .allocations
+            .get(id)
+            .ok_or_else(|| AllotError::not_found("allocation", id))?;
+        let mut lines = lines.to_vec();
+        lines.sort_by(|x, y| x.0.cmp(y.0));
+        let mut returned = a.returned.clone();
+        for (sku, q, _) in &lines {
+            let at = a.lines.iter().position(|(s, _)| s == sku);
+            let left = match at {
+                Some(i) if !a.cancelled => a.lines[i].1 - returned[i],
+                _ => 0,
+            };
+            if *q > left {
+                return Err(AllotError::ExceedsAllocation {
+                    sku: sku.to_string(),
+                    requested: *q,
+                    left,
+                });
+            }
+            if self.tracks_units(sku) == Some(true) {
+                return Err(AllotError::wrong_tracking(sku, true));
+            }
+            if let Some(i) = at {
+                returned[i] += q;
+            }
+        }
+        if let Some(a) = self.allocations.get_mut(id) {
+            a.returned = returned;
+        }
+        for (sku, q, damaged) in &lines {
+            if !damaged {
+                *self.skus.entry(sku.to_string()).or_default() += q;
+            }
+        }
+        let view: Vec<Value> = lines
+            .iter()
+            .map(|(sku, q, damaged)| {
+                let state = if *damaged { "damaged" } else { "sellable" };
+                json!({"sku": sku, "quantity": q, "state": state, "location": "default"})
+            })
+            .collect();
+        Ok((201, json!({ "lines": view }), None))
     }
 
     pub(super) fn cancel(&mut self, id: &str) -> Result<Done, AllotError> {
@@ -120,13 +170,15 @@ impl Model {
             a.cancelled = true;
             let more = i64::from(self.mutation == Some(super::Mutation::CancelGivesOneMore));
             let lines = a.lines.clone();
+            let returned = a.returned.clone();
             for (i, (sku, q)) in lines.iter().enumerate() {
                 if self.tracks_units(sku) == Some(true) {
                     // A unit claim's units become free (a count is not given back).
                     self.free_units(id);
                     continue;
                 }
-                let q = if i == 0 { q + more } else { *q };
+                // Only what is left of the line comes back.
+                let q = q - returned[i] + if i == 0 { more } else { 0 };
                 *self.skus.entry(sku.clone()).or_default() += q;
             }
         }

@@ -134,11 +134,7 @@ impl Model {
                 self.holds.insert(id.clone(), hold);
             }
             None => {
-                let allocation = Allocation {
-                    lines,
-                    cancelled: false,
-                };
-                self.allocations.insert(id.clone(), allocation);
+                self.allocations.insert(id.clone(), Allocation::of(lines));
             }
         }
         let serials: Vec<&str> = picked.iter().map(|&i| self.units[i].serial.as_str()).collect();

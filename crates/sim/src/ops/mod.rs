@@ -73,6 +73,13 @@ pub enum Op {
     GetAllocation { allocation: Ref },
     /// `POST /v1/allocations/{id}/cancel`.
     Cancel { allocation: Ref, key: Key },
+    /// `POST /v1/allocations/{id}/returns`: lines of `(sku, quantity, damaged)` (`damaged`
+    /// false: `sellable`, back on hand where it came from).
+    Return {
+        allocation: Ref,
+        lines: Vec<(&'static str, i64, bool)>,
+        key: Key,
+    },
     /// `POST /v1/holds`.
     Hold { lines: Lines, ttl_ms: i64, key: Key },
     /// `GET /v1/holds/{id}`.
@@ -169,6 +176,7 @@ impl Op {
             Op::Adjust { key, .. }
             | Op::Allocate { key, .. }
             | Op::Cancel { key, .. }
+            | Op::Return { key, .. }
             | Op::Hold { key, .. }
             | Op::Confirm { key, .. }
             | Op::Release { key, .. }
@@ -256,11 +264,16 @@ impl Generator {
             36..=39 => Op::GetAllocation {
                 allocation: self.reference(),
             },
-            40..=45 => Op::Cancel {
+            40..=42 => Op::Cancel {
                 allocation: self.reference(),
                 key: self.key(),
             },
-            46..=63 => Op::Hold {
+            43..=48 => Op::Return {
+                allocation: self.reference(),
+                lines: self.return_lines(),
+                key: self.key(),
+            },
+            49..=63 => Op::Hold {
                 lines: self.lines(),
                 ttl_ms: self.ttl_ms(),
                 key: self.key(),
@@ -331,6 +344,17 @@ impl Generator {
             _ => {}
         }
         lines
+    }
+
+    /// One or two lines of a pool SKU, 1 or 2 each (now and then one beyond any line), a
+    /// third of them damaged.
+    fn return_lines(&mut self) -> Vec<(&'static str, i64, bool)> {
+        (0..self.rng.random_range(1..=2))
+            .map(|_| {
+                let sku = SKUS[self.rng.random_range(0..SKUS.len())];
+                (sku, self.rare(&[1, 1, 2], &[9]), self.rng.random_range(0..3) == 0)
+            })
+            .collect()
     }
 
     fn part(&mut self) -> Option<Vec<(&'static str, i64)>> {
