@@ -49,7 +49,8 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
     let r = Requests { key: op.key() };
     let (id, token) = (&resolved.id, &resolved.token);
     Some(match op {
-        Op::Advance { .. } | Op::Sweep => return None,
+        // A batch is sent by [`batch`], its operations resolved one by one.
+        Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => return None,
         Op::Enqueue { .. }
         | Op::Claim { .. }
         | Op::Complete { .. }
@@ -68,6 +69,43 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } => units(&r, op),
         _ => stock(&r, op, id),
     })
+}
+
+/// `POST /v1/batch` of `ops`, each resolved (`resolved[i]`) and shaped as the request it would
+/// be alone: the same body (so that its key is fingerprinted as that request's), the id from
+/// its path, its key in the operation.
+pub fn batch(ops: &[Op], resolved: &[Resolved]) -> Request {
+    let operations: Vec<Value> = ops
+        .iter()
+        .zip(resolved)
+        .filter_map(|(op, r)| {
+            let alone = of(op, r)?;
+            let name = match op {
+                Op::Allocate { .. } => "allocate",
+                Op::Hold { .. } => "hold",
+                Op::Confirm { .. } => "confirm",
+                Op::Release { .. } => "release",
+                _ => "cancel",
+            };
+            let mut o = json!({ "op": name });
+            if !matches!(op, Op::Allocate { .. } | Op::Hold { .. }) {
+                o["id"] = json!(r.id);
+            }
+            if let Some(body) = alone.body {
+                o["body"] = body;
+            }
+            if let Some(key) = alone.key {
+                o["idempotency_key"] = json!(key);
+            }
+            Some(o)
+        })
+        .collect();
+    Request {
+        method: Method::Post,
+        path: "/v1/batch".into(),
+        body: Some(json!({ "operations": operations })),
+        key: None,
+    }
 }
 
 /// The three shapes of request, under the step's idempotency key.

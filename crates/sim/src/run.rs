@@ -194,12 +194,28 @@ impl Run {
 
     /// The model's answer to `op` (noting what it made when `note`).
     fn expect(&mut self, op: &Op, note: bool) -> Answer {
+        if let Op::Batch { ops } = op {
+            return self.expect_batch(ops, note);
+        }
         let resolved = self.made.resolve(op);
         let (answer, noted) = self.model.apply(op, &resolved).unwrap_or((Answer::none(), None));
         if note {
             self.made.note(op, (answer.status, answer.replayed), noted);
         }
         answer
+    }
+
+    /// The model's answer to a batch: its refusal, or each operation's answer in order.
+    fn expect_batch(&mut self, ops: &[Op], note: bool) -> Answer {
+        if let Some(refused) = self.model.batch_refusal(ops) {
+            return refused;
+        }
+        let results: Vec<serde_json::Value> = ops.iter().map(|op| result(&self.expect(op, note))).collect();
+        Answer {
+            status: 200,
+            replayed: false,
+            view: serde_json::json!({ "results": results }),
+        }
     }
 
     async fn compare(
@@ -225,6 +241,11 @@ impl Run {
         }
         Ok(None)
     }
+}
+
+/// One operation's answer as a batch's result lists it.
+pub fn result(a: &Answer) -> serde_json::Value {
+    serde_json::json!({"status": a.status, "replayed": a.replayed, "view": a.view})
 }
 
 async fn stop_all(targets: Vec<Target>) {

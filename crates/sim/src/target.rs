@@ -197,6 +197,9 @@ impl Target {
 
     /// Send `op` (its references resolved by what this target made) and note what it made.
     pub async fn step(&mut self, op: &Op) -> Result<Option<Answer>, SimError> {
+        if let Op::Batch { ops } = op {
+            return self.step_batch(ops).await.map(Some);
+        }
         let resolved = self.made.resolve(op);
         let Some(mut req) = request::of(op, &resolved) else {
             return Ok(None);
@@ -209,6 +212,49 @@ impl Target {
         if let (Some(body), Some(strategy)) = (req.body.as_mut(), strategy) {
             body["strategy"] = Value::String(strategy.into());
         }
+        let (status, replayed, body) = self.send(&req).await?;
+        // Noted first: the view names an enqueue's new jobs by their places.
+        self.made.note(op, (status, replayed), noted(op, &body));
+        let mut answer = Answer {
+            status,
+            replayed,
+            view: view::of(op, status, &body, &self.made),
+        };
+        if let Some(served) = self.served_otherwise(op, &answer, &body) {
+            // Not the model's business, but a target that is not what it says is no test of
+            // its strategy: the view then differs from the model's, and the run says so.
+            answer.view["served_by"] = Value::String(served);
+        }
+        Ok(Some(answer))
+    }
+
+    /// Send a batch of `ops` and note what each made, in order: its refusal, or each
+    /// operation's result as the model lists them.
+    async fn step_batch(&mut self, ops: &[Op]) -> Result<Answer, SimError> {
+        let resolved: Vec<_> = ops.iter().map(|op| self.made.resolve(op)).collect();
+        let (status, replayed, body) = self.send(&request::batch(ops, &resolved)).await?;
+        if status != 200 {
+            let view = view::of(&Op::Batch { ops: Vec::new() }, status, &body, &self.made);
+            return Ok(Answer { status, replayed, view });
+        }
+        let mut results = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            let r = &body["results"][i];
+            let (status, replayed) = (r["status"].as_u64().unwrap_or(0) as u16, r["replayed"] == true);
+            self.made.note(op, (status, replayed), noted(op, &r["body"]));
+            let answer = Answer {
+                status,
+                replayed,
+                view: view::of(op, status, &r["body"], &self.made),
+            };
+            results.push(crate::run::result(&answer));
+        }
+        let view = serde_json::json!({ "results": results });
+        Ok(Answer { status, replayed, view })
+    }
+
+    /// Send `req`: the status, whether it was a replay, and the body (`null` if none).
+    async fn send(&self, req: &request::Request) -> Result<(u16, bool, Value), SimError> {
         let url = format!("{}{}", self.base, req.path);
         let mut http = match req.method {
             Method::Get => self.client.get(url),
@@ -225,20 +271,7 @@ impl Target {
         let resp = http.send().await.map_err(failed)?;
         let status = resp.status().as_u16();
         let replayed = resp.headers().get("idempotent-replayed").is_some_and(|v| v == "true");
-        let body: Value = resp.json().await.unwrap_or(Value::Null);
-        // Noted first: the view names an enqueue's new jobs by their places.
-        self.made.note(op, (status, replayed), noted(op, &body));
-        let mut answer = Answer {
-            status,
-            replayed,
-            view: view::of(op, status, &body, &self.made),
-        };
-        if let Some(served) = self.served_otherwise(op, &answer, &body) {
-            // Not the model's business, but a target that is not what it says is no test of
-            // its strategy: the view then differs from the model's, and the run says so.
-            answer.view["served_by"] = Value::String(served);
-        }
-        Ok(Some(answer))
+        Ok((status, replayed, resp.json().await.unwrap_or(Value::Null)))
     }
 
     /// The strategy a fresh allocation or hold was served with, when it is not the one this

@@ -62,7 +62,8 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
                 .collect();
             json!({ "units": units })
         }
-        Op::Advance { .. } | Op::Sweep => Value::Null,
+        // A batch's results are viewed one by one (`Target::step_batch`).
+        Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Value::Null,
     }
 }
 

@@ -28,10 +28,13 @@
 //!   `409 already_exists`), claims of N in `order_by` order as allocations or holds (whole,
 //!   or with `allow_partial` at least one), a unit hold confirmed whole only, cancels and
 //!   releases that free the units, and what each unit reads as.
+//! - The batch API (`batch.rs`): refused whole when malformed (nothing runs), else each
+//!   operation as alone, one result each, in order.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
 
+mod batch;
 mod bookings;
 mod holds;
 mod jobs;
@@ -338,7 +341,7 @@ impl Model {
             }),
             Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
-            Op::Advance { .. } | Op::Sweep => Err(AllotError::Internal("not a request".into())),
+            Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Err(AllotError::Internal("not a request".into())),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! reference meaningful: a reference past the end wraps around, and with nothing made it
 //! names an id no object has.
 
+mod batch;
 mod bookings;
 mod jobs;
 mod units;
@@ -160,6 +161,9 @@ pub enum Op {
     },
     /// `GET /v1/skus/{sku}/units`: every unit (the pool fits one page) with its status.
     GetUnits { sku: &'static str },
+    /// `POST /v1/batch` of `ops` (each an `Allocate`, `Hold`, `Confirm`, `Release` or
+    /// `Cancel`, carrying its own key), one result each, in order.
+    Batch { ops: Vec<Op> },
     /// One pass of `allot serve`'s lease sweeper at the simulation's now (no request): jobs
     /// whose lease expired rescued, overdue holds and bookings finalised.
     Sweep,
@@ -257,7 +261,8 @@ impl Generator {
                 delta: self.pick(&[-5, -2, -1, 0, 1, 3, 8, 10, 20, 20]),
                 key: self.key(),
             },
-            16..=35 => Op::Allocate {
+            32..=35 => self.batch_op(),
+            16..=31 => Op::Allocate {
                 lines: self.lines(),
                 key: self.key(),
             },
