@@ -5,7 +5,7 @@ use crate::made::Resolved;
 use crate::ops::{lines_json, window_at, Op, WINDOW_HOURS};
 use serde_json::{json, Value};
 
-/// GET, POST or DELETE: all the simulation sends.
+/// GET, POST, PUT or DELETE: all the simulation sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
     /// A read.
@@ -14,6 +14,8 @@ pub enum Method {
     Post,
     /// A booking's cancel.
     Delete,
+    /// A queue's settings.
+    Put,
 }
 
 /// One request: method, path, JSON body, `Idempotency-Key`.
@@ -58,7 +60,9 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Heartbeat { .. }
         | Op::CancelJob { .. }
         | Op::RetryJob { .. }
-        | Op::GetQueue { .. } => job(&r, op, id, token),
+        | Op::GetQueue { .. }
+        | Op::QueueSettings { .. }
+        | Op::PauseQueue { .. } => job(&r, op, id, token),
         Op::Book { .. }
         | Op::GetBooking { .. }
         | Op::CancelBooking { .. }
@@ -201,6 +205,13 @@ fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
         Op::CancelJob { .. } => r.post_empty(format!("/v1/jobs/{id}/cancel")),
         Op::RetryJob { .. } => r.post_empty(format!("/v1/jobs/{id}/retry")),
         Op::GetQueue { queue } => r.get(format!("/v1/queues/{queue}")),
+        Op::QueueSettings { queue, settings } => {
+            r.with(Method::Put, format!("/v1/queues/{queue}"), Some(settings.json()))
+        }
+        Op::PauseQueue { queue, pause } => {
+            let what = if *pause { "pause" } else { "resume" };
+            r.post_empty(format!("/v1/queues/{queue}/{what}"))
+        }
         _ => unreachable!("not a job step: {op:?}"),
     }
 }

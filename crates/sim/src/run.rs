@@ -210,7 +210,16 @@ impl Run {
         if let Some(refused) = self.model.batch_refusal(ops) {
             return refused;
         }
-        let results: Vec<serde_json::Value> = ops.iter().map(|op| result(&self.expect(op, note))).collect();
+        // Every operation names what was made before the batch, as a client sending it does.
+        let resolved: Vec<_> = ops.iter().map(|op| self.made.resolve(op)).collect();
+        let mut results = Vec::with_capacity(ops.len());
+        for (op, r) in ops.iter().zip(&resolved) {
+            let (answer, noted) = self.model.apply(op, r).unwrap_or((Answer::none(), None));
+            if note {
+                self.made.note(op, (answer.status, answer.replayed), noted);
+            }
+            results.push(result(&answer));
+        }
         Answer {
             status: 200,
             replayed: false,

@@ -260,6 +260,7 @@ impl Target {
             Method::Get => self.client.get(url),
             Method::Post => self.client.post(url),
             Method::Delete => self.client.delete(url),
+            Method::Put => self.client.put(url),
         };
         if let Some(body) = &req.body {
             http = http.json(body);

@@ -30,6 +30,14 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             job_status(body, made)
         }
         Op::GetQueue { .. } => json!({"counts": body["counts"]}),
+        Op::QueueSettings { .. } | Op::PauseQueue { .. } => json!({
+            "paused": body["paused"],
+            "max_running": body["max_running"],
+            "max_running_per_key": body["max_running_per_key"],
+            "rate": body["rate"],
+            "fifo_per_key": body["fifo_per_key"],
+            "keep_completed": body["keep_completed"],
+        }),
         Op::Book { .. }
         | Op::GetBooking { .. }
         | Op::CancelBooking { .. }

@@ -25,6 +25,24 @@ pub(super) struct Job {
     run_at_us: i64,
     lease_expires_us: Option<i64>,
     token: Option<String>,
+    partition_key: Option<String>,
+}
+
+impl Job {
+    /// Its queue.
+    pub(super) fn queue(&self) -> &str {
+        &self.queue
+    }
+
+    /// Its state.
+    pub(super) fn state(&self) -> JobState {
+        self.state
+    }
+
+    /// Its `partition_key`.
+    pub(super) fn partition_key(&self) -> Option<&str> {
+        self.partition_key.as_deref()
+    }
 }
 
 impl Model {
@@ -61,6 +79,7 @@ impl Model {
                     run_at_us,
                     lease_expires_us: None,
                     token: None,
+                    partition_key: j.partition_key.map(str::to_string),
                 },
             );
             ids.push(id);
@@ -77,7 +96,8 @@ impl Model {
     }
 
     /// The best `max` runnable jobs of `queue` (waiting, `run_at` not after now; by priority,
-    /// run_at, id), each leased for `lease_ms` with a new token and its attempt counted.
+    /// run_at, id) the queue's settings let start (`queues.rs`), each leased for `lease_ms`
+    /// with a new token and its attempt counted, its start recorded.
     pub(super) fn claim(&mut self, queue: &str, max: i64, lease_ms: i64) -> Result<Done, AllotError> {
         let now = self.now_us();
         let waiting = [JobState::Available, JobState::Scheduled, JobState::Retryable];
@@ -89,7 +109,21 @@ impl Model {
             .collect();
         runnable.sort();
         let (mut views, mut leases) = (Vec::new(), Vec::new());
-        for (_, _, id) in runnable.into_iter().take(max as usize) {
+        let room = self.room(queue, max) as usize;
+        // Starts are recorded only while the queue has a rate (a claim without one pays
+        // nothing for them): a rate counts from the claims made under it.
+        let recorded = self.settings(queue).rate.is_some();
+        for (_, _, id) in runnable {
+            let key = self.jobs.get(&id).and_then(|j| j.partition_key.clone());
+            if leases.len() >= room {
+                break;
+            }
+            if !self.key_allows(queue, id, key.as_deref()) {
+                continue;
+            }
+            if recorded {
+                self.starts.push((queue.to_string(), key, now));
+            }
             self.tokens += 1;
             // A claim gives lower-case UUIDs, and a token of another shape is refused as such.
             let token = format!("00000000-0000-4000-8000-{:012x}", self.tokens);

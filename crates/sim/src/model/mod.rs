@@ -20,7 +20,8 @@
 //! - Jobs (`jobs.rs`): enqueue with unique keys, claims in (priority, run_at, id) order with
 //!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
 //!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
-//!   expired leases; the counts by state.
+//!   expired leases; the counts by state; each queue's settings (`queues.rs`: pause,
+//!   limits per queue and per key, rates, FIFO per key) and what they let a claim take.
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
 //!   cancel, confirm, release, extend; free gaps over a window.
@@ -38,6 +39,7 @@ mod batch;
 mod bookings;
 mod holds;
 mod jobs;
+mod queues;
 mod stock;
 mod units;
 
@@ -143,6 +145,10 @@ pub struct Model {
     jobs: BTreeMap<i64, jobs::Job>,
     /// Lease tokens handed out.
     tokens: u64,
+    /// Each queue's settings (none stored: the defaults).
+    queue_settings: BTreeMap<String, allot_core::job::queue::QueueSettings>,
+    /// The starts claims recorded (the rates' windows).
+    starts: Vec<queues::Start>,
     /// Key → the request it is bound to and the answer stored with it.
     keys: BTreeMap<&'static str, (String, Answer)>,
     made: u64,
@@ -166,6 +172,8 @@ impl Model {
             units: Vec::new(),
             jobs: BTreeMap::new(),
             tokens: 0,
+            queue_settings: BTreeMap::new(),
+            starts: Vec::new(),
             keys: BTreeMap::new(),
             made: 0,
         }
@@ -264,6 +272,10 @@ impl Model {
                 allot_core::validate::lease_ms(*lease_ms, l).map(drop)
             }
             Op::GetQueue { queue } => allot_core::validate::name("queue", queue, l),
+            Op::QueueSettings { queue, settings } => {
+                allot_core::validate::queue_settings(queue, parse(settings.json())?, l).map(drop)
+            }
+            Op::PauseQueue { queue, .. } => allot_core::validate::name("queue", queue, l),
             Op::Book { resource, .. } => {
                 let any = allot_core::BookingStrategy::Serialized;
                 allot_core::validate::booking("x".into(), resource, parse(body())?, any, l).map(drop)
@@ -307,6 +319,8 @@ impl Model {
             Op::CancelJob { .. } => self.cancel_job(id),
             Op::RetryJob { .. } => self.retry_job(id),
             Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
+            Op::QueueSettings { queue, settings } => self.put_settings(queue, settings),
+            Op::PauseQueue { queue, pause } => self.pause_queue(queue, *pause),
             Op::Book {
                 resource,
                 start_h,

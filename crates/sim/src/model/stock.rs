@@ -42,7 +42,7 @@ impl Model {
     }
 
     pub(super) fn create_sku(&mut self, sku: &str, on_hand: i64) -> Result<Done, AllotError> {
-        if self.skus.contains_key(sku) {
+        if self.tracks_units(sku).is_some() {
             return Err(AllotError::AlreadyExists {
                 kind: "sku",
                 id: sku.to_string(),

@@ -48,6 +48,43 @@ pub struct NewJob {
     pub unique_key: Option<&'static str>,
     /// `run_at`, as ms after the run's start.
     pub run_at_ms: Option<i64>,
+    /// `partition_key`: the key of per-key limits, rates and FIFO.
+    pub partition_key: Option<&'static str>,
+}
+
+/// A queue's settings as `PUT /v1/queues/{queue}` sends them (a field left out is its
+/// default): `rate` is `(per_window, window_ms, per_key)`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub struct Settings {
+    pub paused: Option<bool>,
+    pub max_running: Option<i64>,
+    pub max_running_per_key: Option<i64>,
+    pub rate: Option<(i64, i64, bool)>,
+    pub fifo_per_key: Option<bool>,
+}
+
+impl Settings {
+    /// The body of the `PUT`.
+    pub fn json(&self) -> Value {
+        let mut b = json!({});
+        if let Some(p) = self.paused {
+            b["paused"] = json!(p);
+        }
+        if let Some(n) = self.max_running {
+            b["max_running"] = json!(n);
+        }
+        if let Some(n) = self.max_running_per_key {
+            b["max_running_per_key"] = json!(n);
+        }
+        if let Some((per_window, window_ms, per_key)) = self.rate {
+            b["rate"] = json!({"per_window": per_window, "window_ms": window_ms, "per_key": per_key});
+        }
+        if let Some(f) = self.fifo_per_key {
+            b["fifo_per_key"] = json!(f);
+        }
+        b
+    }
 }
 
 impl NewJob {
@@ -56,6 +93,9 @@ impl NewJob {
         let mut j = json!({"payload": {"n": 1}, "priority": self.priority, "max_attempts": self.max_attempts});
         if let Some(k) = self.unique_key {
             j["unique_key"] = json!(k);
+        }
+        if let Some(k) = self.partition_key {
+            j["partition_key"] = json!(k);
         }
         if let Some(ms) = self.run_at_ms {
             let at = start + chrono::Duration::milliseconds(ms);
@@ -105,6 +145,14 @@ impl Generator {
                 key: self.key(),
             },
             89..=90 => Op::GetQueue { queue: self.queue() },
+            91..=93 => Op::QueueSettings {
+                queue: self.queue(),
+                settings: self.settings(),
+            },
+            94 => Op::PauseQueue {
+                queue: self.queue(),
+                pause: self.rng.random_range(0..2) == 0,
+            },
             _ => Op::Sweep,
         }
     }
@@ -147,6 +195,28 @@ impl Generator {
                 0 => Some(self.pick(&[0, 5000, 60_000, 600_000])),
                 _ => None,
             },
+            partition_key: [None, Some("p1"), Some("p2")][self.rng.random_range(0..3)],
+        }
+    }
+
+    /// Settings with a few small limits (now and then 0, which the rules refuse), rates over
+    /// windows the clock's advances cross, FIFO per key, and pauses; a third of them none
+    /// at all (the queue back to its defaults).
+    fn settings(&mut self) -> Settings {
+        if self.rng.random_range(0..3) == 0 {
+            return Settings::default();
+        }
+        let some = |g: &mut Self, n: i64| g.rng.random_range(0..n) == 0;
+        Settings {
+            paused: some(self, 8).then_some(true),
+            max_running: some(self, 3).then(|| self.rare(&[1, 2, 3], &[0])),
+            max_running_per_key: some(self, 3).then(|| self.rare(&[1, 2], &[0])),
+            rate: some(self, 3).then(|| {
+                let per_window = self.rare(&[1, 2, 3], &[0]);
+                let window_ms = self.pick(&[1000, 5000, 60_000]);
+                (per_window, window_ms, self.rng.random_range(0..2) == 0)
+            }),
+            fifo_per_key: some(self, 3).then_some(true),
         }
     }
 

@@ -13,7 +13,7 @@ mod jobs;
 mod units;
 
 pub use bookings::{window_at, RESOURCES, WINDOW_HOURS};
-pub use jobs::{JobRef, NewJob, Token, QUEUES};
+pub use jobs::{JobRef, NewJob, Settings, Token, QUEUES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -122,6 +122,10 @@ pub enum Op {
     RetryJob { job: JobRef, key: Key },
     /// `GET /v1/queues/{queue}`: the counts by state.
     GetQueue { queue: &'static str },
+    /// `PUT /v1/queues/{queue}`: the queue's settings, replaced whole.
+    QueueSettings { queue: &'static str, settings: Settings },
+    /// `POST /v1/queues/{queue}/pause` (`pause`) or `/resume`.
+    PauseQueue { queue: &'static str, pause: bool },
     /// `POST /v1/resources/{resource}/bookings` of `[start_h, start_h + hours)` (hours into
     /// the window), held for `hold_ttl_ms` or confirmed.
     Book {
