@@ -35,7 +35,7 @@ async fn every_backend_and_strategy_agrees_with_the_model() {
     for seed in 1..=3 {
         let cfg = Config {
             seed,
-            steps: 400,
+            steps: 300,
             specs: specs(&EVERY_TARGET),
             database_url: pg_url(),
             mutation: None,
