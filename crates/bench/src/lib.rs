@@ -29,6 +29,7 @@ pub mod orchestrate;
 mod patroni;
 mod pgbouncer;
 mod queue;
+mod redis_cluster;
 mod reference;
 mod soak;
 mod units;
@@ -52,6 +53,7 @@ pub use moving::{moving_bench, render_moving_table, MovingOptions, MovingReport}
 pub use patroni::PatroniStack;
 pub use pgbouncer::{PgBouncer, PoolMode};
 pub use queue::{claim_bench, queue_bench, render_queue_table, ClaimPath, ClaimReport, QueueOptions, QueueReport};
+pub use redis_cluster::RedisCluster;
 pub use reference::{noop_ceiling, process_cpu_us, serve_noop, serve_noop_at, Ceiling};
 pub use soak::{render_soak, soak, SoakOptions, SoakReport, SoakSample};
 pub use units::{create_unit_pool, units_bench, UnitsOptions};

@@ -21,7 +21,9 @@ pub struct SimArgs {
     steps: usize,
     /// Comma-separated: `model` (always run: the others are compared with it), `sqlite`,
     /// `postgres[:strategy]`; `postgres:redis_counter` and `postgres:redis_lock` (not in the
-    /// default list) need the Redis of `ALLOT_SIM_REDIS_URL` (default `redis://127.0.0.1:6379`).
+    /// default list) need the Redis of `ALLOT_SIM_REDIS_URL` (default `redis://127.0.0.1:6379`);
+    /// with `@cluster` (`postgres:redis_lock@cluster`) each starts a 3-master Redis Cluster of
+    /// its own (Debian's `redis-server` and `redis-cli`).
     #[arg(long, default_value = ALL_TARGETS)]
     backends: String,
     /// PostgreSQL for the `postgres` targets (each makes a database of its own there and drops it).

@@ -312,120 +312,9 @@ async fn redis_strategies_need_a_redis_url() {
     ts.finish().await;
 }
 
-/// A 3-master Redis Cluster on loopback ports, started from `redis-server` for one test and
-/// killed when dropped.
-struct Cluster {
-    ports: Vec<u16>,
-    children: Vec<std::process::Child>,
-    dir: std::path::PathBuf,
-}
-
-impl Cluster {
-    async fn start() -> Cluster {
-        let dir = std::env::temp_dir().join(format!("allot-cluster-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
-        // Ports below 55535 whose cluster bus port (+10000) is free too.
-        let mut ports = Vec::new();
-        let mut candidate = 20_000 + (std::process::id() % 3000) as u16 * 10;
-        while ports.len() < 3 {
-            candidate += 1;
-            let free = |p: u16| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok();
-            if free(candidate) && free(candidate + 10_000) {
-                ports.push(candidate);
-            }
-        }
-        let children = ports
-            .iter()
-            .map(|p| {
-                std::process::Command::new("redis-server")
-                    .args([
-                        "--port",
-                        &p.to_string(),
-                        "--bind",
-                        "127.0.0.1",
-                        "--cluster-enabled",
-                        "yes",
-                    ])
-                    .args([
-                        "--cluster-config-file",
-                        &format!("nodes-{p}.conf"),
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                    ])
-                    .arg("--dir")
-                    .arg(&dir)
-                    .stdout(std::process::Stdio::null())
-                    .spawn()
-                    .expect("redis-server (Debian package redis-server) is needed for the cluster test")
-            })
-            .collect();
-        let cluster = Cluster { ports, children, dir };
-        for p in &cluster.ports {
-            cluster.wait_for(*p, "PING", "PONG").await;
-        }
-        let nodes: Vec<String> = cluster.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
-        let out = std::process::Command::new("redis-cli")
-            .arg("--cluster")
-            .arg("create")
-            .args(&nodes)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
-            .output()
-            .expect("redis-cli");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-        for p in &cluster.ports {
-            cluster.wait_for(*p, "CLUSTER INFO", "cluster_state:ok").await;
-        }
-        cluster
-    }
-
-    /// Poll `redis-cli -p port cmd` until its output contains `want` (bounded: 10 s).
-    async fn wait_for(&self, port: u16, cmd: &str, want: &str) {
-        for _ in 0..200 {
-            let out = std::process::Command::new("redis-cli")
-                .args(["-p", &port.to_string()])
-                .args(cmd.split(' '))
-                .output();
-            if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(want)) {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("redis on {port} never answered {cmd} with {want}");
-    }
-
-    fn url(&self) -> String {
-        let nodes: Vec<String> = self.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
-        format!("redis+cluster://{}", nodes.join(","))
-    }
-
-    /// FLUSHALL on every master; panics unless each answers OK.
-    fn flushall(&self) {
-        for p in &self.ports {
-            let out = std::process::Command::new("redis-cli")
-                .args(["-p", &p.to_string(), "FLUSHALL"])
-                .output()
-                .expect("redis-cli");
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success() && text.trim() == "OK", "FLUSHALL on {p}: {text}");
-        }
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
-    let cluster = Cluster::start().await;
+    let cluster = allot_bench::RedisCluster::start().expect("a Redis Cluster (redis-server, redis-cli)");
     let p = prefix();
     let ts = start_redis(cluster.url(), &p).await;
     // Several SKUs (spread over the cluster's slots), both strategies: exactly the stock.
@@ -461,7 +350,7 @@ async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
     };
     let mut during_load = 0;
     for _ in 0..5 {
-        cluster.flushall();
+        cluster.flushall().expect("FLUSHALL");
         during_load += i64::from(!load.is_finished());
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
@@ -475,7 +364,7 @@ async fn on_a_redis_cluster_counts_are_exact_and_carts_give_back() {
     // and a restock of 10.
     ts.ok("/v1/skus/CF/adjustments", json!({"delta": 10, "reason": "restock"}))
         .await;
-    cluster.flushall();
+    cluster.flushall().expect("FLUSHALL");
     let rest = fire(&ts.api, "/v1/allocations", alloc("CF", 1, "redis_counter"), 150).await;
     assert_eq!(only(&rest, 150, &SOLD_OUT), on_hand + 10, "{rest:?}");
     assert_eq!(ts.sku("CF").await["on_hand"], 0);
@@ -592,7 +481,7 @@ async fn mixed_strategies_keep_the_counter_exact_on_one_redis() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn mixed_strategies_keep_the_counter_exact_on_a_redis_cluster() {
-    let cluster = Cluster::start().await;
+    let cluster = allot_bench::RedisCluster::start().expect("a Redis Cluster (redis-server, redis-cli)");
     mixed_strategies_keep_the_counter_exact(cluster.url()).await;
 }
 

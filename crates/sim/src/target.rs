@@ -18,11 +18,19 @@ pub struct Spec {
     pub postgres: bool,
     /// The server's default strategy (`None`: the backend's own default; `auto` is a mode).
     pub strategy: Option<String>,
+    /// A Redis strategy on a Redis Cluster of the target's own (`@cluster`).
+    pub cluster: bool,
 }
 
 impl Spec {
-    /// `sqlite`, `sqlite:<strategy>`, `postgres` or `postgres:<strategy>`.
+    /// `sqlite`, `sqlite:<strategy>`, `postgres` or `postgres:<strategy>`; a Redis strategy
+    /// with `@cluster` (`postgres:redis_lock@cluster`) runs on a 3-master Redis Cluster the
+    /// target starts for itself (Debian's `redis-server` and `redis-cli`).
     pub fn parse(s: &str) -> Result<Spec, SimError> {
+        let (s, cluster) = match s.strip_suffix("@cluster") {
+            Some(rest) => (rest, true),
+            None => (s, false),
+        };
         let (backend, strategy) = match s.split_once(':') {
             Some((b, st)) => (b, Some(st.to_string())),
             None => (s, None),
@@ -40,7 +48,15 @@ impl Spec {
             st.parse::<Strategy>()
                 .map_err(|_| SimError::Setup(format!("unknown strategy `{st}`")))?;
         }
-        Ok(Spec { postgres, strategy })
+        let spec = Spec {
+            postgres,
+            strategy,
+            cluster,
+        };
+        if cluster && !spec.redis() {
+            return Err(SimError::Setup("`@cluster` goes with a Redis strategy".into()));
+        }
+        Ok(spec)
     }
 
     /// Whether the target runs a Redis strategy (`postgres:redis_counter`,
@@ -75,8 +91,9 @@ impl Spec {
     /// The name a report uses.
     pub fn name(&self) -> String {
         let backend = if self.postgres { "postgres" } else { "sqlite" };
+        let cluster = if self.cluster { "@cluster" } else { "" };
         match &self.strategy {
-            Some(s) => format!("{backend}:{s}"),
+            Some(s) => format!("{backend}:{s}{cluster}"),
             None => backend.to_string(),
         }
     }
@@ -94,6 +111,8 @@ pub struct Target {
     /// The server's database, opened beside it: the lease sweeper's passes ([`Op::Sweep`]).
     store: Arc<dyn allot_core::Database>,
     cleanup: Cleanup,
+    /// The Redis Cluster of an `@cluster` target (stopped when the target is dropped).
+    _cluster: Option<allot_bench::RedisCluster>,
 }
 
 /// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).
@@ -145,10 +164,21 @@ impl Target {
             (format!("sqlite://{}", file.display()), Cleanup::File(file))
         };
         let mut cfg = config(spec, clock, url);
+        let cluster = match spec.cluster {
+            true => match tokio::task::spawn_blocking(allot_bench::RedisCluster::start).await {
+                Ok(Ok(c)) => Some(c),
+                Ok(Err(e)) => {
+                    cleanup.run().await;
+                    return Err(SimError::Setup(format!("{}: {e}", spec.name())));
+                }
+                Err(e) => return Err(SimError::Setup(format!("{}: {e}", spec.name()))),
+            },
+            false => None,
+        };
         if spec.redis() {
-            // The shared Redis, under a prefix of this target's own: no other run or test sees
-            // its counters, locks and fences.
-            cfg.redis_url = Some(redis_url());
+            // The shared Redis (or the target's own cluster), under a prefix of this target's
+            // own: no other run or test sees its counters, locks and fences.
+            cfg.redis_url = Some(cluster.as_ref().map_or_else(redis_url, |c| c.url()));
             cfg.redis_key_prefix = format!("allot-sim-{}", uuid::Uuid::new_v4().simple());
         }
         let started = match allot_server::spawn(&cfg).await {
@@ -181,6 +211,7 @@ impl Target {
             server: Some(server),
             store,
             cleanup,
+            _cluster: cluster,
         })
     }
 
@@ -290,7 +321,11 @@ impl Target {
     /// Stop the server and remove its database.
     pub async fn stop(self) {
         let Target {
-            server, store, cleanup, ..
+            server,
+            store,
+            cleanup,
+            _cluster,
+            ..
         } = self;
         if let Some(server) = server {
             let _ = server.stop().await;
@@ -393,5 +428,9 @@ mod tests {
         assert_eq!(Spec::parse("postgres:batched").unwrap().name(), "postgres:batched");
         assert!(Spec::parse("postgres:nope").is_err());
         assert!(Spec::parse("oracle").is_err());
+        let on_a_cluster = Spec::parse("postgres:redis_lock@cluster").unwrap();
+        assert!(on_a_cluster.cluster && on_a_cluster.redis());
+        assert_eq!(on_a_cluster.name(), "postgres:redis_lock@cluster");
+        assert!(Spec::parse("postgres:atomic@cluster").is_err());
     }
 }

@@ -17,8 +17,9 @@ fn specs(names: &[&str]) -> Vec<Spec> {
 }
 
 /// Every backend and strategy, the Redis ones included (CI has a Redis: `ALLOT_SIM_REDIS_URL`,
-/// default `redis://127.0.0.1:6379`, each target under a key prefix of its own).
-const EVERY_TARGET: [&str; 9] = [
+/// default `redis://127.0.0.1:6379`, each target under a key prefix of its own; the `@cluster`
+/// ones start a Redis Cluster each).
+const EVERY_TARGET: [&str; 11] = [
     "sqlite",
     "postgres:atomic",
     "postgres:pessimistic",
@@ -28,6 +29,8 @@ const EVERY_TARGET: [&str; 9] = [
     "postgres:auto",
     "postgres:redis_counter",
     "postgres:redis_lock",
+    "postgres:redis_counter@cluster",
+    "postgres:redis_lock@cluster",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
