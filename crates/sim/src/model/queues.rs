@@ -5,7 +5,7 @@
 //! job without a key is then not rate limited); `fifo_per_key` runs a key's jobs one at a
 //! time in id order (a job waits while an earlier one of its key is unfinished, or one of its
 //! key runs). Every bound counts the jobs this very claim took before. Starts are recorded
-//! only by claims of a queue that has a rate.
+//! only by claims of a queue that has a rate, and settings put without one forget them.
 
 use super::{Done, Model};
 use crate::ops::Settings;
@@ -22,6 +22,10 @@ impl Model {
     pub(super) fn put_settings(&mut self, queue: &str, s: &Settings) -> Result<Done, AllotError> {
         let body = super::parse(s.json())?;
         let settings = allot_core::validate::queue_settings(queue, body, &self.limits)?;
+        if settings.rate.is_none() {
+            // Settings without a rate forget the starts recorded under one.
+            self.starts.retain(|(q, _, _)| q != queue);
+        }
         self.queue_settings.insert(queue.to_string(), settings);
         Ok((200, self.settings_view(queue), None))
     }

@@ -69,9 +69,13 @@ impl Model {
     }
 
     /// Every line is there, or the first in SKU order that is not: `not_found` for a SKU that
-    /// does not exist, `insufficient_stock` for one that is short.
+    /// does not exist, `wrong_tracking` for a unit-tracked one, `insufficient_stock` for one
+    /// that is short.
     pub(super) fn check_lines(&self, lines: &[(String, i64)]) -> Result<(), AllotError> {
         for (sku, q) in lines {
+            if self.tracks_units(sku) == Some(true) {
+                return Err(AllotError::wrong_tracking(sku, true));
+            }
             let available = self.available(sku)?;
             if *q > available {
                 return Err(AllotError::InsufficientStock {
