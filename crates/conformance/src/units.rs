@@ -95,58 +95,78 @@ pub async fn no_unit_twice(f: Fixture) {
     f.finish().await;
 }
 
-/// Claim `quantity` units of `U` in id order (`hold_ttl_ms`: a hold; `partial`: at least one).
+/// Claim `quantity` units of `sku` in id order with `strategy` (`hold_ttl_ms`: a hold;
+/// `partial`: at least one).
 async fn claim_u(
     f: &Fixture,
-    id: &str,
+    (sku, strategy, id): (&str, allot_core::UnitStrategy, &str),
     (quantity, partial, hold_ttl_ms): (i64, bool, Option<i64>),
 ) -> allot_core::Result<Vec<String>> {
-    let mut b = json!({"sku": "U", "quantity": quantity, "allow_partial": partial});
+    let mut b = json!({"sku": sku, "quantity": quantity, "allow_partial": partial});
     if let Some(ttl) = hold_ttl_ms {
         b["hold_ttl_ms"] = json!(ttl);
     }
-    let req = validate::unit_claim(id.into(), body(b), f.store.default_unit_strategy(), &f.limits).unwrap();
+    let req = validate::unit_claim(id.into(), body(b), strategy, &f.limits).unwrap();
     let claimed = f.store.claim_units(&T, req, None).await?;
     Ok(fresh(Ok(claimed)).units.into_iter().map(|u| u.serial).collect())
 }
 
-/// The units of a hold that expired, before any sweeper: they read `available` with no claim
-/// (as the hold's quantity does), a partial claim takes them rather than fewer, and a refused
-/// claim that finalised the hold leaves them first in the claims' order. Each was a divergence
-/// the simulation found (`allot sim`), the last seed 5015.
+/// The units of a hold that expired, before any sweeper, with every unit claim strategy the
+/// backend has: they read `available` with no claim (as the hold's quantity does), a
+/// partial claim takes them rather than fewer, and a refused claim that finalised the hold
+/// leaves them first in the claims' order. Each was a divergence the simulation found
+/// (`allot sim`), the last seed 5015.
 pub async fn units_of_an_expired_hold(f: Fixture) {
+    for strategy in allot_core::UnitStrategy::ALL {
+        if f.store.supports_units(strategy) {
+            expired_hold_units(&f, strategy).await;
+        }
+    }
+    f.finish().await;
+}
+
+async fn expired_hold_units(f: &Fixture, strategy: allot_core::UnitStrategy) {
     let s = &f.store;
+    let sku = format!("U-{}", strategy.name());
     let add = |serials: &[&str]| {
         let units: Vec<serde_json::Value> = serials.iter().map(|x| json!({ "serial": x })).collect();
-        validate::add_units("U", body(json!({ "units": units })), s.now(), &f.limits).unwrap()
+        validate::add_units(&sku, body(json!({ "units": units })), s.now(), &f.limits).unwrap()
+    };
+    let id = |n: &str| format!("{}-{n}", strategy.name());
+    let claim = |n: &'static str, what| {
+        let (sku, id) = (sku.clone(), id(n));
+        async move { claim_u(f, (&sku, strategy, &id), what).await }
     };
     s.add_units(&T, add(&["S1", "S2", "S3"]), None).await.unwrap();
-    assert_eq!(claim_u(&f, "h1", (1, false, Some(1000))).await.unwrap(), ["S1"]);
-    assert_eq!(claim_u(&f, "a1", (1, false, None)).await.unwrap(), ["S2"]);
+    assert_eq!(claim("h1", (1, false, Some(1000))).await.unwrap(), ["S1"]);
+    assert_eq!(claim("a1", (1, false, None)).await.unwrap(), ["S2"]);
     f.clock.advance_ms(1000);
-    let s1 = s.get_unit(&T, "U", "S1").await.unwrap();
-    assert_eq!((s1.status, s1.claim_id), (UnitStatus::Available, None), "read at once");
+    let s1 = s.get_unit(&T, &sku, "S1").await.unwrap();
+    assert_eq!(
+        (s1.status, s1.claim_id),
+        (UnitStatus::Available, None),
+        "{strategy:?}: read at once"
+    );
     let held = UnitFilter {
         status: Some(UnitStatus::Held),
         ..UnitFilter::default()
     };
-    assert!(s
-        .list_units(&T, "U", &held, allot_core::Page::new(0, 10))
-        .await
-        .unwrap()
-        .items
-        .is_empty());
+    let page = allot_core::Page::new(0, 10);
+    assert!(s.list_units(&T, &sku, &held, page).await.unwrap().items.is_empty());
     // Partial, wanting 3: S1 (its hold finalised) and S3, not S3 alone.
-    assert_eq!(claim_u(&f, "a2", (3, true, None)).await.unwrap(), ["S1", "S3"]);
+    assert_eq!(
+        claim("a2", (3, true, None)).await.unwrap(),
+        ["S1", "S3"],
+        "{strategy:?}"
+    );
     // A refused claim finalises an expired hold for good: its unit comes first after.
     s.add_units(&T, add(&["S4", "S5"]), None).await.unwrap();
-    assert_eq!(claim_u(&f, "h2", (1, false, Some(1000))).await.unwrap(), ["S4"]);
+    assert_eq!(claim("h2", (1, false, Some(1000))).await.unwrap(), ["S4"]);
     f.clock.advance_ms(1000);
     assert!(matches!(
-        claim_u(&f, "a3", (9, false, None)).await,
+        claim("a3", (9, false, None)).await,
         Err(AllotError::InsufficientStock { available: 2, .. })
     ));
     s.add_units(&T, add(&["S6"]), None).await.unwrap();
-    assert_eq!(claim_u(&f, "a4", (1, false, None)).await.unwrap(), ["S4"]);
-    f.finish().await;
+    assert_eq!(claim("a4", (1, false, None)).await.unwrap(), ["S4"], "{strategy:?}");
 }

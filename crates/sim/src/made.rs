@@ -121,10 +121,11 @@ impl Made {
             | Op::Confirm { hold: r, .. }
             | Op::Release { hold: r, .. }
             | Op::Extend { hold: r, .. } => id(self.hold(*r)),
-            Op::Complete { job, token, .. } | Op::Fail { job, token, .. } | Op::Heartbeat { job, token, .. } => {
-                self.job(*job, Some(*token))
-            }
-            Op::CancelJob { job, .. } | Op::RetryJob { job, .. } => self.job(*job, None),
+            Op::Complete { job, token, .. }
+            | Op::Fail { job, token, .. }
+            | Op::Heartbeat { job, token, .. }
+            | Op::Snooze { job, token, .. } => self.job(*job, Some(*token)),
+            Op::CancelJob { job, .. } | Op::RetryJob { job, .. } | Op::Reschedule { job, .. } => self.job(*job, None),
             Op::GetBooking { booking: r }
             | Op::CancelBooking { booking: r, .. }
             | Op::ConfirmBooking { booking: r, .. }

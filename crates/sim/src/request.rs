@@ -60,6 +60,8 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Heartbeat { .. }
         | Op::CancelJob { .. }
         | Op::RetryJob { .. }
+        | Op::Snooze { .. }
+        | Op::Reschedule { .. }
         | Op::GetQueue { .. }
         | Op::QueueSettings { .. }
         | Op::PauseQueue { .. } => job(&r, op, id, token),
@@ -203,6 +205,11 @@ fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
             json!({"lease_token": token, "lease_ms": lease_ms}),
         ),
         Op::CancelJob { .. } => r.post_empty(format!("/v1/jobs/{id}/cancel")),
+        Op::Snooze { delay_ms, .. } => r.post(
+            format!("/v1/jobs/{id}/snooze"),
+            json!({"lease_token": token, "delay_ms": delay_ms}),
+        ),
+        Op::Reschedule { delay_ms, .. } => r.post(format!("/v1/jobs/{id}/reschedule"), json!({ "delay_ms": delay_ms })),
         Op::RetryJob { .. } => r.post_empty(format!("/v1/jobs/{id}/retry")),
         Op::GetQueue { queue } => r.get(format!("/v1/queues/{queue}")),
         Op::QueueSettings { queue, settings } => {

@@ -26,9 +26,13 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
             json!({"jobs": jobs.iter().map(|j| leased(j, made)).collect::<Vec<_>>()})
         }
-        Op::Complete { .. } | Op::Fail { .. } | Op::Heartbeat { .. } | Op::CancelJob { .. } | Op::RetryJob { .. } => {
-            job_status(body, made)
-        }
+        Op::Complete { .. }
+        | Op::Fail { .. }
+        | Op::Heartbeat { .. }
+        | Op::CancelJob { .. }
+        | Op::RetryJob { .. }
+        | Op::Snooze { .. }
+        | Op::Reschedule { .. } => job_status(body, made),
         Op::GetQueue { .. } => json!({"counts": body["counts"]}),
         Op::QueueSettings { .. } | Op::PauseQueue { .. } => json!({
             "paused": body["paused"],

@@ -102,7 +102,8 @@ limits! {
     /// Longest unit serial, location or lot, chars.
     max_unit_field_len: usize = 256, min 1;
     /// Attempts of a unit claim (skip_locked retries, nowait_scan passes) when rows were
-    /// locked by others, before `409 contention`.
+    /// locked by others, before `409 contention` (one more for a claim allowing partial,
+    /// which first asks for all it wants).
     unit_claim_max_attempts: u32 = 8, min 1;
     /// Most overdue holds one sweeper statement finalises.
     hold_sweep_batch: u32 = 500, min 1;

@@ -3,7 +3,9 @@
 //! and answers each claim, until the queue is empty; the next batch may pick while the one
 //! before it writes and commits ([`UNIT_BATCHES_IN_FLIGHT`]). The transaction locks the units the
 //! claims need in one `FOR UPDATE SKIP LOCKED` statement in the claims' order, hands them out
-//! one claim after another in arrival order (each takes what it wants, or what is left if it allows partial, or nothing), and
+//! one claim after another in arrival order (each takes what it wants, or nothing: a claim
+//! allowing partial that cannot be filled runs alone, which finalises overdue holds before it
+//! takes less), and
 //! writes every claim — the units' status, the allocations, the ledger — in one statement;
 //! `BEGIN` travels with the pick and the write with `COMMIT` (`engine/pipeline.rs`), so a
 //! batch takes two round trips.
@@ -373,7 +375,8 @@ mod tests {
     }
 
     /// One after another: a claim that does not fit takes nothing and a later, smaller one
-    /// still can; a partial one takes what is left.
+    /// still can; a partial one that cannot be filled takes nothing here either (it runs
+    /// alone, where the units of expired holds are finalised before it takes less).
     #[test]
     fn handed_out_in_arrival_order() {
         let claims = [
@@ -383,7 +386,7 @@ mod tests {
             claim(5, true),
             claim(2, false),
         ];
-        assert_eq!(hand_out(&claims, 6), [3, 0, 1, 2, 0]);
+        assert_eq!(hand_out(&claims, 6), [3, 0, 1, 0, 2]);
         assert_eq!(hand_out(&claims, 0), [0, 0, 0, 0, 0]);
         assert_eq!(hand_out(&claims, 100), [3, 4, 1, 5, 2]);
     }

@@ -441,13 +441,12 @@ impl UnitStore for PgStore {
         }
         let sql = skip_locked_sql(&order, req.hold_ttl_ms.is_some());
         let backoff = retry::Backoff::default();
-        let max_attempts = self.limits.unit_claim_max_attempts.max(1);
-        // A claim allowing partial first asks for every unit it wants: the units of an
-        // expired hold count as available at once, so it takes less only once no overdue
-        // hold has any (found by the simulation: it took fewer while they waited).
-        // (That first ask is an attempt more.)
+        // A claim allowing partial first asks for every unit it wants (an attempt more).
+        let max_attempts = self.limits.unit_claim_max_attempts.max(1) + u32::from(req.allow_partial);
+        // The units of an expired hold count as available at once, so a partial claim takes
+        // less only once no overdue hold has any (found by the simulation).
         let mut least = req.quantity;
-        for attempt in 0..max_attempts + u32::from(req.allow_partial) {
+        for attempt in 0..max_attempts {
             let p = ClaimParams::new(&req, least, self.now());
             let result = match req.strategy {
                 UnitStrategy::NowaitScan => self.nowait_pass(tenant, &req, &order, idem.as_ref(), &p).await,

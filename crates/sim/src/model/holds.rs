@@ -4,7 +4,7 @@
 use super::stock::sorted;
 use super::{Allocation, Done, Hold, Model, Stored};
 use crate::made::Noted;
-use allot_core::hold::HoldStatus;
+use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
@@ -52,7 +52,7 @@ impl Model {
         let status = self.status(h);
         let mut view = json!({
             "status": status.as_str(),
-            "kind": if h.units { "units" } else { "stock" },
+            "kind": if h.units { HoldKind::Units } else { HoldKind::Stock }.as_str(),
             "lines": crate::ops::lines_json(&h.lines),
             "expires_at_us": h.expires_us,
         });

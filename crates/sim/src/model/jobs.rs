@@ -189,6 +189,35 @@ impl Model {
         Ok((200, status_view(n, j), None))
     }
 
+    /// The running job under `token` is `scheduled` at now + `delay_ms`, its attempt given
+    /// back (a snooze is not a failure).
+    pub(super) fn snooze(&mut self, id: &str, token: &str, delay_ms: i64) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let (n, j) = self.leased(id, token)?;
+        j.state = JobState::Scheduled;
+        j.attempt -= 1;
+        j.run_at_us = now + delay_ms * 1000;
+        j.end_lease();
+        Ok((200, status_view(n, j), None))
+    }
+
+    /// A waiting job (`available`, `scheduled`, `retryable`) runs no earlier than now +
+    /// `delay_ms`: `available` at 0, else `scheduled`, its attempts unchanged; any other is
+    /// answered as it is.
+    pub(super) fn reschedule(&mut self, id: &str, delay_ms: i64) -> Result<Done, AllotError> {
+        let now = self.now_us();
+        let (n, j) = self.job(id)?;
+        if matches!(j.state, JobState::Available | JobState::Scheduled | JobState::Retryable) {
+            j.state = if delay_ms == 0 {
+                JobState::Available
+            } else {
+                JobState::Scheduled
+            };
+            j.run_at_us = now + delay_ms * 1000;
+        }
+        Ok((200, status_view(n, j), None))
+    }
+
     /// An unfinished job is cancelled; a finished one is answered as it is.
     pub(super) fn cancel_job(&mut self, id: &str) -> Result<Done, AllotError> {
         let (n, j) = self.job(id)?;
@@ -229,7 +258,7 @@ impl Model {
     /// reads and counts as expired).
     pub fn sweep(&mut self) {
         self.sweep_bookings();
-        self.finalise_overdue();
+        self.finalise_overdue(None);
         let now = self.now_us();
         for j in self.jobs.values_mut() {
             if j.state == JobState::Running && j.lease_expires_us.is_some_and(|e| e <= now) {

@@ -21,7 +21,8 @@
 //!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
 //!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
 //!   expired leases; the counts by state; each queue's settings (`queues.rs`: pause,
-//!   limits per queue and per key, rates, FIFO per key) and what they let a claim take.
+//!   limits per queue and per key, rates, FIFO per key) and what they let a claim take;
+//!   snoozes (by lease token) and reschedules (by hand).
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
 //!   cancel, confirm, release, extend; free gaps over a window.
@@ -266,6 +267,8 @@ impl Model {
             }
             Op::Complete { .. } => allot_core::validate::complete(parse(body())?, l).map(drop),
             Op::Fail { .. } => allot_core::validate::fail(parse(body())?, l).map(drop),
+            Op::Snooze { .. } => allot_core::validate::snooze(parse(body())?, l).map(drop),
+            Op::Reschedule { .. } => allot_core::validate::reschedule(parse(body())?, l).map(drop),
             Op::Heartbeat { lease_ms, .. } => {
                 let b: allot_core::job::LeaseBody = parse(body())?;
                 allot_core::validate::lease_token(&b.lease_token, l)?;
@@ -317,6 +320,8 @@ impl Model {
             Op::Fail { retry_in_ms, .. } => self.fail(id, token, *retry_in_ms),
             Op::Heartbeat { lease_ms, .. } => self.heartbeat(id, token, *lease_ms),
             Op::CancelJob { .. } => self.cancel_job(id),
+            Op::Snooze { delay_ms, .. } => self.snooze(id, token, *delay_ms),
+            Op::Reschedule { delay_ms, .. } => self.reschedule(id, *delay_ms),
             Op::RetryJob { .. } => self.retry_job(id),
             Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
             Op::QueueSettings { queue, settings } => self.put_settings(queue, settings),

@@ -158,8 +158,11 @@ impl Model {
         let view: Vec<Value> = lines
             .iter()
             .map(|(sku, q, damaged)| {
-                let state = if *damaged { "damaged" } else { "sellable" };
-                json!({"sku": sku, "quantity": q, "state": state, "location": "default"})
+                let state = match damaged {
+                    true => allot_core::ReturnState::Damaged,
+                    false => allot_core::ReturnState::Sellable,
+                };
+                json!({"sku": sku, "quantity": q, "state": state.as_str(), "location": allot_core::DEFAULT_LOCATION})
             })
             .collect();
         Ok((201, json!({ "lines": view }), None))

@@ -11,7 +11,7 @@ use super::{Allocation, Done, Hold, Model, Stored};
 use crate::made::Noted;
 use crate::ops::NewUnit;
 use allot_core::hold::HoldStatus;
-use allot_core::unit::{claim_satisfied, OrderKey, UnitColumn};
+use allot_core::unit::{claim_satisfied, OrderKey, UnitColumn, UnitStatus};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 use std::cmp::Ordering;
@@ -104,7 +104,7 @@ impl Model {
         }
         let keys = order_keys(c.order_by);
         let mut picked = self.pick(c.sku, &keys, c.quantity);
-        if (picked.len() as i64) < c.quantity && self.finalise_overdue() > 0 {
+        if (picked.len() as i64) < c.quantity && self.finalise_overdue(Some(c.sku)) > 0 {
             picked = self.pick(c.sku, &keys, c.quantity);
         }
         let got = picked.len() as i64;
@@ -138,8 +138,12 @@ impl Model {
             }
         }
         let serials: Vec<&str> = picked.iter().map(|&i| self.units[i].serial.as_str()).collect();
+        let status = match held {
+            true => allot_core::AllocationStatus::Held,
+            false => allot_core::AllocationStatus::Allocated,
+        };
         let view = json!({
-            "status": if held { "held" } else { "allocated" },
+            "status": status,
             "sku": c.sku,
             "units": serials,
             "expires_at_us": expires_us,
@@ -157,12 +161,14 @@ impl Model {
         free
     }
 
-    /// Free the units of every hold that expired but still has them: how many holds.
-    pub(super) fn finalise_overdue(&mut self) -> usize {
+    /// Free the units of every hold (of `sku`'s, when given) that expired but still has
+    /// them: how many holds.
+    pub(super) fn finalise_overdue(&mut self, sku: Option<&str>) -> usize {
+        let of_sku = |h: &Hold| sku.is_none_or(|s| h.lines.iter().any(|(l, _)| l == s));
         let overdue: Vec<String> = self
             .holds
             .iter()
-            .filter(|(_, h)| h.units && self.status(h) == HoldStatus::Expired)
+            .filter(|(_, h)| h.units && of_sku(h) && self.status(h) == HoldStatus::Expired)
             .map(|(id, _)| id.clone())
             .filter(|id| self.units.iter().any(|u| u.claim.as_ref() == Some(id)))
             .collect();
@@ -213,16 +219,18 @@ impl Model {
 
     fn unit_view(&self, u: &UnitRow) -> Value {
         let status = match (&u.claim, u.allocated) {
-            (Some(_), true) => "allocated",
-            (Some(h), false) if self.holds.get(h).is_some_and(|h| self.status(h) == HoldStatus::Held) => "held",
-            _ => "available",
+            (Some(_), true) => UnitStatus::Allocated,
+            (Some(h), false) if self.holds.get(h).is_some_and(|h| self.status(h) == HoldStatus::Held) => {
+                UnitStatus::Held
+            }
+            _ => UnitStatus::Available,
         };
         json!({
             "serial": u.serial,
             "location": u.location,
             "lot": u.lot,
-            "status": status,
-            "claimed": status != "available",
+            "status": status.as_str(),
+            "claimed": status != UnitStatus::Available,
         })
     }
 }

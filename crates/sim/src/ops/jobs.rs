@@ -140,8 +140,19 @@ impl Generator {
                 job: self.job_ref(),
                 key: self.key(),
             },
-            84..=88 => Op::RetryJob {
+            84..=85 => Op::RetryJob {
                 job: self.job_ref(),
+                key: self.key(),
+            },
+            86..=87 => Op::Snooze {
+                job: self.job_ref(),
+                token: self.token(),
+                delay_ms: self.delay_ms(),
+                key: self.key(),
+            },
+            88 => Op::Reschedule {
+                job: self.job_ref(),
+                delay_ms: self.delay_ms(),
                 key: self.key(),
             },
             89..=90 => Op::GetQueue { queue: self.queue() },
@@ -218,6 +229,12 @@ impl Generator {
             }),
             fifo_per_key: some(self, 3).then_some(true),
         }
+    }
+
+    /// A snooze's or a reschedule's delay: now, within the clock's advances, or far (now and
+    /// then −1 or beyond `max_snooze_ms`, 30 days, which the rules refuse).
+    fn delay_ms(&mut self) -> i64 {
+        self.rare(&[0, 1000, 5000, 60_000], &[-1, 2_592_000_001])
     }
 
     /// Around both lease limits (1 s and an hour), mostly within.

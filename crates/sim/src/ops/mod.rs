@@ -118,6 +118,16 @@ pub enum Op {
     Heartbeat { job: JobRef, token: Token, lease_ms: i64 },
     /// `POST /v1/jobs/{id}/cancel`.
     CancelJob { job: JobRef, key: Key },
+    /// `POST /v1/jobs/{id}/snooze` with the lease token `token` names: back in `delay_ms`,
+    /// the attempt given back.
+    Snooze {
+        job: JobRef,
+        token: Token,
+        delay_ms: i64,
+        key: Key,
+    },
+    /// `POST /v1/jobs/{id}/reschedule`: a waiting job runs no earlier than in `delay_ms`.
+    Reschedule { job: JobRef, delay_ms: i64, key: Key },
     /// `POST /v1/jobs/{id}/retry`.
     RetryJob { job: JobRef, key: Key },
     /// `GET /v1/queues/{queue}`: the counts by state.
@@ -193,6 +203,8 @@ impl Op {
             | Op::Complete { key, .. }
             | Op::Fail { key, .. }
             | Op::CancelJob { key, .. }
+            | Op::Snooze { key, .. }
+            | Op::Reschedule { key, .. }
             | Op::RetryJob { key, .. }
             | Op::Book { key, .. }
             | Op::CancelBooking { key, .. }

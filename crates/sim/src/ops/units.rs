@@ -83,7 +83,17 @@ impl Generator {
             }
             25..=94 => Op::ClaimUnits {
                 sku: self.unit_sku(false),
-                quantity: self.rare(&[1, 1, 2, 3], &[0, 5, 41, 1001]),
+                // More than the pool holds, and one more than `max_unit_claim` (the model and
+                // the targets run with the default limits).
+                quantity: self.rare(
+                    &[1, 1, 2, 3],
+                    &[
+                        0,
+                        5,
+                        i64::from(SERIALS) + 1,
+                        allot_core::Limits::default().max_unit_claim + 1,
+                    ],
+                ),
                 order_by: self.order_by(),
                 allow_partial: self.rng.random_range(0..4) == 0,
                 hold_ttl_ms: match self.rng.random_range(0..2) {

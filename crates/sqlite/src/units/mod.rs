@@ -19,6 +19,8 @@ use allot_core::{
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[async_trait]
 impl UnitStore for SqliteStore {
@@ -102,61 +104,70 @@ impl UnitStore for SqliteStore {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
         let (t, sku) = (tenant.to_string(), req.sku.clone());
-        let claimed = self.write(tenant, idem, move |tx| {
-            let now = now_us();
-            match tracks_units(tx, &t, &req.sku)? {
-                None => return Err(AllotError::not_found("sku", &req.sku)),
-                Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
-                Some(true) => {}
-            }
-            let mut units = pick_units(tx, &t, &req)?;
-            if (units.len() as i64) < req.quantity && expire_overdue_on(tx, &t, &req.sku, now)? > 0 {
-                units = pick_units(tx, &t, &req)?;
-            }
-            let got = units.len() as i64;
-            if !claim_satisfied(got, req.quantity, req.allow_partial) {
-                return Err(AllotError::InsufficientStock {
-                    sku: req.sku.clone(),
-                    requested: req.quantity,
-                    available: got,
-                });
-            }
-            let held = req.hold_ttl_ms.is_some();
-            let status = if held { "held" } else { "allocated" };
-            for u in &units {
-                tx.prepare_cached(
-                    "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
-                )
-                .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
-                    .map_err(map_error)?;
-            }
-            let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
-            record_claim(tx, &t, &req, got, expires_at, now)?;
-            Ok(UnitAllocation {
-                id: req.id.clone(),
-                sku: req.sku.clone(),
-                status: if held {
-                    AllocationStatus::Held
-                } else {
-                    AllocationStatus::Allocated
-                },
-                strategy: req.strategy,
-                units,
-                expires_at,
-                created_at: from_us(now),
-            })
-        })
-        .await;
-        if let Err(AllotError::InsufficientStock { .. }) = &claimed {
+        let finalised = Arc::new(AtomicBool::new(false));
+        let flag = finalised.clone();
+        let claimed = self.write(tenant, idem, move |tx| claim_in(tx, &t, &req, &flag)).await;
+        if finalised.load(Ordering::Relaxed) && matches!(claimed, Err(AllotError::InsufficientStock { .. })) {
             // The refusal rolled back the overdue holds it finalised: finalise them for good,
             // as PostgreSQL does (in a transaction of its own), so that their units rejoin
-            // the claims' order whatever this claim's outcome (found by the simulation).
+            // the claims' order whatever this claim's outcome (found by the simulation). A
+            // failure here leaves them to the sweeper; the claim's answer stands.
             let t = tenant.to_string();
-            self.transact(move |tx| expire_overdue_on(tx, &t, &sku, now_us()))
-                .await?;
+            if let Err(e) = self.transact(move |tx| expire_overdue_on(tx, &t, &sku, now_us())).await {
+                tracing::warn!(error = %e, "overdue holds not finalised after a refused unit claim");
+            }
         }
         claimed
     }
+}
+
+/// One claim in its write transaction: the units picked in order (overdue holds of the SKU
+/// finalised and the pick run again when too few are free; `finalised` says so), marked and
+/// recorded, or the refusal.
+fn claim_in(tx: &Connection, t: &str, req: &UnitClaim, finalised: &AtomicBool) -> Result<UnitAllocation> {
+    let now = now_us();
+    match tracks_units(tx, t, &req.sku)? {
+        None => return Err(AllotError::not_found("sku", &req.sku)),
+        Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
+        Some(true) => {}
+    }
+    let mut units = pick_units(tx, t, req)?;
+    if (units.len() as i64) < req.quantity && expire_overdue_on(tx, t, &req.sku, now)? > 0 {
+        finalised.store(true, Ordering::Relaxed);
+        units = pick_units(tx, t, req)?;
+    }
+    let got = units.len() as i64;
+    if !claim_satisfied(got, req.quantity, req.allow_partial) {
+        return Err(AllotError::InsufficientStock {
+            sku: req.sku.clone(),
+            requested: req.quantity,
+            available: got,
+        });
+    }
+    let held = req.hold_ttl_ms.is_some();
+    let status = if held { "held" } else { "allocated" };
+    for u in &units {
+        tx.prepare_cached(
+            "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
+        )
+        .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
+        .map_err(map_error)?;
+    }
+    let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
+    record_claim(tx, t, req, got, expires_at, now)?;
+    Ok(UnitAllocation {
+        id: req.id.clone(),
+        sku: req.sku.clone(),
+        status: if held {
+            AllocationStatus::Held
+        } else {
+            AllocationStatus::Allocated
+        },
+        strategy: req.strategy,
+        units,
+        expires_at,
+        created_at: from_us(now),
+    })
 }
 
 /// The first `quantity` available units of the claim's SKU in its `order_by` order.
