@@ -93,13 +93,24 @@ async fn planted(mutation: Mutation, shows: fn(&Op) -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_giving_back_one_more_is_found_and_shrunk() {
-    planted(Mutation::CancelGivesOneMore, |op| matches!(op, Op::Cancel { .. })).await;
+    // A cancel, alone or in a batch.
+    fn cancels(op: &Op) -> bool {
+        match op {
+            Op::Cancel { .. } => true,
+            Op::Batch { ops } => ops.iter().any(cancels),
+            _ => false,
+        }
+    }
+    planted(Mutation::CancelGivesOneMore, cancels).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lease_check_removed_is_found_and_shrunk() {
     planted(Mutation::LeaseCheckRemoved, |op| {
-        matches!(op, Op::Complete { .. } | Op::Fail { .. } | Op::Heartbeat { .. })
+        matches!(
+            op,
+            Op::Complete { .. } | Op::Fail { .. } | Op::Heartbeat { .. } | Op::Snooze { .. }
+        )
     })
     .await;
 }
