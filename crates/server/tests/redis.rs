@@ -522,3 +522,26 @@ async fn the_counter_refuses_after_keys_and_names_as_the_database_does() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// A cart whose short line comes before a SKU that does not exist is refused for the short
+/// line, in SKU order, on both Redis strategies as on every other (`redis_lock` fenced every
+/// SKU first and answered `not_found`: the simulation's seeds 3506 and 3508).
+#[tokio::test]
+async fn a_short_line_is_refused_before_an_unknown_sku_on_both_redis_strategies() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("C", 1, 1).await;
+    for strategy in ["redis_lock", "redis_counter"] {
+        let cart = json!({"lines": [{"sku": "C", "quantity": 2}, {"sku": "Z", "quantity": 1}], "strategy": strategy});
+        let (s, b) = ts.post("/v1/allocations", cart).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str(), b["error"]["sku"].as_str()),
+            (409, Some("insufficient_stock"), Some("C")),
+            "{strategy}: {b}"
+        );
+    }
+    let (s, b) = ts.post("/v1/allocations", alloc("Z", 1, "redis_lock")).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (404, Some("not_found")), "{b}");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}

@@ -390,6 +390,9 @@ pub(crate) async fn take_lines(
 /// Record the fencing tokens of a `redis_lock` request on its SKU rows, in SKU order (the
 /// rows are locked by the UPDATE), refusing the whole request with `lease_lost` when a token
 /// is not newer than the SKU's last one: its lock lapsed and another holder has written since.
+/// A SKU that does not exist has no row to fence: its line is refused `not_found` when the
+/// lines are taken, in SKU order, so that a short line before it is refused first, as on
+/// every other strategy (found by the simulation, seeds 3506 and 3508 of the long run).
 pub(crate) async fn check_fences(
     tx: &crate::engine::conn::Tx<'_>,
     tenant: &str,
@@ -412,7 +415,7 @@ pub(crate) async fn check_fences(
             continue;
         }
         if !row.get::<_, bool>(1) {
-            return Err(TxErr::Fail(AllotError::not_found("sku", sku)));
+            continue;
         }
         return Err(TxErr::Fail(AllotError::Fenced {
             sku: sku.clone(),
