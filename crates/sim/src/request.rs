@@ -72,7 +72,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::ReleaseBooking { .. }
         | Op::ExtendBooking { .. }
         | Op::Availability { .. } => booking(&r, op, id),
-        Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } => units(&r, op),
+        Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
         _ => stock(&r, op, id),
     })
 }
@@ -245,6 +245,7 @@ fn units(r: &Requests, op: &Op) -> Request {
             r.post("/v1/unit-allocations".into(), body)
         }
         Op::GetUnits { sku } => r.get(format!("/v1/skus/{sku}/units?limit={}", crate::ops::SERIALS + 1)),
+        Op::GetUnit { sku, serial } => r.get(format!("/v1/skus/{sku}/units/S{serial}")),
         _ => unreachable!("not a unit step: {op:?}"),
     }
 }

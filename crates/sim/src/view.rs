@@ -65,18 +65,18 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         }),
         Op::GetUnits { .. } => {
             let units = body["units"].as_array().cloned().unwrap_or_default();
-            let units: Vec<Value> = units
-                .iter()
-                .map(|u| {
-                    json!({"serial": u["serial"], "location": u["location"], "lot": u["lot"],
-                           "status": u["status"], "claimed": !u["claim_id"].is_null()})
-                })
-                .collect();
-            json!({ "units": units })
+            json!({ "units": units.iter().map(unit).collect::<Vec<_>>() })
         }
+        Op::GetUnit { .. } => unit(body),
         // A batch's results are viewed one by one (`Target::step_batch`).
         Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Value::Null,
     }
+}
+
+/// A unit as a listing or a lookup shows it: whether a claim has it, not which.
+fn unit(u: &Value) -> Value {
+    json!({"serial": u["serial"], "location": u["location"], "lot": u["lot"],
+           "status": u["status"], "claimed": !u["claim_id"].is_null()})
 }
 
 /// The serials of a list of units, in its order.

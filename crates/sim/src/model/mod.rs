@@ -292,7 +292,7 @@ impl Model {
                 let any = allot_core::UnitStrategy::Serialized;
                 allot_core::validate::unit_claim("x".into(), parse(body())?, any, l).map(drop)
             }
-            Op::GetUnits { sku } => allot_core::validate::name("sku", sku, l),
+            Op::GetUnits { sku } | Op::GetUnit { sku, .. } => allot_core::validate::name("sku", sku, l),
             _ => Ok(()),
         }
     }
@@ -359,6 +359,7 @@ impl Model {
                 hold_ttl_ms: *hold_ttl_ms,
             }),
             Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
+            Op::GetUnit { sku, serial } => Ok((200, self.unit_by_serial(sku, *serial)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Err(AllotError::Internal("not a request".into())),
         }

@@ -217,6 +217,16 @@ impl Model {
         Ok(json!({ "units": units }))
     }
 
+    /// `GET /v1/skus/{sku}/units/S{serial}`: the unit as a listing shows it, or `not_found`.
+    pub(super) fn unit_by_serial(&self, sku: &str, serial: u32) -> Result<Value, AllotError> {
+        let serial = format!("S{serial}");
+        self.units
+            .iter()
+            .find(|u| u.sku == sku && u.serial == serial)
+            .map(|u| self.unit_view(u))
+            .ok_or_else(|| AllotError::not_found("unit", format!("{sku}/{serial}")))
+    }
+
     fn unit_view(&self, u: &UnitRow) -> Value {
         let status = match (&u.claim, u.allocated) {
             (Some(_), true) => UnitStatus::Allocated,

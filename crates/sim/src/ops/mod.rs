@@ -175,6 +175,8 @@ pub enum Op {
     },
     /// `GET /v1/skus/{sku}/units`: every unit (the pool fits one page) with its status.
     GetUnits { sku: &'static str },
+    /// `GET /v1/skus/{sku}/units/S{serial}`: one unit by serial.
+    GetUnit { sku: &'static str, serial: u32 },
     /// `POST /v1/batch` of `ops` (each an `Allocate`, `Hold`, `Confirm`, `Release` or
     /// `Cancel`, carrying its own key), one result each, in order.
     Batch { ops: Vec<Op> },

@@ -70,7 +70,8 @@ impl NewUnit {
 }
 
 impl Generator {
-    /// A step on the units: receipts, claims (allocations and holds), and a listing.
+    /// A step on the units: receipts, claims (allocations and holds), a listing, and a unit
+    /// by serial (now and then one no receipt names).
     pub(super) fn unit_op(&mut self) -> Op {
         match self.rng.random_range(0..100) {
             0..=24 => {
@@ -101,6 +102,10 @@ impl Generator {
                     _ => Some(self.ttl_ms()),
                 },
                 key: self.key(),
+            },
+            95..=97 => Op::GetUnit {
+                sku: self.unit_sku(false),
+                serial: self.rng.random_range(1..=SERIALS + 1),
             },
             _ => Op::GetUnits {
                 sku: self.unit_sku(false),
