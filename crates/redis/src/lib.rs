@@ -473,6 +473,10 @@ impl RedisGate {
                 requested,
                 available,
             }) => (sku, requested, available),
+            // A SKU with no counter to build: the database checks the key first, then the
+            // lines in SKU order (`allot sim`, seed 3037: `not_found` where the key said
+            // `idempotency_key_reused`).
+            Err(AllotError::NotFound { .. }) => return Ok(Admission::Bypass),
             Err(other) => return Err(other),
         };
         if keyed {

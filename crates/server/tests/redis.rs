@@ -545,3 +545,26 @@ async fn a_short_line_is_refused_before_an_unknown_sku_on_both_redis_strategies(
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// A key bound to another request is `idempotency_key_reused` on `redis_counter` even when
+/// the request names a SKU that does not exist (the counter's admission answered `not_found`
+/// before the key was checked: the simulation's seed 3037).
+#[tokio::test]
+async fn a_reused_key_is_refused_before_an_unknown_sku_on_the_counter() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    ts.create_sku("K", 5, 1).await;
+    let first = alloc("K", 1, "redis_counter").to_string();
+    let (s, _, b) = ts.api.post_raw("/v1/allocations", first, Some("k-z")).await;
+    assert_eq!(s, 201, "{b}");
+    let cart =
+        json!({"lines": [{"sku": "K", "quantity": 1}, {"sku": "Z", "quantity": 1}], "strategy": "redis_counter"});
+    let (s, _, b) = ts.api.post_raw("/v1/allocations", cart.to_string(), Some("k-z")).await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (422, Some("idempotency_key_reused")),
+        "{b}"
+    );
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
