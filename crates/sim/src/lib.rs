@@ -39,6 +39,11 @@ impl Answer {
             view: serde_json::Value::Null,
         }
     }
+
+    /// The answer as one operation's result in a batch's answer: status, replay, view.
+    pub fn as_result(&self) -> serde_json::Value {
+        serde_json::json!({"status": self.status, "replayed": self.replayed, "view": self.view})
+    }
 }
 
 /// Why a simulation could not run (a divergence is not an error: it is the run's finding).

@@ -218,7 +218,7 @@ impl Run {
             if note {
                 self.made.note(op, (answer.status, answer.replayed), noted);
             }
-            results.push(result(&answer));
+            results.push(answer.as_result());
         }
         Answer {
             status: 200,
@@ -250,11 +250,6 @@ impl Run {
         }
         Ok(None)
     }
-}
-
-/// One operation's answer as a batch's result lists it.
-pub fn result(a: &Answer) -> serde_json::Value {
-    serde_json::json!({"status": a.status, "replayed": a.replayed, "view": a.view})
 }
 
 async fn stop_all(targets: Vec<Target>) {

@@ -278,7 +278,7 @@ impl Target {
                 replayed,
                 view: view::of(op, status, &r["body"], &self.made),
             };
-            results.push(crate::run::result(&answer));
+            results.push(answer.as_result());
         }
         let view = serde_json::json!({ "results": results });
         Ok(Answer { status, replayed, view })
