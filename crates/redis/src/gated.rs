@@ -1,7 +1,8 @@
 //! `RedisGated`: the Redis strategies as a decorator (the decorator pattern, as tower's
 //! layers wrap a service) over the three domains Redis has a part in: stock, locations and
 //! holds. [`RedisGated::wrap`] takes a backend's [`Stores`] and gives back the same stores
-//! with those three handles wrapped; units, bookings, jobs and keys never pass through it.
+//! with those three handles wrapped; units, bookings, jobs and keys never pass through it
+//! (the units are read only to tell a unit-tracked SKU, which gets no counter).
 //! Each method hands the call to the inner handle, except where Redis has a part:
 //!
 //! - `allocate` / `create_hold` with `redis_counter` or `redis_lock`: the gate's admission or
@@ -23,7 +24,7 @@
 
 use crate::RedisGate;
 use allot_core::hold::{Confirm, Release};
-use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::store::{Executed, HoldStore, Keyed, StockStore, UnitStore};
 use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Cancel;
@@ -40,6 +41,8 @@ pub struct RedisGated {
     stock: Arc<dyn StockStore>,
     locations: Arc<dyn LocationStore>,
     holds: Arc<dyn HoldStore>,
+    /// Read only: whether a SKU is unit-tracked, when a counter is built.
+    units: Arc<dyn UnitStore>,
     gate: Arc<RedisGate>,
     /// Permits of the counter updates running in the background.
     updates: Arc<tokio::sync::Semaphore>,
@@ -58,6 +61,7 @@ impl RedisGated {
             stock: stores.stock.clone(),
             locations: stores.locations.clone(),
             holds: stores.holds.clone(),
+            units: stores.units.clone(),
             gate,
             updates: Arc::new(tokio::sync::Semaphore::new(MAX_COUNTER_UPDATES)),
         });
@@ -142,7 +146,10 @@ impl StockStore for RedisGated {
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         if req.strategy.needs_redis() {
-            return self.gate.allocate(&*self.stock, tenant, req, idem).await;
+            return self
+                .gate
+                .allocate((&*self.stock, &*self.units), tenant, req, idem)
+                .await;
         }
         // Taken in the database without an admission: the counters follow.
         let lines = req.lines.clone();
@@ -210,7 +217,7 @@ impl HoldStore for RedisGated {
         if req.take.strategy.needs_redis() {
             return self
                 .gate
-                .create_hold(&*self.stock, &*self.holds, tenant, req, idem)
+                .create_hold((&*self.stock, &*self.units), &*self.holds, tenant, req, idem)
                 .await;
         }
         let lines = req.take.lines.clone();

@@ -40,8 +40,10 @@
 mod gated;
 pub use gated::RedisGated;
 
-use allot_core::store::{Executed, HoldStore, Keyed, StockStore};
+use allot_core::store::{Executed, HoldStore, Keyed, StockStore, UnitStore};
+use allot_core::support::page::Page;
 use allot_core::tenant::Tenant;
+use allot_core::unit::UnitFilter;
 use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
 use rand::Rng;
 use redis::aio::ConnectionLike;
@@ -336,8 +338,28 @@ impl RedisGate {
 
     /// Load a missing counter from the store's `available` (`SET NX PX`: a concurrent
     /// loader's value stands).
-    async fn load<S: StockStore + ?Sized>(&self, store: &S, tenant: &Tenant, sku: &str) -> Result<()> {
+    ///
+    /// A unit-tracked SKU gets no counter (`wrong_tracking`, which the admission leaves to
+    /// the database): its units, not a count, are what a claim takes, and a count line on it
+    /// is the database's `wrong_tracking` whatever the counter would say (`allot sim`: the
+    /// counter answered `insufficient_stock` there). Units are never deleted, so a SKU with
+    /// a unit is unit-tracked.
+    async fn load<S: StockStore + ?Sized>(
+        &self,
+        (store, units): (&S, &dyn UnitStore),
+        tenant: &Tenant,
+        sku: &str,
+    ) -> Result<()> {
         let available = store.get_sku(tenant, sku).await?.available.max(0);
+        let one = Page { after: 0, limit: 1 };
+        if !units
+            .list_units(tenant, sku, &UnitFilter::default(), one)
+            .await?
+            .items
+            .is_empty()
+        {
+            return Err(AllotError::wrong_tracking(sku, true));
+        }
         let (key, ttl) = (self.key(&scoped(tenant, sku), "avail"), self.cfg.counter_ttl_ms.max(1));
         self.run(|mut c| async move {
             redis::cmd("SET")
@@ -369,7 +391,12 @@ impl RedisGate {
     /// Take every line's quantity from its counter, or none: on one Redis with one script;
     /// on a cluster one line (one slot) at a time in SKU order, giving back what was taken
     /// when a line is short. Missing counters are loaded (at most twice per line).
-    async fn admit<S: StockStore + ?Sized>(&self, store: &S, tenant: &Tenant, lines: &[AllocationLine]) -> Result<()> {
+    async fn admit<S: StockStore + ?Sized>(
+        &self,
+        store: (&S, &dyn UnitStore),
+        tenant: &Tenant,
+        lines: &[AllocationLine],
+    ) -> Result<()> {
         let groups: Vec<&[AllocationLine]> = if self.cfg.is_cluster() {
             lines.chunks(1).collect()
         } else {
@@ -462,11 +489,11 @@ impl RedisGate {
     /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`.
     async fn admit_checked<S: StockStore + ?Sized>(
         &self,
-        store: &S,
+        (store, units): (&S, &dyn UnitStore),
         tenant: &Tenant,
         (lines, keyed): (&[AllocationLine], bool),
     ) -> Result<Admission> {
-        let (sku, requested, available) = match self.admit(store, tenant, lines).await {
+        let (sku, requested, available) = match self.admit((store, units), tenant, lines).await {
             Ok(()) => return Ok(Admission::Admitted),
             Err(AllotError::InsufficientStock {
                 sku,
@@ -476,7 +503,7 @@ impl RedisGate {
             // A SKU with no counter to build: the database checks the key first, then the
             // lines in SKU order (`allot sim`, seed 3037: `not_found` where the key said
             // `idempotency_key_reused`).
-            Err(AllotError::NotFound { .. }) => return Ok(Admission::Bypass),
+            Err(AllotError::NotFound { .. } | AllotError::WrongTracking { .. }) => return Ok(Admission::Bypass),
             Err(other) => return Err(other),
         };
         if keyed {
@@ -502,7 +529,7 @@ impl RedisGate {
     /// enough, take a fresh effect from the counters afterwards, as for any other strategy.
     async fn admitted<S, T, F, Fut>(
         &self,
-        store: &S,
+        store: (&S, &dyn UnitStore),
         tenant: &Tenant,
         (lines, keyed): (&[AllocationLine], bool),
         apply: F,
@@ -541,7 +568,7 @@ impl RedisGate {
     /// Errors: `unsupported_strategy` for another strategy; see the crate docs for the rest.
     pub async fn allocate<S: StockStore + ?Sized>(
         &self,
-        store: &S,
+        (store, units): (&S, &dyn UnitStore),
         tenant: &Tenant,
         mut req: allot_core::AllocationRequest,
         idem: Keyed<Allocation>,
@@ -550,8 +577,10 @@ impl RedisGate {
             Strategy::RedisCounter => {
                 let lines = req.lines.clone();
                 let keyed = idem.is_some();
-                self.admitted(store, tenant, (&lines, keyed), || store.allocate(tenant, req, idem))
-                    .await
+                self.admitted((store, units), tenant, (&lines, keyed), || {
+                    store.allocate(tenant, req, idem)
+                })
+                .await
             }
             Strategy::RedisLock => {
                 let lines = req.lines.clone();
@@ -574,7 +603,7 @@ impl RedisGate {
     /// `store` gives the SKUs' available stock when a counter is rebuilt.
     pub async fn create_hold<S: StockStore + ?Sized, H: HoldStore + ?Sized>(
         &self,
-        store: &S,
+        store: (&S, &dyn UnitStore),
         holds: &H,
         tenant: &Tenant,
         mut req: HoldRequest,

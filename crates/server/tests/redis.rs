@@ -568,3 +568,33 @@ async fn a_reused_key_is_refused_before_an_unknown_sku_on_the_counter() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// A count line on a unit-tracked SKU is `wrong_tracking` on `redis_counter`, as on every
+/// other strategy, for holds and allocations alike, and builds no counter (the counter used
+/// to refuse it as `insufficient_stock`, its units counted as `available`: the simulation's
+/// finding on a receipt, then a hold).
+#[tokio::test]
+async fn a_count_line_on_a_unit_tracked_sku_is_wrong_tracking_on_the_counter() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    let units = json!({"units": [{"serial": "S1"}, {"serial": "S2"}]});
+    let (s, _, b) = ts.api.post_raw("/v1/skus/U/units", units.to_string(), None).await;
+    assert_eq!(s, 201, "{b}");
+    for (path, body) in [
+        (
+            "/v1/holds",
+            json!({"lines": [{"sku": "U", "quantity": 3}], "ttl_ms": 60_000, "strategy": "redis_counter"}),
+        ),
+        ("/v1/allocations", alloc("U", 3, "redis_counter")),
+        ("/v1/allocations", alloc("U", 1, "redis_counter")),
+    ] {
+        let (s, _, b) = ts.api.post_raw(path, body.to_string(), None).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str()),
+            (409, Some("wrong_tracking")),
+            "{path}: {b}"
+        );
+    }
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
