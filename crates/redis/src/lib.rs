@@ -44,7 +44,7 @@ use allot_core::store::{Executed, HoldStore, Keyed, StockStore, UnitStore};
 use allot_core::support::page::Page;
 use allot_core::tenant::Tenant;
 use allot_core::unit::UnitFilter;
-use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Result, Strategy};
+use allot_core::{Allocation, AllocationLine, AllotError, Hold, HoldRequest, Placement, Result, Strategy};
 use rand::Rng;
 use redis::aio::ConnectionLike;
 use std::sync::Arc;
@@ -487,11 +487,16 @@ impl RedisGate {
     /// key bound to another request `idempotency_key_reused`, whatever the counter says) and
     /// when the SKU does not exist (`not_found`, as on every other strategy) — both found by
     /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`.
+    /// And it decides when the line refused is not the first in SKU order or may not use
+    /// every location of its SKU (pinned, or a ranked `placement`): a counter is the SKU's
+    /// total, while the database refuses the first line in SKU order that its locations
+    /// cannot bear, with what those locations have (`allot sim`: the counter named `C` with
+    /// the total where the database named `A`, pinned to a location without it).
     async fn admit_checked<S: StockStore + ?Sized>(
         &self,
         (store, units): (&S, &dyn UnitStore),
         tenant: &Tenant,
-        (lines, keyed): (&[AllocationLine], bool),
+        (lines, decides): (&[AllocationLine], bool),
     ) -> Result<Admission> {
         let (sku, requested, available) = match self.admit((store, units), tenant, lines).await {
             Ok(()) => return Ok(Admission::Admitted),
@@ -506,7 +511,8 @@ impl RedisGate {
             Err(AllotError::NotFound { .. } | AllotError::WrongTracking { .. }) => return Ok(Admission::Bypass),
             Err(other) => return Err(other),
         };
-        if keyed {
+        let first = lines.first().is_some_and(|l| l.sku == sku && l.location.is_none());
+        if !decides || !first {
             return Ok(Admission::Bypass);
         }
         let truth = match store.get_sku(tenant, &sku).await {
@@ -531,7 +537,7 @@ impl RedisGate {
         &self,
         store: (&S, &dyn UnitStore),
         tenant: &Tenant,
-        (lines, keyed): (&[AllocationLine], bool),
+        (lines, decides): (&[AllocationLine], bool),
         apply: F,
     ) -> Result<Executed<T>>
     where
@@ -539,7 +545,7 @@ impl RedisGate {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Executed<T>>>,
     {
-        let admission = self.admit_checked(store, tenant, (lines, keyed)).await?;
+        let admission = self.admit_checked(store, tenant, (lines, decides)).await?;
         let r = apply().await;
         let fresh = matches!(r, Ok(Executed::Fresh(_)));
         match admission {
@@ -576,8 +582,8 @@ impl RedisGate {
         match req.strategy {
             Strategy::RedisCounter => {
                 let lines = req.lines.clone();
-                let keyed = idem.is_some();
-                self.admitted((store, units), tenant, (&lines, keyed), || {
+                let decides = idem.is_none() && !matches!(req.placement, Placement::Ranked(_));
+                self.admitted((store, units), tenant, (&lines, decides), || {
                     store.allocate(tenant, req, idem)
                 })
                 .await
@@ -612,9 +618,11 @@ impl RedisGate {
         match req.take.strategy {
             Strategy::RedisCounter => {
                 let lines = req.take.lines.clone();
-                let keyed = idem.is_some();
-                self.admitted(store, tenant, (&lines, keyed), || holds.create_hold(tenant, req, idem))
-                    .await
+                let decides = idem.is_none() && !matches!(req.take.placement, Placement::Ranked(_));
+                self.admitted(store, tenant, (&lines, decides), || {
+                    holds.create_hold(tenant, req, idem)
+                })
+                .await
             }
             Strategy::RedisLock => {
                 let lines = req.take.lines.clone();

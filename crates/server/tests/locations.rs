@@ -21,6 +21,7 @@ conformance!(
     partial_confirms_race_expiry,
     an_adjustment_takes_what_an_expired_hold_set_aside,
     a_cart_takes_what_expired_holds_set_aside_on_each_sku,
+    a_placement_is_not_steered_by_an_expired_hold,
     returns_and_what_is_left,
     returns_and_cancels_race_allocations,
     bad_inputs_change_nothing
@@ -501,6 +502,42 @@ async fn an_adjustment_takes_what_an_expired_hold_set_aside(ts: &TestServer) {
     );
     let (s, b) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
     assert_eq!((s, b["status"].as_str()), (200, Some("expired")), "{b}");
+    ts.assert_audit_clean().await;
+}
+
+/// A hold that has expired (no sweeper has run) does not steer where a line goes: with 3 at
+/// `W` (placed first) and 3 at `E`, and `W`'s 3 held by a hold that expired, a line of 3 by
+/// priority and a line of 2 by most available both come from `W` (`allot sim` found
+/// `most_available` going to another location, by a `held` that still had the expired hold).
+async fn a_placement_is_not_steered_by_an_expired_hold(ts: &TestServer) {
+    two_locations(ts, "steer-seed", 0, 0).await;
+    for strategy in ts.safe_strategies() {
+        let sku = format!("ST-{strategy}");
+        ts.ok("/v1/skus", json!({"sku": sku, "on_hand": 3, "location": "E"}))
+            .await;
+        ts.ok(
+            &format!("/v1/skus/{sku}/adjustments"),
+            json!({"delta": 6, "location": "W"}),
+        )
+        .await;
+        let hold =
+            json!({"lines": [{"sku": sku, "quantity": 3, "location": "W"}], "ttl_ms": 1_000, "strategy": strategy});
+        let h = ts.ok("/v1/holds", hold).await;
+        ts.advance_past(&h["expires_at"]);
+        let body = |q: i64, placement: &str| json!({"lines": [{"sku": sku, "quantity": q}], "strategy": strategy, "placement": placement});
+        let a = ts.ok("/v1/allocations", body(3, "priority")).await;
+        assert_eq!(from(&a["lines"][0]), pairs(&[("W", 3)]), "{strategy}: {a}");
+        let h = ts
+            .ok(
+                "/v1/holds",
+                json!({"lines": [{"sku": sku, "quantity": 1, "location": "W"}], "ttl_ms": 1_000, "strategy": strategy}),
+            )
+            .await;
+        ts.advance_past(&h["expires_at"]);
+        let a = ts.ok("/v1/allocations", body(2, "most_available")).await;
+        assert_eq!(from(&a["lines"][0]), pairs(&[("W", 2)]), "{strategy}: {a}");
+        assert_eq!(available(ts, &sku).await, at(&[("E", 3), ("W", 1)]), "{strategy}");
+    }
     ts.assert_audit_clean().await;
 }
 

@@ -598,3 +598,53 @@ async fn a_count_line_on_a_unit_tracked_sku_is_wrong_tracking_on_the_counter() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// A line placed where only part of its SKU's stock is (pinned, or by a ranked list) is
+/// refused by the database with what those locations have, and a cart's refusal names the
+/// first short line in SKU order, on `redis_counter` as on every other strategy (the counter
+/// is the SKU's total: it named `available: 2` where the database said 0, and `C` where the
+/// database said `A`: the simulation's seeds 1 and 4 with locations).
+#[tokio::test]
+async fn the_counter_leaves_placed_lines_to_the_database() {
+    let p = prefix();
+    let ts = start_redis(redis_url(), &p).await;
+    let (s, _, b) = ts
+        .api
+        .post_raw(
+            "/v1/locations",
+            json!({"location": "W", "priority": 1}).to_string(),
+            None,
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    ts.create_sku("A", 3, 1).await;
+    ts.create_sku("C", 1, 1).await;
+    let short = |b: &Value| {
+        (
+            b["error"]["code"].clone(),
+            b["error"]["sku"].clone(),
+            b["error"]["available"].clone(),
+        )
+    };
+    for body in [
+        json!({"lines": [{"sku": "A", "quantity": 5}], "placement": ["W"], "strategy": "redis_counter"}),
+        json!({"lines": [{"sku": "A", "quantity": 5, "location": "W"}], "strategy": "redis_counter"}),
+    ] {
+        let (s, _, b) = ts.api.post_raw("/v1/allocations", body.to_string(), None).await;
+        assert_eq!(
+            (s, short(&b)),
+            (409, (json!("insufficient_stock"), json!("A"), json!(0))),
+            "{body}: {b}"
+        );
+    }
+    let cart = json!({"lines": [{"sku": "C", "quantity": 2}, {"sku": "A", "quantity": 1, "location": "W"}],
+                      "strategy": "redis_counter", "ttl_ms": 60_000});
+    let (s, _, b) = ts.api.post_raw("/v1/holds", cart.to_string(), None).await;
+    assert_eq!(
+        (s, short(&b)),
+        (409, (json!("insufficient_stock"), json!("A"), json!(0))),
+        "{b}"
+    );
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}

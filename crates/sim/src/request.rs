@@ -73,6 +73,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::ExtendBooking { .. }
         | Op::Availability { .. } => booking(&r, op, id),
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
+        Op::CreateLocation { .. } | Op::Transfer { .. } | Op::SetLevel { .. } => places(&r, op),
         _ => stock(&r, op, id),
     })
 }
@@ -145,12 +146,32 @@ impl Requests {
 
 fn stock(r: &Requests, op: &Op, id: &str) -> Request {
     match op {
-        Op::CreateSku { sku, on_hand, buckets } => r.post(
-            "/v1/skus".into(),
-            json!({"sku": sku, "on_hand": on_hand, "buckets": buckets}),
-        ),
-        Op::Adjust { sku, delta, .. } => r.post(format!("/v1/skus/{sku}/adjustments"), json!({"delta": delta})),
-        Op::Allocate { lines, .. } => r.post("/v1/allocations".into(), json!({"lines": lines_json(lines)})),
+        Op::CreateSku {
+            sku,
+            on_hand,
+            buckets,
+            location,
+        } => {
+            let mut body = json!({"sku": sku, "on_hand": on_hand, "buckets": buckets});
+            if let Some(l) = location {
+                body["location"] = json!(l);
+            }
+            r.post("/v1/skus".into(), body)
+        }
+        Op::Adjust {
+            sku, delta, location, ..
+        } => {
+            let mut body = json!({ "delta": delta });
+            if let Some(l) = location {
+                body["location"] = json!(l);
+            }
+            r.post(format!("/v1/skus/{sku}/adjustments"), body)
+        }
+        Op::Allocate { lines, place, .. } => {
+            let mut body = json!({"lines": lines_json(lines)});
+            place.apply(&mut body);
+            r.post("/v1/allocations".into(), body)
+        }
         Op::GetAllocation { .. } => r.get(format!("/v1/allocations/{id}")),
         Op::Cancel { .. } => r.post_empty(format!("/v1/allocations/{id}/cancel")),
         Op::Return { lines, .. } => {
@@ -163,10 +184,13 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
                 .collect();
             r.post(format!("/v1/allocations/{id}/returns"), json!({ "lines": lines }))
         }
-        Op::Hold { lines, ttl_ms, .. } => r.post(
-            "/v1/holds".into(),
-            json!({"lines": lines_json(lines), "ttl_ms": ttl_ms}),
-        ),
+        Op::Hold {
+            lines, ttl_ms, place, ..
+        } => {
+            let mut body = json!({"lines": lines_json(lines), "ttl_ms": ttl_ms});
+            place.apply(&mut body);
+            r.post("/v1/holds".into(), body)
+        }
         Op::GetHold { .. } => r.get(format!("/v1/holds/{id}")),
         Op::Confirm { part, .. } => {
             let body = match part {
@@ -180,6 +204,36 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::Audit => r.get("/v1/audit".into()),
         Op::GetSku { sku } => r.get(format!("/v1/skus/{sku}")),
         _ => unreachable!("not a stock step: {op:?}"),
+    }
+}
+
+fn places(r: &Requests, op: &Op) -> Request {
+    match op {
+        Op::CreateLocation { location, priority } => r.post(
+            "/v1/locations".into(),
+            json!({"location": location, "priority": priority}),
+        ),
+        Op::Transfer {
+            sku,
+            from,
+            to,
+            quantity,
+            ..
+        } => r.post(
+            "/v1/transfers".into(),
+            json!({"sku": sku, "from": from, "to": to, "quantity": quantity}),
+        ),
+        Op::SetLevel {
+            sku,
+            location,
+            on_hand,
+            compare_on_hand,
+            ..
+        } => r.post(
+            format!("/v1/skus/{sku}/levels/{location}"),
+            json!({"on_hand": on_hand, "compare_on_hand": compare_on_hand}),
+        ),
+        _ => unreachable!("not a step on locations: {op:?}"),
     }
 }
 

@@ -13,7 +13,11 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         return error(body);
     }
     match op {
-        Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } => sku(body),
+        Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } | Op::SetLevel { .. } => sku(body),
+        Op::CreateLocation { .. } => json!({"location": body["location"], "priority": body["priority"]}),
+        Op::Transfer { .. } => {
+            json!({"sku": body["sku"], "from": body["from"], "to": body["to"], "quantity": body["quantity"]})
+        }
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
@@ -148,17 +152,33 @@ fn audit(body: &Value) -> Value {
     }
 }
 
+/// A SKU: its totals and its levels by location.
 fn sku(body: &Value) -> Value {
-    json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"]})
+    let levels = body["levels"].as_array().cloned().unwrap_or_default();
+    let levels: Vec<Value> = levels
+        .iter()
+        .map(|l| json!({"location": l["location"], "on_hand": l["on_hand"], "held": l["held"], "available": l["available"]}))
+        .collect();
+    json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"], "levels": levels})
 }
 
-/// Lines as `{sku, quantity}` (what came from where is not compared yet).
+/// A line's `from`: `(location, quantity)` in the order answered.
+fn from(line: &Value) -> Value {
+    let from = line["from"].as_array().cloned().unwrap_or_default();
+    Value::Array(
+        from.iter()
+            .map(|s| json!({"location": s["location"], "quantity": s["quantity"]}))
+            .collect(),
+    )
+}
+
+/// Lines as `{sku, quantity, from}`.
 fn lines(body: &Value) -> Value {
     let lines = body["lines"].as_array().cloned().unwrap_or_default();
     Value::Array(
         lines
             .iter()
-            .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"]}))
+            .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "from": from(l)}))
             .collect(),
     )
 }
@@ -168,7 +188,7 @@ fn allocation(body: &Value) -> Value {
     let lines = body["lines"].as_array().cloned().unwrap_or_default();
     let lines: Vec<Value> = lines
         .iter()
-        .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "returned": l["returned"].as_i64().unwrap_or(0)}))
+        .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "returned": l["returned"].as_i64().unwrap_or(0), "from": from(l)}))
         .collect();
     json!({"status": body["status"], "lines": lines})
 }

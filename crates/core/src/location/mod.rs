@@ -222,6 +222,22 @@ pub struct SetLevel {
     pub actor: Option<String>,
 }
 
+/// Whether holds that expired but are not finalised yet could steer a placement over rows
+/// `(location, held)`: the rows span several locations and something is held on them. A store whose
+/// `held` still has an expired hold in it until the hold is finalised finalises the SKU's
+/// overdue holds before it places a line over such rows, so that an expired hold stops
+/// counting at once for where a line goes, as it does for whether the line fits (`allot
+/// sim` found `most_available` choosing by a `held` that still had an expired hold in it).
+/// A SKU at one location is never steered: its only choice is whether the line fits.
+pub fn holds_may_steer<'a>(rows: impl IntoIterator<Item = (&'a str, i64)>) -> bool {
+    let (mut first, mut several, mut held) = (None, false, false);
+    for (location, h) in rows {
+        several |= *first.get_or_insert(location) != location;
+        held |= h > 0;
+    }
+    several && held
+}
+
 /// The locations of `rows` a line may use, in the order to use them.
 pub fn location_order<'r>(rows: &'r [RowLevel], rule: LineRule<'_>) -> Vec<&'r str> {
     let mut locs: Vec<(&str, i32, i64)> = Vec::new();

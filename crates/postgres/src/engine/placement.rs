@@ -11,7 +11,7 @@
 
 use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::location::{available_in, plan_take, row_order, RowLevel};
+use allot_core::location::{available_in, holds_may_steer, plan_take, row_order, RowLevel};
 use allot_core::{AllocationLine, AllocationRequest, AllotError, Strategy};
 
 /// What [`take_line`] does with the quantity it takes.
@@ -148,6 +148,7 @@ pub(crate) async fn take_line(
 ) -> TxResult<Vec<Piece>> {
     let locked = req.strategy == Strategy::Pessimistic;
     let mut read = read_rows(tx, tenant, &line.sku, locked).await?;
+    steered(tx, tenant, &line.sku, &read, now).await?;
     for tries in 1..=MAX_LINE_TRIES {
         if let Some(pieces) = take_once(tx, tenant, req, line, &read, take).await? {
             return Ok(pieces);
@@ -169,6 +170,34 @@ pub(crate) async fn take_line(
         attempts: MAX_LINE_TRIES,
         retry_after_ms: 10,
     }))
+}
+
+/// [`TxErr::Overdue`] when overdue holds on `sku` still count in rows `read` that they could
+/// steer ([`allot_core::location::holds_may_steer`]): the caller finalises them and runs
+/// again, so an expired hold stops counting for where a line goes as for whether it fits.
+/// One more statement only for a SKU at several locations with something held.
+async fn steered(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    sku: &str,
+    read: &[ReadRow],
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxResult<()> {
+    if !holds_may_steer(read.iter().map(|r| (r.level.location.as_str(), r.level.held))) {
+        return Ok(());
+    }
+    let stmt = tx.prepare_cached(SQL_SHORT).await?;
+    if !tx.query_one(&stmt, &[&sku, &now, &tenant]).await?.get::<_, bool>(1) {
+        return Ok(());
+    }
+    Err(TxErr::Overdue {
+        tenant: tenant.to_string(),
+        sku: sku.to_string(),
+        err: AllotError::Contention {
+            attempts: MAX_LINE_TRIES,
+            retry_after_ms: 10,
+        },
+    })
 }
 
 /// Where a line's row order starts: `segmented` at the bucket the request's hash names.

@@ -1,9 +1,11 @@
 //! Holds in the model: made, read, confirmed (whole or in part), released, extended, and
 //! expired by the clock alone.
 
-use super::stock::sorted;
+use super::places::From;
+use super::stock::{from_json, sorted};
 use super::{Allocation, Done, Hold, Model, Stored};
 use crate::made::Noted;
+use crate::ops::Place;
 use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::AllotError;
 use serde_json::{json, Value};
@@ -31,12 +33,13 @@ impl Model {
         }
     }
 
-    pub(super) fn hold(&mut self, lines: &[(&str, i64)], ttl_ms: i64) -> Result<Done, AllotError> {
+    pub(super) fn hold(&mut self, lines: &[(&str, i64)], ttl_ms: i64, place: &Place) -> Result<Done, AllotError> {
         let lines = sorted(lines);
-        self.check_lines(&lines)?;
+        let from = self.place_lines(&lines, place)?;
         let id = self.new_id("h");
         let hold = Hold {
             lines,
+            from,
             expires_us: self.now_us() + ttl_ms * 1000,
             stored: Stored::Held,
             units: false,
@@ -53,7 +56,7 @@ impl Model {
         let mut view = json!({
             "status": status.as_str(),
             "kind": if h.units { HoldKind::Units } else { HoldKind::Stock }.as_str(),
-            "lines": crate::ops::lines_json(&h.lines),
+            "lines": lines_with_from(&h.lines, &h.from),
             "expires_at_us": h.expires_us,
         });
         if h.units && matches!(status, HoldStatus::Held | HoldStatus::Confirmed) {
@@ -72,24 +75,27 @@ impl Model {
             status => return Err(Self::not_active(id, status)),
         }
         let units = h.units;
-        let kept = match part {
-            None => h.lines.clone(),
+        let (kept, from) = match part {
+            None => (h.lines.clone(), h.from.clone()),
             Some(_) if units => return Err(AllotError::invalid("a unit hold is confirmed whole")),
-            Some(part) => kept(&h.lines, &sorted(part))?,
+            Some(part) => self.kept(h, &sorted(part))?,
         };
         if units {
             self.allocate_units(id);
         } else {
-            for (sku, q) in &kept {
-                *self.skus.entry(sku.clone()).or_default() -= q;
+            for ((sku, _), pieces) in kept.iter().zip(&from) {
+                for (l, q) in pieces {
+                    self.add_at(sku, l, -q);
+                }
             }
         }
         if let Some(h) = self.holds.get_mut(id) {
             h.stored = Stored::Confirmed;
             // A hold confirmed in part reads the lines it confirmed.
             h.lines = kept.clone();
+            h.from = from.clone();
         }
-        self.allocations.insert(id.to_string(), Allocation::of(kept));
+        self.allocations.insert(id.to_string(), Allocation::of(kept, from));
         Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
     }
 
@@ -125,23 +131,63 @@ impl Model {
     }
 }
 
-/// What a partial confirm keeps of `held` (SKU order): each SKU named, at most what is held of
-/// it (else `insufficient_stock` with the held quantity as `available`, a SKU not held
-/// holding 0); lines kept at 0 are left out.
-fn kept(held: &[(String, i64)], part: &[(String, i64)]) -> Result<Vec<(String, i64)>, AllotError> {
-    let mut out = Vec::new();
-    for (sku, q) in part {
-        let have: i64 = held.iter().filter(|(s, _)| s == sku).map(|(_, n)| n).sum();
-        if *q > have {
-            return Err(AllotError::InsufficientStock {
-                sku: sku.clone(),
-                requested: *q,
-                available: have,
-            });
+/// What a partial confirm keeps: the lines, and where each is from.
+type Kept = (Vec<(String, i64)>, Vec<From>);
+
+/// Lines with their `from`, as a hold's answer lists them.
+fn lines_with_from(lines: &[(String, i64)], from: &[From]) -> Value {
+    let lines: Vec<Value> = lines
+        .iter()
+        .zip(from)
+        .map(|((sku, q), f)| json!({"sku": sku, "quantity": q, "from": from_json(f)}))
+        .collect();
+    Value::Array(lines)
+}
+
+impl Model {
+    /// What a partial confirm keeps of hold `h`: of each SKU named, at most what the hold
+    /// holds of it (else `insufficient_stock` with the held quantity as `available`, a SKU
+    /// not held holding 0), taken from its pieces in the order of the SKU's rows (the order
+    /// its locations first got stock); lines kept at 0 are left out. The kept lines and
+    /// where each is from.
+    fn kept(&self, h: &Hold, part: &[(String, i64)]) -> Result<Kept, AllotError> {
+        let (mut lines, mut froms) = (Vec::new(), Vec::new());
+        for (sku, q) in part {
+            let have: i64 = h.lines.iter().filter(|(s, _)| s == sku).map(|(_, n)| n).sum();
+            if *q > have {
+                return Err(AllotError::InsufficientStock {
+                    sku: sku.clone(),
+                    requested: *q,
+                    available: have,
+                });
+            }
         }
-        if *q > 0 {
-            out.push((sku.clone(), *q));
+        for (sku, q) in part {
+            let Some(i) = h.lines.iter().position(|(s, _)| s == sku) else {
+                continue;
+            };
+            let rows: Vec<String> = self
+                .skus
+                .get(sku)
+                .into_iter()
+                .flatten()
+                .map(|(l, _)| l.clone())
+                .collect();
+            let mut pieces = h.from[i].clone();
+            pieces.sort_by_key(|(l, _)| rows.iter().position(|r| r == l));
+            let (mut left, mut from) = (*q, Vec::new());
+            for (l, n) in pieces {
+                let k = left.min(n);
+                if k > 0 {
+                    from.push((l, k));
+                    left -= k;
+                }
+            }
+            if *q > 0 {
+                lines.push((sku.clone(), *q));
+                froms.push(from);
+            }
         }
+        Ok((lines, froms))
     }
-    Ok(out)
 }

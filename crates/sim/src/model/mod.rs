@@ -4,9 +4,13 @@
 //! validation of request bodies (a request the core refuses is refused the same everywhere).
 //!
 //! What it knows (the rest of the API is not yet modelled, and not yet generated):
-//! - SKUs of one bucket at the `default` location: `on_hand`, `held` (the live holds' lines), `available`
-//!   (`on_hand − held`); created once (`409 already_exists` after), adjusted by a non-zero
-//!   delta that never takes more than is available (`409 insufficient_stock`).
+//! - SKUs of one bucket per location (`places.rs`): `on_hand`, `held` (the live holds' lines), `available`
+//!   (`on_hand − held`), in total and per location (`levels`); created once at a location
+//!   (`409 already_exists` after), adjusted at one by a delta that never takes more than is
+//!   available there (`409 insufficient_stock`); locations with priorities, transfers,
+//!   compare-and-set of a level (`409 compare_failed`); each line placed by its pin or the
+//!   request's placement (priority, most available, a ranked list), whole or split, and
+//!   given back where it came from.
 //! - Allocations: every line or none (`404 not_found` for a SKU that does not exist,
 //!   `409 insufficient_stock` naming the first short line in SKU order); a cancel gives every
 //!   line back once (a second cancel answers the cancelled allocation and changes nothing).
@@ -40,6 +44,7 @@ mod batch;
 mod bookings;
 mod holds;
 mod jobs;
+mod places;
 mod queues;
 mod stock;
 mod units;
@@ -64,17 +69,21 @@ pub fn limits() -> Limits {
 #[derive(Debug, Clone)]
 struct Allocation {
     lines: Vec<(String, i64)>,
+    /// Where each line came from, `(location, quantity)` in the order taken (a unit
+    /// claim's line: nothing).
+    from: Vec<places::From>,
     /// How much of each line came back by returns.
     returned: Vec<i64>,
     cancelled: bool,
 }
 
 impl Allocation {
-    /// A new allocation of `lines`, nothing returned.
-    fn of(lines: Vec<(String, i64)>) -> Allocation {
+    /// A new allocation of `lines` taken from `from`, nothing returned.
+    fn of(lines: Vec<(String, i64)>, from: Vec<places::From>) -> Allocation {
         Allocation {
             returned: vec![0; lines.len()],
             lines,
+            from,
             cancelled: false,
         }
     }
@@ -93,6 +102,8 @@ enum Stored {
 #[derive(Debug, Clone)]
 struct Hold {
     lines: Vec<(String, i64)>,
+    /// Where each line is held, as an allocation's `from` (a unit hold's: nothing).
+    from: Vec<places::From>,
     expires_us: i64,
     stored: Stored,
     units: bool,
@@ -133,8 +144,10 @@ pub struct Model {
     clock: Arc<ManualClock>,
     mutation: Option<Mutation>,
     limits: Limits,
-    /// SKU → on hand.
-    skus: BTreeMap<String, i64>,
+    /// A count-tracked SKU → its rows `(location, on hand)`, in the order made.
+    skus: BTreeMap<String, Vec<(String, i64)>>,
+    /// The locations created, with their priorities (`default` is not among them).
+    locations: BTreeMap<String, i32>,
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
@@ -166,6 +179,7 @@ impl Model {
             mutation: None,
             limits: limits(),
             skus: BTreeMap::new(),
+            locations: BTreeMap::new(),
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
@@ -252,6 +266,11 @@ impl Model {
         match op {
             Op::CreateSku { .. } => allot_core::validate::create_sku(parse(body())?, l).map(drop),
             Op::GetSku { sku } => allot_core::validate::name("sku", sku, l),
+            Op::CreateLocation { .. } => allot_core::validate::location(parse(body())?, l).map(drop),
+            Op::Transfer { .. } => allot_core::validate::transfer("x".into(), parse(body())?, l).map(drop),
+            Op::SetLevel { sku, location, .. } => {
+                allot_core::validate::set_level(sku, location, parse(body())?, l).map(drop)
+            }
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
             Op::Allocate { .. } => allot_core::validate::allocation("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
@@ -297,17 +316,51 @@ impl Model {
         }
     }
 
+    /// The steps on a SKU's levels: create, read, adjust, locations, transfers, levels set.
+    fn execute_levels(&mut self, op: &Op) -> Result<Done, AllotError> {
+        match op {
+            Op::CreateSku {
+                sku, on_hand, location, ..
+            } => self.create_sku(sku, *on_hand, *location),
+            Op::GetSku { sku } => Ok((200, self.sku_view(sku)?, None)),
+            Op::Adjust {
+                sku, delta, location, ..
+            } => self.adjust(sku, *delta, *location),
+            Op::CreateLocation { location, priority } => self.create_location(location, *priority),
+            Op::Transfer {
+                sku,
+                from,
+                to,
+                quantity,
+                ..
+            } => self.transfer(sku, from, to, *quantity),
+            Op::SetLevel {
+                sku,
+                location,
+                on_hand,
+                compare_on_hand,
+                ..
+            } => self.set_level(sku, location, *on_hand, *compare_on_hand),
+            _ => Err(AllotError::Internal("not a step on levels".into())),
+        }
+    }
+
     fn execute(&mut self, op: &Op, resolved: &Resolved) -> Result<Done, AllotError> {
         let (id, token) = (resolved.id.as_str(), resolved.token.as_str());
         match op {
-            Op::CreateSku { sku, on_hand, .. } => self.create_sku(sku, *on_hand),
-            Op::GetSku { sku } => Ok((200, self.sku_view(sku)?, None)),
-            Op::Adjust { sku, delta, .. } => self.adjust(sku, *delta),
-            Op::Allocate { lines, .. } => self.allocate(lines),
+            Op::CreateSku { .. }
+            | Op::GetSku { .. }
+            | Op::Adjust { .. }
+            | Op::CreateLocation { .. }
+            | Op::Transfer { .. }
+            | Op::SetLevel { .. } => self.execute_levels(op),
+            Op::Allocate { lines, place, .. } => self.allocate(lines, place),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
             Op::Return { lines, .. } => self.return_lines(id, lines),
-            Op::Hold { lines, ttl_ms, .. } => self.hold(lines, *ttl_ms),
+            Op::Hold {
+                lines, ttl_ms, place, ..
+            } => self.hold(lines, *ttl_ms, place),
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
             Op::Release { .. } => self.release(id),

@@ -1,8 +1,10 @@
 //! SKUs, adjustments, allocations and cancels in the model.
 
+use super::places::From;
 use super::{Allocation, Done, Model, Stored};
 use crate::made::Noted;
-use allot_core::AllotError;
+use crate::ops::Place;
+use allot_core::{AllotError, DEFAULT_LOCATION};
 use serde_json::{json, Value};
 
 impl Model {
@@ -25,7 +27,7 @@ impl Model {
             _ => self
                 .skus
                 .get(sku)
-                .copied()
+                .map(|rows| rows.iter().map(|(_, q)| q).sum())
                 .ok_or_else(|| AllotError::not_found("sku", sku)),
         }
     }
@@ -38,64 +40,60 @@ impl Model {
     pub(super) fn sku_view(&self, sku: &str) -> Result<Value, AllotError> {
         let available = self.available(sku)?;
         let on_hand = self.on_hand(sku)?;
-        Ok(json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available}))
+        let levels = self.levels(sku);
+        Ok(
+            json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available, "levels": levels}),
+        )
     }
 
-    pub(super) fn create_sku(&mut self, sku: &str, on_hand: i64) -> Result<Done, AllotError> {
+    /// `POST /v1/skus`: its stock at `location` (`default` when none; a location that does
+    /// not exist: `not_found`, before `already_exists`).
+    pub(super) fn create_sku(&mut self, sku: &str, on_hand: i64, location: Option<&str>) -> Result<Done, AllotError> {
+        let location = location.unwrap_or(DEFAULT_LOCATION);
+        if location != DEFAULT_LOCATION && !self.locations.contains_key(location) {
+            return Err(AllotError::not_found("location", location));
+        }
         if self.tracks_units(sku).is_some() {
             return Err(AllotError::AlreadyExists {
                 kind: "sku",
                 id: sku.to_string(),
             });
         }
-        self.skus.insert(sku.to_string(), on_hand);
+        self.skus.insert(sku.to_string(), vec![(location.to_string(), on_hand)]);
         Ok((201, self.sku_view(sku)?, None))
     }
 
-    pub(super) fn adjust(&mut self, sku: &str, delta: i64) -> Result<Done, AllotError> {
-        if self.tracks_units(sku) == Some(true) {
-            return Err(AllotError::wrong_tracking(sku, true));
-        }
-        let available = self.available(sku)?;
-        if delta < 0 && -delta > available {
-            return Err(AllotError::InsufficientStock {
-                sku: sku.to_string(),
-                requested: -delta,
-                available,
-            });
-        }
-        *self.skus.entry(sku.to_string()).or_default() += delta;
+    /// `POST /v1/skus/{sku}/adjustments` at `location` (`default` when none).
+    pub(super) fn adjust(&mut self, sku: &str, delta: i64, location: Option<&str>) -> Result<Done, AllotError> {
+        self.change_at(sku, location.unwrap_or(DEFAULT_LOCATION), delta)?;
         Ok((200, self.sku_view(sku)?, None))
     }
 
-    /// Every line is there, or the first in SKU order that is not: `not_found` for a SKU that
-    /// does not exist, `wrong_tracking` for a unit-tracked one, `insufficient_stock` for one
-    /// that is short.
-    pub(super) fn check_lines(&self, lines: &[(String, i64)]) -> Result<(), AllotError> {
+    /// Where every line comes from, or the first in SKU order that cannot be placed:
+    /// `not_found` for a SKU that does not exist, `wrong_tracking` for a unit-tracked one,
+    /// `insufficient_stock` for one that is short where `place` lets it be taken.
+    pub(super) fn place_lines(&self, lines: &[(String, i64)], place: &Place) -> Result<Vec<From>, AllotError> {
+        let mut out = Vec::new();
         for (sku, q) in lines {
-            if self.tracks_units(sku) == Some(true) {
-                return Err(AllotError::wrong_tracking(sku, true));
-            }
-            let available = self.available(sku)?;
-            if *q > available {
-                return Err(AllotError::InsufficientStock {
-                    sku: sku.clone(),
-                    requested: *q,
-                    available,
-                });
+            match self.tracks_units(sku) {
+                None => return Err(AllotError::not_found("sku", sku)),
+                Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
+                Some(false) => out.push(self.place_line(sku, *q, place)?),
             }
         }
-        Ok(())
+        Ok(out)
     }
 
-    pub(super) fn allocate(&mut self, lines: &[(&str, i64)]) -> Result<Done, AllotError> {
+    pub(super) fn allocate(&mut self, lines: &[(&str, i64)], place: &Place) -> Result<Done, AllotError> {
         let lines = sorted(lines);
-        self.check_lines(&lines)?;
-        for (sku, q) in &lines {
-            *self.skus.entry(sku.clone()).or_default() -= q;
+        let from = self.place_lines(&lines, place)?;
+        for ((sku, _), pieces) in lines.iter().zip(&from) {
+            for (l, q) in pieces {
+                self.add_at(sku, l, -q);
+            }
         }
         let id = self.new_id("a");
-        self.allocations.insert(id.clone(), Allocation::of(lines));
+        self.allocations.insert(id.clone(), Allocation::of(lines, from));
         Ok((201, self.allocation_view(&id)?, Some(Noted::Id(id))))
     }
 
@@ -110,7 +108,8 @@ impl Model {
             .lines
             .iter()
             .zip(&a.returned)
-            .map(|((sku, q), r)| json!({"sku": sku, "quantity": q, "returned": r}))
+            .zip(&a.from)
+            .map(|(((sku, q), r), from)| json!({"sku": sku, "quantity": q, "returned": r, "from": from_json(from)}))
             .collect();
         Ok(json!({"status": status, "lines": lines}))
     }
@@ -127,6 +126,8 @@ impl Model {
         let mut lines = lines.to_vec();
         lines.sort_by(|x, y| x.0.cmp(y.0));
         let mut returned = a.returned.clone();
+        // Where each line goes back: where its allocation's line came from first.
+        let mut back = Vec::new();
         for (sku, q, _) in &lines {
             let at = a.lines.iter().position(|(s, _)| s == sku);
             let left = match at {
@@ -145,24 +146,30 @@ impl Model {
             }
             if let Some(i) = at {
                 returned[i] += q;
+                back.push(
+                    a.from[i]
+                        .first()
+                        .map_or(DEFAULT_LOCATION.to_string(), |(l, _)| l.clone()),
+                );
             }
         }
         if let Some(a) = self.allocations.get_mut(id) {
             a.returned = returned;
         }
-        for (sku, q, damaged) in &lines {
+        for ((sku, q, damaged), at) in lines.iter().zip(&back) {
             if !damaged {
-                *self.skus.entry(sku.to_string()).or_default() += q;
+                self.add_at(sku, at, *q);
             }
         }
         let view: Vec<Value> = lines
             .iter()
-            .map(|(sku, q, damaged)| {
+            .zip(&back)
+            .map(|((sku, q, damaged), at)| {
                 let state = match damaged {
                     true => allot_core::ReturnState::Damaged,
                     false => allot_core::ReturnState::Sellable,
                 };
-                json!({"sku": sku, "quantity": q, "state": state.as_str(), "location": allot_core::DEFAULT_LOCATION})
+                json!({"sku": sku, "quantity": q, "state": state.as_str(), "location": at})
             })
             .collect();
         Ok((201, json!({ "lines": view }), None))
@@ -176,17 +183,18 @@ impl Model {
         if !a.cancelled {
             a.cancelled = true;
             let more = i64::from(self.mutation == Some(super::Mutation::CancelGivesOneMore));
-            let lines = a.lines.clone();
-            let returned = a.returned.clone();
-            for (i, (sku, q)) in lines.iter().enumerate() {
+            let a = a.clone();
+            for (i, (sku, _)) in a.lines.iter().enumerate() {
                 if self.tracks_units(sku) == Some(true) {
                     // A unit claim's units become free (a count is not given back).
                     self.free_units(id);
                     continue;
                 }
-                // Only what is left of the line comes back.
-                let q = q - returned[i] + if i == 0 { more } else { 0 };
-                *self.skus.entry(sku.clone()).or_default() += q;
+                // Only what is left of the line comes back, where it came from.
+                for (j, (l, q)) in left_of(&a.from[i], a.returned[i]).into_iter().enumerate() {
+                    let more = if i == 0 && j == 0 { more } else { 0 };
+                    self.add_at(sku, &l, q + more);
+                }
             }
         }
         Ok((200, self.allocation_view(id)?, None))
@@ -198,4 +206,27 @@ pub(super) fn sorted(lines: &[(&str, i64)]) -> Vec<(String, i64)> {
     let mut v: Vec<(String, i64)> = lines.iter().map(|(s, q)| (s.to_string(), *q)).collect();
     v.sort();
     v
+}
+
+/// What is left of a line taken from `from` once `returned` came back: the pieces less what
+/// was returned, taken off the last pieces first (pieces left at 0 dropped).
+fn left_of(from: &From, returned: i64) -> From {
+    let mut left = from.clone();
+    let mut returned = returned;
+    for (_, q) in left.iter_mut().rev() {
+        let r = returned.min(*q);
+        *q -= r;
+        returned -= r;
+    }
+    left.retain(|(_, q)| *q > 0);
+    left
+}
+
+/// A line's `from` as an answer lists it.
+pub(super) fn from_json(from: &From) -> Value {
+    Value::Array(
+        from.iter()
+            .map(|(l, q)| json!({"location": l, "quantity": q}))
+            .collect(),
+    )
 }

@@ -126,6 +126,7 @@ impl Model {
         match expires_us {
             Some(expires_us) => {
                 let hold = Hold {
+                    from: vec![Vec::new(); lines.len()],
                     lines,
                     expires_us,
                     stored: Stored::Held,
@@ -134,7 +135,8 @@ impl Model {
                 self.holds.insert(id.clone(), hold);
             }
             None => {
-                self.allocations.insert(id.clone(), Allocation::of(lines));
+                self.allocations
+                    .insert(id.clone(), Allocation::of(lines.clone(), vec![Vec::new(); lines.len()]));
             }
         }
         let serials: Vec<&str> = picked.iter().map(|&i| self.units[i].serial.as_str()).collect();
@@ -225,6 +227,26 @@ impl Model {
             .find(|u| u.sku == sku && u.serial == serial)
             .map(|u| self.unit_view(u))
             .ok_or_else(|| AllotError::not_found("unit", format!("{sku}/{serial}")))
+    }
+
+    /// Where each unit of `sku` is (none: `default`; an allocated one too, on hand there no
+    /// more), whether it is on hand, and whether a live hold has it.
+    pub(super) fn unit_places(&self, sku: &str) -> Vec<(String, bool, bool)> {
+        self.units
+            .iter()
+            .filter(|u| u.sku == sku)
+            .map(|u| {
+                let held = u
+                    .claim
+                    .as_ref()
+                    .is_some_and(|h| self.holds.get(h).is_some_and(|h| self.status(h) == HoldStatus::Held));
+                let at = u
+                    .location
+                    .clone()
+                    .unwrap_or_else(|| allot_core::DEFAULT_LOCATION.to_string());
+                (at, !u.allocated, held && !u.allocated)
+            })
+            .collect()
     }
 
     fn unit_view(&self, u: &UnitRow) -> Value {

@@ -39,11 +39,13 @@ impl Generator {
                 match self.rng.random_range(0..2) {
                     0 => Op::Allocate {
                         lines: line,
+                        place: self.place(),
                         key: self.key(),
                     },
                     _ => Op::Hold {
                         lines: line,
                         ttl_ms: self.ttl_ms(),
+                        place: self.place(),
                         key: self.key(),
                     },
                 }

@@ -10,10 +10,12 @@
 mod batch;
 mod bookings;
 mod jobs;
+mod places;
 mod units;
 
 pub use bookings::{window_at, RESOURCES, WINDOW_HOURS};
 pub use jobs::{JobRef, NewJob, Settings, Token, QUEUES};
+pub use places::{Place, Placing, LOCATIONS, UNKNOWN_LOCATION};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -63,13 +65,37 @@ pub enum Op {
         sku: &'static str,
         on_hand: i64,
         buckets: i64,
+        location: Option<&'static str>,
     },
     /// `GET /v1/skus/{sku}`.
     GetSku { sku: &'static str },
-    /// `POST /v1/skus/{sku}/adjustments`.
-    Adjust { sku: &'static str, delta: i64, key: Key },
-    /// `POST /v1/allocations`.
-    Allocate { lines: Lines, key: Key },
+    /// `POST /v1/skus/{sku}/adjustments` (at `location`; none: `default`).
+    Adjust {
+        sku: &'static str,
+        delta: i64,
+        location: Option<&'static str>,
+        key: Key,
+    },
+    /// `POST /v1/locations`.
+    CreateLocation { location: &'static str, priority: i32 },
+    /// `POST /v1/transfers`.
+    Transfer {
+        sku: &'static str,
+        from: &'static str,
+        to: &'static str,
+        quantity: i64,
+        key: Key,
+    },
+    /// `POST /v1/skus/{sku}/levels/{location}`.
+    SetLevel {
+        sku: &'static str,
+        location: &'static str,
+        on_hand: i64,
+        compare_on_hand: i64,
+        key: Key,
+    },
+    /// `POST /v1/allocations`, placed as `place` says.
+    Allocate { lines: Lines, place: Place, key: Key },
     /// `GET /v1/allocations/{id}`.
     GetAllocation { allocation: Ref },
     /// `POST /v1/allocations/{id}/cancel`.
@@ -81,8 +107,13 @@ pub enum Op {
         lines: Vec<(&'static str, i64, bool)>,
         key: Key,
     },
-    /// `POST /v1/holds`.
-    Hold { lines: Lines, ttl_ms: i64, key: Key },
+    /// `POST /v1/holds`, placed as `place` says.
+    Hold {
+        lines: Lines,
+        ttl_ms: i64,
+        place: Place,
+        key: Key,
+    },
     /// `GET /v1/holds/{id}`.
     GetHold { hold: Ref },
     /// `POST /v1/holds/{id}/confirm`, whole (`part` none) or only `part`.
@@ -194,6 +225,8 @@ impl Op {
     pub fn key(&self) -> Option<&'static str> {
         match self {
             Op::Adjust { key, .. }
+            | Op::Transfer { key, .. }
+            | Op::SetLevel { key, .. }
             | Op::Allocate { key, .. }
             | Op::Cancel { key, .. }
             | Op::Return { key, .. }
@@ -247,14 +280,20 @@ impl Generator {
     /// third of the steps on stock and holds, a third on the queue, a sixth on bookings, a
     /// sixth on units.
     pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
-        let mut ops: Vec<Op> = SKUS
+        let mut ops: Vec<Op> = LOCATIONS
             .iter()
-            .map(|&sku| Op::CreateSku {
-                sku,
-                on_hand: self.rng.random_range(2..=24),
-                buckets: 1,
-            })
+            .map(|&(location, priority)| Op::CreateLocation { location, priority })
             .collect();
+        for &sku in &SKUS {
+            let on_hand = self.rng.random_range(2..=24);
+            let location = self.maybe_location().filter(|l| *l != UNKNOWN_LOCATION);
+            ops.push(Op::CreateSku {
+                sku,
+                on_hand,
+                buckets: 1,
+                location,
+            });
+        }
         ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
@@ -274,14 +313,17 @@ impl Generator {
         match self.rng.random_range(0..100) {
             0..=3 => self.create_sku(),
             4..=5 => Op::GetSku { sku: self.sku() },
-            6..=15 => Op::Adjust {
+            6..=12 => Op::Adjust {
                 sku: self.sku(),
                 delta: self.pick(&[-5, -2, -1, 0, 1, 3, 8, 10, 20, 20]),
+                location: self.maybe_location(),
                 key: self.key(),
             },
+            13..=15 => self.place_op(),
             32..=35 => self.batch_op(),
             16..=31 => Op::Allocate {
                 lines: self.lines(),
+                place: self.place(),
                 key: self.key(),
             },
             36..=39 => Op::GetAllocation {
@@ -299,6 +341,7 @@ impl Generator {
             49..=63 => Op::Hold {
                 lines: self.lines(),
                 ttl_ms: self.ttl_ms(),
+                place: self.place(),
                 key: self.key(),
             },
             64..=66 => Op::GetHold { hold: self.reference() },
@@ -326,6 +369,7 @@ impl Generator {
             sku: self.sku(),
             on_hand: self.pick(&[-1, 0, 5, 20]),
             buckets: self.pick(&[0, 1]),
+            location: self.maybe_location(),
         }
     }
 

@@ -6,7 +6,7 @@
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::tracks_units;
 use crate::engine::overdue::expire_overdue_on;
-use allot_core::location::{available_in, plan_take, row_order, RowLevel};
+use allot_core::location::{available_in, holds_may_steer, plan_take, row_order, RowLevel};
 use allot_core::{AllocationLine, AllocationRequest, AllotError, Result};
 use rusqlite::{params, Connection};
 
@@ -58,7 +58,9 @@ fn read_rows(tx: &Connection, tenant: &str, sku: &str) -> Result<Vec<RowLevel>> 
     Ok(rows)
 }
 
-/// Take `line` of `req` with its placement inside the write transaction. A short line first
+/// Take `line` of `req` with its placement inside the write transaction. Over rows at
+/// several locations with something held, overdue holds on the SKU are finalised first
+/// ([`allot_core::location::holds_may_steer`]). A short line first
 /// finalises overdue holds on its SKU (inside this transaction, so a failing request still
 /// changes nothing) and tries once more; then it is `insufficient_stock` with what the rows
 /// it may use had.
@@ -71,7 +73,11 @@ pub(crate) fn take_line(
     now_us: i64,
 ) -> Result<Vec<Piece>> {
     for pass in 0..2 {
-        let rows = read_rows(tx, tenant, &line.sku)?;
+        let mut rows = read_rows(tx, tenant, &line.sku)?;
+        let steer = holds_may_steer(rows.iter().map(|r| (r.location.as_str(), r.held)));
+        if pass == 0 && steer && expire_overdue_on(tx, tenant, &line.sku, now_us)? > 0 {
+            rows = read_rows(tx, tenant, &line.sku)?;
+        }
         let order = row_order(&rows, req.rule(line), 0);
         if let Some(plan) = plan_take(&rows, &order, line.quantity, req.allow_split) {
             return write_plan(tx, tenant, &line.sku, &rows, &plan, take);

@@ -182,6 +182,7 @@ pub(super) async fn batch_tx(
     if let Some(go) = go.take() {
         let _ = go.send(());
     }
+    b.defer_steered().await?;
     let open: Vec<usize> = b.open().collect();
     let result = b.evaluate(&open);
     let (unit_skus, overdue) = b.refusal_context(&result).await?;
@@ -400,6 +401,46 @@ impl BatchTx<'_> {
         }
         let ops: Vec<BatchOp> = open.iter().map(|&i| self.op_of(i)).collect();
         evaluate(&balances, &ops)
+    }
+
+    /// Requests that would place a line over rows that overdue holds could steer
+    /// ([`allot_core::location::holds_may_steer`]) run again once those holds are expired
+    /// ([`Outcome::Overdue`]), so an expired hold stops counting for where a line goes as
+    /// for whether it fits. One more statement only when a SKU of the batch is at several
+    /// locations with something held.
+    async fn defer_steered(&mut self) -> std::result::Result<(), Error> {
+        let steered: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|(_, rows)| {
+                allot_core::location::holds_may_steer(rows.iter().map(|r| (r.location.as_str(), r.held)))
+            })
+            .map(|(sku, _)| sku.clone())
+            .collect();
+        if steered.is_empty() {
+            return Ok(());
+        }
+        let stmt = self.tx.prepare_cached(SQL_OVERDUE_SKUS).await?;
+        let rows = self
+            .tx
+            .query(&stmt, &[&steered as &Param, &self.now, &self.tenant])
+            .await?;
+        let overdue: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+        let open: Vec<usize> = self.open().collect();
+        for i in open {
+            if !matches!(self.batch[i].op, Op::Allocate { .. } | Op::Hold { .. }) {
+                continue;
+            }
+            let Some(sku) = self.lines_of(i).iter().map(|l| &l.sku).find(|s| overdue.contains(*s)) else {
+                continue;
+            };
+            let err = AllotError::Contention {
+                attempts: 1,
+                retry_after_ms: 10,
+            };
+            self.outcomes[i] = Some(Outcome::Overdue(sku.clone(), err));
+        }
+        Ok(())
     }
 
     /// Request `i` as the core's evaluator takes it.
