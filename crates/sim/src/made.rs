@@ -114,6 +114,7 @@ impl Made {
             token: String::new(),
         };
         match op {
+            Op::OtherTenant { op } => self.resolve(op),
             Op::GetAllocation { allocation: r }
             | Op::Cancel { allocation: r, .. }
             | Op::Return { allocation: r, .. } => id(self.allocation(*r)),
@@ -154,6 +155,9 @@ impl Made {
             Some(Noted::Id(id)) => Some(id),
             _ => None,
         };
+        if let Op::OtherTenant { op } = op {
+            return self.note(op, (status, replayed), id.map(Noted::Id));
+        }
         match (op, id) {
             (Op::Allocate { .. }, Some(id)) if status == 201 => self.allocations.push(id),
             (Op::Hold { .. }, Some(id)) if status == 201 => self.holds.push(id),

@@ -29,6 +29,8 @@ pub struct Request {
     pub body: Option<Value>,
     /// The `Idempotency-Key`.
     pub key: Option<&'static str>,
+    /// Sent with the key of [`crate::ops::OTHER_TENANT`] (else the `default` tenant's).
+    pub other_tenant: bool,
 }
 
 impl Request {
@@ -53,6 +55,11 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
     Some(match op {
         // A batch is sent by [`batch`], its operations resolved one by one.
         Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => return None,
+        Op::OtherTenant { op } => {
+            let mut req = of(op, resolved)?;
+            req.other_tenant = true;
+            req
+        }
         Op::Enqueue { .. }
         | Op::Claim { .. }
         | Op::Complete { .. }
@@ -112,6 +119,7 @@ pub fn batch(ops: &[Op], resolved: &[Resolved]) -> Request {
         path: "/v1/batch".into(),
         body: Some(json!({ "operations": operations })),
         key: None,
+        other_tenant: false,
     }
 }
 
@@ -128,6 +136,7 @@ impl Requests {
             path,
             body,
             key,
+            other_tenant: false,
         }
     }
 
@@ -174,12 +183,16 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         }
         Op::GetAllocation { .. } => r.get(format!("/v1/allocations/{id}")),
         Op::Cancel { .. } => r.post_empty(format!("/v1/allocations/{id}/cancel")),
-        Op::Return { lines, .. } => {
+        Op::Return { lines, location, .. } => {
             let lines: Vec<Value> = lines
                 .iter()
                 .map(|(sku, q, damaged)| {
                     let state = if *damaged { "damaged" } else { "sellable" };
-                    json!({"sku": sku, "quantity": q, "state": state})
+                    let mut line = json!({"sku": sku, "quantity": q, "state": state});
+                    if let Some(l) = location {
+                        line["location"] = json!(l);
+                    }
+                    line
                 })
                 .collect();
             r.post(format!("/v1/allocations/{id}/returns"), json!({ "lines": lines }))

@@ -181,6 +181,11 @@ impl Run {
             .chain([&UNIT_SKU])
             .map(|&sku| Op::GetSku { sku })
             .chain([Op::GetUnits { sku: UNIT_SKU }])
+            .chain([Op::OtherTenant {
+                op: Box::new(Op::GetSku {
+                    sku: crate::ops::SKUS[0],
+                }),
+            }])
             .chain(QUEUES.iter().map(|&queue| Op::GetQueue { queue }))
             .chain(RESOURCES.iter().map(|&resource| Op::Availability { resource }));
         for read in reads {

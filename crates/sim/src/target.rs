@@ -113,6 +113,29 @@ pub struct Target {
     cleanup: Cleanup,
     /// The Redis Cluster of an `@cluster` target (stopped when the target is dropped).
     _cluster: Option<allot_bench::RedisCluster>,
+    /// The API keys' secrets: the `default` tenant's, then the other tenant's.
+    secrets: [String; 2],
+}
+
+/// An admin key of `default` and one of [`crate::ops::OTHER_TENANT`] in `store` (made before
+/// the first request, so every request needs one): their secrets.
+async fn make_keys(
+    store: &dyn allot_core::store::KeyStore,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<[String; 2], allot_core::AllotError> {
+    let body = allot_core::access::NewKeyBody {
+        name: "sim".into(),
+        scopes: vec![allot_core::access::Scope::Admin],
+        rate_per_s: Some(1_000_000),
+    };
+    let mut secrets = Vec::new();
+    for tenant in [
+        allot_core::Tenant::default_tenant(),
+        allot_core::Tenant::stored(crate::ops::OTHER_TENANT),
+    ] {
+        secrets.push(allot_server::access::create_key(store, now, &tenant, &body).await?.1);
+    }
+    Ok([secrets.remove(0), secrets.remove(0)])
 }
 
 /// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).
@@ -193,7 +216,14 @@ impl Target {
             .map(|store| (server, store)),
             Err(e) => Err(e),
         };
-        let (server, store) = match started {
+        let made = match started {
+            Ok((server, store)) => match make_keys(&*store, store.now()).await {
+                Ok(secrets) => Ok((server, store, secrets)),
+                Err(e) => Err(e.into()),
+            },
+            Err(e) => Err(e),
+        };
+        let (server, store, secrets) = match made {
             Ok(s) => s,
             Err(e) => {
                 cleanup.run().await;
@@ -212,6 +242,7 @@ impl Target {
             store,
             cleanup,
             _cluster: cluster,
+            secrets,
         })
     }
 
@@ -296,6 +327,7 @@ impl Target {
         if let Some(body) = &req.body {
             http = http.json(body);
         }
+        http = http.bearer_auth(&self.secrets[usize::from(req.other_tenant)]);
         if let Some(key) = req.key {
             http = http.header("Idempotency-Key", key);
         }

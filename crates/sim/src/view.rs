@@ -13,6 +13,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         return error(body);
     }
     match op {
+        Op::OtherTenant { op } => of(op, status, body, made),
         Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } | Op::SetLevel { .. } => sku(body),
         Op::CreateLocation { .. } => json!({"location": body["location"], "priority": body["priority"]}),
         Op::Transfer { .. } => {

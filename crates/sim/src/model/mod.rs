@@ -36,6 +36,9 @@
 //!   releases that free the units, and what each unit reads as.
 //! - The batch API (`batch.rs`): refused whole when malformed (nothing runs), else each
 //!   operation as alone, one result each, in order.
+//! - Tenants: the other tenant's steps (`Op::OtherTenant`) act on a model of its own, on the
+//!   same clock: its SKUs, locations (only `default`), allocations, holds and idempotency
+//!   keys; an id of the first tenant's is `not_found` there, and the reverse.
 //! - Idempotency keys: a 2xx answer is stored with the request's method, path and body; the
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
@@ -166,14 +169,27 @@ pub struct Model {
     /// Key → the request it is bound to and the answer stored with it.
     keys: BTreeMap<&'static str, (String, Answer)>,
     made: u64,
+    /// What this tenant's ids start with (the other tenant's are told apart by it).
+    id_prefix: &'static str,
+    /// The other tenant ([`crate::ops::OTHER_TENANT`]): a model of its own on the same clock.
+    other: Option<Box<Model>>,
 }
 
 /// What a step did: its status and answer view, and what it handed out.
 type Done = (u16, Value, Option<Noted>);
 
 impl Model {
-    /// An empty model on `clock`.
+    /// An empty model on `clock`, with an empty model of the other tenant beside it.
     pub fn new(clock: Arc<ManualClock>) -> Self {
+        let other = Model::tenant(clock.clone(), "other-");
+        Model {
+            other: Some(Box::new(other)),
+            ..Model::tenant(clock, "")
+        }
+    }
+
+    /// An empty model of one tenant, its ids starting with `id_prefix`.
+    fn tenant(clock: Arc<ManualClock>, id_prefix: &'static str) -> Self {
         Model {
             clock,
             mutation: None,
@@ -191,6 +207,8 @@ impl Model {
             starts: Vec::new(),
             keys: BTreeMap::new(),
             made: 0,
+            id_prefix,
+            other: None,
         }
     }
 
@@ -206,13 +224,16 @@ impl Model {
 
     fn new_id(&mut self, prefix: &str) -> String {
         self.made += 1;
-        format!("{prefix}{}", self.made)
+        format!("{}{prefix}{}", self.id_prefix, self.made)
     }
 
     /// Apply `op` (what it names `resolved` by the model's own [`crate::made::Made`]): the
     /// answer, and what it handed out. A clock advance or a sweep is the runner's, not a
     /// request: `None`.
     pub fn apply(&mut self, op: &Op, resolved: &Resolved) -> Option<(Answer, Option<Noted>)> {
+        if let Op::OtherTenant { op } = op {
+            return self.other.as_mut()?.apply(op, resolved);
+        }
         let req = request::of(op, resolved)?;
         let fingerprint = req.key.map(|_| req.fingerprint());
         let done = match self.keyed(&req, fingerprint.as_deref(), op) {
@@ -316,6 +337,28 @@ impl Model {
         }
     }
 
+    /// `Op::ClaimUnits` as the model's claim.
+    fn claim_units_op(&mut self, op: &Op) -> Result<Done, AllotError> {
+        let Op::ClaimUnits {
+            sku,
+            quantity,
+            order_by,
+            allow_partial,
+            hold_ttl_ms,
+            ..
+        } = op
+        else {
+            return Err(AllotError::Internal("not a unit claim".into()));
+        };
+        self.claim_units(&units::ClaimOf {
+            sku,
+            quantity: *quantity,
+            order_by,
+            allow_partial: *allow_partial,
+            hold_ttl_ms: *hold_ttl_ms,
+        })
+    }
+
     /// The steps on a SKU's levels: create, read, adjust, locations, transfers, levels set.
     fn execute_levels(&mut self, op: &Op) -> Result<Done, AllotError> {
         match op {
@@ -357,7 +400,7 @@ impl Model {
             Op::Allocate { lines, place, .. } => self.allocate(lines, place),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
-            Op::Return { lines, .. } => self.return_lines(id, lines),
+            Op::Return { lines, location, .. } => self.return_lines(id, lines, *location),
             Op::Hold {
                 lines, ttl_ms, place, ..
             } => self.hold(lines, *ttl_ms, place),
@@ -397,24 +440,13 @@ impl Model {
                 None,
             )),
             Op::ReceiveUnits { sku, units, .. } => self.receive_units(sku, units),
-            Op::ClaimUnits {
-                sku,
-                quantity,
-                order_by,
-                allow_partial,
-                hold_ttl_ms,
-                ..
-            } => self.claim_units(&units::ClaimOf {
-                sku,
-                quantity: *quantity,
-                order_by,
-                allow_partial: *allow_partial,
-                hold_ttl_ms: *hold_ttl_ms,
-            }),
+            Op::ClaimUnits { .. } => self.claim_units_op(op),
             Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
             Op::GetUnit { sku, serial } => Ok((200, self.unit_by_serial(sku, *serial)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
-            Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Err(AllotError::Internal("not a request".into())),
+            Op::Advance { .. } | Op::Sweep | Op::Batch { .. } | Op::OtherTenant { .. } => {
+                Err(AllotError::Internal("not a request of this tenant".into()))
+            }
         }
     }
 }

@@ -55,7 +55,7 @@ impl Model {
     }
 
     /// A location's priority (`None`: never created; `default` is always there).
-    fn priority(&self, location: &str) -> Option<i32> {
+    pub(super) fn priority(&self, location: &str) -> Option<i32> {
         match location {
             DEFAULT_LOCATION => Some(0),
             l => self.locations.get(l).copied(),

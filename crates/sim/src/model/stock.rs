@@ -118,7 +118,12 @@ impl Model {
     /// left of the allocation's line for its SKU (`409 exceeds_allocation`; a cancelled
     /// allocation has nothing left), then `wrong_tracking` for a unit-tracked SKU's line; a
     /// sellable line goes back on hand, a damaged one stays out. All lines or none.
-    pub(super) fn return_lines(&mut self, id: &str, lines: &[(&str, i64, bool)]) -> Result<Done, AllotError> {
+    pub(super) fn return_lines(
+        &mut self,
+        id: &str,
+        lines: &[(&str, i64, bool)],
+        location: Option<&str>,
+    ) -> Result<Done, AllotError> {
         let a = self
             .allocations
             .get(id)
@@ -146,12 +151,14 @@ impl Model {
             }
             if let Some(i) = at {
                 returned[i] += q;
-                back.push(
-                    a.from[i]
-                        .first()
-                        .map_or(DEFAULT_LOCATION.to_string(), |(l, _)| l.clone()),
-                );
+                let first = a.from[i].first().map_or(DEFAULT_LOCATION, |(l, _)| l.as_str());
+                back.push(location.unwrap_or(first).to_string());
             }
+        }
+        // Every line checked, then each goes where it goes: a location that does not exist
+        // is `not_found`, for a damaged line too.
+        if let Some(at) = back.iter().find(|at| self.priority(at).is_none()) {
+            return Err(AllotError::not_found("location", at));
         }
         if let Some(a) = self.allocations.get_mut(id) {
             a.returned = returned;

@@ -105,6 +105,8 @@ pub enum Op {
     Return {
         allocation: Ref,
         lines: Vec<(&'static str, i64, bool)>,
+        /// Where every line goes back (`None`: where its allocation's line came from first).
+        location: Option<&'static str>,
         key: Key,
     },
     /// `POST /v1/holds`, placed as `place` says.
@@ -218,12 +220,19 @@ pub enum Op {
     Advance { ms: i64 },
     /// `GET /v1/audit`: the books balance (the runner's, after the last step; never generated).
     Audit,
+    /// `op` (a step on stock: SKUs, allocations, holds) sent with the key of another tenant,
+    /// [`OTHER_TENANT`], whose objects, locations and idempotency keys are its own.
+    OtherTenant { op: Box<Op> },
 }
+
+/// The second tenant of every run: the first is `default`.
+pub const OTHER_TENANT: &str = "other";
 
 impl Op {
     /// The idempotency key the step carries.
     pub fn key(&self) -> Option<&'static str> {
         match self {
+            Op::OtherTenant { op } => op.key(),
             Op::Adjust { key, .. }
             | Op::Transfer { key, .. }
             | Op::SetLevel { key, .. }
@@ -294,6 +303,14 @@ impl Generator {
                 location,
             });
         }
+        ops.push(Op::OtherTenant {
+            op: Box::new(Op::CreateSku {
+                sku: SKUS[0],
+                on_hand: 5,
+                buckets: 1,
+                location: None,
+            }),
+        });
         ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
@@ -336,6 +353,7 @@ impl Generator {
             43..=48 => Op::Return {
                 allocation: self.reference(),
                 lines: self.return_lines(),
+                location: self.maybe_location(),
                 key: self.key(),
             },
             49..=63 => Op::Hold {
@@ -358,10 +376,54 @@ impl Generator {
                 hold: self.reference(),
                 ttl_ms: self.ttl_ms(),
             },
+            91..=94 => self.other_tenant_op(),
             _ => Op::Advance {
                 ms: self.pick(&[1, 999, 1000, 1001, 5000, 60_000]),
             },
         }
+    }
+
+    /// A step on stock with the other tenant's key: mostly on its own SKU `A` (the same name
+    /// as the first tenant's), now and then naming an object the first tenant made.
+    fn other_tenant_op(&mut self) -> Op {
+        let op = match self.rng.random_range(0..10) {
+            0 => self.create_sku(),
+            1 => Op::GetSku { sku: self.sku() },
+            2 => Op::Adjust {
+                sku: SKUS[0],
+                delta: self.pick(&[-2, 1, 3]),
+                location: None,
+                key: self.key(),
+            },
+            3 | 4 => Op::Allocate {
+                lines: vec![(SKUS[0], self.rng.random_range(1..=2))],
+                place: Place::default(),
+                key: self.key(),
+            },
+            5 => Op::Hold {
+                lines: vec![(SKUS[0], 1)],
+                ttl_ms: self.ttl_ms(),
+                place: Place::default(),
+                key: self.key(),
+            },
+            6 => Op::Cancel {
+                allocation: self.reference(),
+                key: self.key(),
+            },
+            7 => Op::Confirm {
+                hold: self.reference(),
+                part: None,
+                key: self.key(),
+            },
+            8 => Op::Release {
+                hold: self.reference(),
+                key: self.key(),
+            },
+            _ => Op::GetAllocation {
+                allocation: self.reference(),
+            },
+        };
+        Op::OtherTenant { op: Box::new(op) }
     }
 
     fn create_sku(&mut self) -> Op {
