@@ -506,9 +506,11 @@ async fn an_adjustment_takes_what_an_expired_hold_set_aside(ts: &TestServer) {
 }
 
 /// A hold that has expired (no sweeper has run) does not steer where a line goes: with 3 at
-/// `W` (placed first) and 3 at `E`, and `W`'s 3 held by a hold that expired, a line of 3 by
-/// priority and a line of 2 by most available both come from `W` (`allot sim` found
-/// `most_available` going to another location, by a `held` that still had the expired hold).
+/// `W` (placed first) and 3 at `E`, `W`'s 3 held by a hold that expired, a line of 3 by
+/// priority comes from `W`; then, with 3 at each again and 1 of `W`'s held by a hold that
+/// expired, a line of 2 by most available comes from `W` too (the tie falls to priority).
+/// `allot sim` found `most_available` going to another location, by a `held` that still had
+/// the expired hold in it.
 async fn a_placement_is_not_steered_by_an_expired_hold(ts: &TestServer) {
     two_locations(ts, "steer-seed", 0, 0).await;
     for strategy in ts.safe_strategies() {
@@ -517,7 +519,7 @@ async fn a_placement_is_not_steered_by_an_expired_hold(ts: &TestServer) {
             .await;
         ts.ok(
             &format!("/v1/skus/{sku}/adjustments"),
-            json!({"delta": 6, "location": "W"}),
+            json!({"delta": 3, "location": "W"}),
         )
         .await;
         let hold =
@@ -527,6 +529,11 @@ async fn a_placement_is_not_steered_by_an_expired_hold(ts: &TestServer) {
         let body = |q: i64, placement: &str| json!({"lines": [{"sku": sku, "quantity": q}], "strategy": strategy, "placement": placement});
         let a = ts.ok("/v1/allocations", body(3, "priority")).await;
         assert_eq!(from(&a["lines"][0]), pairs(&[("W", 3)]), "{strategy}: {a}");
+        ts.ok(
+            &format!("/v1/skus/{sku}/adjustments"),
+            json!({"delta": 3, "location": "W"}),
+        )
+        .await;
         let h = ts
             .ok(
                 "/v1/holds",

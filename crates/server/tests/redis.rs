@@ -571,8 +571,8 @@ async fn a_reused_key_is_refused_before_an_unknown_sku_on_the_counter() {
 
 /// A count line on a unit-tracked SKU is `wrong_tracking` on `redis_counter`, as on every
 /// other strategy, for holds and allocations alike, and builds no counter (the counter used
-/// to refuse it as `insufficient_stock`, its units counted as `available`: the simulation's
-/// finding on a receipt, then a hold).
+/// to refuse more than its units as `insufficient_stock`, its units counted as `available`:
+/// the simulation's finding on a receipt, then a hold).
 #[tokio::test]
 async fn a_count_line_on_a_unit_tracked_sku_is_wrong_tracking_on_the_counter() {
     let p = prefix();
@@ -586,7 +586,6 @@ async fn a_count_line_on_a_unit_tracked_sku_is_wrong_tracking_on_the_counter() {
             json!({"lines": [{"sku": "U", "quantity": 3}], "ttl_ms": 60_000, "strategy": "redis_counter"}),
         ),
         ("/v1/allocations", alloc("U", 3, "redis_counter")),
-        ("/v1/allocations", alloc("U", 1, "redis_counter")),
     ] {
         let (s, _, b) = ts.api.post_raw(path, body.to_string(), None).await;
         assert_eq!(
@@ -595,6 +594,12 @@ async fn a_count_line_on_a_unit_tracked_sku_is_wrong_tracking_on_the_counter() {
             "{path}: {b}"
         );
     }
+    let g = gate(&p, 30_000).await;
+    assert_eq!(
+        g.counter(&T, "U").await.unwrap(),
+        None,
+        "no counter for a unit-tracked SKU"
+    );
     ts.assert_audit_clean().await;
     ts.finish().await;
 }

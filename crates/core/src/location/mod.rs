@@ -222,16 +222,22 @@ pub struct SetLevel {
     pub actor: Option<String>,
 }
 
-/// Whether holds that expired but are not finalised yet could steer a placement over rows
-/// `(location, held)`: the rows span several locations and something is held on them. A store whose
+/// Whether holds that expired but are not finalised yet could steer where a line placed by
+/// `rule` goes, over a SKU's rows `(location, held)`: the locations the line may use (its pin,
+/// or the ranked list's, or all) are several and something is held there. A store whose
 /// `held` still has an expired hold in it until the hold is finalised finalises the SKU's
-/// overdue holds before it places a line over such rows, so that an expired hold stops
-/// counting at once for where a line goes, as it does for whether the line fits (`allot
-/// sim` found `most_available` choosing by a `held` that still had an expired hold in it).
-/// A SKU at one location is never steered: its only choice is whether the line fits.
-pub fn holds_may_steer<'a>(rows: impl IntoIterator<Item = (&'a str, i64)>) -> bool {
+/// overdue holds before it places such a line, so that an expired hold stops counting at
+/// once for where a line goes, as it does for whether the line fits (`allot sim` found
+/// `most_available` choosing by a `held` that still had an expired hold in it). A line with
+/// one location to use is never steered: its only question is whether it fits.
+pub fn holds_may_steer<'a>(rows: impl IntoIterator<Item = (&'a str, i64)>, rule: LineRule<'_>) -> bool {
+    let usable = |l: &str| match (rule.pin, rule.placement) {
+        (Some(pin), _) => l == pin,
+        (None, Placement::Ranked(list)) => list.iter().any(|x| x == l),
+        (None, _) => true,
+    };
     let (mut first, mut several, mut held) = (None, false, false);
-    for (location, h) in rows {
+    for (location, h) in rows.into_iter().filter(|(l, _)| usable(l)) {
         several |= *first.get_or_insert(location) != location;
         held |= h > 0;
     }

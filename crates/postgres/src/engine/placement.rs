@@ -148,7 +148,7 @@ pub(crate) async fn take_line(
 ) -> TxResult<Vec<Piece>> {
     let locked = req.strategy == Strategy::Pessimistic;
     let mut read = read_rows(tx, tenant, &line.sku, locked).await?;
-    steered(tx, tenant, &line.sku, &read, now).await?;
+    steered(tx, tenant, (&line.sku, req.rule(line)), &read, now).await?;
     for tries in 1..=MAX_LINE_TRIES {
         if let Some(pieces) = take_once(tx, tenant, req, line, &read, take).await? {
             return Ok(pieces);
@@ -172,18 +172,21 @@ pub(crate) async fn take_line(
     }))
 }
 
-/// [`TxErr::Overdue`] when overdue holds on `sku` still count in rows `read` that they could
-/// steer ([`allot_core::location::holds_may_steer`]): the caller finalises them and runs
-/// again, so an expired hold stops counting for where a line goes as for whether it fits.
-/// One more statement only for a SKU at several locations with something held.
+/// [`TxErr::Overdue`] when overdue holds on `sku` still count in rows `read` where they could
+/// steer a line placed by `rule` ([`allot_core::location::holds_may_steer`]): the caller
+/// finalises them and runs again at the same `now` (so the check then finds none), and an
+/// expired hold stops counting for where a line goes as for whether it fits. One more
+/// statement only for a line with several locations to use and something held there. Past
+/// the expiry passes' bound (only with more overdue holds than one pass finalises) the
+/// answer is `409 contention`.
 async fn steered(
     tx: &Transaction<'_>,
     tenant: &str,
-    sku: &str,
+    (sku, rule): (&str, allot_core::location::LineRule<'_>),
     read: &[ReadRow],
     now: chrono::DateTime<chrono::Utc>,
 ) -> TxResult<()> {
-    if !holds_may_steer(read.iter().map(|r| (r.level.location.as_str(), r.level.held))) {
+    if !holds_may_steer(read.iter().map(|r| (r.level.location.as_str(), r.level.held)), rule) {
         return Ok(());
     }
     let stmt = tx.prepare_cached(SQL_SHORT).await?;
@@ -194,7 +197,7 @@ async fn steered(
         tenant: tenant.to_string(),
         sku: sku.to_string(),
         err: AllotError::Contention {
-            attempts: MAX_LINE_TRIES,
+            attempts: crate::engine::tx::MAX_EXPIRY_PASSES as u32,
             retry_after_ms: 10,
         },
     })

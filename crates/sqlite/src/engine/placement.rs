@@ -74,7 +74,7 @@ pub(crate) fn take_line(
 ) -> Result<Vec<Piece>> {
     for pass in 0..2 {
         let mut rows = read_rows(tx, tenant, &line.sku)?;
-        let steer = holds_may_steer(rows.iter().map(|r| (r.location.as_str(), r.held)));
+        let steer = holds_may_steer(rows.iter().map(|r| (r.location.as_str(), r.held)), req.rule(line));
         if pass == 0 && steer && expire_overdue_on(tx, tenant, &line.sku, now_us)? > 0 {
             rows = read_rows(tx, tenant, &line.sku)?;
         }

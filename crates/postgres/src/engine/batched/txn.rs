@@ -403,42 +403,52 @@ impl BatchTx<'_> {
         evaluate(&balances, &ops)
     }
 
-    /// Requests that would place a line over rows that overdue holds could steer
+    /// Requests with a line that overdue holds could steer
     /// ([`allot_core::location::holds_may_steer`]) run again once those holds are expired
     /// ([`Outcome::Overdue`]), so an expired hold stops counting for where a line goes as
-    /// for whether it fits. One more statement only when a SKU of the batch is at several
-    /// locations with something held.
+    /// for whether it fits; once per SKU and request (a hold that expires after that pass is
+    /// counted as held by this batch: the next one places without it). One more statement
+    /// only when such a line is in the batch.
     async fn defer_steered(&mut self) -> std::result::Result<(), Error> {
-        let steered: Vec<String> = self
-            .rows
-            .iter()
-            .filter(|(_, rows)| {
-                allot_core::location::holds_may_steer(rows.iter().map(|r| (r.location.as_str(), r.held)))
-            })
-            .map(|(sku, _)| sku.clone())
-            .collect();
+        let open: Vec<usize> = self.open().collect();
+        let mut steered: Vec<(usize, String)> = Vec::new();
+        for &i in &open {
+            let (placement, allow_split) = match &self.batch[i].op {
+                Op::Allocate { req, .. } => (&req.placement, req.allow_split),
+                Op::Hold { req, .. } => (&req.take.placement, req.take.allow_split),
+                _ => continue,
+            };
+            for line in self.lines_of(i) {
+                let rule = allot_core::location::LineRule {
+                    pin: line.location.as_deref(),
+                    placement,
+                    allow_split,
+                };
+                let rows = self.rows.get(&line.sku).into_iter().flatten();
+                let steers = allot_core::location::holds_may_steer(rows.map(|r| (r.location.as_str(), r.held)), rule);
+                if steers && !self.batch[i].expired.contains(&line.sku) {
+                    steered.push((i, line.sku.clone()));
+                }
+            }
+        }
         if steered.is_empty() {
             return Ok(());
         }
+        let skus: Vec<String> = steered.iter().map(|(_, s)| s.clone()).collect();
         let stmt = self.tx.prepare_cached(SQL_OVERDUE_SKUS).await?;
         let rows = self
             .tx
-            .query(&stmt, &[&steered as &Param, &self.now, &self.tenant])
+            .query(&stmt, &[&skus as &Param, &self.now, &self.tenant])
             .await?;
         let overdue: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
-        let open: Vec<usize> = self.open().collect();
-        for i in open {
-            if !matches!(self.batch[i].op, Op::Allocate { .. } | Op::Hold { .. }) {
-                continue;
+        for (i, sku) in steered {
+            if self.outcomes[i].is_none() && overdue.contains(&sku) {
+                let err = AllotError::Contention {
+                    attempts: crate::engine::tx::MAX_EXPIRY_PASSES as u32,
+                    retry_after_ms: 10,
+                };
+                self.outcomes[i] = Some(Outcome::Overdue(sku, err));
             }
-            let Some(sku) = self.lines_of(i).iter().map(|l| &l.sku).find(|s| overdue.contains(*s)) else {
-                continue;
-            };
-            let err = AllotError::Contention {
-                attempts: 1,
-                retry_after_ms: 10,
-            };
-            self.outcomes[i] = Some(Outcome::Overdue(sku.clone(), err));
         }
         Ok(())
     }
