@@ -160,7 +160,9 @@ pub(crate) async fn take_line(
         let order = row_order(&rows, req.rule(line), start_of(req));
         if locked || plan_take(&rows, &order, line.quantity, req.allow_split).is_none() {
             let available = available_in(&rows, &order);
-            return Err(short_line(tx, tenant, &line.sku, line.quantity, Some(available), now).await);
+            let seen: i64 = rows.iter().map(RowLevel::available).sum();
+            let figures = (Some(available), Some(seen));
+            return Err(short_line(tx, tenant, &line.sku, line.quantity, figures, now).await);
         }
         if tries == MAX_LINE_TRIES {
             break;
@@ -368,14 +370,20 @@ const SQL_SHORT: &str =
             EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
                      WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
 /// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
-/// holds still count as held on the SKU (the caller expires them and runs again).
-/// `available`: what the rows the line could use had (`None`: the SKU's total).
+/// holds still count as held on the SKU (the caller expires them and runs again), or
+/// [`TxErr::Retry`] when the SKU has more available now than `seen` (its rows' total in the
+/// read the refusal rests on): stock came back since that read — an overdue hold finalised
+/// by a concurrent request, so the overdue holds this check looks for are gone too, a
+/// cancel, an adjustment — and the request runs again rather than be refused on a read the
+/// SKU no longer bears out (`allot sim`, seed 6020 on `segmented`: a hold in a batch refused
+/// `available: 0` while the batch's allocation of another SKU of the same expired hold
+/// finalised it). `available`: what the rows the line could use had (`None`: the SKU's total).
 pub(crate) async fn short_line<C: Db>(
     c: &C,
     tenant: &str,
     sku: &str,
     requested: i64,
-    available: Option<i64>,
+    (available, seen): (Option<i64>, Option<i64>),
     now: chrono::DateTime<chrono::Utc>,
 ) -> TxErr {
     let row = match c.prepare_cached(SQL_SHORT).await {
@@ -385,10 +393,14 @@ pub(crate) async fn short_line<C: Db>(
         },
         Err(e) => return e.into(),
     };
+    let fresh: i64 = row.get(0);
+    if seen.is_some_and(|seen| fresh > seen) {
+        return TxErr::Retry;
+    }
     let err = AllotError::InsufficientStock {
         sku: sku.to_string(),
         requested,
-        available: available.unwrap_or_else(|| row.get(0)),
+        available: available.unwrap_or(fresh),
     };
     if row.get::<_, bool>(1) {
         TxErr::Overdue {

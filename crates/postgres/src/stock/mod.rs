@@ -237,7 +237,7 @@ impl PgStore {
             // One row that says `single_location` in the snapshot: short, unless the fresh
             // level has enough on hand (the row stopped saying it while the UPDATE waited on
             // it, stock arrived since, or the row is not the statement's bucket).
-            Some(1) => match short_line(&client, tenant, &line.sku, line.quantity, None, now).await {
+            Some(1) => match short_line(&client, tenant, &line.sku, line.quantity, (None, None), now).await {
                 TxErr::Fail(AllotError::InsufficientStock { available, .. }) if available >= line.quantity => Ok(None),
                 refused => Err(refused),
             },
