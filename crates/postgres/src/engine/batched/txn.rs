@@ -410,9 +410,12 @@ impl BatchTx<'_> {
     /// counted as held by this batch: the next one places without it). One more statement
     /// only when such a line is in the batch.
     async fn defer_steered(&mut self) -> std::result::Result<(), Error> {
-        let open: Vec<usize> = self.open().collect();
         let mut steered: Vec<(usize, String)> = Vec::new();
-        for &i in &open {
+        // By index, not `open()` collected: no allocation on a batch without such a line.
+        for i in 0..self.batch.len() {
+            if self.outcomes[i].is_some() {
+                continue;
+            }
             let (placement, allow_split) = match &self.batch[i].op {
                 Op::Allocate { req, .. } => (&req.placement, req.allow_split),
                 Op::Hold { req, .. } => (&req.take.placement, req.take.allow_split),
