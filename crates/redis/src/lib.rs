@@ -229,6 +229,13 @@ impl std::fmt::Debug for RedisGate {
     }
 }
 
+/// Whether a counter's refusal may be the answer for a request: one without an idempotency
+/// key (its key is checked first) and without a ranked placement (a counter is the SKU's
+/// total over every location); see [`RedisGate::admit_checked`] for the rest.
+fn counter_decides(keyed: bool, placement: &Placement) -> bool {
+    !keyed && !matches!(placement, Placement::Ranked(_))
+}
+
 impl RedisGate {
     /// A gate for `cfg` (no connection yet). Errors: `invalid_request` for a URL that is not
     /// `redis://…`, `rediss://…` or `redis+cluster://…`.
@@ -350,7 +357,6 @@ impl RedisGate {
         tenant: &Tenant,
         sku: &str,
     ) -> Result<()> {
-        let available = store.get_sku(tenant, sku).await?.available.max(0);
         let one = Page { after: 0, limit: 1 };
         if !units
             .list_units(tenant, sku, &UnitFilter::default(), one)
@@ -360,6 +366,7 @@ impl RedisGate {
         {
             return Err(AllotError::wrong_tracking(sku, true));
         }
+        let available = store.get_sku(tenant, sku).await?.available.max(0);
         let (key, ttl) = (self.key(&scoped(tenant, sku), "avail"), self.cfg.counter_ttl_ms.max(1));
         self.run(|mut c| async move {
             redis::cmd("SET")
@@ -582,7 +589,7 @@ impl RedisGate {
         match req.strategy {
             Strategy::RedisCounter => {
                 let lines = req.lines.clone();
-                let decides = idem.is_none() && !matches!(req.placement, Placement::Ranked(_));
+                let decides = counter_decides(idem.is_some(), &req.placement);
                 self.admitted((store, units), tenant, (&lines, decides), || {
                     store.allocate(tenant, req, idem)
                 })
@@ -618,7 +625,7 @@ impl RedisGate {
         match req.take.strategy {
             Strategy::RedisCounter => {
                 let lines = req.take.lines.clone();
-                let decides = idem.is_none() && !matches!(req.take.placement, Placement::Ranked(_));
+                let decides = counter_decides(idem.is_some(), &req.take.placement);
                 self.admitted(store, tenant, (&lines, decides), || {
                     holds.create_hold(tenant, req, idem)
                 })

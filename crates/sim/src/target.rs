@@ -128,14 +128,16 @@ async fn make_keys(
         scopes: vec![allot_core::access::Scope::Admin],
         rate_per_s: Some(1_000_000),
     };
-    let mut secrets = Vec::new();
-    for tenant in [
-        allot_core::Tenant::default_tenant(),
-        allot_core::Tenant::stored(crate::ops::OTHER_TENANT),
-    ] {
-        secrets.push(allot_server::access::create_key(store, now, &tenant, &body).await?.1);
-    }
-    Ok([secrets.remove(0), secrets.remove(0)])
+    let key = async |tenant: allot_core::Tenant| {
+        allot_server::access::create_key(store, now, &tenant, &body)
+            .await
+            .map(|(_, secret)| secret)
+    };
+    let default = key(allot_core::Tenant::default_tenant()).await?;
+    Ok([
+        default,
+        key(allot_core::Tenant::stored(crate::ops::OTHER_TENANT)).await?,
+    ])
 }
 
 /// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).

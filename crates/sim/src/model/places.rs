@@ -176,7 +176,8 @@ impl Model {
                 available,
             });
         }
-        if delta != 0 || self.on_hand_at(sku, location) != 0 {
+        // A delta of 0 makes no row where there is none.
+        if delta != 0 {
             self.add_at(sku, location, delta);
         }
         Ok(())
