@@ -116,6 +116,10 @@ pub struct ChaosReport {
     pub unanswered: u64,
     /// Answered `409 contention` (refused, nothing applied; retried with their keys).
     pub refused_contention: u64,
+    /// Answered `409 lease_lost` under `redis_lock`: Redis lost the lock (FLUSHALL, a restart)
+    /// while its holder worked, another took it, and the SKU row's fencing token refused the
+    /// late holder. Nothing applied; retried with their keys, which checks it.
+    pub refused_fenced: u64,
     /// From the fault to the first 201 once the fault is over (the restart done), ms.
     pub recovery_ms: u64,
     /// Keys whose effect is missing from the database (must be 0).
@@ -196,6 +200,9 @@ enum Answer {
     /// `409 contention` (e.g. `redis_lock` out of lock attempts): refused, nothing applied,
     /// as a 503 promises; the retry by key checks it.
     Contention,
+    /// `409 lease_lost`: the fencing token refused a holder whose Redis lock was lost;
+    /// nothing applied, like `contention`.
+    Fenced,
     Unanswered,
     Other(String),
 }
@@ -236,6 +243,7 @@ async fn send(client: &reqwest::Client, t: &Target<'_>, i: u64) -> (Answer, bool
                 502 | 504 => (Answer::Unanswered, false),
                 409 => match r.json::<Value>().await {
                     Ok(b) if b["error"]["code"] == "contention" => (Answer::Contention, false),
+                    Ok(b) if b["error"]["code"] == "lease_lost" => (Answer::Fenced, false),
                     // The code says which refusal it was (the report names it).
                     Ok(b) => (Answer::Other(format!("409 {}", b["error"]["code"])), false),
                     Err(_) => (Answer::Other("409".into()), false),
@@ -311,7 +319,7 @@ async fn settle(
             match send(&client, &target, i as u64).await {
                 (Answer::Created, replayed) => {
                     first_ok.get_or_insert_with(Instant::now);
-                    if replayed && matches!(a, Some(Answer::Unavailable | Answer::Contention)) {
+                    if replayed && matches!(a, Some(Answer::Unavailable | Answer::Contention | Answer::Fenced)) {
                         applied_after_503 += 1;
                     }
                     settled = true;
@@ -558,7 +566,7 @@ async fn check(
     }
     if applied_after_503 > 0 {
         report.violations.push(format!(
-            "{applied_after_503} requests answered 503 (or 409 contention) had been applied"
+            "{applied_after_503} requests answered 503 (or 409 contention or lease_lost) had been applied"
         ));
     }
     bank(url, initial, opts.requests, &mut report).await?;
@@ -640,10 +648,11 @@ fn tally(opts: &ChaosOptions, answers: &[Option<Answer>]) -> ChaosReport {
             Some(Answer::Created) => r.acknowledged += 1,
             Some(Answer::Unavailable) => r.failed_503 += 1,
             Some(Answer::Contention) => r.refused_contention += 1,
+            Some(Answer::Fenced) => r.refused_fenced += 1,
             Some(Answer::Unanswered) | None => r.unanswered += 1,
-            Some(Answer::Other(s)) => r
-                .violations
-                .push(format!("an answer {s}: neither 2xx, 503, 409 contention nor none")),
+            Some(Answer::Other(s)) => r.violations.push(format!(
+                "an answer {s}: neither 2xx, 503, 409 contention, 409 lease_lost nor none"
+            )),
         }
     }
     r
@@ -698,6 +707,12 @@ pub fn render_chaos(reports: &[ChaosReport]) -> String {
             notes.push_str(&format!(
                 "\n{}: {} answered 409 contention (nothing applied; settled by key)\n",
                 r.scenario, r.refused_contention
+            ));
+        }
+        if r.refused_fenced > 0 {
+            notes.push_str(&format!(
+                "\n{}: {} answered 409 lease_lost (a lock Redis lost, refused by its fencing token; nothing applied; settled by key)\n",
+                r.scenario, r.refused_fenced
             ));
         }
         if !r.throughput_by_instances.is_empty() {
