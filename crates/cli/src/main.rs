@@ -241,7 +241,7 @@ async fn chaos(a: ChaosArgs) -> anyhow::Result<()> {
 fn print_audit(report: &allot_core::AuditReport) {
     println!(
         "audit: {} SKUs, {} ledger entries, {} jobs, {} allocation lines, {} hold lines, {} transfers, \
-         {} violations, {} job violations, {} overlapping bookings{}",
+         {} violations, {} job violations, {} overlapping bookings{}, {} slots, {} over capacity",
         report.skus_checked,
         report.ledger_entries,
         report.jobs_checked,
@@ -255,7 +255,9 @@ fn print_audit(report: &allot_core::AuditReport) {
             " (more not listed)"
         } else {
             ""
-        }
+        },
+        report.slots_checked,
+        report.slot_overbookings.len(),
     );
     // Findings of the default tenant read as before tenants; others name their tenant.
     let of = |t: &str| match t {
@@ -275,6 +277,20 @@ fn print_audit(report: &allot_core::AuditReport) {
             of(&o.tenant),
             o.first,
             o.second
+        );
+    }
+    for o in &report.slot_overbookings {
+        let owner = match (&o.resource, &o.pool) {
+            (_, Some(p)) => format!("pool {p}"),
+            (Some(r), None) => format!("resource {r}"),
+            (None, None) => "?".into(),
+        };
+        println!(
+            "  {owner}{}: slot {} holds {} booked, capacity {}",
+            of(&o.tenant),
+            o.slot_start.to_rfc3339(),
+            o.booked,
+            o.capacity
         );
     }
 }

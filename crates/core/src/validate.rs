@@ -4,7 +4,7 @@
 //! …) and the rules they share are in `support::checks`; this module names them all in one
 //! place.
 
-pub use crate::booking::validate::{booking, window};
+pub use crate::booking::validate::{booking, reschedule as reschedule_booking, window};
 pub use crate::hold::validate::{confirm, extend, hold};
 pub use crate::job::validate::{
     bulk, claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, metadata_filter, payload_filter,
@@ -270,6 +270,7 @@ mod tests {
                     metadata: None,
                     strategy: None,
                     hold_ttl_ms: None,
+                    quantity: None,
                 },
                 BookingStrategy::Exclusion,
                 &l(),

@@ -48,6 +48,23 @@ pub struct ErrorDetail {
     /// `contention`: suggested wait, ms (also in `Retry-After`, seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
+    /// `capacity_exceeded` / `rule_violated`: the rule (`capacity`, `min_slots`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// `capacity_exceeded`: the first slot without room.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "allot_core::support::instant::rfc3339_opt")]
+    #[schema(value_type = Option<String>)]
+    pub slot_start: Option<chrono::DateTime<chrono::Utc>>,
+    /// `capacity_exceeded`: what that slot has free.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free: Option<i64>,
+    /// `capacity_exceeded`: the pool whose slot it is (absent: the resource's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// `capacity_exceeded` / `rule_violated`: the reason in full, as `explain` lists it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<allot_core::booking::reason::Reason>,
     /// `forbidden` for a key: the scope it lacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing_scope: Option<String>,
@@ -84,6 +101,11 @@ impl ErrorDetail {
             current_on_hand: None,
             conflicting_booking_id: None,
             retry_after_ms: None,
+            rule: None,
+            slot_start: None,
+            free: None,
+            pool: None,
+            reason: None,
             missing_scope: None,
             request_id: crate::request_id::request_id(),
         }
@@ -123,6 +145,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
+        | AllotError::CapacityExceeded(_)
         | AllotError::BookingNotActive { .. }
         | AllotError::LeaseLost { .. }
         | AllotError::Fenced { .. }
@@ -131,6 +154,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::SameLocation(_)
         | AllotError::EmptyRange { .. }
         | AllotError::DuplicateSku(_)
+        | AllotError::RuleViolated(_)
         | AllotError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         AllotError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         AllotError::Forbidden(_) | AllotError::MissingScope { .. } => StatusCode::FORBIDDEN,
@@ -199,6 +223,22 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
         AllotError::MissingScope { scope } => d.missing_scope = Some((*scope).to_string()),
         AllotError::BookingOverlap { conflicting_booking_id } => {
             d.conflicting_booking_id = conflicting_booking_id.clone()
+        }
+        AllotError::CapacityExceeded(r) | AllotError::RuleViolated(r) => {
+            d.rule = Some(r.rule().to_string());
+            if let allot_core::booking::reason::Reason::Capacity {
+                slot_start,
+                free,
+                requested,
+                pool,
+            } = r.as_ref()
+            {
+                d.slot_start = Some(*slot_start);
+                d.free = Some(*free);
+                d.requested = Some(*requested);
+                d.pool = pool.clone();
+            }
+            d.reason = Some(r.as_ref().clone());
         }
         _ => {}
     }

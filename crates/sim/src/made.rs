@@ -131,6 +131,7 @@ impl Made {
             | Op::CancelBooking { booking: r, .. }
             | Op::ConfirmBooking { booking: r, .. }
             | Op::ReleaseBooking { booking: r, .. }
+            | Op::RescheduleBooking { booking: r, .. }
             | Op::ExtendBooking { booking: r, .. } => id(Self::pick(&self.bookings, *r).1),
             _ => Resolved::default(),
         }

@@ -78,6 +78,11 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::ConfirmBooking { .. }
         | Op::ReleaseBooking { .. }
         | Op::ExtendBooking { .. }
+        | Op::RescheduleBooking { .. }
+        | Op::PutResource { .. }
+        | Op::PutPool { .. }
+        | Op::PutSlots { .. }
+        | Op::Explain { .. }
         | Op::Availability { .. } => booking(&r, op, id),
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
         Op::CreateLocation { .. } | Op::Transfer { .. } | Op::SetLevel { .. } => places(&r, op),
@@ -323,10 +328,14 @@ fn booking(r: &Requests, op: &Op, id: &str) -> Request {
             resource,
             start_h,
             hours,
+            quantity,
             hold_ttl_ms,
             ..
         } => {
             let mut body = json!({"start": window_at(*start_h), "end": window_at(start_h + hours), "holder": "sim"});
+            if *quantity != 1 {
+                body["quantity"] = json!(quantity);
+            }
             if let Some(ttl) = hold_ttl_ms {
                 body["hold_ttl_ms"] = json!(ttl);
             }
@@ -341,6 +350,54 @@ fn booking(r: &Requests, op: &Op, id: &str) -> Request {
             "/v1/resources/{resource}/availability?from={}&to={}",
             window_at(0),
             window_at(WINDOW_HOURS)
+        )),
+        _ => capacity(r, op, id),
+    }
+}
+
+fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
+    match op {
+        Op::RescheduleBooking {
+            start_h,
+            hours,
+            quantity,
+            ..
+        } => {
+            let mut body = json!({"start": window_at(*start_h), "end": window_at(start_h + hours)});
+            if let Some(q) = quantity {
+                body["quantity"] = json!(q);
+            }
+            r.post(format!("/v1/bookings/{id}/reschedule"), body)
+        }
+        Op::PutResource { resource, put } => r.with(Method::Put, format!("/v1/resources/{resource}"), Some(put.json())),
+        Op::PutPool {
+            pool,
+            capacity,
+            slot_hours,
+        } => r.with(
+            Method::Put,
+            format!("/v1/pools/{pool}"),
+            Some(json!({"capacity": capacity, "slot_ms": slot_hours * 3_600_000})),
+        ),
+        Op::PutSlots {
+            resource,
+            from_h,
+            to_h,
+            capacity,
+        } => r.with(
+            Method::Put,
+            format!("/v1/resources/{resource}/slots"),
+            Some(json!({"from": window_at(*from_h), "to": window_at(*to_h), "capacity": capacity})),
+        ),
+        Op::Explain {
+            resource,
+            start_h,
+            hours,
+            quantity,
+        } => r.get(format!(
+            "/v1/resources/{resource}/explain?start={}&end={}&quantity={quantity}",
+            window_at(*start_h),
+            window_at(start_h + hours)
         )),
         _ => unreachable!("not a booking step: {op:?}"),
     }

@@ -52,6 +52,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         | Op::CancelBooking { .. }
         | Op::ConfirmBooking { .. }
         | Op::ReleaseBooking { .. }
+        | Op::RescheduleBooking { .. }
         | Op::ExtendBooking { .. } => booking(body),
         Op::Availability { .. } => {
             let free = body["free"].as_array().cloned().unwrap_or_default();
@@ -59,8 +60,9 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
                 .iter()
                 .map(|g| json!([instant_us(&g["start"]), instant_us(&g["end"])]))
                 .collect();
-            json!({ "free": gaps })
+            json!({ "free": gaps, "slots": slots(&body["slots"]) })
         }
+        Op::PutResource { .. } | Op::PutPool { .. } | Op::PutSlots { .. } | Op::Explain { .. } => capacity(op, body),
         Op::ReceiveUnits { .. } => json!({"created": body["created"]}),
         Op::ClaimUnits { .. } => json!({
             "status": body["status"],
@@ -75,6 +77,27 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         Op::GetUnit { .. } => unit(body),
         // A batch's results are viewed one by one (`Target::step_batch`).
         Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Value::Null,
+    }
+}
+
+/// The answers of the capacity steps.
+fn capacity(op: &Op, body: &Value) -> Value {
+    match op {
+        Op::PutResource { .. } => json!({
+            "capacity": body["capacity"],
+            "slot_us": body["slot_ms"].as_i64().map(|ms| ms * 1000),
+            "pools": body["pools"],
+        }),
+        Op::PutPool { .. } => {
+            json!({"capacity": body["capacity"], "slot_us": body["slot_ms"].as_i64().map(|ms| ms * 1000)})
+        }
+        Op::PutSlots { .. } => json!({"slots": slots(&body["slots"])}),
+        Op::Explain { .. } => {
+            let mut reasons = body["reasons"].as_array().cloned().unwrap_or_default();
+            reasons.iter_mut().for_each(crate::model::capacity::normalise_reason);
+            json!({"bookable": body["bookable"], "reasons": reasons})
+        }
+        _ => Value::Null,
     }
 }
 
@@ -98,11 +121,34 @@ fn instant_us(v: &Value) -> Value {
         .map(|t| t.timestamp_micros()))
 }
 
+/// Slots of an availability answer: `[start, end, capacity, used, held, free]` each (`null`
+/// for a resource without slots).
+fn slots(v: &Value) -> Value {
+    match v.as_array() {
+        None => Value::Null,
+        Some(a) => Value::Array(
+            a.iter()
+                .map(|s| {
+                    json!([
+                        instant_us(&s["start"]),
+                        instant_us(&s["end"]),
+                        s["capacity"],
+                        s["used"],
+                        s["held"],
+                        s["free"]
+                    ])
+                })
+                .collect(),
+        ),
+    }
+}
+
 fn booking(body: &Value) -> Value {
     json!({
         "resource": body["resource"],
         "start_us": instant_us(&body["start"]),
         "end_us": instant_us(&body["end"]),
+        "quantity": body["quantity"],
         "status": body["status"],
         "expires_at_us": instant_us(&body["expires_at"]),
     })
@@ -136,12 +182,17 @@ fn error(body: &Value) -> Value {
             view[f] = e[f].clone();
         }
     }
+    if e["code"] == "capacity_exceeded" || e["code"] == "rule_violated" {
+        let mut reason = e["reason"].clone();
+        crate::model::capacity::normalise_reason(&mut reason);
+        view["reason"] = reason;
+    }
     view
 }
 
 /// Whether the audit found nothing, and what it found otherwise.
 fn audit(body: &Value) -> Value {
-    let found: Vec<Value> = ["violations", "job_violations", "booking_overlaps"]
+    let found: Vec<Value> = ["violations", "job_violations", "booking_overlaps", "slot_overbookings"]
         .iter()
         .filter(|k| body[**k].as_array().is_none_or(|a| !a.is_empty()))
         .map(|k| json!({*k: body[*k]}))

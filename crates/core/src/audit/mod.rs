@@ -19,10 +19,13 @@
 //!   made, and a completed job's last attempt did not also fail (two outcomes of one lease:
 //!   what a stale worker's completion would leave);
 //! - per allocation, hold and transfer: its books ([`crate::audit::books`]);
-//! - per resource: no two blocking bookings overlap (read by the backend, see
-//!   [`crate::booking::BookingOverlap`]).
+//! - per resource without slots: no two blocking bookings overlap (read by the backend, see
+//!   [`crate::booking::BookingOverlap`]);
+//! - per slot of a resource with slots and of a pool: its blocking bookings fit its capacity
+//!   ([`crate::audit::slots`]).
 
 pub mod books;
+pub mod slots;
 pub mod violation;
 
 pub use crate::audit::violation::AuditViolation;
@@ -79,12 +82,21 @@ pub struct AuditReport {
     /// Whether more overlapping pairs exist than `booking_overlaps` lists.
     #[serde(default)]
     pub booking_overlaps_truncated: bool,
+    /// Slots of resources and pools that hold a booking, checked against their capacity.
+    #[serde(default)]
+    pub slots_checked: u64,
+    /// Slots over their capacity (empty when clean): see [`slots`].
+    #[serde(default)]
+    pub slot_overbookings: Vec<slots::SlotOverbooked>,
 }
 
 impl AuditReport {
     /// Whether no rule is broken.
     pub fn is_clean(&self) -> bool {
-        self.violations.is_empty() && self.job_violations.is_empty() && self.booking_overlaps.is_empty()
+        self.violations.is_empty()
+            && self.job_violations.is_empty()
+            && self.booking_overlaps.is_empty()
+            && self.slot_overbookings.is_empty()
     }
 }
 
@@ -349,6 +361,13 @@ impl Auditor {
                 problem,
             });
         }
+    }
+
+    /// Judge the slots of every resource with slots and of every pool.
+    pub fn capacity(&mut self, input: &slots::CapacityAuditInput) {
+        let (found, checked) = slots::overbooked(input);
+        self.report.slots_checked += checked;
+        self.report.slot_overbookings.extend(found);
     }
 
     /// Add the overlapping bookings found (a backend reads at most one more than

@@ -11,6 +11,11 @@
 //! decided together in one transaction under the resources' advisory locks (flat combining,
 //! as the stock and unit strategies of that name), the constraint still guarding each row.
 
+pub mod capacity;
+pub mod judge;
+pub mod reason;
+pub mod rules;
+pub mod slots;
 pub mod validate;
 
 use crate::strategy::BookingStrategy;
@@ -72,6 +77,36 @@ pub struct BookingBody {
     /// Make it a tentative (`held`) booking for this many ms.
     #[serde(default)]
     pub hold_ttl_ms: Option<i64>,
+    /// How many of the resource's capacity it takes in each slot (default 1; more needs a
+    /// resource with slots).
+    #[serde(default)]
+    pub quantity: Option<u32>,
+}
+
+/// `POST /v1/bookings/{id}/reschedule` body: the new range (and quantity), taken and the old
+/// one freed in one transaction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RescheduleBookingBody {
+    /// New start (RFC 3339 with offset).
+    pub start: String,
+    /// New end.
+    pub end: String,
+    /// New quantity (default: the booking's own).
+    #[serde(default)]
+    pub quantity: Option<u32>,
+}
+
+/// A validated reschedule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reschedule {
+    /// New start.
+    pub start: DateTime<Utc>,
+    /// New end.
+    pub end: DateTime<Utc>,
+    /// New quantity, if given.
+    pub quantity: Option<u32>,
 }
 
 /// A validated booking request.
@@ -93,6 +128,8 @@ pub struct BookingRequest {
     pub strategy: BookingStrategy,
     /// `Some(ttl)`: a held booking.
     pub hold_ttl_ms: Option<u64>,
+    /// Quantity (1 unless asked; checked against the resource in the store).
+    pub quantity: u32,
 }
 
 /// A booking as the API returns it.
@@ -111,6 +148,8 @@ pub struct Booking {
     pub end: DateTime<Utc>,
     /// Holder.
     pub holder: String,
+    /// How many of the resource's capacity it takes in each slot.
+    pub quantity: u32,
     /// Metadata, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Value>,
@@ -136,6 +175,7 @@ impl BookingRequest {
             start: self.start,
             end: self.end,
             holder: self.holder.clone(),
+            quantity: self.quantity,
             metadata: self.metadata.clone(),
             status: if self.hold_ttl_ms.is_some() {
                 BookingStatus::Held

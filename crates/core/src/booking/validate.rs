@@ -39,6 +39,28 @@ pub fn booking(
         metadata: body.metadata,
         strategy,
         hold_ttl_ms,
+        quantity: quantity(body.quantity)?,
+    })
+}
+
+fn quantity(q: Option<u32>) -> Result<u32> {
+    match q.unwrap_or(1) {
+        0 => Err(AllotError::invalid("quantity: must be at least 1")),
+        q if q > crate::booking::capacity::MAX_CAPACITY => Err(AllotError::invalid(format!(
+            "quantity: {q} is over {}",
+            crate::booking::capacity::MAX_CAPACITY
+        ))),
+        q => Ok(q),
+    }
+}
+
+/// Validate a reschedule: the range as a booking's, the quantity 1..=`MAX_CAPACITY`.
+pub fn reschedule(body: crate::booking::RescheduleBookingBody, limits: &Limits) -> Result<crate::booking::Reschedule> {
+    let (start, end) = window("start", &body.start, "end", &body.end, limits)?;
+    Ok(crate::booking::Reschedule {
+        start,
+        end,
+        quantity: body.quantity.map(|q| quantity(Some(q))).transpose()?,
     })
 }
 

@@ -81,6 +81,9 @@ pub enum EventType {
     /// A held booking expired.
     #[serde(rename = "booking.expired")]
     BookingExpired,
+    /// A booking was moved to a new range or quantity (`data.from` has the old ones).
+    #[serde(rename = "booking.rescheduled")]
+    BookingRescheduled,
     /// A job ran out of attempts or was failed for good: a dead letter.
     #[serde(rename = "job.discarded")]
     JobDiscarded,
@@ -93,7 +96,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 23] = [
+    pub const ALL: [EventType; 24] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -115,6 +118,7 @@ impl EventType {
         EventType::BookingCancelled,
         EventType::BookingReleased,
         EventType::BookingExpired,
+        EventType::BookingRescheduled,
         EventType::JobDiscarded,
         EventType::QueueBulkApplied,
     ];
@@ -143,6 +147,7 @@ impl EventType {
             EventType::BookingCancelled => "booking.cancelled",
             EventType::BookingReleased => "booking.released",
             EventType::BookingExpired => "booking.expired",
+            EventType::BookingRescheduled => "booking.rescheduled",
             EventType::JobDiscarded => "job.discarded",
             EventType::QueueBulkApplied => "queue.bulk_applied",
         }
@@ -173,7 +178,8 @@ pub struct Event {
     /// write of the SKU does first; `null` for unit-tracked SKUs, whose totals would count
     /// their pool on every claim), `actor`, `ledger_id`. `sku.*`: `sku`, `location` (`null`:
     /// the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
-    /// `id`, `resource`, `start`, `end`, `holder`, `status`. `job.discarded`: `id`, `queue`,
+    /// `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
+    /// `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
     /// `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: serde_json::Value,

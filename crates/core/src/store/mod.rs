@@ -295,6 +295,66 @@ pub trait BookingStore: Send + Sync + 'static {
         idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>>;
 
+    /// Put a resource's capacity, slots, pools and rules (`not_found` for a pool never put).
+    /// Taken
+    /// under the resource's lock, so no booking is decided half on the old and half on the
+    /// new configuration.
+    async fn put_resource(
+        &self,
+        tenant: &Tenant,
+        r: crate::booking::capacity::Resource,
+    ) -> Result<crate::booking::capacity::Resource>;
+
+    /// A resource as put, or [`crate::booking::capacity::Resource::plain`] if never put.
+    async fn get_resource(&self, tenant: &Tenant, resource: &str) -> Result<crate::booking::capacity::Resource>;
+
+    /// Put a pool.
+    async fn put_pool(
+        &self,
+        tenant: &Tenant,
+        p: crate::booking::capacity::Pool,
+    ) -> Result<crate::booking::capacity::Pool>;
+
+    /// Set the capacity of slots of a put resource with slots (`not_found` for one never
+    /// put; `invalid_request` for one without slots).
+    async fn put_slot_capacity(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        body: crate::booking::capacity::SlotCapacityBody,
+        limits: &crate::support::limits::Limits,
+    ) -> Result<Vec<crate::booking::reason::SlotAvailability>>;
+
+    /// Every reason a booking of `[start, end)` × `quantity` on `resource` would be refused
+    /// now, read in one snapshot.
+    async fn explain(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        range: (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>),
+        quantity: u32,
+    ) -> Result<crate::booking::reason::Explain>;
+
+    /// The slots of a resource with slots in `[from, to)`, with capacity, used, held and
+    /// free, read in one snapshot.
+    async fn slot_availability(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        range: (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>),
+    ) -> Result<Vec<crate::booking::reason::SlotAvailability>>;
+
+    /// Move a blocking booking to a new range (and quantity) in one transaction: decided as a
+    /// new booking that does not count the old one; refused, nothing changed.
+    /// `booking_*` for a booking that no longer blocks.
+    async fn reschedule_booking(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        to: crate::booking::Reschedule,
+        idem: Keyed<Booking>,
+    ) -> Result<Executed<Booking>>;
+
     /// Blocking bookings of `resource` overlapping `[from, to)`, by start, at most `limit`.
     async fn list_bookings(
         &self,

@@ -146,6 +146,15 @@ pub enum AllotError {
         /// The blocking booking it collides with, when known.
         conflicting_booking_id: Option<String>,
     },
+    /// A slot of the resource, or of a pool it is in, has not enough free for the booking's
+    /// quantity. HTTP 409 `capacity_exceeded`; the reason names the first such slot
+    /// (`slot_start`, `free`, `pool`).
+    #[error("slot {} of {} has {} free, {} asked", reason_slot(.0), reason_pool(.0), reason_free(.0), reason_requested(.0))]
+    CapacityExceeded(Box<crate::booking::reason::Reason>),
+    /// A rule of the resource refuses the booking. HTTP 422 `rule_violated`; the reason
+    /// names the rule and its figures.
+    #[error("the booking breaks the resource's rule `{}`", .0.rule())]
+    RuleViolated(Box<crate::booking::reason::Reason>),
     /// Confirm of a booking that is no longer held. HTTP 409 `booking_expired`,
     /// `booking_cancelled`, `booking_released`.
     #[error("booking `{id}` is {}", status.as_str())]
@@ -311,6 +320,34 @@ impl Unsupported {
     }
 }
 
+fn reason_slot(r: &crate::booking::reason::Reason) -> String {
+    match r {
+        crate::booking::reason::Reason::Capacity { slot_start, .. } => slot_start.to_rfc3339(),
+        _ => String::new(),
+    }
+}
+
+fn reason_pool(r: &crate::booking::reason::Reason) -> String {
+    match r {
+        crate::booking::reason::Reason::Capacity { pool: Some(p), .. } => format!("pool `{p}`"),
+        _ => "the resource".into(),
+    }
+}
+
+fn reason_free(r: &crate::booking::reason::Reason) -> i64 {
+    match r {
+        crate::booking::reason::Reason::Capacity { free, .. } => *free,
+        _ => 0,
+    }
+}
+
+fn reason_requested(r: &crate::booking::reason::Reason) -> i64 {
+    match r {
+        crate::booking::reason::Reason::Capacity { requested, .. } => *requested,
+        _ => 0,
+    }
+}
+
 /// Longest text echoed back inside an error message, chars; longer values are cut with `…`.
 pub const MAX_ECHO_CHARS: usize = 64;
 
@@ -349,6 +386,8 @@ impl AllotError {
                 crate::status::HoldStatus::Held => "hold_held",
             },
             AllotError::BookingOverlap { .. } => "booking_overlap",
+            AllotError::CapacityExceeded(_) => "capacity_exceeded",
+            AllotError::RuleViolated(_) => "rule_violated",
             AllotError::BookingNotActive { status, .. } => match status {
                 crate::status::BookingStatus::Expired => "booking_expired",
                 crate::status::BookingStatus::Cancelled => "booking_cancelled",

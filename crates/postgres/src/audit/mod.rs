@@ -3,6 +3,7 @@
 //! Isolation Level"). Jobs are streamed, never collected.
 
 mod books;
+mod slots;
 
 use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
@@ -88,7 +89,7 @@ const OVERLAPS: &str = "
 SELECT a.tenant, a.resource, a.id AS first, b.id AS second FROM bookings a JOIN bookings b
     ON a.resource_hash = b.resource_hash AND a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id
    AND a.during && b.during
- WHERE ($1::text IS NULL OR a.tenant = $1)
+ WHERE ($1::text IS NULL OR a.tenant = $1) AND NOT a.slotted AND NOT b.slotted
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at > $2))
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $2))
  ORDER BY 1, 2, 3, 4 LIMIT $3";
@@ -157,6 +158,7 @@ impl PgStore {
                 .map(overlap)
                 .collect(),
         );
+        a.capacity(&slots::capacity_rows(&tx, tenant, now).await?);
         tx.commit().await.map_err(map_error)?;
         Ok(a.finish())
     }

@@ -427,6 +427,7 @@ mod tests {
             metadata: Some(serde_json::json!({"n": -0.0})),
             strategy: BookingStrategy::Batched,
             hold_ttl_ms: None,
+            quantity: 1,
         };
         (tenant.into(), r)
     }

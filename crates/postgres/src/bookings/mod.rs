@@ -13,34 +13,42 @@ use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
+use allot_core::booking::capacity::{Pool, Resource, SlotCapacityBody};
+use allot_core::booking::reason::{Explain, SlotAvailability};
 use allot_core::booking::BookingStatus;
+use allot_core::booking::Reschedule;
 use allot_core::store::{BookingStore, Executed, Idempotency, Keyed};
 use allot_core::strategy::fnv1a_64;
 use allot_core::tenant::Tenant;
 use allot_core::BookingStrategy;
 use allot_core::Capable;
-use allot_core::{AllotError, Booking, BookingRequest, Result};
+use allot_core::{AllotError, Booking, BookingRequest, Limits, Result};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::LazyLock;
 use tokio_postgres::error::SqlState;
 
 mod batched;
+mod capacity;
+mod counted;
 
 const COLS: &str =
-    "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, metadata, status, strategy, expires_at,
-     created_at";
+    "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, quantity, metadata, status, strategy,
+     expires_at, created_at";
 /// `$11`: the tenant.
 const SQL_INSERT: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
      VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
 /// The `exclusion` insert: the resource's advisory lock (`$12`) is taken by the same
 /// statement, before its row exists (the row comes out of the subquery that locks), so
-/// concurrent inserts on one resource are ordered in one round trip.
+/// concurrent inserts on one resource are ordered in one round trip. A resource that was put
+/// (capacity, slots, rules) inserts nothing here and takes no lock: it is decided by
+/// `counted.rs`.
 const SQL_INSERT_LOCKED: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
      SELECT $11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10
-       FROM (SELECT pg_advisory_xact_lock($12)) AS locked";
+       FROM (SELECT pg_advisory_xact_lock($12)
+              WHERE NOT EXISTS (SELECT 1 FROM resources WHERE tenant = $11 AND resource = $2)) AS locked";
 /// Bookings of tenant `$5` in a blocking status overlapping `[$2, $3)` (whether each is
 /// overdue is decided in Rust). The guarded strategies see what the constraint sees; `naive`
 /// ($4) sees all. The inner query tests only what the GiST indexes hold (the hash of tenant
@@ -63,6 +71,15 @@ const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
 /// How many times a booking expires overdue holds in its way and tries again.
 const MAX_BOOKING_ATTEMPTS: u32 = 3;
 
+/// A read's error as the API's: a final refusal as itself, anything else `unavailable`
+/// (outside a write, nothing is retried).
+fn tx_fail(e: TxErr) -> AllotError {
+    match e {
+        TxErr::Fail(e) | TxErr::Overdue { err: e, .. } => e,
+        TxErr::Retry | TxErr::VersionConflict => AllotError::Unavailable("a read was interrupted; retry".into()),
+    }
+}
+
 fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
     let stored =
         BookingStatus::parse(r.get("status")).ok_or_else(|| AllotError::Internal("bad booking status".into()))?;
@@ -73,6 +90,7 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
         start: r.get("start"),
         end: r.get("end"),
         holder: r.get("holder"),
+        quantity: r.get::<_, i32>("quantity").max(1) as u32,
         metadata: crate::engine::errors::col(r, "metadata")?,
         status: stored.effective(expires_at, now),
         strategy: BookingStrategy::parse(r.get("strategy"))
@@ -112,6 +130,14 @@ enum Booked {
     Done(Executed<Booking>),
     /// 23P01 under `exclusion`: look the conflict up and maybe expire it.
     Excluded,
+    /// The resource was put: decide it by its capacity and rules (`counted.rs`).
+    Counted,
+}
+
+/// Why an `exclusion` insert rolled back.
+enum NotInserted {
+    Excluded,
+    Counted,
 }
 
 /// The advisory lock key of `resource` of `tenant` (a NUL separates them: names hold none).
@@ -193,15 +219,22 @@ impl PgStore {
                     .await?;
                 let inserted = tx.execute(&stmt, &params).await;
                 match inserted {
+                    Ok(0) => Ok(Decided::Rollback(NotInserted::Counted)),
                     Ok(_) => Ok(Decided::Commit(booking)),
                     // Someone else's booking is in the way: the caller looks it up (answers
                     // with it) or runs again, bounded.
-                    Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => Ok(Decided::Rollback(())),
+                    Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => {
+                        Ok(Decided::Rollback(NotInserted::Excluded))
+                    }
                     Err(e) => Err(e.into()),
                 }
             })
             .await?;
-        Ok(written.map_or(Booked::Excluded, Booked::Done))
+        Ok(match written {
+            Ok(b) => Booked::Done(b),
+            Err(NotInserted::Excluded) => Booked::Excluded,
+            Err(NotInserted::Counted) => Booked::Counted,
+        })
     }
 
     /// A booking was made: `bookings` gets fresh planner statistics once enough arrived
@@ -313,6 +346,13 @@ impl BookingStore for PgStore {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
+        // `exclusion` finds out in its insert whether the resource was put; the others ask.
+        // A quantity above 1 is for a put resource only, which `book_counted` checks.
+        if req.quantity != 1
+            || (req.strategy != BookingStrategy::Exclusion && self.is_put(tenant, &req.resource).await?)
+        {
+            return self.book_counted(tenant, req, idem).await;
+        }
         if req.strategy == BookingStrategy::Batched && idem.is_none() {
             if let Some(b) = self.book_batched(tenant.as_str(), req.clone()).await? {
                 self.booked();
@@ -331,6 +371,7 @@ impl BookingStore for PgStore {
                     }
                     return Ok(b);
                 }
+                Booked::Counted => return self.book_counted(tenant, req, idem).await,
                 Booked::Excluded => {
                     if let Some(id) = self.resolve_exclusion(tenant, &req, now).await? {
                         return Err(AllotError::BookingOverlap {
@@ -398,6 +439,58 @@ impl BookingStore for PgStore {
         let now = self.now();
         self.retrying(|| self.try_extend_booking(tenant, id, ttl_ms, idem.as_ref(), now))
             .await
+    }
+
+    async fn put_resource(&self, tenant: &Tenant, r: Resource) -> Result<Resource> {
+        self.put_resource_(tenant, r).await
+    }
+
+    async fn get_resource(&self, tenant: &Tenant, resource: &str) -> Result<Resource> {
+        let c = self.client().await?;
+        capacity::resource_or_plain(&c, tenant, resource).await.map_err(tx_fail)
+    }
+
+    async fn put_pool(&self, tenant: &Tenant, p: Pool) -> Result<Pool> {
+        self.put_pool_(tenant, p).await
+    }
+
+    async fn put_slot_capacity(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        body: SlotCapacityBody,
+        limits: &Limits,
+    ) -> Result<Vec<SlotAvailability>> {
+        self.put_slots_(tenant, resource, body, limits).await
+    }
+
+    async fn explain(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        range: (DateTime<Utc>, DateTime<Utc>),
+        quantity: u32,
+    ) -> Result<Explain> {
+        self.explain_(tenant, resource, range, quantity).await
+    }
+
+    async fn slot_availability(
+        &self,
+        tenant: &Tenant,
+        resource: &str,
+        range: (DateTime<Utc>, DateTime<Utc>),
+    ) -> Result<Vec<SlotAvailability>> {
+        self.availability_(tenant, resource, range).await
+    }
+
+    async fn reschedule_booking(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+        to: Reschedule,
+        idem: Keyed<Booking>,
+    ) -> Result<Executed<Booking>> {
+        self.reschedule_(tenant, id, to, idem).await
     }
 
     async fn list_bookings(

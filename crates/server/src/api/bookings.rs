@@ -63,8 +63,13 @@ pub struct Availability {
     pub from: chrono::DateTime<chrono::Utc>,
     /// Window end (UTC).
     pub to: chrono::DateTime<chrono::Utc>,
-    /// The free half-open gaps of the window.
+    /// The free half-open gaps of the window (no blocking booking at all).
     pub free: Vec<FreeSlot>,
+    /// A resource with slots: each slot of the window with its `capacity`, `used` (confirmed),
+    /// `held` (live holds) and `free` (also bounded by its pools), exact at the one snapshot
+    /// it was read in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Vec<allot_core::booking::reason::SlotAvailability>>,
 }
 
 #[utoipa::path(get, path = "/v1/resources/{resource}/bookings",
@@ -118,7 +123,18 @@ pub(super) async fn availability(
         .into());
     }
     let blocking: Vec<_> = bookings.iter().map(|b| (b.start, b.end)).collect();
+    let r = st.stores.bookings.get_resource(&tenant, &resource).await?;
+    let slots = match r.slot_ms {
+        None => None,
+        Some(_) => Some(
+            st.stores
+                .bookings
+                .slot_availability(&tenant, &resource, (from, to))
+                .await?,
+        ),
+    };
     Ok(Json(Availability {
+        slots,
         free: allot_core::booking::free_gaps(from, to, &blocking),
         resource,
         from,

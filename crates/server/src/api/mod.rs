@@ -4,6 +4,7 @@
 
 mod batch;
 mod bookings;
+mod capacity;
 mod contract;
 mod events;
 mod holds;
@@ -128,6 +129,20 @@ use utoipa_swagger_ui::SwaggerUi;
         allot_core::TakenWith,
         bookings::BookingList,
         bookings::Availability,
+        capacity::SlotsSet,
+        allot_core::booking::capacity::Resource,
+        allot_core::booking::capacity::ResourceBody,
+        allot_core::booking::capacity::Pool,
+        allot_core::booking::capacity::PoolBody,
+        allot_core::booking::capacity::SlotCapacityBody,
+        allot_core::booking::rules::Rules,
+        allot_core::booking::rules::RulesBody,
+        allot_core::booking::rules::Closed,
+        allot_core::booking::rules::ClosedBody,
+        allot_core::booking::reason::Reason,
+        allot_core::booking::reason::Explain,
+        allot_core::booking::reason::SlotAvailability,
+        allot_core::booking::RescheduleBookingBody,
         FreeSlot,
         BookingOverlap,
         NewJob,

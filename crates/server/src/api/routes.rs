@@ -6,8 +6,8 @@
 //! drift.
 
 use super::{
-    batch, bookings, events, holds, jobs, keys, listings, locations, queues, schedules, service, stats, stock, units,
-    webhooks, ApiDoc,
+    batch, bookings, capacity, events, holds, jobs, keys, listings, locations, queues, schedules, service, stats,
+    stock, units, webhooks, ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;
@@ -70,6 +70,12 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
         .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_resource)))
+        .routes(scoped(BookingsRead, routes!(capacity::get_resource)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_pool)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_slots)))
+        .routes(scoped(BookingsRead, routes!(capacity::explain)))
+        .routes(scoped(BookingsWrite, routes!(capacity::reschedule_booking)))
         .merge(queue_table())
         .routes(scoped(EventsRead, routes!(events::list_events)))
         .routes(scoped(EventsRead, routes!(events::stream_events)))

@@ -13,15 +13,16 @@ use serde_json::{json, Value};
 /// written: a held one past its expiry reads `expired`).
 #[derive(Debug, Clone)]
 pub(super) struct Booking {
-    resource: String,
-    start_us: i64,
-    end_us: i64,
+    pub(super) resource: String,
+    pub(super) start_us: i64,
+    pub(super) end_us: i64,
+    pub(super) quantity: i64,
     status: BookingStatus,
     expires_us: Option<i64>,
 }
 
 impl Model {
-    fn effective(&self, b: &Booking) -> BookingStatus {
+    pub(super) fn effective(&self, b: &Booking) -> BookingStatus {
         match (b.status, b.expires_us) {
             (BookingStatus::Held, Some(e)) if e <= self.now_us() => BookingStatus::Expired,
             (s, _) => s,
@@ -34,32 +35,33 @@ impl Model {
             .get(id)
             .ok_or_else(|| AllotError::not_found("booking", id))?;
         Ok(json!({
-            "resource": b.resource, "start_us": b.start_us, "end_us": b.end_us,
+            "resource": b.resource, "start_us": b.start_us, "end_us": b.end_us, "quantity": b.quantity,
             "status": self.effective(b).as_str(), "expires_at_us": b.expires_us,
         }))
     }
 
-    /// `[start_us, end_us)` on `resource`, held until now + `hold_ttl_ms` or confirmed, unless
-    /// a blocking booking of the resource overlaps it (`409 booking_overlap`).
+    /// `[start_us, end_us)` × `quantity` on `resource`, held until now + `hold_ttl_ms` or
+    /// confirmed, unless the resource refuses it (`capacity.rs`: on a resource never put, a
+    /// blocking booking that overlaps it is `409 booking_overlap`).
     pub(super) fn book(
         &mut self,
         resource: &str,
         (start_us, end_us): (i64, i64),
+        quantity: i64,
         hold_ttl_ms: Option<i64>,
     ) -> Result<Done, AllotError> {
-        let overlaps = self.bookings.values().any(|b| {
-            b.resource == resource && self.effective(b).blocks() && b.start_us < end_us && b.end_us > start_us
-        });
-        if overlaps {
-            return Err(AllotError::BookingOverlap {
-                conflicting_booking_id: None,
-            });
-        }
+        let asked = super::capacity::Asked {
+            range: (start_us, end_us),
+            quantity,
+            ignore: None,
+        };
+        self.decide(resource, &asked)?;
         let id = self.new_id("b");
         let booking = Booking {
             resource: resource.to_string(),
             start_us,
             end_us,
+            quantity,
             status: if hold_ttl_ms.is_some() {
                 BookingStatus::Held
             } else {
@@ -137,6 +139,34 @@ impl Model {
         Ok((200, self.booking_view(id)?, None))
     }
 
+    /// Move a blocking booking to `range` (and `quantity`), decided as a new booking that does
+    /// not count the old one; one that no longer blocks is `409 booking_<status>`.
+    pub(super) fn reschedule_booking(
+        &mut self,
+        id: &str,
+        range: (i64, i64),
+        quantity: Option<i64>,
+    ) -> Result<Done, AllotError> {
+        let status = self.booking_status(id)?;
+        if !status.blocks() {
+            return Err(not_active(id, status));
+        }
+        let (resource, quantity) = {
+            let b = &self.bookings[id];
+            (b.resource.clone(), quantity.unwrap_or(b.quantity))
+        };
+        let asked = super::capacity::Asked {
+            range,
+            quantity,
+            ignore: Some(id),
+        };
+        self.decide(&resource, &asked)?;
+        if let Some(b) = self.bookings.get_mut(id) {
+            (b.start_us, b.end_us, b.quantity) = (range.0, range.1, quantity);
+        }
+        Ok((200, self.booking_view(id)?, None))
+    }
+
     /// The free gaps of `resource` within `[from_us, to_us)`: the window less every blocking
     /// booking, in order.
     pub(super) fn availability(&self, resource: &str, (from_us, to_us): (i64, i64)) -> Value {
@@ -158,7 +188,7 @@ impl Model {
         if at < to_us {
             free.push(json!([at, to_us]));
         }
-        json!({ "free": free })
+        json!({ "free": free, "slots": self.slot_view(resource, (from_us, to_us)) })
     }
 
     /// The sweeper's pass on bookings: a held booking past its expiry is written `expired`

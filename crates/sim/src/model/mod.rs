@@ -29,7 +29,12 @@
 //!   snoozes (by lease token) and reschedules (by hand).
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
-//!   cancel, confirm, release, extend; free gaps over a window.
+//!   cancel, confirm, release, extend, reschedule; free gaps over a window.
+//! - Capacity (`capacity.rs`): resources put with a capacity per slot of whole hours, pools,
+//!   per-slot capacities, rules (a closure, stay length, lead time, horizon); a booking's
+//!   quantity counts against every slot it touches, of the resource and of its pools; the
+//!   first rule refuses before the first full slot; explain lists every reason; availability
+//!   lists each slot's capacity, used, held and free.
 //! - Units (`units.rs`): receipts into the unit-tracked SKU (a serial it has:
 //!   `409 already_exists`), claims of N in `order_by` order as allocations or holds (whole,
 //!   or with `allow_partial` at least one), a unit hold confirmed whole only, cancels and
@@ -45,6 +50,7 @@
 
 mod batch;
 mod bookings;
+pub mod capacity;
 mod holds;
 mod jobs;
 mod places;
@@ -154,6 +160,12 @@ pub struct Model {
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
+    /// Resources put (capacity, slots, pools, rules); one never put is capacity 1.
+    resources: BTreeMap<String, capacity::Resource>,
+    /// Pools put.
+    pools: BTreeMap<String, capacity::Pool>,
+    /// `(resource, slot start µs)` → the capacity put for that slot.
+    slot_caps: BTreeMap<(String, i64), i64>,
     /// The unit-tracked SKUs (made by their first receipt).
     unit_skus: std::collections::BTreeSet<String>,
     /// Their units, by id.
@@ -199,6 +211,9 @@ impl Model {
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
+            resources: BTreeMap::new(),
+            pools: BTreeMap::new(),
+            slot_caps: BTreeMap::new(),
             unit_skus: Default::default(),
             units: Vec::new(),
             jobs: BTreeMap::new(),
@@ -324,6 +339,16 @@ impl Model {
                 allot_core::validate::booking("x".into(), resource, parse(body())?, any, l).map(drop)
             }
             Op::ExtendBooking { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
+            Op::RescheduleBooking { .. } => allot_core::validate::reschedule_booking(parse(body())?, l).map(drop),
+            Op::PutResource { resource, .. } => {
+                allot_core::booking::capacity::resource(resource, parse(body())?, self.clock.now(), l).map(drop)
+            }
+            Op::PutPool { pool, .. } => {
+                allot_core::booking::capacity::pool(pool, parse(body())?, self.clock.now(), l).map(drop)
+            }
+            Op::PutSlots { resource, .. } | Op::Explain { resource, .. } => {
+                allot_core::validate::name("resource", resource, l)
+            }
             Op::Availability { resource } => allot_core::validate::name("resource", resource, l),
             Op::ReceiveUnits { sku, .. } => {
                 allot_core::validate::add_units(sku, parse(body())?, self.clock.now(), l).map(drop)
@@ -388,6 +413,66 @@ impl Model {
         }
     }
 
+    /// The steps on bookings and capacity (`id`: the booking a step names).
+    fn execute_bookings(&mut self, op: &Op, id: &str) -> Result<Done, AllotError> {
+        match op {
+            Op::Book {
+                resource,
+                start_h,
+                hours,
+                quantity,
+                hold_ttl_ms,
+                ..
+            } => self.book(
+                resource,
+                (hour_us(*start_h), hour_us(start_h + hours)),
+                *quantity,
+                *hold_ttl_ms,
+            ),
+            Op::RescheduleBooking {
+                start_h,
+                hours,
+                quantity,
+                ..
+            } => self.reschedule_booking(id, (hour_us(*start_h), hour_us(start_h + hours)), *quantity),
+            Op::PutResource { resource, put } => self.put_resource(resource, resource_of(put)),
+            Op::PutPool {
+                pool,
+                capacity,
+                slot_hours,
+            } => self.put_pool(
+                pool,
+                capacity::Pool {
+                    capacity: *capacity,
+                    slot_us: slot_hours * 3_600_000_000,
+                },
+            ),
+            Op::PutSlots {
+                resource,
+                from_h,
+                to_h,
+                capacity,
+            } => self.put_slots(resource, (hour_us(*from_h), hour_us(*to_h)), *capacity),
+            Op::Explain {
+                resource,
+                start_h,
+                hours,
+                quantity,
+            } => self.explain(resource, (hour_us(*start_h), hour_us(start_h + hours)), *quantity),
+            Op::GetBooking { .. } => self.get_booking(id),
+            Op::CancelBooking { .. } => self.cancel_booking(id),
+            Op::ConfirmBooking { .. } => self.confirm_booking(id),
+            Op::ReleaseBooking { .. } => self.release_booking(id),
+            Op::ExtendBooking { ttl_ms, .. } => self.extend_booking(id, *ttl_ms),
+            Op::Availability { resource } => Ok((
+                200,
+                self.availability(resource, (hour_us(0), hour_us(crate::ops::WINDOW_HOURS))),
+                None,
+            )),
+            _ => Err(AllotError::Internal("not a step on bookings".into())),
+        }
+    }
+
     fn execute(&mut self, op: &Op, resolved: &Resolved) -> Result<Done, AllotError> {
         let (id, token) = (resolved.id.as_str(), resolved.token.as_str());
         match op {
@@ -422,23 +507,18 @@ impl Model {
             Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
             Op::QueueSettings { queue, settings } => self.put_settings(queue, settings),
             Op::PauseQueue { queue, pause } => self.pause_queue(queue, *pause),
-            Op::Book {
-                resource,
-                start_h,
-                hours,
-                hold_ttl_ms,
-                ..
-            } => self.book(resource, (hour_us(*start_h), hour_us(start_h + hours)), *hold_ttl_ms),
-            Op::GetBooking { .. } => self.get_booking(id),
-            Op::CancelBooking { .. } => self.cancel_booking(id),
-            Op::ConfirmBooking { .. } => self.confirm_booking(id),
-            Op::ReleaseBooking { .. } => self.release_booking(id),
-            Op::ExtendBooking { ttl_ms, .. } => self.extend_booking(id, *ttl_ms),
-            Op::Availability { resource } => Ok((
-                200,
-                self.availability(resource, (hour_us(0), hour_us(crate::ops::WINDOW_HOURS))),
-                None,
-            )),
+            Op::Book { .. }
+            | Op::RescheduleBooking { .. }
+            | Op::PutResource { .. }
+            | Op::PutPool { .. }
+            | Op::PutSlots { .. }
+            | Op::Explain { .. }
+            | Op::GetBooking { .. }
+            | Op::CancelBooking { .. }
+            | Op::ConfirmBooking { .. }
+            | Op::ReleaseBooking { .. }
+            | Op::ExtendBooking { .. }
+            | Op::Availability { .. } => self.execute_bookings(op, id),
             Op::ReceiveUnits { sku, units, .. } => self.receive_units(sku, units),
             Op::ClaimUnits { .. } => self.claim_units_op(op),
             Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
@@ -467,6 +547,20 @@ enum KeyState {
     Replay(Answer),
 }
 
+/// The model's resource of a generated put.
+fn resource_of(put: &crate::ops::ResourcePut) -> capacity::Resource {
+    capacity::Resource {
+        capacity: put.capacity,
+        slot_us: (put.slot_hours > 0).then_some(put.slot_hours * 3_600_000_000),
+        pools: put.pools.iter().map(|p| p.to_string()).collect(),
+        min_slots: put.min_slots,
+        max_slots: put.max_slots,
+        closed: put.closed.map(|(f, t)| (hour_us(f), hour_us(t))),
+        lead_time_ms: put.lead_time_ms,
+        horizon_ms: put.horizon_ms,
+    }
+}
+
 /// A refusal as the simulation compares it: the status, the code and the figures an
 /// `insufficient_stock` names.
 pub fn error_answer(e: &AllotError) -> Answer {
@@ -484,6 +578,9 @@ pub fn error_answer(e: &AllotError) -> Answer {
         view["sku"] = json!(sku);
         view["requested"] = json!(requested);
         view["available"] = json!(available);
+    }
+    if let AllotError::CapacityExceeded(r) | AllotError::RuleViolated(r) = e {
+        view["reason"] = capacity::reason_view(r);
     }
     Answer {
         status: allot_server::status_of(e).as_u16(),

@@ -5,8 +5,63 @@
 use super::{Generator, Op};
 use rand::Rng;
 
-/// The resources steps fight over.
-pub const RESOURCES: [&str; 2] = ["R1", "R2"];
+/// The resources steps fight over: `R1` and `R2` are never put (capacity 1, the exclusion
+/// path), `H1` and `H2` are put now and then with a capacity, slots, the pool and rules.
+pub const RESOURCES: [&str; 4] = ["R1", "R2", "H1", "H2"];
+
+/// The resources that are put.
+pub const PUT_RESOURCES: [&str; 2] = ["H1", "H2"];
+
+/// The pool `H1` and `H2` may count against, and one never put (`404`).
+pub const POOLS: [&str; 2] = ["P", "NOPOOL"];
+
+/// A resource put: its capacity, slot length in hours (0: no slots), pools and rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourcePut {
+    /// Capacity per slot.
+    pub capacity: i64,
+    /// Slot length, hours (0: none).
+    pub slot_hours: i64,
+    /// Pools.
+    pub pools: Vec<&'static str>,
+    /// Fewest slots.
+    pub min_slots: Option<u32>,
+    /// Most slots.
+    pub max_slots: Option<u32>,
+    /// A closure, hours into the window.
+    pub closed: Option<(i64, i64)>,
+    /// Lead time, ms.
+    pub lead_time_ms: Option<i64>,
+    /// Horizon, ms.
+    pub horizon_ms: Option<i64>,
+}
+
+impl ResourcePut {
+    /// The request body.
+    pub fn json(&self) -> serde_json::Value {
+        let mut rules = serde_json::json!({});
+        if let Some(m) = self.min_slots {
+            rules["min_slots"] = m.into();
+        }
+        if let Some(m) = self.max_slots {
+            rules["max_slots"] = m.into();
+        }
+        if let Some((f, t)) = self.closed {
+            rules["closed"] = serde_json::json!([{"from": window_at(f), "to": window_at(t)}]);
+        }
+        if let Some(l) = self.lead_time_ms {
+            rules["lead_time_ms"] = l.into();
+        }
+        if let Some(h) = self.horizon_ms {
+            rules["horizon_ms"] = h.into();
+        }
+        let mut body = serde_json::json!({"capacity": self.capacity, "pools": self.pools, "rules": rules});
+        if self.slot_hours > 0 {
+            body["slot_ms"] = (self.slot_hours * 3_600_000).into();
+        }
+        body
+    }
+}
 
 /// A resource name the name rule refuses (a space): `invalid_request`.
 pub const BAD_RESOURCE: &str = "no good";
@@ -25,25 +80,57 @@ impl Generator {
     /// A step on the bookings, biased toward overlapping ranges of few resources.
     pub(super) fn booking_op(&mut self) -> Op {
         match self.rng.random_range(0..100) {
-            0..=39 => Op::Book {
+            0..=34 => Op::Book {
                 resource: self.resource(),
                 start_h: self.rng.random_range(0..WINDOW_HOURS),
                 hours: self.rare(&[1, 1, 2, 3], &[0, -1]),
+                quantity: self.rare(&[1, 1, 1, 2, 3], &[0]),
                 hold_ttl_ms: match self.rng.random_range(0..2) {
                     0 => None,
                     _ => Some(self.ttl_ms()),
                 },
                 key: self.key(),
             },
-            40..=49 => Op::GetBooking {
+            35..=37 => self.put_resource(),
+            38 => Op::PutPool {
+                pool: POOLS[0],
+                capacity: self.rng.random_range(1..=5),
+                slot_hours: self.pick(&[1, 1, 2]),
+            },
+            39 => {
+                let from_h = self.rng.random_range(0..WINDOW_HOURS);
+                Op::PutSlots {
+                    resource: self.resource(),
+                    from_h,
+                    to_h: from_h + self.rng.random_range(1..4),
+                    capacity: self.rng.random_range(0..4),
+                }
+            }
+            40..=45 => Op::GetBooking {
                 booking: self.reference(),
+            },
+            46..=49 => Op::Explain {
+                resource: self.resource(),
+                start_h: self.rng.random_range(0..WINDOW_HOURS),
+                hours: self.pick(&[1, 2, 3]),
+                quantity: self.pick(&[1, 1, 2, 3]),
             },
             50..=64 => Op::CancelBooking {
                 booking: self.reference(),
                 key: self.key(),
             },
-            65..=79 => Op::ConfirmBooking {
+            65..=74 => Op::ConfirmBooking {
                 booking: self.reference(),
+                key: self.key(),
+            },
+            75..=79 => Op::RescheduleBooking {
+                booking: self.reference(),
+                start_h: self.rng.random_range(0..WINDOW_HOURS),
+                hours: self.rare(&[1, 1, 2, 3], &[0]),
+                quantity: match self.rng.random_range(0..3) {
+                    0 => Some(self.pick(&[1, 2])),
+                    _ => None,
+                },
                 key: self.key(),
             },
             80..=87 => Op::ReleaseBooking {
@@ -58,6 +145,46 @@ impl Generator {
                 resource: self.resource(),
             },
         }
+    }
+
+    /// A put of `H1` or `H2`: mostly hourly slots of capacity 1–3, sometimes in the pool (or
+    /// one never put), now and then with a rule; rarely without slots (rules only) or a
+    /// capacity that needs slots without them (`400`).
+    fn put_resource(&mut self) -> Op {
+        let resource = PUT_RESOURCES[self.rng.random_range(0..PUT_RESOURCES.len())];
+        let slot_hours = self.rare(&[1, 1, 1, 2], &[0]);
+        let capacity = if slot_hours == 0 {
+            self.pick(&[1, 1, 1, 2])
+        } else {
+            self.rng.random_range(1..=3)
+        };
+        let pools = match self.rng.random_range(0..6) {
+            0..=2 => vec![],
+            3 | 4 => vec![POOLS[0]],
+            _ => vec![POOLS[1]],
+        };
+        let mut put = ResourcePut {
+            capacity,
+            slot_hours: slot_hours.max(0),
+            pools: if slot_hours > 0 { pools } else { vec![] },
+            min_slots: None,
+            max_slots: None,
+            closed: None,
+            lead_time_ms: None,
+            horizon_ms: None,
+        };
+        match self.rng.random_range(0..8) {
+            0 => put.min_slots = Some(2),
+            1 => put.max_slots = Some(2),
+            2 => {
+                let f = self.rng.random_range(0..WINDOW_HOURS);
+                put.closed = Some((f, f + 2));
+            }
+            3 => put.lead_time_ms = Some(self.pick(&[86_400_000, 100_000_000])),
+            4 => put.horizon_ms = Some(self.pick(&[86_400_000, 100_000_000])),
+            _ => {}
+        }
+        Op::PutResource { resource, put }
     }
 
     fn resource(&mut self) -> &'static str {

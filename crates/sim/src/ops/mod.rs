@@ -13,7 +13,7 @@ mod jobs;
 mod places;
 mod units;
 
-pub use bookings::{window_at, RESOURCES, WINDOW_HOURS};
+pub use bookings::{window_at, ResourcePut, POOLS, PUT_RESOURCES, RESOURCES, WINDOW_HOURS};
 pub use jobs::{JobRef, NewJob, Settings, Token, QUEUES};
 pub use places::{Place, Placing, LOCATIONS, UNKNOWN_LOCATION};
 use rand::rngs::StdRng;
@@ -175,7 +175,41 @@ pub enum Op {
         resource: &'static str,
         start_h: i64,
         hours: i64,
+        quantity: i64,
         hold_ttl_ms: Option<i64>,
+        key: Key,
+    },
+    /// `PUT /v1/resources/{resource}`.
+    PutResource {
+        resource: &'static str,
+        put: bookings::ResourcePut,
+    },
+    /// `PUT /v1/pools/{pool}` with slots of `slot_hours`.
+    PutPool {
+        pool: &'static str,
+        capacity: i64,
+        slot_hours: i64,
+    },
+    /// `PUT /v1/resources/{resource}/slots` of the slots starting in `[from_h, to_h)`.
+    PutSlots {
+        resource: &'static str,
+        from_h: i64,
+        to_h: i64,
+        capacity: i64,
+    },
+    /// `GET /v1/resources/{resource}/explain` of `[start_h, start_h + hours)` × `quantity`.
+    Explain {
+        resource: &'static str,
+        start_h: i64,
+        hours: i64,
+        quantity: i64,
+    },
+    /// `POST /v1/bookings/{id}/reschedule` to `[start_h, start_h + hours)` (and `quantity`).
+    RescheduleBooking {
+        booking: Ref,
+        start_h: i64,
+        hours: i64,
+        quantity: Option<i64>,
         key: Key,
     },
     /// `GET /v1/bookings/{id}`.
@@ -251,6 +285,7 @@ impl Op {
             | Op::Reschedule { key, .. }
             | Op::RetryJob { key, .. }
             | Op::Book { key, .. }
+            | Op::RescheduleBooking { key, .. }
             | Op::CancelBooking { key, .. }
             | Op::ConfirmBooking { key, .. }
             | Op::ReleaseBooking { key, .. }

@@ -2,6 +2,7 @@
 //! the writer thread (so no write interleaves: one snapshot). Jobs are streamed row by row.
 
 mod books;
+mod slots;
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
@@ -84,7 +85,7 @@ const OVERLAPS: &str = "
 SELECT a.tenant AS tenant, a.resource AS resource, a.id AS first, b.id AS second FROM bookings a JOIN bookings b
     ON a.tenant = b.tenant AND a.resource = b.resource AND a.id < b.id
    AND a.start_us < b.end_us AND b.start_us < a.end_us
- WHERE (?1 IS NULL OR a.tenant = ?1)
+ WHERE (?1 IS NULL OR a.tenant = ?1) AND NOT a.slotted AND NOT b.slotted
    AND (a.status = 'confirmed' OR (a.status = 'held' AND a.expires_at_us > ?2))
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at_us > ?2))
  ORDER BY 1, 2, 3, 4 LIMIT ?3";
@@ -120,6 +121,7 @@ impl SqliteStore {
             books::books(c, t, &mut a)?;
             job_rows(c, t, &mut a)?;
             a.overlaps(overlaps(c, t)?);
+            a.capacity(&slots::capacity_rows(c, t)?);
             Ok(a.finish())
         })
         .await

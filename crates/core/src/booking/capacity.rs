@@ -1,0 +1,272 @@
+//! Capacity: resources that sell a count per slot (`PUT /v1/resources/{resource}`), pools
+//! shared by several resources (`PUT /v1/pools/{pool}`, pretix's quotas: a resource is
+//! bookable only while every pool it is in has room), per-slot capacity (allotment changes,
+//! `0` a stop-sell) and the rules a booking must meet. A resource never put is capacity 1
+//! without slots or rules, as before: the exclusion path.
+
+use crate::booking::rules::{Rules, RulesBody};
+use crate::booking::slots::{check_slot_ms, parse_zone, SlotGrid};
+use crate::support::error::{AllotError, Result};
+use crate::support::limits::Limits;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The largest capacity of a resource, a pool or a slot, and the largest booking quantity.
+pub const MAX_CAPACITY: u32 = 1_000_000;
+/// At most this many pools per resource.
+pub const MAX_POOLS_PER_RESOURCE: usize = 8;
+/// At most this many slots in one booking, one availability answer or one slot-capacity put.
+pub const MAX_SLOTS_PER_REQUEST: usize = 2_000;
+/// At most this many resources in one pool (each booking on a pool reads its members'
+/// bookings).
+pub const MAX_RESOURCES_PER_POOL: usize = 200;
+
+/// `PUT /v1/resources/{resource}` body.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ResourceBody {
+    /// Bookable quantity per slot, 0..=1 000 000 (default 1); more than 1 needs `slot_ms`.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+    /// Slot length, ms, dividing a day (86 400 000 a night, 3 600 000 an hour).
+    #[serde(default)]
+    pub slot_ms: Option<u64>,
+    /// IANA time zone whose midnights align the slots and whose dates the rules name
+    /// (default `UTC`).
+    #[serde(default)]
+    pub time_zone: Option<String>,
+    /// Pools this resource counts against (each must exist, with `slot_ms`); needs `slot_ms`.
+    #[serde(default)]
+    pub pools: Option<Vec<String>>,
+    /// Rules every booking must meet.
+    #[serde(default)]
+    pub rules: Option<RulesBody>,
+}
+
+/// A resource as stored and answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Resource {
+    /// The resource.
+    pub resource: String,
+    /// Bookable quantity per slot (per range without slots: then 1).
+    pub capacity: u32,
+    /// Slot length, ms; `None`: no slots (capacity 1, bookings never overlap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_ms: Option<u64>,
+    /// IANA time zone.
+    pub time_zone: String,
+    /// Pools it counts against, sorted.
+    pub pools: Vec<String>,
+    /// Its rules.
+    pub rules: Rules,
+    /// When it was last put (`None`: never put, the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+/// `PUT /v1/pools/{pool}` body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PoolBody {
+    /// Bookable quantity per slot, 0..=1 000 000, shared by every resource in the pool.
+    pub capacity: u32,
+    /// Slot length, ms, dividing a day.
+    pub slot_ms: u64,
+    /// IANA time zone (default `UTC`).
+    #[serde(default)]
+    pub time_zone: Option<String>,
+}
+
+/// A pool as stored and answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Pool {
+    /// The pool.
+    pub pool: String,
+    /// Bookable quantity per slot.
+    pub capacity: u32,
+    /// Slot length, ms.
+    pub slot_ms: u64,
+    /// IANA time zone.
+    pub time_zone: String,
+    /// When it was last put.
+    #[serde(serialize_with = "crate::support::instant::rfc3339")]
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `PUT /v1/resources/{resource}/slots` body: the capacity of every slot starting in
+/// `[from, to)`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SlotCapacityBody {
+    /// RFC 3339 with offset, inclusive.
+    pub from: String,
+    /// RFC 3339 with offset, exclusive.
+    pub to: String,
+    /// The slots' capacity, 0..=1 000 000 (`0`: stop-sell).
+    pub capacity: u32,
+}
+
+/// A validated slot-capacity put: the slot starts it sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotCapacity {
+    /// The resource.
+    pub resource: String,
+    /// Every slot start in the range, in order.
+    pub starts: Vec<DateTime<Utc>>,
+    /// Their capacity.
+    pub capacity: u32,
+}
+
+impl Resource {
+    /// A resource never put: capacity 1, no slots, no pools, no rules.
+    pub fn plain(resource: &str) -> Resource {
+        Resource {
+            resource: resource.to_string(),
+            capacity: 1,
+            slot_ms: None,
+            time_zone: "UTC".into(),
+            pools: Vec::new(),
+            rules: Rules::default(),
+            updated_at: None,
+        }
+    }
+
+    /// Its slot grid, if it has slots.
+    pub fn grid(&self) -> Option<SlotGrid> {
+        let zone = self.time_zone.parse().ok()?;
+        self.slot_ms.map(|slot_ms| SlotGrid { slot_ms, zone })
+    }
+
+    /// Its time zone (UTC if the stored name no longer parses).
+    pub fn zone(&self) -> chrono_tz::Tz {
+        self.time_zone.parse().unwrap_or(chrono_tz::UTC)
+    }
+}
+
+impl Pool {
+    /// Its slot grid.
+    pub fn grid(&self) -> SlotGrid {
+        SlotGrid {
+            slot_ms: self.slot_ms,
+            zone: self.time_zone.parse().unwrap_or(chrono_tz::UTC),
+        }
+    }
+}
+
+fn capacity(field: &str, c: u32) -> Result<u32> {
+    if c > MAX_CAPACITY {
+        return Err(AllotError::invalid(format!("{field}: {c} is over {MAX_CAPACITY}")));
+    }
+    Ok(c)
+}
+
+/// Validate a resource put: names, capacity, `slot_ms` (needed for a capacity other than 1,
+/// pools or stay lengths), the time zone, at most [`MAX_POOLS_PER_RESOURCE`] distinct pools,
+/// the rules. Answers `invalid_request` naming the field.
+pub fn resource(name: &str, body: ResourceBody, now: DateTime<Utc>, limits: &Limits) -> Result<Resource> {
+    crate::support::checks::name("resource", name, limits)?;
+    let cap = capacity("capacity", body.capacity.unwrap_or(1))?;
+    if let Some(ms) = body.slot_ms {
+        check_slot_ms("slot_ms", ms)?;
+    }
+    let zone = body.time_zone.unwrap_or_else(|| "UTC".into());
+    parse_zone("time_zone", &zone)?;
+    let mut pools = body.pools.unwrap_or_default();
+    if pools.len() > MAX_POOLS_PER_RESOURCE {
+        return Err(AllotError::invalid(format!(
+            "pools: {} pools, at most {MAX_POOLS_PER_RESOURCE}",
+            pools.len()
+        )));
+    }
+    for (i, p) in pools.iter().enumerate() {
+        crate::support::checks::name(&format!("pools[{i}]"), p, limits)?;
+    }
+    pools.sort();
+    pools.dedup();
+    let rules = crate::booking::rules::validate(body.rules.unwrap_or_default(), limits)?;
+    if body.slot_ms.is_none() {
+        let needs = if cap != 1 {
+            Some("capacity other than 1")
+        } else if !pools.is_empty() {
+            Some("pools")
+        } else if rules.min_slots.is_some() || rules.max_slots.is_some() {
+            Some("min_slots / max_slots")
+        } else {
+            None
+        };
+        if let Some(what) = needs {
+            return Err(AllotError::invalid(format!(
+                "slot_ms: a resource with {what} needs slot_ms"
+            )));
+        }
+    }
+    Ok(Resource {
+        resource: name.to_string(),
+        capacity: cap,
+        slot_ms: body.slot_ms,
+        time_zone: zone,
+        pools,
+        rules,
+        updated_at: Some(now),
+    })
+}
+
+/// Validate a pool put.
+pub fn pool(name: &str, body: PoolBody, now: DateTime<Utc>, limits: &Limits) -> Result<Pool> {
+    crate::support::checks::name("pool", name, limits)?;
+    check_slot_ms("slot_ms", body.slot_ms)?;
+    let zone = body.time_zone.unwrap_or_else(|| "UTC".into());
+    parse_zone("time_zone", &zone)?;
+    Ok(Pool {
+        pool: name.to_string(),
+        capacity: capacity("capacity", body.capacity)?,
+        slot_ms: body.slot_ms,
+        time_zone: zone,
+        updated_at: now,
+    })
+}
+
+/// Validate a slot-capacity put against the resource it is for (which must have slots):
+/// `[from, to)` as a window, at most [`MAX_SLOTS_PER_REQUEST`] slot starts in it.
+pub fn slot_capacity(r: &Resource, body: SlotCapacityBody, limits: &Limits) -> Result<SlotCapacity> {
+    let grid = r.grid().ok_or_else(|| {
+        AllotError::invalid(format!(
+            "resource `{}` has no slot_ms: put it with slot_ms first",
+            r.resource
+        ))
+    })?;
+    let (from, to) = crate::booking::validate::window("from", &body.from, "to", &body.to, limits)?;
+    let cap = capacity("capacity", body.capacity)?;
+    let slots = grid
+        .slots(from, to, MAX_SLOTS_PER_REQUEST + 1)
+        .filter(|s| s.len() <= MAX_SLOTS_PER_REQUEST)
+        .ok_or_else(|| AllotError::invalid(format!("to: the range holds more than {MAX_SLOTS_PER_REQUEST} slots")))?;
+    Ok(SlotCapacity {
+        resource: r.resource.clone(),
+        starts: slots.iter().filter(|s| s.start >= from).map(|s| s.start).collect(),
+        capacity: cap,
+    })
+}
+
+/// Whether a booking of `quantity` is allowed on `r` at all: a resource without slots takes
+/// quantity 1 only.
+pub fn check_quantity(r: &Resource, quantity: u32) -> Result<()> {
+    if quantity == 0 || quantity > MAX_CAPACITY {
+        return Err(AllotError::invalid(format!(
+            "quantity: {quantity} must be 1..={MAX_CAPACITY}"
+        )));
+    }
+    if r.slot_ms.is_none() && quantity != 1 {
+        return Err(AllotError::invalid(format!(
+            "quantity: resource `{}` has no slots, so a booking takes it whole (quantity 1)",
+            r.resource
+        )));
+    }
+    Ok(())
+}

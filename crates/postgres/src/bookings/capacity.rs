@@ -1,0 +1,235 @@
+//! Capacity on PostgreSQL: resources and pools that were put, per-slot capacities, and the
+//! [`Picture`] a booking is judged on. A booking on a put resource takes the
+//! transaction-scoped advisory locks of the resource and of every pool it is in, in one
+//! global order (the resource, then its pools by ascending key: see [`lock_pools`]), then reads
+//! the picture, judges it (`allot_core::booking::judge`) and inserts: the locks make the read
+//! exact until the commit. A resource put takes the locks of the resource and of every pool
+//! it was or will be in, so no booking counts a pool's members half before and half after.
+
+use super::{resource_key, BOOKING_LOCK_SEED};
+use crate::engine::conn::{Db, Tx};
+use crate::engine::tx::{TxErr, TxResult};
+use allot_core::booking::capacity::{Pool, Resource, SlotCapacity};
+use allot_core::booking::judge::{self, Counted, Picture, PoolPicture};
+use allot_core::strategy::fnv1a_64;
+use allot_core::AllotError;
+use chrono::{DateTime, Utc};
+
+/// The advisory lock key of `pool` of `tenant` (its own namespace beside the resources').
+pub(crate) fn pool_key(tenant: &str, pool: &str) -> i64 {
+    fnv1a_64(&[BOOKING_LOCK_SEED, b"pool\0", tenant.as_bytes(), b"\0", pool.as_bytes()].concat()) as i64
+}
+
+/// Take the locks of `pools`, ascending (one statement: the sorted subquery feeds the
+/// aggregate row by row, so the locks are taken in its order). Every booking and every put
+/// takes the resource's lock first, then its pools' this way — a resource before any pool,
+/// pools ascending — so no two transactions wait on each other in a cycle.
+pub(crate) async fn lock_pools(tx: &Tx<'_>, tenant: &str, pools: &[String]) -> TxResult<()> {
+    if pools.is_empty() {
+        return Ok(());
+    }
+    let mut keys: Vec<i64> = pools.iter().map(|p| pool_key(tenant, p)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let stmt = tx
+        .prepare_cached(
+            "SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest($1::bigint[]) AS k ORDER BY k) s",
+        )
+        .await?;
+    tx.query_one(&stmt, &[&keys]).await?;
+    Ok(())
+}
+
+async fn config<C: Db, T: serde::de::DeserializeOwned>(
+    c: &C,
+    sql: &'static str,
+    tenant: &str,
+    name: &str,
+) -> TxResult<Option<T>> {
+    let stmt = c.prepare_cached(sql).await?;
+    match c.query_opt(&stmt, &[&tenant, &name]).await? {
+        None => Ok(None),
+        Some(row) => serde_json::from_value(row.get(0))
+            .map(Some)
+            .map_err(|e| TxErr::Fail(AllotError::Internal(format!("a stored configuration: {e}")))),
+    }
+}
+
+/// The resource as put, if it was.
+pub(crate) async fn resource_of<C: Db>(c: &C, tenant: &str, resource: &str) -> TxResult<Option<Resource>> {
+    config(
+        c,
+        "SELECT config FROM resources WHERE tenant = $1 AND resource = $2",
+        tenant,
+        resource,
+    )
+    .await
+}
+
+/// The resource as put, or the plain one.
+pub(crate) async fn resource_or_plain<C: Db>(c: &C, tenant: &str, resource: &str) -> TxResult<Resource> {
+    Ok(resource_of(c, tenant, resource)
+        .await?
+        .unwrap_or_else(|| Resource::plain(resource)))
+}
+
+async fn pool_of<C: Db>(c: &C, tenant: &str, pool: &str) -> TxResult<Option<Pool>> {
+    config(
+        c,
+        "SELECT config FROM pools WHERE tenant = $1 AND pool = $2",
+        tenant,
+        pool,
+    )
+    .await
+}
+
+/// The blocking bookings at `now` of `resources` overlapping `[from, to)` (the inner query
+/// reads what the GiST index serves, as the conflict check does).
+async fn counted<C: Db>(
+    c: &C,
+    tenant: &str,
+    resources: &[String],
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+) -> TxResult<Vec<Counted>> {
+    let stmt = c
+        .prepare_cached(
+            "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\", quantity, status FROM (
+                 SELECT * FROM bookings
+                  WHERE resource_hash = ANY(ARRAY(SELECT allot_resource_hash($1, r) FROM unnest($2::text[]) r))
+                    AND during && tstzrange($3, $4, '[)')
+                    AND (status = 'confirmed' OR (status = 'held' AND expires_at > $5))
+                 OFFSET 0) b
+              WHERE tenant = $1 AND resource = ANY($2)",
+        )
+        .await?;
+    let rows = c.query(&stmt, &[&tenant, &resources, &from, &to, &now]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| Counted {
+            id: r.get("id"),
+            resource: r.get("resource"),
+            start: r.get("start"),
+            end: r.get("end"),
+            quantity: i64::from(r.get::<_, i32>("quantity")),
+            held: r.get::<_, &str>("status") == "held",
+        })
+        .collect())
+}
+
+/// What a decision on `r` about `[start, end)` needs, read at `now`.
+pub(crate) async fn picture<C: Db>(
+    c: &C,
+    tenant: &str,
+    r: Resource,
+    (start, end): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+) -> TxResult<Picture> {
+    let mut pools = Vec::new();
+    let members_stmt = c
+        .prepare_cached("SELECT resource FROM resource_pools WHERE tenant = $1 AND pool = $2 ORDER BY resource")
+        .await?;
+    for name in &r.pools {
+        let pool = pool_of(c, tenant, name)
+            .await?
+            .ok_or_else(|| AllotError::not_found("pool", name))?;
+        let members = c.query(&members_stmt, &[&tenant, name]).await?;
+        pools.push(PoolPicture {
+            members: members.iter().map(|m| m.get(0)).collect(),
+            pool,
+        });
+    }
+    let bare: Vec<Pool> = pools.iter().map(|p| p.pool.clone()).collect();
+    let span = judge::span(&r, &bare, start, end)?;
+    let mut names: Vec<String> = pools.iter().flat_map(|p| p.members.iter().cloned()).collect();
+    names.push(r.resource.clone());
+    names.sort_unstable();
+    names.dedup();
+    let bookings = counted(c, tenant, &names, span, now).await?;
+    let stmt = c
+        .prepare_cached(
+            "SELECT slot_start, capacity FROM slot_capacity
+              WHERE tenant = $1 AND resource = $2 AND slot_start >= $3 AND slot_start < $4",
+        )
+        .await?;
+    let overrides = c
+        .query(&stmt, &[&tenant, &r.resource, &span.0, &span.1])
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get::<_, i32>(1).max(0) as u32))
+        .collect();
+    Ok(Picture {
+        resource: r,
+        pools,
+        overrides,
+        bookings,
+    })
+}
+
+fn json<T: serde::Serialize>(v: &T) -> TxResult<serde_json::Value> {
+    serde_json::to_value(v).map_err(|e| TxErr::Fail(AllotError::Internal(e.to_string())))
+}
+
+/// Store a resource and its pool memberships under the locks of the resource and of every
+/// pool it was or will be in (every pool must have been put).
+pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: &Resource, now: DateTime<Utc>) -> TxResult<()> {
+    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+    tx.execute(&stmt, &[&resource_key(tenant, &r.resource)]).await?;
+    let old = resource_of(tx, tenant, &r.resource).await?;
+    let mut pools = r.pools.clone();
+    pools.extend(old.map(|o| o.pools).unwrap_or_default());
+    lock_pools(tx, tenant, &pools).await?;
+    for p in &r.pools {
+        if pool_of(tx, tenant, p).await?.is_none() {
+            return Err(TxErr::Fail(AllotError::not_found("pool", p)));
+        }
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO resources (tenant, resource, config, updated_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (tenant, resource) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
+        )
+        .await?;
+    tx.execute(&stmt, &[&tenant, &r.resource, &json(r)?, &now]).await?;
+    let stmt = tx
+        .prepare_cached("DELETE FROM resource_pools WHERE tenant = $1 AND resource = $2")
+        .await?;
+    tx.execute(&stmt, &[&tenant, &r.resource]).await?;
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO resource_pools (tenant, pool, resource) SELECT $1, p, $2 FROM unnest($3::text[]) p",
+        )
+        .await?;
+    tx.execute(&stmt, &[&tenant, &r.resource, &r.pools]).await?;
+    Ok(())
+}
+
+/// Store a pool under its lock.
+pub(crate) async fn put_pool(tx: &Tx<'_>, tenant: &str, p: &Pool, now: DateTime<Utc>) -> TxResult<()> {
+    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+    tx.execute(&stmt, &[&pool_key(tenant, &p.pool)]).await?;
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO pools (tenant, pool, config, updated_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (tenant, pool) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
+        )
+        .await?;
+    tx.execute(&stmt, &[&tenant, &p.pool, &json(p)?, &now]).await?;
+    Ok(())
+}
+
+/// Store the capacity of each slot start of `s` (under the resource's lock, taken by the
+/// caller).
+pub(crate) async fn put_slots(tx: &Tx<'_>, tenant: &str, s: &SlotCapacity, now: DateTime<Utc>) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO slot_capacity (tenant, resource, slot_start, capacity, changed_at)
+             SELECT $1, $2, at, $4, $5 FROM unnest($3::timestamptz[]) at
+             ON CONFLICT (tenant, resource, slot_start) DO UPDATE SET capacity = excluded.capacity, changed_at = excluded.changed_at",
+        )
+        .await?;
+    let cap = s.capacity as i32;
+    tx.execute(&stmt, &[&tenant, &s.resource, &s.starts, &cap, &now])
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,330 @@
+//! Bookings decided by capacity and rules (a resource that was put), and what reads and
+//! writes that configuration: book, reschedule, explain, slot availability, and the puts.
+//! A decision takes the locks of `capacity.rs`, reads the picture and judges it in the same
+//! transaction; explain and availability read one REPEATABLE READ snapshot without locks
+//! (exact at that snapshot, and said so by `as_of`).
+
+use super::{booking_of, capacity, COLS};
+use crate::engine::conn::{Db, Tx};
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
+use allot_core::booking::capacity::{check_quantity, Pool, Resource, SlotCapacityBody};
+use allot_core::booking::judge::{availability, judge, Ask};
+use allot_core::booking::reason::{refusal, Explain, SlotAvailability};
+use allot_core::booking::Reschedule;
+use allot_core::store::{Executed, Idempotency, Keyed};
+use allot_core::{AllotError, Booking, BookingRequest, BookingStrategy, Capable, Limits, Result};
+use chrono::{DateTime, Utc};
+use std::sync::LazyLock;
+use tokio_postgres::error::SqlState;
+
+type Range = (DateTime<Utc>, DateTime<Utc>);
+
+const SQL_INSERT: &str =
+    "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
+                           quantity, slotted)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13)";
+
+/// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
+/// its pools cannot change while it is held).
+async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
+    if naive {
+        return capacity::resource_or_plain(tx, tenant, resource).await;
+    }
+    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+    tx.execute(&stmt, &[&super::resource_key(tenant, resource)]).await?;
+    let r = capacity::resource_or_plain(tx, tenant, resource).await?;
+    capacity::lock_pools(tx, tenant, &r.pools).await?;
+    Ok(r)
+}
+
+async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slotted: bool) -> TxResult<()> {
+    let (status, strategy) = (b.status.as_str(), b.strategy.name());
+    let quantity = b.quantity as i32;
+    let stmt = tx.prepare_cached(SQL_INSERT).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
+        &b.id,
+        &b.resource,
+        &b.start,
+        &b.end,
+        &b.holder,
+        &b.metadata,
+        &status,
+        &strategy,
+        &b.expires_at,
+        &b.created_at,
+        &tenant,
+        &quantity,
+        &slotted,
+    ];
+    tx.execute(&stmt, &params).await.map_err(overlap)?;
+    Ok(())
+}
+
+/// 23P01 on a resource without slots: the constraint saw a booking the lock did not order
+/// (a `naive` one); anything else as usual.
+fn overlap(e: tokio_postgres::Error) -> TxErr {
+    if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) {
+        TxErr::Fail(AllotError::BookingOverlap {
+            conflicting_booking_id: None,
+        })
+    } else {
+        e.into()
+    }
+}
+
+impl PgStore {
+    /// Whether `resource` was put.
+    pub(super) async fn is_put(&self, tenant: &str, resource: &str) -> Result<bool> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT 1 FROM resources WHERE tenant = $1 AND resource = $2")
+            .await
+            .map_err(map_error)?;
+        Ok(c.query_opt(&stmt, &[&tenant, &resource])
+            .await
+            .map_err(map_error)?
+            .is_some())
+    }
+
+    /// Book on a put resource: locks, picture, judge, insert, in one transaction.
+    pub(super) async fn book_counted(
+        &self,
+        tenant: &str,
+        req: BookingRequest,
+        idem: Keyed<Booking>,
+    ) -> Result<Executed<Booking>> {
+        let out = self
+            .retrying(|| self.try_book_counted(tenant, &req, idem.as_ref()))
+            .await?;
+        if matches!(out, Executed::Fresh(_)) {
+            self.booked();
+        }
+        Ok(out)
+    }
+
+    async fn try_book_counted(
+        &self,
+        tenant: &str,
+        req: &BookingRequest,
+        idem: Option<&Idempotency<Booking>>,
+    ) -> TxResult<Executed<Booking>> {
+        let now = self.now();
+        self.write(tenant, idem, async |tx| {
+            let naive = req.strategy == BookingStrategy::Naive;
+            let r = locked_resource(tx, tenant, &req.resource, naive).await?;
+            check_quantity(&r, req.quantity)?;
+            let slotted = r.slot_ms.is_some();
+            let p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
+            let ask = Ask {
+                start: req.start,
+                end: req.end,
+                quantity: req.quantity,
+                ignore: None,
+                now,
+            };
+            refusal(judge(&p, &ask)?)?;
+            let b = req.to_booking(now);
+            insert(tx, tenant, &b, slotted).await?;
+            Ok(b)
+        })
+        .await
+    }
+
+    async fn try_reschedule(
+        &self,
+        tenant: &str,
+        id: &str,
+        to: &Reschedule,
+        idem: Option<&Idempotency<Booking>>,
+    ) -> TxResult<Executed<Booking>> {
+        let now = self.now();
+        self.write(tenant, idem, async |tx| {
+            let resource: String = {
+                let stmt = tx
+                    .prepare_cached("SELECT resource FROM bookings WHERE tenant = $1 AND id = $2")
+                    .await?;
+                tx.query_opt(&stmt, &[&tenant, &id])
+                    .await?
+                    .ok_or_else(|| AllotError::not_found("booking", id))?
+                    .get(0)
+            };
+            let r = locked_resource(tx, tenant, &resource, false).await?;
+            let b = read_for_update(tx, tenant, id, now).await?;
+            if !b.status.blocks() {
+                return Err(TxErr::Fail(AllotError::BookingNotActive {
+                    id: id.to_string(),
+                    status: b.status,
+                }));
+            }
+            let quantity = to.quantity.unwrap_or(b.quantity);
+            check_quantity(&r, quantity)?;
+            let p = capacity::picture(tx, tenant, r, (to.start, to.end), now).await?;
+            let ask = Ask {
+                start: to.start,
+                end: to.end,
+                quantity,
+                ignore: Some(id),
+                now,
+            };
+            refusal(judge(&p, &ask)?)?;
+            let stmt = tx
+                .prepare_cached(
+                    "UPDATE bookings SET during = tstzrange($3, $4, '[)'), quantity = $5, rescheduled_at = $6
+                      WHERE tenant = $1 AND id = $2",
+                )
+                .await?;
+            let q = quantity as i32;
+            tx.execute(&stmt, &[&tenant, &id, &to.start, &to.end, &q, &now])
+                .await
+                .map_err(overlap)?;
+            Ok(Booking {
+                start: to.start,
+                end: to.end,
+                quantity,
+                ..b
+            })
+        })
+        .await
+    }
+
+    /// Read `range` of `resource` in one snapshot: the resource, its picture and now.
+    async fn snapshot<T>(
+        &self,
+        tenant: &str,
+        resource: &str,
+        range: Range,
+        f: impl FnOnce(allot_core::booking::judge::Picture, DateTime<Utc>) -> Result<T>,
+    ) -> Result<T> {
+        let now = self.now();
+        let p = self
+            .retry_plain(|| async {
+                let mut c = self.client().await?;
+                let tx = c
+                    .build_transaction(tokio_postgres::IsolationLevel::RepeatableRead, true)
+                    .await?;
+                let r = capacity::resource_or_plain(&tx, tenant, resource).await?;
+                let p = capacity::picture(&tx, tenant, r, range, now).await?;
+                tx.commit().await?;
+                Ok(p)
+            })
+            .await?;
+        f(p, now)
+    }
+}
+
+async fn read_for_update(tx: &Tx<'_>, tenant: &str, id: &str, now: DateTime<Utc>) -> TxResult<Booking> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"));
+    let stmt = tx.prepare_text(&SQL).await?;
+    let row = tx
+        .query_opt(&stmt, &[&id, &tenant])
+        .await?
+        .ok_or_else(|| AllotError::not_found("booking", id))?;
+    Ok(booking_of(&row, now)?)
+}
+
+/// The trait's capacity methods, called from `mod.rs`.
+impl PgStore {
+    pub(super) async fn put_resource_(&self, tenant: &str, r: Resource) -> Result<Resource> {
+        let now = self.now();
+        let r = Resource {
+            updated_at: Some(now),
+            ..r
+        };
+        self.retrying(|| async {
+            self.write(tenant, None, async |tx| {
+                capacity::put_resource(tx, tenant, &r, now).await?;
+                Ok(r.clone())
+            })
+            .await
+        })
+        .await?
+        .fresh()
+    }
+
+    pub(super) async fn put_pool_(&self, tenant: &str, p: Pool) -> Result<Pool> {
+        let now = self.now();
+        let p = Pool { updated_at: now, ..p };
+        self.retrying(|| async {
+            self.write(tenant, None, async |tx| {
+                capacity::put_pool(tx, tenant, &p, now).await?;
+                Ok(p.clone())
+            })
+            .await
+        })
+        .await?
+        .fresh()
+    }
+
+    pub(super) async fn put_slots_(
+        &self,
+        tenant: &str,
+        resource: &str,
+        body: SlotCapacityBody,
+        limits: &Limits,
+    ) -> Result<Vec<SlotAvailability>> {
+        let now = self.now();
+        self.retrying(|| async {
+            self.write(tenant, None, async |tx| {
+                let r = locked_resource(tx, tenant, resource, false).await?;
+                if r.updated_at.is_none() {
+                    return Err(TxErr::Fail(AllotError::not_found("resource", resource)));
+                }
+                let set = allot_core::booking::capacity::slot_capacity(&r, body.clone(), limits)?;
+                capacity::put_slots(tx, tenant, &set, now).await?;
+                let (Some(first), Some(last)) = (set.starts.first(), set.starts.last()) else {
+                    return Ok(Vec::new());
+                };
+                let until = r.grid().map_or(*last, |g| g.slot_at(*last).end);
+                let p = capacity::picture(tx, tenant, r, (*first, until), now).await?;
+                Ok(availability(&p, *first, until)?)
+            })
+            .await
+        })
+        .await?
+        .fresh()
+    }
+
+    pub(super) async fn explain_(&self, tenant: &str, resource: &str, range: Range, quantity: u32) -> Result<Explain> {
+        self.snapshot(tenant, resource, range, |p, now| {
+            check_quantity(&p.resource, quantity)?;
+            let ask = Ask {
+                start: range.0,
+                end: range.1,
+                quantity,
+                ignore: None,
+                now,
+            };
+            let reasons = judge(&p, &ask)?;
+            Ok(Explain {
+                bookable: reasons.is_empty(),
+                reasons,
+                as_of: now,
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn availability_(
+        &self,
+        tenant: &str,
+        resource: &str,
+        range: Range,
+    ) -> Result<Vec<SlotAvailability>> {
+        self.snapshot(tenant, resource, range, |p, _| availability(&p, range.0, range.1))
+            .await
+    }
+
+    pub(super) async fn reschedule_(
+        &self,
+        tenant: &str,
+        id: &str,
+        to: Reschedule,
+        idem: Keyed<Booking>,
+    ) -> Result<Executed<Booking>> {
+        self.retrying(|| self.try_reschedule(tenant, id, &to, idem.as_ref()))
+            .await
+    }
+}
