@@ -1,6 +1,9 @@
 //! `allot bench bookings`: C clients book random `days`-long ranges over R resources (few
 //! resources: high contention), per strategy, then the overlap check (`/v1/audit`'s
-//! booking_overlaps over this run's resources: only `naive` may have any).
+//! booking_overlaps over this run's resources: only `naive` may have any). With `capacity`,
+//! every resource is put first with that capacity per night: the capacity path, checked by
+//! the audit's `slot_overbookings` over this run's resources (and a refusal is
+//! `capacity_exceeded`, counted as a refusal, not an error).
 
 use crate::error::BenchError;
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
@@ -26,6 +29,8 @@ pub struct BookingsOptions {
     pub days: u32,
     /// Ranges start on a day in `0..horizon_days` from 2030-01-01.
     pub horizon_days: u32,
+    /// Put every resource with this capacity per night (`slot_ms` a day) before the run.
+    pub capacity: Option<u32>,
     /// Show progress bars.
     pub progress: bool,
 }
@@ -58,6 +63,9 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
             eprintln!("skipping {strategy}: the server does not support it");
             continue;
         }
+        if let Some(cap) = opts.capacity {
+            put_resources(&client, opts, &prefix, cap).await?;
+        }
         let booker = std::sync::Arc::new(Booker {
             client: client.clone(),
             base: opts.url.clone(),
@@ -83,6 +91,27 @@ pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, B
         ));
     }
     Ok(reports)
+}
+
+/// Put the run's resources with `capacity` per night.
+async fn put_resources(
+    client: &reqwest::Client,
+    opts: &BookingsOptions,
+    prefix: &str,
+    capacity: u32,
+) -> Result<(), BenchError> {
+    for r in 0..opts.resources.max(1) {
+        let resp = client
+            .put(format!("{}/v1/resources/{prefix}{r}", opts.url))
+            .json(&json!({"capacity": capacity, "slot_ms": 86_400_000}))
+            .send()
+            .await?;
+        if !resp.status().is_success() {
+            let text = resp.text().await.unwrap_or_default();
+            return Err(BenchError::Setup(format!("put resource {prefix}{r}: {text}")));
+        }
+    }
+    Ok(())
 }
 
 /// One booking request: what it needs to run.
@@ -142,14 +171,17 @@ async fn check(
     collected: &crate::load::Collected,
 ) -> Result<Vec<String>, BenchError> {
     let audit = get(client, &format!("{}/v1/audit", opts.url)).await?;
-    let overlaps = audit["booking_overlaps"]
-        .as_array()
-        .map(|o| {
-            o.iter()
-                .filter(|o| o["resource"].as_str().is_some_and(|r| r.starts_with(prefix)))
-                .count()
-        })
-        .unwrap_or(0);
+    let mine = |list: &str| {
+        audit[list]
+            .as_array()
+            .map(|o| {
+                o.iter()
+                    .filter(|o| o["resource"].as_str().is_some_and(|r| r.starts_with(prefix)))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let overlaps = mine("booking_overlaps") + mine("slot_overbookings");
     let mut violations = Vec::new();
     let errors = error_count(&collected.outcomes);
     if errors > 0 {

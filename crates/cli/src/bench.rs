@@ -248,6 +248,11 @@ pub(crate) struct BookingsArgs {
     /// Ranges start on a random day in 0..horizon from 2030-01-01.
     #[arg(long, default_value_t = 3650)]
     pub(crate) horizon_days: u32,
+    /// Put every resource with this capacity per night first (`slot_ms` a day): the
+    /// capacity path (a sold-out session's storm with `--resources 1 --days 1
+    /// --horizon-days 1`). Without it, resources are never put (capacity 1, exclusion path).
+    #[arg(long)]
+    pub(crate) capacity: Option<u32>,
 }
 
 impl BookingsArgs {
@@ -260,6 +265,7 @@ impl BookingsArgs {
             resources: self.resources,
             days: self.days,
             horizon_days: self.horizon_days,
+            capacity: self.capacity,
             progress: true,
         }
     }

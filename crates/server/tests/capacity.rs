@@ -15,6 +15,7 @@ conformance!(
     reschedule_is_all_or_nothing,
     a_night_across_a_dst_change_is_one_slot,
     bad_capacity_input_changes_nothing,
+    a_sold_out_session_sells_exactly_its_capacity,
 );
 
 fn code(b: &Value) -> &str {
@@ -510,4 +511,54 @@ async fn bad_capacity_input_changes_nothing(ts: &TestServer) {
         .get(&format!("/v1/resources/r1/bookings?from={}&to={}", night(0), night(9)))
         .await;
     assert_eq!(list["bookings"], json!([]));
+}
+
+/// 60 concurrent buyers of one session of capacity 20 (one slot), per strategy: exactly 20
+/// are sold, every other answer is `409 capacity_exceeded` naming the slot with `free: 0` or
+/// what was left, and the session reads used 20, free 0.
+async fn a_sold_out_session_sells_exactly_its_capacity(ts: &TestServer) {
+    for strategy in strategies(ts) {
+        let r = format!("session-{strategy}");
+        put(
+            ts,
+            &format!("/v1/resources/{r}"),
+            json!({"capacity": 20, "slot_ms": 86_400_000}),
+        )
+        .await;
+        let mut set = tokio::task::JoinSet::new();
+        for i in 0..60 {
+            let (api, path) = (ts.api.clone(), format!("/v1/resources/{r}/bookings"));
+            let body = json!({"start": "2030-06-01T19:00:00Z", "end": "2030-06-01T22:00:00Z", "holder": format!("b{i}"),
+                              "strategy": strategy});
+            set.spawn(async move { api.post(&path, body).await });
+        }
+        let (mut sold, mut refused) = (0, 0);
+        while let Some(a) = set.join_next().await {
+            let (s, b) = a.unwrap();
+            match s {
+                201 => sold += 1,
+                409 => {
+                    assert_eq!(
+                        (code(&b), b["error"]["free"].as_i64()),
+                        ("capacity_exceeded", Some(0)),
+                        "{b}"
+                    );
+                    refused += 1;
+                }
+                _ => panic!("{strategy}: {s} {b}"),
+            }
+        }
+        assert_eq!((sold, refused), (20, 40), "{strategy}");
+        let (_, a) = ts
+            .get(&format!(
+                "/v1/resources/{r}/availability?from=2030-06-01T00:00:00Z&to=2030-06-02T00:00:00Z"
+            ))
+            .await;
+        assert_eq!(
+            (a["slots"][0]["used"].as_i64(), a["slots"][0]["free"].as_i64()),
+            (Some(20), Some(0)),
+            "{a}"
+        );
+    }
+    ts.assert_audit_clean().await;
 }

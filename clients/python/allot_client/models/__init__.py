@@ -29,6 +29,8 @@ from .bulk_filter import BulkFilter
 from .bulk_result import BulkResult
 from .claim_body import ClaimBody
 from .claimed import Claimed
+from .closed import Closed
+from .closed_body import ClosedBody
 from .complete_body import CompleteBody
 from .completion import Completion
 from .completions import Completions
@@ -47,6 +49,7 @@ from .event import Event
 from .event_data import EventData
 from .event_page import EventPage
 from .event_type import EventType
+from .explain import Explain
 from .extend_body import ExtendBody
 from .free_slot import FreeSlot
 from .health import Health
@@ -94,6 +97,8 @@ from .operation_body_type_4_op import OperationBodyType4Op
 from .operation_result import OperationResult
 from .operation_result_body import OperationResultBody
 from .placement_policy import PlacementPolicy
+from .pool import Pool
+from .pool_body import PoolBody
 from .queue_counts import QueueCounts
 from .queue_counts_counts import QueueCountsCounts
 from .queue_list import QueueList
@@ -101,15 +106,40 @@ from .queue_settings import QueueSettings
 from .queue_settings_body import QueueSettingsBody
 from .rate import Rate
 from .ready import Ready
+from .reason_type_0 import ReasonType0
+from .reason_type_0_rule import ReasonType0Rule
+from .reason_type_1 import ReasonType1
+from .reason_type_1_rule import ReasonType1Rule
+from .reason_type_2 import ReasonType2
+from .reason_type_2_rule import ReasonType2Rule
+from .reason_type_3 import ReasonType3
+from .reason_type_3_rule import ReasonType3Rule
+from .reason_type_4 import ReasonType4
+from .reason_type_4_rule import ReasonType4Rule
+from .reason_type_5 import ReasonType5
+from .reason_type_5_rule import ReasonType5Rule
+from .reason_type_6 import ReasonType6
+from .reason_type_6_rule import ReasonType6Rule
+from .reason_type_7 import ReasonType7
+from .reason_type_7_rule import ReasonType7Rule
+from .reason_type_8 import ReasonType8
+from .reason_type_8_rule import ReasonType8Rule
+from .reason_type_9 import ReasonType9
+from .reason_type_9_rule import ReasonType9Rule
 from .redeliver_body import RedeliverBody
 from .redelivered import Redelivered
 from .request_bucket import RequestBucket
 from .reschedule_body import RescheduleBody
+from .reschedule_booking_body import RescheduleBookingBody
+from .resource import Resource
+from .resource_body import ResourceBody
 from .return_ import Return
 from .return_body import ReturnBody
 from .return_line import ReturnLine
 from .return_line_body import ReturnLineBody
 from .return_state import ReturnState
+from .rules import Rules
+from .rules_body import RulesBody
 from .schedule import Schedule
 from .schedule_body import ScheduleBody
 from .schedule_list import ScheduleList
@@ -119,6 +149,10 @@ from .set_level_body import SetLevelBody
 from .sku import Sku
 from .sku_page import SkuPage
 from .sku_settings_body import SkuSettingsBody
+from .slot_availability import SlotAvailability
+from .slot_capacity_body import SlotCapacityBody
+from .slot_overbooked import SlotOverbooked
+from .slots_set import SlotsSet
 from .snooze_body import SnoozeBody
 from .source import Source
 from .stats import Stats
@@ -171,6 +205,8 @@ __all__ = (
     "BulkResult",
     "ClaimBody",
     "Claimed",
+    "Closed",
+    "ClosedBody",
     "CompleteBody",
     "Completion",
     "Completions",
@@ -189,6 +225,7 @@ __all__ = (
     "EventData",
     "EventPage",
     "EventType",
+    "Explain",
     "ExtendBody",
     "FreeSlot",
     "Health",
@@ -236,6 +273,8 @@ __all__ = (
     "OperationResult",
     "OperationResultBody",
     "PlacementPolicy",
+    "Pool",
+    "PoolBody",
     "QueueCounts",
     "QueueCountsCounts",
     "QueueList",
@@ -243,15 +282,40 @@ __all__ = (
     "QueueSettingsBody",
     "Rate",
     "Ready",
+    "ReasonType0",
+    "ReasonType0Rule",
+    "ReasonType1",
+    "ReasonType1Rule",
+    "ReasonType2",
+    "ReasonType2Rule",
+    "ReasonType3",
+    "ReasonType3Rule",
+    "ReasonType4",
+    "ReasonType4Rule",
+    "ReasonType5",
+    "ReasonType5Rule",
+    "ReasonType6",
+    "ReasonType6Rule",
+    "ReasonType7",
+    "ReasonType7Rule",
+    "ReasonType8",
+    "ReasonType8Rule",
+    "ReasonType9",
+    "ReasonType9Rule",
     "RedeliverBody",
     "Redelivered",
     "RequestBucket",
     "RescheduleBody",
+    "RescheduleBookingBody",
+    "Resource",
+    "ResourceBody",
     "Return",
     "ReturnBody",
     "ReturnLine",
     "ReturnLineBody",
     "ReturnState",
+    "Rules",
+    "RulesBody",
     "Schedule",
     "ScheduleBody",
     "ScheduleList",
@@ -261,6 +325,10 @@ __all__ = (
     "Sku",
     "SkuPage",
     "SkuSettingsBody",
+    "SlotAvailability",
+    "SlotCapacityBody",
+    "SlotOverbooked",
+    "SlotsSet",
     "SnoozeBody",
     "Source",
     "Stats",

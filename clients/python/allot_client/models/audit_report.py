@@ -15,6 +15,7 @@ if TYPE_CHECKING:
   from ..models.audit_violation import AuditViolation
   from ..models.booking_overlap import BookingOverlap
   from ..models.job_violation import JobViolation
+  from ..models.slot_overbooked import SlotOverbooked
 
 
 
@@ -41,6 +42,8 @@ class AuditReport:
             holds_checked (int | Unset): Hold lines (hold, SKU) checked against their ledger entries.
             job_violations (list[JobViolation] | Unset): Every job violation found (empty when clean).
             jobs_checked (int | Unset): Jobs checked.
+            slot_overbookings (list[SlotOverbooked] | Unset): Slots over their capacity (empty when clean): see [`slots`].
+            slots_checked (int | Unset): Slots of resources and pools that hold a booking, checked against their capacity.
             transfers_checked (int | Unset): Transfers checked.
      """
 
@@ -53,6 +56,8 @@ class AuditReport:
     holds_checked: int | Unset = UNSET
     job_violations: list[JobViolation] | Unset = UNSET
     jobs_checked: int | Unset = UNSET
+    slot_overbookings: list[SlotOverbooked] | Unset = UNSET
+    slots_checked: int | Unset = UNSET
     transfers_checked: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -64,6 +69,7 @@ class AuditReport:
         from ..models.audit_violation import AuditViolation # noqa: PLC0415
         from ..models.booking_overlap import BookingOverlap # noqa: PLC0415
         from ..models.job_violation import JobViolation # noqa: PLC0415
+        from ..models.slot_overbooked import SlotOverbooked # noqa: PLC0415
         ledger_entries = self.ledger_entries
 
         skus_checked = self.skus_checked
@@ -101,6 +107,17 @@ class AuditReport:
 
         jobs_checked = self.jobs_checked
 
+        slot_overbookings: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.slot_overbookings, Unset):
+            slot_overbookings = []
+            for slot_overbookings_item_data in self.slot_overbookings:
+                slot_overbookings_item = slot_overbookings_item_data.to_dict()
+                slot_overbookings.append(slot_overbookings_item)
+
+
+
+        slots_checked = self.slots_checked
+
         transfers_checked = self.transfers_checked
 
 
@@ -123,6 +140,10 @@ class AuditReport:
             field_dict["job_violations"] = job_violations
         if jobs_checked is not UNSET:
             field_dict["jobs_checked"] = jobs_checked
+        if slot_overbookings is not UNSET:
+            field_dict["slot_overbookings"] = slot_overbookings
+        if slots_checked is not UNSET:
+            field_dict["slots_checked"] = slots_checked
         if transfers_checked is not UNSET:
             field_dict["transfers_checked"] = transfers_checked
 
@@ -135,6 +156,7 @@ class AuditReport:
         from ..models.audit_violation import AuditViolation # noqa: PLC0415
         from ..models.booking_overlap import BookingOverlap # noqa: PLC0415
         from ..models.job_violation import JobViolation # noqa: PLC0415
+        from ..models.slot_overbooked import SlotOverbooked # noqa: PLC0415
         d = dict(src_dict)
         ledger_entries = d.pop("ledger_entries")
 
@@ -182,6 +204,20 @@ class AuditReport:
 
         jobs_checked = d.pop("jobs_checked", UNSET)
 
+        _slot_overbookings = d.pop("slot_overbookings", UNSET)
+        slot_overbookings: list[SlotOverbooked] | Unset = UNSET
+        if _slot_overbookings is not UNSET:
+            slot_overbookings = []
+            for slot_overbookings_item_data in _slot_overbookings:
+                slot_overbookings_item = SlotOverbooked.from_dict(slot_overbookings_item_data)
+
+
+
+                slot_overbookings.append(slot_overbookings_item)
+
+
+        slots_checked = d.pop("slots_checked", UNSET)
+
         transfers_checked = d.pop("transfers_checked", UNSET)
 
         audit_report = cls(
@@ -194,6 +230,8 @@ class AuditReport:
             holds_checked=holds_checked,
             job_violations=job_violations,
             jobs_checked=jobs_checked,
+            slot_overbookings=slot_overbookings,
+            slots_checked=slots_checked,
             transfers_checked=transfers_checked,
         )
 

@@ -8,11 +8,13 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
 if TYPE_CHECKING:
   from ..models.free_slot import FreeSlot
+  from ..models.slot_availability import SlotAvailability
 
 
 
@@ -27,16 +29,21 @@ class Availability:
     """ `GET /v1/resources/{resource}/availability` body.
 
         Attributes:
-            free (list[FreeSlot]): The free half-open gaps of the window.
+            free (list[FreeSlot]): The free half-open gaps of the window (no blocking booking at all).
             from_ (datetime.datetime): Window start (UTC).
             resource (str): The resource.
             to (datetime.datetime): Window end (UTC).
+            slots (list[SlotAvailability] | None | Unset): A resource with slots: each slot of the window with its
+                `capacity`, `used` (confirmed),
+                `held` (live holds) and `free` (also bounded by its pools), exact at the one snapshot
+                it was read in.
      """
 
     free: list[FreeSlot]
     from_: datetime.datetime
     resource: str
     to: datetime.datetime
+    slots: list[SlotAvailability] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -45,6 +52,7 @@ class Availability:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.free_slot import FreeSlot # noqa: PLC0415
+        from ..models.slot_availability import SlotAvailability # noqa: PLC0415
         free = []
         for free_item_data in self.free:
             free_item = free_item_data.to_dict()
@@ -58,6 +66,19 @@ class Availability:
 
         to = self.to.isoformat()
 
+        slots: list[dict[str, Any]] | None | Unset
+        if isinstance(self.slots, Unset):
+            slots = UNSET
+        elif isinstance(self.slots, list):
+            slots = []
+            for slots_type_0_item_data in self.slots:
+                slots_type_0_item = slots_type_0_item_data.to_dict()
+                slots.append(slots_type_0_item)
+
+
+        else:
+            slots = self.slots
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -67,6 +88,8 @@ class Availability:
             "resource": resource,
             "to": to,
         })
+        if slots is not UNSET:
+            field_dict["slots"] = slots
 
         return field_dict
 
@@ -75,6 +98,7 @@ class Availability:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.free_slot import FreeSlot # noqa: PLC0415
+        from ..models.slot_availability import SlotAvailability # noqa: PLC0415
         d = dict(src_dict)
         free = []
         _free = d.pop("free")
@@ -98,11 +122,37 @@ class Availability:
 
 
 
+        def _parse_slots(data: object) -> list[SlotAvailability] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                slots_type_0 = []
+                _slots_type_0 = data
+                for slots_type_0_item_data in (_slots_type_0):
+                    slots_type_0_item = SlotAvailability.from_dict(slots_type_0_item_data)
+
+
+
+                    slots_type_0.append(slots_type_0_item)
+
+                return slots_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SlotAvailability] | None | Unset, data)
+
+        slots = _parse_slots(d.pop("slots", UNSET))
+
+
         availability = cls(
             free=free,
             from_=from_,
             resource=resource,
             to=to,
+            slots=slots,
         )
 
 

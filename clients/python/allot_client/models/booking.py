@@ -32,6 +32,7 @@ class Booking:
             end (datetime.datetime): End (UTC), exclusive.
             holder (str): Holder.
             id (str): Id (UUID v4 text).
+            quantity (int): How many of the resource's capacity it takes in each slot.
             resource (str): The resource.
             start (datetime.datetime): Start (UTC), inclusive.
             status (BookingStatus): A booking's life cycle. `confirmed` and (unexpired) `held` block their range.
@@ -44,6 +45,7 @@ class Booking:
     end: datetime.datetime
     holder: str
     id: str
+    quantity: int
     resource: str
     start: datetime.datetime
     status: BookingStatus
@@ -64,6 +66,8 @@ class Booking:
         holder = self.holder
 
         id = self.id
+
+        quantity = self.quantity
 
         resource = self.resource
 
@@ -91,6 +95,7 @@ class Booking:
             "end": end,
             "holder": holder,
             "id": id,
+            "quantity": quantity,
             "resource": resource,
             "start": start,
             "status": status,
@@ -121,6 +126,8 @@ class Booking:
         holder = d.pop("holder")
 
         id = d.pop("id")
+
+        quantity = d.pop("quantity")
 
         resource = d.pop("resource")
 
@@ -166,6 +173,7 @@ class Booking:
             end=end,
             holder=holder,
             id=id,
+            quantity=quantity,
             resource=resource,
             start=start,
             status=status,

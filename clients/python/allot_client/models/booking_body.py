@@ -30,6 +30,9 @@ class BookingBody:
             start (str): Start, inclusive (RFC 3339 with offset, e.g. `2026-03-01T14:00:00+01:00`).
             hold_ttl_ms (int | None | Unset): Make it a tentative (`held`) booking for this many ms.
             metadata (Any | Unset): Free-form JSON kept with the booking.
+            quantity (int | None | Unset): How many of the resource's capacity it takes in each slot (default 1; more needs
+                a
+                resource with slots).
             strategy (None | str | Unset): `exclusion` (default on PostgreSQL), `batched`, `advisory`, `naive` (unsafe
                 flag),
                 `serialized` (SQLite).
@@ -40,6 +43,7 @@ class BookingBody:
     start: str
     hold_ttl_ms: int | None | Unset = UNSET
     metadata: Any | Unset = UNSET
+    quantity: int | None | Unset = UNSET
     strategy: None | str | Unset = UNSET
 
 
@@ -61,6 +65,12 @@ class BookingBody:
 
         metadata = self.metadata
 
+        quantity: int | None | Unset
+        if isinstance(self.quantity, Unset):
+            quantity = UNSET
+        else:
+            quantity = self.quantity
+
         strategy: None | str | Unset
         if isinstance(self.strategy, Unset):
             strategy = UNSET
@@ -79,6 +89,8 @@ class BookingBody:
             field_dict["hold_ttl_ms"] = hold_ttl_ms
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if quantity is not UNSET:
+            field_dict["quantity"] = quantity
         if strategy is not UNSET:
             field_dict["strategy"] = strategy
 
@@ -107,6 +119,16 @@ class BookingBody:
 
         metadata = d.pop("metadata", UNSET)
 
+        def _parse_quantity(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        quantity = _parse_quantity(d.pop("quantity", UNSET))
+
+
         def _parse_strategy(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -123,6 +145,7 @@ class BookingBody:
             start=start,
             hold_ttl_ms=hold_ttl_ms,
             metadata=metadata,
+            quantity=quantity,
             strategy=strategy,
         )
 

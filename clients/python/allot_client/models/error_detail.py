@@ -11,6 +11,17 @@ from ..types import UNSET, Unset
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.reason_type_0 import ReasonType0
+  from ..models.reason_type_1 import ReasonType1
+  from ..models.reason_type_2 import ReasonType2
+  from ..models.reason_type_3 import ReasonType3
+  from ..models.reason_type_4 import ReasonType4
+  from ..models.reason_type_5 import ReasonType5
+  from ..models.reason_type_6 import ReasonType6
+  from ..models.reason_type_7 import ReasonType7
+  from ..models.reason_type_8 import ReasonType8
+  from ..models.reason_type_9 import ReasonType9
 
 
 
@@ -30,16 +41,22 @@ class ErrorDetail:
             available (int | None | Unset): `insufficient_stock`: what was available.
             conflicting_booking_id (None | str | Unset): `booking_overlap`: the blocking booking in the way, when known.
             current_on_hand (int | None | Unset): `compare_failed`: the on hand there now.
+            free (int | None | Unset): `capacity_exceeded`: what that slot has free.
             limit (None | str | Unset): `limit_exceeded`: the limit's name.
             location (None | str | Unset): `compare_failed`: the location compared.
             max_ (int | None | Unset): `limit_exceeded`: the limit's value.
             missing_scope (None | str | Unset): `forbidden` for a key: the scope it lacks.
+            pool (None | str | Unset): `capacity_exceeded`: the pool whose slot it is (absent: the resource's own).
+            reason (None | ReasonType0 | ReasonType1 | ReasonType2 | ReasonType3 | ReasonType4 | ReasonType5 | ReasonType6 |
+                ReasonType7 | ReasonType8 | ReasonType9 | Unset):
             request_id (None | str | Unset): The request's id (as in the `x-request-id` header): what to quote to an
                 operator, who
                 finds the details in the server log under it.
             requested (int | None | Unset): `insufficient_stock`: what it asked for.
             retry_after_ms (int | None | Unset): `contention`: suggested wait, ms (also in `Retry-After`, seconds).
+            rule (None | str | Unset): `capacity_exceeded` / `rule_violated`: the rule (`capacity`, `min_slots`, …).
             sku (None | str | Unset): `insufficient_stock`: the first short SKU.
+            slot_start (None | str | Unset): `capacity_exceeded`: the first slot without room.
      """
 
     code: str
@@ -47,14 +64,19 @@ class ErrorDetail:
     available: int | None | Unset = UNSET
     conflicting_booking_id: None | str | Unset = UNSET
     current_on_hand: int | None | Unset = UNSET
+    free: int | None | Unset = UNSET
     limit: None | str | Unset = UNSET
     location: None | str | Unset = UNSET
     max_: int | None | Unset = UNSET
     missing_scope: None | str | Unset = UNSET
+    pool: None | str | Unset = UNSET
+    reason: None | ReasonType0 | ReasonType1 | ReasonType2 | ReasonType3 | ReasonType4 | ReasonType5 | ReasonType6 | ReasonType7 | ReasonType8 | ReasonType9 | Unset = UNSET
     request_id: None | str | Unset = UNSET
     requested: int | None | Unset = UNSET
     retry_after_ms: int | None | Unset = UNSET
+    rule: None | str | Unset = UNSET
     sku: None | str | Unset = UNSET
+    slot_start: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -62,6 +84,16 @@ class ErrorDetail:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.reason_type_0 import ReasonType0 # noqa: PLC0415
+        from ..models.reason_type_1 import ReasonType1 # noqa: PLC0415
+        from ..models.reason_type_2 import ReasonType2 # noqa: PLC0415
+        from ..models.reason_type_3 import ReasonType3 # noqa: PLC0415
+        from ..models.reason_type_4 import ReasonType4 # noqa: PLC0415
+        from ..models.reason_type_5 import ReasonType5 # noqa: PLC0415
+        from ..models.reason_type_6 import ReasonType6 # noqa: PLC0415
+        from ..models.reason_type_7 import ReasonType7 # noqa: PLC0415
+        from ..models.reason_type_8 import ReasonType8 # noqa: PLC0415
+        from ..models.reason_type_9 import ReasonType9 # noqa: PLC0415
         code = self.code
 
         message = self.message
@@ -83,6 +115,12 @@ class ErrorDetail:
             current_on_hand = UNSET
         else:
             current_on_hand = self.current_on_hand
+
+        free: int | None | Unset
+        if isinstance(self.free, Unset):
+            free = UNSET
+        else:
+            free = self.free
 
         limit: None | str | Unset
         if isinstance(self.limit, Unset):
@@ -108,6 +146,38 @@ class ErrorDetail:
         else:
             missing_scope = self.missing_scope
 
+        pool: None | str | Unset
+        if isinstance(self.pool, Unset):
+            pool = UNSET
+        else:
+            pool = self.pool
+
+        reason: dict[str, Any] | None | Unset
+        if isinstance(self.reason, Unset):
+            reason = UNSET
+        elif isinstance(self.reason, ReasonType0):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType1):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType2):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType3):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType4):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType5):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType6):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType7):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType8):
+            reason = self.reason.to_dict()
+        elif isinstance(self.reason, ReasonType9):
+            reason = self.reason.to_dict()
+        else:
+            reason = self.reason
+
         request_id: None | str | Unset
         if isinstance(self.request_id, Unset):
             request_id = UNSET
@@ -126,11 +196,23 @@ class ErrorDetail:
         else:
             retry_after_ms = self.retry_after_ms
 
+        rule: None | str | Unset
+        if isinstance(self.rule, Unset):
+            rule = UNSET
+        else:
+            rule = self.rule
+
         sku: None | str | Unset
         if isinstance(self.sku, Unset):
             sku = UNSET
         else:
             sku = self.sku
+
+        slot_start: None | str | Unset
+        if isinstance(self.slot_start, Unset):
+            slot_start = UNSET
+        else:
+            slot_start = self.slot_start
 
 
         field_dict: dict[str, Any] = {}
@@ -145,6 +227,8 @@ class ErrorDetail:
             field_dict["conflicting_booking_id"] = conflicting_booking_id
         if current_on_hand is not UNSET:
             field_dict["current_on_hand"] = current_on_hand
+        if free is not UNSET:
+            field_dict["free"] = free
         if limit is not UNSET:
             field_dict["limit"] = limit
         if location is not UNSET:
@@ -153,14 +237,22 @@ class ErrorDetail:
             field_dict["max"] = max_
         if missing_scope is not UNSET:
             field_dict["missing_scope"] = missing_scope
+        if pool is not UNSET:
+            field_dict["pool"] = pool
+        if reason is not UNSET:
+            field_dict["reason"] = reason
         if request_id is not UNSET:
             field_dict["request_id"] = request_id
         if requested is not UNSET:
             field_dict["requested"] = requested
         if retry_after_ms is not UNSET:
             field_dict["retry_after_ms"] = retry_after_ms
+        if rule is not UNSET:
+            field_dict["rule"] = rule
         if sku is not UNSET:
             field_dict["sku"] = sku
+        if slot_start is not UNSET:
+            field_dict["slot_start"] = slot_start
 
         return field_dict
 
@@ -168,6 +260,16 @@ class ErrorDetail:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.reason_type_0 import ReasonType0 # noqa: PLC0415
+        from ..models.reason_type_1 import ReasonType1 # noqa: PLC0415
+        from ..models.reason_type_2 import ReasonType2 # noqa: PLC0415
+        from ..models.reason_type_3 import ReasonType3 # noqa: PLC0415
+        from ..models.reason_type_4 import ReasonType4 # noqa: PLC0415
+        from ..models.reason_type_5 import ReasonType5 # noqa: PLC0415
+        from ..models.reason_type_6 import ReasonType6 # noqa: PLC0415
+        from ..models.reason_type_7 import ReasonType7 # noqa: PLC0415
+        from ..models.reason_type_8 import ReasonType8 # noqa: PLC0415
+        from ..models.reason_type_9 import ReasonType9 # noqa: PLC0415
         d = dict(src_dict)
         code = d.pop("code")
 
@@ -201,6 +303,16 @@ class ErrorDetail:
             return cast(int | None | Unset, data)
 
         current_on_hand = _parse_current_on_hand(d.pop("current_on_hand", UNSET))
+
+
+        def _parse_free(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        free = _parse_free(d.pop("free", UNSET))
 
 
         def _parse_limit(data: object) -> None | str | Unset:
@@ -243,6 +355,126 @@ class ErrorDetail:
         missing_scope = _parse_missing_scope(d.pop("missing_scope", UNSET))
 
 
+        def _parse_pool(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        pool = _parse_pool(d.pop("pool", UNSET))
+
+
+        def _parse_reason(data: object) -> None | ReasonType0 | ReasonType1 | ReasonType2 | ReasonType3 | ReasonType4 | ReasonType5 | ReasonType6 | ReasonType7 | ReasonType8 | ReasonType9 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_0 = ReasonType0.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_1 = ReasonType1.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_2 = ReasonType2.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_3 = ReasonType3.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_3
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_4 = ReasonType4.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_4
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_5 = ReasonType5.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_5
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_6 = ReasonType6.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_6
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_7 = ReasonType7.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_7
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_8 = ReasonType8.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_8
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_reason_type_9 = ReasonType9.from_dict(data)
+
+
+
+                return componentsschemas_reason_type_9
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ReasonType0 | ReasonType1 | ReasonType2 | ReasonType3 | ReasonType4 | ReasonType5 | ReasonType6 | ReasonType7 | ReasonType8 | ReasonType9 | Unset, data)
+
+        reason = _parse_reason(d.pop("reason", UNSET))
+
+
         def _parse_request_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -273,6 +505,16 @@ class ErrorDetail:
         retry_after_ms = _parse_retry_after_ms(d.pop("retry_after_ms", UNSET))
 
 
+        def _parse_rule(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        rule = _parse_rule(d.pop("rule", UNSET))
+
+
         def _parse_sku(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -283,20 +525,35 @@ class ErrorDetail:
         sku = _parse_sku(d.pop("sku", UNSET))
 
 
+        def _parse_slot_start(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        slot_start = _parse_slot_start(d.pop("slot_start", UNSET))
+
+
         error_detail = cls(
             code=code,
             message=message,
             available=available,
             conflicting_booking_id=conflicting_booking_id,
             current_on_hand=current_on_hand,
+            free=free,
             limit=limit,
             location=location,
             max_=max_,
             missing_scope=missing_scope,
+            pool=pool,
+            reason=reason,
             request_id=request_id,
             requested=requested,
             retry_after_ms=retry_after_ms,
+            rule=rule,
             sku=sku,
+            slot_start=slot_start,
         )
 
 

@@ -37,7 +37,8 @@ class Event:
                 write of the SKU does first; `null` for unit-tracked SKUs, whose totals would count
                 their pool on every claim), `actor`, `ledger_id`. `sku.*`: `sku`, `location` (`null`:
                 the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
-                `id`, `resource`, `start`, `end`, `holder`, `status`. `job.discarded`: `id`, `queue`,
+                `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
+                `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
                 `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
             object_ (str): The id of what it happened to: the allocation, hold, transfer, claim, booking or job,
                 or the SKU for `sku.*`, `stock.adjusted` and `units.received`.

@@ -8,6 +8,7 @@ class EventType(StrEnum):
     BOOKING_CREATED = "booking.created"
     BOOKING_EXPIRED = "booking.expired"
     BOOKING_RELEASED = "booking.released"
+    BOOKING_RESCHEDULED = "booking.rescheduled"
     HOLD_CONFIRMED = "hold.confirmed"
     HOLD_CREATED = "hold.created"
     HOLD_EXPIRED = "hold.expired"

@@ -97,6 +97,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             resources: 100,
             days: 3,
             horizon_days: 3650,
+            capacity: None,
             progress: true,
         };
         rows.extend(load_rows(&crate::bookings::bookings_bench(&bookings).await?));

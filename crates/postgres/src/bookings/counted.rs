@@ -95,6 +95,12 @@ impl PgStore {
         req: BookingRequest,
         idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>> {
+        if req.strategy == BookingStrategy::Batched && idem.is_none() {
+            if let Some(b) = self.book_counted_batched(tenant, req.clone()).await? {
+                self.booked();
+                return Ok(Executed::Fresh(b));
+            }
+        }
         let out = self
             .retrying(|| self.try_book_counted(tenant, &req, idem.as_ref()))
             .await?;

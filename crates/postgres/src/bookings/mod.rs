@@ -31,6 +31,7 @@ use tokio_postgres::error::SqlState;
 mod batched;
 mod capacity;
 mod counted;
+mod counted_batch;
 
 const COLS: &str =
     "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, quantity, metadata, status, strategy,

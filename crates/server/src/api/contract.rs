@@ -613,6 +613,7 @@ fn add_links(doc: &mut Value) {
                 "confirm_booking",
                 "release_booking",
                 "extend_booking",
+                "reschedule_booking",
             ][..],
         ),
     ];
