@@ -488,7 +488,7 @@ async fn bad_capacity_input_changes_nothing(ts: &TestServer) {
             json!({"start": night(0), "end": night(1), "holder": "h", "quantity": 2}),
         )
         .await;
-    assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
+    assert_eq!((s, code(&b)), (422, "needs_slots"), "{b}");
     assert!(b["error"]["message"].as_str().unwrap().contains("quantity"), "{b}");
     let (s, b) = ts
         .post(

@@ -6,7 +6,7 @@
 
 use crate::booking::rules::{Rules, RulesBody};
 use crate::booking::slots::{check_slot_ms, parse_zone, SlotGrid};
-use crate::support::error::{AllotError, Result};
+use crate::support::error::{AllotError, Result, Rule};
 use crate::support::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -28,9 +28,11 @@ pub const MAX_RESOURCES_PER_POOL: usize = 200;
 pub struct ResourceBody {
     /// Bookable quantity per slot, 0..=1 000 000 (default 1); more than 1 needs `slot_ms`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 1_000_000))]
     pub capacity: Option<u32>,
     /// Slot length, ms, dividing a day (86 400 000 a night, 3 600 000 an hour).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 60_000, maximum = 86_400_000))]
     pub slot_ms: Option<u64>,
     /// IANA time zone whose midnights align the slots and whose dates the rules name
     /// (default `UTC`).
@@ -38,6 +40,7 @@ pub struct ResourceBody {
     pub time_zone: Option<String>,
     /// Pools this resource counts against (each must exist, with `slot_ms`); needs `slot_ms`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 8))]
     pub pools: Option<Vec<String>>,
     /// Rules every booking must meet.
     #[serde(default)]
@@ -73,8 +76,10 @@ pub struct Resource {
 #[serde(deny_unknown_fields)]
 pub struct PoolBody {
     /// Bookable quantity per slot, 0..=1 000 000, shared by every resource in the pool.
+    #[cfg_attr(feature = "openapi", schema(maximum = 1_000_000))]
     pub capacity: u32,
     /// Slot length, ms, dividing a day.
+    #[cfg_attr(feature = "openapi", schema(minimum = 60_000, maximum = 86_400_000))]
     pub slot_ms: u64,
     /// IANA time zone (default `UTC`).
     #[serde(default)]
@@ -109,6 +114,7 @@ pub struct SlotCapacityBody {
     /// RFC 3339 with offset, exclusive.
     pub to: String,
     /// The slots' capacity, 0..=1 000 000 (`0`: stop-sell).
+    #[cfg_attr(feature = "openapi", schema(maximum = 1_000_000))]
     pub capacity: u32,
 }
 
@@ -263,10 +269,13 @@ pub fn check_quantity(r: &Resource, quantity: u32) -> Result<()> {
         )));
     }
     if r.slot_ms.is_none() && quantity != 1 {
-        return Err(AllotError::invalid(format!(
-            "quantity: resource `{}` has no slots, so a booking takes it whole (quantity 1)",
-            r.resource
-        )));
+        return Err(AllotError::breaks(
+            Rule::NeedsSlots,
+            format!(
+                "quantity: resource `{}` has no slots, so a booking takes it whole (quantity 1)",
+                r.resource
+            ),
+        ));
     }
     Ok(())
 }

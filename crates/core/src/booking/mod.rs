@@ -80,6 +80,7 @@ pub struct BookingBody {
     /// How many of the resource's capacity it takes in each slot (default 1; more needs a
     /// resource with slots).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
     pub quantity: Option<u32>,
 }
 
@@ -95,6 +96,7 @@ pub struct RescheduleBookingBody {
     pub end: String,
     /// New quantity (default: the booking's own).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
     pub quantity: Option<u32>,
 }
 

@@ -32,18 +32,23 @@ pub struct ClosedBody {
 pub struct RulesBody {
     /// Ranges nothing may overlap.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 366))]
     pub closed: Option<Vec<ClosedBody>>,
     /// The fewest slots a booking may touch.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub min_slots: Option<u32>,
     /// The most slots a booking may touch.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub max_slots: Option<u32>,
     /// Weekdays (`mon`..`sun`) or dates (`2026-12-24`) on which no booking may start.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 366))]
     pub closed_to_arrival: Option<Vec<String>>,
     /// Weekdays or dates on which no booking may end.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 366))]
     pub closed_to_departure: Option<Vec<String>>,
     /// The least time between two bookings (capacity-1 resources), ms.
     #[serde(default)]
@@ -199,8 +204,8 @@ pub fn validate(body: RulesBody, limits: &Limits) -> Result<Rules> {
             )));
         }
     }
-    if body.max_slots == Some(0) {
-        return Err(AllotError::invalid("rules.max_slots: must be at least 1"));
+    if body.max_slots == Some(0) || body.min_slots == Some(0) {
+        return Err(AllotError::invalid("rules.min_slots / max_slots: must be at least 1"));
     }
     Ok(Rules {
         closed,

@@ -33,21 +33,30 @@ pub struct Slot {
     pub end: DateTime<Utc>,
 }
 
-/// Parse an IANA time zone name (`Europe/Berlin`, `UTC`); `invalid_request` naming `field`.
+/// Parse an IANA time zone name (`Europe/Berlin`, `UTC`); `422 unknown_time_zone` naming
+/// `field`.
 pub fn parse_zone(field: &str, name: &str) -> Result<Tz> {
     name.parse::<Tz>().map_err(|_| {
-        AllotError::invalid(format!(
-            "{field}: `{}` is not an IANA time zone (e.g. Europe/Berlin, UTC)",
-            crate::support::input::echo(name)
-        ))
+        AllotError::breaks(
+            crate::support::error::Rule::UnknownTimeZone,
+            format!(
+                "{field}: `{}` is not an IANA time zone (e.g. Europe/Berlin, UTC)",
+                crate::support::input::echo(name)
+            ),
+        )
     })
 }
 
-/// Check a `slot_ms`: at least [`MIN_SLOT_MS`], dividing [`DAY_MS`]; `invalid_request` naming
-/// `field` otherwise.
+/// Check a `slot_ms`: [`MIN_SLOT_MS`]..=[`DAY_MS`] (`invalid_request`, as the API document
+/// bounds it), dividing [`DAY_MS`] (`422 slot_length`), naming `field`.
 pub fn check_slot_ms(field: &str, slot_ms: u64) -> Result<()> {
-    if slot_ms < MIN_SLOT_MS || !DAY_MS.is_multiple_of(slot_ms) {
+    if !(MIN_SLOT_MS..=DAY_MS).contains(&slot_ms) {
         return Err(AllotError::invalid(format!(
+            "{field}: {slot_ms} must be {MIN_SLOT_MS}..={DAY_MS}"
+        )));
+    }
+    if !DAY_MS.is_multiple_of(slot_ms) {
+        return Err(AllotError::breaks(crate::support::error::Rule::SlotLength, format!(
             "{field}: {slot_ms} must be at least {MIN_SLOT_MS} and divide a day ({DAY_MS} ms): e.g. 86400000, 3600000, 1800000"
         )));
     }

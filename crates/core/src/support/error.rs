@@ -256,6 +256,13 @@ pub enum Rule {
     /// A field a schedule's job template must leave out: each tick gives it
     /// (`template_field`).
     TemplateField,
+    /// A `slot_ms` that does not divide a day (`slot_length`).
+    SlotLength,
+    /// What only a resource with slots has — a capacity other than 1, pools, stay lengths, a
+    /// quantity other than 1, slot capacities — asked of one without (`needs_slots`).
+    NeedsSlots,
+    /// `min_slots` above `max_slots` (`stay_bounds`).
+    StayBounds,
 }
 
 impl Rule {
@@ -273,11 +280,14 @@ impl Rule {
             Rule::NulCharacter => "nul_character",
             Rule::InexactNumber => "inexact_number",
             Rule::TemplateField => "template_field",
+            Rule::SlotLength => "slot_length",
+            Rule::NeedsSlots => "needs_slots",
+            Rule::StayBounds => "stay_bounds",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 11] = [
+    pub const ALL: [Rule; 14] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -289,6 +299,9 @@ impl Rule {
         Rule::NulCharacter,
         Rule::InexactNumber,
         Rule::TemplateField,
+        Rule::SlotLength,
+        Rule::NeedsSlots,
+        Rule::StayBounds,
     ];
 }
 

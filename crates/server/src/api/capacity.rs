@@ -90,7 +90,7 @@ pub(super) struct ExplainQuery {
 
 #[utoipa::path(get, path = "/v1/resources/{resource}/explain",
     params(("resource" = String, Path), ("start" = String, Query, description = "RFC 3339 with offset"),
-        ("end" = String, Query, description = "RFC 3339 with offset"), ("quantity" = Option<u32>, Query, description = "default 1")),
+        ("end" = String, Query, description = "RFC 3339 with offset"), ("quantity" = Option<u32>, Query, minimum = 1, maximum = 1000000, description = "default 1")),
     responses((status = 200, body = Explain, description = "every reason the booking would be refused now (exact at `as_of`)"),
         (status = 400, body = ErrorBody)))]
 pub(super) async fn explain(

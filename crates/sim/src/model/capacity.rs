@@ -9,6 +9,7 @@
 
 use super::{Done, Model};
 use allot_core::booking::reason::Reason;
+use allot_core::error::Rule;
 use allot_core::AllotError;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -228,7 +229,7 @@ impl Model {
             .ok_or_else(|| AllotError::not_found("resource", resource))?;
         let slot_us = r
             .slot_us
-            .ok_or_else(|| AllotError::invalid(format!("resource `{resource}` has no slot_ms")))?;
+            .ok_or_else(|| AllotError::breaks(Rule::NeedsSlots, format!("resource `{resource}` has no slot_ms")))?;
         let starts: Vec<i64> = slots(slot_us, (s, e))
             .into_iter()
             .map(|x| x.0)
@@ -289,7 +290,8 @@ fn capacity(slot_us: i64, free: i64, requested: i64, pool: Option<String>) -> Re
 /// A quantity other than 1 needs a resource with slots.
 fn check_quantity(r: &Resource, quantity: i64) -> Result<(), AllotError> {
     if r.slot_us.is_none() && quantity != 1 {
-        return Err(AllotError::invalid(
+        return Err(AllotError::breaks(
+            Rule::NeedsSlots,
             "quantity: a resource without slots takes quantity 1",
         ));
     }
