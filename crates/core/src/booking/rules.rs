@@ -14,6 +14,13 @@ use serde::{Deserialize, Serialize};
 /// At most this many closures, and this many days in each closed-to list.
 pub const MAX_RULE_ENTRIES: usize = 366;
 
+/// The longest buffer, lead time or horizon, ms (ten years of 365 days).
+pub const MAX_RULE_MS: u64 = 315_360_000_000;
+
+/// The most slots a stay-length rule may name (a booking touches at most
+/// [`crate::booking::capacity::MAX_SLOTS_PER_REQUEST`]).
+pub const MAX_STAY_SLOTS: u32 = 2_000;
+
 /// A closed range as put: RFC 3339 instants with offsets.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -36,11 +43,11 @@ pub struct RulesBody {
     pub closed: Option<Vec<ClosedBody>>,
     /// The fewest slots a booking may touch.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2000))]
     pub min_slots: Option<u32>,
     /// The most slots a booking may touch.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2000))]
     pub max_slots: Option<u32>,
     /// Weekdays (`mon`..`sun`) or dates (`2026-12-24`) on which no booking may start.
     #[serde(default)]
@@ -52,12 +59,15 @@ pub struct RulesBody {
     pub closed_to_departure: Option<Vec<String>>,
     /// The least time between two bookings (capacity-1 resources), ms.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 315_360_000_000_u64))]
     pub buffer_ms: Option<u64>,
     /// A booking starts at least this long after it is made, ms.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 315_360_000_000_u64))]
     pub lead_time_ms: Option<u64>,
     /// A booking starts at most this long after it is made, ms.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 315_360_000_000_u64))]
     pub horizon_ms: Option<u64>,
 }
 
@@ -171,11 +181,10 @@ fn days(field: &str, v: Option<Vec<String>>) -> Result<Vec<Day>> {
         .collect()
 }
 
-fn ms(field: &str, v: Option<u64>, limits: &Limits) -> Result<Option<u64>> {
+fn ms(field: &str, v: Option<u64>) -> Result<Option<u64>> {
     match v {
-        Some(x) if x > limits.max_booking_ms as u64 * 10 => Err(AllotError::invalid(format!(
-            "rules.{field}: {x} is over {} ms",
-            limits.max_booking_ms as u64 * 10
+        Some(x) if x > MAX_RULE_MS => Err(AllotError::invalid(format!(
+            "rules.{field}: {x} is over {MAX_RULE_MS} ms"
         ))),
         v => Ok(v),
     }
@@ -204,8 +213,10 @@ pub fn validate(body: RulesBody, limits: &Limits) -> Result<Rules> {
             )));
         }
     }
-    if body.max_slots == Some(0) || body.min_slots == Some(0) {
-        return Err(AllotError::invalid("rules.min_slots / max_slots: must be at least 1"));
+    for (f, v) in [("min_slots", body.min_slots), ("max_slots", body.max_slots)] {
+        if v.is_some_and(|n| !(1..=MAX_STAY_SLOTS).contains(&n)) {
+            return Err(AllotError::invalid(format!("rules.{f}: must be 1..={MAX_STAY_SLOTS}")));
+        }
     }
     Ok(Rules {
         closed,
@@ -213,9 +224,9 @@ pub fn validate(body: RulesBody, limits: &Limits) -> Result<Rules> {
         max_slots: body.max_slots,
         closed_to_arrival: days("closed_to_arrival", body.closed_to_arrival)?,
         closed_to_departure: days("closed_to_departure", body.closed_to_departure)?,
-        buffer_ms: ms("buffer_ms", body.buffer_ms, limits)?,
-        lead_time_ms: ms("lead_time_ms", body.lead_time_ms, limits)?,
-        horizon_ms: ms("horizon_ms", body.horizon_ms, limits)?,
+        buffer_ms: ms("buffer_ms", body.buffer_ms)?,
+        lead_time_ms: ms("lead_time_ms", body.lead_time_ms)?,
+        horizon_ms: ms("horizon_ms", body.horizon_ms)?,
     })
 }
 

@@ -83,11 +83,28 @@ export async function timeline({ main, params: [resource], query, go }) {
     fillChart(list.bookings, from, days),
     h("ol", { class: "timeline", "aria-label": "Bookings and free gaps in order" },
       segments.map((s) => segment(s, from.getTime(), to.getTime()))),
+    slotTable(free.slots),
     h("h2", null, "Bookings"),
     table(null, [
       ["Booking", (b) => h("code", null, b.id)], ["Status", (b) => b.status], ["Start", (b) => when(b.start)],
-      ["End", (b) => when(b.end)], ["Holder", (b) => b.holder || "—"], ["Expires", (b) => when(b.expires_at)],
+      ["End", (b) => when(b.end)], ["Quantity", (b) => String(b.quantity ?? 1), { num: true }],
+      ["Holder", (b) => b.holder || "—"], ["Expires", (b) => when(b.expires_at)],
     ], list.bookings, "No bookings in this window."));
+}
+
+// A resource with capacity: each slot of the window with its capacity, what confirmed
+// bookings use, what live holds take, what is free (bounded by its pools too) and how full it
+// is (`slots` of `/availability`, read in one snapshot). Nothing for a resource without slots.
+function slotTable(slots) {
+  if (!slots) return null;
+  const full = (s) => (s.capacity > 0 ? Math.round(((s.capacity - s.free) / s.capacity) * 100) : 100);
+  return h("section", { id: "slots" }, h("h2", null, "Slots"),
+    table(null, [
+      ["Start", (s) => when(s.start)], ["End", (s) => when(s.end)],
+      ["Capacity", (s) => String(s.capacity), { num: true }], ["Used", (s) => String(s.used), { num: true }],
+      ["Held", (s) => String(s.held), { num: true }], ["Free", (s) => String(s.free), { num: true }],
+      ["Fill", (s) => (s.free === 0 ? badge("sold out", "warn") : `${full(s)} %`)],
+    ], slots, "No slot in this window."));
 }
 
 // One row of the timeline: what and when, and a bar placed in the window's track at its
