@@ -407,8 +407,8 @@ async fn an_overbooked_slot_is_reported(kind: Kind) {
     let id = first["id"].as_str().unwrap();
     let copy = if kind == Kind::Postgres {
         format!(
-            "INSERT INTO bookings (tenant, id, resource, during, holder, status, strategy, created_at, quantity, slotted)
-             SELECT tenant, 'behind', resource, during, 'x', 'confirmed', strategy, created_at + interval '1 hour', 2, true
+            "INSERT INTO bookings (tenant, id, resource, during, holder, status, strategy, created_at, quantity, slotted, counted)
+             SELECT tenant, 'behind', resource, during, 'x', 'confirmed', strategy, created_at + interval '1 hour', 2, true, true
                FROM bookings WHERE id = '{id}'"
         )
     } else {

@@ -7,6 +7,8 @@
 -- the instant it expires).
 ALTER TABLE bookings ADD COLUMN quantity integer NOT NULL DEFAULT 1 CHECK (quantity >= 1);
 ALTER TABLE bookings ADD COLUMN slotted boolean NOT NULL DEFAULT false;
+-- Decided by the capacity path (a put resource's), under its locks.
+ALTER TABLE bookings ADD COLUMN counted boolean NOT NULL DEFAULT false;
 -- When a reschedule last moved it (the audit: a booking moved or made after a capacity was
 -- lowered must fit the lowered capacity).
 ALTER TABLE bookings ADD COLUMN rescheduled_at timestamptz;
@@ -46,6 +48,22 @@ CREATE TABLE slot_capacity (
     changed_at timestamptz NOT NULL,
     PRIMARY KEY (tenant, resource, slot_start)
 );
+
+-- A booking decided the plain way (the exclusion constraint, under the resource's lock) on a
+-- resource that was put is refused with SQLSTATE AL001, and the store decides it again by
+-- capacity: the `exclusion` insert asks `NOT EXISTS` a configuration in its own statement,
+-- whose snapshot is taken before it waits for the resource's lock, so a put committed while
+-- it waited is seen only here (a VOLATILE function's query takes a snapshot of its own,
+-- after the lock). Costs one primary-key probe of `resources` per plain insert.
+CREATE FUNCTION allot_booking_put_check() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM resources WHERE tenant = NEW.tenant AND resource = NEW.resource) THEN
+        RAISE EXCEPTION 'resource % was put: decided by capacity', NEW.resource USING ERRCODE = 'AL001';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER booking_put_check BEFORE INSERT ON bookings FOR EACH ROW
+    WHEN (NOT NEW.counted AND NEW.strategy <> 'naive') EXECUTE FUNCTION allot_booking_put_check();
 
 -- Booking events carry the quantity; a reschedule is an event of its own, with the old
 -- range and quantity in `from`.

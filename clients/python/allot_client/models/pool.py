@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
@@ -30,6 +31,8 @@ class Pool:
             slot_ms (int): Slot length, ms.
             time_zone (str): IANA time zone.
             updated_at (datetime.datetime): When it was last put.
+            lowered_at (datetime.datetime | None | Unset): When a put last made it, lowered its capacity or changed its
+                slots.
      """
 
     capacity: int
@@ -37,6 +40,7 @@ class Pool:
     slot_ms: int
     time_zone: str
     updated_at: datetime.datetime
+    lowered_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -54,6 +58,14 @@ class Pool:
 
         updated_at = self.updated_at.isoformat()
 
+        lowered_at: None | str | Unset
+        if isinstance(self.lowered_at, Unset):
+            lowered_at = UNSET
+        elif isinstance(self.lowered_at, datetime.datetime):
+            lowered_at = self.lowered_at.isoformat()
+        else:
+            lowered_at = self.lowered_at
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -64,6 +76,8 @@ class Pool:
             "time_zone": time_zone,
             "updated_at": updated_at,
         })
+        if lowered_at is not UNSET:
+            field_dict["lowered_at"] = lowered_at
 
         return field_dict
 
@@ -85,12 +99,33 @@ class Pool:
 
 
 
+        def _parse_lowered_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                lowered_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return lowered_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        lowered_at = _parse_lowered_at(d.pop("lowered_at", UNSET))
+
+
         pool = cls(
             capacity=capacity,
             pool=pool,
             slot_ms=slot_ms,
             time_zone=time_zone,
             updated_at=updated_at,
+            lowered_at=lowered_at,
         )
 
 

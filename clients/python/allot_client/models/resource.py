@@ -33,6 +33,9 @@ class Resource:
             resource (str): The resource.
             rules (Rules): A resource's rules, validated.
             time_zone (str): IANA time zone.
+            lowered_at (datetime.datetime | None | Unset): When a put last lowered what it sells — made it, lowered its
+                capacity, changed its
+                slots or time zone, or joined a pool (the audit's leniency: see `audit::slots`).
             slot_ms (int | None | Unset): Slot length, ms; `None`: no slots (capacity 1, bookings never overlap).
             updated_at (datetime.datetime | None | Unset): When it was last put (`None`: never put, the defaults).
      """
@@ -42,6 +45,7 @@ class Resource:
     resource: str
     rules: Rules
     time_zone: str
+    lowered_at: datetime.datetime | None | Unset = UNSET
     slot_ms: int | None | Unset = UNSET
     updated_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -63,6 +67,14 @@ class Resource:
         rules = self.rules.to_dict()
 
         time_zone = self.time_zone
+
+        lowered_at: None | str | Unset
+        if isinstance(self.lowered_at, Unset):
+            lowered_at = UNSET
+        elif isinstance(self.lowered_at, datetime.datetime):
+            lowered_at = self.lowered_at.isoformat()
+        else:
+            lowered_at = self.lowered_at
 
         slot_ms: int | None | Unset
         if isinstance(self.slot_ms, Unset):
@@ -88,6 +100,8 @@ class Resource:
             "rules": rules,
             "time_zone": time_zone,
         })
+        if lowered_at is not UNSET:
+            field_dict["lowered_at"] = lowered_at
         if slot_ms is not UNSET:
             field_dict["slot_ms"] = slot_ms
         if updated_at is not UNSET:
@@ -114,6 +128,26 @@ class Resource:
 
 
         time_zone = d.pop("time_zone")
+
+        def _parse_lowered_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                lowered_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return lowered_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        lowered_at = _parse_lowered_at(d.pop("lowered_at", UNSET))
+
 
         def _parse_slot_ms(data: object) -> int | None | Unset:
             if data is None:
@@ -151,6 +185,7 @@ class Resource:
             resource=resource,
             rules=rules,
             time_zone=time_zone,
+            lowered_at=lowered_at,
             slot_ms=slot_ms,
             updated_at=updated_at,
         )

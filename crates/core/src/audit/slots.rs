@@ -1,7 +1,10 @@
 //! The capacity rule, from the bookings themselves: no slot of a resource with slots, and
 //! no slot of a pool, holds more blocking bookings (by quantity) than its capacity — unless
-//! its capacity was lowered below what it held, and no booking was made or moved into the
-//! slot since (a stop-sell leaves what was sold standing; a booking taken after it must fit).
+//! its capacity was lowered below what it held (`lowered_at`: a put that lowered the
+//! capacity, changed the slots or joined a pool; a slot capacity set below what it was), and
+//! no booking was made or moved into the slot since (a stop-sell leaves what was sold
+//! standing; a booking taken after it must fit). Every blocking booking of a put resource
+//! counts, whether or not it was made by the capacity path.
 //! Pure: the backends read every put resource, pool, slot capacity and blocking booking of a
 //! resource with slots in the audit's one snapshot; the rule judges here.
 
@@ -68,12 +71,14 @@ pub struct CapacityAuditInput {
 /// Per slot start: the quantity booked and the latest instant a booking in it was counted.
 type Fill = BTreeMap<DateTime<Utc>, (i64, DateTime<Utc>)>;
 
-/// Add `b` to every slot of `grid` it touches (a booking of more slots than a booking may
-/// take is counted on the ones it may).
+/// The most slots of one booking the audit counts (a year of one-minute slots): a booking
+/// longer than that — one put there behind allot's back, or one whose resource's slots were
+/// made shorter since — is counted on its first ones.
+pub const MAX_AUDITED_SLOTS: usize = 530_000;
+
+/// Add `b` to every slot of `grid` it touches (at most [`MAX_AUDITED_SLOTS`]).
 fn fill(into: &mut Fill, grid: &SlotGrid, b: &SlotBookingRow) {
-    let slots = grid
-        .slots(b.start, b.end, crate::booking::capacity::MAX_SLOTS_PER_REQUEST)
-        .unwrap_or_default();
+    let (slots, _) = grid.first_slots(b.start, b.end, MAX_AUDITED_SLOTS);
     for s in slots {
         let e = into.entry(s.start).or_insert((0, b.counted_at));
         e.0 += b.quantity;
@@ -101,9 +106,10 @@ pub fn overbooked(input: &CapacityAuditInput) -> (Vec<SlotOverbooked>, u64) {
                 .overrides
                 .iter()
                 .find(|o| &o.0 == tenant && o.1 == r.resource && o.2 == start);
+            let lowered = r.lowered_at.unwrap_or(DateTime::<Utc>::MIN_UTC);
             let (capacity, changed) = match set {
-                Some(o) => (i64::from(o.3), o.4.max(r.updated_at.unwrap_or(o.4))),
-                None => (i64::from(r.capacity), r.updated_at.unwrap_or(last)),
+                Some(o) => (i64::from(o.3), o.4.max(lowered)),
+                None => (i64::from(r.capacity), lowered),
             };
             if booked > capacity && last > changed {
                 out.push(SlotOverbooked {
@@ -123,8 +129,8 @@ pub fn overbooked(input: &CapacityAuditInput) -> (Vec<SlotOverbooked>, u64) {
             .resources
             .iter()
             .filter(|(t, r)| t == tenant && members.contains(&r.resource))
-            .filter_map(|(_, r)| r.updated_at)
-            .fold(p.updated_at, DateTime::max);
+            .filter_map(|(_, r)| r.lowered_at)
+            .fold(p.lowered_at.unwrap_or(DateTime::<Utc>::MIN_UTC), DateTime::max);
         let mut f = Fill::new();
         for b in input
             .bookings

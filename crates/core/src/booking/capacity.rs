@@ -68,6 +68,11 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
     pub updated_at: Option<DateTime<Utc>>,
+    /// When a put last lowered what it sells — made it, lowered its capacity, changed its
+    /// slots or time zone, or joined a pool (the audit's leniency: see `audit::slots`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
+    pub lowered_at: Option<DateTime<Utc>>,
 }
 
 /// `PUT /v1/pools/{pool}` body.
@@ -101,6 +106,10 @@ pub struct Pool {
     /// When it was last put.
     #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub updated_at: DateTime<Utc>,
+    /// When a put last made it, lowered its capacity or changed its slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::support::instant::rfc3339_opt")]
+    pub lowered_at: Option<DateTime<Utc>>,
 }
 
 /// `PUT /v1/resources/{resource}/slots` body: the capacity of every slot starting in
@@ -140,6 +149,31 @@ impl Resource {
             pools: Vec::new(),
             rules: Rules::default(),
             updated_at: None,
+            lowered_at: None,
+        }
+    }
+
+    /// This put of the resource, made at `now` over `old` (what was stored): `updated_at` is
+    /// now, `lowered_at` now when it was never put or this put sells less of a slot — a lower
+    /// capacity, other slots or time zone, a pool joined — else what it was.
+    pub fn put_over(self, old: Option<&Resource>, now: DateTime<Utc>) -> Resource {
+        let lowered = match old {
+            None => true,
+            Some(o) => {
+                self.capacity < o.capacity
+                    || self.slot_ms != o.slot_ms
+                    || self.time_zone != o.time_zone
+                    || self.pools.iter().any(|p| !o.pools.contains(p))
+            }
+        };
+        Resource {
+            updated_at: Some(now),
+            lowered_at: if lowered {
+                Some(now)
+            } else {
+                old.and_then(|o| o.lowered_at)
+            },
+            ..self
         }
     }
 
@@ -156,6 +190,22 @@ impl Resource {
 }
 
 impl Pool {
+    /// This put of the pool at `now` over `old`: `lowered_at` moves when it is new, its
+    /// capacity is lower or its slots or time zone changed.
+    pub fn put_over(self, old: Option<&Pool>, now: DateTime<Utc>) -> Pool {
+        let lowered = old
+            .is_none_or(|o| self.capacity < o.capacity || self.slot_ms != o.slot_ms || self.time_zone != o.time_zone);
+        Pool {
+            updated_at: now,
+            lowered_at: if lowered {
+                Some(now)
+            } else {
+                old.and_then(|o| o.lowered_at)
+            },
+            ..self
+        }
+    }
+
     /// Its slot grid.
     pub fn grid(&self) -> SlotGrid {
         SlotGrid {
@@ -220,6 +270,7 @@ pub fn resource(name: &str, body: ResourceBody, now: DateTime<Utc>, limits: &Lim
         pools,
         rules,
         updated_at: Some(now),
+        lowered_at: None,
     })
 }
 
@@ -235,6 +286,7 @@ pub fn pool(name: &str, body: PoolBody, now: DateTime<Utc>, limits: &Limits) -> 
         slot_ms: body.slot_ms,
         time_zone: zone,
         updated_at: now,
+        lowered_at: None,
     })
 }
 

@@ -100,16 +100,23 @@ impl SlotGrid {
     /// Every slot that `[from, to)` touches, in order, at most `max` (`None` past it, so a
     /// caller can refuse a range too long without cutting all of it).
     pub fn slots(&self, from: DateTime<Utc>, to: DateTime<Utc>, max: usize) -> Option<Vec<Slot>> {
+        let (slots, whole) = self.first_slots(from, to, max);
+        whole.then_some(slots)
+    }
+
+    /// The first `max` slots that `[from, to)` touches, in order, and whether that is all of
+    /// them.
+    pub fn first_slots(&self, from: DateTime<Utc>, to: DateTime<Utc>, max: usize) -> (Vec<Slot>, bool) {
         let mut date = from.with_timezone(&self.zone).date_naive() - Duration::days(1);
         let mut out: Vec<Slot> = Vec::new();
         loop {
             for s in self.day(date) {
                 if s.start >= to {
-                    return Some(out);
+                    return (out, true);
                 }
                 if s.end > from {
                     if out.len() == max {
-                        return None;
+                        return (out, false);
                     }
                     out.push(s);
                 }

@@ -21,11 +21,12 @@ const OVERRIDES: &str = "SELECT tenant, resource, slot_start, capacity, changed_
 const BOOKINGS: &str = "SELECT tenant, resource, lower(during) AS start, upper(during) AS \"end\", quantity,
         GREATEST(created_at, rescheduled_at) AS counted_at
    FROM bookings
-  WHERE slotted AND ($1::text IS NULL OR tenant = $1)
+  WHERE ($1::text IS NULL OR tenant = $1)
+    AND EXISTS (SELECT 1 FROM resources r WHERE r.tenant = bookings.tenant AND r.resource = bookings.resource)
     AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
 
-/// Every put resource with slots, pool, slot capacity and blocking slotted booking, of
-/// `tenant` or of all.
+/// Every put resource with slots, pool, slot capacity and blocking booking of a put resource
+/// (made by the capacity path or not), of `tenant` or of all.
 pub(super) async fn capacity_rows(tx: &Tx<'_>, tenant: Option<&str>, now: DateTime<Utc>) -> Result<CapacityAuditInput> {
     let mut input = CapacityAuditInput::default();
     for r in tx.query(RESOURCES, &[&tenant]).await.map_err(map_error)? {

@@ -171,14 +171,15 @@ fn json<T: serde::Serialize>(v: &T) -> TxResult<serde_json::Value> {
 }
 
 /// Store a resource and its pool memberships under the locks of the resource and of every
-/// pool it was or will be in (every pool must have been put).
-pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: &Resource, now: DateTime<Utc>) -> TxResult<()> {
+/// pool it was or will be in (every pool must have been put); the resource as stored.
+pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: Resource, now: DateTime<Utc>) -> TxResult<Resource> {
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
     tx.execute(&stmt, &[&resource_key(tenant, &r.resource)]).await?;
     let old = resource_of(tx, tenant, &r.resource).await?;
     let mut pools = r.pools.clone();
-    pools.extend(old.map(|o| o.pools).unwrap_or_default());
+    pools.extend(old.as_ref().map(|o| o.pools.clone()).unwrap_or_default());
     lock_pools(tx, tenant, &pools).await?;
+    let r = r.put_over(old.as_ref(), now);
     for p in &r.pools {
         if pool_of(tx, tenant, p).await?.is_none() {
             return Err(TxErr::Fail(AllotError::not_found("pool", p)));
@@ -190,7 +191,7 @@ pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: &Resource, now: D
              ON CONFLICT (tenant, resource) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
         )
         .await?;
-    tx.execute(&stmt, &[&tenant, &r.resource, &json(r)?, &now]).await?;
+    tx.execute(&stmt, &[&tenant, &r.resource, &json(&r)?, &now]).await?;
     let stmt = tx
         .prepare_cached("DELETE FROM resource_pools WHERE tenant = $1 AND resource = $2")
         .await?;
@@ -201,35 +202,51 @@ pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: &Resource, now: D
         )
         .await?;
     tx.execute(&stmt, &[&tenant, &r.resource, &r.pools]).await?;
-    Ok(())
+    Ok(r)
 }
 
-/// Store a pool under its lock.
-pub(crate) async fn put_pool(tx: &Tx<'_>, tenant: &str, p: &Pool, now: DateTime<Utc>) -> TxResult<()> {
+/// Store a pool under its lock; the pool as stored.
+pub(crate) async fn put_pool(tx: &Tx<'_>, tenant: &str, p: Pool, now: DateTime<Utc>) -> TxResult<Pool> {
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
     tx.execute(&stmt, &[&pool_key(tenant, &p.pool)]).await?;
+    let old = pool_of(tx, tenant, &p.pool).await?;
+    let p = p.put_over(old.as_ref(), now);
     let stmt = tx
         .prepare_cached(
             "INSERT INTO pools (tenant, pool, config, updated_at) VALUES ($1, $2, $3, $4)
              ON CONFLICT (tenant, pool) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at",
         )
         .await?;
-    tx.execute(&stmt, &[&tenant, &p.pool, &json(p)?, &now]).await?;
-    Ok(())
+    tx.execute(&stmt, &[&tenant, &p.pool, &json(&p)?, &now]).await?;
+    Ok(p)
 }
 
 /// Store the capacity of each slot start of `s` (under the resource's lock, taken by the
-/// caller).
-pub(crate) async fn put_slots(tx: &Tx<'_>, tenant: &str, s: &SlotCapacity, now: DateTime<Utc>) -> TxResult<()> {
+/// caller; `default`: the resource's own capacity). `changed_at` is when a slot's capacity
+/// was last lowered (the audit's leniency): now for a slot set below what it had, else what
+/// it was (the epoch for a slot first set at or above the resource's capacity).
+pub(crate) async fn put_slots(
+    tx: &Tx<'_>,
+    tenant: &str,
+    s: &SlotCapacity,
+    default: u32,
+    now: DateTime<Utc>,
+) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
             "INSERT INTO slot_capacity (tenant, resource, slot_start, capacity, changed_at)
-             SELECT $1, $2, at, $4, $5 FROM unnest($3::timestamptz[]) at
-             ON CONFLICT (tenant, resource, slot_start) DO UPDATE SET capacity = excluded.capacity, changed_at = excluded.changed_at",
+             SELECT $1, $2, at, $4, $6 FROM unnest($3::timestamptz[]) at
+             ON CONFLICT (tenant, resource, slot_start) DO UPDATE SET capacity = excluded.capacity,
+               changed_at = CASE WHEN excluded.capacity < slot_capacity.capacity THEN $5 ELSE slot_capacity.changed_at END",
         )
         .await?;
     let cap = s.capacity as i32;
-    tx.execute(&stmt, &[&tenant, &s.resource, &s.starts, &cap, &now])
+    let first = if s.capacity < default {
+        now
+    } else {
+        DateTime::<Utc>::UNIX_EPOCH
+    };
+    tx.execute(&stmt, &[&tenant, &s.resource, &s.starts, &cap, &now, &first])
         .await?;
     Ok(())
 }

@@ -23,8 +23,15 @@ type Range = (DateTime<Utc>, DateTime<Utc>);
 
 const SQL_INSERT: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
-                           quantity, slotted)
-     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13)";
+                           quantity, slotted, counted)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true)";
+
+/// Expire the held bookings of resource `$2` of tenant `$1` past their expiry (`$5`) that
+/// overlap `[$3, $4)`: on a put resource without slots its rows stand inside the exclusion
+/// constraint, which would still see them.
+const SQL_EXPIRE_IN_RANGE: &str = "UPDATE bookings SET status = 'expired', status_at = $5
+     WHERE resource_hash = allot_resource_hash($1, $2) AND tenant = $1 AND resource = $2
+       AND during && tstzrange($3, $4, '[)') AND status = 'held' AND expires_at <= $5";
 
 /// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
 /// its pools cannot change while it is held).
@@ -37,6 +44,19 @@ async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool)
     let r = capacity::resource_or_plain(tx, tenant, resource).await?;
     capacity::lock_pools(tx, tenant, &r.pools).await?;
     Ok(r)
+}
+
+/// Expire the overdue holds of `resource` in `[start, end)` (see [`SQL_EXPIRE_IN_RANGE`]).
+async fn expire_in_range(
+    tx: &Tx<'_>,
+    tenant: &str,
+    resource: &str,
+    (start, end): Range,
+    now: DateTime<Utc>,
+) -> TxResult<()> {
+    let stmt = tx.prepare_cached(SQL_EXPIRE_IN_RANGE).await?;
+    tx.execute(&stmt, &[&tenant, &resource, &start, &end, &now]).await?;
+    Ok(())
 }
 
 async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slotted: bool) -> TxResult<()> {
@@ -116,10 +136,11 @@ impl PgStore {
         req: &BookingRequest,
         idem: Option<&Idempotency<Booking>>,
     ) -> TxResult<Executed<Booking>> {
-        let now = self.now();
         self.write(tenant, idem, async |tx| {
             let naive = req.strategy == BookingStrategy::Naive;
             let r = locked_resource(tx, tenant, &req.resource, naive).await?;
+            // Now, once the locks are held: a hold that expired while this waited no longer counts.
+            let now = self.now();
             check_quantity(&r, req.quantity)?;
             let slotted = r.slot_ms.is_some();
             let p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
@@ -131,6 +152,9 @@ impl PgStore {
                 now,
             };
             refusal(judge(&p, &ask)?)?;
+            if !slotted {
+                expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
+            }
             let b = req.to_booking(now);
             insert(tx, tenant, &b, slotted).await?;
             Ok(b)
@@ -145,7 +169,6 @@ impl PgStore {
         to: &Reschedule,
         idem: Option<&Idempotency<Booking>>,
     ) -> TxResult<Executed<Booking>> {
-        let now = self.now();
         self.write(tenant, idem, async |tx| {
             let resource: String = {
                 let stmt = tx
@@ -157,6 +180,7 @@ impl PgStore {
                     .get(0)
             };
             let r = locked_resource(tx, tenant, &resource, false).await?;
+            let now = self.now();
             let b = read_for_update(tx, tenant, id, now).await?;
             if !b.status.blocks() {
                 return Err(TxErr::Fail(AllotError::BookingNotActive {
@@ -175,14 +199,19 @@ impl PgStore {
                 now,
             };
             refusal(judge(&p, &ask)?)?;
+            let slotted = p.resource.slot_ms.is_some();
+            if !slotted {
+                expire_in_range(tx, tenant, &resource, (to.start, to.end), now).await?;
+            }
             let stmt = tx
                 .prepare_cached(
-                    "UPDATE bookings SET during = tstzrange($3, $4, '[)'), quantity = $5, rescheduled_at = $6
+                    "UPDATE bookings SET during = tstzrange($3, $4, '[)'), quantity = $5, rescheduled_at = $6,
+                                         slotted = $7, counted = true
                       WHERE tenant = $1 AND id = $2",
                 )
                 .await?;
             let q = quantity as i32;
-            tx.execute(&stmt, &[&tenant, &id, &to.start, &to.end, &q, &now])
+            tx.execute(&stmt, &[&tenant, &id, &to.start, &to.end, &q, &now, &slotted])
                 .await
                 .map_err(overlap)?;
             Ok(Booking {
@@ -235,14 +264,9 @@ async fn read_for_update(tx: &Tx<'_>, tenant: &str, id: &str, now: DateTime<Utc>
 impl PgStore {
     pub(super) async fn put_resource_(&self, tenant: &str, r: Resource) -> Result<Resource> {
         let now = self.now();
-        let r = Resource {
-            updated_at: Some(now),
-            ..r
-        };
         self.retrying(|| async {
             self.write(tenant, None, async |tx| {
-                capacity::put_resource(tx, tenant, &r, now).await?;
-                Ok(r.clone())
+                capacity::put_resource(tx, tenant, r.clone(), now).await
             })
             .await
         })
@@ -252,11 +276,9 @@ impl PgStore {
 
     pub(super) async fn put_pool_(&self, tenant: &str, p: Pool) -> Result<Pool> {
         let now = self.now();
-        let p = Pool { updated_at: now, ..p };
         self.retrying(|| async {
             self.write(tenant, None, async |tx| {
-                capacity::put_pool(tx, tenant, &p, now).await?;
-                Ok(p.clone())
+                capacity::put_pool(tx, tenant, p.clone(), now).await
             })
             .await
         })
@@ -279,7 +301,7 @@ impl PgStore {
                     return Err(TxErr::Fail(AllotError::not_found("resource", resource)));
                 }
                 let set = allot_core::booking::capacity::slot_capacity(&r, body.clone(), limits)?;
-                capacity::put_slots(tx, tenant, &set, now).await?;
+                capacity::put_slots(tx, tenant, &set, r.capacity, now).await?;
                 let (Some(first), Some(last)) = (set.starts.first(), set.starts.last()) else {
                     return Ok(Vec::new());
                 };

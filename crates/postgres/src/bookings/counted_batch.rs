@@ -46,8 +46,8 @@ type Span = (DateTime<Utc>, DateTime<Utc>);
 /// Insert every booking made (`$1..$11`; `$12` now).
 const SQL_INSERT_MANY: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
-                           quantity, slotted)
-     SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $12, q, sl
+                           quantity, slotted, counted)
+     SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $12, q, sl, true
        FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
                    $7::json[], $8::text[], $9::timestamptz[], $10::int4[], $11::bool[])
          AS r(t, id, resource, s, e, holder, metadata, status, expires_at, q, sl)";
@@ -88,10 +88,9 @@ async fn run_lane(store: PgStore, lane: usize) {
 /// One batch: each request's answer.
 async fn run_batch(store: &PgStore, items: &[Item]) -> Vec<Result<Option<Booking>>> {
     let verdicts: Mutex<Vec<Result<Booking>>> = Mutex::new(Vec::new());
-    let now = store.now();
     let written = store
         .write("", None, async |tx| {
-            let v = decide_all(tx, items, now).await?;
+            let (v, now) = decide_all(store, tx, items).await?;
             insert_made(tx, items, &v, now).await?;
             *verdicts.lock().unwrap_or_else(|p| p.into_inner()) = v.into_iter().map(|(_, r)| r).collect();
             Ok(())
@@ -132,8 +131,9 @@ async fn lock_keys(tx: &Tx<'_>, mut keys: Vec<i64>) -> TxResult<()> {
 /// `slotted`) and its booking or refusal.
 type Verdict = (bool, Result<Booking>);
 
-/// Lock, read and decide: each request's verdict, in arrival order.
-async fn decide_all(tx: &Tx<'_>, items: &[Item], now: DateTime<Utc>) -> TxResult<Vec<Verdict>> {
+/// Lock, read and decide: each request's verdict, in arrival order, and the batch's now
+/// (taken once the locks are held).
+async fn decide_all(store: &PgStore, tx: &Tx<'_>, items: &[Item]) -> TxResult<(Vec<Verdict>, DateTime<Utc>)> {
     let mut spans: BTreeMap<(&str, &str), Span> = BTreeMap::new();
     for (t, r) in items {
         let e = spans
@@ -152,14 +152,16 @@ async fn decide_all(tx: &Tx<'_>, items: &[Item], now: DateTime<Utc>) -> TxResult
         .flat_map(|((t, _), c)| c.pools.iter().map(|p| capacity::pool_key(t, p)))
         .collect();
     lock_keys(tx, pool_keys).await?;
+    let now = store.now();
     let mut pictures: BTreeMap<(&str, &str), Picture> = BTreeMap::new();
     for (((t, r), span), config) in spans.iter().zip(configs) {
         pictures.insert((t, r), capacity::picture(tx, t, config, *span, now).await?);
     }
-    Ok(items
+    let verdicts = items
         .iter()
         .map(|(t, req)| decide_one(&mut pictures, (t, req), now))
-        .collect())
+        .collect();
+    Ok((verdicts, now))
 }
 
 /// Decide `req` on its picture; a booking made is counted in every picture of its tenant.

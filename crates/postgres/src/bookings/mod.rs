@@ -69,6 +69,10 @@ const SQL_EXPIRE_IDS: &str = "UPDATE bookings SET status = 'expired', status_at 
 /// two-int form, so they cannot collide).
 const BOOKING_LOCK_SEED: &[u8] = b"allot-booking:";
 
+/// SQLSTATE of V32's trigger: a plain insert on a resource that was put (decide it by
+/// capacity instead).
+const PUT_RESOURCE: &str = "AL001";
+
 /// How many times a booking expires overdue holds in its way and tries again.
 const MAX_BOOKING_ATTEMPTS: u32 = 3;
 
@@ -221,6 +225,10 @@ impl PgStore {
                 let inserted = tx.execute(&stmt, &params).await;
                 match inserted {
                     Ok(0) => Ok(Decided::Rollback(NotInserted::Counted)),
+                    // Put while this insert waited for the resource's lock (V32's trigger).
+                    Err(e) if e.code().is_some_and(|c| c.code() == PUT_RESOURCE) => {
+                        Ok(Decided::Rollback(NotInserted::Counted))
+                    }
                     Ok(_) => Ok(Decided::Commit(booking)),
                     // Someone else's booking is in the way: the caller looks it up (answers
                     // with it) or runs again, bounded.

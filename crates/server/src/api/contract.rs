@@ -200,6 +200,7 @@ fn one_of(names: &[&str]) -> Value {
 fn field_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let mut all = stock_bounds(l, s);
     all.extend(work_bounds(l, s));
+    all.extend(capacity_bounds(l));
     all.extend(access_bounds());
     all
 }
@@ -275,6 +276,25 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ),
         ("UnitAllocationBody", "hold_ttl_ms", hold.clone()),
         ("UnitAllocationBody", "strategy", one_of(&s.units)),
+    ]
+}
+
+/// Capacity: the ranges of reschedules, slot capacities and closures, and the pools a
+/// resource names.
+fn capacity_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
+    let instant = json!({"format": "date-time"});
+    vec![
+        ("RescheduleBookingBody", "start", instant.clone()),
+        ("RescheduleBookingBody", "end", instant.clone()),
+        ("SlotCapacityBody", "from", instant.clone()),
+        ("SlotCapacityBody", "to", instant.clone()),
+        ("ClosedBody", "from", instant.clone()),
+        ("ClosedBody", "to", instant),
+        (
+            "ResourceBody",
+            "pools",
+            json!({"items": merge_into(json!({"type": "string"}), name(l))}),
+        ),
     ]
 }
 
@@ -524,7 +544,7 @@ fn complete_parameters(op: &mut Value, l: &Limits) -> bool {
 fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
     let mut schema = json!({"type": "string"});
     match (p["in"].as_str()?, p["name"].as_str()?) {
-        ("path", "sku" | "resource" | "queue" | "location" | "name") => merge(&mut schema, name(l)),
+        ("path", "sku" | "resource" | "queue" | "location" | "name" | "pool") => merge(&mut schema, name(l)),
         ("query", "tag") => merge(&mut schema, ident(1, l.max_unit_field_len)),
         ("header", n) if n.eq_ignore_ascii_case("idempotency-key") => merge(
             &mut schema,
@@ -555,7 +575,7 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             };
             schema = json!({"type": "string", "enum": names});
         }
-        ("query", "from" | "to") => merge(&mut schema, json!({"format": "date-time"})),
+        ("query", "from" | "to" | "start" | "end") => merge(&mut schema, json!({"format": "date-time"})),
         // JSON text of a filter: its form is a rule (422 invalid_filter), its size and
         // characters are free text's.
         ("query", "metadata" | "payload") => merge(&mut schema, text(l.max_metadata_bytes)),

@@ -11,8 +11,8 @@ fn parsed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| AllotError::Internal(format!("a stored configuration: {e}")))
 }
 
-/// Every put resource with slots, pool, slot capacity and blocking slotted booking, of
-/// `tenant` or of all.
+/// Every put resource with slots, pool, slot capacity and blocking booking of a put resource
+/// (made by the capacity path or not), of `tenant` or of all.
 pub(super) fn capacity_rows(c: &Connection, tenant: Option<&str>) -> Result<CapacityAuditInput> {
     let mut input = CapacityAuditInput::default();
     let rows: Vec<(String, String)> = c
@@ -55,7 +55,8 @@ pub(super) fn capacity_rows(c: &Connection, tenant: Option<&str>) -> Result<Capa
         .prepare_cached(
             "SELECT tenant, resource, start_us, end_us, quantity, max(created_at_us, COALESCE(rescheduled_at_us, 0))
                FROM bookings
-              WHERE slotted AND (?1 IS NULL OR tenant = ?1)
+              WHERE (?1 IS NULL OR tenant = ?1)
+                AND EXISTS (SELECT 1 FROM resources r WHERE r.tenant = bookings.tenant AND r.resource = bookings.resource)
                 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
         )
         .and_then(|mut s| {

@@ -34,7 +34,7 @@ pub(crate) fn resource_or_plain(c: &Connection, tenant: &str, resource: &str) ->
     Ok(resource_of(c, tenant, resource)?.unwrap_or_else(|| Resource::plain(resource)))
 }
 
-fn pool_of(c: &Connection, tenant: &str, pool: &str) -> Result<Option<Pool>> {
+pub(crate) fn pool_of(c: &Connection, tenant: &str, pool: &str) -> Result<Option<Pool>> {
     config(
         c,
         "SELECT config FROM pools WHERE tenant = ?1 AND pool = ?2",
@@ -165,16 +165,21 @@ pub(crate) fn put_pool(c: &Connection, tenant: &str, p: &Pool, now_us: i64) -> R
     .map_err(map_error)
 }
 
-/// Store the capacity of each slot start of `s`.
-pub(crate) fn put_slots(c: &Connection, tenant: &str, s: &SlotCapacity, now_us: i64) -> Result<()> {
+/// Store the capacity of each slot start of `s` (of a resource whose own capacity is
+/// `default`). `changed_at_us` is when a slot's capacity was last lowered (the audit's
+/// leniency): now for a slot set below what it had, else what it was (0 for a slot set at or
+/// above the resource's capacity for the first time).
+pub(crate) fn put_slots(c: &Connection, tenant: &str, s: &SlotCapacity, default: u32, now_us: i64) -> Result<()> {
     let mut stmt = c
         .prepare_cached(
-            "INSERT INTO slot_capacity (tenant, resource, slot_start_us, capacity, changed_at_us) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (tenant, resource, slot_start_us) DO UPDATE SET capacity = excluded.capacity, changed_at_us = excluded.changed_at_us",
+            "INSERT INTO slot_capacity (tenant, resource, slot_start_us, capacity, changed_at_us) VALUES (?1, ?2, ?3, ?4, ?6)
+             ON CONFLICT (tenant, resource, slot_start_us) DO UPDATE SET capacity = excluded.capacity,
+               changed_at_us = CASE WHEN excluded.capacity < slot_capacity.capacity THEN ?5 ELSE slot_capacity.changed_at_us END",
         )
         .map_err(map_error)?;
+    let first = if s.capacity < default { now_us } else { 0 };
     for at in &s.starts {
-        stmt.execute(params![tenant, s.resource, us(*at), s.capacity, now_us])
+        stmt.execute(params![tenant, s.resource, us(*at), s.capacity, now_us, first])
             .map_err(map_error)?;
     }
     Ok(())

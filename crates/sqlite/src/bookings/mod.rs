@@ -232,10 +232,8 @@ impl BookingStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, None, move |tx| {
             let now = now_us();
-            let r = Resource {
-                updated_at: Some(from_us(now)),
-                ..r
-            };
+            let old = capacity::resource_of(tx, &t, &r.resource)?;
+            let r = r.put_over(old.as_ref(), from_us(now));
             capacity::put_resource(tx, &t, &r, now)?;
             Ok(r)
         })
@@ -252,10 +250,8 @@ impl BookingStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, None, move |tx| {
             let now = now_us();
-            let p = Pool {
-                updated_at: from_us(now),
-                ..p
-            };
+            let old = capacity::pool_of(tx, &t, &p.pool)?;
+            let p = p.put_over(old.as_ref(), from_us(now));
             capacity::put_pool(tx, &t, &p, now)?;
             Ok(p)
         })
@@ -276,7 +272,7 @@ impl BookingStore for SqliteStore {
             let r = capacity::resource_of(tx, &t, &resource)?
                 .ok_or_else(|| AllotError::not_found("resource", &resource))?;
             let set = allot_core::booking::capacity::slot_capacity(&r, body, &limits)?;
-            capacity::put_slots(tx, &t, &set, now)?;
+            capacity::put_slots(tx, &t, &set, r.capacity, now)?;
             let (Some(first), Some(last)) = (set.starts.first(), set.starts.last()) else {
                 return Ok(Vec::new());
             };
