@@ -462,6 +462,16 @@ async fn bad_capacity_input_changes_nothing(ts: &TestServer) {
             "colour",
         ),
         ("/v1/pools/p1", json!({"capacity": 2}), "slot_ms"),
+        (
+            "/v1/resources/r1",
+            json!({"slot_ms": 3_600_000, "rules": [null, null]}),
+            "rules",
+        ),
+        (
+            "/v1/resources/r1",
+            json!({"slot_ms": 3_600_000, "rules": {"closed": [["2030-01-01T00:00:00Z", "2030-01-02T00:00:00Z"]]}}),
+            "closed",
+        ),
     ];
     for (path, body, field) in bad {
         let (s, b) = ts.send_json("PUT", path, body.clone()).await;

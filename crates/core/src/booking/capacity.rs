@@ -43,7 +43,7 @@ pub struct ResourceBody {
     #[cfg_attr(feature = "openapi", schema(max_items = 8))]
     pub pools: Option<Vec<String>>,
     /// Rules every booking must meet.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::support::input::object_only")]
     pub rules: Option<RulesBody>,
 }
 

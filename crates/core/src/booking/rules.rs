@@ -38,7 +38,7 @@ pub struct ClosedBody {
 #[serde(deny_unknown_fields)]
 pub struct RulesBody {
     /// Ranges nothing may overlap.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::support::input::objects_only")]
     #[cfg_attr(feature = "openapi", schema(max_items = 366))]
     pub closed: Option<Vec<ClosedBody>>,
     /// The fewest slots a booking may touch.

@@ -156,6 +156,27 @@ where
     }
 }
 
+/// [`object_only`] for an optional list of nested objects: each item a JSON object.
+pub fn objects_only<'de, D, T>(d: D) -> std::result::Result<Option<Vec<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    use serde::Deserialize as _;
+    match Option::<Vec<serde_json::Value>>::deserialize(d)? {
+        None => Ok(None),
+        Some(items) => items
+            .into_iter()
+            .map(|v| match v {
+                v @ serde_json::Value::Object(_) => serde_json::from_value(v).map_err(D::Error::custom),
+                _ => Err(D::Error::custom("expected an object")),
+            })
+            .collect::<std::result::Result<Vec<T>, D::Error>>()
+            .map(Some),
+    }
+}
+
 /// [`object_only`] for a required nested object.
 pub fn object<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
 where
