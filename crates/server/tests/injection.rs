@@ -51,6 +51,12 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/queues/{queue}" => json!({"paused": false}),
         "/v1/queues/{queue}/jobs/bulk" => json!({"action": "cancel", "dry_run": true}),
         "/v1/schedules" => json!({"name": "inj", "cron": "0 0 * * *", "queue": "q", "job": {}}),
+        "/v1/bookings/{id}/reschedule" => json!({"start": "2031-01-01T00:00:00Z", "end": "2031-01-01T02:00:00Z"}),
+        "/v1/resources/{resource}" => json!({"capacity": 2, "slot_ms": 3_600_000}),
+        "/v1/pools/{pool}" => json!({"capacity": 2, "slot_ms": 3_600_000}),
+        "/v1/resources/{resource}/slots" => {
+            json!({"from": "2031-01-01T00:00:00Z", "to": "2031-01-01T02:00:00Z", "capacity": 1})
+        }
         _ => return None,
     })
 }
@@ -70,6 +76,7 @@ fn fill(path: &str, ids: &Ids) -> String {
         .replace("{location}", "default")
         .replace("{queue}", "q")
         .replace("{resource}", "r")
+        .replace("{pool}", "p")
         .replace("{id}", &id)
 }
 
