@@ -85,6 +85,8 @@ async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     let range = json!({"start": "2030-01-01T10:00:00Z", "end": "2030-01-01T11:00:00Z",
                        "holder": "a", "hold_ttl_ms": 600_000});
     let booking = ok(ts, "POST", "/v1/resources/R/bookings", a, Some(range)).await;
+    let hall = json!({"capacity": 3, "slot_ms": 3_600_000});
+    ok(ts, "PUT", "/v1/resources/RC", a, Some(hall)).await;
     let jobs = json!({"jobs": [{"payload": {"n": 1}}, {"payload": {"n": 2}}]});
     ok(ts, "POST", "/v1/queues/Q/jobs", a, Some(jobs)).await;
     let claim = json!({"max": 1, "lease_ms": 600_000});
@@ -118,6 +120,7 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
         format!("/v1/holds/{}", m.hold),
         format!("/v1/bookings/{}", m.booking),
         format!("/v1/resources/R/bookings?{WINDOW}"),
+        "/v1/resources/RC".into(),
         "/v1/queues/Q".into(),
         "/v1/queues/Q/jobs?state=running".into(),
         "/v1/queues/Q/jobs?state=available".into(),
@@ -324,6 +327,49 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             Nothing,
         ),
         ("GET", "/v1/bookings/{id}", format!("/v1/bookings/{b}"), None, NotFound),
+        (
+            "POST",
+            "/v1/bookings/{id}/reschedule",
+            format!("/v1/bookings/{b}/reschedule"),
+            Some(json!({"start": "2030-01-01T12:00:00Z", "end": "2030-01-01T13:00:00Z"})),
+            NotFound,
+        ),
+        // A's `RC` was put; to B it is a resource never put.
+        (
+            "GET",
+            "/v1/resources/{resource}",
+            "/v1/resources/RC".into(),
+            None,
+            Nothing,
+        ),
+        (
+            "GET",
+            "/v1/resources/{resource}/explain",
+            "/v1/resources/RC/explain?start=2030-01-01T10:00:00Z&end=2030-01-01T11:00:00Z".into(),
+            None,
+            Nothing,
+        ),
+        (
+            "PUT",
+            "/v1/resources/{resource}/slots",
+            "/v1/resources/RC/slots".into(),
+            Some(json!({"from": "2030-01-01T00:00:00Z", "to": "2030-01-01T02:00:00Z", "capacity": 0})),
+            NotFound,
+        ),
+        (
+            "PUT",
+            "/v1/resources/{resource}",
+            "/v1/resources/RC".into(),
+            Some(json!({"capacity": 2, "slot_ms": 3_600_000})),
+            Own,
+        ),
+        (
+            "PUT",
+            "/v1/pools/{pool}",
+            "/v1/pools/P".into(),
+            Some(json!({"capacity": 2, "slot_ms": 3_600_000})),
+            Own,
+        ),
         (
             "DELETE",
             "/v1/bookings/{id}",
@@ -563,6 +609,14 @@ fn shows_nothing(route: &str, body: &Value, m: &Made) {
     match route {
         "/v1/resources/{resource}/bookings" => assert!(empty(&body["bookings"]), "{text}"),
         "/v1/resources/{resource}/availability" => assert_eq!(body["free"].as_array().map(Vec::len), Some(1), "{text}"),
+        "/v1/resources/{resource}" => {
+            assert_eq!(
+                (body["capacity"].as_i64(), body.get("updated_at")),
+                (Some(1), None),
+                "{text}"
+            )
+        }
+        "/v1/resources/{resource}/explain" => assert_eq!(body["bookable"], true, "{text}"),
         "/v1/queues/{queue}" => assert!(body["counts"].as_object().unwrap().values().all(|n| n == 0), "{text}"),
         "/v1/queues/{queue}/jobs" | "/v1/queues/{queue}/claims" => assert!(empty(&body["jobs"]), "{text}"),
         "/v1/queues/{queue}/completions" => assert!(empty(&body["completed"]), "{text}"),
@@ -639,7 +693,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 38, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 40, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,
