@@ -145,16 +145,17 @@ pub(crate) async fn picture<C: Db>(
     names.push(r.resource.clone());
     names.sort_unstable();
     names.dedup();
-    let bookings = counted(c, tenant, &names, span, now).await?;
     let stmt = c
         .prepare_cached(
             "SELECT slot_start, capacity FROM slot_capacity
               WHERE tenant = $1 AND resource = $2 AND slot_start >= $3 AND slot_start < $4",
         )
         .await?;
-    let overrides = c
-        .query(&stmt, &[&tenant, &r.resource, &span.0, &span.1])
-        .await?
+    // Both reads in one round trip (the connection pipelines them).
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&tenant, &r.resource, &span.0, &span.1];
+    let (bookings, overrides) = tokio::join!(counted(c, tenant, &names, span, now), c.query(&stmt, &params));
+    let bookings = bookings?;
+    let overrides = overrides?
         .iter()
         .map(|row| (row.get(0), row.get::<_, i32>(1).max(0) as u32))
         .collect();

@@ -95,8 +95,25 @@ fn overlap(e: tokio_postgres::Error) -> TxErr {
 }
 
 impl PgStore {
-    /// Whether `resource` was put.
+    /// Whether `resource` is known to have been put (no query).
+    pub(super) fn known_put(&self, tenant: &str, resource: &str) -> bool {
+        let known = self.put_resources.lock().unwrap_or_else(|p| p.into_inner());
+        known.contains(&(tenant.to_string(), resource.to_string()))
+    }
+
+    /// Remember that `resource` was put (never un-put), while there is room.
+    pub(super) fn remember_put(&self, tenant: &str, resource: &str) {
+        let mut known = self.put_resources.lock().unwrap_or_else(|p| p.into_inner());
+        if known.len() < crate::engine::store::MAX_KNOWN_PUT_RESOURCES {
+            known.insert((tenant.to_string(), resource.to_string()));
+        }
+    }
+
+    /// Whether `resource` was put (remembered, or asked).
     pub(super) async fn is_put(&self, tenant: &str, resource: &str) -> Result<bool> {
+        if self.known_put(tenant, resource) {
+            return Ok(true);
+        }
         let c = self.client().await?;
         let stmt = c
             .prepare_cached("SELECT 1 FROM resources WHERE tenant = $1 AND resource = $2")

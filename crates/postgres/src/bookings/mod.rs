@@ -355,9 +355,11 @@ impl BookingStore for PgStore {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
-        // `exclusion` finds out in its insert whether the resource was put; the others ask.
-        // A quantity above 1 is for a put resource only, which `book_counted` checks.
+        // `exclusion` finds out in its insert whether the resource was put (and a resource once
+        // found put is remembered); the others ask. A quantity above 1 is for a put resource
+        // only, which `book_counted` checks.
         if req.quantity != 1
+            || self.known_put(tenant, &req.resource)
             || (req.strategy != BookingStrategy::Exclusion && self.is_put(tenant, &req.resource).await?)
         {
             return self.book_counted(tenant, req, idem).await;
@@ -380,7 +382,10 @@ impl BookingStore for PgStore {
                     }
                     return Ok(b);
                 }
-                Booked::Counted => return self.book_counted(tenant, req, idem).await,
+                Booked::Counted => {
+                    self.remember_put(tenant, &req.resource);
+                    return self.book_counted(tenant, req, idem).await;
+                }
                 Booked::Excluded => {
                     if let Some(id) = self.resolve_exclusion(tenant, &req, now).await? {
                         return Err(AllotError::BookingOverlap {

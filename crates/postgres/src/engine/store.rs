@@ -51,7 +51,14 @@ pub struct PgStore {
     /// Each tenant's ledger sequence (its OID), for the statements that draw ledger ids
     /// themselves (see [`PgStore::ledger_sequence`]); at most [`MAX_CACHED_SEQUENCES`].
     ledger_sequences: std::sync::Arc<std::sync::Mutex<foldhash::HashMap<String, u32>>>,
+    /// Resources known to have been put, `(tenant, resource)`: a resource is never un-put, so
+    /// a booking of one goes straight to the capacity path (at most
+    /// [`MAX_KNOWN_PUT_RESOURCES`]; past it, the others are found out by their insert).
+    pub(crate) put_resources: std::sync::Arc<std::sync::Mutex<foldhash::HashSet<(String, String)>>>,
 }
+
+/// Most put resources a store remembers.
+pub(crate) const MAX_KNOWN_PUT_RESOURCES: usize = 100_000;
 
 /// Most tenants' ledger sequences a store remembers; past it the cache starts again.
 const MAX_CACHED_SEQUENCES: usize = 4096;
@@ -177,6 +184,7 @@ impl PgStore {
             )),
             capabilities: capabilities(cfg),
             ledger_sequences: Default::default(),
+            put_resources: Default::default(),
         })
     }
 
