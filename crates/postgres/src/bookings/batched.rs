@@ -77,6 +77,11 @@ const SQL_IN_WAY: &str = "SELECT r.i, b.id, b.status, b.expires_at
    WHERE b.tenant = r.tenant AND b.resource = r.resource
    ORDER BY r.i, b.id";
 
+/// The requests (1-based) whose resource was put: they leave the batch for the per-request
+/// path, which decides them by capacity. Read after the locks, like [`SQL_IN_WAY`].
+const SQL_PUT: &str = "SELECT r.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(tenant, resource, i)
+   WHERE EXISTS (SELECT 1 FROM resources p WHERE p.tenant = r.tenant AND p.resource = r.resource)";
+
 /// A batch's `BEGIN`: READ COMMITTED whatever the server's default, and no sequential scan of
 /// `bookings` in its plans (`enable_seqscan` only discourages: PostgreSQL docs 20.7.1
 /// "Planner Method Configuration"), for the reason given at [`SQL_IN_WAY`]; every statement of
@@ -218,6 +223,7 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> std::result::Result<Vec<R
         .map(|v| match v {
             Verdict::Made => Ok(made.next()),
             Verdict::Stored(id) | Verdict::Batch(id) => Err(overlap(id)),
+            Verdict::Put => Ok(None),
         })
         .collect())
 }
@@ -230,10 +236,10 @@ async fn decide_in(
     client: &Conn,
     items: &[Item],
 ) -> std::result::Result<(Vec<Verdict>, Vec<Booking>, DateTime<Utc>), Failed> {
-    let rows = lock_and_read(client, items).await?;
+    let (rows, put) = lock_and_read(client, items).await?;
     let now = store.now();
     let in_way = in_way_of(rows, items.len(), now)?;
-    let (verdicts, overdue) = decide(items, &in_way);
+    let (verdicts, overdue) = decide(items, &in_way, &put);
     if !overdue.is_empty() {
         let (tenants, ids): (Vec<String>, Vec<String>) = overdue.into_iter().unzip();
         let stmt = client.prepare_cached(SQL_EXPIRE).await?;
@@ -248,9 +254,10 @@ async fn decide_in(
     Ok((verdicts, made, now))
 }
 
-/// `BEGIN`, the advisory lock of every resource of the batch (ascending) and the read of
-/// what is in each request's way, in one round trip: the read's rows.
-async fn lock_and_read(client: &Conn, items: &[Item]) -> std::result::Result<Vec<Row>, Failed> {
+/// `BEGIN`, the advisory lock of every resource of the batch (ascending), the read of what
+/// is in each request's way and of which requests' resources were put, in one round trip:
+/// the read's rows, and the put requests' indexes (0-based).
+async fn lock_and_read(client: &Conn, items: &[Item]) -> std::result::Result<(Vec<Row>, BTreeSet<usize>), Failed> {
     let keys: Vec<i64> = items
         .iter()
         .map(|(t, r)| resource_key(t, &r.resource))
@@ -263,14 +270,25 @@ async fn lock_and_read(client: &Conn, items: &[Item]) -> std::result::Result<Vec
     let ends: Vec<DateTime<Utc>> = items.iter().map(|(_, r)| r.end).collect();
     let lock = client.prepare_cached(SQL_LOCK).await?;
     let read = client.prepare_cached(SQL_IN_WAY).await?;
+    let put = client.prepare_cached(SQL_PUT).await?;
     let lock_params: [&(dyn ToSql + Sync); 1] = [&keys];
     let read_params: [&(dyn ToSql + Sync); 4] = [&tenants, &resources, &starts, &ends];
+    let put_params: [&(dyn ToSql + Sync); 2] = [&tenants, &resources];
     let lock_and_read = async {
-        let (locked, rows) = tokio::join!(client.execute(&lock, &lock_params), client.query(&read, &read_params));
+        let (locked, rows, put) = tokio::join!(
+            client.execute(&lock, &lock_params),
+            client.query(&read, &read_params),
+            client.query(&put, &put_params)
+        );
         locked?;
-        rows
+        Ok((rows?, put?))
     };
-    Ok(begin_with(client, BEGIN_BATCH, lock_and_read).await?)
+    let (rows, put) = begin_with(client, BEGIN_BATCH, lock_and_read).await?;
+    let put = put
+        .iter()
+        .filter_map(|r| usize::try_from(r.get::<_, i64>(0) - 1).ok())
+        .collect();
+    Ok((rows, put))
 }
 
 /// A stored booking in a request's way: its id, and whether it still blocks at the batch's
@@ -379,17 +397,23 @@ enum Verdict {
     Stored(String),
     /// Refused: this booking, made earlier in the same batch, is in the way.
     Batch(String),
+    /// Its resource was put: decided on the per-request path, by capacity.
+    Put,
 }
 
 /// Decide a batch in arrival order from what is stored in each request's way (`in_way[i]`,
 /// by id): the verdicts, and the overdue holds (tenant, id) in the way of what is made.
-fn decide(items: &[Item], in_way: &[Vec<InWay>]) -> (Vec<Verdict>, BTreeSet<(String, String)>) {
+fn decide(items: &[Item], in_way: &[Vec<InWay>], put: &BTreeSet<usize>) -> (Vec<Verdict>, BTreeSet<(String, String)>) {
     let mut made: HashMap<(&str, &str), Vec<&BookingRequest>> = HashMap::new();
     let mut overdue = BTreeSet::new();
     let verdicts = items
         .iter()
         .zip(in_way)
-        .map(|((tenant, req), stored)| {
+        .enumerate()
+        .map(|(i, ((tenant, req), stored))| {
+            if put.contains(&i) {
+                return Verdict::Put;
+            }
             if let Some(live) = stored.iter().find(|b| b.live) {
                 return Verdict::Stored(live.id.clone());
             }
@@ -485,7 +509,7 @@ mod tests {
         let store = schema.store().await;
         let items = [req("a", "R", 1, 3), req("b", "R", 2, 4)];
         let client = store.client().await.unwrap();
-        let rows = super::lock_and_read(&client, &items).await.ok().unwrap();
+        let (rows, _) = super::lock_and_read(&client, &items).await.ok().unwrap();
         assert!(rows.is_empty());
         let now = allot_core::Capable::now(&store);
         let made: Vec<_> = items.iter().map(|(_, r)| r.to_booking(now)).collect();
@@ -579,7 +603,7 @@ mod tests {
             vec![stored("z", false)],
             vec![stored("z", false)],
         ];
-        let (v, overdue) = decide(&items, &in_way);
+        let (v, overdue) = decide(&items, &in_way, &std::collections::BTreeSet::new());
         assert_eq!(
             v,
             [

@@ -150,24 +150,34 @@ fn resource_key(tenant: &str, resource: &str) -> i64 {
     fnv1a_64(&[BOOKING_LOCK_SEED, tenant.as_bytes(), b"\0", resource.as_bytes()].concat()) as i64
 }
 
-/// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end).
-async fn lock_resource(tx: &Transaction<'_>, tenant: &str, resource: &str) -> TxResult<()> {
-    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-    tx.execute(&stmt, &[&resource_key(tenant, resource)]).await?;
-    Ok(())
+/// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end);
+/// whether the resource was put, in the same statement (a put that commits while this waits
+/// is caught by V32's trigger at the insert).
+async fn lock_resource(tx: &Transaction<'_>, tenant: &str, resource: &str) -> TxResult<bool> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM resources WHERE tenant = $2 AND resource = $3)
+               FROM (SELECT pg_advisory_xact_lock($1)) AS locked",
+        )
+        .await?;
+    let row = tx
+        .query_one(&stmt, &[&resource_key(tenant, resource), &tenant, &resource])
+        .await?;
+    Ok(row.get(0))
 }
 
 /// The check of the strategies without the exclusion constraint (`advisory`: under a
 /// transaction-scoped advisory lock on the resource; `naive`: none): refuse a live overlap,
-/// expire the overdue holds in the way.
+/// expire the overdue holds in the way. `Ok(false)`: the resource was put (decide it by
+/// capacity instead; nothing done).
 async fn guard_without_constraint(
     tx: &Transaction<'_>,
     tenant: &str,
     req: &BookingRequest,
     now: DateTime<Utc>,
-) -> TxResult<()> {
-    if req.strategy == BookingStrategy::Advisory {
-        lock_resource(tx, tenant, &req.resource).await?;
+) -> TxResult<bool> {
+    if req.strategy == BookingStrategy::Advisory && lock_resource(tx, tenant, &req.resource).await? {
+        return Ok(false);
     }
     let (live, overdue) = conflicts(tx, tenant, req, now).await?;
     if let Some(id) = live {
@@ -179,7 +189,7 @@ async fn guard_without_constraint(
         let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
         tx.execute(&stmt, &[&overdue, &now, &tenant]).await?;
     }
-    Ok(())
+    Ok(true)
 }
 
 impl PgStore {
@@ -198,8 +208,8 @@ impl PgStore {
                 // inserts that each find the other's uncommitted entry wait on each other, and
                 // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
                 let exclusion = matches!(req.strategy, BookingStrategy::Exclusion | BookingStrategy::Batched);
-                if !exclusion {
-                    guard_without_constraint(tx, tenant, req, now).await?;
+                if !exclusion && !guard_without_constraint(tx, tenant, req, now).await? {
+                    return Ok(Decided::Rollback(NotInserted::Counted));
                 }
                 let key = resource_key(tenant, &req.resource);
                 let (status, strategy) = (booking.status.as_str(), booking.strategy.name());
@@ -355,12 +365,14 @@ impl BookingStore for PgStore {
         if !self.supports_booking(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "postgres"));
         }
-        // `exclusion` finds out in its insert whether the resource was put (and a resource once
-        // found put is remembered); the others ask. A quantity above 1 is for a put resource
-        // only, which `book_counted` checks.
+        // Whether the resource was put is found out without a query of its own: `exclusion` in
+        // its insert, `advisory` with its lock, `batched` when its batch's insert meets V32's
+        // trigger (the batch falls back to the per-request path, which finds out); a resource
+        // once found put is remembered. `naive` (bench only) asks. A quantity above 1 is for a
+        // put resource only, which `book_counted` checks.
         if req.quantity != 1
             || self.known_put(tenant, &req.resource)
-            || (req.strategy != BookingStrategy::Exclusion && self.is_put(tenant, &req.resource).await?)
+            || (req.strategy == BookingStrategy::Naive && self.is_put(tenant, &req.resource).await?)
         {
             return self.book_counted(tenant, req, idem).await;
         }
