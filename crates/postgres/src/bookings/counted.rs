@@ -281,6 +281,8 @@ async fn read_for_update(tx: &Tx<'_>, tenant: &str, id: &str, now: DateTime<Utc>
 impl PgStore {
     pub(super) async fn put_resource_(&self, tenant: &str, r: Resource) -> Result<Resource> {
         let now = self.now();
+        // A resource once put is never un-put: remembered even if this put fails.
+        self.remember_put(tenant, &r.resource);
         self.retrying(|| async {
             self.write(tenant, None, async |tx| {
                 capacity::put_resource(tx, tenant, r.clone(), now).await
