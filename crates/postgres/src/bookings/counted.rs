@@ -98,14 +98,18 @@ impl PgStore {
     /// Whether `resource` is known to have been put (no query).
     pub(super) fn known_put(&self, tenant: &str, resource: &str) -> bool {
         let known = self.put_resources.lock().unwrap_or_else(|p| p.into_inner());
-        known.contains(&(tenant.to_string(), resource.to_string()))
+        known.get(tenant).is_some_and(|r| r.contains(resource))
     }
 
     /// Remember that `resource` was put (never un-put), while there is room.
     pub(super) fn remember_put(&self, tenant: &str, resource: &str) {
         let mut known = self.put_resources.lock().unwrap_or_else(|p| p.into_inner());
-        if known.len() < crate::engine::store::MAX_KNOWN_PUT_RESOURCES {
-            known.insert((tenant.to_string(), resource.to_string()));
+        let count: usize = known.values().map(foldhash::HashSet::len).sum();
+        if count < crate::engine::store::MAX_KNOWN_PUT_RESOURCES {
+            known
+                .entry(tenant.to_string())
+                .or_default()
+                .insert(resource.to_string());
         }
     }
 

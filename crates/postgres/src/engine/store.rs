@@ -54,7 +54,7 @@ pub struct PgStore {
     /// Resources known to have been put, `(tenant, resource)`: a resource is never un-put, so
     /// a booking of one goes straight to the capacity path (at most
     /// [`MAX_KNOWN_PUT_RESOURCES`]; past it, the others are found out by their insert).
-    pub(crate) put_resources: std::sync::Arc<std::sync::Mutex<foldhash::HashSet<(String, String)>>>,
+    pub(crate) put_resources: std::sync::Arc<std::sync::Mutex<foldhash::HashMap<String, foldhash::HashSet<String>>>>,
 }
 
 /// Most put resources a store remembers.
