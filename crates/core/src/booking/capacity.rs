@@ -11,8 +11,7 @@ use crate::support::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// The largest capacity of a resource, a pool or a slot, and the largest booking quantity.
-pub const MAX_CAPACITY: u32 = 1_000_000;
+pub use crate::booking::MAX_CAPACITY;
 /// At most this many pools per resource.
 pub const MAX_POOLS_PER_RESOURCE: usize = 8;
 /// At most this many slots in one booking, one availability answer or one slot-capacity put.

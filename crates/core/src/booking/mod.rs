@@ -24,6 +24,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::status::BookingStatus;
 
+/// The largest capacity of a resource, a pool or a slot, and the largest booking quantity.
+pub const MAX_CAPACITY: u32 = 1_000_000;
+
 impl BookingStatus {
     /// What a reader sees at `now`: a held booking past `expires_at` is `expired`.
     pub fn effective(self, expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Self {

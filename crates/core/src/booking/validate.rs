@@ -46,9 +46,9 @@ pub fn booking(
 fn quantity(q: Option<u32>) -> Result<u32> {
     match q.unwrap_or(1) {
         0 => Err(AllotError::invalid("quantity: must be at least 1")),
-        q if q > crate::booking::capacity::MAX_CAPACITY => Err(AllotError::invalid(format!(
+        q if q > crate::booking::MAX_CAPACITY => Err(AllotError::invalid(format!(
             "quantity: {q} is over {}",
-            crate::booking::capacity::MAX_CAPACITY
+            crate::booking::MAX_CAPACITY
         ))),
         q => Ok(q),
     }
