@@ -365,19 +365,21 @@ async fn reschedule_is_all_or_nothing(ts: &TestServer) {
     let (s, b) = ts.post(&path, json!({"start": night(5), "end": night(6)})).await;
     assert_eq!((s, code(&b)), (409, "booking_cancelled"), "{b}");
     // Concurrent reschedules of two bookings into the one free unit of a night: one wins.
-    let (_, x) = ts.post("/v1/resources/suite/bookings", book(6, 7, 1)).await;
-    let (_, y) = ts.post("/v1/resources/suite/bookings", book(7, 8, 1)).await;
-    let (_, _z) = ts.post("/v1/resources/suite/bookings", book(8, 9, 1)).await;
+    let mut movers = Vec::new();
+    for n in [6, 7, 8] {
+        let (s, b) = ts.post("/v1/resources/suite/bookings", book(n, n + 1, 1)).await;
+        assert_eq!(s, 201, "{b}");
+        movers.push(b["id"].as_str().unwrap().to_string());
+    }
     let mut set = tokio::task::JoinSet::new();
-    for (b, from) in [(x, 6), (y, 7)] {
-        let (api, id) = (ts.api.clone(), b["id"].as_str().unwrap().to_string());
+    for id in movers.into_iter().take(2) {
+        let api = ts.api.clone();
         let body = json!({"start": night(8), "end": night(9), "quantity": 1});
-        set.spawn(async move { (from, api.post(&format!("/v1/bookings/{id}/reschedule"), body).await) });
-        let _ = from;
+        set.spawn(async move { api.post(&format!("/v1/bookings/{id}/reschedule"), body).await });
     }
     let mut moved = 0;
     while let Some(r) = set.join_next().await {
-        let (_, (s, b)) = r.unwrap();
+        let (s, b) = r.unwrap();
         match s {
             200 => moved += 1,
             409 => assert_eq!(code(&b), "capacity_exceeded", "{b}"),
