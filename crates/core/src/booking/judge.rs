@@ -252,5 +252,29 @@ pub fn availability(p: &Picture, from: DateTime<Utc>, to: DateTime<Utc>) -> Resu
     Ok(out)
 }
 
+/// The refusal one reason makes: capacity is `409 capacity_exceeded`, an overlap `409
+/// booking_overlap`, every rule `422 rule_violated`.
+fn refusal_of(r: Reason) -> AllotError {
+    match r {
+        Reason::Overlap { booking_id } => AllotError::BookingOverlap {
+            conflicting_booking_id: Some(booking_id),
+        },
+        r @ Reason::Capacity { .. } => AllotError::CapacityExceeded(Box::new(r)),
+        r => AllotError::RuleViolated(Box::new(r)),
+    }
+}
+
+/// The refusal of a booking with these reasons (its first rule before any capacity or
+/// overlap), if any.
+pub fn refusal(reasons: Vec<Reason>) -> Result<()> {
+    match reasons
+        .into_iter()
+        .min_by_key(|r| matches!(r, Reason::Capacity { .. } | Reason::Overlap { .. }))
+    {
+        None => Ok(()),
+        Some(r) => Err(refusal_of(r)),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -99,30 +99,6 @@ impl Reason {
             Reason::Horizon { .. } => "horizon",
         }
     }
-
-    /// The refusal this reason makes: capacity is `409 capacity_exceeded`, an overlap `409
-    /// booking_overlap`, every rule `422 rule_violated`.
-    pub fn refusal(self) -> crate::support::error::AllotError {
-        use crate::support::error::AllotError;
-        match self {
-            Reason::Overlap { booking_id } => AllotError::BookingOverlap {
-                conflicting_booking_id: Some(booking_id),
-            },
-            r @ Reason::Capacity { .. } => AllotError::CapacityExceeded(Box::new(r)),
-            r => AllotError::RuleViolated(Box::new(r)),
-        }
-    }
-}
-
-/// The refusal of a booking with these reasons (rules before capacity), if any.
-pub fn refusal(reasons: Vec<Reason>) -> crate::support::error::Result<()> {
-    match reasons
-        .into_iter()
-        .min_by_key(|r| matches!(r, Reason::Capacity { .. } | Reason::Overlap { .. }))
-    {
-        None => Ok(()),
-        Some(r) => Err(r.refusal()),
-    }
 }
 
 /// `GET /v1/resources/{resource}/explain` body.

@@ -134,7 +134,7 @@ fn explain_lists_every_rule_that_refuses() {
         vec!["closed", "min_slots", "closed_to_arrival", "lead_time", "capacity"]
     );
     assert!(matches!(
-        crate::booking::reason::refusal(r),
+        refusal(r),
         Err(AllotError::RuleViolated(b)) if b.rule() == "closed"
     ));
 }
