@@ -25,10 +25,14 @@ pub(crate) fn pool_key(tenant: &str, pool: &str) -> i64 {
 /// takes the resource's lock first, then its pools' this way — a resource before any pool,
 /// pools ascending — so no two transactions wait on each other in a cycle.
 pub(crate) async fn lock_pools(tx: &Tx<'_>, tenant: &str, pools: &[String]) -> TxResult<()> {
-    if pools.is_empty() {
+    lock_keys(tx, pools.iter().map(|p| pool_key(tenant, p)).collect()).await
+}
+
+/// Take the advisory locks `keys`, ascending, in one statement (none: no statement).
+pub(crate) async fn lock_keys(tx: &Tx<'_>, mut keys: Vec<i64>) -> TxResult<()> {
+    if keys.is_empty() {
         return Ok(());
     }
-    let mut keys: Vec<i64> = pools.iter().map(|p| pool_key(tenant, p)).collect();
     keys.sort_unstable();
     keys.dedup();
     let stmt = tx

@@ -113,19 +113,6 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> Vec<Result<Option<Booking
     }
 }
 
-/// Take `keys` ascending in one statement.
-async fn lock_keys(tx: &Tx<'_>, mut keys: Vec<i64>) -> TxResult<()> {
-    keys.sort_unstable();
-    keys.dedup();
-    let stmt = tx
-        .prepare_cached(
-            "SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest($1::bigint[]) AS k ORDER BY k) s",
-        )
-        .await?;
-    tx.query_one(&stmt, &[&keys]).await?;
-    Ok(())
-}
-
 /// What a batch decided for one request: whether its resource has slots (the insert's
 /// `slotted`) and its booking or refusal.
 type Verdict = (bool, Result<Booking>);
@@ -140,7 +127,7 @@ async fn decide_all(store: &PgStore, tx: &Tx<'_>, items: &[Item]) -> TxResult<(V
             .or_insert((r.start, r.end));
         *e = (e.0.min(r.start), e.1.max(r.end));
     }
-    lock_keys(tx, spans.keys().map(|(t, r)| resource_key(t, r)).collect()).await?;
+    capacity::lock_keys(tx, spans.keys().map(|(t, r)| resource_key(t, r)).collect()).await?;
     let mut configs = Vec::new();
     for (t, r) in spans.keys() {
         configs.push(capacity::resource_or_plain(tx, t, r).await?);
@@ -150,7 +137,7 @@ async fn decide_all(store: &PgStore, tx: &Tx<'_>, items: &[Item]) -> TxResult<(V
         .zip(&configs)
         .flat_map(|((t, _), c)| c.pools.iter().map(|p| capacity::pool_key(t, p)))
         .collect();
-    lock_keys(tx, pool_keys).await?;
+    capacity::lock_keys(tx, pool_keys).await?;
     let now = store.now();
     let mut pictures: BTreeMap<(&str, &str), Picture> = BTreeMap::new();
     for (((t, r), span), config) in spans.iter().zip(configs) {
