@@ -49,22 +49,29 @@ fn members(c: &Connection, tenant: &str, pool: &str) -> Result<Vec<String>> {
         .map_err(map_error)
 }
 
-/// The blocking bookings at `now_us` of `resource` overlapping `[from, to)`.
-fn counted(c: &Connection, tenant: &str, resource: &str, (from, to): (i64, i64), now_us: i64) -> Result<Vec<Counted>> {
+/// The blocking bookings at `now_us` of `resources` overlapping `[from, to)`, in one query.
+fn counted(
+    c: &Connection,
+    tenant: &str,
+    resources: &[&str],
+    (from, to): (i64, i64),
+    now_us: i64,
+) -> Result<Vec<Counted>> {
+    let names = json(&resources)?;
     c.prepare_cached(
-        "SELECT id, start_us, end_us, quantity, status FROM bookings
-          WHERE tenant = ?1 AND resource = ?2 AND start_us < ?4 AND end_us > ?3
+        "SELECT id, resource, start_us, end_us, quantity, status FROM bookings
+          WHERE tenant = ?1 AND resource IN (SELECT value FROM json_each(?2)) AND start_us < ?4 AND end_us > ?3
             AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?5))",
     )
     .and_then(|mut s| {
-        s.query_map(params![tenant, resource, from, to, now_us], |r| {
+        s.query_map(params![tenant, names, from, to, now_us], |r| {
             Ok(Counted {
                 id: r.get(0)?,
-                resource: resource.to_string(),
-                start: from_us(r.get(1)?),
-                end: from_us(r.get(2)?),
-                quantity: r.get(3)?,
-                held: r.get::<_, String>(4)? == "held",
+                resource: r.get(1)?,
+                start: from_us(r.get(2)?),
+                end: from_us(r.get(3)?),
+                quantity: r.get(4)?,
+                held: r.get::<_, String>(5)? == "held",
             })
         })?
         .collect()
@@ -98,10 +105,7 @@ pub(crate) fn picture(
     names.push(&r.resource);
     names.sort_unstable();
     names.dedup();
-    let mut bookings = Vec::new();
-    for name in names {
-        bookings.extend(counted(c, tenant, name, span, now_us)?);
-    }
+    let bookings = counted(c, tenant, &names, span, now_us)?;
     let overrides = c
         .prepare_cached(
             "SELECT slot_start_us, capacity FROM slot_capacity
