@@ -16,6 +16,8 @@ class EventType(StrEnum):
     HOLD_RELEASED = "hold.released"
     JOB_DISCARDED = "job.discarded"
     QUEUE_BULK_APPLIED = "queue.bulk_applied"
+    RESOURCE_BACK_IN_STOCK = "resource.back_in_stock"
+    RESOURCE_SOLD_OUT = "resource.sold_out"
     RETURN_CREATED = "return.created"
     SKU_BACK_IN_STOCK = "sku.back_in_stock"
     SKU_CREATED = "sku.created"

@@ -12,6 +12,7 @@
 //! as the stock and unit strategies of that name), the constraint still guarding each row.
 
 pub mod capacity;
+pub mod fill;
 pub mod judge;
 pub mod reason;
 pub mod rules;

@@ -84,6 +84,14 @@ pub enum EventType {
     /// A booking was moved to a new range or quantity (`data.from` has the old ones).
     #[serde(rename = "booking.rescheduled")]
     BookingRescheduled,
+    /// A slot of a resource with slots had all its own capacity taken (`data`: `resource`,
+    /// `slot_start`, `slot_end`, `capacity`, `used`, `held`).
+    #[serde(rename = "resource.sold_out")]
+    ResourceSoldOut,
+    /// A slot announced sold out has room again (a cancel, a release, an expiry, a
+    /// reschedule, a capacity raised); `data` as `resource.sold_out`.
+    #[serde(rename = "resource.back_in_stock")]
+    ResourceBackInStock,
     /// A job ran out of attempts or was failed for good: a dead letter.
     #[serde(rename = "job.discarded")]
     JobDiscarded,
@@ -96,7 +104,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 24] = [
+    pub const ALL: [EventType; 26] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -119,6 +127,8 @@ impl EventType {
         EventType::BookingReleased,
         EventType::BookingExpired,
         EventType::BookingRescheduled,
+        EventType::ResourceSoldOut,
+        EventType::ResourceBackInStock,
         EventType::JobDiscarded,
         EventType::QueueBulkApplied,
     ];
@@ -148,6 +158,8 @@ impl EventType {
             EventType::BookingReleased => "booking.released",
             EventType::BookingExpired => "booking.expired",
             EventType::BookingRescheduled => "booking.rescheduled",
+            EventType::ResourceSoldOut => "resource.sold_out",
+            EventType::ResourceBackInStock => "resource.back_in_stock",
             EventType::JobDiscarded => "job.discarded",
             EventType::QueueBulkApplied => "queue.bulk_applied",
         }

@@ -30,6 +30,12 @@ pub fn text(at: &DateTime<Utc>) -> String {
     }
 }
 
+/// `at` as the event feed's stored documents write it: six fractional digits always
+/// (`2026-12-01T00:00:00.000000Z`), as PostgreSQL's `allot_instant` and SQLite's triggers do.
+pub fn feed_text(at: &DateTime<Utc>) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
 /// Chrono's own text: for years outside 0..=9999 and leap seconds.
 fn chrono_text(at: &DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::AutoSi, true)

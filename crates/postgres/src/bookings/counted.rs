@@ -10,7 +10,8 @@ use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::booking::capacity::{check_quantity, Pool, Resource, SlotCapacityBody};
-use allot_core::booking::judge::{availability, judge, refusal, Ask};
+use allot_core::booking::fill;
+use allot_core::booking::judge::{availability, judge, refusal, Ask, Picture};
 use allot_core::booking::reason::{Explain, SlotAvailability};
 use allot_core::booking::Reschedule;
 use allot_core::store::{Executed, Idempotency, Keyed};
@@ -23,8 +24,8 @@ type Range = (DateTime<Utc>, DateTime<Utc>);
 
 const SQL_INSERT: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
-                           quantity, slotted, counted)
-     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true)";
+                           quantity, slotted, counted, slots)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true, $14)";
 
 /// Expire the held bookings of resource `$2` of tenant `$1` past their expiry (`$5`) that
 /// overlap `[$3, $4)`: on a put resource without slots its rows stand inside the exclusion
@@ -35,7 +36,7 @@ const SQL_EXPIRE_IN_RANGE: &str = "UPDATE bookings SET status = 'expired', statu
 
 /// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
 /// its pools cannot change while it is held).
-async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
+pub(super) async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
     if naive {
         return capacity::resource_or_plain(tx, tenant, resource).await;
     }
@@ -59,11 +60,13 @@ async fn expire_in_range(
     Ok(())
 }
 
-async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slotted: bool) -> TxResult<()> {
+/// Insert `b`; `slots`: the slots it takes on a resource with slots (its events carry them).
+async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slots: Option<&serde_json::Value>) -> TxResult<()> {
     let (status, strategy) = (b.status.as_str(), b.strategy.name());
     let quantity = b.quantity as i32;
+    let slotted = slots.is_some();
     let stmt = tx.prepare_cached(SQL_INSERT).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 14] = [
         &b.id,
         &b.resource,
         &b.start,
@@ -77,6 +80,7 @@ async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slotted: bool) -> TxResu
         &tenant,
         &quantity,
         &slotted,
+        &slots,
     ];
     tx.execute(&stmt, &params).await.map_err(overlap)?;
     Ok(())
@@ -163,8 +167,7 @@ impl PgStore {
             // Now, once the locks are held: a hold that expired while this waited no longer counts.
             let now = self.now();
             check_quantity(&r, req.quantity)?;
-            let slotted = r.slot_ms.is_some();
-            let p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
+            let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
             let ask = Ask {
                 start: req.start,
                 end: req.end,
@@ -173,11 +176,21 @@ impl PgStore {
                 now,
             };
             refusal(judge(&p, &ask)?)?;
-            if !slotted {
-                expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
-            }
             let b = req.to_booking(now);
-            insert(tx, tenant, &b, slotted).await?;
+            let Some(cover) = fill::cover(&p, req.start, req.end) else {
+                expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
+                insert(tx, tenant, &b, None).await?;
+                return Ok(b);
+            };
+            // The insert and the read of what was announced, in one round trip.
+            let slots = fill::slots_document(&p, b.start, b.end);
+            let (inserted, seen) = tokio::join!(
+                insert(tx, tenant, &b, slots.as_ref()),
+                super::announce::announced(tx, tenant, &b.resource, cover)
+            );
+            inserted?;
+            fill::with_booking(&mut p, &b, now);
+            super::announce::announce(tx, tenant, &p, cover, &seen?, now).await?;
             Ok(b)
         })
         .await
@@ -227,24 +240,54 @@ impl PgStore {
             let stmt = tx
                 .prepare_cached(
                     "UPDATE bookings SET during = tstzrange($3, $4, '[)'), quantity = $5, rescheduled_at = $6,
-                                         slotted = $7, counted = true
+                                         slotted = $7, counted = true, slots = $8
                       WHERE tenant = $1 AND id = $2",
                 )
                 .await?;
             let q = quantity as i32;
-            tx.execute(&stmt, &[&tenant, &id, &to.start, &to.end, &q, &now, &slotted])
+            let slots = fill::slots_document(&p, to.start, to.end);
+            tx.execute(&stmt, &[&tenant, &id, &to.start, &to.end, &q, &now, &slotted, &slots])
                 .await
                 .map_err(overlap)?;
-            Ok(Booking {
+            let moved = Booking {
                 start: to.start,
                 end: to.end,
                 quantity,
                 ..b
-            })
+            };
+            announce_moved(tx, tenant, p, (b.start, b.end), &moved, now).await?;
+            Ok(moved)
         })
         .await
     }
+}
 
+/// Announce the slots a reschedule changed: those of the new range (on `p`, read before the
+/// move, with the moved booking counted), then those of the old range it left (read again:
+/// the move is seen).
+async fn announce_moved(
+    tx: &Tx<'_>,
+    tenant: &str,
+    mut p: Picture,
+    old: Range,
+    moved: &Booking,
+    now: DateTime<Utc>,
+) -> TxResult<()> {
+    let Some(cover) = fill::cover(&p, moved.start, moved.end) else {
+        return Ok(());
+    };
+    fill::with_booking(&mut p, moved, now);
+    let seen = super::announce::announced(tx, tenant, &moved.resource, cover).await?;
+    super::announce::announce(tx, tenant, &p, cover, &seen, now).await?;
+    let Some(left) = fill::cover(&p, old.0, old.1) else {
+        return Ok(());
+    };
+    let before = capacity::picture(tx, tenant, p.resource, old, now).await?;
+    let seen = super::announce::announced(tx, tenant, &moved.resource, left).await?;
+    super::announce::announce(tx, tenant, &before, left, &seen, now).await
+}
+
+impl PgStore {
     /// Read `range` of `resource` in one snapshot: the resource, its picture and now.
     async fn snapshot<T>(
         &self,
@@ -330,6 +373,8 @@ impl PgStore {
                 };
                 let until = r.grid().map_or(*last, |g| g.slot_at(*last).end);
                 let p = capacity::picture(tx, tenant, r, (*first, until), now).await?;
+                let seen = super::announce::announced(tx, tenant, resource, (*first, until)).await?;
+                super::announce::announce(tx, tenant, &p, (*first, until), &seen, now).await?;
                 Ok(availability(&p, *first, until)?)
             })
             .await

@@ -10,7 +10,8 @@
 //! 3. the decision of each request in arrival order by `allot_core::booking::judge`, every
 //!    booking made earlier in the batch counted in every picture (so two requests of one
 //!    pool through two resources see each other);
-//! 4. one insert of everything made, then the commit.
+//! 4. one insert of everything made, the slots' fill announced per resource (`announce.rs`),
+//!    then the commit.
 //!
 //! Each request gets its own answer: made, or refused with its own reason. A batch that fails
 //! before its commit sends each of its requests down the per-request path; a commit of
@@ -22,6 +23,7 @@ use crate::engine::conn::{Db, Tx};
 use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;
 use allot_core::booking::capacity::check_quantity;
+use allot_core::booking::fill;
 use allot_core::booking::judge::{judge, refusal, Ask, Counted, Picture};
 use allot_core::{AllotError, Booking, BookingRequest, Capable, Result};
 use chrono::{DateTime, Utc};
@@ -42,13 +44,14 @@ type Item = (String, BookingRequest);
 /// A half-open range of instants.
 type Span = (DateTime<Utc>, DateTime<Utc>);
 
-/// Insert every booking made (`$1..$11`; `$12` now).
+/// Insert every booking made (`$1..$11`, `$11` the slots each takes or NULL; `$12` now).
 const SQL_INSERT_MANY: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
-                           quantity, slotted, counted)
-     SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $12, q, sl, true
+                           quantity, slotted, counted, slots)
+     SELECT t, id, resource, tstzrange(s, e, '[)'), holder, metadata, status, 'batched', expires_at, $12, q,
+            sl IS NOT NULL, true, sl
        FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                   $7::json[], $8::text[], $9::timestamptz[], $10::int4[], $11::bool[])
+                   $7::json[], $8::text[], $9::timestamptz[], $10::int4[], $11::json[])
          AS r(t, id, resource, s, e, holder, metadata, status, expires_at, q, sl)";
 
 impl PgStore {
@@ -89,8 +92,12 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> Vec<Result<Option<Booking
     let verdicts: Mutex<Vec<Result<Booking>>> = Mutex::new(Vec::new());
     let written = store
         .write("", None, async |tx| {
-            let (v, now) = decide_all(store, tx, items).await?;
-            insert_made(tx, items, &v, now).await?;
+            let (v, now, pictures) = decide_all(store, tx, items).await?;
+            let (inserted, seen) = tokio::join!(insert_made(tx, items, &v, now), announced_all(tx, &pictures));
+            inserted?;
+            for ((t, p, cover), seen) in pictures.iter().zip(seen?) {
+                super::announce::announce(tx, t, p, *cover, &seen, now).await?;
+            }
             *verdicts.lock().unwrap_or_else(|p| p.into_inner()) = v.into_iter().map(|(_, r)| r).collect();
             Ok(())
         })
@@ -113,13 +120,31 @@ async fn run_batch(store: &PgStore, items: &[Item]) -> Vec<Result<Option<Booking
     }
 }
 
-/// What a batch decided for one request: whether its resource has slots (the insert's
-/// `slotted`) and its booking or refusal.
-type Verdict = (bool, Result<Booking>);
+/// What a batch decided for one request: the slots it takes on a resource with slots (the
+/// insert's `slots`) and its booking or refusal.
+type Verdict = (Option<serde_json::Value>, Result<Booking>);
 
-/// Lock, read and decide: each request's verdict, in arrival order, and the batch's now
-/// (taken once the locks are held).
-async fn decide_all(store: &PgStore, tx: &Tx<'_>, items: &[Item]) -> TxResult<(Vec<Verdict>, DateTime<Utc>)> {
+/// Each resource with slots of a batch, as its tenant, its picture after the batch and the
+/// slots to announce.
+type Announced<'a> = Vec<(&'a str, Picture, Span)>;
+
+/// What was announced of each picture's slots.
+async fn announced_all(tx: &Tx<'_>, pictures: &Announced<'_>) -> TxResult<Vec<Vec<DateTime<Utc>>>> {
+    let mut out = Vec::new();
+    for (t, p, cover) in pictures {
+        out.push(super::announce::announced(tx, t, &p.resource.resource, *cover).await?);
+    }
+    Ok(out)
+}
+
+/// Lock, read and decide: each request's verdict, in arrival order, the batch's now (taken
+/// once the locks are held) and the pictures with slots to announce (every booking made
+/// counted).
+async fn decide_all<'a>(
+    store: &PgStore,
+    tx: &Tx<'_>,
+    items: &'a [Item],
+) -> TxResult<(Vec<Verdict>, DateTime<Utc>, Announced<'a>)> {
     let mut spans: BTreeMap<(&str, &str), Span> = BTreeMap::new();
     for (t, r) in items {
         let e = spans
@@ -147,7 +172,12 @@ async fn decide_all(store: &PgStore, tx: &Tx<'_>, items: &[Item]) -> TxResult<(V
         .iter()
         .map(|(t, req)| decide_one(&mut pictures, (t, req), now))
         .collect();
-    Ok((verdicts, now))
+    let announce = pictures
+        .into_iter()
+        .zip(spans.values())
+        .filter_map(|(((t, _), p), span)| fill::cover(&p, span.0, span.1).map(|c| (t, p, c)))
+        .collect();
+    Ok((verdicts, now, announce))
 }
 
 /// Decide `req` on its picture; a booking made is counted in every picture of its tenant.
@@ -158,13 +188,13 @@ fn decide_one(
 ) -> Verdict {
     let Some(p) = pictures.get(&(t, req.resource.as_str())) else {
         return (
-            false,
+            None,
             Err(AllotError::Internal(
                 "a batch without the picture of its request".into(),
             )),
         );
     };
-    let slotted = p.resource.slot_ms.is_some();
+    let slots = fill::slots_document(p, req.start, req.end);
     let ask = Ask {
         start: req.start,
         end: req.end,
@@ -176,7 +206,7 @@ fn decide_one(
         .and_then(|()| judge(p, &ask))
         .and_then(refusal);
     if let Err(e) = decided {
-        return (slotted, Err(e));
+        return (slots, Err(e));
     }
     let b = req.to_booking(now);
     for ((pt, _), pic) in pictures.iter_mut() {
@@ -191,15 +221,15 @@ fn decide_one(
             });
         }
     }
-    (slotted, Ok(b))
+    (slots, Ok(b))
 }
 
 /// Insert every booking made, in one statement.
 async fn insert_made(tx: &Tx<'_>, items: &[Item], verdicts: &[Verdict], now: DateTime<Utc>) -> TxResult<()> {
-    let made: Vec<(&str, bool, &Booking)> = items
+    let made: Vec<(&str, Option<&serde_json::Value>, &Booking)> = items
         .iter()
         .zip(verdicts)
-        .filter_map(|((t, _), (slotted, r))| r.as_ref().ok().map(|b| (t.as_str(), *slotted, b)))
+        .filter_map(|((t, _), (slots, r))| r.as_ref().ok().map(|b| (t.as_str(), slots.as_ref(), b)))
         .collect();
     if made.is_empty() {
         return Ok(());
@@ -214,7 +244,7 @@ async fn insert_made(tx: &Tx<'_>, items: &[Item], verdicts: &[Verdict], now: Dat
     let statuses: Vec<&str> = made.iter().map(|m| m.2.status.as_str()).collect();
     let expiries: Vec<Option<DateTime<Utc>>> = made.iter().map(|m| m.2.expires_at).collect();
     let quantities: Vec<i32> = made.iter().map(|m| m.2.quantity as i32).collect();
-    let slotted: Vec<bool> = made.iter().map(|m| m.1).collect();
+    let slots: Vec<Option<&serde_json::Value>> = made.iter().map(|m| m.1).collect();
     let stmt = tx.prepare_cached(SQL_INSERT_MANY).await?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
         &tenants,
@@ -227,7 +257,7 @@ async fn insert_made(tx: &Tx<'_>, items: &[Item], verdicts: &[Verdict], now: Dat
         &statuses,
         &expiries,
         &quantities,
-        &slotted,
+        &slots,
         &now,
     ];
     tx.execute(&stmt, &params).await?;

@@ -28,10 +28,15 @@ use chrono::{DateTime, Utc};
 use std::sync::LazyLock;
 use tokio_postgres::error::SqlState;
 
+mod announce;
 mod batched;
 mod capacity;
 mod counted;
 mod counted_batch;
+
+/// A status change: its statement (`$1` id, `$2` now, `$3` tenant; returning `slotted`)
+/// and what to answer when it changed nothing (the booking as it is).
+type Transition = (&'static str, fn(&Booking) -> Result<()>);
 
 const COLS: &str =
     "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, quantity, metadata, status, strategy,
@@ -341,21 +346,42 @@ impl PgStore {
         &self,
         tenant: &str,
         id: &str,
-        sql: &'static str,
+        (sql, refuse): Transition,
         idem: Option<&Idempotency<Booking>>,
         now: DateTime<Utc>,
-        refuse: fn(&Booking) -> Result<()>,
+        slotted: &std::sync::atomic::AtomicBool,
     ) -> TxResult<Executed<Booking>> {
         self.write(tenant, idem, async |tx| {
             let stmt = tx.prepare_cached(sql).await?;
-            let changed = tx.execute(&stmt, &[&id, &now, &tenant]).await?;
+            let changed = tx.query(&stmt, &[&id, &now, &tenant]).await?;
             let booking = Self::read_booking(tx, tenant, id, now).await?;
-            if changed == 0 {
-                refuse(&booking)?;
+            match changed.first() {
+                None => refuse(&booking)?,
+                Some(row) => slotted.store(row.get("slotted"), std::sync::atomic::Ordering::Relaxed),
             }
             Ok(booking)
         })
         .await
+    }
+
+    /// A transition that frees what a booking took (`sql` returns its `slotted`): then, on
+    /// a resource with slots, the slots' fill is announced (`announce.rs`).
+    async fn freeing(
+        &self,
+        tenant: &str,
+        id: &str,
+        step: Transition,
+        idem: Option<&Idempotency<Booking>>,
+        now: DateTime<Utc>,
+    ) -> Result<Executed<Booking>> {
+        let slotted = std::sync::atomic::AtomicBool::new(false);
+        let out = self
+            .retrying(|| self.try_transition(tenant, id, step, idem, now, &slotted))
+            .await?;
+        if let (true, Executed::Fresh(b)) = (slotted.load(std::sync::atomic::Ordering::Relaxed), &out) {
+            self.announce_after(tenant, &b.resource, (b.start, b.end)).await;
+        }
+        Ok(out)
     }
 }
 
@@ -419,15 +445,16 @@ impl BookingStore for PgStore {
 
     async fn cancel_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL, status_at = $2
-             WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))";
+             WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))
+             RETURNING slotted";
         let now = self.now();
-        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, |_| Ok(())))
-            .await
+        self.freeing(tenant, id, (SQL, |_| Ok(())), idem.as_ref(), now).await
     }
 
     async fn release_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'released', status_at = $2
-             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2
+             RETURNING slotted";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Err(AllotError::BookingNotActive {
@@ -436,13 +463,13 @@ impl BookingStore for PgStore {
             }),
             _ => Ok(()),
         };
-        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, refuse))
-            .await
+        self.freeing(tenant, id, (SQL, refuse), idem.as_ref(), now).await
     }
 
     async fn confirm_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL, status_at = $2
-             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2";
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2
+             RETURNING slotted";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {
             BookingStatus::Confirmed => Ok(()),
@@ -451,7 +478,8 @@ impl BookingStore for PgStore {
                 status,
             }),
         };
-        self.retrying(|| self.try_transition(tenant, id, SQL, idem.as_ref(), now, refuse))
+        let slotted = std::sync::atomic::AtomicBool::new(false);
+        self.retrying(|| self.try_transition(tenant, id, (SQL, refuse), idem.as_ref(), now, &slotted))
             .await
     }
 
@@ -559,16 +587,31 @@ impl BookingStore for PgStore {
 impl PgStore {
     pub(crate) async fn run_expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         let c = self.client().await?;
-        c.execute(
-            // A MATERIALIZED batch joined with FROM: an inlined `id IN (SELECT … LIMIT n FOR
-            // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
-            "WITH batch AS MATERIALIZED (
-                 SELECT tenant, id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE bookings b SET status = 'expired', status_at = $1 FROM batch
-              WHERE b.tenant = batch.tenant AND b.id = batch.id AND b.status = 'held'",
-            &[&now, &i64::from(max.max(1))],
-        )
-        .await
-        .map_err(map_error)
+        let rows = c
+            .query(
+                // A MATERIALIZED batch joined with FROM: an inlined `id IN (SELECT … LIMIT n FOR
+                // UPDATE SKIP LOCKED)` can be rescanned once per outer row (quadratic).
+                "WITH batch AS MATERIALIZED (
+                     SELECT tenant, id FROM bookings WHERE status = 'held' AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+                 UPDATE bookings b SET status = 'expired', status_at = $1 FROM batch
+                  WHERE b.tenant = batch.tenant AND b.id = batch.id AND b.status = 'held'
+                 RETURNING b.tenant, b.resource, lower(b.during) AS start, upper(b.during) AS \"end\", b.slotted",
+                &[&now, &i64::from(max.max(1))],
+            )
+            .await
+            .map_err(map_error)?;
+        drop(c);
+        // The slots the expired holds of resources with slots freed (each range once).
+        let mut freed: Vec<(String, String, DateTime<Utc>, DateTime<Utc>)> = rows
+            .iter()
+            .filter(|r| r.get::<_, bool>("slotted"))
+            .map(|r| (r.get("tenant"), r.get("resource"), r.get("start"), r.get("end")))
+            .collect();
+        freed.sort_unstable();
+        freed.dedup();
+        for (tenant, resource, start, end) in &freed {
+            self.announce_after(tenant, resource, (*start, *end)).await;
+        }
+        Ok(rows.len() as u64)
     }
 }

@@ -2,12 +2,14 @@
 //! A resource that was put (capacity, slots, pools, rules) is decided by
 //! `allot_core::booking::judge` on the picture `capacity.rs` reads in the same transaction.
 
+mod announce;
 mod capacity;
 
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::booking::capacity::{Pool, Resource, SlotCapacityBody};
+use allot_core::booking::fill;
 use allot_core::booking::judge::{judge, refusal, Ask};
 use allot_core::booking::reason::{Explain, SlotAvailability};
 use allot_core::booking::BookingStatus;
@@ -74,12 +76,15 @@ fn plain_conflict(tx: &Connection, t: &str, req: &BookingRequest, now: i64) -> R
     }
 }
 
-fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slotted: bool) -> Result<()> {
+/// Insert `b`; `slots`: the slots it takes on a resource with slots (its events carry them).
+fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slots: Option<&serde_json::Value>) -> Result<()> {
     let metadata = b.metadata.as_ref().map(|m| m.to_string());
+    let slotted = slots.is_some();
+    let slots = slots.map(|s| s.to_string());
     tx.prepare_cached(
         "INSERT INTO bookings (tenant, id, resource, start_us, end_us, holder, metadata, status, strategy,
-                               expires_at_us, created_at_us, quantity, slotted)
-         VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13)",
+                               expires_at_us, created_at_us, quantity, slotted, slots)
+         VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13, ?14)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -95,11 +100,48 @@ fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slotted: bool) -> Res
             now,
             t,
             b.quantity,
-            slotted
+            slotted,
+            slots
         ])
     })
     .map(|_| ())
     .map_err(map_error)
+}
+
+/// Book on a resource that was put: judge its picture, insert, announce its slots' fill.
+fn book_put(tx: &Connection, t: &str, req: &BookingRequest, r: Resource) -> Result<Booking> {
+    let now = now_us();
+    allot_core::booking::capacity::check_quantity(&r, req.quantity)?;
+    let mut p = capacity::picture(tx, t, r, (req.start, req.end), now)?;
+    let ask = Ask {
+        start: req.start,
+        end: req.end,
+        quantity: req.quantity,
+        ignore: None,
+        now: from_us(now),
+    };
+    refusal(judge(&p, &ask)?)?;
+    let b = req.to_booking(from_us(now));
+    insert(tx, t, &b, now, fill::slots_document(&p, req.start, req.end).as_ref())?;
+    if let Some(cover) = fill::cover(&p, req.start, req.end) {
+        fill::with_booking(&mut p, &b, from_us(now));
+        announce::announce(tx, t, &p, cover, now)?;
+    }
+    Ok(b)
+}
+
+/// Set a booking's status by `sql` (`?1` id, `?2` now, `?3` tenant; it returns `slotted`),
+/// and announce the slots it freed: whether it changed.
+fn free(tx: &Connection, t: &str, id: &str, sql: &str, now: i64) -> Result<bool> {
+    let slotted: Option<bool> = tx
+        .prepare_cached(sql)
+        .and_then(|mut s| s.query_row(params![id, now, t], |r| r.get(0)).optional())
+        .map_err(map_error)?;
+    if slotted == Some(true) {
+        let b = read_booking(tx, t, id, now)?;
+        announce::announce_range(tx, t, &b.resource, (b.start, b.end), now)?;
+    }
+    Ok(slotted.is_some())
 }
 
 /// Blocking predicate at `?now`: confirmed, or held and not yet expired.
@@ -113,27 +155,17 @@ impl BookingStore for SqliteStore {
         }
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
-            let now = now_us();
-            let mut slotted = false;
-            if let Some(r) = capacity::resource_of(tx, &t, &req.resource)? {
-                allot_core::booking::capacity::check_quantity(&r, req.quantity)?;
-                let p = capacity::picture(tx, &t, r, (req.start, req.end), now)?;
-                let ask = Ask {
-                    start: req.start,
-                    end: req.end,
-                    quantity: req.quantity,
-                    ignore: None,
-                    now: from_us(now),
-                };
-                refusal(judge(&p, &ask)?)?;
-                slotted = p.resource.slot_ms.is_some();
-            } else {
-                allot_core::booking::capacity::check_quantity(&Resource::plain(&req.resource), req.quantity)?;
-                plain_conflict(tx, &t, &req, now)?;
+            match capacity::resource_of(tx, &t, &req.resource)? {
+                Some(r) => book_put(tx, &t, &req, r),
+                None => {
+                    let now = now_us();
+                    allot_core::booking::capacity::check_quantity(&Resource::plain(&req.resource), req.quantity)?;
+                    plain_conflict(tx, &t, &req, now)?;
+                    let b = req.to_booking(from_us(now));
+                    insert(tx, &t, &b, now, None)?;
+                    Ok(b)
+                }
             }
-            let b = req.to_booking(from_us(now));
-            insert(tx, &t, &b, now, slotted)?;
-            Ok(b)
         })
         .await
     }
@@ -147,12 +179,15 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            tx.prepare_cached(
+            free(
+                tx,
+                &t,
+                &id,
                 "UPDATE bookings SET status = 'cancelled', expires_at_us = NULL, status_at_us = ?2
-                  WHERE tenant = ?3 AND id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))",
-            )
-            .and_then(|mut s| s.execute(params![id, now, t]))
-            .map_err(map_error)?;
+                  WHERE tenant = ?3 AND id = ?1 AND (status = 'confirmed' OR (status = 'held' AND expires_at_us > ?2))
+                 RETURNING slotted",
+                now,
+            )?;
             read_booking(tx, &t, &id, now)
         })
         .await
@@ -162,11 +197,15 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            tx.prepare_cached(
-                "UPDATE bookings SET status = 'released', status_at_us = ?2 WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2",
-            )
-            .and_then(|mut s| s.execute(params![id, now, t]))
-            .map_err(map_error)?;
+            free(
+                tx,
+                &t,
+                &id,
+                "UPDATE bookings SET status = 'released', status_at_us = ?2
+                  WHERE tenant = ?3 AND id = ?1 AND status = 'held' AND expires_at_us > ?2
+                 RETURNING slotted",
+                now,
+            )?;
             let b = read_booking(tx, &t, &id, now)?;
             if b.status == BookingStatus::Confirmed {
                 return Err(AllotError::BookingNotActive { id, status: b.status });
@@ -277,6 +316,7 @@ impl BookingStore for SqliteStore {
             };
             let until = r.grid().map_or(*last, |g| g.slot_at(*last).end);
             let p = capacity::picture(tx, &t, r, (*first, until), now)?;
+            announce::announce(tx, &t, &p, (*first, until), now)?;
             allot_core::booking::judge::availability(&p, *first, until)
         })
         .await
@@ -343,12 +383,16 @@ impl BookingStore for SqliteStore {
                 now: from_us(now),
             };
             refusal(judge(&p, &ask)?)?;
+            let slots = fill::slots_document(&p, to.start, to.end).map(|s| s.to_string());
             tx.prepare_cached(
-                "UPDATE bookings SET start_us = ?3, end_us = ?4, quantity = ?5, rescheduled_at_us = ?6
+                "UPDATE bookings SET start_us = ?3, end_us = ?4, quantity = ?5, rescheduled_at_us = ?6, slots = ?7
                   WHERE tenant = ?2 AND id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id, t, us(to.start), us(to.end), quantity, now]))
+            .and_then(|mut s| s.execute(params![id, t, us(to.start), us(to.end), quantity, now, slots]))
             .map_err(map_error)?;
+            // The slots it took, then those it left (each read again: the move is seen).
+            announce::announce_range(tx, &t, &b.resource, (to.start, to.end), now)?;
+            announce::announce_range(tx, &t, &b.resource, (b.start, b.end), now)?;
             read_booking(tx, &t, &id, now)
         })
         .await
@@ -388,13 +432,28 @@ impl SqliteStore {
     pub(crate) async fn run_expire_bookings(&self, now: DateTime<Utc>, max: u32) -> Result<u64> {
         let now = us(now);
         self.call(move |c| {
-            c.execute(
-                "UPDATE bookings SET status = 'expired', status_at_us = ?1 WHERE rowid IN
-                    (SELECT rowid FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)",
-                params![now, max.max(1)],
-            )
-            .map(|n| n as u64)
-            .map_err(map_error)
+            let tx = c
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(map_error)?;
+            let expired: Vec<(String, String, i64, i64, bool)> = tx
+                .prepare_cached(
+                    "UPDATE bookings SET status = 'expired', status_at_us = ?1 WHERE rowid IN
+                        (SELECT rowid FROM bookings WHERE status = 'held' AND expires_at_us <= ?1 LIMIT ?2)
+                     RETURNING tenant, resource, start_us, end_us, slotted",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![now, max.max(1)], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    })?
+                    .collect()
+                })
+                .map_err(map_error)?;
+            // The slots the expired holds of resources with slots freed.
+            for (t, resource, start, end, _) in expired.iter().filter(|e| e.4) {
+                announce::announce_range(&tx, t, resource, (from_us(*start), from_us(*end)), now)?;
+            }
+            tx.commit().map_err(map_error)?;
+            Ok(expired.len() as u64)
         })
         .await
     }
