@@ -517,6 +517,42 @@ async fn bad_capacity_input_changes_nothing(ts: &TestServer) {
         )
         .await;
     assert_eq!((s, code(&b)), (404, "not_found"), "{b}");
+    // Slot capacities need slots.
+    put(ts, "/v1/resources/unslotted", json!({"capacity": 1})).await;
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/unslotted/slots",
+            json!({"from": night(0), "to": night(1), "capacity": 0}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (422, "needs_slots"), "{b}");
+    // Another slot length is refused while a stop-sell of an old slot is ahead, and drops the
+    // old slots' capacities once they are put back.
+    put(
+        ts,
+        "/v1/resources/regrid",
+        json!({"capacity": 2, "slot_ms": 86_400_000}),
+    )
+    .await;
+    let stop = |c: i64| json!({"from": night(2), "to": night(3), "capacity": c});
+    put(ts, "/v1/resources/regrid/slots", stop(0)).await;
+    let hourly = json!({"capacity": 2, "slot_ms": 3_600_000});
+    let (s, b) = ts.send_json("PUT", "/v1/resources/regrid", hourly.clone()).await;
+    assert_eq!((s, code(&b)), (422, "slot_grid_in_use"), "{b}");
+    let (_, r) = ts.get("/v1/resources/regrid").await;
+    assert_eq!(r["slot_ms"], 86_400_000, "{r}");
+    put(ts, "/v1/resources/regrid/slots", stop(2)).await;
+    put(ts, "/v1/resources/regrid", hourly).await;
+    let (_, a) = ts
+        .get(&format!(
+            "/v1/resources/regrid/availability?from={}&to={}",
+            night(2),
+            night(3)
+        ))
+        .await;
+    assert_eq!(a["slots"].as_array().map(Vec::len), Some(24), "{a}");
+    assert!(a["slots"].as_array().unwrap().iter().all(|s| s["capacity"] == 2), "{a}");
     let (s, b) = ts.get(&format!("/v1/resources/r1/explain?start={}", night(0))).await;
     assert_eq!((s, code(&b)), (400, "invalid_request"), "{b}");
     let (_, list) = ts

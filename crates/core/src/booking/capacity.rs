@@ -176,6 +176,48 @@ impl Resource {
         }
     }
 
+    /// Whether this put cuts time otherwise than `old` did (another `slot_ms` or time zone):
+    /// the slot capacities put for `old`'s slots then name slots that no longer exist.
+    pub fn regrids(&self, old: Option<&Resource>) -> bool {
+        old.is_some_and(|o| o.slot_ms.is_some() && (o.slot_ms != self.slot_ms || o.time_zone != self.time_zone))
+    }
+
+    /// Refuse a put over `old` that [regrids](Resource::regrids) while a capacity put for a
+    /// slot of the old grid that has not ended at `now` differs from `old`'s capacity
+    /// (`overrides`: slot start, capacity): `422 slot_grid_in_use` naming the first. Put
+    /// those slots back to the resource's capacity first (or wait until they are past); on
+    /// a put that passes, the backends drop the old slots' capacities.
+    pub fn check_regrid(
+        &self,
+        old: Option<&Resource>,
+        overrides: &[(DateTime<Utc>, u32)],
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let (Some(old), Some(grid)) = (old, old.and_then(Resource::grid)) else {
+            return Ok(());
+        };
+        if !self.regrids(Some(old)) {
+            return Ok(());
+        }
+        let first = overrides
+            .iter()
+            .filter(|(start, c)| *c != old.capacity && grid.slot_at(*start).end > now)
+            .min_by_key(|(start, _)| *start);
+        match first {
+            None => Ok(()),
+            Some((start, c)) => Err(AllotError::breaks(
+                crate::support::error::Rule::SlotGridInUse,
+                format!(
+                    "{}: resource `{}` has a capacity of {c} put for its slot at {} (and maybe more) that has not ended; put those slots back to its capacity ({}) before changing slot_ms or time_zone",
+                    if self.slot_ms == old.slot_ms { "time_zone" } else { "slot_ms" },
+                    self.resource,
+                    crate::support::instant::text(start),
+                    old.capacity
+                ),
+            )),
+        }
+    }
+
     /// Its slot grid, if it has slots.
     pub fn grid(&self) -> Option<SlotGrid> {
         let zone = self.time_zone.parse().ok()?;
@@ -289,14 +331,15 @@ pub fn pool(name: &str, body: PoolBody, now: DateTime<Utc>, limits: &Limits) -> 
     })
 }
 
-/// Validate a slot-capacity put against the resource it is for (which must have slots):
+/// Validate a slot-capacity put against the resource it is for (which must have slots:
+/// `422 needs_slots` otherwise):
 /// `[from, to)` as a window, at most [`MAX_SLOTS_PER_REQUEST`] slot starts in it.
 pub fn slot_capacity(r: &Resource, body: SlotCapacityBody, limits: &Limits) -> Result<SlotCapacity> {
     let grid = r.grid().ok_or_else(|| {
-        AllotError::invalid(format!(
-            "resource `{}` has no slot_ms: put it with slot_ms first",
-            r.resource
-        ))
+        AllotError::breaks(
+            crate::support::error::Rule::NeedsSlots,
+            format!("resource `{}` has no slot_ms: put it with slot_ms first", r.resource),
+        )
     })?;
     let (from, to) = crate::booking::validate::window("from", &body.from, "to", &body.to, limits)?;
     let cap = capacity("capacity", body.capacity)?;

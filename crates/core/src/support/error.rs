@@ -263,6 +263,9 @@ pub enum Rule {
     NeedsSlots,
     /// `min_slots` above `max_slots` (`stay_bounds`).
     StayBounds,
+    /// A change of a resource's `slot_ms` or `time_zone` while capacities put for slots of
+    /// the old ones have not ended (`slot_grid_in_use`).
+    SlotGridInUse,
 }
 
 impl Rule {
@@ -283,11 +286,12 @@ impl Rule {
             Rule::SlotLength => "slot_length",
             Rule::NeedsSlots => "needs_slots",
             Rule::StayBounds => "stay_bounds",
+            Rule::SlotGridInUse => "slot_grid_in_use",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 15] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -302,6 +306,7 @@ impl Rule {
         Rule::SlotLength,
         Rule::NeedsSlots,
         Rule::StayBounds,
+        Rule::SlotGridInUse,
     ];
 }
 

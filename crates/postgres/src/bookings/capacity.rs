@@ -175,6 +175,33 @@ fn json<T: serde::Serialize>(v: &T) -> TxResult<serde_json::Value> {
     serde_json::to_value(v).map_err(|e| TxErr::Fail(AllotError::Internal(e.to_string())))
 }
 
+/// A put that changes the resource's slots: refused while a capacity put for an old slot
+/// still matters (`Resource::check_regrid`), else the old slots' capacities and announced
+/// sold-out levels are dropped (they name slots that no longer exist).
+async fn regrid(tx: &Tx<'_>, tenant: &str, r: &Resource, old: Option<&Resource>, now: DateTime<Utc>) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT slot_start, capacity FROM slot_capacity
+              WHERE tenant = $1 AND resource = $2 AND slot_start > $3::timestamptz - interval '26 hours'",
+        )
+        .await?;
+    let overrides: Vec<(DateTime<Utc>, u32)> = tx
+        .query(&stmt, &[&tenant, &r.resource, &now])
+        .await?
+        .iter()
+        .map(|row| (row.get(0), row.get::<_, i32>(1).max(0) as u32))
+        .collect();
+    r.check_regrid(old, &overrides, now)?;
+    for sql in [
+        "DELETE FROM slot_capacity WHERE tenant = $1 AND resource = $2",
+        "DELETE FROM slots_sold_out WHERE tenant = $1 AND resource = $2",
+    ] {
+        let stmt = tx.prepare_cached(sql).await?;
+        tx.execute(&stmt, &[&tenant, &r.resource]).await?;
+    }
+    Ok(())
+}
+
 /// Store a resource and its pool memberships under the locks of the resource and of every
 /// pool it was or will be in (every pool must have been put); the resource as stored.
 pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: Resource, now: DateTime<Utc>) -> TxResult<Resource> {
@@ -184,6 +211,9 @@ pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: Resource, now: Da
     let mut pools = r.pools.clone();
     pools.extend(old.as_ref().map(|o| o.pools.clone()).unwrap_or_default());
     lock_pools(tx, tenant, &pools).await?;
+    if r.regrids(old.as_ref()) {
+        regrid(tx, tenant, &r, old.as_ref(), now).await?;
+    }
     let r = r.put_over(old.as_ref(), now);
     for p in &r.pools {
         if pool_of(tx, tenant, p).await?.is_none() {

@@ -1,17 +1,20 @@
-//! Capacity in the model: resources put with a capacity per slot (UTC slots of whole hours:
-//! a slot of `t` starts at `t` rounded down to a multiple of its length since the epoch),
-//! pools several resources count against, per-slot capacities, and the rules the simulation
-//! generates (a closure, stay length in slots, lead time, horizon). A booking is refused by
-//! its first rule (`422 rule_violated`), else by its first full slot — the resource's in time
-//! order, then each pool's by pool name (`409 capacity_exceeded`); explain lists every reason
-//! in that order. A resource never put is capacity 1 without slots: two of its bookings never
+//! Capacity in the model: resources put with a capacity per slot of whole hours in a time
+//! zone (each local day's slots start at its midnight and follow every slot length, the last
+//! ending at the next midnight), pools several resources count against (UTC), per-slot
+//! capacities, and the rules the simulation generates (a closure, stay length in slots,
+//! closed to arrival or departure on a weekday or date of the zone, lead time, horizon, a
+//! buffer around bookings of a capacity-1 resource). A booking is refused by its first rule
+//! (`422 rule_violated`), else by its first full slot or overlap of the resource in time
+//! order, a booking inside its buffer, then each pool's full slot by pool name (`409`);
+//! explain lists every reason in that order. A resource never put is capacity 1 without slots: two of its bookings never
 //! overlap (`bookings.rs`). Holds count while live, as everywhere.
 
 use super::{Done, Model};
 use allot_core::booking::reason::Reason;
 use allot_core::error::Rule;
 use allot_core::AllotError;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use chrono_tz::Tz;
 use serde_json::{json, Value};
 
 /// A resource as put.
@@ -27,6 +30,37 @@ pub(super) struct Resource {
     pub(super) closed: Option<(i64, i64)>,
     pub(super) lead_time_ms: Option<i64>,
     pub(super) horizon_ms: Option<i64>,
+    /// Its time zone (`None`: UTC).
+    pub(super) zone: Option<Tz>,
+    /// A weekday or date of the zone no booking starts on; one no booking ends on.
+    pub(super) closed_to_arrival: Option<Day>,
+    pub(super) closed_to_departure: Option<Day>,
+    /// The least time between two bookings of a capacity-1 resource, µs.
+    pub(super) buffer_us: Option<i64>,
+}
+
+/// A day a closed-to rule names.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Day {
+    Weekday(chrono::Weekday),
+    Date(NaiveDate),
+}
+
+impl Day {
+    /// `mon`..`sun` or `YYYY-MM-DD` (what the generator writes).
+    pub(super) fn parse(text: &str) -> Option<Day> {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map(Day::Date)
+            .ok()
+            .or_else(|| text.parse().ok().map(Day::Weekday))
+    }
+
+    fn is(self, date: NaiveDate) -> bool {
+        match self {
+            Day::Weekday(w) => date.weekday() == w,
+            Day::Date(d) => d == date,
+        }
+    }
 }
 
 /// A pool: capacity per slot of `slot_us`.
@@ -40,15 +74,39 @@ fn at(us: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
-/// The slots of length `slot_us` that `[s, e)` touches, as `(start, end)`.
-pub(super) fn slots(slot_us: i64, (s, e): (i64, i64)) -> Vec<(i64, i64)> {
+/// The first instant of local `date` in `zone`, µs (its midnight, or the first whole hour
+/// after one the zone skips).
+fn midnight(zone: Tz, date: NaiveDate) -> i64 {
+    (0..24)
+        .find_map(|h| zone.from_local_datetime(&date.and_hms_opt(h, 0, 0)?).earliest())
+        .map_or(0, |t| t.timestamp_micros())
+}
+
+/// The slots of length `slot_us` in `zone` that `[s, e)` touches, as `(start, end)`: each
+/// local day's run from its midnight, the last cut at the next.
+pub(super) fn slots(zone: Option<Tz>, slot_us: i64, (s, e): (i64, i64)) -> Vec<(i64, i64)> {
+    let zone = zone.unwrap_or(Tz::UTC);
+    let mut date = at(s).with_timezone(&zone).date_naive() - chrono::Duration::days(1);
     let mut out = Vec::new();
-    let mut start = s.div_euclid(slot_us) * slot_us;
-    while start < e {
-        out.push((start, start + slot_us));
-        start += slot_us;
+    loop {
+        let (mut start, next) = (midnight(zone, date), midnight(zone, date + chrono::Duration::days(1)));
+        while start < next {
+            if start >= e {
+                return out;
+            }
+            let end = (start + slot_us).min(next);
+            if end > s {
+                out.push((start, end));
+            }
+            start = end;
+        }
+        date += chrono::Duration::days(1);
     }
-    out
+}
+
+/// The local date of instant `us` in `zone`.
+fn local_date(zone: Option<Tz>, us: i64) -> NaiveDate {
+    at(us).with_timezone(&zone.unwrap_or(Tz::UTC)).date_naive()
 }
 
 /// A booking asked of the model: range (µs), quantity, and a booking not to count.
@@ -111,13 +169,21 @@ impl Model {
             });
         }
         if let Some(slot_us) = r.slot_us {
-            let asked = slots(slot_us, a.range).len() as u32;
+            let asked = slots(r.zone, slot_us, a.range).len() as u32;
             if let Some(needed) = r.min_slots.filter(|m| asked < *m) {
                 out.push(Reason::MinSlots { needed, asked });
             }
             if let Some(allowed) = r.max_slots.filter(|m| asked > *m) {
                 out.push(Reason::MaxSlots { allowed, asked });
             }
+        }
+        let arrival = local_date(r.zone, s);
+        if r.closed_to_arrival.is_some_and(|d| d.is(arrival)) {
+            out.push(Reason::ClosedToArrival { date: arrival });
+        }
+        let departure = local_date(r.zone, e);
+        if r.closed_to_departure.is_some_and(|d| d.is(departure)) {
+            out.push(Reason::ClosedToDeparture { date: departure });
         }
         let starts_in_ms = (s - self.now_us()) / 1000;
         if let Some(lead) = r.lead_time_ms.filter(|l| starts_in_ms < *l) {
@@ -156,7 +222,7 @@ impl Model {
                 );
             }
             Some(slot_us) => {
-                for slot in slots(slot_us, a.range) {
+                for slot in slots(r.zone, slot_us, a.range) {
                     let (used, held) = self.taken(&[resource], slot, a.ignore);
                     let free = (self.slot_capacity(resource, &r, slot.0) - used - held).max(0);
                     if free < a.quantity {
@@ -165,10 +231,11 @@ impl Model {
                 }
             }
         }
+        out.extend(self.buffer_reasons(resource, &r, a));
         for name in &r.pools {
             let Some(pool) = self.pools.get(name) else { continue };
             let members = self.members(name);
-            for slot in slots(pool.slot_us, a.range) {
+            for slot in slots(None, pool.slot_us, a.range) {
                 let (used, held) = self.taken(&members, slot, a.ignore);
                 let free = (pool.capacity - used - held).max(0);
                 if free < a.quantity {
@@ -179,20 +246,43 @@ impl Model {
         out
     }
 
+    /// Blocking bookings of a capacity-1 resource with a buffer that do not overlap `a` but
+    /// come closer than the buffer, by start.
+    fn buffer_reasons(&self, resource: &str, r: &Resource, a: &Asked<'_>) -> Vec<Reason> {
+        let Some(pad) = r.buffer_us.filter(|b| *b > 0 && r.capacity == 1) else {
+            return Vec::new();
+        };
+        let (s, e) = a.range;
+        let mut near: Vec<(i64, &String)> = self
+            .bookings
+            .iter()
+            .filter(|(id, b)| Some(id.as_str()) != a.ignore && b.resource == resource && self.effective(b).blocks())
+            .filter(|(_, b)| !(b.start_us < e && s < b.end_us) && b.start_us < e + pad && s - pad < b.end_us)
+            .map(|(id, b)| (b.start_us, id))
+            .collect();
+        near.sort();
+        near.into_iter()
+            .map(|(_, id)| Reason::Buffer {
+                buffer_ms: (pad / 1000) as u64,
+                booking_id: id.clone(),
+            })
+            .collect()
+    }
+
     /// The slots of `resource` in `[s, e)` as availability lists them: `[start, end,
     /// capacity, used, held, free]`, free also bounded by each pool.
     pub(super) fn slot_view(&self, resource: &str, (s, e): (i64, i64)) -> Value {
         let r = self.resource_or_plain(resource);
         let Some(slot_us) = r.slot_us else { return Value::Null };
         let mut out = Vec::new();
-        for slot in slots(slot_us, (s, e)) {
+        for slot in slots(r.zone, slot_us, (s, e)) {
             let (used, held) = self.taken(&[resource], slot, None);
             let capacity = self.slot_capacity(resource, &r, slot.0);
             let mut free = (capacity - used - held).max(0);
             for name in &r.pools {
                 let Some(pool) = self.pools.get(name) else { continue };
                 let members = self.members(name);
-                for ps in slots(pool.slot_us, slot) {
+                for ps in slots(None, pool.slot_us, slot) {
                     let (u, h) = self.taken(&members, ps, None);
                     free = free.min((pool.capacity - u - h).max(0));
                 }
@@ -202,14 +292,41 @@ impl Model {
         Value::Array(out)
     }
 
-    /// `PUT /v1/resources/{resource}`: every pool named must have been put.
+    /// `PUT /v1/resources/{resource}`: every pool named must have been put. A put that cuts
+    /// time otherwise (another slot length or zone) is refused while a capacity put for an
+    /// old slot that has not ended differs from the old capacity; else it drops them all.
     pub(super) fn put_resource(&mut self, resource: &str, r: Resource) -> Result<Done, AllotError> {
+        let regrids = self.regrids(resource, &r)?;
         if let Some(p) = r.pools.iter().find(|p| !self.pools.contains_key(*p)) {
             return Err(AllotError::not_found("pool", p.clone()));
+        }
+        if regrids {
+            self.slot_caps.retain(|(name, _), _| name != resource);
         }
         let view = json!({"capacity": r.capacity, "slot_us": r.slot_us, "pools": r.pools});
         self.resources.insert(resource.to_string(), r);
         Ok((200, view, None))
+    }
+
+    /// Whether `r` cuts `resource`'s time otherwise than it was (another slot length or
+    /// zone); `422 slot_grid_in_use` while a capacity put for an old slot that has not ended
+    /// differs from the old capacity.
+    fn regrids(&self, resource: &str, r: &Resource) -> Result<bool, AllotError> {
+        let Some(old) = self.resources.get(resource) else {
+            return Ok(false);
+        };
+        let Some(old_us) = old.slot_us.filter(|o| Some(*o) != r.slot_us || old.zone != r.zone) else {
+            return Ok(false);
+        };
+        let now = self.now_us();
+        let live = self.slot_caps.iter().any(|((name, start), c)| {
+            let ends = slots(old.zone, old_us, (*start, start + 1)).first().map_or(0, |s| s.1);
+            name == resource && *c != old.capacity && ends > now
+        });
+        if live {
+            return Err(AllotError::breaks(Rule::SlotGridInUse, "slot_ms: old slot capacities"));
+        }
+        Ok(true)
     }
 
     /// `PUT /v1/pools/{pool}`.
@@ -230,16 +347,15 @@ impl Model {
         let slot_us = r
             .slot_us
             .ok_or_else(|| AllotError::breaks(Rule::NeedsSlots, format!("resource `{resource}` has no slot_ms")))?;
-        let starts: Vec<i64> = slots(slot_us, (s, e))
+        let set: Vec<(i64, i64)> = slots(r.zone, slot_us, (s, e))
             .into_iter()
-            .map(|x| x.0)
-            .filter(|x| *x >= s)
+            .filter(|x| x.0 >= s)
             .collect();
-        for x in &starts {
-            self.slot_caps.insert((resource.to_string(), *x), capacity);
+        for x in &set {
+            self.slot_caps.insert((resource.to_string(), x.0), capacity);
         }
-        let view = match (starts.first(), starts.last()) {
-            (Some(f), Some(l)) => self.slot_view(resource, (*f, l + slot_us)),
+        let view = match (set.first(), set.last()) {
+            (Some(f), Some(l)) => self.slot_view(resource, (f.0, l.1)),
             _ => json!([]),
         };
         Ok((200, json!({ "slots": view }), None))

@@ -30,8 +30,9 @@
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
 //!   cancel, confirm, release, extend, reschedule; free gaps over a window.
-//! - Capacity (`capacity.rs`): resources put with a capacity per slot of whole hours, pools,
-//!   per-slot capacities, rules (a closure, stay length, lead time, horizon); a booking's
+//! - Capacity (`capacity.rs`): resources put with a capacity per slot of whole hours in a
+//!   time zone, pools, per-slot capacities, rules (a closure, stay length, closed to arrival
+//!   or departure, lead time, horizon, a buffer); a booking's
 //!   quantity counts against every slot it touches, of the resource and of its pools; the
 //!   first rule refuses before the first full slot; explain lists every reason; availability
 //!   lists each slot's capacity, used, held and free.
@@ -558,6 +559,10 @@ fn resource_of(put: &crate::ops::ResourcePut) -> capacity::Resource {
         closed: put.closed.map(|(f, t)| (hour_us(f), hour_us(t))),
         lead_time_ms: put.lead_time_ms,
         horizon_ms: put.horizon_ms,
+        zone: put.time_zone.parse().ok(),
+        closed_to_arrival: put.closed_to_arrival.and_then(capacity::Day::parse),
+        closed_to_departure: put.closed_to_departure.and_then(capacity::Day::parse),
+        buffer_us: put.buffer_ms.map(|b| b * 1000),
     }
 }
 

@@ -34,7 +34,24 @@ pub struct ResourcePut {
     pub lead_time_ms: Option<i64>,
     /// Horizon, ms.
     pub horizon_ms: Option<i64>,
+    /// Its time zone (IANA): [`ZONES`].
+    pub time_zone: &'static str,
+    /// A weekday (`wed`) or date of the zone no booking may start on.
+    pub closed_to_arrival: Option<&'static str>,
+    /// A weekday or date of the zone no booking may end on.
+    pub closed_to_departure: Option<&'static str>,
+    /// The least time between two bookings (counts on capacity 1 only), ms.
+    pub buffer_ms: Option<i64>,
 }
+
+/// The time zones resources are put in: UTC, and two whose hours start on the half hour
+/// (India, +05:30; Newfoundland, −03:30), so their slots and local days are not UTC's. (The
+/// window's day has no DST change anywhere: the server's tests cover DST.)
+pub const ZONES: [&str; 3] = ["UTC", "Asia/Kolkata", "America/St_Johns"];
+
+/// The days a closed-to rule names: the window's two UTC dates (a Wednesday and a
+/// Thursday), by weekday and by date.
+pub const DAYS: [&str; 4] = ["wed", "thu", "2030-01-02", "2030-01-03"];
 
 impl ResourcePut {
     /// The request body.
@@ -55,7 +72,17 @@ impl ResourcePut {
         if let Some(h) = self.horizon_ms {
             rules["horizon_ms"] = h.into();
         }
-        let mut body = serde_json::json!({"capacity": self.capacity, "pools": self.pools, "rules": rules});
+        if let Some(d) = self.closed_to_arrival {
+            rules["closed_to_arrival"] = serde_json::json!([d]);
+        }
+        if let Some(d) = self.closed_to_departure {
+            rules["closed_to_departure"] = serde_json::json!([d]);
+        }
+        if let Some(b) = self.buffer_ms {
+            rules["buffer_ms"] = b.into();
+        }
+        let mut body = serde_json::json!({"capacity": self.capacity, "pools": self.pools, "rules": rules,
+                                          "time_zone": self.time_zone});
         if self.slot_hours > 0 {
             body["slot_ms"] = (self.slot_hours * 3_600_000).into();
         }
@@ -147,9 +174,10 @@ impl Generator {
         }
     }
 
-    /// A put of `H1` or `H2`: mostly hourly slots of capacity 1–3, sometimes in the pool (or
-    /// one never put), now and then with a rule; rarely without slots (rules only) or a
-    /// capacity that needs slots without them (`400`).
+    /// A put of `H1` or `H2`: mostly hourly slots of capacity 1–3 (UTC, or a zone whose hours
+    /// start on the half hour), sometimes in the pool (or one never put), now and then with a
+    /// rule; rarely without slots (rules only) or a capacity that needs slots without them
+    /// (`400`).
     fn put_resource(&mut self) -> Op {
         let resource = PUT_RESOURCES[self.rng.random_range(0..PUT_RESOURCES.len())];
         let slot_hours = self.rare(&[1, 1, 1, 2], &[0]);
@@ -172,8 +200,12 @@ impl Generator {
             closed: None,
             lead_time_ms: None,
             horizon_ms: None,
+            time_zone: self.pick(&[ZONES[0], ZONES[0], ZONES[1], ZONES[2]]),
+            closed_to_arrival: None,
+            closed_to_departure: None,
+            buffer_ms: None,
         };
-        match self.rng.random_range(0..8) {
+        match self.rng.random_range(0..11) {
             0 => put.min_slots = Some(2),
             1 => put.max_slots = Some(2),
             2 => {
@@ -182,6 +214,9 @@ impl Generator {
             }
             3 => put.lead_time_ms = Some(self.pick(&[86_400_000, 100_000_000])),
             4 => put.horizon_ms = Some(self.pick(&[86_400_000, 100_000_000])),
+            5 => put.closed_to_arrival = Some(self.pick(&DAYS)),
+            6 => put.closed_to_departure = Some(self.pick(&DAYS)),
+            7 => put.buffer_ms = Some(self.pick(&[3_600_000, 7_200_000])),
             _ => {}
         }
         Op::PutResource { resource, put }

@@ -470,7 +470,7 @@ impl Generator {
         }
     }
 
-    fn pick(&mut self, of: &[i64]) -> i64 {
+    fn pick<T: Copy>(&mut self, of: &[T]) -> T {
         of[self.rng.random_range(0..of.len())]
     }
 

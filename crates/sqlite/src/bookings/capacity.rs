@@ -130,6 +130,33 @@ fn json<T: serde::Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| AllotError::Internal(e.to_string()))
 }
 
+/// A put that changes the resource's slots: refused while a capacity put for an old slot
+/// still matters (`Resource::check_regrid`), else the old slots' capacities and announced
+/// sold-out levels are dropped (they name slots that no longer exist).
+pub(crate) fn regrid(c: &Connection, tenant: &str, r: &Resource, old: Option<&Resource>, now_us: i64) -> Result<()> {
+    const DAY_AND_MORE_US: i64 = 26 * 3_600_000_000;
+    let overrides: Vec<(DateTime<Utc>, u32)> = c
+        .prepare_cached(
+            "SELECT slot_start_us, capacity FROM slot_capacity
+              WHERE tenant = ?1 AND resource = ?2 AND slot_start_us > ?3",
+        )
+        .and_then(|mut s| {
+            s.query_map(params![tenant, r.resource, now_us - DAY_AND_MORE_US], |row| {
+                Ok((from_us(row.get(0)?), row.get::<_, u32>(1)?))
+            })?
+            .collect()
+        })
+        .map_err(map_error)?;
+    r.check_regrid(old, &overrides, from_us(now_us))?;
+    for sql in [
+        "DELETE FROM slot_capacity WHERE tenant = ?1 AND resource = ?2",
+        "DELETE FROM slots_sold_out WHERE tenant = ?1 AND resource = ?2",
+    ] {
+        c.execute(sql, params![tenant, r.resource]).map_err(map_error)?;
+    }
+    Ok(())
+}
+
 /// Store a resource and its pool memberships (every pool must have been put).
 pub(crate) fn put_resource(c: &Connection, tenant: &str, r: &Resource, now_us: i64) -> Result<()> {
     for p in &r.pools {

@@ -271,6 +271,9 @@ impl BookingStore for SqliteStore {
         self.write(tenant, None, move |tx| {
             let now = now_us();
             let old = capacity::resource_of(tx, &t, &r.resource)?;
+            if r.regrids(old.as_ref()) {
+                capacity::regrid(tx, &t, &r, old.as_ref(), now)?;
+            }
             let r = r.put_over(old.as_ref(), from_us(now));
             capacity::put_resource(tx, &t, &r, now)?;
             Ok(r)
