@@ -182,7 +182,18 @@ async fn a_storm_announces_a_sold_out_slot_once(ts: &TestServer) {
         sold += usize::from(s == 201);
     }
     assert_eq!(sold, 12);
-    assert_eq!(slot_events(ts, 1).await, vec![edge("sold_out", "gig", 0)]);
+    // A later edge, once numbered, shows every earlier one numbered too: no second gig edge.
+    put(
+        ts,
+        "/v1/resources/marker",
+        json!({"capacity": 1, "slot_ms": 86_400_000}),
+    )
+    .await;
+    book(ts, "marker", (0, 1), 1, false).await;
+    assert_eq!(
+        slot_events(ts, 2).await,
+        vec![edge("sold_out", "gig", 0), edge("sold_out", "marker", 0)]
+    );
     ts.assert_audit_clean().await;
 }
 

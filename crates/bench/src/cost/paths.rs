@@ -20,6 +20,9 @@ pub enum CostPath {
     UnitClaim,
     /// `POST /v1/resources/{r}/bookings` of an hour that overlaps nothing.
     Booking,
+    /// `POST /v1/resources/{r}/bookings` of one night on a resource put with a capacity per
+    /// night and a pool (the capacity path: locks, picture, judge, insert, the slots' fill).
+    CapacityBooking,
     /// Enqueue one job, claim it, complete it (three requests).
     Job,
     /// `POST /v1/batch` of [`BATCH_OPERATIONS`] one-unit allocations; per operation.
@@ -43,12 +46,13 @@ const UNITS_PER_REQUEST: u64 = 500;
 
 impl CostPath {
     /// Every path, in the table's order.
-    pub const ALL: [CostPath; 8] = [
+    pub const ALL: [CostPath; 9] = [
         CostPath::Atomic,
         CostPath::Batched,
         CostPath::HoldConfirm,
         CostPath::UnitClaim,
         CostPath::Booking,
+        CostPath::CapacityBooking,
         CostPath::Job,
         CostPath::BatchApi,
         CostPath::FeedEvent,
@@ -62,6 +66,7 @@ impl CostPath {
             CostPath::HoldConfirm => "hold_confirm",
             CostPath::UnitClaim => "unit_claim",
             CostPath::Booking => "booking",
+            CostPath::CapacityBooking => "capacity_booking",
             CostPath::Job => "job",
             CostPath::BatchApi => "batch_api",
             CostPath::FeedEvent => "feed_event",
@@ -81,6 +86,7 @@ impl CostPath {
             CostPath::HoldConfirm => "hold of 1 + confirm",
             CostPath::UnitClaim => "unit claim of 1",
             CostPath::Booking => "booking of 1 h",
+            CostPath::CapacityBooking => "booking of 1 night, capacity + pool",
             CostPath::Job => "enqueue + claim + complete",
             CostPath::BatchApi => "allocation in a batch of 50",
             CostPath::FeedEvent => "event sequenced + read",
@@ -226,6 +232,7 @@ impl Driver {
         match path {
             CostPath::UnitClaim => self.make_units(calls).await,
             CostPath::Booking | CostPath::Job => Ok(()),
+            CostPath::CapacityBooking => self.put_hotel().await,
             _ => {
                 for k in 0..SKUS {
                     let body = json!({"sku": format!("cost-{}-{k}", path.name()), "on_hand": STOCK});
@@ -288,6 +295,7 @@ impl Driver {
                     .await?;
             }
             CostPath::Booking => self.book(i).await?,
+            CostPath::CapacityBooking => self.book_night(i).await?,
             CostPath::Job => self.job(i).await?,
             CostPath::BatchApi => {
                 let ops: Vec<Value> = (0..BATCH_OPERATIONS)
@@ -312,6 +320,33 @@ impl Driver {
         let end = start + chrono::Duration::hours(1);
         let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "cost"});
         let path = format!("/v1/resources/cost-room-{}/bookings", mix(self.seed, i) % 4);
+        self.send(Method::POST, &path, Some(body), &[201]).await?;
+        Ok(())
+    }
+
+    /// A pool and four resources in it, each with more per night than any run books.
+    async fn put_hotel(&mut self) -> Result<(), BenchError> {
+        let day = 86_400_000;
+        let pool = json!({"capacity": 1_000_000, "slot_ms": day});
+        self.send(Method::PUT, "/v1/pools/cost-wing", Some(pool), &[200])
+            .await?;
+        for k in 0..4 {
+            let r = json!({"capacity": 1_000_000, "slot_ms": day, "pools": ["cost-wing"]});
+            self.send(Method::PUT, &format!("/v1/resources/cost-hotel-{k}"), Some(r), &[200])
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Book night `i` (from 2031-01-01) on one of the four put resources: each night its own,
+    /// so what a picture reads does not grow with the run.
+    async fn book_night(&mut self, i: u64) -> Result<(), BenchError> {
+        let start = chrono::DateTime::parse_from_rfc3339("2031-01-01T00:00:00Z")
+            .map_err(|e| BenchError::Setup(e.to_string()))?
+            + chrono::Duration::days(i as i64);
+        let end = start + chrono::Duration::days(1);
+        let body = json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(), "holder": "cost"});
+        let path = format!("/v1/resources/cost-hotel-{}/bookings", mix(self.seed, i) % 4);
         self.send(Method::POST, &path, Some(body), &[201]).await?;
         Ok(())
     }

@@ -133,6 +133,24 @@ impl PgStore {
             .is_some())
     }
 
+    /// For a booking of a resource with slots: take the locks of its resource and pools, and
+    /// the now to decide with, read once they are held. `None` for any other booking (or
+    /// none: the caller's own read says so). A booking there reads its picture under these
+    /// locks and leaves a hold past its expiry out without writing to it, so whatever keeps
+    /// a hold alive (confirm, extend) must decide under the same locks, on a now no earlier
+    /// than that booking's.
+    pub(super) async fn lock_if_slotted(&self, tx: &Tx<'_>, tenant: &str, id: &str) -> TxResult<Option<DateTime<Utc>>> {
+        let stmt = tx
+            .prepare_cached("SELECT resource FROM bookings WHERE tenant = $1 AND id = $2 AND slotted")
+            .await?;
+        let Some(row) = tx.query_opt(&stmt, &[&tenant, &id]).await? else {
+            return Ok(None);
+        };
+        let resource: String = row.get(0);
+        locked_resource(tx, tenant, &resource, false).await?;
+        Ok(Some(self.now()))
+    }
+
     /// Book on a put resource: locks, picture, judge, insert, in one transaction.
     pub(super) async fn book_counted(
         &self,

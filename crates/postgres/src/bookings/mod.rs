@@ -306,16 +306,21 @@ impl PgStore {
         booking_of(&row, now)
     }
 
-    /// Lock a booking's row, check it is a live hold, and push its expiry out.
+    /// Lock a booking's row, check it is a live hold, and push its expiry out. A booking of a
+    /// resource with slots takes the locks of its resource and pools first, and reads now
+    /// under them (see [`PgStore::try_confirm_booking`]).
     async fn try_extend_booking(
         &self,
         tenant: &str,
         id: &str,
         ttl_ms: u64,
         idem: Option<&Idempotency<Booking>>,
-        now: DateTime<Utc>,
     ) -> TxResult<Executed<Booking>> {
         self.write(tenant, idem, async |tx| {
+            let now = match self.lock_if_slotted(tx, tenant, id).await? {
+                Some(locked_now) => locked_now,
+                None => self.now(),
+            };
             static SQL: LazyLock<String> =
                 LazyLock::new(|| format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"));
             let stmt = tx.prepare_cached(&SQL).await?;
@@ -336,6 +341,41 @@ impl PgStore {
                 expires_at: Some(until),
                 ..b
             })
+        })
+        .await
+    }
+
+    /// Confirm a live hold. A booking of a resource with slots is confirmed under the locks of
+    /// its resource and pools, with now read once they are held: a booking decided there
+    /// leaves an expired hold out of its picture without writing to it, so a confirm that
+    /// read now before the expiry and wrote after such a booking would revive the hold over
+    /// the units it lost (`counted.rs`, `lock_if_slotted`).
+    async fn try_confirm_booking(
+        &self,
+        tenant: &str,
+        id: &str,
+        idem: Option<&Idempotency<Booking>>,
+    ) -> TxResult<Executed<Booking>> {
+        const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL, status_at = $2
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2 AND slotted = $4";
+        self.write(tenant, idem, async |tx| {
+            let stmt = tx.prepare_cached(SQL).await?;
+            let mut now = self.now();
+            let mut changed = tx.execute(&stmt, &[&id, &now, &tenant, &false]).await?;
+            if changed == 0 {
+                if let Some(locked_now) = self.lock_if_slotted(tx, tenant, id).await? {
+                    now = locked_now;
+                    changed = tx.execute(&stmt, &[&id, &now, &tenant, &true]).await?;
+                }
+            }
+            let b = Self::read_booking(tx, tenant, id, now).await?;
+            match (changed, b.status) {
+                (0, BookingStatus::Confirmed) | (1.., _) => Ok(b),
+                (_, status) => Err(TxErr::Fail(AllotError::BookingNotActive {
+                    id: b.id.clone(),
+                    status,
+                })),
+            }
         })
         .await
     }
@@ -467,19 +507,7 @@ impl BookingStore for PgStore {
     }
 
     async fn confirm_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
-        const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL, status_at = $2
-             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2
-             RETURNING slotted";
-        let now = self.now();
-        let refuse = |b: &Booking| match b.status {
-            BookingStatus::Confirmed => Ok(()),
-            status => Err(AllotError::BookingNotActive {
-                id: b.id.clone(),
-                status,
-            }),
-        };
-        let slotted = std::sync::atomic::AtomicBool::new(false);
-        self.retrying(|| self.try_transition(tenant, id, (SQL, refuse), idem.as_ref(), now, &slotted))
+        self.retrying(|| self.try_confirm_booking(tenant, id, idem.as_ref()))
             .await
     }
 
@@ -490,8 +518,7 @@ impl BookingStore for PgStore {
         ttl_ms: u64,
         idem: Keyed<Booking>,
     ) -> Result<Executed<Booking>> {
-        let now = self.now();
-        self.retrying(|| self.try_extend_booking(tenant, id, ttl_ms, idem.as_ref(), now))
+        self.retrying(|| self.try_extend_booking(tenant, id, ttl_ms, idem.as_ref()))
             .await
     }
 
