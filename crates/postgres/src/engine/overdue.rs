@@ -16,7 +16,8 @@ use chrono::{DateTime, Utc};
 /// Finish holds that the caller has locked and found `held`: mark them `to`, give their
 /// stock back to its buckets (or, for `confirmed`, take it out of `on_hand` too), return or
 /// allocate their units, and write one ledger entry per line. Conditional on
-/// `status = 'held'`, so each hold is finished exactly once.
+/// `status = 'held'`, so each hold is finished exactly once. One round trip: the work is
+/// `allot_finish_holds` (V34), the function the caller's-transaction confirm runs too.
 pub(crate) async fn finish_holds(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -29,85 +30,14 @@ pub(crate) async fn finish_holds(
         return Ok(0);
     }
     let stmt = tx
-        .prepare_cached(
-            "UPDATE holds SET status = $2, finished_at = $3
-              WHERE tenant = $4 AND id = ANY($1) AND status = 'held' RETURNING id",
-        )
+        .prepare_cached("SELECT cardinality(allot_finish_holds($1, $2, $3, $4, $5, $6))")
         .await?;
-    let done: Vec<String> = tx
-        .query(&stmt, &[&ids, &to.as_str(), &now, &tenant])
+    let kind = to.ledger_kind();
+    let done: i32 = tx
+        .query_one(&stmt, &[&tenant, &ids, &to.as_str(), &now, &actor, &kind.as_str()])
         .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    if done.is_empty() {
-        return Ok(0);
-    }
-    let confirm = to == HoldStatus::Confirmed;
-    give_back_stock(tx, tenant, &done, confirm).await?;
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE units SET status = CASE WHEN $2 THEN 'allocated' ELSE 'available' END,
-                    claim_id = CASE WHEN $2 THEN claim_id END
-              WHERE tenant = $3 AND claim_id = ANY($1) AND status = 'held'",
-        )
-        .await?;
-    tx.execute(&stmt, &[&done, &confirm, &tenant]).await?;
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-             SELECT hl.tenant, hl.sku, CASE WHEN $2 THEN -hl.quantity ELSE 0 END, -hl.quantity, $3, hl.hold_id, $4,
-                    st.location, $6
-               FROM hold_lines hl
-               LEFT JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
-              WHERE hl.tenant = $5 AND hl.hold_id = ANY($1) ORDER BY hl.hold_id, hl.sku, hl.bucket",
-        )
-        .await?;
-    tx.execute(
-        &stmt,
-        &[&done, &confirm, &to.ledger_kind().as_str(), &actor, &tenant, &now],
-    )
-    .await?;
-    Ok(done.len() as u64)
-}
-
-/// The stock side of finishing the holds `done`: their quantity leaves `held` in the
-/// buckets they took (and, when `confirm`, leaves `on_hand` too), rows locked in (sku, bucket)
-/// order first.
-async fn give_back_stock(tx: &Transaction<'_>, tenant: &str, done: &[String], confirm: bool) -> TxResult<()> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT sku, bucket, sum(quantity)::int8 AS quantity FROM hold_lines
-              WHERE tenant = $2 AND hold_id = ANY($1) AND bucket >= 0 GROUP BY sku, bucket ORDER BY sku, bucket",
-        )
-        .await?;
-    let lines = tx.query(&stmt, &[&done, &tenant]).await?;
-    if lines.is_empty() {
-        return Ok(());
-    }
-    let skus: Vec<String> = lines.iter().map(|r| r.get("sku")).collect();
-    let buckets: Vec<i32> = lines.iter().map(|r| r.get("bucket")).collect();
-    let qs: Vec<i64> = lines.iter().map(|r| r.get("quantity")).collect();
-    // Lock in (sku, bucket) order first: UPDATE … FROM does not promise an order.
-    let stmt = tx
-        .prepare_cached(
-            "SELECT 1 FROM stock s JOIN unnest($1::text[], $2::int4[]) AS d(sku, bucket)
-                 ON s.tenant = $3 AND s.sku = d.sku AND s.bucket = d.bucket
-              ORDER BY s.sku, s.bucket FOR UPDATE OF s",
-        )
-        .await?;
-    tx.query(&stmt, &[&skus, &buckets, &tenant]).await?;
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE stock s SET held = s.held - d.q,
-                    on_hand = s.on_hand - CASE WHEN $4 THEN d.q ELSE 0 END,
-                    version = s.version + 1
-               FROM unnest($1::text[], $2::int4[], $3::int8[]) AS d(sku, bucket, q)
-              WHERE s.tenant = $5 AND s.sku = d.sku AND s.bucket = d.bucket",
-        )
-        .await?;
-    tx.execute(&stmt, &[&skus, &buckets, &qs, &confirm, &tenant]).await?;
-    Ok(())
+        .get(0);
+    Ok(done.max(0) as u64)
 }
 
 /// Overdue holds of tenant `$4` on `$1` as of `$2`, at most `$3`, locked (waiting for holds
