@@ -89,7 +89,7 @@ impl PgStore {
         let out = self
             .retrying(|| async {
                 self.write(tenant, None, async |tx| {
-                    let r = super::counted::locked_resource(tx, tenant, resource, false).await?;
+                    let r = capacity::locked_resource(tx, tenant, resource, false).await?;
                     if r.slot_ms.is_none() {
                         return Ok(());
                     }

@@ -59,6 +59,19 @@ async fn config<C: Db, T: serde::de::DeserializeOwned>(
     }
 }
 
+/// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
+/// its pools cannot change while it is held).
+pub(crate) async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
+    if naive {
+        return resource_or_plain(tx, tenant, resource).await;
+    }
+    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
+    tx.execute(&stmt, &[&resource_key(tenant, resource)]).await?;
+    let r = resource_or_plain(tx, tenant, resource).await?;
+    lock_pools(tx, tenant, &r.pools).await?;
+    Ok(r)
+}
+
 /// The resource as put, if it was.
 pub(crate) async fn resource_of<C: Db>(c: &C, tenant: &str, resource: &str) -> TxResult<Option<Resource>> {
     config(

@@ -34,19 +34,6 @@ const SQL_EXPIRE_IN_RANGE: &str = "UPDATE bookings SET status = 'expired', statu
      WHERE resource_hash = allot_resource_hash($1, $2) AND tenant = $1 AND resource = $2
        AND during && tstzrange($3, $4, '[)') AND status = 'held' AND expires_at <= $5";
 
-/// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
-/// its pools cannot change while it is held).
-pub(super) async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
-    if naive {
-        return capacity::resource_or_plain(tx, tenant, resource).await;
-    }
-    let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
-    tx.execute(&stmt, &[&super::resource_key(tenant, resource)]).await?;
-    let r = capacity::resource_or_plain(tx, tenant, resource).await?;
-    capacity::lock_pools(tx, tenant, &r.pools).await?;
-    Ok(r)
-}
-
 /// Expire the overdue holds of `resource` in `[start, end)` (see [`SQL_EXPIRE_IN_RANGE`]).
 async fn expire_in_range(
     tx: &Tx<'_>,
@@ -147,7 +134,7 @@ impl PgStore {
             return Ok(None);
         };
         let resource: String = row.get(0);
-        locked_resource(tx, tenant, &resource, false).await?;
+        capacity::locked_resource(tx, tenant, &resource, false).await?;
         Ok(Some(self.now()))
     }
 
@@ -181,7 +168,7 @@ impl PgStore {
     ) -> TxResult<Executed<Booking>> {
         self.write(tenant, idem, async |tx| {
             let naive = req.strategy == BookingStrategy::Naive;
-            let r = locked_resource(tx, tenant, &req.resource, naive).await?;
+            let r = capacity::locked_resource(tx, tenant, &req.resource, naive).await?;
             // Now, once the locks are held: a hold that expired while this waited no longer counts.
             let now = self.now();
             check_quantity(&r, req.quantity)?;
@@ -231,7 +218,7 @@ impl PgStore {
                     .ok_or_else(|| AllotError::not_found("booking", id))?
                     .get(0)
             };
-            let r = locked_resource(tx, tenant, &resource, false).await?;
+            let r = capacity::locked_resource(tx, tenant, &resource, false).await?;
             let now = self.now();
             let b = read_for_update(tx, tenant, id, now).await?;
             if !b.status.blocks() {
@@ -380,7 +367,7 @@ impl PgStore {
         let now = self.now();
         self.retrying(|| async {
             self.write(tenant, None, async |tx| {
-                let r = locked_resource(tx, tenant, resource, false).await?;
+                let r = capacity::locked_resource(tx, tenant, resource, false).await?;
                 if r.updated_at.is_none() {
                     return Err(TxErr::Fail(AllotError::not_found("resource", resource)));
                 }
