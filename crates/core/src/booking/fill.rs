@@ -12,9 +12,8 @@
 //! `{"resource","slot_start","slot_end","capacity","used","held"}`.
 
 use crate::booking::capacity::MAX_SLOTS_PER_REQUEST;
-use crate::booking::judge::{Counted, Picture};
+use crate::booking::judge::{self, Counted, Picture};
 use crate::booking::reason::SlotAvailability;
-use crate::booking::slots::Slot;
 use crate::event::EventType;
 use crate::Booking;
 use chrono::{DateTime, Utc};
@@ -70,17 +69,13 @@ pub fn own_fill(p: &Picture, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Slot
     let Some(slots) = p.resource.grid().and_then(|g| g.slots(from, to, MAX_SLOTS_PER_REQUEST)) else {
         return Vec::new();
     };
-    let me = p.resource.resource.as_str();
+    let me = [p.resource.resource.as_str()];
     slots
         .into_iter()
         .filter(|s| s.start >= from && s.end <= to)
         .map(|s| {
-            let capacity = p
-                .overrides
-                .iter()
-                .find(|(at, _)| *at == s.start)
-                .map_or(p.resource.capacity, |(_, c)| *c) as i64;
-            let (used, held) = taken(&p.bookings, me, &s);
+            let capacity = judge::slot_capacity(p, &s);
+            let (used, held) = judge::taken(&p.bookings, &me, &s, None);
             SlotAvailability {
                 start: s.start,
                 end: s.end,
@@ -91,19 +86,6 @@ pub fn own_fill(p: &Picture, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<Slot
             }
         })
         .collect()
-}
-
-fn taken(bookings: &[Counted], resource: &str, s: &Slot) -> (i64, i64) {
-    bookings
-        .iter()
-        .filter(|b| b.resource == resource && b.start < s.end && s.start < b.end)
-        .fold((0, 0), |(used, held), b| {
-            if b.held {
-                (used, held + b.quantity)
-            } else {
-                (used + b.quantity, held)
-            }
-        })
 }
 
 /// The changes of announcement `fill` makes against the slot starts `announced` sold out:

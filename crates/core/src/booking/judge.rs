@@ -96,7 +96,7 @@ pub fn span(
 }
 
 /// `(used, held)` of `[s.start, s.end)` by the bookings of `members`, less `ignore`.
-fn taken(bookings: &[Counted], members: &[&str], s: &Slot, ignore: Option<&str>) -> (i64, i64) {
+pub(crate) fn taken(bookings: &[Counted], members: &[&str], s: &Slot, ignore: Option<&str>) -> (i64, i64) {
     let mut out = (0, 0);
     for b in bookings {
         if Some(b.id.as_str()) == ignore || !members.contains(&b.resource.as_str()) {
@@ -113,7 +113,8 @@ fn taken(bookings: &[Counted], members: &[&str], s: &Slot, ignore: Option<&str>)
     out
 }
 
-fn slot_capacity(p: &Picture, s: &Slot) -> i64 {
+/// The capacity of slot `s` of `p`'s resource: its own put, else the resource's.
+pub(crate) fn slot_capacity(p: &Picture, s: &Slot) -> i64 {
     p.overrides
         .iter()
         .find(|(at, _)| *at == s.start)

@@ -24,7 +24,7 @@ use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;
 use allot_core::booking::capacity::check_quantity;
 use allot_core::booking::fill;
-use allot_core::booking::judge::{judge, refusal, Ask, Counted, Picture};
+use allot_core::booking::judge::{judge, refusal, Ask, Picture};
 use allot_core::{AllotError, Booking, BookingRequest, Capable, Result};
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -211,14 +211,7 @@ fn decide_one(
     let b = req.to_booking(now);
     for ((pt, _), pic) in pictures.iter_mut() {
         if *pt == t {
-            pic.bookings.push(Counted {
-                id: b.id.clone(),
-                resource: b.resource.clone(),
-                start: b.start,
-                end: b.end,
-                quantity: i64::from(b.quantity),
-                held: b.expires_at.is_some(),
-            });
+            fill::with_booking(pic, &b, now);
         }
     }
     (slots, Ok(b))
