@@ -162,11 +162,7 @@ async fn check(
     if held != 0 {
         violations.push(format!("{held} still held after every hold ended"));
     }
-    let audit = get(client, &format!("{}/v1/audit", opts.url)).await?;
-    if audit["violations"]
-        .as_array()
-        .is_none_or(|v| v.iter().any(|v| v["sku"] == sku))
-    {
+    if !crate::load::audit_clean_for(client, &opts.url, sku).await? {
         violations.push("audit found violations".into());
     }
     Ok(violations)

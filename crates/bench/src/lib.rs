@@ -12,6 +12,7 @@
 mod batch_api;
 mod bookings;
 mod chaos;
+mod checkout;
 mod cluster;
 mod compare;
 mod console;
@@ -37,6 +38,7 @@ mod units;
 pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport, SERVER_DEFAULT};
 pub use bookings::{bookings_bench, BookingsOptions};
 pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
+pub use checkout::{checkout_bench, CheckoutOptions};
 pub use cluster::{free_port, PgCluster, RedisServer, StopMode};
 pub use compare::{
     create_reference_skus, parse_pgbench_tps, parse_redis_benchmark_rps, pgbench_available, pgbench_script_figures,

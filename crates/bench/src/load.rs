@@ -314,6 +314,14 @@ pub fn first_duplicate(ids: &[i64]) -> Option<i64> {
     ids.iter().copied().find(|id| !seen.insert(*id))
 }
 
+/// Whether `GET /v1/audit` of the server at `url` finds nothing wrong with `sku`.
+pub(crate) async fn audit_clean_for(client: &reqwest::Client, url: &str, sku: &str) -> Result<bool, BenchError> {
+    let audit = get(client, &format!("{url}/v1/audit")).await?;
+    Ok(audit["violations"]
+        .as_array()
+        .is_some_and(|v| v.iter().all(|v| v["sku"] != sku)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

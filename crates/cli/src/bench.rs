@@ -17,6 +17,11 @@ pub(crate) enum BenchCmd {
     /// Flows of hold -> confirm / release / abandon (expire) from C clients per stock
     /// strategy, then the conservation check (nothing held, on_hand = k - confirmed, audit clean).
     Holds(HoldsArgs),
+    /// PostgreSQL: N checkouts (a hold over HTTP, then an order with `--work-ms` of work)
+    /// from C clients on one hot SKU, the hold confirmed over HTTP (the reference), or with
+    /// `allot.confirm_hold` inside the order's transaction before or after the work; with the
+    /// checks (every order with its stock, on_hand = k - N, audit clean).
+    Checkout(CheckoutArgs),
     /// Claims of 1-5 units from a large pool and from a nearly empty one per unit strategy,
     /// with the checks (no unit twice, units of successes = what left the pool,
     /// insufficient_stock only when fewer were left).
@@ -82,6 +87,7 @@ pub(crate) async fn bench(cmd: BenchCmd) -> anyhow::Result<()> {
             })
             .await
         }
+        BenchCmd::Checkout(a) => checkout(a).await,
         BenchCmd::Units(a) => {
             on_target(a.load.target.clone(), |url| async move {
                 flow_runs::units(&a.options(url), a.load.json()).await
@@ -182,6 +188,40 @@ impl HoldsArgs {
             progress: true,
         }
     }
+}
+
+#[derive(Args)]
+pub(crate) struct CheckoutArgs {
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+    /// Checkouts per way (N).
+    #[arg(short = 'n', long, default_value_t = 2000)]
+    pub(crate) checkouts: u64,
+    /// Work inside the order's transaction, ms.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) work_ms: u64,
+}
+
+/// `allot bench checkout`: on `--database-url` (PostgreSQL; an in-process server is started
+/// on it unless `--url` names one on the same database).
+async fn checkout(a: CheckoutArgs) -> anyhow::Result<()> {
+    let Some(database_url) = a.load.target.database_url.clone().filter(|u| u.starts_with("postgres")) else {
+        anyhow::bail!(
+            "allot bench checkout needs --database-url postgres://… (the clients' own transactions run there)"
+        );
+    };
+    on_target(a.load.target.clone(), |url| async move {
+        let opts = allot_bench::CheckoutOptions {
+            url,
+            database_url,
+            clients: a.load.clients,
+            checkouts: a.checkouts,
+            work_ms: a.work_ms,
+            progress: true,
+        };
+        flow_runs::checkout(&opts, a.load.json()).await
+    })
+    .await
 }
 
 #[derive(Args)]

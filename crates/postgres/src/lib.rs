@@ -20,6 +20,9 @@ mod bookings;
 mod engine;
 mod events;
 mod holds;
+mod in_tx;
+#[cfg(test)]
+mod in_tx_tests;
 mod instances;
 mod jobs;
 mod keys;

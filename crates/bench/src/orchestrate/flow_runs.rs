@@ -22,6 +22,17 @@ pub async fn holds(opts: &HoldsOptions, json: Option<&Path>) -> anyhow::Result<(
     finish_load(&title, &reports, json)
 }
 
+/// `allot bench checkout`: a hold confirmed over HTTP or inside the caller's transaction,
+/// on one hot SKU, with the order's work before or after the confirm.
+pub async fn checkout(opts: &crate::CheckoutOptions, json: Option<&Path>) -> anyhow::Result<()> {
+    let reports = crate::checkout::checkout_bench(opts).await?;
+    let title = format!(
+        "checkout: C={} N={} work_ms={} (strategy = how the hold is confirmed)",
+        opts.clients, opts.checkouts, opts.work_ms
+    );
+    finish_load(&title, &reports, json)
+}
+
 /// `allot bench units`: claims from a large pool and a nearly empty one.
 pub async fn units(opts: &UnitsOptions, json: Option<&Path>) -> anyhow::Result<()> {
     let reports = crate::units::units_bench(opts).await?;

@@ -264,28 +264,29 @@ pub(crate) trait Db: Sync {
     async fn batch_execute(&self, sql: &str) -> Result<(), Error>;
 }
 
-/// The [`Db`] methods of a type with a `named()` (deadpool's client or transaction, for
-/// named statements) and a `client()` (tokio-postgres's, for the unnamed one).
+/// The [`Db`] methods of a type with a `cache()` (deadpool's statement cache, when it has
+/// one), a `prepare_named()`, a `runner()` (what runs named statements and SQL text) and a
+/// `client()` (tokio-postgres's, for the unnamed statement).
 macro_rules! db_impl {
     ($ty:ty) => {
         #[async_trait]
         impl Db for $ty {
             async fn prepare_cached(&self, sql: &'static str) -> Result<Stmt, Error> {
-                let cache = &self.named().statement_cache;
                 // Only named statements are kept (the pooler's unnamed ones are described).
                 let prepared = matches!(*self.statements, Statements::Prepared);
-                if let Some(s) = prepared.then(|| known(cache, sql)).flatten() {
+                let cache = self.cache().filter(|_| prepared);
+                if let Some(s) = cache.and_then(|c| known(c, sql)) {
                     return Ok(Stmt::Named(s));
                 }
                 let stmt = self.prepare_text(sql).await?;
-                if let Stmt::Named(s) = &stmt {
-                    remember(cache, sql, s);
+                if let (Some(c), Stmt::Named(s)) = (cache, &stmt) {
+                    remember(c, sql, s);
                 }
                 Ok(stmt)
             }
             async fn prepare_text(&self, sql: &str) -> Result<Stmt, Error> {
                 Ok(match &*self.statements {
-                    Statements::Prepared => Stmt::Named(self.named().prepare_cached(sql).await?),
+                    Statements::Prepared => Stmt::Named(self.prepare_named(sql).await?),
                     Statements::Unnamed(d) => Stmt::Unnamed {
                         sql: sql.into(),
                         types: d.describe(sql).await?,
@@ -294,36 +295,36 @@ macro_rules! db_impl {
             }
             async fn query<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Vec<Row>, Error> {
                 match resolve(&self.statements, stmt.as_stmt()).await? {
-                    Resolved::Named(s) => self.named().query(s, params).await,
-                    Resolved::Sql(s) => self.named().query(s, params).await,
+                    Resolved::Named(s) => self.runner().query(s, params).await,
+                    Resolved::Sql(s) => self.runner().query(s, params).await,
                     Resolved::Unnamed(s, t) => self.client().query_typed(&s, &typed(params, &t)).await,
                 }
             }
             async fn query_one<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Row, Error> {
                 match resolve(&self.statements, stmt.as_stmt()).await? {
-                    Resolved::Named(s) => self.named().query_one(s, params).await,
-                    Resolved::Sql(s) => self.named().query_one(s, params).await,
+                    Resolved::Named(s) => self.runner().query_one(s, params).await,
+                    Resolved::Sql(s) => self.runner().query_one(s, params).await,
                     Resolved::Unnamed(s, t) => self.client().query_typed_one(&s, &typed(params, &t)).await,
                 }
             }
             async fn query_opt<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<Option<Row>, Error> {
                 match resolve(&self.statements, stmt.as_stmt()).await? {
-                    Resolved::Named(s) => self.named().query_opt(s, params).await,
-                    Resolved::Sql(s) => self.named().query_opt(s, params).await,
+                    Resolved::Named(s) => self.runner().query_opt(s, params).await,
+                    Resolved::Sql(s) => self.runner().query_opt(s, params).await,
                     Resolved::Unnamed(s, t) => self.client().query_typed_opt(&s, &typed(params, &t)).await,
                 }
             }
             async fn query_raw<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<RowStream, Error> {
                 match resolve(&self.statements, stmt.as_stmt()).await? {
-                    Resolved::Named(s) => self.named().query_raw(s, params.iter().copied()).await,
-                    Resolved::Sql(s) => self.named().query_raw(s, params.iter().copied()).await,
+                    Resolved::Named(s) => self.runner().query_raw(s, params.iter().copied()).await,
+                    Resolved::Sql(s) => self.runner().query_raw(s, params.iter().copied()).await,
                     Resolved::Unnamed(s, t) => self.client().query_typed_raw(&s, typed(params, &t)).await,
                 }
             }
             async fn execute<T: ?Sized + AsStmt>(&self, stmt: &T, params: &Params<'_>) -> Result<u64, Error> {
                 match resolve(&self.statements, stmt.as_stmt()).await? {
-                    Resolved::Named(s) => self.named().execute(s, params).await,
-                    Resolved::Sql(s) => self.named().execute(s, params).await,
+                    Resolved::Named(s) => self.runner().execute(s, params).await,
+                    Resolved::Sql(s) => self.runner().execute(s, params).await,
                     Resolved::Unnamed(s, t) => self.client().execute_typed(&s, &typed(params, &t)).await,
                 }
             }
@@ -346,7 +347,15 @@ impl Conn {
         Conn { obj, statements }
     }
 
-    fn named(&self) -> &deadpool_postgres::ClientWrapper {
+    fn cache(&self) -> Option<&Arc<StatementCache>> {
+        Some(&self.obj.statement_cache)
+    }
+
+    async fn prepare_named(&self, sql: &str) -> Result<Statement, Error> {
+        self.obj.prepare_cached(sql).await
+    }
+
+    fn runner(&self) -> &Client {
         &self.obj
     }
 
@@ -359,7 +368,7 @@ impl Conn {
     pub(crate) async fn transaction(&mut self) -> Result<Tx<'_>, Error> {
         let tx = self.obj.transaction().await?;
         Ok(Tx {
-            tx,
+            tx: Inner::Pooled(tx),
             statements: self.statements.clone(),
         })
     }
@@ -379,7 +388,7 @@ impl Conn {
             .start()
             .await?;
         Ok(Tx {
-            tx,
+            tx: Inner::Pooled(tx),
             statements: self.statements.clone(),
         })
     }
@@ -392,39 +401,86 @@ impl Conn {
 
 db_impl!(Conn);
 
-/// A transaction on a pooled connection; rolled back when dropped before [`Tx::commit`].
+/// A transaction on a pooled connection, or a savepoint in a caller's own transaction (the
+/// `*_in` functions); rolled back when dropped before [`Tx::commit`].
 pub(crate) struct Tx<'a> {
-    tx: deadpool_postgres::Transaction<'a>,
+    tx: Inner<'a>,
     statements: Arc<Statements>,
 }
 
+/// Whose transaction a [`Tx`] is.
+enum Inner<'a> {
+    /// Ours, on a pooled connection, with its connection's statement cache.
+    Pooled(deadpool_postgres::Transaction<'a>),
+    /// A savepoint of the caller's transaction: statements are prepared per use (no cache
+    /// outlives the call), and its commit releases the savepoint, never the caller's
+    /// transaction.
+    Caller(tokio_postgres::Transaction<'a>),
+}
+
+impl<'a> Tx<'a> {
+    /// A savepoint `sp` of a caller's transaction, as a [`Tx`] the write paths run on.
+    pub(crate) fn caller(sp: tokio_postgres::Transaction<'a>) -> Self {
+        Tx {
+            tx: Inner::Caller(sp),
+            statements: Arc::new(Statements::Prepared),
+        }
+    }
+}
+
 impl Tx<'_> {
-    fn named(&self) -> &deadpool_postgres::Transaction<'_> {
-        &self.tx
+    fn cache(&self) -> Option<&Arc<StatementCache>> {
+        match &self.tx {
+            Inner::Pooled(t) => Some(&t.statement_cache),
+            Inner::Caller(_) => None,
+        }
+    }
+
+    async fn prepare_named(&self, sql: &str) -> Result<Statement, Error> {
+        match &self.tx {
+            Inner::Pooled(t) => t.prepare_cached(sql).await,
+            Inner::Caller(t) => t.prepare(sql).await,
+        }
+    }
+
+    fn runner(&self) -> &tokio_postgres::Transaction<'_> {
+        match &self.tx {
+            Inner::Pooled(t) => t,
+            Inner::Caller(t) => t,
+        }
     }
 
     /// The tokio-postgres client the transaction runs on.
     pub(crate) fn client(&self) -> &Client {
-        self.tx.client()
+        self.runner().client()
     }
 
     /// A savepoint named `name`: a transaction inside this one.
     pub(crate) async fn savepoint(&mut self, name: &str) -> Result<Tx<'_>, Error> {
-        let tx = self.tx.savepoint(name).await?;
+        let tx = match &mut self.tx {
+            Inner::Pooled(t) => Inner::Pooled(t.savepoint(name).await?),
+            Inner::Caller(t) => Inner::Caller(t.savepoint(name).await?),
+        };
         Ok(Tx {
             tx,
             statements: self.statements.clone(),
         })
     }
 
-    /// Commit.
+    /// Commit (for a caller's savepoint: release it).
     pub(crate) async fn commit(self) -> Result<(), Error> {
-        self.tx.commit().await
+        match self.tx {
+            Inner::Pooled(t) => t.commit().await,
+            Inner::Caller(t) => t.commit().await,
+        }
     }
 
-    /// Roll back.
+    /// Roll back (for a caller's savepoint: roll back to it).
     pub(crate) async fn rollback(self) -> Result<(), Error> {
-        self.tx.rollback().await
+        match self.tx {
+            Inner::Pooled(t) => t.rollback().await,
+            Inner::Caller(t) => t.rollback().await,
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 
 pub(crate) mod analyze;
 pub(crate) mod batched;
+pub(crate) mod caller_tx;
 pub(crate) mod combiner;
 pub(crate) mod config;
 pub(crate) mod conn;

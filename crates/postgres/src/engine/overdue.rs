@@ -46,6 +46,26 @@ const SQL_OVERDUE_ON_SKU: &str = "SELECT h.tenant, h.id FROM holds h
   WHERE h.tenant = $4 AND h.status = 'held' AND h.expires_at <= $2
     AND EXISTS (SELECT 1 FROM hold_lines hl WHERE hl.tenant = h.tenant AND hl.hold_id = h.id AND hl.sku = $1)
   ORDER BY h.id LIMIT $3 FOR UPDATE OF h";
+/// Finish, in `tx`, the overdue holds of `tenant` that hold `sku` as of `now` (at most
+/// `batch`), waiting for those another transaction is finishing. How many were finished.
+/// The caller's-transaction path ([`PgStore::write_in`]) runs it in its own savepoint.
+pub(crate) async fn expire_on_sku(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    sku: &str,
+    now: DateTime<Utc>,
+    batch: i64,
+) -> TxResult<u64> {
+    let stmt = tx.prepare_cached(SQL_OVERDUE_ON_SKU).await?;
+    let ids: Vec<String> = tx
+        .query(&stmt, &[&sku, &now, &batch, &tenant])
+        .await?
+        .iter()
+        .map(|r| r.get("id"))
+        .collect();
+    finish_holds(tx, tenant, &ids, HoldStatus::Expired, now, None).await
+}
+
 /// Overdue holds of every tenant as of `$1`, at most `$2`, skipping those another
 /// transaction has locked; (tenant, id).
 pub(crate) const SQL_OVERDUE: &str = "SELECT tenant, id FROM holds WHERE status = 'held' AND expires_at <= $1

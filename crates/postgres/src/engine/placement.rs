@@ -31,6 +31,31 @@ pub(crate) struct Piece {
     pub(crate) quantity: i64,
 }
 
+/// The pieces a request took, flattened to the columns of its `unnest` writes: per piece,
+/// its line's SKU, bucket, quantity and location, lines in order.
+pub(crate) struct PieceColumns<'a> {
+    pub(crate) skus: Vec<&'a str>,
+    pub(crate) buckets: Vec<i32>,
+    pub(crate) quantities: Vec<i64>,
+    pub(crate) locations: Vec<&'a str>,
+}
+
+impl<'a> PieceColumns<'a> {
+    /// The columns of `taken` (each line's pieces), the lines' SKUs in `skus`.
+    pub(crate) fn of(skus: impl Iterator<Item = &'a str>, taken: &'a [Vec<Piece>]) -> Self {
+        let pieces: Vec<(&str, &Piece)> = skus
+            .zip(taken)
+            .flat_map(|(sku, ps)| ps.iter().map(move |p| (sku, p)))
+            .collect();
+        PieceColumns {
+            skus: pieces.iter().map(|(s, _)| *s).collect(),
+            buckets: pieces.iter().map(|(_, p)| p.bucket).collect(),
+            quantities: pieces.iter().map(|(_, p)| p.quantity).collect(),
+            locations: pieces.iter().map(|(_, p)| p.location.as_str()).collect(),
+        }
+    }
+}
+
 /// A SKU's rows with their location's priority (`default` and unknown names: 0), by bucket.
 /// `$1` sku, `$2` tenant.
 const SQL_ROWS: &str =

@@ -258,7 +258,7 @@ pub(crate) enum Decided<T, R> {
 /// Idempotency, first half: take the key's transaction-scoped advisory lock without
 /// waiting (busy means the first request is still running: `idempotency_key_in_use`), then
 /// look for a stored response (same fingerprint: replay it; other: `idempotency_key_reused`).
-async fn idem_begin<T>(
+pub(crate) async fn idem_begin<T>(
     tx: &crate::engine::conn::Tx<'_>,
     tenant: &str,
     idem: &Idempotency<T>,
@@ -289,7 +289,7 @@ async fn idem_begin<T>(
 }
 
 /// Idempotency, second half: store the rendered response in the same transaction as the effect.
-async fn idem_store<T>(
+pub(crate) async fn idem_store<T>(
     tx: &crate::engine::conn::Tx<'_>,
     (tenant, now): (&str, chrono::DateTime<chrono::Utc>),
     idem: &Idempotency<T>,

@@ -11,20 +11,19 @@ mod confirm_part;
 use crate::engine::batched::HoldPerRequest;
 use crate::engine::conn::{Db, Tx as Transaction};
 use crate::engine::errors::map_error;
-use crate::engine::overdue::{finish_holds, SQL_OVERDUE};
+use crate::engine::overdue::SQL_OVERDUE;
 use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::unit_of;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::hold::{Confirm, Release};
+use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::store::Keyed;
 use allot_core::store::{Executed, HoldStore, Idempotency};
 use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Capable;
-use allot_core::TakenWith;
-use allot_core::{Allocation, AllocationStatus, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
+use allot_core::{Allocation, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -107,91 +106,20 @@ impl PgStore {
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        self.write(tenant, idem, async |tx| {
-            let taken = take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
-            let mut hold = req.to_hold(now);
-            hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-            let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
-                     VALUES ($6, $1, 'stock', 'held', $2, $3, $4, $5)",
-                )
-                .await?;
-            let row: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
-                &hold.id,
-                &hold.strategy.name(),
-                &lines_json,
-                &hold.expires_at,
-                &now,
-                &tenant,
-            ];
-            tx.execute(&stmt, &row).await?;
-            let pieces: Vec<(&str, &crate::engine::placement::Piece)> = hold
-                .lines
-                .iter()
-                .zip(&taken)
-                .flat_map(|(l, ps)| ps.iter().map(move |p| (l.sku.as_str(), p)))
-                .collect();
-            let skus: Vec<&str> = pieces.iter().map(|(s, _)| *s).collect();
-            let buckets: Vec<i32> = pieces.iter().map(|(_, p)| p.bucket).collect();
-            let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
-            let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
-            let stmt = tx
-                .prepare_cached(
-                    "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[], $7::text[]) AS t(sku, bucket, q, loc)),
-                          hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
-                                 SELECT $6, $1, sku, bucket, q FROM l)
-                     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-                     SELECT $6, sku, 0, q, 'hold', $1, $5, loc, $8 FROM l",
-                )
-                .await?;
-            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
-                [&hold.id, &skus, &buckets, &qs, &req.take.actor, &tenant, &locs, &now];
-            tx.execute(&stmt, &params).await?;
-            Ok(hold)
-        })
-        .await
+        self.write(tenant, idem, async |tx| hold_body(tx, tenant, req, now).await)
+            .await
     }
 
     async fn try_confirm(
         &self,
         tenant: &str,
-        (id, part): (&str, Option<&[(String, i64)]>),
+        target: (&str, Option<&[(String, i64)]>),
         actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Allocation>> {
         self.write(tenant, idem, async |tx| {
-            let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
-            let alloc = if stored == HoldStatus::Held && expires_at > now {
-                let lines: serde_json::Value = match part {
-                    Some(_) if row.get::<_, &str>("kind") != "stock" => {
-                        return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")))
-                    }
-                    Some(p) => confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?,
-                    None => row.get("lines"),
-                };
-                finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Confirmed, now, actor).await?;
-                let name: &str = row.get("strategy");
-                let strategy =
-                    TakenWith::parse(name).ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?;
-                let stmt = tx.prepare_cached(crate::engine::records::SQL_INSERT_ALLOCATION).await?;
-                tx.execute(&stmt, &[&id, &strategy.name(), &lines, &now, &tenant])
-                    .await?;
-                Allocation {
-                    id: id.to_string(),
-                    status: AllocationStatus::Allocated,
-                    lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-                    strategy,
-                    created_at: now,
-                }
-            } else {
-                confirm_refusal(id, stored, expires_at, now)?;
-                // Already confirmed: confirm is idempotent, answer with its allocation.
-                crate::engine::records::read_allocation(tx, tenant, id).await?
-            };
-            Ok(alloc)
+            confirm_body(tx, tenant, target, actor, now).await
         })
         .await
     }
@@ -204,32 +132,141 @@ impl PgStore {
         idem: Option<&Idempotency<Hold>>,
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
-        self.write(tenant, idem, async |tx| {
-            let (_, stored, expires_at) = lock_hold(tx, tenant, id).await?;
-            match stored.effective(expires_at, now) {
-                HoldStatus::Confirmed => {
-                    return Err(TxErr::Fail(AllotError::HoldNotActive {
-                        id: id.to_string(),
-                        status: HoldStatus::Confirmed,
-                    }))
-                }
-                // Overdue but not yet swept: it finishes as what it is, expired.
-                HoldStatus::Expired if stored == HoldStatus::Held => {
-                    finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Expired, now, None).await?;
-                }
-                HoldStatus::Held => {
-                    finish_holds(tx, tenant, &[id.to_string()], HoldStatus::Released, now, actor).await?;
-                }
-                // Released or expired already: releasing again changes nothing.
-                _ => {}
-            }
-            let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
-            let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
-            let hold = read_hold(tx, tenant, &row, now).await?;
-            Ok(hold)
-        })
-        .await
+        self.write(tenant, idem, async |tx| release_body(tx, tenant, id, actor, now).await)
+            .await
     }
+}
+
+/// Create a stock hold in `tx` (ours, or a savepoint of the caller's: `hold_in`): take
+/// every line into `held` (placement, the strategy's locks, in SKU order), and write the
+/// hold's row, its pieces and its ledger entries at `now`. Errors as an allocation's.
+pub(crate) async fn hold_body(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &HoldRequest,
+    now: DateTime<Utc>,
+) -> TxResult<Hold> {
+    let taken = take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
+    let mut hold = req.to_hold(now);
+    hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+             VALUES ($6, $1, 'stock', 'held', $2, $3, $4, $5)",
+        )
+        .await?;
+    let row: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+        &hold.id,
+        &hold.strategy.name(),
+        &lines_json,
+        &hold.expires_at,
+        &now,
+        &tenant,
+    ];
+    tx.execute(&stmt, &row).await?;
+    let c = crate::engine::placement::PieceColumns::of(hold.lines.iter().map(|l| l.sku.as_str()), &taken);
+    let (skus, buckets, qs, locs) = (&c.skus, &c.buckets, &c.quantities, &c.locations);
+    let stmt = tx
+        .prepare_cached(
+            "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[], $7::text[]) AS t(sku, bucket, q, loc)),
+                  hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
+                         SELECT $6, $1, sku, bucket, q FROM l)
+             INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+             SELECT $6, sku, 0, q, 'hold', $1, $5, loc, $8 FROM l",
+        )
+        .await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
+        [&hold.id, skus, buckets, qs, &req.take.actor, &tenant, locs, &now];
+    tx.execute(&stmt, &params).await?;
+    Ok(hold)
+}
+
+/// Confirm the hold `id` (whole, or `part` of a stock hold) by `actor` at `now`: a partial
+/// confirm shrinks the hold first ([`confirm_part::shrink_hold`]); then
+/// `allot_confirm_hold_at` (V35), the very function `allot.confirm_hold` runs in a caller's
+/// transaction, locks the hold, finishes it and records its allocation in one round trip.
+/// Errors: `not_found`, `hold_expired`, `hold_released`, `invalid_request` for a part
+/// of a unit hold, `insufficient_stock` for a part larger than the hold.
+pub(crate) async fn confirm_body(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    (id, part): (&str, Option<&[(String, i64)]>),
+    actor: Option<&str>,
+    now: DateTime<Utc>,
+) -> TxResult<Allocation> {
+    if let Some(p) = part {
+        let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
+        if stored == HoldStatus::Held && expires_at > now {
+            if row.get::<_, &str>("kind") != "stock" {
+                return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")));
+            }
+            confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?;
+        }
+    }
+    hold_function(
+        tx,
+        "SELECT allot_confirm_hold_at($1, $2, $3, $4)",
+        (tenant, id),
+        actor,
+        now,
+    )
+    .await
+}
+
+/// Release the hold `id` by `actor` at `now`: `allot_release_hold_at` (V35), the function
+/// `allot.release_hold` runs. An overdue hold not yet swept finishes as expired; releasing a
+/// released or expired hold changes nothing. Errors: `not_found`, `hold_confirmed` for a
+/// confirmed hold.
+pub(crate) async fn release_body(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    id: &str,
+    actor: Option<&str>,
+    now: DateTime<Utc>,
+) -> TxResult<Hold> {
+    hold_function(
+        tx,
+        "SELECT allot_release_hold_at($1, $2, $3, $4)",
+        (tenant, id),
+        actor,
+        now,
+    )
+    .await
+}
+
+/// Call one of V35's functions, `sql`, on hold `id` of `tenant` by `actor` at `now`: its
+/// answer (JSON, as the API's) decoded, or its refusal as the domain's error.
+async fn hold_function<T: serde::de::DeserializeOwned>(
+    tx: &Transaction<'_>,
+    sql: &'static str,
+    (tenant, id): (&str, &str),
+    actor: Option<&str>,
+    now: DateTime<Utc>,
+) -> TxResult<T> {
+    let stmt = tx.prepare_cached(sql).await?;
+    let row = tx
+        .query_one(&stmt, &[&tenant, &id, &now, &actor])
+        .await
+        .map_err(|e| hold_refusal(e, id))?;
+    serde_json::from_value(row.get(0))
+        .map_err(|e| TxErr::Fail(AllotError::Internal(format!("an unreadable answer: {e}"))))
+}
+
+/// The refusals V35's functions raise, by SQLSTATE (documented in docs/api.md), as the
+/// domain's errors for hold `id`; any other error as usual.
+pub(crate) fn hold_refusal(e: tokio_postgres::Error, id: &str) -> TxErr {
+    let status = match e.code().map(|c| c.code()) {
+        Some("AL010") => return TxErr::Fail(AllotError::not_found("hold", id)),
+        Some("AL011") => HoldStatus::Expired,
+        Some("AL012") => HoldStatus::Released,
+        Some("AL013") => HoldStatus::Confirmed,
+        _ => return TxErr::from(e),
+    };
+    TxErr::Fail(AllotError::HoldNotActive {
+        id: id.to_string(),
+        status,
+    })
 }
 
 impl PgStore {

@@ -14,7 +14,7 @@ use crate::engine::batched::{fits_one_statement, AllocatePerRequest};
 use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::Entry;
-use crate::engine::placement::{answered, short_line, take_lines, Piece, Take};
+use crate::engine::placement::{answered, short_line, take_lines, Take};
 use crate::engine::records::{
     allocation_of, allocation_select, insert_allocation, read_allocation, SQL_INSERT_ALLOCATION,
 };
@@ -182,6 +182,41 @@ const SQL_LEDGER_ALLOCATION: &str =
      SELECT nextval($7::oid::regclass), $5, t.sku, -t.q, 0, 'allocation', $3, $4, t.loc, $8
        FROM unnest($1::text[], $2::int8[], $6::text[]) AS t(sku, q, loc)";
 
+/// The general path of an allocation, in `tx` (ours, or a savepoint of the caller's:
+/// `allocate_in`): take every line (placement, the strategy's locks, in SKU order), write
+/// its ledger entries (ids from the tenant's sequence, `sequence`) and the allocation's
+/// record, at `now`. Errors: `not_found`, `insufficient_stock` (or `Overdue`, to finish
+/// overdue holds and run again), `wrong_tracking`.
+pub(crate) async fn allocate_body(
+    tx: &crate::engine::conn::Tx<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    sequence: u32,
+    now: chrono::DateTime<Utc>,
+) -> TxResult<Allocation> {
+    let taken = take_lines(tx, tenant, req, Take::Allocate, now).await?;
+    let mut alloc = req.to_allocation(now);
+    alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    let c = crate::engine::placement::PieceColumns::of(req.lines.iter().map(|l| l.sku.as_str()), &taken);
+    let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &c.skus,
+        &c.quantities,
+        &req.id,
+        &req.actor,
+        &tenant,
+        &c.locations,
+        &sequence,
+        &now,
+    ];
+    tx.execute(&stmt, &params).await?;
+    let lines_json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+    let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
+    tx.execute(&stmt, &[&req.id, &req.strategy.name(), &lines_json, &now, &tenant])
+        .await?;
+    Ok(alloc)
+}
+
 impl PgStore {
     /// Try the single-statement path: one line, no idempotency key, `atomic` or
     /// `segmented`, a SKU stocked at one location, placed by a policy (not pinned, no ranked
@@ -254,29 +289,7 @@ impl PgStore {
     ) -> TxResult<Executed<Allocation>> {
         let sequence = self.ledger_sequence(tenant).await?;
         self.write(tenant, idem, async |tx| {
-            let taken = take_lines(tx, tenant, req, Take::Allocate, now).await?;
-            let mut alloc = req.to_allocation(now);
-            alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-            let pieces: Vec<(&str, &Piece)> = req
-                .lines
-                .iter()
-                .zip(&taken)
-                .flat_map(|(l, ps)| ps.iter().map(move |p| (l.sku.as_str(), p)))
-                .collect();
-            let skus: Vec<&str> = pieces.iter().map(|(s, _)| *s).collect();
-            let qs: Vec<i64> = pieces.iter().map(|(_, p)| p.quantity).collect();
-            let locs: Vec<&str> = pieces.iter().map(|(_, p)| p.location.as_str()).collect();
-            let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
-            tx.execute(
-                &stmt,
-                &[&skus, &qs, &req.id, &req.actor, &tenant, &locs, &sequence, &now],
-            )
-            .await?;
-            let lines_json = serde_json::to_value(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-            let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
-            tx.execute(&stmt, &[&req.id, &req.strategy.name(), &lines_json, &now, &tenant])
-                .await?;
-            Ok(alloc)
+            allocate_body(tx, tenant, req, sequence, now).await
         })
         .await
     }

@@ -1,0 +1,129 @@
+//! The write envelope of the `*_in` functions ([`PgStore::write_in`]): one write run inside
+//! the caller's own transaction, the way [`PgStore::write`] runs it inside ours — the same
+//! body, the same idempotency protocol — but in a savepoint, so a refused request leaves
+//! the caller's transaction as it was and usable, and never committing: the effect lands
+//! when the caller commits, and vanishes when it rolls back.
+//!
+//! What cannot be done in the caller's transaction is handed back: a serialization failure
+//! or deadlock (40001/40P01) is `contention`, since only the caller can run its whole
+//! transaction again (its own statements may be what conflicted). Overdue holds on a short
+//! SKU are finished in the caller's transaction, in a savepoint of their own, never in
+//! another transaction (which would wait for the locks the caller holds).
+
+use crate::engine::conn::Tx as Transaction;
+use crate::engine::errors::map_error;
+use crate::engine::store::PgStore;
+use crate::engine::tx::{idem_begin, idem_store, may_expire_again, TxErr, TxResult};
+use allot_core::store::{Executed, Idempotency};
+use allot_core::Capable;
+use allot_core::{AllotError, Result};
+
+/// The savepoint every `*_in` write runs in.
+const SAVEPOINT: &str = "allot_in";
+
+impl PgStore {
+    /// Run `body` in a savepoint of `caller` for `tenant` with `idem` (as [`PgStore::write`]):
+    /// `Fresh` once the savepoint is released (the effect commits with the caller), or
+    /// `Replayed` for a key already answered. Version conflicts of `optimistic` run again
+    /// (bounded by `optimistic_max_attempts`); a short SKU with overdue holds finishes them
+    /// and runs again (`MAX_EXPIRY_PASSES` per SKU).
+    ///
+    /// Errors: the body's; `contention` for 40001/40P01 (run the caller's transaction
+    /// again); `unavailable` when the connection fails.
+    pub(crate) async fn write_in<T, F>(
+        &self,
+        caller: &mut tokio_postgres::Transaction<'_>,
+        tenant: &str,
+        idem: Option<&Idempotency<T>>,
+        mut body: F,
+    ) -> Result<Executed<T>>
+    where
+        F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<T>,
+    {
+        let mut passed: Vec<String> = Vec::new();
+        let mut conflicts = 0u32;
+        let contention = |attempts| AllotError::Contention {
+            attempts,
+            retry_after_ms: 0,
+        };
+        loop {
+            let sp = caller.savepoint(SAVEPOINT).await.map_err(map_error)?;
+            let mut tx = Transaction::caller(sp);
+            let attempt = attempt_in(&mut tx, tenant, idem, &mut body, self.now()).await;
+            let refused = match attempt {
+                Ok(done) => {
+                    tx.commit().await.map_err(map_error)?;
+                    return Ok(done);
+                }
+                Err(e) => e,
+            };
+            tx.rollback().await.map_err(map_error)?;
+            match refused {
+                TxErr::Fail(e) => return Err(e),
+                TxErr::Retry => return Err(contention(1 + conflicts)),
+                TxErr::VersionConflict => {
+                    conflicts += 1;
+                    if conflicts >= self.limits.optimistic_max_attempts {
+                        return Err(contention(conflicts));
+                    }
+                }
+                TxErr::Overdue { tenant, sku, err } => {
+                    if !may_expire_again(&passed, &sku) {
+                        return Err(err);
+                    }
+                    self.expire_overdue_in(caller, &tenant, &sku).await?;
+                    passed.push(sku);
+                }
+            }
+        }
+    }
+
+    /// Finish the overdue holds on `sku` (at most `hold_sweep_batch`) in a savepoint of the
+    /// caller's transaction.
+    async fn expire_overdue_in(
+        &self,
+        caller: &mut tokio_postgres::Transaction<'_>,
+        tenant: &str,
+        sku: &str,
+    ) -> Result<()> {
+        let sp = caller.savepoint("allot_expire").await.map_err(map_error)?;
+        let tx = Transaction::caller(sp);
+        let batch = i64::from(self.limits.hold_sweep_batch.max(1));
+        match crate::engine::overdue::expire_on_sku(&tx, tenant, sku, self.now(), batch).await {
+            Ok(_) => tx.commit().await.map_err(map_error),
+            Err(e) => {
+                tx.rollback().await.map_err(map_error)?;
+                Err(match e {
+                    TxErr::Fail(e) => e,
+                    _ => AllotError::Contention {
+                        attempts: 1,
+                        retry_after_ms: 0,
+                    },
+                })
+            }
+        }
+    }
+}
+
+/// One attempt: the key's protocol, the body, the answer stored for the key.
+async fn attempt_in<T, F>(
+    tx: &mut Transaction<'_>,
+    tenant: &str,
+    idem: Option<&Idempotency<T>>,
+    body: &mut F,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxResult<Executed<T>>
+where
+    F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<T>,
+{
+    if let Some(idem) = idem {
+        if let Some(stored) = idem_begin(tx, tenant, idem).await? {
+            return Ok(Executed::Replayed(stored));
+        }
+    }
+    let value = body(tx).await?;
+    if let Some(idem) = idem {
+        idem_store(tx, (tenant, now), idem, &value).await?;
+    }
+    Ok(Executed::Fresh(value))
+}

@@ -1,0 +1,155 @@
+//! The `*_in` functions on a caller's transaction that writes its own table, against the
+//! test PostgreSQL in a schema of its own: an allocation, a hold, its confirm and its
+//! release commit with the caller's rows and vanish with its rollback; a refused request
+//! leaves the caller's transaction usable and changes nothing; idempotency keys replay
+//! inside and outside the transaction; strategies that decide elsewhere are refused.
+
+use crate::engine::test_schema::TestSchema;
+use allot_core::hold::{Confirm, HoldStatus, Release};
+use allot_core::store::{Executed, HoldStore, Idempotency, StockStore, StoredResponse};
+use allot_core::{validate, Allocation, AllocationRequest, HoldRequest, Limits, Strategy, Tenant};
+use serde_json::json;
+
+fn allocation(id: &str, quantity: i64, strategy: Strategy) -> AllocationRequest {
+    let body = json!({"lines": [{"sku": "TEE", "quantity": quantity}]});
+    validate::allocation(
+        id.into(),
+        serde_json::from_value(body).unwrap(),
+        strategy,
+        &Limits::default(),
+    )
+    .unwrap()
+}
+
+fn hold(id: &str, quantity: i64) -> HoldRequest {
+    let body = json!({"lines": [{"sku": "TEE", "quantity": quantity}], "ttl_ms": 60_000});
+    validate::hold(
+        id.into(),
+        serde_json::from_value(body).unwrap(),
+        Strategy::Atomic,
+        &Limits::default(),
+    )
+    .unwrap()
+}
+
+fn keyed(key: &str) -> Option<Idempotency<Allocation>> {
+    Some(Idempotency {
+        key: key.into(),
+        fingerprint: "POST /v1/allocations".into(),
+        render: Box::new(|a: &Allocation| StoredResponse {
+            code: 201,
+            body: serde_json::to_vec(a).unwrap(),
+        }),
+    })
+}
+
+/// A store on `schema` with the SKU `TEE`, 10 on hand.
+async fn with_tee(schema: &TestSchema) -> crate::engine::store::PgStore {
+    let store = schema.store().await;
+    let body = json!({"sku": "TEE", "on_hand": 10});
+    let sku = validate::create_sku(serde_json::from_value(body).unwrap(), &Limits::default()).unwrap();
+    store.create_sku(&Tenant::default_tenant(), sku, None).await.unwrap();
+    store
+}
+
+async fn orders(c: &tokio_postgres::Client) -> i64 {
+    c.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0)
+}
+
+#[tokio::test]
+async fn writes_commit_and_roll_back_with_the_callers_rows() {
+    let schema = TestSchema::new("t_stock_in").await;
+    let (store, t) = (with_tee(&schema).await, Tenant::default_tenant());
+    let mut c = schema.session().await;
+    c.batch_execute("CREATE TABLE orders (id text PRIMARY KEY)")
+        .await
+        .unwrap();
+    let on_hand = async || store.get_sku(&t, "TEE").await.unwrap().on_hand;
+
+    // Rolled back: neither the order nor the allocation.
+    let mut tx = c.transaction().await.unwrap();
+    tx.execute("INSERT INTO orders VALUES ('o1')", &[]).await.unwrap();
+    let a = store
+        .allocate_in(&mut tx, &t, allocation("a1", 4, Strategy::Atomic), None)
+        .await;
+    assert!(matches!(a, Ok(Executed::Fresh(_))), "{a:?}");
+    assert_eq!(on_hand().await, 10, "nothing is seen before the commit");
+    tx.rollback().await.unwrap();
+    assert_eq!((on_hand().await, orders(&c).await), (10, 0));
+    assert_eq!(store.get_allocation(&t, "a1").await.unwrap_err().code(), "not_found");
+
+    // Committed: both; a refusal in between leaves the transaction usable.
+    let mut tx = c.transaction().await.unwrap();
+    let a = store
+        .allocate_in(&mut tx, &t, allocation("a2", 4, Strategy::Pessimistic), None)
+        .await;
+    assert!(a.is_ok(), "{a:?}");
+    let short = store
+        .allocate_in(&mut tx, &t, allocation("a3", 100, Strategy::Atomic), None)
+        .await;
+    assert_eq!(short.unwrap_err().code(), "insufficient_stock");
+    let batched = store
+        .allocate_in(&mut tx, &t, allocation("a4", 1, Strategy::Batched), None)
+        .await;
+    assert_eq!(batched.unwrap_err().code(), "invalid_request");
+    tx.execute("INSERT INTO orders VALUES ('o2')", &[]).await.unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!((on_hand().await, orders(&c).await), (6, 1));
+    assert_eq!(store.get_allocation(&t, "a2").await.unwrap().lines[0].quantity, 4);
+
+    // A hold and its confirm in one transaction with the order.
+    let mut tx = c.transaction().await.unwrap();
+    store.hold_in(&mut tx, &t, hold("h1", 2), None).await.unwrap();
+    tx.execute("INSERT INTO orders VALUES ('o3')", &[]).await.unwrap();
+    let confirmed = store
+        .confirm_in(&mut tx, &t, Confirm::new("h1", None, None), None)
+        .await;
+    assert!(
+        matches!(confirmed, Ok(Executed::Fresh(ref a)) if a.id == "h1"),
+        "{confirmed:?}"
+    );
+    tx.commit().await.unwrap();
+    assert_eq!(store.get_hold(&t, "h1").await.unwrap().status, HoldStatus::Confirmed);
+    assert_eq!((on_hand().await, orders(&c).await), (4, 2));
+
+    // A release rolled back leaves the hold held; committed, released.
+    store.create_hold(&t, hold("h2", 1), None).await.unwrap();
+    for commit in [false, true] {
+        let mut tx = c.transaction().await.unwrap();
+        let released = store.release_in(&mut tx, &t, Release::new("h2", None), None).await;
+        assert!(released.is_ok(), "{released:?}");
+        if commit {
+            tx.commit().await.unwrap();
+        } else {
+            tx.rollback().await.unwrap();
+        }
+        let expect = if commit { HoldStatus::Released } else { HoldStatus::Held };
+        assert_eq!(store.get_hold(&t, "h2").await.unwrap().status, expect);
+    }
+    let sku = store.get_sku(&t, "TEE").await.unwrap();
+    assert_eq!((sku.on_hand, sku.held), (4, 0));
+    schema.drop().await;
+}
+
+#[tokio::test]
+async fn idempotency_keys_replay_inside_and_outside_the_transaction() {
+    let schema = TestSchema::new("t_keys_in").await;
+    let (store, t) = (with_tee(&schema).await, Tenant::default_tenant());
+    let mut c = schema.session().await;
+    let mut tx = c.transaction().await.unwrap();
+    let first = store
+        .allocate_in(&mut tx, &t, allocation("k1", 3, Strategy::Atomic), keyed("key-1"))
+        .await;
+    assert!(matches!(first, Ok(Executed::Fresh(_))), "{first:?}");
+    let again = store
+        .allocate_in(&mut tx, &t, allocation("k2", 3, Strategy::Atomic), keyed("key-1"))
+        .await;
+    assert!(matches!(again, Ok(Executed::Replayed(_))), "{again:?}");
+    tx.commit().await.unwrap();
+    let outside = store
+        .allocate(&t, allocation("k3", 3, Strategy::Atomic), keyed("key-1"))
+        .await;
+    assert!(matches!(outside, Ok(Executed::Replayed(_))), "{outside:?}");
+    assert_eq!(store.get_sku(&t, "TEE").await.unwrap().on_hand, 7, "taken once");
+    schema.drop().await;
+}
