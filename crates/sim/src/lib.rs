@@ -8,6 +8,7 @@
 //! one digest, so any run can be replayed (`allot sim --seed S`).
 
 pub mod faults;
+pub mod in_tx;
 pub mod made;
 pub mod model;
 pub mod ops;

@@ -20,6 +20,9 @@ pub struct Spec {
     pub strategy: Option<String>,
     /// A Redis strategy on a Redis Cluster of the target's own (`@cluster`).
     pub cluster: bool,
+    /// PostgreSQL with `+sql`: whole confirms and releases of holds without an idempotency
+    /// key run in a transaction of the caller's own ([`crate::in_tx`]), not over HTTP.
+    pub in_tx: bool,
 }
 
 impl Spec {
@@ -27,6 +30,10 @@ impl Spec {
     /// with `@cluster` (`postgres:redis_lock@cluster`) runs on a 3-master Redis Cluster the
     /// target starts for itself (Debian's `redis-server` and `redis-cli`).
     pub fn parse(s: &str) -> Result<Spec, SimError> {
+        let (s, in_tx) = match s.strip_suffix("+sql") {
+            Some(rest) => (rest, true),
+            None => (s, false),
+        };
         let (s, cluster) = match s.strip_suffix("@cluster") {
             Some(rest) => (rest, true),
             None => (s, false),
@@ -52,9 +59,13 @@ impl Spec {
             postgres,
             strategy,
             cluster,
+            in_tx,
         };
         if cluster && !spec.redis() {
             return Err(SimError::Setup("`@cluster` goes with a Redis strategy".into()));
+        }
+        if in_tx && !postgres {
+            return Err(SimError::Setup("`+sql` goes with PostgreSQL".into()));
         }
         Ok(spec)
     }
@@ -92,9 +103,10 @@ impl Spec {
     pub fn name(&self) -> String {
         let backend = if self.postgres { "postgres" } else { "sqlite" };
         let cluster = if self.cluster { "@cluster" } else { "" };
+        let in_tx = if self.in_tx { "+sql" } else { "" };
         match &self.strategy {
-            Some(s) => format!("{backend}:{s}{cluster}"),
-            None => backend.to_string(),
+            Some(s) => format!("{backend}:{s}{cluster}{in_tx}"),
+            None => format!("{backend}{in_tx}"),
         }
     }
 }
@@ -115,6 +127,8 @@ pub struct Target {
     _cluster: Option<allot_bench::RedisCluster>,
     /// The API keys' secrets: the `default` tenant's, then the other tenant's.
     secrets: [String; 2],
+    /// The caller's own connection of a `+sql` target.
+    caller: Option<crate::in_tx::Caller>,
 }
 
 /// An admin key of `default` and one of [`crate::ops::OTHER_TENANT`] in `store` (made before
@@ -225,7 +239,15 @@ impl Target {
             },
             Err(e) => Err(e),
         };
-        let (server, store, secrets) = match made {
+        let made = match (made, spec.in_tx) {
+            (Ok(m), true) => crate::in_tx::Caller::connect(&cfg.database_url)
+                .await
+                .map(|c| (m, Some(c)))
+                .map_err(|e| e.to_string()),
+            (Ok(m), false) => Ok((m, None)),
+            (Err(e), _) => Err(e.to_string()),
+        };
+        let ((server, store, secrets), caller) = match made {
             Ok(s) => s,
             Err(e) => {
                 cleanup.run().await;
@@ -245,6 +267,7 @@ impl Target {
             cleanup,
             _cluster: cluster,
             secrets,
+            caller,
         })
     }
 
@@ -276,7 +299,14 @@ impl Target {
         if let (Some(body), Some(strategy)) = (req.body.as_mut(), strategy) {
             body["strategy"] = Value::String(strategy.into());
         }
-        let (status, replayed, body) = self.send(&req).await?;
+        let in_tx = match &self.caller {
+            Some(c) => c.step(op, &resolved.id, self.store.now()).await?,
+            None => None,
+        };
+        let (status, replayed, body) = match in_tx {
+            Some((status, body)) => (status, false, body),
+            None => self.send(&req).await?,
+        };
         // Noted first: the view names an enqueue's new jobs by their places.
         self.made.note(op, (status, replayed), noted(op, &body));
         let mut answer = Answer {
@@ -359,8 +389,17 @@ impl Target {
             store,
             cleanup,
             _cluster,
+            caller,
+            spec,
             ..
         } = self;
+        if let Some(c) = caller {
+            let ran = c.ran.load(std::sync::atomic::Ordering::Relaxed);
+            eprintln!(
+                "{}: {ran} confirms and releases ran in the caller's transaction",
+                spec.name()
+            );
+        }
         if let Some(server) = server {
             let _ = server.stop().await;
         }
@@ -466,5 +505,10 @@ mod tests {
         assert!(on_a_cluster.cluster && on_a_cluster.redis());
         assert_eq!(on_a_cluster.name(), "postgres:redis_lock@cluster");
         assert!(Spec::parse("postgres:atomic@cluster").is_err());
+        assert_eq!(
+            Spec::parse("postgres:atomic+sql").unwrap().name(),
+            "postgres:atomic+sql"
+        );
+        assert!(Spec::parse("sqlite+sql").is_err());
     }
 }

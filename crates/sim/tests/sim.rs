@@ -18,10 +18,12 @@ fn specs(names: &[&str]) -> Vec<Spec> {
 
 /// Every backend and strategy, the Redis ones included (CI has a Redis: `ALLOT_SIM_REDIS_URL`,
 /// default `redis://127.0.0.1:6379`, each target under a key prefix of its own; the `@cluster`
-/// ones start a Redis Cluster each).
-const EVERY_TARGET: [&str; 11] = [
+/// ones start a Redis Cluster each), and `atomic` with its hold confirms and releases run in
+/// a caller's own transaction (`+sql`).
+const EVERY_TARGET: [&str; 12] = [
     "sqlite",
     "postgres:atomic",
+    "postgres:atomic+sql",
     "postgres:pessimistic",
     "postgres:optimistic",
     "postgres:segmented",
