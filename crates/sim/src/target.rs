@@ -154,6 +154,40 @@ async fn make_keys(
     ])
 }
 
+/// What a started target runs: its server, the store beside it (one connection), the API
+/// keys' secrets, and a `+sql` target's own connection; or why it did not start.
+type Served = (
+    (RunningServer, Arc<dyn allot_core::Database>, [String; 2]),
+    Option<crate::in_tx::Caller>,
+);
+
+/// Start the server of `spec` on `cfg`, then what runs beside it.
+async fn serve(spec: &Spec, cfg: &ServerConfig) -> Result<Served, String> {
+    let started = match allot_server::spawn(cfg).await {
+        // The sweeper's handle needs one connection (a PostgreSQL target's server has its
+        // pool of 2 beside it: one step at a time needs no more, and two runs of every
+        // target fit in PostgreSQL's default max_connections of 100).
+        Ok(server) => allot_server::open_store(&ServerConfig {
+            pool_size: 1,
+            ..cfg.clone()
+        })
+        .await
+        .map(|store| (server, store)),
+        Err(e) => Err(e),
+    };
+    let (server, store) = started.map_err(|e| e.to_string())?;
+    let secrets = make_keys(&*store, store.now()).await.map_err(|e| e.to_string())?;
+    let caller = match spec.in_tx {
+        true => Some(
+            crate::in_tx::Caller::connect(&cfg.database_url)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+        false => None,
+    };
+    Ok(((server, store, secrets), caller))
+}
+
 /// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).
 const SWEEP_BATCH: u32 = 500;
 
@@ -220,33 +254,7 @@ impl Target {
             cfg.redis_url = Some(cluster.as_ref().map_or_else(redis_url, |c| c.url()));
             cfg.redis_key_prefix = format!("allot-sim-{}", uuid::Uuid::new_v4().simple());
         }
-        let started = match allot_server::spawn(&cfg).await {
-            // The sweeper's handle needs one connection (a PostgreSQL target's server has its
-            // pool of 2 beside it: one step at a time needs no more, and two runs of every
-            // target fit in PostgreSQL's default max_connections of 100).
-            Ok(server) => allot_server::open_store(&ServerConfig {
-                pool_size: 1,
-                ..cfg.clone()
-            })
-            .await
-            .map(|store| (server, store)),
-            Err(e) => Err(e),
-        };
-        let made = match started {
-            Ok((server, store)) => match make_keys(&*store, store.now()).await {
-                Ok(secrets) => Ok((server, store, secrets)),
-                Err(e) => Err(e.into()),
-            },
-            Err(e) => Err(e),
-        };
-        let made = match (made, spec.in_tx) {
-            (Ok(m), true) => crate::in_tx::Caller::connect(&cfg.database_url)
-                .await
-                .map(|c| (m, Some(c)))
-                .map_err(|e| e.to_string()),
-            (Ok(m), false) => Ok((m, None)),
-            (Err(e), _) => Err(e.to_string()),
-        };
+        let made = serve(spec, &cfg).await;
         let ((server, store, secrets), caller) = match made {
             Ok(s) => s,
             Err(e) => {
