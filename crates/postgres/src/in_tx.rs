@@ -1,5 +1,6 @@
 //! Writes inside the caller's own transaction (issue 57; River's `InsertTx` for jobs, which
-//! [`crate::enqueue_in`] already is): allocate, hold, confirm and release on a caller's
+//! [`crate::enqueue_in`] already is): allocate, hold, confirm, release (here) and book
+//! (`bookings/in_tx.rs`) on a caller's
 //! `tokio_postgres::Transaction`, so an order row and the stock it takes commit together
 //! or not at all. Each runs the API's own code path — the same validation (the request
 //! types come from `allot_core::validate`), placement, ledger entries, idempotency keys and

@@ -7,7 +7,7 @@
 use crate::engine::test_schema::TestSchema;
 use allot_core::hold::{Confirm, HoldStatus, Release};
 use allot_core::store::{Executed, HoldStore, Idempotency, StockStore, StoredResponse};
-use allot_core::{validate, Allocation, AllocationRequest, HoldRequest, Limits, Strategy, Tenant};
+use allot_core::{validate, Allocation, AllocationRequest, Capable, HoldRequest, Limits, Strategy, Tenant};
 use serde_json::json;
 
 fn allocation(id: &str, quantity: i64, strategy: Strategy) -> AllocationRequest {
@@ -151,5 +151,86 @@ async fn idempotency_keys_replay_inside_and_outside_the_transaction() {
         .await;
     assert!(matches!(outside, Ok(Executed::Replayed(_))), "{outside:?}");
     assert_eq!(store.get_sku(&t, "TEE").await.unwrap().on_hand, 7, "taken once");
+    schema.drop().await;
+}
+
+fn booking(id: &str, resource: &str, hours: (u32, u32), quantity: u32) -> allot_core::BookingRequest {
+    let body = json!({
+        "start": format!("2030-03-01T{:02}:00:00Z", hours.0),
+        "end": format!("2030-03-01T{:02}:00:00Z", hours.1),
+        "holder": "h", "quantity": quantity,
+    });
+    let strategy = allot_core::BookingStrategy::Exclusion;
+    validate::booking(
+        id.into(),
+        resource,
+        serde_json::from_value(body).unwrap(),
+        strategy,
+        &Limits::default(),
+    )
+    .unwrap()
+}
+
+/// Bookings on a plain resource and on one put with a capacity, in the caller's transaction:
+/// rolled back, none; committed, all; a refusal names the booking in the way (or the
+/// capacity) and leaves the transaction usable.
+#[tokio::test]
+async fn bookings_commit_and_roll_back_with_the_callers_rows() {
+    use allot_core::store::BookingStore;
+    let schema = TestSchema::new("t_book_in").await;
+    let (store, t) = (schema.store().await, Tenant::default_tenant());
+    let body = serde_json::from_value(json!({"capacity": 2, "slot_ms": 3_600_000})).unwrap();
+    let hall = allot_core::booking::capacity::resource("hall", body, store.now(), &Limits::default()).unwrap();
+    store.put_resource(&t, hall).await.unwrap();
+    let mut c = schema.session().await;
+    c.batch_execute("CREATE TABLE orders (id text PRIMARY KEY)")
+        .await
+        .unwrap();
+
+    let mut tx = c.transaction().await.unwrap();
+    store
+        .book_in(&mut tx, &t, booking("b1", "room", (9, 11), 1), None)
+        .await
+        .unwrap();
+    tx.rollback().await.unwrap();
+    assert_eq!(store.get_booking(&t, "b1").await.unwrap_err().code(), "not_found");
+
+    let mut tx = c.transaction().await.unwrap();
+    tx.execute("INSERT INTO orders VALUES ('o1')", &[]).await.unwrap();
+    store
+        .book_in(&mut tx, &t, booking("b2", "room", (9, 11), 1), None)
+        .await
+        .unwrap();
+    let overlap = store
+        .book_in(&mut tx, &t, booking("b3", "room", (10, 12), 1), None)
+        .await;
+    match overlap {
+        Err(allot_core::AllotError::BookingOverlap { conflicting_booking_id }) => {
+            assert_eq!(conflicting_booking_id.as_deref(), Some("b2"))
+        }
+        other => panic!("{other:?}"),
+    }
+    store
+        .book_in(&mut tx, &t, booking("b4", "hall", (9, 11), 2), None)
+        .await
+        .unwrap();
+    let full = store
+        .book_in(&mut tx, &t, booking("b5", "hall", (10, 12), 1), None)
+        .await;
+    assert_eq!(full.unwrap_err().code(), "capacity_exceeded");
+    let batched = booking("b6", "room", (13, 14), 1);
+    let batched = allot_core::BookingRequest {
+        strategy: allot_core::BookingStrategy::Batched,
+        ..batched
+    };
+    assert_eq!(
+        store.book_in(&mut tx, &t, batched, None).await.unwrap_err().code(),
+        "invalid_request"
+    );
+    tx.commit().await.unwrap();
+    assert_eq!(orders(&c).await, 1);
+    for id in ["b2", "b4"] {
+        assert!(store.get_booking(&t, id).await.is_ok(), "{id}");
+    }
     schema.drop().await;
 }

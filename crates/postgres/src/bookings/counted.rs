@@ -166,39 +166,44 @@ impl PgStore {
         req: &BookingRequest,
         idem: Option<&Idempotency<Booking>>,
     ) -> TxResult<Executed<Booking>> {
-        self.write(tenant, idem, async |tx| {
-            let naive = req.strategy == BookingStrategy::Naive;
-            let r = capacity::locked_resource(tx, tenant, &req.resource, naive).await?;
-            // Now, once the locks are held: a hold that expired while this waited no longer counts.
-            let now = self.now();
-            check_quantity(&r, req.quantity)?;
-            let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
-            let ask = Ask {
-                start: req.start,
-                end: req.end,
-                quantity: req.quantity,
-                ignore: None,
-                now,
-            };
-            refusal(judge(&p, &ask)?)?;
-            let b = req.to_booking(now);
-            let Some(cover) = fill::cover(&p, req.start, req.end) else {
-                expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
-                insert(tx, tenant, &b, None).await?;
-                return Ok(b);
-            };
-            // The insert and the read of what was announced, in one round trip.
-            let slots = fill::slots_document(&p, b.start, b.end);
-            let (inserted, seen) = tokio::join!(
-                insert(tx, tenant, &b, slots.as_ref()),
-                super::announce::announced(tx, tenant, &b.resource, cover)
-            );
-            inserted?;
-            fill::with_booking(&mut p, &b, now);
-            super::announce::announce(tx, tenant, &p, cover, &seen?, now).await?;
-            Ok(b)
-        })
-        .await
+        self.write(tenant, idem, async |tx| self.counted_body(tx, tenant, req).await)
+            .await
+    }
+
+    /// A booking decided by capacity in `tx` (ours, or a savepoint of the caller's:
+    /// `book_in`): the resource's and pools' locks, then now, the picture, the judge, the
+    /// insert and the slots' announcements.
+    pub(crate) async fn counted_body(&self, tx: &Tx<'_>, tenant: &str, req: &BookingRequest) -> TxResult<Booking> {
+        let naive = req.strategy == BookingStrategy::Naive;
+        let r = capacity::locked_resource(tx, tenant, &req.resource, naive).await?;
+        // Now, once the locks are held: a hold that expired while this waited no longer counts.
+        let now = self.now();
+        check_quantity(&r, req.quantity)?;
+        let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
+        let ask = Ask {
+            start: req.start,
+            end: req.end,
+            quantity: req.quantity,
+            ignore: None,
+            now,
+        };
+        refusal(judge(&p, &ask)?)?;
+        let b = req.to_booking(now);
+        let Some(cover) = fill::cover(&p, req.start, req.end) else {
+            expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
+            insert(tx, tenant, &b, None).await?;
+            return Ok(b);
+        };
+        // The insert and the read of what was announced, in one round trip.
+        let slots = fill::slots_document(&p, b.start, b.end);
+        let (inserted, seen) = tokio::join!(
+            insert(tx, tenant, &b, slots.as_ref()),
+            super::announce::announced(tx, tenant, &b.resource, cover)
+        );
+        inserted?;
+        fill::with_booking(&mut p, &b, now);
+        super::announce::announce(tx, tenant, &p, cover, &seen?, now).await?;
+        Ok(b)
     }
 
     async fn try_reschedule(

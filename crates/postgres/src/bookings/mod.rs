@@ -33,6 +33,7 @@ mod batched;
 mod capacity;
 mod counted;
 mod counted_batch;
+mod in_tx;
 
 /// A status change: its statement (`$1` id, `$2` now, `$3` tenant; returning `slotted`)
 /// and what to answer when it changed nothing (the booking as it is).
@@ -145,7 +146,7 @@ enum Booked {
 }
 
 /// Why an `exclusion` insert rolled back.
-enum NotInserted {
+pub(crate) enum NotInserted {
     Excluded,
     Counted,
 }
@@ -197,6 +198,58 @@ async fn guard_without_constraint(
     Ok(true)
 }
 
+/// A plain booking's insert in `tx` (ours, or a savepoint of the caller's: `book_in`) at
+/// `now`: committed with the booking, or rolled back saying why it was not inserted (the
+/// resource was put: decide it by capacity; someone's booking is in the way).
+pub(crate) async fn insert_body(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &BookingRequest,
+    now: DateTime<Utc>,
+) -> TxResult<Decided<Booking, NotInserted>> {
+    let booking = req.to_booking(now);
+    // `exclusion`: the constraint is the guard. The resource's lock (taken by the
+    // insert itself) only orders concurrent inserts on one resource: unordered, two
+    // inserts that each find the other's uncommitted entry wait on each other, and
+    // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
+    let exclusion = matches!(req.strategy, BookingStrategy::Exclusion | BookingStrategy::Batched);
+    if !exclusion && !guard_without_constraint(tx, tenant, req, now).await? {
+        return Ok(Decided::Rollback(NotInserted::Counted));
+    }
+    let key = resource_key(tenant, &req.resource);
+    let (status, strategy) = (booking.status.as_str(), booking.strategy.name());
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
+        &booking.id,
+        &booking.resource,
+        &booking.start,
+        &booking.end,
+        &booking.holder,
+        &booking.metadata,
+        &status,
+        &strategy,
+        &booking.expires_at,
+        &now,
+        &tenant,
+    ];
+    if exclusion {
+        params.push(&key);
+    }
+    let stmt = tx
+        .prepare_cached(if exclusion { SQL_INSERT_LOCKED } else { SQL_INSERT })
+        .await?;
+    let inserted = tx.execute(&stmt, &params).await;
+    match inserted {
+        Ok(0) => Ok(Decided::Rollback(NotInserted::Counted)),
+        // Put while this insert waited for the resource's lock (V32's trigger).
+        Err(e) if e.code().is_some_and(|c| c.code() == PUT_RESOURCE) => Ok(Decided::Rollback(NotInserted::Counted)),
+        Ok(_) => Ok(Decided::Commit(booking)),
+        // Someone else's booking is in the way: the caller looks it up (answers
+        // with it) or runs again, bounded.
+        Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => Ok(Decided::Rollback(NotInserted::Excluded)),
+        Err(e) => Err(e.into()),
+    }
+}
+
 impl PgStore {
     async fn try_book(
         &self,
@@ -206,53 +259,7 @@ impl PgStore {
         now: DateTime<Utc>,
     ) -> TxResult<Booked> {
         let written = self
-            .write_or(tenant, idem, async |tx| {
-                let booking = req.to_booking(now);
-                // `exclusion`: the constraint is the guard. The resource's lock (taken by the
-                // insert itself) only orders concurrent inserts on one resource: unordered, two
-                // inserts that each find the other's uncommitted entry wait on each other, and
-                // PostgreSQL breaks that deadlock only after `deadlock_timeout` (1 s default).
-                let exclusion = matches!(req.strategy, BookingStrategy::Exclusion | BookingStrategy::Batched);
-                if !exclusion && !guard_without_constraint(tx, tenant, req, now).await? {
-                    return Ok(Decided::Rollback(NotInserted::Counted));
-                }
-                let key = resource_key(tenant, &req.resource);
-                let (status, strategy) = (booking.status.as_str(), booking.strategy.name());
-                let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
-                    &booking.id,
-                    &booking.resource,
-                    &booking.start,
-                    &booking.end,
-                    &booking.holder,
-                    &booking.metadata,
-                    &status,
-                    &strategy,
-                    &booking.expires_at,
-                    &now,
-                    &tenant,
-                ];
-                if exclusion {
-                    params.push(&key);
-                }
-                let stmt = tx
-                    .prepare_cached(if exclusion { SQL_INSERT_LOCKED } else { SQL_INSERT })
-                    .await?;
-                let inserted = tx.execute(&stmt, &params).await;
-                match inserted {
-                    Ok(0) => Ok(Decided::Rollback(NotInserted::Counted)),
-                    // Put while this insert waited for the resource's lock (V32's trigger).
-                    Err(e) if e.code().is_some_and(|c| c.code() == PUT_RESOURCE) => {
-                        Ok(Decided::Rollback(NotInserted::Counted))
-                    }
-                    Ok(_) => Ok(Decided::Commit(booking)),
-                    // Someone else's booking is in the way: the caller looks it up (answers
-                    // with it) or runs again, bounded.
-                    Err(e) if e.code() == Some(&SqlState::EXCLUSION_VIOLATION) => {
-                        Ok(Decided::Rollback(NotInserted::Excluded))
-                    }
-                    Err(e) => Err(e.into()),
-                }
-            })
+            .write_or(tenant, idem, async |tx| insert_body(tx, tenant, req, now).await)
             .await?;
         Ok(match written {
             Ok(b) => Booked::Done(b),

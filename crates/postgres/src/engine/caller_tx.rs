@@ -13,7 +13,7 @@
 use crate::engine::conn::Tx as Transaction;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
-use crate::engine::tx::{idem_begin, idem_store, may_expire_again, TxErr, TxResult};
+use crate::engine::tx::{idem_begin, idem_store, may_expire_again, Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency};
 use allot_core::Capable;
 use allot_core::{AllotError, Result};
@@ -40,6 +40,30 @@ impl PgStore {
     where
         F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<T>,
     {
+        let written = self
+            .write_in_or(caller, tenant, idem, async |tx| {
+                body(tx).await.map(Decided::Commit::<T, std::convert::Infallible>)
+            })
+            .await?;
+        match written {
+            Ok(done) => Ok(done),
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`PgStore::write_in`] for a body that may also decide to roll back to the savepoint
+    /// and hand back a value of its own (as [`PgStore::write_or`]): `Ok(executed)` when its
+    /// savepoint was released (or the key replayed), `Err(r)` when it rolled back with `r`.
+    pub(crate) async fn write_in_or<T, R, F>(
+        &self,
+        caller: &mut tokio_postgres::Transaction<'_>,
+        tenant: &str,
+        idem: Option<&Idempotency<T>>,
+        mut body: F,
+    ) -> Result<std::result::Result<Executed<T>, R>>
+    where
+        F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
+    {
         let mut passed: Vec<String> = Vec::new();
         let mut conflicts = 0u32;
         let contention = |attempts| AllotError::Contention {
@@ -51,9 +75,13 @@ impl PgStore {
             let mut tx = Transaction::caller(sp);
             let attempt = attempt_in(&mut tx, tenant, idem, &mut body, self.now()).await;
             let refused = match attempt {
-                Ok(done) => {
+                Ok(Ok(done)) => {
                     tx.commit().await.map_err(map_error)?;
-                    return Ok(done);
+                    return Ok(Ok(done));
+                }
+                Ok(Err(r)) => {
+                    tx.rollback().await.map_err(map_error)?;
+                    return Ok(Err(r));
                 }
                 Err(e) => e,
             };
@@ -105,25 +133,29 @@ impl PgStore {
     }
 }
 
-/// One attempt: the key's protocol, the body, the answer stored for the key.
-async fn attempt_in<T, F>(
+/// One attempt: the key's protocol, the body, the answer stored for the key; `Err(r)` when
+/// the body decided to roll back with `r`.
+async fn attempt_in<T, R, F>(
     tx: &mut Transaction<'_>,
     tenant: &str,
     idem: Option<&Idempotency<T>>,
     body: &mut F,
     now: chrono::DateTime<chrono::Utc>,
-) -> TxResult<Executed<T>>
+) -> TxResult<std::result::Result<Executed<T>, R>>
 where
-    F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<T>,
+    F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
 {
     if let Some(idem) = idem {
         if let Some(stored) = idem_begin(tx, tenant, idem).await? {
-            return Ok(Executed::Replayed(stored));
+            return Ok(Ok(Executed::Replayed(stored)));
         }
     }
-    let value = body(tx).await?;
+    let value = match body(tx).await? {
+        Decided::Commit(v) => v,
+        Decided::Rollback(r) => return Ok(Err(r)),
+    };
     if let Some(idem) = idem {
         idem_store(tx, (tenant, now), idem, &value).await?;
     }
-    Ok(Executed::Fresh(value))
+    Ok(Ok(Executed::Fresh(value)))
 }
