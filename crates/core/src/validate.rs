@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn holds_and_units() {
-        let lines = vec![LineBody::new("A", 1)];
+        let lines = vec![crate::hold::HoldLineBody::stock("A", 1)];
         let h = |ttl_ms| {
             hold(
                 "h".into(),

@@ -105,7 +105,7 @@ BEGIN
     RETURN (SELECT jsonb_build_object('id', x.id, 'status', x.status, 'kind', x.kind, 'lines', x.lines,
                                       'strategy', x.strategy, 'expires_at', allot_answer_instant(x.expires_at),
                                       'created_at', allot_answer_instant(x.created_at))
-                   || CASE WHEN x.kind = 'units' THEN '{"units": []}'::jsonb ELSE '{}'::jsonb END
+                   || CASE WHEN x.kind IN ('units', 'mixed') THEN '{"units": []}'::jsonb ELSE '{}'::jsonb END
               FROM holds x WHERE x.tenant = p_tenant AND x.id = p_id);
 END $$;
 

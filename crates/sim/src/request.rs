@@ -203,9 +203,13 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
             r.post(format!("/v1/allocations/{id}/returns"), json!({ "lines": lines }))
         }
         Op::Hold {
-            lines, ttl_ms, place, ..
+            lines,
+            units,
+            ttl_ms,
+            place,
+            ..
         } => {
-            let mut body = json!({"lines": lines_json(lines), "ttl_ms": ttl_ms});
+            let mut body = json!({"lines": hold_lines_json(lines, units), "ttl_ms": ttl_ms});
             place.apply(&mut body);
             r.post("/v1/holds".into(), body)
         }
@@ -401,4 +405,17 @@ fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
         )),
         _ => unreachable!("not a booking step: {op:?}"),
     }
+}
+
+/// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
+fn hold_lines_json(lines: &[(&str, i64)], units: &[(&str, i64)]) -> Value {
+    let mut all = lines_json(lines);
+    if let Value::Array(a) = &mut all {
+        a.extend(
+            units
+                .iter()
+                .map(|(sku, q)| json!({"units": {"sku": sku, "quantity": q}})),
+        );
+    }
+    all
 }

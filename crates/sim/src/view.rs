@@ -255,11 +255,12 @@ fn returned(body: &Value) -> Value {
     json!({ "lines": lines })
 }
 
-/// A hold; a unit hold that is held or confirmed lists its units' serials (others are not
+/// A hold; a hold with units that is held or confirmed lists their serials (others are not
 /// compared: what an expired or released hold still names is the store's business).
 fn hold(body: &Value) -> Value {
     let mut view = json!({"status": body["status"], "kind": body["kind"], "lines": lines(body), "expires_at_us": instant_us(&body["expires_at"])});
-    if body["kind"] == "units" && (body["status"] == "held" || body["status"] == "confirmed") {
+    let has_units = body["kind"] == "units" || body["kind"] == "mixed";
+    if has_units && (body["status"] == "held" || body["status"] == "confirmed") {
         view["units"] = serials(&body["units"]);
     }
     view

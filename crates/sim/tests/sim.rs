@@ -116,3 +116,16 @@ async fn a_lease_check_removed_is_found_and_shrunk() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mixed_hold_skipping_its_units_is_found_and_shrunk() {
+    // A hold of stock and units, alone or in a batch.
+    fn mixed(op: &Op) -> bool {
+        match op {
+            Op::Hold { lines, units, .. } => !lines.is_empty() && !units.is_empty(),
+            Op::Batch { ops } => ops.iter().any(mixed),
+            _ => false,
+        }
+    }
+    planted(Mutation::MixedHoldSkipsUnits, mixed).await;
+}

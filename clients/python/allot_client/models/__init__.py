@@ -56,6 +56,7 @@ from .health import Health
 from .hold import Hold
 from .hold_body import HoldBody
 from .hold_kind import HoldKind
+from .hold_line_body import HoldLineBody
 from .hold_page import HoldPage
 from .hold_status import HoldStatus
 from .instance import Instance
@@ -163,6 +164,7 @@ from .transfer_body import TransferBody
 from .unit import Unit
 from .unit_allocation import UnitAllocation
 from .unit_allocation_body import UnitAllocationBody
+from .unit_line_body import UnitLineBody
 from .unit_page import UnitPage
 from .unit_status import UnitStatus
 from .unit_strategy import UnitStrategy
@@ -232,6 +234,7 @@ __all__ = (
     "Hold",
     "HoldBody",
     "HoldKind",
+    "HoldLineBody",
     "HoldPage",
     "HoldStatus",
     "Instance",
@@ -339,6 +342,7 @@ __all__ = (
     "Unit",
     "UnitAllocation",
     "UnitAllocationBody",
+    "UnitLineBody",
     "UnitPage",
     "UnitsBody",
     "UnitsCreated",

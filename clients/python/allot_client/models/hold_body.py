@@ -13,7 +13,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.line_body import LineBody
+  from ..models.hold_line_body import HoldLineBody
 
 
 
@@ -28,14 +28,15 @@ class HoldBody:
     """ `POST /v1/holds` body.
 
         Attributes:
-            lines (list[LineBody]): One line per SKU (a SKU may appear once).
+            lines (list[HoldLineBody]): One line per SKU (a SKU may appear once): stock lines and unit lines, taken together
+                or not at all.
             ttl_ms (int): How long the hold lasts, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`.
             allow_split (bool | None | Unset): As an allocation's `allow_split`.
             placement (list[str] | None | PlacementPolicy | Unset):
             strategy (None | str | Unset): Strategy name; the server default when absent.
      """
 
-    lines: list[LineBody]
+    lines: list[HoldLineBody]
     ttl_ms: int
     allow_split: bool | None | Unset = UNSET
     placement: list[str] | None | PlacementPolicy | Unset = UNSET
@@ -46,7 +47,7 @@ class HoldBody:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.line_body import LineBody # noqa: PLC0415
+        from ..models.hold_line_body import HoldLineBody # noqa: PLC0415
         lines = []
         for lines_item_data in self.lines:
             lines_item = lines_item_data.to_dict()
@@ -100,12 +101,12 @@ class HoldBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.line_body import LineBody # noqa: PLC0415
+        from ..models.hold_line_body import HoldLineBody # noqa: PLC0415
         d = dict(src_dict)
         lines = []
         _lines = d.pop("lines")
         for lines_item_data in (_lines):
-            lines_item = LineBody.from_dict(lines_item_data)
+            lines_item = HoldLineBody.from_dict(lines_item_data)
 
 
 

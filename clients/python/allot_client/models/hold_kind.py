@@ -1,6 +1,7 @@
 from enum import StrEnum
 
 class HoldKind(StrEnum):
+    MIXED = "mixed"
     STOCK = "stock"
     UNITS = "units"
 

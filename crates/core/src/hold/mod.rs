@@ -47,8 +47,11 @@ impl HoldStatus {
 pub enum HoldKind {
     /// `POST /v1/holds`: counts per SKU.
     Stock,
-    /// `POST /v1/unit-allocations` with `hold_ttl_ms`: the claimed units are `held`.
+    /// `POST /v1/unit-allocations` with `hold_ttl_ms`, or `POST /v1/holds` with unit lines
+    /// only: the claimed units are `held`.
     Units,
+    /// `POST /v1/holds` with lines of several kinds (stock and units), taken together.
+    Mixed,
 }
 
 impl HoldKind {
@@ -57,21 +60,26 @@ impl HoldKind {
         match self {
             HoldKind::Stock => "stock",
             HoldKind::Units => "units",
+            HoldKind::Mixed => "mixed",
         }
     }
 
     /// Parse a stored name; `None` for a name no kind has.
     pub fn parse(s: &str) -> Option<Self> {
-        [HoldKind::Stock, HoldKind::Units].into_iter().find(|k| k.as_str() == s)
+        [HoldKind::Stock, HoldKind::Units, HoldKind::Mixed]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 
     /// Parse a stored strategy name in this kind's family (a stock [`crate::strategy::Strategy`] or a
-    /// [`crate::strategy::UnitStrategy`]); `None` for a name the family does not have.
+    /// [`crate::strategy::UnitStrategy`]); `None` for a name the family does not have. A
+    /// unit hold made by `POST /v1/holds` records the stock strategy its request resolved.
     pub fn strategy(self, name: &str) -> Option<crate::strategy::TakenWith> {
         use crate::strategy::{TakenWith, UnitStrategy};
+        let stock = || name.parse().ok().map(TakenWith::Stock);
         match self {
-            HoldKind::Stock => name.parse().ok().map(TakenWith::Stock),
-            HoldKind::Units => UnitStrategy::parse(name).map(TakenWith::Units),
+            HoldKind::Stock | HoldKind::Mixed => stock(),
+            HoldKind::Units => UnitStrategy::parse(name).map(TakenWith::Units).or_else(stock),
         }
     }
 }
@@ -107,8 +115,9 @@ pub struct Hold {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HoldBody {
-    /// One line per SKU (a SKU may appear once).
-    pub lines: Vec<crate::model::LineBody>,
+    /// One line per SKU (a SKU may appear once): stock lines and unit lines, taken together
+    /// or not at all.
+    pub lines: Vec<HoldLineBody>,
     /// How long the hold lasts, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`.
     pub ttl_ms: i64,
     /// Strategy name; the server default when absent.
@@ -120,6 +129,52 @@ pub struct HoldBody {
     /// As an allocation's `allow_split`.
     #[serde(default)]
     pub allow_split: Option<bool>,
+}
+
+/// One line of `POST /v1/holds`: stock (`sku`, `quantity`, `location`?, as an allocation's
+/// line) or units (`units`), never both.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HoldLineBody {
+    /// A stock line's SKU (count-tracked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sku: Option<String>,
+    /// A stock line's quantity, >= 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<i64>,
+    /// A stock line's pinned location.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// A unit line: units of a unit-tracked SKU, held as a unit claim with `hold_ttl_ms`
+    /// holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitLineBody>,
+}
+
+impl HoldLineBody {
+    /// A stock line of `quantity` of `sku`.
+    pub fn stock(sku: impl Into<String>, quantity: i64) -> Self {
+        HoldLineBody {
+            sku: Some(sku.into()),
+            quantity: Some(quantity),
+            ..HoldLineBody::default()
+        }
+    }
+}
+
+/// The `units` of a hold line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct UnitLineBody {
+    /// The SKU (unit-tracked).
+    pub sku: String,
+    /// How many units, 1..=`max_unit_claim`.
+    pub quantity: i64,
+    /// As a unit claim's `order_by`.
+    #[serde(default)]
+    pub order_by: Vec<String>,
 }
 
 /// `POST /v1/holds/{id}/confirm` body, optional: without `lines` the whole hold is confirmed.
@@ -270,26 +325,88 @@ impl Release {
 /// strategies, same lock order) but move quantity to `held` instead of out of `on_hand`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HoldRequest {
-    /// Id, lines, strategy and spread hash, as for an allocation.
+    /// Id, stock lines (possibly none), strategy and spread hash, as for an allocation.
     pub take: AllocationRequest,
+    /// The unit lines, sorted by SKU: taken after every stock line (the lock order across
+    /// kinds: stock rows, then units).
+    pub units: Vec<UnitLine>,
     /// Validated TTL, ms.
     pub ttl_ms: u64,
 }
 
+/// A validated unit line of a hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitLine {
+    /// The SKU.
+    pub sku: String,
+    /// Units wanted (all of them: a hold's line is never partial).
+    pub quantity: i64,
+    /// Order keys (validated).
+    pub order_by: Vec<crate::unit::OrderKey>,
+}
+
 impl HoldRequest {
-    /// The hold this request becomes when it succeeds at `now`.
+    /// What the hold holds: stock, units, or both.
+    pub fn kind(&self) -> HoldKind {
+        match (self.take.lines.is_empty(), self.units.is_empty()) {
+            (_, true) => HoldKind::Stock,
+            (true, false) => HoldKind::Units,
+            (false, false) => HoldKind::Mixed,
+        }
+    }
+
+    /// Unit line `line` as the unit claim a backend runs for it: held until the hold's
+    /// expiry, all or nothing, by `strategy`.
+    pub fn unit_claim(&self, line: &UnitLine, strategy: crate::strategy::UnitStrategy) -> crate::unit::UnitClaim {
+        crate::unit::UnitClaim {
+            id: self.take.id.clone(),
+            sku: line.sku.clone(),
+            quantity: line.quantity,
+            order_by: line.order_by.clone(),
+            allow_partial: false,
+            strategy,
+            hold_ttl_ms: Some(self.ttl_ms),
+            actor: self.take.actor.clone(),
+        }
+    }
+
+    /// The hold this request becomes when it succeeds at `now`: its stock lines as the
+    /// request gave them (the backend fills in where they came from) and its unit lines,
+    /// sorted by SKU; `units` empty until the backend lists what it took.
     pub fn to_hold(&self, now: DateTime<Utc>) -> Hold {
+        let kind = self.kind();
+        let mut lines = self.take.lines.clone();
+        lines.extend(
+            self.units
+                .iter()
+                .map(|u| AllocationLine::new(u.sku.as_str(), u.quantity)),
+        );
+        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
         Hold {
             id: self.take.id.clone(),
             status: HoldStatus::Held,
-            kind: HoldKind::Stock,
-            lines: self.take.lines.clone(),
-            units: None,
+            kind,
+            lines,
+            units: (kind != HoldKind::Stock).then(Vec::new),
             strategy: self.take.strategy.into(),
             expires_at: expires_at(now, self.ttl_ms),
             created_at: now,
         }
     }
+}
+
+/// A hold's lines as it answers them: its stock lines as taken (`answered`, with `from`, in
+/// SKU order) and its unit lines (`units`, in SKU order), merged in SKU order.
+pub fn with_unit_lines(answered: Vec<AllocationLine>, units: &[UnitLine]) -> Vec<AllocationLine> {
+    if units.is_empty() {
+        return answered;
+    }
+    let mut lines = answered;
+    for u in units {
+        let at = lines.partition_point(|l| l.sku < u.sku);
+        lines.insert(at, AllocationLine::new(u.sku.as_str(), u.quantity));
+    }
+    lines
 }
 
 /// `now + ttl_ms`, saturating at the far future.

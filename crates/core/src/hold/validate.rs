@@ -39,21 +39,103 @@ pub fn extend(body: &crate::hold::ExtendBody, limits: &Limits) -> Result<u64> {
     hold_ttl("ttl_ms", body.ttl_ms, limits)
 }
 
-/// Validate `POST /v1/holds`: the lines as for an allocation, and
+/// Validate `POST /v1/holds`: 1..=`max_lines` lines, each either a stock line (checked as
+/// an allocation's) or a unit line (checked as a unit claim's: quantity
+/// 1..=`max_unit_claim`, `order_by`), never both; each SKU once across all lines; and
 /// `min_hold_ttl_ms <= ttl_ms <= max_hold_ttl_ms` (below is `invalid_request`, above
-/// `limit_exceeded`).
+/// `limit_exceeded`). A refusal of a line names it (`lines[i]`).
 pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> Result<HoldRequest> {
     let ttl_ms = hold_ttl("ttl_ms", body.ttl_ms, limits)?;
-    let take = allocation(
-        id,
-        AllocationBody {
-            lines: body.lines,
+    if body.lines.is_empty() {
+        return Err(AllotError::invalid("lines must not be empty"));
+    }
+    max_lines(body.lines.len(), limits)?;
+    let mut named = NamedOnce::default();
+    for (i, l) in body.lines.iter().enumerate() {
+        let sku = match (&l.units, &l.sku) {
+            (Some(u), None) if l.quantity.is_none() && l.location.is_none() => &u.sku,
+            (None, Some(sku)) => sku,
+            (Some(_), _) => {
+                return Err(AllotError::invalid(format!(
+                    "lines[{i}]: a unit line has `units` only (no sku, quantity or location beside it)"
+                )))
+            }
+            (None, None) => return Err(AllotError::invalid(format!("lines[{i}]: sku or units is required"))),
+        };
+        named.note(sku)?;
+    }
+    let (mut stock, mut units) = (Vec::new(), Vec::new());
+    for (i, l) in body.lines.into_iter().enumerate() {
+        let named_line = |e: AllotError| of_line(i, e);
+        match l.units {
+            Some(u) => units.push(unit_line(&id, u, limits).map_err(named_line)?),
+            None => stock.push(crate::model::LineBody {
+                sku: l.sku.unwrap_or_default(),
+                quantity: l
+                    .quantity
+                    .ok_or_else(|| named_line(AllotError::invalid("quantity is required")))?,
+                location: l.location,
+            }),
+        }
+    }
+    units.sort_by(|a, b| a.sku.cmp(&b.sku));
+    let take = stock_lines(id, stock, (strategy, body.placement, body.allow_split), limits)?;
+    Ok(HoldRequest { take, units, ttl_ms })
+}
+
+/// A hold's stock lines as an allocation request (no lines when the hold has unit lines
+/// only: then only the placement is checked).
+fn stock_lines(
+    id: String,
+    lines: Vec<crate::model::LineBody>,
+    (strategy, placement, allow_split): (Strategy, Option<crate::location::PlacementBody>, Option<bool>),
+    limits: &Limits,
+) -> Result<crate::model::AllocationRequest> {
+    if !lines.is_empty() {
+        let body = AllocationBody {
+            lines,
             strategy: None,
-            placement: body.placement,
-            allow_split: body.allow_split,
-        },
+            placement,
+            allow_split,
+        };
+        return allocation(id, body, strategy, limits);
+    }
+    let spread_hash = crate::strategy::fnv1a_64(id.as_bytes());
+    Ok(crate::model::AllocationRequest {
+        id,
+        lines: Vec::new(),
         strategy,
-        limits,
-    )?;
-    Ok(HoldRequest { take, ttl_ms })
+        spread_hash,
+        placement: crate::location::validate::placement(placement, limits)?,
+        allow_split: allow_split.unwrap_or(false),
+        fences: Vec::new(),
+        actor: None,
+    })
+}
+
+/// `e` naming the line `lines[i]` it is about (a refusal of a field of the line).
+fn of_line(i: usize, e: AllotError) -> AllotError {
+    match e {
+        AllotError::InvalidRequest(m) => AllotError::InvalidRequest(format!("lines[{i}]: {m}")),
+        other => other,
+    }
+}
+
+/// A unit line, checked as a unit claim of hold `id` is.
+fn unit_line(id: &str, u: crate::hold::UnitLineBody, limits: &Limits) -> Result<crate::hold::UnitLine> {
+    let body = crate::unit::UnitAllocationBody {
+        sku: u.sku,
+        quantity: u.quantity,
+        order_by: u.order_by,
+        allow_partial: false,
+        strategy: None,
+        hold_ttl_ms: None,
+    };
+    let claim =
+        crate::unit::validate::unit_claim(id.to_string(), body, crate::strategy::UnitStrategy::Serialized, limits)?;
+    Ok(crate::hold::UnitLine {
+        sku: claim.sku,
+        quantity: claim.quantity,
+        order_by: claim.order_by,
+    })
 }

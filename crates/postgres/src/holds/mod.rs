@@ -63,10 +63,10 @@ async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: D
     let expires_at: DateTime<Utc> = row.get("expires_at");
     let status = stored.effective(expires_at, now);
     let id: String = row.get("id");
-    let units = if kind == HoldKind::Units && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
+    let units = if kind != HoldKind::Stock && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
         let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
         Some(units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?))
-    } else if kind == HoldKind::Units {
+    } else if kind != HoldKind::Stock {
         Some(Vec::new())
     } else {
         None
@@ -137,9 +137,12 @@ impl PgStore {
     }
 }
 
-/// Create a stock hold in `tx` (ours, or a savepoint of the caller's: `hold_in`): take
-/// every line into `held` (placement, the strategy's locks, in SKU order), and write the
-/// hold's row, its pieces and its ledger entries at `now`. Errors as an allocation's.
+/// Create a hold in `tx` (ours, or a savepoint of the caller's: `hold_in`): take every
+/// stock line into `held` (placement, the strategy's locks, in SKU order), then every unit
+/// line's units (the lock order across kinds: stock rows, then units), and write the hold's
+/// row, its pieces and its ledger entries at `now`. Errors as an allocation's and a unit
+/// claim's; a unit line short while others lock its units runs the whole hold again
+/// (bounded, then `contention`).
 pub(crate) async fn hold_body(
     tx: &Transaction<'_>,
     tenant: &str,
@@ -148,24 +151,18 @@ pub(crate) async fn hold_body(
 ) -> TxResult<Hold> {
     let taken = take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
     let mut hold = req.to_hold(now);
-    hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-    let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
-             VALUES ($6, $1, 'stock', 'held', $2, $3, $4, $5)",
-        )
-        .await?;
-    let row: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
-        &hold.id,
-        &hold.strategy.name(),
-        &lines_json,
-        &hold.expires_at,
-        &now,
-        &tenant,
-    ];
-    tx.execute(&stmt, &row).await?;
-    let c = crate::engine::placement::PieceColumns::of(hold.lines.iter().map(|l| l.sku.as_str()), &taken);
+    let mut units = Vec::new();
+    for line in &req.units {
+        units.extend(hold_unit_line(tx, tenant, req, line, (hold.expires_at, now)).await?);
+    }
+    let answered: Vec<_> = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    hold.lines = allot_core::hold::with_unit_lines(answered, &req.units);
+    if let Some(held) = hold.units.as_mut() {
+        units.sort_by_key(|u| u.id);
+        *held = units;
+    }
+    insert_hold_row(tx, tenant, &hold, now).await?;
+    let c = crate::engine::placement::PieceColumns::of(req.take.lines.iter().map(|l| l.sku.as_str()), &taken);
     let (skus, buckets, qs, locs) = (&c.skus, &c.buckets, &c.quantities, &c.locations);
     let stmt = tx
         .prepare_cached(
@@ -180,6 +177,67 @@ pub(crate) async fn hold_body(
         [&hold.id, skus, buckets, qs, &req.take.actor, &tenant, locs, &now];
     tx.execute(&stmt, &params).await?;
     Ok(hold)
+}
+
+/// The hold's row.
+async fn insert_hold_row(tx: &Transaction<'_>, tenant: &str, hold: &Hold, now: DateTime<Utc>) -> TxResult<()> {
+    let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+             VALUES ($6, $1, $7, 'held', $2, $3, $4, $5)",
+        )
+        .await?;
+    let row: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &hold.id,
+        &hold.strategy.name(),
+        &lines_json,
+        &hold.expires_at,
+        &now,
+        &tenant,
+        &hold.kind.as_str(),
+    ];
+    tx.execute(&stmt, &row).await?;
+    Ok(())
+}
+
+/// Hold the units of unit line `line` of `req` (expiring at `until`), with its line and
+/// ledger entry, in one statement: all of them or none. Short: `Overdue` when overdue holds
+/// still hold units of its SKU (finish them and run again), `Retry` when others lock units
+/// it could take, else `insufficient_stock`.
+async fn hold_unit_line(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &HoldRequest,
+    line: &allot_core::hold::UnitLine,
+    (until, now): (DateTime<Utc>, DateTime<Utc>),
+) -> TxResult<Vec<Unit>> {
+    let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
+    let sql = crate::units::hold_line_sql(&allot_core::unit::order_by_sql(&claim.order_by, true));
+    let p = crate::units::ClaimParams::new(&claim, claim.quantity, now);
+    debug_assert_eq!(p.expires_at(), Some(until));
+    match crate::units::run_claim(tx, tenant, &sql, &claim, &p, None).await? {
+        crate::units::Attempt::Claimed(a) => Ok(a.units),
+        crate::units::Attempt::Short {
+            visible,
+            locked,
+            overdue,
+        } => {
+            let short = AllotError::InsufficientStock {
+                sku: line.sku.clone(),
+                requested: line.quantity,
+                available: visible,
+            };
+            if overdue {
+                return Err(TxErr::Overdue {
+                    tenant: tenant.to_string(),
+                    sku: line.sku.clone(),
+                    err: short,
+                });
+            }
+            Err(if locked { TxErr::Retry } else { TxErr::Fail(short) })
+        }
+    }
 }
 
 /// Confirm the hold `id` (whole, or `part` of a stock hold) by `actor` at `now`: a partial
@@ -199,7 +257,9 @@ pub(crate) async fn confirm_body(
         let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
         if stored == HoldStatus::Held && expires_at > now {
             if row.get::<_, &str>("kind") != "stock" {
-                return Err(TxErr::Fail(AllotError::invalid("a unit hold is confirmed whole")));
+                return Err(TxErr::Fail(AllotError::invalid(
+                    "a hold with unit lines is confirmed whole",
+                )));
             }
             confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?;
         }
@@ -299,7 +359,9 @@ impl PgStore {
 impl HoldStore for PgStore {
     async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
-        if req.take.strategy == Strategy::Batched {
+        // A hold with unit lines runs on the per-request path: a `batched` lane decides
+        // stock rows only.
+        if req.take.strategy == Strategy::Batched && req.units.is_empty() {
             return self.hold_batched(tenant, req, idem).await;
         }
         self.hold_per_request(tenant, req, idem).await

@@ -33,7 +33,44 @@ use tokio_postgres::types::ToSql;
 /// $7 hold expiry (holds) or unused NULL (allocations), $8 actor, $9 tenant [, $10 ids for
 /// nowait_scan].
 fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
-    let record = if hold {
+    claim_sql_for(picked, order, if hold { Record::Hold } else { Record::Allocation })
+}
+
+/// What a claim statement records beside the units it marks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Record {
+    /// An allocation and its ledger entry (the units `allocated`).
+    Allocation,
+    /// A unit hold, its line (bucket -1) and its ledger entry (the units `held`).
+    Hold,
+    /// A line (bucket -1) of a hold the caller writes itself, and its ledger entry: a unit
+    /// line of a `POST /v1/holds` hold ($5 and $7, the hold's strategy and expiry, must be
+    /// given: the statement checks them).
+    HoldLine,
+}
+
+/// The statement of a unit line of a hold (see [`Record::HoldLine`]): `skip_locked`'s pick.
+pub(crate) fn hold_line_sql(order: &str) -> String {
+    claim_sql_for(
+        &format!(
+            "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
+              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
+        ),
+        order,
+        Record::HoldLine,
+    )
+}
+
+fn claim_sql_for(picked: &str, order: &str, record: Record) -> String {
+    let record_of = record;
+    let record = if record == Record::HoldLine {
+        "hln AS (
+    INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) SELECT $9::text, $3::text, $1, -1, n FROM cnt WHERE n > 0),
+led AS (
+    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
+    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text, $6 FROM cnt
+     WHERE n > 0 AND $5::text IS NOT NULL AND $7::timestamptz IS NOT NULL)"
+    } else if record == Record::Hold {
         "rec AS (
     INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
     SELECT $9::text, $3::text, 'units', 'held', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7, $6
@@ -56,7 +93,11 @@ led AS (
     SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
         )
     };
-    let status = if hold { "held" } else { "allocated" };
+    let status = if record_of == Record::Allocation {
+        "allocated"
+    } else {
+        "held"
+    };
     format!(
         "WITH picked AS MATERIALIZED ({picked}),
 upd AS (
@@ -96,7 +137,7 @@ fn locked_ids_sql(order: &str, hold: bool) -> String {
 }
 
 /// What one claim attempt found.
-enum Attempt {
+pub(crate) enum Attempt {
     /// Enough units: the claim is made (committed, or in the caller's transaction).
     Claimed(UnitAllocation),
     /// Short. `visible`: available units seen (capped at the quantity); `locked`: some
@@ -104,7 +145,7 @@ enum Attempt {
     Short { visible: i64, locked: bool, overdue: bool },
 }
 
-struct ClaimParams {
+pub(crate) struct ClaimParams {
     wanted: i64,
     least: i64,
     status: AllocationStatus,
@@ -113,8 +154,13 @@ struct ClaimParams {
 }
 
 impl ClaimParams {
+    /// When the claim's hold lapses (holds only).
+    pub(crate) fn expires_at(&self) -> Option<DateTime<Utc>> {
+        self.expires_at
+    }
+
     /// The parameters of an attempt at `now` that takes at least `least` units.
-    fn new(req: &UnitClaim, least: i64, now: DateTime<Utc>) -> Self {
+    pub(crate) fn new(req: &UnitClaim, least: i64, now: DateTime<Utc>) -> Self {
         ClaimParams {
             wanted: req.quantity,
             least,
@@ -130,7 +176,7 @@ impl ClaimParams {
 }
 
 /// Run a claim statement and interpret its rows; when short, ask why.
-async fn run_claim<C: Db>(
+pub(crate) async fn run_claim<C: Db>(
     c: &C,
     tenant: &str,
     sql: &str,

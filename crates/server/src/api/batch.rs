@@ -72,7 +72,9 @@ impl Prepared {
     /// queues) rather than on the pool.
     fn on_a_lane(&self) -> bool {
         match self {
-            Prepared::Allocate((_, s, _), _) | Prepared::Hold((_, s, _), _) => *s == allot_core::Strategy::Batched,
+            Prepared::Allocate((_, s, _), _) => *s == allot_core::Strategy::Batched,
+            // A hold with unit lines runs on the per-request path (`HoldStore::create_hold`).
+            Prepared::Hold((r, s, _), _) => *s == allot_core::Strategy::Batched && r.units.is_empty(),
             _ => false,
         }
     }

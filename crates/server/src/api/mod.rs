@@ -355,16 +355,18 @@ impl TakesStock for allot_core::HoldRequest {
 /// (in lock order) contention now (`crate::auto`), written into it, with the request's place
 /// in flight.
 fn pick<R: TakesStock>(st: &AppState, tenant: &allot_core::Tenant, (mut req, named): Valid<R>) -> Picked<R> {
-    if let Some(strategy) = named {
-        return (req, strategy, None);
-    }
     let take = req.take_mut();
-    let (strategy, in_flight) = st.auto.pick(
-        tenant.as_str(),
-        &take.lines[0].sku,
-        auto_supported(st),
-        st.default_strategy,
-    );
+    let picked = match (named, take.lines.first()) {
+        (None, Some(first)) => st
+            .auto
+            .pick(tenant.as_str(), &first.sku, auto_supported(st), st.default_strategy),
+        // A named strategy, or no stock line to pick for (a hold of unit lines only).
+        (named, _) => {
+            let strategy = named.unwrap_or(take.strategy);
+            return (req, strategy, None);
+        }
+    };
+    let (strategy, in_flight) = picked;
     take.strategy = strategy;
     (req, strategy, Some(in_flight))
 }

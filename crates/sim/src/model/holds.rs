@@ -10,6 +10,9 @@ use allot_core::hold::{HoldKind, HoldStatus};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
+/// Lines of a request: (SKU, quantity).
+type Lines<'a> = &'a [(&'a str, i64)];
+
 impl Model {
     /// The status a reader sees now: a held hold whose expiry is not after now is expired.
     pub(super) fn status(&self, h: &Hold) -> HoldStatus {
@@ -33,16 +36,42 @@ impl Model {
         }
     }
 
-    pub(super) fn hold(&mut self, lines: &[(&str, i64)], ttl_ms: i64, place: &Place) -> Result<Done, AllotError> {
+    /// `POST /v1/holds`: the stock lines placed (in SKU order), then the unit lines taken (in
+    /// SKU order), all or nothing.
+    pub(super) fn hold(
+        &mut self,
+        (lines, unit_lines): (Lines<'_>, Lines<'_>),
+        ttl_ms: i64,
+        place: &Place,
+    ) -> Result<Done, AllotError> {
         let lines = sorted(lines);
-        let from = self.place_lines(&lines, place)?;
+        let from = self.place_lines_finishing(&lines, place)?;
         let id = self.new_id("h");
+        let unit_lines = sorted(unit_lines);
+        let skips = !lines.is_empty() && self.mutation == Some(super::Mutation::MixedHoldSkipsUnits);
+        for (i, (sku, q)) in unit_lines.iter().enumerate().filter(|_| !skips) {
+            if let Err(e) = self.hold_unit_line(&id, (sku, *q)) {
+                // Nothing is taken: the lines before give their units back.
+                for (sku, _) in &unit_lines[..i] {
+                    self.free_units_of(&id, sku);
+                }
+                return Err(e);
+            }
+        }
+        let (mut all, mut all_from): (Vec<(String, i64)>, Vec<From>) = (lines, from);
+        for (sku, q) in &unit_lines {
+            let at = all.partition_point(|(s, _)| s < sku);
+            all.insert(at, (sku.clone(), *q));
+            all_from.insert(at, Vec::new());
+        }
         let hold = Hold {
-            lines,
-            from,
+            mixed: !unit_lines.is_empty() && all.len() > unit_lines.len(),
+            units: !unit_lines.is_empty(),
+            lines: all,
+            from: all_from,
             expires_us: self.now_us() + ttl_ms * 1000,
             stored: Stored::Held,
-            units: false,
+            finalised: false,
         };
         self.holds.insert(id.clone(), hold);
         Ok((201, self.hold_view(&id)?, Some(Noted::Id(id))))
@@ -55,7 +84,12 @@ impl Model {
         let status = self.status(h);
         let mut view = json!({
             "status": status.as_str(),
-            "kind": if h.units { HoldKind::Units } else { HoldKind::Stock }.as_str(),
+            "kind": match (h.units, h.mixed) {
+                (_, true) => HoldKind::Mixed,
+                (true, false) => HoldKind::Units,
+                (false, false) => HoldKind::Stock,
+            }
+            .as_str(),
             "lines": lines_with_from(&h.lines, &h.from),
             "expires_at_us": h.expires_us,
         });
@@ -77,16 +111,16 @@ impl Model {
         let units = h.units;
         let (kept, from) = match part {
             None => (h.lines.clone(), h.from.clone()),
-            Some(_) if units => return Err(AllotError::invalid("a unit hold is confirmed whole")),
+            Some(_) if units => return Err(AllotError::invalid("a hold with unit lines is confirmed whole")),
             Some(part) => self.kept(h, &sorted(part))?,
         };
         if units {
             self.allocate_units(id);
-        } else {
-            for ((sku, _), pieces) in kept.iter().zip(&from) {
-                for (l, q) in pieces {
-                    self.add_at(sku, l, -q);
-                }
+        }
+        // A unit line's `from` is empty: only stock lines leave on hand here.
+        for ((sku, _), pieces) in kept.iter().zip(&from) {
+            for (l, q) in pieces {
+                self.add_at(sku, l, -q);
             }
         }
         if let Some(h) = self.holds.get_mut(id) {
@@ -110,7 +144,12 @@ impl Model {
                 self.free_units(id);
             }
             // An expired hold is finalised (a unit hold's units rejoin the claims' order).
-            HoldStatus::Expired => self.free_units(id),
+            HoldStatus::Expired => {
+                self.free_units(id);
+                if let Some(h) = self.holds.get_mut(id) {
+                    h.finalised = true;
+                }
+            }
             HoldStatus::Released => {}
             status => return Err(Self::not_active(id, status)),
         }

@@ -20,7 +20,12 @@
 //!   released) makes the allocation with the hold's id, and the hold then reads the lines
 //!   it confirmed; confirming a confirmed hold answers that allocation; release gives a held hold back and answers a released or expired one
 //!   unchanged (`409 hold_confirmed` for a confirmed one); extend acts on a held hold only
-//!   (`409 hold_<status>`) and never shortens it.
+//!   (`409 hold_<status>`) and never shortens it. A hold's lines may be unit lines too
+//!   (`units.rs`): its stock lines are placed first (SKU order), then its unit lines taken
+//!   (SKU order), all or none; `kind` is `mixed` when it has both; confirmed whole only.
+//!   An expired hold is finished (its units free for claims) by the sweep, a release, a
+//!   unit pick short of free units, or a stock line its store finds short or that holds
+//!   could steer (whatever the request's outcome).
 //! - Jobs (`jobs.rs`): enqueue with unique keys, claims in (priority, run_at, id) order with
 //!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
 //!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
@@ -107,16 +112,21 @@ enum Stored {
     Released,
 }
 
-/// A hold: its lines (SKU order), its expiry (µs since the epoch), its stored status, and
-/// whether it is a unit hold (its units name it).
+/// A hold: its lines (SKU order), its expiry (µs since the epoch), its stored status,
+/// whether it holds units (its units name it) and whether it holds stock too (`mixed`).
 #[derive(Debug, Clone)]
 struct Hold {
     lines: Vec<(String, i64)>,
-    /// Where each line is held, as an allocation's `from` (a unit hold's: nothing).
+    /// Where each line is held, as an allocation's `from` (a unit line's: nothing).
     from: Vec<places::From>,
     expires_us: i64,
     stored: Stored,
     units: bool,
+    /// Stock lines and unit lines (`POST /v1/holds` with both).
+    mixed: bool,
+    /// Expired and finished by a writer or a sweep (the stores' rows then no longer count
+    /// it as held; what is seen never does once it expired).
+    finalised: bool,
 }
 
 /// A deliberate fault planted in the model, to show that the runner finds and shrinks a
@@ -128,17 +138,24 @@ pub enum Mutation {
     CancelGivesOneMore,
     /// A transition of a running job takes any token (the lease check removed).
     LeaseCheckRemoved,
+    /// A hold of stock and unit lines takes its stock but not its units.
+    MixedHoldSkipsUnits,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 2] = [Mutation::CancelGivesOneMore, Mutation::LeaseCheckRemoved];
+    pub const ALL: [Mutation; 3] = [
+        Mutation::CancelGivesOneMore,
+        Mutation::LeaseCheckRemoved,
+        Mutation::MixedHoldSkipsUnits,
+    ];
 
     /// The name `allot sim --plant` takes.
     pub fn name(self) -> &'static str {
         match self {
             Mutation::CancelGivesOneMore => "cancel-gives-one-more",
             Mutation::LeaseCheckRemoved => "lease-check-removed",
+            Mutation::MixedHoldSkipsUnits => "mixed-hold-skips-units",
         }
     }
 
@@ -488,8 +505,12 @@ impl Model {
             Op::Cancel { .. } => self.cancel(id),
             Op::Return { lines, location, .. } => self.return_lines(id, lines, *location),
             Op::Hold {
-                lines, ttl_ms, place, ..
-            } => self.hold(lines, *ttl_ms, place),
+                lines,
+                units,
+                ttl_ms,
+                place,
+                ..
+            } => self.hold((lines, units), *ttl_ms, place),
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
             Op::Release { .. } => self.release(id),

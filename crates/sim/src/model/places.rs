@@ -30,15 +30,39 @@ impl Model {
     /// What the live holds set aside of `sku` at `location`.
     pub(super) fn held_at(&self, sku: &str, location: &str) -> i64 {
         let now = self.now_us();
+        self.held_by(sku, location, |h| h.stored == Stored::Held && h.expires_us > now)
+    }
+
+    /// What the holds `counts` selects hold of `sku` at `location`.
+    fn held_by(&self, sku: &str, location: &str, counts: impl Fn(&super::Hold) -> bool) -> i64 {
         self.holds
             .values()
-            .filter(|h| h.stored == Stored::Held && h.expires_us > now)
+            .filter(|h| counts(h))
             .flat_map(|h| h.lines.iter().zip(&h.from))
             .filter(|((s, _), _)| s == sku)
             .flat_map(|(_, from)| from.iter())
             .filter(|(l, _)| l == location)
             .map(|(_, q)| q)
             .sum()
+    }
+
+    /// Held at `location` in a store's rows: by every hold not finished, expired or not.
+    fn stored_held_at(&self, sku: &str, location: &str) -> i64 {
+        self.held_by(sku, location, |h| h.stored == Stored::Held && !h.finalised)
+    }
+
+    /// Whether holds could steer where a line of `sku` placed by `place` goes
+    /// (`allot_core::location::holds_may_steer` over the store's rows): several locations
+    /// it may use, something held at one of them.
+    pub(super) fn holds_may_steer(&self, sku: &str, place: &Place) -> bool {
+        let rows = self.skus.get(sku).cloned().unwrap_or_default();
+        let usable = |l: &str| match (place.pin, &place.placing) {
+            (Some(pin), _) => l == pin,
+            (None, Placing::Ranked(list)) => list.contains(&l),
+            (None, _) => true,
+        };
+        let usable: Vec<&str> = rows.iter().map(|(l, _)| l.as_str()).filter(|l| usable(l)).collect();
+        usable.len() > 1 && usable.iter().any(|l| self.stored_held_at(sku, l) > 0)
     }
 
     fn available_at(&self, sku: &str, location: &str) -> i64 {
@@ -168,6 +192,13 @@ impl Model {
     /// there (`insufficient_stock` with that figure).
     pub(super) fn change_at(&mut self, sku: &str, location: &str, delta: i64) -> Result<(), AllotError> {
         self.count_sku_at(sku, location)?;
+        // Short in the store's rows while something is held there: the store finishes the
+        // SKU's overdue holds first (`location_rows`), whatever comes of the change.
+        let stored_held = self.stored_held_at(sku, location);
+        let short = delta < 0 && -delta > self.on_hand_at(sku, location) - stored_held;
+        if short && stored_held > 0 && self.overdue_on(sku) {
+            self.finalise_overdue(Some(sku));
+        }
         let available = self.available_at(sku, location);
         if delta < 0 && -delta > available {
             return Err(AllotError::InsufficientStock {

@@ -69,16 +69,32 @@ impl Model {
         Ok((200, self.sku_view(sku)?, None))
     }
 
-    /// Where every line comes from, or the first in SKU order that cannot be placed:
-    /// `not_found` for a SKU that does not exist, `wrong_tracking` for a unit-tracked one,
-    /// `insufficient_stock` for one that is short where `place` lets it be taken.
-    pub(super) fn place_lines(&self, lines: &[(String, i64)], place: &Place) -> Result<Vec<From>, AllotError> {
+    /// The lines placed as a store's writer places them: before a line whose place holds
+    /// could steer, and once more after a short line, the overdue holds of its SKU are
+    /// finished (a mixed hold's units then rejoin the claims' order), whatever the request's
+    /// outcome (SQLite's `take_line`, PostgreSQL's `steered` and short lines).
+    pub(super) fn place_lines_finishing(
+        &mut self,
+        lines: &[(String, i64)],
+        place: &Place,
+    ) -> Result<Vec<From>, AllotError> {
         let mut out = Vec::new();
         for (sku, q) in lines {
             match self.tracks_units(sku) {
                 None => return Err(AllotError::not_found("sku", sku)),
                 Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
-                Some(false) => out.push(self.place_line(sku, *q, place)?),
+                Some(false) => {}
+            }
+            if self.holds_may_steer(sku, place) && self.overdue_on(sku) {
+                self.finalise_overdue(Some(sku));
+            }
+            match self.place_line(sku, *q, place) {
+                Ok(f) => out.push(f),
+                Err(_) if self.overdue_on(sku) => {
+                    self.finalise_overdue(Some(sku));
+                    out.push(self.place_line(sku, *q, place)?);
+                }
+                Err(e) => return Err(e),
             }
         }
         Ok(out)
@@ -86,7 +102,7 @@ impl Model {
 
     pub(super) fn allocate(&mut self, lines: &[(&str, i64)], place: &Place) -> Result<Done, AllotError> {
         let lines = sorted(lines);
-        let from = self.place_lines(&lines, place)?;
+        let from = self.place_lines_finishing(&lines, place)?;
         for ((sku, _), pieces) in lines.iter().zip(&from) {
             for (l, q) in pieces {
                 self.add_at(sku, l, -q);

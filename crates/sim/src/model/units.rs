@@ -131,6 +131,8 @@ impl Model {
                     expires_us,
                     stored: Stored::Held,
                     units: true,
+                    mixed: false,
+                    finalised: false,
                 };
                 self.holds.insert(id.clone(), hold);
             }
@@ -163,21 +165,68 @@ impl Model {
         free
     }
 
-    /// Free the units of every hold (of `sku`'s, when given) that expired but still has
-    /// them: how many holds.
+    /// Finish every hold (of `sku`'s, when given) that expired and is not finished yet, as
+    /// a store's writer or sweeper does: its units become free. How many holds.
     pub(super) fn finalise_overdue(&mut self, sku: Option<&str>) -> usize {
         let of_sku = |h: &Hold| sku.is_none_or(|s| h.lines.iter().any(|(l, _)| l == s));
         let overdue: Vec<String> = self
             .holds
             .iter()
-            .filter(|(_, h)| h.units && of_sku(h) && self.status(h) == HoldStatus::Expired)
+            .filter(|(_, h)| !h.finalised && of_sku(h) && self.status(h) == HoldStatus::Expired)
             .map(|(id, _)| id.clone())
-            .filter(|id| self.units.iter().any(|u| u.claim.as_ref() == Some(id)))
             .collect();
         for id in &overdue {
             self.free_units(id);
+            if let Some(h) = self.holds.get_mut(id) {
+                h.finalised = true;
+            }
         }
         overdue.len()
+    }
+
+    /// Whether a hold that expired but is not finished yet holds `sku`.
+    pub(super) fn overdue_on(&self, sku: &str) -> bool {
+        self.holds
+            .values()
+            .any(|h| !h.finalised && self.status(h) == HoldStatus::Expired && h.lines.iter().any(|(l, _)| l == sku))
+    }
+
+    /// Take the unit line `(sku, quantity)` of hold `id` (its units then name it), as a unit
+    /// claim picks: overdue holds of the SKU finished and the pick run again when too few are
+    /// free. Errors: `not_found`, `wrong_tracking`, `insufficient_stock`.
+    pub(super) fn hold_unit_line(&mut self, id: &str, (sku, quantity): (&str, i64)) -> Result<(), AllotError> {
+        match self.tracks_units(sku) {
+            None => return Err(AllotError::not_found("sku", sku)),
+            Some(false) => return Err(AllotError::wrong_tracking(sku, false)),
+            Some(true) => {}
+        }
+        let mut picked = self.pick(sku, &[], quantity);
+        if (picked.len() as i64) < quantity && self.finalise_overdue(Some(sku)) > 0 {
+            picked = self.pick(sku, &[], quantity);
+        }
+        if (picked.len() as i64) < quantity {
+            return Err(AllotError::InsufficientStock {
+                sku: sku.to_string(),
+                requested: quantity,
+                available: picked.len() as i64,
+            });
+        }
+        for i in picked {
+            self.units[i].claim = Some(id.to_string());
+        }
+        Ok(())
+    }
+
+    /// The units of `sku` that `claim` has become free.
+    pub(super) fn free_units_of(&mut self, claim: &str, sku: &str) {
+        for u in self
+            .units
+            .iter_mut()
+            .filter(|u| u.claim.as_deref() == Some(claim) && u.sku == sku)
+        {
+            u.claim = None;
+            u.allocated = false;
+        }
     }
 
     /// The units `claim` has become free.

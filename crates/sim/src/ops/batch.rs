@@ -44,6 +44,7 @@ impl Generator {
                     },
                     _ => Op::Hold {
                         lines: line,
+                        units: Vec::new(),
                         ttl_ms: self.ttl_ms(),
                         place: self.place(),
                         key: self.key(),

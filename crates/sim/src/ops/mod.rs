@@ -109,9 +109,10 @@ pub enum Op {
         location: Option<&'static str>,
         key: Key,
     },
-    /// `POST /v1/holds`, placed as `place` says.
+    /// `POST /v1/holds`, placed as `place` says, with unit lines `units` (none: a stock hold).
     Hold {
         lines: Lines,
+        units: Lines,
         ttl_ms: i64,
         place: Place,
         key: Key,
@@ -391,12 +392,16 @@ impl Generator {
                 location: self.maybe_location(),
                 key: self.key(),
             },
-            49..=63 => Op::Hold {
-                lines: self.lines(),
-                ttl_ms: self.ttl_ms(),
-                place: self.place(),
-                key: self.key(),
-            },
+            49..=63 => {
+                let units = self.unit_lines();
+                Op::Hold {
+                    lines: self.hold_lines(!units.is_empty()),
+                    units,
+                    ttl_ms: self.ttl_ms(),
+                    place: self.place(),
+                    key: self.key(),
+                }
+            }
             64..=66 => Op::GetHold { hold: self.reference() },
             67..=78 => Op::Confirm {
                 hold: self.reference(),
@@ -437,6 +442,7 @@ impl Generator {
             },
             5 => Op::Hold {
                 lines: vec![(SKUS[0], 1)],
+                units: Vec::new(),
                 ttl_ms: self.ttl_ms(),
                 place: Place::default(),
                 key: self.key(),
@@ -486,6 +492,32 @@ impl Generator {
     /// One to three lines of distinct pool SKUs, 1..=3 each; now and then a quantity of 0 or
     /// beyond most stock, a SKU named twice, or a hostile SKU (most requests should get past
     /// validation, so that the stores decide them).
+    /// A hold's stock lines: as an allocation's, or (now and then) none; beside unit lines
+    /// mostly one unit of one SKU, so that holds of both kinds are often made.
+    fn hold_lines(&mut self, with_units: bool) -> Vec<(&'static str, i64)> {
+        match self.rng.random_range(0..12) {
+            0 => Vec::new(),
+            1..=8 if with_units => vec![(SKUS[self.rng.random_range(0..SKUS.len())], 1)],
+            _ => self.lines(),
+        }
+    }
+
+    /// A hold's unit lines: none half the time; else one (now and then two) of the unit
+    /// SKU's (or, now and then, of a count-tracked or unknown SKU), 1..=2 units each.
+    fn unit_lines(&mut self) -> Vec<(&'static str, i64)> {
+        let n = match self.rng.random_range(0..8) {
+            0..=3 => 0,
+            4..=6 => 1,
+            _ => 2,
+        };
+        (0..n)
+            .map(|_| {
+                let sku = self.unit_sku(false);
+                (sku, self.rng.random_range(1..=2))
+            })
+            .collect()
+    }
+
     fn lines(&mut self) -> Vec<(&'static str, i64)> {
         let n = self.rng.random_range(1..=3);
         let first = self.rng.random_range(0..SKUS.len());

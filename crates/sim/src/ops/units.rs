@@ -158,7 +158,7 @@ impl Generator {
 
     /// Mostly the unit SKU; sometimes a count SKU (`wrong_tracking`), one the name rule
     /// refuses, or (not for a `receipt`, which would make it) one that does not exist.
-    fn unit_sku(&mut self, receipt: bool) -> &'static str {
+    pub(super) fn unit_sku(&mut self, receipt: bool) -> &'static str {
         match self.rng.random_range(0..30) {
             0 => super::SKUS[0],
             1 => super::BAD_SKU,

@@ -66,7 +66,38 @@ pub(crate) fn finish_holds(
     Ok(done)
 }
 
-/// Finish the overdue holds that hold `sku` of `tenant`, inside the caller's transaction.
+thread_local! {
+    /// The overdue holds finished as expired by the write running on this (the writer)
+    /// thread, with the instant they were finished at: [`SqliteStore::transact`] finishes
+    /// them again in a transaction of their own when the write rolls back, so an expired
+    /// hold a refused request met is finished for good, as PostgreSQL finishes it in a
+    /// transaction of its own (a mixed hold's units rejoin the claims' order either way).
+    static FINISHED_OVERDUE: std::cell::RefCell<Vec<(String, String, i64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Forget the overdue holds noted so far on this thread (a write begins).
+pub(crate) fn forget_finished_overdue() {
+    FINISHED_OVERDUE.with_borrow_mut(Vec::clear);
+}
+
+/// The overdue holds noted on this thread since [`forget_finished_overdue`]:
+/// (tenant, id, at µs).
+pub(crate) fn take_finished_overdue() -> Vec<(String, String, i64)> {
+    FINISHED_OVERDUE.with_borrow_mut(std::mem::take)
+}
+
+/// Finish `overdue` (from [`take_finished_overdue`]) as expired, each at its own instant:
+/// those another write finished since are left as they are.
+pub(crate) fn finish_again(c: &Connection, overdue: &[(String, String, i64)]) -> Result<u64> {
+    let mut n = 0;
+    for (tenant, id, at) in overdue {
+        n += finish_holds(c, tenant, std::slice::from_ref(id), HoldStatus::Expired, *at, None)?;
+    }
+    Ok(n)
+}
+
+/// Finish the overdue holds that hold `sku` of `tenant`, inside the caller's transaction
+/// (noted: see [`FINISHED_OVERDUE`]).
 pub(crate) fn expire_overdue_on(c: &Connection, tenant: &str, sku: &str, now_us: i64) -> Result<u64> {
     let ids: Vec<String> = c
         .prepare_cached(
@@ -76,5 +107,6 @@ pub(crate) fn expire_overdue_on(c: &Connection, tenant: &str, sku: &str, now_us:
         )
         .and_then(|mut s| s.query_map(params![sku, now_us, tenant], |r| r.get(0))?.collect())
         .map_err(map_error)?;
+    FINISHED_OVERDUE.with_borrow_mut(|f| f.extend(ids.iter().map(|id| (tenant.to_string(), id.clone(), now_us))));
     finish_holds(c, tenant, &ids, HoldStatus::Expired, now_us, None)
 }

@@ -12,7 +12,9 @@ use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 impl SqliteStore {
     /// Run `body` in one `BEGIN IMMEDIATE` transaction on the writer thread; any error rolls
-    /// everything back. For writes that take no idempotency key.
+    /// everything back — but the overdue holds it finished, which are finished again in a
+    /// transaction of their own (`engine/overdue.rs`). For writes that take no idempotency
+    /// key.
     pub(crate) async fn transact<T, F>(&self, body: F) -> Result<T>
     where
         T: Send + 'static,
@@ -23,7 +25,15 @@ impl SqliteStore {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(map_error)?;
-            let value = body(&tx)?;
+            crate::engine::overdue::forget_finished_overdue();
+            let value = match body(&tx) {
+                Ok(v) => v,
+                Err(e) => {
+                    drop(tx);
+                    finish_overdue_again(conn);
+                    return Err(e);
+                }
+            };
             tx.commit().map_err(map_error)?;
             // What it wrote may include events: readers waiting in this process read again.
             events.notify_waiters();
@@ -107,5 +117,24 @@ impl SqliteStore {
             Ok(Executed::Fresh(value))
         })
         .await
+    }
+}
+
+/// After a write rolled back: finish again, in a transaction of their own, the overdue holds
+/// it had finished. A failure leaves them to the sweeper (the write's answer stands).
+fn finish_overdue_again(conn: &mut rusqlite::Connection) {
+    let overdue = crate::engine::overdue::take_finished_overdue();
+    if overdue.is_empty() {
+        return;
+    }
+    let done = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(map_error)
+        .and_then(|tx| {
+            crate::engine::overdue::finish_again(&tx, &overdue)?;
+            tx.commit().map_err(map_error)
+        });
+    if let Err(e) = done {
+        tracing::warn!(error = %e, "overdue holds not finished after a refused write");
     }
 }

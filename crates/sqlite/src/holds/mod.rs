@@ -42,12 +42,10 @@ fn hold_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldRow> {
         kind,
         stored: crate::engine::errors::stored_name(r, "status", HoldStatus::parse)?,
         strategy: match kind {
-            HoldKind::Stock => {
-                crate::engine::errors::stored_name(r, "strategy", |s| s.parse().ok().map(TakenWith::Stock))?
+            HoldKind::Stock | HoldKind::Mixed => {
+                crate::engine::errors::stored_name(r, "strategy", |s| HoldKind::Stock.strategy(s))?
             }
-            HoldKind::Units => {
-                crate::engine::errors::stored_name(r, "strategy", |s| UnitStrategy::parse(s).map(TakenWith::Units))?
-            }
+            HoldKind::Units => crate::engine::errors::stored_name(r, "strategy", |s| HoldKind::Units.strategy(s))?,
         },
         lines: r.get("lines")?,
         expires_at_us: r.get("expires_at_us")?,
@@ -101,7 +99,8 @@ fn read_hold(c: &Connection, tenant: &str, id: &str, now_us: i64) -> Result<Hold
 fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<Hold> {
     let expires_at = from_us(h.expires_at_us);
     let units = match (h.kind, h.stored) {
-        (HoldKind::Units, HoldStatus::Held | HoldStatus::Confirmed) => Some(
+        (HoldKind::Stock, _) => None,
+        (_, HoldStatus::Held | HoldStatus::Confirmed) => Some(
             c.prepare_cached(
                 "SELECT id, serial, location, lot, received_at, expires_at FROM units
                   WHERE tenant = ?2 AND claim_id = ?1 ORDER BY id",
@@ -112,8 +111,7 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
             })
             .map_err(map_error)?,
         ),
-        (HoldKind::Units, _) => Some(Vec::new()),
-        _ => None,
+        _ => Some(Vec::new()),
     };
     Ok(Hold {
         id: h.id,
@@ -127,38 +125,49 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
     })
 }
 
+/// A hold in its write transaction: every stock line into `held` (placement, in SKU order),
+/// then every unit line's units held with the hold's id, the hold's row and its lines (a
+/// unit line's at bucket -1).
+fn hold_in(tx: &Connection, t: &str, req: &HoldRequest) -> Result<Hold> {
+    let now = now_us();
+    let taken = take_lines(tx, t, &req.take, Take::Hold, now)?;
+    let mut units = Vec::new();
+    for line in &req.units {
+        let claim = req.unit_claim(line, UnitStrategy::Serialized);
+        units.push(crate::units::take_units(tx, t, &claim, now)?);
+    }
+    let mut hold = req.to_hold(from_us(now));
+    let answered: Vec<_> = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    hold.lines = allot_core::hold::with_unit_lines(answered, &req.units);
+    let key = HoldKey {
+        tenant: t,
+        id: &hold.id,
+    };
+    let expires_us = us(hold.expires_at);
+    insert_hold(tx, key, hold.kind, hold.strategy.name(), &hold.lines, expires_us, now)?;
+    let actor = req.take.actor.as_deref();
+    for (line, pieces) in req.take.lines.iter().zip(&taken) {
+        for p in pieces {
+            let at = (line.sku.as_str(), p.bucket, Some(p.location.as_str()));
+            insert_hold_line(tx, key, at, p.quantity, now, actor)?;
+        }
+    }
+    for (line, got) in req.units.iter().zip(&units) {
+        insert_hold_line(tx, key, (&line.sku, -1, None), got.len() as i64, now, actor)?;
+    }
+    if let Some(held) = hold.units.as_mut() {
+        *held = units.into_iter().flatten().collect();
+        held.sort_by_key(|u| u.id);
+    }
+    Ok(hold)
+}
+
 #[async_trait]
 impl HoldStore for SqliteStore {
     async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require(req.take.strategy)?;
         let t = tenant.to_string();
-        self.write(tenant, idem, move |tx| {
-            let now = now_us();
-            let taken = take_lines(tx, &t, &req.take, Take::Hold, now)?;
-            let mut hold = req.to_hold(from_us(now));
-            hold.lines = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-            let key = HoldKey {
-                tenant: &t,
-                id: &hold.id,
-            };
-            insert_hold(
-                tx,
-                key,
-                HoldKind::Stock,
-                hold.strategy.name(),
-                &hold.lines,
-                us(hold.expires_at),
-                now,
-            )?;
-            for (line, pieces) in hold.lines.iter().zip(&taken) {
-                for p in pieces {
-                    let at = (line.sku.as_str(), p.bucket, Some(p.location.as_str()));
-                    insert_hold_line(tx, key, at, p.quantity, now, req.take.actor.as_deref())?;
-                }
-            }
-            Ok(hold)
-        })
-        .await
+        self.write(tenant, idem, move |tx| hold_in(tx, &t, &req)).await
     }
 
     async fn get_hold(&self, tenant: &Tenant, id: &str) -> Result<Hold> {
@@ -179,7 +188,7 @@ impl HoldStore for SqliteStore {
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
                 if let Some(p) = &part {
                     if h.kind != HoldKind::Stock {
-                        return Err(AllotError::invalid("a unit hold is confirmed whole"));
+                        return Err(AllotError::invalid("a hold with unit lines is confirmed whole"));
                     }
                     h.lines = confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
                 }

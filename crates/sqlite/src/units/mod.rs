@@ -19,8 +19,6 @@ use allot_core::{
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 #[async_trait]
 impl UnitStore for SqliteStore {
@@ -103,56 +101,22 @@ impl UnitStore for SqliteStore {
         if !self.supports_units(req.strategy) {
             return Err(AllotError::unsupported_strategy(req.strategy.name(), "sqlite"));
         }
-        let (t, sku) = (tenant.to_string(), req.sku.clone());
-        let finalised = Arc::new(AtomicBool::new(false));
-        let flag = finalised.clone();
-        let claimed = self.write(tenant, idem, move |tx| claim_in(tx, &t, &req, &flag)).await;
-        if finalised.load(Ordering::Relaxed) && matches!(claimed, Err(AllotError::InsufficientStock { .. })) {
-            // The refusal rolled back the overdue holds it finalised: finalise them for good,
-            // as PostgreSQL does (in a transaction of its own), so that their units rejoin
-            // the claims' order whatever this claim's outcome (found by the simulation). A
-            // failure here leaves them to the sweeper; the claim's answer stands.
-            let t = tenant.to_string();
-            if let Err(e) = self.transact(move |tx| expire_overdue_on(tx, &t, &sku, now_us())).await {
-                tracing::warn!(error = %e, "overdue holds not finalised after a refused unit claim");
-            }
-        }
-        claimed
+        let t = tenant.to_string();
+        // A refusal rolls back, but the overdue holds it finished are finished again in a
+        // transaction of their own (`transact`), so that their units rejoin the claims'
+        // order whatever this claim's outcome, as on PostgreSQL (found by the simulation).
+        self.write(tenant, idem, move |tx| claim_in(tx, &t, &req)).await
     }
 }
 
 /// One claim in its write transaction: the units picked in order (overdue holds of the SKU
-/// finalised and the pick run again when too few are free; `finalised` says so), marked and
-/// recorded, or the refusal.
-fn claim_in(tx: &Connection, t: &str, req: &UnitClaim, finalised: &AtomicBool) -> Result<UnitAllocation> {
+/// finalised and the pick run again when too few are free), marked and recorded, or the
+/// refusal.
+fn claim_in(tx: &Connection, t: &str, req: &UnitClaim) -> Result<UnitAllocation> {
     let now = now_us();
-    match tracks_units(tx, t, &req.sku)? {
-        None => return Err(AllotError::not_found("sku", &req.sku)),
-        Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
-        Some(true) => {}
-    }
-    let mut units = pick_units(tx, t, req)?;
-    if (units.len() as i64) < req.quantity && expire_overdue_on(tx, t, &req.sku, now)? > 0 {
-        finalised.store(true, Ordering::Relaxed);
-        units = pick_units(tx, t, req)?;
-    }
+    let units = take_units(tx, t, req, now)?;
     let got = units.len() as i64;
-    if !claim_satisfied(got, req.quantity, req.allow_partial) {
-        return Err(AllotError::InsufficientStock {
-            sku: req.sku.clone(),
-            requested: req.quantity,
-            available: got,
-        });
-    }
     let held = req.hold_ttl_ms.is_some();
-    let status = if held { "held" } else { "allocated" };
-    for u in &units {
-        tx.prepare_cached(
-            "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
-        )
-        .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
-        .map_err(map_error)?;
-    }
     let expires_at = req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(from_us(now), t));
     record_claim(tx, t, req, got, expires_at, now)?;
     Ok(UnitAllocation {
@@ -168,6 +132,39 @@ fn claim_in(tx: &Connection, t: &str, req: &UnitClaim, finalised: &AtomicBool) -
         expires_at,
         created_at: from_us(now),
     })
+}
+
+/// The units a claim takes, in its order, marked `held` (a hold's) or `allocated` with the
+/// claim's id: overdue holds of the SKU are finalised and the pick run again when too few
+/// are free. Errors: `not_found`, `wrong_tracking`, `insufficient_stock`. The claim's
+/// record is the caller's.
+pub(crate) fn take_units(tx: &Connection, t: &str, req: &UnitClaim, now: i64) -> Result<Vec<Unit>> {
+    match tracks_units(tx, t, &req.sku)? {
+        None => return Err(AllotError::not_found("sku", &req.sku)),
+        Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
+        Some(true) => {}
+    }
+    let mut units = pick_units(tx, t, req)?;
+    if (units.len() as i64) < req.quantity && expire_overdue_on(tx, t, &req.sku, now)? > 0 {
+        units = pick_units(tx, t, req)?;
+    }
+    let got = units.len() as i64;
+    if !claim_satisfied(got, req.quantity, req.allow_partial) {
+        return Err(AllotError::InsufficientStock {
+            sku: req.sku.clone(),
+            requested: req.quantity,
+            available: got,
+        });
+    }
+    let status = if req.hold_ttl_ms.is_some() { "held" } else { "allocated" };
+    for u in &units {
+        tx.prepare_cached(
+            "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
+        )
+        .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
+        .map_err(map_error)?;
+    }
+    Ok(units)
 }
 
 /// The first `quantity` available units of the claim's SKU in its `order_by` order.

@@ -1,0 +1,278 @@
+//! One hold across kinds on both backends: stock lines and unit lines taken together or not
+//! at all (`kind: mixed`), confirmed into one allocation, released and expired as one; and a
+//! storm of mixed holds in which the stock and the units run out at different moments, every
+//! hold all or nothing, with no unit in two holds and no deadlock reaching a client.
+#![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
+
+mod common;
+
+use common::{Api, TestServer};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+conformance!(
+    a_mixed_hold_takes_every_line_or_none,
+    mixed_holds_under_a_storm_are_all_or_nothing,
+    lines_in_opposite_orders_never_deadlock
+);
+
+async fn receive(api: &Api, sku: &str, n: usize) {
+    let units: Vec<Value> = (0..n).map(|i| json!({"serial": format!("{sku}-{i:03}")})).collect();
+    let (s, b) = api
+        .post(&format!("/v1/skus/{sku}/units"), json!({ "units": units }))
+        .await;
+    assert_eq!(s, 201, "{b}");
+}
+
+fn mixed(stock: (&str, i64), units: (&str, i64)) -> Value {
+    json!({"lines": [
+        {"sku": stock.0, "quantity": stock.1},
+        {"units": {"sku": units.0, "quantity": units.1}}
+    ], "ttl_ms": 60_000})
+}
+
+/// The serials of `sku`'s units in `status` (`held`, `allocated`, `available`).
+async fn serials(api: &Api, sku: &str, status: &str) -> Vec<String> {
+    let (s, b) = api.get(&format!("/v1/skus/{sku}/units?limit=1000")).await;
+    assert_eq!(s, 200, "{b}");
+    b["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["status"] == status)
+        .map(|u| u["serial"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn held_and_available(sku: &Value) -> (i64, i64) {
+    (sku["held"].as_i64().unwrap(), sku["available"].as_i64().unwrap())
+}
+
+async fn a_mixed_hold_takes_every_line_or_none(ts: &TestServer) {
+    ts.create_sku("TEE", 10, 1).await;
+    receive(ts, "SEAT", 5).await;
+
+    // All or nothing: 6 seats of 5 refuses the whole hold, naming the unit line's SKU.
+    let (s, b) = ts.post("/v1/holds", mixed(("TEE", 2), ("SEAT", 6))).await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (409, Some("insufficient_stock")),
+        "{b}"
+    );
+    assert_eq!(b["error"]["sku"], "SEAT", "{b}");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 10), "nothing taken");
+    assert!(serials(ts, "SEAT", "held").await.is_empty());
+
+    let h = ts.ok("/v1/holds", mixed(("TEE", 2), ("SEAT", 2))).await;
+    assert_eq!(
+        (h["kind"].as_str(), h["status"].as_str()),
+        (Some("mixed"), Some("held")),
+        "{h}"
+    );
+    let lines: Vec<(&str, i64)> = h["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["sku"].as_str().unwrap(), l["quantity"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(lines, [("SEAT", 2), ("TEE", 2)]);
+    let held: Vec<&str> = h["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(held, ["SEAT-000", "SEAT-001"]);
+    assert_eq!(serials(ts, "SEAT", "held").await, held);
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (2, 8));
+    let id = h["id"].as_str().unwrap();
+    let (s, b) = ts
+        .post(
+            &format!("/v1/holds/{id}/confirm"),
+            json!({"lines": [{"sku": "TEE", "quantity": 1}]}),
+        )
+        .await;
+    assert_eq!((s, b["error"]["code"].as_str()), (400, Some("invalid_request")), "{b}");
+    let (_, got) = ts.get(&format!("/v1/holds/{id}")).await;
+    assert_eq!(got, h, "a read answers what the hold answered");
+
+    // Confirmed: one allocation of both lines; the seats allocated, the tees gone.
+    let a = ts.ok(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+    assert_eq!(a["id"], h["id"]);
+    assert_eq!(a["lines"].as_array().unwrap().len(), 2, "{a}");
+    assert_eq!(serials(ts, "SEAT", "allocated").await, held);
+    let tee = ts.sku("TEE").await;
+    assert_eq!(
+        (tee["on_hand"].as_i64(), tee["held"].as_i64()),
+        (Some(8), Some(0)),
+        "{tee}"
+    );
+
+    // Released: both lines back.
+    let r = ts.ok("/v1/holds", mixed(("TEE", 3), ("SEAT", 1))).await;
+    let released = ts
+        .ok(&format!("/v1/holds/{}/release", r["id"].as_str().unwrap()), json!({}))
+        .await;
+    assert_eq!(released["status"], "released");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 8));
+    assert_eq!(serials(ts, "SEAT", "available").await.len(), 3);
+
+    // Expired: both lines free at once, before any sweeper; a claim of every free seat
+    // gets the expired hold's too.
+    let e = ts.ok("/v1/holds", mixed(("TEE", 4), ("SEAT", 3))).await;
+    ts.advance_past(&e["expires_at"]);
+    let (_, now) = ts.get(&format!("/v1/holds/{}", e["id"].as_str().unwrap())).await;
+    assert_eq!(now["status"], "expired");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 8));
+    let claim = ts
+        .ok("/v1/unit-allocations", json!({"sku": "SEAT", "quantity": 3}))
+        .await;
+    assert_eq!(claim["units"].as_array().unwrap().len(), 3, "{claim}");
+    // Unit lines alone make a unit hold; a line of both kinds, or a SKU twice, is refused.
+    receive(ts, "BIKE", 2).await;
+    let u = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"units": {"sku": "BIKE", "quantity": 1}}], "ttl_ms": 60_000}),
+        )
+        .await;
+    assert_eq!(
+        (u["kind"].as_str(), u["units"].as_array().map(Vec::len)),
+        (Some("units"), Some(1)),
+        "{u}"
+    );
+    let both =
+        json!({"lines": [{"sku": "TEE", "quantity": 1, "units": {"sku": "BIKE", "quantity": 1}}], "ttl_ms": 60_000});
+    let (s, b) = ts.post("/v1/holds", both).await;
+    assert_eq!(s, 400, "{b}");
+    assert!(b["error"]["message"].as_str().unwrap().contains("lines[0]"), "{b}");
+    let (s, b) = ts.post("/v1/holds", mixed(("TEE", 1), ("TEE", 1))).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (422, Some("duplicate_sku")), "{b}");
+    let (s, b) = ts.post("/v1/holds", mixed(("SEAT", 1), ("BIKE", 1))).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (409, Some("wrong_tracking")), "{b}");
+    ts.assert_audit_clean().await;
+}
+
+async fn mixed_holds_under_a_storm_are_all_or_nothing(ts: &TestServer) {
+    const TEES: i64 = 14;
+    const SEATS: usize = 9;
+    const HOLDS: usize = 24;
+    ts.create_sku("TEE", TEES, 1).await;
+    receive(ts, "SEAT", SEATS).await;
+    // Half the holds want more tees, half more seats: each kind runs out at its own moment.
+    let bodies: Vec<Value> = (0..HOLDS)
+        .map(|i| match i % 2 {
+            0 => mixed(("TEE", 2), ("SEAT", 1)),
+            _ => mixed(("TEE", 1), ("SEAT", 2)),
+        })
+        .collect();
+    let mut set = tokio::task::JoinSet::new();
+    for body in bodies {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            // `contention` is the store saying "again": retried, bounded.
+            for _ in 0..50 {
+                let (s, b) = api.post("/v1/holds", body.clone()).await;
+                if !(s == 409 && b["error"]["code"] == "contention") {
+                    return (s, b, body);
+                }
+            }
+            panic!("contention past 50 tries");
+        });
+    }
+    let (mut tees, mut seats, mut seen) = (0, 0, HashSet::new());
+    let mut asks_refused = Vec::new();
+    while let Some(r) = set.join_next().await {
+        let (s, b, body) = r.unwrap();
+        let want = (
+            body["lines"][0]["quantity"].as_i64().unwrap(),
+            body["lines"][1]["units"]["quantity"].as_i64().unwrap(),
+        );
+        match s {
+            201 => {
+                let units = b["units"].as_array().unwrap();
+                assert_eq!(units.len() as i64, want.1, "{b}");
+                for u in units {
+                    assert!(
+                        seen.insert(u["serial"].as_str().unwrap().to_string()),
+                        "a seat twice: {u}"
+                    );
+                }
+                tees += want.0;
+                seats += want.1;
+            }
+            409 => {
+                assert_eq!(b["error"]["code"], "insufficient_stock", "{b}");
+                asks_refused.push(want);
+            }
+            other => panic!("{other}: {b}"),
+        }
+    }
+    assert!(
+        tees <= TEES && seats <= SEATS as i64,
+        "oversold: {tees} tees, {seats} seats"
+    );
+    let tee = ts.sku("TEE").await;
+    assert_eq!(held_and_available(&tee), (tees, TEES - tees), "{tee}");
+    assert_eq!(serials(ts, "SEAT", "held").await.len() as i64, seats);
+    // Every refusal was right when it was made, so at the end no refused ask fits either.
+    for (t, u) in &asks_refused {
+        assert!(
+            *t > TEES - tees || *u > SEATS as i64 - seats,
+            "an ask of {t} tees and {u} seats fits, yet was refused"
+        );
+    }
+    // The holds lapse: every line of every one is free at once.
+    let (_, page) = ts.get("/v1/holds?status=held&limit=1000").await;
+    let last = page["holds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["expires_at"].clone())
+        .max_by_key(|v| v.to_string());
+    if let Some(at) = last {
+        ts.advance_past(&at);
+    }
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (0, TEES));
+    let all = ts
+        .ok("/v1/unit-allocations", json!({"sku": "SEAT", "quantity": SEATS}))
+        .await;
+    assert_eq!(all["units"].as_array().unwrap().len(), SEATS, "{all}");
+    ts.assert_audit_clean().await;
+}
+
+/// Mixed holds naming the same stock rows and units in opposite line orders, many at once,
+/// each released at once: every one is made (the lock order is the store's, not the
+/// request's: stock rows by SKU, then units), so no deadlock, retry or error reaches a client.
+async fn lines_in_opposite_orders_never_deadlock(ts: &TestServer) {
+    ts.create_sku("A", 1_000, 1).await;
+    ts.create_sku("B", 1_000, 1).await;
+    receive(ts, "U", 200).await;
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..16 {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            for _ in 0..8 {
+                let (first, last) = if i % 2 == 0 { ("A", "B") } else { ("B", "A") };
+                let body = json!({"lines": [
+                    {"sku": first, "quantity": 1},
+                    {"units": {"sku": "U", "quantity": 2}},
+                    {"sku": last, "quantity": 1}
+                ], "ttl_ms": 60_000});
+                let (s, h) = api.post("/v1/holds", body).await;
+                assert_eq!(s, 201, "{h}");
+                let id = h["id"].as_str().unwrap();
+                let (s, r) = api.post(&format!("/v1/holds/{id}/release"), json!({})).await;
+                assert_eq!(s, 200, "{r}");
+            }
+        });
+    }
+    while let Some(r) = set.join_next().await {
+        r.unwrap();
+    }
+    for sku in ["A", "B"] {
+        assert_eq!(held_and_available(&ts.sku(sku).await), (0, 1_000));
+    }
+    assert_eq!(serials(ts, "U", "available").await.len(), 200);
+    ts.assert_audit_clean().await;
+}
