@@ -36,3 +36,4 @@ pub(crate) mod test_schema;
 pub(crate) mod tls;
 pub(crate) mod trace;
 pub(crate) mod tx;
+pub(crate) mod unit_claims;

@@ -213,12 +213,12 @@ async fn hold_unit_line(
     (until, now): (DateTime<Utc>, DateTime<Utc>),
 ) -> TxResult<Vec<Unit>> {
     let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
-    let sql = crate::units::hold_line_sql(&allot_core::unit::order_by_sql(&claim.order_by, true));
-    let p = crate::units::ClaimParams::new(&claim, claim.quantity, now);
+    let sql = crate::engine::unit_claims::hold_line_sql(&allot_core::unit::order_by_sql(&claim.order_by, true));
+    let p = crate::engine::unit_claims::ClaimParams::new(&claim, claim.quantity, now);
     debug_assert_eq!(p.expires_at(), Some(until));
-    match crate::units::run_claim(tx, tenant, &sql, &claim, &p, None).await? {
-        crate::units::Attempt::Claimed(a) => Ok(a.units),
-        crate::units::Attempt::Short {
+    match crate::engine::unit_claims::run_claim(tx, tenant, &sql, &claim, &p, None).await? {
+        crate::engine::unit_claims::Attempt::Claimed(a) => Ok(a.units),
+        crate::engine::unit_claims::Attempt::Short {
             visible,
             locked,
             overdue,

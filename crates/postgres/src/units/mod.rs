@@ -5,13 +5,14 @@
 mod batched;
 mod reads;
 
+use crate::engine::unit_claims::{locked_ids_sql, run_claim, skip_locked_sql, Attempt, ClaimParams};
+
 use crate::engine::conn::{Db, Tx as Transaction};
-use crate::engine::records::unit_rows;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{Decided, TxErr, TxResult};
 use allot_core::store::{Executed, Idempotency, Keyed, UnitStore};
 use allot_core::tenant::Tenant;
-use allot_core::unit::{order_by_sql, short_claim_should_retry};
+use allot_core::unit::order_by_sql;
 use allot_core::Capable;
 use allot_core::{
     retry, AddUnits, AllocationStatus, AllotError, Result, UnitAllocation, UnitClaim, UnitStrategy, UnitsCreated,
@@ -22,211 +23,6 @@ use rand::Rng;
 use std::collections::HashSet;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-
-/// The claim statement around a `picked` subquery (ids of locked, available units): mark
-/// them, write the ledger entry and the allocation (or the hold and its line) — all only when
-/// at least `$4` were picked — and return the units in claim order. It is planned afresh on
-/// every execution (a custom plan: the generic one cannot see which SKU is hot), so it is kept
-/// to what a successful claim needs; the short case asks [`SQL_UNIT_SHORT`] separately.
-///
-/// Parameters: $1 sku, $2 wanted, $3 claim id, $4 least acceptable, $5 strategy, $6 now,
-/// $7 hold expiry (holds) or unused NULL (allocations), $8 actor, $9 tenant [, $10 ids for
-/// nowait_scan].
-fn claim_sql(picked: &str, order: &str, hold: bool) -> String {
-    claim_sql_for(picked, order, if hold { Record::Hold } else { Record::Allocation })
-}
-
-/// What a claim statement records beside the units it marks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Record {
-    /// An allocation and its ledger entry (the units `allocated`).
-    Allocation,
-    /// A unit hold, its line (bucket -1) and its ledger entry (the units `held`).
-    Hold,
-    /// A line (bucket -1) of a hold the caller writes itself, and its ledger entry: a unit
-    /// line of a `POST /v1/holds` hold ($5 and $7, the hold's strategy and expiry, must be
-    /// given: the statement checks them).
-    HoldLine,
-}
-
-/// The statement of a unit line of a hold (see [`Record::HoldLine`]): `skip_locked`'s pick.
-pub(crate) fn hold_line_sql(order: &str) -> String {
-    claim_sql_for(
-        &format!(
-            "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
-              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
-        ),
-        order,
-        Record::HoldLine,
-    )
-}
-
-fn claim_sql_for(picked: &str, order: &str, record: Record) -> String {
-    let record_of = record;
-    let record = if record == Record::HoldLine {
-        "hln AS (
-    INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) SELECT $9::text, $3::text, $1, -1, n FROM cnt WHERE n > 0),
-led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
-    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text, $6 FROM cnt
-     WHERE n > 0 AND $5::text IS NOT NULL AND $7::timestamptz IS NOT NULL)"
-    } else if record == Record::Hold {
-        "rec AS (
-    INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
-    SELECT $9::text, $3::text, 'units', 'held', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $7, $6
-      FROM cnt WHERE n > 0),
-hln AS (
-    INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity) SELECT $9::text, $3::text, $1, -1, n FROM cnt WHERE n > 0),
-led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
-    SELECT $9::text, $1, 0, n, 'hold', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
-    } else {
-        concat!(
-            "rec AS (
-    ",
-            crate::engine::records::insert_allocation!(),
-            "
-    SELECT $9::text, $3::text, 'allocated', $5::text, jsonb_build_array(jsonb_build_object('sku', $1::text, 'quantity', n)), $6
-      FROM cnt WHERE n > 0 AND $7::timestamptz IS NULL),
-led AS (
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
-    SELECT $9::text, $1, -n, 0, 'allocation', $3::text, $8::text, $6 FROM cnt WHERE n > 0)"
-        )
-    };
-    let status = if record_of == Record::Allocation {
-        "allocated"
-    } else {
-        "held"
-    };
-    format!(
-        "WITH picked AS MATERIALIZED ({picked}),
-upd AS (
-    UPDATE units u SET status = '{status}', claim_id = $3::text
-      FROM picked WHERE u.tenant = $9::text AND u.id = picked.id AND u.status = 'available'
-       AND (SELECT count(*) FROM picked) >= $4::int8 AND $2::int8 > 0
-    RETURNING u.id, u.serial, u.location, u.lot, u.received_at, u.expires_at),
-cnt AS (SELECT count(*)::int8 AS n FROM upd),
-{record}
-SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {order}"
-    )
-}
-
-/// Why a claim came back short: available units visible now (capped at `$2`), the SKU's
-/// tracking (NULL: no such SKU), and whether overdue holds still hold units of it. `$4`: the
-/// tenant.
-const SQL_UNIT_SHORT: &str = "SELECT
-    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8
-      AS visible,
-    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
-    EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
-             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3) AS overdue";
-
-fn skip_locked_sql(order: &str, hold: bool) -> String {
-    claim_sql(
-        &format!(
-            "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
-              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
-        ),
-        order,
-        hold,
-    )
-}
-
-fn locked_ids_sql(order: &str, hold: bool) -> String {
-    claim_sql("SELECT unnest($10::int8[]) AS id", order, hold)
-}
-
-/// What one claim attempt found.
-pub(crate) enum Attempt {
-    /// Enough units: the claim is made (committed, or in the caller's transaction).
-    Claimed(UnitAllocation),
-    /// Short. `visible`: available units seen (capped at the quantity); `locked`: some
-    /// were locked by others; `overdue`: overdue holds still hold units of the SKU.
-    Short { visible: i64, locked: bool, overdue: bool },
-}
-
-pub(crate) struct ClaimParams {
-    wanted: i64,
-    least: i64,
-    status: AllocationStatus,
-    expires_at: Option<DateTime<Utc>>,
-    now: DateTime<Utc>,
-}
-
-impl ClaimParams {
-    /// When the claim's hold lapses (holds only).
-    pub(crate) fn expires_at(&self) -> Option<DateTime<Utc>> {
-        self.expires_at
-    }
-
-    /// The parameters of an attempt at `now` that takes at least `least` units.
-    pub(crate) fn new(req: &UnitClaim, least: i64, now: DateTime<Utc>) -> Self {
-        ClaimParams {
-            wanted: req.quantity,
-            least,
-            status: if req.hold_ttl_ms.is_some() {
-                AllocationStatus::Held
-            } else {
-                AllocationStatus::Allocated
-            },
-            expires_at: req.hold_ttl_ms.map(|t| allot_core::hold::expires_at(now, t)),
-            now,
-        }
-    }
-}
-
-/// Run a claim statement and interpret its rows; when short, ask why.
-pub(crate) async fn run_claim<C: Db>(
-    c: &C,
-    tenant: &str,
-    sql: &str,
-    req: &UnitClaim,
-    p: &ClaimParams,
-    ids: Option<&Vec<i64>>,
-) -> TxResult<Attempt> {
-    let stmt = c.prepare_text(sql).await?;
-    let strategy = req.strategy.name();
-    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
-        &req.sku,
-        &p.wanted,
-        &req.id,
-        &p.least,
-        &strategy,
-        &p.now,
-        &p.expires_at,
-        &req.actor,
-        &tenant,
-    ];
-    if let Some(ids) = ids {
-        params.push(ids);
-    }
-    let rows = c.query(&stmt, &params).await?;
-    if rows.len() as i64 >= p.least {
-        return Ok(Attempt::Claimed(UnitAllocation {
-            id: req.id.clone(),
-            sku: req.sku.clone(),
-            status: p.status,
-            strategy: req.strategy,
-            units: unit_rows(&rows),
-            expires_at: p.expires_at,
-            created_at: p.now,
-        }));
-    }
-    let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
-    let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?;
-    match row.get::<_, Option<&str>>("tracking") {
-        None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
-        Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),
-        Some(_) => {
-            let visible: i64 = row.get("visible");
-            Ok(Attempt::Short {
-                visible,
-                locked: short_claim_should_retry(rows.len() as i64, visible, p.least),
-                overdue: row.get("overdue"),
-            })
-        }
-    }
-}
 
 /// Make `sku` a unit-tracked SKU of `tenant` unless it exists; `invalid_request` when it exists
 /// and tracks counts.
@@ -539,14 +335,5 @@ impl UnitStore for PgStore {
             attempts: max_attempts,
             retry_after_ms: backoff.cap_ms,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn claim_sql_only_embeds_whitelisted_order() {
-        let sql = super::skip_locked_sql(&allot_core::unit::order_by_sql(&[], true), false);
-        assert!(sql.contains("ORDER BY id ASC LIMIT $2 FOR UPDATE SKIP LOCKED"));
     }
 }

@@ -20,3 +20,4 @@ pub(crate) mod placement;
 pub(crate) mod records;
 pub(crate) mod store;
 pub(crate) mod tx;
+pub(crate) mod unit_picks;

@@ -134,7 +134,7 @@ fn hold_in(tx: &Connection, t: &str, req: &HoldRequest) -> Result<Hold> {
     let mut units = Vec::new();
     for line in &req.units {
         let claim = req.unit_claim(line, UnitStrategy::Serialized);
-        units.push(crate::units::take_units(tx, t, &claim, now)?);
+        units.push(crate::engine::unit_picks::take_units(tx, t, &claim, now)?);
     }
     let mut hold = req.to_hold(from_us(now));
     let answered: Vec<_> = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();

@@ -6,16 +6,15 @@ mod reads;
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::tracks_units;
-use crate::engine::overdue::expire_overdue_on;
-use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
+use crate::engine::records::{insert_hold, insert_hold_line, HoldKey};
 use crate::engine::store::SqliteStore;
+use crate::engine::unit_picks::take_units;
 use allot_core::store::{Executed, Keyed, UnitStore};
 use allot_core::tenant::Tenant;
-use allot_core::unit::{claim_satisfied, order_by_sql};
 use allot_core::Capable;
 use allot_core::{
-    AddUnits, AllocationLine, AllocationStatus, AllotError, HoldKind, Result, Unit, UnitAllocation, UnitClaim,
-    UnitFilter, UnitView, UnitsCreated,
+    AddUnits, AllocationLine, AllocationStatus, AllotError, HoldKind, Result, UnitAllocation, UnitClaim, UnitFilter,
+    UnitView, UnitsCreated,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection};
@@ -132,54 +131,6 @@ fn claim_in(tx: &Connection, t: &str, req: &UnitClaim) -> Result<UnitAllocation>
         expires_at,
         created_at: from_us(now),
     })
-}
-
-/// The units a claim takes, in its order, marked `held` (a hold's) or `allocated` with the
-/// claim's id: overdue holds of the SKU are finalised and the pick run again when too few
-/// are free. Errors: `not_found`, `wrong_tracking`, `insufficient_stock`. The claim's
-/// record is the caller's.
-pub(crate) fn take_units(tx: &Connection, t: &str, req: &UnitClaim, now: i64) -> Result<Vec<Unit>> {
-    match tracks_units(tx, t, &req.sku)? {
-        None => return Err(AllotError::not_found("sku", &req.sku)),
-        Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
-        Some(true) => {}
-    }
-    let mut units = pick_units(tx, t, req)?;
-    if (units.len() as i64) < req.quantity && expire_overdue_on(tx, t, &req.sku, now)? > 0 {
-        units = pick_units(tx, t, req)?;
-    }
-    let got = units.len() as i64;
-    if !claim_satisfied(got, req.quantity, req.allow_partial) {
-        return Err(AllotError::InsufficientStock {
-            sku: req.sku.clone(),
-            requested: req.quantity,
-            available: got,
-        });
-    }
-    let status = if req.hold_ttl_ms.is_some() { "held" } else { "allocated" };
-    for u in &units {
-        tx.prepare_cached(
-            "UPDATE units SET status = ?2, claim_id = ?3 WHERE tenant = ?4 AND id = ?1 AND status = 'available'",
-        )
-        .and_then(|mut s| s.execute(params![u.id, status, req.id, t]))
-        .map_err(map_error)?;
-    }
-    Ok(units)
-}
-
-/// The first `quantity` available units of the claim's SKU in its `order_by` order.
-fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
-    let select = format!(
-        "SELECT id, serial, location, lot, received_at, expires_at FROM units
-          WHERE tenant = ?3 AND sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
-        order_by_sql(&req.order_by, false)
-    );
-    tx.prepare_cached(&select)
-        .and_then(|mut s| {
-            s.query_map(params![req.sku, req.quantity, tenant], unit_from_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(map_error)
 }
 
 /// The record of a claim of `got` units: a unit hold and its line (bucket -1) when it holds
