@@ -234,3 +234,28 @@ async fn bookings_commit_and_roll_back_with_the_callers_rows() {
     }
     schema.drop().await;
 }
+
+/// A refused write leaves no savepoint of its own behind in the caller's transaction (each
+/// attempt would otherwise nest another subtransaction): releasing `allot_in` after refusals
+/// finds none (3B001 invalid_savepoint_specification).
+#[tokio::test]
+async fn refusals_leave_no_savepoint_behind() {
+    let schema = TestSchema::new("t_sp_in").await;
+    let (store, t) = (with_tee(&schema).await, Tenant::default_tenant());
+    let mut c = schema.session().await;
+    let mut tx = c.transaction().await.unwrap();
+    for i in 0..3 {
+        let short = store
+            .allocate_in(&mut tx, &t, allocation(&format!("s{i}"), 100, Strategy::Atomic), None)
+            .await;
+        assert_eq!(short.unwrap_err().code(), "insufficient_stock");
+    }
+    store
+        .allocate_in(&mut tx, &t, allocation("ok", 1, Strategy::Atomic), None)
+        .await
+        .unwrap();
+    let none = tx.batch_execute("RELEASE SAVEPOINT allot_in").await.unwrap_err();
+    assert_eq!(none.code().map(|c| c.code()), Some("3B001"), "{none}");
+    tx.rollback().await.unwrap();
+    schema.drop().await;
+}

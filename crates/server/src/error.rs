@@ -68,6 +68,10 @@ pub struct ErrorDetail {
     /// `forbidden` for a key: the scope it lacks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing_scope: Option<String>,
+    /// A hold's refusal about one of its lines (`insufficient_stock`, `wrong_tracking`,
+    /// `not_found` of a SKU): that line's index in the request's `lines` (`lines[i]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// The request's id (as in the `x-request-id` header): what to quote to an operator, who
     /// finds the details in the server log under it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,6 +111,7 @@ impl ErrorDetail {
             pool: None,
             reason: None,
             missing_scope: None,
+            line: None,
             request_id: crate::request_id::request_id(),
         }
     }
@@ -271,26 +276,74 @@ pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> Respon
     ApiError(AllotError::Internal(format!("a handler panicked: {what}"))).into_response()
 }
 
+/// The SKU a refusal is about, when it is about one line's SKU.
+pub fn sku_of(e: &AllotError) -> Option<&str> {
+    match e {
+        AllotError::InsufficientStock { sku, .. } | AllotError::WrongTracking { sku, .. } => Some(sku),
+        AllotError::NotFound { kind: "sku", id } => Some(id),
+        _ => None,
+    }
+}
+
+/// A refusal of a request with lines (a hold), naming the line it is about: the index in
+/// `skus` (the request's lines' SKUs, in its order) of the SKU the error names.
+#[derive(Debug)]
+pub struct LineError {
+    /// The refusal.
+    pub error: AllotError,
+    /// `lines[i]`, when the refusal names one line's SKU.
+    pub line: Option<usize>,
+}
+
+impl LineError {
+    /// `error`, naming its line among `skus` (the request's lines' SKUs, in order).
+    pub fn new(error: AllotError, skus: &[String]) -> Self {
+        let line = sku_of(&error).and_then(|s| skus.iter().position(|x| x == s));
+        LineError { error, line }
+    }
+}
+
+impl From<AllotError> for LineError {
+    fn from(error: AllotError) -> Self {
+        LineError { error, line: None }
+    }
+}
+
+impl IntoResponse for LineError {
+    fn into_response(self) -> Response {
+        let mut body = body_of(&self.error);
+        body.error.line = self.line;
+        error_response(&self.error, body)
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = status_of(&self.0);
-        if status.is_server_error() {
-            let request_id = crate::request_id::request_id().unwrap_or_default();
-            tracing::error!(error = %self.0, %request_id, "request failed on our side");
-        }
-        let mut resp = (status, axum::Json(body_of(&self.0))).into_response();
-        match &self.0 {
-            AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
-                let secs = retry_after_ms.div_ceil(1000).max(1);
-                resp.headers_mut().insert("retry-after", HeaderValue::from(secs));
-            }
-            AllotError::IdempotencyKeyInUse | AllotError::Unavailable(_) | AllotError::OutcomeUnknown => {
-                resp.headers_mut().insert("retry-after", HeaderValue::from(1u64));
-            }
-            _ => {}
-        }
-        resp
+        let body = body_of(&self.0);
+        error_response(&self.0, body)
     }
+}
+
+/// The response of refusal `e` with `body`: its status, and `Retry-After` where it says when
+/// to try again; a 5xx is logged with its request id.
+fn error_response(e: &AllotError, body: ErrorBody) -> Response {
+    let status = status_of(e);
+    if status.is_server_error() {
+        let request_id = crate::request_id::request_id().unwrap_or_default();
+        tracing::error!(error = %e, %request_id, "request failed on our side");
+    }
+    let mut resp = (status, axum::Json(body)).into_response();
+    match e {
+        AllotError::Contention { retry_after_ms, .. } | AllotError::RateLimited { retry_after_ms } => {
+            let secs = retry_after_ms.div_ceil(1000).max(1);
+            resp.headers_mut().insert("retry-after", HeaderValue::from(secs));
+        }
+        AllotError::IdempotencyKeyInUse | AllotError::Unavailable(_) | AllotError::OutcomeUnknown => {
+            resp.headers_mut().insert("retry-after", HeaderValue::from(1u64));
+        }
+        _ => {}
+    }
+    resp
 }
 
 #[cfg(test)]

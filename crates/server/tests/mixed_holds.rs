@@ -59,7 +59,11 @@ async fn a_mixed_hold_takes_every_line_or_none(ts: &TestServer) {
         (409, Some("insufficient_stock")),
         "{b}"
     );
-    assert_eq!(b["error"]["sku"], "SEAT", "{b}");
+    assert_eq!(
+        (&b["error"]["sku"], &b["error"]["line"]),
+        (&json!("SEAT"), &json!(1)),
+        "{b}"
+    );
     assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 10), "nothing taken");
     assert!(serials(ts, "SEAT", "held").await.is_empty());
 
@@ -150,6 +154,7 @@ async fn a_mixed_hold_takes_every_line_or_none(ts: &TestServer) {
     assert_eq!((s, b["error"]["code"].as_str()), (422, Some("duplicate_sku")), "{b}");
     let (s, b) = ts.post("/v1/holds", mixed(("SEAT", 1), ("BIKE", 1))).await;
     assert_eq!((s, b["error"]["code"].as_str()), (409, Some("wrong_tracking")), "{b}");
+    assert_eq!(b["error"]["line"], 0, "{b}");
     ts.assert_audit_clean().await;
 }
 

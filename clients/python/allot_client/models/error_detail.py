@@ -43,6 +43,8 @@ class ErrorDetail:
             current_on_hand (int | None | Unset): `compare_failed`: the on hand there now.
             free (int | None | Unset): `capacity_exceeded`: what that slot has free.
             limit (None | str | Unset): `limit_exceeded`: the limit's name.
+            line (int | None | Unset): A hold's refusal about one of its lines (`insufficient_stock`, `wrong_tracking`,
+                `not_found` of a SKU): that line's index in the request's `lines` (`lines[i]`).
             location (None | str | Unset): `compare_failed`: the location compared.
             max_ (int | None | Unset): `limit_exceeded`: the limit's value.
             missing_scope (None | str | Unset): `forbidden` for a key: the scope it lacks.
@@ -66,6 +68,7 @@ class ErrorDetail:
     current_on_hand: int | None | Unset = UNSET
     free: int | None | Unset = UNSET
     limit: None | str | Unset = UNSET
+    line: int | None | Unset = UNSET
     location: None | str | Unset = UNSET
     max_: int | None | Unset = UNSET
     missing_scope: None | str | Unset = UNSET
@@ -127,6 +130,12 @@ class ErrorDetail:
             limit = UNSET
         else:
             limit = self.limit
+
+        line: int | None | Unset
+        if isinstance(self.line, Unset):
+            line = UNSET
+        else:
+            line = self.line
 
         location: None | str | Unset
         if isinstance(self.location, Unset):
@@ -231,6 +240,8 @@ class ErrorDetail:
             field_dict["free"] = free
         if limit is not UNSET:
             field_dict["limit"] = limit
+        if line is not UNSET:
+            field_dict["line"] = line
         if location is not UNSET:
             field_dict["location"] = location
         if max_ is not UNSET:
@@ -323,6 +334,16 @@ class ErrorDetail:
             return cast(None | str | Unset, data)
 
         limit = _parse_limit(d.pop("limit", UNSET))
+
+
+        def _parse_line(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        line = _parse_line(d.pop("line", UNSET))
 
 
         def _parse_location(data: object) -> None | str | Unset:
@@ -543,6 +564,7 @@ class ErrorDetail:
             current_on_hand=current_on_hand,
             free=free,
             limit=limit,
+            line=line,
             location=location,
             max_=max_,
             missing_scope=missing_scope,

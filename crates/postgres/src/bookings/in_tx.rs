@@ -104,6 +104,7 @@ async fn in_the_way(
         }
         Err(e) => {
             sp.rollback().await.map_err(map_error)?;
+            crate::engine::caller_tx::release(caller, "allot_in_the_way").await?;
             Err(match e {
                 TxErr::Fail(e) => e,
                 _ => AllotError::Contention {

@@ -1,14 +1,15 @@
 //! The write envelope of the `*_in` functions ([`PgStore::write_in`]): one write run inside
 //! the caller's own transaction, the way [`PgStore::write`] runs it inside ours — the same
 //! body, the same idempotency protocol — but in a savepoint, so a refused request leaves
-//! the caller's transaction as it was and usable, and never committing: the effect lands
+//! the caller's transaction usable with nothing of the request in it, and never committing: the effect lands
 //! when the caller commits, and vanishes when it rolls back.
 //!
-//! What cannot be done in the caller's transaction is handed back: a serialization failure
-//! or deadlock (40001/40P01) is `contention`, since only the caller can run its whole
-//! transaction again (its own statements may be what conflicted). Overdue holds on a short
-//! SKU are finished in the caller's transaction, in a savepoint of their own, never in
-//! another transaction (which would wait for the locks the caller holds).
+//! A deadlock, a serialization failure (40P01/40001) or rows others had locked run the write
+//! again in a fresh savepoint, a few times; past that it is `contention`, since only the
+//! caller can run its whole transaction again (its own statements may be what conflicted).
+//! Overdue holds on a short SKU are finished in the caller's transaction, in a savepoint of
+//! their own, never in another transaction (which would wait for the locks the caller
+//! holds); they stay finished when the write is then refused.
 
 use crate::engine::conn::Tx as Transaction;
 use crate::engine::errors::map_error;
@@ -20,6 +21,10 @@ use allot_core::{AllotError, Result};
 
 /// The savepoint every `*_in` write runs in.
 const SAVEPOINT: &str = "allot_in";
+
+/// How many times one `*_in` write runs again after a deadlock, a serialization failure or
+/// rows others had locked, before it answers `contention`.
+const MAX_RETRIES_IN: u32 = 3;
 
 impl PgStore {
     /// Run `body` in a savepoint of `caller` for `tenant` with `idem` (as [`PgStore::write`]):
@@ -65,7 +70,7 @@ impl PgStore {
         F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
     {
         let mut passed: Vec<String> = Vec::new();
-        let mut conflicts = 0u32;
+        let (mut conflicts, mut retries) = (0u32, 0u32);
         let contention = |attempts| AllotError::Contention {
             attempts,
             retry_after_ms: 0,
@@ -81,14 +86,25 @@ impl PgStore {
                 }
                 Ok(Err(r)) => {
                     tx.rollback().await.map_err(map_error)?;
+                    release(caller, SAVEPOINT).await?;
                     return Ok(Err(r));
                 }
                 Err(e) => e,
             };
             tx.rollback().await.map_err(map_error)?;
+            release(caller, SAVEPOINT).await?;
             match refused {
                 TxErr::Fail(e) => return Err(e),
-                TxErr::Retry => return Err(contention(1 + conflicts)),
+                // A deadlock or serialization failure, or a line whose rows others had
+                // locked or that stock came back to: again, in a fresh savepoint, bounded;
+                // past the bound the caller's whole transaction is the unit to run again.
+                TxErr::Retry => {
+                    retries += 1;
+                    if retries > MAX_RETRIES_IN {
+                        return Err(contention(retries + conflicts));
+                    }
+                    crate::engine::tx::backoff_sleep(retries).await;
+                }
                 TxErr::VersionConflict => {
                     conflicts += 1;
                     if conflicts >= self.limits.optimistic_max_attempts {
@@ -121,6 +137,7 @@ impl PgStore {
             Ok(_) => tx.commit().await.map_err(map_error),
             Err(e) => {
                 tx.rollback().await.map_err(map_error)?;
+                release(caller, "allot_expire").await?;
                 Err(match e {
                     TxErr::Fail(e) => e,
                     _ => AllotError::Contention {
@@ -131,6 +148,16 @@ impl PgStore {
             }
         }
     }
+}
+
+/// Forget savepoint `name` once rolled back to: tokio-postgres's rollback of a savepoint is
+/// `ROLLBACK TO`, which keeps it, and each attempt would nest another subtransaction in the
+/// caller's transaction.
+pub(crate) async fn release(caller: &tokio_postgres::Transaction<'_>, name: &str) -> Result<()> {
+    caller
+        .batch_execute(&format!("RELEASE SAVEPOINT {name}"))
+        .await
+        .map_err(map_error)
 }
 
 /// One attempt: the key's protocol, the body, the answer stored for the key; `Err(r)` when

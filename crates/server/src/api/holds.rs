@@ -24,10 +24,25 @@ pub(super) async fn create_hold(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
     write: Write<JsonBody<HoldBody>>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, crate::error::LineError> {
     let (body, key) = write.split();
+    let skus = line_skus(&body.value);
     let req = pick(&st, &tenant, hold_request(&st, body.value, actor)?);
-    Ok(respond(StatusCode::CREATED, hold(&st, &tenant, req, &key).await?))
+    match hold(&st, &tenant, req, &key).await {
+        Ok(done) => Ok(respond(StatusCode::CREATED, done)),
+        Err(e) => Err(crate::error::LineError::new(e, &skus)),
+    }
+}
+
+/// The SKU of each line of a hold's body, in its order (a unit line's: its units' SKU).
+pub(super) fn line_skus(body: &HoldBody) -> Vec<String> {
+    body.lines
+        .iter()
+        .map(|l| match (&l.units, &l.sku) {
+            (Some(u), _) => u.sku.clone(),
+            (None, sku) => sku.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// A hold from its body: the strategy resolved (`None` for `auto`), a new id, validated,

@@ -51,6 +51,21 @@ impl Model {
         self.held_by(sku, location, |h| h.stored == Stored::Held && !h.finalised)
     }
 
+    /// Whether a line of `quantity` of `sku` placed by `place` fits in the store's rows
+    /// (available there = on hand less what every hold not finished holds, expired or not):
+    /// at one location it may use, or over them all when it may split.
+    pub(super) fn stored_fits(&self, sku: &str, quantity: i64, place: &Place) -> bool {
+        let have: Vec<i64> = self
+            .candidates(sku, place)
+            .iter()
+            .map(|l| self.on_hand_at(sku, l) - self.stored_held_at(sku, l))
+            .collect();
+        match place.split {
+            true => have.iter().map(|a| (*a).max(0)).sum::<i64>() >= quantity,
+            false => have.iter().any(|a| *a >= quantity),
+        }
+    }
+
     /// Whether holds could steer where a line of `sku` placed by `place` goes
     /// (`allot_core::location::holds_may_steer` over the store's rows): several locations
     /// it may use, something held at one of them.

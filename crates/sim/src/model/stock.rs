@@ -70,9 +70,10 @@ impl Model {
     }
 
     /// The lines placed as a store's writer places them: before a line whose place holds
-    /// could steer, and once more after a short line, the overdue holds of its SKU are
-    /// finished (a mixed hold's units then rejoin the claims' order), whatever the request's
-    /// outcome (SQLite's `take_line`, PostgreSQL's `steered` and short lines).
+    /// could steer, or that its store's rows (where an expired hold not finished yet still
+    /// counts) find short, the overdue holds of its SKU are finished (a mixed hold's units
+    /// then rejoin the claims' order), whatever the request's outcome (SQLite's `take_line`,
+    /// PostgreSQL's `steered` and short lines, the `batched` lane's refusals).
     pub(super) fn place_lines_finishing(
         &mut self,
         lines: &[(String, i64)],
@@ -85,17 +86,13 @@ impl Model {
                 Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
                 Some(false) => {}
             }
-            if self.holds_may_steer(sku, place) && self.overdue_on(sku) {
+            // What the store's rows say decides, where an expired hold not finished yet still
+            // counts as held.
+            let steers = self.holds_may_steer(sku, place);
+            if (steers || !self.stored_fits(sku, *q, place)) && self.overdue_on(sku) {
                 self.finalise_overdue(Some(sku));
             }
-            match self.place_line(sku, *q, place) {
-                Ok(f) => out.push(f),
-                Err(_) if self.overdue_on(sku) => {
-                    self.finalise_overdue(Some(sku));
-                    out.push(self.place_line(sku, *q, place)?);
-                }
-                Err(e) => return Err(e),
-            }
+            out.push(self.place_line(sku, *q, place)?);
         }
         Ok(out)
     }
