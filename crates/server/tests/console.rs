@@ -396,6 +396,16 @@ async fn units_and_feed(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     let listed = shows(c, "#units", "FRAME-002").await;
     assert!(!listed.contains("FRAME-001"), "by lot: {listed}");
     screenshot(c, kind, "4c-units").await;
+    // A hold of a mug and a bike (a unit line) reads as mixed on the mug's page, with its unit.
+    let mixed =
+        json!({"lines": [{"sku": "MUG", "quantity": 1}, {"units": {"sku": "BIKE", "quantity": 1}}], "ttl_ms": 600_000});
+    api(ts, &k.admin, "POST", "/v1/holds", Some(mixed)).await;
+    go(c, ts, "#/stock/MUG").await;
+    let holds = shows(c, "#holds", "(mixed)").await;
+    assert!(
+        holds.contains("BIKE × 1") && holds.contains("units FRAME-001"),
+        "{holds}"
+    );
     go(c, ts, "#/events").await;
     // It opens with the latest events already in the feed, before anything new happens.
     shows(c, "#events", "units.received").await;

@@ -76,9 +76,10 @@ export async function skuPage(ctx) {
     ], s.levels) : null);
     const page = await api("/v1/holds", { query: { sku, status: "held", limit: HOLDS_SHOWN } });
     fill(holds, table(null, [
-      ["Hold", (x) => h("code", null, x.id)],
+      ["Hold", (x) => x.kind === "stock" ? h("code", null, x.id)
+        : h("span", null, h("code", null, x.id), " ", h("span", { class: "muted" }, `(${x.kind})`))],
       ["Quantity", (x) => num(x.lines.filter((l) => l.sku === sku).reduce((a, l) => a + l.quantity, 0)), { num: true }],
-      ["Other SKUs in it", (x) => x.lines.filter((l) => l.sku !== sku).map((l) => `${l.sku} × ${l.quantity}`).join(", ") || "—"],
+      ["Other SKUs in it", otherLines(sku)],
       ["Expires", (x) => h("span", null, countdown(x.expires_at), " ", h("span", { class: "muted" }, "(", when(x.expires_at), ")"))],
       ["", (x) => can("stock:write") ? releaseButton(x, sku, refresh, asking) : ""],
     ], page.holds, "No active holds."));
@@ -109,6 +110,16 @@ export async function skuPage(ctx) {
     return () => clearInterval(timer);
   }
   return live(sku, cursor, refresh, feed);
+}
+
+// A hold's lines of other SKUs than the page's, and the units it holds (a unit line's, by
+// serial): what a release of it gives back beside this SKU.
+function otherLines(sku) {
+  return (x) => {
+    const others = x.lines.filter((l) => l.sku !== sku).map((l) => `${l.sku} × ${l.quantity}`).join(", ");
+    const units = (x.units || []).map((u) => u.serial).join(", ");
+    return [others, units && `units ${units}`].filter(Boolean).join(" · ") || "—";
+  };
 }
 
 // "Release" of a hold seen from one SKU's page. A hold of this SKU alone is released at
