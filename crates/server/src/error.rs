@@ -285,6 +285,11 @@ pub fn sku_of(e: &AllotError) -> Option<&str> {
     }
 }
 
+/// The index in `skus` (a request's lines' SKUs, in its order) of the SKU refusal `e` names.
+pub fn line_of(e: &AllotError, skus: &[String]) -> Option<usize> {
+    sku_of(e).and_then(|s| skus.iter().position(|x| x == s))
+}
+
 /// A refusal of a request with lines (a hold), naming the line it is about: the index in
 /// `skus` (the request's lines' SKUs, in its order) of the SKU the error names.
 #[derive(Debug)]
@@ -298,7 +303,7 @@ pub struct LineError {
 impl LineError {
     /// `error`, naming its line among `skus` (the request's lines' SKUs, in order).
     pub fn new(error: AllotError, skus: &[String]) -> Self {
-        let line = sku_of(&error).and_then(|s| skus.iter().position(|x| x == s));
+        let line = line_of(&error, skus);
         LineError { error, line }
     }
 }

@@ -65,6 +65,15 @@ async fn a_mixed_hold_takes_every_line_or_none(ts: &TestServer) {
         "{b}"
     );
     assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 10), "nothing taken");
+    // The same in a batch: the operation's result names the line too.
+    let op = json!({"operations": [{"op": "hold", "body": mixed(("TEE", 2), ("SEAT", 6))}]});
+    let (s, b) = ts.post("/v1/batch", op).await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(
+        (&b["results"][0]["status"], &b["results"][0]["body"]["error"]["line"]),
+        (&json!(409), &json!(1)),
+        "{b}"
+    );
     assert!(serials(ts, "SEAT", "held").await.is_empty());
 
     let h = ts.ok("/v1/holds", mixed(("TEE", 2), ("SEAT", 2))).await;

@@ -54,14 +54,15 @@ pub struct OperationResult {
 /// An operation, validated (`auto` not yet picked).
 enum Valid {
     Allocate(super::Valid<allot_core::AllocationRequest>, WriteKey),
-    Hold(super::Valid<allot_core::HoldRequest>, WriteKey),
+    Hold(super::Valid<allot_core::HoldRequest>, WriteKey, Vec<String>),
     Other(Prepared),
 }
 
 /// An operation ready to run.
 enum Prepared {
     Allocate(super::Picked<allot_core::AllocationRequest>, WriteKey),
-    Hold(super::Picked<allot_core::HoldRequest>, WriteKey),
+    /// With its lines' SKUs in the body's order (a refusal names its line).
+    Hold(super::Picked<allot_core::HoldRequest>, WriteKey, Vec<String>),
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
@@ -74,7 +75,7 @@ impl Prepared {
         match self {
             Prepared::Allocate((_, s, _), _) => *s == allot_core::Strategy::Batched,
             // A hold with unit lines runs on the per-request path (`HoldStore::create_hold`).
-            Prepared::Hold((r, s, _), _) => *s == allot_core::Strategy::Batched && r.units.is_empty(),
+            Prepared::Hold((r, s, _), _, _) => *s == allot_core::Strategy::Batched && r.units.is_empty(),
             _ => false,
         }
     }
@@ -118,7 +119,7 @@ pub(super) async fn batch(
         .into_iter()
         .map(|v| match v {
             Valid::Allocate(req, key) => Prepared::Allocate(super::pick(&st, &tenant, req), key),
-            Valid::Hold(req, key) => Prepared::Hold(super::pick(&st, &tenant, req), key),
+            Valid::Hold(req, key, skus) => Prepared::Hold(super::pick(&st, &tenant, req), key, skus),
             Valid::Other(p) => p,
         })
         .collect();
@@ -165,10 +166,14 @@ fn prepare(
             stock::allocation_request(st, body, actor).map_err(in_body)?,
             key(idempotency_key, "/v1/allocations".into()),
         ),
-        OperationBody::Hold { body, idempotency_key } => Valid::Hold(
-            holds::hold_request(st, body, actor).map_err(in_body)?,
-            key(idempotency_key, "/v1/holds".into()),
-        ),
+        OperationBody::Hold { body, idempotency_key } => {
+            let skus = holds::line_skus(&body);
+            Valid::Hold(
+                holds::hold_request(st, body, actor).map_err(in_body)?,
+                key(idempotency_key, "/v1/holds".into()),
+                skus,
+            )
+        }
         OperationBody::Confirm {
             id,
             body,
@@ -193,7 +198,9 @@ fn prepare(
 async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
     match p {
         Prepared::Allocate(req, key) => rendered(StatusCode::CREATED, stock::allocate(st, tenant, req, &key).await),
-        Prepared::Hold(req, key) => rendered(StatusCode::CREATED, holds::hold(st, tenant, req, &key).await),
+        Prepared::Hold(req, key, skus) => {
+            rendered_lines(StatusCode::CREATED, holds::hold(st, tenant, req, &key).await, &skus)
+        }
         Prepared::Confirm(c, key) => rendered(StatusCode::OK, holds::confirm_hold_as(st, tenant, c, &key).await),
         Prepared::Release(id, actor, key) => {
             rendered(StatusCode::OK, holds::release(st, tenant, id, actor, &key).await)
@@ -206,6 +213,16 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
 /// a fresh answer or an error serialized straight into the result (no second parse), a
 /// replayed one as stored.
 fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Executed<T>>) -> OperationResult {
+    rendered_lines(status, result, &[])
+}
+
+/// [`rendered`] for an operation with lines whose SKUs, in the body's order, are `skus`: a
+/// refusal about one of them names its line (`error.line`), as the endpoint's does.
+fn rendered_lines<T: Serialize>(
+    status: StatusCode,
+    result: allot_core::Result<Executed<T>>,
+    skus: &[String],
+) -> OperationResult {
     let mut fault = None;
     let (status, body, replayed) = match result {
         Ok(Executed::Fresh(v)) => (status, serde_json::value::to_raw_value(&v).ok(), false),
@@ -221,7 +238,9 @@ fn rendered<T: Serialize>(status: StatusCode, result: allot_core::Result<Execute
             if status.is_server_error() {
                 fault = Some(e.to_string());
             }
-            let body = serde_json::value::to_raw_value(&crate::error::body_of(&e)).ok();
+            let mut error = crate::error::body_of(&e);
+            error.error.line = crate::error::line_of(&e, skus);
+            let body = serde_json::value::to_raw_value(&error).ok();
             (status, body, false)
         }
     };
