@@ -56,7 +56,6 @@ from .health import Health
 from .hold import Hold
 from .hold_body import HoldBody
 from .hold_kind import HoldKind
-from .hold_line_body import HoldLineBody
 from .hold_page import HoldPage
 from .hold_status import HoldStatus
 from .instance import Instance
@@ -171,6 +170,7 @@ from .unit_strategy import UnitStrategy
 from .unit_view import UnitView
 from .units_body import UnitsBody
 from .units_created import UnitsCreated
+from .units_line import UnitsLine
 from .webhook import Webhook
 from .webhook_body import WebhookBody
 from .webhook_health import WebhookHealth
@@ -234,7 +234,6 @@ __all__ = (
     "Hold",
     "HoldBody",
     "HoldKind",
-    "HoldLineBody",
     "HoldPage",
     "HoldStatus",
     "Instance",
@@ -346,6 +345,7 @@ __all__ = (
     "UnitPage",
     "UnitsBody",
     "UnitsCreated",
+    "UnitsLine",
     "UnitStatus",
     "UnitStrategy",
     "UnitView",

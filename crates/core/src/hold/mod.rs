@@ -131,34 +131,39 @@ pub struct HoldBody {
     pub allow_split: Option<bool>,
 }
 
-/// One line of `POST /v1/holds`: stock (`sku`, `quantity`, `location`?, as an allocation's
-/// line) or units (`units`), never both.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// One line of `POST /v1/holds`: a stock line (`sku`, `quantity`, `location`?, as an
+/// allocation's) or a unit line (`units`), never both (the schema's `oneOf`; a line of both,
+/// or of neither, is `400` naming `lines[i]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum HoldLineBody {
+    /// Units of a unit-tracked SKU, held as a unit claim with `hold_ttl_ms` holds them.
+    Units(UnitsLine),
+    /// Stock of a count-tracked SKU.
+    Stock(crate::model::LineBody),
+}
+
+/// A hold's unit line: `{"units":{…}}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
-pub struct HoldLineBody {
-    /// A stock line's SKU (count-tracked).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sku: Option<String>,
-    /// A stock line's quantity, >= 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quantity: Option<i64>,
-    /// A stock line's pinned location.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    /// A unit line: units of a unit-tracked SKU, held as a unit claim with `hold_ttl_ms`
-    /// holds them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub units: Option<UnitLineBody>,
+pub struct UnitsLine {
+    /// The units wanted.
+    pub units: UnitLineBody,
 }
 
 impl HoldLineBody {
     /// A stock line of `quantity` of `sku`.
     pub fn stock(sku: impl Into<String>, quantity: i64) -> Self {
-        HoldLineBody {
-            sku: Some(sku.into()),
-            quantity: Some(quantity),
-            ..HoldLineBody::default()
+        HoldLineBody::Stock(crate::model::LineBody::new(sku, quantity))
+    }
+
+    /// The SKU the line names.
+    pub fn sku(&self) -> &str {
+        match self {
+            HoldLineBody::Units(u) => &u.units.sku,
+            HoldLineBody::Stock(l) => &l.sku,
         }
     }
 }

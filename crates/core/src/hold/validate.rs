@@ -51,31 +51,16 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
     }
     max_lines(body.lines.len(), limits)?;
     let mut named = NamedOnce::default();
-    for (i, l) in body.lines.iter().enumerate() {
-        let sku = match (&l.units, &l.sku) {
-            (Some(u), None) if l.quantity.is_none() && l.location.is_none() => &u.sku,
-            (None, Some(sku)) => sku,
-            (Some(_), _) => {
-                return Err(AllotError::invalid(format!(
-                    "lines[{i}]: a unit line has `units` only (no sku, quantity or location beside it)"
-                )))
-            }
-            (None, None) => return Err(AllotError::invalid(format!("lines[{i}]: sku or units is required"))),
-        };
-        named.note(sku)?;
+    for l in &body.lines {
+        named.note(l.sku())?;
     }
     let (mut stock, mut units) = (Vec::new(), Vec::new());
     for (i, l) in body.lines.into_iter().enumerate() {
-        let named_line = |e: AllotError| of_line(i, e);
-        match l.units {
-            Some(u) => units.push(unit_line(&id, u, limits).map_err(named_line)?),
-            None => stock.push(crate::model::LineBody {
-                sku: l.sku.unwrap_or_default(),
-                quantity: l
-                    .quantity
-                    .ok_or_else(|| named_line(AllotError::invalid("quantity is required")))?,
-                location: l.location,
-            }),
+        match l {
+            crate::hold::HoldLineBody::Units(u) => {
+                units.push(unit_line(&id, u.units, limits).map_err(|e| of_line(i, e))?)
+            }
+            crate::hold::HoldLineBody::Stock(l) => stock.push(l),
         }
     }
     units.sort_by(|a, b| a.sku.cmp(&b.sku));

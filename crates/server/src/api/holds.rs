@@ -36,13 +36,7 @@ pub(super) async fn create_hold(
 
 /// The SKU of each line of a hold's body, in its order (a unit line's: its units' SKU).
 pub(super) fn line_skus(body: &HoldBody) -> Vec<String> {
-    body.lines
-        .iter()
-        .map(|l| match (&l.units, &l.sku) {
-            (Some(u), _) => u.sku.clone(),
-            (None, sku) => sku.clone().unwrap_or_default(),
-        })
-        .collect()
+    body.lines.iter().map(|l| l.sku().to_string()).collect()
 }
 
 /// A hold from its body: the strategy resolved (`None` for `auto`), a new id, validated,
