@@ -272,10 +272,18 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         (
             "UnitAllocationBody",
             "order_by",
-            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}}),
+            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns.clone()}}),
         ),
         ("UnitAllocationBody", "hold_ttl_ms", hold.clone()),
         ("UnitAllocationBody", "strategy", one_of(&s.units)),
+        // A hold's unit line: checked as a unit claim is.
+        ("UnitLineBody", "sku", name(l)),
+        ("UnitLineBody", "quantity", int(1, l.max_unit_claim)),
+        (
+            "UnitLineBody",
+            "order_by",
+            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}}),
+        ),
     ]
 }
 
