@@ -136,7 +136,7 @@ pub struct HoldBody {
 /// or of neither, is `400` naming `lines[i]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(untagged)]
+#[serde(untagged, try_from = "HoldLineFields")]
 pub enum HoldLineBody {
     /// Units of a unit-tracked SKU, held as a unit claim with `hold_ttl_ms` holds them.
     Units(UnitsLine),
@@ -151,6 +151,39 @@ pub enum HoldLineBody {
 pub struct UnitsLine {
     /// The units wanted.
     pub units: UnitLineBody,
+}
+
+/// A hold line as it is read: every field either kind may have, read in one pass (an
+/// untagged enum would buffer each line to try the kinds in turn: five heap allocations per
+/// line, `allot bench cost`), then made the one kind it is.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HoldLineFields {
+    #[serde(default)]
+    sku: Option<String>,
+    #[serde(default)]
+    quantity: Option<i64>,
+    #[serde(default)]
+    location: Option<String>,
+    #[serde(default)]
+    units: Option<UnitLineBody>,
+}
+
+impl TryFrom<HoldLineFields> for HoldLineBody {
+    type Error = &'static str;
+
+    fn try_from(f: HoldLineFields) -> Result<Self, Self::Error> {
+        match (f.units, f.sku, f.quantity, f.location) {
+            (Some(units), None, None, None) => Ok(HoldLineBody::Units(UnitsLine { units })),
+            (Some(_), ..) => Err("a unit line has `units` only (no sku, quantity or location beside it)"),
+            (None, Some(sku), Some(quantity), location) => Ok(HoldLineBody::Stock(crate::model::LineBody {
+                sku,
+                quantity,
+                location,
+            })),
+            (None, ..) => Err("a stock line needs `sku` and `quantity` (a unit line: `units`)"),
+        }
+    }
 }
 
 impl HoldLineBody {

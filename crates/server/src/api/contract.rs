@@ -210,10 +210,6 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     use allot_core::location::validate::MAX_PRIORITY;
     let q = l.max_quantity;
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
-    let columns: Vec<String> = UnitColumn::ALL
-        .iter()
-        .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
-        .collect();
     vec![
         ("CreateSkuBody", "low_stock_below", int(1, q)),
         ("SkuSettingsBody", "low_stock_below", int(1, q)),
@@ -267,23 +263,28 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
             "units",
             json!({"minItems": 1, "maxItems": l.max_batch_insert}),
         ),
+    ]
+    .into_iter()
+    .chain(unit_claim_bounds(l, s, hold))
+    .collect()
+}
+
+/// A unit claim's fields, and a hold's unit line's (checked as a unit claim is).
+fn unit_claim_bounds(l: &Limits, s: &Names, hold: Value) -> Vec<(&'static str, &'static str, Value)> {
+    let columns: Vec<String> = UnitColumn::ALL
+        .iter()
+        .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
+        .collect();
+    let order_by = json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}});
+    vec![
         ("UnitAllocationBody", "sku", name(l)),
         ("UnitAllocationBody", "quantity", int(1, l.max_unit_claim)),
-        (
-            "UnitAllocationBody",
-            "order_by",
-            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns.clone()}}),
-        ),
-        ("UnitAllocationBody", "hold_ttl_ms", hold.clone()),
+        ("UnitAllocationBody", "order_by", order_by.clone()),
+        ("UnitAllocationBody", "hold_ttl_ms", hold),
         ("UnitAllocationBody", "strategy", one_of(&s.units)),
-        // A hold's unit line: checked as a unit claim is.
         ("UnitLineBody", "sku", name(l)),
         ("UnitLineBody", "quantity", int(1, l.max_unit_claim)),
-        (
-            "UnitLineBody",
-            "order_by",
-            json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}}),
-        ),
+        ("UnitLineBody", "order_by", order_by),
     ]
 }
 
