@@ -74,6 +74,9 @@ BEGIN
         PERFORM allot_finish_holds(p_tenant, ARRAY[p_id], 'confirmed', at, p_actor, 'hold_confirmed');
         INSERT INTO allocations (tenant, id, status, strategy, lines, created_at)
         VALUES (p_tenant, p_id, 'allocated', h.strategy, h.lines, at);
+        -- Fresh: nothing of it came back yet, so its answer is the hold's lines as they are.
+        RETURN jsonb_build_object('id', p_id, 'status', 'allocated', 'strategy', h.strategy,
+                                  'created_at', allot_answer_instant(at), 'lines', h.lines);
     ELSIF h.status <> 'confirmed' THEN
         PERFORM allot_hold_refusal(p_id, h.status);
     END IF;
