@@ -109,10 +109,15 @@ fn resolve<'a>(doc: &'a Value, v: &'a Value) -> &'a Value {
 }
 
 fn properties<'a>(doc: &'a Value, schema: &'a Value) -> Map<String, Value> {
-    resolve(doc, schema)["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default()
+    let mut s = schema;
+    while let Some(r) = s["$ref"].as_str() {
+        s = &doc["components"]["schemas"][r.trim_start_matches("#/components/schemas/")];
+    }
+    // A `oneOf` of objects (a hold's line: stock or units) has every variant's properties.
+    if let Some(variants) = s["oneOf"].as_array() {
+        return variants.iter().flat_map(|v| properties(doc, v)).collect();
+    }
+    resolve(doc, s)["properties"].as_object().cloned().unwrap_or_default()
 }
 
 /// One injection: where (`None`: top level; `Some(p)`: inside `p[0]`) and which field.
