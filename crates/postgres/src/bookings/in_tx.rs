@@ -6,10 +6,8 @@
 //! waits for the caller's own locks.
 
 use super::{conflicts, insert_body, NotInserted, MAX_BOOKING_ATTEMPTS, SQL_EXPIRE_IDS};
-use crate::engine::conn::{Db, Tx};
-use crate::engine::errors::map_error;
+use crate::engine::conn::Db;
 use crate::engine::store::PgStore;
-use crate::engine::tx::TxErr;
 use allot_core::store::{Executed, Keyed};
 use allot_core::{AllotError, Booking, BookingRequest, BookingStrategy, Capable, Result, Tenant};
 use chrono::{DateTime, Utc};
@@ -87,31 +85,13 @@ async fn in_the_way(
     req: &BookingRequest,
     now: DateTime<Utc>,
 ) -> Result<Option<String>> {
-    let sp = Tx::caller(caller.savepoint("allot_in_the_way").await.map_err(map_error)?);
-    let found = async {
-        let (live, overdue) = conflicts(&sp, tenant, req, now).await?;
+    crate::engine::caller_tx::in_savepoint(caller, "allot_in_the_way", async |sp| {
+        let (live, overdue) = conflicts(sp, tenant, req, now).await?;
         if live.is_none() && !overdue.is_empty() {
             let stmt = sp.prepare_cached(SQL_EXPIRE_IDS).await?;
             sp.execute(&stmt, &[&overdue, &now, &tenant]).await?;
         }
-        Ok::<_, TxErr>(live)
-    }
-    .await;
-    match found {
-        Ok(live) => {
-            sp.commit().await.map_err(map_error)?;
-            Ok(live)
-        }
-        Err(e) => {
-            sp.rollback().await.map_err(map_error)?;
-            crate::engine::caller_tx::release(caller, "allot_in_the_way").await?;
-            Err(match e {
-                TxErr::Fail(e) => e,
-                _ => AllotError::Contention {
-                    attempts: 1,
-                    retry_after_ms: 0,
-                },
-            })
-        }
-    }
+        Ok(live)
+    })
+    .await
 }

@@ -130,22 +130,38 @@ impl PgStore {
         tenant: &str,
         sku: &str,
     ) -> Result<()> {
-        let sp = caller.savepoint("allot_expire").await.map_err(map_error)?;
-        let tx = Transaction::caller(sp);
-        let batch = i64::from(self.limits.hold_sweep_batch.max(1));
-        match crate::engine::overdue::expire_on_sku(&tx, tenant, sku, self.now(), batch).await {
-            Ok(_) => tx.commit().await.map_err(map_error),
-            Err(e) => {
-                tx.rollback().await.map_err(map_error)?;
-                release(caller, "allot_expire").await?;
-                Err(match e {
-                    TxErr::Fail(e) => e,
-                    _ => AllotError::Contention {
-                        attempts: 1,
-                        retry_after_ms: 0,
-                    },
-                })
-            }
+        let (batch, now) = (i64::from(self.limits.hold_sweep_batch.max(1)), self.now());
+        in_savepoint(caller, "allot_expire", async |tx| {
+            crate::engine::overdue::expire_on_sku(tx, tenant, sku, now, batch).await
+        })
+        .await
+        .map(drop)
+    }
+}
+
+/// Run `body` in savepoint `name` of the caller's transaction: released when it succeeds,
+/// rolled back to and released when it fails (its error as the domain's; a retryable one is
+/// `contention`: only the caller can run its transaction again).
+pub(crate) async fn in_savepoint<T, F>(caller: &mut tokio_postgres::Transaction<'_>, name: &str, body: F) -> Result<T>
+where
+    F: AsyncFnOnce(&Transaction<'_>) -> TxResult<T>,
+{
+    let tx = Transaction::caller(caller.savepoint(name).await.map_err(map_error)?);
+    match body(&tx).await {
+        Ok(v) => {
+            tx.commit().await.map_err(map_error)?;
+            Ok(v)
+        }
+        Err(e) => {
+            tx.rollback().await.map_err(map_error)?;
+            release(caller, name).await?;
+            Err(match e {
+                TxErr::Fail(e) => e,
+                _ => AllotError::Contention {
+                    attempts: 1,
+                    retry_after_ms: 0,
+                },
+            })
         }
     }
 }
