@@ -408,23 +408,16 @@ impl HoldRequest {
         }
     }
 
-    /// The hold this request becomes when it succeeds at `now`: its stock lines as the
-    /// request gave them (the backend fills in where they came from) and its unit lines,
-    /// sorted by SKU; `units` empty until the backend lists what it took.
-    pub fn to_hold(&self, now: DateTime<Utc>) -> Hold {
+    /// The hold this request becomes when it succeeds at `now`, its stock lines taken as
+    /// `answered` (with `from`, in SKU order): those and its unit lines, merged in SKU order
+    /// ([`with_unit_lines`]); `units` empty until the backend lists what it took.
+    pub fn to_hold(&self, answered: Vec<AllocationLine>, now: DateTime<Utc>) -> Hold {
         let kind = self.kind();
-        let mut lines = self.take.lines.clone();
-        lines.extend(
-            self.units
-                .iter()
-                .map(|u| AllocationLine::new(u.sku.as_str(), u.quantity)),
-        );
-        lines.sort_by(|a, b| a.sku.cmp(&b.sku));
         Hold {
             id: self.take.id.clone(),
             status: HoldStatus::Held,
             kind,
-            lines,
+            lines: with_unit_lines(answered, &self.units),
             units: (kind != HoldKind::Stock).then(Vec::new),
             strategy: self.take.strategy.into(),
             expires_at: expires_at(now, self.ttl_ms),

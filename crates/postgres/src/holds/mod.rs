@@ -150,13 +150,12 @@ pub(crate) async fn hold_body(
     now: DateTime<Utc>,
 ) -> TxResult<Hold> {
     let taken = take_lines(tx, tenant, &req.take, Take::Hold, now).await?;
-    let mut hold = req.to_hold(now);
+    let answered = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    let mut hold = req.to_hold(answered, now);
     let mut units = Vec::new();
     for line in &req.units {
         units.extend(hold_unit_line(tx, tenant, req, line, (hold.expires_at, now)).await?);
     }
-    let answered: Vec<_> = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-    hold.lines = allot_core::hold::with_unit_lines(answered, &req.units);
     if let Some(held) = hold.units.as_mut() {
         units.sort_by_key(|u| u.id);
         *held = units;

@@ -136,9 +136,8 @@ fn hold_in(tx: &Connection, t: &str, req: &HoldRequest) -> Result<Hold> {
         let claim = req.unit_claim(line, UnitStrategy::Serialized);
         units.push(crate::engine::unit_picks::take_units(tx, t, &claim, now)?);
     }
-    let mut hold = req.to_hold(from_us(now));
-    let answered: Vec<_> = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-    hold.lines = allot_core::hold::with_unit_lines(answered, &req.units);
+    let answered = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+    let mut hold = req.to_hold(answered, from_us(now));
     let key = HoldKey {
         tenant: t,
         id: &hold.id,

@@ -571,8 +571,7 @@ impl BatchTx<'_> {
                 Answer::Allocation(alloc)
             }
             Op::Hold { req, .. } => {
-                let mut hold = req.to_hold(self.now);
-                hold.lines = answered;
+                let hold = req.to_hold(answered, self.now);
                 w.ledger(&pieces, OpKind::Hold, &hold.id, req.take.actor.as_deref());
                 w.new_hold(&hold, json);
                 Answer::Hold(hold)
