@@ -144,11 +144,6 @@ pub(crate) struct ClaimParams {
 }
 
 impl ClaimParams {
-    /// When the claim's hold lapses (holds only).
-    pub(crate) fn expires_at(&self) -> Option<DateTime<Utc>> {
-        self.expires_at
-    }
-
     /// The parameters of an attempt at `now` that takes at least `least` units.
     pub(crate) fn new(req: &UnitClaim, least: i64, now: DateTime<Utc>) -> Self {
         ClaimParams {

@@ -154,7 +154,7 @@ pub(crate) async fn hold_body(
     let mut hold = req.to_hold(answered, now);
     let mut units = Vec::new();
     for line in &req.units {
-        units.extend(hold_unit_line(tx, tenant, req, line, (hold.expires_at, now)).await?);
+        units.extend(hold_unit_line(tx, tenant, req, line, now).await?);
     }
     if let Some(held) = hold.units.as_mut() {
         units.sort_by_key(|u| u.id);
@@ -200,7 +200,7 @@ async fn insert_hold_row(tx: &Transaction<'_>, tenant: &str, hold: &Hold, now: D
     Ok(())
 }
 
-/// Hold the units of unit line `line` of `req` (expiring at `until`), with its line and
+/// Hold the units of unit line `line` of `req` (until the hold's expiry), with its line and
 /// ledger entry, in one statement: all of them or none. Short: `Overdue` when overdue holds
 /// still hold units of its SKU (finish them and run again), `Retry` when others lock units
 /// it could take, else `insufficient_stock`.
@@ -209,12 +209,11 @@ async fn hold_unit_line(
     tenant: &str,
     req: &HoldRequest,
     line: &allot_core::hold::UnitLine,
-    (until, now): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
 ) -> TxResult<Vec<Unit>> {
     let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
     let sql = crate::engine::unit_claims::hold_line_sql(&allot_core::unit::order_by_sql(&claim.order_by, true));
     let p = crate::engine::unit_claims::ClaimParams::new(&claim, claim.quantity, now);
-    debug_assert_eq!(p.expires_at(), Some(until));
     match crate::engine::unit_claims::run_claim(tx, tenant, &sql, &claim, &p, None).await? {
         crate::engine::unit_claims::Attempt::Claimed(a) => Ok(a.units),
         crate::engine::unit_claims::Attempt::Short {
