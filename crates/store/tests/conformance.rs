@@ -85,22 +85,14 @@ mod postgres {
 /// must pass the start-up check for a transaction pooler).
 async fn pooled_fixture(mode: allot_bench::PoolMode) -> Fixture {
     let (host, port) = upstream();
-    let name = format!("allot_pgb_{}", uuid::Uuid::new_v4().simple());
-    admin()
-        .await
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
+    let name = own_database().await;
     let bouncer = allot_bench::PgBouncer::start(mode, (&host, port), 64).expect("pgbouncer");
     let url = bouncer.url(&name);
     let direct =
         (mode == allot_bench::PoolMode::Transaction).then(|| format!("postgres://postgres@{host}:{port}/{name}"));
     let cleanup: Boxed<()> = Box::pin(async move {
         drop(bouncer);
-        let _ = admin()
-            .await
-            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .await;
+        drop_database(&name).await;
     });
     let clock = Arc::new(TestClock::new());
     let limits = Fixture::limits();
@@ -137,6 +129,26 @@ mod sqlite {
     allot_conformance::suite!(super::fixture(allot_core::Backend::Sqlite));
 }
 
+/// A new, empty database on the test server (a PgBouncer passes no `search_path`, so a
+/// pooled case cannot have a schema of its own): its name. Never the shared `postgres`
+/// database, whose schema an earlier build may have migrated differently.
+async fn own_database() -> String {
+    let name = format!("allot_pgb_{}", uuid::Uuid::new_v4().simple());
+    admin()
+        .await
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    name
+}
+
+async fn drop_database(name: &str) {
+    let _ = admin()
+        .await
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .await;
+}
+
 /// The upstream of the test PostgreSQL: its host and port.
 fn upstream() -> (String, u16) {
     allot_bench::PgBouncer::upstream_of(&pg_base_url())
@@ -148,12 +160,13 @@ fn upstream() -> (String, u16) {
 #[tokio::test]
 async fn a_transaction_pooler_without_a_direct_url_is_refused() {
     let (host, port) = upstream();
+    let name = own_database().await;
     for (mode, refused) in [
         (allot_bench::PoolMode::Transaction, true),
         (allot_bench::PoolMode::Session, false),
     ] {
         let bouncer = allot_bench::PgBouncer::start(mode, (&host, port), 4).expect("pgbouncer");
-        let url = bouncer.url("postgres");
+        let url = bouncer.url(&name);
         let opened = allot_store::open(&url, &allot_store::OpenOptions::default()).await;
         match (opened, refused) {
             (Err(e), true) => assert!(e.to_string().contains("--direct-database-url"), "{e}"),
@@ -162,6 +175,7 @@ async fn a_transaction_pooler_without_a_direct_url_is_refused() {
             (Ok(_), true) => panic!("{mode:?}: opened through a transaction pooler without a direct URL"),
         }
     }
+    drop_database(&name).await;
 }
 
 /// A session pooler with fewer server connections than allot's pool: a request that would
@@ -170,8 +184,9 @@ async fn a_transaction_pooler_without_a_direct_url_is_refused() {
 #[tokio::test]
 async fn a_full_session_pooler_answers_unavailable_within_the_pool_wait() {
     let (host, port) = upstream();
+    let name = own_database().await;
     let bouncer = allot_bench::PgBouncer::start(allot_bench::PoolMode::Session, (&host, port), 2).expect("pgbouncer");
-    let url = bouncer.url("postgres");
+    let url = bouncer.url(&name);
     let opts = allot_store::OpenOptions {
         pool_size: 8,
         pool_wait_ms: 300,
@@ -210,4 +225,7 @@ async fn a_full_session_pooler_answers_unavailable_within_the_pool_wait() {
     })
     .await;
     assert!(served.is_ok(), "never served once the pooler had room");
+    drop(store);
+    drop(bouncer);
+    drop_database(&name).await;
 }
