@@ -285,9 +285,21 @@ pub fn sku_of(e: &AllotError) -> Option<&str> {
     }
 }
 
-/// The index in `skus` (a request's lines' SKUs, in its order) of the SKU refusal `e` names.
+/// The index in `skus` (a request's lines' SKUs, in its order; a booking line's empty) of the
+/// line refusal `e` is about: the line of the SKU it names, or for a booking's refusal
+/// (`booking_overlap`, `capacity_exceeded`, `rule_violated`) the booking line when there is
+/// one only.
 pub fn line_of(e: &AllotError, skus: &[String]) -> Option<usize> {
-    sku_of(e).and_then(|s| skus.iter().position(|x| x == s))
+    match e {
+        AllotError::BookingOverlap { .. } | AllotError::CapacityExceeded(_) | AllotError::RuleViolated(_) => {
+            let mut bookings = skus.iter().enumerate().filter(|(_, s)| s.is_empty());
+            match (bookings.next(), bookings.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        }
+        _ => sku_of(e).and_then(|s| skus.iter().position(|x| x == s)),
+    }
 }
 
 /// A refusal of a request with lines (a hold), naming the line it is about: the index in

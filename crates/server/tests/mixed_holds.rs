@@ -1,5 +1,6 @@
-//! One hold across kinds on both backends: stock lines and unit lines taken together or not
-//! at all (`kind: mixed`), confirmed into one allocation, released and expired as one; and a
+//! One hold across kinds on both backends: stock lines, unit lines and booking lines taken
+//! together or not at all (`kind: mixed`), confirmed into one allocation, released and expired
+//! as one (the bookings with it, and only through it); and a
 //! storm of mixed holds in which the stock and the units run out at different moments, every
 //! hold all or nothing, with no unit in two holds and no deadlock reaching a client.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
@@ -12,6 +13,7 @@ use std::collections::HashSet;
 
 conformance!(
     a_mixed_hold_takes_every_line_or_none,
+    booking_lines_are_held_with_the_hold,
     mixed_holds_under_a_storm_are_all_or_nothing,
     lines_in_opposite_orders_never_deadlock
 );
@@ -288,5 +290,130 @@ async fn lines_in_opposite_orders_never_deadlock(ts: &TestServer) {
         assert_eq!(held_and_available(&ts.sku(sku).await), (0, 1_000));
     }
     assert_eq!(serials(ts, "U", "available").await.len(), 200);
+    ts.assert_audit_clean().await;
+}
+
+fn booking_line(resource: &str, hours: (u32, u32), quantity: u32) -> Value {
+    json!({"booking": {"resource": resource, "start": format!("2031-05-01T{:02}:00:00Z", hours.0),
+                       "end": format!("2031-05-01T{:02}:00:00Z", hours.1), "quantity": quantity}})
+}
+
+fn with_booking(tee: i64, booking: Value) -> Value {
+    json!({"lines": [{"sku": "TEE", "quantity": tee}, booking], "ttl_ms": 60_000})
+}
+
+/// The one booking of hold `h`: its id and status.
+fn booking_of(h: &Value) -> (String, String) {
+    let b = &h["bookings"][0];
+    assert_eq!(b["hold_id"], h["id"], "{h}");
+    (
+        b["id"].as_str().unwrap().to_string(),
+        b["status"].as_str().unwrap().to_string(),
+    )
+}
+
+async fn booking_lines_are_held_with_the_hold(ts: &TestServer) {
+    ts.create_sku("TEE", 10, 1).await;
+    let h = ts
+        .ok("/v1/holds", with_booking(2, booking_line("bay-1", (18, 23), 1)))
+        .await;
+    assert_eq!(h["kind"], "mixed", "{h}");
+    let (bid, status) = booking_of(&h);
+    assert_eq!(status, "held");
+    assert_eq!(h["bookings"][0]["expires_at"], h["expires_at"], "{h}");
+    let (_, got) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
+    assert_eq!(got, h, "a read answers what the hold answered");
+    // Only the hold decides its bookings.
+    for path in ["confirm", "release"] {
+        let (s, b) = ts.post(&format!("/v1/bookings/{bid}/{path}"), json!({})).await;
+        assert_eq!((s, b["error"]["code"].as_str()), (422, Some("held_by_hold")), "{b}");
+    }
+    // All or nothing: a second hold over the range takes no stock, naming its booking line;
+    // a plain booking over it is refused too.
+    let (s, b) = ts
+        .post("/v1/holds", with_booking(3, booking_line("bay-1", (20, 21), 1)))
+        .await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str(), &b["error"]["line"]),
+        (409, Some("booking_overlap"), &json!(1)),
+        "{b}"
+    );
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (2, 8), "nothing taken");
+    let plain = json!({"start": "2031-05-01T19:00:00Z", "end": "2031-05-01T20:00:00Z", "holder": "x"});
+    let (s, b) = ts.post("/v1/resources/bay-1/bookings", plain.clone()).await;
+    assert_eq!((s, b["error"]["code"].as_str()), (409, Some("booking_overlap")), "{b}");
+
+    // Confirmed: the stock allocated and the booking confirmed at once.
+    ts.ok(&format!("/v1/holds/{}/confirm", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    let (_, b) = ts.get(&format!("/v1/bookings/{bid}")).await;
+    assert_eq!(
+        (b["status"].as_str(), &b["expires_at"]),
+        (Some("confirmed"), &Value::Null),
+        "{b}"
+    );
+
+    // Released, then expired: the range is free again each time.
+    let r = ts
+        .ok("/v1/holds", with_booking(1, booking_line("bay-2", (18, 23), 1)))
+        .await;
+    let released = ts
+        .ok(&format!("/v1/holds/{}/release", r["id"].as_str().unwrap()), json!({}))
+        .await;
+    assert_eq!(booking_of(&released).1, "released", "{released}");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 8));
+    let e = ts
+        .ok("/v1/holds", with_booking(1, booking_line("bay-2", (18, 23), 1)))
+        .await;
+    let extended = ts
+        .ok(
+            &format!("/v1/holds/{}/extend", e["id"].as_str().unwrap()),
+            json!({"ttl_ms": 120_000}),
+        )
+        .await;
+    assert_eq!(
+        extended["bookings"][0]["expires_at"], extended["expires_at"],
+        "{extended}"
+    );
+    ts.advance_past(&extended["expires_at"]);
+    let (eid, _) = booking_of(&e);
+    let (_, b) = ts.get(&format!("/v1/bookings/{eid}")).await;
+    assert_eq!(b["status"], "expired", "{b}");
+    ts.ok("/v1/resources/bay-2/bookings", plain).await;
+
+    // A resource with slots: its capacity counts the hold's quantity.
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/hall",
+            json!({"capacity": 3, "slot_ms": 3_600_000}),
+        )
+        .await;
+    assert!(s == 200 || s == 201, "{b}");
+    let two = ts
+        .ok("/v1/holds", with_booking(1, booking_line("hall", (10, 12), 2)))
+        .await;
+    assert_eq!(two["bookings"][0]["quantity"], 2, "{two}");
+    let (s, b) = ts
+        .post("/v1/holds", with_booking(1, booking_line("hall", (11, 12), 2)))
+        .await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (409, Some("capacity_exceeded")),
+        "{b}"
+    );
+    ts.ok("/v1/holds", with_booking(1, booking_line("hall", (11, 12), 1)))
+        .await;
+    // Bookings alone are a held booking's job; a line of booking and SKU is refused.
+    let alone = json!({"lines": [booking_line("hall", (13, 14), 1)], "ttl_ms": 60_000});
+    let (s, b) = ts.post("/v1/holds", alone).await;
+    assert_eq!(s, 400, "{b}");
+    let mut both = booking_line("hall", (13, 14), 1);
+    both["sku"] = json!("TEE");
+    let (s, b) = ts.post("/v1/holds", json!({"lines": [both], "ttl_ms": 60_000})).await;
+    assert!(
+        s == 400 && b["error"]["message"].as_str().unwrap().contains("lines[0]"),
+        "{b}"
+    );
     ts.assert_audit_clean().await;
 }

@@ -205,11 +205,12 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::Hold {
             lines,
             units,
+            bookings,
             ttl_ms,
             place,
             ..
         } => {
-            let mut body = json!({"lines": hold_lines_json(lines, units), "ttl_ms": ttl_ms});
+            let mut body = json!({"lines": hold_lines_json(lines, units, bookings), "ttl_ms": ttl_ms});
             place.apply(&mut body);
             r.post("/v1/holds".into(), body)
         }
@@ -408,7 +409,7 @@ fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
 }
 
 /// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
-fn hold_lines_json(lines: &[(&str, i64)], units: &[(&str, i64)]) -> Value {
+fn hold_lines_json(lines: &[(&str, i64)], units: &[(&str, i64)], bookings: &[crate::ops::HoldBooking]) -> Value {
     let mut all = lines_json(lines);
     if let Value::Array(a) = &mut all {
         a.extend(
@@ -416,6 +417,10 @@ fn hold_lines_json(lines: &[(&str, i64)], units: &[(&str, i64)]) -> Value {
                 .iter()
                 .map(|(sku, q)| json!({"units": {"sku": sku, "quantity": q}})),
         );
+        a.extend(bookings.iter().map(|(resource, start_h, hours, q)| {
+            json!({"booking": {"resource": resource, "start": window_at(*start_h),
+                               "end": window_at(start_h + hours), "quantity": q}})
+        }));
     }
     all
 }

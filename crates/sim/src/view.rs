@@ -263,5 +263,8 @@ fn hold(body: &Value) -> Value {
     if has_units && (body["status"] == "held" || body["status"] == "confirmed") {
         view["units"] = serials(&body["units"]);
     }
+    if let Some(bookings) = body["bookings"].as_array() {
+        view["bookings"] = bookings.iter().map(booking).collect();
+    }
     view
 }

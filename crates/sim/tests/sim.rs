@@ -129,3 +129,16 @@ async fn a_mixed_hold_skipping_its_units_is_found_and_shrunk() {
     }
     planted(Mutation::MixedHoldSkipsUnits, mixed).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hold_skipping_its_bookings_is_found_and_shrunk() {
+    // A hold with booking lines, alone or in a batch.
+    fn booking_lines(op: &Op) -> bool {
+        match op {
+            Op::Hold { bookings, .. } => !bookings.is_empty(),
+            Op::Batch { ops } => ops.iter().any(booking_lines),
+            _ => false,
+        }
+    }
+    planted(Mutation::HoldSkipsBookings, booking_lines).await;
+}

@@ -19,6 +19,8 @@ from .batch_results import BatchResults
 from .blocked_by import BlockedBy
 from .booking import Booking
 from .booking_body import BookingBody
+from .booking_line import BookingLine
+from .booking_line_body import BookingLineBody
 from .booking_list import BookingList
 from .booking_overlap import BookingOverlap
 from .booking_status import BookingStatus
@@ -197,6 +199,8 @@ __all__ = (
     "BlockedBy",
     "Booking",
     "BookingBody",
+    "BookingLine",
+    "BookingLineBody",
     "BookingList",
     "BookingOverlap",
     "BookingStatus",

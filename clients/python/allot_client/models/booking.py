@@ -38,6 +38,9 @@ class Booking:
             status (BookingStatus): A booking's life cycle. `confirmed` and (unexpired) `held` block their range.
             strategy (BookingStrategy): How a booking is protected against overlaps. Sent as its wire name.
             expires_at (datetime.datetime | None | Unset): When a held booking lapses.
+            hold_id (None | str | Unset): The hold whose booking line it is: it is confirmed, released, extended and expires
+                with that hold, and only through it (the booking's own endpoints refuse it, `422
+                held_by_hold`).
             metadata (Any | Unset): Metadata, if any.
      """
 
@@ -51,6 +54,7 @@ class Booking:
     status: BookingStatus
     strategy: BookingStrategy
     expires_at: datetime.datetime | None | Unset = UNSET
+    hold_id: None | str | Unset = UNSET
     metadata: Any | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -85,6 +89,12 @@ class Booking:
         else:
             expires_at = self.expires_at
 
+        hold_id: None | str | Unset
+        if isinstance(self.hold_id, Unset):
+            hold_id = UNSET
+        else:
+            hold_id = self.hold_id
+
         metadata = self.metadata
 
 
@@ -103,6 +113,8 @@ class Booking:
         })
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
+        if hold_id is not UNSET:
+            field_dict["hold_id"] = hold_id
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
 
@@ -166,6 +178,16 @@ class Booking:
         expires_at = _parse_expires_at(d.pop("expires_at", UNSET))
 
 
+        def _parse_hold_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        hold_id = _parse_hold_id(d.pop("hold_id", UNSET))
+
+
         metadata = d.pop("metadata", UNSET)
 
         booking = cls(
@@ -179,6 +201,7 @@ class Booking:
             status=status,
             strategy=strategy,
             expires_at=expires_at,
+            hold_id=hold_id,
             metadata=metadata,
         )
 

@@ -18,6 +18,7 @@ import datetime
 
 if TYPE_CHECKING:
   from ..models.allocation_line import AllocationLine
+  from ..models.booking import Booking
   from ..models.unit import Unit
 
 
@@ -47,6 +48,10 @@ class Hold:
                 stock lines, a [`UnitStrategy`] for units. On the wire it is the bare name; `serialized`
                 (SQLite's name in both families) reads back as the stock one, so a reader that needs the
                 family takes it from the hold's `kind`.
+            bookings (list[Booking] | None | Unset): The bookings its booking lines took, in the order of those lines (a
+                hold with booking
+                lines only): each `held` until the hold's `expires_at`, then as the hold ends
+                (`confirmed`, `released`, `expired`), and reached through the hold alone.
             units (list[Unit] | None | Unset): The units held (unit holds only).
      """
 
@@ -57,6 +62,7 @@ class Hold:
     lines: list[AllocationLine]
     status: HoldStatus
     strategy: Strategy | UnitStrategy
+    bookings: list[Booking] | None | Unset = UNSET
     units: list[Unit] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -66,6 +72,7 @@ class Hold:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.allocation_line import AllocationLine # noqa: PLC0415
+        from ..models.booking import Booking # noqa: PLC0415
         from ..models.unit import Unit # noqa: PLC0415
         created_at = self.created_at.isoformat()
 
@@ -90,6 +97,19 @@ class Hold:
         else:
             strategy = self.strategy.value
 
+
+        bookings: list[dict[str, Any]] | None | Unset
+        if isinstance(self.bookings, Unset):
+            bookings = UNSET
+        elif isinstance(self.bookings, list):
+            bookings = []
+            for bookings_type_0_item_data in self.bookings:
+                bookings_type_0_item = bookings_type_0_item_data.to_dict()
+                bookings.append(bookings_type_0_item)
+
+
+        else:
+            bookings = self.bookings
 
         units: list[dict[str, Any]] | None | Unset
         if isinstance(self.units, Unset):
@@ -116,6 +136,8 @@ class Hold:
             "status": status,
             "strategy": strategy,
         })
+        if bookings is not UNSET:
+            field_dict["bookings"] = bookings
         if units is not UNSET:
             field_dict["units"] = units
 
@@ -126,6 +148,7 @@ class Hold:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.allocation_line import AllocationLine # noqa: PLC0415
+        from ..models.booking import Booking # noqa: PLC0415
         from ..models.unit import Unit # noqa: PLC0415
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
@@ -182,6 +205,31 @@ class Hold:
         strategy = _parse_strategy(d.pop("strategy"))
 
 
+        def _parse_bookings(data: object) -> list[Booking] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                bookings_type_0 = []
+                _bookings_type_0 = data
+                for bookings_type_0_item_data in (_bookings_type_0):
+                    bookings_type_0_item = Booking.from_dict(bookings_type_0_item_data)
+
+
+
+                    bookings_type_0.append(bookings_type_0_item)
+
+                return bookings_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Booking] | None | Unset, data)
+
+        bookings = _parse_bookings(d.pop("bookings", UNSET))
+
+
         def _parse_units(data: object) -> list[Unit] | None | Unset:
             if data is None:
                 return data
@@ -215,6 +263,7 @@ class Hold:
             lines=lines,
             status=status,
             strategy=strategy,
+            bookings=bookings,
             units=units,
         )
 

@@ -136,6 +136,9 @@ pub struct BookingRequest {
     pub hold_ttl_ms: Option<u64>,
     /// Quantity (1 unless asked; checked against the resource in the store).
     pub quantity: u32,
+    /// The hold it is a line of (`HoldRequest::booking_request`); `None` for the booking
+    /// endpoints' own.
+    pub hold_id: Option<String>,
 }
 
 /// A booking as the API returns it.
@@ -170,6 +173,11 @@ pub struct Booking {
     /// When it was made.
     #[serde(serialize_with = "crate::support::instant::rfc3339")]
     pub created_at: DateTime<Utc>,
+    /// The hold whose booking line it is: it is confirmed, released, extended and expires
+    /// with that hold, and only through it (the booking's own endpoints refuse it, `422
+    /// held_by_hold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_id: Option<String>,
 }
 
 impl BookingRequest {
@@ -191,7 +199,24 @@ impl BookingRequest {
             strategy: self.strategy,
             expires_at: self.hold_ttl_ms.map(|t| crate::hold::expires_at(now, t)),
             created_at: now,
+            hold_id: self.hold_id.clone(),
         }
+    }
+}
+
+/// Refuse a booking endpoint's own change (cancel, confirm, release, extend, reschedule) of
+/// booking `b` when it is a hold's line: `422 held_by_hold` naming the hold, which alone
+/// decides it. Checked after the idempotency protocol, as every other refusal of a write.
+pub fn not_held_by_hold(b: &Booking) -> crate::support::error::Result<()> {
+    match &b.hold_id {
+        Some(hold) => Err(crate::support::error::AllotError::breaks(
+            crate::support::error::Rule::HeldByHold,
+            format!(
+                "booking {} is a line of hold {hold}: confirm, release or extend the hold",
+                b.id
+            ),
+        )),
+        None => Ok(()),
     }
 }
 

@@ -40,10 +40,11 @@ pub fn booking(
         strategy,
         hold_ttl_ms,
         quantity: quantity(body.quantity)?,
+        hold_id: None,
     })
 }
 
-fn quantity(q: Option<u32>) -> Result<u32> {
+pub(crate) fn quantity(q: Option<u32>) -> Result<u32> {
     match q.unwrap_or(1) {
         0 => Err(AllotError::invalid("quantity: must be at least 1")),
         q if q > crate::booking::MAX_CAPACITY => Err(AllotError::invalid(format!(

@@ -50,7 +50,7 @@ pub enum HoldKind {
     /// `POST /v1/unit-allocations` with `hold_ttl_ms`, or `POST /v1/holds` with unit lines
     /// only: the claimed units are `held`.
     Units,
-    /// `POST /v1/holds` with lines of several kinds (stock and units), taken together.
+    /// `POST /v1/holds` with lines of several kinds (stock, units, bookings), taken together.
     Mixed,
 }
 
@@ -85,7 +85,7 @@ impl HoldKind {
 }
 
 /// A hold as the API returns it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Hold {
     /// Server-generated id (UUID v4 text); a confirmed hold's allocation has the same id.
@@ -100,6 +100,11 @@ pub struct Hold {
     /// The units held (unit holds only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units: Option<Vec<Unit>>,
+    /// The bookings its booking lines took, in the order of those lines (a hold with booking
+    /// lines only): each `held` until the hold's `expires_at`, then as the hold ends
+    /// (`confirmed`, `released`, `expired`), and reached through the hold alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bookings: Option<Vec<crate::booking::Booking>>,
     /// The strategy that took the quantity.
     pub strategy: crate::strategy::TakenWith,
     /// When the hold lapses (UTC).
@@ -132,14 +137,16 @@ pub struct HoldBody {
 }
 
 /// One line of `POST /v1/holds`: a stock line (`sku`, `quantity`, `location`?, as an
-/// allocation's) or a unit line (`units`), never both (the schema's `oneOf`; a line of both,
-/// or of neither, is `400` naming `lines[i]`).
+/// allocation's), a unit line (`units`) or a booking line (`booking`), one kind each (the
+/// schema's `oneOf`; a line of two kinds, or of none, is `400` naming `lines[i]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged, try_from = "HoldLineFields")]
 pub enum HoldLineBody {
     /// Units of a unit-tracked SKU, held as a unit claim with `hold_ttl_ms` holds them.
     Units(UnitsLine),
+    /// A range of a resource, held as a booking with `hold_ttl_ms` is.
+    Booking(BookingLine),
     /// Stock of a count-tracked SKU.
     Stock(crate::model::LineBody),
 }
@@ -151,6 +158,33 @@ pub enum HoldLineBody {
 pub struct UnitsLine {
     /// The units wanted.
     pub units: UnitLineBody,
+}
+
+/// A hold's booking line: `{"booking":{…}}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BookingLine {
+    /// The range wanted.
+    pub booking: BookingLineBody,
+}
+
+/// The `booking` of a hold line: `[start, end)` of `resource`, `quantity` of its capacity.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BookingLineBody {
+    /// The resource.
+    pub resource: String,
+    /// Start, inclusive (RFC 3339 with offset).
+    pub start: String,
+    /// End, exclusive; after `start`.
+    pub end: String,
+    /// How many of the resource's capacity it takes in each slot (default 1; more needs a
+    /// resource with slots).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
+    pub quantity: Option<u32>,
 }
 
 /// A hold line as it is read: every field either kind may have, read in one pass (an
@@ -167,12 +201,20 @@ struct HoldLineFields {
     location: Option<String>,
     #[serde(default)]
     units: Option<UnitLineBody>,
+    #[serde(default)]
+    booking: Option<BookingLineBody>,
 }
 
 impl TryFrom<HoldLineFields> for HoldLineBody {
     type Error = &'static str;
 
     fn try_from(f: HoldLineFields) -> Result<Self, Self::Error> {
+        if let Some(booking) = f.booking {
+            return match (f.units, f.sku, f.quantity, f.location) {
+                (None, None, None, None) => Ok(HoldLineBody::Booking(BookingLine { booking })),
+                _ => Err("a booking line has `booking` only (no units, sku, quantity or location beside it)"),
+            };
+        }
         match (f.units, f.sku, f.quantity, f.location) {
             (Some(units), None, None, None) => Ok(HoldLineBody::Units(UnitsLine { units })),
             (Some(_), ..) => Err("a unit line has `units` only (no sku, quantity or location beside it)"),
@@ -192,11 +234,12 @@ impl HoldLineBody {
         HoldLineBody::Stock(crate::model::LineBody::new(sku, quantity))
     }
 
-    /// The SKU the line names.
-    pub fn sku(&self) -> &str {
+    /// The SKU the line names (a booking line names none).
+    pub fn sku(&self) -> Option<&str> {
         match self {
-            HoldLineBody::Units(u) => &u.units.sku,
-            HoldLineBody::Stock(l) => &l.sku,
+            HoldLineBody::Units(u) => Some(&u.units.sku),
+            HoldLineBody::Stock(l) => Some(&l.sku),
+            HoldLineBody::Booking(_) => None,
         }
     }
 }
@@ -366,8 +409,10 @@ pub struct HoldRequest {
     /// Id, stock lines (possibly none), strategy and spread hash, as for an allocation.
     pub take: AllocationRequest,
     /// The unit lines, sorted by SKU: taken after every stock line (the lock order across
-    /// kinds: stock rows, then units).
+    /// kinds: stock rows, then units, then resources).
     pub units: Vec<UnitLine>,
+    /// The booking lines, sorted by (resource, start, end): taken after every unit line.
+    pub bookings: Vec<HoldBookingLine>,
     /// Validated TTL, ms.
     pub ttl_ms: u64,
 }
@@ -383,13 +428,52 @@ pub struct UnitLine {
     pub order_by: Vec<crate::unit::OrderKey>,
 }
 
+/// A validated booking line of a hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldBookingLine {
+    /// Its index in the request's `lines` (a refusal names `lines[line]`).
+    pub line: usize,
+    /// The resource.
+    pub resource: String,
+    /// Start, inclusive.
+    pub start: DateTime<Utc>,
+    /// End, exclusive.
+    pub end: DateTime<Utc>,
+    /// Quantity, 1..=`MAX_CAPACITY`.
+    pub quantity: u32,
+}
+
 impl HoldRequest {
-    /// What the hold holds: stock, units, or both.
+    /// What the hold holds: stock, units, or lines of several kinds (booking lines come with
+    /// stock or unit lines: see `validate::hold`).
     pub fn kind(&self) -> HoldKind {
-        match (self.take.lines.is_empty(), self.units.is_empty()) {
-            (_, true) => HoldKind::Stock,
-            (true, false) => HoldKind::Units,
-            (false, false) => HoldKind::Mixed,
+        match (
+            self.take.lines.is_empty(),
+            self.units.is_empty(),
+            self.bookings.is_empty(),
+        ) {
+            (_, true, true) => HoldKind::Stock,
+            (true, false, true) => HoldKind::Units,
+            _ => HoldKind::Mixed,
+        }
+    }
+
+    /// Booking line `i` (of [`HoldRequest::bookings`]) as the booking a backend makes for it:
+    /// held until the hold's expiry, by `strategy`, for the holder `hold:<id>`; its id is
+    /// the hold's id and the line's index, made a UUID ([`booking_id`]).
+    pub fn booking_request(&self, i: usize, strategy: crate::strategy::BookingStrategy) -> crate::BookingRequest {
+        let b = &self.bookings[i];
+        crate::BookingRequest {
+            id: booking_id(&self.take.id, i),
+            resource: b.resource.clone(),
+            start: b.start,
+            end: b.end,
+            holder: format!("hold:{}", self.take.id),
+            metadata: None,
+            strategy,
+            hold_ttl_ms: Some(self.ttl_ms),
+            quantity: b.quantity,
+            hold_id: Some(self.take.id.clone()),
         }
     }
 
@@ -419,6 +503,7 @@ impl HoldRequest {
             kind,
             lines: with_unit_lines(answered, &self.units),
             units: (kind != HoldKind::Stock).then(Vec::new),
+            bookings: (!self.bookings.is_empty()).then(Vec::new),
             strategy: self.take.strategy.into(),
             expires_at: expires_at(now, self.ttl_ms),
             created_at: now,
@@ -438,6 +523,17 @@ pub fn with_unit_lines(answered: Vec<AllocationLine>, units: &[UnitLine]) -> Vec
         lines.insert(at, AllocationLine::new(u.sku.as_str(), u.quantity));
     }
     lines
+}
+
+/// The id of booking line `i` of hold `hold_id`: a name-based UUID (version 5, RFC 9562
+/// §5.5) in the hold's UUID as namespace, of the line's index; the same on every backend and
+/// in every replay, its own for each line. A hold id that is no UUID (the model's) gives
+/// `<hold_id>.<i>`.
+pub fn booking_id(hold_id: &str, i: usize) -> String {
+    match uuid::Uuid::parse_str(hold_id) {
+        Ok(ns) => uuid::Uuid::new_v5(&ns, &(i as u64).to_be_bytes()).to_string(),
+        Err(_) => format!("{hold_id}.{i}"),
+    }
 }
 
 /// `now + ttl_ms`, saturating at the far future.

@@ -51,21 +51,49 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
     }
     max_lines(body.lines.len(), limits)?;
     let mut named = NamedOnce::default();
-    for l in &body.lines {
-        named.note(l.sku())?;
+    for sku in body.lines.iter().filter_map(|l| l.sku()) {
+        named.note(sku)?;
     }
-    let (mut stock, mut units) = (Vec::new(), Vec::new());
+    let (mut stock, mut units, mut bookings) = (Vec::new(), Vec::new(), Vec::new());
     for (i, l) in body.lines.into_iter().enumerate() {
         match l {
             crate::hold::HoldLineBody::Units(u) => {
                 units.push(unit_line(&id, u.units, limits).map_err(|e| of_line(i, e))?)
             }
             crate::hold::HoldLineBody::Stock(l) => stock.push(l),
+            crate::hold::HoldLineBody::Booking(b) => {
+                bookings.push(booking_line(i, b.booking, limits).map_err(|e| of_line(i, e))?)
+            }
         }
     }
+    if stock.is_empty() && units.is_empty() {
+        return Err(AllotError::invalid(
+            "lines: booking lines go with stock or unit lines (bookings alone: POST /v1/resources/{resource}/bookings \
+             with hold_ttl_ms)",
+        ));
+    }
     units.sort_by(|a, b| a.sku.cmp(&b.sku));
+    bookings.sort_by(|a, b| (&a.resource, a.start, a.end).cmp(&(&b.resource, b.start, b.end)));
     let take = stock_lines(id, stock, (strategy, body.placement, body.allow_split), limits)?;
-    Ok(HoldRequest { take, units, ttl_ms })
+    Ok(HoldRequest {
+        take,
+        units,
+        bookings,
+        ttl_ms,
+    })
+}
+
+/// A booking line `lines[i]`, checked as a booking's resource, range and quantity are.
+fn booking_line(i: usize, b: crate::hold::BookingLineBody, limits: &Limits) -> Result<crate::hold::HoldBookingLine> {
+    name("resource", &b.resource, limits)?;
+    let (start, end) = crate::booking::validate::window("start", &b.start, "end", &b.end, limits)?;
+    Ok(crate::hold::HoldBookingLine {
+        line: i,
+        resource: b.resource,
+        start,
+        end,
+        quantity: crate::booking::validate::quantity(b.quantity)?,
+    })
 }
 
 /// A hold's stock lines as an allocation request (no lines when the hold has unit lines

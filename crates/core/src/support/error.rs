@@ -266,6 +266,9 @@ pub enum Rule {
     /// A change of a resource's `slot_ms` or `time_zone` while capacities put for slots of
     /// the old ones have not ended (`slot_grid_in_use`).
     SlotGridInUse,
+    /// A booking's own confirm, cancel, release, extend or reschedule of a booking that is a
+    /// hold's line: the hold decides it (`held_by_hold`).
+    HeldByHold,
 }
 
 impl Rule {
@@ -287,11 +290,12 @@ impl Rule {
             Rule::NeedsSlots => "needs_slots",
             Rule::StayBounds => "stay_bounds",
             Rule::SlotGridInUse => "slot_grid_in_use",
+            Rule::HeldByHold => "held_by_hold",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 15] = [
+    pub const ALL: [Rule; 16] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -307,6 +311,7 @@ impl Rule {
         Rule::NeedsSlots,
         Rule::StayBounds,
         Rule::SlotGridInUse,
+        Rule::HeldByHold,
     ];
 }
 

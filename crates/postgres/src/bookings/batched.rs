@@ -452,6 +452,7 @@ mod tests {
             strategy: BookingStrategy::Batched,
             hold_ttl_ms: None,
             quantity: 1,
+            hold_id: None,
         };
         (tenant.into(), r)
     }

@@ -24,8 +24,8 @@ type Range = (DateTime<Utc>, DateTime<Utc>);
 
 const SQL_INSERT: &str =
     "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at,
-                           quantity, slotted, counted, slots)
-     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true, $14)";
+                           quantity, slotted, counted, slots, hold_id)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true, $14, $15)";
 
 /// Expire the held bookings of resource `$2` of tenant `$1` past their expiry (`$5`) that
 /// overlap `[$3, $4)`: on a put resource without slots its rows stand inside the exclusion
@@ -53,7 +53,7 @@ async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slots: Option<&serde_jso
     let quantity = b.quantity as i32;
     let slotted = slots.is_some();
     let stmt = tx.prepare_cached(SQL_INSERT).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 14] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 15] = [
         &b.id,
         &b.resource,
         &b.start,
@@ -68,6 +68,7 @@ async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slots: Option<&serde_jso
         &quantity,
         &slotted,
         &slots,
+        &b.hold_id,
     ];
     tx.execute(&stmt, &params).await.map_err(overlap)?;
     Ok(())
@@ -177,35 +178,48 @@ impl PgStore {
         let naive = req.strategy == BookingStrategy::Naive;
         let r = capacity::locked_resource(tx, tenant, &req.resource, naive).await?;
         // Now, once the locks are held: a hold that expired while this waited no longer counts.
-        let now = self.now();
-        check_quantity(&r, req.quantity)?;
-        let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
-        let ask = Ask {
-            start: req.start,
-            end: req.end,
-            quantity: req.quantity,
-            ignore: None,
-            now,
-        };
-        refusal(judge(&p, &ask)?)?;
-        let b = req.to_booking(now);
-        let Some(cover) = fill::cover(&p, req.start, req.end) else {
-            expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
-            insert(tx, tenant, &b, None).await?;
-            return Ok(b);
-        };
-        // The insert and the read of what was announced, in one round trip.
-        let slots = fill::slots_document(&p, b.start, b.end);
-        let (inserted, seen) = tokio::join!(
-            insert(tx, tenant, &b, slots.as_ref()),
-            super::announce::announced(tx, tenant, &b.resource, cover)
-        );
-        inserted?;
-        fill::with_booking(&mut p, &b, now);
-        super::announce::announce(tx, tenant, &p, cover, &seen?, now).await?;
-        Ok(b)
+        counted_at(tx, tenant, req, r, self.now()).await
     }
+}
 
+/// The decision of [`PgStore::counted_body`] once the locks of resource `r` (and its pools)
+/// are held, at `now`: the picture, the judge, the insert and the slots' announcements.
+pub(super) async fn counted_at(
+    tx: &Tx<'_>,
+    tenant: &str,
+    req: &BookingRequest,
+    r: Resource,
+    now: DateTime<Utc>,
+) -> TxResult<Booking> {
+    check_quantity(&r, req.quantity)?;
+    let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
+    let ask = Ask {
+        start: req.start,
+        end: req.end,
+        quantity: req.quantity,
+        ignore: None,
+        now,
+    };
+    refusal(judge(&p, &ask)?)?;
+    let b = req.to_booking(now);
+    let Some(cover) = fill::cover(&p, req.start, req.end) else {
+        expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
+        insert(tx, tenant, &b, None).await?;
+        return Ok(b);
+    };
+    // The insert and the read of what was announced, in one round trip.
+    let slots = fill::slots_document(&p, b.start, b.end);
+    let (inserted, seen) = tokio::join!(
+        insert(tx, tenant, &b, slots.as_ref()),
+        super::announce::announced(tx, tenant, &b.resource, cover)
+    );
+    inserted?;
+    fill::with_booking(&mut p, &b, now);
+    super::announce::announce(tx, tenant, &p, cover, &seen?, now).await?;
+    Ok(b)
+}
+
+impl PgStore {
     async fn try_reschedule(
         &self,
         tenant: &str,
@@ -226,6 +240,7 @@ impl PgStore {
             let r = capacity::locked_resource(tx, tenant, &resource, false).await?;
             let now = self.now();
             let b = read_for_update(tx, tenant, id, now).await?;
+            allot_core::booking::not_held_by_hold(&b)?;
             if !b.status.blocks() {
                 return Err(TxErr::Fail(AllotError::BookingNotActive {
                     id: id.to_string(),

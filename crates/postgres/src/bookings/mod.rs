@@ -33,7 +33,10 @@ mod batched;
 mod capacity;
 mod counted;
 mod counted_batch;
+mod hold_lines;
 mod in_tx;
+
+pub(crate) use hold_lines::{hold_booking_lines, SQL_HOLD_BOOKINGS};
 
 /// A status change: its statement (`$1` id, `$2` now, `$3` tenant; returning `slotted`)
 /// and what to answer when it changed nothing (the booking as it is).
@@ -41,11 +44,11 @@ type Transition = (&'static str, fn(&Booking) -> Result<()>);
 
 const COLS: &str =
     "id, resource, lower(during) AS start, upper(during) AS \"end\", holder, quantity, metadata, status, strategy,
-     expires_at, created_at";
-/// `$11`: the tenant.
-const SQL_INSERT: &str =
-    "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy, expires_at, created_at)
-     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10)";
+     expires_at, created_at, hold_id";
+/// `$11`: the tenant; `$12`: the hold whose line it is, if any.
+const SQL_INSERT: &str = "INSERT INTO bookings (tenant, id, resource, during, holder, metadata, status, strategy,
+                                               expires_at, created_at, hold_id)
+     VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12)";
 /// The `exclusion` insert: the resource's advisory lock (`$12`) is taken by the same
 /// statement, before its row exists (the row comes out of the subquery that locks), so
 /// concurrent inserts on one resource are ordered in one round trip. A resource that was put
@@ -91,7 +94,7 @@ fn tx_fail(e: TxErr) -> AllotError {
     }
 }
 
-fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
+pub(crate) fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
     let stored =
         BookingStatus::parse(r.get("status")).ok_or_else(|| AllotError::Internal("bad booking status".into()))?;
     let expires_at: Option<DateTime<Utc>> = r.get("expires_at");
@@ -108,6 +111,7 @@ fn booking_of(r: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Booking> {
             .ok_or_else(|| AllotError::Internal("bad booking strategy".into()))?,
         expires_at,
         created_at: r.get("created_at"),
+        hold_id: r.get("hold_id"),
     })
 }
 
@@ -233,6 +237,8 @@ pub(crate) async fn insert_body(
     ];
     if exclusion {
         params.push(&key);
+    } else {
+        params.push(&booking.hold_id);
     }
     let stmt = tx
         .prepare_cached(if exclusion { SQL_INSERT_LOCKED } else { SQL_INSERT })
@@ -336,6 +342,7 @@ impl PgStore {
                 .await?
                 .ok_or_else(|| AllotError::not_found("booking", id))?;
             let b = booking_of(&row, now)?;
+            allot_core::booking::not_held_by_hold(&b)?;
             let stored = BookingStatus::parse(row.get("status"))
                 .ok_or_else(|| AllotError::Internal("a booking of unknown status".into()))?;
             stored.extend_refusal(id, b.expires_at, now)?;
@@ -364,7 +371,8 @@ impl PgStore {
         idem: Option<&Idempotency<Booking>>,
     ) -> TxResult<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'confirmed', expires_at = NULL, status_at = $2
-             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2 AND slotted = $4";
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2 AND slotted = $4
+               AND hold_id IS NULL";
         self.write(tenant, idem, async |tx| {
             let stmt = tx.prepare_cached(SQL).await?;
             let mut now = self.now();
@@ -376,6 +384,7 @@ impl PgStore {
                 }
             }
             let b = Self::read_booking(tx, tenant, id, now).await?;
+            allot_core::booking::not_held_by_hold(&b)?;
             match (changed, b.status) {
                 (0, BookingStatus::Confirmed) | (1.., _) => Ok(b),
                 (_, status) => Err(TxErr::Fail(AllotError::BookingNotActive {
@@ -402,6 +411,7 @@ impl PgStore {
             let stmt = tx.prepare_cached(sql).await?;
             let changed = tx.query(&stmt, &[&id, &now, &tenant]).await?;
             let booking = Self::read_booking(tx, tenant, id, now).await?;
+            allot_core::booking::not_held_by_hold(&booking)?;
             match changed.first() {
                 None => refuse(&booking)?,
                 Some(row) => slotted.store(row.get("slotted"), std::sync::atomic::Ordering::Relaxed),
@@ -493,6 +503,7 @@ impl BookingStore for PgStore {
     async fn cancel_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'cancelled', expires_at = NULL, status_at = $2
              WHERE tenant = $3 AND id = $1 AND (status = 'confirmed' OR (status = 'held' AND expires_at > $2))
+               AND hold_id IS NULL
              RETURNING slotted";
         let now = self.now();
         self.freeing(tenant, id, (SQL, |_| Ok(())), idem.as_ref(), now).await
@@ -500,7 +511,7 @@ impl BookingStore for PgStore {
 
     async fn release_booking(&self, tenant: &Tenant, id: &str, idem: Keyed<Booking>) -> Result<Executed<Booking>> {
         const SQL: &str = "UPDATE bookings SET status = 'released', status_at = $2
-             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2
+             WHERE tenant = $3 AND id = $1 AND status = 'held' AND expires_at > $2 AND hold_id IS NULL
              RETURNING slotted";
         let now = self.now();
         let refuse = |b: &Booking| match b.status {

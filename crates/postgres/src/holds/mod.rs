@@ -71,6 +71,17 @@ async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: D
     } else {
         None
     };
+    let bookings = if kind == HoldKind::Mixed {
+        let stmt = c
+            .prepare_cached(crate::bookings::SQL_HOLD_BOOKINGS)
+            .await
+            .map_err(map_error)?;
+        let rows = c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
+        let read: Result<Vec<_>> = rows.iter().map(|r| crate::bookings::booking_of(r, now)).collect();
+        Some(read?).filter(|b: &Vec<_>| !b.is_empty())
+    } else {
+        None
+    };
     let lines: serde_json::Value = row.get("lines");
     Ok(Hold {
         id,
@@ -78,6 +89,7 @@ async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: D
         kind,
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         units,
+        bookings,
         strategy: kind
             .strategy(row.get("strategy"))
             .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?,
@@ -159,6 +171,9 @@ pub(crate) async fn hold_body(
     if let Some(held) = hold.units.as_mut() {
         units.sort_by_key(|u| u.id);
         *held = units;
+    }
+    if !req.bookings.is_empty() {
+        hold.bookings = Some(crate::bookings::hold_booking_lines(tx, tenant, req, now).await?);
     }
     insert_hold_row(tx, tenant, &hold, now).await?;
     let c = crate::engine::placement::PieceColumns::of(req.take.lines.iter().map(|l| l.sku.as_str()), &taken);
@@ -256,7 +271,7 @@ pub(crate) async fn confirm_body(
         if stored == HoldStatus::Held && expires_at > now {
             if row.get::<_, &str>("kind") != "stock" {
                 return Err(TxErr::Fail(AllotError::invalid(
-                    "a hold with unit lines is confirmed whole",
+                    "a hold of units, or of lines of several kinds, is confirmed whole",
                 )));
             }
             confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?;
@@ -337,13 +352,22 @@ impl PgStore {
         now: DateTime<Utc>,
     ) -> TxResult<Executed<Hold>> {
         self.write(tenant, idem, async |tx| {
-            let (_, stored, expires_at) = lock_hold(tx, tenant, id).await?;
+            let (locked, stored, expires_at) = lock_hold(tx, tenant, id).await?;
             allot_core::hold::extend_refusal(id, stored, expires_at, now)?;
             let until = allot_core::hold::extended_expiry(expires_at, now, ttl_ms);
             let stmt = tx
                 .prepare_cached("UPDATE holds SET expires_at = $3, extended_at = $4 WHERE tenant = $2 AND id = $1")
                 .await?;
             tx.execute(&stmt, &[&id, &tenant, &until, &now]).await?;
+            // A hold's bookings expire with it.
+            if locked.get::<_, &str>("kind") == HoldKind::Mixed.as_str() {
+                let stmt = tx
+                    .prepare_cached(
+                        "UPDATE bookings SET expires_at = $3 WHERE tenant = $2 AND hold_id = $1 AND status = 'held'",
+                    )
+                    .await?;
+                tx.execute(&stmt, &[&id, &tenant, &until]).await?;
+            }
             let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
             let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
             let hold = read_hold(tx, tenant, &row, now).await?;
@@ -357,9 +381,9 @@ impl PgStore {
 impl HoldStore for PgStore {
     async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
-        // A hold with unit lines runs on the per-request path: a `batched` lane decides
-        // stock rows only.
-        if req.take.strategy == Strategy::Batched && req.units.is_empty() {
+        // A hold with unit or booking lines runs on the per-request path: a `batched` lane
+        // decides stock rows only.
+        if req.take.strategy == Strategy::Batched && req.units.is_empty() && req.bookings.is_empty() {
             return self.hold_batched(tenant, req, idem).await;
         }
         self.hold_per_request(tenant, req, idem).await

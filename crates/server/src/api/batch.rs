@@ -75,7 +75,9 @@ impl Prepared {
         match self {
             Prepared::Allocate((_, s, _), _) => *s == allot_core::Strategy::Batched,
             // A hold with unit lines runs on the per-request path (`HoldStore::create_hold`).
-            Prepared::Hold((r, s, _), _, _) => *s == allot_core::Strategy::Batched && r.units.is_empty(),
+            Prepared::Hold((r, s, _), _, _) => {
+                *s == allot_core::Strategy::Batched && r.units.is_empty() && r.bookings.is_empty()
+            }
             _ => false,
         }
     }

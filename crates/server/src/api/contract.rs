@@ -288,11 +288,14 @@ fn unit_claim_bounds(l: &Limits, s: &Names, hold: Value) -> Vec<(&'static str, &
     ]
 }
 
-/// Capacity: the ranges of reschedules, slot capacities and closures, and the pools a
-/// resource names.
+/// Capacity: the ranges of reschedules, slot capacities, closures and a hold's booking lines,
+/// and the pools a resource names.
 fn capacity_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
     let instant = json!({"format": "date-time"});
     vec![
+        ("BookingLineBody", "resource", name(l)),
+        ("BookingLineBody", "start", instant.clone()),
+        ("BookingLineBody", "end", instant.clone()),
         ("RescheduleBookingBody", "start", instant.clone()),
         ("RescheduleBookingBody", "end", instant.clone()),
         ("SlotCapacityBody", "from", instant.clone()),

@@ -34,9 +34,13 @@ pub(super) async fn create_hold(
     }
 }
 
-/// The SKU of each line of a hold's body, in its order (a unit line's: its units' SKU).
+/// The SKU of each line of a hold's body, in its order (a unit line's: its units' SKU; a
+/// booking line's: empty, as no SKU is).
 pub(super) fn line_skus(body: &HoldBody) -> Vec<String> {
-    body.lines.iter().map(|l| l.sku().to_string()).collect()
+    body.lines
+        .iter()
+        .map(|l| l.sku().unwrap_or_default().to_string())
+        .collect()
 }
 
 /// A hold from its body: the strategy resolved (`None` for `auto`), a new id, validated,

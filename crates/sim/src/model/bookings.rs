@@ -19,6 +19,8 @@ pub(super) struct Booking {
     pub(super) quantity: i64,
     status: BookingStatus,
     expires_us: Option<i64>,
+    /// The hold whose line it is: only that hold decides it.
+    hold: Option<String>,
 }
 
 impl Model {
@@ -68,6 +70,7 @@ impl Model {
                 BookingStatus::Confirmed
             },
             expires_us: hold_ttl_ms.map(|ms| self.now_us() + ms * 1000),
+            hold: None,
         };
         self.bookings.insert(id.clone(), booking);
         Ok((201, self.booking_view(&id)?, Some(Noted::Id(id))))
@@ -97,6 +100,7 @@ impl Model {
 
     /// A blocking booking is cancelled (its range free at once); any other answered as it is.
     pub(super) fn cancel_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        self.not_held_by_hold(id)?;
         if self.booking_status(id)?.blocks() {
             self.set_booking(id, BookingStatus::Cancelled, false);
         }
@@ -106,6 +110,7 @@ impl Model {
     /// A held booking is confirmed; a confirmed one answered as it is; any other
     /// `409 booking_<status>`.
     pub(super) fn confirm_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        self.not_held_by_hold(id)?;
         match self.booking_status(id)? {
             BookingStatus::Held => self.set_booking(id, BookingStatus::Confirmed, false),
             BookingStatus::Confirmed => {}
@@ -117,6 +122,7 @@ impl Model {
     /// A held booking is released (its expiry kept); a confirmed one `409 booking_confirmed`;
     /// any other answered as it is.
     pub(super) fn release_booking(&mut self, id: &str) -> Result<Done, AllotError> {
+        self.not_held_by_hold(id)?;
         match self.booking_status(id)? {
             BookingStatus::Held => self.set_booking(id, BookingStatus::Released, true),
             BookingStatus::Confirmed => return Err(not_active(id, BookingStatus::Confirmed)),
@@ -128,6 +134,7 @@ impl Model {
     /// A held booking lasts at least `ttl_ms` from now (never shorter); any other
     /// `409 booking_<status>`.
     pub(super) fn extend_booking(&mut self, id: &str, ttl_ms: i64) -> Result<Done, AllotError> {
+        self.not_held_by_hold(id)?;
         match self.booking_status(id)? {
             BookingStatus::Held => {}
             status => return Err(not_active(id, status)),
@@ -147,6 +154,7 @@ impl Model {
         range: (i64, i64),
         quantity: Option<i64>,
     ) -> Result<Done, AllotError> {
+        self.not_held_by_hold(id)?;
         let status = self.booking_status(id)?;
         if !status.blocks() {
             return Err(not_active(id, status));
@@ -199,6 +207,91 @@ impl Model {
             if b.status == BookingStatus::Held && b.expires_us.is_some_and(|e| e <= now) {
                 b.status = BookingStatus::Expired;
             }
+        }
+    }
+}
+
+/// A hold's booking lines.
+impl Model {
+    /// Book the booking `lines` of hold `hold`, in (resource, start, end) order, each held
+    /// until `expires_us` (the hold's), decided as a booking is (a line sees the lines booked
+    /// before it); on a refusal the lines booked before are taken back and the refusal
+    /// returned.
+    pub(super) fn hold_bookings(
+        &mut self,
+        hold: &str,
+        lines: &[super::holds::BookingLine<'_>],
+        expires_us: i64,
+    ) -> Result<(), AllotError> {
+        let mut lines = lines.to_vec();
+        lines.sort_by_key(|(resource, range, _)| (*resource, *range));
+        for (i, (resource, range, quantity)) in lines.into_iter().enumerate() {
+            let asked = super::capacity::Asked {
+                range,
+                quantity,
+                ignore: None,
+            };
+            if let Err(e) = self.decide(resource, &asked) {
+                self.bookings.retain(|_, b| b.hold.as_deref() != Some(hold));
+                return Err(e);
+            }
+            let booking = Booking {
+                resource: resource.to_string(),
+                start_us: range.0,
+                end_us: range.1,
+                quantity,
+                status: BookingStatus::Held,
+                expires_us: Some(expires_us),
+                hold: Some(hold.to_string()),
+            };
+            self.bookings.insert(allot_core::hold::booking_id(hold, i), booking);
+        }
+        Ok(())
+    }
+
+    /// The views of hold `hold`'s bookings, in the order of its lines.
+    pub(super) fn bookings_of_hold(&self, hold: &str) -> Vec<Value> {
+        let mut ids: Vec<(&String, &Booking)> = self
+            .bookings
+            .iter()
+            .filter(|(_, b)| b.hold.as_deref() == Some(hold))
+            .collect();
+        ids.sort_by_key(|(_, b)| (b.resource.clone(), b.start_us, b.end_us));
+        ids.into_iter()
+            .filter_map(|(id, _)| self.booking_view(id).ok())
+            .collect()
+    }
+
+    /// Hold `hold` ends as `to` (confirmed: no expiry; released: its expiry kept): so do its
+    /// bookings that still stand held.
+    pub(super) fn finish_hold_bookings(&mut self, hold: &str, to: BookingStatus) {
+        for b in self.bookings.values_mut().filter(|b| b.hold.as_deref() == Some(hold)) {
+            if b.status == BookingStatus::Held {
+                b.status = to;
+                if to == BookingStatus::Confirmed {
+                    b.expires_us = None;
+                }
+            }
+        }
+    }
+
+    /// Hold `hold` now lasts until `expires_us`: so do its held bookings.
+    pub(super) fn extend_hold_bookings(&mut self, hold: &str, expires_us: i64) {
+        for b in self.bookings.values_mut().filter(|b| b.hold.as_deref() == Some(hold)) {
+            if b.status == BookingStatus::Held {
+                b.expires_us = Some(expires_us);
+            }
+        }
+    }
+
+    /// A booking endpoint's own change of a booking a hold owns: `422 held_by_hold`.
+    fn not_held_by_hold(&self, id: &str) -> Result<(), AllotError> {
+        match self.bookings.get(id).and_then(|b| b.hold.as_deref()) {
+            Some(hold) => Err(AllotError::breaks(
+                allot_core::support::error::Rule::HeldByHold,
+                format!("booking {id} is a line of hold {hold}"),
+            )),
+            None => Ok(()),
         }
     }
 }

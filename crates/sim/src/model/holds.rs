@@ -13,6 +13,9 @@ use serde_json::{json, Value};
 /// Lines of a request: (SKU, quantity).
 type Lines<'a> = &'a [(&'a str, i64)];
 
+/// A booking line of a hold: the resource, `[start_us, end_us)`, the quantity.
+pub(super) type BookingLine<'a> = (&'a str, (i64, i64), i64);
+
 impl Model {
     /// The status a reader sees now: a held hold whose expiry is not after now is expired.
     pub(super) fn status(&self, h: &Hold) -> HoldStatus {
@@ -37,10 +40,11 @@ impl Model {
     }
 
     /// `POST /v1/holds`: the stock lines placed (in SKU order), then the unit lines taken (in
-    /// SKU order), all or nothing.
+    /// SKU order), then the booking lines booked (in (resource, start, end) order, each held
+    /// until the hold's expiry, decided as a booking is), all or nothing.
     pub(super) fn hold(
         &mut self,
-        (lines, unit_lines): (Lines<'_>, Lines<'_>),
+        (lines, unit_lines, bookings): (Lines<'_>, Lines<'_>, &[BookingLine<'_>]),
         ttl_ms: i64,
         place: &Place,
     ) -> Result<Done, AllotError> {
@@ -58,6 +62,17 @@ impl Model {
                 return Err(e);
             }
         }
+        let expires_us = self.now_us() + ttl_ms * 1000;
+        let bookings = match self.mutation {
+            Some(super::Mutation::HoldSkipsBookings) => &[],
+            _ => bookings,
+        };
+        if let Err(e) = self.hold_bookings(&id, bookings, expires_us) {
+            for (sku, _) in &unit_lines {
+                self.free_units_of(&id, sku);
+            }
+            return Err(e);
+        }
         let (mut all, mut all_from): (Vec<(String, i64)>, Vec<From>) = (lines, from);
         for (sku, q) in &unit_lines {
             let at = all.partition_point(|(s, _)| s < sku);
@@ -65,11 +80,11 @@ impl Model {
             all_from.insert(at, Vec::new());
         }
         let hold = Hold {
-            mixed: !unit_lines.is_empty() && all.len() > unit_lines.len(),
+            mixed: (!unit_lines.is_empty() && all.len() > unit_lines.len()) || !bookings.is_empty(),
             units: !unit_lines.is_empty(),
             lines: all,
             from: all_from,
-            expires_us: self.now_us() + ttl_ms * 1000,
+            expires_us,
             stored: Stored::Held,
             finalised: false,
         };
@@ -93,8 +108,12 @@ impl Model {
             "lines": lines_with_from(&h.lines, &h.from),
             "expires_at_us": h.expires_us,
         });
-        if h.units && matches!(status, HoldStatus::Held | HoldStatus::Confirmed) {
+        if (h.units || h.mixed) && matches!(status, HoldStatus::Held | HoldStatus::Confirmed) {
             view["units"] = json!(self.serials_of(id));
+        }
+        let bookings = self.bookings_of_hold(id);
+        if !bookings.is_empty() {
+            view["bookings"] = Value::Array(bookings);
         }
         Ok(view)
     }
@@ -111,12 +130,17 @@ impl Model {
         let units = h.units;
         let (kept, from) = match part {
             None => (h.lines.clone(), h.from.clone()),
-            Some(_) if units => return Err(AllotError::invalid("a hold with unit lines is confirmed whole")),
+            Some(_) if units || h.mixed => {
+                return Err(AllotError::invalid(
+                    "a hold of units, or of lines of several kinds, is confirmed whole",
+                ))
+            }
             Some(part) => self.kept(h, &sorted(part))?,
         };
         if units {
             self.allocate_units(id);
         }
+        self.finish_hold_bookings(id, allot_core::booking::BookingStatus::Confirmed);
         // A unit line's `from` is empty: only stock lines leave on hand here.
         for ((sku, _), pieces) in kept.iter().zip(&from) {
             for (l, q) in pieces {
@@ -142,6 +166,7 @@ impl Model {
                     h.stored = Stored::Released;
                 }
                 self.free_units(id);
+                self.finish_hold_bookings(id, allot_core::booking::BookingStatus::Released);
             }
             // An expired hold is finalised (a unit hold's units rejoin the claims' order).
             HoldStatus::Expired => {
@@ -163,9 +188,12 @@ impl Model {
             status => return Err(Self::not_active(id, status)),
         }
         let until = self.now_us() + ttl_ms * 1000;
-        if let Some(h) = self.holds.get_mut(id) {
-            h.expires_us = h.expires_us.max(until);
-        }
+        let Some(h) = self.holds.get_mut(id) else {
+            return Err(AllotError::not_found("hold", id));
+        };
+        h.expires_us = h.expires_us.max(until);
+        let expires_us = h.expires_us;
+        self.extend_hold_bookings(id, expires_us);
         Ok((200, self.hold_view(id)?, None))
     }
 }

@@ -22,7 +22,11 @@
 //!   unchanged (`409 hold_confirmed` for a confirmed one); extend acts on a held hold only
 //!   (`409 hold_<status>`) and never shortens it. A hold's lines may be unit lines too
 //!   (`units.rs`): its stock lines are placed first (SKU order), then its unit lines taken
-//!   (SKU order), all or none; `kind` is `mixed` when it has both; confirmed whole only.
+//!   (SKU order), then its booking lines booked ((resource, start, end) order, each decided
+//!   as a booking is, held until the hold's expiry), all or none; `kind` is `mixed` when it
+//!   has lines of several kinds (booking lines alone are refused); confirmed whole only. Its
+//!   bookings are confirmed, released, extended and expire with it; a booking endpoint's own
+//!   change of one is `422 held_by_hold` (`bookings.rs`).
 //!   An expired hold is finished (its units free for claims) by the sweep, a release, a
 //!   unit pick short of free units, or a stock line its store finds short or that holds
 //!   could steer (whatever the request's outcome).
@@ -140,14 +144,17 @@ pub enum Mutation {
     LeaseCheckRemoved,
     /// A hold of stock and unit lines takes its stock but not its units.
     MixedHoldSkipsUnits,
+    /// A hold's booking lines are not booked.
+    HoldSkipsBookings,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 3] = [
+    pub const ALL: [Mutation; 4] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
+        Mutation::HoldSkipsBookings,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -156,6 +163,7 @@ impl Mutation {
             Mutation::CancelGivesOneMore => "cancel-gives-one-more",
             Mutation::LeaseCheckRemoved => "lease-check-removed",
             Mutation::MixedHoldSkipsUnits => "mixed-hold-skips-units",
+            Mutation::HoldSkipsBookings => "hold-skips-bookings",
         }
     }
 
@@ -507,10 +515,17 @@ impl Model {
             Op::Hold {
                 lines,
                 units,
+                bookings,
                 ttl_ms,
                 place,
                 ..
-            } => self.hold((lines, units), *ttl_ms, place),
+            } => {
+                let bookings: Vec<holds::BookingLine> = bookings
+                    .iter()
+                    .map(|(r, start_h, hours, q)| (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q))
+                    .collect();
+                self.hold((lines, units, &bookings), *ttl_ms, place)
+            }
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
             Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
             Op::Release { .. } => self.release(id),

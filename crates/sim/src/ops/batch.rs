@@ -45,6 +45,7 @@ impl Generator {
                     _ => Op::Hold {
                         lines: line,
                         units: Vec::new(),
+                        bookings: Vec::new(),
                         ttl_ms: self.ttl_ms(),
                         place: self.place(),
                         key: self.key(),

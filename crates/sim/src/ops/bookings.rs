@@ -222,6 +222,11 @@ impl Generator {
         Op::PutResource { resource, put }
     }
 
+    /// A resource of the bookings (now and then one of a bad name).
+    pub(super) fn booking_resource(&mut self) -> &'static str {
+        self.resource()
+    }
+
     fn resource(&mut self) -> &'static str {
         match self.rng.random_range(0..30) {
             0 => BAD_RESOURCE,

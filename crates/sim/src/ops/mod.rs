@@ -109,10 +109,12 @@ pub enum Op {
         location: Option<&'static str>,
         key: Key,
     },
-    /// `POST /v1/holds`, placed as `place` says, with unit lines `units` (none: a stock hold).
+    /// `POST /v1/holds`, placed as `place` says, with unit lines `units` (none: a stock hold)
+    /// and booking lines `bookings`.
     Hold {
         lines: Lines,
         units: Lines,
+        bookings: Vec<HoldBooking>,
         ttl_ms: i64,
         place: Place,
         key: Key,
@@ -297,6 +299,10 @@ impl Op {
     }
 }
 
+/// A booking line of a hold: the resource, its start and length in hours into the window,
+/// and the quantity.
+pub type HoldBooking = (&'static str, i64, i64, i64);
+
 /// Lines as a request body names them and as every answer's view lists them.
 pub fn lines_json<S: AsRef<str>>(lines: &[(S, i64)]) -> Value {
     Value::Array(
@@ -397,6 +403,7 @@ impl Generator {
                 Op::Hold {
                     lines: self.hold_lines(!units.is_empty()),
                     units,
+                    bookings: self.hold_bookings(),
                     ttl_ms: self.ttl_ms(),
                     place: self.place(),
                     key: self.key(),
@@ -443,6 +450,7 @@ impl Generator {
             5 => Op::Hold {
                 lines: vec![(SKUS[0], 1)],
                 units: Vec::new(),
+                bookings: Vec::new(),
                 ttl_ms: self.ttl_ms(),
                 place: Place::default(),
                 key: self.key(),
@@ -500,6 +508,26 @@ impl Generator {
             1..=8 if with_units => vec![(SKUS[self.rng.random_range(0..SKUS.len())], 1)],
             _ => self.lines(),
         }
+    }
+
+    /// A hold's booking lines: none two times in three; else one (now and then two) over
+    /// the few resources the bookings use, as a booking's range and quantity are drawn.
+    fn hold_bookings(&mut self) -> Vec<HoldBooking> {
+        let n = match self.rng.random_range(0..9) {
+            0..=5 => 0,
+            6 | 7 => 1,
+            _ => 2,
+        };
+        (0..n)
+            .map(|_| {
+                (
+                    self.booking_resource(),
+                    self.rng.random_range(0..WINDOW_HOURS),
+                    self.rare(&[1, 1, 2, 3], &[0]),
+                    self.rare(&[1, 1, 1, 2], &[0]),
+                )
+            })
+            .collect()
     }
 
     /// A hold's unit lines: none half the time; else one (now and then two) of the unit

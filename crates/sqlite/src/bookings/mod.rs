@@ -4,6 +4,9 @@
 
 mod announce;
 mod capacity;
+mod hold_lines;
+
+pub(crate) use hold_lines::{hold_booking_lines, hold_bookings};
 
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
@@ -28,7 +31,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 type Range = (DateTime<Utc>, DateTime<Utc>);
 
 const COLS: &str =
-    "id, resource, start_us, end_us, holder, quantity, metadata, status, strategy, expires_at_us, created_at_us";
+    "id, resource, start_us, end_us, holder, quantity, metadata, status, strategy, expires_at_us, created_at_us, hold_id";
 
 fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
     let stored = crate::engine::errors::stored_name(r, "status", BookingStatus::parse)?;
@@ -45,6 +48,7 @@ fn booking_of(r: &rusqlite::Row<'_>, now_us: i64) -> rusqlite::Result<Booking> {
         strategy: crate::engine::errors::stored_name(r, "strategy", BookingStrategy::parse)?,
         expires_at,
         created_at: from_us(r.get("created_at_us")?),
+        hold_id: r.get("hold_id")?,
     })
 }
 
@@ -83,8 +87,8 @@ fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slots: Option<&serde_
     let slots = slots.map(|s| s.to_string());
     tx.prepare_cached(
         "INSERT INTO bookings (tenant, id, resource, start_us, end_us, holder, metadata, status, strategy,
-                               expires_at_us, created_at_us, quantity, slotted, slots)
-         VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13, ?14)",
+                               expires_at_us, created_at_us, quantity, slotted, slots, hold_id)
+         VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?13, ?14, ?15)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -101,7 +105,8 @@ fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slots: Option<&serde_
             t,
             b.quantity,
             slotted,
-            slots
+            slots,
+            b.hold_id
         ])
     })
     .map(|_| ())
@@ -109,8 +114,7 @@ fn insert(tx: &Connection, t: &str, b: &Booking, now: i64, slots: Option<&serde_
 }
 
 /// Book on a resource that was put: judge its picture, insert, announce its slots' fill.
-fn book_put(tx: &Connection, t: &str, req: &BookingRequest, r: Resource) -> Result<Booking> {
-    let now = now_us();
+fn book_put(tx: &Connection, t: &str, req: &BookingRequest, r: Resource, now: i64) -> Result<Booking> {
     allot_core::booking::capacity::check_quantity(&r, req.quantity)?;
     let mut p = capacity::picture(tx, t, r, (req.start, req.end), now)?;
     let ask = Ask {
@@ -127,6 +131,15 @@ fn book_put(tx: &Connection, t: &str, req: &BookingRequest, r: Resource) -> Resu
         fill::with_booking(&mut p, &b, from_us(now));
         announce::announce(tx, t, &p, cover, now)?;
     }
+    Ok(b)
+}
+
+/// Book on a resource never put: one at a time, no live booking overlapping it.
+fn book_plain(tx: &Connection, t: &str, req: &BookingRequest, now: i64) -> Result<Booking> {
+    allot_core::booking::capacity::check_quantity(&Resource::plain(&req.resource), req.quantity)?;
+    plain_conflict(tx, t, req, now)?;
+    let b = req.to_booking(from_us(now));
+    insert(tx, t, &b, now, None)?;
     Ok(b)
 }
 
@@ -156,15 +169,8 @@ impl BookingStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             match capacity::resource_of(tx, &t, &req.resource)? {
-                Some(r) => book_put(tx, &t, &req, r),
-                None => {
-                    let now = now_us();
-                    allot_core::booking::capacity::check_quantity(&Resource::plain(&req.resource), req.quantity)?;
-                    plain_conflict(tx, &t, &req, now)?;
-                    let b = req.to_booking(from_us(now));
-                    insert(tx, &t, &b, now, None)?;
-                    Ok(b)
-                }
+                Some(r) => book_put(tx, &t, &req, r, now_us()),
+                None => book_plain(tx, &t, &req, now_us()),
             }
         })
         .await
@@ -179,6 +185,7 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
+            allot_core::booking::not_held_by_hold(&read_booking(tx, &t, &id, now)?)?;
             free(
                 tx,
                 &t,
@@ -197,6 +204,7 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
+            allot_core::booking::not_held_by_hold(&read_booking(tx, &t, &id, now)?)?;
             free(
                 tx,
                 &t,
@@ -219,6 +227,7 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
+            allot_core::booking::not_held_by_hold(&read_booking(tx, &t, &id, now)?)?;
             let n = tx
                 .prepare_cached(
                     "UPDATE bookings SET status = 'confirmed', expires_at_us = NULL, status_at_us = ?2
@@ -245,6 +254,7 @@ impl BookingStore for SqliteStore {
         let (t, id) = (tenant.to_string(), id.to_string());
         self.write(tenant, idem, move |tx| {
             let now = now_us();
+            allot_core::booking::not_held_by_hold(&read_booking(tx, &t, &id, now)?)?;
             let (stored, expires_at_us): (String, Option<i64>) = tx
                 .prepare_cached("SELECT status, expires_at_us FROM bookings WHERE tenant = ?2 AND id = ?1")
                 .and_then(|mut s| {
@@ -371,6 +381,7 @@ impl BookingStore for SqliteStore {
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let b = read_booking(tx, &t, &id, now)?;
+            allot_core::booking::not_held_by_hold(&b)?;
             if !b.status.blocks() {
                 return Err(AllotError::BookingNotActive { id, status: b.status });
             }

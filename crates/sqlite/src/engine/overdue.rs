@@ -52,6 +52,14 @@ pub(crate) fn finish_holds(
         )
         .and_then(|mut s| s.execute(params![id, confirm, tenant]))
         .map_err(map_error)?;
+        // Its booking lines take its status (the names are the same), the events by trigger.
+        c.prepare_cached(
+            "UPDATE bookings SET status = ?2, status_at_us = ?3,
+                    expires_at_us = CASE WHEN ?2 = 'confirmed' THEN NULL ELSE expires_at_us END
+              WHERE tenant = ?4 AND hold_id = ?1 AND status = 'held'",
+        )
+        .and_then(|mut s| s.execute(params![id, to.as_str(), now_us, tenant]))
+        .map_err(map_error)?;
         c.prepare_cached(
             "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
              SELECT hl.tenant, hl.sku, CASE WHEN ?2 THEN -hl.quantity ELSE 0 END, -hl.quantity, ?3, hl.hold_id, ?4, ?5,

@@ -113,12 +113,17 @@ fn hold_of_row(c: &Connection, tenant: &str, h: HoldRow, now_us: i64) -> Result<
         ),
         _ => Some(Vec::new()),
     };
+    let bookings = match h.kind {
+        HoldKind::Mixed => Some(crate::bookings::hold_bookings(c, tenant, &h.id, now_us)?).filter(|b| !b.is_empty()),
+        _ => None,
+    };
     Ok(Hold {
         id: h.id,
         status: h.stored.effective(expires_at, from_us(now_us)),
         kind: h.kind,
         lines: serde_json::from_str(&h.lines).map_err(|e| AllotError::Internal(e.to_string()))?,
         units,
+        bookings,
         strategy: h.strategy,
         expires_at,
         created_at: from_us(h.created_at_us),
@@ -136,8 +141,12 @@ fn hold_in(tx: &Connection, t: &str, req: &HoldRequest) -> Result<Hold> {
         let claim = req.unit_claim(line, UnitStrategy::Serialized);
         units.push(crate::engine::unit_picks::take_units(tx, t, &claim, now)?);
     }
+    let bookings = crate::bookings::hold_booking_lines(tx, t, req, now)?;
     let answered = req.take.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
     let mut hold = req.to_hold(answered, from_us(now));
+    if let Some(held) = hold.bookings.as_mut() {
+        *held = bookings;
+    }
     let key = HoldKey {
         tenant: t,
         id: &hold.id,
@@ -187,7 +196,9 @@ impl HoldStore for SqliteStore {
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
                 if let Some(p) = &part {
                     if h.kind != HoldKind::Stock {
-                        return Err(AllotError::invalid("a hold with unit lines is confirmed whole"));
+                        return Err(AllotError::invalid(
+                            "a hold of units, or of lines of several kinds, is confirmed whole",
+                        ));
                     }
                     h.lines = confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
                 }
@@ -265,6 +276,12 @@ impl HoldStore for SqliteStore {
             tx.prepare_cached("UPDATE holds SET expires_at_us = ?3, extended_at_us = ?4 WHERE tenant = ?2 AND id = ?1")
                 .and_then(|mut s| s.execute(params![id, t, until, now]))
                 .map_err(map_error)?;
+            // A hold's bookings expire with it.
+            tx.prepare_cached(
+                "UPDATE bookings SET expires_at_us = ?3 WHERE tenant = ?2 AND hold_id = ?1 AND status = 'held'",
+            )
+            .and_then(|mut s| s.execute(params![id, t, until]))
+            .map_err(map_error)?;
             read_hold(tx, &t, &id, now)
         })
         .await

@@ -599,6 +599,7 @@ impl BatchTx<'_> {
                     kind: HoldKind::Stock,
                     lines: h.lines.clone(),
                     units: None,
+                    bookings: None,
                     strategy: h.strategy,
                     expires_at: h.expires_at,
                     created_at: h.created_at,

@@ -1,0 +1,72 @@
+//! A hold's booking lines (`POST /v1/holds` with `{"booking":{…}}` lines, issue 57), taken in
+//! the hold's own transaction after its stock and unit lines (the lock order across kinds:
+//! stock rows, units, then each resource in (resource, start, end) order, then its pools).
+//! Each line is decided as an `advisory` booking is: the resource's transaction-scoped lock,
+//! then a resource that was put is judged by its capacity and rules (`counted.rs`), any other
+//! by the live bookings in its range (overdue held ones expired on the way). The booking is
+//! `held` until the hold's expiry, with the hold's id; finishing the hold finishes it (V37).
+
+use super::{capacity, conflicts, counted, lock_resource, SQL_EXPIRE_IDS, SQL_INSERT};
+use crate::engine::conn::{Db, Tx};
+use crate::engine::tx::{TxErr, TxResult};
+use allot_core::{AllotError, Booking, BookingRequest, BookingStrategy, HoldRequest};
+use chrono::{DateTime, Utc};
+
+/// The bookings of hold `$1` of tenant `$2`, in the order of its lines.
+pub(crate) const SQL_HOLD_BOOKINGS: &str = "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\",
+        holder, quantity, metadata, status, strategy, expires_at, created_at, hold_id
+   FROM bookings WHERE tenant = $2 AND hold_id = $1 ORDER BY resource, lower(during), upper(during)";
+
+/// Take every booking line of `req` in `tx` at the hold's `now`: the bookings, in the order
+/// of the lines. Errors: a line's refusal as a booking's (`booking_overlap` naming the
+/// booking in the way, `capacity_exceeded`, `rule_violated`, `needs_slots`).
+pub(crate) async fn hold_booking_lines(
+    tx: &Tx<'_>,
+    tenant: &str,
+    req: &HoldRequest,
+    now: DateTime<Utc>,
+) -> TxResult<Vec<Booking>> {
+    let mut taken = Vec::with_capacity(req.bookings.len());
+    for i in 0..req.bookings.len() {
+        let line = req.booking_request(i, BookingStrategy::Advisory);
+        taken.push(booking_line(tx, tenant, &line, now).await?);
+    }
+    Ok(taken)
+}
+
+async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {
+    // As `book`: a quantity above 1 is for a put resource only, which the capacity path checks.
+    if req.quantity != 1 || lock_resource(tx, tenant, &req.resource).await? {
+        let r = capacity::locked_resource(tx, tenant, &req.resource, false).await?;
+        return counted::counted_at(tx, tenant, req, r, now).await;
+    }
+    let (live, overdue) = conflicts(tx, tenant, req, now).await?;
+    if let Some(id) = live {
+        return Err(TxErr::Fail(AllotError::BookingOverlap {
+            conflicting_booking_id: Some(id),
+        }));
+    }
+    if !overdue.is_empty() {
+        let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
+        tx.execute(&stmt, &[&overdue, &now, &tenant]).await?;
+    }
+    let b = req.to_booking(now);
+    let (status, strategy) = (b.status.as_str(), b.strategy.name());
+    let stmt = tx.prepare_cached(SQL_INSERT).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
+        &b.id,
+        &b.resource,
+        &b.start,
+        &b.end,
+        &b.holder,
+        &b.metadata,
+        &status,
+        &strategy,
+        &b.expires_at,
+        &now,
+        &tenant,
+        &b.hold_id,
+    ];
+    tx.execute(&stmt, &params).await?;
+    Ok(b)
+}
