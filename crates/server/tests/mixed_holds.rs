@@ -14,6 +14,7 @@ use std::collections::HashSet;
 conformance!(
     a_mixed_hold_takes_every_line_or_none,
     booking_lines_are_held_with_the_hold,
+    holds_of_every_kind_under_a_storm_never_overbook,
     mixed_holds_under_a_storm_are_all_or_nothing,
     lines_in_opposite_orders_never_deadlock
 );
@@ -414,6 +415,78 @@ async fn booking_lines_are_held_with_the_hold(ts: &TestServer) {
     assert!(
         s == 400 && b["error"]["message"].as_str().unwrap().contains("lines[0]"),
         "{b}"
+    );
+    ts.assert_audit_clean().await;
+}
+
+/// Holds of a tee, a seat and an hour of the hall (capacity 3), every other one with the bay
+/// (a plain resource) too, many at once: exactly three are made (the hall is full after
+/// them), at most one with the bay; every other is refused whole (`capacity_exceeded` or
+/// `booking_overlap`), taking nothing; the stock, the units and the slots agree.
+async fn holds_of_every_kind_under_a_storm_never_overbook(ts: &TestServer) {
+    const HOLDS: usize = 16;
+    ts.create_sku("TEE", 100, 1).await;
+    receive(ts, "SEAT", HOLDS).await;
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/hall",
+            json!({"capacity": 3, "slot_ms": 3_600_000}),
+        )
+        .await;
+    assert!(s == 200 || s == 201, "{b}");
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..HOLDS {
+        let mut lines = vec![
+            json!({"sku": "TEE", "quantity": 1}),
+            json!({"units": {"sku": "SEAT", "quantity": 1}}),
+            booking_line("hall", (10, 11), 1),
+        ];
+        if i % 2 == 1 {
+            lines.push(booking_line("bay", (10, 12), 1));
+        }
+        let (api, body) = (ts.api.clone(), json!({"lines": lines, "ttl_ms": 60_000}));
+        set.spawn(async move {
+            for _ in 0..50 {
+                let (s, b) = api.post("/v1/holds", body.clone()).await;
+                if !(s == 409 && b["error"]["code"] == "contention") {
+                    return (s, b, i % 2 == 1);
+                }
+            }
+            panic!("contention past 50 tries");
+        });
+    }
+    let (mut made, mut with_bay, mut seats) = (0, 0, HashSet::new());
+    while let Some(r) = set.join_next().await {
+        let (s, b, bay) = r.unwrap();
+        match s {
+            201 => {
+                made += 1;
+                with_bay += usize::from(bay);
+                assert_eq!(
+                    b["bookings"].as_array().map(Vec::len),
+                    Some(1 + usize::from(bay)),
+                    "{b}"
+                );
+                assert!(seats.insert(b["units"][0]["serial"].to_string()), "a seat twice: {b}");
+            }
+            409 => assert!(
+                ["capacity_exceeded", "booking_overlap"].contains(&b["error"]["code"].as_str().unwrap()),
+                "{b}"
+            ),
+            other => panic!("{other}: {b}"),
+        }
+    }
+    assert_eq!((made, with_bay <= 1), (3, true), "made {made}, {with_bay} with the bay");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (3, 97));
+    assert_eq!(serials(ts, "SEAT", "held").await.len(), 3);
+    let (_, a) = ts
+        .get("/v1/resources/hall/availability?from=2031-05-01T10:00:00Z&to=2031-05-01T11:00:00Z")
+        .await;
+    assert_eq!(
+        (&a["slots"][0]["held"], &a["slots"][0]["free"]),
+        (&json!(3), &json!(0)),
+        "{a}"
     );
     ts.assert_audit_clean().await;
 }
