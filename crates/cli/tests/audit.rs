@@ -77,11 +77,12 @@ fn findings(r: &Value) -> Vec<String> {
 }
 
 /// The objects whose books the per-object rules prove: an allocation with a sellable return,
-/// a confirmed hold and a transfer.
+/// a confirmed hold, a transfer, and a confirmed hold with a booking line.
 struct Books {
     allocation: String,
     hold: String,
     transfer: String,
+    mixed: String,
 }
 
 async fn books_setup(ts: &TestServer) -> Books {
@@ -108,10 +109,20 @@ async fn books_setup(ts: &TestServer) -> Books {
             json!({"sku": "TR", "from": "default", "to": "WH2", "quantity": 2}),
         )
         .await);
+    let booking =
+        json!({"booking": {"resource": "BAY", "start": "2026-05-01T10:00:00Z", "end": "2026-05-01T11:00:00Z"}});
+    let mixed = id(ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "TR", "quantity": 1}, booking], "ttl_ms": 3_600_000}),
+        )
+        .await);
+    ts.ok(&format!("/v1/holds/{mixed}/confirm"), json!({})).await;
     Books {
         allocation,
         hold,
         transfer,
+        mixed,
     }
 }
 
@@ -126,7 +137,7 @@ fn book_breaks(kind: Kind, b: &Books) -> Vec<(String, String, usize)> {
              SELECT tenant, sku, delta, {held}, kind, ref, actor, location, {at} FROM ledger WHERE {filter}"
         )
     };
-    let (a, h, t) = (&b.allocation, &b.hold, &b.transfer);
+    let (a, h, t, m) = (&b.allocation, &b.hold, &b.transfer, &b.mixed);
     vec![
         // A duplicated sellable return: one unit made out of nothing.
         (
@@ -153,6 +164,12 @@ fn book_breaks(kind: Kind, b: &Books) -> Vec<(String, String, usize)> {
                 copy(format!("kind = 'transfer' AND ref = '{t}' AND delta > 0"), "held_delta")
             ),
             format!("TR: transfer {t}: 3 entries"),
+            1,
+        ),
+        // A confirmed hold's booking put back to held behind its back.
+        (
+            format!("UPDATE bookings SET status = 'held' WHERE hold_id = '{m}'"),
+            format!("BAY: hold {m}: its booking "),
             1,
         ),
     ]

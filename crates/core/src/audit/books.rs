@@ -21,6 +21,10 @@
 //! `confirmed` hold's lines are what was confirmed; a released or expired hold confirmed
 //! nothing and gave everything back; a `held` hold has neither.
 //!
+//! Per booking of a hold (a booking line): the hold exists, and the booking stands as the hold
+//! does — `held` (or `expired`, its expiry being the hold's) while the hold is held, and
+//! `confirmed`, `released` or `expired` once the hold is.
+//!
 //! Per transfer: exactly two entries, of one SKU, at two locations, that cancel out.
 
 use crate::audit::violation::AuditViolation;
@@ -211,6 +215,47 @@ pub fn hold_violations(r: &HoldAuditRow) -> Vec<AuditViolation> {
         .collect()
 }
 
+/// One booking of a hold (a booking line) as the audit reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldBookingAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The hold it names (`bookings.hold_id`).
+    pub hold_id: String,
+    /// The booking's id.
+    pub booking_id: String,
+    /// Its resource.
+    pub resource: String,
+    /// Its stored status (`None`: unknown).
+    pub booking: Option<crate::booking::BookingStatus>,
+    /// The hold's stored status (`None`: no such hold, or one of unknown status).
+    pub hold: Option<HoldStatus>,
+}
+
+/// The rule of a hold's booking (module docs); the broken one, if any.
+pub fn hold_booking_violation(r: &HoldBookingAuditRow) -> Option<AuditViolation> {
+    use crate::booking::BookingStatus as B;
+    let fits = match (r.hold, r.booking) {
+        (None, _) => false,
+        (Some(HoldStatus::Held), Some(b)) => matches!(b, B::Held | B::Expired),
+        (Some(HoldStatus::Confirmed), Some(b)) => b == B::Confirmed,
+        (Some(HoldStatus::Released), Some(b)) => b == B::Released,
+        (Some(HoldStatus::Expired), Some(b)) => b == B::Expired,
+        (Some(_), None) => false,
+    };
+    let name = |s: Option<&'static str>| s.unwrap_or("missing");
+    (!fits).then(|| {
+        let problem = format!(
+            "hold {}: its booking {} is {} while the hold is {}",
+            r.hold_id,
+            r.booking_id,
+            name(r.booking.map(|b| b.as_str())),
+            name(r.hold.map(|h| h.as_str()))
+        );
+        violation(&r.tenant, &r.resource, AuditObjectKind::Hold, &r.hold_id, problem)
+    })
+}
+
 /// The transfer rule (module docs).
 pub fn transfer_violation(r: &TransferAuditRow) -> Option<AuditViolation> {
     if r.entries == 2 && r.skus == 1 && r.locations == 2 && r.delta == 0 && r.held_delta == 0 {
@@ -358,6 +403,47 @@ mod tests {
         ] {
             let v = transfer_violation(&broken).unwrap();
             assert!(v.problem.starts_with("transfer T:"), "{}", v.problem);
+        }
+    }
+}
+
+#[cfg(test)]
+mod hold_booking_tests {
+    use super::*;
+    use crate::booking::BookingStatus as B;
+
+    #[test]
+    fn a_holds_booking_stands_as_the_hold() {
+        let row = |hold, booking| HoldBookingAuditRow {
+            tenant: "t".into(),
+            hold_id: "h".into(),
+            booking_id: "b".into(),
+            resource: "r".into(),
+            booking: Some(booking),
+            hold,
+        };
+        for (hold, booking) in [
+            (HoldStatus::Held, B::Held),
+            (HoldStatus::Held, B::Expired),
+            (HoldStatus::Confirmed, B::Confirmed),
+            (HoldStatus::Released, B::Released),
+            (HoldStatus::Expired, B::Expired),
+        ] {
+            assert_eq!(
+                hold_booking_violation(&row(Some(hold), booking)),
+                None,
+                "{hold:?} {booking:?}"
+            );
+        }
+        for (hold, booking) in [
+            (Some(HoldStatus::Confirmed), B::Held),
+            (Some(HoldStatus::Released), B::Confirmed),
+            (Some(HoldStatus::Expired), B::Held),
+            (Some(HoldStatus::Held), B::Cancelled),
+            (None, B::Held),
+        ] {
+            let v = hold_booking_violation(&row(hold, booking)).expect("a violation");
+            assert!(v.problem.contains("booking b"), "{}", v.problem);
         }
     }
 }

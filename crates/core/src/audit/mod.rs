@@ -342,6 +342,13 @@ impl Auditor {
         self.report.violations.extend(crate::audit::books::hold_violations(row));
     }
 
+    /// Judge one booking of a hold (see [`crate::audit::books`]).
+    pub fn hold_booking(&mut self, row: &crate::audit::books::HoldBookingAuditRow) {
+        self.report
+            .violations
+            .extend(crate::audit::books::hold_booking_violation(row));
+    }
+
     /// Judge one transfer (see [`crate::audit::books`]).
     pub fn transfer(&mut self, row: &crate::audit::books::TransferAuditRow) {
         self.report.transfers_checked += 1;

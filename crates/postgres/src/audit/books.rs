@@ -5,7 +5,7 @@
 use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use allot_core::audit::Auditor;
-use allot_core::books::{AllocationAuditRow, HoldAuditRow, TransferAuditRow};
+use allot_core::books::{AllocationAuditRow, HoldAuditRow, HoldBookingAuditRow, TransferAuditRow};
 use allot_core::{AllocationStatus, HoldStatus, Result};
 use futures::{pin_mut, TryStreamExt};
 
@@ -61,6 +61,12 @@ SELECT k.tenant, k.id, k.sku, (SELECT h.status FROM holds h WHERE h.tenant = k.t
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
  ORDER BY 1, 2, 3";
 
+/// Per booking of a hold: its status and its hold's.
+const HOLD_BOOKING_ROWS: &str = "
+SELECT b.tenant, b.hold_id, b.id, b.resource, b.status, h.status AS hold_status
+  FROM bookings b LEFT JOIN holds h ON h.tenant = b.tenant AND h.id = b.hold_id
+ WHERE b.hold_id IS NOT NULL AND ($1::text IS NULL OR b.tenant = $1) ORDER BY 1, 2, 3";
+
 /// Per transfer: its entries, the SKUs and locations they name, and what they add up to.
 const TRANSFER_ROWS: &str = "
 SELECT tenant, ref AS id, min(sku) AS sku, count(*)::int8 AS entries, count(DISTINCT sku)::int8 AS skus,
@@ -100,6 +106,18 @@ pub(crate) async fn books(tx: &crate::engine::conn::Tx<'_>, tenant: Option<&str>
             confirmed: r.get("confirmed"),
             confirmed_held: r.get("confirmed_held"),
             released: r.get("released"),
+        });
+    }
+    let rows = tx.query_raw(HOLD_BOOKING_ROWS, &[&tenant]).await.map_err(map_error)?;
+    pin_mut!(rows);
+    while let Some(r) = rows.try_next().await.map_err(map_error)? {
+        a.hold_booking(&HoldBookingAuditRow {
+            tenant: r.get("tenant"),
+            hold_id: r.get("hold_id"),
+            booking_id: r.get("id"),
+            resource: r.get("resource"),
+            booking: allot_core::booking::BookingStatus::parse(r.get("status")),
+            hold: r.get::<_, Option<&str>>("hold_status").and_then(HoldStatus::parse),
         });
     }
     for r in tx.query(TRANSFER_ROWS, &[&tenant]).await.map_err(map_error)? {

@@ -4,7 +4,7 @@
 
 use crate::engine::errors::map_error;
 use allot_core::audit::Auditor;
-use allot_core::books::{AllocationAuditRow, HoldAuditRow, TransferAuditRow};
+use allot_core::books::{AllocationAuditRow, HoldAuditRow, HoldBookingAuditRow, TransferAuditRow};
 use allot_core::{AllocationStatus, HoldStatus, Result};
 use rusqlite::Connection;
 
@@ -61,6 +61,12 @@ SELECT k.tenant AS tenant, k.id AS id, k.sku AS sku,
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
  ORDER BY 1, 2, 3";
 
+/// Per booking of a hold: its status and its hold's.
+const HOLD_BOOKING_ROWS: &str = "
+SELECT b.tenant, b.hold_id, b.id, b.resource, b.status, h.status AS hold_status
+  FROM bookings b LEFT JOIN holds h ON h.tenant = b.tenant AND h.id = b.hold_id
+ WHERE b.hold_id IS NOT NULL AND (?1 IS NULL OR b.tenant = ?1) ORDER BY 1, 2, 3";
+
 /// Per transfer: its entries, the SKUs and locations they name, and what they add up to.
 const TRANSFER_ROWS: &str = "
 SELECT tenant, ref AS id, min(sku) AS sku, count(*) AS entries, count(DISTINCT sku) AS skus,
@@ -72,6 +78,7 @@ SELECT tenant, ref AS id, min(sku) AS sku, count(*) AS entries, count(DISTINCT s
 pub(crate) fn books(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
     each(c, ALLOCATION_ROWS, tenant, allocation_row, |r| a.allocation(r))?;
     each(c, HOLD_ROWS, tenant, hold_row, |r| a.hold(r))?;
+    each(c, HOLD_BOOKING_ROWS, tenant, hold_booking_row, |r| a.hold_booking(r))?;
     each(c, TRANSFER_ROWS, tenant, transfer_row, |r| a.transfer(r))
 }
 
@@ -123,6 +130,20 @@ fn hold_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldAuditRow> {
         confirmed: r.get("confirmed")?,
         confirmed_held: r.get("confirmed_held")?,
         released: r.get("released")?,
+    })
+}
+
+fn hold_booking_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<HoldBookingAuditRow> {
+    Ok(HoldBookingAuditRow {
+        tenant: r.get("tenant")?,
+        hold_id: r.get("hold_id")?,
+        booking_id: r.get("id")?,
+        resource: r.get("resource")?,
+        booking: allot_core::booking::BookingStatus::parse(&r.get::<_, String>("status")?),
+        hold: r
+            .get::<_, Option<String>>("hold_status")?
+            .as_deref()
+            .and_then(HoldStatus::parse),
     })
 }
 
