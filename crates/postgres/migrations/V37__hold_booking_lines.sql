@@ -62,9 +62,11 @@ CREATE FUNCTION allot_hold_bookings_answer(p_tenant text, p_id text) RETURNS jso
       FROM bookings b WHERE b.tenant = p_tenant AND b.hold_id = p_id
 $$;
 
--- As V35's, and a hold whose booking lines no longer all stand `held` (the bookings' own
--- sweeper expired them by a later clock than this confirm's) is refused as expired: never a
--- confirm of its stock without its bookings.
+-- As V35's, and a hold whose booking lines no longer all stand `held` (a booking in their way
+-- or the bookings' sweeper expired them, by a later clock than this confirm's) is refused as
+-- expired: never a confirm of its stock without its bookings. The bookings' rows are locked
+-- (after the hold's row) before they are looked at, so an expiry of one that comes after
+-- waits for this confirm and then finds it confirmed.
 CREATE OR REPLACE FUNCTION allot_confirm_hold_at(p_tenant text, p_id text, p_at timestamptz, p_actor text)
 RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -77,9 +79,11 @@ BEGIN
         RAISE EXCEPTION 'no hold %', p_id USING ERRCODE = 'AL010', DETAIL = 'not_found';
     END IF;
     at := coalesce(p_at, clock_timestamp());
-    IF h.status = 'held' AND h.kind = 'mixed' AND EXISTS (
-        SELECT 1 FROM bookings WHERE tenant = p_tenant AND hold_id = p_id AND status <> 'held') THEN
-        PERFORM allot_hold_refusal(p_id, 'expired');
+    IF h.status = 'held' AND h.kind = 'mixed' THEN
+        PERFORM 1 FROM bookings WHERE tenant = p_tenant AND hold_id = p_id ORDER BY id FOR UPDATE;
+        IF EXISTS (SELECT 1 FROM bookings WHERE tenant = p_tenant AND hold_id = p_id AND status <> 'held') THEN
+            PERFORM allot_hold_refusal(p_id, 'expired');
+        END IF;
     END IF;
     IF h.status = 'held' AND h.expires_at > at THEN
         PERFORM allot_finish_holds(p_tenant, ARRAY[p_id], 'confirmed', at, p_actor, 'hold_confirmed');

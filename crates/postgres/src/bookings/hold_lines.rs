@@ -11,6 +11,7 @@ use crate::engine::conn::{Db, Tx};
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::{AllotError, Booking, BookingRequest, BookingStrategy, HoldRequest};
 use chrono::{DateTime, Utc};
+use tokio_postgres::error::SqlState;
 
 /// The bookings of hold `$1` of tenant `$2`, in the order of its lines.
 pub(crate) const SQL_HOLD_BOOKINGS: &str = "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\",
@@ -67,6 +68,17 @@ async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: Date
         &tenant,
         &b.hold_id,
     ];
-    tx.execute(&stmt, &params).await?;
-    Ok(b)
+    match tx.execute(&stmt, &params).await {
+        Ok(_) => Ok(b),
+        // The resource was put while this waited for its lock (V32's trigger), or a booking
+        // the check could not see is in the way: the whole hold runs again (bounded), and
+        // decides by capacity, or answers the booking in the way.
+        Err(e)
+            if e.code()
+                .is_some_and(|c| c.code() == super::PUT_RESOURCE || *c == SqlState::EXCLUSION_VIOLATION) =>
+        {
+            Err(TxErr::Retry)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
