@@ -197,7 +197,7 @@ impl BookingRequest {
                 BookingStatus::Confirmed
             },
             strategy: self.strategy,
-            expires_at: self.hold_ttl_ms.map(|t| crate::hold::expires_at(now, t)),
+            expires_at: self.hold_ttl_ms.map(|t| crate::support::instant::expires_at(now, t)),
             created_at: now,
             hold_id: self.hold_id.clone(),
         }

@@ -536,11 +536,7 @@ pub fn booking_id(hold_id: &str, i: usize) -> String {
     }
 }
 
-/// `now + ttl_ms`, saturating at the far future.
-pub fn expires_at(now: DateTime<Utc>, ttl_ms: u64) -> DateTime<Utc> {
-    now.checked_add_signed(chrono::Duration::milliseconds(ttl_ms.min(i64::MAX as u64) as i64))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
-}
+pub use crate::support::instant::expires_at;
 
 /// How the stored state of a hold answers a `confirm` that found it not `held` (or `held`
 /// but overdue): `Ok(())` when the hold is already confirmed (confirm is idempotent: the

@@ -11,6 +11,13 @@ use serde::Serializer;
 /// Longest text written here: `9999-12-31T23:59:59.999999999Z`.
 const MAX_TEXT: usize = 30;
 
+/// `now + ttl_ms`, saturating at the far future: when a hold (of stock, units or a booking)
+/// lapses.
+pub fn expires_at(now: DateTime<Utc>, ttl_ms: u64) -> DateTime<Utc> {
+    now.checked_add_signed(chrono::Duration::milliseconds(ttl_ms.min(i64::MAX as u64) as i64))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 /// `#[serde(serialize_with = "…")]` of a `DateTime<Utc>`.
 pub fn rfc3339<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     let mut buf = [0u8; MAX_TEXT];
