@@ -6,17 +6,20 @@
 //! by the live bookings in its range (overdue held ones expired on the way). The booking is
 //! `held` until the hold's expiry, with the hold's id; finishing the hold finishes it (V37).
 
-use super::{capacity, conflicts, counted, lock_resource, SQL_EXPIRE_IDS, SQL_INSERT};
+use super::{capacity, counted, guard_without_constraint, COLS, SQL_INSERT};
 use crate::engine::conn::{Db, Tx};
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::{AllotError, Booking, BookingRequest, BookingStrategy, HoldRequest};
+use allot_core::{Booking, BookingRequest, BookingStrategy, HoldRequest};
 use chrono::{DateTime, Utc};
+use std::sync::LazyLock;
 use tokio_postgres::error::SqlState;
 
 /// The bookings of hold `$1` of tenant `$2`, in the order of its lines.
-pub(crate) const SQL_HOLD_BOOKINGS: &str = "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\",
-        holder, quantity, metadata, status, strategy, expires_at, created_at, hold_id
-   FROM bookings WHERE tenant = $2 AND hold_id = $1 ORDER BY resource, lower(during), upper(during)";
+pub(crate) static SQL_HOLD_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {COLS} FROM bookings WHERE tenant = $2 AND hold_id = $1 ORDER BY resource, lower(during), upper(during)"
+    )
+});
 
 /// Take every booking line of `req` in `tx` at the hold's `now`: the bookings, in the order
 /// of the lines. Errors: a line's refusal as a booking's (`booking_overlap` naming the
@@ -36,20 +39,12 @@ pub(crate) async fn hold_booking_lines(
 }
 
 async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {
-    // As `book`: a quantity above 1 is for a put resource only, which the capacity path checks.
-    if req.quantity != 1 || lock_resource(tx, tenant, &req.resource).await? {
+    // As `book`: a quantity above 1 is for a put resource only, which the capacity path
+    // checks; else the `advisory` guard (the resource's lock, the live booking in the way,
+    // overdue held ones expired) says whether the resource was put.
+    if req.quantity != 1 || !guard_without_constraint(tx, tenant, req, now).await? {
         let r = capacity::locked_resource(tx, tenant, &req.resource, false).await?;
         return counted::counted_at(tx, tenant, req, r, now).await;
-    }
-    let (live, overdue) = conflicts(tx, tenant, req, now).await?;
-    if let Some(id) = live {
-        return Err(TxErr::Fail(AllotError::BookingOverlap {
-            conflicting_booking_id: Some(id),
-        }));
-    }
-    if !overdue.is_empty() {
-        let stmt = tx.prepare_cached(SQL_EXPIRE_IDS).await?;
-        tx.execute(&stmt, &[&overdue, &now, &tenant]).await?;
     }
     let b = req.to_booking(now);
     let (status, strategy) = (b.status.as_str(), b.strategy.name());

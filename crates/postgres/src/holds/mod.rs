@@ -73,7 +73,7 @@ async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: D
     };
     let bookings = if kind == HoldKind::Mixed {
         let stmt = c
-            .prepare_cached(crate::bookings::SQL_HOLD_BOOKINGS)
+            .prepare_cached(&crate::bookings::SQL_HOLD_BOOKINGS)
             .await
             .map_err(map_error)?;
         let rows = c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
