@@ -358,3 +358,86 @@ async fn a_confirm_in_sql_racing_the_api_has_one_outcome() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// Whether a backend of the test's database waits on a lock (the signal the tests wait on
+/// instead of sleeping).
+async fn someone_waits(c: &tokio_postgres::Client) -> bool {
+    let n: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    n > 0
+}
+
+/// A hold's booking on a resource with slots (capacity 1), confirmed in SQL on the database's
+/// clock, before its expiry, while a booking over the same slot comes through the API on a
+/// clock past that expiry. The booking reads the hold's booking as overdue and leaves it out,
+/// but must expire it, under its row's lock, before it writes: it waits for the confirm and
+/// then counts the confirmed booking (`409 capacity_exceeded`). It never books the slot twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_confirm_in_sql_at_the_expiry_edge_never_double_books() {
+    let ts = start(Kind::Postgres).await;
+    ts.create_sku("TEE", 10, 1).await;
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/hall",
+            json!({"capacity": 1, "slot_ms": 3_600_000}),
+        )
+        .await;
+    assert!(s == 200 || s == 201, "{b}");
+    let slot = ("2031-05-01T10:00:00Z", "2031-05-01T11:00:00Z");
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "TEE", "quantity": 1},
+                             {"booking": {"resource": "hall", "start": slot.0, "end": slot.1}}],
+                   "ttl_ms": 60_000}),
+        )
+        .await;
+    let id = id_of(&h);
+    let (mut c, fns) = session(&ts).await;
+    let tx = c.transaction().await.unwrap();
+    let answer: Value = tx
+        .query_one(&format!("SELECT {fns}.confirm_hold($1)"), &[&id])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(answer["status"], "allocated", "{answer}");
+    // The server's clock (not the database's) is now past the hold's expiry.
+    ts.advance_past(&h["expires_at"]);
+    let booking = tokio::spawn({
+        let api = ts.api.clone();
+        async move {
+            api.post(
+                "/v1/resources/hall/bookings",
+                json!({"start": slot.0, "end": slot.1, "holder": "walk-in"}),
+            )
+            .await
+        }
+    });
+    let (watch, _) = session(&ts).await;
+    for _ in 0..500 {
+        if booking.is_finished() || someone_waits(&watch).await {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tx.commit().await.unwrap();
+    let (s, b) = booking.await.unwrap();
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (409, Some("capacity_exceeded")),
+        "the slot is the confirmed hold's: {b}"
+    );
+    let (_, booked) = ts
+        .get(&format!("/v1/bookings/{}", h["bookings"][0]["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(booked["status"], "confirmed", "{booked}");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}

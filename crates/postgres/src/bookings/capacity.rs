@@ -100,48 +100,92 @@ async fn pool_of<C: Db>(c: &C, tenant: &str, pool: &str) -> TxResult<Option<Pool
     .await
 }
 
-/// The blocking bookings at `now` of `resources` overlapping `[from, to)` (the inner query
-/// reads what the GiST index serves, as the conflict check does).
+/// The bookings of `resources` overlapping `[from, to)` that block at `now`, and the ids of
+/// the held ones among them past their expiry (which no longer count, but which only a write
+/// may rule out: see [`expire_overdue`]). The inner query reads what the GiST index serves,
+/// as the conflict check does.
 async fn counted<C: Db>(
     c: &C,
     tenant: &str,
     resources: &[String],
     (from, to): (DateTime<Utc>, DateTime<Utc>),
     now: DateTime<Utc>,
-) -> TxResult<Vec<Counted>> {
+) -> TxResult<(Vec<Counted>, Vec<String>)> {
     let stmt = c
         .prepare_cached(
-            "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\", quantity, status FROM (
+            "SELECT id, resource, lower(during) AS start, upper(during) AS \"end\", quantity, status,
+                    status = 'held' AND expires_at <= $5 AS overdue FROM (
                  SELECT * FROM bookings
                   WHERE resource_hash = ANY(ARRAY(SELECT allot_resource_hash($1, r) FROM unnest($2::text[]) r))
                     AND during && tstzrange($3, $4, '[)')
-                    AND (status = 'confirmed' OR (status = 'held' AND expires_at > $5))
+                    AND status IN ('confirmed', 'held')
                  OFFSET 0) b
               WHERE tenant = $1 AND resource = ANY($2)",
         )
         .await?;
     let rows = c.query(&stmt, &[&tenant, &resources, &from, &to, &now]).await?;
-    Ok(rows
-        .iter()
-        .map(|r| Counted {
+    let (mut live, mut overdue) = (Vec::with_capacity(rows.len()), Vec::new());
+    for r in &rows {
+        if r.get::<_, bool>("overdue") {
+            overdue.push(r.get("id"));
+            continue;
+        }
+        live.push(Counted {
             id: r.get("id"),
             resource: r.get("resource"),
             start: r.get("start"),
             end: r.get("end"),
             quantity: i64::from(r.get::<_, i32>("quantity")),
             held: r.get::<_, &str>("status") == "held",
-        })
-        .collect())
+        });
+    }
+    Ok((live, overdue))
 }
 
-/// What a decision on `r` about `[start, end)` needs, read at `now`.
+/// Expire the held bookings `ids` that a decision at `now` left out as past their expiry,
+/// before it writes: each must still be held and overdue when its row is locked. One that a
+/// confirm or extend (of its booking or of its hold) kept alive meanwhile — decided on an
+/// earlier clock, under its row's lock rather than the resource's — is not expired, and the
+/// decision, which did not count it, runs again (`Retry`, bounded): never a double booking
+/// across the instant of an expiry.
+pub(crate) async fn expire_overdue(tx: &Tx<'_>, tenant: &str, ids: &[String], now: DateTime<Utc>) -> TxResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE bookings SET status = 'expired', status_at = $2
+              WHERE tenant = $3 AND id = ANY($1) AND status = 'held' AND expires_at <= $2",
+        )
+        .await?;
+    let expired = tx.execute(&stmt, &[&ids, &now, &tenant]).await?;
+    if expired < ids.len() as u64 {
+        return Err(TxErr::Retry);
+    }
+    Ok(())
+}
+
+/// What a decision on `r` about `[start, end)` needs, read at `now` (a read: a decision
+/// that writes takes [`picture_to_write`]).
 pub(crate) async fn picture<C: Db>(
+    c: &C,
+    tenant: &str,
+    r: Resource,
+    range: (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+) -> TxResult<Picture> {
+    Ok(picture_and_overdue(c, tenant, r, range, now).await?.0)
+}
+
+/// [`picture`], and the ids of the held bookings in its span it left out as past their
+/// expiry: the decision expires them ([`expire_overdue`]) before it writes.
+pub(crate) async fn picture_and_overdue<C: Db>(
     c: &C,
     tenant: &str,
     r: Resource,
     (start, end): (DateTime<Utc>, DateTime<Utc>),
     now: DateTime<Utc>,
-) -> TxResult<Picture> {
+) -> TxResult<(Picture, Vec<String>)> {
     let mut pools = Vec::new();
     let members_stmt = c
         .prepare_cached("SELECT resource FROM resource_pools WHERE tenant = $1 AND pool = $2 ORDER BY resource")
@@ -171,17 +215,18 @@ pub(crate) async fn picture<C: Db>(
     // Both reads in one round trip (the connection pipelines them).
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&tenant, &r.resource, &span.0, &span.1];
     let (bookings, overrides) = tokio::join!(counted(c, tenant, &names, span, now), c.query(&stmt, &params));
-    let bookings = bookings?;
+    let (bookings, overdue) = bookings?;
     let overrides = overrides?
         .iter()
         .map(|row| (row.get(0), row.get::<_, i32>(1).max(0) as u32))
         .collect();
-    Ok(Picture {
+    let p = Picture {
         resource: r,
         pools,
         overrides,
         bookings,
-    })
+    };
+    Ok((p, overdue))
 }
 
 fn json<T: serde::Serialize>(v: &T) -> TxResult<serde_json::Value> {

@@ -27,26 +27,6 @@ const SQL_INSERT: &str =
                            quantity, slotted, counted, slots, hold_id)
      VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true, $14, $15)";
 
-/// Expire the held bookings of resource `$2` of tenant `$1` past their expiry (`$5`) that
-/// overlap `[$3, $4)`: on a put resource without slots its rows stand inside the exclusion
-/// constraint, which would still see them.
-const SQL_EXPIRE_IN_RANGE: &str = "UPDATE bookings SET status = 'expired', status_at = $5
-     WHERE resource_hash = allot_resource_hash($1, $2) AND tenant = $1 AND resource = $2
-       AND during && tstzrange($3, $4, '[)') AND status = 'held' AND expires_at <= $5";
-
-/// Expire the overdue holds of `resource` in `[start, end)` (see [`SQL_EXPIRE_IN_RANGE`]).
-async fn expire_in_range(
-    tx: &Tx<'_>,
-    tenant: &str,
-    resource: &str,
-    (start, end): Range,
-    now: DateTime<Utc>,
-) -> TxResult<()> {
-    let stmt = tx.prepare_cached(SQL_EXPIRE_IN_RANGE).await?;
-    tx.execute(&stmt, &[&tenant, &resource, &start, &end, &now]).await?;
-    Ok(())
-}
-
 /// Insert `b`; `slots`: the slots it takes on a resource with slots (its events carry them).
 async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slots: Option<&serde_json::Value>) -> TxResult<()> {
     let (status, strategy) = (b.status.as_str(), b.strategy.name());
@@ -192,7 +172,7 @@ pub(super) async fn counted_at(
     now: DateTime<Utc>,
 ) -> TxResult<Booking> {
     check_quantity(&r, req.quantity)?;
-    let mut p = capacity::picture(tx, tenant, r, (req.start, req.end), now).await?;
+    let (mut p, overdue) = capacity::picture_and_overdue(tx, tenant, r, (req.start, req.end), now).await?;
     let ask = Ask {
         start: req.start,
         end: req.end,
@@ -201,9 +181,11 @@ pub(super) async fn counted_at(
         now,
     };
     refusal(judge(&p, &ask)?)?;
+    // The overdue held bookings the judge left out (on a resource without slots, also out of
+    // the exclusion constraint's way).
+    capacity::expire_overdue(tx, tenant, &overdue, now).await?;
     let b = req.to_booking(now);
     let Some(cover) = fill::cover(&p, req.start, req.end) else {
-        expire_in_range(tx, tenant, &req.resource, (req.start, req.end), now).await?;
         insert(tx, tenant, &b, None).await?;
         return Ok(b);
     };
@@ -249,7 +231,7 @@ impl PgStore {
             }
             let quantity = to.quantity.unwrap_or(b.quantity);
             check_quantity(&r, quantity)?;
-            let p = capacity::picture(tx, tenant, r, (to.start, to.end), now).await?;
+            let (p, overdue) = capacity::picture_and_overdue(tx, tenant, r, (to.start, to.end), now).await?;
             let ask = Ask {
                 start: to.start,
                 end: to.end,
@@ -259,9 +241,7 @@ impl PgStore {
             };
             refusal(judge(&p, &ask)?)?;
             let slotted = p.resource.slot_ms.is_some();
-            if !slotted {
-                expire_in_range(tx, tenant, &resource, (to.start, to.end), now).await?;
-            }
+            capacity::expire_overdue(tx, tenant, &overdue, now).await?;
             let stmt = tx
                 .prepare_cached(
                     "UPDATE bookings SET during = tstzrange($3, $4, '[)'), quantity = $5, rescheduled_at = $6,

@@ -166,7 +166,11 @@ async fn decide_all<'a>(
     let now = store.now();
     let mut pictures: BTreeMap<(&str, &str), Picture> = BTreeMap::new();
     for (((t, r), span), config) in spans.iter().zip(configs) {
-        pictures.insert((t, r), capacity::picture(tx, t, config, *span, now).await?);
+        let (p, overdue) = capacity::picture_and_overdue(tx, t, config, *span, now).await?;
+        // The overdue held bookings the pictures leave out are expired first (a booking kept
+        // alive meanwhile sends the batch back to the per-request path).
+        capacity::expire_overdue(tx, t, &overdue, now).await?;
+        pictures.insert((t, r), p);
     }
     let verdicts = items
         .iter()

@@ -1,6 +1,7 @@
 //! A hold's booking lines (`POST /v1/holds` with `{"booking":{…}}` lines, issue 57), taken in
 //! the hold's own transaction after its stock and unit lines (the lock order across kinds:
-//! stock rows, units, then each resource in (resource, start, end) order, then its pools).
+//! stock rows, units, then every resource the lines name by ascending key, then every pool
+//! of theirs by ascending key, as a batch of bookings takes them).
 //! Each line is decided as an `advisory` booking is: the resource's transaction-scoped lock,
 //! then a resource that was put is judged by its capacity and rules (`counted.rs`), any other
 //! by the live bookings in its range (overdue held ones expired on the way). The booking is
@@ -30,12 +31,35 @@ pub(crate) async fn hold_booking_lines(
     req: &HoldRequest,
     now: DateTime<Utc>,
 ) -> TxResult<Vec<Booking>> {
+    lock_all(tx, tenant, req).await?;
     let mut taken = Vec::with_capacity(req.bookings.len());
     for i in 0..req.bookings.len() {
         let line = req.booking_request(i, BookingStrategy::Advisory);
         taken.push(booking_line(tx, tenant, &line, now).await?);
     }
     Ok(taken)
+}
+
+/// Take, before any line is decided, the locks of every resource the lines name (ascending
+/// key) and then of every pool those are in (ascending key), as a batch of bookings does: a
+/// line's own locks (its resource, then its pools) are then taken again, which costs nothing.
+/// Taken line by line instead, a hold of two resources sharing a pool would hold its first
+/// resource's pool while it waits for its second resource, whose booking waits for the pool.
+async fn lock_all(tx: &Tx<'_>, tenant: &str, req: &HoldRequest) -> TxResult<()> {
+    let mut names: Vec<&str> = req.bookings.iter().map(|b| b.resource.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() < 2 {
+        return Ok(());
+    }
+    capacity::lock_keys(tx, names.iter().map(|r| super::resource_key(tenant, r)).collect()).await?;
+    let mut pools = Vec::new();
+    for r in names {
+        if let Some(put) = capacity::resource_of(tx, tenant, r).await? {
+            pools.extend(put.pools);
+        }
+    }
+    capacity::lock_pools(tx, tenant, &pools).await
 }
 
 async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {

@@ -342,6 +342,35 @@ pub(crate) fn hold_refusal(e: tokio_postgres::Error, id: &str) -> TxErr {
     })
 }
 
+/// A hold's bookings expire with it: move each to `until`. Each must still be held and live at
+/// `now` when its row is locked; one a booking in its way expired on a later clock (which no
+/// longer counts it) refuses the extension as the hold's expiry: never a hold extended past
+/// bookings it lost, which no confirm could then take.
+async fn extend_bookings(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    id: &str,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "WITH moved AS (
+                 UPDATE bookings SET expires_at = $3
+                  WHERE tenant = $2 AND hold_id = $1 AND status = 'held' AND expires_at > $4 RETURNING 1)
+             SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM bookings WHERE tenant = $2 AND hold_id = $1)",
+        )
+        .await?;
+    let row = tx.query_one(&stmt, &[&id, &tenant, &until, &now]).await?;
+    if row.get::<_, i64>(0) < row.get::<_, i64>(1) {
+        return Err(TxErr::Fail(AllotError::HoldNotActive {
+            id: id.to_string(),
+            status: HoldStatus::Expired,
+        }));
+    }
+    Ok(())
+}
+
 impl PgStore {
     async fn try_extend(
         &self,
@@ -359,14 +388,8 @@ impl PgStore {
                 .prepare_cached("UPDATE holds SET expires_at = $3, extended_at = $4 WHERE tenant = $2 AND id = $1")
                 .await?;
             tx.execute(&stmt, &[&id, &tenant, &until, &now]).await?;
-            // A hold's bookings expire with it.
             if locked.get::<_, &str>("kind") == HoldKind::Mixed.as_str() {
-                let stmt = tx
-                    .prepare_cached(
-                        "UPDATE bookings SET expires_at = $3 WHERE tenant = $2 AND hold_id = $1 AND status = 'held'",
-                    )
-                    .await?;
-                tx.execute(&stmt, &[&id, &tenant, &until]).await?;
+                extend_bookings(tx, tenant, id, until, now).await?;
             }
             let stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;
             let row = tx.query_one(&stmt, &[&id, &tenant]).await?;
