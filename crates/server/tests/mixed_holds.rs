@@ -17,7 +17,8 @@ conformance!(
     holds_of_every_kind_under_a_storm_never_overbook,
     mixed_holds_under_a_storm_are_all_or_nothing,
     lines_in_opposite_orders_never_deadlock,
-    booking_lines_sharing_a_pool_with_bookings_never_deadlock
+    booking_lines_sharing_a_pool_with_bookings_never_deadlock,
+    unit_lines_by_serial_take_those_units_or_none
 );
 
 async fn receive(api: &Api, sku: &str, n: usize) {
@@ -601,5 +602,100 @@ async fn pool_storm(ts: &TestServer) {
         r.unwrap();
     }
     assert_eq!(held_and_available(&ts.sku("TEE").await), (0, 1_000));
+    ts.assert_audit_clean().await;
+}
+
+fn by_serials(tee: i64, serials: &[&str]) -> Value {
+    json!({"lines": [{"sku": "TEE", "quantity": tee},
+                     {"units": {"sku": "SEAT", "quantity": serials.len(), "serials": serials}}],
+           "ttl_ms": 60_000})
+}
+
+/// A unit line naming its units by serial holds those very units, or refuses the whole hold
+/// (`409 insufficient_stock` counting how many of them are free, the stock untouched); its
+/// shape is checked first (`400` naming the line). Holds racing for overlapping pairs of
+/// seats: each seat in at most one hold, every hold all or nothing.
+async fn unit_lines_by_serial_take_those_units_or_none(ts: &TestServer) {
+    ts.create_sku("TEE", 100, 1).await;
+    receive(ts, "SEAT", 12).await;
+    let h = ts.ok("/v1/holds", by_serials(1, &["SEAT-007", "SEAT-003"])).await;
+    let taken: Vec<&str> = h["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(taken, ["SEAT-003", "SEAT-007"], "{h}");
+    assert_eq!(serials(ts, "SEAT", "held").await, ["SEAT-003", "SEAT-007"]);
+    // One of them taken, one unknown: refused whole, nothing else held.
+    for named in [&["SEAT-001", "SEAT-003"][..], &["SEAT-001", "NOPE"][..]] {
+        let (s, b) = ts.post("/v1/holds", by_serials(2, named)).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_str(), &b["error"]["line"]),
+            (409, Some("insufficient_stock"), &json!(1)),
+            "{b}"
+        );
+        assert_eq!(b["error"]["available"], 1, "{b}");
+    }
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (1, 99), "nothing more taken");
+    assert_eq!(serials(ts, "SEAT", "held").await.len(), 2);
+    // Shapes: a count that is not `quantity`, a serial twice, serials with `order_by`.
+    for units in [
+        json!({"sku": "SEAT", "quantity": 2, "serials": ["SEAT-001"]}),
+        json!({"sku": "SEAT", "quantity": 2, "serials": ["SEAT-001", "SEAT-001"]}),
+        json!({"sku": "SEAT", "quantity": 1, "serials": ["SEAT-001"], "order_by": ["serial"]}),
+    ] {
+        let body = json!({"lines": [{"sku": "TEE", "quantity": 1}, {"units": units}], "ttl_ms": 60_000});
+        let (s, b) = ts.post("/v1/holds", body).await;
+        assert!(
+            (s == 400 || s == 422) && b["error"]["message"].as_str().unwrap().contains("lines[1]"),
+            "{b}"
+        );
+    }
+    // Released: the same seats again; confirmed: allocated.
+    ts.ok(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+        .await;
+    let again = ts.ok("/v1/holds", by_serials(1, &["SEAT-003", "SEAT-007"])).await;
+    ts.ok(
+        &format!("/v1/holds/{}/confirm", again["id"].as_str().unwrap()),
+        json!({}),
+    )
+    .await;
+    assert_eq!(serials(ts, "SEAT", "allocated").await, ["SEAT-003", "SEAT-007"]);
+
+    // The race: pairs (i, i+1) of the free seats 008..=011 and 000..=002, many at once.
+    let free = [
+        "SEAT-000", "SEAT-001", "SEAT-002", "SEAT-008", "SEAT-009", "SEAT-010", "SEAT-011",
+    ];
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..free.len() - 1 {
+        for _ in 0..3 {
+            let api = ts.api.clone();
+            let pair = [free[i], free[i + 1]];
+            set.spawn(async move { (pair, api.post("/v1/holds", by_serials(1, &pair)).await) });
+        }
+    }
+    let mut held: Vec<String> = Vec::new();
+    let mut made = 0;
+    while let Some(r) = set.join_next().await {
+        let (pair, (s, b)) = r.unwrap();
+        match s {
+            201 => {
+                made += 1;
+                held.extend(pair.iter().map(|p| p.to_string()));
+            }
+            409 => assert_eq!(b["error"]["code"], "insufficient_stock", "{b}"),
+            _ => panic!("{s}: {b}"),
+        }
+    }
+    held.sort();
+    let unique: HashSet<&String> = held.iter().collect();
+    assert_eq!(unique.len(), held.len(), "a seat in two holds: {held:?}");
+    assert_eq!(serials(ts, "SEAT", "held").await, held, "the held seats are the holds'");
+    assert_eq!(
+        held_and_available(&ts.sku("TEE").await),
+        (made, 99 - made),
+        "one tee per hold made"
+    );
     ts.assert_audit_clean().await;
 }

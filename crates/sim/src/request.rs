@@ -409,14 +409,20 @@ fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
 }
 
 /// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
-fn hold_lines_json(lines: &[(&str, i64)], units: &[(&str, i64)], bookings: &[crate::ops::HoldBooking]) -> Value {
+fn hold_lines_json(
+    lines: &[(&str, i64)],
+    units: &[crate::ops::HoldUnits],
+    bookings: &[crate::ops::HoldBooking],
+) -> Value {
     let mut all = lines_json(lines);
     if let Value::Array(a) = &mut all {
-        a.extend(
-            units
-                .iter()
-                .map(|(sku, q)| json!({"units": {"sku": sku, "quantity": q}})),
-        );
+        a.extend(units.iter().map(|(sku, q, serials)| {
+            let mut line = json!({"sku": sku, "quantity": q});
+            if let Some(serials) = serials {
+                line["serials"] = serials.iter().map(|n| format!("S{n}")).collect();
+            }
+            json!({ "units": line })
+        }));
         a.extend(bookings.iter().map(|(resource, start_h, hours, q)| {
             json!({"booking": {"resource": resource, "start": window_at(*start_h),
                                "end": window_at(start_h + hours), "quantity": q}})

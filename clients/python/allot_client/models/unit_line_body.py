@@ -28,11 +28,17 @@ class UnitLineBody:
             quantity (int): How many units, 1..=`max_unit_claim`.
             sku (str): The SKU (unit-tracked).
             order_by (list[str] | Unset): As a unit claim's `order_by`.
+            serials (list[str] | None | Unset): The very units to hold, by serial: exactly `quantity` of them, each once,
+                not with
+                `order_by` (`400` naming the line otherwise). All of them or none: one that is not
+                available (unknown, claimed, held) refuses the hold with `409 insufficient_stock`,
+                `available` counting those of them that are.
      """
 
     quantity: int
     sku: str
     order_by: list[str] | Unset = UNSET
+    serials: list[str] | None | Unset = UNSET
 
 
 
@@ -49,6 +55,16 @@ class UnitLineBody:
 
 
 
+        serials: list[str] | None | Unset
+        if isinstance(self.serials, Unset):
+            serials = UNSET
+        elif isinstance(self.serials, list):
+            serials = self.serials
+
+
+        else:
+            serials = self.serials
+
 
         field_dict: dict[str, Any] = {}
 
@@ -58,6 +74,8 @@ class UnitLineBody:
         })
         if order_by is not UNSET:
             field_dict["order_by"] = order_by
+        if serials is not UNSET:
+            field_dict["serials"] = serials
 
         return field_dict
 
@@ -73,10 +91,29 @@ class UnitLineBody:
         order_by = cast(list[str], d.pop("order_by", UNSET))
 
 
+        def _parse_serials(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                serials_type_0 = cast(list[str], data)
+
+                return serials_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        serials = _parse_serials(d.pop("serials", UNSET))
+
+
         unit_line_body = cls(
             quantity=quantity,
             sku=sku,
             order_by=order_by,
+            serials=serials,
         )
 
         return unit_line_body

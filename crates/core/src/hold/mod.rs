@@ -256,6 +256,12 @@ pub struct UnitLineBody {
     /// As a unit claim's `order_by`.
     #[serde(default)]
     pub order_by: Vec<String>,
+    /// The very units to hold, by serial: exactly `quantity` of them, each once, not with
+    /// `order_by` (`400` naming the line otherwise). All of them or none: one that is not
+    /// available (unknown, claimed, held) refuses the hold with `409 insufficient_stock`,
+    /// `available` counting those of them that are.
+    #[serde(default)]
+    pub serials: Option<Vec<String>>,
 }
 
 /// `POST /v1/holds/{id}/confirm` body, optional: without `lines` the whole hold is confirmed.
@@ -426,6 +432,8 @@ pub struct UnitLine {
     pub quantity: i64,
     /// Order keys (validated).
     pub order_by: Vec<crate::unit::OrderKey>,
+    /// The units by serial, sorted (validated; empty: any `quantity` in `order_by`'s order).
+    pub serials: Vec<String>,
 }
 
 /// A validated booking line of a hold.
@@ -487,6 +495,7 @@ impl HoldRequest {
             strategy,
             hold_ttl_ms: Some(self.ttl_ms),
             actor: self.take.actor.clone(),
+            serials: line.serials.clone(),
         }
     }
 

@@ -41,7 +41,7 @@ pub fn extend(body: &crate::hold::ExtendBody, limits: &Limits) -> Result<u64> {
 
 /// Validate `POST /v1/holds`: 1..=`max_lines` lines, each either a stock line (checked as
 /// an allocation's) or a unit line (checked as a unit claim's: quantity
-/// 1..=`max_unit_claim`, `order_by`), never both; each SKU once across all lines; and
+/// 1..=`max_unit_claim`, `order_by`, or exactly `quantity` distinct `serials`), never both; each SKU once across all lines; and
 /// `min_hold_ttl_ms <= ttl_ms <= max_hold_ttl_ms` (below is `invalid_request`, above
 /// `limit_exceeded`). A refusal of a line names it (`lines[i]`).
 pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> Result<HoldRequest> {
@@ -129,6 +129,10 @@ fn stock_lines(
 fn of_line(i: usize, e: AllotError) -> AllotError {
     match e {
         AllotError::InvalidRequest(m) => AllotError::InvalidRequest(format!("lines[{i}]: {m}")),
+        AllotError::Unprocessable { rule, message } => AllotError::Unprocessable {
+            rule,
+            message: format!("lines[{i}]: {message}"),
+        },
         other => other,
     }
 }
@@ -136,18 +140,28 @@ fn of_line(i: usize, e: AllotError) -> AllotError {
 /// A unit line, checked as a unit claim of hold `id` is.
 fn unit_line(id: &str, u: crate::hold::UnitLineBody, limits: &Limits) -> Result<crate::hold::UnitLine> {
     let body = crate::unit::UnitAllocationBody {
-        sku: u.sku,
+        sku: u.sku.clone(),
         quantity: u.quantity,
-        order_by: u.order_by,
+        order_by: u.order_by.clone(),
         allow_partial: false,
         strategy: None,
         hold_ttl_ms: None,
     };
     let claim =
         crate::unit::validate::unit_claim(id.to_string(), body, crate::strategy::UnitStrategy::Serialized, limits)?;
+    let serials = match u.serials {
+        None => Vec::new(),
+        Some(_) if !claim.order_by.is_empty() => {
+            return Err(AllotError::invalid(
+                "serials: a line names its units by serial or orders them by order_by, not both",
+            ))
+        }
+        Some(raw) => crate::unit::validate::serials(raw, claim.quantity, limits)?,
+    };
     Ok(crate::hold::UnitLine {
         sku: claim.sku,
         quantity: claim.quantity,
         order_by: claim.order_by,
+        serials,
     })
 }

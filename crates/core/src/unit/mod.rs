@@ -202,6 +202,9 @@ pub struct UnitClaim {
     pub hold_ttl_ms: Option<u64>,
     /// Who claims (the API key's id), for the ledger.
     pub actor: Option<String>,
+    /// The very units to take, by serial, sorted (a hold's unit line only; empty: the first
+    /// `quantity` free ones in `order_by`'s order).
+    pub serials: Vec<String>,
 }
 
 /// The answer of a unit claim.

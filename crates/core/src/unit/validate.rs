@@ -95,5 +95,33 @@ pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, 
         strategy,
         hold_ttl_ms,
         actor: None,
+        serials: Vec::new(),
     })
+}
+
+/// Validate the `serials` of a hold's unit line of `quantity` units: exactly `quantity` of
+/// them, each an identifier (as a received unit's serial), each once; sorted (the order the
+/// units are locked in).
+pub(crate) fn serials(raw: Vec<String>, quantity: i64, limits: &Limits) -> Result<Vec<String>> {
+    if raw.len() as i64 != quantity {
+        return Err(AllotError::invalid(format!(
+            "serials: {} serials for a quantity of {quantity} (name exactly `quantity` units)",
+            raw.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    for s in &raw {
+        if s.is_empty() {
+            return Err(AllotError::invalid("serials: a serial must not be empty"));
+        }
+        out.push(unit_identifier("serials", s, limits)?);
+    }
+    out.sort_unstable();
+    if let Some(w) = out.windows(2).find(|w| w[0] == w[1]) {
+        return Err(AllotError::breaks(
+            Rule::DuplicateSerial,
+            format!("serials names `{}` twice", w[0]),
+        ));
+    }
+    Ok(out)
 }

@@ -49,6 +49,18 @@ pub(crate) fn hold_line_sql(order: &str) -> String {
     )
 }
 
+/// The statement of a unit line of a hold that names its units by serial (`$10`, sorted):
+/// those of them still available, locked in id order, waiting for a claim that holds one to
+/// end (never skipping it: the line wants that very unit). All or none, as any line.
+pub(crate) fn hold_line_by_serials_sql() -> String {
+    claim_sql_for(
+        "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
+            AND serial = ANY($10::text[]) ORDER BY id FOR UPDATE",
+        "id",
+        Record::HoldLine,
+    )
+}
+
 fn claim_sql_for(picked: &str, order: &str, record: Record) -> String {
     let record_of = record;
     let record = if record == Record::HoldLine {
@@ -104,6 +116,15 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
 /// tenant.
 pub(crate) const SQL_UNIT_SHORT: &str = "SELECT
     (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8
+      AS visible,
+    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
+    EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
+             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3) AS overdue";
+
+/// [`SQL_UNIT_SHORT`] for a claim of named units: `visible` counts those of serials `$2`
+/// available now.
+pub(crate) const SQL_UNIT_SHORT_SERIALS: &str = "SELECT
+    (SELECT count(*) FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' AND serial = ANY($2::text[]))::int8
       AS visible,
     (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
     EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
@@ -167,7 +188,7 @@ pub(crate) async fn run_claim<C: Db>(
     sql: &str,
     req: &UnitClaim,
     p: &ClaimParams,
-    ids: Option<&Vec<i64>>,
+    ids: Option<&(dyn ToSql + Sync)>,
 ) -> TxResult<Attempt> {
     let stmt = c.prepare_text(sql).await?;
     let strategy = req.strategy.name();
@@ -197,8 +218,13 @@ pub(crate) async fn run_claim<C: Db>(
             created_at: p.now,
         }));
     }
-    let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
-    let row = c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?;
+    let row = if req.serials.is_empty() {
+        let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
+        c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?
+    } else {
+        let stmt = c.prepare_cached(SQL_UNIT_SHORT_SERIALS).await?;
+        c.query_one(&stmt, &[&req.sku, &req.serials, &p.now, &tenant]).await?
+    };
     match row.get::<_, Option<&str>>("tracking") {
         None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
         Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),

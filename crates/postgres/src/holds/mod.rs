@@ -227,9 +227,15 @@ async fn hold_unit_line(
     now: DateTime<Utc>,
 ) -> TxResult<Vec<Unit>> {
     let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
-    let sql = crate::engine::unit_claims::hold_line_sql(&allot_core::unit::order_by_sql(&claim.order_by, true));
+    let (sql, named) = if claim.serials.is_empty() {
+        let order = allot_core::unit::order_by_sql(&claim.order_by, true);
+        (crate::engine::unit_claims::hold_line_sql(&order), None)
+    } else {
+        let serials: &(dyn tokio_postgres::types::ToSql + Sync) = &claim.serials;
+        (crate::engine::unit_claims::hold_line_by_serials_sql(), Some(serials))
+    };
     let p = crate::engine::unit_claims::ClaimParams::new(&claim, claim.quantity, now);
-    match crate::engine::unit_claims::run_claim(tx, tenant, &sql, &claim, &p, None).await? {
+    match crate::engine::unit_claims::run_claim(tx, tenant, &sql, &claim, &p, named).await? {
         crate::engine::unit_claims::Attempt::Claimed(a) => Ok(a.units),
         crate::engine::unit_claims::Attempt::Short {
             visible,

@@ -306,6 +306,7 @@ mod tests {
             strategy: UnitStrategy::Batched,
             hold_ttl_ms: None,
             actor: None,
+            serials: Vec::new(),
         }
     }
 

@@ -152,10 +152,21 @@ impl PgStore {
                 // Short: everything rolls back. `run_claim` with the ids we got computes the
                 // short report (visible / tracking / overdue) without claiming.
                 let sql = locked_ids_sql(order, p.status == AllocationStatus::Held);
-                Ok(match run_claim(tx, tenant, &sql, req, p, Some(&got)).await? {
-                    Attempt::Claimed(a) if (got.len() as i64) >= p.least => Decided::Commit(a),
-                    other => Decided::Rollback(other),
-                })
+                Ok(
+                    match run_claim(
+                        tx,
+                        tenant,
+                        &sql,
+                        req,
+                        p,
+                        Some(&got as &(dyn tokio_postgres::types::ToSql + Sync)),
+                    )
+                    .await?
+                    {
+                        Attempt::Claimed(a) if (got.len() as i64) >= p.least => Decided::Commit(a),
+                        other => Decided::Rollback(other),
+                    },
+                )
             })
             .await?;
         Ok(claimed(written))

@@ -285,6 +285,12 @@ fn unit_claim_bounds(l: &Limits, s: &Names, hold: Value) -> Vec<(&'static str, &
         ("UnitLineBody", "sku", name(l)),
         ("UnitLineBody", "quantity", int(1, l.max_unit_claim)),
         ("UnitLineBody", "order_by", order_by),
+        (
+            "UnitLineBody",
+            "serials",
+            json!({"minItems": 1, "maxItems": l.max_unit_claim, "uniqueItems": true,
+                   "items": ident(1, l.max_unit_field_len)}),
+        ),
     ]
 }
 

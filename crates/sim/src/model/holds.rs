@@ -44,17 +44,19 @@ impl Model {
     /// until the hold's expiry, decided as a booking is), all or nothing.
     pub(super) fn hold(
         &mut self,
-        (lines, unit_lines, bookings): (Lines<'_>, Lines<'_>, &[BookingLine<'_>]),
+        (lines, units, bookings): (Lines<'_>, &[crate::ops::HoldUnits], &[BookingLine<'_>]),
         ttl_ms: i64,
         place: &Place,
     ) -> Result<Done, AllotError> {
         let lines = sorted(lines);
         let from = self.place_lines_finishing(&lines, place)?;
         let id = self.new_id("h");
-        let unit_lines = sorted(unit_lines);
+        let unit_lines: Vec<(&str, i64)> = units.iter().map(|(sku, q, _)| (*sku, *q)).collect();
+        let unit_lines = sorted(&unit_lines);
+        let named = |sku: &str| units.iter().find(|u| u.0 == sku).and_then(|u| u.2.as_deref());
         let skips = !lines.is_empty() && self.mutation == Some(super::Mutation::MixedHoldSkipsUnits);
         for (i, (sku, q)) in unit_lines.iter().enumerate().filter(|_| !skips) {
-            if let Err(e) = self.hold_unit_line(&id, (sku, *q)) {
+            if let Err(e) = self.hold_unit_line(&id, (sku, *q), named(sku)) {
                 // Nothing is taken: the lines before give their units back.
                 for (sku, _) in &unit_lines[..i] {
                     self.free_units_of(&id, sku);

@@ -165,6 +165,17 @@ impl Model {
         free
     }
 
+    /// The places of those of `sku`'s units named by `serials` (`S{n}`) that are free.
+    fn pick_named(&self, sku: &str, serials: &[u32]) -> Vec<usize> {
+        let names: Vec<String> = serials.iter().map(|n| format!("S{n}")).collect();
+        (0..self.units.len())
+            .filter(|&i| {
+                let u = &self.units[i];
+                u.sku == sku && u.claim.is_none() && names.contains(&u.serial)
+            })
+            .collect()
+    }
+
     /// Finish every hold (of `sku`'s, when given) that expired and is not finished yet, as
     /// a store's writer or sweeper does: its units become free. How many holds.
     pub(super) fn finalise_overdue(&mut self, sku: Option<&str>) -> usize {
@@ -192,17 +203,28 @@ impl Model {
     }
 
     /// Take the unit line `(sku, quantity)` of hold `id` (its units then name it), as a unit
-    /// claim picks: overdue holds of the SKU finished and the pick run again when too few are
-    /// free. Errors: `not_found`, `wrong_tracking`, `insufficient_stock`.
-    pub(super) fn hold_unit_line(&mut self, id: &str, (sku, quantity): (&str, i64)) -> Result<(), AllotError> {
+    /// claim picks, or the units `serials` names (those of them free): overdue holds of the
+    /// SKU finished and the pick run again when too few are free. Errors: `not_found`,
+    /// `wrong_tracking`, `insufficient_stock` (`available`: how many of those asked for are
+    /// free).
+    pub(super) fn hold_unit_line(
+        &mut self,
+        id: &str,
+        (sku, quantity): (&str, i64),
+        serials: Option<&[u32]>,
+    ) -> Result<(), AllotError> {
         match self.tracks_units(sku) {
             None => return Err(AllotError::not_found("sku", sku)),
             Some(false) => return Err(AllotError::wrong_tracking(sku, false)),
             Some(true) => {}
         }
-        let mut picked = self.pick(sku, &[], quantity);
+        let pick = |m: &Self| match serials {
+            None => m.pick(sku, &[], quantity),
+            Some(named) => m.pick_named(sku, named),
+        };
+        let mut picked = pick(self);
         if (picked.len() as i64) < quantity && self.finalise_overdue(Some(sku)) > 0 {
-            picked = self.pick(sku, &[], quantity);
+            picked = pick(self);
         }
         if (picked.len() as i64) < quantity {
             return Err(AllotError::InsufficientStock {

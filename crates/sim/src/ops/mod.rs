@@ -113,7 +113,7 @@ pub enum Op {
     /// and booking lines `bookings`.
     Hold {
         lines: Lines,
-        units: Lines,
+        units: Vec<HoldUnits>,
         bookings: Vec<HoldBooking>,
         ttl_ms: i64,
         place: Place,
@@ -302,6 +302,10 @@ impl Op {
 /// A booking line of a hold: the resource, its start and length in hours into the window,
 /// and the quantity.
 pub type HoldBooking = (&'static str, i64, i64, i64);
+
+/// A unit line of a hold: its SKU, quantity and, when it names its units, their serials'
+/// numbers (`S{n}`).
+pub type HoldUnits = (&'static str, i64, Option<Vec<u32>>);
 
 /// Lines as a request body names them and as every answer's view lists them.
 pub fn lines_json<S: AsRef<str>>(lines: &[(S, i64)]) -> Value {
@@ -531,8 +535,9 @@ impl Generator {
     }
 
     /// A hold's unit lines: none half the time; else one (now and then two) of the unit
-    /// SKU's (or, now and then, of a count-tracked or unknown SKU), 1..=2 units each.
-    fn unit_lines(&mut self) -> Vec<(&'static str, i64)> {
+    /// SKU's (or, now and then, of a count-tracked or unknown SKU), 1..=2 units each, a third
+    /// of them named by serial (now and then one no receipt names, or one named twice).
+    fn unit_lines(&mut self) -> Vec<HoldUnits> {
         let n = match self.rng.random_range(0..8) {
             0..=3 => 0,
             4..=6 => 1,
@@ -541,7 +546,10 @@ impl Generator {
         (0..n)
             .map(|_| {
                 let sku = self.unit_sku(false);
-                (sku, self.rng.random_range(1..=2))
+                let q = self.rng.random_range(1..=2);
+                let serials = (self.rng.random_range(0..3) == 0)
+                    .then(|| (0..q).map(|_| self.rng.random_range(1..=units::SERIALS + 1)).collect());
+                (sku, q, serials)
             })
             .collect()
     }

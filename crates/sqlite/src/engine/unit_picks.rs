@@ -42,8 +42,12 @@ pub(crate) fn take_units(tx: &Connection, t: &str, req: &UnitClaim, now: i64) ->
     Ok(units)
 }
 
-/// The first `quantity` available units of the claim's SKU in its `order_by` order.
+/// The first `quantity` available units of the claim's SKU in its `order_by` order; of a
+/// claim by serials, those of its units that are available, in id order.
 pub(crate) fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
+    if !req.serials.is_empty() {
+        return pick_by_serials(tx, tenant, req);
+    }
     let select = format!(
         "SELECT id, serial, location, lot, received_at, expires_at FROM units
           WHERE tenant = ?3 AND sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
@@ -55,4 +59,23 @@ pub(crate) fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Resu
                 .collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(map_error)
+}
+
+fn pick_by_serials(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
+    let mut units = Vec::with_capacity(req.serials.len());
+    let mut stmt = tx
+        .prepare_cached(
+            "SELECT id, serial, location, lot, received_at, expires_at FROM units
+              WHERE tenant = ?3 AND sku = ?1 AND serial = ?2 AND status = 'available'",
+        )
+        .map_err(map_error)?;
+    for serial in &req.serials {
+        let found = stmt
+            .query_map(params![req.sku, serial, tenant], unit_from_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(map_error)?;
+        units.extend(found);
+    }
+    units.sort_by_key(|u| u.id);
+    Ok(units)
 }
