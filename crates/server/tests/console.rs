@@ -366,26 +366,31 @@ async fn stock(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     bookings(c, ts, k, kind).await;
 }
 
-/// "Release" on a SKU's page of a hold that also holds another SKU asks first, naming it;
-/// "Keep" keeps it; confirmed, the whole hold is released.
+/// "Release" on a SKU's page of a hold that also holds another SKU and a booking asks first,
+/// naming them; "Keep" keeps it; confirmed, the whole hold is released.
 async fn release_asks(c: &Client, ts: &TestServer, k: &Keys, kind: Kind) {
     create_sku(ts, &k.admin, "CAP", 5).await;
-    let two = json!({"lines": [{"sku": "MUG", "quantity": 2}, {"sku": "CAP", "quantity": 1}], "ttl_ms": 600_000});
+    let two = json!({"lines": [{"sku": "MUG", "quantity": 2}, {"sku": "CAP", "quantity": 1},
+                               {"booking": {"resource": "bay-7", "start": "2031-05-01T18:00:00Z",
+                                            "end": "2031-05-01T23:00:00Z"}}],
+                     "ttl_ms": 600_000});
     let hold = api(ts, &k.admin, "POST", "/v1/holds", Some(two)).await;
     let id = hold["id"].as_str().unwrap().to_string();
     go(c, ts, "#/stock/MUG").await;
     shows(c, "#holds", "CAP × 1").await;
+    shows(c, "#holds", "bookings bay-7").await;
     click_at(c, Locator::XPath("//button[.='Release…']")).await;
-    shows(c, "#holds", "also CAP").await;
+    shows(c, "#holds", "also CAP, bay-7").await;
     screenshot(c, kind, "4a-release-asks").await;
     click_at(c, Locator::XPath("//button[.='Keep']")).await;
     let held = api(ts, &k.admin, "GET", &format!("/v1/holds/{id}"), None).await;
     assert_eq!(held["status"], "held", "Keep released nothing");
     click_at(c, Locator::XPath("//button[.='Release…']")).await;
     click(c, &format!("button[data-confirm='{id}']")).await;
-    shows(c, "#status", "with its lines of CAP").await;
+    shows(c, "#status", "with its lines of CAP, bay-7").await;
     let released = api(ts, &k.admin, "GET", &format!("/v1/holds/{id}"), None).await;
     assert_eq!(released["status"], "released");
+    assert_eq!(released["bookings"][0]["status"], "released", "{released}");
 }
 
 /// A unit-tracked SKU's units by status; the live feed shows an event made through the API.

@@ -112,21 +112,29 @@ export async function skuPage(ctx) {
   return live(sku, cursor, refresh, feed);
 }
 
-// A hold's lines of other SKUs than the page's, and the units it holds (a unit line's, by
-// serial): what a release of it gives back beside this SKU.
+// A hold's lines of other SKUs than the page's, the units it holds (a unit line's, by
+// serial) and its bookings (a booking line's: resource, range, quantity): what a release of
+// it gives back beside this SKU.
 function otherLines(sku) {
   return (x) => {
     const others = x.lines.filter((l) => l.sku !== sku).map((l) => `${l.sku} × ${l.quantity}`).join(", ");
     const units = (x.units || []).map((u) => u.serial).join(", ");
-    return [others, units && `units ${units}`].filter(Boolean).join(" · ") || "—";
+    const bookings = (x.bookings || []).map(bookingLine).join(", ");
+    return [others, units && `units ${units}`, bookings && `bookings ${bookings}`].filter(Boolean).join(" · ") || "—";
   };
+}
+
+// One booking of a hold, as its line reads: `bay-7 18:00–23:00 × 1` (local times).
+function bookingLine(b) {
+  return `${b.resource} ${when(b.start)} – ${when(b.end)} × ${b.quantity ?? 1}`;
 }
 
 // "Release" of a hold seen from one SKU's page. A hold of this SKU alone is released at
 // once; one that also holds other SKUs asks first, naming them (a release gives back every
 // line of the hold).
 function releaseButton(x, sku, refresh, asking) {
-  const others = x.lines.filter((l) => l.sku !== sku).map((l) => l.sku);
+  const others = x.lines.filter((l) => l.sku !== sku).map((l) => l.sku)
+    .concat((x.bookings || []).map((b) => b.resource));
   const release = async () => {
     asking.delete(x.id);
     await api(`/v1/holds/${encodeURIComponent(x.id)}/release`, { method: "POST", body: {} });
@@ -137,7 +145,7 @@ function releaseButton(x, sku, refresh, asking) {
   const cell = h("span", { class: "release" });
   const question = () => fill(cell, h("span", { class: "confirm", role: "alert" },
     `This releases the whole hold, also ${others.join(", ")}. `),
-  button(`Release all ${x.lines.length} lines`, release, { class: "danger", "data-confirm": x.id }),
+  button(`Release all ${x.lines.length + (x.bookings || []).length} lines`, release, { class: "danger", "data-confirm": x.id }),
   button("Keep", async () => { asking.delete(x.id); fill(cell, ask); }));
   const ask = button("Release…", async () => { asking.add(x.id); question(); });
   return asking.has(x.id) ? question() : fill(cell, ask);
