@@ -70,7 +70,8 @@ impl PgStore {
     /// Hold `req` (from `allot_core::validate::hold`) in `tx`, as `POST /v1/holds` does. The
     /// hold's TTL counts from now, not from the commit.
     ///
-    /// Errors: as [`PgStore::allocate_in`].
+    /// Errors: as [`PgStore::allocate_in`]; `invalid_request` for a hold with booking lines in
+    /// a `tx` that is not `READ COMMITTED` (as [`PgStore::book_in`]).
     pub async fn hold_in(
         &self,
         tx: &mut tokio_postgres::Transaction<'_>,
@@ -80,6 +81,9 @@ impl PgStore {
     ) -> Result<Executed<Hold>> {
         in_tx_strategy(req.take.strategy)?;
         self.require_database_side(req.take.strategy)?;
+        if !req.bookings.is_empty() {
+            crate::engine::caller_tx::require_read_committed(tx).await?;
+        }
         let (tenant, now) = (tenant.as_str(), self.now());
         self.write_in(tx, tenant, idem.as_ref(), async |t| {
             crate::holds::hold_body(t, tenant, &req, now).await

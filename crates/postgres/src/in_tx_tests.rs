@@ -228,6 +228,22 @@ async fn bookings_commit_and_roll_back_with_the_callers_rows() {
         "invalid_request"
     );
     tx.commit().await.unwrap();
+    // A snapshot older than the resource's lock could miss a booking: refused.
+    let mut tx = c
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .await
+        .unwrap();
+    let refused = store
+        .book_in(&mut tx, &t, booking("b7", "hall", (13, 14), 1), None)
+        .await
+        .unwrap_err();
+    assert!(
+        refused.code() == "invalid_request" && refused.to_string().contains("READ COMMITTED"),
+        "{refused}"
+    );
+    tx.rollback().await.unwrap();
     assert_eq!(orders(&c).await, 1);
     for id in ["b2", "b4"] {
         assert!(store.get_booking(&t, id).await.is_ok(), "{id}");

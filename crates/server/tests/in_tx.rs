@@ -441,3 +441,63 @@ async fn a_confirm_in_sql_at_the_expiry_edge_never_double_books() {
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
+
+/// The lock order of a confirm against a new hold: a new hold locks its stock rows, then
+/// (a booking line finding a booking of another hold past its expiry) that booking's row, to
+/// expire it. Played here by a session that locks the tee's row and then expires the hold's
+/// booking, while `allot.confirm_hold` of that hold runs: the confirm locks the hold's stock
+/// rows before its bookings, so it waits for the session, then finds its booking expired and
+/// refuses (`AL011`, `hold_expired`). No deadlock (40P01) reaches either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_confirm_in_sql_takes_stock_rows_before_bookings() {
+    let ts = start(Kind::Postgres).await;
+    ts.create_sku("TEE", 10, 1).await;
+    let h = ts
+        .ok(
+            "/v1/holds",
+            json!({"lines": [{"sku": "TEE", "quantity": 1},
+                             {"booking": {"resource": "bay", "start": "2031-05-01T10:00:00Z",
+                                          "end": "2031-05-01T11:00:00Z"}}],
+                   "ttl_ms": 60_000}),
+        )
+        .await;
+    let id = id_of(&h);
+    let (mut new_hold, _) = session(&ts).await;
+    let lock = new_hold.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM stock WHERE sku = 'TEE' FOR UPDATE", &[])
+        .await
+        .unwrap();
+    let (mut c, fns) = session(&ts).await;
+    let confirm = tokio::spawn(async move {
+        let tx = c.transaction().await.unwrap();
+        let out = tx
+            .query_one(&format!("SELECT {fns}.confirm_hold($1)"), &[&id])
+            .await
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| refusal(&e));
+        drop(tx);
+        out
+    });
+    let (watch, _) = session(&ts).await;
+    for _ in 0..500 {
+        if confirm.is_finished() || someone_waits(&watch).await {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What a booking line past the hold's expiry does to the hold's booking.
+    let expired = lock
+        .execute(
+            "UPDATE bookings SET status = 'expired', status_at = now() WHERE hold_id = $1 AND status = 'held'",
+            &[&id_of(&h)],
+        )
+        .await
+        .expect("no deadlock: the confirm holds no booking row while it waits for the stock");
+    assert_eq!(expired, 1);
+    lock.commit().await.unwrap();
+    assert_eq!(
+        confirm.await.unwrap(),
+        Err(("AL011".to_string(), "hold_expired".to_string()))
+    );
+    ts.finish().await;
+}

@@ -166,7 +166,7 @@ pub(crate) async fn expire_overdue(tx: &Tx<'_>, tenant: &str, ids: &[String], no
 }
 
 /// What a decision on `r` about `[start, end)` needs, read at `now` (a read: a decision
-/// that writes takes [`picture_to_write`]).
+/// that writes takes [`picture_and_overdue`]).
 pub(crate) async fn picture<C: Db>(
     c: &C,
     tenant: &str,

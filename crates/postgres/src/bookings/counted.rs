@@ -104,9 +104,10 @@ impl PgStore {
     /// For a booking of a resource with slots: take the locks of its resource and pools, and
     /// the now to decide with, read once they are held. `None` for any other booking (or
     /// none: the caller's own read says so). A booking there reads its picture under these
-    /// locks and leaves a hold past its expiry out without writing to it, so whatever keeps
-    /// a hold alive (confirm, extend) must decide under the same locks, on a now no earlier
-    /// than that booking's.
+    /// locks and leaves a hold past its expiry out, expiring it row by row before it writes
+    /// (`capacity::expire_overdue`, the guard). Whatever keeps a hold alive (confirm, extend)
+    /// decides under the same locks too, on a now no earlier than that booking's, so it sees
+    /// such a booking first and rarely sends one round again.
     pub(super) async fn lock_if_slotted(&self, tx: &Tx<'_>, tenant: &str, id: &str) -> TxResult<Option<DateTime<Utc>>> {
         let stmt = tx
             .prepare_cached("SELECT resource FROM bookings WHERE tenant = $1 AND id = $2 AND slotted")

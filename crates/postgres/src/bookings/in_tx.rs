@@ -18,7 +18,9 @@ impl PgStore {
     /// resource's lock is held until then.
     ///
     /// Errors: `invalid_request` for `batched`, `serialized` or `naive` (they decide outside
-    /// the request's own transaction, or are the benchmarks' baseline); then the API's
+    /// the request's own transaction, or are the benchmarks' baseline) and for a `tx` that is
+    /// not `READ COMMITTED` (its snapshot would not see a booking committed while it waited
+    /// for the resource's lock); then the API's
     /// (`booking_overlap` naming the booking in the way, `capacity_exceeded`,
     /// `rule_violated`, `idempotency_key_*`); `contention` when `tx` must run again;
     /// `unavailable`.
@@ -39,6 +41,7 @@ impl PgStore {
                 req.strategy.name()
             )));
         }
+        crate::engine::caller_tx::require_read_committed(tx).await?;
         let tenant = tenant.as_str();
         let counted = async |tx: &mut tokio_postgres::Transaction<'_>| {
             self.write_in(tx, tenant, idem.as_ref(), async |t| {

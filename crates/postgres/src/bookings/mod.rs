@@ -360,10 +360,11 @@ impl PgStore {
     }
 
     /// Confirm a live hold. A booking of a resource with slots is confirmed under the locks of
-    /// its resource and pools, with now read once they are held: a booking decided there
-    /// leaves an expired hold out of its picture without writing to it, so a confirm that
-    /// read now before the expiry and wrote after such a booking would revive the hold over
-    /// the units it lost (`counted.rs`, `lock_if_slotted`).
+    /// its resource and pools, with now read once they are held (`counted.rs`,
+    /// `lock_if_slotted`): a booking decided there leaves an expired hold out of its picture
+    /// and expires it, row by row, before it writes (`capacity::expire_overdue`), so a
+    /// confirm that read now before the expiry finds it expired, or makes that booking run
+    /// again; the locks and the late now make the confirm see such a booking first.
     async fn try_confirm_booking(
         &self,
         tenant: &str,

@@ -202,3 +202,23 @@ where
     }
     Ok(Ok(Executed::Fresh(value)))
 }
+
+/// Refuse a caller's transaction that is not `READ COMMITTED` for a booking decided in it: a
+/// booking reads what stands in its way after taking its resource's lock, and a `REPEATABLE
+/// READ` or `SERIALIZABLE` snapshot, taken before that lock, would not see a booking committed
+/// meanwhile — on a resource with slots, outside the exclusion constraint, a double booking.
+/// Errors: `invalid_request` naming the isolation found; `unavailable`.
+pub(crate) async fn require_read_committed(caller: &tokio_postgres::Transaction<'_>) -> Result<()> {
+    let isolation: String = caller
+        .query_one("SELECT current_setting('transaction_isolation')", &[])
+        .await
+        .map_err(map_error)?
+        .get(0);
+    if isolation != "read committed" {
+        return Err(AllotError::invalid(format!(
+            "a booking in the caller's transaction needs READ COMMITTED, not {}",
+            isolation.to_uppercase()
+        )));
+    }
+    Ok(())
+}
