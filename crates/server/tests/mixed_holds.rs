@@ -18,7 +18,8 @@ conformance!(
     mixed_holds_under_a_storm_are_all_or_nothing,
     lines_in_opposite_orders_never_deadlock,
     booking_lines_sharing_a_pool_with_bookings_never_deadlock,
-    unit_lines_by_serial_take_those_units_or_none
+    unit_lines_by_serial_take_those_units_or_none,
+    holds_expiring_mid_storm_free_every_line_at_once
 );
 
 async fn receive(api: &Api, sku: &str, n: usize) {
@@ -697,5 +698,87 @@ async fn unit_lines_by_serial_take_those_units_or_none(ts: &TestServer) {
         (made, 99 - made),
         "one tee per hold made"
     );
+    ts.assert_audit_clean().await;
+}
+
+/// Two holds of a tee, a seat and an hour of the hall (capacity 2) take the last seats and the
+/// hall's hour; a storm of such holds then finds them full until the clock passes their expiry
+/// in its midst: from that instant every line of both is free at once, so exactly two of the
+/// storm are made, with both seats and the hour; the first two read expired with their bookings.
+async fn holds_expiring_mid_storm_free_every_line_at_once(ts: &TestServer) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    ts.create_sku("TEE", 10, 1).await;
+    receive(ts, "SEAT", 2).await;
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/hall",
+            json!({"capacity": 2, "slot_ms": 3_600_000}),
+        )
+        .await;
+    assert!(s == 200 || s == 201, "{b}");
+    let body = json!({"lines": [{"sku": "TEE", "quantity": 1}, {"units": {"sku": "SEAT", "quantity": 1}},
+                                booking_line("hall", (10, 11), 1)], "ttl_ms": 60_000});
+    let first = [
+        ts.ok("/v1/holds", body.clone()).await,
+        ts.ok("/v1/holds", body.clone()).await,
+    ];
+    let (refused, made) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (api, body) = (ts.api.clone(), body.clone());
+        let (refused, made) = (refused.clone(), made.clone());
+        set.spawn(async move {
+            for _ in 0..2_000 {
+                let (s, b) = api.post("/v1/holds", body.clone()).await;
+                match (s, b["error"]["code"].as_str()) {
+                    (201, _) => {
+                        made.fetch_add(1, Ordering::SeqCst);
+                        return Some(b);
+                    }
+                    (409, Some("insufficient_stock" | "capacity_exceeded" | "contention")) => {
+                        refused.fetch_add(1, Ordering::SeqCst);
+                    }
+                    _ => panic!("{s}: {b}"),
+                }
+                if made.load(Ordering::SeqCst) == 2 {
+                    return None;
+                }
+                tokio::task::yield_now().await;
+            }
+            panic!("the storm never ended");
+        });
+    }
+    // The storm is under way (refused while the first two hold everything): now they lapse.
+    for _ in 0..5_000 {
+        if refused.load(Ordering::SeqCst) >= 8 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    ts.advance_past(&first[1]["expires_at"]);
+    let mut storm = Vec::new();
+    while let Some(r) = set.join_next().await {
+        storm.extend(r.unwrap());
+    }
+    assert_eq!(storm.len(), 2, "exactly two of the storm made");
+    let mut seats: Vec<String> = storm
+        .iter()
+        .map(|h| h["units"][0]["serial"].as_str().unwrap().to_string())
+        .collect();
+    seats.sort();
+    assert_eq!(seats, ["SEAT-000", "SEAT-001"], "both seats, once each");
+    assert_eq!(serials(ts, "SEAT", "held").await, seats);
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (2, 8));
+    for h in &first {
+        let (_, now) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
+        assert_eq!(now["status"], "expired", "{now}");
+        let (_, b) = ts.get(&format!("/v1/bookings/{}", booking_of(h).0)).await;
+        assert_eq!(b["status"], "expired", "{b}");
+    }
+    for h in &storm {
+        assert_eq!(booking_of(h).1, "held", "{h}");
+    }
     ts.assert_audit_clean().await;
 }
