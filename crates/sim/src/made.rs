@@ -22,6 +22,14 @@ pub const UNKNOWN_TOKEN: &str = "00000000-0000-4000-8000-00000000dead";
 pub enum Noted {
     /// An allocation or a hold (or the allocation a confirm made).
     Id(String),
+    /// A hold made by `POST /v1/holds`, and its bookings (its booking lines', in line order):
+    /// the booking steps then name them too (answered `held_by_hold`).
+    Hold {
+        /// The hold.
+        id: String,
+        /// Its bookings.
+        bookings: Vec<String>,
+    },
     /// An enqueue's ids.
     Jobs(Vec<i64>),
     /// A claim's `(id, lease_token)`.
@@ -154,6 +162,11 @@ impl Made {
         }
         let id = match noted {
             Some(Noted::Id(id)) => Some(id),
+            Some(Noted::Hold { id, bookings }) if status == 201 && matches!(op, Op::Hold { .. }) => {
+                self.bookings.extend(bookings);
+                Some(id)
+            }
+            Some(Noted::Hold { id, .. }) => Some(id),
             _ => None,
         };
         if let Op::OtherTenant { op } = op {

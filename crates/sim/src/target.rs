@@ -204,6 +204,13 @@ fn noted(op: &Op, body: &Value) -> Option<Noted> {
                 .filter_map(|j| Some((j["id"].as_i64()?, j["lease_token"].as_str()?.to_string())))
                 .collect(),
         )),
+        Op::Hold { .. } => Some(Noted::Hold {
+            id: body["id"].as_str()?.to_string(),
+            bookings: body["bookings"]
+                .as_array()
+                .map(|b| b.iter().filter_map(|b| b["id"].as_str().map(str::to_string)).collect())
+                .unwrap_or_default(),
+        }),
         _ => body["id"].as_str().map(|id| Noted::Id(id.to_string())),
     }
 }

@@ -142,3 +142,19 @@ async fn a_hold_skipping_its_bookings_is_found_and_shrunk() {
     }
     planted(Mutation::HoldSkipsBookings, booking_lines).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hold_booking_changed_by_its_own_endpoint_is_found_and_shrunk() {
+    // A booking endpoint aimed at a booking (a hold's, once the hold made it).
+    fn booking_steps(op: &Op) -> bool {
+        matches!(
+            op,
+            Op::CancelBooking { .. }
+                | Op::ConfirmBooking { .. }
+                | Op::ReleaseBooking { .. }
+                | Op::RescheduleBooking { .. }
+                | Op::ExtendBooking { .. }
+        )
+    }
+    planted(Mutation::HoldBookingsUnguarded, booking_steps).await;
+}

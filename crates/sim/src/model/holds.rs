@@ -91,7 +91,10 @@ impl Model {
             finalised: false,
         };
         self.holds.insert(id.clone(), hold);
-        Ok((201, self.hold_view(&id)?, Some(Noted::Id(id))))
+        let booked = (0..bookings.len())
+            .map(|i| allot_core::hold::booking_id(&id, i))
+            .collect();
+        Ok((201, self.hold_view(&id)?, Some(Noted::Hold { id, bookings: booked })))
     }
 
     /// The hold as `GET /v1/holds/{id}` reads it; a unit hold that is held or confirmed

@@ -146,15 +146,18 @@ pub enum Mutation {
     MixedHoldSkipsUnits,
     /// A hold's booking lines are not booked.
     HoldSkipsBookings,
+    /// A booking endpoint changes a booking a hold owns (no `held_by_hold`).
+    HoldBookingsUnguarded,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 4] = [
+    pub const ALL: [Mutation; 5] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
         Mutation::HoldSkipsBookings,
+        Mutation::HoldBookingsUnguarded,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -164,6 +167,7 @@ impl Mutation {
             Mutation::LeaseCheckRemoved => "lease-check-removed",
             Mutation::MixedHoldSkipsUnits => "mixed-hold-skips-units",
             Mutation::HoldSkipsBookings => "hold-skips-bookings",
+            Mutation::HoldBookingsUnguarded => "hold-bookings-unguarded",
         }
     }
 

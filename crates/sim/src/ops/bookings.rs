@@ -107,7 +107,8 @@ impl Generator {
     /// A step on the bookings, biased toward overlapping ranges of few resources.
     pub(super) fn booking_op(&mut self) -> Op {
         match self.rng.random_range(0..100) {
-            0..=34 => Op::Book {
+            20..=34 => self.checkout(),
+            0..=19 => Op::Book {
                 resource: self.resource(),
                 start_h: self.rng.random_range(0..WINDOW_HOURS),
                 hours: self.rare(&[1, 1, 2, 3], &[0, -1]),
@@ -171,6 +172,29 @@ impl Generator {
             _ => Op::Availability {
                 resource: self.resource(),
             },
+        }
+    }
+
+    /// A checkout: a hold of one unit of a SKU and one or two booking lines (quantity mostly
+    /// 1), within the TTL limits: holds whose bookings the booking steps then meet.
+    fn checkout(&mut self) -> Op {
+        let bookings = (0..self.rng.random_range(1..=2))
+            .map(|_| {
+                (
+                    self.booking_resource(),
+                    self.rng.random_range(0..WINDOW_HOURS),
+                    self.pick(&[1, 1, 2]),
+                    self.pick(&[1, 1, 1, 1, 2]),
+                )
+            })
+            .collect();
+        Op::Hold {
+            lines: vec![(self.sku(), 1)],
+            units: Vec::new(),
+            bookings,
+            ttl_ms: self.pick(&[2000, 5000, 60_000, 60_000]),
+            place: super::Place::default(),
+            key: self.key(),
         }
     }
 

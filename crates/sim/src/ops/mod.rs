@@ -404,11 +404,18 @@ impl Generator {
             },
             49..=63 => {
                 let units = self.unit_lines();
+                let bookings = self.hold_bookings();
+                // A hold with booking lines mostly within the TTL limits, so that some are
+                // made and the booking steps then meet their bookings (`held_by_hold`).
+                let ttl_ms = match bookings.is_empty() || self.rng.random_range(0..4) == 0 {
+                    true => self.ttl_ms(),
+                    false => self.pick(&[2000, 5000, 60_000, 60_000]),
+                };
                 Op::Hold {
                     lines: self.hold_lines(!units.is_empty()),
                     units,
-                    bookings: self.hold_bookings(),
-                    ttl_ms: self.ttl_ms(),
+                    bookings,
+                    ttl_ms,
                     place: self.place(),
                     key: self.key(),
                 }
@@ -493,7 +500,7 @@ impl Generator {
     }
 
     /// Mostly a pool SKU; sometimes one that does not exist or breaks the name rule.
-    fn sku(&mut self) -> &'static str {
+    pub(super) fn sku(&mut self) -> &'static str {
         match self.rng.random_range(0..30) {
             0 => UNKNOWN_SKU,
             1 => BAD_SKU,
