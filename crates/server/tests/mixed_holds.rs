@@ -327,6 +327,21 @@ async fn booking_lines_are_held_with_the_hold(ts: &TestServer) {
     assert_eq!(h["bookings"][0]["expires_at"], h["expires_at"], "{h}");
     let (_, got) = ts.get(&format!("/v1/holds/{}", h["id"].as_str().unwrap())).await;
     assert_eq!(got, h, "a read answers what the hold answered");
+    // A listing reads the page's units and bookings together: each hold as it reads alone.
+    let other = ts
+        .ok("/v1/holds", with_booking(1, booking_line("bay-9", (8, 9), 1)))
+        .await;
+    let (_, page) = ts.get("/v1/holds?status=held&limit=10").await;
+    let listed = page["holds"].as_array().unwrap();
+    for one in [&h, &other] {
+        let found = listed.iter().find(|x| x["id"] == one["id"]).expect("listed");
+        assert_eq!(found, one, "listed as read alone");
+    }
+    ts.ok(
+        &format!("/v1/holds/{}/release", other["id"].as_str().unwrap()),
+        json!({}),
+    )
+    .await;
     // Only the hold decides its bookings.
     for path in ["confirm", "release"] {
         let (s, b) = ts.post(&format!("/v1/bookings/{bid}/{path}"), json!({})).await;

@@ -22,6 +22,14 @@ pub(crate) static SQL_HOLD_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The bookings of the holds `$1` (ids) of tenant `$2`, by hold, then in the order of its lines.
+pub(crate) static SQL_HOLDS_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {COLS} FROM bookings WHERE tenant = $2 AND hold_id = ANY($1)
+          ORDER BY hold_id, resource, lower(during), upper(during)"
+    )
+});
+
 /// Take every booking line of `req` in `tx` at the hold's `now`: the bookings, in the order
 /// of the lines. Errors: a line's refusal as a booking's (`booking_overlap` naming the
 /// booking in the way, `capacity_exceeded`, `rule_violated`, `needs_slots`).

@@ -26,6 +26,7 @@ use allot_core::Capable;
 use allot_core::{Allocation, AllotError, Hold, HoldRequest, Result, Strategy, Unit};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use std::collections::HashMap;
 
 // These take (id, tenant).
 const SQL_HOLD_ROW: &str =
@@ -34,6 +35,9 @@ const SQL_HOLD_ROW_LOCKED: &str =
     "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE tenant = $2 AND id = $1 FOR UPDATE";
 const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
      WHERE tenant = $2 AND claim_id = $1 ORDER BY id";
+/// The units of the holds `$1` (ids) of tenant `$2`, by hold, then id.
+const SQL_HOLDS_UNITS: &str = "SELECT claim_id, id, serial, location, lot, received_at, expires_at FROM units
+     WHERE tenant = $2 AND claim_id = ANY($1) ORDER BY claim_id, id";
 
 /// Lock a hold's row (the first lock of every finish; see the module's lock order) and read
 /// its stored status and expiry. `not_found` when there is no such hold.
@@ -56,20 +60,22 @@ fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
     rows.iter().map(unit_of).collect()
 }
 
-/// Read a hold (the row, and its units when it is a unit hold that still has them).
+/// Whether a hold of `kind` stored as `stored` lists units it holds (a unit or mixed hold,
+/// held or confirmed).
+fn lists_units(kind: HoldKind, stored: HoldStatus) -> bool {
+    kind != HoldKind::Stock && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed)
+}
+
+/// Read a hold (the row, and its units when it is a unit hold that still has them, and its
+/// bookings when it is mixed).
 async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
-    let kind = HoldKind::parse(row.get("kind")).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
-    let stored = HoldStatus::parse(row.get("status")).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
-    let expires_at: DateTime<Utc> = row.get("expires_at");
-    let status = stored.effective(expires_at, now);
+    let (kind, stored) = kind_and_status(row)?;
     let id: String = row.get("id");
-    let units = if kind != HoldKind::Stock && matches!(stored, HoldStatus::Held | HoldStatus::Confirmed) {
+    let units = if lists_units(kind, stored) {
         let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
-        Some(units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?))
-    } else if kind != HoldKind::Stock {
-        Some(Vec::new())
+        units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?)
     } else {
-        None
+        Vec::new()
     };
     let bookings = if kind == HoldKind::Mixed {
         let stmt = c
@@ -77,19 +83,83 @@ async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: D
             .await
             .map_err(map_error)?;
         let rows = c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
-        let read: Result<Vec<_>> = rows.iter().map(|r| crate::bookings::booking_of(r, now)).collect();
-        Some(read?).filter(|b: &Vec<_>| !b.is_empty())
+        rows.iter()
+            .map(|r| crate::bookings::booking_of(r, now))
+            .collect::<Result<_>>()?
     } else {
-        None
+        Vec::new()
     };
+    hold_of(row, units, bookings, now)
+}
+
+/// Read a page of holds: their units and their bookings in one statement each, whatever the
+/// page's length (not one per hold).
+async fn read_holds<C: Db>(c: &C, tenant: &str, rows: &[tokio_postgres::Row], now: DateTime<Utc>) -> Result<Vec<Hold>> {
+    let (mut with_units, mut mixed) = (Vec::new(), Vec::new());
+    for row in rows {
+        let (kind, stored) = kind_and_status(row)?;
+        let id: String = row.get("id");
+        if kind == HoldKind::Mixed {
+            mixed.push(id.clone());
+        }
+        if lists_units(kind, stored) {
+            with_units.push(id);
+        }
+    }
+    let mut units: HashMap<String, Vec<Unit>> = HashMap::new();
+    if !with_units.is_empty() {
+        let stmt = c.prepare_cached(SQL_HOLDS_UNITS).await.map_err(map_error)?;
+        for r in c.query(&stmt, &[&with_units, &tenant]).await.map_err(map_error)? {
+            units.entry(r.get("claim_id")).or_default().push(unit_of(&r));
+        }
+    }
+    let mut bookings: HashMap<String, Vec<allot_core::Booking>> = HashMap::new();
+    if !mixed.is_empty() {
+        let stmt = c
+            .prepare_cached(&crate::bookings::SQL_HOLDS_BOOKINGS)
+            .await
+            .map_err(map_error)?;
+        for r in c.query(&stmt, &[&mixed, &tenant]).await.map_err(map_error)? {
+            bookings
+                .entry(r.get("hold_id"))
+                .or_default()
+                .push(crate::bookings::booking_of(&r, now)?);
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let id: &str = row.get("id");
+            let u = units.remove(id).unwrap_or_default();
+            let b = bookings.remove(id).unwrap_or_default();
+            hold_of(row, u, b, now)
+        })
+        .collect()
+}
+
+fn kind_and_status(row: &tokio_postgres::Row) -> Result<(HoldKind, HoldStatus)> {
+    let kind = HoldKind::parse(row.get("kind")).ok_or_else(|| AllotError::Internal("a hold of unknown kind".into()))?;
+    let stored = HoldStatus::parse(row.get("status")).ok_or_else(|| AllotError::Internal("bad hold status".into()))?;
+    Ok((kind, stored))
+}
+
+/// The hold of `row` with what it lists: `units` (a unit or mixed hold's; empty once it holds
+/// none) and `bookings` (a mixed hold's, absent when it has none).
+fn hold_of(
+    row: &tokio_postgres::Row,
+    units: Vec<Unit>,
+    bookings: Vec<allot_core::Booking>,
+    now: DateTime<Utc>,
+) -> Result<Hold> {
+    let (kind, stored) = kind_and_status(row)?;
+    let expires_at: DateTime<Utc> = row.get("expires_at");
     let lines: serde_json::Value = row.get("lines");
     Ok(Hold {
-        id,
-        status,
+        id: row.get("id"),
+        status: stored.effective(expires_at, now),
         kind,
         lines: serde_json::from_value(lines).map_err(|e| AllotError::Internal(e.to_string()))?,
-        units,
-        bookings,
+        units: (kind != HoldKind::Stock).then_some(units),
+        bookings: Some(bookings).filter(|b| kind == HoldKind::Mixed && !b.is_empty()),
         strategy: kind
             .strategy(row.get("strategy"))
             .ok_or_else(|| AllotError::Internal("a hold of unknown strategy".into()))?,
@@ -472,10 +542,7 @@ impl HoldStore for PgStore {
         ];
         let rows = c.query(&stmt, &params).await.map_err(map_error)?;
         let rows = Listed::from_probe(rows, &page, |r| r.get::<_, String>("id"));
-        let mut items = Vec::with_capacity(rows.items.len());
-        for r in &rows.items {
-            items.push(read_hold(&c, tenant, r, now).await?);
-        }
+        let items = read_holds(&c, tenant, &rows.items, now).await?;
         Ok(Listed { items, next: rows.next })
     }
 
