@@ -289,7 +289,7 @@ fn unit_claim_bounds(l: &Limits, s: &Names, hold: Value) -> Vec<(&'static str, &
             "UnitLineBody",
             "serials",
             json!({"minItems": 1, "maxItems": l.max_unit_claim, "uniqueItems": true,
-                   "items": ident(1, l.max_unit_field_len)}),
+                   "items": merge_into(json!({"type": "string"}), ident(1, l.max_unit_field_len))}),
         ),
     ]
 }
