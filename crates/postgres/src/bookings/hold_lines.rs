@@ -15,13 +15,6 @@ use chrono::{DateTime, Utc};
 use std::sync::LazyLock;
 use tokio_postgres::error::SqlState;
 
-/// The bookings of hold `$1` of tenant `$2`, in the order of its lines.
-pub(crate) static SQL_HOLD_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {COLS} FROM bookings WHERE tenant = $2 AND hold_id = $1 ORDER BY resource, lower(during), upper(during)"
-    )
-});
-
 /// The bookings of the holds `$1` (ids) of tenant `$2`, by hold, then in the order of its lines.
 pub(crate) static SQL_HOLDS_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
     format!(

@@ -36,7 +36,7 @@ mod counted_batch;
 mod hold_lines;
 mod in_tx;
 
-pub(crate) use hold_lines::{hold_booking_lines, SQL_HOLDS_BOOKINGS, SQL_HOLD_BOOKINGS};
+pub(crate) use hold_lines::{hold_booking_lines, SQL_HOLDS_BOOKINGS};
 
 /// A status change: its statement (`$1` id, `$2` now, `$3` tenant; returning `slotted`)
 /// and what to answer when it changed nothing (the booking as it is).

@@ -33,8 +33,6 @@ const SQL_HOLD_ROW: &str =
     "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE tenant = $2 AND id = $1";
 const SQL_HOLD_ROW_LOCKED: &str =
     "SELECT id, kind, status, strategy, lines, expires_at, created_at FROM holds WHERE tenant = $2 AND id = $1 FOR UPDATE";
-const SQL_HOLD_UNITS: &str = "SELECT id, serial, location, lot, received_at, expires_at FROM units
-     WHERE tenant = $2 AND claim_id = $1 ORDER BY id";
 /// The units of the holds `$1` (ids) of tenant `$2`, by hold, then id.
 const SQL_HOLDS_UNITS: &str = "SELECT claim_id, id, serial, location, lot, received_at, expires_at FROM units
      WHERE tenant = $2 AND claim_id = ANY($1) ORDER BY claim_id, id";
@@ -56,10 +54,6 @@ async fn lock_hold(
     Ok((row, stored, expires_at))
 }
 
-fn units_of(rows: &[tokio_postgres::Row]) -> Vec<Unit> {
-    rows.iter().map(unit_of).collect()
-}
-
 /// Whether a hold of `kind` stored as `stored` lists units it holds (a unit or mixed hold,
 /// held or confirmed).
 fn lists_units(kind: HoldKind, stored: HoldStatus) -> bool {
@@ -67,29 +61,11 @@ fn lists_units(kind: HoldKind, stored: HoldStatus) -> bool {
 }
 
 /// Read a hold (the row, and its units when it is a unit hold that still has them, and its
-/// bookings when it is mixed).
+/// bookings when it is mixed): [`read_holds`] of one.
 async fn read_hold<C: Db>(c: &C, tenant: &str, row: &tokio_postgres::Row, now: DateTime<Utc>) -> Result<Hold> {
-    let (kind, stored) = kind_and_status(row)?;
-    let id: String = row.get("id");
-    let units = if lists_units(kind, stored) {
-        let stmt = c.prepare_cached(SQL_HOLD_UNITS).await.map_err(map_error)?;
-        units_of(&c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?)
-    } else {
-        Vec::new()
-    };
-    let bookings = if kind == HoldKind::Mixed {
-        let stmt = c
-            .prepare_cached(&crate::bookings::SQL_HOLD_BOOKINGS)
-            .await
-            .map_err(map_error)?;
-        let rows = c.query(&stmt, &[&id, &tenant]).await.map_err(map_error)?;
-        rows.iter()
-            .map(|r| crate::bookings::booking_of(r, now))
-            .collect::<Result<_>>()?
-    } else {
-        Vec::new()
-    };
-    hold_of(row, units, bookings, now)
+    let mut one = read_holds(c, tenant, std::slice::from_ref(row), now).await?;
+    one.pop()
+        .ok_or_else(|| AllotError::Internal("a hold read as none".into()))
 }
 
 /// Read a page of holds: their units and their bookings in one statement each, whatever the
