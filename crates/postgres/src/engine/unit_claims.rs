@@ -111,20 +111,12 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
     )
 }
 
-/// Why a claim came back short: available units visible now (capped at `$2`), the SKU's
-/// tracking (NULL: no such SKU), and whether overdue holds still hold units of it. `$4`: the
-/// tenant.
+/// Why a claim came back short: available units visible now (capped at `$2`; of a claim by
+/// serials, those of the serials `$5` only), the SKU's tracking (NULL: no such SKU), and
+/// whether overdue holds still hold units of it. `$4`: the tenant.
 pub(crate) const SQL_UNIT_SHORT: &str = "SELECT
-    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' LIMIT $2) v)::int8
-      AS visible,
-    (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
-    EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
-             WHERE l.tenant = $4 AND l.sku = $1 AND h.status = 'held' AND h.expires_at <= $3) AS overdue";
-
-/// [`SQL_UNIT_SHORT`] for a claim of named units: `visible` counts those of serials `$2`
-/// available now.
-pub(crate) const SQL_UNIT_SHORT_SERIALS: &str = "SELECT
-    (SELECT count(*) FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' AND serial = ANY($2::text[]))::int8
+    (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available'
+                             AND ($5::text[] IS NULL OR serial = ANY($5)) LIMIT $2) v)::int8
       AS visible,
     (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
     EXISTS (SELECT 1 FROM hold_lines l JOIN holds h ON h.tenant = l.tenant AND h.id = l.hold_id
@@ -218,13 +210,11 @@ pub(crate) async fn run_claim<C: Db>(
             created_at: p.now,
         }));
     }
-    let row = if req.serials.is_empty() {
-        let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
-        c.query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant]).await?
-    } else {
-        let stmt = c.prepare_cached(SQL_UNIT_SHORT_SERIALS).await?;
-        c.query_one(&stmt, &[&req.sku, &req.serials, &p.now, &tenant]).await?
-    };
+    let named = (!req.serials.is_empty()).then_some(&req.serials);
+    let stmt = c.prepare_cached(SQL_UNIT_SHORT).await?;
+    let row = c
+        .query_one(&stmt, &[&req.sku, &p.wanted, &p.now, &tenant, &named])
+        .await?;
     match row.get::<_, Option<&str>>("tracking") {
         None => Err(TxErr::Fail(AllotError::not_found("sku", &req.sku))),
         Some("count") => Err(TxErr::Fail(AllotError::wrong_tracking(&req.sku, false))),

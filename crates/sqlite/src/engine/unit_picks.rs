@@ -62,20 +62,15 @@ pub(crate) fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Resu
 }
 
 fn pick_by_serials(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
-    let mut units = Vec::with_capacity(req.serials.len());
-    let mut stmt = tx
-        .prepare_cached(
-            "SELECT id, serial, location, lot, received_at, expires_at FROM units
-              WHERE tenant = ?3 AND sku = ?1 AND serial = ?2 AND status = 'available'",
-        )
-        .map_err(map_error)?;
-    for serial in &req.serials {
-        let found = stmt
-            .query_map(params![req.sku, serial, tenant], unit_from_row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(map_error)?;
-        units.extend(found);
-    }
-    units.sort_by_key(|u| u.id);
-    Ok(units)
+    let serials = serde_json::to_string(&req.serials).map_err(|e| AllotError::Internal(e.to_string()))?;
+    tx.prepare_cached(
+        "SELECT id, serial, location, lot, received_at, expires_at FROM units
+          WHERE tenant = ?3 AND sku = ?1 AND status = 'available'
+            AND serial IN (SELECT value FROM json_each(?2)) ORDER BY id",
+    )
+    .and_then(|mut s| {
+        s.query_map(params![req.sku, serials, tenant], unit_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .map_err(map_error)
 }
