@@ -28,6 +28,25 @@ pub(crate) async fn lock_pools(tx: &Tx<'_>, tenant: &str, pools: &[String]) -> T
     lock_keys(tx, pools.iter().map(|p| pool_key(tenant, p)).collect()).await
 }
 
+/// Take the locks of several resources (`(tenant, resource)`), ascending key, then of every
+/// pool they are in, ascending key, and read each as put (plain when never put), in the order
+/// given: the order a batch of bookings and a hold's booking lines take them in, so that
+/// neither holds a pool while waiting for a resource whose own booking waits for that pool.
+pub(crate) async fn lock_resources_then_pools(tx: &Tx<'_>, resources: &[(&str, &str)]) -> TxResult<Vec<Resource>> {
+    lock_keys(tx, resources.iter().map(|(t, r)| resource_key(t, r)).collect()).await?;
+    let mut configs = Vec::with_capacity(resources.len());
+    for (t, r) in resources {
+        configs.push(resource_or_plain(tx, t, r).await?);
+    }
+    let pools = resources
+        .iter()
+        .zip(&configs)
+        .flat_map(|((t, _), c)| c.pools.iter().map(|p| pool_key(t, p)))
+        .collect();
+    lock_keys(tx, pools).await?;
+    Ok(configs)
+}
+
 /// Take the advisory locks `keys`, ascending, in one statement (none: no statement).
 pub(crate) async fn lock_keys(tx: &Tx<'_>, mut keys: Vec<i64>) -> TxResult<()> {
     if keys.is_empty() {

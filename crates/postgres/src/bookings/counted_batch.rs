@@ -152,17 +152,8 @@ async fn decide_all<'a>(
             .or_insert((r.start, r.end));
         *e = (e.0.min(r.start), e.1.max(r.end));
     }
-    capacity::lock_keys(tx, spans.keys().map(|(t, r)| resource_key(t, r)).collect()).await?;
-    let mut configs = Vec::new();
-    for (t, r) in spans.keys() {
-        configs.push(capacity::resource_or_plain(tx, t, r).await?);
-    }
-    let pool_keys = spans
-        .keys()
-        .zip(&configs)
-        .flat_map(|((t, _), c)| c.pools.iter().map(|p| capacity::pool_key(t, p)))
-        .collect();
-    capacity::lock_keys(tx, pool_keys).await?;
+    let keys: Vec<(&str, &str)> = spans.keys().copied().collect();
+    let configs = capacity::lock_resources_then_pools(tx, &keys).await?;
     let now = store.now();
     let mut pictures: BTreeMap<(&str, &str), Picture> = BTreeMap::new();
     for (((t, r), span), config) in spans.iter().zip(configs) {

@@ -47,20 +47,13 @@ pub(crate) async fn hold_booking_lines(
 /// Taken line by line instead, a hold of two resources sharing a pool would hold its first
 /// resource's pool while it waits for its second resource, whose booking waits for the pool.
 async fn lock_all(tx: &Tx<'_>, tenant: &str, req: &HoldRequest) -> TxResult<()> {
-    let mut names: Vec<&str> = req.bookings.iter().map(|b| b.resource.as_str()).collect();
+    let mut names: Vec<(&str, &str)> = req.bookings.iter().map(|b| (tenant, b.resource.as_str())).collect();
     names.sort_unstable();
     names.dedup();
-    if names.len() < 2 {
-        return Ok(());
+    if names.len() > 1 {
+        capacity::lock_resources_then_pools(tx, &names).await?;
     }
-    capacity::lock_keys(tx, names.iter().map(|r| super::resource_key(tenant, r)).collect()).await?;
-    let mut pools = Vec::new();
-    for r in names {
-        if let Some(put) = capacity::resource_of(tx, tenant, r).await? {
-            pools.extend(put.pools);
-        }
-    }
-    capacity::lock_pools(tx, tenant, &pools).await
+    Ok(())
 }
 
 async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {
