@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// Every event of `tenant` after `after`, read page by page (`limit` a page) once the
 /// sequencer has numbered all that was written.
-async fn read_all(f: &Fixture, tenant: &Tenant, after: i64, limit: i64) -> Vec<Event> {
+pub(crate) async fn read_all(f: &Fixture, tenant: &Tenant, after: i64, limit: i64) -> Vec<Event> {
     while f.store.sequence_events(1000).await.unwrap() > 0 {}
     let mut out = Vec::new();
     let mut q = query(after, limit, None, (None, None), &f.limits).unwrap();
@@ -84,11 +84,13 @@ pub async fn every_change_is_an_event(f: Fixture) {
         [
             SkuCreated,
             AllocationCreated,
-            HoldCreated,
+            StockHeld,
             SkuSoldOut,
+            HoldCreated,
             HoldExtended,
-            HoldReleased,
+            StockHoldReleased,
             SkuBackInStock,
+            HoldReleased,
             AllocationCancelled,
             BookingCreated,
             BookingCancelled,
@@ -109,9 +111,19 @@ pub async fn every_change_is_an_event(f: Fixture) {
         (facts(3)["sku"].as_str(), facts(3)["location"].as_str()),
         (Some("E"), None)
     );
-    assert_eq!(facts(7)["available"].as_i64(), Some(3), "the cancel gave 2 back");
-    assert_eq!(facts(9)["status"].as_str(), Some("cancelled"));
-    assert_eq!(events[10].object, leased[0].id.to_string());
+    let made = facts(4);
+    assert_eq!(
+        (made["kind"].as_str(), made["status"].as_str(), &made["bookings"]),
+        (Some("stock"), Some("held"), &json!([])),
+        "one hold.created names the hold's lines, after the events of its stock"
+    );
+    let line = &made["lines"][0];
+    assert_eq!((line["sku"].as_str(), line["quantity"].as_i64()), (Some("E"), Some(1)));
+    assert_eq!(events[8].object, events[4].object);
+    assert_eq!(facts(8)["status"].as_str(), Some("released"));
+    assert_eq!(facts(9)["available"].as_i64(), Some(3), "the cancel gave 2 back");
+    assert_eq!(facts(11)["status"].as_str(), Some("cancelled"));
+    assert_eq!(events[12].object, leased[0].id.to_string());
     for e in &events {
         let age = (s.now() - e.at).num_seconds();
         assert!((0..3600).contains(&age), "{e:?} is stamped by the store's clock");
@@ -361,8 +373,9 @@ pub async fn order_kept_across_small_rounds(f: Fixture) {
     assert_gap_free_from(&events, 2);
     let kinds: Vec<EventType> = events.iter().map(|e| e.kind).collect();
     assert_eq!(
-        kinds[..3],
+        kinds[..4],
         [
+            EventType::StockHeld,
             EventType::HoldCreated,
             EventType::AllocationCreated,
             EventType::HoldExtended
@@ -371,7 +384,7 @@ pub async fn order_kept_across_small_rounds(f: Fixture) {
     );
     // The transfer: its two sides, `default` sold out (3 - 1 held - 1 allocated - 1 moved),
     // `east` back in stock from 0, each right after its own side.
-    let mut rest: Vec<(EventType, Option<&str>, Option<i64>)> = events[3..]
+    let mut rest: Vec<(EventType, Option<&str>, Option<i64>)> = events[4..]
         .iter()
         .filter(|e| e.kind != EventType::TransferCreated)
         .map(|e| (e.kind, e.data["location"].as_str(), e.data["available"].as_i64()))

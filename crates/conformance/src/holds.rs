@@ -1,6 +1,8 @@
-//! Holds: made, read, listed, extended, confirmed (whole or in part), released, expired.
+//! Holds: made, read, listed, extended, confirmed (whole or in part), released, expired (and
+//! the expiry's events).
 
 use crate::fixture::{body, fresh, key, replayed, Fixture, T};
+use allot_core::event::EventType;
 use allot_core::hold::HoldStatus;
 use allot_core::hold::{Confirm, Release};
 use allot_core::{validate, AllotError, Executed, Hold};
@@ -87,11 +89,20 @@ pub async fn holds_expire_by_the_clock(f: Fixture) {
     assert_eq!(f.store.get_sku(&T, "H").await.unwrap().available, 10);
     let err = f
         .store
-        .confirm_hold(&T, Confirm::new(hold.id, None, None), None)
+        .confirm_hold(&T, Confirm::new(hold.id.clone(), None, None), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "hold_expired");
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 1);
     assert_eq!(f.store.expire_holds(f.store.now(), 100).await.unwrap(), 0);
+    // Its expiry, once written, is its entry's event and then the hold's own, once.
+    let about: Vec<EventType> = crate::events::read_all(&f, &T, 0, 100)
+        .await
+        .into_iter()
+        .filter(|e| e.object == hold.id)
+        .map(|e| e.kind)
+        .collect();
+    use EventType::*;
+    assert_eq!(about, [StockHeld, HoldCreated, StockHoldExpired, HoldExpired]);
     f.finish().await;
 }

@@ -1,6 +1,7 @@
 //! The change feed over HTTP on both backends: pages and filters, the Server-Sent Events
 //! stream (events as they happen, resumed with `Last-Event-ID` without a loss or a repeat),
-//! refused queries, streams bounded per key, and tenants that never see each other's events.
+//! refused queries, streams bounded per key, tenants that never see each other's events, and
+//! a hold's own events naming all its lines.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 conformance!(
     pages_and_filters,
+    a_holds_own_event_names_every_line,
     the_stream_resumes_without_loss_or_repeat,
     bad_queries_are_refused
 );
@@ -71,7 +73,8 @@ async fn pages_and_filters(ts: &TestServer) {
 }
 
 /// `sku=` gathers a SKU's events: its own, and those of the holds, allocations and
-/// adjustments that touched it (each line's event names its SKU), never another SKU's.
+/// adjustments that touched it (each line's event names its SKU, and a hold's own event
+/// lists its lines), never another SKU's.
 async fn sku_filter(ts: &TestServer) {
     let from = events_after(ts, 0, 5).await.len() as i64;
     ts.create_sku("G1", 10, 1).await;
@@ -80,7 +83,7 @@ async fn sku_filter(ts: &TestServer) {
     let hold = ts.ok("/v1/holds", two).await;
     let a = allocate(ts, "G1").await;
     ts.ok("/v1/skus/G2/adjustments", json!({"delta": 3})).await;
-    events_after(ts, from, 6).await;
+    events_after(ts, from, 7).await;
     let (s, page) = ts.get(&format!("/v1/events?after={from}&sku=G1")).await;
     assert_eq!(s, 200, "{page}");
     let got: Vec<(&str, &str)> = page["events"]
@@ -92,7 +95,12 @@ async fn sku_filter(ts: &TestServer) {
     let (h, a) = (hold["id"].as_str().unwrap(), a["id"].as_str().unwrap());
     assert_eq!(
         got,
-        [("sku.created", "G1"), ("hold.created", h), ("allocation.created", a)],
+        [
+            ("sku.created", "G1"),
+            ("stock.held", h),
+            ("hold.created", h),
+            ("allocation.created", a)
+        ],
         "{page}"
     );
     let (_, page) = ts
@@ -171,6 +179,124 @@ fn parse(block: &str) -> Option<(i64, String, Value)> {
     let data: Value = serde_json::from_str(&field("data:")?).unwrap();
     assert_eq!(data["cursor"], id, "id: is the cursor");
     Some((id, field("event:")?, data))
+}
+
+/// The types and objects of `events`.
+fn typed(events: &[Value]) -> Vec<(&str, &str)> {
+    events
+        .iter()
+        .map(|e| (e["type"].as_str().unwrap(), e["object"].as_str().unwrap()))
+        .collect()
+}
+
+/// Every event once one of `kind` about `object` is there (polled, bounded), and its index.
+async fn until_event(api: &Api, kind: &str, object: &str) -> (Vec<Value>, usize) {
+    for _ in 0..400 {
+        let (s, page) = api.get("/v1/events?after=0&limit=1000").await;
+        assert_eq!(s, 200, "{page}");
+        let events = page["events"].as_array().unwrap().clone();
+        if let Some(i) = events.iter().position(|e| e["type"] == kind && e["object"] == object) {
+            return (events, i);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no {kind} about {object}");
+}
+
+/// A mixed hold (stock, a unit, a booking) is one `hold.created` naming its three lines, after
+/// the events of those lines (`stock.held` of each SKU's entry, `booking.created`), and one
+/// `hold.confirmed` after theirs at the confirm; a partial confirm's `hold.confirmed` names
+/// what it confirmed; a release is one `hold.released`.
+async fn a_holds_own_event_names_every_line(ts: &TestServer) {
+    ts.create_sku("EV-TEE", 10, 1).await;
+    let seat = json!({"units": [{"serial": "EV-A12"}, {"serial": "EV-A13"}]});
+    assert_eq!(ts.post("/v1/skus/EV-SEAT/units", seat).await.0, 201);
+    let lines = json!({"lines": [
+        {"sku": "EV-TEE", "quantity": 2},
+        {"units": {"sku": "EV-SEAT", "quantity": 1, "serials": ["EV-A12"]}},
+        {"booking": {"resource": "ev-bay", "start": "2031-05-01T18:00:00Z", "end": "2031-05-01T23:00:00Z"}}
+    ], "ttl_ms": 60_000});
+    let h = ts.ok("/v1/holds", lines).await;
+    let (id, bid) = (h["id"].as_str().unwrap(), h["bookings"][0]["id"].as_str().unwrap());
+    let (all, i) = until_event(ts, "hold.created", id).await;
+    let made = &all[i - 3..=i];
+    let mut kinds = typed(made);
+    kinds.sort_unstable();
+    assert_eq!(
+        kinds,
+        [
+            ("booking.created", bid),
+            ("hold.created", id),
+            ("stock.held", id),
+            ("stock.held", id)
+        ],
+        "{made:?}"
+    );
+    let data = &made[3]["data"];
+    assert_eq!(
+        (&data["kind"], &data["status"]),
+        (&json!("mixed"), &json!("held")),
+        "{data}"
+    );
+    let skus: Vec<&str> = data["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["sku"].as_str().unwrap())
+        .collect();
+    assert_eq!(skus, ["EV-SEAT", "EV-TEE"], "{data}");
+    let booked = &data["bookings"][0];
+    assert_eq!(
+        (&booked["id"], &booked["resource"]),
+        (&json!(bid), &json!("ev-bay")),
+        "{data}"
+    );
+    assert_eq!(data["expires_at"], h["expires_at"], "{data}");
+
+    ts.ok(&format!("/v1/holds/{id}/confirm"), json!({})).await;
+    let (all, j) = until_event(ts, "hold.confirmed", id).await;
+    let mut kinds = typed(&all[i + 1..j]);
+    kinds.sort_unstable();
+    assert_eq!(
+        kinds,
+        [
+            ("booking.confirmed", bid),
+            ("stock.hold_confirmed", id),
+            ("stock.hold_confirmed", id)
+        ],
+        "the hold's own event last: {all:?}"
+    );
+    assert_eq!(all[j]["data"]["status"], "confirmed", "{all:?}");
+
+    // A partial confirm names what it confirmed; a release is one `hold.released`.
+    let three = json!({"lines": [{"sku": "EV-TEE", "quantity": 3}], "ttl_ms": 60_000});
+    let part = ts.ok("/v1/holds", three.clone()).await;
+    let part_id = part["id"].as_str().unwrap();
+    let one = json!({"lines": [{"sku": "EV-TEE", "quantity": 1}]});
+    ts.ok(&format!("/v1/holds/{part_id}/confirm"), one).await;
+    let gone = ts.ok("/v1/holds", three).await;
+    let gone_id = gone["id"].as_str().unwrap();
+    ts.ok(&format!("/v1/holds/{gone_id}/release"), json!({})).await;
+    let (all, _) = until_event(ts, "hold.released", gone_id).await;
+    let said: Vec<(&str, &str, i64)> = all[j + 1..]
+        .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("hold."))
+        .map(|e| {
+            let q = e["data"]["lines"][0]["quantity"].as_i64().unwrap();
+            (e["type"].as_str().unwrap(), e["object"].as_str().unwrap(), q)
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("hold.created", part_id, 3),
+            ("hold.confirmed", part_id, 1),
+            ("hold.created", gone_id, 3),
+            ("hold.released", gone_id, 3)
+        ],
+        "{all:?}"
+    );
+    ts.assert_audit_clean().await;
 }
 
 async fn the_stream_resumes_without_loss_or_repeat(ts: &TestServer) {

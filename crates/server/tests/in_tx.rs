@@ -143,9 +143,14 @@ async fn rolled_back_stays_held_and_committed_is_an_api_confirm() {
     let again: Value = c.query_one(&confirm, &[&id]).await.unwrap().get(0);
     assert_eq!(again, stored);
     assert_eq!(ts.ok(&format!("/v1/holds/{id}/confirm"), json!({})).await, stored);
-    let events = events_of(&ts, &id, 2).await;
+    let events = events_of(&ts, &id, 4).await;
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["hold.created", "hold.confirmed"], "{events:?}");
+    assert_eq!(
+        types,
+        ["stock.held", "hold.created", "stock.hold_confirmed", "hold.confirmed"],
+        "{events:?}"
+    );
+    assert_eq!(events[3]["data"]["lines"][0]["sku"], "TEE", "{events:?}");
     ts.assert_audit_clean().await;
     ts.finish().await;
 }
@@ -181,7 +186,7 @@ async fn a_confirm_in_sql_equals_one_through_the_api() {
             .map(|e| (e["type"].as_str().unwrap().to_string(), strip(&e["data"])))
             .collect()
     };
-    let (va, vb) = (events_of(&ts, &a, 2).await, events_of(&ts, &b, 2).await);
+    let (va, vb) = (events_of(&ts, &a, 4).await, events_of(&ts, &b, 4).await);
     assert_eq!(kinds(va), kinds(vb));
     ts.assert_audit_clean().await;
     ts.finish().await;

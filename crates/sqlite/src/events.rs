@@ -14,12 +14,14 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
 /// A page of `?1`'s events after `?2`, of the types in the JSON array `?3` (all when NULL),
-/// about `?4` (any when NULL), of SKU `?6` (its own events and those whose `data.sku` is it;
-/// any when NULL), at most `?5`.
+/// about `?4` (any when NULL), of SKU `?6` (its own events, those whose `data.sku` is it and
+/// the `hold.*` events with a line of it; any when NULL), at most `?5`.
 const SQL_PAGE: &str = "SELECT cursor, type, object, data, at_us FROM events
      WHERE tenant = ?1 AND cursor > ?2 AND (?3 IS NULL OR type IN (SELECT value FROM json_each(?3)))
        AND (?4 IS NULL OR object = ?4)
-       AND (?6 IS NULL OR object = ?6 OR json_extract(data, '$.sku') = ?6)
+       AND (?6 IS NULL OR object = ?6 OR json_extract(data, '$.sku') = ?6
+            OR (type LIKE 'hold.%' AND EXISTS (SELECT 1 FROM json_each(data, '$.lines') l
+                                               WHERE json_extract(l.value, '$.sku') = ?6)))
      ORDER BY cursor LIMIT ?5";
 
 #[async_trait]

@@ -39,7 +39,11 @@ class Event:
                 the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
                 `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
                 `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
-                `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
+                `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`. `hold.created`,
+                `hold.confirmed`, `hold.released`, `hold.expired`: `id`, `kind` (`stock`, `units`,
+                `mixed`), `status`, `expires_at`, `lines` (its stock and unit lines as the hold answers
+                them: `sku`, `quantity`, `from`) and `bookings` (its booking lines: `id`, `resource`,
+                `start`, `end`, `quantity`; `[]` without any).
             object_ (str): The id of what it happened to: the allocation, hold, transfer, claim, booking or job,
                 or the SKU for `sku.*`, `stock.adjusted` and `units.received`.
             type_ (EventType): What happened. The wire name is `object.verb` (`allocation.created`).

@@ -29,7 +29,11 @@ class EventData:
     the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
     `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
     `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
-    `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
+    `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`. `hold.created`,
+    `hold.confirmed`, `hold.released`, `hold.expired`: `id`, `kind` (`stock`, `units`,
+    `mixed`), `status`, `expires_at`, `lines` (its stock and unit lines as the hold answers
+    them: `sku`, `quantity`, `from`) and `bookings` (its booking lines: `id`, `resource`,
+    `start`, `end`, `quantity`; `[]` without any).
 
      """
 

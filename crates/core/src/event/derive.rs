@@ -99,10 +99,10 @@ pub fn entry_type(kind: LedgerKind, location: Option<&str>) -> EventType {
         LedgerKind::Allocation => EventType::AllocationCreated,
         LedgerKind::AllocationCancelled => EventType::AllocationCancelled,
         LedgerKind::Returned => EventType::ReturnCreated,
-        LedgerKind::Hold => EventType::HoldCreated,
-        LedgerKind::HoldConfirmed => EventType::HoldConfirmed,
-        LedgerKind::HoldReleased => EventType::HoldReleased,
-        LedgerKind::HoldExpired => EventType::HoldExpired,
+        LedgerKind::Hold => EventType::StockHeld,
+        LedgerKind::HoldConfirmed => EventType::StockHoldConfirmed,
+        LedgerKind::HoldReleased => EventType::StockHoldReleased,
+        LedgerKind::HoldExpired => EventType::StockHoldExpired,
         LedgerKind::Transfer => EventType::TransferCreated,
     }
 }
@@ -292,17 +292,17 @@ mod tests {
         let mut l = Levels::new(Some((10, 0)), BTreeMap::from([("default".into(), (10, 0))]), Some(8));
         assert_eq!(
             kinds(&l.apply(&entry(1, LedgerKind::Hold, "default", 0, 2))),
-            [EventType::HoldCreated]
+            [EventType::StockHeld]
         );
         let out = l.apply(&entry(2, LedgerKind::Hold, "default", 0, 1));
-        assert_eq!(kinds(&out), [EventType::HoldCreated, EventType::SkuLowStock]);
+        assert_eq!(kinds(&out), [EventType::StockHeld, EventType::SkuLowStock]);
         assert_eq!(
             out[1].data,
             r#"{"sku":"HOT","location":null,"available":7,"low_stock_below":8}"#
         );
         assert_eq!(
             kinds(&l.apply(&entry(3, LedgerKind::HoldReleased, "default", 0, -3))),
-            [EventType::HoldReleased]
+            [EventType::StockHoldReleased]
         );
     }
 

@@ -39,16 +39,32 @@ pub enum EventType {
     /// Part of an allocation came back (ledger `returned`).
     #[serde(rename = "return.created")]
     ReturnCreated,
-    /// A hold set stock or units aside (ledger `hold`).
+    /// Stock or units were set aside by a hold, one event per ledger entry (ledger `hold`).
+    #[serde(rename = "stock.held")]
+    StockHeld,
+    /// Held stock or units were confirmed, one event per ledger entry (ledger
+    /// `hold_confirmed`).
+    #[serde(rename = "stock.hold_confirmed")]
+    StockHoldConfirmed,
+    /// Held stock or units went back to available, one event per ledger entry (ledger
+    /// `hold_released`: a release, or the part a partial confirm left).
+    #[serde(rename = "stock.hold_released")]
+    StockHoldReleased,
+    /// Held stock or units went back to available as their hold expired, one event per ledger
+    /// entry (ledger `hold_expired`).
+    #[serde(rename = "stock.hold_expired")]
+    StockHoldExpired,
+    /// A hold was made: one event per hold, naming every line (after its lines' own events).
     #[serde(rename = "hold.created")]
     HoldCreated,
-    /// A hold became an allocation (ledger `hold_confirmed`).
+    /// A hold was confirmed, whole or in part: one event per hold, naming what it confirmed.
     #[serde(rename = "hold.confirmed")]
     HoldConfirmed,
-    /// A hold was released (ledger `hold_released`).
+    /// A hold was released: one event per hold, naming every line.
     #[serde(rename = "hold.released")]
     HoldReleased,
-    /// A hold expired (ledger `hold_expired`).
+    /// A hold expired (its expiry written: by the sweeper or by a write that found it
+    /// overdue): one event per hold, naming every line.
     #[serde(rename = "hold.expired")]
     HoldExpired,
     /// A hold's expiry moved later.
@@ -104,7 +120,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 26] = [
+    pub const ALL: [EventType; 30] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -112,6 +128,10 @@ impl EventType {
         EventType::UnitClaimCreated,
         EventType::AllocationCancelled,
         EventType::ReturnCreated,
+        EventType::StockHeld,
+        EventType::StockHoldConfirmed,
+        EventType::StockHoldReleased,
+        EventType::StockHoldExpired,
         EventType::HoldCreated,
         EventType::HoldConfirmed,
         EventType::HoldReleased,
@@ -143,6 +163,10 @@ impl EventType {
             EventType::UnitClaimCreated => "unit_claim.created",
             EventType::AllocationCancelled => "allocation.cancelled",
             EventType::ReturnCreated => "return.created",
+            EventType::StockHeld => "stock.held",
+            EventType::StockHoldConfirmed => "stock.hold_confirmed",
+            EventType::StockHoldReleased => "stock.hold_released",
+            EventType::StockHoldExpired => "stock.hold_expired",
             EventType::HoldCreated => "hold.created",
             EventType::HoldConfirmed => "hold.confirmed",
             EventType::HoldReleased => "hold.released",
@@ -192,7 +216,11 @@ pub struct Event {
     /// the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
     /// `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
     /// `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
-    /// `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`.
+    /// `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`. `hold.created`,
+    /// `hold.confirmed`, `hold.released`, `hold.expired`: `id`, `kind` (`stock`, `units`,
+    /// `mixed`), `status`, `expires_at`, `lines` (its stock and unit lines as the hold answers
+    /// them: `sku`, `quantity`, `from`) and `bookings` (its booking lines: `id`, `resource`,
+    /// `start`, `end`, `quantity`; `[]` without any).
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: serde_json::Value,
     /// When the change happened (the store's clock).

@@ -29,6 +29,17 @@ impl HoldStatus {
         }
     }
 
+    /// The hold's own event on reaching this status (`Held`: its creation).
+    pub fn event_type(self) -> crate::event::EventType {
+        use crate::event::EventType;
+        match self {
+            HoldStatus::Held => EventType::HoldCreated,
+            HoldStatus::Confirmed => EventType::HoldConfirmed,
+            HoldStatus::Released => EventType::HoldReleased,
+            HoldStatus::Expired => EventType::HoldExpired,
+        }
+    }
+
     /// The status a reader must see at `now`: a stored `held` past `expires_at` is `expired`
     /// even before the sweeper has written it.
     pub fn effective(self, expires_at: DateTime<Utc>, now: DateTime<Utc>) -> Self {

@@ -13,7 +13,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 /// A page of `$1`'s events after `$2`, of types `$3` (all when NULL), about `$4` (any when
-/// NULL), of SKU `$6` (its own events and those whose `data.sku` is it; any when NULL), at
+/// NULL), of SKU `$6` (its own events, those whose `data.sku` is it and the `hold.*` events
+/// with a line of it; any when NULL), at
 /// most `$5`; every row also carries the tenant's highest cursor, read in the same snapshot
 /// (one row of NULLs and `top` when the page is empty).
 const SQL_PAGE_FILTERED: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at, t.top
@@ -22,7 +23,9 @@ const SQL_PAGE_FILTERED: &str = "SELECT p.cursor, p.type, p.object, p.data, p.at
         SELECT cursor, type, object, data, at FROM events
          WHERE tenant = $1 AND cursor > $2 AND ($3::text[] IS NULL OR type = ANY($3))
            AND ($4::text IS NULL OR object = $4)
-           AND ($6::text IS NULL OR object = $6 OR data->>'sku' = $6)
+           AND ($6::text IS NULL OR object = $6 OR data->>'sku' = $6
+                OR (type LIKE 'hold.%' AND EXISTS (SELECT 1 FROM json_array_elements(data->'lines') l
+                                                   WHERE l->>'sku' = $6)))
          ORDER BY cursor LIMIT $5) p ON true
      ORDER BY p.cursor";
 

@@ -70,6 +70,8 @@ pub(crate) fn finish_holds(
         )
         .and_then(|mut s| s.execute(params![id, confirm, to.ledger_kind().as_str(), now_us, actor, tenant]))
         .map_err(map_error)?;
+        let key = crate::engine::records::HoldKey { tenant, id };
+        crate::engine::records::hold_event(c, key, to.event_type(), now_us)?;
     }
     Ok(done)
 }

@@ -125,6 +125,41 @@ pub(crate) fn insert_hold(
     Ok(())
 }
 
+/// A hold's own event (`hold.created`, `hold.confirmed`, `hold.released`, `hold.expired`,
+/// as `kind`), written once its lines are written or given back, so that it follows their
+/// events: `id`, `kind`, `status`, `expires_at`, `lines` (the hold's row's), `bookings` (its
+/// booking lines: `id`, `resource`, `start`, `end`, `quantity`, in resource and range order).
+/// PostgreSQL writes the same by a deferred trigger (V39).
+pub(crate) fn hold_event(
+    c: &Connection,
+    key: HoldKey<'_>,
+    kind: allot_core::event::EventType,
+    at_us: i64,
+) -> Result<()> {
+    c.prepare_cached(
+        "INSERT INTO events (tenant, type, object, data, at_us)
+         SELECT h.tenant, ?3, h.id,
+                json_object('id', h.id, 'kind', h.kind, 'status', h.status,
+                            'expires_at', strftime('%Y-%m-%dT%H:%M:%S', h.expires_at_us / 1000000, 'unixepoch')
+                                          || printf('.%06dZ', h.expires_at_us % 1000000),
+                            'lines', json(h.lines),
+                            'bookings', json((SELECT json_group_array(json(j)) FROM (
+                                SELECT json_object('id', b.id, 'resource', b.resource,
+                                           'start', strftime('%Y-%m-%dT%H:%M:%S', b.start_us / 1000000, 'unixepoch')
+                                                    || printf('.%06dZ', b.start_us % 1000000),
+                                           'end', strftime('%Y-%m-%dT%H:%M:%S', b.end_us / 1000000, 'unixepoch')
+                                                  || printf('.%06dZ', b.end_us % 1000000),
+                                           'quantity', b.quantity) AS j
+                                  FROM bookings b WHERE b.tenant = h.tenant AND b.hold_id = h.id
+                                 ORDER BY b.resource, b.start_us, b.end_us)))),
+                ?4
+           FROM holds h WHERE h.tenant = ?1 AND h.id = ?2",
+    )
+    .and_then(|mut s| s.execute(params![key.tenant, key.id, kind.as_str(), at_us]))
+    .map_err(map_error)?;
+    Ok(())
+}
+
 pub(crate) fn insert_hold_line(
     c: &Connection,
     key: HoldKey<'_>,

@@ -9,7 +9,7 @@ use crate::engine::errors::map_error;
 use crate::engine::overdue::finish_holds;
 use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
-use crate::engine::records::{insert_hold, insert_hold_line, unit_from_row, HoldKey};
+use crate::engine::records::{hold_event, insert_hold, insert_hold_line, unit_from_row, HoldKey};
 use crate::engine::store::SqliteStore;
 use allot_core::hold::{confirm_refusal, HoldKind, HoldStatus};
 use allot_core::hold::{Confirm, Release};
@@ -163,6 +163,7 @@ fn hold_in(tx: &Connection, t: &str, req: &HoldRequest) -> Result<Hold> {
     for (line, got) in req.units.iter().zip(&units) {
         insert_hold_line(tx, key, (&line.sku, -1, None), got.len() as i64, now, actor)?;
     }
+    hold_event(tx, key, allot_core::event::EventType::HoldCreated, now)?;
     if let Some(held) = hold.units.as_mut() {
         *held = units.into_iter().flatten().collect();
         held.sort_by_key(|u| u.id);

@@ -6,9 +6,10 @@ mod reads;
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::tracks_units;
-use crate::engine::records::{insert_hold, insert_hold_line, HoldKey};
+use crate::engine::records::{hold_event, insert_hold, insert_hold_line, HoldKey};
 use crate::engine::store::SqliteStore;
 use crate::engine::unit_picks::take_units;
+use allot_core::event::EventType;
 use allot_core::store::{Executed, Keyed, UnitStore};
 use allot_core::tenant::Tenant;
 use allot_core::Capable;
@@ -147,7 +148,8 @@ fn record_claim(
     if let Some(exp) = expires_at {
         let key = HoldKey { tenant, id: &req.id };
         insert_hold(tx, key, HoldKind::Units, req.strategy.name(), &lines, us(exp), now)?;
-        return insert_hold_line(tx, key, (&req.sku, -1, None), got, now, req.actor.as_deref());
+        insert_hold_line(tx, key, (&req.sku, -1, None), got, now, req.actor.as_deref())?;
+        return hold_event(tx, key, EventType::HoldCreated, now);
     }
     let json = serde_json::to_string(&lines).map_err(|e| AllotError::Internal(e.to_string()))?;
     tx.prepare_cached(
