@@ -138,6 +138,7 @@ impl std::error::Error for ApiError {}
 /// HTTP status of a domain error, per the HTTP contract.
 pub fn status_of(e: &AllotError) -> StatusCode {
     match e {
+        AllotError::OnLine { error, .. } => status_of(error),
         AllotError::InvalidRequest(_) | AllotError::UnsupportedStrategy { .. } => StatusCode::BAD_REQUEST,
         AllotError::LimitExceeded { limit, .. } if *limit == "max_body_bytes" => StatusCode::PAYLOAD_TOO_LARGE,
         AllotError::LimitExceeded { .. } => StatusCode::BAD_REQUEST,
@@ -194,6 +195,7 @@ fn public_message(e: &AllotError) -> String {
 
 /// Build the error body of a domain error.
 pub fn body_of(e: &AllotError) -> ErrorBody {
+    let e = e.unlined();
     let mut d = ErrorDetail::new(e.code(), public_message(e));
     match e {
         AllotError::LimitExceeded { limit, max, .. } => {
@@ -285,19 +287,12 @@ pub fn sku_of(e: &AllotError) -> Option<&str> {
     }
 }
 
-/// The index in `skus` (a request's lines' SKUs, in its order; a booking line's empty) of the
-/// line refusal `e` is about: the line of the SKU it names, or for a booking's refusal
-/// (`booking_overlap`, `capacity_exceeded`, `rule_violated`) the booking line when there is
-/// one only.
+/// The index in `skus` (a request's lines' SKUs, in its order) of the line refusal `e` is
+/// about: the line it names ([`AllotError::OnLine`]: a hold's booking line), else the line of
+/// the SKU it names.
 pub fn line_of(e: &AllotError, skus: &[String]) -> Option<usize> {
     match e {
-        AllotError::BookingOverlap { .. } | AllotError::CapacityExceeded(_) | AllotError::RuleViolated(_) => {
-            let mut bookings = skus.iter().enumerate().filter(|(_, s)| s.is_empty());
-            match (bookings.next(), bookings.next()) {
-                (Some((i, _)), None) => Some(i),
-                _ => None,
-            }
-        }
+        AllotError::OnLine { line, .. } => Some(*line).filter(|l| *l < skus.len()),
         _ => sku_of(e).and_then(|s| skus.iter().position(|x| x == s)),
     }
 }

@@ -358,6 +358,21 @@ async fn booking_lines_are_held_with_the_hold(ts: &TestServer) {
         "{b}"
     );
     assert_eq!(held_and_available(&ts.sku("TEE").await), (2, 8), "nothing taken");
+    // Of several booking lines, the refused one is named, in the request's order (lines are
+    // decided by resource, so `bay-0`'s comes first, and is free).
+    let two = json!({"lines": [{"sku": "TEE", "quantity": 1}, booking_line("bay-1", (20, 21), 1),
+                               booking_line("bay-0", (8, 9), 1)], "ttl_ms": 60_000});
+    let (s, b) = ts.post("/v1/holds", two).await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str(), &b["error"]["line"]),
+        (409, Some("booking_overlap"), &json!(1)),
+        "{b}"
+    );
+    let op = json!({"operations": [{"op": "hold", "body": {"lines": [{"sku": "TEE", "quantity": 1},
+        booking_line("bay-0", (8, 9), 1), booking_line("bay-1", (20, 21), 1)], "ttl_ms": 60_000}}]});
+    let (_, b) = ts.post("/v1/batch", op).await;
+    assert_eq!(b["results"][0]["body"]["error"]["line"], json!(2), "{b}");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (2, 8), "nothing taken");
     let plain = json!({"start": "2031-05-01T19:00:00Z", "end": "2031-05-01T20:00:00Z", "holder": "x"});
     let (s, b) = ts.post("/v1/resources/bay-1/bookings", plain.clone()).await;
     assert_eq!((s, b["error"]["code"].as_str()), (409, Some("booking_overlap")), "{b}");

@@ -182,6 +182,10 @@ fn error(body: &Value) -> Value {
             view[f] = e[f].clone();
         }
     }
+    let booking = ["booking_overlap", "capacity_exceeded", "rule_violated"];
+    if booking.iter().any(|c| e["code"] == *c) && !e["line"].is_null() {
+        view["line"] = e["line"].clone();
+    }
     if e["code"] == "capacity_exceeded" || e["code"] == "rule_violated" {
         let mut reason = e["reason"].clone();
         crate::model::capacity::normalise_reason(&mut reason);

@@ -450,6 +450,8 @@ pub struct UnitLine {
 /// A validated booking line of a hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HoldBookingLine {
+    /// Its index in the request's `lines` (a refusal of it names `lines[line]`).
+    pub line: usize,
     /// The resource.
     pub resource: String,
     /// Start, inclusive.

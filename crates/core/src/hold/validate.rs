@@ -62,7 +62,7 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
             }
             crate::hold::HoldLineBody::Stock(l) => stock.push(l),
             crate::hold::HoldLineBody::Booking(b) => {
-                bookings.push(booking_line(b.booking, limits).map_err(|e| of_line(i, e))?)
+                bookings.push(booking_line(i, b.booking, limits).map_err(|e| of_line(i, e))?)
             }
         }
     }
@@ -83,11 +83,12 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
     })
 }
 
-/// A booking line, checked as a booking's resource, range and quantity are.
-fn booking_line(b: crate::hold::BookingLineBody, limits: &Limits) -> Result<crate::hold::HoldBookingLine> {
+/// Booking line `lines[line]`, checked as a booking's resource, range and quantity are.
+fn booking_line(line: usize, b: crate::hold::BookingLineBody, limits: &Limits) -> Result<crate::hold::HoldBookingLine> {
     name("resource", &b.resource, limits)?;
     let (start, end) = crate::booking::validate::window("start", &b.start, "end", &b.end, limits)?;
     Ok(crate::hold::HoldBookingLine {
+        line,
         resource: b.resource,
         start,
         end,

@@ -155,6 +155,18 @@ pub enum AllotError {
     /// names the rule and its figures.
     #[error("the booking breaks the resource's rule `{}`", .0.rule())]
     RuleViolated(Box<crate::booking::reason::Reason>),
+    /// The refusal of one line of a request with lines, naming it: `error` refused
+    /// `lines[line]`. Made for the refusal of a hold's booking line (`booking_overlap`,
+    /// `capacity_exceeded`, `rule_violated`), where the error itself cannot say which of
+    /// several booking lines it is about. Its code, status, message and details are
+    /// `error`'s; [`AllotError::unlined`] gives `error`.
+    #[error("{error}")]
+    OnLine {
+        /// The index in the request's `lines`.
+        line: usize,
+        /// The refusal.
+        error: Box<AllotError>,
+    },
     /// Confirm of a booking that is no longer held. HTTP 409 `booking_expired`,
     /// `booking_cancelled`, `booking_released`.
     #[error("booking `{id}` is {}", status.as_str())]
@@ -388,6 +400,7 @@ impl AllotError {
     /// The stable snake_case error code (README.md, "Errors").
     pub fn code(&self) -> &'static str {
         match self {
+            AllotError::OnLine { error, .. } => error.code(),
             AllotError::InvalidRequest(_) => "invalid_request",
             AllotError::LimitExceeded { .. } => "limit_exceeded",
             AllotError::UnsupportedStrategy { .. } => "unsupported_strategy",
@@ -428,6 +441,38 @@ impl AllotError {
             AllotError::Unavailable(_) => "unavailable",
             AllotError::OutcomeUnknown => "outcome_unknown",
             AllotError::Internal(_) => "internal",
+        }
+    }
+
+    /// This refusal as the refusal of `lines[line]` ([`AllotError::OnLine`]); a
+    /// refusal already naming its line keeps it.
+    pub fn on_line(self, line: usize) -> Self {
+        match self {
+            AllotError::OnLine { .. } => self,
+            error => AllotError::OnLine {
+                line,
+                error: Box::new(error),
+            },
+        }
+    }
+
+    /// A booking's refusal (`booking_overlap`, `capacity_exceeded`, `rule_violated`) as the
+    /// refusal of `lines[line]`, a hold's booking line; any other error as it is (a fault,
+    /// a retry, is no line's).
+    pub fn on_booking_line(self, line: usize) -> Self {
+        match self {
+            AllotError::BookingOverlap { .. } | AllotError::CapacityExceeded(_) | AllotError::RuleViolated(_) => {
+                self.on_line(line)
+            }
+            other => other,
+        }
+    }
+
+    /// The refusal itself, without the line it names ([`AllotError::OnLine`]).
+    pub fn unlined(&self) -> &AllotError {
+        match self {
+            AllotError::OnLine { error, .. } => error,
+            other => other,
         }
     }
 

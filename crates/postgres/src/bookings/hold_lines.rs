@@ -25,7 +25,8 @@ pub(crate) static SQL_HOLDS_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
 
 /// Take every booking line of `req` in `tx` at the hold's `now`: the bookings, in the order
 /// of the lines. Errors: a line's refusal as a booking's (`booking_overlap` naming the
-/// booking in the way, `capacity_exceeded`, `rule_violated`, `needs_slots`).
+/// booking in the way, `capacity_exceeded`, `rule_violated`, `needs_slots`), the first three
+/// naming their line ([`allot_core::AllotError::OnLine`]).
 pub(crate) async fn hold_booking_lines(
     tx: &Tx<'_>,
     tenant: &str,
@@ -34,9 +35,13 @@ pub(crate) async fn hold_booking_lines(
 ) -> TxResult<Vec<Booking>> {
     lock_all(tx, tenant, req).await?;
     let mut taken = Vec::with_capacity(req.bookings.len());
-    for i in 0..req.bookings.len() {
+    for (i, asked) in req.bookings.iter().enumerate() {
         let line = req.booking_request(i, BookingStrategy::Advisory);
-        taken.push(booking_line(tx, tenant, &line, now).await?);
+        let named = |e: TxErr| match e {
+            TxErr::Fail(e) => TxErr::Fail(e.on_booking_line(asked.line)),
+            other => other,
+        };
+        taken.push(booking_line(tx, tenant, &line, now).await.map_err(named)?);
     }
     Ok(taken)
 }

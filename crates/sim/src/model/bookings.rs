@@ -224,8 +224,8 @@ impl Model {
         expires_us: i64,
     ) -> Result<(), AllotError> {
         let mut lines = lines.to_vec();
-        lines.sort_by_key(|(resource, range, _)| (*resource, *range));
-        for (i, (resource, range, quantity)) in lines.into_iter().enumerate() {
+        lines.sort_by_key(|(resource, range, _, _)| (*resource, *range));
+        for (i, (resource, range, quantity, line)) in lines.into_iter().enumerate() {
             let asked = super::capacity::Asked {
                 range,
                 quantity,
@@ -233,7 +233,7 @@ impl Model {
             };
             if let Err(e) = self.decide(resource, &asked) {
                 self.bookings.retain(|_, b| b.hold.as_deref() != Some(hold));
-                return Err(e);
+                return Err(e.on_booking_line(line));
             }
             let booking = Booking {
                 resource: resource.to_string(),

@@ -13,8 +13,9 @@ use serde_json::{json, Value};
 /// Lines of a request: (SKU, quantity).
 type Lines<'a> = &'a [(&'a str, i64)];
 
-/// A booking line of a hold: the resource, `[start_us, end_us)`, the quantity.
-pub(super) type BookingLine<'a> = (&'a str, (i64, i64), i64);
+/// A booking line of a hold: the resource, `[start_us, end_us)`, the quantity, its index in
+/// the request's `lines` (which its refusal names).
+pub(super) type BookingLine<'a> = (&'a str, (i64, i64), i64, usize);
 
 impl Model {
     /// The status a reader sees now: a held hold whose expiry is not after now is expired.

@@ -524,9 +524,14 @@ impl Model {
                 place,
                 ..
             } => {
+                // The request lists the stock lines, then the unit lines, then these.
+                let first = lines.len() + units.len();
                 let bookings: Vec<holds::BookingLine> = bookings
                     .iter()
-                    .map(|(r, start_h, hours, q)| (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q))
+                    .enumerate()
+                    .map(|(k, (r, start_h, hours, q))| {
+                        (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q, first + k)
+                    })
                     .collect();
                 self.hold((lines, units, &bookings), *ttl_ms, place)
             }
@@ -606,10 +611,19 @@ fn resource_of(put: &crate::ops::ResourcePut) -> capacity::Resource {
     }
 }
 
-/// A refusal as the simulation compares it: the status, the code and the figures an
-/// `insufficient_stock` names.
+/// A refusal as the simulation compares it: the status, the code, the figures an
+/// `insufficient_stock` names, and the line a hold's booking line's refusal names.
 pub fn error_answer(e: &AllotError) -> Answer {
+    let status = allot_server::status_of(e).as_u16();
+    let line = match e {
+        AllotError::OnLine { line, .. } => Some(*line),
+        _ => None,
+    };
+    let e = e.unlined();
     let mut view = json!({"code": e.code()});
+    if let Some(line) = line {
+        view["line"] = json!(line);
+    }
     let figures = match e {
         AllotError::InsufficientStock {
             sku,
@@ -628,7 +642,7 @@ pub fn error_answer(e: &AllotError) -> Answer {
         view["reason"] = capacity::reason_view(r);
     }
     Answer {
-        status: allot_server::status_of(e).as_u16(),
+        status,
         replayed: false,
         view,
     }

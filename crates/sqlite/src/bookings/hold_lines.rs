@@ -10,15 +10,17 @@ use allot_core::{Booking, BookingStrategy, HoldRequest, Result};
 use rusqlite::Connection;
 
 /// Take every booking line of `req` in `tx` at the hold's `now_us`: the bookings, in the
-/// order of the lines. Errors: a line's refusal as a booking's.
+/// order of the lines. Errors: a line's refusal as a booking's, naming its line
+/// ([`allot_core::AllotError::OnLine`]).
 pub(crate) fn hold_booking_lines(tx: &Connection, t: &str, req: &HoldRequest, now_us: i64) -> Result<Vec<Booking>> {
     let mut taken = Vec::with_capacity(req.bookings.len());
-    for i in 0..req.bookings.len() {
+    for (i, asked) in req.bookings.iter().enumerate() {
         let line = req.booking_request(i, BookingStrategy::Serialized);
-        taken.push(match capacity::resource_of(tx, t, &line.resource)? {
-            Some(r) => book_put(tx, t, &line, r, now_us)?,
-            None => book_plain(tx, t, &line, now_us)?,
-        });
+        let booked = match capacity::resource_of(tx, t, &line.resource)? {
+            Some(r) => book_put(tx, t, &line, r, now_us),
+            None => book_plain(tx, t, &line, now_us),
+        };
+        taken.push(booked.map_err(|e| e.on_booking_line(asked.line))?);
     }
     Ok(taken)
 }
