@@ -158,6 +158,9 @@ impl Requests {
     }
 }
 
+/// [`Op::HoldEvents`]'s request: a page of the hold events it compares.
+const HOLD_EVENTS: &str = "/v1/events?types=hold.created,hold.confirmed,hold.released&limit={limit}";
+
 fn stock(r: &Requests, op: &Op, id: &str) -> Request {
     match op {
         Op::CreateSku {
@@ -225,6 +228,7 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::Release { .. } => r.post_empty(format!("/v1/holds/{id}/release")),
         Op::Extend { ttl_ms, .. } => r.post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
         Op::Audit => r.get("/v1/audit".into()),
+        Op::HoldEvents => r.get(HOLD_EVENTS.replace("{limit}", &crate::view::HOLD_EVENTS_PAGE.to_string())),
         Op::GetSku { sku } => r.get(format!("/v1/skus/{sku}")),
         _ => unreachable!("not a stock step: {op:?}"),
     }

@@ -72,7 +72,9 @@ pub async fn run(cfg: &Config) -> Result<Report, SimError> {
 pub async fn shrink_divergence(cfg: &Config, d: &mut Divergence) -> Result<(), SimError> {
     let ops = Generator::new(cfg.seed).sequence(cfg.steps);
     let spec = Spec::parse(&d.target)?;
-    d.shrunk = shrink(ops[..=d.step].to_vec(), &spec, (&cfg.database_url, cfg.mutation)).await?;
+    // A divergence found after the last step (the audit, the feed) shrinks every step.
+    let upto = (d.step + 1).min(ops.len());
+    d.shrunk = shrink(ops[..upto].to_vec(), &spec, (&cfg.database_url, cfg.mutation)).await?;
     Ok(())
 }
 
@@ -146,8 +148,13 @@ impl Run {
         // Last, the books of every target: `GET /v1/audit` finds nothing (held against the
         // live holds, on hand against the ledger).
         let clean = self.expect(&Op::Audit, false);
-        let audit = self.compare(ops.len(), &Op::Audit, &clean, targets).await?;
-        Ok((ops.len(), audit))
+        if let Some(d) = self.compare(ops.len(), &Op::Audit, &clean, targets).await? {
+            return Ok((ops.len(), Some(d)));
+        }
+        // And the feed: every hold's own events, as the model wrote them.
+        let events = self.expect(&Op::HoldEvents, false);
+        let feed = self.compare(ops.len(), &Op::HoldEvents, &events, targets).await?;
+        Ok((ops.len(), feed))
     }
 
     /// Step `i`: `op` on the model and every target, then every SKU read on each.

@@ -302,6 +302,13 @@ impl Target {
         if let Op::Batch { ops } = op {
             return self.step_batch(ops).await.map(Some);
         }
+        if *op == Op::HoldEvents {
+            // Every committed event numbered first (a PostgreSQL server's sequencer runs on a
+            // timer): the feed then holds all that was written.
+            let failed =
+                |e: allot_core::AllotError| SimError::Setup(format!("{}: sequencing failed: {e}", self.spec.name()));
+            while self.store.sequence_events(1000).await.map_err(failed)? > 0 {}
+        }
         let resolved = self.made.resolve(op);
         let Some(mut req) = request::of(op, &resolved) else {
             return Ok(None);

@@ -23,6 +23,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
         Op::Audit => audit(body),
+        Op::HoldEvents => hold_events(body),
         Op::Enqueue { .. } => {
             let ids = body["ids"].as_array().cloned().unwrap_or_default();
             json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()})
@@ -192,6 +193,57 @@ fn error(body: &Value) -> Value {
         view["reason"] = reason;
     }
     view
+}
+
+/// The most hold events [`Op::HoldEvents`] reads (one page; the model keeps as many).
+pub const HOLD_EVENTS_PAGE: usize = 1000;
+
+/// A hold's own events as compared: each hold's events in the feed's order (its type, its
+/// lines' (SKU, quantity), how many booking lines it has), the holds as a sorted list. Holds
+/// are told apart by their histories, not by their order: the operations of one batch on
+/// `batched` lanes commit in the order the lanes flush, not the order listed.
+fn hold_events(body: &Value) -> Value {
+    let events = body["events"].as_array().cloned().unwrap_or_default();
+    let said: Vec<(String, Value)> = events
+        .iter()
+        .map(|e| {
+            let id = e["object"].as_str().unwrap_or_default().to_string();
+            let lines: Vec<(String, i64)> = e["data"]["lines"]
+                .as_array()
+                .map(|ls| {
+                    ls.iter()
+                        .map(|l| {
+                            (
+                                l["sku"].as_str().unwrap_or_default().to_string(),
+                                l["quantity"].as_i64().unwrap_or(0),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let bookings = e["data"]["bookings"].as_array().map_or(0, Vec::len);
+            (id, hold_event(e["type"].as_str().unwrap_or_default(), &lines, bookings))
+        })
+        .collect();
+    by_hold(said)
+}
+
+/// One hold event's view ([`hold_events`]).
+pub fn hold_event(kind: &str, lines: &[(String, i64)], bookings: usize) -> Value {
+    let mut lines = lines.to_vec();
+    lines.sort();
+    json!({"type": kind, "lines": lines, "bookings": bookings})
+}
+
+/// Events `(hold id, view)` in order, as each hold's history, the histories sorted.
+pub fn by_hold(events: Vec<(String, Value)>) -> Value {
+    let mut holds: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for (id, e) in events {
+        holds.entry(id).or_default().push(e);
+    }
+    let mut histories: Vec<String> = holds.into_values().map(|h| Value::Array(h).to_string()).collect();
+    histories.sort();
+    json!({ "holds": histories.iter().map(|h| serde_json::from_str::<Value>(h).unwrap_or_default()).collect::<Vec<_>>() })
 }
 
 /// Whether the audit found nothing, and what it found otherwise.

@@ -158,3 +158,16 @@ async fn a_hold_booking_changed_by_its_own_endpoint_is_found_and_shrunk() {
     }
     planted(Mutation::HoldBookingsUnguarded, booking_steps).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_release_missing_from_the_feed_is_found_and_shrunk() {
+    // A release, alone or in a batch (found in the feed, after the last step).
+    fn releases(op: &Op) -> bool {
+        match op {
+            Op::Release { .. } => true,
+            Op::Batch { ops } => ops.iter().any(releases),
+            _ => false,
+        }
+    }
+    planted(Mutation::ReleaseEventMissing, releases).await;
+}

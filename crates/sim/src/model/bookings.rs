@@ -20,7 +20,7 @@ pub(super) struct Booking {
     status: BookingStatus,
     expires_us: Option<i64>,
     /// The hold whose line it is: only that hold decides it.
-    hold: Option<String>,
+    pub(super) hold: Option<String>,
 }
 
 impl Model {

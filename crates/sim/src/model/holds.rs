@@ -13,6 +13,9 @@ use serde_json::{json, Value};
 /// Lines of a request: (SKU, quantity).
 type Lines<'a> = &'a [(&'a str, i64)];
 
+/// A hold's own event: its type, the hold, its lines (SKU, quantity), its booking lines.
+pub(super) type HoldEvent = (&'static str, String, Vec<(String, i64)>, usize);
+
 /// A booking line of a hold: the resource, `[start_us, end_us)`, the quantity, its index in
 /// the request's `lines` (which its refusal names).
 pub(super) type BookingLine<'a> = (&'a str, (i64, i64), i64, usize);
@@ -92,6 +95,7 @@ impl Model {
             finalised: false,
         };
         self.holds.insert(id.clone(), hold);
+        self.note_hold_event("hold.created", &id);
         let booked = (0..bookings.len())
             .map(|i| allot_core::hold::booking_id(&id, i))
             .collect();
@@ -160,6 +164,7 @@ impl Model {
             h.from = from.clone();
         }
         self.allocations.insert(id.to_string(), Allocation::of(kept, from));
+        self.note_hold_event("hold.confirmed", id);
         Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
     }
 
@@ -173,6 +178,9 @@ impl Model {
                 }
                 self.free_units(id);
                 self.finish_hold_bookings(id, allot_core::booking::BookingStatus::Released);
+                if self.mutation != Some(super::Mutation::ReleaseEventMissing) {
+                    self.note_hold_event("hold.released", id);
+                }
             }
             // An expired hold is finalised (a unit hold's units rejoin the claims' order).
             HoldStatus::Expired => {
@@ -185,6 +193,26 @@ impl Model {
             status => return Err(Self::not_active(id, status)),
         }
         Ok((200, self.hold_view(id)?, None))
+    }
+
+    /// Hold `id`'s own event `kind`, naming its lines as they are now (a partial confirm's:
+    /// what it confirmed) and its booking lines.
+    pub(super) fn note_hold_event(&mut self, kind: &'static str, id: &str) {
+        if let Some(h) = self.holds.get(id) {
+            let bookings = self.bookings.values().filter(|b| b.hold.as_deref() == Some(id)).count();
+            self.hold_events.push((kind, id.to_string(), h.lines.clone(), bookings));
+        }
+    }
+
+    /// The hold events as [`crate::view`] shows the feed's: at most a page of them.
+    pub(super) fn hold_events_view(&self) -> Value {
+        let said = self
+            .hold_events
+            .iter()
+            .take(crate::view::HOLD_EVENTS_PAGE)
+            .map(|(kind, id, lines, bookings)| (id.clone(), crate::view::hold_event(kind, lines, *bookings)))
+            .collect();
+        crate::view::by_hold(said)
     }
 
     /// The hold lasts at least `ttl_ms` from now (never shorter than it was).

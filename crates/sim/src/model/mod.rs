@@ -148,16 +148,19 @@ pub enum Mutation {
     HoldSkipsBookings,
     /// A booking endpoint changes a booking a hold owns (no `held_by_hold`).
     HoldBookingsUnguarded,
+    /// A release writes no `hold.released` to the feed.
+    ReleaseEventMissing,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 5] = [
+    pub const ALL: [Mutation; 6] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
         Mutation::HoldSkipsBookings,
         Mutation::HoldBookingsUnguarded,
+        Mutation::ReleaseEventMissing,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -168,6 +171,7 @@ impl Mutation {
             Mutation::MixedHoldSkipsUnits => "mixed-hold-skips-units",
             Mutation::HoldSkipsBookings => "hold-skips-bookings",
             Mutation::HoldBookingsUnguarded => "hold-bookings-unguarded",
+            Mutation::ReleaseEventMissing => "release-event-missing",
         }
     }
 
@@ -208,6 +212,9 @@ pub struct Model {
     queue_settings: BTreeMap<String, allot_core::job::queue::QueueSettings>,
     /// The starts claims recorded (the rates' windows).
     starts: Vec<queues::Start>,
+    /// Every hold's own events but expiries, in order: type, hold id, lines (SKU, quantity),
+    /// booking lines ([`Op::HoldEvents`]).
+    hold_events: Vec<holds::HoldEvent>,
     /// Key → the request it is bound to and the answer stored with it.
     keys: BTreeMap<&'static str, (String, Answer)>,
     made: u64,
@@ -250,6 +257,7 @@ impl Model {
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),
+            hold_events: Vec::new(),
             keys: BTreeMap::new(),
             made: 0,
             id_prefix,
@@ -570,6 +578,7 @@ impl Model {
             Op::GetUnits { sku } => Ok((200, self.units_view(sku)?, None)),
             Op::GetUnit { sku, serial } => Ok((200, self.unit_by_serial(sku, *serial)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
+            Op::HoldEvents => Ok((200, self.hold_events_view(), None)),
             Op::Advance { .. } | Op::Sweep | Op::Batch { .. } | Op::OtherTenant { .. } => {
                 Err(AllotError::Internal("not a request of this tenant".into()))
             }

@@ -135,6 +135,7 @@ impl Model {
                     finalised: false,
                 };
                 self.holds.insert(id.clone(), hold);
+                self.note_hold_event("hold.created", &id);
             }
             None => {
                 self.allocations

@@ -257,6 +257,11 @@ pub enum Op {
     Advance { ms: i64 },
     /// `GET /v1/audit`: the books balance (the runner's, after the last step; never generated).
     Audit,
+    /// `GET /v1/events?types=hold.created,hold.confirmed,hold.released`: every hold's own
+    /// events, in the feed's order (the runner's, after the last step; never generated).
+    /// `hold.expired` is left out: a backend writes it when it finishes an overdue hold (a
+    /// sweep, or a write that found its SKU short), which the API leaves to the backend.
+    HoldEvents,
     /// `op` (a step on stock: SKUs, allocations, holds) sent with the key of another tenant,
     /// [`OTHER_TENANT`], whose objects, locations and idempotency keys are its own.
     OtherTenant { op: Box<Op> },
