@@ -14,7 +14,10 @@
 -- confirmed before its status changes), `bookings` (its booking lines, `[]` without any).
 -- A deferred trigger runs at the commit, outside the statement that fired it: with the
 -- session's search_path, which in a caller's transaction (`allot.confirm_hold`) need not name
--- allot's schema, hence the function's own (SET search_path FROM CURRENT, as V35's).
+-- allot's schema, hence the function's own (SET search_path FROM CURRENT, as V35's). A status
+-- changed by hand, without `finished_at`, is stamped with the database's clock. A caller that
+-- runs SET CONSTRAINTS ALL IMMEDIATE has the event written at once instead (a hold's
+-- `hold.created` then comes before its stock lines' entries).
 CREATE FUNCTION allot_hold_event() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     INSERT INTO events (tenant, type, object, data, at)
@@ -31,7 +34,7 @@ BEGIN
                               ORDER BY b.resource, lower(b.during), upper(b.during)), '[]')
                        FROM bookings b WHERE b.tenant = NEW.tenant AND b.hold_id = NEW.id)
                     ELSE '[]' END),
-            CASE WHEN TG_OP = 'INSERT' THEN NEW.created_at ELSE NEW.finished_at END);
+            CASE WHEN TG_OP = 'INSERT' THEN NEW.created_at ELSE coalesce(NEW.finished_at, now()) END);
     RETURN NULL;
 END $$;
 

@@ -71,7 +71,9 @@ impl PgStore {
     /// hold's TTL counts from now, not from the commit.
     ///
     /// Errors: as [`PgStore::allocate_in`]; `invalid_request` for a hold with booking lines in
-    /// a `tx` that is not `READ COMMITTED` (as [`PgStore::book_in`]).
+    /// a `tx` that is not `READ COMMITTED` (as [`PgStore::book_in`]); a booking line's refusal
+    /// as [`allot_core::AllotError::OnLine`] naming the line (`unlined()` gives the booking's
+    /// own refusal). Its `hold.created` event is written at the commit.
     pub async fn hold_in(
         &self,
         tx: &mut tokio_postgres::Transaction<'_>,

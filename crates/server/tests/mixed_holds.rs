@@ -415,6 +415,15 @@ async fn booking_lines_are_held_with_the_hold(ts: &TestServer) {
     assert_eq!(b["status"], "expired", "{b}");
     ts.ok("/v1/resources/bay-2/bookings", plain).await;
 
+    // A quantity above 1 on a resource never put is refused, naming its line.
+    let (s, b) = ts
+        .post("/v1/holds", with_booking(1, booking_line("bay-5", (8, 9), 2)))
+        .await;
+    assert_eq!(
+        (s, b["error"]["code"].as_str(), &b["error"]["line"]),
+        (422, Some("needs_slots"), &json!(1)),
+        "{b}"
+    );
     // A resource with slots: its capacity counts the hold's quantity.
     let (s, b) = ts
         .send_json(

@@ -183,7 +183,7 @@ fn error(body: &Value) -> Value {
             view[f] = e[f].clone();
         }
     }
-    let booking = ["booking_overlap", "capacity_exceeded", "rule_violated"];
+    let booking = ["booking_overlap", "capacity_exceeded", "rule_violated", "needs_slots"];
     if booking.iter().any(|c| e["code"] == *c) && !e["line"].is_null() {
         view["line"] = e["line"].clone();
     }

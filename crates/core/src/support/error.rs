@@ -456,14 +456,17 @@ impl AllotError {
         }
     }
 
-    /// A booking's refusal (`booking_overlap`, `capacity_exceeded`, `rule_violated`) as the
-    /// refusal of `lines[line]`, a hold's booking line; any other error as it is (a fault,
-    /// a retry, is no line's).
+    /// A booking's refusal (`booking_overlap`, `capacity_exceeded`, `rule_violated`,
+    /// `needs_slots`) as the refusal of `lines[line]`, a hold's booking line; any other error
+    /// as it is (a fault, a retry, is no line's).
     pub fn on_booking_line(self, line: usize) -> Self {
         match self {
-            AllotError::BookingOverlap { .. } | AllotError::CapacityExceeded(_) | AllotError::RuleViolated(_) => {
-                self.on_line(line)
-            }
+            AllotError::BookingOverlap { .. }
+            | AllotError::CapacityExceeded(_)
+            | AllotError::RuleViolated(_)
+            | AllotError::Unprocessable {
+                rule: Rule::NeedsSlots, ..
+            } => self.on_line(line),
             other => other,
         }
     }
