@@ -40,6 +40,10 @@ pub fn load_rows(reports: &[LoadReport]) -> Vec<CompareRow> {
     reports
         .iter()
         .map(|r| {
+            // The table says BROKEN only: which checks failed goes to stderr beside it.
+            for v in &r.violations {
+                eprintln!("{} {}: invariant broken: {v}", r.workload, r.strategy);
+            }
             CompareRow::plain(
                 &r.workload,
                 &r.strategy,
