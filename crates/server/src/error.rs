@@ -291,9 +291,9 @@ pub fn sku_of(e: &AllotError) -> Option<&str> {
 /// about: the line it names ([`AllotError::OnLine`]: a hold's booking line), else the line of
 /// the SKU it names.
 pub fn line_of(e: &AllotError, skus: &[String]) -> Option<usize> {
-    match e {
-        AllotError::OnLine { line, .. } => Some(*line).filter(|l| *l < skus.len()),
-        _ => sku_of(e).and_then(|s| skus.iter().position(|x| x == s)),
+    match e.line() {
+        Some(line) => Some(line).filter(|l| *l < skus.len()),
+        None => sku_of(e).and_then(|s| skus.iter().position(|x| x == s)),
     }
 }
 

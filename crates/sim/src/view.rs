@@ -241,9 +241,9 @@ pub fn by_hold(events: Vec<(String, Value)>) -> Value {
     for (id, e) in events {
         holds.entry(id).or_default().push(e);
     }
-    let mut histories: Vec<String> = holds.into_values().map(|h| Value::Array(h).to_string()).collect();
-    histories.sort();
-    json!({ "holds": histories.iter().map(|h| serde_json::from_str::<Value>(h).unwrap_or_default()).collect::<Vec<_>>() })
+    let mut histories: Vec<Value> = holds.into_values().map(Value::Array).collect();
+    histories.sort_by_cached_key(Value::to_string);
+    json!({ "holds": histories })
 }
 
 /// Whether the audit found nothing, and what it found otherwise.

@@ -157,7 +157,7 @@ pub enum AllotError {
     RuleViolated(Box<crate::booking::reason::Reason>),
     /// The refusal of one line of a request with lines, naming it: `error` refused
     /// `lines[line]`. Made for the refusal of a hold's booking line (`booking_overlap`,
-    /// `capacity_exceeded`, `rule_violated`), where the error itself cannot say which of
+    /// `capacity_exceeded`, `rule_violated`, `needs_slots`), where the error itself cannot say which of
     /// several booking lines it is about. Its code, status, message and details are
     /// `error`'s; [`AllotError::unlined`] gives `error`.
     #[error("{error}")]
@@ -468,6 +468,14 @@ impl AllotError {
                 rule: Rule::NeedsSlots, ..
             } => self.on_line(line),
             other => other,
+        }
+    }
+
+    /// The index in the request's `lines` this refusal names ([`AllotError::OnLine`]).
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            AllotError::OnLine { line, .. } => Some(*line),
+            _ => None,
         }
     }
 

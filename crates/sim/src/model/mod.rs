@@ -624,10 +624,7 @@ fn resource_of(put: &crate::ops::ResourcePut) -> capacity::Resource {
 /// `insufficient_stock` names, and the line a hold's booking line's refusal names.
 pub fn error_answer(e: &AllotError) -> Answer {
     let status = allot_server::status_of(e).as_u16();
-    let line = match e {
-        AllotError::OnLine { line, .. } => Some(*line),
-        _ => None,
-    };
+    let line = e.line();
     let e = e.unlined();
     let mut view = json!({"code": e.code()});
     if let Some(line) = line {
