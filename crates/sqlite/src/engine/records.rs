@@ -125,6 +125,32 @@ pub(crate) fn insert_hold(
     Ok(())
 }
 
+/// An instant column (µs since the epoch) as the feed writes instants: RFC 3339, UTC, with
+/// microseconds (PostgreSQL's `allot_instant`).
+fn instant_sql(column: &str) -> String {
+    format!("strftime('%Y-%m-%dT%H:%M:%S', {column} / 1000000, 'unixepoch') || printf('.%06dZ', {column} % 1000000)")
+}
+
+/// [`hold_event`]'s statement: `?1` tenant, `?2` hold, `?3` type, `?4` instant.
+static SQL_HOLD_EVENT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO events (tenant, type, object, data, at_us)
+         SELECT h.tenant, ?3, h.id,
+                json_object('id', h.id, 'kind', h.kind, 'status', h.status, 'expires_at', {expires},
+                            'lines', json(h.lines),
+                            'bookings', json((SELECT json_group_array(json(j)) FROM (
+                                SELECT json_object('id', b.id, 'resource', b.resource, 'start', {start},
+                                                   'end', {end}, 'quantity', b.quantity) AS j
+                                  FROM bookings b WHERE b.tenant = h.tenant AND b.hold_id = h.id
+                                 ORDER BY b.resource, b.start_us, b.end_us)))),
+                ?4
+           FROM holds h WHERE h.tenant = ?1 AND h.id = ?2",
+        expires = instant_sql("h.expires_at_us"),
+        start = instant_sql("b.start_us"),
+        end = instant_sql("b.end_us"),
+    )
+});
+
 /// A hold's own event (`hold.created`, `hold.confirmed`, `hold.released`, `hold.expired`,
 /// as `kind`), written once its lines are written or given back, so that it follows their
 /// events: `id`, `kind`, `status`, `expires_at`, `lines` (the hold's row's), `bookings` (its
@@ -136,27 +162,9 @@ pub(crate) fn hold_event(
     kind: allot_core::event::EventType,
     at_us: i64,
 ) -> Result<()> {
-    c.prepare_cached(
-        "INSERT INTO events (tenant, type, object, data, at_us)
-         SELECT h.tenant, ?3, h.id,
-                json_object('id', h.id, 'kind', h.kind, 'status', h.status,
-                            'expires_at', strftime('%Y-%m-%dT%H:%M:%S', h.expires_at_us / 1000000, 'unixepoch')
-                                          || printf('.%06dZ', h.expires_at_us % 1000000),
-                            'lines', json(h.lines),
-                            'bookings', json((SELECT json_group_array(json(j)) FROM (
-                                SELECT json_object('id', b.id, 'resource', b.resource,
-                                           'start', strftime('%Y-%m-%dT%H:%M:%S', b.start_us / 1000000, 'unixepoch')
-                                                    || printf('.%06dZ', b.start_us % 1000000),
-                                           'end', strftime('%Y-%m-%dT%H:%M:%S', b.end_us / 1000000, 'unixepoch')
-                                                  || printf('.%06dZ', b.end_us % 1000000),
-                                           'quantity', b.quantity) AS j
-                                  FROM bookings b WHERE b.tenant = h.tenant AND b.hold_id = h.id
-                                 ORDER BY b.resource, b.start_us, b.end_us)))),
-                ?4
-           FROM holds h WHERE h.tenant = ?1 AND h.id = ?2",
-    )
-    .and_then(|mut s| s.execute(params![key.tenant, key.id, kind.as_str(), at_us]))
-    .map_err(map_error)?;
+    c.prepare_cached(&SQL_HOLD_EVENT)
+        .and_then(|mut s| s.execute(params![key.tenant, key.id, kind.as_str(), at_us]))
+        .map_err(map_error)?;
     Ok(())
 }
 
