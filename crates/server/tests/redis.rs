@@ -164,11 +164,18 @@ async fn losing_the_counters_mid_load_never_oversells() {
         let api = ts.api.clone();
         tokio::spawn(async move { fire(&api, "/v1/allocations", alloc("FLUSH", 1, "redis_counter"), 400).await })
     };
+    // Delete the counter whenever the load has (re)built it, up to 20 times, while the load
+    // runs: the signal is the key's existence, not a timer (a slow start of the load once saw
+    // 20 fixed ticks pass before its first request built the counter). Bounded: at most
+    // 5000 polls of 2 ms.
     let mut during_load = 0;
-    for _ in 0..20 {
+    for _ in 0..5_000 {
+        if during_load >= 20 || load.is_finished() {
+            break;
+        }
         let deleted: i64 = redis::cmd("DEL").arg(&key).query_async(&mut con).await.unwrap();
         during_load += i64::from(deleted == 1 && !load.is_finished());
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
     assert!(during_load >= 1, "the counter was never lost while the load ran");
     let counts = load.await.unwrap();
