@@ -93,14 +93,14 @@ impl PgStore {
         .await
     }
 
-    /// Confirm a hold (whole, or part of a stock hold) in `tx`, as
+    /// Confirm a hold (whole, or part of it) in `tx`, as
     /// `POST /v1/holds/{id}/confirm` does, with `allot_confirm_hold_at`, the function
     /// `allot.confirm_hold` runs: the hold is confirmed, with its allocation, ledger entries
     /// and events, when `tx` commits; held still when it rolls back. The hold's row and its
     /// stock rows stay locked until then, so its expiry cannot overtake the confirm.
     ///
-    /// Errors: `not_found`, `hold_expired`, `hold_released`, `invalid_request` (a
-    /// part of a unit hold), `insufficient_stock` (a part larger than the hold),
+    /// Errors: `not_found`, `hold_expired`, `hold_released`, `insufficient_stock` (a part
+    /// larger than the hold), `not_in_hold` (a booking not the hold's),
     /// `idempotency_key_*`, `contention`, `unavailable`.
     pub async fn confirm_in(
         &self,
@@ -110,7 +110,7 @@ impl PgStore {
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let (tenant, now) = (tenant.as_str(), self.now());
-        let target = (req.id.as_str(), req.part.as_deref());
+        let target = (req.id.as_str(), req.part.as_ref());
         self.write_in(tx, tenant, idem.as_ref(), async |t| {
             crate::holds::confirm_body(t, tenant, target, req.actor.as_deref(), now).await
         })

@@ -19,7 +19,8 @@ conformance!(
     lines_in_opposite_orders_never_deadlock,
     booking_lines_sharing_a_pool_with_bookings_never_deadlock,
     unit_lines_by_serial_take_those_units_or_none,
-    holds_expiring_mid_storm_free_every_line_at_once
+    holds_expiring_mid_storm_free_every_line_at_once,
+    a_mixed_hold_is_confirmed_in_part
 );
 
 async fn receive(api: &Api, sku: &str, n: usize) {
@@ -108,12 +109,16 @@ async fn a_mixed_hold_takes_every_line_or_none(ts: &TestServer) {
     let (s, b) = ts
         .post(
             &format!("/v1/holds/{id}/confirm"),
-            json!({"lines": [{"sku": "TEE", "quantity": 1}]}),
+            json!({"lines": [{"sku": "TEE", "quantity": 3}]}),
         )
         .await;
-    assert_eq!((s, b["error"]["code"].as_str()), (400, Some("invalid_request")), "{b}");
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (409, Some("insufficient_stock")),
+        "{b}"
+    );
     let (_, got) = ts.get(&format!("/v1/holds/{id}")).await;
-    assert_eq!(got, h, "a read answers what the hold answered");
+    assert_eq!(got, h, "a refused part changed nothing");
 
     // Confirmed: one allocation of both lines; the seats allocated, the tees gone.
     let a = ts.ok(&format!("/v1/holds/{id}/confirm"), json!({})).await;
@@ -819,5 +824,106 @@ async fn holds_expiring_mid_storm_free_every_line_at_once(ts: &TestServer) {
     for h in &storm {
         assert_eq!(booking_of(h).1, "held", "{h}");
     }
+    ts.assert_audit_clean().await;
+}
+
+/// A confirm names what it keeps of a hold of every kind: a quantity of a stock SKU (from its
+/// pieces), of a unit SKU (its first units by id), bookings by id; everything else is given
+/// back in the same transaction (stock to available, units to available, bookings released
+/// and no longer the hold's). A part the hold cannot bear changes nothing.
+async fn a_mixed_hold_is_confirmed_in_part(ts: &TestServer) {
+    ts.create_sku("TEE", 10, 1).await;
+    receive(ts, "SEAT", 3).await;
+    let body = json!({"lines": [
+        {"sku": "TEE", "quantity": 3},
+        {"units": {"sku": "SEAT", "quantity": 2, "order_by": ["serial"]}},
+        booking_line("bay-1", (18, 19), 1),
+        booking_line("bay-2", (20, 21), 1)
+    ], "ttl_ms": 60_000});
+    let h = ts.ok("/v1/holds", body).await;
+    let id = h["id"].as_str().unwrap().to_string();
+    let bookings: Vec<String> = h["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(bookings.len(), 2, "{h}");
+    let confirm = format!("/v1/holds/{id}/confirm");
+    // Refusals change nothing: more units than held, a booking not the hold's, a line of two
+    // kinds, a booking named twice.
+    let refusals = [
+        (
+            json!({"lines": [{"sku": "SEAT", "quantity": 3}]}),
+            409,
+            "insufficient_stock",
+        ),
+        (
+            json!({"lines": [{"sku": "BIKE", "quantity": 1}]}),
+            409,
+            "insufficient_stock",
+        ),
+        (json!({"lines": [{"booking": "no-such-booking"}]}), 422, "not_in_hold"),
+        (
+            json!({"lines": [{"booking": bookings[0], "sku": "TEE", "quantity": 1}]}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"lines": [{"booking": bookings[0]}, {"booking": bookings[0]}]}),
+            400,
+            "invalid_request",
+        ),
+    ];
+    for (part, status, code) in refusals {
+        let (s, b) = ts.post(&confirm, part.clone()).await;
+        assert_eq!((s, b["error"]["code"].as_str()), (status, Some(code)), "{part}: {b}");
+    }
+    let (_, still) = ts.get(&format!("/v1/holds/{id}")).await;
+    assert_eq!(still, h, "a refused part changed nothing");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (3, 7));
+
+    let part = json!({"lines": [{"sku": "TEE", "quantity": 1}, {"sku": "SEAT", "quantity": 1},
+                                {"booking": bookings[1]}]});
+    let a = ts.ok(&confirm, part.clone()).await;
+    let lines: Vec<(&str, i64)> = a["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["sku"].as_str().unwrap(), l["quantity"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(lines, [("SEAT", 1), ("TEE", 1)], "{a}");
+    let tee = ts.sku("TEE").await;
+    assert_eq!(
+        (tee["on_hand"].as_i64(), held_and_available(&tee)),
+        (Some(9), (0, 9)),
+        "{tee}"
+    );
+    assert_eq!(serials(ts, "SEAT", "allocated").await, ["SEAT-000"]);
+    assert_eq!(serials(ts, "SEAT", "available").await, ["SEAT-001", "SEAT-002"]);
+    let (_, released) = ts.get(&format!("/v1/bookings/{}", bookings[0])).await;
+    assert_eq!(released["status"], "released", "{released}");
+    assert!(released.get("hold_id").is_none(), "the hold's no more: {released}");
+    let (_, kept) = ts.get(&format!("/v1/bookings/{}", bookings[1])).await;
+    assert_eq!(
+        (&kept["status"], &kept["hold_id"]),
+        (&json!("confirmed"), &json!(id)),
+        "{kept}"
+    );
+    let (_, done) = ts.get(&format!("/v1/holds/{id}")).await;
+    assert_eq!(done["status"], "confirmed", "{done}");
+    assert_eq!(done["units"].as_array().map(Vec::len), Some(1), "{done}");
+    let listed: Vec<&str> = done["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [bookings[1].as_str()], "{done}");
+    // The range given back is free again; the confirm again answers the allocation.
+    ts.ok("/v1/holds", with_booking(1, booking_line("bay-1", (18, 19), 1)))
+        .await;
+    let (s, again) = ts.post(&confirm, part).await;
+    assert_eq!((s, &again), (200, &a), "{again}");
     ts.assert_audit_clean().await;
 }

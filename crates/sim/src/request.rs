@@ -220,7 +220,7 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::GetHold { .. } => r.get(format!("/v1/holds/{id}")),
         Op::Confirm { part, .. } => {
             let body = match part {
-                Some(lines) => json!({"lines": lines_json(lines)}),
+                Some(part) => json!({"lines": confirm_lines_json(id, part)}),
                 None => json!({}),
             };
             r.post(format!("/v1/holds/{id}/confirm"), body)
@@ -413,6 +413,20 @@ fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
 }
 
 /// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
+/// A partial confirm's lines of hold `id`: its SKU lines, then its booking lines by id (the
+/// id each target gave the hold's booking line of that index).
+fn confirm_lines_json(id: &str, part: &crate::ops::Part) -> Value {
+    let mut all = lines_json(&part.lines);
+    if let Value::Array(a) = &mut all {
+        a.extend(
+            part.bookings
+                .iter()
+                .map(|i| json!({"booking": allot_core::hold::booking_id(id, *i)})),
+        );
+    }
+    all
+}
+
 fn hold_lines_json(
     lines: &[(&str, i64)],
     units: &[crate::ops::HoldUnits],

@@ -38,6 +38,7 @@ from .completion import Completion
 from .completions import Completions
 from .completions_body import CompletionsBody
 from .confirm_body import ConfirmBody
+from .confirm_booking_line import ConfirmBookingLine
 from .confirm_line import ConfirmLine
 from .create_sku_body import CreateSkuBody
 from .created_key import CreatedKey
@@ -218,6 +219,7 @@ __all__ = (
     "Completions",
     "CompletionsBody",
     "ConfirmBody",
+    "ConfirmBookingLine",
     "ConfirmLine",
     "CreatedKey",
     "CreatedWebhook",

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.confirm_booking_line import ConfirmBookingLine
   from ..models.confirm_line import ConfirmLine
 
 
@@ -27,19 +28,22 @@ class ConfirmBody:
     """ `POST /v1/holds/{id}/confirm` body, optional: without `lines` the whole hold is confirmed.
 
         Attributes:
-            lines (list[ConfirmLine] | None | Unset): Confirm only these quantities (each SKU once, else 422
-                `duplicate_sku`; at most what the hold
-                holds of it, else `insufficient_stock`); what is not named is released. A stock hold
-                only.
+            lines (list[ConfirmBookingLine | ConfirmLine] | None | Unset): Confirm only these lines: quantities of the
+                hold's stock and unit SKUs (each SKU once,
+                else 422 `duplicate_sku`; at most what the hold holds of it, else
+                `insufficient_stock`) and its bookings by id (each once; one not of the hold is 422
+                `not_in_hold`); what is not named is released. A unit SKU keeps the first `quantity`
+                of its units in the order the hold lists them.
      """
 
-    lines: list[ConfirmLine] | None | Unset = UNSET
+    lines: list[ConfirmBookingLine | ConfirmLine] | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.confirm_booking_line import ConfirmBookingLine # noqa: PLC0415
         from ..models.confirm_line import ConfirmLine # noqa: PLC0415
         lines: list[dict[str, Any]] | None | Unset
         if isinstance(self.lines, Unset):
@@ -47,7 +51,12 @@ class ConfirmBody:
         elif isinstance(self.lines, list):
             lines = []
             for lines_type_0_item_data in self.lines:
-                lines_type_0_item = lines_type_0_item_data.to_dict()
+                lines_type_0_item: dict[str, Any]
+                if isinstance(lines_type_0_item_data, ConfirmLine):
+                    lines_type_0_item = lines_type_0_item_data.to_dict()
+                else:
+                    lines_type_0_item = lines_type_0_item_data.to_dict()
+
                 lines.append(lines_type_0_item)
 
 
@@ -68,9 +77,10 @@ class ConfirmBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.confirm_booking_line import ConfirmBookingLine # noqa: PLC0415
         from ..models.confirm_line import ConfirmLine # noqa: PLC0415
         d = dict(src_dict)
-        def _parse_lines(data: object) -> list[ConfirmLine] | None | Unset:
+        def _parse_lines(data: object) -> list[ConfirmBookingLine | ConfirmLine] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -81,16 +91,33 @@ class ConfirmBody:
                 lines_type_0 = []
                 _lines_type_0 = data
                 for lines_type_0_item_data in (_lines_type_0):
-                    lines_type_0_item = ConfirmLine.from_dict(lines_type_0_item_data)
+                    def _parse_lines_type_0_item(data: object) -> ConfirmBookingLine | ConfirmLine:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_confirm_line_body_type_0 = ConfirmLine.from_dict(data)
 
 
+
+                            return componentsschemas_confirm_line_body_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_confirm_line_body_type_1 = ConfirmBookingLine.from_dict(data)
+
+
+
+                        return componentsschemas_confirm_line_body_type_1
+
+                    lines_type_0_item = _parse_lines_type_0_item(lines_type_0_item_data)
 
                     lines_type_0.append(lines_type_0_item)
 
                 return lines_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ConfirmLine] | None | Unset, data)
+            return cast(list[ConfirmBookingLine | ConfirmLine] | None | Unset, data)
 
         lines = _parse_lines(d.pop("lines", UNSET))
 

@@ -280,11 +280,154 @@ pub struct UnitLineBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmBody {
-    /// Confirm only these quantities (each SKU once, else 422 `duplicate_sku`; at most what the hold
-    /// holds of it, else `insufficient_stock`); what is not named is released. A stock hold
-    /// only.
+    /// Confirm only these lines: quantities of the hold's stock and unit SKUs (each SKU once,
+    /// else 422 `duplicate_sku`; at most what the hold holds of it, else
+    /// `insufficient_stock`) and its bookings by id (each once; one not of the hold is 422
+    /// `not_in_hold`); what is not named is released. A unit SKU keeps the first `quantity`
+    /// of its units in the order the hold lists them.
     #[serde(default)]
-    pub lines: Option<Vec<ConfirmLine>>,
+    pub lines: Option<Vec<ConfirmLineBody>>,
+}
+
+/// One line of a partial confirm: a quantity of a SKU (`sku`, `quantity`) or a booking
+/// (`booking`), one kind each (the schema's `oneOf`; a line of both, or of neither, is `400`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged, try_from = "ConfirmLineFields")]
+pub enum ConfirmLineBody {
+    /// How much of a stock or unit SKU of the hold is confirmed.
+    Sku(ConfirmLine),
+    /// A booking line of the hold, confirmed.
+    Booking(ConfirmBookingLine),
+}
+
+/// A partial confirm's booking line: `{"booking":"<id>"}`, the id of one of the hold's
+/// bookings (as the hold lists them).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmBookingLine {
+    /// The booking's id.
+    pub booking: String,
+}
+
+/// Every field a partial confirm's line may carry, sorted into a [`ConfirmLineBody`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfirmLineFields {
+    #[serde(default)]
+    sku: Option<String>,
+    #[serde(default)]
+    quantity: Option<i64>,
+    #[serde(default)]
+    booking: Option<String>,
+}
+
+impl TryFrom<ConfirmLineFields> for ConfirmLineBody {
+    type Error = &'static str;
+
+    fn try_from(f: ConfirmLineFields) -> Result<Self, Self::Error> {
+        match (f.booking, f.sku, f.quantity) {
+            (Some(booking), None, None) => Ok(ConfirmLineBody::Booking(ConfirmBookingLine { booking })),
+            (Some(_), ..) => Err("a booking line has `booking` only (no sku or quantity beside it)"),
+            (None, Some(sku), Some(quantity)) => Ok(ConfirmLineBody::Sku(ConfirmLine { sku, quantity })),
+            (None, ..) => Err("a line needs `sku` and `quantity`, or `booking`"),
+        }
+    }
+}
+
+/// What a confirm of part of a hold keeps (validated by `validate::confirm`); the rest is
+/// released.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfirmPart {
+    /// `(sku, quantity)` kept of the hold's stock and unit SKUs, sorted by SKU, each once.
+    pub lines: Vec<(String, i64)>,
+    /// The ids of the hold's bookings kept, sorted, each once.
+    pub bookings: Vec<String>,
+}
+
+/// What a partial confirm does to a hold: [`plan_part`]'s answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartPlan {
+    /// Of each stock piece (in the order given), how much is kept.
+    pub stock: Vec<i64>,
+    /// Of each unit line (in the order given), how many of its units are kept: the first,
+    /// in the order the hold lists them (by unit id).
+    pub units: Vec<i64>,
+    /// The hold's bookings that are released (not named), in the order given.
+    pub released_bookings: Vec<String>,
+}
+
+impl PartPlan {
+    /// The hold's lines once shrunk by this plan, from its stock pieces `(sku, location)`
+    /// and its unit lines' SKUs, in the order planned: stock lines with `from`, unit lines,
+    /// in SKU order ([`kept_lines`], [`with_kept_units`]).
+    pub fn lines<'a>(
+        &self,
+        pieces: impl IntoIterator<Item = (&'a str, &'a str)>,
+        units: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<AllocationLine> {
+        let kept = pieces.into_iter().zip(&self.stock).map(|((s, l), k)| (s, l, *k));
+        with_kept_units(kept_lines(kept), units.into_iter().zip(self.units.iter().copied()))
+    }
+}
+
+/// What a hold holds, for [`plan_part`]: its stock pieces `(sku, quantity)` (in the order of
+/// [`keep_of`]), its unit lines `(sku, quantity)`, its bookings (ids).
+pub type HeldParts<'a> = (&'a [(String, i64)], &'a [(String, i64)], &'a [String]);
+
+/// Plan the confirm of `part` of hold `hold_id`, which holds stock `pieces` `(sku,
+/// quantity)` (in the order of [`keep_of`]), unit lines `units` `(sku, quantity)` and the
+/// bookings `bookings` (ids).
+///
+/// Errors, in this order: `insufficient_stock` for a SKU named beyond what the hold holds of
+/// it (stock and units together; a SKU it does not hold holds 0), the first in SKU order;
+/// `not_in_hold` (422) for a booking named that is not one of the hold's.
+pub fn plan_part(
+    hold_id: &str,
+    (pieces, units, bookings): HeldParts<'_>,
+    part: &ConfirmPart,
+) -> crate::support::error::Result<PartPlan> {
+    for (sku, q) in &part.lines {
+        let held: i64 = pieces
+            .iter()
+            .chain(units)
+            .filter(|(s, _)| s == sku)
+            .map(|(_, n)| n)
+            .sum();
+        if *q > held {
+            return Err(crate::support::error::AllotError::InsufficientStock {
+                sku: sku.clone(),
+                requested: *q,
+                available: held,
+            });
+        }
+    }
+    if let Some(b) = part.bookings.iter().find(|b| !bookings.contains(b)) {
+        return Err(crate::support::error::AllotError::Unprocessable {
+            rule: crate::support::error::Rule::NotInHold,
+            message: format!("lines: booking `{b}` is not one of hold `{hold_id}`'s bookings"),
+        });
+    }
+    let of_stock: Vec<(String, i64)> = part
+        .lines
+        .iter()
+        .filter(|(s, _)| pieces.iter().any(|(p, _)| p == s))
+        .cloned()
+        .collect();
+    let kept_units = units
+        .iter()
+        .map(|(sku, _)| part.lines.iter().find(|(s, _)| s == sku).map_or(0, |(_, q)| *q))
+        .collect();
+    Ok(PartPlan {
+        stock: keep_of(pieces, &of_stock)?,
+        units: kept_units,
+        released_bookings: bookings
+            .iter()
+            .filter(|b| !part.bookings.contains(b))
+            .cloned()
+            .collect(),
+    })
 }
 
 /// One line of a partial confirm: how much of a SKU the hold holds is confirmed.
@@ -385,16 +528,15 @@ pub fn extend_refusal(
 pub struct Confirm {
     /// The hold.
     pub id: String,
-    /// Only these `(sku, quantity)` (validated by `validate::confirm`); `None`:
-    /// the whole hold.
-    pub part: Option<Vec<(String, i64)>>,
+    /// Only these lines (validated by `validate::confirm`); `None`: the whole hold.
+    pub part: Option<ConfirmPart>,
     /// Who confirms (the API key's id), for the ledger.
     pub actor: Option<String>,
 }
 
 impl Confirm {
     /// Confirm hold `id` (whole when `part` is `None`) for `actor`.
-    pub fn new(id: impl Into<String>, part: Option<Vec<(String, i64)>>, actor: Option<String>) -> Self {
+    pub fn new(id: impl Into<String>, part: Option<ConfirmPart>, actor: Option<String>) -> Self {
         Confirm {
             id: id.into(),
             part,
@@ -545,6 +687,21 @@ pub fn with_unit_lines(answered: Vec<AllocationLine>, units: &[UnitLine]) -> Vec
     lines
 }
 
+/// A partially confirmed hold's lines: its kept stock lines (`stock`, in SKU order, from
+/// [`kept_lines`]) and its kept unit lines `(sku, quantity)` (a line kept at 0 left out),
+/// merged in SKU order, as [`with_unit_lines`] merges a new hold's.
+pub fn with_kept_units<'a>(
+    stock: Vec<AllocationLine>,
+    units: impl IntoIterator<Item = (&'a str, i64)>,
+) -> Vec<AllocationLine> {
+    let mut lines = stock;
+    for (sku, k) in units.into_iter().filter(|u| u.1 > 0) {
+        let at = lines.partition_point(|l| l.sku.as_str() < sku);
+        lines.insert(at, AllocationLine::new(sku, k));
+    }
+    lines
+}
+
 /// The id of booking line `i` of hold `hold_id`: a name-based UUID (version 5, RFC 9562
 /// §5.5) in the hold's UUID as namespace, of the line's index; the same on every backend and
 /// in every replay, its own for each line. A hold id that is no UUID (the model's) gives
@@ -594,6 +751,46 @@ mod partial_tests {
             keep_of(&pieces, &p(&[("C", 1)])).unwrap_err().code(),
             "insufficient_stock"
         );
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    fn p(v: &[(&str, i64)]) -> Vec<(String, i64)> {
+        v.iter().map(|(s, n)| (s.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn a_part_keeps_stock_units_and_bookings_named_and_nothing_else() {
+        let (pieces, units) = (p(&[("TEE", 2), ("TEE", 1)]), p(&[("SEAT", 2), ("BIKE", 1)]));
+        let bookings = vec!["b1".to_string(), "b2".to_string()];
+        let held = (pieces.as_slice(), units.as_slice(), bookings.as_slice());
+        let part = ConfirmPart {
+            lines: p(&[("SEAT", 1), ("TEE", 3)]),
+            bookings: vec!["b2".into()],
+        };
+        let plan = plan_part("h", held, &part).unwrap();
+        assert_eq!(plan.stock, [2, 1]);
+        assert_eq!(plan.units, [1, 0], "BIKE not named: none kept");
+        assert_eq!(plan.released_bookings, ["b1"]);
+        // Beyond what is held of a unit SKU, or a SKU not held; a booking not the hold's.
+        for (lines, code) in [
+            (&[("SEAT", 3)][..], "insufficient_stock"),
+            (&[("HAT", 1)][..], "insufficient_stock"),
+        ] {
+            let part = ConfirmPart {
+                lines: p(lines),
+                bookings: Vec::new(),
+            };
+            assert_eq!(plan_part("h", held, &part).unwrap_err().code(), code);
+        }
+        let stranger = ConfirmPart {
+            lines: p(&[("TEE", 1)]),
+            bookings: vec!["b9".into()],
+        };
+        assert_eq!(plan_part("h", held, &stranger).unwrap_err().code(), "not_in_hold");
     }
 }
 

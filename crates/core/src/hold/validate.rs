@@ -9,11 +9,13 @@ use crate::support::error::{AllotError, Result};
 use crate::support::limits::Limits;
 
 /// Validate `POST /v1/holds/{id}/confirm`'s optional body: `None` confirms the whole hold;
-/// `lines` has 1..=`max_lines` lines with quantities >= 1; each SKU once (`duplicate_sku` otherwise; what
-/// is kept is the hold's own placement). The lines come back sorted by SKU, as every request's
-/// lines are, so that of two lines the hold cannot bear the first in SKU order is the one
-/// refused (an order `allot sim` found the backends and the model to disagree on).
-pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<Vec<(String, i64)>>> {
+/// `lines` has 1..=`max_lines` lines, each a SKU's quantity (>= 1; each SKU once, else
+/// `duplicate_sku`; what is kept is the hold's own placement) or a booking's id (each once).
+/// The SKUs come back sorted, as every request's lines are, so that of two lines the hold
+/// cannot bear the first in SKU order is the one refused (an order `allot sim` found the
+/// backends and the model to disagree on); the bookings sorted too. A refusal of a line names
+/// it (`lines[i]`).
+pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option<crate::hold::ConfirmPart>> {
     let Some(lines) = body.lines else {
         return Ok(None);
     };
@@ -24,14 +26,27 @@ pub fn confirm(body: crate::hold::ConfirmBody, limits: &Limits) -> Result<Option
     }
     max_lines(lines.len(), limits)?;
     let mut named = NamedOnce::default();
-    for l in &lines {
-        name("sku", &l.sku, limits)?;
-        quantity("quantity", l.quantity, 1, limits)?;
-        named.note(&l.sku)?;
+    let mut part = crate::hold::ConfirmPart::default();
+    for (i, l) in lines.iter().enumerate() {
+        match l {
+            crate::hold::ConfirmLineBody::Sku(l) => {
+                name("sku", &l.sku, limits).map_err(|e| of_line(i, e))?;
+                quantity("quantity", l.quantity, 1, limits).map_err(|e| of_line(i, e))?;
+                named.note(&l.sku)?;
+                part.lines.push((l.sku.clone(), l.quantity));
+            }
+            crate::hold::ConfirmLineBody::Booking(b) => {
+                name("booking", &b.booking, limits).map_err(|e| of_line(i, e))?;
+                if part.bookings.contains(&b.booking) {
+                    return Err(of_line(i, AllotError::invalid("booking: names a booking twice")));
+                }
+                part.bookings.push(b.booking.clone());
+            }
+        }
     }
-    let mut summed: Vec<(String, i64)> = lines.into_iter().map(|l| (l.sku, l.quantity)).collect();
-    summed.sort();
-    Ok(Some(summed))
+    part.lines.sort();
+    part.bookings.sort();
+    Ok(Some(part))
 }
 
 /// Validate `POST /v1/holds/{id}/extend` (and a booking's): `ttl_ms` within the hold limits.

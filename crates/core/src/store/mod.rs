@@ -182,11 +182,15 @@ pub trait HoldStore: Send + Sync + 'static {
     /// Turn a `held`, unexpired hold into an allocation with the same id (on_hand and held
     /// both drop; `hold_confirmed` ledger entries). Confirming a confirmed hold returns its
     /// allocation again; an expired or released one is `hold_expired` / `hold_released`.
-    /// `req.part`: confirm only these `(sku, quantity)` of a stock hold (validated by
-    /// [`crate::validate::confirm`]): the hold's pieces in (sku, bucket) order are kept up to
-    /// each quantity, the rest (and every SKU not named) is released in the same transaction
-    /// (`hold_released` entries), and the allocation holds what was kept. `invalid_request`
-    /// for a unit hold or for more than the hold holds.
+    /// `req.part`: confirm only these lines of a hold of any kind (validated by
+    /// [`crate::validate::confirm`], planned by [`crate::hold::plan_part`]): the hold's stock
+    /// pieces in (sku, bucket) order are kept up to each quantity, a unit line keeps its
+    /// first units (by id) up to its quantity, the bookings named are kept; the rest (every
+    /// SKU and booking not named) is released in the same transaction (`hold_released`
+    /// entries; the released units become available, the released bookings read `released`
+    /// and belong to the hold no more), and the allocation holds what was kept.
+    /// `insufficient_stock` for more than the hold holds of a SKU, `not_in_hold` for a
+    /// booking that is not the hold's.
     async fn confirm_hold(
         &self,
         tenant: &Tenant,

@@ -281,6 +281,8 @@ pub enum Rule {
     /// A booking's own confirm, cancel, release, extend or reschedule of a booking that is a
     /// hold's line: the hold decides it (`held_by_hold`).
     HeldByHold,
+    /// A partial confirm naming a booking that is not one of the hold's (`not_in_hold`).
+    NotInHold,
 }
 
 impl Rule {
@@ -303,11 +305,12 @@ impl Rule {
             Rule::StayBounds => "stay_bounds",
             Rule::SlotGridInUse => "slot_grid_in_use",
             Rule::HeldByHold => "held_by_hold",
+            Rule::NotInHold => "not_in_hold",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 17] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -324,6 +327,7 @@ impl Rule {
         Rule::StayBounds,
         Rule::SlotGridInUse,
         Rule::HeldByHold,
+        Rule::NotInHold,
     ];
 }
 

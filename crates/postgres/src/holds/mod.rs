@@ -171,7 +171,7 @@ impl PgStore {
     async fn try_confirm(
         &self,
         tenant: &str,
-        target: (&str, Option<&[(String, i64)]>),
+        target: (&str, Option<&allot_core::hold::ConfirmPart>),
         actor: Option<&str>,
         idem: Option<&Idempotency<Allocation>>,
         now: DateTime<Utc>,
@@ -305,27 +305,22 @@ async fn hold_unit_line(
     }
 }
 
-/// Confirm the hold `id` (whole, or `part` of a stock hold) by `actor` at `now`: a partial
-/// confirm shrinks the hold first ([`confirm_part::shrink_hold`]); then
-/// `allot_confirm_hold_at` (V35), the very function `allot.confirm_hold` runs in a caller's
-/// transaction, locks the hold, finishes it and records its allocation in one round trip.
-/// Errors: `not_found`, `hold_expired`, `hold_released`, `invalid_request` for a part
-/// of a unit hold, `insufficient_stock` for a part larger than the hold.
+/// Confirm the hold `id` (whole, or `part` of it) by `actor` at `now`: a partial confirm
+/// shrinks the hold first ([`confirm_part::shrink_hold`]); then `allot_confirm_hold_at`
+/// (V35), the very function `allot.confirm_hold` runs in a caller's transaction, locks the
+/// hold, finishes it and records its allocation in one round trip. Errors: `not_found`,
+/// `hold_expired`, `hold_released`, `insufficient_stock` for a part larger than the hold,
+/// `not_in_hold` for a booking not the hold's.
 pub(crate) async fn confirm_body(
     tx: &Transaction<'_>,
     tenant: &str,
-    (id, part): (&str, Option<&[(String, i64)]>),
+    (id, part): (&str, Option<&allot_core::hold::ConfirmPart>),
     actor: Option<&str>,
     now: DateTime<Utc>,
 ) -> TxResult<Allocation> {
     if let Some(p) = part {
-        let (row, stored, expires_at) = lock_hold(tx, tenant, id).await?;
+        let (_, stored, expires_at) = lock_hold(tx, tenant, id).await?;
         if stored == HoldStatus::Held && expires_at > now {
-            if row.get::<_, &str>("kind") != "stock" {
-                return Err(TxErr::Fail(AllotError::invalid(
-                    "a hold of units, or of lines of several kinds, is confirmed whole",
-                )));
-            }
             confirm_part::shrink_hold(tx, tenant, (id, p), (actor, now)).await?;
         }
     }
@@ -558,12 +553,12 @@ impl HoldPerRequest for PgStore {
     async fn confirm_per_request(
         &self,
         tenant: &str,
-        (id, part): (&str, Option<Vec<(String, i64)>>),
+        (id, part): (&str, Option<allot_core::hold::ConfirmPart>),
         actor: Option<String>,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>> {
         let now = self.now();
-        let target = (id, part.as_deref());
+        let target = (id, part.as_ref());
         self.retrying(|| self.try_confirm(tenant, target, actor.as_deref(), idem.as_ref(), now))
             .await
     }

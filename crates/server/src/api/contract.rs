@@ -250,6 +250,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("ExtendBody", "ttl_ms", hold.clone()),
         ("ConfirmBody", "lines", json!({"minItems": 1, "maxItems": l.max_lines})),
         ("ConfirmLine", "sku", name(l)),
+        ("ConfirmBookingLine", "booking", name(l)),
         ("ReturnBody", "lines", json!({"minItems": 1, "maxItems": l.max_lines})),
         ("ReturnLineBody", "sku", name(l)),
         ("ReturnLineBody", "quantity", int(1, q)),

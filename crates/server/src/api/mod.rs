@@ -112,6 +112,8 @@ use utoipa_swagger_ui::SwaggerUi;
         ExtendBody,
         ConfirmBody,
         allot_core::hold::ConfirmLine,
+        allot_core::hold::ConfirmLineBody,
+        allot_core::hold::ConfirmBookingLine,
         HoldStatus,
         HoldKind,
         Unit,

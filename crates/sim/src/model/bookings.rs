@@ -275,6 +275,17 @@ impl Model {
         }
     }
 
+    /// A partial confirm of hold `hold` keeps the bookings `kept` (ids): its others read
+    /// `released` and are the hold's no more.
+    pub(super) fn release_hold_bookings_except(&mut self, hold: &str, kept: &[String]) {
+        for (id, b) in self.bookings.iter_mut() {
+            if b.hold.as_deref() == Some(hold) && !kept.contains(id) {
+                b.status = BookingStatus::Released;
+                b.hold = None;
+            }
+        }
+    }
+
     /// Hold `hold` now lasts until `expires_us`: so do its held bookings.
     pub(super) fn extend_hold_bookings(&mut self, hold: &str, expires_us: i64) {
         for b in self.bookings.values_mut().filter(|b| b.hold.as_deref() == Some(hold)) {

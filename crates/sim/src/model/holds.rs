@@ -128,9 +128,10 @@ impl Model {
         Ok(view)
     }
 
-    /// Confirm whole, or only `part` (at most what the hold holds of each SKU named; the rest
-    /// is released): the allocation, with the hold's id.
-    pub(super) fn confirm(&mut self, id: &str, part: Option<&[(&str, i64)]>) -> Result<Done, AllotError> {
+    /// Confirm whole, or only `part` (at most what the hold holds of each SKU named, a unit
+    /// SKU keeping its first units by id; of its bookings those named; the rest is released):
+    /// the allocation, with the hold's id.
+    pub(super) fn confirm(&mut self, id: &str, part: Option<&crate::ops::Part>) -> Result<Done, AllotError> {
         let h = self.find(id)?;
         match self.status(h) {
             HoldStatus::Held => {}
@@ -140,12 +141,11 @@ impl Model {
         let units = h.units;
         let (kept, from) = match part {
             None => (h.lines.clone(), h.from.clone()),
-            Some(_) if units || h.mixed => {
-                return Err(AllotError::invalid(
-                    "a hold of units, or of lines of several kinds, is confirmed whole",
-                ))
+            Some(part) => {
+                let kept = self.kept(h, &sorted(&part.lines))?;
+                self.keep_only(id, &kept.0, &part.bookings)?;
+                kept
             }
-            Some(part) => self.kept(h, &sorted(part))?,
         };
         if units {
             self.allocate_units(id);
@@ -166,6 +166,29 @@ impl Model {
         self.allocations.insert(id.to_string(), Allocation::of(kept, from));
         self.note_hold_event("hold.confirmed", id);
         Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
+    }
+
+    /// A partial confirm of hold `id` gives back what it does not keep: the units of each of
+    /// its unit SKUs past the first `kept` (by id; a SKU not kept: all), and its bookings
+    /// other than those of its booking lines `bookings` (by index in the hold's request),
+    /// which read `released` and are the hold's no more. `not_in_hold` (nothing changed) for
+    /// an index that is none of its booking lines.
+    fn keep_only(&mut self, id: &str, kept: &[(String, i64)], bookings: &[usize]) -> Result<(), AllotError> {
+        let named: Vec<String> = bookings.iter().map(|i| allot_core::hold::booking_id(id, *i)).collect();
+        let mut sorted_named = named.clone();
+        sorted_named.sort();
+        if let Some(b) = sorted_named
+            .iter()
+            .find(|b| self.bookings.get(*b).is_none_or(|x| x.hold.as_deref() != Some(id)))
+        {
+            return Err(AllotError::Unprocessable {
+                rule: allot_core::support::error::Rule::NotInHold,
+                message: format!("lines: booking `{b}` is not one of hold `{id}`'s bookings"),
+            });
+        }
+        self.free_units_past(id, kept);
+        self.release_hold_bookings_except(id, &named);
+        Ok(())
     }
 
     /// A held hold is released; a released or expired one is answered unchanged (it holds

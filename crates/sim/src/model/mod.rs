@@ -24,8 +24,10 @@
 //!   (`units.rs`): its stock lines are placed first (SKU order), then its unit lines taken
 //!   (SKU order), then its booking lines booked ((resource, start, end) order, each decided
 //!   as a booking is, held until the hold's expiry), all or none; `kind` is `mixed` when it
-//!   has lines of several kinds (booking lines alone are refused); confirmed whole only. Its
-//!   bookings are confirmed, released, extended and expire with it; a booking endpoint's own
+//!   has lines of several kinds (booking lines alone are refused); confirmed whole, or in
+//!   part: of each SKU named at most what it holds (a unit SKU keeps its first units by id),
+//!   of its bookings those named by id (another booking: `422 not_in_hold`), the rest given
+//!   back (bookings released, the hold's no more). Its bookings are confirmed, released, extended and expire with it; a booking endpoint's own
 //!   change of one is `422 held_by_hold` (`bookings.rs`).
 //!   An expired hold is finished (its units free for claims) by the sweep, a release, a
 //!   unit pick short of free units, or a stock line its store finds short or that holds
@@ -47,7 +49,7 @@
 //!   lists each slot's capacity, used, held and free.
 //! - Units (`units.rs`): receipts into the unit-tracked SKU (a serial it has:
 //!   `409 already_exists`), claims of N in `order_by` order as allocations or holds (whole,
-//!   or with `allow_partial` at least one), a unit hold confirmed whole only, cancels and
+//!   or with `allow_partial` at least one), a unit hold confirmed whole or in part, cancels and
 //!   releases that free the units, and what each unit reads as.
 //! - The batch API (`batch.rs`): refused whole when malformed (nothing runs), else each
 //!   operation as alone, one result each, in order.
@@ -544,7 +546,7 @@ impl Model {
                 self.hold((lines, units, &bookings), *ttl_ms, place)
             }
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
-            Op::Confirm { part, .. } => self.confirm(id, part.as_deref()),
+            Op::Confirm { part, .. } => self.confirm(id, part.as_ref()),
             Op::Release { .. } => self.release(id),
             Op::Extend { ttl_ms, .. } => self.extend(id, *ttl_ms),
             Op::Enqueue { queue, jobs, .. } => self.enqueue(queue, jobs),

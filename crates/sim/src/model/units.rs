@@ -252,6 +252,21 @@ impl Model {
         }
     }
 
+    /// A partial confirm of hold `claim` keeps of each SKU its first `kept` units (by id; a
+    /// SKU not named: none); its other units become free.
+    pub(super) fn free_units_past(&mut self, claim: &str, kept: &[(String, i64)]) {
+        let mut left: std::collections::HashMap<&str, i64> = kept.iter().map(|(s, q)| (s.as_str(), *q)).collect();
+        for u in self.units.iter_mut().filter(|u| u.claim.as_deref() == Some(claim)) {
+            match left.get_mut(u.sku.as_str()) {
+                Some(k) if *k > 0 => *k -= 1,
+                _ => {
+                    u.claim = None;
+                    u.allocated = false;
+                }
+            }
+        }
+    }
+
     /// The units `claim` has become free.
     pub(super) fn free_units(&mut self, claim: &str) {
         for u in self.units.iter_mut().filter(|u| u.claim.as_deref() == Some(claim)) {

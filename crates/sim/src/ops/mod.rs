@@ -52,6 +52,17 @@ pub enum Ref {
 /// Lines of a request: `(sku, quantity)`.
 pub type Lines = Vec<(&'static str, i64)>;
 
+/// What a partial confirm keeps: `lines` (SKU, quantity) of the hold's stock and unit SKUs,
+/// and the hold's booking lines by their index in the hold's request `lines` (an index that
+/// is not a booking line of the hold names no booking of it: `422 not_in_hold`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// `(sku, quantity)` kept.
+    pub lines: Lines,
+    /// The hold's booking lines kept, by index in the hold's request `lines`.
+    pub bookings: Vec<usize>,
+}
+
 /// An idempotency key, if the step carries one.
 pub type Key = Option<&'static str>;
 
@@ -122,7 +133,7 @@ pub enum Op {
     /// `GET /v1/holds/{id}`.
     GetHold { hold: Ref },
     /// `POST /v1/holds/{id}/confirm`, whole (`part` none) or only `part`.
-    Confirm { hold: Ref, part: Option<Lines>, key: Key },
+    Confirm { hold: Ref, part: Option<Part>, key: Key },
     /// `POST /v1/holds/{id}/release`.
     Release { hold: Ref, key: Key },
     /// `POST /v1/holds/{id}/extend`.
@@ -601,11 +612,28 @@ impl Generator {
             .collect()
     }
 
-    fn part(&mut self) -> Option<Vec<(&'static str, i64)>> {
-        match self.rng.random_range(0..3) {
-            0 => Some(self.lines()),
-            _ => None,
+    /// A partial confirm, one in two: some lines (mostly one unit of one SKU, now and then
+    /// with a unit of the unit SKU), and (one in two) booking lines by index (1 and 2 are a checkout hold's; 0 and 3
+    /// name none of its bookings).
+    fn part(&mut self) -> Option<Part> {
+        if self.rng.random_range(0..2) != 0 {
+            return None;
         }
+        let bookings = match self.rng.random_range(0..6) {
+            0 => vec![self.rng.random_range(1..3)],
+            1 => vec![1, 2],
+            2 => vec![self.rng.random_range(0..4)],
+            _ => Vec::new(),
+        };
+        // Mostly one unit of one SKU: what a checkout hold (or a small hold) holds.
+        let one = (SKUS[self.rng.random_range(0..SKUS.len())], 1);
+        let lines = match self.rng.random_range(0..6) {
+            0 if !bookings.is_empty() => Vec::new(),
+            1 => vec![one, (UNIT_SKU, 1)],
+            2 | 3 => vec![one],
+            _ => self.lines(),
+        };
+        Some(Part { lines, bookings })
     }
 
     fn key(&mut self) -> Option<&'static str> {

@@ -196,11 +196,6 @@ impl HoldStore for SqliteStore {
             let mut h = hold_row(tx, &t, &id)?;
             if h.stored == HoldStatus::Held && h.expires_at_us > now {
                 if let Some(p) = &part {
-                    if h.kind != HoldKind::Stock {
-                        return Err(AllotError::invalid(
-                            "a hold of units, or of lines of several kinds, is confirmed whole",
-                        ));
-                    }
                     h.lines = confirm_part::shrink_hold(tx, (&t, &id), p, now, actor.as_deref())?;
                 }
                 finish_holds(

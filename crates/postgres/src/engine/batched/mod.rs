@@ -82,7 +82,7 @@ pub(crate) trait HoldPerRequest {
     async fn confirm_per_request(
         &self,
         tenant: &str,
-        target: (&str, Option<Vec<(String, i64)>>),
+        target: (&str, Option<allot_core::hold::ConfirmPart>),
         actor: Option<String>,
         idem: Keyed<Allocation>,
     ) -> Result<Executed<Allocation>>;
