@@ -506,3 +506,55 @@ async fn a_confirm_in_sql_takes_stock_rows_before_bookings() {
     );
     ts.finish().await;
 }
+
+/// A mixed hold (stock, a unit, a booking) confirmed in SQL from a session whose
+/// `search_path` lacks allot's schema (an application's own connection need not name it):
+/// the function and the deferred triggers that write the hold's event at the commit run with
+/// their own search_path, so the commit confirms every line and writes every event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mixed_hold_confirms_in_sql_from_a_session_without_allots_schema() {
+    let ts = start(Kind::Postgres).await;
+    ts.create_sku("TEE", 10, 1).await;
+    let seat = json!({"units": [{"serial": "A12"}, {"serial": "A13"}]});
+    assert_eq!(ts.post("/v1/skus/SEAT/units", seat).await.0, 201);
+    let body = json!({"lines": [
+        {"sku": "TEE", "quantity": 1},
+        {"units": {"sku": "SEAT", "quantity": 1, "serials": ["A12"]}},
+        {"booking": {"resource": "bay-7", "start": "2031-05-01T18:00:00Z", "end": "2031-05-01T23:00:00Z"}}
+    ], "ttl_ms": 60_000});
+    let h = ts.ok("/v1/holds", body).await;
+    let (id, bid) = (id_of(&h), h["bookings"][0]["id"].as_str().unwrap().to_string());
+    let (mut c, fns) = session(&ts).await;
+    c.batch_execute("SET search_path TO pg_catalog").await.unwrap();
+    let tx = c.transaction().await.unwrap();
+    let confirm = format!("SELECT {fns}.confirm_hold($1)");
+    let answer: Value = tx.query_one(&confirm, &[&id]).await.unwrap().get(0);
+    assert_eq!(answer["status"], "allocated", "{answer}");
+    tx.commit().await.unwrap();
+    let (_, done) = ts.get(&format!("/v1/holds/{id}")).await;
+    assert_eq!(done["status"], "confirmed", "{done}");
+    assert_eq!(done["bookings"][0]["status"], "confirmed", "{done}");
+    let (_, units) = ts.get("/v1/skus/SEAT/units").await;
+    let allocated: Vec<&str> = units["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["status"] == "allocated")
+        .map(|u| u["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(allocated, ["A12"], "{units}");
+    let events = events_of(&ts, &id, 4).await;
+    let confirmed: Vec<&Value> = events.iter().filter(|e| e["type"] == "hold.confirmed").collect();
+    assert_eq!(confirmed.len(), 1, "{events:?}");
+    let data = &confirmed[0]["data"];
+    assert_eq!(
+        (&data["kind"], &data["bookings"][0]["id"]),
+        (&json!("mixed"), &json!(bid)),
+        "{data}"
+    );
+    let booked = events_of(&ts, &bid, 2).await;
+    let types: Vec<&str> = booked.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["booking.created", "booking.confirmed"], "{booked:?}");
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
