@@ -2,7 +2,9 @@
 //! together or not at all (`kind: mixed`), confirmed into one allocation, released and expired
 //! as one (the bookings with it, and only through it); and a
 //! storm of mixed holds in which the stock and the units run out at different moments, every
-//! hold all or nothing, with no unit in two holds and no deadlock reaching a client.
+//! hold all or nothing, with no unit in two holds and no deadlock reaching a client; a storm in
+//! which every kind (stock, units, slots) runs out; confirms in part; and, on PostgreSQL in a
+//! database of its own, lines of every kind in opposite orders with no deadlock detected.
 #![allow(clippy::too_many_lines)] // tests are exempt from the 70-line rule
 
 mod common;
@@ -20,7 +22,9 @@ conformance!(
     booking_lines_sharing_a_pool_with_bookings_never_deadlock,
     unit_lines_by_serial_take_those_units_or_none,
     holds_expiring_mid_storm_free_every_line_at_once,
-    a_mixed_hold_is_confirmed_in_part
+    a_mixed_hold_is_confirmed_in_part,
+    every_kind_runs_out_in_one_storm,
+    kinds_in_opposite_orders
 );
 
 async fn receive(api: &Api, sku: &str, n: usize) {
@@ -548,11 +552,29 @@ async fn booking_lines_sharing_a_pool_with_bookings_never_deadlock(ts: &TestServ
 }
 
 /// The storm above, on PostgreSQL, in a database of its own: besides every request being made,
-/// PostgreSQL detected no deadlock at all (its own count of them, read once the server's
-/// sessions have ended and flushed their statistics; a deadlock retried out of a client's
-/// sight still counts).
+/// PostgreSQL detected no deadlock at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn booking_lines_sharing_a_pool_deadlock_nowhere() {
+    let deadlocks = deadlocks_in_a_database_of_its_own(pool_storm).await;
+    assert_eq!(deadlocks, 0, "PostgreSQL broke deadlocks between holds and bookings");
+}
+
+/// [`kinds_in_opposite_orders`] on PostgreSQL in a database of its own: PostgreSQL detected
+/// no deadlock at all between holds listing stock, unit and booking lines in opposite orders,
+/// their confirms (whole and in part), releases, and plain bookings beside them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn lines_of_every_kind_in_opposite_orders_deadlock_nowhere() {
+    let deadlocks = deadlocks_in_a_database_of_its_own(kinds_in_opposite_orders).await;
+    assert_eq!(
+        deadlocks, 0,
+        "PostgreSQL broke deadlocks between holds of several kinds"
+    );
+}
+
+/// Run `storm` on a server whose database is made for it, and count the deadlocks
+/// PostgreSQL detected there (its own count, read once the server's sessions have ended and
+/// flushed their statistics; a deadlock retried out of a client's sight still counts).
+async fn deadlocks_in_a_database_of_its_own(storm: impl AsyncFnOnce(&TestServer)) -> i64 {
     let name = format!("allot_dl_{}", uuid::Uuid::new_v4().simple());
     let admin = common::admin().await;
     admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
@@ -564,7 +586,7 @@ async fn booking_lines_sharing_a_pool_deadlock_nowhere() {
         if query.is_empty() { "" } else { "?" }
     );
     let ts = common::start_with(common::Kind::Postgres, |cfg| cfg.database_url = url).await;
-    pool_storm(&ts).await;
+    storm(&ts).await;
     ts.stop().await;
     // Sessions the server leaves behind (a listener) end too: each flushes its statistics as
     // it exits.
@@ -598,8 +620,69 @@ async fn booking_lines_sharing_a_pool_deadlock_nowhere() {
         .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .await
         .unwrap();
-    assert_eq!(deadlocks, 0, "PostgreSQL broke deadlocks between holds and bookings");
     ts.finish().await;
+    deadlocks
+}
+
+/// Holds of two stock SKUs, a unit and two booking lines (on two resources with slots),
+/// listed in opposite orders by half of the clients, each then confirmed whole, confirmed in
+/// part (one SKU and one booking kept) or released; beside them, plain bookings on the same
+/// slots, cancelled again. Every request is made.
+async fn kinds_in_opposite_orders(ts: &TestServer) {
+    ts.create_sku("TEE", 1_000, 1).await;
+    ts.create_sku("CAP", 1_000, 1).await;
+    receive(ts, "SEAT", 100).await;
+    for bay in ["bay-a", "bay-b"] {
+        let body = json!({"capacity": 1_000, "slot_ms": 3_600_000});
+        let (s, b) = ts.send_json("PUT", &format!("/v1/resources/{bay}"), body).await;
+        assert!(s == 200 || s == 201, "{b}");
+    }
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..12 {
+        let api = ts.api.clone();
+        set.spawn(async move {
+            for j in 0..6 {
+                if i % 3 == 2 {
+                    book_and_cancel(&api, if j % 2 == 0 { "bay-a" } else { "bay-b" }, i * 10 + j).await;
+                    continue;
+                }
+                let (first, last) = if i % 2 == 0 {
+                    (("TEE", "bay-a"), ("CAP", "bay-b"))
+                } else {
+                    (("CAP", "bay-b"), ("TEE", "bay-a"))
+                };
+                let body = json!({"lines": [{"sku": first.0, "quantity": 1}, booking_line(first.1, (10, 11), 1),
+                    {"units": {"sku": "SEAT", "quantity": 1}}, booking_line(last.1, (10, 11), 1),
+                    {"sku": last.0, "quantity": 1}], "ttl_ms": 60_000});
+                let h = api.ok("/v1/holds", body).await;
+                let id = h["id"].as_str().unwrap();
+                let (path, part) = match j % 3 {
+                    0 => ("confirm", json!({})),
+                    1 => (
+                        "confirm",
+                        json!({"lines": [{"sku": "TEE", "quantity": 1}, {"booking": h["bookings"][0]["id"]}]}),
+                    ),
+                    _ => ("release", json!({})),
+                };
+                api.ok(&format!("/v1/holds/{id}/{path}"), part).await;
+            }
+        });
+    }
+    while let Some(r) = set.join_next().await {
+        r.unwrap();
+    }
+    assert_eq!(held_and_available(&ts.sku("TEE").await).0, 0);
+    assert_eq!(serials(ts, "SEAT", "held").await.len(), 0);
+    ts.assert_audit_clean().await;
+}
+
+/// A plain booking of `bay` at 10:00–11:00 by holder `n`, cancelled again.
+async fn book_and_cancel(api: &Api, bay: &str, n: usize) {
+    let body = json!({"start": "2031-05-01T10:00:00Z", "end": "2031-05-01T11:00:00Z", "holder": format!("w{n}")});
+    let b = api.ok(&format!("/v1/resources/{bay}/bookings"), body).await;
+    let id = b["id"].as_str().unwrap();
+    let (s, c) = api.send_json("DELETE", &format!("/v1/bookings/{id}"), json!({})).await;
+    assert_eq!(s, 200, "{c}");
 }
 
 async fn pool_storm(ts: &TestServer) {
@@ -925,5 +1008,106 @@ async fn a_mixed_hold_is_confirmed_in_part(ts: &TestServer) {
         .await;
     let (s, again) = ts.post(&confirm, part).await;
     assert_eq!((s, &again), (200, &a), "{again}");
+    ts.assert_audit_clean().await;
+}
+
+/// The shapes of [`every_kind_runs_out_in_one_storm`]'s holds: which of TEE (stock), a SEAT
+/// (unit), an hour of the hall (a slot) and CAP (plentiful stock) each takes.
+const SHAPES: [(bool, bool, bool); 6] = [
+    (true, false, true),
+    (false, true, true),
+    (true, true, false),
+    (true, false, false),
+    (false, true, false),
+    (false, false, true),
+];
+
+/// Holds of six shapes over three scarce kinds — 4 TEE, 4 seats, an hour of the hall of
+/// capacity 4 — many at once, each shape tried more often than any kind can bear: every kind
+/// runs out (a shape of one kind alone is refused only once that kind is gone), no kind is
+/// taken beyond what it has, each made hold took exactly its lines, and each refusal names a
+/// kind that ran out (refusals are final here: nothing is given back during the storm).
+async fn every_kind_runs_out_in_one_storm(ts: &TestServer) {
+    const EACH: usize = 4;
+    const TRIES: usize = 6;
+    ts.create_sku("TEE", EACH as i64, 1).await;
+    ts.create_sku("CAP", 1_000, 1).await;
+    receive(ts, "SEAT", EACH).await;
+    let (s, b) = ts
+        .send_json(
+            "PUT",
+            "/v1/resources/hall",
+            json!({"capacity": EACH, "slot_ms": 3_600_000}),
+        )
+        .await;
+    assert!(s == 200 || s == 201, "{b}");
+    let mut set = tokio::task::JoinSet::new();
+    for (shape, &(tee, seat, hall)) in SHAPES.iter().enumerate() {
+        let mut lines = Vec::new();
+        if tee {
+            lines.push(json!({"sku": "TEE", "quantity": 1}));
+        }
+        if seat {
+            lines.push(json!({"units": {"sku": "SEAT", "quantity": 1}}));
+        }
+        if hall {
+            lines.push(json!({"sku": "CAP", "quantity": 1}));
+            lines.push(booking_line("hall", (10, 11), 1));
+        }
+        for _ in 0..TRIES {
+            let (api, body) = (ts.api.clone(), json!({"lines": lines.clone(), "ttl_ms": 60_000}));
+            set.spawn(async move {
+                for _ in 0..50 {
+                    let (s, b) = api.post("/v1/holds", body.clone()).await;
+                    if !(s == 409 && b["error"]["code"] == "contention") {
+                        return (shape, s, b);
+                    }
+                }
+                panic!("contention past 50 tries");
+            });
+        }
+    }
+    let (mut used, mut refused, mut seats) = ([0usize; 3], HashSet::new(), HashSet::new());
+    while let Some(r) = set.join_next().await {
+        let (shape, s, b) = r.unwrap();
+        let (tee, seat, hall) = SHAPES[shape];
+        match s {
+            201 => {
+                for (n, took) in used.iter_mut().zip([tee, seat, hall]) {
+                    *n += usize::from(took);
+                }
+                if seat {
+                    assert!(seats.insert(b["units"][0]["serial"].to_string()), "a seat twice: {b}");
+                }
+                assert_eq!(b["bookings"].as_array().map_or(0, Vec::len), usize::from(hall), "{b}");
+            }
+            409 => {
+                let code = b["error"]["code"].as_str().unwrap();
+                let kind = match (code, b["error"]["sku"].as_str()) {
+                    ("insufficient_stock", Some("TEE")) => 0,
+                    ("insufficient_stock", Some("SEAT")) => 1,
+                    ("capacity_exceeded", _) => 2,
+                    _ => panic!("refused for another reason: {b}"),
+                };
+                assert!([tee, seat, hall][kind], "refused for a kind it does not take: {b}");
+                refused.insert(kind);
+            }
+            other => panic!("{other}: {b}"),
+        }
+    }
+    assert_eq!(used, [EACH; 3], "every kind ran out, none beyond");
+    assert!(refused.iter().all(|k| used[*k] == EACH), "{refused:?}");
+    assert_eq!(held_and_available(&ts.sku("TEE").await), (EACH as i64, 0));
+    assert_eq!(serials(ts, "SEAT", "held").await.len(), EACH);
+    let cap = ts.sku("CAP").await;
+    assert_eq!(held_and_available(&cap), (EACH as i64, 1_000 - EACH as i64), "{cap}");
+    let (_, a) = ts
+        .get("/v1/resources/hall/availability?from=2031-05-01T10:00:00Z&to=2031-05-01T11:00:00Z")
+        .await;
+    assert_eq!(
+        (&a["slots"][0]["held"], &a["slots"][0]["free"]),
+        (&json!(EACH), &json!(0)),
+        "{a}"
+    );
     ts.assert_audit_clean().await;
 }
