@@ -412,7 +412,6 @@ fn capacity(r: &Requests, op: &Op, id: &str) -> Request {
     }
 }
 
-/// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
 /// A partial confirm's lines of hold `id`: its SKU lines, then its booking lines by id (the
 /// id each target gave the hold's booking line of that index).
 fn confirm_lines_json(id: &str, part: &crate::ops::Part) -> Value {
@@ -427,6 +426,7 @@ fn confirm_lines_json(id: &str, part: &crate::ops::Part) -> Value {
     all
 }
 
+/// A hold's lines: its stock lines, then its unit lines (`{"units":{"sku","quantity"}}`).
 fn hold_lines_json(
     lines: &[(&str, i64)],
     units: &[crate::ops::HoldUnits],

@@ -283,8 +283,8 @@ pub struct ConfirmBody {
     /// Confirm only these lines: quantities of the hold's stock and unit SKUs (each SKU once,
     /// else 422 `duplicate_sku`; at most what the hold holds of it, else
     /// `insufficient_stock`) and its bookings by id (each once; one not of the hold is 422
-    /// `not_in_hold`); what is not named is released. A unit SKU keeps the first `quantity`
-    /// of its units in the order the hold lists them.
+    /// `not_in_hold`); what is not named is released. A unit SKU keeps its `quantity` units of
+    /// the lowest ids (the order `GET /v1/holds/{id}` lists them in).
     #[serde(default)]
     pub lines: Option<Vec<ConfirmLineBody>>,
 }

@@ -3,8 +3,10 @@
 //! `hold_released` entry at its location; a unit line's units past those kept become
 //! available, with a `hold_released` entry; the bookings not named are released and belong to
 //! the hold no more — inside the confirm's transaction, after the hold's row is locked (so a
-//! partial confirm racing the hold's expiry has one outcome). Locks follow the global order:
-//! the hold's row, its stock rows (sku, bucket), its bookings (by id).
+//! partial confirm racing the hold's expiry has one outcome). Locks follow the global order of
+//! a hold's finish: the hold's row, its stock rows (sku, bucket), its bookings (by id), then
+//! its units (held by this hold alone). SKUs are ordered byte-wise (`COLLATE "C"`), as the
+//! lines are everywhere else (the model, SQLite), whatever the database's collation.
 
 use crate::engine::conn::Db;
 use crate::engine::conn::Tx as Transaction;
@@ -15,11 +17,11 @@ use allot_core::AllotError;
 /// The hold's stock pieces `(sku, bucket, quantity, location)` in (sku, bucket) order.
 const SQL_PIECES: &str = "SELECT hl.sku, hl.bucket, hl.quantity, st.location FROM hold_lines hl
    JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
-  WHERE hl.tenant = $2 AND hl.hold_id = $1 ORDER BY hl.sku, hl.bucket FOR UPDATE OF st";
+  WHERE hl.tenant = $2 AND hl.hold_id = $1 ORDER BY hl.sku COLLATE \"C\", hl.bucket FOR UPDATE OF st";
 
 /// The hold's unit lines `(sku, quantity)` in SKU order.
 const SQL_UNIT_LINES: &str = "SELECT sku, quantity FROM hold_lines
-  WHERE tenant = $2 AND hold_id = $1 AND bucket = -1 ORDER BY sku";
+  WHERE tenant = $2 AND hold_id = $1 AND bucket = -1 ORDER BY sku COLLATE \"C\"";
 
 /// The hold's bookings' ids, locked in id order.
 const SQL_BOOKINGS: &str = "SELECT id FROM bookings WHERE tenant = $2 AND hold_id = $1 ORDER BY id FOR UPDATE";
@@ -47,9 +49,9 @@ const SQL_RELEASE_UNITS: &str = "WITH gone AS (UPDATE units SET status = 'availa
      INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, at)
      VALUES ($1, $3, 0, -($4::int8), 'hold_released', $2, $5, $7)";
 
-/// The hold's bookings `$3` released at `$4`: theirs no more.
-const SQL_RELEASE_BOOKINGS: &str = "UPDATE bookings SET status = 'released', status_at = $4, hold_id = NULL
-  WHERE tenant = $1 AND hold_id = $2 AND id = ANY($3) AND status = 'held'";
+/// The hold's booking `$3` released at `$4`: the hold's no more.
+const SQL_RELEASE_BOOKING: &str = "UPDATE bookings SET status = 'released', status_at = $4, hold_id = NULL
+  WHERE tenant = $1 AND hold_id = $2 AND id = $3 AND status = 'held'";
 
 /// What the hold holds, read and locked: its stock pieces, unit lines and bookings.
 struct Held {
@@ -127,9 +129,10 @@ async fn release_rest(
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [&tenant, &id, sku, &released, &actor, k, &at];
         tx.execute(&stmt, &params).await?;
     }
-    if !plan.released_bookings.is_empty() {
-        let stmt = tx.prepare_cached(SQL_RELEASE_BOOKINGS).await?;
-        tx.execute(&stmt, &[&tenant, &id, &plan.released_bookings, &at]).await?;
+    // One by one, in id order: their `booking.released` events in that order, as SQLite's.
+    for b in &plan.released_bookings {
+        let stmt = tx.prepare_cached(SQL_RELEASE_BOOKING).await?;
+        tx.execute(&stmt, &[&tenant, &id, b, &at]).await?;
     }
     Ok(())
 }

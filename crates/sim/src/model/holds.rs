@@ -170,7 +170,7 @@ impl Model {
 
     /// A partial confirm of hold `id` gives back what it does not keep: the units of each of
     /// its unit SKUs past the first `kept` (by id; a SKU not kept: all), and its bookings
-    /// other than those of its booking lines `bookings` (by index in the hold's request),
+    /// other than those of its booking lines `bookings` (by index among them),
     /// which read `released` and are the hold's no more. `not_in_hold` (nothing changed) for
     /// an index that is none of its booking lines.
     fn keep_only(&mut self, id: &str, kept: &[(String, i64)], bookings: &[usize]) -> Result<(), AllotError> {

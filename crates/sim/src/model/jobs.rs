@@ -162,11 +162,18 @@ impl Model {
         Ok((n, j))
     }
 
+    /// The running job under `token` is `completed`; in a queue with `keep_completed: false`
+    /// it is deleted by the completion (answered as completed, then `not_found` to every
+    /// request, its queue's `completed` count not grown).
     pub(super) fn complete(&mut self, id: &str, token: &str) -> Result<Done, AllotError> {
         let (n, j) = self.leased(id, token)?;
         j.state = JobState::Completed;
         j.end_lease();
-        Ok((200, status_view(n, j), None))
+        let (view, queue) = (status_view(n, j), j.queue.clone());
+        if !self.settings(&queue).keep_completed {
+            self.jobs.remove(&n);
+        }
+        Ok((200, view, None))
     }
 
     /// `retryable` at now + `retry_in_ms`, or `discarded` (its `run_at` kept) once the attempt

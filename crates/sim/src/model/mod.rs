@@ -36,7 +36,8 @@
 //!   leases, complete / fail / heartbeat by lease token (`409 lease_lost` otherwise), retries
 //!   until `max_attempts`, then `discarded`; cancel; retry by hand; the sweeper's rescue of
 //!   expired leases; the counts by state; each queue's settings (`queues.rs`: pause,
-//!   limits per queue and per key, rates, FIFO per key) and what they let a claim take;
+//!   limits per queue and per key, rates, FIFO per key) and what they let a claim take; a
+//!   queue with `keep_completed: false` deleting each job as it completes;
 //!   snoozes (by lease token) and reschedules (by hand).
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);

@@ -62,6 +62,7 @@ pub struct Settings {
     pub max_running_per_key: Option<i64>,
     pub rate: Option<(i64, i64, bool)>,
     pub fifo_per_key: Option<bool>,
+    pub keep_completed: Option<bool>,
 }
 
 impl Settings {
@@ -82,6 +83,9 @@ impl Settings {
         }
         if let Some(f) = self.fifo_per_key {
             b["fifo_per_key"] = json!(f);
+        }
+        if let Some(k) = self.keep_completed {
+            b["keep_completed"] = json!(k);
         }
         b
     }
@@ -228,6 +232,8 @@ impl Generator {
                 (per_window, window_ms, self.rng.random_range(0..2) == 0)
             }),
             fifo_per_key: some(self, 3).then_some(true),
+            // Now and then a queue that deletes its jobs as they complete.
+            keep_completed: some(self, 2).then_some(false),
         }
     }
 

@@ -53,13 +53,14 @@ pub enum Ref {
 pub type Lines = Vec<(&'static str, i64)>;
 
 /// What a partial confirm keeps: `lines` (SKU, quantity) of the hold's stock and unit SKUs,
-/// and the hold's booking lines by their index in the hold's request `lines` (an index that
-/// is not a booking line of the hold names no booking of it: `422 not_in_hold`).
+/// and the hold's booking lines by their index among its booking lines, in (resource, start,
+/// end) order, as [`allot_core::hold::booking_id`] numbers them (an index past them names no
+/// booking of it: `422 not_in_hold`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
     /// `(sku, quantity)` kept.
     pub lines: Lines,
-    /// The hold's booking lines kept, by index in the hold's request `lines`.
+    /// The hold's booking lines kept, by index among its booking lines.
     pub bookings: Vec<usize>,
 }
 
@@ -613,15 +614,16 @@ impl Generator {
     }
 
     /// A partial confirm, one in two: some lines (mostly one unit of one SKU, now and then
-    /// with a unit of the unit SKU), and (one in two) booking lines by index (1 and 2 are a checkout hold's; 0 and 3
-    /// name none of its bookings).
+    /// with a unit of the unit SKU), and (one in two) the hold's booking lines by their index
+    /// among its booking lines (0 and 1 are a checkout hold's; 2 and 3 name none of its
+    /// bookings: `not_in_hold`).
     fn part(&mut self) -> Option<Part> {
         if self.rng.random_range(0..2) != 0 {
             return None;
         }
         let bookings = match self.rng.random_range(0..6) {
-            0 => vec![self.rng.random_range(1..3)],
-            1 => vec![1, 2],
+            0 => vec![self.rng.random_range(0..2)],
+            1 => vec![0, 1],
             2 => vec![self.rng.random_range(0..4)],
             _ => Vec::new(),
         };
