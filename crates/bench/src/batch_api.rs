@@ -68,7 +68,7 @@ pub struct BatchReport {
 
 /// Run every strategy asked, one after the other, each on its own SKU.
 pub async fn batch_bench(opts: &BatchOptions) -> Result<Vec<BatchReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.connections)
         .timeout(Duration::from_secs(120))
         .build()?;
@@ -154,7 +154,7 @@ fn connection_clients(shared: &reqwest::Client, opts: &BatchOptions) -> Result<V
     (0..opts.connections.max(1))
         .map(|_| match opts.streams > 1 {
             false => Ok(shared.clone()),
-            true => Ok(reqwest::Client::builder()
+            true => Ok(crate::load::client_builder()
                 .http2_prior_knowledge()
                 .timeout(Duration::from_secs(120))
                 .build()?),

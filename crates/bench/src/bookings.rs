@@ -37,7 +37,7 @@ pub struct BookingsOptions {
 
 /// Run the workload for every strategy asked; a strategy the server refuses is skipped.
 pub async fn bookings_bench(opts: &BookingsOptions) -> Result<Vec<LoadReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;

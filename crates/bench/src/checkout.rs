@@ -41,7 +41,7 @@ const WAYS: [&str; 3] = ["api", "sql_first", "sql_last"];
 
 /// Run every way on a SKU of its own; one report row each (`strategy` names the way).
 pub async fn checkout_bench(opts: &CheckoutOptions) -> Result<Vec<LoadReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;

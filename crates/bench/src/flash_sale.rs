@@ -118,7 +118,7 @@ pub async fn flash_sale(opts: &FlashSaleOptions) -> Result<Vec<StrategyReport>, 
             .map_err(|_| BenchError::Setup("the API key is not a header value".into()))?;
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .default_headers(headers)

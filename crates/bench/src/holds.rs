@@ -30,7 +30,7 @@ pub struct HoldsOptions {
 
 /// Run the flows for every strategy asked; a strategy the server refuses is skipped.
 pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;

@@ -95,6 +95,20 @@ impl LoadReport {
     }
 }
 
+/// How long a load generator keeps an idle connection for reuse: below `allot serve`'s
+/// `--idle-timeout-ms` (10 s), so the generator never sends a request on a connection the
+/// server is dropping as idle at that very instant (the keep-alive race every HTTP/1.1 client
+/// meets with a server that closes idle connections; reqwest does not retry a POST that met
+/// a closed connection, and the bench counted it as a client error: seen as `holds batched`
+/// BROKEN with `error sending request`, after the strategies before had left connections
+/// idle for about 10 s).
+pub const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A `reqwest` client builder for load generators: [`POOL_IDLE`] set.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().pool_idle_timeout(POOL_IDLE)
+}
+
 /// Outcome counts that mean the server or the client failed: 5xx, `internal`,
 /// `unavailable`, transport errors.
 pub fn error_count(outcomes: &BTreeMap<String, u64>) -> u64 {
@@ -214,7 +228,7 @@ where
     Fut: std::future::Future<Output = ()> + Send,
 {
     let next = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let client = reqwest::Client::builder()
+    let client = client_builder()
         .timeout(std::time::Duration::from_secs(45))
         .build()
         .expect("a client");

@@ -46,7 +46,7 @@ pub struct LocationsRun {
 
 /// Run the workload for every strategy asked; one report per strategy.
 pub async fn locations(opts: &LocationsOptions) -> Result<LocationsRun, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .build()?;
     let run = run_id();

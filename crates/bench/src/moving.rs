@@ -51,7 +51,7 @@ pub struct MovingReport {
 
 /// Run every strategy asked on fresh SKUs.
 pub async fn moving_bench(opts: &MovingOptions) -> Result<Vec<MovingReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;

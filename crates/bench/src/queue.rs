@@ -657,7 +657,7 @@ pub async fn claim_bench(
     tokio::time::sleep(Duration::from_millis(500)).await;
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
-    let http = reqwest::Client::builder()
+    let http = crate::load::client_builder()
         .pool_max_idle_per_host(clients)
         .timeout(HTTP_CLAIM_TIMEOUT)
         .build()

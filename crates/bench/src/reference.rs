@@ -76,7 +76,7 @@ pub async fn serve_noop_at(addr: &str) -> Result<(), BenchError> {
 /// no-op handler, the flash sale's loop against allot.
 pub async fn noop_ceiling(clients: usize, requests: u64) -> Result<Ceiling, BenchError> {
     let (url, task) = serve_noop().await?;
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(clients)
         .timeout(Duration::from_secs(60))
         .build()?;

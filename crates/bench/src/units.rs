@@ -72,7 +72,7 @@ async fn fill(client: &reqwest::Client, url: &str, sku: &str, n: u64) -> Result<
 
 /// Run both workloads for every strategy asked; a strategy the server refuses is skipped.
 pub async fn units_bench(opts: &UnitsOptions) -> Result<Vec<LoadReport>, BenchError> {
-    let client = reqwest::Client::builder()
+    let client = crate::load::client_builder()
         .pool_max_idle_per_host(opts.clients)
         .timeout(Duration::from_secs(60))
         .build()?;
