@@ -676,20 +676,12 @@ impl HoldRequest {
 /// A hold's lines as it answers them: its stock lines as taken (`answered`, with `from`, in
 /// SKU order) and its unit lines (`units`, in SKU order), merged in SKU order.
 pub fn with_unit_lines(answered: Vec<AllocationLine>, units: &[UnitLine]) -> Vec<AllocationLine> {
-    if units.is_empty() {
-        return answered;
-    }
-    let mut lines = answered;
-    for u in units {
-        let at = lines.partition_point(|l| l.sku < u.sku);
-        lines.insert(at, AllocationLine::new(u.sku.as_str(), u.quantity));
-    }
-    lines
+    with_kept_units(answered, units.iter().map(|u| (u.sku.as_str(), u.quantity)))
 }
 
-/// A partially confirmed hold's lines: its kept stock lines (`stock`, in SKU order, from
-/// [`kept_lines`]) and its kept unit lines `(sku, quantity)` (a line kept at 0 left out),
-/// merged in SKU order, as [`with_unit_lines`] merges a new hold's.
+/// Stock lines (`stock`, in SKU order, with `from`) and unit lines `(sku, quantity)` (a line
+/// of 0 left out: a partial confirm kept none of it) merged in SKU order: a new hold's lines
+/// ([`with_unit_lines`]) and a partially confirmed hold's ([`PartPlan::lines`]).
 pub fn with_kept_units<'a>(
     stock: Vec<AllocationLine>,
     units: impl IntoIterator<Item = (&'a str, i64)>,
