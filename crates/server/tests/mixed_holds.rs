@@ -671,8 +671,31 @@ async fn kinds_in_opposite_orders(ts: &TestServer) {
     while let Some(r) = set.join_next().await {
         r.unwrap();
     }
-    assert_eq!(held_and_available(&ts.sku("TEE").await).0, 0);
+    // Exact books: 8 clients hold; each confirms 2 whole (a TEE, a CAP, a seat, both bays),
+    // 2 in part (a TEE and bay-a's booking, the first in resource order) and releases 2.
+    let tee = ts.sku("TEE").await;
+    assert_eq!(
+        (tee["on_hand"].as_i64(), held_and_available(&tee)),
+        (Some(968), (0, 968)),
+        "{tee}"
+    );
+    let cap = ts.sku("CAP").await;
+    assert_eq!(
+        (cap["on_hand"].as_i64(), held_and_available(&cap)),
+        (Some(984), (0, 984)),
+        "{cap}"
+    );
     assert_eq!(serials(ts, "SEAT", "held").await.len(), 0);
+    assert_eq!(serials(ts, "SEAT", "allocated").await.len(), 16);
+    assert_eq!(serials(ts, "SEAT", "available").await.len(), 84);
+    for (bay, taken) in [("bay-a", 32), ("bay-b", 16)] {
+        let (_, a) = ts
+            .get(&format!(
+                "/v1/resources/{bay}/availability?from=2031-05-01T10:00:00Z&to=2031-05-01T11:00:00Z"
+            ))
+            .await;
+        assert_eq!(a["slots"][0]["free"], json!(1_000 - taken), "{bay}: {a}");
+    }
     ts.assert_audit_clean().await;
 }
 
