@@ -174,10 +174,10 @@ impl Model {
     /// which read `released` and are the hold's no more. `not_in_hold` (nothing changed) for
     /// an index that is none of its booking lines.
     fn keep_only(&mut self, id: &str, kept: &[(String, i64)], bookings: &[usize]) -> Result<(), AllotError> {
-        let named: Vec<String> = bookings.iter().map(|i| allot_core::hold::booking_id(id, *i)).collect();
-        let mut sorted_named = named.clone();
-        sorted_named.sort();
-        if let Some(b) = sorted_named
+        // Sorted: the first named that is not the hold's is the one refused, as the stores do.
+        let mut named: Vec<String> = bookings.iter().map(|i| allot_core::hold::booking_id(id, *i)).collect();
+        named.sort();
+        if let Some(b) = named
             .iter()
             .find(|b| self.bookings.get(*b).is_none_or(|x| x.hold.as_deref() != Some(id)))
         {
