@@ -1,6 +1,9 @@
 //! `allot bench holds`: C clients each run flows of hold → confirm (50 %), release (30 %)
 //! or abandon (20 %, the hold expires), per stock strategy, then the conservation check:
 //! once every abandoned hold has expired, nothing is held and on_hand = stock - confirmed.
+//! With `unit_line`, every hold also takes one unit of a unit-tracked SKU of its own (a mixed
+//! hold: the stock SKU stays the hot row); the check adds that every confirmed flow's unit is
+//! allocated and no unit is left held.
 
 use crate::error::BenchError;
 use crate::load::{drive, error_count, outcome_of, LoadReport, Sample};
@@ -24,6 +27,9 @@ pub struct HoldsOptions {
     /// TTL of every hold, ms (abandoned holds expire after it; must be >= the server's
     /// `min_hold_ttl_ms`).
     pub ttl_ms: u64,
+    /// Every hold also takes one unit of a unit-tracked SKU (a mixed hold); the SKU gets one
+    /// unit per flow.
+    pub unit_line: bool,
     /// Show progress bars.
     pub progress: bool,
 }
@@ -58,10 +64,15 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
             eprintln!("skipping {strategy}: the server does not support it");
             continue;
         }
+        let unit_sku = format!("{sku}-units");
+        if opts.unit_line {
+            crate::units::create_unit_pool(&opts.url, &unit_sku, opts.flows).await?;
+        }
         let flow = Flow {
             client: client.clone(),
             base: opts.url.clone(),
             sku: sku.clone(),
+            unit_sku: opts.unit_line.then(|| unit_sku.clone()),
             strategy: strategy.clone(),
             ttl_ms: opts.ttl_ms,
         };
@@ -80,9 +91,12 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
         // Let every abandoned hold lapse; readers see it expired at once, the sweeper
         // finalises it within its interval.
         tokio::time::sleep(Duration::from_millis(opts.ttl_ms + 50)).await;
-        let violations = check(&client, opts, &sku, &collected).await?;
+        let mut violations = check(&client, opts, &sku, &collected).await?;
+        if opts.unit_line {
+            check_units(&client, &opts.url, &unit_sku, (&collected, opts.flows), &mut violations).await?;
+        }
         reports.push(LoadReport::new(
-            "holds",
+            if opts.unit_line { "holds_mixed" } else { "holds" },
             &strategy,
             opts.clients,
             &collected,
@@ -97,6 +111,8 @@ struct Flow {
     client: reqwest::Client,
     base: String,
     sku: String,
+    /// The unit SKU every hold also takes one unit of, when the holds are mixed.
+    unit_sku: Option<String>,
     strategy: String,
     ttl_ms: u64,
 }
@@ -110,7 +126,11 @@ impl Flow {
             requested: quantity,
             ..Sample::default()
         };
-        let body = json!({"lines": [{"sku": self.sku, "quantity": quantity}], "ttl_ms": self.ttl_ms, "strategy": self.strategy});
+        let mut lines = vec![json!({"sku": self.sku, "quantity": quantity})];
+        if let Some(unit_sku) = &self.unit_sku {
+            lines.push(json!({"units": {"sku": unit_sku, "quantity": 1}}));
+        }
+        let body = json!({"lines": lines, "ttl_ms": self.ttl_ms, "strategy": self.strategy});
         let (s, h) = match post(&self.client, &format!("{}/v1/holds", self.base), &body).await {
             Ok(r) => r,
             Err(e) => return sample(format!("client_error: {e}")),
@@ -166,4 +186,30 @@ async fn check(
         violations.push("audit found violations".into());
     }
     Ok(violations)
+}
+
+/// With mixed holds: as many units allocated as flows confirmed (a unit SKU's on hand counts
+/// the units not allocated), none held, the audit clean for the unit SKU.
+async fn check_units(
+    client: &reqwest::Client,
+    url: &str,
+    unit_sku: &str,
+    (collected, flows): (&crate::load::Collected, u64),
+    violations: &mut Vec<String>,
+) -> Result<(), BenchError> {
+    let confirmed = collected.outcomes.get("confirmed").copied().unwrap_or(0) as i64;
+    let v = get(client, &format!("{url}/v1/skus/{unit_sku}")).await?;
+    let (on_hand, held) = (v["on_hand"].as_i64().unwrap_or(-1), v["held"].as_i64().unwrap_or(-1));
+    if on_hand != flows as i64 - confirmed {
+        violations.push(format!(
+            "{on_hand} units on hand != {flows} - {confirmed} flows confirmed"
+        ));
+    }
+    if held != 0 {
+        violations.push(format!("{held} units still held after every hold ended"));
+    }
+    if !crate::load::audit_clean_for(client, url, unit_sku).await? {
+        violations.push("audit found violations on the unit SKU".into());
+    }
+    Ok(())
 }

@@ -174,6 +174,10 @@ pub(crate) struct HoldsArgs {
     /// TTL of every hold, ms (abandoned holds expire after it).
     #[arg(long, default_value_t = 1000)]
     pub(crate) ttl_ms: u64,
+    /// Every hold also takes one unit of a unit-tracked SKU with one unit per flow (a mixed
+    /// hold; the stock SKU stays the hot row). The rows read `holds_mixed`.
+    #[arg(long)]
+    pub(crate) unit_line: bool,
 }
 
 impl HoldsArgs {
@@ -185,6 +189,7 @@ impl HoldsArgs {
             stock: self.stock,
             flows: self.flows,
             ttl_ms: self.ttl_ms,
+            unit_line: self.unit_line,
             progress: true,
         }
     }

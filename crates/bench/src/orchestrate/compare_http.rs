@@ -66,6 +66,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             stock: 1_000_000,
             flows: (n / 4).max(100),
             ttl_ms: 2000,
+            unit_line: false,
             progress: true,
         };
         rows.extend(load_rows(&crate::holds::holds_bench(&holds).await?));
