@@ -48,7 +48,8 @@ impl Job {
 impl Model {
     /// Each job in request order: the unfinished job of the queue holding its unique key, or
     /// a new one (`scheduled` when its `run_at` is after now, else `available`). Ids count
-    /// from 1 in the order jobs are made, as the views name them.
+    /// from 1 in the order jobs are made, as the views name them; a deleted job's id is never
+    /// given again (the stores draw ids from a sequence).
     pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob]) -> Result<Done, AllotError> {
         let now = self.now_us();
         let mut ids = Vec::with_capacity(jobs.len());
@@ -66,7 +67,8 @@ impl Model {
             } else {
                 JobState::Available
             };
-            let id = self.jobs.len() as i64 + 1;
+            self.jobs_made += 1;
+            let id = self.jobs_made;
             self.jobs.insert(
                 id,
                 Job {

@@ -207,8 +207,11 @@ pub struct Model {
     unit_skus: std::collections::BTreeSet<String>,
     /// Their units, by id.
     units: Vec<units::UnitRow>,
-    /// Jobs by id (1, 2, … in the order made).
+    /// Jobs by id (1, 2, … in the order made; a completed job of a queue that does not keep
+    /// them is gone).
     jobs: BTreeMap<i64, jobs::Job>,
+    /// Jobs made so far: the last id handed out (a deleted job's id is never given again).
+    jobs_made: i64,
     /// Lease tokens handed out.
     tokens: u64,
     /// Each queue's settings (none stored: the defaults).
@@ -257,6 +260,7 @@ impl Model {
             unit_skus: Default::default(),
             units: Vec::new(),
             jobs: BTreeMap::new(),
+            jobs_made: 0,
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),

@@ -350,7 +350,8 @@ impl Generator {
     /// `steps` operations: the SKUs are created and the first units received first (so most
     /// steps find them), then a mix biased toward contention and the edges of every rule: a
     /// third of the steps on stock and holds, a third on the queue, a sixth on bookings, a
-    /// sixth on units.
+    /// sixth on units; a claim is often followed by its worker's completion or failure
+    /// ([`Generator::worker_step`]).
     pub fn sequence(&mut self, steps: usize) -> Vec<Op> {
         let mut ops: Vec<Op> = LOCATIONS
             .iter()
@@ -377,7 +378,9 @@ impl Generator {
         ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
+            let then = self.worker_step(&op);
             ops.push(op);
+            ops.extend(then);
         }
         ops.truncate(steps);
         ops
