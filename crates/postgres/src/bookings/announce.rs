@@ -8,7 +8,7 @@
 //! then announces it, since the comparison is with the level, not with the change.
 
 use super::capacity;
-use crate::engine::conn::{Db, Tx};
+use crate::engine::conn::Db;
 use crate::engine::store::PgStore;
 use crate::engine::tx::TxResult;
 use allot_core::booking::fill::{self, FillEdge};
@@ -38,7 +38,7 @@ pub(super) async fn announced<C: Db>(
 /// Write the edges of `p`'s fill over `range` against `announced` (read under the same
 /// lock), each with its event at `now`. No statement when nothing changed.
 pub(super) async fn announce(
-    tx: &Tx<'_>,
+    tx: &impl Db,
     tenant: &str,
     p: &Picture,
     range: Range,

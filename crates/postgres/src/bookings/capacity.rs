@@ -7,7 +7,7 @@
 //! it was or will be in, so no booking counts a pool's members half before and half after.
 
 use super::{resource_key, BOOKING_LOCK_SEED};
-use crate::engine::conn::{Db, Tx};
+use crate::engine::conn::Db;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::booking::capacity::{Pool, Resource, SlotCapacity};
 use allot_core::booking::judge::{self, Counted, Picture, PoolPicture};
@@ -24,7 +24,7 @@ pub(crate) fn pool_key(tenant: &str, pool: &str) -> i64 {
 /// aggregate row by row, so the locks are taken in its order). Every booking and every put
 /// takes the resource's lock first, then its pools' this way — a resource before any pool,
 /// pools ascending — so no two transactions wait on each other in a cycle.
-pub(crate) async fn lock_pools(tx: &Tx<'_>, tenant: &str, pools: &[String]) -> TxResult<()> {
+pub(crate) async fn lock_pools(tx: &impl Db, tenant: &str, pools: &[String]) -> TxResult<()> {
     lock_keys(tx, pools.iter().map(|p| pool_key(tenant, p)).collect()).await
 }
 
@@ -32,7 +32,7 @@ pub(crate) async fn lock_pools(tx: &Tx<'_>, tenant: &str, pools: &[String]) -> T
 /// pool they are in, ascending key, and read each as put (plain when never put), in the order
 /// given: the order a batch of bookings and a hold's booking lines take them in, so that
 /// neither holds a pool while waiting for a resource whose own booking waits for that pool.
-pub(crate) async fn lock_resources_then_pools(tx: &Tx<'_>, resources: &[(&str, &str)]) -> TxResult<Vec<Resource>> {
+pub(crate) async fn lock_resources_then_pools(tx: &impl Db, resources: &[(&str, &str)]) -> TxResult<Vec<Resource>> {
     lock_keys(tx, resources.iter().map(|(t, r)| resource_key(t, r)).collect()).await?;
     let mut configs = Vec::with_capacity(resources.len());
     for (t, r) in resources {
@@ -48,7 +48,7 @@ pub(crate) async fn lock_resources_then_pools(tx: &Tx<'_>, resources: &[(&str, &
 }
 
 /// Take the advisory locks `keys`, ascending, in one statement (none: no statement).
-pub(crate) async fn lock_keys(tx: &Tx<'_>, mut keys: Vec<i64>) -> TxResult<()> {
+pub(crate) async fn lock_keys(tx: &impl Db, mut keys: Vec<i64>) -> TxResult<()> {
     if keys.is_empty() {
         return Ok(());
     }
@@ -80,7 +80,7 @@ async fn config<C: Db, T: serde::de::DeserializeOwned>(
 
 /// Take the locks of `resource` and its pools and read it as put (the resource's lock first:
 /// its pools cannot change while it is held).
-pub(crate) async fn locked_resource(tx: &Tx<'_>, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
+pub(crate) async fn locked_resource(tx: &impl Db, tenant: &str, resource: &str, naive: bool) -> TxResult<Resource> {
     if naive {
         return resource_or_plain(tx, tenant, resource).await;
     }
@@ -167,7 +167,7 @@ async fn counted<C: Db>(
 /// earlier clock, under its row's lock rather than the resource's — is not expired, and the
 /// decision, which did not count it, runs again (`Retry`, bounded): never a double booking
 /// across the instant of an expiry.
-pub(crate) async fn expire_overdue(tx: &Tx<'_>, tenant: &str, ids: &[String], now: DateTime<Utc>) -> TxResult<()> {
+pub(crate) async fn expire_overdue(tx: &impl Db, tenant: &str, ids: &[String], now: DateTime<Utc>) -> TxResult<()> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -255,7 +255,7 @@ fn json<T: serde::Serialize>(v: &T) -> TxResult<serde_json::Value> {
 /// A put that changes the resource's slots: refused while a capacity put for an old slot
 /// still matters (`Resource::check_regrid`), else the old slots' capacities and announced
 /// sold-out levels are dropped (they name slots that no longer exist).
-async fn regrid(tx: &Tx<'_>, tenant: &str, r: &Resource, old: Option<&Resource>, now: DateTime<Utc>) -> TxResult<()> {
+async fn regrid(tx: &impl Db, tenant: &str, r: &Resource, old: Option<&Resource>, now: DateTime<Utc>) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
             "SELECT slot_start, capacity FROM slot_capacity
@@ -281,7 +281,7 @@ async fn regrid(tx: &Tx<'_>, tenant: &str, r: &Resource, old: Option<&Resource>,
 
 /// Store a resource and its pool memberships under the locks of the resource and of every
 /// pool it was or will be in (every pool must have been put); the resource as stored.
-pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: Resource, now: DateTime<Utc>) -> TxResult<Resource> {
+pub(crate) async fn put_resource(tx: &impl Db, tenant: &str, r: Resource, now: DateTime<Utc>) -> TxResult<Resource> {
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
     tx.execute(&stmt, &[&resource_key(tenant, &r.resource)]).await?;
     let old = resource_of(tx, tenant, &r.resource).await?;
@@ -318,7 +318,7 @@ pub(crate) async fn put_resource(tx: &Tx<'_>, tenant: &str, r: Resource, now: Da
 }
 
 /// Store a pool under its lock; the pool as stored.
-pub(crate) async fn put_pool(tx: &Tx<'_>, tenant: &str, p: Pool, now: DateTime<Utc>) -> TxResult<Pool> {
+pub(crate) async fn put_pool(tx: &impl Db, tenant: &str, p: Pool, now: DateTime<Utc>) -> TxResult<Pool> {
     let stmt = tx.prepare_cached("SELECT pg_advisory_xact_lock($1)").await?;
     tx.execute(&stmt, &[&pool_key(tenant, &p.pool)]).await?;
     let old = pool_of(tx, tenant, &p.pool).await?;
@@ -338,7 +338,7 @@ pub(crate) async fn put_pool(tx: &Tx<'_>, tenant: &str, p: Pool, now: DateTime<U
 /// was last lowered (the audit's leniency): now for a slot set below what it had, else what
 /// it was (the epoch for a slot first set at or above the resource's capacity).
 pub(crate) async fn put_slots(
-    tx: &Tx<'_>,
+    tx: &impl Db,
     tenant: &str,
     s: &SlotCapacity,
     default: u32,

@@ -5,7 +5,7 @@
 //! (exact at that snapshot, and said so by `as_of`).
 
 use super::{booking_of, capacity, COLS};
-use crate::engine::conn::{Db, Tx};
+use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
@@ -28,7 +28,7 @@ const SQL_INSERT: &str =
      VALUES ($11, $1, $2, tstzrange($3, $4, '[)'), $5, $6, $7, $8, $9, $10, $12, $13, true, $14, $15)";
 
 /// Insert `b`; `slots`: the slots it takes on a resource with slots (its events carry them).
-async fn insert(tx: &Tx<'_>, tenant: &str, b: &Booking, slots: Option<&serde_json::Value>) -> TxResult<()> {
+async fn insert(tx: &impl Db, tenant: &str, b: &Booking, slots: Option<&serde_json::Value>) -> TxResult<()> {
     let (status, strategy) = (b.status.as_str(), b.strategy.name());
     let quantity = b.quantity as i32;
     let slotted = slots.is_some();
@@ -108,7 +108,12 @@ impl PgStore {
     /// (`capacity::expire_overdue`, the guard). Whatever keeps a hold alive (confirm, extend)
     /// decides under the same locks too, on a now no earlier than that booking's, so it sees
     /// such a booking first and rarely sends one round again.
-    pub(super) async fn lock_if_slotted(&self, tx: &Tx<'_>, tenant: &str, id: &str) -> TxResult<Option<DateTime<Utc>>> {
+    pub(super) async fn lock_if_slotted(
+        &self,
+        tx: &impl Db,
+        tenant: &str,
+        id: &str,
+    ) -> TxResult<Option<DateTime<Utc>>> {
         let stmt = tx
             .prepare_cached("SELECT resource FROM bookings WHERE tenant = $1 AND id = $2 AND slotted")
             .await?;
@@ -155,7 +160,7 @@ impl PgStore {
     /// A booking decided by capacity in `tx` (ours, or a savepoint of the caller's:
     /// `book_in`): the resource's and pools' locks, then now, the picture, the judge, the
     /// insert and the slots' announcements.
-    pub(crate) async fn counted_body(&self, tx: &Tx<'_>, tenant: &str, req: &BookingRequest) -> TxResult<Booking> {
+    pub(crate) async fn counted_body(&self, tx: &impl Db, tenant: &str, req: &BookingRequest) -> TxResult<Booking> {
         let naive = req.strategy == BookingStrategy::Naive;
         let r = capacity::locked_resource(tx, tenant, &req.resource, naive).await?;
         // Now, once the locks are held: a hold that expired while this waited no longer counts.
@@ -166,7 +171,7 @@ impl PgStore {
 /// The decision of [`PgStore::counted_body`] once the locks of resource `r` (and its pools)
 /// are held, at `now`: the picture, the judge, the insert and the slots' announcements.
 pub(super) async fn counted_at(
-    tx: &Tx<'_>,
+    tx: &impl Db,
     tenant: &str,
     req: &BookingRequest,
     r: Resource,
@@ -272,7 +277,7 @@ impl PgStore {
 /// move, with the moved booking counted), then those of the old range it left (read again:
 /// the move is seen).
 async fn announce_moved(
-    tx: &Tx<'_>,
+    tx: &impl Db,
     tenant: &str,
     mut p: Picture,
     old: Range,
@@ -319,7 +324,7 @@ impl PgStore {
     }
 }
 
-async fn read_for_update(tx: &Tx<'_>, tenant: &str, id: &str, now: DateTime<Utc>) -> TxResult<Booking> {
+async fn read_for_update(tx: &impl Db, tenant: &str, id: &str, now: DateTime<Utc>) -> TxResult<Booking> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {COLS} FROM bookings WHERE tenant = $2 AND id = $1 FOR UPDATE"));
     let stmt = tx.prepare_text(&SQL).await?;

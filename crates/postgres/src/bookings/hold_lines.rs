@@ -8,7 +8,7 @@
 //! `held` until the hold's expiry, with the hold's id; finishing the hold finishes it (V37).
 
 use super::{capacity, counted, guard_without_constraint, COLS, SQL_INSERT};
-use crate::engine::conn::{Db, Tx};
+use crate::engine::conn::Db;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::{Booking, BookingRequest, BookingStrategy, HoldRequest};
 use chrono::{DateTime, Utc};
@@ -28,7 +28,7 @@ pub(crate) static SQL_HOLDS_BOOKINGS: LazyLock<String> = LazyLock::new(|| {
 /// booking in the way, `capacity_exceeded`, `rule_violated`, `needs_slots`), the first three
 /// naming their line ([`allot_core::AllotError::OnLine`]).
 pub(crate) async fn hold_booking_lines(
-    tx: &Tx<'_>,
+    tx: &impl Db,
     tenant: &str,
     req: &HoldRequest,
     now: DateTime<Utc>,
@@ -51,17 +51,42 @@ pub(crate) async fn hold_booking_lines(
 /// line's own locks (its resource, then its pools) are then taken again, which costs nothing.
 /// Taken line by line instead, a hold of two resources sharing a pool would hold its first
 /// resource's pool while it waits for its second resource, whose booking waits for the pool.
-async fn lock_all(tx: &Tx<'_>, tenant: &str, req: &HoldRequest) -> TxResult<()> {
-    let mut names: Vec<(&str, &str)> = req.bookings.iter().map(|b| (tenant, b.resource.as_str())).collect();
-    names.sort_unstable();
-    names.dedup();
+async fn lock_all(tx: &impl Db, tenant: &str, req: &HoldRequest) -> TxResult<()> {
+    let names = resources_of(tenant, std::iter::once(req));
     if names.len() > 1 {
         capacity::lock_resources_then_pools(tx, &names).await?;
     }
     Ok(())
 }
 
-async fn booking_line(tx: &Tx<'_>, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {
+/// Take the locks of every resource the booking lines of `holds` name (ascending key), then of
+/// every pool of theirs (ascending key), as [`lock_all`] does for one hold: a `batched` lane
+/// takes them before the booking lines of its batch's mixed holds, so that it never holds one
+/// of them while it waits for another out of that order.
+pub(crate) async fn lock_holds_resources<'a>(
+    tx: &impl Db,
+    tenant: &'a str,
+    holds: impl IntoIterator<Item = &'a HoldRequest>,
+) -> TxResult<()> {
+    let names = resources_of(tenant, holds);
+    if !names.is_empty() {
+        capacity::lock_resources_then_pools(tx, &names).await?;
+    }
+    Ok(())
+}
+
+/// The `(tenant, resource)` of every booking line of `holds`, sorted, each once.
+fn resources_of<'a>(tenant: &'a str, holds: impl IntoIterator<Item = &'a HoldRequest>) -> Vec<(&'a str, &'a str)> {
+    let mut names: Vec<(&str, &str)> = holds
+        .into_iter()
+        .flat_map(|h| h.bookings.iter().map(move |b| (tenant, b.resource.as_str())))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+async fn booking_line(tx: &impl Db, tenant: &str, req: &BookingRequest, now: DateTime<Utc>) -> TxResult<Booking> {
     // As `book`: a quantity above 1 is for a put resource only, which the capacity path
     // checks; else the `advisory` guard (the resource's lock, the live booking in the way,
     // overdue held ones expired) says whether the resource was put.

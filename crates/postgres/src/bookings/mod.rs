@@ -36,7 +36,7 @@ mod counted_batch;
 mod hold_lines;
 mod in_tx;
 
-pub(crate) use hold_lines::{hold_booking_lines, SQL_HOLDS_BOOKINGS};
+pub(crate) use hold_lines::{hold_booking_lines, lock_holds_resources, SQL_HOLDS_BOOKINGS};
 
 /// A status change: its statement (`$1` id, `$2` now, `$3` tenant; returning `slotted`)
 /// and what to answer when it changed nothing (the booking as it is).
@@ -163,7 +163,7 @@ fn resource_key(tenant: &str, resource: &str) -> i64 {
 /// Take the transaction-scoped advisory lock of `resource` (waits for the holder to end);
 /// whether the resource was put, in the same statement (a put that commits while this waits
 /// is caught by V32's trigger at the insert).
-async fn lock_resource(tx: &Transaction<'_>, tenant: &str, resource: &str) -> TxResult<bool> {
+async fn lock_resource(tx: &impl Db, tenant: &str, resource: &str) -> TxResult<bool> {
     let stmt = tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM resources WHERE tenant = $2 AND resource = $3)
@@ -181,7 +181,7 @@ async fn lock_resource(tx: &Transaction<'_>, tenant: &str, resource: &str) -> Tx
 /// expire the overdue holds in the way. `Ok(false)`: the resource was put (decide it by
 /// capacity instead; nothing done).
 async fn guard_without_constraint(
-    tx: &Transaction<'_>,
+    tx: &impl Db,
     tenant: &str,
     req: &BookingRequest,
     now: DateTime<Utc>,

@@ -265,8 +265,8 @@ async fn insert_hold_row(tx: &Transaction<'_>, tenant: &str, hold: &Hold, now: D
 /// ledger entry, in one statement: all of them or none. Short: `Overdue` when overdue holds
 /// still hold units of its SKU (finish them and run again), `Retry` when others lock units
 /// it could take, else `insufficient_stock`.
-async fn hold_unit_line(
-    tx: &Transaction<'_>,
+pub(crate) async fn hold_unit_line(
+    tx: &impl Db,
     tenant: &str,
     req: &HoldRequest,
     line: &allot_core::hold::UnitLine,
@@ -451,9 +451,8 @@ impl PgStore {
 impl HoldStore for PgStore {
     async fn create_hold(&self, tenant: &Tenant, req: HoldRequest, idem: Keyed<Hold>) -> Result<Executed<Hold>> {
         self.require_database_side(req.take.strategy)?;
-        // A hold with unit or booking lines runs on the per-request path: a `batched` lane
-        // decides stock rows only.
-        if req.take.strategy == Strategy::Batched && req.units.is_empty() && req.bookings.is_empty() {
+        // A hold without stock lines has no hot row to share: it runs on the per-request path.
+        if req.take.strategy == Strategy::Batched && !req.take.lines.is_empty() {
             return self.hold_batched(tenant, req, idem).await;
         }
         self.hold_per_request(tenant, req, idem).await

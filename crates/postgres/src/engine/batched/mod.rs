@@ -31,6 +31,8 @@
 
 mod lane;
 #[cfg(test)]
+mod mixed_tests;
+#[cfg(test)]
 mod race_tests;
 mod txn;
 mod writes;
@@ -135,7 +137,8 @@ impl PgStore {
             .await
     }
 
-    /// Create a hold with the `batched` strategy.
+    /// Create a hold with the `batched` strategy: its stock lines and (a mixed hold) its unit
+    /// and booking lines in one batch transaction of its lane.
     pub(crate) async fn hold_batched(
         &self,
         tenant: &str,
@@ -147,7 +150,10 @@ impl PgStore {
         let made = self
             .submit_batched(tenant, lane_sku, |reply| Op::Hold { req, idem, reply })
             .await;
-        if let (Ok(Executed::Fresh(hold)), Some(combiner)) = (&made, &self.combiner) {
+        // A mixed hold is finished on the per-request path (a batch finishes stock holds):
+        // its lane is not remembered.
+        let stock = matches!(&made, Ok(Executed::Fresh(h)) if h.kind == allot_core::hold::HoldKind::Stock);
+        if let (Ok(Executed::Fresh(hold)), Some(combiner), true) = (&made, &self.combiner, stock) {
             combiner.remember_hold((tenant, &hold.id), &lane, (hold.expires_at, self.now()));
         }
         made

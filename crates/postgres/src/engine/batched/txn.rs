@@ -9,7 +9,9 @@
 //! without idempotency keys; one more when it finishes holds, or when its optimistic read
 //! shows it must lock after all).
 
-use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED};
+mod mixed;
+
+use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED, SQL_MIXED_HOLDS};
 use crate::engine::combiner::{Answer, Op, Pending};
 use crate::engine::conn::{Conn, Db, Stmt};
 use crate::engine::flat::Go;
@@ -122,6 +124,8 @@ struct BatchTx<'a> {
     outcomes: Vec<Option<Outcome>>,
     holds: HashMap<String, LockedHold>,
     rows: BTreeMap<String, Vec<LockedRow>>,
+    /// The unit and booking lines the batch's mixed holds took, by request ([`mixed`]).
+    parts: HashMap<usize, mixed::Parts>,
 }
 
 /// One stock row as the batch read it (locked, or not: [`Read`]).
@@ -160,6 +164,7 @@ pub(super) async fn batch_tx(
         outcomes: (0..batch.len()).map(|_| None).collect(),
         holds: HashMap::new(),
         rows: BTreeMap::new(),
+        parts: HashMap::new(),
     };
     b.idempotency_keys().await?;
     b.lock_holds().await?;
@@ -183,8 +188,7 @@ pub(super) async fn batch_tx(
         let _ = go.send(());
     }
     b.defer_steered().await?;
-    let open: Vec<usize> = b.open().collect();
-    let result = b.evaluate(&open);
+    let (open, result) = b.evaluate_mixed().await?;
     let (unit_skus, overdue) = b.refusal_context(&result).await?;
     let mut w = b.net_changes(&result);
     for (n, &i) in open.iter().enumerate() {
@@ -571,9 +575,13 @@ impl BatchTx<'_> {
                 Answer::Allocation(alloc)
             }
             Op::Hold { req, .. } => {
-                let hold = req.to_hold(answered, self.now);
+                let mut hold = req.to_hold(answered, self.now);
+                let json = match self.parts.get(&i) {
+                    Some(parts) => with_parts(&mut hold, parts),
+                    None => json,
+                };
                 w.ledger(&pieces, OpKind::Hold, &hold.id, req.take.actor.as_deref());
-                w.new_hold(&hold, json);
+                w.new_hold(&hold, lines, json);
                 Answer::Hold(hold)
             }
             Op::Confirm { id, actor, .. } => {
@@ -644,9 +652,12 @@ impl BatchTx<'_> {
         }
     }
 
-    /// Whether every open request only takes stock (allocations and new holds), all from
-    /// one SKU: what a [`Read::Optimistic`] batch may decide.
+    /// Whether every open request only takes stock (allocations and new holds without unit
+    /// or booking lines), all from one SKU: what a [`Read::Optimistic`] batch may decide.
     fn only_takes_from_one_sku(&self) -> bool {
+        if self.has_mixed() {
+            return false;
+        }
         let mut skus = self
             .open()
             .flat_map(|i| self.lines_of(i).iter().map(|l| l.sku.as_str()));
@@ -704,8 +715,16 @@ impl BatchTx<'_> {
     /// One statement for every write, as the batch `read` its stock rows
     /// ([`SQL_BATCH_WRITE`], [`SQL_BATCH_WRITE_UNLOCKED`]), pipelined with `COMMIT`. Every
     /// success writes ledger lines (stored responses belong to successes only); a batch with
-    /// none has nothing to write, even where its net changes cancel out.
+    /// none has nothing to write, even where its net changes cancel out. The rows of its
+    /// mixed holds ([`SQL_MIXED_HOLDS`]) go first, in a statement of their own.
     async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
+        if w.has_mixed_holds() {
+            let written = match self.tx.prepare_cached(SQL_MIXED_HOLDS).await {
+                Ok(stmt) => self.tx.execute(&stmt, &w.mixed_params(&self.now, &self.tenant)).await,
+                Err(e) => Err(e),
+            };
+            written.map_err(Ended::Refused)?;
+        }
         if w.l_sku.is_empty() {
             return commit(self.tx).await;
         }
@@ -723,6 +742,19 @@ impl BatchTx<'_> {
             .await
             .map(drop)
     }
+}
+
+/// Mixed hold `hold` with the units and bookings its lines took (`parts`); its row's `lines`
+/// (every line, as its answer lists them).
+fn with_parts(hold: &mut Hold, parts: &mixed::Parts) -> serde_json::Value {
+    if let Some(units) = hold.units.as_mut() {
+        units.clone_from(&parts.units);
+    }
+    if let Some(bookings) = hold.bookings.as_mut() {
+        bookings.clone_from(&parts.bookings);
+    }
+    // Plain strings and numbers: serializing them cannot fail.
+    serde_json::to_value(&hold.lines).unwrap_or_default()
 }
 
 /// Whether the write of a [`Read::Optimistic`] batch was refused because its stock rows no

@@ -136,7 +136,20 @@ pub(super) struct Writes {
     k_fp: Vec<String>,
     k_status: Vec<i32>,
     k_body: Vec<Vec<u8>>,
+    /// Mixed holds' rows (id, lines, expires_at): [`SQL_MIXED_HOLDS`], before the write.
+    m_id: Vec<String>,
+    m_lines: Vec<serde_json::Value>,
+    m_expires: Vec<DateTime<Utc>>,
 }
+
+/// The rows of a batch's mixed holds (`kind` `mixed`), written before [`SQL_BATCH_WRITE`]
+/// (which writes `stock` ones): `$1..$3` id, lines, expires_at, `$4` now, `$5` the tenant.
+/// Their unit and booking lines were written by their own statements in the batch
+/// (`super::txn::mixed`); their stock lines and ledger entries go in the batch's write.
+pub(super) const SQL_MIXED_HOLDS: &str =
+    "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
+     SELECT $5, t.id, 'mixed', 'held', 'batched', t.lines, t.exp, $4
+       FROM unnest($1::text[], $2::jsonb[], $3::timestamptz[]) AS t(id, lines, exp)";
 
 impl Writes {
     /// The ledger entries of one request: one per piece `(sku, location, quantity)`.
@@ -165,16 +178,37 @@ impl Writes {
         self.a_lines.push(lines_json);
     }
 
-    /// A new hold row and its lines (bucket 0: batches hold on one-bucket SKUs only).
-    pub(super) fn new_hold(&mut self, hold: &Hold, lines_json: serde_json::Value) {
-        for l in &hold.lines {
+    /// A new hold's row and the rows of its stock lines `stock` (bucket 0: batches hold on
+    /// one-bucket SKUs only); a mixed hold's row goes to [`SQL_MIXED_HOLDS`], its unit lines'
+    /// rows were written by their claims.
+    pub(super) fn new_hold(
+        &mut self,
+        hold: &Hold,
+        stock: &[allot_core::AllocationLine],
+        lines_json: serde_json::Value,
+    ) {
+        for l in stock {
             self.hl_hold.push(hold.id.clone());
             self.hl_sku.push(l.sku.clone());
             self.hl_q.push(l.quantity);
         }
-        self.h_id.push(hold.id.clone());
-        self.h_lines.push(lines_json);
-        self.h_expires.push(hold.expires_at);
+        let (id, lines, expires) = match hold.kind {
+            allot_core::hold::HoldKind::Mixed => (&mut self.m_id, &mut self.m_lines, &mut self.m_expires),
+            _ => (&mut self.h_id, &mut self.h_lines, &mut self.h_expires),
+        };
+        id.push(hold.id.clone());
+        lines.push(lines_json);
+        expires.push(hold.expires_at);
+    }
+
+    /// Whether the batch has mixed holds to write ([`SQL_MIXED_HOLDS`]).
+    pub(super) fn has_mixed_holds(&self) -> bool {
+        !self.m_id.is_empty()
+    }
+
+    /// The 5 parameters of [`SQL_MIXED_HOLDS`].
+    pub(super) fn mixed_params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 5] {
+        [&self.m_id, &self.m_lines, &self.m_expires, now, tenant]
     }
 
     /// A hold finished as `status` (applied only where it is still `held`).
