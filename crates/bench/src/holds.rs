@@ -30,6 +30,9 @@ pub struct HoldsOptions {
     /// Every hold also takes one unit of a unit-tracked SKU (a mixed hold); the SKU gets one
     /// unit per flow.
     pub unit_line: bool,
+    /// Every flow abandons its hold (no confirm or release: the holds expire), which measures
+    /// making holds alone.
+    pub hold_only: bool,
     /// Show progress bars.
     pub progress: bool,
 }
@@ -73,6 +76,7 @@ pub async fn holds_bench(opts: &HoldsOptions) -> Result<Vec<LoadReport>, BenchEr
             base: opts.url.clone(),
             sku: sku.clone(),
             unit_sku: opts.unit_line.then(|| unit_sku.clone()),
+            hold_only: opts.hold_only,
             strategy: strategy.clone(),
             ttl_ms: opts.ttl_ms,
         };
@@ -113,6 +117,8 @@ struct Flow {
     sku: String,
     /// The unit SKU every hold also takes one unit of, when the holds are mixed.
     unit_sku: Option<String>,
+    /// Every flow abandons its hold.
+    hold_only: bool,
     strategy: String,
     ttl_ms: u64,
 }
@@ -139,6 +145,9 @@ impl Flow {
             return sample(outcome_of(s, &h, 201));
         }
         let id = h["id"].as_str().unwrap_or_default();
+        if self.hold_only {
+            return sample("abandoned".into());
+        }
         let (action, ok_label) = match i % 10 {
             0..=4 => ("confirm", "confirmed"),
             5..=7 => ("release", "released"),

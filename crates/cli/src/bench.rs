@@ -178,6 +178,10 @@ pub(crate) struct HoldsArgs {
     /// hold; the stock SKU stays the hot row). The rows read `holds_mixed`.
     #[arg(long)]
     pub(crate) unit_line: bool,
+    /// Every flow abandons its hold (no confirm or release; the holds expire): measures
+    /// making holds alone.
+    #[arg(long)]
+    pub(crate) hold_only: bool,
 }
 
 impl HoldsArgs {
@@ -190,6 +194,7 @@ impl HoldsArgs {
             flows: self.flows,
             ttl_ms: self.ttl_ms,
             unit_line: self.unit_line,
+            hold_only: self.hold_only,
             progress: true,
         }
     }

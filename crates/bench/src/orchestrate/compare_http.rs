@@ -67,6 +67,7 @@ async fn flows(opts: &CompareOptions, n: u64) -> anyhow::Result<Vec<CompareRow>>
             flows: (n / 4).max(100),
             ttl_ms: 2000,
             unit_line: false,
+            hold_only: false,
             progress: true,
         };
         rows.extend(load_rows(&crate::holds::holds_bench(&holds).await?));

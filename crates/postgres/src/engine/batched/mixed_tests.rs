@@ -1,8 +1,8 @@
 //! Mixed holds on a `batched` lane, on a real PostgreSQL in a schema of its own: a writer
-//! keeps the stock row locked while one hold's batch waits on it and four more queue behind,
-//! in a known order; once the writer commits, the four share one batch transaction, in which
-//! one is refused for its booking line and its stock goes to a hold that the first evaluation
-//! found short.
+//! keeps the stock row locked while one hold's batch waits on it and more queue behind, in a
+//! known order; once the writer commits, those share one batch transaction, and each gets the
+//! answer it would get one at a time: one refused for its booking line gives its stock to a
+//! hold the first evaluation found short; pipelined unit lines run out in order.
 
 use crate::engine::store::PgStore;
 use crate::engine::test_schema::TestSchema;
@@ -11,15 +11,18 @@ use allot_core::{validate, AllotError, Capable, Hold, Limits, Strategy, Tenant};
 use serde_json::json;
 use std::time::Duration;
 
-/// A `batched` hold of one `S`, one unit of `U` and the bay from `hour` to `hour + 1` on
-/// 2030-01-01.
-fn mixed_hold(id: &str, hour: u32) -> allot_core::HoldRequest {
+/// A `batched` hold of one `S`, one unit of `U` and, with an `hour`, the bay from `hour` to
+/// `hour + 1` on 2030-01-01.
+fn mixed_hold(id: &str, hour: Option<u32>) -> allot_core::HoldRequest {
     let slot = |h: u32| format!("2030-01-01T{h:02}:00:00Z");
-    let body = json!({"lines": [
-        {"sku": "S", "quantity": 1},
-        {"units": {"sku": "U", "quantity": 1}},
-        {"booking": {"resource": "bay", "start": slot(hour), "end": slot(hour + 1)}}
-    ], "ttl_ms": 60_000});
+    let mut lines = vec![
+        json!({"sku": "S", "quantity": 1}),
+        json!({"units": {"sku": "U", "quantity": 1}}),
+    ];
+    if let Some(h) = hour {
+        lines.push(json!({"booking": {"resource": "bay", "start": slot(h), "end": slot(h + 1)}}));
+    }
+    let body = json!({"lines": lines, "ttl_ms": 60_000});
     validate::hold(
         id.into(),
         serde_json::from_value(body).unwrap(),
@@ -33,7 +36,7 @@ fn mixed_hold(id: &str, hour: u32) -> allot_core::HoldRequest {
 /// instance's lanes: it has queued behind those before it.
 async fn spawn_queued(
     store: &PgStore,
-    (id, hour): (&str, u32),
+    (id, hour): (&str, Option<u32>),
     queued: usize,
 ) -> tokio::task::JoinHandle<Result<Hold, AllotError>> {
     let (s, req) = (store.clone(), mixed_hold(id, hour));
@@ -53,20 +56,24 @@ async fn spawn_queued(
 /// `booking_overlap` and gives back what it took, so `c` and `d` get the two `S` left and `e`
 /// is short: exactly what the batch answers, though its first evaluation placed `b` and
 /// found `d` short.
-#[tokio::test]
-async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
+/// `S` with `on_hand` and `units` units of `U`; then, while a writer keeps `S`'s row locked,
+/// the first of `holds` waits in a batch of its own on it and the others queue behind, in
+/// their order; then the writer commits. Every answer, in order, with the schema and store
+/// (for the checks after).
+async fn queued_behind_a_writer(
+    (on_hand, units): (i64, usize),
+    holds: &[(&str, Option<u32>)],
+) -> (Vec<Result<Hold, AllotError>>, TestSchema, PgStore) {
     let schema = TestSchema::new("t_batch_mixed").await;
     let store = schema.store().await;
     let (limits, t) = (Limits::default(), Tenant::stored("t"));
     let sku = validate::create_sku(
-        serde_json::from_value(json!({"sku": "S", "on_hand": 3})).unwrap(),
+        serde_json::from_value(json!({"sku": "S", "on_hand": on_hand})).unwrap(),
         &limits,
     );
     store.create_sku(&t, sku.unwrap(), None).await.unwrap();
-    let units = serde_json::from_value(
-        json!({"units": (0..5).map(|i| json!({"serial": format!("u{i}")})).collect::<Vec<_>>()}),
-    );
-    let units = validate::add_units("U", units.unwrap(), store.now(), &limits).unwrap();
+    let units = json!({"units": (0..units).map(|i| json!({"serial": format!("u{i}")})).collect::<Vec<_>>()});
+    let units = validate::add_units("U", serde_json::from_value(units).unwrap(), store.now(), &limits).unwrap();
     store.add_units(&t, units, None).await.unwrap();
     let writer = schema.session().await;
     let writer_pid: i32 = writer.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
@@ -74,40 +81,28 @@ async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
         .batch_execute("BEGIN; SELECT 1 FROM stock WHERE tenant = 't' AND sku = 'S' FOR UPDATE")
         .await
         .unwrap();
-    let a = spawn_queued(&store, ("a", 10), 0).await;
+    let mut made = vec![spawn_queued(&store, holds[0], 0).await];
     let waiting = schema.wait_blocked_by(writer_pid).await;
     assert!(
         waiting.contains("FOR UPDATE"),
         "a mixed batch locks its stock rows first: {waiting}"
     );
-    let mut rest = Vec::new();
-    for (n, (id, hour)) in [("b", 10), ("c", 11), ("d", 12), ("e", 13)].into_iter().enumerate() {
-        rest.push(spawn_queued(&store, (id, hour), n + 1).await);
+    for (n, &hold) in holds[1..].iter().enumerate() {
+        made.push(spawn_queued(&store, hold, n + 1).await);
     }
     writer.batch_execute("COMMIT").await.unwrap();
-    let a = a.await.unwrap().unwrap();
     let mut answers = Vec::new();
-    for h in rest {
+    for h in made {
         answers.push(tokio::time::timeout(Duration::from_secs(30), h).await.unwrap().unwrap());
     }
-    assert_eq!(a.units.as_ref().map(Vec::len), Some(1));
-    match &answers[0] {
-        Err(e) => assert_eq!(e.code(), "booking_overlap", "{e:?}"),
-        Ok(h) => panic!("b overlaps a, yet was made: {h:?}"),
-    }
-    for made in &answers[1..3] {
-        let h = made.as_ref().unwrap();
-        assert_eq!(
-            (h.units.as_ref().map(Vec::len), h.bookings.as_ref().map(Vec::len)),
-            (Some(1), Some(1))
-        );
-    }
-    match &answers[3] {
-        Err(AllotError::InsufficientStock { sku, available, .. }) => assert_eq!((sku.as_str(), *available), ("S", 0)),
-        other => panic!("e finds no S left, got {other:?}"),
-    }
+    (answers, schema, store)
+}
+
+/// The held `S`, held units, held bookings, the transactions the mixed holds were written in
+/// and the holds, of tenant `t`; the audit clean.
+async fn books(schema: &TestSchema, store: &PgStore) -> (i64, i64, i64, i64, i64) {
     let c = schema.session().await;
-    let books = c
+    let row = c
         .query_one(
             "SELECT (SELECT held FROM stock WHERE tenant = 't' AND sku = 'S'),
                     (SELECT count(*) FROM units WHERE tenant = 't' AND status = 'held'),
@@ -118,11 +113,64 @@ async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
         )
         .await
         .unwrap();
-    let found: (i64, i64, i64, i64, i64) = (books.get(0), books.get(1), books.get(2), books.get(3), books.get(4));
-    // Three holds, in two transactions: `a`'s, and the one of `c` and `d`.
-    assert_eq!(found, (3, 3, 3, 2, 3));
-    let audit = store.audit(Some(&t)).await.unwrap();
+    let audit = store.audit(Some(&Tenant::stored("t"))).await.unwrap();
     assert!(audit.is_clean(), "{audit:?}");
-    drop((c, writer, store));
+    (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4))
+}
+
+/// 3 `S`, 5 units: `a` alone in a first batch (the bay 10–11), then `b` (10–11 too), `c`
+/// (11–12), `d` (12–13) and `e` (13–14) in one batch. Serially, `b` is refused
+/// `booking_overlap` and gives back what it took, so `c` and `d` get the two `S` left and `e`
+/// is short: exactly what the batch answers, though its first evaluation placed `b` and
+/// found `d` short.
+#[tokio::test]
+async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
+    let holds = [
+        ("a", Some(10)),
+        ("b", Some(10)),
+        ("c", Some(11)),
+        ("d", Some(12)),
+        ("e", Some(13)),
+    ];
+    let (answers, schema, store) = queued_behind_a_writer((3, 5), &holds).await;
+    match &answers[1] {
+        Err(e) => assert_eq!(e.code(), "booking_overlap", "{e:?}"),
+        Ok(h) => panic!("b overlaps a, yet was made: {h:?}"),
+    }
+    for i in [0, 2, 3] {
+        let h = answers[i].as_ref().unwrap();
+        assert_eq!(
+            (h.units.as_ref().map(Vec::len), h.bookings.as_ref().map(Vec::len)),
+            (Some(1), Some(1))
+        );
+    }
+    match &answers[4] {
+        Err(AllotError::InsufficientStock { sku, available, .. }) => assert_eq!((sku.as_str(), *available), ("S", 0)),
+        other => panic!("e finds no S left, got {other:?}"),
+    }
+    // Three holds, in two transactions: `a`'s, and the one of `c` and `d`.
+    assert_eq!(books(&schema, &store).await, (3, 3, 3, 2, 3));
+    drop(store);
+    schema.drop().await;
+}
+
+/// 10 `S`, 2 units: `a` alone, then `b`, `c` and `d` (a unit line each, no booking: their
+/// claims pipelined in one round trip) in one batch: `b` takes the last unit, `c` and `d` are
+/// short of units and take no `S`.
+#[tokio::test]
+async fn pipelined_unit_lines_run_out_in_order() {
+    let holds = [("a", None), ("b", None), ("c", None), ("d", None)];
+    let (answers, schema, store) = queued_behind_a_writer((10, 2), &holds).await;
+    for (i, made) in answers.iter().enumerate() {
+        match (i, made) {
+            (0 | 1, Ok(h)) => assert_eq!(h.units.as_ref().map(Vec::len), Some(1)),
+            (2 | 3, Err(AllotError::InsufficientStock { sku, available, .. })) => {
+                assert_eq!((sku.as_str(), *available), ("U", 0));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(books(&schema, &store).await, (2, 2, 0, 2, 2));
+    drop(store);
     schema.drop().await;
 }

@@ -75,29 +75,56 @@ impl BatchTx<'_> {
         loop {
             let open: Vec<usize> = self.open().collect();
             let result = self.evaluate(&open);
-            let mut refused = false;
+            let mut to_take = Vec::new();
             for (n, &i) in open.iter().enumerate() {
                 let placed = result.outcomes[n].is_ok();
                 if self.parts.contains_key(&i) && !placed {
                     return self.give_back_parts().await;
                 }
-                if !placed || self.parts.contains_key(&i) || self.mixed_request(i).is_none() {
-                    continue;
-                }
-                match self.take_parts(i).await? {
-                    Ok(parts) => {
-                        self.parts.insert(i, parts);
-                    }
-                    Err(outcome) => {
-                        self.outcomes[i] = Some(outcome);
-                        refused = true;
-                    }
+                if placed && !self.parts.contains_key(&i) && self.mixed_request(i).is_some() {
+                    to_take.push(i);
                 }
             }
-            if !refused {
+            if !self.take_round(&to_take).await? {
                 return Ok((open, result));
             }
         }
+    }
+
+    /// The unit and booking lines of holds `to_take`, in their order: a run of holds of one
+    /// unit line each (no savepoint: [`BatchTx::take_parts`]) is pipelined, one round trip for
+    /// the run (statements of one connection run in the order sent); any other hold on its
+    /// own. Whether one was refused.
+    async fn take_round(&mut self, to_take: &[usize]) -> Result<bool, Error> {
+        let batch = self.batch;
+        let simple = |i: usize| match &batch[i].op {
+            Op::Hold { req, .. } => req.units.len() == 1 && req.bookings.is_empty(),
+            _ => false,
+        };
+        let mut refused = false;
+        let mut k = 0;
+        while k < to_take.len() {
+            let run = to_take[k..].iter().take_while(|&&i| simple(i)).count().max(1);
+            let group = &to_take[k..k + run];
+            k += run;
+            if simple(group[0]) {
+                let (tx, tenant, now) = (self.tx, self.tenant.as_str(), self.now);
+                let takes = group.iter().map(|&i| match &batch[i].op {
+                    Op::Hold { req, .. } => take(tx, tenant, req, now),
+                    _ => unreachable!("a simple request is a hold"),
+                });
+                // A database error in one (a broken connection) aborts the transaction: the
+                // batch's next statement fails, and the batch with it, nothing applied.
+                let results = futures::future::join_all(takes).await;
+                for (&i, r) in group.iter().zip(results) {
+                    refused |= self.settle(i, r.map_err(outcome_of));
+                }
+            } else {
+                let r = self.take_parts(group[0]).await?;
+                refused |= self.settle(group[0], r);
+            }
+        }
+        Ok(refused)
     }
 
     /// A mixed hold with a unit line by serials runs on the per-request path.
@@ -112,8 +139,24 @@ impl BatchTx<'_> {
         }
     }
 
+    /// Record what hold `i` took, or its outcome; whether it was refused.
+    fn settle(&mut self, i: usize, taken: Result<Parts, Outcome>) -> bool {
+        match taken {
+            Ok(parts) => {
+                self.parts.insert(i, parts);
+                false
+            }
+            Err(outcome) => {
+                self.outcomes[i] = Some(outcome);
+                true
+            }
+        }
+    }
+
     /// Hold `i`'s unit and booking lines, in a savepoint: what it took, or its outcome when
-    /// a line was refused (with nothing of it left).
+    /// a line was refused (with nothing of it left). (A hold of one unit line and no booking
+    /// line needs none: its one statement takes all its units or none, and a short one is an
+    /// answer, not an error: [`BatchTx::take_round`].)
     async fn take_parts(&mut self, i: usize) -> Result<Result<Parts, Outcome>, Error> {
         let batch = self.batch;
         let Op::Hold { req, .. } = &batch[i].op else {
