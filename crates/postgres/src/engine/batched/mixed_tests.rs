@@ -7,13 +7,13 @@
 use crate::engine::store::PgStore;
 use crate::engine::test_schema::TestSchema;
 use allot_core::store::{HoldStore, Maintenance, StockStore, UnitStore};
-use allot_core::{validate, AllotError, Capable, Hold, Limits, Strategy, Tenant};
+use allot_core::{validate, AllotError, Capable, Hold, HoldRequest, Limits, Strategy, Tenant};
 use serde_json::json;
 use std::time::Duration;
 
 /// A `batched` hold of one `S`, one unit of `U` and, with an `hour`, the bay from `hour` to
 /// `hour + 1` on 2030-01-01.
-fn mixed_hold(id: &str, hour: Option<u32>) -> allot_core::HoldRequest {
+fn mixed_hold(id: &str, hour: Option<u32>) -> HoldRequest {
     let slot = |h: u32| format!("2030-01-01T{h:02}:00:00Z");
     let mut lines = vec![
         json!({"sku": "S", "quantity": 1}),
@@ -22,6 +22,11 @@ fn mixed_hold(id: &str, hour: Option<u32>) -> allot_core::HoldRequest {
     if let Some(h) = hour {
         lines.push(json!({"booking": {"resource": "bay", "start": slot(h), "end": slot(h + 1)}}));
     }
+    hold_of(id, json!(lines))
+}
+
+/// A `batched` hold `id` of `lines`.
+fn hold_of(id: &str, lines: serde_json::Value) -> HoldRequest {
     let body = json!({"lines": lines, "ttl_ms": 60_000});
     validate::hold(
         id.into(),
@@ -36,10 +41,10 @@ fn mixed_hold(id: &str, hour: Option<u32>) -> allot_core::HoldRequest {
 /// instance's lanes: it has queued behind those before it.
 async fn spawn_queued(
     store: &PgStore,
-    (id, hour): (&str, Option<u32>),
+    req: HoldRequest,
     queued: usize,
 ) -> tokio::task::JoinHandle<Result<Hold, AllotError>> {
-    let (s, req) = (store.clone(), mixed_hold(id, hour));
+    let (s, id) = (store.clone(), req.take.id.clone());
     let made = tokio::spawn(async move { s.create_hold(&Tenant::stored("t"), req, None).await?.fresh() });
     let combiner = store.combiner.clone().expect("a store with lanes");
     for _ in 0..10_000 {
@@ -62,7 +67,7 @@ async fn spawn_queued(
 /// (for the checks after).
 async fn queued_behind_a_writer(
     (on_hand, units): (i64, usize),
-    holds: &[(&str, Option<u32>)],
+    holds: Vec<HoldRequest>,
 ) -> (Vec<Result<Hold, AllotError>>, TestSchema, PgStore) {
     let schema = TestSchema::new("t_batch_mixed").await;
     let store = schema.store().await;
@@ -81,13 +86,12 @@ async fn queued_behind_a_writer(
         .batch_execute("BEGIN; SELECT 1 FROM stock WHERE tenant = 't' AND sku = 'S' FOR UPDATE")
         .await
         .unwrap();
-    let mut made = vec![spawn_queued(&store, holds[0], 0).await];
-    let waiting = schema.wait_blocked_by(writer_pid).await;
-    assert!(
-        waiting.contains("FOR UPDATE"),
-        "a mixed batch locks its stock rows first: {waiting}"
-    );
-    for (n, &hold) in holds[1..].iter().enumerate() {
+    let mut holds = holds.into_iter();
+    let first = holds.next().expect("a hold");
+    let mut made = vec![spawn_queued(&store, first, 0).await];
+    // The first batch waits on the writer's lock; what queues meanwhile waits for it.
+    schema.wait_blocked_by(writer_pid).await;
+    for (n, hold) in holds.enumerate() {
         made.push(spawn_queued(&store, hold, n + 1).await);
     }
     writer.batch_execute("COMMIT").await.unwrap();
@@ -125,14 +129,9 @@ async fn books(schema: &TestSchema, store: &PgStore) -> (i64, i64, i64, i64, i64
 /// found `d` short.
 #[tokio::test]
 async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
-    let holds = [
-        ("a", Some(10)),
-        ("b", Some(10)),
-        ("c", Some(11)),
-        ("d", Some(12)),
-        ("e", Some(13)),
-    ];
-    let (answers, schema, store) = queued_behind_a_writer((3, 5), &holds).await;
+    let holds = [("a", 10), ("b", 10), ("c", 11), ("d", 12), ("e", 13)];
+    let holds = holds.map(|(id, hour)| mixed_hold(id, Some(hour))).into();
+    let (answers, schema, store) = queued_behind_a_writer((3, 5), holds).await;
     match &answers[1] {
         Err(e) => assert_eq!(e.code(), "booking_overlap", "{e:?}"),
         Ok(h) => panic!("b overlaps a, yet was made: {h:?}"),
@@ -154,23 +153,59 @@ async fn a_batch_of_mixed_holds_answers_each_as_if_one_at_a_time() {
     schema.drop().await;
 }
 
-/// 10 `S`, 2 units: `a` alone, then `b`, `c` and `d` (a unit line each, no booking: their
-/// claims pipelined in one round trip) in one batch: `b` takes the last unit, `c` and `d` are
-/// short of units and take no `S`.
+/// 10 `S`, 3 units: `a` alone, then `b`, `c` and `d` (a unit line each, no booking: their
+/// claims pipelined in one round trip) in one batch: `b` and `c` take the last units in that
+/// one transaction, `d` is short of units and takes no `S`.
 #[tokio::test]
 async fn pipelined_unit_lines_run_out_in_order() {
-    let holds = [("a", None), ("b", None), ("c", None), ("d", None)];
-    let (answers, schema, store) = queued_behind_a_writer((10, 2), &holds).await;
+    let holds = ["a", "b", "c", "d"].map(|id| mixed_hold(id, None)).into();
+    let (answers, schema, store) = queued_behind_a_writer((10, 3), holds).await;
     for (i, made) in answers.iter().enumerate() {
         match (i, made) {
-            (0 | 1, Ok(h)) => assert_eq!(h.units.as_ref().map(Vec::len), Some(1)),
-            (2 | 3, Err(AllotError::InsufficientStock { sku, available, .. })) => {
+            (0..=2, Ok(h)) => assert_eq!(h.units.as_ref().map(Vec::len), Some(1)),
+            (3, Err(AllotError::InsufficientStock { sku, available, .. })) => {
                 assert_eq!((sku.as_str(), *available), ("U", 0));
             }
             other => panic!("{other:?}"),
         }
     }
-    assert_eq!(books(&schema, &store).await, (2, 2, 0, 2, 2));
+    // Three holds, in two transactions: `a`'s, and the one of `b` and `c`.
+    assert_eq!(books(&schema, &store).await, (3, 3, 0, 2, 3));
+    drop(store);
+    schema.drop().await;
+}
+
+/// 10 `S`, 1 unit: `a` (1 `S`) alone, then `q` (3 `S` and a unit of `W`, a SKU that does not
+/// exist), `r` (9 `S`), `p` (2 `S`, a unit) and `b` (1 `S`, a unit) in one batch. The first
+/// round places `q`, `p` and `b` (`r` short); `q` is refused for `W` and `b` finds no unit
+/// (`p` took it); the second places `r`, which leaves `p` short though it took the unit: the
+/// batch gives every mixed hold's lines back and runs them on the per-request path, where `p`
+/// and `b` are short of `S`. No answer names the unit that `p` gave back.
+#[tokio::test]
+async fn a_hold_that_took_its_lines_and_is_no_longer_placed_gives_every_line_back() {
+    let stock = |id: &str, q: i64| hold_of(id, json!([{"sku": "S", "quantity": q}]));
+    let with_unit = |id: &str, q: i64, unit: &str| {
+        hold_of(
+            id,
+            json!([{"sku": "S", "quantity": q}, {"units": {"sku": unit, "quantity": 1}}]),
+        )
+    };
+    let holds = vec![
+        stock("a", 1),
+        with_unit("q", 3, "W"),
+        stock("r", 9),
+        with_unit("p", 2, "U"),
+        with_unit("b", 1, "U"),
+    ];
+    let (answers, schema, store) = queued_behind_a_writer((10, 1), holds).await;
+    assert!(answers[0].is_ok() && answers[2].is_ok(), "{answers:?}");
+    for i in [1, 3, 4] {
+        match &answers[i] {
+            Err(AllotError::InsufficientStock { sku, .. }) => assert_eq!(sku, "S", "{:?}", answers[i]),
+            other => panic!("hold {i}: {other:?}"),
+        }
+    }
+    assert_eq!(books(&schema, &store).await, (10, 0, 0, 0, 2));
     drop(store);
     schema.drop().await;
 }

@@ -1,25 +1,36 @@
 //! The mixed holds of a batch (`POST /v1/holds` with stock lines and unit or booking lines,
 //! `batched`): each takes its unit and booking lines inside the batch's transaction, after
-//! the batch locked its stock rows (the lock order across kinds: stock rows, units, then
-//! resources and pools), and its stock lines in the batch's one write, so the hot row pays
-//! one commit for the whole batch, not one per hold.
+//! the batch locked its stock rows, and its stock lines in the batch's one write, so the hot
+//! row pays one commit for the whole batch, not one per hold.
 //!
-//! - Before any line, in a savepoint around all of them, the batch locks every resource its
-//!   mixed holds name, then their pools, ascending key each ([`crate::bookings::lock_holds_resources`]). Their unit lines take
-//!   units `FOR UPDATE SKIP LOCKED`, which never waits; a hold with a unit line by serials
-//!   (whose rows are locked with a wait) runs on the per-request path. So the batch waits
-//!   only on stock rows and on locks it takes in the global order: no cycle with another
-//!   transaction.
-//! - Each hold the evaluation places takes its lines in a savepoint of its own; a refused
-//!   line rolls back to it and the hold gets the line's refusal (`insufficient_stock` of the
-//!   unit SKU, `booking_overlap`, …), or runs on the per-request path when it must be run
-//!   again (others lock the units it could take, overdue holds, 40001/40P01). The stock is
-//!   then evaluated again without the refused holds, so no request is refused for stock a
-//!   refused hold would have taken; a hold placed for the first time then takes its lines in
-//!   turn. Taking a request out never makes another one short (the evaluation's balances
-//!   only grow), so this ends within the batch's size in rounds; should a hold that took its
-//!   lines no longer be placed, every mixed hold's lines are given back (a savepoint around
-//!   them all) and they run on the per-request path.
+//! - Locks: the batch's stock rows first; then, in a savepoint around all of the mixed holds'
+//!   lines (`batch_mixed`), every resource they name and then their pools, ascending key each
+//!   ([`crate::bookings::lock_holds_resources`]); then the units. Resources before units
+//!   (the per-request path takes units first) cannot close a cycle, because the batch's unit
+//!   claims never wait (`FOR UPDATE SKIP LOCKED`): a hold with a unit line by serials (whose
+//!   rows are locked with a wait) runs on the per-request path. The batch then waits only on
+//!   stock rows and on resource and pool locks, taken in the global order.
+//! - At most [`MAX_SAVEPOINT_HOLDS`] holds of a batch take their lines in savepoints (a
+//!   transaction's subtransactions past 64 overflow PostgreSQL's cache of them and slow every
+//!   session's snapshots); the rest run on the per-request path.
+//! - Rounds: the stock of the open requests is evaluated in arrival order; each mixed hold
+//!   placed takes its lines, in that order: a run of holds of one unit line and no booking
+//!   line pipelined (one statement takes a line's units or none, and a short one is an answer,
+//!   not an error), any other hold in a savepoint of its own. A refused line rolls back to it
+//!   and the hold gets the line's refusal (`insufficient_stock` of the unit SKU,
+//!   `booking_overlap`, …), or runs on the per-request path when it must be run again (others
+//!   lock the units it could take, overdue holds, 40001/40P01) or failed with a fault. If one
+//!   was refused, the stock is evaluated again without it, so no request is refused for
+//!   stock a refused hold would have taken, and a hold placed for the first time takes its
+//!   lines in turn. Every round but the last settles a hold, so the rounds are bounded by the
+//!   batch's size.
+//! - Give-back: taking a request out can let an earlier short one in, which can make a later
+//!   one short (the evaluation is greedy); should that be a hold that took its lines, or
+//!   should a pipelined claim fail with a database error (which aborts the transaction) or
+//!   find units it could take locked by others, the
+//!   batch rolls back to `batch_mixed`: every mixed hold's lines are given back, and every
+//!   mixed hold, refused ones included (their refusals may have come of lines given back),
+//!   runs on the per-request path; the other requests are evaluated again without them.
 
 use super::{BatchTx, Outcome};
 use crate::engine::combiner::Op;
@@ -28,7 +39,27 @@ use crate::engine::tx::{TxErr, TxResult};
 use allot_core::batch::BatchResult as Evaluation;
 use allot_core::{AllotError, Booking, HoldRequest, Unit};
 use chrono::{DateTime, Utc};
+use std::collections::HashSet;
 use tokio_postgres::Error;
+
+/// Most holds of one batch that take their lines in savepoints of their own (see the module's
+/// doc); a run of pipelined holds takes none.
+pub(super) const MAX_SAVEPOINT_HOLDS: usize = 32;
+
+/// Most claims pipelined at once: `futures`' `join_all` polls up to 30 futures in order (its
+/// first poll of each sends that claim), and beyond that switches to an unordered set.
+const MAX_PIPELINED: usize = 30;
+
+/// How a round of taking lines ended.
+enum Round {
+    /// Every hold took its lines.
+    Taken,
+    /// A hold was refused: evaluate again without it.
+    Refused,
+    /// A pipelined claim failed with a database error: the transaction is aborted until the
+    /// batch rolls back to `batch_mixed`.
+    Broken,
+}
 
 /// What a mixed hold of the batch took besides its stock.
 pub(super) struct Parts {
@@ -55,7 +86,7 @@ impl BatchTx<'_> {
     /// The evaluation of the open requests (their indices beside it), once every mixed hold
     /// it places has taken its unit and booking lines (see the module's doc).
     pub(super) async fn evaluate_mixed(&mut self) -> Result<(Vec<usize>, Evaluation), Error> {
-        self.defer_by_serials();
+        self.defer_unfit_mixed();
         if self.has_mixed() {
             let batch = self.batch;
             let holds = (0..batch.len()).filter(|&i| self.outcomes[i].is_none());
@@ -69,9 +100,10 @@ impl BatchTx<'_> {
                 .await
                 .is_err()
             {
-                return self.give_back_parts().await;
+                return self.give_back_parts(&HashSet::new()).await;
             }
         }
+        let mut refused = HashSet::new();
         loop {
             let open: Vec<usize> = self.open().collect();
             let result = self.evaluate(&open);
@@ -79,61 +111,78 @@ impl BatchTx<'_> {
             for (n, &i) in open.iter().enumerate() {
                 let placed = result.outcomes[n].is_ok();
                 if self.parts.contains_key(&i) && !placed {
-                    return self.give_back_parts().await;
+                    return self.give_back_parts(&refused).await;
                 }
                 if placed && !self.parts.contains_key(&i) && self.mixed_request(i).is_some() {
                     to_take.push(i);
                 }
             }
-            if !self.take_round(&to_take).await? {
-                return Ok((open, result));
+            match self.take_round(&to_take, &mut refused).await? {
+                Round::Taken => return Ok((open, result)),
+                Round::Refused => {}
+                Round::Broken => return self.give_back_parts(&refused).await,
             }
         }
     }
 
     /// The unit and booking lines of holds `to_take`, in their order: a run of holds of one
     /// unit line each (no savepoint: [`BatchTx::take_parts`]) is pipelined, one round trip for
-    /// the run (statements of one connection run in the order sent); any other hold on its
-    /// own. Whether one was refused.
-    async fn take_round(&mut self, to_take: &[usize]) -> Result<bool, Error> {
+    /// up to [`MAX_PIPELINED`] of them (statements of one connection run in the order sent);
+    /// any other hold on its own. The holds refused go into `refused`.
+    async fn take_round(&mut self, to_take: &[usize], refused: &mut HashSet<usize>) -> Result<Round, Error> {
         let batch = self.batch;
         let simple = |i: usize| match &batch[i].op {
             Op::Hold { req, .. } => req.units.len() == 1 && req.bookings.is_empty(),
             _ => false,
         };
-        let mut refused = false;
+        let mut round = Round::Taken;
         let mut k = 0;
         while k < to_take.len() {
-            let run = to_take[k..].iter().take_while(|&&i| simple(i)).count().max(1);
-            let group = &to_take[k..k + run];
-            k += run;
+            let run = to_take[k..].iter().take_while(|&&i| simple(i)).count();
+            let group = &to_take[k..k + run.clamp(1, MAX_PIPELINED)];
+            k += group.len();
             if simple(group[0]) {
                 let (tx, tenant, now) = (self.tx, self.tenant.as_str(), self.now);
                 let takes = group.iter().map(|&i| match &batch[i].op {
                     Op::Hold { req, .. } => take(tx, tenant, req, now),
                     _ => unreachable!("a simple request is a hold"),
                 });
-                // A database error in one (a broken connection) aborts the transaction: the
-                // batch's next statement fails, and the batch with it, nothing applied.
-                let results = futures::future::join_all(takes).await;
-                for (&i, r) in group.iter().zip(results) {
-                    refused |= self.settle(i, r.map_err(outcome_of));
+                for (&i, r) in group.iter().zip(futures::future::join_all(takes).await) {
+                    // A database error aborted the transaction; `Retry` may be one (40P01) or
+                    // units others lock, which cannot be told apart here: both give back.
+                    if matches!(
+                        r,
+                        Err(TxErr::Retry | TxErr::Fail(AllotError::Internal(_) | AllotError::Unavailable(_)))
+                    ) {
+                        return Ok(Round::Broken);
+                    }
+                    if self.settle(i, r.map_err(outcome_of)) {
+                        refused.insert(i);
+                        round = Round::Refused;
+                    }
                 }
             } else {
                 let r = self.take_parts(group[0]).await?;
-                refused |= self.settle(group[0], r);
+                if self.settle(group[0], r) {
+                    refused.insert(group[0]);
+                    round = Round::Refused;
+                }
             }
         }
-        Ok(refused)
+        Ok(round)
     }
 
-    /// A mixed hold with a unit line by serials runs on the per-request path.
-    fn defer_by_serials(&mut self) {
+    /// A mixed hold with a unit line by serials, and every hold past the first
+    /// [`MAX_SAVEPOINT_HOLDS`] that would take its lines in a savepoint, run on the
+    /// per-request path.
+    fn defer_unfit_mixed(&mut self) {
+        let mut savepoints = 0;
         for i in self.open().collect::<Vec<_>>() {
-            if self
-                .mixed_request(i)
-                .is_some_and(|r| r.units.iter().any(|u| !u.serials.is_empty()))
-            {
+            let Some(req) = self.mixed_request(i) else { continue };
+            let by_serials = req.units.iter().any(|u| !u.serials.is_empty());
+            let in_savepoint = !(req.units.len() == 1 && req.bookings.is_empty());
+            savepoints += usize::from(in_savepoint);
+            if by_serials || savepoints > MAX_SAVEPOINT_HOLDS {
                 self.outcomes[i] = Some(Outcome::Deferred);
             }
         }
@@ -177,13 +226,15 @@ impl BatchTx<'_> {
         }
     }
 
-    /// Give back every mixed hold's unit and booking lines and run them on the per-request
-    /// path; the evaluation of what is left.
-    async fn give_back_parts(&mut self) -> Result<(Vec<usize>, Evaluation), Error> {
+    /// Give back every mixed hold's unit and booking lines (`ROLLBACK TO SAVEPOINT
+    /// batch_mixed`, which also makes a transaction aborted by a claim usable again) and run
+    /// every mixed hold on the per-request path, those in `refused` too (their refusals may
+    /// have come of lines just given back); the evaluation of what is left.
+    async fn give_back_parts(&mut self, refused: &HashSet<usize>) -> Result<(Vec<usize>, Evaluation), Error> {
         self.tx.batch_execute("ROLLBACK TO SAVEPOINT batch_mixed").await?;
         self.parts.clear();
-        for i in self.open().collect::<Vec<_>>() {
-            if self.mixed_request(i).is_some() {
+        for i in 0..self.batch.len() {
+            if refused.contains(&i) || (self.outcomes[i].is_none() && self.mixed_request(i).is_some()) {
                 self.outcomes[i] = Some(Outcome::Deferred);
             }
         }
