@@ -177,7 +177,12 @@ impl BatchTx<'_> {
     /// per-request path.
     fn defer_unfit_mixed(&mut self) {
         let mut savepoints = 0;
-        for i in self.open().collect::<Vec<_>>() {
+        // By index, not `open()` collected: no allocation on a batch without a mixed hold
+        // (`allot bench cost`'s `hold_confirm` row counts heap allocations).
+        for i in 0..self.batch.len() {
+            if self.outcomes[i].is_some() {
+                continue;
+            }
             let Some(req) = self.mixed_request(i) else { continue };
             let by_serials = req.units.iter().any(|u| !u.serials.is_empty());
             let in_savepoint = !(req.units.len() == 1 && req.bookings.is_empty());
