@@ -50,6 +50,16 @@ impl TestSchema {
         c
     }
 
+    /// A session of its own that has run `sql` (which begins a transaction and takes locks),
+    /// and its backend's pid (for [`TestSchema::wait_blocked_by`]); it holds those locks until
+    /// it runs `COMMIT` or `ROLLBACK`.
+    pub(crate) async fn writer_holding(&self, sql: &str) -> (tokio_postgres::Client, i32) {
+        let writer = self.session().await;
+        let pid: i32 = writer.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
+        writer.batch_execute(sql).await.unwrap();
+        (writer, pid)
+    }
+
     /// Wait (bounded, 10 s) until some backend waits on a lock that the backend `pid` holds;
     /// the statement it waits in (`pg_stat_activity` keeps its first 1 kB).
     pub(crate) async fn wait_blocked_by(&self, pid: i32) -> String {

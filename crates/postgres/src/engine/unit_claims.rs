@@ -229,6 +229,49 @@ pub(crate) async fn run_claim<C: Db>(
     }
 }
 
+/// Hold the units of unit line `line` of `req` (until the hold's expiry), with its line and
+/// ledger entry, in one statement: all of them or none. Short: `Overdue` when overdue holds
+/// still hold units of its SKU (finish them and run again), `Retry` when others lock units
+/// it could take, else `insufficient_stock`.
+pub(crate) async fn hold_unit_line(
+    tx: &impl Db,
+    tenant: &str,
+    (req, line): (&allot_core::HoldRequest, &allot_core::hold::UnitLine),
+    now: DateTime<Utc>,
+) -> TxResult<Vec<allot_core::Unit>> {
+    let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
+    let (sql, named) = if claim.serials.is_empty() {
+        let order = allot_core::unit::order_by_sql(&claim.order_by, true);
+        (hold_line_sql(&order), None)
+    } else {
+        let serials: &(dyn tokio_postgres::types::ToSql + Sync) = &claim.serials;
+        (hold_line_by_serials_sql(), Some(serials))
+    };
+    let p = ClaimParams::new(&claim, claim.quantity, now);
+    match run_claim(tx, tenant, &sql, &claim, &p, named).await? {
+        Attempt::Claimed(a) => Ok(a.units),
+        Attempt::Short {
+            visible,
+            locked,
+            overdue,
+        } => {
+            let short = AllotError::InsufficientStock {
+                sku: line.sku.clone(),
+                requested: line.quantity,
+                available: visible,
+            };
+            if overdue {
+                return Err(TxErr::Overdue {
+                    tenant: tenant.to_string(),
+                    sku: line.sku.clone(),
+                    err: short,
+                });
+            }
+            Err(if locked { TxErr::Retry } else { TxErr::Fail(short) })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -212,7 +212,7 @@ pub(crate) async fn hold_body(
     let mut hold = req.to_hold(answered, now);
     let mut units = Vec::new();
     for line in &req.units {
-        units.extend(hold_unit_line(tx, tenant, req, line, now).await?);
+        units.extend(crate::engine::unit_claims::hold_unit_line(tx, tenant, (req, line), now).await?);
     }
     if let Some(held) = hold.units.as_mut() {
         units.sort_by_key(|u| u.id);
@@ -259,50 +259,6 @@ async fn insert_hold_row(tx: &Transaction<'_>, tenant: &str, hold: &Hold, now: D
     ];
     tx.execute(&stmt, &row).await?;
     Ok(())
-}
-
-/// Hold the units of unit line `line` of `req` (until the hold's expiry), with its line and
-/// ledger entry, in one statement: all of them or none. Short: `Overdue` when overdue holds
-/// still hold units of its SKU (finish them and run again), `Retry` when others lock units
-/// it could take, else `insufficient_stock`.
-pub(crate) async fn hold_unit_line(
-    tx: &impl Db,
-    tenant: &str,
-    req: &HoldRequest,
-    line: &allot_core::hold::UnitLine,
-    now: DateTime<Utc>,
-) -> TxResult<Vec<Unit>> {
-    let claim = req.unit_claim(line, allot_core::UnitStrategy::SkipLocked);
-    let (sql, named) = if claim.serials.is_empty() {
-        let order = allot_core::unit::order_by_sql(&claim.order_by, true);
-        (crate::engine::unit_claims::hold_line_sql(&order), None)
-    } else {
-        let serials: &(dyn tokio_postgres::types::ToSql + Sync) = &claim.serials;
-        (crate::engine::unit_claims::hold_line_by_serials_sql(), Some(serials))
-    };
-    let p = crate::engine::unit_claims::ClaimParams::new(&claim, claim.quantity, now);
-    match crate::engine::unit_claims::run_claim(tx, tenant, &sql, &claim, &p, named).await? {
-        crate::engine::unit_claims::Attempt::Claimed(a) => Ok(a.units),
-        crate::engine::unit_claims::Attempt::Short {
-            visible,
-            locked,
-            overdue,
-        } => {
-            let short = AllotError::InsufficientStock {
-                sku: line.sku.clone(),
-                requested: line.quantity,
-                available: visible,
-            };
-            if overdue {
-                return Err(TxErr::Overdue {
-                    tenant: tenant.to_string(),
-                    sku: line.sku.clone(),
-                    err: short,
-                });
-            }
-            Err(if locked { TxErr::Retry } else { TxErr::Fail(short) })
-        }
-    }
 }
 
 /// Confirm the hold `id` (whole, or `part` of it) by `actor` at `now`: a partial confirm

@@ -80,12 +80,9 @@ async fn queued_behind_a_writer(
     let units = json!({"units": (0..units).map(|i| json!({"serial": format!("u{i}")})).collect::<Vec<_>>()});
     let units = validate::add_units("U", serde_json::from_value(units).unwrap(), store.now(), &limits).unwrap();
     store.add_units(&t, units, None).await.unwrap();
-    let writer = schema.session().await;
-    let writer_pid: i32 = writer.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
-    writer
-        .batch_execute("BEGIN; SELECT 1 FROM stock WHERE tenant = 't' AND sku = 'S' FOR UPDATE")
-        .await
-        .unwrap();
+    let (writer, writer_pid) = schema
+        .writer_holding("BEGIN; SELECT 1 FROM stock WHERE tenant = 't' AND sku = 'S' FOR UPDATE")
+        .await;
     let mut holds = holds.into_iter();
     let first = holds.next().expect("a hold");
     let mut made = vec![spawn_queued(&store, first, 0).await];

@@ -22,17 +22,14 @@ async fn allocate_behind_a_writer(on_hand: i64, quantity: i64) -> (Result<(), Al
         &limits,
     );
     store.create_sku(&t, sku.unwrap(), None).await.unwrap();
-    let writer = schema.session().await;
-    let writer_pid: i32 = writer.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
-    writer
-        .batch_execute(
+    let (writer, writer_pid) = schema
+        .writer_holding(
             "BEGIN;
              UPDATE stock SET on_hand = on_hand - 5 WHERE tenant = 't' AND sku = 'S';
              INSERT INTO ledger (tenant, sku, delta, held_delta, kind, location, at)
                   VALUES ('t', 'S', -5, 0, 'adjustment', 'default', now());",
         )
-        .await
-        .unwrap();
+        .await;
     let allocating = tokio::spawn(allocate(store.clone(), quantity));
     let waiting = schema.wait_blocked_by(writer_pid).await;
     // The batch read without a lock and waits in its write (which begins with its allocation

@@ -253,7 +253,7 @@ impl BatchTx<'_> {
 async fn take(tx: &Conn, tenant: &str, req: &HoldRequest, now: DateTime<Utc>) -> TxResult<Parts> {
     let mut units = Vec::new();
     for line in &req.units {
-        units.extend(crate::holds::hold_unit_line(tx, tenant, req, line, now).await?);
+        units.extend(crate::engine::unit_claims::hold_unit_line(tx, tenant, (req, line), now).await?);
     }
     units.sort_by_key(|u| u.id);
     let bookings = match req.bookings.is_empty() {
