@@ -17,6 +17,7 @@ conformance!(
     units_scarce_pool_every_unit_once,
     units_null_sorts_smallest_on_every_backend,
     unit_claim_idempotency_key_one_effect,
+    units_fefo_and_never_past_best_before,
 );
 
 fn lines(l: &[(&str, i64)]) -> Value {
@@ -626,6 +627,84 @@ async fn units_null_sorts_smallest_on_every_backend(ts: &TestServer) {
     assert_eq!(s, 201, "{a}");
     assert_eq!(serials(&a), ["B", "A", "N"]);
     ts.assert_audit_clean().await;
+}
+
+/// `order_by: ["fefo"]` takes the earliest best-before first and undated units last; a unit
+/// past its `expires_at` is never handed out (by order or by serial), on every unit strategy,
+/// as the injected clock crosses the dates; the refusal's `available` counts only units
+/// that may be handed out.
+async fn units_fefo_and_never_past_best_before(ts: &TestServer) {
+    use allot_core::Clock;
+    for (i, strategy) in unit_strategies(ts).into_iter().enumerate() {
+        let sku = format!("FEFO{i}");
+        let at = |min: i64| (ts.clock.now() + chrono::Duration::minutes(min)).to_rfc3339();
+        let units = json!({"units": [
+            {"serial": "LATE", "expires_at": at(60)}, {"serial": "NONE"},
+            {"serial": "SOON", "expires_at": at(5)}, {"serial": "PAST", "expires_at": at(-1)},
+            {"serial": "MID", "expires_at": at(10)}]});
+        let (s, b) = ts.post(&format!("/v1/skus/{sku}/units"), units).await;
+        assert_eq!(s, 201, "{b}");
+        let claim = |q: i64, order: &str| json!({"sku": sku, "quantity": q, "order_by": [order], "strategy": strategy, "hold_ttl_ms": 600_000});
+        let (s, h) = ts.post("/v1/unit-allocations", claim(4, "fefo")).await;
+        assert_eq!(s, 201, "{strategy}: {h}");
+        assert_eq!(
+            unit_serials(&h),
+            ["SOON", "MID", "LATE", "NONE"],
+            "{strategy}: PAST never"
+        );
+        ts.ok(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+            .await;
+        let (s, b) = ts.post("/v1/unit-allocations", claim(5, "expires_at")).await;
+        assert_eq!(
+            (s, code(&b), &b["error"]["available"]),
+            (409, "insufficient_stock", &json!(4)),
+            "{b}"
+        );
+        ts.clock.advance_ms(7 * 60_000);
+        let (s, b) = ts.post("/v1/unit-allocations", claim(4, "fefo")).await;
+        assert_eq!(
+            (s, &b["error"]["available"]),
+            (409, &json!(3)),
+            "{strategy}: SOON is past: {b}"
+        );
+        let (s, h) = ts.post("/v1/unit-allocations", claim(3, "-expires_at")).await;
+        assert_eq!(s, 201, "{strategy}: {h}");
+        assert_eq!(unit_serials(&h), ["LATE", "MID", "NONE"], "{strategy}");
+        ts.ok(&format!("/v1/holds/{}/release", h["id"].as_str().unwrap()), json!({}))
+            .await;
+        let by_serial =
+            json!({"lines": [{"units": {"sku": sku, "quantity": 1, "serials": ["SOON"]}}], "ttl_ms": 60_000});
+        let (s, b) = ts.post("/v1/holds", by_serial).await;
+        assert_eq!(
+            (s, code(&b)),
+            (409, "insufficient_stock"),
+            "a unit past its date by serial: {b}"
+        );
+    }
+    let (s, b) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "FEFO0", "quantity": 1, "order_by": ["fefo", "expires_at"]}),
+        )
+        .await;
+    assert_eq!((s, code(&b)), (422, "duplicate_order_by"), "{b}");
+    let (s, b) = ts
+        .post(
+            "/v1/unit-allocations",
+            json!({"sku": "FEFO0", "quantity": 1, "order_by": ["-fefo"]}),
+        )
+        .await;
+    assert_eq!(s, 400, "{b}");
+    ts.assert_audit_clean().await;
+}
+
+fn unit_serials(b: &Value) -> Vec<String> {
+    b["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["serial"].as_str().unwrap().to_string())
+        .collect()
 }
 
 async fn unit_claim_idempotency_key_one_effect(ts: &TestServer) {

@@ -30,8 +30,9 @@ class UnitAllocationBody:
             allow_partial (bool | Unset): Take fewer than `quantity` (at least one) when fewer are available.
             hold_ttl_ms (int | None | Unset): Make it a hold of this many ms (confirmed/released like stock holds).
             order_by (list[str] | Unset): Columns to order candidates by (`id`, `serial`, `location`, `lot`, `received_at`,
-                `expires_at`; a `-` prefix means descending; NULL sorts as the smallest value).
-                Default: `id` (insertion order).
+                `expires_at`; a `-` prefix means descending; NULL sorts as the smallest value), or
+                `fefo` (earliest `expires_at` first, units without one last). Default: `id`
+                (insertion order). A unit past its `expires_at` is never taken, whatever the order.
             strategy (None | str | Unset): `skip_locked` (default on PostgreSQL), `nowait_scan`, `batched` (PostgreSQL: many
                 claims
                 of one SKU in one transaction), or `serialized` (SQLite).

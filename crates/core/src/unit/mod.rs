@@ -132,23 +132,62 @@ pub struct OrderKey {
     pub column: UnitColumn,
     /// `-column` in the request.
     pub descending: bool,
+    /// NULL sorts last although ascending: `fefo` only (a unit without a best-before date
+    /// goes after every dated one).
+    pub nulls_last: bool,
+}
+
+/// `order_by`'s name for first-expiry-first-out: `expires_at` ascending with the units
+/// that have no best-before date last (Odoo's FEFO removal strategy).
+pub const FEFO: &str = "fefo";
+
+impl OrderKey {
+    /// The key of `order_by`'s `raw` name: a column (`-` prefix: descending) or `fefo`;
+    /// `None` for any other name.
+    pub fn parse(raw: &str) -> Option<OrderKey> {
+        if raw == FEFO {
+            return Some(OrderKey {
+                column: UnitColumn::ExpiresAt,
+                descending: false,
+                nulls_last: true,
+            });
+        }
+        let (descending, col) = raw.strip_prefix('-').map_or((false, raw), |c| (true, c));
+        let column = UnitColumn::ALL.into_iter().find(|c| c.name() == col)?;
+        Some(OrderKey {
+            column,
+            descending,
+            nulls_last: descending,
+        })
+    }
+
+    /// Every name `order_by` takes: each column, each with `-`, and `fefo`.
+    pub fn names() -> Vec<String> {
+        UnitColumn::ALL
+            .iter()
+            .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
+            .chain([FEFO.to_string()])
+            .collect()
+    }
 }
 
 /// The `ORDER BY` list of a claim: the keys, then `id` as the tie-breaker. NULL sorts as
-/// the smallest value on every backend (first ascending, last descending): SQLite's native
-/// order, spelled out for PostgreSQL with `explicit_nulls` (its indexes are declared
-/// `NULLS FIRST` to match), so both backends give the same order and both can read it from
-/// an index. Only whitelisted names reach the SQL.
+/// the smallest value on every backend (first ascending, last descending) except under
+/// `fefo` (last): SQLite's native order, spelled out for PostgreSQL with `explicit_nulls`
+/// (its indexes are declared `NULLS FIRST` to match), so both backends give the same order
+/// and both can read it from an index; `fefo`'s `NULLS LAST` is spelled out for both. Only
+/// whitelisted names reach the SQL.
 pub fn order_by_sql(keys: &[OrderKey], explicit_nulls: bool) -> String {
     let mut parts: Vec<String> = keys
         .iter()
         .map(|k| {
-            let (dir, nulls) = if k.descending {
-                ("DESC", " NULLS LAST")
-            } else {
-                ("ASC", " NULLS FIRST")
+            let dir = if k.descending { "DESC" } else { "ASC" };
+            let nulls = match (k.nulls_last, explicit_nulls || (k.nulls_last && !k.descending)) {
+                (_, false) => "",
+                (true, true) => " NULLS LAST",
+                (false, true) => " NULLS FIRST",
             };
-            format!("{} {dir}{}", k.column.name(), if explicit_nulls { nulls } else { "" })
+            format!("{} {dir}{nulls}", k.column.name())
         })
         .collect();
     if !keys.iter().any(|k| k.column == UnitColumn::Id) {
@@ -167,8 +206,9 @@ pub struct UnitAllocationBody {
     /// How many units, 1..=`max_unit_claim`.
     pub quantity: i64,
     /// Columns to order candidates by (`id`, `serial`, `location`, `lot`, `received_at`,
-    /// `expires_at`; a `-` prefix means descending; NULL sorts as the smallest value).
-    /// Default: `id` (insertion order).
+    /// `expires_at`; a `-` prefix means descending; NULL sorts as the smallest value), or
+    /// `fefo` (earliest `expires_at` first, units without one last). Default: `id`
+    /// (insertion order). A unit past its `expires_at` is never taken, whatever the order.
     #[serde(default)]
     pub order_by: Vec<String>,
     /// Take fewer than `quantity` (at least one) when fewer are available.
@@ -252,14 +292,19 @@ mod tests {
     #[test]
     fn order_by_is_built_from_whitelisted_names() {
         assert_eq!(order_by_sql(&[], true), "id ASC");
-        let k = |column, descending| OrderKey { column, descending };
-        let keys = [k(UnitColumn::ReceivedAt, false), k(UnitColumn::Location, true)];
+        let k = |name: &str| OrderKey::parse(name).expect("a known name");
+        let keys = [k("received_at"), k("-location")];
         assert_eq!(
             order_by_sql(&keys, true),
             "received_at ASC NULLS FIRST, location DESC NULLS LAST, id ASC"
         );
         assert_eq!(order_by_sql(&keys, false), "received_at ASC, location DESC, id ASC");
-        assert_eq!(order_by_sql(&[k(UnitColumn::Id, true)], false), "id DESC");
+        assert_eq!(order_by_sql(&[k("-id")], false), "id DESC");
+        for explicit in [true, false] {
+            assert_eq!(order_by_sql(&[k(FEFO)], explicit), "expires_at ASC NULLS LAST, id ASC");
+        }
+        assert!(OrderKey::parse("-fefo").is_none() && OrderKey::parse("price").is_none());
+        assert_eq!(OrderKey::names().len(), UnitColumn::ALL.len() * 2 + 1);
     }
 
     #[test]

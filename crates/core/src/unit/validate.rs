@@ -5,7 +5,7 @@ use crate::support::checks::{batch, bounded, hold_ttl, name};
 use crate::support::error::{AllotError, Result, Rule};
 use crate::support::input::instant;
 use crate::support::limits::Limits;
-use crate::unit::{AddUnits, OrderKey, UnitAllocationBody, UnitClaim, UnitColumn, UnitsBody};
+use crate::unit::{AddUnits, OrderKey, UnitAllocationBody, UnitClaim, UnitColumn, UnitsBody, FEFO};
 use std::collections::HashSet;
 
 /// A serial, lot, unit location or unique key: an identifier (no format characters, kept in
@@ -63,24 +63,19 @@ pub fn unit_claim(id: String, body: UnitAllocationBody, strategy: UnitStrategy, 
     }
     let mut order_by = Vec::with_capacity(body.order_by.len());
     for raw in &body.order_by {
-        let (descending, col) = match raw.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, raw.as_str()),
-        };
-        let column = UnitColumn::ALL.into_iter().find(|c| c.name() == col).ok_or_else(|| {
-            let allowed: Vec<&str> = UnitColumn::ALL.iter().map(|c| c.name()).collect();
+        let key = OrderKey::parse(raw).ok_or_else(|| {
             AllotError::invalid(format!(
-                "order_by: unknown column `{raw}`; allowed are {} (prefix `-` for descending)",
-                allowed.join(", ")
+                "order_by: unknown column `{raw}`; allowed are {} (prefix `-` for descending), or `{FEFO}`",
+                UnitColumn::ALL.map(|c| c.name()).join(", ")
             ))
         })?;
-        if order_by.iter().any(|k: &OrderKey| k.column == column) {
+        if order_by.iter().any(|k: &OrderKey| k.column == key.column) {
             return Err(AllotError::breaks(
                 Rule::DuplicateOrderBy,
-                format!("order_by names `{col}` twice"),
+                format!("order_by names `{}` twice", key.column.name()),
             ));
         }
-        order_by.push(OrderKey { column, descending });
+        order_by.push(key);
     }
     let hold_ttl_ms = body
         .hold_ttl_ms

@@ -38,11 +38,14 @@ enum Record {
 }
 
 /// The statement of a unit line of a hold (see [`Record::HoldLine`]): `skip_locked`'s pick.
+/// A pick's condition that a unit is within its best-before date at the claim's `$6`.
+const UNEXPIRED: &str = "(expires_at IS NULL OR expires_at > $6::timestamptz)";
+
 pub(crate) fn hold_line_sql(order: &str) -> String {
     claim_sql_for(
         &format!(
             "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
-              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
+                AND {UNEXPIRED} ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
         ),
         order,
         Record::HoldLine,
@@ -54,8 +57,10 @@ pub(crate) fn hold_line_sql(order: &str) -> String {
 /// end (never skipping it: the line wants that very unit). All or none, as any line.
 pub(crate) fn hold_line_by_serials_sql() -> String {
     claim_sql_for(
-        "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
-            AND serial = ANY($10::text[]) ORDER BY id FOR UPDATE",
+        &format!(
+            "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
+                AND serial = ANY($10::text[]) AND {UNEXPIRED} ORDER BY id FOR UPDATE"
+        ),
         "id",
         Record::HoldLine,
     )
@@ -111,11 +116,13 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
     )
 }
 
-/// Why a claim came back short: available units visible now (capped at `$2`; of a claim by
+/// Why a claim came back short: available units visible now, within their best-before date
+/// (capped at `$2`; of a claim by
 /// serials, those of the serials `$5` only), the SKU's tracking (NULL: no such SKU), and
 /// whether overdue holds still hold units of it. `$4`: the tenant.
 pub(crate) const SQL_UNIT_SHORT: &str = "SELECT
     (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available'
+                             AND (expires_at IS NULL OR expires_at > $3)
                              AND ($5::text[] IS NULL OR serial = ANY($5)) LIMIT $2) v)::int8
       AS visible,
     (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,
@@ -126,7 +133,7 @@ pub(crate) fn skip_locked_sql(order: &str, hold: bool) -> String {
     claim_sql(
         &format!(
             "SELECT id FROM units WHERE tenant = $9::text AND sku = $1 AND status = 'available'
-              ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
+                AND {UNEXPIRED} ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED"
         ),
         order,
         hold,
@@ -153,7 +160,8 @@ pub(crate) struct ClaimParams {
     /// `held` for a hold's claim, else `allocated`.
     pub(crate) status: AllocationStatus,
     expires_at: Option<DateTime<Utc>>,
-    now: DateTime<Utc>,
+    /// The claim's instant: a unit past its best-before date then is never taken.
+    pub(crate) now: DateTime<Utc>,
 }
 
 impl ClaimParams {

@@ -94,9 +94,11 @@ async fn run_key(store: PgStore, key: Key) {
 /// A queue's key: tenant, SKU and the claims' `ORDER BY` text.
 type Key = (String, String, String);
 
-/// The pick's head (`$1` tenant, `$2` SKU); the claims' `ORDER BY`, `LIMIT $3` (the units they
-/// want in all) and `FOR UPDATE SKIP LOCKED` follow.
-const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'";
+/// The pick's head (`$1` tenant, `$2` SKU, `$4` now: never a unit past its best-before
+/// date); the claims' `ORDER BY`, `LIMIT $3` (the units they want in all) and
+/// `FOR UPDATE SKIP LOCKED` follow.
+const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'
+    AND (expires_at IS NULL OR expires_at > $4)";
 
 /// Every claim of the batch in one statement (`$3` unit ids with `$4` their claim, `$6..$8`
 /// each claim's id, count and actor, `$5` now), sent with `COMMIT`: it fails (`XX000`, V27's
@@ -145,7 +147,8 @@ async fn run_batch(
     let tx = HandTx::new(store.client().await.map_err(none)?);
     // Held (unsent) until the batch ends when its pick is short.
     let mut go = Some(go);
-    let ids = match pick(&tx, (tenant, sku, order), claims, &mut go).await {
+    let now = store.now();
+    let ids = match pick(&tx, (tenant, sku, order), (claims, now), &mut go).await {
         Ok(ids) => ids,
         Err(e) => {
             tx.roll_back().await;
@@ -158,7 +161,6 @@ async fn run_batch(
         tx.roll_back().await;
         return Ok(claims.iter().map(|_| None).collect());
     }
-    let now = store.now();
     let written = write_and_commit(&tx, (tenant, sku), claims, (&shares, &ids), now).await;
     tx.end_after(&written).await;
     match written {
@@ -170,12 +172,12 @@ async fn run_batch(
     }
 }
 
-/// `BEGIN` with the pick, in one round trip: the ids of the units locked for the batch, in
-/// the claims' order.
+/// `BEGIN` with the pick at `now`, in one round trip: the ids of the units locked for the
+/// batch, in the claims' order.
 async fn pick(
     tx: &HandTx,
     (tenant, sku, order): (&str, &str, &str),
-    claims: &[UnitClaim],
+    (claims, now): (&[UnitClaim], DateTime<Utc>),
     go: &mut Option<crate::engine::flat::Go>,
 ) -> Result<Vec<i64>> {
     let wanted: i64 = claims.iter().map(|c| c.quantity).sum();
@@ -183,7 +185,7 @@ async fn pick(
     let stmt = tx.prepare_text(&pick).await.map_err(map_error)?;
     // READ COMMITTED, whatever the server's default: the next batch's pick must see this
     // one's units as locked (skipped), then as taken once it commits.
-    let rows = begin_with(tx, BEGIN_BATCH, tx.query(&stmt, &[&tenant, &sku, &wanted]))
+    let rows = begin_with(tx, BEGIN_BATCH, tx.query(&stmt, &[&tenant, &sku, &wanted, &now]))
         .await
         .map_err(map_error)?;
     let ids: Vec<i64> = rows

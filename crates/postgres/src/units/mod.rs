@@ -148,7 +148,7 @@ impl PgStore {
     ) -> TxResult<Executed<Attempt>> {
         let written = self
             .write_or(tenant, idem, async |tx| {
-                let got = nowait_walk(tx, tenant, req, order).await?;
+                let got = nowait_walk(tx, tenant, (req, order), p.now).await?;
                 // Short: everything rolls back. `run_claim` with the ids we got computes the
                 // short report (visible / tracking / overdue) without claiming.
                 let sql = locked_ids_sql(order, p.status == AllocationStatus::Held);
@@ -183,19 +183,26 @@ fn claimed(written: std::result::Result<Executed<UnitAllocation>, Attempt>) -> E
     }
 }
 
-/// Walk the candidates in order, try-locking each (see [`try_lock_unit`]), until `quantity`
-/// are locked or none are left. Returns the ids locked.
-async fn nowait_walk(tx: &mut Transaction<'_>, tenant: &str, req: &UnitClaim, order: &str) -> TxResult<Vec<i64>> {
+/// Walk the candidates in order (never a unit past its best-before date at `now`),
+/// try-locking each (see [`try_lock_unit`]), until `quantity` are locked or none are left.
+/// Returns the ids locked.
+async fn nowait_walk(
+    tx: &mut Transaction<'_>,
+    tenant: &str,
+    (req, order): (&UnitClaim, &str),
+    now: DateTime<Utc>,
+) -> TxResult<Vec<i64>> {
     let page = (req.quantity * 4).max(32);
     let candidates_sql = format!(
-        "SELECT id FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available' ORDER BY {order} LIMIT $2 OFFSET $3"
+        "SELECT id FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available'
+            AND (expires_at IS NULL OR expires_at > $5) ORDER BY {order} LIMIT $2 OFFSET $3"
     );
     let mut got: Vec<i64> = Vec::new();
     let mut offset = 0i64;
     loop {
         let stmt = tx.prepare_text(&candidates_sql).await?;
         let ids: Vec<i64> = tx
-            .query(&stmt, &[&req.sku, &page, &offset, &tenant])
+            .query(&stmt, &[&req.sku, &page, &offset, &tenant, &now])
             .await?
             .iter()
             .map(|r| r.get(0))

@@ -9,7 +9,7 @@
 
 use crate::state::AppState;
 use allot_core::Capable;
-use allot_core::{BookingStrategy, ClaimStrategy, Limits, Strategy, UnitColumn, UnitStrategy};
+use allot_core::{BookingStrategy, ClaimStrategy, Limits, OrderKey, Strategy, UnitStrategy};
 use serde_json::{json, Value};
 
 /// SKU, resource and queue names (see `allot_core::validate::name`).
@@ -272,10 +272,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
 
 /// A unit claim's fields, and a hold's unit line's (checked as a unit claim is).
 fn unit_claim_bounds(l: &Limits, s: &Names, hold: Value) -> Vec<(&'static str, &'static str, Value)> {
-    let columns: Vec<String> = UnitColumn::ALL
-        .iter()
-        .flat_map(|c| [c.name().to_string(), format!("-{}", c.name())])
-        .collect();
+    let columns = OrderKey::names();
     let order_by = json!({"maxItems": l.max_order_by, "uniqueItems": true, "items": {"enum": columns}});
     vec![
         ("UnitAllocationBody", "sku", name(l)),

@@ -81,7 +81,9 @@ impl Model {
                 location: u.location.map(str::to_string),
                 lot: u.lot.map(str::to_string),
                 received_us: u.received_h.map_or(self.now_us(), hours),
-                expires_us: u.expires_h.map(hours),
+                expires_us: u
+                    .expires_min
+                    .map(|m| (crate::ops::start() + chrono::Duration::minutes(m)).timestamp_micros()),
                 claim: None,
                 allocated: false,
             };
@@ -156,23 +158,30 @@ impl Model {
         Ok((201, view, Some(Noted::Id(id))))
     }
 
-    /// The places of `sku`'s first `quantity` free units in the order of `keys`, then id.
+    /// The places of `sku`'s first `quantity` free units in the order of `keys`, then id
+    /// (never one past its best-before date).
     fn pick(&self, sku: &str, keys: &[OrderKey], quantity: i64) -> Vec<usize> {
         let mut free: Vec<usize> = (0..self.units.len())
-            .filter(|&i| self.units[i].sku == sku && self.units[i].claim.is_none())
+            .filter(|&i| self.units[i].sku == sku && self.claimable(&self.units[i]))
             .collect();
         free.sort_by(|&a, &b| compare(&self.units[a], &self.units[b], keys));
         free.truncate(quantity.max(0) as usize);
         free
     }
 
-    /// The places of those of `sku`'s units named by `serials` (`S{n}`) that are free.
+    /// Whether a unit may be handed out now: free, and not past its `expires_at`.
+    fn claimable(&self, u: &UnitRow) -> bool {
+        u.claim.is_none() && u.expires_us.is_none_or(|e| e > self.now_us())
+    }
+
+    /// The places of those of `sku`'s units named by `serials` (`S{n}`) that may be handed
+    /// out (free, not past their best-before date).
     fn pick_named(&self, sku: &str, serials: &[u32]) -> Vec<usize> {
         let names: Vec<String> = serials.iter().map(|n| format!("S{n}")).collect();
         (0..self.units.len())
             .filter(|&i| {
                 let u = &self.units[i];
-                u.sku == sku && u.claim.is_none() && names.contains(&u.serial)
+                u.sku == sku && self.claimable(u) && names.contains(&u.serial)
             })
             .collect()
     }
@@ -356,17 +365,10 @@ impl Model {
 
 /// The validated order of a claim's `order_by` (validation ran before: every name is known).
 fn order_keys(names: &[&str]) -> Vec<OrderKey> {
-    names
-        .iter()
-        .filter_map(|raw| {
-            let (descending, col) = raw.strip_prefix('-').map_or((false, *raw), |c| (true, c));
-            let column = UnitColumn::ALL.into_iter().find(|c| c.name() == col)?;
-            Some(OrderKey { column, descending })
-        })
-        .collect()
+    names.iter().filter_map(|raw| OrderKey::parse(raw)).collect()
 }
 
-/// `a` against `b` by `keys` (NULL the smallest value), then by id.
+/// `a` against `b` by `keys` (NULL the smallest value, the greatest under `fefo`), then by id.
 fn compare(a: &UnitRow, b: &UnitRow, keys: &[OrderKey]) -> Ordering {
     for k in keys {
         let o = match k.column {
@@ -375,6 +377,10 @@ fn compare(a: &UnitRow, b: &UnitRow, keys: &[OrderKey]) -> Ordering {
             UnitColumn::Location => a.location.cmp(&b.location),
             UnitColumn::Lot => a.lot.cmp(&b.lot),
             UnitColumn::ReceivedAt => a.received_us.cmp(&b.received_us),
+            UnitColumn::ExpiresAt if k.nulls_last && !k.descending => {
+                // `fefo`: a date before none.
+                (a.expires_us.is_none(), a.expires_us).cmp(&(b.expires_us.is_none(), b.expires_us))
+            }
             UnitColumn::ExpiresAt => a.expires_us.cmp(&b.expires_us),
         };
         let o = if k.descending { o.reverse() } else { o };

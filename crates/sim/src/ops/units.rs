@@ -13,9 +13,8 @@ pub const UNIT_SKU: &str = "U";
 /// then (`409 already_exists`).
 pub const SERIALS: u32 = 40;
 
-/// The `order_by` keys claims pick from (every column, both directions) and one the
-/// whitelist refuses.
-const ORDER_KEYS: [&str; 11] = [
+/// The `order_by` keys claims pick from (every column, both directions, and `fefo`).
+const ORDER_KEYS: [&str; 12] = [
     "id",
     "serial",
     "-serial",
@@ -27,11 +26,12 @@ const ORDER_KEYS: [&str; 11] = [
     "-received_at",
     "expires_at",
     "-expires_at",
+    "fefo",
 ];
 
 /// One unit of a receipt: its serial's number, a location and a lot from few values (mixed
-/// case, so a collation other than byte order would show), and its dates in hours after the
-/// run's start (`received_h` `None`: now).
+/// case, so a collation other than byte order would show), and its dates after the run's
+/// start (`received_h` `None`: now).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewUnit {
     /// `S{serial}`.
@@ -42,16 +42,15 @@ pub struct NewUnit {
     pub lot: Option<&'static str>,
     /// `received_at`, hours after the run's start (`None`: the server's now).
     pub received_h: Option<i64>,
-    /// `expires_at`, hours after the run's start.
-    pub expires_h: Option<i64>,
+    /// `expires_at`, minutes after the run's start: some already past, some that the run's
+    /// clock crosses (a unit past it is never handed out), some far ahead.
+    pub expires_min: Option<i64>,
 }
 
 impl NewUnit {
     /// The unit as a request body names it.
     pub fn json(&self) -> Value {
-        let at = |h: i64| {
-            (crate::ops::start() + chrono::Duration::hours(h)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-        };
+        let at = |d: chrono::Duration| (crate::ops::start() + d).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let mut u = json!({"serial": format!("S{}", self.serial)});
         if let Some(l) = self.location {
             u["location"] = json!(l);
@@ -60,10 +59,10 @@ impl NewUnit {
             u["lot"] = json!(l);
         }
         if let Some(h) = self.received_h {
-            u["received_at"] = json!(at(h));
+            u["received_at"] = json!(at(chrono::Duration::hours(h)));
         }
-        if let Some(h) = self.expires_h {
-            u["expires_at"] = json!(at(h));
+        if let Some(m) = self.expires_min {
+            u["expires_at"] = json!(at(chrono::Duration::minutes(m)));
         }
         u
     }
@@ -136,9 +135,9 @@ impl Generator {
                     0 => None,
                     _ => Some(-self.rng.random_range(0..4)),
                 },
-                expires_h: match self.rng.random_range(0..3) {
+                expires_min: match self.rng.random_range(0..3) {
                     0 => None,
-                    _ => Some(self.rng.random_range(1..4) * 24),
+                    _ => Some(self.pick(&[-5, 1, 2, 4, 24 * 60, 72 * 60])),
                 },
             })
             .collect()

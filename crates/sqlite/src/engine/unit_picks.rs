@@ -19,9 +19,9 @@ pub(crate) fn take_units(tx: &Connection, t: &str, req: &UnitClaim, now: i64) ->
         Some(false) => return Err(AllotError::wrong_tracking(&req.sku, false)),
         Some(true) => {}
     }
-    let mut units = pick_units(tx, t, req)?;
+    let mut units = pick_units(tx, t, req, now)?;
     if (units.len() as i64) < req.quantity && expire_overdue_on(tx, t, &req.sku, now)? > 0 {
-        units = pick_units(tx, t, req)?;
+        units = pick_units(tx, t, req, now)?;
     }
     let got = units.len() as i64;
     if !claim_satisfied(got, req.quantity, req.allow_partial) {
@@ -42,34 +42,39 @@ pub(crate) fn take_units(tx: &Connection, t: &str, req: &UnitClaim, now: i64) ->
     Ok(units)
 }
 
+/// A pick's condition that a unit is within its best-before date at `?4` (µs): one past it
+/// is never handed out.
+const UNEXPIRED: &str = "(expires_at IS NULL OR expires_at > ?4)";
+
 /// The first `quantity` available units of the claim's SKU in its `order_by` order; of a
-/// claim by serials, those of its units that are available, in id order.
-pub(crate) fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
+/// claim by serials, those of its units that are available, in id order. Never a unit past
+/// its best-before date at `now` (µs).
+fn pick_units(tx: &Connection, tenant: &str, req: &UnitClaim, now: i64) -> Result<Vec<Unit>> {
     if !req.serials.is_empty() {
-        return pick_by_serials(tx, tenant, req);
+        return pick_by_serials(tx, tenant, req, now);
     }
     let select = format!(
         "SELECT id, serial, location, lot, received_at, expires_at FROM units
-          WHERE tenant = ?3 AND sku = ?1 AND status = 'available' ORDER BY {} LIMIT ?2",
+          WHERE tenant = ?3 AND sku = ?1 AND status = 'available' AND {UNEXPIRED} ORDER BY {} LIMIT ?2",
         order_by_sql(&req.order_by, false)
     );
     tx.prepare_cached(&select)
         .and_then(|mut s| {
-            s.query_map(params![req.sku, req.quantity, tenant], unit_from_row)?
+            s.query_map(params![req.sku, req.quantity, tenant, now], unit_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(map_error)
 }
 
-fn pick_by_serials(tx: &Connection, tenant: &str, req: &UnitClaim) -> Result<Vec<Unit>> {
+fn pick_by_serials(tx: &Connection, tenant: &str, req: &UnitClaim, now: i64) -> Result<Vec<Unit>> {
     let serials = serde_json::to_string(&req.serials).map_err(|e| AllotError::Internal(e.to_string()))?;
-    tx.prepare_cached(
+    tx.prepare_cached(&format!(
         "SELECT id, serial, location, lot, received_at, expires_at FROM units
-          WHERE tenant = ?3 AND sku = ?1 AND status = 'available'
-            AND serial IN (SELECT value FROM json_each(?2)) ORDER BY id",
-    )
+          WHERE tenant = ?3 AND sku = ?1 AND status = 'available' AND {UNEXPIRED}
+            AND serial IN (SELECT value FROM json_each(?2)) ORDER BY id"
+    ))
     .and_then(|mut s| {
-        s.query_map(params![req.sku, serials, tenant], unit_from_row)?
+        s.query_map(params![req.sku, serials, tenant, now], unit_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()
     })
     .map_err(map_error)
