@@ -7,7 +7,10 @@
 //! - `sql_first`: `BEGIN; SELECT allot.confirm_hold(…); INSERT order; work; COMMIT` — the SKU's
 //!   row stays locked through the work;
 //! - `sql_last`: `BEGIN; INSERT order; work; SELECT allot.confirm_hold(…); COMMIT` — locked
-//!   only from the confirm to the commit.
+//!   only from the confirm to the commit;
+//! - `rust_in`: everything in one transaction from Rust, no hold: `BEGIN; INSERT order; work;`
+//!   `allot_postgres::PgStore::allocate_in` (`atomic`, the API's own code path); `COMMIT` —
+//!   locked from the allocation to the commit, one system, no HTTP.
 //!
 //! Then the checks: every checkout confirmed with its order, on hand = stock - N, nothing held,
 //! the audit clean.
@@ -36,8 +39,8 @@ pub struct CheckoutOptions {
     pub progress: bool,
 }
 
-/// The three ways, in the table's order.
-const WAYS: [&str; 3] = ["api", "sql_first", "sql_last"];
+/// The ways, in the table's order.
+const WAYS: [&str; 4] = ["api", "sql_first", "sql_last", "rust_in"];
 
 /// Run every way on a SKU of its own; one report row each (`strategy` names the way).
 pub async fn checkout_bench(opts: &CheckoutOptions) -> Result<Vec<LoadReport>, BenchError> {
@@ -55,6 +58,9 @@ pub async fn checkout_bench(opts: &CheckoutOptions) -> Result<Vec<LoadReport>, B
         .await
         .map_err(db)?;
     let functions = functions_schema(&setup).await?;
+    let store = allot_postgres::PgStore::connect(&allot_postgres::PgConfig::new(opts.database_url.clone()))
+        .map_err(|e| BenchError::Setup(format!("store: {e}")))?;
+    let store = Arc::new(store);
     let mut reports = Vec::new();
     for way in WAYS {
         let sku = format!("checkout-{run}-{way}");
@@ -70,6 +76,7 @@ pub async fn checkout_bench(opts: &CheckoutOptions) -> Result<Vec<LoadReport>, B
             way,
             orders: orders.clone(),
             functions: functions.clone(),
+            store: store.clone(),
             work_s: opts.work_ms as f64 / 1000.0,
             sessions: tokio::sync::Mutex::new(sessions),
         });
@@ -110,14 +117,25 @@ struct Checkout {
     orders: String,
     /// The schema of `allot.confirm_hold`.
     functions: String,
+    /// The store `rust_in` allocates through, in the client's transaction.
+    store: Arc<allot_postgres::PgStore>,
     work_s: f64,
     /// Idle database sessions (one per client).
     sessions: tokio::sync::Mutex<Vec<tokio_postgres::Client>>,
 }
 
 impl Checkout {
-    /// Checkout `i`: hold one unit, then confirm it and write order `i` as the way says.
+    /// Checkout `i`: hold one unit, then confirm it and write order `i` as the way says
+    /// (`rust_in`: no hold, one allocation in the order's transaction).
     async fn run(&self, i: u64) -> Sample {
+        if self.way == "rust_in" {
+            let Some(mut session) = self.sessions.lock().await.pop() else {
+                return outcome("client_error: no session".into());
+            };
+            let done = self.allocate_in(&mut session, i).await;
+            self.sessions.lock().await.push(session);
+            return done.map_or_else(outcome, |()| ok());
+        }
         let body = json!({"lines": [{"sku": self.sku, "quantity": 1}], "ttl_ms": 600_000});
         let hold = match post(&self.client, &format!("{}/v1/holds", self.base), &body).await {
             Ok((201, h)) => h,
@@ -130,15 +148,29 @@ impl Checkout {
         };
         let done = self.finish(&mut session, &id, i).await;
         self.sessions.lock().await.push(session);
-        match done {
-            Ok(()) => Sample {
-                outcome: "ok".into(),
-                quantity: 1,
-                requested: 1,
-                ids: Vec::new(),
-            },
-            Err(e) => outcome(e),
-        }
+        done.map_or_else(outcome, |()| ok())
+    }
+
+    /// `rust_in`'s checkout `i`: the order, its work and one unit of the SKU allocated by
+    /// `allocate_in`, in one transaction.
+    async fn allocate_in(&self, c: &mut tokio_postgres::Client, i: u64) -> Result<(), String> {
+        let e = |e: tokio_postgres::Error| format!("sql: {}", e.code().map_or("?", |c| c.code()));
+        let body = json!({"lines": [{"sku": self.sku, "quantity": 1}]});
+        let body = serde_json::from_value(body).map_err(|e| format!("client_error: {e}"))?;
+        let limits = allot_core::Limits::default();
+        let req = allot_core::validate::allocation(format!("rust_in-{i}"), body, allot_core::Strategy::Atomic, &limits)
+            .map_err(|e| format!("invalid: {}", e.code()))?;
+        let mut tx = c.transaction().await.map_err(e)?;
+        let order = format!("INSERT INTO {} (id) VALUES ('{}-{i}')", self.orders, self.way);
+        tx.batch_execute(&format!("{order}; SELECT pg_sleep({})", self.work_s))
+            .await
+            .map_err(e)?;
+        let tenant = allot_core::Tenant::default_tenant();
+        self.store
+            .allocate_in(&mut tx, &tenant, req, None)
+            .await
+            .map_err(|e| format!("allocate_in:{}", e.code()))?;
+        tx.commit().await.map_err(e)
     }
 
     /// Confirm hold `id` and write order `i` the way's way.
@@ -164,6 +196,15 @@ impl Checkout {
             tx.query_one(&confirm, &[&id]).await.map_err(e)?;
         }
         tx.commit().await.map_err(e)
+    }
+}
+
+fn ok() -> Sample {
+    Sample {
+        outcome: "ok".into(),
+        quantity: 1,
+        requested: 1,
+        ids: Vec::new(),
     }
 }
 

@@ -61,8 +61,8 @@ impl PgStore {
         self.require_database_side(req.strategy)?;
         let (tenant, now) = (tenant.as_str(), self.now());
         let sequence = self.ledger_sequence(tenant).await?;
-        self.write_in(tx, tenant, idem.as_ref(), async |t| {
-            crate::stock::allocate_body(t, tenant, &req, sequence, now).await
+        self.write_in(tx, tenant, idem.as_ref(), || {
+            async |t| crate::stock::allocate_body(t, tenant, &req, sequence, now).await
         })
         .await
     }
@@ -87,8 +87,8 @@ impl PgStore {
             crate::engine::caller_tx::require_read_committed(tx).await?;
         }
         let (tenant, now) = (tenant.as_str(), self.now());
-        self.write_in(tx, tenant, idem.as_ref(), async |t| {
-            crate::holds::hold_body(t, tenant, &req, now).await
+        self.write_in(tx, tenant, idem.as_ref(), || {
+            async |t| crate::holds::hold_body(t, tenant, &req, now).await
         })
         .await
     }
@@ -111,8 +111,8 @@ impl PgStore {
     ) -> Result<Executed<Allocation>> {
         let (tenant, now) = (tenant.as_str(), self.now());
         let target = (req.id.as_str(), req.part.as_ref());
-        self.write_in(tx, tenant, idem.as_ref(), async |t| {
-            crate::holds::confirm_body(t, tenant, target, req.actor.as_deref(), now).await
+        self.write_in(tx, tenant, idem.as_ref(), || {
+            async |t| crate::holds::confirm_body(t, tenant, target, req.actor.as_deref(), now).await
         })
         .await
     }
@@ -130,8 +130,8 @@ impl PgStore {
         idem: Keyed<Hold>,
     ) -> Result<Executed<Hold>> {
         let (tenant, now) = (tenant.as_str(), self.now());
-        self.write_in(tx, tenant, idem.as_ref(), async |t| {
-            crate::holds::release_body(t, tenant, &req.id, req.actor.as_deref(), now).await
+        self.write_in(tx, tenant, idem.as_ref(), || {
+            async |t| crate::holds::release_body(t, tenant, &req.id, req.actor.as_deref(), now).await
         })
         .await
     }

@@ -22,7 +22,14 @@ fn allocation(id: &str, quantity: i64, strategy: Strategy) -> AllocationRequest 
 }
 
 fn hold(id: &str, quantity: i64) -> HoldRequest {
-    let body = json!({"lines": [{"sku": "TEE", "quantity": quantity}], "ttl_ms": 60_000});
+    hold_of(
+        id,
+        json!({"lines": [{"sku": "TEE", "quantity": quantity}], "ttl_ms": 60_000}),
+    )
+}
+
+/// The `atomic` hold request `id` of `body`.
+fn hold_of(id: &str, body: serde_json::Value) -> HoldRequest {
     validate::hold(
         id.into(),
         serde_json::from_value(body).unwrap(),
@@ -273,5 +280,145 @@ async fn refusals_leave_no_savepoint_behind() {
     let none = tx.batch_execute("RELEASE SAVEPOINT allot_in").await.unwrap_err();
     assert_eq!(none.code().map(|c| c.code()), Some("3B001"), "{none}");
     tx.rollback().await.unwrap();
+    schema.drop().await;
+}
+
+/// A hold of 2 `TEE`, 2 `SEAT` units and the bay from 18:00 to 20:00.
+fn mixed(id: &str) -> HoldRequest {
+    let body = json!({"lines": [{"sku": "TEE", "quantity": 2}, {"units": {"sku": "SEAT", "quantity": 2}},
+        {"booking": {"resource": "bay", "start": "2030-03-01T18:00:00Z", "end": "2030-03-01T20:00:00Z"}}],
+        "ttl_ms": 60_000});
+    hold_of(id, body)
+}
+
+/// A store on `schema` with `TEE` (10 on hand) and the `SEAT` units `A1`..`A3`.
+async fn with_tee_and_seats(schema: &TestSchema) -> crate::engine::store::PgStore {
+    use allot_core::store::UnitStore;
+    let store = with_tee(schema).await;
+    let units = json!({"units": [{"serial": "A1"}, {"serial": "A2"}, {"serial": "A3"}]});
+    let units = allot_core::unit::validate::add_units(
+        "SEAT",
+        serde_json::from_value(units).unwrap(),
+        store.now(),
+        &Limits::default(),
+    );
+    store
+        .add_units(&Tenant::default_tenant(), units.unwrap(), None)
+        .await
+        .unwrap();
+    store
+}
+
+/// `TEE`'s on hand * 100 + held, and the units allocated and held.
+async fn books(store: &crate::engine::store::PgStore, c: &tokio_postgres::Client) -> (i64, i64, i64) {
+    let sku = store.get_sku(&Tenant::default_tenant(), "TEE").await.unwrap();
+    let units =
+        "SELECT count(*) FILTER (WHERE status = 'allocated'), count(*) FILTER (WHERE status = 'held') FROM units";
+    let r = c.query_one(units, &[]).await.unwrap();
+    (sku.on_hand * 100 + sku.held, r.get::<_, i64>(0), r.get::<_, i64>(1))
+}
+
+/// A mixed hold through the `*_in` functions: `hold_in` takes a stock line, two units and a
+/// booking line in the caller's transaction beside its order row, `confirm_in` keeps the
+/// stock and one unit and gives back the rest, and the commit shows all of it at once (a
+/// rollback, none of it); a `hold_in` with a booking line in a `REPEATABLE READ`
+/// transaction is refused and changes nothing.
+#[tokio::test]
+async fn mixed_holds_commit_and_roll_back_with_the_callers_rows() {
+    use allot_core::store::BookingStore;
+    let schema = TestSchema::new("t_mixed_in").await;
+    let (store, t) = (with_tee_and_seats(&schema).await, Tenant::default_tenant());
+    let limits = Limits::default();
+    let mut c = schema.session().await;
+    c.batch_execute("CREATE TABLE orders (id text PRIMARY KEY)")
+        .await
+        .unwrap();
+    let books = async |c: &tokio_postgres::Client| books(&store, c).await;
+    let mut bay = String::new();
+    for commit in [false, true] {
+        let mut tx = c.transaction().await.unwrap();
+        tx.execute("INSERT INTO orders VALUES ('o1')", &[]).await.unwrap();
+        let Executed::Fresh(h) = store.hold_in(&mut tx, &t, mixed("h1"), None).await.unwrap() else {
+            panic!("no key: a fresh hold")
+        };
+        let taken = |v: &Option<Vec<_>>| v.as_ref().map_or(0, Vec::len);
+        assert_eq!(
+            (taken(&h.units), h.bookings.as_ref().map_or(0, Vec::len)),
+            (2, 1),
+            "{h:?}"
+        );
+        bay.clone_from(&h.bookings.as_ref().expect("a booking line")[0].id);
+        let keep = json!({"lines": [{"sku": "TEE", "quantity": 2}, {"sku": "SEAT", "quantity": 1}]});
+        let part = allot_core::hold::validate::confirm(serde_json::from_value(keep).unwrap(), &limits).unwrap();
+        store
+            .confirm_in(&mut tx, &t, Confirm::new("h1", part, None), None)
+            .await
+            .unwrap();
+        if !commit {
+            tx.rollback().await.unwrap();
+            assert_eq!(
+                (books(&c).await, orders(&c).await),
+                ((1000, 0, 0), 0),
+                "rolled back: nothing"
+            );
+            assert_eq!(store.get_hold(&t, "h1").await.unwrap_err().code(), "not_found");
+            continue;
+        }
+        tx.commit().await.unwrap();
+    }
+    assert_eq!(
+        (books(&c).await, orders(&c).await),
+        ((800, 1, 0), 1),
+        "TEE 8 on hand, one seat sold"
+    );
+    let h = store.get_hold(&t, "h1").await.unwrap();
+    assert_eq!(h.status, HoldStatus::Confirmed);
+    let booking = store.get_booking(&t, &bay).await.unwrap();
+    assert_eq!(
+        booking.status,
+        allot_core::BookingStatus::Released,
+        "the bay was given back"
+    );
+
+    let mut tx = c
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .await
+        .unwrap();
+    let refused = store.hold_in(&mut tx, &t, mixed("h2"), None).await.unwrap_err();
+    assert!(
+        refused.code() == "invalid_request" && refused.to_string().contains("READ COMMITTED"),
+        "{refused}"
+    );
+    tx.rollback().await.unwrap();
+    assert_eq!(books(&c).await, (800, 1, 0));
+    schema.drop().await;
+}
+
+/// The `*_in` futures are `Send`: a caller awaits them in a spawned task (a web handler's,
+/// a worker's). Until the bodies became `AsyncFnOnce` per attempt, this did not compile
+/// ("implementation of `Send` is not general enough", rust-lang/rust#100013).
+#[tokio::test]
+async fn the_in_tx_futures_are_send() {
+    let schema = TestSchema::new("t_send_in").await;
+    let store = std::sync::Arc::new(with_tee(&schema).await);
+    let c = schema.session().await;
+    let spawned = tokio::spawn(async move {
+        let (mut c, t) = (c, Tenant::default_tenant());
+        let mut tx = c.transaction().await.unwrap();
+        store
+            .allocate_in(&mut tx, &t, allocation("s1", 1, Strategy::Atomic), None)
+            .await
+            .unwrap();
+        store.hold_in(&mut tx, &t, hold("s2", 1), None).await.unwrap();
+        store
+            .confirm_in(&mut tx, &t, Confirm::new("s2", None, None), None)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        store.get_sku(&t, "TEE").await.unwrap().on_hand
+    });
+    assert_eq!(spawned.await.unwrap(), 8);
     schema.drop().await;
 }

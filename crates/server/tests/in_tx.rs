@@ -526,8 +526,29 @@ async fn a_mixed_hold_confirms_in_sql_from_a_session_without_allots_schema() {
     let (id, bid) = (id_of(&h), h["bookings"][0]["id"].as_str().unwrap().to_string());
     let (mut c, fns) = session(&ts).await;
     c.batch_execute("SET search_path TO pg_catalog").await.unwrap();
-    let tx = c.transaction().await.unwrap();
     let confirm = format!("SELECT {fns}.confirm_hold($1)");
+    // Rolled back: every line still held, no entry and no event of the confirm.
+    let tx = c.transaction().await.unwrap();
+    let answer: Value = tx.query_one(&confirm, &[&id]).await.unwrap().get(0);
+    assert_eq!(answer["status"], "allocated", "{answer}");
+    tx.rollback().await.unwrap();
+    let (_, still) = ts.get(&format!("/v1/holds/{id}")).await;
+    assert_eq!(
+        (
+            &still["status"],
+            &still["bookings"][0]["status"],
+            &still["units"][0]["serial"]
+        ),
+        (&json!("held"), &json!("held"), &json!("A12")),
+        "{still}"
+    );
+    let (_, units) = ts.get("/v1/skus/SEAT/units").await;
+    assert_eq!(
+        units["units"][0]["status"], "held",
+        "A12 (the first by id) still held: {units}"
+    );
+    assert_eq!(entries_of(&ts, "TEE", &id).await.len(), 1, "the hold's own entry only");
+    let tx = c.transaction().await.unwrap();
     let answer: Value = tx.query_one(&confirm, &[&id]).await.unwrap().get(0);
     assert_eq!(answer["status"], "allocated", "{answer}");
     tx.commit().await.unwrap();

@@ -44,8 +44,8 @@ impl PgStore {
         crate::engine::caller_tx::require_read_committed(tx).await?;
         let tenant = tenant.as_str();
         let counted = async |tx: &mut tokio_postgres::Transaction<'_>| {
-            self.write_in(tx, tenant, idem.as_ref(), async |t| {
-                self.counted_body(t, tenant, &req).await
+            self.write_in(tx, tenant, idem.as_ref(), || {
+                async |t| self.counted_body(t, tenant, &req).await
             })
             .await
         };
@@ -55,8 +55,8 @@ impl PgStore {
         for _ in 0..MAX_BOOKING_ATTEMPTS {
             let now = self.now();
             let written = self
-                .write_in_or(tx, tenant, idem.as_ref(), async |t| {
-                    insert_body(t, tenant, &req, now).await
+                .write_in_or(tx, tenant, idem.as_ref(), || {
+                    async |t| insert_body(t, tenant, &req, now).await
                 })
                 .await?;
             match written {

@@ -35,7 +35,7 @@ impl PgStore {
     ///
     /// Errors: the body's; `contention` for 40001/40P01 (run the caller's transaction
     /// again); `unavailable` when the connection fails.
-    pub(crate) async fn write_in<T, F>(
+    pub(crate) async fn write_in<T, F, B>(
         &self,
         caller: &mut tokio_postgres::Transaction<'_>,
         tenant: &str,
@@ -43,11 +43,13 @@ impl PgStore {
         mut body: F,
     ) -> Result<Executed<T>>
     where
-        F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<T>,
+        F: FnMut() -> B,
+        B: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<T>,
     {
         let written = self
-            .write_in_or(caller, tenant, idem, async |tx| {
-                body(tx).await.map(Decided::Commit::<T, std::convert::Infallible>)
+            .write_in_or(caller, tenant, idem, || {
+                let once = body();
+                async move |tx: &mut Transaction<'_>| once(tx).await.map(Decided::Commit::<T, std::convert::Infallible>)
             })
             .await?;
         match written {
@@ -59,7 +61,10 @@ impl PgStore {
     /// [`PgStore::write_in`] for a body that may also decide to roll back to the savepoint
     /// and hand back a value of its own (as [`PgStore::write_or`]): `Ok(executed)` when its
     /// savepoint was released (or the key replayed), `Err(r)` when it rolled back with `r`.
-    pub(crate) async fn write_in_or<T, R, F>(
+    /// Runs in a `store.in_tx` span, a child of the caller's current span (its trace goes on
+    /// through allot's work, as a request's does through the API's `store.*` spans).
+    #[tracing::instrument(name = "store", level = "debug", skip_all, fields(otel.name = "store.in_tx", allot.tenant = tenant))]
+    pub(crate) async fn write_in_or<T, R, F, B>(
         &self,
         caller: &mut tokio_postgres::Transaction<'_>,
         tenant: &str,
@@ -67,7 +72,8 @@ impl PgStore {
         mut body: F,
     ) -> Result<std::result::Result<Executed<T>, R>>
     where
-        F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
+        F: FnMut() -> B,
+        B: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
     {
         let mut passed: Vec<String> = Vec::new();
         let (mut conflicts, mut retries) = (0u32, 0u32);
@@ -78,7 +84,7 @@ impl PgStore {
         loop {
             let sp = caller.savepoint(SAVEPOINT).await.map_err(map_error)?;
             let mut tx = Transaction::caller(sp);
-            let attempt = attempt_in(&mut tx, tenant, idem, &mut body, self.now()).await;
+            let attempt = attempt_in(&mut tx, tenant, idem, body(), self.now()).await;
             let refused = match attempt {
                 Ok(Ok(done)) => {
                     tx.commit().await.map_err(map_error)?;
@@ -178,15 +184,15 @@ pub(crate) async fn release(caller: &tokio_postgres::Transaction<'_>, name: &str
 
 /// One attempt: the key's protocol, the body, the answer stored for the key; `Err(r)` when
 /// the body decided to roll back with `r`.
-async fn attempt_in<T, R, F>(
+async fn attempt_in<T, R, B>(
     tx: &mut Transaction<'_>,
     tenant: &str,
     idem: Option<&Idempotency<T>>,
-    body: &mut F,
+    body: B,
     now: chrono::DateTime<chrono::Utc>,
 ) -> TxResult<std::result::Result<Executed<T>, R>>
 where
-    F: AsyncFnMut(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
+    B: AsyncFnOnce(&mut Transaction<'_>) -> TxResult<Decided<T, R>>,
 {
     if let Some(idem) = idem {
         if let Some(stored) = idem_begin(tx, tenant, idem).await? {
