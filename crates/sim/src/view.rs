@@ -198,8 +198,9 @@ fn error(body: &Value) -> Value {
 /// The most hold events [`Op::HoldEvents`] reads (one page; the model keeps as many).
 pub const HOLD_EVENTS_PAGE: usize = 1000;
 
-/// A hold's own events as compared: each hold's events in the feed's order (its type, its
-/// lines' (SKU, quantity), how many booking lines it has), the holds as a sorted list. Holds
+/// A hold's own events as compared: each hold's events in the feed's order (its type, the
+/// hold's kind and status it names, its lines' (SKU, quantity), how many booking lines it
+/// has), the holds as a sorted list. Holds
 /// are told apart by their histories, not by their order: the operations of one batch on
 /// `batched` lanes commit in the order the lanes flush, not the order listed.
 fn hold_events(body: &Value) -> Value {
@@ -222,17 +223,21 @@ fn hold_events(body: &Value) -> Value {
                 })
                 .unwrap_or_default();
             let bookings = e["data"]["bookings"].as_array().map_or(0, Vec::len);
-            (id, hold_event(e["type"].as_str().unwrap_or_default(), &lines, bookings))
+            let text = |k: &str| e["data"][k].as_str().unwrap_or_default().to_string();
+            let (kind, status) = (text("kind"), text("status"));
+            let named = (e["type"].as_str().unwrap_or_default(), kind.as_str(), status.as_str());
+            (id, hold_event(named, &lines, bookings))
         })
         .collect();
     by_hold(said)
 }
 
-/// One hold event's view ([`hold_events`]).
-pub fn hold_event(kind: &str, lines: &[(String, i64)], bookings: usize) -> Value {
+/// One hold event's view ([`hold_events`]): its type, the hold's kind and status it names,
+/// its lines and how many bookings.
+pub fn hold_event((kind, of, status): (&str, &str, &str), lines: &[(String, i64)], bookings: usize) -> Value {
     let mut lines = lines.to_vec();
     lines.sort();
-    json!({"type": kind, "lines": lines, "bookings": bookings})
+    json!({"type": kind, "kind": of, "status": status, "lines": lines, "bookings": bookings})
 }
 
 /// Events `(hold id, view)` in order, as each hold's history, the histories sorted.

@@ -314,6 +314,32 @@ pub fn query(
     })
 }
 
+/// The `data` of a `hold.created` event of `hold` (see [`Event::data`]), its `lines` as its
+/// row stores them: what PostgreSQL's `allot_hold_event` (V39) builds from the row, built
+/// here for a writer that writes its holds' events itself (a `batched` lane, one statement
+/// per batch). Its bookings in (resource, start, end) order; instants as
+/// [`crate::support::instant::feed_text`] writes them.
+pub fn hold_created_data(hold: &crate::hold::Hold, lines: &serde_json::Value) -> serde_json::Value {
+    use crate::support::instant::feed_text;
+    let mut bookings: Vec<&crate::booking::Booking> = hold.bookings.iter().flatten().collect();
+    bookings.sort_by(|a, b| (&a.resource, a.start, a.end).cmp(&(&b.resource, b.start, b.end)));
+    let bookings: Vec<serde_json::Value> = bookings
+        .into_iter()
+        .map(|b| {
+            serde_json::json!({"id": b.id, "resource": b.resource, "start": feed_text(&b.start),
+                "end": feed_text(&b.end), "quantity": b.quantity})
+        })
+        .collect();
+    serde_json::json!({
+        "id": hold.id,
+        "kind": hold.kind.as_str(),
+        "status": crate::hold::HoldStatus::Held.as_str(),
+        "expires_at": feed_text(&hold.expires_at),
+        "lines": lines,
+        "bookings": bookings,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

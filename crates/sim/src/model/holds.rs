@@ -6,15 +6,16 @@ use super::stock::{from_json, sorted};
 use super::{Allocation, Done, Hold, Model, Stored};
 use crate::made::Noted;
 use crate::ops::Place;
-use allot_core::hold::{HoldKind, HoldStatus};
+use allot_core::hold::HoldStatus;
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
 /// Lines of a request: (SKU, quantity).
 type Lines<'a> = &'a [(&'a str, i64)];
 
-/// A hold's own event: its type, the hold, its lines (SKU, quantity), its booking lines.
-pub(super) type HoldEvent = (&'static str, String, Vec<(String, i64)>, usize);
+/// A hold's own event: its type, the hold, its kind, its lines (SKU, quantity), its booking
+/// lines.
+pub(super) type HoldEvent = (&'static str, String, &'static str, Vec<(String, i64)>, usize);
 
 /// A booking line of a hold: the resource, `[start_us, end_us)`, the quantity, its index in
 /// the request's `lines` (which its refusal names).
@@ -109,12 +110,7 @@ impl Model {
         let status = self.status(h);
         let mut view = json!({
             "status": status.as_str(),
-            "kind": match (h.units, h.mixed) {
-                (_, true) => HoldKind::Mixed,
-                (true, false) => HoldKind::Units,
-                (false, false) => HoldKind::Stock,
-            }
-            .as_str(),
+            "kind": h.kind().as_str(),
             "lines": lines_with_from(&h.lines, &h.from),
             "expires_at_us": h.expires_us,
         });
@@ -223,7 +219,9 @@ impl Model {
     pub(super) fn note_hold_event(&mut self, kind: &'static str, id: &str) {
         if let Some(h) = self.holds.get(id) {
             let bookings = self.bookings.values().filter(|b| b.hold.as_deref() == Some(id)).count();
-            self.hold_events.push((kind, id.to_string(), h.lines.clone(), bookings));
+            let of = h.kind().as_str();
+            self.hold_events
+                .push((kind, id.to_string(), of, h.lines.clone(), bookings));
         }
     }
 
@@ -233,7 +231,15 @@ impl Model {
             .hold_events
             .iter()
             .take(crate::view::HOLD_EVENTS_PAGE)
-            .map(|(kind, id, lines, bookings)| (id.clone(), crate::view::hold_event(kind, lines, *bookings)))
+            .map(|(kind, id, of, lines, bookings)| {
+                let status = kind
+                    .strip_prefix("hold.")
+                    .map_or("", |s| if s == "created" { "held" } else { s });
+                (
+                    id.clone(),
+                    crate::view::hold_event((kind, of, status), lines, *bookings),
+                )
+            })
             .collect();
         crate::view::by_hold(said)
     }

@@ -136,6 +136,18 @@ struct Hold {
     finalised: bool,
 }
 
+impl Hold {
+    /// What it holds, as the stores name it.
+    fn kind(&self) -> allot_core::hold::HoldKind {
+        use allot_core::hold::HoldKind;
+        match (self.units, self.mixed) {
+            (_, true) => HoldKind::Mixed,
+            (true, false) => HoldKind::Units,
+            (false, false) => HoldKind::Stock,
+        }
+    }
+}
+
 /// A deliberate fault planted in the model, to show that the runner finds and shrinks a
 /// divergence (mutation testing of the oracle: a fault in the model and the same fault in a
 /// backend diverge alike).

@@ -11,7 +11,7 @@
 
 mod mixed;
 
-use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED, SQL_MIXED_HOLDS};
+use super::writes::{Writes, SQL_BATCH_WRITE, SQL_BATCH_WRITE_UNLOCKED, SQL_HOLD_EVENTS, SQL_MIXED_HOLDS};
 use crate::engine::combiner::{Answer, Op, Pending};
 use crate::engine::conn::{Conn, Db, Stmt};
 use crate::engine::flat::Go;
@@ -716,14 +716,19 @@ impl BatchTx<'_> {
     /// ([`SQL_BATCH_WRITE`], [`SQL_BATCH_WRITE_UNLOCKED`]), pipelined with `COMMIT`. Every
     /// success writes ledger lines (stored responses belong to successes only); a batch with
     /// none has nothing to write, even where its net changes cancel out. The rows of its
-    /// mixed holds ([`SQL_MIXED_HOLDS`]) go first, in a statement of their own.
+    /// mixed holds ([`SQL_MIXED_HOLDS`]) go first, in a statement of their own; the events of
+    /// its new holds ([`SQL_HOLD_EVENTS`]) last, in the same round trip as the write, after
+    /// `SET LOCAL allot.hold_events` (before any hold's row) tells V41's trigger that they are
+    /// written.
     async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
+        let mut events_written = false;
         if w.has_mixed_holds() {
-            let written = match self.tx.prepare_cached(SQL_MIXED_HOLDS).await {
-                Ok(stmt) => self.tx.execute(&stmt, &w.mixed_params(&self.now, &self.tenant)).await,
-                Err(e) => Err(e),
-            };
-            written.map_err(Ended::Refused)?;
+            let stmt = self.tx.prepare_cached(SQL_MIXED_HOLDS).await.map_err(Ended::Refused)?;
+            let params = w.mixed_params(&self.now, &self.tenant);
+            let (set, written) =
+                tokio::join!(biased; self.tx.batch_execute(EVENTS_WRITTEN), self.tx.execute(&stmt, &params));
+            set.and(written).map_err(Ended::Refused)?;
+            events_written = true;
         }
         if w.l_sku.is_empty() {
             return commit(self.tx).await;
@@ -732,17 +737,31 @@ impl BatchTx<'_> {
             Read::Locking => (SQL_BATCH_WRITE, 29),
             Read::Optimistic => (SQL_BATCH_WRITE_UNLOCKED, 30),
         };
-        let stmt = match self.tx.prepare_cached(sql).await {
-            Ok(stmt) => stmt,
-            Err(e) => return Err(Ended::Refused(e)),
+        let stmt = self.tx.prepare_cached(sql).await.map_err(Ended::Refused)?;
+        let events = match w.has_hold_events() {
+            true => Some(self.tx.prepare_cached(SQL_HOLD_EVENTS).await.map_err(Ended::Refused)?),
+            false => None,
         };
         let rows = w.u_sku.len() as i64;
         let params = w.params(&self.now, &self.tenant, (&self.ledger_sequence, &rows));
-        commit_with(self.tx, self.tx.execute(&stmt, &params[..n]))
-            .await
-            .map(drop)
+        let event_params = w.hold_event_params(&self.now, &self.tenant);
+        let set_first = events.is_some() && !events_written;
+        let last = async {
+            let (set, written, evented) = tokio::join!(biased;
+                async { if set_first { self.tx.batch_execute(EVENTS_WRITTEN).await } else { Ok(()) } },
+                self.tx.execute(&stmt, &params[..n]),
+                async { match &events { Some(e) => self.tx.execute(e, &event_params).await.map(drop), None => Ok(()) } });
+            set?;
+            let written = written?;
+            evented.map(|()| written)
+        };
+        commit_with(self.tx, last).await.map(drop)
     }
 }
+
+/// Sent (pipelined) before a batch writes its first hold's row: the lane writes its new holds'
+/// `hold.created` events itself ([`SQL_HOLD_EVENTS`]), and V41's trigger skips their rows.
+const EVENTS_WRITTEN: &str = "SET LOCAL allot.hold_events = 'written'";
 
 /// Mixed hold `hold` with the units and bookings its lines took (`parts`); its row's `lines`
 /// (every line, as its answer lists them).

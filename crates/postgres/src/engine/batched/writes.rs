@@ -136,6 +136,10 @@ pub(super) struct Writes {
     k_fp: Vec<String>,
     k_status: Vec<i32>,
     k_body: Vec<Vec<u8>>,
+    /// The `hold.created` events of the batch's new holds (id, data): [`SQL_HOLD_EVENTS`],
+    /// after the write.
+    e_id: Vec<String>,
+    e_data: Vec<serde_json::Value>,
     /// Mixed holds' rows (id, lines, expires_at): [`SQL_MIXED_HOLDS`], before the write.
     m_id: Vec<String>,
     m_lines: Vec<serde_json::Value>,
@@ -150,6 +154,15 @@ pub(super) const SQL_MIXED_HOLDS: &str =
     "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
      SELECT $5, t.id, 'mixed', 'held', 'batched', t.lines, t.exp, $4
        FROM unnest($1::text[], $2::jsonb[], $3::timestamptz[]) AS t(id, lines, exp)";
+
+/// The `hold.created` events of a batch's new holds, written by the lane itself in one
+/// statement after the batch's write (so after its ledger entries' marks, as V39's deferred
+/// trigger orders them), instead of one PL/pgSQL call per hold at the commit with the SKU's
+/// rows locked (V41: the trigger skips the rows of a transaction that set
+/// `allot.hold_events` to `written`, as a lane's does at its `BEGIN`): `$1` the tenant, `$2`
+/// now, `$3`, `$4` each hold's id and data ([`allot_core::event::hold_created_data`]).
+pub(super) const SQL_HOLD_EVENTS: &str = "INSERT INTO events (tenant, type, object, data, at)
+     SELECT $1, 'hold.created', t.id, t.data, $2 FROM unnest($3::text[], $4::json[]) AS t(id, data)";
 
 impl Writes {
     /// The ledger entries of one request: one per piece `(sku, location, quantity)`.
@@ -192,6 +205,9 @@ impl Writes {
             self.hl_sku.push(l.sku.clone());
             self.hl_q.push(l.quantity);
         }
+        self.e_id.push(hold.id.clone());
+        self.e_data
+            .push(allot_core::event::hold_created_data(hold, &lines_json));
         let (id, lines, expires) = match hold.kind {
             allot_core::hold::HoldKind::Mixed => (&mut self.m_id, &mut self.m_lines, &mut self.m_expires),
             _ => (&mut self.h_id, &mut self.h_lines, &mut self.h_expires),
@@ -199,6 +215,16 @@ impl Writes {
         id.push(hold.id.clone());
         lines.push(lines_json);
         expires.push(hold.expires_at);
+    }
+
+    /// Whether the batch has new holds, whose events it writes ([`SQL_HOLD_EVENTS`]).
+    pub(super) fn has_hold_events(&self) -> bool {
+        !self.e_id.is_empty()
+    }
+
+    /// The 4 parameters of [`SQL_HOLD_EVENTS`].
+    pub(super) fn hold_event_params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 4] {
+        [tenant, now, &self.e_id, &self.e_data]
     }
 
     /// Whether the batch has mixed holds to write ([`SQL_MIXED_HOLDS`]).
