@@ -1,13 +1,19 @@
--- A `batched` lane writes its new holds' `hold.created` events itself, in one statement per
+-- A `batched` lane writes the events of the holds it makes (`hold.created`) and finishes itself, in one statement per
 -- batch (engine/batched/writes.rs, SQL_HOLD_EVENTS), after its ledger write and before its
 -- COMMIT, so in the feed's order V39 gave them (after the events of their lines). V39's
 -- trigger built each event's JSON in PL/pgSQL, one row at a time, at the commit, with the
 -- batch's stock rows still locked: measured, it cost `holds batched` a quarter of its
 -- throughput (docs/benchmarks-history.md). A transaction that writes the events of the holds
--- it makes says so with `SET LOCAL allot.hold_events = 'written'` before the first of them,
+-- it makes or finishes says so with `SET LOCAL allot.hold_events = 'written'` before the first of them,
 -- and the trigger skips their rows (its WHEN runs as each row is written; the setting lasts
 -- until that transaction ends). Every other writer of holds is unchanged.
 DROP TRIGGER hold_created ON holds;
 CREATE CONSTRAINT TRIGGER hold_created AFTER INSERT ON holds DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (current_setting('allot.hold_events', true) IS DISTINCT FROM 'written')
+    EXECUTE FUNCTION allot_hold_event();
+-- The same for the events of the holds a lane finishes (`hold.confirmed`, `hold.released`).
+DROP TRIGGER hold_finished ON holds;
+CREATE CONSTRAINT TRIGGER hold_finished AFTER UPDATE OF status ON holds DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (NEW.status IS DISTINCT FROM OLD.status AND NEW.status <> 'held'
+                       AND current_setting('allot.hold_events', true) IS DISTINCT FROM 'written')
     EXECUTE FUNCTION allot_hold_event();

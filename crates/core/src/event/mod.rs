@@ -314,14 +314,32 @@ pub fn query(
     })
 }
 
-/// The `data` of a `hold.created` event of `hold` (see [`Event::data`]), its `lines` as its
-/// row stores them: what PostgreSQL's `allot_hold_event` (V39) builds from the row, built
-/// here for a writer that writes its holds' events itself (a `batched` lane, one statement
-/// per batch). Its bookings in (resource, start, end) order; instants as
+/// What a hold's own event says of it: its kind, its status then, its expiry, its `lines`
+/// as its row stores them, its bookings.
+#[derive(Debug, Clone, Copy)]
+pub struct HoldFacts<'a> {
+    /// The hold's id.
+    pub id: &'a str,
+    /// What it holds.
+    pub kind: crate::hold::HoldKind,
+    /// Its status after the change (`held` for `hold.created`).
+    pub status: crate::hold::HoldStatus,
+    /// When it lapses.
+    pub expires_at: &'a DateTime<Utc>,
+    /// Its row's `lines`.
+    pub lines: &'a serde_json::Value,
+    /// Its booking lines' bookings (any order).
+    pub bookings: &'a [crate::booking::Booking],
+}
+
+/// The `data` of a hold's own event (`hold.created`, `.confirmed`, `.released`, `.expired`;
+/// see [`Event::data`]): what PostgreSQL's `allot_hold_event` (V39) builds from the hold's
+/// row, built here for a writer that writes its holds' events itself (a `batched` lane, one
+/// statement per batch). Bookings in (resource, start, end) order; instants as
 /// [`crate::support::instant::feed_text`] writes them.
-pub fn hold_created_data(hold: &crate::hold::Hold, lines: &serde_json::Value) -> serde_json::Value {
+pub fn hold_event_data(h: HoldFacts<'_>) -> serde_json::Value {
     use crate::support::instant::feed_text;
-    let mut bookings: Vec<&crate::booking::Booking> = hold.bookings.iter().flatten().collect();
+    let mut bookings: Vec<&crate::booking::Booking> = h.bookings.iter().collect();
     bookings.sort_by(|a, b| (&a.resource, a.start, a.end).cmp(&(&b.resource, b.start, b.end)));
     let bookings: Vec<serde_json::Value> = bookings
         .into_iter()
@@ -331,11 +349,11 @@ pub fn hold_created_data(hold: &crate::hold::Hold, lines: &serde_json::Value) ->
         })
         .collect();
     serde_json::json!({
-        "id": hold.id,
-        "kind": hold.kind.as_str(),
-        "status": crate::hold::HoldStatus::Held.as_str(),
-        "expires_at": feed_text(&hold.expires_at),
-        "lines": lines,
+        "id": h.id,
+        "kind": h.kind.as_str(),
+        "status": h.status.as_str(),
+        "expires_at": feed_text(h.expires_at),
+        "lines": h.lines,
         "bookings": bookings,
     })
 }

@@ -587,7 +587,7 @@ impl BatchTx<'_> {
             Op::Confirm { id, actor, .. } => {
                 let h = &self.holds[id];
                 w.ledger(&pieces, OpKind::Confirm, id, actor.as_deref());
-                w.finish(id, HoldStatus::Confirmed);
+                w.finish(id, HoldStatus::Confirmed, (&h.lines_json, &h.expires_at));
                 w.allocation(id, h.strategy, h.lines_json.clone());
                 Answer::Allocation(Allocation {
                     id: id.clone(),
@@ -600,7 +600,7 @@ impl BatchTx<'_> {
             Op::Release { id, actor, .. } => {
                 let h = &self.holds[id];
                 w.ledger(&pieces, OpKind::Release, id, actor.as_deref());
-                w.finish(id, HoldStatus::Released);
+                w.finish(id, HoldStatus::Released, (&h.lines_json, &h.expires_at));
                 Answer::Hold(Hold {
                     id: id.clone(),
                     status: HoldStatus::Released,
@@ -717,9 +717,9 @@ impl BatchTx<'_> {
     /// success writes ledger lines (stored responses belong to successes only); a batch with
     /// none has nothing to write, even where its net changes cancel out. The rows of its
     /// mixed holds ([`SQL_MIXED_HOLDS`]) go first, in a statement of their own; the events of
-    /// its new holds ([`SQL_HOLD_EVENTS`]) last, in the same round trip as the write, after
-    /// `SET LOCAL allot.hold_events` (before any hold's row) tells V41's trigger that they are
-    /// written.
+    /// the holds it makes and finishes ([`SQL_HOLD_EVENTS`]) last, in the same round trip as
+    /// the write, after `SET LOCAL allot.hold_events` (before any hold's row is written) tells
+    /// V41's triggers that they are written.
     async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
         let mut events_written = false;
         if w.has_mixed_holds() {
@@ -759,8 +759,9 @@ impl BatchTx<'_> {
     }
 }
 
-/// Sent (pipelined) before a batch writes its first hold's row: the lane writes its new holds'
-/// `hold.created` events itself ([`SQL_HOLD_EVENTS`]), and V41's trigger skips their rows.
+/// Sent (pipelined) before a batch writes its first hold's row: the lane writes the events of
+/// the holds it makes and finishes itself ([`SQL_HOLD_EVENTS`]), and V41's triggers skip
+/// their rows.
 const EVENTS_WRITTEN: &str = "SET LOCAL allot.hold_events = 'written'";
 
 /// Mixed hold `hold` with the units and bookings its lines took (`parts`); its row's `lines`

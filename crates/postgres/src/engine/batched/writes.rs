@@ -2,6 +2,7 @@
 //! filled request by request.
 
 use allot_core::batch::OpKind;
+use allot_core::event::HoldFacts;
 use allot_core::hold::HoldStatus;
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
@@ -136,9 +137,10 @@ pub(super) struct Writes {
     k_fp: Vec<String>,
     k_status: Vec<i32>,
     k_body: Vec<Vec<u8>>,
-    /// The `hold.created` events of the batch's new holds (id, data): [`SQL_HOLD_EVENTS`],
-    /// after the write.
+    /// The events of the holds the batch makes or finishes (id, type, data):
+    /// [`SQL_HOLD_EVENTS`], after the write.
     e_id: Vec<String>,
+    e_type: Vec<&'static str>,
     e_data: Vec<serde_json::Value>,
     /// Mixed holds' rows (id, lines, expires_at): [`SQL_MIXED_HOLDS`], before the write.
     m_id: Vec<String>,
@@ -155,14 +157,16 @@ pub(super) const SQL_MIXED_HOLDS: &str =
      SELECT $5, t.id, 'mixed', 'held', 'batched', t.lines, t.exp, $4
        FROM unnest($1::text[], $2::jsonb[], $3::timestamptz[]) AS t(id, lines, exp)";
 
-/// The `hold.created` events of a batch's new holds, written by the lane itself in one
-/// statement after the batch's write (so after its ledger entries' marks, as V39's deferred
-/// trigger orders them), instead of one PL/pgSQL call per hold at the commit with the SKU's
-/// rows locked (V41: the trigger skips the rows of a transaction that set
-/// `allot.hold_events` to `written`, as a lane's does at its `BEGIN`): `$1` the tenant, `$2`
-/// now, `$3`, `$4` each hold's id and data ([`allot_core::event::hold_created_data`]).
+/// The events of the holds a batch makes (`hold.created`) and finishes (`hold.confirmed`,
+/// `hold.released`), written by the lane itself in one statement after the batch's write
+/// (so after its ledger entries' marks, as V39's deferred triggers order them), instead of
+/// one PL/pgSQL call per hold at the commit with the SKU's rows locked (V41: the triggers
+/// skip the rows of a transaction that set `allot.hold_events` to `written`, as a lane's does
+/// before its first hold's row): `$1` the tenant, `$2` now (the rows' `created_at` and
+/// `finished_at`), `$3..$5` each event's hold id, type and data
+/// ([`allot_core::event::hold_event_data`]).
 pub(super) const SQL_HOLD_EVENTS: &str = "INSERT INTO events (tenant, type, object, data, at)
-     SELECT $1, 'hold.created', t.id, t.data, $2 FROM unnest($3::text[], $4::json[]) AS t(id, data)";
+     SELECT $1, t.type, t.id, t.data, $2 FROM unnest($3::text[], $4::text[], $5::json[]) AS t(id, type, data)";
 
 impl Writes {
     /// The ledger entries of one request: one per piece `(sku, location, quantity)`.
@@ -205,9 +209,14 @@ impl Writes {
             self.hl_sku.push(l.sku.clone());
             self.hl_q.push(l.quantity);
         }
-        self.e_id.push(hold.id.clone());
-        self.e_data
-            .push(allot_core::event::hold_created_data(hold, &lines_json));
+        self.hold_event(HoldFacts {
+            id: &hold.id,
+            kind: hold.kind,
+            status: HoldStatus::Held,
+            expires_at: &hold.expires_at,
+            lines: &lines_json,
+            bookings: hold.bookings.as_deref().unwrap_or_default(),
+        });
         let (id, lines, expires) = match hold.kind {
             allot_core::hold::HoldKind::Mixed => (&mut self.m_id, &mut self.m_lines, &mut self.m_expires),
             _ => (&mut self.h_id, &mut self.h_lines, &mut self.h_expires),
@@ -217,14 +226,14 @@ impl Writes {
         expires.push(hold.expires_at);
     }
 
-    /// Whether the batch has new holds, whose events it writes ([`SQL_HOLD_EVENTS`]).
+    /// Whether the batch makes or finishes holds, whose events it writes ([`SQL_HOLD_EVENTS`]).
     pub(super) fn has_hold_events(&self) -> bool {
         !self.e_id.is_empty()
     }
 
-    /// The 4 parameters of [`SQL_HOLD_EVENTS`].
-    pub(super) fn hold_event_params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 4] {
-        [tenant, now, &self.e_id, &self.e_data]
+    /// The 5 parameters of [`SQL_HOLD_EVENTS`].
+    pub(super) fn hold_event_params<'a>(&'a self, now: &'a DateTime<Utc>, tenant: &'a String) -> [&'a Param; 5] {
+        [tenant, now, &self.e_id, &self.e_type, &self.e_data]
     }
 
     /// Whether the batch has mixed holds to write ([`SQL_MIXED_HOLDS`]).
@@ -237,10 +246,36 @@ impl Writes {
         [&self.m_id, &self.m_lines, &self.m_expires, now, tenant]
     }
 
-    /// A hold finished as `status` (applied only where it is still `held`).
-    pub(super) fn finish(&mut self, id: &str, status: HoldStatus) {
+    /// A stock hold finished as `status` (applied only where it is still `held`: the batch
+    /// locked it `held`), with its row's `lines` and expiry for its event.
+    pub(super) fn finish(
+        &mut self,
+        id: &str,
+        status: HoldStatus,
+        (lines, expires_at): (&serde_json::Value, &DateTime<Utc>),
+    ) {
         self.f_id.push(id.to_string());
         self.f_status.push(status.as_str());
+        self.hold_event(HoldFacts {
+            id,
+            kind: allot_core::hold::HoldKind::Stock,
+            status,
+            expires_at,
+            lines,
+            bookings: &[],
+        });
+    }
+
+    /// A hold's own event, `hold.created` for `held`, else `hold.<status>`.
+    fn hold_event(&mut self, facts: HoldFacts<'_>) {
+        self.e_type.push(match facts.status {
+            HoldStatus::Held => "hold.created",
+            HoldStatus::Confirmed => "hold.confirmed",
+            HoldStatus::Released => "hold.released",
+            HoldStatus::Expired => "hold.expired",
+        });
+        self.e_id.push(facts.id.to_string());
+        self.e_data.push(allot_core::event::hold_event_data(facts));
     }
 
     /// The stored response of an idempotent request.
