@@ -335,12 +335,13 @@ pub struct HoldFacts<'a> {
 /// The `data` of a hold's own event (`hold.created`, `.confirmed`, `.released`, `.expired`;
 /// see [`Event::data`]): what PostgreSQL's `allot_hold_event` (V39) builds from the hold's
 /// row, built here for a writer that writes its holds' events itself (a `batched` lane, one
-/// statement per batch). Bookings in (resource, start, end) order; instants as
+/// statement per batch). Bookings in (resource, start, end, id) order, strings byte-wise as
+/// V41's `COLLATE "C"`; instants as
 /// [`crate::support::instant::feed_text`] writes them.
 pub fn hold_event_data(h: HoldFacts<'_>) -> serde_json::Value {
     use crate::support::instant::feed_text;
     let mut bookings: Vec<&crate::booking::Booking> = h.bookings.iter().collect();
-    bookings.sort_by(|a, b| (&a.resource, a.start, a.end).cmp(&(&b.resource, b.start, b.end)));
+    bookings.sort_by(|a, b| (&a.resource, a.start, a.end, &a.id).cmp(&(&b.resource, b.start, b.end, &b.id)));
     let bookings: Vec<serde_json::Value> = bookings
         .into_iter()
         .map(|b| {

@@ -37,10 +37,12 @@ enum Record {
     HoldLine,
 }
 
-/// The statement of a unit line of a hold (see [`Record::HoldLine`]): `skip_locked`'s pick.
-/// A pick's condition that a unit is within its best-before date at the claim's `$6`.
-const UNEXPIRED: &str = "(expires_at IS NULL OR expires_at > $6::timestamptz)";
+/// A pick's condition that a unit is within its best-before date at the claim's `$6`
+/// (`COALESCE(expires_at, 'infinity') > $6`: [`allot_core::unit::FEFO_KEY`], a range of V40's
+/// index in `fefo`'s order).
+const UNEXPIRED: &str = "COALESCE(expires_at, 'infinity'::timestamptz) > $6::timestamptz";
 
+/// The statement of a unit line of a hold (see [`Record::HoldLine`]): `skip_locked`'s pick.
 pub(crate) fn hold_line_sql(order: &str) -> String {
     claim_sql_for(
         &format!(
@@ -122,7 +124,7 @@ SELECT id, serial, location, lot, received_at, expires_at FROM upd ORDER BY {ord
 /// whether overdue holds still hold units of it. `$4`: the tenant.
 pub(crate) const SQL_UNIT_SHORT: &str = "SELECT
     (SELECT count(*) FROM (SELECT 1 FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available'
-                             AND (expires_at IS NULL OR expires_at > $3)
+                             AND COALESCE(expires_at, 'infinity'::timestamptz) > $3
                              AND ($5::text[] IS NULL OR serial = ANY($5)) LIMIT $2) v)::int8
       AS visible,
     (SELECT tracking FROM skus WHERE tenant = $4 AND sku = $1) AS tracking,

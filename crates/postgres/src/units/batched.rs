@@ -98,7 +98,7 @@ type Key = (String, String, String);
 /// date); the claims' `ORDER BY`, `LIMIT $3` (the units they want in all) and
 /// `FOR UPDATE SKIP LOCKED` follow.
 const SQL_PICK: &str = "SELECT id FROM units WHERE tenant = $1 AND sku = $2 AND status = 'available'
-    AND (expires_at IS NULL OR expires_at > $4)";
+    AND COALESCE(expires_at, 'infinity'::timestamptz) > $4";
 
 /// Every claim of the batch in one statement (`$3` unit ids with `$4` their claim, `$6..$8`
 /// each claim's id, count and actor, `$5` now), sent with `COMMIT`: it fails (`XX000`, V27's

@@ -195,7 +195,7 @@ async fn nowait_walk(
     let page = (req.quantity * 4).max(32);
     let candidates_sql = format!(
         "SELECT id FROM units WHERE tenant = $4 AND sku = $1 AND status = 'available'
-            AND (expires_at IS NULL OR expires_at > $5) ORDER BY {order} LIMIT $2 OFFSET $3"
+            AND COALESCE(expires_at, 'infinity'::timestamptz) > $5 ORDER BY {order} LIMIT $2 OFFSET $3"
     );
     let mut got: Vec<i64> = Vec::new();
     let mut offset = 0i64;

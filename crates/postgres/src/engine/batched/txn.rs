@@ -731,6 +731,9 @@ impl BatchTx<'_> {
             events_written = true;
         }
         if w.l_sku.is_empty() {
+            // Only holds with stock lines reach a lane, so a batch that makes or finishes one
+            // writes ledger lines: its events go with them, below.
+            debug_assert!(!w.has_hold_events(), "a batch's holds without ledger lines");
             return commit(self.tx).await;
         }
         let (sql, n) = match read {
