@@ -59,6 +59,23 @@ async fn with_tee(schema: &TestSchema) -> crate::engine::store::PgStore {
     store
 }
 
+/// A `REPEATABLE READ` transaction on `c` (a booking is refused in it).
+async fn repeatable_read(c: &mut tokio_postgres::Client) -> tokio_postgres::Transaction<'_> {
+    c.build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .await
+        .unwrap()
+}
+
+/// The refusal of a booking in a transaction that is not `READ COMMITTED`.
+fn refused_outside_read_committed(refused: &allot_core::AllotError) {
+    assert!(
+        refused.code() == "invalid_request" && refused.to_string().contains("READ COMMITTED"),
+        "{refused}"
+    );
+}
+
 async fn orders(c: &tokio_postgres::Client) -> i64 {
     c.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0)
 }
@@ -236,20 +253,12 @@ async fn bookings_commit_and_roll_back_with_the_callers_rows() {
     );
     tx.commit().await.unwrap();
     // A snapshot older than the resource's lock could miss a booking: refused.
-    let mut tx = c
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .start()
-        .await
-        .unwrap();
+    let mut tx = repeatable_read(&mut c).await;
     let refused = store
         .book_in(&mut tx, &t, booking("b7", "hall", (13, 14), 1), None)
         .await
         .unwrap_err();
-    assert!(
-        refused.code() == "invalid_request" && refused.to_string().contains("READ COMMITTED"),
-        "{refused}"
-    );
+    refused_outside_read_committed(&refused);
     tx.rollback().await.unwrap();
     assert_eq!(orders(&c).await, 1);
     for id in ["b2", "b4"] {
@@ -380,17 +389,9 @@ async fn mixed_holds_commit_and_roll_back_with_the_callers_rows() {
         "the bay was given back"
     );
 
-    let mut tx = c
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .start()
-        .await
-        .unwrap();
+    let mut tx = repeatable_read(&mut c).await;
     let refused = store.hold_in(&mut tx, &t, mixed("h2"), None).await.unwrap_err();
-    assert!(
-        refused.code() == "invalid_request" && refused.to_string().contains("READ COMMITTED"),
-        "{refused}"
-    );
+    refused_outside_read_committed(&refused);
     tx.rollback().await.unwrap();
     assert_eq!(books(&c).await, (800, 1, 0));
     schema.drop().await;

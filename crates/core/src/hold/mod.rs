@@ -8,6 +8,7 @@
 //! conditional `UPDATE … WHERE status = 'held'`, so a hold is returned exactly once and a
 //! confirm racing with expiry has exactly one outcome.
 
+pub mod event;
 pub mod validate;
 
 use crate::model::{AllocationLine, AllocationRequest};

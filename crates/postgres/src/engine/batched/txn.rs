@@ -721,14 +721,13 @@ impl BatchTx<'_> {
     /// the write, after `SET LOCAL allot.hold_events` (before any hold's row is written) tells
     /// V41's triggers that they are written.
     async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
-        let mut events_written = false;
         if w.has_mixed_holds() {
+            // Its holds' events are the batch's to write: say so before their rows.
             let stmt = self.tx.prepare_cached(SQL_MIXED_HOLDS).await.map_err(Ended::Refused)?;
             let params = w.mixed_params(&self.now, &self.tenant);
             let (set, written) =
                 tokio::join!(biased; self.tx.batch_execute(EVENTS_WRITTEN), self.tx.execute(&stmt, &params));
             set.and(written).map_err(Ended::Refused)?;
-            events_written = true;
         }
         if w.l_sku.is_empty() {
             // Only holds with stock lines reach a lane, so a batch that makes or finishes one
@@ -748,7 +747,8 @@ impl BatchTx<'_> {
         let rows = w.u_sku.len() as i64;
         let params = w.params(&self.now, &self.tenant, (&self.ledger_sequence, &rows));
         let event_params = w.hold_event_params(&self.now, &self.tenant);
-        let set_first = events.is_some() && !events_written;
+        // Unless the mixed holds' statement said it already.
+        let set_first = events.is_some() && !w.has_mixed_holds();
         let last = async {
             let (set, written, evented) = tokio::join!(biased;
                 async { if set_first { self.tx.batch_execute(EVENTS_WRITTEN).await } else { Ok(()) } },

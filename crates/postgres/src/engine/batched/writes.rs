@@ -2,7 +2,7 @@
 //! filled request by request.
 
 use allot_core::batch::OpKind;
-use allot_core::event::HoldFacts;
+use allot_core::hold::event::HoldFacts;
 use allot_core::hold::HoldStatus;
 use allot_core::store::StoredResponse;
 use allot_core::TakenWith;
@@ -164,7 +164,7 @@ pub(super) const SQL_MIXED_HOLDS: &str =
 /// skip the rows of a transaction that set `allot.hold_events` to `written`, as a lane's does
 /// before its first hold's row): `$1` the tenant, `$2` now (the rows' `created_at` and
 /// `finished_at`), `$3..$5` each event's hold id, type and data
-/// ([`allot_core::event::hold_event_data`]).
+/// ([`allot_core::hold::event::hold_event_data`]).
 pub(super) const SQL_HOLD_EVENTS: &str = "INSERT INTO events (tenant, type, object, data, at)
      SELECT $1, t.type, t.id, t.data, $2 FROM unnest($3::text[], $4::text[], $5::json[]) AS t(id, type, data)";
 
@@ -275,7 +275,7 @@ impl Writes {
             HoldStatus::Expired => "hold.expired",
         });
         self.e_id.push(facts.id.to_string());
-        self.e_data.push(allot_core::event::hold_event_data(facts));
+        self.e_data.push(allot_core::hold::event::hold_event_data(facts));
     }
 
     /// The stored response of an idempotent request.
