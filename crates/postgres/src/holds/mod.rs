@@ -7,6 +7,7 @@
 //! retried, bounded.
 
 mod confirm_part;
+mod created;
 
 use crate::engine::batched::HoldPerRequest;
 use crate::engine::conn::{Db, Tx as Transaction};
@@ -198,7 +199,8 @@ impl PgStore {
 /// Create a hold in `tx` (ours, or a savepoint of the caller's: `hold_in`): take every
 /// stock line into `held` (placement, the strategy's locks, in SKU order), then every unit
 /// line's units (the lock order across kinds: stock rows, then units), and write the hold's
-/// row, its pieces and its ledger entries at `now`. Errors as an allocation's and a unit
+/// row, its pieces, its ledger entries and its `hold.created` event at `now`, in one round
+/// trip ([`created::write_new_hold`]). Errors as an allocation's and a unit
 /// claim's; a unit line short while others lock its units runs the whole hold again
 /// (bounded, then `contention`).
 pub(crate) async fn hold_body(
@@ -221,44 +223,9 @@ pub(crate) async fn hold_body(
     if !req.bookings.is_empty() {
         hold.bookings = Some(crate::bookings::hold_booking_lines(tx, tenant, req, now).await?);
     }
-    insert_hold_row(tx, tenant, &hold, now).await?;
-    let c = crate::engine::placement::PieceColumns::of(req.take.lines.iter().map(|l| l.sku.as_str()), &taken);
-    let (skus, buckets, qs, locs) = (&c.skus, &c.buckets, &c.quantities, &c.locations);
-    let stmt = tx
-        .prepare_cached(
-            "WITH l AS (SELECT * FROM unnest($2::text[], $3::int4[], $4::int8[], $7::text[]) AS t(sku, bucket, q, loc)),
-                  hl AS (INSERT INTO hold_lines (tenant, hold_id, sku, bucket, quantity)
-                         SELECT $6, $1, sku, bucket, q FROM l)
-             INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-             SELECT $6, sku, 0, q, 'hold', $1, $5, loc, $8 FROM l",
-        )
-        .await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
-        [&hold.id, skus, buckets, qs, &req.take.actor, &tenant, locs, &now];
-    tx.execute(&stmt, &params).await?;
+    let pieces = crate::engine::placement::PieceColumns::of(req.take.lines.iter().map(|l| l.sku.as_str()), &taken);
+    created::write_new_hold(tx, (tenant, req.take.actor.as_deref()), &hold, &pieces, now).await?;
     Ok(hold)
-}
-
-/// The hold's row.
-async fn insert_hold_row(tx: &Transaction<'_>, tenant: &str, hold: &Hold, now: DateTime<Utc>) -> TxResult<()> {
-    let lines_json = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
-             VALUES ($6, $1, $7, 'held', $2, $3, $4, $5)",
-        )
-        .await?;
-    let row: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
-        &hold.id,
-        &hold.strategy.name(),
-        &lines_json,
-        &hold.expires_at,
-        &now,
-        &tenant,
-        &hold.kind.as_str(),
-    ];
-    tx.execute(&stmt, &row).await?;
-    Ok(())
 }
 
 /// Confirm the hold `id` (whole, or `part` of it) by `actor` at `now`: a partial confirm
