@@ -8,11 +8,25 @@
 -- `allot_finish_holds`, which now writes the events of the holds it finishes itself, in one
 -- statement for all of them, as its last (after its ledger entries, so after their marks:
 -- the feed's order V39 gave them). It tells the trigger to skip its rows the way a `batched`
--- lane does (V41: `allot.hold_events` = `written`), only while it runs: it sets the setting
--- back as it found it, so a caller's transaction (`allot.confirm_hold`) that goes on to
--- change holds by other means still has the trigger write their events. A new hold made
--- through the API or `hold_in` has its event written by the server (allot_postgres
--- holds/events.rs), in the round trip of its row.
+-- lane does, only while it runs: it sets the setting back as it found it, so a caller's
+-- transaction (`allot.confirm_hold`) that goes on to change holds by other means still has
+-- the trigger write their events. A new hold made through the API or `hold_in` has its event
+-- written by the server (allot_postgres holds/created.rs), in the round trip of its row, and
+-- the setting put back likewise.
+--
+-- The setting now holds the writing transaction's id (`pg_current_xact_id()`), as V28's
+-- `allot.ledger_marked` does, instead of V41's `written`: a value left in a session or a
+-- role's defaults (`ALTER ROLE … SET allot.hold_events = …`) can never stop the trigger
+-- writing another transaction's events.
+DROP TRIGGER hold_created ON holds;
+CREATE CONSTRAINT TRIGGER hold_created AFTER INSERT ON holds DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (current_setting('allot.hold_events', true) IS DISTINCT FROM pg_current_xact_id()::text)
+    EXECUTE FUNCTION allot_hold_event();
+DROP TRIGGER hold_finished ON holds;
+CREATE CONSTRAINT TRIGGER hold_finished AFTER UPDATE OF status ON holds DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (NEW.status IS DISTINCT FROM OLD.status AND NEW.status <> 'held'
+                       AND current_setting('allot.hold_events', true) IS DISTINCT FROM pg_current_xact_id()::text)
+    EXECUTE FUNCTION allot_hold_event();
 --
 -- The bookings in byte order of their resource, then range and id, as V41. They have a function
 -- of their own so that `allot_hold_event_data` has no sub-select and is inlined into the
@@ -55,7 +69,7 @@ DECLARE
     confirm boolean := p_to = 'confirmed';
     prior text := coalesce(current_setting('allot.hold_events', true), '');
 BEGIN
-    PERFORM set_config('allot.hold_events', 'written', true);
+    PERFORM set_config('allot.hold_events', pg_current_xact_id()::text, true);
     WITH finished AS (
         UPDATE holds SET status = p_to, finished_at = p_at
          WHERE tenant = p_tenant AND id = ANY(p_ids) AND status = 'held' RETURNING id, kind)

@@ -4,7 +4,7 @@
 //! `tokio_postgres::Transaction`, so an order row and the stock it takes commit together
 //! or not at all. Each runs the API's own code path — the same validation (the request
 //! types come from `allot_core::validate`), placement, ledger entries, idempotency keys and
-//! events (written by the same triggers) — in a savepoint of the caller's transaction
+//! events (written by the same statements and triggers) — in a savepoint of the caller's transaction
 //! ([`PgStore::write_in`]): a refusal rolls back to it and leaves the caller's transaction
 //! usable; nothing is visible to anyone until the caller commits, and a rollback undoes it
 //! all.
@@ -73,7 +73,7 @@ impl PgStore {
     /// Errors: as [`PgStore::allocate_in`]; `invalid_request` for a hold with booking lines in
     /// a `tx` that is not `READ COMMITTED` (as [`PgStore::book_in`]); a booking line's refusal
     /// as [`allot_core::AllotError::OnLine`] naming the line (`unlined()` gives the booking's
-    /// own refusal). Its `hold.created` event is written at the commit.
+    /// own refusal). Its `hold.created` event is written with it, after its lines' events.
     pub async fn hold_in(
         &self,
         tx: &mut tokio_postgres::Transaction<'_>,

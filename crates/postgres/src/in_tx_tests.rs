@@ -423,3 +423,55 @@ async fn the_in_tx_futures_are_send() {
     assert_eq!(spawned.await.unwrap(), 8);
     schema.drop().await;
 }
+
+/// The `hold.*` events of hold `id`, by type, in the order they were written.
+async fn hold_events(c: &tokio_postgres::Client, id: &str) -> Vec<String> {
+    let rows = c
+        .query(
+            "SELECT type FROM events WHERE object = $1 AND type LIKE 'hold.%' ORDER BY id",
+            &[&id],
+        )
+        .await
+        .unwrap();
+    rows.iter().map(|r| r.get(0)).collect()
+}
+
+#[tokio::test]
+async fn hold_events_are_written_once_by_every_writer() {
+    let schema = TestSchema::new("t_hold_events_in").await;
+    let (store, t) = (with_tee(&schema).await, Tenant::default_tenant());
+    let c = schema.session().await;
+    store.create_hold(&t, hold("h0", 1), None).await.unwrap();
+    store.create_hold(&t, hold("h2", 1), None).await.unwrap();
+
+    // The server writes h1's event and puts the setting back: a status changed by hand later
+    // in the same transaction still has its event written by the trigger.
+    let mut c2 = schema.session().await;
+    let mut tx = c2.transaction().await.unwrap();
+    store.hold_in(&mut tx, &t, hold("h1", 1), None).await.unwrap();
+    tx.execute(
+        "UPDATE holds SET status = 'released', finished_at = now() WHERE id = 'h0'",
+        &[],
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(hold_events(&c, "h1").await, ["hold.created"]);
+    assert_eq!(hold_events(&c, "h0").await, ["hold.created", "hold.released"]);
+
+    // The sweeper's expiry, through allot_finish_holds: one event.
+    let later = chrono::Utc::now() + chrono::Duration::minutes(5);
+    assert_eq!(store.run_expire_holds(later, 100).await.unwrap(), 2);
+    assert_eq!(hold_events(&c, "h2").await, ["hold.created", "hold.expired"]);
+    assert_eq!(hold_events(&c, "h1").await, ["hold.created", "hold.expired"]);
+    // A session's own value of the setting does not stop the trigger.
+    c.batch_execute("SET allot.hold_events = 'written'").await.unwrap();
+    c.batch_execute("UPDATE holds SET status = 'confirmed' WHERE id = 'h0'")
+        .await
+        .unwrap();
+    assert_eq!(
+        hold_events(&c, "h0").await,
+        ["hold.created", "hold.released", "hold.confirmed"]
+    );
+    schema.drop().await;
+}

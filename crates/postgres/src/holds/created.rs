@@ -3,9 +3,10 @@
 //!
 //! The event's `data` is built here ([`allot_core::hold::event::hold_event_data`]), not by
 //! V39's trigger at the commit with the hold's stock rows still locked: the hold's row says
-//! so as it is written (`allot.hold_events` = `written`, which V41's trigger reads), and the
-//! event's statement sets it back, so a caller's transaction (`hold_in`) that goes on to
-//! change holds by other means has their events written by the trigger. The event comes after
+//! so as it is written (`allot.hold_events` = the transaction's id, which V42's trigger
+//! reads; what it was before kept in `allot.hold_events_prior`), and the event's statement
+//! puts it back as it was, so a caller's transaction (`hold_in`) that goes on to change holds
+//! by other means has their events written by the trigger. The event comes after
 //! the ledger entries' statement, so after its lines' events in the feed (V39's order).
 
 use crate::engine::conn::{Db, Tx as Transaction};
@@ -18,9 +19,13 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
 
 /// The hold's row: `$1` id, `$2` strategy, `$3` lines, `$4` expires_at, `$5` now, `$6` the
-/// tenant, `$7` kind. Tells V39's trigger that its event is written by this transaction.
+/// tenant, `$7` kind. Tells V39's trigger that its event is written by this transaction
+/// (the inner select, which keeps the setting as it was, runs first: it feeds the outer).
 const SQL_HOLD_ROW: &str = "INSERT INTO holds (tenant, id, kind, status, strategy, lines, expires_at, created_at)
-     SELECT $6, $1, $7, 'held', $2, $3, $4, $5 FROM (SELECT set_config('allot.hold_events', 'written', true)) g";
+     SELECT $6, $1, $7, 'held', $2, $3, $4, $5
+       FROM (SELECT set_config('allot.hold_events', pg_current_xact_id()::text, true)
+               FROM (SELECT set_config('allot.hold_events_prior',
+                                       coalesce(current_setting('allot.hold_events', true), ''), true)) p) g";
 
 /// The hold's stock lines (`hold_lines`) and their ledger entries, a piece each: `$1` hold id,
 /// `$2..$4` and `$7` each piece's SKU, bucket, quantity and location, `$5` actor, `$6` the
@@ -32,11 +37,12 @@ const SQL_PIECES: &str =
      INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
      SELECT $6, sku, 0, q, 'hold', $1, $5, loc, $8 FROM l";
 
-/// The hold's `hold.created` event: `$1` the tenant, `$2` hold id, `$3` data, `$4` now. Sets
-/// `allot.hold_events` back, so the trigger writes the events of any later change.
+/// The hold's `hold.created` event: `$1` the tenant, `$2` hold id, `$3` data, `$4` now. Puts
+/// `allot.hold_events` back as the hold's row found it, so the trigger writes the events of
+/// any later change.
 const SQL_CREATED_EVENT: &str = "WITH e AS (
         INSERT INTO events (tenant, type, object, data, at) VALUES ($1, 'hold.created', $2, $3, $4))
-     SELECT set_config('allot.hold_events', '', true)";
+     SELECT set_config('allot.hold_events', current_setting('allot.hold_events_prior'), true)";
 
 /// Write `hold` (its lines already taken: `pieces`, the stock lines' pieces) of `tenant` by
 /// `actor` at `now`: its row, its pieces and ledger entries, and its event, the three

@@ -718,8 +718,8 @@ impl BatchTx<'_> {
     /// none has nothing to write, even where its net changes cancel out. The rows of its
     /// mixed holds ([`SQL_MIXED_HOLDS`]) go first, in a statement of their own; the events of
     /// the holds it makes and finishes ([`SQL_HOLD_EVENTS`]) last, in the same round trip as
-    /// the write, after `SET LOCAL allot.hold_events` (before any hold's row is written) tells
-    /// V41's triggers that they are written.
+    /// the write, after [`EVENTS_WRITTEN`] (before any hold's row is written) tells
+    /// V39's triggers that they are written.
     async fn write_and_commit(&self, w: &Writes, read: Read) -> std::result::Result<(), Ended> {
         if w.has_mixed_holds() {
             // Its holds' events are the batch's to write: say so before their rows.
@@ -763,9 +763,9 @@ impl BatchTx<'_> {
 }
 
 /// Sent (pipelined) before a batch writes its first hold's row: the lane writes the events of
-/// the holds it makes and finishes itself ([`SQL_HOLD_EVENTS`]), and V41's triggers skip
-/// their rows.
-const EVENTS_WRITTEN: &str = "SET LOCAL allot.hold_events = 'written'";
+/// the holds it makes and finishes itself ([`SQL_HOLD_EVENTS`]), and V39's triggers skip
+/// their rows (V42: the setting names the transaction, so no other one can take it up).
+const EVENTS_WRITTEN: &str = "SELECT set_config('allot.hold_events', pg_current_xact_id()::text, true)";
 
 /// Mixed hold `hold` with the units and bookings its lines took (`parts`); its row's `lines`
 /// (every line, as its answer lists them).

@@ -160,9 +160,9 @@ pub(super) const SQL_MIXED_HOLDS: &str =
 /// The events of the holds a batch makes (`hold.created`) and finishes (`hold.confirmed`,
 /// `hold.released`), written by the lane itself in one statement after the batch's write
 /// (so after its ledger entries' marks, as V39's deferred triggers order them), instead of
-/// one PL/pgSQL call per hold at the commit with the SKU's rows locked (V41: the triggers
-/// skip the rows of a transaction that set `allot.hold_events` to `written`, as a lane's does
-/// before its first hold's row): `$1` the tenant, `$2` now (the rows' `created_at` and
+/// one PL/pgSQL call per hold at the commit with the SKU's rows locked (V42: the triggers
+/// skip the rows of a transaction that set `allot.hold_events` to its own id, as a lane's
+/// does before its first hold's row): `$1` the tenant, `$2` now (the rows' `created_at` and
 /// `finished_at`), `$3..$5` each event's hold id, type and data
 /// ([`allot_core::hold::event::hold_event_data`]).
 pub(super) const SQL_HOLD_EVENTS: &str = "INSERT INTO events (tenant, type, object, data, at)
