@@ -60,48 +60,21 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- As V37's, and the finished holds' events written here, by id (V39's trigger skips them).
-CREATE OR REPLACE FUNCTION allot_finish_holds(p_tenant text, p_ids text[], p_to text, p_at timestamptz,
-                                              p_actor text, p_kind text)
+-- V37's function keeps its body under a new name; `allot_finish_holds`, which every finisher
+-- calls by name (V35's and V38's functions, the sweeper, the lanes' overdue expiry), wraps it:
+-- the trigger told to skip the rows it finishes, then their events written, by id, after
+-- their ledger entries.
+ALTER FUNCTION allot_finish_holds(text, text[], text, timestamptz, text, text) RENAME TO allot_finish_hold_rows;
+CREATE FUNCTION allot_finish_holds(p_tenant text, p_ids text[], p_to text, p_at timestamptz,
+                                   p_actor text, p_kind text)
 RETURNS text[] LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     done text[];
-    confirm boolean := p_to = 'confirmed';
     prior text := coalesce(current_setting('allot.hold_events', true), '');
 BEGIN
     PERFORM set_config('allot.hold_events', pg_current_xact_id()::text, true);
-    WITH finished AS (
-        UPDATE holds SET status = p_to, finished_at = p_at
-         WHERE tenant = p_tenant AND id = ANY(p_ids) AND status = 'held' RETURNING id, kind)
-    SELECT coalesce(array_agg(id), '{}') INTO done FROM finished;
+    done := allot_finish_hold_rows(p_tenant, p_ids, p_to, p_at, p_actor, p_kind);
     PERFORM set_config('allot.hold_events', prior, true);
-    IF cardinality(done) = 0 THEN
-        RETURN done;
-    END IF;
-    PERFORM 1 FROM stock s
-      JOIN (SELECT DISTINCT sku, bucket FROM hold_lines
-             WHERE tenant = p_tenant AND hold_id = ANY(done) AND bucket >= 0) d
-        ON s.tenant = p_tenant AND s.sku = d.sku AND s.bucket = d.bucket
-     ORDER BY s.sku, s.bucket FOR UPDATE OF s;
-    UPDATE stock s SET held = s.held - d.q,
-           on_hand = s.on_hand - CASE WHEN confirm THEN d.q ELSE 0 END,
-           version = s.version + 1
-      FROM (SELECT sku, bucket, sum(quantity)::int8 AS q FROM hold_lines
-             WHERE tenant = p_tenant AND hold_id = ANY(done) AND bucket >= 0 GROUP BY sku, bucket) d
-     WHERE s.tenant = p_tenant AND s.sku = d.sku AND s.bucket = d.bucket;
-    UPDATE units SET status = CASE WHEN confirm THEN 'allocated' ELSE 'available' END,
-           claim_id = CASE WHEN confirm THEN claim_id END
-     WHERE tenant = p_tenant AND claim_id = ANY(done) AND status = 'held';
-    UPDATE bookings SET status = p_to, status_at = p_at,
-           expires_at = CASE WHEN confirm THEN NULL ELSE expires_at END
-     WHERE tenant = p_tenant AND hold_id = ANY(done) AND status = 'held';
-    INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-    SELECT hl.tenant, hl.sku, CASE WHEN confirm THEN -hl.quantity ELSE 0 END, -hl.quantity, p_kind,
-           hl.hold_id, p_actor, st.location, p_at
-      FROM hold_lines hl
-      LEFT JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
-     WHERE hl.tenant = p_tenant AND hl.hold_id = ANY(done)
-     ORDER BY hl.hold_id, hl.sku, hl.bucket;
     INSERT INTO events (tenant, type, object, data, at)
     SELECT h.tenant, 'hold.' || h.status, h.id, allot_hold_event_data(h), p_at
       FROM holds h WHERE h.tenant = p_tenant AND h.id = ANY(done) ORDER BY h.id;
