@@ -153,6 +153,17 @@ pub async fn start_server(
     database_url: &str,
     redis_url: Option<&str>,
 ) -> Result<Server, BenchError> {
+    start_server_with(bin, port, (database_url, redis_url), &[]).await
+}
+
+/// [`start_server`] with `env` added to the process's environment (`allot sim --faults` runs
+/// its instances under libfaketime this way, to jump their clock).
+pub async fn start_server_with(
+    bin: &PathBuf,
+    port: u16,
+    (database_url, redis_url): (&str, Option<&str>),
+    env: &[(String, String)],
+) -> Result<Server, BenchError> {
     let redis: Vec<&str> = redis_url.map_or_else(Vec::new, |u| vec!["--redis-url", u]);
     let child = tokio::process::Command::new(bin)
         .args([
@@ -165,6 +176,7 @@ pub async fn start_server(
         .args(["--pool-wait-ms", "1000", "--request-timeout-ms", "40000"])
         .args(&redis)
         .env("ALLOT_LOG", "warn")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)

@@ -37,7 +37,7 @@ mod units;
 
 pub use batch_api::{batch_bench, render_batch_table, BatchOptions, BatchReport, SERVER_DEFAULT};
 pub use bookings::{bookings_bench, BookingsOptions};
-pub use chaos::{chaos, render_chaos, start_server, ChaosOptions, ChaosReport, Scenario, Server};
+pub use chaos::{chaos, render_chaos, start_server, start_server_with, ChaosOptions, ChaosReport, Scenario, Server};
 pub use checkout::{checkout_bench, CheckoutOptions};
 pub use cluster::{free_port, PgCluster, RedisServer, StopMode};
 pub use compare::{

@@ -110,6 +110,11 @@ impl Made {
         Resolved { id, token }
     }
 
+    /// The highest job id noted (0 before any).
+    pub fn last_job(&self) -> i64 {
+        self.jobs.iter().copied().max().unwrap_or(0)
+    }
+
     /// The place of job `id` (1-based, as views name jobs), or 0 for one never seen.
     pub fn job_place(&self, id: i64) -> usize {
         self.jobs.iter().position(|j| *j == id).map_or(0, |i| i + 1)

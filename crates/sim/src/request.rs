@@ -34,6 +34,17 @@ pub struct Request {
 }
 
 impl Request {
+    /// `GET path` with the `default` tenant's key.
+    pub fn get(path: String) -> Request {
+        Request {
+            method: Method::Get,
+            path,
+            body: None,
+            key: None,
+            other_tenant: false,
+        }
+    }
+
     /// What an idempotency key is bound to: method, path and body (the server hashes the
     /// same three).
     pub fn fingerprint(&self) -> String {
@@ -54,7 +65,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
     let (id, token) = (&resolved.id, &resolved.token);
     Some(match op {
         // A batch is sent by [`batch`], its operations resolved one by one.
-        Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => return None,
+        Op::Advance { .. } | Op::Sweep | Op::RunSchedules | Op::Batch { .. } => return None,
         Op::OtherTenant { op } => {
             let mut req = of(op, resolved)?;
             req.other_tenant = true;
@@ -72,6 +83,9 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::GetQueue { .. }
         | Op::QueueSettings { .. }
         | Op::PauseQueue { .. } => job(&r, op, id, token),
+        Op::CreateSchedule { .. } | Op::ListSchedules | Op::DeleteSchedule { .. } | Op::PauseSchedule { .. } => {
+            schedule(&r, op)
+        }
         Op::Book { .. }
         | Op::GetBooking { .. }
         | Op::CancelBooking { .. }
@@ -301,6 +315,19 @@ fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
             r.post_empty(format!("/v1/queues/{queue}/{what}"))
         }
         _ => unreachable!("not a job step: {op:?}"),
+    }
+}
+
+fn schedule(r: &Requests, op: &Op) -> Request {
+    match op {
+        Op::CreateSchedule { schedule } => r.post("/v1/schedules".into(), schedule.json()),
+        Op::ListSchedules => r.get("/v1/schedules".into()),
+        Op::DeleteSchedule { name } => r.with(Method::Delete, format!("/v1/schedules/{name}"), None),
+        Op::PauseSchedule { name, pause } => {
+            let what = if *pause { "pause" } else { "resume" };
+            r.post_empty(format!("/v1/schedules/{name}/{what}"))
+        }
+        _ => unreachable!("not a schedule step: {op:?}"),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The differential runner: one sequence against the model and every target, step by step;
 //! the trace's digest; and the shrinking of a sequence that diverges.
 
-use crate::made::Made;
+use crate::made::{Made, Noted};
 use crate::model::{Model, Mutation};
 use crate::ops::{Generator, Op, QUEUES, RESOURCES, SKUS, UNIT_SKU};
 use crate::target::{Spec, Target};
@@ -136,10 +136,10 @@ impl Run {
                 self.hasher.update(format!("{i} {op:?}\n"));
                 continue;
             }
-            let found = if *op == Op::Sweep {
-                self.sweep(i, targets).await?
-            } else {
-                self.step(i, op, targets).await?
+            let found = match op {
+                Op::Sweep => self.sweep(i, targets).await?,
+                Op::RunSchedules => self.run_schedules(i, targets).await?,
+                _ => self.step(i, op, targets).await?,
             };
             if let Some(d) = found {
                 return Ok((i + 1, Some(d)));
@@ -176,6 +176,25 @@ impl Run {
         self.model.sweep();
         for t in targets.iter() {
             t.sweep().await?;
+        }
+        self.check_state(i, targets).await
+    }
+
+    /// Step `i`, a pass of the scheduler on the model and every target (each noting the jobs
+    /// it made), then the schedules and the state.
+    async fn run_schedules(&mut self, i: usize, targets: &mut [Target]) -> Result<Option<Divergence>, SimError> {
+        let made = self.model.run_schedules();
+        self.hasher.update(format!("{i} {:?} {made:?}\n", Op::RunSchedules));
+        if std::env::var_os("ALLOT_SIM_TRACE").is_some() {
+            eprintln!("{i} RunSchedules -> jobs {made:?}");
+        }
+        self.made.note(&Op::RunSchedules, (200, false), Some(Noted::Jobs(made)));
+        for t in targets.iter_mut() {
+            t.run_schedules().await?;
+        }
+        let expected = self.expect(&Op::ListSchedules, false);
+        if let Some(d) = self.compare(i, &Op::ListSchedules, &expected, targets).await? {
+            return Ok(Some(d));
         }
         self.check_state(i, targets).await
     }

@@ -188,8 +188,12 @@ async fn serve(spec: &Spec, cfg: &ServerConfig) -> Result<Served, String> {
     Ok(((server, store, secrets), caller))
 }
 
-/// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`).
+/// Most rows one sweep statement finalises (`allot serve`'s `hold_sweep_batch`); most due
+/// schedules one pass takes.
 const SWEEP_BATCH: u32 = 500;
+
+/// The page size of the listings that find the jobs a schedule pass made.
+const LIST_PAGE: usize = 100;
 
 /// What an answer's body handed out (read before its view).
 fn noted(op: &Op, body: &Value) -> Option<Noted> {
@@ -294,6 +298,40 @@ impl Target {
         self.store.rescue_jobs(now, SWEEP_BATCH).await.map_err(failed)?;
         self.store.expire_bookings(now, SWEEP_BATCH).await.map_err(failed)?;
         self.store.expire_holds(now, SWEEP_BATCH).await.map_err(failed)?;
+        Ok(())
+    }
+
+    /// A pass of the scheduler at the clock's now, then the jobs it made noted (listed from
+    /// each queue above the highest id noted so far, in id order: the order they were made).
+    pub async fn run_schedules(&mut self) -> Result<(), SimError> {
+        let failed =
+            |e: allot_core::AllotError| SimError::Setup(format!("{}: a schedule pass failed: {e}", self.spec.name()));
+        self.store
+            .run_schedules(self.store.now(), SWEEP_BATCH)
+            .await
+            .map_err(failed)?;
+        let mut made = Vec::new();
+        for queue in crate::ops::QUEUES {
+            let mut after = self.made.last_job();
+            loop {
+                let path = format!("/v1/queues/{queue}/jobs?after={after}&limit={LIST_PAGE}");
+                let (status, _, body) = self.send(&request::Request::get(path)).await?;
+                let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
+                if status != 200 {
+                    return Err(SimError::Setup(format!(
+                        "{}: listing {queue}'s jobs: {status}",
+                        self.spec.name()
+                    )));
+                }
+                made.extend(jobs.iter().filter_map(|j| j["id"].as_i64()));
+                match jobs.last().and_then(|j| j["id"].as_i64()) {
+                    Some(last) if jobs.len() == LIST_PAGE => after = last,
+                    _ => break,
+                }
+            }
+        }
+        made.sort_unstable();
+        self.made.note(&Op::RunSchedules, (200, false), Some(Noted::Jobs(made)));
         Ok(())
     }
 

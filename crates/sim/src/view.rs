@@ -40,14 +40,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         | Op::Snooze { .. }
         | Op::Reschedule { .. } => job_status(body, made),
         Op::GetQueue { .. } => json!({"counts": body["counts"]}),
-        Op::QueueSettings { .. } | Op::PauseQueue { .. } => json!({
-            "paused": body["paused"],
-            "max_running": body["max_running"],
-            "max_running_per_key": body["max_running_per_key"],
-            "rate": body["rate"],
-            "fifo_per_key": body["fifo_per_key"],
-            "keep_completed": body["keep_completed"],
-        }),
+        Op::QueueSettings { .. } | Op::PauseQueue { .. } => settings(body),
         Op::Book { .. }
         | Op::GetBooking { .. }
         | Op::CancelBooking { .. }
@@ -76,9 +69,26 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             json!({ "units": units.iter().map(unit).collect::<Vec<_>>() })
         }
         Op::GetUnit { .. } => unit(body),
-        // A batch's results are viewed one by one (`Target::step_batch`).
-        Op::Advance { .. } | Op::Sweep | Op::Batch { .. } => Value::Null,
+        Op::CreateSchedule { .. } | Op::PauseSchedule { .. } => schedule(body),
+        Op::ListSchedules => {
+            let all = body["schedules"].as_array().cloned().unwrap_or_default();
+            json!({ "schedules": all.iter().map(schedule).collect::<Vec<_>>() })
+        }
+        // A batch's results are viewed one by one (`Target::step_batch`); a delete answers 204.
+        Op::Advance { .. } | Op::Sweep | Op::RunSchedules | Op::DeleteSchedule { .. } | Op::Batch { .. } => Value::Null,
     }
+}
+
+/// A queue's settings.
+fn settings(body: &Value) -> Value {
+    json!({
+        "paused": body["paused"],
+        "max_running": body["max_running"],
+        "max_running_per_key": body["max_running_per_key"],
+        "rate": body["rate"],
+        "fifo_per_key": body["fifo_per_key"],
+        "keep_completed": body["keep_completed"],
+    })
 }
 
 /// The answers of the capacity steps.
@@ -100,6 +110,18 @@ fn capacity(op: &Op, body: &Value) -> Value {
         }
         _ => Value::Null,
     }
+}
+
+/// A schedule as an answer shows it, its instants as µs since the epoch.
+pub fn schedule(s: &Value) -> Value {
+    let then = s["then"].as_array().cloned().unwrap_or_default();
+    json!({
+        "name": s["name"], "cron": s["cron"], "timezone": s["timezone"], "queue": s["queue"],
+        "job": s["job"], "missed": s["missed"], "paused": s["paused"],
+        "next_run_at_us": instant_us(&s["next_run_at"]),
+        "last_run_at_us": instant_us(&s["last_run_at"]),
+        "then_us": then.iter().map(instant_us).collect::<Vec<_>>(),
+    })
 }
 
 /// A unit as a listing or a lookup shows it: whether a claim has it, not which.

@@ -76,7 +76,7 @@ pub struct NewSchedule {
     pub timezone: String,
     /// The queue.
     pub queue: String,
-    /// The job template, as given (validated).
+    /// The job template: the validated job read back, a field not given `null`.
     pub job: serde_json::Value,
     /// Late ticks.
     pub missed: Missed,

@@ -141,12 +141,13 @@ impl PgStore {
     }
 }
 
-/// One pass in `tx`: the due schedules, locked, each enqueued and moved on.
+/// One pass in `tx`: the due schedules, locked, by (next tick, tenant, name) so that their jobs
+/// are made in one order a replay can repeat, each enqueued and moved on.
 async fn pass(store: &PgStore, tx: &Tx<'_, '_>, now: DateTime<Utc>, max: u32) -> TxResult<u64> {
     let rows = tx
         .query(
             "SELECT tenant, name, cron, timezone, queue, job, missed, next_run_at, last_run_at FROM schedules
-              WHERE NOT paused AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+              WHERE NOT paused AND next_run_at <= $1 ORDER BY next_run_at, tenant, name LIMIT $2 FOR UPDATE SKIP LOCKED",
             &[&now, &i64::from(max)],
         )
         .await?;

@@ -3,6 +3,7 @@
 //! answer came back), so that an operation that precedes another in this log preceded it in
 //! real time — the order a linearizability checker needs.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 
 /// One operation, as a client invoked it. `n` numbers a client's operations (its
@@ -85,10 +86,13 @@ pub enum Event {
     },
 }
 
-/// The shared log.
+/// The shared log, and how far the instances' clocks were jumped ahead of the machine's.
 #[derive(Debug, Default)]
 pub struct History {
     events: Mutex<Vec<Event>>,
+    /// What [`Fault::ClockJump`](super::inject::Fault::ClockJump)s added to the instances'
+    /// clocks so far, ms.
+    skew_ms: AtomicI64,
 }
 
 impl History {
@@ -101,9 +105,17 @@ impl History {
         self.push(Event::Invoke { client, call });
     }
 
-    /// Client `client`'s operation returned `outcome` (now).
+    /// The instances' clocks were jumped `ms` ahead (set as the jump is made: an instance
+    /// reads it within a second, and until then a return's instant is later than its clock's,
+    /// which only lets a lost lease be lost earlier).
+    pub fn jumped(&self, ms: i64) {
+        self.skew_ms.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    /// Client `client`'s operation returned `outcome` (now, on the instances' clock: the
+    /// machine's plus the jumps).
     pub fn ret(&self, client: usize, outcome: Outcome) {
-        let at_ms = chrono::Utc::now().timestamp_millis();
+        let at_ms = chrono::Utc::now().timestamp_millis() + self.skew_ms.load(Ordering::SeqCst);
         self.push(Event::Return { client, outcome, at_ms });
     }
 

@@ -1,7 +1,8 @@
 //! The faults injected while the clients run, in a seeded order, on the run's own PostgreSQL
 //! cluster and `allot serve` processes (never the shared server on 5432).
 
-use allot_bench::{start_server, PgCluster, RedisServer, Server, StopMode};
+use super::history::History;
+use allot_bench::{start_server_with, PgCluster, RedisServer, Server, StopMode};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -24,7 +25,18 @@ pub enum Fault {
     KillInstance(usize),
     /// `FLUSHALL` on the run's Redis: every counter, lock and fence gone at once.
     RedisFlush,
+    /// Every instance's wall clock jumps [`CLOCK_JUMP_S`] ahead at once, as an NTP step does
+    /// (libfaketime's timestamp file; their monotonic clocks, and PostgreSQL's, run on):
+    /// every lease running then has expired.
+    ClockJump,
 }
+
+/// How far a [`Fault::ClockJump`] moves the instances' clocks, s (more than a lease,
+/// [`super::client::LEASE_MS`]).
+pub const CLOCK_JUMP_S: i64 = 5;
+
+/// Where Debian's libfaketime (package `faketime`) puts the library the instances preload.
+pub const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
 impl Fault {
     /// Its name in the report.
@@ -35,6 +47,7 @@ impl Fault {
             Fault::RestartImmediate => "PostgreSQL restart (immediate)".into(),
             Fault::KillInstance(i) => format!("SIGKILL of instance {i}"),
             Fault::RedisFlush => "Redis FLUSHALL".into(),
+            Fault::ClockJump => format!("clock jump of {CLOCK_JUMP_S} s on every instance"),
         }
     }
 }
@@ -46,6 +59,7 @@ pub fn schedule(seed: u64, instances: usize) -> Vec<Fault> {
         Fault::RestartFast,
         Fault::RestartImmediate,
         Fault::RedisFlush,
+        Fault::ClockJump,
     ];
     faults.extend((0..instances).map(Fault::KillInstance));
     faults.shuffle(&mut StdRng::seed_from_u64(seed));
@@ -63,6 +77,35 @@ pub struct Stage {
     pub redis: RedisServer,
     /// The instances, by index.
     pub instances: Mutex<Vec<(u16, Server)>>,
+    /// The instances' clock: libfaketime's timestamp file they read (none without the
+    /// library: a clock jump is then reported as not made).
+    pub clock: Option<PathBuf>,
+    /// The clients' log, told of each clock jump.
+    pub history: Arc<History>,
+}
+
+/// The environment that runs an instance on the clock of `file` (libfaketime: an offset from
+/// the machine's wall clock, read again at most a second after it changes; the monotonic
+/// clock left alone, so tokio's timers run on).
+pub fn clock_env(file: &std::path::Path) -> Vec<(String, String)> {
+    [
+        ("LD_PRELOAD", LIBFAKETIME.to_string()),
+        ("FAKETIME_TIMESTAMP_FILE", file.display().to_string()),
+        ("FAKETIME_CACHE_DURATION", "1".to_string()),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// A fresh clock file at offset 0 when libfaketime is installed (`None` otherwise).
+pub fn clock_file(seed: u64) -> Option<PathBuf> {
+    if !std::path::Path::new(LIBFAKETIME).exists() {
+        return None;
+    }
+    let file = std::env::temp_dir().join(format!("allot-sim-clock-{}-{seed}", std::process::id()));
+    std::fs::write(&file, "+0\n").ok().map(|()| file)
 }
 
 impl Stage {
@@ -84,7 +127,25 @@ impl Stage {
             }
             Fault::KillInstance(i) => self.kill(i).await,
             Fault::RedisFlush => self.redis.cli(&["FLUSHALL"]).map(drop).map_err(|e| e.to_string()),
+            Fault::ClockJump => self.jump(),
         }
+    }
+
+    /// The environment an instance starts with.
+    pub fn env(&self) -> Vec<(String, String)> {
+        self.clock.as_deref().map(clock_env).unwrap_or_default()
+    }
+
+    fn jump(&self) -> Result<(), String> {
+        let file = (self.clock.as_ref()).ok_or("libfaketime is not installed (Debian: apt-get install faketime)")?;
+        let now: i64 = std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())?
+            .trim()
+            .trim_start_matches('+')
+            .parse()
+            .map_err(|e| format!("the clock file: {e}"))?;
+        self.history.jumped(CLOCK_JUMP_S * 1000);
+        std::fs::write(file, format!("+{}\n", now + CLOCK_JUMP_S)).map_err(|e| e.to_string())
     }
 
     async fn terminate(&self) -> Result<(), String> {
@@ -112,7 +173,7 @@ impl Stage {
         server.child.kill().await.map_err(|e| e.to_string())?;
         let port = *port;
         let url = self.cluster.url();
-        let fresh = start_server(&self.allot_bin, port, &url, Some(&self.redis.url()))
+        let fresh = start_server_with(&self.allot_bin, port, (&url, Some(&self.redis.url())), &self.env())
             .await
             .map_err(|e| e.to_string())?;
         instances[i] = (port, fresh);

@@ -3,7 +3,8 @@
 //! (allocating with `atomic`, `batched`, `pessimistic`, `optimistic`, `redis_counter` and
 //! `redis_lock` side by side), faults injected while they run (connections terminated,
 //! PostgreSQL restarted fast and immediate, Redis flushed, each instance SIGKILLed and started
-//! again, answers lost), then a heal phase in which every
+//! again, answers lost, every instance's wall clock jumped ahead by more than a lease, under
+//! libfaketime), then a heal phase in which every
 //! client settles what it had in flight by its idempotency key and the queue is drained.
 //!
 //! Then the checks: every operation settled with an answer its specification can give; no
@@ -12,8 +13,7 @@
 //! completed, none twice; and each SKU's and each job's history linearizable
 //! ([`spec`], checked by stateright's `LinearizabilityTester`, Jepsen's Knossos idea).
 //!
-//! What is not injected (yet): a jump of the clock (the instances run on the machine's clock),
-//! holds and bookings in the mix.
+//! What is not in the mix (yet): holds and bookings; a clock stepping back.
 
 pub mod check;
 pub mod client;
@@ -73,7 +73,7 @@ pub struct FaultsReport {
 
 /// The run's own PostgreSQL cluster and Redis, and [`INSTANCES`] `allot serve` processes on
 /// them: the stage, and the instances' URLs.
-async fn stage(cfg: &FaultsConfig) -> Result<(inject::Stage, Vec<String>), SimError> {
+async fn stage(cfg: &FaultsConfig, history: Arc<History>) -> Result<(inject::Stage, Vec<String>), SimError> {
     let setup = |e: allot_bench::BenchError| SimError::Setup(e.to_string());
     let joined = |e: tokio::task::JoinError| SimError::Setup(e.to_string());
     let cluster = Arc::new(
@@ -86,10 +86,12 @@ async fn stage(cfg: &FaultsConfig) -> Result<(inject::Stage, Vec<String>), SimEr
         .await
         .map_err(joined)?
         .map_err(setup)?;
+    let clock = inject::clock_file(cfg.seed);
+    let env = clock.as_deref().map(inject::clock_env).unwrap_or_default();
     let mut instances = Vec::new();
     for _ in 0..INSTANCES {
         let port = allot_bench::free_port().map_err(setup)?;
-        let server = allot_bench::start_server(&cfg.allot_bin, port, &cluster.url(), Some(&redis.url()))
+        let server = allot_bench::start_server_with(&cfg.allot_bin, port, (&cluster.url(), Some(&redis.url())), &env)
             .await
             .map_err(setup)?;
         instances.push((port, server));
@@ -100,15 +102,17 @@ async fn stage(cfg: &FaultsConfig) -> Result<(inject::Stage, Vec<String>), SimEr
         allot_bin: cfg.allot_bin.clone(),
         redis,
         instances: tokio::sync::Mutex::new(instances),
+        clock,
+        history,
     };
     Ok((stage, urls))
 }
 
 /// Run the faults phase of `cfg`.
 pub async fn run_faults(cfg: &FaultsConfig) -> Result<FaultsReport, SimError> {
-    let (stage, urls) = stage(cfg).await?;
-    prepare(&urls[0], cfg.jobs).await?;
     let (history, stats) = (Arc::new(History::default()), Arc::new(Stats::default()));
+    let (stage, urls) = stage(cfg, history.clone()).await?;
+    prepare(&urls[0], cfg.jobs).await?;
     let mut report = FaultsReport::default();
     let stop = Arc::new(AtomicBool::new(false));
     let clients: Vec<_> = (0..cfg.clients)
@@ -153,6 +157,9 @@ pub async fn run_faults(cfg: &FaultsConfig) -> Result<FaultsReport, SimError> {
             .cloned(),
     );
     verify(&urls[0], &history, &mut report).await;
+    if let Some(file) = &stage.clock {
+        let _ = std::fs::remove_file(file);
+    }
     Ok(report)
 }
 

@@ -13,6 +13,17 @@ use allot_core::job::{after_failure, JobState};
 use allot_core::AllotError;
 use serde_json::{json, Value};
 
+/// What a new job is made of besides its queue, unique key and start.
+#[derive(Debug, Clone)]
+pub(super) struct Template {
+    /// 1..=4, lower first.
+    pub(super) priority: i64,
+    /// Attempts before the dead letter.
+    pub(super) max_attempts: i64,
+    /// The key of per-key limits, rates and FIFO.
+    pub(super) partition_key: Option<String>,
+}
+
 /// A job as the model keeps it (instants in µs since the epoch).
 #[derive(Debug, Clone)]
 pub(super) struct Job {
@@ -52,41 +63,61 @@ impl Model {
     /// given again (the stores draw ids from a sequence).
     pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob]) -> Result<Done, AllotError> {
         let now = self.now_us();
-        let mut ids = Vec::with_capacity(jobs.len());
-        for j in jobs {
-            let key = j.unique_key.map(str::to_string);
-            if let Some(id) = key.as_ref().and_then(|k| self.unfinished_with(queue, k)) {
-                ids.push(id);
-                continue;
-            }
-            let run_at_us = j
-                .run_at_ms
-                .map_or(now, |ms| crate::ops::start().timestamp_micros() + ms * 1000);
-            let state = if run_at_us > now {
-                JobState::Scheduled
-            } else {
-                JobState::Available
-            };
-            self.jobs_made += 1;
-            let id = self.jobs_made;
-            self.jobs.insert(
-                id,
-                Job {
-                    queue: queue.to_string(),
-                    state,
-                    priority: j.priority,
-                    max_attempts: j.max_attempts,
-                    attempt: 0,
-                    unique_key: key,
-                    run_at_us,
-                    lease_expires_us: None,
-                    token: None,
-                    partition_key: j.partition_key.map(str::to_string),
-                },
-            );
-            ids.push(id);
-        }
+        let ids = jobs
+            .iter()
+            .map(|j| {
+                self.enqueue_one(
+                    queue,
+                    Template {
+                        priority: j.priority,
+                        max_attempts: j.max_attempts,
+                        partition_key: j.partition_key.map(str::to_string),
+                    },
+                    j.unique_key.map(str::to_string),
+                    j.run_at_ms
+                        .map_or(now, |ms| crate::ops::start().timestamp_micros() + ms * 1000),
+                )
+            })
+            .collect::<Vec<_>>();
         Ok((201, json!({ "jobs": ids }), Some(Noted::Jobs(ids))))
+    }
+
+    /// One job of `template` with `unique_key`, to run at `run_at_us`: the unfinished job of
+    /// `queue` holding the key, or a new one (`scheduled` when `run_at_us` is after now, else
+    /// `available`); its id.
+    pub(super) fn enqueue_one(
+        &mut self,
+        queue: &str,
+        template: Template,
+        unique_key: Option<String>,
+        run_at_us: i64,
+    ) -> i64 {
+        if let Some(id) = unique_key.as_ref().and_then(|k| self.unfinished_with(queue, k)) {
+            return id;
+        }
+        let state = if run_at_us > self.now_us() {
+            JobState::Scheduled
+        } else {
+            JobState::Available
+        };
+        self.jobs_made += 1;
+        let id = self.jobs_made;
+        self.jobs.insert(
+            id,
+            Job {
+                queue: queue.to_string(),
+                state,
+                priority: template.priority,
+                max_attempts: template.max_attempts,
+                attempt: 0,
+                unique_key,
+                run_at_us,
+                lease_expires_us: None,
+                token: None,
+                partition_key: template.partition_key,
+            },
+        );
+        id
     }
 
     /// The unfinished job of `queue` with unique key `key`.

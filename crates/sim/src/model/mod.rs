@@ -38,7 +38,9 @@
 //!   expired leases; the counts by state; each queue's settings (`queues.rs`: pause,
 //!   limits per queue and per key, rates, FIFO per key) and what they let a claim take; a
 //!   queue with `keep_completed: false` deleting each job as it completes;
-//!   snoozes (by lease token) and reschedules (by hand).
+//!   snoozes (by lease token) and reschedules (by hand); schedules (`schedules.rs`): cron
+//!   expressions in a time zone whose ticks a pass of the scheduler enqueues, late ones
+//!   skipped or run once, paused, resumed and deleted.
 //! - Bookings (`bookings.rs`): half-open ranges on a resource that never overlap while both
 //!   block (confirmed, or held and not expired: an expired hold stops blocking at once);
 //!   cancel, confirm, release, extend, reschedule; free gaps over a window.
@@ -68,6 +70,7 @@ mod holds;
 mod jobs;
 mod places;
 mod queues;
+mod schedules;
 mod stock;
 mod units;
 
@@ -230,6 +233,8 @@ pub struct Model {
     queue_settings: BTreeMap<String, allot_core::job::queue::QueueSettings>,
     /// The starts claims recorded (the rates' windows).
     starts: Vec<queues::Start>,
+    /// Schedules by name.
+    schedules: BTreeMap<String, schedules::Sched>,
     /// Every hold's own events but expiries, in order: type, hold id, lines (SKU, quantity),
     /// booking lines ([`Op::HoldEvents`]).
     hold_events: Vec<holds::HoldEvent>,
@@ -276,6 +281,7 @@ impl Model {
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),
+            schedules: BTreeMap::new(),
             hold_events: Vec::new(),
             keys: BTreeMap::new(),
             made: 0,
@@ -415,6 +421,8 @@ impl Model {
                 allot_core::validate::unit_claim("x".into(), parse(body())?, any, l).map(drop)
             }
             Op::GetUnits { sku } | Op::GetUnit { sku, .. } => allot_core::validate::name("sku", sku, l),
+            Op::CreateSchedule { .. } => allot_core::validate::schedule(parse(body())?, self.clock.now(), l).map(drop),
+            Op::DeleteSchedule { name } | Op::PauseSchedule { name, .. } => allot_core::validate::name("name", name, l),
             _ => Ok(()),
         }
     }
@@ -530,6 +538,29 @@ impl Model {
         }
     }
 
+    /// `Op::Hold` as the model's hold.
+    fn hold_op(&mut self, op: &Op) -> Result<Done, AllotError> {
+        let Op::Hold {
+            lines,
+            units,
+            bookings,
+            ttl_ms,
+            place,
+            ..
+        } = op
+        else {
+            return Err(AllotError::Internal("not a hold".into()));
+        };
+        // The request lists the stock lines, then the unit lines, then these.
+        let first = lines.len() + units.len();
+        let bookings: Vec<holds::BookingLine> = bookings
+            .iter()
+            .enumerate()
+            .map(|(k, (r, start_h, hours, q))| (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q, first + k))
+            .collect();
+        self.hold((lines, units, &bookings), *ttl_ms, place)
+    }
+
     fn execute(&mut self, op: &Op, resolved: &Resolved) -> Result<Done, AllotError> {
         let (id, token) = (resolved.id.as_str(), resolved.token.as_str());
         match op {
@@ -543,25 +574,7 @@ impl Model {
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
             Op::Return { lines, location, .. } => self.return_lines(id, lines, *location),
-            Op::Hold {
-                lines,
-                units,
-                bookings,
-                ttl_ms,
-                place,
-                ..
-            } => {
-                // The request lists the stock lines, then the unit lines, then these.
-                let first = lines.len() + units.len();
-                let bookings: Vec<holds::BookingLine> = bookings
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (r, start_h, hours, q))| {
-                        (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q, first + k)
-                    })
-                    .collect();
-                self.hold((lines, units, &bookings), *ttl_ms, place)
-            }
+            Op::Hold { .. } => self.hold_op(op),
             Op::GetHold { .. } => Ok((200, self.hold_view(id)?, None)),
             Op::Confirm { part, .. } => self.confirm(id, part.as_ref()),
             Op::Release { .. } => self.release(id),
@@ -580,6 +593,9 @@ impl Model {
             Op::GetQueue { queue } => Ok((200, self.queue_view(queue), None)),
             Op::QueueSettings { queue, settings } => self.put_settings(queue, settings),
             Op::PauseQueue { queue, pause } => self.pause_queue(queue, *pause),
+            Op::CreateSchedule { .. } | Op::ListSchedules | Op::DeleteSchedule { .. } | Op::PauseSchedule { .. } => {
+                self.execute_schedules(op)
+            }
             Op::Book { .. }
             | Op::RescheduleBooking { .. }
             | Op::PutResource { .. }
@@ -598,7 +614,7 @@ impl Model {
             Op::GetUnit { sku, serial } => Ok((200, self.unit_by_serial(sku, *serial)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::HoldEvents => Ok((200, self.hold_events_view(), None)),
-            Op::Advance { .. } | Op::Sweep | Op::Batch { .. } | Op::OtherTenant { .. } => {
+            Op::Advance { .. } | Op::Sweep | Op::RunSchedules | Op::Batch { .. } | Op::OtherTenant { .. } => {
                 Err(AllotError::Internal("not a request of this tenant".into()))
             }
         }

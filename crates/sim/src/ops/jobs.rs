@@ -124,50 +124,51 @@ impl Generator {
                 lease_ms: self.lease_ms(),
                 key: self.key(),
             },
-            40..=57 => Op::Complete {
+            40..=55 => Op::Complete {
                 job: self.job_ref(),
                 token: self.token(),
                 key: self.key(),
             },
-            58..=71 => Op::Fail {
+            56..=69 => Op::Fail {
                 job: self.job_ref(),
                 token: self.token(),
                 retry_in_ms: self.rare(&[0, 0, 1000, 5000], &[-1]),
                 key: self.key(),
             },
-            72..=79 => Op::Heartbeat {
+            70..=77 => Op::Heartbeat {
                 job: self.job_ref(),
                 token: self.token(),
                 lease_ms: self.lease_ms(),
             },
-            80..=83 => Op::CancelJob {
+            78..=81 => Op::CancelJob {
                 job: self.job_ref(),
                 key: self.key(),
             },
-            84..=85 => Op::RetryJob {
+            82..=83 => Op::RetryJob {
                 job: self.job_ref(),
                 key: self.key(),
             },
-            86..=87 => Op::Snooze {
+            84..=85 => Op::Snooze {
                 job: self.job_ref(),
                 token: self.token(),
                 delay_ms: self.delay_ms(),
                 key: self.key(),
             },
-            88 => Op::Reschedule {
+            86 => Op::Reschedule {
                 job: self.job_ref(),
                 delay_ms: self.delay_ms(),
                 key: self.key(),
             },
-            89..=90 => Op::GetQueue { queue: self.queue() },
-            91..=93 => Op::QueueSettings {
+            87 => Op::GetQueue { queue: self.queue() },
+            88..=90 => Op::QueueSettings {
                 queue: self.queue(),
                 settings: self.settings(),
             },
-            94 => Op::PauseQueue {
+            91 => Op::PauseQueue {
                 queue: self.queue(),
                 pause: self.rng.random_range(0..2) == 0,
             },
+            92..=94 => self.schedule_op(),
             _ => Op::Sweep,
         }
     }

@@ -11,6 +11,7 @@ mod batch;
 mod bookings;
 mod jobs;
 mod places;
+pub mod schedules;
 mod units;
 
 pub use bookings::{window_at, ResourcePut, POOLS, PUT_RESOURCES, RESOURCES, WINDOW_HOURS};
@@ -267,6 +268,17 @@ pub enum Op {
     Sweep,
     /// The clock moves forward (no request).
     Advance { ms: i64 },
+    /// `POST /v1/schedules`.
+    CreateSchedule { schedule: schedules::NewSchedule },
+    /// `GET /v1/schedules`.
+    ListSchedules,
+    /// `DELETE /v1/schedules/{name}`.
+    DeleteSchedule { name: &'static str },
+    /// `POST /v1/schedules/{name}/pause` (`pause`) or `/resume`.
+    PauseSchedule { name: &'static str, pause: bool },
+    /// A pass of the scheduler at the clock's now (no request): each due schedule's ticks
+    /// enqueued, then the schedules listed.
+    RunSchedules,
     /// `GET /v1/audit`: the books balance (the runner's, after the last step; never generated).
     Audit,
     /// `GET /v1/events?types=hold.created,hold.confirmed,hold.released`: every hold's own
@@ -387,6 +399,10 @@ impl Generator {
     }
 
     fn op(&mut self) -> Op {
+        // Schedules: one step in fifty, and a few of the queue's.
+        if self.rng.random_range(0..50) == 0 {
+            return self.schedule_op();
+        }
         match self.rng.random_range(0..6) {
             0 | 1 => return self.job_op(),
             2 => return self.booking_op(),
@@ -422,24 +438,7 @@ impl Generator {
                 location: self.maybe_location(),
                 key: self.key(),
             },
-            49..=63 => {
-                let units = self.unit_lines();
-                let bookings = self.hold_bookings();
-                // A hold with booking lines mostly within the TTL limits, so that some are
-                // made and the booking steps then meet their bookings (`held_by_hold`).
-                let ttl_ms = match bookings.is_empty() || self.rng.random_range(0..4) == 0 {
-                    true => self.ttl_ms(),
-                    false => self.pick(&[2000, 5000, 60_000, 60_000]),
-                };
-                Op::Hold {
-                    lines: self.hold_lines(!units.is_empty()),
-                    units,
-                    bookings,
-                    ttl_ms,
-                    place: self.place(),
-                    key: self.key(),
-                }
-            }
+            49..=63 => self.hold_op(),
             64..=66 => Op::GetHold { hold: self.reference() },
             67..=78 => Op::Confirm {
                 hold: self.reference(),
@@ -458,6 +457,26 @@ impl Generator {
             _ => Op::Advance {
                 ms: self.pick(&[1, 999, 1000, 1001, 5000, 60_000]),
             },
+        }
+    }
+
+    /// A hold of stock lines, unit lines and booking lines.
+    fn hold_op(&mut self) -> Op {
+        let units = self.unit_lines();
+        let bookings = self.hold_bookings();
+        // A hold with booking lines mostly within the TTL limits, so that some are made and
+        // the booking steps then meet their bookings (`held_by_hold`).
+        let ttl_ms = match bookings.is_empty() || self.rng.random_range(0..4) == 0 {
+            true => self.ttl_ms(),
+            false => self.pick(&[2000, 5000, 60_000, 60_000]),
+        };
+        Op::Hold {
+            lines: self.hold_lines(!units.is_empty()),
+            units,
+            bookings,
+            ttl_ms,
+            place: self.place(),
+            key: self.key(),
         }
     }
 

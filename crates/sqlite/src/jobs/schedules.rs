@@ -78,13 +78,14 @@ fn create(c: &Connection, tenant: &str, s: &NewSchedule, max: u32) -> Result<Sch
     one(c, tenant, &s.name)
 }
 
-/// One pass at `now_us`: the due schedules' ticks enqueued, each schedule moved on.
+/// One pass at `now_us`: the due schedules' ticks enqueued, by (next tick, tenant, name), each
+/// schedule moved on.
 fn pass(c: &Connection, limits: &Limits, now: i64, max: u32) -> Result<u64> {
     type Due = (String, String, String, String, String, String, String, i64);
     let due: Vec<Due> = c
         .prepare(
             "SELECT tenant, name, cron, timezone, queue, job, missed, next_run_at_us FROM schedules
-              WHERE paused = 0 AND next_run_at_us <= ?1 ORDER BY next_run_at_us LIMIT ?2",
+              WHERE paused = 0 AND next_run_at_us <= ?1 ORDER BY next_run_at_us, tenant, name LIMIT ?2",
         )
         .and_then(|mut st| {
             st.query_map(params![now, max], |r| {
