@@ -34,7 +34,9 @@ pub struct SimArgs {
     )]
     database_url: String,
     /// Plant a fault in the model, to see the runner find and shrink it (the comparison is
-    /// the same whichever side is wrong): `cancel-gives-one-more` or `lease-check-removed`.
+    /// the same whichever side is wrong): `cancel-gives-one-more`, `lease-check-removed`,
+    /// `mixed-hold-skips-units`, `hold-skips-bookings`, `hold-bookings-unguarded`,
+    /// `release-event-missing` or `schedule-ignores-tick`.
     #[arg(long)]
     plant: Option<String>,
     /// Run the concurrent phase with faults instead: clients on two `allot serve` instances

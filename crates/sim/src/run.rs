@@ -7,6 +7,7 @@ use crate::ops::{Generator, Op, QUEUES, RESOURCES, SKUS, UNIT_SKU};
 use crate::target::{Spec, Target};
 use crate::{Answer, SimError};
 use allot_core::ManualClock;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -188,9 +189,29 @@ impl Run {
         if std::env::var_os("ALLOT_SIM_TRACE").is_some() {
             eprintln!("{i} RunSchedules -> jobs {made:?}");
         }
+        let expected = Answer {
+            status: 200,
+            replayed: false,
+            view: json!({ "made": self.model.made_jobs_view(&made) }),
+        };
         self.made.note(&Op::RunSchedules, (200, false), Some(Noted::Jobs(made)));
         for t in targets.iter_mut() {
-            t.run_schedules().await?;
+            let got = Answer {
+                status: 200,
+                replayed: false,
+                view: json!({ "made": t.run_schedules().await? }),
+            };
+            if got != expected {
+                let (target, op, shrunk) = (t.spec.name(), Op::RunSchedules, Vec::new());
+                return Ok(Some(Divergence {
+                    step: i,
+                    target,
+                    op,
+                    expected,
+                    got,
+                    shrunk,
+                }));
+            }
         }
         let expected = self.expect(&Op::ListSchedules, false);
         if let Some(d) = self.compare(i, &Op::ListSchedules, &expected, targets).await? {

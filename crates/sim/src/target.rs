@@ -302,15 +302,16 @@ impl Target {
     }
 
     /// A pass of the scheduler at the clock's now, then the jobs it made noted (listed from
-    /// each queue above the highest id noted so far, in id order: the order they were made).
-    pub async fn run_schedules(&mut self) -> Result<(), SimError> {
+    /// each queue above the highest id noted so far, in id order: the order they were made)
+    /// and answered as [`crate::view::made_job`] shows them, in that order.
+    pub async fn run_schedules(&mut self) -> Result<Vec<Value>, SimError> {
         let failed =
             |e: allot_core::AllotError| SimError::Setup(format!("{}: a schedule pass failed: {e}", self.spec.name()));
         self.store
             .run_schedules(self.store.now(), SWEEP_BATCH)
             .await
             .map_err(failed)?;
-        let mut made = Vec::new();
+        let mut made: Vec<Value> = Vec::new();
         for queue in crate::ops::QUEUES {
             let mut after = self.made.last_job();
             loop {
@@ -323,16 +324,17 @@ impl Target {
                         self.spec.name()
                     )));
                 }
-                made.extend(jobs.iter().filter_map(|j| j["id"].as_i64()));
-                match jobs.last().and_then(|j| j["id"].as_i64()) {
-                    Some(last) if jobs.len() == LIST_PAGE => after = last,
-                    _ => break,
+                made.extend(jobs.iter().cloned());
+                match body["next"].as_i64() {
+                    Some(next) => after = next,
+                    None => break,
                 }
             }
         }
-        made.sort_unstable();
-        self.made.note(&Op::RunSchedules, (200, false), Some(Noted::Jobs(made)));
-        Ok(())
+        made.sort_by_key(|j| j["id"].as_i64());
+        let ids = made.iter().filter_map(|j| j["id"].as_i64()).collect();
+        self.made.note(&Op::RunSchedules, (200, false), Some(Noted::Jobs(ids)));
+        Ok(made.iter().map(|j| crate::view::made_job(j, &self.made)).collect())
     }
 
     /// Send `op` (its references resolved by what this target made) and note what it made.

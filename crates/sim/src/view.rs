@@ -187,6 +187,20 @@ fn leased(j: &Value, made: &Made) -> Value {
     })
 }
 
+/// A job a scheduler pass made, as its queue's listing shows it (`made` has noted it).
+pub fn made_job(j: &Value, made: &Made) -> Value {
+    json!({
+        "job": made.job_place(j["id"].as_i64().unwrap_or(0)),
+        "queue": j["queue"],
+        "state": j["state"],
+        "priority": j["priority"],
+        "max_attempts": j["max_attempts"],
+        "partition_key": j["partition_key"],
+        "unique_key": j["unique_key"],
+        "run_at_us": instant_us(&j["run_at"]),
+    })
+}
+
 fn job_status(body: &Value, made: &Made) -> Value {
     json!({
         "job": made.job_place(body["id"].as_i64().unwrap_or(0)),

@@ -171,3 +171,9 @@ async fn a_release_missing_from_the_feed_is_found_and_shrunk() {
     }
     planted(Mutation::ReleaseEventMissing, releases).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schedule_ignoring_its_tick_is_found_and_shrunk() {
+    // The jobs a pass made are compared with the model's (their `run_at` among them).
+    planted(Mutation::ScheduleIgnoresTick, |op| matches!(op, Op::RunSchedules)).await;
+}

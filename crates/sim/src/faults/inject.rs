@@ -127,7 +127,7 @@ impl Stage {
             }
             Fault::KillInstance(i) => self.kill(i).await,
             Fault::RedisFlush => self.redis.cli(&["FLUSHALL"]).map(drop).map_err(|e| e.to_string()),
-            Fault::ClockJump => self.jump(),
+            Fault::ClockJump => self.jump().await,
         }
     }
 
@@ -136,7 +136,10 @@ impl Stage {
         self.clock.as_deref().map(clock_env).unwrap_or_default()
     }
 
-    fn jump(&self) -> Result<(), String> {
+    /// Move the clock file [`CLOCK_JUMP_S`] ahead, then wait until every instance's HTTP
+    /// `Date` header shows it (bounded by [`JUMP_SEEN_WITHIN`]): a jump no instance took is a
+    /// failed fault, not a silent one.
+    async fn jump(&self) -> Result<(), String> {
         let file = (self.clock.as_ref()).ok_or("libfaketime is not installed (Debian: apt-get install faketime)")?;
         let now: i64 = std::fs::read_to_string(file)
             .map_err(|e| e.to_string())?
@@ -145,7 +148,13 @@ impl Stage {
             .parse()
             .map_err(|e| format!("the clock file: {e}"))?;
         self.history.jumped(CLOCK_JUMP_S * 1000);
-        std::fs::write(file, format!("+{}\n", now + CLOCK_JUMP_S)).map_err(|e| e.to_string())
+        std::fs::write(file, format!("+{}\n", now + CLOCK_JUMP_S)).map_err(|e| e.to_string())?;
+        let ports: Vec<u16> = self.instances.lock().await.iter().map(|(p, _)| *p).collect();
+        let ahead = Duration::from_secs((now + CLOCK_JUMP_S - 1).max(0) as u64);
+        for port in ports {
+            clock_seen(port, ahead).await?;
+        }
+        Ok(())
     }
 
     async fn terminate(&self) -> Result<(), String> {
@@ -179,6 +188,31 @@ impl Stage {
         instances[i] = (port, fresh);
         Ok(())
     }
+}
+
+/// How long an instance may take to show a clock jump (libfaketime reads its file again at
+/// most a second after it changes; `Date` has whole seconds).
+const JUMP_SEEN_WITHIN: Duration = Duration::from_secs(5);
+
+/// Wait until the instance on `port` answers with a `Date` at least `ahead` past the
+/// machine's clock.
+async fn clock_seen(port: u16, ahead: Duration) -> Result<(), String> {
+    let http = reqwest::Client::new();
+    let deadline = tokio::time::Instant::now() + JUMP_SEEN_WITHIN;
+    while tokio::time::Instant::now() < deadline {
+        let answer = http.get(format!("http://127.0.0.1:{port}/livez")).send().await;
+        let date = answer.ok().and_then(|r| {
+            let header = r.headers().get(reqwest::header::DATE)?.to_str().ok()?.to_string();
+            httpdate::parse_http_date(&header).ok()
+        });
+        if date.is_some_and(|d| d >= std::time::SystemTime::now() + ahead) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Err(format!(
+        "the instance on port {port} did not show the jump within {JUMP_SEEN_WITHIN:?}"
+    ))
 }
 
 /// Inject `faults` one after the other, a seeded pause (300..900 ms) before each, noting each

@@ -57,6 +57,20 @@ impl Job {
 }
 
 impl Model {
+    /// The jobs `ids` as [`crate::view::made_job`] shows them (the model's ids are the places).
+    pub fn made_jobs_view(&self, ids: &[i64]) -> Vec<Value> {
+        let view = |id: &i64, j: &Job| {
+            json!({
+                "job": id, "queue": j.queue, "state": j.state, "priority": j.priority,
+                "max_attempts": j.max_attempts, "partition_key": j.partition_key,
+                "unique_key": j.unique_key, "run_at_us": j.run_at_us,
+            })
+        };
+        ids.iter()
+            .filter_map(|id| self.jobs.get(id).map(|j| view(id, j)))
+            .collect()
+    }
+
     /// Each job in request order: the unfinished job of the queue holding its unique key, or
     /// a new one (`scheduled` when its `run_at` is after now, else `available`). Ids count
     /// from 1 in the order jobs are made, as the views name them; a deleted job's id is never

@@ -168,17 +168,20 @@ pub enum Mutation {
     HoldBookingsUnguarded,
     /// A release writes no `hold.released` to the feed.
     ReleaseEventMissing,
+    /// The jobs a scheduler pass makes run at the pass, not at their tick.
+    ScheduleIgnoresTick,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 6] = [
+    pub const ALL: [Mutation; 7] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
         Mutation::HoldSkipsBookings,
         Mutation::HoldBookingsUnguarded,
         Mutation::ReleaseEventMissing,
+        Mutation::ScheduleIgnoresTick,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -190,6 +193,7 @@ impl Mutation {
             Mutation::HoldSkipsBookings => "hold-skips-bookings",
             Mutation::HoldBookingsUnguarded => "hold-bookings-unguarded",
             Mutation::ReleaseEventMissing => "release-event-missing",
+            Mutation::ScheduleIgnoresTick => "schedule-ignores-tick",
         }
     }
 

@@ -152,7 +152,10 @@ impl Model {
                     &s.queue,
                     s.template.clone(),
                     Some(tick_key(&name, tick)),
-                    tick.timestamp_micros(),
+                    match self.mutation == Some(super::Mutation::ScheduleIgnoresTick) {
+                        true => now.timestamp_micros(),
+                        false => tick.timestamp_micros(),
+                    },
                 );
                 if self.jobs_made > before {
                     made.push(id);
