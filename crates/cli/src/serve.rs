@@ -55,6 +55,12 @@ pub(crate) struct ServeArgs {
     /// How long events of the change feed are kept before pruning, ms (7 days).
     #[arg(long, env = "ALLOT_EVENT_RETENTION_MS", default_value_t = 604_800_000)]
     pub(crate) event_retention_ms: u64,
+    /// Refuse a stock write without an `Idempotency-Key` (`400 idempotency_key_required`):
+    /// creations, adjustments, allocations, cancels, returns, holds, confirms, releases,
+    /// extends, transfers, unit receipts and claims, and a batch's operations. A level set
+    /// needs none (its `compare_on_hand` guards a retry).
+    #[arg(long, env = "ALLOT_REQUIRE_IDEMPOTENCY_KEY")]
+    pub(crate) require_idempotency_key: bool,
     /// Let webhook deliveries reach loopback and private addresses (refused by default: a
     /// guard against server-side request forgery).
     #[arg(long, env = "ALLOT_WEBHOOK_ALLOW_PRIVATE")]
@@ -235,6 +241,7 @@ impl ServeArgs {
             hold_sweep_interval_ms: self.hold_sweep_interval_ms,
             job_retention_ms: self.job_retention_ms,
             event_retention_ms: self.event_retention_ms,
+            require_idempotency_key: self.require_idempotency_key,
             webhook_allow_private: self.webhook_allow_private,
             webhook_timeout_ms: self.webhook_timeout_ms,
             webhook_concurrency: self.webhook_concurrency,

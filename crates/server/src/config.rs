@@ -38,6 +38,13 @@ pub struct ServerConfig {
     pub job_retention_ms: u64,
     /// How long events of the change feed are kept, ms. Default 7 days.
     pub event_retention_ms: u64,
+    /// Every stock write (a SKU's creation, adjustments, allocations, their cancels and
+    /// returns, holds and their confirms, releases and extends, transfers, unit receipts and
+    /// claims, each operation of a batch) must carry an `Idempotency-Key`, as Shopify's
+    /// inventory API requires on adjustments; one without is refused `400
+    /// idempotency_key_required` and changes nothing. A level set needs none: its
+    /// `compare_on_hand` makes it safe to retry. Default `false`.
+    pub require_idempotency_key: bool,
     /// Webhook deliveries may go to loopback and private addresses (tests, a trusted
     /// network). Default `false`: such endpoints are refused when delivering.
     pub webhook_allow_private: bool,
@@ -98,6 +105,7 @@ impl Default for ServerConfig {
             hold_sweep_interval_ms: 1000,
             job_retention_ms: 86_400_000,
             event_retention_ms: 604_800_000,
+            require_idempotency_key: false,
             webhook_allow_private: false,
             webhook_timeout_ms: 10_000,
             webhook_concurrency: 16,

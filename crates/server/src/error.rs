@@ -139,7 +139,9 @@ impl std::error::Error for ApiError {}
 pub fn status_of(e: &AllotError) -> StatusCode {
     match e {
         AllotError::OnLine { error, .. } => status_of(error),
-        AllotError::InvalidRequest(_) | AllotError::UnsupportedStrategy { .. } => StatusCode::BAD_REQUEST,
+        AllotError::InvalidRequest(_)
+        | AllotError::UnsupportedStrategy { .. }
+        | AllotError::IdempotencyKeyRequired { .. } => StatusCode::BAD_REQUEST,
         AllotError::LimitExceeded { limit, .. } if *limit == "max_body_bytes" => StatusCode::PAYLOAD_TOO_LARGE,
         AllotError::LimitExceeded { .. } => StatusCode::BAD_REQUEST,
         AllotError::NotFound { .. } => StatusCode::NOT_FOUND,

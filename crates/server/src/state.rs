@@ -40,6 +40,8 @@ pub struct AppState {
     /// Whether webhook endpoints may be loopback or private addresses
     /// (`--webhook-allow-private`).
     pub(crate) webhook_allow_private: bool,
+    /// Whether a stock write must carry an `Idempotency-Key` (`--require-idempotency-key`).
+    pub(crate) require_idempotency_key: bool,
 }
 
 impl AppState {
@@ -84,6 +86,7 @@ impl AppState {
             stopping: Arc::new(tokio::sync::watch::Sender::new(false)),
             recent,
             webhook_allow_private: cfg.webhook_allow_private,
+            require_idempotency_key: cfg.require_idempotency_key,
         })
     }
 

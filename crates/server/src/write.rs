@@ -71,6 +71,23 @@ impl<B: WriteBody> FromRequest<Arc<AppState>> for Write<B> {
     }
 }
 
+/// A write that moves stock: a [`Write`] that must carry an `Idempotency-Key` when the server
+/// requires one (`--require-idempotency-key`; `400 idempotency_key_required` otherwise, read
+/// before the body).
+pub struct StockWrite<B>(pub Write<B>);
+
+impl<B: WriteBody> FromRequest<Arc<AppState>> for StockWrite<B> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, ApiError> {
+        if state.require_idempotency_key && !req.headers().contains_key("idempotency-key") {
+            let field = "Idempotency-Key".to_string();
+            return Err(allot_core::AllotError::IdempotencyKeyRequired { field }.into());
+        }
+        Write::from_request(req, state).await.map(StockWrite)
+    }
+}
+
 impl<B: WriteBody> Write<B> {
     /// The body, and the request's [`WriteKey`] (its fingerprint is computed here only when
     /// the request carried a key).

@@ -196,6 +196,18 @@ pub enum AllotError {
     /// The same `Idempotency-Key` was used with a different request. HTTP 422.
     #[error("idempotency key was already used with a different request")]
     IdempotencyKeyReused,
+    /// A stock write without an `Idempotency-Key` on a server that requires one
+    /// (`--require-idempotency-key`). HTTP 400 `idempotency_key_required`, as the IETF's
+    /// Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header, §2.7) advises for a
+    /// resource that requires the header. Nothing was applied.
+    #[error(
+        "{field} is required: this server requires an idempotency key on every stock write (--require-idempotency-key)"
+    )]
+    IdempotencyKeyRequired {
+        /// What is missing: the `Idempotency-Key` header, or a batch operation's
+        /// `operations[i].idempotency_key`.
+        field: String,
+    },
     /// A request with the same `Idempotency-Key` is still running. HTTP 409.
     #[error("a request with this idempotency key is still in progress")]
     IdempotencyKeyInUse,
@@ -437,6 +449,7 @@ impl AllotError {
             },
             AllotError::LeaseLost { .. } | AllotError::Fenced { .. } => "lease_lost",
             AllotError::IdempotencyKeyReused => "idempotency_key_reused",
+            AllotError::IdempotencyKeyRequired { .. } => "idempotency_key_required",
             AllotError::IdempotencyKeyInUse => "idempotency_key_in_use",
             AllotError::UnsupportedMediaType(_) => "unsupported_media_type",
             AllotError::Forbidden(_) | AllotError::MissingScope { .. } => "forbidden",

@@ -5,7 +5,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Caller, JsonBody, OptionalJsonBody};
 use crate::state::AppState;
 use crate::write::WriteKey;
-use crate::write::{NoBody, Write};
+use crate::write::{NoBody, StockWrite};
 use allot_core::store::Executed;
 use allot_core::Result;
 use allot_core::{Allocation, ConfirmBody, ExtendBody, Hold, HoldBody};
@@ -23,7 +23,7 @@ use tracing::Instrument;
 pub(super) async fn create_hold(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<HoldBody>>,
+    StockWrite(write): StockWrite<JsonBody<HoldBody>>,
 ) -> Result<Response, crate::error::LineError> {
     let (body, key) = write.split();
     let skus = line_skus(&body.value);
@@ -97,7 +97,7 @@ pub(super) async fn confirm_hold(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<OptionalJsonBody<ConfirmBody>>,
+    StockWrite(write): StockWrite<OptionalJsonBody<ConfirmBody>>,
 ) -> Result<Response, ApiError> {
     let (OptionalJsonBody(body), key) = write.split();
     let part = allot_core::validate::confirm(body.value, &st.limits)?;
@@ -139,7 +139,7 @@ pub(super) async fn release_hold(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<NoBody>,
+    StockWrite(write): StockWrite<NoBody>,
 ) -> Result<Response, ApiError> {
     let (_, key) = write.split();
     Ok(respond(StatusCode::OK, release(&st, &tenant, id, actor, &key).await?))
@@ -177,7 +177,7 @@ pub(super) async fn extend_hold(
     State(st): State<Arc<AppState>>,
     Caller { tenant, .. }: Caller,
     Path(id): Path<String>,
-    write: Write<JsonBody<ExtendBody>>,
+    StockWrite(write): StockWrite<JsonBody<ExtendBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     id_path("hold", &id)?;

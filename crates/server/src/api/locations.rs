@@ -4,7 +4,7 @@ use super::respond;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Caller, IdempotencyKey, JsonBody};
 use crate::state::AppState;
-use crate::write::Write;
+use crate::write::{StockWrite, Write};
 use allot_core::Result;
 use allot_core::{AllotError, Location, LocationBody, SetLevelBody, Sku, Transfer, TransferBody};
 use axum::extract::{Path, State};
@@ -69,7 +69,7 @@ pub(super) async fn list_locations(
 pub(super) async fn create_transfer(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<TransferBody>>,
+    StockWrite(write): StockWrite<JsonBody<TransferBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let id = super::new_object_id();

@@ -5,7 +5,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Caller, JsonBody};
 use crate::state::AppState;
 use crate::write::WriteKey;
-use crate::write::{NoBody, Write};
+use crate::write::{NoBody, StockWrite};
 use allot_core::store::Executed;
 use allot_core::Result;
 use allot_core::{AdjustmentBody, Allocation, AllocationBody, CreateSkuBody, LedgerEntry, Return, ReturnBody, Sku};
@@ -29,7 +29,7 @@ pub(super) fn sku_path(sku: &str, st: &AppState) -> Result<(), ApiError> {
 pub(super) async fn create_sku(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<CreateSkuBody>>,
+    StockWrite(write): StockWrite<JsonBody<CreateSkuBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let mut req = allot_core::validate::create_sku(body.value, &st.limits)?;
@@ -78,7 +78,7 @@ pub(super) async fn adjust_sku(
     State(st): State<Arc<AppState>>,
     Path(sku): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<AdjustmentBody>>,
+    StockWrite(write): StockWrite<JsonBody<AdjustmentBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let mut req = allot_core::validate::adjustment(&sku, body.value, &st.limits)?;
@@ -121,7 +121,7 @@ pub(super) async fn ledger(
 pub(super) async fn create_allocation(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<AllocationBody>>,
+    StockWrite(write): StockWrite<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let req = pick(&st, &tenant, allocation_request(&st, body.value, actor)?);
@@ -180,7 +180,7 @@ pub(super) async fn cancel_allocation(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<NoBody>,
+    StockWrite(write): StockWrite<NoBody>,
 ) -> Result<Response, ApiError> {
     let (_, key) = write.split();
     Ok(respond(StatusCode::OK, cancel(&st, &tenant, id, actor, &key).await?))
@@ -212,7 +212,7 @@ pub(super) async fn return_allocation(
     State(st): State<Arc<AppState>>,
     Path(id): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<ReturnBody>>,
+    StockWrite(write): StockWrite<JsonBody<ReturnBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     id_path("allocation", &id)?;

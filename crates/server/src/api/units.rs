@@ -4,7 +4,7 @@ use super::{count_outcome, family_strategy, respond};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Caller, JsonBody};
 use crate::state::AppState;
-use crate::write::Write;
+use crate::write::StockWrite;
 use allot_core::Capable;
 use allot_core::Result;
 use allot_core::{UnitAllocation, UnitAllocationBody, UnitStrategy, UnitsBody, UnitsCreated};
@@ -22,7 +22,7 @@ pub(super) async fn add_units(
     State(st): State<Arc<AppState>>,
     Path(sku): Path<String>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<UnitsBody>>,
+    StockWrite(write): StockWrite<JsonBody<UnitsBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let mut req = allot_core::validate::add_units(&sku, body.value, st.stores.now(), &st.limits)?;
@@ -41,7 +41,7 @@ pub(super) async fn add_units(
 pub(super) async fn claim_units(
     State(st): State<Arc<AppState>>,
     Caller { tenant, actor }: Caller,
-    write: Write<JsonBody<UnitAllocationBody>>,
+    StockWrite(write): StockWrite<JsonBody<UnitAllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
     let named = body.value.strategy.as_deref();

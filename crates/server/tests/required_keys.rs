@@ -1,0 +1,130 @@
+//! `--require-idempotency-key`: every stock write without an `Idempotency-Key` is refused
+//! `400 idempotency_key_required` naming what is missing, and changes nothing; with a key it
+//! runs as usual; a level set (guarded by its `compare_on_hand`) and writes that move no stock
+//! need none. Both backends.
+
+mod common;
+
+use common::{start_with, Kind, TestServer};
+use serde_json::{json, Value};
+
+async fn required(kind: Kind) -> TestServer {
+    start_with(kind, |c| c.require_idempotency_key = true).await
+}
+
+/// `path` with `body` and no key is refused as required, naming `field`.
+async fn refused(ts: &TestServer, path: &str, body: Value, field: &str) {
+    let (status, answer) = ts.post(path, body).await;
+    assert_eq!(status, 400, "{path}: {answer}");
+    assert_eq!(answer["error"]["code"], "idempotency_key_required", "{path}: {answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(field), "{path}: {message}");
+}
+
+/// `path` with `body` under `key`: its status and answer.
+async fn keyed(ts: &TestServer, path: &str, body: Value, key: &str) -> (u16, Value) {
+    ts.post_with(path, body.to_string(), Some(key)).await
+}
+
+async fn stock_writes_need_a_key(kind: Kind) {
+    let ts = required(kind).await;
+    let header = "Idempotency-Key";
+    refused(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), header).await;
+    assert_eq!(ts.get("/v1/skus/A").await.0, 404, "a refused creation made nothing");
+    assert_eq!(
+        keyed(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
+        201
+    );
+
+    refused(&ts, "/v1/skus/A/adjustments", json!({"delta": 5}), header).await;
+    let lines = json!({"lines": [{"sku": "A", "quantity": 2}]});
+    refused(&ts, "/v1/allocations", lines.clone(), header).await;
+    refused(
+        &ts,
+        "/v1/holds",
+        json!({"lines": lines["lines"], "ttl_ms": 60_000}),
+        header,
+    )
+    .await;
+    assert_eq!(ts.sku("A").await["available"], 10, "refused writes changed nothing");
+
+    let (status, alloc) = keyed(&ts, "/v1/allocations", lines.clone(), "k2").await;
+    assert_eq!(status, 201, "{alloc}");
+    let id = alloc["id"].as_str().unwrap().to_string();
+    refused(&ts, &format!("/v1/allocations/{id}/cancel"), Value::Null, header).await;
+    let ret = json!({"lines": [{"sku": "A", "quantity": 1}]});
+    refused(&ts, &format!("/v1/allocations/{id}/returns"), ret, header).await;
+    assert_eq!(ts.get(&format!("/v1/allocations/{id}")).await.1["status"], "allocated");
+
+    let hold = json!({"lines": lines["lines"], "ttl_ms": 60_000});
+    let (status, held) = keyed(&ts, "/v1/holds", hold, "k3").await;
+    assert_eq!(status, 201, "{held}");
+    let hold_id = held["id"].as_str().unwrap().to_string();
+    refused(&ts, &format!("/v1/holds/{hold_id}/confirm"), json!({}), header).await;
+    refused(&ts, &format!("/v1/holds/{hold_id}/release"), Value::Null, header).await;
+    refused(
+        &ts,
+        &format!("/v1/holds/{hold_id}/extend"),
+        json!({"ttl_ms": 60_000}),
+        header,
+    )
+    .await;
+    assert_eq!(ts.get(&format!("/v1/holds/{hold_id}")).await.1["status"], "held");
+    assert_eq!(ts.sku("A").await["available"], 6);
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+async fn units_transfers_and_batches_need_a_key(kind: Kind) {
+    let ts = required(kind).await;
+    let header = "Idempotency-Key";
+    refused(&ts, "/v1/skus/U/units", json!({"units": [{"serial": "S1"}]}), header).await;
+    let claim = json!({"sku": "U", "quantity": 1});
+    refused(&ts, "/v1/unit-allocations", claim, header).await;
+    assert_eq!(ts.get("/v1/skus/U").await.0, 404, "no unit was received");
+
+    assert_eq!(ts.post("/v1/locations", json!({"location": "EAST"})).await.0, 201);
+    assert_eq!(
+        keyed(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
+        201
+    );
+    let transfer = json!({"sku": "A", "from": "default", "to": "EAST", "quantity": 3});
+    refused(&ts, "/v1/transfers", transfer, header).await;
+
+    // A batch is refused whole, naming its first operation without a key.
+    let ops = json!({"operations": [
+        {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}, "idempotency_key": "b1"},
+        {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}},
+    ]});
+    refused(&ts, "/v1/batch", ops, "operations[1].idempotency_key").await;
+    assert_eq!(ts.sku("A").await["available"], 10, "no operation of the batch ran");
+
+    // A level set is guarded by its compare; it needs no key.
+    let set = json!({"on_hand": 7, "compare_on_hand": 10});
+    assert_eq!(ts.post("/v1/skus/A/levels/default", set).await.0, 200);
+    // Nor does a write that moves no stock.
+    let (status, _) = ts.post("/v1/queues/q/jobs", json!({"jobs": [{"payload": {}}]})).await;
+    assert_eq!(status, 201);
+    ts.assert_audit_clean().await;
+    ts.finish().await;
+}
+
+#[tokio::test]
+async fn stock_writes_need_a_key_on_sqlite() {
+    stock_writes_need_a_key(Kind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn stock_writes_need_a_key_on_postgres() {
+    stock_writes_need_a_key(Kind::Postgres).await;
+}
+
+#[tokio::test]
+async fn units_transfers_and_batches_need_a_key_on_sqlite() {
+    units_transfers_and_batches_need_a_key(Kind::Sqlite).await;
+}
+
+#[tokio::test]
+async fn units_transfers_and_batches_need_a_key_on_postgres() {
+    units_transfers_and_batches_need_a_key(Kind::Postgres).await;
+}
