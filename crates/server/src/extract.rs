@@ -313,7 +313,7 @@ impl<'de> Visitor<'de> for StrictVisitor<'_> {
 }
 
 /// `idempotency-key`, parsed once.
-const IDEMPOTENCY_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("idempotency-key");
+pub(crate) const IDEMPOTENCY_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("idempotency-key");
 
 /// The `Idempotency-Key` header, validated (1..=255 printable ASCII), if present.
 pub struct IdempotencyKey(pub Option<String>);

@@ -80,7 +80,7 @@ impl<B: WriteBody> FromRequest<Arc<AppState>> for StockWrite<B> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, ApiError> {
-        if state.require_idempotency_key && !req.headers().contains_key("idempotency-key") {
+        if state.require_idempotency_key && !req.headers().contains_key(crate::extract::IDEMPOTENCY_KEY) {
             let field = "Idempotency-Key".to_string();
             return Err(allot_core::AllotError::IdempotencyKeyRequired { field }.into());
         }

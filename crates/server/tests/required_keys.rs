@@ -89,18 +89,39 @@ async fn units_transfers_and_batches_need_a_key(kind: Kind) {
         201
     );
     let transfer = json!({"sku": "A", "from": "default", "to": "EAST", "quantity": 3});
-    refused(&ts, "/v1/transfers", transfer, header).await;
+    refused(&ts, "/v1/transfers", transfer.clone(), header).await;
+    let east = |sku: Value| {
+        sku["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["location"] == "EAST")
+    };
+    assert!(!east(ts.sku("A").await), "a refused transfer moved nothing");
+    assert_eq!(keyed(&ts, "/v1/transfers", transfer, "k2").await.0, 201);
+    assert!(east(ts.sku("A").await));
+    let units = json!({"units": [{"serial": "S1"}]});
+    assert_eq!(keyed(&ts, "/v1/skus/U/units", units, "k3").await.0, 201);
 
     // A batch is refused whole, naming its first operation without a key.
     let ops = json!({"operations": [
         {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}, "idempotency_key": "b1"},
         {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}},
     ]});
-    refused(&ts, "/v1/batch", ops, "operations[1].idempotency_key").await;
+    refused(&ts, "/v1/batch", ops.clone(), "operations[1].idempotency_key").await;
     assert_eq!(ts.sku("A").await["available"], 10, "no operation of the batch ran");
 
+    // A key that is present but empty is refused as malformed, not as missing.
+    let (status, answer) = ts
+        .post_with("/v1/allocations", ops["operations"][0]["body"].to_string(), Some(""))
+        .await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (400, Some("invalid_request")),
+        "{answer}"
+    );
     // A level set is guarded by its compare; it needs no key.
-    let set = json!({"on_hand": 7, "compare_on_hand": 10});
+    let set = json!({"on_hand": 7, "compare_on_hand": 7});
     assert_eq!(ts.post("/v1/skus/A/levels/default", set).await.0, 200);
     // Nor does a write that moves no stock.
     let (status, _) = ts.post("/v1/queues/q/jobs", json!({"jobs": [{"payload": {}}]})).await;

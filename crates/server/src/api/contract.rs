@@ -457,7 +457,7 @@ fn complete_operation(path: &str, op: &mut Value, l: &Limits) {
     let mut add = vec![
         (
             "400",
-            "invalid_request, limit_exceeded or unsupported_strategy: the field is named",
+            "invalid_request, limit_exceeded, unsupported_strategy or idempotency_key_required: the field is named",
         ),
         ("403", "forbidden: the Host or Origin is not allowed"),
         ("414", "limit_exceeded: the request target is over max_uri_bytes"),
