@@ -71,6 +71,23 @@ impl<B: WriteBody> FromRequest<Arc<AppState>> for Write<B> {
     }
 }
 
+/// The paths whose `POST` is a [`StockWrite`] (the document marks their `Idempotency-Key`
+/// required on a server that requires one).
+pub(crate) const STOCK_WRITES: [&str; 12] = [
+    "/v1/skus",
+    "/v1/skus/{sku}/adjustments",
+    "/v1/allocations",
+    "/v1/allocations/{id}/cancel",
+    "/v1/allocations/{id}/returns",
+    "/v1/holds",
+    "/v1/holds/{id}/confirm",
+    "/v1/holds/{id}/release",
+    "/v1/holds/{id}/extend",
+    "/v1/skus/{sku}/units",
+    "/v1/unit-allocations",
+    "/v1/transfers",
+];
+
 /// A write that moves stock: a [`Write`] that must carry an `Idempotency-Key` when the server
 /// requires one (`--require-idempotency-key`; `400 idempotency_key_required` otherwise, read
 /// before the body).

@@ -130,6 +130,40 @@ async fn units_transfers_and_batches_need_a_key(kind: Kind) {
     ts.finish().await;
 }
 
+/// The served document marks a `POST`'s `Idempotency-Key` required exactly where the server
+/// refuses it keyless: each `POST` that takes the header is sent without it (ids and names
+/// filled in: the key is read before anything else).
+#[tokio::test]
+async fn the_document_says_which_writes_need_a_key() {
+    let ts = required(Kind::Sqlite).await;
+    let (_, doc) = ts.get("/openapi.json").await;
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let params = item["post"]["parameters"].as_array().cloned().unwrap_or_default();
+        let Some(key) = params.iter().find(|p| {
+            p["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("idempotency-key"))
+        }) else {
+            continue;
+        };
+        let concrete = path
+            .replace("{sku}", "A")
+            .replace("{id}", "x")
+            .replace("{queue}", "q")
+            .replace("{resource}", "r")
+            .replace("{location}", "default")
+            .replace("{name}", "n")
+            .replace("{pool}", "p");
+        let (_, answer) = ts.post(&concrete, json!({})).await;
+        let refused = answer["error"]["code"] == "idempotency_key_required";
+        assert_eq!(key["required"] == true, refused, "{path}: {answer}");
+        checked += usize::from(refused);
+    }
+    assert_eq!(checked, 12, "every stock write is in the document");
+    ts.finish().await;
+}
+
 #[tokio::test]
 async fn stock_writes_need_a_key_on_sqlite() {
     stock_writes_need_a_key(Kind::Sqlite).await;

@@ -75,8 +75,28 @@ pub fn document(st: &AppState, api: utoipa::openapi::OpenApi) -> Value {
     }
     bound_operations(&mut doc, &st.limits);
     complete_operations(&mut doc, &st.limits);
+    if st.require_idempotency_key {
+        require_keys(&mut doc);
+    }
     add_links(&mut doc);
     doc
+}
+
+/// On a server run with `--require-idempotency-key`: the `Idempotency-Key` of every stock
+/// write ([`crate::write::STOCK_WRITES`]) is `required` (a test sends each operation of the
+/// document keyless and checks the list against what the server refuses).
+fn require_keys(doc: &mut Value) {
+    for path in crate::write::STOCK_WRITES {
+        let params = doc["paths"][path]["post"]["parameters"].as_array_mut();
+        for p in params.into_iter().flatten() {
+            if p["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("idempotency-key"))
+            {
+                p["required"] = json!(true);
+            }
+        }
+    }
 }
 
 /// A batch: 1..=`max_batch_operations` operations, each one's key as `Idempotency-Key`
