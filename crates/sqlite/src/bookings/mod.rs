@@ -397,12 +397,16 @@ impl BookingStore for SqliteStore {
                 now: from_us(now),
             };
             refusal(judge(&p, &ask)?)?;
+            // Decided on the resource as it is now: slotted or not by its grid now, as a new
+            // booking would be (the resource may have gained or lost its slots since).
             let slots = fill::slots_document(&p, to.start, to.end).map(|s| s.to_string());
+            let slotted = slots.is_some();
             tx.prepare_cached(
-                "UPDATE bookings SET start_us = ?3, end_us = ?4, quantity = ?5, rescheduled_at_us = ?6, slots = ?7
+                "UPDATE bookings SET start_us = ?3, end_us = ?4, quantity = ?5, rescheduled_at_us = ?6, slots = ?7,
+                                     slotted = ?8
                   WHERE tenant = ?2 AND id = ?1",
             )
-            .and_then(|mut s| s.execute(params![id, t, us(to.start), us(to.end), quantity, now, slots]))
+            .and_then(|mut s| s.execute(params![id, t, us(to.start), us(to.end), quantity, now, slots, slotted]))
             .map_err(map_error)?;
             // The slots it took, then those it left (each read again: the move is seen).
             announce::announce_range(tx, &t, &b.resource, (to.start, to.end), now)?;
