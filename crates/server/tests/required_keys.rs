@@ -8,6 +8,11 @@ mod common;
 use common::{start_with, Kind, TestServer};
 use serde_json::{json, Value};
 
+conformance!(mod required, |c| c.require_idempotency_key = true;
+    stock_writes_need_a_key,
+    units_transfers_and_batches_need_a_key,
+);
+
 async fn required(kind: Kind) -> TestServer {
     start_with(kind, |c| c.require_idempotency_key = true).await
 }
@@ -26,21 +31,20 @@ async fn keyed(ts: &TestServer, path: &str, body: Value, key: &str) -> (u16, Val
     ts.post_with(path, body.to_string(), Some(key)).await
 }
 
-async fn stock_writes_need_a_key(kind: Kind) {
-    let ts = required(kind).await;
+async fn stock_writes_need_a_key(ts: &TestServer) {
     let header = "Idempotency-Key";
-    refused(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), header).await;
+    refused(ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), header).await;
     assert_eq!(ts.get("/v1/skus/A").await.0, 404, "a refused creation made nothing");
     assert_eq!(
-        keyed(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
+        keyed(ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
         201
     );
 
-    refused(&ts, "/v1/skus/A/adjustments", json!({"delta": 5}), header).await;
+    refused(ts, "/v1/skus/A/adjustments", json!({"delta": 5}), header).await;
     let lines = json!({"lines": [{"sku": "A", "quantity": 2}]});
-    refused(&ts, "/v1/allocations", lines.clone(), header).await;
+    refused(ts, "/v1/allocations", lines.clone(), header).await;
     refused(
-        &ts,
+        ts,
         "/v1/holds",
         json!({"lines": lines["lines"], "ttl_ms": 60_000}),
         header,
@@ -48,22 +52,22 @@ async fn stock_writes_need_a_key(kind: Kind) {
     .await;
     assert_eq!(ts.sku("A").await["available"], 10, "refused writes changed nothing");
 
-    let (status, alloc) = keyed(&ts, "/v1/allocations", lines.clone(), "k2").await;
+    let (status, alloc) = keyed(ts, "/v1/allocations", lines.clone(), "k2").await;
     assert_eq!(status, 201, "{alloc}");
     let id = alloc["id"].as_str().unwrap().to_string();
-    refused(&ts, &format!("/v1/allocations/{id}/cancel"), Value::Null, header).await;
+    refused(ts, &format!("/v1/allocations/{id}/cancel"), Value::Null, header).await;
     let ret = json!({"lines": [{"sku": "A", "quantity": 1}]});
-    refused(&ts, &format!("/v1/allocations/{id}/returns"), ret, header).await;
+    refused(ts, &format!("/v1/allocations/{id}/returns"), ret, header).await;
     assert_eq!(ts.get(&format!("/v1/allocations/{id}")).await.1["status"], "allocated");
 
     let hold = json!({"lines": lines["lines"], "ttl_ms": 60_000});
-    let (status, held) = keyed(&ts, "/v1/holds", hold, "k3").await;
+    let (status, held) = keyed(ts, "/v1/holds", hold, "k3").await;
     assert_eq!(status, 201, "{held}");
     let hold_id = held["id"].as_str().unwrap().to_string();
-    refused(&ts, &format!("/v1/holds/{hold_id}/confirm"), json!({}), header).await;
-    refused(&ts, &format!("/v1/holds/{hold_id}/release"), Value::Null, header).await;
+    refused(ts, &format!("/v1/holds/{hold_id}/confirm"), json!({}), header).await;
+    refused(ts, &format!("/v1/holds/{hold_id}/release"), Value::Null, header).await;
     refused(
-        &ts,
+        ts,
         &format!("/v1/holds/{hold_id}/extend"),
         json!({"ttl_ms": 60_000}),
         header,
@@ -72,24 +76,22 @@ async fn stock_writes_need_a_key(kind: Kind) {
     assert_eq!(ts.get(&format!("/v1/holds/{hold_id}")).await.1["status"], "held");
     assert_eq!(ts.sku("A").await["available"], 6);
     ts.assert_audit_clean().await;
-    ts.finish().await;
 }
 
-async fn units_transfers_and_batches_need_a_key(kind: Kind) {
-    let ts = required(kind).await;
+async fn units_transfers_and_batches_need_a_key(ts: &TestServer) {
     let header = "Idempotency-Key";
-    refused(&ts, "/v1/skus/U/units", json!({"units": [{"serial": "S1"}]}), header).await;
+    refused(ts, "/v1/skus/U/units", json!({"units": [{"serial": "S1"}]}), header).await;
     let claim = json!({"sku": "U", "quantity": 1});
-    refused(&ts, "/v1/unit-allocations", claim, header).await;
+    refused(ts, "/v1/unit-allocations", claim, header).await;
     assert_eq!(ts.get("/v1/skus/U").await.0, 404, "no unit was received");
 
     assert_eq!(ts.post("/v1/locations", json!({"location": "EAST"})).await.0, 201);
     assert_eq!(
-        keyed(&ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
+        keyed(ts, "/v1/skus", json!({"sku": "A", "on_hand": 10}), "k1").await.0,
         201
     );
     let transfer = json!({"sku": "A", "from": "default", "to": "EAST", "quantity": 3});
-    refused(&ts, "/v1/transfers", transfer.clone(), header).await;
+    refused(ts, "/v1/transfers", transfer.clone(), header).await;
     let east = |sku: Value| {
         sku["levels"]
             .as_array()
@@ -98,17 +100,17 @@ async fn units_transfers_and_batches_need_a_key(kind: Kind) {
             .any(|l| l["location"] == "EAST")
     };
     assert!(!east(ts.sku("A").await), "a refused transfer moved nothing");
-    assert_eq!(keyed(&ts, "/v1/transfers", transfer, "k2").await.0, 201);
+    assert_eq!(keyed(ts, "/v1/transfers", transfer, "k2").await.0, 201);
     assert!(east(ts.sku("A").await));
     let units = json!({"units": [{"serial": "S1"}]});
-    assert_eq!(keyed(&ts, "/v1/skus/U/units", units, "k3").await.0, 201);
+    assert_eq!(keyed(ts, "/v1/skus/U/units", units, "k3").await.0, 201);
 
     // A batch is refused whole, naming its first operation without a key.
     let ops = json!({"operations": [
         {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}, "idempotency_key": "b1"},
         {"op": "allocate", "body": {"lines": [{"sku": "A", "quantity": 1}]}},
     ]});
-    refused(&ts, "/v1/batch", ops.clone(), "operations[1].idempotency_key").await;
+    refused(ts, "/v1/batch", ops.clone(), "operations[1].idempotency_key").await;
     assert_eq!(ts.sku("A").await["available"], 10, "no operation of the batch ran");
 
     // A key that is present but empty is refused as malformed, not as missing.
@@ -127,7 +129,6 @@ async fn units_transfers_and_batches_need_a_key(kind: Kind) {
     let (status, _) = ts.post("/v1/queues/q/jobs", json!({"jobs": [{"payload": {}}]})).await;
     assert_eq!(status, 201);
     ts.assert_audit_clean().await;
-    ts.finish().await;
 }
 
 /// The served document marks a `POST`'s `Idempotency-Key` required exactly where the server
@@ -162,24 +163,4 @@ async fn the_document_says_which_writes_need_a_key() {
     }
     assert_eq!(checked, 12, "every stock write is in the document");
     ts.finish().await;
-}
-
-#[tokio::test]
-async fn stock_writes_need_a_key_on_sqlite() {
-    stock_writes_need_a_key(Kind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn stock_writes_need_a_key_on_postgres() {
-    stock_writes_need_a_key(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn units_transfers_and_batches_need_a_key_on_sqlite() {
-    units_transfers_and_batches_need_a_key(Kind::Sqlite).await;
-}
-
-#[tokio::test]
-async fn units_transfers_and_batches_need_a_key_on_postgres() {
-    units_transfers_and_batches_need_a_key(Kind::Postgres).await;
 }

@@ -100,10 +100,11 @@ pub(super) async fn batch(
         "POST /v1/batch takes none; each operation takes its own `idempotency_key`",
     )?;
     allot_core::operations::batch(&body.value, &st.limits)?;
-    let keyless = body.value.operations.iter().position(|o| o.idempotency_key().is_none());
-    if let Some(i) = keyless.filter(|_| st.require_idempotency_key) {
-        let field = format!("operations[{i}].idempotency_key");
-        return Err(AllotError::IdempotencyKeyRequired { field }.into());
+    if st.require_idempotency_key {
+        if let Some(i) = body.value.operations.iter().position(|o| o.idempotency_key().is_none()) {
+            let field = format!("operations[{i}].idempotency_key");
+            return Err(AllotError::IdempotencyKeyRequired { field }.into());
+        }
     }
     let doc = match body.value.operations.iter().any(|o| o.idempotency_key().is_some()) {
         true => body.canonical.value(),

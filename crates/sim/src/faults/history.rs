@@ -108,8 +108,9 @@ impl History {
     /// The instances' clocks were jumped `ms` ahead (set as the jump is made: an instance
     /// reads it within a second, and until then a return's instant is later than its clock's,
     /// which only lets a lost lease be lost earlier).
-    pub fn jumped(&self, ms: i64) {
-        self.skew_ms.fetch_add(ms, Ordering::SeqCst);
+    /// Returns the instances' whole offset after it, ms.
+    pub fn jumped(&self, ms: i64) -> i64 {
+        self.skew_ms.fetch_add(ms, Ordering::SeqCst) + ms
     }
 
     /// Client `client`'s operation returned `outcome` (now, on the instances' clock: the

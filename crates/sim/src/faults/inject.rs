@@ -141,16 +141,11 @@ impl Stage {
     /// failed fault, not a silent one.
     async fn jump(&self) -> Result<(), String> {
         let file = (self.clock.as_ref()).ok_or("libfaketime is not installed (Debian: apt-get install faketime)")?;
-        let now: i64 = std::fs::read_to_string(file)
-            .map_err(|e| e.to_string())?
-            .trim()
-            .trim_start_matches('+')
-            .parse()
-            .map_err(|e| format!("the clock file: {e}"))?;
-        self.history.jumped(CLOCK_JUMP_S * 1000);
-        std::fs::write(file, format!("+{}\n", now + CLOCK_JUMP_S)).map_err(|e| e.to_string())?;
+        // The file holds the whole offset, which the history keeps too.
+        let offset_s = self.history.jumped(CLOCK_JUMP_S * 1000) / 1000;
+        std::fs::write(file, format!("+{offset_s}\n")).map_err(|e| e.to_string())?;
         let ports: Vec<u16> = self.instances.lock().await.iter().map(|(p, _)| *p).collect();
-        let ahead = Duration::from_secs((now + CLOCK_JUMP_S - 1).max(0) as u64);
+        let ahead = Duration::from_secs((offset_s - 1).max(0) as u64);
         for port in ports {
             clock_seen(port, ahead).await?;
         }
