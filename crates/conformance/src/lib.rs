@@ -25,6 +25,7 @@
 //! | `adjust`, `rebalance` | `stock::adjustments_and_rebalance` |
 //! | `cancel_allocation`, `return_allocation` | `stock::cancels_and_returns` |
 //! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
+//! | `add_incoming`, `receive` | `receiving::incoming_and_receipts`, `receiving::receipts_never_exceed_their_incoming` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
 //! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
@@ -57,6 +58,7 @@ pub mod isolation;
 pub mod jobs;
 pub mod keys;
 pub mod queues;
+pub mod receiving;
 pub mod stock;
 pub mod units;
 pub mod upgrade;
@@ -80,6 +82,8 @@ macro_rules! suite {
             stock::cancels_and_returns,
             stock::locations_transfers_and_levels,
             stock::every_instant_comes_from_the_clock,
+            receiving::incoming_and_receipts,
+            receiving::receipts_never_exceed_their_incoming,
             holds::hold_lifecycle,
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,

@@ -16,6 +16,7 @@ pub mod job;
 pub mod location;
 pub mod model;
 pub mod operations;
+pub mod receiving;
 pub mod returns;
 pub mod status;
 pub mod store;
@@ -53,6 +54,7 @@ pub use model::{
     LineBody, Sku, SkuFilter,
 };
 pub use page::{Listed, Page};
+pub use receiving::{Incoming, IncomingBody, Receipt, ReceiptBody};
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
 pub use store::{
     BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,

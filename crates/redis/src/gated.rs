@@ -14,7 +14,7 @@
 //!   counter stays the database's `available` whatever strategies share its SKU;
 //! - `release_hold`: the hold's SKUs' counters are dropped (rebuilt from the database on next
 //!   use; dropping twice, for a release repeated, changes nothing more);
-//! - `adjust`, `set_level`, a cancel, a sellable return, a partial confirm: the SKUs'
+//! - `adjust`, `set_level`, a receipt, a cancel, a sellable return, a partial confirm: the SKUs'
 //!   counters are dropped (rebuilt from the database on next use);
 //! - the capabilities: the Redis strategies are supported here (the inner store alone does
 //!   not run them).
@@ -29,8 +29,8 @@ use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::{
-    Adjustment, Allocation, AllocationRequest, CreateSku, Hold, HoldRequest, LedgerEntry, Location, LocationStore,
-    Result, Return, SetLevel, Sku, Stores, Strategy, Transfer,
+    Adjustment, Allocation, AllocationRequest, CreateSku, Hold, HoldRequest, Incoming, LedgerEntry, Location,
+    LocationStore, Receipt, Result, Return, SetLevel, Sku, Stores, Strategy, Transfer,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -178,6 +178,15 @@ impl StockStore for RedisGated {
         // Stock came back: the counters rebuild from the database on next use.
         self.invalidate_fresh(tenant, result, |a| a.lines.iter().map(|l| l.sku.as_str()).collect())
             .await
+    }
+    async fn add_incoming(&self, tenant: &Tenant, req: Incoming, idem: Keyed<Incoming>) -> Result<Executed<Incoming>> {
+        // Incoming is not on hand: the counters stay as they are.
+        self.stock.add_incoming(tenant, req, idem).await
+    }
+    async fn receive(&self, tenant: &Tenant, req: Receipt, idem: Keyed<Receipt>) -> Result<Executed<Receipt>> {
+        let result = self.stock.receive(tenant, req, idem).await;
+        // Stock arrived: the counters rebuild from the database on next use.
+        self.invalidate_fresh(tenant, result, |r| vec![r.sku.as_str()]).await
     }
     async fn list_skus(
         &self,

@@ -150,6 +150,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::CompareFailed { .. }
         | AllotError::WrongTracking { .. }
         | AllotError::ExceedsAllocation { .. }
+        | AllotError::ExceedsIncoming { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
@@ -218,6 +219,13 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
         }
         AllotError::WrongTracking { sku, .. } => d.sku = Some(sku.clone()),
         AllotError::ExceedsAllocation { sku, requested, left } => {
+            d.sku = Some(sku.clone());
+            d.requested = Some(*requested);
+            d.available = Some(*left);
+        }
+        AllotError::ExceedsIncoming {
+            sku, requested, left, ..
+        } => {
             d.sku = Some(sku.clone());
             d.requested = Some(*requested);
             d.available = Some(*left);

@@ -112,6 +112,13 @@ async fn units_transfers_and_batches_need_a_key(ts: &TestServer) {
     ]});
     refused(ts, "/v1/batch", ops.clone(), "operations[1].idempotency_key").await;
     assert_eq!(ts.sku("A").await["available"], 10, "no operation of the batch ran");
+    // Incoming and receipts are stock writes too.
+    refused(ts, "/v1/skus/A/incoming", json!({"quantity": 2}), header).await;
+    let receipt = json!({"quantity": 2, "location": "EAST"});
+    refused(ts, "/v1/skus/A/receipts", receipt.clone(), header).await;
+    assert_eq!(ts.sku("A").await["incoming"], 0, "a refused incoming made nothing");
+    assert_eq!(keyed(ts, "/v1/skus/A/receipts", receipt, "k4").await.0, 201);
+    assert_eq!(ts.sku("A").await["on_hand"], 12);
 
     // A key that is present but empty is refused as malformed, not as missing.
     let (status, answer) = ts
@@ -161,6 +168,6 @@ async fn the_document_says_which_writes_need_a_key() {
         assert_eq!(key["required"] == true, refused, "{path}: {answer}");
         checked += usize::from(refused);
     }
-    assert_eq!(checked, 12, "every stock write is in the document");
+    assert_eq!(checked, 14, "every stock write is in the document");
     ts.finish().await;
 }

@@ -60,6 +60,8 @@ pub struct Made {
     /// The job (by place, 0-based) of every lease handed out, oldest first.
     leases: Vec<usize>,
     bookings: Vec<String>,
+    /// Incoming stock by place.
+    incoming: Vec<String>,
 }
 
 impl Made {
@@ -146,6 +148,7 @@ impl Made {
             | Op::ReleaseBooking { booking: r, .. }
             | Op::RescheduleBooking { booking: r, .. }
             | Op::ExtendBooking { booking: r, .. } => id(Self::pick(&self.bookings, *r).1),
+            Op::Receive { incoming: Some(r), .. } => id(Self::pick(&self.incoming, *r).1),
             _ => Resolved::default(),
         }
     }
@@ -185,6 +188,7 @@ impl Made {
                 None => self.allocations.push(id),
             },
             (Op::Book { .. }, Some(id)) if status == 201 => self.bookings.push(id),
+            (Op::AddIncoming { .. }, Some(id)) if status == 201 => self.incoming.push(id),
             (Op::Confirm { hold, .. }, Some(id)) => {
                 if let (Some(i), _) = Self::pick(&self.holds, *hold) {
                     if !self.confirmed.contains(&i) {

@@ -100,6 +100,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Availability { .. } => booking(&r, op, id),
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
         Op::CreateLocation { .. } | Op::Transfer { .. } | Op::SetLevel { .. } => places(&r, op),
+        Op::AddIncoming { .. } | Op::Receive { .. } => receiving(&r, op, id),
         _ => stock(&r, op, id),
     })
 }
@@ -275,6 +276,40 @@ fn places(r: &Requests, op: &Op) -> Request {
             json!({"on_hand": on_hand, "compare_on_hand": compare_on_hand}),
         ),
         _ => unreachable!("not a step on locations: {op:?}"),
+    }
+}
+
+fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
+    match op {
+        Op::AddIncoming {
+            sku,
+            quantity,
+            location,
+            ..
+        } => {
+            let mut body = json!({"quantity": quantity, "reference": "erp://po/sim"});
+            if let Some(l) = location {
+                body["location"] = json!(l);
+            }
+            r.post(format!("/v1/skus/{sku}/incoming"), body)
+        }
+        Op::Receive {
+            sku,
+            quantity,
+            incoming,
+            location,
+            ..
+        } => {
+            let mut body = json!({ "quantity": quantity });
+            if incoming.is_some() {
+                body["incoming_id"] = json!(id);
+            }
+            if let Some(l) = location {
+                body["location"] = json!(l);
+            }
+            r.post(format!("/v1/skus/{sku}/receipts"), body)
+        }
+        _ => unreachable!("not a step on receiving: {op:?}"),
     }
 }
 

@@ -19,6 +19,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         Op::Transfer { .. } => {
             json!({"sku": body["sku"], "from": body["from"], "to": body["to"], "quantity": body["quantity"]})
         }
+        Op::AddIncoming { .. } | Op::Receive { .. } => receiving(body),
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
@@ -214,7 +215,10 @@ fn job_status(body: &Value, made: &Made) -> Value {
 fn error(body: &Value) -> Value {
     let e = &body["error"];
     let mut view = json!({"code": e["code"]});
-    if e["code"] == "insufficient_stock" || e["code"] == "exceeds_allocation" {
+    if ["insufficient_stock", "exceeds_allocation", "exceeds_incoming"]
+        .iter()
+        .any(|c| e["code"] == *c)
+    {
         for f in ["sku", "requested", "available"] {
             view[f] = e[f].clone();
         }
@@ -302,13 +306,30 @@ fn audit(body: &Value) -> Value {
 }
 
 /// A SKU: its totals and its levels by location.
+/// An incoming's or a receipt's answer (the incoming a receipt names: only whether it names one).
+fn receiving(body: &Value) -> Value {
+    let mut view = json!({"sku": body["sku"], "location": body["location"], "quantity": body["quantity"]});
+    match body.get("received") {
+        Some(received) => {
+            view["received"] = received.clone();
+            view["reference"] = body["reference"].clone();
+        }
+        None => view["names_incoming"] = json!(body["incoming_id"].is_string()),
+    }
+    view
+}
+
 fn sku(body: &Value) -> Value {
     let levels = body["levels"].as_array().cloned().unwrap_or_default();
     let levels: Vec<Value> = levels
         .iter()
-        .map(|l| json!({"location": l["location"], "on_hand": l["on_hand"], "held": l["held"], "available": l["available"]}))
+        .map(|l| {
+            json!({"location": l["location"], "on_hand": l["on_hand"], "held": l["held"], "available": l["available"],
+                "incoming": l["incoming"]})
+        })
         .collect();
-    json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"], "levels": levels})
+    json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"],
+        "incoming": body["incoming"], "levels": levels})
 }
 
 /// A line's `from`: `(location, quantity)` in the order answered.

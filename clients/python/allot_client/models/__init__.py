@@ -61,6 +61,8 @@ from .hold_body import HoldBody
 from .hold_kind import HoldKind
 from .hold_page import HoldPage
 from .hold_status import HoldStatus
+from .incoming import Incoming
+from .incoming_body import IncomingBody
 from .instance import Instance
 from .instance_view import InstanceView
 from .job_detail import JobDetail
@@ -129,6 +131,8 @@ from .reason_type_8 import ReasonType8
 from .reason_type_8_rule import ReasonType8Rule
 from .reason_type_9 import ReasonType9
 from .reason_type_9_rule import ReasonType9Rule
+from .receipt import Receipt
+from .receipt_body import ReceiptBody
 from .redeliver_body import RedeliverBody
 from .redelivered import Redelivered
 from .request_bucket import RequestBucket
@@ -242,6 +246,8 @@ __all__ = (
     "HoldKind",
     "HoldPage",
     "HoldStatus",
+    "Incoming",
+    "IncomingBody",
     "Instance",
     "InstanceView",
     "JobDetail",
@@ -310,6 +316,8 @@ __all__ = (
     "ReasonType8Rule",
     "ReasonType9",
     "ReasonType9Rule",
+    "Receipt",
+    "ReceiptBody",
     "RedeliverBody",
     "Redelivered",
     "RequestBucket",

@@ -9,6 +9,7 @@ class LedgerKind(StrEnum):
     HOLD_CONFIRMED = "hold_confirmed"
     HOLD_EXPIRED = "hold_expired"
     HOLD_RELEASED = "hold_released"
+    RECEIVED = "received"
     RETURNED = "returned"
     TRANSFER = "transfer"
     UNITS_RECEIVED = "units_received"

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 
 
 
@@ -27,12 +28,14 @@ class Level:
             held (int): Held there.
             location (str): The location.
             on_hand (int): On hand there.
+            incoming (int | Unset): Expected there, not on hand yet (see [`crate::receiving`]).
      """
 
     available: int
     held: int
     location: str
     on_hand: int
+    incoming: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -48,6 +51,8 @@ class Level:
 
         on_hand = self.on_hand
 
+        incoming = self.incoming
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -57,6 +62,8 @@ class Level:
             "location": location,
             "on_hand": on_hand,
         })
+        if incoming is not UNSET:
+            field_dict["incoming"] = incoming
 
         return field_dict
 
@@ -73,11 +80,14 @@ class Level:
 
         on_hand = d.pop("on_hand")
 
+        incoming = d.pop("incoming", UNSET)
+
         level = cls(
             available=available,
             held=held,
             location=location,
             on_hand=on_hand,
+            incoming=incoming,
         )
 
 

@@ -39,6 +39,8 @@ class Sku:
             sku (str): The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`. Example: HOT.
             version (int): Increases with every change; used by the optimistic strategy.
             auto (AutoView | None | Unset):
+            incoming (int | Unset): Expected, not on hand yet: what incoming stock still awaits receipt (see
+                [`crate::receiving`]); never allocated.
             low_stock_below (int | None | Unset): Available below this is `sku.low_stock` on the change feed; absent: no
                 threshold.
      """
@@ -51,6 +53,7 @@ class Sku:
     sku: str
     version: int
     auto: AutoView | None | Unset = UNSET
+    incoming: int | Unset = UNSET
     low_stock_below: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -88,6 +91,8 @@ class Sku:
         else:
             auto = self.auto
 
+        incoming = self.incoming
+
         low_stock_below: int | None | Unset
         if isinstance(self.low_stock_below, Unset):
             low_stock_below = UNSET
@@ -108,6 +113,8 @@ class Sku:
         })
         if auto is not UNSET:
             field_dict["auto"] = auto
+        if incoming is not UNSET:
+            field_dict["incoming"] = incoming
         if low_stock_below is not UNSET:
             field_dict["low_stock_below"] = low_stock_below
 
@@ -162,6 +169,8 @@ class Sku:
         auto = _parse_auto(d.pop("auto", UNSET))
 
 
+        incoming = d.pop("incoming", UNSET)
+
         def _parse_low_stock_below(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -181,6 +190,7 @@ class Sku:
             sku=sku,
             version=version,
             auto=auto,
+            incoming=incoming,
             low_stock_below=low_stock_below,
         )
 

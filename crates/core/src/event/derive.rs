@@ -104,6 +104,7 @@ pub fn entry_type(kind: LedgerKind, location: Option<&str>) -> EventType {
         LedgerKind::HoldReleased => EventType::StockHoldReleased,
         LedgerKind::HoldExpired => EventType::StockHoldExpired,
         LedgerKind::Transfer => EventType::TransferCreated,
+        LedgerKind::Received => EventType::StockReceived,
     }
 }
 

@@ -73,6 +73,9 @@ pub enum EventType {
     /// One side of a transfer (ledger `transfer`).
     #[serde(rename = "transfer.created")]
     TransferCreated,
+    /// Stock was received at a location (ledger `received`; `object` is the receipt's id).
+    #[serde(rename = "stock.received")]
+    StockReceived,
     /// Available stock reached 0 (of the SKU, or of one location: `data.location`).
     #[serde(rename = "sku.sold_out")]
     SkuSoldOut,
@@ -120,7 +123,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 30] = [
+    pub const ALL: [EventType; 31] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -138,6 +141,7 @@ impl EventType {
         EventType::HoldExpired,
         EventType::HoldExtended,
         EventType::TransferCreated,
+        EventType::StockReceived,
         EventType::SkuSoldOut,
         EventType::SkuBackInStock,
         EventType::SkuLowStock,
@@ -173,6 +177,7 @@ impl EventType {
             EventType::HoldExpired => "hold.expired",
             EventType::HoldExtended => "hold.extended",
             EventType::TransferCreated => "transfer.created",
+            EventType::StockReceived => "stock.received",
             EventType::SkuSoldOut => "sku.sold_out",
             EventType::SkuBackInStock => "sku.back_in_stock",
             EventType::SkuLowStock => "sku.low_stock",

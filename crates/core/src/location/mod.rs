@@ -65,6 +65,9 @@ pub struct Level {
     pub held: i64,
     /// `on_hand - held`.
     pub available: i64,
+    /// Expected there, not on hand yet (see [`crate::receiving`]).
+    #[serde(default)]
+    pub incoming: i64,
 }
 
 /// How much of a line came from one location.
@@ -355,6 +358,7 @@ pub fn levels<'a>(rows: impl IntoIterator<Item = (&'a str, i64, i64)>) -> Vec<Le
                 on_hand,
                 held,
                 available: 0,
+                incoming: 0,
             }),
         }
     }

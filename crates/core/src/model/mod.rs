@@ -29,6 +29,10 @@ pub struct Sku {
     pub held: i64,
     /// `on_hand - held`.
     pub available: i64,
+    /// Expected, not on hand yet: what incoming stock still awaits receipt (see
+    /// [`crate::receiving`]); never allocated.
+    #[serde(default)]
+    pub incoming: i64,
     /// Increases with every change; used by the optimistic strategy.
     pub version: i64,
     /// How many buckets (segments) the stock is split into at each location; 1 means
@@ -54,6 +58,7 @@ impl Sku {
             on_hand,
             held,
             available: on_hand - held,
+            incoming: 0,
             version,
             buckets,
             levels: Vec::new(),
@@ -100,11 +105,13 @@ pub enum LedgerKind {
     /// One side of a transfer between locations (`ref` is the transfer's id): the entry at
     /// `from` takes, the one at `to` gives, in one transaction.
     Transfer,
+    /// Stock received at a location (`ref` is the receipt's id; see [`crate::receiving`]).
+    Received,
 }
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 11] = [
+    pub const ALL: [LedgerKind; 12] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -116,6 +123,7 @@ impl LedgerKind {
         LedgerKind::AllocationCancelled,
         LedgerKind::Transfer,
         LedgerKind::Returned,
+        LedgerKind::Received,
     ];
 
     /// Stored and wire name.
@@ -132,6 +140,7 @@ impl LedgerKind {
             LedgerKind::AllocationCancelled => "allocation_cancelled",
             LedgerKind::Transfer => "transfer",
             LedgerKind::Returned => "returned",
+            LedgerKind::Received => "received",
         }
     }
 

@@ -152,6 +152,30 @@ pub trait StockStore: Send + Sync + 'static {
         idem: Keyed<crate::returns::Return>,
     ) -> Result<Executed<crate::returns::Return>>;
 
+    /// Record stock expected at a location of a count-tracked SKU (see [`crate::receiving`]):
+    /// not on hand, never allocated, shown as the SKU's and the level's `incoming` until
+    /// received. No ledger entry. Errors: `not_found` (the SKU, the location),
+    /// `wrong_tracking` (a unit-tracked SKU).
+    async fn add_incoming(
+        &self,
+        tenant: &Tenant,
+        req: crate::receiving::Incoming,
+        idem: Keyed<crate::receiving::Incoming>,
+    ) -> Result<Executed<crate::receiving::Incoming>>;
+
+    /// Receive `req.quantity` units: on hand rises at the receipt's location (spread over its
+    /// buckets as an adjustment is) with one `received` ledger entry pointing at the receipt;
+    /// a receipt naming an incoming arrives at the incoming's location and adds to its
+    /// `received` (its row locked first; more than is still expected is `exceeds_incoming`,
+    /// nothing changed). Answers the receipt with its location filled in. Errors:
+    /// `not_found` (the SKU, the location, the incoming of this SKU), `wrong_tracking`.
+    async fn receive(
+        &self,
+        tenant: &Tenant,
+        req: crate::receiving::Receipt,
+        idem: Keyed<crate::receiving::Receipt>,
+    ) -> Result<Executed<crate::receiving::Receipt>>;
+
     /// A page of `tenant`'s SKUs by name (the cursor a name), those `filter` matches (low
     /// stock, a name prefix). Counts as [`StockStore::get_sku`].
     async fn list_skus(

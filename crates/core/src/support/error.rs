@@ -82,6 +82,19 @@ pub enum AllotError {
         /// What is left of the allocation's line.
         left: i64,
     },
+    /// A receipt of more than is still expected of the incoming it names. HTTP 409
+    /// `exceeds_incoming`, with what is still expected (`available`).
+    #[error("receipt of {requested} of sku `{sku}`: {left} still expected of incoming `{id}`")]
+    ExceedsIncoming {
+        /// The SKU.
+        sku: String,
+        /// The incoming.
+        id: String,
+        /// What the receipt asked to receive.
+        requested: i64,
+        /// What is still expected of the incoming.
+        left: i64,
+    },
     /// A transfer from a location to itself: well-formed, but it would move nothing. HTTP 422
     /// `same_location`.
     #[error("a transfer needs two different locations (from and to are both `{0}`)")]
@@ -295,6 +308,9 @@ pub enum Rule {
     HeldByHold,
     /// A partial confirm naming a booking that is not one of the hold's (`not_in_hold`).
     NotInHold,
+    /// A receipt naming both an incoming and a location: it arrives at the incoming's
+    /// (`location_with_incoming`).
+    LocationWithIncoming,
 }
 
 impl Rule {
@@ -318,11 +334,12 @@ impl Rule {
             Rule::SlotGridInUse => "slot_grid_in_use",
             Rule::HeldByHold => "held_by_hold",
             Rule::NotInHold => "not_in_hold",
+            Rule::LocationWithIncoming => "location_with_incoming",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -340,6 +357,7 @@ impl Rule {
         Rule::SlotGridInUse,
         Rule::HeldByHold,
         Rule::NotInHold,
+        Rule::LocationWithIncoming,
     ];
 }
 
@@ -430,6 +448,7 @@ impl AllotError {
             AllotError::DuplicateSku(_) => "duplicate_sku",
             AllotError::Unprocessable { rule, .. } => rule.code(),
             AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
+            AllotError::ExceedsIncoming { .. } => "exceeds_incoming",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
                 crate::status::HoldStatus::Expired => "hold_expired",

@@ -6,6 +6,7 @@ mod gate_tests;
 mod locations;
 #[cfg(test)]
 mod mark_tests;
+mod receiving;
 mod returns;
 #[cfg(test)]
 mod single_location_tests;
@@ -26,8 +27,8 @@ use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Result,
-    Return, Sku, Strategy, DEFAULT_LOCATION,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
+    Receipt, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -139,7 +140,10 @@ macro_rules! sku_counts {
                            JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
                            JOIN stock so ON so.tenant = hl.tenant AND so.sku = hl.sku AND so.bucket = hl.bucket
                           WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2
-                          GROUP BY so.location) od ON od.location = st.location) END AS levels"
+                          GROUP BY so.location) od ON od.location = st.location) END AS levels,
+        (SELECT jsonb_agg(jsonb_build_array(i.location, i.n) ORDER BY i.location)
+           FROM (SELECT location, sum(quantity - received)::int8 AS n FROM incoming
+                  WHERE tenant = $3 AND sku = s.sku AND received < quantity GROUP BY location) i) AS incoming"
     };
 }
 /// One SKU (`$1`) as of `$2`.
@@ -153,7 +157,7 @@ const SQL_GET_SKU: &str = concat!(
 macro_rules! list_skus {
     ($inner:literal, $outer:literal) => {
         concat!(
-            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
+            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming FROM (SELECT s.sku, ",
             sku_counts!(),
             " FROM skus s WHERE s.tenant = $3 AND s.sku > $1",
             $inner,
@@ -414,6 +418,10 @@ fn sku_of(row: &tokio_postgres::Row, sku: String) -> Sku {
         .and_then(|v| serde_json::from_value(v).ok());
     s.levels = allot_core::location::levels(levels.iter().flatten().map(|(l, a, h)| (l.as_str(), *a, *h)));
     s.low_stock_below = row.get("low_stock_below");
+    let incoming: Option<Vec<(String, i64)>> = row
+        .get::<_, Option<serde_json::Value>>("incoming")
+        .and_then(|v| serde_json::from_value(v).ok());
+    allot_core::receiving::with_incoming(&mut s, incoming.iter().flatten().map(|(l, n)| (l.as_str(), *n)));
     s
 }
 
@@ -523,6 +531,15 @@ impl StockStore for PgStore {
 
     async fn return_allocation(&self, tenant: &Tenant, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.retrying(|| self.try_return(tenant, &req, idem.as_ref())).await
+    }
+
+    async fn add_incoming(&self, tenant: &Tenant, req: Incoming, idem: Keyed<Incoming>) -> Result<Executed<Incoming>> {
+        self.retrying(|| self.try_add_incoming(tenant, &req, idem.as_ref()))
+            .await
+    }
+
+    async fn receive(&self, tenant: &Tenant, req: Receipt, idem: Keyed<Receipt>) -> Result<Executed<Receipt>> {
+        self.retrying(|| self.try_receive(tenant, &req, idem.as_ref())).await
     }
 
     async fn list_skus(

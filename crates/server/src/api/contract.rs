@@ -287,7 +287,23 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     ]
     .into_iter()
     .chain(unit_claim_bounds(l, s, hold))
+    .chain(receiving_bounds(l))
     .collect()
+}
+
+/// Incoming stock and receipts.
+fn receiving_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
+    use allot_core::receiving::{validate::REFERENCE_PATTERN, MAX_REFERENCE_LEN};
+    let reference = json!({"minLength": 1, "maxLength": MAX_REFERENCE_LEN, "pattern": REFERENCE_PATTERN});
+    vec![
+        ("IncomingBody", "quantity", int(1, l.max_quantity)),
+        ("IncomingBody", "location", name(l)),
+        ("IncomingBody", "reference", reference.clone()),
+        ("ReceiptBody", "quantity", int(1, l.max_quantity)),
+        ("ReceiptBody", "location", name(l)),
+        ("ReceiptBody", "incoming_id", name(l)),
+        ("ReceiptBody", "reference", reference),
+    ]
 }
 
 /// A unit claim's fields, and a hold's unit line's (checked as a unit claim is).

@@ -15,6 +15,7 @@ mod locations;
 pub mod openapi30;
 mod query;
 mod queues;
+mod receiving;
 pub mod routes;
 mod schedules;
 mod service;

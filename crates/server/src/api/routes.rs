@@ -6,8 +6,8 @@
 //! drift.
 
 use super::{
-    batch, bookings, capacity, events, holds, jobs, keys, listings, locations, queues, schedules, service, stats,
-    stock, units, webhooks, ApiDoc,
+    batch, bookings, capacity, events, holds, jobs, keys, listings, locations, queues, receiving, schedules, service,
+    stats, stock, units, webhooks, ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;
@@ -51,6 +51,8 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(StockRead, routes!(locations::list_locations)))
         .routes(scoped(StockWrite, routes!(locations::create_transfer)))
         .routes(scoped(StockWrite, routes!(locations::set_level)))
+        .routes(scoped(StockWrite, routes!(receiving::add_incoming)))
+        .routes(scoped(StockWrite, routes!(receiving::receive)))
         .routes(scoped(StockWrite, routes!(holds::create_hold)))
         .routes(scoped(StockRead, routes!(listings::list_holds)))
         .routes(scoped(StockRead, routes!(holds::get_hold)))

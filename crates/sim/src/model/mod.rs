@@ -8,7 +8,9 @@
 //!   (`on_hand − held`), in total and per location (`levels`); created once at a location
 //!   (`409 already_exists` after), adjusted at one by a delta that never takes more than is
 //!   available there (`409 insufficient_stock`); locations with priorities, transfers,
-//!   compare-and-set of a level (`409 compare_failed`); each line placed by its pin or the
+//!   compare-and-set of a level (`409 compare_failed`); incoming stock and receipts
+//!   (`receiving.rs`: incoming beside on hand, never available; a receipt at a location or
+//!   against an incoming, at most what it still expects); each line placed by its pin or the
 //!   request's placement (priority, most available, a ranked list), whole or split, and
 //!   given back where it came from.
 //! - Allocations: every line or none (`404 not_found` for a SKU that does not exist,
@@ -70,6 +72,7 @@ mod holds;
 mod jobs;
 mod places;
 mod queues;
+mod receiving;
 mod schedules;
 mod stock;
 mod units;
@@ -213,6 +216,8 @@ pub struct Model {
     skus: BTreeMap<String, Vec<(String, i64)>>,
     /// The locations created, with their priorities (`default` is not among them).
     locations: BTreeMap<String, i32>,
+    /// Incoming stock by id.
+    incoming: BTreeMap<String, receiving::Incoming>,
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
@@ -272,6 +277,7 @@ impl Model {
             limits: limits(),
             skus: BTreeMap::new(),
             locations: BTreeMap::new(),
+            incoming: BTreeMap::new(),
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
@@ -374,6 +380,8 @@ impl Model {
             Op::SetLevel { sku, location, .. } => {
                 allot_core::validate::set_level(sku, location, parse(body())?, l).map(drop)
             }
+            Op::AddIncoming { sku, .. } => allot_core::validate::incoming("x".into(), sku, parse(body())?, l).map(drop),
+            Op::Receive { sku, .. } => allot_core::validate::receipt("x".into(), sku, parse(body())?, l).map(drop),
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
             Op::Allocate { .. } => allot_core::validate::allocation("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
@@ -478,6 +486,12 @@ impl Model {
                 compare_on_hand,
                 ..
             } => self.set_level(sku, location, *on_hand, *compare_on_hand),
+            Op::AddIncoming {
+                sku,
+                quantity,
+                location,
+                ..
+            } => self.add_incoming(sku, *quantity, *location),
             _ => Err(AllotError::Internal("not a step on levels".into())),
         }
     }
@@ -573,7 +587,15 @@ impl Model {
             | Op::Adjust { .. }
             | Op::CreateLocation { .. }
             | Op::Transfer { .. }
+            | Op::AddIncoming { .. }
             | Op::SetLevel { .. } => self.execute_levels(op),
+            Op::Receive {
+                sku,
+                quantity,
+                incoming,
+                location,
+                ..
+            } => self.receive(sku, *quantity, (incoming.is_some(), id), *location),
             Op::Allocate { lines, place, .. } => self.allocate(lines, place),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
@@ -675,7 +697,10 @@ pub fn error_answer(e: &AllotError) -> Answer {
             requested,
             available,
         } => Some((sku, requested, available)),
-        AllotError::ExceedsAllocation { sku, requested, left } => Some((sku, requested, left)),
+        AllotError::ExceedsAllocation { sku, requested, left }
+        | AllotError::ExceedsIncoming {
+            sku, requested, left, ..
+        } => Some((sku, requested, left)),
         _ => None,
     };
     if let Some((sku, requested, available)) = figures {

@@ -168,10 +168,16 @@ impl Model {
                 levels.insert(l.clone(), (*q, self.held_at(sku, l)));
             }
         }
+        let incoming = self.incoming_at(sku);
+        for l in incoming.keys() {
+            levels.entry(l.clone()).or_default();
+        }
         let levels: Vec<Value> = levels
             .into_iter()
             .map(|(l, (on_hand, held))| {
-                json!({"location": l, "on_hand": on_hand, "held": held, "available": on_hand - held})
+                let incoming = incoming.get(&l).copied().unwrap_or(0);
+                json!({"location": l, "on_hand": on_hand, "held": held, "available": on_hand - held,
+                    "incoming": incoming})
             })
             .collect();
         Value::Array(levels)

@@ -41,8 +41,10 @@ impl Model {
         let available = self.available(sku)?;
         let on_hand = self.on_hand(sku)?;
         let levels = self.levels(sku);
+        let incoming: i64 = self.incoming_at(sku).values().sum();
         Ok(
-            json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available, "levels": levels}),
+            json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available,
+            "incoming": incoming, "levels": levels}),
         )
     }
 

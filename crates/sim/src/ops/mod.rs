@@ -107,6 +107,22 @@ pub enum Op {
         compare_on_hand: i64,
         key: Key,
     },
+    /// `POST /v1/skus/{sku}/incoming` (at `location`; none: `default`).
+    AddIncoming {
+        sku: &'static str,
+        quantity: i64,
+        location: Option<&'static str>,
+        key: Key,
+    },
+    /// `POST /v1/skus/{sku}/receipts`: against the incoming `incoming` names, or at
+    /// `location` (none: `default`); both named is a request the core refuses.
+    Receive {
+        sku: &'static str,
+        quantity: i64,
+        incoming: Option<Ref>,
+        location: Option<&'static str>,
+        key: Key,
+    },
     /// `POST /v1/allocations`, placed as `place` says.
     Allocate { lines: Lines, place: Place, key: Key },
     /// `GET /v1/allocations/{id}`.
@@ -302,6 +318,8 @@ impl Op {
             Op::Adjust { key, .. }
             | Op::Transfer { key, .. }
             | Op::SetLevel { key, .. }
+            | Op::AddIncoming { key, .. }
+            | Op::Receive { key, .. }
             | Op::Allocate { key, .. }
             | Op::Cancel { key, .. }
             | Op::Return { key, .. }
@@ -418,9 +436,9 @@ impl Generator {
                 location: self.maybe_location(),
                 key: self.key(),
             },
-            13..=15 => self.place_op(),
+            13..=18 => self.place_op(),
             32..=35 => self.batch_op(),
-            16..=31 => Op::Allocate {
+            19..=31 => Op::Allocate {
                 lines: self.lines(),
                 place: self.place(),
                 key: self.key(),

@@ -99,9 +99,17 @@ impl Generator {
         }
     }
 
-    /// A transfer, a compare-and-set of a level, or a location created again.
+    /// A transfer, a compare-and-set of a level, a location created again, incoming stock
+    /// or a receipt.
     pub(super) fn place_op(&mut self) -> Op {
-        match self.rng.random_range(0..10) {
+        match self.rng.random_range(0..18) {
+            10..=13 => Op::AddIncoming {
+                sku: self.sku(),
+                quantity: self.rare(&[1, 3, 5], &[0]),
+                location: self.maybe_location(),
+                key: self.key(),
+            },
+            14..=17 => self.receive_op(),
             0 => {
                 let (location, priority) = LOCATIONS[self.rng.random_range(0..LOCATIONS.len())];
                 Op::CreateLocation { location, priority }
@@ -113,13 +121,30 @@ impl Generator {
                 quantity: self.rare(&[1, 2, 3], &[0, 30]),
                 key: self.key(),
             },
-            _ => Op::SetLevel {
+            6..=9 => Op::SetLevel {
                 sku: self.sku(),
                 location: self.location(),
                 on_hand: self.pick(&[0, 1, 4, 10]),
                 compare_on_hand: self.pick(&[0, 0, 1, 2, 3, 5, 8]),
                 key: self.key(),
             },
+            _ => unreachable!("a draw of 0..18"),
+        }
+    }
+
+    /// A receipt: mostly against an incoming made (sometimes more than it still expects),
+    /// else at a location; now and then naming both, which the core refuses.
+    fn receive_op(&mut self) -> Op {
+        let against = self.rng.random_range(0..3) > 0;
+        Op::Receive {
+            sku: self.sku(),
+            quantity: self.rare(&[1, 2, 3], &[0, 6]),
+            incoming: against.then(|| self.reference()),
+            location: match against && self.rng.random_range(0..8) > 0 {
+                true => None,
+                false => self.maybe_location(),
+            },
+            key: self.key(),
         }
     }
 }

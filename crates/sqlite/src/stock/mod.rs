@@ -4,6 +4,7 @@
 mod cancel;
 mod listings;
 mod locations;
+mod receiving;
 mod returns;
 
 use crate::engine::clock::{from_us, now_us};
@@ -18,8 +19,8 @@ use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
-    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, LedgerEntry, LedgerKind, Result,
-    Return, Sku,
+    split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
+    Receipt, Result, Return, Sku,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -87,7 +88,10 @@ macro_rules! sku_counts {
                            JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
                            JOIN stock so ON so.tenant = hl.tenant AND so.sku = hl.sku AND so.bucket = hl.bucket
                           WHERE hl.tenant = ?3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at_us <= ?2
-                          GROUP BY so.location) od ON od.location = st.location) END AS levels"
+                          GROUP BY so.location) od ON od.location = st.location) END AS levels,
+        (SELECT json_group_array(json_array(i.location, i.n)) FROM (
+            SELECT location, sum(quantity - received) AS n FROM incoming
+             WHERE tenant = ?3 AND sku = s.sku AND received < quantity GROUP BY location ORDER BY location) i) AS incoming"
     };
 }
 /// One SKU (`?1`).
@@ -98,7 +102,7 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1
         AND (?6 IS NULL OR (s.sku >= ?6 AND substr(s.sku, 1, length(?6)) = ?6)))
@@ -123,6 +127,12 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String) -> rusqlite::Result<Sku> {
     };
     s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
     s.low_stock_below = r.get("low_stock_below")?;
+    let incoming: Vec<(String, i64)> = match crate::engine::errors::stored_json(r, "incoming")? {
+        Some(v) => serde_json::from_value(v)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?,
+        None => Vec::new(),
+    };
+    allot_core::receiving::with_incoming(&mut s, incoming.iter().map(|(l, n)| (l.as_str(), *n)));
     Ok(s)
 }
 
@@ -295,6 +305,14 @@ impl StockStore for SqliteStore {
 
     async fn return_allocation(&self, tenant: &Tenant, req: Return, idem: Keyed<Return>) -> Result<Executed<Return>> {
         self.return_lines(tenant, req, idem).await
+    }
+
+    async fn add_incoming(&self, tenant: &Tenant, req: Incoming, idem: Keyed<Incoming>) -> Result<Executed<Incoming>> {
+        self.add_incoming_rows(tenant, req, idem).await
+    }
+
+    async fn receive(&self, tenant: &Tenant, req: Receipt, idem: Keyed<Receipt>) -> Result<Executed<Receipt>> {
+        self.receive_rows(tenant, req, idem).await
     }
 
     async fn list_skus(

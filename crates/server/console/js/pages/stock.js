@@ -68,11 +68,13 @@ export async function skuPage(ctx) {
     fill(top, facts([
       ["Status", stockBadge(s) || badge("in stock", "good")],
       ["On hand", num(s.on_hand)], ["Held", num(s.held)], ["Available", num(s.available)],
+      ["Incoming", num(s.incoming ?? 0)],
       ["Low stock below", s.low_stock_below ?? "—"],
       ["Units", h("a", { href: `#/stock/${encodeURIComponent(sku)}/units` }, "units of this SKU (unit-tracked SKUs)")],
     ]), s.levels && s.levels.length ? table("Levels per location", [
       ["Location", (l) => l.location], ["On hand", (l) => num(l.on_hand), { num: true }],
       ["Held", (l) => num(l.held), { num: true }], ["Available", (l) => num(l.available), { num: true }],
+      ["Incoming", (l) => num(l.incoming ?? 0), { num: true }],
     ], s.levels) : null);
     const page = await api("/v1/holds", { query: { sku, status: "held", limit: HOLDS_SHOWN } });
     fill(holds, table(null, [
