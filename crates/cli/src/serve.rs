@@ -57,7 +57,8 @@ pub(crate) struct ServeArgs {
     pub(crate) event_retention_ms: u64,
     /// Refuse a stock write without an `Idempotency-Key` (`400 idempotency_key_required`):
     /// creations, adjustments, allocations, cancels, returns, holds, confirms, releases,
-    /// extends, transfers, unit receipts and claims, and a batch's operations. A level set
+    /// extends, transfers, incoming stock and receipts, unit receipts and claims, and a
+    /// batch's operations. A level set
     /// needs none (its `compare_on_hand` guards a retry).
     #[arg(long, env = "ALLOT_REQUIRE_IDEMPOTENCY_KEY")]
     pub(crate) require_idempotency_key: bool,

@@ -39,8 +39,8 @@ pub struct ServerConfig {
     /// How long events of the change feed are kept, ms. Default 7 days.
     pub event_retention_ms: u64,
     /// Every stock write (a SKU's creation, adjustments, allocations, their cancels and
-    /// returns, holds and their confirms, releases and extends, transfers, unit receipts and
-    /// claims, each operation of a batch) must carry an `Idempotency-Key`, as Shopify's
+    /// returns, holds and their confirms, releases and extends, transfers, incoming stock and
+    /// receipts, unit receipts and claims, each operation of a batch) must carry an `Idempotency-Key`, as Shopify's
     /// inventory API requires on adjustments; one without is refused `400
     /// idempotency_key_required` and changes nothing. A level set needs none: its
     /// `compare_on_hand` makes it safe to retry. Default `false`.

@@ -48,8 +48,8 @@ async fn basic_flow(ts: &TestServer) {
     assert_eq!((s, b["error"]["code"].as_str()), (409, Some("already_exists")));
     assert_eq!(
         ts.sku("HOT").await,
-        json!({"sku":"HOT","on_hand":10,"held":0,"available":10,"version":1,"buckets":1,
-               "levels":[{"location":"default","on_hand":10,"held":0,"available":10}]})
+        json!({"sku":"HOT","on_hand":10,"held":0,"available":10,"incoming":0,"version":1,"buckets":1,
+               "levels":[{"location":"default","on_hand":10,"held":0,"available":10,"incoming":0}]})
     );
 
     // Default strategy of the backend.

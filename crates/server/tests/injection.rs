@@ -40,6 +40,8 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/locations" => json!({"location": "L9", "priority": 1}),
         "/v1/transfers" => json!({"sku": "S", "from": "default", "to": "L9", "quantity": 1}),
         "/v1/skus/{sku}/levels/{location}" => json!({"on_hand": 1, "compare_on_hand": 10}),
+        "/v1/skus/{sku}/incoming" => json!({"quantity": 1}),
+        "/v1/skus/{sku}/receipts" => json!({"quantity": 1, "location": "default"}),
         "/v1/skus/{sku}/units" => json!({"units": [{"serial": "Z1"}]}),
         "/v1/unit-allocations" => json!({"sku": "U", "quantity": 1}),
         "/v1/skus/{sku}" => json!({"low_stock_below": 3}),

@@ -305,7 +305,6 @@ fn audit(body: &Value) -> Value {
     }
 }
 
-/// A SKU: its totals and its levels by location.
 /// An incoming's or a receipt's answer (the incoming a receipt names: only whether it names one).
 fn receiving(body: &Value) -> Value {
     let mut view = json!({"sku": body["sku"], "location": body["location"], "quantity": body["quantity"]});
@@ -319,6 +318,7 @@ fn receiving(body: &Value) -> Value {
     view
 }
 
+/// A SKU: its totals and its levels by location.
 fn sku(body: &Value) -> Value {
     let levels = body["levels"].as_array().cloned().unwrap_or_default();
     let levels: Vec<Value> = levels

@@ -8,7 +8,6 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..types import UNSET, Unset
 
 
 
@@ -26,16 +25,16 @@ class Level:
         Attributes:
             available (int): `on_hand - held`.
             held (int): Held there.
+            incoming (int): Expected there, not on hand yet.
             location (str): The location.
             on_hand (int): On hand there.
-            incoming (int | Unset): Expected there, not on hand yet (see [`crate::receiving`]).
      """
 
     available: int
     held: int
+    incoming: int
     location: str
     on_hand: int
-    incoming: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -47,11 +46,11 @@ class Level:
 
         held = self.held
 
+        incoming = self.incoming
+
         location = self.location
 
         on_hand = self.on_hand
-
-        incoming = self.incoming
 
 
         field_dict: dict[str, Any] = {}
@@ -59,11 +58,10 @@ class Level:
         field_dict.update({
             "available": available,
             "held": held,
+            "incoming": incoming,
             "location": location,
             "on_hand": on_hand,
         })
-        if incoming is not UNSET:
-            field_dict["incoming"] = incoming
 
         return field_dict
 
@@ -76,18 +74,18 @@ class Level:
 
         held = d.pop("held")
 
+        incoming = d.pop("incoming")
+
         location = d.pop("location")
 
         on_hand = d.pop("on_hand")
 
-        incoming = d.pop("incoming", UNSET)
-
         level = cls(
             available=available,
             held=held,
+            incoming=incoming,
             location=location,
             on_hand=on_hand,
-            incoming=incoming,
         )
 
 

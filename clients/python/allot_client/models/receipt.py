@@ -30,8 +30,8 @@ class Receipt:
             quantity (int): Units received.
             sku (str): The SKU (count-tracked).
             incoming_id (None | str | Unset): The incoming it fulfils.
-            location (None | str | Unset): Where the units arrived (`None` only in a request naming an incoming, before the
-                store reads the incoming's).
+            location (None | str | Unset): Where the units arrived (always set in an answer: with an incoming, its
+                location).
             reference (None | str | Unset): The document behind it.
      """
 

@@ -33,14 +33,14 @@ class Sku:
             buckets (int): How many buckets (segments) the stock is split into at each location; 1 means
                 unsegmented.
             held (int): Units set aside by holds.
+            incoming (int): Expected, not on hand yet: what incoming stock still awaits receipt; never
+                allocated.
             levels (list[Level]): The counts per location, by location name (a unit-tracked SKU's from its units'
                 `location`, units without one at `default`). The totals above are their sums.
             on_hand (int): Units physically in stock (not yet allocated).
             sku (str): The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`. Example: HOT.
             version (int): Increases with every change; used by the optimistic strategy.
             auto (AutoView | None | Unset):
-            incoming (int | Unset): Expected, not on hand yet: what incoming stock still awaits receipt (see
-                [`crate::receiving`]); never allocated.
             low_stock_below (int | None | Unset): Available below this is `sku.low_stock` on the change feed; absent: no
                 threshold.
      """
@@ -48,12 +48,12 @@ class Sku:
     available: int
     buckets: int
     held: int
+    incoming: int
     levels: list[Level]
     on_hand: int
     sku: str
     version: int
     auto: AutoView | None | Unset = UNSET
-    incoming: int | Unset = UNSET
     low_stock_below: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -69,6 +69,8 @@ class Sku:
         buckets = self.buckets
 
         held = self.held
+
+        incoming = self.incoming
 
         levels = []
         for levels_item_data in self.levels:
@@ -91,8 +93,6 @@ class Sku:
         else:
             auto = self.auto
 
-        incoming = self.incoming
-
         low_stock_below: int | None | Unset
         if isinstance(self.low_stock_below, Unset):
             low_stock_below = UNSET
@@ -106,6 +106,7 @@ class Sku:
             "available": available,
             "buckets": buckets,
             "held": held,
+            "incoming": incoming,
             "levels": levels,
             "on_hand": on_hand,
             "sku": sku,
@@ -113,8 +114,6 @@ class Sku:
         })
         if auto is not UNSET:
             field_dict["auto"] = auto
-        if incoming is not UNSET:
-            field_dict["incoming"] = incoming
         if low_stock_below is not UNSET:
             field_dict["low_stock_below"] = low_stock_below
 
@@ -132,6 +131,8 @@ class Sku:
         buckets = d.pop("buckets")
 
         held = d.pop("held")
+
+        incoming = d.pop("incoming")
 
         levels = []
         _levels = d.pop("levels")
@@ -169,8 +170,6 @@ class Sku:
         auto = _parse_auto(d.pop("auto", UNSET))
 
 
-        incoming = d.pop("incoming", UNSET)
-
         def _parse_low_stock_below(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -185,12 +184,12 @@ class Sku:
             available=available,
             buckets=buckets,
             held=held,
+            incoming=incoming,
             levels=levels,
             on_hand=on_hand,
             sku=sku,
             version=version,
             auto=auto,
-            incoming=incoming,
             low_stock_below=low_stock_below,
         )
 

@@ -65,8 +65,7 @@ pub struct Level {
     pub held: i64,
     /// `on_hand - held`.
     pub available: i64,
-    /// Expected there, not on hand yet (see [`crate::receiving`]).
-    #[serde(default)]
+    /// Expected there, not on hand yet.
     pub incoming: i64,
 }
 

@@ -29,9 +29,8 @@ pub struct Sku {
     pub held: i64,
     /// `on_hand - held`.
     pub available: i64,
-    /// Expected, not on hand yet: what incoming stock still awaits receipt (see
-    /// [`crate::receiving`]); never allocated.
-    #[serde(default)]
+    /// Expected, not on hand yet: what incoming stock still awaits receipt; never
+    /// allocated.
     pub incoming: i64,
     /// Increases with every change; used by the optimistic strategy.
     pub version: i64,

@@ -88,8 +88,7 @@ pub struct Receipt {
     pub id: String,
     /// The SKU (count-tracked).
     pub sku: String,
-    /// Where the units arrived (`None` only in a request naming an incoming, before the
-    /// store reads the incoming's).
+    /// Where the units arrived (always set in an answer: with an incoming, its location).
     pub location: Option<String>,
     /// Units received.
     pub quantity: i64,

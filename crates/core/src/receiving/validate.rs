@@ -11,7 +11,7 @@ use crate::support::limits::Limits;
 /// RFC 3986 §4.3 — a scheme, a colon, then printable ASCII without spaces.
 pub const REFERENCE_PATTERN: &str = "^[A-Za-z][A-Za-z0-9+.-]*:[!-~]+$";
 
-/// A `reference`: [`REFERENCE_PATTERN`], at most [`MAX_REFERENCE_LEN`] characters;
+/// A `reference`: [`REFERENCE_PATTERN`] (ASCII only), at most [`MAX_REFERENCE_LEN`] bytes;
 /// `invalid_request` naming `field` otherwise.
 pub fn reference(field: &str, value: &str) -> Result<()> {
     if value.len() > MAX_REFERENCE_LEN {
