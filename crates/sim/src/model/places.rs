@@ -198,11 +198,7 @@ impl Model {
     /// A count-tracked SKU that exists (`not_found`, `wrong_tracking`) and a location that
     /// does (`not_found`).
     fn count_sku_at(&self, sku: &str, location: &str) -> Result<(), AllotError> {
-        match self.tracks_units(sku) {
-            None => return Err(AllotError::not_found("sku", sku)),
-            Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
-            Some(false) => {}
-        }
+        self.counted(sku)?;
         match self.priority(location) {
             Some(_) => Ok(()),
             None => Err(AllotError::not_found("location", location)),

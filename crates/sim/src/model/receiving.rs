@@ -32,7 +32,7 @@ impl Model {
     }
 
     /// A count-tracked SKU that exists: `not_found`, `wrong_tracking`.
-    fn counted(&self, sku: &str) -> Result<(), AllotError> {
+    pub(super) fn counted(&self, sku: &str) -> Result<(), AllotError> {
         match self.tracks_units(sku) {
             None => Err(AllotError::not_found("sku", sku)),
             Some(true) => Err(AllotError::wrong_tracking(sku, true)),

@@ -16,6 +16,15 @@ pub(crate) fn tracks_units(c: &Connection, tenant: &str, sku: &str) -> Result<Op
         .map_err(map_error)
 }
 
+/// `not_found` for an unknown SKU, `wrong_tracking` for a unit-tracked one.
+pub(crate) fn require_counted(c: &Connection, tenant: &str, sku: &str) -> Result<()> {
+    match tracks_units(c, tenant, sku)? {
+        None => Err(AllotError::not_found("sku", sku)),
+        Some(true) => Err(AllotError::wrong_tracking(sku, true)),
+        Some(false) => Ok(()),
+    }
+}
+
 /// `not_found` unless `location` is `default` or a location of `tenant`.
 pub(crate) fn require_location(c: &Connection, tenant: &str, location: &str) -> Result<()> {
     if location == DEFAULT_LOCATION {

@@ -5,7 +5,7 @@
 use super::get_sku_with;
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
+use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location};
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, LocationStore};
 use allot_core::tenant::Tenant;
@@ -15,11 +15,7 @@ use rusqlite::{params, Connection};
 
 /// On hand of `sku` at `location` (0 where it has no rows), checking both exist.
 fn on_hand_at(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<i64> {
-    match tracks_units(c, tenant, sku)? {
-        None => return Err(AllotError::not_found("sku", sku)),
-        Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
-        Some(false) => {}
-    }
+    require_counted(c, tenant, sku)?;
     require_location(c, tenant, location)?;
     c.prepare_cached("SELECT COALESCE(sum(on_hand), 0) FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3")
         .and_then(|mut s| s.query_row([sku, tenant, location], |r| r.get(0)))

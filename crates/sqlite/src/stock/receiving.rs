@@ -4,21 +4,12 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, require_location, tracks_units};
+use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location};
 use crate::engine::store::SqliteStore;
 use allot_core::receiving::{Incoming, Receipt};
 use allot_core::store::{Executed, Keyed};
 use allot_core::{AllotError, LedgerKind, Result};
 use rusqlite::{params, Connection, OptionalExtension};
-
-/// `not_found` for an unknown SKU, `wrong_tracking` for a unit-tracked one.
-fn require_counted(c: &Connection, tenant: &str, sku: &str) -> Result<()> {
-    match tracks_units(c, tenant, sku)? {
-        None => Err(AllotError::not_found("sku", sku)),
-        Some(true) => Err(AllotError::wrong_tracking(sku, true)),
-        Some(false) => Ok(()),
-    }
-}
 
 /// The location a receipt arrives at: its own, or (naming an incoming) the incoming's, which
 /// takes the receipt's quantity (`exceeds_incoming` beyond what is left).
