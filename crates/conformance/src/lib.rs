@@ -26,6 +26,7 @@
 //! | `cancel_allocation`, `return_allocation` | `stock::cancels_and_returns` |
 //! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
 //! | `add_incoming`, `receive` | `receiving::incoming_and_receipts`, `receiving::receipts_never_exceed_their_incoming` |
+//! | `move_stock` | `states::moves_between_states`, `states::moves_race_allocations` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
 //! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
@@ -59,6 +60,7 @@ pub mod jobs;
 pub mod keys;
 pub mod queues;
 pub mod receiving;
+pub mod states;
 pub mod stock;
 pub mod units;
 pub mod upgrade;
@@ -84,6 +86,8 @@ macro_rules! suite {
             stock::every_instant_comes_from_the_clock,
             receiving::incoming_and_receipts,
             receiving::receipts_never_exceed_their_incoming,
+            states::moves_between_states,
+            states::moves_race_allocations,
             holds::hold_lifecycle,
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,

@@ -18,6 +18,7 @@ pub mod model;
 pub mod operations;
 pub mod receiving;
 pub mod returns;
+pub mod states;
 pub mod status;
 pub mod store;
 pub mod strategy;
@@ -56,6 +57,7 @@ pub use model::{
 pub use page::{Listed, Page};
 pub use receiving::{Incoming, IncomingBody, Receipt, ReceiptBody};
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
+pub use states::{Move, MoveBody, MoveReason, QuantityState};
 pub use store::{
     BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,
     Maintenance, PoolStatus, SchemaVersion, StockStore, Store, StoredResponse, UnitStore, WebhookStore,

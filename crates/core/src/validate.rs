@@ -14,6 +14,7 @@ pub use crate::location::validate::{location, set_level, transfer};
 pub use crate::model::validate::{adjustment, allocation, create_sku};
 pub use crate::receiving::validate::{incoming, receipt, reference};
 pub use crate::returns::validate::returns;
+pub use crate::states::validate::movement;
 pub use crate::support::checks::{idempotency_key, name, page_size};
 pub use crate::unit::validate::{add_units, unit_claim};
 

@@ -30,7 +30,7 @@ use allot_core::tenant::Tenant;
 use allot_core::Cancel;
 use allot_core::{
     Adjustment, Allocation, AllocationRequest, CreateSku, Hold, HoldRequest, Incoming, LedgerEntry, Location,
-    LocationStore, Receipt, Result, Return, SetLevel, Sku, Stores, Strategy, Transfer,
+    LocationStore, Move, Receipt, Result, Return, SetLevel, Sku, Stores, Strategy, Transfer,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -187,6 +187,11 @@ impl StockStore for RedisGated {
         let result = self.stock.receive(tenant, req, idem).await;
         // Stock arrived: the counters rebuild from the database on next use.
         self.invalidate_fresh(tenant, result, |r| vec![r.sku.as_str()]).await
+    }
+    async fn move_stock(&self, tenant: &Tenant, req: Move, idem: Keyed<Move>) -> Result<Executed<Move>> {
+        let result = self.stock.move_stock(tenant, req, idem).await;
+        // Available changed (either way): the counters rebuild from the database on next use.
+        self.invalidate_fresh(tenant, result, |m| vec![m.sku.as_str()]).await
     }
     async fn list_skus(
         &self,

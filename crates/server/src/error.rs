@@ -151,6 +151,7 @@ pub fn status_of(e: &AllotError) -> StatusCode {
         | AllotError::WrongTracking { .. }
         | AllotError::ExceedsAllocation { .. }
         | AllotError::ExceedsIncoming { .. }
+        | AllotError::ExceedsState { .. }
         | AllotError::Contention { .. }
         | AllotError::HoldNotActive { .. }
         | AllotError::BookingOverlap { .. }
@@ -218,12 +219,11 @@ pub fn body_of(e: &AllotError) -> ErrorBody {
             d.retry_after_ms = Some(*retry_after_ms)
         }
         AllotError::WrongTracking { sku, .. } => d.sku = Some(sku.clone()),
-        AllotError::ExceedsAllocation { sku, requested, left } => {
-            d.sku = Some(sku.clone());
-            d.requested = Some(*requested);
-            d.available = Some(*left);
+        AllotError::ExceedsAllocation { sku, requested, left }
+        | AllotError::ExceedsIncoming {
+            sku, requested, left, ..
         }
-        AllotError::ExceedsIncoming {
+        | AllotError::ExceedsState {
             sku, requested, left, ..
         } => {
             d.sku = Some(sku.clone());

@@ -73,7 +73,7 @@ impl<B: WriteBody> FromRequest<Arc<AppState>> for Write<B> {
 
 /// The paths whose `POST` is a [`StockWrite`] (the document marks their `Idempotency-Key`
 /// required on a server that requires one).
-pub(crate) const STOCK_WRITES: [&str; 14] = [
+pub(crate) const STOCK_WRITES: [&str; 15] = [
     "/v1/skus",
     "/v1/skus/{sku}/adjustments",
     "/v1/allocations",
@@ -88,6 +88,7 @@ pub(crate) const STOCK_WRITES: [&str; 14] = [
     "/v1/transfers",
     "/v1/skus/{sku}/incoming",
     "/v1/skus/{sku}/receipts",
+    "/v1/skus/{sku}/moves",
 ];
 
 /// A write that moves stock: a [`Write`] that must carry an `Idempotency-Key` when the server

@@ -49,7 +49,9 @@ async fn basic_flow(ts: &TestServer) {
     assert_eq!(
         ts.sku("HOT").await,
         json!({"sku":"HOT","on_hand":10,"held":0,"available":10,"incoming":0,"version":1,"buckets":1,
-               "levels":[{"location":"default","on_hand":10,"held":0,"available":10,"incoming":0}]})
+               "damaged":0,"quality_control":0,"safety_stock":0,
+               "levels":[{"location":"default","on_hand":10,"held":0,"available":10,"incoming":0,
+                          "damaged":0,"quality_control":0,"safety_stock":0}]})
     );
 
     // Default strategy of the backend.

@@ -42,6 +42,7 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/skus/{sku}/levels/{location}" => json!({"on_hand": 1, "compare_on_hand": 10}),
         "/v1/skus/{sku}/incoming" => json!({"quantity": 1}),
         "/v1/skus/{sku}/receipts" => json!({"quantity": 1, "location": "default"}),
+        "/v1/skus/{sku}/moves" => json!({"from": "available", "to": "damaged", "quantity": 1, "reason": "damaged"}),
         "/v1/skus/{sku}/units" => json!({"units": [{"serial": "Z1"}]}),
         "/v1/unit-allocations" => json!({"sku": "U", "quantity": 1}),
         "/v1/skus/{sku}" => json!({"low_stock_below": 3}),

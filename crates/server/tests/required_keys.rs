@@ -119,6 +119,12 @@ async fn units_transfers_and_batches_need_a_key(ts: &TestServer) {
     assert_eq!(ts.sku("A").await["incoming"], 0, "a refused incoming made nothing");
     assert_eq!(keyed(ts, "/v1/skus/A/receipts", receipt, "k4").await.0, 201);
     assert_eq!(ts.sku("A").await["on_hand"], 12);
+    // So is a move between quantity states.
+    let movement = json!({"from": "available", "to": "damaged", "quantity": 1, "reason": "damaged"});
+    refused(ts, "/v1/skus/A/moves", movement.clone(), header).await;
+    assert_eq!(ts.sku("A").await["damaged"], 0, "a refused move moved nothing");
+    assert_eq!(keyed(ts, "/v1/skus/A/moves", movement, "k5").await.0, 201);
+    assert_eq!(ts.sku("A").await["available"], 11);
 
     // A key that is present but empty is refused as malformed, not as missing.
     let (status, answer) = ts
@@ -168,6 +174,6 @@ async fn the_document_says_which_writes_need_a_key() {
         assert_eq!(key["required"] == true, refused, "{path}: {answer}");
         checked += usize::from(refused);
     }
-    assert_eq!(checked, 14, "every stock write is in the document");
+    assert_eq!(checked, 15, "every stock write is in the document");
     ts.finish().await;
 }

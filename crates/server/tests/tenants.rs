@@ -239,6 +239,13 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             Some(json!({"quantity": 1})),
             NotFound,
         ),
+        (
+            "POST",
+            "/v1/skus/{sku}/moves",
+            "/v1/skus/S/moves".into(),
+            Some(json!({"from": "available", "to": "damaged", "quantity": 1, "reason": "damaged"})),
+            NotFound,
+        ),
         ("GET", "/v1/holds", "/v1/holds".into(), None, Nothing),
         ("GET", "/v1/skus/{sku}/units", "/v1/skus/U/units".into(), None, NotFound),
         (
@@ -707,7 +714,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 42, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 43, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

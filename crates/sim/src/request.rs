@@ -100,7 +100,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Availability { .. } => booking(&r, op, id),
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
         Op::CreateLocation { .. } | Op::Transfer { .. } | Op::SetLevel { .. } => places(&r, op),
-        Op::AddIncoming { .. } | Op::Receive { .. } => receiving(&r, op, id),
+        Op::AddIncoming { .. } | Op::Receive { .. } | Op::Move { .. } => receiving(&r, op, id),
         _ => stock(&r, op, id),
     })
 }
@@ -308,6 +308,21 @@ fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
                 body["location"] = json!(l);
             }
             r.post(format!("/v1/skus/{sku}/receipts"), body)
+        }
+        Op::Move {
+            sku,
+            from,
+            to,
+            quantity,
+            location,
+            ..
+        } => {
+            let mut body = json!({"from": from, "to": to, "quantity": quantity, "reason": "damaged",
+                "reference": "erp://count/sim"});
+            if let Some(l) = location {
+                body["location"] = json!(l);
+            }
+            r.post(format!("/v1/skus/{sku}/moves"), body)
         }
         _ => unreachable!("not a step on receiving: {op:?}"),
     }

@@ -20,6 +20,8 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             json!({"sku": body["sku"], "from": body["from"], "to": body["to"], "quantity": body["quantity"]})
         }
         Op::AddIncoming { .. } | Op::Receive { .. } => receiving(body),
+        Op::Move { .. } => json!({"sku": body["sku"], "location": body["location"], "from": body["from"],
+            "to": body["to"], "quantity": body["quantity"], "reason": body["reason"], "reference": body["reference"]}),
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
@@ -215,9 +217,14 @@ fn job_status(body: &Value, made: &Made) -> Value {
 fn error(body: &Value) -> Value {
     let e = &body["error"];
     let mut view = json!({"code": e["code"]});
-    if ["insufficient_stock", "exceeds_allocation", "exceeds_incoming"]
-        .iter()
-        .any(|c| e["code"] == *c)
+    if [
+        "insufficient_stock",
+        "exceeds_allocation",
+        "exceeds_incoming",
+        "exceeds_state",
+    ]
+    .iter()
+    .any(|c| e["code"] == *c)
     {
         for f in ["sku", "requested", "available"] {
             view[f] = e[f].clone();
@@ -325,11 +332,13 @@ fn sku(body: &Value) -> Value {
         .iter()
         .map(|l| {
             json!({"location": l["location"], "on_hand": l["on_hand"], "held": l["held"], "available": l["available"],
-                "incoming": l["incoming"]})
+                "incoming": l["incoming"], "damaged": l["damaged"], "quality_control": l["quality_control"],
+                "safety_stock": l["safety_stock"]})
         })
         .collect();
     json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"],
-        "incoming": body["incoming"], "levels": levels})
+        "incoming": body["incoming"], "damaged": body["damaged"], "quality_control": body["quality_control"],
+        "safety_stock": body["safety_stock"], "levels": levels})
 }
 
 /// A line's `from`: `(location, quantity)` in the order answered.

@@ -86,6 +86,9 @@ from .location import Location
 from .location_body import LocationBody
 from .location_list import LocationList
 from .missed import Missed
+from .move import Move
+from .move_body import MoveBody
+from .move_reason import MoveReason
 from .new_job import NewJob
 from .new_key_body import NewKeyBody
 from .new_unit import NewUnit
@@ -104,6 +107,7 @@ from .operation_result_body import OperationResultBody
 from .placement_policy import PlacementPolicy
 from .pool import Pool
 from .pool_body import PoolBody
+from .quantity_state import QuantityState
 from .queue_counts import QueueCounts
 from .queue_counts_counts import QueueCountsCounts
 from .queue_list import QueueList
@@ -271,6 +275,9 @@ __all__ = (
     "LocationBody",
     "LocationList",
     "Missed",
+    "Move",
+    "MoveBody",
+    "MoveReason",
     "NewJob",
     "NewKeyBody",
     "NewUnit",
@@ -289,6 +296,7 @@ __all__ = (
     "PlacementPolicy",
     "Pool",
     "PoolBody",
+    "QuantityState",
     "QueueCounts",
     "QueueCountsCounts",
     "QueueList",

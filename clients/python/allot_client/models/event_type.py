@@ -28,6 +28,7 @@ class EventType(StrEnum):
     STOCK_HOLD_CONFIRMED = "stock.hold_confirmed"
     STOCK_HOLD_EXPIRED = "stock.hold_expired"
     STOCK_HOLD_RELEASED = "stock.hold_released"
+    STOCK_MOVED = "stock.moved"
     STOCK_RECEIVED = "stock.received"
     TRANSFER_CREATED = "transfer.created"
     UNITS_RECEIVED = "units.received"

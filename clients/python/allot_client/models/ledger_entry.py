@@ -28,7 +28,8 @@ class LedgerEntry:
 
         Attributes:
             at (datetime.datetime): When it was written (UTC).
-            delta (int): Change of `on_hand`.
+            delta (int): Change of the sellable part of `on_hand` (available + held): a `moved` entry
+                between two unsellable states reads 0.
             held_delta (int): Change of `held`.
             id (int): Increasing id, for paging with `after`.
             kind (LedgerKind): What a ledger entry records. Stored and sent as its snake_case name.

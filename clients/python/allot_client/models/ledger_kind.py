@@ -9,6 +9,7 @@ class LedgerKind(StrEnum):
     HOLD_CONFIRMED = "hold_confirmed"
     HOLD_EXPIRED = "hold_expired"
     HOLD_RELEASED = "hold_released"
+    MOVED = "moved"
     RECEIVED = "received"
     RETURNED = "returned"
     TRANSFER = "transfer"

@@ -22,8 +22,8 @@ T = TypeVar("T", bound="ReceiptBody")
 
 @_attrs_define
 class ReceiptBody:
-    """ `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it fulfils (it arrives at
-    that incoming's location) or the `location`, not both.
+    """ `POST /v1/skus/{sku}/receipts` body: name either the incoming it fulfils (`incoming_id`;
+    it arrives at that incoming's location) or the `location`, not both.
 
         Attributes:
             quantity (int): Units received, 1..=`max_quantity` (with `incoming_id`: at most what is still expected

@@ -25,19 +25,24 @@ T = TypeVar("T", bound="Sku")
 
 @_attrs_define
 class Sku:
-    """ A SKU's stock. `available = on_hand - held`, never negative. For a segmented SKU the
-    counts are the totals over its buckets and `version` is the sum of the buckets' versions.
+    """ A SKU's stock. `available = on_hand - held - damaged - quality_control - safety_stock`,
+    never negative. For a segmented SKU the counts are the totals over its buckets and
+    `version` is the sum of the buckets' versions.
 
         Attributes:
-            available (int): `on_hand - held`.
+            available (int): What allocations and holds may take: `on_hand - held` less the unsellable states.
             buckets (int): How many buckets (segments) the stock is split into at each location; 1 means
                 unsegmented.
+            damaged (int): On hand but broken or spoiled: never sold (see `allot_core::states`).
             held (int): Units set aside by holds.
             incoming (int): Expected, not on hand yet: what incoming stock still awaits receipt; never
                 allocated.
             levels (list[Level]): The counts per location, by location name (a unit-tracked SKU's from its units'
                 `location`, units without one at `default`). The totals above are their sums.
-            on_hand (int): Units physically in stock (not yet allocated).
+            on_hand (int): Units physically in stock (not yet allocated): available + held + the unsellable
+                states.
+            quality_control (int): On hand but waiting for inspection: never sold.
+            safety_stock (int): On hand but kept back as a buffer: never sold.
             sku (str): The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`. Example: HOT.
             version (int): Increases with every change; used by the optimistic strategy.
             auto (AutoView | None | Unset):
@@ -47,10 +52,13 @@ class Sku:
 
     available: int
     buckets: int
+    damaged: int
     held: int
     incoming: int
     levels: list[Level]
     on_hand: int
+    quality_control: int
+    safety_stock: int
     sku: str
     version: int
     auto: AutoView | None | Unset = UNSET
@@ -68,6 +76,8 @@ class Sku:
 
         buckets = self.buckets
 
+        damaged = self.damaged
+
         held = self.held
 
         incoming = self.incoming
@@ -80,6 +90,10 @@ class Sku:
 
 
         on_hand = self.on_hand
+
+        quality_control = self.quality_control
+
+        safety_stock = self.safety_stock
 
         sku = self.sku
 
@@ -105,10 +119,13 @@ class Sku:
         field_dict.update({
             "available": available,
             "buckets": buckets,
+            "damaged": damaged,
             "held": held,
             "incoming": incoming,
             "levels": levels,
             "on_hand": on_hand,
+            "quality_control": quality_control,
+            "safety_stock": safety_stock,
             "sku": sku,
             "version": version,
         })
@@ -130,6 +147,8 @@ class Sku:
 
         buckets = d.pop("buckets")
 
+        damaged = d.pop("damaged")
+
         held = d.pop("held")
 
         incoming = d.pop("incoming")
@@ -145,6 +164,10 @@ class Sku:
 
 
         on_hand = d.pop("on_hand")
+
+        quality_control = d.pop("quality_control")
+
+        safety_stock = d.pop("safety_stock")
 
         sku = d.pop("sku")
 
@@ -183,10 +206,13 @@ class Sku:
         sku = cls(
             available=available,
             buckets=buckets,
+            damaged=damaged,
             held=held,
             incoming=incoming,
             levels=levels,
             on_hand=on_hand,
+            quality_control=quality_control,
+            safety_stock=safety_stock,
             sku=sku,
             version=version,
             auto=auto,

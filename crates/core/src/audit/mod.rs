@@ -165,6 +165,51 @@ pub fn location_violation(r: &LocationAuditRow) -> Option<AuditViolation> {
     })
 }
 
+/// One quantity state of a (count-tracked SKU, location), as the audit reads it: what is
+/// kept of it and what the moves add up to (see [`crate::states`]). For an unsellable state
+/// `kept` is its stored count; for `available` it is the sum of the `delta` of the location's
+/// `moved` ledger entries, which must be what the moves did to the sellable part. A backend
+/// reads only the rows where the two differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateAuditRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The SKU.
+    pub sku: String,
+    /// The location.
+    pub location: String,
+    /// The state's stored name (`damaged`, or `available` for the ledger's side).
+    pub state: String,
+    /// What is kept of it.
+    pub kept: i64,
+    /// What the moves into it less the moves out of it add up to.
+    pub moved: i64,
+}
+
+/// The per-state rule: every unsellable state holds what its moves add up to, and the
+/// ledger's `moved` entries changed the sellable part by what the moves say.
+pub fn state_violation(r: &StateAuditRow) -> Option<AuditViolation> {
+    if r.kept == r.moved {
+        return None;
+    }
+    let problem = match r.state.as_str() {
+        "available" => format!(
+            "at {}: moved ledger entries add up to {} where the moves say {}",
+            r.location, r.kept, r.moved
+        ),
+        state => format!(
+            "at {}: {state} holds {} where its moves add up to {}",
+            r.location, r.kept, r.moved
+        ),
+    };
+    Some(AuditViolation {
+        tenant: r.tenant.clone(),
+        sku: r.sku.clone(),
+        object: None,
+        problem,
+    })
+}
+
 /// One unit claim (the id of an allocation or hold of a unit-tracked SKU) as its ledger
 /// entries and its units tell it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,6 +366,11 @@ impl Auditor {
     /// Judge one (SKU, location).
     pub fn location(&mut self, row: &LocationAuditRow) {
         self.report.violations.extend(location_violation(row));
+    }
+
+    /// Judge one quantity state of a (SKU, location).
+    pub fn state(&mut self, row: &StateAuditRow) {
+        self.report.violations.extend(state_violation(row));
     }
 
     /// Judge one unit claim.

@@ -105,6 +105,7 @@ pub fn entry_type(kind: LedgerKind, location: Option<&str>) -> EventType {
         LedgerKind::HoldExpired => EventType::StockHoldExpired,
         LedgerKind::Transfer => EventType::TransferCreated,
         LedgerKind::Received => EventType::StockReceived,
+        LedgerKind::Moved => EventType::StockMoved,
     }
 }
 

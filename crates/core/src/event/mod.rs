@@ -76,6 +76,10 @@ pub enum EventType {
     /// Stock was received at a location (ledger `received`; `object` is the receipt's id).
     #[serde(rename = "stock.received")]
     StockReceived,
+    /// Units moved between quantity states at a location (ledger `moved`; `object` is the
+    /// move's id).
+    #[serde(rename = "stock.moved")]
+    StockMoved,
     /// Available stock reached 0 (of the SKU, or of one location: `data.location`).
     #[serde(rename = "sku.sold_out")]
     SkuSoldOut,
@@ -123,7 +127,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 31] = [
+    pub const ALL: [EventType; 32] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -142,6 +146,7 @@ impl EventType {
         EventType::HoldExtended,
         EventType::TransferCreated,
         EventType::StockReceived,
+        EventType::StockMoved,
         EventType::SkuSoldOut,
         EventType::SkuBackInStock,
         EventType::SkuLowStock,
@@ -178,6 +183,7 @@ impl EventType {
             EventType::HoldExtended => "hold.extended",
             EventType::TransferCreated => "transfer.created",
             EventType::StockReceived => "stock.received",
+            EventType::StockMoved => "stock.moved",
             EventType::SkuSoldOut => "sku.sold_out",
             EventType::SkuBackInStock => "sku.back_in_stock",
             EventType::SkuLowStock => "sku.low_stock",

@@ -53,7 +53,8 @@ pub struct LocationBody {
     pub priority: Option<i64>,
 }
 
-/// A SKU's counts at one location (`available = on_hand - held`).
+/// A SKU's counts at one location (`available = on_hand - held - damaged - quality_control -
+/// safety_stock`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Level {
@@ -67,6 +68,28 @@ pub struct Level {
     pub available: i64,
     /// Expected there, not on hand yet.
     pub incoming: i64,
+    /// On hand there but broken or spoiled: never sold (see `allot_core::states`).
+    pub damaged: i64,
+    /// On hand there but waiting for inspection: never sold.
+    pub quality_control: i64,
+    /// On hand there but kept back as a buffer: never sold.
+    pub safety_stock: i64,
+}
+
+impl Level {
+    /// A level with nothing at `location`.
+    pub fn empty(location: &str) -> Self {
+        Level {
+            location: location.to_string(),
+            on_hand: 0,
+            held: 0,
+            available: 0,
+            incoming: 0,
+            damaged: 0,
+            quality_control: 0,
+            safety_stock: 0,
+        }
+    }
 }
 
 /// How much of a line came from one location.
@@ -353,11 +376,9 @@ pub fn levels<'a>(rows: impl IntoIterator<Item = (&'a str, i64, i64)>) -> Vec<Le
                 l.held += held;
             }
             None => out.push(Level {
-                location: loc.to_string(),
                 on_hand,
                 held,
-                available: 0,
-                incoming: 0,
+                ..Level::empty(loc)
             }),
         }
     }

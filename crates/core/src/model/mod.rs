@@ -15,20 +15,28 @@ pub struct SkuFilter {
     pub prefix: Option<String>,
 }
 
-/// A SKU's stock. `available = on_hand - held`, never negative. For a segmented SKU the
-/// counts are the totals over its buckets and `version` is the sum of the buckets' versions.
+/// A SKU's stock. `available = on_hand - held - damaged - quality_control - safety_stock`,
+/// never negative. For a segmented SKU the counts are the totals over its buckets and
+/// `version` is the sum of the buckets' versions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Sku {
     /// The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`.
     #[cfg_attr(feature = "openapi", schema(example = "HOT"))]
     pub sku: String,
-    /// Units physically in stock (not yet allocated).
+    /// Units physically in stock (not yet allocated): available + held + the unsellable
+    /// states.
     pub on_hand: i64,
     /// Units set aside by holds.
     pub held: i64,
-    /// `on_hand - held`.
+    /// What allocations and holds may take: `on_hand - held` less the unsellable states.
     pub available: i64,
+    /// On hand but broken or spoiled: never sold (see `allot_core::states`).
+    pub damaged: i64,
+    /// On hand but waiting for inspection: never sold.
+    pub quality_control: i64,
+    /// On hand but kept back as a buffer: never sold.
+    pub safety_stock: i64,
     /// Expected, not on hand yet: what incoming stock still awaits receipt; never
     /// allocated.
     pub incoming: i64,
@@ -57,6 +65,9 @@ impl Sku {
             on_hand,
             held,
             available: on_hand - held,
+            damaged: 0,
+            quality_control: 0,
+            safety_stock: 0,
             incoming: 0,
             version,
             buckets,
@@ -106,11 +117,14 @@ pub enum LedgerKind {
     Transfer,
     /// Stock received at a location (`ref` is the receipt's id; see [`crate::receiving`]).
     Received,
+    /// Units moved between quantity states at a location (`ref` is the move's id; see
+    /// [`crate::states`]): `delta` is what the move did to the sellable part of on hand.
+    Moved,
 }
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 12] = [
+    pub const ALL: [LedgerKind; 13] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -123,6 +137,7 @@ impl LedgerKind {
         LedgerKind::Transfer,
         LedgerKind::Returned,
         LedgerKind::Received,
+        LedgerKind::Moved,
     ];
 
     /// Stored and wire name.
@@ -140,6 +155,7 @@ impl LedgerKind {
             LedgerKind::Transfer => "transfer",
             LedgerKind::Returned => "returned",
             LedgerKind::Received => "received",
+            LedgerKind::Moved => "moved",
         }
     }
 
@@ -155,7 +171,8 @@ impl LedgerKind {
 pub struct LedgerEntry {
     /// Increasing id, for paging with `after`.
     pub id: i64,
-    /// Change of `on_hand`.
+    /// Change of the sellable part of `on_hand` (available + held): a `moved` entry
+    /// between two unsellable states reads 0.
     pub delta: i64,
     /// Change of `held`.
     pub held_delta: i64,

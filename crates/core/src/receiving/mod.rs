@@ -59,8 +59,8 @@ pub struct Incoming {
     pub actor: Option<String>,
 }
 
-/// `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it fulfils (it arrives at
-/// that incoming's location) or the `location`, not both.
+/// `POST /v1/skus/{sku}/receipts` body: name either the incoming it fulfils (`incoming_id`;
+/// it arrives at that incoming's location) or the `location`, not both.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -110,11 +110,8 @@ pub fn with_incoming<'a>(sku: &mut crate::model::Sku, incoming: impl IntoIterato
         match sku.levels.iter_mut().find(|l| l.location == location) {
             Some(l) => l.incoming += n,
             None => sku.levels.push(crate::location::Level {
-                location: location.to_string(),
-                on_hand: 0,
-                held: 0,
-                available: 0,
                 incoming: n,
+                ..crate::location::Level::empty(location)
             }),
         }
         sku.incoming += n;

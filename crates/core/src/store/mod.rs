@@ -176,6 +176,20 @@ pub trait StockStore: Send + Sync + 'static {
         idem: Keyed<crate::receiving::Receipt>,
     ) -> Result<Executed<crate::receiving::Receipt>>;
 
+    /// Move `req.quantity` units between quantity states at `req.location` (see
+    /// [`crate::states`]), in one transaction with one `moved` ledger entry pointing at the
+    /// move. Out of `available`: the location's sellable rows fall as an adjustment's do, never
+    /// below what holds set aside (`insufficient_stock`, after finalising overdue holds, as a
+    /// short line does); into it: they rise. Out of an unsellable state: at most what it has
+    /// there (`exceeds_state`, nothing changed). Errors: `not_found` (the SKU, the location),
+    /// `wrong_tracking` (a unit-tracked SKU).
+    async fn move_stock(
+        &self,
+        tenant: &Tenant,
+        req: crate::states::Move,
+        idem: Keyed<crate::states::Move>,
+    ) -> Result<Executed<crate::states::Move>>;
+
     /// A page of `tenant`'s SKUs by name (the cursor a name), those `filter` matches (low
     /// stock, a name prefix). Counts as [`StockStore::get_sku`].
     async fn list_skus(

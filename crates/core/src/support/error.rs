@@ -95,6 +95,19 @@ pub enum AllotError {
         /// What is still expected of the incoming.
         left: i64,
     },
+    /// A move out of an unsellable state of more than that state has at the location. HTTP
+    /// 409 `exceeds_state`, with what the state has (`available`).
+    #[error("move of {requested} of sku `{sku}` out of `{}`: it has {left} there", state.as_str())]
+    ExceedsState {
+        /// The SKU.
+        sku: String,
+        /// The state.
+        state: crate::states::QuantityState,
+        /// What the move asked to take out of it.
+        requested: i64,
+        /// What the state has there.
+        left: i64,
+    },
     /// A transfer from a location to itself: well-formed, but it would move nothing. HTTP 422
     /// `same_location`.
     #[error("a transfer needs two different locations (from and to are both `{0}`)")]
@@ -126,7 +139,7 @@ pub enum AllotError {
     /// A count request on a unit-tracked SKU, or a unit request on a count-tracked one: the
     /// request is well-formed, the SKU's tracking does not fit it. HTTP 409 `wrong_tracking`.
     #[error("{}", if *units {
-        format!("sku `{sku}` is unit-tracked: claim its units with a unit allocation, not a count")
+        format!("sku `{sku}` is unit-tracked: its units arrive by POST /v1/skus/{{sku}}/units and are taken by unit claims, not as a count")
     } else {
         format!("sku `{sku}` tracks counts, not units: take it with a stock allocation or hold")
     })]
@@ -311,6 +324,8 @@ pub enum Rule {
     /// A receipt naming both an incoming and a location: it arrives at the incoming's
     /// (`location_with_incoming`).
     LocationWithIncoming,
+    /// A move from a quantity state to itself (`same_state`).
+    SameState,
 }
 
 impl Rule {
@@ -335,11 +350,12 @@ impl Rule {
             Rule::HeldByHold => "held_by_hold",
             Rule::NotInHold => "not_in_hold",
             Rule::LocationWithIncoming => "location_with_incoming",
+            Rule::SameState => "same_state",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 18] = [
+    pub const ALL: [Rule; 19] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -358,6 +374,7 @@ impl Rule {
         Rule::HeldByHold,
         Rule::NotInHold,
         Rule::LocationWithIncoming,
+        Rule::SameState,
     ];
 }
 
@@ -449,6 +466,7 @@ impl AllotError {
             AllotError::Unprocessable { rule, .. } => rule.code(),
             AllotError::ExceedsAllocation { .. } => "exceeds_allocation",
             AllotError::ExceedsIncoming { .. } => "exceeds_incoming",
+            AllotError::ExceedsState { .. } => "exceeds_state",
             AllotError::Contention { .. } => "contention",
             AllotError::HoldNotActive { status, .. } => match status {
                 crate::status::HoldStatus::Expired => "hold_expired",

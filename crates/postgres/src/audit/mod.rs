@@ -9,7 +9,8 @@ use crate::engine::conn::Db;
 use crate::engine::errors::map_error;
 use crate::engine::store::PgStore;
 use allot_core::audit::{
-    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
+    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, StateAuditRow,
+    MAX_LISTED_OVERLAPS,
 };
 use allot_core::job::JobState;
 use allot_core::Capable;
@@ -94,6 +95,19 @@ SELECT a.tenant, a.resource, a.id AS first, b.id AS second FROM bookings a JOIN 
    AND (b.status = 'confirmed' OR (b.status = 'held' AND b.expires_at > $2))
  ORDER BY 1, 2, 3, 4 LIMIT $3";
 
+/// Per (count-tracked SKU, location, quantity state) whose books disagree: what is kept
+/// (an unsellable state's count; for `available`, the location's `moved` ledger entries)
+/// and what the moves add up to (see [`allot_core::audit::StateAuditRow`]).
+const STATE_ROWS: &str = "
+SELECT tenant, sku, location, state, sum(kept)::int8 AS kept, sum(moved)::int8 AS moved FROM (
+    SELECT tenant, sku, location, state, quantity AS kept, 0 AS moved FROM stock_states
+    UNION ALL SELECT tenant, sku, location, 'available', delta, 0 FROM ledger WHERE kind = 'moved'
+    UNION ALL SELECT tenant, sku, location, to_state, 0, quantity FROM moves
+    UNION ALL SELECT tenant, sku, location, from_state, 0, -quantity FROM moves) x
+ WHERE $1::text IS NULL OR tenant = $1
+ GROUP BY tenant, sku, location, state HAVING sum(kept) <> sum(moved)
+ ORDER BY 1, 2, 3, 4";
+
 /// Map a row of [`OVERLAPS`].
 fn overlap(r: &tokio_postgres::Row) -> BookingOverlap {
     BookingOverlap {
@@ -130,6 +144,16 @@ impl PgStore {
                 held: r.get("held"),
                 ledger_delta: r.get("ledger_delta"),
                 ledger_held_delta: r.get("ledger_held_delta"),
+            });
+        }
+        for r in tx.query(STATE_ROWS, &[&tenant]).await.map_err(map_error)? {
+            a.state(&StateAuditRow {
+                tenant: r.get("tenant"),
+                sku: r.get("sku"),
+                location: r.get("location"),
+                state: r.get("state"),
+                kept: r.get("kept"),
+                moved: r.get("moved"),
             });
         }
         for r in tx.query(CLAIM_ROWS, &[&tenant]).await.map_err(map_error)? {

@@ -173,22 +173,46 @@ impl PgStore {
             tx.execute(&stmt, &[&sku, &bs, &ds, &tenant]).await?;
         }
         if delta != 0 {
-            tx.execute(
-                "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-                 VALUES ($5, $1, $2, 0, $6, $3, $4, $7, $8)",
-                &[
-                    &sku,
-                    &delta,
-                    &entry.reference,
-                    &entry.actor,
-                    &tenant,
-                    &entry.kind.as_str(),
-                    &location,
-                    &entry.at,
-                ],
-            )
-            .await?;
+            write_entry(tx, tenant, (sku, location), delta, entry).await?;
         }
         Ok(!plan.is_empty())
+    }
+}
+
+/// Write one ledger entry of `delta` on hand at `location` (no change of held).
+pub(crate) async fn write_entry(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    (sku, location): (&str, &str),
+    delta: i64,
+    entry: Entry<'_>,
+) -> TxResult<()> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+             VALUES ($5, $1, $2, 0, $6, $3, $4, $7, $8)",
+        )
+        .await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &sku,
+        &delta,
+        &entry.reference,
+        &entry.actor,
+        &tenant,
+        &entry.kind.as_str(),
+        &location,
+        &entry.at,
+    ];
+    tx.execute(&stmt, &params).await?;
+    Ok(())
+}
+
+/// `not_found` for an unknown SKU, `wrong_tracking` for a unit-tracked one.
+pub(crate) async fn require_counted(tx: &Transaction<'_>, tenant: &str, sku: &str) -> TxResult<()> {
+    let stmt = tx.prepare_cached(crate::engine::placement::SQL_BUCKETS).await?;
+    match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
+        None => Err(TxErr::Fail(AllotError::not_found("sku", sku))),
+        Some(r) if r.get::<_, bool>(1) => Err(TxErr::Fail(AllotError::wrong_tracking(sku, true))),
+        Some(_) => Ok(()),
     }
 }

@@ -21,6 +21,10 @@ use async_trait::async_trait;
 /// The rows of two locations (`$3`, `$4`) of a SKU, locked in bucket order.
 const SQL_LOCK_TWO: &str = "SELECT 1 FROM stock
   WHERE tenant = $2 AND sku = $1 AND location IN ($3, $4) ORDER BY bucket FOR UPDATE";
+/// What the unsellable states hold of SKU `$2` at location `$3`.
+const SQL_UNSELLABLE_AT: &str = "SELECT COALESCE(sum(quantity), 0)::int8 FROM stock_states
+     WHERE tenant = $1 AND sku = $2 AND location = $3";
+
 impl PgStore {
     async fn try_transfer(
         &self,
@@ -55,7 +59,11 @@ impl PgStore {
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
             let rows = location_rows(tx, tenant, &req.sku, &req.location, req.on_hand > 0).await?;
-            let current: i64 = rows.iter().map(|r| r.on_hand).sum();
+            // On hand there: the sellable rows (locked) and the unsellable states, which a
+            // move changes only under the rows' lock (allot_core::states).
+            let stmt = tx.prepare_cached(SQL_UNSELLABLE_AT).await?;
+            let unsellable: i64 = tx.query_one(&stmt, &[&tenant, &req.sku, &req.location]).await?.get(0);
+            let current: i64 = rows.iter().map(|r| r.on_hand).sum::<i64>() + unsellable;
             if current != req.compare_on_hand {
                 return Err(TxErr::Fail(AllotError::CompareFailed {
                     sku: req.sku.clone(),

@@ -10,6 +10,7 @@ mod receiving;
 mod returns;
 #[cfg(test)]
 mod single_location_tests;
+mod states;
 
 use crate::engine::batched::{fits_one_statement, AllocatePerRequest};
 use crate::engine::conn::Db;
@@ -28,7 +29,7 @@ use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
-    Receipt, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+    Move, Receipt, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -143,7 +144,9 @@ macro_rules! sku_counts {
                           GROUP BY so.location) od ON od.location = st.location) END AS levels,
         (SELECT jsonb_agg(jsonb_build_array(i.location, i.n) ORDER BY i.location)
            FROM (SELECT location, sum(quantity - received)::int8 AS n FROM incoming
-                  WHERE tenant = $3 AND sku = s.sku AND received < quantity GROUP BY location) i) AS incoming"
+                  WHERE tenant = $3 AND sku = s.sku AND received < quantity GROUP BY location) i) AS incoming,
+        (SELECT jsonb_agg(jsonb_build_array(ss.location, ss.state, ss.quantity) ORDER BY ss.location, ss.state)
+           FROM stock_states ss WHERE ss.tenant = $3 AND ss.sku = s.sku AND ss.quantity > 0) AS states"
     };
 }
 /// One SKU (`$1`) as of `$2`.
@@ -157,7 +160,7 @@ const SQL_GET_SKU: &str = concat!(
 macro_rules! list_skus {
     ($inner:literal, $outer:literal) => {
         concat!(
-            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming FROM (SELECT s.sku, ",
+            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
             sku_counts!(),
             " FROM skus s WHERE s.tenant = $3 AND s.sku > $1",
             $inner,
@@ -422,6 +425,16 @@ fn sku_of(row: &tokio_postgres::Row, sku: String) -> Sku {
         .get::<_, Option<serde_json::Value>>("incoming")
         .and_then(|v| serde_json::from_value(v).ok());
     allot_core::receiving::with_incoming(&mut s, incoming.iter().flatten().map(|(l, n)| (l.as_str(), *n)));
+    let states: Option<Vec<(String, String, i64)>> = row
+        .get::<_, Option<serde_json::Value>>("states")
+        .and_then(|v| serde_json::from_value(v).ok());
+    allot_core::states::with_states(
+        &mut s,
+        states
+            .iter()
+            .flatten()
+            .filter_map(|(l, st, n)| Some((l.as_str(), allot_core::QuantityState::parse(st)?, *n))),
+    );
     s
 }
 
@@ -540,6 +553,10 @@ impl StockStore for PgStore {
 
     async fn receive(&self, tenant: &Tenant, req: Receipt, idem: Keyed<Receipt>) -> Result<Executed<Receipt>> {
         self.retrying(|| self.try_receive(tenant, &req, idem.as_ref())).await
+    }
+
+    async fn move_stock(&self, tenant: &Tenant, req: Move, idem: Keyed<Move>) -> Result<Executed<Move>> {
+        self.retrying(|| self.try_move(tenant, &req, idem.as_ref())).await
     }
 
     async fn list_skus(

@@ -4,8 +4,7 @@
 
 use crate::engine::conn::Db;
 use crate::engine::conn::Tx as Transaction;
-use crate::engine::location_rows::{require_location, Entry};
-use crate::engine::placement::SQL_BUCKETS;
+use crate::engine::location_rows::{require_counted, require_location, Entry};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::receiving::{Incoming, Receipt};
@@ -26,16 +25,6 @@ const SQL_RECEIVED: &str = "UPDATE incoming SET received = received + $3 WHERE t
 const SQL_INSERT_RECEIPT: &str =
     "INSERT INTO receipts (tenant, id, sku, location, quantity, incoming_id, reference, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-
-/// `not_found` for an unknown SKU, `wrong_tracking` for a unit-tracked one.
-async fn require_counted(tx: &Transaction<'_>, tenant: &str, sku: &str) -> TxResult<()> {
-    let stmt = tx.prepare_cached(SQL_BUCKETS).await?;
-    match tx.query_opt(&stmt, &[&sku, &tenant]).await? {
-        None => Err(TxErr::Fail(AllotError::not_found("sku", sku))),
-        Some(r) if r.get::<_, bool>(1) => Err(TxErr::Fail(AllotError::wrong_tracking(sku, true))),
-        Some(_) => Ok(()),
-    }
-}
 
 /// The location a receipt arrives at: its own, or (naming an incoming) the incoming's, whose
 /// row is locked and takes the receipt's quantity (`exceeds_incoming` beyond what is left).

@@ -291,7 +291,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     .collect()
 }
 
-/// Incoming stock and receipts.
+/// Incoming stock, receipts and moves between quantity states.
 fn receiving_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
     use allot_core::receiving::{validate::REFERENCE_PATTERN, MAX_REFERENCE_LEN};
     let reference = json!({"minLength": 1, "maxLength": MAX_REFERENCE_LEN, "pattern": REFERENCE_PATTERN});
@@ -302,7 +302,10 @@ fn receiving_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
         ("ReceiptBody", "quantity", int(1, l.max_quantity)),
         ("ReceiptBody", "location", name(l)),
         ("ReceiptBody", "incoming_id", name(l)),
-        ("ReceiptBody", "reference", reference),
+        ("ReceiptBody", "reference", reference.clone()),
+        ("MoveBody", "quantity", int(1, l.max_quantity)),
+        ("MoveBody", "location", name(l)),
+        ("MoveBody", "reference", reference),
     ]
 }
 

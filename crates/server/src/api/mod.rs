@@ -19,6 +19,7 @@ mod receiving;
 pub mod routes;
 mod schedules;
 mod service;
+mod states;
 mod stats;
 mod stock;
 mod units;

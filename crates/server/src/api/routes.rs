@@ -7,7 +7,7 @@
 
 use super::{
     batch, bookings, capacity, events, holds, jobs, keys, listings, locations, queues, receiving, schedules, service,
-    stats, stock, units, webhooks, ApiDoc,
+    states, stats, stock, units, webhooks, ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;
@@ -53,6 +53,7 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(StockWrite, routes!(locations::set_level)))
         .routes(scoped(StockWrite, routes!(receiving::add_incoming)))
         .routes(scoped(StockWrite, routes!(receiving::receive)))
+        .routes(scoped(StockWrite, routes!(states::move_stock)))
         .routes(scoped(StockWrite, routes!(holds::create_hold)))
         .routes(scoped(StockRead, routes!(listings::list_holds)))
         .routes(scoped(StockRead, routes!(holds::get_hold)))

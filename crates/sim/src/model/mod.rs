@@ -8,9 +8,11 @@
 //!   (`on_hand − held`), in total and per location (`levels`); created once at a location
 //!   (`409 already_exists` after), adjusted at one by a delta that never takes more than is
 //!   available there (`409 insufficient_stock`); locations with priorities, transfers,
-//!   compare-and-set of a level (`409 compare_failed`); incoming stock and receipts
-//!   (`receiving.rs`: incoming beside on hand, never available; a receipt at a location or
-//!   against an incoming, at most what it still expects); each line placed by its pin or the
+//!   compare-and-set of a level (`409 compare_failed`, on hand there with its unsellable
+//!   states); incoming stock and receipts (`receiving.rs`: incoming beside on hand, never
+//!   available; a receipt at a location or against an incoming, at most what it still
+//!   expects); quantity states (`states.rs`: moves between available and the unsellable
+//!   three, which count in on hand and are never taken); each line placed by its pin or the
 //!   request's placement (priority, most available, a ranked list), whole or split, and
 //!   given back where it came from.
 //! - Allocations: every line or none (`404 not_found` for a SKU that does not exist,
@@ -74,6 +76,7 @@ mod places;
 mod queues;
 mod receiving;
 mod schedules;
+mod states;
 mod stock;
 mod units;
 
@@ -218,6 +221,8 @@ pub struct Model {
     locations: BTreeMap<String, i32>,
     /// Incoming stock by id.
     incoming: BTreeMap<String, receiving::Incoming>,
+    /// (SKU, location, unsellable state) → what that state holds there (`states.rs`).
+    states: BTreeMap<(String, String, allot_core::QuantityState), i64>,
     allocations: BTreeMap<String, Allocation>,
     holds: BTreeMap<String, Hold>,
     bookings: BTreeMap<String, bookings::Booking>,
@@ -278,6 +283,7 @@ impl Model {
             skus: BTreeMap::new(),
             locations: BTreeMap::new(),
             incoming: BTreeMap::new(),
+            states: BTreeMap::new(),
             allocations: BTreeMap::new(),
             holds: BTreeMap::new(),
             bookings: BTreeMap::new(),
@@ -382,6 +388,7 @@ impl Model {
             }
             Op::AddIncoming { sku, .. } => allot_core::validate::incoming("x".into(), sku, parse(body())?, l).map(drop),
             Op::Receive { sku, .. } => allot_core::validate::receipt("x".into(), sku, parse(body())?, l).map(drop),
+            Op::Move { sku, .. } => allot_core::validate::movement("x".into(), sku, parse(body())?, l).map(drop),
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
             Op::Allocate { .. } => allot_core::validate::allocation("x".into(), parse(body())?, strategy, l).map(drop),
             Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
@@ -492,6 +499,14 @@ impl Model {
                 location,
                 ..
             } => self.add_incoming(sku, *quantity, *location),
+            Op::Move {
+                sku,
+                from,
+                to,
+                quantity,
+                location,
+                ..
+            } => self.move_stock(sku, (*from, *to), *quantity, *location),
             _ => Err(AllotError::Internal("not a step on levels".into())),
         }
     }
@@ -588,6 +603,7 @@ impl Model {
             | Op::CreateLocation { .. }
             | Op::Transfer { .. }
             | Op::AddIncoming { .. }
+            | Op::Move { .. }
             | Op::SetLevel { .. } => self.execute_levels(op),
             Op::Receive {
                 sku,
@@ -699,6 +715,9 @@ pub fn error_answer(e: &AllotError) -> Answer {
         } => Some((sku, requested, available)),
         AllotError::ExceedsAllocation { sku, requested, left }
         | AllotError::ExceedsIncoming {
+            sku, requested, left, ..
+        }
+        | AllotError::ExceedsState {
             sku, requested, left, ..
         } => Some((sku, requested, left)),
         _ => None,

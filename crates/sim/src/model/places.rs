@@ -169,15 +169,18 @@ impl Model {
             }
         }
         let incoming = self.incoming_at(sku);
-        for l in incoming.keys() {
-            levels.entry(l.clone()).or_default();
+        for l in incoming.keys().cloned().chain(self.state_locations(sku)) {
+            levels.entry(l).or_default();
         }
         let levels: Vec<Value> = levels
             .into_iter()
             .map(|(l, (on_hand, held))| {
                 let incoming = incoming.get(&l).copied().unwrap_or(0);
-                json!({"location": l, "on_hand": on_hand, "held": held, "available": on_hand - held,
-                    "incoming": incoming})
+                let unsellable = self.unsellable_at(sku, &l);
+                let mut level = json!({"location": l, "on_hand": on_hand + unsellable, "held": held,
+                    "available": on_hand - held, "incoming": incoming});
+                merge(&mut level, self.states_view(sku, Some(&l)));
+                level
             })
             .collect();
         Value::Array(levels)
@@ -197,7 +200,7 @@ impl Model {
 
     /// A count-tracked SKU that exists (`not_found`, `wrong_tracking`) and a location that
     /// does (`not_found`).
-    fn count_sku_at(&self, sku: &str, location: &str) -> Result<(), AllotError> {
+    pub(super) fn count_sku_at(&self, sku: &str, location: &str) -> Result<(), AllotError> {
         self.counted(sku)?;
         match self.priority(location) {
             Some(_) => Ok(()),
@@ -253,7 +256,7 @@ impl Model {
         compare: i64,
     ) -> Result<Done, AllotError> {
         self.count_sku_at(sku, location)?;
-        let current = self.on_hand_at(sku, location);
+        let current = self.on_hand_at(sku, location) + self.unsellable_at(sku, location);
         if current != compare {
             return Err(AllotError::CompareFailed {
                 sku: sku.to_string(),
@@ -264,5 +267,12 @@ impl Model {
         }
         self.change_at(sku, location, on_hand - current)?;
         Ok((200, self.sku_view(sku)?, None))
+    }
+}
+
+/// Add the fields of the object `more` to the object `to`.
+pub(super) fn merge(to: &mut Value, more: Value) {
+    if let (Some(to), Value::Object(more)) = (to.as_object_mut(), more) {
+        to.extend(more);
     }
 }

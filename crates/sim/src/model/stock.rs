@@ -42,10 +42,17 @@ impl Model {
         let on_hand = self.on_hand(sku)?;
         let levels = self.levels(sku);
         let incoming: i64 = self.incoming_at(sku).values().sum();
-        Ok(
-            json!({"sku": sku, "on_hand": on_hand, "held": on_hand - available, "available": available,
-            "incoming": incoming, "levels": levels}),
-        )
+        let states = self.states_view(sku, None);
+        let unsellable: i64 = states
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, n)| n.as_i64())
+            .sum();
+        let mut view = json!({"sku": sku, "on_hand": on_hand + unsellable, "held": on_hand - available,
+            "available": available, "incoming": incoming, "levels": levels});
+        super::places::merge(&mut view, states);
+        Ok(view)
     }
 
     /// `POST /v1/skus`: its stock at `location` (`default` when none; a location that does

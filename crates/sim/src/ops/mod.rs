@@ -123,6 +123,16 @@ pub enum Op {
         location: Option<&'static str>,
         key: Key,
     },
+    /// `POST /v1/skus/{sku}/moves`: `quantity` from one quantity state to another at
+    /// `location` (none: `default`); `from == to` is a request the core refuses.
+    Move {
+        sku: &'static str,
+        from: allot_core::QuantityState,
+        to: allot_core::QuantityState,
+        quantity: i64,
+        location: Option<&'static str>,
+        key: Key,
+    },
     /// `POST /v1/allocations`, placed as `place` says.
     Allocate { lines: Lines, place: Place, key: Key },
     /// `GET /v1/allocations/{id}`.
@@ -320,6 +330,7 @@ impl Op {
             | Op::SetLevel { key, .. }
             | Op::AddIncoming { key, .. }
             | Op::Receive { key, .. }
+            | Op::Move { key, .. }
             | Op::Allocate { key, .. }
             | Op::Cancel { key, .. }
             | Op::Return { key, .. }

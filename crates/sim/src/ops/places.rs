@@ -99,10 +99,11 @@ impl Generator {
         }
     }
 
-    /// A transfer, a compare-and-set of a level, a location created again, incoming stock
-    /// or a receipt.
+    /// A transfer, a compare-and-set of a level, a location created again, incoming stock,
+    /// a receipt or a move between quantity states.
     pub(super) fn place_op(&mut self) -> Op {
-        match self.rng.random_range(0..18) {
+        match self.rng.random_range(0..22) {
+            18..=21 => self.move_op(),
             10..=13 => Op::AddIncoming {
                 sku: self.sku(),
                 quantity: self.rare(&[1, 3, 5], &[0]),
@@ -128,7 +129,7 @@ impl Generator {
                 compare_on_hand: self.pick(&[0, 0, 1, 2, 3, 5, 8]),
                 key: self.key(),
             },
-            _ => unreachable!("a draw of 0..18"),
+            _ => unreachable!("a draw of 0..22"),
         }
     }
 
@@ -144,6 +145,27 @@ impl Generator {
                 true => None,
                 false => self.maybe_location(),
             },
+            key: self.key(),
+        }
+    }
+
+    /// A move between quantity states: mostly out of `available` or back into it, sometimes
+    /// between two unsellable states, now and then from a state to itself (refused).
+    fn move_op(&mut self) -> Op {
+        use allot_core::QuantityState::{Available, Damaged, QualityControl, SafetyStock};
+        let unsellable = self.pick(&[Damaged, QualityControl, SafetyStock]);
+        let (from, to) = match self.rng.random_range(0..10) {
+            0..=4 => (Available, unsellable),
+            5..=7 => (unsellable, Available),
+            8 => (unsellable, self.pick(&[Damaged, QualityControl, SafetyStock])),
+            _ => (Available, Available),
+        };
+        Op::Move {
+            sku: self.sku(),
+            from,
+            to,
+            quantity: self.rare(&[1, 2, 3], &[0, 9]),
+            location: self.maybe_location(),
             key: self.key(),
         }
     }

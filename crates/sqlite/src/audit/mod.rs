@@ -8,7 +8,8 @@ use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
 use crate::engine::store::SqliteStore;
 use allot_core::audit::{
-    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, MAX_LISTED_OVERLAPS,
+    error_attempts, Auditor, ClaimAuditRow, JobAuditRow, LocationAuditRow, SkuAuditRow, StateAuditRow,
+    MAX_LISTED_OVERLAPS,
 };
 use allot_core::job::JobState;
 use allot_core::{AuditReport, BookingOverlap, Result};
@@ -54,6 +55,19 @@ SELECT k.tenant AS tenant, k.sku AS sku, NULLIF(k.location, '') AS location, COA
   FROM k LEFT JOIN st ON st.tenant = k.tenant AND st.sku = k.sku AND st.location = k.location
          LEFT JOIN l ON l.tenant = k.tenant AND l.sku = k.sku AND l.location = k.location
  ORDER BY 1, 2, 3";
+
+/// Per (count-tracked SKU, location, quantity state) whose books disagree: what is kept
+/// (an unsellable state's count; for `available`, the location's `moved` ledger entries)
+/// and what the moves add up to (see [`allot_core::audit::StateAuditRow`]).
+const STATE_ROWS: &str = "
+SELECT tenant, sku, location, state, sum(kept) AS kept, sum(moved) AS moved FROM (
+    SELECT tenant, sku, location, state, quantity AS kept, 0 AS moved FROM stock_states
+    UNION ALL SELECT tenant, sku, location, 'available', delta, 0 FROM ledger WHERE kind = 'moved'
+    UNION ALL SELECT tenant, sku, location, to_state, 0, quantity FROM moves
+    UNION ALL SELECT tenant, sku, location, from_state, 0, -quantity FROM moves)
+ WHERE ?1 IS NULL OR tenant = ?1
+ GROUP BY tenant, sku, location, state HAVING sum(kept) <> sum(moved)
+ ORDER BY 1, 2, 3, 4";
 
 /// Per unit claim whose units and ledger disagree: what each says (a full outer join written
 /// as the union of both sides, which every SQLite version has).
@@ -117,6 +131,7 @@ impl SqliteStore {
             let mut a = Auditor::new();
             a.skus(&sku_rows(c, t)?);
             location_rows(c, t, &mut a)?;
+            state_rows(c, t, &mut a)?;
             claim_rows(c, t, &mut a)?;
             books::books(c, t, &mut a)?;
             job_rows(c, t, &mut a)?;
@@ -166,6 +181,26 @@ fn location_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Resul
         .map_err(map_error)?;
     for r in rows {
         a.location(&r.map_err(map_error)?);
+    }
+    Ok(())
+}
+
+fn state_rows(c: &Connection, tenant: Option<&str>, a: &mut Auditor) -> Result<()> {
+    let mut s = c.prepare_cached(STATE_ROWS).map_err(map_error)?;
+    let rows = s
+        .query_map([tenant], |r| {
+            Ok(StateAuditRow {
+                tenant: r.get("tenant")?,
+                sku: r.get("sku")?,
+                location: r.get("location")?,
+                state: r.get("state")?,
+                kept: r.get("kept")?,
+                moved: r.get("moved")?,
+            })
+        })
+        .map_err(map_error)?;
+    for r in rows {
+        a.state(&r.map_err(map_error)?);
     }
     Ok(())
 }

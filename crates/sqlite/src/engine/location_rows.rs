@@ -122,23 +122,36 @@ pub(crate) fn lock_and_rebalance(
         .map_err(map_error)?;
     }
     if delta != 0 {
-        tx.prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
-             VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                sku,
-                delta,
-                reference,
-                now_us(),
-                actor,
-                tenant,
-                kind.as_str(),
-                location
-            ])
-        })
-        .map_err(map_error)?;
+        write_entry(tx, tenant, (sku, location), delta, (kind, reference), actor)?;
     }
     Ok(!plan.is_empty())
+}
+
+/// Write one ledger entry of `delta` on hand at `location` (no change of held), now.
+pub(crate) fn write_entry(
+    tx: &Connection,
+    tenant: &str,
+    (sku, location): (&str, &str),
+    delta: i64,
+    (kind, reference): (LedgerKind, Option<&str>),
+    actor: Option<&str>,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
+         VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            sku,
+            delta,
+            reference,
+            now_us(),
+            actor,
+            tenant,
+            kind.as_str(),
+            location
+        ])
+    })
+    .map_err(map_error)?;
+    Ok(())
 }

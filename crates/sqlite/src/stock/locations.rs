@@ -17,9 +17,13 @@ use rusqlite::{params, Connection};
 fn on_hand_at(c: &Connection, tenant: &str, sku: &str, location: &str) -> Result<i64> {
     require_counted(c, tenant, sku)?;
     require_location(c, tenant, location)?;
-    c.prepare_cached("SELECT COALESCE(sum(on_hand), 0) FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3")
-        .and_then(|mut s| s.query_row([sku, tenant, location], |r| r.get(0)))
-        .map_err(map_error)
+    // On hand there: the sellable rows and the unsellable states (allot_core::states).
+    c.prepare_cached(
+        "SELECT (SELECT COALESCE(sum(on_hand), 0) FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3)
+              + (SELECT COALESCE(sum(quantity), 0) FROM stock_states WHERE tenant = ?2 AND sku = ?1 AND location = ?3)",
+    )
+    .and_then(|mut s| s.query_row([sku, tenant, location], |r| r.get(0)))
+    .map_err(map_error)
 }
 
 #[async_trait]

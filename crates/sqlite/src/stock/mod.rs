@@ -6,6 +6,7 @@ mod listings;
 mod locations;
 mod receiving;
 mod returns;
+mod states;
 
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
@@ -20,7 +21,7 @@ use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
-    Receipt, Result, Return, Sku,
+    Move, Receipt, Result, Return, Sku,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -91,7 +92,10 @@ macro_rules! sku_counts {
                           GROUP BY so.location) od ON od.location = st.location) END AS levels,
         (SELECT json_group_array(json_array(i.location, i.n)) FROM (
             SELECT location, sum(quantity - received) AS n FROM incoming
-             WHERE tenant = ?3 AND sku = s.sku AND received < quantity GROUP BY location ORDER BY location) i) AS incoming"
+             WHERE tenant = ?3 AND sku = s.sku AND received < quantity GROUP BY location ORDER BY location) i) AS incoming,
+        (SELECT json_group_array(json_array(ss.location, ss.state, ss.quantity)) FROM (
+            SELECT location, state, quantity FROM stock_states
+             WHERE tenant = ?3 AND sku = s.sku AND quantity > 0 ORDER BY location, state) ss) AS states"
     };
 }
 /// One SKU (`?1`).
@@ -102,7 +106,7 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1
         AND (?6 IS NULL OR (s.sku >= ?6 AND substr(s.sku, 1, length(?6)) = ?6)))
@@ -133,6 +137,17 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String) -> rusqlite::Result<Sku> {
         None => Vec::new(),
     };
     allot_core::receiving::with_incoming(&mut s, incoming.iter().map(|(l, n)| (l.as_str(), *n)));
+    let states: Vec<(String, String, i64)> = match crate::engine::errors::stored_json(r, "states")? {
+        Some(v) => serde_json::from_value(v)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?,
+        None => Vec::new(),
+    };
+    allot_core::states::with_states(
+        &mut s,
+        states
+            .iter()
+            .filter_map(|(l, st, n)| Some((l.as_str(), allot_core::QuantityState::parse(st)?, *n))),
+    );
     Ok(s)
 }
 
@@ -313,6 +328,10 @@ impl StockStore for SqliteStore {
 
     async fn receive(&self, tenant: &Tenant, req: Receipt, idem: Keyed<Receipt>) -> Result<Executed<Receipt>> {
         self.receive_rows(tenant, req, idem).await
+    }
+
+    async fn move_stock(&self, tenant: &Tenant, req: Move, idem: Keyed<Move>) -> Result<Executed<Move>> {
+        self.move_rows(tenant, req, idem).await
     }
 
     async fn list_skus(

@@ -103,9 +103,9 @@ def sync_detailed(
     Args:
         sku (str):
         idempotency_key (str | Unset):
-        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it
-            fulfils (it arrives at
-            that incoming's location) or the `location`, not both.
+        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the incoming it
+            fulfils (`incoming_id`;
+            it arrives at that incoming's location) or the `location`, not both.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,9 +141,9 @@ def sync(
     Args:
         sku (str):
         idempotency_key (str | Unset):
-        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it
-            fulfils (it arrives at
-            that incoming's location) or the `location`, not both.
+        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the incoming it
+            fulfils (`incoming_id`;
+            it arrives at that incoming's location) or the `location`, not both.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,9 +174,9 @@ async def asyncio_detailed(
     Args:
         sku (str):
         idempotency_key (str | Unset):
-        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it
-            fulfils (it arrives at
-            that incoming's location) or the `location`, not both.
+        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the incoming it
+            fulfils (`incoming_id`;
+            it arrives at that incoming's location) or the `location`, not both.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,9 +212,9 @@ async def asyncio(
     Args:
         sku (str):
         idempotency_key (str | Unset):
-        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the `incoming` it
-            fulfils (it arrives at
-            that incoming's location) or the `location`, not both.
+        body (ReceiptBody): `POST /v1/skus/{sku}/receipts` body: name either the incoming it
+            fulfils (`incoming_id`;
+            it arrives at that incoming's location) or the `location`, not both.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

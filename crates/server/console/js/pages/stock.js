@@ -69,12 +69,17 @@ export async function skuPage(ctx) {
       ["Status", stockBadge(s) || badge("in stock", "good")],
       ["On hand", num(s.on_hand)], ["Held", num(s.held)], ["Available", num(s.available)],
       ["Incoming", num(s.incoming ?? 0)],
+      ["Damaged", num(s.damaged ?? 0)], ["Quality control", num(s.quality_control ?? 0)],
+      ["Safety stock", num(s.safety_stock ?? 0)],
       ["Low stock below", s.low_stock_below ?? "—"],
       ["Units", h("a", { href: `#/stock/${encodeURIComponent(sku)}/units` }, "units of this SKU (unit-tracked SKUs)")],
     ]), s.levels && s.levels.length ? table("Levels per location", [
       ["Location", (l) => l.location], ["On hand", (l) => num(l.on_hand), { num: true }],
       ["Held", (l) => num(l.held), { num: true }], ["Available", (l) => num(l.available), { num: true }],
       ["Incoming", (l) => num(l.incoming ?? 0), { num: true }],
+      ["Damaged", (l) => num(l.damaged ?? 0), { num: true }],
+      ["Quality control", (l) => num(l.quality_control ?? 0), { num: true }],
+      ["Safety stock", (l) => num(l.safety_stock ?? 0), { num: true }],
     ], s.levels) : null);
     const page = await api("/v1/holds", { query: { sku, status: "held", limit: HOLDS_SHOWN } });
     fill(holds, table(null, [
