@@ -52,7 +52,7 @@ pub async fn moves_between_states(f: Fixture) {
             Err(AllotError::ExceedsState {
                 left: 3,
                 requested: 4,
-                state: allot_core::QuantityState::Damaged,
+                state: "damaged",
                 ..
             })
         ),

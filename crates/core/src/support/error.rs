@@ -97,12 +97,13 @@ pub enum AllotError {
     },
     /// A move out of an unsellable state of more than that state has at the location. HTTP
     /// 409 `exceeds_state`, with what the state has (`available`).
-    #[error("move of {requested} of sku `{sku}` out of `{}`: it has {left} there", state.as_str())]
+    #[error("move of {requested} of sku `{sku}` out of `{state}`: it has {left} there")]
     ExceedsState {
         /// The SKU.
         sku: String,
-        /// The state.
-        state: crate::states::QuantityState,
+        /// The state's wire name (`damaged`), a name and not the enum so that errors stay
+        /// below the domain modules.
+        state: &'static str,
         /// What the move asked to take out of it.
         requested: i64,
         /// What the state has there.

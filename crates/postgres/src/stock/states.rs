@@ -44,7 +44,7 @@ async fn apply_state(tx: &Transaction<'_>, tenant: &str, req: &Move, state: Quan
     let left = tx.query_opt(&stmt, &key[..4]).await?.map_or(0, |r| r.get::<_, i64>(0));
     Err(TxErr::Fail(AllotError::ExceedsState {
         sku: req.sku.clone(),
-        state,
+        state: state.as_str(),
         requested: req.quantity,
         left,
     }))

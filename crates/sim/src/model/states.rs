@@ -69,7 +69,7 @@ impl Model {
             if quantity > left {
                 return Err(AllotError::ExceedsState {
                     sku: sku.to_string(),
-                    state: from,
+                    state: from.as_str(),
                     requested: quantity,
                     left,
                 });

@@ -45,7 +45,7 @@ fn apply_state(c: &Connection, tenant: &str, req: &Move, state: QuantityState) -
         .map_err(map_error)?;
     Err(AllotError::ExceedsState {
         sku: req.sku.clone(),
-        state,
+        state: state.as_str(),
         requested: req.quantity,
         left: left.unwrap_or(0),
     })
