@@ -27,6 +27,7 @@
 //! | `create_location`, `list_locations`, `transfer`, `set_level` | `stock::locations_transfers_and_levels` |
 //! | `add_incoming`, `receive` | `receiving::incoming_and_receipts`, `receiving::receipts_never_exceed_their_incoming` |
 //! | `move_stock` | `states::moves_between_states`, `states::moves_race_allocations` |
+//! | every stock write's `reason` and `reference` (ledger and events) | `reasons::every_change_carries_its_reason` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
 //! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
@@ -59,6 +60,7 @@ pub mod isolation;
 pub mod jobs;
 pub mod keys;
 pub mod queues;
+pub mod reasons;
 pub mod receiving;
 pub mod states;
 pub mod stock;
@@ -88,6 +90,7 @@ macro_rules! suite {
             receiving::receipts_never_exceed_their_incoming,
             states::moves_between_states,
             states::moves_race_allocations,
+            reasons::every_change_carries_its_reason,
             holds::hold_lifecycle,
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,

@@ -319,8 +319,9 @@ pub async fn every_instant_comes_from_the_clock(f: Fixture) {
 pub async fn adjustments_and_rebalance(f: Fixture) {
     let s = &f.store;
     f.create_sku("A", 10).await;
-    let adj =
-        |delta: i64| validate::adjustment("A", body(json!({"delta": delta, "reason": "count"})), &f.limits).unwrap();
+    let adj = |delta: i64| {
+        validate::adjustment("A", body(json!({"delta": delta, "reason": "cycle_count"})), &f.limits).unwrap()
+    };
     let sku = fresh(s.adjust(&T, adj(5), key("adj-1")).await);
     assert_eq!(sku.on_hand, 15);
     replayed(s.adjust(&T, adj(5), key("adj-1")).await);

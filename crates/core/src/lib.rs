@@ -49,6 +49,7 @@ pub use location::{
     Level, Location, LocationBody, Placement, PlacementBody, PlacementPolicy, SetLevel, SetLevelBody, Source, Transfer,
     TransferBody, DEFAULT_LOCATION,
 };
+pub use model::reason::StockReason;
 pub use model::{
     plan_rebalance, split_even, Adjustment, AdjustmentBody, Allocation, AllocationBody, AllocationLine,
     AllocationRequest, AllocationStatus, BucketCounts, Cancel, CreateSku, CreateSkuBody, LedgerEntry, LedgerKind,
@@ -57,7 +58,7 @@ pub use model::{
 pub use page::{Listed, Page};
 pub use receiving::{Incoming, IncomingBody, Receipt, ReceiptBody};
 pub use returns::{Return, ReturnBody, ReturnLine, ReturnLineBody, ReturnState};
-pub use states::{Move, MoveBody, MoveReason, QuantityState};
+pub use states::{Move, MoveBody, QuantityState};
 pub use store::{
     BookingStore, Database, EventStore, Executed, HoldStore, Idempotency, JobStore, KeyStore, LocationStore,
     Maintenance, PoolStatus, SchemaVersion, StockStore, Store, StoredResponse, UnitStore, WebhookStore,

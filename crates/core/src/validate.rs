@@ -133,6 +133,7 @@ mod tests {
                     from: from.into(),
                     to: to.into(),
                     quantity,
+                    reference: None,
                 },
                 &l(),
             )
@@ -148,6 +149,7 @@ mod tests {
                     on_hand,
                     compare_on_hand,
                     reason: None,
+                    reference: None,
                 },
                 &l(),
             )
@@ -181,6 +183,7 @@ mod tests {
                 AdjustmentBody {
                     delta,
                     reason: None,
+                    reference: None,
                     location: None,
                 },
                 &l(),

@@ -225,8 +225,12 @@ async fn the_ledger_names_the_key(ts: &TestServer) {
     let (shop_id, shop) = key(ts, &[Scope::StockWrite]).await;
     let (ops, shop) = (format!("Bearer {ops}"), format!("Bearer {shop}"));
     ts.ok_with(&ops, "/v1/skus", json!({"sku": "A", "on_hand": 10})).await;
-    ts.ok_with(&ops, "/v1/skus/A/adjustments", json!({"delta": 5, "reason": "count"}))
-        .await;
+    ts.ok_with(
+        &ops,
+        "/v1/skus/A/adjustments",
+        json!({"delta": 5, "reason": "cycle_count"}),
+    )
+    .await;
     ts.ok_with(
         &shop,
         "/v1/allocations",

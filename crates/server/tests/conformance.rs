@@ -89,7 +89,14 @@ async fn basic_flow(ts: &TestServer) {
     let kinds: Vec<&str> = ledger.iter().map(|e| e["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["created", "allocation", "adjustment"]);
     assert_eq!(ledger[1]["ref"], a["id"]);
-    assert_eq!(ledger[2]["ref"], "restock");
+    assert_eq!(
+        (&ledger[2]["ref"], &ledger[2]["reason"]),
+        (&json!(null), &json!("restock"))
+    );
+    assert_eq!(
+        (&ledger[1]["reason"], &ledger[0]["reason"]),
+        (&json!("sold"), &json!("received"))
+    );
     assert_eq!(ledger.iter().map(|e| e["delta"].as_i64().unwrap()).sum::<i64>(), 12);
 
     assert_eq!(ts.get("/v1/skus/NOPE").await.0, 404);

@@ -280,7 +280,7 @@ async fn transfers_and_compare_and_set(ts: &TestServer) {
     let (s, b) = ts
         .post(
             "/v1/skus/T/levels/W",
-            json!({"on_hand": 10, "compare_on_hand": 5, "reason": "scan"}),
+            json!({"on_hand": 10, "compare_on_hand": 5, "reason": "cycle_count"}),
         )
         .await;
     assert_eq!(
@@ -291,14 +291,26 @@ async fn transfers_and_compare_and_set(ts: &TestServer) {
     let sku = ts
         .ok(
             "/v1/skus/T/levels/W",
-            json!({"on_hand": 10, "compare_on_hand": 2, "reason": "scan"}),
+            json!({"on_hand": 10, "compare_on_hand": 2, "reference": "erp://count/9"}),
         )
         .await;
     assert_eq!(sku["on_hand"], 13, "{sku}");
     let last = ts.ledger("T").await.last().cloned().unwrap();
     assert_eq!(
-        (&last["kind"], &last["delta"], &last["location"], &last["ref"]),
-        (&json!("adjustment"), &json!(8), &json!("W"), &json!("scan"))
+        (
+            &last["kind"],
+            &last["delta"],
+            &last["location"],
+            &last["reason"],
+            &last["reference"]
+        ),
+        (
+            &json!("adjustment"),
+            &json!(8),
+            &json!("W"),
+            &json!("cycle_count"),
+            &json!("erp://count/9")
+        )
     );
     // A location where the SKU has nothing reads as 0; below what is held is refused.
     ts.ok("/v1/locations", json!({"location": "N"})).await;

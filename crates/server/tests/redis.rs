@@ -451,7 +451,7 @@ async fn mixed_strategies_keep_the_counter_exact(url: String) {
     assert_eq!(s, 201, "{b}");
     check("a return, then an admission".into()).await;
     let (s, b) = ts
-        .post("/v1/skus/M/adjustments", json!({"delta": -5, "reason": "shrink"}))
+        .post("/v1/skus/M/adjustments", json!({"delta": -5, "reason": "shrinkage"}))
         .await;
     assert_eq!(s, 200, "{b}");
     // A counter loaded again by the next admission, then every refusal states the truth.

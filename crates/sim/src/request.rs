@@ -176,6 +176,31 @@ impl Requests {
 /// [`Op::HoldEvents`]'s request: a page of the hold events it compares.
 const HOLD_EVENTS: &str = "/v1/events?types=hold.created,hold.confirmed,hold.released&limit={limit}";
 
+/// [`Op::StockEvents`]'s request: a page of the stock events it compares.
+const STOCK_EVENTS: &str = "/v1/events?types=stock.adjusted,stock.received,stock.moved,transfer.created&limit={limit}";
+
+/// The page of the feed [`Op::HoldEvents`] or [`Op::StockEvents`] compares.
+fn feed(r: &Requests, op: &Op) -> Request {
+    let path = if *op == Op::HoldEvents {
+        HOLD_EVENTS
+    } else {
+        STOCK_EVENTS
+    };
+    r.get(path.replace("{limit}", &crate::view::HOLD_EVENTS_PAGE.to_string()))
+}
+
+/// `body` with the reason and reference `op` names ([`crate::ops::said`]).
+fn with_said(mut body: Value, op: &Op) -> Value {
+    let (reason, reference) = crate::ops::said(op);
+    if let Some(r) = reason {
+        body["reason"] = json!(r);
+    }
+    if let Some(r) = reference {
+        body["reference"] = json!(r);
+    }
+    body
+}
+
 fn stock(r: &Requests, op: &Op, id: &str) -> Request {
     match op {
         Op::CreateSku {
@@ -197,7 +222,7 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
             if let Some(l) = location {
                 body["location"] = json!(l);
             }
-            r.post(format!("/v1/skus/{sku}/adjustments"), body)
+            r.post(format!("/v1/skus/{sku}/adjustments"), with_said(body, op))
         }
         Op::Allocate { lines, place, .. } => {
             let mut body = json!({"lines": lines_json(lines)});
@@ -243,7 +268,7 @@ fn stock(r: &Requests, op: &Op, id: &str) -> Request {
         Op::Release { .. } => r.post_empty(format!("/v1/holds/{id}/release")),
         Op::Extend { ttl_ms, .. } => r.post(format!("/v1/holds/{id}/extend"), json!({"ttl_ms": ttl_ms})),
         Op::Audit => r.get("/v1/audit".into()),
-        Op::HoldEvents => r.get(HOLD_EVENTS.replace("{limit}", &crate::view::HOLD_EVENTS_PAGE.to_string())),
+        Op::HoldEvents | Op::StockEvents => feed(r, op),
         Op::GetSku { sku } => r.get(format!("/v1/skus/{sku}")),
         _ => unreachable!("not a stock step: {op:?}"),
     }
@@ -263,7 +288,7 @@ fn places(r: &Requests, op: &Op) -> Request {
             ..
         } => r.post(
             "/v1/transfers".into(),
-            json!({"sku": sku, "from": from, "to": to, "quantity": quantity}),
+            with_said(json!({"sku": sku, "from": from, "to": to, "quantity": quantity}), op),
         ),
         Op::SetLevel {
             sku,
@@ -273,7 +298,7 @@ fn places(r: &Requests, op: &Op) -> Request {
             ..
         } => r.post(
             format!("/v1/skus/{sku}/levels/{location}"),
-            json!({"on_hand": on_hand, "compare_on_hand": compare_on_hand}),
+            with_said(json!({"on_hand": on_hand, "compare_on_hand": compare_on_hand}), op),
         ),
         _ => unreachable!("not a step on locations: {op:?}"),
     }
@@ -307,7 +332,7 @@ fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
             if let Some(l) = location {
                 body["location"] = json!(l);
             }
-            r.post(format!("/v1/skus/{sku}/receipts"), body)
+            r.post(format!("/v1/skus/{sku}/receipts"), with_said(body, op))
         }
         Op::Move {
             sku,
@@ -317,12 +342,11 @@ fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
             location,
             ..
         } => {
-            let mut body = json!({"from": from, "to": to, "quantity": quantity, "reason": "damaged",
-                "reference": "erp://count/sim"});
+            let mut body = json!({"from": from, "to": to, "quantity": quantity});
             if let Some(l) = location {
                 body["location"] = json!(l);
             }
-            r.post(format!("/v1/skus/{sku}/moves"), body)
+            r.post(format!("/v1/skus/{sku}/moves"), with_said(body, op))
         }
         _ => unreachable!("not a step on receiving: {op:?}"),
     }

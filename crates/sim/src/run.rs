@@ -152,10 +152,15 @@ impl Run {
         if let Some(d) = self.compare(ops.len(), &Op::Audit, &clean, targets).await? {
             return Ok((ops.len(), Some(d)));
         }
-        // And the feed: every hold's own events, as the model wrote them.
-        let events = self.expect(&Op::HoldEvents, false);
-        let feed = self.compare(ops.len(), &Op::HoldEvents, &events, targets).await?;
-        Ok((ops.len(), feed))
+        // And the feed: every hold's own events, and the stock writes' with their reasons and
+        // references, as the model wrote them.
+        for feed in [Op::HoldEvents, Op::StockEvents] {
+            let events = self.expect(&feed, false);
+            if let Some(d) = self.compare(ops.len(), &feed, &events, targets).await? {
+                return Ok((ops.len(), Some(d)));
+            }
+        }
+        Ok((ops.len(), None))
     }
 
     /// Step `i`: `op` on the model and every target, then every SKU read on each.

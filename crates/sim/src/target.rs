@@ -342,7 +342,7 @@ impl Target {
         if let Op::Batch { ops } = op {
             return self.step_batch(ops).await.map(Some);
         }
-        if *op == Op::HoldEvents {
+        if matches!(op, Op::HoldEvents | Op::StockEvents) {
             // Every committed event numbered first (a PostgreSQL server's sequencer runs on a
             // timer): the feed then holds all that was written.
             let failed =

@@ -20,13 +20,13 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             json!({"sku": body["sku"], "from": body["from"], "to": body["to"], "quantity": body["quantity"]})
         }
         Op::AddIncoming { .. } | Op::Receive { .. } => receiving(body),
-        Op::Move { .. } => json!({"sku": body["sku"], "location": body["location"], "from": body["from"],
-            "to": body["to"], "quantity": body["quantity"], "reason": body["reason"], "reference": body["reference"]}),
+        Op::Move { .. } => moved(body),
         Op::Allocate { .. } | Op::GetAllocation { .. } | Op::Cancel { .. } | Op::Confirm { .. } => allocation(body),
         Op::Return { .. } => returned(body),
         Op::Hold { .. } | Op::GetHold { .. } | Op::Release { .. } | Op::Extend { .. } => hold(body),
         Op::Audit => audit(body),
         Op::HoldEvents => hold_events(body),
+        Op::StockEvents => stock_events(body),
         Op::Enqueue { .. } => {
             let ids = body["ids"].as_array().cloned().unwrap_or_default();
             json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()})
@@ -277,6 +277,39 @@ fn hold_events(body: &Value) -> Value {
         })
         .collect();
     by_hold(said)
+}
+
+/// A move's view: all it says but its id.
+fn moved(body: &Value) -> Value {
+    let mut view = body.clone();
+    if let Some(m) = view.as_object_mut() {
+        m.remove("id");
+    }
+    view
+}
+
+/// [`Op::StockEvents`]'s view: each event as [`stock_event`] shapes it, in the feed's order.
+fn stock_events(body: &Value) -> Value {
+    let events = body["events"].as_array().cloned().unwrap_or_default();
+    let viewed: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let d = &e["data"];
+            stock_event(
+                e["type"].as_str().unwrap_or_default(),
+                (d["sku"].as_str().unwrap_or_default(), d["location"].as_str()),
+                d["delta"].as_i64().unwrap_or(0),
+                (d["reason"].as_str().unwrap_or_default(), d["reference"].as_str()),
+            )
+        })
+        .collect();
+    json!(viewed)
+}
+
+/// One stock event as the simulation compares it: its type, SKU and location, the change of
+/// the sellable part of on hand, why and the document behind it.
+pub fn stock_event(kind: &str, (sku, location): (&str, Option<&str>), delta: i64, said: (&str, Option<&str>)) -> Value {
+    json!({"type": kind, "sku": sku, "location": location, "delta": delta, "reason": said.0, "reference": said.1})
 }
 
 /// One hold event's view ([`hold_events`]): its type, the hold's kind and status it names,

@@ -88,7 +88,6 @@ from .location_list import LocationList
 from .missed import Missed
 from .move import Move
 from .move_body import MoveBody
-from .move_reason import MoveReason
 from .new_job import NewJob
 from .new_key_body import NewKeyBody
 from .new_unit import NewUnit
@@ -167,6 +166,7 @@ from .slots_set import SlotsSet
 from .snooze_body import SnoozeBody
 from .source import Source
 from .stats import Stats
+from .stock_reason import StockReason
 from .strategy import Strategy
 from .tier import Tier
 from .transfer import Transfer
@@ -277,7 +277,6 @@ __all__ = (
     "Missed",
     "Move",
     "MoveBody",
-    "MoveReason",
     "NewJob",
     "NewKeyBody",
     "NewUnit",
@@ -356,6 +355,7 @@ __all__ = (
     "SnoozeBody",
     "Source",
     "Stats",
+    "StockReason",
     "Strategy",
     "Tier",
     "Transfer",

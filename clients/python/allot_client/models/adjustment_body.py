@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.stock_reason import StockReason
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -27,12 +28,16 @@ class AdjustmentBody:
         Attributes:
             delta (int): Change of `on_hand`, non-zero; negative beyond `available` is `insufficient_stock`.
             location (None | str | Unset): Which location's stock changes (default `default`); it must exist.
-            reason (None | str | Unset): Why (kept in the ledger's `ref`).
+            reason (None | StockReason | Unset):
+            reference (None | str | Unset): An absolute URI naming the document behind it (a count sheet, a ticket); at most
+                2048
+                bytes.
      """
 
     delta: int
     location: None | str | Unset = UNSET
-    reason: None | str | Unset = UNSET
+    reason: None | StockReason | Unset = UNSET
+    reference: None | str | Unset = UNSET
 
 
 
@@ -50,8 +55,16 @@ class AdjustmentBody:
         reason: None | str | Unset
         if isinstance(self.reason, Unset):
             reason = UNSET
+        elif isinstance(self.reason, StockReason):
+            reason = self.reason.value
         else:
             reason = self.reason
+
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
 
 
         field_dict: dict[str, Any] = {}
@@ -63,6 +76,8 @@ class AdjustmentBody:
             field_dict["location"] = location
         if reason is not UNSET:
             field_dict["reason"] = reason
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -83,20 +98,41 @@ class AdjustmentBody:
         location = _parse_location(d.pop("location", UNSET))
 
 
-        def _parse_reason(data: object) -> None | str | Unset:
+        def _parse_reason(data: object) -> None | StockReason | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                reason_type_1 = StockReason(data)
+
+
+
+                return reason_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | StockReason | Unset, data)
+
+        reason = _parse_reason(d.pop("reason", UNSET))
+
+
+        def _parse_reference(data: object) -> None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
             return cast(None | str | Unset, data)
 
-        reason = _parse_reason(d.pop("reason", UNSET))
+        reference = _parse_reference(d.pop("reference", UNSET))
 
 
         adjustment_body = cls(
             delta=delta,
             location=location,
             reason=reason,
+            reference=reference,
         )
 
         return adjustment_body

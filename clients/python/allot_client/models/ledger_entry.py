@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.ledger_kind import LedgerKind
+from ..models.stock_reason import StockReason
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -33,10 +34,14 @@ class LedgerEntry:
             held_delta (int): Change of `held`.
             id (int): Increasing id, for paging with `after`.
             kind (LedgerKind): What a ledger entry records. Stored and sent as its snake_case name.
+            reason (StockReason): Why stock changed (wire and stored name in `snake_case`).
             actor (None | str | Unset): Who made the change: the id of the API key (`None`: a server without keys, or the
                 server itself, e.g. an expiry).
             location (None | str | Unset): The location whose stock changed (`None` for a unit-tracked SKU's entries).
-            ref (None | str | Unset): The allocation id, or the adjustment's reason.
+            ref (None | str | Unset): The object that made it: the allocation, hold, transfer, receipt, move or return's
+                allocation id (an adjustment written before reasons were a closed set: its free-text
+                reason).
+            reference (None | str | Unset): The absolute URI of the document behind it, if the request named one.
      """
 
     at: datetime.datetime
@@ -44,9 +49,11 @@ class LedgerEntry:
     held_delta: int
     id: int
     kind: LedgerKind
+    reason: StockReason
     actor: None | str | Unset = UNSET
     location: None | str | Unset = UNSET
     ref: None | str | Unset = UNSET
+    reference: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -63,6 +70,8 @@ class LedgerEntry:
         id = self.id
 
         kind = self.kind.value
+
+        reason = self.reason.value
 
         actor: None | str | Unset
         if isinstance(self.actor, Unset):
@@ -82,6 +91,12 @@ class LedgerEntry:
         else:
             ref = self.ref
 
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -91,6 +106,7 @@ class LedgerEntry:
             "held_delta": held_delta,
             "id": id,
             "kind": kind,
+            "reason": reason,
         })
         if actor is not UNSET:
             field_dict["actor"] = actor
@@ -98,6 +114,8 @@ class LedgerEntry:
             field_dict["location"] = location
         if ref is not UNSET:
             field_dict["ref"] = ref
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -118,6 +136,11 @@ class LedgerEntry:
         id = d.pop("id")
 
         kind = LedgerKind(d.pop("kind"))
+
+
+
+
+        reason = StockReason(d.pop("reason"))
 
 
 
@@ -152,15 +175,27 @@ class LedgerEntry:
         ref = _parse_ref(d.pop("ref", UNSET))
 
 
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         ledger_entry = cls(
             at=at,
             delta=delta,
             held_delta=held_delta,
             id=id,
             kind=kind,
+            reason=reason,
             actor=actor,
             location=location,
             ref=ref,
+            reference=reference,
         )
 
 

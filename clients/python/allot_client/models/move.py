@@ -8,8 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.move_reason import MoveReason
 from ..models.quantity_state import QuantityState
+from ..models.stock_reason import StockReason
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -31,7 +31,7 @@ class Move:
             id (str): Server-generated id (UUIDv7 text), the `ref` of its `moved` ledger entry.
             location (str): Where.
             quantity (int): Units moved.
-            reason (MoveReason): Why a move was made: a closed set, as the field's systems keep it.
+            reason (StockReason): Why stock changed (wire and stored name in `snake_case`).
             sku (str): The SKU (count-tracked).
             to (QuantityState): A quantity state a move names: `available` or one of the unsellable three.
             reference (None | str | Unset): The document behind it.
@@ -41,7 +41,7 @@ class Move:
     id: str
     location: str
     quantity: int
-    reason: MoveReason
+    reason: StockReason
     sku: str
     to: QuantityState
     reference: None | str | Unset = UNSET
@@ -105,7 +105,7 @@ class Move:
 
         quantity = d.pop("quantity")
 
-        reason = MoveReason(d.pop("reason"))
+        reason = StockReason(d.pop("reason"))
 
 
 

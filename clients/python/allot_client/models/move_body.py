@@ -8,8 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.move_reason import MoveReason
 from ..models.quantity_state import QuantityState
+from ..models.stock_reason import StockReason
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -29,7 +29,7 @@ class MoveBody:
         Attributes:
             from_ (QuantityState): A quantity state a move names: `available` or one of the unsellable three.
             quantity (int): Units moved, 1..=`max_quantity`.
-            reason (MoveReason): Why a move was made: a closed set, as the field's systems keep it.
+            reason (StockReason): Why stock changed (wire and stored name in `snake_case`).
             to (QuantityState): A quantity state a move names: `available` or one of the unsellable three.
             location (None | str | Unset): Where (default `default`); it must exist.
             reference (None | str | Unset): An absolute URI naming the document behind it (at most 2048 bytes).
@@ -37,7 +37,7 @@ class MoveBody:
 
     from_: QuantityState
     quantity: int
-    reason: MoveReason
+    reason: StockReason
     to: QuantityState
     location: None | str | Unset = UNSET
     reference: None | str | Unset = UNSET
@@ -95,7 +95,7 @@ class MoveBody:
 
         quantity = d.pop("quantity")
 
-        reason = MoveReason(d.pop("reason"))
+        reason = StockReason(d.pop("reason"))
 
 
 

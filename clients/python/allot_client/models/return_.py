@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
@@ -31,12 +32,14 @@ class Return:
             created_at (datetime.datetime): When it was made.
             id (str): Server-generated id (UUID v4 text).
             lines (list[ReturnLine]): Its lines, by SKU (a SKU may have several: one per location and state).
+            reference (None | str | Unset): The document behind it, if the request named one.
      """
 
     allocation_id: str
     created_at: datetime.datetime
     id: str
     lines: list[ReturnLine]
+    reference: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -58,6 +61,12 @@ class Return:
 
 
 
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -67,6 +76,8 @@ class Return:
             "id": id,
             "lines": lines,
         })
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -95,11 +106,22 @@ class Return:
             lines.append(lines_item)
 
 
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         return_ = cls(
             allocation_id=allocation_id,
             created_at=created_at,
             id=id,
             lines=lines,
+            reference=reference,
         )
 
 

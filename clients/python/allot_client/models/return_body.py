@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -27,9 +28,13 @@ class ReturnBody:
 
         Attributes:
             lines (list[ReturnLineBody]): One line per SKU.
+            reference (None | str | Unset): An absolute URI naming the document behind it (an RMA); at most 2048 bytes; kept
+                on
+                the ledger entries of its sellable lines and in their events.
      """
 
     lines: list[ReturnLineBody]
+    reference: None | str | Unset = UNSET
 
 
 
@@ -44,12 +49,20 @@ class ReturnBody:
 
 
 
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
             "lines": lines,
         })
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -69,8 +82,19 @@ class ReturnBody:
             lines.append(lines_item)
 
 
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         return_body = cls(
             lines=lines,
+            reference=reference,
         )
 
         return return_body

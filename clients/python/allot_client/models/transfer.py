@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -28,6 +30,7 @@ class Transfer:
             quantity (int): Units moved.
             sku (str): The SKU.
             to (str): To this location.
+            reference (None | str | Unset): The document behind it, if the request named one.
      """
 
     from_: str
@@ -35,6 +38,7 @@ class Transfer:
     quantity: int
     sku: str
     to: str
+    reference: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -52,6 +56,12 @@ class Transfer:
 
         to = self.to
 
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -62,6 +72,8 @@ class Transfer:
             "sku": sku,
             "to": to,
         })
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -80,12 +92,23 @@ class Transfer:
 
         to = d.pop("to")
 
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         transfer = cls(
             from_=from_,
             id=id,
             quantity=quantity,
             sku=sku,
             to=to,
+            reference=reference,
         )
 
 

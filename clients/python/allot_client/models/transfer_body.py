@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -27,12 +29,15 @@ class TransferBody:
             quantity (int): Units, >= 1.
             sku (str): The SKU (count-tracked).
             to (str): Location it arrives at (another one; it must exist).
+            reference (None | str | Unset): An absolute URI naming the document behind it (a transfer order); at most 2048
+                bytes.
      """
 
     from_: str
     quantity: int
     sku: str
     to: str
+    reference: None | str | Unset = UNSET
 
 
 
@@ -47,6 +52,12 @@ class TransferBody:
 
         to = self.to
 
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
 
@@ -56,6 +67,8 @@ class TransferBody:
             "sku": sku,
             "to": to,
         })
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -72,11 +85,22 @@ class TransferBody:
 
         to = d.pop("to")
 
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         transfer_body = cls(
             from_=from_,
             quantity=quantity,
             sku=sku,
             to=to,
+            reference=reference,
         )
 
         return transfer_body

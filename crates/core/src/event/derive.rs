@@ -9,6 +9,7 @@
 //! same rules in SQL (V12); the conformance suite holds both to them.
 
 use crate::event::EventType;
+use crate::model::reason::StockReason;
 use crate::model::LedgerKind;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -29,8 +30,12 @@ pub struct Entry {
     pub held_delta: i64,
     /// What made the change.
     pub kind: LedgerKind,
-    /// The allocation, hold or transfer id, or the adjustment's reason.
+    /// The allocation, hold, transfer, receipt or move id.
     pub reference: Option<String>,
+    /// The reason stored (`None`: its kind's).
+    pub reason: Option<StockReason>,
+    /// The document URI stored, if any.
+    pub document: Option<String>,
     /// The API key that made it, if any.
     pub actor: Option<String>,
     /// When it was written (the store's clock).
@@ -62,7 +67,28 @@ pub struct Levels {
     low_stock_below: Option<i64>,
 }
 
-/// The `data` of an entry's own event.
+/// On hand (its sellable part), held and available at one moment, of a SKU or of one
+/// location: an event's `before` and `after`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct Level {
+    on_hand: i64,
+    held: i64,
+    available: i64,
+}
+
+impl Level {
+    fn of((on_hand, held): (i64, i64)) -> Level {
+        Level {
+            on_hand,
+            held,
+            available: on_hand - held,
+        }
+    }
+}
+
+/// The `data` of an entry's own event: the ledger's facts, why (`reason`, `reference`), and
+/// the levels around it, of the SKU (`before`, `after`; the flat `on_hand`, `held`,
+/// `available` are `after`'s, as before `before` existed) and of its location.
 #[derive(Serialize)]
 struct EntryData<'a> {
     sku: &'a str,
@@ -72,9 +98,16 @@ struct EntryData<'a> {
     kind: LedgerKind,
     #[serde(rename = "ref")]
     reference: Option<&'a str>,
+    reason: StockReason,
+    #[serde(rename = "reference")]
+    document: Option<&'a str>,
     on_hand: Option<i64>,
     held: Option<i64>,
     available: Option<i64>,
+    before: Option<Level>,
+    after: Option<Level>,
+    location_before: Option<Level>,
+    location_after: Option<Level>,
     actor: Option<&'a str>,
     ledger_id: i64,
 }
@@ -146,17 +179,21 @@ impl Levels {
     /// threshold events it causes, in that order.
     pub fn apply(&mut self, e: &Entry) -> Vec<Derived> {
         let change = e.delta - e.held_delta;
+        let sku_before = self.totals;
         if let Some((on_hand, held)) = &mut self.totals {
             *on_hand += e.delta;
             *held += e.held_delta;
         }
         let location = e.location.as_deref();
+        let mut location_levels = None;
         let at_location = location.and_then(|l| self.locations.get_mut(l)).map(|(on_hand, held)| {
+            let before = (*on_hand, *held);
             *on_hand += e.delta;
             *held += e.held_delta;
+            location_levels = Some((Level::of(before), Level::of((*on_hand, *held))));
             *on_hand - *held
         });
-        let mut out = vec![self.own(e)];
+        let mut out = vec![self.own(e, sku_before.map(Level::of), location_levels)];
         let event = |kind, location, available, low_stock_below| Derived {
             kind,
             object: e.sku.clone(),
@@ -207,8 +244,9 @@ impl Levels {
         self.totals.map(|(on_hand, held)| on_hand - held)
     }
 
-    /// The entry's own event, with the totals after it.
-    fn own(&self, e: &Entry) -> Derived {
+    /// The entry's own event: the totals `before` it (`None`: unit-tracked) and after it, and
+    /// its location's (`None`: no stock rows there the levels know).
+    fn own(&self, e: &Entry, before: Option<Level>, location: Option<(Level, Level)>) -> Derived {
         let data = EntryData {
             sku: &e.sku,
             location: e.location.as_deref(),
@@ -216,9 +254,15 @@ impl Levels {
             held_delta: e.held_delta,
             kind: e.kind,
             reference: e.reference.as_deref(),
+            reason: StockReason::of(e.kind, e.reason),
+            document: e.document.as_deref(),
             on_hand: self.totals.map(|t| t.0),
             held: self.totals.map(|t| t.1),
             available: self.available(),
+            before,
+            after: self.totals.map(Level::of),
+            location_before: location.map(|l| l.0),
+            location_after: location.map(|l| l.1),
             actor: e.actor.as_deref(),
             ledger_id: e.id,
         };
@@ -256,6 +300,8 @@ mod tests {
             held_delta,
             kind,
             reference: Some(format!("r{id}")),
+            reason: None,
+            document: None,
             actor: None,
             at: DateTime::UNIX_EPOCH,
         }
@@ -318,6 +364,36 @@ mod tests {
         let out = l.apply(&entry(1, LedgerKind::Transfer, "north", 1, 0));
         assert_eq!(kinds(&out), [EventType::TransferCreated, EventType::SkuBackInStock]);
         assert!(out[1].data.contains(r#""location":"north""#));
+    }
+
+    #[test]
+    fn an_entry_carries_its_reason_reference_and_the_levels_around_it() {
+        let locations = BTreeMap::from([("default".into(), (6, 1)), ("north".into(), (4, 0))]);
+        let mut l = Levels::new(Some((10, 1)), locations, None);
+        let mut e = entry(7, LedgerKind::Adjustment, "north", -3, 0);
+        e.reason = Some(StockReason::Shrinkage);
+        e.document = Some("erp://count/12".into());
+        let data: serde_json::Value = serde_json::from_str(&l.apply(&e)[0].data).unwrap();
+        assert_eq!(data["reason"], "shrinkage");
+        assert_eq!(data["reference"], "erp://count/12");
+        assert_eq!(data["ref"], "r7");
+        assert_eq!(
+            data["before"],
+            serde_json::json!({"on_hand": 10, "held": 1, "available": 9})
+        );
+        assert_eq!(
+            data["after"],
+            serde_json::json!({"on_hand": 7, "held": 1, "available": 6})
+        );
+        assert_eq!(data["location_before"]["available"], 4);
+        assert_eq!(data["location_after"]["available"], 1);
+        assert_eq!(data["available"], data["after"]["available"]);
+        let out = l.apply(&entry(8, LedgerKind::Hold, "default", 0, 2));
+        let data: serde_json::Value = serde_json::from_str(&out[0].data).unwrap();
+        assert_eq!(
+            (data["reason"].as_str(), data["reference"].as_str()),
+            (Some("reserved"), None)
+        );
     }
 
     #[test]

@@ -220,7 +220,10 @@ pub struct Event {
     pub object: String,
     /// The facts. A stock event (every type from the ledger): `sku`, `location` (`null` for
     /// unit-tracked SKUs), `delta` and `held_delta` (the entry's change of on hand and of
-    /// held), `kind` (the ledger kind), `ref`, `on_hand`, `held` and `available` after the
+    /// held), `kind` (the ledger kind), `ref`, `reason` (a stock reason: `sold`, `shrinkage`, …) and
+    /// `reference` (the document URI the request named, or `null`), `before`, `after`,
+    /// `location_before`, `location_after` (each `{on_hand, held, available}` of the SKU or of
+    /// the entry's location; `null` for unit-tracked SKUs), `on_hand`, `held` and `available` after the
     /// change (lazily expired holds count as held until their expiry is written, which every
     /// write of the SKU does first; `null` for unit-tracked SKUs, whose totals would count
     /// their pool on every claim), `actor`, `ledger_id`. `sku.*`: `sku`, `location` (`null`:

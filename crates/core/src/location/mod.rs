@@ -193,6 +193,9 @@ pub struct TransferBody {
     pub to: String,
     /// Units, >= 1.
     pub quantity: i64,
+    /// An absolute URI naming the document behind it (a transfer order); at most 2048 bytes.
+    #[serde(default)]
+    pub reference: Option<String>,
 }
 
 /// A validated transfer, and (as stored and answered) a transfer made.
@@ -209,6 +212,9 @@ pub struct Transfer {
     pub to: String,
     /// Units moved.
     pub quantity: i64,
+    /// The document behind it, if the request named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
     /// Who asked (the API key's id), for the ledger; not sent.
     #[serde(skip)]
     pub actor: Option<String>,
@@ -225,9 +231,12 @@ pub struct SetLevelBody {
     pub on_hand: i64,
     /// What on hand must still be there; else `409 compare_failed` with the current value.
     pub compare_on_hand: i64,
-    /// Why (the adjustment's `ref`).
+    /// Why (default `cycle_count`), kept on the ledger entry and in its event.
     #[serde(default)]
-    pub reason: Option<String>,
+    pub reason: Option<crate::model::reason::StockReason>,
+    /// An absolute URI naming the document behind it (a count sheet); at most 2048 bytes.
+    #[serde(default)]
+    pub reference: Option<String>,
 }
 
 /// A validated compare-and-set of one level.
@@ -241,8 +250,10 @@ pub struct SetLevel {
     pub on_hand: i64,
     /// Expected current on hand.
     pub compare_on_hand: i64,
-    /// Reason, if any.
-    pub reason: Option<String>,
+    /// Why (`cycle_count` unless said).
+    pub reason: crate::model::reason::StockReason,
+    /// The document behind it.
+    pub reference: Option<String>,
     /// Who asks, for the ledger.
     pub actor: Option<String>,
 }

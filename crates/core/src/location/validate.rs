@@ -3,9 +3,10 @@
 use crate::location::{
     Location, LocationBody, Placement, PlacementBody, SetLevel, SetLevelBody, Transfer, TransferBody, DEFAULT_LOCATION,
 };
+use crate::model::reason::StockReason;
+use crate::receiving::validate::reference;
 use crate::support::checks::{name, quantity};
 use crate::support::error::{AllotError, Result};
-use crate::support::input::free_text;
 use crate::support::limits::Limits;
 use std::collections::HashSet;
 
@@ -66,7 +67,7 @@ pub(crate) fn placement(body: Option<PlacementBody>, limits: &Limits) -> Result<
     }
 }
 
-/// Validate `POST /v1/transfers`: SKU, two different locations, quantity >= 1.
+/// Validate `POST /v1/transfers`: SKU, two different locations, quantity >= 1, a reference URI.
 pub fn transfer(id: String, body: TransferBody, limits: &Limits) -> Result<Transfer> {
     name("sku", &body.sku, limits)?;
     name("from", &body.from, limits)?;
@@ -75,31 +76,37 @@ pub fn transfer(id: String, body: TransferBody, limits: &Limits) -> Result<Trans
     if body.from == body.to {
         return Err(AllotError::SameLocation(crate::support::input::echo(&body.from)));
     }
+    if let Some(r) = &body.reference {
+        reference("reference", r)?;
+    }
     Ok(Transfer {
         id,
         sku: body.sku,
         from: body.from,
         to: body.to,
         quantity: body.quantity,
+        reference: body.reference,
         actor: None,
     })
 }
 
-/// Validate `POST /v1/skus/{sku}/levels/{location}`: both counts within `0..=max_quantity`.
+/// Validate `POST /v1/skus/{sku}/levels/{location}`: both counts within `0..=max_quantity`,
+/// a reference URI.
 pub fn set_level(sku: &str, location: &str, body: SetLevelBody, limits: &Limits) -> Result<SetLevel> {
     name("sku", sku, limits)?;
     name("location", location, limits)?;
     quantity("on_hand", body.on_hand, 0, limits)?;
     quantity("compare_on_hand", body.compare_on_hand, 0, limits)?;
-    if let Some(r) = &body.reason {
-        free_text("reason", r, "max_reason_len", limits.max_reason_len)?;
+    if let Some(r) = &body.reference {
+        reference("reference", r)?;
     }
     Ok(SetLevel {
         sku: sku.to_string(),
         location: location.to_string(),
         on_hand: body.on_hand,
         compare_on_hand: body.compare_on_hand,
-        reason: body.reason,
+        reason: body.reason.unwrap_or(StockReason::CycleCount),
+        reference: body.reference,
         actor: None,
     })
 }

@@ -1,6 +1,7 @@
 //! Domain types: SKUs, ledger entries, allocations, and the request bodies as they arrive
 //! (before validation, which `validate.rs` does).
 
+pub mod reason;
 pub mod validate;
 
 use chrono::{DateTime, Utc};
@@ -178,9 +179,16 @@ pub struct LedgerEntry {
     pub held_delta: i64,
     /// What made the change.
     pub kind: LedgerKind,
-    /// The allocation id, or the adjustment's reason.
+    /// The object that made it: the allocation, hold, transfer, receipt, move or return's
+    /// allocation id (an adjustment written before reasons were a closed set: its free-text
+    /// reason).
     #[serde(rename = "ref")]
     pub reference: Option<String>,
+    /// Why (the reason said, else its kind's, see [`reason::StockReason`]).
+    pub reason: reason::StockReason,
+    /// The absolute URI of the document behind it, if the request named one.
+    #[serde(rename = "reference")]
+    pub document: Option<String>,
     /// The location whose stock changed (`None` for a unit-tracked SKU's entries).
     pub location: Option<String>,
     /// Who made the change: the id of the API key (`None`: a server without keys, or the
@@ -383,9 +391,13 @@ pub struct SkuSettingsBody {
 pub struct AdjustmentBody {
     /// Change of `on_hand`, non-zero; negative beyond `available` is `insufficient_stock`.
     pub delta: i64,
-    /// Why (kept in the ledger's `ref`).
+    /// Why (default `correction`), kept on the ledger entry and in its event.
     #[serde(default)]
-    pub reason: Option<String>,
+    pub reason: Option<reason::StockReason>,
+    /// An absolute URI naming the document behind it (a count sheet, a ticket); at most 2048
+    /// bytes.
+    #[serde(default)]
+    pub reference: Option<String>,
     /// Which location's stock changes (default `default`); it must exist.
     #[serde(default)]
     pub location: Option<String>,
@@ -451,8 +463,10 @@ pub struct Adjustment {
     pub sku: String,
     /// Non-zero change of `on_hand`.
     pub delta: i64,
-    /// Reason, if any.
-    pub reason: Option<String>,
+    /// Why (`correction` unless said).
+    pub reason: reason::StockReason,
+    /// The document behind it.
+    pub reference: Option<String>,
     /// The location whose stock changes.
     pub location: String,
     /// Who asks (the API key's id), for the ledger.

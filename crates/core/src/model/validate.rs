@@ -1,13 +1,13 @@
 //! Validation of the SKU and allocation bodies.
 
 use crate::location::validate::{location_or_default, placement};
+use crate::model::reason::StockReason;
 use crate::model::{
     Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody,
 };
 use crate::strategy::{fnv1a_64, Strategy};
 use crate::support::checks::{bounded, max_lines, name, quantity, NamedOnce};
 use crate::support::error::{AllotError, Result};
-use crate::support::input::free_text;
 use crate::support::limits::Limits;
 
 /// Validate `POST /v1/skus`.
@@ -41,13 +41,14 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
         return Err(AllotError::invalid("delta must not be 0"));
     }
     quantity("|delta|", body.delta.checked_abs().unwrap_or(i64::MAX), 1, limits)?;
-    if let Some(r) = &body.reason {
-        free_text("reason", r, "max_reason_len", limits.max_reason_len)?;
+    if let Some(r) = &body.reference {
+        crate::receiving::validate::reference("reference", r)?;
     }
     Ok(Adjustment {
         sku: sku.to_string(),
         delta: body.delta,
-        reason: body.reason,
+        reason: body.reason.unwrap_or(StockReason::Correction),
+        reference: body.reference,
         location: location_or_default(body.location, limits)?,
         actor: None,
     })

@@ -63,6 +63,10 @@ pub struct ReturnLineBody {
 pub struct ReturnBody {
     /// One line per SKU.
     pub lines: Vec<ReturnLineBody>,
+    /// An absolute URI naming the document behind it (an RMA); at most 2048 bytes; kept on
+    /// the ledger entries of its sellable lines and in their events.
+    #[serde(default)]
+    pub reference: Option<String>,
 }
 
 /// One line of a return, as made.
@@ -91,6 +95,9 @@ pub struct Return {
     pub lines: Vec<ReturnLine>,
     /// When it was made.
     pub created_at: DateTime<Utc>,
+    /// The document behind it, if the request named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
     /// Who asked, for the ledger; not sent.
     #[serde(skip)]
     pub actor: Option<String>,

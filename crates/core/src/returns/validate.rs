@@ -7,12 +7,15 @@ use crate::support::limits::Limits;
 
 /// Validate `POST /v1/allocations/{id}/returns`: 1..=`max_lines` lines (a SKU may appear in
 /// several, e.g. one sellable and one damaged), quantities >= 1, locations (when given) as
-/// names. What is left of the allocation is the store's check, line after line.
+/// names, a reference URI. What is left of the allocation is the store's check, line after line.
 pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limits) -> Result<Return> {
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
     }
     max_lines(body.lines.len(), limits)?;
+    if let Some(r) = &body.reference {
+        crate::receiving::validate::reference("reference", r)?;
+    }
     let mut lines = Vec::with_capacity(body.lines.len());
     for l in body.lines {
         name("sku", &l.sku, limits)?;
@@ -34,6 +37,7 @@ pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limit
         allocation_id: allocation_id.to_string(),
         lines,
         created_at: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+        reference: body.reference,
         actor: None,
     })
 }

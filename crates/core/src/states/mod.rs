@@ -14,6 +14,7 @@
 
 pub mod validate;
 
+use crate::model::reason::StockReason;
 use serde::{Deserialize, Serialize};
 
 /// A quantity state a move names: `available` or one of the unsellable three.
@@ -58,45 +59,6 @@ impl QuantityState {
     }
 }
 
-/// Why a move was made: a closed set, as the field's systems keep it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum MoveReason {
-    /// Found broken or spoiled.
-    Damaged,
-    /// Sent to, or back from, inspection.
-    QualityControl,
-    /// Kept back as a buffer, or released from it.
-    SafetyStock,
-    /// A count found the books wrong.
-    CycleCount,
-    /// Correcting an earlier mistake.
-    Correction,
-    /// Set aside for, or back from, a promotion.
-    Promotion,
-    /// Repaired or passed inspection: sellable again.
-    Restock,
-    /// None of the above (say more in `reference`).
-    Other,
-}
-
-impl MoveReason {
-    /// The wire and stored name (`cycle_count`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MoveReason::Damaged => "damaged",
-            MoveReason::QualityControl => "quality_control",
-            MoveReason::SafetyStock => "safety_stock",
-            MoveReason::CycleCount => "cycle_count",
-            MoveReason::Correction => "correction",
-            MoveReason::Promotion => "promotion",
-            MoveReason::Restock => "restock",
-            MoveReason::Other => "other",
-        }
-    }
-}
-
 /// `POST /v1/skus/{sku}/moves` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -112,7 +74,7 @@ pub struct MoveBody {
     #[serde(default)]
     pub location: Option<String>,
     /// Why.
-    pub reason: MoveReason,
+    pub reason: StockReason,
     /// An absolute URI naming the document behind it (at most 2048 bytes).
     #[serde(default)]
     pub reference: Option<String>,
@@ -135,7 +97,7 @@ pub struct Move {
     /// Units moved.
     pub quantity: i64,
     /// Why.
-    pub reason: MoveReason,
+    pub reason: StockReason,
     /// The document behind it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
@@ -250,7 +212,7 @@ mod tests {
             from,
             to,
             quantity: 3,
-            reason: MoveReason::Other,
+            reason: StockReason::Other,
             reference: None,
             actor: None,
         };

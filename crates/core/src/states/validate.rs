@@ -41,7 +41,8 @@ pub fn movement(id: String, sku: &str, body: MoveBody, limits: &Limits) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::states::{MoveReason, QuantityState};
+    use crate::model::reason::StockReason;
+    use crate::states::QuantityState;
 
     fn body(from: QuantityState, to: QuantityState, quantity: i64) -> MoveBody {
         MoveBody {
@@ -49,7 +50,7 @@ mod tests {
             to,
             quantity,
             location: None,
-            reason: MoveReason::Damaged,
+            reason: StockReason::Damaged,
             reference: None,
         }
     }

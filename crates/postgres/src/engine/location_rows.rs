@@ -9,23 +9,54 @@ use crate::engine::conn::Db;
 use crate::engine::conn::Tx as Transaction;
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, DEFAULT_LOCATION};
+use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, StockReason, DEFAULT_LOCATION};
 
 const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
      FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
 
-/// One bucket of a location, as locked.
-/// A ledger entry to write with a stock change: its kind and reference (an adjustment's
-/// reason, a cancelled allocation's id, a transfer's id), who made it, and when (the store's
-/// clock, never the database's).
+/// A ledger entry to write with a stock change: its kind and reference (a cancelled
+/// allocation's id, a transfer's id), the reason said (`None`: its kind's) and the document
+/// URI, who made it, and when (the store's clock, never the database's).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry<'a> {
     pub kind: LedgerKind,
     pub reference: Option<&'a str>,
+    pub reason: Option<StockReason>,
+    pub document: Option<&'a str>,
     pub actor: Option<&'a str>,
     pub at: chrono::DateTime<chrono::Utc>,
 }
 
+impl<'a> Entry<'a> {
+    /// An entry of `kind` about `reference`, by `actor` at `at`, with no reason said and no
+    /// document.
+    pub(crate) fn new(
+        kind: LedgerKind,
+        reference: Option<&'a str>,
+        actor: Option<&'a str>,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Self {
+        Entry {
+            kind,
+            reference,
+            reason: None,
+            document: None,
+            actor,
+            at,
+        }
+    }
+
+    /// The same entry with `reason` said and `document` named.
+    pub(crate) fn because(self, reason: Option<StockReason>, document: Option<&'a str>) -> Self {
+        Entry {
+            reason,
+            document,
+            ..self
+        }
+    }
+}
+
+/// One bucket of a location, as locked.
 pub(crate) struct BucketRow {
     pub(crate) bucket: i32,
     pub(crate) on_hand: i64,
@@ -189,11 +220,12 @@ pub(crate) async fn write_entry(
 ) -> TxResult<()> {
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-             VALUES ($5, $1, $2, 0, $6, $3, $4, $7, $8)",
+            "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at, reason, reference)
+             VALUES ($5, $1, $2, 0, $6, $3, $4, $7, $8, $9, $10)",
         )
         .await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let reason = entry.reason.map(StockReason::as_str);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
         &sku,
         &delta,
         &entry.reference,
@@ -202,6 +234,8 @@ pub(crate) async fn write_entry(
         &entry.kind.as_str(),
         &location,
         &entry.at,
+        &reason,
+        &entry.document,
     ];
     tx.execute(&stmt, &params).await?;
     Ok(())

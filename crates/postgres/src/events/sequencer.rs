@@ -32,7 +32,7 @@ use crate::engine::listen::FEED_PAYLOAD;
 use crate::engine::store::PgStore;
 use allot_core::event::derive::{Derived, Entry, Levels};
 use allot_core::model::LedgerKind;
-use allot_core::{AllotError, Result};
+use allot_core::{AllotError, Result, StockReason};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use tokio_postgres::types::ToSql;
@@ -72,7 +72,8 @@ const SQL_ROUND: &str = "WITH
     -- the statistics say about the ledger's size (`OFFSET 0` keeps the planner from turning
     -- the LATERAL back into a join, which a young table's statistics make a scan of it all).
     fresh AS MATERIALIZED (
-        SELECT m.ord, l.id, l.tenant, l.sku, l.location, l.delta, l.held_delta, l.kind, l.ref, l.actor, l.at
+        SELECT m.ord, l.id, l.tenant, l.sku, l.location, l.delta, l.held_delta, l.kind, l.ref, l.actor, l.at,
+               l.reason, l.reference
           FROM taken m
           CROSS JOIN LATERAL (
             SELECT * FROM ledger l WHERE l.tenant = m.tenant AND l.sku = m.sku
@@ -89,19 +90,20 @@ const SQL_ROUND: &str = "WITH
     SELECT 0 AS row, NULL::bigint AS ord, NULL::bigint AS id, k.tenant, k.sku, lv.location,
            NULL::bigint AS delta, NULL::bigint AS held_delta, NULL::text AS kind, NULL::text AS ref,
            NULL::text AS actor, NULL::timestamptz AS at, lv.on_hand, lv.held, k.low_stock_below,
-           k.tracking = 'count' AS counted
+           k.tracking = 'count' AS counted, NULL::text AS reason, NULL::text AS reference
       FROM chosen c JOIN skus k ON k.tenant = c.tenant AND k.sku = c.sku
       LEFT JOIN levels lv ON lv.tenant = k.tenant AND lv.sku = k.sku
     UNION ALL
-    SELECT 1, ord, id, tenant, sku, location, delta, held_delta, kind, ref, actor, at, NULL, NULL, NULL, NULL
+    SELECT 1, ord, id, tenant, sku, location, delta, held_delta, kind, ref, actor, at, NULL, NULL, NULL, NULL,
+           reason, reference
       FROM fresh
     UNION ALL
-    SELECT 2, id, id, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT 2, id, id, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
       FROM (SELECT id, tenant FROM events
              WHERE cursor IS NULL AND id < COALESCE((SELECT ord FROM mark_next), 9223372036854775807)
              ORDER BY id LIMIT $1) d
     UNION ALL
-    SELECT 3, ord, NULL, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT 3, ord, NULL, tenant, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
       FROM taken
      ORDER BY row, ord, id";
 
@@ -197,6 +199,13 @@ fn add_level(round: &mut Round, r: &Row) {
 /// An entry's row of [`SQL_ROUND`] (row 1).
 fn entry_of(r: &Row) -> Result<Entry> {
     let kind: String = r.get("kind");
+    let reason: Option<String> = r.get("reason");
+    let reason = match reason {
+        None => None,
+        Some(name) => {
+            Some(StockReason::parse(&name).ok_or_else(|| AllotError::Internal(format!("a ledger reason {name}")))?)
+        }
+    };
     Ok(Entry {
         id: r.get("id"),
         sku: r.get("sku"),
@@ -205,6 +214,8 @@ fn entry_of(r: &Row) -> Result<Entry> {
         held_delta: r.get("held_delta"),
         kind: LedgerKind::parse(&kind).ok_or_else(|| AllotError::Internal(format!("a ledger kind {kind}")))?,
         reference: r.get("ref"),
+        reason,
+        document: r.get("reference"),
         actor: r.get("actor"),
         at: r.get("at"),
     })

@@ -30,12 +30,7 @@ async fn give_back_line(
         .await?
         .map(|r| r.get(1))
         .ok_or_else(|| AllotError::Internal(format!("allocation {id}: its sku {} is gone", line.sku)))?;
-    let entry = Entry {
-        kind: LedgerKind::AllocationCancelled,
-        reference: Some(id),
-        actor,
-        at,
-    };
+    let entry = Entry::new(LedgerKind::AllocationCancelled, Some(id), actor, at);
     if !units {
         // Every location it goes back to, locked first in bucket order (the global order).
         let locations: Vec<&str> = line.origins().iter().map(|o| o.0).collect();

@@ -36,12 +36,13 @@ impl PgStore {
             ensure_rows(tx, tenant, &req.sku, &req.to).await?;
             let stmt = tx.prepare_cached(SQL_LOCK_TWO).await?;
             tx.query(&stmt, &[&req.sku, &tenant, &req.from, &req.to]).await?;
-            let entry = Entry {
-                kind: LedgerKind::Transfer,
-                reference: Some(req.id.as_str()),
-                actor: req.actor.as_deref(),
-                at: self.now(),
-            };
+            let entry = Entry::new(
+                LedgerKind::Transfer,
+                Some(req.id.as_str()),
+                req.actor.as_deref(),
+                self.now(),
+            )
+            .because(None, req.reference.as_deref());
             let from = (req.sku.as_str(), req.from.as_str());
             Self::lock_and_rebalance(tx, tenant, from, -req.quantity, entry).await?;
             let to = (req.sku.as_str(), req.to.as_str());
@@ -74,12 +75,8 @@ impl PgStore {
             }
             let delta = req.on_hand - current;
             if delta != 0 {
-                let entry = Entry {
-                    kind: LedgerKind::Adjustment,
-                    reference: req.reason.as_deref(),
-                    actor: req.actor.as_deref(),
-                    at: self.now(),
-                };
+                let entry = Entry::new(LedgerKind::Adjustment, None, req.actor.as_deref(), self.now())
+                    .because(Some(req.reason), req.reference.as_deref());
                 let at = (req.sku.as_str(), req.location.as_str());
                 Self::lock_and_rebalance(tx, tenant, at, delta, entry).await?;
             }

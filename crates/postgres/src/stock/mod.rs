@@ -29,7 +29,7 @@ use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
-    Move, Receipt, Result, Return, Sku, Strategy, DEFAULT_LOCATION,
+    Move, Receipt, Result, Return, Sku, StockReason, Strategy, DEFAULT_LOCATION,
 };
 use async_trait::async_trait;
 use chrono::Utc;
@@ -350,12 +350,8 @@ impl PgStore {
         idem: Option<&Idempotency<Sku>>,
     ) -> TxResult<Executed<Sku>> {
         self.write(tenant, idem, async |tx| {
-            let entry = Entry {
-                kind: LedgerKind::Adjustment,
-                reference: req.reason.as_deref(),
-                actor: req.actor.as_deref(),
-                at: self.now(),
-            };
+            let entry = Entry::new(LedgerKind::Adjustment, None, req.actor.as_deref(), self.now())
+                .because(Some(req.reason), req.reference.as_deref());
             let at = (req.sku.as_str(), req.location.as_str());
             Self::lock_and_rebalance(tx, tenant, at, req.delta, entry).await?;
             let sku = get_sku_with(tx, tenant, &req.sku, self.now()).await?;
@@ -378,12 +374,7 @@ impl PgStore {
             .map(|r| r.get(0))
             .collect();
         let mut changed = false;
-        let entry = Entry {
-            kind: LedgerKind::Adjustment,
-            reference: None,
-            actor: None,
-            at: self.now(),
-        };
+        let entry = Entry::new(LedgerKind::Adjustment, None, None, self.now());
         for loc in &locations {
             changed |= Self::lock_and_rebalance(&tx, tenant, (sku, loc), 0, entry).await?;
         }
@@ -478,7 +469,7 @@ impl StockStore for PgStore {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
-                "SELECT id, delta, held_delta, kind, ref, at, actor, location FROM ledger
+                "SELECT id, delta, held_delta, kind, ref, at, actor, location, reason, reference FROM ledger
                   WHERE tenant = $4 AND sku = $1 AND id > $2 ORDER BY id LIMIT $3",
             )
             .await
@@ -498,12 +489,17 @@ impl StockStore for PgStore {
             .iter()
             .map(|r| {
                 let kind: &str = r.get("kind");
+                let kind = LedgerKind::parse(kind)
+                    .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?;
+                let reason: Option<&str> = r.get("reason");
                 Ok(LedgerEntry {
                     id: r.get("id"),
                     delta: r.get("delta"),
                     held_delta: r.get("held_delta"),
-                    kind: LedgerKind::parse(kind)
-                        .ok_or_else(|| AllotError::Internal(format!("ledger entry of unknown kind `{kind}`")))?,
+                    kind,
+                    reason: StockReason::read(kind, reason)
+                        .ok_or_else(|| AllotError::Internal(format!("ledger entry with unknown reason {reason:?}")))?,
+                    document: r.get("reference"),
                     reference: r.get("ref"),
                     location: r.get("location"),
                     actor: r.get("actor"),

@@ -91,12 +91,8 @@ impl PgStore {
             require_counted(tx, tenant, &req.sku).await?;
             let location = settle_incoming(tx, tenant, req).await?;
             let now = self.now();
-            let entry = Entry {
-                kind: LedgerKind::Received,
-                reference: Some(req.id.as_str()),
-                actor: req.actor.as_deref(),
-                at: now,
-            };
+            let entry = Entry::new(LedgerKind::Received, Some(req.id.as_str()), req.actor.as_deref(), now)
+                .because(None, req.reference.as_deref());
             Self::lock_and_rebalance(tx, tenant, (req.sku.as_str(), location.as_str()), req.quantity, entry).await?;
             let stmt = tx.prepare_cached(SQL_INSERT_RECEIPT).await?;
             let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [

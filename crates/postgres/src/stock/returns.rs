@@ -18,12 +18,13 @@ use allot_core::{AllocationStatus, AllotError, LedgerKind, ReturnLine, ReturnSta
 async fn apply_line(tx: &Transaction<'_>, tenant: &str, r: &Return, (n, line): (i32, &ReturnLine)) -> TxResult<()> {
     let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
     if line.state == ReturnState::Sellable {
-        let entry = Entry {
-            kind: LedgerKind::Returned,
-            reference: Some(r.allocation_id.as_str()),
-            actor: r.actor.as_deref(),
-            at: r.created_at,
-        };
+        let entry = Entry::new(
+            LedgerKind::Returned,
+            Some(r.allocation_id.as_str()),
+            r.actor.as_deref(),
+            r.created_at,
+        )
+        .because(None, r.reference.as_deref());
         let at = (line.sku.as_str(), location);
         PgStore::lock_and_rebalance(tx, tenant, at, line.quantity, entry).await?;
     } else {

@@ -61,12 +61,13 @@ impl PgStore {
         self.write(tenant, idem, async |tx| {
             require_counted(tx, tenant, &req.sku).await?;
             require_location(tx, tenant, &req.location).await?;
-            let entry = Entry {
-                kind: LedgerKind::Moved,
-                reference: Some(req.id.as_str()),
-                actor: req.actor.as_deref(),
-                at: self.now(),
-            };
+            let entry = Entry::new(
+                LedgerKind::Moved,
+                Some(req.id.as_str()),
+                req.actor.as_deref(),
+                self.now(),
+            )
+            .because(Some(req.reason), req.reference.as_deref());
             let at = (req.sku.as_str(), req.location.as_str());
             let delta = req.sellable_delta();
             // Locks the location's rows even when the sellable part does not change.

@@ -249,13 +249,11 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ("TransferBody", "quantity", int(1, q)),
         ("SetLevelBody", "on_hand", int(0, q)),
         ("SetLevelBody", "compare_on_hand", int(0, q)),
-        ("SetLevelBody", "reason", text(l.max_reason_len)),
         (
             "AdjustmentBody",
             "delta",
             json!({"minimum": -q, "maximum": q, "not": {"const": 0}}),
         ),
-        ("AdjustmentBody", "reason", text(l.max_reason_len)),
         ("LineBody", "sku", name(l)),
         ("LineBody", "quantity", int(1, q)),
         (
@@ -291,7 +289,8 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     .collect()
 }
 
-/// Incoming stock, receipts and moves between quantity states.
+/// Incoming stock, receipts, moves between quantity states, and the `reference` URI of every
+/// stock write that takes one.
 fn receiving_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
     use allot_core::receiving::{validate::REFERENCE_PATTERN, MAX_REFERENCE_LEN};
     let reference = json!({"minLength": 1, "maxLength": MAX_REFERENCE_LEN, "pattern": REFERENCE_PATTERN});
@@ -305,7 +304,11 @@ fn receiving_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
         ("ReceiptBody", "reference", reference.clone()),
         ("MoveBody", "quantity", int(1, l.max_quantity)),
         ("MoveBody", "location", name(l)),
-        ("MoveBody", "reference", reference),
+        ("MoveBody", "reference", reference.clone()),
+        ("AdjustmentBody", "reference", reference.clone()),
+        ("SetLevelBody", "reference", reference.clone()),
+        ("TransferBody", "reference", reference.clone()),
+        ("ReturnBody", "reference", reference),
     ]
 }
 

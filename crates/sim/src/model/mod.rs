@@ -70,6 +70,7 @@
 mod batch;
 mod bookings;
 pub mod capacity;
+mod feed;
 mod holds;
 mod jobs;
 mod places;
@@ -252,6 +253,9 @@ pub struct Model {
     /// Every hold's own events but expiries, in order: type, hold id, lines (SKU, quantity),
     /// booking lines ([`Op::HoldEvents`]).
     hold_events: Vec<holds::HoldEvent>,
+    /// The events of the stock writes a client gives a reason and a reference to, in order,
+    /// as [`crate::view::stock_event`] shapes them ([`Op::StockEvents`]).
+    stock_events: Vec<Value>,
     /// Key → the request it is bound to and the answer stored with it.
     keys: BTreeMap<&'static str, (String, Answer)>,
     made: u64,
@@ -299,6 +303,7 @@ impl Model {
             starts: Vec::new(),
             schedules: BTreeMap::new(),
             hold_events: Vec::new(),
+            stock_events: Vec::new(),
             keys: BTreeMap::new(),
             made: 0,
             id_prefix,
@@ -511,6 +516,23 @@ impl Model {
         }
     }
 
+    /// The steps on levels and receipts (`id`: the incoming a receipt names), each success's
+    /// stock events noted.
+    fn execute_noted(&mut self, op: &Op, id: &str) -> Result<Done, AllotError> {
+        let done = match op {
+            Op::Receive {
+                sku,
+                quantity,
+                incoming,
+                location,
+                ..
+            } => self.receive(sku, *quantity, (incoming.is_some(), id), *location)?,
+            _ => self.execute_levels(op)?,
+        };
+        self.note_stock_events(op, &done);
+        Ok(done)
+    }
+
     /// The steps on bookings and capacity (`id`: the booking a step names).
     fn execute_bookings(&mut self, op: &Op, id: &str) -> Result<Done, AllotError> {
         match op {
@@ -604,14 +626,8 @@ impl Model {
             | Op::Transfer { .. }
             | Op::AddIncoming { .. }
             | Op::Move { .. }
-            | Op::SetLevel { .. } => self.execute_levels(op),
-            Op::Receive {
-                sku,
-                quantity,
-                incoming,
-                location,
-                ..
-            } => self.receive(sku, *quantity, (incoming.is_some(), id), *location),
+            | Op::SetLevel { .. }
+            | Op::Receive { .. } => self.execute_noted(op, id),
             Op::Allocate { lines, place, .. } => self.allocate(lines, place),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
@@ -656,6 +672,7 @@ impl Model {
             Op::GetUnit { sku, serial } => Ok((200, self.unit_by_serial(sku, *serial)?, None)),
             Op::Audit => Ok((200, json!({"clean": true}), None)),
             Op::HoldEvents => Ok((200, self.hold_events_view(), None)),
+            Op::StockEvents => Ok((200, self.stock_events_view(), None)),
             Op::Advance { .. } | Op::Sweep | Op::RunSchedules | Op::Batch { .. } | Op::OtherTenant { .. } => {
                 Err(AllotError::Internal("not a request of this tenant".into()))
             }

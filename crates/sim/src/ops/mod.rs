@@ -312,9 +312,29 @@ pub enum Op {
     /// `hold.expired` is left out: a backend writes it when it finishes an overdue hold (a
     /// sweep, or a write that found its SKU short), which the API leaves to the backend.
     HoldEvents,
+    /// `GET /v1/events?types=stock.adjusted,stock.received,stock.moved,transfer.created`: the
+    /// events of the stock writes whose reason and reference a client says, in the feed's
+    /// order, each as its type, SKU, location, delta, reason and reference (the runner's,
+    /// after the last step; never generated).
+    StockEvents,
     /// `op` (a step on stock: SKUs, allocations, holds) sent with the key of another tenant,
     /// [`OTHER_TENANT`], whose objects, locations and idempotency keys are its own.
     OtherTenant { op: Box<Op> },
+}
+
+/// The reason and the reference URI the body of `op` names, where it is a stock write that
+/// takes them (neither: the server's default): a function of the step's own fields, so the
+/// generator draws nothing more for them and every seed's sequence stays as it was.
+pub fn said(op: &Op) -> (Option<&'static str>, Option<&'static str>) {
+    match op {
+        Op::Adjust { delta, .. } if *delta < 0 => (Some("shrinkage"), None),
+        Op::Adjust { delta: 3 | 8, .. } => (Some("restock"), Some("erp://po/sim")),
+        Op::SetLevel { on_hand, .. } if on_hand % 2 == 0 => (Some("correction"), Some("erp://count/sim")),
+        Op::Transfer { quantity, .. } if quantity % 2 == 1 => (None, Some("erp://transfer/sim")),
+        Op::Receive { quantity, .. } if quantity % 2 == 1 => (None, Some("erp://asn/sim")),
+        Op::Move { .. } => (Some("damaged"), Some("erp://count/sim")),
+        _ => (None, None),
+    }
 }
 
 /// The second tenant of every run: the first is `default`.

@@ -6,7 +6,41 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, Result, DEFAULT_LOCATION};
+use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, Result, StockReason, DEFAULT_LOCATION};
+
+/// A ledger entry to write with a stock change: its kind and reference (a cancelled
+/// allocation's id, a transfer's id), the reason said (`None`: its kind's), the document URI,
+/// and who made it. It is written now (the store's clock).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry<'a> {
+    pub kind: LedgerKind,
+    pub reference: Option<&'a str>,
+    pub reason: Option<StockReason>,
+    pub document: Option<&'a str>,
+    pub actor: Option<&'a str>,
+}
+
+impl<'a> Entry<'a> {
+    /// An entry of `kind` about `reference` by `actor`, with no reason said and no document.
+    pub(crate) fn new(kind: LedgerKind, reference: Option<&'a str>, actor: Option<&'a str>) -> Self {
+        Entry {
+            kind,
+            reference,
+            reason: None,
+            document: None,
+            actor,
+        }
+    }
+
+    /// The same entry with `reason` said and `document` named.
+    pub(crate) fn because(self, reason: Option<StockReason>, document: Option<&'a str>) -> Self {
+        Entry {
+            reason,
+            document,
+            ..self
+        }
+    }
+}
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// Whether `sku` exists and is unit-tracked: `None` when it does not exist.
@@ -83,16 +117,15 @@ fn bucket_counts(tx: &Connection, tenant: &str, sku: &str, location: &str) -> Re
 }
 
 /// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
-/// when it has none there and `delta > 0`) and write the ledger entry `(kind, ref)` at that
-/// location when `delta != 0` (an adjustment and its reason, a cancelled allocation and its
-/// id, a transfer's side). Returns whether any bucket changed.
+/// when it has none there and `delta > 0`) and write the ledger `entry` at that location when
+/// `delta != 0` (an adjustment, a cancelled allocation, a transfer's side). Returns whether
+/// any bucket changed.
 pub(crate) fn lock_and_rebalance(
     tx: &Connection,
     tenant: &str,
     (sku, location): (&str, &str),
     delta: i64,
-    (kind, reference): (LedgerKind, Option<&str>),
-    actor: Option<&str>,
+    entry: Entry<'_>,
 ) -> Result<bool> {
     if delta > 0 {
         ensure_rows(tx, tenant, sku, location)?;
@@ -122,7 +155,7 @@ pub(crate) fn lock_and_rebalance(
         .map_err(map_error)?;
     }
     if delta != 0 {
-        write_entry(tx, tenant, (sku, location), delta, (kind, reference), actor)?;
+        write_entry(tx, tenant, (sku, location), delta, entry)?;
     }
     Ok(!plan.is_empty())
 }
@@ -133,23 +166,24 @@ pub(crate) fn write_entry(
     tenant: &str,
     (sku, location): (&str, &str),
     delta: i64,
-    (kind, reference): (LedgerKind, Option<&str>),
-    actor: Option<&str>,
+    entry: Entry<'_>,
 ) -> Result<()> {
     tx.prepare_cached(
-        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location)
-         VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8)",
+        "INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, at_us, actor, location, reason, reference)
+         VALUES (?6, ?1, ?2, 0, ?7, ?3, ?4, ?5, ?8, ?9, ?10)",
     )
     .and_then(|mut s| {
         s.execute(params![
             sku,
             delta,
-            reference,
+            entry.reference,
             now_us(),
-            actor,
+            entry.actor,
             tenant,
-            kind.as_str(),
-            location
+            entry.kind.as_str(),
+            location,
+            entry.reason.map(StockReason::as_str),
+            entry.document
         ])
     })
     .map_err(map_error)?;

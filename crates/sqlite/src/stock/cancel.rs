@@ -2,7 +2,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units, Entry};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed};
@@ -14,7 +14,7 @@ use rusqlite::{params, Connection};
 /// before locations), as an adjustment does, under the ledger kind
 /// `allocation_cancelled`; a unit-tracked SKU's units of the claim become available.
 fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine, actor: Option<&str>) -> Result<()> {
-    let entry = (LedgerKind::AllocationCancelled, Some(id));
+    let entry = Entry::new(LedgerKind::AllocationCancelled, Some(id), actor);
     match tracks_units(c, tenant, &line.sku)? {
         None => Err(AllotError::Internal(format!(
             "allocation {id}: its sku {} is gone",
@@ -22,7 +22,7 @@ fn give_back_line(c: &Connection, tenant: &str, id: &str, line: &AllocationLine,
         ))),
         Some(false) => {
             for (location, quantity) in line.origins() {
-                lock_and_rebalance(c, tenant, (&line.sku, location), quantity, entry, actor)?;
+                lock_and_rebalance(c, tenant, (&line.sku, location), quantity, entry)?;
             }
             Ok(())
         }

@@ -5,7 +5,7 @@
 use super::get_sku_with;
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location};
+use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location, Entry};
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, LocationStore};
 use allot_core::tenant::Tenant;
@@ -89,10 +89,10 @@ impl LocationStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             require_location(tx, &t, &req.to)?;
-            let entry = (LedgerKind::Transfer, Some(req.id.as_str()));
-            let actor = req.actor.as_deref();
-            lock_and_rebalance(tx, &t, (&req.sku, &req.from), -req.quantity, entry, actor)?;
-            lock_and_rebalance(tx, &t, (&req.sku, &req.to), req.quantity, entry, actor)?;
+            let entry = Entry::new(LedgerKind::Transfer, Some(req.id.as_str()), req.actor.as_deref())
+                .because(None, req.reference.as_deref());
+            lock_and_rebalance(tx, &t, (&req.sku, &req.from), -req.quantity, entry)?;
+            lock_and_rebalance(tx, &t, (&req.sku, &req.to), req.quantity, entry)?;
             Ok(req)
         })
         .await
@@ -112,9 +112,10 @@ impl LocationStore for SqliteStore {
             }
             let delta = req.on_hand - current;
             if delta != 0 {
-                let entry = (LedgerKind::Adjustment, req.reason.as_deref());
+                let entry = Entry::new(LedgerKind::Adjustment, None, req.actor.as_deref())
+                    .because(Some(req.reason), req.reference.as_deref());
                 let at = (req.sku.as_str(), req.location.as_str());
-                lock_and_rebalance(tx, &t, at, delta, entry, req.actor.as_deref())?;
+                lock_and_rebalance(tx, &t, at, delta, entry)?;
             }
             get_sku_with(tx, &t, &req.sku, now_us())
         })

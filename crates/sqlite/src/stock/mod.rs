@@ -10,7 +10,7 @@ mod states;
 
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units, Entry};
 use crate::engine::placement::{answered, take_lines, Take};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
@@ -21,7 +21,7 @@ use allot_core::Cancel;
 use allot_core::Capable;
 use allot_core::{
     split_even, Adjustment, Allocation, AllocationRequest, AllotError, CreateSku, Incoming, LedgerEntry, LedgerKind,
-    Move, Receipt, Result, Return, Sku,
+    Move, Receipt, Result, Return, Sku, StockReason,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -218,9 +218,10 @@ impl StockStore for SqliteStore {
     async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
-            let entry = (LedgerKind::Adjustment, req.reason.as_deref());
+            let entry = Entry::new(LedgerKind::Adjustment, None, req.actor.as_deref())
+                .because(Some(req.reason), req.reference.as_deref());
             let at = (req.sku.as_str(), req.location.as_str());
-            lock_and_rebalance(tx, &t, at, req.delta, entry, req.actor.as_deref())?;
+            lock_and_rebalance(tx, &t, at, req.delta, entry)?;
             get_sku_with(tx, &t, &req.sku, now_us())
         })
         .await
@@ -233,23 +234,26 @@ impl StockStore for SqliteStore {
             .call(move |c| {
                 let rows = c
                     .prepare_cached(
-                        "SELECT id, delta, held_delta, kind, ref, at_us, actor, location FROM ledger
+                        "SELECT id, delta, held_delta, kind, ref, at_us, actor, location, reason, reference FROM ledger
                       WHERE tenant = ?4 AND sku = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
                     )
                     .and_then(|mut s| {
                         s.query_map(params![sku, after, limit, t], |r| {
                             let kind: String = r.get("kind")?;
+                            let unknown = |what: String| {
+                                rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, what.into())
+                            };
+                            let kind = LedgerKind::parse(&kind)
+                                .ok_or_else(|| unknown(format!("ledger entry of unknown kind `{kind}`")))?;
+                            let reason: Option<String> = r.get("reason")?;
                             Ok(LedgerEntry {
                                 id: r.get("id")?,
                                 delta: r.get("delta")?,
                                 held_delta: r.get("held_delta")?,
-                                kind: LedgerKind::parse(&kind).ok_or_else(|| {
-                                    rusqlite::Error::FromSqlConversionFailure(
-                                        3,
-                                        rusqlite::types::Type::Text,
-                                        format!("ledger entry of unknown kind `{kind}`").into(),
-                                    )
-                                })?,
+                                kind,
+                                reason: StockReason::read(kind, reason.as_deref())
+                                    .ok_or_else(|| unknown(format!("ledger entry with unknown reason {reason:?}")))?,
+                                document: r.get("reference")?,
                                 reference: r.get("ref")?,
                                 location: r.get("location")?,
                                 actor: r.get("actor")?,
@@ -376,7 +380,7 @@ impl SqliteStore {
                     .map_err(map_error)?;
                 let mut any = false;
                 for loc in &locations {
-                    any |= lock_and_rebalance(tx, &t, (s, loc), 0, (LedgerKind::Adjustment, None), None)?;
+                    any |= lock_and_rebalance(tx, &t, (s, loc), 0, Entry::new(LedgerKind::Adjustment, None, None))?;
                 }
                 changed += u64::from(any);
             }

@@ -4,7 +4,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location};
+use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location, Entry};
 use crate::engine::store::SqliteStore;
 use allot_core::receiving::{Incoming, Receipt};
 use allot_core::store::{Executed, Keyed};
@@ -86,9 +86,10 @@ impl SqliteStore {
         self.write(tenant, idem, move |tx| {
             require_counted(tx, &t, &req.sku)?;
             let location = settle_incoming(tx, &t, &req)?;
-            let entry = (LedgerKind::Received, Some(req.id.as_str()));
+            let entry = Entry::new(LedgerKind::Received, Some(req.id.as_str()), req.actor.as_deref())
+                .because(None, req.reference.as_deref());
             let at = (req.sku.as_str(), location.as_str());
-            lock_and_rebalance(tx, &t, at, req.quantity, entry, req.actor.as_deref())?;
+            lock_and_rebalance(tx, &t, at, req.quantity, entry)?;
             tx.execute(
                 "INSERT INTO receipts (tenant, id, sku, location, quantity, incoming_id, reference, created_at_us)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

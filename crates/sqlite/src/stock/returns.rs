@@ -3,7 +3,7 @@
 
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, tracks_units};
+use crate::engine::location_rows::{lock_and_rebalance, tracks_units, Entry};
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::returns::{settle_line, Return};
@@ -16,15 +16,9 @@ use rusqlite::{params, Connection};
 fn apply_line(c: &Connection, tenant: &str, r: &Return, (n, line): (usize, &ReturnLine)) -> Result<()> {
     let location = line.location.as_deref().unwrap_or(DEFAULT_LOCATION);
     if line.state == ReturnState::Sellable {
-        let entry = (LedgerKind::Returned, Some(r.allocation_id.as_str()));
-        lock_and_rebalance(
-            c,
-            tenant,
-            (&line.sku, location),
-            line.quantity,
-            entry,
-            r.actor.as_deref(),
-        )?;
+        let entry = Entry::new(LedgerKind::Returned, Some(r.allocation_id.as_str()), r.actor.as_deref())
+            .because(None, r.reference.as_deref());
+        lock_and_rebalance(c, tenant, (&line.sku, location), line.quantity, entry)?;
     } else {
         crate::engine::location_rows::require_location(c, tenant, location)?;
     }

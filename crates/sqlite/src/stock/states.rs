@@ -4,7 +4,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location, write_entry};
+use crate::engine::location_rows::{lock_and_rebalance, require_counted, require_location, write_entry, Entry};
 use crate::engine::store::SqliteStore;
 use allot_core::states::{Move, QuantityState};
 use allot_core::store::{Executed, Keyed};
@@ -58,13 +58,14 @@ impl SqliteStore {
         self.write(tenant, idem, move |tx| {
             require_counted(tx, &t, &req.sku)?;
             require_location(tx, &t, &req.location)?;
-            let entry = (LedgerKind::Moved, Some(req.id.as_str()));
+            let entry = Entry::new(LedgerKind::Moved, Some(req.id.as_str()), req.actor.as_deref())
+                .because(Some(req.reason), req.reference.as_deref());
             let at = (req.sku.as_str(), req.location.as_str());
             let delta = req.sellable_delta();
             if delta == 0 {
-                write_entry(tx, &t, at, 0, entry, req.actor.as_deref())?;
+                write_entry(tx, &t, at, 0, entry)?;
             } else {
-                lock_and_rebalance(tx, &t, at, delta, entry, req.actor.as_deref())?;
+                lock_and_rebalance(tx, &t, at, delta, entry)?;
             }
             for state in [req.from, req.to] {
                 if state != QuantityState::Available {
