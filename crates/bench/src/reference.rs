@@ -30,6 +30,10 @@ async fn allocate(Json(body): Json<allot_core::AllocationBody>) -> (StatusCode, 
     let lines: Vec<Value> = body
         .lines
         .iter()
+        .filter_map(|l| match l {
+            allot_core::kit::OrderLineBody::Stock(l) => Some(l),
+            allot_core::kit::OrderLineBody::Kit(_) => None,
+        })
         .map(|l| json!({"sku": l.sku, "quantity": l.quantity, "bucket": 0, "location": "default"}))
         .collect();
     let id = uuid::Uuid::new_v4().to_string();

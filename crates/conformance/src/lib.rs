@@ -28,6 +28,7 @@
 //! | `add_incoming`, `receive` | `receiving::incoming_and_receipts`, `receiving::receipts_never_exceed_their_incoming` |
 //! | `move_stock` | `states::moves_between_states`, `states::moves_race_allocations` |
 //! | every stock write's `reason` and `reference` (ledger and events) | `reasons::every_change_carries_its_reason` |
+//! | `put_kit`, `kits`, `delete_kit` (and kit lines in allocations and holds) | `kits::kits_take_and_give_back_every_component`, `kits::a_storm_of_kits_never_oversells_a_component` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
 //! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
@@ -59,6 +60,7 @@ pub mod instances;
 pub mod isolation;
 pub mod jobs;
 pub mod keys;
+pub mod kits;
 pub mod queues;
 pub mod reasons;
 pub mod receiving;
@@ -91,6 +93,8 @@ macro_rules! suite {
             states::moves_between_states,
             states::moves_race_allocations,
             reasons::every_change_carries_its_reason,
+            kits::kits_take_and_give_back_every_component,
+            kits::a_storm_of_kits_never_oversells_a_component,
             holds::hold_lifecycle,
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,

@@ -13,6 +13,7 @@ pub mod event;
 pub mod hold;
 pub mod instance;
 pub mod job;
+pub mod kit;
 pub mod location;
 pub mod model;
 pub mod operations;

@@ -5,13 +5,14 @@
 //! place.
 
 pub use crate::booking::validate::{booking, reschedule as reschedule_booking, window};
-pub use crate::hold::validate::{confirm, extend, hold};
+pub use crate::hold::validate::{confirm, extend, hold, hold_with};
 pub use crate::job::validate::{
     bulk, claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, metadata_filter, payload_filter,
     queue_settings, reschedule, schedule, snooze, tags, tick_job,
 };
+pub use crate::kit::validate::kit;
 pub use crate::location::validate::{location, set_level, transfer};
-pub use crate::model::validate::{adjustment, allocation, create_sku};
+pub use crate::model::validate::{adjustment, allocation, allocation_with, create_sku};
 pub use crate::receiving::validate::{incoming, receipt, reference};
 pub use crate::returns::validate::returns;
 pub use crate::states::validate::movement;
@@ -51,7 +52,7 @@ mod tests {
 
     #[test]
     fn allocation_rules() {
-        let line = |s: &str, q| LineBody::new(s, q);
+        let line = |s: &str, q| crate::kit::OrderLineBody::from(LineBody::new(s, q));
         let body = |lines| AllocationBody {
             lines,
             strategy: None,
@@ -98,7 +99,7 @@ mod tests {
         assert!(!placed(serde_json::json!(["W", "E"])).unwrap().placed_by_policy());
         let pinned: LineBody =
             serde_json::from_value(serde_json::json!({"sku": "A", "quantity": 1, "location": "W"})).unwrap();
-        let pinned = allocation("x".into(), body(vec![pinned]), Strategy::Atomic, &l()).unwrap();
+        let pinned = allocation("x".into(), body(vec![pinned.into()]), Strategy::Atomic, &l()).unwrap();
         assert!(!pinned.placed_by_policy(), "a line pinned to a location");
         assert_eq!(placed(serde_json::json!([])).unwrap_err().code(), "invalid_request");
         assert_eq!(
@@ -323,7 +324,7 @@ mod tests {
 
         #[test]
         fn validated_lines_are_sorted_and_unique(skus in proptest::collection::hash_set("[A-Z]{1,4}", 1..20)) {
-            let lines = skus.iter().map(|s| LineBody::new(s.clone(), 1)).collect();
+            let lines = skus.iter().map(|s| LineBody::new(s.clone(), 1).into()).collect();
             let req = allocation("id".into(), AllocationBody { lines, strategy: None, placement: None, allow_split: None }, Strategy::Atomic, &l()).unwrap();
             prop_assert!(req.lines.windows(2).all(|w| w[0].sku < w[1].sku));
             prop_assert_eq!(req.lines.len(), skus.len());

@@ -132,6 +132,15 @@ impl StockStore for RedisGated {
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
         self.stock.set_low_stock(tenant, sku, below).await
     }
+    async fn put_kit(&self, tenant: &Tenant, kit: allot_core::kit::Kit) -> Result<allot_core::kit::Kit> {
+        self.stock.put_kit(tenant, kit).await
+    }
+    async fn kits(&self, tenant: &Tenant, names: &[String]) -> Result<allot_core::kit::Kits> {
+        self.stock.kits(tenant, names).await
+    }
+    async fn delete_kit(&self, tenant: &Tenant, kit: &str) -> Result<()> {
+        self.stock.delete_kit(tenant, kit).await
+    }
     async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {
         let result = self.stock.adjust(tenant, req, idem).await;
         self.invalidate_fresh(tenant, result, |s| vec![s.sku.as_str()]).await

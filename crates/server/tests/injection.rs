@@ -46,6 +46,7 @@ fn base_body(path: &str) -> Option<Value> {
         "/v1/skus/{sku}/units" => json!({"units": [{"serial": "Z1"}]}),
         "/v1/unit-allocations" => json!({"sku": "U", "quantity": 1}),
         "/v1/skus/{sku}" => json!({"low_stock_below": 3}),
+        "/v1/kits/{kit}" => json!({"components": [{"sku": "S", "quantity": 1}]}),
         // A documentation address: refused as a delivery target, so nothing is ever sent.
         "/v1/webhooks" => json!({"url": "https://hooks.example.invalid/hook", "types": ["*"]}),
         "/v1/webhooks/{id}/redeliver" => json!({"after": 0}),
@@ -78,6 +79,7 @@ fn fill(path: &str, ids: &Ids) -> String {
     path.replace("{sku}", "S")
         .replace("{location}", "default")
         .replace("{queue}", "q")
+        .replace("{kit}", "K")
         .replace("{resource}", "r")
         .replace("{pool}", "p")
         .replace("{id}", &id)

@@ -60,6 +60,8 @@ const WINDOW: &str = "from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z";
 /// `U`, a held booking on `R`, a running and an available job in `Q`.
 async fn make_everything(ts: &TestServer, a: &str, key: String) -> Made {
     ok(ts, "POST", "/v1/skus", a, Some(json!({"sku": "S", "on_hand": 10}))).await;
+    let kit = json!({"components": [{"sku": "S", "quantity": 2}]});
+    ok(ts, "PUT", "/v1/kits/K", a, Some(kit)).await;
     ok(
         ts,
         "POST",
@@ -115,6 +117,7 @@ async fn view(ts: &TestServer, a: &str, m: &Made) -> Vec<Value> {
         "/v1/skus/S".to_string(),
         "/v1/skus/S/ledger".into(),
         "/v1/skus/U".into(),
+        "/v1/kits/K".into(),
         "/v1/locations".into(),
         format!("/v1/allocations/{}", m.allocation),
         format!("/v1/holds/{}", m.hold),
@@ -246,6 +249,15 @@ fn plan(m: &Made) -> HashMap<(&'static str, &'static str), (String, Option<Value
             Some(json!({"from": "available", "to": "damaged", "quantity": 1, "reason": "damaged"})),
             NotFound,
         ),
+        (
+            "PUT",
+            "/v1/kits/{kit}",
+            "/v1/kits/K".into(),
+            Some(json!({"components": [{"sku": "S", "quantity": 1}]})),
+            NotFound,
+        ),
+        ("GET", "/v1/kits/{kit}", "/v1/kits/K".into(), None, NotFound),
+        ("DELETE", "/v1/kits/{kit}", "/v1/kits/K".into(), None, NotFound),
         ("GET", "/v1/holds", "/v1/holds".into(), None, Nothing),
         ("GET", "/v1/skus/{sku}/units", "/v1/skus/U/units".into(), None, NotFound),
         (
@@ -714,7 +726,7 @@ async fn other_tenants_objects_are_not_found(ts: &TestServer) {
             }
         }
     }
-    assert_eq!(counts[&Expect::NotFound], 43, "{counts:?}");
+    assert_eq!(counts[&Expect::NotFound], 46, "{counts:?}");
     assert_eq!(
         view(ts, &a, &made).await,
         before,

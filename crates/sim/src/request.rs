@@ -100,6 +100,18 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Availability { .. } => booking(&r, op, id),
         Op::ReceiveUnits { .. } | Op::ClaimUnits { .. } | Op::GetUnits { .. } | Op::GetUnit { .. } => units(&r, op),
         Op::CreateLocation { .. } | Op::Transfer { .. } | Op::SetLevel { .. } => places(&r, op),
+        Op::PutKit { kit, components } => {
+            let components: Vec<Value> = components
+                .iter()
+                .map(|(sku, q)| json!({"sku": sku, "quantity": q}))
+                .collect();
+            r.with(
+                Method::Put,
+                format!("/v1/kits/{kit}"),
+                Some(json!({ "components": components })),
+            )
+        }
+        Op::GetKit { kit } => r.get(format!("/v1/kits/{kit}")),
         Op::AddIncoming { .. } | Op::Receive { .. } | Op::Move { .. } => receiving(&r, op, id),
         _ => stock(&r, op, id),
     })

@@ -68,10 +68,10 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
             "expires_at_us": instant_us(&body["expires_at"]),
         }),
         Op::GetUnits { .. } => {
-            let units = body["units"].as_array().cloned().unwrap_or_default();
-            json!({ "units": units.iter().map(unit).collect::<Vec<_>>() })
+            json!({ "units": body["units"].as_array().into_iter().flatten().map(unit).collect::<Vec<_>>() })
         }
         Op::GetUnit { .. } => unit(body),
+        Op::PutKit { .. } | Op::GetKit { .. } => body.clone(),
         Op::CreateSchedule { .. } | Op::PauseSchedule { .. } => schedule(body),
         Op::ListSchedules => {
             let all = body["schedules"].as_array().cloned().unwrap_or_default();

@@ -37,6 +37,8 @@ from .complete_body import CompleteBody
 from .completion import Completion
 from .completions import Completions
 from .completions_body import CompletionsBody
+from .component import Component
+from .component_availability import ComponentAvailability
 from .confirm_body import ConfirmBody
 from .confirm_booking_line import ConfirmBookingLine
 from .confirm_line import ConfirmLine
@@ -74,6 +76,10 @@ from .job_totals_counts import JobTotalsCounts
 from .job_view import JobView
 from .job_violation import JobViolation
 from .key_list import KeyList
+from .kit import Kit
+from .kit_availability import KitAvailability
+from .kit_body import KitBody
+from .kit_line_body import KitLineBody
 from .lease_body import LeaseBody
 from .leased_job import LeasedJob
 from .ledger_entry import LedgerEntry
@@ -226,6 +232,8 @@ __all__ = (
     "Completion",
     "Completions",
     "CompletionsBody",
+    "Component",
+    "ComponentAvailability",
     "ConfirmBody",
     "ConfirmBookingLine",
     "ConfirmLine",
@@ -263,6 +271,10 @@ __all__ = (
     "JobView",
     "JobViolation",
     "KeyList",
+    "Kit",
+    "KitAvailability",
+    "KitBody",
+    "KitLineBody",
     "LeaseBody",
     "LeasedJob",
     "LedgerEntry",

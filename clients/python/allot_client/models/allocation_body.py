@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.kit_line_body import KitLineBody
   from ..models.line_body import LineBody
 
 
@@ -28,7 +29,9 @@ class AllocationBody:
     """ `POST /v1/allocations` body.
 
         Attributes:
-            lines (list[LineBody]): One line per SKU (a SKU may appear once).
+            lines (list[KitLineBody | LineBody]): One line per SKU (a SKU may appear once in a plain line) or per kit (its
+                components'
+                demand summed with the plain lines' before anything is checked).
             allow_split (bool | None | Unset): Whether a line may be filled from several locations (default false: each line
                 from
                 one location).
@@ -36,7 +39,7 @@ class AllocationBody:
             strategy (None | str | Unset): Strategy name; the server default when absent.
      """
 
-    lines: list[LineBody]
+    lines: list[KitLineBody | LineBody]
     allow_split: bool | None | Unset = UNSET
     placement: list[str] | None | PlacementPolicy | Unset = UNSET
     strategy: None | str | Unset = UNSET
@@ -46,10 +49,16 @@ class AllocationBody:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.kit_line_body import KitLineBody # noqa: PLC0415
         from ..models.line_body import LineBody # noqa: PLC0415
         lines = []
         for lines_item_data in self.lines:
-            lines_item = lines_item_data.to_dict()
+            lines_item: dict[str, Any]
+            if isinstance(lines_item_data, LineBody):
+                lines_item = lines_item_data.to_dict()
+            else:
+                lines_item = lines_item_data.to_dict()
+
             lines.append(lines_item)
 
 
@@ -97,14 +106,32 @@ class AllocationBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.kit_line_body import KitLineBody # noqa: PLC0415
         from ..models.line_body import LineBody # noqa: PLC0415
         d = dict(src_dict)
         lines = []
         _lines = d.pop("lines")
         for lines_item_data in (_lines):
-            lines_item = LineBody.from_dict(lines_item_data)
+            def _parse_lines_item(data: object) -> KitLineBody | LineBody:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_order_line_body_type_0 = LineBody.from_dict(data)
 
 
+
+                    return componentsschemas_order_line_body_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_order_line_body_type_1 = KitLineBody.from_dict(data)
+
+
+
+                return componentsschemas_order_line_body_type_1
+
+            lines_item = _parse_lines_item(lines_item_data)
 
             lines.append(lines_item)
 

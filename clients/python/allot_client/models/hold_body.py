@@ -14,6 +14,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.booking_line import BookingLine
+  from ..models.kit_line_body import KitLineBody
   from ..models.line_body import LineBody
   from ..models.units_line import UnitsLine
 
@@ -30,8 +31,8 @@ class HoldBody:
     """ `POST /v1/holds` body.
 
         Attributes:
-            lines (list[BookingLine | LineBody | UnitsLine]): One line per SKU (a SKU may appear once): stock lines and unit
-                lines, taken together
+            lines (list[BookingLine | KitLineBody | LineBody | UnitsLine]): One line per SKU (a SKU may appear once): stock
+                lines and unit lines, taken together
                 or not at all.
             ttl_ms (int): How long the hold lasts, ms: `min_hold_ttl_ms..=max_hold_ttl_ms`.
             allow_split (bool | None | Unset): As an allocation's `allow_split`.
@@ -39,7 +40,7 @@ class HoldBody:
             strategy (None | str | Unset): Strategy name; the server default when absent.
      """
 
-    lines: list[BookingLine | LineBody | UnitsLine]
+    lines: list[BookingLine | KitLineBody | LineBody | UnitsLine]
     ttl_ms: int
     allow_split: bool | None | Unset = UNSET
     placement: list[str] | None | PlacementPolicy | Unset = UNSET
@@ -51,6 +52,7 @@ class HoldBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.booking_line import BookingLine # noqa: PLC0415
+        from ..models.kit_line_body import KitLineBody # noqa: PLC0415
         from ..models.line_body import LineBody # noqa: PLC0415
         from ..models.units_line import UnitsLine # noqa: PLC0415
         lines = []
@@ -59,6 +61,8 @@ class HoldBody:
             if isinstance(lines_item_data, UnitsLine):
                 lines_item = lines_item_data.to_dict()
             elif isinstance(lines_item_data, BookingLine):
+                lines_item = lines_item_data.to_dict()
+            elif isinstance(lines_item_data, LineBody):
                 lines_item = lines_item_data.to_dict()
             else:
                 lines_item = lines_item_data.to_dict()
@@ -114,13 +118,14 @@ class HoldBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.booking_line import BookingLine # noqa: PLC0415
+        from ..models.kit_line_body import KitLineBody # noqa: PLC0415
         from ..models.line_body import LineBody # noqa: PLC0415
         from ..models.units_line import UnitsLine # noqa: PLC0415
         d = dict(src_dict)
         lines = []
         _lines = d.pop("lines")
         for lines_item_data in (_lines):
-            def _parse_lines_item(data: object) -> BookingLine | LineBody | UnitsLine:
+            def _parse_lines_item(data: object) -> BookingLine | KitLineBody | LineBody | UnitsLine:
                 try:
                     if not isinstance(data, dict):
                         raise TypeError()
@@ -141,13 +146,23 @@ class HoldBody:
                     return componentsschemas_hold_line_body_type_1
                 except (TypeError, ValueError, AttributeError, KeyError):
                     pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_hold_line_body_type_2 = LineBody.from_dict(data)
+
+
+
+                    return componentsschemas_hold_line_body_type_2
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_hold_line_body_type_2 = LineBody.from_dict(data)
+                componentsschemas_hold_line_body_type_3 = KitLineBody.from_dict(data)
 
 
 
-                return componentsschemas_hold_line_body_type_2
+                return componentsschemas_hold_line_body_type_3
 
             lines_item = _parse_lines_item(lines_item_data)
 

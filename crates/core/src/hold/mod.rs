@@ -149,7 +149,8 @@ pub struct HoldBody {
 }
 
 /// One line of `POST /v1/holds`: a stock line (`sku`, `quantity`, `location`?, as an
-/// allocation's), a unit line (`units`) or a booking line (`booking`), one kind each (the
+/// allocation's), a kit line (`kit`, `quantity`, `location`?), a unit line (`units`) or a
+/// booking line (`booking`), one kind each (the
 /// schema's `oneOf`; a line of two kinds, or of none, is `400` naming `lines[i]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -161,6 +162,8 @@ pub enum HoldLineBody {
     Booking(BookingLine),
     /// Stock of a count-tracked SKU.
     Stock(crate::model::LineBody),
+    /// Whole kits: each component's stock (see [`crate::kit`]).
+    Kit(crate::kit::KitLineBody),
 }
 
 /// A hold's unit line: `{"units":{…}}`.
@@ -208,6 +211,8 @@ struct HoldLineFields {
     #[serde(default)]
     sku: Option<String>,
     #[serde(default)]
+    kit: Option<String>,
+    #[serde(default)]
     quantity: Option<i64>,
     #[serde(default)]
     location: Option<String>,
@@ -222,9 +227,19 @@ impl TryFrom<HoldLineFields> for HoldLineBody {
 
     fn try_from(f: HoldLineFields) -> Result<Self, Self::Error> {
         if let Some(booking) = f.booking {
-            return match (f.units, f.sku, f.quantity, f.location) {
+            return match (f.units, f.sku.or(f.kit), f.quantity, f.location) {
                 (None, None, None, None) => Ok(HoldLineBody::Booking(BookingLine { booking })),
-                _ => Err("a booking line has `booking` only (no units, sku, quantity or location beside it)"),
+                _ => Err("a booking line has `booking` only (no units, sku, kit, quantity or location beside it)"),
+            };
+        }
+        if let Some(kit) = f.kit {
+            return match (f.units, f.sku, f.quantity) {
+                (None, None, Some(quantity)) => Ok(HoldLineBody::Kit(crate::kit::KitLineBody {
+                    kit,
+                    quantity,
+                    location: f.location,
+                })),
+                _ => Err("a kit line has `kit`, `quantity` and `location`? only"),
             };
         }
         match (f.units, f.sku, f.quantity, f.location) {
@@ -251,7 +266,7 @@ impl HoldLineBody {
         match self {
             HoldLineBody::Units(u) => Some(&u.units.sku),
             HoldLineBody::Stock(l) => Some(&l.sku),
-            HoldLineBody::Booking(_) => None,
+            HoldLineBody::Booking(_) | HoldLineBody::Kit(_) => None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Validation of holds, their confirms and extends.
 
 use crate::hold::{HoldBody, HoldRequest};
-use crate::model::validate::allocation;
+use crate::model::validate::allocation_with;
 use crate::model::AllocationBody;
 use crate::strategy::Strategy;
 use crate::support::checks::{hold_ttl, max_lines, name, quantity, NamedOnce};
@@ -60,6 +60,18 @@ pub fn extend(body: &crate::hold::ExtendBody, limits: &Limits) -> Result<u64> {
 /// `min_hold_ttl_ms <= ttl_ms <= max_hold_ttl_ms` (below is `invalid_request`, above
 /// `limit_exceeded`). A refusal of a line names it (`lines[i]`).
 pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> Result<HoldRequest> {
+    hold_with(id, body, strategy, limits, &crate::kit::Kits::new())
+}
+
+/// [`hold`], its kit lines' components taken as [`crate::model::validate::allocation_with`]
+/// takes them (the kits as `kits` holds them).
+pub fn hold_with(
+    id: String,
+    body: HoldBody,
+    strategy: Strategy,
+    limits: &Limits,
+    kits: &crate::kit::Kits,
+) -> Result<HoldRequest> {
     let ttl_ms = hold_ttl("ttl_ms", body.ttl_ms, limits)?;
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
@@ -75,7 +87,8 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
             crate::hold::HoldLineBody::Units(u) => {
                 units.push(unit_line(&id, u.units, limits).map_err(|e| of_line(i, e))?)
             }
-            crate::hold::HoldLineBody::Stock(l) => stock.push(l),
+            crate::hold::HoldLineBody::Stock(l) => stock.push(crate::kit::OrderLineBody::Stock(l)),
+            crate::hold::HoldLineBody::Kit(k) => stock.push(crate::kit::OrderLineBody::Kit(k)),
             crate::hold::HoldLineBody::Booking(b) => {
                 bookings.push(booking_line(i, b.booking, limits).map_err(|e| of_line(i, e))?)
             }
@@ -89,7 +102,7 @@ pub fn hold(id: String, body: HoldBody, strategy: Strategy, limits: &Limits) -> 
     }
     units.sort_by(|a, b| a.sku.cmp(&b.sku));
     bookings.sort_by(|a, b| (&a.resource, a.start, a.end).cmp(&(&b.resource, b.start, b.end)));
-    let take = stock_lines(id, stock, (strategy, body.placement, body.allow_split), limits)?;
+    let take = stock_lines(id, stock, (strategy, body.placement, body.allow_split), (limits, kits))?;
     Ok(HoldRequest {
         take,
         units,
@@ -115,9 +128,9 @@ fn booking_line(line: usize, b: crate::hold::BookingLineBody, limits: &Limits) -
 /// only: then only the placement is checked).
 fn stock_lines(
     id: String,
-    lines: Vec<crate::model::LineBody>,
+    lines: Vec<crate::kit::OrderLineBody>,
     (strategy, placement, allow_split): (Strategy, Option<crate::location::PlacementBody>, Option<bool>),
-    limits: &Limits,
+    (limits, kits): (&Limits, &crate::kit::Kits),
 ) -> Result<crate::model::AllocationRequest> {
     if !lines.is_empty() {
         let body = AllocationBody {
@@ -126,7 +139,7 @@ fn stock_lines(
             placement,
             allow_split,
         };
-        return allocation(id, body, strategy, limits);
+        return allocation_with(id, body, strategy, limits, kits);
     }
     let spread_hash = crate::strategy::fnv1a_64(id.as_bytes());
     Ok(crate::model::AllocationRequest {

@@ -4,9 +4,9 @@ use crate::location::{
     Location, LocationBody, Placement, PlacementBody, SetLevel, SetLevelBody, Transfer, TransferBody, DEFAULT_LOCATION,
 };
 use crate::model::reason::StockReason;
-use crate::receiving::validate::reference;
 use crate::support::checks::{name, quantity};
 use crate::support::error::{AllotError, Result};
+use crate::support::input::reference;
 use crate::support::limits::Limits;
 use std::collections::HashSet;
 

@@ -1,6 +1,7 @@
 //! Domain types: SKUs, ledger entries, allocations, and the request bodies as they arrive
 //! (before validation, which `validate.rs` does).
 
+pub mod order_line;
 pub mod reason;
 pub mod validate;
 
@@ -408,8 +409,9 @@ pub struct AdjustmentBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AllocationBody {
-    /// One line per SKU (a SKU may appear once).
-    pub lines: Vec<LineBody>,
+    /// One line per SKU (a SKU may appear once in a plain line) or per kit (its components'
+    /// demand summed with the plain lines' before anything is checked).
+    pub lines: Vec<order_line::OrderLineBody>,
     /// Strategy name; the server default when absent.
     #[serde(default)]
     pub strategy: Option<String>,

@@ -1,9 +1,10 @@
 //! Validation of the SKU and allocation bodies.
 
+use crate::kit::{Kits, OrderLineBody};
 use crate::location::validate::{location_or_default, placement};
 use crate::model::reason::StockReason;
 use crate::model::{
-    Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody,
+    Adjustment, AdjustmentBody, AllocationBody, AllocationLine, AllocationRequest, CreateSku, CreateSkuBody, LineBody,
 };
 use crate::strategy::{fnv1a_64, Strategy};
 use crate::support::checks::{bounded, max_lines, name, quantity, NamedOnce};
@@ -42,7 +43,7 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     }
     quantity("|delta|", body.delta.checked_abs().unwrap_or(i64::MAX), 1, limits)?;
     if let Some(r) = &body.reference {
-        crate::receiving::validate::reference("reference", r)?;
+        crate::support::input::reference("reference", r)?;
     }
     Ok(Adjustment {
         sku: sku.to_string(),
@@ -54,16 +55,33 @@ pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Ad
     })
 }
 
-/// Validate `POST /v1/allocations`: 1..=`max_lines` lines, each SKU once, quantities >= 1.
-/// The strategy must already be resolved by the caller (server default or the body's).
-/// The lines come back sorted by SKU, the global lock order.
+/// Validate `POST /v1/allocations` without kit lines (see [`allocation_with`]).
 pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: &Limits) -> Result<AllocationRequest> {
+    allocation_with(id, body, strategy, limits, &Kits::new())
+}
+
+/// Validate `POST /v1/allocations`: 1..=`max_lines` lines; kit lines turned into their
+/// components' demand, summed with the plain lines' ([`crate::kit::expand`], the kits as
+/// `kits` holds them); then each SKU once, quantities 1..=`max_quantity`. The strategy must
+/// already be resolved by the caller (server default or the body's). The lines come back
+/// sorted by SKU, the global lock order.
+pub fn allocation_with(
+    id: String,
+    body: AllocationBody,
+    strategy: Strategy,
+    limits: &Limits,
+    kits: &Kits,
+) -> Result<AllocationRequest> {
     if body.lines.is_empty() {
         return Err(AllotError::invalid("lines must not be empty"));
     }
     max_lines(body.lines.len(), limits)?;
+    let stock: Vec<LineBody> = match body.lines.iter().any(|l| l.kit().is_some()) {
+        true => crate::kit::expand(body.lines, kits, limits)?,
+        false => body.lines.into_iter().filter_map(OrderLineBody::into_stock).collect(),
+    };
     let mut named = NamedOnce::default();
-    for l in &body.lines {
+    for l in &stock {
         name("sku", &l.sku, limits)?;
         quantity("quantity", l.quantity, 1, limits)?;
         if let Some(loc) = &l.location {
@@ -72,7 +90,7 @@ pub fn allocation(id: String, body: AllocationBody, strategy: Strategy, limits: 
         named.note(&l.sku)?;
     }
     let placement = placement(body.placement, limits)?;
-    let mut lines: Vec<AllocationLine> = body.lines.into_iter().map(AllocationLine::from).collect();
+    let mut lines: Vec<AllocationLine> = stock.into_iter().map(AllocationLine::from).collect();
     lines.sort_by(|a, b| a.sku.cmp(&b.sku));
     let spread_hash = fnv1a_64(id.as_bytes());
     Ok(AllocationRequest {
@@ -97,10 +115,13 @@ mod tests {
         AllocationBody {
             lines: skus
                 .iter()
-                .map(|s| LineBody {
-                    sku: (*s).to_string(),
-                    quantity: 1,
-                    location: None,
+                .map(|s| {
+                    LineBody {
+                        sku: (*s).to_string(),
+                        quantity: 1,
+                        location: None,
+                    }
+                    .into()
                 })
                 .collect(),
             strategy: None,

@@ -11,9 +11,7 @@ pub mod validate;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// Longest `reference`, bytes: an absolute URI naming the document behind a change (a
-/// purchase order, an ERP record), e.g. `erp://po/4711`.
-pub const MAX_REFERENCE_LEN: usize = 2048;
+pub use crate::support::input::MAX_REFERENCE_LEN;
 
 /// `POST /v1/skus/{sku}/incoming` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]

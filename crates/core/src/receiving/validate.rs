@@ -1,37 +1,13 @@
 //! Validation of incoming stock and receipts.
 
 use crate::location::validate::location_or_default;
-use crate::receiving::{Incoming, IncomingBody, Receipt, ReceiptBody, MAX_REFERENCE_LEN};
+use crate::receiving::{Incoming, IncomingBody, Receipt, ReceiptBody};
 use crate::support::checks::{name, quantity};
 use crate::support::error::{AllotError, Result, Rule};
 use crate::support::input::instant;
 use crate::support::limits::Limits;
 
-/// The pattern of a `reference` (ECMA-262, as the API document states it): an absolute URI,
-/// RFC 3986 §4.3 — a scheme, a colon, then printable ASCII without spaces.
-pub const REFERENCE_PATTERN: &str = "^[A-Za-z][A-Za-z0-9+.-]*:[!-~]+$";
-
-/// A `reference`: [`REFERENCE_PATTERN`] (ASCII only), at most [`MAX_REFERENCE_LEN`] bytes;
-/// `invalid_request` naming `field` otherwise.
-pub fn reference(field: &str, value: &str) -> Result<()> {
-    if value.len() > MAX_REFERENCE_LEN {
-        return Err(AllotError::invalid(format!(
-            "{field} is {} bytes, longer than {MAX_REFERENCE_LEN}",
-            value.len()
-        )));
-    }
-    let (scheme, rest) = value.split_once(':').unwrap_or(("", ""));
-    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'));
-    if !scheme_ok || rest.is_empty() || !rest.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(AllotError::invalid(format!(
-            "{field} must be an absolute URI (a scheme, a colon, no spaces), such as erp://po/4711"
-        )));
-    }
-    Ok(())
-}
+pub use crate::support::input::{reference, REFERENCE_PATTERN};
 
 /// Validate `POST /v1/skus/{sku}/incoming`: the SKU, 1..=`max_quantity` units, a location
 /// name (default `default`), a reference URI.
@@ -90,6 +66,7 @@ pub fn receipt(id: String, sku: &str, body: ReceiptBody, limits: &Limits) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::receiving::MAX_REFERENCE_LEN;
 
     fn limits() -> Limits {
         Limits::default()

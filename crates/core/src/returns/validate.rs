@@ -14,7 +14,7 @@ pub fn returns(id: String, allocation_id: &str, body: ReturnBody, limits: &Limit
     }
     max_lines(body.lines.len(), limits)?;
     if let Some(r) = &body.reference {
-        crate::receiving::validate::reference("reference", r)?;
+        crate::support::input::reference("reference", r)?;
     }
     let mut lines = Vec::with_capacity(body.lines.len());
     for l in body.lines {

@@ -1,10 +1,10 @@
 //! Validation of moves between quantity states.
 
 use crate::location::validate::location_or_default;
-use crate::receiving::validate::reference;
 use crate::states::{Move, MoveBody};
 use crate::support::checks::{name, quantity};
 use crate::support::error::{AllotError, Result, Rule};
+use crate::support::input::reference;
 use crate::support::limits::Limits;
 
 /// Validate `POST /v1/skus/{sku}/moves`: the SKU, two different states (`422 same_state`),

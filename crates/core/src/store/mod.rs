@@ -106,6 +106,18 @@ pub trait StockStore: Send + Sync + 'static {
     /// entry is written. Returns the SKU. Errors: `not_found`.
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku>;
 
+    /// Write kit `kit.kit` (see [`crate::kit`]): made, or its components replaced. Every
+    /// component must be a count-tracked SKU of `tenant` (`not_found` for one that is not,
+    /// `wrong_tracking` for a unit-tracked one); nothing is written then. No stock moves.
+    async fn put_kit(&self, tenant: &Tenant, kit: crate::kit::Kit) -> Result<crate::kit::Kit>;
+
+    /// The kits of `tenant` among `names` (a name no kit has is left out).
+    async fn kits(&self, tenant: &Tenant, names: &[String]) -> Result<crate::kit::Kits>;
+
+    /// Remove kit `kit` (what was allocated or held through it stays: it was taken by
+    /// component). Errors: `not_found`.
+    async fn delete_kit(&self, tenant: &Tenant, kit: &str) -> Result<()>;
+
     /// Change `on_hand` by `delta` (relative), spreading available stock evenly over the
     /// buckets; writes an `adjustment` ledger entry. A negative delta beyond `available` is
     /// `insufficient_stock`.

@@ -187,6 +187,36 @@ where
     object_only(d)?.ok_or_else(|| D::Error::custom("expected an object"))
 }
 
+/// Longest `reference`, bytes: an absolute URI naming the document behind a change (a
+/// purchase order, an ERP record), e.g. `erp://po/4711`.
+pub const MAX_REFERENCE_LEN: usize = 2048;
+
+/// The pattern of a `reference` (ECMA-262, as the API document states it): an absolute URI,
+/// RFC 3986 §4.3 — a scheme, a colon, then printable ASCII without spaces.
+pub const REFERENCE_PATTERN: &str = "^[A-Za-z][A-Za-z0-9+.-]*:[!-~]+$";
+
+/// A `reference`: [`REFERENCE_PATTERN`] (ASCII only), at most [`MAX_REFERENCE_LEN`] bytes;
+/// `invalid_request` naming `field` otherwise.
+pub fn reference(field: &str, value: &str) -> Result<()> {
+    if value.len() > MAX_REFERENCE_LEN {
+        return Err(AllotError::invalid(format!(
+            "{field} is {} bytes, longer than {MAX_REFERENCE_LEN}",
+            value.len()
+        )));
+    }
+    let (scheme, rest) = value.split_once(':').unwrap_or(("", ""));
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'));
+    if !scheme_ok || rest.is_empty() || !rest.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(AllotError::invalid(format!(
+            "{field} must be an absolute URI (a scheme, a colon, no spaces), such as erp://po/4711"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 mod cancel;
 #[cfg(test)]
 mod gate_tests;
+mod kits;
 mod locations;
 #[cfg(test)]
 mod mark_tests;
@@ -459,6 +460,18 @@ impl StockStore for PgStore {
             return Err(AllotError::not_found("sku", sku));
         }
         get_sku_with(&c, tenant, sku, self.now()).await
+    }
+
+    async fn put_kit(&self, tenant: &Tenant, kit: allot_core::kit::Kit) -> Result<allot_core::kit::Kit> {
+        self.write_kit(tenant.as_str(), kit).await
+    }
+
+    async fn kits(&self, tenant: &Tenant, names: &[String]) -> Result<allot_core::kit::Kits> {
+        self.read_kits(tenant.as_str(), names).await
+    }
+
+    async fn delete_kit(&self, tenant: &Tenant, kit: &str) -> Result<()> {
+        self.remove_kit(tenant.as_str(), kit).await
     }
 
     async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {

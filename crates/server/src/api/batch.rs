@@ -66,6 +66,9 @@ enum Prepared {
     Confirm(allot_core::hold::Confirm, WriteKey),
     Release(String, Option<String>, WriteKey),
     Cancel(String, Option<String>, WriteKey),
+    /// An allocation or hold naming a kit the tenant does not have: `404` for this operation
+    /// alone, as an unknown SKU is (the others run).
+    Refused(AllotError),
 }
 
 impl Prepared {
@@ -111,6 +114,7 @@ pub(super) async fn batch(
         false => None,
     };
     let n = body.value.operations.len();
+    let kits = batch_kits(&st, &tenant, &body.value.operations).await?;
     let prepared = body
         .value
         .operations
@@ -118,7 +122,7 @@ pub(super) async fn batch(
         .enumerate()
         .map(|(i, op)| {
             let canonical = doc.as_ref().map(|d| &d["operations"][i]["body"]);
-            prepare(&st, op, canonical, actor.clone()).map_err(|e| e.within(&format!("operations[{i}]")))
+            prepare(&st, op, canonical, (actor.clone(), &kits)).map_err(|e| e.within(&format!("operations[{i}]")))
         })
         .collect::<Result<Vec<_>, AllotError>>()?;
     st.access.admit_operations(&principal, n as u32)?;
@@ -151,13 +155,38 @@ pub(super) async fn batch(
     Ok(Json(BatchResults { results }))
 }
 
+/// Whether `e` is the refusal of a kit line naming a kit the tenant does not have.
+fn is_unknown_kit(e: &AllotError) -> bool {
+    matches!(e, AllotError::NotFound { kind: "kit", .. })
+}
+
+/// Every kit the batch's allocations and holds name, read in one call before any is
+/// validated.
+async fn batch_kits(
+    st: &AppState,
+    tenant: &Tenant,
+    ops: &[OperationBody],
+) -> allot_core::Result<allot_core::kit::Kits> {
+    let mut lines = Vec::new();
+    for op in ops {
+        match op {
+            OperationBody::Allocate { body, .. } => {
+                lines.extend(body.lines.iter().filter(|l| l.kit().is_some()).cloned())
+            }
+            OperationBody::Hold { body, .. } => lines.extend(holds::kit_lines(body)),
+            _ => {}
+        }
+    }
+    super::kits::kits_named(st, tenant, &lines).await
+}
+
 /// Validate one operation as its endpoint would (errors name its fields under `body`), with
 /// its key fingerprinted as that endpoint's (`canonical`: the operation's `body` as sent).
 fn prepare(
     st: &AppState,
     op: OperationBody,
     canonical: Option<&Value>,
-    actor: Option<String>,
+    (actor, kits): (Option<String>, &allot_core::kit::Kits),
 ) -> allot_core::Result<Valid> {
     let key = |k: Option<String>, path: String| {
         let text = || {
@@ -170,17 +199,16 @@ fn prepare(
     };
     let in_body = |e: AllotError| e.within("body");
     Ok(match op {
-        OperationBody::Allocate { body, idempotency_key } => Valid::Allocate(
-            stock::allocation_request(st, body, actor).map_err(in_body)?,
-            key(idempotency_key, "/v1/allocations".into()),
-        ),
+        OperationBody::Allocate { body, idempotency_key } => match stock::allocation_request(st, body, actor, kits) {
+            Err(e) if is_unknown_kit(&e) => Valid::Other(Prepared::Refused(e)),
+            req => Valid::Allocate(req.map_err(in_body)?, key(idempotency_key, "/v1/allocations".into())),
+        },
         OperationBody::Hold { body, idempotency_key } => {
             let skus = holds::line_skus(&body);
-            Valid::Hold(
-                holds::hold_request(st, body, actor).map_err(in_body)?,
-                key(idempotency_key, "/v1/holds".into()),
-                skus,
-            )
+            match holds::hold_request(st, body, actor, kits) {
+                Err(e) if is_unknown_kit(&e) => Valid::Other(Prepared::Refused(e)),
+                req => Valid::Hold(req.map_err(in_body)?, key(idempotency_key, "/v1/holds".into()), skus),
+            }
         }
         OperationBody::Confirm {
             id,
@@ -214,6 +242,7 @@ async fn run(st: &AppState, tenant: &Tenant, p: Prepared) -> OperationResult {
             rendered(StatusCode::OK, holds::release(st, tenant, id, actor, &key).await)
         }
         Prepared::Cancel(id, actor, key) => rendered(StatusCode::OK, stock::cancel(st, tenant, id, actor, &key).await),
+        Prepared::Refused(e) => rendered::<allot_core::Allocation>(StatusCode::CREATED, Err(e)),
     }
 }
 

@@ -256,6 +256,12 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
         ),
         ("LineBody", "sku", name(l)),
         ("LineBody", "quantity", int(1, q)),
+        ("KitLineBody", "kit", name(l)),
+        ("KitLineBody", "quantity", int(1, q)),
+        ("KitLineBody", "location", name(l)),
+        ("KitBody", "components", json!({"minItems": 1, "maxItems": l.max_lines})),
+        ("Component", "sku", name(l)),
+        ("Component", "quantity", int(1, q)),
         (
             "AllocationBody",
             "lines",

@@ -27,7 +27,8 @@ pub(super) async fn create_hold(
 ) -> Result<Response, crate::error::LineError> {
     let (body, key) = write.split();
     let skus = line_skus(&body.value);
-    let req = pick(&st, &tenant, hold_request(&st, body.value, actor)?);
+    let kits = super::kits::kits_named(&st, &tenant, &kit_lines(&body.value)).await?;
+    let req = pick(&st, &tenant, hold_request(&st, body.value, actor, &kits)?);
     match hold(&st, &tenant, req, &key).await {
         Ok(done) => Ok(respond(StatusCode::CREATED, done)),
         Err(e) => Err(crate::error::LineError::new(e, &skus)),
@@ -43,16 +44,29 @@ pub(super) fn line_skus(body: &HoldBody) -> Vec<String> {
         .collect()
 }
 
+/// The kit lines of a hold's body, as order lines (to read the kits they name).
+pub(super) fn kit_lines(body: &HoldBody) -> Vec<allot_core::kit::OrderLineBody> {
+    body.lines
+        .iter()
+        .filter_map(|l| match l {
+            allot_core::hold::HoldLineBody::Kit(k) => Some(allot_core::kit::OrderLineBody::Kit(k.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A hold from its body: the strategy resolved (`None` for `auto`), a new id, validated,
 /// made by `actor`.
 pub(super) fn hold_request(
     st: &AppState,
     body: HoldBody,
     actor: Option<String>,
+    kits: &allot_core::kit::Kits,
 ) -> allot_core::Result<Valid<allot_core::HoldRequest>> {
     let named = named_strategy(st, body.strategy.as_deref())?;
     let id = super::new_object_id();
-    let mut req = allot_core::validate::hold(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
+    let strategy = named.unwrap_or(st.default_strategy);
+    let mut req = allot_core::validate::hold_with(id, body, strategy, &st.limits, kits)?;
     req.take.actor = actor;
     Ok((req, named))
 }

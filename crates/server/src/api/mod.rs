@@ -10,6 +10,7 @@ mod events;
 mod holds;
 mod jobs;
 mod keys;
+mod kits;
 mod listings;
 mod locations;
 pub mod openapi30;

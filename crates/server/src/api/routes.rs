@@ -6,8 +6,8 @@
 //! drift.
 
 use super::{
-    batch, bookings, capacity, events, holds, jobs, keys, listings, locations, queues, receiving, schedules, service,
-    states, stats, stock, units, webhooks, ApiDoc,
+    batch, bookings, capacity, events, holds, jobs, keys, kits, listings, locations, queues, receiving, schedules,
+    service, states, stats, stock, units, webhooks, ApiDoc,
 };
 use crate::state::AppState;
 use allot_core::access::Scope;
@@ -25,9 +25,7 @@ type Route = UtoipaMethodRouter<Arc<AppState>>;
 /// Every route of the API and its operation (the document's paths come only from here; its
 /// components from [`ApiDoc`]). `/metrics` (Prometheus text) is a route without an operation.
 pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
-    use Scope::{
-        Admin, BookingsRead, BookingsWrite, EventsRead, StockRead, StockWrite, UnitsRead, UnitsWrite, WebhooksManage,
-    };
+    use Scope::{Admin, EventsRead, StockRead, StockWrite, UnitsRead, UnitsWrite, WebhooksManage};
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(open(routes!(service::healthz)))
         .routes(open(routes!(service::livez)))
@@ -54,6 +52,9 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(StockWrite, routes!(receiving::add_incoming)))
         .routes(scoped(StockWrite, routes!(receiving::receive)))
         .routes(scoped(StockWrite, routes!(states::move_stock)))
+        .routes(scoped(StockWrite, routes!(kits::put_kit)))
+        .routes(scoped(StockRead, routes!(kits::get_kit)))
+        .routes(scoped(StockWrite, routes!(kits::delete_kit)))
         .routes(scoped(StockWrite, routes!(holds::create_hold)))
         .routes(scoped(StockRead, routes!(listings::list_holds)))
         .routes(scoped(StockRead, routes!(holds::get_hold)))
@@ -65,20 +66,7 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(UnitsRead, routes!(listings::list_units)))
         .routes(scoped(UnitsRead, routes!(listings::get_unit)))
         .routes(scoped(UnitsWrite, routes!(units::claim_units)))
-        .routes(scoped(BookingsWrite, routes!(bookings::create_booking)))
-        .routes(scoped(BookingsRead, routes!(bookings::list_bookings)))
-        .routes(scoped(BookingsRead, routes!(bookings::availability)))
-        .routes(scoped(BookingsRead, routes!(bookings::get_booking)))
-        .routes(scoped(BookingsWrite, routes!(bookings::cancel_booking)))
-        .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
-        .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
-        .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
-        .routes(scoped(BookingsWrite, routes!(capacity::put_resource)))
-        .routes(scoped(BookingsRead, routes!(capacity::get_resource)))
-        .routes(scoped(BookingsWrite, routes!(capacity::put_pool)))
-        .routes(scoped(BookingsWrite, routes!(capacity::put_slots)))
-        .routes(scoped(BookingsRead, routes!(capacity::explain)))
-        .routes(scoped(BookingsWrite, routes!(capacity::reschedule_booking)))
+        .merge(booking_table())
         .merge(queue_table())
         .routes(scoped(EventsRead, routes!(events::list_events)))
         .routes(scoped(EventsRead, routes!(events::stream_events)))
@@ -93,6 +81,26 @@ pub(crate) fn table() -> OpenApiRouter<Arc<AppState>> {
         .routes(scoped(Admin, routes!(keys::create_key)))
         .routes(scoped(Admin, routes!(keys::list_keys)))
         .routes(scoped(Admin, routes!(keys::revoke_key)))
+}
+
+/// The routes of bookings, resources, pools and their slots.
+fn booking_table() -> OpenApiRouter<Arc<AppState>> {
+    use Scope::{BookingsRead, BookingsWrite};
+    OpenApiRouter::new()
+        .routes(scoped(BookingsWrite, routes!(bookings::create_booking)))
+        .routes(scoped(BookingsRead, routes!(bookings::list_bookings)))
+        .routes(scoped(BookingsRead, routes!(bookings::availability)))
+        .routes(scoped(BookingsRead, routes!(bookings::get_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::cancel_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::confirm_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::extend_booking)))
+        .routes(scoped(BookingsWrite, routes!(bookings::release_booking)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_resource)))
+        .routes(scoped(BookingsRead, routes!(capacity::get_resource)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_pool)))
+        .routes(scoped(BookingsWrite, routes!(capacity::put_slots)))
+        .routes(scoped(BookingsRead, routes!(capacity::explain)))
+        .routes(scoped(BookingsWrite, routes!(capacity::reschedule_booking)))
 }
 
 /// The queue's routes: jobs, queues, their settings and schedules.

@@ -124,20 +124,24 @@ pub(super) async fn create_allocation(
     StockWrite(write): StockWrite<JsonBody<AllocationBody>>,
 ) -> Result<Response, ApiError> {
     let (body, key) = write.split();
-    let req = pick(&st, &tenant, allocation_request(&st, body.value, actor)?);
+    let kits = super::kits::kits_named(&st, &tenant, &body.value.lines).await?;
+    let req = pick(&st, &tenant, allocation_request(&st, body.value, actor, &kits)?);
     Ok(respond(StatusCode::CREATED, allocate(&st, &tenant, req, &key).await?))
 }
 
 /// An allocation from its body: the strategy resolved (the server default when it names
-/// none), a new id, validated, and made by `actor`. Errors name the body's fields.
+/// none), a new id, its kit lines turned into their components (`kits`: the kits they name,
+/// as read), validated, and made by `actor`. Errors name the body's fields.
 pub(super) fn allocation_request(
     st: &AppState,
     body: AllocationBody,
     actor: Option<String>,
+    kits: &allot_core::kit::Kits,
 ) -> allot_core::Result<Valid<allot_core::AllocationRequest>> {
     let named = named_strategy(st, body.strategy.as_deref())?;
     let id = super::new_object_id();
-    let mut req = allot_core::validate::allocation(id, body, named.unwrap_or(st.default_strategy), &st.limits)?;
+    let strategy = named.unwrap_or(st.default_strategy);
+    let mut req = allot_core::validate::allocation_with(id, body, strategy, &st.limits, kits)?;
     req.actor = actor;
     Ok((req, named))
 }

@@ -1,6 +1,6 @@
 //! The batch API in the model: validated whole first (core's batch rules, then each
 //! operation as its endpoint validates it, the first refusal refusing the batch and nothing
-//! run), then each operation as alone (the runner applies them in order; the generator makes
+//! run, but an unknown kit, which refuses its operation only), then each operation as alone (the runner applies them in order; the generator makes
 //! only batches whose outcomes do not depend on the order).
 
 use super::{error_answer, Model};
@@ -21,7 +21,13 @@ impl Model {
         }
         ops.iter().zip(&resolved).find_map(|(op, r)| {
             let alone = request::of(op, r)?;
-            self.validate(op, &alone).err().map(|e| error_answer(&e))
+            // A kit the tenant does not have refuses its operation alone, as an unknown SKU does.
+            let refuses =
+                |e: &allot_core::AllotError| !matches!(e, allot_core::AllotError::NotFound { kind: "kit", .. });
+            self.validate(op, &alone)
+                .err()
+                .filter(refuses)
+                .map(|e| error_answer(&e))
         })
     }
 }

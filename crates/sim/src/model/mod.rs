@@ -73,6 +73,7 @@ pub mod capacity;
 mod feed;
 mod holds;
 mod jobs;
+mod kits;
 mod places;
 mod queues;
 mod receiving;
@@ -235,6 +236,8 @@ pub struct Model {
     slot_caps: BTreeMap<(String, i64), i64>,
     /// The unit-tracked SKUs (made by their first receipt).
     unit_skus: std::collections::BTreeSet<String>,
+    /// Kits by name ([`Op::PutKit`]).
+    kits: BTreeMap<&'static str, kits::Components>,
     /// Their units, by id.
     units: Vec<units::UnitRow>,
     /// Jobs by id (1, 2, … in the order made; a completed job of a queue that does not keep
@@ -295,6 +298,7 @@ impl Model {
             pools: BTreeMap::new(),
             slot_caps: BTreeMap::new(),
             unit_skus: Default::default(),
+            kits: BTreeMap::new(),
             units: Vec::new(),
             jobs: BTreeMap::new(),
             jobs_made: 0,
@@ -382,7 +386,6 @@ impl Model {
     fn validate(&self, op: &Op, req: &Request) -> Result<(), AllotError> {
         let body = || req.body.clone().unwrap_or(Value::Null);
         let l = &self.limits;
-        let strategy = allot_core::Strategy::Atomic;
         match op {
             Op::CreateSku { .. } => allot_core::validate::create_sku(parse(body())?, l).map(drop),
             Op::GetSku { sku } => allot_core::validate::name("sku", sku, l),
@@ -395,8 +398,9 @@ impl Model {
             Op::Receive { sku, .. } => allot_core::validate::receipt("x".into(), sku, parse(body())?, l).map(drop),
             Op::Move { sku, .. } => allot_core::validate::movement("x".into(), sku, parse(body())?, l).map(drop),
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
-            Op::Allocate { .. } => allot_core::validate::allocation("x".into(), parse(body())?, strategy, l).map(drop),
-            Op::Hold { .. } => allot_core::validate::hold("x".into(), parse(body())?, strategy, l).map(drop),
+            Op::Allocate { .. } | Op::Hold { .. } | Op::PutKit { .. } | Op::GetKit { .. } => {
+                self.validate_orders(op, body())
+            }
             Op::Confirm { .. } => allot_core::validate::confirm(parse(body())?, l).map(drop),
             Op::Return { .. } => allot_core::validate::returns("x".into(), "x", parse(body())?, l).map(drop),
             Op::Extend { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
@@ -447,6 +451,24 @@ impl Model {
             Op::GetUnits { sku } | Op::GetUnit { sku, .. } => allot_core::validate::name("sku", sku, l),
             Op::CreateSchedule { .. } => allot_core::validate::schedule(parse(body())?, self.clock.now(), l).map(drop),
             Op::DeleteSchedule { name } | Op::PauseSchedule { name, .. } => allot_core::validate::name("name", name, l),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Model::validate`] of allocations, holds (their kit lines expanded with the model's
+    /// kits) and kits.
+    fn validate_orders(&self, op: &Op, body: Value) -> Result<(), AllotError> {
+        let (l, strategy) = (&self.limits, allot_core::Strategy::Atomic);
+        match op {
+            Op::Allocate { .. } => {
+                allot_core::validate::allocation_with("x".into(), parse(body)?, strategy, l, &self.core_kits())
+                    .map(drop)
+            }
+            Op::Hold { .. } => {
+                allot_core::validate::hold_with("x".into(), parse(body)?, strategy, l, &self.core_kits()).map(drop)
+            }
+            Op::PutKit { kit, .. } => allot_core::validate::kit(kit, parse(body)?, l).map(drop),
+            Op::GetKit { kit } => allot_core::validate::name("kit", kit, l),
             _ => Ok(()),
         }
     }
@@ -613,7 +635,7 @@ impl Model {
             .enumerate()
             .map(|(k, (r, start_h, hours, q))| (*r, (hour_us(*start_h), hour_us(start_h + hours)), *q, first + k))
             .collect();
-        self.hold((lines, units, &bookings), *ttl_ms, place)
+        self.hold((&self.expand_kits(lines), units, &bookings), *ttl_ms, place)
     }
 
     fn execute(&mut self, op: &Op, resolved: &Resolved) -> Result<Done, AllotError> {
@@ -628,7 +650,9 @@ impl Model {
             | Op::Move { .. }
             | Op::SetLevel { .. }
             | Op::Receive { .. } => self.execute_noted(op, id),
-            Op::Allocate { lines, place, .. } => self.allocate(lines, place),
+            Op::Allocate { lines, place, .. } => self.allocate(&self.expand_kits(lines), place),
+            Op::PutKit { kit, components } => self.put_kit(kit, components),
+            Op::GetKit { kit } => self.get_kit(kit),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
             Op::Return { lines, location, .. } => self.return_lines(id, lines, *location),

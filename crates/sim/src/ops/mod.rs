@@ -31,6 +31,10 @@ pub fn start() -> chrono::DateTime<chrono::Utc> {
 
 /// The SKUs steps fight over.
 pub const SKUS: [&str; 3] = ["A", "B", "C"];
+/// Kits: the first is made at the start of every run (of the first two SKUs) and remade now
+/// and then; the second is never made (`not_found`). A line of a kit's name in [`Lines`] is a
+/// kit line (`{"kit": …}`, see [`lines_json`]).
+pub const KITS: [&str; 2] = ["KIT", "NOKIT"];
 /// A well-formed SKU no step creates: `not_found`.
 pub const UNKNOWN_SKU: &str = "Z";
 /// A SKU name the name rule refuses (a space): `invalid_request`.
@@ -82,6 +86,13 @@ pub enum Op {
     },
     /// `GET /v1/skus/{sku}`.
     GetSku { sku: &'static str },
+    /// `PUT /v1/kits/{kit}` of `(sku, quantity)` components.
+    PutKit {
+        kit: &'static str,
+        components: Vec<(&'static str, i64)>,
+    },
+    /// `GET /v1/kits/{kit}`: its components and how many whole kits are available.
+    GetKit { kit: &'static str },
     /// `POST /v1/skus/{sku}/adjustments` (at `location`; none: `default`).
     Adjust {
         sku: &'static str,
@@ -390,7 +401,10 @@ pub fn lines_json<S: AsRef<str>>(lines: &[(S, i64)]) -> Value {
     Value::Array(
         lines
             .iter()
-            .map(|(s, q)| json!({"sku": s.as_ref(), "quantity": q}))
+            .map(|(s, q)| match KITS.contains(&s.as_ref()) {
+                true => json!({"kit": s.as_ref(), "quantity": q}),
+                false => json!({"sku": s.as_ref(), "quantity": q}),
+            })
             .collect(),
     )
 }
@@ -398,6 +412,9 @@ pub fn lines_json<S: AsRef<str>>(lines: &[(S, i64)]) -> Value {
 /// The seeded generator: the same seed gives the same sequence (rand's `StdRng`, seeded).
 pub struct Generator {
     rng: StdRng,
+    /// The draws about kits, apart from `rng` so that every seed's other steps stay as they
+    /// were before kits joined the generator.
+    kits: StdRng,
 }
 
 impl Generator {
@@ -405,6 +422,7 @@ impl Generator {
     pub fn new(seed: u64) -> Self {
         Generator {
             rng: StdRng::seed_from_u64(seed),
+            kits: StdRng::seed_from_u64(seed ^ 0x6b69_7473),
         }
     }
 
@@ -436,15 +454,62 @@ impl Generator {
                 location: None,
             }),
         });
+        ops.push(Op::PutKit {
+            kit: KITS[0],
+            components: vec![(SKUS[0], 2), (SKUS[1], 1)],
+        });
         ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
+            let op = self.with_kit(op);
             let then = self.worker_step(&op);
             ops.push(op);
             ops.extend(then);
+            ops.extend(self.kit_op());
         }
         ops.truncate(steps);
         ops
+    }
+
+    /// `op` with a kit line added now and then, if it is an allocation or a hold: the kit of
+    /// the first two SKUs (so its demand meets the plain lines' on them), rarely the unknown
+    /// one.
+    fn with_kit(&mut self, mut op: Op) -> Op {
+        if let Op::Allocate { lines, .. } | Op::Hold { lines, .. } = &mut op {
+            if self.kits.random_range(0..4) == 0 {
+                let kit = if self.kits.random_range(0..10) == 0 {
+                    KITS[1]
+                } else {
+                    KITS[0]
+                };
+                lines.push((kit, self.kits.random_range(1..=2)));
+            }
+        }
+        op
+    }
+
+    /// Now and then a kit remade (its components drawn from the SKUs, a unit-tracked or
+    /// unknown one among them at times) or read.
+    fn kit_op(&mut self) -> Option<Op> {
+        match self.kits.random_range(0..40) {
+            0 => {
+                let pool = [SKUS[0], SKUS[1], SKUS[2], units::UNIT_SKU, UNKNOWN_SKU];
+                let first = pool[self.kits.random_range(0..3)];
+                let second = pool[self.kits.random_range(0..pool.len())];
+                let mut components = vec![(first, self.kits.random_range(1..=3))];
+                if second != first {
+                    components.push((second, self.kits.random_range(1..=2)));
+                }
+                Some(Op::PutKit {
+                    kit: KITS[0],
+                    components,
+                })
+            }
+            1 | 2 => Some(Op::GetKit {
+                kit: KITS[usize::from(self.kits.random_range(0..4) == 0)],
+            }),
+            _ => None,
+        }
     }
 
     fn op(&mut self) -> Op {

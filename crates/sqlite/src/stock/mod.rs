@@ -2,6 +2,7 @@
 //! transaction each on the writer thread (strategy `serialized`).
 
 mod cancel;
+mod kits;
 mod listings;
 mod locations;
 mod receiving;
@@ -213,6 +214,18 @@ impl StockStore for SqliteStore {
             get_sku_with(tx, &t, &sku, now_us())
         })
         .await
+    }
+
+    async fn put_kit(&self, tenant: &Tenant, kit: allot_core::kit::Kit) -> Result<allot_core::kit::Kit> {
+        self.write_kit(tenant.as_str(), kit).await
+    }
+
+    async fn kits(&self, tenant: &Tenant, names: &[String]) -> Result<allot_core::kit::Kits> {
+        self.read_kits(tenant.as_str(), names).await
+    }
+
+    async fn delete_kit(&self, tenant: &Tenant, kit: &str) -> Result<()> {
+        self.remove_kit(tenant.as_str(), kit).await
     }
 
     async fn adjust(&self, tenant: &Tenant, req: Adjustment, idem: Keyed<Sku>) -> Result<Executed<Sku>> {

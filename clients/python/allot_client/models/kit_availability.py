@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.component_availability import ComponentAvailability
+
+
+
+
+
+T = TypeVar("T", bound="KitAvailability")
+
+
+
+@_attrs_define
+class KitAvailability:
+    """ `GET /v1/kits/{kit}`: the kit, how many of each component are available, and how many
+    whole kits that makes.
+
+        Attributes:
+            available (int): Whole kits available now: the minimum over the components of `available / quantity`
+                (rounded down; 0 when any component is short).
+            components (list[ComponentAvailability]): Each component with the SKU's `available` (every location).
+            kit (str): The kit's name.
+     """
+
+    available: int
+    components: list[ComponentAvailability]
+    kit: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.component_availability import ComponentAvailability # noqa: PLC0415
+        available = self.available
+
+        components = []
+        for components_item_data in self.components:
+            components_item = components_item_data.to_dict()
+            components.append(components_item)
+
+
+
+        kit = self.kit
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "available": available,
+            "components": components,
+            "kit": kit,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.component_availability import ComponentAvailability # noqa: PLC0415
+        d = dict(src_dict)
+        available = d.pop("available")
+
+        components = []
+        _components = d.pop("components")
+        for components_item_data in (_components):
+            components_item = ComponentAvailability.from_dict(components_item_data)
+
+
+
+            components.append(components_item)
+
+
+        kit = d.pop("kit")
+
+        kit_availability = cls(
+            available=available,
+            components=components,
+            kit=kit,
+        )
+
+
+        kit_availability.additional_properties = d
+        return kit_availability
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
