@@ -54,6 +54,18 @@ async fn kits_over_http(ts: &TestServer) {
         let id = a["id"].as_str().unwrap();
         ts.ok(&format!("/v1/allocations/{id}/cancel"), json!(null)).await;
     }
+    for (lines, field) in [
+        (json!([{"kit": "a\u{0}b", "quantity": 1}]), "lines[0].kit"),
+        (
+            json!([{"sku": "MUG", "quantity": -1}, {"kit": "BOX", "quantity": 1}]),
+            "lines[0].quantity",
+        ),
+    ] {
+        let (s, b) = ts.post("/v1/allocations", json!({ "lines": lines })).await;
+        let message = b["error"]["message"].as_str().unwrap_or_default();
+        assert_eq!(s, 400, "{b}");
+        assert!(message.contains(field), "names {field}: {b}");
+    }
     let (s, b) = ts
         .post("/v1/allocations", json!({"lines": [{"kit": "NONE", "quantity": 1}]}))
         .await;

@@ -15,6 +15,7 @@ pub mod validate;
 
 pub use crate::model::order_line::{KitLineBody, OrderLineBody};
 use crate::model::{LineBody, Sku};
+use crate::support::checks::quantity;
 use crate::support::error::{AllotError, Result};
 use crate::support::limits::Limits;
 use serde::{Deserialize, Serialize};
@@ -132,22 +133,26 @@ pub fn named<'a>(lines: impl IntoIterator<Item = &'a OrderLineBody>) -> Vec<Stri
 /// from several lines is summed before it is checked. A kit line's location pins its
 /// components; demand for one SKU from lines pinned to different locations (or one pinned,
 /// one not) is refused, naming the kit line. Errors: `not_found` for a kit `kits` does not
-/// hold, `invalid_request` or `limit_exceeded` for a kit line's name or quantity, naming
-/// the line by its kit (`lines[kit BOX]`).
+/// hold, `invalid_request` or `limit_exceeded` for a plain line's quantity below 1 or a kit
+/// line's name or quantity, naming the line (`lines[i]`).
 pub fn expand(lines: Vec<OrderLineBody>, kits: &Kits, limits: &Limits) -> Result<Vec<LineBody>> {
     let mut out: Vec<LineBody> = Vec::with_capacity(lines.len());
     let mut kit_lines = Vec::new();
-    for l in lines {
+    for (i, l) in lines.into_iter().enumerate() {
         match l {
-            OrderLineBody::Stock(s) => out.push(s),
-            OrderLineBody::Kit(k) => kit_lines.push(k),
+            // A plain line is whole before a kit adds to it: 0 or less would cancel out part
+            // of a kit's demand.
+            OrderLineBody::Stock(s) => {
+                quantity("quantity", s.quantity, 1, limits).map_err(|e| e.within(&format!("lines[{i}]")))?;
+                out.push(s)
+            }
+            OrderLineBody::Kit(k) => kit_lines.push((i, k)),
         }
     }
-    for k in kit_lines {
-        // A refusal of the kit line's fields names the line by its kit; an unknown kit is
-        // `not_found`.
-        let at = |e: AllotError| e.within(&format!("lines[kit {}]", k.kit));
-        validate::kit_line(&k, limits).map_err(at)?;
+    for (i, k) in kit_lines {
+        validate::kit_line(&k, limits).map_err(|e| e.within(&format!("lines[{i}]")))?;
+        // A refusal of its components' demand names the line by its kit (its name checked).
+        let at = |e: AllotError| e.within(&format!("lines[{i}] (kit {})", k.kit));
         let kit = kits.get(&k.kit).ok_or_else(|| AllotError::not_found("kit", &k.kit))?;
         for c in &kit.components {
             let demand = c.quantity.checked_mul(k.quantity).unwrap_or(i64::MAX);
@@ -227,7 +232,13 @@ mod tests {
         );
         let pins = lines(json!([{"sku": "MUG", "quantity": 1, "location": "east"}, {"kit": "BOX", "quantity": 1}]));
         let e = expand(pins, &kits(), &Limits::default()).unwrap_err();
-        assert!(e.to_string().contains("lines[kit BOX]"), "{e}");
+        assert!(e.to_string().contains("lines[1] (kit BOX)"), "{e}");
+        let negative = lines(json!([{"sku": "MUG", "quantity": -1}, {"kit": "BOX", "quantity": 1}]));
+        let e = expand(negative, &kits(), &Limits::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("lines[0]"),
+            "a plain line cannot cancel out a kit's demand: {e}"
+        );
         let zero = lines(json!([{"kit": "BOX", "quantity": 0}]));
         assert_eq!(
             expand(zero, &kits(), &Limits::default()).unwrap_err().code(),

@@ -80,6 +80,8 @@ pub fn allocation_with(
         true => crate::kit::expand(body.lines, kits, limits)?,
         false => body.lines.into_iter().filter_map(OrderLineBody::into_stock).collect(),
     };
+    // Kits' components count as lines: a request takes at most `max_lines` SKUs.
+    max_lines(stock.len(), limits)?;
     let mut named = NamedOnce::default();
     for l in &stock {
         name("sku", &l.sku, limits)?;

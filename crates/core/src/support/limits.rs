@@ -87,7 +87,7 @@ limits! {
     max_page_size: u32 = 1000, min 1;
     /// Longest `Idempotency-Key`, bytes.
     max_idempotency_key_len: usize = 255, min 1;
-    /// Longest adjustment reason or job error text, chars.
+    /// Longest job error text, chars (stock reasons are a closed set).
     max_reason_len: usize = 1000, min 0;
     /// Longest lease token, bytes (the server makes 36-char UUIDs).
     max_token_len: usize = 128, min 1;

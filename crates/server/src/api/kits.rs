@@ -19,7 +19,10 @@ pub(super) async fn kits_named<'a>(
     tenant: &Tenant,
     lines: impl IntoIterator<Item = &'a OrderLineBody>,
 ) -> allot_core::Result<Kits> {
-    let names = allot_core::kit::named(lines);
+    // Only names the name rule takes are looked up (a NUL cannot reach the database): the
+    // validation that expands the lines refuses the others, naming the line.
+    let mut names = allot_core::kit::named(lines);
+    names.retain(|n| allot_core::validate::name("kit", n, &st.limits).is_ok());
     if names.is_empty() {
         return Ok(Kits::new());
     }
