@@ -608,7 +608,7 @@ fn complete_parameters(op: &mut Value, l: &Limits) -> bool {
 fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
     let mut schema = json!({"type": "string"});
     match (p["in"].as_str()?, p["name"].as_str()?) {
-        ("path", "sku" | "resource" | "queue" | "location" | "name" | "pool") => merge(&mut schema, name(l)),
+        ("path", "sku" | "resource" | "queue" | "location" | "name" | "pool" | "kit") => merge(&mut schema, name(l)),
         ("query", "tag") => merge(&mut schema, ident(1, l.max_unit_field_len)),
         ("header", n) if n.eq_ignore_ascii_case("idempotency-key") => merge(
             &mut schema,
