@@ -77,11 +77,14 @@ pub fn allocation_with(
     }
     max_lines(body.lines.len(), limits)?;
     let stock: Vec<LineBody> = match body.lines.iter().any(|l| l.kit().is_some()) {
-        true => crate::kit::expand(body.lines, kits, limits)?,
+        true => {
+            // Kits' components count as lines: a request takes at most `max_lines` SKUs.
+            let expanded = crate::kit::expand(body.lines, kits, limits)?;
+            max_lines(expanded.len(), limits)?;
+            expanded
+        }
         false => body.lines.into_iter().filter_map(OrderLineBody::into_stock).collect(),
     };
-    // Kits' components count as lines: a request takes at most `max_lines` SKUs.
-    max_lines(stock.len(), limits)?;
     let mut named = NamedOnce::default();
     for l in &stock {
         name("sku", &l.sku, limits)?;

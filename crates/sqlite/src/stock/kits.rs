@@ -1,5 +1,6 @@
 //! Kits on SQLite (see `allot_core::kit`): one row per kit, its components as JSON text,
-//! written only when every component is a count-tracked SKU of the tenant.
+//! written only when every component is a count-tracked SKU of the tenant; one statement
+//! reads the components' SKUs, one the kits a request names.
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
@@ -13,18 +14,18 @@ impl SqliteStore {
     pub(crate) async fn write_kit(&self, tenant: &str, kit: Kit) -> Result<Kit> {
         let t = tenant.to_string();
         self.transact(move |tx| {
-            let mut found = Vec::with_capacity(kit.components.len());
-            for c in &kit.components {
-                let row = tx
-                    .prepare_cached("SELECT tracking = 'units' FROM skus WHERE tenant = ?1 AND sku = ?2")
-                    .and_then(|mut s| {
-                        rusqlite::OptionalExtension::optional(s.query_row(params![t, c.sku], |r| r.get::<_, bool>(0)))
-                    })
-                    .map_err(map_error)?;
-                if let Some(units) = row {
-                    found.push((c.sku.clone(), units));
-                }
-            }
+            let skus: Vec<&str> = kit.components.iter().map(|c| c.sku.as_str()).collect();
+            let skus = serde_json::to_string(&skus).map_err(|e| AllotError::Internal(e.to_string()))?;
+            let found = tx
+                .prepare_cached(
+                    "SELECT sku, tracking = 'units' FROM skus
+                      WHERE tenant = ?1 AND sku IN (SELECT value FROM json_each(?2))",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![t, skus], |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)))?
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)?;
             check_components(&kit, &found)?;
             let json = serde_json::to_string(&kit.components).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.execute(
@@ -44,28 +45,26 @@ impl SqliteStore {
         if names.is_empty() {
             return Ok(Kits::new());
         }
-        let (t, names) = (tenant.to_string(), names.to_vec());
+        let t = tenant.to_string();
+        let names = serde_json::to_string(names).map_err(|e| AllotError::Internal(e.to_string()))?;
         self.call(move |c| {
-            let mut kits = Kits::new();
-            for name in &names {
-                let json: Option<String> = c
-                    .prepare_cached("SELECT components FROM kits WHERE tenant = ?1 AND kit = ?2")
-                    .and_then(|mut s| {
-                        rusqlite::OptionalExtension::optional(s.query_row(params![t, name], |r| r.get(0)))
-                    })
-                    .map_err(map_error)?;
-                if let Some(json) = json {
-                    let components = components_of(name, &json)?;
-                    kits.insert(
-                        name.clone(),
-                        Kit {
-                            kit: name.clone(),
-                            components,
-                        },
-                    );
-                }
-            }
-            Ok(kits)
+            let rows = c
+                .prepare_cached(
+                    "SELECT kit, components FROM kits WHERE tenant = ?1 AND kit IN (SELECT value FROM json_each(?2))",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![t, names], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map_err(map_error)?;
+            rows.into_iter()
+                .map(|(kit, json)| {
+                    let components = components_of(&kit, &json)?;
+                    Ok((kit.clone(), Kit { kit, components }))
+                })
+                .collect()
         })
         .await
     }
