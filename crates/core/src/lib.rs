@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod backorder;
 pub mod batch;
 pub mod booking;
 pub mod event;

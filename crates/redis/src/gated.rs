@@ -129,6 +129,9 @@ impl StockStore for RedisGated {
     async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         self.stock.get_sku(tenant, sku).await
     }
+    async fn set_backorder_limit(&self, tenant: &Tenant, sku: &str, limit: i64) -> Result<Sku> {
+        self.stock.set_backorder_limit(tenant, sku, limit).await
+    }
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
         self.stock.set_low_stock(tenant, sku, below).await
     }

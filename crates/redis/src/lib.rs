@@ -493,7 +493,8 @@ impl RedisGate {
     /// (its key is checked before stock: a retry of a request that succeeded is its replay, a
     /// key bound to another request `idempotency_key_reused`, whatever the counter says) and
     /// when the SKU does not exist (`not_found`, as on every other strategy) — both found by
-    /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`.
+    /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`;
+    /// and when the SKU has room to owe more (`allot_core::backorder`).
     /// And it decides when the line refused is not the first in SKU order or may not use
     /// every location of its SKU (pinned, or a ranked `placement`): a counter is the SKU's
     /// total, while the database refuses the first line in SKU order that its locations
@@ -522,12 +523,13 @@ impl RedisGate {
         if !decides || !first {
             return Ok(Admission::Bypass);
         }
-        let truth = match store.get_sku(tenant, &sku).await {
-            Ok(s) => s.available,
+        let (truth, owing) = match store.get_sku(tenant, &sku).await {
+            // A SKU with room to owe: the database takes what there is and owes the rest.
+            Ok(s) => (s.available, s.backordered < s.backorder_limit),
             Err(AllotError::NotFound { .. }) => return Ok(Admission::Bypass),
-            Err(_) => available,
+            Err(_) => (available, false),
         };
-        if truth >= requested {
+        if truth >= requested || owing {
             return Ok(Admission::Bypass);
         }
         Err(AllotError::InsufficientStock {

@@ -5,10 +5,14 @@
 //! it). Pure: the backends read the rows in the audit's one snapshot, the rules judge here.
 //!
 //! Rules, per (allocation, SKU):
-//! - what went out (`-delta` of its `allocation` and `hold_confirmed` entries) is the line's
-//!   quantity;
+//! - what went out when it was made (`-delta` of its `allocation` and `hold_confirmed`
+//!   entries) is the line's quantity less what it backordered;
+//! - what was filled since (`crate::backorder`) agrees three ways: its `backorder_filled`
+//!   entries, the owed line's `filled`, the fills it lists; and filled (by the ledger) + still
+//!   owed + dropped by a cancel is what it backordered; only a cancelled allocation dropped
+//!   any, and a cancelled one owes nothing;
 //! - what came back (`allocation_cancelled` + `returned` entries + damaged returns) is
-//!   `>= 0` and at most what went out;
+//!   `>= 0` and at most what went out (fills included);
 //! - its `returned` entries add up to its sellable return records;
 //! - a cancelled allocation has given back exactly what was left; one that is not has no
 //!   `allocation_cancelled` entry;
@@ -59,6 +63,18 @@ pub struct AllocationAuditRow {
     pub sellable: i64,
     /// Sum of its damaged return records.
     pub damaged: i64,
+    /// What its owed line backordered (0: it owed nothing).
+    pub backordered: i64,
+    /// The owed line's `filled`.
+    pub filled: i64,
+    /// What the owed line's fills list adds up to.
+    pub fills_listed: i64,
+    /// `-sum(delta)` of its `backorder_filled` entries.
+    pub fill_entries: i64,
+    /// What a cancel dropped of the owed line.
+    pub dropped: i64,
+    /// What the owed line still owes (`backordered - filled - dropped`, as stored).
+    pub owed: i64,
 }
 
 /// One (hold, SKU) as the audit reads it.
@@ -128,17 +144,22 @@ pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<AuditViolation> {
         ));
         return as_violations(r, p);
     };
-    if r.out != r.quantity {
-        p.push(format!("its line says {} but its entries took {}", r.quantity, r.out));
+    if r.out != r.quantity - r.backordered {
+        p.push(format!(
+            "its line says {} ({} backordered) but its entries took {}",
+            r.quantity, r.backordered, r.out
+        ));
     }
+    backorder_problems(r, status, &mut p);
+    let out = r.out + r.fill_entries;
     if r.cancelled_back < 0 || r.returned_back < 0 || r.sellable < 0 || r.damaged < 0 {
         p.push(format!(
             "something came back negative (cancelled {}, returned {}, sellable {}, damaged {})",
             r.cancelled_back, r.returned_back, r.sellable, r.damaged
         ));
     }
-    if back > r.out {
-        p.push(format!("{back} came back of the {} that went out", r.out));
+    if back > out {
+        p.push(format!("{back} came back of the {out} that went out"));
     }
     if r.returned_back != r.sellable {
         p.push(format!(
@@ -147,10 +168,9 @@ pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<AuditViolation> {
         ));
     }
     match status {
-        AllocationStatus::Cancelled if back != r.out => p.push(format!(
-            "cancelled, yet {back} of the {} that went out came back",
-            r.out
-        )),
+        AllocationStatus::Cancelled if back != out => {
+            p.push(format!("cancelled, yet {back} of the {out} that went out came back"))
+        }
         AllocationStatus::Allocated | AllocationStatus::Held if r.cancelled_back != 0 => {
             p.push(format!("not cancelled, yet a cancel gave back {}", r.cancelled_back))
         }
@@ -164,6 +184,29 @@ pub fn allocation_violations(r: &AllocationAuditRow) -> Vec<AuditViolation> {
         ));
     }
     as_violations(r, p)
+}
+
+/// The backorder rules of one (allocation, SKU) (module docs).
+fn backorder_problems(r: &AllocationAuditRow, status: AllocationStatus, p: &mut Vec<String>) {
+    if r.fill_entries != r.filled || r.fills_listed != r.filled {
+        p.push(format!(
+            "its fills disagree: ledger {}, owed line {}, listed {}",
+            r.fill_entries, r.filled, r.fills_listed
+        ));
+    }
+    if r.fill_entries + r.owed + r.dropped != r.backordered {
+        p.push(format!(
+            "filled {} + owed {} + dropped {} is not the {} it backordered",
+            r.fill_entries, r.owed, r.dropped, r.backordered
+        ));
+    }
+    let cancelled = status == AllocationStatus::Cancelled;
+    if (r.dropped > 0 && !cancelled) || (cancelled && r.owed > 0) {
+        p.push(format!(
+            "{status:?} with {} dropped and {} still owed",
+            r.dropped, r.owed
+        ));
+    }
 }
 
 fn as_violations(r: &AllocationAuditRow, problems: Vec<String>) -> Vec<AuditViolation> {
@@ -300,7 +343,7 @@ mod tests {
         };
         assert!(allocation_violations(&cancelled).is_empty());
         let breaks: [Break<AllocationAuditRow>; 7] = [
-            ("line says 5 but its entries took 6", |r| r.out = 6),
+            ("line says 5 (0 backordered) but its entries took 6", |r| r.out = 6),
             ("came back negative", |r| r.damaged = -1),
             ("came back of the 5", |r| {
                 r.returned_back = 5;
@@ -322,6 +365,51 @@ mod tests {
         let mut short = cancelled;
         short.cancelled_back = 1;
         assert!(allocation_violations(&short)[0].problem.contains("cancelled, yet 4"));
+    }
+
+    /// A line of 5 that took 2, backordered 3, was filled 2 and owes 1.
+    fn owing_ok() -> AllocationAuditRow {
+        AllocationAuditRow {
+            out: 2,
+            returned_back: 0,
+            sellable: 0,
+            damaged: 0,
+            backordered: 3,
+            filled: 2,
+            fills_listed: 2,
+            fill_entries: 2,
+            owed: 1,
+            ..allocation_ok()
+        }
+    }
+
+    #[test]
+    fn each_backorder_rule_flags_alone() {
+        assert!(allocation_violations(&owing_ok()).is_empty());
+        let cancelled = AllocationAuditRow {
+            status: Some(AllocationStatus::Cancelled),
+            cancelled_back: 4,
+            owed: 0,
+            dropped: 1,
+            ..owing_ok()
+        };
+        assert!(allocation_violations(&cancelled).is_empty(), "fills go back too");
+        let breaks: [Break<AllocationAuditRow>; 5] = [
+            ("its fills disagree: ledger 1", |r| r.fill_entries = 1),
+            ("listed 3", |r| r.fills_listed = 3),
+            ("is not the 3 it backordered", |r| r.owed = 2),
+            ("with 1 dropped", |r| {
+                r.owed = 0;
+                r.dropped = 1
+            }),
+            ("(2 backordered) but its entries took 2", |r| r.backordered = 2),
+        ];
+        for (want, f) in breaks {
+            let mut r = owing_ok();
+            f(&mut r);
+            let v = allocation_violations(&r);
+            assert!(v.iter().any(|v| v.problem.contains(want)), "{want}: {v:?}");
+        }
     }
 
     fn hold_ok() -> HoldAuditRow {

@@ -139,6 +139,7 @@ pub fn entry_type(kind: LedgerKind, location: Option<&str>) -> EventType {
         LedgerKind::Transfer => EventType::TransferCreated,
         LedgerKind::Received => EventType::StockReceived,
         LedgerKind::Moved => EventType::StockMoved,
+        LedgerKind::BackorderFilled => EventType::AllocationFilled,
     }
 }
 

@@ -80,6 +80,10 @@ pub enum EventType {
     /// move's id).
     #[serde(rename = "stock.moved")]
     StockMoved,
+    /// Stock that came back filled part of a backordered allocation line (ledger
+    /// `backorder_filled`; `object` is the allocation's id, `data.delta` minus what was filled).
+    #[serde(rename = "allocation.filled")]
+    AllocationFilled,
     /// Available stock reached 0 (of the SKU, or of one location: `data.location`).
     #[serde(rename = "sku.sold_out")]
     SkuSoldOut,
@@ -127,7 +131,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 32] = [
+    pub const ALL: [EventType; 33] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -147,6 +151,7 @@ impl EventType {
         EventType::TransferCreated,
         EventType::StockReceived,
         EventType::StockMoved,
+        EventType::AllocationFilled,
         EventType::SkuSoldOut,
         EventType::SkuBackInStock,
         EventType::SkuLowStock,
@@ -184,6 +189,7 @@ impl EventType {
             EventType::TransferCreated => "transfer.created",
             EventType::StockReceived => "stock.received",
             EventType::StockMoved => "stock.moved",
+            EventType::AllocationFilled => "allocation.filled",
             EventType::SkuSoldOut => "sku.sold_out",
             EventType::SkuBackInStock => "sku.back_in_stock",
             EventType::SkuLowStock => "sku.low_stock",

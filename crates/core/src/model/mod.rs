@@ -53,6 +53,13 @@ pub struct Sku {
     /// Available below this is `sku.low_stock` on the change feed; absent: no threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub low_stock_below: Option<i64>,
+    /// Most units allocations may owe beyond stock at once ([`crate::backorder`]); absent: 0,
+    /// no backorders.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub backorder_limit: i64,
+    /// Units allocations owe now (filled oldest first as stock comes back); absent: 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub backordered: i64,
     /// How `strategy: "auto"` stands for this SKU on the instance that answered; absent
     /// until an `auto` request of it arrived there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,6 +82,8 @@ impl Sku {
             buckets,
             levels: Vec::new(),
             low_stock_below: None,
+            backorder_limit: 0,
+            backordered: 0,
             auto: None,
         }
     }
@@ -122,11 +131,14 @@ pub enum LedgerKind {
     /// Units moved between quantity states at a location (`ref` is the move's id; see
     /// [`crate::states`]): `delta` is what the move did to the sellable part of on hand.
     Moved,
+    /// Stock that came back filled part of a backordered allocation line (`ref` is the
+    /// allocation's id; see [`crate::backorder`]).
+    BackorderFilled,
 }
 
 impl LedgerKind {
     /// Every kind.
-    pub const ALL: [LedgerKind; 13] = [
+    pub const ALL: [LedgerKind; 14] = [
         LedgerKind::Created,
         LedgerKind::Adjustment,
         LedgerKind::Allocation,
@@ -140,6 +152,7 @@ impl LedgerKind {
         LedgerKind::Returned,
         LedgerKind::Received,
         LedgerKind::Moved,
+        LedgerKind::BackorderFilled,
     ];
 
     /// Stored and wire name.
@@ -158,6 +171,7 @@ impl LedgerKind {
             LedgerKind::Returned => "returned",
             LedgerKind::Received => "received",
             LedgerKind::Moved => "moved",
+            LedgerKind::BackorderFilled => "backorder_filled",
         }
     }
 
@@ -240,6 +254,11 @@ pub struct AllocationLine {
     /// `quantity - returned`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub returned: i64,
+    /// Units the line still owes, when it was backordered ([`crate::backorder`]): what its
+    /// `from` does not yet cover of `quantity` (0 once filled, or once a cancel dropped it);
+    /// absent on a line that never owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backordered: Option<i64>,
 }
 
 impl LineBody {
@@ -261,6 +280,7 @@ impl From<LineBody> for AllocationLine {
             location: b.location,
             from: Vec::new(),
             returned: 0,
+            backordered: None,
         }
     }
 }
@@ -299,6 +319,7 @@ impl AllocationLine {
             location: None,
             from: Vec::new(),
             returned: 0,
+            backordered: None,
         }
     }
 }
@@ -381,8 +402,24 @@ pub struct CreateSkuBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SkuSettingsBody {
-    /// The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it.
-    pub low_stock_below: Option<i64>,
+    /// The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it; absent: kept.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    pub low_stock_below: Option<Option<i64>>,
+    /// Most units allocations may owe beyond stock at once, 0..=`max_quantity` (0: no
+    /// backorders; see `allot_core::backorder`); absent: kept.
+    #[serde(default)]
+    pub backorder_limit: Option<i64>,
+}
+
+/// A field that may be absent (`None`), `null` (`Some(None)`) or a value: serde gives a
+/// missing field its default and this the rest (the "double option" of serde's docs).
+fn present<'de, D, T>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// `POST /v1/skus/{sku}/adjustments` body.

@@ -125,7 +125,7 @@ impl LedgerKind {
         match self {
             LedgerKind::Created | LedgerKind::UnitsReceived | LedgerKind::Received => StockReason::Received,
             LedgerKind::Adjustment | LedgerKind::Moved => StockReason::Correction,
-            LedgerKind::Allocation | LedgerKind::HoldConfirmed => StockReason::Sold,
+            LedgerKind::Allocation | LedgerKind::HoldConfirmed | LedgerKind::BackorderFilled => StockReason::Sold,
             LedgerKind::Hold => StockReason::Reserved,
             LedgerKind::HoldReleased => StockReason::ReservationReleased,
             LedgerKind::HoldExpired => StockReason::ReservationExpired,

@@ -35,6 +35,34 @@ pub fn low_stock_below(value: Option<i64>, limits: &Limits) -> Result<Option<i64
     Ok(value)
 }
 
+/// Validate `PATCH /v1/skus/{sku}`: at least one setting; `low_stock_below` as
+/// [`low_stock_below`], `backorder_limit` 0..=`max_quantity`. Returns (threshold to set, if
+/// named; backorder limit to set, if named).
+pub fn sku_settings(body: crate::model::SkuSettingsBody, limits: &Limits) -> Result<SkuSettings> {
+    if body.low_stock_below.is_none() && body.backorder_limit.is_none() {
+        return Err(AllotError::invalid(
+            "name low_stock_below or backorder_limit: there is nothing to set",
+        ));
+    }
+    let low_stock_below = body.low_stock_below.map(|v| low_stock_below(v, limits)).transpose()?;
+    if let Some(n) = body.backorder_limit {
+        quantity("backorder_limit", n, 0, limits)?;
+    }
+    Ok(SkuSettings {
+        low_stock_below,
+        backorder_limit: body.backorder_limit,
+    })
+}
+
+/// A SKU's settings to change (`None`: kept), validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkuSettings {
+    /// The new `low_stock_below` (`Some(None)` removes it).
+    pub low_stock_below: Option<Option<i64>>,
+    /// The new `backorder_limit`.
+    pub backorder_limit: Option<i64>,
+}
+
 /// Validate `POST /v1/skus/{sku}/adjustments`.
 pub fn adjustment(sku: &str, body: AdjustmentBody, limits: &Limits) -> Result<Adjustment> {
     name("sku", sku, limits)?;

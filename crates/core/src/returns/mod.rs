@@ -127,7 +127,8 @@ pub fn settle_line(
     cancelled: bool,
 ) -> crate::support::error::Result<()> {
     let left = match of {
-        Some(l) if !cancelled => l.quantity - l.returned,
+        // What is still owed was never handed over: it cannot come back.
+        Some(l) if !cancelled => l.quantity - l.returned - l.backordered.unwrap_or(0),
         _ => 0,
     };
     if line.quantity > left {

@@ -106,6 +106,11 @@ pub trait StockStore: Send + Sync + 'static {
     /// entry is written. Returns the SKU. Errors: `not_found`.
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku>;
 
+    /// Set SKU `sku`'s `backorder_limit` (0..=`max_quantity`, validated by the caller; see
+    /// [`crate::backorder`]); no stock moves. Lowering it below what is owed stops new
+    /// backorders only. Errors: `not_found`, `wrong_tracking` (a unit-tracked SKU).
+    async fn set_backorder_limit(&self, tenant: &Tenant, sku: &str, limit: i64) -> Result<Sku>;
+
     /// Write kit `kit.kit` (see [`crate::kit`]): made, or its components replaced. Every
     /// component must be a count-tracked SKU of `tenant` (`not_found` for one that is not,
     /// `wrong_tracking` for a unit-tracked one); nothing is written then. No stock moves.

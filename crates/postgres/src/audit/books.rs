@@ -22,20 +22,29 @@ WITH al AS (SELECT a.tenant, a.id, a.status, l->>'sku' AS sku, sum((l->>'quantit
      lg AS (SELECT tenant, ref AS id, sku,
                    COALESCE(-sum(delta) FILTER (WHERE kind IN ('allocation', 'hold_confirmed')), 0)::int8 AS out,
                    COALESCE(sum(delta) FILTER (WHERE kind = 'allocation_cancelled'), 0)::int8 AS cancelled,
-                   COALESCE(sum(delta) FILTER (WHERE kind = 'returned'), 0)::int8 AS returned
+                   COALESCE(sum(delta) FILTER (WHERE kind = 'returned'), 0)::int8 AS returned,
+                   COALESCE(-sum(delta) FILTER (WHERE kind = 'backorder_filled'), 0)::int8 AS fill_entries
               FROM ledger WHERE ref IS NOT NULL AND ($1::text IS NULL OR tenant = $1)
-               AND kind IN ('allocation', 'hold_confirmed', 'allocation_cancelled', 'returned')
+               AND kind IN ('allocation', 'hold_confirmed', 'allocation_cancelled', 'returned', 'backorder_filled')
              GROUP BY 1, 2, 3),
+     bo AS (SELECT tenant, allocation_id AS id, sku, quantity, filled, cancelled,
+                   (SELECT COALESCE(sum((f->>'quantity')::int8), 0) FROM jsonb_array_elements(fills) f)::int8 AS listed
+              FROM backorders WHERE $1::text IS NULL OR tenant = $1),
      rt AS (SELECT tenant, allocation_id AS id, sku,
                    COALESCE(sum(quantity) FILTER (WHERE state = 'sellable'), 0)::int8 AS sellable,
                    COALESCE(sum(quantity) FILTER (WHERE state = 'damaged'), 0)::int8 AS damaged
               FROM returns WHERE $1::text IS NULL OR tenant = $1 GROUP BY 1, 2, 3),
-     k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt)
+     k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt
+           UNION SELECT tenant, id, sku FROM bo)
 SELECT k.tenant, k.id, k.sku, al.status, COALESCE(al.q, 0) AS quantity, COALESCE(al.stored, 0) AS stored_returned,
        COALESCE(lg.out, 0) AS out, COALESCE(lg.cancelled, 0) AS cancelled_back,
        COALESCE(lg.returned, 0) AS returned_back, COALESCE(rt.sellable, 0) AS sellable,
-       COALESCE(rt.damaged, 0) AS damaged
+       COALESCE(rt.damaged, 0) AS damaged, COALESCE(lg.fill_entries, 0) AS fill_entries,
+       COALESCE(bo.quantity, 0) AS backordered, COALESCE(bo.filled, 0) AS filled,
+       COALESCE(bo.listed, 0) AS fills_listed, COALESCE(bo.cancelled, 0) AS dropped,
+       COALESCE(bo.quantity - bo.filled - bo.cancelled, 0) AS owed
   FROM k LEFT JOIN al ON al.tenant = k.tenant AND al.id = k.id AND al.sku = k.sku
+         LEFT JOIN bo ON bo.tenant = k.tenant AND bo.id = k.id AND bo.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
          LEFT JOIN rt ON rt.tenant = k.tenant AND rt.id = k.id AND rt.sku = k.sku
  ORDER BY 1, 2, 3";
@@ -91,6 +100,12 @@ pub(crate) async fn books(tx: &crate::engine::conn::Tx<'_>, tenant: Option<&str>
             returned_back: r.get("returned_back"),
             sellable: r.get("sellable"),
             damaged: r.get("damaged"),
+            backordered: r.get("backordered"),
+            filled: r.get("filled"),
+            fills_listed: r.get("fills_listed"),
+            fill_entries: r.get("fill_entries"),
+            dropped: r.get("dropped"),
+            owed: r.get("owed"),
         });
     }
     let rows = tx.query_raw(HOLD_ROWS, &[&tenant]).await.map_err(map_error)?;

@@ -89,7 +89,7 @@ const MAX_BOOKING_ATTEMPTS: u32 = 3;
 /// (outside a write, nothing is retried).
 fn tx_fail(e: TxErr) -> AllotError {
     match e {
-        TxErr::Fail(e) | TxErr::Overdue { err: e, .. } => e,
+        TxErr::Fail(e) | TxErr::Backorder(e) | TxErr::Overdue { err: e, .. } => e,
         TxErr::Retry | TxErr::VersionConflict => AllotError::Unavailable("a read was interrupted; retry".into()),
     }
 }

@@ -100,7 +100,8 @@ impl PgStore {
             tx.rollback().await.map_err(map_error)?;
             release(caller, SAVEPOINT).await?;
             match refused {
-                TxErr::Fail(e) => return Err(e),
+                // In a caller's transaction an allocation does not backorder (documented).
+                TxErr::Fail(e) | TxErr::Backorder(e) => return Err(e),
                 // A deadlock or serialization failure, or a line whose rows others had
                 // locked or that stock came back to: again, in a fresh savepoint, bounded;
                 // past the bound the caller's whole transaction is the unit to run again.
@@ -162,7 +163,7 @@ where
             tx.rollback().await.map_err(map_error)?;
             release(caller, name).await?;
             Err(match e {
-                TxErr::Fail(e) => e,
+                TxErr::Fail(e) | TxErr::Backorder(e) => e,
                 _ => AllotError::Contention {
                     attempts: 1,
                     retry_after_ms: 0,

@@ -167,7 +167,8 @@ impl PgStore {
     /// are set aside: [`TxErr::Overdue`], so that expired holds are finalised first, as
     /// every writer does), and write the
     /// ledger `entry` at that location when `delta != 0` (an adjustment and its reason, a
-    /// cancelled allocation and its id, a transfer's side). Returns whether any bucket
+    /// cancelled allocation and its id, a transfer's side); when `delta > 0`, fill what is
+    /// owed there (`crate::stock::backorders::fill_backorders`). Returns whether any bucket
     /// changed.
     pub(crate) async fn lock_and_rebalance(
         tx: &crate::engine::conn::Tx<'_>,
@@ -205,6 +206,11 @@ impl PgStore {
         }
         if delta != 0 {
             write_entry(tx, tenant, (sku, location), delta, entry).await?;
+        }
+        if delta > 0 {
+            // Stock came back here: what is owed and may use it is filled now, oldest first.
+            let by = (entry.actor, entry.at);
+            crate::stock::backorders::fill_backorders(tx, tenant, (sku, location), by).await?;
         }
         Ok(!plan.is_empty())
     }

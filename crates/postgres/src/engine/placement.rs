@@ -187,7 +187,7 @@ pub(crate) async fn take_line(
             let available = available_in(&rows, &order);
             let seen: i64 = rows.iter().map(RowLevel::available).sum();
             let figures = (Some(available), Some(seen));
-            return Err(short_line(tx, tenant, &line.sku, line.quantity, figures, now).await);
+            return Err(short_line(tx, tenant, (&line.sku, take), line.quantity, figures, now).await);
         }
         if tries == MAX_LINE_TRIES {
             break;
@@ -381,6 +381,40 @@ async fn write_plan(
         .collect())
 }
 
+/// Take `line` of `req` for the backorder path ([`crate::stock::backorders`]): its SKU's rows
+/// locked in bucket order (the global order), the whole line as its placement has it when
+/// it fits, else what there is ([`allot_core::backorder::partial_take`]); written relative
+/// under the lock. Overdue holds that could steer it or that it is short by are finalised
+/// first ([`TxErr::Overdue`], as [`take_line`] does). Returns the pieces, what the line is
+/// short of them, and what the rows it may use have (a refusal's `available`).
+pub(crate) async fn take_what_there_is(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    line: &AllocationLine,
+    now: chrono::DateTime<chrono::Utc>,
+) -> TxResult<(Vec<Piece>, i64, i64)> {
+    let read = read_rows(tx, tenant, &line.sku, true).await?;
+    steered(tx, tenant, (&line.sku, req.rule(line)), &read, now).await?;
+    let rows: Vec<RowLevel> = read.iter().map(|r| r.level.clone()).collect();
+    let order = row_order(&rows, req.rule(line), start_of(req));
+    let available = available_in(&rows, &order);
+    let plan = match plan_take(&rows, &order, line.quantity, req.allow_split) {
+        Some(plan) => plan,
+        None => {
+            let seen = Some(rows.iter().map(RowLevel::available).sum());
+            match short_line(tx, tenant, (&line.sku, Take::Hold), line.quantity, (None, seen), now).await {
+                TxErr::Fail(AllotError::InsufficientStock { .. }) => {}
+                finalise_or_again => return Err(finalise_or_again),
+            }
+            allot_core::backorder::partial_take(&rows, &order, line.quantity, req.allow_split)
+        }
+    };
+    let got: i64 = plan.iter().map(|&(_, q)| q).sum();
+    let pieces = write_plan(tx, tenant, Strategy::Pessimistic, line, &read, &plan, Take::Allocate).await?;
+    Ok((pieces, line.quantity - got, available))
+}
+
 /// A line as answered: what came from each location.
 pub(crate) fn answered(line: &AllocationLine, pieces: &[Piece]) -> AllocationLine {
     let mut l = line.clone();
@@ -388,12 +422,14 @@ pub(crate) fn answered(line: &AllocationLine, pieces: &[Piece]) -> AllocationLin
     l
 }
 
-/// A short line's figures: available in the stock rows, and whether overdue (not yet
-/// finalised) holds still count as held on the SKU. `$3`: the tenant.
+/// A short line's figures: available in the stock rows, whether overdue (not yet
+/// finalised) holds still count as held on the SKU, and whether the SKU takes backorders.
+/// `$3`: the tenant.
 const SQL_SHORT: &str =
     "SELECT COALESCE((SELECT sum(on_hand - held) FROM stock WHERE tenant = $3 AND sku = $1), 0)::int8,
             EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
-                     WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2)";
+                     WHERE hl.tenant = $3 AND hl.sku = $1 AND h.status = 'held' AND h.expires_at <= $2),
+            COALESCE((SELECT backorder_limit > 0 FROM skus WHERE tenant = $3 AND sku = $1), false)";
 /// The error of a short line: `insufficient_stock`, or [`TxErr::Overdue`] when overdue
 /// holds still count as held on the SKU (the caller expires them and runs again), or
 /// [`TxErr::Retry`] when the SKU has more available now than `seen` (its rows' total in the
@@ -403,10 +439,12 @@ const SQL_SHORT: &str =
 /// SKU no longer bears out (`allot sim`, seed 6020 on `segmented`: a hold in a batch refused
 /// `available: 0` while the batch's allocation of another SKU of the same expired hold
 /// finalised it). `available`: what the rows the line could use had (`None`: the SKU's total).
+/// An allocation's line (`take`) short on a SKU with a `backorder_limit` is
+/// [`TxErr::Backorder`] (no read more: the same statement says it).
 pub(crate) async fn short_line<C: Db>(
     c: &C,
     tenant: &str,
-    sku: &str,
+    (sku, take): (&str, Take),
     requested: i64,
     (available, seen): (Option<i64>, Option<i64>),
     now: chrono::DateTime<chrono::Utc>,
@@ -433,6 +471,8 @@ pub(crate) async fn short_line<C: Db>(
             sku: sku.to_string(),
             err,
         }
+    } else if take == Take::Allocate && row.get::<_, bool>(2) {
+        TxErr::Backorder(err)
     } else {
         TxErr::Fail(err)
     }

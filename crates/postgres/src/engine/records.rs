@@ -8,13 +8,17 @@ use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Resul
 
 /// The columns [`allocation_of`] reads, from `allocations a`: id, status, strategy, lines,
 /// created_at and, per SKU, what its return records add up to (`[[sku, quantity], …]` or
-/// NULL), so what came back is derived from the facts when the allocation is read.
+/// NULL), so what came back is derived from the facts when the allocation is read; and its
+/// owed lines with their fills (`allot_core::backorder`), likewise.
 macro_rules! allocation_select {
     () => {
         "SELECT a.id, a.status, a.strategy, a.lines, a.created_at,
                 (SELECT jsonb_agg(jsonb_build_array(r.sku, r.q)) FROM
                    (SELECT sku, sum(quantity)::int8 AS q FROM returns
-                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned
+                     WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned,
+                (SELECT jsonb_agg(jsonb_build_object('allocation_id', b.allocation_id, 'sku', b.sku,
+                        'quantity', b.quantity, 'fills', b.fills, 'cancelled', b.cancelled))
+                   FROM backorders b WHERE b.tenant = a.tenant AND b.allocation_id = a.id) AS backorders
            FROM allocations a"
     };
 }
@@ -47,6 +51,11 @@ pub(crate) fn allocation_of(row: &tokio_postgres::Row) -> Result<Allocation> {
     };
     let mut lines: Vec<AllocationLine> = serde_json::from_value(lines).map_err(|_| bad("lines"))?;
     allot_core::returns::derive_returned(&mut lines, &returned);
+    let backorders: Option<serde_json::Value> = row.try_get("backorders").map_err(|_| bad("backorders"))?;
+    if let Some(v) = backorders {
+        let owed: Vec<allot_core::backorder::Backorder> = serde_json::from_value(v).map_err(|_| bad("backorders"))?;
+        allot_core::backorder::derive_backorders(&mut lines, &owed)?;
+    }
     Ok(Allocation {
         id: row.try_get("id").map_err(|_| bad("id"))?,
         status: AllocationStatus::parse(row.try_get("status").map_err(|_| bad("status"))?)

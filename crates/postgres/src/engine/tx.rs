@@ -36,6 +36,10 @@ pub(crate) enum TxErr {
         /// `insufficient_stock` as seen before expiring.
         err: AllotError,
     },
+    /// An allocation's line was short on a SKU with a `backorder_limit`: the allocation
+    /// paths run the backorder path ([`crate::stock::backorders`]); anywhere else it is the
+    /// final answer `err` (`insufficient_stock`).
+    Backorder(AllotError),
     /// Final answer.
     Fail(AllotError),
 }
@@ -124,7 +128,7 @@ impl PgStore {
         loop {
             let n = match attempt().await {
                 Ok(v) => return Ok(v),
-                Err(TxErr::Fail(e)) => return Err(e),
+                Err(TxErr::Fail(e) | TxErr::Backorder(e)) => return Err(e),
                 Err(TxErr::Overdue { tenant, sku, err }) => {
                     if !expire_overdue || !may_expire_again(&passed, &sku) {
                         return Err(err);

@@ -88,6 +88,11 @@ impl PgStore {
             if alloc.status == AllocationStatus::Cancelled {
                 return Ok(alloc);
             }
+            // What it still owes is dropped, and what it was filled with read again under
+            // the stock rows' locks: that is what goes back.
+            if super::backorders::drop_owed(tx, tenant, &alloc).await? {
+                alloc = read_allocation(tx, tenant, id).await?;
+            }
             for line in &alloc.lines {
                 give_back_line(tx, tenant, id, line, (actor, now)).await?;
             }

@@ -1,5 +1,6 @@
 //! Stock (fungible counts per SKU) on PostgreSQL: every stock strategy (docs/internals.md, "Strategies") as SQL.
 
+pub(crate) mod backorders;
 mod cancel;
 #[cfg(test)]
 mod gate_tests;
@@ -116,7 +117,9 @@ const SQL_FAST_ALLOCATE_SEGMENTED: &str =
 /// it leaves `held`). `$3`: the tenant. Columns: buckets, on_hand, held, version, overdue.
 macro_rules! sku_counts {
     () => {
-        "s.buckets, s.low_stock_below,
+        "s.buckets, s.low_stock_below, s.backorder_limit,
+        (SELECT COALESCE(sum(b.quantity - b.filled - b.cancelled), 0) FROM backorders b
+          WHERE b.tenant = $3 AND b.sku = s.sku AND b.filled + b.cancelled < b.quantity)::int8 AS backordered,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = $3 AND u.sku = s.sku AND u.status <> 'allocated')
              ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = $3 AND st.sku = s.sku) END::int8 AS on_hand,
@@ -161,7 +164,7 @@ const SQL_GET_SKU: &str = concat!(
 macro_rules! list_skus {
     ($inner:literal, $outer:literal) => {
         concat!(
-            "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
+            "SELECT sku, buckets, low_stock_below, backorder_limit, backordered, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
             sku_counts!(),
             " FROM skus s WHERE s.tenant = $3 AND s.sku > $1",
             $inner,
@@ -205,7 +208,21 @@ pub(crate) async fn allocate_body(
     let taken = take_lines(tx, tenant, req, Take::Allocate, now).await?;
     let mut alloc = req.to_allocation(now);
     alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
-    let c = crate::engine::placement::PieceColumns::of(req.lines.iter().map(|l| l.sku.as_str()), &taken);
+    record_allocation(tx, tenant, req, (&alloc, &taken), sequence, now).await?;
+    Ok(alloc)
+}
+
+/// Write allocation `alloc` of `req` (its lines as answered) and the ledger entries of the
+/// pieces it `taken`, at `now` (ids from the tenant's sequence `sequence`).
+pub(crate) async fn record_allocation(
+    tx: &crate::engine::conn::Tx<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    (alloc, taken): (&Allocation, &[Vec<crate::engine::placement::Piece>]),
+    sequence: u32,
+    now: chrono::DateTime<Utc>,
+) -> TxResult<()> {
+    let c = crate::engine::placement::PieceColumns::of(req.lines.iter().map(|l| l.sku.as_str()), taken);
     let stmt = tx.prepare_cached(SQL_LEDGER_ALLOCATION).await?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &c.skus,
@@ -222,7 +239,7 @@ pub(crate) async fn allocate_body(
     let stmt = tx.prepare_cached(SQL_INSERT_ALLOCATION).await?;
     tx.execute(&stmt, &[&req.id, &req.strategy.name(), &lines_json, &now, &tenant])
         .await?;
-    Ok(alloc)
+    Ok(())
 }
 
 impl PgStore {
@@ -280,8 +297,19 @@ impl PgStore {
             // One row that says `single_location` in the snapshot: short, unless the fresh
             // level has enough on hand (the row stopped saying it while the UPDATE waited on
             // it, stock arrived since, or the row is not the statement's bucket).
-            Some(1) => match short_line(&client, tenant, &line.sku, line.quantity, (None, None), now).await {
+            Some(1) => match short_line(
+                &client,
+                tenant,
+                (&line.sku, Take::Allocate),
+                line.quantity,
+                (None, None),
+                now,
+            )
+            .await
+            {
                 TxErr::Fail(AllotError::InsufficientStock { available, .. }) if available >= line.quantity => Ok(None),
+                // The general path decides, and runs the backorder path from there.
+                TxErr::Backorder(_) => Ok(None),
                 refused => Err(refused),
             },
             Some(_) => Ok(None),
@@ -413,6 +441,8 @@ fn sku_of(row: &tokio_postgres::Row, sku: String) -> Sku {
         .and_then(|v| serde_json::from_value(v).ok());
     s.levels = allot_core::location::levels(levels.iter().flatten().map(|(l, a, h)| (l.as_str(), *a, *h)));
     s.low_stock_below = row.get("low_stock_below");
+    s.backorder_limit = row.get("backorder_limit");
+    s.backordered = row.get("backordered");
     let incoming: Option<Vec<(String, i64)>> = row
         .get::<_, Option<serde_json::Value>>("incoming")
         .and_then(|v| serde_json::from_value(v).ok());
@@ -445,6 +475,10 @@ impl StockStore for PgStore {
     async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         let c = self.client().await?;
         get_sku_with(&c, tenant, sku, self.now()).await
+    }
+
+    async fn set_backorder_limit(&self, tenant: &Tenant, sku: &str, limit: i64) -> Result<Sku> {
+        self.write_backorder_limit(tenant, sku, limit).await
     }
 
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
@@ -699,6 +733,21 @@ impl PgStore {
         // Boxed: the general path's future is several times the single statement's, and
         // inline it made every future that holds this one as large, copied at each await
         // above (`allot bench cost`: memcpy per atomic allocation).
-        Box::pin(self.retrying(|| self.try_allocate(tenant, &req, idem.as_ref(), now))).await
+        Box::pin(self.retrying(|| self.try_allocate_or_owe(tenant, &req, idem.as_ref(), now))).await
+    }
+
+    /// One attempt of the general path; a line short on a SKU with a backorder limit runs the
+    /// backorder path ([`backorders`]) in a transaction of its own.
+    async fn try_allocate_or_owe(
+        &self,
+        tenant: &str,
+        req: &AllocationRequest,
+        idem: Option<&Idempotency<Allocation>>,
+        now: chrono::DateTime<Utc>,
+    ) -> TxResult<Executed<Allocation>> {
+        match self.try_allocate(tenant, req, idem, now).await {
+            Err(TxErr::Backorder(refusal)) => self.try_backorder(tenant, req, idem, now, refusal).await,
+            done => done,
+        }
     }
 }

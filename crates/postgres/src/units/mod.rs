@@ -314,7 +314,7 @@ impl UnitStore for PgStore {
             };
             let outcome = match result {
                 Ok(o) => o,
-                Err(TxErr::Fail(e)) | Err(TxErr::Overdue { err: e, .. }) => return Err(e),
+                Err(TxErr::Fail(e) | TxErr::Backorder(e)) | Err(TxErr::Overdue { err: e, .. }) => return Err(e),
                 Err(TxErr::Retry) | Err(TxErr::VersionConflict) => Executed::Fresh(Attempt::Short {
                     visible: 0,
                     locked: true,

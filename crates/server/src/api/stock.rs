@@ -54,11 +54,12 @@ pub(super) async fn get_sku(
     Ok(Json(found))
 }
 
-/// `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
-/// Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+/// `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold, the
+/// `backorder_limit`), each kept when absent. Setting a value is idempotent by itself: no
+/// `Idempotency-Key` is needed. Both are validated before either is written.
 #[utoipa::path(patch, path = "/v1/skus/{sku}", params(("sku" = String, Path)),
     request_body = allot_core::model::SkuSettingsBody,
-    responses((status = 200, body = Sku), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Sku), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn patch_sku(
     State(st): State<Arc<AppState>>,
     Caller { tenant, .. }: Caller,
@@ -66,8 +67,17 @@ pub(super) async fn patch_sku(
     body: JsonBody<allot_core::model::SkuSettingsBody>,
 ) -> Result<Json<Sku>, ApiError> {
     sku_path(&sku, &st)?;
-    let below = allot_core::model::validate::low_stock_below(body.value.low_stock_below, &st.limits)?;
-    Ok(Json(st.stores.stock.set_low_stock(&tenant, &sku, below).await?))
+    let set = allot_core::model::validate::sku_settings(body.value, &st.limits)?;
+    let mut answer = None;
+    if let Some(limit) = set.backorder_limit {
+        answer = Some(st.stores.stock.set_backorder_limit(&tenant, &sku, limit).await?);
+    }
+    if let Some(below) = set.low_stock_below {
+        answer = Some(st.stores.stock.set_low_stock(&tenant, &sku, below).await?);
+    }
+    answer
+        .map(Json)
+        .ok_or_else(|| ApiError::from(allot_core::AllotError::Internal("no setting to set".into())))
 }
 
 #[utoipa::path(post, path = "/v1/skus/{sku}/adjustments", request_body = AdjustmentBody,

@@ -21,20 +21,29 @@ WITH al AS (SELECT a.tenant, a.id, a.status, json_extract(l.value, '$.sku') AS s
      lg AS (SELECT tenant, ref AS id, sku,
                    -sum(CASE WHEN kind IN ('allocation', 'hold_confirmed') THEN delta ELSE 0 END) AS out,
                    sum(CASE WHEN kind = 'allocation_cancelled' THEN delta ELSE 0 END) AS cancelled,
-                   sum(CASE WHEN kind = 'returned' THEN delta ELSE 0 END) AS returned
+                   sum(CASE WHEN kind = 'returned' THEN delta ELSE 0 END) AS returned,
+                   -sum(CASE WHEN kind = 'backorder_filled' THEN delta ELSE 0 END) AS fill_entries
               FROM ledger WHERE ref IS NOT NULL AND (?1 IS NULL OR tenant = ?1)
-               AND kind IN ('allocation', 'hold_confirmed', 'allocation_cancelled', 'returned')
+               AND kind IN ('allocation', 'hold_confirmed', 'allocation_cancelled', 'returned', 'backorder_filled')
              GROUP BY 1, 2, 3),
+     bo AS (SELECT tenant, allocation_id AS id, sku, quantity, filled, cancelled,
+                   (SELECT COALESCE(sum(json_extract(f.value, '$.quantity')), 0) FROM json_each(fills) f) AS listed
+              FROM backorders WHERE ?1 IS NULL OR tenant = ?1),
      rt AS (SELECT tenant, allocation_id AS id, sku,
                    sum(CASE WHEN state = 'sellable' THEN quantity ELSE 0 END) AS sellable,
                    sum(CASE WHEN state = 'damaged' THEN quantity ELSE 0 END) AS damaged
               FROM returns WHERE ?1 IS NULL OR tenant = ?1 GROUP BY 1, 2, 3),
-     k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt)
+     k AS (SELECT tenant, id, sku FROM al UNION SELECT tenant, id, sku FROM lg UNION SELECT tenant, id, sku FROM rt
+           UNION SELECT tenant, id, sku FROM bo)
 SELECT k.tenant AS tenant, k.id AS id, k.sku AS sku, al.status AS status, COALESCE(al.q, 0) AS quantity,
        COALESCE(al.stored, 0) AS stored_returned, COALESCE(lg.out, 0) AS out,
        COALESCE(lg.cancelled, 0) AS cancelled_back, COALESCE(lg.returned, 0) AS returned_back,
-       COALESCE(rt.sellable, 0) AS sellable, COALESCE(rt.damaged, 0) AS damaged
+       COALESCE(rt.sellable, 0) AS sellable, COALESCE(rt.damaged, 0) AS damaged,
+       COALESCE(lg.fill_entries, 0) AS fill_entries, COALESCE(bo.quantity, 0) AS backordered,
+       COALESCE(bo.filled, 0) AS filled, COALESCE(bo.listed, 0) AS fills_listed,
+       COALESCE(bo.cancelled, 0) AS dropped, COALESCE(bo.quantity - bo.filled - bo.cancelled, 0) AS owed
   FROM k LEFT JOIN al ON al.tenant = k.tenant AND al.id = k.id AND al.sku = k.sku
+         LEFT JOIN bo ON bo.tenant = k.tenant AND bo.id = k.id AND bo.sku = k.sku
          LEFT JOIN lg ON lg.tenant = k.tenant AND lg.id = k.id AND lg.sku = k.sku
          LEFT JOIN rt ON rt.tenant = k.tenant AND rt.id = k.id AND rt.sku = k.sku
  ORDER BY 1, 2, 3";
@@ -113,6 +122,12 @@ fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationAuditRow>
         returned_back: r.get("returned_back")?,
         sellable: r.get("sellable")?,
         damaged: r.get("damaged")?,
+        backordered: r.get("backordered")?,
+        filled: r.get("filled")?,
+        fills_listed: r.get("fills_listed")?,
+        fill_entries: r.get("fill_entries")?,
+        dropped: r.get("dropped")?,
+        owed: r.get("owed")?,
     })
 }
 

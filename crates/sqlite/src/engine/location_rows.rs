@@ -99,7 +99,7 @@ pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &st
 }
 
 /// The buckets of `sku` at `location`, in bucket order.
-fn bucket_counts(tx: &Connection, tenant: &str, sku: &str, location: &str) -> Result<Vec<BucketCounts>> {
+pub(crate) fn bucket_counts(tx: &Connection, tenant: &str, sku: &str, location: &str) -> Result<Vec<BucketCounts>> {
     tx.prepare_cached(
         "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
     )
@@ -156,6 +156,10 @@ pub(crate) fn lock_and_rebalance(
     }
     if delta != 0 {
         write_entry(tx, tenant, (sku, location), delta, entry)?;
+    }
+    if delta > 0 {
+        // Stock came back here: what is owed and may use it is filled now, oldest first.
+        crate::stock::backorders::fill_backorders(tx, tenant, (sku, location), entry.actor)?;
     }
     Ok(!plan.is_empty())
 }

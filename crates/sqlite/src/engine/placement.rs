@@ -147,6 +147,26 @@ pub(crate) fn take_lines(
         .collect()
 }
 
+/// What `line` of `req` can take now when it may owe the rest (the backorder path, after
+/// [`take_line`] found it short): what its placement gives of the rows
+/// ([`allot_core::backorder::partial_take`]), written. Returns the pieces and what the line
+/// is short of them.
+pub(crate) fn take_what_there_is(
+    tx: &Connection,
+    tenant: &str,
+    req: &AllocationRequest,
+    line: &AllocationLine,
+) -> Result<(Vec<Piece>, i64)> {
+    let rows = read_rows(tx, tenant, &line.sku)?;
+    let order = row_order(&rows, req.rule(line), 0);
+    let plan = allot_core::backorder::partial_take(&rows, &order, line.quantity, req.allow_split);
+    let got: i64 = plan.iter().map(|&(_, q)| q).sum();
+    Ok((
+        write_plan(tx, tenant, &line.sku, &rows, &plan, Take::Allocate)?,
+        line.quantity - got,
+    ))
+}
+
 /// A line as answered: what came from each location.
 pub(crate) fn answered(line: &AllocationLine, pieces: &[Piece]) -> AllocationLine {
     let mut l = line.clone();

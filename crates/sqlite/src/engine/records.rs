@@ -9,15 +9,19 @@ use allot_core::{Allocation, AllocationLine, AllocationStatus, AllotError, Resul
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// An allocation's columns as read: id, status, strategy, lines, created_at_us and, per SKU,
-/// what its return records add up to (`[[sku, quantity], …]` or NULL).
-type AllocationRow = (String, String, String, String, i64, Option<String>);
+/// what its return records add up to (`[[sku, quantity], …]` or NULL), and its owed lines
+/// (`allot_core::backorder`, a JSON array or NULL).
+type AllocationRow = (String, String, String, String, i64, Option<String>, Option<String>);
 
 /// The columns of an [`AllocationRow`], from `allocations a`: what came back is derived from
 /// the return records when the allocation is read.
 const ALLOCATION_SELECT: &str = "SELECT a.id, a.status, a.strategy, a.lines, a.created_at_us,
         (SELECT json_group_array(json_array(r.sku, r.q)) FROM
            (SELECT sku, sum(quantity) AS q FROM returns
-             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned
+             WHERE tenant = a.tenant AND allocation_id = a.id GROUP BY sku) r) AS returned,
+        (SELECT json_group_array(json_object('allocation_id', b.allocation_id, 'sku', b.sku, 'quantity', b.quantity,
+                                             'fills', json(b.fills), 'cancelled', b.cancelled))
+           FROM backorders b WHERE b.tenant = a.tenant AND b.allocation_id = a.id) AS backorders
    FROM allocations a";
 
 fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
@@ -28,6 +32,7 @@ fn allocation_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AllocationRow> {
         r.get("lines")?,
         r.get("created_at_us")?,
         r.get("returned")?,
+        r.get("backorders")?,
     ))
 }
 
@@ -60,7 +65,7 @@ pub(crate) fn read_allocations(
 }
 
 /// An allocation from its row; a row that cannot be decoded is an `Internal` error.
-fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> Result<Allocation> {
+fn allocation_of((id, status, strategy, lines, at, returned, owed): AllocationRow) -> Result<Allocation> {
     let bad = |what: &str| AllotError::Internal(format!("allocation {id}: an unreadable {what}"));
     let returned: Vec<(String, i64)> = match returned {
         Some(r) => serde_json::from_str(&r).map_err(|_| bad("returns"))?,
@@ -68,6 +73,11 @@ fn allocation_of((id, status, strategy, lines, at, returned): AllocationRow) -> 
     };
     let mut lines: Vec<AllocationLine> = serde_json::from_str(&lines).map_err(|_| bad("lines"))?;
     allot_core::returns::derive_returned(&mut lines, &returned);
+    let owed: Vec<allot_core::backorder::Backorder> = match owed {
+        Some(o) => serde_json::from_str(&o).map_err(|_| bad("backorders"))?,
+        None => Vec::new(),
+    };
+    allot_core::backorder::derive_backorders(&mut lines, &owed)?;
     Ok(Allocation {
         status: AllocationStatus::parse(&status).ok_or_else(|| bad("status"))?,
         strategy: TakenWith::parse(&strategy).ok_or_else(|| bad("strategy"))?,

@@ -60,6 +60,11 @@ impl SqliteStore {
             if alloc.status == AllocationStatus::Cancelled {
                 return Ok(alloc);
             }
+            if alloc.lines.iter().any(|l| l.backordered.is_some_and(|o| o > 0)) {
+                // What it still owes is dropped (the answer reads 0 owed); what it took goes back.
+                super::backorders::drop_owed(tx, &t, &id)?;
+                alloc = read_allocation(tx, &t, &id)?;
+            }
             for line in &alloc.lines {
                 give_back_line(tx, &t, &id, line, actor.as_deref())?;
             }

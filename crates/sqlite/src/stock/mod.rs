@@ -1,6 +1,7 @@
 //! Stock on SQLite: the counts per SKU and every stock write, in one `BEGIN IMMEDIATE`
 //! transaction each on the writer thread (strategy `serialized`).
 
+pub(crate) mod backorders;
 mod cancel;
 mod kits;
 mod listings;
@@ -12,7 +13,7 @@ mod states;
 use crate::engine::clock::{from_us, now_us};
 use crate::engine::errors::map_error;
 use crate::engine::location_rows::{lock_and_rebalance, tracks_units, Entry};
-use crate::engine::placement::{answered, take_lines, Take};
+use crate::engine::placement::answered;
 use crate::engine::records::read_allocation;
 use crate::engine::store::SqliteStore;
 use allot_core::store::{Executed, Keyed, StockStore};
@@ -62,7 +63,9 @@ pub(crate) fn list_skus_with(
 /// held, version, and what overdue holds still hold (it leaves `held`).
 macro_rules! sku_counts {
     () => {
-        "s.buckets, s.low_stock_below,
+        "s.buckets, s.low_stock_below, s.backorder_limit,
+        (SELECT COALESCE(sum(b.quantity - b.filled - b.cancelled), 0) FROM backorders b
+          WHERE b.tenant = ?3 AND b.sku = s.sku AND b.filled + b.cancelled < b.quantity) AS backordered,
         CASE WHEN s.tracking = 'units'
              THEN (SELECT count(*) FROM units u WHERE u.tenant = ?3 AND u.sku = s.sku AND u.status <> 'allocated')
              ELSE (SELECT sum(on_hand) FROM stock st WHERE st.tenant = ?3 AND st.sku = s.sku) END AS on_hand,
@@ -107,7 +110,7 @@ const SQL_GET_SKU: &str = concat!(
 );
 /// SKUs after the name `?1`, available below `?4` when given, at most `?5`.
 const SQL_LIST_SKUS: &str = concat!(
-    "SELECT sku, buckets, low_stock_below, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
+    "SELECT sku, buckets, low_stock_below, backorder_limit, backordered, on_hand, held, version, overdue, levels, incoming, states FROM (SELECT s.sku, ",
     sku_counts!(),
     " FROM skus s WHERE s.tenant = ?3 AND s.sku > ?1
         AND (?6 IS NULL OR (s.sku >= ?6 AND substr(s.sku, 1, length(?6)) = ?6)))
@@ -132,6 +135,8 @@ fn sku_of(r: &rusqlite::Row<'_>, sku: String) -> rusqlite::Result<Sku> {
     };
     s.levels = allot_core::location::levels(levels.iter().map(|(l, a, h)| (l.as_str(), *a, *h)));
     s.low_stock_below = r.get("low_stock_below")?;
+    s.backorder_limit = r.get("backorder_limit")?;
+    s.backordered = r.get("backordered")?;
     let incoming: Vec<(String, i64)> = match crate::engine::errors::stored_json(r, "incoming")? {
         Some(v) => serde_json::from_value(v)
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?,
@@ -197,6 +202,10 @@ impl StockStore for SqliteStore {
     async fn get_sku(&self, tenant: &Tenant, sku: &str) -> Result<Sku> {
         let (t, sku) = (tenant.to_string(), sku.to_string());
         self.call(move |c| get_sku_with(c, &t, &sku, now_us())).await
+    }
+
+    async fn set_backorder_limit(&self, tenant: &Tenant, sku: &str, limit: i64) -> Result<Sku> {
+        self.write_backorder_limit(tenant, sku, limit).await
     }
 
     async fn set_low_stock(&self, tenant: &Tenant, sku: &str, below: Option<i64>) -> Result<Sku> {
@@ -295,7 +304,7 @@ impl StockStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             let now = now_us();
-            let taken = take_lines(tx, &t, &req, Take::Allocate, now)?;
+            let (taken, owes) = backorders::take_lines_or_owe(tx, &t, &req, now)?;
             for (line, pieces) in req.lines.iter().zip(&taken) {
                 for p in pieces {
                     tx.prepare_cached(
@@ -308,6 +317,16 @@ impl StockStore for SqliteStore {
             }
             let mut alloc = req.to_allocation(from_us(now));
             alloc.lines = req.lines.iter().zip(&taken).map(|(l, p)| answered(l, p)).collect();
+            for (line, &owed) in alloc.lines.iter_mut().zip(&owes) {
+                line.backordered = (owed > 0).then_some(owed);
+            }
+            let owed: Vec<(&str, Option<&str>, i64)> = req
+                .lines
+                .iter()
+                .zip(&owes)
+                .map(|(l, &o)| (l.sku.as_str(), l.location.as_deref(), o))
+                .collect();
+            backorders::record_owed(tx, &t, &req.id, &owed)?;
             let now = from_us(now);
             let lines = serde_json::to_string(&alloc.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
             tx.prepare_cached(

@@ -55,6 +55,23 @@ const SQL_UNIT_SKUS: &str = "SELECT sku FROM skus WHERE tenant = $2 AND sku = AN
 const SQL_OVERDUE_SKUS: &str = "SELECT DISTINCT hl.sku FROM hold_lines hl
    JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
   WHERE hl.tenant = $3 AND hl.sku = ANY($1) AND h.status = 'held' AND h.expires_at <= $2";
+/// Of the short SKUs `$1` (tenant `$3`, now `$2`): whether overdue holds still count as held
+/// on each, and whether it takes backorders.
+const SQL_SHORT_SKUS: &str = "SELECT s.sku,
+       EXISTS (SELECT 1 FROM hold_lines hl JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id
+                WHERE hl.tenant = $3 AND hl.sku = s.sku AND h.status = 'held' AND h.expires_at <= $2),
+       s.backorder_limit > 0
+  FROM skus s WHERE s.tenant = $3 AND s.sku = ANY($1)";
+
+/// What the refusals of a batch need to be told apart (see `Batch::refusal_context`): the
+/// unknown SKUs that are unit-tracked, the short ones with overdue holds, the short ones that
+/// take backorders.
+#[derive(Default)]
+struct RefusalContext {
+    unit_skus: HashSet<String>,
+    overdue: HashSet<String>,
+    backorders: HashSet<String>,
+}
 
 /// How a batch reads its stock rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,12 +206,12 @@ pub(super) async fn batch_tx(
     }
     b.defer_steered().await?;
     let (open, result) = b.evaluate_mixed().await?;
-    let (unit_skus, overdue) = b.refusal_context(&result).await?;
+    let context = b.refusal_context(&result).await?;
     let mut w = b.net_changes(&result);
     for (n, &i) in open.iter().enumerate() {
         let outcome = match &result.outcomes[n] {
             Ok(placed) => Outcome::Fresh(b.record(i, placed, &mut w)),
-            Err(refusal) => b.refused(i, refusal, &unit_skus, &overdue),
+            Err(refusal) => b.refused(i, refusal, &context),
         };
         b.outcomes[i] = Some(outcome);
     }
@@ -485,12 +502,10 @@ impl BatchTx<'_> {
         }
     }
 
-    /// What refusals need to be told apart: which unknown SKUs are unit-tracked, and which
-    /// short SKUs have overdue holds (the request runs again once they are expired).
-    async fn refusal_context(
-        &self,
-        result: &Evaluation,
-    ) -> std::result::Result<(HashSet<String>, HashSet<String>), Error> {
+    /// What refusals need to be told apart: which unknown SKUs are unit-tracked, which
+    /// short SKUs have overdue holds (the request runs again once they are expired) and which
+    /// take backorders (an allocation short there runs on the per-request path, which owes).
+    async fn refusal_context(&self, result: &Evaluation) -> std::result::Result<RefusalContext, Error> {
         let (mut unknown, mut short) = (Vec::new(), Vec::new());
         for o in &result.outcomes {
             match o {
@@ -499,10 +514,10 @@ impl BatchTx<'_> {
                 _ => {}
             }
         }
-        let mut unit_skus = HashSet::new();
+        let mut c = RefusalContext::default();
         if !unknown.is_empty() {
             let stmt = self.tx.prepare_cached(SQL_UNIT_SKUS).await?;
-            unit_skus = self
+            c.unit_skus = self
                 .tx
                 .query(&stmt, &[&unknown, &self.tenant])
                 .await?
@@ -510,16 +525,23 @@ impl BatchTx<'_> {
                 .map(|r| r.get(0))
                 .collect();
         }
-        let mut overdue = HashSet::new();
         if !short.is_empty() {
-            let stmt = self.tx.prepare_cached(SQL_OVERDUE_SKUS).await?;
+            let stmt = self.tx.prepare_cached(SQL_SHORT_SKUS).await?;
             let rows = self
                 .tx
                 .query(&stmt, &[&short as &Param, &self.now, &self.tenant])
                 .await?;
-            overdue = rows.iter().map(|r| r.get(0)).collect();
+            for r in rows {
+                let sku: String = r.get(0);
+                if r.get::<_, bool>(2) {
+                    c.backorders.insert(sku.clone());
+                }
+                if r.get::<_, bool>(1) {
+                    c.overdue.insert(sku);
+                }
+            }
         }
-        Ok((unit_skus, overdue))
+        Ok(c)
     }
 
     /// The net change of every bucket, as the first columns of the writes: each (SKU,
@@ -621,7 +643,12 @@ impl BatchTx<'_> {
     }
 
     /// The outcome of request `i`, refused by the evaluation.
-    fn refused(&self, i: usize, refusal: &Refusal, unit_skus: &HashSet<String>, overdue: &HashSet<String>) -> Outcome {
+    fn refused(&self, i: usize, refusal: &Refusal, context: &RefusalContext) -> Outcome {
+        let RefusalContext {
+            unit_skus,
+            overdue,
+            backorders,
+        } = context;
         match refusal {
             // A locked `held` hold always has its quantity held: only the per-request path
             // can say what went wrong.
@@ -645,6 +672,9 @@ impl BatchTx<'_> {
                 };
                 if overdue.contains(sku) {
                     Outcome::Overdue(sku.clone(), err)
+                } else if backorders.contains(sku) && matches!(self.batch[i].op, Op::Allocate { .. }) {
+                    // The per-request path takes what there is and owes the rest.
+                    Outcome::Deferred
                 } else {
                     Outcome::Fail(err)
                 }

@@ -268,7 +268,7 @@ async fn take(tx: &Conn, tenant: &str, req: &HoldRequest, now: DateTime<Utc>) ->
 fn outcome_of(e: TxErr) -> Outcome {
     match e {
         TxErr::Fail(AllotError::Internal(_) | AllotError::Unavailable(_)) => Outcome::Deferred,
-        TxErr::Fail(e) => Outcome::Fail(e),
+        TxErr::Fail(e) | TxErr::Backorder(e) => Outcome::Fail(e),
         TxErr::Retry | TxErr::VersionConflict | TxErr::Overdue { .. } => Outcome::Deferred,
     }
 }

@@ -1,0 +1,189 @@
+//! Backorders (see `allot_core::backorder`): a SKU with a `backorder_limit` sells up to that
+//! many units beyond stock; what a line owes is filled oldest first in the very write that
+//! brings stock back where it may use it (adjustment, receipt, cancel, return, transfer in);
+//! a cancel gives back what the line took, fills included, and drops what it owed; holds
+//! never backorder; the limit is never passed.
+
+use crate::fixture::{body, fresh, Fixture, T};
+use allot_core::store::Executed;
+use allot_core::{validate, Allocation, AllotError, Cancel, LedgerKind, Strategy};
+use serde_json::json;
+
+/// An allocation of `quantity` of `sku` with `strategy`.
+fn owing(f: &Fixture, sku: &str, quantity: i64, strategy: Strategy) -> allot_core::AllocationRequest {
+    let b = body(json!({"lines": [{"sku": sku, "quantity": quantity}]}));
+    validate::allocation(uuid::Uuid::new_v4().to_string(), b, strategy, &f.limits).unwrap()
+}
+
+/// What a line took (its `from`, fills included) and what it still owes.
+fn took(a: &Allocation) -> (i64, Option<i64>) {
+    let l = &a.lines[0];
+    (l.from.iter().map(|s| s.quantity).sum(), l.backordered)
+}
+
+/// Add `delta` to `sku`'s on hand by an adjustment.
+async fn restock(f: &Fixture, sku: &str, delta: i64) -> allot_core::Sku {
+    let adj = validate::adjustment(sku, body(json!({"delta": delta, "reason": "restock"})), &f.limits).unwrap();
+    fresh(f.store.adjust(&T, adj, None).await)
+}
+
+/// The lifecycle, in order: lines beyond stock owe up to the limit and no further (a refusal
+/// changes nothing); an adjustment fills the oldest first; a cancel of a partly filled line
+/// gives back what it took and the next owed line takes it; a return refuses what was never
+/// handed over; the limit is read per SKU, unit SKUs and unknown ones refused; a hold never
+/// owes.
+pub async fn backorders_fill_oldest_first(f: Fixture) {
+    let s = &f.store;
+    let strategy = s.default_strategy();
+    f.create_sku("PRE", 2).await;
+    let plain = s.allocate(&T, owing(&f, "PRE", 3, strategy), None).await.unwrap_err();
+    assert!(
+        matches!(plain, AllotError::InsufficientStock { .. }),
+        "no limit: {plain:?}"
+    );
+    let sku = s.set_backorder_limit(&T, "PRE", 5).await.unwrap();
+    assert_eq!((sku.backorder_limit, sku.backordered), (5, 0));
+    assert!(matches!(
+        s.set_backorder_limit(&T, "NOPE", 5).await,
+        Err(AllotError::NotFound { .. })
+    ));
+    let a1 = fresh(s.allocate(&T, owing(&f, "PRE", 3, strategy), None).await);
+    assert_eq!(took(&a1), (2, Some(1)), "what there was, and owes the rest");
+    let a2 = fresh(s.allocate(&T, owing(&f, "PRE", 3, strategy), None).await);
+    assert_eq!(took(&a2), (0, Some(3)));
+    let over = s.allocate(&T, owing(&f, "PRE", 2, strategy), None).await.unwrap_err();
+    assert!(
+        matches!(
+            over,
+            AllotError::InsufficientStock {
+                requested: 2,
+                available: 0,
+                ..
+            }
+        ),
+        "{over:?}"
+    );
+    let a3 = fresh(s.allocate(&T, owing(&f, "PRE", 1, strategy), None).await);
+    let sku = s.get_sku(&T, "PRE").await.unwrap();
+    assert_eq!((sku.on_hand, sku.available, sku.backordered), (0, 0, 5), "at the limit");
+    let hold = body(json!({"lines": [{"sku": "PRE", "quantity": 1}], "ttl_ms": 60_000}));
+    let hold = validate::hold("h1".into(), hold, strategy, &f.limits).unwrap();
+    assert!(matches!(
+        s.create_hold(&T, hold, None).await,
+        Err(AllotError::InsufficientStock { .. })
+    ));
+
+    let sku = restock(&f, "PRE", 2).await;
+    assert_eq!((sku.on_hand, sku.backordered), (0, 3), "a1 filled whole, a2 by 1");
+    let read = |id: String| async move { s.get_allocation(&T, &id).await.unwrap() };
+    assert_eq!(took(&read(a1.id.clone()).await), (3, Some(0)));
+    assert_eq!(took(&read(a2.id.clone()).await), (1, Some(2)));
+    assert_eq!(took(&read(a3.id.clone()).await), (0, Some(1)), "younger: waits");
+
+    let c = fresh(s.cancel_allocation(&T, Cancel::new(&*a2.id, None), None).await);
+    assert_eq!(took(&c), (1, Some(0)), "gave back its fill, dropped what it owed");
+    assert_eq!(
+        took(&read(a3.id.clone()).await),
+        (1, Some(0)),
+        "the cancel's unit filled a3"
+    );
+    let sku = s.get_sku(&T, "PRE").await.unwrap();
+    assert_eq!((sku.on_hand, sku.available, sku.backordered), (0, 0, 0));
+
+    let over = validate::returns(
+        "r1".into(),
+        &a1.id,
+        body(json!({"lines": [{"sku": "PRE", "quantity": 4, "state": "sellable"}]})),
+        &f.limits,
+    );
+    assert!(matches!(
+        s.return_allocation(&T, over.unwrap(), None).await,
+        Err(AllotError::ExceedsAllocation { left: 3, .. })
+    ));
+    let fills: Vec<String> = s
+        .ledger(&T, "PRE", allot_core::Page::new(0, 100))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|e| e.kind == LedgerKind::BackorderFilled)
+        .filter_map(|e| e.reference)
+        .collect();
+    assert_eq!(
+        fills,
+        [a1.id.clone(), a2.id.clone(), a3.id.clone()],
+        "one entry per fill, in order"
+    );
+    s.set_backorder_limit(&T, "PRE", 0).await.unwrap();
+    assert!(
+        s.allocate(&T, owing(&f, "PRE", 1, strategy), None).await.is_err(),
+        "limit 0: none"
+    );
+    f.finish().await;
+}
+
+/// Twenty lines owe in a known order; then, at once, ten receipts of one unit each and
+/// twenty more allocations (each strategy the store has, a receipt between them): the ten
+/// oldest owed lines and only they are filled, the newcomers never jump the queue (stock
+/// comes back only to fill), the limit is never passed, and on hand = stock in - taken.
+pub async fn a_storm_never_jumps_the_queue(f: Fixture) {
+    let s = &f.store;
+    let strategies: Vec<Strategy> = [
+        Strategy::Atomic,
+        Strategy::Pessimistic,
+        Strategy::Optimistic,
+        Strategy::Segmented,
+        Strategy::Serialized,
+    ]
+    .into_iter()
+    .filter(|st| s.supports(*st))
+    .collect();
+    f.create_sku("Q", 0).await;
+    s.set_backorder_limit(&T, "Q", 30).await.unwrap();
+    let mut first = Vec::new();
+    for _ in 0..20 {
+        first.push(fresh(s.allocate(&T, owing(&f, "Q", 1, strategies[0]), None).await).id);
+    }
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..30 {
+        let store = s.clone();
+        if n % 3 == 0 {
+            let b = body(json!({"quantity": 1}));
+            let receipt = validate::receipt(format!("r{n}"), "Q", b, &f.limits).unwrap();
+            set.spawn(async move { (None, store.receive(&T, receipt, None).await.map(drop)) });
+        } else {
+            let req = owing(&f, "Q", 1, strategies[n % strategies.len()]);
+            set.spawn(async move {
+                match store.allocate(&T, req, None).await {
+                    Ok(Executed::Fresh(a)) => (Some(a), Ok(())),
+                    Ok(other) => panic!("{other:?}"),
+                    Err(e) => (None, Err(e)),
+                }
+            });
+        }
+    }
+    let (mut later, mut refused) = (Vec::new(), 0);
+    while let Some(r) = set.join_next().await {
+        match r.unwrap() {
+            (Some(a), _) => later.push(a),
+            (None, Ok(())) => {}
+            (None, Err(AllotError::InsufficientStock { .. } | AllotError::Contention { .. })) => refused += 1,
+            (None, Err(e)) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(later.len() + refused, 20);
+    for (i, id) in first.iter().enumerate() {
+        let a = s.get_allocation(&T, id).await.unwrap();
+        let want = if i < 10 { (1, Some(0)) } else { (0, Some(1)) };
+        assert_eq!(took(&a), want, "owed line {i} of the first twenty");
+    }
+    for a in &later {
+        let a = s.get_allocation(&T, &a.id).await.unwrap();
+        assert_eq!(took(&a), (0, Some(1)), "a newcomer waits behind the older lines");
+    }
+    let sku = s.get_sku(&T, "Q").await.unwrap();
+    assert_eq!((sku.on_hand, sku.available), (0, 0), "ten in, ten out");
+    assert_eq!(sku.backordered, 10 + later.len() as i64);
+    assert!(sku.backordered <= 30, "never past the limit: {}", sku.backordered);
+    f.finish().await;
+}

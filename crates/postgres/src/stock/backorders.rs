@@ -1,0 +1,224 @@
+//! Backorders on PostgreSQL (`allot_core::backorder`): the allocation path that owes what is
+//! not there, the fills of the owed lines when stock comes back, and a cancel's share.
+//!
+//! Lock order: a backordering allocation locks its SKUs' rows (`skus`, in SKU order: the
+//! writers that add to what a SKU owes queue there), then their stock rows (bucket order),
+//! then inserts its owed lines. A fill runs where stock came back, with that location's stock
+//! rows already locked, and then locks the owed lines it may fill (oldest first). A cancel of
+//! a backordered line locks every stock row of its SKU before its owed line, so no fill holds
+//! that line while waiting for a row the cancel has.
+
+use crate::engine::conn::{Db, Tx as Transaction};
+use crate::engine::location_rows::read_buckets;
+use crate::engine::placement::{answered, take_what_there_is, Piece};
+use crate::engine::store::PgStore;
+use crate::engine::tx::{TxErr, TxResult};
+use allot_core::backorder::{plan_fills, BackorderLevel};
+use allot_core::location::Placement;
+use allot_core::store::{Executed, Idempotency};
+use allot_core::{plan_rebalance, Allocation, AllocationRequest, AllotError, BucketCounts, Capable, Result};
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+
+/// The SKUs `$2` of tenant `$1` and their limits, their rows locked in SKU order.
+const SQL_LOCK_LIMITS: &str =
+    "SELECT sku, backorder_limit FROM skus WHERE tenant = $1 AND sku = ANY($2) ORDER BY sku FOR UPDATE";
+/// What the SKUs `$2` of tenant `$1` owe now (read after their rows are locked: a statement
+/// that waited on a lock keeps the snapshot of before the wait).
+const SQL_OWED: &str = "SELECT sku, sum(quantity - filled - cancelled)::int8 FROM backorders
+     WHERE tenant = $1 AND sku = ANY($2) AND filled + cancelled < quantity GROUP BY sku";
+/// The owed lines of allocation `$2`: `$3` SKUs, `$4` quantities, `$5` pinned locations.
+const SQL_INSERT_OWED: &str = "INSERT INTO backorders (tenant, allocation_id, sku, location, quantity, created_at)
+     SELECT $1, $2, t.sku, t.loc, t.q, $6 FROM unnest($3::text[], $4::int8[], $5::text[]) AS t(sku, q, loc)";
+
+impl PgStore {
+    /// One attempt of the backorder path of allocation `req`, whose strategy found a line
+    /// short (`refusal`) on a SKU with a backorder limit.
+    pub(crate) async fn try_backorder(
+        &self,
+        tenant: &str,
+        req: &AllocationRequest,
+        idem: Option<&Idempotency<Allocation>>,
+        now: DateTime<Utc>,
+        refusal: AllotError,
+    ) -> TxResult<Executed<Allocation>> {
+        if matches!(req.placement, Placement::Ranked(_)) {
+            // Owed lines fill at any location or the pinned one, never from a ranked list.
+            return Err(TxErr::Fail(refusal));
+        }
+        let sequence = self.ledger_sequence(tenant).await?;
+        self.write(tenant, idem, async |tx| {
+            backorder_body(tx, tenant, req, sequence, now).await
+        })
+        .await
+    }
+
+    /// `StockStore::set_backorder_limit`.
+    pub(crate) async fn write_backorder_limit(&self, tenant: &str, sku: &str, limit: i64) -> Result<allot_core::Sku> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "UPDATE skus SET backorder_limit = $3 WHERE tenant = $1 AND sku = $2 AND tracking <> 'units'",
+                &[&tenant, &sku, &limit],
+            )
+            .await
+            .map_err(crate::engine::errors::map_error)?;
+        if n == 0 {
+            // Unknown, or unit-tracked (a unit has a serial: it cannot be owed).
+            let found = super::get_sku_with(&c, tenant, sku, self.now()).await?;
+            return Err(AllotError::wrong_tracking(&found.sku, true));
+        }
+        super::get_sku_with(&c, tenant, sku, self.now()).await
+    }
+}
+
+/// Take what each line of `req` can have and owe the rest where its SKU has room, in `tx`;
+/// record the allocation, its ledger entries and its owed lines. A line short where its SKU
+/// has no room: `insufficient_stock` for it (what it could have as `available`).
+async fn backorder_body(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    req: &AllocationRequest,
+    sequence: u32,
+    now: DateTime<Utc>,
+) -> TxResult<Allocation> {
+    let skus: Vec<&str> = req.lines.iter().map(|l| l.sku.as_str()).collect();
+    let stmt = tx.prepare_cached(SQL_LOCK_LIMITS).await?;
+    let limits: HashMap<String, i64> = tx
+        .query(&stmt, &[&tenant, &skus])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let stmt = tx.prepare_cached(SQL_OWED).await?;
+    let mut owed: HashMap<String, i64> = tx
+        .query(&stmt, &[&tenant, &skus])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut taken: Vec<Vec<Piece>> = Vec::with_capacity(req.lines.len());
+    let mut alloc = req.to_allocation(now);
+    let mut owes = (Vec::new(), Vec::new(), Vec::new());
+    for (i, line) in req.lines.iter().enumerate() {
+        let (pieces, short, available) = take_what_there_is(tx, tenant, req, line, now).await?;
+        if short > 0 {
+            let level = BackorderLevel {
+                limit: limits.get(&line.sku).copied().unwrap_or(0),
+                owed: owed.get(&line.sku).copied().unwrap_or(0),
+            };
+            if !level.has_room(short) {
+                return Err(TxErr::Fail(AllotError::InsufficientStock {
+                    sku: line.sku.clone(),
+                    requested: line.quantity,
+                    available,
+                }));
+            }
+            *owed.entry(line.sku.clone()).or_default() += short;
+            owes.0.push(line.sku.as_str());
+            owes.1.push(short);
+            owes.2.push(line.location.as_deref());
+        }
+        alloc.lines[i] = answered(line, &pieces);
+        alloc.lines[i].backordered = (short > 0).then_some(short);
+        taken.push(pieces);
+    }
+    super::record_allocation(tx, tenant, req, (&alloc, &taken), sequence, now).await?;
+    let stmt = tx.prepare_cached(SQL_INSERT_OWED).await?;
+    tx.execute(&stmt, &[&tenant, &req.id, &owes.0, &owes.1, &owes.2, &now])
+        .await?;
+    Ok(alloc)
+}
+
+/// The owed lines of `$2` (tenant `$1`) that may fill at location `$3`, oldest first, locked.
+const SQL_OWED_AT: &str = "SELECT allocation_id, quantity - filled - cancelled FROM backorders
+     WHERE tenant = $1 AND sku = $2 AND filled + cancelled < quantity AND (location IS NULL OR location = $3)
+     ORDER BY seq FOR UPDATE";
+/// `$1` sku, `$2` tenant, `$3` location: its rows (locked already by the caller).
+const SQL_LOCATION_ROWS: &str = "SELECT bucket, on_hand, held FROM stock
+  WHERE tenant = $2 AND sku = $1 AND location = $3 ORDER BY bucket FOR UPDATE";
+const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
+     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
+/// The fills at location `$3` of SKU `$2` (tenant `$1`): `$4` allocations, `$5` quantities,
+/// each added to its line's `fills` and `filled`, and its ledger entry (`backorder_filled`, in
+/// the fills' order) by `$6` at `$7`.
+const SQL_FILL: &str = "WITH f AS (SELECT * FROM unnest($4::text[], $5::int8[]) WITH ORDINALITY AS t(id, q, n)),
+     upd AS (UPDATE backorders b SET filled = b.filled + f.q,
+                    fills = b.fills || jsonb_build_array(jsonb_build_object('location', $3::text, 'quantity', f.q))
+               FROM f WHERE b.tenant = $1 AND b.sku = $2 AND b.allocation_id = f.id)
+     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
+     SELECT $1, $2, -f.q, 0, 'backorder_filled', f.id, $6, $3, $7 FROM f ORDER BY f.n";
+
+/// Fill the owed lines of `sku` that may use `location` from what is available there now,
+/// oldest first, in `tx` (whose writer brought stock back there and holds its rows): the
+/// stock taken, each fill on its line and one `backorder_filled` ledger entry each, by
+/// `actor` at `at`. One statement when nothing is owed.
+pub(crate) async fn fill_backorders(
+    tx: &Transaction<'_>,
+    tenant: &str,
+    (sku, location): (&str, &str),
+    (actor, at): (Option<&str>, DateTime<Utc>),
+) -> TxResult<()> {
+    let stmt = tx.prepare_cached(SQL_OWED_AT).await?;
+    let owed_rows = tx.query(&stmt, &[&tenant, &sku, &location]).await?;
+    if owed_rows.is_empty() {
+        return Ok(());
+    }
+    let stmt = tx.prepare_cached(SQL_LOCATION_ROWS).await?;
+    let counts: Vec<BucketCounts> = read_buckets(&tx.query(&stmt, &[&sku, &tenant, &location]).await?)
+        .iter()
+        .map(|r| BucketCounts {
+            bucket: r.bucket as u32,
+            on_hand: r.on_hand,
+            held: r.held,
+        })
+        .collect();
+    let available: i64 = counts.iter().map(|c| c.on_hand - c.held).sum();
+    let owed: Vec<i64> = owed_rows.iter().map(|r| r.get(1)).collect();
+    let fills = plan_fills(&owed, available);
+    let total: i64 = fills.iter().sum();
+    if total == 0 {
+        return Ok(());
+    }
+    let plan = plan_rebalance(sku, &counts, -total)?;
+    let (bs, ds): (Vec<i32>, Vec<i64>) = plan.iter().map(|(b, d)| (*b as i32, *d)).unzip();
+    let stmt = tx.prepare_cached(SQL_APPLY_PLAN).await?;
+    tx.execute(&stmt, &[&sku, &bs, &ds, &tenant]).await?;
+    let (ids, qs): (Vec<String>, Vec<i64>) = owed_rows
+        .iter()
+        .zip(&fills)
+        .filter(|(_, f)| **f > 0)
+        .map(|(r, f)| (r.get::<_, String>(0), *f))
+        .unzip();
+    let stmt = tx.prepare_cached(SQL_FILL).await?;
+    tx.execute(&stmt, &[&tenant, &sku, &location, &ids, &qs, &actor, &at])
+        .await?;
+    Ok(())
+}
+
+/// Before a cancel gives back allocation `id`'s lines: lock every stock row of each SKU it
+/// still owes on (bucket order), then drop what those lines owe. Returns whether it owed
+/// anything (the caller then reads the allocation again, its fills now final).
+pub(crate) async fn drop_owed(tx: &Transaction<'_>, tenant: &str, alloc: &Allocation) -> TxResult<bool> {
+    let skus: Vec<&str> = alloc
+        .lines
+        .iter()
+        .filter(|l| l.backordered.is_some_and(|o| o > 0))
+        .map(|l| l.sku.as_str())
+        .collect();
+    if skus.is_empty() {
+        return Ok(false);
+    }
+    let stmt = tx
+        .prepare_cached("SELECT 1 FROM stock WHERE tenant = $1 AND sku = ANY($2) ORDER BY sku, bucket FOR UPDATE")
+        .await?;
+    tx.query(&stmt, &[&tenant, &skus]).await?;
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE backorders SET cancelled = quantity - filled
+              WHERE tenant = $1 AND allocation_id = $2 AND filled + cancelled < quantity",
+        )
+        .await?;
+    tx.execute(&stmt, &[&tenant, &alloc.id]).await?;
+    Ok(true)
+}
