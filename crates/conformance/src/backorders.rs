@@ -119,6 +119,13 @@ pub async fn backorders_fill_oldest_first(f: Fixture) {
         s.allocate(&T, owing(&f, "PRE", 1, strategy), None).await.is_err(),
         "limit 0: none"
     );
+    s.set_backorder_limit(&T, "PRE", 5).await.unwrap();
+    let none = fresh(s.allocate(&T, owing(&f, "PRE", 2, strategy), None).await);
+    assert_eq!(took(&none), (0, Some(2)));
+    let c = fresh(s.cancel_allocation(&T, Cancel::new(&*none.id, None), None).await);
+    assert_eq!(took(&c), (0, Some(0)), "took nothing, gives nothing back");
+    let sku = s.get_sku(&T, "PRE").await.unwrap();
+    assert_eq!((sku.on_hand, sku.backordered), (0, 0));
     f.finish().await;
 }
 

@@ -16,6 +16,8 @@ pub enum Method {
     Delete,
     /// A queue's settings.
     Put,
+    /// A SKU's settings.
+    Patch,
 }
 
 /// One request: method, path, JSON body, `Idempotency-Key`.
@@ -112,6 +114,11 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
             )
         }
         Op::GetKit { kit } => r.get(format!("/v1/kits/{kit}")),
+        Op::SetBackorderLimit { sku, limit } => r.with(
+            Method::Patch,
+            format!("/v1/skus/{sku}"),
+            Some(json!({ "backorder_limit": limit })),
+        ),
         Op::AddIncoming { .. } | Op::Receive { .. } | Op::Move { .. } => receiving(&r, op, id),
         _ => stock(&r, op, id),
     })

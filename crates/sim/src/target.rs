@@ -417,6 +417,7 @@ impl Target {
             Method::Post => self.client.post(url),
             Method::Delete => self.client.delete(url),
             Method::Put => self.client.put(url),
+            Method::Patch => self.client.patch(url),
         };
         if let Some(body) = &req.body {
             http = http.json(body);

@@ -14,7 +14,11 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
     }
     match op {
         Op::OtherTenant { op } => of(op, status, body, made),
-        Op::CreateSku { .. } | Op::GetSku { .. } | Op::Adjust { .. } | Op::SetLevel { .. } => sku(body),
+        Op::CreateSku { .. }
+        | Op::GetSku { .. }
+        | Op::Adjust { .. }
+        | Op::SetLevel { .. }
+        | Op::SetBackorderLimit { .. } => sku(body),
         Op::CreateLocation { .. } => json!({"location": body["location"], "priority": body["priority"]}),
         Op::Transfer { .. } => {
             json!({"sku": body["sku"], "from": body["from"], "to": body["to"], "quantity": body["quantity"]})
@@ -371,7 +375,9 @@ fn sku(body: &Value) -> Value {
         .collect();
     json!({"sku": body["sku"], "on_hand": body["on_hand"], "held": body["held"], "available": body["available"],
         "incoming": body["incoming"], "damaged": body["damaged"], "quality_control": body["quality_control"],
-        "safety_stock": body["safety_stock"], "levels": levels})
+        "safety_stock": body["safety_stock"], "levels": levels,
+        "backorder_limit": body["backorder_limit"].as_i64().unwrap_or(0),
+        "backordered": body["backordered"].as_i64().unwrap_or(0)})
 }
 
 /// A line's `from`: `(location, quantity)` in the order answered.
@@ -400,7 +406,10 @@ fn allocation(body: &Value) -> Value {
     let lines = body["lines"].as_array().cloned().unwrap_or_default();
     let lines: Vec<Value> = lines
         .iter()
-        .map(|l| json!({"sku": l["sku"], "quantity": l["quantity"], "returned": l["returned"].as_i64().unwrap_or(0), "from": from(l)}))
+        .map(|l| {
+            json!({"sku": l["sku"], "quantity": l["quantity"], "returned": l["returned"].as_i64().unwrap_or(0),
+                "from": from(l), "backordered": l["backordered"]})
+        })
         .collect();
     json!({"status": body["status"], "lines": lines})
 }

@@ -295,7 +295,9 @@ impl AllocationLine {
     /// off the last locations first); a line without `from` (made before locations) came
     /// from `default`.
     pub fn origins(&self) -> Vec<(&str, i64)> {
-        let mut o: Vec<(&str, i64)> = if self.from.is_empty() {
+        // A line that owed all of it took nothing: its empty `from` is not a line of before
+        // locations.
+        let mut o: Vec<(&str, i64)> = if self.from.is_empty() && self.backordered.is_none() {
             vec![(crate::location::DEFAULT_LOCATION, self.quantity)]
         } else {
             self.from.iter().map(|s| (s.location.as_str(), s.quantity)).collect()

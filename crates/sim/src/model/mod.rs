@@ -67,6 +67,7 @@
 //!   same request again gets the stored answer (replayed), another request under the key
 //!   `422 idempotency_key_reused`; a refused request stores nothing.
 
+mod backorders;
 mod batch;
 mod bookings;
 pub mod capacity;
@@ -108,6 +109,10 @@ struct Allocation {
     /// How much of each line came back by returns.
     returned: Vec<i64>,
     cancelled: bool,
+    /// What each line still owes (`None`: it never owed; see `backorders.rs`).
+    owed: Vec<Option<i64>>,
+    /// The location every line was pinned to, if any (an owed line fills only there).
+    pin: Option<String>,
 }
 
 impl Allocation {
@@ -115,9 +120,11 @@ impl Allocation {
     fn of(lines: Vec<(String, i64)>, from: Vec<places::From>) -> Allocation {
         Allocation {
             returned: vec![0; lines.len()],
+            owed: vec![None; lines.len()],
             lines,
             from,
             cancelled: false,
+            pin: None,
         }
     }
 }
@@ -236,6 +243,10 @@ pub struct Model {
     slot_caps: BTreeMap<(String, i64), i64>,
     /// The unit-tracked SKUs (made by their first receipt).
     unit_skus: std::collections::BTreeSet<String>,
+    /// Backorder limits by SKU (none: 0).
+    backorder_limits: BTreeMap<String, i64>,
+    /// The owed lines, oldest first: `(allocation id, line)` (what a fill walks).
+    backorder_queue: Vec<(String, usize)>,
     /// Kits by name ([`Op::PutKit`]).
     kits: BTreeMap<&'static str, kits::Components>,
     /// Their units, by id.
@@ -298,6 +309,8 @@ impl Model {
             pools: BTreeMap::new(),
             slot_caps: BTreeMap::new(),
             unit_skus: Default::default(),
+            backorder_limits: BTreeMap::new(),
+            backorder_queue: Vec::new(),
             kits: BTreeMap::new(),
             units: Vec::new(),
             jobs: BTreeMap::new(),
@@ -398,9 +411,11 @@ impl Model {
             Op::Receive { sku, .. } => allot_core::validate::receipt("x".into(), sku, parse(body())?, l).map(drop),
             Op::Move { sku, .. } => allot_core::validate::movement("x".into(), sku, parse(body())?, l).map(drop),
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
-            Op::Allocate { .. } | Op::Hold { .. } | Op::PutKit { .. } | Op::GetKit { .. } => {
-                self.validate_orders(op, body())
-            }
+            Op::Allocate { .. }
+            | Op::Hold { .. }
+            | Op::PutKit { .. }
+            | Op::GetKit { .. }
+            | Op::SetBackorderLimit { .. } => self.validate_orders(op, body()),
             Op::Confirm { .. } => allot_core::validate::confirm(parse(body())?, l).map(drop),
             Op::Return { .. } => allot_core::validate::returns("x".into(), "x", parse(body())?, l).map(drop),
             Op::Extend { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
@@ -469,6 +484,10 @@ impl Model {
             }
             Op::PutKit { kit, .. } => allot_core::validate::kit(kit, parse(body)?, l).map(drop),
             Op::GetKit { kit } => allot_core::validate::name("kit", kit, l),
+            Op::SetBackorderLimit { sku, .. } => {
+                allot_core::validate::name("sku", sku, l)?;
+                allot_core::model::validate::sku_settings(parse(body)?, l).map(drop)
+            }
             _ => Ok(()),
         }
     }
@@ -653,6 +672,7 @@ impl Model {
             Op::Allocate { lines, place, .. } => self.allocate(&self.expand_kits(lines), place),
             Op::PutKit { kit, components } => self.put_kit(kit, components),
             Op::GetKit { kit } => self.get_kit(kit),
+            Op::SetBackorderLimit { sku, limit } => self.set_backorder_limit(sku, *limit),
             Op::GetAllocation { .. } => Ok((200, self.allocation_view(id)?, None)),
             Op::Cancel { .. } => self.cancel(id),
             Op::Return { lines, location, .. } => self.return_lines(id, lines, *location),

@@ -47,7 +47,7 @@ impl Model {
     }
 
     /// Held at `location` in a store's rows: by every hold not finished, expired or not.
-    fn stored_held_at(&self, sku: &str, location: &str) -> i64 {
+    pub(super) fn stored_held_at(&self, sku: &str, location: &str) -> i64 {
         self.held_by(sku, location, |h| h.stored == Stored::Held && !h.finalised)
     }
 
@@ -80,12 +80,23 @@ impl Model {
         usable.len() > 1 && usable.iter().any(|l| self.stored_held_at(sku, l) > 0)
     }
 
-    fn available_at(&self, sku: &str, location: &str) -> i64 {
+    pub(super) fn available_at(&self, sku: &str, location: &str) -> i64 {
         self.on_hand_at(sku, location) - self.held_at(sku, location)
     }
 
     /// Add `delta` to on hand at `location`, making the row (last in order) when there is none.
+    ///
+    /// Stock that comes back (`delta > 0`) fills what is owed there first, oldest first, in
+    /// the same write (`backorders.rs`), as every store's writer does.
     pub(super) fn add_at(&mut self, sku: &str, location: &str, delta: i64) {
+        self.put_at(sku, location, delta);
+        if delta > 0 {
+            self.fill_backorders(sku, location);
+        }
+    }
+
+    /// Add `delta` to on hand at `location` and nothing else.
+    pub(super) fn put_at(&mut self, sku: &str, location: &str, delta: i64) {
         let rows = self.skus.entry(sku.to_string()).or_default();
         match rows.iter_mut().find(|(l, _)| l == location) {
             Some((_, q)) => *q += delta,
@@ -102,7 +113,7 @@ impl Model {
     }
 
     /// The locations a line of `sku` may use, in the order to use them.
-    fn candidates(&self, sku: &str, place: &Place) -> Vec<String> {
+    pub(super) fn candidates(&self, sku: &str, place: &Place) -> Vec<String> {
         let rows = self.skus.get(sku).cloned().unwrap_or_default();
         let mut locs: Vec<(String, i32, i64)> = rows
             .iter()

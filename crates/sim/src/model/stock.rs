@@ -50,7 +50,8 @@ impl Model {
             .filter_map(|(_, n)| n.as_i64())
             .sum();
         let mut view = json!({"sku": sku, "on_hand": on_hand + unsellable, "held": on_hand - available,
-            "available": available, "incoming": incoming, "levels": levels});
+            "available": available, "incoming": incoming, "levels": levels,
+            "backorder_limit": self.backorder_limit(sku), "backordered": self.owed(sku)});
         super::places::merge(&mut view, states);
         Ok(view)
     }
@@ -108,7 +109,14 @@ impl Model {
 
     pub(super) fn allocate(&mut self, lines: &[(&str, i64)], place: &Place) -> Result<Done, AllotError> {
         let lines = sorted(lines);
-        let from = self.place_lines_finishing(&lines, place)?;
+        let from = match self.place_lines_finishing(&lines, place) {
+            Ok(from) => from,
+            // Short where its SKU may owe: the backorder path decides (`backorders.rs`).
+            Err(AllotError::InsufficientStock { sku, .. }) if self.may_owe(&sku, place) => {
+                return self.backorder(lines, place)
+            }
+            Err(e) => return Err(e),
+        };
         for ((sku, _), pieces) in lines.iter().zip(&from) {
             for (l, q) in pieces {
                 self.add_at(sku, l, -q);
@@ -131,7 +139,10 @@ impl Model {
             .iter()
             .zip(&a.returned)
             .zip(&a.from)
-            .map(|(((sku, q), r), from)| json!({"sku": sku, "quantity": q, "returned": r, "from": from_json(from)}))
+            .zip(&a.owed)
+            .map(|((((sku, q), r), from), owed)| {
+                json!({"sku": sku, "quantity": q, "returned": r, "from": from_json(from), "backordered": owed})
+            })
             .collect();
         Ok(json!({"status": status, "lines": lines}))
     }
@@ -158,7 +169,8 @@ impl Model {
         for (sku, q, _) in &lines {
             let at = a.lines.iter().position(|(s, _)| s == sku);
             let left = match at {
-                Some(i) if !a.cancelled => a.lines[i].1 - returned[i],
+                // What is still owed was never handed over.
+                Some(i) if !a.cancelled => a.lines[i].1 - returned[i] - a.owed[i].unwrap_or(0),
                 _ => 0,
             };
             if *q > left {
@@ -211,6 +223,10 @@ impl Model {
             .ok_or_else(|| AllotError::not_found("allocation", id))?;
         if !a.cancelled {
             a.cancelled = true;
+            // What it still owes is dropped before its stock goes back (and fills others).
+            for o in a.owed.iter_mut().flatten() {
+                *o = 0;
+            }
             let more = i64::from(self.mutation == Some(super::Mutation::CancelGivesOneMore));
             let a = a.clone();
             for (i, (sku, _)) in a.lines.iter().enumerate() {

@@ -93,6 +93,8 @@ pub enum Op {
     },
     /// `GET /v1/kits/{kit}`: its components and how many whole kits are available.
     GetKit { kit: &'static str },
+    /// `PATCH /v1/skus/{sku}` `{"backorder_limit"}`.
+    SetBackorderLimit { sku: &'static str, limit: i64 },
     /// `POST /v1/skus/{sku}/adjustments` (at `location`; none: `default`).
     Adjust {
         sku: &'static str,
@@ -415,6 +417,8 @@ pub struct Generator {
     /// The draws about kits, apart from `rng` so that every seed's other steps stay as they
     /// were before kits joined the generator.
     kits: StdRng,
+    /// The draws about backorder limits, apart from both for the same reason.
+    backorders: StdRng,
 }
 
 impl Generator {
@@ -423,6 +427,7 @@ impl Generator {
         Generator {
             rng: StdRng::seed_from_u64(seed),
             kits: StdRng::seed_from_u64(seed ^ 0x6b69_7473),
+            backorders: StdRng::seed_from_u64(seed ^ 0x626f_7264),
         }
     }
 
@@ -458,6 +463,7 @@ impl Generator {
             kit: KITS[0],
             components: vec![(SKUS[0], 2), (SKUS[1], 1)],
         });
+        ops.push(Op::SetBackorderLimit { sku: SKUS[1], limit: 6 });
         ops.push(self.first_units(8));
         while ops.len() < steps {
             let op = self.op();
@@ -466,6 +472,7 @@ impl Generator {
             ops.push(op);
             ops.extend(then);
             ops.extend(self.kit_op());
+            ops.extend(self.backorder_op());
         }
         ops.truncate(steps);
         ops
@@ -508,6 +515,35 @@ impl Generator {
             1 | 2 => Some(Op::GetKit {
                 kit: KITS[usize::from(self.kits.random_range(0..4) == 0)],
             }),
+            _ => None,
+        }
+    }
+
+    /// Now and then a SKU's backorder limit set (0 among the values, an unknown or
+    /// unit-tracked SKU at times), or a large allocation of the SKU that starts with a limit
+    /// (so lines owe, fill and are cancelled half filled), pinned or split at times.
+    fn backorder_op(&mut self) -> Option<Op> {
+        let b = &mut self.backorders;
+        match b.random_range(0..20) {
+            0 => {
+                let pool = [SKUS[0], SKUS[1], SKUS[2], units::UNIT_SKU, UNKNOWN_SKU];
+                Some(Op::SetBackorderLimit {
+                    sku: pool[b.random_range(0..pool.len())],
+                    limit: [0, 2, 6, 12][b.random_range(0..4)],
+                })
+            }
+            1..=3 => {
+                let place = Place {
+                    pin: (b.random_range(0..4) == 0).then_some(LOCATIONS[b.random_range(0..LOCATIONS.len())].0),
+                    placing: Placing::Default,
+                    split: b.random_range(0..2) == 0,
+                };
+                Some(Op::Allocate {
+                    lines: vec![(SKUS[1], b.random_range(2..=9))],
+                    place,
+                    key: None,
+                })
+            }
             _ => None,
         }
     }
