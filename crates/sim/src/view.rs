@@ -31,14 +31,7 @@ pub fn of(op: &Op, status: u16, body: &Value, made: &Made) -> Value {
         Op::Audit => audit(body),
         Op::HoldEvents => hold_events(body),
         Op::StockEvents => stock_events(body),
-        Op::Enqueue { .. } => {
-            let ids = body["ids"].as_array().cloned().unwrap_or_default();
-            json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()})
-        }
-        Op::Claim { .. } => {
-            let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
-            json!({"jobs": jobs.iter().map(|j| leased(j, made)).collect::<Vec<_>>()})
-        }
+        Op::Enqueue { .. } | Op::Claim { .. } => jobs_of(op, body, made),
         Op::Complete { .. }
         | Op::Fail { .. }
         | Op::Heartbeat { .. }
@@ -363,6 +356,16 @@ fn receiving(body: &Value) -> Value {
 }
 
 /// A SKU: its totals and its levels by location.
+/// An enqueue's jobs by their place in `made`; a claim's leased jobs.
+fn jobs_of(op: &Op, body: &Value, made: &Made) -> Value {
+    if let Op::Enqueue { .. } = op {
+        let ids = body["ids"].as_array().cloned().unwrap_or_default();
+        return json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()});
+    }
+    let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
+    json!({"jobs": jobs.iter().map(|j| leased(j, made)).collect::<Vec<_>>()})
+}
+
 fn sku(body: &Value) -> Value {
     let levels = body["levels"].as_array().cloned().unwrap_or_default();
     let levels: Vec<Value> = levels

@@ -279,6 +279,14 @@ pub struct Model {
     other: Option<Box<Model>>,
 }
 
+/// Whether `op` is validated by [`Model::validate_orders`].
+fn orders(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Allocate { .. } | Op::Hold { .. } | Op::PutKit { .. } | Op::GetKit { .. } | Op::SetBackorderLimit { .. }
+    )
+}
+
 /// What a step did: its status and answer view, and what it handed out.
 type Done = (u16, Value, Option<Noted>);
 
@@ -411,11 +419,7 @@ impl Model {
             Op::Receive { sku, .. } => allot_core::validate::receipt("x".into(), sku, parse(body())?, l).map(drop),
             Op::Move { sku, .. } => allot_core::validate::movement("x".into(), sku, parse(body())?, l).map(drop),
             Op::Adjust { sku, .. } => allot_core::validate::adjustment(sku, parse(body())?, l).map(drop),
-            Op::Allocate { .. }
-            | Op::Hold { .. }
-            | Op::PutKit { .. }
-            | Op::GetKit { .. }
-            | Op::SetBackorderLimit { .. } => self.validate_orders(op, body()),
+            op if orders(op) => self.validate_orders(op, body()),
             Op::Confirm { .. } => allot_core::validate::confirm(parse(body())?, l).map(drop),
             Op::Return { .. } => allot_core::validate::returns("x".into(), "x", parse(body())?, l).map(drop),
             Op::Extend { .. } => allot_core::validate::extend(&parse(body())?, l).map(drop),
