@@ -32,6 +32,10 @@ class AllocationLine:
         Attributes:
             quantity (int): Units, >= 1.
             sku (str): The SKU.
+            backordered (int | None | Unset): Units the line still owes, when it was backordered ([`crate::backorder`]):
+                what its
+                `from` does not yet cover of `quantity` (0 once filled, or once a cancel dropped it);
+                absent on a line that never owed.
             from_ (list[Source] | Unset): How much came from each location, in the order taken (a unit claim's lines have
                 none:
                 its units carry their location).
@@ -43,6 +47,7 @@ class AllocationLine:
 
     quantity: int
     sku: str
+    backordered: int | None | Unset = UNSET
     from_: list[Source] | Unset = UNSET
     location: None | str | Unset = UNSET
     returned: int | Unset = UNSET
@@ -57,6 +62,12 @@ class AllocationLine:
         quantity = self.quantity
 
         sku = self.sku
+
+        backordered: int | None | Unset
+        if isinstance(self.backordered, Unset):
+            backordered = UNSET
+        else:
+            backordered = self.backordered
 
         from_: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.from_, Unset):
@@ -82,6 +93,8 @@ class AllocationLine:
             "quantity": quantity,
             "sku": sku,
         })
+        if backordered is not UNSET:
+            field_dict["backordered"] = backordered
         if from_ is not UNSET:
             field_dict["from"] = from_
         if location is not UNSET:
@@ -100,6 +113,16 @@ class AllocationLine:
         quantity = d.pop("quantity")
 
         sku = d.pop("sku")
+
+        def _parse_backordered(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        backordered = _parse_backordered(d.pop("backordered", UNSET))
+
 
         _from_ = d.pop("from", UNSET)
         from_: list[Source] | Unset = UNSET
@@ -128,6 +151,7 @@ class AllocationLine:
         allocation_line = cls(
             quantity=quantity,
             sku=sku,
+            backordered=backordered,
             from_=from_,
             location=location,
             returned=returned,

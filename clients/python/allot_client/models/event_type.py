@@ -3,6 +3,7 @@ from enum import StrEnum
 class EventType(StrEnum):
     ALLOCATION_CANCELLED = "allocation.cancelled"
     ALLOCATION_CREATED = "allocation.created"
+    ALLOCATION_FILLED = "allocation.filled"
     BOOKING_CANCELLED = "booking.cancelled"
     BOOKING_CONFIRMED = "booking.confirmed"
     BOOKING_CREATED = "booking.created"

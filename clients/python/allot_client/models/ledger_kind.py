@@ -4,6 +4,7 @@ class LedgerKind(StrEnum):
     ADJUSTMENT = "adjustment"
     ALLOCATION = "allocation"
     ALLOCATION_CANCELLED = "allocation_cancelled"
+    BACKORDER_FILLED = "backorder_filled"
     CREATED = "created"
     HOLD = "hold"
     HOLD_CONFIRMED = "hold_confirmed"

@@ -46,6 +46,10 @@ class Sku:
             sku (str): The SKU name, 1..=128 chars of `[A-Za-z0-9._:-]`. Example: HOT.
             version (int): Increases with every change; used by the optimistic strategy.
             auto (AutoView | None | Unset):
+            backorder_limit (int | Unset): Most units allocations may owe beyond stock at once ([`crate::backorder`]);
+                absent: 0,
+                no backorders.
+            backordered (int | Unset): Units allocations owe now (filled oldest first as stock comes back); absent: 0.
             low_stock_below (int | None | Unset): Available below this is `sku.low_stock` on the change feed; absent: no
                 threshold.
      """
@@ -62,6 +66,8 @@ class Sku:
     sku: str
     version: int
     auto: AutoView | None | Unset = UNSET
+    backorder_limit: int | Unset = UNSET
+    backordered: int | Unset = UNSET
     low_stock_below: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -107,6 +113,10 @@ class Sku:
         else:
             auto = self.auto
 
+        backorder_limit = self.backorder_limit
+
+        backordered = self.backordered
+
         low_stock_below: int | None | Unset
         if isinstance(self.low_stock_below, Unset):
             low_stock_below = UNSET
@@ -131,6 +141,10 @@ class Sku:
         })
         if auto is not UNSET:
             field_dict["auto"] = auto
+        if backorder_limit is not UNSET:
+            field_dict["backorder_limit"] = backorder_limit
+        if backordered is not UNSET:
+            field_dict["backordered"] = backordered
         if low_stock_below is not UNSET:
             field_dict["low_stock_below"] = low_stock_below
 
@@ -193,6 +207,10 @@ class Sku:
         auto = _parse_auto(d.pop("auto", UNSET))
 
 
+        backorder_limit = d.pop("backorder_limit", UNSET)
+
+        backordered = d.pop("backordered", UNSET)
+
         def _parse_low_stock_below(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -216,6 +234,8 @@ class Sku:
             sku=sku,
             version=version,
             auto=auto,
+            backorder_limit=backorder_limit,
+            backordered=backordered,
             low_stock_below=low_stock_below,
         )
 

@@ -22,12 +22,16 @@ T = TypeVar("T", bound="SkuSettingsBody")
 
 @_attrs_define
 class SkuSettingsBody:
-    """ `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+    """ `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock, at least one.
 
         Attributes:
-            low_stock_below (int | None | Unset): The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it.
+            backorder_limit (int | Unset): Most units allocations may owe beyond stock at once, 0..=`max_quantity` (0: no
+                backorders; see `allot_core::backorder`); absent: kept.
+            low_stock_below (int | None | Unset): The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it;
+                absent: kept.
      """
 
+    backorder_limit: int | Unset = UNSET
     low_stock_below: int | None | Unset = UNSET
 
 
@@ -35,6 +39,8 @@ class SkuSettingsBody:
 
 
     def to_dict(self) -> dict[str, Any]:
+        backorder_limit = self.backorder_limit
+
         low_stock_below: int | None | Unset
         if isinstance(self.low_stock_below, Unset):
             low_stock_below = UNSET
@@ -46,6 +52,8 @@ class SkuSettingsBody:
 
         field_dict.update({
         })
+        if backorder_limit is not UNSET:
+            field_dict["backorder_limit"] = backorder_limit
         if low_stock_below is not UNSET:
             field_dict["low_stock_below"] = low_stock_below
 
@@ -56,6 +64,8 @@ class SkuSettingsBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        backorder_limit = d.pop("backorder_limit", UNSET)
+
         def _parse_low_stock_below(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -67,6 +77,7 @@ class SkuSettingsBody:
 
 
         sku_settings_body = cls(
+            backorder_limit=backorder_limit,
             low_stock_below=low_stock_below,
         )
 

@@ -399,7 +399,7 @@ pub struct CreateSkuBody {
     pub low_stock_below: Option<i64>,
 }
 
-/// `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+/// `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock, at least one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -411,6 +411,7 @@ pub struct SkuSettingsBody {
     /// Most units allocations may owe beyond stock at once, 0..=`max_quantity` (0: no
     /// backorders; see `allot_core::backorder`); absent: kept.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub backorder_limit: Option<i64>,
 }
 

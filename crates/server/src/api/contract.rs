@@ -73,6 +73,9 @@ pub fn document(st: &AppState, api: utoipa::openapi::OpenApi) -> Value {
     if let Some(one_of) = taken.as_object_mut().and_then(|t| t.remove("oneOf")) {
         taken["anyOf"] = one_of;
     }
+    // A SKU's settings name at least one (`{}` is 400). Set here: utoipa 5.5's
+    // `min_properties` came out as `maxProperties`.
+    doc["components"]["schemas"]["SkuSettingsBody"]["minProperties"] = json!(1);
     bound_operations(&mut doc, &st.limits);
     complete_operations(&mut doc, &st.limits);
     if st.require_idempotency_key {
@@ -233,6 +236,7 @@ fn stock_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value
     vec![
         ("CreateSkuBody", "low_stock_below", int(1, q)),
         ("SkuSettingsBody", "low_stock_below", int(1, q)),
+        ("SkuSettingsBody", "backorder_limit", int(0, q)),
         ("RedeliverBody", "after", int(0, allot_core::event::MAX_CURSOR)),
         ("RedeliverBody", "until", int(0, i64::MAX)),
         ("CreateSkuBody", "sku", name(l)),

@@ -64,6 +64,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_409
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -86,12 +93,14 @@ def sync_detailed(
     body: SkuSettingsBody,
 
 ) -> Response[ErrorBody | Sku]:
-    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
-    Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold, the
+    `backorder_limit`), each kept when absent. Setting a value is idempotent by itself: no
+    `Idempotency-Key` is needed. Both are validated before either is written.
 
     Args:
         sku (str):
-        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock,
+            at least one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -121,12 +130,14 @@ def sync(
     body: SkuSettingsBody,
 
 ) -> ErrorBody | Sku | None:
-    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
-    Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold, the
+    `backorder_limit`), each kept when absent. Setting a value is idempotent by itself: no
+    `Idempotency-Key` is needed. Both are validated before either is written.
 
     Args:
         sku (str):
-        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock,
+            at least one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -151,12 +162,14 @@ async def asyncio_detailed(
     body: SkuSettingsBody,
 
 ) -> Response[ErrorBody | Sku]:
-    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
-    Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold, the
+    `backorder_limit`), each kept when absent. Setting a value is idempotent by itself: no
+    `Idempotency-Key` is needed. Both are validated before either is written.
 
     Args:
         sku (str):
-        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock,
+            at least one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -186,12 +199,14 @@ async def asyncio(
     body: SkuSettingsBody,
 
 ) -> ErrorBody | Sku | None:
-    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold).
-    Setting a value is idempotent by itself: no `Idempotency-Key` is needed.
+    """ `PATCH /v1/skus/{sku}`: settings that move no stock (the `sku.low_stock` threshold, the
+    `backorder_limit`), each kept when absent. Setting a value is idempotent by itself: no
+    `Idempotency-Key` is needed. Both are validated before either is written.
 
     Args:
         sku (str):
-        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock.
+        body (SkuSettingsBody): `PATCH /v1/skus/{sku}` body: settings of a SKU that move no stock,
+            at least one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -243,8 +243,22 @@ async fn decide_batch(ctx: &LaneCtx, batch: Vec<Pending>, go: Go) {
         elapsed_us = started.elapsed().as_micros() as u64,
         "batch committed"
     );
+    // The requests deferred to the per-request path run there one after another, in the
+    // batch's order (two allocations owing on one SKU meet the limit in the order they came).
+    let mut deferred = Vec::new();
     for (p, o) in batch.into_iter().zip(outcomes) {
-        ctx.settle(p, o);
+        match o {
+            Outcome::Deferred => deferred.push(p),
+            o => ctx.settle(p, o),
+        }
+    }
+    if !deferred.is_empty() {
+        let store = ctx.store.clone();
+        tokio::spawn(async move {
+            for p in deferred {
+                run_direct(p.tenant, p.op, store.clone()).await;
+            }
+        });
     }
 }
 
