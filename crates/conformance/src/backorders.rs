@@ -194,3 +194,48 @@ pub async fn a_storm_never_jumps_the_queue(f: Fixture) {
     assert!(sku.backordered <= 30, "never past the limit: {}", sku.backordered);
     f.finish().await;
 }
+
+/// A line that owes first takes everything the locations it may use have, split or not (so
+/// nothing is left for a newcomer to take while it waits), and a line that then fits owes
+/// nothing; a line pinned where there is no such location is refused, nothing owed; a cancel
+/// of a cart whose other line owes gives that line's stock back and drops what is owed.
+pub async fn owed_lines_take_every_location(f: Fixture) {
+    let s = &f.store;
+    let strategy = s.default_strategy();
+    let east = validate::location(body(json!({"location": "east", "priority": 1})), &f.limits).unwrap();
+    s.create_location(&T, east, 10).await.unwrap();
+    f.create_sku("SPL", 1).await;
+    f.create_sku("CRT", 1).await;
+    let limits = &f.limits;
+    let at_east = |d: i64| async move {
+        let b = body(json!({"delta": d, "location": "east", "reason": "restock"}));
+        fresh(
+            s.adjust(&T, validate::adjustment("SPL", b, limits).unwrap(), None)
+                .await,
+        )
+    };
+    at_east(1).await;
+    s.set_backorder_limit(&T, "SPL", 5).await.unwrap();
+    let a = fresh(s.allocate(&T, owing(&f, "SPL", 2, strategy), None).await);
+    assert_eq!(took(&a), (2, None), "fits across locations: owes nothing");
+    restock(&f, "SPL", 1).await;
+    at_east(1).await;
+    let a = fresh(s.allocate(&T, owing(&f, "SPL", 3, strategy), None).await);
+    assert_eq!(took(&a), (2, Some(1)), "every location's unit, then owes");
+    let pinned = body(json!({"lines": [{"sku": "SPL", "quantity": 1, "location": "nowhere"}]}));
+    let pinned = validate::allocation("pin".into(), pinned, strategy, &f.limits).unwrap();
+    let refused = s.allocate(&T, pinned, None).await.unwrap_err();
+    assert!(matches!(refused, AllotError::InsufficientStock { .. }), "{refused:?}");
+    let cart = body(json!({"lines": [{"sku": "CRT", "quantity": 1}, {"sku": "SPL", "quantity": 2}]}));
+    let cart = validate::allocation("cart".into(), cart, strategy, &f.limits).unwrap();
+    let cart = fresh(s.allocate(&T, cart, None).await);
+    assert_eq!(cart.lines[1].backordered, Some(2), "{cart:?}");
+    assert_eq!(s.get_sku(&T, "SPL").await.unwrap().backordered, 3);
+    fresh(s.cancel_allocation(&T, Cancel::new(&*cart.id, None), None).await);
+    let (crt, spl) = (s.get_sku(&T, "CRT").await.unwrap(), s.get_sku(&T, "SPL").await.unwrap());
+    assert_eq!((crt.available, spl.backordered), (1, 1), "given back, dropped");
+    at_east(1).await;
+    let read = s.get_allocation(&T, &a.id).await.unwrap();
+    assert_eq!(took(&read), (3, Some(0)), "filled at east");
+    f.finish().await;
+}

@@ -78,31 +78,22 @@ pub fn plan_fills(owed: &[i64], available: i64) -> Vec<i64> {
         .collect()
 }
 
-/// What a line of `quantity` can take now from `rows` in `order` when it may owe the rest:
-/// with `allow_split` as much as each row has in order; without, the whole line from the
-/// first row that has it, else everything of the row in order with the most (one row).
-/// Returns the pieces `(row index, quantity)`, summing to at most `quantity`.
-pub fn partial_take(rows: &[RowLevel], order: &[usize], quantity: i64, allow_split: bool) -> Vec<(usize, i64)> {
-    if allow_split {
-        let mut left = quantity;
-        let mut pieces = Vec::new();
-        for &i in order {
-            let q = left.min(rows[i].available());
-            if q > 0 {
-                pieces.push((i, q));
-                left -= q;
-            }
+/// What a line of `quantity` can take now from `rows` in `order` when it may owe the rest: as
+/// much as each row has, in order, whatever the request's `allow_split` (an owed line is
+/// filled later from whichever rows get stock, so keeping it to one row would only leave
+/// stock behind for newcomers to take while it waits). Returns the pieces `(row index,
+/// quantity)`, summing to at most `quantity`.
+pub fn partial_take(rows: &[RowLevel], order: &[usize], quantity: i64) -> Vec<(usize, i64)> {
+    let mut left = quantity;
+    let mut pieces = Vec::new();
+    for &i in order {
+        let q = left.min(rows[i].available());
+        if q > 0 {
+            pieces.push((i, q));
+            left -= q;
         }
-        return pieces;
     }
-    let best = order.iter().copied().fold(None::<usize>, |best, i| match best {
-        Some(b) if rows[b].available() >= rows[i].available() => Some(b),
-        _ => Some(i),
-    });
-    match best {
-        Some(i) if rows[i].available() > 0 => vec![(i, rows[i].available().min(quantity))],
-        _ => Vec::new(),
-    }
+    pieces
 }
 
 /// Fold the stored backorders of an allocation into its `lines` as read: each owed line's
@@ -161,12 +152,11 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_take_splits_or_takes_the_fullest_row() {
+    fn a_partial_take_takes_every_row_in_order() {
         let rows = vec![row(0, "A", 2), row(1, "B", 3)];
-        assert_eq!(partial_take(&rows, &[0, 1], 9, true), vec![(0, 2), (1, 3)]);
-        assert_eq!(partial_take(&rows, &[0, 1], 4, true), vec![(0, 2), (1, 2)]);
-        assert_eq!(partial_take(&rows, &[0, 1], 9, false), vec![(1, 3)]);
-        assert_eq!(partial_take(&[row(0, "A", 0)], &[0], 9, false), vec![]);
+        assert_eq!(partial_take(&rows, &[0, 1], 9), vec![(0, 2), (1, 3)]);
+        assert_eq!(partial_take(&rows, &[1, 0], 4), vec![(1, 3), (0, 1)]);
+        assert_eq!(partial_take(&[row(0, "A", 0)], &[0], 9), vec![]);
     }
 
     #[test]

@@ -407,7 +407,7 @@ pub(crate) async fn take_what_there_is(
                 TxErr::Fail(AllotError::InsufficientStock { .. }) => {}
                 finalise_or_again => return Err(finalise_or_again),
             }
-            allot_core::backorder::partial_take(&rows, &order, line.quantity, req.allow_split)
+            allot_core::backorder::partial_take(&rows, &order, line.quantity)
         }
     };
     let got: i64 = plan.iter().map(|&(_, q)| q).sum();

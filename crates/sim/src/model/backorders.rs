@@ -71,7 +71,8 @@ impl Model {
                     let short = q - pieces.iter().map(|(_, n)| n).sum::<i64>();
                     let limit = self.backorder_limit(sku);
                     let owed = *owed_now.entry(sku.clone()).or_insert_with(|| self.owed(sku));
-                    if short <= 0 || owed + short > limit {
+                    let pinned_nowhere = place.pin.is_some_and(|at| self.priority(at).is_none());
+                    if short > 0 && (owed + short > limit || pinned_nowhere) {
                         return Err(refusal);
                     }
                     owed_now.insert(sku.clone(), owed + short);
@@ -98,40 +99,19 @@ impl Model {
         Ok((201, self.allocation_view(&id)?, Some(Noted::Id(id))))
     }
 
-    /// What a short line of `quantity` can take now: with `split` as much as each location
-    /// has in its order; without, everything of the location in its order with the most
-    /// (`allot_core::backorder::partial_take`).
+    /// What a short line of `quantity` can take now: as much as each location it may use
+    /// has, in its order, split or not (`allot_core::backorder::partial_take`).
     fn partial_line(&self, sku: &str, quantity: i64, place: &Place) -> From {
-        let have: Vec<(String, i64)> = self
-            .candidates(sku, place)
-            .into_iter()
-            .map(|l| {
-                let a = self.available_at(sku, &l);
-                (l, a)
-            })
-            .collect();
-        if place.split {
-            let mut left = quantity;
-            let mut pieces = Vec::new();
-            for (l, a) in have {
-                let q = left.min(a);
-                if q > 0 {
-                    pieces.push((l, q));
-                    left -= q;
-                }
-            }
-            return pieces;
-        }
-        let mut best: Option<(String, i64)> = None;
-        for (l, a) in have {
-            if best.as_ref().is_none_or(|(_, b)| a > *b) {
-                best = Some((l, a));
+        let mut left = quantity;
+        let mut pieces = Vec::new();
+        for l in self.candidates(sku, place) {
+            let q = left.min(self.available_at(sku, &l));
+            if q > 0 {
+                pieces.push((l, q));
+                left -= q;
             }
         }
-        match best {
-            Some((l, a)) if a > 0 => vec![(l, a.min(quantity))],
-            _ => Vec::new(),
-        }
+        pieces
     }
 
     /// Fill what `sku` owes at `location` from what is available there (on hand less what

@@ -159,7 +159,7 @@ pub(crate) fn take_what_there_is(
 ) -> Result<(Vec<Piece>, i64)> {
     let rows = read_rows(tx, tenant, &line.sku)?;
     let order = row_order(&rows, req.rule(line), 0);
-    let plan = allot_core::backorder::partial_take(&rows, &order, line.quantity, req.allow_split);
+    let plan = allot_core::backorder::partial_take(&rows, &order, line.quantity);
     let got: i64 = plan.iter().map(|&(_, q)| q).sum();
     Ok((
         write_plan(tx, tenant, &line.sku, &rows, &plan, Take::Allocate)?,

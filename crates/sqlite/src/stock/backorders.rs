@@ -4,6 +4,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
+use crate::engine::location_rows::require_location;
 use crate::engine::placement::{take_line, take_what_there_is, Piece, Take};
 use crate::engine::store::SqliteStore;
 use allot_core::backorder::{plan_fills, BackorderLevel};
@@ -35,7 +36,12 @@ pub(crate) fn take_lines_or_owe(
                     return Err(refusal);
                 }
                 let (pieces, short) = take_what_there_is(tx, tenant, req, line)?;
-                if !level.has_room(short) {
+                let pinned_nowhere = || {
+                    line.location
+                        .as_deref()
+                        .is_some_and(|at| require_location(tx, tenant, at).is_err())
+                };
+                if short > 0 && (!level.has_room(short) || pinned_nowhere()) {
                     return Err(refusal);
                 }
                 taken.push(pieces);
