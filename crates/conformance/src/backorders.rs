@@ -5,6 +5,7 @@
 //! never backorder; the limit is never passed.
 
 use crate::fixture::{body, fresh, Fixture, T};
+use allot_core::hold::{Confirm, Release};
 use allot_core::store::Executed;
 use allot_core::{validate, Allocation, AllotError, Cancel, LedgerKind, Strategy};
 use serde_json::json;
@@ -237,5 +238,63 @@ pub async fn owed_lines_take_every_location(f: Fixture) {
     at_east(1).await;
     let read = s.get_allocation(&T, &a.id).await.unwrap();
     assert_eq!(took(&read), (3, Some(0)), "filled at east");
+    f.finish().await;
+}
+
+/// A hold of `quantity` of `sku` for `ttl_ms`, named `id`.
+async fn hold(f: &Fixture, id: &str, sku: &str, quantity: i64, ttl_ms: u64) -> allot_core::hold::Hold {
+    let b = body(json!({"lines": [{"sku": sku, "quantity": quantity}], "ttl_ms": ttl_ms}));
+    let req = validate::hold(id.into(), b, f.store.default_strategy(), &f.limits).unwrap();
+    fresh(f.store.create_hold(&T, req, None).await)
+}
+
+/// What a hold gives back fills the owed lines in the same write, oldest first, before any
+/// newcomer can take it: a release, the released part of a partial confirm, an expiry the
+/// sweeper finishes, and one a newcomer's allocation meets first.
+pub async fn holds_give_back_to_owed_lines(f: Fixture) {
+    let s = &f.store;
+    let strategy = s.default_strategy();
+    f.create_sku("HB", 4).await;
+    s.set_backorder_limit(&T, "HB", 10).await.unwrap();
+    hold(&f, "hb1", "HB", 2, 60_000).await;
+    hold(&f, "hb2", "HB", 2, 60_000).await;
+    let a1 = fresh(s.allocate(&T, owing(&f, "HB", 2, strategy), None).await);
+    let a2 = fresh(s.allocate(&T, owing(&f, "HB", 1, strategy), None).await);
+    assert_eq!((took(&a1), took(&a2)), ((0, Some(2)), (0, Some(1))));
+    fresh(s.release_hold(&T, Release::new("hb1", None), None).await);
+    let read = |id: String| async move { s.get_allocation(&T, &id).await.unwrap() };
+    assert_eq!(took(&read(a1.id.clone()).await), (2, Some(0)), "the release filled a1");
+    let part = validate::confirm(body(json!({"lines": [{"sku": "HB", "quantity": 1}]})), &f.limits).unwrap();
+    fresh(s.confirm_hold(&T, Confirm::new("hb2", part, None), None).await);
+    assert_eq!(
+        took(&read(a2.id.clone()).await),
+        (1, Some(0)),
+        "the released part filled a2"
+    );
+    let sku = s.get_sku(&T, "HB").await.unwrap();
+    assert_eq!((sku.on_hand, sku.available, sku.backordered), (0, 0, 0), "{sku:?}");
+
+    f.create_sku("HX", 2).await;
+    s.set_backorder_limit(&T, "HX", 10).await.unwrap();
+    hold(&f, "hx1", "HX", 1, 1_000).await;
+    // The later of the two: the clock may move between them.
+    let h = hold(&f, "hx2", "HX", 1, 1_000).await;
+    let a3 = fresh(s.allocate(&T, owing(&f, "HX", 1, strategy), None).await);
+    assert_eq!(took(&a3), (0, Some(1)));
+    f.clock.advance_past(h.expires_at);
+    assert!(s.expire_holds(s.now(), 1).await.unwrap() >= 1);
+    assert_eq!(
+        took(&read(a3.id.clone()).await),
+        (1, Some(0)),
+        "the sweeper's expiry filled a3"
+    );
+    let newcomer = fresh(s.allocate(&T, owing(&f, "HX", 1, strategy), None).await);
+    assert_eq!(
+        took(&newcomer),
+        (1, None),
+        "the other expired hold's unit: a3 was whole"
+    );
+    let sku = s.get_sku(&T, "HX").await.unwrap();
+    assert_eq!((sku.available, sku.backordered), (0, 0), "{sku:?}");
     f.finish().await;
 }

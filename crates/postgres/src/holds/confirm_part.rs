@@ -110,6 +110,7 @@ async fn release_rest(
     (held, plan): (&Held, &PartPlan),
     (actor, at): (Option<&str>, chrono::DateTime<chrono::Utc>),
 ) -> TxResult<()> {
+    let mut gave_back: (Vec<&str>, Vec<&str>) = Default::default();
     for ((sku, bucket, q, location), k) in held.pieces.iter().zip(&plan.stock) {
         let released = q - k;
         if released == 0 {
@@ -119,6 +120,13 @@ async fn release_rest(
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] =
             [&tenant, &id, sku, &released, bucket, k, &actor, location, &at];
         tx.execute(&stmt, &params).await?;
+        gave_back.0.push(sku);
+        gave_back.1.push(location);
+    }
+    if !gave_back.0.is_empty() {
+        // What the released part gave back fills what its SKUs owe there, as a release does.
+        let (skus, locations) = (&gave_back.0[..], &gave_back.1[..]);
+        crate::stock::backorders::fill_backorders(tx, tenant, (skus, locations), (actor, at)).await?;
     }
     for ((sku, q), k) in held.units.iter().zip(&plan.units) {
         let released = q - k;

@@ -12,14 +12,14 @@
 //! row the cancel has.
 
 use crate::engine::conn::{Db, Tx as Transaction};
-use crate::engine::location_rows::{read_buckets, require_location};
+use crate::engine::location_rows::require_location;
 use crate::engine::placement::{answered, take_what_there_is, Piece};
 use crate::engine::store::PgStore;
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::backorder::{plan_fills, BackorderLevel};
+use allot_core::backorder::BackorderLevel;
 use allot_core::location::Placement;
 use allot_core::store::{Executed, Idempotency};
-use allot_core::{plan_rebalance, Allocation, AllocationRequest, AllotError, BucketCounts, Capable, Result};
+use allot_core::{Allocation, AllocationRequest, AllotError, Capable, Result};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 
@@ -140,69 +140,21 @@ fn short_of(line: &allot_core::AllocationLine, available: i64) -> AllotError {
     }
 }
 
-/// The owed lines of `$2` (tenant `$1`) that may fill at location `$3`, oldest first, locked.
-const SQL_OWED_AT: &str = "SELECT allocation_id, quantity - filled - cancelled FROM backorders
-     WHERE tenant = $1 AND sku = $2 AND filled + cancelled < quantity AND (location IS NULL OR location = $3)
-     ORDER BY seq FOR UPDATE";
-/// `$1` sku, `$2` tenant, `$3` location: its rows (locked already by the caller).
-const SQL_LOCATION_ROWS: &str = "SELECT bucket, on_hand, held FROM stock
-  WHERE tenant = $2 AND sku = $1 AND location = $3 ORDER BY bucket FOR UPDATE";
-const SQL_APPLY_PLAN: &str = "UPDATE stock s SET on_hand = s.on_hand + d.d, version = s.version + 1
-     FROM unnest($2::int4[], $3::int8[]) AS d(b, d) WHERE s.tenant = $4 AND s.sku = $1 AND s.bucket = d.b";
-/// The fills at location `$3` of SKU `$2` (tenant `$1`): `$4` allocations, `$5` quantities,
-/// each added to its line's `fills` and `filled`, and its ledger entry (`backorder_filled`, in
-/// the fills' order) by `$6` at `$7`.
-const SQL_FILL: &str = "WITH f AS (SELECT * FROM unnest($4::text[], $5::int8[]) WITH ORDINALITY AS t(id, q, n)),
-     upd AS (UPDATE backorders b SET filled = b.filled + f.q,
-                    fills = b.fills || jsonb_build_array(jsonb_build_object('location', $3::text, 'quantity', f.q))
-               FROM f WHERE b.tenant = $1 AND b.sku = $2 AND b.allocation_id = f.id)
-     INSERT INTO ledger (tenant, sku, delta, held_delta, kind, ref, actor, location, at)
-     SELECT $1, $2, -f.q, 0, 'backorder_filled', f.id, $6, $3, $7 FROM f ORDER BY f.n";
-
-/// Fill the owed lines of `sku` that may use `location` from what is available there now,
-/// oldest first, in `tx` (whose writer brought stock back there and holds its rows): the
-/// stock taken, each fill on its line and one `backorder_filled` ledger entry each, by
-/// `actor` at `at`. One statement when nothing is owed.
+/// Fill the owed lines of the SKUs `skus` that may use the locations `locations` (pairwise)
+/// from what is available there now, oldest first, in `tx` (whose writer brought stock back
+/// there): `allot_fill_backorders` (V48), the one implementation every PostgreSQL writer
+/// runs — the pairs in byte order of SKU then location, each fill one `backorder_filled`
+/// ledger entry by `actor` at `at`. One statement; nothing is written when nothing is owed.
 pub(crate) async fn fill_backorders(
     tx: &Transaction<'_>,
     tenant: &str,
-    (sku, location): (&str, &str),
+    (skus, locations): (&[&str], &[&str]),
     (actor, at): (Option<&str>, DateTime<Utc>),
 ) -> TxResult<()> {
-    let stmt = tx.prepare_cached(SQL_OWED_AT).await?;
-    let owed_rows = tx.query(&stmt, &[&tenant, &sku, &location]).await?;
-    if owed_rows.is_empty() {
-        return Ok(());
-    }
-    let stmt = tx.prepare_cached(SQL_LOCATION_ROWS).await?;
-    let counts: Vec<BucketCounts> = read_buckets(&tx.query(&stmt, &[&sku, &tenant, &location]).await?)
-        .iter()
-        .map(|r| BucketCounts {
-            bucket: r.bucket as u32,
-            on_hand: r.on_hand,
-            held: r.held,
-        })
-        .collect();
-    let available: i64 = counts.iter().map(|c| c.on_hand - c.held).sum();
-    let owed: Vec<i64> = owed_rows.iter().map(|r| r.get(1)).collect();
-    let fills = plan_fills(&owed, available);
-    let total: i64 = fills.iter().sum();
-    if total == 0 {
-        return Ok(());
-    }
-    let plan = plan_rebalance(sku, &counts, -total)?;
-    let (bs, ds): (Vec<i32>, Vec<i64>) = plan.iter().map(|(b, d)| (*b as i32, *d)).unzip();
-    let stmt = tx.prepare_cached(SQL_APPLY_PLAN).await?;
-    tx.execute(&stmt, &[&sku, &bs, &ds, &tenant]).await?;
-    let (ids, qs): (Vec<String>, Vec<i64>) = owed_rows
-        .iter()
-        .zip(&fills)
-        .filter(|(_, f)| **f > 0)
-        .map(|(r, f)| (r.get::<_, String>(0), *f))
-        .unzip();
-    let stmt = tx.prepare_cached(SQL_FILL).await?;
-    tx.execute(&stmt, &[&tenant, &sku, &location, &ids, &qs, &actor, &at])
+    let stmt = tx
+        .prepare_cached("SELECT allot_fill_backorders($1, $2, $3, $4, $5)")
         .await?;
+    tx.execute(&stmt, &[&tenant, &skus, &locations, &actor, &at]).await?;
     Ok(())
 }
 

@@ -114,6 +114,29 @@ impl Model {
         pieces
     }
 
+    /// The (SKU, location) of each stock piece of hold `id` (as it holds them now).
+    pub(super) fn hold_pieces_at(&self, id: &str) -> Vec<(String, String)> {
+        let Some(h) = self.holds.get(id) else {
+            return Vec::new();
+        };
+        h.lines
+            .iter()
+            .zip(&h.from)
+            .flat_map(|((sku, _), from)| from.iter().map(move |(l, _)| (sku.clone(), l.clone())))
+            .collect()
+    }
+
+    /// Fill what is owed at each (SKU, location) of `at` (where holds gave stock back: a
+    /// release, an expiry finalised, the released part of a partial confirm), in byte order
+    /// of SKU then location, each once, as every store does (PostgreSQL's
+    /// `allot_fill_backorders`, V48).
+    pub(super) fn fill_after_holds(&mut self, at: Vec<(String, String)>) {
+        let at: std::collections::BTreeSet<(String, String)> = at.into_iter().collect();
+        for (sku, location) in &at {
+            self.fill_backorders(sku, location);
+        }
+    }
+
     /// Fill what `sku` owes at `location` from what is available there (on hand less what
     /// every unfinished hold holds, as the store's rows say), oldest first.
     pub(super) fn fill_backorders(&mut self, sku: &str, location: &str) {

@@ -135,6 +135,8 @@ impl Model {
             status => return Err(Self::not_active(id, status)),
         }
         let units = h.units;
+        // A partial confirm gives back what it does not keep: what is owed there is filled.
+        let gave_back = part.map(|_| self.hold_pieces_at(id));
         let (kept, from) = match part {
             None => (h.lines.clone(), h.from.clone()),
             Some(part) => {
@@ -160,6 +162,9 @@ impl Model {
             h.from = from.clone();
         }
         self.allocations.insert(id.to_string(), Allocation::of(kept, from));
+        if let Some(at) = gave_back {
+            self.fill_after_holds(at);
+        }
         self.note_hold_event("hold.confirmed", id);
         Ok((200, self.allocation_view(id)?, Some(Noted::Id(id.to_string()))))
     }
@@ -195,6 +200,7 @@ impl Model {
                 if let Some(h) = self.holds.get_mut(id) {
                     h.stored = Stored::Released;
                 }
+                self.fill_after_holds(self.hold_pieces_at(id));
                 self.free_units(id);
                 self.finish_hold_bookings(id, allot_core::booking::BookingStatus::Released);
                 if self.mutation != Some(super::Mutation::ReleaseEventMissing) {
@@ -207,6 +213,7 @@ impl Model {
                 if let Some(h) = self.holds.get_mut(id) {
                     h.finalised = true;
                 }
+                self.fill_after_holds(self.hold_pieces_at(id));
             }
             HoldStatus::Released => {}
             status => return Err(Self::not_active(id, status)),

@@ -196,12 +196,15 @@ impl Model {
             .filter(|(_, h)| !h.finalised && of_sku(h) && self.status(h) == HoldStatus::Expired)
             .map(|(id, _)| id.clone())
             .collect();
+        let mut gave_back = Vec::new();
         for id in &overdue {
             self.free_units(id);
+            gave_back.extend(self.hold_pieces_at(id));
             if let Some(h) = self.holds.get_mut(id) {
                 h.finalised = true;
             }
         }
+        self.fill_after_holds(gave_back);
         overdue.len()
     }
 

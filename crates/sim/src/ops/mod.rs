@@ -544,6 +544,20 @@ impl Generator {
                     key: None,
                 })
             }
+            // Holds of that SKU, so that what they give back (a release, an expiry, a
+            // partial confirm) meets owed lines.
+            4..=5 => Some(Op::Hold {
+                lines: vec![(SKUS[1], b.random_range(1..=2))],
+                units: Vec::new(),
+                bookings: Vec::new(),
+                ttl_ms: [1000, 5000, 60_000][b.random_range(0..3)],
+                place: Place {
+                    pin: None,
+                    placing: Placing::Default,
+                    split: true,
+                },
+                key: None,
+            }),
             _ => None,
         }
     }

@@ -61,6 +61,15 @@ pub(crate) fn shrink_hold(
     let stock: Vec<(String, i64)> = held.pieces.iter().map(|p| (p.0.clone(), p.2)).collect();
     let plan = plan_part(id, (&stock, &held.units, &held.bookings), part)?;
     release_rest(c, (tenant, id), (&held, &plan), now_us, actor).map_err(map_error)?;
+    // What the released part gave back fills what its SKUs owe there, as a release does.
+    let gave_back = held
+        .pieces
+        .iter()
+        .zip(&plan.stock)
+        .filter(|((_, _, q, _), k)| q > k)
+        .map(|((sku, _, _, location), _)| (sku.clone(), location.clone()))
+        .collect();
+    crate::stock::backorders::fill_after_holds(c, tenant, gave_back, actor)?;
     let lines = plan.lines(
         held.pieces.iter().map(|p| (p.0.as_str(), p.3.as_str())),
         held.units.iter().map(|u| u.0.as_str()),

@@ -299,9 +299,15 @@ impl SqliteStore {
                         .collect()
                 })
                 .map_err(map_error)?;
-            let mut done = 0;
+            // Each tenant's at once: what they gave back fills once, in one order (as
+            // PostgreSQL's sweeper finishes them).
+            let mut by_tenant: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
             for (tenant, id) in &rows {
-                done += finish_holds(tx, tenant, std::slice::from_ref(id), HoldStatus::Expired, now, None)?;
+                by_tenant.entry(tenant).or_default().push(id.clone());
+            }
+            let mut done = 0;
+            for (tenant, ids) in &by_tenant {
+                done += finish_holds(tx, tenant, ids, HoldStatus::Expired, now, None)?;
             }
             Ok(done)
         })

@@ -141,6 +141,42 @@ pub(crate) fn fill_backorders(
     Ok(())
 }
 
+/// The (SKU, location) of each stock piece of the holds `ids` of `tenant` whose SKU owes
+/// anything: where what a release or an expiry gave back may fill.
+pub(crate) fn released_at(tx: &Connection, tenant: &str, ids: &[&str]) -> Result<Vec<(String, String)>> {
+    let mut at = Vec::new();
+    for id in ids {
+        let rows: Vec<(String, String)> = tx
+            .prepare_cached(
+                "SELECT hl.sku, st.location FROM hold_lines hl
+                   JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
+                  WHERE hl.tenant = ?1 AND hl.hold_id = ?2 AND hl.bucket >= 0
+                    AND EXISTS (SELECT 1 FROM backorders b WHERE b.tenant = ?1 AND b.sku = hl.sku
+                                   AND b.filled + b.cancelled < b.quantity)",
+            )
+            .and_then(|mut s| s.query_map([tenant, id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+            .map_err(map_error)?;
+        at.extend(rows);
+    }
+    Ok(at)
+}
+
+/// Fill what the SKUs owe at each (SKU, location) of `at` (stock a hold gave back there), in
+/// byte order of SKU then location, each pair once: the order PostgreSQL's
+/// `allot_fill_backorders` (V48) and the model fill in.
+pub(crate) fn fill_after_holds(
+    tx: &Connection,
+    tenant: &str,
+    at: Vec<(String, String)>,
+    actor: Option<&str>,
+) -> Result<()> {
+    let at: std::collections::BTreeSet<(String, String)> = at.into_iter().collect();
+    for (sku, location) in &at {
+        fill_backorders(tx, tenant, (sku, location), actor)?;
+    }
+    Ok(())
+}
+
 /// Before a cancel gives back allocation `id`'s lines: drop what its lines still owe.
 pub(crate) fn drop_owed(tx: &Connection, tenant: &str, id: &str) -> Result<()> {
     tx.prepare_cached(

@@ -779,18 +779,34 @@ impl BatchTx<'_> {
         let event_params = w.hold_event_params(&self.now, &self.tenant);
         // Unless the mixed holds' statement said it already.
         let set_first = events.is_some() && !w.has_mixed_holds();
+        // What the releases gave back fills what their SKUs owe there (a lane's fills name
+        // no actor: several requests' releases may share them), in the same round trip.
+        let released = w.released_at();
+        let fill = match released.0.is_empty() {
+            true => None,
+            false => Some(self.tx.prepare_cached(SQL_FILL).await.map_err(Ended::Refused)?),
+        };
+        let no_actor: Option<&str> = None;
+        let fill_params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+            [&self.tenant, &released.0, &released.1, &no_actor, &self.now];
         let last = async {
-            let (set, written, evented) = tokio::join!(biased;
+            let (set, written, evented, filled) = tokio::join!(biased;
                 async { if set_first { self.tx.batch_execute(EVENTS_WRITTEN).await } else { Ok(()) } },
                 self.tx.execute(&stmt, &params[..n]),
-                async { match &events { Some(e) => self.tx.execute(e, &event_params).await.map(drop), None => Ok(()) } });
+                async { match &events { Some(e) => self.tx.execute(e, &event_params).await.map(drop), None => Ok(()) } },
+                async { match &fill { Some(f) => self.tx.execute(f, &fill_params).await.map(drop), None => Ok(()) } });
             set?;
             let written = written?;
-            evented.map(|()| written)
+            evented?;
+            filled.map(|()| written)
         };
         commit_with(self.tx, last).await.map(drop)
     }
 }
+
+/// The fills of what the batch's releases gave back: `$1` the tenant, `$2`/`$3` the SKU and
+/// location of each piece, `$4` the actor, `$5` now (V48).
+const SQL_FILL: &str = "SELECT allot_fill_backorders($1, $2, $3, $4, $5)";
 
 /// Sent (pipelined) before a batch writes its first hold's row: the lane writes the events of
 /// the holds it makes and finishes itself ([`SQL_HOLD_EVENTS`]), and V39's triggers skip

@@ -188,6 +188,18 @@ impl Writes {
         }
     }
 
+    /// The (SKU, location) of each piece the batch's releases give back: where what their
+    /// SKUs owe is filled, after the write (`allot_fill_backorders`, V48).
+    pub(super) fn released_at(&self) -> (Vec<&str>, Vec<&str>) {
+        let released = LedgerKind::HoldReleased.as_str();
+        self.l_kind
+            .iter()
+            .zip(self.l_sku.iter().zip(&self.l_location))
+            .filter(|(k, _)| **k == released)
+            .map(|(_, (s, l))| (s.as_str(), l.as_str()))
+            .unzip()
+    }
+
     /// An allocation row (a new one, or a confirmed hold's).
     pub(super) fn allocation(&mut self, id: &str, strategy: TakenWith, lines_json: serde_json::Value) {
         self.a_id.push(id.to_string());
