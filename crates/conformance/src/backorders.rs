@@ -298,3 +298,56 @@ pub async fn holds_give_back_to_owed_lines(f: Fixture) {
     assert_eq!((sku.available, sku.backordered), (0, 0), "{sku:?}");
     f.finish().await;
 }
+
+/// Holds released at once with newcomers' allocations on a SKU of four buckets, its stock
+/// all held and four lines owed: every release fills the oldest owed lines in its own write
+/// (whatever bucket it freed, the location's rows locked in the global order: no deadlock
+/// reaches a request), the four older lines are whole, and the books balance: the eight units
+/// are all handed over, what is owed is what was asked beyond them.
+pub async fn releases_race_newcomers_over_buckets(f: Fixture) {
+    let s = &f.store;
+    let strategies: Vec<Strategy> = [
+        Strategy::Atomic,
+        Strategy::Pessimistic,
+        Strategy::Optimistic,
+        Strategy::Segmented,
+        Strategy::Serialized,
+    ]
+    .into_iter()
+    .filter(|st| s.supports(*st))
+    .collect();
+    let sku = validate::create_sku(body(json!({"sku": "HS", "on_hand": 8, "buckets": 4})), &f.limits).unwrap();
+    fresh(s.create_sku(&T, sku, None).await);
+    s.set_backorder_limit(&T, "HS", 100).await.unwrap();
+    for n in 0..8 {
+        hold(&f, &format!("hs{n}"), "HS", 1, 60_000).await;
+    }
+    let mut first = Vec::new();
+    for _ in 0..4 {
+        first.push(fresh(s.allocate(&T, owing(&f, "HS", 1, strategies[0]), None).await).id);
+    }
+    let mut set = tokio::task::JoinSet::new();
+    for n in 0..20 {
+        let store = s.clone();
+        if n % 5 < 2 {
+            // hs0 … hs7, one each, among twelve allocations.
+            let id = format!("hs{}", n / 5 * 2 + n % 5);
+            set.spawn(async move { store.release_hold(&T, Release::new(id, None), None).await.map(|_| 0) });
+        } else {
+            let req = owing(&f, "HS", 1, strategies[n % strategies.len()]);
+            set.spawn(async move { store.allocate(&T, req, None).await.map(|_| 1) });
+        }
+    }
+    let mut newcomers = 0;
+    while let Some(r) = set.join_next().await {
+        newcomers += r.unwrap().unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    for id in &first {
+        let a = s.get_allocation(&T, id).await.unwrap();
+        assert_eq!(took(&a), (1, Some(0)), "an older owed line is whole");
+    }
+    let sku = s.get_sku(&T, "HS").await.unwrap();
+    assert_eq!((sku.on_hand, sku.held, sku.available), (0, 0, 0), "{sku:?}");
+    assert_eq!(sku.backordered, 4 + newcomers - 8, "{sku:?}");
+    f.finish().await;
+}

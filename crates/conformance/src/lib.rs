@@ -29,7 +29,7 @@
 //! | `move_stock` | `states::moves_between_states`, `states::moves_race_allocations` |
 //! | every stock write's `reason` and `reference` (ledger and events) | `reasons::every_change_carries_its_reason` |
 //! | `put_kit`, `kits`, `delete_kit` (and kit lines in allocations and holds) | `kits::kits_take_and_give_back_every_component`, `kits::a_storm_of_kits_never_oversells_a_component` |
-//! | `set_backorder_limit` (and owed lines in allocations, their fills and cancels) | `backorders::backorders_fill_oldest_first`, `backorders::a_storm_never_jumps_the_queue`, `backorders::owed_lines_take_every_location`, `backorders::holds_give_back_to_owed_lines` |
+//! | `set_backorder_limit` (and owed lines in allocations, their fills and cancels) | `backorders::backorders_fill_oldest_first`, `backorders::a_storm_never_jumps_the_queue`, `backorders::owed_lines_take_every_location`, `backorders::holds_give_back_to_owed_lines`, `backorders::releases_race_newcomers_over_buckets` |
 //! | `create_hold`, `get_hold`, `list_holds`, `extend_hold`, `confirm_hold`, `release_hold` | `holds::hold_lifecycle` |
 //! | `expire_holds` | `holds::holds_expire_by_the_clock` |
 //! | `add_units`, `list_units`, `get_unit`, `claim_units` | `units::units_listed_and_read`, `units::no_unit_twice`, `units::units_of_an_expired_hold` |
@@ -101,6 +101,7 @@ macro_rules! suite {
             backorders::a_storm_never_jumps_the_queue,
             backorders::owed_lines_take_every_location,
             backorders::holds_give_back_to_owed_lines,
+            backorders::releases_race_newcomers_over_buckets,
             holds::hold_lifecycle,
             holds::holds_expire_by_the_clock,
             units::units_listed_and_read,

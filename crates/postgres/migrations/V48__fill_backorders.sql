@@ -60,8 +60,12 @@ BEGIN
     END LOOP;
 END $$;
 
--- As V42's, and a release or an expiry then fills what the SKUs of the holds it finished owe
--- at the locations their stock went back to. A confirm gives nothing back: nothing to fill.
+-- As V42's, and a release or an expiry then fills what the SKUs of the holds it finishes owe
+-- at the locations their stock goes back to. A confirm gives nothing back: nothing to fill.
+-- Before the holds are finished, every stock row at those locations is locked in the global
+-- order (SKU in byte order, then bucket): a fill locks the location's other buckets too, and
+-- taking them after the hold's own would invert the order a backordering allocation, a cancel
+-- or a receipt takes them in.
 ALTER FUNCTION allot_finish_holds(text, text[], text, timestamptz, text, text) RENAME TO allot_finish_holds_unfilled;
 CREATE FUNCTION allot_finish_holds(p_tenant text, p_ids text[], p_to text, p_at timestamptz,
                                    p_actor text, p_kind text)
@@ -71,17 +75,23 @@ DECLARE
     v_skus text[];
     v_locations text[];
 BEGIN
-    done := allot_finish_holds_unfilled(p_tenant, p_ids, p_to, p_at, p_actor, p_kind);
-    IF p_to = 'confirmed' OR cardinality(done) = 0 THEN
-        RETURN done;
+    IF p_to <> 'confirmed' THEN
+        SELECT array_agg(hl.sku), array_agg(st.location) INTO v_skus, v_locations
+          FROM hold_lines hl
+          JOIN holds h ON h.tenant = hl.tenant AND h.id = hl.hold_id AND h.status = 'held'
+          JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
+         WHERE hl.tenant = p_tenant AND hl.hold_id = ANY(p_ids) AND hl.bucket >= 0
+           AND EXISTS (SELECT 1 FROM backorders b WHERE b.tenant = p_tenant AND b.sku = hl.sku
+                          AND b.filled + b.cancelled < b.quantity);
     END IF;
-    SELECT array_agg(hl.sku), array_agg(st.location) INTO v_skus, v_locations
-      FROM hold_lines hl
-      JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
-     WHERE hl.tenant = p_tenant AND hl.hold_id = ANY(done) AND hl.bucket >= 0
-       AND EXISTS (SELECT 1 FROM backorders b WHERE b.tenant = p_tenant AND b.sku = hl.sku
-                      AND b.filled + b.cancelled < b.quantity);
     IF v_skus IS NOT NULL THEN
+        PERFORM 1 FROM stock s
+          JOIN (SELECT DISTINCT t.sku, t.loc FROM unnest(v_skus, v_locations) AS t(sku, loc)) d
+            ON s.tenant = p_tenant AND s.sku = d.sku AND s.location = d.loc
+         ORDER BY s.sku COLLATE "C", s.bucket FOR UPDATE OF s;
+    END IF;
+    done := allot_finish_holds_unfilled(p_tenant, p_ids, p_to, p_at, p_actor, p_kind);
+    IF v_skus IS NOT NULL AND cardinality(done) > 0 THEN
         PERFORM allot_fill_backorders(p_tenant, v_skus, v_locations, p_actor, p_at);
     END IF;
     RETURN done;

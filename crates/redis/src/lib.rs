@@ -494,7 +494,9 @@ impl RedisGate {
     /// key bound to another request `idempotency_key_reused`, whatever the counter says) and
     /// when the SKU does not exist (`not_found`, as on every other strategy) — both found by
     /// `allot sim`'s differential runner, where `redis_counter` answered `insufficient_stock`;
-    /// and when the SKU has room to owe more (`allot_core::backorder`).
+    /// and when the SKU takes backorders (`allot_core::backorder`: with room to owe, the
+    /// database owes; at its limit, what an expired hold gives back fills owed lines first,
+    /// which the SKU's read does not show — `allot sim`, seed 2, once holds gave back to them).
     /// And it decides when the line refused is not the first in SKU order or may not use
     /// every location of its SKU (pinned, or a ranked `placement`): a counter is the SKU's
     /// total, while the database refuses the first line in SKU order that its locations
@@ -524,8 +526,10 @@ impl RedisGate {
             return Ok(Admission::Bypass);
         }
         let (truth, owing) = match store.get_sku(tenant, &sku).await {
-            // A SKU with room to owe: the database takes what there is and owes the rest.
-            Ok(s) => (s.available, s.backordered < s.backorder_limit),
+            // A SKU that takes backorders: the database decides (with room to owe it takes
+            // what there is and owes the rest; without, an expired hold it finishes first
+            // fills owed lines, so what the read calls available may be theirs).
+            Ok(s) => (s.available, s.backorder_limit > 0),
             Err(AllotError::NotFound { .. }) => return Ok(Admission::Bypass),
             Err(_) => (available, false),
         };

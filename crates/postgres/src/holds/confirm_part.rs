@@ -19,6 +19,18 @@ const SQL_PIECES: &str = "SELECT hl.sku, hl.bucket, hl.quantity, st.location FRO
    JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
   WHERE hl.tenant = $2 AND hl.hold_id = $1 ORDER BY hl.sku COLLATE \"C\", hl.bucket FOR UPDATE OF st";
 
+/// Where the hold's stock pieces are, of SKUs that owe (backorders): every stock row at those
+/// locations, locked in the global order before the hold's own, since what the released part
+/// gives back fills there after (`allot_fill_backorders` locks the location's rows).
+const SQL_LOCK_OWING: &str = "SELECT 1 FROM stock s
+   JOIN (SELECT DISTINCT hl.sku, st.location FROM hold_lines hl
+           JOIN stock st ON st.tenant = hl.tenant AND st.sku = hl.sku AND st.bucket = hl.bucket
+          WHERE hl.tenant = $2 AND hl.hold_id = $1 AND hl.bucket >= 0
+            AND EXISTS (SELECT 1 FROM backorders b WHERE b.tenant = $2 AND b.sku = hl.sku
+                           AND b.filled + b.cancelled < b.quantity)) d
+     ON s.tenant = $2 AND s.sku = d.sku AND s.location = d.location
+  ORDER BY s.sku COLLATE \"C\", s.bucket FOR UPDATE OF s";
+
 /// The hold's unit lines `(sku, quantity)` in SKU order.
 const SQL_UNIT_LINES: &str = "SELECT sku, quantity FROM hold_lines
   WHERE tenant = $2 AND hold_id = $1 AND bucket = -1 ORDER BY sku COLLATE \"C\"";
@@ -61,6 +73,8 @@ struct Held {
 }
 
 async fn read_held(tx: &Transaction<'_>, tenant: &str, id: &str) -> TxResult<Held> {
+    let stmt = tx.prepare_cached(SQL_LOCK_OWING).await?;
+    tx.query(&stmt, &[&id, &tenant]).await?;
     let stmt = tx.prepare_cached(SQL_PIECES).await?;
     let pieces = tx.query(&stmt, &[&id, &tenant]).await?;
     let stmt = tx.prepare_cached(SQL_UNIT_LINES).await?;

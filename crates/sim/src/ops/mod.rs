@@ -532,32 +532,37 @@ impl Generator {
                     limit: [0, 2, 6, 12][b.random_range(0..4)],
                 })
             }
-            1..=3 => {
+            n @ 1..=3 => {
                 let place = Place {
                     pin: (b.random_range(0..4) == 0).then_some(LOCATIONS[b.random_range(0..LOCATIONS.len())].0),
                     placing: Placing::Default,
                     split: b.random_range(0..2) == 0,
                 };
+                let quantity = b.random_range(2..=9);
+                if n == 1 {
+                    // A hold of that SKU instead, so that what holds give back (a release,
+                    // an expiry, a partial confirm) meets owed lines; made of the same draws
+                    // (the stream goes on as it did before holds joined it, and so do the
+                    // places of the other steps).
+                    return Some(Op::Hold {
+                        lines: vec![(SKUS[1], 1 + quantity % 2)],
+                        units: Vec::new(),
+                        bookings: Vec::new(),
+                        ttl_ms: [1000, 5000, 60_000][(quantity % 3) as usize],
+                        place: Place {
+                            pin: None,
+                            split: true,
+                            ..place
+                        },
+                        key: None,
+                    });
+                }
                 Some(Op::Allocate {
-                    lines: vec![(SKUS[1], b.random_range(2..=9))],
+                    lines: vec![(SKUS[1], quantity)],
                     place,
                     key: None,
                 })
             }
-            // Holds of that SKU, so that what they give back (a release, an expiry, a
-            // partial confirm) meets owed lines.
-            4..=5 => Some(Op::Hold {
-                lines: vec![(SKUS[1], b.random_range(1..=2))],
-                units: Vec::new(),
-                bookings: Vec::new(),
-                ttl_ms: [1000, 5000, 60_000][b.random_range(0..3)],
-                place: Place {
-                    pin: None,
-                    placing: Placing::Default,
-                    split: true,
-                },
-                key: None,
-            }),
             _ => None,
         }
     }

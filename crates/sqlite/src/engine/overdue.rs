@@ -83,13 +83,19 @@ pub(crate) fn finish_holds(
     Ok(done)
 }
 
+/// A group of overdue holds one call finished: (tenant, ids, at µs).
+pub(crate) type Overdue = (String, Vec<String>, i64);
+
 thread_local! {
     /// The overdue holds finished as expired by the write running on this (the writer)
-    /// thread, with the instant they were finished at: [`SqliteStore::transact`] finishes
+    /// thread, a group per call that finished them, with the instant they were finished at
+    /// (a group is finished again together: what it gave back fills once, in one order, as
+    /// on PostgreSQL, whose writers finish each group in a transaction of their own):
+    /// [`SqliteStore::transact`] finishes
     /// them again in a transaction of their own when the write rolls back, so an expired
     /// hold a refused request met is finished for good, as PostgreSQL finishes it in a
     /// transaction of its own (a mixed hold's units rejoin the claims' order either way).
-    static FINISHED_OVERDUE: std::cell::RefCell<Vec<(String, String, i64)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static FINISHED_OVERDUE: std::cell::RefCell<Vec<Overdue>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Forget the overdue holds noted so far on this thread (a write begins).
@@ -98,20 +104,17 @@ pub(crate) fn forget_finished_overdue() {
 }
 
 /// The overdue holds noted on this thread since [`forget_finished_overdue`]:
-/// (tenant, id, at µs).
-pub(crate) fn take_finished_overdue() -> Vec<(String, String, i64)> {
+/// a group per call that finished them.
+pub(crate) fn take_finished_overdue() -> Vec<Overdue> {
     FINISHED_OVERDUE.with_borrow_mut(std::mem::take)
 }
 
-/// Finish `overdue` (from [`take_finished_overdue`]) as expired, each at its own instant:
-/// those another write finished since are left as they are.
-pub(crate) fn finish_again(c: &Connection, overdue: &[(String, String, i64)]) -> Result<u64> {
+/// Finish `overdue` (from [`take_finished_overdue`]) as expired, each group at its own
+/// instant: those another write finished since are left as they are.
+pub(crate) fn finish_again(c: &Connection, overdue: &[Overdue]) -> Result<u64> {
     let mut n = 0;
-    // Those one writer met at one instant together, as they were first finished (and as
-    // PostgreSQL finishes them): what they give back fills in one order.
-    for run in overdue.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
-        let ids: Vec<String> = run.iter().map(|o| o.1.clone()).collect();
-        n += finish_holds(c, &run[0].0, &ids, HoldStatus::Expired, run[0].2, None)?;
+    for (tenant, ids, at) in overdue {
+        n += finish_holds(c, tenant, ids, HoldStatus::Expired, *at, None)?;
     }
     Ok(n)
 }
@@ -127,6 +130,8 @@ pub(crate) fn expire_overdue_on(c: &Connection, tenant: &str, sku: &str, now_us:
         )
         .and_then(|mut s| s.query_map(params![sku, now_us, tenant], |r| r.get(0))?.collect())
         .map_err(map_error)?;
-    FINISHED_OVERDUE.with_borrow_mut(|f| f.extend(ids.iter().map(|id| (tenant.to_string(), id.clone(), now_us))));
+    if !ids.is_empty() {
+        FINISHED_OVERDUE.with_borrow_mut(|f| f.push((tenant.to_string(), ids.clone(), now_us)));
+    }
     finish_holds(c, tenant, &ids, HoldStatus::Expired, now_us, None)
 }
