@@ -26,7 +26,7 @@ class SkuSettingsBody:
 
         Attributes:
             backorder_limit (int | Unset): Most units allocations may owe beyond stock at once, 0..=`max_quantity` (0: no
-                backorders; see `allot_core::backorder`); absent: kept.
+                backorders; see `allot_core::backorder`); absent: kept; `null` is refused.
             low_stock_below (int | None | Unset): The `sku.low_stock` threshold, 1..=`max_quantity`; `null` removes it;
                 absent: kept.
      """

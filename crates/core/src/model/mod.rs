@@ -409,8 +409,8 @@ pub struct SkuSettingsBody {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub low_stock_below: Option<Option<i64>>,
     /// Most units allocations may owe beyond stock at once, 0..=`max_quantity` (0: no
-    /// backorders; see `allot_core::backorder`); absent: kept.
-    #[serde(default)]
+    /// backorders; see `allot_core::backorder`); absent: kept; `null` is refused.
+    #[serde(default, deserialize_with = "not_null")]
     #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub backorder_limit: Option<i64>,
 }
@@ -423,6 +423,17 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(d).map(Some)
+}
+
+/// A field that may be absent (`None`, serde's default for a missing field) or a value, never
+/// `null` (a deserialization error naming the field: Schemathesis sent `null` where the
+/// document says integer).
+fn not_null<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 /// `POST /v1/skus/{sku}/adjustments` body.
