@@ -53,7 +53,10 @@ async fn limits_are_settings(ts: &TestServer) {
         "{b}"
     );
     let (s, b) = patch(json!({"backorder_limit": null, "low_stock_below": 1})).await;
-    assert!(s == 400 && b["error"]["message"].as_str().unwrap().contains("backorder_limit"), "null: {b}");
+    assert!(
+        s == 400 && b["error"]["message"].as_str().unwrap().contains("backorder_limit"),
+        "null: {b}"
+    );
     let (s, b) = patch(json!({"backorder_limit": 2, "nope": 1})).await;
     assert_eq!(s, 400, "{b}");
     assert!(ts.sku("S").await.get("backorder_limit").is_none(), "nothing changed");
