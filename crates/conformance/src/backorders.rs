@@ -22,6 +22,21 @@ fn took(a: &Allocation) -> (i64, Option<i64>) {
     (l.from.iter().map(|s| s.quantity).sum(), l.backordered)
 }
 
+/// The per-request strategies the store has that write stock where they decide (the storms
+/// rotate over them).
+fn per_request(s: &dyn allot_core::Database) -> Vec<Strategy> {
+    [
+        Strategy::Atomic,
+        Strategy::Pessimistic,
+        Strategy::Optimistic,
+        Strategy::Segmented,
+        Strategy::Serialized,
+    ]
+    .into_iter()
+    .filter(|st| s.supports(*st))
+    .collect()
+}
+
 /// Add `delta` to `sku`'s on hand by an adjustment.
 async fn restock(f: &Fixture, sku: &str, delta: i64) -> allot_core::Sku {
     let adj = validate::adjustment(sku, body(json!({"delta": delta, "reason": "restock"})), &f.limits).unwrap();
@@ -136,16 +151,7 @@ pub async fn backorders_fill_oldest_first(f: Fixture) {
 /// comes back only to fill), the limit is never passed, and on hand = stock in - taken.
 pub async fn a_storm_never_jumps_the_queue(f: Fixture) {
     let s = &f.store;
-    let strategies: Vec<Strategy> = [
-        Strategy::Atomic,
-        Strategy::Pessimistic,
-        Strategy::Optimistic,
-        Strategy::Segmented,
-        Strategy::Serialized,
-    ]
-    .into_iter()
-    .filter(|st| s.supports(*st))
-    .collect();
+    let strategies = per_request(s.as_ref());
     f.create_sku("Q", 0).await;
     s.set_backorder_limit(&T, "Q", 30).await.unwrap();
     let mut first = Vec::new();
@@ -306,16 +312,7 @@ pub async fn holds_give_back_to_owed_lines(f: Fixture) {
 /// are all handed over, what is owed is what was asked beyond them.
 pub async fn releases_race_newcomers_over_buckets(f: Fixture) {
     let s = &f.store;
-    let strategies: Vec<Strategy> = [
-        Strategy::Atomic,
-        Strategy::Pessimistic,
-        Strategy::Optimistic,
-        Strategy::Segmented,
-        Strategy::Serialized,
-    ]
-    .into_iter()
-    .filter(|st| s.supports(*st))
-    .collect();
+    let strategies = per_request(s.as_ref());
     let sku = validate::create_sku(body(json!({"sku": "HS", "on_hand": 8, "buckets": 4})), &f.limits).unwrap();
     fresh(s.create_sku(&T, sku, None).await);
     s.set_backorder_limit(&T, "HS", 100).await.unwrap();

@@ -84,16 +84,7 @@ pub fn plan_fills(owed: &[i64], available: i64) -> Vec<i64> {
 /// stock behind for newcomers to take while it waits). Returns the pieces `(row index,
 /// quantity)`, summing to at most `quantity`.
 pub fn partial_take(rows: &[RowLevel], order: &[usize], quantity: i64) -> Vec<(usize, i64)> {
-    let mut left = quantity;
-    let mut pieces = Vec::new();
-    for &i in order {
-        let q = left.min(rows[i].available());
-        if q > 0 {
-            pieces.push((i, q));
-            left -= q;
-        }
-    }
-    pieces
+    crate::location::take_in_order(rows, order, quantity)
 }
 
 /// Fold the stored backorders of an allocation into its `lines` as read: each owed line's

@@ -340,21 +340,30 @@ pub fn plan_take(rows: &[RowLevel], order: &[usize], quantity: i64, allow_split:
     plan
 }
 
-/// As much as each row in `order` has until `quantity` is placed.
+/// As much as each row in `order` has until `quantity` is placed; none when they cannot
+/// bear it.
 fn split_take(rows: &[RowLevel], order: &[usize], quantity: i64) -> Option<Vec<(usize, i64)>> {
+    let pieces = take_in_order(rows, order, quantity);
+    (pieces.iter().map(|&(_, q)| q).sum::<i64>() == quantity).then_some(pieces)
+}
+
+/// As much as each row in `order` has, in that order, until `quantity` is placed or the rows
+/// run out: pieces `(row index, quantity)` summing to at most `quantity` (a split line's
+/// plan; what a line that may owe takes, `crate::backorder::partial_take`).
+pub fn take_in_order(rows: &[RowLevel], order: &[usize], quantity: i64) -> Vec<(usize, i64)> {
     let mut left = quantity;
     let mut pieces = Vec::new();
     for &i in order {
+        if left == 0 {
+            break;
+        }
         let q = left.min(rows[i].available());
         if q > 0 {
             pieces.push((i, q));
             left -= q;
         }
-        if left == 0 {
-            return Some(pieces);
-        }
     }
-    None
+    pieces
 }
 
 /// What the rows in `order` have available in all (a short line's `available`).

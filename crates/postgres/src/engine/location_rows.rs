@@ -210,7 +210,7 @@ impl PgStore {
         if delta > 0 {
             // Stock came back here: what is owed and may use it is filled now, oldest first.
             let by = (entry.actor, entry.at);
-            crate::stock::backorders::fill_backorders(tx, tenant, (&[sku], &[location]), by).await?;
+            crate::engine::fills::fill_backorders(tx, tenant, (&[sku], &[location]), by).await?;
         }
         Ok(!plan.is_empty())
     }

@@ -7,7 +7,8 @@
 //! database in it (`combiner`), and the stock machinery allocations, holds and unit claims
 //! all use: taking a line across a SKU's rows (`placement`), a location's rows
 //! (`location_rows`), records read by several domains (`records`), overdue holds
-//! (`overdue`) and the writers' gate of a hot SKU's per-request writers (`sku_gate`).
+//! (`overdue`), the backorders filled where stock comes back (`fills`) and the writers' gate
+//! of a hot SKU's per-request writers (`sku_gate`).
 //!
 //! **Invariant:** a domain (`stock/`, `holds/`, `units/`, `bookings`, `jobs/`, `keys`,
 //! `audit/`) uses the engine and the core, never a sibling domain; the engine uses no domain.
@@ -20,6 +21,7 @@ pub(crate) mod config;
 pub(crate) mod conn;
 pub(crate) mod connect;
 pub(crate) mod errors;
+pub(crate) mod fills;
 pub(crate) mod flat;
 pub(crate) mod listen;
 pub(crate) mod location_rows;

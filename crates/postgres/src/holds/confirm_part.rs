@@ -140,7 +140,7 @@ async fn release_rest(
     if !gave_back.0.is_empty() {
         // What the released part gave back fills what its SKUs owe there, as a release does.
         let (skus, locations) = (&gave_back.0[..], &gave_back.1[..]);
-        crate::stock::backorders::fill_backorders(tx, tenant, (skus, locations), (actor, at)).await?;
+        crate::engine::fills::fill_backorders(tx, tenant, (skus, locations), (actor, at)).await?;
     }
     for ((sku, q), k) in held.units.iter().zip(&plan.units) {
         let released = q - k;

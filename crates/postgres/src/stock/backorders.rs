@@ -140,24 +140,6 @@ fn short_of(line: &allot_core::AllocationLine, available: i64) -> AllotError {
     }
 }
 
-/// Fill the owed lines of the SKUs `skus` that may use the locations `locations` (pairwise)
-/// from what is available there now, oldest first, in `tx` (whose writer brought stock back
-/// there): `allot_fill_backorders` (V48), the one implementation every PostgreSQL writer
-/// runs — the pairs in byte order of SKU then location, each fill one `backorder_filled`
-/// ledger entry by `actor` at `at`. One statement; nothing is written when nothing is owed.
-pub(crate) async fn fill_backorders(
-    tx: &Transaction<'_>,
-    tenant: &str,
-    (skus, locations): (&[&str], &[&str]),
-    (actor, at): (Option<&str>, DateTime<Utc>),
-) -> TxResult<()> {
-    let stmt = tx
-        .prepare_cached("SELECT allot_fill_backorders($1, $2, $3, $4, $5)")
-        .await?;
-    tx.execute(&stmt, &[&tenant, &skus, &locations, &actor, &at]).await?;
-    Ok(())
-}
-
 /// Before a cancel gives back allocation `id`'s lines: when it still owes anything, lock every
 /// stock row of every SKU it names (SKU in byte order, then bucket: the global order), then
 /// drop what its lines owe. Returns whether it owed anything (the caller then reads the

@@ -6,7 +6,7 @@
 
 use crate::engine::clock::now_us;
 use crate::engine::errors::map_error;
-use allot_core::{plan_rebalance, AllotError, BucketCounts, LedgerKind, Result, StockReason, DEFAULT_LOCATION};
+use allot_core::{plan_rebalance, AllotError, LedgerKind, Result, StockReason, DEFAULT_LOCATION};
 
 /// A ledger entry to write with a stock change: its kind and reference (a cancelled
 /// allocation's id, a transfer's id), the reason said (`None`: its kind's), the document URI,
@@ -98,24 +98,6 @@ pub(crate) fn ensure_rows(c: &Connection, tenant: &str, sku: &str, location: &st
     Ok(())
 }
 
-/// The buckets of `sku` at `location`, in bucket order.
-pub(crate) fn bucket_counts(tx: &Connection, tenant: &str, sku: &str, location: &str) -> Result<Vec<BucketCounts>> {
-    tx.prepare_cached(
-        "SELECT bucket, on_hand, held FROM stock WHERE tenant = ?2 AND sku = ?1 AND location = ?3 ORDER BY bucket",
-    )
-    .and_then(|mut s| {
-        s.query_map([sku, tenant, location], |r| {
-            Ok(BucketCounts {
-                bucket: r.get::<_, i64>("bucket")? as u32,
-                on_hand: r.get("on_hand")?,
-                held: r.get("held")?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()
-    })
-    .map_err(map_error)
-}
-
 /// Apply `delta` to `sku` at `location` spread evenly over its buckets there (made first
 /// when it has none there and `delta > 0`) and write the ledger `entry` at that location when
 /// `delta != 0` (an adjustment, a cancelled allocation, a transfer's side). Returns whether
@@ -130,7 +112,7 @@ pub(crate) fn lock_and_rebalance(
     if delta > 0 {
         ensure_rows(tx, tenant, sku, location)?;
     }
-    let mut counts = bucket_counts(tx, tenant, sku, location)?;
+    let mut counts = crate::engine::fills::bucket_counts(tx, tenant, sku, location)?;
     if counts.is_empty() {
         match tracks_units(tx, tenant, sku)? {
             Some(true) => return Err(AllotError::wrong_tracking(sku, true)),
@@ -143,7 +125,7 @@ pub(crate) fn lock_and_rebalance(
     // and plan again, as every writer does.
     let short = matches!(plan, Err(AllotError::InsufficientStock { .. })) && counts.iter().any(|c| c.held > 0);
     if short && crate::engine::overdue::expire_overdue_on(tx, tenant, sku, now_us())? > 0 {
-        counts = bucket_counts(tx, tenant, sku, location)?;
+        counts = crate::engine::fills::bucket_counts(tx, tenant, sku, location)?;
         plan = plan_rebalance(sku, &counts, delta);
     }
     let plan = plan?;
@@ -159,7 +141,7 @@ pub(crate) fn lock_and_rebalance(
     }
     if delta > 0 {
         // Stock came back here: what is owed and may use it is filled now, oldest first.
-        crate::stock::backorders::fill_backorders(tx, tenant, (sku, location), entry.actor)?;
+        crate::engine::fills::fill_backorders(tx, tenant, (sku, location), entry.actor)?;
     }
     Ok(!plan.is_empty())
 }

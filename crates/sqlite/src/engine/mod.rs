@@ -4,7 +4,8 @@
 //! documents (`errors`), opening and migrating the file (`migrate`), and the stock machinery
 //! allocations, holds and unit claims all use: taking a line across a SKU's rows
 //! (`placement`), a location's rows (`location_rows`), records several domains read or write
-//! (`records`) and overdue holds (`overdue`). The same rooms as the PostgreSQL backend's
+//! (`records`), overdue holds (`overdue`) and the backorders filled where stock comes back
+//! (`fills`, below `location_rows` and `overdue`, which both call it). The same rooms as the PostgreSQL backend's
 //! engine, less what SQLite does not need (a pool, LISTEN, the `batched` combiner).
 //!
 //! **Invariant:** a domain (`stock/`, `holds/`, `units/`, `bookings`, `jobs`, `keys`,
@@ -13,6 +14,7 @@
 pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod errors;
+pub(crate) mod fills;
 pub(crate) mod location_rows;
 pub(crate) mod migrate;
 pub(crate) mod overdue;

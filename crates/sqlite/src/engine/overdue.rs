@@ -77,8 +77,8 @@ pub(crate) fn finish_holds(
     }
     if !confirm && !finished.is_empty() {
         // What they gave back fills what their SKUs owe there.
-        let at = crate::stock::backorders::released_at(c, tenant, &finished)?;
-        crate::stock::backorders::fill_after_holds(c, tenant, at, actor)?;
+        let at = crate::engine::fills::released_at(c, tenant, &finished)?;
+        crate::engine::fills::fill_after_holds(c, tenant, at, actor)?;
     }
     Ok(done)
 }

@@ -69,7 +69,7 @@ pub(crate) fn shrink_hold(
         .filter(|((_, _, q, _), k)| q > k)
         .map(|((sku, _, _, location), _)| (sku.clone(), location.clone()))
         .collect();
-    crate::stock::backorders::fill_after_holds(c, tenant, gave_back, actor)?;
+    crate::engine::fills::fill_after_holds(c, tenant, gave_back, actor)?;
     let lines = plan.lines(
         held.pieces.iter().map(|p| (p.0.as_str(), p.3.as_str())),
         held.units.iter().map(|u| u.0.as_str()),

@@ -784,7 +784,12 @@ impl BatchTx<'_> {
         let released = w.released_at();
         let fill = match released.0.is_empty() {
             true => None,
-            false => Some(self.tx.prepare_cached(SQL_FILL).await.map_err(Ended::Refused)?),
+            false => Some(
+                self.tx
+                    .prepare_cached(crate::engine::fills::SQL_FILL)
+                    .await
+                    .map_err(Ended::Refused)?,
+            ),
         };
         let no_actor: Option<&str> = None;
         let fill_params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
@@ -803,10 +808,6 @@ impl BatchTx<'_> {
         commit_with(self.tx, last).await.map(drop)
     }
 }
-
-/// The fills of what the batch's releases gave back: `$1` the tenant, `$2`/`$3` the SKU and
-/// location of each piece, `$4` the actor, `$5` now (V48).
-const SQL_FILL: &str = "SELECT allot_fill_backorders($1, $2, $3, $4, $5)";
 
 /// Sent (pipelined) before a batch writes its first hold's row: the lane writes the events of
 /// the holds it makes and finishes itself ([`SQL_HOLD_EVENTS`]), and V39's triggers skip
