@@ -119,6 +119,12 @@ async fn owed_lines_fill_in_order_over_http(ts: &TestServer) {
             .map(|e| (e["object"].as_str().unwrap(), e["data"]["delta"].as_i64().unwrap()))
             .collect();
         assert_eq!(last, [(id1, -2), (id2, -1)], "{strategy}");
+        for e in &filled[events - 2..] {
+            let d = &e["data"];
+            assert_eq!(d["reason"], "sold", "{e}");
+            let (before, after) = (d["before"]["on_hand"].as_i64(), d["after"]["on_hand"].as_i64());
+            assert_eq!(before.zip(d["delta"].as_i64()).map(|(b, x)| b + x), after, "{e}");
+        }
         let c = ts.ok(&format!("/v1/allocations/{id2}/cancel"), json!(null)).await;
         assert_eq!(took(&c), (1, Some(0)), "{strategy}: {c}");
         let sku_now = ts.sku(&sku).await;
