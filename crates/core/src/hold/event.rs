@@ -21,29 +21,58 @@ pub struct HoldFacts<'a> {
     pub bookings: &'a [crate::booking::Booking],
 }
 
+/// One of a hold's bookings in its event: what V39's `allot_hold_event_bookings` writes.
+#[derive(serde::Serialize)]
+struct BookingData<'a> {
+    id: &'a str,
+    resource: &'a str,
+    start: String,
+    end: String,
+    quantity: u32,
+}
+
+/// A hold's event `data`, borrowed from its facts and serialized straight to JSON text (no
+/// `serde_json::Value` tree: the lines are written as they are, not copied).
+#[derive(serde::Serialize)]
+struct EventData<'a> {
+    id: &'a str,
+    kind: &'static str,
+    status: &'static str,
+    expires_at: String,
+    lines: &'a serde_json::Value,
+    bookings: Vec<BookingData<'a>>,
+}
+
 /// The `data` of a hold's own event (`hold.created`, `.confirmed`, `.released`, `.expired`;
-/// see [`crate::event::Event::data`]): what PostgreSQL's `allot_hold_event` (V39) builds from the hold's
-/// row, built here for a writer that writes its holds' events itself (a `batched` lane, one
-/// statement per batch). Bookings in (resource, start, end, id) order, strings byte-wise as
-/// V41's `COLLATE "C"`; instants as
-/// [`crate::support::instant::feed_text`] writes them.
-pub fn hold_event_data(h: HoldFacts<'_>) -> serde_json::Value {
+/// see [`crate::event::Event::data`]) as JSON text: what PostgreSQL's `allot_hold_event`
+/// (V39) builds from the hold's row, built here for a writer that writes its holds' events
+/// itself (a `batched` lane, one statement per batch; a new hold's `hold.created`). The
+/// object `{"id", "kind", "status", "expires_at", "lines", "bookings"}`, its bookings
+/// `{"id", "resource", "start", "end", "quantity"}` in (resource, start, end, id) order,
+/// strings byte-wise as V41's `COLLATE "C"`; instants as
+/// [`crate::support::instant::feed_text`] writes them. Bound as `jsonb`, which orders the keys
+/// its own way, so the text's key order does not matter.
+pub fn hold_event_data(h: HoldFacts<'_>) -> Box<serde_json::value::RawValue> {
     use crate::support::instant::feed_text;
     let mut bookings: Vec<&crate::booking::Booking> = h.bookings.iter().collect();
     bookings.sort_by(|a, b| (&a.resource, a.start, a.end, &a.id).cmp(&(&b.resource, b.start, b.end, &b.id)));
-    let bookings: Vec<serde_json::Value> = bookings
-        .into_iter()
-        .map(|b| {
-            serde_json::json!({"id": b.id, "resource": b.resource, "start": feed_text(&b.start),
-                "end": feed_text(&b.end), "quantity": b.quantity})
-        })
-        .collect();
-    serde_json::json!({
-        "id": h.id,
-        "kind": h.kind.as_str(),
-        "status": h.status.as_str(),
-        "expires_at": feed_text(h.expires_at),
-        "lines": h.lines,
-        "bookings": bookings,
-    })
+    let data = EventData {
+        id: h.id,
+        kind: h.kind.as_str(),
+        status: h.status.as_str(),
+        expires_at: feed_text(h.expires_at),
+        lines: h.lines,
+        bookings: bookings
+            .into_iter()
+            .map(|b| BookingData {
+                id: &b.id,
+                resource: &b.resource,
+                start: feed_text(&b.start),
+                end: feed_text(&b.end),
+                quantity: b.quantity,
+            })
+            .collect(),
+    };
+    // Strings, numbers and a JSON value: serializing them cannot fail.
+    serde_json::value::to_raw_value(&data).unwrap_or_default()
 }

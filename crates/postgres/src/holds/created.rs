@@ -55,14 +55,14 @@ pub(super) async fn write_new_hold(
     now: DateTime<Utc>,
 ) -> TxResult<()> {
     let lines = serde_json::to_value(&hold.lines).map_err(|e| AllotError::Internal(e.to_string()))?;
-    let data = hold_event_data(HoldFacts {
+    let data = tokio_postgres::types::Json(hold_event_data(HoldFacts {
         id: &hold.id,
         kind: hold.kind,
         status: HoldStatus::Held,
         expires_at: &hold.expires_at,
         lines: &lines,
         bookings: hold.bookings.as_deref().unwrap_or_default(),
-    });
+    }));
     // Prepared first: each statement's whole request is queued as its future is first polled,
     // in the biased join's order (engine/pipeline.rs).
     let row_stmt = tx.prepare_cached(SQL_HOLD_ROW).await?;

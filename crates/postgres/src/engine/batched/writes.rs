@@ -141,7 +141,7 @@ pub(super) struct Writes {
     /// [`SQL_HOLD_EVENTS`], after the write.
     e_id: Vec<String>,
     e_type: Vec<&'static str>,
-    e_data: Vec<serde_json::Value>,
+    e_data: Vec<tokio_postgres::types::Json<Box<serde_json::value::RawValue>>>,
     /// Mixed holds' rows (id, lines, expires_at): [`SQL_MIXED_HOLDS`], before the write.
     m_id: Vec<String>,
     m_lines: Vec<serde_json::Value>,
@@ -287,7 +287,10 @@ impl Writes {
             HoldStatus::Expired => "hold.expired",
         });
         self.e_id.push(facts.id.to_string());
-        self.e_data.push(allot_core::hold::event::hold_event_data(facts));
+        self.e_data
+            .push(tokio_postgres::types::Json(allot_core::hold::event::hold_event_data(
+                facts,
+            )));
     }
 
     /// The stored response of an idempotent request.
