@@ -21,12 +21,12 @@ async fn lease(f: &Fixture, queue: &str, max: i64) -> Vec<LeasedJob> {
     crate::jobs::lease(f, queue, max, 60_000).await
 }
 
-async fn enqueue(f: &Fixture, queue: &str, jobs: serde_json::Value) -> Vec<i64> {
+pub(crate) async fn enqueue(f: &Fixture, queue: &str, jobs: serde_json::Value) -> Vec<i64> {
     let req = validate::enqueue(queue, body(json!({ "jobs": jobs })), f.store.now(), &f.limits).unwrap();
     fresh(f.store.enqueue(&T, req, None).await).ids
 }
 
-async fn settle(f: &Fixture, queue: &str, settings: serde_json::Value) -> QueueSettings {
+pub(crate) async fn settle(f: &Fixture, queue: &str, settings: serde_json::Value) -> QueueSettings {
     let s = validate::queue_settings(queue, body(settings), &f.limits).unwrap();
     f.store.put_queue_settings(&T, s).await.unwrap()
 }
@@ -266,13 +266,13 @@ pub async fn rates_limits_and_reasons(f: Fixture) {
 /// job's true running time, so two overlapping here overlapped in the database), the most
 /// seen, and the order in which each key's attempts were claimed.
 #[derive(Default)]
-struct Record {
+pub(crate) struct Record {
     holding: HashMap<String, i64>,
-    most: HashMap<String, i64>,
-    claimed: HashMap<String, Vec<i64>>,
+    pub(crate) most: HashMap<String, i64>,
+    pub(crate) claimed: HashMap<String, Vec<i64>>,
     /// Attempts held now, all keys, and the most seen.
     all: i64,
-    most_all: i64,
+    pub(crate) most_all: i64,
 }
 
 /// One worker: claim up to 3, hold, then fail the first attempt of every third job (retry at
@@ -335,7 +335,7 @@ async fn work(store: Arc<dyn Database>, f_limits: allot_core::Limits, queue: &'s
 }
 
 /// Run 32 workers over three stores on `queue` until it drains; the record.
-async fn run_workers(f: &Fixture, queue: &'static str) -> Record {
+pub(crate) async fn run_workers(f: &Fixture, queue: &'static str) -> Record {
     let stores = [f.store.clone(), f.reopen().await, f.reopen().await];
     let rec = Arc::new(Mutex::new(Record::default()));
     let mut set = tokio::task::JoinSet::new();

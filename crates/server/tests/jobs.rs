@@ -20,6 +20,7 @@ conformance!(
     worker_pool_completes_each_job_once,
     keyed_claims_and_transitions_replay,
     queue_settings_and_the_operators_view,
+    fair_claims_over_http,
     schedules_over_http,
     queues_listed_and_bulk_actions,
 );
@@ -848,5 +849,59 @@ async fn queues_listed_and_bulk_actions(ts: &TestServer) {
     assert!(
         b["error"]["message"].as_str().unwrap_or("").contains("filter.state"),
         "{b}"
+    );
+}
+
+/// A fair queue over HTTP: its settings refused where they break a rule (naming the field),
+/// answered as put; claims of one alternate between the keys with work, the weighted key's
+/// turn taking two.
+async fn fair_claims_over_http(ts: &TestServer) {
+    for (body, c, field) in [
+        (json!({"weights": {"a": 2}}), "invalid_request", "weights"),
+        (
+            json!({"fair_by": "partition_key", "weights": {"a": 0}}),
+            "invalid_request",
+            "weights.a",
+        ),
+        (
+            json!({"fair_by": "partition_key", "weights": {"a": 1001}}),
+            "limit_exceeded",
+            "weights.a",
+        ),
+        (
+            json!({"fair_by": "partition_key", "weights": {"": 2}}),
+            "invalid_request",
+            "weights",
+        ),
+        (json!({"fair_by": "tenant"}), "invalid_request", "fair_by"),
+    ] {
+        let (s, b) = ts.send_json("PUT", "/v1/queues/fq", body.clone()).await;
+        assert_eq!((s, code(&b)), (400, c), "{body}: {b}");
+        assert!(
+            b["error"]["message"].as_str().unwrap_or("").contains(field),
+            "{body}: {b}"
+        );
+    }
+    let jobs: Vec<Value> = (0..6)
+        .map(|i| json!({"partition_key": if i < 4 { "a" } else { "b" }, "payload": {"i": i}}))
+        .collect();
+    let ids = enqueue(ts, "fq", json!(jobs)).await;
+    let put = json!({"fair_by": "partition_key", "weights": {"a": 2}});
+    let (s, set) = ts.send_json("PUT", "/v1/queues/fq", put).await;
+    assert_eq!(
+        (s, &set["fair_by"], &set["weights"]),
+        (200, &json!("partition_key"), &json!({"a": 2})),
+        "{set}"
+    );
+    assert_eq!(ts.get("/v1/queues/fq/settings").await.1, set);
+    let mut order = Vec::new();
+    for _ in 0..6 {
+        let got = claim(ts, "fq", 1, 60_000).await;
+        order.push(got[0]["id"].as_i64().unwrap());
+    }
+    assert_eq!(
+        order,
+        [ids[0], ids[1], ids[4], ids[2], ids[3], ids[5]],
+        "a, a, b, a, a, b"
     );
 }

@@ -88,6 +88,8 @@ fn settings(body: &Value) -> Value {
         "rate": body["rate"],
         "fifo_per_key": body["fifo_per_key"],
         "keep_completed": body["keep_completed"],
+        "fair_by": body["fair_by"],
+        "weights": body["weights"],
     })
 }
 

@@ -178,3 +178,9 @@ async fn a_schedule_ignoring_its_tick_is_found_and_shrunk() {
     // The jobs a pass made are compared with the model's (their `run_at` among them).
     planted(Mutation::ScheduleIgnoresTick, |op| matches!(op, Op::RunSchedules)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fair_claims_taken_oldest_first_are_found_and_shrunk() {
+    // The claim the model answers oldest first, after settings that made its queue fair.
+    planted(Mutation::FairClaimsOldestFirst, |op| matches!(op, Op::Claim { .. })).await;
+}

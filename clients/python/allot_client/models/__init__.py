@@ -56,6 +56,7 @@ from .event_page import EventPage
 from .event_type import EventType
 from .explain import Explain
 from .extend_body import ExtendBody
+from .fair_by import FairBy
 from .free_slot import FreeSlot
 from .health import Health
 from .hold import Hold
@@ -118,6 +119,8 @@ from .queue_counts_counts import QueueCountsCounts
 from .queue_list import QueueList
 from .queue_settings import QueueSettings
 from .queue_settings_body import QueueSettingsBody
+from .queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0
+from .queue_settings_weights import QueueSettingsWeights
 from .rate import Rate
 from .ready import Ready
 from .reason_type_0 import ReasonType0
@@ -251,6 +254,7 @@ __all__ = (
     "EventType",
     "Explain",
     "ExtendBody",
+    "FairBy",
     "FreeSlot",
     "Health",
     "Hold",
@@ -313,6 +317,8 @@ __all__ = (
     "QueueList",
     "QueueSettings",
     "QueueSettingsBody",
+    "QueueSettingsBodyWeightsType0",
+    "QueueSettingsWeights",
     "Rate",
     "Ready",
     "ReasonType0",

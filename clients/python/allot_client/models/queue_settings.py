@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.fair_by import FairBy
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.queue_settings_weights import QueueSettingsWeights
   from ..models.rate import Rate
 
 
@@ -32,18 +34,22 @@ class QueueSettings:
             keep_completed (bool): Whether completed jobs are kept (false: deleted as they complete).
             paused (bool): Whether claims lease nothing.
             queue (str): The queue.
+            fair_by (FairBy | None | Unset):
             max_running (int | None | Unset): Most running at once.
             max_running_per_key (int | None | Unset): Most running at once per key.
             rate (None | Rate | Unset):
+            weights (QueueSettingsWeights | Unset): Jobs per turn by key, with `fair_by` (a key not named takes 1).
      """
 
     fifo_per_key: bool
     keep_completed: bool
     paused: bool
     queue: str
+    fair_by: FairBy | None | Unset = UNSET
     max_running: int | None | Unset = UNSET
     max_running_per_key: int | None | Unset = UNSET
     rate: None | Rate | Unset = UNSET
+    weights: QueueSettingsWeights | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -51,6 +57,7 @@ class QueueSettings:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.queue_settings_weights import QueueSettingsWeights # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
         fifo_per_key = self.fifo_per_key
 
@@ -59,6 +66,14 @@ class QueueSettings:
         paused = self.paused
 
         queue = self.queue
+
+        fair_by: None | str | Unset
+        if isinstance(self.fair_by, Unset):
+            fair_by = UNSET
+        elif isinstance(self.fair_by, FairBy):
+            fair_by = self.fair_by.value
+        else:
+            fair_by = self.fair_by
 
         max_running: int | None | Unset
         if isinstance(self.max_running, Unset):
@@ -80,6 +95,10 @@ class QueueSettings:
         else:
             rate = self.rate
 
+        weights: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.weights, Unset):
+            weights = self.weights.to_dict()
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -89,12 +108,16 @@ class QueueSettings:
             "paused": paused,
             "queue": queue,
         })
+        if fair_by is not UNSET:
+            field_dict["fair_by"] = fair_by
         if max_running is not UNSET:
             field_dict["max_running"] = max_running
         if max_running_per_key is not UNSET:
             field_dict["max_running_per_key"] = max_running_per_key
         if rate is not UNSET:
             field_dict["rate"] = rate
+        if weights is not UNSET:
+            field_dict["weights"] = weights
 
         return field_dict
 
@@ -102,6 +125,7 @@ class QueueSettings:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.queue_settings_weights import QueueSettingsWeights # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
         d = dict(src_dict)
         fifo_per_key = d.pop("fifo_per_key")
@@ -111,6 +135,26 @@ class QueueSettings:
         paused = d.pop("paused")
 
         queue = d.pop("queue")
+
+        def _parse_fair_by(data: object) -> FairBy | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                fair_by_type_1 = FairBy(data)
+
+
+
+                return fair_by_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FairBy | None | Unset, data)
+
+        fair_by = _parse_fair_by(d.pop("fair_by", UNSET))
+
 
         def _parse_max_running(data: object) -> int | None | Unset:
             if data is None:
@@ -152,14 +196,26 @@ class QueueSettings:
         rate = _parse_rate(d.pop("rate", UNSET))
 
 
+        _weights = d.pop("weights", UNSET)
+        weights: QueueSettingsWeights | Unset
+        if isinstance(_weights,  Unset):
+            weights = UNSET
+        else:
+            weights = QueueSettingsWeights.from_dict(_weights)
+
+
+
+
         queue_settings = cls(
             fifo_per_key=fifo_per_key,
             keep_completed=keep_completed,
             paused=paused,
             queue=queue,
+            fair_by=fair_by,
             max_running=max_running,
             max_running_per_key=max_running_per_key,
             rate=rate,
+            weights=weights,
         )
 
 

@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.fair_by import FairBy
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0
   from ..models.rate import Rate
 
 
@@ -28,6 +30,7 @@ class QueueSettingsBody:
     its default: not paused, no limit, no FIFO, completed jobs kept).
 
         Attributes:
+            fair_by (FairBy | None | Unset):
             fifo_per_key (bool | None | Unset): Jobs of one `partition_key` run one at a time in enqueue (id) order; a retry
                 keeps its
                 place. Default false.
@@ -42,21 +45,36 @@ class QueueSettingsBody:
                 1..=`max_queue_limit`.
             paused (bool | None | Unset): A paused queue leases nothing; enqueues still go in. Default false.
             rate (None | Rate | Unset):
+            weights (None | QueueSettingsBodyWeightsType0 | Unset): With `fair_by`: jobs a key's turn takes, 1..=1000
+                (`MAX_FAIR_WEIGHT`), by key (at
+                most 1000 keys, each a valid `partition_key`); a key not named takes 1, as do the
+                jobs without a key. Refused without `fair_by`.
      """
 
+    fair_by: FairBy | None | Unset = UNSET
     fifo_per_key: bool | None | Unset = UNSET
     keep_completed: bool | None | Unset = UNSET
     max_running: int | None | Unset = UNSET
     max_running_per_key: int | None | Unset = UNSET
     paused: bool | None | Unset = UNSET
     rate: None | Rate | Unset = UNSET
+    weights: None | QueueSettingsBodyWeightsType0 | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0 # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
+        fair_by: None | str | Unset
+        if isinstance(self.fair_by, Unset):
+            fair_by = UNSET
+        elif isinstance(self.fair_by, FairBy):
+            fair_by = self.fair_by.value
+        else:
+            fair_by = self.fair_by
+
         fifo_per_key: bool | None | Unset
         if isinstance(self.fifo_per_key, Unset):
             fifo_per_key = UNSET
@@ -95,11 +113,21 @@ class QueueSettingsBody:
         else:
             rate = self.rate
 
+        weights: dict[str, Any] | None | Unset
+        if isinstance(self.weights, Unset):
+            weights = UNSET
+        elif isinstance(self.weights, QueueSettingsBodyWeightsType0):
+            weights = self.weights.to_dict()
+        else:
+            weights = self.weights
+
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
         })
+        if fair_by is not UNSET:
+            field_dict["fair_by"] = fair_by
         if fifo_per_key is not UNSET:
             field_dict["fifo_per_key"] = fifo_per_key
         if keep_completed is not UNSET:
@@ -112,6 +140,8 @@ class QueueSettingsBody:
             field_dict["paused"] = paused
         if rate is not UNSET:
             field_dict["rate"] = rate
+        if weights is not UNSET:
+            field_dict["weights"] = weights
 
         return field_dict
 
@@ -119,8 +149,29 @@ class QueueSettingsBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0 # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
         d = dict(src_dict)
+        def _parse_fair_by(data: object) -> FairBy | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                fair_by_type_1 = FairBy(data)
+
+
+
+                return fair_by_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FairBy | None | Unset, data)
+
+        fair_by = _parse_fair_by(d.pop("fair_by", UNSET))
+
+
         def _parse_fifo_per_key(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -191,13 +242,35 @@ class QueueSettingsBody:
         rate = _parse_rate(d.pop("rate", UNSET))
 
 
+        def _parse_weights(data: object) -> None | QueueSettingsBodyWeightsType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                weights_type_0 = QueueSettingsBodyWeightsType0.from_dict(data)
+
+
+
+                return weights_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | QueueSettingsBodyWeightsType0 | Unset, data)
+
+        weights = _parse_weights(d.pop("weights", UNSET))
+
+
         queue_settings_body = cls(
+            fair_by=fair_by,
             fifo_per_key=fifo_per_key,
             keep_completed=keep_completed,
             max_running=max_running,
             max_running_per_key=max_running_per_key,
             paused=paused,
             rate=rate,
+            weights=weights,
         )
 
         return queue_settings_body

@@ -6,6 +6,7 @@
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
 pub mod bulk;
+pub mod fair;
 pub mod queue;
 pub mod schedule;
 pub mod validate;

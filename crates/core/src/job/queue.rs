@@ -10,8 +10,10 @@
 //! is what Oban Pro's Smart engine (`global_limit`, `local_limit`, `rate_limit` partitioned
 //! by args) and River Pro's concurrency limits and sequences sell; here it is free.
 
+use super::fair::FairBy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A start-rate limit: at most `per_window` jobs started in any `window_ms` (a sliding
 /// window over the recorded starts, not fixed buckets).
@@ -58,6 +60,15 @@ pub struct QueueSettingsBody {
     /// `completed` count stays put. Failed, discarded and cancelled jobs are kept either way.
     #[serde(default)]
     pub keep_completed: Option<bool>,
+    /// Claims take round-robin across the groups this names instead of oldest first (see
+    /// [`super::fair`]). Default: none (oldest first).
+    #[serde(default)]
+    pub fair_by: Option<FairBy>,
+    /// With `fair_by`: jobs a key's turn takes, 1..=1000 (`MAX_FAIR_WEIGHT`), by key (at
+    /// most 1000 keys, each a valid `partition_key`); a key not named takes 1, as do the
+    /// jobs without a key. Refused without `fair_by`.
+    #[serde(default)]
+    pub weights: Option<BTreeMap<String, i64>>,
 }
 
 /// A queue's settings (the answer of `PUT /v1/queues/{queue}`, `GET
@@ -82,6 +93,12 @@ pub struct QueueSettings {
     pub fifo_per_key: bool,
     /// Whether completed jobs are kept (false: deleted as they complete).
     pub keep_completed: bool,
+    /// Round-robin claims across these groups (see [`super::fair`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fair_by: Option<FairBy>,
+    /// Jobs per turn by key, with `fair_by` (a key not named takes 1).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub weights: BTreeMap<String, i64>,
 }
 
 impl Default for QueueSettings {
@@ -96,6 +113,8 @@ impl Default for QueueSettings {
             rate: None,
             fifo_per_key: false,
             keep_completed: true,
+            fair_by: None,
+            weights: BTreeMap::new(),
         }
     }
 }
@@ -107,10 +126,10 @@ impl QueueSettings {
         self.max_running.is_some() || self.max_running_per_key.is_some() || self.rate.is_some() || self.fifo_per_key
     }
 
-    /// Whether a claim of the queue goes through the limited path (paused or limited); a
-    /// queue that only drops its completed jobs is claimed as one without settings.
+    /// Whether a claim of the queue goes through the limited path (paused, limited or
+    /// fair); a queue that only drops its completed jobs is claimed as one without settings.
     pub fn gates_claims(&self) -> bool {
-        self.paused || self.is_limited()
+        self.paused || self.is_limited() || self.fair_by.is_some()
     }
 
     /// Whether these are the settings of a queue without stored settings (the stores then
@@ -246,6 +265,7 @@ mod tests {
             }),
             fifo_per_key: true,
             keep_completed: true,
+            ..QueueSettings::default()
         };
         let busy = BlockFacts {
             running_in_queue: 2,

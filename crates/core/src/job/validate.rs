@@ -191,6 +191,7 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
             limits.max_rate_window_ms,
         )?;
     }
+    let weights = fair_weights(body.fair_by, body.weights, limits)?;
     Ok(QueueSettings {
         queue: queue.to_string(),
         paused: body.paused.unwrap_or(false),
@@ -199,7 +200,40 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
         rate: body.rate,
         fifo_per_key: body.fifo_per_key.unwrap_or(false),
         keep_completed: body.keep_completed.unwrap_or(true),
+        fair_by: body.fair_by,
+        weights,
     })
+}
+
+/// A fair queue's `weights`: only with `fair_by`; at most
+/// [`crate::job::fair::MAX_FAIR_WEIGHTS`] keys, each a valid `partition_key`, each weight
+/// 1..=[`crate::job::fair::MAX_FAIR_WEIGHT`]. Errors name `weights` or `weights.<key>`.
+fn fair_weights(
+    fair_by: Option<crate::job::fair::FairBy>,
+    weights: Option<std::collections::BTreeMap<String, i64>>,
+    limits: &Limits,
+) -> Result<std::collections::BTreeMap<String, i64>> {
+    use crate::job::fair::{MAX_FAIR_WEIGHT, MAX_FAIR_WEIGHTS};
+    let Some(weights) = weights else {
+        return Ok(Default::default());
+    };
+    if fair_by.is_none() {
+        return Err(AllotError::invalid("weights: only a fair queue (fair_by) has weights"));
+    }
+    if weights.len() > MAX_FAIR_WEIGHTS {
+        return Err(AllotError::LimitExceeded {
+            limit: "max_fair_weights",
+            max: MAX_FAIR_WEIGHTS as u64,
+            message: format!("weights names {} keys", weights.len()),
+        });
+    }
+    let mut out = std::collections::BTreeMap::new();
+    for (key, w) in weights {
+        let key = optional_key("weights", Some(key), limits)?.unwrap_or_default();
+        bounded(&format!("weights.{key}"), w, 1, "max_fair_weight", MAX_FAIR_WEIGHT)?;
+        out.insert(key, w);
+    }
+    Ok(out)
 }
 
 /// Validate `POST /v1/schedules` at `now`: names, the expression and zone (see

@@ -5,6 +5,7 @@ use crate::engine::conn::Db;
 use crate::engine::errors::{col, map_error};
 use crate::engine::store::PgStore;
 use allot_core::job::bulk::{Bulk, BulkResult};
+use allot_core::job::fair::FairBy;
 use allot_core::job::queue::{blocked_by, BlockFacts, JobDetail, QueueSettings, Rate};
 use allot_core::job::schedule::{NewSchedule, Schedule};
 use allot_core::job::{JobState, JobView, QueueCounts};
@@ -84,13 +85,17 @@ fn settings_of(queue: &str, r: Option<&tokio_postgres::Row>) -> Result<QueueSett
         }),
         fifo_per_key: col(r, "fifo_per_key")?,
         keep_completed: col(r, "keep_completed")?,
+        fair_by: col::<Option<String>>(r, "fair_by")?.as_deref().and_then(FairBy::parse),
+        weights: serde_json::from_value(col(r, "fair_weights")?)
+            .map_err(|_| AllotError::Internal("bad fair_weights".into()))?,
     })
 }
 
 /// Write `s` for `tenant` in `c`: settings that change nothing delete the row; a queue
-/// without a rate forgets its starts. (The claim takes the unlimited path unless the row
-/// `gates_claims`, V24.)
-async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings) -> Result<()> {
+/// without a rate forgets its starts; with `new_round` (a `PUT`, not a pause or resume) a
+/// fair queue's round starts again (V49's cursor cleared). (The claim takes the unlimited
+/// path unless the row `gates_claims`, V24.)
+async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings, new_round: bool) -> Result<()> {
     let to_i32 = |v: Option<i64>| v.map(|n| n as i32);
     if s.is_default() {
         c.execute(
@@ -102,10 +107,14 @@ async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings) -> Result
     } else {
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
-                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed, fair_by,
+                                         fair_weights)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = $3, max_running = $4, max_running_per_key = $5,
-                rate_per_window = $6, rate_window_ms = $7, rate_per_key = $8, fifo_per_key = $9, keep_completed = $10",
+                rate_per_window = $6, rate_window_ms = $7, rate_per_key = $8, fifo_per_key = $9, keep_completed = $10,
+                fair_by = $11, fair_weights = $12,
+                fair_cursor = CASE WHEN $13 THEN NULL ELSE queue_settings.fair_cursor END,
+                fair_served = CASE WHEN $13 THEN 0 ELSE queue_settings.fair_served END",
             &[
                 &tenant,
                 &s.queue,
@@ -117,6 +126,9 @@ async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings) -> Result
                 &s.rate.is_some_and(|r| r.per_key),
                 &s.fifo_per_key,
                 &s.keep_completed,
+                &s.fair_by.map(FairBy::as_str),
+                &serde_json::json!(s.weights),
+                &new_round,
             ],
         )
         .await
@@ -239,7 +251,7 @@ impl QueueStore for PgStore {
 
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {
         let c = self.client().await?;
-        store_settings(&c, tenant.as_str(), &settings).await?;
+        store_settings(&c, tenant.as_str(), &settings, true).await?;
         Ok(settings)
     }
 
@@ -269,7 +281,7 @@ impl QueueStore for PgStore {
             paused,
             ..settings_of(queue, row.as_ref())?
         };
-        store_settings(&tx, tenant.as_str(), &settings).await?;
+        store_settings(&tx, tenant.as_str(), &settings, false).await?;
         tx.commit().await.map_err(map_error)?;
         Ok(settings)
     }

@@ -143,52 +143,85 @@ impl Model {
     }
 
     /// The best `max` runnable jobs of `queue` (waiting, `run_at` not after now; by priority,
-    /// run_at, id) the queue's settings let start (`queues.rs`), each leased for `lease_ms`
-    /// with a new token and its attempt counted, its start recorded.
+    /// run_at, id) the queue's settings let start (`queues.rs`), or a fair queue's round's
+    /// (`fair.rs`), each leased for `lease_ms` with a new token and its attempt counted, its
+    /// start recorded; answered best first.
     pub(super) fn claim(&mut self, queue: &str, max: i64, lease_ms: i64) -> Result<Done, AllotError> {
+        let room = self.room(queue, max) as usize;
+        let fair = self.settings(queue).fair_by.is_some();
+        let mut leases = if fair && self.mutation != Some(super::Mutation::FairClaimsOldestFirst) {
+            self.fair_claim(queue, room, lease_ms)?
+        } else {
+            self.oldest_first(queue, room, lease_ms)?
+        };
+        let order = |id: &i64| self.jobs.get(id).map(|j| (j.priority, j.run_at_us));
+        leases.sort_by_key(|(id, _)| (order(id), *id));
+        let views: Vec<Value> = leases
+            .iter()
+            .filter_map(|(id, _)| self.jobs.get(id).map(|j| (id, j)))
+            .map(|(id, j)| {
+                json!({
+                    "job": id, "attempt": j.attempt, "max_attempts": j.max_attempts,
+                    "priority": j.priority, "lease_expires_at_us": j.lease_expires_us,
+                })
+            })
+            .collect();
+        Ok((200, json!({ "jobs": views }), Some(Noted::Leases(leases))))
+    }
+
+    /// The runnable jobs of `queue` by (priority, run_at, id), each leased while its key
+    /// allows, at most `room`.
+    fn oldest_first(&mut self, queue: &str, room: usize, lease_ms: i64) -> Result<Vec<(i64, String)>, AllotError> {
+        let mut leases = Vec::new();
+        for id in self.runnable(queue, None) {
+            if leases.len() >= room {
+                break;
+            }
+            let key = self.jobs.get(&id).and_then(|j| j.partition_key.clone());
+            if self.key_allows(queue, id, key.as_deref()) {
+                leases.push((id, self.lease_one(queue, id, lease_ms)?));
+            }
+        }
+        Ok(leases)
+    }
+
+    /// The runnable jobs of `queue` (of group `group` only, when given: "" for the jobs
+    /// without a key), best first.
+    pub(super) fn runnable(&self, queue: &str, group: Option<&str>) -> Vec<i64> {
         let now = self.now_us();
         let waiting = [JobState::Available, JobState::Scheduled, JobState::Retryable];
         let mut runnable: Vec<(i64, i64, i64)> = self
             .jobs
             .iter()
             .filter(|(_, j)| j.queue == queue && waiting.contains(&j.state) && j.run_at_us <= now)
+            .filter(|(_, j)| group.is_none_or(|g| j.partition_key.as_deref().unwrap_or_default() == g))
             .map(|(id, j)| (j.priority, j.run_at_us, *id))
             .collect();
         runnable.sort();
-        let (mut views, mut leases) = (Vec::new(), Vec::new());
-        let room = self.room(queue, max) as usize;
-        // Starts are recorded only while the queue has a rate (a claim without one pays
-        // nothing for them): a rate counts from the claims made under it.
-        let recorded = self.settings(queue).rate.is_some();
-        for (_, _, id) in runnable {
-            let key = self.jobs.get(&id).and_then(|j| j.partition_key.clone());
-            if leases.len() >= room {
-                break;
-            }
-            if !self.key_allows(queue, id, key.as_deref()) {
-                continue;
-            }
-            if recorded {
-                self.starts.push((queue.to_string(), key, now));
-            }
-            self.tokens += 1;
-            // A claim gives lower-case UUIDs, and a token of another shape is refused as such.
-            let token = format!("00000000-0000-4000-8000-{:012x}", self.tokens);
-            let j = self
-                .jobs
-                .get_mut(&id)
-                .ok_or_else(|| AllotError::Internal("a job vanished".into()))?;
-            j.state = JobState::Running;
-            j.attempt += 1;
-            j.lease_expires_us = Some(now + lease_ms * 1000);
-            j.token = Some(token.clone());
-            views.push(json!({
-                "job": id, "attempt": j.attempt, "max_attempts": j.max_attempts,
-                "priority": j.priority, "lease_expires_at_us": j.lease_expires_us,
-            }));
-            leases.push((id, token));
+        runnable.into_iter().map(|(_, _, id)| id).collect()
+    }
+
+    /// Lease job `id` of `queue` for `lease_ms`: running, its attempt counted, a new token,
+    /// its start recorded while the queue has a rate (a claim without one pays nothing for
+    /// them: a rate counts from the claims made under it). The token.
+    pub(super) fn lease_one(&mut self, queue: &str, id: i64, lease_ms: i64) -> Result<String, AllotError> {
+        let now = self.now_us();
+        let key = self.jobs.get(&id).and_then(|j| j.partition_key.clone());
+        if self.settings(queue).rate.is_some() {
+            self.starts.push((queue.to_string(), key, now));
         }
-        Ok((200, json!({ "jobs": views }), Some(Noted::Leases(leases))))
+        self.tokens += 1;
+        // A claim gives lower-case UUIDs, and a token of another shape is refused as such.
+        let token = format!("00000000-0000-4000-8000-{:012x}", self.tokens);
+        let j = self
+            .jobs
+            .get_mut(&id)
+            .ok_or_else(|| AllotError::Internal("a job vanished".into()))?;
+        j.state = JobState::Running;
+        j.attempt += 1;
+        j.lease_expires_us = Some(now + lease_ms * 1000);
+        j.token = Some(token.clone());
+        Ok(token)
     }
 
     fn job(&mut self, id: &str) -> Result<(i64, &mut Job), AllotError> {

@@ -71,6 +71,7 @@ mod backorders;
 mod batch;
 mod bookings;
 pub mod capacity;
+mod fair;
 mod feed;
 mod holds;
 mod jobs;
@@ -185,11 +186,13 @@ pub enum Mutation {
     ReleaseEventMissing,
     /// The jobs a scheduler pass makes run at the pass, not at their tick.
     ScheduleIgnoresTick,
+    /// A fair queue's claims take oldest first (its `fair_by` ignored).
+    FairClaimsOldestFirst,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 7] = [
+    pub const ALL: [Mutation; 8] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
@@ -197,6 +200,7 @@ impl Mutation {
         Mutation::HoldBookingsUnguarded,
         Mutation::ReleaseEventMissing,
         Mutation::ScheduleIgnoresTick,
+        Mutation::FairClaimsOldestFirst,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -209,6 +213,7 @@ impl Mutation {
             Mutation::HoldBookingsUnguarded => "hold-bookings-unguarded",
             Mutation::ReleaseEventMissing => "release-event-missing",
             Mutation::ScheduleIgnoresTick => "schedule-ignores-tick",
+            Mutation::FairClaimsOldestFirst => "fair-claims-oldest-first",
         }
     }
 
@@ -262,6 +267,8 @@ pub struct Model {
     queue_settings: BTreeMap<String, allot_core::job::queue::QueueSettings>,
     /// The starts claims recorded (the rates' windows).
     starts: Vec<queues::Start>,
+    /// Each fair queue's round: the group visited last and what its turn took.
+    fair_cursors: BTreeMap<String, allot_core::job::fair::FairCursor>,
     /// Schedules by name.
     schedules: BTreeMap<String, schedules::Sched>,
     /// Every hold's own events but expiries, in order: type, hold id, lines (SKU, quantity),
@@ -326,6 +333,7 @@ impl Model {
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),
+            fair_cursors: BTreeMap::new(),
             schedules: BTreeMap::new(),
             hold_events: Vec::new(),
             stock_events: Vec::new(),

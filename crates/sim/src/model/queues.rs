@@ -27,6 +27,8 @@ impl Model {
             self.starts.retain(|(q, _, _)| q != queue);
         }
         self.queue_settings.insert(queue.to_string(), settings);
+        // A PUT starts a fair queue's round again.
+        self.fair_cursors.remove(queue);
         Ok((200, self.settings_view(queue), None))
     }
 
@@ -52,6 +54,8 @@ impl Model {
             "rate": s.rate.map(|r| json!({"per_window": r.per_window, "window_ms": r.window_ms, "per_key": r.per_key})),
             "fifo_per_key": s.fifo_per_key,
             "keep_completed": s.keep_completed,
+            "fair_by": s.fair_by.map(allot_core::job::fair::FairBy::as_str),
+            "weights": (!s.weights.is_empty()).then_some(&s.weights),
         })
     }
 

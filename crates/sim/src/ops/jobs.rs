@@ -63,6 +63,8 @@ pub struct Settings {
     pub rate: Option<(i64, i64, bool)>,
     pub fifo_per_key: Option<bool>,
     pub keep_completed: Option<bool>,
+    /// `fair_by: partition_key`, with `weights` (key, jobs per turn) when some.
+    pub fair: Option<Vec<(&'static str, i64)>>,
 }
 
 impl Settings {
@@ -86,6 +88,12 @@ impl Settings {
         }
         if let Some(k) = self.keep_completed {
             b["keep_completed"] = json!(k);
+        }
+        if let Some(weights) = &self.fair {
+            b["fair_by"] = json!("partition_key");
+            if !weights.is_empty() {
+                b["weights"] = weights.iter().map(|(k, w)| (k.to_string(), json!(w))).collect();
+            }
         }
         b
     }
@@ -260,7 +268,22 @@ impl Generator {
             fifo_per_key: some(self, 3).then_some(true),
             // Now and then a queue that deletes its jobs as they complete.
             keep_completed: some(self, 2).then_some(false),
+            fair: self.fair_settings(),
         }
+    }
+
+    /// Fair claiming two times in three (from the `fair` draws): half of those with weights
+    /// (now and then 0, which the rules refuse).
+    fn fair_settings(&mut self) -> Option<Vec<(&'static str, i64)>> {
+        if self.fair.random_range(0..3) == 0 {
+            return None;
+        }
+        Some(match self.fair.random_range(0..4) {
+            0 => vec![("p1", 2)],
+            1 => vec![("p1", 3), ("p2", 1)],
+            2 if self.fair.random_range(0..8) == 0 => vec![("p2", 0)],
+            _ => Vec::new(),
+        })
     }
 
     /// A snooze's or a reschedule's delay: now, within the clock's advances, or far (now and

@@ -419,6 +419,8 @@ pub struct Generator {
     kits: StdRng,
     /// The draws about backorder limits, apart from both for the same reason.
     backorders: StdRng,
+    /// The draws about fair queues, apart from the others for the same reason.
+    fair: StdRng,
 }
 
 impl Generator {
@@ -428,6 +430,7 @@ impl Generator {
             rng: StdRng::seed_from_u64(seed),
             kits: StdRng::seed_from_u64(seed ^ 0x6b69_7473),
             backorders: StdRng::seed_from_u64(seed ^ 0x626f_7264),
+            fair: StdRng::seed_from_u64(seed ^ 0x6661_6972),
         }
     }
 

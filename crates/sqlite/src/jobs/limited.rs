@@ -3,15 +3,13 @@
 //! rate's window and FIFO leave room for. It runs inside the claim's write transaction, and
 //! SQLite has one writer at a time, so what it counts is exact.
 
+use super::picked::{row, Picked};
 use crate::engine::errors::map_error;
 use allot_core::job::queue::{QueueSettings, Rate};
 use allot_core::job::Claim;
 use allot_core::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
-
-/// A picked job: id, payload text, attempt, max_attempts, priority, partition key.
-pub(super) type Picked = (i64, String, i32, i32, i16, Option<String>);
 
 /// Most runnable jobs one limited claim reads (keys without room are already left out by the
 /// statement, so it stops long before this once it has what it may take).
@@ -45,17 +43,6 @@ const SQL_RUNNABLE: &str = "SELECT id, payload, attempt, max_attempts, priority,
         AND run_at_us <= ?2 AND json_valid(payload)
       ORDER BY priority, run_at_us, id LIMIT ?3";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Picked> {
-    Ok((
-        r.get("id")?,
-        r.get("payload")?,
-        r.get("attempt")?,
-        r.get("max_attempts")?,
-        r.get("priority")?,
-        r.get("partition_key")?,
-    ))
-}
-
 /// `queue`'s settings row, if it has one.
 pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Option<QueueSettings>> {
     c.prepare_cached("SELECT * FROM queue_settings WHERE tenant = ?1 AND queue = ?2")
@@ -76,6 +63,11 @@ pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Opti
                     }),
                     fifo_per_key: r.get("fifo_per_key")?,
                     keep_completed: r.get("keep_completed")?,
+                    fair_by: r
+                        .get::<_, Option<String>>("fair_by")?
+                        .as_deref()
+                        .and_then(allot_core::job::fair::FairBy::parse),
+                    weights: serde_json::from_str(&r.get::<_, String>("fair_weights")?).unwrap_or_default(),
                 })
             })
             .optional()
@@ -152,6 +144,9 @@ fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &Queu
     let mut out = Vec::new();
     if take <= 0 {
         return Ok(out);
+    }
+    if s.fair_by.is_some() {
+        return super::fair::pick(c, (tenant, q, now_us), s, take, (&running, &started));
     }
     let mut taken: HashMap<String, i64> = HashMap::new();
     let since = now_us - s.rate.map_or(0, |r| r.window_ms) * 1000;

@@ -2,7 +2,9 @@
 //! runnable jobs in exact (priority, run_at, id) order.
 
 mod bulk;
+mod fair;
 mod limited;
+mod picked;
 mod queues;
 mod schedules;
 

@@ -80,8 +80,9 @@ pub(super) fn job_view(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobView> {
 }
 
 /// Write `s`: settings that change nothing delete the row; a queue without a rate forgets its
-/// starts.
-fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()> {
+/// starts; with `new_round` (a `PUT`, not a pause or resume) a fair queue's round starts
+/// again (V32's cursor cleared).
+fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings, new_round: bool) -> Result<()> {
     if s.is_default() {
         c.execute(
             "DELETE FROM queue_settings WHERE tenant = ?1 AND queue = ?2",
@@ -91,10 +92,14 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()>
     } else {
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
-                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                                         rate_window_ms, rate_per_key, fifo_per_key, keep_completed, fair_by,
+                                         fair_weights)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = ?3, max_running = ?4, max_running_per_key = ?5,
-                rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9, keep_completed = ?10",
+                rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9, keep_completed = ?10,
+                fair_by = ?11, fair_weights = ?12,
+                fair_cursor = CASE WHEN ?13 THEN NULL ELSE fair_cursor END,
+                fair_served = CASE WHEN ?13 THEN 0 ELSE fair_served END",
             params![
                 tenant,
                 s.queue,
@@ -105,7 +110,10 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings) -> Result<()>
                 s.rate.map(|r| r.window_ms),
                 s.rate.is_some_and(|r| r.per_key),
                 s.fifo_per_key,
-                s.keep_completed
+                s.keep_completed,
+                s.fair_by.map(allot_core::job::fair::FairBy::as_str),
+                serde_json::json!(s.weights).to_string(),
+                new_round
             ],
         )
         .map_err(map_error)?;
@@ -175,7 +183,7 @@ impl QueueStore for SqliteStore {
     async fn put_queue_settings(&self, tenant: &Tenant, settings: QueueSettings) -> Result<QueueSettings> {
         let t = tenant.to_string();
         self.call(move |c| {
-            store_settings(c, &t, &settings)?;
+            store_settings(c, &t, &settings, true)?;
             Ok(settings)
         })
         .await
@@ -196,7 +204,7 @@ impl QueueStore for SqliteStore {
                 paused,
                 ..settings_or_default(&tx, &t, &q)?
             };
-            store_settings(&tx, &t, &settings)?;
+            store_settings(&tx, &t, &settings, false)?;
             tx.commit().map_err(map_error)?;
             Ok(settings)
         })
