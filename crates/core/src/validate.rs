@@ -8,7 +8,7 @@ pub use crate::booking::validate::{booking, reschedule as reschedule_booking, wi
 pub use crate::hold::validate::{confirm, extend, hold, hold_with};
 pub use crate::job::validate::{
     bulk, claim, complete, completions, enqueue, fail, job, lease_ms, lease_token, metadata_filter, payload_filter,
-    queue_settings, reschedule, schedule, snooze, tags, tick_job,
+    queue_settings, reschedule, schedule, snooze, tags, tick_job, wait,
 };
 pub use crate::kit::validate::kit;
 pub use crate::location::validate::{location, set_level, transfer};

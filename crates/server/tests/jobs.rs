@@ -21,6 +21,7 @@ conformance!(
     keyed_claims_and_transitions_replay,
     queue_settings_and_the_operators_view,
     fair_claims_over_http,
+    waiting_for_a_job_to_finish,
     schedules_over_http,
     queues_listed_and_bulk_actions,
 );
@@ -904,4 +905,45 @@ async fn fair_claims_over_http(ts: &TestServer) {
         [ids[0], ids[1], ids[4], ids[2], ids[3], ids[5]],
         "a, a, b, a, a, b"
     );
+}
+
+/// `GET /v1/jobs/{id}?wait_ms=`: a finished job answers at once; a running one is answered
+/// once a completion sent meanwhile has finished it (long before the wait); a job still
+/// running at the deadline is answered as it is; a wait out of bounds is refused naming it.
+async fn waiting_for_a_job_to_finish(ts: &TestServer) {
+    for q in ["wait_ms=-1", "wait_ms=30001", "wait_ms=soon"] {
+        let (s, b) = ts.get(&format!("/v1/jobs/1?{q}")).await;
+        assert_eq!(s, 400, "{q}: {b}");
+        assert!(
+            b["error"]["message"].as_str().unwrap_or("").contains("wait_ms"),
+            "{q}: {b}"
+        );
+    }
+    let ids = enqueue(ts, "waits", json!([{"payload": {"n": 1}}, {"payload": {"n": 2}}])).await;
+    let leased = claim(ts, "waits", 2, 60_000).await;
+    let token = |id: i64| leased.iter().find(|j| j["id"] == json!(id)).unwrap()["lease_token"].clone();
+    let started = std::time::Instant::now();
+    let wait_path = format!("/v1/jobs/{}?wait_ms=20000", ids[0]);
+    let complete_path = format!("/v1/jobs/{}/complete", ids[0]);
+    let (waited, completed) = tokio::join!(ts.get(&wait_path), async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        ts.post(&complete_path, json!({"lease_token": token(ids[0])})).await
+    });
+    assert_eq!(completed.0, 200, "{}", completed.1);
+    assert_eq!(
+        (waited.0, waited.1["state"].as_str()),
+        (200, Some("completed")),
+        "{}",
+        waited.1
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let (s, again) = ts.get(&format!("/v1/jobs/{}?wait_ms=20000", ids[0])).await;
+    assert_eq!((s, again["state"].as_str()), (200, Some("completed")));
+    let (s, running) = ts.get(&format!("/v1/jobs/{}?wait_ms=300", ids[1])).await;
+    assert_eq!((s, running["state"].as_str()), (200, Some("running")), "{running}");
+    assert_eq!(ts.get("/v1/jobs/999999?wait_ms=300").await.0, 404);
 }

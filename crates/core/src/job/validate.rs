@@ -334,6 +334,13 @@ pub fn lease_ms(value: i64, limits: &Limits) -> Result<i64> {
     Ok(value)
 }
 
+/// Validate a long poll's `wait_ms` (a claim's, or `GET /v1/jobs/{id}`'s): 0..=`max_wait_ms`.
+/// The wait as a duration.
+pub fn wait(wait_ms: i64, limits: &Limits) -> Result<std::time::Duration> {
+    bounded("wait_ms", wait_ms, 0, "max_wait_ms", limits.max_wait_ms)?;
+    Ok(std::time::Duration::from_millis(wait_ms.unsigned_abs()))
+}
+
 /// Validate a claim: `max` 1..=`max_claim` (default 1), `lease_ms` (default 30 000),
 /// `wait_ms` 0..=`max_wait_ms` (default 0). The strategy is resolved by the caller.
 pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Limits) -> Result<Claim> {
@@ -345,7 +352,7 @@ pub fn claim(queue: &str, body: ClaimBody, strategy: ClaimStrategy, limits: &Lim
         unit_field("worker", w, limits)?;
     }
     let wait_ms = body.wait_ms.unwrap_or(0);
-    bounded("wait_ms", wait_ms, 0, "max_wait_ms", limits.max_wait_ms)?;
+    wait(wait_ms, limits)?;
     Ok(Claim {
         queue: queue.to_string(),
         max,

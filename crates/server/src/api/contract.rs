@@ -619,6 +619,7 @@ fn parameter_bounds(p: &Value, l: &Limits) -> Option<Value> {
             json!({"minLength": 1, "maxLength": l.max_idempotency_key_len, "pattern": "^[\\x20-\\x7E]+$"}),
         ),
         ("query", "limit") => schema = json!({"type": "integer", "minimum": 1, "maximum": l.max_page_size}),
+        ("query", "wait_ms") => schema = json!({"type": "integer", "minimum": 0, "maximum": l.max_wait_ms}),
         // An id cursor (ledger, jobs, units) or a name/id cursor (SKUs, allocations, holds).
         // The feed's cursors stop at `MAX_CURSOR`, which its routes declare.
         ("query", "after") if p["schema"].to_string().contains("integer") => {

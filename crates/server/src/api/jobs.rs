@@ -67,15 +67,10 @@ pub(super) async fn claim_jobs(
     // A waiting claim holds one of the server's `max_long_polls` permits, and one of its
     // key's, for as long as it waits.
     let _permits = if req.wait_ms > 0 {
-        let server = st
-            .long_polls
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| AllotError::Unavailable("max_long_polls waiting claims already; retry shortly".into()))?;
-        let per_key = st.access.long_poll(actor.as_deref()).ok_or(AllotError::RateLimited {
-            retry_after_ms: LONG_POLL_RETRY_AFTER_MS,
-        })?;
-        Some((server, per_key, metrics_layer::InProgress::claim_waiting()))
+        Some((
+            long_poll_permits(&st, actor.as_deref())?,
+            metrics_layer::InProgress::claim_waiting(),
+        ))
     } else {
         None
     };
@@ -99,6 +94,24 @@ pub(super) async fn claim_jobs(
             .increment(jobs.len() as u64);
     }
     Ok(respond(StatusCode::OK, executed.map(|jobs| Claimed { jobs })))
+}
+
+/// The permits a long poll (a waiting claim, a wait for a job to finish) holds while it
+/// waits: one of the server's `max_long_polls` (else `503 unavailable`) and one of its key's
+/// (else `429 rate_limited`).
+pub(super) fn long_poll_permits(
+    st: &AppState,
+    actor: Option<&str>,
+) -> Result<(tokio::sync::OwnedSemaphorePermit, impl Sized), ApiError> {
+    let server = st
+        .long_polls
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| AllotError::Unavailable("max_long_polls waiting already; retry shortly".into()))?;
+    let per_key = st.access.long_poll(actor).ok_or(AllotError::RateLimited {
+        retry_after_ms: LONG_POLL_RETRY_AFTER_MS,
+    })?;
+    Ok((server, per_key))
 }
 
 pub(super) fn job_id(id: &str) -> Result<i64, ApiError> {

@@ -310,3 +310,19 @@ impl UnitListQuery {
         self.page.limit(limits)
     }
 }
+
+/// `?wait_ms=` of `GET /v1/jobs/{id}`: how long to wait for the job to finish.
+#[derive(Debug, Deserialize)]
+pub(super) struct WaitQuery {
+    wait_ms: Option<String>,
+}
+
+impl WaitQuery {
+    /// The wait, 0..=`max_wait_ms` ms. Default 0 (answer at once).
+    pub(super) fn wait(&self, limits: &Limits) -> Result<std::time::Duration, ApiError> {
+        Ok(allot_core::validate::wait(
+            integer("wait_ms", &self.wait_ms, 0)?,
+            limits,
+        )?)
+    }
+}

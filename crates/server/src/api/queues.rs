@@ -30,15 +30,52 @@ pub(super) async fn list_queues(
     Ok(Json(QueueList { queues, next }))
 }
 
-#[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = i64, Path)),
+#[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = i64, Path),
+        ("wait_ms" = Option<i64>, Query, description = "wait up to this long (0..=max_wait_ms, default 0) for the job to \
+            reach a terminal state (completed, discarded, cancelled); the answer is the job as it is then")),
     responses((status = 200, body = JobDetail, description = "the job, its lease, and `blocked_by` when it waits"),
-        (status = 404, body = ErrorBody)))]
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "the key's long polls are all waiting"),
+        (status = 503, body = ErrorBody, description = "the server's long polls are all waiting")))]
 pub(super) async fn get_job(
     State(st): State<Arc<AppState>>,
-    Caller { tenant, .. }: Caller,
+    Caller { tenant, actor }: Caller,
     Path(id): Path<String>,
+    query::Q(q): query::Q<query::WaitQuery>,
 ) -> Result<Json<JobDetail>, ApiError> {
-    Ok(Json(st.stores.queues.job_detail(&tenant, job_id(&id)?).await?))
+    let id = job_id(&id)?;
+    let wait = q.wait(&st.limits)?;
+    let detail = st.stores.queues.job_detail(&tenant, id).await?;
+    if wait.is_zero() || detail.job.state.is_finished() {
+        return Ok(Json(detail));
+    }
+    let _permits = super::jobs::long_poll_permits(&st, actor.as_deref())?;
+    Ok(Json(wait_for_job(&st, &tenant, id, wait).await?))
+}
+
+/// Job `id` of `tenant` once it is finished, or as it is after `wait` (or once the server
+/// stops): read again every `job_poll_interval_ms` (a completion on any instance is seen
+/// within it). A queue that does not keep completed jobs answers 404 once its job completed.
+async fn wait_for_job(
+    st: &AppState,
+    tenant: &allot_core::Tenant,
+    id: i64,
+    wait: std::time::Duration,
+) -> allot_core::Result<JobDetail> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let poll = std::time::Duration::from_millis(st.limits.job_poll_interval_ms);
+    let mut stop = std::pin::pin!(st.stopped());
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let last = tokio::select! {
+            () = tokio::time::sleep(poll.min(left)) => left <= poll,
+            () = &mut stop => true,
+        };
+        let detail = st.stores.queues.job_detail(tenant, id).await?;
+        if last || detail.job.state.is_finished() {
+            return Ok(detail);
+        }
+    }
 }
 
 #[utoipa::path(put, path = "/v1/queues/{queue}", request_body = QueueSettingsBody, params(("queue" = String, Path)),

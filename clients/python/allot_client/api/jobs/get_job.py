@@ -10,23 +10,33 @@ from ... import errors
 
 from ...models.error_body import ErrorBody
 from ...models.job_detail import JobDetail
+from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     id: int,
+    *,
+    wait_ms: int | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    params["wait_ms"] = wait_ms
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/v1/jobs/{id}".format(id=quote(str(id), safe=""),),
+        "params": params,
     }
 
 
@@ -42,12 +52,33 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_200
 
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_400
+
     if response.status_code == 404:
         response_404 = ErrorBody.from_dict(response.json())
 
 
 
         return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_503
 
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
@@ -68,11 +99,13 @@ def sync_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    wait_ms: int | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobDetail]:
     """ 
     Args:
         id (int):
+        wait_ms (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -85,6 +118,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+wait_ms=wait_ms,
 
     )
 
@@ -98,11 +132,13 @@ def sync(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    wait_ms: int | Unset = UNSET,
 
 ) -> ErrorBody | JobDetail | None:
     """ 
     Args:
         id (int):
+        wait_ms (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -116,6 +152,7 @@ def sync(
     return sync_detailed(
         id=id,
 client=client,
+wait_ms=wait_ms,
 
     ).parsed
 
@@ -123,11 +160,13 @@ async def asyncio_detailed(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    wait_ms: int | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobDetail]:
     """ 
     Args:
         id (int):
+        wait_ms (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,6 +179,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+wait_ms=wait_ms,
 
     )
 
@@ -153,11 +193,13 @@ async def asyncio(
     id: int,
     *,
     client: AuthenticatedClient | Client,
+    wait_ms: int | Unset = UNSET,
 
 ) -> ErrorBody | JobDetail | None:
     """ 
     Args:
         id (int):
+        wait_ms (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,5 +213,6 @@ async def asyncio(
     return (await asyncio_detailed(
         id=id,
 client=client,
+wait_ms=wait_ms,
 
     )).parsed
