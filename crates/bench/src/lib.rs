@@ -18,6 +18,7 @@ mod compare;
 mod console;
 pub mod cost;
 mod error;
+mod fairness;
 pub mod feed;
 mod flash_sale;
 mod holds;
@@ -47,6 +48,7 @@ pub use compare::{
 };
 pub use console::{console_bench, render_console_table, ConsoleOptions, ConsoleReport, OVERVIEW_P99_TARGET_US};
 pub use error::BenchError;
+pub use fairness::{fairness_bench, render_fairness_table, FairnessOptions, FairnessRun};
 pub use flash_sale::{flash_sale, render_table, FlashSaleOptions, StrategyReport};
 pub use holds::{holds_bench, HoldsOptions};
 pub use load::{render_load_table, LoadReport};

@@ -33,6 +33,10 @@ pub(crate) enum BenchCmd {
     /// store) claim and complete them in batches; some jobs fail once, some pools are killed
     /// mid-job; then the total-queue check (every job completed exactly once, none lost).
     Queue(QueueArgs),
+    /// One heavy key's jobs enqueued first, then many light keys' few, claimed oldest first
+    /// and fair (`fair_by: partition_key`) by one claimer straight on the store: the jobs
+    /// claimed before every light key had started one, and the drain's jobs per second.
+    Fairness(FairnessArgs),
     /// What the change feed costs a hot SKU (`batched` by default: the flash sale with and
     /// without the feed's trigger, ABBA after a warm-up, on one PostgreSQL database), and the
     /// events per second one Server-Sent Events reader follows.
@@ -101,6 +105,20 @@ pub(crate) async fn bench(cmd: BenchCmd) -> anyhow::Result<()> {
             .await
         }
         BenchCmd::Queue(a) => queue(a).await,
+        BenchCmd::Fairness(a) => {
+            let url = a
+                .database_url
+                .clone()
+                .unwrap_or_else(|| temp_sqlite("allot-bench-fairness"));
+            let store = queue_runs::open(&url, 8).await?;
+            let opts = allot_bench::FairnessOptions {
+                heavy: a.heavy,
+                light_keys: a.light_keys,
+                per_key: a.per_key,
+                claim_batch: a.claim_batch,
+            };
+            queue_runs::fairness(store, &opts, a.json.as_deref()).await
+        }
         BenchCmd::Feed(a) => feed(a).await,
         BenchCmd::Compare(a) => crate::compare::compare(a).await,
         BenchCmd::Locations(a) => crate::locations::locations(a).await,
@@ -561,6 +579,28 @@ async fn queue(a: QueueArgs) -> anyhow::Result<()> {
         queue_runs::claims_over_http((&database_url, &url), &on_store, load).await
     })
     .await
+}
+
+#[derive(Args)]
+pub(crate) struct FairnessArgs {
+    /// Database (default: a fresh SQLite file in the temp dir).
+    #[arg(long)]
+    pub(crate) database_url: Option<String>,
+    /// Jobs of the heavy key, enqueued first.
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) heavy: u64,
+    /// Light keys.
+    #[arg(long, default_value_t = 90)]
+    pub(crate) light_keys: u64,
+    /// Jobs per light key.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) per_key: u64,
+    /// Jobs per claim, at most.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) claim_batch: i64,
+    /// Write every figure as JSON to this file.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -24,21 +24,35 @@ CREATE INDEX jobs_fair ON jobs (tenant, queue, (coalesce(partition_key, '') COLL
     WHERE state IN ('available', 'scheduled', 'retryable');
 
 -- The group with runnable jobs (waiting, due by p_now) of a queue that comes after p_after in
--- byte order; the first group when p_after is NULL. NULL when there is none.
+-- byte order; the first group when p_after is NULL. NULL when there is none. Two statements,
+-- not one with `p_after IS NULL OR …`: a plan for both cases could not start the index scan at
+-- p_after, and would read every entry of the groups before it (a heavy key's 100 000).
 CREATE FUNCTION allot_fair_next(p_tenant text, p_queue text, p_now timestamptz, p_after text)
-RETURNS text LANGUAGE sql STABLE AS $$
-    SELECT coalesce(j.partition_key, '') COLLATE "C" FROM jobs j
-     WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state IN ('available', 'scheduled', 'retryable')
-       AND j.run_at <= p_now
-       AND (p_after IS NULL OR coalesce(j.partition_key, '') COLLATE "C" > p_after COLLATE "C")
-     ORDER BY coalesce(j.partition_key, '') COLLATE "C" LIMIT 1
+RETURNS text LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_next text;
+BEGIN
+    IF p_after IS NULL THEN
+        SELECT coalesce(j.partition_key, '') COLLATE "C" INTO v_next FROM jobs j
+         WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state IN ('available', 'scheduled', 'retryable')
+           AND j.run_at <= p_now
+         ORDER BY coalesce(j.partition_key, '') COLLATE "C" LIMIT 1;
+    ELSE
+        SELECT coalesce(j.partition_key, '') COLLATE "C" INTO v_next FROM jobs j
+         WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state IN ('available', 'scheduled', 'retryable')
+           AND j.run_at <= p_now AND coalesce(j.partition_key, '') COLLATE "C" > p_after COLLATE "C"
+         ORDER BY coalesce(j.partition_key, '') COLLATE "C" LIMIT 1;
+    END IF;
+    RETURN v_next;
+END;
 $$;
 
 -- A fair claim of at most p_take jobs (the queue-wide limits already applied by
 -- allot_claim_limited, which locked the settings row `s` and counted what runs per key and
 -- what started per key in the rate's window). Walks the groups as allot_core::job::fair says,
--- picks each group's best jobs its turn and its key's bounds allow, moves the cursor, then
--- leases every picked job in one UPDATE and records the starts of a rated queue.
+-- leases each group's best jobs its turn and its key's bounds allow as it visits it (the
+-- candidates are not locked: the settings row orders the claims of this queue), moves the
+-- cursor, records the starts of a rated queue and answers the leased jobs.
 CREATE FUNCTION allot_claim_fair(p_tenant text, p_queue text, p_now timestamptz, p_take bigint,
                                  p_lease_ms bigint, p_worker text, s queue_settings,
                                  p_running jsonb, p_started jsonb)
@@ -50,11 +64,13 @@ DECLARE
     v_ids bigint[] := '{}';
     v_got bigint[];
     v_group text;
-    v_first text;
+    v_idle_from text;
+    -- Jobs this claim took per group ({"key": n}), and of the group visited now.
+    v_taken jsonb := '{}';
+    v_mine bigint;
     v_served bigint := 0;
     v_room bigint;
     v_visits integer := 0;
-    v_wrapped boolean := false;
     v_cursor text := s.fair_cursor;
     v_cursor_served bigint := s.fair_served;
     v_rate_per_key boolean := s.rate_per_window IS NOT NULL AND s.rate_per_key;
@@ -71,20 +87,25 @@ BEGIN
         v_group := coalesce(allot_fair_next(p_tenant, p_queue, p_now, v_cursor),
                             allot_fair_next(p_tenant, p_queue, p_now, NULL));
     END IF;
-    v_first := v_group;
     WHILE v_group IS NOT NULL AND v_visits < 1000 AND cardinality(v_ids) < p_take LOOP
         v_visits := v_visits + 1;
         v_room := least(coalesce((s.fair_weights ->> v_group)::bigint, 1) - v_served, p_take - cardinality(v_ids));
         IF v_group <> '' THEN
+            -- What runs (and started) of the key: before the claim, and what this claim's
+            -- earlier visits of it took.
+            v_mine := coalesce((v_taken ->> v_group)::bigint, 0);
             v_room := least(v_room,
-                CASE WHEN s.fifo_per_key THEN 1 - coalesce((p_running ->> v_group)::bigint, 0) ELSE v_room END,
-                coalesce(s.max_running_per_key - coalesce((p_running ->> v_group)::bigint, 0), v_room),
-                CASE WHEN v_rate_per_key THEN s.rate_per_window - coalesce((p_started ->> v_group)::bigint, 0)
+                CASE WHEN s.fifo_per_key THEN 1 - coalesce((p_running ->> v_group)::bigint, 0) - v_mine
+                     ELSE v_room END,
+                coalesce(s.max_running_per_key - coalesce((p_running ->> v_group)::bigint, 0) - v_mine, v_room),
+                CASE WHEN v_rate_per_key THEN s.rate_per_window - coalesce((p_started ->> v_group)::bigint, 0) - v_mine
                      ELSE v_room END);
         END IF;
         v_got := '{}';
         IF v_room > 0 THEN
-            SELECT coalesce(array_agg(c.id), '{}') INTO v_got FROM (
+            -- Leased at once, so the walk's next reads (a later visit of this group, the next
+            -- group with runnable jobs) no longer see them.
+            WITH picked AS (
                 SELECT j.id FROM jobs j
                  WHERE j.tenant = p_tenant AND j.queue = p_queue AND j.state IN ('available', 'scheduled', 'retryable')
                    AND j.run_at <= p_now AND coalesce(j.partition_key, '') COLLATE "C" = v_group COLLATE "C"
@@ -92,22 +113,33 @@ BEGIN
                         SELECT 1 FROM jobs e
                          WHERE e.tenant = p_tenant AND e.queue = p_queue AND e.partition_key = j.partition_key
                            AND e.id < j.id AND e.state IN ('available', 'scheduled', 'retryable', 'running')))
-                 ORDER BY j.priority, j.run_at, j.id LIMIT v_room) c;
+                 ORDER BY j.priority, j.run_at, j.id LIMIT v_room),
+            leased AS (
+                UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
+                       lease_expires_at = p_now + p_lease_ms * interval '1 millisecond', worker = p_worker,
+                       attempted_at = p_now
+                  FROM picked WHERE j.tenant = p_tenant AND j.id = picked.id
+                   AND j.state IN ('available', 'scheduled', 'retryable')
+                RETURNING j.id)
+            SELECT coalesce(array_agg(l.id), '{}') INTO v_got FROM leased l;
             v_ids := v_ids || v_got;
+            v_taken := jsonb_set(v_taken, ARRAY[v_group],
+                                 to_jsonb(coalesce((v_taken ->> v_group)::bigint, 0) + cardinality(v_got)));
         END IF;
         v_cursor := v_group;
         v_cursor_served := v_served + cardinality(v_got);
         v_served := 0;
-        v_group := allot_fair_next(p_tenant, p_queue, p_now, v_group);
-        IF v_group IS NULL THEN
-            IF v_wrapped THEN
-                EXIT;
-            END IF;
-            v_group := allot_fair_next(p_tenant, p_queue, p_now, NULL);
-            v_wrapped := true;
+        -- A visit that took nothing starts (or goes on with) an idle stretch; one that took
+        -- a job ends it. A group's runnable jobs only leave by being taken, so a walk back at
+        -- the group its idle stretch began with has seen every group take nothing: stop.
+        IF cardinality(v_got) > 0 THEN
+            v_idle_from := NULL;
+        ELSIF v_idle_from IS NULL THEN
+            v_idle_from := v_group;
         END IF;
-        -- Each group once: once the walk has passed the last group, stop at the first visited.
-        IF v_wrapped AND v_group COLLATE "C" >= v_first COLLATE "C" THEN
+        v_group := coalesce(allot_fair_next(p_tenant, p_queue, p_now, v_group),
+                            allot_fair_next(p_tenant, p_queue, p_now, NULL));
+        IF v_group IS NOT DISTINCT FROM v_idle_from THEN
             EXIT;
         END IF;
     END LOOP;
@@ -115,11 +147,9 @@ BEGIN
      WHERE q.tenant = p_tenant AND q.queue = p_queue;
     RETURN QUERY
     WITH claimed AS (
-        UPDATE jobs j SET state = 'running', attempt = j.attempt + 1, lease_token = gen_random_uuid()::text,
-               lease_expires_at = p_now + p_lease_ms * interval '1 millisecond', worker = p_worker, attempted_at = p_now
-         WHERE j.tenant = p_tenant AND j.id = ANY (v_ids) AND j.state IN ('available', 'scheduled', 'retryable')
-        RETURNING j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
-                  j.partition_key, j.traceparent),
+        SELECT j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,
+               j.partition_key, j.traceparent
+          FROM jobs j WHERE j.tenant = p_tenant AND j.id = ANY (v_ids)),
     logged AS (
         INSERT INTO job_starts (tenant, queue, partition_key, started_at)
         SELECT p_tenant, p_queue, c.partition_key, p_now FROM claimed c WHERE s.rate_per_window IS NOT NULL)

@@ -133,3 +133,25 @@ fn claim_row(r: &ClaimReport, base: f64) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `bench fairness` on `store`: its table, its JSON, and a failure when a mode lost a job.
+pub async fn fairness(
+    store: Arc<dyn Database>,
+    opts: &crate::FairnessOptions,
+    json: Option<&Path>,
+) -> anyhow::Result<()> {
+    let runs = crate::fairness_bench(store, opts, &crate::load::run_id()).await?;
+    println!(
+        "fairness: heavy={} light_keys={} per_key={} claim_batch={}\n",
+        opts.heavy, opts.light_keys, opts.per_key, opts.claim_batch
+    );
+    println!("{}", crate::render_fairness_table(&runs));
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_vec_pretty(&runs)?)?;
+    }
+    let lost: Vec<&str> = runs.iter().filter(|r| r.completed != r.total).map(|r| r.mode).collect();
+    if !lost.is_empty() {
+        anyhow::bail!("jobs not completed exactly once in: {}", lost.join(", "));
+    }
+    Ok(())
+}

@@ -10,16 +10,20 @@
 //!   the empty string (a key is never empty), which sorts first.
 //! - The queue keeps a cursor: the group a claim visited last, and how many jobs it took from
 //!   it in its current turn (`served`). A `PUT` of the settings starts a new round (no cursor).
-//! - A claim visits the groups that have runnable jobs (waiting, `run_at` not after now) in
-//!   byte order of their names, wrapping around, each at most once, at most
-//!   [`MAX_FAIR_VISITS`] of them: first the cursor's group if its turn is not over
-//!   (`served` < its weight) and it has runnable jobs, else the first group after the cursor.
-//! - At each group it takes, best first (priority, run_at, id), up to what the group's turn
-//!   leaves (its weight, less `served` when it continues the cursor's turn) and what the
-//!   queue's other settings allow: the claim's `max` and the queue-wide limits over the whole
-//!   claim; `fifo_per_key`, `max_running_per_key` and a per-key rate for a keyed group.
-//! - The cursor becomes each visited group in turn, with what was taken from it (plus
-//!   `served` when it continued the turn). The claim stops once it has what it may take.
+//! - A claim walks the groups that have runnable jobs (waiting, `run_at` not after now) in
+//!   byte order of their names, wrapping around as often as it needs: first the cursor's group
+//!   if its turn is not over (`served` < its weight) and it has runnable jobs, else the first
+//!   group after the cursor (or the first of all).
+//! - At each visit a group takes, best first (priority, run_at, id), up to what its turn
+//!   leaves (its weight, less `served` when the visit continues the cursor's turn; a later
+//!   visit is a new turn) and what the queue's other settings allow: the claim's `max` and
+//!   the queue-wide limits over the whole claim; `fifo_per_key`, `max_running_per_key` and a
+//!   per-key rate for a keyed group.
+//! - The cursor becomes each visited group in turn, with what its turn took.
+//! - The claim stops once it has what it may take, after [`MAX_FAIR_VISITS`] visits, or when
+//!   the walk comes back to the group a stretch of visits that took nothing began with (a
+//!   group's runnable jobs only leave by being taken, so every group then has nothing to
+//!   give). So a claim of 10 on a queue with one key's work takes 10 of it.
 //!
 //! Priority therefore orders jobs within a group, not across groups.
 
@@ -58,8 +62,8 @@ pub const DEFAULT_FAIR_WEIGHT: i64 = 1;
 /// Most keys a queue's `weights` may name.
 pub const MAX_FAIR_WEIGHTS: usize = 1000;
 
-/// Most groups one claim visits (a group at its limit is visited and passed over; the next
-/// claim goes on after the last group visited, so every group is reached in turn).
+/// Most visits of groups one claim makes (a group at its limit is visited and passed over;
+/// the next claim goes on after the last group visited, so every group is reached in turn).
 pub const MAX_FAIR_VISITS: usize = 1000;
 
 /// The weight of group `group` (`""`: the jobs without a key) under `weights`.

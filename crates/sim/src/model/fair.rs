@@ -19,42 +19,29 @@ impl Model {
         lease_ms: i64,
     ) -> Result<Vec<(i64, String)>, AllotError> {
         let weights = self.settings(queue).weights;
-        let groups: Vec<String> = self
-            .runnable(queue, None)
-            .iter()
-            .filter_map(|id| self.jobs.get(id))
-            .map(|j| j.partition_key().unwrap_or_default().to_string())
-            .collect::<BTreeSet<String>>()
-            .into_iter()
-            .collect();
         let mut leases = Vec::new();
-        if take == 0 || groups.is_empty() {
+        let cur = self.fair_cursors.get(queue).cloned().unwrap_or_default();
+        let groups = self.groups(queue);
+        let (mut group, mut served) = match cur.turn_left(&weights) {
+            Some((g, _)) if groups.contains(g) => (Some(g.to_string()), cur.served),
+            _ => (next_after(&groups, cur.group.as_deref()), 0),
+        };
+        if take == 0 {
             return Ok(leases);
         }
-        let cur = self.fair_cursors.get(queue).cloned().unwrap_or_default();
-        let (start, mut served) = match cur.turn_left(&weights) {
-            Some((g, _)) if groups.iter().any(|n| n == g) => {
-                (groups.iter().position(|n| n == g).unwrap_or(0), cur.served)
-            }
-            _ => {
-                let after = cur.group.as_deref();
-                let next = groups.iter().position(|n| after.is_none_or(|a| n.as_str() > a));
-                (next.unwrap_or(0), 0)
-            }
-        };
-        let mut cursor = cur;
-        for step in 0..groups.len().min(MAX_FAIR_VISITS) {
-            if leases.len() >= take {
+        let (mut cursor, mut idle_from, mut visits) = (cur, None, 0);
+        while let Some(g) = group {
+            if visits >= MAX_FAIR_VISITS || leases.len() >= take {
                 break;
             }
-            let g = &groups[(start + step) % groups.len()];
-            let left = (weight(&weights, g) - served).min((take - leases.len()) as i64);
+            visits += 1;
+            let left = (weight(&weights, &g) - served).min((take - leases.len()) as i64);
             let mut got = 0;
-            for id in self.runnable(queue, Some(g)) {
+            for id in self.runnable(queue, Some(&g)) {
                 if got >= left {
                     break;
                 }
-                if !g.is_empty() && !self.key_allows(queue, id, Some(g)) {
+                if !g.is_empty() && !self.key_allows(queue, id, Some(&g)) {
                     continue;
                 }
                 leases.push((id, self.lease_one(queue, id, lease_ms)?));
@@ -65,8 +52,36 @@ impl Model {
                 served: served + got,
             };
             served = 0;
+            // Back at the group an idle stretch began with, every group has taken nothing.
+            if got > 0 {
+                idle_from = None;
+            } else if idle_from.is_none() {
+                idle_from = Some(g.clone());
+            }
+            group = next_after(&self.groups(queue), Some(&g));
+            if group.is_some() && group == idle_from {
+                break;
+            }
         }
         self.fair_cursors.insert(queue.to_string(), cursor);
         Ok(leases)
     }
+
+    /// The groups of `queue`'s runnable jobs ("" for the jobs without a key), byte order.
+    fn groups(&self, queue: &str) -> BTreeSet<String> {
+        self.runnable(queue, None)
+            .iter()
+            .filter_map(|id| self.jobs.get(id))
+            .map(|j| j.partition_key().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+/// The first group after `after` (the first of all when none is after it, or `after` is
+/// `None`).
+fn next_after(groups: &BTreeSet<String>, after: Option<&str>) -> Option<String> {
+    after
+        .and_then(|a| groups.iter().find(|g| g.as_str() > a))
+        .or_else(|| groups.iter().next())
+        .cloned()
 }

@@ -11,11 +11,18 @@ use allot_core::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
-/// The group with runnable jobs after `?4` (byte order; the first group when NULL) of queue
-/// `?2` of tenant `?1` at `?3` µs.
+/// The group with runnable jobs after `?4` (byte order) of queue `?2` of tenant `?1` at `?3`
+/// µs. The first group is asked with `?4` = '' and `>=` ([`SQL_FIRST_GROUP`]): a statement with
+/// `?4 IS NULL OR …` could not start its index scan at `?4`, and would read every entry of the
+/// groups before it.
 const SQL_NEXT_GROUP: &str = "SELECT coalesce(partition_key, '') FROM jobs
      WHERE tenant = ?1 AND queue = ?2 AND state IN ('available', 'scheduled', 'retryable') AND run_at_us <= ?3
-       AND (?4 IS NULL OR coalesce(partition_key, '') > ?4)
+       AND coalesce(partition_key, '') > ?4
+     ORDER BY coalesce(partition_key, '') LIMIT 1";
+
+/// The first group with runnable jobs (see [`SQL_NEXT_GROUP`]).
+const SQL_FIRST_GROUP: &str = "SELECT coalesce(partition_key, '') FROM jobs
+     WHERE tenant = ?1 AND queue = ?2 AND state IN ('available', 'scheduled', 'retryable') AND run_at_us <= ?3
      ORDER BY coalesce(partition_key, '') LIMIT 1";
 
 /// The best `?5` runnable jobs of group `?4` (a job whose key has an earlier unfinished job
@@ -37,21 +44,26 @@ fn next_group(
     (tenant, queue, now_us): (&str, &str, i64),
     after: Option<&str>,
 ) -> Result<Option<String>> {
-    c.prepare_cached(SQL_NEXT_GROUP)
-        .and_then(|mut s| {
+    match after {
+        Some(after) => c.prepare_cached(SQL_NEXT_GROUP).and_then(|mut s| {
             s.query_row(params![tenant, queue, now_us, after], |r| r.get(0))
                 .optional()
-        })
-        .map_err(map_error)
+        }),
+        None => c
+            .prepare_cached(SQL_FIRST_GROUP)
+            .and_then(|mut s| s.query_row(params![tenant, queue, now_us], |r| r.get(0)).optional()),
+    }
+    .map_err(map_error)
 }
 
-/// How many jobs group `g` may start: its turn's `left`, less what its key's bounds leave.
-fn room(s: &QueueSettings, g: &str, left: i64, (running, started): Counts<'_>) -> i64 {
+/// How many jobs group `g` may start: its turn's `left`, less what its key's bounds leave
+/// (`mine`: what this claim's earlier visits of it took, running and started now).
+fn room(s: &QueueSettings, g: &str, (left, mine): (i64, i64), (running, started): Counts<'_>) -> i64 {
     if g.is_empty() {
         return left;
     }
     let key = Some(g.to_string());
-    let run = running.get(&key).copied().unwrap_or(0);
+    let run = running.get(&key).copied().unwrap_or(0) + mine;
     let mut room = left;
     if s.fifo_per_key {
         room = room.min(1 - run);
@@ -60,7 +72,7 @@ fn room(s: &QueueSettings, g: &str, left: i64, (running, started): Counts<'_>) -
         room = room.min(n - run);
     }
     if let Some(r) = s.rate.filter(|r| r.per_key) {
-        room = room.min(r.per_window - started.get(&key).copied().unwrap_or(0));
+        room = room.min(r.per_window - started.get(&key).copied().unwrap_or(0) - mine);
     }
     room
 }
@@ -123,7 +135,8 @@ pub(super) fn pick(
     let Some((first, mut served)) = first_group(c, at, &cur, s)? else {
         return Ok(Vec::new());
     };
-    let (mut group, mut wrapped, mut visits) = (Some(first.clone()), false, 0);
+    let (mut group, mut idle_from, mut visits) = (Some(first), None::<String>, 0);
+    let mut taken: HashMap<String, i64> = HashMap::new();
     let mut st = c.prepare_cached(SQL_GROUP_JOBS).map_err(map_error)?;
     while let Some(g) = group {
         if visits >= MAX_FAIR_VISITS || out.len() as i64 >= take {
@@ -131,7 +144,8 @@ pub(super) fn pick(
         }
         visits += 1;
         let left = (weight(&s.weights, &g) - served).min(take - out.len() as i64);
-        let room = room(s, &g, left, counts);
+        let mine = taken.get(&g).copied().unwrap_or(0);
+        let room = room(s, &g, (left, mine), counts);
         let mut got = 0;
         if room > 0 {
             let rows = st
@@ -141,6 +155,18 @@ pub(super) fn pick(
                 .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
                 .map_err(map_error)?;
             got = rows.len() as i64;
+            *taken.entry(g.clone()).or_insert(0) += got;
+            // Running from now on, so the walk's next reads (a later visit of this group, the
+            // next group with runnable jobs) no longer see them; the claim then leases them
+            // (its token and lease replace these placeholders in the same transaction).
+            for (_, j) in &rows {
+                c.prepare_cached(
+                    "UPDATE jobs SET state = 'running', lease_token = 'claiming', lease_expires_at_us = ?3
+                     WHERE tenant = ?1 AND id = ?2",
+                )
+                .and_then(|mut u| u.execute(params![tenant, j.0, now_us]))
+                .map_err(map_error)?;
+            }
             out.extend(rows);
         }
         cur = FairCursor {
@@ -148,16 +174,18 @@ pub(super) fn pick(
             served: served + got,
         };
         served = 0;
+        // A walk back at the group an idle stretch began with has seen every group take
+        // nothing (a group's runnable jobs only leave by being taken): stop.
+        if got > 0 {
+            idle_from = None;
+        } else if idle_from.is_none() {
+            idle_from = Some(g.clone());
+        }
         group = match next_group(c, at, Some(&g))? {
             Some(n) => Some(n),
-            None if wrapped => None,
-            None => {
-                wrapped = true;
-                next_group(c, at, None)?
-            }
+            None => next_group(c, at, None)?,
         };
-        // Each group once: once the walk has passed the last group, stop at the first visited.
-        if wrapped && group.as_deref().is_some_and(|n| n >= first.as_str()) {
+        if group.is_some() && group == idle_from {
             break;
         }
     }
