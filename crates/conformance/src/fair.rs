@@ -84,9 +84,9 @@ pub async fn fair_claims_serve_every_key(f: Fixture) {
     f.finish().await;
 }
 
-/// 32 workers on three stores over a fair queue with FIFO per key and at most 2 of a key
-/// running: no attempt claimed twice, each key's attempts in enqueue order one at a time,
-/// and every job completes.
+/// 32 workers on three stores over a fair queue with FIFO per key (so one of a key running at
+/// once) and at most 8 running in the queue: no attempt claimed twice, each key's attempts in
+/// enqueue order one at a time, and every job completes.
 pub async fn fair_claims_under_claimers(f: Fixture) {
     let jobs: Vec<serde_json::Value> = (0..120)
         .map(|i| {

@@ -87,6 +87,7 @@ BEGIN
         v_group := coalesce(allot_fair_next(p_tenant, p_queue, p_now, v_cursor),
                             allot_fair_next(p_tenant, p_queue, p_now, NULL));
     END IF;
+    -- 1000: allot_core::job::fair::MAX_FAIR_VISITS.
     WHILE v_group IS NOT NULL AND v_visits < 1000 AND cardinality(v_ids) < p_take LOOP
         v_visits := v_visits + 1;
         v_room := least(coalesce((s.fair_weights ->> v_group)::bigint, 1) - v_served, p_take - cardinality(v_ids));

@@ -1,8 +1,10 @@
 //! A fair queue's claim in the model (`allot_core::job::fair`'s rules, written out again
 //! here as the specification the stores are checked against): the groups with runnable jobs
 //! in byte order of their names, from the cursor's group while its turn lasts, else from the
-//! first group after it, wrapping, each once; at each group, its best jobs while its turn
-//! and its key allow; the cursor is the group visited last with what its turn took.
+//! first group after it, wrapping as often as needed; at each visit, a new turn: the group's
+//! best jobs while its turn and its key allow; the cursor is the group visited last with what
+//! its turn took; the walk stops at the claim's room, at `MAX_FAIR_VISITS`, or back where a
+//! stretch of visits that took nothing began.
 
 use super::Model;
 use allot_core::job::fair::{weight, FairCursor, MAX_FAIR_VISITS};

@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
 /// The group with runnable jobs after `?4` (byte order) of queue `?2` of tenant `?1` at `?3`
-/// µs. The first group is asked with `?4` = '' and `>=` ([`SQL_FIRST_GROUP`]): a statement with
+/// µs. The first group has a statement of its own ([`SQL_FIRST_GROUP`]): one with
 /// `?4 IS NULL OR …` could not start its index scan at `?4`, and would read every entry of the
 /// groups before it.
 const SQL_NEXT_GROUP: &str = "SELECT coalesce(partition_key, '') FROM jobs
