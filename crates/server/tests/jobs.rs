@@ -858,7 +858,6 @@ async fn queues_listed_and_bulk_actions(ts: &TestServer) {
 /// turn taking two.
 async fn fair_claims_over_http(ts: &TestServer) {
     for (body, c, field) in [
-        (json!({"weights": {"a": 2}}), "invalid_request", "weights"),
         (
             json!({"fair_by": "partition_key", "weights": {"a": 0}}),
             "invalid_request",

@@ -45,10 +45,10 @@ class QueueSettingsBody:
                 1..=`max_queue_limit`.
             paused (bool | None | Unset): A paused queue leases nothing; enqueues still go in. Default false.
             rate (None | Rate | Unset):
-            weights (None | QueueSettingsBodyWeightsType0 | Unset): With `fair_by`: jobs a key's turn takes, 1..=1000
-                (`MAX_FAIR_WEIGHT`), by key (at
-                most 1000 keys, each a valid `partition_key`); a key not named takes 1, as do the
-                jobs without a key. Refused without `fair_by`.
+            weights (None | QueueSettingsBodyWeightsType0 | Unset): Jobs a key's turn takes while the queue has `fair_by`,
+                1..=1000 (`MAX_FAIR_WEIGHT`),
+                by key (at most 1000 keys, each a valid `partition_key`); a key not named takes 1, as
+                do the jobs without a key. Kept as put when the queue is not fair (then unused).
      """
 
     fair_by: FairBy | None | Unset = UNSET

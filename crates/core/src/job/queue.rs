@@ -64,9 +64,9 @@ pub struct QueueSettingsBody {
     /// [`super::fair`]). Default: none (oldest first).
     #[serde(default)]
     pub fair_by: Option<FairBy>,
-    /// With `fair_by`: jobs a key's turn takes, 1..=1000 (`MAX_FAIR_WEIGHT`), by key (at
-    /// most 1000 keys, each a valid `partition_key`); a key not named takes 1, as do the
-    /// jobs without a key. Refused without `fair_by`.
+    /// Jobs a key's turn takes while the queue has `fair_by`, 1..=1000 (`MAX_FAIR_WEIGHT`),
+    /// by key (at most 1000 keys, each a valid `partition_key`); a key not named takes 1, as
+    /// do the jobs without a key. Kept as put when the queue is not fair (then unused).
     #[serde(default)]
     pub weights: Option<BTreeMap<String, i64>>,
 }

@@ -191,7 +191,7 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
             limits.max_rate_window_ms,
         )?;
     }
-    let weights = fair_weights(body.fair_by, body.weights, limits)?;
+    let weights = fair_weights(body.weights, limits)?;
     Ok(QueueSettings {
         queue: queue.to_string(),
         paused: body.paused.unwrap_or(false),
@@ -205,11 +205,11 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
     })
 }
 
-/// A fair queue's `weights`: only with `fair_by`; at most
-/// [`crate::job::fair::MAX_FAIR_WEIGHTS`] keys, each a valid `partition_key`, each weight
-/// 1..=[`crate::job::fair::MAX_FAIR_WEIGHT`]. Errors name `weights` or `weights.<key>`.
+/// A queue's `weights` (they apply while it has `fair_by`; kept either way, as the settings
+/// were put): at most [`crate::job::fair::MAX_FAIR_WEIGHTS`] keys, each a valid
+/// `partition_key`, each weight 1..=[`crate::job::fair::MAX_FAIR_WEIGHT`]. Errors name
+/// `weights` or `weights.<key>`.
 fn fair_weights(
-    fair_by: Option<crate::job::fair::FairBy>,
     weights: Option<std::collections::BTreeMap<String, i64>>,
     limits: &Limits,
 ) -> Result<std::collections::BTreeMap<String, i64>> {
@@ -217,9 +217,6 @@ fn fair_weights(
     let Some(weights) = weights else {
         return Ok(Default::default());
     };
-    if fair_by.is_none() {
-        return Err(AllotError::invalid("weights: only a fair queue (fair_by) has weights"));
-    }
     if weights.len() > MAX_FAIR_WEIGHTS {
         return Err(AllotError::LimitExceeded {
             limit: "max_fair_weights",

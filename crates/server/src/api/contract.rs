@@ -409,6 +409,16 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ),
         ("NewJob", "metadata", json!({"type": ["object", "null"]})),
         ("QueueSettingsBody", "max_running", int(1, l.max_queue_limit)),
+        (
+            "QueueSettingsBody",
+            "weights",
+            json!({
+                "additionalProperties": merge_into(json!({"type": "integer"}),
+                    int(1, allot_core::job::fair::MAX_FAIR_WEIGHT)),
+                "maxProperties": allot_core::job::fair::MAX_FAIR_WEIGHTS,
+                "propertyNames": ident(1, l.max_unit_field_len),
+            }),
+        ),
         ("QueueSettingsBody", "max_running_per_key", int(1, l.max_queue_limit)),
         ("Rate", "per_window", int(1, l.max_queue_limit)),
         ("Rate", "window_ms", int(1, l.max_rate_window_ms)),
