@@ -366,6 +366,16 @@ fn capacity_bounds(l: &Limits) -> Vec<(&'static str, &'static str, Value)> {
     ]
 }
 
+/// A fair queue's `weights`: each 1..=`MAX_FAIR_WEIGHT`, at most `MAX_FAIR_WEIGHTS` keys, each
+/// a partition key.
+fn weights_bound(l: &Limits) -> Value {
+    json!({
+        "additionalProperties": merge_into(json!({"type": "integer"}), int(1, allot_core::job::fair::MAX_FAIR_WEIGHT)),
+        "maxProperties": allot_core::job::fair::MAX_FAIR_WEIGHTS,
+        "propertyNames": ident(1, l.max_unit_field_len),
+    })
+}
+
 /// Bookings and jobs.
 fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)> {
     let hold = int(l.min_hold_ttl_ms as i64, l.max_hold_ttl_ms.min(i64::MAX as u64) as i64);
@@ -409,16 +419,7 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
         ),
         ("NewJob", "metadata", json!({"type": ["object", "null"]})),
         ("QueueSettingsBody", "max_running", int(1, l.max_queue_limit)),
-        (
-            "QueueSettingsBody",
-            "weights",
-            json!({
-                "additionalProperties": merge_into(json!({"type": "integer"}),
-                    int(1, allot_core::job::fair::MAX_FAIR_WEIGHT)),
-                "maxProperties": allot_core::job::fair::MAX_FAIR_WEIGHTS,
-                "propertyNames": ident(1, l.max_unit_field_len),
-            }),
-        ),
+        ("QueueSettingsBody", "weights", weights_bound(l)),
         ("QueueSettingsBody", "max_running_per_key", int(1, l.max_queue_limit)),
         ("Rate", "per_window", int(1, l.max_queue_limit)),
         ("Rate", "window_ms", int(1, l.max_rate_window_ms)),
