@@ -144,8 +144,11 @@ BEGIN
             EXIT;
         END IF;
     END LOOP;
-    UPDATE queue_settings q SET fair_cursor = v_cursor, fair_served = v_cursor_served
-     WHERE q.tenant = p_tenant AND q.queue = p_queue;
+    -- Written only when it moved (a claim that found nothing writes nothing).
+    IF v_cursor IS DISTINCT FROM s.fair_cursor OR v_cursor_served <> s.fair_served THEN
+        UPDATE queue_settings q SET fair_cursor = v_cursor, fair_served = v_cursor_served
+         WHERE q.tenant = p_tenant AND q.queue = p_queue;
+    END IF;
     RETURN QUERY
     WITH claimed AS (
         SELECT j.id, j.payload, j.attempt, j.max_attempts, j.priority, j.lease_token, j.lease_expires_at, j.run_at,

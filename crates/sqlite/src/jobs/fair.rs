@@ -130,7 +130,8 @@ pub(super) fn pick(
     counts: Counts<'_>,
 ) -> Result<Vec<Picked>> {
     let (tenant, queue, now_us) = at;
-    let mut cur = cursor(c, tenant, queue)?;
+    let start = cursor(c, tenant, queue)?;
+    let mut cur = start.clone();
     let mut out: Vec<(i64, Picked)> = Vec::new();
     let Some((first, mut served)) = first_group(c, at, &cur, s)? else {
         return Ok(Vec::new());
@@ -189,11 +190,14 @@ pub(super) fn pick(
             break;
         }
     }
-    c.execute(
-        "UPDATE queue_settings SET fair_cursor = ?3, fair_served = ?4 WHERE tenant = ?1 AND queue = ?2",
-        params![tenant, queue, cur.group, cur.served],
-    )
-    .map_err(map_error)?;
+    // Written only when it moved (a claim that found nothing writes nothing).
+    if cur != start {
+        c.execute(
+            "UPDATE queue_settings SET fair_cursor = ?3, fair_served = ?4 WHERE tenant = ?1 AND queue = ?2",
+            params![tenant, queue, cur.group, cur.served],
+        )
+        .map_err(map_error)?;
+    }
     // Answered best first, as every claim is.
     out.sort_by_key(|(run_at, j)| (j.4, *run_at, j.0));
     Ok(out.into_iter().map(|(_, j)| j).collect())
