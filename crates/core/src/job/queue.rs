@@ -126,6 +126,23 @@ impl QueueSettings {
         self.max_running.is_some() || self.max_running_per_key.is_some() || self.rate.is_some() || self.fifo_per_key
     }
 
+    /// How many more jobs of one key may start now under the key's bounds (`fifo_per_key`,
+    /// `max_running_per_key`, a per-key rate), given `running` jobs of the key and `started`
+    /// starts of it in the rate's window; `i64::MAX` when none bounds it. May be negative.
+    pub fn key_room(&self, running: i64, started: i64) -> i64 {
+        let mut room = i64::MAX;
+        if self.fifo_per_key {
+            room = room.min(1 - running);
+        }
+        if let Some(n) = self.max_running_per_key {
+            room = room.min(n - running);
+        }
+        if let Some(r) = self.rate.filter(|r| r.per_key) {
+            room = room.min(r.per_window - started);
+        }
+        room
+    }
+
     /// Whether a claim of the queue goes through the limited path (paused, limited or
     /// fair); a queue that only drops its completed jobs is claimed as one without settings.
     pub fn gates_claims(&self) -> bool {

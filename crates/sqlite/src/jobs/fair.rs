@@ -63,18 +63,8 @@ fn room(s: &QueueSettings, g: &str, (left, mine): (i64, i64), (running, started)
         return left;
     }
     let key = Some(g.to_string());
-    let run = running.get(&key).copied().unwrap_or(0) + mine;
-    let mut room = left;
-    if s.fifo_per_key {
-        room = room.min(1 - run);
-    }
-    if let Some(n) = s.max_running_per_key {
-        room = room.min(n - run);
-    }
-    if let Some(r) = s.rate.filter(|r| r.per_key) {
-        room = room.min(r.per_window - started.get(&key).copied().unwrap_or(0) - mine);
-    }
-    room
+    let of = |m: &HashMap<Option<String>, i64>| m.get(&key).copied().unwrap_or(0) + mine;
+    left.min(s.key_room(of(running), of(started)))
 }
 
 /// Where the claim starts: the cursor's group while its turn lasts and it has work (with what
@@ -98,12 +88,15 @@ fn first_group(
             return Ok(Some((g.to_string(), cursor.served)));
         }
     }
-    let after = next_group(c, at, cursor.group.as_deref())?;
-    let first = match after {
-        Some(g) => Some(g),
-        None => next_group(c, at, None)?,
-    };
-    Ok(first.map(|g| (g, 0)))
+    Ok(next_or_first(c, at, cursor.group.as_deref())?.map(|g| (g, 0)))
+}
+
+/// The group after `after`, or the first of all past the last (the walk wraps around).
+fn next_or_first(c: &Connection, at: (&str, &str, i64), after: Option<&str>) -> Result<Option<String>> {
+    match next_group(c, at, after)? {
+        Some(g) => Ok(Some(g)),
+        None => next_group(c, at, None),
+    }
 }
 
 /// The queue's cursor (its settings row exists: the queue is fair).
@@ -182,10 +175,7 @@ pub(super) fn pick(
         } else if idle_from.is_none() {
             idle_from = Some(g.clone());
         }
-        group = match next_group(c, at, Some(&g))? {
-            Some(n) => Some(n),
-            None => next_group(c, at, None)?,
-        };
+        group = next_or_first(c, at, Some(&g))?;
         if group.is_some() && group == idle_from {
             break;
         }

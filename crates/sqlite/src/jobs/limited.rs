@@ -168,16 +168,10 @@ fn pick_limited(c: &Connection, tenant: &str, req: &Claim, now_us: i64, s: &Queu
         let job = row(r).map_err(map_error)?;
         if let Some(key) = &job.5 {
             let k = Some(key.clone());
-            let mut room = i64::MAX;
-            if s.fifo_per_key {
-                room = room.min(1 - running.get(&k).copied().unwrap_or(0));
-            }
-            if let Some(n) = s.max_running_per_key {
-                room = room.min(n - running.get(&k).copied().unwrap_or(0));
-            }
-            if let Some(r) = s.rate.filter(|r| r.per_key) {
-                room = room.min(r.per_window - started.get(&k).copied().unwrap_or(0));
-            }
+            let room = s.key_room(
+                running.get(&k).copied().unwrap_or(0),
+                started.get(&k).copied().unwrap_or(0),
+            );
             let used = taken.entry(key.clone()).or_insert(0);
             if room - *used <= 0 {
                 continue;
