@@ -402,6 +402,8 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                 partition_key: (opts.keys > 0).then(|| format!("k{}", (p * n + i) % opts.keys)),
                 tags: Vec::new(),
                 metadata: serde_json::json!({}),
+                depends_on: Vec::new(),
+                on_failed_dependency: Default::default(),
             };
             while next < n {
                 let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
@@ -513,6 +515,8 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
                 partition_key: None,
                 tags: Vec::new(),
                 metadata: serde_json::json!({}),
+                depends_on: Vec::new(),
+                on_failed_dependency: Default::default(),
             })
             .collect();
         let req = Enqueue {

@@ -70,6 +70,8 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             partition_key: Some(t.id.clone()),
             tags: Vec::new(),
             metadata: serde_json::json!({}),
+            depends_on: Vec::new(),
+            on_failed_dependency: Default::default(),
         })
         .collect();
     let tenant = delivery_tenant();

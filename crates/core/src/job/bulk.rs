@@ -16,7 +16,8 @@ pub enum BulkAction {
     Retry,
     /// Unfinished jobs become `cancelled` (a running one's worker gets `lease_lost`).
     Cancel,
-    /// Jobs that are not running are deleted.
+    /// Jobs that are not running are deleted (an unfinished one that other jobs wait for is
+    /// first cancelled, so that they learn of it: see [`crate::job::depend`]).
     Delete,
 }
 
@@ -26,8 +27,10 @@ impl BulkAction {
         use JobState::*;
         match self {
             BulkAction::Retry => &[Discarded, Cancelled],
-            BulkAction::Cancel => &[Available, Scheduled, Retryable, Running],
-            BulkAction::Delete => &[Available, Scheduled, Retryable, Completed, Discarded, Cancelled],
+            BulkAction::Cancel => &[Pending, Available, Scheduled, Retryable, Running],
+            BulkAction::Delete => &[
+                Pending, Available, Scheduled, Retryable, Completed, Discarded, Cancelled,
+            ],
         }
     }
 }

@@ -6,6 +6,7 @@
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
 pub mod bulk;
+pub mod depend;
 pub mod fair;
 pub mod queue;
 pub mod schedule;
@@ -19,6 +20,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
+    /// Waiting for its dependencies (`depends_on`) to complete (`blocked_by: dependencies`).
+    Pending,
     /// Ready to be claimed.
     Available,
     /// Waiting for its `run_at`.
@@ -37,7 +40,8 @@ pub enum JobState {
 
 impl JobState {
     /// Every state, in the order queue counts list them.
-    pub const ALL: [JobState; 7] = [
+    pub const ALL: [JobState; 8] = [
+        JobState::Pending,
         JobState::Available,
         JobState::Scheduled,
         JobState::Running,
@@ -50,6 +54,7 @@ impl JobState {
     /// Stored and wire name.
     pub fn as_str(self) -> &'static str {
         match self {
+            JobState::Pending => "pending",
             JobState::Available => "available",
             JobState::Scheduled => "scheduled",
             JobState::Running => "running",
@@ -102,6 +107,15 @@ pub struct NewJob {
     /// Any JSON object kept with the job, at most `max_metadata_bytes` serialized.
     #[serde(default)]
     pub metadata: Option<serde_json::Value>,
+    /// Ids of jobs of the tenant (any queue) this one waits for: at most
+    /// `max_job_dependencies`, each an existing job (`422 unknown_dependency` otherwise). The
+    /// job is `pending` until every one completed (see [`depend`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<Vec<i64>>,
+    /// What a dependency that ends discarded or cancelled does to this job: `discard` it too
+    /// (the default) or `run` it anyway once every dependency finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_failed_dependency: Option<depend::OnFailedDependency>,
 }
 
 /// `POST /v1/queues/{queue}/jobs` body.
@@ -140,6 +154,10 @@ pub struct JobSpec {
     pub tags: Vec<String>,
     /// A JSON object (`{}` when not given).
     pub metadata: serde_json::Value,
+    /// The jobs it waits for: distinct ids, ascending.
+    pub depends_on: Vec<i64>,
+    /// What a failed dependency does to it.
+    pub on_failed_dependency: depend::OnFailedDependency,
 }
 
 impl JobSpec {
@@ -155,6 +173,8 @@ impl JobSpec {
             partition_key: None,
             tags: Vec::new(),
             metadata: serde_json::json!({}),
+            depends_on: Vec::new(),
+            on_failed_dependency: depend::OnFailedDependency::Discard,
         }
     }
 }
@@ -509,6 +529,10 @@ pub struct JobView {
     /// What the job produced (given on `complete`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<serde_json::Value>,
+    /// Set when a failed dependency discarded the job: the job whose end did, as
+    /// `job 7 discarded` (or `cancelled`); see [`depend`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dependency_failure: Option<String>,
 }
 
 /// Which jobs of a queue a listing shows.

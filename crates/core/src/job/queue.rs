@@ -161,6 +161,8 @@ impl QueueSettings {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BlockedBy {
+    /// A job it depends on has not completed yet (state `pending`).
+    Dependencies,
     /// Its `run_at` is still ahead (scheduled, or a retry or snooze waiting).
     Scheduled,
     /// The queue is paused.
@@ -195,6 +197,9 @@ pub fn blocked_by(
     facts: &BlockFacts,
 ) -> Option<BlockedBy> {
     use super::JobState::*;
+    if job.state == Pending {
+        return Some(BlockedBy::Dependencies);
+    }
     if !matches!(job.state, Available | Scheduled | Retryable) {
         return None;
     }
@@ -263,6 +268,7 @@ mod tests {
             tags: vec![],
             metadata: serde_json::json!({}),
             output: None,
+            dependency_failure: None,
         }
     }
 

@@ -60,6 +60,7 @@ pub fn job(j: NewJob, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Re
         return Err(AllotError::invalid("metadata must be a JSON object"));
     }
     json_document("metadata", &metadata, "max_metadata_bytes", limits.max_metadata_bytes)?;
+    let depends_on = crate::job::depend::depends_on(j.depends_on.unwrap_or_default(), limits)?;
     Ok(JobSpec {
         payload: j.payload,
         priority: priority as i16,
@@ -69,6 +70,8 @@ pub fn job(j: NewJob, now: chrono::DateTime<chrono::Utc>, limits: &Limits) -> Re
         partition_key,
         tags,
         metadata,
+        depends_on,
+        on_failed_dependency: j.on_failed_dependency.unwrap_or_default(),
     })
 }
 
@@ -236,7 +239,7 @@ fn fair_weights(
 /// Validate `POST /v1/schedules` at `now`: names, the expression and zone (see
 /// [`crate::job::schedule::Timetable::parse`]), an expression that matches some time, and the
 /// job template as an enqueue would take it, without `run_at` or `unique_key` (each tick
-/// gives both).
+/// gives both) and without dependencies.
 pub fn schedule(
     body: crate::job::schedule::ScheduleBody,
     now: chrono::DateTime<chrono::Utc>,
@@ -251,6 +254,12 @@ pub fn schedule(
         return Err(AllotError::breaks(
             Rule::TemplateField,
             "job: run_at and unique_key are given by each tick, not by the template",
+        ));
+    }
+    if body.job.depends_on.is_some() || body.job.on_failed_dependency.is_some() {
+        return Err(AllotError::breaks(
+            Rule::TemplateField,
+            "job: depends_on and on_failed_dependency name jobs of one enqueue, not of every tick",
         ));
     }
     let template = serde_json::to_value(&body.job).map_err(|e| AllotError::Internal(e.to_string()))?;

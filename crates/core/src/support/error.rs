@@ -327,6 +327,9 @@ pub enum Rule {
     LocationWithIncoming,
     /// A move from a quantity state to itself (`same_state`).
     SameState,
+    /// A job's `depends_on` naming an id that is no job of the tenant (never enqueued, or
+    /// pruned): `unknown_dependency`.
+    UnknownDependency,
 }
 
 impl Rule {
@@ -352,11 +355,12 @@ impl Rule {
             Rule::NotInHold => "not_in_hold",
             Rule::LocationWithIncoming => "location_with_incoming",
             Rule::SameState => "same_state",
+            Rule::UnknownDependency => "unknown_dependency",
         }
     }
 
     /// Every rule, for the documentation and its tests.
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::DuplicateSerial,
         Rule::DuplicateOrderBy,
         Rule::DuplicateIdempotencyKey,
@@ -376,6 +380,7 @@ impl Rule {
         Rule::NotInHold,
         Rule::LocationWithIncoming,
         Rule::SameState,
+        Rule::UnknownDependency,
     ];
 }
 

@@ -131,6 +131,12 @@ limits! {
     max_job_attempts: i64 = 100, min 1;
     /// Most tags of one job (each 1..=`max_unit_field_len` chars).
     max_job_tags: usize = 16, min 0;
+    /// Most `depends_on` ids of one job.
+    max_job_dependencies: usize = 100, min 0;
+    /// Longest chain of dependencies ending at a job (a job without any is at depth 0; one
+    /// depending on it at 1): bounds how far a discarded job's dependents are discarded in
+    /// one step.
+    max_dependency_depth: i64 = 100, min 0;
     /// Largest `max_running`, `max_running_per_key` or `rate.per_window` of a queue.
     max_queue_limit: i64 = 100_000, min 1;
     /// Longest `rate.window_ms` of a queue, ms (1 day).
@@ -188,7 +194,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_field_and_set_reaches_each() {
-        assert_eq!(Limits::TABLE.len(), 48);
+        assert_eq!(Limits::TABLE.len(), 50);
         let mut l = Limits::default();
         for info in Limits::TABLE {
             let d = Limits::default_text(info.name).unwrap();

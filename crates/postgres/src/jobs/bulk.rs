@@ -12,12 +12,13 @@ use allot_core::{AllotError, Capable, Result};
 /// `$1` tenant, `$2` queue, `$3` states, `$4` tag or NULL, `$5` partition key or NULL,
 /// `$6` how many. The states `$3` are tested in three branches, one per index that holds
 /// them (V25): `jobs_queue_state` (off the common path), `jobs_fetch` (available), `jobs_lease`
-/// (running), so that a pick in a small queue of a big table reads indexes (a bitmap OR).
+/// (running), `jobs_pending` (V50), so that a pick in a small queue of a big table reads indexes (a bitmap OR).
 const SQL_PICK: &str = "SELECT id FROM jobs
   WHERE tenant = $1 AND queue = $2
     AND ((state = ANY($3) AND state IN ('scheduled', 'retryable', 'completed', 'discarded', 'cancelled'))
          OR ('available' = ANY($3) AND state = 'available')
-         OR ('running' = ANY($3) AND state = 'running' AND lease_expires_at IS NOT NULL))
+         OR ('running' = ANY($3) AND state = 'running' AND lease_expires_at IS NOT NULL)
+         OR ('pending' = ANY($3) AND state = 'pending'))
     AND ($4::text IS NULL OR tags @> ARRAY[$4::text])
     AND ($5::text IS NULL OR partition_key = $5)
   ORDER BY id LIMIT $6 FOR UPDATE SKIP LOCKED";
@@ -39,6 +40,11 @@ fn action_sql(action: BulkAction) -> &'static str {
         }
     }
 }
+
+/// Before a delete: cancel the unfinished jobs of `$2` that other jobs wait for, so that the
+/// trigger of V50 settles their dependents (a deleted row fires no update trigger).
+const SQL_CANCEL_AWAITED: &str = "UPDATE jobs SET state = 'cancelled', finalized_at = $3
+  WHERE tenant = $1 AND id = ANY($2) AND has_dependents AND state NOT IN ('running', 'completed', 'discarded', 'cancelled')";
 
 /// The audit trail of a bulk call: a `queue.bulk_applied` event in the same transaction
 /// (the feed's sequencer gives it its cursor).
@@ -77,6 +83,11 @@ impl PgStore {
                 changed: 0,
                 more,
             });
+        }
+        if req.action == BulkAction::Delete {
+            tx.execute(SQL_CANCEL_AWAITED, &[&tenant.as_str(), &ids, &self.now()])
+                .await
+                .map_err(map_error)?;
         }
         let changed = tx
             .execute(action_sql(req.action), &[&tenant.as_str(), &ids, &self.now()])

@@ -3,6 +3,7 @@
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
 mod bulk;
+mod depend;
 #[cfg(test)]
 mod in_tx_tests;
 mod ops;
@@ -21,6 +22,7 @@ use allot_core::job::{
     LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, Idempotency, JobStore, Keyed};
+use allot_core::support::limits::Limits;
 use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::Capable;
@@ -128,7 +130,8 @@ async fn insert_jobs(
 /// Insert a validated batch in `tx` (see `JobStore::enqueue`) and NOTIFY its queue's
 /// claimers, which PostgreSQL delivers when `tx` commits. `Err(TxErr::Retry)` when a job
 /// that a unique key pointed at finished in between: run the whole batch again.
-async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue) -> TxResult<Enqueued> {
+async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &Limits) -> TxResult<Enqueued> {
+    let starts = depend::lock(tx, tenant, req, limits).await?;
     let n = req.jobs.len() as i64;
     // Ids first, so each job's id is known in request order whatever the insert does.
     let ids: Vec<i64> = tx
@@ -139,6 +142,7 @@ async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue) -> TxResult<
         .collect();
     let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
     let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
+    depend::start(tx, tenant, req, &ids, &inserted, &starts).await?;
     let mut out = ids.clone();
     let dup_keys: Vec<&str> = ids
         .iter()
@@ -175,8 +179,10 @@ async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue) -> TxResult<
 /// Errors: `unavailable`/`internal` from the database, mapped by SQLSTATE; `contention` when
 /// the caller's transaction must run again (40001/40P01, or a unique key whose job finished
 /// in between). A duplicate `unique_key` is not an error: its id is the existing job's.
+/// `depends_on` is refused as through the API (`unknown_dependency`, and chains deeper than
+/// the default `max_dependency_depth`).
 pub async fn enqueue_in(tx: &tokio_postgres::Transaction<'_>, tenant: &Tenant, req: &Enqueue) -> Result<Enqueued> {
-    match insert_batch(&Tx::Caller(tx), tenant.as_str(), req).await {
+    match insert_batch(&Tx::Caller(tx), tenant.as_str(), req, &Limits::default()).await {
         Ok(done) => Ok(done),
         Err(TxErr::Fail(e)) => Err(e),
         // 40001/40P01, or a unique key whose job finished in between: the caller's
@@ -196,7 +202,7 @@ impl PgStore {
         idem: Option<&Idempotency<Enqueued>>,
     ) -> TxResult<Executed<Enqueued>> {
         self.write(tenant, idem, async |tx| {
-            insert_batch(&Tx::Pooled(tx), tenant, req).await
+            insert_batch(&Tx::Pooled(tx), tenant, req, &self.limits).await
         })
         .await
     }

@@ -91,7 +91,7 @@ pub(crate) const SQL_HEARTBEAT: &str =
 /// planner would read every running job of the queue.
 ///
 /// A queue that does not keep completed jobs (`keep_completed = false`, V24) has them deleted
-/// instead: the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
+/// instead (except those other jobs wait for: `has_dependents`, V50): the two writes test its settings with an uncorrelated `EXISTS`, a one-time filter,
 /// so exactly one of them runs. They find their rows by the primary key, not by the `ctid`
 /// `mine` locked: a heartbeat that commits after this statement's snapshot and before its
 /// lock makes `mine` lock (and return the `ctid` of) a version the statement cannot see, so
@@ -105,10 +105,11 @@ pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
  kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
    FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
-    AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
+    AND (j.has_dependents
+         OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed))
  RETURNING j.id),
  dropped AS (
- DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
+ DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running' AND NOT j.has_dependents
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id)
  SELECT id FROM kept UNION ALL SELECT id FROM dropped";
@@ -235,17 +236,19 @@ pub(crate) async fn complete<C: Db>(
 
 /// Complete one running job whose token matches (`$1` id, `$2` token, `$3` now, `$4` tenant,
 /// `$5` output): kept with its output, or deleted when its queue does not keep completed jobs
-/// (the answer then still says `completed`). Both writes read the settings in the statement's
+/// (the answer then still says `completed`), unless jobs wait for it (`has_dependents`, V50:
+/// its finish must reach them through the trigger on its state). Both writes read the settings in the statement's
 /// one snapshot (and re-check the job's row if another transaction changed it, READ
 /// COMMITTED), so exactly one of them can match.
 const SQL_COMPLETE: &str = "WITH kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL, output = $5::json
   WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
-    AND NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
+    AND (j.has_dependents
+         OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed))
  RETURNING j.id, j.state, j.attempt, j.run_at, j.lease_expires_at),
  dropped AS (
  DELETE FROM jobs j
-  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 AND NOT j.has_dependents
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
  RETURNING j.id, 'completed'::text AS state, j.attempt, j.run_at, NULL::timestamptz AS lease_expires_at)
  SELECT * FROM kept UNION ALL SELECT * FROM dropped";

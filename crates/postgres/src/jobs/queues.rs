@@ -16,7 +16,7 @@ use allot_core::{AllotError, Capable, Result};
 use async_trait::async_trait;
 
 const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attempts, errors, run_at, unique_key,
-    created_at, finalized_at, partition_key, tags, metadata, output";
+    created_at, finalized_at, partition_key, tags, metadata, output, dependency_failure";
 
 /// A page of a queue's jobs by id (`$1` queue, `$2` state or NULL for all, `$3` after, `$4`
 /// limit, `$5` tenant, `$6` most bytes of documents, `$7` a tag or NULL, `$8`/`$9` a metadata
@@ -24,10 +24,11 @@ const JOB_COLS: &str = "id, queue, state, priority, payload, attempt, max_attemp
 /// jobs or at the job that crosses `$6` bytes. A listing of running jobs also says
 /// `lease_expires_at IS NOT NULL` (true of every running job), so that its plan, made for the
 /// state it is given, can read `jobs_lease` (V25); a listing of every state spells them out
-/// as one branch per index that holds them (`jobs_queue_state`, `jobs_fetch`, `jobs_lease`),
+/// as one branch per index that holds them (`jobs_queue_state`, `jobs_fetch`, `jobs_lease`,
+/// `jobs_pending`),
 /// which a small queue of a big table reads as a bitmap OR.
 pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, payload, attempt, max_attempts, errors,
-        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output, following
+        run_at, unique_key, created_at, finalized_at, partition_key, tags, metadata, output, dependency_failure, following
    FROM (SELECT j.*, lead(j.id) OVER (ORDER BY id) AS following, octet_length(payload::text) + octet_length(errors::text)
                      + coalesce(octet_length(output::text), 0) + octet_length(metadata::text) AS size,
                 sum(octet_length(payload::text) + octet_length(errors::text)
@@ -35,7 +36,7 @@ pub(crate) const SQL_LIST_JOBS: &str = "SELECT id, queue, state, priority, paylo
            FROM jobs j WHERE tenant = $5 AND queue = $1 AND ($2::text IS NULL OR state = $2::text) AND id > $3
             AND ($2::text IS DISTINCT FROM 'running' OR lease_expires_at IS NOT NULL)
             AND ($2::text IS NOT NULL OR state IN ('scheduled', 'retryable', 'completed', 'discarded', 'cancelled')
-                 OR state = 'available' OR lease_expires_at IS NOT NULL)
+                 OR state = 'available' OR lease_expires_at IS NOT NULL OR state = 'pending')
             AND ($7::text IS NULL OR tags @> ARRAY[$7::text])
             AND ($8::text IS NULL OR (metadata::jsonb -> $8::text) = $9::jsonb)
             AND ($10::text IS NULL OR (CASE WHEN json_typeof(payload) = 'object' THEN payload::jsonb -> $10::text END) = $11::jsonb)
@@ -61,6 +62,7 @@ pub(crate) fn job_view(r: &tokio_postgres::Row) -> Result<JobView> {
         tags: col(r, "tags")?,
         metadata: col(r, "metadata")?,
         output: col(r, "output")?,
+        dependency_failure: col(r, "dependency_failure")?,
     })
 }
 

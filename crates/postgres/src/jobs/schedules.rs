@@ -171,7 +171,7 @@ async fn pass(store: &PgStore, tx: &Tx<'_, '_>, now: DateTime<Utc>, max: u32) ->
                     now,
                     traceparent: None,
                 };
-                enqueued += insert_batch(tx, &tenant, &req).await?.ids.len() as u64;
+                enqueued += insert_batch(tx, &tenant, &req, &store.limits).await?.ids.len() as u64;
             }
             Ok(_) => {}
             // A template today's limits refuse: the tick is skipped, the schedule moves on.

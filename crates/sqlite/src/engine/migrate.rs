@@ -32,6 +32,10 @@ pub fn open(cfg: &SqliteConfig) -> Result<rusqlite::Connection, AllotError> {
     conn.pragma_update(None, "journal_mode", "WAL").map_err(map_error)?;
     // FULL: a commit survives power loss, as a ledger should.
     conn.pragma_update(None, "synchronous", "FULL").map_err(map_error)?;
+    // A job discarded because of its dependencies settles its own dependents by the same
+    // trigger (V33), which SQLite runs only with recursive triggers on.
+    conn.pragma_update(None, "recursive_triggers", "ON")
+        .map_err(map_error)?;
     if cfg.migrate {
         embedded::migrations::runner()
             .run(&mut conn)

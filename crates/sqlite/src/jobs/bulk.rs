@@ -39,6 +39,12 @@ fn action_sql(action: BulkAction) -> &'static str {
     }
 }
 
+/// Before a delete: cancel the unfinished jobs of `?2` that other jobs wait for, so that the
+/// trigger of V33 settles their dependents (a deleted row fires no update trigger).
+const SQL_CANCEL_AWAITED: &str = "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?3
+  WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2)) AND has_dependents
+    AND state NOT IN ('running', 'completed', 'discarded', 'cancelled')";
+
 /// The audit trail of a bulk call: a `queue.bulk_applied` event in the same transaction
 /// (the `events_cursor` trigger gives it its cursor).
 const SQL_AUDIT: &str = "INSERT INTO events (tenant, type, object, data, at_us)
@@ -72,20 +78,22 @@ impl SqliteStore {
                     more,
                 });
             }
-            let changed = tx
-                .execute(
-                    action_sql(req.action),
-                    params![t, serde_json::json!(ids).to_string(), now_us()],
-                )
-                .map_err(|e| match e.sqlite_error_code() {
-                    Some(rusqlite::ErrorCode::ConstraintViolation) => AllotError::AlreadyExists {
-                        kind: "unfinished job with the unique_key of a job to retry",
-                        id: req.queue.clone(),
-                    },
-                    _ => map_error(e),
-                })?;
+            let (ids, now) = (serde_json::json!(ids).to_string(), now_us());
+            if req.action == BulkAction::Delete {
+                tx.execute(SQL_CANCEL_AWAITED, params![t, ids, now])
+                    .map_err(map_error)?;
+            }
+            let changed =
+                tx.execute(action_sql(req.action), params![t, ids, now])
+                    .map_err(|e| match e.sqlite_error_code() {
+                        Some(rusqlite::ErrorCode::ConstraintViolation) => AllotError::AlreadyExists {
+                            kind: "unfinished job with the unique_key of a job to retry",
+                            id: req.queue.clone(),
+                        },
+                        _ => map_error(e),
+                    })?;
             let audit = req.audit(matched, changed as i64).to_string();
-            tx.execute(SQL_AUDIT, params![t, req.queue, audit, now_us()])
+            tx.execute(SQL_AUDIT, params![t, req.queue, audit, now])
                 .map_err(map_error)?;
             tx.commit().map_err(map_error)?;
             Ok(BulkResult {

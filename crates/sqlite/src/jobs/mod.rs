@@ -2,6 +2,7 @@
 //! runnable jobs in exact (priority, run_at, id) order.
 
 mod bulk;
+mod depend;
 mod fair;
 mod limited;
 mod picked;
@@ -16,6 +17,7 @@ use allot_core::job::{
     JobState, JobStatus, JobView, LeasedJob, QueueCounts, Snooze,
 };
 use allot_core::store::{Executed, JobStore, Keyed};
+use allot_core::support::limits::Limits;
 use allot_core::support::page::{Listed, Page};
 use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
@@ -80,10 +82,10 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 
 /// Insert `req`'s jobs in `tx` for `tenant`, in request order; a `unique_key` held by an
 /// unfinished job of the queue gives that job's id instead.
-pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enqueued> {
+pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
     let now = us(req.now);
     let mut ids = Vec::with_capacity(req.jobs.len());
-    for j in &req.jobs {
+    for (i, j) in req.jobs.iter().enumerate() {
         if let Some(k) = &j.unique_key {
             let existing: Option<i64> = tx
                 .prepare_cached(
@@ -97,6 +99,7 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enq
                 continue;
             }
         }
+        let start = depend::start(tx, t, req, i, limits)?;
         let state = if us(j.run_at) > now { "scheduled" } else { "available" };
         tx.prepare_cached(
             "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
@@ -126,6 +129,9 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enq
             .prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
             .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(map_error)?;
+        if let Some(s) = &start {
+            depend::record(tx, t, id, j, s, now)?;
+        }
         ids.push(id);
     }
     Ok(Enqueued { ids })
@@ -135,7 +141,10 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue) -> Result<Enq
 impl JobStore for SqliteStore {
     async fn enqueue(&self, tenant: &Tenant, req: Enqueue, idem: Keyed<Enqueued>) -> Result<Executed<Enqueued>> {
         let t = tenant.to_string();
-        let result = self.write(tenant, idem, move |tx| insert_jobs(tx, &t, &req)).await;
+        let limits = self.limits.clone();
+        let result = self
+            .write(tenant, idem, move |tx| insert_jobs(tx, &t, &req, &limits))
+            .await;
         if result.is_ok() {
             self.job_signal.notify_waiters();
         }
@@ -209,10 +218,15 @@ impl JobStore for SqliteStore {
                     lease_expires_at: None,
                     ..status(tx, &t, id)?
                 };
-                tx.prepare_cached("DELETE FROM jobs WHERE tenant = ?2 AND id = ?1")
+                // A job other jobs wait for is kept: its finish reaches them through the
+                // trigger on its state (V33).
+                let n = tx
+                    .prepare_cached("DELETE FROM jobs WHERE tenant = ?2 AND id = ?1 AND NOT has_dependents")
                     .and_then(|mut s| s.execute(params![id, t]))
                     .map_err(map_error)?;
-                return Ok(done);
+                if n == 1 {
+                    return Ok(done);
+                }
             }
             tx.prepare_cached(
                 "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL,
@@ -313,18 +327,24 @@ impl JobStore for SqliteStore {
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
-            let sql = if keeps_completed(tx, &t, &queue)? {
-                "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
-            } else {
-                // `?4` (now) unused: SQLite counts parameters up to the highest number.
-                "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3"
-            };
+            let update = "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3";
+            // `?4` (now) unused: SQLite counts parameters up to the highest number. A job other
+            // jobs wait for is kept (completed) instead: see `complete_job`.
+            let delete = "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3
+                  AND NOT has_dependents";
+            let sqls: &[&str] = if keeps_completed(tx, &t, &queue)? { &[update] } else { &[delete, update] };
             for j in &jobs {
-                let n = tx
-                    .prepare_cached(sql)
-                    .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now, t]))
-                    .map_err(map_error)?;
+                let mut n = 0;
+                for sql in sqls {
+                    n = tx
+                        .prepare_cached(sql)
+                        .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now, t]))
+                        .map_err(map_error)?;
+                    if n == 1 {
+                        break;
+                    }
+                }
                 if n == 1 {
                     completed.push(j.id);
                 } else {

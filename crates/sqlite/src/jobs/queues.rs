@@ -76,6 +76,7 @@ pub(super) fn job_view(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobView> {
         tags: serde_json::from_value(tags).unwrap_or_default(),
         metadata: stored_json(r, "metadata")?.unwrap_or_default(),
         output: stored_json(r, "output")?,
+        dependency_failure: r.get("dependency_failure")?,
     })
 }
 

@@ -122,7 +122,7 @@ fn pass(c: &Connection, limits: &Limits, now: i64, max: u32) -> Result<u64> {
                     now: from_us(now),
                     traceparent: None,
                 };
-                enqueued += insert_jobs(c, &tenant, &req)?.ids.len() as u64;
+                enqueued += insert_jobs(c, &tenant, &req, limits)?.ids.len() as u64;
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(schedule = %name, error = %e, "a schedule's job template is refused"),

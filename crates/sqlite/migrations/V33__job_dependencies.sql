@@ -1,0 +1,125 @@
+-- Job dependencies (issue 59; the rules: allot_core::job::depend). A job enqueued with
+-- `depends_on` waits in state `pending` until every dependency completed; it counts the
+-- dependencies it still waits for (`dependencies_pending`), an edge table says who waits for
+-- whom, and a job waited for carries `has_dependents`, so that the trigger below fires only
+-- for such jobs. The state's CHECK gains `pending`: SQLite changes a CHECK only by building
+-- the table again (lang_altertable.html, "Making Other Kinds Of Table Schema Changes"), so
+-- `jobs` is copied into a new table, and its indexes and triggers are made again as V11-V32
+-- left them.
+CREATE TABLE jobs_t (
+    rid                  INTEGER PRIMARY KEY,
+    id                   INTEGER,
+    tenant               TEXT NOT NULL,
+    queue                TEXT NOT NULL,
+    state                TEXT NOT NULL CHECK (state IN ('pending', 'available', 'scheduled', 'running', 'retryable',
+                                                        'completed', 'discarded', 'cancelled')),
+    priority             INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 1 AND 4),
+    payload              TEXT NOT NULL,
+    run_at_us            INTEGER NOT NULL,
+    attempt              INTEGER NOT NULL DEFAULT 0,
+    max_attempts         INTEGER NOT NULL CHECK (max_attempts >= 1),
+    errors               TEXT NOT NULL DEFAULT '[]',
+    unique_key           TEXT,
+    lease_token          TEXT,
+    lease_expires_at_us  INTEGER,
+    worker               TEXT,
+    created_at_us        INTEGER NOT NULL,
+    attempted_at_us      INTEGER,
+    finalized_at_us      INTEGER,
+    partition_key        TEXT,
+    tags                 TEXT NOT NULL DEFAULT '[]',
+    metadata             TEXT NOT NULL DEFAULT '{}',
+    output               TEXT,
+    traceparent          TEXT,
+    dependencies_pending INTEGER NOT NULL DEFAULT 0,
+    dependency_depth     INTEGER NOT NULL DEFAULT 0,
+    has_dependents       INTEGER NOT NULL DEFAULT 0,
+    on_failed_dependency TEXT NOT NULL DEFAULT 'discard' CHECK (on_failed_dependency IN ('discard', 'run')),
+    -- What discarded it because of its dependencies: `job 7 discarded`, the job whose end
+    -- started the cascade (allot_core::job::depend::failure); passed on down the chain.
+    dependency_failure   TEXT,
+    CHECK ((state = 'running') = (lease_token IS NOT NULL)),
+    UNIQUE (tenant, id)
+);
+INSERT INTO jobs_t (rid, id, tenant, queue, state, priority, payload, run_at_us, attempt, max_attempts, errors,
+                    unique_key, lease_token, lease_expires_at_us, worker, created_at_us, attempted_at_us,
+                    finalized_at_us, partition_key, tags, metadata, output, traceparent)
+SELECT rid, id, tenant, queue, state, priority, payload, run_at_us, attempt, max_attempts, errors,
+       unique_key, lease_token, lease_expires_at_us, worker, created_at_us, attempted_at_us,
+       finalized_at_us, partition_key, tags, metadata, output, traceparent
+  FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_t RENAME TO jobs;
+
+CREATE INDEX jobs_finalized ON jobs (finalized_at_us) WHERE state IN ('completed', 'discarded', 'cancelled');
+CREATE INDEX jobs_fetch ON jobs (tenant, queue, priority, run_at_us, id) WHERE state IN ('available', 'scheduled', 'retryable');
+CREATE UNIQUE INDEX jobs_unique ON jobs (tenant, queue, unique_key)
+    WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled');
+CREATE INDEX jobs_partition ON jobs (tenant, queue, partition_key, id)
+    WHERE partition_key IS NOT NULL AND state IN ('available', 'scheduled', 'retryable', 'running');
+CREATE INDEX jobs_queue_state_id ON jobs (tenant, queue, state, id);
+CREATE INDEX jobs_fair ON jobs (tenant, queue, coalesce(partition_key, ''), priority, run_at_us, id)
+    WHERE state IN ('available', 'scheduled', 'retryable');
+
+CREATE TRIGGER jobs_id AFTER INSERT ON jobs WHEN NEW.id IS NULL BEGIN
+    INSERT INTO tenant_ids (tenant, kind, last_id) VALUES (NEW.tenant, 'jobs', 1)
+        ON CONFLICT (tenant, kind) DO UPDATE SET last_id = last_id + 1;
+    UPDATE jobs SET id = (SELECT last_id FROM tenant_ids WHERE tenant = NEW.tenant AND kind = 'jobs')
+     WHERE rid = NEW.rid;
+END;
+CREATE TRIGGER job_discarded AFTER UPDATE OF state ON jobs
+    WHEN NEW.state = 'discarded' AND OLD.state IS NOT 'discarded' BEGIN
+    INSERT INTO events (tenant, type, object, data, at_us)
+    VALUES (NEW.tenant, 'job.discarded', CAST(NEW.id AS TEXT),
+            json_object('id', NEW.id, 'queue', NEW.queue, 'attempt', NEW.attempt, 'max_attempts', NEW.max_attempts),
+            NEW.finalized_at_us);
+END;
+CREATE TRIGGER jobs_count_insert AFTER INSERT ON jobs BEGIN
+    INSERT INTO queue_counts (tenant, queue, state, jobs) VALUES (NEW.tenant, NEW.queue, NEW.state, 1)
+    ON CONFLICT (tenant, queue, state) DO UPDATE SET jobs = jobs + 1;
+END;
+CREATE TRIGGER jobs_count_update AFTER UPDATE OF state ON jobs WHEN OLD.state <> NEW.state BEGIN
+    UPDATE queue_counts SET jobs = jobs - 1 WHERE tenant = OLD.tenant AND queue = OLD.queue AND state = OLD.state;
+    DELETE FROM queue_counts WHERE tenant = OLD.tenant AND queue = OLD.queue AND state = OLD.state AND jobs = 0;
+    INSERT INTO queue_counts (tenant, queue, state, jobs) VALUES (NEW.tenant, NEW.queue, NEW.state, 1)
+    ON CONFLICT (tenant, queue, state) DO UPDATE SET jobs = jobs + 1;
+END;
+CREATE TRIGGER jobs_count_delete AFTER DELETE ON jobs BEGIN
+    UPDATE queue_counts SET jobs = jobs - 1 WHERE tenant = OLD.tenant AND queue = OLD.queue AND state = OLD.state;
+    DELETE FROM queue_counts WHERE tenant = OLD.tenant AND queue = OLD.queue AND state = OLD.state AND jobs = 0;
+END;
+
+-- Who waits for whom. A job's own edges go with it (pruning, deletion): a job with
+-- dependencies has a depth of at least 1.
+CREATE TABLE job_dependencies (
+    tenant     TEXT NOT NULL,
+    job_id     INTEGER NOT NULL,
+    depends_on INTEGER NOT NULL,
+    PRIMARY KEY (tenant, depends_on, job_id)
+) WITHOUT ROWID;
+CREATE INDEX job_dependencies_job ON job_dependencies (tenant, job_id);
+CREATE TRIGGER jobs_drop_edges AFTER DELETE ON jobs WHEN OLD.dependency_depth > 0 BEGIN
+    DELETE FROM job_dependencies WHERE tenant = OLD.tenant AND job_id = OLD.id;
+END;
+
+-- Settle the dependents of a job that just finished, in the transaction that finished it, at
+-- the instant it finished (allot_core::job::depend::settle): each pending dependent counts
+-- one dependency less and becomes runnable at zero, or is discarded when the dependency
+-- failed and it does not say `run`. A dependent so discarded fires this trigger in turn
+-- (the store turns `recursive_triggers` on; depth is bounded by `max_dependency_depth`, below
+-- SQLite's 1000 levels of triggers). One writer at a time: the count reaches zero once.
+CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
+    WHEN NEW.has_dependents AND NEW.state IN ('completed', 'discarded', 'cancelled')
+         AND OLD.state NOT IN ('completed', 'discarded', 'cancelled') BEGIN
+    UPDATE jobs SET
+        dependencies_pending = dependencies_pending - 1,
+        state = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard' THEN 'discarded'
+                     WHEN dependencies_pending > 1 THEN 'pending'
+                     WHEN run_at_us > NEW.finalized_at_us THEN 'scheduled' ELSE 'available' END,
+        finalized_at_us = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard'
+                               THEN NEW.finalized_at_us END,
+        dependency_failure = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard'
+                                  THEN coalesce(NEW.dependency_failure, 'job ' || NEW.id || ' ' || NEW.state) END
+     WHERE tenant = NEW.tenant AND state = 'pending'
+       AND id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id);
+END;

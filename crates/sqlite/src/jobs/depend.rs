@@ -1,0 +1,71 @@
+//! Enqueue with dependencies on SQLite (the rules: `allot_core::job::depend`; the schema and
+//! the trigger that settles dependents when a job finishes: V33). One writer at a time, so
+//! reading the dependencies and marking them `has_dependents` in the enqueue's transaction
+//! is exact: none can finish in between.
+
+use crate::engine::errors::map_error;
+use allot_core::job::depend::{self, Dependency, Start};
+use allot_core::job::{Enqueue, JobSpec, JobState};
+use allot_core::support::limits::Limits;
+use allot_core::Result;
+use rusqlite::{params, Connection};
+
+/// How job `i` of `req` starts (`None`: it names no dependency), its dependencies marked as
+/// waited for. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`), named
+/// `jobs[i]`.
+pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &Limits) -> Result<Option<Start>> {
+    let j = &req.jobs[i];
+    if j.depends_on.is_empty() {
+        return Ok(None);
+    }
+    let ids = serde_json::json!(j.depends_on).to_string();
+    let mut found = Vec::with_capacity(j.depends_on.len());
+    let mut stmt = tx
+        .prepare_cached(
+            "UPDATE jobs SET has_dependents = 1 WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2))
+             RETURNING id, state, dependency_depth",
+        )
+        .map_err(map_error)?;
+    let mut rows = stmt.query(params![t, ids]).map_err(map_error)?;
+    while let Some(r) = rows.next().map_err(map_error)? {
+        let state = crate::engine::errors::stored_name(r, "state", JobState::parse).map_err(map_error)?;
+        found.push(Dependency {
+            id: r.get("id").map_err(map_error)?,
+            state,
+            depth: r.get("dependency_depth").map_err(map_error)?,
+        });
+    }
+    depend::start(j, &found, req.now, limits)
+        .map(Some)
+        .map_err(|e| e.within(&format!("jobs[{i}]")))
+}
+
+/// Give the job `id` just inserted for `j` its start, and record its edges.
+pub(super) fn record(tx: &Connection, t: &str, id: i64, j: &JobSpec, s: &Start, now: i64) -> Result<()> {
+    let finalized = (s.state == JobState::Discarded).then_some(now);
+    tx.prepare_cached(
+        "UPDATE jobs SET state = ?3, dependencies_pending = ?4, dependency_depth = ?5, on_failed_dependency = ?6,
+                dependency_failure = ?7, finalized_at_us = ?8
+          WHERE tenant = ?1 AND id = ?2",
+    )
+    .and_then(|mut st| {
+        st.execute(params![
+            t,
+            id,
+            s.state.as_str(),
+            s.pending,
+            s.depth,
+            j.on_failed_dependency.as_str(),
+            s.failure,
+            finalized
+        ])
+    })
+    .map_err(map_error)?;
+    let mut edge = tx
+        .prepare_cached("INSERT INTO job_dependencies (tenant, job_id, depends_on) VALUES (?1, ?2, ?3)")
+        .map_err(map_error)?;
+    for dep in &j.depends_on {
+        edge.execute(params![t, id, dep]).map_err(map_error)?;
+    }
+    Ok(())
+}
