@@ -112,7 +112,8 @@ pub async fn dependencies_wait_and_propagate(f: Fixture) {
 }
 
 /// A cancelled dependency and one deleted by a bulk call discard their dependents; a
-/// completed job another waits for is kept in a queue that drops completed jobs.
+/// dependency run again by hand is not counted twice; a completed job another waits for is
+/// kept in a queue that drops completed jobs.
 async fn cancelled_and_deleted_dependencies(f: &Fixture) {
     let q = "dep2";
     let c = enqueue(f, q, json!([{}])).await[0];
@@ -130,6 +131,24 @@ async fn cancelled_and_deleted_dependencies(f: &Fixture) {
     assert_eq!(f.store.bulk_jobs(&T, bulk).await.unwrap().changed, 1);
     assert_eq!(state(f, waits).await, JobState::Discarded);
     assert_eq!(last_error(f, waits).await, format!("job {del} cancelled"));
+    // A dependency cancelled, run again by hand and completed counts once: the `run`
+    // dependent still waits for its other dependency.
+    let two = enqueue(f, "dep3", json!([{}, {}])).await;
+    let both = after(f, "dep3", &two, json!({"on_failed_dependency": "run"})).await;
+    fresh(f.store.cancel_job(&T, two[0], None).await);
+    fresh(f.store.retry_job(&T, two[0], None).await);
+    let again = lease(f, "dep3").await;
+    let first = again.iter().find(|j| j.id == two[0]).unwrap();
+    complete(f, first).await;
+    assert_eq!(
+        state(f, both).await,
+        JobState::Pending,
+        "still waits for job {}",
+        two[1]
+    );
+    let second = again.iter().find(|j| j.id == two[1]).unwrap();
+    complete(f, second).await;
+    assert_eq!(state(f, both).await, JobState::Available);
     settle(f, "drop2", json!({"keep_completed": false})).await;
     let kept = enqueue(f, "drop2", json!([{}])).await[0];
     let waits = after(f, "drop2", &[kept], json!({})).await;

@@ -19,7 +19,8 @@ ALTER TABLE jobs ADD COLUMN dependencies_pending int NOT NULL DEFAULT 0,
 ALTER TABLE jobs ADD CONSTRAINT jobs_on_failed_dependency CHECK (on_failed_dependency IN ('discard', 'run')) NOT VALID;
 ALTER TABLE jobs VALIDATE CONSTRAINT jobs_on_failed_dependency;
 
--- Who waits for whom. A job's own edges go with it (pruning, deletion), by a trigger that
+-- Who waits for whom, until the dependency finishes (then the edge is settled and deleted).
+-- A job's own edges go with it (pruning, deletion), by a trigger that
 -- fires only for jobs with dependencies (their depth is at least 1): a foreign key with
 -- ON DELETE CASCADE would look up the edges of every job deleted.
 CREATE TABLE job_dependencies (
@@ -44,7 +45,9 @@ CREATE INDEX jobs_pending ON jobs (tenant, queue, id) WHERE state = 'pending';
 -- transaction that finished it, at the instant it finished (`finalized_at`, the store's
 -- clock): each pending dependent counts one dependency less and becomes runnable at zero, or
 -- is discarded when the dependency failed and it does not say `run`
--- (allot_core::job::depend::settle). A discarded dependent settles its own dependents in the
+-- (allot_core::job::depend::settle). Each edge is settled once: it is deleted as it is
+-- settled, so a dependency run again by hand and finished again counts for nothing more.
+-- A discarded dependent settles its own dependents in the
 -- next round of the loop, not by recursion (the loop's updates fire this trigger again, at
 -- depth 2, where it returns at once), so a long chain costs rounds, not stack. Concurrent
 -- finishes of two dependencies of one job serialize on that job's row (the UPDATE's lock and
@@ -59,11 +62,13 @@ BEGIN
         RETURN NULL;
     END IF;
     WHILE cardinality(frontier) > 0 LOOP
-        WITH settled AS (
-            SELECT e.job_id, count(*)::int AS n, bool_or(d.state <> 'completed') AS failed
-              FROM job_dependencies e JOIN jobs d ON d.tenant = e.tenant AND d.id = e.depends_on
-             WHERE e.tenant = NEW.tenant AND e.depends_on = ANY(frontier)
-             GROUP BY e.job_id),
+        WITH gone AS (
+            DELETE FROM job_dependencies e WHERE e.tenant = NEW.tenant AND e.depends_on = ANY(frontier)
+            RETURNING e.job_id, e.depends_on),
+        settled AS (
+            SELECT g.job_id, count(*)::int AS n, bool_or(d.state <> 'completed') AS failed
+              FROM gone g JOIN jobs d ON d.tenant = NEW.tenant AND d.id = g.depends_on
+             GROUP BY g.job_id),
         moved AS (
             UPDATE jobs j SET
                 dependencies_pending = j.dependencies_pending - s.n,
@@ -150,7 +155,8 @@ BEGIN
         WITH locked AS (
             SELECT j.id FROM jobs j WHERE j.tenant = enqueue.tenant AND j.id = ANY(deps) ORDER BY j.id FOR UPDATE),
         marked AS (
-            UPDATE jobs j SET has_dependents = true FROM locked l WHERE j.tenant = enqueue.tenant AND j.id = l.id
+            UPDATE jobs j SET has_dependents = j.has_dependents OR j.state NOT IN ('completed', 'discarded', 'cancelled')
+              FROM locked l WHERE j.tenant = enqueue.tenant AND j.id = l.id
             RETURNING j.id, j.state, j.dependency_depth)
         SELECT count(*), count(*) FILTER (WHERE m.state NOT IN ('completed', 'discarded', 'cancelled')),
                coalesce(max(m.dependency_depth) + 1, 0),
@@ -181,7 +187,8 @@ BEGIN
         DO NOTHING RETURNING j.id INTO new_id;
         IF new_id IS NOT NULL THEN
             INSERT INTO job_dependencies (tenant, job_id, depends_on)
-            SELECT enqueue.tenant, new_id, d FROM unnest(deps) d;
+            SELECT enqueue.tenant, new_id, d.id FROM jobs d
+             WHERE d.tenant = enqueue.tenant AND d.id = ANY(deps) AND d.state NOT IN ('completed', 'discarded', 'cancelled');
             PERFORM pg_notify('allot_jobs', enqueue.tenant || '/' || enqueue.queue);
             RETURN new_id;
         END IF;

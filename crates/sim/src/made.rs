@@ -44,6 +44,8 @@ pub struct Resolved {
     pub id: String,
     /// The lease token (empty when the step carries none).
     pub token: String,
+    /// An enqueue's jobs' `depends_on`, each job's as ids (request order).
+    pub depends_on: Vec<Vec<i64>>,
 }
 
 /// The ids one target handed out, in order.
@@ -101,7 +103,7 @@ impl Made {
             None => {
                 return Resolved {
                     id,
-                    token: String::new(),
+                    ..Resolved::default()
                 }
             }
             Some(Token::Current) => tokens.last(),
@@ -109,7 +111,19 @@ impl Made {
             Some(Token::Unknown) => None,
         };
         let token = named.map_or(UNKNOWN_TOKEN, String::as_str).to_string();
-        Resolved { id, token }
+        Resolved {
+            id,
+            token,
+            ..Resolved::default()
+        }
+    }
+
+    /// The id of the job `r` names among those made (an unknown one when none is).
+    fn job_id(&self, r: Ref) -> i64 {
+        match r {
+            Ref::Nth(n) if !self.jobs.is_empty() => self.jobs[n % self.jobs.len()],
+            _ => UNKNOWN_JOB,
+        }
     }
 
     /// The highest job id noted (0 before any).
@@ -126,9 +140,16 @@ impl Made {
     pub fn resolve(&self, op: &Op) -> Resolved {
         let id = |id| Resolved {
             id,
-            token: String::new(),
+            ..Resolved::default()
         };
         match op {
+            Op::Enqueue { jobs, .. } => Resolved {
+                depends_on: jobs
+                    .iter()
+                    .map(|j| j.depends_on.iter().map(|r| self.job_id(*r)).collect())
+                    .collect(),
+                ..Resolved::default()
+            },
             Op::OtherTenant { op } => self.resolve(op),
             Op::GetAllocation { allocation: r }
             | Op::Cancel { allocation: r, .. }

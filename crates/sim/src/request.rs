@@ -64,7 +64,7 @@ impl Request {
 /// clock advance, a sweep).
 pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
     let r = Requests { key: op.key() };
-    let (id, token) = (&resolved.id, &resolved.token);
+    let id = &resolved.id;
     Some(match op {
         // A batch is sent by [`batch`], its operations resolved one by one.
         Op::Advance { .. } | Op::Sweep | Op::RunSchedules | Op::Batch { .. } => return None,
@@ -84,7 +84,7 @@ pub fn of(op: &Op, resolved: &Resolved) -> Option<Request> {
         | Op::Reschedule { .. }
         | Op::GetQueue { .. }
         | Op::QueueSettings { .. }
-        | Op::PauseQueue { .. } => job(&r, op, id, token),
+        | Op::PauseQueue { .. } => job(&r, op, resolved),
         Op::CreateSchedule { .. } | Op::ListSchedules | Op::DeleteSchedule { .. } | Op::PauseSchedule { .. } => {
             schedule(&r, op)
         }
@@ -371,10 +371,16 @@ fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
     }
 }
 
-fn job(r: &Requests, op: &Op, id: &str, token: &str) -> Request {
+fn job(r: &Requests, op: &Op, resolved: &Resolved) -> Request {
+    let (id, token) = (&resolved.id, &resolved.token);
     match op {
         Op::Enqueue { queue, jobs, .. } => {
-            let jobs: Vec<Value> = jobs.iter().map(|j| j.json(crate::ops::start())).collect();
+            let none = Vec::new();
+            let jobs: Vec<Value> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, j)| j.json(crate::ops::start(), resolved.depends_on.get(i).unwrap_or(&none)))
+                .collect();
             r.post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
         }
         Op::Claim {

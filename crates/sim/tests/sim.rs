@@ -184,3 +184,11 @@ async fn fair_claims_taken_oldest_first_are_found_and_shrunk() {
     // The claim the model answers oldest first, after settings that made its queue fair.
     planted(Mutation::FairClaimsOldestFirst, |op| matches!(op, Op::Claim { .. })).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_dependency_that_runs_anyway_is_found_and_shrunk() {
+    fn waits(op: &Op) -> bool {
+        matches!(op, Op::Enqueue { jobs, .. } if jobs.iter().any(|j| !j.depends_on.is_empty()))
+    }
+    planted(Mutation::FailedDependencyRuns, waits).await;
+}

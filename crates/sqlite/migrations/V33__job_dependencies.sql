@@ -89,7 +89,8 @@ CREATE TRIGGER jobs_count_delete AFTER DELETE ON jobs BEGIN
     DELETE FROM queue_counts WHERE tenant = OLD.tenant AND queue = OLD.queue AND state = OLD.state AND jobs = 0;
 END;
 
--- Who waits for whom. A job's own edges go with it (pruning, deletion): a job with
+-- Who waits for whom, until the dependency finishes (then the edge is settled and
+-- deleted). A job's own edges go with it (pruning, deletion): a job with
 -- dependencies has a depth of at least 1.
 CREATE TABLE job_dependencies (
     tenant     TEXT NOT NULL,
@@ -108,6 +109,8 @@ END;
 -- failed and it does not say `run`. A dependent so discarded fires this trigger in turn
 -- (the store turns `recursive_triggers` on; depth is bounded by `max_dependency_depth`, below
 -- SQLite's 1000 levels of triggers). One writer at a time: the count reaches zero once.
+-- Each edge is settled once: it is deleted as it is settled, so a dependency run again by
+-- hand and finished again counts for nothing more.
 CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
     WHEN NEW.has_dependents AND NEW.state IN ('completed', 'discarded', 'cancelled')
          AND OLD.state NOT IN ('completed', 'discarded', 'cancelled') BEGIN
@@ -122,4 +125,5 @@ CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
                                   THEN coalesce(NEW.dependency_failure, 'job ' || NEW.id || ' ' || NEW.state) END
      WHERE tenant = NEW.tenant AND state = 'pending'
        AND id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id);
+    DELETE FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id;
 END;

@@ -91,6 +91,9 @@ pub struct Start {
     pub state: JobState,
     /// Dependencies not finished yet.
     pub pending: i32,
+    /// Those dependencies, ascending: the edges a store records (a finished dependency is
+    /// settled already, and is never settled again, even when it is run again by hand).
+    pub waits_for: Vec<i64>,
     /// Its depth: 1 + the deepest dependency's (0 without dependencies).
     pub depth: i32,
     /// Why it starts discarded: the failed dependency, as [`failure`] writes it.
@@ -138,7 +141,8 @@ pub fn start(spec: &JobSpec, found: &[Dependency], now: DateTime<Utc>, limits: &
             message: format!("depends_on: the job would be at depth {depth}"),
         });
     }
-    let pending = deps.iter().filter(|d| !d.state.is_finished()).count() as i32;
+    let waits_for: Vec<i64> = deps.iter().filter(|d| !d.state.is_finished()).map(|d| d.id).collect();
+    let pending = waits_for.len() as i32;
     let failed = deps
         .iter()
         .find(|d| matches!(d.state, JobState::Discarded | JobState::Cancelled));
@@ -152,6 +156,7 @@ pub fn start(spec: &JobSpec, found: &[Dependency], now: DateTime<Utc>, limits: &
     Ok(Start {
         state,
         pending,
+        waits_for,
         depth,
         failure,
     })
@@ -204,6 +209,7 @@ mod tests {
         let found = [dep(1, JobState::Completed, 0), dep(2, JobState::Running, 3)];
         let st = start(&s, &found, at(100), &l).unwrap();
         assert_eq!((st.state, st.pending, st.depth), (JobState::Pending, 1, 4));
+        assert_eq!(st.waits_for, [2]);
         let done = [dep(1, JobState::Completed, 0), dep(2, JobState::Completed, 0)];
         assert_eq!(start(&s, &done, at(50), &l).unwrap().state, JobState::Scheduled);
         let failed = [dep(1, JobState::Cancelled, 0), dep(2, JobState::Running, 0)];

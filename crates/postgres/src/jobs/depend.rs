@@ -12,11 +12,12 @@ use allot_core::support::limits::Limits;
 use allot_core::AllotError;
 use std::collections::HashSet;
 
-/// Lock and mark the dependencies `$2` of tenant `$1` (id order: two enqueues naming the same
-/// jobs cannot deadlock); each one's state and depth.
+/// Lock the dependencies `$2` of tenant `$1` (id order: two enqueues naming the same jobs
+/// cannot deadlock) and mark the unfinished ones `has_dependents`; each one's state and depth.
 const SQL_LOCK: &str = "WITH locked AS (
     SELECT id FROM jobs WHERE tenant = $1 AND id = ANY($2) ORDER BY id FOR UPDATE)
- UPDATE jobs j SET has_dependents = true FROM locked WHERE j.tenant = $1 AND j.id = locked.id
+ UPDATE jobs j SET has_dependents = j.has_dependents OR j.state NOT IN ('completed', 'discarded', 'cancelled')
+   FROM locked WHERE j.tenant = $1 AND j.id = locked.id
  RETURNING j.id, j.state, j.dependency_depth";
 
 /// Start the inserted jobs `$2` of tenant `$1` as their dependencies say (`$3` now).
@@ -96,8 +97,8 @@ pub(super) async fn start(
         depth.push(s.depth);
         policy.push(job.on_failed_dependency.as_str());
         error.push(s.failure.as_deref());
-        edge_job.extend(std::iter::repeat_n(*jid, job.depends_on.len()));
-        edge_dep.extend(job.depends_on.iter().copied());
+        edge_job.extend(std::iter::repeat_n(*jid, s.waits_for.len()));
+        edge_dep.extend(s.waits_for.iter().copied());
     }
     if id.is_empty() {
         return Ok(());
@@ -107,6 +108,8 @@ pub(super) async fn start(
         &[&tenant, &id, &req.now, &state, &pending, &depth, &policy, &error],
     )
     .await?;
-    tx.query(SQL_EDGES, &[&tenant, &edge_job, &edge_dep]).await?;
+    if !edge_job.is_empty() {
+        tx.query(SQL_EDGES, &[&tenant, &edge_job, &edge_dep]).await?;
+    }
     Ok(())
 }

@@ -28,15 +28,25 @@ pub(super) struct Template {
 #[derive(Debug, Clone)]
 pub(super) struct Job {
     queue: String,
-    state: JobState,
+    pub(super) state: JobState,
     priority: i64,
     max_attempts: i64,
     attempt: i64,
     unique_key: Option<String>,
-    run_at_us: i64,
+    pub(super) run_at_us: i64,
     lease_expires_us: Option<i64>,
     token: Option<String>,
     partition_key: Option<String>,
+    /// Dependencies it still waits for (while `pending`).
+    pub(super) pending: i32,
+    /// Its dependency depth.
+    pub(super) depth: i32,
+    /// Whether a job waits (or waited) for it.
+    pub(super) awaited: bool,
+    /// What a failed dependency does to it.
+    pub(super) policy: allot_core::job::depend::OnFailedDependency,
+    /// What discarded it because of its dependencies.
+    pub(super) failure: Option<String>,
 }
 
 impl Job {
@@ -75,24 +85,47 @@ impl Model {
     /// a new one (`scheduled` when its `run_at` is after now, else `available`). Ids count
     /// from 1 in the order jobs are made, as the views name them; a deleted job's id is never
     /// given again (the stores draw ids from a sequence).
-    pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob]) -> Result<Done, AllotError> {
+    pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob], deps: &[Vec<i64>]) -> Result<Done, AllotError> {
         let now = self.now_us();
-        let ids = jobs
+        let run_at = |j: &NewJob| {
+            j.run_at_ms
+                .map_or(now, |ms| crate::ops::start().timestamp_micros() + ms * 1000)
+        };
+        let policy = |j: &NewJob| match j.run_on_failed_dependency {
+            true => allot_core::job::depend::OnFailedDependency::Run,
+            false => allot_core::job::depend::OnFailedDependency::Discard,
+        };
+        let none = Vec::new();
+        let named = |i: usize| deps.get(i).unwrap_or(&none);
+        let starts = jobs
             .iter()
-            .map(|j| {
-                self.enqueue_one(
-                    queue,
-                    Template {
-                        priority: j.priority,
-                        max_attempts: j.max_attempts,
-                        partition_key: j.partition_key.map(str::to_string),
-                    },
-                    j.unique_key.map(str::to_string),
-                    j.run_at_ms
-                        .map_or(now, |ms| crate::ops::start().timestamp_micros() + ms * 1000),
-                )
-            })
-            .collect::<Vec<_>>();
+            .enumerate()
+            .map(|(i, j)| self.dependency_start(i, named(i), policy(j), run_at(j)))
+            .collect::<Result<Vec<_>, _>>()?;
+        for i in 0..jobs.len() {
+            self.mark_awaited(named(i));
+        }
+        let mut ids = Vec::with_capacity(jobs.len());
+        let mut made = Vec::new();
+        for (i, j) in jobs.iter().enumerate() {
+            let before = self.jobs_made;
+            let template = Template {
+                priority: j.priority,
+                max_attempts: j.max_attempts,
+                partition_key: j.partition_key.map(str::to_string),
+            };
+            let id = self.enqueue_one(queue, template, j.unique_key.map(str::to_string), run_at(j));
+            if self.jobs_made > before {
+                made.push((i, id));
+            }
+            ids.push(id);
+        }
+        let mut starts: Vec<_> = starts.into_iter().map(Some).collect();
+        for (i, id) in made {
+            if let Some(start) = starts[i].take().flatten() {
+                self.start_waiting(id, policy(&jobs[i]), start);
+            }
+        }
         Ok((201, json!({ "jobs": ids }), Some(Noted::Jobs(ids))))
     }
 
@@ -129,6 +162,11 @@ impl Model {
                 lease_expires_us: None,
                 token: None,
                 partition_key: template.partition_key,
+                pending: 0,
+                depth: 0,
+                awaited: false,
+                policy: Default::default(),
+                failure: None,
             },
         );
         id
@@ -242,15 +280,17 @@ impl Model {
         Ok((n, j))
     }
 
-    /// The running job under `token` is `completed`; in a queue with `keep_completed: false`
-    /// it is deleted by the completion (answered as completed, then `not_found` to every
-    /// request, its queue's `completed` count not grown).
+    /// The running job under `token` is `completed`, its dependents settled; in a queue with
+    /// `keep_completed: false` it is deleted by the completion (answered as completed, then
+    /// `not_found` to every request, its queue's `completed` count not grown) unless a job
+    /// waits or waited for it.
     pub(super) fn complete(&mut self, id: &str, token: &str) -> Result<Done, AllotError> {
         let (n, j) = self.leased(id, token)?;
         j.state = JobState::Completed;
         j.end_lease();
-        let (view, queue) = (status_view(n, j), j.queue.clone());
-        if !self.settings(&queue).keep_completed {
+        let (view, queue, awaited) = (status_view(n, j), j.queue.clone(), j.awaited);
+        self.settle_dependents(n);
+        if !self.settings(&queue).keep_completed && !awaited {
             self.jobs.remove(&n);
         }
         Ok((200, view, None))
@@ -266,7 +306,9 @@ impl Model {
             j.run_at_us = now + retry_in_ms * 1000;
         }
         j.end_lease();
-        Ok((200, status_view(n, j), None))
+        let view = status_view(n, j);
+        self.settle_dependents(n);
+        Ok((200, view, None))
     }
 
     pub(super) fn heartbeat(&mut self, id: &str, token: &str, lease_ms: i64) -> Result<Done, AllotError> {
@@ -308,11 +350,14 @@ impl Model {
     /// An unfinished job is cancelled; a finished one is answered as it is.
     pub(super) fn cancel_job(&mut self, id: &str) -> Result<Done, AllotError> {
         let (n, j) = self.job(id)?;
-        if !j.state.is_finished() {
-            j.state = JobState::Cancelled;
-            j.end_lease();
+        if j.state.is_finished() {
+            return Ok((200, status_view(n, j), None));
         }
-        Ok((200, status_view(n, j), None))
+        j.state = JobState::Cancelled;
+        j.end_lease();
+        let view = status_view(n, j);
+        self.settle_dependents(n);
+        Ok((200, view, None))
     }
 
     /// A discarded or cancelled job is `available` now, with one attempt more allowed if it
@@ -347,12 +392,19 @@ impl Model {
         self.sweep_bookings();
         self.finalise_overdue(None);
         let now = self.now_us();
-        for j in self.jobs.values_mut() {
+        let mut discarded = Vec::new();
+        for (id, j) in self.jobs.iter_mut() {
             if j.state == JobState::Running && j.lease_expires_us.is_some_and(|e| e <= now) {
                 j.state = after_failure(j.attempt as i32, j.max_attempts as i32);
                 j.run_at_us = now;
                 j.end_lease();
+                if j.state == JobState::Discarded {
+                    discarded.push(*id);
+                }
             }
+        }
+        for id in discarded {
+            self.settle_dependents(id);
         }
     }
 

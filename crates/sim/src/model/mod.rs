@@ -71,6 +71,7 @@ mod backorders;
 mod batch;
 mod bookings;
 pub mod capacity;
+mod depend;
 mod fair;
 mod feed;
 mod holds;
@@ -188,11 +189,13 @@ pub enum Mutation {
     ScheduleIgnoresTick,
     /// A fair queue's claims take oldest first (its `fair_by` ignored).
     FairClaimsOldestFirst,
+    /// A failed dependency's dependents run anyway (as if each said `run`).
+    FailedDependencyRuns,
 }
 
 impl Mutation {
     /// Every planted fault.
-    pub const ALL: [Mutation; 8] = [
+    pub const ALL: [Mutation; 9] = [
         Mutation::CancelGivesOneMore,
         Mutation::LeaseCheckRemoved,
         Mutation::MixedHoldSkipsUnits,
@@ -201,6 +204,7 @@ impl Mutation {
         Mutation::ReleaseEventMissing,
         Mutation::ScheduleIgnoresTick,
         Mutation::FairClaimsOldestFirst,
+        Mutation::FailedDependencyRuns,
     ];
 
     /// The name `allot sim --plant` takes.
@@ -214,6 +218,7 @@ impl Mutation {
             Mutation::ReleaseEventMissing => "release-event-missing",
             Mutation::ScheduleIgnoresTick => "schedule-ignores-tick",
             Mutation::FairClaimsOldestFirst => "fair-claims-oldest-first",
+            Mutation::FailedDependencyRuns => "failed-dependency-runs",
         }
     }
 
@@ -261,6 +266,8 @@ pub struct Model {
     jobs: BTreeMap<i64, jobs::Job>,
     /// Jobs made so far: the last id handed out (a deleted job's id is never given again).
     jobs_made: i64,
+    /// Who waits for each job until it finishes (`depends_on` edges not settled yet).
+    dependents: BTreeMap<i64, Vec<i64>>,
     /// Lease tokens handed out.
     tokens: u64,
     /// Each queue's settings (none stored: the defaults).
@@ -330,6 +337,7 @@ impl Model {
             units: Vec::new(),
             jobs: BTreeMap::new(),
             jobs_made: 0,
+            dependents: BTreeMap::new(),
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),
@@ -693,7 +701,7 @@ impl Model {
             Op::Confirm { part, .. } => self.confirm(id, part.as_ref()),
             Op::Release { .. } => self.release(id),
             Op::Extend { ttl_ms, .. } => self.extend(id, *ttl_ms),
-            Op::Enqueue { queue, jobs, .. } => self.enqueue(queue, jobs),
+            Op::Enqueue { queue, jobs, .. } => self.enqueue(queue, jobs, &resolved.depends_on),
             Op::Claim {
                 queue, max, lease_ms, ..
             } => self.claim(queue, *max, *lease_ms),

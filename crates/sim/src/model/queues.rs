@@ -103,11 +103,15 @@ impl Model {
             .count() as i64
     }
 
-    /// Whether a job of `queue` and key `k` before `id` is waiting or running.
+    /// Whether a job of `queue` and key `k` before `id` is waiting (a `pending` one does not
+    /// count: it holds no turn of its key) or running.
     fn earlier_unfinished(&self, queue: &str, k: &str, id: i64) -> bool {
-        self.jobs
-            .range(..id)
-            .any(|(_, j)| j.queue() == queue && j.partition_key() == Some(k) && !j.state().is_finished())
+        self.jobs.range(..id).any(|(_, j)| {
+            j.queue() == queue
+                && j.partition_key() == Some(k)
+                && !j.state().is_finished()
+                && j.state() != JobState::Pending
+        })
     }
 
     /// Starts recorded for `queue` (of key `key` only, when given) in the last `window_ms`.

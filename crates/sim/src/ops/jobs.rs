@@ -50,6 +50,10 @@ pub struct NewJob {
     pub run_at_ms: Option<i64>,
     /// `partition_key`: the key of per-key limits, rates and FIFO.
     pub partition_key: Option<&'static str>,
+    /// `depends_on`: jobs made so far (by place), or an unknown id.
+    pub depends_on: Vec<Ref>,
+    /// `on_failed_dependency: run` (else the default, `discard`).
+    pub run_on_failed_dependency: bool,
 }
 
 /// A queue's settings as `PUT /v1/queues/{queue}` sends them (a field left out is its
@@ -100,9 +104,16 @@ impl Settings {
 }
 
 impl NewJob {
-    /// The job as a request body names it (`run_at` from `start`).
-    pub fn json(&self, start: chrono::DateTime<chrono::Utc>) -> Value {
+    /// The job as a request body names it (`run_at` from `start`, its dependencies' ids
+    /// `depends_on` as the target resolved them).
+    pub fn json(&self, start: chrono::DateTime<chrono::Utc>, depends_on: &[i64]) -> Value {
         let mut j = json!({"payload": {"n": 1}, "priority": self.priority, "max_attempts": self.max_attempts});
+        if !self.depends_on.is_empty() {
+            j["depends_on"] = json!(depends_on);
+        }
+        if self.run_on_failed_dependency {
+            j["on_failed_dependency"] = json!("run");
+        }
         if let Some(k) = self.unique_key {
             j["unique_key"] = json!(k);
         }
@@ -245,7 +256,24 @@ impl Generator {
                 _ => None,
             },
             partition_key: [None, Some("p1"), Some("p2")][self.rng.random_range(0..3)],
+            depends_on: self.dependencies(),
+            run_on_failed_dependency: self.deps.random_range(0..4) == 0,
         }
+    }
+
+    /// A third of the jobs wait for one or two jobs made before (from the `deps` draws),
+    /// recent ones mostly (a `Ref` counts from the oldest, so a large one wraps), now and
+    /// then one no job has.
+    fn dependencies(&mut self) -> Vec<Ref> {
+        if self.deps.random_range(0..3) != 0 {
+            return Vec::new();
+        }
+        (0..self.deps.random_range(1..=2))
+            .map(|_| match self.deps.random_range(0..16) {
+                0 => Ref::Unknown,
+                _ => Ref::Nth(self.deps.random_range(0..64)),
+            })
+            .collect()
     }
 
     /// Settings with a few small limits (now and then 0, which the rules refuse), rates over

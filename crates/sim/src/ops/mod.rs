@@ -421,6 +421,8 @@ pub struct Generator {
     backorders: StdRng,
     /// The draws about fair queues, apart from the others for the same reason.
     fair: StdRng,
+    /// The draws about job dependencies, apart from the others for the same reason.
+    deps: StdRng,
 }
 
 impl Generator {
@@ -431,6 +433,7 @@ impl Generator {
             kits: StdRng::seed_from_u64(seed ^ 0x6b69_7473),
             backorders: StdRng::seed_from_u64(seed ^ 0x626f_7264),
             fair: StdRng::seed_from_u64(seed ^ 0x6661_6972),
+            deps: StdRng::seed_from_u64(seed ^ 0x6465_7073),
         }
     }
 

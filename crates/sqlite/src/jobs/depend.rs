@@ -10,8 +10,8 @@ use allot_core::support::limits::Limits;
 use allot_core::Result;
 use rusqlite::{params, Connection};
 
-/// How job `i` of `req` starts (`None`: it names no dependency), its dependencies marked as
-/// waited for. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`), named
+/// How job `i` of `req` starts (`None`: it names no dependency), its unfinished dependencies
+/// marked as waited for. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`), named
 /// `jobs[i]`.
 pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &Limits) -> Result<Option<Start>> {
     let j = &req.jobs[i];
@@ -22,7 +22,8 @@ pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &
     let mut found = Vec::with_capacity(j.depends_on.len());
     let mut stmt = tx
         .prepare_cached(
-            "UPDATE jobs SET has_dependents = 1 WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2))
+            "UPDATE jobs SET has_dependents = has_dependents OR state NOT IN ('completed', 'discarded', 'cancelled')
+              WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2))
              RETURNING id, state, dependency_depth",
         )
         .map_err(map_error)?;
@@ -64,7 +65,7 @@ pub(super) fn record(tx: &Connection, t: &str, id: i64, j: &JobSpec, s: &Start, 
     let mut edge = tx
         .prepare_cached("INSERT INTO job_dependencies (tenant, job_id, depends_on) VALUES (?1, ?2, ?3)")
         .map_err(map_error)?;
-    for dep in &j.depends_on {
+    for dep in &s.waits_for {
         edge.execute(params![t, id, dep]).map_err(map_error)?;
     }
     Ok(())

@@ -81,60 +81,78 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 }
 
 /// Insert `req`'s jobs in `tx` for `tenant`, in request order; a `unique_key` held by an
-/// unfinished job of the queue gives that job's id instead.
+/// unfinished job of the queue gives that job's id instead. As on PostgreSQL, every job's
+/// dependencies are read (and refused) before any job is inserted, and the jobs that wait
+/// take their start after all are inserted (so a later job of the request with the same
+/// unique key meets the earlier one unfinished, whatever its start).
 pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
     let now = us(req.now);
+    let starts = (0..req.jobs.len())
+        .map(|i| depend::start(tx, t, req, i, limits))
+        .collect::<Result<Vec<_>>>()?;
     let mut ids = Vec::with_capacity(req.jobs.len());
+    let mut inserted = Vec::new();
     for (i, j) in req.jobs.iter().enumerate() {
-        if let Some(k) = &j.unique_key {
-            let existing: Option<i64> = tx
-                .prepare_cached(
-                    "SELECT id FROM jobs WHERE tenant = ?3 AND queue = ?1 AND unique_key = ?2
-                            AND state NOT IN ('completed', 'discarded', 'cancelled')",
-                )
-                .and_then(|mut s| s.query_row(params![req.queue, k, t], |r| r.get(0)).optional())
-                .map_err(map_error)?;
-            if let Some(id) = existing {
+        match unfinished_with_key(tx, t, &req.queue, j.unique_key.as_deref())? {
+            Some(id) => ids.push(id),
+            None => {
+                let id = insert_job(tx, t, req, j, now)?;
                 ids.push(id);
-                continue;
+                inserted.push((i, id));
             }
         }
-        let start = depend::start(tx, t, req, i, limits)?;
-        let state = if us(j.run_at) > now { "scheduled" } else { "available" };
-        tx.prepare_cached(
-            "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
-                                   created_at_us, partition_key, tags, metadata, traceparent)
-                 VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12, ?13)",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                req.queue,
-                state,
-                j.priority,
-                j.payload.to_string(),
-                us(j.run_at),
-                j.max_attempts,
-                j.unique_key,
-                now,
-                t,
-                j.partition_key,
-                serde_json::json!(j.tags).to_string(),
-                j.metadata.to_string(),
-                req.traceparent
-            ])
-        })
-        .map_err(map_error)?;
-        // The tenant's id, given by the jobs_id trigger (migration V11).
-        let id = tx
-            .prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(map_error)?;
-        if let Some(s) = &start {
-            depend::record(tx, t, id, j, s, now)?;
+    }
+    for (i, id) in inserted {
+        if let Some(s) = &starts[i] {
+            depend::record(tx, t, id, &req.jobs[i], s, now)?;
         }
-        ids.push(id);
     }
     Ok(Enqueued { ids })
+}
+
+/// The unfinished job of `queue` holding unique key `key`.
+fn unfinished_with_key(tx: &Connection, t: &str, queue: &str, key: Option<&str>) -> Result<Option<i64>> {
+    let Some(k) = key else {
+        return Ok(None);
+    };
+    tx.prepare_cached(
+        "SELECT id FROM jobs WHERE tenant = ?3 AND queue = ?1 AND unique_key = ?2
+                AND state NOT IN ('completed', 'discarded', 'cancelled')",
+    )
+    .and_then(|mut s| s.query_row(params![queue, k, t], |r| r.get(0)).optional())
+    .map_err(map_error)
+}
+
+/// Insert job `j` of `req` (`available`, or `scheduled` until its `run_at`); its id.
+fn insert_job(tx: &Connection, t: &str, req: &Enqueue, j: &allot_core::job::JobSpec, now: i64) -> Result<i64> {
+    let state = if us(j.run_at) > now { "scheduled" } else { "available" };
+    tx.prepare_cached(
+        "INSERT INTO jobs (tenant, queue, state, priority, payload, run_at_us, max_attempts, unique_key,
+                               created_at_us, partition_key, tags, metadata, traceparent)
+             VALUES (?9, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12, ?13)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            req.queue,
+            state,
+            j.priority,
+            j.payload.to_string(),
+            us(j.run_at),
+            j.max_attempts,
+            j.unique_key,
+            now,
+            t,
+            j.partition_key,
+            serde_json::json!(j.tags).to_string(),
+            j.metadata.to_string(),
+            req.traceparent
+        ])
+    })
+    .map_err(map_error)?;
+    // The tenant's id, given by the jobs_id trigger (migration V11).
+    tx.prepare_cached("SELECT id FROM jobs WHERE rid = last_insert_rowid()")
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+        .map_err(map_error)
 }
 
 #[async_trait]

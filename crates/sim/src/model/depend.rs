@@ -1,0 +1,110 @@
+//! Job dependencies in the model, by `allot_core::job::depend`'s rules as written: an
+//! enqueue reads every job's dependencies before inserting any (an unknown one refuses the
+//! whole request), marks the unfinished ones as waited for, inserts, then starts the jobs that
+//! wait; a job that finishes settles the jobs waiting for it, once per edge, and a dependent it
+//! discards settles its own (each keeping the first job's `job 7 discarded`).
+
+use super::Model;
+use allot_core::job::depend::{self, Dependency, OnFailedDependency, Start};
+use allot_core::job::{JobSpec, JobState};
+use allot_core::AllotError;
+
+/// When an instant in µs is.
+fn at(us: i64) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp_micros(us).unwrap_or_default()
+}
+
+impl Model {
+    /// How a job naming `deps` (ids, as the request gave them) with `policy`, due at
+    /// `run_at_us`, starts: `None` when it names none. Errors: `unknown_dependency`,
+    /// `limit_exceeded` (`max_dependency_depth`), named `jobs[i]`.
+    pub(super) fn dependency_start(
+        &self,
+        i: usize,
+        deps: &[i64],
+        policy: OnFailedDependency,
+        run_at_us: i64,
+    ) -> Result<Option<Start>, AllotError> {
+        if deps.is_empty() {
+            return Ok(None);
+        }
+        let mut spec = JobSpec::new(serde_json::json!({}), at(run_at_us));
+        spec.depends_on = allot_core::job::depend::depends_on(deps.to_vec(), &self.limits)?;
+        spec.on_failed_dependency = policy;
+        let found: Vec<Dependency> = spec
+            .depends_on
+            .iter()
+            .filter_map(|id| {
+                self.jobs.get(id).map(|j| Dependency {
+                    id: *id,
+                    state: j.state(),
+                    depth: j.depth,
+                })
+            })
+            .collect();
+        depend::start(&spec, &found, at(self.now_us()), &self.limits)
+            .map(Some)
+            .map_err(|e| e.within(&format!("jobs[{i}]")))
+    }
+
+    /// Mark the unfinished jobs of `deps` as waited for (a job waited for is kept when it
+    /// completes in a queue that drops completed jobs).
+    pub(super) fn mark_awaited(&mut self, deps: &[i64]) {
+        for id in deps {
+            if let Some(j) = self.jobs.get_mut(id) {
+                j.awaited |= !j.state().is_finished();
+            }
+        }
+    }
+
+    /// Start the job `id` just made as `start` says, its edges recorded.
+    pub(super) fn start_waiting(&mut self, id: i64, policy: OnFailedDependency, start: Start) {
+        for dep in &start.waits_for {
+            self.dependents.entry(*dep).or_default().push(id);
+        }
+        if let Some(j) = self.jobs.get_mut(&id) {
+            j.state = start.state;
+            j.pending = start.pending;
+            j.depth = start.depth;
+            j.policy = policy;
+            j.failure = start.failure;
+        }
+    }
+
+    /// Job `id` just finished (completed, discarded, cancelled): settle the jobs waiting for
+    /// it, and down the chain those it discards.
+    pub(super) fn settle_dependents(&mut self, id: i64) {
+        let Some(j) = self.jobs.get(&id) else {
+            return;
+        };
+        if !j.awaited || !j.state().is_finished() {
+            return;
+        }
+        let origin = j.failure.clone().unwrap_or_else(|| depend::failure(id, j.state()));
+        let now = at(self.now_us());
+        let mut frontier = vec![id];
+        while let Some(f) = frontier.pop() {
+            let Some(finished) = self.jobs.get(&f).map(|j| j.state()) else {
+                continue;
+            };
+            for d in self.dependents.remove(&f).unwrap_or_default() {
+                let Some(dj) = self.jobs.get_mut(&d).filter(|dj| dj.state() == JobState::Pending) else {
+                    continue;
+                };
+                let policy = match self.mutation {
+                    Some(super::Mutation::FailedDependencyRuns) => OnFailedDependency::Run,
+                    _ => dj.policy,
+                };
+                let (state, left) = depend::settle(finished, policy, dj.pending, at(dj.run_at_us), now);
+                dj.state = state;
+                dj.pending = left;
+                if state == JobState::Discarded {
+                    dj.failure = Some(origin.clone());
+                    if dj.awaited {
+                        frontier.push(d);
+                    }
+                }
+            }
+        }
+    }
+}
