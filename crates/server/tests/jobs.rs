@@ -22,6 +22,7 @@ conformance!(
     queue_settings_and_the_operators_view,
     fair_claims_over_http,
     waiting_for_a_job_to_finish,
+    dependencies_over_http,
     schedules_over_http,
     queues_listed_and_bulk_actions,
 );
@@ -904,6 +905,58 @@ async fn fair_claims_over_http(ts: &TestServer) {
         [ids[0], ids[1], ids[4], ids[2], ids[3], ids[5]],
         "a, a, b, a, a, b"
     );
+}
+
+/// `depends_on` over HTTP: refusals name the field (an unknown id 422 `unknown_dependency`,
+/// too many 400 `limit_exceeded`, a schedule's template may not say it); a job waits
+/// `pending` with `blocked_by: dependencies`, runs once its dependency completed, and a
+/// failed dependency's dependent reads `discarded` with the job that discarded it.
+async fn dependencies_over_http(ts: &TestServer) {
+    let top = enqueue(ts, "dq", json!([{"max_attempts": 1}])).await[0];
+    let too_many: Vec<i64> = (1..=101).collect();
+    for (deps, status, c) in [
+        (json!([999_999]), 422, "unknown_dependency"),
+        (json!([0]), 400, "invalid_request"),
+        (json!(too_many), 400, "limit_exceeded"),
+    ] {
+        let body = json!({"jobs": [{}, {"depends_on": deps}]});
+        let (s, b) = ts.post("/v1/queues/dq/jobs", body).await;
+        assert_eq!((s, code(&b)), (status, c), "{b}");
+        let message = b["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains("depends_on"), "{b}");
+    }
+    let (_, counts) = ts.get("/v1/queues/dq").await;
+    assert_eq!(counts["counts"]["available"], 1, "nothing enqueued: {counts}");
+    let waits = enqueue(ts, "dq", json!([{"depends_on": [top]}])).await[0];
+    let runs = enqueue(ts, "dq", json!([{"depends_on": [top], "on_failed_dependency": "run"}])).await[0];
+    let (_, d) = ts.get(&format!("/v1/jobs/{waits}")).await;
+    assert_eq!(
+        (&d["state"], &d["blocked_by"]),
+        (&json!("pending"), &json!("dependencies")),
+        "{d}"
+    );
+    let got = claim(ts, "dq", 10, 60_000).await;
+    assert_eq!(got.len(), 1, "only the dependency runs: {got:?}");
+    let token = got[0]["lease_token"].as_str().unwrap();
+    let (s, _) = ts
+        .post(
+            &format!("/v1/jobs/{top}/fail"),
+            json!({"lease_token": token, "error": "boom"}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (_, d) = ts.get(&format!("/v1/jobs/{waits}")).await;
+    let failure = format!("job {top} discarded");
+    assert_eq!(
+        (&d["state"], &d["dependency_failure"]),
+        (&json!("discarded"), &json!(failure)),
+        "{d}"
+    );
+    let (_, d) = ts.get(&format!("/v1/jobs/{runs}")).await;
+    assert_eq!(d["state"], "available", "{d}");
+    let schedule = json!({"name": "dep", "cron": "* * * * *", "queue": "dq", "job": {"depends_on": [top]}});
+    let (s, b) = ts.post("/v1/schedules", schedule).await;
+    assert_eq!((s, code(&b)), (422, "template_field"), "{b}");
 }
 
 /// `GET /v1/jobs/{id}?wait_ms=`: a finished job answers at once; a running one is answered

@@ -98,6 +98,7 @@ from .move_body import MoveBody
 from .new_job import NewJob
 from .new_key_body import NewKeyBody
 from .new_unit import NewUnit
+from .on_failed_dependency import OnFailedDependency
 from .operation_body_type_0 import OperationBodyType0
 from .operation_body_type_0_op import OperationBodyType0Op
 from .operation_body_type_1 import OperationBodyType1
@@ -296,6 +297,7 @@ __all__ = (
     "NewJob",
     "NewKeyBody",
     "NewUnit",
+    "OnFailedDependency",
     "OperationBodyType0",
     "OperationBodyType0Op",
     "OperationBodyType1",

@@ -1,6 +1,7 @@
 from enum import StrEnum
 
 class BlockedBy(StrEnum):
+    DEPENDENCIES = "dependencies"
     FIFO = "fifo"
     LIMIT = "limit"
     PAUSED = "paused"

@@ -5,6 +5,7 @@ class JobState(StrEnum):
     CANCELLED = "cancelled"
     COMPLETED = "completed"
     DISCARDED = "discarded"
+    PENDING = "pending"
     RETRYABLE = "retryable"
     RUNNING = "running"
     SCHEDULED = "scheduled"

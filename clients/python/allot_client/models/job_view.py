@@ -39,6 +39,9 @@ class JobView:
             run_at (datetime.datetime): When it may run (next).
             state (JobState): A job's state.
             tags (list[str]): Labels.
+            dependency_failure (None | str | Unset): Set when a failed dependency discarded the job: the job whose end did,
+                as
+                `job 7 discarded` (or `cancelled`); see [`depend`].
             finalized_at (datetime.datetime | None | Unset): When it reached a final state.
             output (Any | Unset): What the job produced (given on `complete`).
             partition_key (None | str | Unset): Key of per-key limits and FIFO order.
@@ -57,6 +60,7 @@ class JobView:
     run_at: datetime.datetime
     state: JobState
     tags: list[str]
+    dependency_failure: None | str | Unset = UNSET
     finalized_at: datetime.datetime | None | Unset = UNSET
     output: Any | Unset = UNSET
     partition_key: None | str | Unset = UNSET
@@ -93,6 +97,12 @@ class JobView:
         tags = self.tags
 
 
+
+        dependency_failure: None | str | Unset
+        if isinstance(self.dependency_failure, Unset):
+            dependency_failure = UNSET
+        else:
+            dependency_failure = self.dependency_failure
 
         finalized_at: None | str | Unset
         if isinstance(self.finalized_at, Unset):
@@ -133,6 +143,8 @@ class JobView:
             "state": state,
             "tags": tags,
         })
+        if dependency_failure is not UNSET:
+            field_dict["dependency_failure"] = dependency_failure
         if finalized_at is not UNSET:
             field_dict["finalized_at"] = finalized_at
         if output is not UNSET:
@@ -181,6 +193,16 @@ class JobView:
 
 
         tags = cast(list[str], d.pop("tags"))
+
+
+        def _parse_dependency_failure(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        dependency_failure = _parse_dependency_failure(d.pop("dependency_failure", UNSET))
 
 
         def _parse_finalized_at(data: object) -> datetime.datetime | None | Unset:
@@ -238,6 +260,7 @@ class JobView:
             run_at=run_at,
             state=state,
             tags=tags,
+            dependency_failure=dependency_failure,
             finalized_at=finalized_at,
             output=output,
             partition_key=partition_key,

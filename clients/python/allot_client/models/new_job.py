@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.on_failed_dependency import OnFailedDependency
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -25,8 +26,12 @@ class NewJob:
     """ One job to enqueue.
 
         Attributes:
+            depends_on (list[int] | None | Unset): Ids of jobs of the tenant (any queue) this one waits for: at most
+                `max_job_dependencies`, each an existing job (`422 unknown_dependency` otherwise). The
+                job is `pending` until every one completed (see [`depend`]).
             max_attempts (int | None | Unset): Attempts before the job is discarded, 1..=`max_job_attempts`. Default 25.
             metadata (Any | Unset): Any JSON object kept with the job, at most `max_metadata_bytes` serialized.
+            on_failed_dependency (None | OnFailedDependency | Unset):
             partition_key (None | str | Unset): The key the queue's per-key limits and FIFO order apply to (a customer, an
                 account),
                 1..=`max_unit_field_len` chars; a job without one is limited only queue-wide.
@@ -40,8 +45,10 @@ class NewJob:
                 it.
      """
 
+    depends_on: list[int] | None | Unset = UNSET
     max_attempts: int | None | Unset = UNSET
     metadata: Any | Unset = UNSET
+    on_failed_dependency: None | OnFailedDependency | Unset = UNSET
     partition_key: None | str | Unset = UNSET
     payload: Any | Unset = UNSET
     priority: int | None | Unset = UNSET
@@ -54,6 +61,16 @@ class NewJob:
 
 
     def to_dict(self) -> dict[str, Any]:
+        depends_on: list[int] | None | Unset
+        if isinstance(self.depends_on, Unset):
+            depends_on = UNSET
+        elif isinstance(self.depends_on, list):
+            depends_on = self.depends_on
+
+
+        else:
+            depends_on = self.depends_on
+
         max_attempts: int | None | Unset
         if isinstance(self.max_attempts, Unset):
             max_attempts = UNSET
@@ -61,6 +78,14 @@ class NewJob:
             max_attempts = self.max_attempts
 
         metadata = self.metadata
+
+        on_failed_dependency: None | str | Unset
+        if isinstance(self.on_failed_dependency, Unset):
+            on_failed_dependency = UNSET
+        elif isinstance(self.on_failed_dependency, OnFailedDependency):
+            on_failed_dependency = self.on_failed_dependency.value
+        else:
+            on_failed_dependency = self.on_failed_dependency
 
         partition_key: None | str | Unset
         if isinstance(self.partition_key, Unset):
@@ -103,10 +128,14 @@ class NewJob:
 
         field_dict.update({
         })
+        if depends_on is not UNSET:
+            field_dict["depends_on"] = depends_on
         if max_attempts is not UNSET:
             field_dict["max_attempts"] = max_attempts
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if on_failed_dependency is not UNSET:
+            field_dict["on_failed_dependency"] = on_failed_dependency
         if partition_key is not UNSET:
             field_dict["partition_key"] = partition_key
         if payload is not UNSET:
@@ -127,6 +156,24 @@ class NewJob:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        def _parse_depends_on(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                depends_on_type_0 = cast(list[int], data)
+
+                return depends_on_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        depends_on = _parse_depends_on(d.pop("depends_on", UNSET))
+
+
         def _parse_max_attempts(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -138,6 +185,26 @@ class NewJob:
 
 
         metadata = d.pop("metadata", UNSET)
+
+        def _parse_on_failed_dependency(data: object) -> None | OnFailedDependency | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                on_failed_dependency_type_1 = OnFailedDependency(data)
+
+
+
+                return on_failed_dependency_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | OnFailedDependency | Unset, data)
+
+        on_failed_dependency = _parse_on_failed_dependency(d.pop("on_failed_dependency", UNSET))
+
 
         def _parse_partition_key(data: object) -> None | str | Unset:
             if data is None:
@@ -200,8 +267,10 @@ class NewJob:
 
 
         new_job = cls(
+            depends_on=depends_on,
             max_attempts=max_attempts,
             metadata=metadata,
+            on_failed_dependency=on_failed_dependency,
             partition_key=partition_key,
             payload=payload,
             priority=priority,

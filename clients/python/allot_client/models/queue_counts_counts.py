@@ -28,6 +28,7 @@ class QueueCountsCounts:
             cancelled (int | Unset):
             completed (int | Unset):
             discarded (int | Unset):
+            pending (int | Unset):
             retryable (int | Unset):
             running (int | Unset):
             scheduled (int | Unset):
@@ -37,6 +38,7 @@ class QueueCountsCounts:
     cancelled: int | Unset = UNSET
     completed: int | Unset = UNSET
     discarded: int | Unset = UNSET
+    pending: int | Unset = UNSET
     retryable: int | Unset = UNSET
     running: int | Unset = UNSET
     scheduled: int | Unset = UNSET
@@ -53,6 +55,8 @@ class QueueCountsCounts:
         completed = self.completed
 
         discarded = self.discarded
+
+        pending = self.pending
 
         retryable = self.retryable
 
@@ -73,6 +77,8 @@ class QueueCountsCounts:
             field_dict["completed"] = completed
         if discarded is not UNSET:
             field_dict["discarded"] = discarded
+        if pending is not UNSET:
+            field_dict["pending"] = pending
         if retryable is not UNSET:
             field_dict["retryable"] = retryable
         if running is not UNSET:
@@ -95,6 +101,8 @@ class QueueCountsCounts:
 
         discarded = d.pop("discarded", UNSET)
 
+        pending = d.pop("pending", UNSET)
+
         retryable = d.pop("retryable", UNSET)
 
         running = d.pop("running", UNSET)
@@ -106,6 +114,7 @@ class QueueCountsCounts:
             cancelled=cancelled,
             completed=completed,
             discarded=discarded,
+            pending=pending,
             retryable=retryable,
             running=running,
             scheduled=scheduled,

@@ -195,3 +195,61 @@ async fn in_public_the_function_is_allot_enqueue() {
         .unwrap();
     schema.drop().await;
 }
+
+/// `allot.enqueue` takes `depends_on`: the job waits `pending`; an unknown id raises 23503
+/// with DETAIL `unknown_dependency` and enqueues nothing; the dependency's end (here a
+/// cancel written by hand) reaches the dependent through the trigger, as through the API.
+#[tokio::test]
+async fn the_sql_function_takes_dependencies() {
+    let schema = TestSchema::new("t_deps").await;
+    crate::migrate(&schema.url).await.unwrap();
+    let (f, s) = (format!("{}_allot.enqueue", schema.name), schema.name.clone());
+    let one = |sql: String| {
+        let c = &schema.admin;
+        async move { c.query_one(&sql, &[]).await }
+    };
+    let top: i64 = one(format!("SELECT {f}('deps')")).await.unwrap().get(0);
+    let waits: i64 = one(format!("SELECT {f}('deps', depends_on => ARRAY[{top}]::bigint[])"))
+        .await
+        .unwrap()
+        .get(0);
+    let state = |id: i64| {
+        one(format!(
+            "SELECT state, dependency_failure FROM {s}.jobs WHERE id = {id}"
+        ))
+    };
+    let r = state(waits).await.unwrap();
+    assert_eq!(r.get::<_, &str>(0), "pending");
+    let bad = one(format!("SELECT {f}('deps', depends_on => ARRAY[999999]::bigint[])"))
+        .await
+        .unwrap_err();
+    let db = bad.as_db_error().expect("a database error");
+    assert_eq!(
+        (db.code(), db.detail()),
+        (
+            &tokio_postgres::error::SqlState::FOREIGN_KEY_VIOLATION,
+            Some("unknown_dependency")
+        )
+    );
+    let n: i64 = one(format!("SELECT count(*) FROM {s}.jobs")).await.unwrap().get(0);
+    assert_eq!(n, 2, "nothing enqueued");
+    // allot's triggers find its tables by the search_path, as allot's connections and its SQL
+    // functions set it.
+    schema
+        .admin
+        .batch_execute(&format!("SET search_path TO {s}"))
+        .await
+        .unwrap();
+    one(format!(
+        "UPDATE {s}.jobs SET state = 'cancelled', finalized_at = now() WHERE id = {top} RETURNING id"
+    ))
+    .await
+    .unwrap();
+    let r = state(waits).await.unwrap();
+    let want = format!("job {top} cancelled");
+    assert_eq!(
+        (r.get::<_, &str>(0), r.get::<_, Option<&str>>(1)),
+        ("discarded", Some(want.as_str()))
+    );
+    schema.drop().await;
+}

@@ -418,6 +418,12 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
                    "items": merge_into(json!({"type": "string"}), ident(1, l.max_unit_field_len))}),
         ),
         ("NewJob", "metadata", json!({"type": ["object", "null"]})),
+        (
+            "NewJob",
+            "depends_on",
+            json!({"maxItems": l.max_job_dependencies,
+                   "items": {"type": "integer", "format": "int64", "minimum": 1}}),
+        ),
         ("QueueSettingsBody", "max_running", int(1, l.max_queue_limit)),
         ("QueueSettingsBody", "weights", weights_bound(l)),
         ("QueueSettingsBody", "max_running_per_key", int(1, l.max_queue_limit)),
