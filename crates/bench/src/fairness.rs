@@ -91,6 +91,7 @@ async fn fill(store: &dyn Database, queue: &str, o: &FairnessOptions) -> Result<
             jobs,
             now: store.now(),
             traceparent: None,
+            batch: None,
         };
         store.enqueue(&tenant(), req, None).await?;
     }

@@ -408,7 +408,7 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
             while next < n {
                 let size = if next < single { 1 } else { opts.batch.max(1) as u64 }.min(n - next);
                 let jobs: Vec<JobSpec> = (next..next + size).map(job).collect();
-                let req = Enqueue { queue: queue.clone(), jobs, now: store.now(), traceparent: None };
+                let req = Enqueue { queue: queue.clone(), jobs, now: store.now(), traceparent: None, batch: None };
                 if let Executed::Fresh(e) = store.enqueue(&DEFAULT, req, None).await? {
                     accepted += e.ids.len() as u64;
                 }
@@ -524,6 +524,7 @@ async fn fill_queue(store: &Arc<dyn Store>, queue: &str, jobs: u64) -> Result<()
             jobs: specs,
             now: store.now(),
             traceparent: None,
+            batch: None,
         };
         store
             .enqueue(&DEFAULT, req, None)

@@ -43,6 +43,7 @@
 //! | `list_queues`, `fold_queue_counts` (and `queue_counts`, `queue_depths` read the maintained counts) | `queues::queue_counts_are_maintained` |
 //! | `create_schedule`, `list_schedules`, `pause_schedule`, `delete_schedule`, `run_schedules` | `queues::schedules_tick_once_across_stores` |
 //! | fair claims (`fair_by`, weights, the round's cursor) | `fair::fair_claims_serve_every_key`, `fair::fair_claims_under_claimers` |
+//! | batches with a callback, released once | `batches::one_callback_per_batch` |
 //! | job dependencies (`depends_on`, propagation of a failure) | `depend::dependencies_wait_and_propagate`, `depend::dependency_graphs_under_workers` |
 //! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
 //! | `create_key`, `list_keys`, `revoke_key`, `key_by_hash`, `any_key` | `keys::keys_by_tenant` |
@@ -56,6 +57,7 @@
 #![allow(clippy::too_many_lines)] // test cases are exempt from the 70-line rule
 
 pub mod backorders;
+pub mod batches;
 pub mod bookings;
 pub mod depend;
 pub mod events;
@@ -132,6 +134,7 @@ macro_rules! suite {
             fair::fair_claims_under_claimers,
             depend::dependencies_wait_and_propagate,
             depend::dependency_graphs_under_workers,
+            batches::one_callback_per_batch,
             keys::keys_by_tenant,
             instances::instances_by_heartbeat,
             isolation::other_tenants_objects_are_not_found,

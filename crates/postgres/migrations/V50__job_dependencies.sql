@@ -30,9 +30,25 @@ CREATE TABLE job_dependencies (
     PRIMARY KEY (tenant, depends_on, job_id)
 );
 CREATE INDEX job_dependencies_job ON job_dependencies (tenant, job_id);
+-- Batches with a callback (allot_core::job::batch): the callback is a job that depends on
+-- every member with `on_failed_dependency = 'run'`; its batch's row counts how the members
+-- ended, added to as each one is settled, and goes with the callback job.
+CREATE TABLE batches (
+    tenant     text NOT NULL,
+    id         text NOT NULL,
+    job_id     bigint NOT NULL,
+    jobs       int NOT NULL,
+    completed  int NOT NULL DEFAULT 0,
+    discarded  int NOT NULL DEFAULT 0,
+    cancelled  int NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant, id)
+);
+CREATE UNIQUE INDEX batches_job ON batches (tenant, job_id);
 CREATE FUNCTION allot_drop_job_edges() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     DELETE FROM job_dependencies WHERE tenant = OLD.tenant AND job_id = OLD.id;
+    DELETE FROM batches WHERE tenant = OLD.tenant AND job_id = OLD.id;
     RETURN NULL;
 END $$;
 CREATE TRIGGER jobs_drop_edges AFTER DELETE ON jobs FOR EACH ROW WHEN (OLD.dependency_depth > 0)
@@ -66,9 +82,18 @@ BEGIN
             DELETE FROM job_dependencies e WHERE e.tenant = NEW.tenant AND e.depends_on = ANY(frontier)
             RETURNING e.job_id, e.depends_on),
         settled AS (
-            SELECT g.job_id, count(*)::int AS n, bool_or(d.state <> 'completed') AS failed
+            SELECT g.job_id, count(*)::int AS n, bool_or(d.state <> 'completed') AS failed,
+                   count(*) FILTER (WHERE d.state = 'completed')::int AS completed,
+                   count(*) FILTER (WHERE d.state = 'discarded')::int AS discarded,
+                   count(*) FILTER (WHERE d.state = 'cancelled')::int AS cancelled
               FROM gone g JOIN jobs d ON d.tenant = NEW.tenant AND d.id = g.depends_on
              GROUP BY g.job_id),
+        counted AS (
+            UPDATE batches b SET completed = b.completed + s.completed, discarded = b.discarded + s.discarded,
+                   cancelled = b.cancelled + s.cancelled
+              FROM settled s WHERE b.tenant = NEW.tenant AND b.job_id = s.job_id
+            RETURNING b.job_id, jsonb_build_object('id', b.id, 'jobs', b.jobs, 'completed', b.completed,
+                                                   'discarded', b.discarded, 'cancelled', b.cancelled) AS counts),
         moved AS (
             UPDATE jobs j SET
                 dependencies_pending = j.dependencies_pending - s.n,
@@ -76,8 +101,12 @@ BEGIN
                              WHEN j.dependencies_pending > s.n THEN 'pending'
                              WHEN j.run_at > at THEN 'scheduled' ELSE 'available' END,
                 finalized_at = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN at END,
-                dependency_failure = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN origin END
-              FROM settled s
+                dependency_failure = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN origin END,
+                payload = CASE WHEN c.job_id IS NOT NULL AND j.dependencies_pending = s.n
+                               AND NOT (s.failed AND j.on_failed_dependency = 'discard')
+                               THEN (j.payload::jsonb || jsonb_build_object('batch', c.counts))::json
+                               ELSE j.payload END
+              FROM settled s LEFT JOIN counted c ON c.job_id = s.job_id
              WHERE j.tenant = NEW.tenant AND j.id = s.job_id AND j.state = 'pending'
             RETURNING j.id, j.state, j.has_dependents)
         SELECT coalesce(array_agg(id) FILTER (WHERE state = 'discarded' AND has_dependents), '{}')

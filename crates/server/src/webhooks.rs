@@ -81,6 +81,7 @@ pub(crate) async fn enqueue(stores: &Stores, pairs: &[(&Event, &Target)], key: O
             jobs: chunk.to_vec(),
             now,
             traceparent: None,
+            batch: None,
         };
         let idem = key.filter(|_| i == 0).map(|k| Idempotency {
             key: k.to_string(),

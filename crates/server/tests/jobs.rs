@@ -504,6 +504,7 @@ async fn worker_pool_completes_each_job_once(ts: &TestServer) {
         jobs,
         now: chrono::Utc::now(),
         traceparent: None,
+        batch: None,
     };
     store.enqueue(&T, req, None).await.unwrap();
     let strategy = store.default_claim_strategy();

@@ -99,8 +99,24 @@ CREATE TABLE job_dependencies (
     PRIMARY KEY (tenant, depends_on, job_id)
 ) WITHOUT ROWID;
 CREATE INDEX job_dependencies_job ON job_dependencies (tenant, job_id);
+-- Batches with a callback (allot_core::job::batch): the callback is a job that depends on
+-- every member with `on_failed_dependency = 'run'`; its batch's row counts how the members
+-- ended, added to as each one is settled, and goes with the callback job.
+CREATE TABLE batches (
+    tenant        TEXT NOT NULL,
+    id            TEXT NOT NULL,
+    job_id        INTEGER NOT NULL,
+    jobs          INTEGER NOT NULL,
+    completed     INTEGER NOT NULL DEFAULT 0,
+    discarded     INTEGER NOT NULL DEFAULT 0,
+    cancelled     INTEGER NOT NULL DEFAULT 0,
+    created_at_us INTEGER NOT NULL,
+    PRIMARY KEY (tenant, id)
+);
+CREATE UNIQUE INDEX batches_job ON batches (tenant, job_id);
 CREATE TRIGGER jobs_drop_edges AFTER DELETE ON jobs WHEN OLD.dependency_depth > 0 BEGIN
     DELETE FROM job_dependencies WHERE tenant = OLD.tenant AND job_id = OLD.id;
+    DELETE FROM batches WHERE tenant = OLD.tenant AND job_id = OLD.id;
 END;
 
 -- Settle the dependents of a job that just finished, in the transaction that finished it, at
@@ -114,6 +130,10 @@ END;
 CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
     WHEN NEW.has_dependents AND NEW.state IN ('completed', 'discarded', 'cancelled')
          AND OLD.state NOT IN ('completed', 'discarded', 'cancelled') BEGIN
+    UPDATE batches SET completed = completed + (NEW.state = 'completed'), discarded = discarded + (NEW.state = 'discarded'),
+                       cancelled = cancelled + (NEW.state = 'cancelled')
+     WHERE tenant = NEW.tenant
+       AND job_id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id);
     UPDATE jobs SET
         dependencies_pending = dependencies_pending - 1,
         state = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard' THEN 'discarded'
@@ -122,7 +142,13 @@ CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
         finalized_at_us = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard'
                                THEN NEW.finalized_at_us END,
         dependency_failure = CASE WHEN NEW.state <> 'completed' AND on_failed_dependency = 'discard'
-                                  THEN coalesce(NEW.dependency_failure, 'job ' || NEW.id || ' ' || NEW.state) END
+                                  THEN coalesce(NEW.dependency_failure, 'job ' || NEW.id || ' ' || NEW.state) END,
+        payload = CASE WHEN dependencies_pending <= 1 AND NOT (NEW.state <> 'completed' AND on_failed_dependency = 'discard')
+                            AND EXISTS (SELECT 1 FROM batches b WHERE b.tenant = jobs.tenant AND b.job_id = jobs.id)
+                       THEN json_set(payload, '$.batch', json((SELECT json_object('id', b.id, 'jobs', b.jobs,
+                                'completed', b.completed, 'discarded', b.discarded, 'cancelled', b.cancelled)
+                                FROM batches b WHERE b.tenant = jobs.tenant AND b.job_id = jobs.id)))
+                       ELSE payload END
      WHERE tenant = NEW.tenant AND state = 'pending'
        AND id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id);
     DELETE FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id;

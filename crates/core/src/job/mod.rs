@@ -5,6 +5,7 @@
 //! `scheduled` jobs wait for their `run_at`. Every transition of a running job is conditional
 //! on its lease token and state, so a stale worker changes nothing (`lease_lost`).
 
+pub mod batch;
 pub mod bulk;
 pub mod depend;
 pub mod fair;
@@ -125,6 +126,10 @@ pub struct NewJob {
 pub struct EnqueueBody {
     /// 1..=`max_batch_insert` jobs.
     pub jobs: Vec<NewJob>,
+    /// Make the jobs a batch with a callback job, released once when every one of them has
+    /// finished (see [`batch`]).
+    #[serde(default)]
+    pub batch: Option<batch::BatchBody>,
 }
 
 /// `POST /v1/queues/{queue}/jobs` answer.
@@ -133,6 +138,9 @@ pub struct EnqueueBody {
 pub struct Enqueued {
     /// The id of each job, in request order (an existing id for a `unique_key` duplicate).
     pub ids: Vec<i64>,
+    /// The batch and its callback job, when the enqueue made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<batch::BatchMade>,
 }
 
 /// A validated job to insert.
@@ -191,6 +199,8 @@ pub struct Enqueue {
     /// The W3C `traceparent` of the span that enqueued the jobs (set by the server from its
     /// own span, never from the body), stored with each job so its runs continue the trace.
     pub traceparent: Option<String>,
+    /// The batch the jobs make, with its callback.
+    pub batch: Option<batch::Batch>,
 }
 
 /// `POST /v1/queues/{queue}/claims` body.

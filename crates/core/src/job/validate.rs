@@ -23,12 +23,51 @@ pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc
         .into_iter()
         .map(|j| job(j, now, limits))
         .collect::<Result<Vec<_>>>()?;
+    let batch = body.batch.map(|b| job_batch(queue, b, now, limits)).transpose()?;
     Ok(Enqueue {
         queue: queue.to_string(),
         jobs,
         now,
         traceparent: None,
+        batch,
     })
+}
+
+/// A batch's id (an identifier, 1..=`max_unit_field_len` chars), its queue, and its callback
+/// as a job without `unique_key`, `depends_on` or `on_failed_dependency`, whose payload is an
+/// object (`{}` when not given); errors name `batch.…`.
+fn job_batch(
+    queue: &str,
+    b: crate::job::batch::BatchBody,
+    now: chrono::DateTime<chrono::Utc>,
+    limits: &Limits,
+) -> Result<crate::job::batch::Batch> {
+    if b.id.is_empty() {
+        return Err(AllotError::invalid("batch.id must not be empty"));
+    }
+    let id = unit_identifier("batch.id", &b.id, limits)?;
+    let queue = match b.queue {
+        Some(q) => {
+            name("batch.queue", &q, limits)?;
+            q
+        }
+        None => queue.to_string(),
+    };
+    let c = &b.callback;
+    if c.unique_key.is_some() || c.depends_on.is_some() || c.on_failed_dependency.is_some() {
+        return Err(AllotError::invalid(
+            "batch.callback: unique_key, depends_on and on_failed_dependency are the batch's to give",
+        ));
+    }
+    let mut callback = b.callback;
+    if callback.payload.is_null() {
+        callback.payload = serde_json::json!({});
+    }
+    if !callback.payload.is_object() {
+        return Err(AllotError::invalid("batch.callback.payload must be a JSON object"));
+    }
+    let callback = job(callback, now, limits).map_err(|e| e.within("batch.callback"))?;
+    Ok(crate::job::batch::Batch { id, queue, callback })
 }
 
 /// One job of an enqueue (see [`enqueue`]); also `partition_key` 1..=`max_unit_field_len`

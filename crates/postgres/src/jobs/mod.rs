@@ -2,6 +2,7 @@
 //! with `FOR UPDATE SKIP LOCKED` re-checking the state in the UPDATE, and lease-conditional
 //! transitions (`… WHERE state = 'running' AND lease_token = $2`).
 
+mod batch;
 mod bulk;
 mod depend;
 #[cfg(test)]
@@ -127,10 +128,20 @@ async fn insert_jobs(
         .collect())
 }
 
-/// Insert a validated batch in `tx` (see `JobStore::enqueue`) and NOTIFY its queue's
-/// claimers, which PostgreSQL delivers when `tx` commits. `Err(TxErr::Retry)` when a job
-/// that a unique key pointed at finished in between: run the whole batch again.
+/// Insert a validated enqueue in `tx` (see `JobStore::enqueue`): its jobs, then its batch's
+/// callback when it has one (`batch.rs`).
 async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &Limits) -> TxResult<Enqueued> {
+    let mut done = insert_members(tx, tenant, req, limits).await?;
+    if let Some(b) = &req.batch {
+        done.batch = Some(batch::make(tx, tenant, req, b, &done.ids, limits).await?);
+    }
+    Ok(done)
+}
+
+/// Insert `req`'s jobs in `tx` and NOTIFY its queue's claimers, which PostgreSQL delivers
+/// when `tx` commits. `Err(TxErr::Retry)` when a job that a unique key pointed at finished in
+/// between: run the whole enqueue again.
+async fn insert_members(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &Limits) -> TxResult<Enqueued> {
     let starts = depend::lock(tx, tenant, req, limits).await?;
     let n = req.jobs.len() as i64;
     // Ids first, so each job's id is known in request order whatever the insert does.
@@ -167,7 +178,7 @@ async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &Lim
         let channel = crate::engine::listen::channel_key(tenant, &req.queue);
         tx.query("SELECT pg_notify('allot_jobs', $1)", &[&channel]).await?;
     }
-    Ok(Enqueued { ids: out })
+    Ok(Enqueued { ids: out, batch: None })
 }
 
 /// Enqueue inside the caller's own transaction: the jobs exist if and only if `tx` commits,

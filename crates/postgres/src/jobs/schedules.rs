@@ -170,6 +170,7 @@ async fn pass(store: &PgStore, tx: &Tx<'_, '_>, now: DateTime<Utc>, max: u32) ->
                     jobs,
                     now,
                     traceparent: None,
+                    batch: None,
                 };
                 enqueued += insert_batch(tx, &tenant, &req, &store.limits).await?.ids.len() as u64;
             }

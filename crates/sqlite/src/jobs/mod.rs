@@ -1,6 +1,7 @@
 //! Jobs on SQLite: every call one serialized write transaction; claims take the best
 //! runnable jobs in exact (priority, run_at, id) order.
 
+mod batch;
 mod bulk;
 mod depend;
 mod fair;
@@ -86,6 +87,15 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 /// take their start after all are inserted (so a later job of the request with the same
 /// unique key meets the earlier one unfinished, whatever its start).
 pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
+    let mut done = insert_members(tx, t, req, limits)?;
+    if let Some(b) = &req.batch {
+        done.batch = Some(batch::make(tx, t, req, b, &done.ids, limits)?);
+    }
+    Ok(done)
+}
+
+/// `req`'s jobs (see [`insert_jobs`]), without its batch.
+fn insert_members(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
     let now = us(req.now);
     let starts = (0..req.jobs.len())
         .map(|i| depend::start(tx, t, req, i, limits))
@@ -107,7 +117,7 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limi
             depend::record(tx, t, id, &req.jobs[i], s, now)?;
         }
     }
-    Ok(Enqueued { ids })
+    Ok(Enqueued { ids, batch: None })
 }
 
 /// The unfinished job of `queue` holding unique key `key`.

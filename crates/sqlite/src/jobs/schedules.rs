@@ -121,6 +121,7 @@ fn pass(c: &Connection, limits: &Limits, now: i64, max: u32) -> Result<u64> {
                     jobs,
                     now: from_us(now),
                     traceparent: None,
+                    batch: None,
                 };
                 enqueued += insert_jobs(c, &tenant, &req, limits)?.ids.len() as u64;
             }
