@@ -23,6 +23,7 @@ conformance!(
     fair_claims_over_http,
     waiting_for_a_job_to_finish,
     dependencies_over_http,
+    a_batch_and_its_callback_over_http,
     schedules_over_http,
     queues_listed_and_bulk_actions,
 );
@@ -958,6 +959,58 @@ async fn dependencies_over_http(ts: &TestServer) {
     let schedule = json!({"name": "dep", "cron": "* * * * *", "queue": "dq", "job": {"depends_on": [top]}});
     let (s, b) = ts.post("/v1/schedules", schedule).await;
     assert_eq!((s, code(&b)), (422, "template_field"), "{b}");
+}
+
+/// A batch over HTTP: the answer names the callback, `pending` until both members finished;
+/// then claimable once in its queue with the counts merged into its payload; refusals name
+/// `batch.…`; an id twice is 409.
+async fn a_batch_and_its_callback_over_http(ts: &TestServer) {
+    for (batch, status, c) in [
+        (json!({"id": "", "callback": {}}), 400, "invalid_request"),
+        (
+            json!({"id": "b", "callback": {"unique_key": "u"}}),
+            422,
+            "template_field",
+        ),
+        (json!({"id": "b", "callback": {"payload": [1]}}), 422, "template_field"),
+        (
+            json!({"id": "b", "queue": "no good", "callback": {}}),
+            400,
+            "invalid_request",
+        ),
+    ] {
+        let (s, b) = ts
+            .post("/v1/queues/bq/jobs", json!({"jobs": [{}], "batch": batch}))
+            .await;
+        assert_eq!((s, code(&b)), (status, c), "{b}");
+        assert!(b["error"]["message"].as_str().unwrap_or("").contains("batch."), "{b}");
+    }
+    let body = json!({"jobs": [{"max_attempts": 1}, {}],
+                      "batch": {"id": "import-7", "queue": "bqcb", "callback": {"payload": {"notify": "ops"}}}});
+    let (s, b) = ts.post("/v1/queues/bq/jobs", body.clone()).await;
+    assert_eq!(s, 201, "{b}");
+    let callback = b["batch"]["callback_id"].as_i64().unwrap();
+    assert_eq!(b["batch"]["id"], "import-7");
+    let (_, d) = ts.get(&format!("/v1/jobs/{callback}")).await;
+    assert_eq!((&d["state"], &d["queue"]), (&json!("pending"), &json!("bqcb")), "{d}");
+    let got = claim(ts, "bq", 10, 60_000).await;
+    assert_eq!(got.len(), 2);
+    let (first, second) = (&got[0], &got[1]);
+    let fail = json!({"lease_token": first["lease_token"], "error": "boom"});
+    let (s, _) = ts.post(&format!("/v1/jobs/{}/fail", first["id"]), fail).await;
+    assert_eq!(s, 200);
+    assert!(claim(ts, "bqcb", 10, 60_000).await.is_empty(), "one member left");
+    let done = json!({"lease_token": second["lease_token"]});
+    let (s, _) = ts.post(&format!("/v1/jobs/{}/complete", second["id"]), done).await;
+    assert_eq!(s, 200);
+    let cb = claim(ts, "bqcb", 10, 60_000).await;
+    assert_eq!(cb.len(), 1);
+    assert_eq!(
+        cb[0]["payload"],
+        json!({"notify": "ops", "batch": {"id": "import-7", "jobs": 2, "completed": 1, "discarded": 1, "cancelled": 0}})
+    );
+    let (s, b) = ts.post("/v1/queues/bq/jobs", body).await;
+    assert_eq!((s, code(&b)), (409, "already_exists"), "{b}");
 }
 
 /// `GET /v1/jobs/{id}?wait_ms=`: a finished job answers at once; a running one is answered

@@ -374,14 +374,18 @@ fn receiving(r: &Requests, op: &Op, id: &str) -> Request {
 fn job(r: &Requests, op: &Op, resolved: &Resolved) -> Request {
     let (id, token) = (&resolved.id, &resolved.token);
     match op {
-        Op::Enqueue { queue, jobs, .. } => {
+        Op::Enqueue { queue, jobs, batch, .. } => {
             let none = Vec::new();
             let jobs: Vec<Value> = jobs
                 .iter()
                 .enumerate()
                 .map(|(i, j)| j.json(crate::ops::start(), resolved.depends_on.get(i).unwrap_or(&none)))
                 .collect();
-            r.post(format!("/v1/queues/{queue}/jobs"), json!({ "jobs": jobs }))
+            let mut body = json!({ "jobs": jobs });
+            if let Some(id) = batch {
+                body["batch"] = json!({"id": id, "callback": {"payload": {"callback": true}}});
+            }
+            r.post(format!("/v1/queues/{queue}/jobs"), body)
         }
         Op::Claim {
             queue, max, lease_ms, ..

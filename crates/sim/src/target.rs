@@ -198,8 +198,14 @@ const LIST_PAGE: usize = 100;
 /// What an answer's body handed out (read before its view).
 fn noted(op: &Op, body: &Value) -> Option<Noted> {
     match op {
+        // The callback of a batch is made after the jobs.
         Op::Enqueue { .. } => Some(Noted::Jobs(
-            body["ids"].as_array()?.iter().filter_map(Value::as_i64).collect(),
+            body["ids"]
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_i64)
+                .chain(body["batch"]["callback_id"].as_i64())
+                .collect(),
         )),
         Op::Claim { .. } => Some(Noted::Leases(
             body["jobs"]

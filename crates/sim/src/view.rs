@@ -186,6 +186,7 @@ fn leased(j: &Value, made: &Made) -> Value {
         "max_attempts": j["max_attempts"],
         "priority": j["priority"],
         "lease_expires_at_us": instant_us(&j["lease_expires_at"]),
+        "batch": j["payload"]["batch"],
     })
 }
 
@@ -362,7 +363,12 @@ fn receiving(body: &Value) -> Value {
 fn jobs_of(op: &Op, body: &Value, made: &Made) -> Value {
     if let Op::Enqueue { .. } = op {
         let ids = body["ids"].as_array().cloned().unwrap_or_default();
-        return json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()});
+        let mut view =
+            json!({"jobs": ids.iter().map(|id| made.job_place(id.as_i64().unwrap_or(0))).collect::<Vec<_>>()});
+        if let Some(cb) = body["batch"]["callback_id"].as_i64() {
+            view["batch"] = json!({"id": body["batch"]["id"], "callback": made.job_place(cb)});
+        }
+        return view;
     }
     let jobs = body["jobs"].as_array().cloned().unwrap_or_default();
     json!({"jobs": jobs.iter().map(|j| leased(j, made)).collect::<Vec<_>>()})

@@ -68,6 +68,8 @@ from .incoming import Incoming
 from .incoming_body import IncomingBody
 from .instance import Instance
 from .instance_view import InstanceView
+from .job_batch_body import JobBatchBody
+from .job_batch_made import JobBatchMade
 from .job_detail import JobDetail
 from .job_list import JobList
 from .job_state import JobState
@@ -267,6 +269,8 @@ __all__ = (
     "IncomingBody",
     "Instance",
     "InstanceView",
+    "JobBatchBody",
+    "JobBatchMade",
     "JobDetail",
     "JobList",
     "JobState",

@@ -8,8 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.job_batch_made import JobBatchMade
 
 
 
@@ -25,9 +28,11 @@ class Enqueued:
 
         Attributes:
             ids (list[int]): The id of each job, in request order (an existing id for a `unique_key` duplicate).
+            batch (JobBatchMade | None | Unset):
      """
 
     ids: list[int]
+    batch: JobBatchMade | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -35,9 +40,18 @@ class Enqueued:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.job_batch_made import JobBatchMade # noqa: PLC0415
         ids = self.ids
 
 
+
+        batch: dict[str, Any] | None | Unset
+        if isinstance(self.batch, Unset):
+            batch = UNSET
+        elif isinstance(self.batch, JobBatchMade):
+            batch = self.batch.to_dict()
+        else:
+            batch = self.batch
 
 
         field_dict: dict[str, Any] = {}
@@ -45,6 +59,8 @@ class Enqueued:
         field_dict.update({
             "ids": ids,
         })
+        if batch is not UNSET:
+            field_dict["batch"] = batch
 
         return field_dict
 
@@ -52,12 +68,34 @@ class Enqueued:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.job_batch_made import JobBatchMade # noqa: PLC0415
         d = dict(src_dict)
         ids = cast(list[int], d.pop("ids"))
 
 
+        def _parse_batch(data: object) -> JobBatchMade | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                batch_type_1 = JobBatchMade.from_dict(data)
+
+
+
+                return batch_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobBatchMade | None | Unset, data)
+
+        batch = _parse_batch(d.pop("batch", UNSET))
+
+
         enqueued = cls(
             ids=ids,
+            batch=batch,
         )
 
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
-pub struct BatchBody {
+pub struct JobBatchBody {
     /// The batch's id, unique in the tenant (`409 already_exists` while its callback job is
     /// kept), 1..=`max_unit_field_len` chars.
     pub id: String,
@@ -30,7 +30,7 @@ pub struct BatchBody {
 
 /// A validated batch.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Batch {
+pub struct JobBatch {
     /// Its id.
     pub id: String,
     /// The callback's queue.
@@ -42,7 +42,7 @@ pub struct Batch {
 /// What an enqueue with a batch answers beside the members' ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct BatchMade {
+pub struct JobBatchMade {
     /// The batch's id.
     pub id: String,
     /// The callback job's id (`GET /v1/jobs/{id}`: `pending` until every member finished).

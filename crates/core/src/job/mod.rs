@@ -129,7 +129,7 @@ pub struct EnqueueBody {
     /// Make the jobs a batch with a callback job, released once when every one of them has
     /// finished (see [`batch`]).
     #[serde(default)]
-    pub batch: Option<batch::BatchBody>,
+    pub batch: Option<batch::JobBatchBody>,
 }
 
 /// `POST /v1/queues/{queue}/jobs` answer.
@@ -140,7 +140,7 @@ pub struct Enqueued {
     pub ids: Vec<i64>,
     /// The batch and its callback job, when the enqueue made one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch: Option<batch::BatchMade>,
+    pub batch: Option<batch::JobBatchMade>,
 }
 
 /// A validated job to insert.
@@ -200,7 +200,7 @@ pub struct Enqueue {
     /// own span, never from the body), stored with each job so its runs continue the trace.
     pub traceparent: Option<String>,
     /// The batch the jobs make, with its callback.
-    pub batch: Option<batch::Batch>,
+    pub batch: Option<batch::JobBatch>,
 }
 
 /// `POST /v1/queues/{queue}/claims` body.

@@ -38,10 +38,10 @@ pub fn enqueue(queue: &str, body: EnqueueBody, now: chrono::DateTime<chrono::Utc
 /// object (`{}` when not given); errors name `batch.…`.
 fn job_batch(
     queue: &str,
-    b: crate::job::batch::BatchBody,
+    b: crate::job::batch::JobBatchBody,
     now: chrono::DateTime<chrono::Utc>,
     limits: &Limits,
-) -> Result<crate::job::batch::Batch> {
+) -> Result<crate::job::batch::JobBatch> {
     if b.id.is_empty() {
         return Err(AllotError::invalid("batch.id must not be empty"));
     }
@@ -55,7 +55,8 @@ fn job_batch(
     };
     let c = &b.callback;
     if c.unique_key.is_some() || c.depends_on.is_some() || c.on_failed_dependency.is_some() {
-        return Err(AllotError::invalid(
+        return Err(AllotError::breaks(
+            Rule::TemplateField,
             "batch.callback: unique_key, depends_on and on_failed_dependency are the batch's to give",
         ));
     }
@@ -64,10 +65,13 @@ fn job_batch(
         callback.payload = serde_json::json!({});
     }
     if !callback.payload.is_object() {
-        return Err(AllotError::invalid("batch.callback.payload must be a JSON object"));
+        return Err(AllotError::breaks(
+            Rule::TemplateField,
+            "batch.callback.payload must be a JSON object (the counts are merged into it)",
+        ));
     }
     let callback = job(callback, now, limits).map_err(|e| e.within("batch.callback"))?;
-    Ok(crate::job::batch::Batch { id, queue, callback })
+    Ok(crate::job::batch::JobBatch { id, queue, callback })
 }
 
 /// One job of an enqueue (see [`enqueue`]); also `partition_key` 1..=`max_unit_field_len`

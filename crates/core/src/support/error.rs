@@ -304,8 +304,8 @@ pub enum Rule {
     /// A number in a client document (a payload, metadata) that would come back as another
     /// decimal value (beyond 64 bits, more digits than an f64 keeps): `inexact_number`.
     InexactNumber,
-    /// A field a schedule's job template must leave out: each tick gives it
-    /// (`template_field`).
+    /// A field a template job must leave out: a schedule's (each tick gives it) or a batch's
+    /// callback (the batch gives it, and its payload must be an object): `template_field`.
     TemplateField,
     /// A `slot_ms` that does not divide a day (`slot_length`).
     SlotLength,

@@ -6,7 +6,7 @@
 
 use super::{insert_members, Tx};
 use crate::engine::tx::{TxErr, TxResult};
-use allot_core::job::batch::{Batch, BatchMade};
+use allot_core::job::batch::{JobBatch, JobBatchMade};
 use allot_core::job::depend::OnFailedDependency;
 use allot_core::job::Enqueue;
 use allot_core::support::limits::Limits;
@@ -33,10 +33,10 @@ pub(super) async fn make(
     tx: &Tx<'_, '_>,
     tenant: &str,
     req: &Enqueue,
-    b: &Batch,
+    b: &JobBatch,
     ids: &[i64],
     limits: &Limits,
-) -> TxResult<BatchMade> {
+) -> TxResult<JobBatchMade> {
     let mut members = ids.to_vec();
     members.sort_unstable();
     members.dedup();
@@ -68,7 +68,7 @@ pub(super) async fn make(
         r.get::<_, i32>(3).into(),
     );
     tx.query(SQL_COUNTS_NOW, &[&tenant, &callback_id, &counts]).await?;
-    Ok(BatchMade {
+    Ok(JobBatchMade {
         id: b.id.clone(),
         callback_id,
     })

@@ -418,6 +418,8 @@ fn work_bounds(l: &Limits, s: &Names) -> Vec<(&'static str, &'static str, Value)
                    "items": merge_into(json!({"type": "string"}), ident(1, l.max_unit_field_len))}),
         ),
         ("NewJob", "metadata", json!({"type": ["object", "null"]})),
+        ("JobBatchBody", "id", ident(1, l.max_unit_field_len)),
+        ("JobBatchBody", "queue", name(l)),
         (
             "NewJob",
             "depends_on",

@@ -2,7 +2,9 @@
 //! enqueue reads every job's dependencies before inserting any (an unknown one refuses the
 //! whole request), marks the unfinished ones as waited for, inserts, then starts the jobs that
 //! wait; a job that finishes settles the jobs waiting for it, once per edge, and a dependent it
-//! discards settles its own (each keeping the first job's `job 7 discarded`).
+//! discards settles its own (each keeping the first job's `job 7 discarded`). A batch's
+//! callback is such a job, waiting for every member with `run`, its batch counting how the
+//! members ended (the counts its payload gets are not in the views, so not modelled).
 
 use super::Model;
 use allot_core::job::depend::{self, Dependency, OnFailedDependency, Start};
@@ -14,7 +16,69 @@ fn at(us: i64) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
+/// A batch: its callback job, its members and how those ended.
+#[derive(Debug, Clone, Default)]
+pub(super) struct BatchRow {
+    pub(super) callback: i64,
+    jobs: i64,
+    completed: i64,
+    discarded: i64,
+    cancelled: i64,
+}
+
+impl BatchRow {
+    /// The counts a released callback's payload gets, as `batch`.
+    fn counts(&self, id: &str) -> serde_json::Value {
+        allot_core::job::batch::counts(id, self.jobs, self.completed, self.discarded, self.cancelled)
+    }
+
+    /// Count one member that ended in `state`.
+    fn count(&mut self, state: JobState) {
+        match state {
+            JobState::Completed => self.completed += 1,
+            JobState::Discarded => self.discarded += 1,
+            JobState::Cancelled => self.cancelled += 1,
+            _ => {}
+        }
+    }
+}
+
 impl Model {
+    /// Batch `id`'s callback in `queue`, waiting for the members `ids` (the enqueue's answer,
+    /// duplicates possible), made after them as the stores make it; its id.
+    pub(super) fn make_batch(&mut self, queue: &str, id: &str, ids: &[i64]) -> Result<i64, AllotError> {
+        let mut members = ids.to_vec();
+        members.sort_unstable();
+        members.dedup();
+        let now = self.now_us();
+        let start = self.dependency_start(0, &members, OnFailedDependency::Run, now)?;
+        self.mark_awaited(&members);
+        let template = super::jobs::Template {
+            priority: 1,
+            max_attempts: 25,
+            partition_key: None,
+        };
+        let callback = self.enqueue_one(queue, template, None, now);
+        if let Some(start) = start {
+            self.start_waiting(callback, OnFailedDependency::Run, start);
+        }
+        let mut row = BatchRow {
+            callback,
+            jobs: members.len() as i64,
+            ..BatchRow::default()
+        };
+        for m in &members {
+            if let Some(j) = self.jobs.get(m) {
+                row.count(j.state());
+            }
+        }
+        if let Some(j) = self.jobs.get_mut(&callback).filter(|j| j.state() != JobState::Pending) {
+            j.batch_counts = Some(row.counts(id));
+        }
+        self.batches.insert(id.to_string(), row);
+        Ok(callback)
+    }
+
     /// How a job naming `deps` (ids, as the request gave them) with `policy`, due at
     /// `run_at_us`, starts: `None` when it names none. Errors: `unknown_dependency`,
     /// `limit_exceeded` (`max_dependency_depth`), named `jobs[i]`.
@@ -88,6 +152,11 @@ impl Model {
                 continue;
             };
             for d in self.dependents.remove(&f).unwrap_or_default() {
+                let mut counts = None;
+                if let Some((id, b)) = self.batches.iter_mut().find(|(_, b)| b.callback == d) {
+                    b.count(finished);
+                    counts = Some(b.counts(id));
+                }
                 let Some(dj) = self.jobs.get_mut(&d).filter(|dj| dj.state() == JobState::Pending) else {
                     continue;
                 };
@@ -98,6 +167,9 @@ impl Model {
                 let (state, left) = depend::settle(finished, policy, dj.pending, at(dj.run_at_us), now);
                 dj.state = state;
                 dj.pending = left;
+                if matches!(state, JobState::Available | JobState::Scheduled) {
+                    dj.batch_counts = dj.batch_counts.take().or(counts);
+                }
                 if state == JobState::Discarded {
                     dj.failure = Some(origin.clone());
                     if dj.awaited {

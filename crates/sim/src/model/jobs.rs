@@ -47,6 +47,8 @@ pub(super) struct Job {
     pub(super) policy: allot_core::job::depend::OnFailedDependency,
     /// What discarded it because of its dependencies.
     pub(super) failure: Option<String>,
+    /// A batch's callback: the counts merged into its payload as it was released.
+    pub(super) batch_counts: Option<Value>,
 }
 
 impl Job {
@@ -85,7 +87,13 @@ impl Model {
     /// a new one (`scheduled` when its `run_at` is after now, else `available`). Ids count
     /// from 1 in the order jobs are made, as the views name them; a deleted job's id is never
     /// given again (the stores draw ids from a sequence).
-    pub(super) fn enqueue(&mut self, queue: &str, jobs: &[NewJob], deps: &[Vec<i64>]) -> Result<Done, AllotError> {
+    pub(super) fn enqueue(
+        &mut self,
+        queue: &str,
+        jobs: &[NewJob],
+        deps: &[Vec<i64>],
+        batch: Option<&str>,
+    ) -> Result<Done, AllotError> {
         let now = self.now_us();
         let run_at = |j: &NewJob| {
             j.run_at_ms
@@ -102,6 +110,12 @@ impl Model {
             .enumerate()
             .map(|(i, j)| self.dependency_start(i, named(i), policy(j), run_at(j)))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(id) = batch.filter(|b| self.batches.contains_key(*b)) {
+            return Err(AllotError::AlreadyExists {
+                kind: "batch",
+                id: id.to_string(),
+            });
+        }
         for i in 0..jobs.len() {
             self.mark_awaited(named(i));
         }
@@ -126,7 +140,14 @@ impl Model {
                 self.start_waiting(id, policy(&jobs[i]), start);
             }
         }
-        Ok((201, json!({ "jobs": ids }), Some(Noted::Jobs(ids))))
+        let mut view = json!({ "jobs": ids });
+        let mut noted = ids.clone();
+        if let Some(b) = batch {
+            let callback = self.make_batch(queue, b, &ids)?;
+            view["batch"] = json!({"id": b, "callback": callback});
+            noted.push(callback);
+        }
+        Ok((201, view, Some(Noted::Jobs(noted))))
     }
 
     /// One job of `template` with `unique_key`, to run at `run_at_us`: the unfinished job of
@@ -167,6 +188,7 @@ impl Model {
                 awaited: false,
                 policy: Default::default(),
                 failure: None,
+                batch_counts: None,
             },
         );
         id
@@ -201,6 +223,7 @@ impl Model {
                 json!({
                     "job": id, "attempt": j.attempt, "max_attempts": j.max_attempts,
                     "priority": j.priority, "lease_expires_at_us": j.lease_expires_us,
+                    "batch": j.batch_counts,
                 })
             })
             .collect();
@@ -292,6 +315,7 @@ impl Model {
         self.settle_dependents(n);
         if !self.settings(&queue).keep_completed && !awaited {
             self.jobs.remove(&n);
+            self.batches.retain(|_, b| b.callback != n);
         }
         Ok((200, view, None))
     }

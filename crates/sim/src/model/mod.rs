@@ -268,6 +268,8 @@ pub struct Model {
     jobs_made: i64,
     /// Who waits for each job until it finishes (`depends_on` edges not settled yet).
     dependents: BTreeMap<i64, Vec<i64>>,
+    /// Batches by id: their callback job and how their members ended.
+    batches: BTreeMap<String, depend::BatchRow>,
     /// Lease tokens handed out.
     tokens: u64,
     /// Each queue's settings (none stored: the defaults).
@@ -338,6 +340,7 @@ impl Model {
             jobs: BTreeMap::new(),
             jobs_made: 0,
             dependents: BTreeMap::new(),
+            batches: BTreeMap::new(),
             tokens: 0,
             queue_settings: BTreeMap::new(),
             starts: Vec::new(),
@@ -701,7 +704,7 @@ impl Model {
             Op::Confirm { part, .. } => self.confirm(id, part.as_ref()),
             Op::Release { .. } => self.release(id),
             Op::Extend { ttl_ms, .. } => self.extend(id, *ttl_ms),
-            Op::Enqueue { queue, jobs, .. } => self.enqueue(queue, jobs, &resolved.depends_on),
+            Op::Enqueue { queue, jobs, batch, .. } => self.enqueue(queue, jobs, &resolved.depends_on, *batch),
             Op::Claim {
                 queue, max, lease_ms, ..
             } => self.claim(queue, *max, *lease_ms),

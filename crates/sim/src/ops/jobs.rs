@@ -135,6 +135,9 @@ impl Generator {
             0..=19 => Op::Enqueue {
                 queue: self.queue(),
                 jobs: (0..self.rng.random_range(1..=3)).map(|_| self.new_job()).collect(),
+                // One enqueue in eight is a batch (from the `deps` draws), of two ids so
+                // that one is now and then taken.
+                batch: (self.deps.random_range(0..8) == 0).then(|| ["b1", "b2"][self.deps.random_range(0..2)]),
                 key: self.key(),
             },
             20..=39 => Op::Claim {

@@ -183,6 +183,8 @@ pub enum Op {
     Enqueue {
         queue: &'static str,
         jobs: Vec<NewJob>,
+        /// The jobs as a batch of this id, with a callback job in the same queue.
+        batch: Option<&'static str>,
         key: Key,
     },
     /// `POST /v1/queues/{queue}/claims` (`wait_ms` 0: the answer is what is runnable now).

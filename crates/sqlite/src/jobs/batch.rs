@@ -5,7 +5,7 @@
 use super::insert_members;
 use crate::engine::clock::us;
 use crate::engine::errors::map_error;
-use allot_core::job::batch::{Batch, BatchMade};
+use allot_core::job::batch::{JobBatch, JobBatchMade};
 use allot_core::job::depend::OnFailedDependency;
 use allot_core::job::Enqueue;
 use allot_core::support::limits::Limits;
@@ -18,10 +18,10 @@ pub(super) fn make(
     tx: &Connection,
     t: &str,
     req: &Enqueue,
-    b: &Batch,
+    b: &JobBatch,
     ids: &[i64],
     limits: &Limits,
-) -> Result<BatchMade> {
+) -> Result<JobBatchMade> {
     let mut members = ids.to_vec();
     members.sort_unstable();
     members.dedup();
@@ -67,7 +67,7 @@ pub(super) fn make(
     )
     .and_then(|mut s| s.execute(params![t, callback_id, counts.to_string()]))
     .map_err(map_error)?;
-    Ok(BatchMade {
+    Ok(JobBatchMade {
         id: b.id.clone(),
         callback_id,
     })
