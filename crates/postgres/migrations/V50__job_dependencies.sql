@@ -9,10 +9,12 @@ ALTER TABLE jobs ADD CONSTRAINT jobs_state_check
     CHECK (state IN ('pending', 'available', 'scheduled', 'running', 'retryable', 'completed', 'discarded',
                      'cancelled')) NOT VALID;
 ALTER TABLE jobs VALIDATE CONSTRAINT jobs_state_check;
-ALTER TABLE jobs ADD COLUMN dependencies_pending int NOT NULL DEFAULT 0,
-    ADD COLUMN dependency_depth int NOT NULL DEFAULT 0,
-    ADD COLUMN has_dependents boolean NOT NULL DEFAULT false,
-    ADD COLUMN on_failed_dependency text NOT NULL DEFAULT 'discard',
+-- The new columns are NULL on a job without dependencies or dependents (NULL: 0, false,
+-- `discard`): a NULL costs a job no bytes, so the queue's hot path writes no more WAL.
+ALTER TABLE jobs ADD COLUMN dependencies_pending int,
+    ADD COLUMN dependency_depth int,
+    ADD COLUMN has_dependents boolean,
+    ADD COLUMN on_failed_dependency text,
     -- What discarded a job because of its dependencies: `job 7 discarded`, the job whose end
     -- started the cascade (allot_core::job::depend::failure); passed on down the chain.
     ADD COLUMN dependency_failure text;
@@ -97,13 +99,13 @@ BEGIN
         moved AS (
             UPDATE jobs j SET
                 dependencies_pending = j.dependencies_pending - s.n,
-                state = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN 'discarded'
+                state = CASE WHEN s.failed AND j.on_failed_dependency IS DISTINCT FROM 'run' THEN 'discarded'
                              WHEN j.dependencies_pending > s.n THEN 'pending'
                              WHEN j.run_at > at THEN 'scheduled' ELSE 'available' END,
-                finalized_at = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN at END,
-                dependency_failure = CASE WHEN s.failed AND j.on_failed_dependency = 'discard' THEN origin END,
+                finalized_at = CASE WHEN s.failed AND j.on_failed_dependency IS DISTINCT FROM 'run' THEN at END,
+                dependency_failure = CASE WHEN s.failed AND j.on_failed_dependency IS DISTINCT FROM 'run' THEN origin END,
                 payload = CASE WHEN c.job_id IS NOT NULL AND j.dependencies_pending = s.n
-                               AND NOT (s.failed AND j.on_failed_dependency = 'discard')
+                               AND NOT (s.failed AND j.on_failed_dependency IS DISTINCT FROM 'run')
                                THEN (j.payload::jsonb || jsonb_build_object('batch', c.counts))::json
                                ELSE j.payload END
               FROM settled s LEFT JOIN counted c ON c.job_id = s.job_id
@@ -184,11 +186,11 @@ BEGIN
         WITH locked AS (
             SELECT j.id FROM jobs j WHERE j.tenant = enqueue.tenant AND j.id = ANY(deps) ORDER BY j.id FOR UPDATE),
         marked AS (
-            UPDATE jobs j SET has_dependents = j.has_dependents OR j.state NOT IN ('completed', 'discarded', 'cancelled')
+            UPDATE jobs j SET has_dependents = j.has_dependents IS TRUE OR j.state NOT IN ('completed', 'discarded', 'cancelled')
               FROM locked l WHERE j.tenant = enqueue.tenant AND j.id = l.id
             RETURNING j.id, j.state, j.dependency_depth)
         SELECT count(*), count(*) FILTER (WHERE m.state NOT IN ('completed', 'discarded', 'cancelled')),
-               coalesce(max(m.dependency_depth) + 1, 0),
+               coalesce(max(coalesce(m.dependency_depth, 0)) + 1, 0),
                (array_agg('job ' || m.id || ' ' || m.state ORDER BY m.id) FILTER (WHERE m.state IN ('discarded', 'cancelled')))[1]
           INTO found, pending, depth, failed FROM marked m;
         IF found < cardinality(deps) THEN

@@ -16,9 +16,9 @@ use std::collections::HashSet;
 /// cannot deadlock) and mark the unfinished ones `has_dependents`; each one's state and depth.
 const SQL_LOCK: &str = "WITH locked AS (
     SELECT id FROM jobs WHERE tenant = $1 AND id = ANY($2) ORDER BY id FOR UPDATE)
- UPDATE jobs j SET has_dependents = j.has_dependents OR j.state NOT IN ('completed', 'discarded', 'cancelled')
+ UPDATE jobs j SET has_dependents = j.has_dependents IS TRUE OR j.state NOT IN ('completed', 'discarded', 'cancelled')
    FROM locked WHERE j.tenant = $1 AND j.id = locked.id
- RETURNING j.id, j.state, j.dependency_depth";
+ RETURNING j.id, j.state, coalesce(j.dependency_depth, 0)";
 
 /// Start the inserted jobs `$2` of tenant `$1` as their dependencies say (`$3` now).
 const SQL_START: &str = "UPDATE jobs j SET state = t.state, dependencies_pending = t.pending,
@@ -32,8 +32,8 @@ const SQL_START: &str = "UPDATE jobs j SET state = t.state, dependencies_pending
 const SQL_EDGES: &str = "INSERT INTO job_dependencies (tenant, job_id, depends_on)
  SELECT $1, e.job, e.dep FROM unnest($2::int8[], $3::int8[]) AS e(job, dep)";
 
-/// How each job of `req` starts (`None`: it names no dependency), after locking what they
-/// name. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`).
+/// How each job of `req` starts (`None`: it names no dependency; empty when none does), after
+/// locking what they name. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`).
 pub(super) async fn lock(
     tx: &Tx<'_, '_>,
     tenant: &str,
@@ -42,7 +42,8 @@ pub(super) async fn lock(
 ) -> TxResult<Vec<Option<Start>>> {
     let mut named: Vec<i64> = req.jobs.iter().flat_map(|j| j.depends_on.iter().copied()).collect();
     if named.is_empty() {
-        return Ok(vec![None; req.jobs.len()]);
+        // None waits: no start (and no allocation on the queue's hot path).
+        return Ok(Vec::new());
     }
     named.sort_unstable();
     named.dedup();
@@ -84,6 +85,9 @@ pub(super) async fn start(
     inserted: &HashSet<i64>,
     starts: &[Option<Start>],
 ) -> TxResult<()> {
+    if starts.is_empty() {
+        return Ok(());
+    }
     let (mut id, mut state, mut pending, mut depth, mut policy, mut error) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
     let (mut edge_job, mut edge_dep) = (vec![], vec![]);

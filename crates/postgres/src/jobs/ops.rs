@@ -105,11 +105,11 @@ pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
  kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
    FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
-    AND (j.has_dependents
+    AND (j.has_dependents IS TRUE
          OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed))
  RETURNING j.id),
  dropped AS (
- DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running' AND NOT j.has_dependents
+ DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running' AND j.has_dependents IS NOT TRUE
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id)
  SELECT id FROM kept UNION ALL SELECT id FROM dropped";
@@ -243,12 +243,12 @@ pub(crate) async fn complete<C: Db>(
 const SQL_COMPLETE: &str = "WITH kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL, output = $5::json
   WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
-    AND (j.has_dependents
+    AND (j.has_dependents IS TRUE
          OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed))
  RETURNING j.id, j.state, j.attempt, j.run_at, j.lease_expires_at),
  dropped AS (
  DELETE FROM jobs j
-  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 AND NOT j.has_dependents
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 AND j.has_dependents IS NOT TRUE
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
  RETURNING j.id, 'completed'::text AS state, j.attempt, j.run_at, NULL::timestamptz AS lease_expires_at)
  SELECT * FROM kept UNION ALL SELECT * FROM dropped";
