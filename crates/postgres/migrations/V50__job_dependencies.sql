@@ -110,7 +110,14 @@ BEGIN
                                ELSE j.payload END
               FROM settled s LEFT JOIN counted c ON c.job_id = s.job_id
              WHERE j.tenant = NEW.tenant AND j.id = s.job_id AND j.state = 'pending'
-            RETURNING j.id, j.state, j.has_dependents)
+            RETURNING j.id, j.queue, j.state, j.has_dependents),
+        announced AS (
+            INSERT INTO events (tenant, type, object, data, at)
+            SELECT NEW.tenant, 'batch.completed', c.counts ->> 'id',
+                   (c.counts || jsonb_build_object('callback_id', m.id, 'queue', m.queue))::json, at
+              FROM moved m JOIN counted c ON c.job_id = m.id
+             WHERE m.state IN ('available', 'scheduled')
+               AND EXISTS (SELECT 1 FROM queue_settings q WHERE q.tenant = NEW.tenant AND q.queue = m.queue AND q.events))
         SELECT coalesce(array_agg(id) FILTER (WHERE state = 'discarded' AND has_dependents), '{}')
           INTO frontier FROM moved;
     END LOOP;
@@ -120,6 +127,37 @@ CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs FOR EACH ROW
     WHEN (NEW.has_dependents AND NEW.state IN ('completed', 'discarded', 'cancelled')
           AND OLD.state NOT IN ('completed', 'discarded', 'cancelled'))
     EXECUTE FUNCTION allot_settle_dependents();
+
+-- Job lifecycle events, opt-in per queue (`events`, allot_core::job::queue): a completion,
+-- a cancel and each failed attempt (by its worker, or its lease expiring) of a job of such a
+-- queue writes `job.completed`, `job.cancelled`, `job.failed` in its own transaction;
+-- `batch.completed` is written by the settle above. The trigger fires on every finish and
+-- failure and returns at once for a queue without the setting (one probe of its settings).
+-- A completion that deletes the job (`keep_completed = false`) writes no event.
+ALTER TABLE queue_settings ADD COLUMN events boolean NOT NULL DEFAULT false;
+CREATE FUNCTION allot_job_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = NEW.tenant AND s.queue = NEW.queue AND s.events) THEN
+        RETURN NULL;
+    END IF;
+    IF NEW.state IN ('completed', 'cancelled') THEN
+        INSERT INTO events (tenant, type, object, data, at)
+        VALUES (NEW.tenant, 'job.' || NEW.state, NEW.id::text,
+                json_build_object('id', NEW.id, 'queue', NEW.queue, 'attempt', NEW.attempt), NEW.finalized_at);
+    ELSE
+        INSERT INTO events (tenant, type, object, data, at)
+        VALUES (NEW.tenant, 'job.failed', NEW.id::text,
+                json_build_object('id', NEW.id, 'queue', NEW.queue, 'attempt', NEW.attempt,
+                                  'max_attempts', NEW.max_attempts, 'error', NEW.errors -> -1 ->> 'error',
+                                  'retry_at', CASE WHEN NEW.state = 'retryable' THEN allot_instant(NEW.run_at) END),
+                coalesce(NEW.finalized_at, (NEW.errors -> -1 ->> 'at')::timestamptz, NEW.run_at));
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_lifecycle_events AFTER UPDATE OF state ON jobs FOR EACH ROW
+    WHEN ((NEW.state IN ('completed', 'cancelled') AND OLD.state IS DISTINCT FROM NEW.state)
+          OR (OLD.state = 'running' AND NEW.state IN ('retryable', 'discarded')))
+    EXECUTE FUNCTION allot_job_events();
 
 -- allot.enqueue takes `depends_on` and `on_failed_dependency` too (the rules of
 -- allot_core::job::depend::start, as the API's enqueue applies them). An unknown dependency

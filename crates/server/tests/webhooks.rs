@@ -18,7 +18,7 @@ conformance!(mod delivered, |c| {
     c.webhook_allow_private = true;
     c.webhook_timeout_ms = 500;
     c.webhook_dispatch_interval_ms = 20;
-}; deliveries_retries_and_dead_letters, rotation_and_redelivery, tenants_hear_only_their_own);
+}; deliveries_retries_and_dead_letters, rotation_and_redelivery, tenants_hear_only_their_own, job_events_reach_a_webhook);
 conformance!(mod guarded, |c| c.webhook_dispatch_interval_ms = 20; private_targets_are_refused_and_bodies_checked);
 
 /// One request the receiver got: its path, headers and body.
@@ -494,4 +494,55 @@ async fn tenants_hear_only_their_own(ts: &TestServer) {
         acme_id.starts_with("acme/") && globex_id.starts_with("globex/"),
         "{acme_id} {globex_id}"
     );
+}
+
+/// Job lifecycle events through a webhook, opt-in per queue: a queue without `events` writes
+/// none (only `job.discarded`, always); with it, a failed attempt (`job.failed` with the
+/// error and when it runs again), a completion, a cancel, and a batch's `batch.completed`
+/// with its counts reach the endpoint, each once, signed.
+async fn job_events_reach_a_webhook(ts: &TestServer) {
+    let r = Receiver::start().await;
+    let types = json!(["job.completed", "job.failed", "job.cancelled", "job.discarded", "batch.completed"]);
+    let (_, secret) = endpoint(ts, format!("{}/ok", r.url), types).await;
+    let claim = |q: &'static str| async move {
+        let (s, b) = ts.post(&format!("/v1/queues/{q}/claims"), json!({"max": 10, "lease_ms": 60_000})).await;
+        assert_eq!(s, 200, "{b}");
+        b["jobs"].as_array().unwrap().clone()
+    };
+    // Quiet: no events.
+    ts.ok("/v1/queues/quiet/jobs", json!({"jobs": [{}]})).await;
+    let j = &claim("quiet").await[0];
+    ts.ok(&format!("/v1/jobs/{}/complete", j["id"]), json!({"lease_token": j["lease_token"]})).await;
+    let (s, _) = ts.send_json("PUT", "/v1/queues/loud", json!({"events": true})).await;
+    assert_eq!(s, 200);
+    let body = json!({"jobs": [{"max_attempts": 2}, {}],
+                      "batch": {"id": "loud-1", "callback": {}}});
+    let made = ts.ok("/v1/queues/loud/jobs", body).await;
+    let ids: Vec<i64> = made["ids"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    let got = claim("loud").await;
+    let first = got.iter().find(|j| j["id"] == ids[0]).unwrap();
+    let fail = json!({"lease_token": first["lease_token"], "error": "smtp down", "retry_in_ms": 0});
+    ts.ok(&format!("/v1/jobs/{}/fail", ids[0]), fail).await;
+    let second = got.iter().find(|j| j["id"] == ids[1]).unwrap();
+    ts.ok(&format!("/v1/jobs/{}/complete", ids[1]), json!({"lease_token": second["lease_token"]})).await;
+    ts.ok(&format!("/v1/jobs/{}/cancel", ids[0]), json!({})).await;
+    let got = r.wait("/ok", 4).await;
+    verify_independently(&got, &[&secret]);
+    // Deliveries run apart: the feed's cursor orders them.
+    let mut events: Vec<Value> = got.iter().map(|g| serde_json::from_str(&g.body).unwrap()).collect();
+    events.sort_by_key(|e| e["cursor"].as_i64());
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["job.failed", "job.completed", "job.cancelled", "batch.completed"], "{events:?}");
+    let failed = &events[0]["data"];
+    assert_eq!((&failed["error"], &failed["attempt"], &failed["queue"]), (&json!("smtp down"), &json!(1), &json!("loud")));
+    assert!(failed["retry_at"].is_string(), "{failed}");
+    let batch = &events[3]["data"];
+    assert_eq!(
+        (&batch["id"], &batch["jobs"], &batch["completed"], &batch["cancelled"]),
+        (&json!("loud-1"), &json!(2), &json!(1), &json!(1)),
+        "{batch}"
+    );
+    assert_eq!(batch["callback_id"], made["batch"]["callback_id"]);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(r.at("/ok").len(), 4, "nothing from the quiet queue, nothing twice");
 }

@@ -90,6 +90,7 @@ fn settings(body: &Value) -> Value {
         "keep_completed": body["keep_completed"],
         "fair_by": body["fair_by"],
         "weights": body["weights"],
+        "events": body["events"],
     })
 }
 

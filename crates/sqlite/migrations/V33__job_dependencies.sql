@@ -151,5 +151,39 @@ CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs
                        ELSE payload END
      WHERE tenant = NEW.tenant AND state = 'pending'
        AND id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id);
+    INSERT INTO events (tenant, type, object, data, at_us)
+    SELECT NEW.tenant, 'batch.completed', b.id,
+           json_object('id', b.id, 'callback_id', j.id, 'queue', j.queue, 'jobs', b.jobs, 'completed', b.completed,
+                       'discarded', b.discarded, 'cancelled', b.cancelled),
+           NEW.finalized_at_us
+      FROM jobs j JOIN batches b ON b.tenant = j.tenant AND b.job_id = j.id
+     WHERE j.tenant = NEW.tenant AND j.state IN ('available', 'scheduled') AND j.dependencies_pending = 0
+       AND j.id IN (SELECT job_id FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id)
+       AND EXISTS (SELECT 1 FROM queue_settings q WHERE q.tenant = j.tenant AND q.queue = j.queue AND q.events);
     DELETE FROM job_dependencies WHERE tenant = NEW.tenant AND depends_on = NEW.id;
+END;
+
+-- Job lifecycle events, opt-in per queue (`events`, allot_core::job::queue): a completion,
+-- a cancel and each failed attempt (by its worker, or its lease expiring) of a job of such a
+-- queue writes `job.completed`, `job.cancelled`, `job.failed` in its own transaction;
+-- `batch.completed` is written by the settle above. A completion that deletes the job
+-- (`keep_completed = false`) writes no event.
+ALTER TABLE queue_settings ADD COLUMN events INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER jobs_lifecycle_events AFTER UPDATE OF state ON jobs
+    WHEN ((NEW.state IN ('completed', 'cancelled') AND OLD.state <> NEW.state)
+          OR (OLD.state = 'running' AND NEW.state IN ('retryable', 'discarded')))
+         AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = NEW.tenant AND s.queue = NEW.queue AND s.events) BEGIN
+    INSERT INTO events (tenant, type, object, data, at_us)
+    VALUES (NEW.tenant,
+            CASE WHEN NEW.state IN ('completed', 'cancelled') THEN 'job.' || NEW.state ELSE 'job.failed' END,
+            CAST(NEW.id AS TEXT),
+            CASE WHEN NEW.state IN ('completed', 'cancelled')
+                 THEN json_object('id', NEW.id, 'queue', NEW.queue, 'attempt', NEW.attempt)
+                 ELSE json_object('id', NEW.id, 'queue', NEW.queue, 'attempt', NEW.attempt, 'max_attempts', NEW.max_attempts,
+                                  'error', json_extract(NEW.errors, '$[#-1].error'),
+                                  'retry_at', CASE WHEN NEW.state = 'retryable'
+                                                   THEN strftime('%Y-%m-%dT%H:%M:%S', NEW.run_at_us / 1000000, 'unixepoch')
+                                                        || printf('.%06dZ', NEW.run_at_us % 1000000) END) END,
+            coalesce(NEW.finalized_at_us,
+                     CAST(unixepoch(json_extract(NEW.errors, '$[#-1].at'), 'subsec') * 1000000 AS INTEGER), NEW.run_at_us));
 END;

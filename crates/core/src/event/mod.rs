@@ -122,6 +122,20 @@ pub enum EventType {
     /// A job ran out of attempts or was failed for good: a dead letter.
     #[serde(rename = "job.discarded")]
     JobDiscarded,
+    /// A job completed (queues with `events: true`).
+    #[serde(rename = "job.completed")]
+    JobCompleted,
+    /// An attempt of a job failed, by its worker or by its lease expiring (queues with
+    /// `events: true`).
+    #[serde(rename = "job.failed")]
+    JobFailed,
+    /// A job was cancelled (queues with `events: true`).
+    #[serde(rename = "job.cancelled")]
+    JobCancelled,
+    /// Every member of a batch finished and its callback was released (its queue with
+    /// `events: true`).
+    #[serde(rename = "batch.completed")]
+    BatchCompleted,
     /// A bulk action ran on a queue's jobs (the audit trail: `data` has the `queue`,
     /// `action`, `filter`, `matched`, `changed` and the `actor`, the API key's id). Dry runs
     /// leave none.
@@ -131,7 +145,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every type, in the order of the docs.
-    pub const ALL: [EventType; 33] = [
+    pub const ALL: [EventType; 37] = [
         EventType::SkuCreated,
         EventType::StockAdjusted,
         EventType::UnitsReceived,
@@ -164,6 +178,10 @@ impl EventType {
         EventType::ResourceSoldOut,
         EventType::ResourceBackInStock,
         EventType::JobDiscarded,
+        EventType::JobCompleted,
+        EventType::JobFailed,
+        EventType::JobCancelled,
+        EventType::BatchCompleted,
         EventType::QueueBulkApplied,
     ];
 
@@ -202,6 +220,10 @@ impl EventType {
             EventType::ResourceSoldOut => "resource.sold_out",
             EventType::ResourceBackInStock => "resource.back_in_stock",
             EventType::JobDiscarded => "job.discarded",
+            EventType::JobCompleted => "job.completed",
+            EventType::JobFailed => "job.failed",
+            EventType::JobCancelled => "job.cancelled",
+            EventType::BatchCompleted => "batch.completed",
             EventType::QueueBulkApplied => "queue.bulk_applied",
         }
     }
@@ -236,7 +258,10 @@ pub struct Event {
     /// the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
     /// `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
     /// `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
-    /// `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`. `hold.created`,
+    /// `attempt`, `max_attempts`. `job.completed`, `job.cancelled`: `id`, `queue`, `attempt`.
+    /// `job.failed`: `id`, `queue`, `attempt`, `max_attempts`, `error`, `retry_at` (`null` when
+    /// the job was discarded). `batch.completed`: `id` (the batch's), `callback_id`, `queue`,
+    /// `jobs`, `completed`, `discarded`, `cancelled`. `hold.extended`: `id`, `expires_at`. `hold.created`,
     /// `hold.confirmed`, `hold.released`, `hold.expired`: `id`, `kind` (`stock`, `units`,
     /// `mixed`), `status`, `expires_at`, `lines` (its stock and unit lines as the hold answers
     /// them: `sku`, `quantity`, `from`) and `bookings` (its booking lines: `id`, `resource`,

@@ -69,6 +69,12 @@ pub struct QueueSettingsBody {
     /// do the jobs without a key. Kept as put when the queue is not fair (then unused).
     #[serde(default)]
     pub weights: Option<BTreeMap<String, i64>>,
+    /// Write the lifecycle of the queue's jobs to the event feed (and so to webhooks):
+    /// `job.completed`, `job.failed` (each failed attempt, with its error), `job.cancelled`,
+    /// and `batch.completed` for a batch whose callback is in this queue. Default false, so
+    /// that a busy queue does not flood the feed (`job.discarded` is written either way).
+    #[serde(default)]
+    pub events: Option<bool>,
 }
 
 /// A queue's settings (the answer of `PUT /v1/queues/{queue}`, `GET
@@ -99,6 +105,9 @@ pub struct QueueSettings {
     /// Jobs per turn by key, with `fair_by` (a key not named takes 1).
     #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
     pub weights: BTreeMap<String, i64>,
+    /// Whether the jobs' lifecycle goes to the event feed.
+    #[serde(default)]
+    pub events: bool,
 }
 
 impl Default for QueueSettings {
@@ -115,6 +124,7 @@ impl Default for QueueSettings {
             keep_completed: true,
             fair_by: None,
             weights: BTreeMap::new(),
+            events: false,
         }
     }
 }
@@ -152,7 +162,7 @@ impl QueueSettings {
     /// Whether these are the settings of a queue without stored settings (the stores then
     /// keep no row).
     pub fn is_default(&self) -> bool {
-        !self.gates_claims() && self.keep_completed
+        !self.gates_claims() && self.keep_completed && !self.events
     }
 }
 

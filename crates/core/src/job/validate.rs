@@ -248,6 +248,7 @@ pub fn queue_settings(queue: &str, body: QueueSettingsBody, limits: &Limits) -> 
         keep_completed: body.keep_completed.unwrap_or(true),
         fair_by: body.fair_by,
         weights,
+        events: body.events.unwrap_or(false),
     })
 }
 

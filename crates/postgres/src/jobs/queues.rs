@@ -90,6 +90,7 @@ fn settings_of(queue: &str, r: Option<&tokio_postgres::Row>) -> Result<QueueSett
         fair_by: col::<Option<String>>(r, "fair_by")?.as_deref().and_then(FairBy::parse),
         weights: serde_json::from_value(col(r, "fair_weights")?)
             .map_err(|_| AllotError::Internal("bad fair_weights".into()))?,
+        events: col(r, "events")?,
     })
 }
 
@@ -110,11 +111,11 @@ async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings, new_round
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
                                          rate_window_ms, rate_per_key, fifo_per_key, keep_completed, fair_by,
-                                         fair_weights)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                                         fair_weights, events)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = $3, max_running = $4, max_running_per_key = $5,
                 rate_per_window = $6, rate_window_ms = $7, rate_per_key = $8, fifo_per_key = $9, keep_completed = $10,
-                fair_by = $11, fair_weights = $12,
+                fair_by = $11, fair_weights = $12, events = $14,
                 fair_cursor = CASE WHEN $13 THEN NULL ELSE queue_settings.fair_cursor END,
                 fair_served = CASE WHEN $13 THEN 0 ELSE queue_settings.fair_served END",
             &[
@@ -131,6 +132,7 @@ async fn store_settings<C: Db>(c: &C, tenant: &str, s: &QueueSettings, new_round
                 &s.fair_by.map(FairBy::as_str),
                 &serde_json::json!(s.weights),
                 &new_round,
+                &s.events,
             ],
         )
         .await

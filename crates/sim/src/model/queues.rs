@@ -56,6 +56,7 @@ impl Model {
             "keep_completed": s.keep_completed,
             "fair_by": s.fair_by.map(allot_core::job::fair::FairBy::as_str),
             "weights": (!s.weights.is_empty()).then_some(&s.weights),
+            "events": s.events,
         })
     }
 

@@ -69,6 +69,8 @@ pub struct Settings {
     pub keep_completed: Option<bool>,
     /// `fair_by: partition_key`, with `weights` (key, jobs per turn) when some.
     pub fair: Option<Vec<(&'static str, i64)>>,
+    /// `events`: the jobs' lifecycle on the feed.
+    pub events: Option<bool>,
 }
 
 impl Settings {
@@ -92,6 +94,9 @@ impl Settings {
         }
         if let Some(k) = self.keep_completed {
             b["keep_completed"] = json!(k);
+        }
+        if let Some(e) = self.events {
+            b["events"] = json!(e);
         }
         if let Some(weights) = &self.fair {
             b["fair_by"] = json!("partition_key");
@@ -300,6 +305,7 @@ impl Generator {
             // Now and then a queue that deletes its jobs as they complete.
             keep_completed: some(self, 2).then_some(false),
             fair: self.fair_settings(),
+            events: (self.deps.random_range(0..4) == 0).then_some(true),
         }
     }
 

@@ -68,6 +68,7 @@ pub(super) fn settings(c: &Connection, tenant: &str, queue: &str) -> Result<Opti
                         .as_deref()
                         .and_then(allot_core::job::fair::FairBy::parse),
                     weights: serde_json::from_str(&r.get::<_, String>("fair_weights")?).unwrap_or_default(),
+                    events: r.get("events")?,
                 })
             })
             .optional()

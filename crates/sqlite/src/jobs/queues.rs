@@ -94,11 +94,11 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings, new_round: bo
         c.execute(
             "INSERT INTO queue_settings (tenant, queue, paused, max_running, max_running_per_key, rate_per_window,
                                          rate_window_ms, rate_per_key, fifo_per_key, keep_completed, fair_by,
-                                         fair_weights)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                                         fair_weights, events)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?14)
              ON CONFLICT (tenant, queue) DO UPDATE SET paused = ?3, max_running = ?4, max_running_per_key = ?5,
                 rate_per_window = ?6, rate_window_ms = ?7, rate_per_key = ?8, fifo_per_key = ?9, keep_completed = ?10,
-                fair_by = ?11, fair_weights = ?12,
+                fair_by = ?11, fair_weights = ?12, events = ?14,
                 fair_cursor = CASE WHEN ?13 THEN NULL ELSE fair_cursor END,
                 fair_served = CASE WHEN ?13 THEN 0 ELSE fair_served END",
             params![
@@ -114,7 +114,8 @@ fn store_settings(c: &Connection, tenant: &str, s: &QueueSettings, new_round: bo
                 s.keep_completed,
                 s.fair_by.map(allot_core::job::fair::FairBy::as_str),
                 serde_json::json!(s.weights).to_string(),
-                new_round
+                new_round,
+                s.events
             ],
         )
         .map_err(map_error)?;
