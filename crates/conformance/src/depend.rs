@@ -53,7 +53,9 @@ async fn after(f: &Fixture, queue: &str, deps: &[i64], extra: serde_json::Value)
 /// A diamond's middle waits for both tops; completing one is not enough; a failed job
 /// discards its dependents and theirs (each naming the job that failed), a `run` dependent
 /// runs anyway; a job enqueued after a failed dependency starts discarded; a cancel and a
-/// bulk delete of a dependency discard as a failure does; an unknown id changes nothing.
+/// bulk delete of a dependency discard as a failure does; an unknown id changes nothing; a
+/// retry leaves a pending job pending; a job starting discarded still holds its unique key
+/// for a later job of its request.
 pub async fn dependencies_wait_and_propagate(f: Fixture) {
     let q = "dep";
     let tops = enqueue(&f, q, json!([{}, {}])).await;
@@ -107,6 +109,14 @@ pub async fn dependencies_wait_and_propagate(f: Fixture) {
     assert_eq!(last_error(&f, late).await, format!("job {low} discarded"));
     let late_run = after(&f, q, &[low, runs], json!({"on_failed_dependency": "run"})).await;
     assert_eq!(state(&f, late_run).await, JobState::Pending, "waits for `runs` only");
+    // A retry by hand leaves a pending job as it is.
+    let retried = fresh(f.store.retry_job(&T, late_run, None).await);
+    assert_eq!(retried.state, JobState::Pending);
+    // Two jobs of one request with one unique key, the first starting discarded: both are it.
+    let twice = json!([{"depends_on": [low], "unique_key": "u"}, {"unique_key": "u"}]);
+    let ids = enqueue(&f, q, twice).await;
+    assert_eq!(ids[0], ids[1]);
+    assert_eq!(state(&f, ids[0]).await, JobState::Discarded);
     cancelled_and_deleted_dependencies(&f).await;
     f.finish().await;
 }

@@ -66,19 +66,25 @@ CREATE INDEX jobs_pending ON jobs (tenant, queue, id) WHERE state = 'pending';
 -- (allot_core::job::depend::settle). Each edge is settled once: it is deleted as it is
 -- settled, so a dependency run again by hand and finished again counts for nothing more.
 -- A discarded dependent settles its own dependents in the
--- next round of the loop, not by recursion (the loop's updates fire this trigger again, at
--- depth 2, where it returns at once), so a long chain costs rounds, not stack. Concurrent
--- finishes of two dependencies of one job serialize on that job's row (the UPDATE's lock and
--- re-check under READ COMMITTED), so the count reaches zero exactly once.
+-- next round of the loop, not by recursion (the loop's updates fire this trigger again,
+-- which returns at once while the transaction-local `allot.settling` is on: a finish inside a
+-- caller's own trigger still settles), so a long chain costs rounds, not stack. Each round
+-- locks the pending dependents in id order before it changes them (two finishes that share
+-- dependents cannot deadlock on them). Concurrent finishes of two dependencies of one job
+-- serialize on that job's row (the lock and re-check under READ COMMITTED), so the count
+-- reaches zero exactly once. Waiting claimers of a queue where a job was released are woken
+-- (NOTIFY, delivered at commit).
 CREATE FUNCTION allot_settle_dependents() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     frontier bigint[] := ARRAY[NEW.id];
+    released text[];
     at timestamptz := coalesce(NEW.finalized_at, NEW.run_at);
     origin text := coalesce(NEW.dependency_failure, 'job ' || NEW.id || ' ' || NEW.state);
 BEGIN
-    IF pg_trigger_depth() > 1 THEN
+    IF current_setting('allot.settling', true) = 'on' THEN
         RETURN NULL;
     END IF;
+    PERFORM set_config('allot.settling', 'on', true);
     WHILE cardinality(frontier) > 0 LOOP
         WITH gone AS (
             DELETE FROM job_dependencies e WHERE e.tenant = NEW.tenant AND e.depends_on = ANY(frontier)
@@ -96,6 +102,9 @@ BEGIN
               FROM settled s WHERE b.tenant = NEW.tenant AND b.job_id = s.job_id
             RETURNING b.job_id, jsonb_build_object('id', b.id, 'jobs', b.jobs, 'completed', b.completed,
                                                    'discarded', b.discarded, 'cancelled', b.cancelled) AS counts),
+        locked AS MATERIALIZED (
+            SELECT j.id FROM jobs j JOIN settled s ON j.tenant = NEW.tenant AND j.id = s.job_id
+             WHERE j.state = 'pending' ORDER BY j.id FOR UPDATE OF j),
         moved AS (
             UPDATE jobs j SET
                 dependencies_pending = j.dependencies_pending - s.n,
@@ -108,7 +117,7 @@ BEGIN
                                AND NOT (s.failed AND j.on_failed_dependency IS DISTINCT FROM 'run')
                                THEN (j.payload::jsonb || jsonb_build_object('batch', c.counts))::json
                                ELSE j.payload END
-              FROM settled s LEFT JOIN counted c ON c.job_id = s.job_id
+              FROM settled s JOIN locked l ON l.id = s.job_id LEFT JOIN counted c ON c.job_id = s.job_id
              WHERE j.tenant = NEW.tenant AND j.id = s.job_id AND j.state = 'pending'
             RETURNING j.id, j.queue, j.state, j.has_dependents),
         announced AS (
@@ -118,9 +127,12 @@ BEGIN
               FROM moved m JOIN counted c ON c.job_id = m.id
              WHERE m.state IN ('available', 'scheduled')
                AND EXISTS (SELECT 1 FROM queue_settings q WHERE q.tenant = NEW.tenant AND q.queue = m.queue AND q.events))
-        SELECT coalesce(array_agg(id) FILTER (WHERE state = 'discarded' AND has_dependents), '{}')
-          INTO frontier FROM moved;
+        SELECT coalesce(array_agg(id) FILTER (WHERE state = 'discarded' AND has_dependents), '{}'),
+               coalesce(array_agg(DISTINCT queue) FILTER (WHERE state = 'available'), '{}')
+          INTO frontier, released FROM moved;
+        PERFORM pg_notify('allot_jobs', NEW.tenant || '/' || q) FROM unnest(released) q;
     END LOOP;
+    PERFORM set_config('allot.settling', 'off', true);
     RETURN NULL;
 END $$;
 CREATE TRIGGER jobs_settle_dependents AFTER UPDATE OF state ON jobs FOR EACH ROW
@@ -240,20 +252,28 @@ BEGIN
                 USING ERRCODE = '54000', DETAIL = 'limit_exceeded';
         END IF;
     END IF;
+    -- Inserted runnable, then started (as the API does): a job that starts discarded is
+    -- still its unique key's holder at the insert, and its discard is a `job.discarded`.
     st := CASE WHEN failed IS NOT NULL AND enqueue.on_failed_dependency = 'discard' THEN 'discarded'
                WHEN pending > 0 THEN 'pending' WHEN at > now() THEN 'scheduled' ELSE 'available' END;
     -- A unique key whose holder finishes between the insert and the read is inserted again.
     FOR try_n IN 1..3 LOOP
         INSERT INTO jobs AS j (tenant, queue, state, priority, payload, run_at, max_attempts, unique_key,
-                               partition_key, tags, metadata, created_at, dependencies_pending,
-                               dependency_depth, on_failed_dependency, finalized_at, dependency_failure)
-        VALUES (enqueue.tenant, enqueue.queue, st, enqueue.priority, coalesce(enqueue.payload, 'null')::json, at,
+                               partition_key, tags, metadata, created_at)
+        VALUES (enqueue.tenant, enqueue.queue, CASE WHEN at > now() THEN 'scheduled' ELSE 'available' END,
+                enqueue.priority, coalesce(enqueue.payload, 'null')::json, at,
                 enqueue.max_attempts, enqueue.unique_key, enqueue.partition_key, coalesce(enqueue.tags, '{}'),
-                enqueue.metadata::json, now(), pending, depth, enqueue.on_failed_dependency,
-                CASE WHEN st = 'discarded' THEN now() END, CASE WHEN st = 'discarded' THEN failed END)
+                enqueue.metadata::json, now())
         ON CONFLICT (tenant, queue, unique_key)
            WHERE unique_key IS NOT NULL AND state NOT IN ('completed', 'discarded', 'cancelled')
         DO NOTHING RETURNING j.id INTO new_id;
+        IF new_id IS NOT NULL AND cardinality(deps) > 0 THEN
+            UPDATE jobs j SET state = st, dependencies_pending = pending, dependency_depth = depth,
+                   on_failed_dependency = enqueue.on_failed_dependency,
+                   finalized_at = CASE WHEN st = 'discarded' THEN now() END,
+                   dependency_failure = CASE WHEN st = 'discarded' THEN failed END
+             WHERE j.tenant = enqueue.tenant AND j.id = new_id;
+        END IF;
         IF new_id IS NOT NULL THEN
             INSERT INTO job_dependencies (tenant, job_id, depends_on)
             SELECT enqueue.tenant, new_id, d.id FROM jobs d

@@ -502,29 +502,53 @@ async fn tenants_hear_only_their_own(ts: &TestServer) {
 /// with its counts reach the endpoint, each once, signed.
 async fn job_events_reach_a_webhook(ts: &TestServer) {
     let r = Receiver::start().await;
-    let types = json!(["job.completed", "job.failed", "job.cancelled", "job.discarded", "batch.completed"]);
+    let types = json!([
+        "job.completed",
+        "job.failed",
+        "job.cancelled",
+        "job.discarded",
+        "batch.completed"
+    ]);
     let (_, secret) = endpoint(ts, format!("{}/ok", r.url), types).await;
     let claim = |q: &'static str| async move {
-        let (s, b) = ts.post(&format!("/v1/queues/{q}/claims"), json!({"max": 10, "lease_ms": 60_000})).await;
+        let (s, b) = ts
+            .post(
+                &format!("/v1/queues/{q}/claims"),
+                json!({"max": 10, "lease_ms": 60_000}),
+            )
+            .await;
         assert_eq!(s, 200, "{b}");
         b["jobs"].as_array().unwrap().clone()
     };
     // Quiet: no events.
     ts.ok("/v1/queues/quiet/jobs", json!({"jobs": [{}]})).await;
     let j = &claim("quiet").await[0];
-    ts.ok(&format!("/v1/jobs/{}/complete", j["id"]), json!({"lease_token": j["lease_token"]})).await;
+    ts.ok(
+        &format!("/v1/jobs/{}/complete", j["id"]),
+        json!({"lease_token": j["lease_token"]}),
+    )
+    .await;
     let (s, _) = ts.send_json("PUT", "/v1/queues/loud", json!({"events": true})).await;
     assert_eq!(s, 200);
     let body = json!({"jobs": [{"max_attempts": 2}, {}],
                       "batch": {"id": "loud-1", "callback": {}}});
     let made = ts.ok("/v1/queues/loud/jobs", body).await;
-    let ids: Vec<i64> = made["ids"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    let ids: Vec<i64> = made["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
     let got = claim("loud").await;
     let first = got.iter().find(|j| j["id"] == ids[0]).unwrap();
     let fail = json!({"lease_token": first["lease_token"], "error": "smtp down", "retry_in_ms": 0});
     ts.ok(&format!("/v1/jobs/{}/fail", ids[0]), fail).await;
     let second = got.iter().find(|j| j["id"] == ids[1]).unwrap();
-    ts.ok(&format!("/v1/jobs/{}/complete", ids[1]), json!({"lease_token": second["lease_token"]})).await;
+    ts.ok(
+        &format!("/v1/jobs/{}/complete", ids[1]),
+        json!({"lease_token": second["lease_token"]}),
+    )
+    .await;
     ts.ok(&format!("/v1/jobs/{}/cancel", ids[0]), json!({})).await;
     let got = r.wait("/ok", 4).await;
     verify_independently(&got, &[&secret]);
@@ -532,9 +556,16 @@ async fn job_events_reach_a_webhook(ts: &TestServer) {
     let mut events: Vec<Value> = got.iter().map(|g| serde_json::from_str(&g.body).unwrap()).collect();
     events.sort_by_key(|e| e["cursor"].as_i64());
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["job.failed", "job.completed", "job.cancelled", "batch.completed"], "{events:?}");
+    assert_eq!(
+        kinds,
+        ["job.failed", "job.completed", "job.cancelled", "batch.completed"],
+        "{events:?}"
+    );
     let failed = &events[0]["data"];
-    assert_eq!((&failed["error"], &failed["attempt"], &failed["queue"]), (&json!("smtp down"), &json!(1), &json!("loud")));
+    assert_eq!(
+        (&failed["error"], &failed["attempt"], &failed["queue"]),
+        (&json!("smtp down"), &json!(1), &json!("loud"))
+    );
     assert!(failed["retry_at"].is_string(), "{failed}");
     let batch = &events[3]["data"];
     assert_eq!(

@@ -32,7 +32,10 @@ class EventData:
     the SKU as a whole), `available`, and `low_stock_below` for `sku.low_stock`. Bookings:
     `id`, `resource`, `start`, `end`, `holder`, `status`, `quantity` (and `from`: the old
     `start`, `end` and `quantity` of `booking.rescheduled`). `job.discarded`: `id`, `queue`,
-    `attempt`, `max_attempts`. `hold.extended`: `id`, `expires_at`. `hold.created`,
+    `attempt`, `max_attempts`. `job.completed`, `job.cancelled`: `id`, `queue`, `attempt`.
+    `job.failed`: `id`, `queue`, `attempt`, `max_attempts`, `error`, `retry_at` (`null` when
+    the job was discarded). `batch.completed`: `id` (the batch's), `callback_id`, `queue`,
+    `jobs`, `completed`, `discarded`, `cancelled`. `hold.extended`: `id`, `expires_at`. `hold.created`,
     `hold.confirmed`, `hold.released`, `hold.expired`: `id`, `kind` (`stock`, `units`,
     `mixed`), `status`, `expires_at`, `lines` (its stock and unit lines as the hold answers
     them: `sku`, `quantity`, `from`) and `bookings` (its booking lines: `id`, `resource`,

@@ -34,6 +34,7 @@ class QueueSettings:
             keep_completed (bool): Whether completed jobs are kept (false: deleted as they complete).
             paused (bool): Whether claims lease nothing.
             queue (str): The queue.
+            events (bool | Unset): Whether the jobs' lifecycle goes to the event feed.
             fair_by (FairBy | None | Unset):
             max_running (int | None | Unset): Most running at once.
             max_running_per_key (int | None | Unset): Most running at once per key.
@@ -45,6 +46,7 @@ class QueueSettings:
     keep_completed: bool
     paused: bool
     queue: str
+    events: bool | Unset = UNSET
     fair_by: FairBy | None | Unset = UNSET
     max_running: int | None | Unset = UNSET
     max_running_per_key: int | None | Unset = UNSET
@@ -66,6 +68,8 @@ class QueueSettings:
         paused = self.paused
 
         queue = self.queue
+
+        events = self.events
 
         fair_by: None | str | Unset
         if isinstance(self.fair_by, Unset):
@@ -108,6 +112,8 @@ class QueueSettings:
             "paused": paused,
             "queue": queue,
         })
+        if events is not UNSET:
+            field_dict["events"] = events
         if fair_by is not UNSET:
             field_dict["fair_by"] = fair_by
         if max_running is not UNSET:
@@ -135,6 +141,8 @@ class QueueSettings:
         paused = d.pop("paused")
 
         queue = d.pop("queue")
+
+        events = d.pop("events", UNSET)
 
         def _parse_fair_by(data: object) -> FairBy | None | Unset:
             if data is None:
@@ -211,6 +219,7 @@ class QueueSettings:
             keep_completed=keep_completed,
             paused=paused,
             queue=queue,
+            events=events,
             fair_by=fair_by,
             max_running=max_running,
             max_running_per_key=max_running_per_key,

@@ -30,6 +30,10 @@ class QueueSettingsBody:
     its default: not paused, no limit, no FIFO, completed jobs kept).
 
         Attributes:
+            events (bool | None | Unset): Write the lifecycle of the queue's jobs to the event feed (and so to webhooks):
+                `job.completed`, `job.failed` (each failed attempt, with its error), `job.cancelled`,
+                and `batch.completed` for a batch whose callback is in this queue. Default false, so
+                that a busy queue does not flood the feed (`job.discarded` is written either way).
             fair_by (FairBy | None | Unset):
             fifo_per_key (bool | None | Unset): Jobs of one `partition_key` run one at a time in enqueue (id) order; a retry
                 keeps its
@@ -51,6 +55,7 @@ class QueueSettingsBody:
                 do the jobs without a key. Kept as put when the queue is not fair (then unused).
      """
 
+    events: bool | None | Unset = UNSET
     fair_by: FairBy | None | Unset = UNSET
     fifo_per_key: bool | None | Unset = UNSET
     keep_completed: bool | None | Unset = UNSET
@@ -67,6 +72,12 @@ class QueueSettingsBody:
     def to_dict(self) -> dict[str, Any]:
         from ..models.queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0 # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
+        events: bool | None | Unset
+        if isinstance(self.events, Unset):
+            events = UNSET
+        else:
+            events = self.events
+
         fair_by: None | str | Unset
         if isinstance(self.fair_by, Unset):
             fair_by = UNSET
@@ -126,6 +137,8 @@ class QueueSettingsBody:
 
         field_dict.update({
         })
+        if events is not UNSET:
+            field_dict["events"] = events
         if fair_by is not UNSET:
             field_dict["fair_by"] = fair_by
         if fifo_per_key is not UNSET:
@@ -152,6 +165,16 @@ class QueueSettingsBody:
         from ..models.queue_settings_body_weights_type_0 import QueueSettingsBodyWeightsType0 # noqa: PLC0415
         from ..models.rate import Rate # noqa: PLC0415
         d = dict(src_dict)
+        def _parse_events(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        events = _parse_events(d.pop("events", UNSET))
+
+
         def _parse_fair_by(data: object) -> FairBy | None | Unset:
             if data is None:
                 return data
@@ -263,6 +286,7 @@ class QueueSettingsBody:
 
 
         queue_settings_body = cls(
+            events=events,
             fair_by=fair_by,
             fifo_per_key=fifo_per_key,
             keep_completed=keep_completed,

@@ -476,7 +476,7 @@ impl QueueCounts {
         Ok(out)
     }
 
-    /// Jobs not finished yet (available, scheduled, retryable, running).
+    /// Jobs not finished yet (pending, available, scheduled, retryable, running).
     pub fn open(&self) -> i64 {
         self.counts
             .iter()

@@ -27,6 +27,24 @@ const SQL_COUNTS_NOW: &str =
     "UPDATE jobs SET payload = (payload::jsonb || jsonb_build_object('batch', $3::jsonb))::json
   WHERE tenant = $1 AND id = $2 AND state <> 'pending'";
 
+/// Refuse a batch id the tenant has (`already_exists`) before anything is inserted, so that a
+/// caller's transaction (`enqueue_in`) that goes on after the refusal holds none of it. Two
+/// enqueues racing for one id are decided by the batches row's key when the callback is
+/// recorded (the loser's transaction must then roll back, as after any error).
+pub(super) async fn unused(tx: &Tx<'_, '_>, tenant: &str, b: &JobBatch) -> TxResult<()> {
+    let taken = tx
+        .query("SELECT 1 FROM batches WHERE tenant = $1 AND id = $2", &[&tenant, &b.id])
+        .await?;
+    if taken.is_empty() {
+        Ok(())
+    } else {
+        Err(TxErr::Fail(AllotError::AlreadyExists {
+            kind: "batch",
+            id: b.id.clone(),
+        }))
+    }
+}
+
 /// Insert `b`'s callback for the members `ids` (request order, duplicates possible) and record
 /// the batch. Errors: `already_exists` for a batch id the tenant has.
 pub(super) async fn make(

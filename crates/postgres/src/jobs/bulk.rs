@@ -27,9 +27,10 @@ const SQL_PICK: &str = "SELECT id FROM jobs
 fn action_sql(action: BulkAction) -> &'static str {
     match action {
         BulkAction::Retry => {
-            "UPDATE jobs SET state = 'available', run_at = $3, finalized_at = NULL,
+            "UPDATE jobs SET state = 'available', run_at = $3, finalized_at = NULL, dependency_failure = NULL,
                     max_attempts = GREATEST(max_attempts, attempt + 1)
-              WHERE tenant = $1 AND id = ANY($2) AND state NOT IN ('available', 'scheduled', 'retryable', 'running', 'completed')"
+              WHERE tenant = $1 AND id = ANY($2)
+                AND state NOT IN ('pending', 'available', 'scheduled', 'retryable', 'running', 'completed')"
         }
         BulkAction::Cancel => {
             "UPDATE jobs SET state = 'cancelled', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL

@@ -131,6 +131,9 @@ async fn insert_jobs(
 /// Insert a validated enqueue in `tx` (see `JobStore::enqueue`): its jobs, then its batch's
 /// callback when it has one (`batch.rs`).
 async fn insert_batch(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &Limits) -> TxResult<Enqueued> {
+    if let Some(b) = &req.batch {
+        batch::unused(tx, tenant, b).await?;
+    }
     let mut done = insert_members(tx, tenant, req, limits).await?;
     if let Some(b) = &req.batch {
         done.batch = Some(batch::make(tx, tenant, req, b, &done.ids, limits).await?);
@@ -153,7 +156,6 @@ async fn insert_members(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &L
         .collect();
     let keys: Vec<Option<&str>> = req.jobs.iter().map(|j| j.unique_key.as_deref()).collect();
     let inserted = insert_jobs(tx, tenant, req, &ids, &keys).await?;
-    depend::start(tx, tenant, req, &ids, &inserted, &starts).await?;
     let mut out = ids.clone();
     let dup_keys: Vec<&str> = ids
         .iter()
@@ -174,6 +176,9 @@ async fn insert_members(tx: &Tx<'_, '_>, tenant: &str, req: &Enqueue, limits: &L
             }
         }
     }
+    // After the duplicates are resolved: a job that starts discarded must still be the
+    // unfinished holder of its key for a later job of the request with the same key.
+    depend::start(tx, tenant, req, &ids, &inserted, &starts).await?;
     if !inserted.is_empty() {
         let channel = crate::engine::listen::channel_key(tenant, &req.queue);
         tx.query("SELECT pg_notify('allot_jobs', $1)", &[&channel]).await?;
@@ -619,7 +624,7 @@ impl PgStore {
                 "SELECT tenant, queue, state, sum(n)::int8 AS depth FROM (
                      SELECT tenant, queue, state, jobs AS n FROM queue_counts
                      UNION ALL SELECT tenant, queue, state, delta FROM queue_count_deltas) c
-                  WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
+                  WHERE state IN ('pending', 'available', 'scheduled', 'retryable', 'running') GROUP BY 1, 2, 3",
                 &[],
             )
             .await

@@ -98,18 +98,18 @@ pub(crate) const SQL_HEARTBEAT: &str =
 /// a write by that `ctid` would find nothing and report a held lease as lost; by the key,
 /// the write finds the version it sees and EvalPlanQual follows it to the one locked.
 pub(crate) const SQL_COMPLETE_BATCH: &str = "WITH mine AS MATERIALIZED (
-     SELECT j.id FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
+     SELECT j.id, j.has_dependents IS TRUE AS awaited FROM jobs j JOIN unnest($2::int8[], $3::text[]) AS t(id, token)
          ON j.tenant = $5 AND j.id = t.id AND j.lease_token = t.token
       WHERE j.tenant = $5 AND j.queue = $1
       ORDER BY j.id FOR UPDATE OF j),
  kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $4, lease_token = NULL, lease_expires_at = NULL
    FROM mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running'
-    AND (j.has_dependents IS TRUE
+    AND (mine.awaited
          OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed))
  RETURNING j.id),
  dropped AS (
- DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running' AND j.has_dependents IS NOT TRUE
+ DELETE FROM jobs j USING mine WHERE j.tenant = $5 AND j.id = mine.id AND j.state = 'running' AND NOT mine.awaited
     AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $5 AND s.queue = $1 AND NOT s.keep_completed)
  RETURNING j.id)
  SELECT id FROM kept UNION ALL SELECT id FROM dropped";
@@ -237,19 +237,27 @@ pub(crate) async fn complete<C: Db>(
 /// Complete one running job whose token matches (`$1` id, `$2` token, `$3` now, `$4` tenant,
 /// `$5` output): kept with its output, or deleted when its queue does not keep completed jobs
 /// (the answer then still says `completed`), unless jobs wait for it (`has_dependents`, V50:
-/// its finish must reach them through the trigger on its state). Both writes read the settings in the statement's
+/// its finish must reach them through the trigger on its state). In such a queue the job's
+/// row is locked first (`awaited`: an uncorrelated one-time filter, so a queue that keeps its
+/// jobs locks nothing), so `has_dependents` is read from its newest version: an enqueue that
+/// names the job meanwhile cannot make both writes miss it. Both writes read the settings in the statement's
 /// one snapshot (and re-check the job's row if another transaction changed it, READ
 /// COMMITTED), so exactly one of them can match.
-const SQL_COMPLETE: &str = "WITH kept AS (
+const SQL_COMPLETE: &str = "WITH awaited AS MATERIALIZED (
+ SELECT j.has_dependents IS TRUE AS awaited FROM jobs j
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
+    AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
+  FOR UPDATE),
+ kept AS (
  UPDATE jobs j SET state = 'completed', finalized_at = $3, lease_token = NULL, lease_expires_at = NULL, output = $5::json
   WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
-    AND (j.has_dependents IS TRUE
-         OR NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed))
+    AND (NOT EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
+         OR EXISTS (SELECT 1 FROM awaited WHERE awaited))
  RETURNING j.id, j.state, j.attempt, j.run_at, j.lease_expires_at),
  dropped AS (
  DELETE FROM jobs j
-  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2 AND j.has_dependents IS NOT TRUE
-    AND EXISTS (SELECT 1 FROM queue_settings s WHERE s.tenant = $4 AND s.queue = j.queue AND NOT s.keep_completed)
+  WHERE j.tenant = $4 AND j.id = $1 AND j.state = 'running' AND j.lease_token = $2
+    AND EXISTS (SELECT 1 FROM awaited WHERE NOT awaited)
  RETURNING j.id, 'completed'::text AS state, j.attempt, j.run_at, NULL::timestamptz AS lease_expires_at)
  SELECT * FROM kept UNION ALL SELECT * FROM dropped";
 
@@ -393,9 +401,9 @@ pub(crate) async fn reschedule<C: Db>(
 pub(crate) async fn retry<C: Db>(c: &C, tenant: &str, id: i64, now: DateTime<Utc>) -> Result<JobStatus> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL,
+            "UPDATE jobs SET state = 'available', run_at = $2, finalized_at = NULL, dependency_failure = NULL,
                 max_attempts = GREATEST(max_attempts, attempt + 1)
-          WHERE tenant = $3 AND id = $1 AND state NOT IN ('available', 'scheduled', 'retryable', 'running', 'completed')
+          WHERE tenant = $3 AND id = $1 AND state NOT IN ('pending', 'available', 'scheduled', 'retryable', 'running', 'completed')
           RETURNING {STATUS_COLS}"
         )
     });

@@ -103,6 +103,12 @@ impl Model {
             true => allot_core::job::depend::OnFailedDependency::Run,
             false => allot_core::job::depend::OnFailedDependency::Discard,
         };
+        if let Some(id) = batch.filter(|b| self.batches.contains_key(*b)) {
+            return Err(AllotError::AlreadyExists {
+                kind: "batch",
+                id: id.to_string(),
+            });
+        }
         let none = Vec::new();
         let named = |i: usize| deps.get(i).unwrap_or(&none);
         let starts = jobs
@@ -110,12 +116,6 @@ impl Model {
             .enumerate()
             .map(|(i, j)| self.dependency_start(i, named(i), policy(j), run_at(j)))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(id) = batch.filter(|b| self.batches.contains_key(*b)) {
-            return Err(AllotError::AlreadyExists {
-                kind: "batch",
-                id: id.to_string(),
-            });
-        }
         for i in 0..jobs.len() {
             self.mark_awaited(named(i));
         }
@@ -402,6 +402,7 @@ impl Model {
         }
         let (n, j) = self.job(id)?;
         j.state = JobState::Available;
+        j.failure = None;
         j.run_at_us = now;
         j.max_attempts = j.max_attempts.max(j.attempt + 1);
         Ok((200, status_view(n, j), None))

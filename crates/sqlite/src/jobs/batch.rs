@@ -12,6 +12,21 @@ use allot_core::support::limits::Limits;
 use allot_core::{AllotError, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
+/// Refuse a batch id the tenant has (`already_exists`) before anything is inserted.
+pub(super) fn unused(tx: &Connection, t: &str, b: &JobBatch) -> Result<()> {
+    let taken: Option<i64> = tx
+        .prepare_cached("SELECT 1 FROM batches WHERE tenant = ?1 AND id = ?2")
+        .and_then(|mut s| s.query_row(params![t, b.id], |r| r.get(0)).optional())
+        .map_err(map_error)?;
+    match taken {
+        None => Ok(()),
+        Some(_) => Err(AllotError::AlreadyExists {
+            kind: "batch",
+            id: b.id.clone(),
+        }),
+    }
+}
+
 /// Insert `b`'s callback for the members `ids` and record the batch. Errors:
 /// `already_exists` for a batch id the tenant has.
 pub(super) fn make(

@@ -23,7 +23,7 @@ const SQL_PICK: &str = "SELECT id FROM jobs
 fn action_sql(action: BulkAction) -> &'static str {
     match action {
         BulkAction::Retry => {
-            "UPDATE jobs SET state = 'available', run_at_us = ?3, finalized_at_us = NULL,
+            "UPDATE jobs SET state = 'available', run_at_us = ?3, finalized_at_us = NULL, dependency_failure = NULL,
                     max_attempts = max(max_attempts, attempt + 1)
               WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2)) AND state IN ('discarded', 'cancelled')"
         }

@@ -87,6 +87,9 @@ fn leased(c: &Connection, tenant: &str, id: i64, token: &str) -> Result<(i32, i3
 /// take their start after all are inserted (so a later job of the request with the same
 /// unique key meets the earlier one unfinished, whatever its start).
 pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
+    if let Some(b) = &req.batch {
+        batch::unused(tx, t, b)?;
+    }
     let mut done = insert_members(tx, t, req, limits)?;
     if let Some(b) = &req.batch {
         done.batch = Some(batch::make(tx, t, req, b, &done.ids, limits)?);
@@ -266,6 +269,8 @@ impl JobStore for SqliteStore {
             status(tx, &t, id)
         })
         .await
+        // A finish may release dependents (V33): wake waiting claimers.
+        .inspect(|_| self.job_signal.notify_waiters())
     }
 
     async fn snooze_job(
@@ -323,6 +328,8 @@ impl JobStore for SqliteStore {
             status(tx, &t, id)
         })
         .await
+        // A finish may release dependents (V33): wake waiting claimers.
+        .inspect(|_| self.job_signal.notify_waiters())
     }
 
     async fn heartbeat_job(
@@ -382,6 +389,8 @@ impl JobStore for SqliteStore {
             Ok(Completions { completed, lease_lost })
         })
         .await
+        // A finish may release dependents (V33): wake waiting claimers.
+        .inspect(|_| self.job_signal.notify_waiters())
     }
 
     async fn cancel_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
@@ -396,6 +405,8 @@ impl JobStore for SqliteStore {
             status(tx, &t, id)
         })
         .await
+        // A finish may release dependents (V33): wake waiting claimers.
+        .inspect(|_| self.job_signal.notify_waiters())
     }
 
     async fn reschedule_job(
@@ -423,7 +434,7 @@ impl JobStore for SqliteStore {
         let t = tenant.to_string();
         self.write(tenant, idem, move |tx| {
             tx.prepare_cached(
-                "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL,
+                "UPDATE jobs SET state = 'available', run_at_us = ?2, finalized_at_us = NULL, dependency_failure = NULL,
                         max_attempts = max(max_attempts, attempt + 1)
                   WHERE tenant = ?3 AND id = ?1 AND state IN ('discarded', 'cancelled')",
             )
@@ -550,7 +561,7 @@ impl SqliteStore {
             let rows: Vec<(String, String, String, i64)> = c
                 .prepare_cached(
                     "SELECT tenant, queue, state, jobs AS depth FROM queue_counts
-                      WHERE state IN ('available', 'scheduled', 'retryable', 'running')",
+                      WHERE state IN ('pending', 'available', 'scheduled', 'retryable', 'running')",
                 )
                 .and_then(|mut s| {
                     s.query_map([], |r| {
