@@ -61,6 +61,11 @@ pub struct QueueOptions {
     /// `--enqueue-first`: every job is enqueued before the pools start (the rate still
     /// counts from the first enqueue).
     pub enqueue_first: bool,
+    /// `--fair`: also run each strategy with `fair_by: partition_key`.
+    pub fair: bool,
+    /// `--chains N`: also run each strategy with the jobs enqueued as chains of N, each job
+    /// depending on the one before it (`depends_on`); 0 or 1: no such run.
+    pub chain: u64,
 }
 
 impl QueueOptions {
@@ -69,6 +74,15 @@ impl QueueOptions {
         (self.limit_per_key.is_some() || self.fifo).then(|| allot_core::job::queue::QueueSettings {
             max_running_per_key: self.limit_per_key,
             fifo_per_key: self.fifo,
+            keep_completed: self.keep_completed,
+            ..Default::default()
+        })
+    }
+
+    /// The settings of the fair run, when `--fair` asks for one.
+    fn fair(&self) -> Option<allot_core::job::queue::QueueSettings> {
+        self.fair.then(|| allot_core::job::queue::QueueSettings {
+            fair_by: Some(allot_core::job::fair::FairBy::PartitionKey),
             keep_completed: self.keep_completed,
             ..Default::default()
         })
@@ -88,9 +102,9 @@ impl QueueOptions {
 pub struct QueueReport {
     /// Claim strategy.
     pub strategy: String,
-    /// `plain`, or the limited run's settings (`limit 2/key`, `fifo`).
+    /// `plain`, or the run's settings (`limit 2/key`, `fifo`, `fair`), or `chains of N`.
     pub mode: String,
-    /// Completed/s of this run over the plain run's of the same strategy (limited runs).
+    /// Completed/s of this run over the plain run's of the same strategy (every other run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_plain: Option<f64>,
     /// Jobs accepted by enqueue.
@@ -212,17 +226,19 @@ pub async fn queue_bench(
             eprintln!("skipping {}: the backend does not support it", strategy.name());
             continue;
         }
-        let plain = run_one(store.clone(), opts, strategy, opts.plain()).await?;
-        let limited = match opts.limited() {
-            Some(settings) => {
-                let mut r = run_one(store.clone(), opts, strategy, Some(settings)).await?;
-                r.vs_plain = Some(r.completed_per_s / plain.completed_per_s.max(1e-9));
-                Some(r)
-            }
-            None => None,
-        };
+        let plain = run_one(store.clone(), opts, strategy, opts.plain(), 1).await?;
+        let mut others = Vec::new();
+        for settings in [opts.limited(), opts.fair()].into_iter().flatten() {
+            others.push(run_one(store.clone(), opts, strategy, Some(settings), 1).await?);
+        }
+        if opts.chain > 1 {
+            others.push(run_one(store.clone(), opts, strategy, opts.plain(), opts.chain).await?);
+        }
+        for r in &mut others {
+            r.vs_plain = Some(r.completed_per_s / plain.completed_per_s.max(1e-9));
+        }
         reports.push(plain);
-        reports.extend(limited);
+        reports.extend(others);
     }
     Ok(reports)
 }
@@ -240,6 +256,9 @@ fn mode_of(settings: Option<&allot_core::job::queue::QueueSettings>) -> String {
     if s.fifo_per_key {
         parts.push("fifo".into());
     }
+    if s.fair_by.is_some() {
+        parts.push("fair".into());
+    }
     if parts.is_empty() {
         parts.push("plain".into());
     }
@@ -254,12 +273,12 @@ async fn queue_of(
     store: &Arc<dyn Database>,
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
+    mode: &str,
 ) -> Result<String, crate::error::BenchError> {
-    let tag = if settings.as_ref().is_some_and(|s| s.gates_claims()) {
-        "limited"
-    } else {
-        "plain"
-    };
+    let tag: String = mode
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
     let queue = format!("bench-{}-{}-{tag}", crate::load::run_id(), strategy.name());
     if let Some(s) = settings {
         let s = allot_core::job::queue::QueueSettings {
@@ -279,9 +298,13 @@ async fn run_one(
     opts: &QueueOptions,
     strategy: ClaimStrategy,
     settings: Option<allot_core::job::queue::QueueSettings>,
+    chain: u64,
 ) -> std::result::Result<QueueReport, crate::error::BenchError> {
-    let mode = mode_of(settings.as_ref());
-    let queue = queue_of(&store, strategy, settings).await?;
+    let mut mode = mode_of(settings.as_ref());
+    if chain > 1 {
+        mode = format!("chains of {chain}");
+    }
+    let queue = queue_of(&store, strategy, settings, &mode).await?;
     let database = store;
     let store: Arc<dyn Store> = database.clone();
     let timed = Arc::new(Timed {
@@ -303,7 +326,7 @@ async fn run_one(
     if !opts.enqueue_first {
         pools.0 = start_pools(&timed, opts, &queue, strategy);
     }
-    let accepted = produce(&store, &queue, opts).await?;
+    let accepted = produce(&store, &queue, opts, chain).await?;
     if opts.enqueue_first {
         pools.0 = start_pools(&timed, opts, &queue, strategy);
     }
@@ -379,7 +402,15 @@ fn start_pools(timed: &Arc<Timed>, opts: &QueueOptions, queue: &str, strategy: C
 
 /// Enqueue `opts.jobs` jobs from `opts.producers` tasks (the first `single_fraction` one at
 /// a time, the rest in batches); how many the store accepted.
-async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Result<u64, crate::error::BenchError> {
+async fn produce(
+    store: &Arc<dyn Store>,
+    queue: &str,
+    opts: &QueueOptions,
+    chain: u64,
+) -> Result<u64, crate::error::BenchError> {
+    if chain > 1 {
+        return produce_chains(store, queue, opts, chain).await;
+    }
     let producers_n = opts.producers.max(1) as u64;
     let per = opts.jobs / producers_n;
     let mut producers = tokio::task::JoinSet::new();
@@ -413,6 +444,58 @@ async fn produce(store: &Arc<dyn Store>, queue: &str, opts: &QueueOptions) -> Re
                     accepted += e.ids.len() as u64;
                 }
                 next += size;
+            }
+            Ok::<u64, AllotError>(accepted)
+        });
+    }
+    let mut accepted = 0;
+    while let Some(r) = producers.join_next().await {
+        let n = r.map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
+        accepted += n.map_err(|e| crate::error::BenchError::Setup(e.to_string()))?;
+    }
+    Ok(accepted)
+}
+
+/// Enqueue `opts.jobs` jobs as chains of `chain` from `opts.producers` tasks: each round
+/// enqueues up to `opts.batch` chain heads, then each next link of those chains in one request
+/// (its jobs depending on the ids the last request answered); how many the store accepted.
+async fn produce_chains(
+    store: &Arc<dyn Store>,
+    queue: &str,
+    opts: &QueueOptions,
+    chain: u64,
+) -> Result<u64, crate::error::BenchError> {
+    let producers_n = opts.producers.max(1) as u64;
+    let chains_per = opts.jobs / chain / producers_n;
+    let mut producers = tokio::task::JoinSet::new();
+    for p in 0..producers_n {
+        let (store, queue, opts) = (store.clone(), queue.to_string(), opts.clone());
+        producers.spawn(async move {
+            let (mut accepted, mut left) = (0u64, chains_per);
+            while left > 0 {
+                let heads = left.min(opts.batch.max(1) as u64);
+                let mut prev: Vec<i64> = Vec::new();
+                for link in 0..chain {
+                    let jobs: Vec<JobSpec> = (0..heads)
+                        .map(|h| {
+                            let mut j = JobSpec::new(serde_json::json!({"p": p, "link": link}), store.now());
+                            j.depends_on = prev.get(h as usize).map(|id| vec![*id]).unwrap_or_default();
+                            j
+                        })
+                        .collect();
+                    let req = Enqueue {
+                        queue: queue.clone(),
+                        jobs,
+                        now: store.now(),
+                        traceparent: None,
+                        batch: None,
+                    };
+                    if let Executed::Fresh(e) = store.enqueue(&DEFAULT, req, None).await? {
+                        accepted += e.ids.len() as u64;
+                        prev = e.ids;
+                    }
+                }
+                left -= heads;
             }
             Ok::<u64, AllotError>(accepted)
         });

@@ -489,6 +489,14 @@ pub(crate) struct QueueArgs {
     /// completed rate still counts from the first enqueue.
     #[arg(long)]
     pub(crate) enqueue_first: bool,
+    /// Also run each strategy with `fair_by: partition_key` (keys: 1000 unless --keys says),
+    /// and report its throughput against the plain run's.
+    #[arg(long)]
+    pub(crate) fair: bool,
+    /// Also run each strategy with the jobs enqueued as chains of N (each job `depends_on`
+    /// the one before it), and report its throughput against the plain run's.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=100))]
+    pub(crate) chains: Option<u64>,
     /// Instead of the workload: single-job claims only, from this many clients, for at most
     /// `--seconds` (the figure to compare with bench/pgbench/jobs_claim.sql).
     #[arg(long)]
@@ -535,13 +543,17 @@ impl QueueArgs {
             kill_workers: self.kill_workers,
             lease_ms: self.lease_ms,
             drain_timeout_s: 300,
-            keys: self
-                .keys
-                .unwrap_or(if self.limit.is_some() || self.fifo { 1000 } else { 0 }),
+            keys: self.keys.unwrap_or(if self.limit.is_some() || self.fifo || self.fair {
+                1000
+            } else {
+                0
+            }),
             limit_per_key: self.limit,
             fifo: self.fifo,
             keep_completed: !self.drop_completed,
             enqueue_first: self.enqueue_first,
+            fair: self.fair,
+            chain: self.chains.unwrap_or(0),
         })
     }
 }

@@ -147,6 +147,8 @@ pub(super) async fn queue_rows(db: &str, opts: &CompareOptions) -> anyhow::Resul
         fifo: false,
         keep_completed: true,
         enqueue_first: false,
+        fair: false,
+        chain: 0,
     };
     Ok(crate::queue::queue_bench(store, &queue)
         .await?

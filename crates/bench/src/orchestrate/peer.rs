@@ -172,6 +172,8 @@ fn shape(jobs: u64, mode: Mode) -> QueueOptions {
         fifo: false,
         keep_completed: false,
         enqueue_first: matches!(mode, Mode::After),
+        fair: false,
+        chain: 0,
     }
 }
 

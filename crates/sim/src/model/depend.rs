@@ -98,7 +98,10 @@ impl Model {
         spec.depends_on = deps.to_vec();
         spec.depends_on.sort_unstable();
         spec.depends_on.dedup();
-        spec.on_failed_dependency = policy;
+        spec.on_failed_dependency = match self.mutation {
+            Some(super::Mutation::FailedDependencyRuns) => OnFailedDependency::Run,
+            _ => policy,
+        };
         let found: Vec<Dependency> = spec
             .depends_on
             .iter()

@@ -189,7 +189,8 @@ pub enum Mutation {
     ScheduleIgnoresTick,
     /// A fair queue's claims take oldest first (its `fair_by` ignored).
     FairClaimsOldestFirst,
-    /// A failed dependency's dependents run anyway (as if each said `run`).
+    /// A failed dependency's dependents run anyway (as if each said `run`), and so does a job
+    /// enqueued naming one.
     FailedDependencyRuns,
 }
 
