@@ -8,7 +8,8 @@
 //! neither lost nor made twice: it is released by the member that finishes last, under its
 //! row's lock, even when the last members finish at the same instant on several instances.
 
-use crate::job::{JobSpec, NewJob};
+use crate::job::{Enqueue, JobSpec, NewJob};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// `batch` of `POST /v1/queues/{queue}/jobs`.
@@ -37,6 +38,28 @@ pub struct JobBatch {
     pub queue: String,
     /// The callback job (its payload an object).
     pub callback: JobSpec,
+}
+
+impl JobBatch {
+    /// The enqueue of this batch's callback for the members `ids` (the batch's answer, in
+    /// request order, duplicates possible): one job, in the batch's queue, depending on every
+    /// distinct member with `on_failed_dependency: run`. Stores insert it through their own
+    /// enqueue path, after the members, in the same transaction.
+    pub fn callback_enqueue(&self, ids: &[i64], now: DateTime<Utc>, traceparent: Option<String>) -> Enqueue {
+        let mut members = ids.to_vec();
+        members.sort_unstable();
+        members.dedup();
+        let mut callback = self.callback.clone();
+        callback.depends_on = members;
+        callback.on_failed_dependency = crate::job::depend::OnFailedDependency::Run;
+        Enqueue {
+            queue: self.queue.clone(),
+            jobs: vec![callback],
+            now,
+            traceparent,
+            batch: None,
+        }
+    }
 }
 
 /// What an enqueue with a batch answers beside the members' ids.

@@ -7,7 +7,6 @@
 use super::{insert_members, Tx};
 use crate::engine::tx::{TxErr, TxResult};
 use allot_core::job::batch::{JobBatch, JobBatchMade};
-use allot_core::job::depend::OnFailedDependency;
 use allot_core::job::Enqueue;
 use allot_core::support::limits::Limits;
 use allot_core::AllotError;
@@ -55,19 +54,8 @@ pub(super) async fn make(
     ids: &[i64],
     limits: &Limits,
 ) -> TxResult<JobBatchMade> {
-    let mut members = ids.to_vec();
-    members.sort_unstable();
-    members.dedup();
-    let mut callback = b.callback.clone();
-    callback.depends_on = members.clone();
-    callback.on_failed_dependency = OnFailedDependency::Run;
-    let sub = Enqueue {
-        queue: b.queue.clone(),
-        jobs: vec![callback],
-        now: req.now,
-        traceparent: req.traceparent.clone(),
-        batch: None,
-    };
+    let sub = b.callback_enqueue(ids, req.now, req.traceparent.clone());
+    let members = sub.jobs[0].depends_on.clone();
     let callback_id = insert_members(tx, tenant, &sub, limits).await?.ids[0];
     let rows = tx
         .query(SQL_BATCH, &[&tenant, &b.id, &callback_id, &members, &req.now])

@@ -6,7 +6,6 @@ use super::insert_members;
 use crate::engine::clock::us;
 use crate::engine::errors::map_error;
 use allot_core::job::batch::{JobBatch, JobBatchMade};
-use allot_core::job::depend::OnFailedDependency;
 use allot_core::job::Enqueue;
 use allot_core::support::limits::Limits;
 use allot_core::{AllotError, Result};
@@ -37,19 +36,8 @@ pub(super) fn make(
     ids: &[i64],
     limits: &Limits,
 ) -> Result<JobBatchMade> {
-    let mut members = ids.to_vec();
-    members.sort_unstable();
-    members.dedup();
-    let mut callback = b.callback.clone();
-    callback.depends_on = members.clone();
-    callback.on_failed_dependency = OnFailedDependency::Run;
-    let sub = Enqueue {
-        queue: b.queue.clone(),
-        jobs: vec![callback],
-        now: req.now,
-        traceparent: req.traceparent.clone(),
-        batch: None,
-    };
+    let sub = b.callback_enqueue(ids, req.now, req.traceparent.clone());
+    let members = sub.jobs[0].depends_on.clone();
     let callback_id = insert_members(tx, t, &sub, limits)?.ids[0];
     let members = serde_json::json!(members).to_string();
     let counts: Option<(i64, i64, i64, i64)> = tx
