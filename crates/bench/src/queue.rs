@@ -63,6 +63,9 @@ pub struct QueueOptions {
     pub enqueue_first: bool,
     /// `--fair`: also run each strategy with `fair_by: partition_key`.
     pub fair: bool,
+    /// `--events`: also run each strategy with `events: true` (each completion and failed
+    /// attempt written to the feed).
+    pub events: bool,
     /// `--chains N`: also run each strategy with the jobs enqueued as chains of N, each job
     /// depending on the one before it (`depends_on`); 0 or 1: no such run.
     pub chain: u64,
@@ -88,6 +91,15 @@ impl QueueOptions {
         })
     }
 
+    /// The settings of the run with job events, when `--events` asks for one.
+    fn events(&self) -> Option<allot_core::job::queue::QueueSettings> {
+        self.events.then(|| allot_core::job::queue::QueueSettings {
+            events: true,
+            keep_completed: self.keep_completed,
+            ..Default::default()
+        })
+    }
+
     /// The settings of the plain run: none, or only `keep_completed: false`.
     fn plain(&self) -> Option<allot_core::job::queue::QueueSettings> {
         (!self.keep_completed).then(|| allot_core::job::queue::QueueSettings {
@@ -102,7 +114,7 @@ impl QueueOptions {
 pub struct QueueReport {
     /// Claim strategy.
     pub strategy: String,
-    /// `plain`, or the run's settings (`limit 2/key`, `fifo`, `fair`), or `chains of N`.
+    /// `plain`, or the run's settings (`limit 2/key`, `fifo`, `fair`, `events`), or `chains of N`.
     pub mode: String,
     /// Completed/s of this run over the plain run's of the same strategy (every other run).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -228,7 +240,7 @@ pub async fn queue_bench(
         }
         let plain = run_one(store.clone(), opts, strategy, opts.plain(), 1).await?;
         let mut others = Vec::new();
-        for settings in [opts.limited(), opts.fair()].into_iter().flatten() {
+        for settings in [opts.limited(), opts.fair(), opts.events()].into_iter().flatten() {
             others.push(run_one(store.clone(), opts, strategy, Some(settings), 1).await?);
         }
         if opts.chain > 1 {
@@ -258,6 +270,9 @@ fn mode_of(settings: Option<&allot_core::job::queue::QueueSettings>) -> String {
     }
     if s.fair_by.is_some() {
         parts.push("fair".into());
+    }
+    if s.events {
+        parts.push("events".into());
     }
     if parts.is_empty() {
         parts.push("plain".into());

@@ -493,6 +493,10 @@ pub(crate) struct QueueArgs {
     /// and report its throughput against the plain run's.
     #[arg(long)]
     pub(crate) fair: bool,
+    /// Also run each strategy with `events: true` (the jobs' lifecycle on the feed), and
+    /// report its throughput against the plain run's: what job events cost.
+    #[arg(long)]
+    pub(crate) events: bool,
     /// Also run each strategy with the jobs enqueued as chains of N (each job `depends_on`
     /// the one before it), and report its throughput against the plain run's.
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=100))]
@@ -553,6 +557,7 @@ impl QueueArgs {
             keep_completed: !self.drop_completed,
             enqueue_first: self.enqueue_first,
             fair: self.fair,
+            events: self.events,
             chain: self.chains.unwrap_or(0),
         })
     }

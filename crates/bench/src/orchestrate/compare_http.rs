@@ -148,6 +148,7 @@ pub(super) async fn queue_rows(db: &str, opts: &CompareOptions) -> anyhow::Resul
         keep_completed: true,
         enqueue_first: false,
         fair: false,
+        events: false,
         chain: 0,
     };
     Ok(crate::queue::queue_bench(store, &queue)

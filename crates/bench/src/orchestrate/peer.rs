@@ -173,6 +173,7 @@ fn shape(jobs: u64, mode: Mode) -> QueueOptions {
         keep_completed: false,
         enqueue_first: matches!(mode, Mode::After),
         fair: false,
+        events: false,
         chain: 0,
     }
 }
