@@ -15,8 +15,11 @@
 // attempt with its message (allot retries with backoff until `max_attempts`). A job whose
 // worker dies comes back after its lease: allot rescues expired leases, and the next claim
 // takes the job again (its `attempt` counted).
-import type { AllotClient } from "./index.js";
-import type { components } from "./schema.js";
+import type createClient from "openapi-fetch";
+import type { components, paths } from "./schema.js";
+
+/** The typed client (`createAllotClient`'s), named here so that this file needs not index.ts. */
+type AllotClient = ReturnType<typeof createClient<paths>>;
 
 /** A leased job as a claim answers it. */
 export type Job = components["schemas"]["LeasedJob"];
