@@ -70,7 +70,7 @@ pub(super) struct Pool {
     pub(super) slot_us: i64,
 }
 
-fn at(us: i64) -> DateTime<Utc> {
+pub(super) fn at(us: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 

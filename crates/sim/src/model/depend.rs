@@ -6,15 +6,11 @@
 //! callback is such a job, waiting for every member with `run`, its batch counting how the
 //! members ended; claims show the counts merged into a released callback's payload.
 
+use super::capacity::at;
 use super::Model;
 use allot_core::job::depend::{self, Dependency, OnFailedDependency, Start};
 use allot_core::job::{JobSpec, JobState};
 use allot_core::AllotError;
-
-/// When an instant in µs is.
-fn at(us: i64) -> chrono::DateTime<chrono::Utc> {
-    chrono::DateTime::from_timestamp_micros(us).unwrap_or_default()
-}
 
 /// A batch: its callback job, its members and how those ended.
 #[derive(Debug, Clone, Default)]

@@ -10,16 +10,33 @@ use allot_core::support::limits::Limits;
 use allot_core::Result;
 use rusqlite::{params, Connection};
 
-/// How job `i` of `req` starts (`None`: it names no dependency), its unfinished dependencies
-/// marked as waited for. Errors: `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`), named
-/// `jobs[i]`.
-pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &Limits) -> Result<Option<Start>> {
-    let j = &req.jobs[i];
-    if j.depends_on.is_empty() {
-        return Ok(None);
+/// How each job of `req` starts (`None`: it names no dependency; empty when none does), after one read of every
+/// job the request names, which marks the unfinished ones as waited for. Errors:
+/// `unknown_dependency`, `limit_exceeded` (`max_dependency_depth`), named `jobs[i]`.
+pub(super) fn starts(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Vec<Option<Start>>> {
+    let mut named: Vec<i64> = req.jobs.iter().flat_map(|j| j.depends_on.iter().copied()).collect();
+    if named.is_empty() {
+        return Ok(Vec::new()); // none waits: no start for any job
     }
-    let ids = serde_json::json!(j.depends_on).to_string();
-    let mut found = Vec::with_capacity(j.depends_on.len());
+    named.sort_unstable();
+    named.dedup();
+    let found = mark(tx, t, &named)?;
+    req.jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if j.depends_on.is_empty() {
+                return Ok(None);
+            }
+            depend::start(j, &found, req.now, limits)
+                .map(Some)
+                .map_err(|e| e.within(&format!("jobs[{i}]")))
+        })
+        .collect()
+}
+
+/// Mark the unfinished jobs of `ids` as waited for; each found job's state and depth.
+fn mark(tx: &Connection, t: &str, ids: &[i64]) -> Result<Vec<Dependency>> {
     let mut stmt = tx
         .prepare_cached(
             "UPDATE jobs SET has_dependents = has_dependents OR state NOT IN ('completed', 'discarded', 'cancelled')
@@ -27,7 +44,10 @@ pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &
              RETURNING id, state, dependency_depth",
         )
         .map_err(map_error)?;
-    let mut rows = stmt.query(params![t, ids]).map_err(map_error)?;
+    let mut rows = stmt
+        .query(params![t, serde_json::json!(ids).to_string()])
+        .map_err(map_error)?;
+    let mut found = Vec::with_capacity(ids.len());
     while let Some(r) = rows.next().map_err(map_error)? {
         let state = crate::engine::errors::stored_name(r, "state", JobState::parse).map_err(map_error)?;
         found.push(Dependency {
@@ -36,9 +56,7 @@ pub(super) fn start(tx: &Connection, t: &str, req: &Enqueue, i: usize, limits: &
             depth: r.get("dependency_depth").map_err(map_error)?,
         });
     }
-    depend::start(j, &found, req.now, limits)
-        .map(Some)
-        .map_err(|e| e.within(&format!("jobs[{i}]")))
+    Ok(found)
 }
 
 /// Give the job `id` just inserted for `j` its start, and record its edges.

@@ -100,9 +100,7 @@ pub(crate) fn insert_jobs(tx: &Connection, t: &str, req: &Enqueue, limits: &Limi
 /// `req`'s jobs (see [`insert_jobs`]), without its batch.
 fn insert_members(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> Result<Enqueued> {
     let now = us(req.now);
-    let starts = (0..req.jobs.len())
-        .map(|i| depend::start(tx, t, req, i, limits))
-        .collect::<Result<Vec<_>>>()?;
+    let starts = depend::starts(tx, t, req, limits)?;
     let mut ids = Vec::with_capacity(req.jobs.len());
     let mut inserted = Vec::new();
     for (i, j) in req.jobs.iter().enumerate() {
@@ -116,7 +114,7 @@ fn insert_members(tx: &Connection, t: &str, req: &Enqueue, limits: &Limits) -> R
         }
     }
     for (i, id) in inserted {
-        if let Some(s) = &starts[i] {
+        if let Some(s) = starts.get(i).and_then(Option::as_ref) {
             depend::record(tx, t, id, &req.jobs[i], s, now)?;
         }
     }
