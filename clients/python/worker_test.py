@@ -2,7 +2,9 @@
 to completion under a concurrency limit, with failures retried and a snooze; a job whose
 handler outlives its lease keeps it by heartbeats; a worker killed with SIGKILL while it
 holds jobs loses them only until their lease ends, when another worker takes them again;
-a graceful shutdown hands running jobs back with their attempt given back."""
+a graceful shutdown hands running jobs back with their attempt given back, or lets them
+finish; a network that drops requests (before they are sent, and after the server answered)
+costs retries, not the worker."""
 
 import asyncio
 import os
@@ -110,10 +112,58 @@ async def hand_back_on_shutdown() -> None:
     print("python worker: a shutdown handed 3 running jobs back")
 
 
+async def finish_on_shutdown() -> None:
+    ids = enqueue("pyfinish", [{"n": i, "slow_ms": LEASE_MS * 3 if i == 3 else 1000} for i in range(4)])
+    worker = Worker(Client(base_url=URL), "pyfinish", handler, lease_ms=LEASE_MS, wait_ms=500)
+    run = asyncio.create_task(worker.run())
+    await until(lambda: counts("pyfinish")["available"] == 0, "four claimed")
+    worker.stop()
+    await asyncio.wait_for(run, 10)
+    for i in ids:
+        j = job(i)
+        assert j["state"] == "completed" and j["attempt"] == 1, j
+    print("python worker: a finishing shutdown completed 4 jobs in their first attempt")
+
+
+class FlakyTransport(httpx.AsyncHTTPTransport):
+    """A network that fails every 4th request before it is sent and loses every 7th answer."""
+
+    calls = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        FlakyTransport.calls += 1
+        n = FlakyTransport.calls
+        if n % 4 == 0:
+            raise httpx.ConnectError("injected: connection reset before sending", request=request)
+        answer = await super().handle_async_request(request)
+        if n % 7 == 0:
+            await answer.aread()
+            raise httpx.ReadError("injected: connection reset after the answer", request=request)
+        return answer
+
+
+async def flaky_network() -> None:
+    ids = enqueue("pyflaky", [{"n": i, "output": i % 2 == 0, "slow_ms": LEASE_MS if i % 5 == 0 else 0} for i in range(20)])
+    client = Client(base_url=URL, httpx_args={"transport": FlakyTransport()})
+    worker = Worker(client, "pyflaky", handler, concurrency=4, lease_ms=LEASE_MS, wait_ms=500)
+    run = asyncio.create_task(worker.run())
+    await until(lambda: counts("pyflaky")["completed"] == 20, "every job completed over a flaky network")
+    worker.stop()
+    await asyncio.wait_for(run, 10)
+    for n, i in enumerate(ids):
+        if n % 2 == 0:
+            assert job(i)["output"] == {"n": n}, job(i)
+    calls = FlakyTransport.calls
+    assert calls >= 28, calls
+    print(f"python worker: 20 jobs over a network that dropped {calls // 4 + calls // 7} of {calls} requests")
+
+
 async def main() -> None:
     await killed_worker_and_the_rest()
     await heartbeats_keep_the_lease()
     await hand_back_on_shutdown()
+    await finish_on_shutdown()
+    await flaky_network()
 
 
 asyncio.run(main())

@@ -2,12 +2,16 @@
 // completion under a concurrency limit, with failures retried, a snooze and outputs; a job
 // whose handler outlives its lease keeps it by heartbeats; a worker killed with SIGKILL while
 // it holds jobs loses them only until their lease ends, when another worker takes them again;
-// a graceful shutdown hands running jobs back with their attempt given back.
+// a graceful shutdown hands running jobs back with their attempt given back, or lets them
+// finish with their completions sent before their leases end; a network that drops requests
+// (before they are sent, and after the server answered) costs retries, not the worker.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import createClient from "openapi-fetch";
 import { createAllotClient, Retry, Snooze, Worker, type Job } from "../src/index.js";
+import type { paths } from "../src/schema.js";
 
 const url = process.env.ALLOT_URL ?? "http://127.0.0.1:8080";
 const client = createAllotClient(url);
@@ -104,4 +108,42 @@ for (const id of back) {
   assert.ok(["available", "scheduled"].includes(j.state) && j.attempt === 0, JSON.stringify(j));
 }
 console.log("typescript worker: a shutdown handed 3 running jobs back");
+
+// A finishing shutdown: three quick handlers end while a slow one (three leases long) still
+// runs; their completions go out as they end, not after the slow one, when their leases
+// would have ended (the lease sweeper runs every second).
+const fin = await enqueue("tsfinish", [0, 1, 2, 3].map((n) => ({ n, slow_ms: n === 3 ? LEASE_MS * 3 : 1000 })));
+const w5 = new Worker(client, "tsfinish", handler, { leaseMs: LEASE_MS, waitMs: 500 });
+const run5 = w5.run();
+await until(async () => (await counts("tsfinish")).available === 0, "four claimed");
+w5.stop();
+await run5;
+for (const id of fin) {
+  const j = await job(id);
+  assert.ok(j.state === "completed" && j.attempt === 1, JSON.stringify(j));
+}
+console.log("typescript worker: a finishing shutdown completed 4 jobs in their first attempt");
+
+// A network that fails every 4th request before it is sent and loses every 7th answer.
+let calls = 0;
+const reported: unknown[] = [];
+const flaky = createClient<paths>({
+  baseUrl: url,
+  fetch: async (request: Request) => {
+    calls += 1;
+    if (calls % 4 === 0) throw new TypeError("injected: connection reset before sending");
+    const answer = await fetch(request);
+    if (calls % 7 === 0) throw new TypeError("injected: connection reset after the answer");
+    return answer;
+  },
+});
+const shaky = await enqueue("tsflaky", Array.from({ length: 20 }, (_, n) => ({ n, output: n % 2 === 0, slow_ms: n % 5 === 0 ? LEASE_MS : 0 })));
+const w4 = new Worker(flaky, "tsflaky", handler, { concurrency: 4, leaseMs: LEASE_MS, waitMs: 500, onError: (e) => reported.push(e) });
+const run4 = w4.run();
+await until(async () => (await counts("tsflaky")).completed === 20, "every job completed over a flaky network");
+w4.stop();
+await run4;
+for (const [n, id] of shaky.entries()) if (n % 2 === 0) assert.deepEqual((await job(id)).output, { n });
+assert.ok(calls >= 28, `${calls} requests`);
+console.log(`typescript worker: 20 jobs over a network that dropped ${Math.floor(calls / 4) + Math.floor(calls / 7)} of ${calls} requests (${reported.length} reported)`);
 process.exit(0);
