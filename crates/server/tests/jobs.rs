@@ -885,6 +885,11 @@ async fn fair_claims_over_http(ts: &TestServer) {
             "{body}: {b}"
         );
     }
+    // Weights alone are kept as put (they apply once the queue is fair): the settings read
+    // back what the PUT answered (the stores once kept no row for them).
+    let (s, alone) = ts.send_json("PUT", "/v1/queues/wq", json!({"weights": {"a": 3}})).await;
+    assert_eq!((s, &alone["weights"]), (200, &json!({"a": 3})), "{alone}");
+    assert_eq!(ts.get("/v1/queues/wq/settings").await.1, alone);
     let jobs: Vec<Value> = (0..6)
         .map(|i| json!({"partition_key": if i < 4 { "a" } else { "b" }, "payload": {"i": i}}))
         .collect();

@@ -160,9 +160,9 @@ impl QueueSettings {
     }
 
     /// Whether these are the settings of a queue without stored settings (the stores then
-    /// keep no row).
+    /// keep no row). Weights count: they are kept as put, fair or not.
     pub fn is_default(&self) -> bool {
-        !self.gates_claims() && self.keep_completed && !self.events
+        !self.gates_claims() && self.keep_completed && !self.events && self.weights.is_empty()
     }
 }
 

@@ -13,10 +13,14 @@ pub struct LimitInfo {
     pub help: &'static str,
     /// The smallest value it accepts.
     pub min: i64,
+    /// The largest value it accepts, where the engines bound it (`None`: the type's).
+    pub max: Option<i64>,
 }
 
 macro_rules! limits {
-    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $default:expr, min $min:expr; )*) => {
+    (@max) => { None::<i64> };
+    (@max $max:expr) => { Some::<i64>($max) };
+    ($( $(#[doc = $doc:literal])+ $name:ident : $ty:ty = $default:expr, min $min:expr $(, max $max:expr)?; )*) => {
         /// The configurable limits of a server (see the module docs for where each comes from).
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Limits {
@@ -30,9 +34,14 @@ macro_rules! limits {
         }
 
         impl Limits {
-            /// Every limit: name, help text and smallest value, in declaration order.
+            /// Every limit: name, help text, smallest and largest value, in declaration order.
             pub const TABLE: &'static [LimitInfo] = &[
-                $( LimitInfo { name: stringify!($name), help: concat!($($doc),+), min: $min }, )*
+                $( LimitInfo {
+                    name: stringify!($name),
+                    help: concat!($($doc),+),
+                    min: $min,
+                    max: limits!(@max $($max)?),
+                }, )*
             ];
 
             /// The default of the limit `name`, as text.
@@ -51,6 +60,11 @@ macro_rules! limits {
                         let v: $ty = value.trim().parse().map_err(|e| format!("{name}: `{value}`: {e}"))?;
                         if (v as i128) < ($min as i128) {
                             return Err(format!("{name}: {v} is below its minimum {}", $min));
+                        }
+                        if let Some(max) = limits!(@max $($max)?) {
+                            if (v as i128) > (max as i128) {
+                                return Err(format!("{name}: {v} is above its maximum {max}"));
+                            }
                         }
                         self.$name = v;
                         Ok(())
@@ -135,8 +149,9 @@ limits! {
     max_job_dependencies: usize = 100, min 0;
     /// Longest chain of dependencies ending at a job (a job without any is at depth 0; one
     /// depending on it at 1): bounds how far a discarded job's dependents are discarded in
-    /// one step.
-    max_dependency_depth: i64 = 100, min 0;
+    /// one step. At most 500: SQLite settles a chain by a trigger per level, and stops at 1000
+    /// levels of triggers.
+    max_dependency_depth: i64 = 100, min 0, max 500;
     /// Largest `max_running`, `max_running_per_key` or `rate.per_window` of a queue.
     max_queue_limit: i64 = 100_000, min 1;
     /// Longest `rate.window_ms` of a queue, ms (1 day).
@@ -207,5 +222,17 @@ mod tests {
         assert!(l.set("max_lines", "0").unwrap_err().contains("minimum"));
         assert!(l.set("max_lines", "x").unwrap_err().contains("max_lines"));
         assert!(l.set("nope", "1").is_err());
+    }
+
+    #[test]
+    fn a_bounded_limit_refuses_past_its_maximum() {
+        let mut l = Limits::default();
+        l.set("max_dependency_depth", "500").unwrap();
+        let e = l.set("max_dependency_depth", "501").unwrap_err();
+        assert!(e.contains("maximum 500"), "{e}");
+        assert_eq!(l.max_dependency_depth, 500);
+        let info = Limits::TABLE.iter().find(|i| i.name == "max_dependency_depth").unwrap();
+        assert_eq!(info.max, Some(500));
+        assert!(Limits::TABLE.iter().filter(|i| i.max.is_some()).count() == 1);
     }
 }

@@ -26,11 +26,17 @@ const SQL_COUNTS_NOW: &str =
     "UPDATE jobs SET payload = (payload::jsonb || jsonb_build_object('batch', $3::jsonb))::json
   WHERE tenant = $1 AND id = $2 AND state <> 'pending'";
 
+/// The batch id's lock (`$1` tenant, `$2` id), held to the transaction's end: two enqueues of
+/// one id take turns, and the second's check below sees the first's committed row.
+const SQL_LOCK_ID: &str = "SELECT pg_advisory_xact_lock(hashtext('allot_batches'), hashtext($1 || '/' || $2))";
+
 /// Refuse a batch id the tenant has (`already_exists`) before anything is inserted, so that a
 /// caller's transaction (`enqueue_in`) that goes on after the refusal holds none of it. Two
-/// enqueues racing for one id are decided by the batches row's key when the callback is
-/// recorded (the loser's transaction must then roll back, as after any error).
+/// enqueues racing for one id take turns on the id's advisory lock, so the later one is
+/// refused here too, never after its members are in (the batches row's key stays the
+/// backstop). Each check reads after the lock is granted (its own statement, own snapshot).
 pub(super) async fn unused(tx: &Tx<'_, '_>, tenant: &str, b: &JobBatch) -> TxResult<()> {
+    tx.query(SQL_LOCK_ID, &[&tenant, &b.id]).await?;
     let taken = tx
         .query("SELECT 1 FROM batches WHERE tenant = $1 AND id = $2", &[&tenant, &b.id])
         .await?;

@@ -253,3 +253,51 @@ async fn the_sql_function_takes_dependencies() {
     );
     schema.drop().await;
 }
+
+/// Two callers' transactions enqueue a batch of one id at once: the second waits for the
+/// first's commit and is refused `already_exists` before it inserts anything, so a caller
+/// that ignores the refusal and commits adds no half-made batch (a callback without its
+/// batch row, released without counts).
+#[tokio::test]
+async fn a_batch_id_raced_by_two_callers() {
+    let schema = TestSchema::new("t_batch_race").await;
+    crate::migrate(&schema.url).await.unwrap();
+    let store = store(&schema.url);
+    let body = json!({"jobs": [{}], "batch": {"id": "b1", "callback": {"payload": {"done": true}}}});
+    let req = validate::enqueue(
+        "race",
+        serde_json::from_value(body).unwrap(),
+        store.now(),
+        &Default::default(),
+    )
+    .unwrap();
+    let t = Tenant::default_tenant();
+    let (mut first, mut second) = (schema.session().await, schema.session().await);
+    let a = first.transaction().await.unwrap();
+    crate::enqueue_in(&a, &t, &req).await.unwrap();
+    let b = second.transaction().await.unwrap();
+    let mut raced = Box::pin(crate::enqueue_in(&b, &t, &req));
+    // It waits for the first transaction (a bounded look: it must not have an answer yet).
+    assert!(tokio::time::timeout(Duration::from_millis(300), &mut raced)
+        .await
+        .is_err());
+    a.commit().await.unwrap();
+    let refused = tokio::time::timeout(Duration::from_secs(10), raced).await.unwrap();
+    assert!(
+        matches!(
+            refused,
+            Err(allot_core::AllotError::AlreadyExists { kind: "batch", .. })
+        ),
+        "{refused:?}"
+    );
+    b.commit().await.unwrap();
+    let jobs: i64 = schema
+        .admin
+        .query_one(&format!("SELECT count(*) FROM {}.jobs", schema.name), &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(jobs, 2, "the first batch's member and callback only");
+    drop(store);
+    schema.drop().await;
+}

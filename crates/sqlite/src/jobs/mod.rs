@@ -9,6 +9,7 @@ mod limited;
 mod picked;
 mod queues;
 mod schedules;
+mod wake;
 
 use crate::engine::clock::{from_us, now_us, us};
 use crate::engine::errors::map_error;
@@ -24,6 +25,7 @@ use allot_core::tenant::Tenant;
 use allot_core::{AllotError, Result};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
+use wake::Released;
 
 fn status(c: &Connection, tenant: &str, id: i64) -> Result<JobStatus> {
     c.prepare_cached(
@@ -239,6 +241,8 @@ impl JobStore for SqliteStore {
     ) -> Result<Executed<JobStatus>> {
         let t = tenant.to_string();
         let output = req.output.as_ref().map(|o| o.to_string());
+        let released = Released::default();
+        let noted = released.clone();
         self.write(tenant, idem, move |tx| {
             leased(tx, &t, id, &req.lease_token)?;
             if !job_keeps_completed(tx, &t, id)? {
@@ -257,18 +261,15 @@ impl JobStore for SqliteStore {
                     return Ok(done);
                 }
             }
-            tx.prepare_cached(
-                "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL,
+            let sql = "UPDATE jobs SET state = 'completed', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL,
                         output = ?4
-                  WHERE tenant = ?3 AND id = ?1",
-            )
-            .and_then(|mut s| s.execute(params![id, now_us(), t, output]))
-            .map_err(map_error)?;
+                  WHERE tenant = ?3 AND id = ?1 RETURNING has_dependents";
+            noted.finish(tx, sql, params![id, now_us(), t, output]).map_err(map_error)?;
             status(tx, &t, id)
         })
         .await
-        // A finish may release dependents (V33): wake waiting claimers.
-        .inspect(|_| self.job_signal.notify_waiters())
+        // A finish of a job others wait for (it may have released them: V33) wakes claimers.
+        .inspect(|_| self.wake_if(&released))
     }
 
     async fn snooze_job(
@@ -306,6 +307,8 @@ impl JobStore for SqliteStore {
             retry_in_ms,
         } = fail;
         let t = tenant.to_string();
+        let released = Released::default();
+        let noted = released.clone();
         self.write(tenant, idem, move |tx| {
             let (attempt, max_attempts) = leased(tx, &t, id, &token)?;
             let now = now_us();
@@ -313,21 +316,20 @@ impl JobStore for SqliteStore {
             let jitter: f64 = rand::random();
             let run_at = now + retry_delay_ms(attempt, retry_in_ms, jitter) * 1000;
             let entry = serde_json::json!({"attempt": attempt, "error": error, "at": from_us(now)}).to_string();
-            tx.prepare_cached(
-                "UPDATE jobs SET state = ?2,
+            let sql = "UPDATE jobs SET state = ?2,
                         run_at_us = CASE WHEN ?2 = 'retryable' THEN ?3 ELSE run_at_us END,
                         errors = json_insert(errors, '$[#]', json(?4)),
                         finalized_at_us = CASE WHEN ?2 = 'discarded' THEN ?5 END,
                         lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE tenant = ?6 AND id = ?1",
-            )
-            .and_then(|mut s| s.execute(params![id, next.as_str(), run_at, entry, now, t]))
-            .map_err(map_error)?;
+                  WHERE tenant = ?6 AND id = ?1 RETURNING has_dependents";
+            noted
+                .finish(tx, sql, params![id, next.as_str(), run_at, entry, now, t])
+                .map_err(map_error)?;
             status(tx, &t, id)
         })
         .await
-        // A finish may release dependents (V33): wake waiting claimers.
-        .inspect(|_| self.job_signal.notify_waiters())
+        // A finish of a job others wait for (it may have released them: V33) wakes claimers.
+        .inspect(|_| self.wake_if(&released))
     }
 
     async fn heartbeat_job(
@@ -357,22 +359,24 @@ impl JobStore for SqliteStore {
         idem: Keyed<Completions>,
     ) -> Result<Executed<Completions>> {
         let (t, queue) = (tenant.to_string(), queue.to_string());
+        let released = Released::default();
+        let noted = released.clone();
         self.write(tenant, idem, move |tx| {
             let now = now_us();
             let (mut completed, mut lease_lost) = (Vec::new(), Vec::new());
             let update = "UPDATE jobs SET state = 'completed', finalized_at_us = ?4, lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3";
+                  WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3
+              RETURNING has_dependents";
             // `?4` (now) unused: SQLite counts parameters up to the highest number. A job other
             // jobs wait for is kept (completed) instead: see `complete_job`.
             let delete = "DELETE FROM jobs WHERE tenant = ?5 AND id = ?1 AND queue = ?2 AND state = 'running' AND lease_token = ?3
-                  AND NOT has_dependents";
+                  AND NOT has_dependents RETURNING has_dependents";
             let sqls: &[&str] = if keeps_completed(tx, &t, &queue)? { &[update] } else { &[delete, update] };
             for j in &jobs {
                 let mut n = 0;
                 for sql in sqls {
-                    n = tx
-                        .prepare_cached(sql)
-                        .and_then(|mut s| s.execute(params![j.id, queue, j.lease_token, now, t]))
+                    n = noted
+                        .finish(tx, sql, params![j.id, queue, j.lease_token, now, t])
                         .map_err(map_error)?;
                     if n == 1 {
                         break;
@@ -387,24 +391,24 @@ impl JobStore for SqliteStore {
             Ok(Completions { completed, lease_lost })
         })
         .await
-        // A finish may release dependents (V33): wake waiting claimers.
-        .inspect(|_| self.job_signal.notify_waiters())
+        // A finish of a job others wait for (it may have released them: V33) wakes claimers.
+        .inspect(|_| self.wake_if(&released))
     }
 
     async fn cancel_job(&self, tenant: &Tenant, id: i64, idem: Keyed<JobStatus>) -> Result<Executed<JobStatus>> {
         let t = tenant.to_string();
+        let released = Released::default();
+        let noted = released.clone();
         self.write(tenant, idem, move |tx| {
-            tx.prepare_cached(
-                "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
-                  WHERE tenant = ?3 AND id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')",
-            )
-            .and_then(|mut s| s.execute(params![id, now_us(), t]))
-            .map_err(map_error)?;
+            let sql = "UPDATE jobs SET state = 'cancelled', finalized_at_us = ?2, lease_token = NULL, lease_expires_at_us = NULL
+                  WHERE tenant = ?3 AND id = ?1 AND state NOT IN ('completed', 'discarded', 'cancelled')
+              RETURNING has_dependents";
+            noted.finish(tx, sql, params![id, now_us(), t]).map_err(map_error)?;
             status(tx, &t, id)
         })
         .await
-        // A finish may release dependents (V33): wake waiting claimers.
-        .inspect(|_| self.job_signal.notify_waiters())
+        // A finish of a job others wait for (it may have released them: V33) wakes claimers.
+        .inspect(|_| self.wake_if(&released))
     }
 
     async fn reschedule_job(
@@ -521,6 +525,13 @@ impl JobStore for SqliteStore {
 /// Maintenance work of this domain (see `allot_core::Maintenance`, implemented in
 /// `maintenance.rs`).
 impl SqliteStore {
+    /// Wake waiting claimers when a finish's triggers acted (it may have released dependents).
+    fn wake_if(&self, released: &Released) {
+        if released.any() {
+            self.job_signal.notify_waiters();
+        }
+    }
+
     pub(crate) async fn run_rescue_jobs(&self, now: chrono::DateTime<chrono::Utc>, max: u32) -> Result<u64> {
         let now = us(now);
         let at = allot_core::clock::wire_instant(from_us(now));
