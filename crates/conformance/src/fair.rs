@@ -84,10 +84,8 @@ pub async fn fair_claims_serve_every_key(f: Fixture) {
     f.finish().await;
 }
 
-/// 32 workers on three stores over a fair queue with FIFO per key (so one of a key running at
-/// once) and at most 8 running in the queue: no attempt claimed twice, each key's attempts in
-/// enqueue order one at a time, and every job completes.
-pub async fn fair_claims_under_claimers(f: Fixture) {
+/// 120 jobs: a heavy key of 60, six light keys of 10 (every third job fails its first attempt).
+fn storm_jobs() -> serde_json::Value {
     let jobs: Vec<serde_json::Value> = (0..120)
         .map(|i| {
             let k = if i < 60 {
@@ -98,7 +96,29 @@ pub async fn fair_claims_under_claimers(f: Fixture) {
             json!({"payload": {"key": k}, "partition_key": k})
         })
         .collect();
-    enqueue(&f, "fairstorm", json!(jobs)).await;
+    json!(jobs)
+}
+
+/// No attempt claimed twice (every third job twice, its failed first attempt and its retry),
+/// and all 120 completed.
+async fn each_attempt_once(f: &Fixture, queue: &str, claimed: &HashMap<String, Vec<i64>>) {
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for id in claimed.values().flatten() {
+        *seen.entry(*id).or_default() += 1;
+    }
+    for (id, n) in &seen {
+        assert_eq!(*n, if id % 3 == 0 { 2 } else { 1 }, "job {id} claimed {n} times");
+    }
+    assert_eq!(seen.len(), 120);
+    let counts = f.store.queue_counts(&T, queue).await.unwrap().counts;
+    assert_eq!(counts[&JobState::Completed], 120);
+}
+
+/// 32 workers on three stores over a fair queue with FIFO per key (so one of a key running at
+/// once) and at most 8 running in the queue: no attempt claimed twice, each key's attempts in
+/// enqueue order one at a time, and every job completes.
+pub async fn fair_claims_under_claimers(f: Fixture) {
+    enqueue(&f, "fairstorm", storm_jobs()).await;
     settle(
         &f,
         "fairstorm",
@@ -106,25 +126,34 @@ pub async fn fair_claims_under_claimers(f: Fixture) {
     )
     .await;
     let rec = run_workers(&f, "fairstorm").await;
-    let mut seen: HashMap<i64, usize> = HashMap::new();
     for (k, order) in &rec.claimed {
         assert!(
             order.windows(2).all(|w| w[0] <= w[1]),
             "key {k} out of order: {order:?}"
         );
         assert_eq!(rec.most[k], 1, "key {k}: more than one at once");
-        for id in order {
-            *seen.entry(*id).or_default() += 1;
-        }
-    }
-    for (id, n) in &seen {
-        // Every third job fails its first attempt once: two claims; every other job one.
-        assert_eq!(*n, if id % 3 == 0 { 2 } else { 1 }, "job {id} claimed {n} times");
     }
     assert!(rec.most_all <= 8, "{} running at once in the queue", rec.most_all);
-    assert_eq!(
-        f.store.queue_counts(&T, "fairstorm").await.unwrap().counts[&JobState::Completed],
-        120
-    );
+    each_attempt_once(&f, "fairstorm", &rec.claimed).await;
+    f.finish().await;
+}
+
+/// The same storm with `max_running_per_key: 2` (and at most 8 in the queue) instead of FIFO:
+/// no key ever runs more than 2 at once, the heavy key's weight of 3 notwithstanding, no
+/// attempt is claimed twice, and every job completes.
+pub async fn fair_claims_with_a_per_key_limit(f: Fixture) {
+    enqueue(&f, "fairkeyed", storm_jobs()).await;
+    settle(
+        &f,
+        "fairkeyed",
+        json!({"fair_by": "partition_key", "weights": {"big": 3}, "max_running_per_key": 2, "max_running": 8}),
+    )
+    .await;
+    let rec = run_workers(&f, "fairkeyed").await;
+    for (k, most) in &rec.most {
+        assert!(*most <= 2, "key {k}: {most} running at once");
+    }
+    assert!(rec.most_all <= 8, "{} running at once in the queue", rec.most_all);
+    each_attempt_once(&f, "fairkeyed", &rec.claimed).await;
     f.finish().await;
 }

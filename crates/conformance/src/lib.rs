@@ -42,7 +42,7 @@
 //! | `keep_completed` (completions delete the job) | `queues::completed_jobs_dropped_when_not_kept` |
 //! | `list_queues`, `fold_queue_counts` (and `queue_counts`, `queue_depths` read the maintained counts) | `queues::queue_counts_are_maintained` |
 //! | `create_schedule`, `list_schedules`, `pause_schedule`, `delete_schedule`, `run_schedules` | `queues::schedules_tick_once_across_stores` |
-//! | fair claims (`fair_by`, weights, the round's cursor) | `fair::fair_claims_serve_every_key`, `fair::fair_claims_under_claimers` |
+//! | fair claims (`fair_by`, weights, the round's cursor) | `fair::fair_claims_serve_every_key`, `fair::fair_claims_under_claimers`, `fair::fair_claims_with_a_per_key_limit` |
 //! | batches with a callback, released once | `batches::one_callback_per_batch` |
 //! | job dependencies (`depends_on`, propagation of a failure) | `depend::dependencies_wait_and_propagate`, `depend::dependency_graphs_under_workers` |
 //! | `snooze_job`, `put_queue_settings`, `queue_settings`, `pause_queue`, `job_detail`, `list_jobs` (any state, by tag) | `queues::pause_snooze_output_and_detail`, `queues::rates_limits_and_reasons`, `queues::per_key_limit_under_claimers`, `queues::fifo_per_key_keeps_order` |
@@ -132,6 +132,7 @@ macro_rules! suite {
             queues::completed_jobs_dropped_when_not_kept,
             fair::fair_claims_serve_every_key,
             fair::fair_claims_under_claimers,
+            fair::fair_claims_with_a_per_key_limit,
             depend::dependencies_wait_and_propagate,
             depend::dependency_graphs_under_workers,
             batches::one_callback_per_batch,
